@@ -1,0 +1,437 @@
+"""The abstract syntax of `.prob` programs.
+
+Plain frozen dataclasses. Every node carries a source position ``pos`` that is
+*not* part of equality, so that parse → print → parse is the identity on the
+AST even though positions move.
+
+Expressions
+    Num, BoolLit, Var, Index, Unary, Binary, Cond, Call, TupleExpr, SetLit,
+    ListLit, Quant, Sum, Prob, Independent
+Statements
+    Assign, Sample, If, While, For, Assume, Skip, VarDecl, Block
+Top level
+    Param, Program, SourceFile
+
+Operators are kept as their source spelling (``"+"``, ``"+."``, ``"&&"``,
+``"==>"``, ``"div"`` …). Unreliable operators (``+. -. *.``) appear only in
+programs with a ``rate`` clause; the CFA construction desugars them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Optional, Tuple, Union
+
+
+@dataclass(frozen=True)
+class Pos:
+    """A source span: 1-based line and column of the first character, and of the end."""
+
+    line: int
+    col: int
+    end_line: int = 0
+    end_col: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.col}"
+
+
+def _pos():
+    return field(default=None, compare=False, repr=False, kw_only=True)
+
+
+class Node:
+    """Base class of every syntax node (for isinstance checks)."""
+
+    pos: Optional[Pos]
+
+
+# --------------------------------------------------------------------------- types
+
+
+@dataclass(frozen=True)
+class Type:
+    """A type: ``bool``, ``int``, ``real``, an array of a base type, or a pair."""
+
+    name: str  # "bool" | "int" | "real" | "array" | "tuple" | "set"
+    elem: Tuple["Type", ...] = ()
+
+    def __str__(self) -> str:
+        if self.name == "array":
+            return f"{self.elem[0]}[]"
+        if self.name == "tuple":
+            return "(" + ", ".join(map(str, self.elem)) + ")"
+        if self.name == "set":
+            return "set of " + str(self.elem[0])
+        return self.name
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.name in ("int", "real")
+
+
+BOOL = Type("bool")
+INT = Type("int")
+REAL = Type("real")
+
+
+def array_of(t: Type) -> Type:
+    return Type("array", (t,))
+
+
+def tuple_of(*ts: Type) -> Type:
+    return Type("tuple", tuple(ts))
+
+
+def set_of(t: Type) -> Type:
+    return Type("set", (t,))
+
+
+# --------------------------------------------------------------------------- expressions
+
+
+class Expr(Node):
+    """Base class of expressions."""
+
+
+@dataclass(frozen=True)
+class Num(Expr):
+    """A numeric literal, exact. ``is_int`` is true for integer literals like ``42``."""
+
+    value: Fraction
+    is_int: bool = False
+    text: Optional[str] = field(default=None, compare=False, repr=False)
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class BoolLit(Expr):
+    value: bool
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Var(Expr):
+    name: str
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Index(Expr):
+    """Array element ``base[index]``."""
+
+    base: Expr
+    index: Expr
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Unary(Expr):
+    """``-e`` or ``!e``."""
+
+    op: str
+    operand: Expr
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Binary(Expr):
+    """A binary operation, ``op`` as spelled in the source."""
+
+    op: str
+    left: Expr
+    right: Expr
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Cond(Expr):
+    """``cond ? then : other``."""
+
+    cond: Expr
+    then: Expr
+    other: Expr
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    """A built-in function call: abs, min, max, log, exp, sqrt, fst, snd — or, right of
+    ``~``, a distribution (bern, unif, lap, exp, dlap, dexp, gauss, uniform, step, density)."""
+
+    func: str
+    args: Tuple[Expr, ...]
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class TupleExpr(Expr):
+    items: Tuple[Expr, ...]
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class SetLit(Expr):
+    """A finite set ``{c1, …, ck}`` (distribution arguments only)."""
+
+    items: Tuple[Expr, ...]
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class ListLit(Expr):
+    """A list ``[e1, …]`` (the bins of ``step``)."""
+
+    items: Tuple[Expr, ...]
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Quant(Expr):
+    """``forall j in lo..hi: body`` / ``exists …``; ``inclusive`` for ``lo..=hi``."""
+
+    kind: str  # "forall" | "exists"
+    var: str
+    lo: Expr
+    hi: Expr
+    inclusive: bool
+    body: Expr
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Sum(Expr):
+    """``sum(j in lo..hi: body)``."""
+
+    var: str
+    lo: Expr
+    hi: Expr
+    inclusive: bool
+    body: Expr
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Prob(Expr):
+    """``P(event)`` or ``P(event | given)``: a probability at exit."""
+
+    event: Expr
+    given: Optional[Expr] = None
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Independent(Expr):
+    """``independent(e, x)`` or ``independent(e, x in {a, b})`` (causal fairness)."""
+
+    expr: Expr
+    var: str
+    values: Optional[Tuple[Expr, ...]] = None
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Fairness(Expr):
+    """Group-fairness sugar (an ``ensures`` clause only).
+
+    ``ensures fairness T given S [when Q] >= c`` stands for
+    ``P(T | S && Q) / P(T | !S && Q) >= c``; ``parity`` asks it both ways
+    (the ratio and its inverse are both ``op c``). Comparisons inside S or Q
+    need parentheses: ``fairness hire given (sex < 1) >= 0.85``.
+    """
+
+    kind: str  # "fairness" | "parity"
+    target: Expr
+    group: Expr
+    qual: Optional[Expr]
+    op: str
+    threshold: Expr
+    pos: Optional[Pos] = _pos()
+
+
+# --------------------------------------------------------------------------- statements
+
+
+class Stmt(Node):
+    """Base class of statements."""
+
+
+LValue = Union[Var, Index]
+
+
+@dataclass(frozen=True)
+class Assign(Stmt):
+    """``x := e``, ``a[i] := e`` or ``(x, y) := e``."""
+
+    targets: Tuple[LValue, ...]
+    value: Expr
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Sample(Stmt):
+    """``x ~ D``, ``a[i] ~ D`` or ``(x, y) ~ D``; ``dist`` is a Call naming the distribution."""
+
+    targets: Tuple[LValue, ...]
+    dist: Call
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Block(Stmt):
+    stmts: Tuple[Stmt, ...]
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class If(Stmt):
+    cond: Expr
+    then: Block
+    other: Optional[Block] = None
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class While(Stmt):
+    cond: Expr
+    body: Block
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class For(Stmt):
+    """``for i in lo..hi { body }``: sugar for a counted while loop."""
+
+    var: str
+    lo: Expr
+    hi: Expr
+    inclusive: bool
+    body: Block
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Assume(Stmt):
+    cond: Expr
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Skip(Stmt):
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class VarDecl(Stmt):
+    """``var x: real;``"""
+
+    name: str
+    type: Type
+    pos: Optional[Pos] = _pos()
+
+
+# --------------------------------------------------------------------------- top level
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: Type
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Program:
+    """One ``program`` with its specification clauses, in source order within each kind."""
+
+    name: str
+    params: Tuple[Param, ...]
+    body: Block
+    requires: Tuple[Expr, ...] = ()
+    ensures: Tuple[Expr, ...] = ()
+    fails: Optional[Expr] = None
+    rate: Optional[Expr] = None
+    reliability: Optional[Expr] = None
+    pos: Optional[Pos] = _pos()
+
+    def param(self, name: str) -> Optional[Param]:
+        for p in self.params:
+            if p.name == name:
+                return p
+        return None
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    programs: Tuple[Program, ...]
+    path: str = field(default="<string>", compare=False)
+    text: str = field(default="", compare=False, repr=False)
+
+    def program(self, name: str) -> Optional[Program]:
+        for p in self.programs:
+            if p.name == name:
+                return p
+        return None
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def children(node: Node):
+    """The direct sub-nodes of ``node`` (expressions and statements), in order."""
+    for f in getattr(node, "__dataclass_fields__", {}):
+        if f == "pos":
+            continue
+        v = getattr(node, f)
+        if isinstance(v, Node):
+            yield v
+        elif isinstance(v, tuple):
+            for x in v:
+                if isinstance(x, Node):
+                    yield x
+
+
+def walk(node: Node):
+    """Pre-order traversal of ``node`` and all nodes below it."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(list(children(n))))
+
+
+def contains(node: Node, kind) -> bool:
+    """Whether any node below ``node`` (inclusive) is an instance of ``kind``."""
+    return any(isinstance(n, kind) for n in walk(node))
+
+
+def free_vars(e: Expr) -> set:
+    """Names of variables read by ``e`` (bound quantifier/sum variables excluded)."""
+    out: set = set()
+
+    def go(x, bound):
+        if isinstance(x, Var):
+            if x.name not in bound:
+                out.add(x.name)
+        elif isinstance(x, (Quant, Sum)):
+            go(x.lo, bound)
+            go(x.hi, bound)
+            go(x.body, bound | {x.var})
+        elif isinstance(x, Independent):
+            out.add(x.var)
+            go(x.expr, bound)
+        else:
+            for c in children(x):
+                go(c, bound)
+
+    go(e, frozenset())
+    return out
+
+
+def num(v, is_int=None) -> Num:
+    """A literal from an int / Fraction / str."""
+    f = Fraction(v)
+    if is_int is None:
+        is_int = isinstance(v, int) and not isinstance(v, bool)
+    return Num(f, is_int)

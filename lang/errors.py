@@ -1,0 +1,63 @@
+"""One error type for every problem in a user's input.
+
+Every message has the form ``file:line:col: error: message`` followed by the
+offending source line and a caret under the column — the CLI prints
+``str(err)`` and exits with status 2.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+class TampError(Exception):
+    """An error in the user's input (lexical, syntax, type, unsupported construct, usage)."""
+
+    kind = "error"
+
+    def __init__(self, message: str, path: str = "<string>", line: int = 0, col: int = 0,
+                 source: Optional[str] = None):
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+        self.col = col
+        self.source = source
+
+    def with_source(self, path: str, source: str) -> "TampError":
+        """Attach the file name and text, unless already attached."""
+        if self.source is None:
+            self.source = source
+        if self.path == "<string>":
+            self.path = path
+        return self
+
+    def __str__(self) -> str:
+        head = f"{self.path}:{self.line}:{self.col}: {self.kind}: {self.message}" if self.line else \
+            f"{self.path}: {self.kind}: {self.message}"
+        if self.source is not None and self.line:
+            lines = self.source.splitlines()
+            if 1 <= self.line <= len(lines):
+                text = lines[self.line - 1].replace("\t", " ")
+                caret = " " * max(self.col - 1, 0) + "^"
+                return f"{head}\n    {text}\n    {caret}"
+        return head
+
+
+class ParseError(TampError):
+    pass
+
+
+class TypeCheckError(TampError):
+    pass
+
+
+class UnsupportedError(TampError):
+    """A construct that parses and type-checks but that the requested analysis cannot handle."""
+
+
+def error_at(cls, message: str, pos, path: str = "<string>", source: Optional[str] = None):
+    """Build an error of class ``cls`` located at AST position ``pos`` (may be None)."""
+    line = pos.line if pos is not None else 0
+    col = pos.col if pos is not None else 0
+    return cls(message, path, line, col, source)

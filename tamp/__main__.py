@@ -1,0 +1,5 @@
+import sys
+
+from tamp.cli import main
+
+sys.exit(main())

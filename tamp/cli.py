@@ -1,0 +1,75 @@
+"""The ``tamp`` command line: a thin layer over the library.
+
+Each sub-command lives in its own module under :mod:`tamp.commands` and
+exports ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``.
+
+Exit statuses (shared by every command):
+0 all proved / holds · 1 not proved (unknown or timeout) · 3 violated or refuted ·
+2 input or usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from lang.errors import TampError
+
+EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, EXIT_VIOLATED = 0, 1, 2, 3
+
+# Order is the order of `tamp --help`.
+COMMANDS = ["check", "prove", "prob", "simulate", "cfa", "wmi", "query", "bench", "check_proof"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits with status 2 and one clear line (its default is 2 as well)."""
+
+    def error(self, message):  # pragma: no cover - argparse plumbing
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="tamp", description="tamp: a verifier for probabilistic programs")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for mod_name in COMMANDS:
+        try:
+            mod = importlib.import_module(f"tamp.commands.{mod_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"tamp.commands.{mod_name}":
+                continue  # command not built yet
+            raise
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        code = args._run(args)
+    except TampError as exc:
+        print(str(exc), file=sys.stderr)
+        code = EXIT_USAGE
+    except KeyboardInterrupt:
+        print("tamp: interrupted", file=sys.stderr)
+        code = EXIT_UNKNOWN
+    except RecursionError:
+        print("tamp: error: input is nested too deeply", file=sys.stderr)
+        code = EXIT_USAGE
+    except MemoryError:
+        print("tamp: error: out of memory", file=sys.stderr)
+        code = EXIT_UNKNOWN
+    sys.stdout.flush()
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""Helpers shared by the sub-commands: loading a file, picking programs, ``--input``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from fractions import Fraction
+from typing import Dict, List
+
+from lang import ast as A
+from lang.errors import TampError
+from lang.parser import parse_file, parse_number
+
+
+def add_file_arguments(p, inputs=True):
+    p.add_argument("file", help="a .prob file")
+    p.add_argument("--program", metavar="NAME", help="only this program of the file")
+    if inputs:
+        p.add_argument("--input", metavar="NAME=VALUE", action="append", default=[],
+                       help="fix an input: n=8, eps=0.5, flag=true, q=[1,2,3] (repeatable)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def load_programs(args) -> tuple:
+    """Parse (and type-check, when the checker exists) ``args.file``; return (SourceFile, [Program])."""
+    src = parse_file(args.file)
+    try:
+        from lang.typecheck import check_file
+    except ImportError:  # pragma: no cover - during bring-up
+        check_file = None
+    if check_file is not None:
+        check_file(src)
+    progs = list(src.programs)
+    if getattr(args, "program", None):
+        progs = [p for p in progs if p.name == args.program]
+        if not progs:
+            names = ", ".join(p.name for p in src.programs) or "none"
+            raise TampError(f"no program named '{args.program}' (the file has: {names})", args.file)
+    return src, progs
+
+
+def parse_value(text: str, name: str = "input"):
+    """An input value: integer/decimal (exact Fraction or int), true/false, or a list ``[1, 2.5]``."""
+    t = text.strip()
+    if t in ("true", "false"):
+        return t == "true"
+    if t.startswith("[") and t.endswith("]"):
+        inner = t[1:-1].strip()
+        return [parse_value(x, name) for x in inner.split(",")] if inner else []
+    neg = t.startswith("-")
+    body = t[1:] if neg else t
+    try:
+        n = parse_number(body)
+    except (ValueError, ZeroDivisionError):
+        raise TampError(f"bad value for {name}: {text!r} (expected a number, true/false or [..])") from None
+    v = int(n.value) if n.is_int else n.value
+    return -v if neg else v
+
+
+def parse_inputs(items: List[str]) -> Dict[str, object]:
+    """``["n=8", "q=[1,2]"]`` → ``{"n": 8, "q": [1, 2]}``."""
+    out: Dict[str, object] = {}
+    for item in items:
+        if "=" not in item:
+            raise TampError(f"--input expects NAME=VALUE, got {item!r}")
+        k, v = item.split("=", 1)
+        k = k.strip()
+        if not k.isidentifier():
+            raise TampError(f"--input: {k!r} is not a name")
+        out[k] = parse_value(v, k)
+    return out
+
+
+def jsonable(x):
+    """Make Fractions and other exact values JSON-friendly."""
+    if isinstance(x, Fraction):
+        return float(x)
+    if isinstance(x, dict):
+        return {k: jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    return x
+
+
+def emit_json(obj) -> None:
+    json.dump(jsonable(obj), sys.stdout, indent=2, default=str)
+    sys.stdout.write("\n")

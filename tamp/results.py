@@ -1,0 +1,77 @@
+"""Result objects shared by every engine.
+
+Every engine (failure-bound prover, probability engine, causal certifier)
+returns, per program, an object with at least the fields of
+:class:`ProgramResult`: ``name``, ``kind``, ``verdict`` (one of
+:data:`VERDICTS`), ``time_s``, ``to_json()`` and ``render_text()``. Engines
+subclass it to add their own data (automata, intervals, witnesses …).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+PROVED, UNKNOWN, VIOLATED = "proved", "unknown", "violated"
+VERDICTS = (PROVED, UNKNOWN, VIOLATED)
+
+
+@dataclass
+class ProgramResult:
+    """The outcome of checking one program's specification."""
+
+    name: str
+    kind: str  # "failure-bound" | "probability" | "causal" | "none"
+    verdict: str
+    time_s: float = 0.0
+    bound: Optional[str] = None
+    message: str = ""
+    details: Dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        assert self.verdict in VERDICTS, self.verdict
+
+    def to_json(self) -> Dict[str, Any]:
+        out = {"name": self.name, "kind": self.kind, "verdict": self.verdict,
+               "bound": self.bound, "time_s": round(self.time_s, 4)}
+        if self.message:
+            out["message"] = self.message
+        out.update(self.details)
+        return out
+
+    def render_text(self) -> str:
+        head = f"{self.name}: {self.verdict.upper()}"
+        if self.bound is not None:
+            head += f" (bound {self.bound})"
+        head += f"  [{self.time_s:.2f} s]"
+        return head + (f"\n  {self.message}" if self.message else "")
+
+    def _repr_html_(self) -> str:  # notebooks
+        import html
+        return "<pre>" + html.escape(self.render_text()) + "</pre>"
+
+
+@dataclass
+class FileResult:
+    """The outcome for a whole file: one result per program checked."""
+
+    file: str
+    programs: List[ProgramResult]
+
+    @property
+    def verdict(self) -> str:
+        vs = [p.verdict for p in self.programs]
+        if any(v == VIOLATED for v in vs):
+            return VIOLATED
+        if all(v == PROVED for v in vs):
+            return PROVED
+        return UNKNOWN
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"file": self.file, "verdict": self.verdict, "programs": [p.to_json() for p in self.programs]}
+
+    def render_text(self) -> str:
+        return "\n".join(p.render_text() for p in self.programs)
+
+    def exit_code(self) -> int:
+        return {PROVED: 0, UNKNOWN: 1, VIOLATED: 3}[self.verdict]

@@ -1,0 +1,190 @@
+"""The library entry point behind ``tamp prove``: usable directly from a notebook.
+
+>>> r = tamp.prove('''
+... program coin(p: real)
+...   requires 0 < p && p <= 1
+...   ensures !y
+...   fails p
+... { y ~ bern(p); }''')
+>>> r.verdict
+'proved'
+
+A program's ``ensures`` clauses are split by kind — failure-bound
+(the trace-abstraction prover), probability (``P(…)``, fairness) and causal
+(``independent``) — and each group goes to its engine; the program's verdict
+combines them (violated if any is violated, proved if all are proved).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+import time
+from fractions import Fraction
+from typing import Dict, List, Optional, Union
+
+from lang import ast as A
+from lang.errors import TampError, UnsupportedError, error_at
+from lang.parser import parse, parse_expr, parse_file
+
+from .results import PROVED, UNKNOWN, VIOLATED, FileResult, ProgramResult
+
+FAILURE, PROBABILITY, CAUSAL = "failure-bound", "probability", "causal"
+
+
+def clause_kind(e: A.Expr) -> str:
+    """Which engine decides one ``ensures`` clause."""
+    if A.contains(e, (A.Prob, A.Fairness)):
+        return PROBABILITY
+    if A.contains(e, A.Independent):
+        return CAUSAL
+    return FAILURE
+
+
+def _load(source_or_path: Union[str, A.SourceFile, A.Program], path: Optional[str]) -> A.SourceFile:
+    if isinstance(source_or_path, A.SourceFile):
+        return source_or_path
+    if isinstance(source_or_path, A.Program):
+        return A.SourceFile((source_or_path,), path or "<program>", "")
+    text = source_or_path
+    if "\n" not in text and "{" not in text and (text.endswith(".prob") or os.path.exists(text)):
+        return parse_file(text)
+    return parse(text, path or "<string>")
+
+
+def _typecheck(src: A.SourceFile) -> None:
+    try:
+        from lang.typecheck import check_file
+    except ImportError:  # pragma: no cover - during bring-up
+        return
+    check_file(src)
+
+
+def _literal(value, name: str) -> A.Expr:
+    if isinstance(value, bool):
+        return A.BoolLit(value)
+    if isinstance(value, int):
+        return A.num(value)
+    if isinstance(value, Fraction):
+        return A.Num(value, False)
+    raise TampError(f"--input {name}: only numbers and true/false can be fixed for the prover")
+
+
+def fix_inputs(prog: A.Program, inputs: Dict[str, object]) -> A.Program:
+    """Add ``requires name == value`` for each fixed scalar input (the claim is then about those)."""
+    extra = []
+    for name, value in inputs.items():
+        if prog.param(name) is None:
+            raise TampError(f"--input {name}: program '{prog.name}' has no parameter '{name}'")
+        if isinstance(value, list):
+            for i, v in enumerate(value):
+                extra.append(A.Binary("==", A.Index(A.Var(name), A.num(i)), _literal(v, name)))
+            continue
+        extra.append(A.Binary("==", A.Var(name), _literal(value, name)))
+    return dataclasses.replace(prog, requires=prog.requires + tuple(extra))
+
+
+def _engine(kind: str):
+    """The engine function for a kind, or None when that engine is not installed."""
+    mod_name, fn = {FAILURE: ("tamp.prover", "prove_program"),
+                    PROBABILITY: ("tamp.prob", "decide_program"),
+                    CAUSAL: ("tamp.causal", "certify_program")}[kind]
+    try:
+        mod = importlib.import_module(mod_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and mod_name.startswith(exc.name):
+            return None
+        raise
+    return getattr(mod, fn, None)
+
+
+def combine(name: str, parts: List[ProgramResult]) -> ProgramResult:
+    """One program's result from its per-kind results."""
+    if len(parts) == 1:
+        return parts[0]
+    vs = [p.verdict for p in parts]
+    verdict = VIOLATED if VIOLATED in vs else PROVED if all(v == PROVED for v in vs) else UNKNOWN
+    res = ProgramResult(name, "mixed", verdict, sum(p.time_s for p in parts),
+                        bound=next((p.bound for p in parts if p.bound), None),
+                        details={"parts": [p.to_json() for p in parts]})
+    res.parts = parts
+    res.render_text = lambda: "\n".join(p.render_text() for p in parts)  # type: ignore[assignment]
+    return res
+
+
+def prove_program(prog: A.Program, bound: Optional[A.Expr] = None, timeout: Optional[float] = None,
+                  inputs: Optional[Dict[str, object]] = None, path: str = "<string>",
+                  source: Optional[str] = None, progress=None) -> ProgramResult:
+    """Check every specification of one program with the right engine(s)."""
+    inputs = inputs or {}
+    groups: Dict[str, List[A.Expr]] = {}
+    for e in prog.ensures:
+        groups.setdefault(clause_kind(e), []).append(e)
+    if prog.reliability is not None or not groups:
+        groups.setdefault(FAILURE, [])
+    if bound is not None and FAILURE not in groups:
+        raise TampError("--bound applies to failure-bound specifications, and this program has none", path)
+    parts = []
+    deadline = time.monotonic() + timeout if timeout else None
+    for kind, clauses in groups.items():
+        sub = dataclasses.replace(prog, ensures=tuple(clauses))
+        if kind != FAILURE:
+            sub = dataclasses.replace(sub, fails=None)
+        left = max(deadline - time.monotonic(), 0.01) if deadline else None
+        fn = _engine(kind)
+        t0 = time.monotonic()
+        if fn is None:
+            parts.append(ProgramResult(prog.name, kind, UNKNOWN, 0.0,
+                                       message=f"the {kind} engine is not installed in this build"))
+            continue
+        if kind == FAILURE:
+            if inputs:
+                sub = fix_inputs(sub, inputs)
+            res = fn(sub, bound=bound, timeout=left, path=path, source=source, progress=progress)
+        elif kind == PROBABILITY:
+            res = fn(sub, inputs=inputs or None, timeout=left, path=path, source=source)
+        else:
+            res = fn(sub, options={"timeout": left} if left else None, path=path, source=source)
+        if not res.time_s:
+            res.time_s = time.monotonic() - t0
+        parts.append(res)
+    return combine(prog.name, parts)
+
+
+def prove(source_or_path, bound: Union[str, A.Expr, None] = None, timeout: Optional[float] = None,
+          program: Optional[str] = None, inputs: Optional[Dict[str, object]] = None,
+          path: Optional[str] = None, progress=None) -> FileResult:
+    """Prove every program of a file (a path, or source text) — the ``tamp prove`` command as a function.
+
+    ``bound`` replaces each program's ``fails`` clause (a string such as ``"p*n"`` or an expression).
+    Raises :class:`lang.errors.TampError` for bad input (syntax, types, unknown program).
+    """
+    src = _load(source_or_path, path)
+    _typecheck(src)
+    progs = list(src.programs)
+    if program is not None:
+        progs = [p for p in progs if p.name == program]
+        if not progs:
+            names = ", ".join(p.name for p in src.programs) or "none"
+            raise TampError(f"no program named '{program}' (the file has: {names})", src.path)
+    if not progs:
+        raise TampError("the file contains no program", src.path)
+    bound_expr = parse_expr(bound, "--bound") if isinstance(bound, str) else bound
+    results = []
+    deadline = time.monotonic() + timeout if timeout else None
+    for prog in progs:
+        if bound_expr is not None:
+            _check_bound_vars(prog, bound_expr)
+        left = max(deadline - time.monotonic(), 0.01) if deadline else None
+        results.append(prove_program(prog, bound_expr, left, inputs, src.path, src.text, progress))
+    return FileResult(src.path, results)
+
+
+def _check_bound_vars(prog: A.Program, bound: A.Expr) -> None:
+    params = {p.name for p in prog.params}
+    for name in sorted(A.free_vars(bound)):
+        if name not in params:
+            raise error_at(UnsupportedError, f"--bound mentions '{name}', which is not a parameter of "
+                           f"program '{prog.name}' (parameters: {', '.join(sorted(params)) or 'none'})",
+                           None, "--bound")

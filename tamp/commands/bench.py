@@ -1,0 +1,165 @@
+"""``tamp bench DIR…``: prove every ``.prob`` file under the given folders and print a table.
+
+Each file runs in its own process (``tamp prove FILE --json --timeout T``), so a
+hung or crashing proof cannot take the table down with it. A file may state the
+verdict it expects in a comment line ``// expect: proved`` (or ``unknown``,
+``violated``, one per program as ``// expect NAME: proved``); the table marks any
+disagreement and the command then exits 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+NAME = "bench"
+HELP = "run tamp prove on every .prob file under the given folders and print a results table"
+
+_EXPECT = re.compile(r"^\s*//\s*expect(?:\s+(\w+))?\s*:\s*(proved|unknown|violated)\b", re.M)
+
+
+def add_arguments(p):
+    p.add_argument("dirs", nargs="+", metavar="DIR", help="folders (or files) of .prob benchmarks")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="per-file time limit (default 120)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="files run in parallel (default 1)")
+    p.add_argument("--json", metavar="OUT", help="also write the results as JSON")
+    p.add_argument("--markdown", metavar="OUT", help="also write the table as Markdown (e.g. benchmarks/results.md)")
+
+
+def find_files(paths):
+    """Every ``.prob`` file under ``paths``, sorted."""
+    out = []
+    for p in paths:
+        path = Path(p)
+        if path.is_file():
+            out.append(path)
+        elif path.is_dir():
+            out.extend(sorted(path.rglob("*.prob")))
+    return out
+
+
+def expectations(text: str) -> dict:
+    """``{program or None: verdict}`` from ``// expect …`` comments."""
+    return {m.group(1): m.group(2) for m in _EXPECT.finditer(text)}
+
+
+def run_one(path: Path, timeout: float) -> list:
+    """Prove one file in a child process; one row per program."""
+    t0 = time.monotonic()
+    cmd = [sys.executable, "-m", "tamp", "prove", str(path), "--json", "--timeout", str(timeout)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 30)
+    except subprocess.TimeoutExpired:
+        return [{"file": str(path), "name": "-", "verdict": "unknown", "time_s": time.monotonic() - t0,
+                 "message": f"killed after {timeout + 30:.0f} s"}]
+    wall = time.monotonic() - t0
+    try:
+        data = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        msg = (proc.stderr.strip().splitlines() or ["no output"])[0]
+        return [{"file": str(path), "name": "-", "verdict": "error", "time_s": wall, "message": msg}]
+    rows = []
+    for prog in data.get("programs", []):
+        prog = dict(prog)
+        prog["file"] = str(path)
+        prog["wall_s"] = wall
+        rows.append(prog)
+    return rows
+
+
+def _axioms(row) -> str:
+    axs = row.get("axioms") or []
+    parts = []
+    for a in axs:
+        if isinstance(a, dict):
+            parts.append(f"{a.get('family', '?')}({a.get('param', '')})")
+        else:
+            parts.append(str(a))
+    return "; ".join(parts)
+
+
+def _stat(row, key):
+    stats = row.get("stats") or row.get("statistics") or {}
+    return stats.get(key, row.get(key, ""))
+
+
+COLUMNS = ["program", "kind", "verdict", "expected", "time (s)", "axioms", "proposals", "lemmas", "solver calls"]
+
+
+def table_rows(rows):
+    out = []
+    for r in rows:
+        exp = r.get("expected", "")
+        mark = "" if not exp or exp == r["verdict"] else " ✗"
+        out.append([f"{Path(r['file']).stem}" + ("" if r.get("name") in (None, "-", Path(r['file']).stem)
+                                                 else f":{r['name']}"),
+                    r.get("kind", ""), r["verdict"] + mark, exp, f"{r.get('time_s', 0):.2f}", _axioms(r),
+                    str(_stat(r, "proposals")), str(_stat(r, "lemma_instances")), str(_stat(r, "solver_calls"))])
+    return out
+
+
+def render_text(rows) -> str:
+    body = table_rows(rows)
+    widths = [max(len(c), *(len(x[i]) for x in body)) if body else len(c) for i, c in enumerate(COLUMNS)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(COLUMNS, widths))]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(x.ljust(w) for x, w in zip(r, widths)) for r in body]
+    return "\n".join(lines)
+
+
+def machine_note() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores, {cpu}, Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}"
+
+
+def render_markdown(rows, total_s: float) -> str:
+    body = table_rows(rows)
+    lines = [f"Machine: {machine_note()}. Total wall time {total_s:.1f} s.", "",
+             "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(x.replace("|", "\\|") for x in r) + " |" for r in body]
+    return "\n".join(lines) + "\n"
+
+
+def run(args) -> int:
+    files = find_files(args.dirs)
+    if not files:
+        print(f"tamp bench: no .prob files under {' '.join(args.dirs)}", file=sys.stderr)
+        return 2
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+        results = list(pool.map(lambda f: run_one(f, args.timeout), files))
+    rows = []
+    for f, rs in zip(files, results):
+        exp = expectations(f.read_text(errors="replace"))
+        for r in rs:
+            r["expected"] = exp.get(r.get("name"), exp.get(None, ""))
+            rows.append(r)
+    total = time.monotonic() - t0
+    print(render_text(rows))
+    for r in rows:
+        if r["verdict"] == "error":
+            print(f"{r['file']}: {r.get('message', '')}")
+    print(f"\n{len(rows)} programs in {total:.1f} s on {machine_note()}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"machine": machine_note(), "total_s": total, "rows": rows},
+                                              indent=2, default=str))
+    if args.markdown:
+        Path(args.markdown).write_text(render_markdown(rows, total))
+    bad = [r for r in rows if r.get("expected") and r["expected"] != r["verdict"]]
+    if any(r["verdict"] == "error" for r in rows):
+        return 2
+    return 1 if bad else 0

@@ -1,0 +1,84 @@
+"""``tamp prove FILE``: prove every program's specification (failure bound, probability, causal)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+from ..api import prove
+from .common import add_file_arguments, emit_json, parse_inputs
+
+NAME = "prove"
+HELP = "prove that each program violates its postcondition with probability at most its bound"
+
+
+def add_arguments(p):
+    add_file_arguments(p)
+    p.add_argument("--bound", metavar="EXPR", help="failure bound over the inputs, replacing `fails` (e.g. p*n)")
+    p.add_argument("--timeout", metavar="S", type=float, help="time limit for the whole run, in seconds")
+    p.add_argument("--dot", metavar="DIR", help="write the failure automata as graphviz files into DIR")
+    p.add_argument("--quiet", action="store_true", help="print only the verdict lines")
+
+
+def _progress_printer(enabled: bool):
+    if not enabled:
+        return None
+
+    def show(msg: str) -> None:
+        sys.stderr.write("\r\033[K" + msg[:120])
+        sys.stderr.flush()
+
+    return show
+
+
+def write_dot(results, out_dir: str) -> list:
+    """Write each failure-bound result's automata as ``.dot`` (and ``.svg`` when graphviz's
+    ``dot`` binary is installed). Returns the files written."""
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+    for r in results:
+        for part in getattr(r, "parts", [r]):
+            to_dot = getattr(part, "to_dot", None)
+            if to_dot is None:
+                continue
+            dots = to_dot()
+            if isinstance(dots, str):
+                dots = {part.name: dots}
+            for stem, text in dots.items():
+                path = os.path.join(out_dir, f"{stem}.dot")
+                with open(path, "w") as fh:
+                    fh.write(text)
+                written.append(path)
+                if shutil.which("dot"):
+                    subprocess.run(["dot", "-Tsvg", path, "-o", path[:-4] + ".svg"], check=False,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    written.append(path[:-4] + ".svg")
+    return written
+
+
+def run(args) -> int:
+    inputs = parse_inputs(args.input)
+    interactive = sys.stderr.isatty() and not args.json
+    result = prove(args.file, bound=args.bound, timeout=args.timeout, program=args.program,
+                   inputs=inputs, progress=_progress_printer(interactive))
+    if interactive:
+        sys.stderr.write("\r\033[K")
+    if args.dot:
+        files = write_dot(result.programs, args.dot)
+        if not args.json:
+            if files and not shutil.which("dot"):
+                print(f"wrote {len(files)} .dot file(s) to {args.dot}; render with: dot -Tsvg FILE.dot -o FILE.svg")
+            elif files:
+                print(f"wrote {len(files)} file(s) to {args.dot}")
+    if args.json:
+        emit_json(result.to_json())
+    else:
+        for r in result.programs:
+            if args.quiet:
+                print(f"{r.name}: {r.verdict}")
+            else:
+                print(r.render_text())
+        print(f"{result.file}: {result.verdict}")
+    return result.exit_code()

@@ -1,0 +1,18 @@
+"""``tamp wmi PROBLEM.json``: exact weighted model integration of a problem in the WMI JSON format."""
+
+from __future__ import annotations
+
+NAME = "wmi"
+HELP = "compute the exact weighted model integral Z of a WMI problem (JSON format)"
+
+
+def add_arguments(p):
+    p.add_argument("file", help="a WMI problem in the community's JSON format")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--timeout", metavar="S", type=float, help="time limit in seconds")
+
+
+def run(args) -> int:
+    from ..wmi.cli import run as run_wmi
+
+    return run_wmi(args.file, args.json, args.timeout)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from lang.errors import TampError
@@ -33,6 +34,8 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tamp", description="tamp: a verifier for probabilistic programs")
+    parser.add_argument("--max-memory", metavar="MB", type=int,
+                        help="memory guard: stop cleanly (exit 1) when the run needs more than MB megabytes")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for mod_name in COMMANDS:
         try:
@@ -53,6 +56,8 @@ def main(argv=None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return EXIT_USAGE
+    if args.max_memory:
+        _limit_memory(args.max_memory)
     try:
         code = args._run(args)
     except TampError as exc:
@@ -67,8 +72,28 @@ def main(argv=None) -> int:
     except MemoryError:
         print("tamp: error: out of memory", file=sys.stderr)
         code = EXIT_UNKNOWN
+    except Exception as exc:  # noqa: BLE001 - the user must never see a traceback
+        if os.environ.get("TAMP_DEBUG"):
+            raise
+        if type(exc).__name__ == "Z3Exception" and "memory" in str(exc).lower():
+            print("tamp: error: out of memory in the solver", file=sys.stderr)
+        else:
+            print(f"tamp: internal error: {type(exc).__name__}: {exc} "
+                  "(set TAMP_DEBUG=1 to see where; please report it)", file=sys.stderr)
+        code = EXIT_UNKNOWN
     sys.stdout.flush()
     return code
+
+
+def _limit_memory(mb: int) -> None:
+    """Cap the address space (Linux/macOS); z3 and numpy then fail cleanly instead of swapping."""
+    try:
+        import resource
+
+        limit = mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):  # pragma: no cover - platform without rlimits
+        print("tamp: warning: --max-memory is not supported on this platform", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,535 @@
+"""Control-flow automata: a program compiled to a graph over basic statements.
+
+Every edge carries exactly one basic statement (``edge["stmt"]``):
+
+* ``Assign`` with ONE target (a ``Var`` or an ``Index``),
+* ``Sample`` (one target, or two for tuple sampling ``(x, y) ~ unif(S1 * S2)``),
+* ``Assume(c)`` — branch conditions of ``if`` / ``while`` and user ``assume`` statements.
+
+There is one entry and one exit node; ``while`` loops are cycles whose head is in
+``CFA.loop_heads``. Desugarings (documented here, mirrored by the prover):
+
+* ``for i in lo..hi { B }``  →  ``i := lo; while (i < hi) { B; i := i + 1 }`` (``<=`` for ``..=``);
+* ``(x, y) := (e1, e2)``     →  ``$t1 := e1; $t2 := e2; x := $t1; y := $t2`` (simultaneous);
+* an unreliable operator ``e1 +. e2`` (also ``-.``, ``*.``) inside a statement → before the
+  statement ``$fK ~ bern(r); failed := failed || $fK`` and the reliable ``+`` in the statement
+  (``r`` is the ``rate`` clause); ``failed := false`` is the first edge of such a program;
+* ``reliability E``  →  ``ensures !failed`` and ``fails 1 - E``;
+* ``skip`` and ``var x: T`` produce no edge.
+
+User ``assume(c)`` is *blocking* (runs violating c are discarded, not renormalised), the
+semantics under which the union bound is sound.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+import networkx as nx
+
+from lang import ast as A
+from lang.errors import UnsupportedError, error_at
+
+UNRELIABLE = {"+.": "+", "-.": "-", "*.": "*"}
+FAILED = "failed"
+
+
+@dataclass
+class CFA:
+    """A program as a control-flow automaton plus its (desugared) specification."""
+
+    name: str
+    graph: nx.MultiDiGraph
+    entry: int
+    exit: int
+    loop_heads: List[int]
+    params: Tuple[A.Param, ...]
+    requires: Tuple[A.Expr, ...]
+    ensures: Tuple[A.Expr, ...]
+    bound: A.Expr
+    types: Dict[str, A.Type] = field(default_factory=dict)
+    program: Optional[A.Program] = None
+
+    # ------------------------------------------------------------------ queries
+    def edges(self):
+        """Every edge as (src, dst, key, data), in insertion order."""
+        return list(self.graph.edges(keys=True, data=True))
+
+    def out_edges(self, node):
+        return list(self.graph.out_edges(node, keys=True, data=True))
+
+    def is_acyclic(self) -> bool:
+        return nx.is_directed_acyclic_graph(self.graph)
+
+    def sample_edges(self):
+        return [e for e in self.edges() if isinstance(e[3]["stmt"], A.Sample)]
+
+    def input_names(self):
+        return [p.name for p in self.params]
+
+    # ------------------------------------------------------------------ output
+    def to_text(self) -> str:
+        """Nodes with their source line, then every edge with its statement."""
+        from tamp.prover.show import show_expr, show_stmt
+
+        g = self.graph
+        lines = [f"CFA of {self.name}: {g.number_of_nodes()} nodes, {g.number_of_edges()} edges; "
+                 f"entry {self.entry}, exit {self.exit}"
+                 + (f", loop heads {', '.join(map(str, self.loop_heads))}" if self.loop_heads else "")]
+        lines.append("  requires " + (" && ".join(show_expr(e) for e in self.requires) or "true"))
+        lines.append("  ensures  " + (" && ".join(show_expr(e) for e in self.ensures) or "true"))
+        lines.append("  fails    " + show_expr(self.bound))
+        for n, d in g.nodes(data=True):
+            tag = d.get("kind", "")
+            line = d.get("line")
+            lines.append(f"  node {n}" + (f" [{tag}]" if tag and tag != "plain" else "")
+                         + (f" line {line}" if line else ""))
+        for u, v, _k, d in self.edges():
+            ln = f"line {d['line']}" if d.get("line") else ""
+            back = " (back edge)" if d.get("back") else ""
+            lines.append(f"  {u} -> {v}  {show_stmt(d['stmt'])}  {ln}{back}".rstrip())
+        return "\n".join(lines)
+
+    def to_dot(self) -> str:
+        """Graphviz text: nodes labelled with their number and source line, edges with statements."""
+        from tamp.prover.show import show_stmt
+
+        out = [f'digraph "{self.name}" {{', "  node [shape=circle, fontsize=10];"]
+        for n, d in self.graph.nodes(data=True):
+            shape = "doublecircle" if n == self.exit else "circle"
+            extra = ", style=bold" if n in self.loop_heads else ""
+            lab = f"{n}" + (f"\\nL{d['line']}" if d.get("line") else "")
+            out.append(f'  n{n} [label="{lab}", shape={shape}{extra}];')
+        out.append(f"  start [shape=point]; start -> n{self.entry};")
+        for u, v, _k, d in self.edges():
+            out.append(f'  n{u} -> n{v} [label="{_dot_escape(show_stmt(d["stmt"]))}"];')
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+    def to_json(self) -> dict:
+        from tamp.prover.show import show_expr, show_stmt
+
+        return {
+            "name": self.name, "entry": self.entry, "exit": self.exit, "loop_heads": list(self.loop_heads),
+            "requires": [show_expr(e) for e in self.requires], "ensures": [show_expr(e) for e in self.ensures],
+            "fails": show_expr(self.bound),
+            "nodes": [{"id": n, "line": d.get("line"), "kind": d.get("kind", "plain")}
+                      for n, d in self.graph.nodes(data=True)],
+            "edges": [{"src": u, "dst": v, "stmt": show_stmt(d["stmt"]), "line": d.get("line"),
+                       "kind": type(d["stmt"]).__name__.lower(), "back": bool(d.get("back"))}
+                      for u, v, _k, d in self.edges()],
+        }
+
+    def to_json_text(self) -> str:
+        return json.dumps(self.to_json(), indent=2)
+
+
+def _dot_escape(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+# ---------------------------------------------------------------------------- types
+
+
+def infer_types(prog: A.Program) -> Dict[str, A.Type]:
+    """The type of every parameter and local (from the type checker when present, else a light
+    inference: a local's type is that of its first assignment or sampling)."""
+    try:  # the "lang" engineer's checker, when it exists
+        from lang.typecheck import check_program  # type: ignore
+
+        return dict(check_program(prog).vars)
+    except ImportError:
+        pass
+    except Exception:  # a type error is reported by the caller's own type check
+        pass
+    return _LightTypes(prog).run()
+
+
+class _LightTypes:
+    """Fallback type inference used until ``lang.typecheck`` exists."""
+
+    def __init__(self, prog: A.Program):
+        self.prog = prog
+        self.env: Dict[str, A.Type] = {p.name: p.type for p in prog.params}
+
+    def run(self) -> Dict[str, A.Type]:
+        for _ in range(3):  # to a fixpoint: an int local later assigned a real becomes real
+            before = dict(self.env)
+            self.stmt(self.prog.body)
+            if before == self.env:
+                break
+        return self.env
+
+    def expr(self, e: A.Expr) -> A.Type:
+        if isinstance(e, A.Num):
+            return A.INT if e.is_int else A.REAL
+        if isinstance(e, A.BoolLit):
+            return A.BOOL
+        if isinstance(e, A.Var):
+            return self.env.get(e.name, A.REAL)
+        if isinstance(e, A.Index):
+            t = self.expr(e.base)
+            return t.elem[0] if t.name == "array" else A.REAL
+        if isinstance(e, A.Unary):
+            return A.BOOL if e.op == "!" else self.expr(e.operand)
+        if isinstance(e, A.Binary):
+            if e.op in ("==", "!=", "<", "<=", ">", ">=", "&&", "||", "==>", "<==>"):
+                return A.BOOL
+            if e.op in ("div", "mod"):
+                return A.INT
+            if e.op == "/":
+                return A.REAL
+            lt, rt = self.expr(e.left), self.expr(e.right)
+            return A.INT if lt == A.INT and rt == A.INT else A.REAL
+        if isinstance(e, A.Cond):
+            return self.expr(e.then)
+        if isinstance(e, A.Call):
+            if e.func in ("abs", "min", "max"):
+                ts = [self.expr(a) for a in e.args]
+                return A.INT if all(t == A.INT for t in ts) else A.REAL
+            if e.func in ("fst", "snd"):
+                t = self.expr(e.args[0])
+                if t.name == "tuple":
+                    return t.elem[0 if e.func == "fst" else 1]
+            return A.REAL
+        if isinstance(e, A.TupleExpr):
+            return A.tuple_of(*(self.expr(x) for x in e.items))
+        if isinstance(e, (A.Quant,)):
+            return A.BOOL
+        if isinstance(e, A.Sum):
+            return A.REAL
+        return A.REAL
+
+    def dist_types(self, d: A.Call, n: int) -> List[A.Type]:
+        if d.func == "bern":
+            return [A.BOOL]
+        if d.func in ("dlap", "dexp"):
+            return [A.INT]
+        if d.func == "unif":
+            if len(d.args) == 2:
+                return [A.INT]
+            s = d.args[0] if d.args else None
+            sets = _set_factors(s)
+            ts = []
+            for st in sets:
+                items = st.items if isinstance(st, A.SetLit) else ()
+                ts.append(A.BOOL if items and all(isinstance(i, A.BoolLit) for i in items)
+                          else A.INT if items and all(isinstance(i, A.Num) and i.is_int for i in items)
+                          else A.REAL)
+            return ts if len(ts) == n else [A.REAL] * n
+        return [A.REAL] * n
+
+    def bind(self, lv, t: A.Type):
+        if isinstance(lv, A.Index) and isinstance(lv.base, A.Var):
+            name, t = lv.base.name, A.array_of(t)
+        elif isinstance(lv, A.Var):
+            name = lv.name
+        else:
+            return
+        if self.prog.param(name) is not None:
+            return
+        old = self.env.get(name)
+        self.env[name] = t if old is None else _join(old, t)
+
+    def stmt(self, s: A.Stmt):
+        if isinstance(s, A.Block):
+            for x in s.stmts:
+                self.stmt(x)
+        elif isinstance(s, A.Assign):
+            if len(s.targets) == 1:
+                self.bind(s.targets[0], self.expr(s.value))
+            else:
+                t = self.expr(s.value)
+                for i, lv in enumerate(s.targets):
+                    self.bind(lv, t.elem[i] if t.name == "tuple" and i < len(t.elem) else A.REAL)
+        elif isinstance(s, A.Sample):
+            for lv, t in zip(s.targets, self.dist_types(s.dist, len(s.targets))):
+                self.bind(lv, t)
+        elif isinstance(s, A.If):
+            self.stmt(s.then)
+            if s.other is not None:
+                self.stmt(s.other)
+        elif isinstance(s, A.While):
+            self.stmt(s.body)
+        elif isinstance(s, A.For):
+            self.env.setdefault(s.var, A.INT)
+            self.stmt(s.body)
+        elif isinstance(s, A.VarDecl):
+            self.env.setdefault(s.name, s.type)
+
+
+def _join(a: A.Type, b: A.Type) -> A.Type:
+    """The least type of both (int and real join to real)."""
+    if a == b:
+        return a
+    if {a, b} == {A.INT, A.REAL}:
+        return A.REAL
+    if a.name == b.name == "array":
+        return A.array_of(_join(a.elem[0], b.elem[0]))
+    return a
+
+
+def _set_factors(e) -> List[A.Expr]:
+    """``S1 * S2`` → [S1, S2]; a single set → [S]."""
+    if isinstance(e, A.Binary) and e.op == "*":
+        return _set_factors(e.left) + _set_factors(e.right)
+    return [e] if e is not None else []
+
+
+# ---------------------------------------------------------------------------- building
+
+
+class _Builder:
+    """Compiles one program's statements into a MultiDiGraph (one visitor over statements)."""
+
+    def __init__(self, prog: A.Program, path: str, source: Optional[str]):
+        self.prog = prog
+        self.path = path
+        self.source = source
+        self.g = nx.MultiDiGraph()
+        self.next_id = 0
+        self.loop_heads: List[int] = []
+        self.temps = 0
+        self.flips = 0
+        self.types: Dict[str, A.Type] = {}
+
+    def node(self, line=None, kind="plain") -> int:
+        n = self.next_id
+        self.next_id += 1
+        self.g.add_node(n, line=line, kind=kind)
+        return n
+
+    def edge(self, u, v, stmt, line=None, back=False):
+        self.g.add_edge(u, v, stmt=stmt, line=line, back=back)
+
+    def line_of(self, node) -> Optional[int]:
+        return node.pos.line if getattr(node, "pos", None) is not None else None
+
+    # -------------------------------------------------------------- unreliable ops
+    def reliable(self, e: A.Expr, at: int, line) -> Tuple[A.Expr, int]:
+        """Replace unreliable operators in ``e`` by reliable ones, emitting the failure flips
+        before them; returns the new expression and the node after the flips."""
+        found: List[A.Binary] = []
+
+        def strip(x):
+            if isinstance(x, A.Binary) and x.op in UNRELIABLE:
+                found.append(x)
+                return A.Binary(UNRELIABLE[x.op], strip(x.left), strip(x.right), pos=x.pos)
+            if isinstance(x, A.Node) and dataclasses.is_dataclass(x):
+                changes = {}
+                for f in dataclasses.fields(x):
+                    if f.name == "pos":
+                        continue
+                    v = getattr(x, f.name)
+                    if isinstance(v, A.Expr):
+                        changes[f.name] = strip(v)
+                    elif isinstance(v, tuple) and any(isinstance(i, A.Expr) for i in v):
+                        changes[f.name] = tuple(strip(i) if isinstance(i, A.Expr) else i for i in v)
+                return dataclasses.replace(x, **changes) if changes else x
+            return x
+
+        new = strip(e)
+        for op in found:
+            if self.prog.rate is None:
+                raise error_at(UnsupportedError, f"unreliable operator '{op.op}' needs a `rate` clause "
+                               "in the program header", op.pos, self.path, self.source)
+            self.flips += 1
+            flip = A.Var(f"$f{self.flips}")
+            self.types[flip.name] = A.BOOL
+            mid = self.node(line)
+            self.edge(at, mid, A.Sample((flip,), A.Call("bern", (self.prog.rate,), pos=op.pos), pos=op.pos), line)
+            nxt = self.node(line)
+            self.edge(mid, nxt, A.Assign((A.Var(FAILED),), A.Binary("||", A.Var(FAILED), flip), pos=op.pos), line)
+            at = nxt
+        return new, at
+
+    # -------------------------------------------------------------- statements
+    def stmt(self, s: A.Stmt, at: int) -> int:
+        """Compile ``s`` starting at node ``at``; return the node where it ends."""
+        line = self.line_of(s)
+        if isinstance(s, A.Block):
+            for x in s.stmts:
+                at = self.stmt(x, at)
+            return at
+        if isinstance(s, (A.Skip, A.VarDecl)):
+            return at
+        if isinstance(s, A.Assign):
+            return self.assign(s, at, line)
+        if isinstance(s, A.Sample):
+            args = []
+            for a in s.dist.args:
+                a2, at = self.reliable(a, at, line)
+                args.append(a2)
+            targets = []
+            for t in s.targets:
+                if isinstance(t, A.Index):
+                    idx, at = self.reliable(t.index, at, line)
+                    t = A.Index(t.base, idx, pos=t.pos)
+                targets.append(t)
+            nxt = self.node(line)
+            self.edge(at, nxt, A.Sample(tuple(targets), dataclasses.replace(s.dist, args=tuple(args)), pos=s.pos),
+                      line)
+            return nxt
+        if isinstance(s, A.Assume):
+            c, at = self.reliable(s.cond, at, line)
+            nxt = self.node(line)
+            self.edge(at, nxt, A.Assume(c, pos=s.pos), line)
+            return nxt
+        if isinstance(s, A.If):
+            c, at = self.reliable(s.cond, at, line)
+            t0 = self.node(self.line_of(s.then.stmts[0]) if s.then.stmts else line)
+            self.edge(at, t0, A.Assume(c, pos=s.cond.pos), line)
+            t1 = self.stmt(s.then, t0)
+            e0 = self.node(line)
+            self.edge(at, e0, A.Assume(A.Unary("!", c, pos=s.cond.pos), pos=s.cond.pos), line)
+            e1 = self.stmt(s.other, e0) if s.other is not None else e0
+            join = self.node(line)
+            self.edge(t1, join, A.Assume(A.BoolLit(True)), None)
+            self.edge(e1, join, A.Assume(A.BoolLit(True)), None)
+            return join
+        if isinstance(s, A.While):
+            return self.loop(s.cond, s.body, at, line, None)
+        if isinstance(s, A.For):
+            i = A.Var(s.var, pos=s.pos)
+            lo, at = self.reliable(s.lo, at, line)
+            nxt = self.node(line)
+            self.edge(at, nxt, A.Assign((i,), lo, pos=s.pos), line)
+            self.types.setdefault(s.var, A.INT)
+            cond = A.Binary("<=" if s.inclusive else "<", i, s.hi, pos=s.pos)
+            step = A.Assign((i,), A.Binary("+", i, A.num(1)), pos=s.pos)
+            return self.loop(cond, s.body, nxt, line, step)
+        raise error_at(UnsupportedError, f"statement {type(s).__name__} is not supported by the CFA",
+                       getattr(s, "pos", None), self.path, self.source)
+
+    def loop(self, cond, body, at, line, step) -> int:
+        head = self.node(line, "loop_head")
+        self.loop_heads.append(head)
+        self.edge(at, head, A.Assume(A.BoolLit(True)), None)
+        c, test = self.reliable(cond, head, line)
+        b0 = self.node(self.line_of(body.stmts[0]) if body.stmts else line)
+        self.edge(test, b0, A.Assume(c, pos=cond.pos), line)
+        b1 = self.stmt(body, b0)
+        if step is not None:
+            b2 = self.node(line)
+            self.edge(b1, b2, step, line)
+            b1 = b2
+        self.edge(b1, head, A.Assume(A.BoolLit(True)), None, back=True)
+        out = self.node(line)
+        self.edge(test, out, A.Assume(A.Unary("!", c, pos=cond.pos), pos=cond.pos), line)
+        return out
+
+    def assign(self, s: A.Assign, at: int, line) -> int:
+        value, at = self.reliable(s.value, at, line)
+        targets = []
+        for t in s.targets:
+            if isinstance(t, A.Index):
+                idx, at = self.reliable(t.index, at, line)
+                t = A.Index(t.base, idx, pos=t.pos)
+            targets.append(t)
+        if len(targets) == 1:
+            nxt = self.node(line)
+            self.edge(at, nxt, A.Assign((targets[0],), value, pos=s.pos), line)
+            return nxt
+        # simultaneous tuple assignment via temporaries
+        if isinstance(value, A.TupleExpr) and len(value.items) == len(targets):
+            parts = list(value.items)
+        else:
+            if len(targets) != 2:
+                raise error_at(UnsupportedError, "only pairs can be assigned from a tuple value",
+                               s.pos, self.path, self.source)
+            parts = [A.Call("fst", (value,)), A.Call("snd", (value,))]
+        temps = []
+        for p in parts:
+            self.temps += 1
+            tv = A.Var(f"$t{self.temps}")
+            temps.append(tv)
+            nxt = self.node(line)
+            self.edge(at, nxt, A.Assign((tv,), p, pos=s.pos), line)
+            at = nxt
+        for t, tv in zip(targets, temps):
+            nxt = self.node(line)
+            self.edge(at, nxt, A.Assign((t,), tv, pos=s.pos), line)
+            at = nxt
+        return at
+
+
+def _uses_unreliable(prog: A.Program) -> bool:
+    return any(isinstance(n, A.Binary) and n.op in UNRELIABLE for n in A.walk(prog.body))
+
+
+def build_cfa(prog: A.Program, bound: Optional[A.Expr] = None, path: str = "<string>",
+              source: Optional[str] = None) -> CFA:
+    """Compile ``prog`` (and its specification) to a :class:`CFA`.
+
+    ``bound`` replaces the ``fails`` clause; the default bound is 0. ``reliability E`` adds
+    ``ensures !failed`` and, unless a bound is given, ``fails 1 - E``.
+    """
+    b = _Builder(prog, path, source)
+    entry = b.node(prog.body.pos.line if prog.body.pos else None, "entry")
+    at = entry
+    ensures = tuple(prog.ensures)
+    fails = prog.fails
+    if prog.reliability is not None:
+        if prog.fails is not None and bound is None:
+            raise error_at(UnsupportedError, "a program with `reliability` cannot also have `fails`",
+                           prog.fails.pos, path, source)
+        ensures = ensures + (A.Unary("!", A.Var(FAILED)),)
+        fails = A.Binary("-", A.num(1), prog.reliability)
+    if prog.reliability is not None or _uses_unreliable(prog):
+        if prog.param(FAILED) is not None:
+            raise error_at(UnsupportedError, "the name 'failed' is reserved for the reliability flag",
+                           prog.param(FAILED).pos, path, source)
+        nxt = b.node(None)
+        b.edge(at, nxt, A.Assign((A.Var(FAILED),), A.BoolLit(False)), None)
+        b.types[FAILED] = A.BOOL
+        at = nxt
+    end = b.stmt(prog.body, at)
+    exit_ = b.node(None, "exit")
+    b.edge(end, exit_, A.Assume(A.BoolLit(True)), None)
+    g = _contract_trivial(b.g, entry, exit_, set(b.loop_heads))
+    types = infer_types(prog)
+    types.update(b.types)
+    _type_temporaries(g, types)
+    bnd = bound if bound is not None else (fails if fails is not None else A.num(0))
+    return CFA(prog.name, g, entry, exit_, list(b.loop_heads), prog.params, tuple(prog.requires),
+               ensures, bnd, types, prog)
+
+
+def _type_temporaries(g: nx.MultiDiGraph, types: Dict[str, A.Type]) -> None:
+    """Give the desugaring's temporaries (``$t1`` …) the type of the value they hold."""
+    dummy = A.Program("_", (), A.Block(()))
+    lt = _LightTypes(dummy)
+    lt.env = types
+    for _u, _v, d in g.edges(data=True):
+        st = d["stmt"]
+        if isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var) and st.targets[0].name not in types:
+            types[st.targets[0].name] = lt.expr(st.value)
+
+
+def _contract_trivial(g: nx.MultiDiGraph, entry: int, exit_: int, keep: set) -> nx.MultiDiGraph:
+    """Remove ``assume(true)`` edges u→v by merging u into v, when that changes no path:
+    u has that single out-edge and neither node is the entry/exit or a loop head.
+    Back edges are kept (they mark loops), so are edges into loop heads."""
+    changed = True
+    while changed:
+        changed = False
+        for u, v, k, d in list(g.edges(keys=True, data=True)):
+            st = d["stmt"]
+            if not (isinstance(st, A.Assume) and isinstance(st.cond, A.BoolLit) and st.cond.value):
+                continue
+            if d.get("back") or u == v or u in keep or u == entry:
+                continue
+            if g.out_degree(u) != 1:
+                continue
+            # redirect u's in-edges to v and drop u
+            for w, _, k2, d2 in list(g.in_edges(u, keys=True, data=True)):
+                g.add_edge(w, v, **d2)
+            if g.nodes[v].get("line") is None:
+                g.nodes[v]["line"] = g.nodes[u].get("line")
+            g.remove_node(u)
+            changed = True
+            break
+    return g

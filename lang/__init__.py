@@ -1,0 +1,12 @@
+"""The `.prob` language front end: AST, parser, type checker, printer.
+
+Modules: :mod:`lang.ast` (syntax tree), :mod:`lang.parser` (``parse``,
+``parse_file``, ``parse_expr``), :mod:`lang.typecheck` (``check_file``,
+``check_program``), :mod:`lang.printer` (``print_file``, ``print_program``,
+``print_expr``, ``print_stmt``), :mod:`lang.errors` (``TampError`` and
+subclasses), :mod:`lang.speckind` (``spec_kind``).
+"""
+
+from .speckind import spec_kind  # noqa: F401
+
+__all__ = ["spec_kind"]

@@ -37,7 +37,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from fractions import Fraction
-from math import factorial
+from math import factorial, lcm
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .poly import Poly
@@ -209,28 +209,33 @@ def _inverse(mat: List[List[Fraction]]):
 
 
 class _Integrand:
-    """The polynomial grouped by support, prepared for the moment series."""
+    """The polynomial with integer coefficients over a common denominator,
+    grouped by support, prepared for the per-vertex moment series."""
 
     def __init__(self, poly: Poly):
-        self.const = _ZERO
-        groups: Dict[Tuple[int, ...], List[Tuple[Tuple[int, ...], Fraction]]] = {}
+        den = 1
+        for c in poly.terms.values():
+            den = lcm(den, c.denominator)
+        self.den = den  # poly = (integer-coefficient poly) / den
+        self.const = 0
+        groups: Dict[Tuple[int, ...], List[Tuple[Tuple[int, ...], int]]] = {}
         for e, c in poly.terms.items():
+            ic = c.numerator * (den // c.denominator)
             supp = tuple(i for i, k in enumerate(e) if k)
             if not supp:
-                self.const += c
+                self.const += ic
                 continue
-            groups.setdefault(supp, []).append((tuple(e[i] for i in supp), c))
-        self.groups = []
+            groups.setdefault(supp, []).append((tuple(e[i] for i in supp), ic))
         self.maxdeg = poly.degree()
+        self.groups = []
         for supp, monos in groups.items():
-            emax = [max(m[0][j] for m in monos) for j in range(len(supp))]
+            emax = [max(mo[0][j] for mo in monos) for j in range(len(supp))]
             radix = [k + 1 for k in emax]
             size = 1
             strides = []
             for r in radix:
                 strides.append(size)
                 size *= r
-            # precompute, for every multi-index k (flat), its components
             idx = []
             for flat in range(size):
                 ks = []
@@ -239,55 +244,74 @@ class _Integrand:
                     ks.append(f % r)
                     f //= r
                 idx.append(tuple(ks))
-            self.groups.append((supp, monos, emax, strides, size, idx))
+            self.groups.append((supp, monos, strides, size, idx))
 
-    def moments(self, v, Ucols, sigma, n):
-        """M_d for d = 0..maxdeg at a vertex: list of Fractions."""
-        M = [_ZERO] * (self.maxdeg + 1)
-        M[0] = self.const
-        for supp, monos, emax, strides, size, idx in self.groups:
-            C = [_ZERO] * size
-            C[0] = _ONE
-            nsup = len(supp)
+    def vertex_value(self, Vnum, delta, cols, E, n, fact) -> Fraction:
+        """The vertex-cone term (without the factor 1/(|δ| Π E_j)), i.e.
+
+        Σ_d <η,v>^{d+n}/(d+n)! · M_d · (1/den)   with  v = Vnum/δ,
+        edge weights σ_j U_{a,j} = -Adj[a][j] / E_j,  E_j = <η, Adj[:, j]>.
+
+        Everything is integer until one division per support group."""
+        ev = E[-1]  # <η, Vnum>
+        maxdeg = self.maxdeg
+        total = Fraction(0)
+        if self.const:
+            # M_0 = const; term: ev^n / (δ^n n!) ... folded: (ev/δ)^n/n!
+            total += Fraction(self.const * ev ** n, delta ** n * fact[n])
+        for supp, monos, strides, size, idx in self.groups:
+            raw = []
+            D = 1
             for i in range(n):
-                col = Ucols[i]
-                si = sigma[i]
-                ws = [(j, strides[j], si * col[a]) for j, a in enumerate(supp) if col[a]]
-                if not ws:
-                    continue
+                col = cols[i]
+                ws = [(j, strides[j], -col[a]) for j, a in enumerate(supp) if col[a]]
+                if ws:
+                    raw.append((E[i], ws))
+                    D *= E[i]
+            C = [0] * size
+            C[0] = 1
+            for Ei, ws in raw:
+                f = D // Ei
+                iw = [(j, st, w * f) for j, st, w in ws]
                 for flat in range(1, size):
                     ks = idx[flat]
                     acc = C[flat]
-                    for j, st, w in ws:
+                    for j, st, w in iw:
                         if ks[j]:
                             acc += w * C[flat - st]
                     C[flat] = acc
-            # binomial expansion of each monomial
-            va = [v[a] for a in supp]
+            Va = [Vnum[a] for a in supp]
+            # term for monomial with total degree et and series degree d:
+            #   coef * Nd * ev^{d+n} / (δ^{et-d} D^d δ^{d+n} (d+n)!)
+            # common denominator for the group: δ^{maxdeg+n} D^maxdeg (maxdeg+n)!
+            num = 0
             for exps, coef in monos:
-                # iterate over k <= exps
-                ranges = [range(e + 1) for e in exps]
-                self._accumulate(M, C, strides, exps, va, coef, nsup)
-        return M
+                Nd = self._accumulate(C, strides, exps, Va)
+                et = sum(exps)
+                for d, nd in enumerate(Nd):
+                    if nd:
+                        num += (coef * nd * ev ** (d + n) * delta ** (maxdeg - et)
+                                * D ** (maxdeg - d) * (fact[maxdeg + n] // fact[d + n]))
+            if num:
+                total += Fraction(num, delta ** (maxdeg + n) * D ** maxdeg * fact[maxdeg + n])
+        return total / self.den
 
     @staticmethod
-    def _accumulate(M, C, strides, exps, va, coef, nsup):
-        # per-variable factor tables: fac[j][k] = C(e,k) v^(e-k) k!
+    def _accumulate(C, strides, exps, Va):
+        """Integer numerators N_d = Σ_{k<=e, |k|=d} Π_a e_a!/(e_a-k_a)! V_a^{e_a-k_a} C[k]."""
+        nsup = len(exps)
         tabs = []
         for j in range(nsup):
             e = exps[j]
-            row = []
-            for k in range(e + 1):
-                row.append(Fraction(factorial(e) // factorial(e - k)) * va[j] ** (e - k))
-            tabs.append(row)
-        # enumerate k <= exps
-        stack = [(0, 0, 0, coef)]
+            tabs.append([(factorial(e) // factorial(e - k)) * Va[j] ** (e - k) for k in range(e + 1)])
+        Nd = [0] * (sum(exps) + 1)
+        stack = [(0, 0, 0, 1)]
         while stack:
             j, flat, d, w = stack.pop()
             if j == nsup:
                 c = C[flat]
                 if c:
-                    M[d] += w * c
+                    Nd[d] += w * c
                 continue
             row = tabs[j]
             st = strides[j]
@@ -295,159 +319,178 @@ class _Integrand:
                 f = row[k]
                 if f:
                     stack.append((j + 1, flat + k * st, d + k, w * f))
+        return Nd
 
 
 # ---------------------------------------------------------------------------
 # main algorithm
 
 
-def _lawrence(poly: Poly, rows, n: int, point, deadline=None, rng_seed=0) -> Fraction:
-    import time as _time
+def _integer_rows(rows):
+    out = []
+    for a, b in rows:
+        den = b.denominator
+        for x in a:
+            den = lcm(den, x.denominator)
+        ia = [x.numerator * (den // x.denominator) for x in a]
+        out.append((ia, b.numerator * (den // b.denominator)))
+    return out
 
+
+def _lawrence(poly: Poly, rows, n: int, point, deadline=None, rng_seed=0) -> Fraction:
     vertex, basis0 = _walk_to_vertex(rows, n, point)
     m = len(rows)
-    # perturbation ranks: initial basis rows last
+    # perturbation ranks: initial basis rows last (makes the initial basis
+    # lexicographically feasible)
     in_b0 = set(basis0)
     order = [r for r in range(m) if r not in in_b0] + list(basis0)
     rank = [0] * m
     for pos, r in enumerate(order):
         rank[r] = pos
-    sparse = [[(i, c) for i, c in enumerate(a) if c] for a, _ in rows]
-    bvec = [b for _, b in rows]
+    irows = _integer_rows(rows)
     integrand = _Integrand(poly)
-    maxdeg = integrand.maxdeg
-    fact = [Fraction(factorial(k)) for k in range(maxdeg + n + 1)]
-
+    fact = [factorial(k) for k in range(integrand.maxdeg + n + 1)]
     rng = random.Random(rng_seed)
     for _attempt in range(20):
         eta = [rng.randint(-(1 << 20), 1 << 20) for _ in range(n)]
         try:
-            return _lawrence_sum(rows, sparse, bvec, n, m, basis0, rank, eta, integrand, fact,
-                                 deadline)
-        except ZeroDivisionError:
+            return _lawrence_sum(irows, n, m, basis0, rank, eta, integrand, fact, deadline)
+        except _DegenerateDirection:
             continue  # η orthogonal to some edge: try another
     raise RuntimeError("could not find a generic direction")
 
 
-def _lawrence_sum(rows, sparse, bvec, n, m, basis0, rank, eta, integrand, fact, deadline):
+class _DegenerateDirection(Exception):
+    pass
+
+
+def _lawrence_sum(irows, n, m, basis0, rank, eta, integrand, fact, deadline):
+    """Breadth-first walk over the lexicographically feasible bases, all in
+    integers: the inverse of a basis matrix ``A_B`` is kept as ``Adj/δ`` with
+    ``Adj`` integer and ``δ = ±det A_B`` (columns keyed by basis row)."""
     import time as _time
 
-    A0 = [list(rows[r][0]) for r in basis0]
+    sparse = [[(i, c) for i, c in enumerate(a) if c] for a, _ in irows]
+    bvec = [b for _, b in irows]
+    A0 = [[Fraction(x) for x in irows[r][0]] for r in basis0]
     Binv, det = _inverse(A0)
     if Binv is None:
         raise AssertionError("initial basis is singular")
-    # Binv[i][j]: column j corresponds to basis position j (row basis[j])
+    delta = int(det)
+    adj0 = {r: [int(Binv[i][j] * det) for i in range(n)] for j, r in enumerate(basis0)}
     start = tuple(sorted(basis0))
-    # store basis as tuple in a canonical (sorted) order with matching columns
-    perm = [basis0.index(r) for r in start]
-    Binv = [[row[p] for p in perm] for row in Binv]
     seen = {start}
-    queue = deque([(start, Binv, det)])
-    total = _ZERO
+    queue = deque([(start, adj0, delta)])
+    total = Fraction(0)
     nb = 0
     while queue:
-        basis, Binv, det = queue.popleft()
+        basis, adj, delta = queue.popleft()
         nb += 1
         if deadline is not None and nb % 16 == 0 and _time.monotonic() > deadline:
             raise _Deadline()
+        cols = [adj[r] for r in basis]
+        Vnum = [0] * n
+        for j, r in enumerate(basis):
+            br = bvec[r]
+            if br:
+                c = cols[j]
+                for i in range(n):
+                    if c[i]:
+                        Vnum[i] += c[i] * br
         bset = set(basis)
-        # vertex v = Binv · b_B
-        bB = [bvec[r] for r in basis]
-        v = [sum((Binv[i][j] * bB[j] for j in range(n) if Binv[i][j] and bB[j]), _ZERO)
-             for i in range(n)]
-        # columns of Binv (edge j direction is -column j)
-        cols = [[Binv[i][j] for i in range(n)] for j in range(n)]
-        # beta[s][j] = a_s · Binv[:, j] for non-basic s; slack_s at v
         nonbasic = []
         for s in range(m):
             if s in bset:
                 continue
             sp = sparse[s]
-            bs = [sum((c * cols[j][i] for i, c in sp if cols[j][i]), _ZERO) for j in range(n)]
-            slack = bvec[s] - sum((c * v[i] for i, c in sp if v[i]), _ZERO)
-            nonbasic.append((s, bs, slack))
-        # neighbours
+            q = [sum(c * cj[i] for i, c in sp) for cj in cols]
+            S = delta * bvec[s] - sum(c * Vnum[i] for i, c in sp)  # δ·slack
+            nonbasic.append((s, q, S))
+        dpos = delta > 0
         for j in range(n):
-            best = None
-            for s, bs, slack in nonbasic:
-                bj = bs[j]
-                if bj >= 0:
-                    continue
-                ratio = slack / (-bj)
-                if best is None or ratio < best[0]:
-                    best = (ratio, [(s, bs, slack)])
-                elif ratio == best[0]:
-                    best[1].append((s, bs, slack))
-            if best is None:
+            best_n = best_d = None
+            cands = None
+            for s, q, S in nonbasic:
+                qj = q[j]
+                # edge j moves along -Adj[:,j]/δ; row s is approached iff q_j/δ < 0
+                if (qj < 0) if dpos else (qj > 0):
+                    # ratio = S / (-q_j): normalise the denominator positive
+                    if dpos:
+                        rn, rd = S, -qj
+                    else:
+                        rn, rd = -S, qj
+                    if best_n is None:
+                        best_n, best_d, cands = rn, rd, [(s, q)]
+                    else:
+                        lhs, rhs = rn * best_d, best_n * rd
+                        if lhs < rhs:
+                            best_n, best_d, cands = rn, rd, [(s, q)]
+                        elif lhs == rhs:
+                            cands.append((s, q))
+            if best_n is None:
                 raise UnboundedPolytopeError("the polytope is unbounded")
-            cands = best[1]
             if len(cands) > 1:
-                s_star = _lex_min(cands, j, basis, rank)
+                s_star, qs = _lex_min(cands, j, basis, rank, delta)
             else:
-                s_star = cands[0][0]
+                s_star, qs = cands[0]
             nbasis = tuple(sorted(basis[:j] + basis[j + 1:] + (s_star,)))
             if nbasis in seen:
                 continue
             seen.add(nbasis)
-            bs = next(c[1] for c in cands if c[0] == s_star)
-            piv = bs[j]  # a_s · Binv[:, j]
-            # new inverse: column for s = col_j / piv; other columns r: col_r - bs[r] * newcol
-            newcol = [x / piv for x in cols[j]]
-            newcols = {}
+            p = qs[j]
+            cj = cols[j]
+            nadj = {s_star: cj}
             for r in range(n):
                 if r == j:
                     continue
-                f = bs[r]
+                f = qs[r]
+                cr = cols[r]
                 if f:
-                    newcols[basis[r]] = [x - f * y for x, y in zip(cols[r], newcol)]
+                    nadj[basis[r]] = [(p * x - f * y) // delta for x, y in zip(cr, cj)]
                 else:
-                    newcols[basis[r]] = cols[r]
-            newcols[s_star] = newcol
-            nB = [[newcols[r][i] for r in nbasis] for i in range(n)]
-            queue.append((nbasis, nB, det * piv))
-        # contribution of this vertex cone: U = -Binv
-        # omega_j = <eta, u_j> = -<eta, col_j>;  sigma_j = -1/omega_j = 1/<eta, col_j>
-        sigma = []
-        prod_sigma = _ONE
+                    nadj[basis[r]] = [(p * x) // delta for x in cr]
+            queue.append((nbasis, nadj, p))
+        # vertex-cone term
+        E = []
+        prodE = 1
         for j in range(n):
-            w = sum((e * x for e, x in zip(eta, cols[j]) if x), _ZERO)
-            sj = 1 / w  # ZeroDivisionError -> caller retries with a new eta
-            sigma.append(sj)
-            prod_sigma *= sj
-        Ucols = [[-x for x in cols[j]] for j in range(n)]
-        M = integrand.moments(v, Ucols, sigma, n)
-        ev = sum((e * x for e, x in zip(eta, v) if x), _ZERO)
-        acc = _ZERO
-        evp = ev ** n
-        for d, md in enumerate(M):
-            if md:
-                acc += evp * md / fact[d + n]
-            evp *= ev
-        total += abs(1 / det) * prod_sigma * acc
+            e = 0
+            cj = cols[j]
+            for i in range(n):
+                if cj[i]:
+                    e += eta[i] * cj[i]
+            if e == 0:
+                raise _DegenerateDirection()
+            E.append(e)
+            prodE *= e
+        E.append(sum(eta[i] * Vnum[i] for i in range(n)))
+        # |det U| Π σ_j = (1/|δ|) Π (δ / E_j)
+        val = integrand.vertex_value(Vnum, delta, cols, E, n, fact)
+        total += val * Fraction(delta ** n, abs(delta) * prodE)
     return total
 
 
-def _lex_min(cands, j, basis, rank):
-    """Lexicographic minimum ratio among tied candidate rows (perturbation)."""
+def _lex_min(cands, j, basis, rank, delta):
+    """Lexicographic minimum ratio among tied candidate rows (perturbation
+    ``b_r -> b_r + ε^{rank r}``).  At the perturbed vertex the slack of row
+    ``s`` is ``slack_s + ε^{rank s} - Σ_{r∈B} ε^{rank r} β_{s,r}`` with
+    ``β_{s,r} = q_{s,r}/δ``; the step along edge ``j`` is slack/(-β_{s,j})."""
 
-    def key(c):
-        s, bs, slack = c
-        denom = -bs[j]
-        # perturbed slack: eps^{rank s} * 1 + sum_{r in B} eps^{rank r} * (-bs[r])
-        # (a_s · v_eps = a_s·v + sum_r eps^{rank r} a_s·Binv[:,r])
-        coeffs = {rank[s]: _ONE}
+    def vec(c):
+        s, q = c
+        denom = Fraction(-q[j], delta)
+        coeffs = {rank[s]: Fraction(1)}
         for pos, r in enumerate(basis):
-            if bs[pos]:
-                coeffs[rank[r]] = coeffs.get(rank[r], _ZERO) - bs[pos]
-        return coeffs, denom
+            if q[pos]:
+                coeffs[rank[r]] = coeffs.get(rank[r], Fraction(0)) - Fraction(q[pos], delta)
+        return {k: v / denom for k, v in coeffs.items()}
 
-    keyed = [(key(c), c[0]) for c in cands]
-    positions = sorted({p for (co, _), _ in keyed for p in co})
+    keyed = [(vec(c), c) for c in cands]
+    positions = sorted({p for co, _ in keyed for p in co})
     best = keyed
     for p in positions:
-        vals = [(co.get(p, _ZERO) / den, s, (co, den)) for (co, den), s in best]
-        lo = min(v for v, _, _ in vals)
-        best = [(k, s) for v, s, k in vals if v == lo]
+        lo = min(co.get(p, Fraction(0)) for co, _ in best)
+        best = [(co, c) for co, c in best if co.get(p, Fraction(0)) == lo]
         if len(best) == 1:
             return best[0][1]
     raise AssertionError("lexicographic ratio test did not break the tie")
@@ -484,9 +527,16 @@ def integrate_polytope(poly: Poly, constraints: Sequence[Constraint], nvars: int
     if point is None:
         return _ZERO
     try:
-        return _lawrence(poly, rows, nvars, point, deadline)
+        return _integrate_rows(poly, rows, nvars, point, deadline)
     except _Deadline:
         raise TimeoutError("polytope integration ran out of time") from None
+
+
+def _integrate_rows(poly: Poly, rows, n: int, point, deadline=None) -> Fraction:
+    """Integral over normalised ``rows`` given a point strictly inside them."""
+    if poly.is_zero():
+        return _ZERO
+    return _lawrence(poly, rows, n, point, deadline)
 
 
 # ---------------------------------------------------------------------------

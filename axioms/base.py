@@ -76,3 +76,66 @@ class AxiomFamily:
     def cost_value(self, args: Tuple[Any, ...], param: Any) -> float:
         """The numeric value of ``cost`` at numeric ``args`` and ``param``."""
         raise NotImplementedError
+
+
+# --------------------------------------------------------------------------- helpers
+#
+# Reading of an axiom: in ``bad`` the target expressions denote the freshly sampled
+# values, every other variable its value at the sampling statement (the statement
+# changes only its targets). The distribution's arguments are evaluated *before*
+# the sampling, so an axiom is only meaningful when no target variable is read by
+# the arguments (``x ~ lap(x, 1)``): ``instantiate`` refuses such statements with
+# :class:`SelfReferentialSample`; a front end can rename (``t := x; x ~ lap(t, 1)``).
+
+
+class SelfReferentialSample(ValueError):
+    """The sampling statement's distribution reads one of its own targets."""
+
+
+def target_variables(targets: Sequence[A.Expr]) -> set:
+    """Names of the variables a sampling statement writes (``x`` for ``x`` and ``x[i]``)."""
+    out = set()
+    for t in targets:
+        base = t
+        while isinstance(base, A.Index):
+            base = base.base
+        if isinstance(base, A.Var):
+            out.add(base.name)
+    return out
+
+
+def reads_own_target(targets: Sequence[A.Expr], dist: A.Call) -> bool:
+    """Whether ``dist``'s arguments read a variable that the sampling writes."""
+    read = set()
+    for a in dist.args:
+        read |= A.free_vars(a)
+    return bool(read & target_variables(targets))
+
+
+def check_targets(targets: Sequence[A.Expr], dist: A.Call, count: int = 1) -> None:
+    """Raise ``ValueError`` unless there are ``count`` targets and ``dist`` does not read them."""
+    if len(targets) != count:
+        raise ValueError(f"{dist.func}: expected {count} target(s), got {len(targets)}")
+    if reads_own_target(targets, dist):
+        raise SelfReferentialSample(
+            f"the arguments of {dist.func}(...) read the sampled variable(s) "
+            f"{sorted(target_variables(targets))}; rename before sampling")
+
+
+def union_bound(instances: Sequence[AxiomInstance], family: str = "") -> AxiomInstance:
+    """Several axioms for the same sampling as one: ``Pr[bad1 ∨ … ∨ badk] <= cost1 + … + costk``
+    (the union bound), under all side conditions. Zero costs are dropped from the sum, so
+    adding :mod:`axioms.support` facts to an axiom keeps its cost expression unchanged."""
+    from . import build as B
+
+    bads = [i.bad for i in instances]
+    costs = [i.cost for i in instances
+             if not (isinstance(i.cost, A.Num) and i.cost.value == 0)]
+    cost = costs[0] if costs else B.n(0)
+    for c in costs[1:]:
+        cost = B.add(cost, c)
+    side = []
+    for i in instances:
+        side.extend(s for s in i.side if s not in side)
+    return AxiomInstance(family or "+".join(i.family for i in instances), B.or_(*bads), cost,
+                         tuple(side), tuple(i.param for i in instances))

@@ -127,22 +127,18 @@ def subset_where(dist: A.Call, predicate: Callable[[Point], bool]) -> FrozenSet[
 # ------------------------------------------------------------------ formulas
 
 
-def _literal(v: Point) -> A.Expr:
+def point_literal(v: Point) -> A.Expr:
     if isinstance(v, bool):
         return A.BoolLit(v)
     if isinstance(v, tuple):
-        return A.TupleExpr(tuple(_literal(c) for c in v))
+        return A.TupleExpr(tuple(point_literal(c) for c in v))
     return B.n(v)
-
-
-def _size(e: A.Expr) -> int:
-    return sum(1 for _ in A.walk(e))
 
 
 def _eq_scalar(v: A.Expr, c) -> A.Expr:
     if isinstance(c, bool):
         return v if c else B.not_(v)
-    return B.eq(v, _literal(c))
+    return B.eq(v, point_literal(c))
 
 
 def cover_scalar(v: A.Expr, values) -> A.Expr:
@@ -171,10 +167,10 @@ def cover_scalar(v: A.Expr, values) -> A.Expr:
 
 def _interval(v, run):
     if len(run) == 1:
-        return B.eq(v, _literal(run[0]))
+        return B.eq(v, point_literal(run[0]))
     if len(run) == 2:
-        return B.or_(B.eq(v, _literal(run[0])), B.eq(v, _literal(run[1])))
-    return B.and_(B.le(_literal(run[0]), v), B.le(v, _literal(run[-1])))
+        return B.or_(B.eq(v, point_literal(run[0])), B.eq(v, point_literal(run[1])))
+    return B.and_(B.le(point_literal(run[0]), v), B.le(v, point_literal(run[-1])))
 
 
 def _size(e: A.Expr) -> int:
@@ -296,7 +292,7 @@ class UniformSubset(AxiomFamily):
     @staticmethod
     def numeric_dist(support: Sequence[Point]) -> A.Call:
         """``unif({…})`` over literal points."""
-        return A.Call("unif", (A.SetLit(tuple(_literal(p) for p in support)),))
+        return A.Call("unif", (A.SetLit(tuple(point_literal(p) for p in support)),))
 
     def _numeric(self, support, subset):
         dim = point_dimension(support)

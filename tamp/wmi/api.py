@@ -62,6 +62,11 @@ def wmi(formula, weight, domain: Dict, timeout: Optional[float] = None) -> WMIRe
     of the formula, the weight or the domain is summed over.  Raises
     :class:`WMITimeout` (a ``TimeoutError``) after ``timeout`` seconds.
     """
+    return _wmi(formula, weight, domain, timeout)
+
+
+def _wmi(formula, weight, domain, timeout=None, integrator=None) -> WMIResult:
+    """:func:`wmi` with a replaceable polytope integrator (for cross-checks)."""
     t0 = time.monotonic()
     deadline = None if timeout is None else t0 + timeout
     reals, bounds, bools = _split_domain(domain)
@@ -100,7 +105,7 @@ def wmi(formula, weight, domain: Dict, timeout: Optional[float] = None) -> WMIRe
     from .model import weight_map, Atom
     w2 = weight_map(w, project)
     atoms2 = [Atom(tuple(a.coeffs[i] for i in keep), a.rhs) for a in comp.atoms]
-    enum = CellEnumerator(len(keep), [bounds[i] for i in keep], atoms2, n_bools, deadline)
+    enum = CellEnumerator(len(keep), [bounds[i] for i in keep], atoms2, n_bools, deadline, integrator)
     value = enum.run(phi, w2)
     return WMIResult(value, enum.cells, time.monotonic() - t0)
 

@@ -40,8 +40,10 @@ def _zq(c: Fraction):
 
 class CellEnumerator:
     def __init__(self, n: int, bounds, atoms: List[Atom], n_bools: int,
-                 deadline: Optional[float] = None):
+                 deadline: Optional[float] = None, integrator=None):
         self.n = n
+        # integrator(poly, rows, n) -> Fraction; default: the vertex-cone method
+        self.integrator = integrator
         self.bounds = bounds
         self.atoms = atoms
         self.n_bools = n_bools
@@ -202,6 +204,9 @@ class CellEnumerator:
         rows = _normalize([(a, b, False) for a, b in cons], self.n)
         self.cells += 1
         if rows is None:
+            return
+        if self.integrator is not None:
+            self.total += self.integrator(f, [(a, b, False) for a, b in rows], self.n)
             return
         try:
             self.total += _integrate_rows(f, rows, self.n, point, self.deadline)

@@ -1,0 +1,82 @@
+"""Body of ``tamp wmi PROBLEM.json [--json] [--timeout S]``."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from fractions import Fraction
+from typing import Optional
+
+from pysmt.shortcuts import And
+
+
+def _ratio(v: Fraction) -> str:
+    return f"{v.numerator}/{v.denominator}"
+
+
+def run(path: str, as_json: bool, timeout: Optional[float]) -> int:
+    """Compute Z (and the queries' probabilities) of a JSON problem.
+
+    Returns 0 on success, 1 on timeout (after saying how far it got), 2 on a
+    malformed problem (one line ``PATH: error: …`` on stderr)."""
+    from .api import wmi
+    from .cells import WMITimeout
+    from .jsonfmt import ProblemFormatError, load_problem
+    from .model import WMIInputError
+
+    t0 = time.monotonic()
+    try:
+        prob = load_problem(path)
+    except ProblemFormatError as exc:
+        print(f"{path}: error: {exc}", file=sys.stderr)
+        return 2
+    deadline = None if timeout is None else t0 + timeout
+
+    def remaining():
+        return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+    stage = "Z"
+    cells = 0
+    try:
+        z = wmi(prob.formula, prob.weight, prob.domain, timeout=remaining())
+        cells = z.cells
+        queries = []
+        for i, q in enumerate(prob.queries):
+            stage = f"query {i}"
+            zq = wmi(And(q, prob.formula), prob.weight, prob.domain, timeout=remaining())
+            cells += zq.cells
+            p = zq.value / z.value if z.value != 0 else None
+            queries.append((i, p))
+    except WMIInputError as exc:
+        print(f"{path}: error: {exc}", file=sys.stderr)
+        return 2
+    except WMITimeout as exc:
+        elapsed = time.monotonic() - t0
+        done = cells + exc.cells
+        msg = (f"{path}: timeout after {elapsed:.1f} s while computing {stage}: "
+               f"{done} convex cells integrated (partial sum of {stage} ≈ {float(exc.partial):.12g})")
+        if as_json:
+            print(json.dumps({"status": "timeout", "stage": stage, "cells": done,
+                              "partial": float(exc.partial), "time_s": round(elapsed, 3)}))
+        print(msg, file=sys.stderr)
+        return 1
+    elapsed = time.monotonic() - t0
+    if as_json:
+        out = {"Z": _ratio(z.value), "value": float(z.value), "cells": cells,
+               "time_s": round(elapsed, 3)}
+        if prob.queries:
+            out["queries"] = [
+                {"query": i, "P": None if p is None else _ratio(p),
+                 "value": None if p is None else float(p)}
+                for i, p in queries
+            ]
+        print(json.dumps(out))
+    else:
+        print(f"Z = {z.value}  (≈ {float(z.value):.12g})  cells: {cells}  time: {elapsed:.2f} s")
+        for i, p in queries:
+            if p is None:
+                print(f"P(query {i}) undefined: Z = 0")
+            else:
+                print(f"P(query {i}) = {p}  (≈ {float(p):.12g})")
+    return 0

@@ -1,0 +1,126 @@
+"""The failure-bound prover: trace abstraction modulo probability.
+
+>>> from lang.parser import parse
+>>> prog = parse('''program coin(p: real) requires 0 < p && p <= 1 ensures !y fails p
+...                 { y ~ bern(p); }''').programs[0]
+>>> prove_program(prog).verdict
+'proved'
+
+Pipeline (see the modules): :mod:`tamp.cfa` builds the control-flow automaton; the CFA is
+unfolded into a trace tree (:mod:`.automaton`); :mod:`.synthesis` chooses one axiom per
+sampling so that every trace formula (:mod:`.trace`) is valid; :mod:`.labels` labels the tree
+with checked interpolants λ and failure bounds κ; :mod:`.check` verifies the labelled
+automaton (the only thing a "proved" rests on). If the plain tree fails, the proof is retried
+under a case split on each boolean input.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import List, Optional
+
+from lang import ast as A
+from lang.errors import TampError, UnsupportedError, error_at
+
+from .automaton import TooLarge, unfold_tree
+from .result import ProofResult, axioms_table
+from .show import show_expr
+
+__all__ = ["prove_program", "ProofResult"]
+
+
+def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: Optional[float] = None,
+                  path: str = "<string>", source: Optional[str] = None, progress=None) -> ProofResult:
+    """Try to prove that ``program`` violates its postcondition with probability at most ``bound``
+    (default: its ``fails`` clause, else 0) for every input satisfying ``requires``."""
+    from tamp.cfa import build_cfa
+
+    t0 = time.monotonic()
+    deadline = t0 + timeout if timeout else None
+    cfa = build_cfa(program, bound, path, source)
+    bound_text = show_expr(cfa.bound)
+    try:
+        if cfa.is_acyclic():
+            return _prove_loop_free(program, cfa, deadline, t0, progress)
+        from .loops import prove_loops
+
+        return prove_loops(program, cfa, deadline, t0, progress)
+    except UnsupportedError as exc:
+        if exc.line == 0 and source is not None:
+            exc = error_at(UnsupportedError, exc.message, program.pos, path, source)
+        raise exc.with_source(path, source or "")
+    except TooLarge as exc:
+        return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, bound_text,
+                           f"not proved: {exc}", cfa=cfa)
+
+
+def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
+    from .check import check_automaton
+    from .labels import label_tree
+    from .smt import VALID, Encoder, Stats
+    from .synthesis import Search, Timeout, synthesize
+
+    stats = Stats()
+    enc = Encoder(cfa.types)
+    bound_text = show_expr(cfa.bound)
+    spec = list(cfa.ensures) + [cfa.bound]
+    n_real = sum(1 for e in cfa.sample_edges() if e[3]["stmt"].dist.func not in ("bern", "unif"))
+    splits_tried: List[List[A.Expr]] = [[]] + [[A.Var(p.name)] for p in program.params
+                                                if p.type == A.BOOL]
+    times = {"synthesis": 0.0, "interpolation": 0.0, "inclusion": 0.0}
+    first_failure = None
+    total_props = 0
+    traces = 0
+    for splits in splits_tried:
+        aut = unfold_tree(cfa, splits)
+        search = Search(cfa, aut, enc, stats, deadline, cfa.bound, spec, n_real)
+        if progress:
+            progress(f"{program.name}: synthesising axioms ({len(aut.exits)} traces"
+                     + (f", split on {show_expr(splits[0])}" if splits else "") + ")")
+        ts = time.monotonic()
+        try:
+            ok = synthesize(search)
+        except Timeout:
+            times["synthesis"] += time.monotonic() - ts
+            return _result(program, cfa, "unknown", t0, bound_text,
+                           f"timeout during axiom synthesis ({search.traces_proved} of {len(aut.exits)} "
+                           "traces proved so far)", [], search, stats, times, [], first_failure)
+        times["synthesis"] += time.monotonic() - ts
+        total_props += search.proposals
+        traces = len(aut.exits)
+        if not ok:
+            if first_failure is None and search.failure is not None:
+                first_failure = search.failure.text()
+            continue
+        ti = time.monotonic()
+        try:
+            label_tree(aut, cfa, enc, search.valid)
+            times["interpolation"] += time.monotonic() - ti
+            tc = time.monotonic()
+            obligations = check_automaton(aut, cfa, enc, search.valid, cfa.bound)
+            times["inclusion"] += time.monotonic() - tc
+        except Timeout:
+            return _result(program, cfa, "unknown", t0, bound_text, "timeout while labelling/checking the "
+                           f"automaton (all {traces} traces proved)", [aut], search, stats, times, [],
+                           first_failure, total_props)
+        bad = [o for o in obligations if o.status != VALID]
+        if not bad:
+            return _result(program, cfa, "proved", t0, bound_text, "", [aut], search, stats, times,
+                           obligations, None, total_props)
+        first_failure = first_failure or ("the labelled automaton did not check: "
+                                          + "; ".join(f"{o.rule} at {o.where} ({o.status})" for o in bad[:3]))
+    msg = "not proved (a failed union-bound proof does not mean the claim is false)"
+    return _result(program, cfa, "unknown", t0, bound_text, msg, [], search, stats, times, [],
+                   first_failure, total_props)
+
+
+def _result(program, cfa, verdict, t0, bound_text, message, automata, search, stats, times, obligations,
+            failure, proposals=None):
+    st = {"traces": len(search.aut.exits), "proposals": proposals if proposals is not None else search.proposals,
+          "lemma_instances": stats.lemma_instances, "solver_calls": stats.solver_calls,
+          "solver_unknowns": stats.unknowns, "obligations": len(obligations),
+          "time": {k: round(v, 4) for k, v in times.items()}}
+    axioms = axioms_table(automata[0]) if automata else []
+    return ProofResult(program.name, "failure-bound", verdict, time.monotonic() - t0, bound_text, message,
+                       cfa=cfa, automata=automata, axioms=axioms, stats=st, obligations=obligations,
+                       failed_trace=failure)

@@ -1,0 +1,128 @@
+"""The proof checker: the obligations that make a labelled failure automaton a proof.
+
+Let β be the bound and, for a node q, λ(q) its predicate and κ(q) its failure so far. The
+automaton proves ⊢β {requires} P {ensures} when (all under ``requires``):
+
+1. INIT       λ(root) holds and κ(root) = 0;
+2. COVER      every run of the CFA is a run of the automaton: each node either follows *all*
+              out-edges of its CFA node (same statements, children at the CFA successors), or is a
+              *split* node whose guards cover λ (children at the same CFA node);
+3. STEP       for every edge q →s q': λ(q) ∧ s ⇒ λ(q') and κ(q) + cost(s) <= κ(q') — for a
+              sampling with axiom Pr[bad] <= cost only on the outcomes where ¬bad holds,
+              and then also λ(q) ⇒ side ∧ κ(q) + cost <= β;
+4. BUDGET     λ(q) ⇒ κ(q) <= β at every node;
+5. EXIT       λ(q) ⇒ ensures at every exit node.
+
+Why this is sound: write F(q, σ) for the probability that a run from state σ at q ends
+violating ``ensures``. By induction on the run length, F(q, σ) <= β − κ(q)(σ) whenever
+σ ⊨ λ(q): at an exit by EXIT and BUDGET; an assume/assign moves deterministically, and STEP
+keeps the bound; a sampling fails with probability at most Pr[bad] + sup over ¬bad outcomes
+<= cost + β − (κ(q) + cost). At the root κ = 0, so the failure probability is at most β.
+(β ranges over inputs, which no statement changes.) Back edges (loops) need no extra rule:
+the induction is on the length of the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List
+
+import z3
+
+from lang import ast as A
+
+from .exprs import ZERO
+from .show import show_expr, show_stmt
+from .smt import VALID, to_real
+from .trace import StepState, step
+
+
+@dataclass
+class Obligation:
+    rule: str
+    where: str
+    status: str
+    formula: str = ""
+
+    def to_json(self) -> dict:
+        return {"rule": self.rule, "where": self.where, "status": self.status}
+
+
+def _cover(aut, cfa) -> List[str]:
+    """Problems with rule COVER (empty when the automaton simulates the CFA)."""
+    problems = []
+    for nid, n in aut.nodes.items():
+        outs = aut.out(nid)
+        if outs and all(e.kind == "split" for e in outs):
+            if any(aut.nodes[e.dst].cfa_node != n.cfa_node for e in outs):
+                problems.append(f"split node q{nid} changes CFA node")
+            continue
+        if any(e.kind == "split" for e in outs):
+            problems.append(f"node q{nid} mixes split and CFA edges")
+            continue
+        want = {}
+        for u, v, k, d in cfa.out_edges(n.cfa_node):
+            want[(u, v, k)] = d["stmt"]
+        have = {}
+        for e in outs:
+            if e.cfa_edge is None or tuple(e.cfa_edge) not in want:
+                problems.append(f"edge q{nid}->q{e.dst} follows no CFA edge of node {n.cfa_node}")
+                continue
+            if want[tuple(e.cfa_edge)] != e.stmt:
+                problems.append(f"edge q{nid}->q{e.dst} has a different statement than its CFA edge")
+            if aut.nodes[e.dst].cfa_node != e.cfa_edge[1]:
+                problems.append(f"edge q{nid}->q{e.dst} reaches the wrong CFA node")
+            have[tuple(e.cfa_edge)] = e
+        for key in want:
+            if key not in have:
+                problems.append(f"node q{nid} does not follow CFA edge {key[0]}->{key[1]}")
+        if n.cfa_node == cfa.exit and nid not in aut.exits:
+            problems.append(f"node q{nid} is at the CFA exit but not an exit")
+    return problems
+
+
+def check_automaton(aut, cfa, enc, valid, beta: A.Expr) -> List[Obligation]:
+    """Every obligation of rules 1–5, each decided by ``valid`` (VALID only on z3 ``unsat``)."""
+    obs: List[Obligation] = []
+    for p in _cover(aut, cfa):
+        obs.append(Obligation("COVER", p, "invalid"))
+    if not any(o.rule == "COVER" for o in obs):
+        obs.append(Obligation("COVER", "the automaton simulates the CFA", VALID))
+
+    env0 = enc.initial_env()
+    E = lambda e, env=env0: enc.expr(e, env)  # noqa: E731
+    beta0 = to_real(E(beta))
+
+    def ob(rule, where, formula):
+        obs.append(Obligation(rule, where, valid(formula), ""))
+
+    root = aut.nodes[aut.root]
+    ob("INIT", f"q{root.id}", z3.And(E(root.lam), to_real(E(root.kappa)) == 0))
+    for nid, n in aut.nodes.items():
+        lam = E(n.lam)
+        ob("BUDGET", f"q{nid}", z3.Implies(lam, to_real(E(n.kappa)) <= beta0))
+        if nid in aut.exits:
+            post = z3.And(*[E(e) for e in cfa.ensures]) if cfa.ensures else z3.BoolVal(True)
+            ob("EXIT", f"q{nid}", z3.Implies(lam, post))
+        outs = aut.out(nid)
+        if outs and all(e.kind == "split" for e in outs):
+            ob("COVER", f"split at q{nid}", z3.Implies(lam, z3.Or(*[E(e.stmt.cond) for e in outs])))
+    for e in aut.edges:
+        src, dst = aut.nodes[e.src], aut.nodes[e.dst]
+        st = StepState(dict(env0), [E(src.lam)], [], z3.RealVal(0), [])
+        where = f"q{e.src}->q{e.dst} {show_stmt(e.stmt)}"
+        if isinstance(e.stmt, A.Sample):
+            if e.axiom is None:
+                obs.append(Obligation("STEP", where + " (no axiom)", "invalid"))
+                continue
+            ax = e.axiom
+            cost = to_real(E(ax.cost))
+            pre = z3.And(*[E(s) for s in ax.side], to_real(E(src.kappa)) + cost <= beta0)
+            ob("STEP", where + " (side, cost)", z3.Implies(E(src.lam), pre))
+        else:
+            cost = z3.RealVal(0)
+        st2 = step(enc, st, e.stmt, e.axiom if isinstance(e.stmt, A.Sample) else None)
+        post = z3.And(enc.expr(dst.lam, st2.env),
+                      to_real(E(src.kappa)) + cost <= to_real(enc.expr(dst.kappa, st2.env)))
+        ob("STEP", where, z3.Implies(st2.context(), post))
+    return obs

@@ -1,0 +1,107 @@
+"""Small pure helpers on :mod:`lang.ast` expressions: substitution, conjuncts, smart constructors."""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+from typing import Dict, List
+
+from lang import ast as A
+
+TRUE = A.BoolLit(True)
+FALSE = A.BoolLit(False)
+ZERO = A.num(0)
+
+
+def subst(e: A.Expr, m: Dict[str, A.Expr]) -> A.Expr:
+    """Replace free occurrences of the variables in ``m`` (capture-avoiding enough for our use:
+    quantifier/sum variables shadow)."""
+    if isinstance(e, A.Var):
+        return m.get(e.name, e)
+    if isinstance(e, (A.Quant, A.Sum)):
+        inner = {k: v for k, v in m.items() if k != e.var}
+        return dataclasses.replace(e, lo=subst(e.lo, m), hi=subst(e.hi, m), body=subst(e.body, inner))
+    if not dataclasses.is_dataclass(e) or not isinstance(e, A.Expr):
+        return e
+    changes = {}
+    for f in dataclasses.fields(e):
+        if f.name == "pos":
+            continue
+        v = getattr(e, f.name)
+        if isinstance(v, A.Expr):
+            changes[f.name] = subst(v, m)
+        elif isinstance(v, tuple) and v and isinstance(v[0], A.Expr):
+            changes[f.name] = tuple(subst(x, m) for x in v)
+    return dataclasses.replace(e, **changes) if changes else e
+
+
+def conjuncts(e: A.Expr) -> List[A.Expr]:
+    """``a && b && c`` → [a, b, c]; ``true`` → []."""
+    if isinstance(e, A.Binary) and e.op == "&&":
+        return conjuncts(e.left) + conjuncts(e.right)
+    if isinstance(e, A.BoolLit) and e.value:
+        return []
+    return [e]
+
+
+def and_all(es) -> A.Expr:
+    es = [e for e in es if not (isinstance(e, A.BoolLit) and e.value)]
+    if not es:
+        return TRUE
+    out = es[0]
+    for e in es[1:]:
+        out = A.Binary("&&", out, e)
+    return out
+
+
+def not_(e: A.Expr) -> A.Expr:
+    if isinstance(e, A.Unary) and e.op == "!":
+        return e.operand
+    if isinstance(e, A.BoolLit):
+        return A.BoolLit(not e.value)
+    return A.Unary("!", e)
+
+
+def is_zero(e: A.Expr) -> bool:
+    return isinstance(e, A.Num) and e.value == 0
+
+
+def plus(a: A.Expr, b: A.Expr) -> A.Expr:
+    """``a + b`` with 0 folded and literal sums computed exactly."""
+    if is_zero(a):
+        return b
+    if is_zero(b):
+        return a
+    if isinstance(a, A.Num) and isinstance(b, A.Num):
+        return A.Num(a.value + b.value, a.is_int and b.is_int)
+    return A.Binary("+", a, b)
+
+
+def divide(a: A.Expr, k: int) -> A.Expr:
+    if k == 1:
+        return a
+    if isinstance(a, A.Num):
+        return A.Num(Fraction(a.value) / k, False)
+    return A.Binary("/", a, A.num(k))
+
+
+def reciprocal(e: A.Expr) -> A.Expr:
+    """``1/e`` with ``1/(1/x)`` → x and ``1/(a/b)`` → b/a."""
+    if isinstance(e, A.Binary) and e.op == "/":
+        if isinstance(e.left, A.Num) and e.left.value == 1:
+            return e.right
+        return A.Binary("/", e.right, e.left)
+    if isinstance(e, A.Num) and e.value != 0:
+        return A.Num(1 / Fraction(e.value), False)
+    return A.Binary("/", A.num(1), e)
+
+
+def assigned_names(stmt) -> set:
+    """Variables (array names for element writes) written by a basic statement."""
+    out = set()
+    for t in getattr(stmt, "targets", ()):
+        if isinstance(t, A.Var):
+            out.add(t.name)
+        elif isinstance(t, A.Index) and isinstance(t.base, A.Var):
+            out.add(t.base.name)
+    return out

@@ -1,0 +1,270 @@
+"""Translation of :mod:`lang.ast` expressions to z3, and validity checks.
+
+Variables are looked up in an *environment* (name → z3 term), so the same encoder serves
+SSA trace formulas (fresh versions per assignment) and state-predicate obligations.
+``log``, ``exp`` and ``sqrt`` are uninterpreted functions; every application that occurs
+in a formula is recorded so that :mod:`axioms.lemmas` can add true facts about it.
+``sum`` with literal bounds is unrolled; otherwise it is an uninterpreted function of its
+bounds and free variables (sound: nothing is assumed about its value).
+
+:func:`is_valid` is the only place a solver answer becomes a fact: ``unsat`` of the negation
+is "valid"; ``sat`` is "invalid"; ``unknown`` (including timeouts) is "unknown" — never valid.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Dict, List, Optional
+
+import z3
+
+from lang import ast as A
+from lang.errors import UnsupportedError
+
+VALID, INVALID, UNKNOWN = "valid", "invalid", "unknown"
+
+
+def sort_of(t: A.Type) -> z3.SortRef:
+    """The z3 sort of a language type."""
+    if t.name == "bool":
+        return z3.BoolSort()
+    if t.name == "int":
+        return z3.IntSort()
+    if t.name == "real":
+        return z3.RealSort()
+    if t.name == "array":
+        return z3.ArraySort(z3.IntSort(), sort_of(t.elem[0]))
+    raise UnsupportedError(f"values of type {t} are not supported by the prover")
+
+
+@dataclass
+class Stats:
+    """Counters shared by one proof attempt."""
+
+    solver_calls: int = 0
+    solver_time: float = 0.0
+    lemma_instances: int = 0
+    unknowns: int = 0
+
+
+class Encoder:
+    """Expressions → z3 terms over an environment; collects transcendental applications."""
+
+    def __init__(self, types: Dict[str, A.Type]):
+        self.types = types
+        self.log = z3.Function("log", z3.RealSort(), z3.RealSort())
+        self.exp = z3.Function("exp", z3.RealSort(), z3.RealSort())
+        self.sqrt = z3.Function("sqrt", z3.RealSort(), z3.RealSort())
+        self._fresh = 0
+        self._sums: Dict[str, z3.FuncDeclRef] = {}
+
+    # ------------------------------------------------------------------ variables
+    def const(self, name: str, version=0) -> z3.ExprRef:
+        """The z3 constant for version ``version`` of variable ``name``."""
+        t = self.types.get(name)
+        if t is None:
+            raise UnsupportedError(f"the prover does not know the type of '{name}'")
+        return z3.Const(f"{name}@{version}" if version is not None else name, sort_of(t))
+
+    def fresh(self, name: str) -> z3.ExprRef:
+        self._fresh += 1
+        return self.const(name, f"s{self._fresh}")
+
+    def initial_env(self, suffix="0") -> Dict[str, z3.ExprRef]:
+        return {n: self.const(n, suffix) for n, t in self.types.items() if t.name != "tuple"}
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, e: A.Expr, env: Dict[str, z3.ExprRef]) -> z3.ExprRef:
+        m = getattr(self, "_" + type(e).__name__, None)
+        if m is None:
+            raise UnsupportedError(f"the prover cannot encode {type(e).__name__} expressions")
+        return m(e, env)
+
+    def _Num(self, e, env):
+        v = e.value
+        if e.is_int and v.denominator == 1:
+            return z3.IntVal(v.numerator)
+        return z3.RealVal(Fraction(v))
+
+    def _BoolLit(self, e, env):
+        return z3.BoolVal(e.value)
+
+    def _Var(self, e, env):
+        if e.name not in env:
+            raise UnsupportedError(f"the prover does not know the variable '{e.name}'")
+        return env[e.name]
+
+    def _Index(self, e, env):
+        base = self.expr(e.base, env)
+        idx = to_int(self.expr(e.index, env))
+        return z3.Select(base, idx)
+
+    def _Unary(self, e, env):
+        x = self.expr(e.operand, env)
+        if e.op == "!":
+            return z3.Not(x)
+        return -x
+
+    def _Binary(self, e, env):
+        op = e.op
+        a, b = self.expr(e.left, env), self.expr(e.right, env)
+        if op == "&&":
+            return z3.And(a, b)
+        if op == "||":
+            return z3.Or(a, b)
+        if op == "==>":
+            return z3.Implies(a, b)
+        if op == "<==>":
+            return a == b
+        if op in ("==", "!="):
+            if z3.is_bool(a) or z3.is_bool(b):
+                r = a == b
+            else:
+                a, b = unify(a, b)
+                r = a == b
+            return r if op == "==" else z3.Not(r)
+        if op in ("div", "mod"):
+            a, b = to_int(a), to_int(b)
+            return a / b if op == "div" else a % b
+        if op == "/":
+            return to_real(a) / to_real(b)
+        a, b = unify(a, b)
+        return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "<": lambda: a < b,
+                "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[op]() \
+            if op in ("+", "-", "*", "<", "<=", ">", ">=") else _bad_op(op)
+
+    def _Cond(self, e, env):
+        a, b = unify(self.expr(e.then, env), self.expr(e.other, env))
+        return z3.If(self.expr(e.cond, env), a, b)
+
+    def _Call(self, e, env):
+        args = [self.expr(a, env) for a in e.args]
+        f = e.func
+        if f == "abs":
+            x = args[0]
+            return z3.If(x >= 0, x, -x)
+        if f in ("min", "max"):
+            a, b = unify(args[0], args[1])
+            return z3.If(a <= b, a, b) if f == "min" else z3.If(a >= b, a, b)
+        if f == "log":
+            return self.log(to_real(args[0]))
+        if f == "exp":
+            return self.exp(to_real(args[0]))
+        if f == "sqrt":
+            return self.sqrt(to_real(args[0]))
+        raise UnsupportedError(f"the prover cannot encode the call '{f}(…)'")
+
+    def _TupleExpr(self, e, env):
+        raise UnsupportedError("tuple values are supported only in tuple assignment and sampling")
+
+    def _Quant(self, e, env):
+        j = z3.Int(f"{e.var}!q{self._next()}")
+        lo, hi = to_int(self.expr(e.lo, env)), to_int(self.expr(e.hi, env))
+        inner = dict(env)
+        inner[e.var] = j
+        body = self.expr(e.body, inner)
+        rng = z3.And(lo <= j, j <= hi if e.inclusive else j < hi)
+        if e.kind == "forall":
+            return z3.ForAll([j], z3.Implies(rng, body))
+        return z3.Exists([j], z3.And(rng, body))
+
+    def _Sum(self, e, env):
+        lo, hi = z3.simplify(to_int(self.expr(e.lo, env))), z3.simplify(to_int(self.expr(e.hi, env)))
+        if z3.is_int_value(lo) and z3.is_int_value(hi):
+            a, b = lo.as_long(), hi.as_long() + (1 if e.inclusive else 0)
+            if b - a <= 64:
+                total = z3.RealVal(0)
+                for k in range(a, b):
+                    inner = dict(env)
+                    inner[e.var] = z3.IntVal(k)
+                    total = total + to_real(self.expr(e.body, inner))
+                return total
+        # opaque: a function of the bounds and of the free variables' values
+        names = sorted(A.free_vars(e.body) - {e.var})
+        key = repr(e)
+        if key not in self._sums:
+            sorts = [z3.IntSort(), z3.IntSort()] + [env[n].sort() for n in names]
+            self._sums[key] = z3.Function(f"sum{len(self._sums)}", *sorts, z3.RealSort())
+        hi2 = hi + 1 if e.inclusive else hi
+        return self._sums[key](lo, hi2, *[env[n] for n in names])
+
+    def _next(self):
+        self._fresh += 1
+        return self._fresh
+
+
+def _bad_op(op):
+    raise UnsupportedError(f"the prover cannot encode the operator '{op}'")
+
+
+def to_real(x: z3.ExprRef) -> z3.ExprRef:
+    return z3.ToReal(x) if z3.is_int(x) else x
+
+
+def to_int(x: z3.ExprRef) -> z3.ExprRef:
+    if z3.is_int(x):
+        return x
+    if z3.is_rational_value(x) and x.denominator_as_long() == 1:
+        return z3.IntVal(x.numerator_as_long())
+    raise UnsupportedError("an array index or div/mod operand must be an integer")
+
+
+def unify(a: z3.ExprRef, b: z3.ExprRef):
+    """Promote int to real when the other side is real."""
+    if z3.is_int(a) and z3.is_real(b):
+        return z3.ToReal(a), b
+    if z3.is_real(a) and z3.is_int(b):
+        return a, z3.ToReal(b)
+    return a, b
+
+
+# ---------------------------------------------------------------------------- validity
+
+
+def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.ExprRef]:
+    """Every application of log/exp/sqrt inside ``f`` (ground or not), without repeats."""
+    seen, out, stack = set(), [], [f]
+    while stack:
+        t = stack.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_app(t):
+            if t.decl().name() in names and t.num_args() == 1:
+                out.append(t)
+            stack.extend(t.children())
+        elif z3.is_quantifier(t):
+            stack.append(t.body())
+    return out
+
+
+def is_valid(formula: z3.BoolRef, enc: Encoder, stats: Stats, timeout_ms: int = 5000,
+             hypotheses=()) -> str:
+    """Decide ``hypotheses ⇒ formula`` with lemmas about log/exp/sqrt added as hypotheses.
+
+    Returns VALID only when z3 answers ``unsat`` for the negation."""
+    from axioms.lemmas import lemma_instances
+
+    hyps = list(hypotheses)
+    apps = transcendental_apps(z3.And(*hyps, formula) if hyps else formula)
+    lemmas = lemma_instances(apps, enc) if apps else []
+    stats.lemma_instances += len(lemmas)
+    s = z3.Solver()
+    s.set("timeout", max(int(timeout_ms), 1))
+    for h in hyps:
+        s.add(h)
+    for _name, lem in lemmas:
+        s.add(lem)
+    s.add(z3.Not(formula))
+    t0 = time.monotonic()
+    r = s.check()
+    stats.solver_calls += 1
+    stats.solver_time += time.monotonic() - t0
+    if r == z3.unsat:
+        return VALID
+    if r == z3.sat:
+        return INVALID
+    stats.unknowns += 1
+    return UNKNOWN

@@ -1,0 +1,143 @@
+"""Axiom synthesis on a trace tree: choose one axiom per sampling edge so every trace is proved.
+
+The tree is searched depth-first as an AND-OR problem: at a branching node every child
+must be proved (AND); at a sampling edge one of its proposals must work (OR), cheapest
+first. A proposal is pruned as soon as the prefix's side conditions or ``ω <= β`` fail
+(costs only grow along a trace). Choices on a shared prefix are shared by every trace through
+it, which is what lets the traces merge into one automaton.
+
+Every "proved" here is an SMT answer ``unsat``; ``unknown`` counts as failure. The search
+only *proposes*: the labelled automaton is re-checked by :mod:`tamp.prover.check`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+import z3
+
+from lang import ast as A
+
+from .automaton import AEdge, FailureAutomaton
+from .candidates import proposals
+from .show import show_expr, show_stmt
+from .smt import UNKNOWN, VALID, Encoder, Stats, is_valid
+from .trace import StepState, initial_state, prefix_goal, step, trace_goal
+
+
+class Timeout(Exception):
+    """The proof's time limit was reached."""
+
+
+@dataclass
+class Failure:
+    """Why a trace could not be proved."""
+
+    reason: str
+    path: List[str] = field(default_factory=list)
+    depth: int = 0
+    kind: str = "trace"
+
+    def text(self) -> str:
+        if not self.path:
+            return self.reason
+        return self.reason + "\n    on the trace:\n" + "\n".join("      " + p for p in self.path)
+
+
+@dataclass
+class Search:
+    """State of one synthesis run."""
+
+    cfa: object
+    aut: FailureAutomaton
+    enc: Encoder
+    stats: Stats
+    deadline: Optional[float]
+    beta: A.Expr
+    spec_exprs: List[A.Expr]
+    n_real: int
+    proposals: int = 0
+    traces_proved: int = 0
+    failure: Optional[Failure] = None
+    cache: Dict[int, list] = field(default_factory=dict)
+
+    def ms(self) -> int:
+        if self.deadline is None:
+            return 10000
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise Timeout()
+        return int(min(10000, left * 1000))
+
+    def valid(self, goal) -> str:
+        return is_valid(goal, self.enc, self.stats, self.ms(), self.hyps)
+
+    def __post_init__(self):
+        env0 = self.enc.initial_env()
+        self.hyps = [self.enc.expr(r, env0) for r in self.cfa.requires]
+        self.beta_z3 = _real(self.enc.expr(self.beta, env0))
+
+    # ------------------------------------------------------------------ search
+    def solve(self, nid: int, st: StepState) -> bool:
+        """Choose axioms below ``nid`` (given the symbolic prefix ``st``); True when every trace
+        through ``nid`` is proved."""
+        if nid in self.aut.exits:
+            r = self.valid(trace_goal(self.enc, st, self.cfa.ensures, self.beta_z3))
+            if r == VALID:
+                self.traces_proved += 1
+                return True
+            self.note(nid, "the postcondition or the bound does not follow on this trace"
+                      + (" (the solver answered unknown)" if r == UNKNOWN else ""), "trace")
+            return False
+        outs = self.aut.out(nid)
+        if len(outs) == 1 and isinstance(outs[0].stmt, A.Sample) and outs[0].kind == "cfa":
+            return self.solve_sample(outs[0], st)
+        for e in outs:  # AND over branches
+            if not self.solve(e.dst, step(self.enc, st, e.stmt)):
+                return False
+        return True
+
+    def solve_sample(self, e: AEdge, st: StepState) -> bool:
+        cands = self.cache.get(id(e.stmt))
+        if cands is None:
+            cands = proposals(e.stmt, self.spec_exprs, self.beta, self.n_real)
+            self.cache[id(e.stmt)] = cands
+        if not cands:
+            self.note(e.src, f"no axiom family applies to `{show_stmt(e.stmt)}`")
+            return False
+        for ax in cands:
+            self.proposals += 1
+            st2 = step(self.enc, st, e.stmt, ax, self.beta_z3)
+            if (ax.side or not _is_zero(ax.cost)) and self.valid(prefix_goal(st2, self.beta_z3)) != VALID:
+                continue
+            if self.solve(e.dst, st2):
+                e.axiom = ax
+                return True
+        self.note(e.src, f"no axiom for `{show_stmt(e.stmt)}`"
+                  + (f" (line {e.line})" if e.line else "")
+                  + f" keeps the failure below {show_expr(self.beta)} and proves the postcondition", "sample")
+        return False
+
+    def note(self, nid: int, reason: str, kind: str = "trace") -> None:
+        """Remember the first failure; the innermost sampling that no axiom could serve is
+        the more useful explanation, so it replaces a plain trace failure."""
+        if self.failure is not None and not (self.failure.kind == "trace" and kind == "sample"):
+            return
+        path = [(f"line {e.line}: " if e.line else "") + ("split " if e.kind == "split" else "")
+                + show_stmt(e.stmt) for e in self.aut.path_to(nid)]
+        self.failure = Failure(reason, path, len(path), kind)
+
+
+def _is_zero(e) -> bool:
+    return isinstance(e, A.Num) and e.value == 0
+
+
+def _real(x):
+    return z3.ToReal(x) if z3.is_int(x) else x
+
+
+def synthesize(search: Search) -> bool:
+    """Run the search from the root; on success every sampling edge has its axiom."""
+    return search.solve(search.aut.root, initial_state(search.enc))

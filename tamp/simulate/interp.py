@@ -1,0 +1,213 @@
+"""The vectorised interpreter: runs a program's body on many runs at once.
+
+Statements transform a :class:`~.state.State` (a group of runs) into a new one. A branch
+splits the group by its condition, runs each part, and merges them; a ``while`` loop keeps
+iterating the runs whose guard holds and sets aside the others; ``assume(c)`` drops the runs
+where ``c`` is false (conditioning). States are used linearly, so writes never alias.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+import numpy as np
+
+from lang import ast as A
+
+from .distributions import Sampler
+from .evaluate import ConstArray, Ctx, Evaluator
+from .state import State, merge_states
+from .values import ArrayVal, full
+
+MAX_ITERATIONS = 10 ** 6
+MAX_ARRAY_INDEX = 10 ** 7
+
+
+def _dtype_of(t: Optional[A.Type]):
+    if t is None:
+        return None
+    return {"bool": bool, "int": np.int64, "real": np.float64}.get(t.name)
+
+
+class Interpreter:
+    """Executes statements (one method per statement type) with an :class:`Evaluator`."""
+
+    def __init__(self, ev: Evaluator, types: Optional[Dict[str, A.Type]] = None,
+                 max_iterations: int = MAX_ITERATIONS):
+        self.ev = ev
+        self.sampler = Sampler(ev)
+        self.types = dict(types or {})
+        self.max_iterations = max_iterations
+
+    def exec(self, s: A.Stmt, state: State) -> State:
+        if state.n == 0:
+            return state
+        return getattr(self, "_" + type(s).__name__)(s, state)
+
+    # ---------------------------------------------------------------- helpers
+    def _ctx(self, state: State) -> Ctx:
+        return Ctx(state, fail=np.zeros(state.n, dtype=bool))
+
+    def _flush_failures(self, ctx: Ctx, state: State) -> None:
+        """OR the unreliable-operation failures of one statement into ``failed``."""
+        if ctx.fail is not None and ctx.fail.any():
+            old = state.vars.get("failed")
+            state.set("failed", ctx.fail if old is None else np.logical_or(old, ctx.fail))
+
+    def _cast(self, name: str, v, node):
+        """A value to store in variable ``name``: a fresh (n,) array of the variable's type."""
+        dt = _dtype_of(self.types.get(name))
+        a = np.asarray(v)
+        if dt is np.int64 and a.dtype == np.float64:
+            if not np.all(a == np.floor(a)):
+                raise self.ev.error(f"'{name}' is an int but gets a non-integer value", node)
+            return a.astype(np.int64)
+        if dt is np.float64 and a.dtype != np.float64:
+            return a.astype(np.float64)
+        return a
+
+    def _store(self, target, v, idx, state: State, node) -> None:
+        n = state.n
+        if isinstance(target, A.Var):
+            name = target.name
+            if name in self.ev.params:
+                raise self.ev.error(f"'{name}' is a parameter and cannot be assigned", target)
+            if isinstance(v, tuple):
+                state.set(name, tuple(full(x, n) for x in v))
+            elif isinstance(v, ArrayVal):
+                state.set(name, ArrayVal(v.data.copy(), v.written.copy()))
+            elif isinstance(v, ConstArray):
+                data = np.array(np.broadcast_to(v.values, (n, len(v.values))))
+                state.set(name, ArrayVal(data, np.ones(data.shape, dtype=bool)))
+            else:
+                state.set(name, full(self._cast(name, v, node), n))
+            return
+        name = target.base.name
+        if name in self.ev.params:
+            raise self.ev.error(f"'{name}' is a parameter and cannot be assigned", target)
+        if isinstance(v, (tuple, ArrayVal, ConstArray)):
+            raise self.ev.error("an array element must be a number or a Boolean", node)
+        idx = full(idx, n)
+        if np.any(idx < 0):
+            raise self.ev.error(f"negative array index ({int(idx[idx < 0][0])})", target.index)
+        top = int(idx.max()) + 1
+        if top > MAX_ARRAY_INDEX:
+            raise self.ev.error(f"array index {top - 1} is too large for the simulator", target.index)
+        val = np.asarray(v)
+        elem = self.types.get(name)
+        edt = _dtype_of(elem.elem[0]) if elem is not None and elem.name == "array" else None
+        arr = state.vars.get(name)
+        if not isinstance(arr, ArrayVal):
+            dt = edt or (val.dtype if val.dtype != np.float32 else np.float64)
+            arr = ArrayVal(np.zeros((n, 0), dtype=dt), np.zeros((n, 0), dtype=bool))
+        arr = arr.grown(top)
+        want = np.result_type(arr.data.dtype, val.dtype) if edt is None else edt
+        if arr.data.dtype != want:
+            arr = ArrayVal(arr.data.astype(want), arr.written)
+        rows = np.arange(n)
+        arr.data[rows, idx] = val
+        arr.written[rows, idx] = True
+        state.vars[name] = arr
+
+    def _assign_all(self, targets, v, ctx: Ctx, state: State, node) -> None:
+        """Evaluate the target indices, record failures, then write every target."""
+        if len(targets) > 1:
+            if not isinstance(v, tuple) or len(v) != len(targets):
+                raise self.ev.error(f"{len(targets)} targets need a tuple of {len(targets)} values", node)
+            values = list(v)
+        else:
+            values = [v]
+        idxs = [self.ev.eval_int(t.index, ctx) if isinstance(t, A.Index) else None for t in targets]
+        self._flush_failures(ctx, state)
+        for t, x, i in zip(targets, values, idxs):
+            self._store(t, x, i, state, node)
+
+    # ---------------------------------------------------------------- statements
+    def _Block(self, s: A.Block, state: State) -> State:
+        for x in s.stmts:
+            state = self.exec(x, state)
+        return state
+
+    def _Assign(self, s: A.Assign, state: State) -> State:
+        ctx = self._ctx(state)
+        self._assign_all(s.targets, self.ev.eval(s.value, ctx), ctx, state, s)
+        return state
+
+    def _Sample(self, s: A.Sample, state: State) -> State:
+        ctx = self._ctx(state)
+        self._assign_all(s.targets, self.sampler.sample(s.dist, ctx), ctx, state, s)
+        return state
+
+    def _split(self, cond: A.Expr, state: State):
+        ctx = self._ctx(state)
+        c = self.ev.eval_bool(cond, ctx)
+        self._flush_failures(ctx, state)
+        return c
+
+    def _If(self, s: A.If, state: State) -> State:
+        c = self._split(s.cond, state)
+        if c.all():
+            return self.exec(s.then, state)
+        if not c.any():
+            return self.exec(s.other, state) if s.other is not None else state
+        yes = self.exec(s.then, state.take(np.flatnonzero(c)))
+        no = state.take(np.flatnonzero(~c))
+        if s.other is not None:
+            no = self.exec(s.other, no)
+        return merge_states([yes, no])
+
+    def _loop(self, s, state: State, guard, step=None) -> State:
+        """Iterate ``s.body`` on the runs where ``guard(state)`` holds; set the others aside."""
+        done = []
+        iterations = 0
+        while state.n > 0:
+            c = guard(state)
+            if not c.all():
+                done.append(state.take(np.flatnonzero(~c)))
+                if not c.any():
+                    state = State(0)
+                    break
+                state = state.take(np.flatnonzero(c))
+            iterations += 1
+            if iterations > self.max_iterations:
+                raise self.ev.error(f"loop still running after {self.max_iterations} iterations "
+                                    "(on some run); giving up", s)
+            state = self.exec(s.body, state)
+            if step is not None:
+                state = step(state)
+        return merge_states(done) if done else state
+
+    def _While(self, s: A.While, state: State) -> State:
+        return self._loop(s, state, lambda st: self._split(s.cond, st))
+
+    def _For(self, s: A.For, state: State) -> State:
+        ctx = self._ctx(state)
+        lo = self.ev.eval_int(s.lo, ctx, "a loop bound")
+        self._flush_failures(ctx, state)
+        state.set(s.var, full(lo, state.n))
+        self.types.setdefault(s.var, A.INT)
+
+        def guard(st):
+            c = self._ctx(st)
+            hi = self.ev.eval_int(s.hi, c, "a loop bound")
+            self._flush_failures(c, st)
+            i = st.vars[s.var]
+            return full(i <= hi if s.inclusive else i < hi, st.n)
+
+        def step(st):
+            if st.n:
+                st.set(s.var, st.vars[s.var] + 1)
+            return st
+
+        return self._loop(s, state, guard, step)
+
+    def _Assume(self, s: A.Assume, state: State) -> State:
+        c = self._split(s.cond, state)
+        return state if c.all() else state.take(np.flatnonzero(c))
+
+    def _Skip(self, s, state: State) -> State:
+        return state
+
+    def _VarDecl(self, s: A.VarDecl, state: State) -> State:
+        self.types.setdefault(s.name, s.type)
+        return state

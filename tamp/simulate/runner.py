@@ -1,0 +1,218 @@
+"""``simulate(program_or_source, inputs, …)``: run a program many times and judge its claim."""
+
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+from pathlib import Path
+from typing import Dict, List, Optional, Union
+
+import numpy as np
+
+from lang import ast as A
+from lang.errors import TampError, error_at
+from lang.parser import parse, parse_expr, parse_file
+
+from .errors import SimulationError
+from .evaluate import Ctx, Evaluator
+from .exact import ExactEvaluator
+from .inputs import convert_inputs, to_numpy
+from .interp import Interpreter
+from .result import CONFIRMED, CONSISTENT, REFUTED, UNDECIDED, SimResult
+from .spec import IntervalEvaluator, desugar, estimate_terms, expr_text, is_probability_spec
+from .state import State
+from .stats import failure_rate_ci
+
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def resolve_program(program_or_source, name: Optional[str] = None):
+    """(Program, path, source text) from a Program, a SourceFile, a path or source text."""
+    if isinstance(program_or_source, A.Program):
+        return program_or_source, "<program>", None
+    if isinstance(program_or_source, A.SourceFile):
+        src = program_or_source
+    elif isinstance(program_or_source, Path) or (
+            isinstance(program_or_source, str) and "\n" not in program_or_source
+            and "{" not in program_or_source):
+        src = parse_file(str(program_or_source))
+    elif isinstance(program_or_source, str):
+        src = parse(program_or_source)
+    else:
+        raise TypeError("simulate needs a lang.ast.Program, a SourceFile, source text or a path")
+    if name is not None:
+        prog = src.program(name)
+        if prog is None:
+            names = ", ".join(p.name for p in src.programs) or "none"
+            raise TampError(f"no program named '{name}' (the file has: {names})", src.path)
+    elif len(src.programs) == 1:
+        prog = src.programs[0]
+    else:
+        names = ", ".join(p.name for p in src.programs) or "none"
+        raise TampError(f"the file has {len(src.programs)} programs ({names}); choose one", src.path)
+    return prog, src.path, src.text or None
+
+
+def _types(prog: A.Program, path: str, source: Optional[str]) -> Dict[str, A.Type]:
+    """Variable types from the type checker (when it is installed); raises its errors."""
+    try:
+        from lang.typecheck import check_program
+    except ImportError:  # pragma: no cover - during bring-up
+        return {}
+    return dict(check_program(prog, path, source).vars)
+
+
+def _uses_failed(prog: A.Program) -> bool:
+    if prog.rate is not None or prog.reliability is not None:
+        return True
+    for n in A.walk(prog.body):
+        if isinstance(n, A.Binary) and n.op in ("+.", "-.", "*."):
+            return True
+        if isinstance(n, A.Var) and n.name == "failed":
+            return True
+    return any(n.name == "failed" for e in prog.ensures for n in A.walk(e) if isinstance(n, A.Var))
+
+
+def _bound_expr(prog: A.Program, bound):
+    """The failure bound as (expression or value, text)."""
+    if bound is not None:
+        if isinstance(bound, str):
+            return parse_expr(bound, "--bound"), bound
+        if isinstance(bound, A.Expr):
+            return bound, expr_text(bound, None)
+        return bound, str(bound)
+    if prog.fails is not None:
+        return prog.fails, None
+    if prog.reliability is not None:
+        return A.Binary("-", A.num(1), prog.reliability, pos=prog.reliability.pos), None
+    return A.num(0), "0 (no fails clause)"
+
+
+def _check_rate(prog, inputs_ev: ExactEvaluator) -> Optional[float]:
+    if prog.rate is None:
+        return None
+    r = inputs_ev.eval(prog.rate)
+    if isinstance(r, bool) or not 0 <= r <= 1:
+        raise inputs_ev.error(f"the rate must be a probability in [0, 1], got {r}", prog.rate)
+    return float(r)
+
+
+def _comparisons(specs, terms, inputs_ev, source) -> List[dict]:
+    """Every comparison with P terms: its side's estimate and interval vs the other side."""
+    out = []
+    iv, pt = IntervalEvaluator(terms, inputs_ev), IntervalEvaluator(terms, inputs_ev, point=True)
+    for s in specs:
+        for node in A.walk(s):
+            if isinstance(node, A.Binary) and node.op in _FLIP and is_probability_spec(node):
+                left_p = is_probability_spec(node.left)
+                side, other = (node.left, node.right) if left_p else (node.right, node.left)
+                op = node.op if left_p else _FLIP[node.op]
+                est = pt.eval(side)[0]
+                thr = iv.eval(other)
+                out.append({"comparison": expr_text(node, source), "side": expr_text(side, source),
+                            "op": op, "estimate": est, "interval": list(iv.eval(side)),
+                            "threshold": thr[0] if thr[0] == thr[1] else list(thr),
+                            "holds": iv.eval(node)})
+    return out
+
+
+def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs: int = 100000,
+             seed: int = 0, bound=None, confidence: float = 0.99, program: Optional[str] = None,
+             max_iterations: Optional[int] = None) -> SimResult:
+    """Run a program ``runs`` times at fixed ``inputs`` and compare with its claim.
+
+    ``program_or_source``: a :class:`lang.ast.Program`, a :class:`lang.ast.SourceFile`,
+    source text, or a path (``program`` picks one of several programs). ``inputs`` maps every
+    parameter to a value (int / Fraction / float / bool / list). ``bound`` overrides the
+    ``fails`` clause (expression text, AST or number). Raises a located
+    :class:`lang.errors.TampError` for bad input (missing parameter, ``requires`` false,
+    division by zero, …)."""
+    t0 = time.perf_counter()
+    if runs < 1:
+        raise SimulationError(f"the number of runs must be positive, got {runs}")
+    if not 0 < confidence < 1:
+        raise SimulationError(f"the confidence must be in (0, 1), got {confidence}")
+    prog, path, source = resolve_program(program_or_source, program)
+    types = _types(prog, path, source)
+    for e in prog.ensures:
+        for node in A.walk(e):
+            if isinstance(node, A.Independent):
+                raise error_at(SimulationError, "independent(…) is a property over all inputs, not a "
+                               "sampling property: it cannot be simulated (use tamp prove)",
+                               node.pos, path, source)
+    exact = convert_inputs(prog, dict(inputs or {}), path, source)
+    inputs_ev = ExactEvaluator(exact, path, source, what="a requires/fails/rate clause")
+    for r in prog.requires:
+        if not inputs_ev.eval(r):
+            raise error_at(SimulationError, "this requires clause is false at the given inputs",
+                           r.pos, path, source)
+    bexpr, btext = _bound_expr(prog, bound)
+    bound_ev = ExactEvaluator(exact, "--bound" if isinstance(bound, str) else path,
+                              bound if isinstance(bound, str) else source, what="the bound")
+    bval = bound_ev.eval(bexpr) if isinstance(bexpr, A.Expr) else bexpr
+    if isinstance(bval, bool) or not isinstance(bval, (int, float, Fraction)) or \
+            (isinstance(bval, float) and math.isnan(bval)):
+        raise bound_ev.error(f"the bound must be a number, got {bval}", bexpr)
+    if btext is None:
+        btext = expr_text(bexpr, source)
+    rate = _check_rate(prog, inputs_ev)
+
+    rng = np.random.default_rng(seed)
+    ev = Evaluator({k: to_numpy(v) for k, v in exact.items()}, rng, rate, path, source)
+    interp = Interpreter(ev, types, **({"max_iterations": max_iterations} if max_iterations else {}))
+    state = State(runs)
+    if _uses_failed(prog):
+        state.set("failed", np.zeros(runs, dtype=bool))
+    state = interp.exec(prog.body, state)
+
+    specs = [desugar(e) for e in prog.ensures]
+    plain = [e for e in specs if not is_probability_spec(e)]
+    probs = [e for e in specs if is_probability_spec(e)]
+    if prog.reliability is not None:
+        plain.append(A.Unary("!", A.Var("failed", pos=prog.reliability.pos), pos=prog.reliability.pos))
+    ctx = Ctx(state)
+    kept = state.n
+    failures = 0
+    if plain and kept:
+        holds = np.ones(kept, dtype=bool)
+        for e in plain:  # conjoined, left to right, each on the runs where the earlier ones hold
+            if holds.any():
+                sub = ctx if holds.all() else ctx.restrict(holds)
+                holds[holds.copy()] = ev.eval_bool(e, sub)
+        failures = int(np.count_nonzero(~holds))
+    lo, hi = failure_rate_ci(failures, kept, confidence)
+    refuted = Fraction(lo) > Fraction(bval) if not isinstance(bval, float) else lo > bval
+    messages = []
+    if kept == 0:
+        messages.append("no run satisfied the assume(…) conditions: nothing to estimate")
+    elif kept < runs:
+        messages.append(f"assume(…) kept {kept} of {runs} runs ({kept / runs:.4g})")
+
+    if probs:
+        terms = estimate_terms(probs, ev, ctx, confidence, source)
+        box = IntervalEvaluator(terms, inputs_ev)
+        truth = True
+        for e in probs:
+            truth = IntervalEvaluator._logic("&&", truth, box.eval(e))
+        if refuted or truth is False:
+            verdict = REFUTED
+        else:
+            verdict = CONFIRMED if truth is True else UNDECIDED
+        point = IntervalEvaluator(terms, inputs_ev, point=True)
+        est = True
+        for e in probs:
+            est = IntervalEvaluator._logic("&&", est, point.eval(e))
+        result = SimResult(prog.name, "probability", kept, runs, failures, confidence, (lo, hi),
+                           btext if (plain or prog.fails is not None or bound is not None) else None,
+                           bval, verdict, seed,
+                           prob_terms=[t.as_tuple() for t in terms.values()],
+                           term_counts=[(t.hits, t.trials) for t in terms.values()],
+                           spec_estimate=est, comparisons=_comparisons(probs, terms, inputs_ev, source))
+    else:
+        result = SimResult(prog.name, "failure-bound", kept, runs, failures, confidence, (lo, hi), btext,
+                           bval, REFUTED if refuted else CONSISTENT, seed)
+    result.inputs = exact
+    result.message = "; ".join(messages)
+    result.time_s = time.perf_counter() - t0
+    return result

@@ -1,0 +1,61 @@
+"""The state of a group of runs: one per-run value per variable (see :mod:`.values`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List
+
+import numpy as np
+
+from .values import ArrayVal, blank_like, concat, same_kind, take
+
+
+@dataclass
+class State:
+    """``n`` runs. ``vars`` maps a local to its per-run value; ``undefined`` maps a scalar or
+    pair local to the mask of runs where it has no value yet (absent: defined everywhere).
+    Arrays need no mask: a missing array is an array with no written element."""
+
+    n: int
+    vars: Dict[str, object] = field(default_factory=dict)
+    undefined: Dict[str, np.ndarray] = field(default_factory=dict)
+
+    def take(self, rows: np.ndarray) -> "State":
+        """The sub-state of the runs ``rows`` (a copy)."""
+        return State(len(rows), {k: take(v, rows) for k, v in self.vars.items()},
+                     {k: m[rows] for k, m in self.undefined.items()})
+
+    def set(self, name: str, value) -> None:
+        """Give ``name`` a value on every run of this state."""
+        self.vars[name] = value
+        self.undefined.pop(name, None)
+
+
+def merge_states(parts: List[State]) -> State:
+    """The union of disjoint groups of runs; a variable missing from a group is undefined there."""
+    parts = [p for p in parts if p.n > 0] or parts[:1]
+    if len(parts) == 1:
+        return parts[0]
+    names: Dict[str, object] = {}
+    for p in parts:
+        for k, v in p.vars.items():
+            names.setdefault(k, v)
+    out = State(sum(p.n for p in parts))
+    for name, example in names.items():
+        values, masks, partial = [], [], False
+        for p in parts:
+            v = p.vars.get(name)
+            if v is None or not same_kind(v, example):
+                # absent here (or an incompatible shape, which the type checker excludes)
+                values.append(blank_like(example, p.n))
+                masks.append(np.ones(p.n, dtype=bool))
+                partial = True
+            else:
+                values.append(v)
+                m = p.undefined.get(name)
+                masks.append(m if m is not None else np.zeros(p.n, dtype=bool))
+                partial = partial or m is not None
+        out.vars[name] = concat(values)
+        if partial and not isinstance(example, ArrayVal):
+            out.undefined[name] = np.concatenate(masks)
+    return out

@@ -1,0 +1,319 @@
+"""Deciding probability specifications: ``decide_program`` and ``probability``.
+
+The program is executed symbolically once (:mod:`tamp.prob.paths`); every
+``P(…)`` term of the ``ensures`` clauses becomes hit/miss mass sums
+(:mod:`tamp.prob.terms`) over shared, refinable cell bounds
+(:mod:`tamp.prob.mass`).  The clauses are evaluated in exact interval
+arithmetic with three-valued comparisons; while some clause is undecided the
+cell bound with the largest weighted gap is refined, until every clause is
+decided, nothing can be refined, or the time limit is reached.
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from typing import Dict, List, Optional, Tuple, Union
+
+from lang import ast as A
+from lang.errors import TampError, UnsupportedError, error_at
+
+from tamp.results import PROVED, UNKNOWN, VIOLATED
+
+from .interval import Interval
+from .mass import Node, Product
+from .paths import Executor
+from .result import ClauseReport, ProbResult, TermReport
+from .terms import CellMasses, Term, make_term
+
+DEFAULT_TIMEOUT = 60.0
+
+
+# --------------------------------------------------------------------------- text of expressions
+
+
+def expr_text(e: A.Expr) -> str:
+    """Source-like text of an expression (the lang printer when present)."""
+    try:
+        from lang.printer import print_expr
+        return print_expr(e)
+    except Exception:  # printer not there yet, or an odd node: fall back
+        return _text(e)
+
+
+_PREC = {"<==>": 1, "==>": 2, "||": 3, "&&": 4, "==": 5, "!=": 5, "<": 5, "<=": 5, ">": 5, ">=": 5,
+         "+": 6, "-": 6, "+.": 6, "-.": 6, "*": 7, "/": 7, "div": 7, "mod": 7, "*.": 7}
+
+
+def _text(e, prec=0) -> str:
+    if isinstance(e, A.Num):
+        return e.text or (str(e.value) if e.value.denominator == 1 else str(float(e.value)))
+    if isinstance(e, A.BoolLit):
+        return "true" if e.value else "false"
+    if isinstance(e, A.Var):
+        return e.name
+    if isinstance(e, A.Index):
+        return f"{_text(e.base, 9)}[{_text(e.index)}]"
+    if isinstance(e, A.Unary):
+        return f"{e.op}{_text(e.operand, 8)}"
+    if isinstance(e, A.Binary):
+        p = _PREC.get(e.op, 5)
+        s = f"{_text(e.left, p)} {e.op} {_text(e.right, p + 1)}"
+        return f"({s})" if p < prec else s
+    if isinstance(e, A.Cond):
+        s = f"{_text(e.cond, 1)} ? {_text(e.then)} : {_text(e.other)}"
+        return f"({s})" if prec > 0 else s
+    if isinstance(e, A.Call):
+        return f"{e.func}(" + ", ".join(_text(a) for a in e.args) + ")"
+    if isinstance(e, A.Prob):
+        return f"P({_text(e.event)}" + (f" | {_text(e.given)})" if e.given is not None else ")")
+    if isinstance(e, A.TupleExpr):
+        return "(" + ", ".join(_text(a) for a in e.items) + ")"
+    return type(e).__name__
+
+
+# --------------------------------------------------------------------------- specification
+
+
+def expand_fairness(e: A.Expr) -> A.Expr:
+    """``fairness T given S [when Q] op c`` as comparisons of P-term ratios."""
+    if not isinstance(e, A.Fairness):
+        return e
+    s, q = e.group, e.qual
+    not_s = A.Unary("!", s, pos=s.pos)
+    g1 = s if q is None else A.Binary("&&", s, q, pos=e.pos)
+    g2 = not_s if q is None else A.Binary("&&", not_s, q, pos=e.pos)
+    p1, p2 = A.Prob(e.target, g1, pos=e.pos), A.Prob(e.target, g2, pos=e.pos)
+    ratio = A.Binary(e.op, A.Binary("/", p1, p2, pos=e.pos), e.threshold, pos=e.pos)
+    if e.kind == "parity":
+        inv = A.Binary(e.op, A.Binary("/", p2, p1, pos=e.pos), e.threshold, pos=e.pos)
+        return A.Binary("&&", ratio, inv, pos=e.pos)
+    return ratio
+
+
+def prob_terms(e: A.Expr) -> List[A.Prob]:
+    """The distinct P-terms of an expression, in order."""
+    out: List[A.Prob] = []
+    for n in A.walk(e):
+        if isinstance(n, A.Prob) and n not in out:
+            out.append(n)
+    return out
+
+
+class SpecEval:
+    """Three-valued evaluation of a clause with the current term intervals."""
+
+    def __init__(self, values: Dict[A.Prob, Optional[Interval]], inputs: Dict[str, object], file, source):
+        self.values = values
+        self.inputs = inputs
+        self.file, self.source = file, source
+        self.comparisons: List[ClauseReport] = []
+
+    def err(self, msg, node):
+        return error_at(UnsupportedError, msg, node.pos, self.file, self.source)
+
+    def num(self, e) -> Optional[Interval]:
+        if isinstance(e, A.Prob):
+            return self.values[e]
+        if isinstance(e, A.Num):
+            return Interval.point(e.value)
+        if isinstance(e, A.Var):
+            v = self.inputs.get(e.name)
+            if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
+                return Interval.point(v)
+            raise self.err(f"outside P(...), a probability specification can use only fixed numeric "
+                           f"inputs ('{e.name}' is not one)", e)
+        if isinstance(e, A.Unary) and e.op == "-":
+            v = self.num(e.operand)
+            return None if v is None else -v
+        if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/"):
+            a, b = self.num(e.left), self.num(e.right)
+            if a is None or b is None:
+                return None
+            if e.op == "+":
+                return (a + b).tidy(200)
+            if e.op == "-":
+                return (a - b).tidy(200)
+            if e.op == "*":
+                return (a * b).tidy(200)
+            r = a / b
+            return None if r is None else r.tidy(200)
+        raise self.err("a probability specification combines P(...) terms and constants with + - * / "
+                       "and compares them", e)
+
+    def truth(self, e) -> Optional[bool]:
+        if isinstance(e, A.BoolLit):
+            return e.value
+        if isinstance(e, A.Unary) and e.op == "!":
+            v = self.truth(e.operand)
+            return None if v is None else not v
+        if isinstance(e, A.Binary) and e.op in ("&&", "||", "==>", "<==>"):
+            a, b = self.truth(e.left), self.truth(e.right)
+            if e.op == "&&":
+                return False if a is False or b is False else (True if a and b else None)
+            if e.op == "||":
+                return True if a is True or b is True else (False if a is False and b is False else None)
+            if e.op == "==>":
+                return True if a is False or b is True else (False if a is True and b is False else None)
+            return None if a is None or b is None else a == b
+        if isinstance(e, A.Binary) and e.op in ("<", "<=", ">", ">=", "==", "!="):
+            a, b = self.num(e.left), self.num(e.right)
+            holds = compare_intervals(e.op, a, b)
+            self.comparisons.append(ClauseReport(expr_text(e), a, e.op, b, holds))
+            return holds
+        raise self.err("a probability specification must be a comparison of probabilities", e)
+
+
+def compare_intervals(op: str, a: Optional[Interval], b: Optional[Interval]) -> Optional[bool]:
+    """True if ``a op b`` for every pair of values in the intervals, False if for none, else None."""
+    if a is None or b is None:
+        return None
+    if op in (">", ">="):
+        a, b, op = b, a, "<" if op == ">" else "<="
+    if op == "<":
+        return True if a.hi < b.lo else False if a.lo >= b.hi else None
+    if op == "<=":
+        return True if a.hi <= b.lo else False if a.lo > b.hi else None
+    if op == "==":
+        return True if a.is_exact and b.is_exact and a.lo == b.lo else False if a.hi < b.lo or b.hi < a.lo else None
+    r = compare_intervals("==", a, b)
+    return None if r is None else not r
+
+
+# --------------------------------------------------------------------------- the engine
+
+
+class Problem:
+    """A program's terms, shared cell bounds, and the refinement loop."""
+
+    def __init__(self, prog: A.Program, inputs, path, source, deadline, clauses: List[A.Expr]):
+        self.prog = prog
+        self.file, self.source = path, source
+        self.deadline = deadline
+        self.ex = Executor(prog, inputs, path, source, deadline)
+        self.paths = self.ex.run()
+        self.masses = CellMasses(self.ex, deadline)
+        self.clauses = clauses
+        self.terms: Dict[A.Prob, Term] = {}
+        for c in clauses:
+            for p in prob_terms(c):
+                if p not in self.terms:
+                    self.terms[p] = make_term(self.ex, self.masses, self.paths, p, expr_text(p))
+        self._nodes = self._collect_nodes()
+
+    def _collect_nodes(self) -> List[Node]:
+        seen: Dict[int, Node] = {}
+        for t in self.terms.values():
+            for s in (t.hit, t.miss):
+                for _, n in s.entries.values():
+                    if n.gap > 0:
+                        seen[id(n)] = n
+        return list(seen.values())
+
+    def values(self) -> Dict[A.Prob, Optional[Interval]]:
+        return {p: t.interval() for p, t in self.terms.items()}
+
+    def evaluate(self, inputs) -> Tuple[Optional[bool], List[ClauseReport], Dict]:
+        vals = self.values()
+        ev = SpecEval(vals, inputs, self.file, self.source)
+        results = [ev.truth(c) for c in self.clauses]
+        verdict = False if False in results else True if all(r is True for r in results) else None
+        return verdict, ev.comparisons, vals
+
+    def refine_step(self, budget: int) -> bool:
+        """Refine the node with the largest weighted gap; False when nothing can be refined."""
+        weights: Dict[int, Fraction] = {}
+        for t in self.terms.values():
+            a, b = t.hit.interval(), t.miss.interval()
+            scale = max(a.hi + b.hi, Fraction(1, 10 ** 9))
+            for s in (t.hit, t.miss):
+                for w, n in s.entries.values():
+                    weights[id(n)] = weights.get(id(n), Fraction(0)) + w.hi / scale
+        best, score = None, Fraction(0)
+        for n in self._nodes:
+            if getattr(n, "stuck", False) or n.gap == 0:
+                continue
+            sc = weights.get(id(n), Fraction(0)) * n.gap
+            if sc > score:
+                best, score = n, sc
+        if best is None:
+            return False
+        if not best.refine(budget):
+            best.stuck = True
+        return True
+
+    def cells(self) -> int:
+        total = 0
+        seen = set()
+        for n in self.masses.components.values():
+            if id(n) not in seen:
+                seen.add(id(n))
+                total += n.stats().get("cells", 1)
+        return total + len(self.masses.cells)
+
+
+def decide_program(program: A.Program, inputs: Optional[Dict[str, object]] = None,
+                   timeout: Optional[float] = None, path: str = "<string>",
+                   source: Optional[str] = None) -> ProbResult:
+    """Decide every probability ``ensures`` clause of ``program`` (closed: no parameters, or all
+    fixed by ``inputs``). Verdict ``proved`` when every clause holds for all values in the
+    certified intervals, ``violated`` when one fails for all of them, else ``unknown`` (time
+    limit, or intervals that cannot be separated, e.g. an exact tie)."""
+    t0 = time.monotonic()
+    timeout = DEFAULT_TIMEOUT if timeout is None else timeout
+    deadline = t0 + timeout
+    inputs = dict(inputs or {})
+    clauses = [expand_fairness(e) for e in program.ensures if A.contains(e, (A.Prob, A.Fairness))]
+    if not clauses:
+        raise error_at(TampError, f"program '{program.name}' has no probability specification "
+                       "(an ensures clause with P(...) or fairness)", program.pos, path, source)
+    message = ""
+    try:
+        prob = Problem(program, inputs, path, source, deadline, clauses)
+    except TimeoutError:
+        return ProbResult(program.name, "probability", UNKNOWN, time.monotonic() - t0,
+                          message=f"timeout after {timeout:g} s while enumerating paths")
+    budget = 16
+    while True:
+        verdict, comps, vals = prob.evaluate(inputs)
+        if verdict is not None:
+            break
+        if time.monotonic() > deadline:
+            message = f"timeout after {timeout:g} s: the intervals did not separate"
+            break
+        if not prob.refine_step(budget):
+            message = "the bounds cannot be refined further (the comparison may be an exact tie)"
+            break
+        budget = min(int(budget * 1.25) + 1, 4096)
+    v = PROVED if verdict is True else VIOLATED if verdict is False else UNKNOWN
+    terms = [TermReport(t.text, vals[p]) for p, t in prob.terms.items()]
+    return ProbResult(program.name, "probability", v, time.monotonic() - t0, message=message,
+                      terms=terms, comparisons=comps, cells=prob.cells(), paths=len(prob.paths),
+                      solver_calls=prob.ex.solver_calls)
+
+
+def probability(program: Union[A.Program, str], event: Union[A.Expr, str], given: Union[A.Expr, str, None] = None,
+                inputs: Optional[Dict[str, object]] = None, tolerance: float = 1e-6,
+                timeout: float = 30.0) -> Union[Fraction, Interval]:
+    """P(event | given) at the exit of ``program``: a Fraction when exact, else a certified
+    Interval of width <= ``tolerance`` (or whatever was reached by ``timeout``)."""
+    from lang.parser import parse, parse_expr
+    if isinstance(program, str):
+        src = parse(program)
+        program = src.programs[0]
+    if isinstance(event, str):
+        event = parse_expr(event)
+    if isinstance(given, str):
+        given = parse_expr(given)
+    deadline = time.monotonic() + timeout
+    pterm = A.Prob(event, given)
+    prob = Problem(program, inputs, "<string>", None, deadline, [pterm])
+    budget = 16
+    while True:
+        iv = prob.terms[pterm].interval()
+        if iv is None:
+            raise TampError("the condition of P(... | ...) has probability 0")
+        if iv.width <= Fraction(tolerance) or time.monotonic() > deadline or not prob.refine_step(budget):
+            break
+        budget = min(int(budget * 1.25) + 1, 4096)
+    return iv.lo if iv.is_exact else iv

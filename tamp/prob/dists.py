@@ -1,0 +1,300 @@
+"""The one-dimensional continuous distributions of the probability engine.
+
+Every sampled real becomes (an affine function of) an independent *base
+variable* with one of these distributions.  Each gives a certified CDF:
+``cdf_f(x)`` is a float interval that provably contains F(x) for a float x.
+
+* :class:`PolyDensity` (``uniform``, the bins of ``step``, ``density``) — exact:
+  ``cdf_exact`` returns a Fraction, and the density is a polynomial for
+  :func:`tamp.wmi.integrate_polytope`.
+* :class:`Gauss`, :class:`Laplace`, :class:`Expo` — the closed forms
+  ``erfc``/``exp`` evaluated with mpmath at 64 bits and widened by a relative
+  margin of 2^-45 (far above mpmath's error plus the effect of rounding the
+  argument); beyond 38 standard deviations the Gaussian tail is bounded by
+  1e-300 instead of evaluated.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Dict, Optional, Tuple
+
+import mpmath
+from mpmath import libmp as L
+
+from .interval import INF, Interval, down, fenclose, up
+
+_REL = 2.0 ** -45
+_TINY = 1e-300
+
+
+def _widen(r: "mpmath.mpf") -> Tuple[float, float]:
+    """A float interval around the mpmath value ``r`` (a probability), widened by the margin."""
+    lo = float(r * (1 - _REL))
+    hi = float(r * (1 + _REL))
+    lo = max(down(lo) - 2.0 ** -60, 0.0)
+    hi = min(up(hi) + 2.0 ** -60, 1.0)
+    return (lo, hi)
+
+
+def _erfc_half(consts, x: float):
+    """erfc((mean - x) / sqrt(2 var)) / 2 as a raw mpmath value, at 64 bits."""
+    m, inv = consts
+    t = L.mpf_mul(L.mpf_sub(m, L.from_float(x), 80, "n"), inv, 80, "n")
+    r = L.mpf_erfc(t, 64, "n")
+    return L.mpf_shift(r, -1)
+
+
+def _widen_raw(r) -> Tuple[float, float]:
+    """Float interval around a raw mpmath value in [0, 1], widened by the margin."""
+    f = L.to_float(r)
+    lo = f * (1 - _REL)
+    hi = f * (1 + _REL)
+    lo = max(down(lo) - 2.0 ** -60, 0.0)
+    hi = min(up(hi) + 2.0 ** -60, 1.0)
+    return (lo, hi)
+
+
+def _mpq(q: Fraction) -> "mpmath.mpf":
+    return mpmath.mpf(q.numerator) / q.denominator
+
+
+class Dist:
+    """Base class: a continuous distribution on the reals with a certified CDF."""
+
+    is_poly = False
+    is_gauss = False
+
+    def support(self) -> Tuple[Optional[Fraction], Optional[Fraction]]:
+        return (None, None)
+
+    def cdf_f(self, x: float) -> Tuple[float, float]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def quantile(self, p: float) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def spread(self) -> float:
+        """A typical length scale (for choosing where to split; not used in any bound)."""
+        return 1.0
+
+    def mass_f(self, lo: float, hi: float) -> Tuple[float, float]:
+        """Certified float interval for P(lo <= X <= hi)."""
+        if lo >= hi:
+            return (0.0, 0.0)
+        a = self.cdf_f(lo)
+        b = self.cdf_f(hi)
+        m_lo = b[0] - a[1]
+        m_hi = b[1] - a[0]
+        m_lo = max(down(m_lo), 0.0) if m_lo > 0 else 0.0
+        m_hi = min(up(m_hi), 1.0) if m_hi > 0 else 0.0
+        return (m_lo, m_hi)
+
+    def mass_box(self, L: Tuple[float, float], H: Tuple[float, float]) -> Tuple[float, float]:
+        """Certified P(l <= X <= h) when the ends are only known as float enclosures
+        l ∈ L, h ∈ H: the lower bound takes the narrowest box, the upper the widest."""
+        a = self.cdf_f(L[1])
+        a2 = self.cdf_f(L[0]) if L[0] != L[1] else a
+        b = self.cdf_f(H[0])
+        b2 = self.cdf_f(H[1]) if H[0] != H[1] else b
+        lo = b[0] - a[1]
+        hi = b2[1] - a2[0]
+        return (max(down(lo), 0.0) if lo > 0 else 0.0, min(up(hi), 1.0) if hi > 0 else 0.0)
+
+    def mass(self, lo: Optional[Fraction], hi: Optional[Fraction]) -> Interval:
+        """P(lo <= X <= hi) as an Interval (exact for polynomial densities); None = unbounded."""
+        L = (-INF, -INF) if lo is None else fenclose(lo)
+        H = (INF, INF) if hi is None else fenclose(hi)
+        m = self.mass_box(L, H)
+        return Interval(Fraction(m[0]), Fraction(m[1]))
+
+
+@dataclass(frozen=True)
+class Gauss(Dist):
+    """Normal with mean ``mean`` and variance ``var`` (> 0)."""
+
+    mean: Fraction
+    var: Fraction
+    _cache: Dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+    is_gauss = True
+
+    def spread(self) -> float:
+        return math.sqrt(float(self.var))
+
+    def cdf_f(self, x: float) -> Tuple[float, float]:
+        if x == -INF:
+            return (0.0, 0.0)
+        if x == INF:
+            return (1.0, 1.0)
+        c = self._cache.get(x)
+        if c is not None:
+            return c
+        d = x - float(self.mean)
+        sd = self.spread()
+        if abs(d) > 40 * sd:  # more than 38 sd exactly: the tail is below exp(-722) < 1e-300
+            c = (0.0, _TINY) if d < 0 else (down(1.0), 1.0)
+        else:
+            c = _widen_raw(_erfc_half(self._consts(), x))
+        self._cache[x] = c
+        return c
+
+    def _consts(self):
+        k = self._cache.get("consts")
+        if k is None:
+            m = L.from_rational(self.mean.numerator, self.mean.denominator, 96, "n")
+            s = L.mpf_sqrt(L.mpf_mul(L.from_int(2), L.from_rational(self.var.numerator, self.var.denominator, 96, "n"), 96, "n"), 96, "n")
+            k = self._cache["consts"] = (m, L.mpf_div(L.fone, s, 96, "n"))
+        return k
+
+    def quantile(self, p: float) -> float:
+        p = min(max(p, 1e-300), 1 - 1e-16)
+        return statistics.NormalDist(float(self.mean), self.spread()).inv_cdf(p)
+
+    def __hash__(self):
+        return hash(("gauss", self.mean, self.var))
+
+
+@dataclass(frozen=True)
+class Laplace(Dist):
+    """Continuous Laplace: density ∝ exp(-|x - mean| / scale)."""
+
+    mean: Fraction
+    scale: Fraction
+    _cache: Dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+
+    def spread(self) -> float:
+        return float(self.scale)
+
+    def cdf_f(self, x: float) -> Tuple[float, float]:
+        if x in (-INF, INF):
+            return (0.0, 0.0) if x < 0 else (1.0, 1.0)
+        c = self._cache.get(x)
+        if c is None:
+            with mpmath.workprec(64):
+                z = (mpmath.mpf(x) - _mpq(self.mean)) / _mpq(self.scale)
+                if z < 0:
+                    c = _widen(mpmath.exp(z) / 2)
+                else:
+                    t = _widen(mpmath.exp(-z) / 2)
+                    c = (max(down(1.0 - t[1]), 0.0), min(up(1.0 - t[0]), 1.0))
+            self._cache[x] = c
+        return c
+
+    def quantile(self, p: float) -> float:
+        m, s = float(self.mean), float(self.scale)
+        p = min(max(p, 1e-300), 1 - 1e-16)
+        return m + s * math.log(2 * p) if p < 0.5 else m - s * math.log(2 - 2 * p)
+
+    def __hash__(self):
+        return hash(("lap", self.mean, self.scale))
+
+
+@dataclass(frozen=True)
+class Expo(Dist):
+    """Exponential shifted to start at ``start``: density ∝ exp(-(x - start)/scale) on x >= start."""
+
+    start: Fraction
+    scale: Fraction
+    _cache: Dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+
+    def support(self):
+        return (self.start, None)
+
+    def spread(self) -> float:
+        return float(self.scale)
+
+    def cdf_f(self, x: float) -> Tuple[float, float]:
+        if x == INF:
+            return (1.0, 1.0)
+        if x == -INF or Fraction(x) <= self.start:
+            return (0.0, 0.0)
+        c = self._cache.get(x)
+        if c is None:
+            with mpmath.workprec(64):
+                z = (mpmath.mpf(x) - _mpq(self.start)) / _mpq(self.scale)
+                t = _widen(mpmath.exp(-z))
+                c = (max(down(1.0 - t[1]), 0.0), min(up(1.0 - t[0]), 1.0))
+            self._cache[x] = c
+        return c
+
+    def quantile(self, p: float) -> float:
+        p = min(max(p, 0.0), 1 - 1e-16)
+        return float(self.start) - float(self.scale) * math.log1p(-p)
+
+    def __hash__(self):
+        return hash(("exp", self.start, self.scale))
+
+
+@dataclass(frozen=True)
+class PolyDensity(Dist):
+    """Density ``Σ coeffs[k] x^k`` on [lo, hi] (normalised, non-negative there), 0 outside."""
+
+    lo: Fraction
+    hi: Fraction
+    coeffs: Tuple[Fraction, ...]
+    is_poly = True
+
+    @staticmethod
+    def uniform(lo: Fraction, hi: Fraction) -> "PolyDensity":
+        return PolyDensity(Fraction(lo), Fraction(hi), (1 / (Fraction(hi) - Fraction(lo)),))
+
+    def support(self):
+        return (self.lo, self.hi)
+
+    def spread(self) -> float:
+        return float(self.hi - self.lo)
+
+    def _anti(self, x: Fraction) -> Fraction:
+        return sum((c * x ** (k + 1) / (k + 1) for k, c in enumerate(self.coeffs)), Fraction(0))
+
+    def cdf_exact(self, x: Fraction) -> Fraction:
+        if x <= self.lo:
+            return Fraction(0)
+        if x >= self.hi:
+            return Fraction(1)
+        return self._anti(x) - self._anti(self.lo)
+
+    def mass(self, lo, hi) -> Interval:
+        a = self.lo if lo is None else max(Fraction(lo), self.lo)
+        b = self.hi if hi is None else min(Fraction(hi), self.hi)
+        if a >= b:
+            return Interval.point(0)
+        return Interval.point(self.cdf_exact(b) - self.cdf_exact(a))
+
+    def cdf_f(self, x: float) -> Tuple[float, float]:
+        if x == -INF:
+            return (0.0, 0.0)
+        if x == INF:
+            return (1.0, 1.0)
+        return fenclose(self.cdf_exact(Fraction(x)))
+
+    def quantile(self, p: float) -> float:
+        a, b = float(self.lo), float(self.hi)
+        if len(self.coeffs) == 1:
+            return a + p * (b - a)
+        for _ in range(60):
+            m = (a + b) / 2
+            if float(self.cdf_exact(Fraction(m))) < p:
+                a = m
+            else:
+                b = m
+        return (a + b) / 2
+
+
+def exp_interval(x: Fraction) -> Interval:
+    """A certified rational interval around exp(x)."""
+    with mpmath.workprec(96):
+        r = mpmath.exp(_mpq(x))
+        lo = r * (1 - mpmath.mpf(2) ** -80)
+        hi = r * (1 + mpmath.mpf(2) ** -80)
+        return Interval(_mpf_to_fraction(lo), _mpf_to_fraction(hi)).tidy(90)
+
+
+def _mpf_to_fraction(r: "mpmath.mpf") -> Fraction:
+    """The exact rational value of an mpmath number."""
+    sign, man, exp, _ = r._mpf_
+    v = Fraction(int(man)) * (Fraction(2) ** exp)
+    return -v if sign else v

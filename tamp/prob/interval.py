@@ -1,0 +1,199 @@
+"""Certified intervals.
+
+:class:`Interval` has exact :class:`~fractions.Fraction` endpoints (``None`` for an
+unbounded end is not used: probabilities and ratios are finite or the interval is
+:data:`EVERYTHING`).  Arithmetic is exact; :meth:`Interval.tidy` rounds the
+endpoints *outward* to short dyadic rationals so that denominators stay small.
+
+The ``f*`` helpers work on pairs of Python floats ``(lo, hi)`` rounded outward
+one ulp after every operation (IEEE round-to-nearest errs by at most half an ulp,
+so one ulp outward always contains the exact result).  They are used in the
+hot loops of the Gaussian bounds, where Fractions would be too slow.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Optional
+
+INF = math.inf
+
+
+def down(x: float) -> float:
+    """The next float below ``x`` (``x`` itself if it is -inf)."""
+    return math.nextafter(x, -INF)
+
+
+def up(x: float) -> float:
+    """The next float above ``x``."""
+    return math.nextafter(x, INF)
+
+
+def float_below(q: Fraction) -> float:
+    """The largest float <= q."""
+    f = float(q)
+    if Fraction(f) > q:
+        f = down(f)
+    return f
+
+
+def float_above(q: Fraction) -> float:
+    """The smallest float >= q."""
+    f = float(q)
+    if Fraction(f) < q:
+        f = up(f)
+    return f
+
+
+def fenclose(q: Fraction) -> tuple:
+    """A float interval containing the rational ``q`` (a point when q is a float)."""
+    f = float(q)
+    if Fraction(f) == q:
+        return (f, f)
+    return (float_below(q), float_above(q))
+
+
+def fadd(a: tuple, b: tuple) -> tuple:
+    """Outward-rounded sum of two float intervals."""
+    lo, hi = a[0] + b[0], a[1] + b[1]
+    return (down(lo) if math.isfinite(lo) else lo, up(hi) if math.isfinite(hi) else hi)
+
+
+def fneg(a: tuple) -> tuple:
+    return (-a[1], -a[0])
+
+
+def _mul1(x: float, y: float) -> float:
+    if x == 0.0 or y == 0.0:
+        return 0.0
+    return x * y
+
+
+def fmul(a: tuple, b: tuple) -> tuple:
+    """Outward-rounded product of two float intervals (0 * inf counts as 0)."""
+    ps = (_mul1(a[0], b[0]), _mul1(a[0], b[1]), _mul1(a[1], b[0]), _mul1(a[1], b[1]))
+    lo, hi = min(ps), max(ps)
+    if lo != 0.0 and math.isfinite(lo):
+        lo = down(lo)
+    if hi != 0.0 and math.isfinite(hi):
+        hi = up(hi)
+    return (lo, hi)
+
+
+def fmul_nonneg(a: tuple, b: tuple) -> tuple:
+    """Product of two intervals within [0, inf)."""
+    lo = a[0] * b[0]
+    hi = a[1] * b[1]
+    return (down(lo) if lo > 0 else 0.0, up(hi) if hi > 0 else 0.0)
+
+
+def fsum_interval(los, his) -> tuple:
+    """Outward enclosure of (Σ los, Σ his) for non-negative terms: ``math.fsum`` is
+    correctly rounded, so one ulp outward contains the exact sums."""
+    lo = math.fsum(los)
+    hi = math.fsum(his)
+    return (down(lo) if lo != 0 else 0.0, up(hi) if hi != 0 else 0.0)
+
+
+def _dyadic_floor(q: Fraction, bits: int) -> Fraction:
+    """The largest dyadic rational <= q with about ``bits`` significant bits (q if already short)."""
+    if q.denominator.bit_length() <= bits:
+        return q
+    e = bits - (abs(q.numerator).bit_length() - q.denominator.bit_length())
+    if e <= 0:
+        return Fraction(math.floor(q))
+    return Fraction(math.floor(q * (1 << e)), 1 << e)
+
+
+def _dyadic_ceil(q: Fraction, bits: int) -> Fraction:
+    return -_dyadic_floor(-q, bits)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A closed interval [lo, hi] with exact rational endpoints."""
+
+    lo: Fraction
+    hi: Fraction
+
+    def __post_init__(self):
+        if self.lo > self.hi:
+            raise ValueError(f"empty interval [{self.lo}, {self.hi}]")
+
+    @staticmethod
+    def point(x) -> "Interval":
+        x = Fraction(x)
+        return Interval(x, x)
+
+    @staticmethod
+    def of(lo, hi) -> "Interval":
+        return Interval(Fraction(lo), Fraction(hi))
+
+    @property
+    def is_exact(self) -> bool:
+        return self.lo == self.hi
+
+    @property
+    def width(self) -> Fraction:
+        return self.hi - self.lo
+
+    def contains(self, x) -> bool:
+        return self.lo <= Fraction(x) <= self.hi
+
+    def tidy(self, bits: int = 80) -> "Interval":
+        """Round outward to dyadic endpoints with about ``bits`` significant bits."""
+        return Interval(_dyadic_floor(self.lo, bits), _dyadic_ceil(self.hi, bits))
+
+    def __add__(self, o) -> "Interval":
+        o = _iv(o)
+        return Interval(self.lo + o.lo, self.hi + o.hi)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> "Interval":
+        return Interval(-self.hi, -self.lo)
+
+    def __sub__(self, o) -> "Interval":
+        return self + (-_iv(o))
+
+    def __rsub__(self, o) -> "Interval":
+        return _iv(o) - self
+
+    def __mul__(self, o) -> "Interval":
+        o = _iv(o)
+        ps = (self.lo * o.lo, self.lo * o.hi, self.hi * o.lo, self.hi * o.hi)
+        return Interval(min(ps), max(ps))
+
+    __rmul__ = __mul__
+
+    def reciprocal(self) -> Optional["Interval"]:
+        """1/self, or None when self contains 0 (unbounded)."""
+        if self.lo <= 0 <= self.hi:
+            return None
+        return Interval(1 / self.hi, 1 / self.lo)
+
+    def __truediv__(self, o) -> Optional["Interval"]:
+        r = _iv(o).reciprocal()
+        return None if r is None else self * r
+
+    def intersect(self, o: "Interval") -> "Interval":
+        lo, hi = max(self.lo, o.lo), min(self.hi, o.hi)
+        if lo > hi:  # cannot happen for two sound enclosures of one value
+            raise AssertionError(f"disjoint enclosures {self} and {o}")
+        return Interval(lo, hi)
+
+    def __str__(self) -> str:
+        if self.is_exact:
+            return str(self.lo)
+        return f"[{float(self.lo):.6g}, {float(self.hi):.6g}]"
+
+
+def _iv(x) -> Interval:
+    return x if isinstance(x, Interval) else Interval.point(x)
+
+
+def from_floats(lo: float, hi: float) -> Interval:
+    """The interval with these float endpoints (exactly)."""
+    return Interval(Fraction(lo), Fraction(hi))

@@ -1,0 +1,476 @@
+"""Certified probability mass of a convex cell under a product of independent densities.
+
+A cell is a box (``trunc``: bounds per variable) and linear constraints
+``Σ coef·x <= rhs``.  :func:`build` returns a refinable :class:`Node` whose
+``[lo, hi]`` always contains the exact mass:
+
+1. one-variable constraints become bounds; constraints implied by the box are
+   dropped; variables that occur in no constraint contribute ``P(x ∈ bounds)``;
+2. the rest splits into independent components (no shared variable): product;
+3. a component of polynomial densities (uniform, step bins, density) is
+   integrated exactly by :func:`tamp.wmi.integrate_polytope`;
+4. a component of Gaussians is rewritten exactly (rational LDLᵀ of the
+   covariance of the constraint values): ``y = C x`` is Gaussian with covariance
+   ``C V Cᵀ``, so the constraints become ones over r = rank independent Gaussians
+   ``d_j`` in triangular form — one constraint is then a 1-D CDF difference, two
+   are a 2-D problem, whatever the number of original variables;
+5. anything left is bounded by :class:`SplitNode`: adaptive splitting of the box of
+   all variables but one (the *inner* one), whose mass is exact per sub-box by
+   monotonicity in the constraints' right-hand sides.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import time
+from fractions import Fraction
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .dists import Dist, Gauss
+from .interval import INF, Interval, down, fadd, fenclose, fmul, fmul_nonneg, fsum_interval, up
+
+Con = Tuple[Dict[int, Fraction], Fraction]  # Σ coef[i]·x_i <= rhs
+Bound = Tuple[Optional[Fraction], Optional[Fraction]]
+
+ZERO = Fraction(0)
+
+
+class Node:
+    """A refinable enclosure [lo, hi] of a probability mass."""
+
+    lo: Fraction = ZERO
+    hi: Fraction = Fraction(1)
+
+    @property
+    def gap(self) -> Fraction:
+        return self.hi - self.lo
+
+    def refine(self, budget: int) -> bool:
+        """Work on the bound (about ``budget`` elementary steps); False when it cannot improve."""
+        return False
+
+    def stats(self) -> Dict[str, int]:
+        return {}
+
+
+class Const(Node):
+    """A mass known as a fixed interval (exact when lo == hi)."""
+
+    def __init__(self, iv: Interval):
+        self.lo, self.hi = iv.lo, iv.hi
+
+
+class Product(Node):
+    """The product of independent masses."""
+
+    def __init__(self, factors: List[Node]):
+        self.factors = factors
+        self._update()
+
+    def _update(self):
+        lo, hi = Fraction(1), Fraction(1)
+        for f in self.factors:
+            lo *= f.lo
+            hi *= f.hi
+        self.lo, self.hi = lo, hi
+
+    def refine(self, budget: int) -> bool:
+        # refine the factor whose gap matters most: gap × product of the others' hi
+        best, score = None, ZERO
+        for i, f in enumerate(self.factors):
+            if f.gap == 0 or getattr(f, "stuck", False):
+                continue
+            others = Fraction(1)
+            for j, g in enumerate(self.factors):
+                if j != i:
+                    others *= g.hi
+            s = f.gap * others
+            if s > score:
+                best, score = f, s
+        if best is None:
+            return False
+        ok = best.refine(budget)
+        if not ok:
+            best.stuck = True
+        self._update()
+        return True
+
+    def stats(self):
+        out: Dict[str, int] = {}
+        for f in self.factors:
+            for k, v in f.stats().items():
+                out[k] = out.get(k, 0) + v
+        return out
+
+
+# --------------------------------------------------------------------------- building
+
+
+def _range(coef: Dict[int, Fraction], trunc: Sequence[Bound]):
+    lo = hi = ZERO
+    for i, c in coef.items():
+        a, b = trunc[i]
+        if c < 0:
+            a, b = b, a
+        lo = None if lo is None or a is None else lo + c * a
+        hi = None if hi is None or b is None else hi + c * b
+    return lo, hi
+
+
+def _clip(trunc: Bound, support: Bound) -> Bound:
+    lo = support[0] if trunc[0] is None else trunc[0] if support[0] is None else max(trunc[0], support[0])
+    hi = support[1] if trunc[1] is None else trunc[1] if support[1] is None else min(trunc[1], support[1])
+    return (lo, hi)
+
+
+def build(dists: Sequence[Dist], trunc: Sequence[Bound], cons: Sequence[Con], transformed: bool = False,
+          deadline: Optional[float] = None, cache: Optional[dict] = None) -> Node:
+    """The mass of {x : trunc bounds and cons} under Π dists (see the module docstring).
+
+    ``cache`` (a dict) shares the nodes of identical components between calls, so
+    cells that differ only in discrete choices refine one bound together."""
+    trunc = [_clip(t, d.support()) for t, d in zip(trunc, dists)]
+    multi: List[Con] = []
+    for coef, rhs in cons:
+        coef = {i: c for i, c in coef.items() if c != 0}
+        if not coef:
+            if rhs < 0:
+                return Const(Interval.point(0))
+            continue
+        if len(coef) == 1:
+            (i, c), = coef.items()
+            b = rhs / c
+            lo, hi = trunc[i]
+            trunc[i] = (lo, b if hi is None else min(hi, b)) if c > 0 else (b if lo is None else max(lo, b), hi)
+            continue
+        multi.append((coef, rhs))
+    for lo, hi in trunc:
+        if lo is not None and hi is not None and lo >= hi:
+            return Const(Interval.point(0))
+    kept = []
+    for coef, rhs in multi:
+        lo, hi = _range(coef, trunc)
+        if hi is not None and hi <= rhs:
+            continue
+        if lo is not None and lo >= rhs:
+            return Const(Interval.point(0))
+        kept.append((coef, rhs))
+    # components by shared variables (union-find)
+    parent = list(range(len(dists)))
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for coef, _ in kept:
+        vs = list(coef)
+        for v in vs[1:]:
+            parent[find(v)] = find(vs[0])
+    in_con = {v for coef, _ in kept for v in coef}
+    factors: List[Node] = []
+    exact = Interval.point(1)
+    for i, d in enumerate(dists):
+        if i not in in_con and trunc[i] != d.support():
+            m = d.mass(*trunc[i])
+            exact = exact * m
+    groups: Dict[int, List[Con]] = {}
+    for con in kept:
+        groups.setdefault(find(next(iter(con[0]))), []).append(con)
+    for g in groups.values():
+        vs = sorted({v for coef, _ in g for v in coef})
+        loc = {v: k for k, v in enumerate(vs)}
+        sub_d = [dists[v] for v in vs]
+        sub_t = [trunc[v] for v in vs]
+        sub_c = [({loc[v]: c for v, c in coef.items()}, rhs) for coef, rhs in g]
+        key = (tuple(sub_d), tuple(sub_t), tuple(sorted((tuple(sorted(c.items())), r) for c, r in sub_c)),
+               transformed)
+        node = cache.get(key) if cache is not None else None
+        if node is None:
+            node = _component(sub_d, sub_t, sub_c, transformed, deadline)
+            if cache is not None:
+                cache[key] = node
+        factors.append(node)
+    if exact != Interval.point(1) or not factors:
+        factors.insert(0, Const(exact))
+    if len(factors) == 1:
+        return factors[0]
+    return Product(factors)
+
+
+def _component(dists, trunc, cons, transformed, deadline) -> Node:
+    if all(d.is_poly for d in dists):
+        node = _exact_poly(dists, trunc, cons, deadline)
+        if node is not None:
+            return node
+    if all(d.is_gauss for d in dists) and not transformed:
+        return _ldl(dists, trunc, cons, deadline)
+    return SplitNode(dists, trunc, cons)
+
+
+def _exact_poly(dists, trunc, cons, deadline) -> Optional[Node]:
+    """Exact integral of the product density over the polytope, or None (wmi missing/time out)."""
+    try:
+        from tamp.wmi import Poly, integrate_polytope
+    except ImportError:  # pragma: no cover - during bring-up
+        return None
+    n = len(dists)
+    dens = Poly.const(n, 1)
+    rows = []
+    for i, d in enumerate(dists):
+        terms = {}
+        for k, c in enumerate(d.coeffs):
+            e = [0] * n
+            e[i] = k
+            terms[tuple(e)] = c
+        dens = dens * Poly(n, terms)
+        lo, hi = trunc[i]
+        unit = [Fraction(0)] * n
+        unit[i] = Fraction(1)
+        rows.append((tuple(unit), hi, False))
+        rows.append((tuple(-u for u in unit), -lo, False))
+    for coef, rhs in cons:
+        rows.append((tuple(coef.get(i, ZERO) for i in range(n)), rhs, False))
+    try:
+        v = integrate_polytope(dens, rows, n, deadline=deadline)
+    except (TimeoutError, ValueError, ArithmeticError):
+        return None
+    return Const(Interval.point(v))
+
+
+def ldl(gram: List[List[Fraction]]):
+    """Rational LDLᵀ of a positive semidefinite matrix, pivoting in row order and skipping
+    dependent rows: returns (L rows over r pivots, D of length r)."""
+    k = len(gram)
+    L: List[List[Fraction]] = []
+    D: List[Fraction] = []
+    pivots: List[int] = []
+    for i in range(k):
+        row = []
+        for j, p in enumerate(pivots):
+            s = gram[i][p] - sum(row[l] * L[p][l] * D[l] for l in range(j))
+            row.append(s / D[j])
+        resid = gram[i][i] - sum(row[j] ** 2 * D[j] for j in range(len(pivots)))
+        if resid > 0:
+            pivots.append(i)
+            D.append(resid)
+            row.append(Fraction(1))
+            for r in L:
+                r.append(ZERO)
+        L.append(row + [ZERO] * (len(D) - len(row)))
+    return L, D
+
+
+def _ldl(dists, trunc, cons, deadline) -> Node:
+    """Gaussian component: constraints over the independent LDLᵀ coordinates."""
+    n = len(dists)
+    rows: List[Tuple[List[Fraction], Fraction]] = []
+    for coef, rhs in cons:
+        rows.append(([coef.get(i, ZERO) for i in range(n)], rhs))
+    for i, (lo, hi) in enumerate(trunc):
+        unit = [ZERO] * n
+        if hi is not None:
+            unit[i] = Fraction(1)
+            rows.append((unit, hi))
+        if lo is not None:
+            u2 = [ZERO] * n
+            u2[i] = Fraction(-1)
+            rows.append((u2, -lo))
+    # put one-variable rows last: the oblique constraints pick the first directions
+    rows.sort(key=lambda r: -sum(1 for c in r[0] if c != 0))
+    mean = [d.mean for d in dists]
+    var = [d.var for d in dists]
+    gram = [[sum(a[t] * b[t] * var[t] for t in range(n)) for b, _ in rows] for a, _ in rows]
+    L, D = ldl(gram)
+    new_cons = []
+    for (a, rhs), lrow in zip(rows, L):
+        m = sum(a[t] * mean[t] for t in range(n))
+        new_cons.append(({j: c for j, c in enumerate(lrow) if c != 0}, rhs - m))
+    new_d = [Gauss(ZERO, dj) for dj in D]
+    return build(new_d, [(None, None)] * len(D), new_cons, transformed=True, deadline=deadline)
+
+
+# --------------------------------------------------------------------------- adaptive splitting
+
+
+class _Cell:
+    __slots__ = ("box", "pm", "lo", "hi")
+
+    def __init__(self, box, pm, lo, hi):
+        self.box = box  # per split variable: ((Ll, Lh), (Hl, Hh)) float enclosures of the ends
+        self.pm = pm    # per split variable: float interval of P(x_j in box_j)
+        self.lo = lo
+        self.hi = hi
+
+
+class SplitNode(Node):
+    """Adaptive certified bound: split the box of all variables but the inner one; per
+    sub-box, the inner variable's allowed range is an interval between the worst and best
+    case of the others, so its mass is a CDF difference (lower and upper)."""
+
+    def __init__(self, dists: Sequence[Dist], trunc: Sequence[Bound], cons: Sequence[Con]):
+        n = len(dists)
+        count = [0] * n
+        for coef, _ in cons:
+            for i in coef:
+                count[i] += 1
+        inner = max(range(n), key=lambda i: (count[i], i))
+        self.inner = inner
+        self.dists = list(dists)
+        self.split = [i for i in range(n) if i != inner]
+        pos = {v: k for k, v in enumerate(self.split)}
+        self.cons_in = []   # (sign, [(k, coef_iv)], rhs_iv)   sign*x_inner + Σ coef x_k <= rhs
+        self.cons_out = []  # ([(k, coef_iv)], rhs_iv)
+        for coef, rhs in cons:
+            c = coef.get(inner, ZERO)
+            if c != 0:
+                scale = 1 / abs(c)
+                others = [(pos[v], fenclose(a * scale)) for v, a in coef.items() if v != inner]
+                self.cons_in.append((1 if c > 0 else -1, others, fenclose(rhs * scale)))
+            else:
+                self.cons_out.append(([(pos[v], fenclose(a)) for v, a in coef.items()], fenclose(rhs)))
+        self.weights = [0.0] * len(self.split)
+        for coef, _ in cons:
+            for v, a in coef.items():
+                if v != inner:
+                    self.weights[pos[v]] += abs(float(a))
+        tl, th = trunc[inner]
+        self.inner_lo = (-INF, -INF) if tl is None else fenclose(tl)
+        self.inner_hi = (INF, INF) if th is None else fenclose(th)
+        box, pm = [], []
+        for v in self.split:
+            lo, hi = trunc[v]
+            L = (-INF, -INF) if lo is None else fenclose(lo)
+            H = (INF, INF) if hi is None else fenclose(hi)
+            box.append((L, H))
+            pm.append(self._pmass(self.dists[v], L, H))
+        root = self._eval(tuple(box), tuple(pm))
+        self._heap: List = []
+        self._tick = itertools.count()
+        self._done_lo: List[float] = []
+        self._done_hi: List[float] = []
+        self._push(root)
+        self.cells = 1
+        self._sum()
+
+    @staticmethod
+    def _pmass(d: Dist, L, H):
+        return d.mass_box(L, H)
+
+    def _eval(self, box, pm) -> _Cell:
+        # product of the split variables' masses
+        plo, phi = 1.0, 1.0
+        for m in pm:
+            plo, phi = fmul_nonneg((plo, phi), m)
+        if phi == 0.0:
+            return _Cell(box, pm, 0.0, 0.0)
+        sure = True
+        for terms, rhs in self.cons_out:
+            s = (0.0, 0.0)
+            for k, a in terms:
+                (L, H) = box[k]
+                s = fadd(s, fmul(a, (L[0], H[1])))
+            t = fadd(s, (-rhs[1], -rhs[0]))  # s - rhs
+            if t[1] <= 0:
+                continue
+            if t[0] >= 0:
+                return _Cell(box, pm, 0.0, 0.0)
+            sure = False
+        # inner variable's range: lower-bound set [a_lo, b_lo], upper-bound set [a_hi, b_hi]
+        up_lo, up_hi = self.inner_hi[0], self.inner_hi[1]
+        dn_lo, dn_hi = self.inner_lo[1], self.inner_lo[0]
+        for sign, terms, rhs in self.cons_in:
+            s = (0.0, 0.0)
+            for k, a in terms:
+                (L, H) = box[k]
+                s = fadd(s, fmul(a, (L[0], H[1])))
+            r = fadd(rhs, (-s[1], -s[0]))  # rhs - s
+            if sign > 0:  # x <= r
+                up_lo = min(up_lo, r[0])
+                up_hi = min(up_hi, r[1])
+            else:         # x >= -r
+                dn_lo = max(dn_lo, -r[0])
+                dn_hi = max(dn_hi, -r[1])
+        d = self.dists[self.inner]
+        if up_hi <= dn_hi:
+            return _Cell(box, pm, 0.0, 0.0)
+        hi_m = d.mass_f(dn_hi, up_hi)[1]
+        lo_m = d.mass_f(dn_lo, up_lo)[0] if (sure and up_lo > dn_lo) else 0.0
+        lo = fmul_nonneg((plo, phi), (lo_m, lo_m))[0]
+        hi = fmul_nonneg((plo, phi), (hi_m, hi_m))[1]
+        return _Cell(box, pm, lo, hi)
+
+    def _push(self, c: _Cell):
+        if c.hi - c.lo <= 0.0 or not self.split:
+            self._done_lo.append(c.lo)
+            self._done_hi.append(c.hi)
+            return
+        heapq.heappush(self._heap, (-(c.hi - c.lo), next(self._tick), c))
+
+    def _sum(self):
+        los = self._done_lo + [c.lo for _, _, c in self._heap]
+        his = self._done_hi + [c.hi for _, _, c in self._heap]
+        lo, hi = fsum_interval(los, his)
+        self.lo, self.hi = Fraction(lo), Fraction(min(hi, 1.0))
+
+    def _split_point(self, d: Dist, L, H):
+        lo, hi = L[1], H[0]
+        if lo >= hi:
+            return None
+        flo = d.cdf_f(lo)[0] if lo != -INF else 0.0
+        fhi = d.cdf_f(hi)[1] if hi != INF else 1.0
+        x = d.quantile((flo + fhi) / 2) if fhi > flo else None
+        if x is None or not (lo < x < hi) or not math.isfinite(x):
+            if math.isfinite(lo) and math.isfinite(hi):
+                x = (lo + hi) / 2
+            elif math.isfinite(lo):
+                x = lo + max(d.spread(), abs(lo) * 1e-3)
+            elif math.isfinite(hi):
+                x = hi - max(d.spread(), abs(hi) * 1e-3)
+            else:
+                x = d.quantile(0.5)
+        if not (lo < x < hi):
+            return None
+        return x
+
+    def refine(self, budget: int) -> bool:
+        if not self._heap:
+            return False
+        progressed = False
+        for _ in range(budget):
+            if not self._heap:
+                break
+            _, _, c = heapq.heappop(self._heap)
+            # the split variable with the largest influence on the constraints
+            best, best_s = None, -1.0
+            for k, v in enumerate(self.split):
+                L, H = c.box[k]
+                w = H[1] - L[0]
+                if not math.isfinite(w):
+                    w = 1e6 * self.dists[v].spread()
+                else:
+                    w = min(w, 1e6 * self.dists[v].spread())
+                s = self.weights[k] * w * max(c.pm[k][1], 1e-300)
+                if s > best_s and self._split_point(self.dists[v], L, H) is not None:
+                    best, best_s = k, s
+            if best is None:
+                self._done_lo.append(c.lo)
+                self._done_hi.append(c.hi)
+                continue
+            v = self.split[best]
+            L, H = c.box[best]
+            x = self._split_point(self.dists[v], L, H)
+            for part in (((L, (x, x))), (((x, x), H))):
+                box = c.box[:best] + (part,) + c.box[best + 1:]
+                pm = c.pm[:best] + (self._pmass(self.dists[v], part[0], part[1]),) + c.pm[best + 1:]
+                self._push(self._eval(box, pm))
+            self.cells += 1
+            progressed = True
+        self._sum()
+        return progressed or bool(self._heap)
+
+    def stats(self):
+        return {"cells": self.cells}

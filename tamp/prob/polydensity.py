@@ -1,0 +1,67 @@
+"""``density(lo, hi, POLY)``: the polynomial in ``_`` as exact coefficients, checked and normalised."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import List, Tuple
+
+from lang import ast as A
+
+
+def _poly(e: A.Expr, ex) -> List[Fraction]:
+    """Coefficients (constant first) of a polynomial expression in ``_``."""
+    if isinstance(e, A.Num):
+        return [e.value]
+    if isinstance(e, A.Var):
+        if e.name == "_":
+            return [Fraction(0), Fraction(1)]
+        raise ex.err(f"density: the polynomial may only use the bound name '_' (found '{e.name}')", e)
+    if isinstance(e, A.Unary) and e.op == "-":
+        return [-c for c in _poly(e.operand, ex)]
+    if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/"):
+        a, b = _poly(e.left, ex), _poly(e.right, ex)
+        if e.op in ("+", "-"):
+            n = max(len(a), len(b))
+            a, b = a + [Fraction(0)] * (n - len(a)), b + [Fraction(0)] * (n - len(b))
+            return [x + y if e.op == "+" else x - y for x, y in zip(a, b)]
+        if e.op == "*":
+            out = [Fraction(0)] * (len(a) + len(b) - 1)
+            for i, x in enumerate(a):
+                for j, y in enumerate(b):
+                    out[i + j] += x * y
+            return out
+        if any(b[1:]) or b[0] == 0:
+            raise ex.err("density: division only by a non-zero constant", e)
+        return [x / b[0] for x in a]
+    raise ex.err("density: the third argument must be a polynomial in '_'", e)
+
+
+def _nonnegative(coeffs: List[Fraction], lo: Fraction, hi: Fraction) -> bool:
+    """Exactly: is the polynomial >= 0 on [lo, hi]? (sympy real-root isolation)."""
+    import sympy
+    x = sympy.Symbol("x")
+    p = sum(sympy.Rational(c.numerator, c.denominator) * x ** k for k, c in enumerate(coeffs))
+    p = sympy.Poly(p, x)
+    if p.is_zero:
+        return True
+    pts = [sympy.Rational(lo.numerator, lo.denominator), sympy.Rational(hi.numerator, hi.denominator)]
+    for iv, _mult in p.intervals():
+        a, b = iv
+        pts.extend([a, b])
+    # between consecutive isolating points the sign is constant; test midpoints and the ends
+    pts = sorted(set(q for q in pts if pts[0] <= q <= pts[1]))
+    probes = pts + [(u + v) / 2 for u, v in zip(pts, pts[1:])]
+    return all(p.eval(q) >= 0 for q in probes)
+
+
+def density_coeffs(e: A.Expr, lo: Fraction, hi: Fraction, ex) -> Tuple[Fraction, ...]:
+    """Normalised density coefficients on [lo, hi]; errors for negative or zero polynomials."""
+    c = _poly(e, ex)
+    while len(c) > 1 and c[-1] == 0:
+        c.pop()
+    if not _nonnegative(c, lo, hi):
+        raise ex.err(f"density: the polynomial takes negative values on [{lo}, {hi}]", e)
+    total = sum(ck * (hi ** (k + 1) - lo ** (k + 1)) / (k + 1) for k, ck in enumerate(c))
+    if total <= 0:
+        raise ex.err("density: the polynomial integrates to 0", e)
+    return tuple(ck / total for ck in c)

@@ -14,9 +14,9 @@ a probability specification is CONFIRMED / REFUTED / UNDECIDED from simultaneous
 from .errors import SimulationError
 from .inputs import convert_inputs
 from .result import CONFIRMED, CONSISTENT, REFUTED, UNDECIDED, SimResult
-from .runner import resolve_program, simulate
+from .runner import resolve_program, run_samples, simulate
 from .stats import bonferroni, clopper_pearson, failure_rate_ci
 
 __all__ = ["simulate", "SimResult", "SimulationError", "failure_rate_ci", "clopper_pearson",
-           "bonferroni", "resolve_program", "convert_inputs", "CONSISTENT", "REFUTED", "CONFIRMED",
+           "bonferroni", "resolve_program", "run_samples", "convert_inputs", "CONSISTENT", "REFUTED", "CONFIRMED",
            "UNDECIDED"]

@@ -22,8 +22,10 @@ from .interp import Interpreter
 from .result import CONFIRMED, CONSISTENT, REFUTED, UNDECIDED, SimResult
 from .spec import IntervalEvaluator, desugar, estimate_terms, expr_text, is_probability_spec
 from .state import State
+from .values import ArrayVal
 from .stats import failure_rate_ci
 
+_EXPR_OFFSET = len("program __e__() ensures ")  # lang.parser.parse_expr's wrapper
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
@@ -117,6 +119,40 @@ def _comparisons(specs, terms, inputs_ev, source) -> List[dict]:
     return out
 
 
+def _prepare(prog, inputs, path, source):
+    """Exact inputs (checked against the parameters) and their evaluator; ``requires`` must hold."""
+    exact = convert_inputs(prog, dict(inputs or {}), path, source)
+    inputs_ev = ExactEvaluator(exact, path, source, what="a requires/fails/rate clause")
+    for r in prog.requires:
+        if not inputs_ev.eval(r):
+            raise error_at(SimulationError, "this requires clause is false at the given inputs",
+                           r.pos, path, source)
+    return exact, inputs_ev
+
+
+def _execute(prog, exact, inputs_ev, types, runs, seed, path, source, max_iterations=None):
+    """Run the body ``runs`` times; the evaluator and the final state of the kept runs."""
+    rate = _check_rate(prog, inputs_ev)
+    rng = np.random.default_rng(seed)
+    ev = Evaluator({k: to_numpy(v) for k, v in exact.items()}, rng, rate, path, source)
+    interp = Interpreter(ev, types, **({"max_iterations": max_iterations} if max_iterations else {}))
+    state = State(runs)
+    if _uses_failed(prog):
+        state.set("failed", np.zeros(runs, dtype=bool))
+    return ev, interp.exec(prog.body, state)
+
+
+def run_samples(program_or_source, inputs: Optional[Dict[str, object]] = None, runs: int = 10000,
+                seed: int = 0, program: Optional[str] = None) -> Dict[str, object]:
+    """The final values of every local over the kept runs: name -> numpy array of shape (kept,)
+    (arrays: (kept, capacity), unwritten elements 0; pairs: tuples). For tests and
+    notebooks that want the samples themselves."""
+    prog, path, source = resolve_program(program_or_source, program)
+    exact, inputs_ev = _prepare(prog, inputs, path, source)
+    _, state = _execute(prog, exact, inputs_ev, _types(prog, path, source), runs, seed, path, source)
+    return {k: (v.data if isinstance(v, ArrayVal) else v) for k, v in state.vars.items()}
+
+
 def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs: int = 100000,
              seed: int = 0, bound=None, confidence: float = 0.99, program: Optional[str] = None,
              max_iterations: Optional[int] = None) -> SimResult:
@@ -141,30 +177,22 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
                 raise error_at(SimulationError, "independent(…) is a property over all inputs, not a "
                                "sampling property: it cannot be simulated (use tamp prove)",
                                node.pos, path, source)
-    exact = convert_inputs(prog, dict(inputs or {}), path, source)
-    inputs_ev = ExactEvaluator(exact, path, source, what="a requires/fails/rate clause")
-    for r in prog.requires:
-        if not inputs_ev.eval(r):
-            raise error_at(SimulationError, "this requires clause is false at the given inputs",
-                           r.pos, path, source)
+    exact, inputs_ev = _prepare(prog, inputs, path, source)
     bexpr, btext = _bound_expr(prog, bound)
     bound_ev = ExactEvaluator(exact, "--bound" if isinstance(bound, str) else path,
                               bound if isinstance(bound, str) else source, what="the bound")
-    bval = bound_ev.eval(bexpr) if isinstance(bexpr, A.Expr) else bexpr
+    try:
+        bval = bound_ev.eval(bexpr) if isinstance(bexpr, A.Expr) else bexpr
+    except SimulationError as exc:
+        if isinstance(bound, str) and exc.line == 1:  # parse_expr positions are in its wrapper text
+            exc.col = max(exc.col - _EXPR_OFFSET, 1)
+        raise
     if isinstance(bval, bool) or not isinstance(bval, (int, float, Fraction)) or \
             (isinstance(bval, float) and math.isnan(bval)):
         raise bound_ev.error(f"the bound must be a number, got {bval}", bexpr)
     if btext is None:
         btext = expr_text(bexpr, source)
-    rate = _check_rate(prog, inputs_ev)
-
-    rng = np.random.default_rng(seed)
-    ev = Evaluator({k: to_numpy(v) for k, v in exact.items()}, rng, rate, path, source)
-    interp = Interpreter(ev, types, **({"max_iterations": max_iterations} if max_iterations else {}))
-    state = State(runs)
-    if _uses_failed(prog):
-        state.set("failed", np.zeros(runs, dtype=bool))
-    state = interp.exec(prog.body, state)
+    ev, state = _execute(prog, exact, inputs_ev, types, runs, seed, path, source, max_iterations)
 
     specs = [desugar(e) for e in prog.ensures]
     plain = [e for e in specs if not is_probability_spec(e)]

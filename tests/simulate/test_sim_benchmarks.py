@@ -1,0 +1,59 @@
+"""Every benchmark program at its recorded inputs: the true claims are CONSISTENT (the interval
+reaches below the bound), the too-strong variants REFUTED."""
+
+from pathlib import Path
+
+import pytest
+
+from lang.parser import parse_file
+from tamp.simulate import simulate
+from tamp.simulate.bench_inputs import BENCHMARKS_DIR, load_inputs
+
+ENTRIES = load_inputs()
+MINE = ["illustrative", "dp", "reliability", "variants"]
+
+
+def _id(b):
+    return f"{b.file.parent.name}/{b.file.stem}-" + ",".join(
+        f"{k}={v}" for k, v in b.inputs.items() if not isinstance(v, list))
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[_id(b) for b in ENTRIES])
+def test_benchmark_verdict(entry):
+    runs = 200 if "Concrete" in entry.file.name else 20000
+    r = simulate(entry.file, entry.inputs, runs=runs, seed=11)
+    assert r.verdict == entry.expect, r.render_text()
+    if entry.expect == "consistent":
+        assert r.ci[0] <= r.bound_value
+
+
+def test_every_benchmark_file_has_inputs_and_a_matching_name():
+    files = sorted(p for d in MINE for p in (BENCHMARKS_DIR / d).glob("*.prob"))
+    assert len(files) >= 17
+    covered = {b.file.resolve() for b in ENTRIES}
+    for f in files:
+        assert f.resolve() in covered, f"no inputs for {f}"
+        src = parse_file(str(f))
+        assert [p.name for p in src.programs] == [f.stem]
+        assert src.text.lstrip().startswith("//"), f"{f} needs a header comment"
+    assert len({b.file for b in ENTRIES if b.file.parent.name != "variants"}) >= 11
+
+
+def test_variants_are_refuted_somewhere():
+    variants = {b.file for b in ENTRIES if b.file.parent.name == "variants"}
+    assert len(variants) == 6
+    for v in variants:
+        assert any(b.expect == "refuted" for b in ENTRIES if b.file == v)
+
+
+def test_search_ref_concrete_reliability_is_visible_with_a_large_rate():
+    """searchRef's union bound 1 - 4*r*pixels is close to the true failure rate when the rate is
+    large: the interval reaches below the bound, and below it a tighter bound is refuted."""
+    f = BENCHMARKS_DIR / "reliability" / "searchRef.prob"
+    inputs = {"blocks": list(range(12)), "ref": [1, 2, 3, 4], "nblocks": 3, "height": 2, "width": 2,
+              "r": 0.005}
+    r = simulate(f, inputs, runs=20000, seed=5)
+    exact = 1 - (1 - 0.005) ** (4 * 12)
+    assert r.ci[0] < exact < r.ci[1]
+    assert r.verdict == "consistent"
+    assert simulate(f, inputs, runs=20000, seed=5, bound="3 * r * nblocks * height * width").verdict == "refuted"

@@ -33,9 +33,11 @@ Choices (``choices(dist)``) are subsets, in order of increasing size:
 * at most 16 points: subsets of size <= 2 and their complements;
 * at most 200 points: the empty set, singletons, complements of singletons,
   prefixes and suffixes of the sorted support (scalars) or rows and columns
-  (pairs), and the full support;
-* larger: only the empty set, prefixes/suffixes or rows/columns, and the full
-  support.
+  (pairs), and the full support (prefixes/suffixes as below);
+* larger: only the empty set, prefixes/suffixes (of sizes 1 … 64 and 64 evenly
+  spaced sizes) or rows/columns, and the full support.
+
+Integer ranges with more than ``MAX_SUPPORT`` (10 000) points are not handled.
 
 A synthesiser that knows which subset it wants builds it with
 :func:`subset_where` (from a predicate) and :func:`subset_instance`.
@@ -53,7 +55,7 @@ from . import build as B
 from .base import AxiomFamily, AxiomInstance, check_targets
 from .evaluate import constant_value, evaluate
 
-MAX_SUPPORT = 100_000  # integer ranges beyond this are left to other families
+MAX_SUPPORT = 10_000  # integer ranges beyond this are left to other families
 
 Point = Any  # a scalar (int / Fraction / bool) or a pair of scalars
 
@@ -226,34 +228,48 @@ def _ordered(pts):
 
 
 def enumerate_subsets(points: Sequence[Point]):
-    """Candidate subsets of ``points`` in order of increasing size (see the module docstring)."""
+    """Candidate subsets of ``points`` in order of increasing size (see the module docstring);
+    within one size, in a deterministic order (generation order)."""
     k = len(points)
     full = frozenset(points)
-    cands = {frozenset()}
+    cands = {frozenset(): None}  # an insertion-ordered set
+
+    def add(s):
+        cands.setdefault(frozenset(s), None)
+
     if k <= 6:
-        for r in range(k + 1):
-            cands.update(frozenset(c) for c in combinations(points, r))
+        for r in range(1, k + 1):
+            for c in combinations(points, r):
+                add(c)
     elif k <= 16:
         for r in (1, 2):
             for c in combinations(points, r):
-                cands.add(frozenset(c))
-                cands.add(full - frozenset(c))
+                add(c)
+                add(full - frozenset(c))
     else:
         if k <= 200:
             for p in points:
-                cands.add(frozenset([p]))
-                cands.add(full - {p})
+                add([p])
+                add(full - {p})
         if point_dimension(points) == 1:
             srt = _ordered(points)
-            for i in range(1, k):
-                cands.add(frozenset(srt[:i]))
-                cands.add(frozenset(srt[i:]))
+            for i in _cut_points(k):
+                add(srt[:i])
+                add(srt[k - i:])
         else:
             for coord in (0, 1):
-                for val in {p[coord] for p in points}:
-                    cands.add(frozenset(p for p in points if p[coord] == val))
-    cands.add(full)
-    return sorted(cands, key=lambda s: (len(s), sorted(map(repr, s))))
+                for val in dict.fromkeys(p[coord] for p in points):
+                    add(p for p in points if p[coord] == val)
+    add(full)
+    return sorted(cands, key=len)
+
+
+def _cut_points(k: int, ends: int = 64, spread: int = 64):
+    """Sizes of the prefixes/suffixes offered for a large support: ``1 … ends`` and ``spread``
+    evenly spaced sizes up to ``k - 1``."""
+    sizes = set(range(1, min(ends, k - 1) + 1))
+    sizes.update(max(1, (k - 1) * j // spread) for j in range(1, spread + 1))
+    return sorted(sizes)
 
 
 # ------------------------------------------------------------------- family

@@ -66,7 +66,8 @@ def test_choice_counts_are_capped():
     big = enumerate_subsets(tuple(range(150)))
     assert len(big) < 1000 and frozenset({7}) in big and frozenset(range(10)) in big
     huge = enumerate_subsets(tuple(range(5000)))
-    assert len(huge) <= 2 * 5000 + 2 and frozenset(range(4999)) in huge
+    assert len(huge) <= 2 * 128 + 2 and frozenset(range(4999)) in huge and frozenset({4999}) in huge
+    assert frozenset(range(64)) in huge and frozenset() in huge
 
 
 @pytest.mark.parametrize("src", ["unif(0, 10)", "unif({1, 2} * {3, 4, 5})", "unif({-1, 0.5, 3, 7})"])

@@ -1,0 +1,290 @@
+"""Deciding one box of the input region: interval bounds first, then SMT on the self-composition.
+
+An :class:`Analyzer` holds, for each value v of the sensitive input, the
+program's output term and validity term (``requires`` and ``assume`` with the
+sensitive input set to v) over the shared non-sensitive inputs — the
+self-composition of the program with itself. A point x is *biased* when some
+pair of values (a, b) are both valid at x and give different outputs.
+
+:meth:`Analyzer.decide` settles a box as ``certified`` (no biased point),
+``biased`` (every point biased), ``mixed`` (both kinds, witness known),
+``unknown`` (solver gave up, or too small to split), or asks to split it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Dict, List, Optional, Tuple
+
+import z3
+
+from lang import ast as A
+
+from . import boxes as B
+from . import terms as T
+from .dag import Dag, compile_dag, evaluate
+from .interval import differ, propagate
+from .region import Region, build_region
+from .smt import model_value, phase_facts, translate_nodes, z3_var
+from .symexec import Context, execute, expr_term, input_env
+
+CERTIFIED, BIASED, MIXED, UNKNOWN, EMPTY = "certified", "biased", "mixed", "unknown", "empty"
+
+
+@dataclass
+class Options:
+    """Tuning of the certifier (see docs/causal.md)."""
+
+    max_unstable: int = 12          # U: at most this many undecided ReLUs/branches before calling SMT
+    min_mass: float = 2.0 ** -16    # L: boxes with a smaller (uniform) share are not split further
+    smt_timeout: float = 20.0       # seconds per SMT query; a timeout counts as unknown
+    refine: bool = True             # split mixed boxes to tighten the bounds on the biased mass
+    timeout: Optional[float] = 600.0  # seconds for the whole analysis
+    jobs: int = 0                   # worker processes (0 = all cores)
+    slice_s: float = 0.5            # a worker's time budget per job before it hands back its frontier
+    candidates: int = 6             # dimensions scored by interval propagation when choosing a split
+    population: Optional[str] = None  # a `.prob` file whose program samples the inputs
+
+    @classmethod
+    def from_any(cls, o) -> "Options":
+        if o is None:
+            return cls()
+        if isinstance(o, cls):
+            return o
+        known = {k: v for k, v in dict(o).items() if k in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in known.items() if v is not None})
+
+
+@dataclass
+class Decision:
+    status: Optional[str]                 # a leaf status, or None = split into ``children``
+    children: List[B.Box] = field(default_factory=list)
+    witness: Optional[dict] = None
+    smt_calls: int = 0
+
+
+def _neq(a, b):
+    if z3.is_bool(a):
+        return a != b
+    if z3.is_real(a) or z3.is_real(b):
+        a, b = (z3.ToReal(x) if z3.is_int(x) else x for x in (a, b))
+    return a != b
+
+
+def _and3(*xs):
+    return False if any(x is False for x in xs) else True if all(x is True for x in xs) else None
+
+
+def _or3(xs):
+    return True if any(x is True for x in xs) else False if all(x is False for x in xs) else None
+
+
+class Analyzer:
+    """The self-composed program for one ``independent(e, s)`` claim."""
+
+    def __init__(self, prog: A.Program, ind: A.Independent, options: Options, ctx: Context):
+        self.prog, self.ind, self.options, self.ctx = prog, ind, options, ctx
+        self.region: Region = build_region(prog, ind, ctx)
+        self.dims = self.region.dims
+        outs, valids = [], []
+        for v in self.region.values:
+            fixed = {ind.var: T.const(v, self._sens_sort())}
+            fin = execute(prog, fixed, ctx)
+            init = input_env(prog, fixed, ctx)
+            req = [expr_term(r, init, ctx) for r in prog.requires]
+            for name in A.free_vars(ind.expr):
+                if name not in fin.env:
+                    raise ctx.error(f"'{name}' is not assigned on every path of program '{prog.name}'", ind.expr)
+            outs.append(expr_term(ind.expr, fin.env, ctx))
+            valids.append(T.op("and", *req, fin.assumption()))
+        self.outs, self.valids = outs, valids
+        k = len(outs)
+        self.pairs = [(i, j) for i in range(k) for j in range(i + 1, k)
+                      if not (T.same(outs[i], outs[j]) or valids[i] is T.FALSE or valids[j] is T.FALSE)]
+        self.dag: Dag = compile_dag(outs + valids)
+        used = set(self.dag.inputs())
+        self.relevant = [i for i, d in enumerate(self.dims) if d.name in used]
+        self.z3vars = {d.name: z3_var(d.name, d.sort) for d in self.dims}
+        self.z3nodes = translate_nodes(self.dag, self.z3vars)
+        zo = [self.z3nodes[r] for r in self.dag.roots[:k]]
+        zv = [self.z3nodes[r] for r in self.dag.roots[k:]]
+        self.z3biased = z3.Or([z3.And(zv[i], zv[j], _neq(zo[i], zo[j])) for i, j in self.pairs])
+        self.solver = z3.Solver()
+
+    def _sens_sort(self) -> str:
+        return self.prog.param(self.ind.var).type.name
+
+    # ------------------------------------------------------------------ interval level
+    def ibp(self, box: B.Box):
+        """(tri-state "biased everywhere / nowhere", bounds) by interval propagation over ``box``."""
+        b = propagate(self.dag, B.float_box(self.dims, box))
+        k = len(self.outs)
+        vals = [b.root(self.dag, i) for i in range(2 * k)]
+        biased = _or3([_and3(vals[k + i], vals[k + j], differ(vals[i], vals[j])) for i, j in self.pairs])
+        return biased, b
+
+    # ------------------------------------------------------------------ exact level
+    def point_outputs(self, point: Dict[str, object]):
+        """Exact (outputs, validity) per sensitive value at ``point``."""
+        vals = evaluate(self.dag, point)
+        k = len(self.outs)
+        return vals[:k], vals[k:]
+
+    def biased_at(self, point: Dict[str, object]) -> Optional[Tuple[int, int]]:
+        """The first pair of sensitive values that witnesses bias at ``point`` (checked exactly), or None."""
+        try:
+            outs, valid = self.point_outputs(point)
+        except ZeroDivisionError:
+            return None
+        for i, j in self.pairs:
+            if valid[i] and valid[j] and outs[i] != outs[j]:
+                return (i, j)
+        return None
+
+    def witness(self, point: Dict[str, object]) -> Optional[dict]:
+        """A checked witness record for ``point``, or None if the point is not biased."""
+        pair = self.biased_at(point)
+        if pair is None:
+            return None
+        outs, _ = self.point_outputs(point)
+        s = self.region.sensitive
+        return {"inputs": dict(point),
+                "pair": [{s: self.region.values[i], "out": outs[i]} for i in pair]}
+
+    # ------------------------------------------------------------------ SMT level
+    def _box_constraints(self, box: B.Box):
+        cs = []
+        for d, (lo, hi) in zip(self.dims, box):
+            x = self.z3vars[d.name]
+            if d.sort == "bool":
+                if lo == hi:
+                    cs.append(x == z3.BoolVal(bool(lo)))
+                continue
+            conv = (lambda v: z3.IntVal(int(v))) if d.sort == "int" else (lambda v: z3.Q(v.numerator, v.denominator))
+            if lo is not None:
+                cs.append(x >= conv(lo))
+            if hi is not None:
+                cs.append(x <= conv(hi))
+        return cs
+
+    def _point(self, model) -> Optional[Dict[str, object]]:
+        pt = {}
+        for d in self.dims:
+            v = model_value(model, self.z3vars[d.name], d.sort)
+            if v is None:
+                return None
+            pt[d.name] = v
+        return pt
+
+    def smt(self, box: B.Box, phases, want_biased: bool):
+        """Ask z3 for a point of ``box`` that is biased (``want_biased``) or not; returns (answer, point)."""
+        f = self.z3biased if want_biased else z3.Not(self.z3biased)
+        s = self.solver
+        s.set("timeout", int(self.options.smt_timeout * 1000))
+        s.push()
+        try:
+            s.add(*self._box_constraints(box), *phase_facts(self.dag, self.z3nodes, phases), f)
+            r = s.check()
+            if r == z3.sat:
+                return "sat", self._point(s.model())
+            return ("unsat" if r == z3.unsat else "unknown"), None
+        finally:
+            s.pop()
+
+    # ------------------------------------------------------------------ one box
+    def splittable(self, box: B.Box) -> List[int]:
+        return [k for k in self.relevant if B.can_split(self.dims[k], *box[k])]
+
+    def choose_split(self, box: B.Box, cands: List[int]) -> int:
+        """The dimension whose halving settles most (then leaves the fewest unstable nodes)
+        among the ``candidates`` relatively widest ones."""
+        widest = sorted(cands, key=lambda k: -B.relative_width(self.dims[k], *box[k]))[: self.options.candidates]
+        if len(widest) == 1:
+            return widest[0]
+        best, best_score = widest[0], None
+        for k in widest:
+            score = [0, 0]
+            for half in B.split(self.dims[k], box, k):
+                biased, b = self.ibp(half)
+                score[0] -= biased is not None
+                score[1] -= b.unstable
+            if best_score is None or score > best_score:
+                best, best_score = k, score
+        return best
+
+    def separating_dim(self, box: B.Box, cands: List[int], biased_pt: dict, fair_pt: dict) -> Optional[int]:
+        """A dimension along which the bias boundary runs through the box: moving the biased point's
+        coordinate to the fair point's value alone removes the bias (or moving the fair point's
+        coordinate adds it). The relatively widest such dimension, or None."""
+        found = []
+        for k in cands:
+            name = self.dims[k].name
+            if biased_pt[name] == fair_pt[name]:
+                continue
+            p = dict(biased_pt, **{name: fair_pt[name]})
+            q = dict(fair_pt, **{name: biased_pt[name]})
+            if self.biased_at(p) is None or self.biased_at(q) is not None:
+                found.append(k)
+        if not found:
+            return None
+        return max(found, key=lambda k: B.relative_width(self.dims[k], *box[k]))
+
+    def decide(self, box: B.Box) -> Decision:
+        """Settle ``box`` or split it."""
+        if B.is_empty(box):
+            return Decision(EMPTY)
+        if not self.pairs:
+            return Decision(CERTIFIED)
+        biased, bounds = self.ibp(box)
+        if biased is False:
+            return Decision(CERTIFIED)
+        if biased is True:
+            w = self.witness(B.center(self.dims, box))
+            if w is not None:
+                return Decision(BIASED, witness=w)
+        cands = self.splittable(box)
+        small = not cands or B.uniform_mass(self.dims, box) < self.options.min_mass
+        if bounds.unstable > self.options.max_unstable and not small:
+            k = self.choose_split(box, cands)
+            return Decision(None, B.split(self.dims[k], box, k))
+        ans, point = self.smt(box, bounds.phases, True)
+        calls = 1
+        if ans == "unsat":
+            return Decision(CERTIFIED, smt_calls=calls)
+        w = self.witness(point) if ans == "sat" and point is not None else None
+        if w is None:  # unknown, or an unverifiable model: never counts as anything
+            if small:
+                return Decision(UNKNOWN, smt_calls=calls)
+            k = self.choose_split(box, cands)
+            return Decision(None, B.split(self.dims[k], box, k), smt_calls=calls)
+        ans2, fair = self.smt(box, bounds.phases, False)
+        calls += 1
+        if ans2 == "unsat":
+            return Decision(BIASED, witness=w, smt_calls=calls)
+        if small or not self.options.refine:
+            return Decision(MIXED, witness=w, smt_calls=calls)
+        k = self.separating_dim(box, cands, w["inputs"], fair) if fair is not None else None
+        if k is None:
+            k = self.choose_split(box, cands)
+        return Decision(None, B.split(self.dims[k], box, k), witness=w, smt_calls=calls)
+
+    def explore(self, box: B.Box, budget_s: float):
+        """Depth-first over ``box`` for up to ``budget_s`` seconds.
+
+        Returns (leaves [(box, status)], frontier boxes left over, a witness or None, SMT calls, boxes decided)."""
+        deadline = time.monotonic() + budget_s
+        stack, leaves, witness, calls, n = [box], [], None, 0, 0
+        while stack and time.monotonic() < deadline:
+            b = stack.pop()
+            d = self.decide(b)
+            n += 1
+            calls += d.smt_calls
+            if d.witness is not None and witness is None:
+                witness = d.witness
+            if d.status is None:
+                stack.extend(d.children)
+            else:
+                leaves.append((b, d.status))
+        return leaves, stack, witness, calls, n

@@ -1,0 +1,78 @@
+"""A term DAG flattened into a list in dependency order, evaluated many times over.
+
+The certifier evaluates the same output terms over thousands of boxes; flattening
+them once (children before parents, shared sub-terms once) makes each evaluation a
+single loop over a list — used for exact values (:func:`evaluate`), intervals
+(:mod:`tamp.causal.interval`) and z3 formulas (:mod:`tamp.causal.smt`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Sequence, Tuple
+
+from . import terms as T
+
+
+@dataclass(frozen=True)
+class Node:
+    """One DAG node: ``kind`` is "const", "input" or an operator name; ``args`` index earlier nodes."""
+
+    kind: str
+    payload: object  # the constant value, or the input name
+    args: Tuple[int, ...]
+    sort: str
+
+
+@dataclass(frozen=True)
+class Dag:
+    nodes: Tuple[Node, ...]
+    roots: Tuple[int, ...]
+
+    def inputs(self) -> List[str]:
+        return sorted({n.payload for n in self.nodes if n.kind == "input"})
+
+
+def compile_dag(roots: Sequence[T.Term]) -> Dag:
+    """Flatten the terms ``roots`` (sharing common sub-terms) into a :class:`Dag`."""
+    index: Dict[int, int] = {}
+    nodes: List[Node] = []
+    keep = []  # keep terms alive so ids stay unique
+
+    for root in roots:
+        stack = [(root, False)]
+        while stack:
+            t, expanded = stack.pop()
+            if id(t) in index:
+                continue
+            if isinstance(t, T.Op) and not expanded:
+                stack.append((t, True))
+                stack.extend((a, False) for a in reversed(t.args) if id(a) not in index)
+                continue
+            keep.append(t)
+            if isinstance(t, T.Const):
+                node = Node("const", t.value, (), t.sort)
+            elif isinstance(t, T.Input):
+                node = Node("input", t.name, (), t.sort)
+            else:
+                node = Node(t.name, None, tuple(index[id(a)] for a in t.args), t.sort)
+            index[id(t)] = len(nodes)
+            nodes.append(node)
+    return Dag(tuple(nodes), tuple(index[id(r)] for r in roots))
+
+
+def evaluate(dag: Dag, env: Dict[str, object]) -> List[object]:
+    """Exact values of the roots with inputs from ``env``."""
+    vals: List[object] = [None] * len(dag.nodes)
+    for i, n in enumerate(dag.nodes):
+        if n.kind == "const":
+            vals[i] = n.payload
+        elif n.kind == "input":
+            vals[i] = env[n.payload]
+        elif n.kind == "and":
+            vals[i] = all(vals[a] for a in n.args)
+        elif n.kind == "or":
+            vals[i] = any(vals[a] for a in n.args)
+        else:
+            vals[i] = T.apply_value(n.kind, [vals[a] for a in n.args])
+    return [vals[r] for r in dag.roots]

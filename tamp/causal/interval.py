@@ -1,0 +1,195 @@
+"""Interval bound propagation over a :class:`~tamp.causal.dag.Dag`, rounded outward.
+
+Numbers are float intervals ``(lo, hi)`` widened by one ulp after every inexact
+operation, so they always contain the exact rational value; Booleans are
+tri-state (True, False, or None = undetermined). The pass also reports which
+piecewise nodes (``max``, ``min``, ``abs``, ``ite``) have a fixed phase over the box
+— ReLU phase fixing — and how many do not.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Dict, List, Tuple
+
+from .dag import Dag
+
+INF = math.inf
+
+
+def _down(x: float) -> float:
+    return math.nextafter(x, -INF)
+
+
+def _up(x: float) -> float:
+    return math.nextafter(x, INF)
+
+
+def enclose(v) -> Tuple[float, float]:
+    """The tightest float interval containing the exact number ``v``."""
+    f = float(v)
+    if Fraction(f) == v:
+        return (f, f)
+    return (_down(f), _up(f))
+
+
+def enclose_range(lo, hi) -> Tuple[float, float]:
+    """A float interval containing the exact range [lo, hi] (None = unbounded)."""
+    a = -INF if lo is None else enclose(lo)[0]
+    b = INF if hi is None else enclose(hi)[1]
+    return (a, b)
+
+
+def _mul(a, b):
+    ps = []
+    for x in a:
+        for y in b:
+            p = x * y
+            ps.append(0.0 if p != p else p)  # inf * 0: the true product is 0
+    lo, hi = min(ps), max(ps)
+    if a[0] == a[1] and b[0] == b[1] and Fraction(lo) == Fraction(a[0]) * Fraction(b[0]):
+        return (lo, lo)
+    return (_down(lo), _up(hi))
+
+
+def _div(a, b):
+    if b[0] <= 0 <= b[1]:
+        return (-INF, INF)
+    qs = [x / y for x in a for y in b]
+    qs = [0.0 if q != q else q for q in qs]
+    return (_down(min(qs)), _up(max(qs)))
+
+
+def _cmp(name, a, b):
+    if name == "<":
+        return True if a[1] < b[0] else False if a[0] >= b[1] else None
+    if name == "<=":
+        return True if a[1] <= b[0] else False if a[0] > b[1] else None
+    if name == ">":
+        return _cmp("<", b, a)
+    if name == ">=":
+        return _cmp("<=", b, a)
+    if name == "==":
+        if a[0] == a[1] == b[0] == b[1]:
+            return True
+        return False if a[1] < b[0] or b[1] < a[0] else None
+    if name == "!=":
+        r = _cmp("==", a, b)
+        return None if r is None else not r
+    raise ValueError(name)
+
+
+def _hull(a, b):
+    if isinstance(a, tuple):
+        return (min(a[0], b[0]), max(a[1], b[1]))
+    return a if a == b else None
+
+
+@dataclass
+class Bounds:
+    """The result of one propagation: a value per node, the fixed phases, the count of unfixed ones."""
+
+    values: List[object]
+    phases: Dict[int, int]  # node index -> index of the argument it equals (for max/min/ite), or 0/1 for abs sign
+    unstable: int
+
+    def root(self, dag: Dag, k: int):
+        return self.values[dag.roots[k]]
+
+
+def propagate(dag: Dag, box: Dict[str, Tuple[float, float]]) -> Bounds:
+    """Bounds of every node of ``dag`` when each input ranges over ``box`` (float intervals).
+
+    Boolean inputs take (0, 0), (1, 1) or (0, 1)."""
+    vals: List[object] = [None] * len(dag.nodes)
+    phases: Dict[int, int] = {}
+    unstable = 0
+    for i, n in enumerate(dag.nodes):
+        k = n.kind
+        if k == "const":
+            vals[i] = n.payload if n.sort == "bool" else enclose(n.payload)
+            continue
+        if k == "input":
+            lo, hi = box[n.payload]
+            vals[i] = (True if lo == 1 else False if hi == 0 else None) if n.sort == "bool" else (lo, hi)
+            continue
+        a = [vals[j] for j in n.args]
+        if k == "+":
+            x, y = a
+            s_lo, s_hi = x[0] + y[0], x[1] + y[1]
+            exact = x[0] == x[1] and y[0] == y[1] and Fraction(s_lo) == Fraction(x[0]) + Fraction(y[0])
+            vals[i] = (s_lo, s_lo) if exact else (_down(s_lo), _up(s_hi))
+        elif k == "-":
+            x, y = a
+            s_lo, s_hi = x[0] - y[1], x[1] - y[0]
+            exact = x[0] == x[1] and y[0] == y[1] and Fraction(s_lo) == Fraction(x[0]) - Fraction(y[0])
+            vals[i] = (s_lo, s_lo) if exact else (_down(s_lo), _up(s_hi))
+        elif k == "*":
+            vals[i] = _mul(a[0], a[1])
+        elif k == "/":
+            vals[i] = _div(a[0], a[1])
+        elif k in ("div", "mod"):
+            vals[i] = (-INF, INF)
+        elif k == "neg":
+            vals[i] = (-a[0][1], -a[0][0])
+        elif k in ("max", "min"):
+            x, y = a
+            if k == "max":
+                vals[i] = (max(x[0], y[0]), max(x[1], y[1]))
+                pick = 1 if x[1] <= y[0] else 0 if y[1] <= x[0] else None
+            else:
+                vals[i] = (min(x[0], y[0]), min(x[1], y[1]))
+                pick = 0 if x[1] <= y[0] else 1 if y[1] <= x[0] else None
+            if pick is None:
+                unstable += 1
+            else:
+                phases[i] = pick
+        elif k == "abs":
+            x = a[0]
+            if x[0] >= 0:
+                vals[i], phases[i] = x, 1
+            elif x[1] <= 0:
+                vals[i], phases[i] = (-x[1], -x[0]), 0
+            else:
+                vals[i] = (0.0, max(-x[0], x[1]))
+                unstable += 1
+        elif k == "ite":
+            c, x, y = a
+            if c is None:
+                vals[i] = _hull(x, y)
+                unstable += 1
+            else:
+                vals[i] = x if c else y
+                phases[i] = 1 if c else 2
+        elif k in ("<", "<=", ">", ">=", "==", "!="):
+            x, y = a
+            if n.args and dag.nodes[n.args[0]].sort == "bool":
+                if k in ("==", "!="):
+                    r = None if x is None or y is None else (x == y)
+                    vals[i] = r if r is None or k == "==" else not r
+                else:
+                    vals[i] = None
+            else:
+                vals[i] = _cmp(k, x, y)
+        elif k == "and":
+            vals[i] = False if any(v is False for v in a) else True if all(v is True for v in a) else None
+        elif k == "or":
+            vals[i] = True if any(v is True for v in a) else False if all(v is False for v in a) else None
+        elif k == "not":
+            vals[i] = None if a[0] is None else not a[0]
+        else:
+            raise ValueError(f"unknown operator {k}")
+    return Bounds(vals, phases, unstable)
+
+
+def differ(a, b):
+    """Tri-state: do two root values (intervals or tri-state Booleans) certainly differ (True), certainly
+    coincide (False), or is it undetermined (None)?"""
+    if isinstance(a, tuple):
+        r = _cmp("==", a, b)
+        return None if r is None else not r
+    if a is None or b is None:
+        return None
+    return a != b

@@ -1,0 +1,95 @@
+"""Result objects of the causal engine: :class:`CausalResult` and :class:`QueryResult`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Dict, Optional
+
+from tamp.results import ProgramResult
+
+
+def show(v) -> str:
+    """A value as the user would write it: integers plain, fractions as decimals when short."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, Fraction):
+        if v.denominator == 1:
+            return str(v.numerator)
+        f = float(v)
+        return repr(f) if Fraction(repr(f)) == v else f"{v.numerator}/{v.denominator} (~{f:.6g})"
+    return str(v)
+
+
+def plain(v):
+    """JSON-friendly exact values: ints and bools stay, other Fractions become floats."""
+    if isinstance(v, Fraction):
+        return v.numerator if v.denominator == 1 else float(v)
+    if isinstance(v, dict):
+        return {k: plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    return v
+
+
+@dataclass
+class CausalResult(ProgramResult):
+    """Outcome of certifying ``independent(e, s)``: verdict plus fractions, biased mass bounds, witness."""
+
+    def render_text(self) -> str:
+        d = self.details
+        lines = [f"{self.name}: {self.verdict.upper()}  [{self.time_s:.2f} s]"]
+        if self.message:
+            lines.append(f"  {self.message}")
+        if "certified" in d:
+            lines.append(f"  certified {d['certified']:.2%}  biased {d['biased']:.2%}  unknown {d['unknown']:.2%}"
+                         f"  (coverage {d['coverage']:.2%})")
+            bm = d["biased_mass"]
+            lines.append(f"  biased mass in [{bm['lower']:.6f}, {bm['upper']:.6f}] under {d['distribution']}")
+            lines.append(f"  boxes {d['boxes']}  SMT calls {d['smt_calls']}")
+        w = d.get("witness")
+        if w:
+            ins = ", ".join(f"{k}={show(v)}" for k, v in w["inputs"].items())
+            a, b = w["pair"]
+            s = [k for k in a if k != "out"][0]
+            lines.append(f"  witness: {ins}: {s}={show(a[s])} gives {show(a['out'])}, "
+                         f"{s}={show(b[s])} gives {show(b['out'])}")
+        return "\n".join(lines)
+
+    def to_json(self) -> Dict[str, Any]:
+        return plain(super().to_json())
+
+
+@dataclass
+class QueryResult:
+    """The answer to a counterfactual query: yes/no (None = undetermined) and a concrete model."""
+
+    question: str
+    answer: Optional[bool]
+    model: Optional[Dict[str, Any]] = None
+    time_s: float = 0.0
+    probability: Optional[Dict[str, Any]] = None
+    message: str = ""
+    details: Dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> Dict[str, Any]:
+        out = {"answer": self.answer, "model": plain(self.model) if self.model is not None else None,
+               "question": self.question, "time_s": round(self.time_s, 4)}
+        if self.probability is not None:
+            out["probability"] = plain(self.probability)
+        if self.message:
+            out["message"] = self.message
+        return out
+
+    def render_text(self) -> str:
+        word = {True: "YES", False: "NO", None: "UNKNOWN"}[self.answer]
+        lines = [f"{word}: {self.question}"]
+        if self.message:
+            lines.append(f"  {self.message}")
+        if self.model:
+            label = self.details.get("model_label", "model")
+            lines.append(f"  {label}: " + ", ".join(f"{k}={show(v)}" for k, v in self.model.items()))
+        if self.probability is not None:
+            p = self.probability
+            lines.append(f"  probability in [{float(p['lower']):.6g}, {float(p['upper']):.6g}]")
+        return "\n".join(lines)

@@ -1,0 +1,184 @@
+"""Symbolic execution of a deterministic, loop-free (after constant folding) program.
+
+:func:`execute` runs a program body on an environment mapping each input to a
+:class:`~tamp.causal.terms.Term` (an :class:`Input`, or a constant when the
+input is fixed) and returns the final environment: every variable's value as a
+term over the free inputs, with ``if`` merged into ``ite`` terms. Loops run as
+long as their guard folds to a constant (so ``for i in 0..n`` with ``n`` fixed
+is fine); ``assume(c)`` conditions are collected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from lang import ast as A
+from lang.errors import UnsupportedError, error_at
+
+from . import terms as T
+
+MAX_ITERATIONS = 100_000
+
+_BINOPS = {"+": "+", "-": "-", "*": "*", "/": "/", "div": "div", "mod": "mod",
+           "<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!=",
+           "&&": "and", "||": "or"}
+
+
+@dataclass
+class Context:
+    """Where errors point: the file and its text."""
+
+    path: str = "<string>"
+    source: Optional[str] = None
+
+    def error(self, msg: str, node) -> UnsupportedError:
+        return error_at(UnsupportedError, msg, getattr(node, "pos", None), self.path, self.source)
+
+
+@dataclass
+class Final:
+    """The result of executing a program: final values and the collected ``assume`` conditions."""
+
+    env: Dict[str, T.Term]
+    assumptions: List[T.Term] = field(default_factory=list)
+
+    def assumption(self) -> T.Term:
+        return T.op("and", *self.assumptions) if self.assumptions else T.TRUE
+
+
+def sort_of_type(t: A.Type, ctx: Context, node) -> str:
+    """The term sort of a scalar parameter type."""
+    if t.name in ("bool", "int", "real"):
+        return t.name
+    raise ctx.error(f"causal analysis handles scalar inputs only (this one has type {t})", node)
+
+
+def expr_term(e: A.Expr, env: Dict[str, T.Term], ctx: Context) -> T.Term:
+    """Translate an expression to a term, reading variables from ``env``."""
+    if isinstance(e, A.Num):
+        return T.const(int(e.value), "int") if e.is_int else T.Const(e.value, "real")
+    if isinstance(e, A.BoolLit):
+        return T.const(e.value)
+    if isinstance(e, A.Var):
+        if e.name not in env:
+            raise ctx.error(f"'{e.name}' is read before it is assigned (on some path)", e)
+        return env[e.name]
+    if isinstance(e, A.Unary):
+        a = expr_term(e.operand, env, ctx)
+        return T.op("neg" if e.op == "-" else "not", a)
+    if isinstance(e, A.Binary):
+        a, b = expr_term(e.left, env, ctx), expr_term(e.right, env, ctx)
+        if e.op == "==>":
+            return T.op("or", T.op("not", a), b)
+        if e.op == "<==>":
+            return T.op("==", a, b)
+        if e.op not in _BINOPS:
+            raise ctx.error(f"operator '{e.op}' is not supported by the causal analysis", e)
+        return T.op(_BINOPS[e.op], a, b)
+    if isinstance(e, A.Cond):
+        return T.op("ite", expr_term(e.cond, env, ctx), expr_term(e.then, env, ctx), expr_term(e.other, env, ctx))
+    if isinstance(e, A.Call) and e.func in ("abs", "min", "max"):
+        args = [expr_term(a, env, ctx) for a in e.args]
+        want = 1 if e.func == "abs" else 2
+        if len(args) != want:
+            raise ctx.error(f"{e.func} takes {want} argument(s)", e)
+        return T.op(e.func, *args)
+    what = type(e).__name__ if not isinstance(e, A.Call) else f"'{e.func}(…)'"
+    raise ctx.error(f"{what} is not supported by the causal analysis (linear/piecewise-linear "
+                    "arithmetic, comparisons, min/max/abs and conditionals are)", e)
+
+
+def _merge(c: T.Term, a: Dict[str, T.Term], b: Dict[str, T.Term]) -> Dict[str, T.Term]:
+    """Join the environments of the two branches of ``if (c)``; a variable set on one side only is dropped."""
+    out = {}
+    for name in a.keys() & b.keys():
+        out[name] = a[name] if a[name] is b[name] else T.op("ite", c, a[name], b[name])
+    return out
+
+
+def _exec(s: A.Stmt, env: Dict[str, T.Term], fin: Final, ctx: Context, readonly: set) -> Dict[str, T.Term]:
+    if isinstance(s, A.Block):
+        for x in s.stmts:
+            env = _exec(x, env, fin, ctx, readonly)
+        return env
+    if isinstance(s, A.Assign):
+        if len(s.targets) == 1:
+            values = [expr_term(s.value, env, ctx)]
+        elif isinstance(s.value, A.TupleExpr) and len(s.value.items) == len(s.targets):
+            values = [expr_term(v, env, ctx) for v in s.value.items]
+        else:
+            raise ctx.error("tuple assignment needs a tuple of the same length on the right", s)
+        env = dict(env)
+        for t, v in zip(s.targets, values):
+            if not isinstance(t, A.Var):
+                raise ctx.error("arrays are not supported by the causal analysis", t)
+            if t.name in readonly:
+                raise ctx.error(f"'{t.name}' is an input (or a loop variable) and cannot be assigned", t)
+            env[t.name] = v
+        return env
+    if isinstance(s, A.If):
+        c = expr_term(s.cond, env, ctx)
+        if isinstance(c, T.Const):
+            branch = s.then if c.value else s.other
+            return _exec(branch, env, fin, ctx, readonly) if branch is not None else env
+        before = len(fin.assumptions)
+        a = _exec(s.then, env, fin, ctx, readonly)
+        then_assume = fin.assumptions[before:]
+        del fin.assumptions[before:]
+        b = _exec(s.other, env, fin, ctx, readonly) if s.other is not None else env
+        else_assume = fin.assumptions[before:]
+        del fin.assumptions[before:]
+        for x in then_assume:
+            fin.assumptions.append(T.op("or", T.op("not", c), x))
+        for x in else_assume:
+            fin.assumptions.append(T.op("or", c, x))
+        return _merge(c, a, b)
+    if isinstance(s, A.While):
+        for _ in range(MAX_ITERATIONS):
+            c = expr_term(s.cond, env, ctx)
+            if not isinstance(c, T.Const):
+                raise ctx.error("this loop's guard depends on a free input; the causal analysis needs "
+                                "loops whose iteration count is fixed", s.cond)
+            if not c.value:
+                return env
+            env = _exec(s.body, env, fin, ctx, readonly)
+        raise ctx.error(f"loop did not stop within {MAX_ITERATIONS} iterations", s)
+    if isinstance(s, A.For):
+        lo, hi = expr_term(s.lo, env, ctx), expr_term(s.hi, env, ctx)
+        if not (isinstance(lo, T.Const) and isinstance(hi, T.Const)):
+            raise ctx.error("the loop bounds must be fixed numbers for the causal analysis", s)
+        end = int(hi.value) + (1 if s.inclusive else 0)
+        if end - int(lo.value) > MAX_ITERATIONS:
+            raise ctx.error(f"loop runs more than {MAX_ITERATIONS} iterations", s)
+        for i in range(int(lo.value), end):
+            env = dict(env)
+            env[s.var] = T.const(i, "int")
+            env = _exec(s.body, env, fin, ctx, readonly | {s.var})
+        return env
+    if isinstance(s, A.Assume):
+        fin.assumptions.append(expr_term(s.cond, env, ctx))
+        return env
+    if isinstance(s, (A.Skip, A.VarDecl)):
+        return env
+    if isinstance(s, A.Sample):
+        raise ctx.error("this program samples; the causal analysis needs a deterministic program "
+                        "(use --probably with `tamp query` for sampling programs)", s)
+    raise ctx.error(f"{type(s).__name__} is not supported by the causal analysis", s)
+
+
+def input_env(prog: A.Program, fixed: Dict[str, T.Term], ctx: Context) -> Dict[str, T.Term]:
+    """The initial environment: each parameter is its fixed term, or a free :class:`Input`."""
+    env = {}
+    for p in prog.params:
+        env[p.name] = fixed[p.name] if p.name in fixed else T.Input(p.name, sort_of_type(p.type, ctx, p))
+    return env
+
+
+def execute(prog: A.Program, fixed: Dict[str, T.Term], ctx: Context) -> Final:
+    """Run ``prog`` symbolically with some inputs fixed; return its final environment."""
+    env = input_env(prog, fixed, ctx)
+    fin = Final({})
+    readonly = {p.name for p in prog.params}
+    fin.env = _exec(prog.body, env, fin, ctx, readonly)
+    return fin

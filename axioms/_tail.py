@@ -15,7 +15,8 @@ from typing import Any, Sequence, Tuple
 from lang import ast as A
 
 from . import build as B
-from .base import AxiomFamily, AxiomInstance, check_targets
+from .base import (AxiomFamily, AxiomInstance, SelfReferentialSample, check_targets,
+                   target_variables)
 from .evaluate import evaluate
 
 
@@ -37,6 +38,8 @@ class RealParamFamily(AxiomFamily):
         that becomes an exact literal)."""
         check_targets(targets, dist)
         f = B.e(param)
+        if A.free_vars(f) & target_variables(targets):
+            raise SelfReferentialSample(f"{self.name}: the parameter reads the sampled variable")
         bad, cost, side = self.axiom(targets[0], tuple(dist.args), f)
         return AxiomInstance(self.name, bad, cost, tuple(side), param=f)
 

@@ -1,6 +1,7 @@
 """Axioms of the Bernoulli distribution ``bern(p)`` (a choice family).
 
-Choices, for ``v ~ bern(p)`` with side condition ``0 <= p <= 1``:
+Choices, for ``v ~ bern(p)`` (side condition ``0 <= p <= 1`` except for "none",
+which holds for any distribution):
 
 =========  ============  ==========  ==========================================
 choice     bad           cost        reading
@@ -53,7 +54,7 @@ class BernoulliChoice(AxiomFamily):
             bad, cost = B.not_(v), B.sub(1, p)
         else:
             bad, cost = v, p
-        side = (B.le(0, p), B.le(p, 1))
+        side = () if param == "none" else (B.le(0, p), B.le(p, 1))
         return AxiomInstance(self.name, bad, cost, side, param=param,
                              note=f"assume {param}" if param != "none" else "assume nothing")
 

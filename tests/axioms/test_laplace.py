@@ -82,6 +82,8 @@ def test_self_referential_sampling_refused():
         LAP.instantiate((A.Var("x"),), parse_expr("lap(x, 1)"), 0.5)
     with pytest.raises(axioms.base.SelfReferentialSample):
         LAP.instantiate((parse_expr("a[i]"),), parse_expr("lap(a[0], 1)"), 0.5)
+    with pytest.raises(axioms.base.SelfReferentialSample):  # the parameter is read before sampling
+        LAP.instantiate((A.Var("x"),), parse_expr("lap(0, 1)"), parse_expr("x / 2"))
 
 
 def test_discovered():

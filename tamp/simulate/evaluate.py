@@ -83,6 +83,8 @@ class Evaluator:
         self.rate = rate
         self.path = path
         self.source = source
+        self._consts: Dict[int, object] = {}
+        self._keep = []
 
     # ---------------------------------------------------------------- plumbing
     def error(self, msg: str, node) -> SimulationError:
@@ -115,7 +117,12 @@ class Evaluator:
 
     # ---------------------------------------------------------------- leaves
     def _Num(self, e, ctx):
-        return np.int64(int(e.value)) if e.is_int else np.float64(float(e.value))
+        v = self._consts.get(id(e))
+        if v is None:
+            v = np.int64(int(e.value)) if e.is_int else np.float64(float(e.value))
+            self._consts[id(e)] = v
+            self._keep.append(e)  # keeps id(e) unique while cached
+        return v
 
     def _BoolLit(self, e, ctx):
         return np.bool_(e.value)
@@ -251,7 +258,13 @@ class Evaluator:
         if ctx.fail is None:
             raise self.error(f"unreliable operator '{e.op}' cannot appear in a specification", e)
         if self.rate > 0:
-            ctx.mark_failed(self.rng.random(ctx.n) < self.rate)
+            # i.i.d. Bernoulli(rate) failures: a Binomial count of failing runs, at uniformly
+            # random distinct positions (same distribution, far fewer draws for tiny rates)
+            k = int(self.rng.binomial(ctx.n, self.rate))
+            if k:
+                local = np.zeros(ctx.n, dtype=bool)
+                local[self.rng.choice(ctx.n, size=k, replace=False)] = True
+                ctx.mark_failed(local)
         return {"+.": np.add, "-.": np.subtract, "*.": np.multiply}[e.op](x, y)
 
     def _Cond(self, e, ctx):

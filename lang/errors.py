@@ -36,12 +36,32 @@ class TampError(Exception):
         head = f"{self.path}:{self.line}:{self.col}: {self.kind}: {self.message}" if self.line else \
             f"{self.path}: {self.kind}: {self.message}"
         if self.source is not None and self.line:
-            lines = self.source.splitlines()
-            if 1 <= self.line <= len(lines):
-                text = lines[self.line - 1].replace("\t", " ")
-                caret = " " * max(self.col - 1, 0) + "^"
+            shown = source_excerpt(self.source, self.line, self.col)
+            if shown is not None:
+                text, caret = shown
                 return f"{head}\n    {text}\n    {caret}"
         return head
+
+
+_WINDOW = 100  # characters of a long source line shown around the error
+
+
+def source_excerpt(source: str, line: int, col: int):
+    """The source line ``line`` (lines split at newlines only, as the lexer counts them) and a
+    caret line pointing at column ``col``; unprintable characters shown as spaces, long lines
+    cut to a window around the column. None when the line does not exist."""
+    lines = source.split("\n")
+    if not 1 <= line <= len(lines):
+        return None
+    text = "".join(c if c.isprintable() else " " for c in lines[line - 1])
+    col = max(col, 1)
+    if len(text) > 2 * _WINDOW:
+        start = max(0, col - 1 - _WINDOW // 2)
+        prefix = "..." if start else ""
+        suffix = "..." if start + _WINDOW < len(text) else ""
+        text = prefix + text[start:start + _WINDOW] + suffix
+        col = col - start + len(prefix)
+    return text, " " * (col - 1) + "^"
 
 
 class ParseError(TampError):

@@ -9,31 +9,26 @@ Errors are raised as :class:`lang.errors.ParseError` with file, line and column.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.visitors import Transformer_NonRecursive
 
 from . import ast as A
-from .errors import ParseError, TampError
+from .errors import ParseError, TampError, error_at
+from .recursion import MAX_DEPTH
 
 _GRAMMAR = Path(__file__).with_name("grammar.lark")
-
-# Readable names for the grammar's terminals in "expected …" messages.
-_TOKEN_NAMES = {
-    "LPAR": "'('", "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'",
-    "SEMICOLON": "';'", "COMMA": "','", "COLON": "':'", "NAME": "a name", "NUMBER": "a number",
-    "CMPOP": "a comparison", "ADDOP": "'+' or '-'", "MULOP": "'*' or '/'", "DOTDOT": "'..'",
-    "TILDE": "'~'", "__ANON_0": "':='", "BASETYPE": "a type", "QUANT": "'forall' or 'exists'",
-    "VBAR": "'|'", "QMARK": "'?'", "MINUS": "'-'", "BANG": "'!'",
-}
 
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    return Lark(_GRAMMAR.read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=True)
+    return Lark(_GRAMMAR.read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=True,
+                start=["start", "expr_start"])
 
 
 def _pos(meta) -> A.Pos | None:
@@ -46,19 +41,44 @@ def _tpos(tok: Token) -> A.Pos:
     return A.Pos(tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column)
 
 
+# Literals stay far below Python's 4300-digit int/str conversion limit, so that every exact
+# value can be printed; beyond these a literal is a clear error, not a hang or a crash later.
+MAX_DIGITS = 1000
+MAX_EXPONENT = 1000
+_NUMBER = re.compile(r"(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?")
+_RATIO = re.compile(r"(\d+)/(\d+)")
+
+
 def parse_number(text: str) -> A.Num:
-    """An exact literal: ``42`` (int), ``0.5`` = 1/2, ``1e-7`` = 1/10^7 (reals)."""
-    is_int = all(c.isdigit() for c in text)
-    return A.Num(Fraction(text), is_int, text)
+    """An exact literal: ``42`` (int), ``0.5`` = 1/2, ``1e-7`` = 1/10^7 (reals); also ``1/3``
+    (for ``--input``). Raises ``ValueError`` for anything else, for more than
+    :data:`MAX_DIGITS` digits or an exponent beyond ±:data:`MAX_EXPONENT`."""
+    text = text.strip()
+    m = _NUMBER.fullmatch(text) or _RATIO.fullmatch(text)
+    if m is None:
+        raise ValueError(f"not a number: {text[:40]!r}")
+    if len(m.group(1)) + len(m.group(2) or "") > MAX_DIGITS:
+        raise ValueError(f"number too long: more than {MAX_DIGITS} digits")
+    if m.re is _RATIO:
+        return A.Num(Fraction(int(m.group(1)), int(m.group(2))), False, text)
+    whole, frac, exp = m.group(1), m.group(2) or "", m.group(3)
+    e = 0 if exp is None else (int(exp) if len(exp) <= 6 else 10 * MAX_EXPONENT)
+    if abs(e) > MAX_EXPONENT:
+        raise ValueError(f"number out of range: the exponent must be within ±{MAX_EXPONENT}")
+    value = Fraction(int(whole + frac)) * Fraction(10) ** (e - len(frac))
+    return A.Num(value, frac == "" and exp is None, text)
 
 
 @v_args(meta=True)
-class _ToAst(Transformer):
+class _ToAst(Transformer_NonRecursive):
     """One method per grammar rule, building AST nodes with positions."""
 
     # ---------------------------------------------------------------- top level
     def start(self, meta, progs):
         return tuple(progs)
+
+    def expr_start(self, meta, ch):
+        return ch[0]
 
     def program(self, meta, ch):
         name, *rest = ch
@@ -165,7 +185,10 @@ class _ToAst(Transformer):
 
     # ---------------------------------------------------------------- expressions
     def number(self, meta, ch):
-        n = parse_number(str(ch[0]))
+        try:
+            n = parse_number(str(ch[0]))
+        except ValueError as exc:
+            raise ParseError(str(exc), line=meta.line, col=meta.column) from None
         return A.Num(n.value, n.is_int, n.text, pos=_pos(meta))
 
     def true(self, meta, ch):
@@ -235,72 +258,204 @@ class _ToAst(Transformer):
         return A.ListLit(tuple(c for c in ch if c is not None), pos=_pos(meta))
 
 
-def _expected(exc: UnexpectedInput) -> str:
-    exp = sorted({_TOKEN_NAMES.get(t, repr(t.lower()) if t.isupper() else t) for t in (exc.expected or ())}
-                 if hasattr(exc, "expected") else set())
-    if not exp:
+# --------------------------------------------------------------------------- error messages
+
+KEYWORDS = frozenset((
+    "program requires ensures fails rate reliability if else while for in assume skip var true "
+    "false forall exists sum div mod independent fairness parity given when P bool int real").split())
+
+# Human names of the terminals whose spelling is a pattern (the others print as their text).
+_TERMINAL_NAMES = {
+    "$END": "end of input", "NAME": "a name", "NUMBER": "a number", "CMPOP": "a comparison",
+    "ADDOP": "'+'", "MULOP": "'*'", "DOTDOT": "'..'", "BASETYPE": "a type (bool, int, real)",
+    "QUANT": "'forall'", "FAIRNESS": "'fairness'", "ARRAY": "'[]'",
+}
+_STATEMENT_START = {"if", "while", "for", "assume", "skip", "var"}
+_EXPRESSION_START = {"NAME", "NUMBER", "(", "-", "!", "true", "false", "QUANT", "sum", "P",
+                     "independent", "[", "{"}
+_OPERATORS = {"ADDOP", "MULOP", "CMPOP", "<==>", "==>", "||", "&&", "?"}
+_CLAUSES = {"requires", "ensures", "fails", "rate", "reliability"}
+_MAX_EXPECTED = 5
+
+
+@lru_cache(maxsize=1)
+def _terminal_text() -> dict:
+    """Terminal name -> its literal spelling (for terminals that are plain strings)."""
+    from lark.lexer import PatternStr
+    return {t.name: t.pattern.value for t in _parser().terminals if isinstance(t.pattern, PatternStr)}
+
+
+def _key(terminal: str) -> str:
+    """A terminal as the sets above name it: its spelling if literal, else its name."""
+    return _terminal_text().get(terminal, terminal)
+
+
+def _show(key: str) -> str:
+    return _TERMINAL_NAMES.get(key, f"'{key}'")
+
+
+def expected_text(terminals) -> str:
+    """A short, human list of what could come next: "a statement or '}'"."""
+    keys = {_key(t) for t in terminals}
+    items = []
+    if _STATEMENT_START <= keys:
+        items.append("a statement")
+        keys -= _STATEMENT_START | {"NAME", "("}
+    if len(keys & _EXPRESSION_START) >= 5:
+        items.append("an expression")
+        keys -= _EXPRESSION_START
+    if len(keys & _OPERATORS) >= 3:
+        items.append("an operator")
+        keys -= _OPERATORS
+    if _CLAUSES <= keys:
+        items.append("a clause (requires, ensures, fails, rate, reliability)")
+        keys -= _CLAUSES
+    items += sorted((_show(k) for k in keys), key=lambda x: (x == "end of input", x))
+    if not items:
         return ""
-    if len(exp) > 6:
-        exp = exp[:6] + ["…"]
-    return "; expected " + ", ".join(exp)
+    if len(items) > _MAX_EXPECTED:
+        items = items[:_MAX_EXPECTED - 1] + ["…"]
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def _show_char(ch: str) -> str:
+    if ch.isprintable() and ch not in "'\\":
+        return f"'{ch}'"
+    return repr(ch) if ch != "'" else '"\'"'
+
+
+def _char_hint(ch: str) -> str:
+    if ch == "=":
+        return " ('=' alone is not an operator: write ':=' to assign or '==' to compare)"
+    if ch in "\"'":
+        return " (the language has no strings)"
+    if ch == "&" or ch == "|":
+        return f" (write '{ch}{ch}')"
+    return ""
+
+
+def _line_col(text: str, offset: int):
+    """1-based line and column of character ``offset`` (lines split at '\\n' only, as lark does)."""
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, col
+
+
+def _end_position(text: str):
+    """Where "end of input" errors point: just after the last non-blank character."""
+    return _line_col(text, len(text.rstrip()))
+
+
+def _offset(text: str, line: int, col: int) -> int:
+    start = 0
+    for _ in range(line - 1):
+        nl = text.find("\n", start)
+        if nl < 0:
+            return len(text)
+        start = nl + 1
+    return start + col - 1
 
 
 def _syntax_error(exc: UnexpectedInput, path: str, text: str) -> ParseError:
+    """One clear message for a lark error."""
+    if isinstance(exc, UnexpectedToken) and exc.token.type == "$END" or isinstance(exc, UnexpectedEOF):
+        line, col = _end_position(text)
+        exp = expected_text(getattr(exc, "accepts", None) or exc.expected or ())
+        msg = "unexpected end of input" + (f"; expected {exp}" if exp else "")
+        return ParseError(msg, path, line, col, text)
+    line, col = getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
+    offset = _offset(text, line, col)
+    if text.startswith("/*", offset):
+        return ParseError("unterminated comment: '/*' has no closing '*/'", path, line, col, text)
     if isinstance(exc, UnexpectedCharacters):
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "end of input"
-        msg = f"unexpected character {ch!r}"
-        return ParseError(msg, path, exc.line, exc.column, text)
-    if isinstance(exc, UnexpectedEOF):
-        lines = text.splitlines() or [""]
-        return ParseError("unexpected end of input" + _expected(exc), path, len(lines), len(lines[-1]) + 1, text)
+        ch = text[offset] if offset < len(text) else ""
+        return ParseError(f"unexpected character {_show_char(ch)}{_char_hint(ch)}", path, line, col, text)
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
-        if tok.type == "$END":
-            lines = text.splitlines() or [""]
-            return ParseError("unexpected end of input" + _expected(exc), path, len(lines),
-                              len(lines[-1]) + 1, text)
-        # lark's expected set is huge for LALR; keep the message short
-        exp = exc.accepts if getattr(exc, "accepts", None) else exc.expected
-        exc2 = type("E", (), {"expected": exp})()
-        return ParseError(f"unexpected {str(tok)!r}" + _expected(exc2), path, tok.line, tok.column, text)
-    return ParseError(str(exc).splitlines()[0], path, getattr(exc, "line", 0), getattr(exc, "column", 0), text)
+        terminals = exc.accepts or exc.expected or ()
+        if str(tok) in KEYWORDS and "NAME" in terminals:
+            return ParseError(f"'{tok}' is a keyword and cannot be used as a name", path, line, col, text)
+        exp = expected_text(terminals)
+        shown = str(tok) if len(str(tok)) <= 40 else str(tok)[:37] + "..."
+        msg = f"unexpected '{shown}'" + (f"; expected {exp}" if exp else "")
+        return ParseError(msg, path, line, col, text)
+    return ParseError(str(exc).splitlines()[0], path, line, col, text)
 
 
-def parse(text: str, path: str = "<string>") -> A.SourceFile:
-    """Parse a whole `.prob` file. Raises :class:`ParseError`."""
+# --------------------------------------------------------------------------- entry points
+
+
+def _check_depth(tree, path: str, text: str) -> None:
+    """Refuse trees nested deeper than MAX_DEPTH (the recursive passes could not handle them)."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            meta = node.meta
+            line = getattr(meta, "line", 1) if not getattr(meta, "empty", True) else 1
+            col = getattr(meta, "column", 1) if not getattr(meta, "empty", True) else 1
+            raise ParseError(f"the program is nested too deeply (more than {MAX_DEPTH} levels)",
+                             path, line, col, text)
+        stack.extend((c, depth + 1) for c in node.children if isinstance(c, Tree))
+
+
+def _duplicate_programs(progs, path: str, text: str) -> None:
+    seen = {}
+    for p in progs:
+        if p.name in seen:
+            first = seen[p.name].pos
+            at = f" (the first is at line {first.line})" if first is not None else ""
+            raise error_at(ParseError, f"duplicate program name '{p.name}'{at}", p.pos, path, text)
+        seen[p.name] = p
+
+
+def _run(text: str, path: str, start: str):
+    """Parse ``text`` from grammar rule ``start`` and build the AST."""
+    if not isinstance(text, str):
+        raise ParseError("the input is not text", path)
     try:
-        tree = _parser().parse(text)
+        tree = _parser().parse(text, start=start)
     except UnexpectedInput as exc:
         raise _syntax_error(exc, path, text) from None
     except RecursionError:
-        raise ParseError("input is nested too deeply", path, 1, 1, text) from None
+        raise ParseError(f"the program is nested too deeply (more than {MAX_DEPTH} levels)",
+                         path, 1, 1, text) from None
+    _check_depth(tree, path, text)
     try:
-        progs = _ToAst().transform(tree)
+        return _ToAst().transform(tree)
     except VisitError as exc:
         if isinstance(exc.orig_exc, TampError):
             raise exc.orig_exc.with_source(path, text) from None
         raise
-    except RecursionError:
-        raise ParseError("input is nested too deeply", path, 1, 1, text) from None
+
+
+def parse(text: str, path: str = "<string>") -> A.SourceFile:
+    """Parse a whole `.prob` file. Raises :class:`ParseError` (never anything else for bad text)."""
+    progs = _run(text, path, "start")
+    _duplicate_programs(progs, path, text)
     return A.SourceFile(tuple(progs), path, text)
 
 
 def parse_file(path: str) -> A.SourceFile:
-    """Read and parse a file; an unreadable file is a :class:`ParseError` too."""
+    """Read and parse a file; an unreadable file or invalid UTF-8 is a :class:`ParseError` too."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ParseError(f"cannot read file: {exc.strerror if isinstance(exc, OSError) else exc}", path) from None
-    return parse(text, path)
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ParseError(f"cannot read file: {exc.strerror or exc}", str(path)) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        shown = data.decode("utf-8", errors="replace")
+        line = data.count(b"\n", 0, exc.start) + 1
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1
+        raise ParseError(f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x})", str(path),
+                         line, col, shown) from None
+    return parse(text, str(path))
 
 
 def parse_expr(text: str, path: str = "<expr>") -> A.Expr:
-    """Parse a single expression (for ``--bound`` and ``--input``)."""
-    src = f"program __e__() ensures {text} {{ }}"
-    try:
-        f = parse(src, path)
-    except ParseError as e:
-        # re-locate the column into the expression text
-        col = max(e.col - len("program __e__() ensures "), 1)
-        raise ParseError(e.message, path, 1, col, text) from None
-    return f.programs[0].ensures[0] if f.programs[0].ensures else None
+    """Parse a single expression (for ``--bound`` and ``--input``). Raises :class:`ParseError`."""
+    return _run(text, path, "expr_start")

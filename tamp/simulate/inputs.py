@@ -77,8 +77,11 @@ def check_no_extra(progs, inputs: Dict[str, object], path: str = "<string>") -> 
         raise SimulationError(f"unknown input(s) {', '.join(extra)} (parameters: {names})", path)
 
 
-def to_numpy(v):
+def to_numpy(v, type_: A.Type = None):
     """An exact input value as a numpy constant for the vectorised evaluator."""
+    if isinstance(v, list) and type_ is not None and type_.name == "array":
+        dt = {"bool": bool, "int": np.int64, "real": np.float64}[type_.elem[0].name]
+        return np.array([float(x) if dt is np.float64 else x for x in v], dtype=dt)
     if isinstance(v, bool):
         return np.bool_(v)
     if isinstance(v, int):

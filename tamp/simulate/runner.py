@@ -20,7 +20,8 @@ from .exact import ExactEvaluator
 from .inputs import convert_inputs, to_numpy
 from .interp import Interpreter
 from .result import CONFIRMED, CONSISTENT, REFUTED, UNDECIDED, SimResult
-from .spec import IntervalEvaluator, desugar, estimate_terms, expr_text, is_probability_spec
+from .spec import (IntervalEvaluator, collect_terms, count_term, desugar, expr_text,
+                   is_probability_spec, term_intervals)
 from .state import State
 from .values import ArrayVal
 from .stats import failure_rate_ci
@@ -130,11 +131,11 @@ def _prepare(prog, inputs, path, source):
     return exact, inputs_ev
 
 
-def _execute(prog, exact, inputs_ev, types, runs, seed, path, source, max_iterations=None):
+def _execute(prog, exact, inputs_ev, types, runs, rng, path, source, max_iterations=None):
     """Run the body ``runs`` times; the evaluator and the final state of the kept runs."""
     rate = _check_rate(prog, inputs_ev)
-    rng = np.random.default_rng(seed)
-    ev = Evaluator({k: to_numpy(v) for k, v in exact.items()}, rng, rate, path, source)
+    params = {k: to_numpy(v, prog.param(k).type) for k, v in exact.items()}
+    ev = Evaluator(params, rng, rate, path, source)
     interp = Interpreter(ev, types, **({"max_iterations": max_iterations} if max_iterations else {}))
     state = State(runs)
     if _uses_failed(prog):
@@ -149,8 +150,31 @@ def run_samples(program_or_source, inputs: Optional[Dict[str, object]] = None, r
     notebooks that want the samples themselves."""
     prog, path, source = resolve_program(program_or_source, program)
     exact, inputs_ev = _prepare(prog, inputs, path, source)
-    _, state = _execute(prog, exact, inputs_ev, _types(prog, path, source), runs, seed, path, source)
+    _, state = _execute(prog, exact, inputs_ev, _types(prog, path, source), runs,
+                       np.random.default_rng(seed), path, source)
     return {k: (v.data if isinstance(v, ArrayVal) else v) for k, v in state.vars.items()}
+
+
+CHUNK = 500_000  # runs simulated at once; more runs are done in chunks (bounded memory)
+
+
+def _chunks(runs: int):
+    """Sizes of the successive chunks of ``runs``."""
+    while runs > 0:
+        yield min(runs, CHUNK)
+        runs -= CHUNK
+
+
+def _count_failures(plain: List[A.Expr], ev: Evaluator, ctx: Ctx) -> int:
+    """Runs violating the conjunction of ``plain`` (each clause evaluated where the earlier hold)."""
+    if not plain or ctx.n == 0:
+        return 0
+    holds = np.ones(ctx.n, dtype=bool)
+    for e in plain:
+        if holds.any():
+            sub = ctx if holds.all() else ctx.restrict(holds)
+            holds[holds.copy()] = ev.eval_bool(e, sub)
+    return int(np.count_nonzero(~holds))
 
 
 def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs: int = 100000,
@@ -192,23 +216,21 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
         raise bound_ev.error(f"the bound must be a number, got {bval}", bexpr)
     if btext is None:
         btext = expr_text(bexpr, source)
-    ev, state = _execute(prog, exact, inputs_ev, types, runs, seed, path, source, max_iterations)
-
     specs = [desugar(e) for e in prog.ensures]
     plain = [e for e in specs if not is_probability_spec(e)]
     probs = [e for e in specs if is_probability_spec(e)]
     if prog.reliability is not None:
         plain.append(A.Unary("!", A.Var("failed", pos=prog.reliability.pos), pos=prog.reliability.pos))
-    ctx = Ctx(state)
-    kept = state.n
-    failures = 0
-    if plain and kept:
-        holds = np.ones(kept, dtype=bool)
-        for e in plain:  # conjoined, left to right, each on the runs where the earlier ones hold
-            if holds.any():
-                sub = ctx if holds.all() else ctx.restrict(holds)
-                holds[holds.copy()] = ev.eval_bool(e, sub)
-        failures = int(np.count_nonzero(~holds))
+    terms = collect_terms(probs)
+    counts = [(0, 0)] * len(terms)
+    kept = failures = 0
+    rng = np.random.default_rng(seed)
+    for chunk in _chunks(runs):
+        ev, state = _execute(prog, exact, inputs_ev, types, chunk, rng, path, source, max_iterations)
+        ctx = Ctx(state)
+        kept += state.n
+        failures += _count_failures(plain, ev, ctx)
+        counts = [(h + dh, n + dn) for (h, n), (dh, dn) in zip(counts, (count_term(t, ev, ctx) for t in terms))]
     lo, hi = failure_rate_ci(failures, kept, confidence)
     refuted = Fraction(lo) > Fraction(bval) if not isinstance(bval, float) else lo > bval
     messages = []
@@ -218,7 +240,7 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
         messages.append(f"assume(…) kept {kept} of {runs} runs ({kept / runs:.4g})")
 
     if probs:
-        terms = estimate_terms(probs, ev, ctx, confidence, source)
+        terms = term_intervals(terms, counts, confidence, source)
         box = IntervalEvaluator(terms, inputs_ev)
         truth = True
         for e in probs:

@@ -78,29 +78,37 @@ class ProbTerm:
         return (self.text, self.estimate, self.lo, self.hi)
 
 
-def estimate_terms(specs: List[A.Expr], ev: Evaluator, ctx: Ctx, conf: float,
-                   source: Optional[str]) -> Dict[A.Prob, ProbTerm]:
-    """Count every distinct P term of ``specs`` on the final runs ``ctx``."""
+def collect_terms(specs: List[A.Expr]) -> List[A.Prob]:
+    """The distinct ``P`` terms of ``specs`` (structurally equal terms count once), in order."""
     terms: List[A.Prob] = []
-    for s in specs:
-        for node in A.walk(s):
+    for spec in specs:
+        for node in A.walk(spec):
             if isinstance(node, A.Prob) and node not in terms:
                 terms.append(node)
+    return terms
+
+
+def count_term(t: A.Prob, ev: Evaluator, ctx: Ctx) -> Tuple[int, int]:
+    """(hits, trials) of one term on the final runs ``ctx``: trials are the runs where the
+    condition holds (all runs for ``P(e)``), hits those where the event holds too."""
+    if ctx.n == 0:
+        return 0, 0
+    if t.given is None:
+        return int(np.count_nonzero(ev.eval_bool(t.event, ctx))), ctx.n
+    c = ev.eval_bool(t.given, ctx)
+    trials = int(np.count_nonzero(c))
+    hits = int(np.count_nonzero(ev.eval_bool(t.event, ctx.restrict(c)))) if trials else 0
+    return hits, trials
+
+
+def term_intervals(terms: List[A.Prob], counts: List[Tuple[int, int]], conf: float,
+                   source: Optional[str]) -> Dict[A.Prob, ProbTerm]:
+    """Clopper–Pearson interval of every term at the Bonferroni-adjusted confidence."""
     per_term = bonferroni(conf, len(terms))
     out: Dict[A.Prob, ProbTerm] = {}
-    for t in terms:
-        if ctx.n == 0:
-            hits = trials = 0
-        elif t.given is None:
-            trials = ctx.n
-            hits = int(np.count_nonzero(ev.eval_bool(t.event, ctx)))
-        else:
-            c = ev.eval_bool(t.given, ctx)
-            trials = int(np.count_nonzero(c))
-            hits = int(np.count_nonzero(ev.eval_bool(t.event, ctx.restrict(c)))) if trials else 0
+    for t, (hits, trials) in zip(terms, counts):
         lo, hi = clopper_pearson(hits, trials, per_term)
-        est = hits / trials if trials else math.nan
-        out[t] = ProbTerm(expr_text(t, source), hits, trials, est, lo, hi)
+        out[t] = ProbTerm(expr_text(t, source), hits, trials, hits / trials if trials else math.nan, lo, hi)
     return out
 
 

@@ -241,7 +241,8 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
 
     if probs:
         terms = term_intervals(terms, counts, confidence, source)
-        box = IntervalEvaluator(terms, inputs_ev)
+        spec_ev = ExactEvaluator(exact, path, source, what="a probability specification outside P(…)")
+        box = IntervalEvaluator(terms, spec_ev)
         truth = True
         for e in probs:
             truth = IntervalEvaluator._logic("&&", truth, box.eval(e))
@@ -249,7 +250,7 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
             verdict = REFUTED
         else:
             verdict = CONFIRMED if truth is True else UNDECIDED
-        point = IntervalEvaluator(terms, inputs_ev, point=True)
+        point = IntervalEvaluator(terms, spec_ev, point=True)
         est = True
         for e in probs:
             est = IntervalEvaluator._logic("&&", est, point.eval(e))
@@ -258,7 +259,7 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
                            bval, verdict, seed,
                            prob_terms=[t.as_tuple() for t in terms.values()],
                            term_counts=[(t.hits, t.trials) for t in terms.values()],
-                           spec_estimate=est, comparisons=_comparisons(probs, terms, inputs_ev, source))
+                           spec_estimate=est, comparisons=_comparisons(probs, terms, spec_ev, source))
     else:
         result = SimResult(prog.name, "failure-bound", kept, runs, failures, confidence, (lo, hi), btext,
                            bval, REFUTED if refuted else CONSISTENT, seed)

@@ -125,10 +125,15 @@ def test_runaway_loop_is_stopped():
 def test_many_runs_are_simulated_in_chunks(monkeypatch):
     import tamp.simulate.runner as runner
     monkeypatch.setattr(runner, "CHUNK", 1000)
-    src = """program c() ensures !x && P(y) >= 0 fails 0.5 { x ~ bern(0.2); y ~ bern(0.7); assume(!x || y); }"""
+    src = """program c() ensures !x ensures P(y) >= 0 fails 0.5 { x ~ bern(0.2); y ~ bern(0.7); assume(!x || y); }"""
     r = simulate(src, {}, runs=10500, seed=9)
     assert r.total_runs == 10500
     kept_rate = 1 - 0.2 * 0.3
     assert abs(r.runs / 10500 - kept_rate) < 0.02
     assert r.term_counts[0][1] == r.runs
     assert abs(r.rate - 0.2 * 0.7 / kept_rate) < 0.03
+
+
+def test_locals_outside_p_terms_are_rejected():
+    with pytest.raises(TampError, match="outside P"):
+        simulate("program c() ensures !x && P(x) >= 0 { x ~ bern(0.2); }", {}, runs=100)

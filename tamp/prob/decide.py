@@ -273,7 +273,7 @@ def decide_program(program: A.Program, inputs: Optional[Dict[str, object]] = Non
     except TimeoutError:
         return ProbResult(program.name, "probability", UNKNOWN, time.monotonic() - t0,
                           message=f"timeout after {timeout:g} s while enumerating paths")
-    budget = 16
+    budget = 32
     while True:
         verdict, comps, vals = prob.evaluate(inputs)
         if verdict is not None:
@@ -284,7 +284,6 @@ def decide_program(program: A.Program, inputs: Optional[Dict[str, object]] = Non
         if not prob.refine_step(budget):
             message = "the bounds cannot be refined further (the comparison may be an exact tie)"
             break
-        budget = min(int(budget * 1.25) + 1, 4096)
     v = PROVED if verdict is True else VIOLATED if verdict is False else UNKNOWN
     terms = [TermReport(t.text, vals[p]) for p, t in prob.terms.items()]
     return ProbResult(program.name, "probability", v, time.monotonic() - t0, message=message,
@@ -308,12 +307,11 @@ def probability(program: Union[A.Program, str], event: Union[A.Expr, str], given
     deadline = time.monotonic() + timeout
     pterm = A.Prob(event, given)
     prob = Problem(program, inputs, "<string>", None, deadline, [pterm])
-    budget = 16
+    budget = 32
     while True:
         iv = prob.terms[pterm].interval()
         if iv is None:
             raise TampError("the condition of P(... | ...) has probability 0")
         if iv.width <= Fraction(tolerance) or time.monotonic() > deadline or not prob.refine_step(budget):
             break
-        budget = min(int(budget * 1.25) + 1, 4096)
     return iv.lo if iv.is_exact else iv

@@ -25,7 +25,7 @@ from typing import Dict, Optional, Tuple
 import mpmath
 from mpmath import libmp as L
 
-from .interval import INF, Interval, down, fenclose, up
+from .interval import INF, Interval, down, fadd, fenclose, fmul, up
 
 _REL = 2.0 ** -45
 _TINY = 1e-300
@@ -140,6 +140,43 @@ class Gauss(Dist):
             c = _widen_raw(_erfc_half(self._consts(), x))
         self._cache[x] = c
         return c
+
+    def pdf_f(self, x: float) -> Tuple[float, float]:
+        """Certified float interval of the density at the float x."""
+        c = self._cache.get(("pdf", x))
+        if c is None:
+            m, _ = self._consts()
+            k = self._cache.get("pdfk")
+            if k is None:
+                v = L.from_rational(self.var.numerator, self.var.denominator, 96, "n")
+                norm = L.mpf_div(L.fone, L.mpf_sqrt(L.mpf_mul(L.mpf_shift(L.mpf_pi(96), 1), v, 96, "n"), 96, "n"), 96, "n")
+                k = self._cache["pdfk"] = (L.mpf_div(L.fone, L.mpf_shift(v, 1), 96, "n"), norm)
+            inv2v, norm = k
+            d = L.mpf_sub(L.from_float(x), m, 96, "n")
+            e = L.mpf_exp(L.mpf_neg(L.mpf_mul(L.mpf_mul(d, d, 96, "n"), inv2v, 96, "n")), 64, "n")
+            f = L.to_float(L.mpf_mul(e, norm, 64, "n"))
+            c = (max(down(f * (1 - _REL)) - 1e-300, 0.0), up(f * (1 + _REL)) + 1e-300)
+            self._cache[("pdf", x)] = c
+        return c
+
+    def pdf_range(self, lo: float, hi: float) -> Tuple[float, float]:
+        """Certified bounds of the density over [lo, hi] (unimodal at the mean)."""
+        a, b = self.pdf_f(lo), self.pdf_f(hi)
+        top = max(a[1], b[1])
+        if lo <= float(self.mean) <= hi or Fraction(lo) <= self.mean <= Fraction(hi):
+            top = self.pdf_f(float(self.mean))[1] * (1 + 2 ** -40)
+        return (min(a[0], b[0]), top)
+
+    def first_moment(self, a: float, b: float, c: float) -> Tuple[float, float]:
+        """Certified ∫_a^b (s - c) f(s) ds = var (f(a) - f(b)) + (mean - c)(F(b) - F(a)); a, b finite."""
+        fa, fb = self.pdf_f(a), self.pdf_f(b)
+        v = fenclose(self.var)
+        t1 = fmul(v, (down(fa[0] - fb[1]), up(fa[1] - fb[0])))
+        t1 = (down(t1[0]), up(t1[1]))
+        mc = fenclose(self.mean - Fraction(c))
+        Fa, Fb = self.cdf_f(a), self.cdf_f(b)
+        t2 = fmul(mc, (down(Fb[0] - Fa[1]), up(Fb[1] - Fa[0])))
+        return fadd(t1, t2)
 
     def _consts(self):
         k = self._cache.get("consts")

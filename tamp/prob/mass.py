@@ -332,6 +332,8 @@ class SplitNode(Node):
                 self.cons_in.append((1 if c > 0 else -1, others, fenclose(rhs * scale)))
             else:
                 self.cons_out.append(([(pos[v], fenclose(a)) for v, a in coef.items()], fenclose(rhs)))
+        self.taylor_ok = dists[inner].is_gauss and all(
+            dists[v].is_gauss for v in self.split)
         self.weights = [0.0] * len(self.split)
         for coef, _ in cons:
             for v, a in coef.items():
@@ -401,7 +403,95 @@ class SplitNode(Node):
         lo_m = d.mass_f(dn_lo, up_lo)[0] if (sure and up_lo > dn_lo) else 0.0
         lo = fmul_nonneg((plo, phi), (lo_m, lo_m))[0]
         hi = fmul_nonneg((plo, phi), (hi_m, hi_m))[1]
+        if sure and self.taylor_ok and up_lo > dn_lo and hi - lo > 1e-15:
+            t = self._taylor(box, pm, (plo, phi))
+            if t is not None and t[0] <= hi and t[1] >= lo:
+                lo, hi = max(lo, t[0]), min(hi, t[1])
         return _Cell(box, pm, lo, hi)
+
+    def _limit(self, sign, box):
+        """The active upper (sign +1) or lower (-1) limit of the inner variable on the box, as
+        (r, [(k, a)]) with limit(s) = r - Σ a_k s_k exactly one constraint; None when the
+        active constraint changes inside the box. (INF, []) for no limit."""
+        cands = []
+        if sign > 0:
+            if self.inner_hi[1] != INF:
+                cands.append((self.inner_hi, [], self.inner_hi))
+        else:
+            if self.inner_lo[0] != -INF:
+                neg = (-self.inner_lo[1], -self.inner_lo[0])
+                cands.append((neg, [], neg))  # stored negated: -x <= -lo
+        for sg, terms, rhs in self.cons_in:
+            if sg != sign:
+                continue
+            s = (0.0, 0.0)
+            for k, a in terms:
+                (L, H) = box[k]
+                s = fadd(s, fmul(a, (L[0], H[1])))
+            cands.append((fadd(rhs, (-s[1], -s[0])), terms, rhs))
+        if not cands:
+            return (INF, [])
+        best = min(range(len(cands)), key=lambda i: cands[i][0][1])
+        top = cands[best][0][1]
+        for i, c in enumerate(cands):
+            if i != best and c[0][0] < top:
+                return None
+        return (cands[best][2], cands[best][1])
+
+    def _integral(self, sign, lim, box, pm, P):
+        """Certified ∫_box f(s) F(limit(s)) ds for the inner CDF F (second-order Taylor bound)."""
+        d = self.dists[self.inner]
+        rhs, terms = lim
+        if rhs == INF:
+            val = (1.0, 1.0) if sign > 0 else (0.0, 0.0)
+            return fmul_nonneg(P, val)
+        # limit(s) = sign * (rhs - Σ a s): upper x <= rhs - a·s; lower x >= -(rhs - a·s)
+        cen, half = [], []
+        for (L, H) in box:
+            c = (L[0] + H[0]) / 2
+            cen.append(c)
+            half.append(up(max(H[0] - c, c - L[0])))
+        s = (0.0, 0.0)
+        for k, a in terms:
+            s = fadd(s, fmul(a, (cen[k], cen[k])))
+        u = fadd(rhs, (-s[1], -s[0]))
+        if sign < 0:
+            u = (-u[1], -u[0])
+        F = (d.cdf_f(u[0])[0], d.cdf_f(u[1])[1])
+        val = fmul_nonneg(P, F)
+        if terms:
+            dens = d.pdf_range(u[0], u[1])
+            T = (0.0, 0.0)
+            spread = 0.0
+            for k, a in terms:
+                (L, H) = box[k]
+                dk = self.dists[self.split[k]]
+                M = dk.first_moment(L[0], H[0], cen[k])
+                others = (1.0, 1.0)
+                for j, m in enumerate(pm):
+                    if j != k:
+                        others = fmul_nonneg(others, m)
+                T = fadd(T, fmul(fmul(a, M), others))
+                spread = up(spread + up(max(abs(a[0]), abs(a[1])) * half[k]))
+            # limit(s) - limit(c) = -sign * Σ a (s - c): first-order term
+            lin = fmul(fmul((-1.0 * sign, -1.0 * sign), T), dens)
+            K = up(0.2420 / float(d.var) * (1 + 1e-9))
+            R = up(up(0.5 * K) * up(spread * spread))
+            R = up(R * P[1])
+            val = fadd(fadd(val, lin), (-R, R))
+        return val
+
+    def _taylor(self, box, pm, P):
+        for (L, H) in box:
+            if L[0] != L[1] or H[0] != H[1] or not (math.isfinite(L[0]) and math.isfinite(H[0])):
+                return None
+        up_lim = self._limit(1, box)
+        lo_lim = self._limit(-1, box)
+        if up_lim is None or lo_lim is None:
+            return None
+        iu = self._integral(1, up_lim, box, pm, P)
+        il = self._integral(-1, lo_lim, box, pm, P)
+        return (max(down(iu[0] - il[1]), 0.0), up(iu[1] - il[0]))
 
     def _push(self, c: _Cell):
         if c.hi - c.lo <= 0.0 or not self.split:

@@ -140,7 +140,8 @@ def _execute(prog, exact, inputs_ev, types, runs, rng, path, source, max_iterati
     state = State(runs)
     if _uses_failed(prog):
         state.set("failed", np.zeros(runs, dtype=bool))
-    return ev, interp.exec(prog.body, state)
+    with np.errstate(all="ignore"):  # overflow to inf / nan is part of float semantics here
+        return ev, interp.exec(prog.body, state)
 
 
 def run_samples(program_or_source, inputs: Optional[Dict[str, object]] = None, runs: int = 10000,
@@ -229,8 +230,10 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
         ev, state = _execute(prog, exact, inputs_ev, types, chunk, rng, path, source, max_iterations)
         ctx = Ctx(state)
         kept += state.n
-        failures += _count_failures(plain, ev, ctx)
-        counts = [(h + dh, n + dn) for (h, n), (dh, dn) in zip(counts, (count_term(t, ev, ctx) for t in terms))]
+        with np.errstate(all="ignore"):
+            failures += _count_failures(plain, ev, ctx)
+            more = [count_term(t, ev, ctx) for t in terms]
+        counts = [(h + dh, n + dn) for (h, n), (dh, dn) in zip(counts, more)]
     lo, hi = failure_rate_ci(failures, kept, confidence)
     refuted = Fraction(lo) > Fraction(bval) if not isinstance(bval, float) else lo > bval
     messages = []

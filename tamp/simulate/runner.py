@@ -270,3 +270,14 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
     result.message = "; ".join(messages)
     result.time_s = time.perf_counter() - t0
     return result
+
+
+def check_consistent(program_or_source, inputs: Optional[Dict[str, object]] = None, bound=None,
+                     runs: int = 20000, seed: int = 0, program: Optional[str] = None) -> SimResult:
+    """For provers' tests: simulate and raise ``AssertionError`` (with the report) unless the
+    claim (``fails`` or ``bound``) is consistent with the samples — i.e. the Monte Carlo interval
+    reaches below the bound (or a probability specification is not refuted)."""
+    r = simulate(program_or_source, inputs, runs=runs, seed=seed, bound=bound, program=program)
+    if r.verdict == REFUTED:
+        raise AssertionError("the simulator refutes this claim:\n" + r.render_text())
+    return r

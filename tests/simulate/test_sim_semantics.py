@@ -137,3 +137,11 @@ def test_many_runs_are_simulated_in_chunks(monkeypatch):
 def test_locals_outside_p_terms_are_rejected():
     with pytest.raises(TampError, match="outside P"):
         simulate("program c() ensures !x && P(x) >= 0 { x ~ bern(0.2); }", {}, runs=100)
+
+
+def test_check_consistent_for_provers():
+    from tamp.simulate import check_consistent
+    src = "program c(p: real) ensures !x fails p { x ~ bern(p / 2); }"
+    assert check_consistent(src, {"p": 0.5}).verdict == "consistent"
+    with pytest.raises(AssertionError, match="refutes"):
+        check_consistent(src, {"p": 0.5}, bound="p / 4")

@@ -648,7 +648,11 @@ class _LocalInference:
         self.chk = chk
 
     def run(self) -> None:
-        defs = [d for d in _definitions(self.prog.body) if d.name not in self.types.params]
+        all_defs = _definitions(self.prog.body)
+        for d in all_defs:
+            if isinstance(d.stmt, A.VarDecl) and d.name in self.types.params:
+                raise self.chk.error(f"'{d.name}' is a parameter and cannot be declared again", d.stmt)
+        defs = [d for d in all_defs if d.name not in self.types.params]
         decls = self.declarations(defs)
         if self.types.has_failed:
             for d in defs:
@@ -703,11 +707,6 @@ class _LocalInference:
                     raise self.chk.error("arrays hold bool, int or real values", d.stmt)
                 decls[d.name] = d.stmt
             seen.add(d.name)
-        for p in self.prog.params:
-            for d in defs:
-                if isinstance(d.stmt, A.VarDecl) and d.name == p.name:
-                    raise self.chk.error(f"'{p.name}' is a parameter and cannot be declared again",
-                                         d.stmt)
         return decls
 
     def widen(self, d: _Definition, t: A.Type, inferred: List[_Definition],

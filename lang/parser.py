@@ -121,13 +121,14 @@ class _ToAst(Transformer_NonRecursive):
         if not (isinstance(last, A.Binary) and last.op in ("<", "<=", ">", ">=")):
             raise ParseError(f"'{kind}' needs a threshold: `{kind} T given S >= 0.85` "
                              "(parenthesise comparisons inside S)",
-                             line=meta.line, col=meta.column)
+                             line=kind.line, col=kind.column)
         op, threshold = last.op, last.right
         if qual is not None:
             qual = last.left
         else:
             group = last.left
-        return ("clause", "ensures", A.Fairness(str(kind), target, group, qual, op, threshold, pos=_pos(meta)))
+        pos = A.Pos(kind.line, kind.column, meta.end_line, meta.end_column)
+        return ("clause", "ensures", A.Fairness(str(kind), target, group, qual, op, threshold, pos=pos))
 
     requires = _clause("requires")
     ensures = _clause("ensures")

@@ -40,7 +40,7 @@ from .smt import VALID, Encoder, Stats, is_valid, to_real
 from .synthesis import Timeout
 from .trace import StepState, step
 
-MAX_COMBOS = 60
+MAX_COMBOS = 12
 
 
 class NoKappa(Exception):

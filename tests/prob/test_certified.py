@@ -1,0 +1,110 @@
+"""Certified intervals for Gaussians, Laplace and the discrete Laplace: they must contain
+the exact values (soundness), be tight, and be fast."""
+
+import math
+import time
+from fractions import Fraction
+
+from tamp.prob import Interval, probability
+from tamp.prob.dists import Gauss, PolyDensity
+from tamp.prob.mass import SplitNode
+
+
+def contains(iv, x):
+    return iv.lo <= Fraction(x) <= iv.hi if isinstance(iv, Interval) else iv == x
+
+
+def test_gaussian_sum_is_tight_and_fast():
+    t = time.monotonic()
+    iv = probability("program p() { x ~ gauss(0, 4); y ~ gauss(-1, 1); }", "x + y >= 0", tolerance=1e-4)
+    assert time.monotonic() - t < 5
+    assert iv.width < Fraction(1, 1000)
+    exact = 0.5 * math.erfc(1 / math.sqrt(10))  # P(N(-1, 5) >= 0)
+    assert abs(exact - 0.32736) < 1e-5
+    assert iv.lo <= Fraction(exact) + Fraction(1, 10 ** 12) and Fraction(exact) - Fraction(1, 10 ** 12) <= iv.hi
+
+
+def test_symmetric_gaussians_contain_half():
+    iv = probability("program p() { x ~ gauss(3, 2); y ~ gauss(3, 2); }", "x - y <= 0")
+    assert contains(iv, Fraction(1, 2))
+
+
+def test_correlated_quadrant_contains_three_eighths():
+    # P(x <= 0, x + y <= 0) for iid N(0,1) = 1/4 + asin(1/sqrt 2)/(2 pi) = 3/8 (2-D split bound)
+    iv = probability("program p() { x ~ gauss(0, 1); y ~ gauss(0, 1); }", "x <= 0 && x + y <= 0",
+                     tolerance=1e-5)
+    assert contains(iv, Fraction(3, 8))
+    assert iv.width < Fraction(1, 10 ** 4)
+
+
+def test_three_gaussians_orthant_contains_exact():
+    # iid N(0,1): P(x<=0, y<=0, z<=0) = 1/8 (three one-variable constraints: product)
+    iv = probability("program p() { x ~ gauss(0,1); y ~ gauss(0,1); z ~ gauss(0,1); }",
+                     "x <= 0 && y <= 0 && z <= 0")
+    assert contains(iv, Fraction(1, 8))
+
+
+def test_gaussian_mean_depends_on_earlier_sample():
+    # y = x + e: y ~ N(0, 2); P(y <= 0) = 1/2
+    iv = probability("program p() { x ~ gauss(0, 1); y ~ gauss(x, 1); }", "y <= 0")
+    assert contains(iv, Fraction(1, 2))
+
+
+def test_laplace_cdf():
+    iv = probability("program p() { x ~ lap(0, 1); }", "x <= 1")
+    assert contains(iv, Fraction(1 - 0.5 * math.exp(-1)) ) or iv.width < Fraction(1, 10 ** 12)
+    iv = probability("program p() { x ~ lap(2, 3); }", "x <= 2")
+    assert contains(iv, Fraction(1, 2))
+
+
+def test_exponential_cdf():
+    iv = probability("program p() { x ~ exp(1, 2); }", "x >= 1 && x <= 3")
+    assert abs(float(iv.lo) - (1 - math.exp(-1))) < 1e-12
+
+
+def test_discrete_laplace_with_tail_bound():
+    iv = probability("program p() { k ~ dlap(0, 1); }", "k == 0")
+    q = math.exp(-1)
+    assert abs(float(iv.lo) - (1 - q) / (1 + q)) < 1e-9
+    assert iv.hi - iv.lo < Fraction(1, 10 ** 9)
+    iv = probability("program p() { k ~ dexp(0, 2); }", "k >= 1")
+    assert abs(float(iv.lo) - math.exp(-0.5)) < 1e-9
+
+
+def test_split_bound_on_uniforms_contains_exact_integral():
+    # force the certified (non-exact) path on a polytope whose exact mass is known
+    u = PolyDensity.uniform(Fraction(0), Fraction(1))
+    node = SplitNode([u, u], [(Fraction(0), Fraction(1))] * 2, [({0: Fraction(1), 1: Fraction(1)}, Fraction(1))])
+    for _ in range(30):
+        node.refine(16)
+        assert node.lo <= Fraction(1, 2) <= node.hi
+    assert node.hi - node.lo < Fraction(1, 20)
+
+
+def test_split_bound_random_polytopes_are_sound():
+    """Random 2-D constraints on uniforms: the certified bound contains the exact integral."""
+    import random
+    from tamp.wmi import Poly, integrate_polytope
+    rng = random.Random(7)
+    u = PolyDensity.uniform(Fraction(0), Fraction(1))
+    for _ in range(12):
+        cons = [({0: Fraction(rng.randint(-5, 5)), 1: Fraction(rng.randint(1, 5))}, Fraction(rng.randint(0, 6), 3))
+                for _ in range(2)]
+        rows = [((c[0], c[1]), r, False) for c, r in cons] + [((Fraction(1), Fraction(0)), Fraction(1), False),
+                ((Fraction(-1), Fraction(0)), Fraction(0), False), ((Fraction(0), Fraction(1)), Fraction(1), False),
+                ((Fraction(0), Fraction(-1)), Fraction(0), False)]
+        exact = integrate_polytope(Poly.const(2, 1), rows, 2)
+        node = SplitNode([u, u], [(Fraction(0), Fraction(1))] * 2, cons)
+        for _ in range(10):
+            node.refine(16)
+            assert node.lo <= exact <= node.hi, (cons, exact, node.lo, node.hi)
+
+
+def test_gaussian_cdf_far_tails_are_bounded():
+    g = Gauss(Fraction(0), Fraction(1))
+    lo, hi = g.cdf_f(-60.0)
+    assert lo == 0.0 and 0 < hi <= 1e-300
+    lo, hi = g.cdf_f(60.0)
+    assert hi == 1.0 and lo < 1.0
+    lo, hi = g.cdf_f(1.0)
+    assert lo <= 0.8413447460685429 <= hi and hi - lo < 1e-12

@@ -6,7 +6,7 @@ import math
 import time
 from fractions import Fraction
 from pathlib import Path
-from typing import Dict, List, Optional, Union
+from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -23,8 +23,8 @@ from .result import CONFIRMED, CONSISTENT, REFUTED, UNDECIDED, SimResult
 from .spec import (IntervalEvaluator, collect_terms, count_term, desugar, expr_text,
                    is_probability_spec, term_intervals)
 from .state import State
-from .values import ArrayVal
 from .stats import failure_rate_ci
+from .values import ArrayVal
 
 _EXPR_OFFSET = len("program __e__() ensures ")  # lang.parser.parse_expr's wrapper
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}

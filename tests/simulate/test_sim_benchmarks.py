@@ -1,8 +1,6 @@
 """Every benchmark program at its recorded inputs: the true claims are CONSISTENT (the interval
 reaches below the bound), the too-strong variants REFUTED."""
 
-from pathlib import Path
-
 import pytest
 
 from lang.parser import parse_file

@@ -1,7 +1,5 @@
 """Random inputs on every benchmark program: a result or a located TampError, never a crash."""
 
-from pathlib import Path
-
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from lang.errors import TampError

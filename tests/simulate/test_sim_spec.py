@@ -1,7 +1,5 @@
 """Probability specifications: P-term intervals, ratios, fairness sugar, verdicts."""
 
-import math
-
 import pytest
 
 from lang.errors import TampError

@@ -17,7 +17,12 @@ def show_interval(iv: Optional[Interval]) -> str:
         return "unbounded"
     if iv.is_exact:
         v = iv.lo
-        return f"{v} ({float(v):.6g})" if v.denominator != 1 else str(v)
+        if v.denominator == 1:
+            return str(v)
+        text = str(v)
+        if len(text) > 40:
+            return f"{float(v):.12g} (exact rational, {len(str(v.denominator))}-digit denominator)"
+        return f"{text} ({float(v):.6g})"
     digits = 6
     w = float(iv.hi - iv.lo)
     if w > 0:

@@ -33,17 +33,32 @@ class ConstArray:
     values: np.ndarray
 
 
+class FailureLog:
+    """The runs of a state where an unreliable operation failed (allocated on first failure)."""
+
+    __slots__ = ("n", "mask")
+
+    def __init__(self, n: int):
+        self.n = n
+        self.mask: Optional[np.ndarray] = None
+
+    def mark(self, rows: np.ndarray) -> None:
+        if self.mask is None:
+            self.mask = np.zeros(self.n, dtype=bool)
+        self.mask[rows] = True
+
+
 @dataclass
 class Ctx:
     """Where an expression is evaluated: ``state``'s runs ``rows`` (None: all of them).
 
-    ``bound`` holds quantifier variables (valued on these rows); ``fail`` is the failure mask
-    of unreliable operations over *all* runs of ``state`` (None where none may occur)."""
+    ``bound`` holds quantifier variables (valued on these rows); ``fail`` logs the failures of
+    unreliable operations over *all* runs of ``state`` (None where none may occur)."""
 
     state: object
     rows: Optional[np.ndarray] = None
     bound: Dict[str, object] = field(default_factory=dict)
-    fail: Optional[np.ndarray] = None
+    fail: Optional[FailureLog] = None
 
     @property
     def n(self) -> int:
@@ -58,7 +73,7 @@ class Ctx:
     def mark_failed(self, local: np.ndarray) -> None:
         """Record unreliable-operation failures (``local`` is over this context's runs)."""
         idx = np.flatnonzero(local)
-        self.fail[idx if self.rows is None else self.rows[idx]] = True
+        self.fail.mark(idx if self.rows is None else self.rows[idx])
 
 
 def as_int_array(v, n: int):
@@ -84,6 +99,7 @@ class Evaluator:
         self.path = path
         self.source = source
         self._consts: Dict[int, object] = {}
+        self._dispatch: Dict[type, object] = {}
         self._keep = []
 
     # ---------------------------------------------------------------- plumbing
@@ -96,9 +112,13 @@ class Evaluator:
         return f"on {k} of {n} runs" if n > 1 else "on this run"
 
     def eval(self, e: A.Expr, ctx: Ctx):
-        m = getattr(self, "_" + type(e).__name__, None)
+        t = type(e)
+        m = self._dispatch.get(t)
         if m is None:
-            raise self.error(f"{type(e).__name__} cannot be evaluated here", e)
+            m = getattr(self, "_" + t.__name__, None)
+            if m is None:
+                raise self.error(f"{t.__name__} cannot be evaluated here", e)
+            self._dispatch[t] = m
         return m(e, ctx)
 
     def eval_bool(self, e: A.Expr, ctx: Ctx) -> np.ndarray:

@@ -15,7 +15,7 @@ import numpy as np
 from lang import ast as A
 
 from .distributions import Sampler
-from .evaluate import ConstArray, Ctx, Evaluator
+from .evaluate import ConstArray, Ctx, Evaluator, FailureLog
 from .state import State, merge_states
 from .values import ArrayVal, full
 
@@ -38,26 +38,34 @@ class Interpreter:
         self.sampler = Sampler(ev)
         self.types = dict(types or {})
         self.max_iterations = max_iterations
+        self._dispatch = {}
 
     def exec(self, s: A.Stmt, state: State) -> State:
         if state.n == 0:
             return state
-        return getattr(self, "_" + type(s).__name__)(s, state)
+        m = self._dispatch.get(type(s))
+        if m is None:
+            m = self._dispatch[type(s)] = getattr(self, "_" + type(s).__name__)
+        return m(s, state)
 
     # ---------------------------------------------------------------- helpers
     def _ctx(self, state: State) -> Ctx:
-        return Ctx(state, fail=np.zeros(state.n, dtype=bool))
+        return Ctx(state, fail=FailureLog(state.n))
 
     def _flush_failures(self, ctx: Ctx, state: State) -> None:
         """OR the unreliable-operation failures of one statement into ``failed``."""
-        if ctx.fail is not None and ctx.fail.any():
+        if ctx.fail is not None and ctx.fail.mask is not None:
             old = state.vars.get("failed")
-            state.set("failed", ctx.fail if old is None else np.logical_or(old, ctx.fail))
+            new = ctx.fail.mask
+            state.set("failed", new if old is None else np.logical_or(old, new))
 
     def _cast(self, name: str, v, node):
         """A value to store in variable ``name``: a fresh (n,) array of the variable's type."""
-        dt = _dtype_of(self.types.get(name))
         a = np.asarray(v)
+        if a.dtype == np.int64 or a.dtype == bool:
+            if a.dtype == bool or self.types.get(name) != A.REAL:
+                return a
+        dt = _dtype_of(self.types.get(name))
         if dt is np.int64 and a.dtype == np.float64:
             if not np.all(a == np.floor(a)):
                 raise self.ev.error(f"'{name}' is an int but gets a non-integer value", node)

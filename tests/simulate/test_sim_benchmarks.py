@@ -37,6 +37,19 @@ def test_every_benchmark_file_has_inputs_and_a_matching_name():
     assert len({b.file for b in ENTRIES if b.file.parent.name != "variants"}) >= 11
 
 
+def test_input_arrays_have_length_n():
+    for b in ENTRIES:
+        for k in ("q", "u"):
+            if k in b.inputs:
+                assert len(b.inputs[k]) == b.inputs["n"], b
+        if "blocks" in b.inputs and "nblocks" in b.inputs:
+            i = b.inputs
+            assert len(i["blocks"]) == i["nblocks"] * i["height"] * i["width"]
+            assert len(i["ref"]) == i["height"] * i["width"]
+        if "Concrete" in b.file.name:
+            assert len(b.inputs["blocks"]) == 20 * 16 * 16 and len(b.inputs["ref"]) == 16 * 16
+
+
 def test_variants_are_refuted_somewhere():
     variants = {b.file for b in ENTRIES if b.file.parent.name == "variants"}
     assert len(variants) == 6

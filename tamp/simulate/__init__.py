@@ -8,8 +8,33 @@
 returns a :class:`SimResult` (``.failures``, ``.runs``, ``.rate``, ``.ci``, ``.bound_value``,
 ``.verdict``, ``.prob_terms``, ``to_json()``); ``failure_rate_ci(k, n, conf)`` is the exact
 Clopper–Pearson interval; ``check_consistent(...)`` raises AssertionError when the samples
-refute a claim (for provers' tests); ``run_samples(...)`` returns the final values themselves. A failure bound is REFUTED when the whole interval lies above it;
-a probability specification is CONFIRMED / REFUTED / UNDECIDED from simultaneous intervals.
+refute a claim (for provers' tests); ``run_samples(...)`` returns the final values themselves.
+A failure bound is REFUTED when the whole interval lies above it; a probability specification
+is CONFIRMED / REFUTED / UNDECIDED from simultaneous (Bonferroni) intervals.
+
+Semantics (where LANGUAGE.md leaves a choice):
+
+* The body runs in floating point (ints as int64); ``requires``, ``fails``, ``rate``,
+  ``reliability`` and ``--bound`` are evaluated exactly over the inputs (Fractions; ``log``,
+  ``exp``, ``sqrt`` in floats unless exact).
+* ``&&``, ``||``, ``==>``, ``?:``, ``forall``/``exists`` are short-circuit per run; several
+  ``ensures`` clauses are conjoined left to right the same way. Reading a variable that has no
+  value on some run (never assigned on its path) is an error, not an arbitrary value.
+* ``div``/``mod`` are Euclidean (``0 <= r < |d|``), as in SMT-LIB.
+* ``for i in lo..hi`` is ``i := lo; while (i < hi) { body; i := i + 1 }`` (``hi`` re-read
+  each iteration, as in the CFA).
+* ``assume(c)`` discards the runs where ``c`` is false; rates and P terms are over the kept runs.
+* ``unif({...})`` of constants removes duplicates (a set); ``S1 * S2`` gives pairs.
+* ``dlap(m, s)`` is m + G1 - G2 with G1, G2 i.i.d. geometric (Pr(g) ∝ exp(-g/s)); ``dexp(k, s)``
+  is k + G; ``density`` is sampled by rejection under the bound Σ|coefficients| of the
+  polynomial rescaled to [0, 1] (exact in distribution); ``step`` picks a bin by weight, then
+  a uniform point.
+* Each unreliable operation fails independently with the program's ``rate`` (sampled as a
+  Binomial count of failing runs at uniformly random positions: the same distribution) and
+  sets the implicit ``failed``; its value stays exact. ``reliability E`` adds ``!failed`` to the
+  ``ensures`` with bound ``1 - E`` (a ``fails`` clause, when also present, is the bound).
+* Runs are simulated in chunks of 500,000 (bounded memory); one generator
+  ``numpy.random.default_rng(seed)`` drives everything, so a seed fixes the result.
 """
 
 from .errors import SimulationError
@@ -18,6 +43,6 @@ from .result import CONFIRMED, CONSISTENT, REFUTED, UNDECIDED, SimResult
 from .runner import check_consistent, resolve_program, run_samples, simulate
 from .stats import bonferroni, clopper_pearson, failure_rate_ci
 
-__all__ = ["simulate", "check_consistent", "SimResult", "SimulationError", "failure_rate_ci", "clopper_pearson",
-           "bonferroni", "resolve_program", "run_samples", "convert_inputs", "CONSISTENT", "REFUTED", "CONFIRMED",
-           "UNDECIDED"]
+__all__ = ["simulate", "check_consistent", "run_samples", "SimResult", "SimulationError",
+           "failure_rate_ci", "clopper_pearson", "bonferroni", "resolve_program", "convert_inputs",
+           "CONSISTENT", "REFUTED", "CONFIRMED", "UNDECIDED"]

@@ -145,3 +145,21 @@ def test_check_consistent_for_provers():
     assert check_consistent(src, {"p": 0.5}).verdict == "consistent"
     with pytest.raises(AssertionError, match="refutes"):
         check_consistent(src, {"p": 0.5}, bound="p / 4")
+
+
+def test_reading_a_variable_unassigned_on_some_runs_is_an_error():
+    src = "program u() {\n  c ~ bern(0.5);\n  if (c) { v := 1; }\n  w := v + 1;\n}"
+    with pytest.raises(TampError, match="'v' is read before it is assigned") as exc:
+        simulate(src, {}, runs=100)
+    assert (exc.value.line, exc.value.col) == (4, 8)
+
+
+def test_quantifiers_with_per_run_ranges():
+    src = """program q(n: int)
+      ensures (exists j in 0..=k: j * j == k * k) && (forall j in k..n: a[j] == j)
+      ensures sum(j in 0..=k: 1) == k + 1
+    {
+      for i in 0..n { a[i] := i; }
+      k ~ unif(0, 4);
+    }"""
+    assert simulate(src, {"n": 6}, runs=2000).failures == 0

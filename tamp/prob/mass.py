@@ -543,7 +543,7 @@ class SplitNode(Node):
                     w = 1e6 * self.dists[v].spread()
                 else:
                     w = min(w, 1e6 * self.dists[v].spread())
-                s = self.weights[k] * w * max(c.pm[k][1], 1e-300)
+                s = self.weights[k] * w
                 if s > best_s and self._split_point(self.dists[v], L, H) is not None:
                     best, best_s = k, s
             if best is None:

@@ -79,99 +79,116 @@ def format_number(value: Fraction, is_int: bool) -> str:
 def print_expr(e: A.Expr) -> str:
     """Source text of an expression."""
     with deep_recursion():
-        return _Printer().expr(e, COND)
+        return _Printer().top(e)
 
 
 class _Printer:
-    """One method per expression node: ``expr(e, level)`` prints ``e`` so that it parses back
-    as a single operand at precedence ``level`` (wrapping it in parentheses when it binds looser)."""
+    """One method per expression node.
 
-    def expr(self, e: A.Expr, level: int) -> str:
-        text, own = getattr(self, "p_" + type(e).__name__)(e)
-        return f"({text})" if own < level else text
+    ``expr(e, level, tail)`` prints ``e`` so that it parses back as one operand at precedence
+    ``level``, wrapping it in parentheses when it binds looser. ``tail`` says that nothing but a
+    closing bracket, a separator or the end follows ``e``: only there may a quantifier, whose
+    body extends as far right as possible, go without parentheses."""
 
-    def p_Num(self, e: A.Num):
+    def expr(self, e: A.Expr, level: int, tail: bool = False) -> str:
+        own = self.level(e)
+        paren = own < level or (isinstance(e, A.Quant) and not tail)
+        text = getattr(self, "p_" + type(e).__name__)(e, tail or paren)
+        return f"({text})" if paren else text
+
+    @staticmethod
+    def level(e: A.Expr) -> int:
+        """The precedence level of ``e``'s outermost construct."""
+        if isinstance(e, A.Binary):
+            return _BINARY_LEVEL.get(e.op, MUL)
+        if isinstance(e, A.Cond):
+            return COND
+        if isinstance(e, (A.Unary, A.Quant)):
+            return UNARY
+        if isinstance(e, A.Index):
+            return POSTFIX
+        if isinstance(e, A.Num) and (e.value < 0):
+            return UNARY
+        if isinstance(e, A.Fairness):
+            return COND - 1
+        return ATOM
+
+    def p_Num(self, e: A.Num, tail):
         if e.text is not None and e.value >= 0:
-            return e.text, ATOM
-        text = format_number(e.value, e.is_int)
-        if text.startswith("-"):
-            return text, UNARY
-        return text, ATOM
+            return e.text
+        return format_number(e.value, e.is_int)
 
-    def p_BoolLit(self, e: A.BoolLit):
-        return ("true" if e.value else "false"), ATOM
+    def p_BoolLit(self, e: A.BoolLit, tail):
+        return "true" if e.value else "false"
 
-    def p_Var(self, e: A.Var):
-        return e.name, ATOM
+    def p_Var(self, e: A.Var, tail):
+        return e.name
 
-    def p_Index(self, e: A.Index):
-        return f"{self.expr(e.base, POSTFIX)}[{self.expr(e.index, COND)}]", POSTFIX
+    def p_Index(self, e: A.Index, tail):
+        return f"{self.expr(e.base, POSTFIX)}[{self.expr(e.index, COND, True)}]"
 
-    def p_Unary(self, e: A.Unary):
-        inner = self.expr(e.operand, UNARY)
+    def p_Unary(self, e: A.Unary, tail):
+        inner = self.expr(e.operand, UNARY, tail)
         if e.op == "-" and inner.startswith("-"):
             inner = " " + inner  # `- -x`, never `--x`
-        return f"{e.op}{inner}", UNARY
+        return f"{e.op}{inner}"
 
-    def p_Binary(self, e: A.Binary):
-        level = _BINARY_LEVEL.get(e.op, MUL)
+    def p_Binary(self, e: A.Binary, tail):
+        level = self.level(e)
         if level == CMP:  # non-associative: both sides one level tighter
             left, right = ADD, ADD
         elif level == IMPLIES:  # right-associative
             left, right = level + 1, level
         else:  # left-associative
             left, right = level, level + 1
-        return f"{self.expr(e.left, left)} {e.op} {self.expr(e.right, right)}", level
+        return f"{self.expr(e.left, left)} {e.op} {self.expr(e.right, right, tail)}"
 
-    def p_Cond(self, e: A.Cond):
-        return f"{self.expr(e.cond, IFF)} ? {self.expr(e.then, COND)} : {self.expr(e.other, COND)}", COND
+    def p_Cond(self, e: A.Cond, tail):
+        return f"{self.expr(e.cond, IFF)} ? {self.expr(e.then, COND)} : {self.expr(e.other, COND, tail)}"
 
-    def p_Call(self, e: A.Call):
-        return f"{e.func}({self.items(e.args)})", ATOM
+    def p_Call(self, e: A.Call, tail):
+        return f"{e.func}({self.items(e.args)})"
 
-    def p_TupleExpr(self, e: A.TupleExpr):
-        return f"({self.items(e.items)})", ATOM
+    def p_TupleExpr(self, e: A.TupleExpr, tail):
+        return f"({self.items(e.items)})"
 
-    def p_SetLit(self, e: A.SetLit):
-        return "{" + self.items(e.items) + "}", ATOM
+    def p_SetLit(self, e: A.SetLit, tail):
+        return "{" + self.items(e.items) + "}"
 
-    def p_ListLit(self, e: A.ListLit):
-        return f"[{self.items(e.items)}]", ATOM
+    def p_ListLit(self, e: A.ListLit, tail):
+        return f"[{self.items(e.items)}]"
 
     def range(self, lo: A.Expr, hi: A.Expr, inclusive: bool) -> str:
         return f"{self.expr(lo, ADD)}{'..=' if inclusive else '..'}{self.expr(hi, ADD)}"
 
-    def p_Quant(self, e: A.Quant):
-        # The body extends as far right as possible: only a whole expression may omit the
-        # parentheses, so report the loosest level.
-        return f"{e.kind} {e.var} in {self.range(e.lo, e.hi, e.inclusive)}: {self.expr(e.body, COND)}", -1
+    def p_Quant(self, e: A.Quant, tail):
+        return f"{e.kind} {e.var} in {self.range(e.lo, e.hi, e.inclusive)}: {self.expr(e.body, COND, tail)}"
 
-    def p_Sum(self, e: A.Sum):
-        return f"sum({e.var} in {self.range(e.lo, e.hi, e.inclusive)}: {self.expr(e.body, COND)})", ATOM
+    def p_Sum(self, e: A.Sum, tail):
+        return f"sum({e.var} in {self.range(e.lo, e.hi, e.inclusive)}: {self.expr(e.body, COND, True)})"
 
-    def p_Prob(self, e: A.Prob):
-        given = f" | {self.expr(e.given, COND)}" if e.given is not None else ""
-        return f"P({self.expr(e.event, COND)}{given})", ATOM
+    def p_Prob(self, e: A.Prob, tail):
+        given = f" | {self.expr(e.given, COND, True)}" if e.given is not None else ""
+        return f"P({self.expr(e.event, COND, True)}{given})"
 
-    def p_Independent(self, e: A.Independent):
+    def p_Independent(self, e: A.Independent, tail):
         values = f" in {{{self.items(e.values)}}}" if e.values is not None else ""
-        return f"independent({self.expr(e.expr, COND)}, {e.var}{values})", ATOM
+        return f"independent({self.expr(e.expr, COND, True)}, {e.var}{values})"
 
-    def p_Fairness(self, e: A.Fairness):
+    def p_Fairness(self, e: A.Fairness, tail):
         text = f"{e.kind} {self.expr(e.target, OR)} given "
         if e.qual is None:
             text += self.expr(e.group, ADD)
         else:
             text += f"{self.expr(e.group, COND)} when {self.expr(e.qual, ADD)}"
-        return f"{text} {e.op} {self.expr(e.threshold, ADD)}", -1
+        return f"{text} {e.op} {self.expr(e.threshold, ADD, tail)}"
 
     def items(self, xs) -> str:
-        return ", ".join(self.expr(x, COND) for x in xs)
+        return ", ".join(self.expr(x, COND, True) for x in xs)
 
     def top(self, e: A.Expr) -> str:
-        """A whole expression (clause, condition, right-hand side): quantifiers unparenthesised."""
-        text, _ = getattr(self, "p_" + type(e).__name__)(e)
-        return text
+        """A whole expression (clause, condition, right-hand side)."""
+        return self.expr(e, COND - 1, True)
 
 
 def _top(e: A.Expr) -> str:

@@ -52,7 +52,7 @@ def parse_value(text: str, name: str = "input"):
     try:
         n = parse_number(body)
     except (ValueError, ZeroDivisionError):
-        raise TampError(f"bad value for {name}: {text!r} (expected a number, true/false or [..])") from None
+        raise TampError(f"bad value for {name}: {text!r} (expected a number, true/false or [..])", "--input") from None
     v = int(n.value) if n.is_int else n.value
     return -v if neg else v
 
@@ -62,11 +62,11 @@ def parse_inputs(items: List[str]) -> Dict[str, object]:
     out: Dict[str, object] = {}
     for item in items:
         if "=" not in item:
-            raise TampError(f"--input expects NAME=VALUE, got {item!r}")
+            raise TampError(f"--input expects NAME=VALUE, got {item!r}", "--input")
         k, v = item.split("=", 1)
         k = k.strip()
         if not k.isidentifier():
-            raise TampError(f"--input: {k!r} is not a name")
+            raise TampError(f"{k!r} is not a name", "--input")
         out[k] = parse_value(v, k)
     return out
 

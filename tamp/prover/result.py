@@ -69,15 +69,13 @@ class ProofResult(ProgramResult):
         return out
 
     def certificate(self) -> Dict[str, Any]:
-        """Everything a checker needs to re-verify the proof: CFA, labelled automata, axioms per
-        sampling, and the obligations (rule, place, status)."""
-        return {
-            "program": self.name, "verdict": self.verdict, "bound": self.bound,
-            "cfa": self.cfa.to_json() if self.cfa is not None else None,
-            "automata": [a.to_json() for a in self.automata],
-            "axioms": self.axioms,
-            "obligations": [o.to_json() for o in self.obligations],
-        }
+        """Everything a checker needs to re-verify the proof, as JSON data: the CFA, the labelled
+        automaton (λ, κ as exact serialised ASTs), each sampling's axiom as a derivation from
+        the axiom library, and the obligations checked (see :mod:`tamp.certificate.writer`).
+        Raises :class:`tamp.certificate.writer.CertificateError` unless the verdict is "proved"."""
+        from tamp.certificate.writer import program_certificate
+
+        return program_certificate(self)
 
 
 def axioms_table(aut) -> List[Dict[str, Any]]:

@@ -1,0 +1,306 @@
+"""Re-checking a certificate from scratch: no search, a fresh solver per obligation.
+
+For each program of the certificate, against the claim rebuilt from the source file
+(:mod:`.claim`), in this order — the first failure rejects, naming its place:
+
+1. SOURCE   the file's SHA-256 is the one the certificate was written for;
+2. CLAIM    the certificate's bound β and CFA equal the rebuilt ones exactly
+            (statements, specification, graph) and the claim has the shape the rules assume;
+3. COVER    (structure) the root sits at the CFA entry; every non-split node follows each
+            out-edge of its CFA node exactly once, with that edge's statement, to a node at the
+            edge's target; split nodes stay at their CFA node and use ``assume`` guards;
+4. AXIOM    each sampling edge's axiom is re-derived from the axiom library
+            (:mod:`.axiom_tree`) and must equal the stated bad/cost/side exactly;
+5. SMT      under ``requires``, each valid (z3 ``unsat`` of the negation, else rejected):
+            INIT   λ(root) ∧ κ(root) = 0;
+            COVER  λ(q) ⇒ ∨ guards at each split node q;
+            BUDGET λ(q) ⇒ κ(q) <= β at every node;
+            EXIT   λ(q) ⇒ ensures at every node at the CFA exit;
+            STEP   per sampling edge λ(q) ⇒ side ∧ κ(q) + cost <= β, and per edge
+                   λ(q) ∧ stmt (∧ ¬bad) ⇒ λ(q') ∧ κ(q) + cost <= κ(q').
+
+Why these suffice is the argument of :mod:`tamp.prover.check` (induction on run length:
+the failure probability from (q, σ) with σ ⊨ λ(q) is at most β − κ(q)(σ)); this module
+re-implements the checks without using the prover's automaton classes or its checker.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+import z3
+
+from lang import ast as A
+from lang.serialize import to_json
+
+from .axiom_tree import TreeError, instances, same_axiom
+from .cfa_form import cfa_form, first_difference
+from .claim import claim_cfa, well_formed_claim
+from .reader import Certificate, CertAutomaton, ProgramCert
+from .solver import VALID, decide
+from .writer import source_digest
+
+
+class Rejected(Exception):
+    """The certificate does not prove the claim; the message says where."""
+
+
+@dataclass
+class ProgramCheck:
+    name: str
+    ok: bool
+    obligations: int = 0
+    reason: str = ""
+    seconds: float = 0.0
+    log: List[str] = field(default_factory=list)
+
+
+@dataclass
+class CheckReport:
+    ok: bool
+    programs: List[ProgramCheck]
+    seconds: float
+    reason: str = ""
+
+    @property
+    def obligations(self) -> int:
+        return sum(p.obligations for p in self.programs)
+
+    def summary(self) -> str:
+        if self.ok:
+            return f"OK: {self.obligations} obligations re-checked in {self.seconds:.2f} s"
+        return f"REJECTED: {self.reason}"
+
+
+def _show(e) -> str:
+    from tamp.prover.show import show_expr
+
+    return show_expr(e)
+
+
+def check_certificate(cert: Certificate, src: A.SourceFile, source_bytes: bytes,
+                      bound: Optional[A.Expr] = None, inputs: Optional[Dict[str, object]] = None,
+                      timeout_ms: int = 10000, deadline: Optional[float] = None) -> CheckReport:
+    """Re-check every program proof in ``cert`` against ``src`` (parsed and type-checked) and
+    the claim given by ``bound`` / ``inputs`` (as on the ``tamp prove`` command line)."""
+    t0 = time.monotonic()
+    results: List[ProgramCheck] = []
+
+    def reject(reason):
+        return CheckReport(False, results, time.monotonic() - t0, reason)
+
+    digest = source_digest(source_bytes)
+    if cert.source_sha256 != digest:
+        return reject(f"the certificate is for different source text (sha256 {cert.source_sha256[:12]}… "
+                      f"recorded, {src.path} has {digest[:12]}…)")
+    if not cert.programs:
+        return reject("the certificate contains no proof")
+    seen = set()
+    for pc in cert.programs:
+        if pc.name in seen:
+            return reject(f"program '{pc.name}' is certified twice")
+        seen.add(pc.name)
+        prog = src.program(pc.name)
+        if prog is None:
+            return reject(f"program '{pc.name}' is not in {src.path}")
+        res = check_program(pc, src, prog, bound, inputs, timeout_ms, deadline)
+        results.append(res)
+        if not res.ok:
+            return reject(f"{pc.name}: {res.reason}")
+    return CheckReport(True, results, time.monotonic() - t0)
+
+
+def check_program(pc: ProgramCert, src: A.SourceFile, prog: A.Program, bound, inputs, timeout_ms,
+                  deadline) -> ProgramCheck:
+    """Re-check one program's proof (never raises :class:`Rejected`; reports it)."""
+    t0 = time.monotonic()
+    out = ProgramCheck(pc.name, False)
+    try:
+        cfa = claim_cfa(src, prog, bound, inputs)
+        out.obligations += check_claim(pc, cfa)
+        out.obligations += check_cover(pc.automaton, cfa)
+        axioms = check_axioms(pc.automaton, cfa)
+        out.obligations += len(axioms)
+        out.obligations += check_smt(pc.automaton, cfa, axioms, timeout_ms, deadline, out.log)
+        out.ok = True
+    except Rejected as exc:
+        out.reason = str(exc)
+    out.seconds = time.monotonic() - t0
+    return out
+
+
+# ---------------------------------------------------------------------------- 2. claim
+
+
+def check_claim(pc: ProgramCert, cfa) -> int:
+    if pc.bound != cfa.bound:
+        raise Rejected(f"the certificate proves the bound {_show(pc.bound)}, but the claim checked is "
+                       f"{_show(cfa.bound)} (the file's `fails` clause, or --bound)")
+    mine = cfa_form(cfa)
+    diff = first_difference(pc.cfa, mine)
+    if diff:
+        raise Rejected(f"the certificate's CFA differs from the one built from the source at {diff}")
+    problem = well_formed_claim(cfa)
+    if problem:
+        raise Rejected(f"the claim is outside the proof rules: {problem}")
+    return 1
+
+
+# ---------------------------------------------------------------------------- 3. cover
+
+
+def check_cover(aut: CertAutomaton, cfa) -> int:
+    """Rule COVER, structurally: every CFA run from the entry is a run of the automaton."""
+    nodes = set(cfa.graph.nodes)
+    if aut.nodes[aut.root].cfa_node != cfa.entry:
+        raise Rejected(f"COVER: the root q{aut.root} is not at the CFA entry {cfa.entry}")
+    for nid, n in aut.nodes.items():
+        if n.cfa_node not in nodes:
+            raise Rejected(f"COVER: q{nid} is at CFA node {n.cfa_node}, which does not exist")
+        outs = aut.out(nid)
+        if outs and all(e.kind == "split" for e in outs):
+            for e in outs:
+                if aut.nodes[e.dst].cfa_node != n.cfa_node:
+                    raise Rejected(f"COVER: split edge q{nid}->q{e.dst} changes the CFA node")
+                if not isinstance(e.stmt, A.Assume):
+                    raise Rejected(f"COVER: split edge q{nid}->q{e.dst} is not an assume guard")
+            continue
+        if any(e.kind == "split" for e in outs):
+            raise Rejected(f"COVER: q{nid} mixes split and CFA edges")
+        want = {(u, v, k): d["stmt"] for u, v, k, d in cfa.out_edges(n.cfa_node)}
+        have = set()
+        for e in outs:
+            key = e.cfa_edge
+            if key is None or key not in want:
+                raise Rejected(f"COVER: edge q{nid}->q{e.dst} follows no out-edge of CFA node {n.cfa_node}")
+            if key in have:
+                raise Rejected(f"COVER: q{nid} follows CFA edge {key[0]}->{key[1]} twice")
+            have.add(key)
+            if e.stmt != want[key]:
+                raise Rejected(f"COVER: edge q{nid}->q{e.dst} carries a different statement than CFA edge "
+                               f"{key[0]}->{key[1]}")
+            if aut.nodes[e.dst].cfa_node != key[1]:
+                raise Rejected(f"COVER: edge q{nid}->q{e.dst} reaches CFA node {aut.nodes[e.dst].cfa_node}, "
+                               f"not {key[1]}")
+        for key in want:
+            if key not in have:
+                raise Rejected(f"COVER: q{nid} (CFA node {n.cfa_node}) does not follow CFA edge "
+                               f"{key[0]}->{key[1]} `{_stmt_text(want[key])}`")
+    return 1
+
+
+def _stmt_text(st) -> str:
+    from tamp.prover.show import show_stmt
+
+    return show_stmt(st)
+
+
+# ---------------------------------------------------------------------------- 4. axioms
+
+
+def check_axioms(aut: CertAutomaton, cfa) -> Dict[int, object]:
+    """The re-derived axiom instance of every sampling edge (by edge index)."""
+    out = {}
+    for e in aut.edges:
+        if not isinstance(e.stmt, A.Sample):
+            if e.axiom is not None:
+                raise Rejected(f"AXIOM: edge q{e.src}->q{e.dst} `{_stmt_text(e.stmt)}` is not a sampling "
+                               "but carries an axiom")
+            continue
+        where = f"edge q{e.src}->q{e.dst} `{_stmt_text(e.stmt)}`"
+        if e.axiom is None:
+            raise Rejected(f"AXIOM: {where} has no axiom")
+        if e.axiom.parts is None:
+            raise Rejected(f"AXIOM: {where}: the axiom has no derivation from the axiom library")
+        try:
+            cands = instances(e.axiom.parts, e.stmt)
+        except TreeError as exc:
+            raise Rejected(f"AXIOM: {where}: {exc}") from None
+        except ValueError as exc:
+            raise Rejected(f"AXIOM: {where}: malformed derivation: {exc}") from None
+        match = next((c for c in cands if same_axiom(c, e.axiom)), None)
+        if match is None:
+            c = cands[0]
+            raise Rejected(f"AXIOM: {where}: the stated axiom Pr[{_show(e.axiom.bad)}] <= {_show(e.axiom.cost)} "
+                           f"is not the library's instantiation Pr[{_show(c.bad)}] <= {_show(c.cost)}"
+                           + ("" if tuple(c.side) == e.axiom.side else " (side conditions differ)"))
+        out[e.index] = match
+    return out
+
+
+# ---------------------------------------------------------------------------- 5. SMT
+
+
+def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: int, deadline, log) -> int:
+    from tamp.prover.smt import Encoder, to_real
+    from tamp.prover.trace import StepState, step
+
+    try:
+        enc = Encoder(cfa.types)
+        env0 = enc.initial_env()
+        hyps = [enc.expr(r, env0) for r in cfa.requires]
+        beta = to_real(enc.expr(cfa.bound, env0))
+    except Exception as exc:  # noqa: BLE001 - an unencodable claim cannot be checked
+        raise Rejected(f"the claim cannot be encoded for the solver: {exc}") from None
+    count = 0
+
+    def E(e, env=env0, what=""):
+        try:
+            return enc.expr(e, env)
+        except Exception as exc:  # noqa: BLE001 - a label the encoder refuses is not checkable
+            raise Rejected(f"{what}: cannot encode {_show(e)}: {exc}") from None
+
+    def R(e, env=env0, what=""):
+        return to_real(E(e, env, what))
+
+    def ob(rule, where, formula):
+        nonlocal count
+        ms = timeout_ms
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Rejected(f"{rule} at {where}: time limit reached before it was checked")
+            ms = min(ms, int(left * 1000))
+        status, dt = decide(formula, enc, hyps, ms)
+        log.append(f"{rule} {where}: {status} ({dt:.3f} s)")
+        if status != VALID:
+            why = "the solver answered unknown or timed out" if status != "invalid" else "it does not hold"
+            raise Rejected(f"{rule} fails at {where}: {why}")
+        count += 1
+
+    root = aut.nodes[aut.root]
+    ob("INIT", f"q{root.id}", z3.And(E(root.lam, what=f"q{root.id}"), R(root.kappa, what=f"q{root.id}") == 0))
+    post_parts = [E(e, what="ensures") for e in cfa.ensures]
+    post = z3.And(*post_parts) if post_parts else z3.BoolVal(True)
+    for nid, n in aut.nodes.items():
+        w = f"q{nid}"
+        lam = E(n.lam, what=w)
+        outs = aut.out(nid)
+        if outs and all(e.kind == "split" for e in outs):
+            ob("COVER", f"split at {w}", z3.Implies(lam, z3.Or(*[E(e.stmt.cond, what=w) for e in outs])))
+        ob("BUDGET", w, z3.Implies(lam, R(n.kappa, what=w) <= beta))
+        if n.cfa_node == cfa.exit:
+            ob("EXIT", w, z3.Implies(lam, post))
+    for e in aut.edges:
+        src, dst = aut.nodes[e.src], aut.nodes[e.dst]
+        w = f"q{e.src}->q{e.dst} `{_stmt_text(e.stmt)}`"
+        lam = E(src.lam, what=w)
+        ax = axioms.get(e.index)
+        cost = z3.RealVal(0)
+        if ax is not None:
+            cost = R(ax.cost, what=w)
+            side = [E(s, what=w) for s in ax.side]
+            ob("STEP", w + " (side conditions, cost within β)",
+               z3.Implies(lam, z3.And(*side, R(src.kappa, what=w) + cost <= beta)))
+        try:
+            st2 = step(enc, StepState(dict(env0), [lam], [], z3.RealVal(0), []), e.stmt, ax)
+        except Exception as exc:  # noqa: BLE001
+            raise Rejected(f"STEP at {w}: cannot encode the statement: {exc}") from None
+        goal = z3.And(E(dst.lam, st2.env, w), R(src.kappa, what=w) + cost <= R(dst.kappa, st2.env, w))
+        ob("STEP", w, z3.Implies(st2.context(), goal))
+    return count
+
+
+__all__ = ["check_certificate", "CheckReport", "ProgramCheck", "Rejected", "to_json"]

@@ -1,0 +1,55 @@
+"""The claim a certificate must prove, rebuilt from the source file alone.
+
+The checker never takes the claim from the certificate: it parses and type-checks FILE,
+keeps the program's failure-bound ``ensures`` clauses (exactly as ``tamp prove`` splits them,
+:func:`tamp.api.clause_kind`), fixes ``--input`` values the same way (:func:`tamp.api.fix_inputs`),
+applies ``--bound`` if given, and compiles the CFA (:func:`tamp.cfa.build_cfa`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, Optional
+
+from lang import ast as A
+
+
+def failure_program(prog: A.Program, inputs: Optional[Dict[str, object]] = None) -> A.Program:
+    """``prog`` restricted to its failure-bound clauses, with inputs fixed (as ``tamp prove`` does)."""
+    from tamp.api import FAILURE, clause_kind, fix_inputs
+
+    sub = dataclasses.replace(prog, ensures=tuple(e for e in prog.ensures if clause_kind(e) == FAILURE))
+    if inputs:
+        sub = fix_inputs(sub, inputs)
+    return sub
+
+
+def claim_cfa(src: A.SourceFile, prog: A.Program, bound: Optional[A.Expr], inputs=None):
+    """The CFA (with requires, ensures and bound β) that a proof of ``prog`` must be about."""
+    from tamp.cfa import build_cfa
+
+    return build_cfa(failure_program(prog, inputs), bound, src.path, src.text)
+
+
+def well_formed_claim(cfa) -> str:
+    """'' when the claim has the shape the proof rules assume, else the problem: ``requires``
+    and β read only inputs, no statement writes an input, every assignment has one target."""
+    params = {p.name for p in cfa.params}
+    for r in cfa.requires:
+        extra = A.free_vars(r) - params
+        if extra:
+            return f"`requires` reads non-inputs {sorted(extra)}"
+    extra = A.free_vars(cfa.bound) - params
+    if extra:
+        return f"the bound reads non-inputs {sorted(extra)}"
+    for u, v, _k, d in cfa.edges():
+        st = d["stmt"]
+        if isinstance(st, A.Assign) and len(st.targets) != 1:
+            return f"CFA edge {u}->{v} assigns several targets"
+        for t in getattr(st, "targets", ()):
+            base = t
+            while isinstance(base, A.Index):
+                base = base.base
+            if isinstance(base, A.Var) and base.name in params:
+                return f"CFA edge {u}->{v} writes the input '{base.name}'"
+    return ""

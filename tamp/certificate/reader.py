@@ -1,0 +1,187 @@
+"""Reading a certificate file: strict JSON-shape checks into small dataclasses.
+
+Anything that is not a well-formed certificate raises :class:`MalformedCertificate` with the
+JSON path of the problem (``tamp check-proof`` exits 2). Whether a well-formed certificate
+*proves* anything is the checker's business (:mod:`.checker`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from lang import ast as A
+from lang.serialize import SerializeError, expr_from_json, stmt_from_json
+
+from .writer import FORMAT, VERSION
+
+
+class MalformedCertificate(ValueError):
+    """Not a (well-formed) tamp certificate."""
+
+
+@dataclass
+class CertAxiom:
+    family: str
+    parts: Any            # the derivation tree (JSON), evaluated by the checker
+    bad: A.Expr
+    cost: A.Expr
+    side: Tuple[A.Expr, ...]
+
+
+@dataclass
+class CertNode:
+    id: int
+    cfa_node: int
+    lam: A.Expr
+    kappa: A.Expr
+
+
+@dataclass
+class CertEdge:
+    index: int
+    src: int
+    dst: int
+    kind: str
+    stmt: A.Stmt
+    cfa_edge: Optional[Tuple[int, int, int]]
+    axiom: Optional[CertAxiom]
+
+
+@dataclass
+class CertAutomaton:
+    root: int
+    exits: List[int]
+    nodes: Dict[int, CertNode] = field(default_factory=dict)
+    edges: List[CertEdge] = field(default_factory=list)
+
+    def out(self, nid: int) -> List[CertEdge]:
+        return [e for e in self.edges if e.src == nid]
+
+
+@dataclass
+class ProgramCert:
+    name: str
+    bound: A.Expr
+    cfa: Dict[str, Any]
+    automaton: CertAutomaton
+    obligations: List[Dict[str, Any]]
+
+
+@dataclass
+class Certificate:
+    file: str
+    source_sha256: str
+    claim: Dict[str, Any]
+    programs: List[ProgramCert]
+
+
+def load(path: str) -> Certificate:
+    """Read and shape-check the certificate at ``path``."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise MalformedCertificate(f"{path}: cannot read the certificate: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise MalformedCertificate(f"{path}: the certificate is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise MalformedCertificate(f"{path}:{exc.lineno}:{exc.colno}: malformed JSON: {exc.msg}") from None
+    except RecursionError:
+        raise MalformedCertificate(f"{path}: JSON nested too deeply") from None
+    try:
+        return decode(data)
+    except MalformedCertificate as exc:
+        raise MalformedCertificate(f"{path}: {exc}") from None
+
+
+def _get(d: Any, key: str, kind, where: str):
+    if not isinstance(d, dict):
+        raise MalformedCertificate(f"{where}: expected an object")
+    if key not in d:
+        raise MalformedCertificate(f"{where}: missing field '{key}'")
+    v = d[key]
+    if kind is int and (isinstance(v, bool) or not isinstance(v, int)):
+        raise MalformedCertificate(f"{where}.{key}: expected an integer")
+    if kind is not None and kind is not int and not isinstance(v, kind):
+        raise MalformedCertificate(f"{where}.{key}: expected {getattr(kind, '__name__', kind)}")
+    return v
+
+
+def _ast(fn, data, where):
+    try:
+        return fn(data)
+    except SerializeError as exc:
+        raise MalformedCertificate(f"{where}: {str(exc).replace('$', '', 1)}") from None
+
+
+def decode(data: Any) -> Certificate:
+    """A :class:`Certificate` from parsed JSON."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise MalformedCertificate(f"not a tamp certificate (expected \"format\": \"{FORMAT}\")")
+    if data.get("version") != VERSION:
+        raise MalformedCertificate(f"unsupported certificate version {data.get('version')!r} (expected {VERSION})")
+    sha = _get(data, "source_sha256", str, "$")
+    claim = _get(data, "claim", dict, "$")
+    progs = _get(data, "programs", list, "$")
+    return Certificate(str(data.get("file", "")), sha, claim,
+                       [decode_program(p, f"programs[{i}]") for i, p in enumerate(progs)])
+
+
+def decode_program(p: Any, where: str) -> ProgramCert:
+    name = _get(p, "program", str, where)
+    bound = _ast(expr_from_json, _get(p, "bound", None, where), f"{where}.bound")
+    cfa = _get(p, "cfa", dict, where)
+    auts = _get(p, "automata", list, where)
+    if len(auts) != 1:
+        raise MalformedCertificate(f"{where}.automata: a proof is exactly one automaton (got {len(auts)})")
+    obligations = p.get("obligations", [])
+    if not isinstance(obligations, list):
+        raise MalformedCertificate(f"{where}.obligations: expected a list")
+    return ProgramCert(name, bound, cfa, decode_automaton(auts[0], f"{where}.automata[0]"), obligations)
+
+
+def decode_automaton(a: Any, where: str) -> CertAutomaton:
+    root = _get(a, "root", int, where)
+    exits = _get(a, "exits", list, where)
+    aut = CertAutomaton(root, [x for x in exits if isinstance(x, int)])
+    for i, n in enumerate(_get(a, "nodes", list, where)):
+        w = f"{where}.nodes[{i}]"
+        nid = _get(n, "id", int, w)
+        if nid in aut.nodes:
+            raise MalformedCertificate(f"{w}: duplicate node id {nid}")
+        aut.nodes[nid] = CertNode(nid, _get(n, "cfa_node", int, w),
+                                  _ast(expr_from_json, _get(n, "lambda", None, w), w + ".lambda"),
+                                  _ast(expr_from_json, _get(n, "kappa", None, w), w + ".kappa"))
+    if root not in aut.nodes:
+        raise MalformedCertificate(f"{where}.root: no node {root}")
+    for i, e in enumerate(_get(a, "edges", list, where)):
+        w = f"{where}.edges[{i}]"
+        src, dst = _get(e, "src", int, w), _get(e, "dst", int, w)
+        for end in (src, dst):
+            if end not in aut.nodes:
+                raise MalformedCertificate(f"{w}: no node {end}")
+        kind = _get(e, "kind", str, w)
+        if kind not in ("cfa", "split"):
+            raise MalformedCertificate(f"{w}.kind: expected \"cfa\" or \"split\"")
+        stmt = _ast(stmt_from_json, _get(e, "stmt", None, w), w + ".stmt")
+        ce = e.get("cfa_edge")
+        if ce is not None:
+            if not (isinstance(ce, list) and len(ce) == 3 and all(type(x) is int for x in ce)):
+                raise MalformedCertificate(f"{w}.cfa_edge: expected [src, dst, key] or null")
+            ce = tuple(ce)
+        ax = e.get("axiom")
+        aut.edges.append(CertEdge(i, src, dst, kind, stmt, ce,
+                                  decode_axiom(ax, w + ".axiom") if ax is not None else None))
+    return aut
+
+
+def decode_axiom(ax: Any, where: str) -> CertAxiom:
+    side = _get(ax, "side", list, where)
+    return CertAxiom(str(ax.get("family", "")), _get(ax, "parts", None, where),
+                     _ast(expr_from_json, _get(ax, "bad", None, where), where + ".bad"),
+                     _ast(expr_from_json, _get(ax, "cost", None, where), where + ".cost"),
+                     tuple(_ast(expr_from_json, s, f"{where}.side[{i}]") for i, s in enumerate(side)))

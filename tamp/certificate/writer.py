@@ -1,0 +1,126 @@
+"""Writing proof certificates: everything a "proved" failure bound rests on, as JSON.
+
+A certificate file (``tamp prove FILE --certificate OUT.json``)::
+
+    {"format": "tamp-certificate", "version": 1,
+     "file": PATH, "source_sha256": HEX,            # the exact source bytes proved
+     "claim": {"bound": TEXT or null, "inputs": {…}},  # --bound / --input used when proving
+     "programs": [PROGRAM, …]}                       # one per proved failure-bound program
+
+    PROGRAM = {"program": NAME, "bound": AST, "bound_text": TEXT,
+               "cfa": CFA,                 # see cfa_form.cfa_form
+               "automata": [{"root": ID, "exits": [ID…],
+                             "nodes": [{"id", "cfa_node", "lambda": AST, "kappa": AST}],
+                             "edges": [{"src", "dst", "kind": "cfa"|"split", "stmt": AST,
+                                        "cfa_edge": [u, v, key] | null,
+                                        "axiom": null | {"family", "param", "parts": TREE,
+                                                         "bad": AST, "cost": AST, "side": [AST…]}}]}],
+               "obligations": [{"rule", "where", "status"}]}   # what the prover checked
+
+ASTs are :mod:`lang.serialize` JSON; TREE is an axiom derivation (:mod:`.axiom_tree`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Dict, List, Optional
+
+from lang.serialize import to_json
+
+from .axiom_tree import derive
+from .cfa_form import cfa_form
+from .params import param_to_json
+
+FORMAT = "tamp-certificate"
+VERSION = 1
+
+
+class CertificateError(ValueError):
+    """A proof result that cannot be written as a certificate."""
+
+
+def source_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def program_certificate(result) -> Dict[str, Any]:
+    """The certificate of one proved failure-bound :class:`tamp.prover.ProofResult`."""
+    if result.verdict != "proved" or not result.automata or result.cfa is None:
+        raise CertificateError(f"program '{result.name}' is not proved: nothing to certify")
+    cfa, aut = result.cfa, result.automata[0]
+    return {
+        "program": result.name,
+        "bound": to_json(cfa.bound),
+        "bound_text": result.bound,
+        "cfa": cfa_form(cfa),
+        "automata": [automaton_form(aut)],
+        "obligations": [{"rule": o.rule, "where": o.where, "status": o.status} for o in result.obligations],
+    }
+
+
+def automaton_form(aut) -> Dict[str, Any]:
+    """The labelled failure automaton with exact ASTs and axiom derivations."""
+    return {
+        "root": aut.root,
+        "exits": list(aut.exits),
+        "nodes": [{"id": n.id, "cfa_node": n.cfa_node, "lambda": to_json(n.lam), "kappa": to_json(n.kappa)}
+                  for n in aut.nodes.values()],
+        "edges": [edge_form(e) for e in aut.edges],
+    }
+
+
+def edge_form(e) -> Dict[str, Any]:
+    out = {"src": e.src, "dst": e.dst, "kind": e.kind, "stmt": to_json(e.stmt),
+           "cfa_edge": list(e.cfa_edge) if e.cfa_edge is not None else None, "axiom": None}
+    if e.axiom is not None:
+        ax = e.axiom
+        try:
+            param = param_to_json(ax.param)
+        except ValueError:
+            param = None
+        out["axiom"] = {"family": ax.family, "param": param, "parts": derive(e.stmt, ax),
+                        "bad": to_json(ax.bad), "cost": to_json(ax.cost), "side": [to_json(s) for s in ax.side]}
+    return out
+
+
+def proved_parts(file_result) -> List[Any]:
+    """The proved failure-bound results of a :class:`tamp.results.FileResult` (mixed programs
+    contribute their failure-bound part)."""
+    out = []
+    for r in file_result.programs:
+        for part in getattr(r, "parts", [r]):
+            if part.kind == "failure-bound" and part.verdict == "proved" and hasattr(part, "certificate"):
+                out.append(part)
+    return out
+
+
+def file_certificate(file_result, source: bytes, bound: Optional[str] = None,
+                     inputs: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """The whole certificate file for a ``tamp prove`` run over ``source`` (the file's bytes)."""
+    return {
+        "format": FORMAT, "version": VERSION,
+        "file": file_result.file,
+        "source_sha256": source_digest(source),
+        "claim": {"bound": bound, "inputs": _jsonable(inputs or {})},
+        "programs": [p.certificate() for p in proved_parts(file_result)],
+    }
+
+
+def _jsonable(inputs: Dict[str, Any]) -> Dict[str, Any]:
+    from fractions import Fraction
+
+    def conv(v):
+        if isinstance(v, list):
+            return [conv(x) for x in v]
+        if isinstance(v, Fraction):
+            return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+        return v
+
+    return {k: conv(v) for k, v in inputs.items()}
+
+
+def write_certificate(path: str, cert: Dict[str, Any]) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(cert, fh, indent=1)
+        fh.write("\n")

@@ -20,6 +20,8 @@ def add_arguments(p):
     p.add_argument("--timeout", metavar="S", type=float, help="time limit for the whole run, in seconds")
     p.add_argument("--dot", metavar="DIR", help="write the failure automata as graphviz files into DIR")
     p.add_argument("--quiet", action="store_true", help="print only the verdict lines")
+    p.add_argument("--certificate", metavar="OUT", help="write a proof certificate of every proved failure "
+                   "bound to OUT (.json); re-check it with `tamp check-proof OUT FILE`")
 
 
 def _progress_printer(enabled: bool):
@@ -58,6 +60,22 @@ def write_dot(results, out_dir: str) -> list:
     return written
 
 
+def _write_certificate(args, result, inputs) -> None:
+    """``--certificate OUT``: the proofs of this run as a certificate (see tamp.certificate)."""
+    from lang.errors import TampError
+    from tamp.certificate import file_certificate, write_certificate
+
+    with open(args.file, "rb") as fh:
+        source = fh.read()
+    cert = file_certificate(result, source, args.bound, inputs)
+    try:
+        write_certificate(args.certificate, cert)
+    except OSError as exc:
+        raise TampError(f"cannot write the certificate {args.certificate}: {exc.strerror or exc}") from None
+    if not args.json:
+        print(f"certificate: {len(cert['programs'])} proof(s) written to {args.certificate}")
+
+
 def run(args) -> int:
     inputs = parse_inputs(args.input)
     interactive = sys.stderr.isatty() and not args.json
@@ -72,6 +90,8 @@ def run(args) -> int:
                 print(f"wrote {len(files)} .dot file(s) to {args.dot}; render with: dot -Tsvg FILE.dot -o FILE.svg")
             elif files:
                 print(f"wrote {len(files)} file(s) to {args.dot}")
+    if getattr(args, "certificate", None):
+        _write_certificate(args, result, inputs)
     if args.json:
         emit_json(result.to_json())
     else:

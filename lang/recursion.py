@@ -11,7 +11,7 @@ import sys
 from contextlib import contextmanager
 
 MAX_DEPTH = 1000  # AST levels accepted by the parser
-_FRAMES_PER_LEVEL = 4  # generous: the deepest pass uses about 3 Python frames per AST level
+_FRAMES_PER_LEVEL = 6  # generous: the deepest pass uses about 4 Python frames per AST level
 _NEEDED = MAX_DEPTH * _FRAMES_PER_LEVEL + 1000
 
 

@@ -70,7 +70,13 @@ class ProgramTypes:
         ``bound`` names extra ``int`` variables (quantifier variables)."""
         chk = _Checker(self, "<expr>", None)
         with deep_recursion():
-            return chk.expr(expr, _Ctx("ensures", frozenset(bound)))
+            return chk.expr(expr, _Ctx("any", frozenset(bound)))
+
+    def sample_type(self, dist: A.Call) -> A.Type:
+        """The type of a value sampled from the distribution ``dist`` (the right of ``~``)."""
+        chk = _Checker(self, "<expr>", None)
+        with deep_recursion():
+            return chk.dist(dist, _Ctx("any"))
 
 
 # --------------------------------------------------------------------------- type algebra
@@ -116,8 +122,8 @@ def _is_base(t: A.Type) -> bool:
 
 @dataclass(frozen=True)
 class _Ctx:
-    """Where an expression occurs: ``body``, ``requires``, ``ensures`` or ``bound``
-    (fails/rate/reliability); ``bound_vars`` are quantifier/sum/density names in scope;
+    """Where an expression occurs: ``body``, ``requires``, ``ensures``, ``bound``
+    (fails/rate/reliability), or ``any`` (no restrictions: :meth:`ProgramTypes.type_of`); ``bound_vars`` are quantifier/sum/density names in scope;
     ``in_prob`` is true inside ``P(…)``."""
 
     where: str
@@ -238,7 +244,7 @@ class _Checker:
     def e_Binary(self, e: A.Binary, ctx: _Ctx) -> A.Type:
         op = e.op
         if op in UNRELIABLE_OPS:
-            if ctx.where != "body":
+            if ctx.where not in ("body", "any"):
                 raise self.error(f"the unreliable operator '{op}' may only be used in program "
                                  "statements", e, UnsupportedError)
             if not self.has_rate:
@@ -342,7 +348,7 @@ class _Checker:
         return self.expect(e.body, ctx.bind(e.var), "num", "the body of 'sum'")
 
     def _ensures_only(self, e, ctx: _Ctx, what: str) -> None:
-        if ctx.where != "ensures":
+        if ctx.where not in ("ensures", "any"):
             raise self.error(f"{what} may only be used in 'ensures', not in {_CLAUSE_WORD[ctx.where]}",
                              e, UnsupportedError)
         if ctx.in_prob:

@@ -96,6 +96,11 @@ def test_program_types_api():
     assert t.arrays == {"a": A.REAL, "b": A.BOOL}
     assert t.type_of(parse_expr("a[n] + x")) == A.REAL
     assert t.type_of(parse_expr("forall j in 0..n: b[j]")) == A.BOOL
+    assert t.type_of(parse_expr("x +. 1")) == A.INT
+    assert t.type_of(parse_expr("P(b[0])")) == A.REAL
+    assert t.sample_type(parse_expr("unif({1, 2} * {true})")) == A.tuple_of(A.INT, A.BOOL)
+    dist = parse("program q() { z ~ dlap(0, 2); }").programs[0].body.stmts[0].dist
+    assert t.sample_type(dist) == A.INT
 
 
 def test_type_algebra():

@@ -1,0 +1,43 @@
+"""The HTML proof report (``tamp prove FILE --report OUT.html``) and notebook views.
+
+>>> import tamp
+>>> r = tamp.prove("program c(p: real) requires 0 < p && p <= 1 ensures !y fails p { y ~ bern(p); }")
+>>> html = render_report(r, engine="builtin")
+>>> "<svg" in html and "λ" in html
+True
+
+Public API:
+
+* :func:`render_report` (``FileResult`` → a whole self-contained page) and :func:`write_report`;
+* :func:`program_section` / :func:`fragment` — one program's part (``ProgramResult._repr_html_``);
+* :func:`automata_svg` — a failure-bound result's automata as one SVG (``_repr_svg_``);
+* :func:`automaton_svg` — one :class:`~tamp.prover.automaton.FailureAutomaton` drawn.
+
+Automata are drawn with graphviz's ``dot`` when it is installed, otherwise by the built-in
+layered layout (:mod:`tamp.report.layout`); ``engine="builtin"`` forces the latter.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .draw import draw
+from .graph import automaton_graph
+from .page import file_fragment, fragment, render_report, write_report
+from .sections import program_section
+
+__all__ = ["render_report", "write_report", "fragment", "file_fragment", "program_section", "automata_svg",
+           "automaton_svg"]
+
+
+def automaton_svg(aut, engine: str = "auto") -> str:
+    """One failure automaton as an ``<svg>`` element."""
+    return draw(automaton_graph(aut), engine)[0]
+
+
+def automata_svg(result, engine: str = "auto") -> Optional[str]:
+    """The first failure automaton of a result (or of its failure-bound part), or None."""
+    for part in getattr(result, "parts", None) or [result]:
+        for aut in getattr(part, "automata", None) or []:
+            return automaton_svg(aut, engine)
+    return None

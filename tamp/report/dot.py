@@ -1,0 +1,93 @@
+"""Drawing a :class:`~tamp.report.graph.Graph` with graphviz's ``dot``, when it is installed.
+
+The ``dot`` binary is optional (Debian package ``graphviz``); :func:`dot_svg` returns None
+without it and the report falls back to :mod:`tamp.report.layout`. The SVG is cleaned for
+inlining: no XML prolog, no DOCTYPE (which names an external DTD), and every edge and node
+group keeps the class the report's tests and stylesheet look for.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from typing import Optional
+
+from .graph import Graph
+from .layout import BACK_COLOUR, SPLIT_COLOUR
+
+
+def dot_available() -> bool:
+    """True when graphviz's ``dot`` binary and the ``graphviz`` Python package are both present."""
+    if shutil.which("dot") is None:
+        return False
+    try:
+        import graphviz  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def dot_source(g: Graph) -> str:
+    """Graphviz text for ``g``: boxes with left-aligned λ/κ lines, back edges dashed and red,
+    split edges dashed and grey. Each element's ``id`` carries its class (see :func:`_restore_classes`)."""
+    out = [f'digraph "{_q(g.name)}" {{',
+           '  graph [rankdir=TB, nodesep=0.35, ranksep=0.45, fontname="DejaVu Sans Mono"];',
+           '  node [shape=box, style="rounded,filled", fillcolor="#f7f9fc", color="#34495e", '
+           'fontname="DejaVu Sans Mono", fontsize=10];',
+           '  edge [fontname="DejaVu Sans Mono", fontsize=9, color="#333333", fontcolor="#1a5276"];']
+    for i, n in enumerate(g.nodes):
+        label = "\\l".join(_q(s) for s in n.lines) + "\\l"
+        extra = ', peripheries=2, fillcolor="#eef6ee"' if "exit" in n.cls.split() else ""
+        out.append(f'  "{_q(n.id)}" [id="n{i}__{n.cls.replace(" ", "_")}", label="{label}", '
+                   f'tooltip="{_q(n.full)}"{extra}];')
+    for i, e in enumerate(g.edges):
+        style = ""
+        if e.back:
+            style = f', style=dashed, color="{BACK_COLOUR}", fontcolor="{BACK_COLOUR}", constraint=false'
+        elif "split" in e.cls:
+            style = f', style=dashed, color="{SPLIT_COLOUR}"'
+        label = "\\l".join(_q(s) for s in e.label.splitlines()) + "\\l"
+        out.append(f'  "{_q(e.src)}" -> "{_q(e.dst)}" [id="e{i}__{e.cls}", label="{label}", '
+                   f'tooltip="{_q(e.full)}"{style}];')
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def dot_svg(g: Graph, timeout: float = 20.0) -> Optional[str]:
+    """The drawing as an inline ``<svg>`` element, or None when ``dot`` is missing or fails."""
+    if not g.nodes or not dot_available():
+        return None
+    import graphviz
+
+    try:
+        raw = graphviz.Source(dot_source(g)).pipe(format="svg", encoding="utf-8")
+    except Exception:  # noqa: BLE001 - any failure of the optional renderer means: use ours
+        return None
+    return clean_svg(raw)
+
+
+def clean_svg(raw: str) -> str:
+    """Strip the prolog/DOCTYPE/comments of graphviz's output and restore element classes."""
+    start = raw.find("<svg")
+    svg = raw[start:] if start >= 0 else raw
+    svg = re.sub(r"<!--.*?-->", "", svg, flags=re.S)
+    svg = svg.replace('xmlns:xlink="http://www.w3.org/1999/xlink"', "")
+    svg = re.sub(r"<svg\b", '<svg class="automaton"', svg, count=1)
+    return _restore_classes(svg)
+
+
+def _restore_classes(svg: str) -> str:
+    """Graphviz writes ``<g id="e3__back-edge" class="edge">``: turn the id's suffix into the class."""
+    def fix(m: re.Match) -> str:
+        ident, cls = m.group(1), m.group(2).replace("_", " ")
+        return f'<g id="{ident}" class="{cls}"'
+
+    svg = re.sub(r'<g id="((?:n|e)\d+)__([\w-]+)" class="(?:node|edge)"', fix, svg)
+    # tooltips become <a xlink:title=…> wrappers; keep the text, drop the link element
+    svg = re.sub(r"<g id=\"a_[^\"]*\"><a xlink:title=\"([^\"]*)\">", r"<g><title>\1</title>", svg)
+    svg = svg.replace("</a>\n</g>", "</g>")
+    return svg
+
+
+def _q(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")

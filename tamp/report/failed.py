@@ -1,0 +1,62 @@
+"""Where a failed proof got stuck, read from the prover's explanation.
+
+The failure-bound prover explains an unproved claim in text (``ProofResult.failed_trace``)::
+
+    no axiom for `y ~ bern(p)` (line 10) keeps the failure below p / 2 and proves the postcondition
+        on the trace:
+          line 8: x ~ bern(0.5)
+          line 9: assume(x)
+
+:func:`failure_lines` recovers the source lines of that trace and the line it stopped at, so
+the report can highlight them in the listing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+_TRACE_LINE = re.compile(r"^\s*line (\d+):\s*(.*)$")
+_AT_LINE = re.compile(r"\(line (\d+)\)")
+_CFA_NODE = re.compile(r"\bat q(\d+)")
+
+
+@dataclass
+class FailureLines:
+    """The reason (first line of the explanation), the trace's steps ``(line, statement)`` in
+    order, and the line where the proof stopped (None when the explanation names none)."""
+
+    reason: str
+    steps: List[tuple] = field(default_factory=list)
+    stuck_at: Optional[int] = None
+
+    @property
+    def lines(self) -> List[int]:
+        out = [ln for ln, _ in self.steps]
+        if self.stuck_at is not None:
+            out.append(self.stuck_at)
+        return out
+
+
+def failure_lines(text: Optional[str], cfa=None) -> Optional[FailureLines]:
+    """Parse the prover's explanation; ``cfa`` (for a loop program, whose automaton nodes are CFA
+    nodes) maps ``at qN`` to a source line when no line is named."""
+    if not text:
+        return None
+    rows = text.splitlines()
+    fl = FailureLines(rows[0].strip())
+    for row in rows[1:]:
+        m = _TRACE_LINE.match(row)
+        if m:
+            fl.steps.append((int(m.group(1)), m.group(2).strip()))
+    m = _AT_LINE.search(rows[0])
+    if m:
+        fl.stuck_at = int(m.group(1))
+    elif fl.steps:
+        fl.stuck_at = fl.steps[-1][0]
+    elif cfa is not None and not cfa.is_acyclic():
+        m = _CFA_NODE.search(rows[0])
+        if m and int(m.group(1)) in cfa.graph.nodes:
+            fl.stuck_at = cfa.graph.nodes[int(m.group(1))].get("line")
+    return fl

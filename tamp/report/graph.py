@@ -1,0 +1,121 @@
+"""A drawing-neutral graph: what the report draws, built from a failure automaton or a CFA.
+
+Both renderers (:mod:`tamp.report.dot` with graphviz, :mod:`tamp.report.layout` in pure
+Python) draw a :class:`Graph`, so the automaton's content (λ/κ labels, back edges, exits)
+is decided once, here.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+#: Longest text line inside a node box, and most lines per λ/κ label, before eliding.
+WRAP = 56
+MAX_LINES = 6
+
+
+@dataclass
+class GNode:
+    """A node: an id (``q3``), its text lines (first line is the heading), and a CSS class."""
+
+    id: str
+    lines: List[str]
+    full: str                 # the unabridged text, shown as a tooltip
+    cls: str = "node"         # "node", plus " root" / " exit"
+
+
+@dataclass
+class GEdge:
+    """An edge with its (short) label; ``cls`` is ``edge``, ``back-edge`` or ``split-edge``."""
+
+    src: str
+    dst: str
+    label: str
+    full: str
+    cls: str = "edge"
+
+    @property
+    def back(self) -> bool:
+        return "back-edge" in self.cls
+
+
+@dataclass
+class Graph:
+    name: str
+    nodes: List[GNode] = field(default_factory=list)
+    edges: List[GEdge] = field(default_factory=list)
+    root: Optional[str] = None
+
+
+def wrap(prefix: str, text: str, width: int = WRAP, max_lines: int = MAX_LINES) -> List[str]:
+    """``prefix + text`` wrapped to ``width`` columns, at most ``max_lines`` lines (the last
+    one ends in … when text was dropped)."""
+    lines = textwrap.wrap(prefix + text, width, subsequent_indent="   ", break_long_words=True,
+                          break_on_hyphens=False) or [prefix]
+    if len(lines) > max_lines:
+        lines = lines[:max_lines]
+        lines[-1] = lines[-1][: width - 1] + "…"
+    return lines
+
+
+def shorten(text: str, width: int = 48) -> str:
+    """One line of at most ``width`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def automaton_graph(aut) -> Graph:
+    """The failure automaton ``aut`` (:class:`tamp.prover.automaton.FailureAutomaton`) as a
+    graph: nodes show ``λ`` and ``κ``; sampling edges show their axiom family and cost."""
+    from tamp.prover.show import show_expr, show_stmt
+
+    g = Graph(aut.name, root=f"q{aut.root}")
+    for nid in _node_order(aut):
+        n = aut.nodes[nid]
+        head = f"q{nid}" + (f" · line {n.line}" if n.line else "") + (" · exit" if nid in aut.exits else "")
+        lam, kap = show_expr(n.lam), show_expr(n.kappa)
+        cls = "node" + (" root" if nid == aut.root else "") + (" exit" if nid in aut.exits else "")
+        g.nodes.append(GNode(f"q{nid}", [head] + wrap("λ: ", lam) + wrap("κ: ", kap),
+                             f"{head}\nλ: {lam}\nκ: {kap}", cls))
+    for e in aut.edges:
+        stmt = show_stmt(e.stmt)
+        full = stmt
+        label = shorten(stmt)
+        if e.axiom is not None:
+            ax = f"{e.axiom.family}: Pr[{show_expr(e.axiom.bad)}] <= {show_expr(e.axiom.cost)}"
+            full += "\naxiom " + ax
+            label += "\n" + shorten(f"{e.axiom.family}, cost {show_expr(e.axiom.cost)}")
+        cls = "back-edge" if e.back else "split-edge" if e.kind == "split" else "edge"
+        if e.back:
+            full += "\n(back edge)"
+        g.edges.append(GEdge(f"q{e.src}", f"q{e.dst}", label, full, cls))
+    return g
+
+
+def cfa_graph(cfa) -> Graph:
+    """The control-flow automaton (drawn for a failed proof, which has no failure automaton)."""
+    from tamp.prover.show import show_stmt
+
+    g = Graph(cfa.name, root=f"n{cfa.entry}")
+    for n, d in cfa.graph.nodes(data=True):
+        head = f"n{n}" + (f" · line {d['line']}" if d.get("line") else "")
+        tags = (["entry"] if n == cfa.entry else []) + (["exit"] if n == cfa.exit else []) \
+            + (["loop head"] if n in cfa.loop_heads else [])
+        lines = [head] + ([", ".join(tags)] if tags else [])
+        cls = "node" + (" root" if n == cfa.entry else "") + (" exit" if n == cfa.exit else "")
+        g.nodes.append(GNode(f"n{n}", lines, "\n".join(lines), cls))
+    for u, v, _k, d in cfa.edges():
+        stmt = show_stmt(d["stmt"])
+        cls = "back-edge" if d.get("back") else "edge"
+        g.edges.append(GEdge(f"n{u}", f"n{v}", shorten(stmt), stmt + ("\n(back edge)" if d.get("back") else ""),
+                             cls))
+    return g
+
+
+def _node_order(aut) -> List[int]:
+    """Parents first (the automaton's own order), then any node it did not reach."""
+    order = list(aut.topological())
+    seen = set(order)
+    return order + [n for n in aut.nodes if n not in seen]

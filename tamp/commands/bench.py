@@ -90,7 +90,34 @@ def _stat(row, key):
     return stats.get(key, row.get(key, ""))
 
 
-COLUMNS = ["program", "kind", "verdict", "expected", "time (s)", "axioms", "proposals", "lemmas", "solver calls"]
+def _down4(x: float) -> str:
+    """x rounded down to 4 decimals (a certified lower end stays a lower end)."""
+    import math
+    return f"{math.floor(x * 10 ** 4 * (1 - 2 ** -50) if x > 0 else x * 10 ** 4 * (1 + 2 ** -50)) / 10 ** 4:.4f}"
+
+
+def _up4(x: float) -> str:
+    """x rounded up to 4 decimals."""
+    import math
+    return f"{math.ceil(x * 10 ** 4 * (1 + 2 ** -50) if x > 0 else x * 10 ** 4 * (1 - 2 ** -50)) / 10 ** 4:.4f}"
+
+
+def _result(row) -> str:
+    """For a probability result, the certified interval of the first compared quantity (e.g. the
+    fairness ratio), rounded outward to 4 decimals; exact values as they are."""
+    for c in row.get("comparisons") or []:
+        lhs = c.get("lhs")
+        if not isinstance(lhs, dict):
+            continue
+        if lhs.get("exact"):
+            value = str(lhs.get("value", lhs.get("lo")))
+            return value if len(value) <= 16 else f"{lhs['lo']:.6g}"
+        return f"[{_down4(lhs['lo'])}, {_up4(lhs['hi'])}]"
+    return ""
+
+
+COLUMNS = ["program", "kind", "verdict", "expected", "result", "time (s)", "axioms", "proposals", "lemmas",
+           "solver calls"]
 
 
 def table_rows(rows):
@@ -100,7 +127,7 @@ def table_rows(rows):
         mark = "" if not exp or exp == r["verdict"] else " ✗"
         out.append([f"{Path(r['file']).stem}" + ("" if r.get("name") in (None, "-", Path(r['file']).stem)
                                                  else f":{r['name']}"),
-                    r.get("kind", ""), r["verdict"] + mark, exp, f"{r.get('time_s', 0):.2f}", _axioms(r),
+                    r.get("kind", ""), r["verdict"] + mark, exp, _result(r), f"{r.get('time_s', 0):.2f}", _axioms(r),
                     str(_stat(r, "proposals")), str(_stat(r, "lemma_instances")), str(_stat(r, "solver_calls"))])
     return out
 

@@ -46,9 +46,24 @@ class ProgramResult:
         head += f"  [{self.time_s:.2f} s]"
         return head + (f"\n  {self.message}" if self.message else "")
 
-    def _repr_html_(self) -> str:  # notebooks
-        import html
-        return "<pre>" + html.escape(self.render_text()) + "</pre>"
+    #: The text of the program's file when known (set by ``tamp.prove``; not a dataclass field).
+    #: The notebook view lists the source with it.
+    source = None
+
+    def _repr_html_(self) -> str:  # notebooks: the report's section for this program
+        try:
+            from tamp.report import fragment
+        except ImportError:  # pragma: no cover - report package absent
+            import html
+            return "<pre>" + html.escape(self.render_text()) + "</pre>"
+        return fragment(self, self.source)
+
+    def _repr_svg_(self):  # notebooks: the failure automaton, when the result has one
+        try:
+            from tamp.report import automata_svg
+        except ImportError:  # pragma: no cover
+            return None
+        return automata_svg(self)
 
 
 @dataclass
@@ -75,3 +90,14 @@ class FileResult:
 
     def exit_code(self) -> int:
         return {PROVED: 0, UNKNOWN: 1, VIOLATED: 3}[self.verdict]
+
+    #: The file's text when known (set by ``tamp.prove``; not a dataclass field).
+    source = None
+
+    def _repr_html_(self) -> str:  # notebooks: every program's report section
+        try:
+            from tamp.report import file_fragment
+        except ImportError:  # pragma: no cover
+            import html
+            return "<pre>" + html.escape(self.render_text()) + "</pre>"
+        return file_fragment(self, self.source)

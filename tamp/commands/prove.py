@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from ..api import prove
+from ..progress import for_terminal
 from .common import add_file_arguments, emit_json, parse_inputs
 
 NAME = "prove"
@@ -22,17 +23,25 @@ def add_arguments(p):
     p.add_argument("--quiet", action="store_true", help="print only the verdict lines")
     p.add_argument("--certificate", metavar="OUT", help="write a proof certificate of every proved failure "
                    "bound to OUT (.json); re-check it with `tamp check-proof OUT FILE`")
+    p.add_argument("--report", metavar="OUT.html", help="write a self-contained HTML report: source, verdicts, "
+                   "axioms, failure automata, statistics (open it in a browser)")
 
 
-def _progress_printer(enabled: bool):
-    if not enabled:
-        return None
+def _write_report(args, result) -> None:
+    """``--report OUT.html``: the run as one self-contained HTML page (see tamp.report)."""
+    from lang.errors import TampError
+    from tamp.report import write_report
 
-    def show(msg: str) -> None:
-        sys.stderr.write("\r\033[K" + msg[:120])
-        sys.stderr.flush()
-
-    return show
+    with open(args.file, encoding="utf-8", errors="replace") as fh:
+        source = fh.read()
+    command = " ".join(["tamp prove", args.file] + [f"--program {args.program}"] * bool(args.program)
+                       + [f"--bound '{args.bound}'"] * bool(args.bound) + [f"--input {i}" for i in args.input])
+    try:
+        write_report(args.report, result, source, command=command)
+    except OSError as exc:
+        raise TampError(f"cannot write the report: {exc.strerror or exc}", args.report) from None
+    if not args.json:
+        print(f"report: written to {args.report}")
 
 
 def write_dot(results, out_dir: str) -> list:
@@ -78,11 +87,13 @@ def _write_certificate(args, result, inputs) -> None:
 
 def run(args) -> int:
     inputs = parse_inputs(args.input)
-    interactive = sys.stderr.isatty() and not args.json
-    result = prove(args.file, bound=args.bound, timeout=args.timeout, program=args.program,
-                   inputs=inputs, progress=_progress_printer(interactive))
-    if interactive:
-        sys.stderr.write("\r\033[K")
+    progress = for_terminal(args.json)  # a status line on stderr, only on a terminal
+    try:
+        result = prove(args.file, bound=args.bound, timeout=args.timeout, program=args.program,
+                       inputs=inputs, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
     if args.dot:
         files = write_dot(result.programs, args.dot)
         if not args.json:
@@ -92,6 +103,8 @@ def run(args) -> int:
                 print(f"wrote {len(files)} file(s) to {args.dot}")
     if getattr(args, "certificate", None):
         _write_certificate(args, result, inputs)
+    if getattr(args, "report", None):
+        _write_report(args, result)
     if args.json:
         emit_json(result.to_json())
     else:

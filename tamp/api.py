@@ -178,7 +178,10 @@ def prove(source_or_path, bound: Union[str, A.Expr, None] = None, timeout: Optio
             _check_bound_vars(prog, bound_expr)
         left = max(deadline - time.monotonic(), 0.01) if deadline else None
         results.append(prove_program(prog, bound_expr, left, inputs, src.path, src.text, progress))
-    return FileResult(src.path, results)
+    out = FileResult(src.path, results)
+    for r in [out] + results:  # the notebook view (tamp.report) lists the source
+        r.source = src.text
+    return out
 
 
 def _check_bound_vars(prog: A.Program, bound: A.Expr) -> None:

@@ -8,7 +8,8 @@ For each program of the certificate, against the claim rebuilt from the source f
             (statements, specification, graph) and the claim has the shape the rules assume;
 3. COVER    (structure) the root sits at the CFA entry; every non-split node follows each
             out-edge of its CFA node exactly once, with that edge's statement, to a node at the
-            edge's target; split nodes stay at their CFA node and use ``assume`` guards;
+            edge's target; split nodes stay at their CFA node, use ``assume`` guards, and split
+            edges form no cycle (each split must lead on to a real CFA step);
 4. AXIOM    each sampling edge's axiom is re-derived from the axiom library
             (:mod:`.axiom_tree`) and must equal the stated bad/cost/side exactly;
 5. SMT      under ``requires``, each valid (z3 ``unsat`` of the negation, else rejected):
@@ -188,7 +189,38 @@ def check_cover(aut: CertAutomaton, cfa) -> int:
             if key not in have:
                 raise Rejected(f"COVER: q{nid} (CFA node {n.cfa_node}) does not follow CFA edge "
                                f"{key[0]}->{key[1]} `{_stmt_text(want[key])}`")
+    cycle = split_cycle(aut)
+    if cycle is not None:
+        raise Rejected(f"COVER: split edges form a cycle through q{cycle} (a split must make progress "
+                       "towards a CFA step, or the induction on run length has no base)")
     return 1
+
+
+def split_cycle(aut: CertAutomaton) -> Optional[int]:
+    """A node on a cycle made only of split edges, or None. Split edges do not move in the CFA,
+    so such a cycle would let a node 'justify' itself without ever following a statement."""
+    succ: Dict[int, List[int]] = {}
+    for e in aut.edges:
+        if e.kind == "split":
+            succ.setdefault(e.src, []).append(e.dst)
+    state: Dict[int, int] = {}  # 1 = on the stack, 2 = done
+    for start in succ:
+        if state.get(start):
+            continue
+        stack = [(start, iter(succ.get(start, ())))]
+        state[start] = 1
+        while stack:
+            n, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                state[n] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return nxt
+            elif not state.get(nxt):
+                state[nxt] = 1
+                stack.append((nxt, iter(succ.get(nxt, ()))))
+    return None
 
 
 def _stmt_text(st) -> str:

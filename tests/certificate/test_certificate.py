@@ -231,3 +231,17 @@ def test_missing_certificate_file_exit_2(tmp_path, capsys):
 
     code = main(["check-proof", str(tmp_path / "none.json"), str(EX1)])
     assert code == 2 and "cannot read" in capsys.readouterr().err
+
+
+def test_split_cycle_cannot_justify_itself(ex1_cert, tmp_path, capsys):
+    """A root that only case-splits into itself satisfies every local obligation (INIT, BUDGET,
+    STEP, split coverage) yet follows no statement: it must be refused, not 'proved'."""
+    cert = tampered(ex1_cert)
+    a = aut(cert)
+    entry = cert["programs"][0]["cfa"]["entry"]
+    a["root"], a["exits"] = 0, []
+    a["nodes"] = [{"id": 0, "cfa_node": entry, "lambda": ast("true"), "kappa": ast("0")}]
+    a["edges"] = [{"src": 0, "dst": 0, "kind": "split", "stmt": {"node": "Assume", "cond": ast("true")},
+                   "cfa_edge": None, "axiom": None}]
+    code, out = check(cert, EX1, tmp_path, capsys)
+    assert code == 3 and "split edges form a cycle" in out, out

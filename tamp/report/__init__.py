@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .draw import draw
+from .drawing import draw
 from .graph import automaton_graph
 from .page import file_fragment, fragment, render_report, write_report
 from .sections import program_section

@@ -77,12 +77,12 @@ def clean_svg(raw: str) -> str:
 
 
 def _restore_classes(svg: str) -> str:
-    """Graphviz writes ``<g id="e3__back-edge" class="edge">``: turn the id's suffix into the class."""
+    """Graphviz writes ``<g id="e3__back&#45;edge" class="edge">``: turn the id's suffix into the class."""
     def fix(m: re.Match) -> str:
-        ident, cls = m.group(1), m.group(2).replace("_", " ")
+        ident, cls = m.group(1), m.group(2).replace("&#45;", "-").replace("_", " ")
         return f'<g id="{ident}" class="{cls}"'
 
-    svg = re.sub(r'<g id="((?:n|e)\d+)__([\w-]+)" class="(?:node|edge)"', fix, svg)
+    svg = re.sub(r'<g id="((?:n|e)\d+)__((?:\w|-|&#45;)+)" class="(?:node|edge)"', fix, svg)
     # tooltips become <a xlink:title=…> wrappers; keep the text, drop the link element
     svg = re.sub(r"<g id=\"a_[^\"]*\"><a xlink:title=\"([^\"]*)\">", r"<g><title>\1</title>", svg)
     svg = svg.replace("</a>\n</g>", "</g>")

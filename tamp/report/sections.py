@@ -12,7 +12,7 @@ import re
 from html import escape
 from typing import Dict, List, Optional, Tuple
 
-from .draw import draw
+from .drawing import draw
 from .failed import failure_lines
 from .graph import automaton_graph, cfa_graph
 from .source import LineMark, line_anchor, listing, program_ranges
@@ -45,8 +45,9 @@ def program_section(result, source: Optional[str] = None, engine: str = "auto",
     parts = parts_of(result)
     if source:
         out.append(_source_block(result, parts, source, prefix, ranges))
+    link = prefix if source else None  # line links only when the listing is there
     for part in parts:
-        body = _part_body(part, prefix, engine)
+        body = _part_body(part, link, engine)
         if len(parts) > 1:
             body = (f'<section class="part"><h3>{escape(part.kind)} {verdict_badge(part.verdict)}</h3>'
                     + (f'<div class="message">{escape(part.message)}</div>' if part.message else "")
@@ -98,7 +99,14 @@ def _axiom_note(ax: dict) -> str:
 # ---------------------------------------------------------------------------- bodies
 
 
-def _part_body(part, prefix: str, engine: str) -> str:
+def line_link(prefix: Optional[str], line: int) -> str:
+    """``line N`` linked to the listing's line when there is one (``prefix`` not None)."""
+    if prefix is None:
+        return f"line {line}"
+    return f'<a href="#{line_anchor(prefix, line)}">line {line}</a>'
+
+
+def _part_body(part, prefix: Optional[str], engine: str) -> str:
     if part.kind == "failure-bound":
         return _failure_bound_body(part, prefix, engine)
     if hasattr(part, "terms") and hasattr(part, "comparisons"):
@@ -106,14 +114,14 @@ def _part_body(part, prefix: str, engine: str) -> str:
     return _details_body(part)
 
 
-def _failure_bound_body(r, prefix: str, engine: str) -> str:
+def _failure_bound_body(r, prefix: Optional[str], engine: str) -> str:
     out = []
     axioms = getattr(r, "axioms", None) or []
     if axioms:
         rows = []
         for ax in axioms:
             ln = ax.get("line")
-            link = f'<a href="#{line_anchor(prefix, ln)}">line {ln}</a>' if ln else ""
+            link = line_link(prefix, ln) if ln else ""
             fam = escape(str(ax.get("family"))) + (f"({escape(_param(ax.get('param')))})"
                                                     if ax.get("param") is not None else "")
             side = "<br>".join(escape(s) for s in ax.get("side") or []) or "—"
@@ -146,11 +154,9 @@ def _param(p) -> str:
     return str(p)
 
 
-def _failure_box(fl, prefix: str) -> str:
-    steps = "".join(f'<li><a href="#{line_anchor(prefix, ln)}">line {ln}</a>: <code>{escape(s)}</code></li>'
-                    for ln, s in fl.steps)
-    at = (f' (stopped at <a href="#{line_anchor(prefix, fl.stuck_at)}">line {fl.stuck_at}</a>)'
-          if fl.stuck_at is not None else "")
+def _failure_box(fl, prefix: Optional[str]) -> str:
+    steps = "".join(f"<li>{line_link(prefix, ln)}: <code>{escape(s)}</code></li>" for ln, s in fl.steps)
+    at = f" (stopped at {line_link(prefix, fl.stuck_at)})" if fl.stuck_at is not None else ""
     return (f'<h3>Why the proof failed</h3><div class="message failed-trace-box">{escape(fl.reason)}{at}'
             + (f"<br>on the trace:<ol>{steps}</ol>" if steps else "")
             + "<br>A failed union-bound proof does not mean the claim is false: look for a counterexample "

@@ -1,0 +1,148 @@
+"""`tamp prove --report`, the progress line (tamp/progress.py) and reading a failed proof's trace."""
+
+import io
+import json
+
+import pytest
+
+from tamp.cli import main
+from tamp.progress import Progress, describe, for_terminal, parse_event, wanted
+from tamp.report.failed import failure_lines
+
+COIN = """program coin(p: real)
+  requires 0 < p && p <= 1
+  ensures !y
+  fails p
+{ y ~ bern(p); }
+"""
+
+
+def test_prove_writes_the_report(tmp_path, capsys):
+    src = tmp_path / "coin.prob"
+    src.write_text(COIN)
+    out = tmp_path / "coin.html"
+    code = main(["prove", str(src), "--report", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert f"report: written to {out}" in printed and "coin: PROVED" in printed
+    html = out.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and "prog-coin-L5" in html and "<svg" in html
+    assert f"tamp prove {src}" in html  # the command line is recorded
+
+
+def test_report_with_json_keeps_stdout_json(tmp_path, capsys):
+    src = tmp_path / "coin.prob"
+    src.write_text(COIN)
+    out = tmp_path / "r.html"
+    code = main(["prove", str(src), "--json", "--report", str(out)])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["verdict"] == "proved" and out.exists()
+
+
+def test_unwritable_report_is_one_clear_error(tmp_path, capsys):
+    src = tmp_path / "coin.prob"
+    src.write_text(COIN)
+    code = main(["prove", str(src), "--report", str(tmp_path / "no" / "such" / "dir.html")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "cannot write the report" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_unknown_verdict_still_writes_report(tmp_path, capsys):
+    src = tmp_path / "half.prob"
+    src.write_text(COIN.replace("fails p", "fails p / 2"))
+    out = tmp_path / "half.html"
+    assert main(["prove", str(src), "--report", str(out)]) == 1
+    assert "failed-at" in out.read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------- progress
+
+
+class FakeTTY(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_only_on_a_terminal_and_never_with_json():
+    assert for_terminal(False, io.StringIO()) is None
+    assert for_terminal(True, FakeTTY()) is None
+    assert not wanted(False, io.StringIO()) and wanted(False, FakeTTY())
+    p = for_terminal(False, FakeTTY(), tick=0)
+    assert isinstance(p, Progress)
+    p.close()
+
+
+def test_prover_messages_are_parsed():
+    f = parse_event("ex1: synthesising axioms (4 traces, split on flag)")
+    assert f == {"program": "ex1", "stage": "synthesising axioms (4 traces, split on flag)", "traces": 4}
+    f = parse_event("noisySum: labelling with axioms #3")
+    assert f["program"] == "noisySum" and f["combination"] == 3
+    assert parse_event("just text") == {"stage": "just text"}
+
+
+def test_structured_events_show_traces_depth_and_bound():
+    line = describe(parse_event({"program": "ex2", "stage": "unrolling", "traces_done": 12, "traces": 40,
+                                 "depth": 3, "best_bound": "0.05"}))
+    assert line == "ex2 · unrolling · traces 12/40 · depth 3 · best bound 0.05"
+
+
+def test_progress_line_is_redrawn_and_erased():
+    tty = FakeTTY()
+    with Progress(tty, tick=0, width=60) as p:
+        p("ex1: synthesising axioms (2 traces)")
+        p({"program": "ex1", "stage": "checking", "depth": 2})
+        assert "ex1 · checking · depth 2" in p.line()
+    text = tty.getvalue()
+    assert text.count("\r\033[K") == 3  # two draws and the final erase
+    assert "ex1 · synthesising axioms (2 traces)" in text
+    assert all(len(seg) <= 60 for seg in text.split("\r\033[K"))
+
+
+def test_the_prover_reports_progress_through_the_callback():
+    import tamp
+
+    events = []
+    r = tamp.prove(COIN, progress=events.append)
+    assert r.verdict == "proved"
+    assert events and all(parse_event(e).get("program") == "coin" for e in events)
+
+
+def test_ticker_thread_stops_on_close():
+    tty = FakeTTY()
+    p = Progress(tty, tick=0.01)
+    p("coin: working")
+    p.close()
+    assert not p._thread.is_alive()
+    assert tty.getvalue().endswith("\r\033[K")
+
+
+# ---------------------------------------------------------------------------- failed traces
+
+
+def test_failure_lines_from_the_prover_explanation():
+    text = ("no axiom for `y ~ bern(p)` (line 10) keeps the failure below p / 2 and proves the postcondition\n"
+            "    on the trace:\n      line 8: x ~ bern(0.5)\n      line 9: assume(x)")
+    fl = failure_lines(text)
+    assert fl.reason.startswith("no axiom for") and fl.steps == [(8, "x ~ bern(0.5)"), (9, "assume(x)")]
+    assert fl.stuck_at == 10 and fl.lines == [8, 9, 10]
+
+
+def test_failure_lines_without_lines():
+    assert failure_lines(None) is None
+    fl = failure_lines("no combination of axioms gave a checked labelling")
+    assert fl.steps == [] and fl.stuck_at is None
+
+
+@pytest.mark.parametrize("verdict_file", ["benchmarks/variants/ex1_failsHalf.prob"])
+def test_benchmark_failed_proof_names_real_lines(verdict_file):
+    from pathlib import Path
+
+    import tamp
+
+    path = Path(__file__).resolve().parents[2] / verdict_file
+    r = tamp.prove(str(path)).programs[0]
+    assert r.verdict == "unknown"
+    fl = failure_lines(r.failed_trace)
+    lines = path.read_text().splitlines()
+    assert fl.stuck_at is not None and "~" in lines[fl.stuck_at - 1]

@@ -111,7 +111,6 @@ class Analyzer:
         zo = [self.z3nodes[r] for r in self.dag.roots[:k]]
         zv = [self.z3nodes[r] for r in self.dag.roots[k:]]
         self.z3biased = z3.Or([z3.And(zv[i], zv[j], _neq(zo[i], zo[j])) for i, j in self.pairs])
-        self.solver = z3.Solver()
 
     def _sens_sort(self) -> str:
         return self.prog.param(self.ind.var).type.name
@@ -181,17 +180,13 @@ class Analyzer:
     def smt(self, box: B.Box, phases, want_biased: bool):
         """Ask z3 for a point of ``box`` that is biased (``want_biased``) or not; returns (answer, point)."""
         f = self.z3biased if want_biased else z3.Not(self.z3biased)
-        s = self.solver
+        s = z3.Solver()  # a fresh solver: z3 preprocesses non-incremental problems far better
         s.set("timeout", int(self.options.smt_timeout * 1000))
-        s.push()
-        try:
-            s.add(*self._box_constraints(box), *phase_facts(self.dag, self.z3nodes, phases), f)
-            r = s.check()
-            if r == z3.sat:
-                return "sat", self._point(s.model())
-            return ("unsat" if r == z3.unsat else "unknown"), None
-        finally:
-            s.pop()
+        s.add(*self._box_constraints(box), *phase_facts(self.dag, self.z3nodes, phases), f)
+        r = s.check()
+        if r == z3.sat:
+            return "sat", self._point(s.model())
+        return ("unsat" if r == z3.unsat else "unknown"), None
 
     # ------------------------------------------------------------------ one box
     def splittable(self, box: B.Box) -> List[int]:
@@ -246,29 +241,61 @@ class Analyzer:
                 return Decision(BIASED, witness=w)
         cands = self.splittable(box)
         small = not cands or B.uniform_mass(self.dims, box) < self.options.min_mass
+        biased_pt, fair_pt = self.probe(box)
+        w = self.witness(biased_pt) if biased_pt is not None else None
+        if w is not None and fair_pt is not None:  # both kinds seen: mixed, no solver needed
+            return self._mixed(box, cands, small, w, fair_pt, 0)
         if bounds.unstable > self.options.max_unstable and not small:
             k = self.choose_split(box, cands)
-            return Decision(None, B.split(self.dims[k], box, k))
-        ans, point = self.smt(box, bounds.phases, True)
-        calls = 1
-        if ans == "unsat":
-            return Decision(CERTIFIED, smt_calls=calls)
-        w = self.witness(point) if ans == "sat" and point is not None else None
-        if w is None:  # unknown, or an unverifiable model: never counts as anything
-            if small:
-                return Decision(UNKNOWN, smt_calls=calls)
-            k = self.choose_split(box, cands)
-            return Decision(None, B.split(self.dims[k], box, k), smt_calls=calls)
+            return Decision(None, B.split(self.dims[k], box, k), witness=w)
+        calls = 0
+        if w is None:
+            ans, point = self.smt(box, bounds.phases, True)
+            calls += 1
+            if ans == "unsat":
+                return Decision(CERTIFIED, smt_calls=calls)
+            w = self.witness(point) if ans == "sat" and point is not None else None
+            if w is None:  # unknown, or an unverifiable model: never counts as anything
+                return self._unknown(box, cands, small, calls)
+            if fair_pt is not None:
+                return self._mixed(box, cands, small, w, fair_pt, calls)
         ans2, fair = self.smt(box, bounds.phases, False)
         calls += 1
         if ans2 == "unsat":
             return Decision(BIASED, witness=w, smt_calls=calls)
+        return self._mixed(box, cands, small, w, fair, calls)
+
+    def _unknown(self, box, cands, small, calls) -> Decision:
+        if small:
+            return Decision(UNKNOWN, smt_calls=calls)
+        k = self.choose_split(box, cands)
+        return Decision(None, B.split(self.dims[k], box, k), smt_calls=calls)
+
+    def _mixed(self, box, cands, small, w, fair_pt, calls) -> Decision:
+        """A box with a (checked) biased point ``w`` and possibly a fair point: split it to
+        separate them, or keep it as a mixed leaf when it is too small (or refinement is off)."""
         if small or not self.options.refine:
             return Decision(MIXED, witness=w, smt_calls=calls)
-        k = self.separating_dim(box, cands, w["inputs"], fair) if fair is not None else None
+        k = self.separating_dim(box, cands, w["inputs"], fair_pt) if fair_pt is not None else None
         if k is None:
             k = self.choose_split(box, cands)
         return Decision(None, B.split(self.dims[k], box, k), witness=w, smt_calls=calls)
+
+    def probe(self, box: B.Box, n: int = 8):
+        """Evaluate the programs exactly at the centre and ``n`` pseudo-random rational points of
+        ``box``: returns (a biased point or None, a point that is not biased or None)."""
+        import random
+        rng = random.Random(hash(box))
+        biased_pt = fair_pt = None
+        for i in range(n + 1):
+            pt = B.center(self.dims, box) if i == 0 else B.random_point(self.dims, box, rng)
+            if self.biased_at(pt) is not None:
+                biased_pt = biased_pt or pt
+            else:
+                fair_pt = fair_pt or pt
+            if biased_pt is not None and fair_pt is not None:
+                break
+        return biased_pt, fair_pt
 
     def explore(self, box: B.Box, budget_s: float):
         """Depth-first over ``box`` for up to ``budget_s`` seconds.

@@ -84,3 +84,18 @@ def center(dims: Tuple[Dim, ...], box: Box) -> Dict[str, object]:
             c = bool(int(lo)) if lo is not None else False
         pt[d.name] = c
     return pt
+
+
+def random_point(dims: Tuple[Dim, ...], box: Box, rng) -> Dict[str, object]:
+    """A pseudo-random point of the box with short rational coordinates (centre on unbounded sides)."""
+    pt = center(dims, box)
+    for d, (lo, hi) in zip(dims, box):
+        if lo is None or hi is None:
+            continue
+        if d.sort == "real":
+            pt[d.name] = lo + (hi - lo) * Fraction(rng.randrange(1025), 1024)
+        elif d.sort == "int":
+            pt[d.name] = rng.randint(int(lo), int(hi))
+        else:
+            pt[d.name] = bool(rng.randint(int(lo), int(hi)))
+    return pt

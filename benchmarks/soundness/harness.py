@@ -1,0 +1,140 @@
+"""The soundness harness: prove mutants that must not be proved; cross-check every "proved"
+by simulation.
+
+For one benchmark program:
+
+1. prove the original; if "proved", simulate it at each concrete input of
+   ``benchmarks/inputs.json`` — the Monte Carlo interval must reach below the bound
+   (``tamp.simulate`` verdict not REFUTED);
+2. for each mutant (:mod:`mutants`), prove it with a time limit. A mutant expected false
+   that comes back "proved" is a **soundness failure**; a "may-hold" mutant that is proved
+   must pass the same simulation cross-check. Mutants not proved are simulated too, to
+   report how many are *demonstrably* false (the harness's strength).
+
+Used by ``tests/soundness`` (quick form) and ``benchmarks/soundness/run.py`` (full form).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from lang import ast as A
+
+from mutants import Mutant, mutants, original_bound
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "benchmarks"
+
+
+@dataclass
+class Record:
+    label: str
+    kind: str                   # "original" | "mutant"
+    expect: str                 # "holds" | "false" | "may-hold"
+    verdict: str                # prover's verdict, or "error: …"
+    seconds: float
+    simulated: List[str] = field(default_factory=list)   # per input: consistent / refuted / error
+    problem: str = ""           # non-empty = a soundness failure
+
+    @property
+    def refuted(self) -> bool:
+        return "refuted" in self.simulated
+
+
+def benchmark_inputs(rel: str) -> List[Dict[str, object]]:
+    """The concrete inputs listed for ``rel`` (e.g. ``"dp/ex2.prob"``) in benchmarks/inputs.json."""
+    data = json.loads((BENCH / "inputs.json").read_text())
+    return [row["inputs"] for row in data.get(rel, [])]
+
+
+def prove_verdict(prog: A.Program, bound: Optional[A.Expr], timeout: float, path: str) -> str:
+    from lang.errors import TampError
+    from tamp.api import prove_program
+
+    try:
+        return prove_program(prog, bound, timeout, None, path, None).verdict
+    except TampError as exc:
+        return f"error: {exc.message if hasattr(exc, 'message') else exc}"
+
+
+def simulate_all(prog: A.Program, bound: Optional[A.Expr], inputs: List[Dict[str, object]], runs: int
+                 ) -> List[str]:
+    """The simulator's verdict at each input: "consistent", "refuted" or "error: …"."""
+    from lang.errors import TampError
+    from tamp.simulate import simulate
+
+    out = []
+    for inp in inputs:
+        try:
+            r = simulate(prog, inp, runs=runs, seed=7, bound=bound)
+            out.append(r.verdict)
+        except TampError as exc:
+            out.append(f"error: {str(exc).splitlines()[0]}")
+    return out
+
+
+def check_program(prog: A.Program, rel: str, timeout: float = 30.0, runs: int = 20000,
+                  limit: int = 3, only=None, progress=None) -> List[Record]:
+    """Run the harness on one program (see the module docstring)."""
+    path = str(BENCH / rel)
+    inputs = benchmark_inputs(rel)
+    records: List[Record] = []
+    t0 = time.monotonic()
+    v = prove_verdict(prog, None, timeout, path)
+    rec = Record(f"{prog.name}", "original", "holds", v, time.monotonic() - t0)
+    if v == "proved":
+        rec.simulated = simulate_all(prog, None, inputs, runs)
+        if rec.refuted:
+            rec.problem = "proved, but the simulator refutes it"
+    records.append(rec)
+    if progress:
+        progress(rec)
+    if v != "proved":
+        return records
+    for m in mutants(prog, limit):
+        if only is not None and m.name not in only:
+            continue
+        records.append(check_mutant(m, path, inputs, timeout, runs))
+        if progress:
+            progress(records[-1])
+    return records
+
+
+def check_mutant(m: Mutant, path: str, inputs, timeout: float, runs: int) -> Record:
+    t0 = time.monotonic()
+    v = prove_verdict(m.program, m.bound, timeout, path)
+    rec = Record(m.label, "mutant", m.expect, v, time.monotonic() - t0)
+    rec.simulated = simulate_all(m.program, m.bound, inputs, runs)
+    if v == "proved" and m.expect == "false":
+        rec.problem = "a mutant whose claim is false was PROVED"
+    elif v == "proved" and rec.refuted:
+        rec.problem = "proved, but the simulator refutes it"
+    return rec
+
+
+def variant_record(rel: str, timeout: float, runs: int) -> List[Record]:
+    """A hand-written false variant (benchmarks/variants): must not be proved."""
+    from lang.parser import parse_file
+
+    src = parse_file(str(BENCH / rel))
+    out = []
+    for prog in src.programs:
+        t0 = time.monotonic()
+        v = prove_verdict(prog, None, timeout, str(BENCH / rel))
+        rec = Record(prog.name, "variant", "false", v, time.monotonic() - t0)
+        if v == "proved":
+            rec.problem = "a false variant was PROVED"
+        out.append(rec)
+    return out
+
+
+def to_json(records: List[Record]) -> List[dict]:
+    return [asdict(r) for r in records]
+
+
+__all__ = ["Record", "check_program", "check_mutant", "variant_record", "benchmark_inputs",
+           "original_bound", "to_json"]

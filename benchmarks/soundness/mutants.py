@@ -1,0 +1,160 @@
+"""Mutants of a proved program: changes to its claim or its noise that make the claim false
+(or at least no longer provable), for the soundness harness.
+
+Each :class:`Mutant` is a program plus an optional ``--bound`` expression and an ``expect``:
+
+* ``"false"`` — the mutation makes the claim false for some input (a sound prover must
+  never say "proved"; :func:`soundness_harness.run_one` also tries to *show* it false by
+  simulation);
+* ``"may-hold"`` — the mutation may keep the claim true (less noise): "proved" is allowed,
+  but then it must survive the simulation cross-check.
+
+Operators (one mutant per occurrence, at most ``limit`` per operator):
+
+==============  ==========================================================  ========
+name            change                                                      expect
+==============  ==========================================================  ========
+bound/2         β → β/2                                                     false
+bound/10        β → β/10                                                    false
+bound=0         β → 0                                                       false
+droplog         ``log(E)`` in ``ensures`` → 1                               false
+tighten         ``L <= R`` in ``ensures`` → ``L <= R/2`` (``>=``: ``L/2 >= R``)  false
+flip            ``<= < >= > == !=`` in ``ensures`` flipped                    false
+noise*4         a noise scale s (``lap``/``exp``/``dlap``/``dexp``; ``gauss``
+                variance ×16) → 4s                                          false
+noise/4         the same scale → s/4                                        may-hold
+bern*2          ``bern(p)`` → ``bern(min(1, 2*p))``                           may-hold
+==============  ==========================================================  ========
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Callable, Iterator, List, Optional
+
+from lang import ast as A
+
+FLIP = {"<=": ">=", "<": ">", ">=": "<=", ">": "<", "==": "!=", "!=": "=="}
+NOISY = {"lap": 1, "exp": 1, "dlap": 1, "dexp": 1, "gauss": 1}
+
+
+@dataclass
+class Mutant:
+    name: str
+    program: A.Program
+    bound: Optional[A.Expr]
+    expect: str  # "false" | "may-hold"
+    where: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"{self.program.name}:{self.name}" + (f"@{self.where}" if self.where else "")
+
+
+def original_bound(prog: A.Program) -> A.Expr:
+    """β as the prover reads it: ``fails``, else ``1 - reliability``, else 0."""
+    if prog.fails is not None:
+        return prog.fails
+    if prog.reliability is not None:
+        return A.Binary("-", A.num(1), prog.reliability)
+    return A.num(0)
+
+
+# ---------------------------------------------------------------------------- rewriting
+
+
+def _rewrite_each(e: A.Node, pick: Callable[[A.Node], bool], change: Callable[[A.Node], A.Node]
+                  ) -> Iterator[A.Node]:
+    """Every copy of ``e`` in which exactly one node satisfying ``pick`` is replaced by ``change``."""
+    if pick(e):
+        yield change(e)
+    for f in dataclasses.fields(e):
+        if f.name == "pos":
+            continue
+        v = getattr(e, f.name)
+        if isinstance(v, A.Node):
+            for nv in _rewrite_each(v, pick, change):
+                yield dataclasses.replace(e, **{f.name: nv})
+        elif isinstance(v, tuple):
+            for i, item in enumerate(v):
+                if isinstance(item, A.Node):
+                    for nv in _rewrite_each(item, pick, change):
+                        yield dataclasses.replace(e, **{f.name: v[:i] + (nv,) + v[i + 1:]})
+
+
+def _ensures_mutants(prog: A.Program, pick, change, limit) -> List[A.Program]:
+    out = []
+    for k, clause in enumerate(prog.ensures):
+        for new in _rewrite_each(clause, pick, change):
+            ens = prog.ensures[:k] + (new,) + prog.ensures[k + 1:]
+            out.append(dataclasses.replace(prog, ensures=ens))
+            if len(out) >= limit:
+                return out
+    return out
+
+
+def _is_log(n) -> bool:
+    return isinstance(n, A.Call) and n.func == "log"
+
+
+def _is_cmp(n) -> bool:
+    return isinstance(n, A.Binary) and n.op in FLIP
+
+
+def _tighten(n: A.Binary) -> A.Binary:
+    half = A.Num(A.num(1).value / 2, False)
+    if n.op in ("<=", "<"):
+        return dataclasses.replace(n, right=A.Binary("*", half, n.right))
+    return dataclasses.replace(n, left=A.Binary("*", half, n.left))
+
+
+def _is_noisy_sample(n) -> bool:
+    return isinstance(n, A.Sample) and n.dist.func in NOISY and len(n.dist.args) == 2
+
+
+def _scale_noise(factor) -> Callable:
+    def change(s: A.Sample) -> A.Sample:
+        m, scale = s.dist.args
+        f = factor * factor if s.dist.func == "gauss" else factor  # gauss takes the variance
+        new = A.Binary("*", A.Num(A.num(1).value * f, False), scale)
+        return dataclasses.replace(s, dist=dataclasses.replace(s.dist, args=(m, new)))
+    return change
+
+
+def mutants(prog: A.Program, limit: int = 3) -> List[Mutant]:
+    """Every mutant of ``prog`` (see the module docstring), at most ``limit`` per operator."""
+    from fractions import Fraction
+
+    beta = original_bound(prog)
+    out: List[Mutant] = []
+    for name, b in (("bound/2", A.Binary("/", beta, A.num(2))), ("bound/10", A.Binary("/", beta, A.num(10))),
+                    ("bound=0", A.num(0))):
+        if not (isinstance(beta, A.Num) and beta.value == 0):
+            out.append(Mutant(name, prog, b, "false"))
+    for i, p in enumerate(_ensures_mutants(prog, _is_log, lambda n: A.num(1), limit)):
+        out.append(Mutant("droplog", p, None, "false", str(i)))
+    for i, p in enumerate(_ensures_mutants(prog, lambda n: _is_cmp(n) and n.op not in ("==", "!="),
+                                           _tighten, limit)):
+        out.append(Mutant("tighten", p, None, "false", str(i)))
+    for i, p in enumerate(_ensures_mutants(prog, _is_cmp, lambda n: dataclasses.replace(n, op=FLIP[n.op]),
+                                           limit)):
+        out.append(Mutant("flip", p, None, "false", str(i)))
+    for tag, factor, expect in (("noise*4", Fraction(4), "false"), ("noise/4", Fraction(1, 4), "may-hold")):
+        bodies = list(_rewrite_each(prog.body, _is_noisy_sample, _scale_noise(factor)))[:limit]
+        for i, body in enumerate(bodies):
+            out.append(Mutant(tag, dataclasses.replace(prog, body=body), None, expect, str(i)))
+    bodies = list(_rewrite_each(prog.body, _is_bern, _double_bern))[:limit]
+    for i, body in enumerate(bodies):
+        out.append(Mutant("bern*2", dataclasses.replace(prog, body=body), None, "may-hold", str(i)))
+    return out
+
+
+def _is_bern(n) -> bool:
+    return isinstance(n, A.Sample) and n.dist.func == "bern" and len(n.dist.args) == 1
+
+
+def _double_bern(s: A.Sample) -> A.Sample:
+    p = s.dist.args[0]
+    new = A.Call("min", (A.num(1), A.Binary("*", A.num(2), p)))
+    return dataclasses.replace(s, dist=dataclasses.replace(s.dist, args=(new,)))

@@ -1,0 +1,162 @@
+"""Soundness harness, full form: every benchmark, every mutant operator, certificates.
+
+    /work/venv/bin/python benchmarks/soundness/run.py [--timeout 120] [--mutant-timeout 60]
+                                                      [--runs 20000] [--limit 3] [FILE …]
+
+For each program of benchmarks/{illustrative,dp,reliability}: prove it; when proved, (a)
+cross-check by simulation at the inputs of benchmarks/inputs.json, (b) write its certificate and
+re-check it with the independent checker (times compared), (c) prove each mutant
+(:mod:`mutants`) — none whose claim is false may be proved. The hand-written false variants in
+benchmarks/variants must not be proved either. Writes results.json and results.md next to this
+script; exit status 1 when any soundness problem was found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parents[1]))
+
+from harness import BENCH, Record, check_mutant, benchmark_inputs, simulate_all, to_json, variant_record  # noqa: E402
+from mutants import mutants  # noqa: E402
+
+SUITES = ["illustrative", "dp", "reliability"]
+
+
+def certify(path: Path, timeout: float):
+    """Prove a file, certify its proofs and re-check them: (FileResult, check report, cert bytes)."""
+    from lang.parser import parse_file
+    from tamp.api import prove
+    from tamp.certificate import check_certificate, decode, file_certificate
+
+    res = prove(str(path), timeout=timeout)
+    cert = json.loads(json.dumps(file_certificate(res, path.read_bytes())))
+    report = check_certificate(decode(cert), parse_file(str(path)), path.read_bytes()) if cert["programs"] else None
+    return res, report, len(json.dumps(cert))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="*", help="benchmark files relative to benchmarks/ (default: all)")
+    ap.add_argument("--timeout", type=float, default=120.0, help="time limit per original proof (s)")
+    ap.add_argument("--mutant-timeout", type=float, default=60.0, help="time limit per mutant proof (s)")
+    ap.add_argument("--runs", type=int, default=20000, help="simulation runs per input")
+    ap.add_argument("--limit", type=int, default=3, help="mutants per operator and program")
+    ap.add_argument("--out", default=str(HERE), help="directory for results.json / results.md")
+    args = ap.parse_args(argv)
+    files = args.files or [f"{s}/{p.name}" for s in SUITES for p in sorted((BENCH / s).glob("*.prob"))]
+    records, certs = [], []
+
+    def show(r: Record):
+        print(f"  {r.label:40s} {r.expect:9s} {r.verdict:9s} {r.seconds:7.2f} s  {','.join(r.simulated)}"
+              + (f"  <<< {r.problem}" if r.problem else ""), flush=True)
+
+    t_all = time.monotonic()
+    for rel in files:
+        path = BENCH / rel
+        print(f"{rel}", flush=True)
+        res, report, size = certify(path, args.timeout)
+        for pr in res.programs:
+            rec = Record(pr.name, "original", "holds", pr.verdict, pr.time_s)
+            if pr.verdict == "proved":
+                rec.simulated = simulate_all(_program(path, pr.name), None, benchmark_inputs(rel), args.runs)
+                if rec.refuted:
+                    rec.problem = "proved, but the simulator refutes it"
+            records.append(rec)
+            show(rec)
+            if report is not None:
+                pc = next((p for p in report.programs if p.name == pr.name), None)
+                if pc is not None:
+                    certs.append({"file": rel, "program": pr.name, "prove_s": round(pr.time_s, 3),
+                                  "check_s": round(pc.seconds, 3), "obligations": pc.obligations,
+                                  "ok": pc.ok, "reason": pc.reason, "bytes": size})
+                    print(f"  certificate: {'OK' if pc.ok else 'REJECTED ' + pc.reason}, {pc.obligations} "
+                          f"obligations, check {pc.seconds:.2f} s vs prove {pr.time_s:.2f} s", flush=True)
+                    if not pc.ok:
+                        rec.problem = "its own certificate was rejected: " + pc.reason
+            if pr.verdict != "proved":
+                continue
+            inputs = benchmark_inputs(rel)
+            for m in mutants(_program(path, pr.name), args.limit):
+                r = check_mutant(m, str(path), inputs, args.mutant_timeout, args.runs)
+                records.append(r)
+                show(r)
+    print("benchmarks/variants (false claims)", flush=True)
+    for p in sorted((BENCH / "variants").glob("*.prob")):
+        for r in variant_record(f"variants/{p.name}", args.mutant_timeout, args.runs):
+            records.append(r)
+            show(r)
+    total = time.monotonic() - t_all
+    summary = summarize(records, certs, total, args)
+    (Path(args.out) / "results.json").write_text(json.dumps({"summary": summary, "certificates": certs,
+                                                             "records": to_json(records)}, indent=1) + "\n")
+    (Path(args.out) / "results.md").write_text(markdown(summary, records, certs))
+    print(json.dumps(summary, indent=1))
+    return 1 if summary["soundness_problems"] else 0
+
+
+def _program(path: Path, name: str):
+    from lang.parser import parse_file
+
+    return parse_file(str(path)).program(name)
+
+
+def summarize(records, certs, total, args) -> dict:
+    muts = [r for r in records if r.kind == "mutant"]
+    false_m = [r for r in muts if r.expect == "false"]
+    return {
+        "originals": sum(r.kind == "original" for r in records),
+        "originals_proved": sum(r.kind == "original" and r.verdict == "proved" for r in records),
+        "mutants_tried": len(muts),
+        "mutants_expected_false": len(false_m),
+        "mutants_expected_false_proved": sum(r.verdict == "proved" for r in false_m),
+        "mutants_expected_false_refuted_by_simulation": sum(r.refuted for r in false_m),
+        "mutants_may_hold_proved": sum(r.verdict == "proved" for r in muts if r.expect == "may-hold"),
+        "variants_tried": sum(r.kind == "variant" for r in records),
+        "variants_proved": sum(r.kind == "variant" and r.verdict == "proved" for r in records),
+        "certificates_ok": sum(c["ok"] for c in certs),
+        "certificates": len(certs),
+        "soundness_problems": [f"{r.label}: {r.problem}" for r in records if r.problem],
+        "settings": {"timeout": args.timeout, "mutant_timeout": args.mutant_timeout, "runs": args.runs,
+                     "limit": args.limit, "cpus": os.cpu_count()},
+        "total_s": round(total, 1),
+    }
+
+
+def markdown(summary, records, certs) -> str:
+    s = summary
+    lines = ["# Soundness harness results", "",
+             "Generated by `benchmarks/soundness/run.py` (see docs/trust.md).", "",
+             f"* originals: {s['originals']} programs, {s['originals_proved']} proved (each cross-checked by "
+             "simulation at the inputs of benchmarks/inputs.json)",
+             f"* mutants tried: **{s['mutants_tried']}**; expected false: {s['mutants_expected_false']}, "
+             f"of which **proved: {s['mutants_expected_false_proved']}**, refuted by simulation at some input: "
+             f"{s['mutants_expected_false_refuted_by_simulation']}",
+             f"* mutants that may still hold (less noise) and were proved: {s['mutants_may_hold_proved']} "
+             "(each must survive simulation)",
+             f"* hand-written false variants: {s['variants_tried']}, proved: {s['variants_proved']}",
+             f"* certificates re-checked OK: {s['certificates_ok']} of {s['certificates']}",
+             f"* soundness problems: {len(s['soundness_problems'])}",
+             f"* total time {s['total_s']} s; settings {s['settings']}", "",
+             "## Certificates", "", "| file | program | prove (s) | check (s) | obligations | result |",
+             "|---|---|---|---|---|---|"]
+    for c in certs:
+        lines.append(f"| {c['file']} | {c['program']} | {c['prove_s']} | {c['check_s']} | {c['obligations']} | "
+                     f"{'OK' if c['ok'] else 'REJECTED: ' + c['reason']} |")
+    lines += ["", "## Every run", "", "| program / mutant | kind | expect | verdict | time (s) | simulation | problem |",
+              "|---|---|---|---|---|---|---|"]
+    for r in records:
+        lines.append(f"| {r.label} | {r.kind} | {r.expect} | {r.verdict} | {r.seconds:.2f} | "
+                     f"{', '.join(r.simulated)} | {r.problem} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

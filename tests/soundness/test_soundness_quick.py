@@ -1,0 +1,55 @@
+"""Soundness harness, quick form: mutants of the loop-free benchmarks must never be proved, and
+every "proved" (originals, and mutants that may still hold) must survive simulation.
+
+The full form (all proved benchmarks, every mutant operator, certificates) is
+``benchmarks/soundness/run.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks" / "soundness"))
+
+from harness import check_program  # noqa: E402
+from mutants import mutants  # noqa: E402
+
+QUICK = ["illustrative/ex1.prob", "illustrative/laplace.prob", "dp/randResp.prob"]
+
+
+def _program(rel):
+    from lang.parser import parse_file
+
+    return parse_file(str(ROOT / "benchmarks" / rel)).programs[0]
+
+
+@pytest.mark.parametrize("rel", QUICK)
+def test_mutants_of_loop_free_benchmarks_are_not_proved(rel):
+    records = check_program(_program(rel), rel, timeout=20, runs=4000, limit=1)
+    original = records[0]
+    assert original.verdict == "proved", original
+    assert "refuted" not in original.simulated, original
+    assert len(records) > 3, "the harness produced too few mutants"
+    problems = [r for r in records if r.problem]
+    assert not problems, problems
+    false_ones = [r for r in records if r.expect == "false"]
+    assert false_ones and all(r.verdict != "proved" for r in false_ones)
+    # the false mutants are really false: the simulator refutes most of them at some input
+    assert sum(r.refuted for r in false_ones) >= len(false_ones) // 2
+
+
+def test_mutation_operators_cover_the_claim_and_the_noise():
+    names = {m.name for m in mutants(_program("illustrative/laplace.prob"))}
+    assert {"bound/2", "bound/10", "bound=0", "droplog", "tighten", "flip", "noise*4", "noise/4"} <= names
+
+
+def test_variants_are_not_proved():
+    from harness import variant_record
+
+    for rel in ("variants/ex1_failsHalf.prob", "variants/laplace_lt1.prob", "variants/randResp_fails1_5.prob"):
+        for r in variant_record(rel, timeout=20, runs=0):
+            assert r.verdict != "proved", r

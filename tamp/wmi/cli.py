@@ -11,8 +11,26 @@ from typing import Optional
 from pysmt.shortcuts import And
 
 
+def _digits(k: int) -> str:
+    """Decimal text of a (possibly huge) integer: exact answers routinely have
+    tens of thousands of digits, beyond Python's default conversion limit."""
+    old = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None
+    if old is None:
+        return str(k)
+    sys.set_int_max_str_digits(0)
+    try:
+        return str(k)
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
 def _ratio(v: Fraction) -> str:
-    return f"{v.numerator}/{v.denominator}"
+    """``p/q`` (always with a denominator)."""
+    return f"{_digits(v.numerator)}/{_digits(v.denominator)}"
+
+
+def _exact(v: Fraction) -> str:
+    return _digits(v.numerator) if v.denominator == 1 else _ratio(v)
 
 
 def run(path: str, as_json: bool, timeout: Optional[float]) -> int:
@@ -73,10 +91,10 @@ def run(path: str, as_json: bool, timeout: Optional[float]) -> int:
             ]
         print(json.dumps(out))
     else:
-        print(f"Z = {z.value}  (≈ {float(z.value):.12g})  cells: {cells}  time: {elapsed:.2f} s")
+        print(f"Z = {_exact(z.value)}  (≈ {float(z.value):.12g})  cells: {cells}  time: {elapsed:.2f} s")
         for i, p in queries:
             if p is None:
                 print(f"P(query {i}) undefined: Z = 0")
             else:
-                print(f"P(query {i}) = {p}  (≈ {float(p):.12g})")
+                print(f"P(query {i}) = {_exact(p)}  (≈ {float(p):.12g})")
     return 0

@@ -7,11 +7,11 @@ variable* with one of these distributions.  Each gives a certified CDF:
 * :class:`PolyDensity` (``uniform``, the bins of ``step``, ``density``) — exact:
   ``cdf_exact`` returns a Fraction, and the density is a polynomial for
   :func:`tamp.wmi.integrate_polytope`.
-* :class:`Gauss`, :class:`Laplace`, :class:`Expo` — the closed forms
-  ``erfc``/``exp`` evaluated with mpmath at 64 bits and widened by a relative
-  margin of 2^-45 (far above mpmath's error plus the effect of rounding the
-  argument); beyond 38 standard deviations the Gaussian tail is bounded by
-  1e-300 instead of evaluated.
+* :class:`Gauss`, :class:`Laplace`, :class:`Expo` — the closed forms in ``erfc`` and
+  ``exp``, enclosed rigorously by :mod:`tamp.prob.rigorous` (integer arithmetic with
+  directed rounding, proven series and continued-fraction remainders; no reliance on
+  a library's stated accuracy).  Beyond 40 standard deviations the Gaussian tail is
+  bounded by 1e-300 (erfc(t) <= e^(-t²)/(t√π) and t > 28).
 """
 
 from __future__ import annotations
@@ -22,44 +22,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Dict, Optional, Tuple
 
-import mpmath
-from mpmath import libmp as L
-
+from . import rigorous
 from .interval import INF, Interval, down, fadd, fenclose, fmul, up
 
-_REL = 2.0 ** -45
 _TINY = 1e-300
-
-
-def _widen(r: "mpmath.mpf") -> Tuple[float, float]:
-    """A float interval around the mpmath value ``r`` (a probability), widened by the margin."""
-    lo = float(r * (1 - _REL))
-    hi = float(r * (1 + _REL))
-    lo = max(down(lo) - 2.0 ** -60, 0.0)
-    hi = min(up(hi) + 2.0 ** -60, 1.0)
-    return (lo, hi)
-
-
-def _erfc_half(consts, x: float):
-    """erfc((mean - x) / sqrt(2 var)) / 2 as a raw mpmath value, at 64 bits."""
-    m, inv = consts
-    t = L.mpf_mul(L.mpf_sub(m, L.from_float(x), 80, "n"), inv, 80, "n")
-    r = L.mpf_erfc(t, 64, "n")
-    return L.mpf_shift(r, -1)
-
-
-def _widen_raw(r) -> Tuple[float, float]:
-    """Float interval around a raw mpmath value in [0, 1], widened by the margin."""
-    f = L.to_float(r)
-    lo = f * (1 - _REL)
-    hi = f * (1 + _REL)
-    lo = max(down(lo) - 2.0 ** -60, 0.0)
-    hi = min(up(hi) + 2.0 ** -60, 1.0)
-    return (lo, hi)
-
-
-def _mpq(q: Fraction) -> "mpmath.mpf":
-    return mpmath.mpf(q.numerator) / q.denominator
 
 
 class Dist:
@@ -134,10 +100,10 @@ class Gauss(Dist):
             return c
         d = x - float(self.mean)
         sd = self.spread()
-        if abs(d) > 40 * sd:  # more than 38 sd exactly: the tail is below exp(-722) < 1e-300
+        if abs(d) > 40 * sd:  # more than 39 sd exactly: the tail is below 1e-300
             c = (0.0, _TINY) if d < 0 else (down(1.0), 1.0)
         else:
-            c = _widen_raw(_erfc_half(self._consts(), x))
+            c = self._normal().cdf(x)
         self._cache[x] = c
         return c
 
@@ -145,19 +111,14 @@ class Gauss(Dist):
         """Certified float interval of the density at the float x."""
         c = self._cache.get(("pdf", x))
         if c is None:
-            m, _ = self._consts()
-            k = self._cache.get("pdfk")
-            if k is None:
-                v = L.from_rational(self.var.numerator, self.var.denominator, 96, "n")
-                norm = L.mpf_div(L.fone, L.mpf_sqrt(L.mpf_mul(L.mpf_shift(L.mpf_pi(96), 1), v, 96, "n"), 96, "n"), 96, "n")
-                k = self._cache["pdfk"] = (L.mpf_div(L.fone, L.mpf_shift(v, 1), 96, "n"), norm)
-            inv2v, norm = k
-            d = L.mpf_sub(L.from_float(x), m, 96, "n")
-            e = L.mpf_exp(L.mpf_neg(L.mpf_mul(L.mpf_mul(d, d, 96, "n"), inv2v, 96, "n")), 64, "n")
-            f = L.to_float(L.mpf_mul(e, norm, 64, "n"))
-            c = (max(down(f * (1 - _REL)) - 1e-300, 0.0), up(f * (1 + _REL)) + 1e-300)
-            self._cache[("pdf", x)] = c
+            c = self._cache[("pdf", x)] = self._normal().pdf(x)
         return c
+
+    def _normal(self) -> "rigorous.Normal":
+        n = self._cache.get("normal")
+        if n is None:
+            n = self._cache["normal"] = rigorous.Normal(self.mean, self.var)
+        return n
 
     def pdf_range(self, lo: float, hi: float) -> Tuple[float, float]:
         """Certified bounds of the density over [lo, hi] (unimodal at the mean)."""
@@ -177,14 +138,6 @@ class Gauss(Dist):
         Fa, Fb = self.cdf_f(a), self.cdf_f(b)
         t2 = fmul(mc, (down(Fb[0] - Fa[1]), up(Fb[1] - Fa[0])))
         return fadd(t1, t2)
-
-    def _consts(self):
-        k = self._cache.get("consts")
-        if k is None:
-            m = L.from_rational(self.mean.numerator, self.mean.denominator, 96, "n")
-            s = L.mpf_sqrt(L.mpf_mul(L.from_int(2), L.from_rational(self.var.numerator, self.var.denominator, 96, "n"), 96, "n"), 96, "n")
-            k = self._cache["consts"] = (m, L.mpf_div(L.fone, s, 96, "n"))
-        return k
 
     def quantile(self, p: float) -> float:
         p = min(max(p, 1e-300), 1 - 1e-16)
@@ -210,13 +163,12 @@ class Laplace(Dist):
             return (0.0, 0.0) if x < 0 else (1.0, 1.0)
         c = self._cache.get(x)
         if c is None:
-            with mpmath.workprec(64):
-                z = (mpmath.mpf(x) - _mpq(self.mean)) / _mpq(self.scale)
-                if z < 0:
-                    c = _widen(mpmath.exp(z) / 2)
-                else:
-                    t = _widen(mpmath.exp(-z) / 2)
-                    c = (max(down(1.0 - t[1]), 0.0), min(up(1.0 - t[0]), 1.0))
+            z = (Fraction(x) - self.mean) / self.scale
+            if z < 0:  # e^z / 2
+                lo, hi = rigorous.exp_neg_f(-z)
+                c = (lo / 2, hi / 2 if hi > 2e-300 else _TINY)
+            else:      # 1 - e^-z / 2
+                c = rigorous.one_minus_half_exp_neg_f(z, half=True)
             self._cache[x] = c
         return c
 
@@ -249,12 +201,9 @@ class Expo(Dist):
         if x == -INF or Fraction(x) <= self.start:
             return (0.0, 0.0)
         c = self._cache.get(x)
-        if c is None:
-            with mpmath.workprec(64):
-                z = (mpmath.mpf(x) - _mpq(self.start)) / _mpq(self.scale)
-                t = _widen(mpmath.exp(-z))
-                c = (max(down(1.0 - t[1]), 0.0), min(up(1.0 - t[0]), 1.0))
-            self._cache[x] = c
+        if c is None:  # 1 - e^-z
+            c = self._cache[x] = rigorous.one_minus_half_exp_neg_f((Fraction(x) - self.start) / self.scale,
+                                                                   half=False)
         return c
 
     def quantile(self, p: float) -> float:
@@ -323,15 +272,5 @@ class PolyDensity(Dist):
 
 def exp_interval(x: Fraction) -> Interval:
     """A certified rational interval around exp(x)."""
-    with mpmath.workprec(96):
-        r = mpmath.exp(_mpq(x))
-        lo = r * (1 - mpmath.mpf(2) ** -80)
-        hi = r * (1 + mpmath.mpf(2) ** -80)
-        return Interval(_mpf_to_fraction(lo), _mpf_to_fraction(hi)).tidy(90)
-
-
-def _mpf_to_fraction(r: "mpmath.mpf") -> Fraction:
-    """The exact rational value of an mpmath number."""
-    sign, man, exp, _ = r._mpf_
-    v = Fraction(int(man)) * (Fraction(2) ** exp)
-    return -v if sign else v
+    lo, hi = rigorous.exp_bounds(Fraction(x))
+    return Interval(lo, hi).tidy(90)

@@ -343,12 +343,23 @@ class SplitNode(Node):
         self.inner_lo = (-INF, -INF) if tl is None else fenclose(tl)
         self.inner_hi = (INF, INF) if th is None else fenclose(th)
         box, pm = [], []
+        # Box ends that are not floats are rounded inward to floats, so every sub-box has exact
+        # float ends (needed by the Taylor bound); the cut-off slivers only add to the upper
+        # bound, by at most their own mass (the other factors are probabilities <= 1).
+        self.slack = 0.0
         for v in self.split:
             lo, hi = trunc[v]
             L = (-INF, -INF) if lo is None else fenclose(lo)
             H = (INF, INF) if hi is None else fenclose(hi)
+            d = self.dists[v]
+            if L[0] != L[1]:
+                self.slack = up(self.slack + d.mass_f(L[0], L[1])[1])
+                L = (L[1], L[1])
+            if H[0] != H[1]:
+                self.slack = up(self.slack + d.mass_f(H[0], H[1])[1])
+                H = (H[0], H[0])
             box.append((L, H))
-            pm.append(self._pmass(self.dists[v], L, H))
+            pm.append(self._pmass(d, L, H))
         root = self._eval(tuple(box), tuple(pm))
         self._heap: List = []
         self._tick = itertools.count()
@@ -463,23 +474,41 @@ class SplitNode(Node):
             dens = d.pdf_range(u[0], u[1])
             T = (0.0, 0.0)
             spread = 0.0
+            Ms = {}
             for k, a in terms:
                 (L, H) = box[k]
                 dk = self.dists[self.split[k]]
-                M = dk.first_moment(L[0], H[0], cen[k])
-                others = (1.0, 1.0)
-                for j, m in enumerate(pm):
-                    if j != k:
-                        others = fmul_nonneg(others, m)
-                T = fadd(T, fmul(fmul(a, M), others))
+                M = Ms[k] = dk.first_moment(L[0], H[0], cen[k])
+                T = fadd(T, fmul(fmul(a, M), self._others(pm, (k,))))
                 spread = up(spread + up(max(abs(a[0]), abs(a[1])) * half[k]))
             # limit(s) - limit(c) = -sign * Σ a (s - c): first-order term
             lin = fmul(fmul((-1.0 * sign, -1.0 * sign), T), dens)
-            K = up(0.2420 / float(d.var) * (1 + 1e-9))
-            R = up(up(0.5 * K) * up(spread * spread))
-            R = up(R * P[1])
+            # second order: |F(u) - F(u_c) - f(u_c)(u - u_c)| <= K (u - u_c)² / 2 with K the largest
+            # |F''| over the limit's range on the box, and ∫ f(s) (Σ a (s - c))² ds expanded exactly
+            # (independent coordinates: squares give second moments, cross terms first moments)
+            K = d.curvature_max(down(u[0] - spread), up(u[1] + spread))
+            Q = 0.0
+            for i, (k, a) in enumerate(terms):
+                (L, H) = box[k]
+                dk = self.dists[self.split[k]]
+                S2 = dk.second_moment(L[0], H[0], cen[k])
+                a2 = up(max(abs(a[0]), abs(a[1])) ** 2)
+                Q = up(Q + up(up(a2 * S2[1]) * self._others(pm, (k,))[1]))
+                for k2, a_2 in terms[i + 1:]:
+                    cross = fmul(fmul(a, a_2), fmul(Ms[k], Ms[k2]))
+                    Q = up(Q + up(2 * max(cross[1], 0.0) * self._others(pm, (k, k2))[1]))
+            R = up(up(0.5 * K) * min(Q, up(up(spread * spread) * P[1])))
             val = fadd(fadd(val, lin), (-R, R))
         return val
+
+    @staticmethod
+    def _others(pm, skip) -> Tuple[float, float]:
+        """Product of the split variables' box masses except those in ``skip``."""
+        out = (1.0, 1.0)
+        for j, m in enumerate(pm):
+            if j not in skip:
+                out = fmul_nonneg(out, m)
+        return out
 
     def _taylor(self, box, pm, P):
         for (L, H) in box:
@@ -503,7 +532,7 @@ class SplitNode(Node):
     def _sum(self):
         los = self._done_lo + [c.lo for _, _, c in self._heap]
         his = self._done_hi + [c.hi for _, _, c in self._heap]
-        lo, hi = fsum_interval(los, his)
+        lo, hi = fsum_interval(los, his + [self.slack])
         self.lo, self.hi = Fraction(lo), Fraction(min(hi, 1.0))
 
     def _split_point(self, d: Dist, L, H):

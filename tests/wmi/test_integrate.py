@@ -123,14 +123,14 @@ def polytope_case(draw):
     return n, cons, Poly(n, terms)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(polytope_case())
 def test_vertex_method_matches_iterated_integration(case):
     n, cons, p = case
     assert integrate_polytope(p, cons, n) == integrate_polytope_iterated(p, cons, n)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(st.lists(st.tuples(st.fractions(min_value=-2, max_value=2, max_denominator=4),
                           st.fractions(min_value=0, max_value=2, max_denominator=4)),
                 min_size=2, max_size=2),

@@ -14,7 +14,7 @@ polys = st.dictionaries(mono, coeff, max_size=5).map(lambda d: Poly(N, d))
 points = st.tuples(*[st.fractions(min_value=-3, max_value=3, max_denominator=5)] * N)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(polys, polys, points)
 def test_ring_operations_agree_with_evaluation(p, q, x):
     assert (p + q).evaluate(x) == p.evaluate(x) + q.evaluate(x)
@@ -23,7 +23,7 @@ def test_ring_operations_agree_with_evaluation(p, q, x):
     assert (p ** 2).evaluate(x) == p.evaluate(x) ** 2
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(polys, st.lists(coeff, min_size=N, max_size=N), coeff, points)
 def test_substitute_affine(p, a, c, x):
     a[1] = F(0)  # the substituted expression must not use x1
@@ -34,7 +34,7 @@ def test_substitute_affine(p, a, c, x):
     assert p.substitute(1, expr).evaluate(x) == p.evaluate(y)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(polys, points, st.fractions(min_value=-2, max_value=2, max_denominator=3),
        st.fractions(min_value=-2, max_value=2, max_denominator=3))
 def test_integrate_between_constants_is_exact(p, x, lo, hi):

@@ -20,7 +20,7 @@ from lang.errors import TampError
 EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, EXIT_VIOLATED = 0, 1, 2, 3
 
 # Order is the order of `tamp --help`.
-COMMANDS = ["check", "prove", "prob", "simulate", "cfa", "wmi", "query", "bench", "check_proof"]
+COMMANDS = ["check", "prove", "prob", "simulate", "cfa", "wmi", "query", "fairness", "bench", "check_proof"]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,43 @@
+"""``tamp fairness FILE``: causal-fairness certification with the certifier's own options
+(population model, cores, box sizes). ``tamp prove`` runs the same analysis with defaults."""
+
+from __future__ import annotations
+
+from lang.errors import TampError
+
+from tamp.results import FileResult
+
+from .common import emit_json, load_programs
+
+NAME = "fairness"
+HELP = "certify `ensures independent(out, sex)` (causal fairness) with a population model and tuning options"
+
+
+def add_arguments(p):
+    p.add_argument("file", help="a .prob file")
+    p.add_argument("--program", metavar="NAME", help="only this program of the file")
+    p.add_argument("--population", metavar="FILE", help="a .prob file whose program samples the inputs "
+                   "(default: uniform over the requires box)")
+    p.add_argument("--timeout", metavar="S", type=float, default=600.0, help="time limit per program (s)")
+    p.add_argument("--jobs", metavar="N", type=int, default=0, help="worker processes (default: all cores)")
+    p.add_argument("--min-mass", metavar="L", type=float, default=2.0 ** -16,
+                   help="boxes with a smaller share of the region are not split (set aside as unknown/mixed)")
+    p.add_argument("--max-unstable", metavar="U", type=int, default=12,
+                   help="at most U undecided ReLUs/branches in a box before it is given to the SMT solver")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def run(args) -> int:
+    from tamp.causal import certify_program
+    src, progs = load_programs(args)
+    opts = {"timeout": args.timeout, "jobs": args.jobs, "min_mass": args.min_mass,
+            "max_unstable": args.max_unstable, "population": args.population}
+    if args.min_mass <= 0 or args.max_unstable < 0 or args.jobs < 0:
+        raise TampError("--min-mass must be > 0, --max-unstable and --jobs >= 0")
+    res = FileResult(src.path, [certify_program(p, opts, path=src.path, source=src.text) for p in progs])
+    if args.json:
+        emit_json(res.to_json())
+    else:
+        print(res.render_text())
+        print(f"{res.file}: {res.verdict}")
+    return res.exit_code()

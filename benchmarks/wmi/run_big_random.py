@@ -129,9 +129,10 @@ def main(argv=None) -> int:
             cells = res.get("cells")
             print(f"{name:8} {res['reals']:>5} {z:>20} {cells if cells is not None else '—':>6} "
                   f"{res['time_s']:>8.1f}  {st}", flush=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1, sort_keys=True))
-    write_markdown(Path(args.md), results, refs, args)
+            # written after every problem, so an interrupted run still leaves its table
+            if args.json:
+                Path(args.json).write_text(json.dumps(results, indent=1, sort_keys=True))
+            write_markdown(Path(args.md), results, refs, args)
     return 1 if bad else 0
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional
 
 from pysmt.shortcuts import And
 
-from .cells import CellEnumerator, WMITimeout
-from .model import Compiler, WMIInputError, formula_vars, weight_vars
+from .cells import CellEnumerator
+from .model import Compiler, WMIInputError
 from .poly import Poly
 
 

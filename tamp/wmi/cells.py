@@ -22,7 +22,7 @@ import z3
 
 from .integrate import _Deadline, _integrate_rows, _normalize
 from .model import Atom, formula_vars, simplify, simplify_w, weight_vars
-from .poly import Poly, poly_sum
+from .poly import Poly
 
 
 class WMITimeout(TimeoutError):

@@ -1,7 +1,6 @@
 """integrate_polytope against closed forms, the independent iterated method,
 sympy, and Monte Carlo."""
 
-import random
 from fractions import Fraction as F
 from math import factorial
 

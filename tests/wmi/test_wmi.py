@@ -7,7 +7,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 from pysmt.shortcuts import (And, Bool, Implies, Ite, LE, LT, Not, Or, Plus, Pow, Real, Symbol,
-                             Times, get_env)
+                             Times)
 from pysmt.operators import POW
 from pysmt.typing import BOOL, REAL
 

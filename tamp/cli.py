@@ -16,6 +16,7 @@ import os
 import sys
 
 from lang.errors import TampError
+from lang.recursion import deep_recursion
 
 EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, EXIT_VIOLATED = 0, 1, 2, 3
 
@@ -59,7 +60,8 @@ def main(argv=None) -> int:
     if args.max_memory:
         _limit_memory(args.max_memory)
     try:
-        code = args._run(args)
+        with deep_recursion():  # the parser accepts nesting up to lang.recursion.MAX_DEPTH
+            code = args._run(args)
     except TampError as exc:
         print(str(exc), file=sys.stderr)
         code = EXIT_USAGE

@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .dists import Dist, Gauss
-from .interval import INF, Interval, down, fadd, fenclose, fmul, fmul_nonneg, fsum_interval, up
+from .interval import INF, Interval, down, fadd, fenclose, fmul, fmul_nonneg, fneg, fsum_interval, up
 
 Con = Tuple[Dict[int, Fraction], Fraction]  # Σ coef[i]·x_i <= rhs
 Bound = Tuple[Optional[Fraction], Optional[Fraction]]
@@ -418,12 +418,18 @@ class SplitNode(Node):
             t = self._taylor(box, pm, (plo, phi))
             if t is not None and t[0] <= hi and t[1] >= lo:
                 lo, hi = max(lo, t[0]), min(hi, t[1])
+            elif t is None:
+                t_hi = self._taylor_upper(box, pm, (plo, phi))
+                if t_hi is not None and t_hi >= lo:
+                    hi = min(hi, t_hi)
         return _Cell(box, pm, lo, hi)
 
-    def _limit(self, sign, box):
+    def _limit(self, sign, box, strict=True):
         """The active upper (sign +1) or lower (-1) limit of the inner variable on the box, as
         (r, [(k, a)]) with limit(s) = r - Σ a_k s_k exactly one constraint; None when the
-        active constraint changes inside the box. (INF, []) for no limit."""
+        active constraint changes inside the box (``strict``; else the constraint that is most
+        restrictive at some point, with the range of its value, as ((r, terms), range)).
+        (INF, []) for no limit."""
         cands = []
         if sign > 0:
             if self.inner_hi[1] != INF:
@@ -441,9 +447,11 @@ class SplitNode(Node):
                 s = fadd(s, fmul(a, (L[0], H[1])))
             cands.append((fadd(rhs, (-s[1], -s[0])), terms, rhs))
         if not cands:
-            return (INF, [])
+            return (INF, []) if strict else ((INF, []), (INF, INF))
         best = min(range(len(cands)), key=lambda i: cands[i][0][1])
         top = cands[best][0][1]
+        if not strict:
+            return (cands[best][2], cands[best][1]), cands[best][0]
         for i, c in enumerate(cands):
             if i != best and c[0][0] < top:
                 return None
@@ -510,6 +518,55 @@ class SplitNode(Node):
                 out = fmul_nonneg(out, m)
         return out
 
+    def _split_scores(self, box) -> Optional[List[float]]:
+        """Per split variable, how much splitting it narrows this finite box's bound (a
+        heuristic, not used in any bound): across a kink (two limits that are each most
+        restrictive somewhere) the difference of their slopes times the width, weighted 3×;
+        for a single active limit its slope times the width (the Taylor remainder grows with
+        (slope × width)²); a constraint not settled on the box counts like a kink."""
+        width = []
+        for (L, H) in box:
+            w = H[0] - L[1]
+            if not math.isfinite(w):
+                return None
+            width.append(w)
+        score = [0.0] * len(box)
+        for sign in (1, -1):
+            cands = []
+            if sign > 0 and self.inner_hi[1] != INF:
+                cands.append((self.inner_hi, {}))
+            if sign < 0 and self.inner_lo[0] != -INF:
+                cands.append(((-self.inner_lo[1], -self.inner_lo[0]), {}))
+            for sg, terms, rhs in self.cons_in:
+                if sg != sign:
+                    continue
+                r = rhs
+                for k, a in terms:
+                    (L, H) = box[k]
+                    r = fadd(r, fneg(fmul(a, (L[0], H[1]))))
+                cands.append((r, {k: a[1] for k, a in terms}))
+            if not cands:
+                continue
+            top_i = min(range(len(cands)), key=lambda i: cands[i][0][1])
+            top = cands[top_i][0][1]
+            slopes = cands[top_i][1]
+            rivals = [c[1] for i, c in enumerate(cands) if i != top_i and c[0][0] < top]
+            if not rivals:
+                for k, a in slopes.items():
+                    score[k] += abs(a) * width[k]
+            for other in rivals:
+                for k in set(slopes) | set(other):
+                    score[k] += 3 * abs(slopes.get(k, 0.0) - other.get(k, 0.0)) * width[k]
+        for terms, rhs in self.cons_out:
+            t = fneg(rhs)
+            for k, a in terms:
+                (L, H) = box[k]
+                t = fadd(t, fmul(a, (L[0], H[1])))
+            if t[0] < 0 < t[1]:
+                for k, a in terms:
+                    score[k] += 3 * abs(a[1]) * width[k]
+        return score
+
     def _taylor(self, box, pm, P):
         for (L, H) in box:
             if L[0] != L[1] or H[0] != H[1] or not (math.isfinite(L[0]) and math.isfinite(H[0])):
@@ -521,6 +578,23 @@ class SplitNode(Node):
         iu = self._integral(1, up_lim, box, pm, P)
         il = self._integral(-1, lo_lim, box, pm, P)
         return (max(down(iu[0] - il[1]), 0.0), up(iu[1] - il[0]))
+
+    def _taylor_upper(self, box, pm, P) -> Optional[float]:
+        """An upper bound for a box where the active limits change (a kink): for any one upper
+        limit u and lower limit l, the allowed length is at most F(u(s)) - F(l(s)) wherever
+        u >= l, so when u >= l on the whole box the mass is at most ∫ F(u) - ∫ F(l), each
+        bounded by the Taylor enclosure. (Dropping constraints only enlarges the set.)"""
+        for (L, H) in box:
+            if L[0] != L[1] or H[0] != H[1] or not (math.isfinite(L[0]) and math.isfinite(H[0])):
+                return None
+        up_lim, u_range = self._limit(1, box, strict=False)
+        lo_lim, l_range = self._limit(-1, box, strict=False)
+        # u >= l everywhere: min of u = u_range[0]; max of l = -(l_range[0]) (lower limits negated)
+        if up_lim[0] != INF and lo_lim[0] != INF and not (u_range[0] >= -l_range[0]):
+            return None
+        iu = self._integral(1, up_lim, box, pm, P)
+        il = self._integral(-1, lo_lim, box, pm, P)
+        return up(iu[1] - il[0])
 
     def _push(self, c: _Cell):
         if c.hi - c.lo <= 0.0 or not self.split:
@@ -563,9 +637,16 @@ class SplitNode(Node):
             if not self._heap:
                 break
             _, _, c = heapq.heappop(self._heap)
-            # the split variable with the largest influence on the constraints
-            best, best_s = None, -1.0
-            for k, v in enumerate(self.split):
+            # the split variable that most reduces this cell's gap, else the one with the largest
+            # influence on the constraints
+            best, best_s = None, 0.0
+            scores = self._split_scores(c.box)
+            if scores is not None:
+                for k, v in enumerate(self.split):
+                    L, H = c.box[k]
+                    if scores[k] > best_s and self._split_point(self.dists[v], L, H) is not None:
+                        best, best_s = k, scores[k]
+            for k, v in ([] if best is not None else enumerate(self.split)):
                 L, H = c.box[k]
                 w = H[1] - L[0]
                 if not math.isfinite(w):

@@ -274,7 +274,7 @@ class Analyzer:
     def _mixed(self, box, cands, small, w, fair_pt, calls) -> Decision:
         """A box with a (checked) biased point ``w`` and possibly a fair point: split it to
         separate them, or keep it as a mixed leaf when it is too small (or refinement is off)."""
-        if small or not self.options.refine:
+        if small or not self.refine_now:
             return Decision(MIXED, witness=w, smt_calls=calls)
         k = self.separating_dim(box, cands, w["inputs"], fair_pt) if fair_pt is not None else None
         if k is None:
@@ -297,10 +297,13 @@ class Analyzer:
                 break
         return biased_pt, fair_pt
 
-    def explore(self, box: B.Box, budget_s: float):
+    refine_now = True
+
+    def explore(self, box: B.Box, budget_s: float, refine: bool = True):
         """Depth-first over ``box`` for up to ``budget_s`` seconds.
 
         Returns (leaves [(box, status)], frontier boxes left over, a witness or None, SMT calls, boxes decided)."""
+        self.refine_now = refine and self.options.refine
         deadline = time.monotonic() + budget_s
         stack, leaves, witness, calls, n = [box], [], None, 0, 0
         while stack and time.monotonic() < deadline:

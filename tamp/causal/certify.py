@@ -34,8 +34,8 @@ def _init_worker(prog, ind, options, path, source):
     _WORKER = Analyzer(prog, ind, options, Context(path, source))
 
 
-def _job(box, budget):
-    return _WORKER.explore(box, budget)
+def _job(box, budget, refine):
+    return _WORKER.explore(box, budget, refine)
 
 
 def independence_claims(prog: A.Program, ctx: Context) -> List[A.Independent]:
@@ -83,50 +83,78 @@ def analyse_claim(prog: A.Program, ind: A.Independent, options: Options, ctx: Co
     measure = measure or (lambda b: (B.uniform_mass(dims, b),) * 2)
     tally = _Tally(measure)
     root = B.root_box(dims)
-    heap = [(-B.uniform_mass(dims, root), 0, root)]
-    seq, witness, smt_calls, boxes = 1, None, 0, 0
+    state = {"witness": None, "smt_calls": 0, "boxes": 0, "seq": 0}
     jobs = options.jobs or os.cpu_count() or 1
-
-    def absorb(res):
-        nonlocal witness, smt_calls, boxes, seq
-        leaves, frontier, w, calls, n = res
-        for b, status in leaves:
-            tally.add(b, status)
-        for b in frontier:
-            heapq.heappush(heap, (-B.uniform_mass(dims, b), seq, b))
-            seq += 1
-        if w is not None and witness is None:
-            witness = w
-        smt_calls += calls
-        boxes += n
 
     def out_of_time():
         return deadline is not None and time.monotonic() >= deadline
 
+    def push(heap, b):
+        heapq.heappush(heap, (-B.uniform_mass(dims, b), state["seq"], b))
+        state["seq"] += 1
+
+    def absorb(res, heap, keep_mixed):
+        leaves, frontier, w, calls, n = res
+        for b, status in leaves:
+            if status == MIXED and keep_mixed is not None:
+                keep_mixed.append(b)
+            else:
+                tally.add(b, status)
+        for b in frontier:
+            push(heap, b)
+        if w is not None and state["witness"] is None:
+            state["witness"] = w
+        state["smt_calls"] += calls
+        state["boxes"] += n
+
+    def run_phase(heap, refine, keep_mixed, pool):
+        """Explore the boxes of ``heap`` (largest first) until done or out of time."""
+        if pool is None:
+            while heap and not out_of_time():
+                _, _, b = heapq.heappop(heap)
+                absorb(analyzer.explore(b, options.slice_s, refine), heap, keep_mixed)
+            return
+        done: "queue.Queue" = queue.Queue()
+        running = 0
+        while (heap or running) and not out_of_time():
+            while heap and running < 2 * jobs:
+                _, _, b = heapq.heappop(heap)
+                pool.apply_async(_job, (b, options.slice_s, refine), callback=done.put,
+                                 error_callback=lambda e: done.put(e))
+                running += 1
+            try:
+                res = done.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            running -= 1
+            if isinstance(res, BaseException):
+                raise res
+            absorb(res, heap, keep_mixed)
+
+    def both_phases(pool):
+        # phase 1, coverage: every box certified, or found biased (mixed boxes are kept whole)
+        heap, mixed = [], []
+        push(heap, root)
+        run_phase(heap, False, mixed, pool)
+        unexplored = heap
+        # phase 2, mass: split the mixed boxes to tighten the bounds on the biased mass
+        heap2 = []
+        for b in mixed:
+            push(heap2, b)
+        if options.refine and not unexplored:
+            run_phase(heap2, True, None, pool)
+        for _, _, b in heap2:
+            tally.add(b, MIXED)
+        return unexplored
+
     if jobs <= 1:
-        while heap and not out_of_time():
-            _, _, b = heapq.heappop(heap)
-            absorb(analyzer.explore(b, options.slice_s))
+        heap = both_phases(None)
     else:
         ctx_mp = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        done: "queue.Queue" = queue.Queue()
         with ctx_mp.Pool(jobs, _init_worker, (prog, ind, options, ctx.path, ctx.source)) as pool:
-            running = 0
-            while (heap or running) and not out_of_time():
-                while heap and running < 2 * jobs:
-                    _, _, b = heapq.heappop(heap)
-                    pool.apply_async(_job, (b, options.slice_s), callback=done.put,
-                                     error_callback=lambda e: done.put(e))
-                    running += 1
-                try:
-                    res = done.get(timeout=0.2)
-                except queue.Empty:
-                    continue
-                running -= 1
-                if isinstance(res, BaseException):
-                    raise res
-                absorb(res)
+            heap = both_phases(pool)
             pool.terminate()
+    witness, smt_calls, boxes = state["witness"], state["smt_calls"], state["boxes"]
     left_lo, left_hi = Fraction(0), Fraction(0)
     for _, _, b in heap:
         lo, hi = measure(b)

@@ -243,11 +243,13 @@ def _interval_bar(iv) -> str:
 
 
 def _details_body(r) -> str:
-    if not r.details:
-        return ""
-    rows = "".join(f"<tr><th>{escape(str(k))}</th><td class=\"mono\">{escape(_short(v))}</td></tr>"
-                   for k, v in r.details.items())
-    return '<h3>Details</h3><table class="data details">' + rows + "</table>"
+    """Other engines (causal, …): their own text rendering, and their details as a table."""
+    out = [f'<pre class="engine-text">{escape(r.render_text())}</pre>']
+    if r.details:
+        rows = "".join(f"<tr><th>{escape(str(k))}</th><td class=\"mono\">{escape(_short(v))}</td></tr>"
+                       for k, v in r.details.items())
+        out.append('<details><summary>details</summary><table class="data details">' + rows + "</table></details>")
+    return "\n".join(out)
 
 
 def _short(v, limit: int = 400) -> str:

@@ -54,6 +54,8 @@ def listing(source: str, prefix: str, first: int = 1, last: Optional[int] = None
     classes of ``marks[n]`` (e.g. ``axiom-line``, ``failed-trace``, ``failed-at``)."""
     lines = source.splitlines()
     last = len(lines) if last is None else min(last, len(lines))
+    while last > first and not lines[last - 1].strip():  # no trailing blank lines
+        last -= 1
     marks = marks or {}
     rows = []
     for n in range(max(first, 1), last + 1):

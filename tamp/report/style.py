@@ -43,6 +43,8 @@ CSS = """
 .tamp-report .holds { color: #1e8449; font-weight: bold; }
 .tamp-report .fails { color: #c0392b; font-weight: bold; }
 .tamp-report .undecided { color: #b9770e; font-weight: bold; }
+.tamp-report pre.engine-text { background: #fbfcfd; border: 1px solid #d5dbe1; padding: 6px 10px;
+  font-size: 12.5px; white-space: pre-wrap; }
 .tamp-report section.program { margin-bottom: 28px; }
 .tamp-report section.part { margin-left: 14px; border-left: 3px solid #d5dbe1; padding-left: 10px; }
 """

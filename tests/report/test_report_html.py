@@ -240,3 +240,35 @@ def test_two_programs_each_get_their_own_lines():
     half_start = text.splitlines().index("program half(p: real)") + 1
     assert f"prog-half-L{half_start}" in s.ids and f"prog-ex1-L{half_start}" not in s.ids
     assert f"prog-ex1-L{half_start - 1}" in s.ids
+
+
+MIXED = """program both()
+  ensures P(a) <= 0.6
+  ensures !b
+  fails 0.5
+{
+  a ~ bern(0.5);
+  b ~ bern(0.5);
+}
+
+program fair(x: int, s: bool)
+  ensures independent(y, s)
+{
+  y := x + 1;
+}
+"""
+
+
+def test_mixed_and_causal_programs_render():
+    r = tamp.prove(MIXED, path="mixed.prob")
+    both, fair = r.programs
+    assert both.kind == "mixed" and both.verdict == "proved" and fair.kind == "causal"
+    sim = simulate(MIXED, {}, runs=20000, seed=4, program="both")
+    assert sim.ci[0] < 0.5
+    html = render_report(r, MIXED, engine="builtin")
+    s = assert_self_contained(html)
+    # one listing per program, each with its own lines, no trailing blank line
+    assert "prog-both-L8" in s.ids and "prog-both-L9" not in s.ids and "prog-fair-L10" in s.ids
+    assert html.count('<section class="part">') == 2  # probability and failure-bound parts
+    assert 'class="data terms"' in html and "Failure automaton both" in html
+    assert 'class="engine-text"' in html and "independent" in html

@@ -22,15 +22,26 @@ Facts used (each a textbook property of the natural logarithm, exponential and s
 ``exp-log``            x > 0 ⇒ exp(log x) = x
 ``sqrt-def``           a >= 0 ⇒ sqrt a >= 0 ∧ sqrt a · sqrt a = a
 ``sqrt-mono``          a >= 0 ∧ b >= 0 ⇒ (a <= b ⇔ sqrt a <= sqrt b)
+``log-eq``             guards ⇒ log a = log b, when a z3 query (nonlinear real arithmetic, no
+                       uninterpreted functions needed) proves ``guards ⇒ a = b``; the guards say
+                       that every divisor in a and b is non-zero (so ``log(1/(p/n))`` and
+                       ``log(n/p)`` become the same value for p, n ≠ 0)
+``sum-base``           hi <= lo ⇒ sum(j in lo..hi: e) = 0
+``sum-step``           hi > lo ⇒ sum(j in lo..hi: e) = sum(j in lo..hi-1: e) + e[hi-1/j]
 =====================  ===========================================================
 
 ``log-mul``/``log-div`` introduce ``log x``/``log y``; the closure is taken once (one round),
-which keeps the number of instances quadratic in the number of terms at most.
+which keeps the number of instances quadratic in the number of terms at most. ``log-mono``
+is instantiated only for pairs of *distinct* log arguments (arguments proved equal by
+``log-eq`` are one value), at most ``MAX_PAIR_TERMS`` of them. ``sum(…)`` terms are the
+encoder's opaque sum functions (:meth:`tamp.prover.smt.Encoder.sum_info`); their two
+definition lemmas are instantiated once for every sum application in the query (one
+unfolding step, which is what a loop step ``i := i + 1`` needs).
 """
 
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import z3
 
@@ -57,11 +68,70 @@ def _real(x):
     return z3.ToReal(x) if z3.is_int(x) else x
 
 
+def _divisors(t) -> List[z3.ExprRef]:
+    """The divisor of every real division inside ``t``."""
+    out, seen, stack = [], set(), [t]
+    while stack:
+        x = stack.pop()
+        if x.get_id() in seen or not z3.is_app(x):
+            continue
+        seen.add(x.get_id())
+        if x.decl().kind() == z3.Z3_OP_DIV and x.num_args() == 2:
+            out.append(x.arg(1))
+        stack.extend(x.children())
+    return out
+
+
+_EQ_CACHE: Dict[Tuple[str, str], bool] = {}
+
+
+def equal_where_defined(a: z3.ExprRef, b: z3.ExprRef, timeout_ms: int = 300) -> Optional[z3.BoolRef]:
+    """The guard under which ``a = b`` was *proved* by z3 (every divisor non-zero), else None.
+
+    The proof is a z3 ``unsat`` of ``guards ∧ a ≠ b``; ``sat``/``unknown`` give None."""
+    guards = [d != 0 for d in _divisors(a) + _divisors(b)]
+    guard = z3.And(*guards) if guards else z3.BoolVal(True)
+    key = (a.sexpr(), b.sexpr())
+    if key not in _EQ_CACHE:
+        s = z3.Solver()
+        s.set("timeout", timeout_ms)
+        s.add(guard, a != b)
+        _EQ_CACHE[key] = s.check() == z3.unsat
+        if len(_EQ_CACHE) > 20000:
+            _EQ_CACHE.clear()
+    return guard if _EQ_CACHE[key] else None
+
+
+def _is_sum(t, enc) -> bool:
+    info = getattr(enc, "sum_info", None)
+    return z3.is_app(t) and info is not None and info(t.decl()) is not None
+
+
+def sum_lemmas(t, enc) -> List[Tuple[str, z3.BoolRef]]:
+    """``sum-base`` and ``sum-step`` for one application ``t = sumK(lo, hi, free values…)``."""
+    expr, names = enc.sum_info(t.decl())
+    lo, hi, vals = t.arg(0), t.arg(1), [t.arg(k) for k in range(2, t.num_args())]
+    prev = z3.simplify(hi - 1)
+    env = dict(zip(names, vals))
+    env[expr.var] = prev
+    try:
+        last = _real(enc.expr(expr.body, env))
+    except Exception:  # a body the encoder cannot express: no step lemma (sound: fewer facts)
+        return [("sum-base", z3.Implies(hi <= lo, t == 0))]
+    before = t.decl()(lo, prev, *vals)
+    return [("sum-base", z3.Implies(hi <= lo, t == 0)),
+            ("sum-step", z3.Implies(hi > lo, t == before + last))]
+
+
 def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
-    """Instances of the lemmas above for the transcendental applications ``apps``.
+    """Instances of the lemmas above for the applications ``apps`` (log/exp/sqrt and the
+    encoder's sum functions).
 
     ``enc`` supplies the uninterpreted functions (``enc.log``, ``enc.exp``, ``enc.sqrt``)."""
     out: List[Tuple[str, z3.BoolRef]] = []
+    for t in apps:
+        if _is_sum(t, enc):
+            out.extend(sum_lemmas(t, enc))
     logs = [t for t in apps if _is(t, "log")]
     exps = [t for t in apps if _is(t, "exp")]
     sqrts = [t for t in apps if _is(t, "sqrt")]
@@ -90,7 +160,17 @@ def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
         out.append(("log-sign", z3.Implies(a > 0, z3.And((t > 0) == (a > 1),
                                                             (t == 0) == (a == 1), (t < 0) == (a < 1)))))
         out.append(("log-tangent", z3.Implies(a > 0, z3.And(t <= a - 1, t * a >= a - 1))))
-    pl = logs[:MAX_PAIR_TERMS]
+    # log-eq: one representative per class of provably equal arguments
+    reps: List[z3.ExprRef] = []
+    for t in logs:
+        for r in reps:
+            g = equal_where_defined(t.arg(0), r.arg(0))
+            if g is not None:
+                out.append(("log-eq", z3.Implies(g, t == r)))
+                break
+        else:
+            reps.append(t)
+    pl = reps[:MAX_PAIR_TERMS]
     for i in range(len(pl)):
         for j in range(i + 1, len(pl)):
             a, b = pl[i].arg(0), pl[j].arg(0)

@@ -4,23 +4,25 @@ The automaton is the CFA with its back edges; every node gets (λ, κ) and the o
 checker (:mod:`.check`) verifies them — the induction on run length there covers every
 iteration count, so a checked labelling is a proof for all inputs.
 
-* One axiom per sampling statement (the same at every iteration); combinations of the
-  proposals of :mod:`.candidates` are tried cheapest-derived first.
-* κ is computed, not guessed: along the loop-free parts it adds the axioms' costs (``max``
-  where branches join); at a loop head with counter ``i`` (``i := lo`` before the loop,
-  ``i := i + 1`` in its body, condition ``i < hi``) it is ``κ_in + c · (i - lo)`` where ``c`` is
-  the cost of one iteration (computed the same way over the body, nested loops included);
-  after the loop ``i`` is replaced by its final value ``hi``. An assignment ``i := i + k``
-  rewrites κ by ``i ↦ i - k``. Anything else makes κ unavailable (the proof is "unknown").
-* λ is found by Houdini over candidate invariants: counter ranges, the postcondition and its
-  prefix forms (``forall j in 0..n: B`` → ``forall j in 0..i: B``, occurrences of ``hi``
-  replaced by ``i``), the axioms' ``¬bad`` (generalised over array indices), branch conditions
-  and assignment equalities. Candidates not preserved by some edge are dropped to a fixpoint.
+* One axiom per sampling statement (the same at every iteration). The combinations of the
+  proposals of :mod:`.candidates` are ranked before any solver work: a combination whose
+  total cost at the exit exceeds β at sampled inputs is dropped, and the rest are tried
+  tightest first (the cost closest to β leaves the smallest tail thresholds, which is what
+  makes the postcondition provable); at most ``MAX_COMBOS`` are labelled.
+* κ is computed (:mod:`.kappa`): costs along paths, counter-linear terms at loop heads,
+  flag-conditional terms for "at most once" iterations.
+* λ is found by Houdini (:mod:`.invariants`) over template candidates: counter ranges,
+  prefix forms of the postcondition, the axioms' ``¬bad`` carried to copies and accumulated
+  over iterations (``forall j in lo..i``), branch facts, and their weakest preconditions.
+* The checker's BUDGET obligations (κ <= β) are nonlinear (cost × counter); they get the
+  monotonicity *budget hints* of :mod:`.kappa`, each added only after z3 proved its
+  premise ``requires ⇒ cost >= 0``.
 """
 
 from __future__ import annotations
 
 import itertools
+import random
 import time
 from typing import Dict, List, Optional
 
@@ -29,22 +31,22 @@ import z3
 
 from lang import ast as A
 
-from .automaton import AEdge, FailureAutomaton
+from .automaton import ANode, AEdge, FailureAutomaton
 from .candidates import proposals
 from .check import check_automaton
-from .exprs import ZERO, conjuncts, not_, plus, subst
-from .labels import negated_conjuncts
+from .exprs import conjuncts
+from .invariants import Batch, candidate_pool, houdini, node_pools
+from .kappa import Kappa, NoKappa, compute_kappa
+from .samples import collect_states, input_points
 from .result import ProofResult, axioms_table
 from .show import show_expr
 from .smt import VALID, Encoder, Stats, is_valid, to_real
 from .synthesis import Timeout
-from .trace import StepState, step
 
-MAX_COMBOS = 12
-
-
-class NoKappa(Exception):
-    """κ cannot be expressed for this program with these axioms."""
+MAX_COMBOS = 6
+MAX_RANKED = 400
+HOUDINI_MS = 3000
+CHECK_MS = 10000
 
 
 # ---------------------------------------------------------------------------- loop structure
@@ -127,238 +129,10 @@ def _init_value(cfa, h, body, x):
     return None
 
 
-# ---------------------------------------------------------------------------- κ
-
-
-def _max(a: A.Expr, b: A.Expr) -> A.Expr:
-    if a == b:
-        return a
-    if a == ZERO:
-        return b
-    if b == ZERO:
-        return a
-    return A.Call("max", (a, b))
-
-
-def _transfer(k: A.Expr, st, axiom, loop_exit_subst=None) -> A.Expr:
-    """κ after one statement."""
-    if isinstance(st, A.Sample):
-        names = {t.name if isinstance(t, A.Var) else t.base.name for t in st.targets}
-        cost = axiom.cost if axiom is not None else ZERO
-        if names & (A.free_vars(k) | A.free_vars(cost)):
-            raise NoKappa("a sampled variable occurs in the failure bound")
-        return plus(k, cost)
-    if isinstance(st, A.Assign):
-        t = st.targets[0]
-        name = t.name if isinstance(t, A.Var) else t.base.name
-        if name not in A.free_vars(k):
-            return k
-        v = st.value
-        if isinstance(t, A.Var) and isinstance(v, A.Binary) and v.op == "+" and v.left == t \
-                and isinstance(v.right, A.Num):
-            return subst(k, {name: A.Binary("-", t, v.right)})
-        raise NoKappa(f"the failure bound depends on '{name}', which is reassigned")
-    if loop_exit_subst:
-        return subst(k, loop_exit_subst)
-    return k
-
-
-def compute_kappa(cfa, axioms: Dict, loops, dag) -> Dict[int, A.Expr]:
-    """κ for every CFA node (see the module docstring)."""
-    order = list(nx.topological_sort(dag))
-    inputs = {p.name for p in cfa.params}
-
-    def region(nodes, start, k0, heads_done):
-        kap = {start: k0}
-        for n in order:
-            if n not in nodes or n == start:
-                continue
-            vals = []
-            for u, _v, key, d in cfa.graph.in_edges(n, keys=True, data=True):
-                if d.get("back") or u not in kap:
-                    continue
-                ex = None
-                if u in loops and loops[u]["exit"] == (u, n):
-                    c = loops[u]["counter"]
-                    if c is not None and c[4]:
-                        name, _init, hi, strict, _only = c
-                        ex = {name: hi if strict else A.Binary("+", hi, A.num(1))}
-                vals.append(_transfer(kap[u], d["stmt"], axioms.get((u, n, key)), ex))
-            if not vals:
-                continue
-            k = vals[0]
-            for v in vals[1:]:
-                k = _max(k, v)
-            if n in loops:
-                k = plus(k, loop_term(n))
-            kap[n] = k
-        return kap
-
-    cache = {}
-
-    def loop_term(h):
-        if h in cache:
-            return cache[h]
-        lp = loops[h]
-        c = lp["counter"]
-        inner = region(lp["body"], h, ZERO, None)
-        vals = [kk for u in lp["latches"] if u in inner for kk in [inner[u]]]
-        if not vals:
-            raise NoKappa("a loop body has no path back to its head")
-        per = vals[0]
-        for v in vals[1:]:
-            per = _max(per, v)
-        if per == ZERO:
-            cache[h] = ZERO
-            return ZERO
-        if c is None:
-            raise NoKappa("a loop with costly samplings has no recognisable counter")
-        if A.free_vars(per) - inputs:
-            raise NoKappa("the cost of one iteration depends on the state: " + show_expr(per))
-        name, init = c[0], c[1]
-        term = A.Binary("*", per, A.Binary("-", A.Var(name), init))
-        cache[h] = term
-        return term
-
-    kap = region(set(cfa.graph.nodes), cfa.entry, ZERO, None)
-    # body nodes: κ(head) + delta
-    return kap
-
-
-# ---------------------------------------------------------------------------- λ (Houdini)
-
-
-def _replace_subsets(e: A.Expr, old: A.Expr, new: A.Expr, limit=8) -> List[A.Expr]:
-    """Variants of ``e`` with some occurrences of ``old`` replaced by ``new``."""
-    occ = []
-
-    def count(x, path=()):
-        if x == old:
-            occ.append(path)
-            return
-        for i, ch in enumerate(A.children(x)):
-            count(ch, path + (i,))
-
-    count(e)
-    if not occ or len(occ) > 4:
-        return []
-    out = []
-    for r in range(1, len(occ) + 1):
-        for chosen in itertools.combinations(occ, r):
-            out.append(_replace_at(e, set(chosen), old, new))
-    return out[:limit]
-
-
-def _replace_at(e, paths, old, new, path=()):
-    if path in paths:
-        return new
-    if not isinstance(e, A.Expr):
-        return e
-    import dataclasses
-
-    changes = {}
-    idx = 0
-    for f in dataclasses.fields(e):
-        if f.name == "pos":
-            continue
-        v = getattr(e, f.name)
-        if isinstance(v, A.Node):
-            changes[f.name] = _replace_at(v, paths, old, new, path + (idx,))
-            idx += 1
-        elif isinstance(v, tuple) and v and isinstance(v[0], A.Node):
-            items = []
-            for it in v:
-                items.append(_replace_at(it, paths, old, new, path + (idx,)))
-                idx += 1
-            changes[f.name] = tuple(items)
-    return dataclasses.replace(e, **changes)
-
-
-def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
-    pool: List[A.Expr] = []
-
-    def add(c):
-        if c not in pool and not (isinstance(c, A.BoolLit)):
-            pool.append(c)
-
-    post = [c for e in cfa.ensures for c in conjuncts(e)]
-    for c in post:
-        add(c)
-    for h, lp in loops.items():
-        cnt = lp["counter"]
-        if cnt is None:
-            continue
-        name, init, hi, strict, _only = cnt
-        i = A.Var(name)
-        add(A.Binary("<=", init, i))
-        add(A.Binary("<=", i, hi if strict else A.Binary("+", hi, A.num(1))))
-        for c in post:
-            for v in _replace_subsets(c, hi, i):
-                add(v)
-        for (u, v, k), ax in axioms.items():
-            st = cfa.graph.edges[u, v, k]["stmt"]
-            if u in lp["body"]:
-                for nb in negated_conjuncts(ax.bad):
-                    add(nb)
-                    if any(isinstance(t, A.Index) and t.index == i for t in st.targets):
-                        j = "j$"
-                        add(A.Quant("forall", j, init, i, False, subst(nb, {name: A.Var(j)})))
-    for (u, v, k), ax in axioms.items():
-        for nb in negated_conjuncts(ax.bad):
-            add(nb)
-    for u, v, k, d in cfa.edges():
-        st = d["stmt"]
-        if isinstance(st, A.Assume):
-            for c in conjuncts(st.cond):
-                if not isinstance(c, A.BoolLit):
-                    add(c)
-                    add(not_(c))
-        elif isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var) \
-                and st.targets[0].name not in A.free_vars(st.value) and not st.targets[0].name.startswith("$"):
-            add(A.Binary("==", st.targets[0], st.value))
-    return pool
-
-
-def houdini(aut: FailureAutomaton, cfa, enc, valid, pool) -> None:
-    """Largest subset of ``pool`` at each node that is inductive over the automaton's edges."""
-    env0 = enc.initial_env()
-    enc_pool = {}
-    for c in pool:
-        try:
-            enc_pool[id(c)] = enc.expr(c, env0)
-        except Exception:
-            continue
-    usable = [c for c in pool if id(c) in enc_pool]
-    for n in aut.nodes.values():
-        n.label = list(usable)
-    root = aut.nodes[aut.root]
-    root.label = [c for c in usable if valid(enc_pool[id(c)]) == VALID]
-    work = list(aut.edges)
-    while work:
-        e = work.pop(0)
-        src, dst = aut.nodes[e.src], aut.nodes[e.dst]
-        if not dst.label:
-            continue
-        st = StepState(dict(env0), [enc_pool[id(c)] for c in src.label], [], z3.RealVal(0), [])
-        st2 = step(enc, st, e.stmt, e.axiom)
-        ctx = st2.context()
-        whole = z3.And(*[enc.expr(c, st2.env) for c in dst.label])
-        if valid(z3.Implies(ctx, whole)) == VALID:
-            continue
-        kept = [c for c in dst.label if valid(z3.Implies(ctx, enc.expr(c, st2.env))) == VALID]
-        if len(kept) != len(dst.label):
-            dst.label = kept
-            work.extend(x for x in aut.out(dst.id) if x not in work)
-
-
-# ---------------------------------------------------------------------------- driver
-
-
 def automaton_of(cfa) -> FailureAutomaton:
+    """The CFA as an (unlabelled) failure automaton: same nodes, same edges, back edges kept."""
     aut = FailureAutomaton(cfa.name)
     for n, d in cfa.graph.nodes(data=True):
-        from .automaton import ANode
-
         aut.nodes[n] = ANode(n, n, d.get("line"))
     aut.root = cfa.entry
     aut.exits = [cfa.exit]
@@ -367,61 +141,162 @@ def automaton_of(cfa) -> FailureAutomaton:
     return aut
 
 
+# ---------------------------------------------------------------------------- ranking axioms
+
+
+def _sample_inputs(cfa, count: int = 12, seed: int = 7) -> List[dict]:
+    """Input points satisfying ``requires`` (rejection sampling; arrays left out)."""
+    from axioms.evaluate import EvalError, evaluate
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count * 40):
+        env = {}
+        for p in cfa.params:
+            t = p.type.name
+            if t == "int":
+                env[p.name] = rng.choice([0, 1, 2, 3, 5, 10, 40])
+            elif t == "real":
+                env[p.name] = rng.choice([0.0, 1e-7, 0.01, 0.1, 0.5, 1.0, 2.0, 10.0])
+            elif t == "bool":
+                env[p.name] = rng.random() < 0.5
+        try:
+            if all(evaluate(r, env) is True for r in cfa.requires):
+                out.append(env)
+        except (EvalError, TypeError, KeyError, ZeroDivisionError, ValueError, OverflowError):
+            continue
+        if len(out) >= count:
+            break
+    return out
+
+
+def _slack(cfa, kap: Kappa, points) -> Optional[float]:
+    """Mean relative slack (β - κ(exit)) / β at the sample points with counters at their bounds
+    and flags true; None when κ exceeds β at some point (the combination cannot work)."""
+    from axioms.evaluate import EvalError, evaluate
+
+    k_exit = kap.at.get(cfa.exit)
+    if k_exit is None:
+        return None
+    total, n = 0.0, 0
+    for env in points:
+        env = dict(env)
+        try:
+            for t in kap.terms:
+                env[t.counter] = evaluate(t.bound, env)
+            for name, ty in cfa.types.items():
+                if ty.name == "bool" and name not in env:
+                    env[name] = True
+            beta = float(evaluate(cfa.bound, env))
+            k = float(evaluate(k_exit, env))
+        except (EvalError, TypeError, KeyError, ZeroDivisionError, ValueError, OverflowError):
+            continue
+        if k > beta * (1 + 1e-9) + 1e-12:
+            return None
+        if beta > 0:
+            total += (beta - k) / beta
+            n += 1
+    return total / n if n else 0.0
+
+
+def ranked_combinations(cfa, samples, cands, loops, dag):
+    """(axioms, κ) pairs, tightest budget first (see the module docstring)."""
+    points = _sample_inputs(cfa)
+    scored = []
+    for idx, combo in enumerate(itertools.islice(itertools.product(*cands), MAX_RANKED)):
+        axioms = dict(zip(samples, combo))
+        try:
+            kap = compute_kappa(cfa, axioms, loops, dag)
+        except NoKappa:
+            continue
+        if any(n not in kap.at for n in cfa.graph.nodes):
+            continue
+        sl = _slack(cfa, kap, points)
+        if sl is None:
+            continue
+        scored.append((round(sl, 9), idx, axioms, kap))
+    scored.sort(key=lambda x: (x[0], x[1]))
+    return [(a, k) for _s, _i, a, k in scored]
+
+
+# ---------------------------------------------------------------------------- budget hints
+
+
+def budget_hints(kap: Kappa, enc, env0, valid) -> List[z3.BoolRef]:
+    """Monotonicity facts for the loop terms c·(i - lo) of κ, each only once ``requires ⇒ c >= 0``
+    is proved (then ``i <= H ⇒ c·(i - lo) <= c·(H - lo)`` and the ``i + 1`` form are true)."""
+    out = []
+    for t in kap.terms:
+        try:
+            c = to_real(enc.expr(t.per, env0))
+            i = to_real(enc.expr(A.Var(t.counter), env0))
+            lo = to_real(enc.expr(t.init, env0))
+            H = to_real(enc.expr(t.bound, env0))
+        except Exception:
+            continue
+        if valid(c >= 0) != VALID:
+            continue
+        out.append(z3.Implies(i <= H, c * (i - lo) <= c * (H - lo)))
+        out.append(z3.Implies(i + 1 <= H, c * (i - lo + 1) <= c * (H - lo)))
+    return out
+
+
+# ---------------------------------------------------------------------------- driver
+
+
 def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
+    """Try the ranked axiom combinations: κ computed, λ by Houdini, then the full check."""
     stats = Stats()
     enc = Encoder(cfa.types)
     env0 = enc.initial_env()
-    hyps = [enc.expr(r, env0) for r in cfa.requires]
+    req = [enc.expr(r, env0) for r in cfa.requires]
     times = {"synthesis": 0.0, "interpolation": 0.0, "inclusion": 0.0}
 
-    def valid(goal):
-        ms = 8000
+    def budget_ms(ms):
         if deadline is not None:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise Timeout()
             ms = int(min(ms, left * 1000))
-        return is_valid(goal, enc, stats, ms, hyps)
+        return max(ms, 1)
+
+    def valid_under(hyps, ms):
+        def valid(goal):
+            return is_valid(goal, enc, stats, budget_ms(ms), hyps)
+        return valid
 
     loops, dag = _loops(cfa)
     samples = [(u, v, k) for u, v, k, d in cfa.edges() if isinstance(d["stmt"], A.Sample)]
     spec = list(cfa.ensures) + [cfa.bound]
     n_real = max(1, sum(1 for s in samples if cfa.graph.edges[s]["stmt"].dist.func not in ("bern", "unif")))
     cands = [proposals(cfa.graph.edges[s]["stmt"], spec, cfa.bound, n_real) for s in samples]
-    # prefer costly (informative) axioms derived from the spec: drop pure cost-0 choices last
+    # prefer costly (informative) axioms derived from the spec: pure cost-0 choices last
     cands = [[c for c in cs if not _zero(c.cost)] + [c for c in cs if _zero(c.cost)] for cs in cands]
     proposals_n = 0
-    reason = "no combination of axioms gave a checked labelling"
-    aut = automaton_of(cfa)
+    reason = "no combination of axioms gives a failure bound within the budget"
     try:
-        for combo in itertools.islice(itertools.product(*cands), MAX_COMBOS):
+        ts = time.monotonic()
+        ranked = ranked_combinations(cfa, samples, cands, loops, dag)
+        points = input_points(cfa)
+        times["synthesis"] += time.monotonic() - ts
+        for axioms, kap in ranked[:MAX_COMBOS]:
             proposals_n += 1
-            axioms = dict(zip(samples, combo))
-            ts = time.monotonic()
-            try:
-                kap = compute_kappa(cfa, axioms, loops, dag)
-            except NoKappa as exc:
-                reason = f"no failure bound κ: {exc}"
-                continue
-            missing = [n for n in cfa.graph.nodes if n not in kap]
-            if missing:
-                reason = "some nodes are unreachable"
-                continue
-            # quick rejection: the exit bound must fit β under the counters' ranges
             aut = automaton_of(cfa)
             for e in aut.edges:
                 if e.cfa_edge in axioms:
                     e.axiom = axioms[e.cfa_edge]
             for n in aut.nodes.values():
-                n.kappa = kap[n.id]
-            times["synthesis"] += time.monotonic() - ts
-            ti = time.monotonic()
+                n.kappa = kap.at[n.id]
             if progress:
                 progress(f"{program.name}: labelling with axioms #{proposals_n}")
-            houdini(aut, cfa, enc, valid, candidate_pool(cfa, axioms, loops))
+            ti = time.monotonic()
+            hints = budget_hints(kap, enc, env0, valid_under(req, 2000))
+            pools = node_pools(cfa, dag, candidate_pool(cfa, axioms, loops))
+            states = collect_states(cfa, axioms, points)
+            houdini(aut, enc, Batch(enc, stats, req, HOUDINI_MS, deadline), pools, states)
             times["interpolation"] += time.monotonic() - ti
             tc = time.monotonic()
-            obligations = check_automaton(aut, cfa, enc, valid, cfa.bound)
+            obligations = check_automaton(aut, cfa, enc, valid_under(req + hints, CHECK_MS), cfa.bound)
             times["inclusion"] += time.monotonic() - tc
             bad = [o for o in obligations if o.status != VALID]
             if not bad:
@@ -441,7 +316,7 @@ def _zero(e):
 
 
 def _done(program, cfa, verdict, t0, message, aut, stats, times, obligations, failure, proposals_n):
-    st = {"traces": "all (loop automaton)", "proposals": proposals_n, "lemma_instances": stats.lemma_instances,
+    st = {"traces": 0, "proposals": proposals_n, "lemma_instances": stats.lemma_instances,
           "solver_calls": stats.solver_calls, "solver_unknowns": stats.unknowns,
           "obligations": len(obligations), "time": {k: round(v, 4) for k, v in times.items()}}
     return ProofResult(program.name, "failure-bound", verdict, time.monotonic() - t0, show_expr(cfa.bound),

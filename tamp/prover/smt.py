@@ -13,6 +13,7 @@ is "valid"; ``sat`` is "invalid"; ``unknown`` (including timeouts) is "unknown" 
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -22,6 +23,8 @@ import z3
 
 from lang import ast as A
 from lang.errors import UnsupportedError
+
+from .exprs import subst
 
 VALID, INVALID, UNKNOWN = "valid", "invalid", "unknown"
 
@@ -58,7 +61,13 @@ class Encoder:
         self.exp = z3.Function("exp", z3.RealSort(), z3.RealSort())
         self.sqrt = z3.Function("sqrt", z3.RealSort(), z3.RealSort())
         self._fresh = 0
-        self._sums: Dict[str, z3.FuncDeclRef] = {}
+        self._sums: Dict[A.Expr, z3.FuncDeclRef] = {}
+        self._sum_defs: Dict[str, tuple] = {}
+
+    def sum_info(self, decl: z3.FuncDeclRef):
+        """(the ``Sum`` expression, the names of its free variables in argument order) for one of
+        this encoder's opaque sum functions, else None (used by the ``sum-*`` lemmas)."""
+        return self._sum_defs.get(decl.name())
 
     # ------------------------------------------------------------------ variables
     def const(self, name: str, version=0) -> z3.ExprRef:
@@ -183,10 +192,12 @@ class Encoder:
                 return total
         # opaque: a function of the bounds and of the free variables' values
         names = sorted(A.free_vars(e.body) - {e.var})
-        key = repr(e)
+        key = subst(e.body, {e.var: A.Var("$sum")})  # one function per body, bounds are arguments
         if key not in self._sums:
             sorts = [z3.IntSort(), z3.IntSort()] + [env[n].sort() for n in names]
-            self._sums[key] = z3.Function(f"sum{len(self._sums)}", *sorts, z3.RealSort())
+            fname = f"sum{len(self._sums)}"
+            self._sums[key] = z3.Function(fname, *sorts, z3.RealSort())
+            self._sum_defs[fname] = (e, names)
         hi2 = hi + 1 if e.inclusive else hi
         return self._sums[key](lo, hi2, *[env[n] for n in names])
 
@@ -223,8 +234,12 @@ def unify(a: z3.ExprRef, b: z3.ExprRef):
 # ---------------------------------------------------------------------------- validity
 
 
+_SUM_NAME = re.compile(r"sum[0-9]+")
+
+
 def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.ExprRef]:
-    """Every application of log/exp/sqrt inside ``f`` (ground or not), without repeats."""
+    """Every application of log/exp/sqrt (and of the encoder's opaque ``sumK`` functions) inside
+    ``f`` (ground or not), without repeats."""
     seen, out, stack = set(), [], [f]
     while stack:
         t = stack.pop()
@@ -233,6 +248,8 @@ def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.
         seen.add(t.get_id())
         if z3.is_app(t):
             if t.decl().name() in names and t.num_args() == 1:
+                out.append(t)
+            elif t.num_args() >= 2 and _SUM_NAME.fullmatch(t.decl().name()):
                 out.append(t)
             stack.extend(t.children())
         elif z3.is_quantifier(t):

@@ -1,0 +1,357 @@
+"""Loop invariants λ for the CFA-shaped automaton: candidate predicates and Houdini.
+
+Candidates (the *templates*; nothing here needs to be true — Houdini keeps only what it can
+prove inductive, and :mod:`.check` re-verifies the result):
+
+* the postcondition's conjuncts (``a ==> (b && c)`` also as ``a ==> b``, ``a ==> c``) and their
+  *prefix forms* (the loop bound ``hi`` replaced by the counter ``i`` in some occurrences:
+  ``forall j in 0..n: B`` → ``forall j in 0..i: B``, ``n/eps*log(n/p)`` → ``i/eps*log(n/p)``);
+* counter ranges ``lo <= i``, ``i <= hi``;
+* each axiom's ``¬bad`` conjuncts (``abs(x - y) <= M`` also one-sided), then *carried* to the
+  variables the loop body copies them into (``best := a; b := i`` turns ``a - q[i] <= M`` into
+  ``best - q[b] <= M``, also guarded by ``lo < i ==>`` since it holds only after the first
+  iteration) and *accumulated* over the iterations (``best >= q[i] - M`` becomes
+  ``forall j in lo..i: best >= q[j] - M``);
+* branch conditions and their negations, assignment equalities ``x == e``;
+* backward candidates: every candidate of a successor pushed back through the edge
+  (substitution through assignments; unchanged through ``assume``; dropped at a sampling of a
+  variable it reads) — the weakest-precondition part that the loop body's inner nodes need.
+
+Houdini: start with every candidate at every node (the root keeps those valid under
+``requires``), then drop, edge by edge to a fixpoint, every candidate of the target node that
+``λ(src) ∧ stmt`` does not imply. A batch of candidates is decided with one solver: the
+conjunction is checked first; a counter-model drops every candidate it falsifies (dropping is
+always safe); only an ``unknown`` falls back to one query per candidate.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections import deque
+from typing import Dict, List, Optional
+
+import z3
+
+from lang import ast as A
+
+from .exprs import conjuncts, not_, subst
+from .labels import negated_conjuncts
+from .synthesis import Timeout
+from .trace import StepState, step
+
+MAX_BACKWARD = 60
+
+
+# ---------------------------------------------------------------------------- candidate shapes
+
+
+def _replace_subsets(e: A.Expr, old: A.Expr, new: A.Expr, limit=8) -> List[A.Expr]:
+    """Variants of ``e`` with some (non-empty subset of the) occurrences of ``old`` replaced."""
+    occ = []
+
+    def count(x, path=()):
+        if x == old:
+            occ.append(path)
+            return
+        if isinstance(x, A.Call) and x.func in ("log", "exp", "sqrt"):
+            return  # thresholds of tail bounds depend on the inputs, not on the counter
+        for i, ch in enumerate(A.children(x)):
+            count(ch, path + (i,))
+
+    count(e)
+    if not occ or len(occ) > 4:
+        return []
+    out = []
+    for r in range(1, len(occ) + 1):
+        for chosen in itertools.combinations(occ, r):
+            out.append(_replace_at(e, set(chosen), new))
+    return out[:limit]
+
+
+def _replace_at(e, paths, new, path=()):
+    import dataclasses
+
+    if path in paths:
+        return new
+    if not isinstance(e, A.Node):
+        return e
+    changes = {}
+    idx = 0
+    for f in dataclasses.fields(e):
+        if f.name == "pos":
+            continue
+        v = getattr(e, f.name)
+        if isinstance(v, A.Node):
+            changes[f.name] = _replace_at(v, paths, new, path + (idx,))
+            idx += 1
+        elif isinstance(v, tuple) and v and isinstance(v[0], A.Node):
+            items = []
+            for it in v:
+                items.append(_replace_at(it, paths, new, path + (idx,)))
+                idx += 1
+            changes[f.name] = tuple(items)
+    return dataclasses.replace(e, **changes) if changes else e
+
+
+def split_post(c: A.Expr) -> List[A.Expr]:
+    """``c`` and, for ``a ==> (b && d)``, also ``a ==> b`` and ``a ==> d``."""
+    out = [c]
+    if isinstance(c, A.Binary) and c.op == "==>":
+        parts = conjuncts(c.right)
+        if len(parts) > 1:
+            out.extend(A.Binary("==>", c.left, p) for p in parts)
+    return out
+
+
+def one_sided(c: A.Expr) -> List[A.Expr]:
+    """``abs(x - y) <= M`` (or ``!(abs(x - y) > M)``) → ``x - y <= M`` and ``y - x <= M``;
+    ``!(x > y)`` → ``x <= y``; ``!(x < y)`` → ``x >= y``."""
+    flip = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
+    if isinstance(c, A.Unary) and c.op == "!" and isinstance(c.operand, A.Binary) and c.operand.op in flip:
+        c = A.Binary(flip[c.operand.op], c.operand.left, c.operand.right)
+    out = [c]
+    if isinstance(c, A.Binary) and c.op in ("<=", "<") and isinstance(c.left, A.Call) \
+            and c.left.func == "abs":
+        x = c.left.args[0]
+        if isinstance(x, A.Binary) and x.op == "-":
+            out.append(A.Binary(c.op, x, c.right))
+            out.append(A.Binary(c.op, A.Binary("-", x.right, x.left), c.right))
+    return out
+
+
+def _indexes_with(e: A.Expr, name: str) -> bool:
+    return any(isinstance(n, A.Index) and name in A.free_vars(n.index) for n in A.walk(e))
+
+
+# ---------------------------------------------------------------------------- the pool
+
+
+def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
+    """Candidate predicates usable at every node (see the module docstring)."""
+    pool: List[A.Expr] = []
+    seen = set()
+
+    def add(c):
+        if isinstance(c, A.BoolLit) or c in seen:
+            return
+        seen.add(c)
+        pool.append(c)
+
+    post = [p for e in cfa.ensures for c in conjuncts(e) for p in split_post(c)]
+    for c in post:
+        add(c)
+    counters = []
+    for h, lp in loops.items():
+        cnt = lp["counter"]
+        if cnt is None:
+            continue
+        name, init, hi, strict, _only = cnt
+        counters.append((h, lp, name, init))
+        i = A.Var(name)
+        add(A.Binary("<=", init, i))
+        add(A.Binary("<=", i, hi if strict else A.Binary("+", hi, A.num(1))))
+        for c in post:
+            for v in _replace_subsets(c, hi, i):
+                for w in split_post(v):
+                    add(w)
+    for (u, v, k), ax in axioms.items():
+        facts = [f for nb in negated_conjuncts(ax.bad) for f in one_sided(nb)]
+        for f in facts:
+            add(f)
+        for h, lp, name, init in counters:
+            if u not in lp["body"]:
+                continue
+            copies = _copies(cfa, lp["body"])
+            for f in facts:
+                for m in _subst_subsets(copies):
+                    g = subst(f, m)
+                    if g == f:
+                        continue
+                    add(g)
+                    add(A.Binary("==>", A.Binary("<", init, A.Var(name)), g))
+                for m in [{}] + _subst_subsets({k2: v2 for k2, v2 in copies.items() if k2 != name}):
+                    g = subst(f, m)
+                    if _indexes_with(g, name) and not (A.free_vars(g) & (set(copies) - {name})):
+                        add(A.Quant("forall", "j$", init, A.Var(name), False, subst(g, {name: A.Var("j$")})))
+    for u, v, k, d in cfa.edges():
+        st = d["stmt"]
+        if isinstance(st, A.Assume):
+            for c in conjuncts(st.cond):
+                if not isinstance(c, A.BoolLit):
+                    add(c)
+                    add(not_(c))
+        elif isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var) \
+                and st.targets[0].name not in A.free_vars(st.value) and not st.targets[0].name.startswith("$"):
+            add(A.Binary("==", st.targets[0], st.value))
+    return pool
+
+
+def _copies(cfa, body) -> Dict[str, A.Expr]:
+    """Variable copies ``x := y`` in a loop body, as the reverse map y ↦ x."""
+    out = {}
+    for u, v, _k, d in cfa.edges():
+        st = d["stmt"]
+        if u in body and v in body and isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var) \
+                and isinstance(st.value, A.Var) and not st.targets[0].name.startswith("$"):
+            out.setdefault(st.value.name, st.targets[0])
+    return out
+
+
+def _subst_subsets(m: Dict[str, A.Expr]) -> List[Dict[str, A.Expr]]:
+    keys = sorted(m)[:4]
+    out = []
+    for r in range(1, len(keys) + 1):
+        for ks in itertools.combinations(keys, r):
+            out.append({k: m[k] for k in ks})
+    return out
+
+
+def _push_back(st, c: A.Expr) -> Optional[A.Expr]:
+    if isinstance(st, A.Assume):
+        return c
+    if isinstance(st, A.Assign):
+        t = st.targets[0]
+        if isinstance(t, A.Var):
+            return subst(c, {t.name: st.value})
+        return None if t.base.name in A.free_vars(c) else c
+    if isinstance(st, A.Sample):
+        names = {t.name if isinstance(t, A.Var) else t.base.name for t in st.targets}
+        return None if names & A.free_vars(c) else c
+    return None
+
+
+def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
+    """The pool at every node plus the candidates pushed back from its successors."""
+    import networkx as nx
+
+    order = list(nx.topological_sort(dag))
+    extra: Dict[int, List[A.Expr]] = {n: [] for n in order}
+    base = set(pool)
+    for n in reversed(order):
+        acc, seen = [], set()
+        for _u, v, _k, d in cfa.out_edges(n):
+            if d.get("back"):
+                continue
+            for c in list(pool) + extra.get(v, []):
+                pushed = _push_back(d["stmt"], c)
+                if pushed is None or pushed in base or pushed in seen or isinstance(pushed, A.BoolLit):
+                    continue
+                seen.add(pushed)
+                acc.append(pushed)
+        extra[n] = acc[:MAX_BACKWARD]
+    return {n: list(pool) + extra[n] for n in order}
+
+
+# ---------------------------------------------------------------------------- Houdini
+
+
+class Batch:
+    """Decides which of several goals follow from hypotheses and a context (one solver)."""
+
+    def __init__(self, enc, stats, hyps, timeout_ms: int, deadline: Optional[float] = None):
+        self.enc, self.stats, self.hyps, self.timeout_ms = enc, stats, list(hyps), timeout_ms
+        self.deadline = deadline
+
+    def valid_subset(self, ctx: z3.BoolRef, goals: List[z3.BoolRef]) -> List[int]:
+        """Indices of the goals that ``hyps ∧ ctx`` implies (each proved by an ``unsat``)."""
+        from axioms.lemmas import lemma_instances
+
+        from .smt import transcendental_apps
+
+        if not goals:
+            return []
+        apps = transcendental_apps(z3.And(ctx, *goals, *self.hyps))
+        s = z3.Solver()
+        s.set("timeout", self.timeout_ms)
+        s.add(*self.hyps)
+        lem = lemma_instances(apps, self.enc) if apps else []
+        self.stats.lemma_instances += len(lem)
+        for _n, x in lem:
+            s.add(x)
+        s.add(ctx)
+        alive = list(range(len(goals)))
+        while alive:
+            self._tick()
+            s.push()
+            s.add(z3.Not(z3.And(*[goals[i] for i in alive])))
+            r = s.check()
+            self.stats.solver_calls += 1
+            if r == z3.unsat:
+                s.pop()
+                return alive
+            dropped = set()
+            if r == z3.sat:  # a counter-model: drop the goals it falsifies (dropping is safe)
+                m = s.model()
+                dropped = {i for i in alive if z3.is_false(m.eval(goals[i], model_completion=True))}
+            else:
+                self.stats.unknowns += 1
+            s.pop()
+            if dropped:
+                alive = [i for i in alive if i not in dropped]
+                continue
+            return self._one_by_one(s, goals, alive)
+        return []
+
+    def _one_by_one(self, s, goals, alive) -> List[int]:
+        kept = []
+        for i in alive:
+            self._tick()
+            s.push()
+            s.add(z3.Not(goals[i]))
+            r = s.check()
+            self.stats.solver_calls += 1
+            if r == z3.unknown:
+                self.stats.unknowns += 1
+            s.pop()
+            if r == z3.unsat:
+                kept.append(i)
+        return kept
+
+    def _tick(self):
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise Timeout()
+
+
+def houdini(aut, enc, batch: Batch, pools: Dict[int, List[A.Expr]], states=None) -> None:
+    """Largest subsets of the node pools that are inductive over the automaton's edges
+    (candidates refuted by an observed state of :mod:`.samples` are dropped first)."""
+    from .samples import refuted
+
+    env0 = enc.initial_env()
+    cache: Dict[A.Expr, Optional[z3.ExprRef]] = {}
+
+    def enc0(c):
+        if c not in cache:
+            try:
+                cache[c] = enc.expr(c, env0)
+            except Exception:  # a candidate the encoder cannot express is not used
+                cache[c] = None
+        return cache[c]
+
+    for n in aut.nodes.values():
+        seen = (states or {}).get(n.cfa_node, [])
+        n.label = [c for c in pools.get(n.cfa_node, []) if not refuted(c, seen) and enc0(c) is not None]
+    root = aut.nodes[aut.root]
+    keep = batch.valid_subset(z3.BoolVal(True), [enc0(c) for c in root.label])
+    root.label = [root.label[i] for i in keep]
+    order = {nid: k for k, nid in enumerate(aut.topological())}
+    work = deque(sorted(aut.edges, key=lambda e: (order.get(e.src, 0), e.back)))
+    queued = {id(e) for e in work}
+    while work:
+        e = work.popleft()
+        queued.discard(id(e))
+        src, dst = aut.nodes[e.src], aut.nodes[e.dst]
+        if not dst.label:
+            continue
+        st = StepState(dict(env0), [enc0(c) for c in src.label], [], z3.RealVal(0), [])
+        st2 = step(enc, st, e.stmt, e.axiom)
+        moved = [(env0[k], v) for k, v in st2.env.items() if not v.eq(env0[k])]
+        goals = [z3.substitute(enc0(c), *moved) if moved else enc0(c) for c in dst.label]
+        keep = batch.valid_subset(st2.context(), goals)
+        if len(keep) != len(dst.label):
+            dst.label = [dst.label[i] for i in keep]
+            for x in aut.out(dst.id):
+                if id(x) not in queued:
+                    work.append(x)
+                    queued.add(id(x))

@@ -1,0 +1,235 @@
+"""Failure bounds κ for a CFA with loops, computed from the chosen axioms (no search).
+
+κ(q) is "the failure probability spent so far" as an expression over the state at node q
+(inputs, loop counters, and Boolean flags). It is *computed*, then *checked* by
+:mod:`.check` (rules STEP and BUDGET) — a wrong κ makes the proof fail, never makes it wrong.
+
+* Along loop-free code κ adds each sampling's axiom cost.
+* Where branches join, κ is ``max`` of the incoming values — or, when one branch assigned a
+  Boolean literal to a flag ``f`` that the other branch did not assign, ``f ? κ1 : κ2``
+  (path-sensitive; STEP checks that the flag really tells the branches apart).
+* An assignment ``i := i + k`` rewrites κ by ``i ↦ i - k``; ``f := true`` rewrites by
+  ``f ↦ false`` (κ was computed for the state before, where the flag had the other value —
+  checked by STEP); any other write to a variable of κ makes κ unavailable.
+* A loop head with counter ``i`` (``i := lo`` before, ``i := i + 1`` in the body) gets
+  ``κ_in + c · (i - lo)``, where ``c`` is the cost of one iteration (the κ of the body from 0 at
+  the latch; nested loops included, as their own terms with the counter's final value).
+  If one iteration costs ``f ? A : B`` where ``f`` is a flag whose truth ends the loop (the
+  loop condition has the conjunct ``!f``), the expensive iteration happens at most once:
+  ``κ_in + B · (i - lo) + (f ? A - B : 0)``.
+* After a loop whose condition is only ``i < hi`` (``i <= hi``), ``i`` is replaced by ``hi``
+  (``hi + 1``).
+
+The result also lists *budget hints*: for every loop term ``c · (i - lo)`` the monotonicity
+facts ``i <= H ⇒ c·(i - lo) <= c·(H - lo)`` and ``i + 1 <= H ⇒ c·(i - lo + 1) <= c·(H - lo)``
+(H the counter's bound); they are added as hypotheses only after ``requires ⇒ c >= 0`` is
+proved, which makes them true facts (see :func:`tamp.prover.loops.budget_hints`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+import networkx as nx
+
+from lang import ast as A
+
+from .exprs import ZERO, conjuncts, plus, subst
+from .show import show_expr
+
+
+class NoKappa(Exception):
+    """κ cannot be expressed for this program with these axioms."""
+
+
+@dataclass
+class LoopTerm:
+    """``per · (counter - init)``: one loop's contribution to κ at its head."""
+
+    head: int
+    counter: str
+    init: A.Expr
+    bound: A.Expr      # H: the counter stays <= H in the loop (hi, or hi + 1 for <=)
+    per: A.Expr
+
+
+@dataclass
+class Kappa:
+    """κ at every CFA node, and the loop terms it was built from."""
+
+    at: Dict[int, A.Expr]
+    terms: List[LoopTerm] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------- smart constructors
+
+
+def kmax(a: A.Expr, b: A.Expr) -> A.Expr:
+    if a == b:
+        return a
+    if a == ZERO:
+        return b
+    if b == ZERO:
+        return a
+    return A.Call("max", (a, b))
+
+
+def kcond(c: A.Expr, a: A.Expr, b: A.Expr) -> A.Expr:
+    """``c ? a : b`` with equal arms and literal conditions folded."""
+    if a == b:
+        return a
+    if isinstance(c, A.BoolLit):
+        return a if c.value else b
+    return A.Cond(c, a, b)
+
+
+def simplify(e: A.Expr) -> A.Expr:
+    """Fold literal conditions and zero summands (after a substitution)."""
+    if isinstance(e, A.Cond):
+        c, a, b = simplify(e.cond), simplify(e.then), simplify(e.other)
+        if isinstance(c, A.Unary) and c.op == "!" and isinstance(c.operand, A.BoolLit):
+            c = A.BoolLit(not c.operand.value)
+        return kcond(c, a, b)
+    if isinstance(e, A.Binary) and e.op == "+":
+        return plus(simplify(e.left), simplify(e.right))
+    if isinstance(e, A.Binary) and e.op == "-":
+        left, right = simplify(e.left), simplify(e.right)
+        return left if right == ZERO else A.Binary("-", left, right)
+    if isinstance(e, A.Call) and e.func == "max":
+        return kmax(simplify(e.args[0]), simplify(e.args[1]))
+    return e
+
+
+# ---------------------------------------------------------------------------- transfer
+
+
+def _transfer(k: A.Expr, st, axiom, loop_exit_subst=None) -> A.Expr:
+    """κ after one statement."""
+    if isinstance(st, A.Sample):
+        names = {t.name if isinstance(t, A.Var) else t.base.name for t in st.targets}
+        cost = axiom.cost if axiom is not None else ZERO
+        if names & (A.free_vars(k) | A.free_vars(cost)):
+            raise NoKappa("a sampled variable occurs in the failure bound")
+        return plus(k, cost)
+    if isinstance(st, A.Assign):
+        t = st.targets[0]
+        name = t.name if isinstance(t, A.Var) else t.base.name
+        if name not in A.free_vars(k):
+            return k
+        v = st.value
+        if isinstance(t, A.Var) and isinstance(v, A.Binary) and v.op == "+" and v.left == t \
+                and isinstance(v.right, A.Num):
+            return subst(k, {name: A.Binary("-", t, v.right)})
+        if isinstance(t, A.Var) and isinstance(v, A.BoolLit):
+            return simplify(subst(k, {name: A.BoolLit(not v.value)}))
+        raise NoKappa(f"the failure bound depends on '{name}', which is reassigned")
+    if loop_exit_subst:
+        return simplify(subst(k, loop_exit_subst))
+    return k
+
+
+def _flag_write(st) -> Optional[Tuple[str, bool]]:
+    if isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var) and isinstance(st.value, A.BoolLit):
+        return st.targets[0].name, st.value.value
+    return None
+
+
+def _join(vals: List[Tuple[A.Expr, Dict[str, bool]]]) -> Tuple[A.Expr, Dict[str, bool]]:
+    """Join incoming (κ, flags written since the region start) pairs."""
+    k, fl = vals[0]
+    for k2, fl2 in vals[1:]:
+        if k != k2:
+            pick = None
+            for f, val in fl.items():
+                if f not in fl2 or fl2[f] != val:
+                    pick = (f, val, k, k2)
+                    break
+            if pick is None:
+                for f, val in fl2.items():
+                    if f not in fl:
+                        pick = (f, val, k2, k)
+                        break
+            if pick is not None:
+                f, val, kt, ko = pick
+                k = kcond(A.Var(f), kt, ko) if val else kcond(A.Var(f), ko, kt)
+            else:
+                k = kmax(k, k2)
+        fl = {f: v for f, v in fl.items() if fl2.get(f) == v}
+    return k, fl
+
+
+# ---------------------------------------------------------------------------- computation
+
+
+def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
+    """κ for every CFA node (see the module docstring)."""
+    order = list(nx.topological_sort(dag))
+    inputs = {p.name for p in cfa.params}
+    terms: List[LoopTerm] = []
+
+    def region(nodes, start, k0):
+        kap = {start: (k0, {})}
+        for n in order:
+            if n not in nodes or n == start:
+                continue
+            vals = []
+            for u, _v, key, d in cfa.graph.in_edges(n, keys=True, data=True):
+                if d.get("back") or u not in kap:
+                    continue
+                ex = None
+                if u in loops and loops[u]["exit"] == (u, n):
+                    c = loops[u]["counter"]
+                    if c is not None and c[4]:
+                        name, _init, hi, strict, _only = c
+                        ex = {name: hi if strict else A.Binary("+", hi, A.num(1))}
+                ku, fl = kap[u]
+                knew = _transfer(ku, d["stmt"], axioms.get((u, n, key)), ex)
+                fw = _flag_write(d["stmt"])
+                if fw is not None:
+                    fl = dict(fl)
+                    fl[fw[0]] = fw[1]
+                vals.append((knew, fl))
+            if not vals:
+                continue
+            k, fl = _join(vals)
+            if n in loops:
+                k = plus(k, loop_term(n))
+                fl = {}
+            kap[n] = (k, fl)
+        return kap
+
+    cache = {}
+
+    def loop_term(h):
+        if h in cache:
+            return cache[h]
+        lp = loops[h]
+        c = lp["counter"]
+        inner = region(lp["body"], h, ZERO)
+        vals = [inner[u] for u in lp["latches"] if u in inner]
+        if not vals:
+            raise NoKappa("a loop body has no path back to its head")
+        per, _fl = _join(vals)
+        if per == ZERO:
+            cache[h] = ZERO
+            return ZERO
+        if c is None:
+            raise NoKappa("a loop with costly samplings has no recognisable counter")
+        name, init, hi, strict = c[0], c[1], c[2], c[3]
+        extra = ZERO
+        if isinstance(per, A.Cond) and isinstance(per.cond, A.Var) \
+                and A.Unary("!", per.cond) in conjuncts(lp["cond"]):
+            # the costly iteration sets a flag that ends the loop: it happens at most once
+            extra = A.Cond(per.cond, A.Binary("-", per.then, per.other), ZERO)
+            per = per.other
+        if A.free_vars(per) - inputs:
+            raise NoKappa("the cost of one iteration depends on the state: " + show_expr(per))
+        term = plus(A.Binary("*", per, A.Binary("-", A.Var(name), init)), extra)
+        bound = hi if strict else A.Binary("+", hi, A.num(1))
+        terms.append(LoopTerm(h, name, init, bound, per))
+        cache[h] = term
+        return term
+
+    kap = region(set(cfa.graph.nodes), cfa.entry, ZERO)
+    return Kappa({n: k for n, (k, _fl) in kap.items()}, terms)

@@ -1,0 +1,195 @@
+"""Dynamic pre-filtering of invariant candidates: run the CFA on random inputs, keep the states.
+
+Houdini (:mod:`.invariants`) may start from any set of candidates, and dropping a candidate is
+always safe (it only weakens λ; the checker decides). Running the program concretely is a
+cheap way to drop most false candidates before any solver call (the Daikon idea): a
+candidate that is false in a state reached by a run *in which no axiom's bad event has
+happened yet* can never be part of the labelling, since λ must hold on all such runs.
+
+Runs start from inputs satisfying ``requires``, with random values for the uninitialised
+locals (the prover assumes nothing about them either), draw every sampling from its
+distribution, and stop at the first bad event (the union bound excuses what follows), at
+the exit, or after ``max_steps`` steps. At most ``per_node`` states are kept per CFA node.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Dict, List, Optional
+
+from lang import ast as A
+
+MAX_STEPS = 4000
+PER_NODE = 15
+
+
+class _Excused(Exception):
+    """A bad event happened: the run stops counting."""
+
+
+class LazyArray(dict):
+    """An array whose unwritten elements get (and keep) a random value on first read."""
+
+    def __init__(self, maker, *args):
+        super().__init__(*args)
+        self.maker = maker
+
+    def __missing__(self, key):
+        v = self.maker()
+        self[key] = v
+        return v
+
+    def updated(self, key, value) -> "LazyArray":
+        new = LazyArray(self.maker, self)
+        new[key] = value
+        return new
+
+
+def _maker(t: A.Type, rng: random.Random):
+    if t.name == "bool":
+        return lambda: rng.random() < 0.5
+    if t.name == "int":
+        return lambda: rng.randint(-5, 20)
+    return lambda: round(rng.uniform(-5, 20), 3)
+
+
+def _random_value(t: A.Type, rng: random.Random):
+    if t.name == "array":
+        return LazyArray(_maker(t.elem[0], rng))
+    if t.name in ("bool", "int", "real"):
+        return _maker(t, rng)()
+    return None
+
+
+def _draw(dist: A.Call, env, rng: random.Random):
+    """One sample (a tuple of target values) of ``dist``, or None when unsupported."""
+    from axioms.evaluate import evaluate
+
+    f = dist.func
+    args = [evaluate(a, env) for a in dist.args] if f != "unif" or len(dist.args) == 2 else None
+    if f == "lap":
+        m, s = float(args[0]), float(args[1])
+        return (m + s * (rng.expovariate(1.0) - rng.expovariate(1.0)),)
+    if f == "exp":
+        return (float(args[0]) + float(args[1]) * rng.expovariate(1.0),)
+    if f == "bern":
+        return (rng.random() < float(args[0]),)
+    if f == "gauss":
+        return (rng.gauss(float(args[0]), math.sqrt(float(args[1]))),)
+    if f == "unif" and args is not None:
+        return (rng.randint(int(args[0]), int(args[1])),)
+    if f == "unif":
+        items = evaluate(dist.args[0], env)
+        if isinstance(items, (tuple, list, set, frozenset)) and items:
+            v = rng.choice(sorted(items, key=repr))
+            return tuple(v) if isinstance(v, tuple) else (v,)
+    return None
+
+
+def _store(env, target, value):
+    from axioms.evaluate import evaluate
+
+    if isinstance(target, A.Var):
+        env[target.name] = value
+    else:
+        arr = env[target.base.name]
+        idx = evaluate(target.index, env)
+        env[target.base.name] = arr.updated(int(idx), value)
+
+
+def collect_states(cfa, axioms: Dict, input_points: List[dict], seed: int = 11,
+                   max_steps: int = MAX_STEPS, per_node: int = PER_NODE) -> Dict[int, List[dict]]:
+    """States (name → value) observed at each CFA node on bad-event-free run prefixes."""
+    from axioms.evaluate import EvalError, evaluate
+
+    rng = random.Random(seed)
+    seen: Dict[int, List[dict]] = {}
+    counts: Dict[int, int] = {}
+    for point in input_points:
+        env = {}
+        for name, t in cfa.types.items():
+            env[name] = point[name] if name in point else _random_value(t, rng)
+        node, steps = cfa.entry, 0
+        try:
+            while steps < max_steps:
+                steps += 1
+                counts[node] = counts.get(node, 0) + 1
+                bucket = seen.setdefault(node, [])
+                if len(bucket) < per_node:
+                    bucket.append(dict(env))
+                elif rng.random() < per_node / counts[node]:
+                    bucket[rng.randrange(per_node)] = dict(env)
+                if node == cfa.exit:
+                    break
+                nxt = None
+                for u, v, k, d in cfa.out_edges(node):
+                    st = d["stmt"]
+                    if isinstance(st, A.Assume):
+                        if evaluate(st.cond, env) is True:
+                            nxt = v
+                            break
+                        continue
+                    if isinstance(st, A.Assign):
+                        _store(env, st.targets[0], evaluate(st.value, env))
+                    elif isinstance(st, A.Sample):
+                        vals = _draw(st.dist, env, rng)
+                        if vals is None or len(vals) != len(st.targets):
+                            raise EvalError("unsupported distribution")
+                        for t, val in zip(st.targets, vals):
+                            _store(env, t, val)
+                        ax = axioms.get((u, v, k))
+                        if ax is not None and evaluate(ax.bad, env) is True:
+                            raise _Excused()  # a bad event: the rest of the run is excused
+                    nxt = v
+                    break
+                if nxt is None:
+                    break
+                node = nxt
+        except _Excused:
+            continue
+        except (EvalError, TypeError, KeyError, ValueError, ZeroDivisionError, OverflowError, IndexError):
+            continue
+    return seen
+
+
+def refuted(c: A.Expr, states: List[dict]) -> bool:
+    """Whether ``c`` is false in one of ``states`` (evaluation errors refute nothing)."""
+    from axioms.evaluate import EvalError, evaluate
+
+    for env in states:
+        try:
+            if evaluate(c, env) is False:
+                return True
+        except (EvalError, TypeError, KeyError, ValueError, ZeroDivisionError, OverflowError, IndexError):
+            continue
+    return False
+
+
+def input_points(cfa, count: int = 16, seed: int = 5) -> List[dict]:
+    """Random inputs satisfying ``requires``: small ints (array sizes), reals in (0, 1] and
+    beyond, random arrays."""
+    from axioms.evaluate import EvalError, evaluate
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count * 50):
+        env = {}
+        for p in cfa.params:
+            t = p.type
+            if t.name == "int":
+                env[p.name] = rng.choice([0, 1, 2, 3, 4, 5])
+            elif t.name == "real":
+                env[p.name] = rng.choice([0.0, 0.05, 0.1, 0.3, 0.5, 1.0, 2.0, 3.5])
+            elif t.name == "bool":
+                env[p.name] = rng.random() < 0.5
+            else:
+                env[p.name] = _random_value(t, rng)
+        try:
+            if all(evaluate(r, env) is True for r in cfa.requires):
+                out.append(env)
+        except (EvalError, TypeError, KeyError, ValueError, ZeroDivisionError, OverflowError):
+            continue
+        if len(out) >= count:
+            break
+    return out

@@ -38,6 +38,8 @@ def dot_source(g: Graph) -> str:
     for i, n in enumerate(g.nodes):
         label = "\\l".join(_q(s) for s in n.lines) + "\\l"
         extra = ', peripheries=2, fillcolor="#eef6ee"' if "exit" in n.cls.split() else ""
+        if "failed" in n.cls.split():
+            extra += f', color="{BACK_COLOUR}", fillcolor="#fdedec", penwidth=2'
         out.append(f'  "{_q(n.id)}" [id="n{i}__{n.cls.replace(" ", "_")}", label="{label}", '
                    f'tooltip="{_q(n.full)}"{extra}];')
     for i, e in enumerate(g.edges):

@@ -19,7 +19,16 @@ from typing import List, Optional
 
 _TRACE_LINE = re.compile(r"^\s*line (\d+):\s*(.*)$")
 _AT_LINE = re.compile(r"\(line (\d+)\)")
-_CFA_NODE = re.compile(r"\bat q(\d+)")
+_OBLIGATION = re.compile(r"\b(INIT|COVER|STEP|BUDGET|EXIT) at q(\d+)(?:->q(\d+))?")
+
+#: What a failed obligation of the proof checker (tamp.prover.check) means, for the reader.
+RULES = {
+    "INIT": "the proof cannot start here",
+    "COVER": "the automaton does not cover every run from here",
+    "STEP": "a label does not carry over along this edge",
+    "BUDGET": "the failure spent so far (κ) may exceed the bound here",
+    "EXIT": "the postcondition does not follow from the label here",
+}
 
 
 @dataclass
@@ -30,6 +39,13 @@ class FailureLines:
     reason: str
     steps: List[tuple] = field(default_factory=list)
     stuck_at: Optional[int] = None
+    rule: Optional[str] = None                          # the checker's rule that failed, if named
+    nodes: List[int] = field(default_factory=list)      # CFA nodes it names (loop programs)
+
+    @property
+    def note(self) -> str:
+        """A short note for the line where the proof stopped."""
+        return RULES.get(self.rule or "", "the proof stops here")
 
     @property
     def lines(self) -> List[int]:
@@ -55,8 +71,11 @@ def failure_lines(text: Optional[str], cfa=None) -> Optional[FailureLines]:
         fl.stuck_at = int(m.group(1))
     elif fl.steps:
         fl.stuck_at = fl.steps[-1][0]
-    elif cfa is not None and not cfa.is_acyclic():
-        m = _CFA_NODE.search(rows[0])
-        if m and int(m.group(1)) in cfa.graph.nodes:
-            fl.stuck_at = cfa.graph.nodes[int(m.group(1))].get("line")
+    if cfa is not None and not cfa.is_acyclic():  # the loop prover's automaton nodes are CFA nodes
+        m = _OBLIGATION.search(rows[0])
+        if m:
+            fl.rule = m.group(1)
+            fl.nodes = [int(g) for g in m.groups()[1:] if g is not None and int(g) in cfa.graph.nodes]
+            if fl.stuck_at is None and fl.nodes:
+                fl.stuck_at = cfa.graph.nodes[fl.nodes[-1]].get("line")
     return fl

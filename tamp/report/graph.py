@@ -94,8 +94,9 @@ def automaton_graph(aut) -> Graph:
     return g
 
 
-def cfa_graph(cfa) -> Graph:
-    """The control-flow automaton (drawn for a failed proof, which has no failure automaton)."""
+def cfa_graph(cfa, failed_nodes=()) -> Graph:
+    """The control-flow automaton (drawn for a failed proof, which has no failure automaton);
+    ``failed_nodes`` (CFA node numbers) get the class ``failed``."""
     from tamp.prover.show import show_stmt
 
     g = Graph(cfa.name, root=f"n{cfa.entry}")
@@ -104,7 +105,8 @@ def cfa_graph(cfa) -> Graph:
         tags = (["entry"] if n == cfa.entry else []) + (["exit"] if n == cfa.exit else []) \
             + (["loop head"] if n in cfa.loop_heads else [])
         lines = [head] + ([", ".join(tags)] if tags else [])
-        cls = "node" + (" root" if n == cfa.entry else "") + (" exit" if n == cfa.exit else "")
+        cls = "node" + (" root" if n == cfa.entry else "") + (" exit" if n == cfa.exit else "") \
+            + (" failed" if n in failed_nodes else "")
         g.nodes.append(GNode(f"n{n}", lines, "\n".join(lines), cls))
     for u, v, _k, d in cfa.edges():
         stmt = show_stmt(d["stmt"])

@@ -233,9 +233,12 @@ def _long_edge(e: GEdge, boxes: Dict[str, Box], apex: float, uid: str) -> str:
 
 
 def _node(n, b: Box) -> str:
-    exit_ = " exit" in f" {n.cls}"
+    exit_ = "exit" in n.cls.split()
+    failed = "failed" in n.cls.split()
+    fill = "#fdedec" if failed else "#eef6ee" if exit_ else "#f7f9fc"
+    stroke = BACK_COLOUR if failed else "#34495e"
     rect = (f'<rect x="{b.x - b.w / 2:.1f}" y="{b.y:.1f}" width="{b.w:.1f}" height="{b.h:.1f}" rx="4" '
-            f'fill="{"#eef6ee" if exit_ else "#f7f9fc"}" stroke="#34495e" stroke-width="{2 if exit_ else 1}"/>')
+            f'fill="{fill}" stroke="{stroke}" stroke-width="{2 if exit_ or failed else 1}"/>')
     if exit_:
         rect += (f'<rect x="{b.x - b.w / 2 + 3:.1f}" y="{b.y + 3:.1f}" width="{b.w - 6:.1f}" '
                  f'height="{b.h - 6:.1f}" rx="3" fill="none" stroke="#34495e" stroke-width="0.8"/>')

@@ -82,8 +82,7 @@ def _source_block(result, parts, source: str, prefix: str, ranges) -> str:
                 for ln, _stmt in fl.steps:
                     marks.setdefault(ln, LineMark()).add("failed-trace")
                 if fl.stuck_at is not None:
-                    marks.setdefault(fl.stuck_at, LineMark()).add("failed-trace").add("failed-at",
-                                                                                         "the proof stops here")
+                    marks.setdefault(fl.stuck_at, LineMark()).add("failed-trace").add("failed-at", fl.note)
     legend = ""
     if any("failed-at" in m.classes for m in marks.values()):
         legend = ('<p class="legend">Highlighted: the trace the prover could not label '
@@ -137,10 +136,12 @@ def _failure_bound_body(r, prefix: Optional[str], engine: str) -> str:
     for aut in automata:
         out.append(_automaton_block(aut, engine))
     if not automata and getattr(r, "cfa", None) is not None and r.verdict != "proved":
-        svg, used = draw(cfa_graph(r.cfa), engine)
+        svg, used = draw(cfa_graph(r.cfa, fl.nodes if fl is not None else ()), engine)
         out.append("<h3>Control-flow automaton</h3><p class=\"legend\">There is no failure automaton "
                    "(the proof did not succeed); this is the program's control flow. "
-                   '<span class="back">Dashed red</span>: loop back edges.</p>'
+                   '<span class="back">Dashed red</span>: loop back edges'
+                   + ("; red box: where the proof check failed" if fl is not None and fl.nodes else "")
+                   + ".</p>"
                    f'<div class="automaton-box" data-renderer="{used}">{svg}</div>')
     stats = getattr(r, "stats", None) or {}
     if stats:
@@ -156,7 +157,7 @@ def _param(p) -> str:
 
 def _failure_box(fl, prefix: Optional[str]) -> str:
     steps = "".join(f"<li>{line_link(prefix, ln)}: <code>{escape(s)}</code></li>" for ln, s in fl.steps)
-    at = f" (stopped at {line_link(prefix, fl.stuck_at)})" if fl.stuck_at is not None else ""
+    at = f" (stopped at {line_link(prefix, fl.stuck_at)}: {escape(fl.note)})" if fl.stuck_at is not None else ""
     return (f'<h3>Why the proof failed</h3><div class="message failed-trace-box">{escape(fl.reason)}{at}'
             + (f"<br>on the trace:<ol>{steps}</ol>" if steps else "")
             + "<br>A failed union-bound proof does not mean the claim is false: look for a counterexample "

@@ -146,3 +146,18 @@ def test_benchmark_failed_proof_names_real_lines(verdict_file):
     fl = failure_lines(r.failed_trace)
     lines = path.read_text().splitlines()
     assert fl.stuck_at is not None and "~" in lines[fl.stuck_at - 1]
+
+
+def test_loop_obligation_failures_name_cfa_nodes():
+    from lang.parser import parse
+    from tamp.cfa import build_cfa
+
+    prog = parse("""program l(n: int) requires n >= 1 ensures i == n
+    { i := 0; while (i < n) { i := i + 1; } }""").programs[0]
+    cfa = build_cfa(prog)
+    fl = failure_lines(f"the labelled automaton did not check: EXIT at q{cfa.exit} (invalid)", cfa)
+    assert fl.rule == "EXIT" and fl.nodes == [cfa.exit]
+    assert fl.stuck_at == cfa.graph.nodes[cfa.exit].get("line")
+    assert "postcondition" in fl.note
+    step = failure_lines(f"the labelled automaton did not check: STEP at q{cfa.entry}->q{cfa.exit} (unknown)", cfa)
+    assert step.rule == "STEP" and step.nodes == [cfa.entry, cfa.exit]

@@ -272,3 +272,21 @@ def test_mixed_and_causal_programs_render():
     assert html.count('<section class="part">') == 2  # probability and failure-bound parts
     assert 'class="data terms"' in html and "Failure automaton both" in html
     assert 'class="engine-text"' in html and "independent" in html
+
+
+def test_failed_loop_proof_marks_the_failing_node():
+    """noisy max claimed exact (false: sampling refutes it): the report marks the loop exit,
+    where the checker's EXIT obligation failed, in the listing and in the drawing."""
+    text = (REPO / "benchmarks/variants/noisyMax_exact.prob").read_text()
+    inputs = {"q": [0, 1, 0.5], "n": 3, "eps": 0.5, "p": 0.1}
+    assert simulate(text, inputs, runs=20000, seed=6).verdict == "refuted"
+    r = tamp.prove(text, path="nme.prob", timeout=120)
+    prog = r.programs[0]
+    assert prog.verdict == "unknown"
+    html = render_report(r, text, engine="builtin")
+    assert_self_contained(html)
+    if "at q" in (prog.failed_trace or ""):  # the loop prover names the failing automaton node
+        (svg,) = svgs(html)
+        assert any("failed" in (c or "").split() for c in classes(svg))
+        assert "back-edge" in classes(svg)
+        assert "failed-at" in html

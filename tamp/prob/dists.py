@@ -47,6 +47,10 @@ class Dist:
         """A typical length scale (for choosing where to split; not used in any bound)."""
         return 1.0
 
+    def cdf_range(self, lo: float, hi: float) -> Tuple[float, float]:
+        """(a lower bound of F(lo), an upper bound of F(hi))."""
+        return (self.cdf_f(lo)[0], self.cdf_f(hi)[1])
+
     def mass_f(self, lo: float, hi: float) -> Tuple[float, float]:
         """Certified float interval for P(lo <= X <= hi)."""
         if lo >= hi:
@@ -114,17 +118,33 @@ class Gauss(Dist):
             c = self._cache[("pdf", x)] = self._normal().pdf(x)
         return c
 
+    def cdf_range(self, lo: float, hi: float) -> Tuple[float, float]:
+        """(a lower bound of F(lo), an upper bound of F(hi)) — one evaluation when lo, hi are close."""
+        if lo == hi or not (math.isfinite(lo) and math.isfinite(hi)) or \
+                max(abs(lo - float(self.mean)), abs(hi - float(self.mean))) > 40 * self.spread():
+            return (self.cdf_f(lo)[0], self.cdf_f(hi)[1])
+        return self._normal().cdf_range(lo, hi)
+
+    def _fconsts(self):
+        """Float enclosures of the mean, the variance and 1/variance."""
+        k = self._cache.get("fconsts")
+        if k is None:
+            k = self._cache["fconsts"] = (fenclose(self.mean), fenclose(self.var), fenclose(1 / self.var))
+        return k
+
     def second_moment(self, a: float, b: float, c: float) -> Tuple[float, float]:
         """Certified ∫_a^b (s - c)² f(s) ds = (v + (μ - c)²)(F(b) - F(a)) + v[(a + μ - 2c) f(a) -
         (b + μ - 2c) f(b)] (integration by parts with f' = -(s - μ) f / v); a, b finite."""
         fa, fb = self.pdf_f(a), self.pdf_f(b)
         Fa, Fb = self.cdf_f(a), self.cdf_f(b)
         dF = (max(down(Fb[0] - Fa[1]), 0.0), up(Fb[1] - Fa[0]))
-        mc = self.mean - Fraction(c)
-        v = fenclose(self.var)
-        t1 = fmul(fenclose(self.var + mc * mc), dF)
-        ka = fenclose(Fraction(a) + self.mean - 2 * Fraction(c))
-        kb = fenclose(Fraction(b) + self.mean - 2 * Fraction(c))
+        fm, v, _ = self._fconsts()
+        mc = fadd(fm, (-c, -c))
+        sq = fmul(mc, mc)
+        t1 = fmul(fadd(v, (max(sq[0], 0.0), sq[1])), dF)
+        c2 = (-2.0 * c, -2.0 * c)  # exact
+        ka = fadd(fadd(fm, (a, a)), c2)
+        kb = fadd(fadd(fm, (b, b)), c2)
         t2 = fmul(v, fadd(fmul(ka, fa), fneg(fmul(kb, fb))))
         lo, hi = fadd(t1, t2)
         half = up(max(b - c, c - a))
@@ -142,11 +162,11 @@ class Gauss(Dist):
         for c in (m - sd, m + sd):
             if lo <= c + w and c - w <= hi:
                 return top
-        inv_v = fenclose(1 / self.var)[1]
+        fm, _, inv_v = self._fconsts()
         best = 0.0
         for u in (lo, hi):
-            d = abs(Fraction(u) - self.mean)
-            g = up(up(fenclose(d)[1] * inv_v) * self.pdf_f(u)[1])
+            d = fadd((u, u), fneg(fm))
+            g = up(up(max(abs(d[0]), abs(d[1])) * inv_v[1]) * self.pdf_f(u)[1])
             best = max(best, g)
         return min(best, top)
 
@@ -160,17 +180,18 @@ class Gauss(Dist):
         """Certified bounds of the density over [lo, hi] (unimodal at the mean)."""
         a, b = self.pdf_f(lo), self.pdf_f(hi)
         top = max(a[1], b[1])
-        if lo <= float(self.mean) <= hi or Fraction(lo) <= self.mean <= Fraction(hi):
-            top = self.pdf_f(float(self.mean))[1] * (1 + 2 ** -40)
+        fm = self._fconsts()[0]
+        if lo <= fm[1] and fm[0] <= hi:  # may contain the mean: the peak density bounds it
+            top = self._normal().peak()
         return (min(a[0], b[0]), top)
 
     def first_moment(self, a: float, b: float, c: float) -> Tuple[float, float]:
         """Certified ∫_a^b (s - c) f(s) ds = var (f(a) - f(b)) + (mean - c)(F(b) - F(a)); a, b finite."""
         fa, fb = self.pdf_f(a), self.pdf_f(b)
-        v = fenclose(self.var)
+        fm, v, _ = self._fconsts()
         t1 = fmul(v, (down(fa[0] - fb[1]), up(fa[1] - fb[0])))
         t1 = (down(t1[0]), up(t1[1]))
-        mc = fenclose(self.mean - Fraction(c))
+        mc = fadd(fm, (-c, -c))
         Fa, Fb = self.cdf_f(a), self.cdf_f(b)
         t2 = fmul(mc, (down(Fb[0] - Fa[1]), up(Fb[1] - Fa[0])))
         return fadd(t1, t2)

@@ -476,7 +476,7 @@ class SplitNode(Node):
         u = fadd(rhs, (-s[1], -s[0]))
         if sign < 0:
             u = (-u[1], -u[0])
-        F = (d.cdf_f(u[0])[0], d.cdf_f(u[1])[1])
+        F = d.cdf_range(u[0], u[1])
         val = fmul_nonneg(P, F)
         if terms:
             dens = d.pdf_range(u[0], u[1])

@@ -211,7 +211,9 @@ def _erfc_cf(T_lo: int, T_hi: int, terms: int = CF_TERMS) -> Tuple[int, int, int
             new_lo = num // (T_hi + X_hi) if X_hi is not None else 0
             X_hi = _cdiv(num, T_lo + X_lo)
             X_lo = new_lo
-        if (X_hi - X_lo) << 60 <= X_lo or terms >= 4096:
+        # narrow enough: relative width 2^-60 beyond what the width of [t_lo, t_hi] causes
+        # (K'/K is about -1/t, so that part is about (t_hi - t_lo)/t_lo)
+        if ((X_hi - X_lo) * T_lo) << 60 <= X_lo * (T_lo + ((4 * (T_hi - T_lo)) << 60)) or terms >= 4096:
             break
         terms *= 2
     # erfc = K e^(-t²)/√π: lower K_lo / (√π_hi E(t_hi)_hi), upper K_hi / (√π_lo E(t_lo)_lo)
@@ -262,7 +264,12 @@ class Normal:
 
     def cdf(self, x: float) -> FPair:
         """Float bounds of P(X <= x) = erfc(t)/2, t = (mean - x)/√(2v)."""
-        X_lo, X_hi = float_fix(x)
+        return self.cdf_range(x, x)
+
+    def cdf_range(self, x_lo: float, x_hi: float) -> FPair:
+        """(a lower bound of P(X <= x_lo), an upper bound of P(X <= x_hi)) for x_lo <= x_hi: the
+        CDF increases, so these bound it over [x_lo, x_hi]."""
+        X_lo, X_hi = float_fix(x_lo)[0], float_fix(x_hi)[1]
         d_lo, d_hi = self._m[0] - X_hi, self._m[1] - X_lo      # mean - x
         s_lo, s_hi = self._s
         if d_lo >= 0:   # t >= 0: Φ = erfc(t)/2
@@ -277,12 +284,30 @@ class Normal:
         return ratio_down(a, 2 * b), min(ratio_up(2 * b2 - a2, 2 * b2), 1.0)
 
     def pdf(self, x: float) -> FPair:
-        """Float bounds of exp(-(x - mean)²/(2v)) / √(2πv)."""
-        y = (Fraction(x) - self.mean) ** 2 / (2 * self.var)
-        y = min(y, Fraction(750))  # beyond: e^-750·norm bounds the density above, 0 below
-        E_lo, E_hi = exp_fix(fix_down(y), fix_up(y))
-        lo = 0.0 if y == 750 else ratio_down(self._norm[0], E_hi)
+        """Float bounds of exp(-(x - mean)²/(2v)) / √(2πv); y = (x - mean)²/(2v) is enclosed in
+        fixed point from |x - mean| ∈ [D_lo, D_hi] / 2^P."""
+        X_lo, X_hi = float_fix(x)
+        d_lo, d_hi = X_lo - self._m[1], X_hi - self._m[0]        # x - mean
+        if d_lo >= 0:
+            D_lo, D_hi = d_lo, d_hi
+        elif d_hi <= 0:
+            D_lo, D_hi = -d_hi, -d_lo
+        else:
+            D_lo, D_hi = 0, max(-d_lo, d_hi)
+        vn, vd = self.var.numerator, self.var.denominator
+        # y · 2^P = D² vd / (2^P · 2 vn)
+        Y_lo = (D_lo * D_lo * vd) // (2 * vn << PREC)
+        Y_hi = _cdiv(D_hi * D_hi * vd, 2 * vn << PREC)
+        cap = 750 << PREC  # beyond: e^-750 · norm bounds the density above, 0 below
+        if Y_lo >= cap:
+            return 0.0, ratio_up(self._norm[1], exp_fix(cap, cap)[0])
+        E_lo, E_hi = exp_fix(Y_lo, min(Y_hi, cap) if Y_hi > cap else Y_hi)
+        lo = 0.0 if Y_hi > cap else ratio_down(self._norm[0], E_hi)
         return lo, ratio_up(self._norm[1], E_lo)
+
+    def peak(self) -> float:
+        """An upper bound of the density's maximum 1/√(2πv)."""
+        return ratio_up(self._norm[1], ONE)
 
 
 def exp_neg_f(y: Fraction) -> FPair:

@@ -199,11 +199,30 @@ def _slack(cfa, kap: Kappa, points) -> Optional[float]:
     return total / n if n else 0.0
 
 
+def by_index_sum(lists):
+    """Every combination (one element per list), those of earlier elements first: ordered by
+    the sum of the chosen positions (so no single list's first element dominates)."""
+    sizes = [len(x) for x in lists]
+    if not sizes or min(sizes) == 0:
+        return
+    for total in range(sum(sizes) - len(sizes) + 1):
+        def rec(k, left):
+            if k == len(sizes) - 1:
+                if left < sizes[k]:
+                    yield (left,)
+                return
+            for i in range(min(left, sizes[k] - 1) + 1):
+                for rest in rec(k + 1, left - i):
+                    yield (i,) + rest
+        for idx in rec(0, total):
+            yield tuple(lst[i] for lst, i in zip(lists, idx))
+
+
 def ranked_combinations(cfa, samples, cands, loops, dag):
     """(axioms, κ) pairs, tightest budget first (see the module docstring)."""
     points = _sample_inputs(cfa)
     scored = []
-    for idx, combo in enumerate(itertools.islice(itertools.product(*cands), MAX_RANKED)):
+    for idx, combo in enumerate(itertools.islice(by_index_sum(cands), MAX_RANKED)):
         axioms = dict(zip(samples, combo))
         try:
             kap = compute_kappa(cfa, axioms, loops, dag)

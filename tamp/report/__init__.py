@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .drawing import draw
-from .graph import automaton_graph
+from .graph import MAX_DRAWN, automaton_graph
 from .page import file_fragment, fragment, render_report, write_report
 from .sections import program_section
 
@@ -36,8 +36,9 @@ def automaton_svg(aut, engine: str = "auto") -> str:
 
 
 def automata_svg(result, engine: str = "auto") -> Optional[str]:
-    """The first failure automaton of a result (or of its failure-bound part), or None."""
+    """The first failure automaton of a result (or of its failure-bound part), or None (also
+    when it has more than :data:`~tamp.report.graph.MAX_DRAWN` nodes)."""
     for part in getattr(result, "parts", None) or [result]:
         for aut in getattr(part, "automata", None) or []:
-            return automaton_svg(aut, engine)
+            return automaton_svg(aut, engine) if len(aut.nodes) <= MAX_DRAWN else None
     return None

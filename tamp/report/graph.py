@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 #: Longest text line inside a node box, and most lines per λ/κ label, before eliding.
 WRAP = 56
 MAX_LINES = 6
+#: Larger automata are not drawn (a drawing of thousands of boxes helps nobody); their labels
+#: are still listed, up to MAX_LISTED nodes.
+MAX_DRAWN = 300
+MAX_LISTED = 2000
 
 
 @dataclass
@@ -72,7 +76,7 @@ def automaton_graph(aut) -> Graph:
     from tamp.prover.show import show_expr, show_stmt
 
     g = Graph(aut.name, root=f"q{aut.root}")
-    for nid in _node_order(aut):
+    for nid in node_order(aut):
         n = aut.nodes[nid]
         head = f"q{nid}" + (f" · line {n.line}" if n.line else "") + (" · exit" if nid in aut.exits else "")
         lam, kap = show_expr(n.lam), show_expr(n.kappa)
@@ -116,8 +120,19 @@ def cfa_graph(cfa, failed_nodes=()) -> Graph:
     return g
 
 
-def _node_order(aut) -> List[int]:
-    """Parents first (the automaton's own order), then any node it did not reach."""
-    order = list(aut.topological())
-    seen = set(order)
+def node_order(aut) -> List[int]:
+    """Nodes parents first (depth-first from the root over forward edges, children in edge
+    order), then any node not reached; linear in the automaton's size."""
+    children: Dict[int, List[int]] = {}
+    for e in aut.edges:
+        if not e.back:
+            children.setdefault(e.src, []).append(e.dst)
+    order, seen, stack = [], set(), [aut.root]
+    while stack:
+        n = stack.pop()
+        if n in seen or n not in aut.nodes:
+            continue
+        seen.add(n)
+        order.append(n)
+        stack.extend(reversed(children.get(n, [])))
     return order + [n for n in aut.nodes if n not in seen]

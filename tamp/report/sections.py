@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Tuple
 
 from .drawing import draw
 from .failed import failure_lines
-from .graph import automaton_graph, cfa_graph
+from .graph import MAX_DRAWN, MAX_LISTED, automaton_graph, cfa_graph, node_order
 from .source import LineMark, line_anchor, listing, program_ranges
 
 
@@ -168,9 +168,15 @@ def _automaton_block(aut, engine: str) -> str:
     """The automaton drawn, a legend, and its full node labels in a table."""
     from tamp.prover.show import show_expr
 
-    svg, used = draw(automaton_graph(aut), engine)
+    if len(aut.nodes) <= MAX_DRAWN:
+        svg, used = draw(automaton_graph(aut), engine)
+        figure = f'<div class="automaton-box" data-renderer="{used}">{svg}</div>'
+    else:
+        figure = (f'<div class="message">{len(aut.nodes)} nodes are too many to draw here (the limit is '
+                  f"{MAX_DRAWN}); <code>tamp prove FILE --dot DIR</code> writes the automaton for graphviz.</div>")
+    order = node_order(aut)
     rows = []
-    for nid in aut.topological():
+    for nid in order[:MAX_LISTED]:
         n = aut.nodes[nid]
         rows.append(f"<tr><td>q{nid}{' (exit)' if nid in aut.exits else ''}</td><td>{n.line or ''}</td>"
                     f"<td><code>{escape(show_expr(n.lam))}</code></td>"
@@ -183,10 +189,11 @@ def _automaton_block(aut, engine: str) -> str:
               "double border: exit"
             + ('; <span class="back">dashed red</span>: back edge (loop)' if n_back else "")
             + "; dashed grey: case split.</p>"
-            f'<div class="automaton-box" data-renderer="{used}">{svg}</div>'
-            "<details><summary>node labels in full</summary>"
+            + figure + "<details><summary>node labels in full</summary>"
             '<table class="data nodes"><tr><th>node</th><th>line</th><th>λ</th><th>κ</th></tr>'
-            + "".join(rows) + "</table></details>")
+            + "".join(rows) + "</table>"
+            + (f"<p>… and {len(order) - MAX_LISTED} more nodes.</p>" if len(order) > MAX_LISTED else "")
+            + "</details>")
 
 
 def _stats_table(stats: dict, obligations) -> str:

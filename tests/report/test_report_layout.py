@@ -119,3 +119,28 @@ def test_dot_rendering_keeps_classes():
     svg, used = draw(loop_graph(), "dot")
     assert used == "dot"
     assert 'class="back-edge"' in svg and 'class="node exit"' in svg and "DOCTYPE" not in svg
+
+
+def big_automaton(n):
+    from lang import ast as A
+    from tamp.prover.automaton import AEdge, FailureAutomaton
+
+    aut = FailureAutomaton("big")
+    for i in range(n):
+        aut.add_node(i, i + 1)
+    for i in range(1, n):
+        aut.edges.append(AEdge((i - 1) // 2, i, A.Assign((A.Var("x"),), A.num(i))))
+    aut.exits = [n - 1]
+    return aut
+
+
+def test_large_automata_are_listed_not_drawn():
+    from tamp.report import automaton_svg
+    from tamp.report.graph import MAX_DRAWN
+    from tamp.report.sections import _automaton_block
+
+    html = _automaton_block(big_automaton(MAX_DRAWN + 1), "builtin")
+    assert "too many to draw" in html and "<svg" not in html and html.count("<tr>") == MAX_DRAWN + 2
+    small = _automaton_block(big_automaton(40), "builtin")
+    assert "<svg" in small and "too many" not in small
+    ET.fromstring(automaton_svg(big_automaton(MAX_DRAWN), "builtin"))  # the largest drawn one is well-formed

@@ -342,6 +342,7 @@ class SplitNode(Node):
         tl, th = trunc[inner]
         self.inner_lo = (-INF, -INF) if tl is None else fenclose(tl)
         self.inner_hi = (INF, INF) if th is None else fenclose(th)
+        self._mom: Dict = {}
         box, pm = [], []
         # Box ends that are not floats are rounded inward to floats, so every sub-box has exact
         # float ends (needed by the Taylor bound); the cut-off slivers only add to the upper
@@ -465,11 +466,9 @@ class SplitNode(Node):
             val = (1.0, 1.0) if sign > 0 else (0.0, 0.0)
             return fmul_nonneg(P, val)
         # limit(s) = sign * (rhs - Σ a s): upper x <= rhs - a·s; lower x >= -(rhs - a·s)
-        cen, half = [], []
-        for (L, H) in box:
-            c = (L[0] + H[0]) / 2
-            cen.append(c)
-            half.append(up(max(H[0] - c, c - L[0])))
+        mom = [self._moments(k, L[0], H[0]) for k, (L, H) in enumerate(box)]
+        cen = [m[0] for m in mom]
+        half = [m[1] for m in mom]
         s = (0.0, 0.0)
         for k, a in terms:
             s = fadd(s, fmul(a, (cen[k], cen[k])))
@@ -485,8 +484,7 @@ class SplitNode(Node):
             Ms = {}
             for k, a in terms:
                 (L, H) = box[k]
-                dk = self.dists[self.split[k]]
-                M = Ms[k] = dk.first_moment(L[0], H[0], cen[k])
+                M = Ms[k] = mom[k][2]
                 T = fadd(T, fmul(fmul(a, M), self._others(pm, (k,))))
                 spread = up(spread + up(max(abs(a[0]), abs(a[1])) * half[k]))
             # limit(s) - limit(c) = -sign * Σ a (s - c): first-order term
@@ -498,8 +496,7 @@ class SplitNode(Node):
             Q = 0.0
             for i, (k, a) in enumerate(terms):
                 (L, H) = box[k]
-                dk = self.dists[self.split[k]]
-                S2 = dk.second_moment(L[0], H[0], cen[k])
+                S2 = mom[k][3]
                 a2 = up(max(abs(a[0]), abs(a[1])) ** 2)
                 Q = up(Q + up(up(a2 * S2[1]) * self._others(pm, (k,))[1]))
                 for k2, a_2 in terms[i + 1:]:
@@ -508,6 +505,17 @@ class SplitNode(Node):
             R = up(up(0.5 * K) * min(Q, up(up(spread * spread) * P[1])))
             val = fadd(fadd(val, lin), (-R, R))
         return val
+
+    def _moments(self, k: int, a: float, b: float):
+        """(center, half width, first and second moment about the center) of split variable k
+        over [a, b], cached: many cells share a column."""
+        key = (k, a, b)
+        m = self._mom.get(key)
+        if m is None:
+            c = (a + b) / 2
+            d = self.dists[self.split[k]]
+            m = self._mom[key] = (c, up(max(b - c, c - a)), d.first_moment(a, b, c), d.second_moment(a, b, c))
+        return m
 
     @staticmethod
     def _others(pm, skip) -> Tuple[float, float]:

@@ -132,6 +132,29 @@ def table_rows(rows):
     return out
 
 
+def render_grid(rows) -> str:
+    """For probability results in files named ``POP_PROG.prob`` (e.g. FairSquare's ``BN1_DT4``): a
+    program × population table of verdict, certified result interval and time; "" otherwise."""
+    cells, pops, progs = {}, [], []
+    for r in rows:
+        stem = Path(r["file"]).stem
+        if r.get("kind") != "probability" or "_" not in stem:
+            continue
+        pop, prog = stem.split("_", 1)
+        pops += [pop] if pop not in pops else []
+        progs += [prog] if prog not in progs else []
+        mark = "" if not r.get("expected") or r["expected"] == r["verdict"] else " ✗"
+        cells[(prog, pop)] = f"{r['verdict']}{mark} {_result(r)} {r.get('time_s', 0):.2f} s".replace("  ", " ")
+    if len(pops) < 2 or len(progs) < 2:
+        return ""
+    head = ["program"] + pops
+    body = [[prog] + [cells.get((prog, pop), "") for pop in pops] for prog in progs]
+    widths = [max(len(head[i]), *(len(b[i]) for b in body)) for i in range(len(head))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths)), "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(x.ljust(w) for x, w in zip(b, widths)) for b in body]
+    return "\n".join(lines)
+
+
 def render_text(rows) -> str:
     body = table_rows(rows)
     widths = [max(len(c), *(len(x[i]) for x in body)) if body else len(c) for i, c in enumerate(COLUMNS)]
@@ -177,6 +200,9 @@ def run(args) -> int:
             rows.append(r)
     total = time.monotonic() - t0
     print(render_text(rows))
+    grid = render_grid(rows)
+    if grid:
+        print("\n" + grid)
     for r in rows:
         if r["verdict"] == "error":
             print(f"{r['file']}: {r.get('message', '')}")

@@ -15,7 +15,7 @@ read from the same AST builder as ``bad``.
 
 from __future__ import annotations
 
-from scipy import stats
+from ._lazy import stats
 
 from . import build as B
 from ._tail import RealParamFamily

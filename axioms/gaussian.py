@@ -24,7 +24,7 @@ from the same AST builder as ``bad``.
 
 from __future__ import annotations
 
-from scipy import stats
+from ._lazy import stats
 
 from . import build as B
 from ._tail import RealParamFamily

@@ -22,7 +22,7 @@ One-sided variants (``laplace_upper``: ``v - m > s * log(1/(2f))``,
 
 from __future__ import annotations
 
-from scipy import stats
+from ._lazy import stats
 
 from . import build as B
 from ._tail import RealParamFamily

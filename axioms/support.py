@@ -44,7 +44,7 @@ import math
 from fractions import Fraction
 from typing import Callable, Optional, Tuple
 
-from scipy import integrate, stats
+from ._lazy import integrate, stats
 
 from lang import ast as A
 

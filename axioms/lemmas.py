@@ -82,24 +82,29 @@ def _divisors(t) -> List[z3.ExprRef]:
     return out
 
 
-_EQ_CACHE: Dict[Tuple[str, str], bool] = {}
+_EQ_CACHE: Dict[Tuple[int, int], list] = {}
 
 
 def equal_where_defined(a: z3.ExprRef, b: z3.ExprRef, timeout_ms: int = 300) -> Optional[z3.BoolRef]:
     """The guard under which ``a = b`` was *proved* by z3 (every divisor non-zero), else None.
 
-    The proof is a z3 ``unsat`` of ``guards ∧ a ≠ b``; ``sat``/``unknown`` give None."""
+    The proof is a z3 ``unsat`` of ``guards ∧ a ≠ b``; ``sat``/``unknown`` give None.
+    Results are cached per pair of terms (structural hash, then exact comparison)."""
+    bucket = _EQ_CACHE.setdefault((a.hash(), b.hash()), [])
+    for a2, b2, guard in bucket:
+        if a2.eq(a) and b2.eq(b):
+            return guard
     guards = [d != 0 for d in _divisors(a) + _divisors(b)]
     guard = z3.And(*guards) if guards else z3.BoolVal(True)
-    key = (a.sexpr(), b.sexpr())
-    if key not in _EQ_CACHE:
-        s = z3.Solver()
-        s.set("timeout", timeout_ms)
-        s.add(guard, a != b)
-        _EQ_CACHE[key] = s.check() == z3.unsat
-        if len(_EQ_CACHE) > 20000:
-            _EQ_CACHE.clear()
-    return guard if _EQ_CACHE[key] else None
+    s = z3.Solver()
+    s.set("timeout", timeout_ms)
+    s.add(guard, a != b)
+    result = guard if s.check() == z3.unsat else None
+    if len(_EQ_CACHE) > 20000:
+        _EQ_CACHE.clear()
+        bucket = _EQ_CACHE.setdefault((a.hash(), b.hash()), [])
+    bucket.append((a, b, result))
+    return result
 
 
 def _is_sum(t, enc) -> bool:

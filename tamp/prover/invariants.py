@@ -159,6 +159,8 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         facts = [f for nb in negated_conjuncts(ax.bad) for f in one_sided(nb)]
         for f in facts:
             add(f)
+        # carried and accumulated forms: one-sided facts only (the two imply the abs form)
+        facts = [f for f in facts if not (len(one_sided(f)) > 1)] or facts
         for h, lp, name, init in counters:
             if u not in lp["body"]:
                 continue
@@ -280,16 +282,25 @@ class Batch:
             if r == z3.unsat:
                 s.pop()
                 return alive
-            dropped = set()
+            dropped, undecided = set(), list(alive)
             if r == z3.sat:  # a counter-model: drop the goals it falsifies (dropping is safe)
                 m = s.model()
-                dropped = {i for i in alive if z3.is_false(m.eval(goals[i], model_completion=True))}
+                vals = {i: m.eval(goals[i], model_completion=True) for i in alive}
+                dropped = {i for i in alive if z3.is_false(vals[i])}
+                undecided = [i for i in alive if not z3.is_true(vals[i]) and i not in dropped]
             else:
                 self.stats.unknowns += 1
             s.pop()
             if dropped:
                 alive = [i for i in alive if i not in dropped]
                 continue
+            if r == z3.sat and undecided and len(undecided) < len(alive):
+                # the culprit is among the goals the model could not evaluate (quantified ones)
+                ok = set(self._one_by_one(s, goals, undecided))
+                bad = [i for i in undecided if i not in ok]
+                if bad:
+                    alive = [i for i in alive if i not in bad]
+                    continue
             return self._one_by_one(s, goals, alive)
         return []
 
@@ -329,9 +340,13 @@ def houdini(aut, enc, batch: Batch, pools: Dict[int, List[A.Expr]], states=None)
                 cache[c] = None
         return cache[c]
 
+    def useful(c):
+        z = enc0(c)
+        return z is not None and not z3.is_true(z3.simplify(z))
+
     for n in aut.nodes.values():
         seen = (states or {}).get(n.cfa_node, [])
-        n.label = [c for c in pools.get(n.cfa_node, []) if not refuted(c, seen) and enc0(c) is not None]
+        n.label = [c for c in pools.get(n.cfa_node, []) if not refuted(c, seen) and useful(c)]
     root = aut.nodes[aut.root]
     keep = batch.valid_subset(z3.BoolVal(True), [enc0(c) for c in root.label])
     root.label = [root.label[i] for i in keep]

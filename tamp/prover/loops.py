@@ -45,7 +45,7 @@ from .synthesis import Timeout
 
 MAX_COMBOS = 6
 MAX_RANKED = 400
-HOUDINI_MS = 3000
+HOUDINI_MS = 800
 CHECK_MS = 10000
 
 

@@ -21,7 +21,7 @@ from typing import Dict, List, Optional
 from lang import ast as A
 
 MAX_STEPS = 4000
-PER_NODE = 15
+PER_NODE = 25
 
 
 class _Excused(Exception):
@@ -166,7 +166,7 @@ def refuted(c: A.Expr, states: List[dict]) -> bool:
     return False
 
 
-def input_points(cfa, count: int = 16, seed: int = 5) -> List[dict]:
+def input_points(cfa, count: int = 40, seed: int = 5) -> List[dict]:
     """Random inputs satisfying ``requires``: small ints (array sizes), reals in (0, 1] and
     beyond, random arrays."""
     from axioms.evaluate import EvalError, evaluate

@@ -56,6 +56,7 @@ class ProgramCheck:
     reason: str = ""
     seconds: float = 0.0
     log: List[str] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)
 
 
 @dataclass
@@ -126,6 +127,7 @@ def check_program(pc: ProgramCert, src: A.SourceFile, prog: A.Program, bound, in
         out.obligations += len(axioms)
         out.obligations += check_smt(pc.automaton, cfa, axioms, timeout_ms, deadline, out.log)
         out.ok = True
+        out.notes = claim_notes(cfa, timeout_ms)
     except Rejected as exc:
         out.reason = str(exc)
     out.seconds = time.monotonic() - t0
@@ -147,6 +149,25 @@ def check_claim(pc: ProgramCert, cfa) -> int:
     if problem:
         raise Rejected(f"the claim is outside the proof rules: {problem}")
     return 1
+
+
+def claim_notes(cfa, timeout_ms: int) -> List[str]:
+    """Warnings about a claim that holds for a trivial reason (not part of the proof): no input
+    satisfies ``requires`` (vacuous), or β >= 1 (every probability is at most 1)."""
+    from tamp.prover.smt import Encoder, to_real
+
+    notes = []
+    try:
+        enc = Encoder(cfa.types)
+        env0 = enc.initial_env()
+        hyps = [enc.expr(r, env0) for r in cfa.requires]
+        if hyps and decide(z3.BoolVal(False), enc, hyps, timeout_ms)[0] == VALID:
+            notes.append("no input satisfies `requires`: the claim holds vacuously")
+        elif decide(to_real(enc.expr(cfa.bound, env0)) >= 1, enc, hyps, timeout_ms)[0] == VALID:
+            notes.append("the bound is at least 1 for every input: the claim holds trivially")
+    except Exception:  # noqa: BLE001 - notes are advisory
+        pass
+    return notes
 
 
 # ---------------------------------------------------------------------------- 3. cover

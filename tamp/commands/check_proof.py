@@ -52,13 +52,17 @@ def run(args) -> int:
     if check_file is not None:
         check_file(src)
     bound = parse_expr(args.bound, "--bound") if args.bound else None
+    import axioms
+
+    axioms.all_families()  # load the axiom library (scipy) before the clock starts
     deadline = time.monotonic() + args.timeout if args.timeout else None
     report = check_certificate(cert, src, raw, bound, inputs, max(args.solver_timeout, 1), deadline)
     if args.json:
         emit_json({"ok": report.ok, "summary": report.summary(), "obligations": report.obligations,
                    "time_s": round(report.seconds, 4),
                    "programs": [{"name": p.name, "ok": p.ok, "obligations": p.obligations,
-                                 "reason": p.reason, "time_s": round(p.seconds, 4)} for p in report.programs]})
+                                 "reason": p.reason, "notes": p.notes, "time_s": round(p.seconds, 4)}
+                                for p in report.programs]})
     else:
         for p in report.programs:
             if args.verbose:
@@ -66,6 +70,8 @@ def run(args) -> int:
                     print(f"  {p.name}: {line}")
             if p.ok:
                 print(f"{p.name}: OK ({p.obligations} obligations, {p.seconds:.2f} s)")
+                for note in p.notes:
+                    print(f"  note: {note}")
         print(report.summary())
     return 0 if report.ok else 3
 

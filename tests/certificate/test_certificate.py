@@ -245,3 +245,18 @@ def test_split_cycle_cannot_justify_itself(ex1_cert, tmp_path, capsys):
                    "cfa_edge": None, "axiom": None}]
     code, out = check(cert, EX1, tmp_path, capsys)
     assert code == 3 and "split edges form a cycle" in out, out
+
+
+@pytest.mark.parametrize("text, note", [
+    ("program h(n: int) requires n > 1 && n < 0 ensures !y fails 0 { y ~ bern(0.5); }", "vacuously"),
+    ("program h() ensures !y fails 2 { y ~ bern(0.5); }", "trivially"),
+])
+def test_trivial_claims_are_flagged(tmp_path, capsys, text, note):
+    from tamp.cli import main
+
+    f = tmp_path / "t.prob"
+    f.write_text(text)
+    cert = tmp_path / "t.json"
+    assert main(["prove", str(f), "--certificate", str(cert), "--quiet"]) == 0
+    assert main(["check-proof", str(cert), str(f)]) == 0
+    assert note in capsys.readouterr().out

@@ -493,17 +493,24 @@ class SplitNode(Node):
             # |F''| over the limit's range on the box, and ∫ f(s) (Σ a (s - c))² ds expanded exactly
             # (independent coordinates: squares give second moments, cross terms first moments)
             K = d.curvature_max(down(u[0] - spread), up(u[1] + spread))
-            Q = 0.0
+            Q = (0.0, 0.0)
             for i, (k, a) in enumerate(terms):
-                (L, H) = box[k]
-                S2 = mom[k][3]
-                a2 = up(max(abs(a[0]), abs(a[1])) ** 2)
-                Q = up(Q + up(up(a2 * S2[1]) * self._others(pm, (k,))[1]))
+                Q = fadd(Q, fmul(fmul(a, a), fmul(mom[k][3], self._others(pm, (k,)))))
                 for k2, a_2 in terms[i + 1:]:
                     cross = fmul(fmul(a, a_2), fmul(Ms[k], Ms[k2]))
-                    Q = up(Q + up(2 * max(cross[1], 0.0) * self._others(pm, (k, k2))[1]))
-            R = up(up(0.5 * K) * min(Q, up(up(spread * spread) * P[1])))
-            val = fadd(fadd(val, lin), (-R, R))
+                    Q = fadd(Q, fmul((2.0, 2.0), fmul(cross, self._others(pm, (k, k2)))))
+            Q = (max(Q[0], 0.0), min(Q[1], up(up(spread * spread) * P[1])))
+            base = fadd(val, lin)
+            R = up(up(0.5 * K) * Q[1])
+            val = fadd(base, (-R, R))
+            # third order: + F''(u_c)/2 * Q with F'' = -(u - mu) f(u) / v; the remainder is at most
+            # max|F'''| / 6 * integral of f |delta|^3 <= max|F'''| / 6 * spread * Q
+            fm, _, inv_v = d._fconsts()
+            fpp = fmul(fneg(fadd(u, fneg(fm))), fmul(inv_v, dens))
+            quad = fmul(fmul((0.5, 0.5), fpp), Q)
+            R3 = up(up(up(d.third_derivative_max() / 6) * spread) * Q[1])
+            val3 = fadd(fadd(base, quad), (-R3, R3))
+            val = (max(val[0], val3[0]), min(val[1], val3[1]))
         return val
 
     def _moments(self, k: int, a: float, b: float):

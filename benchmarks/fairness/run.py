@@ -44,8 +44,10 @@ def run_one(args):
     name, timeout = args
     from lang.parser import parse_file
     from tamp.prob import decide_program
+    from tamp.prob.interval import float_above, float_below
     path = HERE / f"{name}.prob"
     t0 = time.monotonic()
+    c0 = 0.0
     try:
         src = parse_file(str(path))
         try:
@@ -53,18 +55,40 @@ def run_one(args):
             check_file(src)
         except ImportError:
             pass
+        c0 = time.process_time()
         r = decide_program(src.programs[0], timeout=timeout, path=str(path), source=src.text)
         ratio = next((c.lhs for c in r.comparisons if c.lhs is not None), None)
-        return {"name": name, "verdict": r.verdict, "time_s": r.time_s,
-                "ratio": None if ratio is None else [float(ratio.lo), float(ratio.hi)],
+        return {"name": name, "verdict": r.verdict, "time_s": r.time_s, "cpu_s": time.process_time() - c0,
+                "ratio": None if ratio is None else [float_below(ratio.lo), float_above(ratio.hi)],
                 "cells": r.cells, "paths": r.paths, "solver_calls": r.solver_calls, "message": r.message}
     except Exception as exc:  # reported in the table, never hidden
-        return {"name": name, "verdict": "error", "time_s": time.monotonic() - t0, "ratio": None,
+        return {"name": name, "verdict": "error", "time_s": time.monotonic() - t0, "cpu_s": 0.0, "ratio": None,
                 "cells": 0, "paths": 0, "solver_calls": 0, "message": f"{type(exc).__name__}: {exc}"}
 
 
+def machine() -> str:
+    """CPU model and Python version, for the results header."""
+    import platform
+    cpu = platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, Python {platform.python_version()}"
+
+
 def fmt_ratio(r):
-    return "—" if r is None else f"[{r[0]:.4f}, {r[1]:.4f}]"
+    """The interval rounded outward to 4 decimals."""
+    if r is None:
+        return "—"
+    import math
+    from fractions import Fraction
+    lo = math.floor(Fraction(r[0]) * 10 ** 4)
+    hi = math.ceil(Fraction(r[1]) * 10 ** 4)
+    return f"[{lo // 10 ** 4}.{lo % 10 ** 4:04d}, {hi // 10 ** 4}.{hi % 10 ** 4:04d}]"
 
 
 def main(argv=None) -> int:
@@ -77,6 +101,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     gt = ground_truth()
     names = a.only or [f"{p}_{q}" for p in POPS for q in PROGS]
+    load0 = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     t0 = time.monotonic()
     # longest-running kinds first so the workers stay busy
     order = sorted(names, key=lambda n: ("NN3" not in n, "BN2" not in n, n))
@@ -92,8 +117,10 @@ def main(argv=None) -> int:
         ok &= r["match"]
     lines = ["# FairSquare fairness suite: results", "",
              f"`python benchmarks/fairness/run.py --timeout {a.timeout:g}` on {os.cpu_count()} core(s), "
-             f"{a.jobs} worker(s); wall time {wall:.1f} s. Certified bounds (mpmath-checked CDFs, "
-             "outward rounding). ✓ = verdict matches GROUND_TRUTH.md (FAIR → proved, UNFAIR → violated).", "",
+             f"{a.jobs} worker(s) ({machine()}); wall time {wall:.1f} s, load average before the run "
+             f"{load0}. Certified bounds (rigorous CDFs of tamp.prob.rigorous, outward rounding). "
+             "✓ = verdict matches GROUND_TRUTH.md (FAIR → proved, UNFAIR → violated). Times are wall "
+             "clock per problem; the last table also gives CPU seconds (the machine may be shared).", "",
              "| program | " + " | ".join(POPS) + " |", "|---|" + "---|" * len(POPS)]
     for q in PROGS:
         cells = []
@@ -107,17 +134,19 @@ def main(argv=None) -> int:
             cells.append(f"{r['verdict']} {mark} {fmt_ratio(r['ratio'])} {r['time_s']:.2f} s")
         lines.append(f"| {q} | " + " | ".join(cells) + " |")
     times = [res[n]["time_s"] for n in names]
+    cpus = [res[n].get("cpu_s", 0.0) for n in names]
     decided = sum(res[n]["verdict"] in ("proved", "violated") for n in names)
     matched = sum(res[n]["match"] for n in names)
     lines += ["", f"Decided {decided}/{len(names)}, matching ground truth {matched}/{len(names)}; "
               f"time median {statistics.median(times):.2f} s, max {max(times):.2f} s, "
-              f"total {sum(times):.1f} s.", "",
-              "| benchmark | verdict | expected | ratio interval | MC ratio | time (s) | paths | cells | solver calls |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              f"total {sum(times):.1f} s; CPU median {statistics.median(cpus):.2f} s, max {max(cpus):.2f} s, "
+              f"total {sum(cpus):.1f} s.", "",
+              "| benchmark | verdict | expected | ratio interval | MC ratio | time (s) | CPU (s) | paths | cells | solver calls |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for n in names:
         r = res[n]
         lines.append(f"| {n} | {r['verdict']} | {r['expected']} | {fmt_ratio(r['ratio'])} | {gt.get(n, ('', '', ''))[1]} | "
-                     f"{r['time_s']:.2f} | {r['paths']} | {r['cells']} | {r['solver_calls']} |")
+                     f"{r['time_s']:.2f} | {r.get('cpu_s', 0.0):.2f} | {r['paths']} | {r['cells']} | {r['solver_calls']} |")
     bad = [n for n in names if res[n]["message"] and not res[n]["match"]]
     for n in bad:
         lines.append(f"\n{n}: {res[n]['message']}")

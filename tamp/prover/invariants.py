@@ -266,6 +266,7 @@ class Batch:
         apps = transcendental_apps(z3.And(ctx, *goals, *self.hyps))
         s = z3.Solver()
         s.set("timeout", self.timeout_ms)
+        s.set("mbqi", False)  # no model search over quantifiers: "unknown" comes fast, with a model
         s.add(*self.hyps)
         lem = lemma_instances(apps, self.enc) if apps else []
         self.stats.lemma_instances += len(lem)
@@ -283,18 +284,20 @@ class Batch:
                 s.pop()
                 return alive
             dropped, undecided = set(), list(alive)
-            if r == z3.sat:  # a counter-model: drop the goals it falsifies (dropping is safe)
-                m = s.model()
+            if r == z3.unknown:
+                self.stats.unknowns += 1
+            try:  # a counter-model (or, on unknown, z3's candidate model): drop what it falsifies —
+                m = s.model()  # dropping is always safe, only "unsat" ever keeps a goal
                 vals = {i: m.eval(goals[i], model_completion=True) for i in alive}
                 dropped = {i for i in alive if z3.is_false(vals[i])}
                 undecided = [i for i in alive if not z3.is_true(vals[i]) and i not in dropped]
-            else:
-                self.stats.unknowns += 1
+            except z3.Z3Exception:
+                pass
             s.pop()
             if dropped:
                 alive = [i for i in alive if i not in dropped]
                 continue
-            if r == z3.sat and undecided and len(undecided) < len(alive):
+            if r != z3.unsat and undecided and len(undecided) < len(alive):
                 # the culprit is among the goals the model could not evaluate (quantified ones)
                 ok = set(self._one_by_one(s, goals, undecided))
                 bad = [i for i in undecided if i not in ok]

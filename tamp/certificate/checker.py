@@ -130,6 +130,8 @@ def check_program(pc: ProgramCert, src: A.SourceFile, prog: A.Program, bound, in
         out.notes = claim_notes(cfa, timeout_ms)
     except Rejected as exc:
         out.reason = str(exc)
+    except z3.Z3Exception as exc:  # an ill-sorted formula the checks above did not anticipate
+        out.reason = f"a formula of the certificate cannot be built: {exc}"
     out.seconds = time.monotonic() - t0
     return out
 
@@ -294,19 +296,35 @@ def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: in
         enc = Encoder(cfa.types)
         env0 = enc.initial_env()
         hyps = [enc.expr(r, env0) for r in cfa.requires]
-        beta = to_real(enc.expr(cfa.bound, env0))
+        beta = enc.expr(cfa.bound, env0)
+        if not z3.is_arith(beta):
+            raise Rejected("the bound is not a number")
+        beta = to_real(beta)
+    except Rejected:
+        raise
     except Exception as exc:  # noqa: BLE001 - an unencodable claim cannot be checked
         raise Rejected(f"the claim cannot be encoded for the solver: {exc}") from None
     count = 0
 
-    def E(e, env=env0, what=""):
+    def encode(e, env, what):
         try:
             return enc.expr(e, env)
         except Exception as exc:  # noqa: BLE001 - a label the encoder refuses is not checkable
             raise Rejected(f"{what}: cannot encode {_show(e)}: {exc}") from None
 
+    def E(e, env=env0, what=""):
+        """A formula (λ, guard, side condition, ensures): must be Boolean."""
+        t = encode(e, env, what)
+        if not z3.is_bool(t):
+            raise Rejected(f"{what}: {_show(e)} is not a formula")
+        return t
+
     def R(e, env=env0, what=""):
-        return to_real(E(e, env, what))
+        """A number (κ, cost, β): must be arithmetic."""
+        t = encode(e, env, what)
+        if not z3.is_arith(t):
+            raise Rejected(f"{what}: {_show(e)} is not a number")
+        return to_real(t)
 
     def ob(rule, where, formula):
         nonlocal count

@@ -7,8 +7,10 @@ For one benchmark program:
    ``benchmarks/inputs.json`` — the Monte Carlo interval must reach below the bound
    (``tamp.simulate`` verdict not REFUTED);
 2. for each mutant (:mod:`mutants`), prove it with a time limit. A mutant expected false
-   that comes back "proved" is a **soundness failure**; a "may-hold" mutant that is proved
-   must pass the same simulation cross-check. Mutants not proved are simulated too, to
+   that comes back "proved" is flagged: a soundness failure when the simulator refutes it,
+   otherwise a case to review by hand (an operator can leave a claim true, e.g. β/2 when the
+   original bound has slack); a "may-hold" mutant that is proved must pass the same
+   simulation cross-check. Mutants not proved are simulated too, to
    report how many are *demonstrably* false (the harness's strength).
 
 Used by ``tests/soundness`` (quick form) and ``benchmarks/soundness/run.py`` (full form).
@@ -39,6 +41,7 @@ class Record:
     seconds: float
     simulated: List[str] = field(default_factory=list)   # per input: consistent / refuted / error
     problem: str = ""           # non-empty = a soundness failure
+    review: str = ""            # expected false but proved, not refuted: check the claim by hand
 
     @property
     def refuted(self) -> bool:
@@ -109,10 +112,13 @@ def check_mutant(m: Mutant, path: str, inputs, timeout: float, runs: int) -> Rec
     v = prove_verdict(m.program, m.bound, timeout, path)
     rec = Record(m.label, "mutant", m.expect, v, time.monotonic() - t0)
     rec.simulated = simulate_all(m.program, m.bound, inputs, runs)
-    if v == "proved" and m.expect == "false":
-        rec.problem = "a mutant whose claim is false was PROVED"
-    elif v == "proved" and rec.refuted:
-        rec.problem = "proved, but the simulator refutes it"
+    if v == "proved" and rec.refuted:
+        rec.problem = "PROVED, but the simulator refutes it (a soundness bug)"
+    elif v == "proved" and m.expect == "false":
+        # the operators make most claims false, but not all: a bound with slack (β/2 still above
+        # the true failure probability) stays true. Not refuted here: needs a look by hand.
+        rec.review = "expected false but proved; the simulation does not refute it — check whether " \
+                     "the mutated claim is in fact true (slack in the original bound)"
     return rec
 
 

@@ -56,7 +56,8 @@ def main(argv=None) -> int:
 
     def show(r: Record):
         print(f"  {r.label:40s} {r.expect:9s} {r.verdict:9s} {r.seconds:7.2f} s  {','.join(r.simulated)}"
-              + (f"  <<< {r.problem}" if r.problem else ""), flush=True)
+              + (f"  <<< {r.problem}" if r.problem else "") + (f"  [review: {r.review}]" if r.review else ""),
+              flush=True)
 
     t_all = time.monotonic()
     for rel in files:
@@ -124,6 +125,7 @@ def summarize(records, certs, total, args) -> dict:
         "certificates_ok": sum(c["ok"] for c in certs),
         "certificates": len(certs),
         "soundness_problems": [f"{r.label}: {r.problem}" for r in records if r.problem],
+        "to_review": [f"{r.label}: {r.review}" for r in records if r.review],
         "settings": {"timeout": args.timeout, "mutant_timeout": args.mutant_timeout, "runs": args.runs,
                      "limit": args.limit, "cpus": os.cpu_count()},
         "total_s": round(total, 1),
@@ -143,18 +145,21 @@ def markdown(summary, records, certs) -> str:
              "(each must survive simulation)",
              f"* hand-written false variants: {s['variants_tried']}, proved: {s['variants_proved']}",
              f"* certificates re-checked OK: {s['certificates_ok']} of {s['certificates']}",
-             f"* soundness problems: {len(s['soundness_problems'])}",
+             f"* soundness problems (proved and refuted by simulation, or a rejected certificate): "
+             f"{len(s['soundness_problems'])}",
+             f"* proved mutants expected false but not refuted, to review by hand: {len(s['to_review'])}"
+             + "".join(f"\n  * {x}" for x in s["to_review"]),
              f"* total time {s['total_s']} s; settings {s['settings']}", "",
              "## Certificates", "", "| file | program | prove (s) | check (s) | obligations | result |",
              "|---|---|---|---|---|---|"]
     for c in certs:
         lines.append(f"| {c['file']} | {c['program']} | {c['prove_s']} | {c['check_s']} | {c['obligations']} | "
                      f"{'OK' if c['ok'] else 'REJECTED: ' + c['reason']} |")
-    lines += ["", "## Every run", "", "| program / mutant | kind | expect | verdict | time (s) | simulation | problem |",
+    lines += ["", "## Every run", "", "| program / mutant | kind | expect | verdict | time (s) | simulation | problem / review |",
               "|---|---|---|---|---|---|---|"]
     for r in records:
         lines.append(f"| {r.label} | {r.kind} | {r.expect} | {r.verdict} | {r.seconds:.2f} | "
-                     f"{', '.join(r.simulated)} | {r.problem} |")
+                     f"{', '.join(r.simulated)} | {r.problem or r.review} |")
     return "\n".join(lines) + "\n"
 
 

@@ -8,7 +8,15 @@ pair of values (a, b) are both valid at x and give different outputs.
 
 :meth:`Analyzer.decide` settles a box as ``certified`` (no biased point),
 ``biased`` (every point biased), ``mixed`` (both kinds, witness known),
-``unknown`` (solver gave up, or too small to split), or asks to split it.
+``unknown`` (solver gave up, or too small to split), ``measured`` (a mixed box whose biased
+share was computed exactly), or asks to split it.
+
+Order of the checks for a box: interval propagation sharpened by symbolic linear bounds
+(:mod:`tamp.causal.tight`: ReLU phases, decided comparisons) → the relational check on the
+copies' difference (:mod:`tamp.causal.relational`) → exact evaluation at sample points (a biased
+and a fair point make the box mixed) → with few undecided ReLUs, two SMT questions; mixed boxes
+are measured exactly (:mod:`tamp.causal.exactmass`) when few ReLUs are unstable, else split along
+the dimension the undecided decision functions depend on most.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from .smt import model_value, phase_facts, translate_nodes, z3_var
 from .symexec import Context, execute, expr_term, input_env
 
 CERTIFIED, BIASED, MIXED, UNKNOWN, EMPTY = "certified", "biased", "mixed", "unknown", "empty"
+MEASURED = "measured"
 
 
 @dataclass
@@ -46,6 +55,9 @@ class Options:
     slice_s: float = 0.5            # a worker's time budget per job before it hands back its frontier
     candidates: int = 6             # dimensions scored by interval propagation when choosing a split
     population: Optional[str] = None  # a `.prob` file whose program samples the inputs
+    linear: bool = True             # symbolic linear bounds (DeepPoly-style) and the relational check
+    exact_unstable: int = 3         # measure a mixed box exactly with at most this many unstable ReLUs
+    exact_dims: int = 8             # ... and general polytopes in at most this many dimensions
 
     @classmethod
     def from_any(cls, o) -> "Options":
@@ -63,6 +75,7 @@ class Decision:
     children: List[B.Box] = field(default_factory=list)
     witness: Optional[dict] = None
     smt_calls: int = 0
+    share: Optional[Fraction] = None      # MEASURED: the exact biased share of the box
 
 
 def _neq(a, b):
@@ -111,6 +124,12 @@ class Analyzer:
         zo = [self.z3nodes[r] for r in self.dag.roots[:k]]
         zv = [self.z3nodes[r] for r in self.dag.roots[k:]]
         self.z3biased = z3.Or([z3.And(zv[i], zv[j], _neq(zo[i], zo[j])) for i, j in self.pairs])
+        self.sym = None
+        if options.linear and self.pairs:
+            from .tight import SymbolicBounds
+            sym = SymbolicBounds(self.dag, k, self.pairs)
+            self.sym = sym if sym.useful else None
+        self.exact_ok = options.population is None and len(self.pairs) == 1
 
     def _sens_sort(self) -> str:
         return self.prog.param(self.ind.var).type.name
@@ -118,11 +137,19 @@ class Analyzer:
     # ------------------------------------------------------------------ interval level
     def ibp(self, box: B.Box):
         """(tri-state "biased everywhere / nowhere", bounds) by interval propagation over ``box``."""
-        b = propagate(self.dag, B.float_box(self.dims, box))
+        biased, b, _ = self.bound(box, symbolic=False)
+        return biased, b
+
+    def bound(self, box: B.Box, symbolic: bool = True):
+        """(tri-state "biased everywhere / nowhere", bounds, symbolic facts or None) over ``box``:
+        interval propagation, sharpened by symbolic linear bounds when available."""
+        fbox = B.float_box(self.dims, box)
+        facts = self.sym.analyse(fbox) if symbolic and self.sym is not None else None
+        b = facts.bounds if facts is not None else propagate(self.dag, fbox)
         k = len(self.outs)
         vals = [b.root(self.dag, i) for i in range(2 * k)]
         biased = _or3([_and3(vals[k + i], vals[k + j], differ(vals[i], vals[j])) for i, j in self.pairs])
-        return biased, b
+        return biased, b, facts
 
     # ------------------------------------------------------------------ exact level
     def point_outputs(self, point: Dict[str, object]):
@@ -192,9 +219,17 @@ class Analyzer:
     def splittable(self, box: B.Box) -> List[int]:
         return [k for k in self.relevant if B.can_split(self.dims[k], *box[k])]
 
-    def choose_split(self, box: B.Box, cands: List[int]) -> int:
-        """The dimension whose halving settles most (then leaves the fewest unstable nodes)
-        among the ``candidates`` relatively widest ones."""
+    def choose_split(self, box: B.Box, cands: List[int], facts=None) -> int:
+        """With symbolic facts: the dimension along which the undecided decision functions' linear
+        bounds move most across the box. Otherwise the dimension whose halving settles most (then
+        leaves the fewest unstable nodes) among the ``candidates`` relatively widest ones."""
+        if facts is not None:
+            widths = {self.dims[k].name: float(box[k][1] - box[k][0]) for k in cands}
+            score = self.sym.split_scores(facts, widths)
+            best = max(cands, key=lambda k: (score.get(self.dims[k].name, 0.0),
+                                             B.relative_width(self.dims[k], *box[k])))
+            if score.get(self.dims[best].name, 0.0) > 0:
+                return best
         widest = sorted(cands, key=lambda k: -B.relative_width(self.dims[k], *box[k]))[: self.options.candidates]
         if len(widest) == 1:
             return widest[0]
@@ -226,19 +261,36 @@ class Analyzer:
             return None
         return max(found, key=lambda k: B.relative_width(self.dims[k], *box[k]))
 
+    def measure_exactly(self, box: B.Box, facts) -> Optional[Fraction]:
+        """The exact biased share of ``box`` (uniform prior, one pair of copies), or None."""
+        if facts is None or not self.exact_ok or self.options.exact_unstable < 0:
+            return None
+        from .exactmass import exact_biased_share
+        k = len(self.outs)
+        pair = self.pairs[0]
+        valid = (self.dag.roots[k + pair[0]], self.dag.roots[k + pair[1]])
+        return exact_biased_share(self.sym, facts, self.dims, box, pair, valid,
+                                  self.options.exact_unstable, self.options.exact_dims,
+                                  deadline=time.monotonic() + max(self.options.slice_s, 1.0))
+
     def decide(self, box: B.Box) -> Decision:
         """Settle ``box`` or split it."""
         if B.is_empty(box):
             return Decision(EMPTY)
         if not self.pairs:
             return Decision(CERTIFIED)
-        biased, bounds = self.ibp(box)
+        biased, bounds, facts = self.bound(box)
+        self.facts = facts
         if biased is False:
             return Decision(CERTIFIED)
         if biased is True:
             w = self.witness(B.center(self.dims, box))
             if w is not None:
                 return Decision(BIASED, witness=w)
+        if facts is not None and self.sym.pairs:
+            from .relational import box_cannot_be_biased
+            if box_cannot_be_biased(self.sym, facts, self.pairs):
+                return Decision(CERTIFIED)
         cands = self.splittable(box)
         small = not cands or B.uniform_mass(self.dims, box) < self.options.min_mass
         biased_pt, fair_pt = self.probe(box)
@@ -246,7 +298,7 @@ class Analyzer:
         if w is not None and fair_pt is not None:  # both kinds seen: mixed, no solver needed
             return self._mixed(box, cands, small, w, fair_pt, 0)
         if bounds.unstable > self.options.max_unstable and not small:
-            k = self.choose_split(box, cands)
+            k = self.choose_split(box, cands, facts)
             return Decision(None, B.split(self.dims[k], box, k), witness=w)
         calls = 0
         if w is None:
@@ -268,17 +320,25 @@ class Analyzer:
     def _unknown(self, box, cands, small, calls) -> Decision:
         if small:
             return Decision(UNKNOWN, smt_calls=calls)
-        k = self.choose_split(box, cands)
+        k = self.choose_split(box, cands, self.facts)
         return Decision(None, B.split(self.dims[k], box, k), smt_calls=calls)
 
     def _mixed(self, box, cands, small, w, fair_pt, calls) -> Decision:
-        """A box with a (checked) biased point ``w`` and possibly a fair point: split it to
-        separate them, or keep it as a mixed leaf when it is too small (or refinement is off)."""
-        if small or not self.refine_now:
+        """A box with a (checked) biased point ``w`` and possibly a fair point: measure its biased
+        share exactly, split it to separate them, or keep it as a mixed leaf when it is too small
+        (or refinement is off)."""
+        if not self.refine_now:
             return Decision(MIXED, witness=w, smt_calls=calls)
-        k = self.separating_dim(box, cands, w["inputs"], fair_pt) if fair_pt is not None else None
+        share = self.measure_exactly(box, self.facts)
+        if share is not None:
+            return Decision(MEASURED, witness=w, smt_calls=calls, share=share)
+        if small:
+            return Decision(MIXED, witness=w, smt_calls=calls)
+        k = None
+        if self.facts is None and fair_pt is not None:
+            k = self.separating_dim(box, cands, w["inputs"], fair_pt)
         if k is None:
-            k = self.choose_split(box, cands)
+            k = self.choose_split(box, cands, self.facts)
         return Decision(None, B.split(self.dims[k], box, k), witness=w, smt_calls=calls)
 
     def probe(self, box: B.Box, n: int = 8):
@@ -298,11 +358,13 @@ class Analyzer:
         return biased_pt, fair_pt
 
     refine_now = True
+    facts = None
 
     def explore(self, box: B.Box, budget_s: float, refine: bool = True):
         """Depth-first over ``box`` for up to ``budget_s`` seconds.
 
-        Returns (leaves [(box, status)], frontier boxes left over, a witness or None, SMT calls, boxes decided)."""
+        Returns (leaves [(box, status, share)], frontier boxes left over, a witness or None, SMT calls,
+        boxes decided); ``share`` is the exact biased share of a ``measured`` leaf, else None."""
         self.refine_now = refine and self.options.refine
         deadline = time.monotonic() + budget_s
         stack, leaves, witness, calls, n = [box], [], None, 0, 0
@@ -316,5 +378,5 @@ class Analyzer:
             if d.status is None:
                 stack.extend(d.children)
             else:
-                leaves.append((b, d.status))
+                leaves.append((b, d.status, d.share))
         return leaves, stack, witness, calls, n

@@ -22,7 +22,9 @@ from lang import ast as A
 from lang.errors import UnsupportedError, error_at
 
 from . import boxes as B
-from .analyzer import BIASED, CERTIFIED, EMPTY, MIXED, UNKNOWN, Analyzer, Options
+from .analyzer import BIASED, CERTIFIED, EMPTY, MEASURED, MIXED, UNKNOWN, Analyzer, Options
+
+M_BIASED, M_FAIR = "measured_biased", "measured_fair"
 from .result import CausalResult
 from .symexec import Context
 
@@ -62,12 +64,21 @@ class _Tally:
 
     def __init__(self, measure):
         self.measure = measure
-        self.lo: Dict[str, Fraction] = {s: Fraction(0) for s in (CERTIFIED, BIASED, MIXED, UNKNOWN, EMPTY)}
+        self.lo: Dict[str, Fraction] = {s: Fraction(0) for s in (CERTIFIED, BIASED, MIXED, UNKNOWN, EMPTY,
+                                                                   M_BIASED, M_FAIR)}
         self.hi: Dict[str, Fraction] = dict(self.lo)
         self.count: Dict[str, int] = {s: 0 for s in self.lo}
+        self.count[MEASURED] = 0
 
-    def add(self, box, status):
+    def add(self, box, status, share=None):
+        """Add a leaf; a ``measured`` leaf's mass is split into its exact biased and fair parts."""
         lo, hi = self.measure(box)
+        if status == MEASURED:
+            self.count[MEASURED] += 1
+            for part, k in ((M_BIASED, share), (M_FAIR, 1 - share)):
+                self.lo[part] += lo * k
+                self.hi[part] += hi * k
+            return
         self.lo[status] += lo
         self.hi[status] += hi
         self.count[status] += 1
@@ -95,11 +106,11 @@ def analyse_claim(prog: A.Program, ind: A.Independent, options: Options, ctx: Co
 
     def absorb(res, heap, keep_mixed):
         leaves, frontier, w, calls, n = res
-        for b, status in leaves:
+        for b, status, share in leaves:
             if status == MIXED and keep_mixed is not None:
                 keep_mixed.append(b)
             else:
-                tally.add(b, status)
+                tally.add(b, status, share)
         for b in frontier:
             push(heap, b)
         if w is not None and state["witness"] is None:
@@ -177,12 +188,12 @@ def _summary(run: dict, dist: str) -> dict:
     def frac(lo_mass, hi_mass):
         return (lo_mass / total_hi if total_hi else Fraction(0), min(Fraction(1), hi_mass / total_lo))
 
-    cert = frac(t.lo[CERTIFIED] + t.lo[EMPTY], t.hi[CERTIFIED] + t.hi[EMPTY])
-    biased_found = frac(t.lo[BIASED] + t.lo[MIXED], t.hi[BIASED] + t.hi[MIXED])
+    cert = frac(t.lo[CERTIFIED] + t.lo[EMPTY] + t.lo[M_FAIR], t.hi[CERTIFIED] + t.hi[EMPTY] + t.hi[M_FAIR])
+    biased_found = frac(t.lo[BIASED] + t.lo[MIXED] + t.lo[M_BIASED], t.hi[BIASED] + t.hi[MIXED] + t.hi[M_BIASED])
     unknown = frac(t.lo[UNKNOWN] + left_lo, t.hi[UNKNOWN] + left_hi)
-    lower = frac(t.lo[BIASED], t.hi[BIASED])[0]
-    upper = frac(t.lo[BIASED] + t.lo[MIXED] + t.lo[UNKNOWN] + left_lo,
-                 t.hi[BIASED] + t.hi[MIXED] + t.hi[UNKNOWN] + left_hi)[1]
+    lower = frac(t.lo[BIASED] + t.lo[M_BIASED], t.hi[BIASED] + t.hi[M_BIASED])[0]
+    upper = frac(t.lo[BIASED] + t.lo[M_BIASED] + t.lo[MIXED] + t.lo[UNKNOWN] + left_lo,
+                 t.hi[BIASED] + t.hi[M_BIASED] + t.hi[MIXED] + t.hi[UNKNOWN] + left_hi)[1]
     mid = lambda p: float((p[0] + p[1]) / 2)  # noqa: E731
     return {"certified": mid(cert), "biased": mid(biased_found), "unknown": mid(unknown),
             "coverage": mid(cert) + mid(biased_found),
@@ -190,6 +201,7 @@ def _summary(run: dict, dist: str) -> dict:
                             "lower_exact": str(lower), "upper_exact": str(upper)},
             "distribution": dist,
             "leaves": {s: n for s, n in t.count.items() if n},
+            "mixed_share": float(frac(t.lo[MIXED], t.hi[MIXED])[1]),
             "boxes": run["boxes"], "smt_calls": run["smt_calls"],
             "unexplored_boxes": run["left_boxes"]}
 
@@ -219,7 +231,7 @@ def certify_program(program: A.Program, options=None, path: str = "<string>",
         settled_all = not run["timed_out"] and t.count[UNKNOWN] == 0
         if run["witness"] is not None:
             verdict = "violated"
-        elif settled_all and t.count[BIASED] == t.count[MIXED] == 0:
+        elif settled_all and t.count[BIASED] == t.count[MIXED] == t.count[MEASURED] == 0:
             verdict = "proved"
         else:
             verdict = "unknown"

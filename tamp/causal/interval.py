@@ -99,10 +99,53 @@ class Bounds:
         return self.values[dag.roots[k]]
 
 
-def propagate(dag: Dag, box: Dict[str, Tuple[float, float]]) -> Bounds:
+def _decide_cmp(name, d):
+    """Tri-state value of ``x name y`` from a sound interval ``d`` of ``x - y``."""
+    lo, hi = d
+    if name == "<":
+        return True if hi < 0 else False if lo >= 0 else None
+    if name == "<=":
+        return True if hi <= 0 else False if lo > 0 else None
+    if name == ">":
+        return True if lo > 0 else False if hi <= 0 else None
+    if name == ">=":
+        return True if lo >= 0 else False if hi < 0 else None
+    if name == "==":
+        return False if lo > 0 or hi < 0 else (True if lo == hi == 0 else None)
+    if name == "!=":
+        r = _decide_cmp("==", d)
+        return None if r is None else not r
+    return None
+
+
+def _pick_from_pre(kind, pre):
+    """The phase of a max/min/abs node from a sound interval of its pre-activation
+    (max(a, b): b - a; min(a, b): a - b; abs(a): a), or None."""
+    lo, hi = pre
+    if kind == "max":
+        return 1 if lo >= 0 else 0 if hi <= 0 else None
+    if kind == "min":
+        return 1 if lo >= 0 else 0 if hi <= 0 else None
+    if kind == "abs":
+        return 1 if lo >= 0 else 0 if hi <= 0 else None
+    return None
+
+
+def _meet(a, b):
+    lo, hi = max(a[0], b[0]), min(a[1], b[1])
+    return (lo, hi) if lo <= hi else a
+
+
+def propagate(dag: Dag, box: Dict[str, Tuple[float, float]], pre: Dict[int, Tuple[float, float]] = None,
+              diff: Dict[int, Tuple[float, float]] = None) -> Bounds:
     """Bounds of every node of ``dag`` when each input ranges over ``box`` (float intervals).
 
-    Boolean inputs take (0, 0), (1, 1) or (0, 1)."""
+    Boolean inputs take (0, 0), (1, 1) or (0, 1). Optional sharper facts from symbolic linear
+    bounds (:mod:`tamp.causal.linear`), all sound intervals: ``pre`` — per max/min/abs node, its
+    pre-activation; ``diff`` — per numeric comparison node, ``lhs - rhs``. They fix phases and
+    decide comparisons that the intervals alone leave open."""
+    pre = pre or {}
+    diff = diff or {}
     vals: List[object] = [None] * len(dag.nodes)
     phases: Dict[int, int] = {}
     unstable = 0
@@ -142,12 +185,21 @@ def propagate(dag: Dag, box: Dict[str, Tuple[float, float]]) -> Bounds:
             else:
                 vals[i] = (min(x[0], y[0]), min(x[1], y[1]))
                 pick = 0 if x[1] <= y[0] else 1 if y[1] <= x[0] else None
+            if pick is None and i in pre:
+                pick = _pick_from_pre(k, pre[i])
+                if pick is not None:
+                    vals[i] = _meet(vals[i], a[pick])
             if pick is None:
                 unstable += 1
             else:
                 phases[i] = pick
         elif k == "abs":
             x = a[0]
+            p = _pick_from_pre(k, pre[i]) if i in pre and x[0] < 0 < x[1] else None
+            if p == 1:
+                x = (max(x[0], 0.0), x[1])
+            elif p == 0:
+                x = (x[0], min(x[1], 0.0))
             if x[0] >= 0:
                 vals[i], phases[i] = x, 1
             elif x[1] <= 0:
@@ -173,6 +225,8 @@ def propagate(dag: Dag, box: Dict[str, Tuple[float, float]]) -> Bounds:
                     vals[i] = None
             else:
                 vals[i] = _cmp(k, x, y)
+                if vals[i] is None and i in diff:
+                    vals[i] = _decide_cmp(k, diff[i])
         elif k == "and":
             vals[i] = False if any(v is False for v in a) else True if all(v is True for v in a) else None
         elif k == "or":

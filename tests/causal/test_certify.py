@@ -120,6 +120,15 @@ def test_network_with_a_thin_biased_band(certify):
     x1 = r.details["witness"]["inputs"]["x1"]
     assert 0.45 < x1 <= 0.5
     bm = r.details["biased_mass"]
+    # the band is measured exactly along the ReLU hyperplanes
+    assert bm["lower_exact"] == bm["upper_exact"] == "1/20"
+    assert r.details["coverage"] == 1.0
+
+
+def test_thin_band_without_symbolic_bounds_goes_to_smt(certify):
+    r = certify(SMT_NET, min_mass=2 ** -12, linear=False)
+    assert r.verdict == "violated"
+    bm = r.details["biased_mass"]
     assert bm["lower"] <= 0.05 <= bm["upper"]
     assert r.details["smt_calls"] > 0
 

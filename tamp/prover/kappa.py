@@ -22,8 +22,8 @@
 
 The result also lists *budget hints*: for every loop term ``c · (i - lo)`` the monotonicity
 facts ``i <= H ⇒ c·(i - lo) <= c·(H - lo)`` and ``i + 1 <= H ⇒ c·(i - lo + 1) <= c·(H - lo)``
-(H the counter's bound); they are added as hypotheses only after ``requires ⇒ c >= 0`` is
-proved, which makes them true facts (see :func:`tamp.prover.loops.budget_hints`).
+(H the counter's bound); each is added as a hypothesis only after z3 proved it valid under
+``requires`` (see :func:`tamp.prover.loops.budget_hints`), and recorded in the result.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ iteration count, so a checked labelling is a proof for all inputs.
   prefix forms of the postcondition, the axioms' ``¬bad`` carried to copies and accumulated
   over iterations (``forall j in lo..i``), branch facts, and their weakest preconditions.
 * The checker's BUDGET obligations (κ <= β) are nonlinear (cost × counter); they get the
-  monotonicity *budget hints* of :mod:`.kappa`, each added only after z3 proved its
-  premise ``requires ⇒ cost >= 0``.
+  monotonicity *budget hints* of :mod:`.kappa` as extra hypotheses, each one first proved
+  valid under ``requires`` by its own z3 query (``ProofResult.facts`` lists them).
 """
 
 from __future__ import annotations
@@ -241,22 +241,29 @@ def ranked_combinations(cfa, samples, cands, loops, dag):
 # ---------------------------------------------------------------------------- budget hints
 
 
-def budget_hints(kap: Kappa, enc, env0, valid) -> List[z3.BoolRef]:
-    """Monotonicity facts for the loop terms c·(i - lo) of κ, each only once ``requires ⇒ c >= 0``
-    is proved (then ``i <= H ⇒ c·(i - lo) <= c·(H - lo)`` and the ``i + 1`` form are true)."""
+def budget_hints(kap: Kappa, valid) -> List[A.Expr]:
+    """Monotonicity facts for the loop terms c·(i - lo) of κ: ``i <= H ⇒ c·(i - lo) <= c·(H - lo)``
+    and ``i + 1 <= H ⇒ c·(i - lo + 1) <= c·(H - lo)``. Each is returned only after ``valid``
+    (z3 ``unsat`` under ``requires``) proved it, so it is a consequence of ``requires``, usable as a
+    hypothesis by the checker (and recorded in the result, for certificates)."""
     out = []
     for t in kap.terms:
+        c, i, lo, H = t.per, A.Var(t.counter), t.init, t.bound
         try:
-            c = to_real(enc.expr(t.per, env0))
-            i = to_real(enc.expr(A.Var(t.counter), env0))
-            lo = to_real(enc.expr(t.init, env0))
-            H = to_real(enc.expr(t.bound, env0))
-        except Exception:
+            if valid(A.Binary(">=", c, A.num(0))) != VALID:
+                continue
+            span = A.Binary("*", c, A.Binary("-", H, lo))
+            for fact in (A.Binary("==>", A.Binary("<=", i, H),
+                                  A.Binary("<=", A.Binary("*", c, A.Binary("-", i, lo)), span)),
+                         A.Binary("==>", A.Binary("<=", A.Binary("+", i, A.num(1)), H),
+                                  A.Binary("<=", A.Binary("*", c, A.Binary("+", A.Binary("-", i, lo), A.num(1))),
+                                           span))):
+                if valid(fact) == VALID:
+                    out.append(fact)
+        except Timeout:
+            raise
+        except Exception:  # an inexpressible term: no hint (fewer facts is always sound)
             continue
-        if valid(c >= 0) != VALID:
-            continue
-        out.append(z3.Implies(i <= H, c * (i - lo) <= c * (H - lo)))
-        out.append(z3.Implies(i + 1 <= H, c * (i - lo + 1) <= c * (H - lo)))
     return out
 
 
@@ -309,7 +316,9 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             if progress:
                 progress(f"{program.name}: labelling with axioms #{proposals_n}")
             ti = time.monotonic()
-            hints = budget_hints(kap, enc, env0, valid_under(req, 2000))
+            valid_req = valid_under(req, 2000)
+            facts = budget_hints(kap, lambda e: valid_req(enc.expr(e, env0)))
+            hints = [enc.expr(f, env0) for f in facts]
             pools = node_pools(cfa, dag, candidate_pool(cfa, axioms, loops))
             states = collect_states(cfa, axioms, points)
             houdini(aut, enc, Batch(enc, stats, req, HOUDINI_MS, deadline), pools, states)
@@ -319,7 +328,9 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             times["inclusion"] += time.monotonic() - tc
             bad = [o for o in obligations if o.status != VALID]
             if not bad:
-                return _done(program, cfa, "proved", t0, "", aut, stats, times, obligations, None, proposals_n)
+                res = _done(program, cfa, "proved", t0, "", aut, stats, times, obligations, None, proposals_n)
+                res.facts = facts
+                return res
             reason = "the labelled automaton did not check: " + "; ".join(
                 f"{o.rule} at {o.where} ({o.status})" for o in bad[:3])
     except Timeout:

@@ -22,6 +22,9 @@ class ProofResult(ProgramResult):
     stats: Dict[str, Any] = field(default_factory=dict)
     obligations: List[Any] = field(default_factory=list)
     failed_trace: Optional[str] = None
+    # facts (lang.ast expressions over inputs and state) proved valid under `requires` and used as
+    # extra hypotheses by the checker (loop budget hints, see tamp.prover.loops.budget_hints)
+    facts: List[Any] = field(default_factory=list)
 
     def __post_init__(self):
         super().__post_init__()
@@ -35,6 +38,10 @@ class ProofResult(ProgramResult):
         out["automata"] = [a.to_json() for a in self.automata]
         if self.failed_trace:
             out["failed_trace"] = self.failed_trace
+        if self.facts:
+            from .show import show_expr
+
+            out["facts"] = [show_expr(f) for f in self.facts]
         out["obligations"] = {"total": len(self.obligations),
                               "valid": sum(1 for o in self.obligations if o.status == "valid")}
         return out

@@ -167,11 +167,8 @@ def test_random_bytes(tmp_path, capsys, data):
 
 
 @pytest.mark.parametrize("argv", [
-    ["check", "{dir}/deep.prob"],
     ["prove", "{dir}/deep.prob", "--timeout", "5"],
-    ["prove", "{dir}/nope.prob"],
     ["check-proof", "{dir}/deep.prob", "{dir}/deep.prob"],
-    ["prove"],
     ["frobnicate"],
 ])
 def test_subprocess_runs_never_show_a_traceback(tmp_path, argv):

@@ -341,35 +341,38 @@ def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: in
             raise Rejected(f"{rule} fails at {where}: {why}")
         count += 1
 
+    # each label and bound over the pre-state, encoded once
+    lam0 = {nid: E(n.lam, what=f"q{nid}") for nid, n in aut.nodes.items()}
+    kap0 = {nid: R(n.kappa, what=f"q{nid}") for nid, n in aut.nodes.items()}
     root = aut.nodes[aut.root]
-    ob("INIT", f"q{root.id}", z3.And(E(root.lam, what=f"q{root.id}"), R(root.kappa, what=f"q{root.id}") == 0))
+    ob("INIT", f"q{root.id}", z3.And(lam0[root.id], kap0[root.id] == 0))
     post_parts = [E(e, what="ensures") for e in cfa.ensures]
     post = z3.And(*post_parts) if post_parts else z3.BoolVal(True)
     for nid, n in aut.nodes.items():
         w = f"q{nid}"
-        lam = E(n.lam, what=w)
+        lam = lam0[nid]
         outs = aut.out(nid)
         if outs and all(e.kind == "split" for e in outs):
             ob("COVER", f"split at {w}", z3.Implies(lam, z3.Or(*[E(e.stmt.cond, what=w) for e in outs])))
-        ob("BUDGET", w, z3.Implies(lam, R(n.kappa, what=w) <= beta))
+        ob("BUDGET", w, z3.Implies(lam, kap0[nid] <= beta))
         if n.cfa_node == cfa.exit:
             ob("EXIT", w, z3.Implies(lam, post))
     for e in aut.edges:
         src, dst = aut.nodes[e.src], aut.nodes[e.dst]
         w = f"q{e.src}->q{e.dst} `{_stmt_text(e.stmt)}`"
-        lam = E(src.lam, what=w)
+        lam = lam0[e.src]
         ax = axioms.get(e.index)
         cost = z3.RealVal(0)
         if ax is not None:
             cost = R(ax.cost, what=w)
             side = [E(s, what=w) for s in ax.side]
             ob("STEP", w + " (side conditions, cost within β)",
-               z3.Implies(lam, z3.And(*side, R(src.kappa, what=w) + cost <= beta)))
+               z3.Implies(lam, z3.And(*side, kap0[e.src] + cost <= beta)))
         try:
             st2 = step(enc, StepState(dict(env0), [lam], [], z3.RealVal(0), []), e.stmt, ax)
         except Exception as exc:  # noqa: BLE001
             raise Rejected(f"STEP at {w}: cannot encode the statement: {exc}") from None
-        goal = z3.And(E(dst.lam, st2.env, w), R(src.kappa, what=w) + cost <= R(dst.kappa, st2.env, w))
+        goal = z3.And(E(dst.lam, st2.env, w), kap0[e.src] + cost <= R(dst.kappa, st2.env, w))
         ob("STEP", w, z3.Implies(st2.context(), goal))
     return count
 

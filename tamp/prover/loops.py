@@ -8,7 +8,9 @@ iteration count, so a checked labelling is a proof for all inputs.
   proposals of :mod:`.candidates` are ranked before any solver work: a combination whose
   total cost at the exit exceeds β at sampled inputs is dropped, and the rest are tried
   tightest first (the cost closest to β leaves the smallest tail thresholds, which is what
-  makes the postcondition provable); at most ``MAX_COMBOS`` are labelled.
+  makes the postcondition provable); at most ``MAX_COMBOS`` are labelled. Houdini's queries
+  get a short time limit (a timeout only drops a candidate); the tightest combination is
+  retried once with patient queries before the next one is tried.
 * κ is computed (:mod:`.kappa`): costs along paths, counter-linear terms at loop heads,
   flag-conditional terms for "at most once" iterations.
 * λ is found by Houdini (:mod:`.invariants`) over template candidates: counter ranges,
@@ -45,7 +47,8 @@ from .synthesis import Timeout
 
 MAX_COMBOS = 6
 MAX_RANKED = 400
-HOUDINI_MS = 800
+HOUDINI_MS = 300         # per Houdini query: a timeout only drops a candidate (never unsound)
+HOUDINI_RETRY_MS = 2500
 CHECK_MS = 10000
 
 
@@ -305,7 +308,11 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
         ranked = ranked_combinations(cfa, samples, cands, loops, dag)
         points = input_points(cfa)
         times["synthesis"] += time.monotonic() - ts
-        for axioms, kap in ranked[:MAX_COMBOS]:
+        # the tightest combination is tried again with patient Houdini queries if quick ones fail
+        attempts = [(a, k, HOUDINI_MS) for a, k in ranked[:MAX_COMBOS]]
+        if attempts:
+            attempts.insert(1, (attempts[0][0], attempts[0][1], HOUDINI_RETRY_MS))
+        for axioms, kap, houdini_ms in attempts:
             proposals_n += 1
             aut = automaton_of(cfa)
             for e in aut.edges:
@@ -321,7 +328,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             hints = [enc.expr(f, env0) for f in facts]
             pools = node_pools(cfa, dag, candidate_pool(cfa, axioms, loops))
             states = collect_states(cfa, axioms, points)
-            houdini(aut, enc, Batch(enc, stats, req, HOUDINI_MS, deadline), pools, states)
+            houdini(aut, enc, Batch(enc, stats, req, houdini_ms, deadline), pools, states)
             times["interpolation"] += time.monotonic() - ti
             tc = time.monotonic()
             obligations = check_automaton(aut, cfa, enc, valid_under(req + hints, CHECK_MS), cfa.bound)

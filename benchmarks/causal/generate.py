@@ -8,6 +8,11 @@ For each size (2×5, 3×8, 4×10 hidden units) three networks:
   sex-blind rule elsewhere (expected: refuted; biased mass near the seeded region's 0.3).
 * ``<size>_blinddata`` — trained *with* ``sex`` as an input on sex-blind labels: small
   non-zero ``sex`` weights whose effect nobody knows in advance (a stress case).
+* ``<size>_inert``   — the fair network with a ``sex``-dependent gate on top:
+  ``r = relu(score)``, ``g = relu(r + 0.5*sex - 0.5)``, ``score2 = score + 0.8*g``. The gate is
+  live (g = r for sex = 1) and changes ``score2``, but only where ``score > 0`` already, so the
+  decision ``score2 > 0`` never depends on ``sex`` (expected: certified — by reasoning about the
+  ReLUs, not by syntax).
 
 Every program reads inputs x1..xd in [0, 1] and sex in {0, 1} and sets ``out`` to 1 or 0.
 Weights are rounded to 4 decimals; the rounded weights are also written to
@@ -97,7 +102,7 @@ def _lin(ws, names, b) -> str:
     return text[2:] if text.startswith("+ ") else "-" + text[2:]
 
 
-def to_prob(name: str, params, d: int, comment: str) -> str:
+def to_prob(name: str, params, d: int, comment: str, gate: bool = False) -> str:
     """The network as a `.prob` program with ``ensures independent(out, sex)``."""
     xs = [f"x{i + 1}" for i in range(d)]
     inputs = xs + ["sex"]
@@ -115,7 +120,13 @@ def to_prob(name: str, params, d: int, comment: str) -> str:
         prev = cur
     w, b = params[-1]
     lines.append(f"  score := {_lin(w[:, 0], prev, b[0])};")
-    lines.append("  if (score > 0) { out := 1; } else { out := 0; }")
+    if gate:
+        lines.append("  r := max(0, score);")
+        lines.append("  g := max(0, r + 0.5*sex - 0.5);")
+        lines.append("  score2 := score + 0.8*g;")
+        lines.append("  if (score2 > 0) { out := 1; } else { out := 0; }")
+    else:
+        lines.append("  if (score > 0) { out := 1; } else { out := 0; }")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -123,27 +134,31 @@ def to_prob(name: str, params, d: int, comment: str) -> str:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(Path(__file__).parent))
+    ap.add_argument("--kinds", default="fair,biased,blinddata,inert", help="comma-separated kinds to write")
     args = ap.parse_args(argv)
     out = Path(args.out)
     for k, (base, layers, width, d) in enumerate(SIZES):
-        for kind in ("fair", "biased", "blinddata"):
-            rng = np.random.default_rng(1000 * k + {"fair": 1, "biased": 2, "blinddata": 3}[kind])
+        for kind in args.kinds.split(","):
+            train_kind = "fair" if kind == "inert" else kind
+            rng = np.random.default_rng(1000 * k + {"fair": 1, "biased": 2, "blinddata": 3}[train_kind])
             x, sex, y = make_data(d, "biased" if kind == "biased" else "fair", 6000, rng)
             X = np.column_stack([x, sex])
-            if kind == "fair":
+            if train_kind == "fair":
                 X = X.copy()
                 X[:, -1] = 0.0  # trained without access to sex
             params = train(X, y, layers, width, rng)
-            if kind == "fair":
+            if train_kind == "fair":
                 params[0][0][-1, :] = 0.0  # sex's weights: never trained, set to exactly 0
             acc = float((forward(params, X) == y).mean())
             name = f"{base}_{kind}"
             comment = {"fair": "trained without access to sex (its weights are 0)",
                        "biased": f"labels copy sex where x1 > {SEED_REGION}",
-                       "blinddata": "trained with sex on sex-blind labels"}[kind]
-            (out / f"{name}.prob").write_text(to_prob(name, params, d, comment + f"; training accuracy {acc:.3f}"))
-            meta = {"name": name, "kind": kind, "layers": layers, "width": width, "features": d,
-                    "relus": layers * width, "train_accuracy": acc,
+                       "blinddata": "trained with sex on sex-blind labels",
+                       "inert": "the fair network plus a live sex-dependent gate that never flips the decision"}[kind]
+            (out / f"{name}.prob").write_text(to_prob(name, params, d, comment + f"; training accuracy {acc:.3f}",
+                                                      gate=kind == "inert"))
+            meta = {"name": name, "kind": kind, "layers": layers, "width": width, "features": d, "gate": kind == "inert",
+                    "relus": layers * width + (2 if kind == "inert" else 0), "train_accuracy": acc,
                     "seeded_region_mass": (1 - SEED_REGION) if kind == "biased" else 0.0,
                     "weights": [[w.tolist(), b.tolist()] for w, b in params]}
             (out / f"{name}.json").write_text(json.dumps(meta))

@@ -39,7 +39,11 @@ def monte_carlo(meta: dict, n: int = 100_000, seed: int = 7) -> float:
             a = a @ w + b
             if i < len(params) - 1:
                 a = np.maximum(a, 0)
-        return a[:, 0] > 0
+        score = a[:, 0]
+        if meta.get("gate"):
+            g = np.maximum(0, np.maximum(0, score) + 0.5 * sex - 0.5)
+            score = score + 0.8 * g
+        return score > 0
     return float(np.mean(out(0) != out(1)))
 
 

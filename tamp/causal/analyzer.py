@@ -32,7 +32,7 @@ from lang import ast as A
 
 from . import boxes as B
 from . import terms as T
-from .dag import Dag, compile_dag, evaluate
+from .dag import Dag, compile_dag, evaluate, evaluate_float
 from .interval import differ, propagate
 from .region import Region, build_region
 from .smt import model_value, phase_facts, translate_nodes, z3_var
@@ -46,9 +46,9 @@ MEASURED = "measured"
 class Options:
     """Tuning of the certifier (see docs/causal.md)."""
 
-    max_unstable: int = 12          # U: at most this many undecided ReLUs/branches before calling SMT
+    max_unstable: int = 8           # U: at most this many undecided ReLUs/branches before calling SMT
     min_mass: float = 2.0 ** -16    # L: boxes with a smaller (uniform) share are not split further
-    smt_timeout: float = 20.0       # seconds per SMT query; a timeout counts as unknown
+    smt_timeout: float = 10.0       # seconds per SMT query; a timeout counts as unknown
     refine: bool = True             # split mixed boxes to tighten the bounds on the biased mass
     timeout: Optional[float] = 600.0  # seconds for the whole analysis
     jobs: int = 0                   # worker processes (0 = all cores)
@@ -265,6 +265,9 @@ class Analyzer:
         """The exact biased share of ``box`` (uniform prior, one pair of copies), or None."""
         if facts is None or not self.exact_ok or self.options.exact_unstable < 0:
             return None
+        rx = facts.rx
+        if int(((rx.pre_lo < 0) & (rx.pre_hi > 0)).sum()) > self.options.exact_unstable:
+            return None  # (every ReLU counts, relevant or not: a cheap filter)
         from .exactmass import exact_biased_share
         k = len(self.outs)
         pair = self.pairs[0]
@@ -287,14 +290,14 @@ class Analyzer:
             w = self.witness(B.center(self.dims, box))
             if w is not None:
                 return Decision(BIASED, witness=w)
-        if facts is not None and self.sym.pairs:
+        biased_pt, fair_pt = self.probe(box)
+        w = self.witness(biased_pt) if biased_pt is not None else None
+        if w is None and facts is not None and self.sym.pairs:
             from .relational import box_cannot_be_biased
             if box_cannot_be_biased(self.sym, facts, self.pairs):
                 return Decision(CERTIFIED)
         cands = self.splittable(box)
         small = not cands or B.uniform_mass(self.dims, box) < self.options.min_mass
-        biased_pt, fair_pt = self.probe(box)
-        w = self.witness(biased_pt) if biased_pt is not None else None
         if w is not None and fair_pt is not None:  # both kinds seen: mixed, no solver needed
             return self._mixed(box, cands, small, w, fair_pt, 0)
         if bounds.unstable > self.options.max_unstable and not small:
@@ -341,14 +344,37 @@ class Analyzer:
             k = self.choose_split(box, cands, self.facts)
         return Decision(None, B.split(self.dims[k], box, k), witness=w, smt_calls=calls)
 
-    def probe(self, box: B.Box, n: int = 8):
-        """Evaluate the programs exactly at the centre and ``n`` pseudo-random rational points of
-        ``box``: returns (a biased point or None, a point that is not biased or None)."""
+    def probe(self, box: B.Box, n: int = 24):
+        """Screen the centre and ``n`` pseudo-random rational points of ``box`` in floating point:
+        returns (a biased point or None, a point that is probably not biased or None). The biased
+        point is confirmed by exact evaluation; the other one only steers splitting (a box called
+        mixed only contributes to the upper bound of the biased mass)."""
         import random
+        import numpy as np
         rng = random.Random(hash(box))
+        pts = [B.center(self.dims, box)] + [B.random_point(self.dims, box, rng) for _ in range(n)]
+        env = {d.name: np.array([float(p[d.name]) for p in pts]) for d in self.dims}
+        try:
+            vals = evaluate_float(self.dag, env)
+        except (ValueError, TypeError):
+            return self._probe_exact(pts)
+        k = len(self.outs)
+        flag = np.zeros(len(pts), dtype=bool)
+        for i, j in self.pairs:
+            flag |= vals[k + i].astype(bool) & vals[k + j].astype(bool) & (vals[i] != vals[j])
         biased_pt = fair_pt = None
-        for i in range(n + 1):
-            pt = B.center(self.dims, box) if i == 0 else B.random_point(self.dims, box, rng)
+        for t in np.flatnonzero(flag)[:3]:
+            if self.biased_at(pts[t]) is not None:
+                biased_pt = pts[t]
+                break
+        fair = np.flatnonzero(~flag)
+        if len(fair):
+            fair_pt = pts[fair[0]]
+        return biased_pt, fair_pt
+
+    def _probe_exact(self, pts):
+        biased_pt = fair_pt = None
+        for pt in pts:
             if self.biased_at(pt) is not None:
                 biased_pt = biased_pt or pt
             else:

@@ -76,3 +76,55 @@ def evaluate(dag: Dag, env: Dict[str, object]) -> List[object]:
         else:
             vals[i] = T.apply_value(n.kind, [vals[a] for a in n.args])
     return [vals[r] for r in dag.roots]
+
+
+def evaluate_float(dag: Dag, env: Dict[str, object]) -> List[object]:
+    """Approximate values of the roots for a batch of points: ``env`` maps each input to a numpy
+    array (one entry per point); arithmetic in binary64. Only for screening — every answer that
+    matters is re-checked with :func:`evaluate`."""
+    import numpy as np
+    vals: List[object] = [None] * len(dag.nodes)
+    size = len(next(iter(env.values()))) if env else 1
+    with np.errstate(all="ignore"):
+        for i, n in enumerate(dag.nodes):
+            k = n.kind
+            a = [vals[j] for j in n.args]
+            if k == "const":
+                v = np.full(size, bool(n.payload) if n.sort == "bool" else float(n.payload))
+            elif k == "input":
+                v = np.asarray(env[n.payload], dtype=bool if n.sort == "bool" else float)
+            elif k == "+":
+                v = a[0] + a[1]
+            elif k == "-":
+                v = a[0] - a[1]
+            elif k == "*":
+                v = a[0] * a[1]
+            elif k == "/":
+                v = a[0] / a[1]
+            elif k == "div":
+                v = np.floor_divide(a[0], a[1])
+            elif k == "mod":
+                v = np.mod(a[0], a[1])
+            elif k == "neg":
+                v = -a[0]
+            elif k == "max":
+                v = np.maximum(a[0], a[1])
+            elif k == "min":
+                v = np.minimum(a[0], a[1])
+            elif k == "abs":
+                v = np.abs(a[0])
+            elif k == "ite":
+                v = np.where(a[0], a[1], a[2])
+            elif k in ("<", "<=", ">", ">=", "==", "!="):
+                v = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+                     "==": np.equal, "!=": np.not_equal}[k](a[0], a[1])
+            elif k == "and":
+                v = np.logical_and.reduce(a)
+            elif k == "or":
+                v = np.logical_or.reduce(a)
+            elif k == "not":
+                v = np.logical_not(a[0])
+            else:
+                raise ValueError(f"unknown operator {k}")
+            vals[i] = v
+    return [vals[r] for r in dag.roots]

@@ -22,7 +22,7 @@ def add_arguments(p):
     p.add_argument("--jobs", metavar="N", type=int, default=0, help="worker processes (default: all cores)")
     p.add_argument("--min-mass", metavar="L", type=float, default=2.0 ** -16,
                    help="boxes with a smaller share of the region are not split (set aside as unknown/mixed)")
-    p.add_argument("--max-unstable", metavar="U", type=int, default=12,
+    p.add_argument("--max-unstable", metavar="U", type=int, default=8,
                    help="at most U undecided ReLUs/branches in a box before it is given to the SMT solver")
     p.add_argument("--json", action="store_true", help="machine-readable output")
 

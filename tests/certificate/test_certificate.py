@@ -260,3 +260,11 @@ def test_trivial_claims_are_flagged(tmp_path, capsys, text, note):
     assert main(["prove", str(f), "--certificate", str(cert), "--quiet"]) == 0
     assert main(["check-proof", str(cert), str(f)]) == 0
     assert note in capsys.readouterr().out
+
+
+def test_claim_made_with_fixed_inputs_needs_the_same_inputs(tmp_path, capsys):
+    cert = make_certificate(EX1, inputs={"p": 1})
+    code, out = check(cert, EX1, tmp_path, capsys)
+    assert code == 3 and "requires" in out, out
+    code, out = check(cert, EX1, tmp_path, capsys, extra=["--input", "p=1"])
+    assert code == 0, out

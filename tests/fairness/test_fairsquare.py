@@ -54,3 +54,12 @@ def test_simulator_agrees_on_a_fairsquare_problem():
     for term in r.terms:
         lo, hi = est[" ".join(term.text.split())]
         assert term.interval.lo <= Fraction(hi) and Fraction(lo) <= term.interval.hi
+
+
+def test_relu_network_over_a_bayesian_network_is_proved_fair():
+    # BN1_NN3_2: Monte Carlo ratio 0.8812 (99.9% interval [0.8802, 0.8822]), threshold 0.85;
+    # FairSquare timed out on it. About 2 s of CPU.
+    r = decide_program(load("BN1_NN3_2"), timeout=60)
+    assert r.verdict == "proved", r.render_text()
+    ratio = r.comparisons[0].lhs
+    assert ratio.lo > Fraction(85, 100) and ratio.lo <= Fraction("0.8822") and Fraction("0.8802") <= ratio.hi

@@ -9,7 +9,8 @@ happened yet* can never be part of the labelling, since λ must hold on all such
 Runs start from inputs satisfying ``requires``, with random values for the uninitialised
 locals (the prover assumes nothing about them either), draw every sampling from its
 distribution, and stop at the first bad event (the union bound excuses what follows), at
-the exit, or after ``max_steps`` steps. At most ``per_node`` states are kept per CFA node.
+the exit, or after ``max_steps`` steps (``TOTAL_STEPS`` over all runs). At most ``per_node``
+states are kept per CFA node (a uniform sample of the visits).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Dict, List, Optional
 from lang import ast as A
 
 MAX_STEPS = 4000
+TOTAL_STEPS = 20000
 PER_NODE = 25
 
 
@@ -106,7 +108,10 @@ def collect_states(cfa, axioms: Dict, input_points: List[dict], seed: int = 11,
     rng = random.Random(seed)
     seen: Dict[int, List[dict]] = {}
     counts: Dict[int, int] = {}
+    total = 0
     for point in input_points:
+        if total >= TOTAL_STEPS:
+            break
         env = {}
         for name, t in cfa.types.items():
             env[name] = point[name] if name in point else _random_value(t, rng)
@@ -114,6 +119,7 @@ def collect_states(cfa, axioms: Dict, input_points: List[dict], seed: int = 11,
         try:
             while steps < max_steps:
                 steps += 1
+                total += 1
                 counts[node] = counts.get(node, 0) + 1
                 bucket = seen.setdefault(node, [])
                 if len(bucket) < per_node:

@@ -32,6 +32,13 @@ def make_q(num: int, den: int = 1, use_gmp: bool = HAVE_GMPY2):
     return Fraction(num, den)
 
 
+def make_z(x: int, use_gmp: bool = HAVE_GMPY2):
+    """The integer ``x`` as ``mpz`` (GMP multiplication) or as ``int``."""
+    if use_gmp:
+        return _gmpy2.mpz(x)
+    return x
+
+
 def to_fraction(q) -> Fraction:
     """Exact conversion of an ``mpq``/``Fraction``/``int`` to ``Fraction``."""
     if isinstance(q, Fraction):

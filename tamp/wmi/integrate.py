@@ -40,7 +40,7 @@ from fractions import Fraction
 from math import factorial, lcm
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .bigq import make_q, tree_sum
+from .bigq import make_q, make_z, tree_sum
 from .poly import Poly
 
 _ZERO = Fraction(0)
@@ -256,6 +256,10 @@ class _Integrand:
         Everything is integer until one division per support group; the
         result is an exact rational of :mod:`tamp.wmi.bigq` (``mpq`` when gmpy2
         is available, else ``Fraction``)."""
+        # big integers as mpz when gmpy2 is available (GMP multiplication)
+        E = [make_z(e) for e in E]
+        Vnum = [make_z(v) for v in Vnum]
+        delta = make_z(delta)
         ev = E[-1]  # <η, Vnum>
         maxdeg = self.maxdeg
         total = make_q(0)

@@ -46,7 +46,13 @@ class CausalResult(ProgramResult):
                          f"  (coverage {d['coverage']:.2%})")
             bm = d["biased_mass"]
             lines.append(f"  biased mass in [{bm['lower']:.6f}, {bm['upper']:.6f}] under {d['distribution']}")
-            lines.append(f"  boxes {d['boxes']}  SMT calls {d['smt_calls']}")
+            leaves = d.get("leaves", {})
+            extra = ""
+            if leaves.get("measured"):
+                extra += f"  measured exactly {leaves['measured']}"
+            if d.get("mixed_share"):
+                extra += f"  mixed (bias unmeasured) {d['mixed_share']:.2%}"
+            lines.append(f"  boxes {d['boxes']}  SMT calls {d['smt_calls']}{extra}")
         w = d.get("witness")
         if w:
             ins = ", ".join(f"{k}={show(v)}" for k, v in w["inputs"].items())

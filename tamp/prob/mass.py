@@ -16,7 +16,13 @@ A cell is a box (``trunc``: bounds per variable) and linear constraints
    are a 2-D problem, whatever the number of original variables;
 5. anything left is bounded by :class:`SplitNode`: adaptive splitting of the box of
    all variables but one (the *inner* one), whose mass is exact per sub-box by
-   monotonicity in the constraints' right-hand sides.
+   monotonicity in the constraints' right-hand sides.  For Gaussians a Taylor
+   enclosure of the integral of f(s) F(limit(s)) per box is intersected with it
+   (first moments; the second order bounded by max |F''| over the limit's range times
+   exact second moments, or exact with a third-order remainder, |F'''| <= phi(0)/sigma^3);
+   at a kink (the active constraint changes in the box) any one active pair still
+   bounds the mass from above.  Boxes are refined largest gap first and split along
+   the variable that most narrows them (:meth:`SplitNode._split_scores`).
 """
 
 from __future__ import annotations

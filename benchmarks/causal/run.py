@@ -84,7 +84,8 @@ def main(argv=None):
 
 def write_md(rows, args):
     lines = ["# Causal fairness benchmarks", "",
-             f"`python benchmarks/causal/run.py --timeout {args.timeout:g}` on {os.cpu_count()} cores "
+             f"`python benchmarks/causal/run.py --timeout {args.timeout:g}` on {os.cpu_count()} cores, "
+             f"load average at the end {os.getloadavg()[0]:.1f} "
              f"(min box share L = {args.min_mass:g}). Coverage = certified + biased-found share of the input box; "
              "biased mass = probability (uniform inputs) that flipping `sex` changes `out`, as certified "
              "lower/upper bounds; MC = Monte Carlo estimate of the same from the weights (100,000 points).", "",

@@ -48,6 +48,14 @@ def to_fraction(q) -> Fraction:
     return Fraction(int(q.numerator), int(q.denominator))
 
 
+def _as_mpq(x):
+    """Exact ``mpq`` from an int, Fraction or any exact rational number."""
+    x = x if isinstance(x, (int, Fraction)) else Fraction(x)
+    if isinstance(x, int):
+        return _gmpy2.mpq(x)
+    return _gmpy2.mpq(x.numerator, x.denominator)
+
+
 def tree_sum(terms: List, use_gmp: bool = HAVE_GMPY2) -> Fraction:
     """Exact sum of rationals by balanced pairwise addition, as ``Fraction``.
 
@@ -58,7 +66,7 @@ def tree_sum(terms: List, use_gmp: bool = HAVE_GMPY2) -> Fraction:
     if not terms:
         return Fraction(0)
     if use_gmp:
-        terms = [t if type(t) is _MPQ else _gmpy2.mpq(t) for t in terms]
+        terms = [t if type(t) is _MPQ else _as_mpq(t) for t in terms]
     while len(terms) > 1:
         nxt = [terms[i] + terms[i + 1] for i in range(0, len(terms) - 1, 2)]
         if len(terms) % 2:

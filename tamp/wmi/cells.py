@@ -20,6 +20,7 @@ from typing import Dict, List, Optional, Tuple
 
 import z3
 
+from .bigq import tree_sum
 from .integrate import _Deadline, _integrate_rows, _normalize
 from .model import Atom, formula_vars, simplify, simplify_w, weight_vars
 from .poly import Poly
@@ -49,7 +50,10 @@ class CellEnumerator:
         self.n_bools = n_bools
         self.deadline = deadline
         self.cells = 0
-        self.total = Fraction(0)
+        # exact cell integrals, summed once (pairwise, GMP when available):
+        # a running Fraction total costs a quadratic gcd per cell on
+        # denominators of up to millions of bits
+        self.values: List[Fraction] = []
         self.xs = [z3.Real(f"x{i}") for i in range(n)]
         self.solver = z3.SolverFor("QF_LRA")
         self.box_rows = []
@@ -67,7 +71,7 @@ class CellEnumerator:
     # -- helpers -------------------------------------------------------------
     def _check_time(self):
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise WMITimeout("time limit reached", self.cells, self.total)
+            raise WMITimeout("time limit reached", self.cells, self.total())
 
     def _zatom(self, j):
         e = self._zatoms.get(j)
@@ -126,7 +130,11 @@ class CellEnumerator:
         if self.solver.check() != z3.sat:
             return Fraction(0)
         self._rec(phi, w, [])
-        return self.total
+        return self.total()
+
+    def total(self) -> Fraction:
+        """Exact sum of the cell integrals computed so far."""
+        return tree_sum(list(self.values))
 
     def _choose(self, phi, w):
         counts: Dict[int, int] = {}
@@ -206,9 +214,9 @@ class CellEnumerator:
         if rows is None:
             return
         if self.integrator is not None:
-            self.total += self.integrator(f, [(a, b, False) for a, b in rows], self.n)
+            self.values.append(self.integrator(f, [(a, b, False) for a, b in rows], self.n))
             return
         try:
-            self.total += _integrate_rows(f, rows, self.n, point, self.deadline)
+            self.values.append(_integrate_rows(f, rows, self.n, point, self.deadline))
         except _Deadline:
-            raise WMITimeout("time limit reached", self.cells - 1, self.total) from None
+            raise WMITimeout("time limit reached", self.cells - 1, self.total()) from None

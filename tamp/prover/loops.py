@@ -29,7 +29,6 @@ import time
 from typing import Dict, List, Optional
 
 import networkx as nx
-import z3
 
 from lang import ast as A
 
@@ -42,7 +41,7 @@ from .kappa import Kappa, NoKappa, compute_kappa
 from .samples import collect_states, input_points
 from .result import ProofResult, axioms_table
 from .show import show_expr
-from .smt import VALID, Encoder, Stats, is_valid, to_real
+from .smt import VALID, Encoder, Stats, is_valid
 from .synthesis import Timeout
 
 MAX_COMBOS = 6

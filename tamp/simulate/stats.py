@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Tuple
 
-from scipy.stats import beta
-
 
 def clopper_pearson(k: int, n: int, conf: float = 0.99) -> Tuple[float, float]:
     """The exact two-sided Clopper–Pearson interval for a binomial proportion.
@@ -20,6 +18,8 @@ def clopper_pearson(k: int, n: int, conf: float = 0.99) -> Tuple[float, float]:
     if n == 0:
         return 0.0, 1.0
     alpha = 1.0 - conf
+    from scipy.stats import beta  # imported here: scipy.stats costs ~1.5 s at CLI start-up
+
     lo = 0.0 if k == 0 else float(beta.ppf(alpha / 2, k, n - k + 1))
     hi = 1.0 if k == n else float(beta.ppf(1 - alpha / 2, k + 1, n - k))
     return lo, hi

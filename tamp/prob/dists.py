@@ -187,12 +187,11 @@ class Gauss(Dist):
 
     def pdf_range(self, lo: float, hi: float) -> Tuple[float, float]:
         """Certified bounds of the density over [lo, hi] (unimodal at the mean)."""
-        a, b = self.pdf_f(lo), self.pdf_f(hi)
-        top = max(a[1], b[1])
-        fm = self._fconsts()[0]
-        if lo <= fm[1] and fm[0] <= hi:  # may contain the mean: the peak density bounds it
-            top = self._normal().peak()
-        return (min(a[0], b[0]), top)
+        if lo == hi:
+            return self.pdf_f(lo)
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            return (0.0, self._normal().peak())
+        return self._normal().pdf_range(lo, hi)
 
     def first_moment(self, a: float, b: float, c: float) -> Tuple[float, float]:
         """Certified ∫_a^b (s - c) f(s) ds = var (f(a) - f(b)) + (mean - c)(F(b) - F(a)); a, b finite."""

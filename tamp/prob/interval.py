@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Optional
 
 INF = math.inf
+_nextafter = math.nextafter
 
 
 def down(x: float) -> float:
@@ -57,8 +58,13 @@ def fenclose(q: Fraction) -> tuple:
 
 def fadd(a: tuple, b: tuple) -> tuple:
     """Outward-rounded sum of two float intervals."""
-    lo, hi = a[0] + b[0], a[1] + b[1]
-    return (down(lo) if math.isfinite(lo) else lo, up(hi) if math.isfinite(hi) else hi)
+    lo = a[0] + b[0]
+    hi = a[1] + b[1]
+    if -INF < lo < INF:
+        lo = _nextafter(lo, -INF)
+    if -INF < hi < INF:
+        hi = _nextafter(hi, INF)
+    return (lo, hi)
 
 
 def fneg(a: tuple) -> tuple:
@@ -73,12 +79,22 @@ def _mul1(x: float, y: float) -> float:
 
 def fmul(a: tuple, b: tuple) -> tuple:
     """Outward-rounded product of two float intervals (0 * inf counts as 0)."""
-    ps = (_mul1(a[0], b[0]), _mul1(a[0], b[1]), _mul1(a[1], b[0]), _mul1(a[1], b[1]))
-    lo, hi = min(ps), max(ps)
-    if lo != 0.0 and math.isfinite(lo):
-        lo = down(lo)
-    if hi != 0.0 and math.isfinite(hi):
-        hi = up(hi)
+    a0, a1 = a
+    b0, b1 = b
+    if a0 >= 0.0 and b0 >= 0.0:  # the common case: both non-negative
+        lo = a0 * b0 if a0 != 0.0 and b0 != 0.0 else 0.0
+        hi = a1 * b1 if a1 != 0.0 and b1 != 0.0 else 0.0
+    else:
+        p1 = a0 * b0 if a0 != 0.0 and b0 != 0.0 else 0.0
+        p2 = a0 * b1 if a0 != 0.0 and b1 != 0.0 else 0.0
+        p3 = a1 * b0 if a1 != 0.0 and b0 != 0.0 else 0.0
+        p4 = a1 * b1 if a1 != 0.0 and b1 != 0.0 else 0.0
+        lo = min(p1, p2, p3, p4)
+        hi = max(p1, p2, p3, p4)
+    if lo != 0.0 and -INF < lo < INF:
+        lo = _nextafter(lo, -INF)
+    if hi != 0.0 and -INF < hi < INF:
+        hi = _nextafter(hi, INF)
     return (lo, hi)
 
 

@@ -305,6 +305,26 @@ class Normal:
         lo = 0.0 if Y_hi > cap else ratio_down(self._norm[0], E_hi)
         return lo, ratio_up(self._norm[1], E_lo)
 
+    def pdf_range(self, x_lo: float, x_hi: float) -> FPair:
+        """Float bounds of the density over [x_lo, x_hi] with one exponential: the density
+        decreases with |x - mean|, so the nearest and farthest points bound it (the peak when
+        the interval may contain the mean)."""
+        A_lo, A_hi = float_fix(x_lo)[0] - self._m[1], float_fix(x_hi)[1] - self._m[0]  # x - mean
+        if A_lo >= 0:
+            D_near, D_far = A_lo, A_hi
+        elif A_hi <= 0:
+            D_near, D_far = -A_hi, -A_lo
+        else:
+            D_near, D_far = 0, max(-A_lo, A_hi)
+        vn, vd = self.var.numerator, self.var.denominator
+        Y_lo = (D_near * D_near * vd) // (2 * vn << PREC)
+        Y_hi = _cdiv(D_far * D_far * vd, 2 * vn << PREC)
+        cap = 750 << PREC
+        Y_lo, Y_hi = min(Y_lo, cap), min(Y_hi, cap)
+        E_lo, E_hi = exp_fix(Y_lo, Y_hi)
+        lo = 0.0 if Y_hi >= cap else ratio_down(self._norm[0], E_hi)
+        return lo, ratio_up(self._norm[1], E_lo)
+
     def peak(self) -> float:
         """An upper bound of the density's maximum 1/√(2πv)."""
         return ratio_up(self._norm[1], ONE)

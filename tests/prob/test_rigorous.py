@@ -91,3 +91,40 @@ def test_normal_cdf_when_the_point_is_within_rounding_of_the_mean():
     lo, hi = n.cdf(2.0 ** -82)
     v = mpmath.ncdf(mpmath.mpf(2) ** -82, mu=mp(n.mean), sigma=1)
     assert lo <= v <= hi and hi - lo < 1e-15
+
+
+def test_density_range_bounds_every_point():
+    g = Gauss(Fraction(2), Fraction(3))
+    rng = random.Random(3)
+    for _ in range(200):
+        a = rng.uniform(-6, 10)
+        b = a + rng.choice([0.0, 1e-15, 1e-3, 0.5, 4.0])
+        lo, hi = g.pdf_range(a, b)
+        for x in (a, b, (a + b) / 2, 2.0 if a <= 2 <= b else a):
+            v = mpmath.npdf(mpmath.mpf(x), mu=2, sigma=mpmath.sqrt(3))
+            assert lo <= v <= hi
+    assert g.pdf_range(-math.inf, 0.0)[1] >= mpmath.npdf(2, mu=2, sigma=mpmath.sqrt(3))
+
+
+def test_float_interval_products_enclose_exact_products():
+    from tamp.prob.interval import fadd, fmul
+    rng = random.Random(5)
+    vals = [0.0, -0.0, 1.0, -2.5, 1e-300, 3.7e10, -1e-5, math.inf, -math.inf]
+    for _ in range(400):
+        a = sorted(rng.choice(vals + [rng.uniform(-9, 9)]) for _ in range(2))
+        b = sorted(rng.choice(vals + [rng.uniform(-9, 9)]) for _ in range(2))
+        p, s = fmul(tuple(a), tuple(b)), fadd(tuple(a), tuple(b))
+        for x in a:
+            for y in b:
+                if math.isfinite(x) and math.isfinite(y):
+                    assert _le(p[0], Fraction(x) * Fraction(y)) and _le(Fraction(x) * Fraction(y), p[1])
+                    assert _le(s[0], Fraction(x) + Fraction(y)) and _le(Fraction(x) + Fraction(y), s[1])
+
+
+def _le(a, b):
+    """a <= b for floats (possibly infinite) and Fractions."""
+    if isinstance(a, float) and math.isinf(a):
+        return a < 0
+    if isinstance(b, float) and math.isinf(b):
+        return b > 0
+    return Fraction(a) <= Fraction(b)

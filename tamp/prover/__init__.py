@@ -75,8 +75,9 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
         aut = unfold_tree(cfa, splits)
         search = Search(cfa, aut, enc, stats, deadline, cfa.bound, spec, n_real)
         if progress:
-            progress(f"{program.name}: synthesising axioms ({len(aut.exits)} traces"
-                     + (f", split on {show_expr(splits[0])}" if splits else "") + ")")
+            progress({"program": program.name, "traces": len(aut.exits),
+                      "stage": f"synthesising axioms for {len(aut.exits)} traces"
+                               + (f", split on {show_expr(splits[0])}" if splits else "")})
         ts = time.monotonic()
         try:
             ok = synthesize(search)

@@ -320,7 +320,9 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             for n in aut.nodes.values():
                 n.kappa = kap.at[n.id]
             if progress:
-                progress(f"{program.name}: labelling with axioms #{proposals_n}")
+                exit_bounds = sorted({show_expr(aut.nodes[x].kappa) for x in aut.exits})
+                progress({"program": program.name, "stage": f"labelling with axioms #{proposals_n}",
+                          "best_bound": ", ".join(exit_bounds) or None})
             ti = time.monotonic()
             valid_req = valid_under(req, 2000)
             facts = budget_hints(kap, lambda e: valid_req(enc.expr(e, env0)))

@@ -13,6 +13,8 @@ For each program of the certificate, against the claim rebuilt from the source f
 4. AXIOM    each sampling edge's axiom is re-derived from the axiom library
             (:mod:`.axiom_tree`) and must equal the stated bad/cost/side exactly;
 5. SMT      under ``requires``, each valid (z3 ``unsat`` of the negation, else rejected):
+            FACT   each lemma the certificate offers (e.g. the prover's loop budget hints) follows
+                   from ``requires``; proven facts are then hypotheses of the obligations below;
             INIT   λ(root) ∧ κ(root) = 0;
             COVER  λ(q) ⇒ ∨ guards at each split node q;
             BUDGET λ(q) ⇒ κ(q) <= β at every node;
@@ -125,7 +127,7 @@ def check_program(pc: ProgramCert, src: A.SourceFile, prog: A.Program, bound, in
         out.obligations += check_cover(pc.automaton, cfa)
         axioms = check_axioms(pc.automaton, cfa)
         out.obligations += len(axioms)
-        out.obligations += check_smt(pc.automaton, cfa, axioms, timeout_ms, deadline, out.log)
+        out.obligations += check_smt(pc.automaton, cfa, axioms, timeout_ms, deadline, out.log, pc.facts)
         out.ok = True
         out.notes = claim_notes(cfa, timeout_ms)
     except Rejected as exc:
@@ -288,7 +290,8 @@ def check_axioms(aut: CertAutomaton, cfa) -> Dict[int, object]:
 # ---------------------------------------------------------------------------- 5. SMT
 
 
-def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: int, deadline, log) -> int:
+def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: int, deadline, log,
+              facts=()) -> int:
     from tamp.prover.smt import Encoder, to_real
     from tamp.prover.trace import StepState, step
 
@@ -344,6 +347,14 @@ def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: in
     # each label and bound over the pre-state, encoded once
     lam0 = {nid: E(n.lam, what=f"q{nid}") for nid, n in aut.nodes.items()}
     kap0 = {nid: R(n.kappa, what=f"q{nid}") for nid, n in aut.nodes.items()}
+    # FACT: each lemma the certificate offers must follow from `requires` alone (for every value of
+    # its free variables); it is then a sound extra hypothesis of every obligation below
+    proven = []
+    for i, f in enumerate(facts):
+        fz = E(f, what=f"fact {i}")
+        ob("FACT", f"fact {i} `{_show(f)}`", fz)
+        proven.append(fz)
+    hyps.extend(proven)
     root = aut.nodes[aut.root]
     ob("INIT", f"q{root.id}", z3.And(lam0[root.id], kap0[root.id] == 0))
     post_parts = [E(e, what="ensures") for e in cfa.ensures]

@@ -67,6 +67,7 @@ class ProgramCert:
     cfa: Dict[str, Any]
     automaton: CertAutomaton
     obligations: List[Dict[str, Any]]
+    facts: List[A.Expr] = field(default_factory=list)
 
 
 @dataclass
@@ -141,7 +142,11 @@ def decode_program(p: Any, where: str) -> ProgramCert:
     obligations = p.get("obligations", [])
     if not isinstance(obligations, list):
         raise MalformedCertificate(f"{where}.obligations: expected a list")
-    return ProgramCert(name, bound, cfa, decode_automaton(auts[0], f"{where}.automata[0]"), obligations)
+    facts = p.get("facts", [])
+    if not isinstance(facts, list):
+        raise MalformedCertificate(f"{where}.facts: expected a list")
+    return ProgramCert(name, bound, cfa, decode_automaton(auts[0], f"{where}.automata[0]"), obligations,
+                       [_ast(expr_from_json, f, f"{where}.facts[{i}]") for i, f in enumerate(facts)])
 
 
 def decode_automaton(a: Any, where: str) -> CertAutomaton:

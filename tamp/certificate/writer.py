@@ -15,6 +15,7 @@ A certificate file (``tamp prove FILE --certificate OUT.json``)::
                                         "cfa_edge": [u, v, key] | null,
                                         "axiom": null | {"family", "param", "parts": TREE,
                                                          "bad": AST, "cost": AST, "side": [AST…]}}]}],
+               "facts": [AST…],     # lemmas over the state, each valid under `requires` (re-proved)
                "obligations": [{"rule", "where", "status"}]}   # what the prover checked
 
 ASTs are :mod:`lang.serialize` JSON; TREE is an axiom derivation (:mod:`.axiom_tree`).
@@ -55,6 +56,7 @@ def program_certificate(result) -> Dict[str, Any]:
         "bound_text": result.bound,
         "cfa": cfa_form(cfa),
         "automata": [automaton_form(aut)],
+        "facts": [to_json(f) for f in (getattr(result, "facts", None) or [])],
         "obligations": [{"rule": o.rule, "where": o.where, "status": o.status} for o in result.obligations],
     }
 

@@ -268,3 +268,13 @@ def test_claim_made_with_fixed_inputs_needs_the_same_inputs(tmp_path, capsys):
     assert code == 3 and "requires" in out, out
     code, out = check(cert, EX1, tmp_path, capsys, extra=["--input", "p=1"])
     assert code == 0, out
+
+
+def test_offered_facts_are_re_proved(ex2_cert, tmp_path, capsys):
+    cert = tampered(ex2_cert)
+    cert["programs"][0]["facts"] = [ast("p <= 1/2")]  # does not follow from requires
+    code, out = check(cert, EX2, tmp_path, capsys)
+    assert code == 3 and "FACT" in out, out
+    cert["programs"][0]["facts"] = [ast("i <= n ==> p * i <= p * n")]  # valid under requires (p > 0)
+    code, out = check(cert, EX2, tmp_path, capsys)
+    assert code == 0, out

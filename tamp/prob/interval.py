@@ -71,10 +71,13 @@ def fneg(a: tuple) -> tuple:
     return (-a[1], -a[0])
 
 
-def _mul1(x: float, y: float) -> float:
+def _prod(x: float, y: float, direction: float) -> float:
+    """x·y rounded one ulp towards ``direction``; exactly 0 when a factor is 0 (so 0·inf = 0).
+    A product of non-zero factors is always moved, so an underflow to 0 still encloses it."""
     if x == 0.0 or y == 0.0:
         return 0.0
-    return x * y
+    p = x * y
+    return _nextafter(p, direction) if -INF < p < INF else p
 
 
 def fmul(a: tuple, b: tuple) -> tuple:
@@ -82,27 +85,20 @@ def fmul(a: tuple, b: tuple) -> tuple:
     a0, a1 = a
     b0, b1 = b
     if a0 >= 0.0 and b0 >= 0.0:  # the common case: both non-negative
-        lo = a0 * b0 if a0 != 0.0 and b0 != 0.0 else 0.0
-        hi = a1 * b1 if a1 != 0.0 and b1 != 0.0 else 0.0
-    else:
-        p1 = a0 * b0 if a0 != 0.0 and b0 != 0.0 else 0.0
-        p2 = a0 * b1 if a0 != 0.0 and b1 != 0.0 else 0.0
-        p3 = a1 * b0 if a1 != 0.0 and b0 != 0.0 else 0.0
-        p4 = a1 * b1 if a1 != 0.0 and b1 != 0.0 else 0.0
-        lo = min(p1, p2, p3, p4)
-        hi = max(p1, p2, p3, p4)
-    if lo != 0.0 and -INF < lo < INF:
-        lo = _nextafter(lo, -INF)
-    if hi != 0.0 and -INF < hi < INF:
-        hi = _nextafter(hi, INF)
-    return (lo, hi)
+        return (_prod(a0, b0, -INF), _prod(a1, b1, INF))
+    los = (_prod(a0, b0, -INF), _prod(a0, b1, -INF), _prod(a1, b0, -INF), _prod(a1, b1, -INF))
+    his = (_prod(a0, b0, INF), _prod(a0, b1, INF), _prod(a1, b0, INF), _prod(a1, b1, INF))
+    return (min(los), max(his))
 
 
 def fmul_nonneg(a: tuple, b: tuple) -> tuple:
     """Product of two intervals within [0, inf)."""
-    lo = a[0] * b[0]
+    lo = a[0] * b[0] if a[0] > 0 and b[0] > 0 else 0.0
+    if a[1] == 0.0 or b[1] == 0.0:
+        return (0.0, 0.0)
     hi = a[1] * b[1]
-    return (down(lo) if lo > 0 else 0.0, up(hi) if hi > 0 else 0.0)
+    # a product of positive factors is rounded up even when it underflowed to 0
+    return (down(lo) if lo > 0 else 0.0, up(hi) if hi < INF else hi)
 
 
 def fsum_interval(los, his) -> tuple:

@@ -128,3 +128,12 @@ def _le(a, b):
     if isinstance(b, float) and math.isinf(b):
         return b > 0
     return Fraction(a) <= Fraction(b)
+
+
+def test_float_interval_products_survive_underflow():
+    from tamp.prob.interval import fmul, fmul_nonneg
+    assert fmul((1e-300, 1e-300), (1e-300, 1e-300))[1] > 0
+    assert fmul((-1e-300, -1e-300), (1e-300, 1e-300))[0] < 0
+    assert fmul_nonneg((0.0, 1e-300), (0.0, 1e-300))[1] > 0
+    assert fmul_nonneg((0.0, 0.0), (0.0, math.inf)) == (0.0, 0.0)
+    assert fmul((0.0, 0.0), (-math.inf, math.inf)) == (0.0, 0.0)

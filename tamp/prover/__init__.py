@@ -39,12 +39,19 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
     deadline = t0 + timeout if timeout else None
     cfa = build_cfa(program, bound, path, source)
     bound_text = show_expr(cfa.bound)
+    from .claim import check_claim
+
+    notes = check_claim(cfa, path, source, bound_from_option=bound is not None)
     try:
         if cfa.is_acyclic():
-            return _prove_loop_free(program, cfa, deadline, t0, progress)
-        from .loops import prove_loops
+            result = _prove_loop_free(program, cfa, deadline, t0, progress)
+        else:
+            from .loops import prove_loops
 
-        return prove_loops(program, cfa, deadline, t0, progress)
+            result = prove_loops(program, cfa, deadline, t0, progress)
+        if notes:
+            result.message = "\n  ".join(["note: " + n for n in notes] + ([result.message] if result.message else []))
+        return result
     except UnsupportedError as exc:
         if exc.line == 0 and source is not None:
             exc = error_at(UnsupportedError, exc.message, program.pos, path, source)

@@ -67,11 +67,20 @@ def test_huge_loop_bound_does_not_hang_the_prover(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("bound", ["1/0", "p/(n-n)"])
-def test_division_by_zero_in_the_bound_is_never_proved(tmp_path, capsys, bound):
+def test_division_by_zero_in_the_bound_is_a_located_input_error(tmp_path, capsys, bound):
     text = ("program h(p: real, n: int) requires 0 < p && p <= 1 ensures !y "
             f"fails {bound} {{ y ~ bern(p); }}")
     code, out, err = run_cli(capsys, ["prove", _file(tmp_path, text), "--timeout", "10"])
-    assert code in (1, 2) and "proved" not in out.splitlines()[-1]
+    assert code == 2 and "proved" not in out
+    assert ":1:" in err and "divides by" in err and "^" in err
+
+
+def test_vacuous_and_negative_claims_are_named(tmp_path, capsys):
+    text = ("program v(n: int, p: real) requires n > 1 && n < 0 ensures !y fails p { y ~ bern(p); }\n"
+            "program g(p: real) requires 0 < p && p <= 1 ensures !y fails p - 1 { y ~ bern(p); }")
+    code, out, err = run_cli(capsys, ["prove", _file(tmp_path, text), "--timeout", "10"])
+    assert "holds vacuously" in out and "negative for some inputs" in out
+    assert "g: PROVED" not in out
 
 
 def test_bound_above_one_is_trivially_proved(tmp_path, capsys):

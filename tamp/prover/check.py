@@ -4,9 +4,10 @@ Let β be the bound and, for a node q, λ(q) its predicate and κ(q) its failure
 automaton proves ⊢β {requires} P {ensures} when (all under ``requires``):
 
 1. INIT       λ(root) holds and κ(root) = 0;
-2. COVER      every run of the CFA is a run of the automaton: each node either follows *all*
-              out-edges of its CFA node (same statements, children at the CFA successors), or is a
-              *split* node whose guards cover λ (children at the same CFA node);
+2. COVER      every run of the CFA is a run of the automaton: the root sits at the CFA entry;
+              each node either follows *all* out-edges of its CFA node (same statements, children
+              at the CFA successors), or is a *split* node whose guards cover λ (children at the
+              same CFA node), and split edges form no cycle (so every run makes progress);
 3. STEP       for every edge q →s q': λ(q) ∧ s ⇒ λ(q') and κ(q) + cost(s) <= κ(q') — for a
               sampling with axiom Pr[bad] <= cost only on the outcomes where ¬bad holds,
               and then also λ(q) ⇒ side ∧ κ(q) + cost <= β;
@@ -27,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List
 
+import networkx as nx
 import z3
 
 from lang import ast as A
@@ -51,6 +53,12 @@ class Obligation:
 def _cover(aut, cfa) -> List[str]:
     """Problems with rule COVER (empty when the automaton simulates the CFA)."""
     problems = []
+    if aut.nodes[aut.root].cfa_node != cfa.entry:
+        problems.append(f"the start node q{aut.root} is not at the CFA entry")
+    splits = nx.DiGraph((e.src, e.dst) for e in aut.edges if e.kind == "split")
+    if not nx.is_directed_acyclic_graph(splits):
+        # a split node whose guards lead back to itself would "cover" runs it never follows
+        problems.append("split edges form a cycle")
     for nid, n in aut.nodes.items():
         outs = aut.out(nid)
         if outs and all(e.kind == "split" for e in outs):

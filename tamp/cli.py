@@ -57,9 +57,9 @@ def main(argv=None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return EXIT_USAGE
-    if args.max_memory:
-        _limit_memory(args.max_memory)
     try:
+        if args.max_memory:
+            _limit_memory(args.max_memory)
         with deep_recursion():  # the parser accepts nesting up to lang.recursion.MAX_DEPTH
             code = args._run(args)
     except TampError as exc:
@@ -77,8 +77,12 @@ def main(argv=None) -> int:
     except Exception as exc:  # noqa: BLE001 - the user must never see a traceback
         if os.environ.get("TAMP_DEBUG"):
             raise
-        if type(exc).__name__ == "Z3Exception" and "memory" in str(exc).lower():
-            print("tamp: error: out of memory in the solver", file=sys.stderr)
+        solver = type(exc).__name__ == "Z3Exception"
+        if args.max_memory and (solver or isinstance(exc, (SystemError, OSError))):
+            # under an address-space cap, allocation failures surface as these
+            print(f"tamp: error: out of memory (--max-memory {args.max_memory} MB)", file=sys.stderr)
+        elif solver:
+            print(f"tamp: error: the solver failed: {str(exc).strip()[:200]}", file=sys.stderr)
         else:
             print(f"tamp: internal error: {type(exc).__name__}: {exc} "
                   "(set TAMP_DEBUG=1 to see where; please report it)", file=sys.stderr)
@@ -87,16 +91,31 @@ def main(argv=None) -> int:
     return code
 
 
+MIN_MEMORY_MB = 512  # the interpreter, z3 and the parser map ~300 MB of address space before any work
+
+
 def _limit_memory(mb: int) -> None:
-    """Cap the address space (Linux/macOS); z3 and numpy then fail cleanly instead of swapping."""
+    """Cap the address space (Linux/macOS); z3 and numpy then fail cleanly instead of swapping.
+
+    z3's context and the parser are created *before* the cap: z3 cannot create its context
+    under a tight limit (it crashes instead of failing), and everything later reports an
+    allocation failure as an exception, which :func:`main` turns into "out of memory"."""
+    if mb < MIN_MEMORY_MB:
+        raise TampError(f"--max-memory must be at least {MIN_MEMORY_MB} MB "
+                        "(the solver and the parser need that much to start)", "--max-memory")
     try:
         import resource
-
-        limit = mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (ImportError, ValueError, OSError):  # pragma: no cover - platform without rlimits
+    except ImportError:  # pragma: no cover - platform without rlimits
         print("tamp: warning: --max-memory is not supported on this platform", file=sys.stderr)
+        return
+    import z3
 
+    from lang.parser import parse
 
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    z3.main_ctx()
+    parse("program warm_up() { skip; }")
+    limit = mb * 1024 * 1024
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ValueError, OSError) as exc:  # pragma: no cover - e.g. a lower hard limit
+        print(f"tamp: warning: --max-memory not applied: {exc}", file=sys.stderr)

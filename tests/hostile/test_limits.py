@@ -49,13 +49,15 @@ def test_max_memory_generous_limit_proves():
     assert r.returncode == 0, r.stderr
 
 
-@pytest.mark.xfail(strict=False, reason="known bug (reported to the integrator): under a small RLIMIT_AS z3 "
-                   "cannot create its context and segfaults (exit -11, e.g. --max-memory 390), or lark "
-                   "fails with SystemError reported as an internal error (e.g. 330)")
-@pytest.mark.parametrize("mb", [330, 390])
+@pytest.mark.parametrize("mb", [512, 560])
 def test_max_memory_small_limit_exits_cleanly(mb):
     r = _limited(mb)
     assert r.returncode in (0, 1, 2, 3), (mb, r.returncode, r.stderr[-500:])
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr[-500:]
     if r.returncode == 1:
         assert "memory" in r.stderr
+
+
+def test_max_memory_below_the_start_up_need_is_a_usage_error():
+    r = _limited(330)
+    assert r.returncode == 2 and "at least" in r.stderr and "Traceback" not in r.stderr

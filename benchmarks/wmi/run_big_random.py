@@ -31,6 +31,8 @@ DATA = REPO / ".." / "shared" / "benchmarks" / "wmi-big-random"
 CHILD = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[1] + "/benchmarks/wmi")
+from run_big_random import exact_digest
 from tamp.wmi import wmi, WMITimeout
 from tamp.wmi.jsonfmt import load_problem
 path, timeout = sys.argv[2], float(sys.argv[3])
@@ -38,14 +40,32 @@ t0 = time.monotonic()
 p = load_problem(path)
 try:
     r = wmi(p.formula, p.weight, p.domain, timeout=timeout)
-    sys.set_int_max_str_digits(0)  # exact answers have tens of thousands of digits
-    out = {"status": "ok", "Z": f"{r.value.numerator}/{r.value.denominator}", "value": float(r.value),
-           "cells": r.cells, "time_s": time.monotonic() - t0}
+    out = {"status": "ok", "value": float(r.value), "cells": r.cells, "time_s": time.monotonic() - t0}
+    out.update(exact_digest(r.value.numerator, r.value.denominator))
 except WMITimeout as exc:
     out = {"status": "timeout", "cells": exc.cells, "partial": float(exc.partial),
            "time_s": time.monotonic() - t0}
 print(json.dumps(out))
 """
+
+
+def exact_digest(num: int, den: int) -> dict:
+    """A compact fingerprint of the exact answer ``num/den`` (the full rational
+    has up to millions of digits): bit sizes and a SHA-256 of ``"num/den"`` in hex."""
+    import hashlib
+
+    text = f"{num:x}/{den:x}"
+    return {"Z_num_bits": num.bit_length(), "Z_den_bits": den.bit_length(),
+            "Z_sha256": hashlib.sha256(text.encode()).hexdigest()}
+
+
+def compact(res: dict) -> dict:
+    """Replace an exact ``"Z": "num/den"`` entry (older runs) by its digest."""
+    z = res.pop("Z", None)
+    if z is not None:
+        num, den = z.split("/")
+        res.update(exact_digest(int(num), int(den)))
+    return res
 
 
 def reference_values():
@@ -110,7 +130,8 @@ def main(argv=None) -> int:
                     if args.min_reals <= problem_key(p)[0] <= args.max_reals), key=problem_key)
     results = {}
     if args.merge_json and Path(args.merge_json).exists():
-        results.update(json.loads(Path(args.merge_json).read_text()))
+        prev = json.loads(Path(args.merge_json).read_text())
+        results.update({k: compact(v) for k, v in prev.items()})
 
     def work(p):
         res = run_one(p, args.timeout)

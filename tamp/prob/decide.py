@@ -103,8 +103,10 @@ def prob_terms(e: A.Expr) -> List[A.Prob]:
 class SpecEval:
     """Three-valued evaluation of a clause with the current term intervals."""
 
-    def __init__(self, values: Dict[A.Prob, Optional[Interval]], inputs: Dict[str, object], file, source):
+    def __init__(self, values: Dict[A.Prob, Optional[Interval]], inputs: Dict[str, object], file, source,
+                 program: Optional[A.Program] = None):
         self.values = values
+        self.program = program
         self.inputs = inputs
         self.file, self.source = file, source
         self.comparisons: List[ClauseReport] = []
@@ -128,6 +130,8 @@ class SpecEval:
             return None if v is None else -v
         if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/"):
             a, b = self.num(e.left), self.num(e.right)
+            if e.op == "/" and self._equal_by_independence(e.left, e.right, a, b):
+                return Interval.point(1)
             if a is None or b is None:
                 return None
             if e.op == "+":
@@ -140,6 +144,19 @@ class SpecEval:
             return None if r is None else r.tidy(200)
         raise self.err("a probability specification combines P(...) terms and constants with + - * / "
                        "and compares them", e)
+
+    def _equal_by_independence(self, x, y, a, b) -> bool:
+        """``P(E | G) / P(E | !G)`` is exactly 1 when E and G are independent (and it is defined)."""
+        if self.program is None or not (isinstance(x, A.Prob) and isinstance(y, A.Prob)):
+            return False
+        if x.event != y.event or x.given is None or y.given is None:
+            return False
+        complementary = (y.given == A.Unary("!", x.given) or x.given == A.Unary("!", y.given))
+        if not complementary or a is None or b is None or a.lo <= 0 or b.lo <= 0:
+            return False
+        from .independence import independent
+
+        return independent(self.program, x.event, x.given)
 
     def truth(self, e) -> Optional[bool]:
         if isinstance(e, A.BoolLit):
@@ -215,7 +232,7 @@ class Problem:
 
     def evaluate(self, inputs) -> Tuple[Optional[bool], List[ClauseReport], Dict]:
         vals = self.values()
-        ev = SpecEval(vals, inputs, self.file, self.source)
+        ev = SpecEval(vals, inputs, self.file, self.source, self.prog)
         results = [ev.truth(c) for c in self.clauses]
         verdict = False if False in results else True if all(r is True for r in results) else None
         return verdict, ev.comparisons, vals

@@ -63,6 +63,7 @@ def compact(res: dict) -> dict:
     """Replace an exact ``"Z": "num/den"`` entry (older runs) by its digest."""
     z = res.pop("Z", None)
     if z is not None:
+        sys.set_int_max_str_digits(0)  # older runs stored Z in decimal
         num, den = z.split("/")
         res.update(exact_digest(int(num), int(den)))
     return res

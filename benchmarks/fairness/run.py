@@ -25,6 +25,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
+from tamp.commands.bench import machine_note  # noqa: E402  (after the path set-up)
+
 POPS = ["ind", "BN1", "BN2"]
 PROGS = ["DT4", "DT14", "DT16", "DT16a", "DT44", "SVM3", "SVM4", "SVM4a", "SVM5", "SVM6",
          "NN2_1", "NN2_2", "NN3_2"]
@@ -66,20 +68,6 @@ def run_one(args):
                 "cells": 0, "paths": 0, "solver_calls": 0, "message": f"{type(exc).__name__}: {exc}"}
 
 
-def machine() -> str:
-    """CPU model and Python version, for the results header."""
-    import platform
-    cpu = platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, Python {platform.python_version()}"
-
-
 def fmt_ratio(r):
     """The interval rounded outward to 4 decimals."""
     if r is None:
@@ -117,7 +105,7 @@ def main(argv=None) -> int:
         ok &= r["match"]
     lines = ["# FairSquare fairness suite: results", "",
              f"`python benchmarks/fairness/run.py --timeout {a.timeout:g}` on {os.cpu_count()} core(s), "
-             f"{a.jobs} worker(s) ({machine()}); wall time {wall:.1f} s, load average before the run "
+             f"{a.jobs} worker(s) ({machine_note()}); wall time {wall:.1f} s, load average before the run "
              f"{load0}. Certified bounds (rigorous CDFs of tamp.prob.rigorous, outward rounding). "
              "✓ = verdict matches GROUND_TRUTH.md (FAIR → proved, UNFAIR → violated). Times are wall "
              "clock per problem; the last table also gives CPU seconds (the machine may be shared).", "",

@@ -33,7 +33,7 @@ from . import terms as T
 from .dag import compile_dag, evaluate
 from .region import box_bounds, conjuncts
 from .result import QueryResult, show
-from .smt import model_value, translate, z3_var
+from .smt import model_value, translate, z3_const, z3_var
 from .symexec import Context, execute, expr_term, input_env, sort_of_type
 
 _WRAP = len("program __e__() ensures ")
@@ -200,19 +200,10 @@ def _scenario(program, fact, varies, sorts, ctx):
                 (lambda c: z3.Q(Fraction(c).numerator, Fraction(c).denominator))
             cs.append(x >= conv(v.lo))
             cs.append(x <= conv(v.hi) if v.inclusive else x < conv(v.hi))
-    diff = [zv[v.name] != _z3_value(fact[v.name], sorts[v.name]) for v in varies if v.name in fact]
+    diff = [zv[v.name] != z3_const(fact[v.name], sorts[v.name]) for v in varies if v.name in fact]
     if diff:
         cs.append(z3.Or(diff))
     return zv, cs, bounds
-
-
-def _z3_value(v, sort):
-    if sort == "bool":
-        return z3.BoolVal(bool(v))
-    if sort == "int":
-        return z3.IntVal(int(v))
-    f = Fraction(v)
-    return z3.Q(f.numerator, f.denominator)
 
 
 def _final_values(program, point: Dict[str, object], names, sorts, ctx) -> Dict[str, object]:

@@ -36,7 +36,7 @@ import z3
 from lang import ast as A
 
 from .exprs import conjuncts, not_, subst
-from .labels import negated_conjuncts
+from .labels import negated_conjuncts, push_back
 from .synthesis import Timeout
 from .trace import StepState, step
 
@@ -209,20 +209,6 @@ def _subst_subsets(m: Dict[str, A.Expr]) -> List[Dict[str, A.Expr]]:
     return out
 
 
-def _push_back(st, c: A.Expr) -> Optional[A.Expr]:
-    if isinstance(st, A.Assume):
-        return c
-    if isinstance(st, A.Assign):
-        t = st.targets[0]
-        if isinstance(t, A.Var):
-            return subst(c, {t.name: st.value})
-        return None if t.base.name in A.free_vars(c) else c
-    if isinstance(st, A.Sample):
-        names = {t.name if isinstance(t, A.Var) else t.base.name for t in st.targets}
-        return None if names & A.free_vars(c) else c
-    return None
-
-
 def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
     """The pool at every node plus the candidates pushed back from its successors."""
     import networkx as nx
@@ -236,7 +222,7 @@ def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
             if d.get("back"):
                 continue
             for c in list(pool) + extra.get(v, []):
-                pushed = _push_back(d["stmt"], c)
+                pushed = push_back(d["stmt"], c)
                 if pushed is None or pushed in base or pushed in seen or isinstance(pushed, A.BoolLit):
                     continue
                 seen.add(pushed)

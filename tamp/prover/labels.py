@@ -65,14 +65,16 @@ def backward_candidates(aut: FailureAutomaton, ensures) -> Dict[int, List[A.Expr
             if e.back:
                 continue
             for c in out.get(e.dst, []):
-                pushed = _push_back(e.stmt, c)
+                pushed = push_back(e.stmt, c)
                 if pushed is not None and pushed not in acc:
                     acc.append(pushed)
         out[nid] = acc[:40]
     return out
 
 
-def _push_back(st, c: A.Expr):
+def push_back(st, c: A.Expr):
+    """The condition ``c`` after ``st`` pushed back before it (weakest precondition of a
+    deterministic step), or None when the step havocs what ``c`` reads."""
     if isinstance(st, A.Assume):
         return c
     if isinstance(st, A.Assign):

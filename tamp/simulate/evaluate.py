@@ -12,6 +12,8 @@ state) for the interpreter to OR into the implicit flag ``failed``.
 
 from __future__ import annotations
 
+import operator
+
 from dataclasses import dataclass, field
 from typing import Dict, Optional
 
@@ -22,6 +24,10 @@ from lang.errors import error_at
 
 from .errors import SimulationError
 from .values import ArrayVal, full, select, take
+
+#: The comparison operators, for scalars and (element-wise) numpy arrays alike.
+COMPARISONS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+               ">": operator.gt, ">=": operator.ge}
 
 MAX_RANGE = 10 ** 6  # longest quantifier/sum range evaluated
 
@@ -257,18 +263,8 @@ class Evaluator:
             neg = r < 0  # Euclidean: 0 <= r < |y|, as in SMT-LIB
             q, r = np.where(neg, q + 1, q), np.where(neg, r - y, r)
             return q if op == "div" else r
-        if op == "==":
-            return x == y
-        if op == "!=":
-            return x != y
-        if op == "<":
-            return x < y
-        if op == "<=":
-            return x <= y
-        if op == ">":
-            return x > y
-        if op == ">=":
-            return x >= y
+        if op in COMPARISONS:
+            return COMPARISONS[op](x, y)
         raise self.error(f"unknown operator '{op}'", e)
 
     def _unreliable(self, e, x, y, ctx):

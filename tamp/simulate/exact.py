@@ -14,6 +14,7 @@ from lang import ast as A
 from lang.errors import error_at
 
 from .errors import SimulationError
+from .evaluate import COMPARISONS
 
 _BUILTINS = ("abs", "min", "max", "log", "exp", "sqrt", "fst", "snd")
 
@@ -121,18 +122,8 @@ class ExactEvaluator:
                 raise self.error(f"'{op}' by zero at the given inputs", e)
             q, r = euclid_divmod(int(x), int(y))
             return q if op == "div" else r
-        if op == "==":
-            return x == y
-        if op == "!=":
-            return x != y
-        if op == "<":
-            return x < y
-        if op == "<=":
-            return x <= y
-        if op == ">":
-            return x > y
-        if op == ">=":
-            return x >= y
+        if op in COMPARISONS:
+            return COMPARISONS[op](x, y)
         raise self.error(f"unknown operator '{op}'", e)
 
     def _Cond(self, e, b):

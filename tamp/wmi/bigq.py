@@ -48,6 +48,22 @@ def to_fraction(q) -> Fraction:
     return Fraction(int(q.numerator), int(q.denominator))
 
 
+def z3_fraction(v) -> Fraction:
+    """Exact ``Fraction`` of a z3 rational numeral.
+
+    z3 hands numerals over as decimal strings, and a model value can have more
+    digits than Python's default limit for ``int(str)`` (4300; hit by a cell's
+    interior point on nr9_3), so the limit is lifted for this conversion."""
+    import sys
+
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return Fraction(int(v.numerator().as_string()), int(v.denominator().as_string()))
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
 def _as_mpq(x):
     """Exact ``mpq`` from an int, Fraction or any exact rational number."""
     x = x if isinstance(x, (int, Fraction)) else Fraction(x)

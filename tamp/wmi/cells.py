@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Tuple
 
 import z3
 
-from .bigq import tree_sum
+from .bigq import tree_sum, z3_fraction
 from .integrate import _Deadline, _integrate_rows, _normalize
 from .model import Atom, formula_vars, simplify, simplify_w, weight_vars
 from .poly import Poly
@@ -205,7 +205,7 @@ class CellEnumerator:
         if self.solver.check() != z3.sat:
             return
         m = self.solver.model()
-        point = [Fraction(m.eval(x, model_completion=True).as_fraction()) for x in self.xs]
+        point = [z3_fraction(m.eval(x, model_completion=True)) for x in self.xs]
         cons = list(self.box_rows)
         for j, val in lits:
             cons.append(self.atoms[j].constraint(val))

@@ -40,7 +40,7 @@ from fractions import Fraction
 from math import factorial, lcm
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .bigq import make_q, make_z, tree_sum
+from .bigq import make_q, make_z, tree_sum, z3_fraction
 from .poly import Poly
 
 _ZERO = Fraction(0)
@@ -110,7 +110,7 @@ def _solve_interior(rows, n) -> Optional[List[Fraction]]:
     out = []
     for x in xs:
         v = m.eval(x, model_completion=True)
-        out.append(Fraction(v.as_fraction()))
+        out.append(z3_fraction(v))
     return out
 
 

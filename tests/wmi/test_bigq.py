@@ -34,3 +34,23 @@ def test_empty_and_single():
     assert bigq.tree_sum([]) == 0
     assert bigq.tree_sum([bigq.make_q(-7, 3)]) == Fraction(-7, 3)
     assert bigq.to_fraction(5) == Fraction(5)
+
+
+def test_z3_fraction_beyond_the_int_str_digit_limit():
+    """A z3 numeral with more than 4300 decimal digits converts exactly."""
+    import z3
+
+    num, den = 3 ** 10000 + 1, 2 ** 20000
+    s = z3.Solver()
+    x = z3.Real("x")
+    import sys
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        s.add(x == z3.RealVal(f"{num}/{den}"))
+    finally:
+        sys.set_int_max_str_digits(old)
+    assert s.check() == z3.sat
+    v = s.model().eval(x)
+    assert bigq.z3_fraction(v) == Fraction(num, den)
+    assert sys.get_int_max_str_digits() == old

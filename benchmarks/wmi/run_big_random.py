@@ -164,7 +164,7 @@ def write_markdown(path: Path, results: dict, refs: dict, args):
         "# tamp.wmi on the big_random WMI problems",
         "",
         f"Machine: {os.cpu_count()} cores, {platform.processor() or platform.machine()}, "
-        f"Python {platform.python_version()}; pure Python, exact rationals, z3 for cell feasibility.",
+        f"Python {platform.python_version()}; Python with exact rationals (gmpy2/GMP for the big sums when installed), z3 for cell feasibility.",
         "Produced by `benchmarks/wmi/run_big_random.py`; each problem in its own process with the "
         "time limit shown in its row (problems may have run two at a time, one per core).",
         "`ok, matches reference` = within 1e-9 relative of the data set README's value.",

@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple, Union
 
 from lang import ast as A
+from lang.printer import print_expr
 from lang.errors import TampError, UnsupportedError, error_at
 
 from tamp.results import PROVED, UNKNOWN, VIOLATED
@@ -33,43 +34,8 @@ DEFAULT_TIMEOUT = 60.0
 
 
 def expr_text(e: A.Expr) -> str:
-    """Source-like text of an expression (the lang printer when present)."""
-    try:
-        from lang.printer import print_expr
-        return print_expr(e)
-    except Exception:  # printer not there yet, or an odd node: fall back
-        return _text(e)
-
-
-_PREC = {"<==>": 1, "==>": 2, "||": 3, "&&": 4, "==": 5, "!=": 5, "<": 5, "<=": 5, ">": 5, ">=": 5,
-         "+": 6, "-": 6, "+.": 6, "-.": 6, "*": 7, "/": 7, "div": 7, "mod": 7, "*.": 7}
-
-
-def _text(e, prec=0) -> str:
-    if isinstance(e, A.Num):
-        return e.text or (str(e.value) if e.value.denominator == 1 else str(float(e.value)))
-    if isinstance(e, A.BoolLit):
-        return "true" if e.value else "false"
-    if isinstance(e, A.Var):
-        return e.name
-    if isinstance(e, A.Index):
-        return f"{_text(e.base, 9)}[{_text(e.index)}]"
-    if isinstance(e, A.Unary):
-        return f"{e.op}{_text(e.operand, 8)}"
-    if isinstance(e, A.Binary):
-        p = _PREC.get(e.op, 5)
-        s = f"{_text(e.left, p)} {e.op} {_text(e.right, p + 1)}"
-        return f"({s})" if p < prec else s
-    if isinstance(e, A.Cond):
-        s = f"{_text(e.cond, 1)} ? {_text(e.then)} : {_text(e.other)}"
-        return f"({s})" if prec > 0 else s
-    if isinstance(e, A.Call):
-        return f"{e.func}(" + ", ".join(_text(a) for a in e.args) + ")"
-    if isinstance(e, A.Prob):
-        return f"P({_text(e.event)}" + (f" | {_text(e.given)})" if e.given is not None else ")")
-    if isinstance(e, A.TupleExpr):
-        return "(" + ", ".join(_text(a) for a in e.items) + ")"
-    return type(e).__name__
+    """Source-like text of an expression."""
+    return print_expr(e)
 
 
 # --------------------------------------------------------------------------- specification

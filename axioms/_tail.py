@@ -20,6 +20,11 @@ from .base import (AxiomFamily, AxiomInstance, SelfReferentialSample, check_targ
 from .evaluate import evaluate
 
 
+def scale_and_probability(scale: A.Expr, f: A.Expr, f_max=1) -> Tuple[A.Expr, ...]:
+    """The usual side conditions of a tail axiom: a positive scale and ``0 < f <= f_max``."""
+    return (B.gt(scale, 0), B.lt(0, f), B.le(f, f_max))
+
+
 class RealParamFamily(AxiomFamily):
     """A family ``Pr[bad(v, args, f)] <= cost(args, f)`` with a real parameter ``f``."""
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 
 from . import build as B
-from ._tail import RealParamFamily
+from ._tail import RealParamFamily, scale_and_probability
 
 
 def threshold(m, s, f):
@@ -61,7 +61,7 @@ class DiscreteLaplaceTail(RealParamFamily):
     def axiom(self, v, args, f):
         m, s = args
         bad = B.gt(B.abs_(B.sub(v, m)), threshold(m, s, f))
-        side = (B.gt(s, 0), B.lt(0, f), B.le(f, 1))
+        side = scale_and_probability(s, f)
         return bad, f, side
 
     def exact_tail(self, args, param):

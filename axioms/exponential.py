@@ -18,7 +18,7 @@ from __future__ import annotations
 from ._lazy import stats
 
 from . import build as B
-from ._tail import RealParamFamily
+from ._tail import RealParamFamily, scale_and_probability
 
 
 def threshold(k, s, f):
@@ -35,7 +35,7 @@ class ExponentialTail(RealParamFamily):
     def axiom(self, v, args, f):
         k, s = args
         bad = B.or_(B.lt(v, k), B.gt(B.sub(v, k), threshold(k, s, f)))
-        side = (B.gt(s, 0), B.lt(0, f), B.le(f, 1))
+        side = scale_and_probability(s, f)
         return bad, f, side
 
     def exact_tail(self, args, param):

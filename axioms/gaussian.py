@@ -27,7 +27,7 @@ from __future__ import annotations
 from ._lazy import stats
 
 from . import build as B
-from ._tail import RealParamFamily
+from ._tail import RealParamFamily, scale_and_probability
 
 
 def threshold(m, var, f):
@@ -41,7 +41,7 @@ def one_sided_threshold(m, var, f):
 
 
 def _sides(var, f):
-    return (B.gt(var, 0), B.lt(0, f), B.le(f, 1))
+    return scale_and_probability(var, f)
 
 
 class GaussianTail(RealParamFamily):

@@ -25,7 +25,7 @@ from __future__ import annotations
 from ._lazy import stats
 
 from . import build as B
-from ._tail import RealParamFamily
+from ._tail import RealParamFamily, scale_and_probability
 
 
 def threshold(m, s, f):
@@ -47,7 +47,7 @@ class LaplaceTail(RealParamFamily):
     def axiom(self, v, args, f):
         m, s = args
         bad = B.gt(B.abs_(B.sub(v, m)), threshold(m, s, f))
-        side = (B.gt(s, 0), B.lt(0, f), B.le(f, 1))
+        side = scale_and_probability(s, f)
         return bad, f, side
 
     def exact_tail(self, args, param):
@@ -70,7 +70,7 @@ class LaplaceOneSided(RealParamFamily):
         m, s = args
         dev = B.sub(v, m) if self.upper else B.sub(m, v)
         bad = B.gt(dev, one_sided_threshold(m, s, f))
-        side = (B.gt(s, 0), B.lt(0, f), B.le(f, B.n("0.5")))
+        side = scale_and_probability(s, f, B.n("0.5"))
         return bad, f, side
 
     def exact_tail(self, args, param):

@@ -58,6 +58,7 @@ class Options:
     linear: bool = True             # symbolic linear bounds (DeepPoly-style) and the relational check
     exact_unstable: int = 3         # measure a mixed box exactly with at most this many unstable ReLUs
     exact_dims: int = 8             # ... and general polytopes in at most this many dimensions
+    phase_lps: int = 32             # LP calls per box and question when branching on ReLU phases (0 = off)
 
     @classmethod
     def from_any(cls, o) -> "Options":
@@ -130,6 +131,10 @@ class Analyzer:
             sym = SymbolicBounds(self.dag, k, self.pairs)
             self.sym = sym if sym.useful else None
         self.exact_ok = options.population is None and len(self.pairs) == 1
+        self.phase = None
+        if self.sym is not None and options.phase_lps > 0 and self.sym.pairs == self.pairs:
+            from .phasesplit import PhaseSearch
+            self.phase = PhaseSearch(self.sym)
 
     def _sens_sort(self) -> str:
         return self.prog.param(self.ind.var).type.name
@@ -300,6 +305,13 @@ class Analyzer:
         small = not cands or B.uniform_mass(self.dims, box) < self.options.min_mass
         if w is not None and fair_pt is not None:  # both kinds seen: mixed, no solver needed
             return self._mixed(box, cands, small, w, fair_pt, 0)
+        if self.phase is not None and self._valid_on(bounds):
+            d = self.decide_by_phases(box, facts, w)
+            if d is not None:
+                return d
+            if not small:
+                k = self.choose_split(box, cands, facts)
+                return Decision(None, B.split(self.dims[k], box, k), witness=w)
         if bounds.unstable > self.options.max_unstable and not small:
             k = self.choose_split(box, cands, facts)
             return Decision(None, B.split(self.dims[k], box, k), witness=w)
@@ -319,6 +331,74 @@ class Analyzer:
         if ans2 == "unsat":
             return Decision(BIASED, witness=w, smt_calls=calls)
         return self._mixed(box, cands, small, w, fair, calls)
+
+    def _valid_on(self, bounds) -> bool:
+        """Every copy's validity (``requires``) holds on the whole box."""
+        k = len(self.outs)
+        return all(bounds.root(self.dag, k + i) is True for i in range(k))
+
+    def _lp_point(self, box: B.Box, values: Dict[str, Fraction]) -> Optional[Dict[str, object]]:
+        """A point of ``box`` from an LP solution (non-numeric or non-integral values: None)."""
+        pt = B.center(self.dims, box)
+        for d in self.dims:
+            if d.name in values:
+                v = values[d.name]
+                if d.sort == "int":
+                    if v.denominator != 1:
+                        return None
+                    v = int(v)
+                elif d.sort != "real":
+                    return None
+                pt[d.name] = v
+        return pt
+
+    def decide_by_phases(self, box: B.Box, facts, w: Optional[dict]) -> Optional[Decision]:
+        """Settle ``box`` by branching on ReLU phases (:mod:`tamp.causal.phasesplit`): without a
+        known biased point, "is some point biased?" (none: certified); with one, "is some point
+        not biased?" (none: entirely biased). None when undecided within the LP budget."""
+        from .threshold import bias_cases
+        th = self.sym.thresholds
+        exact = {d.name: box[k] for k, d in enumerate(self.dims)}
+        opts = self.options
+        deadline = time.monotonic() + max(opts.slice_s, 1.0) * 4
+        if w is None:
+            cases = [(i, j, pi, pj) for i, j in self.pairs for pi, pj in bias_cases(th[i], th[j])]
+
+            def accept(values):
+                pt = self._lp_point(box, values)
+                return pt is not None and self.biased_at(pt) is not None
+            ans = self.phase.search(exact, facts, cases, accept, opts.phase_lps,
+                                    int(opts.smt_timeout * 1000), deadline)
+            self.lp_calls += ans.lps
+            if ans.status == "none":
+                return Decision(CERTIFIED)
+            if ans.status != "found":
+                return None
+            w = self.witness(self._lp_point(box, ans.point))
+        cands = self.splittable(box)
+        small = not cands or B.uniform_mass(self.dims, box) < opts.min_mass
+        if len(self.pairs) != 1:
+            return self._mixed(box, cands, small, w, None, 0)
+        i, j = self.pairs[0]
+        bias = bias_cases(th[i], th[j])
+        cases = [(i, j, pi, pj) for pi in (True, False) for pj in (True, False) if (pi, pj) not in bias]
+
+        def accept_fair(values):
+            pt = self._lp_point(box, values)
+            return pt is not None and self.biased_at(pt) is None
+        ans = self.phase.search(exact, facts, cases, accept_fair, opts.phase_lps,
+                                int(opts.smt_timeout * 1000), deadline)
+        self.lp_calls += ans.lps
+        if ans.status == "none":
+            return Decision(BIASED, witness=w)
+        if ans.status == "found":
+            return self._mixed(box, cands, small, w, self._lp_point(box, ans.point), 0)
+        if small:
+            return Decision(MIXED, witness=w)
+        k = self.choose_split(box, cands, facts)
+        return Decision(None, B.split(self.dims[k], box, k), witness=w)
+
+    lp_calls = 0
 
     def _unknown(self, box, cands, small, calls) -> Decision:
         if small:
@@ -396,9 +476,10 @@ class Analyzer:
         stack, leaves, witness, calls, n = [box], [], None, 0, 0
         while stack and time.monotonic() < deadline:
             b = stack.pop()
+            lps = self.lp_calls
             d = self.decide(b)
             n += 1
-            calls += d.smt_calls
+            calls += d.smt_calls + self.lp_calls - lps
             if d.witness is not None and witness is None:
                 witness = d.witness
             if d.status is None:

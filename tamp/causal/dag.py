@@ -34,9 +34,13 @@ class Dag:
 
 
 def compile_dag(roots: Sequence[T.Term]) -> Dag:
-    """Flatten the terms ``roots`` (sharing common sub-terms) into a :class:`Dag`."""
+    """Flatten the terms ``roots`` into a :class:`Dag`, sharing common sub-terms: the same term
+    object, and structurally equal terms (same operator, payload and shared arguments) — so the
+    copies of a self-composition share every node that does not depend on the sensitive input
+    (e.g. the whole network when its ``sex`` weights are 0)."""
     index: Dict[int, int] = {}
     nodes: List[Node] = []
+    seen: Dict[tuple, int] = {}  # structural key -> node index
     keep = []  # keep terms alive so ids stay unique
 
     for root in roots:
@@ -56,8 +60,11 @@ def compile_dag(roots: Sequence[T.Term]) -> Dag:
                 node = Node("input", t.name, (), t.sort)
             else:
                 node = Node(t.name, None, tuple(index[id(a)] for a in t.args), t.sort)
-            index[id(t)] = len(nodes)
-            nodes.append(node)
+            key = (node.kind, type(node.payload).__name__, node.payload, node.args, node.sort)
+            if key not in seen:
+                seen[key] = len(nodes)
+                nodes.append(node)
+            index[id(t)] = seen[key]
     return Dag(tuple(nodes), tuple(index[id(r)] for r in roots))
 
 

@@ -55,9 +55,10 @@ class Path:
     bounds: Dict[int, Bound] = field(default_factory=dict)
     cons: Tuple[Affine, ...] = ()
     occ: Dict[int, int] = field(default_factory=dict)
+    choices: Tuple[int, ...] = ()  # the discrete outcomes taken, as indices (see tamp.certificate.replay)
 
     def fork(self) -> "Path":
-        return Path(dict(self.env), self.weight, dict(self.bounds), self.cons, dict(self.occ))
+        return Path(dict(self.env), self.weight, dict(self.bounds), self.cons, dict(self.occ), self.choices)
 
 
 class Registry:
@@ -465,10 +466,11 @@ class Executor:
 
     def _choices(self, p: Path, items) -> List[Tuple[Path, object]]:
         out = []
-        for val, w in items:
+        for index, (val, w) in enumerate(items):
             if w == 0:
                 continue
             q = p.fork()
+            q.choices = q.choices + (index,)
             q.weight = q.weight * (w if isinstance(w, Interval) else Interval.point(w))
             if not q.weight.is_exact:
                 q.weight = q.weight.tidy(100)
@@ -494,6 +496,7 @@ class Executor:
             if w == 0:
                 continue
             q = p.fork()
+            q.choices = q.choices + (i,)
             q.weight = q.weight * Interval.point(w / total)
             if lo == hi:
                 out.append((q, lo))

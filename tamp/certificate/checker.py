@@ -99,7 +99,7 @@ def check_certificate(cert: Certificate, src: A.SourceFile, source_bytes: bytes,
     if cert.source_sha256 != digest:
         return reject(f"the certificate is for different source text (sha256 {cert.source_sha256[:12]}… "
                       f"recorded, {src.path} has {digest[:12]}…)")
-    if not cert.programs:
+    if not cert.programs and not cert.probability:
         return reject("the certificate contains no proof")
     seen = set()
     for pc in cert.programs:
@@ -110,6 +110,23 @@ def check_certificate(cert: Certificate, src: A.SourceFile, source_bytes: bytes,
         if prog is None:
             return reject(f"program '{pc.name}' is not in {src.path}")
         res = check_program(pc, src, prog, bound, inputs, timeout_ms, deadline)
+        results.append(res)
+        if not res.ok:
+            return reject(f"{pc.name}: {res.reason}")
+    from .prob_checker import check_prob
+
+    seen = set()
+    for pc in cert.probability:
+        if pc.name in seen:
+            return reject(f"the probability specification of '{pc.name}' is certified twice")
+        seen.add(pc.name)
+        prog = src.program(pc.name)
+        if prog is None:
+            return reject(f"program '{pc.name}' is not in {src.path}")
+        if deadline is not None and time.monotonic() > deadline:
+            return reject(f"{pc.name}: time limit reached before it was checked")
+        res = check_prob(pc, prog, inputs, timeout_ms, deadline)
+        res.name = f"{pc.name} (probability, {pc.verdict})"
         results.append(res)
         if not res.ok:
             return reject(f"{pc.name}: {res.reason}")

@@ -76,6 +76,7 @@ class Certificate:
     source_sha256: str
     claim: Dict[str, Any]
     programs: List[ProgramCert]
+    probability: List[Any] = field(default_factory=list)  # prob_reader.ProbCert
 
 
 def load(path: str) -> Certificate:
@@ -128,8 +129,14 @@ def decode(data: Any) -> Certificate:
     sha = _get(data, "source_sha256", str, "$")
     claim = _get(data, "claim", dict, "$")
     progs = _get(data, "programs", list, "$")
+    probs = data.get("probability", [])
+    if not isinstance(probs, list):
+        raise MalformedCertificate("$.probability: expected a list")
+    from .prob_reader import decode_prob
+
     return Certificate(str(data.get("file", "")), sha, claim,
-                       [decode_program(p, f"programs[{i}]") for i, p in enumerate(progs)])
+                       [decode_program(p, f"programs[{i}]") for i, p in enumerate(progs)],
+                       [decode_prob(p, f"probability[{i}]") for i, p in enumerate(probs)])
 
 
 def decode_program(p: Any, where: str) -> ProgramCert:

@@ -5,7 +5,8 @@ A certificate file (``tamp prove FILE --certificate OUT.json``)::
     {"format": "tamp-certificate", "version": 1,
      "file": PATH, "source_sha256": HEX,            # the exact source bytes proved
      "claim": {"bound": TEXT or null, "inputs": {…}},  # --bound / --input used when proving
-     "programs": [PROGRAM, …]}                       # one per proved failure-bound program
+     "programs": [PROGRAM, …],                       # one per proved failure-bound program
+     "probability": [PROB, …]}                       # one per decided probability spec (prob_writer)
 
     PROGRAM = {"program": NAME, "bound": AST, "bound_text": TEXT,
                "cfa": CFA,                 # see cfa_form.cfa_form
@@ -106,7 +107,33 @@ def file_certificate(file_result, source: bytes, bound: Optional[str] = None,
         "source_sha256": source_digest(source),
         "claim": {"bound": bound, "inputs": _jsonable(inputs or {})},
         "programs": [p.certificate() for p in proved_parts(file_result)],
+        "probability": probability_certificates(file_result, source, inputs),
     }
+
+
+def decided_probability_parts(file_result) -> List[Any]:
+    """The decided (proved or violated) probability results of a :class:`tamp.results.FileResult`."""
+    out = []
+    for r in file_result.programs:
+        for part in getattr(r, "parts", [r]):
+            if part.kind == "probability" and part.verdict in ("proved", "violated"):
+                out.append(part)
+    return out
+
+
+def probability_certificates(file_result, source: bytes, inputs: Optional[Dict[str, Any]] = None) -> List[Any]:
+    """The probability certificates (:mod:`.prob_writer`) of the run's decided probability results."""
+    parts = decided_probability_parts(file_result)
+    if not parts:
+        return []
+    from lang.parser import parse
+
+    from .prob_writer import program_prob_certificate
+
+    text = source.decode("utf-8")
+    src = parse(text, file_result.file)
+    return [program_prob_certificate(src.program(p.name), p.verdict, inputs, file_result.file, text)
+            for p in parts]
 
 
 def _jsonable(inputs: Dict[str, Any]) -> Dict[str, Any]:

@@ -1,0 +1,235 @@
+"""Re-checking a probability certificate: no search, a fresh z3 solver per query.
+
+For one certified program, against the claim rebuilt from the source file (the first failure
+rejects, naming its place):
+
+1. CLAIM   the certificate's clauses equal the program's probability ``ensures`` clauses, and
+           its terms are exactly the distinct ``P(e | c)`` of the expanded clauses;
+2. TRACE   every trace replays (:mod:`.replay`: the checker's own semantics) using all its
+           outcomes; the trace weights (exact, or certified for dlap/dexp) are recomputed;
+3. COVER   per term: no trace is listed twice, and 1 − Σ weights is at most the declared
+           ``uncovered`` mass (it goes to the unknown side); within a trace, cells of one class
+           are pairwise disjoint (boxes apart, else z3 ``unsat``), and every point of the support
+           outside the closures of the listed cells lies outside ``assume``s ∧ c (z3 ``unsat``);
+4. CLASS   each hit cell lies inside ``c ∧ e`` and each miss cell inside ``c ∧ ¬e``
+           (cell ∧ support ∧ ¬side is z3 ``unsat``; ``sat``/``unknown``/timeout reject);
+5. MASS    each cell's mass is recomputed (:mod:`.cellmass`: exact polytope integration,
+           rigorous one-dimensional CDFs, bisection witnesses), times the trace weight, and
+           must lie inside the claimed [lo, hi];
+6. VERDICT with hit mass A, miss mass B, and boundary + uncovered mass U (either side),
+           P(e | c) ∈ [A.lo/(A.lo + B.hi + U), (A.hi + U)/(A.hi + U + B.lo)]; the clauses are
+           evaluated in exact interval arithmetic and must give the certified verdict.
+
+Hit and miss cells cannot overlap on positive mass (no point is in both c ∧ e and c ∧ ¬e), and
+boundary cells only enlarge U, so only same-class pairs are checked for overlap. Boundaries of
+cells are null sets (every base variable has a density and every constraint a non-zero normal).
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from typing import Dict, List, Optional
+
+import z3
+
+from lang import ast as A
+from tamp.prob.interval import Interval
+
+from .cellmass import MassError, boxes_disjoint, region_mass
+from .checker import ProgramCheck, Rejected
+from .prob_reader import ProbCert, TermCert
+from .prob_spec import SpecError, term_interval, terms_of, verdict_of
+from .prob_writer import prob_program
+from .replay import ReplayError, Replayer, Trace, as_formula, evaluate
+
+
+def _show(e) -> str:
+    from lang.printer import print_expr
+
+    return print_expr(e)
+
+
+def _frac(x: Fraction) -> str:
+    return f"{float(x):.6g}"
+
+
+class _Queries:
+    """Fresh-solver validity queries with the time limits; counts them."""
+
+    def __init__(self, timeout_ms: int, deadline: Optional[float], log: List[str]):
+        self.timeout_ms = timeout_ms
+        self.deadline = deadline
+        self.log = log
+        self.count = 0
+
+    def unsat(self, rule: str, where: str, parts) -> None:
+        ms = self.timeout_ms
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise Rejected(f"{rule} at {where}: time limit reached before it was checked")
+            ms = min(ms, int(left * 1000))
+        s = z3.Solver()
+        s.set("timeout", max(ms, 1))
+        for p in parts:
+            s.add(p)
+        t0 = time.monotonic()
+        r = s.check()
+        self.log.append(f"{rule} {where}: {r} ({time.monotonic() - t0:.3f} s)")
+        self.count += 1
+        if r != z3.unsat:
+            return_reason = "the solver answered unknown or timed out" if r == z3.unknown else None
+            raise Rejected(rule + "|" + (return_reason or ""))
+
+
+def check_prob(pc: ProbCert, prog: A.Program, inputs: Optional[Dict[str, object]], timeout_ms: int = 10000,
+               deadline: Optional[float] = None) -> ProgramCheck:
+    """Re-check one program's probability certificate (never raises :class:`Rejected`)."""
+    t0 = time.monotonic()
+    out = ProgramCheck(pc.name, False)
+    try:
+        out.obligations = _check(pc, prog, dict(inputs or {}), _Queries(timeout_ms, deadline, out.log))
+        out.ok = True
+    except Rejected as exc:
+        out.reason = str(exc)
+    except z3.Z3Exception as exc:
+        out.reason = f"a formula of the certificate cannot be built: {exc}"
+    out.seconds = time.monotonic() - t0
+    return out
+
+
+def _check(pc: ProbCert, prog: A.Program, inputs, qs: _Queries) -> int:
+    sub = prob_program(prog)
+    clauses = list(sub.ensures)
+    if not clauses:
+        raise Rejected("CLAIM: the program has no probability specification")
+    if len(pc.clauses) != len(clauses) or any(a != b for a, b in zip(pc.clauses, clauses)):
+        for a, b in zip(pc.clauses + [None] * len(clauses), clauses + [None] * len(pc.clauses)):
+            if a != b:
+                raise Rejected(f"CLAIM: the certificate certifies `{_show(a) if a is not None else 'nothing'}` "
+                               f"but the file says `{_show(b) if b is not None else 'nothing'}`")
+    terms = terms_of(clauses)
+    if [t.term for t in pc.terms] != terms:
+        raise Rejected("CLAIM: the certificate's P-terms are not those of the clauses ("
+                       + ", ".join(_show(t) for t in terms) + ")")
+    replayer = Replayer(sub, inputs)
+    traces: Dict[tuple, Trace] = {}
+    has_assume = any(isinstance(n, A.Assume) for n in A.walk(sub.body))
+    values = {}
+    checks = 1
+    for prob, tc in zip(terms, pc.terms):
+        iv, n = _check_term(prob, tc, replayer, traces, has_assume, qs)
+        values[prob] = iv
+        checks += n
+    try:
+        got = verdict_of(clauses, values, inputs)
+    except SpecError as exc:
+        raise Rejected(f"VERDICT: {exc}") from None
+    want = pc.verdict == "proved"
+    if got is not want:
+        shown = "; ".join(f"{_show(p)} in {_iv(v)}" for p, v in values.items())
+        if got is None:
+            raise Rejected(f"VERDICT: the certified masses do not decide the clauses ({shown})")
+        raise Rejected(f"VERDICT: the certified masses show the clauses "
+                       f"{'hold' if got else 'fail'}, not that they {'hold' if want else 'fail'} ({shown})")
+    return checks + qs.count
+
+
+def _iv(v: Optional[Interval]) -> str:
+    return "undefined" if v is None else f"[{_frac(v.lo)}, {_frac(v.hi)}]"
+
+
+def _replay(replayer, traces, choices, where) -> Trace:
+    tr = traces.get(choices)
+    if tr is None:
+        try:
+            tr = traces[choices] = replayer.run(choices)
+        except ReplayError as exc:
+            raise Rejected(f"TRACE at {where}: {exc}") from None
+    return tr
+
+
+def _check_term(prob: A.Prob, tc: TermCert, replayer, traces, has_assume, qs: _Queries):
+    text = _show(prob)
+    seen = set()
+    covered = Fraction(0)
+    hit, miss, unknown = Interval.point(0), Interval.point(0), Fraction(0)
+    checks = 0
+    for tr_c in tc.traces:
+        if tr_c.choices in seen:
+            raise Rejected(f"COVER: {text}: trace {list(tr_c.choices)} is listed twice (its cells overlap)")
+        seen.add(tr_c.choices)
+        tr = _replay(replayer, traces, tr_c.choices, tr_c.where)
+        covered += tr.weight.lo
+        try:
+            given = as_formula(True if prob.given is None else evaluate(replayer, prob.given, tr))
+            event = as_formula(evaluate(replayer, prob.event, tr))
+        except ReplayError as exc:
+            raise Rejected(f"TRACE at {tr_c.where}: {exc}") from None
+        inside = z3.And(as_formula(tr.ok), given)
+        support = tr.support()
+        for c in tr_c.cells:
+            unknown_vars = c.region.variables() - set(tr.vars)
+            if unknown_vars:
+                raise Rejected(f"CLASS at {c.where}: no base variable {sorted(unknown_vars)[0]} on this trace")
+        cells = tr_c.cells
+        formulas = [c.region.formula(tr.symbols) for c in cells]
+        # CLASS
+        for c, f in zip(cells, formulas):
+            if c.cls == "boundary":
+                continue
+            side = z3.And(inside, event) if c.cls == "hit" else z3.And(inside, z3.Not(event))
+            _expect_unsat(qs, "CLASS", c.where, support + [f, z3.Not(side)],
+                          f"the cell is claimed {c.cls} but contains points outside "
+                          f"{'c ∧ e' if c.cls == 'hit' else 'c ∧ ¬e'} of {text}")
+        # COVER: same-class cells pairwise disjoint
+        for i in range(len(cells)):
+            for j in range(i + 1, len(cells)):
+                a, b = cells[i], cells[j]
+                if a.cls != b.cls or a.cls == "boundary" or boxes_disjoint(a.region, b.region):
+                    continue
+                _expect_unsat(qs, "COVER", f"{a.where} and {b.where}", support + [formulas[i], formulas[j]],
+                              "two cells of one class overlap")
+        # COVER: the rest of the trace is outside the condition
+        closed = [z3.Not(c.region.formula(tr.symbols, closed=True)) for c in cells]
+        _expect_unsat(qs, "COVER", tr_c.where, support + closed + [inside],
+                      f"the cells do not cover the part of the trace inside the condition of {text}")
+        # MASS
+        for c in cells:
+            try:
+                m = tr.weight * region_mass(c.region, tr.vars, c.witness)
+            except MassError as exc:
+                raise Rejected(f"MASS at {c.where}: {exc}") from None
+            checks += 1
+            lo, hi = c.mass
+            if m.lo < lo or m.hi > hi:
+                raise Rejected(f"MASS at {c.where}: the claimed mass [{_frac(lo)}, {_frac(hi)}] does not contain "
+                               f"the recomputed enclosure [{_frac(m.lo)}, {_frac(m.hi)}]")
+            claimed = Interval(lo, hi)
+            if c.cls == "hit":
+                hit = hit + claimed
+            elif c.cls == "miss":
+                miss = miss + claimed
+            else:
+                unknown += hi
+    remainder = 1 - covered
+    if remainder > tc.uncovered:
+        raise Rejected(f"COVER: {text}: the listed traces have probability at least {_frac(covered)}, leaving "
+                       f"{_frac(remainder)} uncovered, more than the declared {_frac(tc.uncovered)}")
+    direct = prob.given is None and not has_assume
+    try:
+        iv = term_interval(hit, miss, unknown + max(remainder, Fraction(0)), direct)
+    except SpecError as exc:
+        raise Rejected(f"VERDICT: {text}: {exc}") from None
+    return iv, checks
+
+
+def _expect_unsat(qs: _Queries, rule: str, where: str, parts, what: str) -> None:
+    try:
+        qs.unsat(rule, where, parts)
+    except Rejected as exc:
+        if "|" not in str(exc):
+            raise  # the time limit
+        why = str(exc).split("|", 1)[1]
+        raise Rejected(f"{rule} fails at {where}: {what}" + (f" ({why})" if why else "")) from None

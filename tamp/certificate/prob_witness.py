@@ -1,0 +1,131 @@
+"""Building mass witnesses (writer side): bisection trees for regions whose linked variables
+are not all polynomial (see :mod:`.cellmass`). This is search; the checker only walks the
+finished tree. Partial leaves with the largest mass are split first, along the variable whose
+interval most affects the undecided constraints, at its conditional median.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+from fractions import Fraction
+from typing import Dict, List, Optional
+
+from tamp.prob.dists import Dist
+
+from .cellmass import Region, box_mass, classify_box, components, effective_box, witness_vars
+
+
+class WitnessBuilder:
+    """A refinable bisection tree for one region."""
+
+    def __init__(self, region: Region, dists: Dict[str, Dist]):
+        self.dists = dists
+        self.names = witness_vars(region, dists)
+        wset = set(self.names)
+        self.cons = [c for c in region.cons if set(c[0]) <= wset]
+        box = effective_box(region, dists, self.names)
+        self.tree: Dict = {"node": None}  # a holder: leaves are dict holders replaced in place
+        self._heap: List = []
+        self._tick = itertools.count()
+        self.partial = Fraction(0)
+        self.leaves = 0
+        self._add(self.tree, "node", box)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.names)
+
+    def _add(self, parent: Dict, key: str, box) -> None:
+        self.leaves += 1
+        kind = classify_box(box, self.cons)
+        if kind != "partial":
+            return
+        m = box_mass(box, self.dists, self.names).hi
+        if m == 0:
+            return
+        self.partial += m
+        heapq.heappush(self._heap, (-float(m), next(self._tick), m, parent, key, box))
+
+    def largest(self) -> Fraction:
+        return self._heap[0][2] if self._heap else Fraction(0)
+
+    def refine(self, steps: int) -> bool:
+        """Split up to ``steps`` partial leaves; False when nothing can be split."""
+        done = False
+        for _ in range(steps):
+            if not self._heap:
+                break
+            _, _, m, parent, key, box = heapq.heappop(self._heap)
+            v, at = self._choose(box)
+            if v is None:
+                continue
+            self.partial -= m
+            node = {"split": v, "at": _text(at), "below": None, "above": None}
+            parent[key] = node
+            lo, hi = box[v]
+            below, above = dict(box), dict(box)
+            below[v] = (lo, at)
+            above[v] = (at, hi)
+            self._add(node, "below", below)
+            self._add(node, "above", above)
+            done = True
+        return done
+
+    def _choose(self, box):
+        scores = {v: 0.0 for v in self.names}
+        for coef, rhs in self.cons:
+            if classify_box(box, [(coef, rhs)]) != "partial":
+                continue
+            for v, c in coef.items():
+                scores[v] += abs(float(c)) * self._width(v, box[v])
+        for v in sorted(self.names, key=lambda v: -scores[v]):
+            at = self._split_point(v, box[v])
+            if at is not None:
+                return v, at
+        return None, None
+
+    def _width(self, v, b) -> float:
+        lo, hi = b
+        if lo is None or hi is None:  # an unbounded side keeps every constraint undecided
+            return 1e6 * self.dists[v].spread()
+        return float(hi - lo)
+
+    def _split_point(self, v, b) -> Optional[Fraction]:
+        d = self.dists[v]
+        lo, hi = b
+        flo = 0.0 if lo is None else d.cdf_f(float(lo))[0]
+        fhi = 1.0 if hi is None else d.cdf_f(float(hi))[1]
+        x = None
+        if fhi > flo:
+            try:
+                x = d.quantile((flo + fhi) / 2)
+            except (ValueError, OverflowError):
+                x = None
+        cand = None
+        if x is not None and math.isfinite(x):
+            cand = _short(Fraction(x))
+        if cand is None or (lo is not None and cand <= lo) or (hi is not None and cand >= hi):
+            if lo is not None and hi is not None:
+                cand = (lo + hi) / 2
+            else:
+                return None
+        if (lo is not None and cand <= lo) or (hi is not None and cand >= hi):
+            return None
+        return cand
+
+    def to_json(self):
+        return self.tree["node"]
+
+
+def _short(x: Fraction) -> Fraction:
+    """A nearby rational with a small denominator (split points need not be exact quantiles)."""
+    return x.limit_denominator(2 ** 20) if x.denominator > 2 ** 20 else x
+
+
+def _text(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+__all__ = ["WitnessBuilder", "components"]

@@ -22,7 +22,8 @@ def add_arguments(p):
     p.add_argument("--dot", metavar="DIR", help="write the failure automata as graphviz files into DIR")
     p.add_argument("--quiet", action="store_true", help="print only the verdict lines")
     p.add_argument("--certificate", metavar="OUT", help="write a proof certificate of every proved failure "
-                   "bound to OUT (.json); re-check it with `tamp check-proof OUT FILE`")
+                   "bound and every decided probability specification to OUT (.json); re-check it with "
+                   "`tamp check-proof OUT FILE`")
     p.add_argument("--report", metavar="OUT.html", help="write a self-contained HTML report: source, verdicts, "
                    "axioms, failure automata, statistics (open it in a browser)")
 
@@ -82,7 +83,10 @@ def _write_certificate(args, result, inputs) -> None:
     except OSError as exc:
         raise TampError(f"cannot write the certificate {args.certificate}: {exc.strerror or exc}") from None
     if not args.json:
-        print(f"certificate: {len(cert['programs'])} proof(s) written to {args.certificate}")
+        n = len(cert["programs"]) + len(cert.get("probability", []))
+        print(f"certificate: {n} proof(s) written to {args.certificate}")
+        for miss in cert.get("not_certified", []):
+            print(f"certificate: note: {miss['reason']}")
 
 
 def run(args) -> int:

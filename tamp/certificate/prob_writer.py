@@ -57,7 +57,22 @@ def prob_program(prog: A.Program) -> A.Program:
 def program_prob_certificate(prog: A.Program, verdict: str, inputs: Optional[Dict[str, object]] = None,
                              path: str = "<string>", source: Optional[str] = None,
                              budget_s: float = DEFAULT_BUDGET_S) -> Dict[str, Any]:
-    """The certificate entry for a decided (``proved``/``violated``) probability program."""
+    """The certificate entry for a decided (``proved``/``violated``) probability program
+    (:class:`CertificateError` when it cannot be built within ``budget_s``)."""
+    from lang.errors import TampError
+
+    from .cellmass import MassError
+
+    try:
+        return _build(prog, verdict, inputs, path, source, budget_s)
+    except TimeoutError:
+        raise CertificateError(f"program '{prog.name}': time limit ({budget_s:g} s) reached while writing "
+                               "the certificate") from None
+    except (MassError, TampError) as exc:
+        raise CertificateError(f"program '{prog.name}': {exc}") from None
+
+
+def _build(prog, verdict, inputs, path, source, budget_s):
     from tamp.prob.export import export_cells
 
     if verdict not in ("proved", "violated"):

@@ -101,14 +101,15 @@ def proved_parts(file_result) -> List[Any]:
 def file_certificate(file_result, source: bytes, bound: Optional[str] = None,
                      inputs: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """The whole certificate file for a ``tamp prove`` run over ``source`` (the file's bytes)."""
-    return {
+    out = {
         "format": FORMAT, "version": VERSION,
         "file": file_result.file,
         "source_sha256": source_digest(source),
         "claim": {"bound": bound, "inputs": _jsonable(inputs or {})},
         "programs": [p.certificate() for p in proved_parts(file_result)],
-        "probability": probability_certificates(file_result, source, inputs),
     }
+    out["probability"], out["not_certified"] = probability_certificates(file_result, source, inputs)
+    return out
 
 
 def decided_probability_parts(file_result) -> List[Any]:
@@ -121,19 +122,25 @@ def decided_probability_parts(file_result) -> List[Any]:
     return out
 
 
-def probability_certificates(file_result, source: bytes, inputs: Optional[Dict[str, Any]] = None) -> List[Any]:
-    """The probability certificates (:mod:`.prob_writer`) of the run's decided probability results."""
+def probability_certificates(file_result, source: bytes, inputs: Optional[Dict[str, Any]] = None):
+    """The probability certificates (:mod:`.prob_writer`) of the run's decided probability results,
+    and a note for each decided result that could not be certified (``[{"program", "reason"}]``)."""
     parts = decided_probability_parts(file_result)
     if not parts:
-        return []
+        return [], []
     from lang.parser import parse
 
     from .prob_writer import program_prob_certificate
 
     text = source.decode("utf-8")
     src = parse(text, file_result.file)
-    return [program_prob_certificate(src.program(p.name), p.verdict, inputs, file_result.file, text)
-            for p in parts]
+    done, skipped = [], []
+    for p in parts:
+        try:
+            done.append(program_prob_certificate(src.program(p.name), p.verdict, inputs, file_result.file, text))
+        except CertificateError as exc:
+            skipped.append({"program": p.name, "reason": str(exc)})
+    return done, skipped
 
 
 def _jsonable(inputs: Dict[str, Any]) -> Dict[str, Any]:

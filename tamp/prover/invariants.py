@@ -313,12 +313,15 @@ class Batch:
             raise Timeout()
 
 
-def houdini(aut, enc, batch: Batch, pools: Dict[int, List[A.Expr]], states=None) -> None:
+def houdini(aut, enc, batch: Batch, pools: Dict[int, List[A.Expr]], states=None, live=None) -> None:
     """Largest subsets of the node pools that are inductive over the automaton's edges
-    (candidates refuted by an observed state of :mod:`.samples` are dropped first)."""
+    (candidates refuted by an observed state of :mod:`.samples`, and, given ``live`` (CFA node
+    → live variables, :mod:`.liveness`), candidates about dead variables are dropped first)."""
+    from .liveness import mentions_only_live
     from .samples import refuted
 
     env0 = enc.initial_env()
+    known = set(enc.types)
     cache: Dict[A.Expr, Optional[z3.ExprRef]] = {}
 
     def enc0(c):
@@ -335,7 +338,10 @@ def houdini(aut, enc, batch: Batch, pools: Dict[int, List[A.Expr]], states=None)
 
     for n in aut.nodes.values():
         seen = (states or {}).get(n.cfa_node, [])
-        n.label = [c for c in pools.get(n.cfa_node, []) if not refuted(c, seen) and useful(c)]
+        pool = pools.get(n.cfa_node, [])
+        if live is not None and n.cfa_node in live:
+            pool = [c for c in pool if mentions_only_live(c, live[n.cfa_node], known)]
+        n.label = [c for c in pool if not refuted(c, seen) and useful(c)]
     root = aut.nodes[aut.root]
     keep = batch.valid_subset(z3.BoolVal(True), [enc0(c) for c in root.label])
     root.label = [root.label[i] for i in keep]

@@ -41,6 +41,7 @@ from .kappa import Kappa, NoKappa, compute_kappa
 from .samples import collect_states, input_points
 from .result import ProofResult, axioms_table
 from .show import show_expr
+from .liveness import live_variables
 from .smt import VALID, Encoder, Stats, is_valid
 from .synthesis import Timeout
 
@@ -329,7 +330,8 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             hints = [enc.expr(f, env0) for f in facts]
             pools = node_pools(cfa, dag, candidate_pool(cfa, axioms, loops))
             states = collect_states(cfa, axioms, points)
-            houdini(aut, enc, Batch(enc, stats, req, houdini_ms, deadline), pools, states)
+            live = live_variables(cfa, kap.at, axioms)
+            houdini(aut, enc, Batch(enc, stats, req, houdini_ms, deadline), pools, states, live)
             times["interpolation"] += time.monotonic() - ti
             tc = time.monotonic()
             obligations = check_automaton(aut, cfa, enc, valid_under(req + hints, CHECK_MS), cfa.bound)

@@ -378,11 +378,21 @@ class SourceFile:
 # --------------------------------------------------------------------------- helpers
 
 
+_FIELDS: dict = {}
+
+
+def _field_names(cls) -> tuple:
+    """The dataclass fields of ``cls`` other than ``pos`` (computed once per class: the walks
+    below run on every node of every formula the prover builds)."""
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f for f in getattr(cls, "__dataclass_fields__", {}) if f != "pos")
+    return names
+
+
 def children(node: Node):
     """The direct sub-nodes of ``node`` (expressions and statements), in order."""
-    for f in getattr(node, "__dataclass_fields__", {}):
-        if f == "pos":
-            continue
+    for f in _field_names(type(node)):
         v = getattr(node, f)
         if isinstance(v, Node):
             yield v
@@ -406,8 +416,25 @@ def contains(node: Node, kind) -> bool:
     return any(isinstance(n, kind) for n in walk(node))
 
 
+_FV_CACHE: dict = {}
+
+
 def free_vars(e: Expr) -> set:
-    """Names of variables read by ``e`` (bound quantifier/sum variables excluded)."""
+    """Names of variables read by ``e`` (bound quantifier/sum variables excluded).
+
+    Results are memoised by node identity (the node is kept in the cache, so its id cannot be
+    reused while the entry lives); expressions are immutable, so the answer cannot change."""
+    hit = _FV_CACHE.get(id(e))
+    if hit is not None and hit[0] is e:
+        return set(hit[1])
+    out = _free_vars(e)
+    if len(_FV_CACHE) > 200_000:
+        _FV_CACHE.clear()
+    _FV_CACHE[id(e)] = (e, frozenset(out))
+    return out
+
+
+def _free_vars(e: Expr) -> set:
     out: set = set()
 
     def go(x, bound):

@@ -33,17 +33,23 @@ class EvalError(ValueError):
     """The expression has no value in this environment."""
 
 
+_NDARRAY = np.ndarray if np is not None else ()
+
+
 def _is_array(x) -> bool:
-    return np is not None and isinstance(x, np.ndarray)
+    return isinstance(x, _NDARRAY)
 
 
 def _any_array(*xs) -> bool:
-    return any(_is_array(x) for x in xs)
+    for x in xs:
+        if isinstance(x, _NDARRAY):
+            return True
+    return False
 
 
 def _float_if_array(a, b):
     """Mixed Fraction/ndarray arithmetic: turn exact scalars into floats."""
-    if _any_array(a, b):
+    if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
         if isinstance(a, Fraction):
             a = float(a)
         if isinstance(b, Fraction):
@@ -65,6 +71,9 @@ def constant_value(expr: A.Expr) -> Any:
         return None
 
 
+_METHOD: dict = {}
+
+
 class _Evaluator:
     """One visitor: ``eval`` dispatches on the node class."""
 
@@ -72,7 +81,10 @@ class _Evaluator:
         self.env = env
 
     def eval(self, x: A.Expr):
-        meth = getattr(self, "_" + type(x).__name__, None)
+        name = _METHOD.get(type(x))
+        if name is None:
+            name = _METHOD[type(x)] = "_" + type(x).__name__
+        meth = getattr(self, name, None)
         if meth is None:
             raise EvalError(f"cannot evaluate {type(x).__name__}")
         return meth(x)
@@ -132,8 +144,9 @@ class _Evaluator:
             return self._logic(op, x)
         a = self.eval(x.left)
         b = self.eval(x.right)
-        a, b = _float_if_array(a, b)
-        arr = _any_array(a, b)
+        arr = isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY)
+        if arr:
+            a, b = _float_if_array(a, b)
         if op == "+":
             return a + b
         if op == "-":

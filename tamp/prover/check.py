@@ -104,20 +104,33 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr) -> List[Obligation]:
     def ob(rule, where, formula):
         obs.append(Obligation(rule, where, valid(formula), ""))
 
+    ensures0 = z3.And(*[E(e) for e in cfa.ensures]) if cfa.ensures else z3.BoolVal(True)
+    lam0, kap0 = {}, {}  # each node's λ and κ in the initial environment, encoded once
+
+    def L(nid):
+        if nid not in lam0:
+            lam0[nid] = E(aut.nodes[nid].lam)
+        return lam0[nid]
+
+    def K(nid):
+        if nid not in kap0:
+            kap0[nid] = to_real(E(aut.nodes[nid].kappa))
+        return kap0[nid]
+
     root = aut.nodes[aut.root]
-    ob("INIT", f"q{root.id}", z3.And(E(root.lam), to_real(E(root.kappa)) == 0))
+    ob("INIT", f"q{root.id}", z3.And(L(root.id), K(root.id) == 0))
     for nid, n in aut.nodes.items():
-        lam = E(n.lam)
-        ob("BUDGET", f"q{nid}", z3.Implies(lam, to_real(E(n.kappa)) <= beta0))
+        lam = L(nid)
+        ob("BUDGET", f"q{nid}", z3.Implies(lam, K(nid) <= beta0))
         if nid in aut.exits:
-            post = z3.And(*[E(e) for e in cfa.ensures]) if cfa.ensures else z3.BoolVal(True)
+            post = ensures0
             ob("EXIT", f"q{nid}", z3.Implies(lam, post))
         outs = aut.out(nid)
         if outs and all(e.kind == "split" for e in outs):
             ob("COVER", f"split at q{nid}", z3.Implies(lam, z3.Or(*[E(e.stmt.cond) for e in outs])))
     for e in aut.edges:
         src, dst = aut.nodes[e.src], aut.nodes[e.dst]
-        st = StepState(dict(env0), [E(src.lam)], [], z3.RealVal(0), [])
+        st = StepState(dict(env0), [L(e.src)], [], z3.RealVal(0), [])
         where = f"q{e.src}->q{e.dst} {show_stmt(e.stmt)}"
         if isinstance(e.stmt, A.Sample):
             if e.axiom is None:
@@ -125,12 +138,12 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr) -> List[Obligation]:
                 continue
             ax = e.axiom
             cost = to_real(E(ax.cost))
-            pre = z3.And(*[E(s) for s in ax.side], to_real(E(src.kappa)) + cost <= beta0)
-            ob("STEP", where + " (side, cost)", z3.Implies(E(src.lam), pre))
+            pre = z3.And(*[E(s) for s in ax.side], K(e.src) + cost <= beta0)
+            ob("STEP", where + " (side, cost)", z3.Implies(L(e.src), pre))
         else:
             cost = z3.RealVal(0)
         st2 = step(enc, st, e.stmt, e.axiom if isinstance(e.stmt, A.Sample) else None)
         post = z3.And(enc.expr(dst.lam, st2.env),
-                      to_real(E(src.kappa)) + cost <= to_real(enc.expr(dst.kappa, st2.env)))
+                      K(e.src) + cost <= to_real(enc.expr(dst.kappa, st2.env)))
         ob("STEP", where, z3.Implies(st2.context(), post))
     return obs

@@ -243,18 +243,18 @@ class Batch:
 
     def valid_subset(self, ctx: z3.BoolRef, goals: List[z3.BoolRef]) -> List[int]:
         """Indices of the goals that ``hyps ∧ ctx`` implies (each proved by an ``unsat``)."""
-        from axioms.lemmas import lemma_instances
-
-        from .smt import transcendental_apps
+        from .smt import lemmas_for, transcendental_apps
 
         if not goals:
             return []
         apps = transcendental_apps(z3.And(ctx, *goals, *self.hyps))
+        if apps and self._all_without_lemmas(ctx, goals):
+            return list(range(len(goals)))
         s = z3.Solver()
         s.set("timeout", self.timeout_ms)
         s.set("mbqi", False)  # no model search over quantifiers: "unknown" comes fast, with a model
         s.add(*self.hyps)
-        lem = lemma_instances(apps, self.enc) if apps else []
+        lem = lemmas_for(apps, self.enc)
         self.stats.lemma_instances += len(lem)
         for _n, x in lem:
             s.add(x)
@@ -292,6 +292,23 @@ class Batch:
                     continue
             return self._one_by_one(s, goals, alive)
         return []
+
+    def _all_without_lemmas(self, ctx, goals) -> bool:
+        """Whether ``hyps ∧ ctx`` implies every goal even with log/exp as uninterpreted
+        functions (no lemma instances): the common case of a batch that is already inductive,
+        settled by one short query ("unsat" without extra facts is "unsat" with them)."""
+        from .smt import LEMMA_FREE_MS
+
+        self._tick()
+        s = z3.Solver()
+        s.set("timeout", min(self.timeout_ms, LEMMA_FREE_MS))
+        s.set("mbqi", False)
+        s.add(*self.hyps)
+        s.add(ctx)
+        s.add(z3.Not(z3.And(*goals)))
+        r = s.check()
+        self.stats.solver_calls += 1
+        return r == z3.unsat
 
     def _one_by_one(self, s, goals, alive) -> List[int]:
         kept = []

@@ -211,12 +211,22 @@ def _bad_op(op):
     raise UnsupportedError(f"the prover cannot encode the operator '{op}'")
 
 
+def _sort_kind(x: z3.ExprRef) -> int:
+    """z3's sort kind of ``x`` (``Z3_INT_SORT``, ``Z3_REAL_SORT`` …) straight from the C API:
+    ``z3.is_int`` builds two wrapper objects per call, and the encoder asks on every operator."""
+    if not isinstance(x, z3.ExprRef):
+        return -1
+    api = _raw_api()
+    ctx = x.ctx_ref()
+    return api.Z3_get_sort_kind(ctx, api.Z3_get_sort(ctx, x.as_ast()))
+
+
 def to_real(x: z3.ExprRef) -> z3.ExprRef:
-    return z3.ToReal(x) if z3.is_int(x) else x
+    return z3.ToReal(x) if _sort_kind(x) == z3.Z3_INT_SORT else x
 
 
 def to_int(x: z3.ExprRef) -> z3.ExprRef:
-    if z3.is_int(x):
+    if _sort_kind(x) == z3.Z3_INT_SORT:
         return x
     if z3.is_rational_value(x) and x.denominator_as_long() == 1:
         return z3.IntVal(x.numerator_as_long())
@@ -225,9 +235,10 @@ def to_int(x: z3.ExprRef) -> z3.ExprRef:
 
 def unify(a: z3.ExprRef, b: z3.ExprRef):
     """Promote int to real when the other side is real."""
-    if z3.is_int(a) and z3.is_real(b):
+    ka, kb = _sort_kind(a), _sort_kind(b)
+    if ka == z3.Z3_INT_SORT and kb == z3.Z3_REAL_SORT:
         return z3.ToReal(a), b
-    if z3.is_real(a) and z3.is_int(b):
+    if ka == z3.Z3_REAL_SORT and kb == z3.Z3_INT_SORT:
         return a, z3.ToReal(b)
     return a, b
 
@@ -248,7 +259,7 @@ def _raw_api():
         from types import SimpleNamespace
         from z3 import z3core
 
-        names = ["Z3_get_ast_id", "Z3_get_ast_kind", "Z3_get_app_num_args", "Z3_get_app_decl",
+        names = ["Z3_get_sort", "Z3_get_sort_kind", "Z3_get_ast_id", "Z3_get_ast_kind", "Z3_get_app_num_args", "Z3_get_app_decl",
                  "Z3_get_decl_kind", "Z3_func_decl_to_ast", "Z3_get_symbol_string",
                  "Z3_get_decl_name", "Z3_get_app_arg", "Z3_get_quantifier_body"]
         funcs = {}
@@ -298,6 +309,23 @@ def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.
     return out
 
 
+def lemmas_for(apps: List[z3.ExprRef], enc: Encoder) -> list:
+    """:func:`axioms.lemmas.lemma_instances` for ``apps``, remembered per encoder: most queries
+    of one proof mention the same few log/exp terms (the lemmas are facts about the terms
+    alone, so the same set of terms always gets the same lemmas). The applications are kept
+    with the entry, so their ids stay theirs."""
+    from axioms.lemmas import lemma_instances
+
+    if not apps:
+        return []
+    cache = enc.__dict__.setdefault("_lemmas", {})
+    key = tuple(sorted(t.get_id() for t in apps))
+    hit = cache.get(key)
+    if hit is None:
+        hit = cache[key] = (list(apps), lemma_instances(apps, enc))
+    return hit[1]
+
+
 def _solver_for(enc: Encoder, hyps: List[z3.BoolRef]) -> z3.Solver:
     """One solver per set of hypotheses and encoder, with the hypotheses asserted once; each
     query runs in its own ``push``/``pop`` scope (creating a solver costs more than most of the
@@ -313,18 +341,11 @@ def _solver_for(enc: Encoder, hyps: List[z3.BoolRef]) -> z3.Solver:
     return entry[0]
 
 
-def is_valid(formula: z3.BoolRef, enc: Encoder, stats: Stats, timeout_ms: int = 5000,
-             hypotheses=()) -> str:
-    """Decide ``hypotheses ⇒ formula`` with lemmas about log/exp/sqrt added as hypotheses.
+LEMMA_FREE_MS = 200
 
-    Returns VALID only when z3 answers ``unsat`` for the negation."""
-    from axioms.lemmas import lemma_instances
 
-    hyps = list(hypotheses)
-    apps = transcendental_apps(z3.And(*hyps, formula) if hyps else formula)
-    lemmas = lemma_instances(apps, enc) if apps else []
-    stats.lemma_instances += len(lemmas)
-    s = _solver_for(enc, hyps)
+def _check(s: z3.Solver, lemmas, formula, timeout_ms, stats: Stats):
+    """z3's answer for ``lemmas ∧ ¬formula`` in a scope of ``s`` (popped afterwards)."""
     s.push()
     try:
         s.set("timeout", max(int(timeout_ms), 1))
@@ -337,6 +358,26 @@ def is_valid(formula: z3.BoolRef, enc: Encoder, stats: Stats, timeout_ms: int = 
         s.pop()
     stats.solver_calls += 1
     stats.solver_time += time.monotonic() - t0
+    return r
+
+
+def is_valid(formula: z3.BoolRef, enc: Encoder, stats: Stats, timeout_ms: int = 5000,
+             hypotheses=()) -> str:
+    """Decide ``hypotheses ⇒ formula`` with lemmas about log/exp/sqrt added as hypotheses.
+
+    Returns VALID only when z3 answers ``unsat`` for the negation."""
+    hyps = list(hypotheses)
+    apps = transcendental_apps(z3.And(*hyps, formula) if hyps else formula)
+    lemmas = lemmas_for(apps, enc)
+    stats.lemma_instances += len(lemmas)
+    s = _solver_for(enc, hyps)
+    if lemmas:
+        # most obligations do not need the lemmas (log is then an uninterpreted function): a
+        # short query without them settles those; "unsat" without extra facts is "unsat" with
+        # them, anything else is asked again with the lemmas
+        if _check(s, [], formula, min(LEMMA_FREE_MS, timeout_ms), stats) == z3.unsat:
+            return VALID
+    r = _check(s, lemmas, formula, timeout_ms, stats)
     if r == z3.unsat:
         return VALID
     if r == z3.sat:

@@ -381,7 +381,7 @@ class SourceFile:
 _FIELDS: dict = {}
 
 
-def _field_names(cls) -> tuple:
+def field_names(cls) -> tuple:
     """The dataclass fields of ``cls`` other than ``pos`` (computed once per class: the walks
     below run on every node of every formula the prover builds)."""
     names = _FIELDS.get(cls)
@@ -392,7 +392,7 @@ def _field_names(cls) -> tuple:
 
 def children(node: Node):
     """The direct sub-nodes of ``node`` (expressions and statements), in order."""
-    for f in _field_names(type(node)):
+    for f in field_names(type(node)):
         v = getattr(node, f)
         if isinstance(v, Node):
             yield v

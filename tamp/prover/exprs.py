@@ -15,23 +15,30 @@ ZERO = A.num(0)
 
 def subst(e: A.Expr, m: Dict[str, A.Expr]) -> A.Expr:
     """Replace free occurrences of the variables in ``m`` (capture-avoiding enough for our use:
-    quantifier/sum variables shadow)."""
+    quantifier/sum variables shadow). Subtrees that read none of the variables are returned
+    as they are (the same object)."""
+    if not m:
+        return e
     if isinstance(e, A.Var):
         return m.get(e.name, e)
+    if not isinstance(e, A.Expr):
+        return e
+    if A.free_vars(e).isdisjoint(m):
+        return e
     if isinstance(e, (A.Quant, A.Sum)):
         inner = {k: v for k, v in m.items() if k != e.var}
         return dataclasses.replace(e, lo=subst(e.lo, m), hi=subst(e.hi, m), body=subst(e.body, inner))
-    if not dataclasses.is_dataclass(e) or not isinstance(e, A.Expr):
-        return e
     changes = {}
-    for f in dataclasses.fields(e):
-        if f.name == "pos":
-            continue
-        v = getattr(e, f.name)
+    for name in A.field_names(type(e)):
+        v = getattr(e, name)
         if isinstance(v, A.Expr):
-            changes[f.name] = subst(v, m)
+            w = subst(v, m)
+            if w is not v:
+                changes[name] = w
         elif isinstance(v, tuple) and v and isinstance(v[0], A.Expr):
-            changes[f.name] = tuple(subst(x, m) for x in v)
+            w = tuple(subst(x, m) for x in v)
+            if any(a is not b for a, b in zip(w, v)):
+                changes[name] = w
     return dataclasses.replace(e, **changes) if changes else e
 
 

@@ -243,11 +243,11 @@ class Batch:
 
     def valid_subset(self, ctx: z3.BoolRef, goals: List[z3.BoolRef]) -> List[int]:
         """Indices of the goals that ``hyps ∧ ctx`` implies (each proved by an ``unsat``)."""
-        from .smt import lemmas_for, transcendental_apps
+        from .smt import enc_has_apps, lemmas_for, transcendental_apps
 
         if not goals:
             return []
-        apps = transcendental_apps(z3.And(ctx, *goals, *self.hyps))
+        apps = transcendental_apps(z3.And(ctx, *goals, *self.hyps)) if enc_has_apps(self.enc) else []
         if apps and self._all_without_lemmas(ctx, goals):
             return list(range(len(goals)))
         s = z3.Solver()

@@ -63,6 +63,9 @@ class Encoder:
         self.sqrt = z3.Function("sqrt", z3.RealSort(), z3.RealSort())
         self._fresh = 0
         self._sums: Dict[A.Expr, z3.FuncDeclRef] = {}
+        # set once this encoder has built a log/exp/sqrt or opaque sum application: until then
+        # no formula of it can contain one, and the search for lemma terms is skipped
+        self.has_apps = False
         self._sum_defs: Dict[str, tuple] = {}
 
     def sum_info(self, decl: z3.FuncDeclRef):
@@ -158,6 +161,8 @@ class Encoder:
         if f in ("min", "max"):
             a, b = unify(args[0], args[1])
             return z3.If(a <= b, a, b) if f == "min" else z3.If(a >= b, a, b)
+        if f in ("log", "exp", "sqrt"):
+            self.has_apps = True
         if f == "log":
             return self.log(to_real(args[0]))
         if f == "exp":
@@ -192,6 +197,7 @@ class Encoder:
                     total = total + to_real(self.expr(e.body, inner))
                 return total
         # opaque: a function of the bounds and of the free variables' values
+        self.has_apps = True
         names = sorted(A.free_vars(e.body) - {e.var})
         key = subst(e.body, {e.var: A.Var("$sum")})  # one function per body, bounds are arguments
         if key not in self._sums:
@@ -309,6 +315,12 @@ def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.
     return out
 
 
+def enc_has_apps(enc) -> bool:
+    """Whether formulas built by ``enc`` may contain log/exp/sqrt/sum applications (True for
+    encoders that do not say)."""
+    return getattr(enc, "has_apps", True)
+
+
 def lemmas_for(apps: List[z3.ExprRef], enc: Encoder) -> list:
     """:func:`axioms.lemmas.lemma_instances` for ``apps``, remembered per encoder: most queries
     of one proof mention the same few log/exp terms (the lemmas are facts about the terms
@@ -367,7 +379,7 @@ def is_valid(formula: z3.BoolRef, enc: Encoder, stats: Stats, timeout_ms: int = 
 
     Returns VALID only when z3 answers ``unsat`` for the negation."""
     hyps = list(hypotheses)
-    apps = transcendental_apps(z3.And(*hyps, formula) if hyps else formula)
+    apps = transcendental_apps(z3.And(*hyps, formula) if hyps else formula) if enc_has_apps(enc) else []
     lemmas = lemmas_for(apps, enc)
     stats.lemma_instances += len(lemmas)
     s = _solver_for(enc, hyps)

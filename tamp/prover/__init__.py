@@ -117,7 +117,7 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
             label_tree(aut, cfa, enc, search.valid)
             times["interpolation"] += time.monotonic() - ti
             tc = time.monotonic()
-            obligations = check_automaton(aut, cfa, enc, search.valid, cfa.bound)
+            obligations = check_automaton(aut, cfa, enc, search.valid, cfa.bound, search.valid_quick)
             times["inclusion"] += time.monotonic() - tc
         except Timeout:
             return _result(program, cfa, "unknown", t0, bound_text, "timeout while labelling/checking the "

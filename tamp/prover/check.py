@@ -89,8 +89,39 @@ def _cover(aut, cfa) -> List[str]:
     return problems
 
 
-def check_automaton(aut, cfa, enc, valid, beta: A.Expr) -> List[Obligation]:
-    """Every obligation of rules 1–5, each decided by ``valid`` (VALID only on z3 ``unsat``)."""
+BATCH = 16
+
+
+def decide_all(formulas, valid, valid_batch=None) -> List[str]:
+    """The status of every formula. With ``valid_batch`` (a quicker decision procedure), groups
+    of formulas are first asked as one conjunction — valid exactly when each one is, so an
+    ``unsat`` settles the whole group — and a group that does not come back valid is halved
+    until single formulas are decided by ``valid`` itself."""
+    out = [None] * len(formulas)
+
+    def go(idx):
+        if len(idx) == 1:
+            out[idx[0]] = valid(formulas[idx[0]])
+            return
+        if valid_batch(z3.And(*[formulas[i] for i in idx])) == VALID:
+            for i in idx:
+                out[i] = VALID
+            return
+        half = len(idx) // 2
+        go(idx[:half])
+        go(idx[half:])
+
+    if valid_batch is None:
+        return [valid(f) for f in formulas]
+    order = list(range(len(formulas)))
+    for k in range(0, len(order), BATCH):
+        go(order[k:k + BATCH])
+    return out
+
+
+def check_automaton(aut, cfa, enc, valid, beta: A.Expr, valid_batch=None) -> List[Obligation]:
+    """Every obligation of rules 1–5, each decided by ``valid`` (VALID only on z3 ``unsat``;
+    ``valid_batch``, when given, decides groups of them at once: see :func:`decide_all`)."""
     obs: List[Obligation] = []
     for p in _cover(aut, cfa):
         obs.append(Obligation("COVER", p, "invalid"))
@@ -101,8 +132,12 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr) -> List[Obligation]:
     E = lambda e, env=env0: enc.expr(e, env)  # noqa: E731
     beta0 = to_real(E(beta))
 
+    pending = []  # (obligation, formula), decided together at the end
+
     def ob(rule, where, formula):
-        obs.append(Obligation(rule, where, valid(formula), ""))
+        o = Obligation(rule, where, "", "")
+        obs.append(o)
+        pending.append((o, formula))
 
     ensures0 = z3.And(*[E(e) for e in cfa.ensures]) if cfa.ensures else z3.BoolVal(True)
     lam0, kap0 = {}, {}  # each node's λ and κ in the initial environment, encoded once
@@ -146,4 +181,6 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr) -> List[Obligation]:
         post = z3.And(enc.expr(dst.lam, st2.env),
                       K(e.src) + cost <= to_real(enc.expr(dst.kappa, st2.env)))
         ob("STEP", where, z3.Implies(st2.context(), post))
+    for (o, _f), status in zip(pending, decide_all([f for _o, f in pending], valid, valid_batch)):
+        o.status = status
     return obs

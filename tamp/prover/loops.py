@@ -50,6 +50,7 @@ MAX_RANKED = 400
 HOUDINI_MS = 300         # per Houdini query: a timeout only drops a candidate (never unsound)
 HOUDINI_RETRY_MS = 2500
 CHECK_MS = 10000
+CHECK_BATCH_MS = 1000    # a group of obligations asked at once; on failure the group is halved
 
 
 # ---------------------------------------------------------------------------- loop structure
@@ -334,7 +335,8 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             houdini(aut, enc, Batch(enc, stats, req, houdini_ms, deadline), pools, states, live)
             times["interpolation"] += time.monotonic() - ti
             tc = time.monotonic()
-            obligations = check_automaton(aut, cfa, enc, valid_under(req + hints, CHECK_MS), cfa.bound)
+            obligations = check_automaton(aut, cfa, enc, valid_under(req + hints, CHECK_MS), cfa.bound,
+                                          valid_under(req + hints, CHECK_BATCH_MS))
             times["inclusion"] += time.monotonic() - tc
             bad = [o for o in obligations if o.status != VALID]
             if not bad:

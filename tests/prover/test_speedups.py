@@ -120,3 +120,23 @@ def test_parser_cache_damage_is_harmless(tmp_path, monkeypatch):
         assert parse(ABOVE).programs[0].name == "above"
     finally:
         P._parser.cache_clear()
+
+
+def test_grouped_obligations_keep_each_status():
+    from tamp.prover.check import decide_all
+
+    enc = Encoder({"x": A.Type("real")})
+    env = enc.initial_env()
+    st = Stats()
+    hyp = [enc.expr(parse_expr("x > 0"), env)]
+    texts = ["x >= 0", "x > 1", "x + 1 > 0", "x * x >= 0", "x < 0", "x != 0"] * 4
+    formulas = [enc.expr(parse_expr(t), env) for t in texts]
+    valid = lambda f: is_valid(f, enc, st, 1000, hyp)  # noqa: E731
+    want = [valid(f) for f in formulas]
+    assert want.count(VALID) == 16 and want.count(INVALID) == 8
+    assert decide_all(formulas, valid, valid) == want
+    # with every obligation valid, each group of 16 is one query
+    calls = []
+    ok = [f for f, w in zip(formulas, want) if w == VALID]
+    assert decide_all(ok, valid, lambda f: calls.append(f) or valid(f)) == [VALID] * len(ok)
+    assert len(calls) == 1

@@ -17,11 +17,16 @@ prove inductive, and :mod:`.check` re-verifies the result):
   (substitution through assignments; unchanged through ``assume``; dropped at a sampling of a
   variable it reads) — the weakest-precondition part that the loop body's inner nodes need.
 
+Candidates that mention a variable dead at their node (:mod:`.liveness`: overwritten before
+it is read again, e.g. a value re-sampled in the next iteration) are left out of that node's
+pool: no obligation could use them, and the non-inductive ones cost Houdini slow ``unknown``s.
+
 Houdini: start with every candidate at every node (the root keeps those valid under
 ``requires``), then drop, edge by edge to a fixpoint, every candidate of the target node that
 ``λ(src) ∧ stmt`` does not imply. A batch of candidates is decided with one solver: the
-conjunction is checked first; a counter-model drops every candidate it falsifies (dropping is
-always safe); only an ``unknown`` falls back to one query per candidate.
+conjunction is checked first (before that, once without the log/exp lemma instances: usually
+enough, and cheaper); a counter-model drops every candidate it falsifies (dropping is always
+safe); only an ``unknown`` falls back to one query per candidate.
 """
 
 from __future__ import annotations

@@ -168,13 +168,15 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
     inputs = {p.name for p in cfa.params}
     terms: List[LoopTerm] = []
 
+    ins = {n: list(cfa.graph.in_edges(n, keys=True, data=True)) for n in order}
+
     def region(nodes, start, k0):
         kap = {start: (k0, {})}
         for n in order:
             if n not in nodes or n == start:
                 continue
             vals = []
-            for u, _v, key, d in cfa.graph.in_edges(n, keys=True, data=True):
+            for u, _v, key, d in ins[n]:
                 if d.get("back") or u not in kap:
                     continue
                 ex = None

@@ -59,6 +59,10 @@ class Options:
     exact_unstable: int = 3         # measure a mixed box exactly with at most this many unstable ReLUs
     exact_dims: int = 8             # ... and general polytopes in at most this many dimensions
     phase_lps: int = 32             # LP calls per box and question when branching on ReLU phases (0 = off)
+    refine_lps: int = 0             # ... while refining the biased mass (boxes are many and small there)
+    split_trials: int = 1           # mass refinement: halvings tried per box (the least remaining gap wins)
+    refine_min_mass: float = 2.0 ** -40  # mass refinement: boxes with a smaller share are not split
+    mass_gap: float = 0.005         # refinement stops once upper - lower biased mass is at most this
 
     @classmethod
     def from_any(cls, o) -> "Options":
@@ -243,7 +247,7 @@ class Analyzer:
             score = [0, 0]
             for half in B.split(self.dims[k], box, k):
                 biased, b = self.ibp(half)
-                score[0] -= biased is not None
+                score[0] += biased is not None  # halves settled: more is better
                 score[1] -= b.unstable
             if best_score is None or score > best_score:
                 best, best_score = k, score
@@ -306,6 +310,8 @@ class Analyzer:
         if w is not None and fair_pt is not None:  # both kinds seen: mixed, no solver needed
             return self._mixed(box, cands, small, w, fair_pt, 0)
         if self.phase is not None and self._valid_on(bounds):
+            if self.refining and self.options.refine_lps <= 0:
+                return Decision(None, witness=w)  # classify(): the mass bounds decide what happens next
             d = self.decide_by_phases(box, facts, w)
             if d is not None:
                 return d
@@ -361,13 +367,14 @@ class Analyzer:
         exact = {d.name: box[k] for k, d in enumerate(self.dims)}
         opts = self.options
         deadline = time.monotonic() + max(opts.slice_s, 1.0) * 4
+        budget = opts.refine_lps if self.refining else opts.phase_lps
         if w is None:
             cases = [(i, j, pi, pj) for i, j in self.pairs for pi, pj in bias_cases(th[i], th[j])]
 
             def accept(values):
                 pt = self._lp_point(box, values)
                 return pt is not None and self.biased_at(pt) is not None
-            ans = self.phase.search(exact, facts, cases, accept, opts.phase_lps,
+            ans = self.phase.search(exact, facts, cases, accept, budget,
                                     int(opts.smt_timeout * 1000), deadline)
             self.lp_calls += ans.lps
             if ans.status == "none":
@@ -386,7 +393,7 @@ class Analyzer:
         def accept_fair(values):
             pt = self._lp_point(box, values)
             return pt is not None and self.biased_at(pt) is None
-        ans = self.phase.search(exact, facts, cases, accept_fair, opts.phase_lps,
+        ans = self.phase.search(exact, facts, cases, accept_fair, budget,
                                 int(opts.smt_timeout * 1000), deadline)
         self.lp_calls += ans.lps
         if ans.status == "none":
@@ -464,7 +471,124 @@ class Analyzer:
         return biased_pt, fair_pt
 
     refine_now = True
+    refining = False
     facts = None
+
+    def share_bounds(self, box: B.Box, facts) -> Tuple[Fraction, Fraction]:
+        """Bounds on the biased share of ``box`` from the linear bounds (:mod:`tamp.causal.boxmass`);
+        (0, 1) when they do not apply (population measure, several pairs, non-real inputs)."""
+        if facts is None or not self.exact_ok or not self._valid_on(facts.bounds):
+            return Fraction(0), Fraction(1)
+        rbox = {}
+        for d, (lo, hi) in zip(self.dims, box):
+            if d.name in self.sym.model.inputs.values():
+                if d.sort != "real" or lo is None or hi is None or not hi > lo:
+                    return Fraction(0), Fraction(1)
+            if d.sort == "real" and lo is not None and hi is not None and hi > lo:
+                rbox[d.name] = (lo, hi)
+        from .boxmass import share_bounds
+        r = share_bounds(self.sym, facts, rbox, self.pairs[0], self.options.exact_dims)
+        return r if r is not None else (Fraction(0), Fraction(1))
+
+    def classify(self, box: B.Box):
+        """Decide ``box`` without splitting it: (status, lower share, upper share, witness, SMT+LP
+        calls). Status CERTIFIED / BIASED / EMPTY (shares exact), MEASURED (exact share), or MIXED
+        with the bounds of :meth:`share_bounds` (the box need not contain a witness: it lies in a
+        box that does)."""
+        self.refine_now, self.refining = False, True
+        lps = self.lp_calls
+        try:
+            d = self.decide(box)
+        finally:
+            self.refining = False
+        calls = d.smt_calls + self.lp_calls - lps
+        if d.status in (CERTIFIED, EMPTY):
+            return d.status, Fraction(0), Fraction(0), d.witness, calls
+        if d.status == BIASED:
+            return BIASED, Fraction(1), Fraction(1), d.witness, calls
+        facts = self.facts
+        lo, hi = self.share_bounds(box, facts)
+        if hi > lo:
+            share = self.measure_exactly(box, facts)
+            if share is not None:
+                return MEASURED, share, share, d.witness, calls
+        return MIXED, lo, hi, d.witness, calls
+
+    def refine_box(self, box: B.Box):
+        """Halve ``box`` along the dimension that moves the undecided decision functions most and
+        classify both halves: ([(half, status, lower, upper)], witness or None, calls, 2)."""
+        cands = self.splittable(box)
+        if not cands:
+            return [], None, 0, 0
+        if self.fast_mass_ok:
+            return self._refine_fast(box, cands)
+        _, _, facts = self.bound(box)
+        k = self.choose_split(box, cands, facts)
+        out, witness, calls = [], None, 0
+        for half in B.split(self.dims[k], box, k):
+            status, lo, hi, w, c = self.classify(half)
+            out.append((half, status, lo, hi))
+            witness = witness or w
+            calls += c
+        return out, witness, calls, 2
+
+    @property
+    def fast_mass_ok(self) -> bool:
+        """Mass refinement from the symbolic forms alone: uniform prior, one pair of threshold
+        copies, real inputs, no opaque atoms, ``requires`` true on the whole region."""
+        ok = getattr(self, "_fast_ok", None)
+        if ok is None:
+            ok = (self.exact_ok and self.sym is not None and self.sym.pairs == self.pairs
+                  and not self.sym.opaque_used
+                  and all(d.sort == "real" for d in self.dims if d.name in self.sym.model.inputs.values()))
+            if ok:
+                _, b, _ = self.bound(B.root_box(self.dims), symbolic=False)
+                ok = self._valid_on(b)  # validity on the root box holds on every sub-box
+            self._fast_ok = ok
+        return ok
+
+    def _shares_fast(self, box: B.Box):
+        facts = self.sym.analyse_linear(B.float_box(self.dims, box))
+        if facts is None:
+            return None, Fraction(0), Fraction(1)
+        rbox = {d.name: (lo, hi) for d, (lo, hi) in zip(self.dims, box) if d.sort == "real"}
+        from .boxmass import share_bounds
+        r = share_bounds(self.sym, facts, rbox, self.pairs[0], self.options.exact_dims)
+        return (facts, *r) if r is not None else (facts, Fraction(0), Fraction(1))
+
+    def _refine_fast(self, box: B.Box, cands: List[int]):
+        facts, _, _ = self._shares_fast(box)
+        k = None
+        if facts is not None:
+            widths = {self.dims[j].name: float(box[j][1] - box[j][0]) for j in cands}
+            score = self.sym.linear_split_scores(facts, widths)
+            k = max(cands, key=lambda j: (score.get(self.dims[j].name, 0.0), B.relative_width(self.dims[j], *box[j])))
+        if k is None:
+            k = max(cands, key=lambda j: B.relative_width(self.dims[j], *box[j]))
+        tried = {}
+        if self.options.split_trials > 1 and facts is not None:
+            # smart splitting: of the best-scored dimensions, the one whose halves leave the least gap
+            ranked = sorted(cands, key=lambda j: -(score.get(self.dims[j].name, 0.0) + 1e-12 * float(
+                B.relative_width(self.dims[j], *box[j]))))[: self.options.split_trials]
+            best = None
+            for j in ranked:
+                halves = [(h, *self._shares_fast(h)) for h in B.split(self.dims[j], box, j)]
+                g = sum((hi - lo) * B.uniform_mass(self.dims, h) for h, _, lo, hi in halves)
+                tried[j] = halves
+                if best is None or g < best[0]:
+                    best = (g, j)
+            k = best[1]
+        out = []
+        for half, hf, lo, hi in tried.get(k) or [(h, *self._shares_fast(h)) for h in B.split(self.dims[k], box, k)]:
+            if hi > lo and hf is not None and self.options.exact_unstable >= 0:
+                rx = hf.rx
+                if int(((rx.pre_lo < 0) & (rx.pre_hi > 0)).sum()) <= self.options.exact_unstable:
+                    _, _, full = self.bound(half)
+                    share = self.measure_exactly(half, full)
+                    if share is not None:
+                        lo = hi = share
+            out.append((half, MEASURED if lo == hi else MIXED, lo, hi))
+        return out, None, 0, 2
 
     def explore(self, box: B.Box, budget_s: float, refine: bool = True):
         """Depth-first over ``box`` for up to ``budget_s`` seconds.

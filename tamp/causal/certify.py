@@ -40,6 +40,10 @@ def _job(box, budget, refine):
     return _WORKER.explore(box, budget, refine)
 
 
+def _refine_job(box):
+    return _WORKER.refine_box(box)
+
+
 def independence_claims(prog: A.Program, ctx: Context) -> List[A.Independent]:
     """The ``independent(…)`` claims of ``prog``'s ensures clauses (top-level conjuncts only)."""
     from .region import conjuncts
@@ -69,6 +73,15 @@ class _Tally:
         self.hi: Dict[str, Fraction] = dict(self.lo)
         self.count: Dict[str, int] = {s: 0 for s in self.lo}
         self.count[MEASURED] = 0
+
+    def add_bounded(self, box, lower: Fraction, upper: Fraction):
+        """Add a leaf of the mass refinement whose biased share lies in [lower, upper]: the parts
+        known biased / fair are measured, the rest is mixed (it lies in a box with a witness)."""
+        lo, hi = self.measure(box)
+        for part, k in ((M_BIASED, lower), (M_FAIR, 1 - upper), (MIXED, upper - lower)):
+            self.lo[part] += lo * k
+            self.hi[part] += hi * k
+        self.count[MEASURED if upper == lower else MIXED] += 1
 
     def add(self, box, status, share=None):
         """Add a leaf; a ``measured`` leaf's mass is split into its exact biased and fair parts."""
@@ -149,14 +162,80 @@ def analyse_claim(prog: A.Program, ind: A.Independent, options: Options, ctx: Co
         run_phase(heap, False, mixed, pool)
         unexplored = heap
         # phase 2, mass: split the mixed boxes to tighten the bounds on the biased mass
-        heap2 = []
-        for b in mixed:
-            push(heap2, b)
         if options.refine and not unexplored:
-            run_phase(heap2, True, None, pool)
-        for _, _, b in heap2:
-            tally.add(b, MIXED)
+            refine_mass(mixed, pool)
+        else:
+            for b in mixed:
+                tally.add(b, MIXED)
         return unexplored
+
+    def refine_mass(mixed, pool):
+        """Best-first over the boxes with the largest mass gap (upper - lower biased mass): halve
+        one, classify the halves, until the total gap is at most ``mass_gap`` or out of time."""
+        heap, gap = [], Fraction(0)
+        seq = [0]
+
+        def put(b, lo, hi):
+            nonlocal gap
+            g = (hi - lo) * tally.measure(b)[1]
+            gap += g
+            heapq.heappush(heap, (-g, seq[0], b, lo, hi))
+            seq[0] += 1
+
+        def take(res):
+            nonlocal gap
+            children, w, calls, n = res
+            if w is not None and state["witness"] is None:
+                state["witness"] = w
+            state["smt_calls"] += calls
+            state["boxes"] += n
+            for b, status, lo, hi in children:
+                if status in (CERTIFIED, EMPTY, BIASED):
+                    tally.add(b, status)
+                elif lo == hi:
+                    tally.add(b, MEASURED, lo)
+                else:
+                    put(b, lo, hi)
+
+        for b in mixed:
+            put(b, Fraction(0), Fraction(1))
+        tol = Fraction(options.mass_gap)
+        done: "queue.Queue" = queue.Queue()
+        running = []
+        while (heap or running) and not out_of_time():
+            while heap and len(running) < (2 * jobs if pool is not None else 1) and gap > tol:
+                ng, _, b, lo, hi = heapq.heappop(heap)
+                if B.uniform_mass(dims, b) < options.refine_min_mass or not analyzer.splittable(b):
+                    tally.add_bounded(b, lo, hi)
+                    gap += ng
+                    continue
+                gap += ng
+                running.append((b, lo, hi))
+                if pool is None:
+                    done.put((b, analyzer.refine_box(b)))
+                else:
+                    pool.apply_async(_refine_job, (b,), callback=lambda r, b=b: done.put((b, r)),
+                                     error_callback=lambda e: done.put((None, e)))
+            if not running:
+                break
+            try:
+                b, res = done.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if isinstance(res, BaseException):
+                raise res
+            for t, entry in enumerate(running):
+                if entry[0] == b:
+                    running.pop(t)
+                    break
+            if not res[0]:  # not splittable after all
+                tally.add_bounded(b, entry[1], entry[2])
+                continue
+            take(res)
+        for b, lo, hi in running:  # out of time with jobs under way: their boxes keep their bounds
+            tally.add_bounded(b, lo, hi)
+        for _, _, b, lo, hi in heap:
+            tally.add_bounded(b, lo, hi)
 
     if jobs <= 1:
         heap = both_phases(None)

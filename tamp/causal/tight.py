@@ -55,6 +55,8 @@ class SymbolicBounds:
         self.rows = np.array([r for r, _ in rows]).reshape(len(rows), n)
         self.consts = np.array([c for _, c in rows])
         self.useful = bool(self.model.relus) or bool(self.pairs)
+        cols = list(self.model.opaque)
+        self.opaque_used = bool(cols) and bool(np.any(self.model.pre_m[:, cols]) or np.any(self.rows[:, cols]))
 
     def leaf_bounds(self, fbox: Dict[str, Tuple[float, float]], plain: Bounds):
         out = {}
@@ -107,6 +109,34 @@ class SymbolicBounds:
                 diff[node] = (forms[("cmp", node)][2], -forms[("-cmp", node)][2])
         bounds = propagate(self.dag, fbox, pre, diff)
         return BoxFacts(bounds, rx, forms)
+
+    def analyse_linear(self, fbox: Dict[str, Tuple[float, float]]) -> Optional[BoxFacts]:
+        """The symbolic forms only (no interval propagation, ``bounds`` None) — the fast path of
+        the mass refinement; None when the model has opaque atoms (they need interval bounds)."""
+        if self.opaque_used or not len(self.keys):
+            return None
+        leaves = {v: fbox[name] for v, name in self.model.inputs.items()}
+        leaves.update({v: (0.0, 0.0) for v in self.model.opaque})  # read by no form (opaque_used)
+        rx = relax(self.model, leaves, {})
+        if rx is None:
+            return None
+        V, c, low = lower_forms(self.model, rx, self.rows, self.consts)
+        forms = {key: (V[t], float(c[t]), float(low[t])) for t, key in enumerate(self.keys)}
+        return BoxFacts(None, rx, forms)
+
+    def linear_split_scores(self, facts: BoxFacts, widths: Dict[str, float]) -> Dict[str, float]:
+        """:meth:`split_scores` from the forms alone: a threshold is undecided when its
+        comparison's lower bound is < 0 < its upper bound."""
+        score: Dict[str, float] = {}
+        for t in self.thresholds:
+            if t is None:
+                continue
+            lo, neg = facts.forms[("cmp", t.cmp_node)], facts.forms[("-cmp", t.cmp_node)]
+            if lo[2] > 0 or neg[2] > 0:
+                continue
+            for v, name in self.model.inputs.items():
+                score[name] = score.get(name, 0.0) + (abs(float(lo[0][v])) + abs(float(neg[0][v]))) * widths.get(name, 0.0)
+        return score
 
     def split_scores(self, facts: BoxFacts, widths: Dict[str, float]) -> Dict[str, float]:
         """Per input, how much the undecided threshold outputs' linear bounds move across the box

@@ -14,6 +14,19 @@ product of the base variables' distributions (:func:`region_mass`) is computed f
   ``null``). Each leaf box is classified by exact interval arithmetic: inside every constraint,
   outside one, or partial; the mass lies in [Σ inside, Σ inside + Σ partial] (leaf masses are
   products of one-dimensional masses). No witness means the trivial [0, mass of the box].
+  A partial leaf is tightened by integrating one of its variables exactly: for each choice of
+  the *inner* variable, the interval the constraints leave it over the whole leaf (resp. over
+  some point of the leaf) gives a lower (resp. upper) bound; the best of all choices is used.
+
+With a witness of the form ``{"ldl": TREE}`` the linked all-Gaussian groups are first rewritten
+exactly (:func:`gauss_transform`): the constraint and box rows ``a_i·x < b_i`` of a group depend
+on ``x`` only through ``A x``, which is Gaussian with mean ``A m`` and covariance ``A V Aᵀ``
+(``V`` diagonal: independent base variables). A rational LDLᵀ factorisation ``A V Aᵀ = L D Lᵀ``
+(exact, no pivot search beyond skipping dependent rows) shows ``A x − A m`` has the distribution
+of ``L y`` with ``y`` independent ``N(0, D_j)``; so the group's mass is that of the region
+``L y < b − A m``, which is triangular (the first row mentions ``y_0`` only, …). A single
+oblique half-space becomes one one-dimensional Gaussian mass; what stays linked is bounded by
+the witness TREE over the new variables ``ldl<k>.<j>`` (k: the group, j: the pivot).
 
 Constraints ``0 < rhs`` (no variable) are malformed: their boundary would not be a null set.
 """
@@ -136,15 +149,119 @@ def one_dim_mass(d: Dist, lo, hi) -> Interval:
     return d.mass(lo, hi)
 
 
+def is_ldl_witness(witness: Any) -> bool:
+    """True for a witness ``{"ldl": TREE | null}`` (Gaussian groups rewritten first)."""
+    return isinstance(witness, dict) and set(witness) == {"ldl"}
+
+
 def region_mass(region: Region, dists: Dict[str, Dist], witness: Any = None, deadline=None) -> Interval:
     """A certified enclosure of the region's mass (see the module docstring)."""
+    _validate(region, dists)
+    if is_ldl_witness(witness):
+        moved = gauss_transform(region, dists)
+        if moved is None:
+            return ZERO_IV
+        region, dists = moved
+        witness = witness["ldl"]
+        if is_ldl_witness(witness):
+            raise MassError("a witness cannot ask for the Gaussian rewriting twice")
+    return _region_mass(region, dists, witness, deadline)
+
+
+def _validate(region: Region, dists: Dict[str, Dist]) -> None:
     for coef, _ in region.cons:
         if not coef or any(c == 0 for c in coef.values()):
             raise MassError("a constraint needs non-zero coefficients")
-    names = region.variables()
-    for v in names:
+    for v in region.variables():
         if v not in dists:
             raise MassError(f"unknown base variable '{v}'")
+
+
+def ldl_factor(gram: List[List[Fraction]]) -> Tuple[List[List[Fraction]], List[Fraction]]:
+    """Exact LDLᵀ of a positive semidefinite rational matrix: rows are taken in order, a row
+    whose residual variance is 0 (a combination of earlier pivots) adds no pivot. Returns L
+    (one row per input row, one column per pivot) and the pivots' D (all > 0)."""
+    L: List[List[Fraction]] = []
+    D: List[Fraction] = []
+    piv: List[int] = []
+    for i, row in enumerate(gram):
+        li: List[Fraction] = []
+        for j, p in enumerate(piv):
+            s = row[p] - sum((li[t] * L[p][t] * D[t] for t in range(j)), Fraction(0))
+            li.append(s / D[j])
+        resid = row[i] - sum((li[t] * li[t] * D[t] for t in range(len(piv))), Fraction(0))
+        if resid < 0:
+            raise MassError("internal: a Gram matrix with a negative residual")  # impossible (PSD)
+        if resid > 0:
+            piv.append(i)
+            D.append(resid)
+            li.append(Fraction(1))
+        L.append(li)
+    width = len(D)
+    return [li + [Fraction(0)] * (width - len(li)) for li in L], D
+
+
+def gauss_transform(region: Region, dists: Dict[str, Dist]):
+    """The region and distributions with every linked all-Gaussian group replaced by
+    independent Gaussian coordinates (module docstring); None when the region is empty."""
+    from tamp.prob.dists import Gauss
+
+    box = dict(region.box)
+    cons = list(region.cons)
+    new_d = dict(dists)
+    for k, g in enumerate(components(region)):
+        if not all(dists[v].is_gauss for v in g):
+            continue
+        gset = set(g)
+        rows = [(dict(c), r) for c, r in cons if set(c) <= gset]
+        cons = [(c, r) for c, r in cons if not set(c) <= gset]
+        for v in g:  # box rows last: the oblique constraints choose the first directions
+            lo, hi = box.pop(v, (None, None))
+            if hi is not None:
+                rows.append(({v: Fraction(1)}, hi))
+            if lo is not None:
+                rows.append(({v: Fraction(-1)}, -lo))
+        var = {v: dists[v].var for v in g}
+        mean = {v: dists[v].mean for v in g}
+        gram = [[sum((a[v] * b[v] * var[v] for v in a if v in b), Fraction(0)) for b, _ in rows] for a, _ in rows]
+        L, D = ldl_factor(gram)
+        names = [f"ldl{k}.{j}" for j in range(len(D))]
+        for n, dj in zip(names, D):
+            new_d[n] = Gauss(Fraction(0), dj)
+        for (a, rhs), li in zip(rows, L):
+            r = rhs - sum((a[v] * mean[v] for v in a), Fraction(0))
+            coef = {names[j]: c for j, c in enumerate(li) if c != 0}
+            if not coef:
+                if r <= 0:
+                    return None
+                continue
+            if len(coef) == 1:
+                (n, c), = coef.items()
+                lo, hi = box.get(n, (None, None))
+                b = r / c
+                if c > 0:
+                    hi = b if hi is None else min(hi, b)
+                else:
+                    lo = b if lo is None else max(lo, b)
+                box[n] = (lo, hi)
+                continue
+            cons.append((coef, r))
+    return Region(box, cons), new_d
+
+
+def _region_mass(region: Region, dists: Dict[str, Dist], witness: Any = None, deadline=None) -> Interval:
+    fixed, wnames, box, wcons = split_mass(region, dists, deadline)
+    if wnames:
+        return fixed * witness_interval(*_witness_sums(wnames, box, wcons, dists, witness))
+    if witness is not None:
+        raise MassError("a witness is given, but every linked variable has a polynomial density")
+    return fixed
+
+
+def split_mass(region: Region, dists: Dict[str, Dist], deadline=None):
+    """(the mass of everything but the witness variables, the witness variables, the region's
+    effective box, the constraints over the witness variables)."""
+    names = region.variables()
     box = effective_box(region, dists, names)
     linked = set()
     total = ONE_IV
@@ -157,12 +274,13 @@ def region_mass(region: Region, dists: Dict[str, Dist], witness: Any = None, dea
             wvars |= set(g)
     for v in sorted(names - linked):
         total = total * one_dim_mass(dists[v], *box[v])
-    if wvars:
-        wcons = [c for c in region.cons if set(c[0]) <= wvars]
-        total = total * _witness_mass(sorted(wvars), box, wcons, dists, witness)
-    elif witness is not None:
-        raise MassError("a witness is given, but every linked variable has a polynomial density")
-    return total
+    wcons = [c for c in region.cons if set(c[0]) <= wvars]
+    return total, sorted(wvars), box, wcons
+
+
+def witness_interval(lo: Fraction, hi: Fraction) -> Interval:
+    """The witness part of a mass from the sums of its leaves' bounds."""
+    return Interval(lo, min(hi, Fraction(1)) if lo <= 1 else hi)
 
 
 def _poly_mass(g, box, cons, dists, deadline) -> Interval:
@@ -248,18 +366,93 @@ def walk_witness(names: List[str], box: Dict[str, Bound], tree: Any):
         stack.append((below, t["below"], depth + 1))
 
 
-def _witness_mass(names, box, cons, dists, tree) -> Interval:
+def _witness_sums(names, box, cons, dists, tree) -> Tuple[Fraction, Fraction]:
     lo = Fraction(0)
     hi = Fraction(0)
     for leaf in walk_witness(names, box, tree):
-        kind = classify_box(leaf, cons)
-        if kind == "out":
+        a, b = leaf_enclosure(leaf, cons, dists, names)
+        lo += a
+        hi += b
+    return lo, hi
+
+
+def leaf_enclosure(leaf: Dict[str, Bound], cons, dists: Dict[str, Dist], names) -> Tuple[Fraction, Fraction]:
+    """Bounds of the mass of (leaf box ∩ constraints): exact 0 / the box mass when the box is
+    outside / inside; for a partial box, the best over the choice of an inner variable (module
+    docstring), never worse than [0, box mass]."""
+    kind = classify_box(leaf, cons)
+    if kind == "out":
+        return Fraction(0), Fraction(0)
+    masses = {v: one_dim_mass(dists[v], *leaf[v]) for v in names}
+    whole = ONE_IV
+    for v in names:
+        whole = whole * masses[v]
+    if kind == "in":
+        return whole.lo, whole.hi
+    best_lo, best_hi = Fraction(0), whole.hi
+    if whole.hi == 0:
+        return best_lo, best_hi
+    for u in names:
+        inner = _inner_intervals(u, leaf, cons)
+        if inner is None:
             continue
-        m = box_mass(leaf, dists, names)
-        if kind == "in":
-            lo += m.lo
-        hi += m.hi
-    return Interval(lo, min(hi, Fraction(1)) if lo <= 1 else hi)
+        (alo, ahi), (blo, bhi) = inner
+        rest_lo, rest_hi = Fraction(1), Fraction(1)
+        for v in names:
+            if v != u:
+                rest_lo *= masses[v].lo
+                rest_hi *= masses[v].hi
+        if alo is None or ahi is None or alo < ahi:
+            best_lo = max(best_lo, rest_lo * one_dim_mass(dists[u], alo, ahi).lo)
+        best_hi = min(best_hi, rest_hi * one_dim_mass(dists[u], blo, bhi).hi)
+    return best_lo, max(best_hi, best_lo)
+
+
+def _inner_intervals(u, leaf, cons):
+    """For inner variable ``u``: (the interval of u on which every constraint holds for every
+    point of the other variables' box — or (0, 0) if none can be guaranteed —, the interval
+    outside which some constraint fails for every such point). None when u is in no constraint."""
+    a_lo, a_hi = leaf[u]
+    b_lo, b_hi = leaf[u]
+    sure = True
+    used = False
+    for coef, rhs in cons:
+        c = coef.get(u)
+        others = {v: k for v, k in coef.items() if v != u}
+        rmin = rmax = Fraction(0)
+        for v, k in others.items():
+            x, y = leaf[v]
+            if k < 0:
+                x, y = y, x
+            rmin = None if rmin is None or x is None else rmin + k * x
+            rmax = None if rmax is None or y is None else rmax + k * y
+        if c is None:
+            if rmax is None or rmax > rhs:
+                sure = False
+            continue
+        used = True
+        # c·u < rhs − rest, rest ∈ [rmin, rmax]
+        every = None if rmax is None else (rhs - rmax) / c   # holds for every other point
+        some = None if rmin is None else (rhs - rmin) / c    # holds for some other point
+        if c > 0:
+            if every is None:
+                sure = False
+            else:
+                a_hi = every if a_hi is None else min(a_hi, every)
+            if some is not None:
+                b_hi = some if b_hi is None else min(b_hi, some)
+        else:
+            if every is None:
+                sure = False
+            else:
+                a_lo = every if a_lo is None else max(a_lo, every)
+            if some is not None:
+                b_lo = some if b_lo is None else max(b_lo, some)
+    if not used:
+        return None
+    if not sure:
+        a_lo = a_hi = Fraction(0)
+    return (a_lo, a_hi), (b_lo, b_hi)
 
 
 def parse_rational(s: Any, what: str) -> Fraction:

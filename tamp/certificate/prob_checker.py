@@ -6,12 +6,15 @@ rejects, naming its place):
 1. CLAIM   the certificate's clauses equal the program's probability ``ensures`` clauses, and
            its terms are exactly the distinct ``P(e | c)`` of the expanded clauses;
 2. TRACE   every trace replays (:mod:`.replay`: the checker's own semantics) using all its
-           outcomes; the trace weights (exact, or certified for dlap/dexp) are recomputed;
-3. COVER   per term: no trace is listed twice, and 1 − Σ weights is at most the declared
-           ``uncovered`` mass (it goes to the unknown side); within a trace, cells of one class
-           are pairwise disjoint (boxes apart, else z3 ``unsat``), and every point of the support
-           outside the closures of the listed cells lies outside ``assume``s ∧ c (z3 ``unsat``);
-4. CLASS   each hit cell lies inside ``c ∧ e`` and each miss cell inside ``c ∧ ¬e``
+           outcomes and followed branches; the trace weights (exact, or certified for
+           dlap/dexp) are recomputed;
+3. COVER   per term: the traces form a decision tree (:mod:`.prob_cover`: no trace twice, a
+           branch side no trace takes is z3-impossible), and the mass it misses is at most the
+           declared ``uncovered`` mass (it goes to the unknown side); within a trace, cells of one
+           class are pairwise disjoint (boxes apart, else z3 ``unsat``), and every point of the
+           support inside the trace's guard outside the closures of the listed cells lies outside
+           ``assume``s ∧ c (z3 ``unsat``);
+4. CLASS   each hit cell lies inside guard ∧ ``c ∧ e`` and each miss cell inside guard ∧ ``c ∧ ¬e``
            (cell ∧ support ∧ ¬side is z3 ``unsat``; ``sat``/``unknown``/timeout reject);
 5. MASS    each cell's mass is recomputed (:mod:`.cellmass`: exact polytope integration,
            rigorous one-dimensional CDFs, bisection witnesses), times the trace weight, and
@@ -38,6 +41,7 @@ from tamp.prob.interval import Interval
 
 from .cellmass import MassError, boxes_disjoint, region_mass
 from .checker import ProgramCheck, Rejected
+from .prob_cover import CoverError, decision_tree
 from .prob_reader import ProbCert, TermCert
 from .prob_spec import SpecError, term_interval, terms_of, verdict_of
 from .prob_writer import prob_program
@@ -140,11 +144,11 @@ def _iv(v: Optional[Interval]) -> str:
     return "undefined" if v is None else f"[{_frac(v.lo)}, {_frac(v.hi)}]"
 
 
-def _replay(replayer, traces, choices, where) -> Trace:
-    tr = traces.get(choices)
+def _replay(replayer, traces, key, where) -> Trace:
+    tr = traces.get(key)
     if tr is None:
         try:
-            tr = traces[choices] = replayer.run(choices)
+            tr = traces[key] = replayer.run(*key)
         except ReplayError as exc:
             raise Rejected(f"TRACE at {where}: {exc}") from None
     return tr
@@ -153,21 +157,22 @@ def _replay(replayer, traces, choices, where) -> Trace:
 def _check_term(prob: A.Prob, tc: TermCert, replayer, traces, has_assume, qs: _Queries):
     text = _show(prob)
     seen = set()
-    covered = Fraction(0)
+    replayed: List[Trace] = []
     hit, miss, unknown = Interval.point(0), Interval.point(0), Fraction(0)
     checks = 0
     for tr_c in tc.traces:
-        if tr_c.choices in seen:
+        key = (tr_c.choices, tr_c.branches)
+        if key in seen:
             raise Rejected(f"COVER: {text}: trace {list(tr_c.choices)} is listed twice (its cells overlap)")
-        seen.add(tr_c.choices)
-        tr = _replay(replayer, traces, tr_c.choices, tr_c.where)
-        covered += tr.weight.lo
+        seen.add(key)
+        tr = _replay(replayer, traces, key, tr_c.where)
+        replayed.append(tr)
         try:
             given = as_formula(True if prob.given is None else evaluate(replayer, prob.given, tr))
             event = as_formula(evaluate(replayer, prob.event, tr))
         except ReplayError as exc:
             raise Rejected(f"TRACE at {tr_c.where}: {exc}") from None
-        inside = z3.And(as_formula(tr.ok), given)
+        inside = z3.And(as_formula(tr.ok), tr.guard_formula(), given)
         support = tr.support()
         for c in tr_c.cells:
             unknown_vars = c.region.variables() - set(tr.vars)
@@ -213,10 +218,16 @@ def _check_term(prob: A.Prob, tc: TermCert, replayer, traces, has_assume, qs: _Q
                 miss = miss + claimed
             else:
                 unknown += hi
-    remainder = 1 - covered
+    try:
+        remainder, open_sides = decision_tree(replayed)
+    except CoverError as exc:
+        raise Rejected(f"COVER: {text}: {exc}") from None
+    for mb in open_sides:
+        _expect_unsat(qs, "COVER", f"{tc.where} ({mb.place})", mb.parts,
+                      f"a side of a followed branch that no trace of {text} takes is possible")
     if remainder > tc.uncovered:
-        raise Rejected(f"COVER: {text}: the listed traces have probability at least {_frac(covered)}, leaving "
-                       f"{_frac(remainder)} uncovered, more than the declared {_frac(tc.uncovered)}")
+        raise Rejected(f"COVER: {text}: the listed traces leave up to {_frac(remainder)} uncovered, "
+                       f"more than the declared {_frac(tc.uncovered)}")
     direct = prob.given is None and not has_assume
     try:
         iv = term_interval(hit, miss, unknown + max(remainder, Fraction(0)), direct)

@@ -33,6 +33,7 @@ class TraceCert:
     choices: Tuple[int, ...]
     cells: List[CellCert]
     where: str
+    branches: Tuple[int, ...] = ()  # followed branches (1 then, 0 else); absent = none
 
 
 @dataclass
@@ -108,8 +109,11 @@ def decode_term(t: Any, where: str) -> TermCert:
         ch = _field(tr, "choices", list, w)
         if not all(type(x) is int and x >= 0 for x in ch):
             raise MalformedCertificate(f"{w}.choices: expected non-negative integers")
+        br = tr.get("branches", [])
+        if not isinstance(br, list) or not all(type(x) is int and x in (0, 1) for x in br):
+            raise MalformedCertificate(f"{w}.branches: expected a list of 0 and 1")
         cells = [decode_cell(c, f"{w}.cells[{j}]") for j, c in enumerate(_field(tr, "cells", list, w))]
-        traces.append(TraceCert(tuple(ch), cells, w))
+        traces.append(TraceCert(tuple(ch), cells, w, tuple(br)))
     return TermCert(term, str(t.get("text", "")), _rat(_field(t, "uncovered", str, where), where + ".uncovered"),
                     traces, where)
 

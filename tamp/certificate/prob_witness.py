@@ -1,7 +1,9 @@
 """Building mass witnesses (writer side): bisection trees for regions whose linked variables
 are not all polynomial (see :mod:`.cellmass`). This is search; the checker only walks the
-finished tree. Partial leaves with the largest mass are split first, along the variable whose
-interval most affects the undecided constraints, at its conditional median.
+finished tree. Partial leaves with the largest gap (upper − lower bound of
+:func:`.cellmass.leaf_enclosure`) are split first, along the variable whose interval most
+affects the undecided constraints, at its conditional median. The builder keeps the sums of
+its leaves' bounds, which are exactly what the checker recomputes from the finished tree.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Dict, List, Optional
 
 from tamp.prob.dists import Dist
 
-from .cellmass import Region, box_mass, classify_box, components, effective_box, witness_vars
+from .cellmass import Region, classify_box, components, effective_box, leaf_enclosure, witness_vars
 
 
 class WitnessBuilder:
@@ -29,7 +31,9 @@ class WitnessBuilder:
         self.tree: Dict = {"node": None}  # a holder: leaves are dict holders replaced in place
         self._heap: List = []
         self._tick = itertools.count()
-        self.partial = Fraction(0)
+        self.partial = Fraction(0)  # Σ gaps of the partial leaves
+        self.lo = Fraction(0)       # Σ lower bounds of all leaves
+        self.hi = Fraction(0)       # Σ upper bounds of all leaves
         self.leaves = 0
         self._add(self.tree, "node", box)
 
@@ -39,14 +43,14 @@ class WitnessBuilder:
 
     def _add(self, parent: Dict, key: str, box) -> None:
         self.leaves += 1
-        kind = classify_box(box, self.cons)
-        if kind != "partial":
-            return
-        m = box_mass(box, self.dists, self.names).hi
+        lo, hi = leaf_enclosure(box, self.cons, self.dists, self.names)
+        self.lo += lo
+        self.hi += hi
+        m = hi - lo
         if m == 0:
             return
         self.partial += m
-        heapq.heappush(self._heap, (-float(m), next(self._tick), m, parent, key, box))
+        heapq.heappush(self._heap, (-float(m), next(self._tick), m, lo, hi, parent, key, box))
 
     def largest(self) -> Fraction:
         return self._heap[0][2] if self._heap else Fraction(0)
@@ -57,11 +61,13 @@ class WitnessBuilder:
         for _ in range(steps):
             if not self._heap:
                 break
-            _, _, m, parent, key, box = heapq.heappop(self._heap)
+            _, _, m, lo, hi, parent, key, box = heapq.heappop(self._heap)
             v, at = self._choose(box)
             if v is None:
                 continue
             self.partial -= m
+            self.lo -= lo
+            self.hi -= hi
             node = {"split": v, "at": _text(at), "below": None, "above": None}
             parent[key] = node
             lo, hi = box[v]

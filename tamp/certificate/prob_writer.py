@@ -30,8 +30,9 @@ from typing import Any, Dict, List, Optional, Tuple
 from lang import ast as A
 from lang.serialize import to_json
 
-from .cellmass import Region, rational_text, region_mass
+from .cellmass import Region, components, gauss_transform, rational_text, split_mass, witness_interval
 from .prob_spec import prob_clauses, term_interval, terms_of, verdict_of
+from .prob_cover import decision_tree
 from .prob_witness import WitnessBuilder
 from .replay import Replayer, sample_sites, var_name
 from .writer import CertificateError
@@ -47,6 +48,25 @@ class _Cell:
     region: Region
     witness: Optional[WitnessBuilder] = None
     mass: Optional[Any] = None
+    ldl: bool = False        # Gaussian groups rewritten (witness {"ldl": TREE})
+    fixed: Any = None        # the mass of everything outside the witness variables
+
+
+def _new_cell(key, side, region: Region, dists, deadline) -> _Cell:
+    """A cell with its fixed mass part and (when needed) a witness builder; linked all-Gaussian
+    groups are rewritten into independent coordinates first (:func:`.cellmass.gauss_transform`)."""
+    from tamp.prob.interval import Interval
+
+    ldl = any(all(dists[v].is_gauss for v in g) for g in components(region))
+    reg, ds = region, dists
+    if ldl:
+        moved = gauss_transform(region, dists)
+        if moved is None:
+            return _Cell(key, side, region, None, None, True, Interval.point(0))
+        reg, ds = moved
+    fixed, wnames, _, _ = split_mass(reg, ds, deadline)
+    wb = WitnessBuilder(reg, ds) if wnames else None
+    return _Cell(key, side, region, wb, None, ldl, fixed)
 
 
 def prob_program(prog: A.Program) -> A.Program:
@@ -85,27 +105,27 @@ def _build(prog, verdict, inputs, path, source, budget_s):
     sites = sample_sites(sub)
     names = {v: var_name(sites[ev.stmt_id], ev.occurrence) for v, ev in exp.vars.items()}
     replayer = Replayer(sub, inputs)
-    traces = {}
-    for ch in sorted(set(exp.choices)):
-        try:
-            traces[ch] = replayer.run(ch)
-        except Exception as exc:  # noqa: BLE001 - outside what the checker can replay
-            raise CertificateError(f"program '{prog.name}': the checker cannot replay a trace: {exc}") from None
-    uncovered = 1 - sum((t.weight.lo for t in traces.values()), Fraction(0))
+    try:
+        traces, keys = _replay_paths(replayer, exp.paths, names)
+    except Exception as exc:  # noqa: BLE001 - outside what the checker can replay
+        raise CertificateError(f"program '{prog.name}': the checker cannot replay a trace: {exc}") from None
+    uncovered, open_sides = decision_tree(list(traces.values()))
+    for mb in open_sides:
+        if not _unsat(mb.parts):
+            raise CertificateError(f"program '{prog.name}': a side of the branch {mb.place} is possible but no "
+                                   "final path of the engine takes it")
     per_term: List[List[_Cell]] = []
     for t in exp.terms:
         cells = []
         for c in t.cells:
-            box = {names[v]: b for v, b in c.bounds.items()}
-            cons = [({names[v]: k for v, k in coef.items()}, -const) for coef, const in c.cons]
-            region = Region(box, cons)
-            dists = traces[c.choices].vars
+            region = _region(c, names)
+            key = keys[c.path]
+            dists = traces[key].vars
             missing = region.variables() - set(dists)
             if missing:
                 raise CertificateError(f"program '{prog.name}': engine variable(s) {sorted(missing)} unknown "
                                        "to the replay")
-            wb = WitnessBuilder(region, dists)
-            cells.append(_Cell(c.choices, c.side, region, wb if wb.active else None))
+            cells.append(_new_cell(key, c.side, region, dists, deadline))
         per_term.append(cells)
     want = verdict == "proved"
     cache: Dict[tuple, Any] = {}
@@ -129,15 +149,70 @@ def _build(prog, verdict, inputs, path, source, budget_s):
     }
 
 
+def _region(c, names) -> Region:
+    """An exported cell or path (engine variable ids, ``Σ coef·x + const < 0``) as a Region."""
+    box = {names[v]: b for v, b in c.bounds.items()}
+    cons = [({names[v]: k for v, k in coef.items()}, -const) for coef, const in c.cons]
+    return Region(box, cons)
+
+
+def _replay_paths(replayer: Replayer, paths, names):
+    """Replay every final path of the engine; a followed branch is decided by which side of its
+    condition the path's region lies on (z3). Returns ({(choices, branches): trace}, the key of
+    each path)."""
+    traces: Dict[tuple, Any] = {}
+    keys = []
+    by_choices: Dict[tuple, Any] = {}
+    for p in paths:
+        if not replayer.followed:
+            tr = by_choices.get(p.choices)
+            if tr is None:
+                tr = by_choices[p.choices] = replayer.run(p.choices)
+        else:
+            tr = replayer.run(p.choices, oracle=_side_oracle(_region(p, names)))
+        key = (tuple(p.choices), tr.branches)
+        traces.setdefault(key, tr)
+        keys.append(key)
+    return traces, keys
+
+
+def _side_oracle(region: Region):
+    """The branch a path with this region takes at a condition (z3: the region, the support so
+    far and the guard imply the condition or its negation)."""
+    import z3
+
+    def decide(cond, rp):
+        syms = dict(rp.symbols)
+        for v in region.variables():
+            syms.setdefault(v, z3.Real(v))
+        parts = [region.formula(syms)] + rp.support_so_far() + list(rp.guard)
+        if _unsat(parts + [z3.Not(cond)]):
+            return 1
+        if _unsat(parts + [cond]):
+            return 0
+        raise CertificateError("an engine path lies on both sides of a followed branch")
+    return decide
+
+
+def _unsat(parts, timeout_ms: int = 10000) -> bool:
+    import z3
+
+    s = z3.Solver()
+    s.set("timeout", timeout_ms)
+    s.add(*parts)
+    return s.check() == z3.unsat
+
+
 def _cell_mass(c: _Cell, traces, cache, deadline):
-    key = (c.choices, c.region.key(), id(c.witness), c.witness.leaves if c.witness else 0)
-    m = cache.get(key)
-    if m is None:
-        tr = traces[c.choices]
-        wj = c.witness.to_json() if c.witness else None
-        m = cache[key] = (tr.weight * region_mass(c.region, tr.vars, wj, deadline)).tidy(120)
-    c.mass = m
-    return m
+    """weight × fixed part × witness sums: the very product the checker recomputes."""
+    m = c.fixed if c.witness is None else c.fixed * witness_interval(c.witness.lo, c.witness.hi)
+    c.mass = (traces[c.choices].weight * m).tidy(120)
+    return c.mass
+
+
+def _witness_json(c: _Cell):
+    tree = c.witness.to_json() if c.witness is not None else None
+    return {"ldl": tree} if c.ldl else tree
 
 
 def _term_value(prob, cells, traces, uncovered, prog, cache, deadline):
@@ -187,7 +262,7 @@ def _term_json(prob, cells: List[_Cell], traces, uncovered) -> Dict[str, Any]:
             "cons": [{"coef": {v: rational_text(k) for v, k in sorted(coef.items())}, "rhs": rational_text(rhs)}
                      for coef, rhs in c.region.cons],
             "mass": [rational_text(c.mass.lo), rational_text(c.mass.hi)],
-            "witness": c.witness.to_json() if c.witness else None,
+            "witness": _witness_json(c),
         })
     return {"term": to_json(prob), "text": print_expr(prob), "uncovered": rational_text(max(uncovered, Fraction(0))),
-            "traces": [{"choices": list(ch), "cells": cs} for ch, cs in by_trace.items()]}
+            "traces": [{"choices": list(ch), "branches": list(br), "cells": cs} for (ch, br), cs in by_trace.items()]}

@@ -24,9 +24,23 @@ Discrete outcomes (index → value, exact probability):
 * ``dlap(m, s)``: 0 → m, 2k − 1 → m − k, 2k → m + k (q^k (1 − q)/(1 + q), q = e^(−1/s));
   ``dexp(m, s)``: k → m + k (q^k (1 − q)); certified intervals.
 
-Outside the fragment (a discrete sampling, a loop condition or a distribution parameter that
-depends on continuous samples) the replay raises :class:`ReplayError`, and the certificate is
-rejected — never accepted on trust.
+Branches that draw discrete values. An ``if`` whose blocks contain a discrete sampling
+(syntactically: ``bern``, ``unif``, ``step``, ``dlap``, ``dexp`` anywhere inside) is *followed*
+instead of merged when its condition depends on continuous samples: the trace names the branch
+taken (``branches``: 1 = then, 0 = else, in execution order) and the replay runs that block only,
+adding the condition (or its negation) to the trace's **guard**. Such a trace stands for the
+event "these discrete outcomes and these branches", i.e. the guard's region of the sample space
+with the outcomes' weight; the checker requires its cells to lie inside the guard, and the
+traces of a term to form a complete decision tree (:mod:`.prob_cover`). Whether an ``if`` is
+followed depends on the program text only, so two traces that agree up to a decision reach it
+in the same state: the events of distinct traces are disjoint.
+
+Every decision (a discrete outcome or a followed branch) is recorded in order with its place,
+its probability (outcomes) or condition (branches), and the guard before it.
+
+Outside the fragment (a discrete sampling under a *merged* condition, a loop condition or a
+distribution parameter that depends on continuous samples) the replay raises
+:class:`ReplayError`, and the certificate is rejected — never accepted on trust.
 """
 
 from __future__ import annotations
@@ -59,6 +73,37 @@ def sample_sites(prog: A.Program) -> Dict[int, int]:
     return out
 
 
+DISCRETE = ("bern", "unif", "step", "dlap", "dexp")
+
+
+def followed_ifs(prog: A.Program) -> Dict[int, int]:
+    """id(if statement) -> its index in a pre-order walk, for every ``if`` whose blocks contain a
+    discrete sampling (those are followed, not merged, on a condition over continuous samples)."""
+    out: Dict[int, int] = {}
+    k = 0
+    for n in A.walk(prog.body):
+        if isinstance(n, A.If):
+            inner = [s for b in (n.then, n.other) if b is not None for s in A.walk(b)]
+            if any(isinstance(s, A.Sample) and s.dist.func in DISCRETE for s in inner):
+                out[id(n)] = k
+            k += 1
+    return out
+
+
+@dataclass
+class Decision:
+    """One decision of a trace: ``kind`` "outcome" (``value``: the index, ``prob``: its certified
+    probability) or "branch" (``value``: 1 then / 0 else, ``cond``: the condition as a z3
+    formula); ``place`` names the statement; ``guard``: the followed conditions before it."""
+
+    kind: str
+    place: str
+    value: int
+    prob: Optional[Interval] = None
+    cond: object = None
+    guard: Tuple = ()
+
+
 def var_name(site: int, occurrence: int) -> str:
     return f"s{site}.{occurrence}"
 
@@ -85,6 +130,12 @@ class Trace:
     weight: Interval                # probability of the discrete outcomes
     vars: Dict[str, Dist]           # base variables and their distributions
     symbols: Dict[str, z3.ArithRef] = field(default_factory=dict)
+    branches: Tuple[int, ...] = ()  # the followed branches taken (1 then, 0 else)
+    guard: Tuple = ()               # their conditions (z3), as taken: the trace's region
+    decisions: List[Decision] = field(default_factory=list)
+
+    def guard_formula(self) -> z3.BoolRef:
+        return z3.And(*self.guard) if self.guard else z3.BoolVal(True)
 
     def support(self) -> List[z3.BoolRef]:
         """Open support constraints of the base variables (their complement has mass 0)."""
@@ -116,10 +167,19 @@ class Replayer:
         self.prog = prog
         self.inputs = dict(inputs or {})
         self.sites = sample_sites(prog)
+        self.followed = followed_ifs(prog)
 
-    def run(self, choices: Sequence[int]) -> Trace:
+    def run(self, choices: Sequence[int], branches: Sequence[int] = (), oracle=None) -> Trace:
+        """Replay one trace. ``oracle(cond, replayer) -> 0 | 1`` (the writer's) chooses the
+        followed branches instead of ``branches``."""
         self.choices = list(choices)
         self.pos = 0
+        self.branches = list(branches)
+        self.bpos = 0
+        self.oracle = oracle
+        self.taken: List[int] = []
+        self.guard: List[z3.BoolRef] = []
+        self.decisions: List[Decision] = []
         self.weight = ONE
         self.vars: Dict[str, Dist] = {}
         self.symbols: Dict[str, z3.ArithRef] = {}
@@ -137,7 +197,34 @@ class Replayer:
         self.block(self.prog.body, st)
         if self.pos != len(self.choices):
             raise ReplayError(f"the trace has {len(self.choices)} outcomes but the run uses {self.pos}")
-        return Trace(st.env, st.ok, self.weight, self.vars, self.symbols)
+        if oracle is None and self.bpos != len(self.branches):
+            raise ReplayError(f"the trace has {len(self.branches)} branches but the run follows {self.bpos}")
+        return Trace(st.env, st.ok, self.weight, self.vars, self.symbols, tuple(self.taken), tuple(self.guard),
+                     self.decisions)
+
+    def support_so_far(self) -> List[z3.BoolRef]:
+        """Open support constraints of the base variables drawn so far."""
+        return Trace({}, True, ONE, self.vars, self.symbols).support()
+
+    def follow(self, s: A.If, c, st: _State) -> None:
+        """Run the branch of a followed ``if`` that the trace (or the oracle) names."""
+        if self.pc is not True:
+            raise ReplayError(f"line {_line(s)}: a branch that draws discrete values under a merged condition")
+        if self.oracle is not None:
+            d = self.oracle(c, self)
+        else:
+            if self.bpos >= len(self.branches):
+                raise ReplayError(f"the trace ends before the branch at line {_line(s)}")
+            d = self.branches[self.bpos]
+            self.bpos += 1
+        if d not in (0, 1) or isinstance(d, bool):
+            raise ReplayError(f"branch {d!r} at line {_line(s)} is not 0 or 1")
+        self.decisions.append(Decision("branch", f"if@{self.followed[id(s)]}", d, None, c, tuple(self.guard)))
+        self.taken.append(d)
+        self.guard.append(c if d == 1 else z3.Not(c))
+        blk = s.then if d == 1 else s.other
+        if blk is not None:
+            self.block(blk, st)
 
     # ------------------------------------------------------------------ statements
     def block(self, blk: A.Block, st: _State) -> None:
@@ -161,6 +248,9 @@ class Replayer:
                 return
             if not _is_sym(c):
                 raise ReplayError(f"line {_line(s)}: the condition is not a Boolean")
+            if id(s) in self.followed:
+                self.follow(s, c, st)
+                return
             then_st, else_st = st.copy(), st.copy()
             outer = self.pc
             self.pc = z3.And(outer, c) if outer is not True else c
@@ -237,6 +327,7 @@ class Replayer:
         self.pos += 1
         if not isinstance(k, int) or isinstance(k, bool) or k < 0 or (n_outcomes is not None and k >= n_outcomes):
             raise ReplayError(f"outcome {k!r} of the sampling at line {_line(s)} does not exist")
+        self.decisions.append(Decision("outcome", f"sample@{self.sites[id(s)]}", k, None, None, tuple(self.guard)))
         return k
 
     def fresh(self, s: A.Sample, st: _State, dist: Dist):
@@ -354,6 +445,7 @@ class Replayer:
 
     def _weigh(self, w) -> None:
         iv = w if isinstance(w, Interval) else Interval.point(w)
+        self.decisions[-1].prob = iv
         self.weight = self.weight * iv
         if not self.weight.is_exact:
             self.weight = self.weight.tidy(100)

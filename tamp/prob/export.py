@@ -31,6 +31,7 @@ class ExportedCell:
     bounds: Dict[int, Bound]
     cons: List[Tuple[Dict[int, Fraction], Fraction]]
     side: str
+    path: int = -1  # index of the final path (in ``Export.paths``) the cell lies in
 
 
 @dataclass
@@ -56,6 +57,7 @@ class Export:
     vars: Dict[int, ExportedVar]
     choices: List[Tuple[int, ...]]  # the discrete outcome sequence of every final path (with repeats)
     lost: Fraction                  # mass dropped by truncating dlap/dexp (an upper bound)
+    paths: List[ExportedCell] = field(default_factory=list)  # every final path's own region (side "path")
 
 
 def export_cells(program: A.Program, prob_terms: List[A.Prob], inputs=None, path: str = "<string>",
@@ -64,21 +66,25 @@ def export_cells(program: A.Program, prob_terms: List[A.Prob], inputs=None, path
     ex = Executor(program, inputs, path, source, deadline)
     paths = ex.run()
     terms = []
+    regions = [_cell(ex, p, "path", i) for i, p in enumerate(paths)]
     for prob in prob_terms:
         t = ExportedTerm(prob)
-        for p in paths:
+        for i, p in enumerate(paths):
             givens = [(p, True)] if prob.given is None else ex.ev(prob.given, p)
             for q, g in givens:
                 for r, e in ex.ev(prob.event, q):
                     for side, f in (("hit", f_and(g, e)), ("miss", f_and(g, f_not(e)))):
                         for c in ex.assume(r, f):
-                            t.cells.append(ExportedCell(
-                                c.choices, {v: b for v, b in c.bounds.items() if b != ex.reg.support(v)},
-                                [(dict(aff.terms), aff.const) for aff in c.cons], side))
+                            t.cells.append(_cell(ex, c, side, i))
         terms.append(t)
     out_vars = {}
     for key, v in ex.reg._ids.items():
         stmt_id, occ = key[0], key[1]
         b = key[2] if len(key) == 4 else None
         out_vars[v] = ExportedVar(stmt_id, occ, b, key[-1])
-    return Export(terms, out_vars, [p.choices for p in paths], ex.lost)
+    return Export(terms, out_vars, [p.choices for p in paths], ex.lost, regions)
+
+
+def _cell(ex: Executor, c, side: str, path: int) -> ExportedCell:
+    return ExportedCell(c.choices, {v: b for v, b in c.bounds.items() if b != ex.reg.support(v)},
+                        [(dict(aff.terms), aff.const) for aff in c.cons], side, path)

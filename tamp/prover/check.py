@@ -128,7 +128,7 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr, valid_batch=None) -> Lis
     if not any(o.rule == "COVER" for o in obs):
         obs.append(Obligation("COVER", "the automaton simulates the CFA", VALID))
 
-    env0 = enc.initial_env()
+    env0 = enc.env0
     E = lambda e, env=env0: enc.expr(e, env)  # noqa: E731
     beta0 = to_real(E(beta))
 

@@ -342,7 +342,7 @@ def houdini(aut, enc, batch: Batch, pools: Dict[int, List[A.Expr]], states=None,
     from .liveness import mentions_only_live
     from .samples import refuted
 
-    env0 = enc.initial_env()
+    env0 = enc.env0
     known = set(enc.types)
     cache: Dict[A.Expr, Optional[z3.ExprRef]] = {}
 

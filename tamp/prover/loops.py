@@ -278,7 +278,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     """Try the ranked axiom combinations: κ computed, λ by Houdini, then the full check."""
     stats = Stats()
     enc = Encoder(cfa.types)
-    env0 = enc.initial_env()
+    env0 = enc.env0
     req = [enc.expr(r, env0) for r in cfa.requires]
     times = {"synthesis": 0.0, "interpolation": 0.0, "inclusion": 0.0}
 

@@ -66,6 +66,8 @@ class Encoder:
         # set once this encoder has built a log/exp/sqrt or opaque sum application: until then
         # no formula of it can contain one, and the search for lemma terms is skipped
         self.has_apps = False
+        self._env0: Optional[Dict[str, z3.ExprRef]] = None
+        self._memo: Dict[int, tuple] = {}
         self._sum_defs: Dict[str, tuple] = {}
 
     def sum_info(self, decl: z3.FuncDeclRef):
@@ -88,12 +90,29 @@ class Encoder:
     def initial_env(self, suffix="0") -> Dict[str, z3.ExprRef]:
         return {n: self.const(n, suffix) for n, t in self.types.items() if t.name != "tuple"}
 
+    @property
+    def env0(self) -> Dict[str, z3.ExprRef]:
+        """The initial environment, one shared dict (callers must not change it): expressions
+        encoded over it are remembered, since the prover encodes the same candidate invariants
+        and labels over it again and again."""
+        if self._env0 is None:
+            self._env0 = self.initial_env()
+        return self._env0
+
     # ------------------------------------------------------------------ expressions
     def expr(self, e: A.Expr, env: Dict[str, z3.ExprRef]) -> z3.ExprRef:
+        shared = env is self._env0 and env is not None
+        if shared:
+            hit = self._memo.get(id(e))
+            if hit is not None and hit[0] is e:
+                return hit[1]
         m = getattr(self, "_" + type(e).__name__, None)
         if m is None:
             raise UnsupportedError(f"the prover cannot encode {type(e).__name__} expressions")
-        return m(e, env)
+        out = m(e, env)
+        if shared:
+            self._memo[id(e)] = (e, out)  # the node is kept, so its id stays its own
+        return out
 
     def _Num(self, e, env):
         v = e.value

@@ -35,21 +35,24 @@ from .tight import BoxFacts, SymbolicBounds
 RealBox = Dict[str, Tuple[Fraction, Fraction]]
 
 
-def _coarse(V: np.ndarray, c: float, names: Dict[int, str], box: RealBox, max_dims: int):
+def _coarse(V: np.ndarray, c: float, names: Dict[int, str], box: RealBox, widths: Dict[str, float],
+            max_dims: int):
     """(coefficients by input name, constant) of an affine function f' <= f on ``box`` that reads
     at most ``max_dims`` inputs (the others at their worst case); None if f reads a non-input."""
+    nz = [int(v) for v in np.flatnonzero(V)]
+    if any(v not in names for v in nz):
+        return None
+    nz.sort(key=lambda v: -abs(float(V[v])) * widths[names[v]])
     coef: Dict[str, Fraction] = {}
     const = Fraction(c)
-    for v in np.flatnonzero(V):
-        v = int(v)
-        if v not in names:
-            return None
-        coef[names[v]] = Fraction(float(V[v]))
-    ranked = sorted(coef, key=lambda n: -abs(coef[n]) * (box[n][1] - box[n][0]))
-    for n in ranked[max_dims:]:
-        k = coef.pop(n)
-        lo, hi = box[n]
-        const += k * (lo if k > 0 else hi)
+    for r, v in enumerate(nz):
+        k = Fraction(float(V[v]))
+        name = names[v]
+        if r < max_dims:
+            coef[name] = k
+        else:
+            lo, hi = box[name]
+            const += k * (lo if k > 0 else hi)
     return coef, const
 
 
@@ -109,9 +112,11 @@ def share_bounds(sb: SymbolicBounds, facts: BoxFacts, box: RealBox, pair: Tuple[
         return None
     ta, tb = sb.thresholds[i], sb.thresholds[j]
 
+    widths = {n: float(hi - lo) for n, (lo, hi) in box.items()}
+
     def form(key):
         V, c, _ = facts.forms[key]
-        return _coarse(V, c, names, box, max_dims)
+        return _coarse(V, c, names, box, widths, max_dims)
 
     def g_forms(k):
         t = sb.thresholds[k]

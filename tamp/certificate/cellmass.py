@@ -380,18 +380,25 @@ def leaf_enclosure(leaf: Dict[str, Bound], cons, dists: Dict[str, Dist], names) 
     """Bounds of the mass of (leaf box ∩ constraints): exact 0 / the box mass when the box is
     outside / inside; for a partial box, the best over the choice of an inner variable (module
     docstring), never worse than [0, box mass]."""
+    lo, hi, _ = leaf_bounds(leaf, cons, dists, names)
+    return lo, hi
+
+
+def leaf_bounds(leaf: Dict[str, Bound], cons, dists: Dict[str, Dist], names):
+    """:func:`leaf_enclosure` and the inner variable that gave the tightest bounds (or None)."""
     kind = classify_box(leaf, cons)
     if kind == "out":
-        return Fraction(0), Fraction(0)
+        return Fraction(0), Fraction(0), None
     masses = {v: one_dim_mass(dists[v], *leaf[v]) for v in names}
     whole = ONE_IV
     for v in names:
         whole = whole * masses[v]
     if kind == "in":
-        return whole.lo, whole.hi
+        return whole.lo, whole.hi, None
     best_lo, best_hi = Fraction(0), whole.hi
+    best_u, best_gap = None, whole.hi
     if whole.hi == 0:
-        return best_lo, best_hi
+        return best_lo, best_hi, None
     for u in names:
         inner = _inner_intervals(u, leaf, cons)
         if inner is None:
@@ -402,10 +409,13 @@ def leaf_enclosure(leaf: Dict[str, Bound], cons, dists: Dict[str, Dist], names) 
             if v != u:
                 rest_lo *= masses[v].lo
                 rest_hi *= masses[v].hi
-        if alo is None or ahi is None or alo < ahi:
-            best_lo = max(best_lo, rest_lo * one_dim_mass(dists[u], alo, ahi).lo)
-        best_hi = min(best_hi, rest_hi * one_dim_mass(dists[u], blo, bhi).hi)
-    return best_lo, max(best_hi, best_lo)
+        u_lo = rest_lo * one_dim_mass(dists[u], alo, ahi).lo
+        u_hi = rest_hi * one_dim_mass(dists[u], blo, bhi).hi
+        if u_hi - u_lo < best_gap:
+            best_u, best_gap = u, u_hi - u_lo
+        best_lo = max(best_lo, u_lo)
+        best_hi = min(best_hi, u_hi)
+    return best_lo, max(best_hi, best_lo), best_u
 
 
 def _inner_intervals(u, leaf, cons):

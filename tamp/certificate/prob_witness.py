@@ -16,7 +16,7 @@ from typing import Dict, List, Optional
 
 from tamp.prob.dists import Dist
 
-from .cellmass import Region, classify_box, components, effective_box, leaf_enclosure, witness_vars
+from .cellmass import Region, classify_box, components, effective_box, leaf_bounds, witness_vars
 
 
 class WitnessBuilder:
@@ -43,14 +43,14 @@ class WitnessBuilder:
 
     def _add(self, parent: Dict, key: str, box) -> None:
         self.leaves += 1
-        lo, hi = leaf_enclosure(box, self.cons, self.dists, self.names)
+        lo, hi, inner = leaf_bounds(box, self.cons, self.dists, self.names)
         self.lo += lo
         self.hi += hi
         m = hi - lo
         if m == 0:
             return
         self.partial += m
-        heapq.heappush(self._heap, (-float(m), next(self._tick), m, lo, hi, parent, key, box))
+        heapq.heappush(self._heap, (-float(m), next(self._tick), m, lo, hi, parent, key, box, inner))
 
     def largest(self) -> Fraction:
         return self._heap[0][2] if self._heap else Fraction(0)
@@ -61,8 +61,8 @@ class WitnessBuilder:
         for _ in range(steps):
             if not self._heap:
                 break
-            _, _, m, lo, hi, parent, key, box = heapq.heappop(self._heap)
-            v, at = self._choose(box)
+            _, _, m, lo, hi, parent, key, box, inner = heapq.heappop(self._heap)
+            v, at = self._choose(box, inner)
             if v is None:
                 continue
             self.partial -= m
@@ -79,14 +79,16 @@ class WitnessBuilder:
             done = True
         return done
 
-    def _choose(self, box):
+    def _choose(self, box, inner=None):
+        """The variable to split (not the leaf's inner variable, which is integrated exactly,
+        unless nothing else can be split) and where."""
         scores = {v: 0.0 for v in self.names}
         for coef, rhs in self.cons:
             if classify_box(box, [(coef, rhs)]) != "partial":
                 continue
             for v, c in coef.items():
                 scores[v] += abs(float(c)) * self._width(v, box[v])
-        for v in sorted(self.names, key=lambda v: -scores[v]):
+        for v in sorted(self.names, key=lambda v: (v == inner, -scores[v])):
             at = self._split_point(v, box[v])
             if at is not None:
                 return v, at

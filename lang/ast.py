@@ -422,37 +422,29 @@ _FV_CACHE: dict = {}
 def free_vars(e: Expr) -> set:
     """Names of variables read by ``e`` (bound quantifier/sum variables excluded).
 
-    Results are memoised by node identity (the node is kept in the cache, so its id cannot be
-    reused while the entry lives); expressions are immutable, so the answer cannot change."""
-    hit = _FV_CACHE.get(id(e))
-    if hit is not None and hit[0] is e:
-        return set(hit[1])
-    out = _free_vars(e)
+    Results are memoised per node, by identity (the node is kept in the cache, so its id cannot
+    be reused while the entry lives; expressions are immutable, so the answer cannot change),
+    and sub-results are reused: a new node over known children costs one union."""
+    return set(_fv(e))
+
+
+def _fv(x) -> frozenset:
+    hit = _FV_CACHE.get(id(x))
+    if hit is not None and hit[0] is x:
+        return hit[1]
+    if isinstance(x, Var):
+        out = frozenset((x.name,))
+    elif isinstance(x, (Quant, Sum)):
+        out = _fv(x.lo) | _fv(x.hi) | (_fv(x.body) - {x.var})
+    elif isinstance(x, Independent):
+        out = frozenset((x.var,)) | _fv(x.expr)
+    else:
+        out = frozenset()
+        for c in children(x):
+            out = out | _fv(c)
     if len(_FV_CACHE) > 200_000:
         _FV_CACHE.clear()
-    _FV_CACHE[id(e)] = (e, frozenset(out))
-    return out
-
-
-def _free_vars(e: Expr) -> set:
-    out: set = set()
-
-    def go(x, bound):
-        if isinstance(x, Var):
-            if x.name not in bound:
-                out.add(x.name)
-        elif isinstance(x, (Quant, Sum)):
-            go(x.lo, bound)
-            go(x.hi, bound)
-            go(x.body, bound | {x.var})
-        elif isinstance(x, Independent):
-            out.add(x.var)
-            go(x.expr, bound)
-        else:
-            for c in children(x):
-                go(c, bound)
-
-    go(e, frozenset())
+    _FV_CACHE[id(x)] = (x, out)
     return out
 
 

@@ -64,6 +64,13 @@ def main():
     ok = [r for r in rows if r.get("check") == "OK"]
     print(f"\n{len(ok)}/{len(rows)} certified and re-checked OK; decide {sum(r['decide_s'] for r in rows):.1f} s, "
           f"write {sum(r['write_s'] for r in rows):.1f} s, check {sum(r.get('check_s', 0) for r in rows):.1f} s")
+    if ok:
+        import statistics
+
+        print(f"certified ones: decide {sum(r['decide_s'] for r in ok):.1f} s, check {sum(r['check_s'] for r in ok):.1f} s; "
+              f"check time median {statistics.median(r['check_s'] for r in ok):.2f} s, max "
+              f"{max(r['check_s'] for r in ok):.2f} s; check/decide median "
+              f"{statistics.median(r['check_s'] / max(r['decide_s'], 1e-3) for r in ok):.1f}")
 
 
 if __name__ == "__main__":

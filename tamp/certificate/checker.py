@@ -307,6 +307,10 @@ def check_axioms(aut: CertAutomaton, cfa) -> Dict[int, object]:
 # ---------------------------------------------------------------------------- 5. SMT
 
 
+GROUP = 16          # obligations asked together (see flush() in check_smt)
+GROUP_MS = 2000     # time limit for a group; a group that fails is halved
+
+
 def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: int, deadline, log,
               facts=()) -> int:
     from tamp.prover.smt import Encoder, to_real
@@ -346,20 +350,53 @@ def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: in
             raise Rejected(f"{what}: {_show(e)} is not a number")
         return to_real(t)
 
-    def ob(rule, where, formula):
-        nonlocal count
-        ms = timeout_ms
+    def limit(rule, where, ms):
         if deadline is not None:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise Rejected(f"{rule} at {where}: time limit reached before it was checked")
             ms = min(ms, int(left * 1000))
-        status, dt = decide(formula, enc, hyps, ms)
+        return ms
+
+    def decide_now(rule, where, formula):
+        nonlocal count
+        status, dt = decide(formula, enc, hyps, limit(rule, where, timeout_ms))
         log.append(f"{rule} {where}: {status} ({dt:.3f} s)")
         if status != VALID:
             why = "the solver answered unknown or timed out" if status != "invalid" else "it does not hold"
             raise Rejected(f"{rule} fails at {where}: {why}")
         count += 1
+
+    pending = []  # (rule, where, formula): decided in groups by flush()
+
+    def ob(rule, where, formula):
+        pending.append((rule, where, formula))
+
+    def flush():
+        """Decide the pending obligations: a group of up to GROUP is first asked as one
+        conjunction (valid exactly when each member is); a group that does not come back valid
+        is halved, down to single obligations decided with the full time limit — so a failure is
+        reported for the first failing obligation, exactly as when each is asked alone."""
+        def go(group):
+            nonlocal count
+            if len(group) == 1:
+                decide_now(*group[0])
+                return
+            rule, where, _f = group[0]
+            status, dt = decide(z3.And(*[f for _r, _w, f in group]), enc, hyps,
+                                limit(rule, where, min(timeout_ms, GROUP_MS)))
+            if status == VALID:
+                for r, w, _f in group:
+                    log.append(f"{r} {w}: valid (one of {len(group)} asked together, {dt:.3f} s)")
+                count += len(group)
+                return
+            half = len(group) // 2
+            go(group[:half])
+            go(group[half:])
+
+        for k in range(0, len(pending), GROUP):
+            go(pending[k:k + GROUP])
+        pending.clear()
 
     # each label and bound over the pre-state, encoded once
     lam0 = {nid: E(n.lam, what=f"q{nid}") for nid, n in aut.nodes.items()}
@@ -369,7 +406,7 @@ def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: in
     proven = []
     for i, f in enumerate(facts):
         fz = E(f, what=f"fact {i}")
-        ob("FACT", f"fact {i} `{_show(f)}`", fz)
+        decide_now("FACT", f"fact {i} `{_show(f)}`", fz)
         proven.append(fz)
     hyps.extend(proven)
     root = aut.nodes[aut.root]
@@ -402,6 +439,7 @@ def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: in
             raise Rejected(f"STEP at {w}: cannot encode the statement: {exc}") from None
         goal = z3.And(E(dst.lam, st2.env, w), kap0[e.src] + cost <= R(dst.kappa, st2.env, w))
         ob("STEP", w, z3.Implies(st2.context(), goal))
+    flush()
     return count
 
 

@@ -55,6 +55,7 @@ def main(argv=None):
     ap.add_argument("--only", help="substring of the networks to run")
     ap.add_argument("--out", default=str(HERE / "results.md"))
     args = ap.parse_args(argv)
+    args.load_start = os.getloadavg()[0]
     rows = []
     for path in sorted(HERE.glob("*.prob")):
         if args.only and args.only not in path.stem:
@@ -85,10 +86,11 @@ def main(argv=None):
 def write_md(rows, args):
     lines = ["# Causal fairness benchmarks", "",
              f"`python benchmarks/causal/run.py --timeout {args.timeout:g}` on {os.cpu_count()} cores, "
-             f"load average at the end {os.getloadavg()[0]:.1f} "
+             f"load average {args.load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
              f"(min box share L = {args.min_mass:g}). Coverage = certified + biased-found share of the input box; "
              "biased mass = probability (uniform inputs) that flipping `sex` changes `out`, as certified "
-             "lower/upper bounds; MC = Monte Carlo estimate of the same from the weights (100,000 points).", "",
+             "lower/upper bounds; MC = Monte Carlo estimate of the same from the weights (100,000 points); "
+             "SMT calls include the LP calls of the ReLU-phase branching.", "",
              "| network | ReLUs | inputs | verdict | coverage | certified | biased found | unknown | "
              "biased mass bounds | MC estimate | seeded region | boxes | SMT calls | time (s) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]

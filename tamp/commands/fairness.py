@@ -24,6 +24,10 @@ def add_arguments(p):
                    help="boxes with a smaller share of the region are not split (set aside as unknown/mixed)")
     p.add_argument("--max-unstable", metavar="U", type=int, default=8,
                    help="at most U undecided ReLUs/branches in a box before it is given to the SMT solver")
+    p.add_argument("--mass-gap", metavar="G", type=float, default=0.005,
+                   help="refine the biased-mass bounds until upper - lower <= G (or the time limit)")
+    p.add_argument("--phase-lps", metavar="N", type=int, default=32,
+                   help="LP calls per box when branching on ReLU phases (0: no phase branching)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -31,9 +35,10 @@ def run(args) -> int:
     from tamp.causal import certify_program
     src, progs = load_programs(args)
     opts = {"timeout": args.timeout, "jobs": args.jobs, "min_mass": args.min_mass,
-            "max_unstable": args.max_unstable, "population": args.population}
-    if args.min_mass <= 0 or args.max_unstable < 0 or args.jobs < 0:
-        raise TampError("--min-mass must be > 0, --max-unstable and --jobs >= 0")
+            "max_unstable": args.max_unstable, "population": args.population,
+            "mass_gap": args.mass_gap, "phase_lps": args.phase_lps}
+    if args.min_mass <= 0 or args.max_unstable < 0 or args.jobs < 0 or args.mass_gap < 0 or args.phase_lps < 0:
+        raise TampError("--min-mass must be > 0, --max-unstable, --jobs, --mass-gap and --phase-lps >= 0")
     res = FileResult(src.path, [certify_program(p, opts, path=src.path, source=src.text) for p in progs])
     if args.json:
         emit_json(res.to_json())

@@ -51,3 +51,11 @@ def test_unsupported_program_is_located(tmp_path):
     p = tamp("fairness", str(f), "--jobs", "1", cwd=tmp_path)
     assert p.returncode == 2
     assert "bad.prob:" in p.stderr + p.stdout and "Traceback" not in p.stderr
+
+
+def test_negative_mass_gap_is_a_usage_error(tmp_path):
+    f = tmp_path / "band.prob"
+    f.write_text(BAND)
+    p = tamp("fairness", str(f), "--mass-gap", "-1", cwd=tmp_path)
+    assert p.returncode == 2
+    assert "--mass-gap" in p.stdout + p.stderr and "Traceback" not in p.stdout + p.stderr

@@ -5,7 +5,7 @@ bounds on the biased mass under the uniform distribution, a Monte Carlo estimate
 from the network's weights (``<name>.json``, 100,000 points; must fall inside the bounds up to
 sampling error), the seeded region's mass, and the wall time on all cores.
 
-Usage: python benchmarks/causal/run.py [--timeout S] [--min-mass L] [--jobs N] [--only NAME]
+Usage: python benchmarks/causal/run.py [--timeout S] [--min-mass L] [--mass-gap G] [--jobs N] [--only NAME]
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per network")
     ap.add_argument("--min-mass", type=float, default=2.0 ** -10, help="L: smallest box share that is split")
     ap.add_argument("--jobs", type=int, default=0, help="worker processes (0 = all cores)")
+    ap.add_argument("--mass-gap", type=float, default=0.005, help="stop refining at upper - lower <= G")
     ap.add_argument("--only", help="substring of the networks to run")
     ap.add_argument("--out", default=str(HERE / "results.md"))
     args = ap.parse_args(argv)
@@ -64,7 +65,7 @@ def main(argv=None):
         src = parse_file(str(path))
         t0 = time.monotonic()
         r = certify_program(src.programs[0], {"timeout": args.timeout, "jobs": args.jobs,
-                                              "min_mass": args.min_mass}, path=str(path), source=src.text)
+                                              "min_mass": args.min_mass, "mass_gap": args.mass_gap}, path=str(path), source=src.text)
         wall = time.monotonic() - t0
         d = r.details
         mc = monte_carlo(meta)
@@ -87,7 +88,7 @@ def write_md(rows, args):
     lines = ["# Causal fairness benchmarks", "",
              f"`python benchmarks/causal/run.py --timeout {args.timeout:g}` on {os.cpu_count()} cores, "
              f"load average {args.load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
-             f"(min box share L = {args.min_mass:g}). Coverage = certified + biased-found share of the input box; "
+             f"(min box share L = {args.min_mass:g}, mass gap target {args.mass_gap:g}). Coverage = certified + biased-found share of the input box; "
              "biased mass = probability (uniform inputs) that flipping `sex` changes `out`, as certified "
              "lower/upper bounds; MC = Monte Carlo estimate of the same from the weights (100,000 points); "
              "SMT calls include the LP calls of the ReLU-phase branching.", "",

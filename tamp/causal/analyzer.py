@@ -62,7 +62,7 @@ class Options:
     refine_lps: int = 0             # ... while refining the biased mass (boxes are many and small there)
     split_trials: int = 1           # mass refinement: halvings tried per box (the least remaining gap wins)
     refine_min_mass: float = 2.0 ** -40  # mass refinement: boxes with a smaller share are not split
-    mass_gap: float = 0.005         # refinement stops once upper - lower biased mass is at most this
+    mass_gap: float = 0.001         # refinement stops once upper - lower biased mass is at most this
 
     @classmethod
     def from_any(cls, o) -> "Options":

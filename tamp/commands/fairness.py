@@ -24,7 +24,7 @@ def add_arguments(p):
                    help="boxes with a smaller share of the region are not split (set aside as unknown/mixed)")
     p.add_argument("--max-unstable", metavar="U", type=int, default=8,
                    help="at most U undecided ReLUs/branches in a box before it is given to the SMT solver")
-    p.add_argument("--mass-gap", metavar="G", type=float, default=0.005,
+    p.add_argument("--mass-gap", metavar="G", type=float, default=0.001,
                    help="refine the biased-mass bounds until upper - lower <= G (or the time limit)")
     p.add_argument("--phase-lps", metavar="N", type=int, default=32,
                    help="LP calls per box when branching on ReLU phases (0: no phase branching)")

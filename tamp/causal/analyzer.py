@@ -60,6 +60,7 @@ class Options:
     exact_dims: int = 8             # ... and general polytopes in at most this many dimensions
     phase_lps: int = 32             # LP calls per box and question when branching on ReLU phases (0 = off)
     refine_lps: int = 0             # ... while refining the biased mass (boxes are many and small there)
+    refine_batch: int = 16          # mass refinement: halvings per worker job (best-first inside it)
     split_trials: int = 1           # mass refinement: halvings tried per box (the least remaining gap wins)
     refine_min_mass: float = 2.0 ** -40  # mass refinement: boxes with a smaller share are not split
     mass_gap: float = 0.001         # refinement stops once upper - lower biased mass is at most this
@@ -531,6 +532,33 @@ class Analyzer:
             witness = witness or w
             calls += c
         return out, witness, calls, 2
+
+    def refine_subtree(self, box: B.Box, lower: Fraction, upper: Fraction, steps: int):
+        """Up to ``steps`` rounds of :meth:`refine_box` within ``box``, best-first on the gap (a
+        batch of work for one worker job): ([(leaf, status, lower, upper)], witness, calls, boxes).
+        Leaves with a gap are handed back for the coordinator's queue."""
+        import heapq
+        dims = self.dims
+        heap = [(-(upper - lower), 0, box, lower, upper)]
+        leaves, witness, calls, n, seq = [], None, 0, 0, 1
+        for _ in range(max(1, steps)):
+            if not heap:
+                break
+            _, _, b, lo, hi = heapq.heappop(heap)
+            small = B.uniform_mass(dims, b) < self.options.refine_min_mass
+            children, w, c, k = ([], None, 0, 0) if small else self.refine_box(b)
+            if not children:
+                leaves.append((b, None, lo, hi))  # not splittable: the coordinator keeps its bounds
+                continue
+            witness, calls, n = witness or w, calls + c, n + k
+            for h, status, l, u in children:
+                if status in (MIXED,) and u > l:
+                    heapq.heappush(heap, (-(u - l) * B.uniform_mass(dims, h), seq, h, l, u))
+                    seq += 1
+                else:
+                    leaves.append((h, status, l, u))
+        leaves += [(b, MIXED, lo, hi) for _, _, b, lo, hi in heap]
+        return leaves, witness, calls, n
 
     @property
     def fast_mass_ok(self) -> bool:

@@ -40,8 +40,8 @@ def _job(box, budget, refine):
     return _WORKER.explore(box, budget, refine)
 
 
-def _refine_job(box):
-    return _WORKER.refine_box(box)
+def _refine_job(box, lower, upper, steps):
+    return _WORKER.refine_subtree(box, lower, upper, steps)
 
 
 def independence_claims(prog: A.Program, ctx: Context) -> List[A.Independent]:
@@ -171,7 +171,9 @@ def analyse_claim(prog: A.Program, ind: A.Independent, options: Options, ctx: Co
 
     def refine_mass(mixed, pool):
         """Best-first over the boxes with the largest mass gap (upper - lower biased mass): halve
-        one, classify the halves, until the total gap is at most ``mass_gap`` or out of time."""
+        one, classify the halves, until the total gap is at most ``mass_gap`` or out of time.
+        With a pool, a job refines its box ``refine_batch`` times (best-first within it) and hands
+        back the leaves, which keeps the per-job overhead small."""
         heap, gap = [], Fraction(0)
         seq = [0]
 
@@ -190,7 +192,9 @@ def analyse_claim(prog: A.Program, ind: A.Independent, options: Options, ctx: Co
             state["smt_calls"] += calls
             state["boxes"] += n
             for b, status, lo, hi in children:
-                if status in (CERTIFIED, EMPTY, BIASED):
+                if status is None:  # not split further: keeps its bounds
+                    tally.add_bounded(b, lo, hi)
+                elif status in (CERTIFIED, EMPTY, BIASED):
                     tally.add(b, status)
                 elif lo == hi:
                     tally.add(b, MEASURED, lo)
@@ -212,9 +216,10 @@ def analyse_claim(prog: A.Program, ind: A.Independent, options: Options, ctx: Co
                 gap += ng
                 running.append((b, lo, hi))
                 if pool is None:
-                    done.put((b, analyzer.refine_box(b)))
+                    done.put((b, analyzer.refine_subtree(b, lo, hi, 1)))
                 else:
-                    pool.apply_async(_refine_job, (b,), callback=lambda r, b=b: done.put((b, r)),
+                    pool.apply_async(_refine_job, (b, lo, hi, options.refine_batch),
+                                     callback=lambda r, b=b: done.put((b, r)),
                                      error_callback=lambda e: done.put((None, e)))
             if not running:
                 break
@@ -224,13 +229,7 @@ def analyse_claim(prog: A.Program, ind: A.Independent, options: Options, ctx: Co
                 continue
             if isinstance(res, BaseException):
                 raise res
-            for t, entry in enumerate(running):
-                if entry[0] == b:
-                    running.pop(t)
-                    break
-            if not res[0]:  # not splittable after all
-                tally.add_bounded(b, entry[1], entry[2])
-                continue
+            running = [entry for entry in running if entry[0] != b]
             take(res)
         for b, lo, hi in running:  # out of time with jobs under way: their boxes keep their bounds
             tally.add_bounded(b, lo, hi)

@@ -575,8 +575,8 @@ class Analyzer:
             self._fast_ok = ok
         return ok
 
-    def _shares_fast(self, box: B.Box):
-        facts = self.sym.analyse_linear(B.float_box(self.dims, box))
+    def _shares_fast(self, box: B.Box, outer=None):
+        facts = self.sym.analyse_linear(B.float_box(self.dims, box), outer)
         if facts is None:
             return None, Fraction(0), Fraction(1)
         rbox = {d.name: (lo, hi) for d, (lo, hi) in zip(self.dims, box) if d.sort == "real"}
@@ -600,14 +600,15 @@ class Analyzer:
                 B.relative_width(self.dims[j], *box[j]))))[: self.options.split_trials]
             best = None
             for j in ranked:
-                halves = [(h, *self._shares_fast(h)) for h in B.split(self.dims[j], box, j)]
+                halves = [(h, *self._shares_fast(h, facts)) for h in B.split(self.dims[j], box, j)]
                 g = sum((hi - lo) * B.uniform_mass(self.dims, h) for h, _, lo, hi in halves)
                 tried[j] = halves
                 if best is None or g < best[0]:
                     best = (g, j)
             k = best[1]
         out = []
-        for half, hf, lo, hi in tried.get(k) or [(h, *self._shares_fast(h)) for h in B.split(self.dims[k], box, k)]:
+        for half, hf, lo, hi in tried.get(k) or [(h, *self._shares_fast(h, facts))
+                                                  for h in B.split(self.dims[k], box, k)]:
             if hi > lo and hf is not None and self.options.exact_unstable >= 0:
                 rx = hf.rx
                 if int(((rx.pre_lo < 0) & (rx.pre_hi > 0)).sum()) <= self.options.exact_unstable:

@@ -110,14 +110,20 @@ class SymbolicBounds:
         bounds = propagate(self.dag, fbox, pre, diff)
         return BoxFacts(bounds, rx, forms)
 
-    def analyse_linear(self, fbox: Dict[str, Tuple[float, float]]) -> Optional[BoxFacts]:
+    def analyse_linear(self, fbox: Dict[str, Tuple[float, float]], outer: Optional[BoxFacts] = None
+                       ) -> Optional[BoxFacts]:
         """The symbolic forms only (no interval propagation, ``bounds`` None) — the fast path of
-        the mass refinement; None when the model has opaque atoms (they need interval bounds)."""
+        the mass refinement; None when the model has opaque atoms (they need interval bounds).
+        ``outer``: the facts of a box containing this one, whose pre-activation bounds are
+        intersected with the new ones."""
         if self.opaque_used or not len(self.keys):
             return None
         leaves = {v: fbox[name] for v, name in self.model.inputs.items()}
         leaves.update({v: (0.0, 0.0) for v in self.model.opaque})  # read by no form (opaque_used)
-        rx = relax(self.model, leaves, {})
+        # pre-activation bounds over an enclosing box (``outer``) hold here too
+        pre = {} if outer is None else {r_i: (float(outer.rx.pre_lo[r_i]), float(outer.rx.pre_hi[r_i]))
+                                        for r_i in range(len(self.model.relus))}
+        rx = relax(self.model, leaves, pre)
         if rx is None:
             return None
         V, c, low = lower_forms(self.model, rx, self.rows, self.consts)

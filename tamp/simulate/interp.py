@@ -194,6 +194,14 @@ class Interpreter:
         self._flush_failures(ctx, state)
         state.set(s.var, full(lo, state.n))
         self.types.setdefault(s.var, A.INT)
+        if state.n and not (A.free_vars(s.hi) & _assigned(s.body)):
+            # the bound cannot change in the body: a loop longer than the limit is refused now,
+            # not after max_iterations interpreted iterations
+            hi0 = self.ev.eval_int(s.hi, ctx, "a loop bound")
+            longest = int(np.max(hi0 - lo)) + (1 if s.inclusive else 0) if np.size(hi0) else 0
+            if longest > self.max_iterations:
+                raise self.ev.error(f"loop would run {longest} iterations (on some run); the simulator "
+                                    f"stops at {self.max_iterations}", s)
 
         def guard(st):
             c = self._ctx(st)
@@ -219,3 +227,15 @@ class Interpreter:
     def _VarDecl(self, s: A.VarDecl, state: State) -> State:
         self.types.setdefault(s.name, s.type)
         return state
+
+
+def _assigned(body) -> set:
+    """Names of the variables (and arrays) a statement block writes."""
+    out = set()
+    for node in A.walk(body) if isinstance(body, A.Node) else (x for b in body for x in A.walk(b)):
+        if isinstance(node, (A.Assign, A.Sample)):
+            for t in node.targets:
+                out.add(t.name if isinstance(t, A.Var) else t.base.name)
+        elif isinstance(node, A.VarDecl):
+            out.add(node.name)
+    return out

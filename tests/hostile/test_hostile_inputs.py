@@ -138,3 +138,20 @@ def test_bad_bound_option(tmp_path, capsys):
     for bad in ("p +", "q", "1e99999"):
         code, out, err = run_cli(capsys, ["prove", f, "--bound", bad])
         assert code == 2 and err.strip(), (bad, err)
+
+
+def test_huge_counted_loop_is_refused_by_the_simulator_at_once(tmp_path, capsys):
+    text = ("program h(n: int) ensures s >= 0 fails 0 "
+            "{ s := 0; for i in 0..1000000000 { s := s + 1; } }")
+    code, out, err = run_cli(capsys, ["simulate", _file(tmp_path, text), "--runs", "50", "--input", "n=1"],
+                             limit=120)
+    # refused before interpreting any iteration (the message names the loop's length)
+    assert code == 2 and "would run 1000000000 iterations" in err and ":1:" in err
+
+
+def test_loop_whose_bound_changes_is_still_simulated(tmp_path, capsys):
+    text = ("program h(n: int) requires n >= 1 ensures s >= 0 fails 0 "
+            "{ s := 0; m := 3; for i in 0..m { s := s + 1; m := 2; } }")
+    code, out, err = run_cli(capsys, ["simulate", _file(tmp_path, text), "--runs", "50", "--input", "n=1"],
+                             limit=120)
+    assert code == 0, out + err

@@ -61,7 +61,23 @@ def source_excerpt(source: str, line: int, col: int):
         suffix = "..." if start + _WINDOW < len(text) else ""
         text = prefix + text[start:start + _WINDOW] + suffix
         col = col - start + len(prefix)
-    return text, " " * (col - 1) + "^"
+    return text, _pad(text[:col - 1]) + "^"
+
+
+def _pad(before: str) -> str:
+    """Blanks as wide on a terminal as ``before``: two for each wide (East Asian) character,
+    none for combining marks, a tab kept as a tab, one for everything else."""
+    import unicodedata
+
+    out = []
+    for c in before:
+        if c == "\t":
+            out.append("\t")
+        elif unicodedata.combining(c):
+            continue
+        else:
+            out.append("  " if unicodedata.east_asian_width(c) in ("W", "F") else " ")
+    return "".join(out)
 
 
 class ParseError(TampError):

@@ -106,3 +106,16 @@ def test_else_if_and_keyword_prefixed_names():
                 "{ x := 2; } else { x := 3; } iff := interval mod 2; }")
     stmt = src.programs[0].body.stmts[0]
     assert len(stmt.other.stmts) == 1 and stmt.other.stmts[0].other is not None
+
+
+def test_caret_accounts_for_wide_characters_before_the_error():
+    import pytest
+
+    from lang.errors import TampError
+    from lang.parser import parse
+
+    with pytest.raises(TampError) as info:
+        parse("program p(x: int) /* 中文注释 */ ensures x == 1 fails 0 { y := ; }", "f.prob")
+    text, caret = str(info.value).split("\n")[1:3]
+    # on a terminal the four wide characters take two columns each
+    assert caret.index("^") == text.index(";") + 4

@@ -60,7 +60,7 @@ class Options:
     exact_dims: int = 8             # ... and general polytopes in at most this many dimensions
     phase_lps: int = 32             # LP calls per box and question when branching on ReLU phases (0 = off)
     refine_lps: int = 0             # ... while refining the biased mass (boxes are many and small there)
-    refine_batch: int = 16          # mass refinement: halvings per worker job (best-first inside it)
+    refine_batch: int = 1           # mass refinement: halvings per worker job (best-first inside it)
     split_trials: int = 1           # mass refinement: halvings tried per box (the least remaining gap wins)
     refine_min_mass: float = 2.0 ** -40  # mass refinement: boxes with a smaller share are not split
     mass_gap: float = 0.001         # refinement stops once upper - lower biased mass is at most this

@@ -144,6 +144,9 @@ def test_inert_network_is_proved_by_phase_branching(name):
     r = certify_program(src.programs[0], {"jobs": 1, "timeout": 60}, path=src.path, source=src.text)
     assert r.verdict == "proved" and r.details["coverage"] == 1.0
     assert r.details["boxes"] <= 4  # decided by branching on ReLU phases, not by input splitting
+    import json
+    meta = json.loads((BENCH / f"{name}.json").read_text())
+    assert _bench_module().monte_carlo(meta, n=20_000) == 0.0  # cross-check: no sampled biased input
 
 
 @pytest.mark.parametrize("name,timeout", [("net2x5_biased", 8), ("net2x5_blinddata", 5), ("net3x8_biased", 8)])

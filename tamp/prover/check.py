@@ -178,8 +178,12 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr, valid_batch=None) -> Lis
         else:
             cost = z3.RealVal(0)
         st2 = step(enc, st, e.stmt, e.axiom if isinstance(e.stmt, A.Sample) else None)
-        post = z3.And(enc.expr(dst.lam, st2.env),
-                      K(e.src) + cost <= to_real(enc.expr(dst.kappa, st2.env)))
+        # λ(dst) and κ(dst) over the post-state: the pre-state encodings with the changed
+        # variables replaced (z3's substitution; the same formula as encoding them again)
+        moved = [(env0[k], v) for k, v in st2.env.items() if k in env0 and not v.eq(env0[k])]
+        lam_post = z3.substitute(L(e.dst), *moved) if moved else L(e.dst)
+        kap_post = z3.substitute(K(e.dst), *moved) if moved else K(e.dst)
+        post = z3.And(lam_post, K(e.src) + cost <= kap_post)
         ob("STEP", where, z3.Implies(st2.context(), post))
     for (o, _f), status in zip(pending, decide_all([f for _o, f in pending], valid, valid_batch)):
         o.status = status

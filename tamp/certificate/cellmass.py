@@ -385,7 +385,14 @@ def leaf_enclosure(leaf: Dict[str, Bound], cons, dists: Dict[str, Dist], names) 
 
 
 def leaf_bounds(leaf: Dict[str, Bound], cons, dists: Dict[str, Dist], names):
-    """:func:`leaf_enclosure` and the inner variable that gave the tightest bounds (or None)."""
+    """:func:`leaf_enclosure` and the inner variable that gave the tightest bounds (or None).
+
+    For each inner variable u in some constraint, with g(x) the mass u has between its pieces
+    at the point x of the other variables' box B (:func:`_inner_intervals`): if the constraints
+    without u hold on all of B, the mass is ∫_B f·g ∈ [min g, max g]·mass(B), intersected with
+    the second-order enclosure of :func:`.leaf_taylor.column_integral` when it applies; if they
+    are undecided on B, it is in [min g · lo, max g · hi] with [lo, hi] these bounds applied
+    recursively to B and the constraints without u."""
     kind = classify_box(leaf, cons)
     if kind == "out":
         return Fraction(0), Fraction(0), None
@@ -400,17 +407,10 @@ def leaf_bounds(leaf: Dict[str, Bound], cons, dists: Dict[str, Dist], names):
     if whole.hi == 0:
         return best_lo, best_hi, None
     for u in names:
-        inner = _inner_intervals(u, leaf, cons)
-        if inner is None:
+        bounds = _inner_bounds(u, leaf, cons, dists, names, masses)
+        if bounds is None:
             continue
-        (alo, ahi), (blo, bhi) = inner
-        rest_lo, rest_hi = Fraction(1), Fraction(1)
-        for v in names:
-            if v != u:
-                rest_lo *= masses[v].lo
-                rest_hi *= masses[v].hi
-        u_lo = rest_lo * one_dim_mass(dists[u], alo, ahi).lo
-        u_hi = rest_hi * one_dim_mass(dists[u], blo, bhi).hi
+        u_lo, u_hi = bounds
         if u_hi - u_lo < best_gap:
             best_u, best_gap = u, u_hi - u_lo
         best_lo = max(best_lo, u_lo)
@@ -418,16 +418,66 @@ def leaf_bounds(leaf: Dict[str, Bound], cons, dists: Dict[str, Dist], names):
     return best_lo, max(best_hi, best_lo), best_u
 
 
+def _inner_bounds(u, leaf, cons, dists, names, masses):
+    """(lower, upper) bound of the leaf's mass integrating ``u`` exactly (:func:`leaf_bounds`);
+    None when u is in no constraint."""
+    from .leaf_taylor import column_integral
+
+    inner = _inner_intervals(u, leaf, cons)
+    if inner is None:
+        return None
+    (alo, ahi), (blo, bhi) = inner
+    outer = [v for v in names if v != u]
+    rest = [c for c in cons if u not in c[0]]
+    g_lo = one_dim_mass(dists[u], alo, ahi).lo
+    g_hi = one_dim_mass(dists[u], blo, bhi).hi
+    if rest and classify_box(leaf, rest) != "in":
+        r_lo, r_hi, _ = leaf_bounds({v: leaf[v] for v in outer}, rest, dists, outer)
+        return r_lo * g_lo, r_hi * g_hi
+    rest_lo, rest_hi = Fraction(1), Fraction(1)
+    for v in outer:
+        rest_lo *= masses[v].lo
+        rest_hi *= masses[v].hi
+    lo, hi = rest_lo * g_lo, rest_hi * g_hi
+    if hi > lo and outer:
+        ups, lows = _pieces(u, leaf, cons)
+        second = column_integral(leaf, outer, ups, lows, dists[u], dists)
+        if second is not None:
+            lo, hi = max(lo, Fraction(second[0])), min(hi, Fraction(second[1]))
+            hi = max(hi, lo)
+    return lo, hi
+
+
+def _pieces(u, leaf, cons):
+    """The constraints that mention ``u`` solved for it, and u's sides of the leaf box, as
+    (upper pieces, lower pieces) ``(coefficients over the other variables, constant)``
+    (constant None: an unbounded side)."""
+    lo, hi = leaf[u]
+    ups = [({}, hi)]
+    lows = [({}, lo)]
+    for coef, rhs in cons:
+        c = coef.get(u)
+        if c is None:
+            continue
+        # c·u < rhs − Σ k·x  ⇔  u < (or >) rhs/c − Σ (k/c)·x
+        piece = ({v: -k / c for v, k in coef.items() if v != u}, rhs / c)
+        (ups if c > 0 else lows).append(piece)
+    return ups, lows
+
+
 def _inner_intervals(u, leaf, cons):
-    """For inner variable ``u``: (the interval of u on which every constraint holds for every
-    point of the other variables' box — or (0, 0) if none can be guaranteed —, the interval
-    outside which some constraint fails for every such point). None when u is in no constraint."""
+    """For inner variable ``u``, over the constraints that mention it: (the interval of u on
+    which each of them holds for every point of the other variables' box — or (0, 0) if none
+    can be guaranteed —, the interval outside which one fails for every such point). None when
+    u is in no constraint."""
     a_lo, a_hi = leaf[u]
     b_lo, b_hi = leaf[u]
     sure = True
     used = False
     for coef, rhs in cons:
         c = coef.get(u)
+        if c is None:
+            continue
         others = {v: k for v, k in coef.items() if v != u}
         rmin = rmax = Fraction(0)
         for v, k in others.items():
@@ -436,10 +486,6 @@ def _inner_intervals(u, leaf, cons):
                 x, y = y, x
             rmin = None if rmin is None or x is None else rmin + k * x
             rmax = None if rmax is None or y is None else rmax + k * y
-        if c is None:
-            if rmax is None or rmax > rhs:
-                sure = False
-            continue
         used = True
         # c·u < rhs − rest, rest ∈ [rmin, rmax]
         every = None if rmax is None else (rhs - rmax) / c   # holds for every other point

@@ -116,7 +116,9 @@ class WitnessBuilder:
             cand = _short(Fraction(x))
         if cand is None or (lo is not None and cand <= lo) or (hi is not None and cand >= hi):
             if lo is not None and hi is not None:
-                cand = (lo + hi) / 2
+                cand = _short((lo + hi) / 2)
+                if not lo < cand < hi:
+                    cand = (lo + hi) / 2
             else:
                 return None
         if (lo is not None and cand <= lo) or (hi is not None and cand >= hi):
@@ -128,8 +130,13 @@ class WitnessBuilder:
 
 
 def _short(x: Fraction) -> Fraction:
-    """A nearby rational with a small denominator (split points need not be exact quantiles)."""
-    return x.limit_denominator(2 ** 20) if x.denominator > 2 ** 20 else x
+    """A nearby float with a 24-bit mantissa (split points need not be exact quantiles; float
+    ends let the checker use its second-order leaf bounds, :mod:`.leaf_taylor`)."""
+    f = float(x)
+    if f == 0.0 or not math.isfinite(f):
+        return Fraction(f) if math.isfinite(f) else x
+    m, e = math.frexp(f)
+    return Fraction(round(m * (1 << 24))) * Fraction(2) ** (e - 24)
 
 
 def _text(x: Fraction) -> str:

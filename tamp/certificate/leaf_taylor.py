@@ -1,0 +1,286 @@
+"""Second-order enclosures of a witness leaf's mass along an inner Gaussian variable (checker side).
+
+A partial leaf of a witness (:mod:`.cellmass`) is bounded by integrating one *inner* variable u
+exactly: for every point x of the other variables' box B, the constraints that mention u leave
+it an interval (α(x), β(x)) whose ends are the largest lower / smallest upper *piece* — a
+constant (u's side of the leaf box) or a linear function ℓ(x) = ℓ0 + Σ g_v x_v (a constraint
+solved for u). The leaf's mass is then ∫_B f(x) [G(β(x)) − G(α(x))]⁺ dx, G the CDF of u. The
+first-order bound of :mod:`.cellmass` uses only the ranges of α and β over B; this module
+encloses the integral to second order when u and the outer variables are Gaussian:
+
+* where one piece is the active one over the whole box (checked by exact rational ranges of
+  the differences of pieces), ∫_B f G(ℓ) with D(x) = ℓ(x) − t0 (t0 a float near the box's
+  centre value) is G(t0)·M + G′(t0)·∫f D + G″(ξ)/2 · ∫f D² by Taylor's theorem, |G″| <= K2
+  over the range of ℓ (``Gauss.curvature_max``), and also G(t0)·M + G′(t0)∫f D + G″(t0)/2·∫f D²
+  ± K3/6 · max|D| · ∫f D² (|G‴| <= K3 = ``Gauss.third_derivative_max``); both are used;
+* the moments factor over the independent outer variables: with centres c_v,
+  D = δ + Σ g_v (x_v − c_v), so ∫f D and ∫f D² are sums of products of the one-dimensional
+  ∫(s − c)^k f(s) ds, k = 0, 1, 2 (``Gauss.mass``/``first_moment``/``second_moment``:
+  closed forms over the rigorous CDF and density of :mod:`tamp.prob.rigorous`);
+* with one outer variable, the box is first cut at every point where two pieces cross (exact
+  rationals), so each part has one active piece on each side; the parts' ends are rounded
+  inward to floats and the slivers left over are bounded by [0, their mass].
+
+All arithmetic is on float pairs rounded outward (:mod:`tamp.prob.interval`) or exact; a case
+outside these conditions (an unbounded or non-float outer side, a non-Gaussian variable, a kink
+in two or more outer dimensions) returns None and the caller keeps the first-order bound.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from tamp.prob.interval import INF, fadd, fenclose, fmul, fneg, float_above, float_below
+
+FPair = Tuple[float, float]
+# a piece: (coefficients over the outer variables, constant); constant None = infinite end
+Piece = Tuple[Dict[str, Fraction], Optional[Fraction]]
+ZERO: FPair = (0.0, 0.0)
+
+
+def _is_float(q: Optional[Fraction]) -> bool:
+    return q is not None and Fraction(float(q)) == q
+
+
+def piece_range(p: Piece, box) -> Tuple[Fraction, Fraction]:
+    """The exact range of a finite piece over a bounded box."""
+    g, c = p
+    lo = hi = c
+    for v, k in g.items():
+        a, b = box[v]
+        if k < 0:
+            a, b = b, a
+        lo += k * a
+        hi += k * b
+    return lo, hi
+
+
+def _diff(p: Piece, q: Piece) -> Piece:
+    g = dict(p[0])
+    for v, k in q[0].items():
+        g[v] = g.get(v, Fraction(0)) - k
+    return {v: k for v, k in g.items() if k != 0}, p[1] - q[1]
+
+
+def moments(d, a: float, b: float, c: float) -> Tuple[FPair, FPair, FPair]:
+    """Float enclosures of ∫_a^b (s − c)^k f(s) ds for k = 0, 1, 2 (``d`` Gaussian, a < b finite)."""
+    m0 = d.mass_f(a, b)
+    return m0, d.first_moment(a, b, c), d.second_moment(a, b, c)
+
+
+def _cdf_at(du, t: Optional[Fraction], upper: bool) -> FPair:
+    """G(t) for a rational t (None: the infinite end on the piece's side)."""
+    if t is None:
+        return (1.0, 1.0) if upper else ZERO
+    return (du.cdf_f(float_below(t))[0], du.cdf_f(float_above(t))[1])
+
+
+def _prod(pairs: List[FPair]) -> FPair:
+    out = (1.0, 1.0)
+    for p in pairs:
+        out = fmul(out, p)
+    return out
+
+
+def piece_integral(p: Piece, upper: bool, box, mom, du) -> Optional[FPair]:
+    """An enclosure of ∫_box f(x) G(p(x)) dx (module docstring); ``mom[v]`` = (centre, the three
+    moments of v about it). None when the Taylor enclosure is not available."""
+    names = sorted(mom)
+    m0 = _prod([mom[v][1][0] for v in names])
+    g, c = p
+    if c is None or not g:
+        return fmul(_cdf_at(du, c, upper), m0)
+    t0q = c + sum((k * Fraction(mom[v][0]) for v, k in g.items()), Fraction(0))
+    t0 = float(t0q)
+    if not (-1e300 < t0 < 1e300):
+        return None
+    delta = fenclose(t0q - Fraction(t0))
+    gs = {v: fenclose(k) for v, k in g.items()}
+    # ∫ f D and ∫ f D², D = δ + Σ g_v (x_v − c_v)
+    others = {v: _prod([mom[w][1][0] for w in names if w != v]) for v in names}
+    lin = fmul(delta, m0)
+    sq = fmul(fmul(delta, delta), m0)
+    for v, gv in gs.items():
+        e1 = fmul(fmul(gv, mom[v][1][1]), others[v])
+        lin = fadd(lin, e1)
+        sq = fadd(sq, fmul((2.0, 2.0), fmul(delta, e1)))
+        sq = fadd(sq, fmul(fmul(fmul(gv, gv), mom[v][1][2]), others[v]))
+        for w, gw in gs.items():
+            if w == v:
+                continue
+            rest = _prod([mom[z][1][0] for z in names if z not in (v, w)])
+            sq = fadd(sq, fmul(fmul(fmul(gv, mom[v][1][1]), fmul(gw, mom[w][1][1])), rest))
+    q_hi = max(sq[1], 0.0)
+    # max |D| over the box, and the range of p
+    r = abs(t0q - Fraction(t0))
+    for v, k in g.items():
+        a, b = box[v]
+        cv = Fraction(mom[v][0])
+        r += abs(k) * max(abs(a - cv), abs(b - cv))
+    r_f = float_above(r)
+    t_lo, t_hi = float_below(t0q - r), float_above(t0q + r)
+    g0 = du.cdf_f(t0)
+    g1 = du.pdf_f(t0)
+    mean, inv_v = fenclose(du.mean), fenclose(1 / du.var)
+    g2 = fmul(fmul(fneg(fadd((t0, t0), fneg(mean))), inv_v), g1)
+    base = fadd(fmul(g0, m0), fmul(g1, lin))
+    k2 = du.curvature_max(t_lo, t_hi)
+    e2 = fmul((0.5 * k2, 0.5 * k2), (q_hi, q_hi))[1]   # 0.5·k2 is exact
+    second = (fadd(base, (-e2, -e2))[0], fadd(base, (e2, e2))[1])
+    k3 = du.third_derivative_max()
+    e3 = fmul(fmul((k3, k3), (1 / 6, 1 / 6)), fmul((r_f, r_f), (q_hi, q_hi)))[1]
+    e3 = e3 * (1 + 1e-15)  # 1/6 is not a float: a relative margin far above its rounding error
+    third0 = fadd(base, fmul(fmul((0.5, 0.5), g2), sq))
+    third = (fadd(third0, (-e3, -e3))[0], fadd(third0, (e3, e3))[1])
+    lo, hi = max(second[0], third[0]), min(second[1], third[1])
+    if lo > hi:  # cannot happen for two sound enclosures
+        return None
+    return lo, hi
+
+
+def _box_moments(box, names, dists):
+    mom = {}
+    for v in names:
+        a, b = box[v]
+        if not (_is_float(a) and _is_float(b)) or not dists[v].is_gauss:
+            return None
+        af, bf = float(a), float(b)
+        if not af < bf:
+            return None
+        c = (af + bf) / 2
+        mom[v] = (c, moments(dists[v], af, bf, c))
+    return mom
+
+
+def _shift(p: Piece, e: Fraction) -> Piece:
+    return p[0], p[1] + e
+
+
+def _slack(p: Piece, pieces: Sequence[Piece], box, upper: bool) -> Fraction:
+    """How far ``p`` can exceed the minimum (``upper``) / fall below the maximum of ``pieces``
+    over the box: max over the box and the other pieces q of p − q (resp. q − p), at least 0."""
+    e = Fraction(0)
+    for q in pieces:
+        if q is not p:
+            lo, hi = piece_range(_diff(p, q), box)
+            e = max(e, hi if upper else -lo)
+    return e
+
+
+def single_column(box, names, ups: Sequence[Piece], lows: Sequence[Piece], du, dists) -> Optional[FPair]:
+    """∫_box f [G(β) − G(α)]⁺ with β = min ``ups``, α = max ``lows`` over a box with float ends.
+
+    Lower bound: for any upper piece p and lower piece q, β >= p − e_p and α <= q + e_q on the
+    box (e: :func:`_slack`), and [h]⁺ >= h, so the integral is >= T(p − e_p) − T(q + e_q)
+    (T(r) = ∫ f G(r), :func:`piece_integral`). Upper bound: G(β) <= G(p), G(α) >= G(q), and
+    when p >= q on the whole box [G(β) − G(α)]⁺ <= G(p) − G(q); also <= G(p) and <= 1 − G(q);
+    and 0 when p <= q on the whole box.
+    With one active piece on each side (e = 0) both are the Taylor enclosure itself."""
+    fu = [p for p in ups if p[1] is not None] or [({}, None)]
+    fl = [p for p in lows if p[1] is not None] or [({}, None)]
+    for p in fu:
+        for q in fl:
+            if p[1] is not None and q[1] is not None and piece_range(_diff(p, q), box)[1] <= 0:
+                return ZERO  # β <= p <= q <= α on the whole box
+    mom = _box_moments(box, names, dists)
+    if mom is None:
+        return None
+    m0 = _prod([mom[v][1][0] for v in sorted(mom)])
+
+    def integral(p, upper):
+        return piece_integral(p, upper, box, mom, du)
+
+    tu = [integral(p, True) for p in fu]
+    tl = [integral(p, False) for p in fl]
+    if any(t is None for t in tu + tl):
+        return None
+    lo_best = 0.0
+    low_u = [t if p[1] is None else integral(_shift(p, -_slack(p, fu, box, True)), True) for p, t in zip(fu, tu)]
+    low_l = [t if p[1] is None else integral(_shift(p, _slack(p, fl, box, False)), False) for p, t in zip(fl, tl)]
+    if any(t is None for t in low_u + low_l):
+        return None
+    lo_best = max(0.0, fadd(max(low_u, key=lambda t: t[0]), fneg(min(low_l, key=lambda t: t[1])))[0])
+    hi_best = m0[1]
+    for p, t in zip(fu, tu):
+        hi_best = min(hi_best, t[1])
+    for q, t in zip(fl, tl):
+        hi_best = min(hi_best, fadd(m0, fneg(t))[1])
+    for p, t in zip(fu, tu):
+        for q, r in zip(fl, tl):
+            if p[1] is None or q[1] is None or piece_range(_diff(p, q), box)[0] >= 0:
+                hi_best = min(hi_best, fadd(t, fneg(r))[1])
+    if lo_best > hi_best:  # cannot happen for sound enclosures
+        return None
+    return lo_best, hi_best
+
+
+def _far(d) -> Fraction:
+    """A distance from the mean beyond which a Gaussian's tail is negligible (40 sd or more):
+    an unbounded side is cut there and the tail's certified mass is added as a sliver."""
+    return Fraction(41 * int(d.spread() + 1))
+
+
+def _float_column(box, names, ups, lows, du, dists) -> Optional[FPair]:
+    """:func:`single_column` over the largest box with float ends inside ``box`` (an unbounded
+    side cut at :func:`_far`); the rest of the box (slivers one float wide, far tails) adds at
+    most its mass to the upper bound."""
+    inner = dict(box)
+    extra = ZERO
+    whole = {v: dists[v].mass(*box[v]).hi for v in names}
+    for v in names:
+        a, b = box[v]
+        far = _far(dists[v])
+        fa = Fraction(float_above(a)) if a is not None else Fraction(float_below(dists[v].mean - far))
+        fb = Fraction(float_below(b)) if b is not None else Fraction(float_above(dists[v].mean + far))
+        if not fa < fb:
+            return None
+        inner[v] = (fa, fb)
+        sliver = Fraction(0)
+        for lo, hi in ((a, fa), (fb, b)):
+            if lo is None or hi is None or lo < hi:
+                sliver += dists[v].mass(lo, hi).hi
+        if sliver:
+            for w in names:
+                if w != v:
+                    sliver *= whole[w]
+            extra = fadd(extra, (0.0, float_above(sliver)))
+    part = single_column(inner, names, ups, lows, du, dists)
+    if part is None:
+        return None
+    return part[0], fadd(part, extra)[1]
+
+
+def column_integral(box, names: List[str], ups: Sequence[Piece], lows: Sequence[Piece], du, dists) -> Optional[FPair]:
+    """∫_box f [G(β) − G(α)]⁺ over the outer box (``names``); None when not available."""
+    if not du.is_gauss or not all(dists[v].is_gauss for v in names):
+        return None
+    if len(names) != 1 or any(box[v][0] is None or box[v][1] is None for v in names):
+        return _float_column(box, names, ups, lows, du, dists)
+    (x,) = names
+    a, b = box[x]
+    pts = {a, b}
+    finite = [p for p in list(ups) + list(lows) if p[1] is not None]
+    for i, p in enumerate(finite):
+        for q in finite[i + 1:]:
+            gp, gq = p[0].get(x, Fraction(0)), q[0].get(x, Fraction(0))
+            if gp != gq:
+                s = (q[1] - p[1]) / (gp - gq)
+                if a < s < b:
+                    pts.add(s)
+    cuts = sorted(pts)
+    total = ZERO
+    dx = dists[x]
+    for s, t in zip(cuts, cuts[1:]):
+        fs, ft = float_above(s), float_below(t)
+        if not fs < ft:
+            total = fadd(total, (0.0, float_above(dx.mass(s, t).hi)))
+            continue
+        part = single_column({x: (Fraction(fs), Fraction(ft))}, names, ups, lows, du, dists)
+        if part is None:
+            return None
+        total = fadd(total, part)
+        for sl in ((s, Fraction(fs)), (Fraction(ft), t)):
+            if sl[0] < sl[1]:
+                total = fadd(total, (0.0, float_above(dx.mass(*sl).hi)))
+    return total

@@ -137,7 +137,7 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
 def _result(program, cfa, verdict, t0, bound_text, message, automata, search, stats, times, obligations,
             failure, proposals=None):
     st = {"traces": len(search.aut.exits), "proposals": proposals if proposals is not None else search.proposals,
-          "lemma_instances": stats.lemma_instances, "solver_calls": stats.solver_calls,
+          "lemma_instances": stats.lemma_instances, "solver_calls": stats.solver_calls, "solver_time": round(stats.solver_time, 3),
           "solver_unknowns": stats.unknowns, "obligations": len(obligations),
           "time": {k: round(v, 4) for k, v in times.items()}}
     axioms = axioms_table(automata[0]) if automata else []

@@ -269,7 +269,7 @@ class Batch:
             self._tick()
             s.push()
             s.add(z3.Not(z3.And(*[goals[i] for i in alive])))
-            r = s.check()
+            r = self._check(s)
             self.stats.solver_calls += 1
             if r == z3.unsat:
                 s.pop()
@@ -298,6 +298,13 @@ class Batch:
             return self._one_by_one(s, goals, alive)
         return []
 
+    def _check(self, s):
+        t0 = time.monotonic()
+        try:
+            return s.check()
+        finally:
+            self.stats.solver_time += time.monotonic() - t0
+
     def _all_without_lemmas(self, ctx, goals) -> bool:
         """Whether ``hyps ∧ ctx`` implies every goal even with log/exp as uninterpreted
         functions (no lemma instances): the common case of a batch that is already inductive,
@@ -311,7 +318,7 @@ class Batch:
         s.add(*self.hyps)
         s.add(ctx)
         s.add(z3.Not(z3.And(*goals)))
-        r = s.check()
+        r = self._check(s)
         self.stats.solver_calls += 1
         return r == z3.unsat
 
@@ -321,7 +328,7 @@ class Batch:
             self._tick()
             s.push()
             s.add(z3.Not(goals[i]))
-            r = s.check()
+            r = self._check(s)
             self.stats.solver_calls += 1
             if r == z3.unknown:
                 self.stats.unknowns += 1

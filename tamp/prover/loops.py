@@ -359,7 +359,7 @@ def _zero(e):
 
 def _done(program, cfa, verdict, t0, message, aut, stats, times, obligations, failure, proposals_n):
     st = {"traces": 0, "proposals": proposals_n, "lemma_instances": stats.lemma_instances,
-          "solver_calls": stats.solver_calls, "solver_unknowns": stats.unknowns,
+          "solver_calls": stats.solver_calls, "solver_time": round(stats.solver_time, 3), "solver_unknowns": stats.unknowns,
           "obligations": len(obligations), "time": {k: round(v, 4) for k, v in times.items()}}
     return ProofResult(program.name, "failure-bound", verdict, time.monotonic() - t0, show_expr(cfa.bound),
                        message, cfa=cfa, automata=[aut] if aut is not None and verdict == "proved" else [],

@@ -40,7 +40,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import z3
 
 from tamp.prob.dists import Dist
-from tamp.prob.interval import Interval
+from tamp.prob.interval import Interval, linear_range
 
 Bound = Tuple[Optional[Fraction], Optional[Fraction]]
 ZERO_IV = Interval.point(0)
@@ -284,28 +284,13 @@ def witness_interval(lo: Fraction, hi: Fraction) -> Interval:
 
 
 def _poly_mass(g, box, cons, dists, deadline) -> Interval:
-    from tamp.wmi import Poly, integrate_polytope
+    from tamp.prob.polydensity import polytope_problem
+    from tamp.wmi import integrate_polytope
 
-    n = len(g)
-    idx = {v: i for i, v in enumerate(g)}
-    dens = Poly.const(n, 1)
-    rows = []
-    for i, v in enumerate(g):
-        terms = {}
-        for k, c in enumerate(dists[v].coeffs):
-            e = [0] * n
-            e[i] = k
-            terms[tuple(e)] = c
-        dens = dens * Poly(n, terms)
-        lo, hi = box[v]
-        unit = [Fraction(0)] * n
-        unit[i] = Fraction(1)
-        rows.append((tuple(unit), hi, False))
-        rows.append((tuple(-u for u in unit), -lo, False))
-    for coef, rhs in cons:
-        rows.append((tuple(coef.get(v, Fraction(0)) for v in g), rhs, False))
+    dens, rows = polytope_problem([dists[v].coeffs for v in g], [box[v] for v in g],
+                                  [(tuple(coef.get(v, Fraction(0)) for v in g), rhs) for coef, rhs in cons])
     try:
-        return Interval.point(integrate_polytope(dens, rows, n, deadline=deadline))
+        return Interval.point(integrate_polytope(dens, rows, len(g), deadline=deadline))
     except TimeoutError:
         raise MassError("exact integration ran out of time") from None
 
@@ -315,13 +300,7 @@ def classify_box(box: Dict[str, Bound], cons) -> str:
     "partial", by exact interval arithmetic."""
     inside = True
     for coef, rhs in cons:
-        lo = hi = Fraction(0)
-        for v, c in coef.items():
-            a, b = box[v]
-            if c < 0:
-                a, b = b, a
-            lo = None if lo is None or a is None else lo + c * a
-            hi = None if hi is None or b is None else hi + c * b
+        lo, hi = linear_range(coef, box)
         if lo is not None and lo >= rhs:
             return "out"
         if hi is None or hi > rhs:
@@ -478,14 +457,7 @@ def _inner_intervals(u, leaf, cons):
         c = coef.get(u)
         if c is None:
             continue
-        others = {v: k for v, k in coef.items() if v != u}
-        rmin = rmax = Fraction(0)
-        for v, k in others.items():
-            x, y = leaf[v]
-            if k < 0:
-                x, y = y, x
-            rmin = None if rmin is None or x is None else rmin + k * x
-            rmax = None if rmax is None or y is None else rmax + k * y
+        rmin, rmax = linear_range({v: k for v, k in coef.items() if v != u}, leaf)
         used = True
         # c·u < rhs − rest, rest ∈ [rmin, rmax]
         every = None if rmax is None else (rhs - rmax) / c   # holds for every other point

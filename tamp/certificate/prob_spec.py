@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional
 
 from lang import ast as A
+from tamp.logic3 import compare_intervals, connective, not3
 from tamp.prob.interval import Interval
 
 
@@ -106,20 +107,14 @@ class Evaluator:
         raise SpecError("a probability clause combines P-terms and constants with + - * /")
 
     def truth(self, e) -> Optional[bool]:
+        # the checker's own walk over the clause (same shape as tamp/prob/decide.py's, on purpose);
+        # only the truth tables and the interval comparison are shared (tamp/logic3.py)
         if isinstance(e, A.BoolLit):
             return e.value
         if isinstance(e, A.Unary) and e.op == "!":
-            v = self.truth(e.operand)
-            return None if v is None else not v
+            return not3(self.truth(e.operand))
         if isinstance(e, A.Binary) and e.op in ("&&", "||", "==>", "<==>"):
-            a, b = self.truth(e.left), self.truth(e.right)
-            if e.op == "&&":
-                return False if a is False or b is False else (True if a and b else None)
-            if e.op == "||":
-                return True if a is True or b is True else (False if a is False and b is False else None)
-            if e.op == "==>":
-                return True if a is False or b is True else (False if a is True and b is False else None)
-            return None if a is None or b is None else a == b
+            return connective(e.op, self.truth(e.left), self.truth(e.right))
         if isinstance(e, A.Binary) and e.op in ("<", "<=", ">", ">=", "==", "!="):
             return compare(e.op, self.num(e.left), self.num(e.right))
         raise SpecError("a probability clause must be a comparison")
@@ -127,19 +122,7 @@ class Evaluator:
 
 def compare(op: str, a: Optional[Interval], b: Optional[Interval]) -> Optional[bool]:
     """True if ``a op b`` for all values in the intervals, False if for none, else None."""
-    if a is None or b is None:
-        return None
-    if op in (">", ">="):
-        a, b, op = b, a, "<" if op == ">" else "<="
-    if op == "<":
-        return True if a.hi < b.lo else False if a.lo >= b.hi else None
-    if op == "<=":
-        return True if a.hi <= b.lo else False if a.lo > b.hi else None
-    if op == "==":
-        return True if a.is_exact and b.is_exact and a.lo == b.lo else \
-            False if a.hi < b.lo or b.hi < a.lo else None
-    r = compare("==", a, b)
-    return None if r is None else not r
+    return compare_intervals(op, a, b)
 
 
 def verdict_of(clauses: List[A.Expr], values, inputs) -> Optional[bool]:

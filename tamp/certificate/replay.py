@@ -294,6 +294,8 @@ class Replayer:
         else:
             raise ReplayError(f"line {_line(s)}: statement not supported")
 
+    # Deliberately the checker's own assignment semantics (same shape as the engine's
+    # tamp/prob/paths.py Executor.assign): the replay shares no code with the engine's executor.
     def assign(self, targets, value, st: _State) -> None:
         if len(targets) == 1:
             self._store(targets[0], value, st)
@@ -509,6 +511,8 @@ class Replayer:
             return r if op == "==" else _not(r)
         if not (_numish(a) and _numish(b)):
             raise ReplayError(f"line {_line(e)}: '{op}' needs numeric operands")
+        # The checker's own exact arithmetic on constants: an independent re-derivation of the
+        # language semantics (same shape as tamp/simulate's evaluators, on purpose).
         if _is_num(a) and _is_num(b):
             a, b = Fraction(a), Fraction(b)
             if op in ("<", "<=", ">", ">=", "==", "!="):
@@ -624,6 +628,8 @@ def _const_of(t) -> Optional[Fraction]:
     return None
 
 
+# z3-level simplifying connectives; deliberately separate from tamp/prob/symbolic.py's own formula
+# type (same shape): the checker builds z3 terms only.
 def _and(a, b):
     if a is False or b is False:
         return False

@@ -19,6 +19,7 @@ from lang import ast as A
 from lang.printer import print_expr
 from lang.errors import TampError, UnsupportedError, error_at
 
+from tamp.logic3 import compare_intervals, connective, not3
 from tamp.results import PROVED, UNKNOWN, VIOLATED
 
 from .interval import Interval
@@ -128,39 +129,15 @@ class SpecEval:
         if isinstance(e, A.BoolLit):
             return e.value
         if isinstance(e, A.Unary) and e.op == "!":
-            v = self.truth(e.operand)
-            return None if v is None else not v
+            return not3(self.truth(e.operand))
         if isinstance(e, A.Binary) and e.op in ("&&", "||", "==>", "<==>"):
-            a, b = self.truth(e.left), self.truth(e.right)
-            if e.op == "&&":
-                return False if a is False or b is False else (True if a and b else None)
-            if e.op == "||":
-                return True if a is True or b is True else (False if a is False and b is False else None)
-            if e.op == "==>":
-                return True if a is False or b is True else (False if a is True and b is False else None)
-            return None if a is None or b is None else a == b
+            return connective(e.op, self.truth(e.left), self.truth(e.right))
         if isinstance(e, A.Binary) and e.op in ("<", "<=", ">", ">=", "==", "!="):
             a, b = self.num(e.left), self.num(e.right)
             holds = compare_intervals(e.op, a, b)
             self.comparisons.append(ClauseReport(expr_text(e), a, e.op, b, holds))
             return holds
         raise self.err("a probability specification must be a comparison of probabilities", e)
-
-
-def compare_intervals(op: str, a: Optional[Interval], b: Optional[Interval]) -> Optional[bool]:
-    """True if ``a op b`` for every pair of values in the intervals, False if for none, else None."""
-    if a is None or b is None:
-        return None
-    if op in (">", ">="):
-        a, b, op = b, a, "<" if op == ">" else "<="
-    if op == "<":
-        return True if a.hi < b.lo else False if a.lo >= b.hi else None
-    if op == "<=":
-        return True if a.hi <= b.lo else False if a.lo > b.hi else None
-    if op == "==":
-        return True if a.is_exact and b.is_exact and a.lo == b.lo else False if a.hi < b.lo or b.hi < a.lo else None
-    r = compare_intervals("==", a, b)
-    return None if r is None else not r
 
 
 # --------------------------------------------------------------------------- the engine

@@ -109,6 +109,20 @@ def fsum_interval(los, his) -> tuple:
     return (down(lo) if lo != 0 else 0.0, up(hi) if hi != 0 else 0.0)
 
 
+def linear_range(coef, box):
+    """The exact range (lo, hi) of Σ coef[k]·x_k over the box ``box[k] = (lo, hi)`` (rationals;
+    None = unbounded, in the bounds and in the result). Shared by the engine's mass nodes and
+    the certificate checker's cell masses."""
+    lo = hi = Fraction(0)
+    for k, c in coef.items():
+        a, b = box[k]
+        if c < 0:
+            a, b = b, a
+        lo = None if lo is None or a is None else lo + c * a
+        hi = None if hi is None or b is None else hi + c * b
+    return lo, hi
+
+
 def _dyadic_floor(q: Fraction, bits: int) -> Fraction:
     """The largest dyadic rational <= q with about ``bits`` significant bits (q if already short)."""
     if q.denominator.bit_length() <= bits:

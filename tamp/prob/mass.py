@@ -35,7 +35,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .dists import Dist, Gauss
-from .interval import INF, Interval, down, fadd, fenclose, fmul, fmul_nonneg, fneg, fsum_interval, up
+from .interval import INF, Interval, linear_range, down, fadd, fenclose, fmul, fmul_nonneg, fneg, fsum_interval, up
 
 Con = Tuple[Dict[int, Fraction], Fraction]  # Σ coef[i]·x_i <= rhs
 Bound = Tuple[Optional[Fraction], Optional[Fraction]]
@@ -115,14 +115,7 @@ class Product(Node):
 
 
 def _range(coef: Dict[int, Fraction], trunc: Sequence[Bound]):
-    lo = hi = ZERO
-    for i, c in coef.items():
-        a, b = trunc[i]
-        if c < 0:
-            a, b = b, a
-        lo = None if lo is None or a is None else lo + c * a
-        hi = None if hi is None or b is None else hi + c * b
-    return lo, hi
+    return linear_range(coef, trunc)
 
 
 def _clip(trunc: Bound, support: Bound) -> Bound:
@@ -220,26 +213,14 @@ def _component(dists, trunc, cons, transformed, deadline) -> Node:
 def _exact_poly(dists, trunc, cons, deadline) -> Optional[Node]:
     """Exact integral of the product density over the polytope, or None (wmi missing/time out)."""
     try:
-        from tamp.wmi import Poly, integrate_polytope
+        from tamp.wmi import integrate_polytope
     except ImportError:  # pragma: no cover - during bring-up
         return None
+    from .polydensity import polytope_problem
+
     n = len(dists)
-    dens = Poly.const(n, 1)
-    rows = []
-    for i, d in enumerate(dists):
-        terms = {}
-        for k, c in enumerate(d.coeffs):
-            e = [0] * n
-            e[i] = k
-            terms[tuple(e)] = c
-        dens = dens * Poly(n, terms)
-        lo, hi = trunc[i]
-        unit = [Fraction(0)] * n
-        unit[i] = Fraction(1)
-        rows.append((tuple(unit), hi, False))
-        rows.append((tuple(-u for u in unit), -lo, False))
-    for coef, rhs in cons:
-        rows.append((tuple(coef.get(i, ZERO) for i in range(n)), rhs, False))
+    dens, rows = polytope_problem([d.coeffs for d in dists], trunc,
+                                  [(tuple(coef.get(i, ZERO) for i in range(n)), rhs) for coef, rhs in cons])
     try:
         v = integrate_polytope(dens, rows, n, deadline=deadline)
     except (TimeoutError, ValueError, ArithmeticError):

@@ -65,3 +65,30 @@ def density_coeffs(e: A.Expr, lo: Fraction, hi: Fraction, ex) -> Tuple[Fraction,
     if total <= 0:
         raise ex.err("density: the polynomial integrates to 0", e)
     return tuple(ck / total for ck in c)
+
+
+def polytope_problem(coeffs, bounds, cons):
+    """The inputs of :func:`tamp.wmi.integrate_polytope` for independent polynomial densities
+    over a polytope: the product density (``coeffs[i]``: variable i's density, constant first)
+    and the rows ``(coefficients, rhs, strict=False)`` of the box ``bounds[i] = (lo, hi)`` and of
+    ``cons`` (``(coefficient tuple, rhs)``). Shared by the engine and the certificate checker."""
+    from tamp.wmi import Poly
+
+    n = len(coeffs)
+    dens = Poly.const(n, 1)
+    rows = []
+    for i, cs in enumerate(coeffs):
+        terms = {}
+        for k, c in enumerate(cs):
+            e = [0] * n
+            e[i] = k
+            terms[tuple(e)] = c
+        dens = dens * Poly(n, terms)
+        lo, hi = bounds[i]
+        unit = [Fraction(0)] * n
+        unit[i] = Fraction(1)
+        rows.append((tuple(unit), hi, False))
+        rows.append((tuple(-u for u in unit), -lo, False))
+    for coef, rhs in cons:
+        rows.append((tuple(coef), rhs, False))
+    return dens, rows

@@ -1,0 +1,49 @@
+"""Three-valued (Kleene) logic over certified intervals: True, False, or None (undecided).
+
+A small neutral primitive shared by the probability engine's clause evaluator
+(:mod:`tamp.prob.decide`) and the certificate checker's own evaluator
+(:mod:`tamp.certificate.prob_spec`): each keeps its own walk over the clause, only the truth
+tables and the interval comparison live here.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+def not3(a: Optional[bool]) -> Optional[bool]:
+    """Negation; undecided stays undecided."""
+    return None if a is None else not a
+
+
+def connective(op: str, a: Optional[bool], b: Optional[bool]) -> Optional[bool]:
+    """``a op b`` for op in ``&&``, ``||``, ``==>``, ``<==>`` (strong Kleene: decided as soon as
+    the decided operands force the result)."""
+    if op == "&&":
+        return False if a is False or b is False else (True if a and b else None)
+    if op == "||":
+        return True if a is True or b is True else (False if a is False and b is False else None)
+    if op == "==>":
+        return True if a is False or b is True else (False if a is True and b is False else None)
+    if op == "<==>":
+        return None if a is None or b is None else a == b
+    raise ValueError(f"not a connective: {op}")
+
+
+def compare_intervals(op: str, a, b) -> Optional[bool]:
+    """True if ``a op b`` for every pair of values in the intervals (objects with ``lo``, ``hi``,
+    ``is_exact``), False if for none, else None; None operands are undecided."""
+    if a is None or b is None:
+        return None
+    if op in (">", ">="):
+        a, b, op = b, a, "<" if op == ">" else "<="
+    if op == "<":
+        return True if a.hi < b.lo else False if a.lo >= b.hi else None
+    if op == "<=":
+        return True if a.hi <= b.lo else False if a.lo > b.hi else None
+    if op == "==":
+        return True if a.is_exact and b.is_exact and a.lo == b.lo else \
+            False if a.hi < b.lo or b.hi < a.lo else None
+    if op == "!=":
+        return not3(compare_intervals("==", a, b))
+    raise ValueError(f"not a comparison: {op}")

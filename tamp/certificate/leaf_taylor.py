@@ -29,9 +29,10 @@ in two or more outer dimensions) returns None and the caller keeps the first-ord
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from tamp.prob.interval import INF, fadd, fenclose, fmul, fneg, float_above, float_below
+from tamp.prob.interval import down, fadd, fenclose, fmul, fneg, float_above, float_below, up
 
 FPair = Tuple[float, float]
 # a piece: (coefficients over the outer variables, constant); constant None = infinite end
@@ -83,78 +84,99 @@ def _prod(pairs: List[FPair]) -> FPair:
     return out
 
 
-def piece_integral(p: Piece, upper: bool, box, mom, du) -> Optional[FPair]:
-    """An enclosure of ∫_box f(x) G(p(x)) dx (module docstring); ``mom[v]`` = (centre, the three
-    moments of v about it). None when the Taylor enclosure is not available."""
-    names = sorted(mom)
-    m0 = _prod([mom[v][1][0] for v in names])
+@lru_cache(maxsize=1 << 16)
+def _enc(q: Fraction) -> FPair:
+    return fenclose(q)
+
+
+def _mag(x: FPair) -> float:
+    return max(abs(x[0]), abs(x[1]))
+
+
+class BoxMoments:
+    """The one-dimensional moments of the outer variables over a box with float ends, about the
+    box's centre c_v, and the products of zeroth moments the Taylor terms need."""
+
+    def __init__(self, box, names: List[str], dists):
+        self.names = names
+        self.centre: Dict[str, float] = {}
+        self.half: Dict[str, float] = {}     # >= max(b − c, c − a)
+        self.m: Dict[str, Tuple[FPair, FPair, FPair]] = {}
+        for v in names:
+            a, b = float(box[v][0]), float(box[v][1])
+            c = (a + b) / 2
+            self.centre[v] = c
+            self.half[v] = up(max(b - c, c - a))
+            self.m[v] = moments(dists[v], a, b, c)
+        self.m0 = _prod([self.m[v][0] for v in names])
+        self.without = {v: _prod([self.m[w][0] for w in names if w != v]) for v in names}
+        self.without2 = {(v, w): _prod([self.m[z][0] for z in names if z not in (v, w)])
+                         for v in names for w in names if v != w}
+
+
+def piece_integral(p: Piece, upper: bool, bm: BoxMoments, du) -> Optional[FPair]:
+    """An enclosure of ∫_box f(x) G(p(x)) dx (module docstring) from the box's moments; None
+    when the Taylor enclosure is not available."""
     g, c = p
+    m0 = bm.m0
     if c is None or not g:
         return fmul(_cdf_at(du, c, upper), m0)
-    t0q = c + sum((k * Fraction(mom[v][0]) for v, k in g.items()), Fraction(0))
-    t0 = float(t0q)
+    t0 = float(c) + sum(float(k) * bm.centre[v] for v, k in g.items())
     if not (-1e300 < t0 < 1e300):
         return None
-    delta = fenclose(t0q - Fraction(t0))
-    gs = {v: fenclose(k) for v, k in g.items()}
-    # ∫ f D and ∫ f D², D = δ + Σ g_v (x_v − c_v)
-    others = {v: _prod([mom[w][1][0] for w in names if w != v]) for v in names}
+    # D(x) = p(x) − t0 = δ + Σ g_v (x_v − c_v), δ = c + Σ g_v c_v − t0 (enclosed)
+    delta = fadd(_enc(c), (-t0, -t0))
+    gs = {}
+    for v, k in g.items():
+        gv = gs[v] = _enc(k)
+        delta = fadd(delta, fmul(gv, (bm.centre[v], bm.centre[v])))
     lin = fmul(delta, m0)
     sq = fmul(fmul(delta, delta), m0)
+    r = _mag(delta)
     for v, gv in gs.items():
-        e1 = fmul(fmul(gv, mom[v][1][1]), others[v])
+        m = bm.m[v]
+        e1 = fmul(fmul(gv, m[1]), bm.without[v])
         lin = fadd(lin, e1)
         sq = fadd(sq, fmul((2.0, 2.0), fmul(delta, e1)))
-        sq = fadd(sq, fmul(fmul(fmul(gv, gv), mom[v][1][2]), others[v]))
+        sq = fadd(sq, fmul(fmul(fmul(gv, gv), m[2]), bm.without[v]))
         for w, gw in gs.items():
-            if w == v:
-                continue
-            rest = _prod([mom[z][1][0] for z in names if z not in (v, w)])
-            sq = fadd(sq, fmul(fmul(fmul(gv, mom[v][1][1]), fmul(gw, mom[w][1][1])), rest))
+            if w != v:
+                sq = fadd(sq, fmul(fmul(fmul(gv, m[1]), fmul(gw, bm.m[w][1])), bm.without2[(v, w)]))
+        r = up(r + up(_mag(gv) * bm.half[v]))
     q_hi = max(sq[1], 0.0)
-    # max |D| over the box, and the range of p
-    r = abs(t0q - Fraction(t0))
-    for v, k in g.items():
-        a, b = box[v]
-        cv = Fraction(mom[v][0])
-        r += abs(k) * max(abs(a - cv), abs(b - cv))
-    r_f = float_above(r)
-    t_lo, t_hi = float_below(t0q - r), float_above(t0q + r)
+    t_lo, t_hi = down(t0 - r), up(t0 + r)
     g0 = du.cdf_f(t0)
     g1 = du.pdf_f(t0)
-    mean, inv_v = fenclose(du.mean), fenclose(1 / du.var)
-    g2 = fmul(fmul(fneg(fadd((t0, t0), fneg(mean))), inv_v), g1)
+    g2 = fmul(fmul(fneg(fadd((t0, t0), fneg(_enc(du.mean)))), _enc(1 / du.var)), g1)
     base = fadd(fmul(g0, m0), fmul(g1, lin))
-    k2 = du.curvature_max(t_lo, t_hi)
-    e2 = fmul((0.5 * k2, 0.5 * k2), (q_hi, q_hi))[1]   # 0.5·k2 is exact
-    second = (fadd(base, (-e2, -e2))[0], fadd(base, (e2, e2))[1])
-    k3 = du.third_derivative_max()
-    e3 = fmul(fmul((k3, k3), (1 / 6, 1 / 6)), fmul((r_f, r_f), (q_hi, q_hi)))[1]
-    e3 = e3 * (1 + 1e-15)  # 1/6 is not a float: a relative margin far above its rounding error
-    third0 = fadd(base, fmul(fmul((0.5, 0.5), g2), sq))
-    third = (fadd(third0, (-e3, -e3))[0], fadd(third0, (e3, e3))[1])
+    e2 = up(0.5 * du.curvature_max(t_lo, t_hi) * q_hi)        # 0.5·k is exact
+    second = (down(base[0] - e2), up(base[1] + e2))
+    e3 = up(up(up(du.third_derivative_max() * r) * q_hi) / 6)
+    third0 = fadd(base, fmul((0.5, 0.5), fmul(g2, sq)))
+    third = (down(third0[0] - e3), up(third0[1] + e3))
     lo, hi = max(second[0], third[0]), min(second[1], third[1])
     if lo > hi:  # cannot happen for two sound enclosures
         return None
     return lo, hi
 
 
-def _box_moments(box, names, dists):
-    mom = {}
+def _box_moments(box, names, dists) -> Optional[BoxMoments]:
     for v in names:
         a, b = box[v]
-        if not (_is_float(a) and _is_float(b)) or not dists[v].is_gauss:
+        if not (_is_float(a) and _is_float(b)) or not dists[v].is_gauss or not float(a) < float(b):
             return None
-        af, bf = float(a), float(b)
-        if not af < bf:
-            return None
-        c = (af + bf) / 2
-        mom[v] = (c, moments(dists[v], af, bf, c))
-    return mom
+    return BoxMoments(box, sorted(names), dists)
 
 
 def _shift(p: Piece, e: Fraction) -> Piece:
     return p[0], p[1] + e
+
+
+def _shifted(p: Piece, t, e: Fraction, upper: bool, integral):
+    """T(p + e), reusing T(p) when e is 0."""
+    if p[1] is None or e == 0:
+        return t
+    return integral(_shift(p, e), upper)
 
 
 def _slack(p: Piece, pieces: Sequence[Piece], box, upper: bool) -> Fraction:
@@ -186,18 +208,18 @@ def single_column(box, names, ups: Sequence[Piece], lows: Sequence[Piece], du, d
     mom = _box_moments(box, names, dists)
     if mom is None:
         return None
-    m0 = _prod([mom[v][1][0] for v in sorted(mom)])
+    m0 = mom.m0
 
     def integral(p, upper):
-        return piece_integral(p, upper, box, mom, du)
+        return piece_integral(p, upper, mom, du)
 
     tu = [integral(p, True) for p in fu]
     tl = [integral(p, False) for p in fl]
     if any(t is None for t in tu + tl):
         return None
     lo_best = 0.0
-    low_u = [t if p[1] is None else integral(_shift(p, -_slack(p, fu, box, True)), True) for p, t in zip(fu, tu)]
-    low_l = [t if p[1] is None else integral(_shift(p, _slack(p, fl, box, False)), False) for p, t in zip(fl, tl)]
+    low_u = [_shifted(p, t, -_slack(p, fu, box, True), True, integral) for p, t in zip(fu, tu)]
+    low_l = [_shifted(p, t, _slack(p, fl, box, False), False, integral) for p, t in zip(fl, tl)]
     if any(t is None for t in low_u + low_l):
         return None
     lo_best = max(0.0, fadd(max(low_u, key=lambda t: t[0]), fneg(min(low_l, key=lambda t: t[1])))[0])

@@ -17,6 +17,9 @@ product of the base variables' distributions (:func:`region_mass`) is computed f
   A partial leaf is tightened by integrating one of its variables exactly: for each choice of
   the *inner* variable, the interval the constraints leave it over the whole leaf (resp. over
   some point of the leaf) gives a lower (resp. upper) bound; the best of all choices is used.
+  For Gaussian variables this is intersected with a second-order (Taylor) enclosure along the
+  inner variable (:mod:`.leaf_taylor`); constraints without the inner variable are bounded
+  recursively (:func:`leaf_bounds`).
 
 With a witness of the form ``{"ldl": TREE}`` the linked all-Gaussian groups are first rewritten
 exactly (:func:`gauss_transform`): the constraint and box rows ``a_i·x < b_i`` of a group depend

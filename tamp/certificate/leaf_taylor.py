@@ -8,26 +8,31 @@ solved for u). The leaf's mass is then ∫_B f(x) [G(β(x)) − G(α(x))]⁺ dx,
 first-order bound of :mod:`.cellmass` uses only the ranges of α and β over B; this module
 encloses the integral to second order when u and the outer variables are Gaussian:
 
-* where one piece is the active one over the whole box (checked by exact rational ranges of
-  the differences of pieces), ∫_B f G(ℓ) with D(x) = ℓ(x) − t0 (t0 a float near the box's
-  centre value) is G(t0)·M + G′(t0)·∫f D + G″(ξ)/2 · ∫f D² by Taylor's theorem, |G″| <= K2
-  over the range of ℓ (``Gauss.curvature_max``), and also G(t0)·M + G′(t0)∫f D + G″(t0)/2·∫f D²
-  ± K3/6 · max|D| · ∫f D² (|G‴| <= K3 = ``Gauss.third_derivative_max``); both are used;
+* for one piece ℓ, ∫_B f G(ℓ) with D(x) = ℓ(x) − t0 (t0 a float near ℓ at the box's centre)
+  is G(t0)·M + G′(t0)·∫f D + G″(ξ)/2 · ∫f D² by Taylor's theorem, |G″| <= K2 = φ(1)/σ²
+  (``Gauss.curvature_max``), and also G(t0)·M + G′(t0)∫f D + G″(t0)/2·∫f D² ± K3/6 · max|D| ·
+  ∫f D² (|G‴| <= K3 = φ(0)/σ³, ``Gauss.third_derivative_max``); both are used;
 * the moments factor over the independent outer variables: with centres c_v,
   D = δ + Σ g_v (x_v − c_v), so ∫f D and ∫f D² are sums of products of the one-dimensional
-  ∫(s − c)^k f(s) ds, k = 0, 1, 2 (``Gauss.mass``/``first_moment``/``second_moment``:
+  ∫(s − c)^k f(s) ds, k = 0, 1, 2 (``Dist.mass_f``, ``Gauss.first_moment``/``second_moment``:
   closed forms over the rigorous CDF and density of :mod:`tamp.prob.rigorous`);
+* with one piece active on each side over the whole box (exact rational ranges of the pieces'
+  differences) the mass is T(β) − T(α), T the enclosure above; otherwise (a kink) it is at
+  least T(p − e_p) − T(q + e_q) for any upper piece p and lower piece q, e their exact slack
+  over the box (β >= p − e_p, α <= q + e_q, [h]⁺ >= h), and at most T(p), M − T(q), and
+  T(p) − T(q) where p >= q on the whole box; 0 where some p <= q on the whole box;
 * with one outer variable, the box is first cut at every point where two pieces cross (exact
-  rationals), so each part has one active piece on each side; the parts' ends are rounded
-  inward to floats and the slivers left over are bounded by [0, their mass].
+  rationals), so each part has one active piece on each side; with several, box ends that are
+  not floats are moved inward to floats; the slivers left over are bounded by [0, their mass].
 
 All arithmetic is on float pairs rounded outward (:mod:`tamp.prob.interval`) or exact; a case
-outside these conditions (an unbounded or non-float outer side, a non-Gaussian variable, a kink
-in two or more outer dimensions) returns None and the caller keeps the first-order bound.
+outside these conditions (an unbounded outer side, a non-Gaussian variable) returns None and
+the caller keeps the first-order bound.
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -114,6 +119,13 @@ class BoxMoments:
                          for v in names for w in names if v != w}
 
 
+def _k2(du) -> float:
+    """max |G″| over all reals, φ(1)/σ² (``Gauss.curvature_max`` over an unbounded range): the
+    local maximum would cost two more density evaluations per piece, and where it matters the
+    third-order form is the tighter one."""
+    return du.curvature_max(-math.inf, math.inf)
+
+
 def piece_integral(p: Piece, upper: bool, bm: BoxMoments, du) -> Optional[FPair]:
     """An enclosure of ∫_box f(x) G(p(x)) dx (module docstring) from the box's moments; None
     when the Taylor enclosure is not available."""
@@ -144,12 +156,11 @@ def piece_integral(p: Piece, upper: bool, bm: BoxMoments, du) -> Optional[FPair]
                 sq = fadd(sq, fmul(fmul(fmul(gv, m[1]), fmul(gw, bm.m[w][1])), bm.without2[(v, w)]))
         r = up(r + up(_mag(gv) * bm.half[v]))
     q_hi = max(sq[1], 0.0)
-    t_lo, t_hi = down(t0 - r), up(t0 + r)
     g0 = du.cdf_f(t0)
     g1 = du.pdf_f(t0)
     g2 = fmul(fmul(fneg(fadd((t0, t0), fneg(_enc(du.mean)))), _enc(1 / du.var)), g1)
     base = fadd(fmul(g0, m0), fmul(g1, lin))
-    e2 = up(0.5 * du.curvature_max(t_lo, t_hi) * q_hi)        # 0.5·k is exact
+    e2 = up(0.5 * _k2(du) * q_hi)        # 0.5·k is exact
     second = (down(base[0] - e2), up(base[1] + e2))
     e3 = up(up(up(du.third_derivative_max() * r) * q_hi) / 6)
     third0 = fadd(base, fmul((0.5, 0.5), fmul(g2, sq)))
@@ -237,30 +248,21 @@ def single_column(box, names, ups: Sequence[Piece], lows: Sequence[Piece], du, d
     return lo_best, hi_best
 
 
-def _far(d) -> Fraction:
-    """A distance from the mean beyond which a Gaussian's tail is negligible (40 sd or more):
-    an unbounded side is cut there and the tail's certified mass is added as a sliver."""
-    return Fraction(41 * int(d.spread() + 1))
-
-
 def _float_column(box, names, ups, lows, du, dists) -> Optional[FPair]:
-    """:func:`single_column` over the largest box with float ends inside ``box`` (an unbounded
-    side cut at :func:`_far`); the rest of the box (slivers one float wide, far tails) adds at
-    most its mass to the upper bound."""
+    """:func:`single_column` over the largest box with float ends inside ``box``; the rest of
+    the box (slivers one float wide) adds at most its mass to the upper bound."""
     inner = dict(box)
     extra = ZERO
     whole = {v: dists[v].mass(*box[v]).hi for v in names}
     for v in names:
         a, b = box[v]
-        far = _far(dists[v])
-        fa = Fraction(float_above(a)) if a is not None else Fraction(float_below(dists[v].mean - far))
-        fb = Fraction(float_below(b)) if b is not None else Fraction(float_above(dists[v].mean + far))
+        fa, fb = Fraction(float_above(a)), Fraction(float_below(b))
         if not fa < fb:
             return None
         inner[v] = (fa, fb)
         sliver = Fraction(0)
         for lo, hi in ((a, fa), (fb, b)):
-            if lo is None or hi is None or lo < hi:
+            if lo < hi:
                 sliver += dists[v].mass(lo, hi).hi
         if sliver:
             for w in names:
@@ -277,7 +279,9 @@ def column_integral(box, names: List[str], ups: Sequence[Piece], lows: Sequence[
     """∫_box f [G(β) − G(α)]⁺ over the outer box (``names``); None when not available."""
     if not du.is_gauss or not all(dists[v].is_gauss for v in names):
         return None
-    if len(names) != 1 or any(box[v][0] is None or box[v][1] is None for v in names):
+    if any(box[v][0] is None or box[v][1] is None for v in names):
+        return None
+    if len(names) != 1:
         return _float_column(box, names, ups, lows, du, dists)
     (x,) = names
     a, b = box[x]

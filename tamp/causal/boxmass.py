@@ -30,6 +30,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from .threshold import bias_cases
+from .volume import cube_share
 from .tight import BoxFacts, SymbolicBounds
 
 RealBox = Dict[str, Tuple[Fraction, Fraction]]
@@ -81,22 +82,7 @@ def below_share(f, box: RealBox) -> Fraction:
     total = sum(cs, Fraction(0))
     if beta >= total:
         return Fraction(1)
-    den = math.lcm(beta.denominator, *(c.denominator for c in cs))
-    B = beta.numerator * (den // beta.denominator)
-    C = sorted((c.numerator * (den // c.denominator) for c in cs), reverse=True)
-    n = len(C)
-    acc = 0
-    stack = [(0, 0, 0)]
-    while stack:
-        k, sm, size = stack.pop()
-        if k == n:
-            term = (B - sm) ** n
-            acc += -term if size % 2 else term
-            continue
-        stack.append((k + 1, sm, size))
-        if sm + C[k] < B:
-            stack.append((k + 1, sm + C[k], size + 1))
-    return Fraction(acc, math.factorial(n) * math.prod(C))
+    return cube_share(cs, beta)
 
 
 def share_bounds(sb: SymbolicBounds, facts: BoxFacts, box: RealBox, pair: Tuple[int, int],

@@ -68,24 +68,32 @@ def halfspace_volume(f: Affine, box: RealBox) -> Fraction:
     total = sum(cs, Fraction(0))
     if beta >= total:
         return scale
-    n = len(cs)
-    cs.sort(reverse=True)
-    acc = Fraction(0)
-    # depth-first over subsets S with Σ_S c < β (larger sums contribute 0)
-    stack = [(0, Fraction(0), 0)]
+    return scale * cube_share(cs, beta)
+
+
+def cube_share(cs: List[Fraction], beta: Fraction) -> Fraction:
+    """vol{t ∈ [0,1]^n : c·t <= β} for positive ``cs`` and 0 < β < Σ c:
+    Σ_S (-1)^|S| (β - Σ_S c)^n / (n! Π c) over the subsets S with Σ_S c < β (larger sums
+    contribute 0), in integer arithmetic after scaling every c and β by a common denominator
+    (the share does not change under common scaling)."""
+    import math
+
+    den = math.lcm(beta.denominator, *(c.denominator for c in cs))
+    B = beta.numerator * (den // beta.denominator)
+    C = sorted((c.numerator * (den // c.denominator) for c in cs), reverse=True)
+    n = len(C)
+    acc = 0
+    stack = [(0, 0, 0)]  # depth-first over the subsets
     while stack:
-        k, s, size = stack.pop()
+        k, sm, size = stack.pop()
         if k == n:
-            term = (beta - s) ** n
+            term = (B - sm) ** n
             acc += -term if size % 2 else term
             continue
-        stack.append((k + 1, s, size))
-        if s + cs[k] < beta:
-            stack.append((k + 1, s + cs[k], size + 1))
-    denom = factorial(n)
-    for c in cs:
-        denom *= c
-    return scale * acc / denom
+        stack.append((k + 1, sm, size))
+        if sm + C[k] < B:
+            stack.append((k + 1, sm + C[k], size + 1))
+    return Fraction(acc, math.factorial(n) * math.prod(C))
 
 
 def _direction(f: Affine):

@@ -4,7 +4,7 @@ A subclass sets ``name``, ``distributions``, ``arity`` and implements
 :meth:`RealParamFamily.axiom` (the bad event, cost and side conditions as AST
 over the target, the distribution's arguments and ``f``) and
 :meth:`AxiomFamily.exact_tail`. ``cost_value`` evaluates the very cost
-expression the prover sees (with :mod:`axioms.evaluate`), so the numeric tests
+expression the prover sees (with :mod:`lang.evaluate`), so the numeric tests
 check the AST, not a copy of it.
 """
 
@@ -17,7 +17,7 @@ from lang import ast as A
 from . import build as B
 from .base import (AxiomFamily, AxiomInstance, SelfReferentialSample, check_targets,
                    target_variables)
-from .evaluate import evaluate
+from lang.evaluate import evaluate
 
 
 def scale_and_probability(scale: A.Expr, f: A.Expr, f_max=1) -> Tuple[A.Expr, ...]:

@@ -24,7 +24,7 @@ from lang import ast as A
 
 from . import build as B
 from .base import AxiomFamily, AxiomInstance, check_targets
-from .evaluate import evaluate
+from lang.evaluate import evaluate
 
 CHOICES = ("none", "true", "false")
 

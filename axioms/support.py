@@ -50,7 +50,7 @@ from lang import ast as A
 
 from . import build as B
 from .base import AxiomFamily, AxiomInstance, check_targets
-from .evaluate import constant_value, evaluate
+from lang.evaluate import constant_value, evaluate
 from .uniform_finite import cover_pairs, cover_scalar, point_literal
 
 CHOICE = "support"

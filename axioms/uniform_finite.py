@@ -53,7 +53,7 @@ from lang import ast as A
 
 from . import build as B
 from .base import AxiomFamily, AxiomInstance, check_targets
-from .evaluate import constant_value, evaluate
+from lang.evaluate import constant_value, evaluate
 
 MAX_SUPPORT = 10_000  # integer ranges beyond this are left to other families
 

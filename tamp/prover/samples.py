@@ -20,6 +20,7 @@ import random
 from typing import Dict, List
 
 from lang import ast as A
+from lang.evaluate import EvalError, compile_expr, evaluate
 
 MAX_STEPS = 4000
 TOTAL_STEPS = 20000
@@ -66,8 +67,6 @@ def _random_value(t: A.Type, rng: random.Random):
 
 def _draw(dist: A.Call, env, rng: random.Random):
     """One sample (a tuple of target values) of ``dist``, or None when unsupported."""
-    from axioms.evaluate import evaluate
-
     f = dist.func
     args = [evaluate(a, env) for a in dist.args] if f != "unif" or len(dist.args) == 2 else None
     if f == "lap":
@@ -90,8 +89,6 @@ def _draw(dist: A.Call, env, rng: random.Random):
 
 
 def _store(env, target, value):
-    from axioms.evaluate import evaluate
-
     if isinstance(target, A.Var):
         env[target.name] = value
     else:
@@ -100,14 +97,32 @@ def _store(env, target, value):
         env[target.base.name] = arr.updated(int(idx), value)
 
 
+def _moves(cfa, axioms: Dict):
+    """Each CFA node's out-edges as (target, statement, compiled guard or value, compiled bad
+    event) — the CFA walked once, expressions compiled once, for all runs."""
+    out = {}
+    for node in cfa.graph.nodes:
+        moves = []
+        for u, v, k, d in cfa.out_edges(node):
+            st = d["stmt"]
+            ax = axioms.get((u, v, k))
+            if isinstance(st, A.Assume):
+                moves.append((v, st, compile_expr(st.cond), None))
+            elif isinstance(st, A.Assign):
+                moves.append((v, st, compile_expr(st.value), None))
+            else:
+                moves.append((v, st, None, compile_expr(ax.bad) if ax is not None else None))
+        out[node] = moves
+    return out
+
+
 def collect_states(cfa, axioms: Dict, input_points: List[dict], seed: int = 11,
                    max_steps: int = MAX_STEPS, per_node: int = PER_NODE) -> Dict[int, List[dict]]:
     """States (name → value) observed at each CFA node on bad-event-free run prefixes."""
-    from axioms.evaluate import EvalError, evaluate
-
     rng = random.Random(seed)
     seen: Dict[int, List[dict]] = {}
     counts: Dict[int, int] = {}
+    moves = _moves(cfa, axioms)
     total = 0
     for point in input_points:
         if total >= TOTAL_STEPS:
@@ -120,32 +135,30 @@ def collect_states(cfa, axioms: Dict, input_points: List[dict], seed: int = 11,
             while steps < max_steps:
                 steps += 1
                 total += 1
-                counts[node] = counts.get(node, 0) + 1
+                c = counts[node] = counts.get(node, 0) + 1
                 bucket = seen.setdefault(node, [])
                 if len(bucket) < per_node:
                     bucket.append(dict(env))
-                elif rng.random() < per_node / counts[node]:
+                elif rng.random() < per_node / c:
                     bucket[rng.randrange(per_node)] = dict(env)
                 if node == cfa.exit:
                     break
                 nxt = None
-                for u, v, k, d in cfa.out_edges(node):
-                    st = d["stmt"]
+                for v, st, fn, bad in moves[node]:
                     if isinstance(st, A.Assume):
-                        if evaluate(st.cond, env) is True:
+                        if fn(env) is True:
                             nxt = v
                             break
                         continue
                     if isinstance(st, A.Assign):
-                        _store(env, st.targets[0], evaluate(st.value, env))
-                    elif isinstance(st, A.Sample):
+                        _store(env, st.targets[0], fn(env))
+                    else:
                         vals = _draw(st.dist, env, rng)
                         if vals is None or len(vals) != len(st.targets):
                             raise EvalError("unsupported distribution")
                         for t, val in zip(st.targets, vals):
                             _store(env, t, val)
-                        ax = axioms.get((u, v, k))
-                        if ax is not None and evaluate(ax.bad, env) is True:
+                        if bad is not None and bad(env) is True:
                             raise _Excused()  # a bad event: the rest of the run is excused
                     nxt = v
                     break
@@ -161,11 +174,10 @@ def collect_states(cfa, axioms: Dict, input_points: List[dict], seed: int = 11,
 
 def refuted(c: A.Expr, states: List[dict]) -> bool:
     """Whether ``c`` is false in one of ``states`` (evaluation errors refute nothing)."""
-    from axioms.evaluate import EvalError, evaluate
-
+    fn = compile_expr(c)
     for env in states:
         try:
-            if evaluate(c, env) is False:
+            if fn(env) is False:
                 return True
         except (EvalError, TypeError, KeyError, ValueError, ZeroDivisionError, OverflowError, IndexError):
             continue
@@ -175,8 +187,6 @@ def refuted(c: A.Expr, states: List[dict]) -> bool:
 def input_points(cfa, count: int = 40, seed: int = 5) -> List[dict]:
     """Random inputs satisfying ``requires``: small ints (array sizes), reals in (0, 1] and
     beyond, random arrays."""
-    from axioms.evaluate import EvalError, evaluate
-
     rng = random.Random(seed)
     out = []
     for _ in range(count * 50):

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from axioms.evaluate import evaluate
+from lang.evaluate import evaluate
 
 
 def frequency(bad, env) -> float:

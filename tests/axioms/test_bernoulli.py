@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 import axioms
 from axioms.bernoulli import CHOICES, BernoulliChoice
-from axioms.evaluate import evaluate
+from lang.evaluate import evaluate
 from lang import ast as A
 from lang.parser import parse_expr
 

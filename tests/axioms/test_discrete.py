@@ -11,7 +11,7 @@ from scipy import stats
 from axioms import build as B
 from axioms.discrete_exponential import DiscreteExponentialTail, upper_tail
 from axioms.discrete_laplace import DiscreteLaplaceTail, two_sided_tail
-from axioms.evaluate import evaluate
+from lang.evaluate import evaluate
 from lang import ast as A
 
 from axioms_testlib import assert_consistent, frequency

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import axioms
-from axioms.evaluate import evaluate
+from lang.evaluate import evaluate
 from axioms.laplace import LaplaceOneSided, LaplaceTail
 from lang import ast as A
 from lang.parser import parse_expr

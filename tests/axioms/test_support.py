@@ -8,7 +8,7 @@ import pytest
 
 import axioms
 from axioms.base import union_bound
-from axioms.evaluate import evaluate
+from lang.evaluate import evaluate
 from lang import ast as A
 from lang.parser import parse_expr
 

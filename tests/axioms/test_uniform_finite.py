@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import axioms
-from axioms.evaluate import evaluate
+from lang.evaluate import evaluate
 from axioms.uniform_finite import (MAX_SUPPORT, UniformSubset, enumerate_subsets, subset_instance,
                                    subset_where, support_points)
 from lang import ast as A

@@ -5,7 +5,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from axioms.evaluate import EvalError, constant_value, evaluate
+from lang.evaluate import EvalError, constant_value, evaluate
 from lang.parser import parse_expr
 
 

@@ -150,7 +150,7 @@ def automaton_of(cfa) -> FailureAutomaton:
 
 def _sample_inputs(cfa, count: int = 12, seed: int = 7) -> List[dict]:
     """Input points satisfying ``requires`` (rejection sampling; arrays left out)."""
-    from axioms.evaluate import EvalError, evaluate
+    from lang.evaluate import EvalError, evaluate
 
     rng = random.Random(seed)
     out = []
@@ -177,7 +177,7 @@ def _sample_inputs(cfa, count: int = 12, seed: int = 7) -> List[dict]:
 def _slack(cfa, kap: Kappa, points) -> Optional[float]:
     """Mean relative slack (β - κ(exit)) / β at the sample points with counters at their bounds
     and flags true; None when κ exceeds β at some point (the combination cannot work)."""
-    from axioms.evaluate import EvalError, evaluate
+    from lang.evaluate import EvalError, evaluate
 
     k_exit = kap.at.get(cfa.exit)
     if k_exit is None:
@@ -223,8 +223,15 @@ def by_index_sum(lists):
 
 
 def ranked_combinations(cfa, samples, cands, loops, dag):
-    """(axioms, κ) pairs, tightest budget first (see the module docstring)."""
+    """(axioms, κ) pairs, tightest budget first (see the module docstring), generated lazily.
+
+    Combinations are scored in enumeration order; one whose slack is 0 (κ at the exit equals
+    β at every sampled input) is yielded at once — nothing can rank before it but earlier
+    zero-slack ones, already yielded — so when the first combination spends exactly the
+    budget, as the union-bound claims of reliability programs do, the others are only scored
+    if its proof fails. The rest follow sorted by (slack, enumeration order)."""
     points = _sample_inputs(cfa)
+    cands = _affordable(cfa, samples, cands, loops, dag, points)
     scored = []
     for idx, combo in enumerate(itertools.islice(by_index_sum(cands), MAX_RANKED)):
         axioms = dict(zip(samples, combo))
@@ -237,9 +244,48 @@ def ranked_combinations(cfa, samples, cands, loops, dag):
         sl = _slack(cfa, kap, points)
         if sl is None:
             continue
+        if round(sl, 9) == 0:
+            yield axioms, kap
+            continue
         scored.append((round(sl, 9), idx, axioms, kap))
     scored.sort(key=lambda x: (x[0], x[1]))
-    return [(a, k) for _s, _i, a, k in scored]
+    for _s, _i, a, k in scored:
+        yield a, k
+
+
+def _affordable(cfa, samples, cands, loops, dag, points):
+    """The proposals of each sampling without those that exceed the budget on their own (κ
+    computed with every other sampling free): κ only grows with the costs (sums, maxima and
+    counter multiples of them), so no combination containing such a proposal is within the
+    budget either. One κ per proposal instead of one per combination of costly ones."""
+    out = []
+    for s, cs in zip(samples, cands):
+        keep = []
+        for c in cs:
+            try:
+                kap = compute_kappa(cfa, {s: c}, loops, dag)
+            except NoKappa:
+                keep.append(c)
+                continue
+            if any(n not in kap.at for n in cfa.graph.nodes) or _slack(cfa, kap, points) is not None:
+                keep.append(c)
+        out.append(keep)
+    return out
+
+
+def _attempts(ranked, times):
+    """The labelling attempts: the first ``MAX_COMBOS`` ranked combinations with quick Houdini
+    queries, the tightest one tried a second time with patient queries right after its first
+    try. The time spent ranking is added to ``times["synthesis"]``."""
+    for i in range(MAX_COMBOS):
+        ts = time.monotonic()
+        nxt = next(ranked, None)
+        times["synthesis"] += time.monotonic() - ts
+        if nxt is None:
+            return
+        yield nxt[0], nxt[1], HOUDINI_MS
+        if i == 0:
+            yield nxt[0], nxt[1], HOUDINI_RETRY_MS
 
 
 # ---------------------------------------------------------------------------- budget hints
@@ -306,14 +352,11 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     reason = "no combination of axioms gives a failure bound within the budget"
     try:
         ts = time.monotonic()
-        ranked = ranked_combinations(cfa, samples, cands, loops, dag)
         points = input_points(cfa)
         times["synthesis"] += time.monotonic() - ts
         # the tightest combination is tried again with patient Houdini queries if quick ones fail
-        attempts = [(a, k, HOUDINI_MS) for a, k in ranked[:MAX_COMBOS]]
-        if attempts:
-            attempts.insert(1, (attempts[0][0], attempts[0][1], HOUDINI_RETRY_MS))
-        for axioms, kap, houdini_ms in attempts:
+        ranked = ranked_combinations(cfa, samples, cands, loops, dag)
+        for axioms, kap, houdini_ms in _attempts(ranked, times):
             proposals_n += 1
             aut = automaton_of(cfa)
             for e in aut.edges:

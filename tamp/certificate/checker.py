@@ -17,13 +17,13 @@ For each program of the certificate, against the claim rebuilt from the source f
                    from ``requires``; proven facts are then hypotheses of the obligations below;
             INIT   λ(root) ∧ κ(root) = 0;
             COVER  λ(q) ⇒ ∨ guards at each split node q;
-            BUDGET λ(q) ⇒ κ(q) <= β at every node;
+            BUDGET λ(root) ⇒ κ(root) <= β (β >= 0; every sampling bounds κ + cost by β itself);
             EXIT   λ(q) ⇒ ensures at every node at the CFA exit;
             STEP   per sampling edge λ(q) ⇒ side ∧ κ(q) + cost <= β, and per edge
                    λ(q) ∧ stmt (∧ ¬bad) ⇒ λ(q') ∧ κ(q) + cost <= κ(q').
 
 Why these suffice is the argument of :mod:`tamp.prover.check` (induction on run length:
-the failure probability from (q, σ) with σ ⊨ λ(q) is at most β − κ(q)(σ)); this module
+the failure probability from (q, σ) with σ ⊨ λ(q) is at most max(0, β − κ(q)(σ))); this module
 re-implements the checks without using the prover's automaton classes or its checker.
 """
 
@@ -419,7 +419,8 @@ def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: in
         outs = aut.out(nid)
         if outs and all(e.kind == "split" for e in outs):
             ob("COVER", f"split at {w}", z3.Implies(lam, z3.Or(*[E(e.stmt.cond, what=w) for e in outs])))
-        ob("BUDGET", w, z3.Implies(lam, kap0[nid] <= beta))
+        if nid == root.id:
+            ob("BUDGET", w, z3.Implies(lam, kap0[nid] <= beta))
         if n.cfa_node == cfa.exit:
             ob("EXIT", w, z3.Implies(lam, post))
     for e in aut.edges:

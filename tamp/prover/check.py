@@ -11,16 +11,20 @@ automaton proves ⊢β {requires} P {ensures} when (all under ``requires``):
 3. STEP       for every edge q →s q': λ(q) ∧ s ⇒ λ(q') and κ(q) + cost(s) <= κ(q') — for a
               sampling with axiom Pr[bad] <= cost only on the outcomes where ¬bad holds,
               and then also λ(q) ⇒ side ∧ κ(q) + cost <= β;
-4. BUDGET     λ(q) ⇒ κ(q) <= β at every node;
+4. BUDGET     λ(root) ⇒ κ(root) <= β (that is, β >= 0);
 5. EXIT       λ(q) ⇒ ensures at every exit node.
 
-Why this is sound: write F(q, σ) for the probability that a run from state σ at q ends
-violating ``ensures``. By induction on the run length, F(q, σ) <= β − κ(q)(σ) whenever
-σ ⊨ λ(q): at an exit by EXIT and BUDGET; an assume/assign moves deterministically, and STEP
-keeps the bound; a sampling fails with probability at most Pr[bad] + sup over ¬bad outcomes
-<= cost + β − (κ(q) + cost). At the root κ = 0, so the failure probability is at most β.
-(β ranges over inputs, which no statement changes.) Back edges (loops) need no extra rule:
-the induction is on the length of the run.
+Why this is sound: write F_k(q, σ) for the probability that a run from state σ at q ends
+violating ``ensures`` within k steps. By induction on k, F_k(q, σ) <= max(0, β − κ(q)(σ))
+whenever σ ⊨ λ(q). k = 0: F_0 is 0 away from an exit, and at an exit too, by EXIT. Step: an
+assume/assign moves deterministically (a blocked assume ends the run, F = 0) and STEP gives
+κ(q) <= κ(q'), so the bound carries over; a sampling fails with probability at most
+Pr[bad] + sup over ¬bad outcomes of max(0, β − κ(q')) <= cost + (β − κ(q) − cost) =
+β − κ(q), where β − κ(q) − cost >= 0 is STEP's side obligation. (β ranges over inputs, which
+no statement changes.) So F = lim F_k <= max(0, β − κ(root)) = β at the root, by INIT and
+BUDGET. Back edges (loops) need no extra rule: the induction is on the run length. κ may
+exceed β at nodes after which nothing is sampled (the max absorbs it), which is why BUDGET
+is asked at the root only: every sampling already bounds κ + cost by β itself.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from lang import ast as A
 
 from .exprs import ZERO
 from .show import show_expr, show_stmt
-from .smt import VALID, to_real
+from .smt import VALID, conj, to_real
 from .trace import StepState, step
 
 
@@ -103,7 +107,7 @@ def decide_all(formulas, valid, valid_batch=None) -> List[str]:
         if len(idx) == 1:
             out[idx[0]] = valid(formulas[idx[0]])
             return
-        if valid_batch(z3.And(*[formulas[i] for i in idx])) == VALID:
+        if valid_batch(conj(*[formulas[i] for i in idx])) == VALID:
             for i in idx:
                 out[i] = VALID
             return
@@ -153,10 +157,10 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr, valid_batch=None) -> Lis
         return kap0[nid]
 
     root = aut.nodes[aut.root]
-    ob("INIT", f"q{root.id}", z3.And(L(root.id), K(root.id) == 0))
+    ob("INIT", f"q{root.id}", conj(L(root.id), K(root.id) == 0))
+    ob("BUDGET", f"q{root.id}", z3.Implies(L(root.id), K(root.id) <= beta0))
     for nid, n in aut.nodes.items():
         lam = L(nid)
-        ob("BUDGET", f"q{nid}", z3.Implies(lam, K(nid) <= beta0))
         if nid in aut.exits:
             post = ensures0
             ob("EXIT", f"q{nid}", z3.Implies(lam, post))
@@ -173,7 +177,7 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr, valid_batch=None) -> Lis
                 continue
             ax = e.axiom
             cost = to_real(E(ax.cost))
-            pre = z3.And(*[E(s) for s in ax.side], K(e.src) + cost <= beta0)
+            pre = conj(*[E(s) for s in ax.side], K(e.src) + cost <= beta0)
             ob("STEP", where + " (side, cost)", z3.Implies(L(e.src), pre))
         else:
             cost = z3.RealVal(0)
@@ -183,7 +187,7 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr, valid_batch=None) -> Lis
         moved = [(env0[k], v) for k, v in st2.env.items() if k in env0 and not v.eq(env0[k])]
         lam_post = z3.substitute(L(e.dst), *moved) if moved else L(e.dst)
         kap_post = z3.substitute(K(e.dst), *moved) if moved else K(e.dst)
-        post = z3.And(lam_post, K(e.src) + cost <= kap_post)
+        post = conj(lam_post, K(e.src) + cost <= kap_post)
         ob("STEP", where, z3.Implies(st2.context(), post))
     for (o, _f), status in zip(pending, decide_all([f for _o, f in pending], valid, valid_batch)):
         o.status = status

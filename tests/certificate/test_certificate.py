@@ -115,6 +115,28 @@ def test_lowered_kappa_rejected(ex1_cert, tmp_path, capsys):
     assert code == 3 and "STEP" in out, out
 
 
+def test_kappa_spending_the_whole_bound_before_a_costly_sampling_rejected(ex2_cert, tmp_path, capsys):
+    """BUDGET is asked at the root only; what keeps κ within β is each sampling's own obligation
+    κ(q) + cost <= β — a certificate that claims the bound is already spent before a costly
+    sampling must fail exactly there."""
+    cert = tampered(ex2_cert)
+    edge = next(e for e in sampling_edges(cert) if e["axiom"]["cost"] != ast("0"))
+    assert edge["src"] != aut(cert)["root"]
+    node(cert, edge["src"])["kappa"] = cert["programs"][0]["bound"]
+    code, out = check(cert, EX2, tmp_path, capsys)
+    assert code == 3 and "STEP" in out and "cost within" in out, out
+
+
+def test_kappa_above_bound_after_the_last_sampling_is_harmless(ex1_cert, tmp_path, capsys):
+    """The induction bounds the failure from q by max(0, β − κ(q)): an exit whose κ overshoots β
+    (nothing is sampled after it) does not make a proof wrong, and the checker accepts it."""
+    cert = tampered(ex1_cert)
+    for n in exit_nodes(cert):
+        n["kappa"] = ast("1 + p")
+    code, out = check(cert, EX1, tmp_path, capsys)
+    assert code == 0 and "OK" in out, out
+
+
 def test_lowered_bound_in_certificate_rejected(ex1_cert, tmp_path, capsys):
     cert = tampered(ex1_cert)
     prog = cert["programs"][0]

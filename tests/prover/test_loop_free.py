@@ -128,6 +128,13 @@ def test_deterministic_false_claim_not_proved():
     assert _prove(src).verdict == "unknown"
 
 
+def test_negative_bound_not_proved_even_for_a_true_claim():
+    # the claim "fails with probability <= -1/2" is false for every program: BUDGET at the root
+    src = "program d(n: int) ensures m > n fails -1/2 { m := n + 1; }"
+    r = _prove(src)
+    assert r.verdict == "unknown"
+
+
 def test_coin_claim_proved_at_its_exact_probability():
     src = "program d(n: int) ensures !m fails 1/2 { m ~ bern(0.5); }"
     assert _prove(src).verdict == "proved"

@@ -44,6 +44,7 @@ from .exprs import conjuncts, not_, subst
 from .labels import negated_conjuncts, push_back
 from .synthesis import Timeout
 from .trace import StepState, step
+from .smt import conj
 
 MAX_BACKWARD = 60
 
@@ -252,7 +253,7 @@ class Batch:
 
         if not goals:
             return []
-        apps = transcendental_apps(z3.And(ctx, *goals, *self.hyps)) if enc_has_apps(self.enc) else []
+        apps = transcendental_apps(conj(ctx, *goals, *self.hyps)) if enc_has_apps(self.enc) else []
         if apps and self._all_without_lemmas(ctx, goals):
             return list(range(len(goals)))
         s = z3.Solver()
@@ -268,7 +269,7 @@ class Batch:
         while alive:
             self._tick()
             s.push()
-            s.add(z3.Not(z3.And(*[goals[i] for i in alive])))
+            s.add(z3.Not(conj(*[goals[i] for i in alive])))
             r = self._check(s)
             self.stats.solver_calls += 1
             if r == z3.unsat:
@@ -317,7 +318,7 @@ class Batch:
         s.set("mbqi", False)
         s.add(*self.hyps)
         s.add(ctx)
-        s.add(z3.Not(z3.And(*goals)))
+        s.add(z3.Not(conj(*goals)))
         r = self._check(s)
         self.stats.solver_calls += 1
         return r == z3.unsat
@@ -361,9 +362,13 @@ def houdini(aut, enc, batch: Batch, pools: Dict[int, List[A.Expr]], states=None,
                 cache[c] = None
         return cache[c]
 
+    trivial: Dict[A.Expr, bool] = {}
+
     def useful(c):
-        z = enc0(c)
-        return z is not None and not z3.is_true(z3.simplify(z))
+        if c not in trivial:
+            z = enc0(c)
+            trivial[c] = z is None or z3.is_true(z3.simplify(z))
+        return not trivial[c]
 
     for n in aut.nodes.values():
         seen = (states or {}).get(n.cfa_node, [])

@@ -143,7 +143,7 @@ class Encoder:
         op = e.op
         a, b = self.expr(e.left, env), self.expr(e.right, env)
         if op == "&&":
-            return z3.And(a, b)
+            return conj(a, b)
         if op == "||":
             return z3.Or(a, b)
         if op == "==>":
@@ -234,6 +234,23 @@ class Encoder:
 
 def _bad_op(op):
     raise UnsupportedError(f"the prover cannot encode the operator '{op}'")
+
+
+def conj(*args: z3.BoolRef) -> z3.BoolRef:
+    """``z3.And(*args)`` for Boolean terms, built with one C call (``z3.And`` re-derives and
+    coerces the sort of every argument, which dominates on the prover's long conjunctions).
+    Falls back to ``z3.And`` for anything but z3 Boolean terms of one context."""
+    if not args:
+        return z3.BoolVal(True)
+    if len(args) == 1 and isinstance(args[0], z3.BoolRef):
+        return args[0]
+    ctx = args[0].ctx if isinstance(args[0], z3.BoolRef) else None
+    if ctx is None or not all(isinstance(a, z3.BoolRef) and a.ctx is ctx for a in args):
+        return z3.And(*args)
+    arr = (z3.Ast * len(args))()
+    for i, a in enumerate(args):
+        arr[i] = a.as_ast()
+    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(args), arr), ctx)
 
 
 def _sort_kind(x: z3.ExprRef) -> int:
@@ -398,7 +415,7 @@ def is_valid(formula: z3.BoolRef, enc: Encoder, stats: Stats, timeout_ms: int = 
 
     Returns VALID only when z3 answers ``unsat`` for the negation."""
     hyps = list(hypotheses)
-    apps = transcendental_apps(z3.And(*hyps, formula) if hyps else formula) if enc_has_apps(enc) else []
+    apps = transcendental_apps(conj(*hyps, formula) if hyps else formula) if enc_has_apps(enc) else []
     lemmas = lemmas_for(apps, enc)
     stats.lemma_instances += len(lemmas)
     s = _solver_for(enc, hyps)

@@ -20,7 +20,7 @@ import z3
 from lang import ast as A
 from lang.errors import UnsupportedError
 
-from .smt import Encoder, to_real, unify
+from .smt import Encoder, conj, to_real, unify
 
 
 @dataclass
@@ -39,7 +39,7 @@ class StepState:
 
     def context(self) -> z3.BoolRef:
         """Path constraints so far, with no bad event."""
-        return z3.And(*self.constraints, *self.goods)
+        return conj(*self.constraints, *self.goods)
 
 
 def initial_state(enc: Encoder) -> StepState:
@@ -99,7 +99,7 @@ def step(enc: Encoder, st: StepState, stmt, axiom=None, beta: Optional[z3.ExprRe
         if beta is not None:
             checks.append(st.omega + cost <= beta)
         if checks:
-            out.obligations.append(z3.Implies(ctx, z3.And(*checks)))
+            out.obligations.append(z3.Implies(ctx, conj(*checks)))
         out.omega = st.omega + cost
         out.goods.append(z3.Not(enc.expr(axiom.bad, out.env)))
         return out
@@ -109,11 +109,11 @@ def step(enc: Encoder, st: StepState, stmt, axiom=None, beta: Optional[z3.ExprRe
 def trace_goal(enc: Encoder, st: StepState, ensures, beta: z3.ExprRef) -> z3.BoolRef:
     """The validity goal at the end of a path (with its accumulated side obligations)."""
     post = z3.And(*[enc.expr(e, st.env) for e in ensures]) if ensures else z3.BoolVal(True)
-    final = z3.Implies(st.context(), z3.And(post, st.omega <= beta))
-    return z3.And(*st.obligations, final)
+    final = z3.Implies(st.context(), conj(post, st.omega <= beta))
+    return conj(*st.obligations, final)
 
 
 def prefix_goal(st: StepState, beta: z3.ExprRef) -> z3.BoolRef:
     """Pruning: the obligations so far (side conditions, ω <= β) — a prefix failing them
     cannot be extended to a proved trace."""
-    return z3.And(*st.obligations, z3.Implies(st.context(), st.omega <= beta))
+    return conj(*st.obligations, z3.Implies(st.context(), st.omega <= beta))

@@ -140,3 +140,64 @@ def test_grouped_obligations_keep_each_status():
     ok = [f for f, w in zip(formulas, want) if w == VALID]
     assert decide_all(ok, valid, lambda f: calls.append(f) or valid(f)) == [VALID] * len(ok)
     assert len(calls) == 1
+
+
+# ---------------------------------------------------------------------------- axiom ranking
+
+
+def _ranking_setup(path):
+    from tamp.prover.candidates import proposals
+    from tamp.prover.loops import _loops
+
+    cfa = build_cfa(parse(open(path).read()).programs[0])
+    loops, dag = _loops(cfa)
+    samples = [(u, v, k) for u, v, k, d in cfa.edges() if isinstance(d["stmt"], A.Sample)]
+    spec = list(cfa.ensures) + [cfa.bound]
+    cands = [proposals(cfa.graph.edges[s]["stmt"], spec, cfa.bound, 1) for s in samples]
+    cands = [[c for c in cs if c.cost != A.num(0)] + [c for c in cs if c.cost == A.num(0)] for cs in cands]
+    return cfa, loops, dag, samples, cands
+
+
+def test_a_combination_spending_exactly_the_budget_comes_first_and_alone(monkeypatch):
+    """searchRef: 4 failure samplings with 3 proposals each. The per-proposal filter drops the
+    ones over budget on their own, and the combination whose κ equals β (cost r each) is yielded
+    before the remaining combinations are even scored."""
+    import tamp.prover.loops as L
+
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "reliability", "searchRef.prob")
+    cfa, loops, dag, samples, cands = _ranking_setup(root)
+    assert [len(c) for c in cands] == [3, 3, 3, 3]
+    calls = []
+    real = L.compute_kappa
+    monkeypatch.setattr(L, "compute_kappa", lambda *a: calls.append(1) or real(*a))
+    ranked = L.ranked_combinations(cfa, samples, cands, loops, dag)
+    axioms, kap = next(ranked)
+    assert {a.family for a in axioms.values()} == {"bernoulli"}
+    assert all(a.cost == A.Var("r") for a in axioms.values())
+    assert len(calls) <= 12 + 4  # one κ per proposal, then a few combinations: not 3**4 = 81
+    rest = list(ranked)          # the others are still there, on demand
+    assert rest and all(set(a) == set(axioms) for a, _k in rest)
+
+
+def test_proposals_over_budget_on_their_own_are_dropped():
+    import tamp.prover.loops as L
+
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "reliability", "searchRef.prob")
+    cfa, loops, dag, samples, cands = _ranking_setup(root)
+    kept = L._affordable(cfa, samples, cands, loops, dag, L._sample_inputs(cfa))
+    for before, after in zip(cands, kept):
+        assert len(after) == len(before) - 1
+        gone = [c for c in before if c not in after][0]
+        assert gone.cost != A.Var("r") and gone.cost != A.num(0)  # the "outcome true" axiom, cost 1 - r
+
+
+def test_conj_is_z3_and():
+    from tamp.prover.smt import conj
+
+    x, y = z3.Ints("x y")
+    a, b, c = x > 0, y > x, z3.Bool("c")
+    for args in [(a,), (a, b), (a, b, c), ()]:
+        s = z3.Solver()
+        s.add(conj(*args) != z3.And(*args))
+        assert s.check() == z3.unsat
+    assert conj(a, True).eq(z3.And(a, True))  # a Python bool: falls back to z3.And

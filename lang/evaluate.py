@@ -28,6 +28,7 @@ memoised per expression node, so a candidate invariant checked against hundreds 
 from __future__ import annotations
 
 import math
+import operator
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
@@ -181,12 +182,14 @@ def _floats(a, b):
     return a, b
 
 
+_OPERATOR = {"+": operator.add, "-": operator.sub, "==": operator.eq, "!=": operator.ne,
+             "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
 def _arith(op: str):
     """The scalar/array function of a non-logical binary operator."""
-    if op == "+":
-        return lambda a, b: a + b
-    if op == "-":
-        return lambda a, b: a - b
+    if op in _OPERATOR:
+        return _OPERATOR[op]
     if op == "*":
         def mul(a, b):
             if isinstance(a, tuple) and isinstance(b, tuple):  # product of finite sets
@@ -215,10 +218,6 @@ def _arith(op: str):
                 return euclid_divmod(a, b)[k]
             return (a // b) if k == 0 else (a % b)
         return idiv
-    cmp = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-           "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
-    if op in cmp:
-        return cmp[op]
     if op == "<==>":
         def iff(a, b):
             if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
@@ -237,9 +236,12 @@ def _binary(e: A.Binary) -> Fn:
     if fn is None:
         return _fail(f"cannot evaluate operator {op}")
 
+    nd = _NDARRAY if np is not None else None
+
     def f(env):
-        a, b = left(env), right(env)
-        if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
+        a = left(env)
+        b = right(env)
+        if type(a) is nd or type(b) is nd:
             a, b = _floats(a, b)
         return fn(a, b)
     return f

@@ -34,7 +34,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import deque
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import z3
 
@@ -246,6 +246,18 @@ class Batch:
     def __init__(self, enc, stats, hyps, timeout_ms: int, deadline: Optional[float] = None):
         self.enc, self.stats, self.hyps, self.timeout_ms = enc, stats, list(hyps), timeout_ms
         self.deadline = deadline
+        self._base: Optional[z3.Solver] = None
+
+    def _solver(self, timeout_ms: int) -> z3.Solver:
+        """The one solver of this batch, with the hypotheses asserted once; every query runs in
+        its own push/pop scope (creating a solver and re-asserting the hypotheses per query cost
+        more than most of Houdini's queries)."""
+        if self._base is None:
+            self._base = z3.Solver()
+            self._base.set("mbqi", False)  # no model search over quantifiers: "unknown" comes fast, with a model
+            self._base.add(*self.hyps)
+        self._base.set("timeout", max(int(timeout_ms), 1))
+        return self._base
 
     def valid_subset(self, ctx: z3.BoolRef, goals: List[z3.BoolRef]) -> List[int]:
         """Indices of the goals that ``hyps ∧ ctx`` implies (each proved by an ``unsat``)."""
@@ -256,10 +268,16 @@ class Batch:
         apps = transcendental_apps(conj(ctx, *goals, *self.hyps)) if enc_has_apps(self.enc) else []
         if apps and self._all_without_lemmas(ctx, goals):
             return list(range(len(goals)))
-        s = z3.Solver()
-        s.set("timeout", self.timeout_ms)
-        s.set("mbqi", False)  # no model search over quantifiers: "unknown" comes fast, with a model
-        s.add(*self.hyps)
+        s = self._solver(self.timeout_ms)
+        s.push()
+        try:
+            return self._subset(s, ctx, goals, apps)
+        finally:
+            s.pop(s.num_scopes())  # back to the hypotheses alone, whatever was left open
+
+    def _subset(self, s, ctx, goals, apps) -> List[int]:
+        from .smt import lemmas_for
+
         lem = lemmas_for(apps, self.enc)
         self.stats.lemma_instances += len(lem)
         for _n, x in lem:
@@ -313,13 +331,14 @@ class Batch:
         from .smt import LEMMA_FREE_MS
 
         self._tick()
-        s = z3.Solver()
-        s.set("timeout", min(self.timeout_ms, LEMMA_FREE_MS))
-        s.set("mbqi", False)
-        s.add(*self.hyps)
-        s.add(ctx)
-        s.add(z3.Not(conj(*goals)))
-        r = self._check(s)
+        s = self._solver(min(self.timeout_ms, LEMMA_FREE_MS))
+        s.push()
+        try:
+            s.add(ctx)
+            s.add(z3.Not(conj(*goals)))
+            r = self._check(s)
+        finally:
+            s.pop()
         self.stats.solver_calls += 1
         return r == z3.unsat
 
@@ -352,23 +371,26 @@ def houdini(aut, enc, batch: Batch, pools: Dict[int, List[A.Expr]], states=None,
 
     env0 = enc.env0
     known = set(enc.types)
-    cache: Dict[A.Expr, Optional[z3.ExprRef]] = {}
+    # per candidate (by identity: the candidates stay alive in the pools): its encoding over the
+    # initial environment, and whether it simplifies to true (useless as a label)
+    cache: Dict[int, Tuple[A.Expr, Optional[z3.ExprRef], Optional[bool]]] = {}
 
     def enc0(c):
-        if c not in cache:
+        hit = cache.get(id(c))
+        if hit is None or hit[0] is not c:
             try:
-                cache[c] = enc.expr(c, env0)
+                z = enc.expr(c, env0)
             except Exception:  # a candidate the encoder cannot express is not used
-                cache[c] = None
-        return cache[c]
-
-    trivial: Dict[A.Expr, bool] = {}
+                z = None
+            hit = cache[id(c)] = (c, z, None)
+        return hit[1]
 
     def useful(c):
-        if c not in trivial:
-            z = enc0(c)
-            trivial[c] = z is None or z3.is_true(z3.simplify(z))
-        return not trivial[c]
+        z = enc0(c)
+        hit = cache[id(c)]
+        if hit[2] is None:
+            hit = cache[id(c)] = (c, z, z is None or z3.is_true(z3.simplify(z)))
+        return not hit[2]
 
     for n in aut.nodes.values():
         seen = (states or {}).get(n.cfa_node, [])

@@ -12,6 +12,7 @@ from typing import Dict, Optional
 
 from lang import ast as A
 from lang.errors import error_at
+from lang.evaluate import euclid_divmod
 
 from .errors import SimulationError
 from .evaluate import COMPARISONS
@@ -27,14 +28,6 @@ def _exact_sqrt(x):
         if rn * rn == f.numerator and rd * rd == f.denominator:
             return Fraction(rn, rd)
     return math.sqrt(x)
-
-
-def euclid_divmod(a: int, b: int):
-    """SMT-LIB integer division: ``a = b*q + r`` with ``0 <= r < |b|``."""
-    q, r = divmod(a, b)
-    if r < 0:  # only when b < 0 (Python's r takes b's sign)
-        q, r = q + 1, r - b
-    return q, r
 
 
 class ExactEvaluator:

@@ -247,7 +247,13 @@ def _binary(e: A.Binary) -> Fn:
     return f
 
 
+#: for each connective: the value of the left operand that decides it alone, and the result then
+_SHORT = {"&&": (False, False), "||": (True, True), "==>": (False, True)}
+
+
 def _logic(op: str, left: Fn, right: Fn) -> Fn:
+    stop, result = _SHORT[op]
+
     def arrays(a, b):
         if op == "&&":
             return np.logical_and(a, b)
@@ -255,27 +261,12 @@ def _logic(op: str, left: Fn, right: Fn) -> Fn:
             return np.logical_or(a, b)
         return np.logical_or(np.logical_not(a), b)
 
-    if op == "&&":
-        def f(env):
-            a = left(env)
-            if not isinstance(a, _NDARRAY) and not a:
-                return False
-            b = right(env)
-            return arrays(a, b) if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY) else bool(b)
-    elif op == "||":
-        def f(env):
-            a = left(env)
-            if not isinstance(a, _NDARRAY) and a:
-                return True
-            b = right(env)
-            return arrays(a, b) if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY) else bool(b)
-    else:
-        def f(env):
-            a = left(env)
-            if not isinstance(a, _NDARRAY) and not a:
-                return True
-            b = right(env)
-            return arrays(a, b) if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY) else bool(b)
+    def f(env):
+        a = left(env)
+        if not isinstance(a, _NDARRAY) and bool(a) is stop:  # short-circuit on scalars
+            return result
+        b = right(env)
+        return arrays(a, b) if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY) else bool(b)
     return f
 
 

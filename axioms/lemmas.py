@@ -28,6 +28,7 @@ Facts used (each a textbook property of the natural logarithm, exponential and s
                        ``log(n/p)`` become the same value for p, n ≠ 0)
 ``sum-base``           hi <= lo ⇒ sum(j in lo..hi: e) = 0
 ``sum-step``           hi > lo ⇒ sum(j in lo..hi: e) = sum(j in lo..hi-1: e) + e[hi-1/j]
+``sum-first``          hi > lo ⇒ sum(j in lo..hi: e) = e[lo/j] + sum(j in lo+1..hi: e)
 =====================  ===========================================================
 
 ``log-mul``/``log-div`` introduce ``log x``/``log y``; the closure is taken once (one round),
@@ -36,7 +37,8 @@ is instantiated only for pairs of *distinct* log arguments (arguments proved equ
 ``log-eq`` are one value), at most ``MAX_PAIR_TERMS`` of them. ``sum(…)`` terms are the
 encoder's opaque sum functions (:meth:`tamp.prover.smt.Encoder.sum_info`); their two
 definition lemmas are instantiated once for every sum application in the query (one
-unfolding step, which is what a loop step ``i := i + 1`` needs).
+unfolding step at either end, which is what a loop step ``i := i + 1`` or, counting down,
+``i := i - 1`` needs).
 """
 
 from __future__ import annotations
@@ -113,19 +115,25 @@ def _is_sum(t, enc) -> bool:
 
 
 def sum_lemmas(t, enc) -> List[Tuple[str, z3.BoolRef]]:
-    """``sum-base`` and ``sum-step`` for one application ``t = sumK(lo, hi, free values…)``."""
+    """``sum-base``, ``sum-step`` and ``sum-first`` for one application
+    ``t = sumK(lo, hi, free values…)``."""
     expr, names = enc.sum_info(t.decl())
     lo, hi, vals = t.arg(0), t.arg(1), [t.arg(k) for k in range(2, t.num_args())]
-    prev = z3.simplify(hi - 1)
-    env = dict(zip(names, vals))
-    env[expr.var] = prev
-    try:
-        last = _real(enc.expr(expr.body, env))
-    except Exception:  # a body the encoder cannot express: no step lemma (sound: fewer facts)
-        return [("sum-base", z3.Implies(hi <= lo, t == 0))]
-    before = t.decl()(lo, prev, *vals)
-    return [("sum-base", z3.Implies(hi <= lo, t == 0)),
-            ("sum-step", z3.Implies(hi > lo, t == before + last))]
+    out = [("sum-base", z3.Implies(hi <= lo, t == 0))]
+
+    def term_at(k):
+        env = dict(zip(names, vals))
+        env[expr.var] = k
+        return _real(enc.expr(expr.body, env))
+
+    try:  # a body the encoder cannot express: no unfolding lemmas (sound: fewer facts)
+        prev, nxt = z3.simplify(hi - 1), z3.simplify(lo + 1)
+        last, first = term_at(prev), term_at(lo)
+    except Exception:
+        return out
+    out.append(("sum-step", z3.Implies(hi > lo, t == t.decl()(lo, prev, *vals) + last)))
+    out.append(("sum-first", z3.Implies(hi > lo, t == first + t.decl()(nxt, hi, *vals))))
+    return out
 
 
 def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:

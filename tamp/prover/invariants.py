@@ -5,7 +5,9 @@ prove inductive, and :mod:`.check` re-verifies the result):
 
 * the postcondition's conjuncts (``a ==> (b && c)`` also as ``a ==> b``, ``a ==> c``) and their
   *prefix forms* (the loop bound ``hi`` replaced by the counter ``i`` in some occurrences:
-  ``forall j in 0..n: B`` → ``forall j in 0..i: B``, ``n/eps*log(n/p)`` → ``i/eps*log(n/p)``);
+  ``forall j in 0..n: B`` → ``forall j in 0..i: B``, ``n/eps*log(n/p)`` → ``i/eps*log(n/p)``;
+  counting down from ``n`` to ``lo``: ``lo`` replaced by ``i + 1`` or ``i``, and terms equal to
+  the number of iterations by the number done, ``n/eps`` → ``(n - i)/eps``);
 * counter ranges ``lo <= i``, ``i <= hi``;
 * each axiom's ``¬bad`` conjuncts (``abs(x - y) <= M`` also one-sided), then *carried* to the
   variables the loop body copies them into (``best := a; b := i`` turns ``a - q[i] <= M`` into
@@ -73,6 +75,52 @@ def _replace_subsets(e: A.Expr, old: A.Expr, new: A.Expr, limit=8) -> List[A.Exp
         for chosen in itertools.combinations(occ, r):
             out.append(_replace_at(e, set(chosen), new))
     return out[:limit]
+
+
+def _same_value(a: A.Expr, b: A.Expr, tries: int = 6) -> bool:
+    """Whether ``a`` and ``b`` agree at a few random rational points (a heuristic identity test
+    for proposing candidates — Houdini and the checker decide what is kept)."""
+    import random
+    from fractions import Fraction
+
+    from lang.evaluate import EvalError, evaluate
+
+    rng = random.Random(3)
+    names = sorted(A.free_vars(a) | A.free_vars(b))
+    for _ in range(tries):
+        env = {x: Fraction(rng.randint(1, 97), rng.choice([1, 1, 2, 3])) for x in names}
+        try:
+            if evaluate(a, env) != evaluate(b, env):
+                return False
+        except (EvalError, TypeError, ZeroDivisionError, ValueError):
+            return False
+    return True
+
+
+def _count_forms(c: A.Expr, total: A.Expr, done: A.Expr) -> List[A.Expr]:
+    """Variants of ``c`` with sub-expressions equal to ``total`` (a loop's number of iterations,
+    as ``n`` in ``n/eps * log(n/p)``) replaced by ``done`` (the iterations so far); not inside
+    log/exp/sqrt and not quantifier bounds of ``c``'s own ranges."""
+    found: List[A.Expr] = []
+
+    def walk(x):
+        if isinstance(x, A.Call) and x.func in ("log", "exp", "sqrt"):
+            return
+        if isinstance(x, (A.Quant, A.Sum)):
+            walk(x.body)
+            return
+        if isinstance(x, (A.Var, A.Binary)) and not isinstance(x, A.BoolLit) and x not in found \
+                and not A.contains(x, (A.Quant, A.Sum)) and A.free_vars(x) and _same_value(x, total):
+            found.append(x)
+            return
+        for ch in A.children(x):
+            walk(ch)
+
+    walk(c)
+    out: List[A.Expr] = []
+    for x in found[:3]:
+        out.extend(_replace_subsets(c, x, done))
+    return out
 
 
 def _replace_at(e, paths, new, path=()):
@@ -152,24 +200,35 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         cnt = lp["counter"]
         if cnt is None:
             continue
-        name, init, hi, strict, _only = cnt
-        counters.append((h, lp, name, init))
-        i = A.Var(name)
-        add(A.Binary("<=", init, i))
-        add(A.Binary("<=", i, hi if strict else A.Binary("+", hi, A.num(1))))
-        for c in post:
-            for v in _replace_subsets(c, hi, i):
-                for w in split_post(v):
-                    add(w)
+        counters.append((h, lp, cnt))
+        i = A.Var(cnt.name)
+        lo, hi = (cnt.init, cnt.final()) if cnt.step > 0 else (cnt.final(), cnt.init)
+        add(A.Binary("<=", lo, i))
+        add(A.Binary("<=", i, hi))
+        # prefix forms: the part of the range done so far, and the number of iterations done
+        if cnt.step > 0:
+            variants = [v for c in post for v in _replace_subsets(c, cnt.limit, i)]
+        else:  # counting down: ranges start at i + 1 (or at i, when the body reads index i - 1)
+            variants = [v for c in post for new in (A.Binary("+", i, A.num(1)), i)
+                        for v in _replace_subsets(c, cnt.limit, new)]
+            variants = [w for v in variants + post for w in [v] + _count_forms(v, cnt.done(cnt.final()), cnt.done())]
+        for v in variants:
+            for w in split_post(v):
+                add(w)
     for (u, v, k), ax in axioms.items():
         facts = [f for nb in negated_conjuncts(ax.bad) for f in one_sided(nb)]
         for f in facts:
             add(f)
         # carried and accumulated forms: one-sided facts only (the two imply the abs form)
         facts = [f for f in facts if not (len(one_sided(f)) > 1)] or facts
-        for h, lp, name, init in counters:
+        for h, lp, cnt in counters:
             if u not in lp["body"]:
                 continue
+            name, init = cnt.name, cnt.init
+            i = A.Var(name)
+            started = A.Binary("<", init, i) if cnt.step > 0 else A.Binary("<", i, init)
+            # the iterations done: init..i (exclusive) counting up, i+1..init (inclusive) counting down
+            done_lo, done_hi, incl = (init, i, False) if cnt.step > 0 else (A.Binary("+", i, A.num(1)), init, True)
             copies = _copies(cfa, lp["body"])
             for f in facts:
                 for m in _subst_subsets(copies):
@@ -177,11 +236,11 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
                     if g == f:
                         continue
                     add(g)
-                    add(A.Binary("==>", A.Binary("<", init, A.Var(name)), g))
+                    add(A.Binary("==>", started, g))
                 for m in [{}] + _subst_subsets({k2: v2 for k2, v2 in copies.items() if k2 != name}):
                     g = subst(f, m)
                     if _indexes_with(g, name) and not (A.free_vars(g) & (set(copies) - {name})):
-                        add(A.Quant("forall", "j$", init, A.Var(name), False, subst(g, {name: A.Var("j$")})))
+                        add(A.Quant("forall", "j$", done_lo, done_hi, incl, subst(g, {name: A.Var("j$")})))
     for u, v, k, d in cfa.edges():
         st = d["stmt"]
         if isinstance(st, A.Assume):

@@ -8,21 +8,22 @@
 * Where branches join, κ is ``max`` of the incoming values — or, when one branch assigned a
   Boolean literal to a flag ``f`` that the other branch did not assign, ``f ? κ1 : κ2``
   (path-sensitive; STEP checks that the flag really tells the branches apart).
-* An assignment ``i := i + k`` rewrites κ by ``i ↦ i - k``; ``f := true`` rewrites by
+* An assignment ``i := i + k`` rewrites κ by ``i ↦ i - k`` (``i := i - k`` by ``i ↦ i + k``); ``f := true`` rewrites by
   ``f ↦ false`` (κ was computed for the state before, where the flag had the other value —
   checked by STEP); any other write to a variable of κ makes κ unavailable.
 * A loop head with counter ``i`` (``i := lo`` before, ``i := i + 1`` in the body) gets
-  ``κ_in + c · (i - lo)``, where ``c`` is the cost of one iteration (the κ of the body from 0 at
+  ``κ_in + c · (i - lo)`` (counting down, ``i := i - 1``: ``κ_in + c · (lo - i)``), where ``c`` is the cost of one iteration (the κ of the body from 0 at
   the latch; nested loops included, as their own terms with the counter's final value).
   If one iteration costs ``f ? A : B`` where ``f`` is a flag whose truth ends the loop (the
   loop condition has the conjunct ``!f``), the expensive iteration happens at most once:
   ``κ_in + B · (i - lo) + (f ? A - B : 0)``.
 * After a loop whose condition is only ``i < hi`` (``i <= hi``), ``i`` is replaced by ``hi``
-  (``hi + 1``).
+  (``hi + 1``); counting down, ``i > lo`` (``i >= lo``) gives ``lo`` (``lo - 1``).
 
 The result also lists *budget hints*: for every loop term ``c · (i - lo)`` the monotonicity
 facts ``i <= H ⇒ c·(i - lo) <= c·(H - lo)`` and ``i + 1 <= H ⇒ c·(i - lo + 1) <= c·(H - lo)``
-(H the counter's bound); each is added as a hypothesis only after z3 proved it valid under
+(H the counter's bound; counting down ``i >= H ⇒ c·(lo - i) <= c·(lo - H)`` and
+``i - 1 >= H ⇒ c·(lo - i + 1) <= c·(lo - H)``); each is added as a hypothesis only after z3 proved it valid under
 ``requires`` (see :func:`tamp.prover.loops.budget_hints`), and recorded in the result.
 """
 
@@ -50,8 +51,9 @@ class LoopTerm:
     head: int
     counter: str
     init: A.Expr
-    bound: A.Expr      # H: the counter stays <= H in the loop (hi, or hi + 1 for <=)
+    bound: A.Expr      # H: the counter's final value; it stays between init and H in the loop
     per: A.Expr
+    step: int = 1      # +1: per · (counter - init), counter <= H; -1: per · (init - counter), counter >= H
 
 
 @dataclass
@@ -118,9 +120,9 @@ def _transfer(k: A.Expr, st, axiom, loop_exit_subst=None) -> A.Expr:
         if name not in A.free_vars(k):
             return k
         v = st.value
-        if isinstance(t, A.Var) and isinstance(v, A.Binary) and v.op == "+" and v.left == t \
-                and isinstance(v.right, A.Num):
-            return subst(k, {name: A.Binary("-", t, v.right)})
+        if isinstance(t, A.Var) and isinstance(v, A.Binary) and v.op in ("+", "-") and v.left == t \
+                and isinstance(v.right, A.Num):  # i := i ± c: κ before is κ after with i ↦ i ∓ c
+            return subst(k, {name: A.Binary("-" if v.op == "+" else "+", t, v.right)})
         if isinstance(t, A.Var) and isinstance(v, A.BoolLit):
             return simplify(subst(k, {name: A.BoolLit(not v.value)}))
         raise NoKappa(f"the failure bound depends on '{name}', which is reassigned")
@@ -182,9 +184,8 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
                 ex = None
                 if u in loops and loops[u]["exit"] == (u, n):
                     c = loops[u]["counter"]
-                    if c is not None and c[4]:
-                        name, _init, hi, strict, _only = c
-                        ex = {name: hi if strict else A.Binary("+", hi, A.num(1))}
+                    if c is not None and c.only:
+                        ex = {c.name: c.final()}
                 ku, fl = kap[u]
                 knew = _transfer(ku, d["stmt"], axioms.get((u, n, key)), ex)
                 fw = _flag_write(d["stmt"])
@@ -218,7 +219,6 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
             return ZERO
         if c is None:
             raise NoKappa("a loop with costly samplings has no recognisable counter")
-        name, init, hi, strict = c[0], c[1], c[2], c[3]
         extra = ZERO
         if isinstance(per, A.Cond) and isinstance(per.cond, A.Var) \
                 and A.Unary("!", per.cond) in conjuncts(lp["cond"]):
@@ -227,9 +227,8 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
             per = per.other
         if A.free_vars(per) - inputs:
             raise NoKappa("the cost of one iteration depends on the state: " + show_expr(per))
-        term = plus(A.Binary("*", per, A.Binary("-", A.Var(name), init)), extra)
-        bound = hi if strict else A.Binary("+", hi, A.num(1))
-        terms.append(LoopTerm(h, name, init, bound, per))
+        term = plus(A.Binary("*", per, c.done()), extra)
+        terms.append(LoopTerm(h, c.name, c.init, c.final(), per, c.step))
         cache[h] = term
         return term
 

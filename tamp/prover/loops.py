@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 import random
 import time
-from typing import Dict, List, Optional
+from typing import Dict, List, NamedTuple, Optional
 
 import networkx as nx
 
@@ -57,7 +57,7 @@ CHECK_BATCH_MS = 1000    # a group of obligations asked at once; on failure the 
 
 
 def _loops(cfa) -> Dict[int, dict]:
-    """For each loop head: body nodes, latches, condition, counter (name, init, hi, strict)."""
+    """For each loop head: body nodes, latches, condition, counter (:class:`Counter` or None)."""
     g = cfa.graph
     dag = nx.DiGraph()
     dag.add_nodes_from(g.nodes)
@@ -88,29 +88,63 @@ def _loops(cfa) -> Dict[int, dict]:
     return info, dag
 
 
-def _counter(cfa, h, body, cond):
-    """(name, init expr, hi expr or None, strict) of the loop counter, or None."""
+class Counter(NamedTuple):
+    """A loop counter: ``name := init`` before the loop, ``name := name + step`` (step ±1) in its
+    body, and the condition's conjunct ``name < limit`` / ``name <= limit`` (step +1) or
+    ``name > limit`` / ``name >= limit`` (step -1); ``strict`` for ``<`` / ``>``; ``only`` when
+    that conjunct is the whole condition."""
+
+    name: str
+    init: A.Expr
+    limit: A.Expr
+    strict: bool
+    only: bool
+    step: int = 1
+
+    def final(self) -> A.Expr:
+        """The counter's value when the loop ends by its bound (``limit``, ``limit ± 1``); it
+        stays between ``init`` and this value throughout."""
+        if self.strict:
+            return self.limit
+        return A.Binary("+" if self.step > 0 else "-", self.limit, A.num(1))
+
+    def done(self, i: A.Expr = None) -> A.Expr:
+        """The number of iterations completed, ``i - init`` (or ``init - i`` counting down)."""
+        i = A.Var(self.name) if i is None else i
+        return A.Binary("-", i, self.init) if self.step > 0 else A.Binary("-", self.init, i)
+
+
+def _counter(cfa, h, body, cond) -> Optional[Counter]:
+    """The loop's counter (see :class:`Counter`), or None."""
     if cond is None:
         return None
-    incs = set()
+    steps = {}
     for u, v, _k, d in cfa.edges():
         st = d["stmt"]
         if u in body and v in body and isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var):
             x = st.targets[0].name
             if st.value == A.Binary("+", A.Var(x), A.num(1)):
-                incs.add(x)
+                steps.setdefault(x, set()).add(1)
+            elif st.value == A.Binary("-", A.Var(x), A.num(1)):
+                steps.setdefault(x, set()).add(-1)
+            else:
+                steps.setdefault(x, set()).add(0)  # any other write: not a counter
     atoms = conjuncts(cond)
-    for x in sorted(incs):
-        hi, strict = None, True
+    for x in sorted(steps):
+        if len(steps[x]) != 1 or 0 in steps[x]:
+            continue
+        step = next(iter(steps[x]))
+        ops = ("<", "<=") if step > 0 else (">", ">=")
+        limit, strict = None, True
         for a in atoms:
-            if isinstance(a, A.Binary) and a.op in ("<", "<=") and a.left == A.Var(x):
-                hi, strict = a.right, a.op == "<"
-        if hi is None:
+            if isinstance(a, A.Binary) and a.op in ops and a.left == A.Var(x):
+                limit, strict = a.right, a.op in ("<", ">")
+        if limit is None:
             continue
         init = _init_value(cfa, h, body, x)
         if init is None:
             continue
-        return (x, init, hi, strict, len(atoms) == 1)
+        return Counter(x, init, limit, strict, len(atoms) == 1, step)
     return None
 
 
@@ -293,20 +327,29 @@ def _attempts(ranked, times):
 
 def budget_hints(kap: Kappa, valid) -> List[A.Expr]:
     """Monotonicity facts for the loop terms c·(i - lo) of κ: ``i <= H ⇒ c·(i - lo) <= c·(H - lo)``
-    and ``i + 1 <= H ⇒ c·(i - lo + 1) <= c·(H - lo)``. Each is returned only after ``valid``
+    and ``i + 1 <= H ⇒ c·(i - lo + 1) <= c·(H - lo)`` (counting down: c·(lo - i), ``i >= H``,
+    ``i - 1 >= H``). Each is returned only after ``valid``
     (z3 ``unsat`` under ``requires``) proved it, so it is a consequence of ``requires``, usable as a
     hypothesis by the checker (and recorded in the result, for certificates)."""
     out = []
     for t in kap.terms:
         c, i, lo, H = t.per, A.Var(t.counter), t.init, t.bound
+        up = t.step > 0
+
+        def done(x):  # iterations completed when the counter is x
+            return A.Binary("-", x, lo) if up else A.Binary("-", lo, x)
+
+        def within(x):  # x has not passed the counter's final value
+            return A.Binary("<=", x, H) if up else A.Binary(">=", x, H)
+
         try:
             if valid(A.Binary(">=", c, A.num(0))) != VALID:
                 continue
-            span = A.Binary("*", c, A.Binary("-", H, lo))
-            for fact in (A.Binary("==>", A.Binary("<=", i, H),
-                                  A.Binary("<=", A.Binary("*", c, A.Binary("-", i, lo)), span)),
-                         A.Binary("==>", A.Binary("<=", A.Binary("+", i, A.num(1)), H),
-                                  A.Binary("<=", A.Binary("*", c, A.Binary("+", A.Binary("-", i, lo), A.num(1))),
+            span = A.Binary("*", c, done(H))
+            nxt = A.Binary("+" if up else "-", i, A.num(1))
+            for fact in (A.Binary("==>", within(i), A.Binary("<=", A.Binary("*", c, done(i)), span)),
+                         A.Binary("==>", within(nxt),
+                                  A.Binary("<=", A.Binary("*", c, A.Binary("+", done(i), A.num(1))),
                                            span))):
                 if valid(fact) == VALID:
                     out.append(fact)

@@ -85,3 +85,51 @@ def test_log_eq_identifies_equal_arguments_only_where_defined():
     req = [env["p"] > 0, env["n"] >= 1]
     assert is_valid(a == b, enc, Stats(), hypotheses=req) == "valid"
     assert is_valid(a == c, enc, Stats(), hypotheses=req) != "valid"
+
+
+def test_sum_first_lemma_proves_the_step_of_a_loop_counting_down():
+    enc = _enc()
+    env = enc.initial_env()
+    s_i = enc.expr(parse_expr("sum(j in i..n: q[j])"), env)
+    s_i1 = enc.expr(parse_expr("sum(j in i - 1..n: q[j])"), env)
+    q_i1 = enc.expr(parse_expr("q[i - 1]"), env)
+    i, n = env["i"], env["n"]
+    assert is_valid(z3.Implies(i <= n, s_i1 == q_i1 + s_i), enc, Stats()) == "valid"
+    # only where the range is non-empty: for i - 1 >= n both sums are 0 and q[i - 1] is free
+    assert is_valid(s_i1 == q_i1 + s_i, enc, Stats()) != "valid"
+
+
+DOWN = """
+program d(n: int, p: real)
+  requires n >= 1 && 0 < p && p <= 1
+  ensures true
+  fails p
+{
+  i := n;
+  while (i > 0) {
+    c ~ bern(p / n);
+    i := i - 1;
+  }
+}
+"""
+
+
+def test_counter_counting_down_gives_a_decreasing_loop_term():
+    cfa = build_cfa(parse(DOWN).programs[0])
+    loops, dag = _loops(cfa)
+    cnt = loops[cfa.loop_heads[0]]["counter"]
+    assert (cnt.name, cnt.step, show_expr(cnt.limit), cnt.strict) == ("i", -1, "0", True)
+    kap = compute_kappa(cfa, _axioms(cfa, lambda st: st.dist.args[0]), loops, dag)
+    assert "(n - i)" in show_expr(kap.at[cfa.loop_heads[0]])
+    (term,) = kap.terms
+    assert term.step == -1 and show_expr(term.bound) == "0"
+    # after the loop (i = 0) the whole budget n · p/n is spent
+    assert show_expr(kap.at[cfa.exit]) == "p / n * (n - 0)"
+
+
+def test_counter_written_otherwise_in_the_body_is_no_counter():
+    src = """program d(n: int) requires n >= 1 ensures true fails 0
+             { i := n; while (i > 0) { i := i - 1; if (i == 3) { i := 0; } } }"""
+    cfa = build_cfa(parse(src).programs[0])
+    loops, _dag = _loops(cfa)
+    assert loops[cfa.loop_heads[0]]["counter"] is None

@@ -52,3 +52,26 @@ def test_loop_with_sampled_counter_stays_unknown():
     assert r.verdict in ("proved", "unknown")
     if r.verdict == "proved":  # `ensures true` with cost-0 axioms is a valid proof
         assert all(o.status == "valid" for o in r.obligations)
+
+
+@pytest.mark.parametrize("name", ["ex2Down", "noisySumDown"])
+def test_loops_counting_down_are_proved_and_cross_checked(name):
+    path = BENCH / "illustrative" / f"{name}.prob"
+    src = parse_file(str(path))
+    r = prove_program(src.programs[0], source=src.text, timeout=60)
+    assert r.verdict == "proved", r.render_text()
+    assert all(o.status == "valid" for o in r.obligations)
+    sim = pytest.importorskip("tamp.simulate")
+    for inputs in ({"q": [1, 5, 2], "n": 3, "eps": 0.5, "p": 0.1}, {"q": [4.5], "n": 1, "eps": 0.25, "p": 0.5}):
+        s = sim.simulate(src.text, inputs, runs=20000, seed=3)
+        assert s.ci[0] <= float(s.bound_value)
+
+
+def test_loop_counting_down_with_a_too_strong_claim_is_not_proved():
+    path = BENCH / "variants" / "ex2Down_nolog.prob"
+    src = parse_file(str(path))
+    r = prove_program(src.programs[0], source=src.text, timeout=30)
+    assert r.verdict == "unknown"
+    sim = pytest.importorskip("tamp.simulate")
+    s = sim.simulate(src.text, {"q": [1, 5, 2], "n": 3, "eps": 0.5, "p": 0.1}, runs=20000, seed=3)
+    assert s.ci[0] > float(s.bound_value)  # and it is indeed false

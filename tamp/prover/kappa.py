@@ -218,7 +218,10 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
             cache[h] = ZERO
             return ZERO
         if c is None:
-            raise NoKappa("a loop with costly samplings has no recognisable counter")
+            line = cfa.graph.nodes[h].get("line")
+            raise NoKappa(f"the loop{f' at line {line}' if line else ''} samples at a cost but has no recognisable "
+                          "counter (i := lo before it, i := i + 1 or i := i - 1 in its body, and i < hi, i <= hi, "
+                          "i > lo or i >= lo in its condition)")
         extra = ZERO
         if isinstance(per, A.Cond) and isinstance(per.cond, A.Var) \
                 and A.Unary("!", per.cond) in conjuncts(lp["cond"]):

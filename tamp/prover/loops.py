@@ -256,14 +256,15 @@ def by_index_sum(lists):
             yield tuple(lst[i] for lst, i in zip(lists, idx))
 
 
-def ranked_combinations(cfa, samples, cands, loops, dag):
+def ranked_combinations(cfa, samples, cands, loops, dag, skipped: Optional[List[str]] = None):
     """(axioms, κ) pairs, tightest budget first (see the module docstring), generated lazily.
 
     Combinations are scored in enumeration order; one whose slack is 0 (κ at the exit equals
     β at every sampled input) is yielded at once — nothing can rank before it but earlier
     zero-slack ones, already yielded — so when the first combination spends exactly the
     budget, as the union-bound claims of reliability programs do, the others are only scored
-    if its proof fails. The rest follow sorted by (slack, enumeration order)."""
+    if its proof fails. The rest follow sorted by (slack, enumeration order). Why a combination
+    has no κ is appended to ``skipped`` (for the message of a failed proof)."""
     points = _sample_inputs(cfa)
     cands = _affordable(cfa, samples, cands, loops, dag, points)
     scored = []
@@ -271,7 +272,9 @@ def ranked_combinations(cfa, samples, cands, loops, dag):
         axioms = dict(zip(samples, combo))
         try:
             kap = compute_kappa(cfa, axioms, loops, dag)
-        except NoKappa:
+        except NoKappa as exc:
+            if skipped is not None and str(exc) not in skipped:
+                skipped.append(str(exc))
             continue
         if any(n not in kap.at for n in cfa.graph.nodes):
             continue
@@ -393,12 +396,13 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     cands = [[c for c in cs if not _zero(c.cost)] + [c for c in cs if _zero(c.cost)] for cs in cands]
     proposals_n = 0
     reason = "no combination of axioms gives a failure bound within the budget"
+    skipped: List[str] = []  # why some combinations have no failure bound κ
     try:
         ts = time.monotonic()
         points = input_points(cfa)
         times["synthesis"] += time.monotonic() - ts
         # the tightest combination is tried again with patient Houdini queries if quick ones fail
-        ranked = ranked_combinations(cfa, samples, cands, loops, dag)
+        ranked = ranked_combinations(cfa, samples, cands, loops, dag, skipped)
         for axioms, kap, houdini_ms in _attempts(ranked, times):
             proposals_n += 1
             aut = automaton_of(cfa)
@@ -434,6 +438,8 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     except Timeout:
         return _done(program, cfa, "unknown", t0, f"timeout after {proposals_n} axiom combination(s)", None,
                      stats, times, [], reason, proposals_n)
+    if skipped:
+        reason += "; axiom choices with a cost were skipped: " + "; ".join(skipped[:2])
     return _done(program, cfa, "unknown", t0,
                  "not proved (a failed union-bound proof does not mean the claim is false)", None, stats, times,
                  [], reason, proposals_n)

@@ -75,3 +75,21 @@ def test_loop_counting_down_with_a_too_strong_claim_is_not_proved():
     sim = pytest.importorskip("tamp.simulate")
     s = sim.simulate(src.text, {"q": [1, 5, 2], "n": 3, "eps": 0.5, "p": 0.1}, runs=20000, seed=3)
     assert s.ci[0] > float(s.bound_value)  # and it is indeed false
+
+
+def test_loop_without_counter_says_why_in_the_failure_message():
+    src = """program s(q: real[], n: int, eps: real, p: real)
+  requires n >= 1 && eps > 0 && 0 < p && p <= 1
+  ensures forall j in 0..n: abs(a[j] - q[j]) <= 1/eps * log(n/p)
+  fails p
+{
+  i := 0;
+  while (i < n) {
+    a[i] ~ lap(q[i], 1/eps);
+    i := i + 2;
+  }
+}"""
+    r = prove_program(parse(src).programs[0], source=src, timeout=30)
+    assert r.verdict == "unknown"
+    text = r.render_text()
+    assert "no recognisable counter" in text and "line 7" in text, text

@@ -97,16 +97,16 @@ def _same_value(a: A.Expr, b: A.Expr, tries: int = 6) -> bool:
     return True
 
 
-def _count_forms(c: A.Expr, total: A.Expr, done: A.Expr) -> List[A.Expr]:
+def _count_forms(c: A.Expr, total: A.Expr, done: A.Expr, bounds: bool = False) -> List[A.Expr]:
     """Variants of ``c`` with sub-expressions equal to ``total`` (a loop's number of iterations,
     as ``n`` in ``n/eps * log(n/p)``) replaced by ``done`` (the iterations so far); not inside
-    log/exp/sqrt and not quantifier bounds of ``c``'s own ranges."""
+    log/exp/sqrt, and in the bounds of ``c``'s own ranges only with ``bounds``."""
     found: List[A.Expr] = []
 
     def walk(x):
         if isinstance(x, A.Call) and x.func in ("log", "exp", "sqrt"):
             return
-        if isinstance(x, (A.Quant, A.Sum)):
+        if isinstance(x, (A.Quant, A.Sum)) and not bounds:
             walk(x.body)
             return
         if isinstance(x, (A.Var, A.Binary)) and not isinstance(x, A.BoolLit) and x not in found \
@@ -178,6 +178,74 @@ def _indexes_with(e: A.Expr, name: str) -> bool:
     return any(isinstance(n, A.Index) and name in A.free_vars(n.index) for n in A.walk(e))
 
 
+def _replace_all(e, old: A.Expr, new: A.Expr):
+    """``e`` with every occurrence of the sub-expression ``old`` replaced by ``new``."""
+    import dataclasses
+
+    if e == old:
+        return new
+    if not isinstance(e, A.Node):
+        return e
+    changes = {}
+    for name in A.field_names(type(e)):
+        v = getattr(e, name)
+        if isinstance(v, A.Node):
+            w = _replace_all(v, old, new)
+            if w is not v:
+                changes[name] = w
+        elif isinstance(v, tuple) and v and isinstance(v[0], A.Node):
+            items = tuple(_replace_all(x, old, new) for x in v)
+            if any(a is not b for a, b in zip(items, v)):
+                changes[name] = items
+    return dataclasses.replace(e, **changes) if changes else e
+
+
+def _flattened(loops, axioms, facts_of, post) -> List[A.Expr]:
+    """Candidates for samplings inside nested counted loops that write a flattened array index
+    (``a[i*m + j]`` for a grid): with E the index and the loops' counters counting up, the
+    entries done when the loop of depth d is at its head are E0..E_d, where E0 is E with every
+    counter at its start and E_d is E with the counters of the loops inside d at their start.
+    Proposed: the sampling's ¬bad fact over that range (``forall k in 0..i*m + j: |a[k] - q[k]|
+    <= T``), and the postcondition with the sub-expressions equal to the whole range's end
+    (``n*m`` = E with the outer counter at its final value) replaced by E_d."""
+    out: List[A.Expr] = []
+    k = A.Var("k$")
+
+    def inside(h, node, seen=()):  # node in loop h's body, or in a loop nested in it
+        body = loops[h]["body"]
+        return node in body or any(inside(g, node, seen + (h,)) for g in loops
+                                   if g != h and g in body and g not in seen)
+
+    depth = {h: sum(1 for g in loops if g != h and inside(g, h)) for h in loops}
+    for edge, ax in axioms.items():
+        chain = [loops[h] for h in sorted((h for h in loops if inside(h, edge[0]) and loops[h]["counter"] is not None),
+                                          key=lambda h: depth[h])]  # outermost first
+        if len(chain) < 2 or any(lp["counter"].step < 0 for lp in chain):
+            continue
+        cnts = [lp["counter"] for lp in chain]
+        names = {c.name for c in cnts}
+        starts = {c.name: c.init for c in cnts}
+        for f in facts_of(ax):
+            idx = {n.index for n in A.walk(f) if isinstance(n, A.Index)}
+            if len(idx) != 1:
+                continue
+            E = next(iter(idx))
+            if not names <= A.free_vars(E):
+                continue
+            body = _replace_all(f, E, k)
+            if A.free_vars(body) & names:
+                continue
+            E0 = subst(E, starts)
+            total = subst(E, {**starts, cnts[0].name: cnts[0].final()})
+            for d in range(len(cnts)):
+                Ed = subst(E, {c.name: c.init for c in cnts[d + 1:]})
+                out.append(A.Quant("forall", "k$", E0, Ed, False, body))
+                for c in post:
+                    for v in _count_forms(c, total, Ed, bounds=True):
+                        out.extend(split_post(v))
+    return out
+
+
 # ---------------------------------------------------------------------------- the pool
 
 
@@ -241,6 +309,8 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
                     g = subst(f, m)
                     if _indexes_with(g, name) and not (A.free_vars(g) & (set(copies) - {name})):
                         add(A.Quant("forall", "j$", done_lo, done_hi, incl, subst(g, {name: A.Var("j$")})))
+    for c in _flattened(loops, axioms, lambda ax: [f for nb in negated_conjuncts(ax.bad) for f in one_sided(nb)], post):
+        add(c)
     for u, v, k, d in cfa.edges():
         st = d["stmt"]
         if isinstance(st, A.Assume):

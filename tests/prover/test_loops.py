@@ -93,3 +93,16 @@ def test_loop_without_counter_says_why_in_the_failure_message():
     assert r.verdict == "unknown"
     text = r.render_text()
     assert "no recognisable counter" in text and "line 7" in text, text
+
+
+def test_nested_loops_over_a_flattened_grid_are_proved_and_cross_checked():
+    src = parse_file(str(BENCH / "dp" / "noisyGrid.prob"))
+    r = prove_program(src.programs[0], source=src.text, timeout=60)
+    assert r.verdict == "proved", r.render_text()
+    labels = " ".join(str(n.label) for n in r.automata[0].nodes.values())
+    assert "k$" in labels  # a flattened-range invariant carried the proof
+    sim = pytest.importorskip("tamp.simulate")
+    s = sim.simulate(src.text, {"q": [1, 2, 3, 4, 5, 6], "n": 2, "m": 3, "eps": 1, "p": 0.3}, runs=20000, seed=3)
+    assert s.ci[0] <= float(s.bound_value)
+    bad = parse_file(str(BENCH / "variants" / "noisyGrid_nolog.prob"))
+    assert prove_program(bad.programs[0], source=bad.text, timeout=30).verdict == "unknown"

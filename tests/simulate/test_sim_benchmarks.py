@@ -41,7 +41,8 @@ def test_input_arrays_have_length_n():
     for b in ENTRIES:
         for k in ("q", "u"):
             if k in b.inputs:
-                assert len(b.inputs[k]) == b.inputs["n"], b
+                cells = b.inputs["n"] * b.inputs.get("m", 1)  # a grid stores n x m cells row by row
+                assert len(b.inputs[k]) == cells, b
         if "blocks" in b.inputs and "nblocks" in b.inputs:
             i = b.inputs
             assert len(i["blocks"]) == i["nblocks"] * i["height"] * i["width"]

@@ -14,6 +14,10 @@ prove inductive, and :mod:`.check` re-verifies the result):
   ``best - q[b] <= M``, also guarded by ``lo < i ==>`` since it holds only after the first
   iteration) and *accumulated* over the iterations (``best >= q[i] - M`` becomes
   ``forall j in lo..i: best >= q[j] - M``);
+* for a sampling inside nested counted loops that writes a flattened index (``a[i*m + j]``):
+  its ¬bad fact over the flattened range of entries done so far (``forall k in 0..i*m + j``;
+  ``0..i*m`` at the outer loop) and the postcondition with the range's end ``n*m`` replaced
+  likewise (:func:`_flattened`);
 * branch conditions and their negations, assignment equalities ``x == e``;
 * backward candidates: every candidate of a successor pushed back through the edge
   (substitution through assignments; unchanged through ``assume``; dropped at a sampling of a

@@ -133,3 +133,12 @@ def test_counter_written_otherwise_in_the_body_is_no_counter():
     cfa = build_cfa(parse(src).programs[0])
     loops, _dag = _loops(cfa)
     assert loops[cfa.loop_heads[0]]["counter"] is None
+
+
+def test_counter_compared_from_the_right_is_recognised():
+    src = """program d(n: int, p: real) requires n >= 1 && 0 < p && p <= 1 ensures true fails p
+             { i := 0; while (n > i) { c ~ bern(p / n); i := i + 1; } }"""
+    cfa = build_cfa(parse(src).programs[0])
+    loops, _dag = _loops(cfa)
+    cnt = loops[cfa.loop_heads[0]]["counter"]
+    assert (cnt.name, cnt.step, show_expr(cnt.limit), cnt.strict) == ("i", 1, "n", True)

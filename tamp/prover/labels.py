@@ -3,8 +3,8 @@
 z3 has no interpolation API, so labels are chosen from *candidate predicates*, Houdini-style:
 
 * forward facts of the incoming edge: the branch condition of an ``assume``, ``x == e`` for an
-  assignment (when e does not read x), the conjuncts of ``¬bad`` of a sampling's axiom
-  (including its support facts);
+  assignment (when e does not read x), ``x == f(e)`` for ``x := f(x)`` when the parent knows
+  ``x == e``, the conjuncts of ``¬bad`` of a sampling's axiom (including its support facts);
 * everything the parent's label says (kept only if the edge preserves it);
 * backward candidates: the postcondition's conjuncts pushed back through assignments
   (substitution) and branch conditions, up to the first sampling of a variable they read.
@@ -50,6 +50,25 @@ def forward_facts(edge) -> List[A.Expr]:
     if isinstance(st, A.Sample) and edge.axiom is not None:
         return negated_conjuncts(edge.axiom.bad)
     return []
+
+
+def updated_equalities(stmt, label: List[A.Expr]) -> List[A.Expr]:
+    """For ``x := f(x)``: from each fact ``x == e`` of the parent's label (e not reading x), the
+    fact ``x == f(e)`` after it (the strongest postcondition's equality; ``s == a0`` and
+    ``s := s + a1`` give ``s == a0 + a1``, the running total of a straight-line sum)."""
+    if not isinstance(stmt, A.Assign) or not isinstance(stmt.targets[0], A.Var):
+        return []
+    x = stmt.targets[0].name
+    if x not in A.free_vars(stmt.value):
+        return []
+    out = []
+    for c in label:
+        if isinstance(c, A.Binary) and c.op == "==":
+            for lhs, rhs in ((c.left, c.right), (c.right, c.left)):
+                if lhs == A.Var(x) and x not in A.free_vars(rhs):
+                    out.append(A.Binary("==", A.Var(x), subst(stmt.value, {x: rhs})))
+                    break
+    return out
 
 
 def backward_candidates(aut: FailureAutomaton, ensures) -> Dict[int, List[A.Expr]]:
@@ -105,7 +124,8 @@ def label_tree(aut: FailureAutomaton, cfa, enc, valid) -> None:
         cost = pe.axiom.cost if (isinstance(pe.stmt, A.Sample) and pe.axiom is not None) else ZERO
         node.kappa = plus(parent.kappa, cost)
         cands: List[A.Expr] = []
-        for c in list(parent.label) + forward_facts(pe) + back.get(nid, []):
+        for c in list(parent.label) + forward_facts(pe) + updated_equalities(pe.stmt, parent.label) \
+                + back.get(nid, []):
             if c not in cands:
                 cands.append(c)
         env0 = enc.initial_env()

@@ -1,9 +1,13 @@
 """Axiom synthesis on a trace tree: choose one axiom per sampling edge so every trace is proved.
 
 The tree is searched depth-first as an AND-OR problem: at a branching node every child
-must be proved (AND); at a sampling edge one of its proposals must work (OR), cheapest
-first. A proposal is pruned as soon as the prefix's side conditions or ``ω <= β`` fail
-(costs only grow along a trace). Choices on a shared prefix are shared by every trace through
+must be proved (AND); at a sampling edge one of its proposals must work (OR). A sampling whose
+variables the claim may depend on (:func:`relevant_names`) tries the proposals with a cost
+first — those are the ones that say something about the value — and the free (support-only)
+ones last; any other sampling tries the free ones first. A proposal is pruned as soon as the
+prefix's side conditions or ``ω <= β`` fail (costs only grow along a trace), which is what
+keeps the costly-first order from exploring combinations over the budget: on a straight-line
+sum of six Laplace samplings the search takes 6 proposals (it took thousands cheapest-first). Choices on a shared prefix are shared by every trace through
 it, which is what lets the traces merge into one automaton.
 
 Every "proved" here is an SMT answer ``unsat``; ``unknown`` counts as failure. The search
@@ -22,6 +26,7 @@ from lang import ast as A
 
 from .automaton import AEdge, FailureAutomaton
 from .candidates import proposals
+from .exprs import assigned_names
 from .show import show_expr, show_stmt
 from .smt import UNKNOWN, VALID, Encoder, Stats, is_valid
 from .trace import StepState, initial_state, prefix_goal, step, trace_goal
@@ -62,6 +67,7 @@ class Search:
     traces_proved: int = 0
     failure: Optional[Failure] = None
     cache: Dict[int, list] = field(default_factory=dict)
+    costly_first: bool = True  # at a sampling the claim depends on, try the proposals with a cost first
 
     def ms(self) -> int:
         if self.deadline is None:
@@ -82,6 +88,7 @@ class Search:
         env0 = self.enc.initial_env()
         self.hyps = [self.enc.expr(r, env0) for r in self.cfa.requires]
         self.beta_z3 = _real(self.enc.expr(self.beta, env0))
+        self.relevant = relevant_names(self.cfa)
 
     # ------------------------------------------------------------------ search
     def solve(self, nid: int, st: StepState) -> bool:
@@ -111,6 +118,8 @@ class Search:
         if not cands:
             self.note(e.src, f"no axiom family applies to `{show_stmt(e.stmt)}`")
             return False
+        if self.costly_first and assigned_names(e.stmt) & self.relevant:
+            cands = [c for c in cands if not _is_zero(c.cost)] + [c for c in cands if _is_zero(c.cost)]
         for ax in cands:
             self.proposals += 1
             st2 = step(self.enc, st, e.stmt, ax, self.beta_z3)
@@ -132,6 +141,35 @@ class Search:
         path = [(f"line {e.line}: " if e.line else "") + ("split " if e.kind == "split" else "")
                 + show_stmt(e.stmt) for e in self.aut.path_to(nid)]
         self.failure = Failure(reason, path, len(path), kind)
+
+
+def relevant_names(cfa) -> set:
+    """The variables the claim may depend on: those read by ``ensures`` or the bound, and,
+    closing under the program's statements (flow-insensitively), those read by an assignment to
+    a relevant variable, by a branch condition, or by the distribution of a relevant sampling.
+    Only an ordering heuristic (which proposals to try first), so over-approximating is fine."""
+    rel = set()
+    for e in list(cfa.ensures) + [cfa.bound]:
+        rel |= A.free_vars(e)
+    stmts = [d["stmt"] for _u, _v, _k, d in cfa.edges()]
+    for st in stmts:
+        if isinstance(st, A.Assume):
+            rel |= A.free_vars(st.cond)
+    changed = True
+    while changed:
+        changed = False
+        for st in stmts:
+            if isinstance(st, A.Assign):
+                reads = A.free_vars(st.value) | {n for t in st.targets if isinstance(t, A.Index)
+                                                 for n in A.free_vars(t.index)}
+            elif isinstance(st, A.Sample):
+                reads = A.free_vars(st.dist)
+            else:
+                continue
+            if assigned_names(st) & rel and not reads <= rel:
+                rel |= reads
+                changed = True
+    return rel
 
 
 def _is_zero(e) -> bool:

@@ -171,3 +171,29 @@ def test_benchmark_files_loop_free():
         src = parse_file(str(path))
         r = prove_program(src.programs[0], path=str(path), source=src.text)
         assert r.verdict == want, (rel, r.render_text())
+
+
+def test_straight_line_sum_proved_with_running_total_and_costly_axioms_first():
+    """Three Laplace samplings summed without a loop: the search tries the costly (informative)
+    proposals first at samplings the claim depends on (a handful of proposals, not thousands),
+    and the labels carry the running total s == a + b + …"""
+    path = BENCH / "illustrative" / "sum3.prob"
+    src = path.read_text()
+    r = _prove(src)
+    assert r.verdict == "proved", r.render_text()
+    assert r.stats["proposals"] <= 10
+    labels = [str(n.label) for n in r.automata[0].nodes.values()]
+    assert any("Var(name='b')" in t and "Binary(op='=='" in t for t in labels)
+    _cross_check(src, {"x": 1, "y": 2, "z": 3, "eps": 1, "p": 0.5})
+    bad = (BENCH / "variants" / "sum3_nolog.prob").read_text()
+    assert _prove(bad).verdict == "unknown"
+
+
+def test_relevant_names_follow_data_and_branches():
+    from tamp.cfa import build_cfa
+    from tamp.prover.synthesis import relevant_names
+
+    src = """program r(x: real, p: real) requires 0 < p && p <= 1 ensures y > 0 fails p
+             { u ~ bern(0.5); w ~ lap(x, 1); v ~ lap(x, 1); t := v + 1; if (u) { y := t; } else { y := 1; } }"""
+    rel = relevant_names(build_cfa(parse(src).programs[0]))
+    assert {"y", "t", "v", "u", "x"} <= rel and "w" not in rel

@@ -47,7 +47,7 @@ from .synthesis import Timeout
 
 MAX_COMBOS = 6
 MAX_RANKED = 400
-HOUDINI_MS = 300         # per Houdini query: a timeout only drops a candidate (never unsound)
+HOUDINI_MS = 120         # per Houdini query: a timeout only drops a candidate (never unsound)
 HOUDINI_RETRY_MS = 2500
 CHECK_MS = 10000
 CHECK_BATCH_MS = 1000    # a group of obligations asked at once; on failure the group is halved

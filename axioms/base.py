@@ -25,7 +25,7 @@ Adding a family is adding one module to this package that defines
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, Sequence, Tuple
 
 from lang import ast as A
 

@@ -424,7 +424,7 @@ def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: in
         if n.cfa_node == cfa.exit:
             ob("EXIT", w, z3.Implies(lam, post))
     for e in aut.edges:
-        src, dst = aut.nodes[e.src], aut.nodes[e.dst]
+        dst = aut.nodes[e.dst]
         w = f"q{e.src}->q{e.dst} `{_stmt_text(e.stmt)}`"
         lam = lam0[e.src]
         ax = axioms.get(e.index)

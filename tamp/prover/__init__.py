@@ -20,7 +20,7 @@ import time
 from typing import List, Optional
 
 from lang import ast as A
-from lang.errors import TampError, UnsupportedError, error_at
+from lang.errors import UnsupportedError, error_at
 
 from .automaton import TooLarge, unfold_tree
 from .result import ProofResult, axioms_table

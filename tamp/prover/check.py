@@ -37,8 +37,7 @@ import z3
 
 from lang import ast as A
 
-from .exprs import ZERO
-from .show import show_expr, show_stmt
+from .show import show_stmt
 from .smt import VALID, conj, to_real
 from .trace import StepState, step
 
@@ -168,7 +167,6 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr, valid_batch=None) -> Lis
         if outs and all(e.kind == "split" for e in outs):
             ob("COVER", f"split at q{nid}", z3.Implies(lam, z3.Or(*[E(e.stmt.cond) for e in outs])))
     for e in aut.edges:
-        src, dst = aut.nodes[e.src], aut.nodes[e.dst]
         st = StepState(dict(env0), [L(e.src)], [], z3.RealVal(0), [])
         where = f"q{e.src}->q{e.dst} {show_stmt(e.stmt)}"
         if isinstance(e.stmt, A.Sample):

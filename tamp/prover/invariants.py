@@ -394,7 +394,7 @@ class Batch:
 
     def valid_subset(self, ctx: z3.BoolRef, goals: List[z3.BoolRef]) -> List[int]:
         """Indices of the goals that ``hyps ∧ ctx`` implies (each proved by an ``unsat``)."""
-        from .smt import enc_has_apps, lemmas_for, transcendental_apps
+        from .smt import enc_has_apps, transcendental_apps
 
         if not goals:
             return []

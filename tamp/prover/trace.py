@@ -20,7 +20,7 @@ import z3
 from lang import ast as A
 from lang.errors import UnsupportedError
 
-from .smt import Encoder, conj, to_real, unify
+from .smt import Encoder, conj, to_real
 
 
 @dataclass

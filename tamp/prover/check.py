@@ -38,7 +38,7 @@ import z3
 from lang import ast as A
 
 from .show import show_stmt
-from .smt import VALID, conj, to_real
+from .smt import VALID, conj, substitute_all, to_real
 from .trace import StepState, step
 
 
@@ -183,8 +183,7 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr, valid_batch=None) -> Lis
         # λ(dst) and κ(dst) over the post-state: the pre-state encodings with the changed
         # variables replaced (z3's substitution; the same formula as encoding them again)
         moved = [(env0[k], v) for k, v in st2.env.items() if k in env0 and not v.eq(env0[k])]
-        lam_post = z3.substitute(L(e.dst), *moved) if moved else L(e.dst)
-        kap_post = z3.substitute(K(e.dst), *moved) if moved else K(e.dst)
+        lam_post, kap_post = substitute_all([L(e.dst), K(e.dst)], moved)
         post = conj(lam_post, K(e.src) + cost <= kap_post)
         ob("STEP", where, z3.Implies(st2.context(), post))
     for (o, _f), status in zip(pending, decide_all([f for _o, f in pending], valid, valid_batch)):

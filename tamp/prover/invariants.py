@@ -50,7 +50,7 @@ from .exprs import conjuncts, not_, subst
 from .labels import negated_conjuncts, push_back
 from .synthesis import Timeout
 from .trace import StepState, step
-from .smt import conj
+from .smt import conj, substitute_all
 
 MAX_BACKWARD = 60
 
@@ -546,7 +546,7 @@ def houdini(aut, enc, batch: Batch, pools: Dict[int, List[A.Expr]], states=None,
         st = StepState(dict(env0), [enc0(c) for c in src.label], [], z3.RealVal(0), [])
         st2 = step(enc, st, e.stmt, e.axiom)
         moved = [(env0[k], v) for k, v in st2.env.items() if not v.eq(env0[k])]
-        goals = [z3.substitute(enc0(c), *moved) if moved else enc0(c) for c in dst.label]
+        goals = substitute_all([enc0(c) for c in dst.label], moved)
         keep = batch.valid_subset(st2.context(), goals)
         if len(keep) != len(dst.label):
             dst.label = [dst.label[i] for i in keep]

@@ -236,6 +236,20 @@ def _bad_op(op):
     raise UnsupportedError(f"the prover cannot encode the operator '{op}'")
 
 
+def substitute_all(terms: List[z3.ExprRef], pairs) -> List[z3.ExprRef]:
+    """``[z3.substitute(t, *pairs) for t in terms]``, with the (from, to) arrays built once and
+    one C call per term (``z3.substitute`` re-checks every pair's sorts on every call). The
+    pairs must have equal sorts, as the prover's (pre-state constant, post-state value) do."""
+    if not pairs or not terms:
+        return list(terms)
+    n = len(pairs)
+    src, dst = (z3.Ast * n)(), (z3.Ast * n)()
+    for i, (a, b) in enumerate(pairs):
+        src[i], dst[i] = a.as_ast(), b.as_ast()
+    ctx = terms[0].ctx
+    return [_to_expr_ref(z3.Z3_substitute(ctx.ref(), t.as_ast(), n, src, dst), ctx) for t in terms]
+
+
 def conj(*args: z3.BoolRef) -> z3.BoolRef:
     """``z3.And(*args)`` for Boolean terms, built with one C call (``z3.And`` re-derives and
     coerces the sort of every argument, which dominates on the prover's long conjunctions).

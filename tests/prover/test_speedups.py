@@ -201,3 +201,14 @@ def test_conj_is_z3_and():
         s.add(conj(*args) != z3.And(*args))
         assert s.check() == z3.unsat
     assert conj(a, True).eq(z3.And(a, True))  # a Python bool: falls back to z3.And
+
+
+def test_substitute_all_is_z3_substitute():
+    from tamp.prover.smt import substitute_all
+
+    x, y, z = z3.Ints("x y z")
+    terms = [x + y > 2, z3.ForAll([z], z > x), y == 1]
+    pairs = [(x, y + 1), (y, z * 2)]
+    for got, t in zip(substitute_all(terms, pairs), terms):
+        assert got.eq(z3.substitute(t, *pairs))
+    assert substitute_all(terms, []) == terms

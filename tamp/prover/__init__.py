@@ -77,7 +77,7 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
     from .check import check_automaton
     from .labels import label_tree
     from .smt import VALID, Encoder, Stats
-    from .synthesis import Search, Timeout, synthesize
+    from .synthesis import OutOfProposals, Search, Timeout, synthesize
 
     stats = Stats()
     enc = Encoder(cfa.types)
@@ -105,6 +105,14 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
             return _result(program, cfa, "unknown", t0, bound_text,
                            f"timeout during axiom synthesis ({search.traces_proved} of {len(aut.exits)} "
                            "traces proved so far)", [], search, stats, times, [], first_failure)
+        except OutOfProposals:
+            times["synthesis"] += time.monotonic() - ts
+            return _result(program, cfa, "unknown", t0, bound_text,
+                           f"gave up after {search.proposals} axiom proposals without a combination that proves "
+                           f"every trace ({search.traces_proved} of {len(aut.exits)} traces proved on the way); "
+                           "the claim may need a larger bound or a weaker postcondition — `tamp simulate` "
+                           "can test it at concrete inputs", [], search, stats, times, [],
+                           first_failure)
         times["synthesis"] += time.monotonic() - ts
         total_props += search.proposals
         traces = len(aut.exits)

@@ -36,6 +36,15 @@ class Timeout(Exception):
     """The proof's time limit was reached."""
 
 
+#: proposals one search may try before giving up (the suite's proofs need at most a few hundred;
+#: an unprovable claim over many samplings would otherwise enumerate combinations for hours)
+MAX_PROPOSALS = 1000
+
+
+class OutOfProposals(Exception):
+    """The search tried ``MAX_PROPOSALS`` proposals without finding axioms for every trace."""
+
+
 @dataclass
 class Failure:
     """Why a trace could not be proved."""
@@ -67,6 +76,7 @@ class Search:
     traces_proved: int = 0
     failure: Optional[Failure] = None
     cache: Dict[int, list] = field(default_factory=dict)
+    max_proposals: Optional[int] = None  # None: MAX_PROPOSALS
     costly_first: bool = True  # at a sampling the claim depends on, try the proposals with a cost first
 
     def ms(self) -> int:
@@ -121,6 +131,8 @@ class Search:
         if self.costly_first and assigned_names(e.stmt) & self.relevant:
             cands = [c for c in cands if not _is_zero(c.cost)] + [c for c in cands if _is_zero(c.cost)]
         for ax in cands:
+            if self.proposals >= (self.max_proposals or MAX_PROPOSALS):
+                raise OutOfProposals()
             self.proposals += 1
             st2 = step(self.enc, st, e.stmt, ax, self.beta_z3)
             if (ax.side or not _is_zero(ax.cost)) and self.valid(prefix_goal(st2, self.beta_z3)) != VALID:

@@ -197,3 +197,19 @@ def test_relevant_names_follow_data_and_branches():
              { u ~ bern(0.5); w ~ lap(x, 1); v ~ lap(x, 1); t := v + 1; if (u) { y := t; } else { y := 1; } }"""
     rel = relevant_names(build_cfa(parse(src).programs[0]))
     assert {"y", "t", "v", "u", "x"} <= rel and "w" not in rel
+
+
+def test_unprovable_straight_line_claim_gives_up_with_a_clear_message(monkeypatch):
+    """A union-bound-unprovable accuracy claim over several samplings: the search stops after
+    its proposal budget with a message, instead of enumerating combinations for hours."""
+    import tamp.prover.synthesis as S
+
+    monkeypatch.setattr(S, "MAX_PROPOSALS", 60)
+    lines = ["program seqbad(x: real, eps: real, p: real)", "  requires eps > 0 && 0 < p && p <= 1",
+             "  ensures abs(s - 5 * x) <= 5 / eps * log(1 / p)", "  fails p", "{", "  s := 0;"]
+    for k in range(5):
+        lines += [f"  a{k} ~ lap(x, 1 / eps);", f"  s := s + a{k};"]
+    src = "\n".join(lines + ["}"])
+    r = _prove(src)
+    assert r.verdict == "unknown"
+    assert "gave up after 60 axiom proposals" in r.message and "tamp simulate" in r.message

@@ -103,6 +103,12 @@ def reciprocal(e: A.Expr) -> A.Expr:
     return A.Binary("/", A.num(1), e)
 
 
+def iterations_done(i: A.Expr, init: A.Expr, step: int) -> A.Expr:
+    """Iterations a loop counter has completed when it reads ``i``, having started at ``init``
+    and moved by ``step`` (±1) per iteration: ``i - init``, or ``init - i`` counting down."""
+    return A.Binary("-", i, init) if step > 0 else A.Binary("-", init, i)
+
+
 def assigned_names(stmt) -> set:
     """Variables (array names for element writes) written by a basic statement."""
     out = set()

@@ -204,7 +204,7 @@ def _replace_all(e, old: A.Expr, new: A.Expr):
     return dataclasses.replace(e, **changes) if changes else e
 
 
-def _flattened(loops, axioms, facts_of, post) -> List[A.Expr]:
+def _flattened(loops, axioms, post) -> List[A.Expr]:
     """Candidates for samplings inside nested counted loops that write a flattened array index
     (``a[i*m + j]`` for a grid): with E the index and the loops' counters counting up, the
     entries done when the loop of depth d is at its head are E0..E_d, where E0 is E with every
@@ -229,7 +229,7 @@ def _flattened(loops, axioms, facts_of, post) -> List[A.Expr]:
         cnts = [lp["counter"] for lp in chain]
         names = {c.name for c in cnts}
         starts = {c.name: c.init for c in cnts}
-        for f in facts_of(ax):
+        for f in _good_facts(ax):
             idx = {n.index for n in A.walk(f) if isinstance(n, A.Index)}
             if len(idx) != 1:
                 continue
@@ -248,6 +248,11 @@ def _flattened(loops, axioms, facts_of, post) -> List[A.Expr]:
                     for v in _count_forms(c, total, Ed, bounds=True):
                         out.extend(split_post(v))
     return out
+
+
+def _good_facts(ax) -> List[A.Expr]:
+    """The conjuncts of an axiom's ¬bad, two-sided ones also as their one-sided halves."""
+    return [f for nb in negated_conjuncts(ax.bad) for f in one_sided(nb)]
 
 
 # ---------------------------------------------------------------------------- the pool
@@ -288,7 +293,7 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
             for w in split_post(v):
                 add(w)
     for (u, v, k), ax in axioms.items():
-        facts = [f for nb in negated_conjuncts(ax.bad) for f in one_sided(nb)]
+        facts = _good_facts(ax)
         for f in facts:
             add(f)
         # carried and accumulated forms: one-sided facts only (the two imply the abs form)
@@ -313,7 +318,7 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
                     g = subst(f, m)
                     if _indexes_with(g, name) and not (A.free_vars(g) & (set(copies) - {name})):
                         add(A.Quant("forall", "j$", done_lo, done_hi, incl, subst(g, {name: A.Var("j$")})))
-    for c in _flattened(loops, axioms, lambda ax: [f for nb in negated_conjuncts(ax.bad) for f in one_sided(nb)], post):
+    for c in _flattened(loops, axioms, post):
         add(c)
     for u, v, k, d in cfa.edges():
         st = d["stmt"]

@@ -36,7 +36,7 @@ import networkx as nx
 
 from lang import ast as A
 
-from .exprs import ZERO, conjuncts, plus, subst
+from .exprs import ZERO, conjuncts, iterations_done, plus, subst
 from .show import show_expr
 
 
@@ -230,7 +230,7 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
             per = per.other
         if A.free_vars(per) - inputs:
             raise NoKappa("the cost of one iteration depends on the state: " + show_expr(per))
-        term = plus(A.Binary("*", per, c.done()), extra)
+        term = plus(A.Binary("*", per, iterations_done(A.Var(c.name), c.init, c.step)), extra)
         terms.append(LoopTerm(h, c.name, c.init, c.final(), per, c.step))
         cache[h] = term
         return term

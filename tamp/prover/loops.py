@@ -35,7 +35,7 @@ from lang import ast as A
 from .automaton import ANode, AEdge, FailureAutomaton
 from .candidates import proposals
 from .check import check_automaton
-from .exprs import conjuncts
+from .exprs import conjuncts, iterations_done
 from .invariants import Batch, candidate_pool, houdini, node_pools
 from .kappa import Kappa, NoKappa, compute_kappa
 from .samples import collect_states, input_points
@@ -110,8 +110,7 @@ class Counter(NamedTuple):
 
     def done(self, i: A.Expr = None) -> A.Expr:
         """The number of iterations completed, ``i - init`` (or ``init - i`` counting down)."""
-        i = A.Var(self.name) if i is None else i
-        return A.Binary("-", i, self.init) if self.step > 0 else A.Binary("-", self.init, i)
+        return iterations_done(A.Var(self.name) if i is None else i, self.init, self.step)
 
 
 def _counter(cfa, h, body, cond) -> Optional[Counter]:
@@ -343,7 +342,7 @@ def budget_hints(kap: Kappa, valid) -> List[A.Expr]:
         up = t.step > 0
 
         def done(x):  # iterations completed when the counter is x
-            return A.Binary("-", x, lo) if up else A.Binary("-", lo, x)
+            return iterations_done(x, lo, t.step)
 
         def within(x):  # x has not passed the counter's final value
             return A.Binary("<=", x, H) if up else A.Binary(">=", x, H)

@@ -294,20 +294,26 @@ class If(Stmt):
 
 @dataclass(frozen=True)
 class While(Stmt):
+    """``while (cond) invariant I1 invariant I2 { body }``; ``invariants`` are the user's
+    loop invariants (hints for the prover, checked, never trusted), in source order."""
+
     cond: Expr
     body: Block
+    invariants: Tuple[Expr, ...] = ()
     pos: Optional[Pos] = _pos()
 
 
 @dataclass(frozen=True)
 class For(Stmt):
-    """``for i in lo..hi { body }``: sugar for a counted while loop."""
+    """``for i in lo..hi invariant I { body }``: sugar for a counted while loop; the
+    invariants hold at the head of that loop (after ``i := lo``, before each test)."""
 
     var: str
     lo: Expr
     hi: Expr
     inclusive: bool
     body: Block
+    invariants: Tuple[Expr, ...] = ()
     pos: Optional[Pos] = _pos()
 
 

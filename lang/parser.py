@@ -90,6 +90,11 @@ def parse_number(text: str) -> A.Num:
     return A.Num(value, frac == "" and exp is None, text)
 
 
+def _invariants(items) -> tuple:
+    """The expressions of a loop's ``invariant`` clauses, in source order."""
+    return tuple(e for _tag, e in items)
+
+
 @v_args(meta=True)
 class _ToAst(Transformer_NonRecursive):
     """One method per grammar rule, building AST nodes with positions."""
@@ -185,12 +190,16 @@ class _ToAst(Transformer_NonRecursive):
             other = A.Block((other,), pos=other.pos)
         return A.If(cond, then, other, pos=_pos(meta))
 
+    def invariant(self, meta, ch):
+        return ("invariant", ch[0])
+
     def while_stmt(self, meta, ch):
-        return A.While(ch[0], ch[1], pos=_pos(meta))
+        cond, *invs, body = ch
+        return A.While(cond, body, _invariants(invs), pos=_pos(meta))
 
     def for_stmt(self, meta, ch):
-        name, (lo, hi, incl), body = ch
-        return A.For(str(name), lo, hi, incl, body, pos=_pos(meta))
+        name, (lo, hi, incl), *invs, body = ch
+        return A.For(str(name), lo, hi, incl, body, _invariants(invs), pos=_pos(meta))
 
     def assume(self, meta, ch):
         return A.Assume(ch[0], pos=_pos(meta))
@@ -283,7 +292,7 @@ class _ToAst(Transformer_NonRecursive):
 # --------------------------------------------------------------------------- error messages
 
 KEYWORDS = frozenset((
-    "program requires ensures fails rate reliability if else while for in assume skip var true "
+    "program requires ensures fails rate reliability if else while for in invariant assume skip var true "
     "false forall exists sum div mod independent fairness parity given when P bool int real").split())
 
 # Human names of the terminals whose spelling is a pattern (the others print as their text).

@@ -223,13 +223,21 @@ def _stmt_lines(s: A.Stmt, depth: int) -> List[str]:
     if isinstance(s, A.Block):
         return [f"{pad}{{"] + _block_body(s, depth + 1) + [f"{pad}}}"]
     if isinstance(s, A.While):
-        return [f"{pad}while ({_top(s.cond)}) {{"] + _block_body(s.body, depth + 1) + [f"{pad}}}"]
+        head = f"{pad}while ({_top(s.cond)}){_invariant_text(s.invariants)} {{"
+        return [head] + _block_body(s.body, depth + 1) + [f"{pad}}}"]
     if isinstance(s, A.For):
         rng = _Printer().range(s.lo, s.hi, s.inclusive)
-        return [f"{pad}for {s.var} in {rng} {{"] + _block_body(s.body, depth + 1) + [f"{pad}}}"]
+        head = f"{pad}for {s.var} in {rng}{_invariant_text(s.invariants)} {{"
+        return [head] + _block_body(s.body, depth + 1) + [f"{pad}}}"]
     if isinstance(s, A.If):
         return _if_lines(s, depth, pad)
     raise TypeError(f"not a statement: {type(s).__name__}")
+
+
+def _invariant_text(invariants) -> str:
+    """`` invariant I1 invariant I2`` (each clause's expression ends at the next keyword or the
+    loop body's ``{``, so it needs no parentheses)."""
+    return "".join(f" invariant {_top(e)}" for e in invariants)
 
 
 def _if_lines(s: A.If, depth: int, head: str) -> List[str]:

@@ -123,7 +123,7 @@ def _is_base(t: A.Type) -> bool:
 @dataclass(frozen=True)
 class _Ctx:
     """Where an expression occurs: ``body``, ``requires``, ``ensures``, ``bound``
-    (fails/rate/reliability), or ``any`` (no restrictions: :meth:`ProgramTypes.type_of`); ``bound_vars`` are quantifier/sum/density names in scope;
+    (fails/rate/reliability), ``invariant`` (a loop's ``invariant`` clause), or ``any`` (no restrictions: :meth:`ProgramTypes.type_of`); ``bound_vars`` are quantifier/sum/density names in scope;
     ``in_prob`` is true inside ``P(…)``."""
 
     where: str
@@ -136,7 +136,7 @@ class _Ctx:
 
 
 _CLAUSE_WORD = {"body": "a program statement", "requires": "'requires'", "ensures": "'ensures'",
-                "bound": "a fails/rate/reliability clause"}
+                "bound": "a fails/rate/reliability clause", "invariant": "a loop invariant"}
 
 
 class _NotYetTyped(Exception):
@@ -333,7 +333,7 @@ class _Checker:
 
     def _range(self, e, ctx: _Ctx, what: str) -> None:
         if ctx.where == "body":
-            raise self.error(f"{what} may only be used in specifications (requires/ensures)", e,
+            raise self.error(f"{what} may only be used in specifications (requires, ensures, loop invariants)", e,
                              UnsupportedError)
         self.expect(e.lo, ctx, "int", "the lower end of a range")
         self.expect(e.hi, ctx, "int", "the upper end of a range")
@@ -488,7 +488,14 @@ class _Checker:
 
     def s_While(self, s: A.While) -> None:
         self.expect(s.cond, _Ctx("body"), "bool", "the condition of while")
+        self.invariants(s.invariants)
         self.stmt(s.body)
+
+    def invariants(self, invs: Tuple[A.Expr, ...]) -> None:
+        """Loop invariants: bool expressions over inputs and program variables, where the
+        specification constructs (``forall``, ``exists``, ``sum``) are allowed too."""
+        for inv in invs:
+            self.expect(inv, _Ctx("invariant"), "bool", "a loop invariant")
 
     def s_For(self, s: A.For) -> None:
         ctx = _Ctx("body")
@@ -499,6 +506,7 @@ class _Checker:
         if t != A.INT:
             raise self.error(f"the for variable '{s.var}' must be an int, but '{s.var}' is "
                              f"{_describe(t)}{self.why(A.Var(s.var))}", s)
+        self.invariants(s.invariants)
         self.for_vars.append((s.var, s.pos))
         self.stmt(s.body)
         self.for_vars.pop()

@@ -10,6 +10,8 @@ There is one entry and one exit node; ``while`` loops are cycles whose head is i
 ``CFA.loop_heads``. Desugarings (documented here, mirrored by the prover):
 
 * ``for i in lo..hi { B }``  →  ``i := lo; while (i < hi) { B; i := i + 1 }`` (``<=`` for ``..=``);
+* a loop's ``invariant`` clauses produce no edge: they are kept in ``CFA.invariants`` by loop
+  head (after ``i := lo`` for a ``for`` loop), as candidates the prover checks, never trusts;
 * ``(x, y) := (e1, e2)``     →  ``$t1 := e1; $t2 := e2; x := $t1; y := $t2`` (simultaneous);
 * an unreliable operator ``e1 +. e2`` (also ``-.``, ``*.``) inside a statement → before the
   statement ``$fK ~ bern(r); failed := failed || $fK`` and the reliable ``+`` in the statement
@@ -52,6 +54,9 @@ class CFA:
     bound: A.Expr
     types: Dict[str, A.Type] = field(default_factory=dict)
     program: Optional[A.Program] = None
+    # the user's `invariant` clauses, by loop head (candidates for the prover, never trusted)
+    invariants: Dict[int, Tuple[A.Expr, ...]] = field(default_factory=dict)
+    path: str = "<string>"
 
     # ------------------------------------------------------------------ queries
     def edges(self):
@@ -82,6 +87,8 @@ class CFA:
         lines.append("  requires " + (" && ".join(show_expr(e) for e in self.requires) or "true"))
         lines.append("  ensures  " + (" && ".join(show_expr(e) for e in self.ensures) or "true"))
         lines.append("  fails    " + show_expr(self.bound))
+        for h, invs in sorted(self.invariants.items()):
+            lines += [f"  invariant at node {h}: {show_expr(e)}" for e in invs]
         for n, d in g.nodes(data=True):
             tag = d.get("kind", "")
             line = d.get("line")
@@ -295,6 +302,7 @@ class _Builder:
         self.temps = 0
         self.flips = 0
         self.types: Dict[str, A.Type] = {}
+        self.invariants: Dict[int, Tuple[A.Expr, ...]] = {}
 
     def node(self, line=None, kind="plain") -> int:
         n = self.next_id
@@ -391,7 +399,7 @@ class _Builder:
             self.edge(e1, join, A.Assume(A.BoolLit(True)), None)
             return join
         if isinstance(s, A.While):
-            return self.loop(s.cond, s.body, at, line, None)
+            return self.loop(s.cond, s.body, at, line, None, s.invariants)
         if isinstance(s, A.For):
             i = A.Var(s.var, pos=s.pos)
             lo, at = self.reliable(s.lo, at, line)
@@ -400,13 +408,15 @@ class _Builder:
             self.types.setdefault(s.var, A.INT)
             cond = A.Binary("<=" if s.inclusive else "<", i, s.hi, pos=s.pos)
             step = A.Assign((i,), A.Binary("+", i, A.num(1)), pos=s.pos)
-            return self.loop(cond, s.body, nxt, line, step)
+            return self.loop(cond, s.body, nxt, line, step, s.invariants)
         raise error_at(UnsupportedError, f"statement {type(s).__name__} is not supported by the CFA",
                        getattr(s, "pos", None), self.path, self.source)
 
-    def loop(self, cond, body, at, line, step) -> int:
+    def loop(self, cond, body, at, line, step, invariants=()) -> int:
         head = self.node(line, "loop_head")
         self.loop_heads.append(head)
+        if invariants:
+            self.invariants[head] = tuple(invariants)
         self.edge(at, head, A.Assume(A.BoolLit(True)), None)
         c, test = self.reliable(cond, head, line)
         b0 = self.node(self.line_of(body.stmts[0]) if body.stmts else line)
@@ -495,7 +505,7 @@ def build_cfa(prog: A.Program, bound: Optional[A.Expr] = None, path: str = "<str
     _type_temporaries(g, types)
     bnd = bound if bound is not None else (fails if fails is not None else A.num(0))
     return CFA(prog.name, g, entry, exit_, list(b.loop_heads), prog.params, tuple(prog.requires),
-               ensures, bnd, types, prog)
+               ensures, bnd, types, prog, dict(b.invariants), path)
 
 
 def _type_temporaries(g: nx.MultiDiGraph, types: Dict[str, A.Type]) -> None:

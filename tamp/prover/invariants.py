@@ -19,6 +19,10 @@ prove inductive, and :mod:`.check` re-verifies the result):
   ``0..i*m`` at the outer loop) and the postcondition with the range's end ``n*m`` replaced
   likewise (:func:`_flattened`);
 * branch conditions and their negations, assignment equalities ``x == e``;
+* the user's ``invariant`` clauses (:func:`user_invariants`), offered at every node like the
+  templates (so the loop body's nodes can carry them to the back edge), and dropped like any
+  template when not inductive: never trusted; :func:`explain_user_invariants` says why one
+  was dropped at its loop head;
 * backward candidates: every candidate of a successor pushed back through the edge
   (substitution through assignments; unchanged through ``assume``; dropped at a sampling of a
   variable it reads) — the weakest-precondition part that the loop body's inner nodes need.
@@ -320,6 +324,8 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
                         add(A.Quant("forall", "j$", done_lo, done_hi, incl, subst(g, {name: A.Var("j$")})))
     for c in _flattened(loops, axioms, post):
         add(c)
+    for c in user_invariants(cfa):
+        add(c)
     for u, v, k, d in cfa.edges():
         st = d["stmt"]
         if isinstance(st, A.Assume):
@@ -559,3 +565,51 @@ def houdini(aut, enc, batch: Batch, pools: Dict[int, List[A.Expr]], states=None,
                 if id(x) not in queued:
                     work.append(x)
                     queued.add(id(x))
+
+
+# ---------------------------------------------------------------------------- user invariants
+
+
+def user_invariants(cfa) -> List[A.Expr]:
+    """The user's loop ``invariant`` clauses, every loop's, in source order (candidates)."""
+    return [inv for head in sorted(getattr(cfa, "invariants", {}) or {}) for inv in cfa.invariants[head]]
+
+
+def explain_user_invariants(aut, enc, batch: Batch, cfa) -> List[str]:
+    """Why each user invariant that Houdini dropped at its loop head was dropped: "not implied on
+    entry" when the labels before the loop do not imply it on an edge into the head, else "not
+    inductive" (one iteration of the body does not preserve it, given the other facts found).
+    An invariant the encoder cannot express, or one that is trivially true, is not reported."""
+    out: List[str] = []
+    env0 = enc.env0
+    for head, invs in sorted((getattr(cfa, "invariants", {}) or {}).items()):
+        nodes = [n for n in aut.nodes.values() if n.cfa_node == head]
+        for inv in invs:
+            if all(inv in n.label for n in nodes):
+                continue
+            try:
+                z = enc.expr(inv, env0)
+            except Exception:  # the encoder's own error is not the user's problem here
+                continue
+            if z3.is_true(z3.simplify(z)):
+                continue
+            entry_ok = True
+            for e in aut.edges:
+                if e.back or not any(e.dst == n.id for n in nodes):
+                    continue
+                src = aut.nodes[e.src]
+                st = StepState(dict(env0), [enc.expr(c, env0) for c in src.label], [], z3.RealVal(0), [])
+                st2 = step(enc, st, e.stmt, e.axiom)
+                moved = [(env0[k], v) for k, v in st2.env.items() if not v.eq(env0[k])]
+                if not batch.valid_subset(st2.context(), substitute_all([z], moved)):
+                    entry_ok = False
+                    break
+            why = ("not inductive: one iteration of the loop body does not preserve it (given the "
+                   "other facts found)") if entry_ok else "not implied on entry to the loop"
+            out.append(f"the invariant at {_where(cfa, inv)} was {why}")
+    return out
+
+
+def _where(cfa, e: A.Expr) -> str:
+    path = getattr(cfa, "path", None) or "<string>"
+    return f"{path}:{e.pos.line}:{e.pos.col}" if e.pos is not None else path

@@ -36,7 +36,7 @@ from .automaton import ANode, AEdge, FailureAutomaton
 from .candidates import proposals
 from .check import check_automaton
 from .exprs import conjuncts, iterations_done
-from .invariants import Batch, candidate_pool, houdini, node_pools
+from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
 from .kappa import Kappa, NoKappa, compute_kappa
 from .samples import collect_states, input_points
 from .result import ProofResult, axioms_table
@@ -399,6 +399,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     proposals_n = 0
     reason = "no combination of axioms gives a failure bound within the budget"
     skipped: List[str] = []  # why some combinations have no failure bound κ
+    user_notes: List[str] = []  # why user invariants were dropped (the last combination tried)
     try:
         ts = time.monotonic()
         points = input_points(cfa)
@@ -424,7 +425,8 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             pools = node_pools(cfa, dag, candidate_pool(cfa, axioms, loops))
             states = collect_states(cfa, axioms, points)
             live = live_variables(cfa, kap.at, axioms)
-            houdini(aut, enc, Batch(enc, stats, req, houdini_ms, deadline), pools, states, live)
+            batch = Batch(enc, stats, req, houdini_ms, deadline)
+            houdini(aut, enc, batch, pools, states, live)
             times["interpolation"] += time.monotonic() - ti
             tc = time.monotonic()
             obligations = check_automaton(aut, cfa, enc, valid_under(req + hints, CHECK_MS), cfa.bound,
@@ -437,11 +439,13 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                 return res
             reason = "the labelled automaton did not check: " + "; ".join(
                 f"{o.rule} at {o.where} ({o.status})" for o in bad[:3])
+            user_notes = explain_user_invariants(aut, enc, batch, cfa)
     except Timeout:
         return _done(program, cfa, "unknown", t0, f"timeout after {proposals_n} axiom combination(s)", None,
-                     stats, times, [], reason, proposals_n)
+                     stats, times, [], "; ".join([reason] + user_notes), proposals_n)
     if skipped:
         reason += "; axiom choices with a cost were skipped: " + "; ".join(skipped[:2])
+    reason = "; ".join([reason] + user_notes)
     return _done(program, cfa, "unknown", t0,
                  "not proved (a failed union-bound proof does not mean the claim is false)", None, stats, times,
                  [], reason, proposals_n)

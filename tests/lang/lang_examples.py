@@ -14,7 +14,7 @@ DOCS_LANGUAGE = REPO / "docs" / "language.md"
 _FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
 
 # The placeholders of LANGUAGE.md's schematic snippets, made concrete.
-_SNIPPET_PARAMS = "e: int, e1: int, e2: int, c: bool, lo: int, hi: int, C: bool, B: real"
+_SNIPPET_PARAMS = "e: int, e1: int, e2: int, c: bool, lo: int, hi: int, C: bool, B: real, I: bool"
 
 
 def _concrete(snippet: str) -> str:

@@ -17,6 +17,8 @@ A certificate file (``tamp prove FILE --certificate OUT.json``)::
                                         "axiom": null | {"family", "param", "parts": TREE,
                                                          "bad": AST, "cost": AST, "side": [AST…]}}]}],
                "facts": [AST…],     # lemmas over the state, each valid under `requires` (re-proved)
+               "termination": [{"head": ID, "rank": AST, "decreasing": [[u, v, key]…]}],
+                                    # a ranking function per CFA loop head (tamp.prover.termination)
                "obligations": [{"rule", "where", "status"}]}   # what the prover checked
 
 ASTs are :mod:`lang.serialize` JSON; TREE is an axiom derivation (:mod:`.axiom_tree`).
@@ -58,6 +60,7 @@ def program_certificate(result) -> Dict[str, Any]:
         "cfa": cfa_form(cfa),
         "automata": [automaton_form(aut)],
         "facts": [to_json(f) for f in (getattr(result, "facts", None) or [])],
+        "termination": [r.to_json() for r in (getattr(result, "rankings", None) or [])],
         "obligations": [{"rule": o.rule, "where": o.where, "status": o.status} for o in result.obligations],
     }
 

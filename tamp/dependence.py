@@ -1,0 +1,173 @@
+"""Which values depend on a sample: a taint analysis over the CFA.
+
+A value *depends on a sample* when a run's random choices can change it: it is sampled, or
+computed from such a value (data flow), or assigned under a branch (``if``/``while`` guard)
+whose condition depends on a sample (control flow — ``if (x) { y := 1; }`` makes ``y`` depend
+on ``x``). Everything else is a function of the inputs alone.
+
+This is what tells the two meanings of a user ``assume(c)`` apart (docs/language.md):
+
+* ``c`` reads only values that do not depend on a sample, and the ``assume`` is not reached under
+  a branch on a sampled value: a **precondition** (for a given input every run passes it or
+  every run is stopped there — the claim is about the inputs that pass);
+* otherwise **conditioning**: claims are about the runs that pass, renormalised.
+
+The analysis is a may-analysis (a forward data-flow fixpoint over all CFA edges, loops
+included): a variable is tainted at a node when it is tainted on *some* path into it, so
+"untainted" is a sound answer — the value is the same on every run with the same inputs.
+Arrays are tainted as a whole (an element write with a tainted value or index taints the
+array). Control dependence is computed from post-dominators (Ferrante–Ottenstein–Warren): a
+node is control dependent on a branch node ``u`` when it post-dominates one successor of ``u``
+but does not strictly post-dominate ``u``; nodes from which the exit is unreachable count as
+control dependent on every branch (conservative).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+
+import networkx as nx
+
+from lang import ast as A
+
+Edge = Tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Conditioning:
+    """A user ``assume`` that conditions on sampled values."""
+
+    edge: Edge
+    stmt: A.Assume
+    reads: Tuple[str, ...]        # sample-dependent variables its condition reads
+    under_branch: bool            # reached only under a branch on a sample-dependent condition
+
+    def reason(self) -> str:
+        parts = []
+        if self.reads:
+            parts.append("its condition reads " + ", ".join(f"'{x}'" for x in self.reads)
+                         + (", which depends" if len(self.reads) == 1 else ", which depend") + " on a sampled value")
+        if self.under_branch:
+            parts.append("it is reached only under a branch on a sampled value")
+        return " and ".join(parts)
+
+
+@dataclass
+class Dependence:
+    """The result of the analysis over one CFA."""
+
+    tainted: Dict[int, FrozenSet[str]]    # variables that may depend on a sample, at each node
+    controlled: Set[int]                  # nodes control dependent on a sample-dependent branch
+
+    def depends(self, node: int, e: A.Expr) -> bool:
+        """Whether ``e`` evaluated at ``node`` may depend on a sample (by data or control flow)."""
+        return node in self.controlled or bool(A.free_vars(e) & self.tainted.get(node, frozenset()))
+
+
+def _base(t) -> Optional[str]:
+    while isinstance(t, A.Index):
+        t = t.base
+    return t.name if isinstance(t, A.Var) else None
+
+
+def control_dependence(cfa) -> Dict[int, Set[int]]:
+    """For each branch node u (two or more out-edges), the nodes control dependent on it."""
+    g = cfa.graph
+    rev = nx.DiGraph()
+    rev.add_nodes_from(g.nodes)
+    rev.add_edges_from((v, u) for u, v in g.edges())
+    ipdom = nx.immediate_dominators(rev, cfa.exit)  # post-dominators: dominators of the reverse
+    unreachable = set(g.nodes) - set(ipdom)
+    out: Dict[int, Set[int]] = {}
+    for u in g.nodes:
+        succs = {v for _u, v in g.out_edges(u)}
+        if len(list(g.out_edges(u))) < 2:
+            continue
+        deps = set(unreachable)
+        stop = ipdom.get(u)
+        for v in succs:
+            n = v
+            while n is not None and n != stop and n in ipdom:
+                deps.add(n)
+                nxt = ipdom[n]
+                n = None if nxt == n else nxt
+        out[u] = deps
+    return out
+
+
+def analyse(cfa) -> Dependence:
+    """Least fixpoint of the taint equations (data and control dependence) over ``cfa``."""
+    cd = control_dependence(cfa)
+    edges = [(u, v, d["stmt"]) for u, v, _k, d in cfa.edges()]
+    tainted: Dict[int, Set[str]] = {n: set() for n in cfa.graph.nodes}
+    controlled: Set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        # branches whose guards read tainted values make their dependents controlled
+        for u, deps in cd.items():
+            if u in controlled and deps <= controlled:
+                continue
+            guards = [d["stmt"] for _u, _v, _k, d in cfa.out_edges(u)]
+            if u in controlled or any(isinstance(s, A.Assume) and A.free_vars(s.cond) & tainted[u]
+                                      for s in guards) \
+                    or any(not isinstance(s, A.Assume) for s in guards):
+                if not deps <= controlled:
+                    controlled |= deps
+                    changed = True
+        for u, v, st in edges:
+            out = _transfer(tainted[u], st, u in controlled)
+            if not out <= tainted[v]:
+                tainted[v] |= out
+                changed = True
+    return Dependence({n: frozenset(t) for n, t in tainted.items()}, controlled)
+
+
+def _transfer(before: Set[str], st, controlled: bool) -> Set[str]:
+    out = set(before)
+    if isinstance(st, A.Sample):
+        for t in st.targets:
+            name = _base(t)
+            if name is not None:
+                out.add(name)
+    elif isinstance(st, A.Assign):
+        t = st.targets[0]
+        name = _base(t)
+        reads = A.free_vars(st.value) | (A.free_vars(t) - {name} if isinstance(t, A.Index) else set())
+        dirty = controlled or bool(reads & before)
+        if name is not None:
+            if dirty:
+                out.add(name)
+            elif isinstance(t, A.Var):
+                out.discard(name)  # a strong update: the whole variable is overwritten
+    return out
+
+
+def user_assumes(cfa) -> List[Tuple[Edge, A.Assume]]:
+    """The CFA edges of the program's own ``assume`` statements (not ``if``/``while`` guards)."""
+    return [((u, v, k), d["stmt"]) for u, v, k, d in cfa.edges() if d.get("user_assume")]
+
+
+def conditioning_assumes(cfa, dep: Optional[Dependence] = None) -> List[Conditioning]:
+    """The user ``assume`` statements of ``cfa`` that condition on sampled values, in CFA order."""
+    found = user_assumes(cfa)
+    if not found:
+        return []
+    dep = dep or analyse(cfa)
+    out = []
+    for (u, v, k), st in found:
+        reads = tuple(sorted(A.free_vars(st.cond) & dep.tainted[u]))
+        under = u in dep.controlled
+        if reads or under:
+            out.append(Conditioning((u, v, k), st, reads, under))
+    return out
+
+
+def describe(c: Conditioning, path: str) -> str:
+    """``file:line:col: assume(…) …`` — where the conditioning assume is and why it conditions."""
+    from tamp.prover.show import show_expr
+
+    pos = c.stmt.pos
+    where = f"{path}:{pos.line}:{pos.col}" if pos is not None else path
+    return f"{where}: `assume({show_expr(c.stmt.cond)})` conditions on a sampled value ({c.reason()})"

@@ -1,0 +1,242 @@
+"""Termination: a ranking function for every loop, as checked proof obligations.
+
+A failure bound is *total*: a run that never ends counts as failing (docs/language.md). The
+checker's rules (:mod:`.check`) bound the probability of the runs that end violating
+``ensures``; a run that loops forever is counted nowhere there. So a proof of a program with
+loops also needs every loop to terminate on every run, which this module establishes with a
+ranking function per loop head h (a :class:`Ranking`):
+
+* rank r, an expression over the state (for a counter loop ``while (i < n)`` with ``i := i + 1``
+  in the body, r = n - i; for ``i <= n``, r = n - i + 1; counting down, r = i - n (+ 1));
+* BOUNDED   the head has exactly two out-edges, the guard ``assume(c)`` into the loop body and
+            ``assume(!c)`` out of it, and under ``requires``, c ⇒ r > 0;
+* NONINC    every edge of the loop's body (its natural loop, inner loops included) leaves r
+            unchanged or smaller: r(after) <= r(before), for every state (samplings make their
+            targets arbitrary, so r must not read a sampled variable);
+* DECREASE  the edges listed as decreasing lower r by at least 1: r(after) <= r(before) - 1;
+* PROGRESS  every cycle from h back to h inside the body passes a decreasing edge (a graph check).
+
+Why that suffices: at the k-th pass of the guard r > 0, and between two passes r dropped by at
+least 1 (PROGRESS, DECREASE) and never rose (NONINC), so r ≥ k at the first pass: the loop runs
+at most ⌈r₀⌉ iterations, each of which is finite when the inner loops' rankings hold. Every
+cycle of a CFA goes through a loop head (its graph without back edges is acyclic, back edges
+end at loop heads — checked), so every run is finite.
+
+Loops without a counter — e.g. retry loops ``while (!ok) { ok ~ bern(q); }`` that only end
+*almost surely* — get no ranking: the prover answers "unknown" naming the loop
+(:func:`missing_ranking_message`). The obligations are built here from the CFA alone and the
+ranking; the prover and ``tamp check-proof`` decide them with their own solvers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Set, Tuple
+
+import networkx as nx
+import z3
+
+from lang import ast as A
+
+Edge = Tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The termination argument of the loop at CFA node ``head``."""
+
+    head: int
+    rank: A.Expr
+    decreasing: Tuple[Edge, ...]
+
+    def to_json(self) -> dict:
+        from lang.serialize import to_json
+
+        return {"head": self.head, "rank": to_json(self.rank), "decreasing": [list(e) for e in self.decreasing]}
+
+
+class NotRanked(Exception):
+    """The ranking does not fit the CFA's structure (the message says where)."""
+
+
+# ---------------------------------------------------------------------------- structure
+
+
+def loop_body(cfa, head: int) -> Set[int]:
+    """The natural loop of ``head``: the head and every node that reaches one of its back edges'
+    sources without passing the head (over all edges, so inner loops are included)."""
+    g = cfa.graph
+    latches = [u for u, v, _k, d in cfa.edges() if v == head and d.get("back")]
+    body = {head}
+    stack = list(latches)
+    while stack:
+        n = stack.pop()
+        if n in body:
+            continue
+        body.add(n)
+        stack.extend(w for w, _v in g.in_edges(n))
+    return body
+
+
+def body_edges(cfa, body: Set[int]) -> List[Tuple[Edge, object]]:
+    return [((u, v, k), d["stmt"]) for u, v, k, d in cfa.edges() if u in body and v in body]
+
+
+def loop_guard(cfa, head: int, body: Set[int]) -> A.Expr:
+    """The condition c of the head's guard ``assume(c)`` into the body (rule BOUNDED's shape)."""
+    outs = cfa.out_edges(head)
+    into = [d["stmt"] for _u, v, _k, d in outs if v in body]
+    if len(outs) != 2 or len(into) != 1 or not isinstance(into[0], A.Assume) or \
+            not all(isinstance(d["stmt"], A.Assume) for _u, _v, _k, d in outs):
+        raise NotRanked("its head is not a plain test `assume(c)` / `assume(!c)`")
+    return into[0].cond
+
+
+def structure_problem(cfa) -> str:
+    """'' when every cycle of the CFA goes through a back edge into a loop head."""
+    dag = nx.DiGraph()
+    dag.add_nodes_from(cfa.graph.nodes)
+    for u, v, _k, d in cfa.edges():
+        if d.get("back"):
+            if v not in cfa.loop_heads:
+                return f"the back edge {u}->{v} does not end at a loop head"
+        else:
+            dag.add_edge(u, v)
+    if not nx.is_directed_acyclic_graph(dag):
+        return "the CFA has a cycle without a back edge"
+    return ""
+
+
+def progress_problem(cfa, head: int, body: Set[int], decreasing) -> str:
+    """'' when every cycle from ``head`` back to it inside ``body`` passes a decreasing edge."""
+    dec = set(decreasing)
+    g = nx.DiGraph()
+    for (u, v, k), _st in body_edges(cfa, body):
+        if (u, v, k) not in dec:
+            g.add_edge(u, v)
+    if head not in g:
+        return ""
+    seen, stack = set(), [v for _u, v in g.out_edges(head)]
+    while stack:
+        n = stack.pop()
+        if n == head:
+            return "a path through the loop body does not pass a decreasing edge"
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.extend(v for _u, v in g.out_edges(n))
+    return ""
+
+
+# ---------------------------------------------------------------------------- obligations
+
+
+def obligations(cfa, ranking: Ranking, enc) -> List[Tuple[str, str, z3.BoolRef]]:
+    """(rule, where, formula) for every solver obligation of ``ranking`` (to be valid under
+    ``requires``); raises :class:`NotRanked` when the structure does not fit."""
+    from .trace import StepState, step
+    from .smt import to_real
+
+    if ranking.head not in cfa.loop_heads:
+        raise NotRanked(f"node {ranking.head} is not a loop head")
+    body = loop_body(cfa, ranking.head)
+    cond = loop_guard(cfa, ranking.head, body)
+    edges = dict(body_edges(cfa, body))
+    for e in ranking.decreasing:
+        if tuple(e) not in edges:
+            raise NotRanked(f"the decreasing edge {e[0]}->{e[1]} is not in the loop body")
+    problem = progress_problem(cfa, ranking.head, body, ranking.decreasing)
+    if problem:
+        raise NotRanked(problem)
+    env0 = enc.initial_env()
+    r0 = enc.expr(ranking.rank, env0)
+    if not z3.is_arith(r0):
+        raise NotRanked("the rank is not a number")
+    r0 = to_real(r0)
+    out = [("BOUNDED", f"loop at node {ranking.head}",
+            z3.Implies(enc.expr(cond, env0), r0 > 0))]
+    dec = {tuple(e) for e in ranking.decreasing}
+    for (u, v, k), st in edges.items():
+        st2 = step(enc, StepState(dict(env0), [], [], z3.RealVal(0), []), st, None)
+        r1 = to_real(enc.expr(ranking.rank, st2.env))
+        if (u, v, k) in dec:
+            out.append(("DECREASE", f"edge {u}->{v}", z3.Implies(st2.context(), r1 <= r0 - 1)))
+        elif not r1.eq(r0):
+            out.append(("NONINC", f"edge {u}->{v}", z3.Implies(st2.context(), r1 <= r0)))
+    return out
+
+
+# ---------------------------------------------------------------------------- finding rankings
+
+
+def counter_ranking(cfa, head: int, counter) -> Ranking:
+    """The ranking of a counter loop (:class:`tamp.prover.loops.Counter`): the distance of the
+    counter to its final value; decreasing edges are the counter's own updates."""
+    x = A.Var(counter.name)
+    if counter.step > 0:
+        rank = A.Binary("-", counter.limit, x)
+    else:
+        rank = A.Binary("-", x, counter.limit)
+    if not counter.strict:
+        rank = A.Binary("+", rank, A.num(1))
+    body = loop_body(cfa, head)
+    dec = tuple(e for e, st in body_edges(cfa, body)
+                if isinstance(st, A.Assign) and st.targets[0] == x)
+    return Ranking(head, rank, dec)
+
+
+def find_rankings(cfa, loops: Dict[int, dict]) -> Tuple[List[Ranking], List[int]]:
+    """A ranking candidate per loop head that has a counter, and the heads that have none."""
+    found, missing = [], []
+    for h in cfa.loop_heads:
+        counter = loops.get(h, {}).get("counter")
+        if counter is None:
+            missing.append(h)
+        else:
+            found.append(counter_ranking(cfa, h, counter))
+    return found, missing
+
+
+def loop_where(cfa, head: int) -> str:
+    """``file:line`` of the loop at ``head``."""
+    line = cfa.graph.nodes[head].get("line")
+    return f"{cfa.path}:{line}" if line else f"{cfa.path} (loop at CFA node {head})"
+
+
+def missing_ranking_message(cfa, head: int, why: Optional[str] = None) -> str:
+    return (f"not proved: the loop at {loop_where(cfa, head)} may not terminate"
+            + (f" ({why})" if why else "")
+            + "; a failure bound counts a run that never ends as failing, and the prover proves "
+              "termination only for counter loops (`i := i + 1` on every path through the body and "
+              "`i < n` in the condition, or counting down); a loop that ends only almost surely, such "
+              "as one retrying until a sampled value succeeds, is not supported")
+
+
+def check_termination(cfa, rankings: List[Ranking], enc, valid) -> List[Tuple[str, str, str, Optional[int]]]:
+    """Every termination obligation of ``rankings`` over ``cfa``, decided by ``valid`` (a
+    formula -> "valid" / other status; "valid" only on z3 ``unsat``): (rule, where, status, head).
+    Structural problems come back as rule "RANKING" with status "invalid". All loop heads need exactly one ranking."""
+    out: List[Tuple[str, str, str, Optional[int]]] = []
+    problem = structure_problem(cfa)
+    if problem:
+        return [("RANKING", problem, "invalid", None)]
+    heads = [r.head for r in rankings]
+    for h in cfa.loop_heads:
+        if heads.count(h) != 1:
+            out.append(("RANKING", f"the loop at node {h} has {heads.count(h)} ranking functions (needs one)",
+                        "invalid", h))
+    for h in heads:
+        if h not in cfa.loop_heads:
+            out.append(("RANKING", f"a ranking function is given for node {h}, which is not a loop head",
+                        "invalid", h))
+    if out:
+        return out
+    for r in rankings:
+        try:
+            obs = obligations(cfa, r, enc)
+        except NotRanked as exc:
+            out.append(("RANKING", f"the loop at node {r.head}: {exc}", "invalid", r.head))
+            continue
+        for rule, where, f in obs:
+            out.append((rule, where, valid(f), r.head))
+    return out

@@ -171,3 +171,27 @@ def describe(c: Conditioning, path: str) -> str:
     pos = c.stmt.pos
     where = f"{path}:{pos.line}:{pos.col}" if pos is not None else path
     return f"{where}: `assume({show_expr(c.stmt.cond)})` conditions on a sampled value ({c.reason()})"
+
+
+def precondition_assumes(cfa, dep: Optional[Dependence] = None) -> List[A.Assume]:
+    """The user ``assume`` statements of ``cfa`` that are preconditions (not conditioning)."""
+    cond = {c.edge for c in conditioning_assumes(cfa, dep)}
+    return [st for e, st in user_assumes(cfa) if e not in cond]
+
+
+def precondition_positions(prog: A.Program) -> FrozenSet[Tuple[int, int]]:
+    """(line, col) of every precondition ``assume`` of ``prog`` — for the engines that run the
+    program's statements directly (simulator, probability engine): at fixed inputs such an
+    ``assume`` either holds on every run or on none, and "none" means the inputs are outside
+    the claim (like a false ``requires``), not that every run is discarded. A program the CFA
+    cannot be built for has none (its assumes keep the conditioning meaning)."""
+    from lang.errors import TampError
+    from tamp.cfa import build_cfa
+
+    if not any(isinstance(n, A.Assume) for n in A.walk(prog.body)):
+        return frozenset()
+    try:
+        cfa = build_cfa(prog)
+    except TampError:
+        return frozenset()
+    return frozenset((st.pos.line, st.pos.col) for st in precondition_assumes(cfa) if st.pos is not None)

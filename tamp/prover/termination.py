@@ -203,9 +203,8 @@ def loop_where(cfa, head: int) -> str:
     return f"{cfa.path}:{line}" if line else f"{cfa.path} (loop at CFA node {head})"
 
 
-def missing_ranking_message(cfa, head: int, why: Optional[str] = None) -> str:
-    return (f"not proved: the loop at {loop_where(cfa, head)} may not terminate"
-            + (f" ({why})" if why else "")
+def missing_ranking_message(cfa, head: int, why: str = "no recognisable counter") -> str:
+    return (f"not proved: the loop at {loop_where(cfa, head)} may not terminate ({why})"
             + "; a failure bound counts a run that never ends as failing, and the prover proves "
               "termination only for counter loops (`i := i + 1` on every path through the body and "
               "`i < n` in the condition, or counting down); a loop that ends only almost surely, such "

@@ -21,9 +21,10 @@ For each program of the certificate, against the claim rebuilt from the source f
             EXIT   λ(q) ⇒ ensures at every node at the CFA exit;
             STEP   per sampling edge λ(q) ⇒ side ∧ κ(q) + cost <= β, and per edge
                    λ(q) ∧ stmt (∧ ¬bad) ⇒ λ(q') ∧ κ(q) + cost <= κ(q');
-6. TERMINATION  every loop head of the rebuilt CFA has one ranking function whose obligations
-            (BOUNDED, NONINC, DECREASE, PROGRESS of :mod:`tamp.prover.termination`, built from the
-            rebuilt CFA) all hold: a failure bound counts a run that never ends as failing, and
+6. TERMINATION  every loop head of the rebuilt CFA has one termination argument — a ranking
+            function (BOUNDED, NONINC, DECREASE, PROGRESS) or a geometric retry (structure and
+            EXITPROB) of :mod:`tamp.prover.termination`, built from the rebuilt CFA — whose
+            obligations all hold: a failure bound counts a run that never ends as failing, and
             rules 1–5 bound only the runs that end.
 
 The claim check (2) also re-runs the sample-dependence analysis (:mod:`tamp.dependence`) on the
@@ -483,7 +484,7 @@ def check_termination_rule(rankings, cfa, timeout_ms: int, deadline, log) -> int
             why = "the solver answered unknown or timed out" if status != "invalid" else "it does not hold"
             what = where if rule == "RANKING" else f"{rule} fails at {where}: {why}"
             raise Rejected(f"TERMINATION: {what} (a run that never ends counts as failing, so every loop "
-                           "needs a ranking function)")
+                           "needs a termination argument)")
         count += 1
     return count
 

@@ -162,9 +162,17 @@ def decode_program(p: Any, where: str) -> ProgramCert:
 
 
 def decode_ranking(r: Any, where: str):
-    from tamp.prover.termination import Ranking
+    from tamp.prover.termination import Geometric, Ranking
 
     head = _get(r, "head", int, where)
+    kind = r.get("kind", "rank")
+    if kind == "geometric":
+        e = _get(r, "sample", list, where)
+        if not (len(e) == 3 and all(type(x) is int for x in e)):
+            raise MalformedCertificate(f"{where}.sample: expected [src, dst, key]")
+        return Geometric(head, tuple(e))
+    if kind != "rank":
+        raise MalformedCertificate(f"{where}.kind: expected \"rank\" or \"geometric\"")
     rank = _ast(expr_from_json, _get(r, "rank", None, where), where + ".rank")
     dec = []
     for i, e in enumerate(_get(r, "decreasing", list, where)):

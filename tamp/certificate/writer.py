@@ -17,8 +17,9 @@ A certificate file (``tamp prove FILE --certificate OUT.json``)::
                                         "axiom": null | {"family", "param", "parts": TREE,
                                                          "bad": AST, "cost": AST, "side": [AST…]}}]}],
                "facts": [AST…],     # lemmas over the state, each valid under `requires` (re-proved)
-               "termination": [{"head": ID, "rank": AST, "decreasing": [[u, v, key]…]}],
-                                    # a ranking function per CFA loop head (tamp.prover.termination)
+               "termination": [{"head": ID, "kind": "rank", "rank": AST, "decreasing": [[u, v, key]…]}
+                               | {"head": ID, "kind": "geometric", "sample": [u, v, key]}],
+                                    # a termination argument per CFA loop head (tamp.prover.termination)
                "obligations": [{"rule", "where", "status"}]}   # what the prover checked
 
 ASTs are :mod:`lang.serialize` JSON; TREE is an axiom derivation (:mod:`.axiom_tree`).

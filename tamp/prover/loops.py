@@ -17,8 +17,8 @@ iteration count, so a checked labelling is a proof for all inputs.
   prefix forms of the postcondition, the axioms' ``¬bad`` carried to copies and accumulated
   over iterations (``forall j in lo..i``), branch facts, and their weakest preconditions.
 * Every loop must terminate (a failure bound counts a run that never ends as failing): a
-  ranking function per loop head, from its counter, checked first (:mod:`.termination`); a
-  loop without one makes the answer "unknown" before any search.
+  ranking function per loop head from its counter, or a geometric retry argument, checked
+  first (:mod:`.termination`); a loop without one makes the answer "unknown" before any search.
 * The checker's BUDGET obligations (κ <= β) are nonlinear (cost × counter); they get the
   monotonicity *budget hints* of :mod:`.kappa` as extra hypotheses, each one first proved
   valid under ``requires`` by its own z3 query (``ProofResult.facts`` lists them).

@@ -1,10 +1,13 @@
-"""Termination: a ranking function for every loop, as checked proof obligations.
+"""Termination: a checked termination argument for every loop.
 
 A failure bound is *total*: a run that never ends counts as failing (docs/language.md). The
 checker's rules (:mod:`.check`) bound the probability of the runs that end violating
 ``ensures``; a run that loops forever is counted nowhere there. So a proof of a program with
-loops also needs every loop to terminate on every run, which this module establishes with a
-ranking function per loop head h (a :class:`Ranking`):
+loops also needs every loop to end with probability 1, which this module establishes with one
+argument per loop head h — either kind gives obligations that the prover and ``tamp
+check-proof`` decide with their own solvers, built here from the CFA alone:
+
+**A ranking function** (:class:`Ranking`, every run ends):
 
 * rank r, an expression over the state (for a counter loop ``while (i < n)`` with ``i := i + 1``
   in the body, r = n - i; for ``i <= n``, r = n - i + 1; counting down, r = i - n (+ 1));
@@ -16,16 +19,27 @@ ranking function per loop head h (a :class:`Ranking`):
 * DECREASE  the edges listed as decreasing lower r by at least 1: r(after) <= r(before) - 1;
 * PROGRESS  every cycle from h back to h inside the body passes a decreasing edge (a graph check).
 
-Why that suffices: at the k-th pass of the guard r > 0, and between two passes r dropped by at
-least 1 (PROGRESS, DECREASE) and never rose (NONINC), so r ≥ k at the first pass: the loop runs
-at most ⌈r₀⌉ iterations, each of which is finite when the inner loops' rankings hold. Every
-cycle of a CFA goes through a loop head (its graph without back edges is acyclic, back edges
-end at loop heads — checked), so every run is finite.
+At the k-th pass of the guard r > 0, and between two passes r dropped by at least 1 (PROGRESS,
+DECREASE) and never rose (NONINC), so the loop runs at most ⌈r₀⌉ iterations, each finite when
+the inner loops' arguments hold.
 
-Loops without a counter — e.g. retry loops ``while (!ok) { ok ~ bern(q); }`` that only end
-*almost surely* — get no ranking: the prover answers "unknown" naming the loop
-(:func:`missing_ranking_message`). The obligations are built here from the CFA alone and the
-ranking; the prover and ``tamp check-proof`` decide them with their own solvers.
+**A geometric retry** (:class:`Geometric`, the loop ends almost surely), for
+``while (!x) { …; x ~ bern(e); … }`` (or ``while (x)``, exiting when x is false):
+
+* the head tests ``assume(c)`` / ``assume(!c)`` with c = ``!x`` or ``x``, x a variable;
+* the body has no inner loop (each iteration is finite) and every path from h back to h passes
+  the sampling ``x ~ bern(e)``, and no other edge of the body writes x — so at each test, x is
+  the outcome of this iteration's fresh sampling;
+* e reads only inputs (never written), and EXITPROB under ``requires``: e > 0 for ``!x``
+  (1 - e > 0 for ``x``).
+
+Each iteration then ends the loop with the same probability q > 0 whatever happened before, so
+n iterations happen with probability (1 - q)^n → 0: the runs that never end have probability 0
+and the bound on the runs that end is the whole failure probability.
+
+Every cycle of a CFA goes through a loop head (its graph without back edges is acyclic, back
+edges end at loop heads — checked), so one argument per head covers every run. A loop with
+neither (:func:`missing_ranking_message`) makes the prover answer "unknown" naming the loop.
 """
 
 from __future__ import annotations
@@ -52,7 +66,20 @@ class Ranking:
     def to_json(self) -> dict:
         from lang.serialize import to_json
 
-        return {"head": self.head, "rank": to_json(self.rank), "decreasing": [list(e) for e in self.decreasing]}
+        return {"head": self.head, "kind": "rank", "rank": to_json(self.rank),
+                "decreasing": [list(e) for e in self.decreasing]}
+
+
+@dataclass(frozen=True)
+class Geometric:
+    """The almost-sure termination argument of a retry loop at CFA node ``head``: ``sample`` is
+    the body's sampling ``x ~ bern(e)`` of the variable its guard tests."""
+
+    head: int
+    sample: Edge
+
+    def to_json(self) -> dict:
+        return {"head": self.head, "kind": "geometric", "sample": list(self.sample)}
 
 
 class NotRanked(Exception):
@@ -131,11 +158,15 @@ def progress_problem(cfa, head: int, body: Set[int], decreasing) -> str:
 # ---------------------------------------------------------------------------- obligations
 
 
-def obligations(cfa, ranking: Ranking, enc) -> List[Tuple[str, str, z3.BoolRef]]:
-    """(rule, where, formula) for every solver obligation of ``ranking`` (to be valid under
-    ``requires``); raises :class:`NotRanked` when the structure does not fit."""
+def obligations(cfa, ranking, enc) -> List[Tuple[str, str, z3.BoolRef]]:
+    """(rule, where, formula) for every solver obligation of ``ranking`` (a :class:`Ranking` or a
+    :class:`Geometric`; each formula to be valid under ``requires``); raises :class:`NotRanked`
+    when the structure does not fit."""
     from .trace import StepState, step
     from .smt import to_real
+
+    if isinstance(ranking, Geometric):
+        return geometric_obligations(cfa, ranking, enc)
 
     if ranking.head not in cfa.loop_heads:
         raise NotRanked(f"node {ranking.head} is not a loop head")
@@ -166,6 +197,74 @@ def obligations(cfa, ranking: Ranking, enc) -> List[Tuple[str, str, z3.BoolRef]]
     return out
 
 
+def _guard_var(cond) -> Tuple[Optional[str], bool]:
+    """(x, exit_when_true) for a guard ``!x`` (exit when x) or ``x`` (exit when !x); else (None, _)."""
+    if isinstance(cond, A.Unary) and cond.op == "!" and isinstance(cond.operand, A.Var):
+        return cond.operand.name, True
+    if isinstance(cond, A.Var):
+        return cond.name, False
+    return None, False
+
+
+def _written(st) -> Set[str]:
+    out = set()
+    for t in getattr(st, "targets", ()):
+        while isinstance(t, A.Index):
+            t = t.base
+        if isinstance(t, A.Var):
+            out.add(t.name)
+    return out
+
+
+def geometric_obligations(cfa, g: Geometric, enc) -> List[Tuple[str, str, z3.BoolRef]]:
+    """The structure checks of a :class:`Geometric` argument (raising :class:`NotRanked`) and its
+    one solver obligation EXITPROB."""
+    from .smt import to_real
+
+    if g.head not in cfa.loop_heads:
+        raise NotRanked(f"node {g.head} is not a loop head")
+    body = loop_body(cfa, g.head)
+    if any(h != g.head and h in body for h in cfa.loop_heads):
+        raise NotRanked("a retry loop must not contain another loop")
+    x, exit_when_true = _guard_var(loop_guard(cfa, g.head, body))
+    if x is None:
+        raise NotRanked("its condition is not a variable or its negation")
+    edges = dict(body_edges(cfa, body))
+    st = edges.get(tuple(g.sample))
+    if not (isinstance(st, A.Sample) and st.targets == (A.Var(x),) and st.dist.func == "bern"
+            and len(st.dist.args) == 1):
+        raise NotRanked(f"edge {g.sample[0]}->{g.sample[1]} is not a sampling `{x} ~ bern(e)` in the loop body")
+    for e, other in edges.items():
+        if e != tuple(g.sample) and x in _written(other):
+            raise NotRanked(f"edge {e[0]}->{e[1]} of the body also writes '{x}'")
+    problem = progress_problem(cfa, g.head, body, [tuple(g.sample)])
+    if problem:
+        raise NotRanked(problem.replace("a decreasing edge", f"the sampling of '{x}'"))
+    prob = st.dist.args[0]
+    params = {p.name for p in cfa.params}
+    if not A.free_vars(prob) <= params:
+        raise NotRanked(f"the probability of `{x} ~ bern(…)` reads non-inputs "
+                        f"{sorted(A.free_vars(prob) - params)}")
+    e = to_real(enc.expr(prob, enc.initial_env()))
+    q = e if exit_when_true else 1 - e
+    return [("EXITPROB", f"loop at node {g.head}", q > 0)]
+
+
+def geometric_argument(cfa, head: int) -> Optional[Geometric]:
+    """The :class:`Geometric` argument of the loop at ``head`` when its shape fits (the solver
+    obligation is still to be decided), else None."""
+    body = loop_body(cfa, head)
+    try:
+        x, _w = _guard_var(loop_guard(cfa, head, body))
+    except NotRanked:
+        return None
+    if x is None:
+        return None
+    samples = [e for e, st in body_edges(cfa, body)
+               if isinstance(st, A.Sample) and st.targets == (A.Var(x),) and st.dist.func == "bern"]
+    return Geometric(head, samples[0]) if len(samples) == 1 else None
+
+
 # ---------------------------------------------------------------------------- finding rankings
 
 
@@ -185,15 +284,20 @@ def counter_ranking(cfa, head: int, counter) -> Ranking:
     return Ranking(head, rank, dec)
 
 
-def find_rankings(cfa, loops: Dict[int, dict]) -> Tuple[List[Ranking], List[int]]:
-    """A ranking candidate per loop head that has a counter, and the heads that have none."""
+def find_rankings(cfa, loops: Dict[int, dict]) -> Tuple[List[object], List[int]]:
+    """A termination argument per loop head — a ranking from its counter, else a geometric retry
+    argument when the loop has that shape — and the heads that have neither."""
     found, missing = [], []
     for h in cfa.loop_heads:
         counter = loops.get(h, {}).get("counter")
-        if counter is None:
-            missing.append(h)
-        else:
+        if counter is not None:
             found.append(counter_ranking(cfa, h, counter))
+            continue
+        geo = geometric_argument(cfa, h)
+        if geo is not None:
+            found.append(geo)
+        else:
+            missing.append(h)
     return found, missing
 
 
@@ -203,15 +307,15 @@ def loop_where(cfa, head: int) -> str:
     return f"{cfa.path}:{line}" if line else f"{cfa.path} (loop at CFA node {head})"
 
 
-def missing_ranking_message(cfa, head: int, why: str = "no recognisable counter") -> str:
+def missing_ranking_message(cfa, head: int, why: str = "no recognisable counter or retry sampling") -> str:
     return (f"not proved: the loop at {loop_where(cfa, head)} may not terminate ({why})"
             + "; a failure bound counts a run that never ends as failing, and the prover proves "
-              "termination only for counter loops (`i := i + 1` on every path through the body and "
-              "`i < n` in the condition, or counting down); a loop that ends only almost surely, such "
-              "as one retrying until a sampled value succeeds, is not supported")
+              "termination for counter loops (`i := i + 1` on every path through the body and "
+              "`i < n` in the condition, or counting down) and for retry loops `while (!x) { … x ~ bern(e); … }` "
+              "(x sampled on every iteration, e > 0 over inputs only, no inner loop)")
 
 
-def check_termination(cfa, rankings: List[Ranking], enc, valid) -> List[Tuple[str, str, str, Optional[int]]]:
+def check_termination(cfa, rankings: List[object], enc, valid) -> List[Tuple[str, str, str, Optional[int]]]:
     """Every termination obligation of ``rankings`` over ``cfa``, decided by ``valid`` (a
     formula -> "valid" / other status; "valid" only on z3 ``unsat``): (rule, where, status, head).
     Structural problems come back as rule "RANKING" with status "invalid". All loop heads need exactly one ranking."""
@@ -222,11 +326,11 @@ def check_termination(cfa, rankings: List[Ranking], enc, valid) -> List[Tuple[st
     heads = [r.head for r in rankings]
     for h in cfa.loop_heads:
         if heads.count(h) != 1:
-            out.append(("RANKING", f"the loop at node {h} has {heads.count(h)} ranking functions (needs one)",
+            out.append(("RANKING", f"the loop at node {h} has {heads.count(h)} termination arguments (needs one)",
                         "invalid", h))
     for h in heads:
         if h not in cfa.loop_heads:
-            out.append(("RANKING", f"a ranking function is given for node {h}, which is not a loop head",
+            out.append(("RANKING", f"a termination argument is given for node {h}, which is not a loop head",
                         "invalid", h))
     if out:
         return out

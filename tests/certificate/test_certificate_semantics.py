@@ -54,7 +54,7 @@ def test_certificate_for_a_loop_that_may_not_terminate_is_rejected(tmp_path, cap
                          (loops, "check_termination", lambda *a: []))
     assert cert["programs"][0]["termination"] == []
     code, out = check(cert, path, tmp_path, capsys)
-    assert code != 0 and "TERMINATION" in out and "ranking" in out, out
+    assert code != 0 and "TERMINATION" in out and "0 termination arguments" in out, out
 
 
 @pytest.fixture(scope="module")
@@ -76,13 +76,13 @@ def _rank(text):
 
 
 @pytest.mark.parametrize("mutate, needle", [
-    (lambda t: t.clear(), "0 ranking functions"),
+    (lambda t: t.clear(), "0 termination arguments"),
     (lambda t: t[0].update(decreasing=[]), "does not pass a decreasing edge"),
     (lambda t: t[0].update(rank=_rank("n - i / 2")), "DECREASE"),
     (lambda t: t[0].update(rank=_rank("1")), "DECREASE"),
     (lambda t: t[0].update(rank=_rank("n - i - 1")), "BOUNDED"),
-    (lambda t: t.append(dict(t[0])), "2 ranking functions"),
-    (lambda t: t[0].update(head=0), "ranking"),
+    (lambda t: t.append(dict(t[0])), "2 termination arguments"),
+    (lambda t: t[0].update(head=0), "termination argument"),
 ])
 def test_tampered_ranking_is_rejected(noisy_sum_cert, tmp_path, capsys, mutate, needle):
     cert = tampered(noisy_sum_cert)
@@ -96,3 +96,39 @@ def test_malformed_ranking_is_malformed(noisy_sum_cert, tmp_path, capsys):
     cert["programs"][0]["termination"][0]["decreasing"] = [[1, 2]]
     code, out = check(cert, BENCH / "dp" / "noisySum.prob", tmp_path, capsys)
     assert code == 2 and "termination[0].decreasing[0]" in out, out
+
+
+RETRY = """program retry(q: real)
+  requires 0 < q && q <= 1
+  ensures ok
+  fails 0
+{
+  ok ~ bern(q);
+  while (!ok) { ok ~ bern(q); }
+}
+"""
+
+
+def test_geometric_retry_certificate_is_accepted_and_its_argument_rechecked(tmp_path, capsys):
+    path = tmp_path / "r.prob"
+    path.write_text(RETRY)
+    cert = make_certificate(path)
+    term = cert["programs"][0]["termination"]
+    assert [t["kind"] for t in term] == ["geometric"]
+    code, out = check(cert, path, tmp_path, capsys)
+    assert code == 0, out
+    bad = tampered(cert)
+    first = bad["programs"][0]["cfa"]["edges"][0]  # the sampling before the loop, not in its body
+    bad["programs"][0]["termination"][0]["sample"] = [first["src"], first["dst"], first["key"]]
+    code, out = check(bad, path, tmp_path, capsys)
+    assert code != 0 and "TERMINATION" in out, out
+
+
+def test_geometric_argument_with_a_possibly_zero_exit_probability_is_rejected(tmp_path, capsys, monkeypatch):
+    import tamp.prover.loops as loops
+
+    path, cert = _forged(tmp_path, RETRY.replace("0 < q", "0 <= q"), monkeypatch,
+                         (loops, "check_termination", lambda *a: []))
+    assert [t["kind"] for t in cert["programs"][0]["termination"]] == ["geometric"]
+    code, out = check(cert, path, tmp_path, capsys)
+    assert code != 0 and "EXITPROB" in out, out

@@ -66,18 +66,51 @@ def test_loops_that_may_not_terminate_are_not_proved(name):
     assert f"the loop at t.prob:{line} may not terminate" in r.message, r.message
 
 
-# almost-surely terminating retry loops: the prover makes no almost-sure termination argument,
-# so these are "unknown" (never a wrong "proved"); the simulator checks what they do
-RETRY = {
-    "geometric_true": ("""program retry(q: real)
+# almost-surely terminating retry loops: proved when each iteration exits with a fixed positive
+# probability (a geometric argument), else "unknown" — never a wrong "proved"
+RETRY = """program retry(q: real)
   requires 0 < q && q <= 1
   ensures ok
   fails 0
 {
   ok ~ bern(q);
   while (!ok) { ok ~ bern(q); }
-}""", {"q": 0.5}, False),
-    "geometric_false": ("""program retry2(q: real)
+}"""
+
+
+def test_a_geometric_retry_loop_is_proved_almost_surely_terminating():
+    r = prove(RETRY)
+    assert r.verdict == "proved", r.render_text()
+    assert [type(x).__name__ for x in r.rankings] == ["Geometric"]
+    assert "EXITPROB" in {o.rule for o in r.obligations}
+    for q in (0.5, 0.05):
+        assert simulate(RETRY, {"q": q}, runs=20000, seed=5).verdict != "refuted"
+
+
+NOT_ALMOST_SURE = {
+    # q = 0 is allowed: then the loop never ends
+    "probability_may_be_zero": RETRY.replace("0 < q", "0 <= q"),
+    # the exit probability changes between iterations (it may shrink towards 0)
+    "probability_not_an_input": RETRY.replace("while (!ok) { ok ~ bern(q); }",
+                                              "r := q; while (!ok) { ok ~ bern(r); r := r / 2; }"),
+    # the flag is overwritten after the sampling
+    "flag_overwritten": RETRY.replace("while (!ok) { ok ~ bern(q); }",
+                                      "while (!ok) { ok ~ bern(q); ok := false; }"),
+    # the sampling is skipped on some iterations
+    "sampling_skipped": RETRY.replace("while (!ok) { ok ~ bern(q); }",
+                                      "x := false; while (!ok) { if (x) { ok ~ bern(q); } }"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_ALMOST_SURE))
+def test_retry_loops_without_a_sound_exit_probability_are_unknown(name):
+    r = prove(NOT_ALMOST_SURE[name])
+    assert r.verdict == "unknown", r.render_text()
+    assert "may not terminate" in r.message, r.message
+
+
+def test_a_false_claim_about_a_retry_loop_is_not_proved_and_is_refuted():
+    src = """program retry2(q: real)
   requires 0 < q && q <= 1
   ensures k <= 1
   fails 0.1
@@ -85,18 +118,9 @@ RETRY = {
   ok ~ bern(q);
   k := 0;
   while (!ok) { ok ~ bern(q); k := k + 1; }
-}""", {"q": 0.5}, True),
-}
-
-
-@pytest.mark.parametrize("name", sorted(RETRY))
-def test_almost_surely_terminating_loops_are_unknown_and_simulated(name):
-    src, inputs, false = RETRY[name]
-    r = prove(src)
-    assert r.verdict == "unknown", r.render_text()
-    assert "may not terminate" in r.message and "t.prob:" in r.message
-    s = simulate(src, inputs, runs=20000, seed=5)
-    assert (s.verdict == "refuted") == false, s.render_text()
+}"""
+    assert prove(src).verdict == "unknown"
+    assert simulate(src, {"q": 0.5}, runs=20000, seed=5).verdict == "refuted"
 
 
 def test_counter_loops_still_prove_and_record_their_ranking():

@@ -100,7 +100,9 @@ def conditioning_refusal(cfa, path: str) -> str:
     lines.append(f"under conditioning the claim bounds Pr[violation | {cond}] = Pr[violation and {cond}] / "
                  f"Pr[{cond}], and the prover cannot bound Pr[{cond}] from below; if the runs where the "
                  f"condition fails should simply pass, write `if ({cond}) {{ … }}` around the rest of the "
-                 "program instead (a condition on inputs only belongs in `requires`)")
+                 "program instead (a condition on inputs only belongs in `requires`); with every input fixed "
+                 "(--input), `tamp prove` decides the conditional bound exactly with the probability engine "
+                 "when it can")
     return "\n  ".join(lines)
 
 

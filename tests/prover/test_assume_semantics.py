@@ -208,3 +208,47 @@ def test_branch_guards_are_not_user_assumes():
     r = prove(src)
     assert r.verdict == "proved", r.render_text()
     assert simulate(src, {"p": 0.5}, runs=20000, seed=4).verdict != "refuted"
+
+
+# ------------------------------------------------------------------ fixed inputs: decided exactly
+
+COND2 = """program cond2(p: real)
+  requires 0 < p && p < 1
+  ensures !y
+  fails 0.5
+{
+  x ~ bern(0.5);
+  y ~ bern(p);
+  assume(x || y);
+}"""
+
+
+@pytest.mark.parametrize("p, verdict", [(0.2, "proved"), (0.5, "violated")])
+def test_at_fixed_inputs_the_conditional_bound_is_decided_exactly_and_agrees_with_simulation(p, verdict):
+    from fractions import Fraction
+
+    from tamp.api import prove as api_prove
+
+    # Pr[y | x or y] = p / (1 - (1 - p)/2): 1/3 at p = 0.2, 2/3 at p = 0.5
+    res = api_prove(COND2, inputs={"p": Fraction(p).limit_denominator()}, path="c.prob")
+    r = res.programs[0]
+    assert r.verdict == verdict, r.render_text()
+    assert "c.prob:8:3" in r.message and "conditional bound" in r.message
+    s = simulate(COND2, {"p": p}, runs=20000, seed=8)
+    assert (s.verdict == "refuted") == (verdict == "violated"), s.render_text()
+
+
+def test_the_issue_program_is_violated_exactly_and_writes_no_certificate():
+    from tamp.api import prove as api_prove
+    from tamp.certificate import file_certificate
+
+    res = api_prove(BERN, path="b.prob")
+    assert res.programs[0].verdict == "violated", res.programs[0].render_text()
+    cert = file_certificate(res, BERN.encode())
+    assert cert["programs"] == [] and cert["probability"] == []
+
+
+def test_without_fixed_inputs_the_conditional_bound_stays_unknown():
+    from tamp.api import prove as api_prove
+
+    assert api_prove(COND2, path="c.prob").programs[0].verdict == "unknown"

@@ -74,6 +74,11 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
             from .loops import prove_loops
 
             result = prove_loops(program, cfa, deadline, t0, progress)
+        if result.verdict == "proved" and result.automata and not any("vacuously" in n for n in notes):
+            from .claim import unreachable_exit_note
+
+            vac = unreachable_exit_note(cfa, result.automata[0])
+            notes = notes + [vac] if vac else notes
         if notes:
             result.message = "\n  ".join(["note: " + n for n in notes] + ([result.message] if result.message else []))
         return result

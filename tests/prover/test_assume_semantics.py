@@ -252,3 +252,17 @@ def test_without_fixed_inputs_the_conditional_bound_stays_unknown():
     from tamp.api import prove as api_prove
 
     assert api_prove(COND2, path="c.prob").programs[0].verdict == "unknown"
+
+
+def test_a_precondition_no_input_passes_makes_the_claim_vacuous_and_says_so():
+    src = """program v(n: int)
+  ensures false
+  fails 0
+{
+  x ~ bern(0.5);
+  assume(n > 0 && n < 0);
+}"""
+    r = prove(src)
+    assert r.verdict == "proved"
+    assert "holds vacuously" in r.message and "t.prob:6:3" in r.message, r.message
+    assert "vacuously" not in prove(PRE).message

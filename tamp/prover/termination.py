@@ -245,6 +245,9 @@ def geometric_obligations(cfa, g: Geometric, enc) -> List[Tuple[str, str, z3.Boo
     if not A.free_vars(prob) <= params:
         raise NotRanked(f"the probability of `{x} ~ bern(…)` reads non-inputs "
                         f"{sorted(A.free_vars(prob) - params)}")
+    for edge, other in edges.items():
+        if _written(other) & A.free_vars(prob):
+            raise NotRanked(f"edge {edge[0]}->{edge[1]} of the body writes the probability of `{x} ~ bern(…)`")
     e = to_real(enc.expr(prob, enc.initial_env()))
     q = e if exit_when_true else 1 - e
     return [("EXITPROB", f"loop at node {g.head}", q > 0)]

@@ -45,7 +45,7 @@ neither (:func:`missing_ranking_message`) makes the prover answer "unknown" nami
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 import networkx as nx
 import z3
@@ -80,6 +80,9 @@ class Geometric:
 
     def to_json(self) -> dict:
         return {"head": self.head, "kind": "geometric", "sample": list(self.sample)}
+
+
+Argument = Union[Ranking, Geometric]   # one loop's termination argument
 
 
 class NotRanked(Exception):
@@ -158,7 +161,7 @@ def progress_problem(cfa, head: int, body: Set[int], decreasing) -> str:
 # ---------------------------------------------------------------------------- obligations
 
 
-def obligations(cfa, ranking, enc) -> List[Tuple[str, str, z3.BoolRef]]:
+def obligations(cfa, ranking: Argument, enc) -> List[Tuple[str, str, z3.BoolRef]]:
     """(rule, where, formula) for every solver obligation of ``ranking`` (a :class:`Ranking` or a
     :class:`Geometric`; each formula to be valid under ``requires``); raises :class:`NotRanked`
     when the structure does not fit."""
@@ -230,14 +233,15 @@ def geometric_obligations(cfa, g: Geometric, enc) -> List[Tuple[str, str, z3.Boo
     if x is None:
         raise NotRanked("its condition is not a variable or its negation")
     edges = dict(body_edges(cfa, body))
-    st = edges.get(tuple(g.sample))
+    sample: Edge = (g.sample[0], g.sample[1], g.sample[2])
+    st = edges.get(sample)
     if not (isinstance(st, A.Sample) and st.targets == (A.Var(x),) and st.dist.func == "bern"
             and len(st.dist.args) == 1):
         raise NotRanked(f"edge {g.sample[0]}->{g.sample[1]} is not a sampling `{x} ~ bern(e)` in the loop body")
     for e, other in edges.items():
-        if e != tuple(g.sample) and x in _written(other):
+        if e != sample and x in _written(other):
             raise NotRanked(f"edge {e[0]}->{e[1]} of the body also writes '{x}'")
-    problem = progress_problem(cfa, g.head, body, [tuple(g.sample)])
+    problem = progress_problem(cfa, g.head, body, [sample])
     if problem:
         raise NotRanked(problem.replace("a decreasing edge", f"the sampling of '{x}'"))
     prob = st.dist.args[0]
@@ -287,10 +291,11 @@ def counter_ranking(cfa, head: int, counter) -> Ranking:
     return Ranking(head, rank, dec)
 
 
-def find_rankings(cfa, loops: Dict[int, dict]) -> Tuple[List[object], List[int]]:
+def find_rankings(cfa, loops: Dict[int, dict]) -> Tuple[List[Argument], List[int]]:
     """A termination argument per loop head — a ranking from its counter, else a geometric retry
     argument when the loop has that shape — and the heads that have neither."""
-    found, missing = [], []
+    found: List[Argument] = []
+    missing: List[int] = []
     for h in cfa.loop_heads:
         counter = loops.get(h, {}).get("counter")
         if counter is not None:
@@ -318,7 +323,7 @@ def missing_ranking_message(cfa, head: int, why: str = "no recognisable counter 
               "(x sampled on every iteration, e > 0 over inputs only, no inner loop)")
 
 
-def check_termination(cfa, rankings: List[object], enc, valid) -> List[Tuple[str, str, str, Optional[int]]]:
+def check_termination(cfa, rankings: List[Argument], enc, valid) -> List[Tuple[str, str, str, Optional[int]]]:
     """Every termination obligation of ``rankings`` over ``cfa``, decided by ``valid`` (a
     formula -> "valid" / other status; "valid" only on z3 ``unsat``): (rule, where, status, head).
     Structural problems come back as rule "RANKING" with status "invalid". All loop heads need exactly one ranking."""

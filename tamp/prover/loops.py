@@ -47,7 +47,7 @@ from .show import show_expr
 from .liveness import live_variables
 from .smt import VALID, Encoder, Stats, is_valid
 from .synthesis import Timeout
-from .termination import check_termination, find_rankings, missing_ranking_message
+from .termination import check_termination, find_rankings, guard_ranking, missing_ranking_message
 
 MAX_COMBOS = 6
 MAX_RANKED = 400
@@ -396,10 +396,15 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     loops, dag = _loops(cfa)
     # termination first (cheap, and without it no labelling is a proof): a ranking per loop
     rankings, missing = find_rankings(cfa, loops)
-    if missing:
-        return _done(program, cfa, "unknown", t0, missing_ranking_message(cfa, missing[0]), None, stats,
-                     times, [], "no ranking function for the loop", 0)
     try:
+        for h in list(missing):
+            rk = guard_ranking(cfa, h, enc, valid_under(req, CHECK_MS))
+            if rk is not None:
+                rankings.append(rk)
+                missing.remove(h)
+        if missing:
+            return _done(program, cfa, "unknown", t0, missing_ranking_message(cfa, missing[0]), None, stats,
+                         times, [], "no termination argument for the loop", 0)
         term = check_termination(cfa, rankings, enc, valid_under(req, CHECK_MS))
     except Timeout:
         return _done(program, cfa, "unknown", t0, "timeout while proving the loops terminate", None,

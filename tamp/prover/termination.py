@@ -19,6 +19,9 @@ check-proof`` decide with their own solvers, built here from the CFA alone:
 * DECREASE  the edges listed as decreasing lower r by at least 1: r(after) <= r(before) - 1;
 * PROGRESS  every cycle from h back to h inside the body passes a decreasing edge (a graph check).
 
+The rank comes from the loop's counter (:func:`counter_ranking`), else from a conjunct of its
+condition (:func:`guard_ranking`, e.g. n - i for ``i < n`` with ``i := i + 2``).
+
 At the k-th pass of the guard r > 0, and between two passes r dropped by at least 1 (PROGRESS,
 DECREASE) and never rose (NONINC), so the loop runs at most ⌈r₀⌉ iterations, each finite when
 the inner loops' arguments hold.
@@ -291,6 +294,39 @@ def counter_ranking(cfa, head: int, counter) -> Ranking:
     return Ranking(head, rank, dec)
 
 
+def guard_ranking(cfa, head: int, enc, valid) -> Optional[Ranking]:
+    """A ranking read off the loop condition, for loops without a unit-step counter
+    (``while (i < n) { …; i := i + 2; }``): for each conjunct ``a < b`` (``<=``, ``>``, ``>=``) the
+    candidate r = b - a (+ 1 when not strict), decreasing on the body edges that write its
+    variables. The first candidate whose obligations all come back valid from ``valid``."""
+    from .exprs import conjuncts
+
+    body = loop_body(cfa, head)
+    try:
+        cond = loop_guard(cfa, head, body)
+    except NotRanked:
+        return None
+    for atom in conjuncts(cond):
+        if not (isinstance(atom, A.Binary) and atom.op in ("<", "<=", ">", ">=")):
+            continue
+        lo, hi = (atom.left, atom.right) if atom.op in ("<", "<=") else (atom.right, atom.left)
+        rank: A.Expr = A.Binary("-", hi, lo)
+        if atom.op in ("<=", ">="):
+            rank = A.Binary("+", rank, A.num(1))
+        reads = A.free_vars(rank)
+        dec = tuple(e for e, st in body_edges(cfa, body) if _written(st) & reads)
+        if not dec:
+            continue
+        cand = Ranking(head, rank, dec)
+        try:
+            obs = obligations(cfa, cand, enc)
+        except (NotRanked, z3.Z3Exception):
+            continue
+        if all(valid(f) == "valid" for _rule, _where, f in obs):
+            return cand
+    return None
+
+
 def find_rankings(cfa, loops: Dict[int, dict]) -> Tuple[List[Argument], List[int]]:
     """A termination argument per loop head — a ranking from its counter, else a geometric retry
     argument when the loop has that shape — and the heads that have neither."""
@@ -315,12 +351,13 @@ def loop_where(cfa, head: int) -> str:
     return f"{cfa.path}:{line}" if line else f"{cfa.path} (loop at CFA node {head})"
 
 
-def missing_ranking_message(cfa, head: int, why: str = "no recognisable counter or retry sampling") -> str:
+def missing_ranking_message(cfa, head: int, why: str = "no ranking function or retry sampling found") -> str:
     return (f"not proved: the loop at {loop_where(cfa, head)} may not terminate ({why})"
             + "; a failure bound counts a run that never ends as failing, and the prover proves "
-              "termination for counter loops (`i := i + 1` on every path through the body and "
-              "`i < n` in the condition, or counting down) and for retry loops `while (!x) { … x ~ bern(e); … }` "
-              "(x sampled on every iteration, e > 0 over inputs only, no inner loop)")
+              "termination for loops with a conjunct `a < b` (or <=, >, >=) in the condition whose "
+              "difference b - a drops by at least 1 on every path through the body (a counter `i := i + 1` "
+              "with `i < n`) and for retry loops `while (!x) { … x ~ bern(e); … }` (x sampled on every "
+              "iteration, e > 0 over inputs only, no inner loop)")
 
 
 def check_termination(cfa, rankings: List[Argument], enc, valid) -> List[Tuple[str, str, str, Optional[int]]]:

@@ -160,3 +160,26 @@ def test_nested_counter_loops_each_get_a_ranking():
     r = prove(src)
     assert r.verdict == "proved", r.render_text()
     assert len(r.rankings) == 2
+
+
+def test_a_loop_stepping_by_two_gets_a_ranking_from_its_condition():
+    src = """program step2(n: int, p: real)
+  requires n >= 0 && 0 < p && p <= 1
+  ensures !y && i >= n
+  fails p
+{
+  i := 0;
+  while (i < n) { i := i + 2; }
+  y ~ bern(p);
+}"""
+    r = prove(src)
+    assert r.verdict == "proved", r.render_text()
+    assert [show(x.rank) for x in r.rankings] == ["n - i"]
+    for n in (0, 5):
+        assert simulate(src, {"n": n, "p": 0.3}, runs=20000, seed=9).verdict != "refuted"
+
+
+def show(e):
+    from tamp.prover.show import show_expr
+
+    return show_expr(e)

@@ -55,14 +55,27 @@ class Conditioning:
 
 @dataclass
 class Dependence:
-    """The result of the analysis over one CFA."""
+    """The result of the analysis over one CFA. Taint sets are bit masks over ``names`` (one
+    bit per variable), so the fixpoint costs a few machine-word operations per edge even for
+    programs with thousands of variables."""
 
-    tainted: Dict[int, FrozenSet[str]]    # variables that may depend on a sample, at each node
+    masks: Dict[int, int]                 # variables that may depend on a sample, at each node
+    names: List[str]                      # bit i of a mask is names[i]
     controlled: Set[int]                  # nodes control dependent on a sample-dependent branch
+
+    def tainted_at(self, node: int) -> FrozenSet[str]:
+        m = self.masks.get(node, 0)
+        return frozenset(n for i, n in enumerate(self.names) if m >> i & 1)
+
+    def reads_tainted(self, node: int, e: A.Expr) -> Tuple[str, ...]:
+        """The variables of ``e`` that may depend on a sample at ``node``, sorted."""
+        m = self.masks.get(node, 0)
+        index = {n: i for i, n in enumerate(self.names)}
+        return tuple(sorted(x for x in A.free_vars(e) if x in index and m >> index[x] & 1))
 
     def depends(self, node: int, e: A.Expr) -> bool:
         """Whether ``e`` evaluated at ``node`` may depend on a sample (by data or control flow)."""
-        return node in self.controlled or bool(A.free_vars(e) & self.tainted.get(node, frozenset()))
+        return node in self.controlled or bool(self.reads_tainted(node, e))
 
 
 def _base(t) -> Optional[str]:
@@ -99,49 +112,73 @@ def control_dependence(cfa) -> Dict[int, Set[int]]:
 def analyse(cfa) -> Dependence:
     """Least fixpoint of the taint equations (data and control dependence) over ``cfa``."""
     cd = control_dependence(cfa)
-    edges = [(u, v, d["stmt"]) for u, v, _k, d in cfa.edges()]
-    tainted: Dict[int, Set[str]] = {n: set() for n in cfa.graph.nodes}
+    names: List[str] = []
+    index: Dict[str, int] = {}
+
+    def bit(name: Optional[str]) -> int:
+        if name is None:
+            return 0
+        if name not in index:
+            index[name] = len(names)
+            names.append(name)
+        return 1 << index[name]
+
+    def mask(vs) -> int:
+        m = 0
+        for v in vs:
+            m |= bit(v)
+        return m
+
+    # each edge as (src, dst, kind, written bits, read mask): "sample" taints its targets;
+    # "assign" taints its target when it reads a tainted value or runs under control, and a
+    # whole-variable assignment ("strong") that does neither clears it; "none" changes nothing
+    edges = []
+    for u, v, _k, d in cfa.edges():
+        st = d["stmt"]
+        if isinstance(st, A.Sample):
+            edges.append((u, v, "sample", mask(_base(t) for t in st.targets), 0))
+        elif isinstance(st, A.Assign):
+            t = st.targets[0]
+            name = _base(t)
+            reads = A.free_vars(st.value) | (A.free_vars(t) - {name} if isinstance(t, A.Index) else set())
+            edges.append((u, v, "strong" if isinstance(t, A.Var) else "assign", bit(name), mask(reads)))
+        else:
+            edges.append((u, v, "none", 0, 0))
+    guard_reads: Dict[int, int] = {}
+    guard_other: Set[int] = set()
+    for u in cd:
+        for _u, _v, _k, d in cfa.out_edges(u):
+            st = d["stmt"]
+            if isinstance(st, A.Assume):
+                guard_reads[u] = guard_reads.get(u, 0) | mask(A.free_vars(st.cond))
+            else:
+                guard_other.add(u)  # not a plain test: count it as depending on a sample
+
+    masks: Dict[int, int] = {n: 0 for n in cfa.graph.nodes}
     controlled: Set[int] = set()
     changed = True
     while changed:
         changed = False
         # branches whose guards read tainted values make their dependents controlled
         for u, deps in cd.items():
-            if u in controlled and deps <= controlled:
+            if deps <= controlled:
                 continue
-            guards = [d["stmt"] for _u, _v, _k, d in cfa.out_edges(u)]
-            if u in controlled or any(isinstance(s, A.Assume) and A.free_vars(s.cond) & tainted[u]
-                                      for s in guards) \
-                    or any(not isinstance(s, A.Assume) for s in guards):
-                if not deps <= controlled:
-                    controlled |= deps
-                    changed = True
-        for u, v, st in edges:
-            out = _transfer(tainted[u], st, u in controlled)
-            if not out <= tainted[v]:
-                tainted[v] |= out
+            if u in controlled or u in guard_other or guard_reads.get(u, 0) & masks[u]:
+                controlled |= deps
                 changed = True
-    return Dependence({n: frozenset(t) for n, t in tainted.items()}, controlled)
-
-
-def _transfer(before: Set[str], st, controlled: bool) -> Set[str]:
-    out = set(before)
-    if isinstance(st, A.Sample):
-        for t in st.targets:
-            name = _base(t)
-            if name is not None:
-                out.add(name)
-    elif isinstance(st, A.Assign):
-        t = st.targets[0]
-        name = _base(t)
-        reads = A.free_vars(st.value) | (A.free_vars(t) - {name} if isinstance(t, A.Index) else set())
-        dirty = controlled or bool(reads & before)
-        if name is not None:
-            if dirty:
-                out.add(name)
-            elif isinstance(t, A.Var):
-                out.discard(name)  # a strong update: the whole variable is overwritten
-    return out
+        for u, v, kind, w, reads in edges:
+            m = masks[u]
+            if kind == "sample":
+                m |= w
+            elif kind != "none":
+                if u in controlled or reads & m:
+                    m |= w
+                elif kind == "strong":
+                    m &= ~w  # the whole variable is overwritten by a sample-free value
+            if m & ~masks[v]:
+                masks[v] |= m
+                changed = True
+    return Dependence(masks, names, controlled)
 
 
 def user_assumes(cfa) -> List[Tuple[Edge, A.Assume]]:
@@ -157,7 +194,7 @@ def conditioning_assumes(cfa, dep: Optional[Dependence] = None) -> List[Conditio
     dep = dep or analyse(cfa)
     out = []
     for (u, v, k), st in found:
-        reads = tuple(sorted(A.free_vars(st.cond) & dep.tainted[u]))
+        reads = dep.reads_tainted(u, st.cond)
         under = u in dep.controlled
         if reads or under:
             out.append(Conditioning((u, v, k), st, reads, under))

@@ -13,7 +13,7 @@ def cfa_of(body, params="n: int, q: real[]"):
 
 
 def tainted_at_exit(cfa):
-    return set(analyse(cfa).tainted[cfa.exit])
+    return set(analyse(cfa).tainted_at(cfa.exit))
 
 
 def test_user_assumes_are_marked_and_guards_are_not():

@@ -140,8 +140,8 @@ def analyse(cfa) -> Dependence:
         elif isinstance(st, A.Assign):
             t = st.targets[0]
             name = _base(t)
-            reads = A.free_vars(st.value) | (A.free_vars(t) - {name} if isinstance(t, A.Index) else set())
-            edges.append((u, v, "strong" if isinstance(t, A.Var) else "assign", bit(name), mask(reads)))
+            read_vars = A.free_vars(st.value) | (A.free_vars(t) - {name} if isinstance(t, A.Index) else set())
+            edges.append((u, v, "strong" if isinstance(t, A.Var) else "assign", bit(name), mask(read_vars)))
         else:
             edges.append((u, v, "none", 0, 0))
     guard_reads: Dict[int, int] = {}

@@ -113,6 +113,19 @@ def file_certificate(file_result, source: bytes, bound: Optional[str] = None,
         "programs": [p.certificate() for p in proved_parts(file_result)],
     }
     out["probability"], out["not_certified"] = probability_certificates(file_result, source, inputs)
+    out["not_certified"] += uncertified_failure_parts(file_result)
+    return out
+
+
+def uncertified_failure_parts(file_result) -> List[Dict[str, str]]:
+    """A note for each proved failure bound that has no certificate: one decided exactly as a
+    conditional probability (a conditioning ``assume`` at fixed inputs, :func:`tamp.api.decide_conditional`)."""
+    out = []
+    for r in file_result.programs:
+        for part in getattr(r, "parts", [r]):
+            if part.kind == "failure-bound" and part.verdict == "proved" and not hasattr(part, "certificate"):
+                out.append({"program": part.name, "reason": f"{part.name}: its failure bound has a conditioning `assume` and was "
+                            "decided exactly as a conditional probability, which has no certificate format"})
     return out
 
 

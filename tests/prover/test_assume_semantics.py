@@ -248,6 +248,18 @@ def test_the_issue_program_is_violated_exactly_and_writes_no_certificate():
     assert cert["programs"] == [] and cert["probability"] == []
 
 
+def test_an_exactly_decided_conditional_bound_is_noted_as_not_certified():
+    from fractions import Fraction
+
+    from tamp.api import prove as api_prove
+    from tamp.certificate import file_certificate
+
+    res = api_prove(COND2, inputs={"p": Fraction(1, 5)}, path="c.prob")
+    assert res.programs[0].verdict == "proved"
+    cert = file_certificate(res, COND2.encode(), None, {"p": Fraction(1, 5)})
+    assert cert["programs"] == [] and [m["program"] for m in cert["not_certified"]] == ["cond2"]
+
+
 def test_without_fixed_inputs_the_conditional_bound_stays_unknown():
     from tamp.api import prove as api_prove
 

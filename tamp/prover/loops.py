@@ -47,7 +47,7 @@ from .show import show_expr
 from .liveness import live_variables
 from .smt import VALID, Encoder, Stats, is_valid
 from .synthesis import Timeout
-from .termination import check_termination, find_rankings, guard_ranking, missing_ranking_message
+from .termination import prove_termination
 
 MAX_COMBOS = 6
 MAX_RANKED = 400
@@ -394,28 +394,15 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
         return valid
 
     loops, dag = _loops(cfa)
-    # termination first (cheap, and without it no labelling is a proof): a ranking per loop
-    rankings, missing = find_rankings(cfa, loops)
+    # termination first (cheap, and without it no labelling is a proof): an argument per loop
     try:
-        for h in list(missing):
-            rk = guard_ranking(cfa, h, enc, valid_under(req, CHECK_MS))
-            if rk is not None:
-                rankings.append(rk)
-                missing.remove(h)
-        if missing:
-            return _done(program, cfa, "unknown", t0, missing_ranking_message(cfa, missing[0]), None, stats,
-                         times, [], "no termination argument for the loop", 0)
-        term = check_termination(cfa, rankings, enc, valid_under(req, CHECK_MS))
+        rankings, term = prove_termination(cfa, loops, enc, valid_under(req, CHECK_MS))
     except Timeout:
         return _done(program, cfa, "unknown", t0, "timeout while proving the loops terminate", None,
                      stats, times, [], None, 0)
-    bad_term = [t for t in term if t[2] != VALID]
-    if bad_term:
-        rule, where, status, head = bad_term[0]
-        why = where if rule == "RANKING" else f"{rule} fails at {where} ({status})"
-        return _done(program, cfa, "unknown", t0,
-                     missing_ranking_message(cfa, head if head is not None else cfa.loop_heads[0], why), None,
-                     stats, times, [], why, 0)
+    if rankings is None:
+        return _done(program, cfa, "unknown", t0, term, None, stats, times, [],
+                     "no termination argument for a loop", 0)
     term_obs = [Obligation(rule, where, status) for rule, where, status, _h in term]
     samples = [(u, v, k) for u, v, k, d in cfa.edges() if isinstance(d["stmt"], A.Sample)]
     spec = list(cfa.ensures) + [cfa.bound]

@@ -327,6 +327,45 @@ def guard_ranking(cfa, head: int, enc, valid) -> Optional[Ranking]:
     return None
 
 
+def prove_termination(cfa, loops: Dict[int, dict], enc, valid):
+    """A checked termination argument for every loop: (arguments, their obligations as
+    (rule, where, status, head)) when every loop has one, else (None, message naming the first
+    loop without one). Per loop the candidates are tried in order — the counter's ranking or the
+    geometric retry argument, then rankings from the condition's conjuncts — and the first whose
+    obligations all come back valid from ``valid`` is kept."""
+    problem = structure_problem(cfa)
+    if problem:
+        return None, missing_ranking_message(cfa, cfa.loop_heads[0], problem)
+    first, _missing = find_rankings(cfa, loops)
+    by_head = {a.head: a for a in first}
+    chosen: List[Argument] = []
+    results: List[Tuple[str, str, str, Optional[int]]] = []
+    for h in cfa.loop_heads:
+        why = "no ranking function or retry sampling found"
+        done = False
+        for cand in ([by_head[h]] if h in by_head else []) + [None]:
+            if cand is None:
+                cand = guard_ranking(cfa, h, enc, valid)
+                if cand is None:
+                    break
+            try:
+                obs = [(rule, where, valid(f), h) for rule, where, f in obligations(cfa, cand, enc)]
+            except NotRanked as exc:
+                why = str(exc)
+                continue
+            bad = [o for o in obs if o[2] != "valid"]
+            if bad:
+                why = f"{bad[0][0]} fails at {bad[0][1]} ({bad[0][2]})"
+                continue
+            chosen.append(cand)
+            results.extend(obs)
+            done = True
+            break
+        if not done:
+            return None, missing_ranking_message(cfa, h, why)
+    return chosen, results
+
+
 def find_rankings(cfa, loops: Dict[int, dict]) -> Tuple[List[Argument], List[int]]:
     """A termination argument per loop head — a ranking from its counter, else a geometric retry
     argument when the loop has that shape — and the heads that have neither."""

@@ -183,3 +183,26 @@ def show(e):
     from tamp.prover.show import show_expr
 
     return show_expr(e)
+
+
+def test_when_the_counter_ranking_fails_another_conjunct_of_the_condition_can_rank():
+    # the counter i chases a moving limit n; the loop still ends because j reaches m
+    src = """program two(n: int, m: int, p: real)
+  requires 0 < p && p <= 1
+  ensures !y
+  fails p
+{
+  i := 0;
+  j := 0;
+  k := n;
+  while (i < k && j < m) {
+    i := i + 1;
+    k := k + 1;
+    j := j + 1;
+  }
+  y ~ bern(p);
+}"""
+    r = prove(src)
+    assert r.verdict == "proved", r.render_text()
+    assert [show(x.rank) for x in r.rankings] == ["m - j"]
+    assert simulate(src, {"n": 2, "m": 5, "p": 0.2}, runs=20000, seed=10).verdict != "refuted"

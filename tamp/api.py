@@ -142,6 +142,10 @@ def prove_program(prog: A.Program, bound: Optional[A.Expr] = None, timeout: Opti
             if inputs:
                 sub = fix_inputs(sub, inputs)
             res = fn(sub, bound=bound, timeout=left, path=path, source=source, progress=progress)
+            if res.verdict == UNKNOWN and all(p.name in inputs for p in prog.params):
+                left = max(deadline - time.monotonic(), 0.01) if deadline else None
+                res = decide_conditional(res, dataclasses.replace(prog, ensures=tuple(clauses)), inputs,
+                                         left, path, source)
         elif kind == PROBABILITY:
             res = fn(sub, inputs=inputs or None, timeout=left, path=path, source=source)
         else:
@@ -150,6 +154,51 @@ def prove_program(prog: A.Program, bound: Optional[A.Expr] = None, timeout: Opti
             res.time_s = time.monotonic() - t0
         parts.append(res)
     return combine(prog.name, parts)
+
+
+def decide_conditional(res: ProgramResult, prog: A.Program, inputs: Dict[str, object],
+                       timeout: Optional[float], path: str, source: Optional[str]) -> ProgramResult:
+    """A failure bound with a conditioning ``assume`` (docs/language.md) at fully fixed inputs,
+    decided exactly: Pr[violation | conditions] <= β is P(ensures | conditions) >= 1 - β, which
+    the probability engine computes with the same conditioning (exact values or certified
+    intervals). Returns ``res`` (the prover's "unknown") when that does not apply or decide."""
+    from tamp.dependence import conditioning_assumes, describe
+
+    cfa = getattr(res, "cfa", None)
+    found = conditioning_assumes(cfa) if cfa is not None else []
+    if not found or not all(p.name in inputs for p in prog.params) \
+            or prog.reliability is not None or "failed" in cfa.types:
+        return res
+    fn = _engine(PROBABILITY)
+    if fn is None:
+        return res
+    event = A.BoolLit(True)
+    for e in cfa.ensures:
+        event = e if event == A.BoolLit(True) else A.Binary("&&", event, e)
+    claim = A.Binary(">=", A.Prob(event), A.Binary("-", A.num(1), cfa.bound))
+    sub = dataclasses.replace(prog, ensures=(claim,), fails=None)
+    try:
+        exact = fn(sub, inputs=inputs, timeout=timeout, path=path, source=source)
+    except TampError as exc:
+        res.message += f"\n  (the probability engine cannot decide it at these inputs either: {exc.message})"
+        return res
+    if exact.verdict == UNKNOWN:
+        return res
+    how = ("holds" if exact.verdict == PROVED else "is violated")
+    detail = exact.render_text().splitlines()[1:]
+    msg = (f"the claim {how} at the fixed inputs: {describe(found[0], path)}, so it is the conditional bound "
+           f"P({show_claim(event)} | the assumes) >= 1 - ({show_claim(cfa.bound)}), decided exactly by the "
+           "probability engine (no failure-bound certificate: `tamp check-proof` does not accept it)")
+    out = ProgramResult(prog.name, FAILURE, exact.verdict, res.time_s + exact.time_s, res.bound,
+                        "\n  ".join([msg] + [d.strip() for d in detail if d.strip()]),
+                        {"conditional": exact.to_json()})
+    return out
+
+
+def show_claim(e: A.Expr) -> str:
+    from tamp.prover.show import show_expr
+
+    return show_expr(e)
 
 
 def prove(source_or_path, bound: Union[str, A.Expr, None] = None, timeout: Optional[float] = None,

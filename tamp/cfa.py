@@ -4,7 +4,9 @@ Every edge carries exactly one basic statement (``edge["stmt"]``):
 
 * ``Assign`` with ONE target (a ``Var`` or an ``Index``),
 * ``Sample`` (one target, or two for tuple sampling ``(x, y) ~ unif(S1 * S2)``),
-* ``Assume(c)`` — branch conditions of ``if`` / ``while`` and user ``assume`` statements.
+* ``Assume(c)`` — branch conditions of ``if`` / ``while`` and user ``assume`` statements; the
+  edge of a user ``assume`` carries ``user_assume=True`` (guards do not): the two mean different
+  things (a guard only routes runs; a user ``assume`` is a precondition or conditioning).
 
 There is one entry and one exit node; ``while`` loops are cycles whose head is in
 ``CFA.loop_heads``. Desugarings (documented here, mirrored by the prover):
@@ -19,8 +21,10 @@ There is one entry and one exit node; ``while`` loops are cycles whose head is i
 * ``reliability E``  →  ``ensures !failed`` and ``fails 1 - E``;
 * ``skip`` and ``var x: T`` produce no edge.
 
-User ``assume(c)`` is *blocking* (runs violating c are discarded, not renormalised), the
-semantics under which the union bound is sound.
+A user ``assume(c)`` whose condition depends only on inputs is a precondition; one that depends
+on a sample is conditioning (docs/language.md, "assume"). :mod:`tamp.dependence` tells them
+apart; the failure-bound prover reads a blocked run as "not counted", which is the precondition
+meaning, so it refuses programs with a conditioning ``assume`` (see :mod:`tamp.prover`).
 """
 
 from __future__ import annotations
@@ -97,6 +101,7 @@ class CFA:
         for u, v, _k, d in self.edges():
             ln = f"line {d['line']}" if d.get("line") else ""
             back = " (back edge)" if d.get("back") else ""
+            back += " (user assume)" if d.get("user_assume") else ""
             lines.append(f"  {u} -> {v}  {show_stmt(d['stmt'])}  {ln}{back}".rstrip())
         return "\n".join(lines)
 
@@ -126,7 +131,8 @@ class CFA:
             "nodes": [{"id": n, "line": d.get("line"), "kind": d.get("kind", "plain")}
                       for n, d in self.graph.nodes(data=True)],
             "edges": [{"src": u, "dst": v, "stmt": show_stmt(d["stmt"]), "line": d.get("line"),
-                       "kind": type(d["stmt"]).__name__.lower(), "back": bool(d.get("back"))}
+                       "kind": type(d["stmt"]).__name__.lower(), "back": bool(d.get("back")),
+                       "user_assume": bool(d.get("user_assume"))}
                       for u, v, _k, d in self.edges()],
         }
 
@@ -310,8 +316,11 @@ class _Builder:
         self.g.add_node(n, line=line, kind=kind)
         return n
 
-    def edge(self, u, v, stmt, line=None, back=False):
-        self.g.add_edge(u, v, stmt=stmt, line=line, back=back)
+    def edge(self, u, v, stmt, line=None, back=False, user_assume=False):
+        if user_assume:
+            self.g.add_edge(u, v, stmt=stmt, line=line, back=back, user_assume=True)
+        else:
+            self.g.add_edge(u, v, stmt=stmt, line=line, back=back)
 
     def line_of(self, node) -> Optional[int]:
         return node.pos.line if getattr(node, "pos", None) is not None else None
@@ -401,7 +410,7 @@ class _Builder:
         if isinstance(s, A.Assume):
             c, at = self.reliable(s.cond, at, line)
             nxt = self.node(line)
-            self.edge(at, nxt, A.Assume(c, pos=s.pos), line)
+            self.edge(at, nxt, A.Assume(c, pos=s.pos), line, user_assume=True)
             return nxt
         if isinstance(s, A.If):
             c, at = self.reliable(s.cond, at, line)

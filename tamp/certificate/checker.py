@@ -20,7 +20,16 @@ For each program of the certificate, against the claim rebuilt from the source f
             BUDGET λ(root) ⇒ κ(root) <= β (β >= 0; every sampling bounds κ + cost by β itself);
             EXIT   λ(q) ⇒ ensures at every node at the CFA exit;
             STEP   per sampling edge λ(q) ⇒ side ∧ κ(q) + cost <= β, and per edge
-                   λ(q) ∧ stmt (∧ ¬bad) ⇒ λ(q') ∧ κ(q) + cost <= κ(q').
+                   λ(q) ∧ stmt (∧ ¬bad) ⇒ λ(q') ∧ κ(q) + cost <= κ(q');
+6. TERMINATION  every loop head of the rebuilt CFA has one termination argument — a ranking
+            function (BOUNDED, NONINC, DECREASE, PROGRESS) or a geometric retry (structure and
+            EXITPROB) of :mod:`tamp.prover.termination`, built from the rebuilt CFA — whose
+            obligations all hold: a failure bound counts a run that never ends as failing, and
+            rules 1–5 bound only the runs that end.
+
+The claim check (2) also re-runs the sample-dependence analysis (:mod:`tamp.dependence`) on the
+rebuilt CFA: a program with a conditioning ``assume`` is rejected, since rules 1–5 read a run
+stopped by an ``assume`` as not failing, which proves nothing about a conditional bound.
 
 Why these suffice is the argument of :mod:`tamp.prover.check` (induction on run length:
 the failure probability from (q, σ) with σ ⊨ λ(q) is at most max(0, β − κ(q)(σ))); this module
@@ -145,6 +154,7 @@ def check_program(pc: ProgramCert, src: A.SourceFile, prog: A.Program, bound, in
         axioms = check_axioms(pc.automaton, cfa)
         out.obligations += len(axioms)
         out.obligations += check_smt(pc.automaton, cfa, axioms, timeout_ms, deadline, out.log, pc.facts)
+        out.obligations += check_termination_rule(pc.termination, cfa, timeout_ms, deadline, out.log)
         out.ok = True
         out.notes = claim_notes(cfa, timeout_ms)
     except Rejected as exc:
@@ -441,6 +451,41 @@ def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: in
         goal = z3.And(E(dst.lam, st2.env, w), kap0[e.src] + cost <= R(dst.kappa, st2.env, w))
         ob("STEP", w, z3.Implies(st2.context(), goal))
     flush()
+    return count
+
+
+# ---------------------------------------------------------------------------- 6. termination
+
+
+def check_termination_rule(rankings, cfa, timeout_ms: int, deadline, log) -> int:
+    """Rule TERMINATION: every loop of the rebuilt CFA terminates by the certificate's rankings."""
+    from tamp.prover.smt import Encoder
+    from tamp.prover.termination import check_termination
+
+    if not cfa.loop_heads and not rankings:
+        return 0
+    enc = Encoder(cfa.types)
+    hyps = [enc.expr(r, enc.initial_env()) for r in cfa.requires]
+
+    def valid(formula):
+        ms = timeout_ms
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout"
+            ms = min(ms, int(left * 1000))
+        status, dt = decide(formula, enc, hyps, ms)
+        return status
+
+    count = 0
+    for rule, where, status, _head in check_termination(cfa, rankings, enc, valid):
+        log.append(f"TERMINATION {rule} {where}: {status}")
+        if status != VALID:
+            why = "the solver answered unknown or timed out" if status != "invalid" else "it does not hold"
+            what = where if rule == "RANKING" else f"{rule} fails at {where}: {why}"
+            raise Rejected(f"TERMINATION: {what} (a run that never ends counts as failing, so every loop "
+                           "needs a termination argument)")
+        count += 1
     return count
 
 

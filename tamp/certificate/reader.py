@@ -68,6 +68,7 @@ class ProgramCert:
     automaton: CertAutomaton
     obligations: List[Dict[str, Any]]
     facts: List[A.Expr] = field(default_factory=list)
+    termination: List[Any] = field(default_factory=list)   # tamp.prover.termination.Ranking
 
 
 @dataclass
@@ -152,8 +153,33 @@ def decode_program(p: Any, where: str) -> ProgramCert:
     facts = p.get("facts", [])
     if not isinstance(facts, list):
         raise MalformedCertificate(f"{where}.facts: expected a list")
+    term = p.get("termination", [])
+    if not isinstance(term, list):
+        raise MalformedCertificate(f"{where}.termination: expected a list")
     return ProgramCert(name, bound, cfa, decode_automaton(auts[0], f"{where}.automata[0]"), obligations,
-                       [_ast(expr_from_json, f, f"{where}.facts[{i}]") for i, f in enumerate(facts)])
+                       [_ast(expr_from_json, f, f"{where}.facts[{i}]") for i, f in enumerate(facts)],
+                       [decode_ranking(r, f"{where}.termination[{i}]") for i, r in enumerate(term)])
+
+
+def decode_ranking(r: Any, where: str):
+    from tamp.prover.termination import Geometric, Ranking
+
+    head = _get(r, "head", int, where)
+    kind = r.get("kind", "rank")
+    if kind == "geometric":
+        e = _get(r, "sample", list, where)
+        if not (len(e) == 3 and all(type(x) is int for x in e)):
+            raise MalformedCertificate(f"{where}.sample: expected [src, dst, key]")
+        return Geometric(head, tuple(e))
+    if kind != "rank":
+        raise MalformedCertificate(f"{where}.kind: expected \"rank\" or \"geometric\"")
+    rank = _ast(expr_from_json, _get(r, "rank", None, where), where + ".rank")
+    dec = []
+    for i, e in enumerate(_get(r, "decreasing", list, where)):
+        if not (isinstance(e, list) and len(e) == 3 and all(type(x) is int for x in e)):
+            raise MalformedCertificate(f"{where}.decreasing[{i}]: expected [src, dst, key]")
+        dec.append(tuple(e))
+    return Ranking(head, rank, tuple(dec))
 
 
 def decode_automaton(a: Any, where: str) -> CertAutomaton:

@@ -17,6 +17,9 @@ A certificate file (``tamp prove FILE --certificate OUT.json``)::
                                         "axiom": null | {"family", "param", "parts": TREE,
                                                          "bad": AST, "cost": AST, "side": [AST…]}}]}],
                "facts": [AST…],     # lemmas over the state, each valid under `requires` (re-proved)
+               "termination": [{"head": ID, "kind": "rank", "rank": AST, "decreasing": [[u, v, key]…]}
+                               | {"head": ID, "kind": "geometric", "sample": [u, v, key]}],
+                                    # a termination argument per CFA loop head (tamp.prover.termination)
                "obligations": [{"rule", "where", "status"}]}   # what the prover checked
 
 ASTs are :mod:`lang.serialize` JSON; TREE is an axiom derivation (:mod:`.axiom_tree`).
@@ -58,6 +61,7 @@ def program_certificate(result) -> Dict[str, Any]:
         "cfa": cfa_form(cfa),
         "automata": [automaton_form(aut)],
         "facts": [to_json(f) for f in (getattr(result, "facts", None) or [])],
+        "termination": [r.to_json() for r in (getattr(result, "rankings", None) or [])],
         "obligations": [{"rule": o.rule, "where": o.where, "status": o.status} for o in result.obligations],
     }
 
@@ -109,6 +113,19 @@ def file_certificate(file_result, source: bytes, bound: Optional[str] = None,
         "programs": [p.certificate() for p in proved_parts(file_result)],
     }
     out["probability"], out["not_certified"] = probability_certificates(file_result, source, inputs)
+    out["not_certified"] += uncertified_failure_parts(file_result)
+    return out
+
+
+def uncertified_failure_parts(file_result) -> List[Dict[str, str]]:
+    """A note for each proved failure bound that has no certificate: one decided exactly as a
+    conditional probability (a conditioning ``assume`` at fixed inputs, :func:`tamp.api.decide_conditional`)."""
+    out = []
+    for r in file_result.programs:
+        for part in getattr(r, "parts", [r]):
+            if part.kind == "failure-bound" and part.verdict == "proved" and not hasattr(part, "certificate"):
+                out.append({"program": part.name, "reason": f"{part.name}: its failure bound has a conditioning `assume` and was "
+                            "decided exactly as a conditional probability, which has no certificate format"})
     return out
 
 

@@ -111,6 +111,9 @@ class Executor:
         self.solver_calls = 0
         self.has_assume = False
         self._z3 = None
+        from tamp.dependence import precondition_positions
+
+        self.preconditions = precondition_positions(prog)  # assumes on inputs only (not conditioning)
 
     # ------------------------------------------------------------------ errors
     def err(self, msg: str, node) -> TampError:
@@ -180,10 +183,15 @@ class Executor:
         if isinstance(s, A.For):
             return self.for_loop(s, paths)
         if isinstance(s, A.Assume):
-            self.has_assume = True
+            precondition = s.pos is not None and (s.pos.line, s.pos.col) in self.preconditions
+            self.has_assume = self.has_assume or not precondition
             out = []
             for p in paths:
                 for q, c in self.ev(s.cond, p):
+                    if precondition and c is not True:
+                        raise error_at(TampError, "the fixed inputs do not satisfy this precondition `assume` "
+                                       "(its condition depends on inputs only, so it restricts the inputs "
+                                       "like `requires`)", s.pos, self.file, self.source)
                     out.extend(self.assume(q, c))
             return out
         if isinstance(s, A.Skip):

@@ -70,3 +70,28 @@ def check_claim(cfa, path: str = "<string>", source: Optional[str] = None,
         notes.append(f"the bound {show_expr(cfa.bound)} is negative for some inputs satisfying `requires`: "
                      "no program can meet it there")
     return notes
+
+
+def unreachable_exit_note(cfa, aut) -> str:
+    """A note for a proved claim whose automaton reaches the program's end in no state allowed
+    by ``requires``: every run is then stopped by a precondition ``assume`` (termination is
+    proved, and conditioning assumes are refused), so the claim holds vacuously."""
+    from tamp.dependence import precondition_assumes
+
+    if aut is None or not aut.exits:
+        return ""
+    enc = Encoder(cfa.types)
+    env = enc.initial_env()
+    req = [enc.expr(r, env) for r in cfa.requires]
+    stats = Stats()
+    try:
+        for x in aut.exits:
+            if is_valid(z3.Not(enc.expr(aut.nodes[x].lam, env)), enc, stats, _TIMEOUT_MS, req) != VALID:
+                return ""
+    except Exception:  # noqa: BLE001 - the note is advisory
+        return ""
+    where = ", ".join(f"{cfa.path}:{st.pos.line}:{st.pos.col}" for st in precondition_assumes(cfa)
+                      if st.pos is not None)
+    return ("no run reaches the end of the program for any input satisfying `requires`: every run is "
+            "stopped by a precondition `assume`" + (f" ({where})" if where else "") + ", so the claim holds "
+            "vacuously")

@@ -3,7 +3,8 @@
 Statements transform a :class:`~.state.State` (a group of runs) into a new one. A branch
 splits the group by its condition, runs each part, and merges them; a ``while`` loop keeps
 iterating the runs whose guard holds and sets aside the others; ``assume(c)`` drops the runs
-where ``c`` is false (conditioning). States are used linearly, so writes never alias.
+where ``c`` is false (conditioning), unless ``c`` reads inputs only (a precondition: the inputs
+are then outside the claim, an error like a false ``requires``). States are used linearly, so writes never alias.
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ class Interpreter:
     """Executes statements (one method per statement type) with an :class:`Evaluator`."""
 
     def __init__(self, ev: Evaluator, types: Optional[Dict[str, A.Type]] = None,
-                 max_iterations: int = MAX_ITERATIONS):
+                 max_iterations: int = MAX_ITERATIONS, preconditions=frozenset()):
         self.ev = ev
+        # (line, col) of the assumes that read inputs only (tamp.dependence): preconditions
+        self.preconditions = preconditions
         self.sampler = Sampler(ev)
         self.types = dict(types or {})
         self.max_iterations = max_iterations
@@ -219,7 +222,12 @@ class Interpreter:
 
     def _Assume(self, s: A.Assume, state: State) -> State:
         c = self._split(s.cond, state)
-        return state if c.all() else state.take(np.flatnonzero(c))
+        if c.all():
+            return state
+        if s.pos is not None and (s.pos.line, s.pos.col) in self.preconditions:
+            raise self.ev.error("the given inputs do not satisfy this precondition `assume` (its condition "
+                                "depends on inputs only, so it restricts the inputs like `requires`)", s)
+        return state.take(np.flatnonzero(c))
 
     def _Skip(self, s, state: State) -> State:
         return state

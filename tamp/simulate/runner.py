@@ -136,7 +136,10 @@ def _execute(prog, exact, inputs_ev, types, runs, rng, path, source, max_iterati
     rate = _check_rate(prog, inputs_ev)
     params = {k: to_numpy(v, prog.param(k).type) for k, v in exact.items()}
     ev = Evaluator(params, rng, rate, path, source)
-    interp = Interpreter(ev, types, **({"max_iterations": max_iterations} if max_iterations else {}))
+    from tamp.dependence import precondition_positions
+
+    interp = Interpreter(ev, types, **({"max_iterations": max_iterations} if max_iterations else {}),
+                         preconditions=precondition_positions(prog))
     state = State(runs)
     if _uses_failed(prog):
         state.set("failed", np.zeros(runs, dtype=bool))

@@ -46,7 +46,7 @@ def run_one(args):
     name, timeout = args
     from lang.parser import parse_file
     from tamp.prob import decide_program
-    from tamp.prob.interval import float_above, float_below
+    from tamp.core.interval import float_above, float_below
     path = HERE / f"{name}.prob"
     t0 = time.monotonic()
     c0 = 0.0

@@ -37,7 +37,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from tamp.prob.interval import down, fadd, fenclose, fmul, fneg, float_above, float_below, up
+from tamp.core.interval import down, fadd, enclose, fmul, fneg, float_above, float_below, up
 
 FPair = Tuple[float, float]
 # a piece: (coefficients over the outer variables, constant); constant None = infinite end
@@ -91,7 +91,7 @@ def _prod(pairs: List[FPair]) -> FPair:
 
 @lru_cache(maxsize=1 << 16)
 def _enc(q: Fraction) -> FPair:
-    return fenclose(q)
+    return enclose(q)
 
 
 def _mag(x: FPair) -> float:

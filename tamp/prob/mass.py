@@ -35,7 +35,9 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .dists import Dist, Gauss
-from .interval import INF, Interval, linear_range, down, fadd, fenclose, fmul, fmul_nonneg, fneg, fsum_interval, up
+from tamp.core.interval import INF, Interval, down, enclose, fadd, fmul, fmul_nonneg, fneg, fsum_interval, up
+from tamp.core.ldl import ldl
+from tamp.core.linear import affine_range, linked_groups
 
 Con = Tuple[Dict[int, Fraction], Fraction]  # Σ coef[i]·x_i <= rhs
 Bound = Tuple[Optional[Fraction], Optional[Fraction]]
@@ -115,7 +117,7 @@ class Product(Node):
 
 
 def _range(coef: Dict[int, Fraction], trunc: Sequence[Bound]):
-    return linear_range(coef, trunc)
+    return affine_range(coef, trunc)  # type: ignore[arg-type]  # a list is indexed like a map
 
 
 def _clip(trunc: Bound, support: Bound) -> Bound:
@@ -156,19 +158,8 @@ def build(dists: Sequence[Dist], trunc: Sequence[Bound], cons: Sequence[Con], tr
         if lo is not None and lo >= rhs:
             return Const(Interval.point(0))
         kept.append((coef, rhs))
-    # components by shared variables (union-find)
-    parent = list(range(len(dists)))
-
-    def find(a):
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for coef, _ in kept:
-        vs = list(coef)
-        for v in vs[1:]:
-            parent[find(v)] = find(vs[0])
+    # components by shared variables
+    group_of = {v: gi for gi, g in enumerate(linked_groups(coef for coef, _ in kept)) for v in g}
     in_con = {v for coef, _ in kept for v in coef}
     factors: List[Node] = []
     exact = Interval.point(1)
@@ -178,7 +169,7 @@ def build(dists: Sequence[Dist], trunc: Sequence[Bound], cons: Sequence[Con], tr
             exact = exact * m
     groups: Dict[int, List[Con]] = {}
     for con in kept:
-        groups.setdefault(find(next(iter(con[0]))), []).append(con)
+        groups.setdefault(group_of[next(iter(con[0]))], []).append(con)
     for g in groups.values():
         vs = sorted({v for coef, _ in g for v in coef})
         loc = {v: k for k, v in enumerate(vs)}
@@ -226,29 +217,6 @@ def _exact_poly(dists, trunc, cons, deadline) -> Optional[Node]:
     except (TimeoutError, ValueError, ArithmeticError):
         return None
     return Const(Interval.point(v))
-
-
-def ldl(gram: List[List[Fraction]]):
-    """Rational LDLᵀ of a positive semidefinite matrix, pivoting in row order and skipping
-    dependent rows: returns (L rows over r pivots, D of length r)."""
-    k = len(gram)
-    L: List[List[Fraction]] = []
-    D: List[Fraction] = []
-    pivots: List[int] = []
-    for i in range(k):
-        row = []
-        for j, p in enumerate(pivots):
-            s = gram[i][p] - sum(row[l] * L[p][l] * D[l] for l in range(j))
-            row.append(s / D[j])
-        resid = gram[i][i] - sum(row[j] ** 2 * D[j] for j in range(len(pivots)))
-        if resid > 0:
-            pivots.append(i)
-            D.append(resid)
-            row.append(Fraction(1))
-            for r in L:
-                r.append(ZERO)
-        L.append(row + [ZERO] * (len(D) - len(row)))
-    return L, D
 
 
 def _ldl(dists, trunc, cons, deadline) -> Node:
@@ -315,10 +283,10 @@ class SplitNode(Node):
             c = coef.get(inner, ZERO)
             if c != 0:
                 scale = 1 / abs(c)
-                others = [(pos[v], fenclose(a * scale)) for v, a in coef.items() if v != inner]
-                self.cons_in.append((1 if c > 0 else -1, others, fenclose(rhs * scale)))
+                others = [(pos[v], enclose(a * scale)) for v, a in coef.items() if v != inner]
+                self.cons_in.append((1 if c > 0 else -1, others, enclose(rhs * scale)))
             else:
-                self.cons_out.append(([(pos[v], fenclose(a)) for v, a in coef.items()], fenclose(rhs)))
+                self.cons_out.append(([(pos[v], enclose(a)) for v, a in coef.items()], enclose(rhs)))
         self.taylor_ok = dists[inner].is_gauss and all(
             dists[v].is_gauss for v in self.split)
         self.weights = [0.0] * len(self.split)
@@ -327,8 +295,8 @@ class SplitNode(Node):
                 if v != inner:
                     self.weights[pos[v]] += abs(float(a))
         tl, th = trunc[inner]
-        self.inner_lo = (-INF, -INF) if tl is None else fenclose(tl)
-        self.inner_hi = (INF, INF) if th is None else fenclose(th)
+        self.inner_lo = (-INF, -INF) if tl is None else enclose(tl)
+        self.inner_hi = (INF, INF) if th is None else enclose(th)
         self._mom: Dict = {}
         box, pm = [], []
         # Box ends that are not floats are rounded inward to floats, so every sub-box has exact
@@ -337,8 +305,8 @@ class SplitNode(Node):
         self.slack = 0.0
         for v in self.split:
             lo, hi = trunc[v]
-            L = (-INF, -INF) if lo is None else fenclose(lo)
-            H = (INF, INF) if hi is None else fenclose(hi)
+            L = (-INF, -INF) if lo is None else enclose(lo)
+            H = (INF, INF) if hi is None else enclose(hi)
             d = self.dists[v]
             if L[0] != L[1]:
                 self.slack = up(self.slack + d.mass_f(L[0], L[1])[1])

@@ -34,7 +34,7 @@ from lang import ast as A
 from lang.errors import TampError, UnsupportedError, error_at
 
 from .dists import Dist, Expo, Gauss, Laplace, PolyDensity, exp_interval
-from .interval import Interval
+from tamp.core.interval import Interval
 from .symbolic import (Affine, Formula, Lit, And, Or, Not, as_affine, cases, compare, f_and, f_iff,
                        f_not, f_or, simplify)
 

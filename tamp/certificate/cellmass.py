@@ -5,8 +5,8 @@ strict linear constraints ``Σ coef·x < rhs`` over two or more of them. Its mas
 product of the base variables' distributions (:func:`region_mass`) is computed from scratch:
 
 * variables in no constraint: the product of their one-dimensional masses
-  (``Dist.mass``: exact for polynomial densities, rigorous CDF enclosures from
-  :mod:`tamp.prob.rigorous` for Gaussian, Laplace and exponential);
+  (``Dist.mass``: exact for polynomial densities, certified CDF enclosures from
+  :mod:`tamp.core.interval` (``arb`` balls) for Gaussian, Laplace and exponential);
 * a group of variables linked by constraints, all with polynomial densities (uniform, step
   bins, ``density``): exact rational polytope integration (:func:`tamp.wmi.integrate_polytope`);
 * the other linked variables: bounded through a *witness*, a bisection tree of the region's box

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Optional, Tuple, Union
+from typing import Dict, Iterable, Optional, Tuple, Union
 
 from flint import arb, ctx, fmpq
 
@@ -270,7 +270,9 @@ def normal_pdf(x: Real, mean: Real, var: Real) -> arb:
 
 class Normal:
     """Certified CDF and density of N(mean, var) (var > 0) at real points, as ``arb`` balls
-    computed with :data:`WORKPREC` bits, and as outward float ranges (``*_pair``).
+    computed with :data:`WORKPREC` bits, and as outward float ranges (``*_pair``, ``*_range``),
+    recomputed with 4x the bits in the rare case that the first range is more than one ulp
+    wide (a value within 2^-64 of a float).
 
     Φ(x) = erfc((mean - x)/√(2 var))/2 keeps relative accuracy in the lower tail (there is no
     cut-off: Φ(-60) ≈ 1e-784 is enclosed as such).
@@ -284,24 +286,28 @@ class Normal:
     True
     """
 
-    __slots__ = ("mean", "var", "_m", "_inv_s", "_inv_2v", "_norm")
+    __slots__ = ("_consts", "mean", "var")
 
     def __init__(self, mean: Fraction, var: Fraction):
         if var <= 0:
             raise ValueError("a normal distribution needs a positive variance")
         self.mean = mean
         self.var = var
-        with ctx.workprec(WORKPREC):
-            v = ball(var)
-            self._m = ball(mean)
-            self._inv_s = (2 * v).rsqrt()            # 1/√(2v)
-            self._inv_2v = 1 / (2 * v)
-            self._norm = (2 * arb.pi() * v).rsqrt()  # 1/√(2πv)
+        self._consts: Dict[int, Tuple[arb, arb, arb, arb]] = {}
 
-    def cdf(self, x: Real) -> arb:
+    def _at(self, prec: int) -> Tuple[arb, arb, arb, arb]:
+        """(mean, 1/√(2v), 1/(2v), 1/√(2πv)) as balls of ``prec`` bits (call under that precision)."""
+        k = self._consts.get(prec)
+        if k is None:
+            v = ball(self.var)
+            k = self._consts[prec] = (ball(self.mean), (2 * v).rsqrt(), 1 / (2 * v), (2 * arb.pi() * v).rsqrt())
+        return k
+
+    def cdf(self, x: Real, prec: int = WORKPREC) -> arb:
         """Φ at ``x`` (a ball)."""
-        with ctx.workprec(WORKPREC):
-            return ((self._m - ball(x)) * self._inv_s).erfc() / 2
+        with ctx.workprec(prec):
+            m, inv_s, _, _ = self._at(prec)
+            return ((m - ball(x)) * inv_s).erfc() / 2
 
     def cdf_pair(self, x: float) -> FRange:
         """Outward float range of Φ(x); (0, 0) at -inf and (1, 1) at inf."""
@@ -309,25 +315,30 @@ class Normal:
             return (0.0, 0.0)
         if x == INF:
             return (1.0, 1.0)
-        return _unit_pair(self.cdf(x))
+        r = _unit_pair(self.cdf(x))
+        return r if _tight(r) else _unit_pair(self.cdf(x, 4 * WORKPREC))
 
     def cdf_range(self, lo: float, hi: float) -> FRange:
         """(a lower bound of Φ(lo), an upper bound of Φ(hi)) for finite lo <= hi, with one
         evaluation over the ball around [lo, hi] (Φ increases)."""
         with ctx.workprec(WORKPREC):
-            x = arb(lo).union(arb(hi))
-            c = ((self._m - x) * self._inv_s).erfc() / 2
+            m, inv_s, _, _ = self._at(WORKPREC)
+            c = ((m - arb(lo).union(arb(hi))) * inv_s).erfc() / 2
         return _unit_pair(c)
 
-    def pdf(self, x: Real) -> arb:
+    def pdf(self, x: Real, prec: int = WORKPREC) -> arb:
         """The density at ``x`` (a ball)."""
-        with ctx.workprec(WORKPREC):
-            d = ball(x) - self._m
-            return (-(d * d) * self._inv_2v).exp() * self._norm
+        with ctx.workprec(prec):
+            m, _, inv_2v, norm = self._at(prec)
+            d = ball(x) - m
+            return (-(d * d) * inv_2v).exp() * norm
 
     def pdf_pair(self, x: float) -> FRange:
         """Outward float range of the density at the float ``x``."""
-        return float_pair(self.pdf(x)) if math.isfinite(x) else (0.0, 0.0)
+        if not math.isfinite(x):
+            return (0.0, 0.0)
+        r = float_pair(self.pdf(x))
+        return r if _tight(r) else float_pair(self.pdf(x, 4 * WORKPREC))
 
     def pdf_range(self, lo: float, hi: float) -> FRange:
         """Bounds of the density over [lo, hi] (ends may be infinite): it decreases with
@@ -336,14 +347,21 @@ class Normal:
         b = self.pdf(hi) if math.isfinite(hi) else arb(0)
         low = min(float_lower(a), float_lower(b))
         with ctx.workprec(WORKPREC):
-            outside = (lo != -INF and ball(lo) > self._m) or (hi != INF and self._m > ball(hi))
+            m = self._at(WORKPREC)[0]
+            outside = (lo != -INF and ball(lo) > m) or (hi != INF and m > ball(hi))
         if outside:  # the mean certainly lies outside: the nearer end bounds it
             return (max(low, 0.0), max(float_upper(a), float_upper(b)))
         return (max(low, 0.0), self.peak())
 
     def peak(self) -> float:
         """An upper bound of the density's maximum 1/√(2π var)."""
-        return float_upper(self._norm)
+        with ctx.workprec(WORKPREC):
+            return float_upper(self._at(WORKPREC)[3])
+
+
+def _tight(r: FRange) -> bool:
+    """At most one ulp wide (the best a float range can do for a value that is not a float)."""
+    return r[0] == r[1] or up(r[0]) >= r[1]
 
 
 def _unit_pair(c: arb) -> FRange:
@@ -366,7 +384,7 @@ def exp_interval(x: Rational, bits: int = 90) -> Interval:
     significant bits.
 
     >>> iv = exp_interval(1)
-    >>> iv.lo < Fraction(271828182845904523, 10**17) < iv.hi, float(iv.width) < 1e-14
+    >>> float(iv.lo) == math.e == float(iv.hi), iv.width < Fraction(1, 2**85)
     (True, True)
     """
     with ctx.workprec(bits + 16):

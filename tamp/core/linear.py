@@ -21,7 +21,17 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Dict, Hashable, Iterable, List, Mapping, NamedTuple, Optional, Tuple, TypeVar
+from typing import (
+    Dict,
+    Hashable,
+    Iterable,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Tuple,
+    TypeVar,
+)
 
 K = TypeVar("K", bound=Hashable)
 End = Optional[Fraction]

@@ -34,10 +34,22 @@ import time
 from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .dists import Dist, Gauss
-from tamp.core.interval import INF, Interval, down, enclose, fadd, fmul, fmul_nonneg, fneg, fsum_interval, up
+from tamp.core.interval import (
+    INF,
+    Interval,
+    down,
+    enclose,
+    fadd,
+    fmul,
+    fmul_nonneg,
+    fneg,
+    fsum_interval,
+    up,
+)
 from tamp.core.ldl import ldl
 from tamp.core.linear import affine_range, linked_groups
+
+from .dists import Dist, Gauss
 
 Con = Tuple[Dict[int, Fraction], Fraction]  # Σ coef[i]·x_i <= rhs
 Bound = Tuple[Optional[Fraction], Optional[Fraction]]

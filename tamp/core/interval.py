@@ -33,7 +33,7 @@ from typing import Dict, Iterable, Optional, Tuple, Union
 
 from flint import arb, ctx, fmpq
 
-from .dyadic import ceil_bits, floor_bits
+from .dyadic import ceil_bits, ceil_grid, floor_bits, floor_grid
 
 INF = math.inf
 FRange = Tuple[float, float]
@@ -380,15 +380,22 @@ def exp_ball(x: Real) -> arb:
 
 
 def exp_interval(x: Rational, bits: int = 90) -> Interval:
-    """A rational interval containing exp(x), its ends rounded outward to about ``bits``
-    significant bits.
+    """A rational interval containing exp(x) whose ends are short dyadics: rounded outward to
+    about ``bits`` significant bits, or to multiples of 2^-``bits`` where that is finer (large
+    values), so the width is at most about 2^-bits relative and absolute.
 
     >>> iv = exp_interval(1)
     >>> float(iv.lo) == math.e == float(iv.hi), iv.width < Fraction(1, 2**85)
     (True, True)
+    >>> exp_interval(50).width < Fraction(1, 2**85)
+    True
     """
-    with ctx.workprec(bits + 16):
-        return to_interval(exp_ball(Fraction(x))).tidy(bits)
+    q = Fraction(x)
+    size = max(0, math.ceil(q * Fraction(3, 2)))  # > log2(exp(q)): the integer bits of the value
+    with ctx.workprec(bits + size + 16):
+        iv = to_interval(exp_ball(q))
+    return Interval(max(floor_bits(iv.lo, bits), floor_grid(iv.lo, -bits)),
+                    min(ceil_bits(iv.hi, bits), ceil_grid(iv.hi, -bits)))
 
 
 # --------------------------------------------------------------------------- outward float ranges

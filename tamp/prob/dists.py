@@ -142,13 +142,6 @@ class Gauss(Dist):
             return (self.cdf_f(lo)[0], self.cdf_f(hi)[1])
         return self._normal().cdf_range(lo, hi)
 
-    def _fconsts(self):
-        """Float enclosures of the mean, the variance and 1/variance."""
-        k = self._cache.get("fconsts")
-        if k is None:
-            k = self._cache["fconsts"] = (enclose(self.mean), enclose(self.var), enclose(1 / self.var))
-        return k
-
     def _bconsts(self):
         """Balls of the mean and the variance (exact when they are short dyadics)."""
         k = self._cache.get("bconsts")

@@ -19,7 +19,13 @@ from tamp.core.interval import (Interval, Normal, ball, exp_interval, fadd, fdiv
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "prob"))
 import rigorous_oracle as R  # noqa: E402  (the former kernel, as an oracle)
 
-mpmath.mp.prec = 300
+
+
+@pytest.fixture(autouse=True)
+def _precise_mpmath():
+    """300-bit references (other test modules change mpmath's global precision)."""
+    with mpmath.workprec(300):
+        yield
 
 
 def mp(q):

@@ -23,10 +23,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Dict, Optional, Sequence, Tuple
 
+from tamp.core.linear import Affine as _Affine
 from tamp.core.linear import affine_range as _range
 from tamp.core.linear import box_volume, halfspace_volume  # noqa: F401  (this module's API)
 
-Affine = Tuple[Dict[str, Fraction], Fraction]
+Affine = _Affine[str]
 RealBox = Dict[str, Tuple[Fraction, Fraction]]
 
 

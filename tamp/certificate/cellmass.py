@@ -38,17 +38,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 import z3
 
-from tamp.prob.dists import Dist
 from tamp.core.interval import Interval
 from tamp.core.ldl import ldl
+from tamp.core.linear import Bound, Constraint, linked_groups
 from tamp.core.linear import affine_range as linear_range
-from tamp.core.linear import linked_groups
+from tamp.prob.dists import Dist
 
-Bound = Tuple[Optional[Fraction], Optional[Fraction]]
 ZERO_IV = Interval.point(0)
 ONE_IV = Interval.point(1)
 MAX_WITNESS_LEAVES = 200_000
@@ -61,7 +60,7 @@ class MassError(ValueError):
 @dataclass
 class Region:
     box: Dict[str, Bound] = field(default_factory=dict)
-    cons: List[Tuple[Dict[str, Fraction], Fraction]] = field(default_factory=list)
+    cons: List[Constraint[str]] = field(default_factory=list)
 
     def variables(self) -> set:
         out = set(self.box)

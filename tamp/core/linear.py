@@ -1,14 +1,16 @@
 """Linear forms, half-spaces and boxes over the rationals, with their exact ranges and volumes.
 
-One representation for the linear constraints of every engine:
+One representation for the linear constraints of every engine (plain tuples and dicts, so
+they are cheap to build, hash and compare):
 
 * a *coefficient map* ``{variable: Fraction}`` (variables are names or indices);
-* :class:`Affine` ``(coef, const)``: the affine form ``Σ coef·x + const``, standing for the
-  half-space ``{x : Σ coef·x + const <= 0}`` where a region is meant;
-* :class:`Halfspace` ``(coef, rhs)``: ``{x : Σ coef·x <= rhs}`` — the same set as
-  ``Affine(coef, -rhs)`` (:meth:`Halfspace.affine`); both are named tuples, so
-  ``for coef, rhs in constraints`` keeps working;
-* a *box* ``{variable: (lo, hi)}`` with rational ends, ``None`` for an unbounded end.
+* :data:`Constraint` ``(coef, rhs)``: the half-space ``Σ coef·x <= rhs`` (``<`` where a
+  region is open: the boundary has measure zero);
+* :data:`Affine` ``(coef, const)``: the affine form ``Σ coef·x + const``, as a region the
+  half-space where it is ``<= 0`` — the constraint ``(coef, rhs)`` is the form
+  ``(coef, -rhs)``;
+* a box ``{variable: (lo, hi)}`` (:data:`Box`) with rational ends, ``None`` for an unbounded
+  end (:data:`Bound`); :data:`RealBox` when every end is finite.
 
 Helpers: :func:`affine_range` (exact min/max over a box), :func:`linked_groups` (variables
 linked through constraints), :func:`box_volume`, :func:`below_share` and
@@ -21,44 +23,16 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import (
-    Dict,
-    Hashable,
-    Iterable,
-    List,
-    Mapping,
-    NamedTuple,
-    Optional,
-    Tuple,
-    TypeVar,
-)
+from typing import Dict, Hashable, Iterable, List, Mapping, Optional, Tuple, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 End = Optional[Fraction]
-Box = Mapping[K, Tuple[End, End]]
+Bound = Tuple[End, End]
+Box = Mapping[K, Bound]
+RealBox = Mapping[K, Tuple[Fraction, Fraction]]
+Constraint = Tuple[Dict[K, Fraction], Fraction]
+Affine = Tuple[Dict[K, Fraction], Fraction]
 ZERO = Fraction(0)
-
-
-class Affine(NamedTuple):
-    """The affine form ``Σ coef·x + const`` (as a region: where it is <= 0)."""
-
-    coef: Mapping[Hashable, Fraction]
-    const: Fraction
-
-
-class Halfspace(NamedTuple):
-    """The half-space ``Σ coef·x <= rhs``.
-
-    >>> h = Halfspace({"x": Fraction(1), "y": Fraction(-2)}, Fraction(3))
-    >>> h.affine()
-    Affine(coef={'x': Fraction(1, 1), 'y': Fraction(-2, 1)}, const=Fraction(-3, 1))
-    """
-
-    coef: Mapping[Hashable, Fraction]
-    rhs: Fraction
-
-    def affine(self) -> Affine:
-        return Affine(self.coef, -self.rhs)
 
 
 def affine_range(coef: Mapping[K, Fraction], box: Mapping[K, Tuple[End, End]],

@@ -30,7 +30,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-import time
 from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -44,22 +43,21 @@ from tamp.core.interval import (
     down,
     enclose,
     fadd,
-    fmul,
-    fmul_nonneg,
     float_lower,
     float_pair,
     float_upper,
+    fmul,
+    fmul_nonneg,
     fneg,
     fsum_interval,
     up,
 )
 from tamp.core.ldl import ldl
-from tamp.core.linear import affine_range, linked_groups
+from tamp.core.linear import Bound, Constraint, affine_range, linked_groups
 
 from .dists import Dist, Gauss
 
-Con = Tuple[Dict[int, Fraction], Fraction]  # Σ coef[i]·x_i <= rhs
-Bound = Tuple[Optional[Fraction], Optional[Fraction]]
+Con = Constraint[int]  # Σ coef[i]·x_i <= rhs
 
 ZERO = Fraction(0)
 

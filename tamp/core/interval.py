@@ -496,14 +496,32 @@ def fmul(a: FRange, b: FRange) -> FRange:
     (0.0, 0.0)
     >>> fmul((-1.0, 2.0), (3.0, INF))
     (-inf, inf)
+    >>> fmul((-1.0, 2.0), (0.0, 3.0))
+    (-3.0000000000000004, 6.000000000000001)
     """
     a0, a1 = a
     b0, b1 = b
     if a0 >= 0.0 and b0 >= 0.0:  # the common case: both non-negative
         return (_prod(a0, b0, -INF), _prod(a1, b1, INF))
-    los = (_prod(a0, b0, -INF), _prod(a0, b1, -INF), _prod(a1, b0, -INF), _prod(a1, b1, -INF))
-    his = (_prod(a0, b0, INF), _prod(a0, b1, INF), _prod(a1, b0, INF), _prod(a1, b1, INF))
-    return (min(los), max(his))
+    # the end products of non-zero factors, each moved one ulp outward (nextafter is monotone,
+    # so moving only the extreme ones is the same); a zero factor contributes an exact 0
+    if a0 != 0.0 and a1 != 0.0 and b0 != 0.0 and b1 != 0.0:
+        p0, p1, p2, p3 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+        lo, hi = min(p0, p1, p2, p3), max(p0, p1, p2, p3)
+        zero = False
+    else:
+        ps = [x * y for x in (a0, a1) if x != 0.0 for y in (b0, b1) if y != 0.0]
+        if not ps:
+            return (0.0, 0.0)
+        lo, hi = min(ps), max(ps)
+        zero = True
+    if -INF < lo < INF:
+        lo = _nextafter(lo, -INF)
+    if -INF < hi < INF:
+        hi = _nextafter(hi, INF)
+    if zero:
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+    return (lo, hi)
 
 
 def fmul_nonneg(a: FRange, b: FRange) -> FRange:

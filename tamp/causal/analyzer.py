@@ -33,7 +33,7 @@ from lang import ast as A
 from . import boxes as B
 from . import terms as T
 from .dag import Dag, compile_dag, evaluate, evaluate_float
-from .interval import differ, propagate
+from .propagate import differ, propagate
 from .region import Region, build_region
 from .smt import model_value, phase_facts, translate_nodes, z3_var
 from .symexec import Context, execute, expr_term, input_env

@@ -3,7 +3,7 @@
 The certifier evaluates the same output terms over thousands of boxes; flattening
 them once (children before parents, shared sub-terms once) makes each evaluation a
 single loop over a list — used for exact values (:func:`evaluate`), intervals
-(:mod:`tamp.causal.interval`) and z3 formulas (:mod:`tamp.causal.smt`).
+(:mod:`tamp.causal.propagate`) and z3 formulas (:mod:`tamp.causal.smt`).
 """
 
 from __future__ import annotations

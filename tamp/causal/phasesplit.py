@@ -24,12 +24,15 @@ A solver ``unknown`` also leaves the question undecided.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import z3
+
+from tamp.core.dyadic import ceil_grid, floor_grid
 
 from .linear import Form
 from .tight import BoxFacts, SymbolicBounds
@@ -167,10 +170,8 @@ class PhaseSearch:
 def _outward(l: float, u: float) -> Tuple[Fraction, Fraction]:
     """Short rationals l' <= l and u' >= u (on a dyadic grid 2^-8 of the width): the triangle over
     [l', u'] contains the one over [l, u] and keeps z3's simplex on small numbers."""
-    import math
     e = math.frexp(u - l)[1] - 9
-    grid = Fraction(2) ** e
-    return grid * math.floor(Fraction(l) / grid), grid * math.ceil(Fraction(u) / grid)
+    return floor_grid(Fraction(l), e), ceil_grid(Fraction(u), e)
 
 
 def _value(mdl, v) -> Fraction:

@@ -37,7 +37,7 @@ from typing import Dict, List, Optional
 import z3
 
 from lang import ast as A
-from tamp.prob.interval import Interval
+from tamp.core.interval import Interval
 
 from .cellmass import MassError, boxes_disjoint, region_mass
 from .checker import ProgramCheck, Rejected

@@ -12,7 +12,7 @@ from typing import Dict, List, Optional
 
 from lang import ast as A
 from tamp.logic3 import compare_intervals, connective, not3
-from tamp.prob.interval import Interval
+from tamp.core.interval import Interval
 
 
 class SpecError(ValueError):

@@ -55,7 +55,7 @@ class _Cell:
 def _new_cell(key, side, region: Region, dists, deadline) -> _Cell:
     """A cell with its fixed mass part and (when needed) a witness builder; linked all-Gaussian
     groups are rewritten into independent coordinates first (:func:`.cellmass.gauss_transform`)."""
-    from tamp.prob.interval import Interval
+    from tamp.core.interval import Interval
 
     ldl = any(all(dists[v].is_gauss for v in g) for g in components(region))
     reg, ds = region, dists
@@ -216,7 +216,7 @@ def _witness_json(c: _Cell):
 
 
 def _term_value(prob, cells, traces, uncovered, prog, cache, deadline):
-    from tamp.prob.interval import Interval
+    from tamp.core.interval import Interval
 
     hit, miss = Interval.point(0), Interval.point(0)
     for c in cells:

@@ -54,7 +54,7 @@ import z3
 
 from lang import ast as A
 from tamp.prob.dists import Dist, Expo, Gauss, Laplace, PolyDensity, exp_interval
-from tamp.prob.interval import Interval
+from tamp.core.interval import Interval
 
 MAX_STEPS = 1_000_000
 ONE = Interval.point(1)

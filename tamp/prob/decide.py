@@ -22,7 +22,7 @@ from lang.errors import TampError, UnsupportedError, error_at
 from tamp.logic3 import compare_intervals, connective, not3
 from tamp.results import PROVED, UNKNOWN, VIOLATED
 
-from .interval import Interval
+from tamp.core.interval import Interval
 from .mass import Node, Product
 from .paths import Executor
 from .result import ClauseReport, ProbResult, TermReport

@@ -25,25 +25,38 @@ identical continuous cells is computed once.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 from lang import ast as A
 from lang.errors import TampError, UnsupportedError, error_at
+from tamp.core.interval import Interval
+from tamp.core.linear import Bound
 
 from .dists import Dist, Expo, Gauss, Laplace, PolyDensity, exp_interval
-from .interval import Interval
-from .symbolic import (Affine, Formula, Lit, And, Or, Not, as_affine, cases, compare, f_and, f_iff,
-                       f_not, f_or, simplify)
+from .symbolic import (
+    Affine,
+    And,
+    Formula,
+    Lit,
+    Not,
+    Or,
+    as_affine,
+    cases,
+    compare,
+    f_and,
+    f_iff,
+    f_not,
+    f_or,
+    simplify,
+)
 
 MAX_ITERATIONS = 100_000
 MAX_PATHS = 200_000
 TAIL_EPS = Fraction(1, 2 ** 40)
 ONE = Interval.point(1)
 
-Bound = Tuple[Optional[Fraction], Optional[Fraction]]
 
 
 @dataclass

@@ -224,7 +224,7 @@ class Interpreter:
         c = self._split(s.cond, state)
         if c.all():
             return state
-        if s.pos is not None and (s.pos.line, s.pos.col) in self.preconditions:
+        if s.pos is not None and (s.pos.line, s.pos.col) in self.preconditions and not c.any():
             raise self.ev.error("the given inputs do not satisfy this precondition `assume` (its condition "
                                 "depends on inputs only, so it restricts the inputs like `requires`)", s)
         return state.take(np.flatnonzero(c))

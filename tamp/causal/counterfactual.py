@@ -239,6 +239,15 @@ def _ask_exact(program, fact, varies, sorts, beh, mode, ctx, timeout) -> QueryRe
     r = s.check()
     shown = sorted(A.free_vars(beh) - set(sorts))
     if r == z3.unsat:
+        empty = z3.Solver()
+        empty.set("timeout", int(timeout * 1000))
+        empty.add(*cs, zvalid)
+        e = empty.check()
+        if e == z3.unsat:
+            return _vacuous(varies)
+        if e != z3.sat:
+            return QueryResult("", None, None, message="the solver could not decide whether the scenario has "
+                               f"any execution at all ({empty.reason_unknown()})")
         if mode == "would":
             return QueryResult("", True, None, message="every execution of the scenario satisfies the behaviour")
         return QueryResult("", False, None, message="no execution of the scenario satisfies the behaviour")
@@ -261,6 +270,16 @@ def _ask_exact(program, fact, varies, sorts, beh, mode, ctx, timeout) -> QueryRe
     res.message = ("this execution of the scenario does not satisfy the behaviour" if mode == "would"
                    else "this execution of the scenario satisfies the behaviour")
     return res
+
+
+def _vacuous(varies) -> QueryResult:
+    """The answer for a scenario without any execution: no yes/no, a clear reason instead."""
+    reversed_ = [v.text for v in varies if v.lo is not None and not (
+        v.lo <= v.hi if v.inclusive else v.lo < v.hi)]
+    why = (f"the range of {', '.join(reversed_)} is empty" if reversed_ else
+           "no value of the varied inputs satisfies the program's requires clauses (other than the factual point)")
+    return QueryResult("", None, None, vacuous=True, message=f"no execution of the scenario exists: {why}; "
+                       "the question is vacuous (any answer would hold trivially)")
 
 
 def _points(program, fact, varies, sorts, ctx) -> List[Dict[str, object]]:
@@ -309,9 +328,10 @@ def _ask_probably(program, fact, varies, sorts, beh, mode, theta, ctx, timeout) 
         raise UnsupportedError("--probably needs the probability engine (tamp.prob), which is not installed")
     deadline = time.monotonic() + timeout
     undecided = None
-    for pt in _points(program, fact, varies, sorts, ctx):
-        if not _requires_hold(program, pt, sorts, ctx):
-            continue
+    points = [pt for pt in _points(program, fact, varies, sorts, ctx) if _requires_hold(program, pt, sorts, ctx)]
+    if not points:
+        return _vacuous(varies)
+    for pt in points:
         inputs = {n: (v if not isinstance(v, Fraction) or v.denominator != 1 else int(v)) for n, v in pt.items()}
         left = max(deadline - time.monotonic(), 1.0)
         p = probability(program, beh, inputs=inputs, timeout=left)

@@ -77,9 +77,17 @@ class QueryResult:
     probability: Optional[Dict[str, Any]] = None
     message: str = ""
     details: Dict[str, Any] = field(default_factory=dict)
+    vacuous: bool = False  # the scenario has no execution: neither yes nor no means anything
+
+    @property
+    def verdict(self) -> str:
+        if self.vacuous:
+            return "vacuous"
+        return {True: "yes", False: "no", None: "unknown"}[self.answer]
 
     def to_json(self) -> Dict[str, Any]:
-        out = {"answer": self.answer, "model": plain(self.model) if self.model is not None else None,
+        out = {"answer": self.answer, "verdict": self.verdict,
+               "model": plain(self.model) if self.model is not None else None,
                "question": self.question, "time_s": round(self.time_s, 4)}
         if self.probability is not None:
             out["probability"] = plain(self.probability)
@@ -88,7 +96,7 @@ class QueryResult:
         return out
 
     def render_text(self) -> str:
-        word = {True: "YES", False: "NO", None: "UNKNOWN"}[self.answer]
+        word = self.verdict.upper()
         lines = [f"{word}: {self.question}"]
         if self.message:
             lines.append(f"  {self.message}")

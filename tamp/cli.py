@@ -108,6 +108,8 @@ def _main(argv) -> int:
         with deep_recursion():  # the parser accepts nesting up to lang.recursion.MAX_DEPTH
             code = args._run(args)
     except TampError as exc:
+        if exc.path == "<string>":  # raised without a location: the command's file, else tamp itself
+            exc.path = getattr(args, "file", None) or f"tamp {args.command}"
         print(str(exc), file=sys.stderr)
         code = EXIT_USAGE
     except KeyboardInterrupt:

@@ -80,20 +80,19 @@ class Certificate:
 
 
 def load(path: str) -> Certificate:
-    """Read and shape-check the certificate at ``path``."""
+    """Read and shape-check the certificate at ``path``; the message of a
+    :class:`MalformedCertificate` starts with the JSON path of the problem (the caller names
+    the file)."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
     except OSError as exc:
-        raise MalformedCertificate(f"{path}: cannot read the certificate: {exc.strerror or exc}") from None
+        raise MalformedCertificate(f"cannot read the certificate: {exc.strerror or exc}") from None
     try:
         data = loads(raw)  # strict: no NaN, no duplicate keys, no 5000-digit integers
     except JSONError as exc:
-        raise MalformedCertificate(f"{path}: {exc}") from None
-    try:
-        return decode(data)
-    except MalformedCertificate as exc:
-        raise MalformedCertificate(f"{path}: {exc}") from None
+        raise MalformedCertificate(str(exc)) from None
+    return decode(data)
 
 
 def known_keys(d: Any, allowed: Iterable[str], where: str) -> None:
@@ -143,8 +142,8 @@ def decode(data: Any) -> Certificate:
     from .prob_reader import decode_prob
 
     return Certificate(str(data.get("file", "")), sha, claim,
-                       [decode_program(p, f"programs[{i}]") for i, p in enumerate(progs)],
-                       [decode_prob(p, f"probability[{i}]") for i, p in enumerate(probs)])
+                       [decode_program(p, f"$.programs[{i}]") for i, p in enumerate(progs)],
+                       [decode_prob(p, f"$.probability[{i}]") for i, p in enumerate(probs)])
 
 
 def decode_program(p: Any, where: str) -> ProgramCert:

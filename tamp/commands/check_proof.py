@@ -35,7 +35,7 @@ def run(args) -> int:
     try:
         cert = load_certificate(args.certificate)
     except MalformedCertificate as exc:
-        raise TampError(f"malformed certificate: {exc}") from None
+        raise TampError(f"malformed certificate: {exc}", args.certificate) from None
     raw = read_bytes(Path(args.file))  # the certificate names the file by its bytes' hash
     src = load(raw, args.file)
     inputs = checked_inputs(src, list(src.programs), args.input)

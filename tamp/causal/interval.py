@@ -10,6 +10,7 @@ piecewise nodes (``max``, ``min``, ``abs``, ``ite``) have a fixed phase over the
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Dict, List, Tuple
@@ -28,8 +29,13 @@ def _up(x: float) -> float:
 
 
 def enclose(v) -> Tuple[float, float]:
-    """The tightest float interval containing the exact number ``v``."""
-    f = float(v)
+    """The tightest float interval containing the exact number ``v`` (beyond the largest float,
+    e.g. the literal ``1e400``: that float and infinity)."""
+    try:
+        f = float(v)
+    except OverflowError:
+        big = sys.float_info.max
+        return (big, INF) if v > 0 else (-INF, -big)
     if Fraction(f) == v:
         return (f, f)
     return (_down(f), _up(f))

@@ -16,7 +16,10 @@ def show(v) -> str:
     if isinstance(v, Fraction):
         if v.denominator == 1:
             return str(v.numerator)
-        f = float(v)
+        try:
+            f = float(v)
+        except OverflowError:  # beyond binary64 (e.g. 1e400): exact only
+            return f"{v.numerator}/{v.denominator}"
         return repr(f) if Fraction(repr(f)) == v else f"{v.numerator}/{v.denominator} (~{f:.6g})"
     return str(v)
 
@@ -24,7 +27,12 @@ def show(v) -> str:
 def plain(v):
     """JSON-friendly exact values: ints and bools stay, other Fractions become floats."""
     if isinstance(v, Fraction):
-        return v.numerator if v.denominator == 1 else float(v)
+        if v.denominator == 1:
+            return v.numerator
+        try:
+            return float(v)
+        except OverflowError:
+            return str(v)
     if isinstance(v, dict):
         return {k: plain(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):

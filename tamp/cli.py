@@ -28,11 +28,11 @@ COMMANDS = ["check", "prove", "prob", "simulate", "cfa", "wmi", "query", "fairne
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that exits with status 2 and one clear line (its default is 2 as well)."""
+    """argparse that exits with status 2 and one clear line (naming the option; the usage is
+    one ``--help`` away)."""
 
     def error(self, message):  # pragma: no cover - argparse plumbing
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        print(f"{self.prog}: error: {message} (see: {self.prog} --help)", file=sys.stderr)
         sys.exit(EXIT_USAGE)
 
 

@@ -195,6 +195,8 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
         raise SimulationError(f"the number of runs must be positive, got {runs}")
     if not 0 < confidence < 1:
         raise SimulationError(f"the confidence must be in (0, 1), got {confidence}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise SimulationError(f"the seed must be an integer >= 0, got {seed!r}")
     prog, path, source = resolve_program(program_or_source, program)
     types = _types(prog, path, source)
     for e in prog.ensures:

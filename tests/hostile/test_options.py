@@ -217,3 +217,12 @@ def test_fuzzed_option_values_never_crash(coin, capsys, value):
         assert code in codes, (args, code, out, err)
         if code == 2:
             assert err.strip() and len(err.strip().splitlines()) <= 3, err
+
+
+def test_negative_seed_from_python_is_an_input_error():
+    from lang.errors import TampError
+    from tamp.simulate import simulate
+
+    for seed in (-1, 0.5, True):
+        with pytest.raises(TampError, match="seed must be an integer >= 0"):
+            simulate("program s(p: real) ensures !y fails p { y ~ bern(p); }", {"p": 0.5}, runs=5, seed=seed)

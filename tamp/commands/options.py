@@ -43,6 +43,18 @@ def positive_int(text: str) -> int:
     return v
 
 
+MAX_RUNS = 10 ** 9  # about a quarter of an hour of the simplest program; more never finishes in practice
+
+
+def runs(text: str) -> int:
+    """A number of simulation runs: 1 .. MAX_RUNS."""
+    v = positive_int(text)
+    if v > MAX_RUNS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_RUNS:,} runs (the confidence interval is then already "
+                                         f"narrower than 1e-4), got {text[:40]}")
+    return v
+
+
 def nonneg_int(text: str) -> int:
     v = _number(text, int, "an integer >= 0")
     if v < 0:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..simulate import simulate
 from ..simulate.errors import SimulationError
 from .common import add_file_arguments, checked_bound, checked_inputs, emit_json, load_programs
-from .options import open_unit, positive_int, seed
+from .options import open_unit, runs, seed
 
 NAME = "simulate"
 HELP = "run a program many times at fixed inputs and test its claim statistically"
@@ -19,7 +19,7 @@ HELP = "run a program many times at fixed inputs and test its claim statisticall
 
 def add_arguments(p):
     add_file_arguments(p)
-    p.add_argument("--runs", metavar="N", type=positive_int, default=100000, help="number of runs (default 100000)")
+    p.add_argument("--runs", metavar="N", type=runs, default=100000, help="number of runs (default 100000, at most 10^9)")
     p.add_argument("--seed", metavar="S", type=seed, default=0, help="random seed (default 0)")
     p.add_argument("--bound", metavar="EXPR", help="failure bound over the inputs, replacing `fails`")
     p.add_argument("--confidence", metavar="C", type=open_unit, default=0.99,

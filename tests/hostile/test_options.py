@@ -106,6 +106,7 @@ BAD_OPTIONS = [
     (["simulate", "{f}", "--seed", "-1"], "argument --seed"),
     (["simulate", "{f}", "--seed", str(2 ** 64)], "argument --seed"),
     (["simulate", "{f}", "--runs", "0"], "argument --runs"),
+    (["simulate", "{f}", "--runs", "9" * 23], "argument --runs: at most 1,000,000,000 runs"),
     (["simulate", "{f}", "--confidence", "1"], "argument --confidence"),
     (["simulate", "{f}", "--confidence", "nan"], "argument --confidence"),
     (["fairness", "{f}", "--mass-gap", "nan"], "argument --mass-gap"),

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Dict, Iterable, Optional, Tuple
+from typing import Dict, Iterable, Optional, Tuple, Union
 
 from . import ast as A
 from .errors import TampError, TypeCheckError, error_at
@@ -31,7 +31,7 @@ Value = object  # bool | int | Fraction | list of those
 # --------------------------------------------------------------------------- the option's text
 
 
-def parse_value(text: str, name: str = "input"):
+def parse_value(text: str, name: str = "input") -> Value:
     """An input value: an integer or decimal (``8``, ``-0.5``, ``1e-3``, ``1/3``), ``true``/``false``,
     or an array ``[1, 2.5]``. Raises :class:`ValueError` with a message for anything else."""
     t = text.strip()
@@ -43,7 +43,7 @@ def parse_value(text: str, name: str = "input"):
     return _scalar(t, text, name)
 
 
-def _scalar(t: str, whole: str, name: str):
+def _scalar(t: str, whole: str, name: str) -> Union[bool, int, Fraction]:
     from .parser import parse_number
 
     t = t.strip()
@@ -72,7 +72,7 @@ def parse_assignment(item: str) -> Tuple[str, Value]:
 # --------------------------------------------------------------------------- values against types
 
 
-def show(v) -> str:
+def show(v: object) -> str:
     """A value as the user would write it (``0.5``, ``1/3``, ``true``, ``[1, 2]``)."""
     if v is True or v is False:
         return "true" if v else "false"
@@ -92,7 +92,7 @@ def show(v) -> str:
     return str(v)
 
 
-def _exact(v):
+def _exact(v: object) -> Union[int, Fraction, None]:
     """An exact number from a Python number; None when ``v`` is not a finite number."""
     if isinstance(v, bool):
         return None
@@ -106,7 +106,7 @@ def _exact(v):
 _WANT = {"bool": "true or false", "int": "an integer", "real": "a number"}
 
 
-def _scalar_of(v, base: str) -> Tuple[object, Optional[str]]:
+def _scalar_of(v: object, base: str) -> Tuple[object, Optional[str]]:
     """(converted value, None) or (None, what a value of type ``base`` must be)."""
     if base == "bool":
         return (v, None) if isinstance(v, bool) else (None, "must be true or false")
@@ -122,7 +122,7 @@ def _scalar_of(v, base: str) -> Tuple[object, Optional[str]]:
     return x, None
 
 
-def check_value(value, type_: A.Type) -> Tuple[object, Optional[str]]:
+def check_value(value: object, type_: A.Type) -> Tuple[object, Optional[str]]:
     """``value`` converted to parameter type ``type_`` (exact), or (None, what it must be)."""
     if type_.name == "array":
         if not isinstance(value, (list, tuple)):

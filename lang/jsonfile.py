@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Union
+from typing import Any, Dict, List, Tuple, Union
 
 MAX_INT_DIGITS = 4000  # below Python's int/str conversion limit (4300), so every value prints
 
@@ -36,32 +36,32 @@ class _Bad:
         self.why = why
 
 
-class _Duplicate(dict):
+class _Duplicate(Dict[str, Any]):
     """An object in which some key appeared twice."""
 
     key = ""
 
 
-def _int(text: str):
+def _int(text: str) -> Union[int, _Bad]:
     digits = len(text.lstrip("-"))
     if digits > MAX_INT_DIGITS:
         return _Bad(f"an integer of {digits} digits is too long (at most {MAX_INT_DIGITS})")
     return int(text)
 
 
-def _float(text: str):
+def _float(text: str) -> Union[float, _Bad]:
     v = float(text)
     if not math.isfinite(v):
         return _Bad(f"the number {text[:40]} is out of range")
     return v
 
 
-def _constant(text: str):
+def _constant(text: str) -> _Bad:
     return _Bad(f"{text} is not a JSON number")
 
 
-def _object(pairs):
-    out: dict = {}
+def _object(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
     for k, v in pairs:
         if k in out:
             dup = _Duplicate(out)
@@ -94,13 +94,15 @@ def loads(data: Union[str, bytes]) -> Any:
     """Parse strict JSON text (or UTF-8 bytes); raises :class:`JSONError`."""
     if isinstance(data, bytes):
         try:
-            data = data.decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             line = data.count(b"\n", 0, exc.start) + 1
             col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
             raise JSONError(f"{line}:{col}: not UTF-8 text (byte 0x{data[exc.start]:02x})") from None
+    else:
+        text = data
     try:
-        out = json.loads(data, parse_int=_int, parse_float=_float, parse_constant=_constant,
+        out = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant,
                          object_pairs_hook=_object)
     except json.JSONDecodeError as exc:
         raise JSONError(f"{exc.lineno}:{exc.colno}: malformed JSON: {exc.msg}") from None

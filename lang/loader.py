@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Optional, Union
+from typing import List, Optional, Union
 
 from . import ast as A
 from .errors import ParseError, TampError, TypeCheckError, UnsupportedError, error_at
@@ -80,7 +80,7 @@ def load(source: Source, path: Optional[str] = None, *, check: bool = True) -> A
     return src
 
 
-def select(src: A.SourceFile, name: Optional[str] = None) -> list:
+def select(src: A.SourceFile, name: Optional[str] = None) -> List[A.Program]:
     """The programs of ``src`` (only the one called ``name`` when given; an unknown name is an
     error listing the file's programs)."""
     if name is None:

@@ -32,7 +32,8 @@ def add_arguments(p):
     p.add_argument("--timeout", type=seconds, default=120.0, metavar="S", help="per-file time limit (default 120)")
     p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="files run in parallel (default 1)")
     p.add_argument("--json", metavar="OUT", type=output_file, help="also write the results as JSON")
-    p.add_argument("--markdown", metavar="OUT", type=output_file, help="also write the table as Markdown (e.g. benchmarks/results.md)")
+    p.add_argument("--markdown", metavar="OUT", type=output_file,
+                   help="also write the table as Markdown (e.g. benchmarks/results.md)")
 
 
 def find_files(paths):

@@ -15,7 +15,8 @@ HELP = "certify `ensures independent(out, sex)` (causal fairness) with a populat
 def add_arguments(p):
     p.add_argument("file", help="a .prob file")
     p.add_argument("--program", metavar="NAME", help="only this program of the file")
-    p.add_argument("--population", metavar="FILE", type=input_file, help="a .prob file whose program samples the inputs "
+    p.add_argument("--population", metavar="FILE", type=input_file,
+                   help="a .prob file whose program samples the inputs "
                    "(default: uniform over the requires box)")
     p.add_argument("--timeout", metavar="S", type=seconds, default=600.0, help="time limit per program (s)")
     p.add_argument("--jobs", metavar="N", type=nonneg_int, default=0, help="worker processes (default: all cores)")

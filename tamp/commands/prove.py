@@ -22,10 +22,12 @@ def add_arguments(p):
     p.add_argument("--dot", metavar="DIR", type=output_dir,
                    help="write the failure automata as graphviz files into DIR")
     p.add_argument("--quiet", action="store_true", help="print only the verdict lines")
-    p.add_argument("--certificate", metavar="OUT", type=output_file, help="write a proof certificate of every proved failure "
+    p.add_argument("--certificate", metavar="OUT", type=output_file,
+                   help="write a proof certificate of every proved failure "
                    "bound and every decided probability specification to OUT (.json); re-check it with "
                    "`tamp check-proof OUT FILE`")
-    p.add_argument("--report", metavar="OUT.html", type=output_file, help="write a self-contained HTML report: source, verdicts, "
+    p.add_argument("--report", metavar="OUT.html", type=output_file,
+                   help="write a self-contained HTML report: source, verdicts, "
                    "axioms, failure automata, statistics (open it in a browser)")
 
 

@@ -25,7 +25,8 @@ def add_arguments(p):
     p.add_argument("--probably", metavar="THETA", help="(sampling programs) ask about P(EXPR) >= THETA")
     p.add_argument("--timeout", metavar="S", type=seconds, default=60.0, help="time limit in seconds")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--log", metavar="FILE", type=output_file, help="append the query and its answer to this JSON-lines log")
+    p.add_argument("--log", metavar="FILE", type=output_file,
+                   help="append the query and its answer to this JSON-lines log")
     p.add_argument("--replay", metavar="FILE", help="re-ask every query of a log and report changed answers")
 
 

@@ -19,7 +19,8 @@ HELP = "run a program many times at fixed inputs and test its claim statisticall
 
 def add_arguments(p):
     add_file_arguments(p)
-    p.add_argument("--runs", metavar="N", type=runs, default=100000, help="number of runs (default 100000, at most 10^9)")
+    p.add_argument("--runs", metavar="N", type=runs, default=100000,
+                   help="number of runs (default 100000, at most 10^9)")
     p.add_argument("--seed", metavar="S", type=seed, default=0, help="random seed (default 0)")
     p.add_argument("--bound", metavar="EXPR", help="failure bound over the inputs, replacing `fails`")
     p.add_argument("--confidence", metavar="C", type=open_unit, default=0.99,

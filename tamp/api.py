@@ -104,8 +104,9 @@ def combine(name: str, parts: List[ProgramResult]) -> ProgramResult:
 def prove_program(prog: A.Program, bound: Optional[A.Expr] = None, timeout: Optional[float] = None,
                   inputs: Optional[Dict[str, object]] = None, path: str = "<string>",
                   source: Optional[str] = None, progress=None) -> ProgramResult:
-    """Check every specification of one program with the right engine(s)."""
-    inputs = inputs or {}
+    """Check every specification of one program with the right engine(s); ``inputs`` that are
+    parameters of ``prog`` must fit their types (others are ignored)."""
+    inputs = check_inputs(prog, inputs, path, source or None) if inputs else {}
     groups: Dict[str, List[A.Expr]] = {}
     for e in prog.ensures:
         groups.setdefault(clause_kind(e), []).append(e)
@@ -162,9 +163,8 @@ def prove(source_or_path, bound: Union[str, A.Expr, None] = None, timeout: Optio
     for prog in progs:
         if bound_expr is not None:
             check_bound(prog, bound_expr, bound if isinstance(bound, str) else None)
-        mine = check_inputs(prog, inputs, src.path, src.text or None) if inputs else None
         left = max(deadline - time.monotonic(), 0.01) if deadline else None
-        results.append(prove_program(prog, bound_expr, left, mine, src.path, src.text, progress))
+        results.append(prove_program(prog, bound_expr, left, inputs, src.path, src.text, progress))
     out = FileResult(src.path, results)
     for r in [out] + results:  # the notebook view (tamp.report) lists the source
         r.source = src.text

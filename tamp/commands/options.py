@@ -102,9 +102,11 @@ def memory_mb(text: str) -> int:
 
 def _parent_exists(path: str) -> None:
     parent = os.path.dirname(os.path.abspath(path))
+    shown = os.path.dirname(path) or parent
     if not os.path.isdir(parent):
-        raise argparse.ArgumentTypeError(f"cannot write {path}: the folder {os.path.dirname(path) or parent} "
-                                         "does not exist")
+        raise argparse.ArgumentTypeError(f"cannot write {path}: the folder {shown} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise argparse.ArgumentTypeError(f"cannot write {path}: the folder {shown} is not writable")
 
 
 def input_file(path: str) -> str:

@@ -31,6 +31,7 @@ from lang.parser import parse_expr
 
 from . import terms as T
 from .dag import compile_dag, evaluate
+from .division import check_divisions
 from .region import box_bounds, conjuncts
 from .result import QueryResult, show
 from .smt import model_value, translate, z3_const, z3_var
@@ -222,7 +223,8 @@ def _ask_exact(program, fact, varies, sorts, beh, mode, ctx, timeout) -> QueryRe
     fixed = {n: _const_term(v, sorts[n]) for n, v in fact.items() if n not in {x.name for x in varies}}
     fin = execute(program, fixed, ctx)
     init = input_env(program, fixed, ctx)
-    valid = T.op("and", *[expr_term(r, init, ctx) for r in program.requires], fin.assumption())
+    requires = [expr_term(r, init, ctx) for r in program.requires]
+    valid = T.op("and", *requires, fin.assumption())
     for name in A.free_vars(beh):
         if name not in fin.env:
             raise option_error(f"--{mode}", "", f"'{name}' is not a variable of program '{program.name}' "
@@ -231,6 +233,9 @@ def _ask_exact(program, fact, varies, sorts, beh, mode, ctx, timeout) -> QueryRe
     if b.sort != "bool":
         raise TampError(f"--{mode}: the behaviour must be a condition (true/false), not a number", f"--{mode}")
     zv, cs, _ = _scenario(program, fact, varies, sorts, ctx)
+    varied = {v.name for v in varies}
+    check_divisions(fin, requires, {n: sorts[n] for n in varied},
+                    {n: v for n, v in fact.items() if n not in varied}, ctx, extra=cs)
     dag = compile_dag([valid, b])
     zvalid, zb = translate(dag, zv)
     s = z3.Solver()

@@ -23,9 +23,10 @@ TIMEOUT_MS = 10_000
 
 
 def check_divisions(fin: Final, requires: Sequence[T.Term], sorts: Dict[str, str], fixed: Dict[str, object],
-                    ctx: Context) -> None:
+                    ctx: Context, extra: Sequence[object] = ()) -> None:
     """Raise a located error for the first division of ``fin`` whose divisor can be 0 at an input
-    satisfying ``requires`` (the other inputs: ``sorts``; ``fixed`` are shown with the input)."""
+    satisfying ``requires`` and the z3 constraints ``extra`` (the free inputs: ``sorts``; the
+    ``fixed`` ones are shown with the input)."""
     for bad, node in fin.divisions:
         cond = T.op("and", *requires, bad)
         if cond is T.FALSE:
@@ -34,7 +35,7 @@ def check_divisions(fin: Final, requires: Sequence[T.Term], sorts: Dict[str, str
         zv = {name: z3_var(name, sort) for name, sort in sorts.items()}
         s = z3.Solver()
         s.set("timeout", TIMEOUT_MS)
-        s.add(*translate(dag, zv))
+        s.add(*translate(dag, zv), *extra)
         r = s.check()
         if r == z3.unsat:
             continue

@@ -72,3 +72,17 @@ def test_exact_evaluation_does_not_touch_an_untaken_division():
     assert evaluate(dag, {"x": Fraction(1)}) == [0]
     with pytest.raises(ZeroDivisionError):
         evaluate(dag, {"x": Fraction(6)})
+
+
+@pytest.mark.parametrize("given, vary", [("x1 == 0.3 && sex == 0", "sex"), ("x1 == 0.3 && sex == 1", "x1")])
+def test_query_whose_scenario_divides_by_zero_is_a_located_error(tmp_path, capsys, given, vary):
+    f = _file(tmp_path, "  y := x1 / (sex - 1);\n  if (y > 0) { out := 1; } else { out := 0; }\n")
+    code, out, err = run_cli(capsys, ["query", f, "--given", given, "--vary", vary, "--would", "out == 0"])
+    assert code == 2 and err.startswith(f"{f}:5:8: error: division by zero"), out + err
+
+
+def test_query_away_from_the_zero_divisor_still_answers(tmp_path, capsys):
+    f = _file(tmp_path, "  y := x1 / (sex - 1);\n  if (y > 0) { out := 1; } else { out := 0; }\n")
+    code, out, err = run_cli(capsys, ["query", f, "--given", "x1 == 0.3 && sex == 0", "--vary", "x1",
+                                      "--would", "out == 0"])
+    assert code == 0 and out.startswith("YES:"), out + err  # sex = 0: y = -x1 <= 0 everywhere

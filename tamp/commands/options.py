@@ -13,7 +13,7 @@ import math
 import os
 from typing import Callable
 
-from lang.inputs import parse_assignment
+from lang.inputs import parse_assignment, show
 
 MIN_MEMORY_MB = 512  # the interpreter, z3 and the parser map ~300 MB of address space before any work
 
@@ -162,16 +162,10 @@ class InputAction(argparse.Action):
             raise argparse.ArgumentError(self, str(exc)) from None
         seen = dict(getattr(namespace, self.dest, None) or {})
         if name in seen:
-            raise argparse.ArgumentError(self, f"'{name}' is given twice ({name}={_shown(seen[name])} "
+            raise argparse.ArgumentError(self, f"'{name}' is given twice ({name}={show(seen[name])} "
                                                f"and {values.strip()})")
         seen[name] = value
         setattr(namespace, self.dest, seen)
-
-
-def _shown(v) -> str:
-    from lang.inputs import show
-
-    return show(v)
 
 
 def add_input_argument(p) -> None:

@@ -447,7 +447,10 @@ class Analyzer:
         import numpy as np
         rng = random.Random(hash(box))
         pts = [B.center(self.dims, box)] + [B.random_point(self.dims, box, rng) for _ in range(n)]
-        env = {d.name: np.array([saturating_float(p[d.name]) for p in pts]) for d in self.dims}
+        try:
+            env = {d.name: np.array([float(p[d.name]) for p in pts]) for d in self.dims}
+        except OverflowError:  # a coordinate beyond binary64 (e.g. 1e400): screening only, saturate
+            env = {d.name: np.array([saturating_float(p[d.name]) for p in pts]) for d in self.dims}
         try:
             vals = evaluate_float(self.dag, env)
         except (ValueError, TypeError):

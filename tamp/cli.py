@@ -108,8 +108,8 @@ def _main(argv) -> int:
         with deep_recursion():  # the parser accepts nesting up to lang.recursion.MAX_DEPTH
             code = args._run(args)
     except TampError as exc:
-        if exc.path == "<string>":  # raised without a location: the command's file, else tamp itself
-            exc.path = getattr(args, "file", None) or f"tamp {args.command}"
+        if exc.path == "<string>":  # raised without a file: the command's file, else tamp itself
+            _locate_in_file(exc, getattr(args, "file", None), args.command)
         print(str(exc), file=sys.stderr)
         code = EXIT_USAGE
     except KeyboardInterrupt:
@@ -130,6 +130,18 @@ def _main(argv) -> int:
     except Exception as exc:  # noqa: BLE001 - the user must never see a traceback
         return _unexpected(exc, args)
     return code
+
+
+def _locate_in_file(exc: TampError, file, command: str) -> None:
+    """Name the command's file in an error raised without one (and show its line, if any)."""
+    exc.path = file or f"tamp {command}"
+    if file and exc.line and exc.source is None:
+        from lang.loader import read_text
+
+        try:
+            exc.source = read_text(file)
+        except TampError:
+            pass
 
 
 def _unexpected(exc: BaseException, args) -> int:

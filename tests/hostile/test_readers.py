@@ -194,3 +194,20 @@ def test_probably_query_on_an_empty_scenario_is_vacuous(tmp_path, capsys):
     code, out, err = run_cli(capsys, ["query", str(f), "--given", "group == 1", "--vary", "group in 5..9",
                                       "--would", "approve", "--probably", "0.4"])
     assert code == 1 and out.startswith("VACUOUS:"), out
+
+
+def test_an_error_located_without_a_file_gets_the_file_and_its_line(tmp_path, capsys, monkeypatch):
+    """An engine that raises a located error but forgets the file name: the CLI names the file
+    (never `<string>:`) and shows the line."""
+    import tamp.commands.check as check
+    from lang.errors import TampError
+
+    f = tmp_path / "coin.prob"
+    f.write_text(COIN)
+
+    def boom(src):
+        raise TampError("something is wrong here", "<string>", 4, 3)
+    monkeypatch.setattr(check, "describe", boom)
+    code, out, err = run_cli(capsys, ["check", str(f)])
+    assert code == 2 and err.startswith(f"{f}:4:3: error: something is wrong here"), err
+    assert "fails p" in err and "^" in err

@@ -26,7 +26,7 @@ from typing import Dict, List, Optional, Sequence, Union
 import z3
 
 from lang import ast as A
-from lang.errors import ParseError, TampError, UnsupportedError
+from lang.errors import TampError, UnsupportedError
 from lang.parser import parse_expr
 
 from . import terms as T

@@ -522,21 +522,11 @@ def parse(text: str, path: str = "<string>") -> A.SourceFile:
 
 
 def parse_file(path: str) -> A.SourceFile:
-    """Read and parse a file; an unreadable file or invalid UTF-8 is a :class:`ParseError` too."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise ParseError(f"cannot read file: {exc.strerror or exc}", str(path)) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        shown = data.decode("utf-8", errors="replace")
-        line = data.count(b"\n", 0, exc.start) + 1
-        line_start = data.rfind(b"\n", 0, exc.start) + 1
-        col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1
-        raise ParseError(f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x})", str(path),
-                         line, col, shown) from None
-    return parse(text, str(path))
+    """Read and parse a file; an unreadable file or invalid UTF-8 is a :class:`ParseError` too
+    (:func:`lang.loader.load` also type-checks)."""
+    from .loader import read_text
+
+    return parse(read_text(path), str(path))
 
 
 def parse_expr(text: str, path: str = "<expr>") -> A.Expr:

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import os
 import time
 from fractions import Fraction
 from typing import Dict, List, Optional, Union
 
 from lang import ast as A
-from lang.errors import TampError, UnsupportedError, error_at
-from lang.parser import parse, parse_expr, parse_file
+from lang.errors import TampError
+from lang.inputs import check_inputs, check_known
+from lang.loader import check_bound, load, parse_bound, select
 
 from .results import PROVED, UNKNOWN, VIOLATED, FileResult, ProgramResult
 
@@ -43,22 +43,9 @@ def clause_kind(e: A.Expr) -> str:
 
 
 def _load(source_or_path: Union[str, A.SourceFile, A.Program], path: Optional[str]) -> A.SourceFile:
-    if isinstance(source_or_path, A.SourceFile):
-        return source_or_path
     if isinstance(source_or_path, A.Program):
         return A.SourceFile((source_or_path,), path or "<program>", "")
-    text = source_or_path
-    if "\n" not in text and "{" not in text and (text.endswith(".prob") or os.path.exists(text)):
-        return parse_file(text)
-    return parse(text, path or "<string>")
-
-
-def _typecheck(src: A.SourceFile) -> None:
-    try:
-        from lang.typecheck import check_file
-    except ImportError:  # pragma: no cover - during bring-up
-        return
-    check_file(src)
+    return load(source_or_path, path)
 
 
 def _literal(value, name: str) -> A.Expr:
@@ -72,11 +59,12 @@ def _literal(value, name: str) -> A.Expr:
 
 
 def fix_inputs(prog: A.Program, inputs: Dict[str, object]) -> A.Program:
-    """Add ``requires name == value`` for each fixed scalar input (the claim is then about those)."""
+    """Add ``requires name == value`` for each fixed input of ``prog`` (the claim is then about
+    those); ``inputs`` are checked values (:func:`lang.inputs.check_inputs`)."""
     extra = []
     for name, value in inputs.items():
         if prog.param(name) is None:
-            raise TampError(f"--input {name}: program '{prog.name}' has no parameter '{name}'")
+            continue
         if isinstance(value, list):
             for i, v in enumerate(value):
                 extra.append(A.Binary("==", A.Index(A.Var(name), A.num(i)), _literal(v, name)))
@@ -116,8 +104,9 @@ def combine(name: str, parts: List[ProgramResult]) -> ProgramResult:
 def prove_program(prog: A.Program, bound: Optional[A.Expr] = None, timeout: Optional[float] = None,
                   inputs: Optional[Dict[str, object]] = None, path: str = "<string>",
                   source: Optional[str] = None, progress=None) -> ProgramResult:
-    """Check every specification of one program with the right engine(s)."""
-    inputs = inputs or {}
+    """Check every specification of one program with the right engine(s); ``inputs`` that are
+    parameters of ``prog`` must fit their types (others are ignored)."""
+    inputs = check_inputs(prog, inputs, path, source or None) if inputs else {}
     groups: Dict[str, List[A.Expr]] = {}
     for e in prog.ensures:
         groups.setdefault(clause_kind(e), []).append(e)
@@ -208,35 +197,24 @@ def prove(source_or_path, bound: Union[str, A.Expr, None] = None, timeout: Optio
 
     ``bound`` replaces each program's ``fails`` clause (a string such as ``"p*n"`` or an expression).
     Raises :class:`lang.errors.TampError` for bad input (syntax, types, unknown program).
+    ``inputs`` fixes parameters (``{"n": 8}``): each must be a parameter of a chosen program and
+    fit its type.
     """
     src = _load(source_or_path, path)
-    _typecheck(src)
-    progs = list(src.programs)
-    if program is not None:
-        progs = [p for p in progs if p.name == program]
-        if not progs:
-            names = ", ".join(p.name for p in src.programs) or "none"
-            raise TampError(f"no program named '{program}' (the file has: {names})", src.path)
+    progs = select(src, program)
     if not progs:
         raise TampError("the file contains no program", src.path)
-    bound_expr = parse_expr(bound, "--bound") if isinstance(bound, str) else bound
+    bound_expr = parse_bound(bound) if isinstance(bound, str) else bound
+    if inputs:
+        check_known(progs, inputs, src.path)
     results = []
     deadline = time.monotonic() + timeout if timeout else None
     for prog in progs:
         if bound_expr is not None:
-            _check_bound_vars(prog, bound_expr)
+            check_bound(prog, bound_expr, bound if isinstance(bound, str) else None)
         left = max(deadline - time.monotonic(), 0.01) if deadline else None
         results.append(prove_program(prog, bound_expr, left, inputs, src.path, src.text, progress))
     out = FileResult(src.path, results)
     for r in [out] + results:  # the notebook view (tamp.report) lists the source
         r.source = src.text
     return out
-
-
-def _check_bound_vars(prog: A.Program, bound: A.Expr) -> None:
-    params = {p.name for p in prog.params}
-    for name in sorted(A.free_vars(bound)):
-        if name not in params:
-            raise error_at(UnsupportedError, f"--bound mentions '{name}', which is not a parameter of "
-                           f"program '{prog.name}' (parameters: {', '.join(sorted(params)) or 'none'})",
-                           None, "--bound")

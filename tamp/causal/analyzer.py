@@ -32,7 +32,8 @@ from lang import ast as A
 
 from . import boxes as B
 from . import terms as T
-from .dag import Dag, compile_dag, evaluate, evaluate_float
+from .dag import Dag, compile_dag, evaluate, evaluate_float, saturating_float
+from .division import check_divisions
 from .propagate import differ, propagate
 from .region import Region, build_region
 from .smt import model_value, phase_facts, translate_nodes, z3_var
@@ -116,6 +117,8 @@ class Analyzer:
             for name in A.free_vars(ind.expr):
                 if name not in fin.env:
                     raise ctx.error(f"'{name}' is not assigned on every path of program '{prog.name}'", ind.expr)
+            check_divisions(fin, req, {p.name: p.type.name for p in prog.params if p.name != ind.var},
+                            {ind.var: v}, ctx)
             outs.append(expr_term(ind.expr, fin.env, ctx))
             valids.append(T.op("and", *req, fin.assumption()))
         self.outs, self.valids = outs, valids
@@ -133,8 +136,11 @@ class Analyzer:
         self.sym = None
         if options.linear and self.pairs:
             from .tight import SymbolicBounds
-            sym = SymbolicBounds(self.dag, k, self.pairs)
-            self.sym = sym if sym.useful else None
+            try:
+                sym = SymbolicBounds(self.dag, k, self.pairs)
+            except OverflowError:  # a coefficient beyond binary64 (e.g. 1e400): interval and SMT levels only
+                sym = None
+            self.sym = sym if sym is not None and sym.useful else None
         self.exact_ok = options.population is None and len(self.pairs) == 1
         self.phase = None
         if self.sym is not None and options.phase_lps > 0 and self.sym.pairs == self.pairs:
@@ -234,7 +240,7 @@ class Analyzer:
         bounds move most across the box. Otherwise the dimension whose halving settles most (then
         leaves the fewest unstable nodes) among the ``candidates`` relatively widest ones."""
         if facts is not None:
-            widths = {self.dims[k].name: float(box[k][1] - box[k][0]) for k in cands}
+            widths = {self.dims[k].name: saturating_float(box[k][1] - box[k][0]) for k in cands}
             score = self.sym.split_scores(facts, widths)
             best = max(cands, key=lambda k: (score.get(self.dims[k].name, 0.0),
                                              B.relative_width(self.dims[k], *box[k])))
@@ -310,7 +316,7 @@ class Analyzer:
         small = not cands or B.uniform_mass(self.dims, box) < self.options.min_mass
         if w is not None and fair_pt is not None:  # both kinds seen: mixed, no solver needed
             return self._mixed(box, cands, small, w, fair_pt, 0)
-        if self.phase is not None and self._valid_on(bounds):
+        if self.phase is not None and facts is not None and self._valid_on(bounds):  # no facts: no phases
             if self.refining and self.options.refine_lps <= 0:
                 return Decision(None, witness=w)  # classify(): the mass bounds decide what happens next
             d = self.decide_by_phases(box, facts, w)
@@ -441,7 +447,10 @@ class Analyzer:
         import numpy as np
         rng = random.Random(hash(box))
         pts = [B.center(self.dims, box)] + [B.random_point(self.dims, box, rng) for _ in range(n)]
-        env = {d.name: np.array([float(p[d.name]) for p in pts]) for d in self.dims}
+        try:
+            env = {d.name: np.array([float(p[d.name]) for p in pts]) for d in self.dims}
+        except OverflowError:  # a coordinate beyond binary64 (e.g. 1e400): screening only, saturate
+            env = {d.name: np.array([saturating_float(p[d.name]) for p in pts]) for d in self.dims}
         try:
             vals = evaluate_float(self.dag, env)
         except (ValueError, TypeError):
@@ -588,7 +597,7 @@ class Analyzer:
         facts, _, _ = self._shares_fast(box)
         k = None
         if facts is not None:
-            widths = {self.dims[j].name: float(box[j][1] - box[j][0]) for j in cands}
+            widths = {self.dims[j].name: saturating_float(box[j][1] - box[j][0]) for j in cands}
             score = self.sym.linear_split_scores(facts, widths)
             k = max(cands, key=lambda j: (score.get(self.dims[j].name, 0.0), B.relative_width(self.dims[j], *box[j])))
         if k is None:

@@ -13,11 +13,12 @@ probability engine (:func:`tamp.prob.probability`, one certified interval per bo
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 from typing import Callable, Dict, Tuple
 
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
-from lang.parser import parse_file
+from lang.loader import load
 
 from . import terms as T
 from .boxes import Box
@@ -30,14 +31,9 @@ def load_population(path_or_program):
     """The population program (the file's first program) and its context."""
     if isinstance(path_or_program, A.Program):
         return path_or_program, Context("<population>", None)
-    src = parse_file(path_or_program)
+    src = load(Path(path_or_program))
     if not src.programs:
         raise UnsupportedError("the population file contains no program", src.path)
-    try:
-        from lang.typecheck import check_file
-        check_file(src)
-    except ImportError:  # pragma: no cover
-        pass
     return src.programs[0], Context(src.path, src.text)
 
 

@@ -5,13 +5,16 @@
 input is fixed) and returns the final environment: every variable's value as a
 term over the free inputs, with ``if`` merged into ``ite`` terms. Loops run as
 long as their guard folds to a constant (so ``for i in 0..n`` with ``n`` fixed
-is fine); ``assume(c)`` conditions are collected.
+is fine); ``assume(c)`` conditions are collected, and so is, for every division, the
+condition under which it is reached with a zero divisor (:mod:`tamp.causal.division` makes a
+reachable one a located error).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from fractions import Fraction
+from typing import Dict, List, Optional, Tuple
 
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
@@ -42,6 +45,9 @@ class Final:
 
     env: Dict[str, T.Term]
     assumptions: List[T.Term] = field(default_factory=list)
+    # (condition under which this division is reached with divisor 0, the division)
+    divisions: List[Tuple[T.Term, A.Expr]] = field(default_factory=list)
+    path: List[T.Term] = field(default_factory=list)  # the enclosing branch conditions, while executing
 
     def assumption(self) -> T.Term:
         return T.op("and", *self.assumptions) if self.assumptions else T.TRUE
@@ -75,6 +81,10 @@ def expr_term(e: A.Expr, env: Dict[str, T.Term], ctx: Context) -> T.Term:
             return T.op("==", a, b)
         if e.op not in _BINOPS:
             raise ctx.error(f"operator '{e.op}' is not supported by the causal analysis", e)
+        if e.op in _DIVISIONS and isinstance(b, T.Const) and b.value == 0:
+            # not folded: the division may sit in a branch that is never taken; a reachable one is
+            # reported by tamp.causal.division, and evaluating it raises ZeroDivisionError
+            return T.Op(_BINOPS[e.op], (a, b), "real" if e.op == "/" else "int")
         return T.op(_BINOPS[e.op], a, b)
     if isinstance(e, A.Cond):
         return T.op("ite", expr_term(e.cond, env, ctx), expr_term(e.then, env, ctx), expr_term(e.other, env, ctx))
@@ -87,6 +97,35 @@ def expr_term(e: A.Expr, env: Dict[str, T.Term], ctx: Context) -> T.Term:
     what = type(e).__name__ if not isinstance(e, A.Call) else f"'{e.func}(…)'"
     raise ctx.error(f"{what} is not supported by the causal analysis (linear/piecewise-linear "
                     "arithmetic, comparisons, min/max/abs and conditionals are)", e)
+
+
+_DIVISIONS = ("/", "div", "mod")
+
+
+def _zero(t: T.Term) -> T.Term:
+    return T.const(0, "int") if t.sort == "int" else T.Const(Fraction(0), "real")
+
+
+def _term(e: A.Expr, env: Dict[str, T.Term], fin: "Final", ctx: Context) -> T.Term:
+    """``expr_term``, noting every division of ``e`` with the condition under which its divisor is
+    0 on this path (conditional operands: only where they are evaluated)."""
+    stack = [(e, ())]
+    while stack:
+        x, guard = stack.pop()
+        if isinstance(x, A.Binary) and x.op in _DIVISIONS:
+            d = expr_term(x.right, env, ctx)
+            bad = T.op("and", *fin.path, *fin.assumptions, *guard, T.op("==", d, _zero(d)))
+            if bad is not T.FALSE:
+                fin.divisions.append((bad, x))
+        if isinstance(x, A.Cond):
+            c = expr_term(x.cond, env, ctx)
+            stack += [(x.cond, guard), (x.then, guard + (c,)), (x.other, guard + (T.op("not", c),))]
+        elif isinstance(x, A.Binary) and x.op in ("&&", "||", "==>"):
+            left = expr_term(x.left, env, ctx)
+            stack += [(x.left, guard), (x.right, guard + ((T.op("not", left),) if x.op == "||" else (left,)))]
+        else:
+            stack += [(c, guard) for c in A.children(x) if isinstance(c, A.Expr)]
+    return expr_term(e, env, ctx)
 
 
 def _merge(c: T.Term, a: Dict[str, T.Term], b: Dict[str, T.Term]) -> Dict[str, T.Term]:
@@ -104,9 +143,9 @@ def _exec(s: A.Stmt, env: Dict[str, T.Term], fin: Final, ctx: Context, readonly:
         return env
     if isinstance(s, A.Assign):
         if len(s.targets) == 1:
-            values = [expr_term(s.value, env, ctx)]
+            values = [_term(s.value, env, fin, ctx)]
         elif isinstance(s.value, A.TupleExpr) and len(s.value.items) == len(s.targets):
-            values = [expr_term(v, env, ctx) for v in s.value.items]
+            values = [_term(v, env, fin, ctx) for v in s.value.items]
         else:
             raise ctx.error("tuple assignment needs a tuple of the same length on the right", s)
         env = dict(env)
@@ -118,15 +157,19 @@ def _exec(s: A.Stmt, env: Dict[str, T.Term], fin: Final, ctx: Context, readonly:
             env[t.name] = v
         return env
     if isinstance(s, A.If):
-        c = expr_term(s.cond, env, ctx)
+        c = _term(s.cond, env, fin, ctx)
         if isinstance(c, T.Const):
             branch = s.then if c.value else s.other
             return _exec(branch, env, fin, ctx, readonly) if branch is not None else env
         before = len(fin.assumptions)
+        fin.path.append(c)
         a = _exec(s.then, env, fin, ctx, readonly)
+        fin.path.pop()
         then_assume = fin.assumptions[before:]
         del fin.assumptions[before:]
+        fin.path.append(T.op("not", c))
         b = _exec(s.other, env, fin, ctx, readonly) if s.other is not None else env
+        fin.path.pop()
         else_assume = fin.assumptions[before:]
         del fin.assumptions[before:]
         for x in then_assume:
@@ -136,7 +179,7 @@ def _exec(s: A.Stmt, env: Dict[str, T.Term], fin: Final, ctx: Context, readonly:
         return _merge(c, a, b)
     if isinstance(s, A.While):
         for _ in range(MAX_ITERATIONS):
-            c = expr_term(s.cond, env, ctx)
+            c = _term(s.cond, env, fin, ctx)
             if not isinstance(c, T.Const):
                 raise ctx.error("this loop's guard depends on a free input; the causal analysis needs "
                                 "loops whose iteration count is fixed", s.cond)
@@ -145,7 +188,7 @@ def _exec(s: A.Stmt, env: Dict[str, T.Term], fin: Final, ctx: Context, readonly:
             env = _exec(s.body, env, fin, ctx, readonly)
         raise ctx.error(f"loop did not stop within {MAX_ITERATIONS} iterations", s)
     if isinstance(s, A.For):
-        lo, hi = expr_term(s.lo, env, ctx), expr_term(s.hi, env, ctx)
+        lo, hi = _term(s.lo, env, fin, ctx), _term(s.hi, env, fin, ctx)
         if not (isinstance(lo, T.Const) and isinstance(hi, T.Const)):
             raise ctx.error("the loop bounds must be fixed numbers for the causal analysis", s)
         end = int(hi.value) + (1 if s.inclusive else 0)
@@ -157,7 +200,7 @@ def _exec(s: A.Stmt, env: Dict[str, T.Term], fin: Final, ctx: Context, readonly:
             env = _exec(s.body, env, fin, ctx, readonly | {s.var})
         return env
     if isinstance(s, A.Assume):
-        fin.assumptions.append(expr_term(s.cond, env, ctx))
+        fin.assumptions.append(_term(s.cond, env, fin, ctx))
         return env
     if isinstance(s, (A.Skip, A.VarDecl)):
         return env

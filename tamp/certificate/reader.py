@@ -7,11 +7,11 @@ JSON path of the problem (``tamp check-proof`` exits 2). Whether a well-formed c
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from lang import ast as A
+from lang.jsonfile import JSONError, loads
 from lang.serialize import SerializeError, expr_from_json, stmt_from_json
 
 from .writer import FORMAT, VERSION
@@ -81,24 +81,28 @@ class Certificate:
 
 
 def load(path: str) -> Certificate:
-    """Read and shape-check the certificate at ``path``."""
+    """Read and shape-check the certificate at ``path``; the message of a
+    :class:`MalformedCertificate` starts with the JSON path of the problem (the caller names
+    the file)."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
     except OSError as exc:
-        raise MalformedCertificate(f"{path}: cannot read the certificate: {exc.strerror or exc}") from None
+        raise MalformedCertificate(f"cannot read the certificate: {exc.strerror or exc}") from None
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise MalformedCertificate(f"{path}: the certificate is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise MalformedCertificate(f"{path}:{exc.lineno}:{exc.colno}: malformed JSON: {exc.msg}") from None
-    except RecursionError:
-        raise MalformedCertificate(f"{path}: JSON nested too deeply") from None
-    try:
-        return decode(data)
-    except MalformedCertificate as exc:
-        raise MalformedCertificate(f"{path}: {exc}") from None
+        data = loads(raw)  # strict: no NaN, no duplicate keys, no 5000-digit integers
+    except JSONError as exc:
+        raise MalformedCertificate(str(exc)) from None
+    return decode(data)
+
+
+def known_keys(d: Any, allowed: Iterable[str], where: str) -> None:
+    """An object with a key the format does not have is malformed (a typo, or a tampered file)."""
+    if not isinstance(d, dict):
+        raise MalformedCertificate(f"{where}: expected an object")
+    extra = sorted(k for k in d if k not in allowed)
+    if extra:
+        raise MalformedCertificate(f"{where}.{extra[0]}: unknown field (expected only {', '.join(sorted(allowed))})")
 
 
 def _get(d: Any, key: str, kind, where: str):
@@ -127,8 +131,11 @@ def decode(data: Any) -> Certificate:
         raise MalformedCertificate(f"not a tamp certificate (expected \"format\": \"{FORMAT}\")")
     if data.get("version") != VERSION:
         raise MalformedCertificate(f"unsupported certificate version {data.get('version')!r} (expected {VERSION})")
+    known_keys(data, ("format", "version", "file", "source_sha256", "claim", "programs", "probability",
+                      "not_certified"), "$")
     sha = _get(data, "source_sha256", str, "$")
     claim = _get(data, "claim", dict, "$")
+    known_keys(claim, ("bound", "inputs"), "$.claim")
     progs = _get(data, "programs", list, "$")
     probs = data.get("probability", [])
     if not isinstance(probs, list):
@@ -136,11 +143,12 @@ def decode(data: Any) -> Certificate:
     from .prob_reader import decode_prob
 
     return Certificate(str(data.get("file", "")), sha, claim,
-                       [decode_program(p, f"programs[{i}]") for i, p in enumerate(progs)],
-                       [decode_prob(p, f"probability[{i}]") for i, p in enumerate(probs)])
+                       [decode_program(p, f"$.programs[{i}]") for i, p in enumerate(progs)],
+                       [decode_prob(p, f"$.probability[{i}]") for i, p in enumerate(probs)])
 
 
 def decode_program(p: Any, where: str) -> ProgramCert:
+    known_keys(p, ("program", "bound", "bound_text", "cfa", "automata", "facts", "obligations"), where)
     name = _get(p, "program", str, where)
     bound = _ast(expr_from_json, _get(p, "bound", None, where), f"{where}.bound")
     cfa = _get(p, "cfa", dict, where)
@@ -183,11 +191,13 @@ def decode_ranking(r: Any, where: str):
 
 
 def decode_automaton(a: Any, where: str) -> CertAutomaton:
+    known_keys(a, ("root", "exits", "nodes", "edges"), where)
     root = _get(a, "root", int, where)
     exits = _get(a, "exits", list, where)
     aut = CertAutomaton(root, [x for x in exits if isinstance(x, int)])
     for i, n in enumerate(_get(a, "nodes", list, where)):
         w = f"{where}.nodes[{i}]"
+        known_keys(n, ("id", "cfa_node", "lambda", "kappa"), w)
         nid = _get(n, "id", int, w)
         if nid in aut.nodes:
             raise MalformedCertificate(f"{w}: duplicate node id {nid}")
@@ -198,6 +208,7 @@ def decode_automaton(a: Any, where: str) -> CertAutomaton:
         raise MalformedCertificate(f"{where}.root: no node {root}")
     for i, e in enumerate(_get(a, "edges", list, where)):
         w = f"{where}.edges[{i}]"
+        known_keys(e, ("src", "dst", "kind", "stmt", "cfa_edge", "axiom"), w)
         src, dst = _get(e, "src", int, w), _get(e, "dst", int, w)
         for end in (src, dst):
             if end not in aut.nodes:
@@ -218,6 +229,7 @@ def decode_automaton(a: Any, where: str) -> CertAutomaton:
 
 
 def decode_axiom(ax: Any, where: str) -> CertAxiom:
+    known_keys(ax, ("family", "param", "parts", "bad", "cost", "side"), where)
     side = _get(ax, "side", list, where)
     return CertAxiom(str(ax.get("family", "")), _get(ax, "parts", None, where),
                      _ast(expr_from_json, _get(ax, "bad", None, where), where + ".bad"),

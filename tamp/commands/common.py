@@ -1,74 +1,56 @@
-"""Helpers shared by the sub-commands: loading a file, picking programs, ``--input``."""
+"""Helpers shared by the sub-commands: loading a file, picking programs, ``--input``, JSON output."""
 
 from __future__ import annotations
 
 import json
 import sys
 from fractions import Fraction
+from pathlib import Path
 from typing import Dict, List
 
 from lang import ast as A
-from lang.errors import TampError
-from lang.parser import parse_file, parse_number
+from lang.inputs import check_inputs, check_known
+from lang.loader import check_bound, load, parse_bound, select
+
+from .options import add_input_argument
 
 
 def add_file_arguments(p, inputs=True):
     p.add_argument("file", help="a .prob file")
     p.add_argument("--program", metavar="NAME", help="only this program of the file")
     if inputs:
-        p.add_argument("--input", metavar="NAME=VALUE", action="append", default=[],
-                       help="fix an input: n=8, eps=0.5, flag=true, q=[1,2,3] (repeatable)")
+        add_input_argument(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def load_programs(args) -> tuple:
-    """Parse (and type-check, when the checker exists) ``args.file``; return (SourceFile, [Program])."""
-    src = parse_file(args.file)
-    try:
-        from lang.typecheck import check_file
-    except ImportError:  # pragma: no cover - during bring-up
-        check_file = None
-    if check_file is not None:
-        check_file(src)
-    progs = list(src.programs)
-    if getattr(args, "program", None):
-        progs = [p for p in progs if p.name == args.program]
-        if not progs:
-            names = ", ".join(p.name for p in src.programs) or "none"
-            raise TampError(f"no program named '{args.program}' (the file has: {names})", args.file)
-    return src, progs
+    """Read, parse and type-check ``args.file`` (:func:`lang.load`); return (SourceFile, [Program])
+    with only ``args.program`` when given."""
+    src = load(Path(args.file))
+    return src, select(src, getattr(args, "program", None))
 
 
-def parse_value(text: str, name: str = "input"):
-    """An input value: integer/decimal (exact Fraction or int), true/false, or a list ``[1, 2.5]``."""
-    t = text.strip()
-    if t in ("true", "false"):
-        return t == "true"
-    if t.startswith("[") and t.endswith("]"):
-        inner = t[1:-1].strip()
-        return [parse_value(x, name) for x in inner.split(",")] if inner else []
-    neg = t.startswith("-")
-    body = t[1:] if neg else t
-    try:
-        n = parse_number(body)
-    except (ValueError, ZeroDivisionError):
-        raise TampError(f"bad value for {name}: {text!r} (expected a number, true/false or [..])", "--input") from None
-    v = int(n.value) if n.is_int else n.value
-    return -v if neg else v
-
-
-def parse_inputs(items: List[str]) -> Dict[str, object]:
-    """``["n=8", "q=[1,2]"]`` → ``{"n": 8, "q": [1, 2]}``."""
+def checked_inputs(src: A.SourceFile, progs: List[A.Program], inputs: Dict[str, object]) -> Dict[str, object]:
+    """``--input`` values checked against the selected programs: every name is a parameter of
+    one of them and every value fits that parameter's type (located errors, exit 2)."""
+    if not inputs:
+        return {}
+    check_known(progs, inputs, src.path)
     out: Dict[str, object] = {}
-    for item in items:
-        if "=" not in item:
-            raise TampError(f"--input expects NAME=VALUE, got {item!r}", "--input")
-        k, v = item.split("=", 1)
-        k = k.strip()
-        if not k.isidentifier():
-            raise TampError(f"{k!r} is not a name", "--input")
-        out[k] = parse_value(v, k)
+    for prog in progs:
+        out.update(check_inputs(prog, inputs, src.path, src.text or None))
     return out
+
+
+def checked_bound(progs: List[A.Program], text):
+    """``--bound`` parsed and checked against every selected program (a number over its
+    parameters; errors located in the option); None when the option is absent."""
+    if text is None:
+        return None
+    bound = parse_bound(text)
+    for prog in progs:
+        check_bound(prog, bound, text)
+    return bound
 
 
 def jsonable(x):

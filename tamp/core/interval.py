@@ -27,6 +27,7 @@ approach. Comparisons are tri-state: True, False, or None when the intervals can
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Dict, Iterable, Optional, Tuple, Union
@@ -437,7 +438,11 @@ def enclose(q: Real) -> FRange:
     >>> enclose(Fraction(1, 2)), enclose(Fraction(1, 3)) == (float_below(Fraction(1, 3)), float_above(Fraction(1, 3)))
     ((0.5, 0.5), True)
     """
-    f = float(q)
+    try:
+        f = float(q)
+    except OverflowError:  # beyond the largest float (the literal 1e400): that float and infinity
+        big = sys.float_info.max
+        return (big, INF) if q > 0 else (-INF, -big)
     if Fraction(f) == q:
         return (f, f)
     return (float_below(Fraction(q)), float_above(Fraction(q)))

@@ -29,7 +29,7 @@ class BenchInput:
 
 def _value(v):
     if isinstance(v, str):
-        from tamp.commands.common import parse_value
+        from lang.inputs import parse_value
         return parse_value(v)
     if isinstance(v, list):
         return [_value(x) for x in v]

@@ -12,7 +12,8 @@ import numpy as np
 
 from lang import ast as A
 from lang.errors import TampError, error_at
-from lang.parser import parse, parse_expr, parse_file
+from lang.loader import load
+from lang.parser import parse_expr
 
 from .errors import SimulationError
 from .evaluate import Ctx, Evaluator
@@ -39,9 +40,9 @@ def resolve_program(program_or_source, name: Optional[str] = None):
     elif isinstance(program_or_source, Path) or (
             isinstance(program_or_source, str) and "\n" not in program_or_source
             and "{" not in program_or_source):
-        src = parse_file(str(program_or_source))
+        src = load(Path(program_or_source), check=False)  # type-checked per program below
     elif isinstance(program_or_source, str):
-        src = parse(program_or_source)
+        src = load(program_or_source, "<string>", check=False)
     else:
         raise TypeError("simulate needs a lang.ast.Program, a SourceFile, source text or a path")
     if name is not None:
@@ -197,6 +198,8 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
         raise SimulationError(f"the number of runs must be positive, got {runs}")
     if not 0 < confidence < 1:
         raise SimulationError(f"the confidence must be in (0, 1), got {confidence}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise SimulationError(f"the seed must be an integer >= 0, got {seed!r}")
     prog, path, source = resolve_program(program_or_source, program)
     types = _types(prog, path, source)
     for e in prog.ensures:

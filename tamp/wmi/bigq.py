@@ -53,15 +53,11 @@ def z3_fraction(v) -> Fraction:
 
     z3 hands numerals over as decimal strings, and a model value can have more
     digits than Python's default limit for ``int(str)`` (4300; hit by a cell's
-    interior point on nr9_3), so the limit is lifted for this conversion."""
-    import sys
+    interior point on nr9_3): GMP reads them (without changing the interpreter's
+    process-wide limit, which other threads rely on)."""
+    import gmpy2
 
-    old = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(0)
-    try:
-        return Fraction(int(v.numerator().as_string()), int(v.denominator().as_string()))
-    finally:
-        sys.set_int_max_str_digits(old)
+    return Fraction(int(gmpy2.mpz(v.numerator().as_string())), int(gmpy2.mpz(v.denominator().as_string())))
 
 
 def _as_mpq(x):

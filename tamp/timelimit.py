@@ -18,6 +18,10 @@ from contextlib import contextmanager
 from typing import Iterator, Optional
 
 
+# Beyond this (about three years) the interval timer overflows; such a limit is no limit.
+MAX_TIMER_S = 1e8
+
+
 class CommandTimeout(Exception):
     """The command ran past its ``--timeout``."""
 
@@ -34,10 +38,10 @@ def grace(seconds: float) -> float:
 @contextmanager
 def time_limit(seconds: Optional[float]) -> Iterator[None]:
     """Raise :class:`CommandTimeout` if the block runs longer than ``seconds`` + :func:`grace`.
-    ``None``, a non-positive or a non-finite value means no limit (the options are checked
+    ``None``, a non-positive, a non-finite or an astronomically large value means no limit (the options are checked
     where they are read)."""
     usable = (seconds is not None and isinstance(seconds, (int, float)) and math.isfinite(seconds)
-              and seconds > 0 and hasattr(signal, "setitimer")
+              and 0 < seconds <= MAX_TIMER_S and hasattr(signal, "setitimer")
               and threading.current_thread() is threading.main_thread())
     if not usable:
         yield

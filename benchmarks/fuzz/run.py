@@ -51,13 +51,14 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     deadline = time.monotonic() + 60 * args.minutes
     stats = collections.Counter()
-    findings = []
+    findings, every = [], []
     seen = set()
 
     def record(fs):
         for f in fs:
             key = (f.kind, f.argv[0], f.detail.strip().splitlines()[-1][:200] if f.detail.strip() else "")
             stats["finding: " + f.kind] += 1
+            every.append(f)
             if key not in seen:
                 seen.add(key)
                 findings.append(f)
@@ -97,8 +98,8 @@ def main(argv=None) -> int:
     for k, v in sorted(stats.items()):
         print(f"  {k}: {v}")
     print(f"  distinct findings: {len(findings)}")
-    if args.out:
-        Path(args.out).write_text("\n".join(f.render() for f in findings))
+    if args.out:  # every finding, not only the first of each kind
+        Path(args.out).write_text("\n".join(f.render() for f in every))
     return 1 if findings else 0
 
 

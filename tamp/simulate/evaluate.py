@@ -127,6 +127,13 @@ def as_int_array(v, n: int):
     return None
 
 
+def _is_constant(v) -> bool:
+    """A value that is the same for every run (0-d), which can be reused by any context."""
+    if isinstance(v, tuple):
+        return all(_is_constant(x) for x in v)
+    return not isinstance(v, (ArrayVal, ConstArray)) and np.ndim(v) == 0
+
+
 class Evaluator:
     """Evaluates ``lang.ast`` expressions on a :class:`Ctx` (one method per node type)."""
 
@@ -168,7 +175,7 @@ class Evaluator:
                 return hit
             clean = ctx.state is None or not ctx.state.unsure.any()
             v = self._eval(e, ctx)
-            if clean and (ctx.state is None or not ctx.state.unsure.any()):
+            if clean and (ctx.state is None or not ctx.state.unsure.any()) and _is_constant(v):
                 self._const_values[id(e)] = v  # decided everywhere, no error hidden: reusable
             return v
         return self._eval(e, ctx)

@@ -104,6 +104,11 @@ def _check_rate(prog, inputs_ev: ExactEvaluator) -> Optional[float]:
     return approx(r)  # a sampling probability: a float is enough
 
 
+def _narrow(iv) -> bool:
+    """An interval that is a number up to rounding (shown as that number)."""
+    return iv[0] == iv[1] or (math.isfinite(iv[0]) and iv[1] - iv[0] <= 1e-12 * max(1.0, abs(iv[0])))
+
+
 def _comparisons(specs, terms, inputs_ev, source) -> List[dict]:
     """Every comparison with P terms: its side's estimate and interval vs the other side."""
     out = []
@@ -118,7 +123,7 @@ def _comparisons(specs, terms, inputs_ev, source) -> List[dict]:
                 thr = iv.eval(other)
                 out.append({"comparison": expr_text(node, source), "side": expr_text(side, source),
                             "op": op, "estimate": est, "interval": list(iv.eval(side)),
-                            "threshold": thr[0] if thr[0] == thr[1] else list(thr),
+                            "threshold": thr[0] / 2 + thr[1] / 2 if _narrow(thr) else list(thr),
                             "holds": iv.eval(node)})
     return out
 

@@ -37,7 +37,12 @@ def is_real(a) -> bool:
 
 
 def ball(mid, rad=0.0) -> np.ndarray:
-    return np.asarray(mid, dtype=np.float64) + 1j * np.asarray(rad, dtype=np.float64)
+    """Balls from midpoints and radii (not ``mid + 1j * rad``: 1j * inf has a NaN real part)."""
+    mid, rad = np.asarray(mid, dtype=np.float64), np.asarray(rad, dtype=np.float64)
+    out = np.empty(np.broadcast_shapes(mid.shape, rad.shape), dtype=np.complex128)
+    out.real = mid
+    out.imag = rad
+    return out
 
 
 def mid(a) -> np.ndarray:

@@ -296,7 +296,7 @@ class ExactDomain:
         from flint import arb, fmpq
         if isinstance(a, fmpq):
             if f == "exp" and a == 0:
-                return a
+                return fmpq(1)
             if f == "log" and a == 1:
                 return fmpq(0)
             if f == "sqrt" and a >= 0:

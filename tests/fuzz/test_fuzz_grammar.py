@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from grammar import INPUTS, option_argv, programs
 from oracle import check_program, run
 
-CI = settings(max_examples=8, deadline=None, derandomize=True, database=None,
+CI = settings(max_examples=20, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
 
 SMALL = ("program f(p: real, n: int, eps: real)\n  requires 0 < p && p <= 1 && 0 <= n && n <= 3 && eps > 0\n"

@@ -5,7 +5,7 @@ program built here type-checks: parameters ``p: real`` (a probability), ``n: int
 ``eps: real`` (> 0) with a ``requires`` saying so, locals of the three base types initialised
 in a prelude, assignments, samplings of every distribution the prover supports, ``if``,
 counted ``while`` loops (a fresh counter each) and ``for`` loops, ``assume`` (on inputs: a
-precondition; on samples: conditioning), one ``ensures`` and an optional ``fails``.
+precondition; on samples: conditioning), one ``ensures`` and an optional ``fails``, or a probability specification ``P(e | c) >= c``.
 Divisions, logarithms and square roots are guarded so that a program is defined on every
 input satisfying its ``requires``; ``exp`` is capped so that no value overflows.
 
@@ -81,12 +81,17 @@ def bool_expr(depth: int = 1):
     )
 
 
-REAL_DISTS = st.one_of(
+_PROVER_DISTS = [
     st.tuples(real_expr(1), st.sampled_from(POS)).map(lambda t: f"lap({t[0]}, {t[1]})"),
     st.tuples(real_expr(1), st.sampled_from(POS)).map(lambda t: f"exp({t[0]}, {t[1]})"),
     st.tuples(real_expr(1), st.sampled_from(POS)).map(lambda t: f"gauss({t[0]}, {t[1]})"),
+]
+# the probability engine's distributions (the prover answers that it does not support them): rarer
+_ENGINE_DISTS = st.one_of(
     st.tuples(real_expr(1), st.sampled_from(POS)).map(lambda t: f"uniform({t[0]}, {t[0]} + {t[1]})"),
-)
+    st.sampled_from(["step([(0, 1, 1), (1, 3, 2)])", "step([(p, 1 + p, eps)])", "density(0, 1, 2 * _)",
+                     "density(-1, 1, 1 + _ * _)"]))
+REAL_DISTS = st.one_of(*(_PROVER_DISTS * 3), _ENGINE_DISTS)
 INT_DISTS = st.one_of(
     st.sampled_from(["unif(0, 3)", "unif(0, n)", "unif({1, 2, 5})", "dlap(0, 1)", "dexp(0, 2)"]),
     st.tuples(int_expr(1), st.sampled_from(POS)).map(lambda t: f"dlap({t[0]}, {t[1]})"),
@@ -134,10 +139,26 @@ def _block(draw, depth: int, counters: list):
     return " ".join(out)
 
 
+PROBABILITIES = st.sampled_from(["0", "0.1", "0.5", "0.9", "1", "p"])
+
+
 @st.composite
-def programs(draw, depth: int = 2) -> str:
-    """The text of one well-typed program."""
+def prob_spec(draw) -> str:
+    """A probability specification: ``P(e) op c`` or ``P(e | c) op c``."""
+    event = draw(bool_expr(1))
+    given = draw(st.one_of(st.none(), bool_expr(0)))
+    term = f"P({event} | {given})" if given else f"P({event})"
+    return f"{term} {draw(st.sampled_from(['>=', '<=', '>', '<']))} {draw(PROBABILITIES)}"
+
+
+@st.composite
+def programs(draw, depth: int = 2, probability: bool = True) -> str:
+    """The text of one well-typed program (one in five with a probability specification)."""
     body = draw(_block(depth, []))
+    if probability and draw(st.integers(0, 4)) == 0:
+        ensures, fails = draw(prob_spec()), None
+        return (f"program f({PARAMS})\n  requires {REQUIRES}\n  ensures {ensures}\n"
+                f"{{\n  {PRELUDE}\n  {body}\n}}\n")
     ensures = draw(bool_expr(2))
     fails = draw(st.one_of(st.none(), st.sampled_from(["0", "p", "1/2", "p / 2", "0.1", "1", "p * n"])))
     return (f"program f({PARAMS})\n  requires {REQUIRES}\n  ensures {ensures}\n"

@@ -100,7 +100,7 @@ def check_program(text: str, prove_timeout: float = 2, runs: int = 2000, limit: 
         pr = run(["prove", path, "--timeout", str(prove_timeout)], text, limit)
         findings += pr.findings
         sims = []
-        if pr.code == 0:  # proved: no input may refute it
+        if pr.code == 0:  # proved (or a probability specification holds): no input may refute it
             for inp in INPUTS:
                 argv = ["simulate", path, "--runs", str(runs), "--seed", "7"]
                 for k, v in inp.items():

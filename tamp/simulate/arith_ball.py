@@ -170,14 +170,12 @@ def div(x, y) -> np.ndarray:
     with np.errstate(all="ignore"):
         q = mx / my
         p, perr = _two_prod(q, my)
-        rem = (mx - p) - perr
         exact = (perr == 0) & (mx - p == 0) & np.isfinite(q) & (np.abs(q) > 2.0 ** -960) | (mx == 0)
         rounding = np.where(exact, 0.0, _inexact(q))
         denom = (np.abs(my) - ry) * (1 - 2.0 ** -50)
         spread = (rx + (np.abs(q) * (1 + 2.0 ** -52) + ETA) * ry) / denom * UP
         spread = np.where((rx > 0) | (ry > 0), spread + ETA, 0.0)
-        r = np.where(denom > 0, spread + rounding, np.inf)
-    del rem
+        r = np.where(denom > 0, (spread + rounding) * UP, np.inf)
     return ball(q, np.where(np.isnan(r), np.inf, r))
 
 
@@ -207,7 +205,7 @@ def sqrt(x) -> np.ndarray:
         rounding = np.where(exact, 0.0, _inexact(s))
         spread = np.minimum(np.sqrt(r), np.where(s > 0, r / s, np.inf)) * UP
         spread = np.where(r > 0, spread + ETA, 0.0)
-    return ball(s, spread + rounding)
+    return ball(s, (spread + rounding) * UP)
 
 
 def transcendental(f: str, x) -> np.ndarray:

@@ -54,7 +54,6 @@ def float_bounds(v):
         return (float(math.nextafter(float(v.lower()), -math.inf)),
                 float(math.nextafter(float(v.upper()), math.inf)))
     if _is_sym(v):
-        from flint import arb
         q = v.evalf(40)
         f = float(q)
         return math.nextafter(f, -math.inf), math.nextafter(f, math.inf)

@@ -14,9 +14,13 @@ is CONFIRMED / REFUTED / UNDECIDED from simultaneous (Bonferroni) intervals.
 
 Semantics (where LANGUAGE.md leaves a choice):
 
-* The body runs in floating point (ints as int64); ``requires``, ``fails``, ``rate``,
-  ``reliability`` and ``--bound`` are evaluated exactly over the inputs (Fractions; ``log``,
-  ``exp``, ``sqrt`` in floats unless exact).
+* Arithmetic is exact (docs/getting-started.md, "What a simulation guarantees"): ints are
+  int64 (an overflow is an error), reals are certified double balls (:mod:`.arith_ball`),
+  and a run whose comparison the balls do not decide is re-run from the same keyed draws
+  (:mod:`.draws`) with arb balls and then sympy (:mod:`.arith`); a run still undecided is
+  counted as undecided (``SimResult.undecided``), as kept and passing for the verdict.
+  ``requires``, ``fails``, ``rate``, ``reliability`` and ``--bound`` are evaluated exactly
+  over the inputs (:mod:`.exact`: Fractions, arb balls, sympy).
 * ``&&``, ``||``, ``==>``, ``?:``, ``forall``/``exists`` are short-circuit per run; several
   ``ensures`` clauses are conjoined left to right the same way. Reading a variable that has no
   value on some run (never assigned on its path) is an error, not an arbitrary value.
@@ -31,12 +35,12 @@ Semantics (where LANGUAGE.md leaves a choice):
   is k + G; ``density`` is sampled by rejection under the bound Σ|coefficients| of the
   polynomial rescaled to [0, 1] (exact in distribution); ``step`` picks a bin by weight, then
   a uniform point.
-* Each unreliable operation fails independently with the program's ``rate`` (sampled as a
-  Binomial count of failing runs at uniformly random positions: the same distribution) and
-  sets the implicit ``failed``; its value stays exact. ``reliability E`` adds ``!failed`` to the
+* Each unreliable operation fails independently with the program's ``rate`` (one keyed
+  uniform per run) and sets the implicit ``failed``; its value stays exact. ``reliability E`` adds ``!failed`` to the
   ``ensures`` with bound ``1 - E`` (a ``fails`` clause, when also present, is the bound).
-* Runs are simulated in chunks of 500,000 (bounded memory); one generator
-  ``numpy.random.default_rng(seed)`` drives everything, so a seed fixes the result.
+* Runs are simulated in chunks of 500,000 (bounded memory); the k-th uniform of run r is a
+  function of (seed, r, k) (SplitMix64), so a seed fixes the result and a run's draws do not
+  depend on the other runs. Loops get 50,000 iterations in total (nested loops share them).
 """
 
 from .errors import SimulationError

@@ -36,23 +36,21 @@ def convert_inputs(prog: A.Program, inputs: Dict[str, object], path: str = "<str
         raise SimulationError(exc.message, exc.path, exc.line, exc.col, exc.source) from None
 
 
-def to_numpy(v, type_: A.Type = None):
-    """An exact input value as a numpy constant for the vectorised evaluator."""
-    if isinstance(v, list) and type_ is not None and type_.name == "array":
-        dt = {"bool": bool, "int": np.int64, "real": np.float64}[type_.elem[0].name]
-        return np.array([float(x) if dt is np.float64 else x for x in v], dtype=dt)
-    if isinstance(v, bool):
-        return np.bool_(v)
-    if isinstance(v, int):
-        return np.int64(v)
-    if isinstance(v, Fraction):
-        return np.float64(float(v))
-    if isinstance(v, list):
-        if not v:
-            return np.zeros(0)
-        if all(isinstance(x, bool) for x in v):
-            return np.array(v, dtype=bool)
-        if all(isinstance(x, int) and not isinstance(x, bool) for x in v):
-            return np.array(v, dtype=np.int64)
-        return np.array([float(x) for x in v], dtype=np.float64)
-    raise TypeError(f"not an input value: {v!r}")
+def to_domain(v, type_: A.Type, dom, err):
+    """An exact input value in the evaluator's number domain (reals exact or as balls)."""
+    def scalar(x, base):
+        if base == "bool":
+            return np.bool_(x)
+        if base == "int":
+            if abs(int(x)) >= 2 ** 62:
+                raise err(f"input value {x} is too large for the simulator (64-bit ints)")
+            return np.int64(int(x))
+        return dom.lit(Fraction(x))
+
+    if type_.name == "array":
+        base = type_.elem[0].name
+        items = [scalar(x, base) for x in v]
+        if not items:
+            return np.zeros(0, dtype={"bool": bool, "int": np.int64}.get(base, dom.blank(0).dtype))
+        return np.stack([np.asarray(x) for x in items])
+    return scalar(v, type_.name)

@@ -1,10 +1,9 @@
 """Findings of the grammar fuzzer (benchmarks/fuzz/run.py) in areas other than the simulator,
-kept as minimal reproducers. Each is a clear bug owned elsewhere; ``xfail(strict=True)`` so
-that the fix makes this file fail until the marker is removed."""
+kept as minimal reproducers: regression tests once fixed (a bug still open is marked
+``xfail(strict=True)``, so that its fix makes this file fail until the marker is removed)."""
 
 from __future__ import annotations
 
-import pytest
 
 from oracle import check_program
 
@@ -23,7 +22,6 @@ NON_TERMINATING = """program h(p: real)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 2: prove ignores non-termination (owned by the prover)")
 def test_a_loop_that_never_ends_is_not_proved():
     findings, code, _ = check_program(NON_TERMINATING, prove_timeout=30, runs=200)
     assert code != 0, "proved a claim whose runs never terminate"

@@ -148,7 +148,7 @@ def decode(data: Any) -> Certificate:
 
 
 def decode_program(p: Any, where: str) -> ProgramCert:
-    known_keys(p, ("program", "bound", "bound_text", "cfa", "automata", "facts", "obligations"), where)
+    known_keys(p, ("program", "bound", "bound_text", "cfa", "automata", "facts", "obligations", "termination"), where)
     name = _get(p, "program", str, where)
     bound = _ast(expr_from_json, _get(p, "bound", None, where), f"{where}.bound")
     cfa = _get(p, "cfa", dict, where)
@@ -172,6 +172,7 @@ def decode_program(p: Any, where: str) -> ProgramCert:
 def decode_ranking(r: Any, where: str):
     from tamp.prover.termination import Geometric, Ranking
 
+    known_keys(r, ("head", "kind", "sample", "rank", "decreasing"), where)
     head = _get(r, "head", int, where)
     kind = r.get("kind", "rank")
     if kind == "geometric":

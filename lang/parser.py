@@ -15,13 +15,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-from lark import Lark, Token, Tree, v_args
+from lark import Lark, Token, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.visitors import Transformer_NonRecursive
 
 from . import ast as A
 from .errors import ParseError, TampError, error_at
-from .recursion import MAX_DEPTH
+from .gcpause import paused_gc
+from .lalr import Driver, Fallback
+from .recursion import MAX_DEPTH, nesting_overflow
 
 _GRAMMAR = Path(__file__).with_name("grammar.lark")
 
@@ -75,6 +77,8 @@ def parse_number(text: str) -> A.Num:
     (for ``--input``). Raises ``ValueError`` for anything else, for more than
     :data:`MAX_DIGITS` digits or an exponent beyond ±:data:`MAX_EXPONENT`."""
     text = text.strip()
+    if text.isdigit() and text.isascii() and len(text) <= 18:  # the common case, fast
+        return A.Num(Fraction(int(text)), True, text)
     m = _NUMBER.fullmatch(text) or _RATIO.fullmatch(text)
     if m is None:
         raise ValueError(f"not a number: {text[:40]!r}")
@@ -418,18 +422,17 @@ def _syntax_error(exc: UnexpectedInput, path: str, text: str) -> ParseError:
 # --------------------------------------------------------------------------- entry points
 
 
-def _check_depth(tree, path: str, text: str) -> None:
-    """Refuse trees nested deeper than MAX_DEPTH (the recursive passes could not handle them)."""
-    stack = [(tree, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            meta = node.meta
-            line = getattr(meta, "line", 1) if not getattr(meta, "empty", True) else 1
-            col = getattr(meta, "column", 1) if not getattr(meta, "empty", True) else 1
-            raise ParseError(f"the program is nested too deeply (more than {MAX_DEPTH} levels)",
-                             path, line, col, text)
-        stack.extend((c, depth + 1) for c in node.children if isinstance(c, Tree))
+def _check_nesting(result, path: str, text: str) -> None:
+    """Refuse ASTs nested deeper than MAX_DEPTH levels (the recursive passes could not handle
+    them). A chain of binary operators written without parentheses (``a + b + c + …``, the
+    left-deep tree every pass walks iteratively) is one level however long it is; nesting is
+    parentheses on the right, unary operators, calls, quantifiers and statements in blocks."""
+    node = nesting_overflow(result, MAX_DEPTH)
+    if node is not None:
+        pos = getattr(node, "pos", None)
+        line, col = (pos.line, pos.col) if pos is not None else (1, 1)
+        raise ParseError(f"the program is nested too deeply (more than {MAX_DEPTH} levels)",
+                         path, line, col, text)
 
 
 def _duplicate_programs(progs, path: str, text: str) -> None:
@@ -442,18 +445,48 @@ def _duplicate_programs(progs, path: str, text: str) -> None:
         seen[p.name] = p
 
 
+@lru_cache(maxsize=1)
+def _driver() -> Optional[Driver]:
+    """The fast LALR driver over lark's tables (None if this lark cannot provide them)."""
+    try:
+        return Driver(_parser(), _ToAst(), tuple(sorted(KEYWORDS)))
+    except (AttributeError, KeyError, TypeError, Fallback):  # pragma: no cover - another lark
+        return None
+
+
 def _run(text: str, path: str, start: str):
-    """Parse ``text`` from grammar rule ``start`` and build the AST."""
+    """Parse ``text`` from grammar rule ``start`` and build the AST: the fast driver first,
+    lark's own parser (and its error reporting) when the driver gives up."""
     if not isinstance(text, str):
         raise ParseError("the input is not text", path)
+    with paused_gc():
+        return _parse_text(text, path, start)
+
+
+def _parse_text(text: str, path: str, start: str):
+    result = None
+    drv = _driver()
+    if drv is not None:
+        try:
+            result = drv.parse(text, start)
+        except Fallback:
+            result = None
+        except TampError as exc:
+            raise exc.with_source(path, text) from None
+    if result is None:
+        result = _run_lark(text, path, start)
+    _check_nesting(result, path, text)
+    return result
+
+
+def _run_lark(text: str, path: str, start: str):
     try:
         tree = _parser().parse(text, start=start)
     except UnexpectedInput as exc:
         raise _syntax_error(exc, path, text) from None
-    except RecursionError:
+    except RecursionError:  # pragma: no cover - lark's LALR parser and the transformer do not recurse
         raise ParseError(f"the program is nested too deeply (more than {MAX_DEPTH} levels)",
                          path, 1, 1, text) from None
-    _check_depth(tree, path, text)
     try:
         return _ToAst().transform(tree)
     except VisitError as exc:

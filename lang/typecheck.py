@@ -22,10 +22,11 @@ and clause against those types.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from . import ast as A
 from .errors import TypeCheckError, UnsupportedError, error_at
+from .gcpause import paused_gc
 from .recursion import deep_recursion
 
 BUILTINS = ("abs", "min", "max", "log", "exp", "sqrt", "fst", "snd")
@@ -60,6 +61,12 @@ class ProgramTypes:
     @property
     def vars(self) -> Dict[str, A.Type]:
         return {**self.params, **self.locals}
+
+    def var_type(self, name: str) -> Optional[A.Type]:
+        """The type of parameter or local ``name`` (None if unknown), without building
+        :attr:`vars` (the checker asks once per assignment)."""
+        t = self.params.get(name)
+        return t if t is not None else self.locals.get(name)
 
     @property
     def arrays(self) -> Dict[str, A.Type]:
@@ -148,6 +155,8 @@ class _NotYetTyped(Exception):
 
 # --------------------------------------------------------------------------- the checker
 
+_EXPR_METHODS: Dict[type, Callable[..., A.Type]] = {}  # expression class -> _Checker method
+
 
 class _Checker:
     """Types expressions and checks statements against a :class:`ProgramTypes`."""
@@ -170,7 +179,12 @@ class _Checker:
     def expect(self, e: A.Expr, ctx: _Ctx, want: str, what: str) -> A.Type:
         """Type ``e`` and require it to be ``bool`` or numeric (``want`` = "bool" | "num" | "int")."""
         t = self.expr(e, ctx)
-        ok = {"bool": t == A.BOOL, "num": t.is_numeric, "int": t == A.INT}[want]
+        if want == "bool":
+            ok = t == A.BOOL
+        elif want == "num":
+            ok = t.is_numeric
+        else:
+            ok = t == A.INT
         if not ok:
             noun = {"bool": "a bool", "num": "a number", "int": "an int"}[want]
             raise self.error(f"{what} must be {noun}, but this is {_describe(t)}{self.why(e)}", e)
@@ -188,10 +202,13 @@ class _Checker:
     # ---------------------------------------------------------------- expressions
     def expr(self, e: A.Expr, ctx: _Ctx) -> A.Type:
         """The type of ``e`` in context ``ctx``; raises on any type error."""
-        meth = getattr(self, "e_" + type(e).__name__, None)
+        meth = _EXPR_METHODS.get(type(e))
         if meth is None:
-            raise self.error(f"unexpected expression {type(e).__name__}", e, UnsupportedError)
-        return meth(e, ctx)
+            meth = getattr(_Checker, "e_" + type(e).__name__, None)
+            if meth is None:
+                raise self.error(f"unexpected expression {type(e).__name__}", e, UnsupportedError)
+            _EXPR_METHODS[type(e)] = meth
+        return meth(self, e, ctx)
 
     def e_Num(self, e: A.Num, ctx) -> A.Type:
         return A.INT if e.is_int else A.REAL
@@ -502,7 +519,7 @@ class _Checker:
         self.expect(s.lo, ctx, "int", "the lower end of a for range")
         self.expect(s.hi, ctx, "int", "the upper end of a for range")
         self.check_writable(A.Var(s.var, pos=s.pos), s.pos)
-        t = self.types.vars.get(s.var)
+        t = self.types.var_type(s.var)
         if t != A.INT:
             raise self.error(f"the for variable '{s.var}' must be an int, but '{s.var}' is "
                              f"{_describe(t)}{self.why(A.Var(s.var))}", s)
@@ -539,12 +556,12 @@ class _Checker:
                 seen.add(name)
             if isinstance(tgt, A.Index):
                 self.expect(tgt.index, _Ctx("body"), "int", "an array index")
-                want = self.types.vars[name]
+                want = self.types.var_type(name)
                 if want.name != "array":
                     raise self.error(f"'{name}' is {_describe(want)}, not an array", tgt.base)
                 want = want.elem[0]
             else:
-                want = self.types.vars[name]
+                want = self.types.var_type(name)
                 if want.name == "array":
                     raise self.error(f"'{name}' is an array: assign its elements, {name}[i] := …", tgt)
             if not fits(pt, want):
@@ -777,7 +794,7 @@ def check_program(prog: A.Program, path: str = "<string>", source: Optional[str]
     """Type-check one program; return the types of its variables.
 
     Raises :class:`TypeCheckError` / :class:`UnsupportedError` located at the offending node."""
-    with deep_recursion():
+    with deep_recursion(), paused_gc():
         return _check_program(prog, path, source)
 
 

@@ -417,6 +417,24 @@ def walk(node: Node):
         stack.extend(reversed(list(children(n))))
 
 
+def left_spine(e: "Binary") -> list:
+    """``e`` and the binary operations down its left operands, top first: for ``a + b - c``
+    (parsed ``(a + b) - c``) the nodes ``(a + b) - c`` and ``a + b``; the last one's ``left``
+    is the chain's first operand. A flat sum of n terms is n levels deep, so passes walk a
+    chain with this, iteratively, and recurse only into the (shallow) right operands.
+
+    >>> from lang.parser import parse_expr
+    >>> [n.op for n in left_spine(parse_expr("a + b - c * d"))]
+    ['-', '+']
+    """
+    out = [e]
+    x = e.left
+    while type(x) is Binary:
+        out.append(x)
+        x = x.left
+    return out
+
+
 def contains(node: Node, kind) -> bool:
     """Whether any node below ``node`` (inclusive) is an instance of ``kind``."""
     return any(isinstance(n, kind) for n in walk(node))
@@ -440,6 +458,13 @@ def _fv(x) -> frozenset:
         return hit[1]
     if isinstance(x, Var):
         out = frozenset((x.name,))
+    elif type(x) is Binary and type(x.left) is Binary:  # a chain: iteratively, bottom up
+        spine = left_spine(x)
+        acc = _fv(spine[-1].left)
+        for node in reversed(spine):
+            acc = acc | _fv(node.right)
+            _FV_CACHE[id(node)] = (node, acc)
+        return acc
     elif isinstance(x, (Quant, Sum)):
         out = _fv(x.lo) | _fv(x.hi) | (_fv(x.body) - {x.var})
     elif isinstance(x, Independent):

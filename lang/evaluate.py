@@ -228,10 +228,16 @@ def _arith(op: str):
 
 
 def _binary(e: A.Binary) -> Fn:
+    if type(e.left) is A.Binary:
+        return _chain(e)
     op = e.op
     left, right = compile_expr(e.left), compile_expr(e.right)
     if op in ("&&", "||", "==>"):
         return _logic(op, left, right)
+    return _binary_fn(op, left, right)
+
+
+def _binary_fn(op: str, left: Fn, right: Fn) -> Fn:
     fn = _arith(op)
     if fn is None:
         return _fail(f"cannot evaluate operator {op}")
@@ -247,26 +253,73 @@ def _binary(e: A.Binary) -> Fn:
     return f
 
 
+def _chain(e: A.Binary) -> Fn:
+    """A left-deep chain ``a + b - c …``, compiled and evaluated iteratively (a flat sum of
+    100,000 terms must not nest 100,000 closures): the first operand, then one step per
+    operator combining the value so far with the operator's right operand."""
+    spine = A.left_spine(e)
+    first = compile_expr(spine[-1].left)
+    steps = [_step(node.op, compile_expr(node.right)) for node in reversed(spine)]
+
+    def f(env):
+        a = first(env)
+        for step in steps:
+            a = step(a, env)
+        return a
+    return f
+
+
+def _step(op: str, right: Fn) -> Callable[[Any, Env], Any]:
+    """``(value of the left operand, env) ↦ value of `left op right```, with the same
+    semantics as :func:`_binary` (short-circuit connectives, exact scalars, numpy arrays)."""
+    if op in _SHORT:
+        stop, result = _SHORT[op]
+
+        def logic(a, env):
+            if not isinstance(a, _NDARRAY) and bool(a) is stop:
+                return result
+            b = right(env)
+            return _logic_arrays(op, a, b) if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY) else bool(b)
+        return logic
+    fn = _arith(op)
+    if fn is None:
+        msg = f"cannot evaluate operator {op}"
+
+        def fail(a, env):
+            raise EvalError(msg)
+        return fail
+    nd = _NDARRAY if np is not None else None
+
+    def arith(a, env):
+        b = right(env)
+        if type(a) is nd or type(b) is nd:
+            a, b = _floats(a, b)
+        return fn(a, b)
+    return arith
+
+
 #: for each connective: the value of the left operand that decides it alone, and the result then
 _SHORT = {"&&": (False, False), "||": (True, True), "==>": (False, True)}
 
 
+def _logic_arrays(op: str, a, b):
+    """A connective element-wise, when an operand is a numpy array."""
+    if op == "&&":
+        return np.logical_and(a, b)
+    if op == "||":
+        return np.logical_or(a, b)
+    return np.logical_or(np.logical_not(a), b)
+
+
 def _logic(op: str, left: Fn, right: Fn) -> Fn:
     stop, result = _SHORT[op]
-
-    def arrays(a, b):
-        if op == "&&":
-            return np.logical_and(a, b)
-        if op == "||":
-            return np.logical_or(a, b)
-        return np.logical_or(np.logical_not(a), b)
 
     def f(env):
         a = left(env)
         if not isinstance(a, _NDARRAY) and bool(a) is stop:  # short-circuit on scalars
             return result
         b = right(env)
-        return arrays(a, b) if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY) else bool(b)
+        return _logic_arrays(op, a, b) if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY) else bool(b)
     return f
 
 

@@ -448,10 +448,15 @@ def _duplicate_programs(progs, path: str, text: str) -> None:
 @lru_cache(maxsize=1)
 def _driver() -> Optional[Driver]:
     """The fast LALR driver over lark's tables (None if this lark cannot provide them)."""
+    global DRIVER_ERROR
     try:
         return Driver(_parser(), _ToAst(), tuple(sorted(KEYWORDS)))
-    except (AttributeError, KeyError, TypeError, Fallback):  # pragma: no cover - another lark
+    except (AttributeError, KeyError, TypeError, Fallback) as exc:  # pragma: no cover - another lark
+        DRIVER_ERROR = exc
         return None
+
+
+DRIVER_ERROR: Optional[Exception] = None  # why the fast driver is not available, if it is not
 
 
 def _run(text: str, path: str, start: str):

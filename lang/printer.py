@@ -139,8 +139,15 @@ class _Printer:
             left, right = ADD, ADD
         elif level == IMPLIES:  # right-associative
             left, right = level + 1, level
-        else:  # left-associative
-            left, right = level, level + 1
+        else:  # left-associative: a chain `a + b - c` of one level prints iteratively
+            chain = [e]
+            while isinstance(chain[-1].left, A.Binary) and self.level(chain[-1].left) == level:
+                chain.append(chain[-1].left)
+            parts = [self.expr(chain[-1].left, level)]
+            for k, node in enumerate(reversed(chain)):
+                last = k == len(chain) - 1
+                parts.append(f" {node.op} {self.expr(node.right, level + 1, tail and last)}")
+            return "".join(parts)
         return f"{self.expr(e.left, left)} {e.op} {self.expr(e.right, right, tail)}"
 
     def p_Cond(self, e: A.Cond, tail):

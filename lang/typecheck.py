@@ -259,6 +259,25 @@ class _Checker:
         raise self.error(f"unknown unary operator '{e.op}'", e)
 
     def e_Binary(self, e: A.Binary, ctx: _Ctx) -> A.Type:
+        spine = A.left_spine(e)  # a chain a + b + … iteratively, left to right
+        t = self.expr(spine[-1].left, ctx)
+        for node in reversed(spine):
+            t = self.binary(node, t, ctx)
+        return t
+
+    def want(self, t: A.Type, e: A.Expr, want: str, what: str) -> A.Type:
+        """:meth:`expect` for an operand whose type ``t`` is already known."""
+        if want == "bool":
+            ok = t == A.BOOL
+        else:
+            ok = t.is_numeric
+        if not ok:
+            noun = {"bool": "a bool", "num": "a number"}[want]
+            raise self.error(f"{what} must be {noun}, but this is {_describe(t)}{self.why(e)}", e)
+        return t
+
+    def binary(self, e: A.Binary, lt: A.Type, ctx: _Ctx) -> A.Type:
+        """The type of ``e`` whose left operand has type ``lt``."""
         op = e.op
         if op in UNRELIABLE_OPS:
             if ctx.where not in ("body", "any"):
@@ -268,34 +287,33 @@ class _Checker:
                 raise self.error(f"the unreliable operator '{op}' needs a 'rate' clause in the "
                                  "program header", e)
         if op in _ARITH:
-            lt = self.expect(e.left, ctx, "num", f"the left operand of '{op}'")
+            self.want(lt, e.left, "num", f"the left operand of '{op}'")
             rt = self.expect(e.right, ctx, "num", f"the right operand of '{op}'")
             return _numeric_join(lt, rt)
         if op == "/":
-            self.expect(e.left, ctx, "num", "the left operand of '/'")
+            self.want(lt, e.left, "num", "the left operand of '/'")
             self.expect(e.right, ctx, "num", "the right operand of '/'")
             return A.REAL
         if op in ("div", "mod"):
             for side, x in (("left", e.left), ("right", e.right)):
-                t = self.expr(x, ctx)
+                t = lt if side == "left" else self.expr(x, ctx)
                 if t != A.INT:
                     hint = " (use '/' for real division)" if t == A.REAL and op == "div" else ""
                     raise self.error(f"the {side} operand of '{op}' must be an int, but this is "
                                      f"{_describe(t)}{hint}", x)
             return A.INT
         if op in _ORDER:
-            self.expect(e.left, ctx, "num", f"the left operand of '{op}'")
+            self.want(lt, e.left, "num", f"the left operand of '{op}'")
             self.expect(e.right, ctx, "num", f"the right operand of '{op}'")
             return A.BOOL
         if op in _EQUALITY:
-            lt = self.expr(e.left, ctx)
             rt = self.expr(e.right, ctx)
             if join(lt, rt) is None:
                 raise self.error(f"cannot compare {_describe(lt)} with {_describe(rt)} using '{op}'",
                                  e.right)
             return A.BOOL
         if op in _LOGIC:
-            self.expect(e.left, ctx, "bool", f"the left operand of '{op}'")
+            self.want(lt, e.left, "bool", f"the left operand of '{op}'")
             self.expect(e.right, ctx, "bool", f"the right operand of '{op}'")
             return A.BOOL
         raise self.error(f"unknown operator '{op}'", e)

@@ -323,6 +323,8 @@ class _Builder:
         found: List[A.Binary] = []
 
         def strip(x):
+            if type(x) is A.Binary and type(x.left) is A.Binary:
+                return strip_chain(x)
             if isinstance(x, A.Binary) and x.op in UNRELIABLE:
                 found.append(x)
                 return A.Binary(UNRELIABLE[x.op], strip(x.left), strip(x.right), pos=x.pos)
@@ -338,6 +340,21 @@ class _Builder:
                         changes[f.name] = tuple(strip(i) if isinstance(i, A.Expr) else i for i in v)
                 return dataclasses.replace(x, **changes) if changes else x
             return x
+
+        def strip_chain(x):
+            """A left-deep chain ``a + b +. c …`` iteratively, with the flips in the order of
+            the recursive walk (pre-order: the chain's operators top-down, then the operands)."""
+            spine = A.left_spine(x)
+            found.extend(n for n in spine if n.op in UNRELIABLE)
+            acc = strip(spine[-1].left)
+            for node in reversed(spine):
+                right = strip(node.right)
+                op = UNRELIABLE.get(node.op, node.op)
+                if acc is node.left and right is node.right and op == node.op:
+                    acc = node
+                else:
+                    acc = A.Binary(op, acc, right, pos=node.pos)
+            return acc
 
         new = strip(e)
         for op in found:

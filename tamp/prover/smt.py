@@ -140,8 +140,16 @@ class Encoder:
         return -x
 
     def _Binary(self, e, env):
-        op = e.op
-        a, b = self.expr(e.left, env), self.expr(e.right, env)
+        if type(e.left) is A.Binary:  # a chain `a + b + …`: iteratively (1,000s of terms)
+            spine = A.left_spine(e)
+            acc = self.expr(spine[-1].left, env)
+            for node in reversed(spine):
+                acc = self._apply(node.op, acc, self.expr(node.right, env))
+            return acc
+        return self._apply(e.op, self.expr(e.left, env), self.expr(e.right, env))
+
+    def _apply(self, op: str, a, b):
+        """``a op b`` for the z3 terms of the operands."""
         if op == "&&":
             return conj(a, b)
         if op == "||":

@@ -50,7 +50,8 @@ def same_as_lark(text: str, start: str = "start") -> bool:
 
 
 def test_the_driver_is_available():
-    assert _driver() is not None
+    from lang import parser
+    assert _driver() is not None, repr(parser.DRIVER_ERROR)
 
 
 @pytest.mark.parametrize("label,text", TEXTS, ids=[t[0] for t in TEXTS])

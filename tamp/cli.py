@@ -18,7 +18,12 @@ import sys
 from lang.errors import TampError
 from lang.recursion import deep_recursion
 
+from .timelimit import CommandTimeout, time_limit
+
 EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, EXIT_VIOLATED = 0, 1, 2, 3
+
+# Commands whose --timeout bounds the whole run (the others' is per program or per query).
+WHOLE_RUN_TIMEOUT = ("prove", "check-proof")
 
 # Order is the order of `tamp --help`.
 COMMANDS = ["check", "prove", "prob", "simulate", "cfa", "wmi", "query", "fairness", "bench", "check_proof"]
@@ -60,8 +65,12 @@ def main(argv=None) -> int:
     try:
         if args.max_memory:
             _limit_memory(args.max_memory)
-        with deep_recursion():  # the parser accepts nesting up to lang.recursion.MAX_DEPTH
+        limit = getattr(args, "timeout", None) if args.command in WHOLE_RUN_TIMEOUT else None
+        with deep_recursion(), time_limit(limit):  # nesting up to lang.recursion.MAX_DEPTH
             code = args._run(args)
+    except CommandTimeout as exc:  # parsing included: the engines' own deadlines start later
+        print(f"tamp: timeout: {exc}", file=sys.stderr)
+        code = EXIT_UNKNOWN
     except TampError as exc:
         print(str(exc), file=sys.stderr)
         code = EXIT_USAGE

@@ -336,8 +336,14 @@ def _raw_api():
 
 
 def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.ExprRef]:
-    """Every application of log/exp/sqrt (and of the encoder's opaque ``sumK`` functions) inside
-    ``f`` (ground or not), without repeats.
+    """Every *ground* application of log/exp/sqrt (and of the encoder's opaque ``sumK``
+    functions) inside ``f``, without repeats.
+
+    An application under a quantifier that reads the quantified variable (``log(j)``, or the
+    sum of ``sum(j in 0..m: q[k*m + j])`` inside ``forall k``: its function takes ``k`` as an
+    argument) is left out: its lemma instances would mention a bound variable outside its
+    quantifier, which z3 rejects ("Formulas should not contain unbound variables"). Without
+    those instances the query is only weaker: the answer is a proof or "unknown".
 
     The walk runs on z3's C API directly (raw pointers, no Python wrapper per node: the terms
     are kept alive by ``f``); only the applications found are wrapped. Same result, in the same
@@ -346,9 +352,29 @@ def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.
     app_kind, quant_kind = z3.Z3_APP_AST, z3.Z3_QUANTIFIER_AST
     uninterpreted = z3.Z3_OP_UNINTERPRETED
     wanted: Dict[int, bool] = {}  # decl id -> is a log/exp/sqrt (True, unary) or a sumK (False)
-    seen, out, stack = set(), [], [f.as_ast()]
+    var_kind = z3.Z3_VAR_AST
+    seen, out, stack = set(), [], [(f.as_ast(), False)]
+    ground: Dict[int, bool] = {}  # ast id -> no bound variable inside (asked under quantifiers only)
+
+    def is_ground(t) -> bool:
+        todo, ok = [t], True
+        while todo and ok:
+            x = todo.pop()
+            xid = lib.Z3_get_ast_id(ctx, x)
+            hit = ground.get(xid)
+            if hit is not None:
+                ok = hit
+                continue
+            k = lib.Z3_get_ast_kind(ctx, x)
+            if k == var_kind or k == quant_kind:  # a quantifier inside an argument: not a term for lemmas
+                ok = False
+            elif k == app_kind:
+                todo.extend(lib.Z3_get_app_arg(ctx, x, i) for i in range(lib.Z3_get_app_num_args(ctx, x)))
+        ground[lib.Z3_get_ast_id(ctx, t)] = ok
+        return ok
+
     while stack:
-        t = stack.pop()
+        t, quantified = stack.pop()
         tid = lib.Z3_get_ast_id(ctx, t)
         if tid in seen:
             continue
@@ -365,11 +391,11 @@ def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.
                     name = name.decode() if isinstance(name, bytes) else name
                     w = True if name in names else (False if _SUM_NAME.fullmatch(name) else None)
                     wanted[did] = w
-                if (w is True and n == 1) or (w is False and n >= 2):
+                if ((w is True and n == 1) or (w is False and n >= 2)) and (not quantified or is_ground(t)):
                     out.append(_to_expr_ref(t, f.ctx))
-            stack.extend(lib.Z3_get_app_arg(ctx, t, k) for k in range(n))
+            stack.extend((lib.Z3_get_app_arg(ctx, t, k), quantified) for k in range(n))
         elif kind == quant_kind:
-            stack.append(lib.Z3_get_quantifier_body(ctx, t))
+            stack.append((lib.Z3_get_quantifier_body(ctx, t), True))
     return out
 
 

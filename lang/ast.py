@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Optional, Tuple, Union
+from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Type as PyType, Union
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Pos:
         return f"{self.line}:{self.col}"
 
 
-def _pos():
+def _pos() -> Any:
     return field(default=None, compare=False, repr=False, kw_only=True)
 
 
@@ -384,10 +384,10 @@ class SourceFile:
 # --------------------------------------------------------------------------- helpers
 
 
-_FIELDS: dict = {}
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
-def field_names(cls) -> tuple:
+def field_names(cls: type) -> Tuple[str, ...]:
     """The dataclass fields of ``cls`` other than ``pos`` (computed once per class: the walks
     below run on every node of every formula the prover builds)."""
     names = _FIELDS.get(cls)
@@ -396,7 +396,7 @@ def field_names(cls) -> tuple:
     return names
 
 
-def children(node: Node):
+def children(node: Any) -> Iterator[Node]:
     """The direct sub-nodes of ``node`` (expressions and statements), in order."""
     for f in field_names(type(node)):
         v = getattr(node, f)
@@ -408,16 +408,16 @@ def children(node: Node):
                     yield x
 
 
-def walk(node: Node):
+def walk(node: Any) -> Iterator[Node]:
     """Pre-order traversal of ``node`` and all nodes below it."""
-    stack = [node]
+    stack: List[Node] = [node]
     while stack:
         n = stack.pop()
         yield n
         stack.extend(reversed(list(children(n))))
 
 
-def left_spine(e: "Binary") -> list:
+def left_spine(e: "Binary") -> List["Binary"]:
     """``e`` and the binary operations down its left operands, top first: for ``a + b - c``
     (parsed ``(a + b) - c``) the nodes ``(a + b) - c`` and ``a + b``; the last one's ``left``
     is the chain's first operand. A flat sum of n terms is n levels deep, so passes walk a
@@ -429,21 +429,21 @@ def left_spine(e: "Binary") -> list:
     """
     out = [e]
     x = e.left
-    while type(x) is Binary:
+    while isinstance(x, Binary) and type(x) is Binary:
         out.append(x)
         x = x.left
     return out
 
 
-def contains(node: Node, kind) -> bool:
+def contains(node: Node, kind: Union[PyType[Node], Tuple[PyType[Node], ...]]) -> bool:
     """Whether any node below ``node`` (inclusive) is an instance of ``kind``."""
     return any(isinstance(n, kind) for n in walk(node))
 
 
-_FV_CACHE: dict = {}
+_FV_CACHE: Dict[int, Tuple[Any, FrozenSet[str]]] = {}
 
 
-def free_vars(e: Expr) -> set:
+def free_vars(e: Expr) -> Set[str]:
     """Names of variables read by ``e`` (bound quantifier/sum variables excluded).
 
     Results are memoised per node, by identity (the node is kept in the cache, so its id cannot
@@ -452,13 +452,14 @@ def free_vars(e: Expr) -> set:
     return set(_fv(e))
 
 
-def _fv(x) -> frozenset:
+def _fv(x: Any) -> FrozenSet[str]:
     hit = _FV_CACHE.get(id(x))
     if hit is not None and hit[0] is x:
         return hit[1]
     if isinstance(x, Var):
         out = frozenset((x.name,))
     elif type(x) is Binary and type(x.left) is Binary:  # a chain: iteratively, bottom up
+        assert isinstance(x, Binary)
         spine = left_spine(x)
         acc = _fv(spine[-1].left)
         for node in reversed(spine):
@@ -479,7 +480,7 @@ def _fv(x) -> frozenset:
     return out
 
 
-def num(v, is_int=None) -> Num:
+def num(v: Union[int, str, Fraction], is_int: Optional[bool] = None) -> Num:
     """A literal from an int / Fraction / str."""
     f = Fraction(v)
     if is_int is None:

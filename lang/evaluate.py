@@ -30,14 +30,11 @@ from __future__ import annotations
 import math
 import operator
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from lang import ast as A
 
-try:  # numpy is a dependency of the project, but keep scalar use independent of it
-    import numpy as np
-except ImportError:  # pragma: no cover
-    np = None
+import numpy as np
 
 __all__ = ["EvalError", "evaluate", "compile_expr", "constant_value", "euclid_divmod"]
 
@@ -49,10 +46,10 @@ class EvalError(ValueError):
     """The expression has no value in this environment."""
 
 
-_NDARRAY = np.ndarray if np is not None else ()
+_NDARRAY = np.ndarray
 
 
-def evaluate(expr: A.Expr, env: Env = None) -> Any:
+def evaluate(expr: A.Expr, env: Optional[Env] = None) -> Any:
     """The value of ``expr`` under ``env`` (see the module docstring)."""
     return compile_expr(expr)({} if env is None else env)
 
@@ -66,7 +63,7 @@ def constant_value(expr: A.Expr) -> Any:
         return None
 
 
-def euclid_divmod(a: int, b: int):
+def euclid_divmod(a: int, b: int) -> Tuple[int, int]:
     """SMT-LIB integer division: ``a = b*q + r`` with ``0 <= r < |b|``."""
     q, r = divmod(a, b)
     if r < 0:  # only when b < 0 (Python's r takes b's sign)
@@ -76,7 +73,7 @@ def euclid_divmod(a: int, b: int):
 
 # ---------------------------------------------------------------------------- the compiler
 
-_CACHE: dict = {}
+_CACHE: Dict[int, Tuple[A.Expr, Fn]] = {}
 
 
 def compile_expr(e: A.Expr) -> Fn:
@@ -94,12 +91,12 @@ def compile_expr(e: A.Expr) -> Fn:
 
 
 def _fail(msg: str) -> Fn:
-    def f(env):
+    def f(env: Env) -> Any:
         raise EvalError(msg)
     return f
 
 
-def _const(v) -> Fn:
+def _const(v: Any) -> Fn:
     return lambda env: v
 
 
@@ -111,7 +108,7 @@ def _num(e: A.Num) -> Fn:
 def _var(e: A.Var) -> Fn:
     name = e.name
 
-    def f(env):
+    def f(env: Env) -> Any:
         try:
             return env[name]
         except KeyError:
@@ -119,7 +116,7 @@ def _var(e: A.Var) -> Fn:
     return f
 
 
-def _as_index(idx):
+def _as_index(idx: Any) -> Any:
     if isinstance(idx, _NDARRAY):
         raise EvalError("array-valued index")
     if isinstance(idx, Fraction):
@@ -136,7 +133,7 @@ def _as_index(idx):
 def _index(e: A.Index) -> Fn:
     base, index = compile_expr(e.base), compile_expr(e.index)
 
-    def f(env):
+    def f(env: Env) -> Any:
         idx = index(env)
         if type(idx) is not int:
             idx = _as_index(idx)
@@ -147,16 +144,16 @@ def _index(e: A.Index) -> Fn:
     return f
 
 
-def _items(e) -> list:
+def _items(e: Union[A.TupleExpr, A.SetLit, A.ListLit]) -> List[Fn]:
     return [compile_expr(x) for x in e.items]
 
 
-def _tuple(e) -> Fn:
+def _tuple(e: Union[A.TupleExpr, A.SetLit]) -> Fn:
     items = _items(e)
     return lambda env: tuple(g(env) for g in items)
 
 
-def _list(e) -> Fn:
+def _list(e: A.ListLit) -> Fn:
     items = _items(e)
     return lambda env: [g(env) for g in items]
 
@@ -166,14 +163,14 @@ def _unary(e: A.Unary) -> Fn:
     if e.op == "-":
         return lambda env: -g(env)
     if e.op == "!":
-        def f(env):
+        def f(env: Env) -> Any:
             v = g(env)
             return np.logical_not(v) if isinstance(v, _NDARRAY) else (not v)
         return f
     return _fail(f"unknown unary operator {e.op}")
 
 
-def _floats(a, b):
+def _floats(a: Any, b: Any) -> Tuple[Any, Any]:
     """Mixed Fraction/ndarray arithmetic: exact scalars become floats."""
     if isinstance(a, Fraction):
         a = float(a)
@@ -186,18 +183,18 @@ _OPERATOR = {"+": operator.add, "-": operator.sub, "==": operator.eq, "!=": oper
              "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
 
-def _arith(op: str):
+def _arith(op: str) -> Optional[Callable[[Any, Any], Any]]:
     """The scalar/array function of a non-logical binary operator."""
     if op in _OPERATOR:
         return _OPERATOR[op]
     if op == "*":
-        def mul(a, b):
+        def mul(a: Any, b: Any) -> Any:
             if isinstance(a, tuple) and isinstance(b, tuple):  # product of finite sets
                 return tuple((p, q) for p in a for q in b)
             return a * b
         return mul
     if op == "/":
-        def div(a, b):
+        def div(a: Any, b: Any) -> Any:
             if type(a) is int and type(b) is int:
                 if b == 0:
                     raise EvalError("division by zero")
@@ -209,7 +206,7 @@ def _arith(op: str):
     if op in ("div", "mod"):
         k = 0 if op == "div" else 1
 
-        def idiv(a, b):
+        def idiv(a: Any, b: Any) -> Any:
             if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
                 return (a // b) if k == 0 else (a % b)
             if b == 0:
@@ -219,7 +216,7 @@ def _arith(op: str):
             return (a // b) if k == 0 else (a % b)
         return idiv
     if op == "<==>":
-        def iff(a, b):
+        def iff(a: Any, b: Any) -> Any:
             if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
                 return a == b
             return bool(a) == bool(b)
@@ -242,9 +239,9 @@ def _binary_fn(op: str, left: Fn, right: Fn) -> Fn:
     if fn is None:
         return _fail(f"cannot evaluate operator {op}")
 
-    nd = _NDARRAY if np is not None else None
+    nd = _NDARRAY
 
-    def f(env):
+    def f(env: Env) -> Any:
         a = left(env)
         b = right(env)
         if type(a) is nd or type(b) is nd:
@@ -261,7 +258,7 @@ def _chain(e: A.Binary) -> Fn:
     first = compile_expr(spine[-1].left)
     steps = [_step(node.op, compile_expr(node.right)) for node in reversed(spine)]
 
-    def f(env):
+    def f(env: Env) -> Any:
         a = first(env)
         for step in steps:
             a = step(a, env)
@@ -275,7 +272,7 @@ def _step(op: str, right: Fn) -> Callable[[Any, Env], Any]:
     if op in _SHORT:
         stop, result = _SHORT[op]
 
-        def logic(a, env):
+        def logic(a: Any, env: Env) -> Any:
             if not isinstance(a, _NDARRAY) and bool(a) is stop:
                 return result
             b = right(env)
@@ -285,12 +282,12 @@ def _step(op: str, right: Fn) -> Callable[[Any, Env], Any]:
     if fn is None:
         msg = f"cannot evaluate operator {op}"
 
-        def fail(a, env):
+        def fail(a: Any, env: Env) -> Any:
             raise EvalError(msg)
         return fail
-    nd = _NDARRAY if np is not None else None
+    nd = _NDARRAY
 
-    def arith(a, env):
+    def arith(a: Any, env: Env) -> Any:
         b = right(env)
         if type(a) is nd or type(b) is nd:
             a, b = _floats(a, b)
@@ -302,7 +299,7 @@ def _step(op: str, right: Fn) -> Callable[[Any, Env], Any]:
 _SHORT = {"&&": (False, False), "||": (True, True), "==>": (False, True)}
 
 
-def _logic_arrays(op: str, a, b):
+def _logic_arrays(op: str, a: Any, b: Any) -> Any:
     """A connective element-wise, when an operand is a numpy array."""
     if op == "&&":
         return np.logical_and(a, b)
@@ -314,7 +311,7 @@ def _logic_arrays(op: str, a, b):
 def _logic(op: str, left: Fn, right: Fn) -> Fn:
     stop, result = _SHORT[op]
 
-    def f(env):
+    def f(env: Env) -> Any:
         a = left(env)
         if not isinstance(a, _NDARRAY) and bool(a) is stop:  # short-circuit on scalars
             return result
@@ -326,7 +323,7 @@ def _logic(op: str, left: Fn, right: Fn) -> Fn:
 def _cond(e: A.Cond) -> Fn:
     c, t, o = compile_expr(e.cond), compile_expr(e.then), compile_expr(e.other)
 
-    def f(env):
+    def f(env: Env) -> Any:
         v = c(env)
         if isinstance(v, _NDARRAY):
             return np.where(v, t(env), o(env))
@@ -334,7 +331,7 @@ def _cond(e: A.Cond) -> Fn:
     return f
 
 
-def _transcendental(name: str, v):
+def _transcendental(name: str, v: Any) -> Any:
     if isinstance(v, _NDARRAY):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return {"log": np.log, "exp": np.exp, "sqrt": np.sqrt}[name](v.astype(float))
@@ -363,10 +360,9 @@ def _call(e: A.Call) -> Fn:
         return lambda env: abs(g(env))
     if name in ("min", "max") and n == 2:
         g, h = args
-        pick, npick = (min, np.minimum if np is not None else None) if name == "min" \
-            else (max, np.maximum if np is not None else None)
+        pick, npick = (min, np.minimum) if name == "min" else (max, np.maximum)
 
-        def f(env):
+        def f(env: Env) -> Any:
             a, b = g(env), h(env)
             if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
                 return npick(*_floats(a, b))
@@ -381,16 +377,16 @@ def _call(e: A.Call) -> Fn:
     return _fail(f"cannot evaluate function {name}/{n}")
 
 
-def _bound_body(e, reduce) -> Fn:
+def _bound_body(e: Union[A.Sum, A.Quant], reduce: Callable[[Iterator[Any]], Any]) -> Fn:
     """``sum`` and the quantifiers: ``reduce`` over the body's values for ``var`` in the range."""
     lo, hi, body, var = compile_expr(e.lo), compile_expr(e.hi), compile_expr(e.body), e.var
     extra = 1 if e.inclusive else 0
 
-    def f(env):
+    def f(env: Env) -> Any:
         rng = range(int(lo(env)), int(hi(env)) + extra)
         local = dict(env)
 
-        def values():
+        def values() -> Iterator[Any]:
             for j in rng:
                 local[var] = j
                 yield body(local)
@@ -398,7 +394,7 @@ def _bound_body(e, reduce) -> Fn:
     return f
 
 
-def _sum(values):
+def _sum(values: Iterator[Any]) -> Any:
     total = 0
     for v in values:
         total = total + v

@@ -23,11 +23,15 @@ Binary(op='+', left=Var(name='a'), right=Binary(op='*', left=Num(value=Fraction(
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from lark import Lark, Token, Tree
 from lark.parse_tree_builder import ParseTreeBuilder
 from lark.parsers.lalr_analysis import Shift
+
+
+Tok = Tuple[Tuple[str, ...], str, int, int, int, int]  # (candidate types, value, offset, line, col, end col)
+Span = Tuple[int, int, int, int]  # line, column, end line, end column
 
 
 class Fallback(Exception):
@@ -64,29 +68,32 @@ class Driver:
 
     def __init__(self, lark_parser: Lark, builder: Any, keywords: Tuple[str, ...] = ()):
         table = lark_parser.parser.parser.parser.parse_table
-        self.states: Dict[Any, Dict[str, tuple]] = table.states
+        self.states: Dict[Any, Dict[str, Tuple[Any, Any]]] = table.states
         self.start_states = table.start_states
         self.end_states = table.end_states
         self.meta = _Meta()
-        terminals = [t for t in lark_parser.terminals if t.name not in lark_parser.ignore_tokens]
+        conf = getattr(lark_parser, "lexer_conf", None)  # a Lark loaded from its cache has no ignore_tokens
+        ignore = set(getattr(lark_parser, "ignore_tokens", None) or getattr(conf, "ignore", None) or ())
+        terminals = [t for t in lark_parser.terminals if t.name not in ignore]
         self.word_types = _word_types(terminals, keywords)
         self.op_types = {op: _types_of(op, terminals) for op in _OPS}
         self.number_type = ("NUMBER",)
         self.name_type = ("NAME",)
         adapter = _Adapter(builder, self.meta)
-        callbacks = ParseTreeBuilder(lark_parser.rules, Tree, False, False, True).create_callback(adapter)
+        builder_ = ParseTreeBuilder(lark_parser.rules, Tree, False, False, True)  # type: ignore[no-untyped-call]
+        callbacks = builder_.create_callback(adapter)  # type: ignore[no-untyped-call]
         # per rule: (size, goto symbol, callback or None for a pure pass-through ?rule)
-        self.rules: Dict[Any, Tuple[int, str, Optional[Callable]]] = {}
+        self.rules: Dict[Any, Tuple[int, str, Optional[Callable[[List[Any]], Any]]]] = {}
         for rule in lark_parser.rules:
             exp = rule.expansion
             passthrough = (rule.options.expand1 and not rule.alias and len(exp) == 1
-                           and not (exp[0].is_term and exp[0].filter_out)
+                           and not (exp[0].is_term and getattr(exp[0], "filter_out", False))
                            and not (not exp[0].is_term and exp[0].name.startswith("_"))
                            and not rule.options.empty_indices)
             self.rules[rule] = (len(exp), str(rule.origin.name), None if passthrough else callbacks[rule])
 
     # ---------------------------------------------------------------- lexing
-    def tokens(self, text: str):
+    def tokens(self, text: str) -> Iterator[Tok]:
         """(candidate types, value, line, column, end column) of each token, then the end."""
         line, line_start = 1, 0
         match = _LEXEME.match
@@ -125,7 +132,7 @@ class Driver:
         end_state = self.end_states[start]
         st: List[Any] = [self.start_states[start]]   # parser states
         vals: List[Any] = []                         # semantic values
-        spans: List[Optional[tuple]] = []            # (line, col, end_line, end_col) or None
+        spans: List[Optional[Span]] = []             # (line, col, end_line, end_col) or None
         for types, value, offset, line, col, end_col in self._split_arrays(self.tokens(text), st):
             while True:
                 acts = states[st[-1]]
@@ -168,7 +175,7 @@ class Driver:
                     return vals[-1]
         raise Fallback()  # pragma: no cover - $END always ends the loop above
 
-    def _split_arrays(self, tokens, st):
+    def _split_arrays(self, tokens: Iterable[Tok], st: List[Any]) -> Iterator[Tok]:
         """``[ ]`` is ARRAY after a base type and an empty list ``[`` ``]`` elsewhere."""
         states = self.states
         for tok in tokens:
@@ -192,20 +199,20 @@ class _Adapter:
         self._builder = builder
         self._meta = meta
 
-    def __getattr__(self, name: str) -> Callable:
+    def __getattr__(self, name: str) -> Callable[[List[Any]], Any]:
         if name.startswith("_"):
             raise AttributeError(name)
         method = getattr(self._builder, name)  # AttributeError: lark builds a Tree (helper rules)
         base = getattr(method, "base_func", method)  # the undecorated bound method
         meta = self._meta
 
-        def call(children):
+        def call(children: List[Any]) -> Any:
             return base(meta, children)
 
         return call
 
 
-def _types_of(lexeme: str, terminals) -> Tuple[str, ...]:
+def _types_of(lexeme: str, terminals: Iterable[Any]) -> Tuple[str, ...]:
     """The terminals whose pattern matches the whole ``lexeme`` (string terminals first)."""
     out = [str(t.name) for t in terminals if t.pattern.type == "str" and t.pattern.value == lexeme]
     out += [str(t.name) for t in terminals
@@ -213,7 +220,7 @@ def _types_of(lexeme: str, terminals) -> Tuple[str, ...]:
     return tuple(out)
 
 
-def _word_types(terminals, keywords: Tuple[str, ...]) -> Dict[str, Tuple[str, ...]]:
+def _word_types(terminals: List[Any], keywords: Tuple[str, ...]) -> Dict[str, Tuple[str, ...]]:
     """Token types of the keywords (every other word is a NAME; checked: no keyword is one)."""
     out = {}
     for w in keywords:

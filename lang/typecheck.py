@@ -22,10 +22,10 @@ and clause against those types.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple, Type, Union
 
 from . import ast as A
-from .errors import TypeCheckError, UnsupportedError, error_at
+from .errors import TampError, TypeCheckError, UnsupportedError, error_at
 from .gcpause import paused_gc
 from .recursion import deep_recursion
 
@@ -111,8 +111,9 @@ def join(a: A.Type, b: A.Type) -> Optional[A.Type]:
         return A.array_of(inner) if inner is not None else None
     if a.name == b.name == "tuple" and len(a.elem) == len(b.elem):
         parts = [join(x, y) for x, y in zip(a.elem, b.elem)]
-        if all(p is not None for p in parts):
-            return A.tuple_of(*parts)
+        known = [p for p in parts if p is not None]
+        if len(known) == len(parts):
+            return A.tuple_of(*known)
     return None
 
 
@@ -134,7 +135,7 @@ class _Ctx:
     ``in_prob`` is true inside ``P(…)``."""
 
     where: str
-    bound_vars: frozenset = frozenset()
+    bound_vars: FrozenSet[str] = frozenset()
     in_prob: bool = False
     density: bool = False
 
@@ -166,14 +167,14 @@ class _Checker:
         self.path = path
         self.source = source
         self.partial = partial  # inference pass: unknown locals raise _NotYetTyped
-        self.assigned: set = set()  # locals assigned somewhere (inference pass fills this)
+        self.assigned: Set[str] = set()  # locals assigned somewhere (inference pass fills this)
         self.declared: Dict[str, A.VarDecl] = {}  # locals with a `var` declaration
         self.widened: Dict[str, A.Node] = {}  # locals widened int -> real: the widening definition
-        self.for_vars: List[Tuple[str, A.Pos]] = []
+        self.for_vars: List[Tuple[str, Optional[A.Pos]]] = []
         self.has_rate = True  # set from the program header by check_program
 
     # ---------------------------------------------------------------- errors
-    def error(self, msg: str, node, cls=TypeCheckError):
+    def error(self, msg: str, node: Any, cls: Type[TampError] = TypeCheckError) -> TampError:
         return error_at(cls, msg, getattr(node, "pos", None), self.path, self.source)
 
     def expect(self, e: A.Expr, ctx: _Ctx, want: str, what: str) -> A.Type:
@@ -210,10 +211,10 @@ class _Checker:
             _EXPR_METHODS[type(e)] = meth
         return meth(self, e, ctx)
 
-    def e_Num(self, e: A.Num, ctx) -> A.Type:
+    def e_Num(self, e: A.Num, ctx: _Ctx) -> A.Type:
         return A.INT if e.is_int else A.REAL
 
-    def e_BoolLit(self, e, ctx) -> A.Type:
+    def e_BoolLit(self, e: A.BoolLit, ctx: _Ctx) -> A.Type:
         return A.BOOL
 
     def e_Var(self, e: A.Var, ctx: _Ctx, as_array: bool = False) -> A.Type:
@@ -358,15 +359,15 @@ class _Checker:
             types.append(t)
         return A.tuple_of(*types)
 
-    def e_SetLit(self, e, ctx) -> A.Type:
+    def e_SetLit(self, e: A.SetLit, ctx: _Ctx) -> A.Type:
         raise self.error("a set {…} can only be the argument of unif, as in `x ~ unif({1, 2, 3});`",
                          e, UnsupportedError)
 
-    def e_ListLit(self, e, ctx) -> A.Type:
+    def e_ListLit(self, e: A.ListLit, ctx: _Ctx) -> A.Type:
         raise self.error("a list […] can only be the argument of step, as in "
                          "`x ~ step([(0, 1, 0.5), (1, 2, 0.5)]);`", e, UnsupportedError)
 
-    def _range(self, e, ctx: _Ctx, what: str) -> None:
+    def _range(self, e: Union[A.Quant, A.Sum], ctx: _Ctx, what: str) -> None:
         if ctx.where == "body":
             raise self.error(f"{what} may only be used in specifications (requires, ensures, loop invariants)", e,
                              UnsupportedError)
@@ -382,7 +383,7 @@ class _Checker:
         self._range(e, ctx, "'sum'")
         return self.expect(e.body, ctx.bind(e.var), "num", "the body of 'sum'")
 
-    def _ensures_only(self, e, ctx: _Ctx, what: str) -> None:
+    def _ensures_only(self, e: A.Expr, ctx: _Ctx, what: str) -> None:
         if ctx.where not in ("ensures", "any"):
             raise self.error(f"{what} may only be used in 'ensures', not in {_CLAUSE_WORD[ctx.where]}",
                              e, UnsupportedError)
@@ -472,7 +473,7 @@ class _Checker:
         if isinstance(s, A.SetLit):
             if not s.items:
                 raise self.error("unif needs a non-empty set", s)
-            t = None
+            t: Optional[A.Type] = None
             for x in s.items:
                 xt = self.expr(x, ctx)
                 if xt.name == "array":
@@ -482,6 +483,7 @@ class _Checker:
                     raise self.error(f"the elements of a set must have one type, but this is "
                                      f"{_describe(xt)} and an earlier one is {_describe(t)}", x)
                 t = nt
+            assert t is not None  # the set is not empty
             return t
         if isinstance(s, A.Binary) and s.op == "*":
             return A.tuple_of(self.finite_set(s.left, ctx), self.finite_set(s.right, ctx))
@@ -506,7 +508,7 @@ class _Checker:
         for x in s.stmts:
             self.stmt(x)
 
-    def s_Skip(self, s) -> None:
+    def s_Skip(self, s: A.Skip) -> None:
         pass
 
     def s_VarDecl(self, s: A.VarDecl) -> None:
@@ -574,12 +576,12 @@ class _Checker:
                 seen.add(name)
             if isinstance(tgt, A.Index):
                 self.expect(tgt.index, _Ctx("body"), "int", "an array index")
-                want = self.types.var_type(name)
+                want = self._known(name)
                 if want.name != "array":
                     raise self.error(f"'{name}' is {_describe(want)}, not an array", tgt.base)
                 want = want.elem[0]
             else:
-                want = self.types.var_type(name)
+                want = self._known(name)
                 if want.name == "array":
                     raise self.error(f"'{name}' is an array: assign its elements, {name}[i] := …", tgt)
             if not fits(pt, want):
@@ -589,7 +591,13 @@ class _Checker:
                     else _describe(want)
                 raise self.error(f"{where} is {_describe(pt)}, but '{name}' is {how}", value)
 
-    def check_writable(self, tgt: A.Expr, pos) -> None:
+    def _known(self, name: str) -> A.Type:
+        """The type of a variable that local inference has typed (every assigned one)."""
+        t = self.types.var_type(name)
+        assert t is not None, name
+        return t
+
+    def check_writable(self, tgt: A.Expr, pos: Optional[A.Pos]) -> None:
         """Parameters, ``failed`` and the variables of enclosing for loops are read-only."""
         name = _target_name(tgt)
         if name in self.types.params:
@@ -635,7 +643,10 @@ def _before(a: A.Node, b: A.Node) -> bool:
 
 
 def _target_name(tgt: A.Expr) -> str:
-    return tgt.base.name if isinstance(tgt, A.Index) else tgt.name
+    """The variable a target writes: ``x`` for ``x`` and for ``x[i]``."""
+    base = tgt.base if isinstance(tgt, A.Index) else tgt
+    assert isinstance(base, A.Var), "targets are variables or their elements"
+    return base.name
 
 
 # --------------------------------------------------------------------------- local inference
@@ -656,7 +667,7 @@ def _definitions(block: A.Block) -> List[_Definition]:
     """All definitions of variables in ``block``, in source order."""
     out: List[_Definition] = []
 
-    def go(s):
+    def go(s: A.Stmt) -> None:
         if isinstance(s, A.Block):
             for x in s.stmts:
                 go(x)
@@ -743,11 +754,12 @@ class _LocalInference:
     def declarations(self, defs: List[_Definition]) -> Dict[str, A.VarDecl]:
         """The ``var`` declarations; each must come before the variable's other definitions."""
         decls: Dict[str, A.VarDecl] = {}
-        seen: set = set()
+        seen: Set[str] = set()
         for d in defs:
             if isinstance(d.stmt, A.VarDecl):
                 if d.name in decls:
-                    line = decls[d.name].pos.line if decls[d.name].pos else "?"
+                    first = decls[d.name].pos
+                    line = first.line if first is not None else "?"
                     raise self.chk.error(f"'{d.name}' is already declared at line {line}", d.stmt)
                 if d.name in seen:
                     raise self.chk.error(f"the declaration of '{d.name}' must come before its "
@@ -788,6 +800,7 @@ class _LocalInference:
         if isinstance(s, A.For):
             return A.INT
         ctx = _Ctx("body")
+        assert isinstance(s, (A.Assign, A.Sample))
         vt = self.chk.expr(s.value, ctx) if isinstance(s, A.Assign) else self.chk.dist(s.dist, ctx)
         if d.part is not None:
             if vt.name != "tuple" or len(vt.elem) != len(s.targets):

@@ -3,7 +3,6 @@ source positions, on every program of the repository and on mutated (fuzzed) pro
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Optional, Tuple, Union
+from typing import Any, Iterator, Optional, Tuple, Union
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Pos:
         return f"{self.line}:{self.col}"
 
 
-def _pos():
+def _pos() -> Any:  # a dataclasses.field, typed as the default it stands for
     return field(default=None, compare=False, repr=False, kw_only=True)
 
 
@@ -384,10 +384,10 @@ class SourceFile:
 # --------------------------------------------------------------------------- helpers
 
 
-_FIELDS: dict = {}
+_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def field_names(cls) -> tuple:
+def field_names(cls: type) -> tuple[str, ...]:
     """The dataclass fields of ``cls`` other than ``pos`` (computed once per class: the walks
     below run on every node of every formula the prover builds)."""
     names = _FIELDS.get(cls)
@@ -396,7 +396,7 @@ def field_names(cls) -> tuple:
     return names
 
 
-def children(node: Node):
+def children(node: Node) -> Iterator[Node]:
     """The direct sub-nodes of ``node`` (expressions and statements), in order."""
     for f in field_names(type(node)):
         v = getattr(node, f)
@@ -408,7 +408,7 @@ def children(node: Node):
                     yield x
 
 
-def walk(node: Node):
+def walk(node: Node) -> Iterator[Node]:
     """Pre-order traversal of ``node`` and all nodes below it."""
     stack = [node]
     while stack:
@@ -417,44 +417,20 @@ def walk(node: Node):
         stack.extend(reversed(list(children(n))))
 
 
-def contains(node: Node, kind) -> bool:
+def contains(node: Node, kind: type | tuple[type, ...]) -> bool:
     """Whether any node below ``node`` (inclusive) is an instance of ``kind``."""
     return any(isinstance(n, kind) for n in walk(node))
 
 
-_FV_CACHE: dict = {}
+def free_vars(e: Node) -> set[str]:
+    """Names of variables read by ``e`` (bound quantifier/sum variables excluded), as a new
+    set: :func:`lang.walk.free_vars` (memoised, frozen) called from here."""
+    from lang.walk import free_vars as frozen  # deferred: lang.walk is built on this module
+
+    return set(frozen(e))
 
 
-def free_vars(e: Expr) -> set:
-    """Names of variables read by ``e`` (bound quantifier/sum variables excluded).
-
-    Results are memoised per node, by identity (the node is kept in the cache, so its id cannot
-    be reused while the entry lives; expressions are immutable, so the answer cannot change),
-    and sub-results are reused: a new node over known children costs one union."""
-    return set(_fv(e))
-
-
-def _fv(x) -> frozenset:
-    hit = _FV_CACHE.get(id(x))
-    if hit is not None and hit[0] is x:
-        return hit[1]
-    if isinstance(x, Var):
-        out = frozenset((x.name,))
-    elif isinstance(x, (Quant, Sum)):
-        out = _fv(x.lo) | _fv(x.hi) | (_fv(x.body) - {x.var})
-    elif isinstance(x, Independent):
-        out = frozenset((x.var,)) | _fv(x.expr)
-    else:
-        out = frozenset()
-        for c in children(x):
-            out = out | _fv(c)
-    if len(_FV_CACHE) > 200_000:
-        _FV_CACHE.clear()
-    _FV_CACHE[id(x)] = (x, out)
-    return out
-
-
-def num(v, is_int=None) -> Num:
+def num(v: int | Fraction | str, is_int: bool | None = None) -> Num:
     """A literal from an int / Fraction / str."""
     f = Fraction(v)
     if is_int is None:

@@ -85,10 +85,15 @@ class Walker(Generic[R]):
             m = table[cls] = getattr(self, cls.__name__, None) or self.default
         return m
 
-    def walk(self, root: A.Node) -> R:
-        """The result for ``root``."""
-        memo: dict[int, R] = {}
-        enter, method, children = self.enter, self._method, A.children
+    def walk(self, root: A.Node, memo: dict[int, R] | None = None) -> R:
+        """The result for ``root``. ``memo`` holds results by node identity; a caller may keep
+        one across walks (results that do not change between them) if it also keeps the nodes
+        alive, so that their ids stay theirs. By default each walk has its own."""
+        if memo is None:
+            memo = {}
+        enter = self.enter
+        table: dict[type, Callable[[Any, Sequence[R]], R]] = self.__dict__.setdefault("_walk_table", {})
+        node_cls, stack_of = A.Node, _node_fields
         stack: list[tuple[A.Node, list[A.Node] | None]] = [(root, None)]
         while stack:
             node, kids = stack.pop()
@@ -100,13 +105,35 @@ class Walker(Generic[R]):
                 if early is not DESCEND:
                     memo[key] = early
                     continue
-                kids = list(children(node))
+                kids = []
+                for f in stack_of(type(node)):
+                    v = getattr(node, f)
+                    if isinstance(v, node_cls):
+                        kids.append(v)
+                    elif type(v) is tuple:
+                        kids.extend(x for x in v if isinstance(x, node_cls))
                 if kids:
                     stack.append((node, kids))
                     stack.extend((c, None) for c in reversed(kids) if id(c) not in memo)
                     continue
-            memo[key] = method(type(node))(node, [memo[id(c)] for c in kids])
+            m = table.get(type(node)) or self._method(type(node))
+            memo[key] = m(node, [memo[id(c)] for c in kids])
         return memo[id(root)]
+
+
+#: annotations of dataclass fields that never hold a node (the walk does not look into them)
+_NOT_NODES = frozenset({"str", "bool", "int", "Fraction", "Type", "Pos", "Optional[str]", "Optional[Pos]"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _node_fields(cls: type) -> tuple[str, ...]:
+    """The fields of ``cls`` that may hold nodes or tuples of nodes, in order (computed once
+    per class; the same children, in the same order, as :func:`lang.ast.children`)."""
+    names = _FIELDS.get(cls)
+    if names is None:
+        declared = getattr(cls, "__dataclass_fields__", {})
+        names = _FIELDS[cls] = tuple(f for f in A.field_names(cls) if str(declared[f].type) not in _NOT_NODES)
+    return names
 
 
 class Transformer(Walker[Any]):

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["DomainError", "Op", "BINARY", "UNARY", "FUNCTIONS", "SHORT_CIRCUIT", "CONNECTIVES",
+__all__ = ["DomainError", "DivisionByZero", "Op", "BINARY", "UNARY", "FUNCTIONS", "SHORT_CIRCUIT", "CONNECTIVES",
            "COMPARISONS", "ARITHMETIC", "NEGATE", "MIRROR", "euclid_divmod", "as_integer",
            "truediv", "euclid_div", "euclid_mod", "ite", "exact_fn", "approx_fn", "in_domain"]
 
@@ -48,6 +48,10 @@ Number = int | Fraction
 
 class DomainError(ArithmeticError):
     """The operation has no value at these operands (division by zero, ``log`` of 0 …)."""
+
+
+class DivisionByZero(DomainError, ZeroDivisionError):
+    """``/``, ``div`` or ``mod`` by zero."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,7 @@ def euclid_divmod(a: int, b: int) -> tuple[int, int]:
     ((-4, 1), (-3, 1), (4, 1))
     """
     if b == 0:
-        raise DomainError("division by zero")
+        raise DivisionByZero("division by zero")
     q, r = divmod(a, b)
     if r < 0:  # only when b < 0 (Python's r takes b's sign)
         q, r = q + 1, r - b
@@ -105,7 +109,7 @@ def euclid_mod(a: Any, b: Any) -> int:
 def truediv(a: Any, b: Any) -> Any:
     """``a / b``: real division, exact on ``int``/``Fraction`` (floats divide as floats)."""
     if b == 0:
-        raise DomainError("division by zero")
+        raise DivisionByZero("division by zero")
     if isinstance(a, float) or isinstance(b, float):
         return a / b
     return Fraction(a) / Fraction(b)

@@ -34,6 +34,7 @@ import networkx as nx
 
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
+from lang.walk import DESCEND, Transformer, rebuild
 
 UNRELIABLE = {"+.": "+", "-.": "-", "*.": "*"}
 FAILED = "failed"
@@ -289,6 +290,24 @@ def _set_factors(e) -> List[A.Expr]:
 # ---------------------------------------------------------------------------- building
 
 
+class _Reliable(Transformer):
+    """An expression with its unreliable operators replaced by the reliable ones; ``found``
+    lists the replaced operators in source order (outermost first)."""
+
+    def __init__(self) -> None:
+        self.found: List[A.Binary] = []
+
+    def enter(self, node):
+        if isinstance(node, A.Binary) and node.op in UNRELIABLE:
+            self.found.append(node)
+        return DESCEND
+
+    def Binary(self, node, kids):
+        if node.op in UNRELIABLE:
+            return A.Binary(UNRELIABLE[node.op], kids[0], kids[1], pos=node.pos)
+        return rebuild(node, kids)
+
+
 class _Builder:
     """Compiles one program's statements into a MultiDiGraph (one visitor over statements)."""
 
@@ -320,26 +339,9 @@ class _Builder:
     def reliable(self, e: A.Expr, at: int, line) -> Tuple[A.Expr, int]:
         """Replace unreliable operators in ``e`` by reliable ones, emitting the failure flips
         before them; returns the new expression and the node after the flips."""
-        found: List[A.Binary] = []
-
-        def strip(x):
-            if isinstance(x, A.Binary) and x.op in UNRELIABLE:
-                found.append(x)
-                return A.Binary(UNRELIABLE[x.op], strip(x.left), strip(x.right), pos=x.pos)
-            if isinstance(x, A.Node) and dataclasses.is_dataclass(x):
-                changes = {}
-                for f in dataclasses.fields(x):
-                    if f.name == "pos":
-                        continue
-                    v = getattr(x, f.name)
-                    if isinstance(v, A.Expr):
-                        changes[f.name] = strip(v)
-                    elif isinstance(v, tuple) and any(isinstance(i, A.Expr) for i in v):
-                        changes[f.name] = tuple(strip(i) if isinstance(i, A.Expr) else i for i in v)
-                return dataclasses.replace(x, **changes) if changes else x
-            return x
-
-        new = strip(e)
+        strip = _Reliable()
+        new = strip.walk(e)
+        found = strip.found
         for op in found:
             if self.prog.rate is None:
                 raise error_at(UnsupportedError, f"unreliable operator '{op.op}' needs a `rate` clause "

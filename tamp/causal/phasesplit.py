@@ -31,6 +31,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import z3
 
+from tamp.core.z3expr import rational
+
 from .linear import Form
 from .tight import BoxFacts, SymbolicBounds
 
@@ -38,8 +40,7 @@ NONE, FOUND, UNDECIDED = "none", "found", "undecided"
 
 
 def _q(x) -> z3.ArithRef:
-    f = Fraction(x)
-    return z3.Q(f.numerator, f.denominator)
+    return rational(Fraction(x))
 
 
 @dataclass

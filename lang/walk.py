@@ -47,7 +47,7 @@ from typing import Any, Generic, TypeVar
 
 from lang import ast as A
 
-__all__ = ["Walker", "Transformer", "DESCEND", "rebuild", "substitute", "replace_all", "free_vars"]
+__all__ = ["Walker", "Transformer", "DESCEND", "rebuild", "substitute", "replace_all", "free_vars", "operands"]
 
 R = TypeVar("R")
 
@@ -179,6 +179,27 @@ def rebuild(node: A.Node, kids: Sequence[Any]) -> A.Node:
             if changed:
                 changes[name] = tuple(items)
     return dataclasses.replace(node, **changes) if changes else node  # type: ignore[type-var]
+
+
+def operands(e: A.Expr, op: str) -> list[A.Expr]:
+    """The operands of a chain of the binary operator ``op`` (``a && b && c``, however it is
+    parenthesised), left to right, without recursion; ``[e]`` when ``e`` is not an ``op``.
+
+    >>> from lang.parser import parse_expr
+    >>> from lang.printer import print_expr
+    >>> [print_expr(x) for x in operands(parse_expr("a && (b && c) && (d || e)"), "&&")]
+    ['a', 'b', 'c', 'd || e']
+    """
+    out: list[A.Expr] = []
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, A.Binary) and x.op == op:
+            stack.append(x.right)
+            stack.append(x.left)
+        else:
+            out.append(x)
+    return out
 
 
 # ---------------------------------------------------------------------------- free variables

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Dict, List
+from typing import List
 
 from lang import ast as A
+from lang.walk import operands
 from lang.walk import substitute as subst  # noqa: F401  (the prover's name for it)
 
 TRUE = A.BoolLit(True)
@@ -15,11 +16,7 @@ ZERO = A.num(0)
 
 def conjuncts(e: A.Expr) -> List[A.Expr]:
     """``a && b && c`` → [a, b, c]; ``true`` → []."""
-    if isinstance(e, A.Binary) and e.op == "&&":
-        return conjuncts(e.left) + conjuncts(e.right)
-    if isinstance(e, A.BoolLit) and e.value:
-        return []
-    return [e]
+    return [x for x in operands(e, "&&") if not (isinstance(x, A.BoolLit) and x.value)]
 
 
 def and_all(es) -> A.Expr:

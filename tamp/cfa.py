@@ -34,7 +34,7 @@ import networkx as nx
 
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
-from lang.walk import DESCEND, Transformer, rebuild
+from lang.walk import DESCEND, Transformer, operands, rebuild
 
 UNRELIABLE = {"+.": "+", "-.": "-", "*.": "*"}
 FAILED = "failed"
@@ -282,9 +282,7 @@ def _join(a: A.Type, b: A.Type) -> A.Type:
 
 def _set_factors(e) -> List[A.Expr]:
     """``S1 * S2`` → [S1, S2]; a single set → [S]."""
-    if isinstance(e, A.Binary) and e.op == "*":
-        return _set_factors(e.left) + _set_factors(e.right)
-    return [e] if e is not None else []
+    return operands(e, "*") if e is not None else []
 
 
 # ---------------------------------------------------------------------------- building

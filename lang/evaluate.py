@@ -207,7 +207,7 @@ def _arith(op: str):
 
         def idiv(a, b):
             if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
-                return (a // b) if op == "div" else (a % b)
+                return ops.euclid_divmod_elementwise(a, b)[0 if op == "div" else 1]
             return exact(a, b)
         return idiv
     if op == "<==>":

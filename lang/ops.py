@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["DomainError", "DivisionByZero", "Op", "BINARY", "UNARY", "FUNCTIONS", "SHORT_CIRCUIT", "CONNECTIVES",
+__all__ = ["DomainError", "DivisionByZero", "euclid_divmod_elementwise", "Op", "BINARY", "UNARY", "FUNCTIONS", "SHORT_CIRCUIT", "CONNECTIVES",
            "COMPARISONS", "ARITHMETIC", "NEGATE", "MIRROR", "euclid_divmod", "as_integer",
            "truediv", "euclid_div", "euclid_mod", "ite", "exact_fn", "approx_fn", "in_domain"]
 
@@ -94,6 +94,21 @@ def euclid_divmod(a: int, b: int) -> tuple[int, int]:
     if r < 0:  # only when b < 0 (Python's r takes b's sign)
         q, r = q + 1, r - b
     return q, r
+
+
+def euclid_divmod_elementwise(a: Any, b: Any) -> tuple[Any, Any]:
+    """Euclidean ``(a div b, a mod b)`` with only ``// - * + <`` on the operands, so that it
+    applies element-wise to numpy arrays (no zero check: arrays follow numpy's rules there).
+
+    >>> import numpy as np
+    >>> q, r = euclid_divmod_elementwise(np.array([-7, 7, -7]), np.array([2, -2, -2]))
+    >>> q.tolist(), r.tolist()
+    ([-4, -3, 4], [1, 1, 1])
+    """
+    q = a // b
+    r = a - b * q
+    negative = r < 0  # only where b < 0 (floor division leaves r with b's sign)
+    return q + negative, r - b * negative
 
 
 def euclid_div(a: Any, b: Any) -> int:

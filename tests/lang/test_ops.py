@@ -58,3 +58,19 @@ def test_functions_and_domains():
     assert ops.approx_fn("log", Fraction(1, 10**400)) == pytest.approx(-400 * 2.302585092994046)
     assert ops.exact_fn("sqrt", Fraction(49, 16)) == Fraction(7, 4)
     assert ops.exact_fn("sqrt", Fraction(2)) is None and ops.exact_fn("exp", Fraction(0)) == 1
+
+
+@given(st.lists(st.tuples(ints, nonzero), min_size=1, max_size=20))
+def test_elementwise_div_mod_on_arrays_is_euclidean_too(pairs):
+    import numpy as np
+
+    from lang.evaluate import evaluate
+    from lang.parser import parse_expr
+
+    a, b = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    q, r = ops.euclid_divmod_elementwise(a, b)
+    assert q.tolist() == [ops.euclid_div(x, y) for x, y in pairs]
+    assert r.tolist() == [ops.euclid_mod(x, y) for x, y in pairs]
+    # the evaluator's vectorised path (bad events over many samples) means the same
+    assert evaluate(parse_expr("x div y"), {"x": a, "y": b}).tolist() == q.tolist()
+    assert evaluate(parse_expr("x mod y"), {"x": a, "y": b}).tolist() == r.tolist()

@@ -41,7 +41,7 @@ from typing import Any
 
 __all__ = ["DomainError", "DivisionByZero", "euclid_divmod_elementwise", "Op", "BINARY", "UNARY", "FUNCTIONS", "SHORT_CIRCUIT", "CONNECTIVES",
            "COMPARISONS", "ARITHMETIC", "NEGATE", "MIRROR", "euclid_divmod", "as_integer",
-           "truediv", "euclid_div", "euclid_mod", "ite", "exact_fn", "approx_fn", "in_domain"]
+           "truediv", "euclid_div", "euclid_mod", "ite", "exact_fn", "approx_fn", "in_domain", "PARTIAL", "CONDITION"]
 
 Number = int | Fraction
 
@@ -196,14 +196,24 @@ def _abs(a: Any) -> Any:
     return a if a >= 0 else -a
 
 
+#: the partial operators and functions: which operand (by position) must meet which condition
+#: for a value to exist (``a / b``: ``b`` nonzero; ``log(x)``: ``x`` positive …)
+PARTIAL: dict[str, tuple[int, str]] = {"/": (1, "nonzero"), "div": (1, "nonzero"), "mod": (1, "nonzero"),
+                                       "log": (0, "positive"), "sqrt": (0, "nonnegative")}
+
+#: each condition of :data:`PARTIAL` as a comparison with 0 (``nonzero``: ``x != 0`` …)
+CONDITION: dict[str, str] = {"nonzero": "!=", "positive": ">", "nonnegative": ">="}
+
+
 def in_domain(name: str, v: Any) -> bool:
-    """Whether ``log``/``exp``/``sqrt`` has a value at ``v`` (``log``: ``v > 0``; ``sqrt``:
-    ``v >= 0``; ``exp``: every ``v``)."""
-    if name == "log":
-        return bool(v > 0)
-    if name == "sqrt":
-        return bool(v >= 0)
-    return True
+    """Whether ``log``/``exp``/``sqrt`` has a value at ``v`` (:data:`PARTIAL`: ``log`` needs
+    ``v > 0``, ``sqrt`` ``v >= 0``; ``exp`` is total).
+
+    >>> in_domain("log", 0), in_domain("sqrt", 0), in_domain("exp", -5)
+    (False, True, True)
+    """
+    partial = PARTIAL.get(name)
+    return partial is None or bool(BINARY[CONDITION[partial[1]]].exact(v, 0))
 
 
 def exact_fn(name: str, v: Fraction) -> Fraction | None:

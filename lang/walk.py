@@ -78,25 +78,21 @@ class Walker(Generic[R]):
         """The result for a node whose class has no method of its own."""
         raise NotImplementedError(f"{type(self).__name__} does not handle {type(node).__name__}")
 
-    def _method(self, cls: type) -> Callable[[Any, Sequence[R]], R]:
-        table: dict[type, Callable[[Any, Sequence[R]], R]] = self.__dict__.setdefault("_walk_table", {})
-        m = table.get(cls)
-        if m is None:
-            m = table[cls] = getattr(self, cls.__name__, None) or self.default
-        return m
-
     def walk(self, root: A.Node, memo: dict[int, R] | None = None) -> R:
         """The result for ``root``. ``memo`` holds results by node identity; a caller may keep
         one across walks (results that do not change between them) if it also keeps the nodes
         alive, so that their ids stay theirs. By default each walk has its own."""
         if memo is None:
             memo = {}
-        enter = self.enter
-        table: dict[type, Callable[[Any, Sequence[R]], R]] = self.__dict__.setdefault("_walk_table", {})
-        node_cls, stack_of = A.Node, _node_fields
+        enter, cls_self = self.enter, type(self)
+        table = _TABLES.get(cls_self)
+        if table is None:
+            table = _TABLES[cls_self] = {}
+        node_cls, fields_of = A.Node, _node_fields
         stack: list[tuple[A.Node, list[A.Node] | None]] = [(root, None)]
+        push, pop = stack.append, stack.pop
         while stack:
-            node, kids = stack.pop()
+            node, kids = pop()
             key = id(node)
             if key in memo:
                 continue
@@ -106,20 +102,32 @@ class Walker(Generic[R]):
                     memo[key] = early
                     continue
                 kids = []
-                for f in stack_of(type(node)):
+                for f in fields_of(type(node)):
                     v = getattr(node, f)
                     if isinstance(v, node_cls):
                         kids.append(v)
                     elif type(v) is tuple:
-                        kids.extend(x for x in v if isinstance(x, node_cls))
+                        for x in v:
+                            if isinstance(x, node_cls):
+                                kids.append(x)
                 if kids:
-                    stack.append((node, kids))
-                    stack.extend((c, None) for c in reversed(kids) if id(c) not in memo)
+                    push((node, kids))
+                    for c in reversed(kids):
+                        if id(c) not in memo:
+                            push((c, None))
                     continue
-            m = table.get(type(node)) or self._method(type(node))
-            memo[key] = m(node, [memo[id(c)] for c in kids])
+                results: list[R] = []
+            else:
+                results = [memo[id(c)] for c in kids]
+            m = table.get(type(node))
+            if m is None:  # methods are looked up on the class, once per node class
+                m = table[type(node)] = getattr(cls_self, type(node).__name__, None) or cls_self.default
+            memo[key] = m(self, node, results)
         return memo[id(root)]
 
+
+#: per walker class: node class -> the (unbound) method that handles it
+_TABLES: dict[type, dict[type, Callable[..., Any]]] = {}
 
 #: annotations of dataclass fields that never hold a node (the walk does not look into them)
 _NOT_NODES = frozenset({"str", "bool", "int", "Fraction", "Type", "Pos", "Optional[str]", "Optional[Pos]"})
@@ -256,6 +264,9 @@ def free_vars(e: A.Node) -> frozenset[str]:
     Results are memoised per node, by identity (the node is kept with its entry, so its id
     cannot be reused while the entry lives; nodes are immutable, so the answer cannot change),
     and a new node over known children costs one union."""
+    hit = _FV_CACHE.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
     return _FREE_VARS.walk(e)
 
 
@@ -285,6 +296,10 @@ def substitute(e: A.Expr, m: Mapping[str, A.Expr]) -> A.Expr:
     for the prover's SSA and label substitutions). Subtrees that read none of the variables are
     returned as they are (the same object)."""
     if not m:
+        return e
+    if isinstance(e, A.Var):
+        return m.get(e.name, e)
+    if free_vars(e).isdisjoint(m):  # the common case: answered without a walk
         return e
     out: A.Expr = _Substitute(m).walk(e)
     return out

@@ -173,16 +173,6 @@ def _floats(a, b):
     return a, b
 
 
-def _exact(fn):
-    """An operator of :mod:`lang.ops` with its :class:`~lang.ops.DomainError` as :class:`EvalError`."""
-    def f(a, b):
-        try:
-            return fn(a, b)
-        except ops.DomainError as err:
-            raise EvalError(str(err)) from None
-    return f
-
-
 def _arith(op: str):
     """The scalar/array function of a non-logical binary operator."""
     meaning = ops.BINARY.get(op)
@@ -194,22 +184,17 @@ def _arith(op: str):
                 return tuple((p, q) for p in a for q in b)
             return a * b
         return mul
-    if op == "/":
-        exact = _exact(meaning.exact)
+    if op in ("/", "div", "mod"):
+        exact, k = meaning.exact, (0 if op == "div" else 1)
 
         def div(a, b):
             if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
-                return a / b
-            return exact(a, b)
+                return a / b if op == "/" else ops.euclid_divmod_elementwise(a, b)[k]
+            try:
+                return exact(a, b)
+            except ops.DomainError as err:
+                raise EvalError(str(err)) from None
         return div
-    if op in ("div", "mod"):
-        exact = _exact(meaning.exact)
-
-        def idiv(a, b):
-            if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
-                return ops.euclid_divmod_elementwise(a, b)[0 if op == "div" else 1]
-            return exact(a, b)
-        return idiv
     if op == "<==>":
         def iff(a, b):
             if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):

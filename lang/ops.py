@@ -125,9 +125,9 @@ def truediv(a: Any, b: Any) -> Any:
     """``a / b``: real division, exact on ``int``/``Fraction`` (floats divide as floats)."""
     if b == 0:
         raise DivisionByZero("division by zero")
-    if isinstance(a, float) or isinstance(b, float):
-        return a / b
-    return Fraction(a) / Fraction(b)
+    if type(a) is int and type(b) is int:
+        return Fraction(a, b)
+    return a / b  # exact when either is a Fraction (and the other an int or Fraction)
 
 
 def ite(c: Any, a: Any, b: Any) -> Any:

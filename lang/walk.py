@@ -12,10 +12,14 @@ pass leaves alone).
 children — and returns the node itself when no child changed, so untouched subtrees stay
 shared.
 
-The walk is iterative (an explicit stack, children left to right, post-order), so an
-expression as deep as a chain of 100,000 operators is walked without Python recursion; within
-one walk each node object is visited once (shared subtrees are answered from a memo keyed by
-identity).
+The walk is iterative (an explicit stack, children left to right, post-order; :meth:`enter`
+sees the nodes in pre-order), so an expression as deep as a chain of 100,000 operators is
+walked without Python recursion; within one walk each node object is visited once (shared
+subtrees are answered from a memo keyed by identity). Methods are looked up on the walker's
+class, once per node class.
+
+Built on it here: :func:`free_vars`, :func:`substitute`, :func:`replace_all`; and
+:func:`operands` flattens an operator chain.
 
 >>> from lang import ast as A
 >>> class Count(Walker[int]):

@@ -39,9 +39,32 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["DomainError", "DivisionByZero", "euclid_divmod_elementwise", "Op", "BINARY", "UNARY", "FUNCTIONS", "SHORT_CIRCUIT", "CONNECTIVES",
-           "COMPARISONS", "ARITHMETIC", "NEGATE", "MIRROR", "euclid_divmod", "as_integer",
-           "truediv", "euclid_div", "euclid_mod", "ite", "exact_fn", "approx_fn", "in_domain", "PARTIAL", "CONDITION"]
+__all__ = [
+    "DomainError",
+    "DivisionByZero",
+    "Op",
+    "BINARY",
+    "UNARY",
+    "FUNCTIONS",
+    "SHORT_CIRCUIT",
+    "CONNECTIVES",
+    "COMPARISONS",
+    "ARITHMETIC",
+    "NEGATE",
+    "MIRROR",
+    "PARTIAL",
+    "CONDITION",
+    "euclid_divmod",
+    "euclid_divmod_elementwise",
+    "as_integer",
+    "truediv",
+    "euclid_div",
+    "euclid_mod",
+    "ite",
+    "exact_fn",
+    "approx_fn",
+    "in_domain",
+]
 
 Number = int | Fraction
 
@@ -143,24 +166,27 @@ def _iff(a: Any, b: Any) -> bool:
     return bool(a) == bool(b)
 
 
-BINARY: dict[str, Op] = {o.spelling: o for o in (
-    Op("+", "arith", operator.add, "sum"),
-    Op("-", "arith", operator.sub, "difference"),
-    Op("*", "arith", operator.mul, "product"),
-    Op("/", "arith", truediv, "real division (no value when the divisor is 0)"),
-    Op("div", "intdiv", euclid_div, "Euclidean integer quotient"),
-    Op("mod", "intdiv", euclid_mod, "Euclidean remainder, 0 <= r < |b|"),
-    Op("<", "compare", operator.lt, "less than"),
-    Op("<=", "compare", operator.le, "at most"),
-    Op(">", "compare", operator.gt, "greater than"),
-    Op(">=", "compare", operator.ge, "at least"),
-    Op("==", "compare", operator.eq, "equal (numbers or truth values)"),
-    Op("!=", "compare", operator.ne, "different"),
-    Op("&&", "logic", lambda a, b: bool(a) and bool(b), "conjunction"),
-    Op("||", "logic", lambda a, b: bool(a) or bool(b), "disjunction"),
-    Op("==>", "logic", _implies, "implication: !a || b"),
-    Op("<==>", "logic", _iff, "equivalence: equal truth values"),
-)}
+BINARY: dict[str, Op] = {
+    o.spelling: o
+    for o in (
+        Op("+", "arith", operator.add, "sum"),
+        Op("-", "arith", operator.sub, "difference"),
+        Op("*", "arith", operator.mul, "product"),
+        Op("/", "arith", truediv, "real division (no value when the divisor is 0)"),
+        Op("div", "intdiv", euclid_div, "Euclidean integer quotient"),
+        Op("mod", "intdiv", euclid_mod, "Euclidean remainder, 0 <= r < |b|"),
+        Op("<", "compare", operator.lt, "less than"),
+        Op("<=", "compare", operator.le, "at most"),
+        Op(">", "compare", operator.gt, "greater than"),
+        Op(">=", "compare", operator.ge, "at least"),
+        Op("==", "compare", operator.eq, "equal (numbers or truth values)"),
+        Op("!=", "compare", operator.ne, "different"),
+        Op("&&", "logic", lambda a, b: bool(a) and bool(b), "conjunction"),
+        Op("||", "logic", lambda a, b: bool(a) or bool(b), "disjunction"),
+        Op("==>", "logic", _implies, "implication: !a || b"),
+        Op("<==>", "logic", _iff, "equivalence: equal truth values"),
+    )
+}
 
 UNARY: dict[str, Op] = {
     "-": Op("-", "arith", operator.neg, "negation"),
@@ -198,8 +224,13 @@ def _abs(a: Any) -> Any:
 
 #: the partial operators and functions: which operand (by position) must meet which condition
 #: for a value to exist (``a / b``: ``b`` nonzero; ``log(x)``: ``x`` positive …)
-PARTIAL: dict[str, tuple[int, str]] = {"/": (1, "nonzero"), "div": (1, "nonzero"), "mod": (1, "nonzero"),
-                                       "log": (0, "positive"), "sqrt": (0, "nonnegative")}
+PARTIAL: dict[str, tuple[int, str]] = {
+    "/": (1, "nonzero"),
+    "div": (1, "nonzero"),
+    "mod": (1, "nonzero"),
+    "log": (0, "positive"),
+    "sqrt": (0, "nonnegative"),
+}
 
 #: each condition of :data:`PARTIAL` as a comparison with 0 (``nonzero``: ``x != 0`` …)
 CONDITION: dict[str, str] = {"nonzero": "!=", "positive": ">", "nonnegative": ">="}

@@ -49,8 +49,21 @@ from lang import ops
 from lang.errors import UnsupportedError
 from lang.walk import DESCEND, Walker
 
-__all__ = ["BINARY", "UNARY", "FUNCTIONS", "UNROLL", "Z3Translation", "rational", "ite", "to_real",
-           "to_int", "unify", "conj", "sort_of", "sort_kind"]
+__all__ = [
+    "BINARY",
+    "UNARY",
+    "FUNCTIONS",
+    "UNROLL",
+    "Z3Translation",
+    "rational",
+    "ite",
+    "to_real",
+    "to_int",
+    "unify",
+    "conj",
+    "sort_of",
+    "sort_kind",
+]
 
 Term = Any  # a z3.ExprRef (z3's Python API is untyped)
 Env = Mapping[str, Term]
@@ -98,9 +111,20 @@ def raw_api() -> Any:
 
         from z3 import z3core
 
-        names = ["Z3_get_sort", "Z3_get_sort_kind", "Z3_get_ast_id", "Z3_get_ast_kind", "Z3_get_app_num_args",
-                 "Z3_get_app_decl", "Z3_get_decl_kind", "Z3_func_decl_to_ast", "Z3_get_symbol_string",
-                 "Z3_get_decl_name", "Z3_get_app_arg", "Z3_get_quantifier_body"]
+        names = [
+            "Z3_get_sort",
+            "Z3_get_sort_kind",
+            "Z3_get_ast_id",
+            "Z3_get_ast_kind",
+            "Z3_get_app_num_args",
+            "Z3_get_app_decl",
+            "Z3_get_decl_kind",
+            "Z3_func_decl_to_ast",
+            "Z3_get_symbol_string",
+            "Z3_get_decl_name",
+            "Z3_get_app_arg",
+            "Z3_get_quantifier_body",
+        ]
         funcs = {}
         for n in names:
             w = getattr(z3core, n)
@@ -187,6 +211,7 @@ def _arith(f: Callable[[Term, Term], Term]) -> Callable[[Term, Term], Term]:
     def op(a: Term, b: Term) -> Term:
         a, b = unify(a, b)
         return f(a, b)
+
     return op
 
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from lang import ops
 
-ints = st.integers(min_value=-10**6, max_value=10**6)
+ints = st.integers(min_value=-(10**6), max_value=10**6)
 nonzero = ints.filter(lambda b: b != 0)
 
 

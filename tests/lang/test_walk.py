@@ -77,5 +77,4 @@ def test_rebuild_keeps_position_and_tuple_fields():
     call = parse_expr("max(a, b)")
     new = rebuild(call, [A.Var("c"), call.args[1]])
     assert print_expr(new) == "max(c, b)" and new.pos == call.pos
-    assert print_expr(replace_all(parse_expr("f + (a - b) * (a - b)"), parse_expr("a - b"), A.Var("d"))) \
-        == "f + d * d"
+    assert print_expr(replace_all(parse_expr("f + (a - b) * (a - b)"), parse_expr("a - b"), A.Var("d"))) == "f + d * d"

@@ -42,6 +42,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+import gmpy2  # type: ignore[import-untyped]
 import z3  # type: ignore[import-untyped]  # z3 ships no type information
 
 from lang import ast as A
@@ -56,6 +57,7 @@ __all__ = [
     "UNROLL",
     "Z3Translation",
     "rational",
+    "fraction",
     "ite",
     "to_real",
     "to_int",
@@ -83,6 +85,24 @@ def rational(x: int | Fraction | str) -> Term:
     """
     f = Fraction(x)
     return z3.RealVal(f"{f.numerator}/{f.denominator}") if f.denominator != 1 else z3.RealVal(f.numerator)
+
+
+def fraction(t: Term) -> Fraction | None:
+    """The exact value of a z3 integer or rational numeral, else None (an algebraic number, or
+    not a numeral). Digits go through gmpy2, so a model value longer than Python's limit for
+    ``int(str)`` (4,300 digits) converts without lifting that limit.
+
+    >>> fraction(rational(Fraction(-7, 3))), fraction(z3.IntVal("1" + "0" * 5000)) == 10**5000
+    (Fraction(-7, 3), True)
+    >>> fraction(z3.Real("x")) is None
+    True
+    """
+    if z3.is_int_value(t):
+        return Fraction(int(gmpy2.mpz(t.as_string())))
+    if z3.is_rational_value(t):
+        num, den = t.numerator().as_string(), t.denominator().as_string()
+        return Fraction(int(gmpy2.mpz(num)), int(gmpy2.mpz(den)))
+    return None
 
 
 def sort_of(t: A.Type) -> Term:

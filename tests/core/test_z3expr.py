@@ -132,3 +132,24 @@ def test_hooks_and_errors():
         Z.Z3Translation().translate(parse_expr("sum(j in 0..n: j)"), {"n": n})
     with pytest.raises(UnsupportedError, match="must be an integer"):
         Z.Z3Translation().translate(parse_expr("r div 2"), {"r": z3.Real("r")})
+
+
+@given(st.fractions(), st.integers())
+def test_fraction_inverts_rational_and_integer_numerals(q, n):
+    assert Z.fraction(Z.rational(q)) == q
+    assert Z.fraction(z3.IntVal(n)) == n
+    assert Z.fraction(z3.simplify(Z.rational(q) * 3)) == q * 3
+
+
+def test_fraction_of_a_huge_model_value_needs_no_global_digit_limit():
+    import sys
+
+    digits = "9" * 10_000
+    s = z3.Solver()
+    x = z3.Real("x")
+    s.add(x * 3 == z3.RealVal(digits))
+    assert s.check() == z3.sat
+    limit = sys.get_int_max_str_digits()
+    v = Z.fraction(s.model()[x])
+    assert sys.get_int_max_str_digits() == limit
+    assert v * 3 == 10**10_000 - 1 and v.denominator == 1

@@ -31,7 +31,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import z3
 
-from tamp.core.z3expr import rational
+from tamp.core.z3expr import fraction, rational
 
 from .linear import Form
 from .tight import BoxFacts, SymbolicBounds
@@ -175,10 +175,8 @@ def _outward(l: float, u: float) -> Tuple[Fraction, Fraction]:
 
 
 def _value(mdl, v) -> Fraction:
-    x = mdl.eval(v, model_completion=True)
-    return Fraction(x.numerator_as_long(), x.denominator_as_long())
+    return fraction(mdl.eval(v, model_completion=True))
 
 
 def _value_expr(mdl, e) -> Fraction:
-    x = mdl.eval(e, model_completion=True)
-    return Fraction(x.numerator_as_long(), x.denominator_as_long())
+    return fraction(mdl.eval(e, model_completion=True))

@@ -8,13 +8,12 @@ chosen argument directly, which is what keeps the SMT queries small.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Dict, List, Optional
 
 import z3
 
 from tamp.core import z3expr as Z
-from tamp.core.z3expr import rational
+from tamp.core.z3expr import fraction, rational
 
 from .dag import Dag
 
@@ -108,11 +107,10 @@ def model_value(model, var, sort: str):
     v = model.eval(var, model_completion=True)
     if sort == "bool":
         return z3.is_true(v)
-    if z3.is_int_value(v):
-        return v.as_long()
-    if z3.is_rational_value(v):
-        return Fraction(v.numerator_as_long(), v.denominator_as_long())
-    return None
+    f = fraction(v)
+    if f is not None and z3.is_int_value(v):
+        return f.numerator
+    return f
 
 
 def check(constraints, timeout_ms: int):

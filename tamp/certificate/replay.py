@@ -54,7 +54,7 @@ import z3
 from lang import ast as A
 from lang import ops
 from tamp.core import z3expr as Z
-from tamp.core.z3expr import rational
+from tamp.core.z3expr import fraction, rational
 from tamp.prob.dists import Dist, Expo, Gauss, Laplace, PolyDensity, exp_interval
 from tamp.prob.interval import Interval
 
@@ -595,12 +595,7 @@ def _arith(v):
 
 
 def _const_of(t) -> Optional[Fraction]:
-    s = z3.simplify(t)
-    if z3.is_rational_value(s):
-        return Fraction(s.numerator_as_long(), s.denominator_as_long())
-    if z3.is_int_value(s):
-        return Fraction(s.as_long())
-    return None
+    return fraction(z3.simplify(t))
 
 
 # z3-level simplifying connectives; deliberately separate from tamp/prob/symbolic.py's own formula

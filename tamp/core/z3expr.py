@@ -42,7 +42,6 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-import gmpy2  # type: ignore[import-untyped]
 import z3  # type: ignore[import-untyped]  # z3 ships no type information
 
 from lang import ast as A
@@ -98,11 +97,18 @@ def fraction(t: Term) -> Fraction | None:
     True
     """
     if z3.is_int_value(t):
-        return Fraction(int(gmpy2.mpz(t.as_string())))
+        return Fraction(_integer(t.as_string()))
     if z3.is_rational_value(t):
-        num, den = t.numerator().as_string(), t.denominator().as_string()
-        return Fraction(int(gmpy2.mpz(num)), int(gmpy2.mpz(den)))
+        return Fraction(_integer(t.numerator().as_string()), _integer(t.denominator().as_string()))
     return None
+
+
+def _integer(digits: str) -> int:
+    if len(digits) < 4000:
+        return int(digits)
+    import gmpy2  # type: ignore[import-untyped]  # deferred on purpose: only huge model values need it
+
+    return int(gmpy2.mpz(digits))
 
 
 def sort_of(t: A.Type) -> Term:

@@ -42,7 +42,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-import z3  # type: ignore[import-untyped]  # z3 ships no type information
+import z3  # type: ignore[import-untyped,unused-ignore]  # z3 ships no type information
 
 from lang import ast as A
 from lang import ops
@@ -106,7 +106,7 @@ def fraction(t: Term) -> Fraction | None:
 def _integer(digits: str) -> int:
     if len(digits) < 4000:
         return int(digits)
-    import gmpy2  # type: ignore[import-untyped]  # deferred on purpose: only huge model values need it
+    import gmpy2  # type: ignore[import-untyped,unused-ignore]  # deferred on purpose: only huge model values need it
 
     return int(gmpy2.mpz(digits))
 

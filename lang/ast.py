@@ -37,7 +37,7 @@ class Pos:
         return f"{self.line}:{self.col}"
 
 
-def _pos() -> Any:
+def _pos() -> Any:  # a dataclasses.field, typed as the default it stands for
     return field(default=None, compare=False, repr=False, kw_only=True)
 
 
@@ -384,10 +384,10 @@ class SourceFile:
 # --------------------------------------------------------------------------- helpers
 
 
-_FIELDS: Dict[type, Tuple[str, ...]] = {}
+_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def field_names(cls: type) -> Tuple[str, ...]:
+def field_names(cls: type) -> tuple[str, ...]:
     """The dataclass fields of ``cls`` other than ``pos`` (computed once per class: the walks
     below run on every node of every formula the prover builds)."""
     names = _FIELDS.get(cls)
@@ -396,7 +396,7 @@ def field_names(cls: type) -> Tuple[str, ...]:
     return names
 
 
-def children(node: Any) -> Iterator[Node]:
+def children(node: Node) -> Iterator[Node]:
     """The direct sub-nodes of ``node`` (expressions and statements), in order."""
     for f in field_names(type(node)):
         v = getattr(node, f)
@@ -408,7 +408,7 @@ def children(node: Any) -> Iterator[Node]:
                     yield x
 
 
-def walk(node: Any) -> Iterator[Node]:
+def walk(node: Node) -> Iterator[Node]:
     """Pre-order traversal of ``node`` and all nodes below it."""
     stack: List[Node] = [node]
     while stack:
@@ -440,47 +440,15 @@ def contains(node: Node, kind: Union[PyType[Node], Tuple[PyType[Node], ...]]) ->
     return any(isinstance(n, kind) for n in walk(node))
 
 
-_FV_CACHE: Dict[int, Tuple[Any, FrozenSet[str]]] = {}
+def free_vars(e: Node) -> set[str]:
+    """Names of variables read by ``e`` (bound quantifier/sum variables excluded), as a new
+    set: :func:`lang.walk.free_vars` (memoised, frozen) called from here."""
+    from lang.walk import free_vars as frozen  # deferred: lang.walk is built on this module
+
+    return set(frozen(e))
 
 
-def free_vars(e: Expr) -> Set[str]:
-    """Names of variables read by ``e`` (bound quantifier/sum variables excluded).
-
-    Results are memoised per node, by identity (the node is kept in the cache, so its id cannot
-    be reused while the entry lives; expressions are immutable, so the answer cannot change),
-    and sub-results are reused: a new node over known children costs one union."""
-    return set(_fv(e))
-
-
-def _fv(x: Any) -> FrozenSet[str]:
-    hit = _FV_CACHE.get(id(x))
-    if hit is not None and hit[0] is x:
-        return hit[1]
-    if isinstance(x, Var):
-        out = frozenset((x.name,))
-    elif type(x) is Binary and type(x.left) is Binary:  # a chain: iteratively, bottom up
-        assert isinstance(x, Binary)
-        spine = left_spine(x)
-        acc = _fv(spine[-1].left)
-        for node in reversed(spine):
-            acc = acc | _fv(node.right)
-            _FV_CACHE[id(node)] = (node, acc)
-        return acc
-    elif isinstance(x, (Quant, Sum)):
-        out = _fv(x.lo) | _fv(x.hi) | (_fv(x.body) - {x.var})
-    elif isinstance(x, Independent):
-        out = frozenset((x.var,)) | _fv(x.expr)
-    else:
-        out = frozenset()
-        for c in children(x):
-            out = out | _fv(c)
-    if len(_FV_CACHE) > 200_000:
-        _FV_CACHE.clear()
-    _FV_CACHE[id(x)] = (x, out)
-    return out
-
-
-def num(v: Union[int, str, Fraction], is_int: Optional[bool] = None) -> Num:
+def num(v: int | Fraction | str, is_int: bool | None = None) -> Num:
     """A literal from an int / Fraction / str."""
     f = Fraction(v)
     if is_int is None:

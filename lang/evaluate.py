@@ -6,9 +6,8 @@ values: numbers (``int``, ``Fraction``, ``float``), ``bool``, sequences or dicts
 operations broadcast element-wise (so a ``bad`` event can be evaluated on a whole vector of
 samples at once).
 
-Arithmetic on ``int``/``Fraction`` stays exact (``+ - * /``, ``div``, ``mod``, ``min``,
-``max``, ``abs``, comparisons); ``div``/``mod`` on integers are Euclidean, as in SMT-LIB
-(``a = b·q + r`` with ``0 <= r < |b|``); ``log``, ``exp``, ``sqrt`` return floats. Errors
+Arithmetic on ``int``/``Fraction`` stays exact; the operators mean what :mod:`lang.ops` says
+(``div``/``mod`` Euclidean, ``/`` real division, ``log``/``exp``/``sqrt`` in binary64). Errors
 in the expression (unknown variable, ``log`` of a non-positive number, division by zero,
 unsupported construct) raise :class:`EvalError` — when the erroneous part is evaluated, so
 ``false ==> log(0) > 1`` is true, as with short-circuit evaluation.
@@ -27,12 +26,12 @@ memoised per expression node, so a candidate invariant checked against hundreds 
 
 from __future__ import annotations
 
-import math
-import operator
 from fractions import Fraction
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from lang import ast as A
+from lang import ops
+from lang.ops import euclid_divmod
 
 import numpy as np
 
@@ -61,14 +60,6 @@ def constant_value(expr: A.Expr) -> Any:
         return evaluate(expr, {})
     except EvalError:
         return None
-
-
-def euclid_divmod(a: int, b: int) -> Tuple[int, int]:
-    """SMT-LIB integer division: ``a = b*q + r`` with ``0 <= r < |b|``."""
-    q, r = divmod(a, b)
-    if r < 0:  # only when b < 0 (Python's r takes b's sign)
-        q, r = q + 1, r - b
-    return q, r
 
 
 # ---------------------------------------------------------------------------- the compiler
@@ -179,49 +170,35 @@ def _floats(a: Any, b: Any) -> Tuple[Any, Any]:
     return a, b
 
 
-_OPERATOR = {"+": operator.add, "-": operator.sub, "==": operator.eq, "!=": operator.ne,
-             "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
-
-
 def _arith(op: str) -> Optional[Callable[[Any, Any], Any]]:
     """The scalar/array function of a non-logical binary operator."""
-    if op in _OPERATOR:
-        return _OPERATOR[op]
+    meaning = ops.BINARY.get(op)
+    if meaning is None or (meaning.kind == "logic" and op != "<==>"):
+        return None
     if op == "*":
         def mul(a: Any, b: Any) -> Any:
             if isinstance(a, tuple) and isinstance(b, tuple):  # product of finite sets
                 return tuple((p, q) for p in a for q in b)
             return a * b
         return mul
-    if op == "/":
-        def div(a: Any, b: Any) -> Any:
-            if type(a) is int and type(b) is int:
-                if b == 0:
-                    raise EvalError("division by zero")
-                return Fraction(a, b)
-            if not isinstance(b, _NDARRAY) and b == 0:
-                raise EvalError("division by zero")
-            return a / b
-        return div
-    if op in ("div", "mod"):
-        k = 0 if op == "div" else 1
+    if op in ("/", "div", "mod"):
+        exact, k = meaning.exact, (0 if op == "div" else 1)
 
-        def idiv(a: Any, b: Any) -> Any:
+        def div(a: Any, b: Any) -> Any:
             if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
-                return (a // b) if k == 0 else (a % b)
-            if b == 0:
-                raise EvalError("division by zero")
-            if type(a) is int and type(b) is int:
-                return euclid_divmod(a, b)[k]
-            return (a // b) if k == 0 else (a % b)
-        return idiv
+                return a / b if op == "/" else ops.euclid_divmod_elementwise(a, b)[k]
+            try:
+                return exact(a, b)
+            except ops.DomainError as err:
+                raise EvalError(str(err)) from None
+        return div
     if op == "<==>":
         def iff(a: Any, b: Any) -> Any:
             if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
                 return a == b
-            return bool(a) == bool(b)
+            return meaning.exact(a, b)
         return iff
-    return None
+    return meaning.exact
 
 
 def _binary(e: A.Binary) -> Fn:
@@ -269,8 +246,8 @@ def _chain(e: A.Binary) -> Fn:
 def _step(op: str, right: Fn) -> Callable[[Any, Env], Any]:
     """``(value of the left operand, env) ↦ value of `left op right```, with the same
     semantics as :func:`_binary` (short-circuit connectives, exact scalars, numpy arrays)."""
-    if op in _SHORT:
-        stop, result = _SHORT[op]
+    if op in ops.SHORT_CIRCUIT:
+        stop, result = ops.SHORT_CIRCUIT[op]
 
         def logic(a: Any, env: Env) -> Any:
             if not isinstance(a, _NDARRAY) and bool(a) is stop:
@@ -295,10 +272,6 @@ def _step(op: str, right: Fn) -> Callable[[Any, Env], Any]:
     return arith
 
 
-#: for each connective: the value of the left operand that decides it alone, and the result then
-_SHORT = {"&&": (False, False), "||": (True, True), "==>": (False, True)}
-
-
 def _logic_arrays(op: str, a: Any, b: Any) -> Any:
     """A connective element-wise, when an operand is a numpy array."""
     if op == "&&":
@@ -309,7 +282,7 @@ def _logic_arrays(op: str, a: Any, b: Any) -> Any:
 
 
 def _logic(op: str, left: Fn, right: Fn) -> Fn:
-    stop, result = _SHORT[op]
+    stop, result = ops.SHORT_CIRCUIT[op]
 
     def f(env: Env) -> Any:
         a = left(env)
@@ -335,21 +308,10 @@ def _transcendental(name: str, v: Any) -> Any:
     if isinstance(v, _NDARRAY):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return {"log": np.log, "exp": np.exp, "sqrt": np.sqrt}[name](v.astype(float))
-    if name == "log":
-        if v <= 0:
-            raise EvalError(f"log of non-positive {v}")
-        fv = float(v)
-        if isinstance(v, Fraction) and (fv == 0.0 or math.isinf(fv)):
-            return math.log(v.numerator) - math.log(v.denominator)  # beyond float range
-        return math.log(fv)
-    if name == "sqrt":
-        if v < 0:
-            raise EvalError(f"sqrt of negative {v}")
-        return math.sqrt(v)
     try:
-        return math.exp(v)
-    except OverflowError:
-        return math.inf
+        return ops.approx_fn(name, v)
+    except ops.DomainError as err:
+        raise EvalError(str(err)) from None
 
 
 def _call(e: A.Call) -> Fn:

@@ -38,6 +38,7 @@ import networkx as nx
 
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
+from lang.walk import DESCEND, Transformer, operands, rebuild
 
 UNRELIABLE = {"+.": "+", "-.": "-", "*.": "*"}
 FAILED = "failed"
@@ -287,12 +288,28 @@ def _join(a: A.Type, b: A.Type) -> A.Type:
 
 def _set_factors(e) -> List[A.Expr]:
     """``S1 * S2`` → [S1, S2]; a single set → [S]."""
-    if isinstance(e, A.Binary) and e.op == "*":
-        return _set_factors(e.left) + _set_factors(e.right)
-    return [e] if e is not None else []
+    return operands(e, "*") if e is not None else []
 
 
 # ---------------------------------------------------------------------------- building
+
+
+class _Reliable(Transformer):
+    """An expression with its unreliable operators replaced by the reliable ones; ``found``
+    lists the replaced operators in source order (outermost first)."""
+
+    def __init__(self) -> None:
+        self.found: List[A.Binary] = []
+
+    def enter(self, node):
+        if isinstance(node, A.Binary) and node.op in UNRELIABLE:
+            self.found.append(node)
+        return DESCEND
+
+    def Binary(self, node, kids):
+        if node.op in UNRELIABLE:
+            return A.Binary(UNRELIABLE[node.op], kids[0], kids[1], pos=node.pos)
+        return rebuild(node, kids)
 
 
 class _Builder:
@@ -329,43 +346,9 @@ class _Builder:
     def reliable(self, e: A.Expr, at: int, line) -> Tuple[A.Expr, int]:
         """Replace unreliable operators in ``e`` by reliable ones, emitting the failure flips
         before them; returns the new expression and the node after the flips."""
-        found: List[A.Binary] = []
-
-        def strip(x):
-            if type(x) is A.Binary and type(x.left) is A.Binary:
-                return strip_chain(x)
-            if isinstance(x, A.Binary) and x.op in UNRELIABLE:
-                found.append(x)
-                return A.Binary(UNRELIABLE[x.op], strip(x.left), strip(x.right), pos=x.pos)
-            if isinstance(x, A.Node) and dataclasses.is_dataclass(x):
-                changes = {}
-                for f in dataclasses.fields(x):
-                    if f.name == "pos":
-                        continue
-                    v = getattr(x, f.name)
-                    if isinstance(v, A.Expr):
-                        changes[f.name] = strip(v)
-                    elif isinstance(v, tuple) and any(isinstance(i, A.Expr) for i in v):
-                        changes[f.name] = tuple(strip(i) if isinstance(i, A.Expr) else i for i in v)
-                return dataclasses.replace(x, **changes) if changes else x
-            return x
-
-        def strip_chain(x):
-            """A left-deep chain ``a + b +. c …`` iteratively, with the flips in the order of
-            the recursive walk (pre-order: the chain's operators top-down, then the operands)."""
-            spine = A.left_spine(x)
-            found.extend(n for n in spine if n.op in UNRELIABLE)
-            acc = strip(spine[-1].left)
-            for node in reversed(spine):
-                right = strip(node.right)
-                op = UNRELIABLE.get(node.op, node.op)
-                if acc is node.left and right is node.right and op == node.op:
-                    acc = node
-                else:
-                    acc = A.Binary(op, acc, right, pos=node.pos)
-            return acc
-
-        new = strip(e)
+        strip = _Reliable()
+        new = strip.walk(e)
+        found = strip.found
         for op in found:
             if self.prog.rate is None:
                 raise error_at(UnsupportedError, f"unreliable operator '{op.op}' needs a `rate` clause "

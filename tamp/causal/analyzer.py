@@ -29,6 +29,7 @@ from typing import Dict, List, Optional, Tuple
 import z3
 
 from lang import ast as A
+from tamp.core import z3expr as Z
 
 from . import boxes as B
 from . import terms as T
@@ -36,7 +37,7 @@ from .dag import Dag, compile_dag, evaluate, evaluate_float, saturating_float
 from .division import check_divisions
 from .propagate import differ, propagate
 from .region import Region, build_region
-from .smt import model_value, phase_facts, translate_nodes, z3_var
+from .smt import model_value, phase_facts, translate_nodes, z3_const, z3_var
 from .symexec import Context, execute, expr_term, input_env
 
 CERTIFIED, BIASED, MIXED, UNKNOWN, EMPTY = "certified", "biased", "mixed", "unknown", "empty"
@@ -86,11 +87,7 @@ class Decision:
 
 
 def _neq(a, b):
-    if z3.is_bool(a):
-        return a != b
-    if z3.is_real(a) or z3.is_real(b):
-        a, b = (z3.ToReal(x) if z3.is_int(x) else x for x in (a, b))
-    return a != b
+    return Z.BINARY["!="](a, b)
 
 
 def _and3(*xs):
@@ -204,11 +201,10 @@ class Analyzer:
                 if lo == hi:
                     cs.append(x == z3.BoolVal(bool(lo)))
                 continue
-            conv = (lambda v: z3.IntVal(int(v))) if d.sort == "int" else (lambda v: z3.Q(v.numerator, v.denominator))
             if lo is not None:
-                cs.append(x >= conv(lo))
+                cs.append(x >= z3_const(lo, d.sort))
             if hi is not None:
-                cs.append(x <= conv(hi))
+                cs.append(x <= z3_const(hi, d.sort))
         return cs
 
     def _point(self, model) -> Optional[Dict[str, object]]:

@@ -197,10 +197,9 @@ def _scenario(program, fact, varies, sorts, ctx):
         x = z3_var(v.name, sorts[v.name])
         zv[v.name] = x
         if v.lo is not None:
-            conv = (lambda c: z3.IntVal(int(c))) if sorts[v.name] == "int" else \
-                (lambda c: z3.Q(Fraction(c).numerator, Fraction(c).denominator))
-            cs.append(x >= conv(v.lo))
-            cs.append(x <= conv(v.hi) if v.inclusive else x < conv(v.hi))
+            lo, hi = z3_const(v.lo, sorts[v.name]), z3_const(v.hi, sorts[v.name])
+            cs.append(x >= lo)
+            cs.append(x <= hi if v.inclusive else x < hi)
     diff = [zv[v.name] != z3_const(fact[v.name], sorts[v.name]) for v in varies if v.name in fact]
     if diff:
         cs.append(z3.Or(diff))

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
+from lang import ops
+
 from . import terms as T
 
 
@@ -161,10 +163,8 @@ def evaluate_float(dag: Dag, env: Dict[str, object]) -> List[object]:
                 v = a[0] * a[1]
             elif k == "/":
                 v = a[0] / a[1]
-            elif k == "div":
-                v = np.floor_divide(a[0], a[1])
-            elif k == "mod":
-                v = np.mod(a[0], a[1])
+            elif k in ("div", "mod"):  # Euclidean, as everywhere (lang.ops)
+                v = ops.euclid_divmod_elementwise(a[0], a[1])[0 if k == "div" else 1]
             elif k == "neg":
                 v = -a[0]
             elif k == "max":

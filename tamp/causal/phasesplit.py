@@ -33,6 +33,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import z3
 
 from tamp.core.dyadic import ceil_grid, floor_grid
+from tamp.core.z3expr import fraction, rational
 
 from .linear import Form
 from .tight import BoxFacts, SymbolicBounds
@@ -41,8 +42,7 @@ NONE, FOUND, UNDECIDED = "none", "found", "undecided"
 
 
 def _q(x) -> z3.ArithRef:
-    f = Fraction(x)
-    return z3.Q(f.numerator, f.denominator)
+    return rational(Fraction(x))
 
 
 @dataclass
@@ -175,10 +175,8 @@ def _outward(l: float, u: float) -> Tuple[Fraction, Fraction]:
 
 
 def _value(mdl, v) -> Fraction:
-    x = mdl.eval(v, model_completion=True)
-    return Fraction(x.numerator_as_long(), x.denominator_as_long())
+    return fraction(mdl.eval(v, model_completion=True))
 
 
 def _value_expr(mdl, e) -> Fraction:
-    x = mdl.eval(e, model_completion=True)
-    return Fraction(x.numerator_as_long(), x.denominator_as_long())
+    return fraction(mdl.eval(e, model_completion=True))

@@ -23,13 +23,14 @@ from typing import Dict, List, Tuple
 import numpy as np
 import z3
 
+from tamp.core.z3expr import rational
+
 from .tight import BoxFacts, SymbolicBounds
 from .threshold import bias_cases
 
 
 def _q(x: float):
-    f = Fraction(float(x))
-    return z3.Q(f.numerator, f.denominator)
+    return rational(Fraction(float(x)))
 
 
 def _linear(vs: Dict[int, object], V: np.ndarray, c: float, cols):

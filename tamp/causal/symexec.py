@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Tuple
 
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
+from lang.walk import DESCEND, Walker
 
 from . import terms as T
 
@@ -60,43 +61,63 @@ def sort_of_type(t: A.Type, ctx: Context, node) -> str:
     raise ctx.error(f"causal analysis handles scalar inputs only (this one has type {t})", node)
 
 
-def expr_term(e: A.Expr, env: Dict[str, T.Term], ctx: Context) -> T.Term:
-    """Translate an expression to a term, reading variables from ``env``."""
-    if isinstance(e, A.Num):
+class _Terms(Walker):
+    """An expression as a term over ``env`` (a :class:`lang.walk.Walker`: long operator chains
+    are translated without recursion)."""
+
+    SUPPORTED = (A.Num, A.BoolLit, A.Var, A.Unary, A.Binary, A.Cond)
+
+    def __init__(self, env: Dict[str, T.Term], ctx: Context):
+        self.env, self.ctx = env, ctx
+
+    def enter(self, e):
+        if isinstance(e, self.SUPPORTED) or (isinstance(e, A.Call) and e.func in ("abs", "min", "max")):
+            return DESCEND
+        what = type(e).__name__ if not isinstance(e, A.Call) else f"'{e.func}(…)'"
+        raise self.ctx.error(f"{what} is not supported by the causal analysis (linear/piecewise-linear "
+                             "arithmetic, comparisons, min/max/abs and conditionals are)", e)
+
+    def Num(self, e, kids):
         return T.const(int(e.value), "int") if e.is_int else T.Const(e.value, "real")
-    if isinstance(e, A.BoolLit):
+
+    def BoolLit(self, e, kids):
         return T.const(e.value)
-    if isinstance(e, A.Var):
-        if e.name not in env:
-            raise ctx.error(f"'{e.name}' is read before it is assigned (on some path)", e)
-        return env[e.name]
-    if isinstance(e, A.Unary):
-        a = expr_term(e.operand, env, ctx)
-        return T.op("neg" if e.op == "-" else "not", a)
-    if isinstance(e, A.Binary):
-        a, b = expr_term(e.left, env, ctx), expr_term(e.right, env, ctx)
+
+    def Var(self, e, kids):
+        if e.name not in self.env:
+            raise self.ctx.error(f"'{e.name}' is read before it is assigned (on some path)", e)
+        return self.env[e.name]
+
+    def Unary(self, e, kids):
+        return T.op("neg" if e.op == "-" else "not", kids[0])
+
+    def Binary(self, e, kids):
+        a, b = kids
         if e.op == "==>":
             return T.op("or", T.op("not", a), b)
         if e.op == "<==>":
             return T.op("==", a, b)
         if e.op not in _BINOPS:
-            raise ctx.error(f"operator '{e.op}' is not supported by the causal analysis", e)
+            raise self.ctx.error(f"operator '{e.op}' is not supported by the causal analysis", e)
         if e.op in _DIVISIONS and isinstance(b, T.Const) and b.value == 0:
             # not folded: the division may sit in a branch that is never taken; a reachable one is
             # reported by tamp.causal.division, and evaluating it raises ZeroDivisionError
             return T.Op(_BINOPS[e.op], (a, b), "real" if e.op == "/" else "int")
         return T.op(_BINOPS[e.op], a, b)
-    if isinstance(e, A.Cond):
-        return T.op("ite", expr_term(e.cond, env, ctx), expr_term(e.then, env, ctx), expr_term(e.other, env, ctx))
-    if isinstance(e, A.Call) and e.func in ("abs", "min", "max"):
-        args = [expr_term(a, env, ctx) for a in e.args]
+
+    def Cond(self, e, kids):
+        return T.op("ite", *kids)
+
+    def Call(self, e, kids):
         want = 1 if e.func == "abs" else 2
-        if len(args) != want:
-            raise ctx.error(f"{e.func} takes {want} argument(s)", e)
-        return T.op(e.func, *args)
-    what = type(e).__name__ if not isinstance(e, A.Call) else f"'{e.func}(…)'"
-    raise ctx.error(f"{what} is not supported by the causal analysis (linear/piecewise-linear "
-                    "arithmetic, comparisons, min/max/abs and conditionals are)", e)
+        if len(kids) != want:
+            raise self.ctx.error(f"{e.func} takes {want} argument(s)", e)
+        return T.op(e.func, *kids)
+
+
+def expr_term(e: A.Expr, env: Dict[str, T.Term], ctx: Context) -> T.Term:
+    """Translate an expression to a term, reading variables from ``env``."""
+    return _Terms(env, ctx).walk(e)
 
 
 _DIVISIONS = ("/", "div", "mod")

@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple, Union
 
 from lang import ast as A
+from lang.fairness import expand_fairness  # noqa: F401 (part of this engine's API, tamp.prob.expand_fairness)
 from lang.printer import print_expr
 from lang.errors import TampError, UnsupportedError, error_at
 
@@ -40,22 +41,6 @@ def expr_text(e: A.Expr) -> str:
 
 
 # --------------------------------------------------------------------------- specification
-
-
-def expand_fairness(e: A.Expr) -> A.Expr:
-    """``fairness T given S [when Q] op c`` as comparisons of P-term ratios."""
-    if not isinstance(e, A.Fairness):
-        return e
-    s, q = e.group, e.qual
-    not_s = A.Unary("!", s, pos=s.pos)
-    g1 = s if q is None else A.Binary("&&", s, q, pos=e.pos)
-    g2 = not_s if q is None else A.Binary("&&", not_s, q, pos=e.pos)
-    p1, p2 = A.Prob(e.target, g1, pos=e.pos), A.Prob(e.target, g2, pos=e.pos)
-    ratio = A.Binary(e.op, A.Binary("/", p1, p2, pos=e.pos), e.threshold, pos=e.pos)
-    if e.kind == "parity":
-        inv = A.Binary(e.op, A.Binary("/", p2, p1, pos=e.pos), e.threshold, pos=e.pos)
-        return A.Binary("&&", ratio, inv, pos=e.pos)
-    return ratio
 
 
 def prob_terms(e: A.Expr) -> List[A.Prob]:

@@ -30,9 +30,11 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 from lang import ast as A
+from lang import ops
 from lang.errors import TampError, UnsupportedError, error_at
 from tamp.core.interval import Interval
 from tamp.core.linear import Bound
+from tamp.core.z3expr import rational
 
 from .dists import Dist, Expo, Gauss, Laplace, PolyDensity, exp_interval
 from .symbolic import (
@@ -350,13 +352,13 @@ class Executor:
                 xs[v] = z3.Real(f"x{v}")
                 blo, bhi = p.bounds.get(v, self.reg.support(v))
                 if blo is not None:
-                    s.add(xs[v] > _q(blo))
+                    s.add(xs[v] > rational(blo))
                 if bhi is not None:
-                    s.add(xs[v] < _q(bhi))
+                    s.add(xs[v] < rational(bhi))
             return xs[v]
 
         for aff in p.cons:
-            s.add(z3.Sum([_q(c) * x(v) for v, c in aff.terms]) + _q(aff.const) < 0)
+            s.add(z3.Sum([rational(c) * x(v) for v, c in aff.terms]) + rational(aff.const) < 0)
         return s.check() != z3.unsat
 
     # ------------------------------------------------------------------ sampling
@@ -664,13 +666,12 @@ class Executor:
         if op in ("div", "mod"):
             if not (_is_num(a) and _is_num(b)):
                 raise self.err(f"'{op}' of a sampled real is not supported", e)
-            if b == 0:
-                raise self.err("division by zero", e)
-            a, b = Fraction(a), Fraction(b)
-            if a.denominator != 1 or b.denominator != 1:
-                raise self.err(f"'{op}' needs integers", e)
-            qt = int(a) // int(b) if b > 0 else -(int(a) // -int(b))
-            return Fraction(qt) if op == "div" else a - b * qt
+            try:
+                return Fraction(ops.BINARY[op].exact(Fraction(a), Fraction(b)))
+            except ops.DivisionByZero:
+                raise self.err("division by zero", e) from None
+            except ops.DomainError:
+                raise self.err(f"'{op}' needs integers", e) from None
         raise self.err(f"operator '{op}' is not supported by the probability engine", e)
 
     def call(self, e: A.Call, p: Path):
@@ -708,30 +709,12 @@ class Executor:
             for q, v in self.ev(e.args[0], p):
                 if not _is_num(v):
                     raise self.err(f"{f} of a sampled value is not linear (not supported)", e)
-                r = _exact_fn(f, Fraction(v))
+                r = ops.exact_fn(f, Fraction(v))
                 if r is None:
                     raise self.err(f"{f}({v}) is irrational: the probability engine needs exact constants", e)
                 out.append((q, r))
             return out
         raise self.err(f"'{f}' is not supported in programs analysed by the probability engine", e)
-
-
-def _exact_fn(f: str, v: Fraction) -> Optional[Fraction]:
-    import math
-    if f == "exp":
-        return Fraction(1) if v == 0 else None
-    if f == "log":
-        return Fraction(0) if v == 1 else None
-    if v < 0:
-        return None
-    n, d = math.isqrt(v.numerator), math.isqrt(v.denominator)
-    return Fraction(n, d) if n * n == v.numerator and d * d == v.denominator else None
-
-
-def _q(x: Fraction):
-    import z3
-    x = Fraction(x)
-    return z3.RealVal(f"{x.numerator}/{x.denominator}")
 
 
 def _is_num(v) -> bool:

@@ -49,6 +49,7 @@ from typing import Dict, List, Optional, Tuple
 import z3
 
 from lang import ast as A
+from lang.walk import rebuild, replace_all
 
 from .exprs import conjuncts, not_, subst
 from .labels import negated_conjuncts, push_back
@@ -132,28 +133,11 @@ def _count_forms(c: A.Expr, total: A.Expr, done: A.Expr, bounds: bool = False) -
 
 
 def _replace_at(e, paths, new, path=()):
-    import dataclasses
-
+    """``e`` with the sub-expressions at ``paths`` (child positions from the root, as
+    :func:`lang.ast.children` numbers them) replaced by ``new``."""
     if path in paths:
         return new
-    if not isinstance(e, A.Node):
-        return e
-    changes = {}
-    idx = 0
-    for f in dataclasses.fields(e):
-        if f.name == "pos":
-            continue
-        v = getattr(e, f.name)
-        if isinstance(v, A.Node):
-            changes[f.name] = _replace_at(v, paths, new, path + (idx,))
-            idx += 1
-        elif isinstance(v, tuple) and v and isinstance(v[0], A.Node):
-            items = []
-            for it in v:
-                items.append(_replace_at(it, paths, new, path + (idx,)))
-                idx += 1
-            changes[f.name] = tuple(items)
-    return dataclasses.replace(e, **changes) if changes else e
+    return rebuild(e, [_replace_at(ch, paths, new, path + (i,)) for i, ch in enumerate(A.children(e))])
 
 
 def split_post(c: A.Expr) -> List[A.Expr]:
@@ -184,28 +168,6 @@ def one_sided(c: A.Expr) -> List[A.Expr]:
 
 def _indexes_with(e: A.Expr, name: str) -> bool:
     return any(isinstance(n, A.Index) and name in A.free_vars(n.index) for n in A.walk(e))
-
-
-def _replace_all(e, old: A.Expr, new: A.Expr):
-    """``e`` with every occurrence of the sub-expression ``old`` replaced by ``new``."""
-    import dataclasses
-
-    if e == old:
-        return new
-    if not isinstance(e, A.Node):
-        return e
-    changes = {}
-    for name in A.field_names(type(e)):
-        v = getattr(e, name)
-        if isinstance(v, A.Node):
-            w = _replace_all(v, old, new)
-            if w is not v:
-                changes[name] = w
-        elif isinstance(v, tuple) and v and isinstance(v[0], A.Node):
-            items = tuple(_replace_all(x, old, new) for x in v)
-            if any(a is not b for a, b in zip(items, v)):
-                changes[name] = items
-    return dataclasses.replace(e, **changes) if changes else e
 
 
 def _flattened(loops, axioms, post) -> List[A.Expr]:
@@ -240,7 +202,7 @@ def _flattened(loops, axioms, post) -> List[A.Expr]:
             E = next(iter(idx))
             if not names <= A.free_vars(E):
                 continue
-            body = _replace_all(f, E, k)
+            body = replace_all(f, E, k)
             if A.free_vars(body) & names:
                 continue
             E0 = subst(E, starts)

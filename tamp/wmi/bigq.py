@@ -14,6 +14,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import List
 
+from tamp.core.z3expr import fraction
+
 try:  # pragma: no cover - exercised by whichever branch is installed
     import gmpy2 as _gmpy2
 
@@ -49,15 +51,13 @@ def to_fraction(q) -> Fraction:
 
 
 def z3_fraction(v) -> Fraction:
-    """Exact ``Fraction`` of a z3 rational numeral.
-
-    z3 hands numerals over as decimal strings, and a model value can have more
-    digits than Python's default limit for ``int(str)`` (4300; hit by a cell's
-    interior point on nr9_3): GMP reads them (without changing the interpreter's
-    process-wide limit, which other threads rely on)."""
-    import gmpy2
-
-    return Fraction(int(gmpy2.mpz(v.numerator().as_string())), int(gmpy2.mpz(v.denominator().as_string())))
+    """Exact ``Fraction`` of a z3 rational numeral (:func:`tamp.core.z3expr.fraction`: a model
+    value can have more digits than Python's limit for ``int(str)``, hit by a cell's interior
+    point on nr9_3)."""
+    out = fraction(v)
+    if out is None:
+        raise ValueError(f"not a rational numeral: {v}")
+    return out
 
 
 def _as_mpq(x):

@@ -46,6 +46,10 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
     (default: its ``fails`` clause, else 0) for every input satisfying ``requires``."""
     from tamp.cfa import build_cfa
 
+    if _has_hole(program):
+        from .infer import infer_program
+
+        return infer_program(program, bound, timeout, path, source, progress)
     _load_modules()
     t0 = time.monotonic()
     deadline = t0 + timeout if timeout else None
@@ -55,12 +59,20 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
 
     notes = check_claim(cfa, path, source, bound_from_option=bound is not None)
     try:
+        conc, conc_why = _concentration(program, cfa, deadline, t0)
+        if conc is not None:
+            if notes:
+                conc.message = "\n  ".join("note: " + n for n in notes)
+            return conc
         if cfa.is_acyclic():
             result = _prove_loop_free(program, cfa, deadline, t0, progress)
         else:
             from .loops import prove_loops
 
             result = prove_loops(program, cfa, deadline, t0, progress)
+        if result.verdict != "proved" and conc_why:
+            result.message = "\n  ".join(([result.message] if result.message else [])
+                                         + [f"concentration rules: {conc_why}"])
         if notes:
             result.message = "\n  ".join(["note: " + n for n in notes] + ([result.message] if result.message else []))
         return result
@@ -71,6 +83,18 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
     except TooLarge as exc:
         return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, bound_text,
                            f"not proved: {exc}", cfa=cfa)
+
+
+def _has_hole(program: A.Program) -> bool:
+    return isinstance(program.fails, A.Hole) or any(A.contains(e, A.Hole) for e in program.ensures)
+
+
+def _concentration(program, cfa, deadline, t0):
+    """The concentration proof hook (:mod:`.conc_proof`): tried first, since it is a handful of
+    solver queries when the program sums independent draws and nothing at all otherwise."""
+    from .conc_proof import try_concentration
+
+    return try_concentration(program, cfa, deadline, t0)
 
 
 def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:

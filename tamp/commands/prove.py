@@ -83,7 +83,7 @@ def _write_certificate(args, result, inputs) -> None:
     except OSError as exc:
         raise TampError(f"cannot write the certificate {args.certificate}: {exc.strerror or exc}") from None
     if not args.json:
-        n = len(cert["programs"]) + len(cert.get("probability", []))
+        n = len(cert["programs"]) + len(cert.get("probability", [])) + len(cert.get("concentration", []))
         print(f"certificate: {n} proof(s) written to {args.certificate}")
         for miss in cert.get("not_certified", []):
             print(f"certificate: note: {miss['reason']}")

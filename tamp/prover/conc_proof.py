@@ -79,6 +79,8 @@ def claim_of(program: A.Program, cfa, ensures: Optional[List[A.Expr]] = None) ->
     m: Dict[str, A.Expr] = {}
     sums: List[NoiseSum] = []
     for x in sorted(A.free_vars(post) - set(params)):
+        if x.endswith("$"):  # an unknown being inferred (tamp.prover.infer), not a program variable
+            continue
         v = shape.env.get(x)
         if isinstance(v, Det):
             m[x] = v.expr

@@ -85,11 +85,38 @@ def from_sympy(x, conv: Optional[_ToSympy] = None) -> A.Expr:
         return out
     if isinstance(x, sp.Mul):
         c, rest = x.as_coeff_Mul()
+        if c == -1 and isinstance(rest, sp.log):  # -log(p) is log(1/p)
+            return A.Call("log", (A.Binary("/", A.num(1), from_sympy(rest.args[0], conv)),))
+        roots = [f for f in x.args if isinstance(f, sp.Pow) and f.exp == sp.Rational(1, 2)]
+        if len(roots) >= 2:  # sqrt(2)*sqrt(n) is sqrt(2*n)
+            others = [f for f in x.args if f not in roots]
+            inner = from_sympy(sp.Mul(*[r.base for r in roots], evaluate=False), conv)
+            out = A.Call("sqrt", (inner,))
+            if others:
+                rest_x = sp.Mul(*others)
+                if rest_x.is_Rational and rest_x.q != 1:
+                    num = out if rest_x.p == 1 else A.Binary("*", from_sympy(sp.Integer(rest_x.p), conv), out)
+                    return A.Binary("/", num, from_sympy(sp.Integer(rest_x.q), conv))
+                n_, d_ = sp.fraction(rest_x)
+                num = out if n_ == 1 else A.Binary("*", from_sympy(n_, conv), out)
+                return num if d_ == 1 else A.Binary("/", num, from_sympy(d_, conv))
+            return out
         if c.is_number and c < 0:
             return A.Unary("-", from_sympy(-x, conv))
-        num, den = sp.fraction(x)
-        if den != 1:
-            return A.Binary("/", from_sympy(num, conv), from_sympy(den, conv))
+        nums, dens = [], []
+        for f in x.as_ordered_factors():
+            if isinstance(f, sp.Pow) and f.exp.is_number and f.exp.is_negative:
+                dens.append(f.base ** (-f.exp))
+            elif f.is_Rational and f.q != 1:
+                if f.p != 1:
+                    nums.append(sp.Integer(f.p))
+                dens.append(sp.Integer(f.q))
+            else:
+                nums.append(f)
+        if dens:
+            top = sp.Mul(*nums, evaluate=False) if len(nums) > 1 else (nums[0] if nums else sp.Integer(1))
+            bot = sp.Mul(*dens, evaluate=False) if len(dens) > 1 else dens[0]
+            return A.Binary("/", from_sympy(top, conv), from_sympy(bot, conv))
         factors = list(x.as_ordered_factors())
         out = from_sympy(factors[0], conv)
         for f in factors[1:]:
@@ -127,15 +154,22 @@ def from_sympy(x, conv: Optional[_ToSympy] = None) -> A.Expr:
 
 def simplify(e: A.Expr, positive: Iterable[str] = ()) -> A.Expr:
     """A simpler equivalent of ``e`` (for the reals, inputs in ``positive`` positive), or ``e``
-    itself when sympy cannot help or the result cannot be written in the language."""
-    try:
-        x, conv = to_sympy(e, positive)
-        y = sp.simplify(sp.powsimp(sp.expand_log(x, force=False)))
-        if sp.count_ops(y) > sp.count_ops(x):
-            y = x
-        return from_sympy(y, conv)
-    except (ValueError, TypeError, RecursionError, AttributeError):
-        return e
+    itself when sympy cannot help or the result cannot be written in the language. Both readings
+    (inputs positive, inputs merely real) are tried; the shorter text wins."""
+    from lang.printer import print_expr
+
+    best, best_len = e, len(print_expr(e))
+    for pos, full in ((tuple(positive), True), ((), True), ((), False)):
+        try:
+            x, conv = to_sympy(e, pos)
+            y = sp.powsimp(sp.simplify(x), combine="base", force=True) if full else x
+            out = from_sympy(y, conv)
+        except (ValueError, TypeError, RecursionError, AttributeError):
+            continue
+        n = len(print_expr(out))
+        if n < best_len:
+            best, best_len = out, n
+    return best
 
 
 def numeric(e: A.Expr, env: Dict[str, object]) -> Optional[float]:

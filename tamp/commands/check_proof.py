@@ -17,6 +17,8 @@ def add_arguments(p):
     p.add_argument("--bound", metavar="EXPR", help="the claim's bound, if the proof was made with --bound")
     p.add_argument("--input", metavar="NAME=VALUE", action="append", default=[],
                    help="a fixed input, if the proof was made with --input (repeatable)")
+    p.add_argument("--infer", action="store_true", help="the proof was made with `tamp prove --infer`: "
+                   "accept the certificate's (inferred) failure bound")
     p.add_argument("--timeout", metavar="S", type=float, help="time limit for the whole check, in seconds")
     p.add_argument("--solver-timeout", metavar="MS", type=int, default=10000,
                    help="time limit per obligation, in milliseconds (default 10000)")
@@ -52,6 +54,12 @@ def run(args) -> int:
     if check_file is not None:
         check_file(src)
     bound = parse_expr(args.bound, "--bound") if args.bound else None
+    if getattr(args, "infer", False):
+        import dataclasses
+
+        from tamp.api import infer_bound
+
+        src = dataclasses.replace(src, programs=tuple(infer_bound(p) for p in src.programs))
     import axioms
 
     axioms.all_families()  # load the axiom library (scipy) before the clock starts

@@ -18,6 +18,8 @@ HELP = "prove that each program violates its postcondition with probability at m
 def add_arguments(p):
     add_file_arguments(p)
     p.add_argument("--bound", metavar="EXPR", help="failure bound over the inputs, replacing `fails` (e.g. p*n)")
+    p.add_argument("--infer", action="store_true", help="infer the smallest failure bound tamp can prove "
+                   "(as `fails ?`), printed as an expression over the inputs (and its value under --input)")
     p.add_argument("--timeout", metavar="S", type=float, help="time limit for the whole run, in seconds")
     p.add_argument("--dot", metavar="DIR", help="write the failure automata as graphviz files into DIR")
     p.add_argument("--quiet", action="store_true", help="print only the verdict lines")
@@ -94,6 +96,7 @@ def run(args) -> int:
     progress = for_terminal(args.json)  # a status line on stderr, only on a terminal
     try:
         result = prove(args.file, bound=args.bound, timeout=args.timeout, program=args.program,
+                       infer=getattr(args, "infer", False),
                        inputs=inputs, progress=progress)
     finally:
         if progress is not None:

@@ -51,6 +51,10 @@ class ExactEvaluator:
             raise self.error(f"{type(e).__name__} cannot appear in {self.what}", e)
         return m(e, bound)
 
+    def _Hole(self, e, b):
+        raise self.error("`fails ?` asks `tamp prove` to infer the bound; to simulate, give one with "
+                         "--bound (e.g. the bound `tamp prove` inferred)", e)
+
     # ---------------------------------------------------------------- leaves
     def _Num(self, e, b):
         return int(e.value) if e.is_int else e.value

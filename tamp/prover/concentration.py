@@ -421,6 +421,9 @@ def _line(s) -> int:
 
 def recognise(program: A.Program) -> Shape:
     """The exit values of ``program``'s variables (see the module docstring)."""
+    if program.rate is not None or program.reliability is not None or any(
+            isinstance(n, A.Binary) and n.op.endswith(".") for n in A.walk(program.body)):
+        raise NotApplicable("unreliable operations (`+.` …) are random: they are not recognised in sums")
     ex = _Exec(p.name for p in program.params)
     env: Dict[str, object] = {p.name: Det(A.Var(p.name)) for p in program.params}
     ex.block(program.body, env)

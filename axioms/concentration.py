@@ -85,6 +85,8 @@ def _total(blocks, f) -> A.Expr:
 
 
 def _sq(x):
+    if isinstance(x, A.Num) and x.value == 1:
+        return x
     return B.mul(x, x)
 
 

@@ -32,6 +32,21 @@ range ``u·b <= 2·sqrt(2)·W`` for every block's b (stated squared: ``u²·b² 
     |λ| = 1/b (2q(cosh(1/b) - 1) = (1-q)²), so it holds on the whole range: the discrete
     Laplace MGF is at most the continuous one, and the same rule applies.
 
+``exponential-bernstein`` — ``exp(k, s)`` (mean k + s) and ``dexp(k, s)`` (mean
+k + 1/(exp(1/s) - 1)); ``W = Σ count·s²``, ``G(u) = u²/(4W)``, range ``u·s <= W`` for every s.
+
+    *Derivation.* For X = E - s, E exponential of mean s, log E[exp(λX)] = -λs - log(1 - λs)
+    = Σ_{j>=2} (λs)^j/j, which is at most (λs)² for |λs| <= 1/2 (for λs <= 0 an alternating
+    series below its first term (λs)²/2; for 0 <= λs <= 1/2 at most (λs)²/(2(1 - λs))). So
+    E[exp(λS)] <= exp(λ²W) for |λ| <= 1/(2·s_max); Chernoff at λ = u/(2W), admissible iff
+    u·s_max <= W, gives exp(-u²/(4W)).
+    *Geometric.* For G - k ~ geometric with q = exp(-1/s) and the exponential E of mean s, the
+    cumulant functions κ satisfy κ_G'' <= κ_E'' wherever both are finite (λ < 1/s): with
+    y = 1/s - λ > 0, κ_G''(λ) = 1/(4·sinh²(y/2)) and κ_E''(λ) = 1/y², and 2·sinh(y/2) >= y.
+    Both centred cumulants vanish with their first derivatives at 0, so the centred geometric's
+    MGF is at most the centred exponential's and the same rule applies. (The same argument,
+    with 2q(cosh λ - 1) below, gives the discrete Laplace case.)
+
 ``gauss-chernoff`` — ``gauss(m, v)`` (v the variance); S ~ N(0, V) exactly, ``V = Σ count·v``;
 ``G(u) = u²/(2V)`` (Chernoff's bound for a Gaussian: Pr[S >= u] <= exp(-u²/(2V)), u >= 0).
 
@@ -58,11 +73,12 @@ from lang import ast as A
 
 from . import build as B
 
-RULES = ("laplace-bernstein", "gauss-chernoff", "hoeffding", "chernoff")
+RULES = ("laplace-bernstein", "exponential-bernstein", "gauss-chernoff", "hoeffding", "chernoff")
 MODES = ("both", "upper", "lower")
 
 #: which rules apply to which family of draws (see tamp.prover.concentration)
-RULES_FOR = {"laplace": ("laplace-bernstein",), "gauss": ("gauss-chernoff",),
+RULES_FOR = {"laplace": ("laplace-bernstein",), "exponential": ("exponential-bernstein",),
+             "gauss": ("gauss-chernoff",),
              "bounded": ("hoeffding",), "bernoulli": ("chernoff", "hoeffding")}
 
 
@@ -96,7 +112,7 @@ def _c(mode: str) -> A.Expr:
 
 def width(rule: str, blocks) -> A.Expr:
     """The rule's aggregate parameter: W, V, D or μ."""
-    if rule == "laplace-bernstein":
+    if rule in ("laplace-bernstein", "exponential-bernstein"):
         return _total(blocks, _sq)
     if rule == "gauss-chernoff":
         return _total(blocks, lambda v: v)
@@ -112,6 +128,8 @@ def exponent(rule: str, mode: str, blocks, u: A.Expr) -> A.Expr:
     K = width(rule, blocks)
     if rule == "laplace-bernstein":
         return B.div(_sq(u), B.mul(8, K))
+    if rule == "exponential-bernstein":
+        return B.div(_sq(u), B.mul(4, K))
     if rule == "gauss-chernoff":
         return B.div(_sq(u), B.mul(2, K))
     if rule == "hoeffding":
@@ -134,6 +152,8 @@ def threshold(rule: str, mode: str, blocks, f: A.Expr) -> A.Expr:
     L = B.log(B.div(_c(mode), f))
     if rule == "laplace-bernstein":
         return B.sqrt(B.mul(B.mul(8, K), L))
+    if rule == "exponential-bernstein":
+        return B.sqrt(B.mul(B.mul(4, K), L))
     if rule == "gauss-chernoff":
         return B.sqrt(B.mul(B.mul(2, K), L))
     if rule == "hoeffding":
@@ -154,7 +174,7 @@ def conditions(rule: str, mode: str, blocks, u: A.Expr, f: A.Expr) -> List[Tuple
     out: List[Tuple[str, A.Expr]] = []
     for b in blocks:
         out.append(("count", B.ge(b.count, 0)))
-        if rule == "laplace-bernstein":
+        if rule in ("laplace-bernstein", "exponential-bernstein"):
             out.append(("scale", B.gt(b.param, 0)))
         elif rule == "gauss-chernoff":
             out.append(("variance", B.ge(b.param, 0)))
@@ -168,6 +188,9 @@ def conditions(rule: str, mode: str, blocks, u: A.Expr, f: A.Expr) -> List[Tuple
     if rule == "laplace-bernstein":
         for b in blocks:
             out.append(("range", B.le(B.mul(_sq(u), _sq(b.param)), B.mul(8, _sq(K)))))
+    if rule == "exponential-bernstein":
+        for b in blocks:
+            out.append(("range", B.le(B.mul(_sq(u), _sq(b.param)), _sq(K))))
     out.append(("tail", B.or_(B.ge(G, B.log(B.div(c, f))), B.ge(f, tail(rule, mode, blocks, u)))))
     return out
 
@@ -177,6 +200,7 @@ def statement(rule: str, mode: str) -> str:
     dev = {"both": "|S|", "upper": "S", "lower": "-S"}[mode]
     c = "2·" if mode == "both" else ""
     g = {"laplace-bernstein": "u²/(8·Σ count·b²)  [u·b <= 2·sqrt(2)·Σ count·b²]",
+         "exponential-bernstein": "u²/(4·Σ count·s²)  [u·s <= Σ count·s²]",
          "gauss-chernoff": "u²/(2·Σ count·v)",
          "hoeffding": "2·u²/Σ count·w²",
          "chernoff": "u²/(2μ)" if mode == "lower" else "u²/(2μ + u)"}[rule]
@@ -205,6 +229,11 @@ def exact_tail(rule: str, mode: str, family: str, n: int, param: float, u: float
     rng = np.random.default_rng(seed)
     if family == "laplace":
         s = rng.laplace(0.0, param, size=(runs, n)).sum(axis=1)
+    elif family == "exponential":
+        s = (rng.exponential(param, size=(runs, n)) - param).sum(axis=1)
+    elif family == "geometric":
+        q = np.exp(-1.0 / param)
+        s = (rng.geometric(1 - q, size=(runs, n)) - 1 - q / (1 - q)).sum(axis=1)
     elif family == "dlaplace":
         q = np.exp(-1.0 / param)
         s = (rng.geometric(1 - q, size=(runs, n)) - rng.geometric(1 - q, size=(runs, n))).sum(axis=1)

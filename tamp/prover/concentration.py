@@ -39,7 +39,8 @@ from axioms.concentration import Block
 
 from .exprs import subst
 
-FAMILY_OF = {"lap": "laplace", "dlap": "laplace", "gauss": "gauss", "unif": "bounded"}
+FAMILY_OF = {"lap": "laplace", "dlap": "laplace", "gauss": "gauss", "unif": "bounded",
+             "exp": "exponential", "dexp": "exponential"}
 
 
 class NotApplicable(Exception):
@@ -227,6 +228,12 @@ class _Exec:
                     mean = A.Binary("/", A.Binary("+", a[0], a[1]), A.num(2))
                     param = A.Binary("-", a[1], a[0])
                     self.side.append(("unif bounds", A.Binary("<=", a[0], a[1])))
+                elif d.func == "exp":  # shifted exponential: mean k + s
+                    mean, param = A.Binary("+", a[0], a[1]), a[1]
+                elif d.func == "dexp":  # shifted geometric: mean k + q/(1 - q), q = exp(-1/s)
+                    mean = A.Binary("+", a[0], A.Binary("/", A.num(1), A.Binary(
+                        "-", A.Call("exp", (A.Binary("/", A.num(1), a[1]),)), A.num(1))))
+                    param = a[1]
                 else:
                     mean, param = a
                 val = Lin(mean, ONE, NoiseSum(fam, (Block(ONE, param),), frozenset((did,)), (line,)))

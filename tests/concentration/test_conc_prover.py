@@ -27,7 +27,8 @@ VARIANTS = sorted((ROOT / "benchmarks" / "variants").glob("*Conc_half.prob")) + 
 RULE_OF = {"noisySumConc": "laplace-bernstein", "noisyAvgConc": "laplace-bernstein",
            "dlapSumConc": "laplace-bernstein", "gaussSumConc": "gauss-chernoff", "gaussThree": "gauss-chernoff",
            "boundedSumConc": "hoeffding", "failuresCount": "hoeffding", "failuresCountLower": "hoeffding",
-           "failuresChernoff": "chernoff"}
+           "failuresChernoff": "chernoff", "expSumConc": "exponential-bernstein",
+           "geomSumConc": "exponential-bernstein"}
 
 
 def _certify(path: Path):

@@ -32,6 +32,10 @@ CASES = [
     ("laplace-bernstein", "laplace", 5, 2.0, 0.1),
     ("laplace-bernstein", "dlaplace", 20, 0.7, 0.05),
     ("laplace-bernstein", "dlaplace", 10, 3.0, 0.02),
+    ("exponential-bernstein", "exponential", 20, 1.0, 0.05),
+    ("exponential-bernstein", "exponential", 50, 3.0, 0.01),
+    ("exponential-bernstein", "geometric", 20, 1.0, 0.05),
+    ("exponential-bernstein", "geometric", 30, 0.4, 0.1),
     ("gauss-chernoff", "gauss", 10, 2.0, 0.01),
     ("gauss-chernoff", "gauss", 1, 0.3, 0.2),
     ("hoeffding", "bounded", 30, 4, 0.05),
@@ -55,7 +59,7 @@ def test_threshold_tail_at_most_f(rule, family, n, param, f, mode):
         return
     p = C.exact_tail(rule, mode, family, n, param, u)
     # Monte Carlo: allow 4 standard errors of slack on 200k runs
-    slack = 4 * math.sqrt(f * (1 - f) / 200_000) if family in ("laplace", "dlaplace", "bounded") else 0
+    slack = 4 * math.sqrt(f * (1 - f) / 200_000) if family not in ("gauss", "bernoulli") else 0
     assert p <= f + slack, (p, f, u)
 
 
@@ -72,6 +76,20 @@ def test_bernstein_range_is_log_2_over_f_at_most_n():
         u = _thr("laplace-bernstein", "both", n, 1.0, f)
         side, _ = _conds("laplace-bernstein", "both", n, 1.0, u, f)
         assert side["range"] == (math.log(2 / f) <= n)
+
+
+def test_geometric_mgf_below_exponential_mgf():
+    import numpy as np
+
+    for s in (0.3, 1.0, 4.0):
+        q = math.exp(-1 / s)
+        mu = q / (1 - q)
+        for lam in np.linspace(-5 / s, 0.999 / s, 61):
+            geo = math.exp(-lam * mu) * (1 - q) / (1 - q * math.exp(lam))
+            ex = math.exp(-lam * s) / (1 - lam * s)
+            assert geo <= ex * (1 + 1e-12)
+            if abs(lam) <= 1 / (2 * s):
+                assert ex <= math.exp(lam * lam * s * s) * (1 + 1e-12)
 
 
 def test_dlaplace_mgf_below_laplace_mgf():

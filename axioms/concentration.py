@@ -67,7 +67,6 @@ Monte Carlo) for the numeric tests.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Tuple
 
 from lang import ast as A
 
@@ -164,14 +163,14 @@ def threshold(rule: str, mode: str, blocks, f: A.Expr) -> A.Expr:
     return B.div(B.add(L, B.sqrt(B.add(_sq(L), B.mul(B.mul(8, K), L)))), 2)
 
 
-def conditions(rule: str, mode: str, blocks, u: A.Expr, f: A.Expr) -> List[Tuple[str, A.Expr]]:
+def conditions(rule: str, mode: str, blocks, u: A.Expr, f: A.Expr) -> list[tuple[str, A.Expr]]:
     """(name, formula) pairs: the rule's side conditions at margin u and probability f."""
     if rule not in RULES or mode not in MODES:
         raise ValueError(f"unknown concentration rule {rule!r}/{mode!r}")
     K = width(rule, blocks)
     G = exponent(rule, mode, blocks, u)
     c = _c(mode)
-    out: List[Tuple[str, A.Expr]] = []
+    out: list[tuple[str, A.Expr]] = []
     for b in blocks:
         out.append(("count", B.ge(b.count, 0)))
         if rule in ("laplace-bernstein", "exponential-bernstein"):

@@ -16,14 +16,13 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from typing import Any, List, Optional
+from typing import Any
 
 import z3
 
+from axioms.concentration import Block
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
-
-from axioms.concentration import Block
 
 
 class MalformedConc(ValueError):
@@ -34,9 +33,9 @@ class MalformedConc(ValueError):
 class ConcCert:
     name: str
     bound: A.Expr
-    margin: Optional[A.Expr]
-    sums: List[Any]          # [(family, [Block…])]
-    applications: List[Any]  # [tamp.prover.conc_proof.Application]
+    margin: A.Expr | None
+    sums: list[Any]          # [(family, [Block…])]
+    applications: list[Any]  # [tamp.prover.conc_proof.Application]
 
 
 def decode_conc(c: Any, where: str) -> ConcCert:
@@ -88,8 +87,8 @@ def _replace_holes(e):
 
 
 def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, timeout_ms, deadline):
-    from tamp.prover.concentration import NotApplicable
     from tamp.prover.conc_proof import claim_of, obligations
+    from tamp.prover.concentration import NotApplicable
     from tamp.prover.smt import Encoder
 
     from .checker import ProgramCheck, Rejected, _show

@@ -15,12 +15,12 @@ and the applications, and decides each with a fresh solver.
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 from lang.serialize import to_json
 
 
-def conc_certificate(result) -> Dict[str, Any]:
+def conc_certificate(result) -> dict[str, Any]:
     from .writer import CertificateError
 
     proof = getattr(result, "proof", None)

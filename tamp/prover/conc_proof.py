@@ -22,27 +22,26 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
-
-from lang import ast as A
 
 from axioms import concentration as C
 from axioms.concentration import Block
+from lang import ast as A
 
 from .concentration import Det, Lin, NoiseSum, NotApplicable, recognise
-from .exprs import and_all, conjuncts, subst
+from .exprs import and_all, subst
 from .result import ProofResult
 from .show import show_expr
 
 ONE = A.num(1)
 QUERY_MS = 4000
+SEARCH_MS = 1500   # per query while searching: a timeout only drops a candidate
 
 
 def s_name(k: int) -> str:
     return f"S${k + 1}"
 
 
-def rule_blocks(rule: str, s: NoiseSum) -> Tuple[Block, ...]:
+def rule_blocks(rule: str, s: NoiseSum) -> tuple[Block, ...]:
     """The blocks a rule reads: Hoeffding sees a 0/1 indicator as a draw of width 1."""
     if rule == "hoeffding" and s.family == "bernoulli":
         return tuple(Block(b.count, ONE) for b in s.blocks)
@@ -62,22 +61,22 @@ class Application:
 class ConcClaim:
     """What the program and its specification say, in the terms of the rules."""
 
-    requires: List[A.Expr]
+    requires: list[A.Expr]
     post: A.Expr                      # the ensures with every variable replaced by its exit value
-    sums: List[NoiseSum]
-    side: List[Tuple[str, A.Expr]]
-    types: Dict[str, A.Type]
-    params: List[str]
+    sums: list[NoiseSum]
+    side: list[tuple[str, A.Expr]]
+    types: dict[str, A.Type]
+    params: list[str]
 
 
-def claim_of(program: A.Program, cfa, ensures: Optional[List[A.Expr]] = None) -> ConcClaim:
+def claim_of(program: A.Program, cfa, ensures: list[A.Expr] | None = None) -> ConcClaim:
     """The claim of ``program`` (requires and ensures of ``cfa``) over its noise sums; raises
     :class:`NotApplicable` unless the postcondition reads only deterministic values and sums."""
     shape = recognise(program)
     post = and_all(list(cfa.ensures if ensures is None else ensures))
     params = [p.name for p in cfa.params]
-    m: Dict[str, A.Expr] = {}
-    sums: List[NoiseSum] = []
+    m: dict[str, A.Expr] = {}
+    sums: list[NoiseSum] = []
     for x in sorted(A.free_vars(post) - set(params)):
         if x.endswith("$"):  # an unknown being inferred (tamp.prover.infer), not a program variable
             continue
@@ -109,7 +108,7 @@ def good(app: Application) -> A.Expr:
     return A.Binary("<=", dev, app.u)
 
 
-def obligations(claim: ConcClaim, apps: List[Application], beta: A.Expr) -> List[Tuple[str, str, A.Expr]]:
+def obligations(claim: ConcClaim, apps: list[Application], beta: A.Expr) -> list[tuple[str, str, A.Expr]]:
     """(kind, where, formula) — everything the proof rests on (see the module docstring).
     Raises ValueError for applications that do not fit the claim (wrong sum, rule or mode)."""
     used = sorted(a.sum for a in apps)
@@ -135,7 +134,7 @@ def obligations(claim: ConcClaim, apps: List[Application], beta: A.Expr) -> List
 class Checker:
     """Decides obligations under ``requires`` with the prover's encoder and lemmas."""
 
-    def __init__(self, claim: ConcClaim, deadline: Optional[float] = None):
+    def __init__(self, claim: ConcClaim, deadline: float | None = None, ms: int = QUERY_MS):
         from .smt import Encoder, Stats
 
         self.enc = Encoder(claim.types)
@@ -143,11 +142,13 @@ class Checker:
         self.env = self.enc.initial_env()
         self.hyps = [self.enc.expr(r, self.env) for r in claim.requires]
         self.deadline = deadline
+        self.ms = ms
 
-    def valid(self, formula: A.Expr, ms: int = QUERY_MS) -> str:
+    def valid(self, formula: A.Expr, ms: int | None = None) -> str:
         from .smt import UNKNOWN, is_valid
         from .synthesis import Timeout
 
+        ms = self.ms if ms is None else ms
         if self.deadline is not None:
             left = self.deadline - time.monotonic()
             if left <= 0:
@@ -159,7 +160,7 @@ class Checker:
             return UNKNOWN
         return is_valid(f, self.enc, self.stats, max(ms, 1), self.hyps)
 
-    def first_failure(self, obs) -> Optional[Tuple[str, str, A.Expr, str]]:
+    def first_failure(self, obs) -> tuple[str, str, A.Expr, str] | None:
         from .smt import VALID
 
         order = {"POST": 0, "BUDGET": 1, "RULE": 2, "SHAPE": 3}
@@ -170,7 +171,7 @@ class Checker:
         return None
 
 
-def candidates(claim: ConcClaim, beta: A.Expr) -> List[List[Application]]:
+def candidates(claim: ConcClaim, beta: A.Expr) -> list[list[Application]]:
     """Rule applications for a given bound β (split evenly over the sums), one-sided first."""
     m = len(claim.sums)
     f = beta if m == 1 else A.Binary("/", beta, A.num(m))
@@ -187,38 +188,54 @@ def candidates(claim: ConcClaim, beta: A.Expr) -> List[List[Application]]:
 @dataclass
 class ConcProof:
     claim: ConcClaim
-    apps: List[Application]
+    apps: list[Application]
     beta: A.Expr
-    obligations: List[Tuple[str, str, A.Expr]]
+    obligations: list[tuple[str, str, A.Expr]]
 
 
 def prove_with_bound(program: A.Program, cfa, beta: A.Expr, deadline=None,
-                     ensures: Optional[List[A.Expr]] = None) -> Tuple[Optional[ConcProof], str]:
+                     ensures: list[A.Expr] | None = None) -> tuple[ConcProof | None, str]:
     """A concentration proof of the claim with bound β, or (None, why not)."""
     claim = claim_of(program, cfa, ensures)
     chk = Checker(claim, deadline)
     return search(chk, claim, candidates(claim, beta), beta)
 
 
-def search(chk: Checker, claim: ConcClaim, cands, beta) -> Tuple[Optional[ConcProof], str]:
+def search(chk: Checker, claim: ConcClaim, cands, beta) -> tuple[ConcProof | None, str]:
+    """The first candidate whose obligations are all valid: quick queries first, then the
+    candidates that only timed out (answer unknown) again with patient ones."""
     why = ""
-    for apps in cands:
-        obs = obligations(claim, apps, beta)
-        bad = chk.first_failure(obs)
-        if bad is None:
-            return ConcProof(claim, apps, beta, obs), ""
-        kind, where, f, st = bad
-        if kind != "POST" and not why:
-            f = _pretty(f)
-            desc = ", ".join(f"{a.rule} ({a.mode})" for a in apps)
-            ratio = _ratio(f, claim.params)
-            text = f"`{ratio}` (for positive inputs; exactly: `{show_expr(f)}`)" if ratio else f"`{show_expr(f)}`"
-            why = (f"{desc}: the side condition {text} ({where.split(': ')[-1]}) does not follow "
-                   f"from `requires` ({st})")
+    slow = []
+    for patient in (False, True):
+        if patient:
+            if not slow:
+                break
+            cands, chk.ms = slow, max(chk.ms, QUERY_MS * 2)
+        for apps in cands:
+            obs = obligations(claim, apps, beta)
+            bad = chk.first_failure(obs)
+            if bad is None:
+                return ConcProof(claim, apps, beta, obs), ""
+            if bad[3] != "invalid" and not patient:
+                slow.append(apps)
+                continue
+            why = why or _why(apps, bad, claim)
     if not why:
         why = ("no concentration rule gives a margin within the postcondition's at this bound "
                "(the postcondition does not follow from the rules' deviation bounds)")
     return None, why
+
+
+def _why(apps, bad, claim) -> str:
+    kind, where, f, st = bad
+    if kind == "POST":
+        return ""
+    f = _pretty(f)
+    desc = ", ".join(f"{a.rule} ({a.mode})" for a in apps)
+    ratio = _ratio(f, claim.params)
+    text = f"`{ratio}` (for positive inputs; exactly: `{show_expr(f)}`)" if ratio else f"`{show_expr(f)}`"
+    return (f"{desc}: the side condition {text} ({where.split(': ')[-1]}) does not follow "
+            f"from `requires` ({st})")
 
 
 def _ratio(f: A.Expr, params) -> str:
@@ -240,9 +257,9 @@ def try_concentration(program, cfa, deadline, t0, ensures=None):
 
     try:
         claim = claim_of(program, cfa, ensures)
-    except NotApplicable as exc:
-        return None, f"not applicable: {exc}"
-    chk = Checker(claim, deadline)
+    except NotApplicable:
+        return None, ""  # not a sum of independent draws: nothing to say next to the union bound
+    chk = Checker(claim, deadline, SEARCH_MS)
     try:
         proof, why = search(chk, claim, candidates(claim, cfa.bound), cfa.bound)
     except Timeout:
@@ -268,13 +285,13 @@ def _pretty(f: A.Expr) -> A.Expr:
 class ConcentrationResult(ProofResult):
     """A failure bound proved by concentration (no failure automaton)."""
 
-    proof: Optional[ConcProof] = None
-    margin: Optional[A.Expr] = None   # the inferred margin (ensures `?`), if any
-    inferred: Optional[str] = None    # "bound" | "margin" when a `?` was inferred
-    value: Optional[float] = None     # the inferred value at the fixed inputs
-    alternatives: List[Dict[str, object]] = field(default_factory=list)
+    proof: ConcProof | None = None
+    margin: A.Expr | None = None   # the inferred margin (ensures `?`), if any
+    inferred: str | None = None    # "bound" | "margin" when a `?` was inferred
+    value: float | None = None     # the inferred value at the fixed inputs
+    alternatives: list[dict[str, object]] = field(default_factory=list)
 
-    def applications_json(self) -> List[Dict[str, object]]:
+    def applications_json(self) -> list[dict[str, object]]:
         out = []
         if self.proof is None:
             return out

@@ -31,11 +31,9 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Tuple
-
-from lang import ast as A
 
 from axioms.concentration import Block
+from lang import ast as A
 
 from .exprs import subst
 
@@ -52,9 +50,9 @@ class NoiseSum:
     """Σ over independent draws of ``family`` of (draw - its mean), as blocks of equal parameter."""
 
     family: str
-    blocks: Tuple[Block, ...]
-    draws: FrozenSet[int]
-    lines: Tuple[int, ...] = ()
+    blocks: tuple[Block, ...]
+    draws: frozenset[int]
+    lines: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -110,15 +108,15 @@ def _times(a, b):
 class Shape:
     """The program's exit values and the side conditions the shape rests on."""
 
-    env: Dict[str, object]
-    side: List[Tuple[str, A.Expr]] = field(default_factory=list)
+    env: dict[str, object]
+    side: list[tuple[str, A.Expr]] = field(default_factory=list)
 
 
 class _Exec:
     def __init__(self, params):
         self.params = set(params)
         self.ids = itertools.count(1)
-        self.side: List[Tuple[str, A.Expr]] = []
+        self.side: list[tuple[str, A.Expr]] = []
 
     # ------------------------------------------------------------------ expressions
     def ev(self, e: A.Expr, env) -> object:
@@ -372,7 +370,7 @@ class _Exec:
                     env[x] = Lin(_plus(before.det, mean_sum), ONE, merged)
 
 
-def merge(a: NoiseSum, b: NoiseSum) -> Optional[NoiseSum]:
+def merge(a: NoiseSum, b: NoiseSum) -> NoiseSum | None:
     """The sum of two independent noise sums of one family, or None."""
     if a.family != b.family or a.draws & b.draws:
         return None
@@ -432,12 +430,12 @@ def recognise(program: A.Program) -> Shape:
             isinstance(n, A.Binary) and n.op.endswith(".") for n in A.walk(program.body)):
         raise NotApplicable("unreliable operations (`+.` …) are random: they are not recognised in sums")
     ex = _Exec(p.name for p in program.params)
-    env: Dict[str, object] = {p.name: Det(A.Var(p.name)) for p in program.params}
+    env: dict[str, object] = {p.name: Det(A.Var(p.name)) for p in program.params}
     ex.block(program.body, env)
     return Shape(env, ex.side)
 
 
-def sums_in(env) -> List[NoiseSum]:
+def sums_in(env) -> list[NoiseSum]:
     out = []
     for v in env.values():
         if isinstance(v, Lin) and v.sum not in out:

@@ -23,16 +23,23 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
-from typing import Dict, List, Optional, Tuple
 
+from axioms import concentration as C
 from lang import ast as A
 from lang.errors import TampError, UnsupportedError, error_at
 
-from axioms import concentration as C
-
+from .conc_proof import (
+    Application,
+    Checker,
+    ConcentrationResult,
+    claim_of,
+    conc_result,
+    obligations,
+    rule_blocks,
+    s_name,
+    try_concentration,
+)
 from .concentration import NotApplicable
-from .conc_proof import (Application, Checker, ConcentrationResult, claim_of, conc_result, obligations,
-                         rule_blocks, s_name, try_concentration)
 from .exprs import conjuncts, subst
 from .result import ProofResult
 from .show import show_expr
@@ -60,7 +67,7 @@ def infer_program(program: A.Program, bound, timeout, path, source, progress) ->
 # ---------------------------------------------------------------------------- comparing
 
 
-def fixed_inputs(cfa) -> Dict[str, object]:
+def fixed_inputs(cfa) -> dict[str, object]:
     """The inputs ``requires`` fixes to a literal (``--input`` adds ``name == value``)."""
     out = {}
     for r in cfa.requires:
@@ -71,7 +78,7 @@ def fixed_inputs(cfa) -> Dict[str, object]:
     return out
 
 
-def sample_points(cfa, count: int = 24, seed: int = 3) -> List[dict]:
+def sample_points(cfa, count: int = 24, seed: int = 3) -> list[dict]:
     from lang.evaluate import evaluate
 
     fixed = fixed_inputs(cfa)
@@ -99,7 +106,7 @@ def sample_points(cfa, count: int = 24, seed: int = 3) -> List[dict]:
     return out
 
 
-def best(cands: List[Tuple[A.Expr, object]], cfa) -> Optional[Tuple[A.Expr, object, Optional[float]]]:
+def best(cands: list[tuple[A.Expr, object]], cfa) -> tuple[A.Expr, object, float | None] | None:
     """The candidate smallest at the fixed inputs, else at most sample points (ties: first)."""
     if not cands:
         return None
@@ -122,7 +129,7 @@ def best(cands: List[Tuple[A.Expr, object]], cfa) -> Optional[Tuple[A.Expr, obje
     return cands[i][0], cands[i][1], None
 
 
-def _positive(cfa) -> List[str]:
+def _positive(cfa) -> list[str]:
     return [p.name for p in cfa.params if p.type.name in ("int", "real")]
 
 
@@ -136,9 +143,9 @@ def _linear(X: A.Expr, S: str):
     return a, c
 
 
-def margin_candidates(post: A.Expr, S: str, positive) -> List[Tuple[str, A.Expr]]:
+def margin_candidates(post: A.Expr, S: str, positive) -> list[tuple[str, A.Expr]]:
     """(mode, u) such that the post may follow from the mode's ``dev <= u`` for the sum S."""
-    out: List[Tuple[str, A.Expr]] = []
+    out: list[tuple[str, A.Expr]] = []
     for c in conjuncts(post):
         fv = A.free_vars(c)
         if S not in fv or any(v.startswith("S$") and v != S for v in fv):
@@ -166,8 +173,8 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
     prog0 = dataclasses.replace(program, fails=None)
     cfa0 = build_cfa(prog0, A.num(0), path, source)
     positive = _positive(cfa0)
-    cands: List[Tuple[A.Expr, object]] = []
-    notes: List[str] = []
+    cands: list[tuple[A.Expr, object]] = []
+    notes: list[str] = []
     conc_why = ""
     try:
         claim = claim_of(prog0, cfa0)
@@ -211,7 +218,7 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
     return res
 
 
-def _conc_bounds(prog0, claim, deadline, path, source, positive) -> List[Tuple[A.Expr, object]]:
+def _conc_bounds(prog0, claim, deadline, path, source, positive) -> list[tuple[A.Expr, object]]:
     """Proved (bound, result) pairs from the rules' tails at the postcondition's margins."""
     from tamp.cfa import build_cfa
 
@@ -264,7 +271,7 @@ def _conc_bounds(prog0, claim, deadline, path, source, positive) -> List[Tuple[A
     return out
 
 
-def union_candidates(cfa, positive) -> List[A.Expr]:
+def union_candidates(cfa, positive) -> list[A.Expr]:
     """``k·f`` for the failure parameters f the postcondition suggests (see the module docstring)."""
     from .candidates import log_arguments
     from .exprs import reciprocal
@@ -282,7 +289,7 @@ def union_candidates(cfa, positive) -> List[A.Expr]:
     return out
 
 
-def _samplings_per_run(cfa) -> Optional[A.Expr]:
+def _samplings_per_run(cfa) -> A.Expr | None:
     """The number of real-valued samplings (the ones with a failure parameter) a run makes: those
     outside loops, plus each counted loop's body samplings times its iteration count."""
     from .loops import _loops
@@ -340,7 +347,7 @@ def _fill(e: A.Expr, value: A.Expr) -> A.Expr:
     return dataclasses.replace(e, **changes) if changes else e
 
 
-def hole_solutions(post: A.Expr, S: str, u: A.Expr, mode: str) -> List[A.Expr]:
+def hole_solutions(post: A.Expr, S: str, u: A.Expr, mode: str) -> list[A.Expr]:
     """Values of the hole making the post follow from the mode's deviation bound ``u``."""
     out = []
     h = A.Var(HOLE)
@@ -390,7 +397,7 @@ def infer_margin(program, bound, deadline, t0, path, source) -> ProofResult:
                            "could not infer the margin: the postcondition reads several sums of draws "
                            "(a margin is inferred for one)", cfa=cfa0)
     s = claim.sums[0]
-    cands: List[Tuple[A.Expr, object]] = []
+    cands: list[tuple[A.Expr, object]] = []
     why = ""
     tried = set()
     for mode in ("both", "upper", "lower"):

@@ -9,8 +9,8 @@ become opaque symbols and come back unchanged. Variables are assumed real (and i
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Dict, Iterable, Optional
 
 import sympy as sp
 
@@ -20,8 +20,8 @@ from lang import ast as A
 class _ToSympy:
     def __init__(self, positive: Iterable[str] = ()):
         self.positive = set(positive)
-        self.atoms: Dict[sp.Symbol, A.Expr] = {}
-        self.syms: Dict[str, sp.Symbol] = {}
+        self.atoms: dict[sp.Symbol, A.Expr] = {}
+        self.syms: dict[str, sp.Symbol] = {}
 
     def sym(self, name: str) -> sp.Symbol:
         if name not in self.syms:
@@ -60,7 +60,7 @@ def to_sympy(e: A.Expr, positive: Iterable[str] = ()):
     return t.conv(e), t
 
 
-def from_sympy(x, conv: Optional[_ToSympy] = None) -> A.Expr:
+def from_sympy(x, conv: _ToSympy | None = None) -> A.Expr:
     """A :mod:`lang.ast` expression for a sympy expression (rationals exact)."""
     atoms = conv.atoms if conv is not None else {}
     if x in atoms:
@@ -172,7 +172,7 @@ def simplify(e: A.Expr, positive: Iterable[str] = ()) -> A.Expr:
     return best
 
 
-def numeric(e: A.Expr, env: Dict[str, object]) -> Optional[float]:
+def numeric(e: A.Expr, env: dict[str, object]) -> float | None:
     """The value of ``e`` at ``env`` as a float, or None."""
     from lang.evaluate import evaluate
 

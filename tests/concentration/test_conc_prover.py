@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from lang.parser import parse
 from tamp.api import prove
 from tamp.certificate import file_certificate
-from tamp.certificate.reader import decode
 from tamp.certificate.checker import check_certificate
+from tamp.certificate.reader import decode
 from tamp.prover.conc_proof import ConcentrationResult
 from tamp.simulate import simulate
 from tamp.simulate.bench_inputs import inputs_for
-from lang.parser import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = sorted((ROOT / "benchmarks" / "concentration").glob("*.prob"))

@@ -7,12 +7,12 @@ import re
 
 import pytest
 
+from lang.evaluate import evaluate
 from lang.parser import parse_expr
 from tamp.api import prove
 from tamp.certificate import certify_and_check
 from tamp.cli import main
 from tamp.simulate import simulate
-from lang.evaluate import evaluate
 
 SUM = """
 program noisySumInfer(q: int[], n: int, b: real, t: real)

@@ -38,7 +38,8 @@ def certify(path: Path, timeout: float):
 
     res = prove(str(path), timeout=timeout)
     cert = json.loads(json.dumps(file_certificate(res, path.read_bytes())))
-    report = check_certificate(decode(cert), parse_file(str(path)), path.read_bytes()) if cert["programs"] else None
+    report = check_certificate(decode(cert), parse_file(str(path)), path.read_bytes()) \
+        if cert["programs"] or cert.get("concentration") else None
     return res, report, len(json.dumps(cert))
 
 

@@ -146,3 +146,19 @@ def test_margin_needs_a_failure_bound():
     with pytest.raises(TampError) as info:
         prove(MARGIN.replace("fails    p", ""))
     assert "needs a failure bound" in str(info.value)
+
+
+def test_report_shows_the_rule_and_plots_the_inferred_bound_with_simulation(tmp_path):
+    from fractions import Fraction
+
+    from tamp.report import write_report
+
+    text = MARGIN.replace("?", "t").replace("fails    p", "fails    ?").replace("p: real", "t: real")
+    text = text.replace("&& p > 0 && p <= 1", "&& t > 0")
+    res = prove(text, inputs={"r": Fraction(3, 10), "t": 5})
+    assert res.verdict == "proved", res.render_text()
+    out = tmp_path / "r.html"
+    write_report(str(out), res, text)
+    page = out.read_text()
+    assert "Concentration" in page and "inferred failure bound" in page
+    assert "<svg" in page and "tamp simulate" in page

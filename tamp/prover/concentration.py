@@ -113,8 +113,9 @@ class Shape:
 
 
 class _Exec:
-    def __init__(self, params):
+    def __init__(self, params, types=None):
         self.params = set(params)
+        self.types = types
         self.ids = itertools.count(1)
         self.side: list[tuple[str, A.Expr]] = []
 
@@ -294,6 +295,9 @@ class _Exec:
         if not (isinstance(last, A.Assign) and last.targets == (A.Var(i),)
                 and last.value == A.Binary("+", A.Var(i), ONE)):
             raise NotApplicable(f"line {_line(s)}: the loop body must end with `{i} := {i} + 1;`")
+        if not self._int(A.Var(i)) or not self._int(c.right):
+            # a real counter or bound: the loop runs ceil(H - lo) times, not H - lo
+            raise NotApplicable(f"line {_line(s)}: the counter and the bound of a counted loop must be integers")
         init = env.get(i)
         hi = self.ev(c.right, env)
         if not isinstance(init, Det) or not isinstance(hi, Det):
@@ -307,6 +311,12 @@ class _Exec:
             raise NotApplicable(f"line {_line(s)}: the loop bound changes in the loop")
         self.loop_body(s, stmts[:-1], i, init.expr, hi.expr, env)
         env[i] = Det(hi.expr)
+
+    def _int(self, e: A.Expr) -> bool:
+        try:
+            return self.types is not None and self.types.type_of(e) == A.INT
+        except Exception:  # noqa: BLE001 - an expression the type checker cannot type: not an int
+            return False
 
     def loop_body(self, s, stmts, i, lo, hi, env) -> None:
         """One symbolic iteration with the counter ``i``; accumulators carried to the exit."""
@@ -429,7 +439,14 @@ def recognise(program: A.Program) -> Shape:
     if program.rate is not None or program.reliability is not None or any(
             isinstance(n, A.Binary) and n.op.endswith(".") for n in A.walk(program.body)):
         raise NotApplicable("unreliable operations (`+.` …) are random: they are not recognised in sums")
-    ex = _Exec(p.name for p in program.params)
+    from lang.errors import TampError
+    from lang.typecheck import check_program
+
+    try:
+        types = check_program(program)
+    except TampError as exc:
+        raise NotApplicable(f"the program does not type-check: {exc}") from None
+    ex = _Exec((p.name for p in program.params), types)
     env: dict[str, object] = {p.name: Det(A.Var(p.name)) for p in program.params}
     ex.block(program.body, env)
     return Shape(env, ex.side)

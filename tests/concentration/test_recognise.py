@@ -54,6 +54,8 @@ def test_dependent_or_unsupported_values_are_not_sums(body, why):
     ("a ~ lap(x, 1); assume(a > 0); t := a;", "assume"),
     ("t := 0; i := 0; while (i < n) { y ~ lap(0, 1); t := t + y; i := i + 2; }", "must end with"),
     ("t := 0; i := 0; while (t < n) { y ~ lap(0, 1); t := t + y; i := i + 1; }", "must end with"),
+    ("t := 0; i := 0.5; while (i < n) { y ~ lap(0, 1); t := t + y; i := i + 1; }", "must be integers"),
+    ("t := 0; i := 0; while (i < n + 0.5) { y ~ lap(0, 1); t := t + y; i := i + 1; }", "must be integers"),
 ])
 def test_unsupported_shapes(body, why):
     with pytest.raises(NotApplicable) as info:

@@ -74,7 +74,7 @@ def main(argv=None) -> int:
             records.append(rec)
             show(rec)
             if report is not None:
-                pc = next((p for p in report.programs if p.name == pr.name), None)
+                pc = next((p for p in report.programs if p.name.split(" (")[0] == pr.name), None)
                 if pc is not None:
                     certs.append({"file": rel, "program": pr.name, "prove_s": round(pr.time_s, 3),
                                   "check_s": round(pc.seconds, 3), "obligations": pc.obligations,

@@ -62,30 +62,6 @@ def decode_conc(c: Any, where: str) -> ConcCert:
         raise MalformedConc(f"{where}: malformed concentration proof ({exc})") from None
 
 
-def _fill_hole(e: A.Expr, value: A.Expr) -> A.Expr:
-    from tamp.prover.exprs import subst
-
-    if isinstance(e, A.Hole):
-        return value
-    return subst(_replace_holes(e), {"?": value})
-
-
-def _replace_holes(e):
-    """``?`` as the variable ``?`` (so :func:`subst` can fill it)."""
-    if isinstance(e, A.Hole):
-        return A.Var("?")
-    if not isinstance(e, A.Expr):
-        return e
-    changes = {}
-    for name in A.field_names(type(e)):
-        v = getattr(e, name)
-        if isinstance(v, A.Expr):
-            changes[name] = _replace_holes(v)
-        elif isinstance(v, tuple) and v and isinstance(v[0], A.Expr):
-            changes[name] = tuple(_replace_holes(x) for x in v)
-    return dataclasses.replace(e, **changes) if changes else e
-
-
 def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, timeout_ms, deadline):
     from tamp.prover.conc_proof import claim_of, obligations
     from tamp.prover.concentration import NotApplicable
@@ -103,7 +79,9 @@ def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, 
             raise Rejected("the certificate's margin does not match the source (an `ensures` with `?` needs "
                            "exactly one inferred margin)")
         if has_hole:
-            prog = dataclasses.replace(prog, ensures=tuple(_fill_hole(e, cc.margin) for e in prog.ensures))
+            from tamp.prover.infer import fill_hole
+
+            prog = dataclasses.replace(prog, ensures=tuple(fill_hole(e, cc.margin) for e in prog.ensures))
         if bound is not None:
             claim_bound = bound
         elif isinstance(prog.fails, A.Hole):

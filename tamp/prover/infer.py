@@ -174,7 +174,6 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
     cfa0 = build_cfa(prog0, A.num(0), path, source)
     positive = _positive(cfa0)
     cands: list[tuple[A.Expr, object]] = []
-    notes: list[str] = []
     conc_why = ""
     try:
         claim = claim_of(prog0, cfa0)
@@ -214,7 +213,6 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
         val = f" = {value:.6g}" if value is not None else ""
         res.message = "\n  ".join([f"inferred failure bound: {res.bound}{val} (union bound)"]
                                   + ([res.message] if res.message else []))
-    del notes
     return res
 
 
@@ -332,7 +330,8 @@ def _prove_union(prog0, beta, deadline, path, source, progress):
 # ---------------------------------------------------------------------------- ensures ?
 
 
-def _fill(e: A.Expr, value: A.Expr) -> A.Expr:
+def fill_hole(e: A.Expr, value: A.Expr) -> A.Expr:
+    """``e`` with its ``?`` replaced by ``value``."""
     if isinstance(e, A.Hole):
         return value
     if not isinstance(e, A.Expr):
@@ -341,16 +340,15 @@ def _fill(e: A.Expr, value: A.Expr) -> A.Expr:
     for name in A.field_names(type(e)):
         v = getattr(e, name)
         if isinstance(v, A.Expr):
-            changes[name] = _fill(v, value)
+            changes[name] = fill_hole(v, value)
         elif isinstance(v, tuple) and v and isinstance(v[0], A.Expr):
-            changes[name] = tuple(_fill(x, value) for x in v)
+            changes[name] = tuple(fill_hole(x, value) for x in v)
     return dataclasses.replace(e, **changes) if changes else e
 
 
 def hole_solutions(post: A.Expr, S: str, u: A.Expr, mode: str) -> list[A.Expr]:
     """Values of the hole making the post follow from the mode's deviation bound ``u``."""
     out = []
-    h = A.Var(HOLE)
     for c in conjuncts(post):
         if HOLE not in A.free_vars(c) or not isinstance(c, A.Binary) or c.op not in ("<=", "<", ">=", ">"):
             continue
@@ -370,7 +368,6 @@ def hole_solutions(post: A.Expr, S: str, u: A.Expr, mode: str) -> list[A.Expr]:
         elif HOLE in A.free_vars(lhs) and S in A.free_vars(rhs) and mode == "lower":
             a, k = _linear(rhs, S)
             out.append(solve(lhs, A.Binary("-", a, A.Binary("*", k, u))))
-    del h
     return out
 
 
@@ -382,7 +379,7 @@ def infer_margin(program, bound, deadline, t0, path, source) -> ProofResult:
     if beta is None:
         raise error_at(UnsupportedError, "an `ensures` with `?` needs a failure bound (`fails p` or --bound): "
                        "the margin is inferred for that probability", hole.pos, path, source)
-    ens_h = [_fill(e, A.Var(HOLE)) for e in program.ensures]
+    ens_h = [fill_hole(e, A.Var(HOLE)) for e in program.ensures]
     base = dataclasses.replace(program, ensures=())
     cfa0 = build_cfa(base, beta, path, source)
     positive = _positive(cfa0)
@@ -408,7 +405,7 @@ def infer_margin(program, bound, deadline, t0, path, source) -> ProofResult:
                     if h in tried:
                         continue
                     tried.add(h)
-                    prog_h = dataclasses.replace(program, ensures=tuple(_fill(e, h) for e in program.ensures))
+                    prog_h = dataclasses.replace(program, ensures=tuple(fill_hole(e, h) for e in program.ensures))
                     cfa = build_cfa(prog_h, beta, path, source)
                     res, w = try_concentration(prog_h, cfa, deadline, t0)
                     if res is not None:

@@ -283,24 +283,32 @@ class _Exec:
         env[s.var] = Opaque("loop variable")
 
     def while_loop(self, s: A.While, env) -> None:
+        """``while (i < H)`` / ``(i <= H)`` with ``i := i + 1`` last in the body, or
+        ``while (i > L)`` / ``(i >= L)`` with ``i := i - 1``: the counter runs over a half-open
+        range [a, b) of ``b - a`` values (the side condition ``a <= b`` says the loop runs that
+        many times) and ends at ``b`` counting up, ``a - 1`` counting down."""
         c = s.cond
-        if isinstance(c, A.Binary) and c.op == ">" and isinstance(c.right, A.Var):
-            c = A.Binary("<", c.right, c.left)
+        mirror = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+        if isinstance(c, A.Binary) and c.op in mirror and isinstance(c.right, A.Var) \
+                and not isinstance(c.left, A.Var):
+            c = A.Binary(mirror[c.op], c.right, c.left)  # H > i is i < H
         stmts = list(s.body.stmts)
-        if not (isinstance(c, A.Binary) and c.op == "<" and isinstance(c.left, A.Var) and stmts):
+        if not (isinstance(c, A.Binary) and c.op in mirror and isinstance(c.left, A.Var) and stmts):
             raise NotApplicable(f"line {_line(s)}: only counted loops `while (i < H) {{ …; i := i + 1; }}` "
-                                "are recognised")
+                                "(or counting down to `i > L` with `i := i - 1`) are recognised")
         i = c.left.name
+        up = c.op in ("<", "<=")
+        step = "+" if up else "-"
         last = stmts[-1]
         if not (isinstance(last, A.Assign) and last.targets == (A.Var(i),)
-                and last.value == A.Binary("+", A.Var(i), ONE)):
-            raise NotApplicable(f"line {_line(s)}: the loop body must end with `{i} := {i} + 1;`")
+                and last.value == A.Binary(step, A.Var(i), ONE)):
+            raise NotApplicable(f"line {_line(s)}: the loop body must end with `{i} := {i} {step} 1;`")
         if not self._int(A.Var(i)) or not self._int(c.right):
             # a real counter or bound: the loop runs ceil(H - lo) times, not H - lo
             raise NotApplicable(f"line {_line(s)}: the counter and the bound of a counted loop must be integers")
         init = env.get(i)
-        hi = self.ev(c.right, env)
-        if not isinstance(init, Det) or not isinstance(hi, Det):
+        bnd = self.ev(c.right, env)
+        if not isinstance(init, Det) or not isinstance(bnd, Det):
             raise NotApplicable(f"line {_line(s)}: the counter's start and bound must be deterministic")
         written = set()
         for st in stmts[:-1]:
@@ -309,8 +317,14 @@ class _Exec:
             raise NotApplicable(f"line {_line(s)}: the counter '{i}' is written elsewhere in the body")
         if A.free_vars(c.right) & (written | {i}):
             raise NotApplicable(f"line {_line(s)}: the loop bound changes in the loop")
-        self.loop_body(s, stmts[:-1], i, init.expr, hi.expr, env)
-        env[i] = Det(hi.expr)
+
+        def plus1(e):
+            return A.Binary("+", e, ONE)
+
+        lo, hi = {"<": (init.expr, bnd.expr), "<=": (init.expr, plus1(bnd.expr)),
+                  ">": (plus1(bnd.expr), plus1(init.expr)), ">=": (bnd.expr, plus1(init.expr))}[c.op]
+        self.loop_body(s, stmts[:-1], i, lo, hi, env)
+        env[i] = Det(hi if up else A.Binary("-", lo, ONE))
 
     def _int(self, e: A.Expr) -> bool:
         try:

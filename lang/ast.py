@@ -6,7 +6,7 @@ AST even though positions move.
 
 Expressions
     Num, BoolLit, Var, Index, Unary, Binary, Cond, Call, TupleExpr, SetLit,
-    ListLit, Quant, Sum, Prob, Independent
+    ListLit, Quant, Sum, Prob, Independent, Hole
 Statements
     Assign, Sample, If, While, For, Assume, Skip, VarDecl, Block
 Top level
@@ -228,6 +228,14 @@ class Independent(Expr):
     expr: Expr
     var: str
     values: Optional[Tuple[Expr, ...]] = None
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Hole(Expr):
+    """``?``: a value tamp is asked to infer — ``fails ?`` (the smallest failure bound it can
+    prove) or one constant of an ``ensures`` (``abs(t - s) <= ?``, the smallest margin)."""
+
     pos: Optional[Pos] = _pos()
 
 

@@ -287,6 +287,9 @@ class _ToAst(Transformer_NonRecursive):  # type: ignore[type-arg]
     def prob(self, meta: Any, ch: List[Any]) -> Any:
         return A.Prob(ch[0], ch[1], pos=_pos(meta))
 
+    def hole(self, meta: Any, ch: List[Any]) -> Any:
+        return A.Hole(pos=_pos(meta))
+
     def independent(self, meta: Any, ch: List[Any]) -> Any:
         e, name, values = ch
         return A.Independent(e, str(name), values.items if values is not None else None, pos=_pos(meta))
@@ -346,7 +349,7 @@ def expected_text(terminals: Iterable[str]) -> str:
         keys -= _STATEMENT_START | {"NAME", "("}
     if len(keys & _EXPRESSION_START) >= 5:
         items.append("an expression")
-        keys -= _EXPRESSION_START
+        keys -= _EXPRESSION_START | {"?"}  # `?` (a value to infer) starts an expression too
     if len(keys & _OPERATORS) >= 3:
         items.append("an operator")
         keys -= _OPERATORS

@@ -178,6 +178,9 @@ class _Printer:
         given = f" | {self.expr(e.given, COND, True)}" if e.given is not None else ""
         return f"P({self.expr(e.event, COND, True)}{given})"
 
+    def p_Hole(self, e: A.Hole, tail: bool) -> str:
+        return "?"
+
     def p_Independent(self, e: A.Independent, tail: bool) -> str:
         values = f" in {{{self.items(e.values)}}}" if e.values is not None else ""
         return f"independent({self.expr(e.expr, COND, True)}, {e.var}{values})"

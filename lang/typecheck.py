@@ -416,6 +416,12 @@ class _Checker:
                 raise self.error(f"this value is {_describe(vt)}, but '{e.var}' is {_describe(pt)}", v)
         return A.BOOL
 
+    def e_Hole(self, e: A.Hole, ctx: _Ctx) -> A.Type:
+        if ctx.where not in ("ensures", "bound", "any") or ctx.in_prob:
+            raise self.error("'?' (a value for tamp to infer) may only stand for the whole 'fails' "
+                             "clause or for one constant of an 'ensures' clause", e, UnsupportedError)
+        return A.REAL
+
     def e_Fairness(self, e: A.Fairness, ctx: _Ctx) -> A.Type:
         self._ensures_only(e, ctx, f"'{e.kind}'")
         inner = _Ctx(ctx.where, ctx.bound_vars, True, ctx.density)
@@ -857,7 +863,31 @@ def _check_program(prog: A.Program, path: str, source: Optional[str]) -> Program
     for word, e in (("fails", prog.fails), ("rate", prog.rate), ("reliability", prog.reliability)):
         if e is not None:
             chk.expect(e, _Ctx("bound"), "num", f"the '{word}' clause")
+    _check_holes(prog, chk)
     return types
+
+
+def _check_holes(prog: A.Program, chk: "_Checker") -> None:
+    """``?`` asks tamp for one value: the whole ``fails`` clause, or one constant of one
+    ``ensures`` clause (about a failure bound, not a probability or causal specification)."""
+    holes = [(w, n) for w, es in (("fails", (prog.fails,)), ("ensures", prog.ensures),
+                                  ("rate", (prog.rate,)), ("reliability", (prog.reliability,)))
+             for e in es if e is not None for n in A.walk(e) if isinstance(n, A.Hole)]
+    for where, h in holes:
+        if where in ("rate", "reliability"):
+            raise chk.error(f"'?' cannot stand for the '{where}' clause (only 'fails ?' or one "
+                            "constant of an 'ensures')", h, UnsupportedError)
+        if where == "fails" and prog.fails is not h:
+            raise chk.error("'?' must be the whole 'fails' clause (`fails ?`), not part of it", h,
+                            UnsupportedError)
+    if len(holes) > 1:
+        raise chk.error("only one '?' per program: tamp infers either the failure bound or one "
+                        "margin of an 'ensures', not several values at once", holes[1][1], UnsupportedError)
+    for where, h in holes:
+        if where == "ensures" and any(A.contains(e, (A.Prob, A.Fairness, A.Independent))
+                                      and A.contains(e, A.Hole) for e in prog.ensures):
+            raise chk.error("'?' can only be inferred in a failure-bound 'ensures' clause, not in a "
+                            "probability or causal specification", h, UnsupportedError)
 
 
 def check_file(src: A.SourceFile) -> Dict[str, ProgramTypes]:

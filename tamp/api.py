@@ -192,8 +192,11 @@ def show_claim(e: A.Expr) -> str:
 
 def prove(source_or_path, bound: Union[str, A.Expr, None] = None, timeout: Optional[float] = None,
           program: Optional[str] = None, inputs: Optional[Dict[str, object]] = None,
-          path: Optional[str] = None, progress=None) -> FileResult:
+          path: Optional[str] = None, progress=None, infer: bool = False) -> FileResult:
     """Prove every program of a file (a path, or source text) — the ``tamp prove`` command as a function.
+
+    ``infer=True`` (``--infer``) reads every ``fails`` clause as ``fails ?``: the smallest failure
+    bound tamp can prove is inferred (see :mod:`tamp.prover.infer`).
 
     ``bound`` replaces each program's ``fails`` clause (a string such as ``"p*n"`` or an expression).
     Raises :class:`lang.errors.TampError` for bad input (syntax, types, unknown program).
@@ -207,6 +210,10 @@ def prove(source_or_path, bound: Union[str, A.Expr, None] = None, timeout: Optio
     bound_expr = parse_bound(bound) if isinstance(bound, str) else bound
     if inputs:
         check_known(progs, inputs, src.path)
+    if infer:
+        if bound_expr is not None:
+            raise TampError("--infer asks for the failure bound; it cannot be given with --bound")
+        progs = [infer_bound(p) for p in progs]
     results = []
     deadline = time.monotonic() + timeout if timeout else None
     for prog in progs:
@@ -218,3 +225,13 @@ def prove(source_or_path, bound: Union[str, A.Expr, None] = None, timeout: Optio
     for r in [out] + results:  # the notebook view (tamp.report) lists the source
         r.source = src.text
     return out
+
+
+def infer_bound(prog: A.Program) -> A.Program:
+    """``prog`` with its failure bound asked for (``fails ?``), unless an ``ensures`` already asks
+    for a margin (one value is inferred at a time) or the program has no failure-bound clause."""
+    if any(A.contains(e, A.Hole) for e in prog.ensures) or prog.reliability is not None:
+        return prog
+    if prog.ensures and all(clause_kind(e) != FAILURE for e in prog.ensures):
+        return prog
+    return dataclasses.replace(prog, fails=A.Hole())

@@ -39,7 +39,8 @@ def certify(path: Path, timeout: float):
 
     res = prove(str(path), timeout=timeout)
     cert = json.loads(json.dumps(file_certificate(res, path.read_bytes())))
-    report = check_certificate(decode(cert), parse_file(str(path)), path.read_bytes()) if cert["programs"] else None
+    report = check_certificate(decode(cert), parse_file(str(path)), path.read_bytes()) \
+        if cert["programs"] or cert.get("concentration") else None
     return res, report, len(json.dumps(cert))
 
 
@@ -74,7 +75,7 @@ def main(argv=None) -> int:
             records.append(rec)
             show(rec)
             if report is not None:
-                pc = next((p for p in report.programs if p.name == pr.name), None)
+                pc = next((p for p in report.programs if p.name.split(" (")[0] == pr.name), None)
                 if pc is not None:
                     certs.append({"file": rel, "program": pr.name, "prove_s": round(pr.time_s, 3),
                                   "check_s": round(pc.seconds, 3), "obligations": pc.obligations,

@@ -108,7 +108,7 @@ def check_certificate(cert: Certificate, src: A.SourceFile, source_bytes: bytes,
     if cert.source_sha256 != digest:
         return reject(f"the certificate is for different source text (sha256 {cert.source_sha256[:12]}… "
                       f"recorded, {src.path} has {digest[:12]}…)")
-    if not cert.programs and not cert.probability:
+    if not cert.programs and not cert.probability and not cert.concentration:
         return reject("the certificate contains no proof")
     seen = set()
     for pc in cert.programs:
@@ -122,6 +122,20 @@ def check_certificate(cert: Certificate, src: A.SourceFile, source_bytes: bytes,
         results.append(res)
         if not res.ok:
             return reject(f"{pc.name}: {res.reason}")
+    if cert.concentration:  # failure bounds proved by concentration (see .conc_checker)
+        from .conc_checker import check_conc
+
+        for cc in cert.concentration:
+            if cc.name in seen:
+                return reject(f"program '{cc.name}' is certified twice")
+            seen.add(cc.name)
+            prog = src.program(cc.name)
+            if prog is None:
+                return reject(f"program '{cc.name}' is not in {src.path}")
+            res = check_conc(cc, src, prog, bound, inputs, timeout_ms, deadline)
+            results.append(res)
+            if not res.ok:
+                return reject(f"{cc.name}: {res.reason}")
     from .prob_checker import check_prob
 
     seen = set()
@@ -148,6 +162,8 @@ def check_program(pc: ProgramCert, src: A.SourceFile, prog: A.Program, bound, in
     t0 = time.monotonic()
     out = ProgramCheck(pc.name, False)
     try:
+        if bound is None and isinstance(prog.fails, A.Hole):
+            bound = pc.bound  # `fails ?`: the certificate's bound is the answer it proves
         cfa = claim_cfa(src, prog, bound, inputs)
         out.obligations += check_claim(pc, cfa)
         out.obligations += check_cover(pc.automaton, cfa)

@@ -78,6 +78,7 @@ class Certificate:
     claim: Dict[str, Any]
     programs: List[ProgramCert]
     probability: List[Any] = field(default_factory=list)  # prob_reader.ProbCert
+    concentration: List[Any] = field(default_factory=list)  # conc_checker.ConcCert
 
 
 def load(path: str) -> Certificate:
@@ -132,7 +133,7 @@ def decode(data: Any) -> Certificate:
     if data.get("version") != VERSION:
         raise MalformedCertificate(f"unsupported certificate version {data.get('version')!r} (expected {VERSION})")
     known_keys(data, ("format", "version", "file", "source_sha256", "claim", "programs", "probability",
-                      "not_certified"), "$")
+                      "not_certified", "concentration"), "$")
     sha = _get(data, "source_sha256", str, "$")
     claim = _get(data, "claim", dict, "$")
     known_keys(claim, ("bound", "inputs"), "$.claim")
@@ -144,7 +145,19 @@ def decode(data: Any) -> Certificate:
 
     return Certificate(str(data.get("file", "")), sha, claim,
                        [decode_program(p, f"$.programs[{i}]") for i, p in enumerate(progs)],
-                       [decode_prob(p, f"$.probability[{i}]") for i, p in enumerate(probs)])
+                       [decode_prob(p, f"$.probability[{i}]") for i, p in enumerate(probs)],
+                       _decode_concentration(data.get("concentration", [])))
+
+
+def _decode_concentration(items: Any) -> List[Any]:
+    from .conc_checker import MalformedConc, decode_conc
+
+    if not isinstance(items, list):
+        raise MalformedCertificate("$.concentration: expected a list")
+    try:
+        return [decode_conc(c, f"$.concentration[{i}]") for i, c in enumerate(items)]
+    except MalformedConc as exc:
+        raise MalformedCertificate(str(exc)) from None
 
 
 def decode_program(p: Any, where: str) -> ProgramCert:

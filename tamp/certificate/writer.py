@@ -110,8 +110,12 @@ def file_certificate(file_result, source: bytes, bound: Optional[str] = None,
         "file": file_result.file,
         "source_sha256": source_digest(source),
         "claim": {"bound": bound, "inputs": _jsonable(inputs or {})},
-        "programs": [p.certificate() for p in proved_parts(file_result)],
     }
+    certs = [p.certificate() for p in proved_parts(file_result)]
+    out["programs"] = [c for c in certs if c.get("method") != "concentration"]
+    conc = [c for c in certs if c.get("method") == "concentration"]
+    if conc:  # failure bounds proved by concentration (see .conc_writer)
+        out["concentration"] = conc
     out["probability"], out["not_certified"] = probability_certificates(file_result, source, inputs)
     out["not_certified"] += uncertified_failure_parts(file_result)
     return out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-
+import dataclasses
 import time
 from pathlib import Path
 
@@ -20,6 +20,8 @@ def add_arguments(p):
     p.add_argument("file", help="the .prob file the proof is about")
     p.add_argument("--bound", metavar="EXPR", help="the claim's bound, if the proof was made with --bound")
     add_input_argument(p)
+    p.add_argument("--infer", action="store_true", help="the proof was made with `tamp prove --infer`: "
+                   "accept the certificate's (inferred) failure bound")
     p.add_argument("--timeout", metavar="S", type=seconds, help="time limit for the whole check, in seconds")
     p.add_argument("--solver-timeout", metavar="MS", type=positive_int, default=10000,
                    help="time limit per obligation, in milliseconds (default 10000)")
@@ -30,6 +32,7 @@ def add_arguments(p):
 def run(args) -> int:
     from lang.loader import load, read_bytes
     from tamp.certificate import MalformedCertificate, check_certificate
+    from tamp.api import infer_bound
     from tamp.certificate import load as load_certificate
 
     try:
@@ -38,6 +41,8 @@ def run(args) -> int:
         raise TampError(f"malformed certificate: {exc}", args.certificate) from None
     raw = read_bytes(Path(args.file))  # the certificate names the file by its bytes' hash
     src = load(raw, args.file)
+    if args.infer:
+        src = dataclasses.replace(src, programs=tuple(infer_bound(p) for p in src.programs))
     inputs = checked_inputs(src, list(src.programs), args.input)
     bound = checked_bound(list(src.programs), args.bound)
     import axioms

@@ -18,6 +18,8 @@ HELP = "prove that each program violates its postcondition with probability at m
 def add_arguments(p):
     add_file_arguments(p)
     p.add_argument("--bound", metavar="EXPR", help="failure bound over the inputs, replacing `fails` (e.g. p*n)")
+    p.add_argument("--infer", action="store_true", help="infer the smallest failure bound tamp can prove "
+                   "(as `fails ?`), printed as an expression over the inputs (and its value under --input)")
     p.add_argument("--timeout", metavar="S", type=seconds, help="time limit for the whole run, in seconds")
     p.add_argument("--dot", metavar="DIR", type=output_dir,
                    help="write the failure automata as graphviz files into DIR")
@@ -88,7 +90,7 @@ def _write_certificate(args, result, inputs) -> None:
     except OSError as exc:
         raise TampError(f"cannot write the certificate {args.certificate}: {exc.strerror or exc}") from None
     if not args.json:
-        n = len(cert["programs"]) + len(cert.get("probability", []))
+        n = len(cert["programs"]) + len(cert.get("probability", [])) + len(cert.get("concentration", []))
         print(f"certificate: {n} proof(s) written to {args.certificate}")
         for miss in cert.get("not_certified", []):
             print(f"certificate: note: {miss['reason']}")
@@ -99,6 +101,7 @@ def run(args) -> int:
     progress = for_terminal(args.json)  # a status line on stderr, only on a terminal
     try:
         result = prove(args.file, bound=args.bound, timeout=args.timeout, program=args.program,
+                       infer=getattr(args, "infer", False),
                        inputs=inputs, progress=progress)
     finally:
         if progress is not None:

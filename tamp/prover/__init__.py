@@ -55,6 +55,10 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
     (default: its ``fails`` clause, else 0) for every input satisfying ``requires``."""
     from tamp.cfa import build_cfa
 
+    if _has_hole(program):
+        from .infer import infer_program
+
+        return infer_program(program, bound, timeout, path, source, progress)
     _load_modules()
     t0 = time.monotonic()
     deadline = t0 + timeout if timeout else None
@@ -68,6 +72,11 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
         return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, bound_text,
                            refusal, cfa=cfa)
     try:
+        conc, conc_why = _concentration(program, cfa, deadline, t0)
+        if conc is not None:
+            if notes:
+                conc.message = "\n  ".join("note: " + n for n in notes)
+            return conc
         if cfa.is_acyclic():
             result = _prove_loop_free(program, cfa, deadline, t0, progress)
         else:
@@ -79,6 +88,9 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
 
             vac = unreachable_exit_note(cfa, result.automata[0])
             notes = notes + [vac] if vac else notes
+        if result.verdict != "proved" and conc_why:
+            result.message = "\n  ".join(([result.message] if result.message else [])
+                                         + [f"concentration rules: {conc_why}"])
         if notes:
             result.message = "\n  ".join(["note: " + n for n in notes] + ([result.message] if result.message else []))
         return result
@@ -109,6 +121,16 @@ def conditioning_refusal(cfa, path: str) -> str:
                  "(--input), `tamp prove` decides the conditional bound exactly with the probability engine "
                  "when it can")
     return "\n  ".join(lines)
+def _has_hole(program: A.Program) -> bool:
+    return isinstance(program.fails, A.Hole) or any(A.contains(e, A.Hole) for e in program.ensures)
+
+
+def _concentration(program, cfa, deadline, t0):
+    """The concentration proof hook (:mod:`.conc_proof`): tried first, since it is a handful of
+    solver queries when the program sums independent draws and nothing at all otherwise."""
+    from .conc_proof import try_concentration
+
+    return try_concentration(program, cfa, deadline, t0)
 
 
 def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:

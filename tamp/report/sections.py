@@ -115,6 +115,10 @@ def _part_body(part, prefix: Optional[str], engine: str) -> str:
 
 def _failure_bound_body(r, prefix: Optional[str], engine: str) -> str:
     out = []
+    if getattr(r, "proof", None) is not None and hasattr(r, "applications_json"):  # concentration
+        from .concentration import concentration_body
+
+        out.append(concentration_body(r))
     axioms = getattr(r, "axioms", None) or []
     if axioms:
         rows = []

@@ -498,6 +498,10 @@ class Evaluator:
     def _Independent(self, e, ctx):
         raise self.error("independent(…) is not a sampling property", e)
 
+    def _Hole(self, e, ctx):
+        raise self.error("`?` asks `tamp prove` to infer this value; to simulate, write the value "
+                         "`tamp prove` inferred in its place", e)
+
     def _SetLit(self, e, ctx):
         raise self.error("a set only appears as the argument of unif", e)
 

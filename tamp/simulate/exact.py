@@ -182,6 +182,9 @@ class ExactEvaluator:
             return COMPARISONS[op](x, y)
         s = self._sign(self._arith("-", self._num(x), self._num(y)), node)
         return COMPARISONS[op](s, 0)
+    def _Hole(self, e, b):
+        raise self.error("`fails ?` asks `tamp prove` to infer the bound; to simulate, give one with "
+                         "--bound (e.g. the bound `tamp prove` inferred)", e)
 
     # ---------------------------------------------------------------- leaves
     def _Num(self, e, b):

@@ -54,7 +54,7 @@ def decode_conc(c: Any, where: str) -> ConcCert:
 
     if not isinstance(c, dict) or not isinstance(c.get("program"), str):
         raise MalformedConc(f"{where}: expected an object with a 'program'")
-    keys(c, ("program", "bound", "margin", "sums", "applications"), where)
+    keys(c, ("program", "method", "bound", "bound_text", "margin", "sums", "applications", "obligations"), where)
     for i, s in enumerate(c.get("sums") or []):
         keys(s, ("family", "lines", "blocks"), f"{where}.sums[{i}]")
         for j, b in enumerate(s.get("blocks") or [] if isinstance(s, dict) else []):

@@ -169,5 +169,10 @@ def check_known(progs: Iterable[A.Program], inputs: Dict[str, Value], path: str 
     known = {p.name for prog in progs for p in prog.params}
     extra = sorted(k for k in inputs if k not in known)
     if extra:
+        from .suggest import closest
+
         names = ", ".join(sorted(known)) or "none"
-        raise TampError(f"unknown input(s) {', '.join(extra)} (parameters: {names})", path)
+        near = {k: closest(k, known) for k in extra}
+        hints = [f"'{m}'" if len(extra) == 1 else f"'{m}' for '{k}'" for k, m in near.items() if m]
+        hint = f" (did you mean {', '.join(hints)}?)" if hints else ""
+        raise TampError(f"unknown input(s) {', '.join(extra)}{hint} (parameters: {names})", path)

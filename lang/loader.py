@@ -87,8 +87,11 @@ def select(src: A.SourceFile, name: Optional[str] = None) -> List[A.Program]:
         return list(src.programs)
     progs = [p for p in src.programs if p.name == name]
     if not progs:
+        from .suggest import did_you_mean
+
         names = ", ".join(p.name for p in src.programs) or "none"
-        raise TampError(f"no program named '{name}' (the file has: {names})", src.path)
+        hint = did_you_mean(name, [p.name for p in src.programs])
+        raise TampError(f"no program named '{name}'{hint} (the file has: {names})", src.path)
     return progs
 
 

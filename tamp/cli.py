@@ -14,10 +14,12 @@ import argparse
 import errno
 import importlib
 import os
+import re
 import sys
 
 from lang.errors import TampError
 from lang.recursion import deep_recursion
+from lang.suggest import closest, did_you_mean
 
 from .commands.options import MIN_MEMORY_MB, memory_mb
 from .timelimit import CommandTimeout, time_limit
@@ -35,16 +37,41 @@ class _Parser(argparse.ArgumentParser):
     """argparse that exits with status 2 and one clear line (naming the option; the usage is
     one ``--help`` away)."""
 
+    #: {command name: its parser} (set on the top-level parser by build_parser)
+    commands: dict = {}
+
     def error(self, message):  # pragma: no cover - argparse plumbing
+        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if m:  # a misspelt command (or choice value): argparse 3.11 does not suggest one
+            message += did_you_mean(m.group(1), re.findall(r"'([^']*)'", m.group(2)))
         print(f"{self.prog}: error: {message} (see: {self.prog} --help)", file=sys.stderr)
         sys.exit(EXIT_USAGE)
 
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, with a "did you mean" for each unknown option, among the options of
+        the command it was given to."""
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:
+            target = self.commands.get(getattr(ns, "command", None)) or self
+            options = [o for p in {target, self} for a in p._actions for o in a.option_strings]
+            pairs = [(w.split("=", 1)[0], closest(w.split("=", 1)[0], options)) for w in extras if w.startswith("-")]
+            pairs = [(name, near) for name, near in pairs if near]
+            hints = [f"'{near}'" if len(pairs) == 1 else f"'{near}' for '{name}'" for name, near in pairs]
+            hint = f" (did you mean {', '.join(hints)}?)" if hints else ""
+            target.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+        return ns
+
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     parser = _Parser(prog="tamp", description="tamp: a verifier for probabilistic programs")
+    parser.add_argument("--version", action="version",
+                        version=f"tamp {__version__} (Python {sys.version.split()[0]})")
     parser.add_argument("--max-memory", metavar="MB", type=memory_mb,
                         help="memory guard: stop cleanly (exit 1) when the run needs more than MB megabytes")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands = {}
     for mod_name in COMMANDS:
         try:
             mod = importlib.import_module(f"tamp.commands.{mod_name}")
@@ -55,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
+        commands[mod.NAME] = p
+    parser.commands = commands
     return parser
 
 

@@ -80,7 +80,7 @@ def test_vacuous_and_negative_claims_are_named(tmp_path, capsys):
             "program g(p: real) requires 0 < p && p <= 1 ensures !y fails p - 1 { y ~ bern(p); }")
     code, out, err = run_cli(capsys, ["prove", _file(tmp_path, text), "--timeout", "10"])
     assert "holds vacuously" in out and "negative for some inputs" in out
-    assert "g: PROVED" not in out
+    assert "g: proved" not in out
 
 
 def test_bound_above_one_is_trivially_proved(tmp_path, capsys):

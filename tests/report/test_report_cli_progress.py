@@ -24,7 +24,7 @@ def test_prove_writes_the_report(tmp_path, capsys):
     code = main(["prove", str(src), "--report", str(out)])
     printed = capsys.readouterr().out
     assert code == 0
-    assert f"report: written to {out}" in printed and "coin: PROVED" in printed
+    assert f"report: written to {out}" in printed and "coin: proved  Pr[fail] <= p" in printed
     html = out.read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>") and "prog-coin-L5" in html and "<svg" in html
     assert f"tamp prove {src}" in html  # the command line is recorded

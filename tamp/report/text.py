@@ -79,11 +79,14 @@ def _part_lines(part, file: str, verbosity: int, mixed: bool) -> List[Line]:
         out.extend(_reason_lines(part, file, verbosity, indent))
     elif part.message:  # e.g. "holds vacuously": the engine's own caveat belongs to the verdict
         out.extend(Line(indent + ln.strip(), "detail") for ln in part.message.splitlines())
+    said = {ln.strip() for ln in (part.message or "").splitlines()}
+    rows = [row for row in part.render_text().splitlines()[1:] if row.strip() not in said]
     if part.kind == "probability":  # the claim and its computed value: short, and the reason itself
-        rows = part.render_text().splitlines()[1:]
-        out.extend(Line(indent + row.strip(), "detail") for row in rows if "[" in row or verbosity >= 1)
+        decided = ("[holds]", "[fails]", "[undecided]")
+        out.extend(Line(indent + row.strip(), "detail") for row in rows
+                   if row.rstrip().endswith(decided) or verbosity >= 1)
     elif part.kind != "failure-bound" and verbosity >= 1:
-        out.extend(Line(indent + row.strip(), "detail") for row in part.render_text().splitlines()[1:])
+        out.extend(Line(indent + row.strip(), "detail") for row in rows)
     if verbosity >= 1 and part.kind == "failure-bound":
         out.extend(_proof_summary(part, indent))
     return out

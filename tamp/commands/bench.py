@@ -19,6 +19,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from .console import FileStream
 from .options import output_file, positive_int, seconds
 
 NAME = "bench"
@@ -193,8 +194,19 @@ def run(args) -> int:
         print(f"tamp bench: no .prob files under {' '.join(args.dirs)}", file=sys.stderr)
         return 2
     t0 = time.monotonic()
-    with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
-        results = list(pool.map(lambda f: run_one(f, args.timeout), files))
+    stream = FileStream(len(files))  # one line per finished file on stderr, a progress bar on a terminal
+
+    def one(f):
+        t = time.monotonic()
+        rows = run_one(f, args.timeout)
+        stream.done(str(f), rows, time.monotonic() - t)
+        return rows
+
+    try:
+        with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+            results = list(pool.map(one, files))
+    finally:
+        stream.close()
     rows = []
     for f, rs in zip(files, results):
         exp = expectations(f.read_text(errors="replace"))

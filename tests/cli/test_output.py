@@ -178,3 +178,35 @@ def test_colour_on_a_terminal_unless_no_color(monkeypatch):
     text = tty.getvalue()
     assert "\x1b[" in text  # coloured
     assert re.sub(r"\x1b\[[0-9;]*m", "", text) == line + "\n"  # and otherwise the very same text
+
+
+# --------------------------------------------------------------------------- tamp bench streams
+
+
+def test_bench_streams_one_plain_line_per_file_on_stderr(tmp_path, files):
+    """Piped: one plain line per finished file on stderr (the table on stdout is unchanged)."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("NO_COLOR", None)
+    proc = subprocess.run([sys.executable, "-m", "tamp", "bench", str(files["coin"]), str(files["half"]),
+                           "--timeout", "60"], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("[")]
+    assert len(lines) == 2 and "\x1b[" not in proc.stderr
+    assert lines[0].startswith("[1/2] ") and lines[1].startswith("[2/2] ")
+    assert any(f"{files['coin']}  coin: proved  (" in ln for ln in lines)
+    assert any(f"{files['half']}  half: unknown  (" in ln for ln in lines)
+    assert "program" in proc.stdout and "[1/2]" not in proc.stdout  # the table, as before
+
+
+def test_bench_progress_bar_on_a_terminal():
+    from tamp.commands.console import FileStream
+
+    tty = _Tty()
+    stream = FileStream(2, stream=tty)
+    assert stream.colour
+    stream.done("a.prob", [{"name": "a", "verdict": "proved"}], 0.5)
+    stream.done("b.prob", [{"name": "b", "verdict": "violated"}], 1.5)
+    stream.close()
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", tty.getvalue())
+    assert "[1/2] a.prob  a: proved  (0.50 s)" in text and "[2/2] b.prob  b: violated  (1.50 s)" in text
+    assert "ETA" in text  # the bar, with the time remaining, was drawn

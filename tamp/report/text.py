@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional
 
-from tamp.results import PROVED, UNKNOWN, VIOLATED, VERDICTS
+from tamp.results import PROVED, UNKNOWN, VERDICTS, VIOLATED
 
 from .failed import failure_lines
 from .pretty import simplify_text

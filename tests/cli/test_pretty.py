@@ -1,7 +1,7 @@
 """Formulas shown to people are simplified (sympy), exactly, and mean what they meant."""
 
-from fractions import Fraction
 import random
+from fractions import Fraction
 
 import pytest
 

@@ -18,6 +18,7 @@ engines' (this module only places them).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional
 
@@ -81,13 +82,19 @@ def _part_lines(part, file: str, verbosity: int, mixed: bool) -> List[Line]:
         out.extend(Line(indent + ln.strip(), "detail") for ln in part.message.splitlines())
     said = {ln.strip() for ln in (part.message or "").splitlines()}
     rows = [row for row in part.render_text().splitlines()[1:] if row.strip() not in said]
+    # an inferred bound or margin (`fails ?`, --infer) is the answer itself: always shown
+    out.extend(Line(indent + row.strip(), "") for row in rows if row.strip().startswith("inferred "))
+    rows = [row for row in rows if not row.strip().startswith("inferred ")]
     if part.kind == "probability":  # the claim and its computed value: short, and the reason itself
         decided = ("[holds]", "[fails]", "[undecided]")
         out.extend(Line(indent + row.strip(), "detail") for row in rows
                    if row.rstrip().endswith(decided) or verbosity >= 1)
     elif part.kind != "failure-bound" and verbosity >= 1:
         out.extend(Line(indent + row.strip(), "detail") for row in rows)
-    if verbosity >= 1 and part.kind == "failure-bound":
+    if verbosity >= 1 and hasattr(part, "applications_json"):  # a concentration proof: rules, margins
+        out.extend(Line(indent + _simplify_margin(row[2:] if row.startswith("  ") else row), "detail")
+                   for row in rows)
+    elif verbosity >= 1 and part.kind == "failure-bound":
         out.extend(_proof_summary(part, indent))
     return out
 
@@ -138,6 +145,17 @@ def _proof_summary(part, indent: str) -> List[Line]:
     if flat:
         out.append(Line(indent + "statistics: " + ", ".join(f"{k} {v}" for k, v in flat.items()), "detail"))
     return out
+
+
+_MARGIN = re.compile(r"^(\s*margin u = )(.*), probability f = (.*)$")
+
+
+def _simplify_margin(row: str) -> str:
+    """A concentration rule's ``margin u = …, probability f = …`` with both formulas simplified."""
+    m = _MARGIN.match(row)
+    if not m:
+        return row
+    return f"{m.group(1)}{simplify_text(m.group(2))}, probability f = {simplify_text(m.group(3))}"
 
 
 def _param(p) -> str:

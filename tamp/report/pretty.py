@@ -102,6 +102,7 @@ class _Arith:
     def __init__(self) -> None:
         self.opaque: Dict[str, A.Expr] = {}
         self.names: Dict[str, str] = {}  # sympy symbol name -> tamp variable name
+        self.order: Dict[str, int] = {}  # sympy symbol name -> rank of its first appearance
 
     def simplify(self, e: A.Expr) -> A.Expr:
         import sympy
@@ -124,6 +125,7 @@ class _Arith:
         if isinstance(e, A.Var):
             key = "v_" + e.name.replace("$", "_S_")
             self.names[key] = e.name
+            self.order.setdefault(key, len(self.order))
             return sympy.Symbol(key)
         if isinstance(e, A.Unary) and e.op == "-":
             return -self.to_sympy(e.operand)
@@ -145,6 +147,7 @@ class _Arith:
                 return sympy.Symbol(key)
         key = f"opaque_{len(self.opaque)}"
         self.opaque[key] = e
+        self.order.setdefault(key, len(self.order))
         return sympy.Symbol(key)
 
     # ---------------------------------------------------------------- back to tamp
@@ -176,6 +179,10 @@ class _Arith:
                     return out
                 return A.Call(name, tuple(args))
         raise _Unrepresentable(type(s).__name__)
+
+    def first_seen(self, s) -> int:
+        """Where the first of ``s``'s symbols appeared in the original expression."""
+        return min((self.order.get(x.name, len(self.order)) for x in s.free_symbols), default=-1)
 
     @staticmethod
     def number(v: Fraction) -> A.Expr:
@@ -217,7 +224,7 @@ class _Arith:
             num.append(self.number(Fraction(int(coeff.p))))
         if coeff.q != 1:
             den.append(self.number(Fraction(int(coeff.q))))
-        for f in factors:
+        for f in sorted(factors, key=self.first_seen):  # the factors in the order the user wrote them
             base, exp = f.as_base_exp()
             target = num
             if exp.is_Rational and exp < 0:

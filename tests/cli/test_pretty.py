@@ -11,7 +11,7 @@ from tamp.report.pretty import simplify_text
 
 
 @pytest.mark.parametrize("text, shown", [
-    ("p / n * (i - 0)", "i * p / n"),
+    ("p / n * (i - 0)", "p * i / n"),
     ("log(1 / (p / n))", "log(n / p)"),
     ("1 - (1 - 3 * r)", "3 * r"),
     ("1 / 4", "0.25"),

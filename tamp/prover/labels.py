@@ -71,6 +71,43 @@ def updated_equalities(stmt, label: List[A.Expr]) -> List[A.Expr]:
     return out
 
 
+def projected_facts(stmt, label: List[A.Expr]) -> List[A.Expr]:
+    """For ``x := e``: the parent's facts that read ``x``, with ``x`` replaced by ``e0`` where the
+    parent knows ``x == e0`` (e0 not reading x) — what they said about the old value of ``x``,
+    which the assignment overwrites (``best == a1`` and ``a2 > best`` give ``a2 > a1`` after
+    ``best := a2``: the comparisons a chain of noisy-max branches has seen stay known)."""
+    if not isinstance(stmt, A.Assign) or not isinstance(stmt.targets[0], A.Var):
+        return []
+    x = stmt.targets[0].name
+    olds = []
+    for c in label:
+        if isinstance(c, A.Binary) and c.op == "==":
+            for lhs, rhs in ((c.left, c.right), (c.right, c.left)):
+                if lhs == A.Var(x) and x not in A.free_vars(rhs):
+                    olds.append(rhs)
+                    break
+    if not olds:
+        return []
+    out = []
+    for c in label:
+        if x not in A.free_vars(c) or (isinstance(c, A.Binary) and c.op == "==" and A.Var(x) in (c.left, c.right)):
+            continue
+        p = subst(c, {x: olds[0]})
+        if p not in out:
+            out.append(p)
+    return out
+
+
+def untouched(stmt, c: A.Expr) -> bool:
+    """Whether ``c`` reads nothing ``stmt`` writes (then λ(parent) ∋ c carries over unchanged:
+    the frame rule; the checker re-verifies it with the rest of the label)."""
+    if isinstance(stmt, A.Assume):
+        return True
+    if isinstance(stmt, (A.Assign, A.Sample)):
+        return not (assigned_names(stmt) & A.free_vars(c))
+    return False
+
+
 def backward_candidates(aut: FailureAutomaton, ensures) -> Dict[int, List[A.Expr]]:
     """For each node, the postcondition's conjuncts pushed back to it along its subtree."""
     post = [c for e in ensures for c in conjuncts(e)]
@@ -109,8 +146,31 @@ def push_back(st, c: A.Expr):
 def label_tree(aut: FailureAutomaton, cfa, enc, valid) -> None:
     """Fill in λ and κ for every node of the tree ``aut`` (axioms already chosen).
 
-    ``valid(formula)`` decides validity under the program's ``requires`` (see Search.valid)."""
-    back = backward_candidates(aut, cfa.ensures)
+    ``valid(formula)`` decides validity under the program's ``requires`` (see Search.valid).
+
+    Two passes. The first offers the postcondition only at the exits: the facts carried
+    forward (branch conditions, assignments, the axioms' ¬bad, and what they say about
+    overwritten variables) often imply it there already, and then the many backward
+    candidates — most of them not valid where they are offered, each such one a solver call
+    answering "sat" — are never asked (a chain of k noisy-max comparisons has 2^(k-1) traces
+    and k² pushed-back comparisons). When some exit misses a conjunct of the postcondition, the
+    tree is labelled again with every backward candidate."""
+    states = observed_states(aut, cfa)
+    post = [c for e in cfa.ensures for c in conjuncts(e)]
+    exits_only = {nid: list(post) for nid in aut.exits}
+    _label(aut, enc, valid, exits_only, states)
+    if all(c in aut.nodes[nid].label for nid in aut.exits for c in post):
+        return
+    _label(aut, enc, valid, backward_candidates(aut, cfa.ensures), states)
+
+
+def _label(aut: FailureAutomaton, enc, valid, back: Dict[int, List[A.Expr]], states) -> None:
+    """One labelling pass with the backward candidates ``back`` (node → candidates)."""
+    fns: Dict[A.Expr, object] = {}
+
+    def refuted_at(nid, c) -> bool:
+        return _refuted(c, states.get(nid, ()), fns)
+
     for nid in aut.topological():
         node = aut.nodes[nid]
         pe = aut.parent_edge(nid)
@@ -118,14 +178,15 @@ def label_tree(aut: FailureAutomaton, cfa, enc, valid) -> None:
             node.kappa = ZERO
             env0 = enc.initial_env()
             node.label = [c for c in back.get(nid, [])
-                          if not z3.is_true(z3.simplify(enc.expr(c, env0))) and valid(enc.expr(c, env0)) == VALID]
+                          if not refuted_at(nid, c) and not z3.is_true(z3.simplify(enc.expr(c, env0)))
+                          and valid(enc.expr(c, env0)) == VALID]
             continue
         parent = aut.nodes[pe.src]
         cost = pe.axiom.cost if (isinstance(pe.stmt, A.Sample) and pe.axiom is not None) else ZERO
         node.kappa = plus(parent.kappa, cost)
         cands: List[A.Expr] = []
         for c in list(parent.label) + forward_facts(pe) + updated_equalities(pe.stmt, parent.label) \
-                + back.get(nid, []):
+                + projected_facts(pe.stmt, parent.label) + back.get(nid, []):
             if c not in cands:
                 cands.append(c)
         env0 = enc.initial_env()
@@ -134,7 +195,13 @@ def label_tree(aut: FailureAutomaton, cfa, enc, valid) -> None:
         st2 = step(enc, st, pe.stmt, pe.axiom)
         ctx = st2.context()
         kept = []
+        inherited = set(parent.label)
         for c in cands:
+            if c in inherited and untouched(pe.stmt, c):
+                kept.append(c)
+                continue
+            if refuted_at(nid, c):
+                continue  # false in a state a bad-event-free run reached here: not valid
             try:
                 cz = enc.expr(c, st2.env)
                 if z3.is_true(z3.simplify(enc.expr(c, env0))):
@@ -145,6 +212,39 @@ def label_tree(aut: FailureAutomaton, cfa, enc, valid) -> None:
             if valid(goal) == VALID:
                 kept.append(c)
         node.label = kept
+
+
+def observed_states(aut, cfa) -> Dict[int, List[dict]]:
+    """Concrete states at the tree's nodes (:func:`tamp.prover.samples.collect_tree_states`)."""
+    from .samples import collect_tree_states, input_points
+
+    try:
+        return collect_tree_states(aut, cfa, input_points(cfa))
+    except Exception:  # a pre-filter only: without states every candidate goes to the solver
+        return {}
+
+
+def _refuted(c: A.Expr, states, fns) -> bool:
+    """Whether ``c`` is false in one of ``states`` (evaluation errors refute nothing)."""
+    if not states:
+        return False
+    from lang.evaluate import EvalError, compile_expr
+
+    fn = fns.get(c)
+    if fn is None:
+        try:
+            fn = fns[c] = compile_expr(c)
+        except Exception:
+            fn = fns[c] = False
+    if fn is False:
+        return False
+    for env in states:
+        try:
+            if fn(env) is False:
+                return True
+        except (EvalError, TypeError, KeyError, ValueError, ZeroDivisionError, OverflowError, IndexError):
+            continue
+    return False
 
 
 def _zero():

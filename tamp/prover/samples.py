@@ -209,3 +209,76 @@ def input_points(cfa, count: int = 40, seed: int = 5) -> List[dict]:
         if len(out) >= count:
             break
     return out
+
+
+#: runs of a loop-free program's trace tree per input point (see :func:`collect_tree_states`)
+TREE_RUNS = 12
+
+
+def collect_tree_states(aut, cfa, points: List[dict], runs: int = TREE_RUNS, seed: int = 13,
+                        per_node: int = PER_NODE) -> Dict[int, List[dict]]:
+    """States observed at each node of a loop-free trace tree on bad-event-free runs.
+
+    A run starts at the root with an input point (uninitialised locals random), follows the
+    edge whose ``assume`` holds, draws every sampling and stops at the first bad event of the
+    sampling's chosen axiom (or when no edge applies). A tree node is a whole path prefix, so a
+    state seen at a node is one the node's label λ must hold in: a candidate false in it can be
+    dropped without a solver call (it would not be valid). Deterministic for a given seed."""
+    rng = random.Random(seed)
+    seen: Dict[int, List[dict]] = {}
+    counts: Dict[int, int] = {}
+    outs: Dict[int, list] = {}
+    for e in aut.edges:
+        if e.back:
+            continue
+        st = e.stmt
+        if isinstance(st, A.Assume):
+            fn, bad = compile_expr(st.cond), None
+        elif isinstance(st, A.Assign):
+            fn, bad = compile_expr(st.value), None
+        else:
+            fn, bad = None, (compile_expr(e.axiom.bad) if e.axiom is not None else None)
+        outs.setdefault(e.src, []).append((e.dst, st, fn, bad))
+
+    def keep(nid, env):
+        c = counts[nid] = counts.get(nid, 0) + 1
+        bucket = seen.setdefault(nid, [])
+        if len(bucket) < per_node:
+            bucket.append(dict(env))
+        elif rng.random() < per_node / c:
+            bucket[rng.randrange(per_node)] = dict(env)
+
+    for point in points:
+        for _ in range(runs):
+            env = {name: point[name] if name in point else _random_value(t, rng) for name, t in cfa.types.items()}
+            nid = aut.root
+            try:
+                while True:
+                    keep(nid, env)
+                    nxt = None
+                    for dst, st, fn, bad in outs.get(nid, ()):
+                        if isinstance(st, A.Assume):
+                            if fn(env) is True:
+                                nxt = dst
+                                break
+                            continue
+                        if isinstance(st, A.Assign):
+                            _store(env, st.targets[0], fn(env))
+                        else:
+                            vals = _draw(st.dist, env, rng)
+                            if vals is None or len(vals) != len(st.targets):
+                                raise EvalError("unsupported distribution")
+                            for t, val in zip(st.targets, vals):
+                                _store(env, t, val)
+                            if bad is not None and bad(env) is True:
+                                raise _Excused()
+                        nxt = dst
+                        break
+                    if nxt is None:
+                        break
+                    nid = nxt
+            except _Excused:
+                continue
+            except (EvalError, TypeError, KeyError, ValueError, ZeroDivisionError, OverflowError, IndexError):
+                continue
+    return seen

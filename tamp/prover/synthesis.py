@@ -25,6 +25,7 @@ from tamp.core.z3expr import to_real
 
 from .automaton import AEdge, FailureAutomaton
 from .candidates import proposals
+from .decide import decide_fresh
 from .exprs import assigned_names
 from .show import show_expr, show_stmt
 from .smt import UNKNOWN, VALID, Encoder, Stats, is_valid
@@ -87,7 +88,14 @@ class Search:
         return int(min(10000, left * 1000))
 
     def valid(self, goal) -> str:
-        return is_valid(goal, self.enc, self.stats, self.ms(), self.hyps)
+        """Validity under ``requires``; an ``unknown`` of the reused, clock-limited solver is
+        asked again of a fresh solver bounded by z3's rlimit (:mod:`.decide`), so a hard query
+        does not change its answer with the machine's load."""
+        r = is_valid(goal, self.enc, self.stats, self.ms(), self.hyps)
+        if r == UNKNOWN:
+            r = decide_fresh(goal, self.enc, self.stats, self.hyps,
+                             timeout_ms=self.ms() if self.deadline is not None else None)
+        return r
 
     def valid_quick(self, goal) -> str:
         """:meth:`valid` with a short time limit (for groups of obligations asked at once)."""

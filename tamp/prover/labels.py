@@ -167,9 +167,17 @@ def label_tree(aut: FailureAutomaton, cfa, enc, valid) -> None:
 def _label(aut: FailureAutomaton, enc, valid, back: Dict[int, List[A.Expr]], states) -> None:
     """One labelling pass with the backward candidates ``back`` (node → candidates)."""
     fns: Dict[A.Expr, object] = {}
+    enc0: Dict[A.Expr, z3.ExprRef] = {}
 
     def refuted_at(nid, c) -> bool:
         return _refuted(c, states.get(nid, ()), fns)
+
+    def at0(c, env0):
+        """``c`` over the initial environment (the same for every node), encoded once."""
+        z = enc0.get(c)
+        if z is None:
+            z = enc0[c] = enc.expr(c, env0)
+        return z
 
     for nid in aut.topological():
         node = aut.nodes[nid]
@@ -185,33 +193,44 @@ def _label(aut: FailureAutomaton, enc, valid, back: Dict[int, List[A.Expr]], sta
         cost = pe.axiom.cost if (isinstance(pe.stmt, A.Sample) and pe.axiom is not None) else ZERO
         node.kappa = plus(parent.kappa, cost)
         cands: List[A.Expr] = []
-        for c in list(parent.label) + forward_facts(pe) + updated_equalities(pe.stmt, parent.label) \
-                + projected_facts(pe.stmt, parent.label) + back.get(nid, []):
+        # facts true after the edge by construction (the assume's condition, x == e after x := e,
+        # the axiom's ¬bad, and the rewritten equalities and projections of the parent's facts):
+        # kept without a solver call — the checker's STEP rule verifies them with the rest
+        made = forward_facts(pe) + updated_equalities(pe.stmt, parent.label) + projected_facts(pe.stmt, parent.label)
+        for c in list(parent.label) + made + back.get(nid, []):
             if c not in cands:
                 cands.append(c)
+        by_construction = set(made)
         env0 = enc.initial_env()
-        st = StepState(env0, [enc.expr(c, env0) for c in parent.label], [], None, [])
+        st = StepState(env0, [at0(c, env0) for c in parent.label], [], None, [])
         st.omega = _zero()
         st2 = step(enc, st, pe.stmt, pe.axiom)
         ctx = st2.context()
-        kept = []
+        kept, asked = [], []
         inherited = set(parent.label)
         for c in cands:
             if c in inherited and untouched(pe.stmt, c):
                 kept.append(c)
                 continue
-            if refuted_at(nid, c):
+            if c not in by_construction and refuted_at(nid, c):
                 continue  # false in a state a bad-event-free run reached here: not valid
             try:
                 cz = enc.expr(c, st2.env)
-                if z3.is_true(z3.simplify(enc.expr(c, env0))):
+                if z3.is_true(z3.simplify(at0(c, env0))):
                     continue  # trivially true: says nothing
             except Exception:  # a candidate the encoder cannot express is simply not used
                 continue
-            goal = z3.Implies(ctx, cz)
-            if valid(goal) == VALID:
+            if c in by_construction:
                 kept.append(c)
-        node.label = kept
+                continue
+            asked.append((c, cz))
+        # the others are asked together first (valid exactly when each one is: at an exit the
+        # postcondition's conjuncts usually all follow, in one query), then one by one
+        if len(asked) > 1 and valid(z3.Implies(ctx, z3.And(*[cz for _c, cz in asked]))) == VALID:
+            kept.extend(c for c, _cz in asked)
+        else:
+            kept.extend(c for c, cz in asked if valid(z3.Implies(ctx, cz)) == VALID)
+        node.label = [c for c in cands if c in set(kept)]
 
 
 def observed_states(aut, cfa) -> Dict[int, List[dict]]:

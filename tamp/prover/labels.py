@@ -166,18 +166,18 @@ def label_tree(aut: FailureAutomaton, cfa, enc, valid) -> None:
 
 def _label(aut: FailureAutomaton, enc, valid, back: Dict[int, List[A.Expr]], states) -> None:
     """One labelling pass with the backward candidates ``back`` (node → candidates)."""
-    fns: Dict[A.Expr, object] = {}
-    enc0: Dict[A.Expr, z3.ExprRef] = {}
+    fns: Dict[int, tuple] = {}   # id(candidate) → (candidate, compiled): ids, since hashing a deep
+    enc0: Dict[int, tuple] = {}  # expression recurses; the candidate is kept, so its id stays its own
 
     def refuted_at(nid, c) -> bool:
         return _refuted(c, states.get(nid, ()), fns)
 
     def at0(c, env0):
         """``c`` over the initial environment (the same for every node), encoded once."""
-        z = enc0.get(c)
-        if z is None:
-            z = enc0[c] = enc.expr(c, env0)
-        return z
+        hit = enc0.get(id(c))
+        if hit is None:
+            hit = enc0[id(c)] = (c, enc.expr(c, env0))
+        return hit[1]
 
     for nid in aut.topological():
         node = aut.nodes[nid]
@@ -200,14 +200,14 @@ def _label(aut: FailureAutomaton, enc, valid, back: Dict[int, List[A.Expr]], sta
         for c in list(parent.label) + made + back.get(nid, []):
             if c not in cands:
                 cands.append(c)
-        by_construction = set(made)
+        by_construction = made  # lists, not sets: hashing a deep expression recurses
         env0 = enc.initial_env()
         st = StepState(env0, [at0(c, env0) for c in parent.label], [], None, [])
         st.omega = _zero()
         st2 = step(enc, st, pe.stmt, pe.axiom)
         ctx = st2.context()
         kept, asked = [], []
-        inherited = set(parent.label)
+        inherited = parent.label
         for c in cands:
             if c in inherited and untouched(pe.stmt, c):
                 kept.append(c)
@@ -230,17 +230,19 @@ def _label(aut: FailureAutomaton, enc, valid, back: Dict[int, List[A.Expr]], sta
             kept.extend(c for c, _cz in asked)
         else:
             kept.extend(c for c, cz in asked if valid(z3.Implies(ctx, cz)) == VALID)
-        node.label = [c for c in cands if c in set(kept)]
+        node.label = [c for c in cands if any(c is k for k in kept)]
 
 
 def observed_states(aut, cfa) -> Dict[int, List[dict]]:
     """Concrete states at the tree's nodes (:func:`tamp.prover.samples.collect_tree_states`)."""
     from .samples import collect_tree_states, input_points
 
+    from lang.evaluate import EvalError
+
     try:
         return collect_tree_states(aut, cfa, input_points(cfa))
-    except Exception:  # a pre-filter only: without states every candidate goes to the solver
-        return {}
+    except (EvalError, TypeError, ValueError, KeyError, IndexError, RecursionError):
+        return {}  # a pre-filter only: without states every candidate goes to the solver
 
 
 def _refuted(c: A.Expr, states, fns) -> bool:
@@ -249,19 +251,21 @@ def _refuted(c: A.Expr, states, fns) -> bool:
         return False
     from lang.evaluate import EvalError, compile_expr
 
-    fn = fns.get(c)
-    if fn is None:
+    hit = fns.get(id(c))
+    if hit is None:
         try:
-            fn = fns[c] = compile_expr(c)
-        except Exception:
-            fn = fns[c] = False
+            hit = fns[id(c)] = (c, compile_expr(c))
+        except (EvalError, TypeError, ValueError, KeyError, RecursionError):
+            hit = fns[id(c)] = (c, False)
+    fn = hit[1]
     if fn is False:
         return False
     for env in states:
         try:
             if fn(env) is False:
                 return True
-        except (EvalError, TypeError, KeyError, ValueError, ZeroDivisionError, OverflowError, IndexError):
+        except (EvalError, TypeError, KeyError, ValueError, ZeroDivisionError, OverflowError, IndexError,
+                RecursionError):
             continue
     return False
 

@@ -235,9 +235,9 @@ def _label(aut: FailureAutomaton, enc, valid, back: Dict[int, List[A.Expr]], sta
 
 def observed_states(aut, cfa) -> Dict[int, List[dict]]:
     """Concrete states at the tree's nodes (:func:`tamp.prover.samples.collect_tree_states`)."""
-    from .samples import collect_tree_states, input_points
-
     from lang.evaluate import EvalError
+
+    from .samples import collect_tree_states, input_points
 
     try:
         return collect_tree_states(aut, cfa, input_points(cfa))

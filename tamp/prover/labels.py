@@ -158,16 +158,23 @@ def label_tree(aut: FailureAutomaton, cfa, enc, valid) -> None:
     states = observed_states(aut, cfa)
     post = [c for e in cfa.ensures for c in conjuncts(e)]
     exits_only = {nid: list(post) for nid in aut.exits}
-    _label(aut, enc, valid, exits_only, states)
+    _label(aut, enc, valid, exits_only, states, ask_overwritten=False)
     if all(c in aut.nodes[nid].label for nid in aut.exits for c in post):
         return
     _label(aut, enc, valid, backward_candidates(aut, cfa.ensures), states)
 
 
-def _label(aut: FailureAutomaton, enc, valid, back: Dict[int, List[A.Expr]], states) -> None:
-    """One labelling pass with the backward candidates ``back`` (node → candidates)."""
+def _label(aut: FailureAutomaton, enc, valid, back: Dict[int, List[A.Expr]], states,
+           ask_overwritten: bool = True) -> None:
+    """One labelling pass with the backward candidates ``back`` (node → candidates). Without
+    ``ask_overwritten`` a parent's fact about a variable the edge assigns is dropped unasked
+    (its projection onto the old value is kept; the fact itself rarely survives, and each
+    such query is a solver call answering "sat")."""
     fns: Dict[int, tuple] = {}   # id(candidate) → (candidate, compiled): ids, since hashing a deep
     enc0: Dict[int, tuple] = {}  # expression recurses; the candidate is kept, so its id stays its own
+
+    def back_has(nid, c) -> bool:
+        return any(c is b or c == b for b in back.get(nid, ()))
 
     def refuted_at(nid, c) -> bool:
         return _refuted(c, states.get(nid, ()), fns)
@@ -211,6 +218,9 @@ def _label(aut: FailureAutomaton, enc, valid, back: Dict[int, List[A.Expr]], sta
         for c in cands:
             if c in inherited and untouched(pe.stmt, c):
                 kept.append(c)
+                continue
+            if not ask_overwritten and c in inherited and c not in by_construction \
+                    and not back_has(nid, c):
                 continue
             if c not in by_construction and refuted_at(nid, c):
                 continue  # false in a state a bad-event-free run reached here: not valid

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import sys
 from fractions import Fraction
-from typing import Dict, List
 
-from lang import ast as A
 from lang.errors import TampError
-from lang.parser import parse_file, parse_number
+from lang.inputs import parse_inputs, parse_value  # noqa: F401  (the commands' --input helpers)
+from lang.parser import parse_file
 
 
 def add_file_arguments(p, inputs=True):
@@ -37,38 +36,6 @@ def load_programs(args) -> tuple:
             names = ", ".join(p.name for p in src.programs) or "none"
             raise TampError(f"no program named '{args.program}' (the file has: {names})", args.file)
     return src, progs
-
-
-def parse_value(text: str, name: str = "input"):
-    """An input value: integer/decimal (exact Fraction or int), true/false, or a list ``[1, 2.5]``."""
-    t = text.strip()
-    if t in ("true", "false"):
-        return t == "true"
-    if t.startswith("[") and t.endswith("]"):
-        inner = t[1:-1].strip()
-        return [parse_value(x, name) for x in inner.split(",")] if inner else []
-    neg = t.startswith("-")
-    body = t[1:] if neg else t
-    try:
-        n = parse_number(body)
-    except (ValueError, ZeroDivisionError):
-        raise TampError(f"bad value for {name}: {text!r} (expected a number, true/false or [..])", "--input") from None
-    v = int(n.value) if n.is_int else n.value
-    return -v if neg else v
-
-
-def parse_inputs(items: List[str]) -> Dict[str, object]:
-    """``["n=8", "q=[1,2]"]`` → ``{"n": 8, "q": [1, 2]}``."""
-    out: Dict[str, object] = {}
-    for item in items:
-        if "=" not in item:
-            raise TampError(f"--input expects NAME=VALUE, got {item!r}", "--input")
-        k, v = item.split("=", 1)
-        k = k.strip()
-        if not k.isidentifier():
-            raise TampError(f"{k!r} is not a name", "--input")
-        out[k] = parse_value(v, k)
-    return out
 
 
 def jsonable(x):

@@ -78,7 +78,7 @@ class CFA:
     # ------------------------------------------------------------------ output
     def to_text(self) -> str:
         """Nodes with their source line, then every edge with its statement."""
-        from tamp.prover.show import show_expr, show_stmt
+        from .show import show_expr, show_stmt
 
         g = self.graph
         lines = [f"CFA of {self.name}: {g.number_of_nodes()} nodes, {g.number_of_edges()} edges; "
@@ -102,7 +102,7 @@ class CFA:
 
     def to_dot(self) -> str:
         """Graphviz text: nodes labelled with their number and source line, edges with statements."""
-        from tamp.prover.show import show_stmt
+        from .show import show_stmt
 
         out = [f'digraph "{self.name}" {{', "  node [shape=circle, fontsize=10];"]
         for n, d in self.graph.nodes(data=True):
@@ -117,7 +117,7 @@ class CFA:
         return "\n".join(out) + "\n"
 
     def to_json(self) -> dict:
-        from tamp.prover.show import show_expr, show_stmt
+        from .show import show_expr, show_stmt
 
         return {
             "name": self.name, "entry": self.entry, "exit": self.exit, "loop_heads": list(self.loop_heads),

@@ -79,7 +79,7 @@ class CheckReport:
 
 
 def _show(e) -> str:
-    from tamp.prover.show import show_expr
+    from tamp.show import show_expr
 
     return show_expr(e)
 
@@ -266,7 +266,7 @@ def split_cycle(aut: CertAutomaton) -> Optional[int]:
 
 
 def _stmt_text(st) -> str:
-    from tamp.prover.show import show_stmt
+    from tamp.show import show_stmt
 
     return show_stmt(st)
 

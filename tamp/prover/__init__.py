@@ -24,7 +24,7 @@ from lang.errors import UnsupportedError, error_at
 
 from .automaton import TooLarge, unfold_tree
 from .result import ProofResult, axioms_table
-from .show import show_expr
+from ..show import show_expr
 
 __all__ = ["prove_program", "ProofResult"]
 

@@ -37,7 +37,7 @@ import z3
 
 from lang import ast as A
 
-from .show import show_stmt
+from ..show import show_stmt
 from .smt import VALID, conj, substitute_all, to_real
 from .trace import StepState, step
 

@@ -19,7 +19,7 @@ import z3
 from lang import ast as A
 from lang.errors import TampError, UnsupportedError, error_at
 
-from .show import show_expr
+from ..show import show_expr
 from .smt import INVALID, VALID, Encoder, Stats, is_valid, to_real
 
 _TIMEOUT_MS = 2000

@@ -37,7 +37,7 @@ import networkx as nx
 from lang import ast as A
 
 from .exprs import ZERO, conjuncts, iterations_done, plus, subst
-from .show import show_expr
+from ..show import show_expr
 
 
 class NoKappa(Exception):

@@ -40,7 +40,7 @@ from .invariants import Batch, candidate_pool, explain_user_invariants, houdini,
 from .kappa import Kappa, NoKappa, compute_kappa
 from .samples import collect_states, input_points
 from .result import ProofResult, axioms_table
-from .show import show_expr
+from ..show import show_expr
 from .liveness import live_variables
 from .smt import VALID, Encoder, Stats, is_valid
 from .synthesis import Timeout

@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional
 from tamp.results import ProgramResult
 
 from .automaton import axiom_json
-from .show import show_stmt
+from ..show import show_stmt
 
 
 @dataclass
@@ -39,7 +39,7 @@ class ProofResult(ProgramResult):
         if self.failed_trace:
             out["failed_trace"] = self.failed_trace
         if self.facts:
-            from .show import show_expr
+            from ..show import show_expr
 
             out["facts"] = [show_expr(f) for f in self.facts]
         out["obligations"] = {"total": len(self.obligations),

@@ -27,7 +27,7 @@ from lang import ast as A
 from .automaton import AEdge, FailureAutomaton
 from .candidates import proposals
 from .exprs import assigned_names
-from .show import show_expr, show_stmt
+from ..show import show_expr, show_stmt
 from .smt import UNKNOWN, VALID, Encoder, Stats, is_valid
 from .trace import StepState, initial_state, prefix_goal, step, trace_goal
 

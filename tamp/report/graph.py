@@ -73,7 +73,7 @@ def shorten(text: str, width: int = 48) -> str:
 def automaton_graph(aut) -> Graph:
     """The failure automaton ``aut`` (:class:`tamp.prover.automaton.FailureAutomaton`) as a
     graph: nodes show ``λ`` and ``κ``; sampling edges show their axiom family and cost."""
-    from tamp.prover.show import show_expr, show_stmt
+    from tamp.show import show_expr, show_stmt
 
     g = Graph(aut.name, root=f"q{aut.root}")
     for nid in node_order(aut):
@@ -101,7 +101,7 @@ def automaton_graph(aut) -> Graph:
 def cfa_graph(cfa, failed_nodes=()) -> Graph:
     """The control-flow automaton (drawn for a failed proof, which has no failure automaton);
     ``failed_nodes`` (CFA node numbers) get the class ``failed``."""
-    from tamp.prover.show import show_stmt
+    from tamp.show import show_stmt
 
     g = Graph(cfa.name, root=f"n{cfa.entry}")
     for n, d in cfa.graph.nodes(data=True):

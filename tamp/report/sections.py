@@ -166,7 +166,7 @@ def _failure_box(fl, prefix: Optional[str]) -> str:
 
 def _automaton_block(aut, engine: str) -> str:
     """The automaton drawn, a legend, and its full node labels in a table."""
-    from tamp.prover.show import show_expr
+    from tamp.show import show_expr
 
     if len(aut.nodes) <= MAX_DRAWN:
         svg, used = draw(automaton_graph(aut), engine)

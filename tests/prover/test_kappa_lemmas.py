@@ -7,7 +7,7 @@ from lang.parser import parse, parse_expr
 from tamp.cfa import build_cfa
 from tamp.prover.kappa import compute_kappa, simplify
 from tamp.prover.loops import _loops, by_index_sum
-from tamp.prover.show import show_expr
+from tamp.show import show_expr
 from tamp.prover.smt import Encoder, Stats, is_valid
 
 FLAG = """

@@ -18,28 +18,18 @@ combines them (violated if any is violated, proved if all are proved).
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import os
 import time
-from fractions import Fraction
 from typing import Dict, List, Optional, Union
 
 from lang import ast as A
 from lang.errors import TampError, UnsupportedError, error_at
+from lang.inputs import fix_inputs
 from lang.parser import parse, parse_expr, parse_file
+from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind
 
+from . import causal, prob, prover
 from .results import PROVED, UNKNOWN, VIOLATED, FileResult, ProgramResult
-
-FAILURE, PROBABILITY, CAUSAL = "failure-bound", "probability", "causal"
-
-
-def clause_kind(e: A.Expr) -> str:
-    """Which engine decides one ``ensures`` clause."""
-    if A.contains(e, (A.Prob, A.Fairness)):
-        return PROBABILITY
-    if A.contains(e, A.Independent):
-        return CAUSAL
-    return FAILURE
 
 
 def _load(source_or_path: Union[str, A.SourceFile, A.Program], path: Optional[str]) -> A.SourceFile:
@@ -59,44 +49,6 @@ def _typecheck(src: A.SourceFile) -> None:
     except ImportError:  # pragma: no cover - during bring-up
         return
     check_file(src)
-
-
-def _literal(value, name: str) -> A.Expr:
-    if isinstance(value, bool):
-        return A.BoolLit(value)
-    if isinstance(value, int):
-        return A.num(value)
-    if isinstance(value, Fraction):
-        return A.Num(value, False)
-    raise TampError(f"--input {name}: only numbers and true/false can be fixed for the prover")
-
-
-def fix_inputs(prog: A.Program, inputs: Dict[str, object]) -> A.Program:
-    """Add ``requires name == value`` for each fixed scalar input (the claim is then about those)."""
-    extra = []
-    for name, value in inputs.items():
-        if prog.param(name) is None:
-            raise TampError(f"--input {name}: program '{prog.name}' has no parameter '{name}'")
-        if isinstance(value, list):
-            for i, v in enumerate(value):
-                extra.append(A.Binary("==", A.Index(A.Var(name), A.num(i)), _literal(v, name)))
-            continue
-        extra.append(A.Binary("==", A.Var(name), _literal(value, name)))
-    return dataclasses.replace(prog, requires=prog.requires + tuple(extra))
-
-
-def _engine(kind: str):
-    """The engine function for a kind, or None when that engine is not installed."""
-    mod_name, fn = {FAILURE: ("tamp.prover", "prove_program"),
-                    PROBABILITY: ("tamp.prob", "decide_program"),
-                    CAUSAL: ("tamp.causal", "certify_program")}[kind]
-    try:
-        mod = importlib.import_module(mod_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and mod_name.startswith(exc.name):
-            return None
-        raise
-    return getattr(mod, fn, None)
 
 
 def combine(name: str, parts: List[ProgramResult]) -> ProgramResult:
@@ -122,30 +74,28 @@ def prove_program(prog: A.Program, bound: Optional[A.Expr] = None, timeout: Opti
     for e in prog.ensures:
         groups.setdefault(clause_kind(e), []).append(e)
     if prog.reliability is not None or not groups:
-        groups.setdefault(FAILURE, [])
-    if bound is not None and FAILURE not in groups:
+        groups.setdefault(FAILURE_BOUND, [])
+    if bound is not None and FAILURE_BOUND not in groups:
         raise TampError("--bound applies to failure-bound specifications, and this program has none", path)
     parts = []
     deadline = time.monotonic() + timeout if timeout else None
     for kind, clauses in groups.items():
         sub = dataclasses.replace(prog, ensures=tuple(clauses))
-        if kind != FAILURE:
+        if kind != FAILURE_BOUND:
             sub = dataclasses.replace(sub, fails=None)
         left = max(deadline - time.monotonic(), 0.01) if deadline else None
-        fn = _engine(kind)
         t0 = time.monotonic()
-        if fn is None:
-            parts.append(ProgramResult(prog.name, kind, UNKNOWN, 0.0,
-                                       message=f"the {kind} engine is not installed in this build"))
-            continue
-        if kind == FAILURE:
+        res: ProgramResult
+        if kind == FAILURE_BOUND:
             if inputs:
                 sub = fix_inputs(sub, inputs)
-            res = fn(sub, bound=bound, timeout=left, path=path, source=source, progress=progress)
+            res = prover.prove_program(sub, bound=bound, timeout=left, path=path, source=source,
+                                       progress=progress)
         elif kind == PROBABILITY:
-            res = fn(sub, inputs=inputs or None, timeout=left, path=path, source=source)
+            res = prob.decide_program(sub, inputs=inputs or None, timeout=left, path=path, source=source)
         else:
-            res = fn(sub, options={"timeout": left} if left else None, path=path, source=source)
+            res = causal.certify_program(sub, options={"timeout": left} if left else None, path=path,
+                                         source=source)
         if not res.time_s:
             res.time_s = time.monotonic() - t0
         parts.append(res)

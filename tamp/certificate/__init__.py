@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Dict, Optional
 
-from .checker import CheckReport, check_certificate
-from .reader import MalformedCertificate, decode, load
-from .writer import CertificateError, file_certificate, write_certificate
+from .checker import check_certificate
+from .format import CertificateError, CheckReport, MalformedCertificate
+from .reader import decode, load
+from .writer import file_certificate, write_certificate
 
 __all__ = ["check_certificate", "CheckReport", "MalformedCertificate", "decode", "load",
            "CertificateError", "file_certificate", "write_certificate", "certify_and_check"]

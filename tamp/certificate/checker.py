@@ -30,7 +30,6 @@ re-implements the checks without using the prover's automaton classes or its che
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 import z3
@@ -41,41 +40,10 @@ from lang.serialize import to_json
 from .axiom_tree import TreeError, instances, same_axiom
 from .cfa_form import cfa_form, first_difference
 from .claim import claim_cfa, well_formed_claim
-from .reader import Certificate, CertAutomaton, ProgramCert
+from .format import CheckReport, ProgramCheck, Rejected, source_digest
+from .prob_checker import check_prob
+from .reader import CertAutomaton, Certificate, ProgramCert
 from .solver import VALID, decide
-from .writer import source_digest
-
-
-class Rejected(Exception):
-    """The certificate does not prove the claim; the message says where."""
-
-
-@dataclass
-class ProgramCheck:
-    name: str
-    ok: bool
-    obligations: int = 0
-    reason: str = ""
-    seconds: float = 0.0
-    log: List[str] = field(default_factory=list)
-    notes: List[str] = field(default_factory=list)
-
-
-@dataclass
-class CheckReport:
-    ok: bool
-    programs: List[ProgramCheck]
-    seconds: float
-    reason: str = ""
-
-    @property
-    def obligations(self) -> int:
-        return sum(p.obligations for p in self.programs)
-
-    def summary(self) -> str:
-        if self.ok:
-            return f"OK: {self.obligations} obligations re-checked in {self.seconds:.2f} s"
-        return f"REJECTED: {self.reason}"
 
 
 def _show(e) -> str:
@@ -113,8 +81,6 @@ def check_certificate(cert: Certificate, src: A.SourceFile, source_bytes: bytes,
         results.append(res)
         if not res.ok:
             return reject(f"{pc.name}: {res.reason}")
-    from .prob_checker import check_prob
-
     seen = set()
     for pc in cert.probability:
         if pc.name in seen:

@@ -30,12 +30,19 @@ from typing import Any, Dict, List, Optional, Tuple
 from lang import ast as A
 from lang.serialize import to_json
 
-from .cellmass import Region, components, gauss_transform, rational_text, split_mass, witness_interval
-from .prob_spec import prob_clauses, term_interval, terms_of, verdict_of
+from .cellmass import (
+    Region,
+    components,
+    gauss_transform,
+    rational_text,
+    split_mass,
+    witness_interval,
+)
+from .format import CertificateError
 from .prob_cover import decision_tree
+from .prob_spec import prob_clauses, term_interval, terms_of, verdict_of
 from .prob_witness import WitnessBuilder
 from .replay import Replayer, sample_sites, var_name
-from .writer import CertificateError
 
 DEFAULT_BUDGET_S = 60.0
 MAX_LEAVES = 60_000

@@ -14,11 +14,8 @@ from typing import Any, Dict, List, Optional, Tuple
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json, stmt_from_json
 
-from .writer import FORMAT, VERSION
-
-
-class MalformedCertificate(ValueError):
-    """Not a (well-formed) tamp certificate."""
+from .format import FORMAT, VERSION, MalformedCertificate
+from .prob_reader import decode_prob
 
 
 @dataclass
@@ -132,8 +129,6 @@ def decode(data: Any) -> Certificate:
     probs = data.get("probability", [])
     if not isinstance(probs, list):
         raise MalformedCertificate("$.probability: expected a list")
-    from .prob_reader import decode_prob
-
     return Certificate(str(data.get("file", "")), sha, claim,
                        [decode_program(p, f"programs[{i}]") for i, p in enumerate(progs)],
                        [decode_prob(p, f"probability[{i}]") for i, p in enumerate(probs)])

@@ -24,7 +24,6 @@ ASTs are :mod:`lang.serialize` JSON; TREE is an axiom derivation (:mod:`.axiom_t
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any, Dict, List, Optional
 
@@ -32,18 +31,9 @@ from lang.serialize import to_json
 
 from .axiom_tree import derive
 from .cfa_form import cfa_form
+from .format import FORMAT, VERSION, CertificateError, source_digest
 from .params import param_to_json
-
-FORMAT = "tamp-certificate"
-VERSION = 1
-
-
-class CertificateError(ValueError):
-    """A proof result that cannot be written as a certificate."""
-
-
-def source_digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+from .prob_writer import program_prob_certificate
 
 
 def program_certificate(result) -> Dict[str, Any]:
@@ -129,8 +119,6 @@ def probability_certificates(file_result, source: bytes, inputs: Optional[Dict[s
     if not parts:
         return [], []
     from lang.parser import parse
-
-    from .prob_writer import program_prob_certificate
 
     text = source.decode("utf-8")
     src = parse(text, file_result.file)

@@ -1,5 +1,6 @@
 """The library entry point behind ``tamp prove``: usable directly from a notebook.
 
+>>> import tamp
 >>> r = tamp.prove('''
 ... program coin(p: real)
 ...   requires 0 < p && p <= 1
@@ -18,6 +19,7 @@ combines them (violated if any is violated, proved if all are proved).
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import time
 from typing import Dict, List, Optional, Union
@@ -29,6 +31,7 @@ from lang.parser import parse, parse_expr, parse_file
 from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind
 
 from . import causal, prob, prover
+from .certificate import CheckReport, check_certificate, decode, file_certificate
 from .results import PROVED, UNKNOWN, VIOLATED, FileResult, ProgramResult
 
 
@@ -141,3 +144,14 @@ def _check_bound_vars(prog: A.Program, bound: A.Expr) -> None:
             raise error_at(UnsupportedError, f"--bound mentions '{name}', which is not a parameter of "
                            f"program '{prog.name}' (parameters: {', '.join(sorted(params)) or 'none'})",
                            None, "--bound")
+
+
+def certify_and_check(text: str, bound: Optional[str] = None, inputs: Optional[Dict[str, object]] = None
+                      ) -> CheckReport:
+    """Prove ``text`` (a whole source file), write its certificate in memory, and re-check it —
+    a round trip for tests and notebooks (``tamp prove --certificate``, then ``tamp check-proof``)."""
+    res = prove(text, bound=bound, inputs=inputs, path="<string>")
+    cert = json.loads(json.dumps(file_certificate(res, text.encode("utf-8"), bound, inputs)))
+    src = parse(text, "<string>")
+    b = parse_expr(bound, "--bound") if bound else None
+    return check_certificate(decode(cert), src, text.encode("utf-8"), b, inputs)

@@ -83,7 +83,7 @@ def proved_parts(file_result) -> List[Any]:
     out = []
     for r in file_result.programs:
         for part in getattr(r, "parts", [r]):
-            if part.kind == "failure-bound" and part.verdict == "proved" and hasattr(part, "certificate"):
+            if part.kind == "failure-bound" and part.verdict == "proved":
                 out.append(part)
     return out
 
@@ -96,7 +96,7 @@ def file_certificate(file_result, source: bytes, bound: Optional[str] = None,
         "file": file_result.file,
         "source_sha256": source_digest(source),
         "claim": {"bound": bound, "inputs": _jsonable(inputs or {})},
-        "programs": [p.certificate() for p in proved_parts(file_result)],
+        "programs": [program_certificate(p) for p in proved_parts(file_result)],
     }
     out["probability"], out["not_certified"] = probability_certificates(file_result, source, inputs)
     return out

@@ -1,4 +1,5 @@
-"""The failure-bound prover's result: verdict, axioms, automata, statistics, certificate."""
+"""The failure-bound prover's result: verdict, axioms, automata, statistics (its certificate is
+written by :func:`tamp.certificate.writer.program_certificate`)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from typing import Any, Dict, List, Optional
 
 from tamp.results import ProgramResult
 
-from .automaton import axiom_json
 from ..show import show_stmt
+from .automaton import axiom_json
 
 
 @dataclass
@@ -74,15 +75,6 @@ class ProofResult(ProgramResult):
         for i, a in enumerate(self.automata):
             out[f"{self.name}.automaton{i}"] = a.to_dot()
         return out
-
-    def certificate(self) -> Dict[str, Any]:
-        """Everything a checker needs to re-verify the proof, as JSON data: the CFA, the labelled
-        automaton (λ, κ as exact serialised ASTs), each sampling's axiom as a derivation from
-        the axiom library, and the obligations checked (see :mod:`tamp.certificate.writer`).
-        Raises :class:`tamp.certificate.writer.CertificateError` unless the verdict is "proved"."""
-        from tamp.certificate.writer import program_certificate
-
-        return program_certificate(self)
 
 
 def axioms_table(aut) -> List[Dict[str, Any]]:

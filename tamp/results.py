@@ -9,11 +9,17 @@ subclass it to add their own data (automata, intervals, witnesses …).
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 PROVED, UNKNOWN, VIOLATED = "proved", "unknown", "violated"
 VERDICTS = (PROVED, UNKNOWN, VIOLATED)
+
+#: How a notebook shows results (``program_html``, ``program_svg``, ``file_html``): the report
+#: (:mod:`tamp.report`, a layer above the engines) registers its views here when it is imported;
+#: without them a result shows as its text.
+NOTEBOOK_VIEWS: Dict[str, Callable[..., Any]] = {}
 
 
 @dataclass
@@ -51,19 +57,12 @@ class ProgramResult:
     source = None
 
     def _repr_html_(self) -> str:  # notebooks: the report's section for this program
-        try:
-            from tamp.report import fragment
-        except ImportError:  # pragma: no cover - report package absent
-            import html
-            return "<pre>" + html.escape(self.render_text()) + "</pre>"
-        return fragment(self, self.source)
+        view = NOTEBOOK_VIEWS.get("program_html")
+        return view(self, self.source) if view else "<pre>" + html.escape(self.render_text()) + "</pre>"
 
     def _repr_svg_(self):  # notebooks: the failure automaton, when the result has one
-        try:
-            from tamp.report import automata_svg
-        except ImportError:  # pragma: no cover
-            return None
-        return automata_svg(self)
+        view = NOTEBOOK_VIEWS.get("program_svg")
+        return view(self) if view else None
 
 
 @dataclass
@@ -95,9 +94,5 @@ class FileResult:
     source = None
 
     def _repr_html_(self) -> str:  # notebooks: every program's report section
-        try:
-            from tamp.report import file_fragment
-        except ImportError:  # pragma: no cover
-            import html
-            return "<pre>" + html.escape(self.render_text()) + "</pre>"
-        return file_fragment(self, self.source)
+        view = NOTEBOOK_VIEWS.get("file_html")
+        return view(self, self.source) if view else "<pre>" + html.escape(self.render_text()) + "</pre>"

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from tamp.results import NOTEBOOK_VIEWS
+
 from .drawing import draw
 from .graph import MAX_DRAWN, automaton_graph
 from .page import file_fragment, fragment, render_report, write_report
@@ -42,3 +44,6 @@ def automata_svg(result, engine: str = "auto") -> Optional[str]:
         for aut in getattr(part, "automata", None) or []:
             return automaton_svg(aut, engine) if len(aut.nodes) <= MAX_DRAWN else None
     return None
+
+
+NOTEBOOK_VIEWS.update(program_html=fragment, program_svg=automata_svg, file_html=file_fragment)

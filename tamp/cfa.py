@@ -148,13 +148,6 @@ def infer_types(prog: A.Program) -> Dict[str, A.Type]:
     return dict(check_program(prog).vars)
 
 
-def _set_factors(e) -> List[A.Expr]:
-    """``S1 * S2`` → [S1, S2]; a single set → [S]."""
-    if isinstance(e, A.Binary) and e.op == "*":
-        return _set_factors(e.left) + _set_factors(e.right)
-    return [e] if e is not None else []
-
-
 # ---------------------------------------------------------------------------- building
 
 

@@ -32,12 +32,9 @@ import operator
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
-from lang import ast as A
+import numpy as np
 
-try:  # numpy is a dependency of the project, but keep scalar use independent of it
-    import numpy as np
-except ImportError:  # pragma: no cover
-    np = None
+from lang import ast as A
 
 __all__ = ["EvalError", "evaluate", "compile_expr", "constant_value", "euclid_divmod"]
 
@@ -49,7 +46,7 @@ class EvalError(ValueError):
     """The expression has no value in this environment."""
 
 
-_NDARRAY = np.ndarray if np is not None else ()
+_NDARRAY = np.ndarray
 
 
 def evaluate(expr: A.Expr, env: Env = None) -> Any:
@@ -236,7 +233,7 @@ def _binary(e: A.Binary) -> Fn:
     if fn is None:
         return _fail(f"cannot evaluate operator {op}")
 
-    nd = _NDARRAY if np is not None else None
+    nd = _NDARRAY
 
     def f(env):
         a = left(env)
@@ -310,8 +307,8 @@ def _call(e: A.Call) -> Fn:
         return lambda env: abs(g(env))
     if name in ("min", "max") and n == 2:
         g, h = args
-        pick, npick = (min, np.minimum if np is not None else None) if name == "min" \
-            else (max, np.maximum if np is not None else None)
+        pick, npick = (min, np.minimum) if name == "min" \
+            else (max, np.maximum)
 
         def f(env):
             a, b = g(env), h(env)

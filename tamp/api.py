@@ -29,6 +29,7 @@ from lang.errors import TampError, UnsupportedError, error_at
 from lang.inputs import fix_inputs
 from lang.parser import parse, parse_expr, parse_file
 from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind
+from lang.typecheck import check_file
 
 from . import causal, prob, prover
 from .certificate import CheckReport, check_certificate, decode, file_certificate
@@ -47,10 +48,6 @@ def _load(source_or_path: Union[str, A.SourceFile, A.Program], path: Optional[st
 
 
 def _typecheck(src: A.SourceFile) -> None:
-    try:
-        from lang.typecheck import check_file
-    except ImportError:  # pragma: no cover - during bring-up
-        return
     check_file(src)
 
 

@@ -11,17 +11,18 @@ Exit statuses (shared by every command):
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 
 from lang.errors import TampError
 from lang.recursion import deep_recursion
 
+from .commands import bench, cfa, check, check_proof, fairness, prob, prove, query, simulate, wmi
+
 EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, EXIT_VIOLATED = 0, 1, 2, 3
 
 # Order is the order of `tamp --help`.
-COMMANDS = ["check", "prove", "prob", "simulate", "cfa", "wmi", "query", "fairness", "bench", "check_proof"]
+COMMANDS = [check, prove, prob, simulate, cfa, wmi, query, fairness, bench, check_proof]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,13 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-memory", metavar="MB", type=int,
                         help="memory guard: stop cleanly (exit 1) when the run needs more than MB megabytes")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod_name in COMMANDS:
-        try:
-            mod = importlib.import_module(f"tamp.commands.{mod_name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"tamp.commands.{mod_name}":
-                continue  # command not built yet
-            raise
+    for mod in COMMANDS:
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)

@@ -28,6 +28,7 @@ import z3
 from lang import ast as A
 from lang.errors import ParseError, TampError, UnsupportedError
 from lang.parser import parse_expr
+from tamp.prob import probability
 
 from . import terms as T
 from .dag import compile_dag, evaluate
@@ -303,10 +304,6 @@ def _requires_hold(program, point, sorts, ctx) -> bool:
 
 
 def _ask_probably(program, fact, varies, sorts, beh, mode, theta, ctx, timeout) -> QueryResult:
-    try:
-        from tamp.prob import probability
-    except ImportError:  # pragma: no cover
-        raise UnsupportedError("--probably needs the probability engine (tamp.prob), which is not installed")
     deadline = time.monotonic() + timeout
     undecided = None
     for pt in _points(program, fact, varies, sorts, ctx):

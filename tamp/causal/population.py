@@ -18,6 +18,7 @@ from typing import Callable, Dict, Tuple
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
 from lang.parser import parse_file
+from lang.typecheck import check_file
 
 from . import terms as T
 from .boxes import Box
@@ -33,11 +34,7 @@ def load_population(path_or_program):
     src = parse_file(path_or_program)
     if not src.programs:
         raise UnsupportedError("the population file contains no program", src.path)
-    try:
-        from lang.typecheck import check_file
-        check_file(src)
-    except ImportError:  # pragma: no cover
-        pass
+    check_file(src)
     return src.programs[0], Context(src.path, src.text)
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-
 import time
 
 from lang.errors import TampError
+from lang.typecheck import check_file
 
 NAME = "check-proof"
 HELP = "re-check a proof certificate (written by `tamp prove --certificate`) against its source file"
@@ -45,12 +45,7 @@ def run(args) -> int:
     except UnicodeDecodeError:
         raise TampError(f"{args.file}: the file is not UTF-8 text") from None
     src = parse(text, args.file)
-    try:
-        from lang.typecheck import check_file
-    except ImportError:  # pragma: no cover - during bring-up
-        check_file = None
-    if check_file is not None:
-        check_file(src)
+    check_file(src)
     bound = parse_expr(args.bound, "--bound") if args.bound else None
     import axioms
 

@@ -9,6 +9,7 @@ from fractions import Fraction
 from lang.errors import TampError
 from lang.inputs import parse_inputs, parse_value  # noqa: F401  (the commands' --input helpers)
 from lang.parser import parse_file
+from lang.typecheck import check_file
 
 
 def add_file_arguments(p, inputs=True):
@@ -23,12 +24,7 @@ def add_file_arguments(p, inputs=True):
 def load_programs(args) -> tuple:
     """Parse (and type-check, when the checker exists) ``args.file``; return (SourceFile, [Program])."""
     src = parse_file(args.file)
-    try:
-        from lang.typecheck import check_file
-    except ImportError:  # pragma: no cover - during bring-up
-        check_file = None
-    if check_file is not None:
-        check_file(src)
+    check_file(src)
     progs = list(src.programs)
     if getattr(args, "program", None):
         progs = [p for p in progs if p.name == args.program]

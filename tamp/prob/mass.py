@@ -34,8 +34,11 @@ import time
 from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from tamp.wmi import integrate_polytope
+
 from .dists import Dist, Gauss
-from .interval import INF, Interval, linear_range, down, fadd, fenclose, fmul, fmul_nonneg, fneg, fsum_interval, up
+from .interval import INF, Interval, down, fadd, fenclose, fmul, fmul_nonneg, fneg, fsum_interval, linear_range, up
+from .polydensity import polytope_problem
 
 Con = Tuple[Dict[int, Fraction], Fraction]  # Σ coef[i]·x_i <= rhs
 Bound = Tuple[Optional[Fraction], Optional[Fraction]]
@@ -212,12 +215,6 @@ def _component(dists, trunc, cons, transformed, deadline) -> Node:
 
 def _exact_poly(dists, trunc, cons, deadline) -> Optional[Node]:
     """Exact integral of the product density over the polytope, or None (wmi missing/time out)."""
-    try:
-        from tamp.wmi import integrate_polytope
-    except ImportError:  # pragma: no cover - during bring-up
-        return None
-    from .polydensity import polytope_problem
-
     n = len(dists)
     dens, rows = polytope_problem([d.coeffs for d in dists], trunc,
                                   [(tuple(coef.get(i, ZERO) for i in range(n)), rhs) for coef, rhs in cons])

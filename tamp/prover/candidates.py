@@ -17,16 +17,13 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
+import axioms
 from lang import ast as A
 
 from .exprs import divide, reciprocal
 
 
 def _families(dist: A.Call):
-    try:
-        import axioms
-    except ImportError:  # pragma: no cover
-        return []
     return axioms.families_for(dist)
 
 

@@ -12,19 +12,16 @@ import re
 import shutil
 from typing import Optional
 
+import graphviz
+
 from .graph import Graph
 from .layout import BACK_COLOUR, SPLIT_COLOUR
 
 
 def dot_available() -> bool:
-    """True when graphviz's ``dot`` binary and the ``graphviz`` Python package are both present."""
-    if shutil.which("dot") is None:
-        return False
-    try:
-        import graphviz  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """True when graphviz's ``dot`` binary is installed (the ``graphviz`` Python package, which
+    runs it, is a dependency)."""
+    return shutil.which("dot") is not None
 
 
 def dot_source(g: Graph) -> str:
@@ -59,8 +56,6 @@ def dot_svg(g: Graph, timeout: float = 20.0) -> Optional[str]:
     """The drawing as an inline ``<svg>`` element, or None when ``dot`` is missing or fails."""
     if not g.nodes or not dot_available():
         return None
-    import graphviz
-
     try:
         raw = graphviz.Source(dot_source(g)).pipe(format="svg", encoding="utf-8")
     except Exception:  # noqa: BLE001 - any failure of the optional renderer means: use ours

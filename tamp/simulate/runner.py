@@ -13,6 +13,7 @@ import numpy as np
 from lang import ast as A
 from lang.errors import TampError, error_at
 from lang.parser import parse, parse_expr, parse_file
+from lang.typecheck import check_program
 
 from .errors import SimulationError
 from .evaluate import Ctx, Evaluator
@@ -20,8 +21,7 @@ from .exact import ExactEvaluator
 from .inputs import convert_inputs, to_numpy
 from .interp import Interpreter
 from .result import CONFIRMED, CONSISTENT, REFUTED, UNDECIDED, SimResult
-from .spec import (IntervalEvaluator, collect_terms, count_term, desugar, expr_text,
-                   is_probability_spec, term_intervals)
+from .spec import IntervalEvaluator, collect_terms, count_term, desugar, expr_text, is_probability_spec, term_intervals
 from .state import State
 from .stats import failure_rate_ci
 from .values import ArrayVal
@@ -58,11 +58,7 @@ def resolve_program(program_or_source, name: Optional[str] = None):
 
 
 def _types(prog: A.Program, path: str, source: Optional[str]) -> Dict[str, A.Type]:
-    """Variable types from the type checker (when it is installed); raises its errors."""
-    try:
-        from lang.typecheck import check_program
-    except ImportError:  # pragma: no cover - during bring-up
-        return {}
+    """Variable types from the type checker; raises its errors."""
     return dict(check_program(prog, path, source).vars)
 
 

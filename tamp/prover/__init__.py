@@ -19,24 +19,28 @@ from __future__ import annotations
 import time
 from typing import List, Optional
 
+import axioms
+import axioms.lemmas  # noqa: F401  (the lemma library, loaded with the prover)
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
+from tamp.cfa import build_cfa
 
-from .automaton import TooLarge, unfold_tree
-from .result import ProofResult, axioms_table
 from ..show import show_expr
+from .automaton import TooLarge, unfold_tree
+from .check import check_automaton
+from .claim import check_claim
+from .labels import label_tree
+from .loops import prove_loops
+from .result import ProofResult, axioms_table
+from .smt import VALID, Encoder, Stats
+from .synthesis import OutOfProposals, Search, Timeout, synthesize
 
 __all__ = ["prove_program", "ProofResult"]
 
 
 def _load_modules() -> None:
-    """Import what every proof uses (the axiom families, the loop prover, the lemma library)
-    before the clock starts: the reported proving time is the proof's, not Python's module
-    loading (which the CLI pays once per process)."""
-    import axioms
-    import axioms.lemmas  # noqa: F401
-    from . import loops  # noqa: F401
-
+    """Load the axiom families before the clock starts: the reported proving time is the
+    proof's, not Python's module loading (which the CLI pays once per process)."""
     axioms.all_families()
 
 
@@ -44,22 +48,17 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
                   path: str = "<string>", source: Optional[str] = None, progress=None) -> ProofResult:
     """Try to prove that ``program`` violates its postcondition with probability at most ``bound``
     (default: its ``fails`` clause, else 0) for every input satisfying ``requires``."""
-    from tamp.cfa import build_cfa
-
     _load_modules()
     t0 = time.monotonic()
     deadline = t0 + timeout if timeout else None
     cfa = build_cfa(program, bound, path, source)
     bound_text = show_expr(cfa.bound)
-    from .claim import check_claim
 
     notes = check_claim(cfa, path, source, bound_from_option=bound is not None)
     try:
         if cfa.is_acyclic():
             result = _prove_loop_free(program, cfa, deadline, t0, progress)
         else:
-            from .loops import prove_loops
-
             result = prove_loops(program, cfa, deadline, t0, progress)
         if notes:
             result.message = "\n  ".join(["note: " + n for n in notes] + ([result.message] if result.message else []))
@@ -74,11 +73,6 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
 
 
 def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
-    from .check import check_automaton
-    from .labels import label_tree
-    from .smt import VALID, Encoder, Stats
-    from .synthesis import OutOfProposals, Search, Timeout, synthesize
-
     stats = Stats()
     enc = Encoder(cfa.types)
     bound_text = show_expr(cfa.bound)

@@ -148,6 +148,4 @@ def label_tree(aut: FailureAutomaton, cfa, enc, valid) -> None:
 
 
 def _zero():
-    import z3
-
     return z3.RealVal(0)

@@ -31,17 +31,18 @@ from typing import Dict, List, NamedTuple, Optional
 import networkx as nx
 
 from lang import ast as A
+from lang.evaluate import EvalError, evaluate
 
-from .automaton import ANode, AEdge, FailureAutomaton
+from ..show import show_expr
+from .automaton import AEdge, ANode, FailureAutomaton
 from .candidates import proposals
 from .check import check_automaton
 from .exprs import conjuncts, iterations_done
 from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
 from .kappa import Kappa, NoKappa, compute_kappa
-from .samples import collect_states, input_points
-from .result import ProofResult, axioms_table
-from ..show import show_expr
 from .liveness import live_variables
+from .result import ProofResult, axioms_table
+from .samples import collect_states, input_points
 from .smt import VALID, Encoder, Stats, is_valid
 from .synthesis import Timeout
 
@@ -186,8 +187,6 @@ def automaton_of(cfa) -> FailureAutomaton:
 
 def _sample_inputs(cfa, count: int = 12, seed: int = 7) -> List[dict]:
     """Input points satisfying ``requires`` (rejection sampling; arrays left out)."""
-    from lang.evaluate import EvalError, evaluate
-
     rng = random.Random(seed)
     out = []
     for _ in range(count * 40):
@@ -213,8 +212,6 @@ def _sample_inputs(cfa, count: int = 12, seed: int = 7) -> List[dict]:
 def _slack(cfa, kap: Kappa, points) -> Optional[float]:
     """Mean relative slack (β - κ(exit)) / β at the sample points with counters at their bounds
     and flags true; None when κ exceeds β at some point (the combination cannot work)."""
-    from lang.evaluate import EvalError, evaluate
-
     k_exit = kap.at.get(cfa.exit)
     if k_exit is None:
         return None

@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional
 
 from tamp.results import ProgramResult
 
-from ..show import show_stmt
+from ..show import show_expr, show_stmt
 from .automaton import axiom_json
 
 
@@ -40,8 +40,6 @@ class ProofResult(ProgramResult):
         if self.failed_trace:
             out["failed_trace"] = self.failed_trace
         if self.facts:
-            from ..show import show_expr
-
             out["facts"] = [show_expr(f) for f in self.facts]
         out["obligations"] = {"total": len(self.obligations),
                               "valid": sum(1 for o in self.obligations if o.status == "valid")}

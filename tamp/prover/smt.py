@@ -17,11 +17,14 @@ import re
 import time
 from dataclasses import dataclass
 from fractions import Fraction
+from types import SimpleNamespace
 from typing import Dict, List, Optional
 
 import z3
+from z3 import z3core
 from z3.z3 import _to_expr_ref
 
+from axioms.lemmas import lemma_instances
 from lang import ast as A
 from lang.errors import UnsupportedError
 
@@ -312,9 +315,6 @@ def _raw_api():
     version is laid out differently."""
     global _RAW
     if _RAW is None:
-        from types import SimpleNamespace
-        from z3 import z3core
-
         names = ["Z3_get_sort", "Z3_get_sort_kind", "Z3_get_ast_id", "Z3_get_ast_kind", "Z3_get_app_num_args", "Z3_get_app_decl",
                  "Z3_get_decl_kind", "Z3_func_decl_to_ast", "Z3_get_symbol_string",
                  "Z3_get_decl_name", "Z3_get_app_arg", "Z3_get_quantifier_body"]
@@ -376,8 +376,6 @@ def lemmas_for(apps: List[z3.ExprRef], enc: Encoder) -> list:
     of one proof mention the same few log/exp terms (the lemmas are facts about the terms
     alone, so the same set of terms always gets the same lemmas). The applications are kept
     with the entry, so their ids stay theirs."""
-    from axioms.lemmas import lemma_instances
-
     if not apps:
         return []
     cache = enc.__dict__.setdefault("_lemmas", {})

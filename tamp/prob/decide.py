@@ -16,14 +16,15 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple, Union
 
 from lang import ast as A
-from lang.printer import print_expr
 from lang.errors import TampError, UnsupportedError, error_at
-
+from lang.parser import parse, parse_expr
+from lang.printer import print_expr
 from tamp.logic3 import compare_intervals, connective, not3
 from tamp.results import PROVED, UNKNOWN, VIOLATED
 
+from .independence import independent
 from .interval import Interval
-from .mass import Node, Product
+from .mass import Node
 from .paths import Executor
 from .result import ClauseReport, ProbResult, TermReport
 from .terms import CellMasses, Term, make_term
@@ -121,7 +122,6 @@ class SpecEval:
         complementary = (y.given == A.Unary("!", x.given) or x.given == A.Unary("!", y.given))
         if not complementary or a is None or b is None or a.lo <= 0 or b.lo <= 0:
             return False
-        from .independence import independent
 
         return independent(self.program, x.event, x.given)
 
@@ -256,7 +256,6 @@ def probability(program: Union[A.Program, str], event: Union[A.Expr, str], given
                 timeout: float = 30.0) -> Union[Fraction, Interval]:
     """P(event | given) at the exit of ``program``: a Fraction when exact, else a certified
     Interval of width <= ``tolerance`` (or whatever was reached by ``timeout``)."""
-    from lang.parser import parse, parse_expr
     if isinstance(program, str):
         src = parse(program)
         program = src.programs[0]

@@ -25,18 +25,21 @@ identical continuous cells is computed once.
 
 from __future__ import annotations
 
-import dataclasses
+import math
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
+
+import z3
 
 from lang import ast as A
 from lang.errors import TampError, UnsupportedError, error_at
 
 from .dists import Dist, Expo, Gauss, Laplace, PolyDensity, exp_interval
 from .interval import Interval
-from .symbolic import (Affine, Formula, Lit, And, Or, Not, as_affine, cases, compare, f_and, f_iff,
-                       f_not, f_or, simplify)
+from .polydensity import density_coeffs
+from .symbolic import Affine, And, Formula, Lit, Not, Or, as_affine, cases, compare, f_and, f_iff, f_not, f_or, simplify
 
 MAX_ITERATIONS = 100_000
 MAX_PATHS = 200_000
@@ -318,7 +321,6 @@ class Executor:
     def feasible(self, p: Path) -> bool:
         """Whether the open cell {strict constraints} is non-empty (z3 over the rationals;
         ``unknown`` counts as feasible, so only provably empty cells are dropped)."""
-        import z3
         self.solver_calls += 1
         s = z3.Solver()
         s.set("timeout", 2000)
@@ -432,7 +434,6 @@ class Executor:
             lo, hi = (self._const_num(a, n_) for a, n_ in zip(args[:2], A_[:2]))
             if not lo < hi:
                 raise self.err("density(lo, hi, POLY) needs lo < hi", d)
-            from .polydensity import density_coeffs
             coeffs = density_coeffs(A_[2], lo, hi, self)
             v = self.reg.var(key, PolyDensity(lo, hi, coeffs))
             return [(p, Affine.var(v))]
@@ -536,7 +537,6 @@ class Executor:
 
     def _check_time(self):
         if self.deadline is not None:
-            import time
             if time.monotonic() > self.deadline:
                 raise TimeoutError("path enumeration ran out of time")
 
@@ -696,7 +696,6 @@ class Executor:
 
 
 def _exact_fn(f: str, v: Fraction) -> Optional[Fraction]:
-    import math
     if f == "exp":
         return Fraction(1) if v == 0 else None
     if f == "log":
@@ -708,7 +707,6 @@ def _exact_fn(f: str, v: Fraction) -> Optional[Fraction]:
 
 
 def _q(x: Fraction):
-    import z3
     x = Fraction(x)
     return z3.RealVal(f"{x.numerator}/{x.denominator}")
 

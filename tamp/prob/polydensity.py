@@ -6,6 +6,7 @@ from fractions import Fraction
 from typing import List, Tuple
 
 from lang import ast as A
+from tamp.wmi import Poly
 
 
 def _poly(e: A.Expr, ex) -> List[Fraction]:
@@ -38,7 +39,7 @@ def _poly(e: A.Expr, ex) -> List[Fraction]:
 
 def _nonnegative(coeffs: List[Fraction], lo: Fraction, hi: Fraction) -> bool:
     """Exactly: is the polynomial >= 0 on [lo, hi]? (sympy real-root isolation)."""
-    import sympy
+    import sympy  # deferred on purpose: sympy costs about a second to import, only density checks need it
     x = sympy.Symbol("x")
     p = sum(sympy.Rational(c.numerator, c.denominator) * x ** k for k, c in enumerate(coeffs))
     p = sympy.Poly(p, x)
@@ -72,8 +73,6 @@ def polytope_problem(coeffs, bounds, cons):
     over a polytope: the product density (``coeffs[i]``: variable i's density, constant first)
     and the rows ``(coefficients, rhs, strict=False)`` of the box ``bounds[i] = (lo, hi)`` and of
     ``cons`` (``(coefficient tuple, rhs)``). Shared by the engine and the certificate checker."""
-    from tamp.wmi import Poly
-
     n = len(coeffs)
     dens = Poly.const(n, 1)
     rows = []

@@ -17,6 +17,7 @@ decided by z3; every model is re-checked by exact evaluation before it is shown.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from typing import Dict, List, Optional, Sequence, Union
 import z3
 
 from lang import ast as A
-from lang.errors import ParseError, TampError, UnsupportedError
+from lang.errors import TampError, UnsupportedError
 from lang.parser import parse_expr
 from tamp.prob import probability
 
@@ -277,7 +278,6 @@ def _points(program, fact, varies, sorts, ctx) -> List[Dict[str, object]]:
             if lo is None or hi is None:
                 raise TampError(f"--vary {v.name}: give a finite range (e.g. {v.name} in 0..10) for --probably",
                                 "--vary", 1, 1, v.text)
-            import math
             a = math.ceil(lo)
             b = math.floor(hi) if (v.lo is None or v.inclusive) else math.ceil(hi) - 1
             vals = list(range(a, b + 1))

@@ -24,6 +24,7 @@ A solver ``unknown`` also leaves the question undecided.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -167,7 +168,6 @@ class PhaseSearch:
 def _outward(l: float, u: float) -> Tuple[Fraction, Fraction]:
     """Short rationals l' <= l and u' >= u (on a dyadic grid 2^-8 of the width): the triangle over
     [l', u'] contains the one over [l, u] and keeps z3's simplex on small numbers."""
-    import math
     e = math.frexp(u - l)[1] - 9
     grid = Fraction(2) ** e
     return grid * math.floor(Fraction(l) / grid), grid * math.ceil(Fraction(u) / grid)

@@ -20,9 +20,11 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
-from math import factorial
 from typing import Dict, List, Optional, Sequence, Tuple
+
+from tamp.wmi import Poly, integrate_polytope
 
 Affine = Tuple[Dict[str, Fraction], Fraction]
 RealBox = Dict[str, Tuple[Fraction, Fraction]]
@@ -76,8 +78,6 @@ def cube_share(cs: List[Fraction], beta: Fraction) -> Fraction:
     Σ_S (-1)^|S| (β - Σ_S c)^n / (n! Π c) over the subsets S with Σ_S c < β (larger sums
     contribute 0), in integer arithmetic after scaling every c and β by a common denominator
     (the share does not change under common scaling)."""
-    import math
-
     den = math.lcm(beta.denominator, *(c.denominator for c in cs))
     B = beta.numerator * (den // beta.denominator)
     C = sorted((c.numerator * (den // c.denominator) for c in cs), reverse=True)
@@ -158,7 +158,6 @@ def cut_volume(fs: Sequence, box: RealBox, max_dims: int = 8, deadline: Optional
     names = sorted({k for f in live for k in f[0]})
     if len(names) > max_dims:
         return None
-    from tamp.wmi import Poly, integrate_polytope
     idx = {n: i for i, n in enumerate(names)}
     cons = []
     for n in names:

@@ -42,8 +42,13 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import z3
 
-from tamp.prob.dists import Dist
+from tamp.prob.dists import Dist, Gauss
 from tamp.prob.interval import Interval, linear_range
+from tamp.prob.polydensity import polytope_problem
+from tamp.wmi import integrate_polytope
+
+from .leaf_taylor import column_integral
+from .replay import q
 
 Bound = Tuple[Optional[Fraction], Optional[Fraction]]
 ZERO_IV = Interval.point(0)
@@ -72,8 +77,6 @@ class Region:
 
     def formula(self, symbols: Dict[str, z3.ArithRef], closed: bool = False) -> z3.BoolRef:
         """The open region (or its closure) as a z3 formula."""
-        from .replay import q
-
         parts = []
         for v, (lo, hi) in self.box.items():
             x = symbols[v]
@@ -207,8 +210,6 @@ def ldl_factor(gram: List[List[Fraction]]) -> Tuple[List[List[Fraction]], List[F
 def gauss_transform(region: Region, dists: Dict[str, Dist]):
     """The region and distributions with every linked all-Gaussian group replaced by
     independent Gaussian coordinates (module docstring); None when the region is empty."""
-    from tamp.prob.dists import Gauss
-
     box = dict(region.box)
     cons = list(region.cons)
     new_d = dict(dists)
@@ -287,9 +288,6 @@ def witness_interval(lo: Fraction, hi: Fraction) -> Interval:
 
 
 def _poly_mass(g, box, cons, dists, deadline) -> Interval:
-    from tamp.prob.polydensity import polytope_problem
-    from tamp.wmi import integrate_polytope
-
     dens, rows = polytope_problem([dists[v].coeffs for v in g], [box[v] for v in g],
                                   [(tuple(coef.get(v, Fraction(0)) for v in g), rhs) for coef, rhs in cons])
     try:
@@ -403,8 +401,6 @@ def leaf_bounds(leaf: Dict[str, Bound], cons, dists: Dict[str, Dist], names):
 def _inner_bounds(u, leaf, cons, dists, names, masses):
     """(lower, upper) bound of the leaf's mass integrating ``u`` exactly (:func:`leaf_bounds`);
     None when u is in no constraint."""
-    from .leaf_taylor import column_integral
-
     inner = _inner_intervals(u, leaf, cons)
     if inner is None:
         return None

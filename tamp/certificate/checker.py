@@ -36,6 +36,9 @@ import z3
 
 from lang import ast as A
 from lang.serialize import to_json
+from tamp.prover.smt import Encoder, to_real
+from tamp.prover.trace import StepState, step
+from tamp.show import show_expr, show_stmt
 
 from .axiom_tree import TreeError, instances, same_axiom
 from .cfa_form import cfa_form, first_difference
@@ -47,8 +50,6 @@ from .solver import VALID, decide
 
 
 def _show(e) -> str:
-    from tamp.show import show_expr
-
     return show_expr(e)
 
 
@@ -141,8 +142,6 @@ def check_claim(pc: ProgramCert, cfa) -> int:
 def claim_notes(cfa, timeout_ms: int) -> List[str]:
     """Warnings about a claim that holds for a trivial reason (not part of the proof): no input
     satisfies ``requires`` (vacuous), or β >= 1 (every probability is at most 1)."""
-    from tamp.prover.smt import Encoder, to_real
-
     notes = []
     try:
         enc = Encoder(cfa.types)
@@ -232,8 +231,6 @@ def split_cycle(aut: CertAutomaton) -> Optional[int]:
 
 
 def _stmt_text(st) -> str:
-    from tamp.show import show_stmt
-
     return show_stmt(st)
 
 
@@ -279,9 +276,6 @@ GROUP_MS = 2000     # time limit for a group; a group that fails is halved
 
 def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: int, deadline, log,
               facts=()) -> int:
-    from tamp.prover.smt import Encoder, to_real
-    from tamp.prover.trace import StepState, step
-
     try:
         enc = Encoder(cfa.types)
         env0 = enc.initial_env()

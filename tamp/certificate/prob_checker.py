@@ -37,6 +37,7 @@ from typing import Dict, List, Optional
 import z3
 
 from lang import ast as A
+from lang.printer import print_expr
 from tamp.prob.interval import Interval
 
 from .cellmass import MassError, boxes_disjoint, region_mass
@@ -49,8 +50,6 @@ from .replay import Replayer, ReplayError, Trace, as_formula, evaluate
 
 
 def _show(e) -> str:
-    from lang.printer import print_expr
-
     return print_expr(e)
 
 

@@ -27,17 +27,16 @@ import time
 from fractions import Fraction
 from typing import Any, Dict, List, Optional, Tuple
 
-from lang import ast as A
-from lang.serialize import to_json
+import z3
 
-from .cellmass import (
-    Region,
-    components,
-    gauss_transform,
-    rational_text,
-    split_mass,
-    witness_interval,
-)
+from lang import ast as A
+from lang.errors import TampError
+from lang.printer import print_expr
+from lang.serialize import to_json
+from tamp.prob.export import export_cells
+from tamp.prob.interval import Interval
+
+from .cellmass import MassError, Region, components, gauss_transform, rational_text, split_mass, witness_interval
 from .format import CertificateError
 from .prob_cover import decision_tree
 from .prob_spec import prob_clauses, term_interval, terms_of, verdict_of
@@ -62,8 +61,6 @@ class _Cell:
 def _new_cell(key, side, region: Region, dists, deadline) -> _Cell:
     """A cell with its fixed mass part and (when needed) a witness builder; linked all-Gaussian
     groups are rewritten into independent coordinates first (:func:`.cellmass.gauss_transform`)."""
-    from tamp.prob.interval import Interval
-
     ldl = any(all(dists[v].is_gauss for v in g) for g in components(region))
     reg, ds = region, dists
     if ldl:
@@ -86,10 +83,6 @@ def program_prob_certificate(prog: A.Program, verdict: str, inputs: Optional[Dic
                              budget_s: float = DEFAULT_BUDGET_S) -> Dict[str, Any]:
     """The certificate entry for a decided (``proved``/``violated``) probability program
     (:class:`CertificateError` when it cannot be built within ``budget_s``)."""
-    from lang.errors import TampError
-
-    from .cellmass import MassError
-
     try:
         return _build(prog, verdict, inputs, path, source, budget_s)
     except TimeoutError:
@@ -100,8 +93,6 @@ def program_prob_certificate(prog: A.Program, verdict: str, inputs: Optional[Dic
 
 
 def _build(prog, verdict, inputs, path, source, budget_s):
-    from tamp.prob.export import export_cells
-
     if verdict not in ("proved", "violated"):
         raise CertificateError(f"program '{prog.name}' is not decided: nothing to certify")
     deadline = time.monotonic() + budget_s
@@ -186,8 +177,6 @@ def _replay_paths(replayer: Replayer, paths, names):
 def _side_oracle(region: Region):
     """The branch a path with this region takes at a condition (z3: the region, the support so
     far and the guard imply the condition or its negation)."""
-    import z3
-
     def decide(cond, rp):
         syms = dict(rp.symbols)
         for v in region.variables():
@@ -202,8 +191,6 @@ def _side_oracle(region: Region):
 
 
 def _unsat(parts, timeout_ms: int = 10000) -> bool:
-    import z3
-
     s = z3.Solver()
     s.set("timeout", timeout_ms)
     s.add(*parts)
@@ -223,8 +210,6 @@ def _witness_json(c: _Cell):
 
 
 def _term_value(prob, cells, traces, uncovered, prog, cache, deadline):
-    from tamp.prob.interval import Interval
-
     hit, miss = Interval.point(0), Interval.point(0)
     for c in cells:
         m = _cell_mass(c, traces, cache, deadline)
@@ -258,8 +243,6 @@ def _refine(per_term, traces, cache) -> bool:
 
 
 def _term_json(prob, cells: List[_Cell], traces, uncovered) -> Dict[str, Any]:
-    from lang.printer import print_expr
-
     by_trace: Dict[Tuple[int, ...], list] = {ch: [] for ch in traces}
     for c in cells:
         by_trace[c.choices].append({

@@ -55,6 +55,7 @@ import z3
 from lang import ast as A
 from tamp.prob.dists import Dist, Expo, Gauss, Laplace, PolyDensity, exp_interval
 from tamp.prob.interval import Interval
+from tamp.prob.polydensity import density_coeffs
 
 MAX_STEPS = 1_000_000
 ONE = Interval.point(1)
@@ -412,8 +413,6 @@ class Replayer:
                 return lo
             return self.fresh(s, st, PolyDensity.uniform(lo, hi))
         if name == "density":
-            from tamp.prob.polydensity import density_coeffs
-
             lo, hi = num(args[0]), num(args[1])
             if not lo < hi:
                 raise ReplayError(f"line {_line(s)}: density(lo, hi, POLY) needs lo < hi")

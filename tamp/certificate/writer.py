@@ -25,8 +25,10 @@ ASTs are :mod:`lang.serialize` JSON; TREE is an axiom derivation (:mod:`.axiom_t
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from typing import Any, Dict, List, Optional
 
+from lang.parser import parse
 from lang.serialize import to_json
 
 from .axiom_tree import derive
@@ -118,7 +120,6 @@ def probability_certificates(file_result, source: bytes, inputs: Optional[Dict[s
     parts = decided_probability_parts(file_result)
     if not parts:
         return [], []
-    from lang.parser import parse
 
     text = source.decode("utf-8")
     src = parse(text, file_result.file)
@@ -132,8 +133,6 @@ def probability_certificates(file_result, source: bytes, inputs: Optional[Dict[s
 
 
 def _jsonable(inputs: Dict[str, Any]) -> Dict[str, Any]:
-    from fractions import Fraction
-
     def conv(v):
         if isinstance(v, list):
             return [conv(x) for x in v]

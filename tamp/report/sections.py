@@ -12,6 +12,9 @@ import re
 from html import escape
 from typing import Dict, List, Optional, Tuple
 
+from tamp.prob.result import show_interval
+from tamp.show import show_expr
+
 from .drawing import draw
 from .failed import failure_lines
 from .graph import MAX_DRAWN, MAX_LISTED, automaton_graph, cfa_graph, node_order
@@ -166,8 +169,6 @@ def _failure_box(fl, prefix: Optional[str]) -> str:
 
 def _automaton_block(aut, engine: str) -> str:
     """The automaton drawn, a legend, and its full node labels in a table."""
-    from tamp.show import show_expr
-
     if len(aut.nodes) <= MAX_DRAWN:
         svg, used = draw(automaton_graph(aut), engine)
         figure = f'<div class="automaton-box" data-renderer="{used}">{svg}</div>'
@@ -209,8 +210,6 @@ def _stats_table(stats: dict, obligations) -> str:
 
 
 def _probability_body(r) -> str:
-    from tamp.prob.result import show_interval
-
     out = []
     if r.terms:
         rows = []

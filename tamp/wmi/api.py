@@ -10,7 +10,7 @@ from typing import Dict, Optional
 from pysmt.shortcuts import And
 
 from .cells import CellEnumerator
-from .model import Compiler, WMIInputError
+from .model import Atom, Compiler, WMIInputError, weight_map
 from .poly import Poly
 
 
@@ -102,7 +102,6 @@ def _wmi(formula, weight, domain, timeout=None, integrator=None) -> WMIResult:
             t[ne] = t.get(ne, Fraction(0)) + c
         return Poly(len(keep), t)
 
-    from .model import weight_map, Atom
     w2 = weight_map(w, project)
     atoms2 = [Atom(tuple(a.coeffs[i] for i in keep), a.rhs) for a in comp.atoms]
     enum = CellEnumerator(len(keep), [bounds[i] for i in keep], atoms2, n_bools, deadline, integrator)

@@ -11,6 +11,7 @@ this module as ``Fraction`` (:func:`to_fraction`).
 
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 from typing import List
 
@@ -48,8 +49,6 @@ def z3_fraction(v) -> Fraction:
     z3 hands numerals over as decimal strings, and a model value can have more
     digits than Python's default limit for ``int(str)`` (4300; hit by a cell's
     interior point on nr9_3), so the limit is lifted for this conversion."""
-    import sys
-
     old = sys.get_int_max_str_digits()
     sys.set_int_max_str_digits(0)
     try:

@@ -35,10 +35,13 @@ integration with bound splitting) is provided for cross-checking.
 from __future__ import annotations
 
 import random
+import time as _time
 from collections import deque
 from fractions import Fraction
 from math import factorial, lcm
 from typing import Dict, List, Optional, Sequence, Tuple
+
+import z3
 
 from .bigq import make_q, make_z, tree_sum, z3_fraction
 from .poly import Poly
@@ -97,8 +100,6 @@ def _normalize(constraints: Sequence[Constraint], nvars: int):
 
 def _solve_interior(rows, n) -> Optional[List[Fraction]]:
     """A point strictly inside all rows, or None if the interior is empty."""
-    import z3
-
     xs = [z3.Real(f"x{i}") for i in range(n)]
     s = z3.SolverFor("QF_LRA")
     for a, b in rows:
@@ -375,8 +376,6 @@ def _lawrence_sum(irows, n, m, basis0, rank, eta, integrand, fact, deadline):
     """Breadth-first walk over the lexicographically feasible bases, all in
     integers: the inverse of a basis matrix ``A_B`` is kept as ``Adj/δ`` with
     ``Adj`` integer and ``δ = ±det A_B`` (columns keyed by basis row)."""
-    import time as _time
-
     sparse = [[(i, c) for i, c in enumerate(a) if c] for a, _ in irows]
     bvec = [b for _, b in irows]
     A0 = [[Fraction(x) for x in irows[r][0]] for r in basis0]

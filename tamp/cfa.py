@@ -36,6 +36,8 @@ from lang import ast as A
 from lang.errors import TypeCheckError, UnsupportedError, error_at
 from lang.typecheck import ProgramTypes, check_program
 
+from .show import show_expr, show_stmt
+
 UNRELIABLE = {"+.": "+", "-.": "-", "*.": "*"}
 FAILED = "failed"
 
@@ -79,8 +81,6 @@ class CFA:
     # ------------------------------------------------------------------ output
     def to_text(self) -> str:
         """Nodes with their source line, then every edge with its statement."""
-        from .show import show_expr, show_stmt
-
         g = self.graph
         lines = [f"CFA of {self.name}: {g.number_of_nodes()} nodes, {g.number_of_edges()} edges; "
                  f"entry {self.entry}, exit {self.exit}"
@@ -103,8 +103,6 @@ class CFA:
 
     def to_dot(self) -> str:
         """Graphviz text: nodes labelled with their number and source line, edges with statements."""
-        from .show import show_stmt
-
         out = [f'digraph "{self.name}" {{', "  node [shape=circle, fontsize=10];"]
         for n, d in self.graph.nodes(data=True):
             shape = "doublecircle" if n == self.exit else "circle"
@@ -118,8 +116,6 @@ class CFA:
         return "\n".join(out) + "\n"
 
     def to_json(self) -> dict:
-        from .show import show_expr, show_stmt
-
         return {
             "name": self.name, "entry": self.entry, "exit": self.exit, "loop_heads": list(self.loop_heads),
             "requires": [show_expr(e) for e in self.requires], "ensures": [show_expr(e) for e in self.ensures],

@@ -14,7 +14,10 @@ import argparse
 import os
 import sys
 
+import z3
+
 from lang.errors import TampError
+from lang.parser import parse
 from lang.recursion import deep_recursion
 
 from .commands import bench, cfa, check, check_proof, fairness, prob, prove, query, simulate, wmi
@@ -99,13 +102,10 @@ def _limit_memory(mb: int) -> None:
         raise TampError(f"--max-memory must be at least {MIN_MEMORY_MB} MB "
                         "(the solver and the parser need that much to start)", "--max-memory")
     try:
-        import resource
+        import resource  # deferred on purpose: POSIX only (the except says so on other platforms)
     except ImportError:  # pragma: no cover - platform without rlimits
         print("tamp: warning: --max-memory is not supported on this platform", file=sys.stderr)
         return
-    import z3
-
-    from lang.parser import parse
 
     z3.main_ctx()
     parse("program warm_up() { skip; }")

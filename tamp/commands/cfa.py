@@ -27,6 +27,7 @@ def _dot_targets(out: str, names):
 
 
 def run(args) -> int:
+    # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.cfa import build_cfa
 
     src, progs = load_programs(args)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import time
 
 from lang.errors import TampError
+from lang.parser import parse, parse_expr
 from lang.typecheck import check_file
+
+from .common import emit_json, parse_inputs
 
 NAME = "check-proof"
 HELP = "re-check a proof certificate (written by `tamp prove --certificate`) against its source file"
@@ -25,10 +28,8 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from lang.parser import parse, parse_expr
+    # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.certificate import MalformedCertificate, check_certificate, load
-
-    from .common import emit_json, parse_inputs
 
     inputs = parse_inputs(args.input)
     try:
@@ -47,6 +48,7 @@ def run(args) -> int:
     src = parse(text, args.file)
     check_file(src)
     bound = parse_expr(args.bound, "--bound") if args.bound else None
+    # deferred on purpose: loaded only when this command runs (CLI start-up)
     import axioms
 
     axioms.all_families()  # load the axiom library (scipy) before the clock starts

@@ -32,6 +32,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.causal import certify_program
     src, progs = load_programs(args)
     opts = {"timeout": args.timeout, "jobs": args.jobs, "min_mass": args.min_mass,

@@ -19,6 +19,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.prob import decide_program
 
     src, progs = load_programs(args)

@@ -7,7 +7,8 @@ import shutil
 import subprocess
 import sys
 
-from ..api import prove
+from lang.errors import TampError
+
 from ..progress import for_terminal
 from .common import add_file_arguments, emit_json, parse_inputs
 
@@ -30,7 +31,7 @@ def add_arguments(p):
 
 def _write_report(args, result) -> None:
     """``--report OUT.html``: the run as one self-contained HTML page (see tamp.report)."""
-    from lang.errors import TampError
+    # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.report import write_report
 
     with open(args.file, encoding="utf-8", errors="replace") as fh:
@@ -72,7 +73,7 @@ def write_dot(results, out_dir: str) -> list:
 
 def _write_certificate(args, result, inputs) -> None:
     """``--certificate OUT``: the proofs of this run as a certificate (see tamp.certificate)."""
-    from lang.errors import TampError
+    # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.certificate import file_certificate, write_certificate
 
     with open(args.file, "rb") as fh:
@@ -90,6 +91,9 @@ def _write_certificate(args, result, inputs) -> None:
 
 
 def run(args) -> int:
+    # deferred on purpose: loaded only when this command runs (CLI start-up)
+    from tamp.api import prove
+
     inputs = parse_inputs(args.input)
     progress = for_terminal(args.json)  # a status line on stderr, only on a terminal
     try:

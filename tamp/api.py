@@ -32,6 +32,7 @@ from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind
 from lang.typecheck import check_file
 
 from . import causal, prob, prover
+from . import report as _report  # noqa: F401  (registers the notebook views of the results)
 from .certificate import CheckReport, check_certificate, decode, file_certificate
 from .results import PROVED, UNKNOWN, VIOLATED, FileResult, ProgramResult
 

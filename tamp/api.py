@@ -34,7 +34,7 @@ from lang.typecheck import check_file
 from . import causal, prob, prover
 from . import report as _report  # noqa: F401  (registers the notebook views of the results)
 from .certificate import CheckReport, check_certificate, decode, file_certificate
-from .results import PROVED, UNKNOWN, VIOLATED, FileResult, ProgramResult
+from .results import FileResult, ProgramResult, combine
 
 
 def _load(source_or_path: Union[str, A.SourceFile, A.Program], path: Optional[str]) -> A.SourceFile:
@@ -50,20 +50,6 @@ def _load(source_or_path: Union[str, A.SourceFile, A.Program], path: Optional[st
 
 def _typecheck(src: A.SourceFile) -> None:
     check_file(src)
-
-
-def combine(name: str, parts: List[ProgramResult]) -> ProgramResult:
-    """One program's result from its per-kind results."""
-    if len(parts) == 1:
-        return parts[0]
-    vs = [p.verdict for p in parts]
-    verdict = VIOLATED if VIOLATED in vs else PROVED if all(v == PROVED for v in vs) else UNKNOWN
-    res = ProgramResult(name, "mixed", verdict, sum(p.time_s for p in parts),
-                        bound=next((p.bound for p in parts if p.bound), None),
-                        details={"parts": [p.to_json() for p in parts]})
-    res.parts = parts
-    res.render_text = lambda: "\n".join(p.render_text() for p in parts)  # type: ignore[assignment]
-    return res
 
 
 def prove_program(prog: A.Program, bound: Optional[A.Expr] = None, timeout: Optional[float] = None,

@@ -30,6 +30,7 @@ from typing import Any, Dict, List, Optional
 
 from lang.parser import parse
 from lang.serialize import to_json
+from tamp.prover.result import ProofResult
 
 from .axiom_tree import derive
 from .cfa_form import cfa_form
@@ -49,7 +50,7 @@ def program_certificate(result) -> Dict[str, Any]:
         "bound_text": result.bound,
         "cfa": cfa_form(cfa),
         "automata": [automaton_form(aut)],
-        "facts": [to_json(f) for f in (getattr(result, "facts", None) or [])],
+        "facts": [to_json(f) for f in result.facts],
         "obligations": [{"rule": o.rule, "where": o.where, "status": o.status} for o in result.obligations],
     }
 
@@ -84,8 +85,8 @@ def proved_parts(file_result) -> List[Any]:
     contribute their failure-bound part)."""
     out = []
     for r in file_result.programs:
-        for part in getattr(r, "parts", [r]):
-            if part.kind == "failure-bound" and part.verdict == "proved":
+        for part in r.parts:
+            if isinstance(part, ProofResult) and part.verdict == "proved":
                 out.append(part)
     return out
 
@@ -108,7 +109,7 @@ def decided_probability_parts(file_result) -> List[Any]:
     """The decided (proved or violated) probability results of a :class:`tamp.results.FileResult`."""
     out = []
     for r in file_result.programs:
-        for part in getattr(r, "parts", [r]):
+        for part in r.parts:
             if part.kind == "probability" and part.verdict in ("proved", "violated"):
                 out.append(part)
     return out

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 
 from lang.errors import TampError
 
@@ -52,14 +51,8 @@ def write_dot(results, out_dir: str) -> list:
     os.makedirs(out_dir, exist_ok=True)
     written = []
     for r in results:
-        for part in getattr(r, "parts", [r]):
-            to_dot = getattr(part, "to_dot", None)
-            if to_dot is None:
-                continue
-            dots = to_dot()
-            if isinstance(dots, str):
-                dots = {part.name: dots}
-            for stem, text in dots.items():
+        for part in r.parts:
+            for stem, text in part.to_dot().items():
                 path = os.path.join(out_dir, f"{stem}.dot")
                 with open(path, "w") as fh:
                     fh.write(text)

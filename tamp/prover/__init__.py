@@ -29,6 +29,7 @@ from ..show import show_expr
 from .automaton import TooLarge, unfold_tree
 from .check import check_automaton
 from .claim import check_claim
+from .failure import ProofFailure, check_failure
 from .labels import label_tree
 from .loops import prove_loops
 from .result import ProofResult, axioms_table
@@ -81,7 +82,7 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
     splits_tried: List[List[A.Expr]] = [[]] + [[A.Var(p.name)] for p in program.params
                                                 if p.type == A.BOOL]
     times = {"synthesis": 0.0, "interpolation": 0.0, "inclusion": 0.0}
-    first_failure = None
+    first_failure: Optional[ProofFailure] = None
     total_props = 0
     traces = 0
     for splits in splits_tried:
@@ -112,7 +113,7 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
         traces = len(aut.exits)
         if not ok:
             if first_failure is None and search.failure is not None:
-                first_failure = search.failure.text()
+                first_failure = search.failure
             continue
         ti = time.monotonic()
         try:
@@ -129,8 +130,7 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
         if not bad:
             return _result(program, cfa, "proved", t0, bound_text, "", [aut], search, stats, times,
                            obligations, None, total_props)
-        first_failure = first_failure or ("the labelled automaton did not check: "
-                                          + "; ".join(f"{o.rule} at {o.where} ({o.status})" for o in bad[:3]))
+        first_failure = first_failure or check_failure(bad)
     msg = "not proved (a failed union-bound proof does not mean the claim is false)"
     return _result(program, cfa, "unknown", t0, bound_text, msg, [], search, stats, times, [],
                    first_failure, total_props)
@@ -145,4 +145,4 @@ def _result(program, cfa, verdict, t0, bound_text, message, automata, search, st
     axioms = axioms_table(automata[0]) if automata else []
     return ProofResult(program.name, "failure-bound", verdict, time.monotonic() - t0, bound_text, message,
                        cfa=cfa, automata=automata, axioms=axioms, stats=st, obligations=obligations,
-                       failed_trace=failure)
+                       failure=failure)

@@ -17,8 +17,8 @@ from typing import Dict, List, Optional, Tuple
 
 from lang import ast as A
 
-from .exprs import ZERO, and_all
 from ..show import show_expr, show_stmt
+from .exprs import ZERO, and_all
 
 
 @dataclass

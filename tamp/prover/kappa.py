@@ -36,8 +36,8 @@ import networkx as nx
 
 from lang import ast as A
 
-from .exprs import ZERO, conjuncts, iterations_done, plus, subst
 from ..show import show_expr
+from .exprs import ZERO, conjuncts, iterations_done, plus, subst
 
 
 class NoKappa(Exception):

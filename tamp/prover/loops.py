@@ -23,6 +23,7 @@ iteration count, so a checked labelling is a proof for all inputs.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import time
@@ -38,6 +39,7 @@ from .automaton import AEdge, ANode, FailureAutomaton
 from .candidates import proposals
 from .check import check_automaton
 from .exprs import conjuncts, iterations_done
+from .failure import NO_COMBINATION, ProofFailure, check_failure
 from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
 from .kappa import Kappa, NoKappa, compute_kappa
 from .liveness import live_variables
@@ -394,7 +396,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     # prefer costly (informative) axioms derived from the spec: pure cost-0 choices last
     cands = [[c for c in cs if not _zero(c.cost)] + [c for c in cs if _zero(c.cost)] for cs in cands]
     proposals_n = 0
-    reason = "no combination of axioms gives a failure bound within the budget"
+    failure = ProofFailure(NO_COMBINATION)
     skipped: List[str] = []  # why some combinations have no failure bound κ
     user_notes: List[str] = []  # why user invariants were dropped (the last combination tried)
     try:
@@ -434,18 +436,15 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                 res = _done(program, cfa, "proved", t0, "", aut, stats, times, obligations, None, proposals_n)
                 res.facts = facts
                 return res
-            reason = "the labelled automaton did not check: " + "; ".join(
-                f"{o.rule} at {o.where} ({o.status})" for o in bad[:3])
+            failure = check_failure(bad)
             user_notes = explain_user_invariants(aut, enc, batch, cfa)
     except Timeout:
         return _done(program, cfa, "unknown", t0, f"timeout after {proposals_n} axiom combination(s)", None,
-                     stats, times, [], "; ".join([reason] + user_notes), proposals_n)
-    if skipped:
-        reason += "; axiom choices with a cost were skipped: " + "; ".join(skipped[:2])
-    reason = "; ".join([reason] + user_notes)
+                     stats, times, [], dataclasses.replace(failure, notes=tuple(user_notes)), proposals_n)
+    failure = dataclasses.replace(failure, skipped=tuple(skipped[:2]), notes=tuple(user_notes))
     return _done(program, cfa, "unknown", t0,
                  "not proved (a failed union-bound proof does not mean the claim is false)", None, stats, times,
-                 [], reason, proposals_n)
+                 [], failure, proposals_n)
 
 
 def _zero(e):
@@ -459,4 +458,4 @@ def _done(program, cfa, verdict, t0, message, aut, stats, times, obligations, fa
     return ProofResult(program.name, "failure-bound", verdict, time.monotonic() - t0, show_expr(cfa.bound),
                        message, cfa=cfa, automata=[aut] if aut is not None and verdict == "proved" else [],
                        axioms=axioms_table(aut) if aut is not None and verdict == "proved" else [],
-                       stats=st, obligations=obligations, failed_trace=failure)
+                       stats=st, obligations=obligations, failure=failure)

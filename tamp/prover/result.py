@@ -10,6 +10,7 @@ from tamp.results import ProgramResult
 
 from ..show import show_expr, show_stmt
 from .automaton import axiom_json
+from .failure import ProofFailure
 
 
 @dataclass
@@ -22,7 +23,7 @@ class ProofResult(ProgramResult):
     axioms: List[Dict[str, Any]] = field(default_factory=list)
     stats: Dict[str, Any] = field(default_factory=dict)
     obligations: List[Any] = field(default_factory=list)
-    failed_trace: Optional[str] = None
+    failure: Optional[ProofFailure] = None  # why the proof failed (None when proved)
     # facts (lang.ast expressions over inputs and state) proved valid under `requires` and used as
     # extra hypotheses by the checker (loop budget hints, see tamp.prover.loops.budget_hints)
     facts: List[Any] = field(default_factory=list)
@@ -30,6 +31,11 @@ class ProofResult(ProgramResult):
     def __post_init__(self):
         super().__post_init__()
         assert self.verdict != "violated", "the failure-bound prover never reports 'violated'"
+
+    @property
+    def failed_trace(self) -> Optional[str]:
+        """The explanation of a failed proof as text (the JSON's ``failed_trace``)."""
+        return self.failure.text() if self.failure is not None else None
 
     # ------------------------------------------------------------------ output
     def to_json(self) -> Dict[str, Any]:

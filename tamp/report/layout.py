@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Dict, List, Set, Tuple
 
-from .graph import Graph, GEdge
+from .graph import GEdge, Graph
 
 FONT = 11          # px, monospace
 CHAR_W = 6.7       # px per character (DejaVu Sans Mono at 11 px is 6.6)

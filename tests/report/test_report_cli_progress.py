@@ -7,6 +7,8 @@ import pytest
 
 from tamp.cli import main
 from tamp.progress import Progress, describe, for_terminal, parse_event, wanted
+from tamp.prover.check import Obligation
+from tamp.prover.failure import NO_AXIOM, NO_COMBINATION, ProofFailure, TraceStep, check_failure
 from tamp.report.failed import failure_lines
 
 COIN = """program coin(p: real)
@@ -121,16 +123,19 @@ def test_ticker_thread_stops_on_close():
 
 
 def test_failure_lines_from_the_prover_explanation():
-    text = ("no axiom for `y ~ bern(p)` (line 10) keeps the failure below p / 2 and proves the postcondition\n"
-            "    on the trace:\n      line 8: x ~ bern(0.5)\n      line 9: assume(x)")
-    fl = failure_lines(text)
+    failure = ProofFailure(NO_AXIOM, stmt="y ~ bern(p)", line=10, bound="p / 2",
+                           steps=(TraceStep(8, "x ~ bern(0.5)"), TraceStep(9, "assume(x)")))
+    assert failure.text() == (
+        "no axiom for `y ~ bern(p)` (line 10) keeps the failure below p / 2 and proves the postcondition\n"
+        "    on the trace:\n      line 8: x ~ bern(0.5)\n      line 9: assume(x)")
+    fl = failure_lines(failure)
     assert fl.reason.startswith("no axiom for") and fl.steps == [(8, "x ~ bern(0.5)"), (9, "assume(x)")]
     assert fl.stuck_at == 10 and fl.lines == [8, 9, 10]
 
 
 def test_failure_lines_without_lines():
     assert failure_lines(None) is None
-    fl = failure_lines("no combination of axioms gave a checked labelling")
+    fl = failure_lines(ProofFailure(NO_COMBINATION))
     assert fl.steps == [] and fl.stuck_at is None
 
 
@@ -143,7 +148,7 @@ def test_benchmark_failed_proof_names_real_lines(verdict_file):
     path = Path(__file__).resolve().parents[2] / verdict_file
     r = tamp.prove(str(path)).programs[0]
     assert r.verdict == "unknown"
-    fl = failure_lines(r.failed_trace)
+    fl = failure_lines(r.failure)
     lines = path.read_text().splitlines()
     assert fl.stuck_at is not None and "~" in lines[fl.stuck_at - 1]
 
@@ -155,9 +160,12 @@ def test_loop_obligation_failures_name_cfa_nodes():
     prog = parse("""program l(n: int) requires n >= 1 ensures i == n
     { i := 0; while (i < n) { i := i + 1; } }""").programs[0]
     cfa = build_cfa(prog)
-    fl = failure_lines(f"the labelled automaton did not check: EXIT at q{cfa.exit} (invalid)", cfa)
+    exit_failed = check_failure([Obligation("EXIT", f"q{cfa.exit}", "invalid", "", cfa.exit)])
+    assert exit_failed.text() == f"the labelled automaton did not check: EXIT at q{cfa.exit} (invalid)"
+    fl = failure_lines(exit_failed, cfa)
     assert fl.rule == "EXIT" and fl.nodes == [cfa.exit]
     assert fl.stuck_at == cfa.graph.nodes[cfa.exit].get("line")
     assert "postcondition" in fl.note
-    step = failure_lines(f"the labelled automaton did not check: STEP at q{cfa.entry}->q{cfa.exit} (unknown)", cfa)
+    step = failure_lines(check_failure([Obligation("STEP", f"q{cfa.entry}->q{cfa.exit}", "unknown", "",
+                                                   cfa.entry, cfa.exit)]), cfa)
     assert step.rule == "STEP" and step.nodes == [cfa.entry, cfa.exit]

@@ -24,6 +24,7 @@ import axioms.lemmas  # noqa: F401  (the lemma library, loaded with the prover)
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
 from tamp.cfa import build_cfa
+from tamp.progress import ProgressEvent
 
 from ..show import show_expr
 from .automaton import TooLarge, unfold_tree
@@ -89,9 +90,9 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
         aut = unfold_tree(cfa, splits)
         search = Search(cfa, aut, enc, stats, deadline, cfa.bound, spec, n_real)
         if progress:
-            progress({"program": program.name, "traces": len(aut.exits),
-                      "stage": f"synthesising axioms for {len(aut.exits)} traces"
-                               + (f", split on {show_expr(splits[0])}" if splits else "")})
+            progress(ProgressEvent(program.name, f"synthesising axioms for {len(aut.exits)} traces"
+                                   + (f", split on {show_expr(splits[0])}" if splits else ""),
+                                   traces=len(aut.exits)))
         ts = time.monotonic()
         try:
             ok = synthesize(search)

@@ -33,6 +33,7 @@ import networkx as nx
 
 from lang import ast as A
 from lang.evaluate import EvalError, evaluate
+from tamp.progress import ProgressEvent
 
 from ..show import show_expr
 from .automaton import AEdge, ANode, FailureAutomaton
@@ -415,8 +416,8 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                 n.kappa = kap.at[n.id]
             if progress:
                 exit_bounds = sorted({show_expr(aut.nodes[x].kappa) for x in aut.exits})
-                progress({"program": program.name, "stage": f"labelling with axioms #{proposals_n}",
-                          "best_bound": ", ".join(exit_bounds) or None})
+                progress(ProgressEvent(program.name, f"labelling with axioms #{proposals_n}",
+                                       best_bound=", ".join(exit_bounds) or None))
             ti = time.monotonic()
             valid_req = valid_under(req, 2000)
             facts = budget_hints(kap, lambda e: valid_req(enc.expr(e, env0)))

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from tamp.cli import main
-from tamp.progress import Progress, describe, for_terminal, parse_event, wanted
+from tamp.progress import Progress, ProgressEvent, for_terminal, wanted
 from tamp.prover.check import Obligation
 from tamp.prover.failure import NO_AXIOM, NO_COMBINATION, ProofFailure, TraceStep, check_failure
 from tamp.report.failed import failure_lines
@@ -75,25 +75,22 @@ def test_progress_only_on_a_terminal_and_never_with_json():
     p.close()
 
 
-def test_prover_messages_are_parsed():
-    f = parse_event("ex1: synthesising axioms (4 traces, split on flag)")
-    assert f == {"program": "ex1", "stage": "synthesising axioms (4 traces, split on flag)", "traces": 4}
-    f = parse_event("noisySum: labelling with axioms #3")
-    assert f["program"] == "noisySum" and f["combination"] == 3
-    assert parse_event("just text") == {"stage": "just text"}
+def test_events_show_program_stage_and_what_is_known():
+    assert ProgressEvent("ex1", "synthesising axioms for 4 traces", traces=4).describe() == \
+        "ex1 · synthesising axioms for 4 traces"
+    assert ProgressEvent(stage="just text").describe() == "just text"
 
 
 def test_structured_events_show_traces_depth_and_bound():
-    line = describe(parse_event({"program": "ex2", "stage": "unrolling", "traces_done": 12, "traces": 40,
-                                 "depth": 3, "best_bound": "0.05"}))
+    line = ProgressEvent("ex2", "unrolling", traces_done=12, traces=40, depth=3, best_bound="0.05").describe()
     assert line == "ex2 · unrolling · traces 12/40 · depth 3 · best bound 0.05"
 
 
 def test_progress_line_is_redrawn_and_erased():
     tty = FakeTTY()
     with Progress(tty, tick=0, width=60) as p:
-        p("ex1: synthesising axioms (2 traces)")
-        p({"program": "ex1", "stage": "checking", "depth": 2})
+        p(ProgressEvent("ex1", "synthesising axioms (2 traces)"))
+        p(ProgressEvent("ex1", "checking", depth=2))
         assert "ex1 · checking · depth 2" in p.line()
     text = tty.getvalue()
     assert text.count("\r\033[K") == 3  # two draws and the final erase
@@ -107,13 +104,13 @@ def test_the_prover_reports_progress_through_the_callback():
     events = []
     r = tamp.prove(COIN, progress=events.append)
     assert r.verdict == "proved"
-    assert events and all(parse_event(e).get("program") == "coin" for e in events)
+    assert events and all(isinstance(e, ProgressEvent) and e.program == "coin" for e in events)
 
 
 def test_ticker_thread_stops_on_close():
     tty = FakeTTY()
     p = Progress(tty, tick=0.01)
-    p("coin: working")
+    p(ProgressEvent("coin", "working"))
     p.close()
     assert not p._thread.is_alive()
     assert tty.getvalue().endswith("\r\033[K")

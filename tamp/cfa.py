@@ -30,6 +30,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+import graphviz
 import networkx as nx
 
 from lang import ast as A
@@ -103,17 +104,16 @@ class CFA:
 
     def to_dot(self) -> str:
         """Graphviz text: nodes labelled with their number and source line, edges with statements."""
-        out = [f'digraph "{self.name}" {{', "  node [shape=circle, fontsize=10];"]
+        dot = graphviz.Digraph(self.name, node_attr={"shape": "circle", "fontsize": "10"})
         for n, d in self.graph.nodes(data=True):
-            shape = "doublecircle" if n == self.exit else "circle"
-            extra = ", style=bold" if n in self.loop_heads else ""
-            lab = f"{n}" + (f"\\nL{d['line']}" if d.get("line") else "")
-            out.append(f'  n{n} [label="{lab}", shape={shape}{extra}];')
-        out.append(f"  start [shape=point]; start -> n{self.entry};")
+            dot.node(f"n{n}", f"{n}" + (f"\\nL{d['line']}" if d.get("line") else ""),
+                     shape="doublecircle" if n == self.exit else "circle",
+                     **({"style": "bold"} if n in self.loop_heads else {}))
+        dot.node("start", shape="point")
+        dot.edge("start", f"n{self.entry}")
         for u, v, _k, d in self.edges():
-            out.append(f'  n{u} -> n{v} [label="{_dot_escape(show_stmt(d["stmt"]))}"];')
-        out.append("}")
-        return "\n".join(out) + "\n"
+            dot.edge(f"n{u}", f"n{v}", label=graphviz.escape(show_stmt(d["stmt"])))
+        return dot.source
 
     def to_json(self) -> dict:
         return {
@@ -129,10 +129,6 @@ class CFA:
 
     def to_json_text(self) -> str:
         return json.dumps(self.to_json(), indent=2)
-
-
-def _dot_escape(s: str) -> str:
-    return s.replace("\\", "\\\\").replace('"', '\\"')
 
 
 # ---------------------------------------------------------------------------- types

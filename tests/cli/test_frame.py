@@ -71,9 +71,9 @@ def test_prove_json_shape(tmp_path, capsys):
     data = json.loads(out)
     assert data["file"] == str(f)
     (prog,) = data["programs"]
-    assert prog["name"] == "coin" and prog["verdict"] in ("proved", "unknown", "violated")
-    assert "time_s" in prog and "bound" in prog
-    assert code == {"proved": 0, "unknown": 1, "violated": 3}[prog["verdict"]]
+    assert prog["name"] == "coin" and prog["kind"] == "failure-bound" and prog["verdict"] == "proved"
+    assert data["verdict"] == "proved" and prog["bound"] == "p" and isinstance(prog["time_s"], float)
+    assert code == 0
 
 
 def test_parse_inputs():

@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
+from lang.errors import TampError
 from tamp.cli import main
 from tamp.commands.common import parse_inputs
-from lang.errors import TampError
 
 COIN = """// expect: proved
 program coin(p: real)

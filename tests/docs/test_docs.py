@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from locations import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md"] + sorted((REPO / "docs").glob("**/*.md"))
 FENCE = re.compile(r"^(?:<!-- file: (?P<file>[\w./-]+) -->\n)?```(?P<lang>\w+)\n(?P<body>.*?)^```", re.M | re.S)
 
@@ -68,7 +68,6 @@ def run_console(body: str, cwd: Path):
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(REPO)))
 def test_page_code_blocks(page, tmp_path, monkeypatch):
     from lang.parser import parse
-
     from lang.typecheck import check_file
     monkeypatch.chdir(tmp_path)
     for shared in ("benchmarks", "docs"):  # pages refer to the repository's own files

@@ -1,16 +1,15 @@
 """Prover I (loop-free programs): the done-when examples, each "proved" cross-checked by simulation."""
 
 import json
-from pathlib import Path
 
 import pytest
+from locations import REPO
 
-from lang import ast as A
 from lang.parser import parse, parse_expr
 from tamp.certificate.writer import program_certificate
 from tamp.prover import ProofResult, prove_program
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 BENCH = ROOT / "benchmarks"
 
 EX1 = """

@@ -1,13 +1,13 @@
 """Prover II (loops): the CFA labelled with loop invariants and counter-based failure bounds."""
 
-from pathlib import Path
 
 import pytest
+from locations import BENCHMARKS
 
 from lang.parser import parse, parse_expr, parse_file
 from tamp.prover import prove_program
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+BENCH = BENCHMARKS
 
 EX2 = """
 program ex2(q: real[], n: int, eps: real, p: real)

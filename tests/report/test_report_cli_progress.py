@@ -4,6 +4,7 @@ import io
 import json
 
 import pytest
+from locations import REPO
 
 from tamp.cli import main
 from tamp.progress import Progress, ProgressEvent, for_terminal, wanted
@@ -138,11 +139,10 @@ def test_failure_lines_without_lines():
 
 @pytest.mark.parametrize("verdict_file", ["benchmarks/variants/ex1_failsHalf.prob"])
 def test_benchmark_failed_proof_names_real_lines(verdict_file):
-    from pathlib import Path
 
     import tamp
 
-    path = Path(__file__).resolve().parents[2] / verdict_file
+    path = REPO / verdict_file
     r = tamp.prove(str(path)).programs[0]
     assert r.verdict == "unknown"
     fl = failure_lines(r.failure)

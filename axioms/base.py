@@ -133,7 +133,7 @@ def union_bound(instances: Sequence[AxiomInstance], family: str = "") -> AxiomIn
     cost = costs[0] if costs else B.n(0)
     for c in costs[1:]:
         cost = B.add(cost, c)
-    side = []
+    side: list = []
     for i in instances:
         side.extend(s for s in i.side if s not in side)
     return AxiomInstance(family or "+".join(i.family for i in instances), B.or_(*bads), cost,

@@ -64,7 +64,7 @@ def prove_program(prog: A.Program, bound: Optional[A.Expr] = None, timeout: Opti
         groups.setdefault(FAILURE_BOUND, [])
     if bound is not None and FAILURE_BOUND not in groups:
         raise TampError("--bound applies to failure-bound specifications, and this program has none", path)
-    parts = []
+    parts: List[ProgramResult] = []
     deadline = time.monotonic() + timeout if timeout else None
     for kind, clauses in groups.items():
         sub = dataclasses.replace(prog, ensures=tuple(clauses))

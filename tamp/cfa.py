@@ -343,9 +343,10 @@ def build_cfa(prog: A.Program, bound: Optional[A.Expr] = None, path: str = "<str
         ensures = ensures + (A.Unary("!", A.Var(FAILED)),)
         fails = A.Binary("-", A.num(1), prog.reliability)
     if prog.reliability is not None or _uses_unreliable(prog):
-        if prog.param(FAILED) is not None:
+        reserved = prog.param(FAILED)
+        if reserved is not None:
             raise error_at(UnsupportedError, "the name 'failed' is reserved for the reliability flag",
-                           prog.param(FAILED).pos, path, source)
+                           reserved.pos, path, source)
         nxt = b.node(None)
         b.edge(at, nxt, A.Assign((A.Var(FAILED),), A.BoolLit(False)), None)
         b.types[FAILED] = A.BOOL

@@ -85,7 +85,7 @@ class ProgramResult:
 
     #: The text of the program's file when known (set by ``tamp.prove``; not a dataclass field).
     #: The notebook view lists the source with it.
-    source = None
+    source = None  # type: Optional[str]
 
     def _repr_html_(self) -> str:  # notebooks: the report's section for this program
         view = NOTEBOOK_VIEWS.get("program_html")
@@ -152,7 +152,7 @@ class FileResult:
         return {PROVED: 0, UNKNOWN: 1, VIOLATED: 3}[self.verdict]
 
     #: The file's text when known (set by ``tamp.prove``; not a dataclass field).
-    source = None
+    source = None  # type: Optional[str]
 
     def _repr_html_(self) -> str:  # notebooks: every program's report section
         view = NOTEBOOK_VIEWS.get("file_html")

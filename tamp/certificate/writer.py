@@ -127,7 +127,10 @@ def probability_certificates(file_result, source: bytes, inputs: Optional[Dict[s
     done, skipped = [], []
     for p in parts:
         try:
-            done.append(program_prob_certificate(src.program(p.name), p.verdict, inputs, file_result.file, text))
+            prog = src.program(p.name)
+            if prog is None:
+                raise CertificateError(f"program '{p.name}' is not in {file_result.file}")
+            done.append(program_prob_certificate(prog, p.verdict, inputs, file_result.file, text))
         except CertificateError as exc:
             skipped.append({"program": p.name, "reason": str(exc)})
     return done, skipped

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import List
+
 from lang import ast as A
 from lang.errors import TampError
 
-from ..results import FileResult
+from ..results import FileResult, ProgramResult
 from .common import add_file_arguments, emit_json, load_programs, parse_inputs
 
 NAME = "prob"
@@ -28,8 +30,8 @@ def run(args) -> int:
     if not chosen:
         raise TampError("no probability specification (an ensures clause with P(...) or fairness) in "
                         + ("program " + args.program if args.program else "this file"), args.file)
-    results = [decide_program(p, inputs=inputs or None, timeout=args.timeout, path=src.path, source=src.text)
-               for p in chosen]
+    results: List[ProgramResult] = [decide_program(p, inputs=inputs or None, timeout=args.timeout, path=src.path,
+                                                   source=src.text) for p in chosen]
     fr = FileResult(src.path, results)
     if args.json:
         emit_json(fr.to_json())

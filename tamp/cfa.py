@@ -391,7 +391,7 @@ def _contract_trivial(g: nx.MultiDiGraph, entry: int, exit_: int, keep: set) -> 
     changed = True
     while changed:
         changed = False
-        for u, v, k, d in list(g.edges(keys=True, data=True)):
+        for u, v, _k, d in list(g.edges(keys=True, data=True)):
             st = d["stmt"]
             if not (isinstance(st, A.Assume) and isinstance(st.cond, A.BoolLit) and st.cond.value):
                 continue
@@ -400,7 +400,7 @@ def _contract_trivial(g: nx.MultiDiGraph, entry: int, exit_: int, keep: set) -> 
             if g.out_degree(u) != 1:
                 continue
             # redirect u's in-edges to v and drop u
-            for w, _, k2, d2 in list(g.in_edges(u, keys=True, data=True)):
+            for w, _, _k2, d2 in list(g.in_edges(u, keys=True, data=True)):
                 g.add_edge(w, v, **d2)
             if g.nodes[v].get("line") is None:
                 g.nodes[v]["line"] = g.nodes[u].get("line")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 import time
@@ -96,7 +95,7 @@ def main(argv=None) -> int:
     with ProcessPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         res = {r["name"]: r for r in pool.map(run_one, [(n, a.timeout) for n in order])}
     wall = time.monotonic() - t0
-    rows, ok = [], True
+    ok = True
     for n in names:
         r = res[n]
         exp = gt.get(n, (None, "", ""))

@@ -30,8 +30,8 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from .threshold import bias_cases
-from .volume import cube_share
 from .tight import BoxFacts, SymbolicBounds
+from .volume import cube_share
 
 RealBox = Dict[str, Tuple[Fraction, Fraction]]
 

@@ -7,6 +7,7 @@ chosen argument directly, which is what keeps the SMT queries small.
 
 from __future__ import annotations
 
+import operator
 from fractions import Fraction
 from typing import Dict, List, Optional
 
@@ -109,8 +110,8 @@ def translate_nodes(dag: Dag, variables: Dict[str, object], phases: Optional[Dic
             x, y = a
             if not z3.is_bool(x) and (z3.is_real(x) or z3.is_real(y)):
                 x, y = _real(x), _real(y)
-            r = {"<": lambda: x < y, "<=": lambda: x <= y, ">": lambda: x > y, ">=": lambda: x >= y,
-                 "==": lambda: x == y, "!=": lambda: x != y}[k]()
+            r = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+                 "==": operator.eq, "!=": operator.ne}[k](x, y)
         elif k == "and":
             r = z3.And(*a)
         elif k == "or":

@@ -231,7 +231,7 @@ def _refine(per_term, traces, cache) -> bool:
     if not cands:
         return False
     cands.sort(key=lambda x: -x[0])
-    seen, total = set(), 0
+    seen = set()
     progressed = False
     for _, wid, wb in cands[:8]:
         if wid in seen:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from lang.errors import TampError
-
 from tamp.results import FileResult
 
 from .common import emit_json, load_programs

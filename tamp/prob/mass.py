@@ -30,7 +30,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-import time
 from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 

@@ -132,7 +132,7 @@ class Executor:
                 raise TampError(f"--input {name}: program '{self.prog.name}' has no parameter '{name}'", self.file)
         path = Path(env)
         for r in self.prog.requires:
-            for p2, v in self.ev(r, path):
+            for _p2, v in self.ev(r, path):
                 if v is not True:
                     raise error_at(TampError, "the fixed inputs do not satisfy this 'requires' clause",
                                    r.pos, self.file, self.source)
@@ -195,7 +195,7 @@ class Executor:
             return paths
         if isinstance(s, A.Block):
             return self.block(s, paths)
-        raise self.err(f"statement not supported by the probability engine", s)
+        raise self.err("statement not supported by the probability engine", s)
 
     def loop(self, s: A.While, paths: List[Path]) -> List[Path]:
         done: List[Path] = []
@@ -583,7 +583,7 @@ class Executor:
             for it in e.items:
                 results = [(r, vals + (v,)) for q, vals in results for r, v in self.ev(it, q)]
             return results
-        raise self.err(f"expression not supported by the probability engine", e)
+        raise self.err("expression not supported by the probability engine", e)
 
     def unary(self, e: A.Unary, v):
         if e.op == "-":

@@ -68,7 +68,7 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
     except UnsupportedError as exc:
         if exc.line == 0 and source is not None:
             exc = error_at(UnsupportedError, exc.message, program.pos, path, source)
-        raise exc.with_source(path, source or "")
+        raise exc.with_source(path, source or "")  # noqa: B904 - the same error, now located
     except TooLarge as exc:
         return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, bound_text,
                            f"not proved: {exc}", cfa=cfa)

@@ -160,7 +160,7 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr, valid_batch=None) -> Lis
     root = aut.nodes[aut.root]
     ob("INIT", f"q{root.id}", conj(L(root.id), K(root.id) == 0), root.id)
     ob("BUDGET", f"q{root.id}", z3.Implies(L(root.id), K(root.id) <= beta0), root.id)
-    for nid, n in aut.nodes.items():
+    for nid, _n in aut.nodes.items():
         lam = L(nid)
         if nid in aut.exits:
             post = ensures0

@@ -341,10 +341,10 @@ def budget_hints(kap: Kappa, valid) -> List[A.Expr]:
         c, i, lo, H = t.per, A.Var(t.counter), t.init, t.bound
         up = t.step > 0
 
-        def done(x):  # iterations completed when the counter is x
-            return iterations_done(x, lo, t.step)
+        def done(x, lo=lo, step=t.step):  # iterations completed when the counter is x
+            return iterations_done(x, lo, step)
 
-        def within(x):  # x has not passed the counter's final value
+        def within(x, H=H, up=up):  # x has not passed the counter's final value
             return A.Binary("<=", x, H) if up else A.Binary(">=", x, H)
 
         try:
@@ -420,7 +420,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                                        best_bound=", ".join(exit_bounds) or None))
             ti = time.monotonic()
             valid_req = valid_under(req, 2000)
-            facts = budget_hints(kap, lambda e: valid_req(enc.expr(e, env0)))
+            facts = budget_hints(kap, lambda e: valid_req(enc.expr(e, env0)))  # noqa: B023 - called here
             hints = [enc.expr(f, env0) for f in facts]
             pools = node_pools(cfa, dag, candidate_pool(cfa, axioms, loops))
             states = collect_states(cfa, axioms, points)

@@ -48,7 +48,7 @@ def analyzer(text, **opts):
 
 def random_box(a, rng):
     box = []
-    for d in a.dims:
+    for _d in a.dims:
         x, y = sorted(Fraction(rng.randrange(0, 17), 16) for _ in range(2))
         if x == y:
             y = x + Fraction(1, 16)

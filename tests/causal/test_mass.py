@@ -80,9 +80,9 @@ def test_share_bounds_contain_the_sampled_share(name, sizes):
     assert a.fast_mass_ok
     rng = random.Random(5)
     informative = 0
-    for trial in range(60):
+    for _trial in range(60):
         box = []
-        for d in a.dims:
+        for _d in a.dims:
             k = rng.choice(sizes)
             lo = Fraction(rng.randrange(k), k)
             box.append((lo, lo + Fraction(1, k)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, Optional
+from typing import Dict, Optional, Set
 
 from pysmt.shortcuts import And
 
@@ -84,7 +84,7 @@ def _wmi(formula, weight, domain, timeout=None, integrator=None) -> WMIResult:
     n_bools = len(comp.bool_vars)
 
     # real variables used by no atom: integrate them out of the weight first
-    used = set()
+    used: Set[int] = set()
     for a in comp.atoms:
         used.update(i for i, c in enumerate(a.coeffs) if c)
     free = [i for i in range(len(reals)) if i not in used]
@@ -96,7 +96,7 @@ def _wmi(formula, weight, domain, timeout=None, integrator=None) -> WMIResult:
             lo, hi = bounds[i]
             q = q.integrate_between(i, Poly.const(q.nvars, lo), Poly.const(q.nvars, hi))
         # drop the integrated variables
-        t = {}
+        t: dict = {}
         for e, c in q.terms.items():
             ne = tuple(e[i] for i in keep)
             t[ne] = t.get(ne, Fraction(0)) + c

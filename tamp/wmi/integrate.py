@@ -39,7 +39,7 @@ import time as _time
 from collections import deque
 from fractions import Fraction
 from math import factorial, lcm
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import z3
 
@@ -49,7 +49,7 @@ from .poly import Poly
 _ZERO = Fraction(0)
 _ONE = Fraction(1)
 
-Constraint = Tuple[Sequence, object, bool]
+Constraint = Tuple[Sequence, Union[int, float, Fraction], bool]
 
 
 class UnboundedPolytopeError(ValueError):
@@ -521,7 +521,7 @@ def integrate_polytope(poly: Poly, constraints: Sequence[Constraint], nvars: int
         return poly.const_value()
     if poly.is_zero():
         return _ZERO
-    used = set()
+    used: Set[int] = set()
     for a, _ in rows:
         used.update(i for i, c in enumerate(a) if c)
     if len(used) < nvars:
@@ -577,7 +577,9 @@ def _iter(f: Poly, cons, n: int) -> Fraction:
         return _ZERO
     i = n - 1
     e_i = tuple(1 if j == i else 0 for j in range(n))
-    lowers, uppers, others = [], [], []
+    lowers: list = []
+    uppers: list = []
+    others: list = []
     for c, strict in live:
         a = c.terms.get(e_i, _ZERO)
         if a == 0:

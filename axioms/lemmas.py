@@ -47,6 +47,8 @@ from typing import Dict, List, Optional, Tuple
 
 import z3
 
+from tamp.core.z3expr import to_real
+
 MAX_PAIR_TERMS = 24
 
 
@@ -66,8 +68,7 @@ def _arith_parts(a, kind):
     return None
 
 
-def _real(x):
-    return z3.ToReal(x) if z3.is_int(x) else x
+_real = to_real
 
 
 def _divisors(t) -> List[z3.ExprRef]:

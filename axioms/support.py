@@ -44,12 +44,14 @@ import math
 from fractions import Fraction
 from typing import Callable, Optional, Tuple
 
+from ._lazy import integrate, stats
+
 from lang import ast as A
-from lang.evaluate import constant_value, evaluate
 
 from . import build as B
-from ._lazy import integrate, stats
 from .base import AxiomFamily, AxiomInstance, check_targets
+from lang.evaluate import constant_value, evaluate
+from lang.walk import operands
 from .uniform_finite import cover_pairs, cover_scalar, point_literal
 
 CHOICE = "support"
@@ -136,11 +138,7 @@ class SupportFamily(AxiomFamily):
 
 
 def _disjuncts(e: A.Expr):
-    if isinstance(e, A.Binary) and e.op == "||":
-        yield from _disjuncts(e.left)
-        yield from _disjuncts(e.right)
-    else:
-        yield e
+    return operands(e, "||")
 
 
 # ----------------------------------------------------------------- per distribution

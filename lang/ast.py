@@ -6,7 +6,7 @@ AST even though positions move.
 
 Expressions
     Num, BoolLit, Var, Index, Unary, Binary, Cond, Call, TupleExpr, SetLit,
-    ListLit, Quant, Sum, Prob, Independent
+    ListLit, Quant, Sum, Prob, Independent, Hole
 Statements
     Assign, Sample, If, While, For, Assume, Skip, VarDecl, Block
 Top level
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Optional, Tuple, Union
+from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Type as PyType, Union
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Pos:
         return f"{self.line}:{self.col}"
 
 
-def _pos():
+def _pos() -> Any:  # a dataclasses.field, typed as the default it stands for
     return field(default=None, compare=False, repr=False, kw_only=True)
 
 
@@ -232,6 +232,14 @@ class Independent(Expr):
 
 
 @dataclass(frozen=True)
+class Hole(Expr):
+    """``?``: a value tamp is asked to infer — ``fails ?`` (the smallest failure bound it can
+    prove) or one constant of an ``ensures`` (``abs(t - s) <= ?``, the smallest margin)."""
+
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
 class Fairness(Expr):
     """Group-fairness sugar (an ``ensures`` clause only).
 
@@ -384,10 +392,10 @@ class SourceFile:
 # --------------------------------------------------------------------------- helpers
 
 
-_FIELDS: dict = {}
+_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def field_names(cls) -> tuple:
+def field_names(cls: type) -> tuple[str, ...]:
     """The dataclass fields of ``cls`` other than ``pos`` (computed once per class: the walks
     below run on every node of every formula the prover builds)."""
     names = _FIELDS.get(cls)
@@ -396,7 +404,7 @@ def field_names(cls) -> tuple:
     return names
 
 
-def children(node: Node):
+def children(node: Node) -> Iterator[Node]:
     """The direct sub-nodes of ``node`` (expressions and statements), in order."""
     for f in field_names(type(node)):
         v = getattr(node, f)
@@ -408,53 +416,47 @@ def children(node: Node):
                     yield x
 
 
-def walk(node: Node):
+def walk(node: Node) -> Iterator[Node]:
     """Pre-order traversal of ``node`` and all nodes below it."""
-    stack = [node]
+    stack: List[Node] = [node]
     while stack:
         n = stack.pop()
         yield n
         stack.extend(reversed(list(children(n))))
 
 
-def contains(node: Node, kind) -> bool:
+def left_spine(e: "Binary") -> List["Binary"]:
+    """``e`` and the binary operations down its left operands, top first: for ``a + b - c``
+    (parsed ``(a + b) - c``) the nodes ``(a + b) - c`` and ``a + b``; the last one's ``left``
+    is the chain's first operand. A flat sum of n terms is n levels deep, so passes walk a
+    chain with this, iteratively, and recurse only into the (shallow) right operands.
+
+    >>> from lang.parser import parse_expr
+    >>> [n.op for n in left_spine(parse_expr("a + b - c * d"))]
+    ['-', '+']
+    """
+    out = [e]
+    x = e.left
+    while isinstance(x, Binary) and type(x) is Binary:
+        out.append(x)
+        x = x.left
+    return out
+
+
+def contains(node: Node, kind: Union[PyType[Node], Tuple[PyType[Node], ...]]) -> bool:
     """Whether any node below ``node`` (inclusive) is an instance of ``kind``."""
     return any(isinstance(n, kind) for n in walk(node))
 
 
-_FV_CACHE: dict = {}
+def free_vars(e: Node) -> set[str]:
+    """Names of variables read by ``e`` (bound quantifier/sum variables excluded), as a new
+    set: :func:`lang.walk.free_vars` (memoised, frozen) called from here."""
+    from lang.walk import free_vars as frozen  # deferred: lang.walk is built on this module
+
+    return set(frozen(e))
 
 
-def free_vars(e: Expr) -> set:
-    """Names of variables read by ``e`` (bound quantifier/sum variables excluded).
-
-    Results are memoised per node, by identity (the node is kept in the cache, so its id cannot
-    be reused while the entry lives; expressions are immutable, so the answer cannot change),
-    and sub-results are reused: a new node over known children costs one union."""
-    return set(_fv(e))
-
-
-def _fv(x) -> frozenset:
-    hit = _FV_CACHE.get(id(x))
-    if hit is not None and hit[0] is x:
-        return hit[1]
-    if isinstance(x, Var):
-        out = frozenset((x.name,))
-    elif isinstance(x, (Quant, Sum)):
-        out = _fv(x.lo) | _fv(x.hi) | (_fv(x.body) - {x.var})
-    elif isinstance(x, Independent):
-        out = frozenset((x.var,)) | _fv(x.expr)
-    else:
-        out = frozenset()
-        for c in children(x):
-            out = out | _fv(c)
-    if len(_FV_CACHE) > 200_000:
-        _FV_CACHE.clear()
-    _FV_CACHE[id(x)] = (x, out)
-    return out
-
-
-def num(v, is_int=None) -> Num:
+def num(v: int | Fraction | str, is_int: bool | None = None) -> Num:
     """A literal from an int / Fraction / str."""
     f = Fraction(v)
     if is_int is None:

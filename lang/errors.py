@@ -7,8 +7,7 @@ offending source line and a caret under the column — the CLI prints
 
 from __future__ import annotations
 
-import unicodedata
-from typing import Optional
+from typing import Any, Optional, Tuple, Type, TypeVar
 
 
 class TampError(Exception):
@@ -44,10 +43,12 @@ class TampError(Exception):
         return head
 
 
+E = TypeVar("E", bound="TampError")
+
 _WINDOW = 100  # characters of a long source line shown around the error
 
 
-def source_excerpt(source: str, line: int, col: int):
+def source_excerpt(source: str, line: int, col: int) -> Optional[Tuple[str, str]]:
     """The source line ``line`` (lines split at newlines only, as the lexer counts them) and a
     caret line pointing at column ``col``; unprintable characters shown as spaces, long lines
     cut to a window around the column. None when the line does not exist."""
@@ -68,6 +69,8 @@ def source_excerpt(source: str, line: int, col: int):
 def _pad(before: str) -> str:
     """Blanks as wide on a terminal as ``before``: two for each wide (East Asian) character,
     none for combining marks, a tab kept as a tab, one for everything else."""
+    import unicodedata
+
     out = []
     for c in before:
         if c == "\t":
@@ -91,7 +94,7 @@ class UnsupportedError(TampError):
     """A construct that parses and type-checks but that the requested analysis cannot handle."""
 
 
-def error_at(cls, message: str, pos, path: str = "<string>", source: Optional[str] = None):
+def error_at(cls: Type[E], message: str, pos: Any, path: str = "<string>", source: Optional[str] = None) -> E:
     """Build an error of class ``cls`` located at AST position ``pos`` (may be None)."""
     line = pos.line if pos is not None else 0
     col = pos.col if pos is not None else 0

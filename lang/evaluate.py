@@ -6,9 +6,8 @@ values: numbers (``int``, ``Fraction``, ``float``), ``bool``, sequences or dicts
 operations broadcast element-wise (so a ``bad`` event can be evaluated on a whole vector of
 samples at once).
 
-Arithmetic on ``int``/``Fraction`` stays exact (``+ - * /``, ``div``, ``mod``, ``min``,
-``max``, ``abs``, comparisons); ``div``/``mod`` on integers are Euclidean, as in SMT-LIB
-(``a = b·q + r`` with ``0 <= r < |b|``); ``log``, ``exp``, ``sqrt`` return floats. Errors
+Arithmetic on ``int``/``Fraction`` stays exact; the operators mean what :mod:`lang.ops` says
+(``div``/``mod`` Euclidean, ``/`` real division, ``log``/``exp``/``sqrt`` in binary64). Errors
 in the expression (unknown variable, ``log`` of a non-positive number, division by zero,
 unsupported construct) raise :class:`EvalError` — when the erroneous part is evaluated, so
 ``false ==> log(0) > 1`` is true, as with short-circuit evaluation.
@@ -27,14 +26,14 @@ memoised per expression node, so a candidate invariant checked against hundreds 
 
 from __future__ import annotations
 
-import math
-import operator
 from fractions import Fraction
-from typing import Any, Callable, Mapping
-
-import numpy as np
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from lang import ast as A
+from lang import ops
+from lang.ops import euclid_divmod
+
+import numpy as np
 
 __all__ = ["EvalError", "evaluate", "compile_expr", "constant_value", "euclid_divmod"]
 
@@ -49,7 +48,7 @@ class EvalError(ValueError):
 _NDARRAY = np.ndarray
 
 
-def evaluate(expr: A.Expr, env: Env = None) -> Any:
+def evaluate(expr: A.Expr, env: Optional[Env] = None) -> Any:
     """The value of ``expr`` under ``env`` (see the module docstring)."""
     return compile_expr(expr)({} if env is None else env)
 
@@ -63,17 +62,9 @@ def constant_value(expr: A.Expr) -> Any:
         return None
 
 
-def euclid_divmod(a: int, b: int):
-    """SMT-LIB integer division: ``a = b*q + r`` with ``0 <= r < |b|``."""
-    q, r = divmod(a, b)
-    if r < 0:  # only when b < 0 (Python's r takes b's sign)
-        q, r = q + 1, r - b
-    return q, r
-
-
 # ---------------------------------------------------------------------------- the compiler
 
-_CACHE: dict = {}
+_CACHE: Dict[int, Tuple[A.Expr, Fn]] = {}
 
 
 def compile_expr(e: A.Expr) -> Fn:
@@ -91,12 +82,12 @@ def compile_expr(e: A.Expr) -> Fn:
 
 
 def _fail(msg: str) -> Fn:
-    def f(env):
+    def f(env: Env) -> Any:
         raise EvalError(msg)
     return f
 
 
-def _const(v) -> Fn:
+def _const(v: Any) -> Fn:
     return lambda env: v
 
 
@@ -108,7 +99,7 @@ def _num(e: A.Num) -> Fn:
 def _var(e: A.Var) -> Fn:
     name = e.name
 
-    def f(env):
+    def f(env: Env) -> Any:
         try:
             return env[name]
         except KeyError:
@@ -116,7 +107,7 @@ def _var(e: A.Var) -> Fn:
     return f
 
 
-def _as_index(idx):
+def _as_index(idx: Any) -> Any:
     if isinstance(idx, _NDARRAY):
         raise EvalError("array-valued index")
     if isinstance(idx, Fraction):
@@ -133,7 +124,7 @@ def _as_index(idx):
 def _index(e: A.Index) -> Fn:
     base, index = compile_expr(e.base), compile_expr(e.index)
 
-    def f(env):
+    def f(env: Env) -> Any:
         idx = index(env)
         if type(idx) is not int:
             idx = _as_index(idx)
@@ -144,16 +135,16 @@ def _index(e: A.Index) -> Fn:
     return f
 
 
-def _items(e) -> list:
+def _items(e: Union[A.TupleExpr, A.SetLit, A.ListLit]) -> List[Fn]:
     return [compile_expr(x) for x in e.items]
 
 
-def _tuple(e) -> Fn:
+def _tuple(e: Union[A.TupleExpr, A.SetLit]) -> Fn:
     items = _items(e)
     return lambda env: tuple(g(env) for g in items)
 
 
-def _list(e) -> Fn:
+def _list(e: A.ListLit) -> Fn:
     items = _items(e)
     return lambda env: [g(env) for g in items]
 
@@ -163,14 +154,14 @@ def _unary(e: A.Unary) -> Fn:
     if e.op == "-":
         return lambda env: -g(env)
     if e.op == "!":
-        def f(env):
+        def f(env: Env) -> Any:
             v = g(env)
             return np.logical_not(v) if isinstance(v, _NDARRAY) else (not v)
         return f
     return _fail(f"unknown unary operator {e.op}")
 
 
-def _floats(a, b):
+def _floats(a: Any, b: Any) -> Tuple[Any, Any]:
     """Mixed Fraction/ndarray arithmetic: exact scalars become floats."""
     if isinstance(a, Fraction):
         a = float(a)
@@ -179,63 +170,55 @@ def _floats(a, b):
     return a, b
 
 
-_OPERATOR = {"+": operator.add, "-": operator.sub, "==": operator.eq, "!=": operator.ne,
-             "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
-
-
-def _arith(op: str):
+def _arith(op: str) -> Optional[Callable[[Any, Any], Any]]:
     """The scalar/array function of a non-logical binary operator."""
-    if op in _OPERATOR:
-        return _OPERATOR[op]
+    meaning = ops.BINARY.get(op)
+    if meaning is None or (meaning.kind == "logic" and op != "<==>"):
+        return None
     if op == "*":
-        def mul(a, b):
+        def mul(a: Any, b: Any) -> Any:
             if isinstance(a, tuple) and isinstance(b, tuple):  # product of finite sets
                 return tuple((p, q) for p in a for q in b)
             return a * b
         return mul
-    if op == "/":
-        def div(a, b):
-            if type(a) is int and type(b) is int:
-                if b == 0:
-                    raise EvalError("division by zero")
-                return Fraction(a, b)
-            if not isinstance(b, _NDARRAY) and b == 0:
-                raise EvalError("division by zero")
-            return a / b
-        return div
-    if op in ("div", "mod"):
-        k = 0 if op == "div" else 1
+    if op in ("/", "div", "mod"):
+        exact, k = meaning.exact, (0 if op == "div" else 1)
 
-        def idiv(a, b):
+        def div(a: Any, b: Any) -> Any:
             if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
-                return (a // b) if k == 0 else (a % b)
-            if b == 0:
-                raise EvalError("division by zero")
-            if type(a) is int and type(b) is int:
-                return euclid_divmod(a, b)[k]
-            return (a // b) if k == 0 else (a % b)
-        return idiv
+                return a / b if op == "/" else ops.euclid_divmod_elementwise(a, b)[k]
+            try:
+                return exact(a, b)
+            except ops.DomainError as err:
+                raise EvalError(str(err)) from None
+        return div
     if op == "<==>":
-        def iff(a, b):
+        def iff(a: Any, b: Any) -> Any:
             if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
                 return a == b
-            return bool(a) == bool(b)
+            return meaning.exact(a, b)
         return iff
-    return None
+    return meaning.exact
 
 
 def _binary(e: A.Binary) -> Fn:
+    if type(e.left) is A.Binary:
+        return _chain(e)
     op = e.op
     left, right = compile_expr(e.left), compile_expr(e.right)
     if op in ("&&", "||", "==>"):
         return _logic(op, left, right)
+    return _binary_fn(op, left, right)
+
+
+def _binary_fn(op: str, left: Fn, right: Fn) -> Fn:
     fn = _arith(op)
     if fn is None:
         return _fail(f"cannot evaluate operator {op}")
 
     nd = _NDARRAY
 
-    def f(env):
+    def f(env: Env) -> Any:
         a = left(env)
         b = right(env)
         if type(a) is nd or type(b) is nd:
@@ -244,33 +227,76 @@ def _binary(e: A.Binary) -> Fn:
     return f
 
 
-#: for each connective: the value of the left operand that decides it alone, and the result then
-_SHORT = {"&&": (False, False), "||": (True, True), "==>": (False, True)}
+def _chain(e: A.Binary) -> Fn:
+    """A left-deep chain ``a + b - c …``, compiled and evaluated iteratively (a flat sum of
+    100,000 terms must not nest 100,000 closures): the first operand, then one step per
+    operator combining the value so far with the operator's right operand."""
+    spine = A.left_spine(e)
+    first = compile_expr(spine[-1].left)
+    steps = [_step(node.op, compile_expr(node.right)) for node in reversed(spine)]
+
+    def f(env: Env) -> Any:
+        a = first(env)
+        for step in steps:
+            a = step(a, env)
+        return a
+    return f
+
+
+def _step(op: str, right: Fn) -> Callable[[Any, Env], Any]:
+    """``(value of the left operand, env) ↦ value of `left op right```, with the same
+    semantics as :func:`_binary` (short-circuit connectives, exact scalars, numpy arrays)."""
+    if op in ops.SHORT_CIRCUIT:
+        stop, result = ops.SHORT_CIRCUIT[op]
+
+        def logic(a: Any, env: Env) -> Any:
+            if not isinstance(a, _NDARRAY) and bool(a) is stop:
+                return result
+            b = right(env)
+            return _logic_arrays(op, a, b) if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY) else bool(b)
+        return logic
+    fn = _arith(op)
+    if fn is None:
+        msg = f"cannot evaluate operator {op}"
+
+        def fail(a: Any, env: Env) -> Any:
+            raise EvalError(msg)
+        return fail
+    nd = _NDARRAY
+
+    def arith(a: Any, env: Env) -> Any:
+        b = right(env)
+        if type(a) is nd or type(b) is nd:
+            a, b = _floats(a, b)
+        return fn(a, b)
+    return arith
+
+
+def _logic_arrays(op: str, a: Any, b: Any) -> Any:
+    """A connective element-wise, when an operand is a numpy array."""
+    if op == "&&":
+        return np.logical_and(a, b)
+    if op == "||":
+        return np.logical_or(a, b)
+    return np.logical_or(np.logical_not(a), b)
 
 
 def _logic(op: str, left: Fn, right: Fn) -> Fn:
-    stop, result = _SHORT[op]
+    stop, result = ops.SHORT_CIRCUIT[op]
 
-    def arrays(a, b):
-        if op == "&&":
-            return np.logical_and(a, b)
-        if op == "||":
-            return np.logical_or(a, b)
-        return np.logical_or(np.logical_not(a), b)
-
-    def f(env):
+    def f(env: Env) -> Any:
         a = left(env)
         if not isinstance(a, _NDARRAY) and bool(a) is stop:  # short-circuit on scalars
             return result
         b = right(env)
-        return arrays(a, b) if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY) else bool(b)
+        return _logic_arrays(op, a, b) if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY) else bool(b)
     return f
 
 
 def _cond(e: A.Cond) -> Fn:
     c, t, o = compile_expr(e.cond), compile_expr(e.then), compile_expr(e.other)
 
-    def f(env):
+    def f(env: Env) -> Any:
         v = c(env)
         if isinstance(v, _NDARRAY):
             return np.where(v, t(env), o(env))
@@ -278,25 +304,14 @@ def _cond(e: A.Cond) -> Fn:
     return f
 
 
-def _transcendental(name: str, v):
+def _transcendental(name: str, v: Any) -> Any:
     if isinstance(v, _NDARRAY):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return {"log": np.log, "exp": np.exp, "sqrt": np.sqrt}[name](v.astype(float))
-    if name == "log":
-        if v <= 0:
-            raise EvalError(f"log of non-positive {v}")
-        fv = float(v)
-        if isinstance(v, Fraction) and (fv == 0.0 or math.isinf(fv)):
-            return math.log(v.numerator) - math.log(v.denominator)  # beyond float range
-        return math.log(fv)
-    if name == "sqrt":
-        if v < 0:
-            raise EvalError(f"sqrt of negative {v}")
-        return math.sqrt(v)
     try:
-        return math.exp(v)
-    except OverflowError:
-        return math.inf
+        return ops.approx_fn(name, v)
+    except ops.DomainError as err:
+        raise EvalError(str(err)) from None
 
 
 def _call(e: A.Call) -> Fn:
@@ -307,10 +322,9 @@ def _call(e: A.Call) -> Fn:
         return lambda env: abs(g(env))
     if name in ("min", "max") and n == 2:
         g, h = args
-        pick, npick = (min, np.minimum) if name == "min" \
-            else (max, np.maximum)
+        pick, npick = (min, np.minimum) if name == "min" else (max, np.maximum)
 
-        def f(env):
+        def f(env: Env) -> Any:
             a, b = g(env), h(env)
             if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
                 return npick(*_floats(a, b))
@@ -325,16 +339,16 @@ def _call(e: A.Call) -> Fn:
     return _fail(f"cannot evaluate function {name}/{n}")
 
 
-def _bound_body(e, reduce) -> Fn:
+def _bound_body(e: Union[A.Sum, A.Quant], reduce: Callable[[Iterator[Any]], Any]) -> Fn:
     """``sum`` and the quantifiers: ``reduce`` over the body's values for ``var`` in the range."""
     lo, hi, body, var = compile_expr(e.lo), compile_expr(e.hi), compile_expr(e.body), e.var
     extra = 1 if e.inclusive else 0
 
-    def f(env):
+    def f(env: Env) -> Any:
         rng = range(int(lo(env)), int(hi(env)) + extra)
         local = dict(env)
 
-        def values():
+        def values() -> Iterator[Any]:
             for j in rng:
                 local[var] = j
                 yield body(local)
@@ -342,7 +356,7 @@ def _bound_body(e, reduce) -> Fn:
     return f
 
 
-def _sum(values):
+def _sum(values: Iterator[Any]) -> Any:
     total = 0
     for v in values:
         total = total + v

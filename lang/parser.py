@@ -14,16 +14,18 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
-from lark import Lark, Token, Tree, v_args
+from lark import Lark, Token, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.lexer import PatternStr
 from lark.visitors import Transformer_NonRecursive
 
 from . import ast as A
 from .errors import ParseError, TampError, error_at
-from .recursion import MAX_DEPTH
+from .gcpause import paused_gc
+from .lalr import Driver, Fallback
+from .recursion import MAX_DEPTH, nesting_overflow
 
 _GRAMMAR = Path(__file__).with_name("grammar.lark")
 
@@ -52,14 +54,15 @@ def _parser() -> Lark:
                 start=["start", "expr_start"], cache=_cache_file() or False)
 
 
-def _pos(meta) -> A.Pos | None:
+def _pos(meta: Any) -> Optional[A.Pos]:
     if getattr(meta, "empty", True):
         return None
     return A.Pos(meta.line, meta.column, meta.end_line, meta.end_column)
 
 
 def _tpos(tok: Token) -> A.Pos:
-    return A.Pos(tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column)
+    line, col = tok.line or 0, tok.column or 0
+    return A.Pos(line, col, tok.end_line or line, tok.end_column or col)
 
 
 # Literals stay far below Python's 4300-digit int/str conversion limit, so that every exact
@@ -75,6 +78,8 @@ def parse_number(text: str) -> A.Num:
     (for ``--input``). Raises ``ValueError`` for anything else, for more than
     :data:`MAX_DIGITS` digits or an exponent beyond ±:data:`MAX_EXPONENT`."""
     text = text.strip()
+    if text.isdigit() and text.isascii() and len(text) <= 18:  # the common case, fast
+        return A.Num(Fraction(int(text)), True, text)
     m = _NUMBER.fullmatch(text) or _RATIO.fullmatch(text)
     if m is None:
         raise ValueError(f"not a number: {text[:40]!r}")
@@ -90,32 +95,49 @@ def parse_number(text: str) -> A.Num:
     return A.Num(value, frac == "" and exp is None, text)
 
 
-def _invariants(items) -> tuple:
+def _clause(kind: str) -> Callable[[Any, Any, List[Any]], Any]:
+    """The rule method of a specification clause: ``("clause", kind, expression)``."""
+    def f(self: Any, meta: Any, ch: List[Any]) -> Any:
+        return ("clause", kind, ch[0])
+    return f
+
+
+def _fixed(op: str) -> Callable[[Any, Any, List[Any]], Any]:
+    """The rule method of a binary operator spelled by the rule itself (``&&``, ``||`` …)."""
+    def f(self: Any, meta: Any, ch: List[Any]) -> Any:
+        return A.Binary(op, ch[0], ch[1], pos=_pos(meta))
+    return f
+
+
+def _invariants(items: List[Any]) -> Tuple[A.Expr, ...]:
     """The expressions of a loop's ``invariant`` clauses, in source order."""
     return tuple(e for _tag, e in items)
 
 
 @v_args(meta=True)
-class _ToAst(Transformer_NonRecursive):
+class _ToAst(Transformer_NonRecursive):  # type: ignore[type-arg]
     """One method per grammar rule, building AST nodes with positions."""
 
     # ---------------------------------------------------------------- top level
-    def start(self, meta, progs):
+    def start(self, meta: Any, progs: List[A.Program]) -> Tuple[A.Program, ...]:
         return tuple(progs)
 
-    def expr_start(self, meta, ch):
+    def expr_start(self, meta: Any, ch: List[Any]) -> Any:
         return ch[0]
 
-    def program(self, meta, ch):
+    def program(self, meta: Any, ch: List[Any]) -> Any:
         name, *rest = ch
-        params, clauses, body = [], {"requires": [], "ensures": []}, None
+        params: List[A.Param] = []
+        lists: Dict[str, List[A.Expr]] = {"requires": [], "ensures": []}
+        clauses: Dict[str, A.Expr] = {}
+        body: Optional[A.Block] = None
         for x in rest:
             if isinstance(x, A.Param):
                 params.append(x)
             elif isinstance(x, tuple) and len(x) == 3 and x[0] == "clause":
                 _, kind, e = x
                 if kind in ("requires", "ensures"):
-                    clauses[kind].append(e)
+                    lists[kind].append(e)
                 else:
                     if kind in clauses:
                         raise ParseError(f"duplicate '{kind}' clause", line=e.pos.line if e.pos else 0,
@@ -123,24 +145,20 @@ class _ToAst(Transformer_NonRecursive):
                     clauses[kind] = e
             elif isinstance(x, A.Block):
                 body = x
-        return A.Program(str(name), tuple(params), body, tuple(clauses["requires"]),
-                         tuple(clauses["ensures"]), clauses.get("fails"), clauses.get("rate"),
+        assert body is not None, "the grammar requires a body"
+        return A.Program(str(name), tuple(params), body, tuple(lists["requires"]),
+                         tuple(lists["ensures"]), clauses.get("fails"), clauses.get("rate"),
                          clauses.get("reliability"), pos=A.Pos(name.line, name.column))
 
-    def param(self, meta, ch):
+    def param(self, meta: Any, ch: List[Any]) -> Any:
         name, ty = ch
         return A.Param(str(name), ty, pos=_tpos(name))
 
-    def type(self, meta, ch):
+    def type(self, meta: Any, ch: List[Any]) -> Any:
         base = A.Type(str(ch[0]))
         return A.array_of(base) if ch[1] is not None else base
 
-    def _clause(kind):
-        def f(self, meta, ch):
-            return ("clause", kind, ch[0])
-        return f
-
-    def fairness(self, meta, ch):
+    def fairness(self, meta: Any, ch: List[Any]) -> Any:
         kind, target, group, qual = ch
         # The threshold comparison is the last one written: `… given S >= c` or `… when Q >= c`.
         last = qual if qual is not None else group
@@ -163,129 +181,126 @@ class _ToAst(Transformer_NonRecursive):
     reliability = _clause("reliability")
 
     # ---------------------------------------------------------------- statements
-    def block(self, meta, ch):
+    def block(self, meta: Any, ch: List[Any]) -> Any:
         return A.Block(tuple(ch), pos=_pos(meta))
 
-    def assign(self, meta, ch):
+    def assign(self, meta: Any, ch: List[Any]) -> Any:
         return A.Assign(ch[0], ch[1], pos=_pos(meta))
 
-    def sample(self, meta, ch):
+    def sample(self, meta: Any, ch: List[Any]) -> Any:
         return A.Sample(ch[0], ch[1], pos=_pos(meta))
 
-    def targets(self, meta, ch):
+    def targets(self, meta: Any, ch: List[Any]) -> Any:
         return tuple(ch)
 
-    def index_lv(self, meta, ch):
+    def index_lv(self, meta: Any, ch: List[Any]) -> Any:
         name, idx = ch
         return A.Index(A.Var(str(name), pos=_tpos(name)), idx, pos=_pos(meta))
 
-    def dist(self, meta, ch):
+    def dist(self, meta: Any, ch: List[Any]) -> Any:
         name, *args = ch
-        args = tuple(a for a in args if a is not None)
-        return A.Call(str(name), args, pos=_pos(meta))
+        return A.Call(str(name), tuple(a for a in args if a is not None), pos=_pos(meta))
 
-    def if_stmt(self, meta, ch):
+    def if_stmt(self, meta: Any, ch: List[Any]) -> Any:
         cond, then, other = ch
         if isinstance(other, A.If):  # else if
             other = A.Block((other,), pos=other.pos)
         return A.If(cond, then, other, pos=_pos(meta))
 
-    def invariant(self, meta, ch):
+    def invariant(self, meta: Any, ch: List[Any]) -> Any:
         return ("invariant", ch[0])
 
-    def while_stmt(self, meta, ch):
+    def while_stmt(self, meta: Any, ch: List[Any]) -> Any:
         cond, *invs, body = ch
         return A.While(cond, body, _invariants(invs), pos=_pos(meta))
 
-    def for_stmt(self, meta, ch):
+    def for_stmt(self, meta: Any, ch: List[Any]) -> Any:
         name, (lo, hi, incl), *invs, body = ch
         return A.For(str(name), lo, hi, incl, body, _invariants(invs), pos=_pos(meta))
 
-    def assume(self, meta, ch):
+    def assume(self, meta: Any, ch: List[Any]) -> Any:
         return A.Assume(ch[0], pos=_pos(meta))
 
-    def skip(self, meta, ch):
+    def skip(self, meta: Any, ch: List[Any]) -> Any:
         return A.Skip(pos=_pos(meta))
 
-    def var_decl(self, meta, ch):
+    def var_decl(self, meta: Any, ch: List[Any]) -> Any:
         return A.VarDecl(str(ch[0]), ch[1], pos=_pos(meta))
 
-    def range(self, meta, ch):
+    def range(self, meta: Any, ch: List[Any]) -> Any:
         lo, dots, hi = ch
         return (lo, hi, str(dots) == "..=")
 
     # ---------------------------------------------------------------- expressions
-    def number(self, meta, ch):
+    def number(self, meta: Any, ch: List[Any]) -> Any:
         try:
             n = parse_number(str(ch[0]))
         except ValueError as exc:
             raise ParseError(str(exc), line=meta.line, col=meta.column) from None
         return A.Num(n.value, n.is_int, n.text, pos=_pos(meta))
 
-    def true(self, meta, ch):
+    def true(self, meta: Any, ch: List[Any]) -> Any:
         return A.BoolLit(True, pos=_pos(meta))
 
-    def false(self, meta, ch):
+    def false(self, meta: Any, ch: List[Any]) -> Any:
         return A.BoolLit(False, pos=_pos(meta))
 
-    def var(self, meta, ch):
+    def var(self, meta: Any, ch: List[Any]) -> Any:
         return A.Var(str(ch[0]), pos=_pos(meta))
 
-    def index(self, meta, ch):
+    def index(self, meta: Any, ch: List[Any]) -> Any:
         return A.Index(ch[0], ch[1], pos=_pos(meta))
 
-    def call(self, meta, ch):
+    def call(self, meta: Any, ch: List[Any]) -> Any:
         name, *args = ch
         return A.Call(str(name), tuple(a for a in args if a is not None), pos=_pos(meta))
 
-    def neg(self, meta, ch):
+    def neg(self, meta: Any, ch: List[Any]) -> Any:
         return A.Unary("-", ch[0], pos=_pos(meta))
 
-    def not_(self, meta, ch):
+    def not_(self, meta: Any, ch: List[Any]) -> Any:
         return A.Unary("!", ch[0], pos=_pos(meta))
 
-    def binop(self, meta, ch):
+    def binop(self, meta: Any, ch: List[Any]) -> Any:
         left, op, right = ch
         return A.Binary(str(op), left, right, pos=_pos(meta))
 
-    def compare(self, meta, ch):
+    def compare(self, meta: Any, ch: List[Any]) -> Any:
         return self.binop(meta, ch)
-
-    def _fixed(op):
-        def f(self, meta, ch):
-            return A.Binary(op, ch[0], ch[1], pos=_pos(meta))
-        return f
 
     and_ = _fixed("&&")
     or_ = _fixed("||")
     implies = _fixed("==>")
     iff = _fixed("<==>")
 
-    def cond(self, meta, ch):
+    def cond(self, meta: Any, ch: List[Any]) -> Any:
         return A.Cond(ch[0], ch[1], ch[2], pos=_pos(meta))
 
-    def quantifier(self, meta, ch):
+    def quantifier(self, meta: Any, ch: List[Any]) -> Any:
         kind, name, (lo, hi, incl), body = ch
         return A.Quant(str(kind), str(name), lo, hi, incl, body, pos=_pos(meta))
 
-    def sum(self, meta, ch):
+    def sum(self, meta: Any, ch: List[Any]) -> Any:
         name, (lo, hi, incl), body = ch
         return A.Sum(str(name), lo, hi, incl, body, pos=_pos(meta))
 
-    def prob(self, meta, ch):
+    def prob(self, meta: Any, ch: List[Any]) -> Any:
         return A.Prob(ch[0], ch[1], pos=_pos(meta))
 
-    def independent(self, meta, ch):
+    def hole(self, meta: Any, ch: List[Any]) -> Any:
+        return A.Hole(pos=_pos(meta))
+
+    def independent(self, meta: Any, ch: List[Any]) -> Any:
         e, name, values = ch
         return A.Independent(e, str(name), values.items if values is not None else None, pos=_pos(meta))
 
-    def tuple(self, meta, ch):
+    def tuple(self, meta: Any, ch: List[Any]) -> Any:
         return A.TupleExpr(tuple(ch), pos=_pos(meta))
 
-    def set_lit(self, meta, ch):
+    def set_lit(self, meta: Any, ch: List[Any]) -> Any:
         return A.SetLit(tuple(c for c in ch if c is not None), pos=_pos(meta))
 
-    def list(self, meta, ch):
+    def list(self, meta: Any, ch: List[Any]) -> Any:
         return A.ListLit(tuple(c for c in ch if c is not None), pos=_pos(meta))
 
 
@@ -310,21 +325,21 @@ _MAX_EXPECTED = 5
 
 
 @lru_cache(maxsize=1)
-def _terminal_text() -> dict:
+def _terminal_text() -> Dict[str, str]:
     """Terminal name -> its literal spelling (for terminals that are plain strings)."""
     return {t.name: t.pattern.value for t in _parser().terminals if isinstance(t.pattern, PatternStr)}
 
 
 def _key(terminal: str) -> str:
     """A terminal as the sets above name it: its spelling if literal, else its name."""
-    return _terminal_text().get(terminal, terminal)
+    return str(_terminal_text().get(terminal, terminal))
 
 
 def _show(key: str) -> str:
     return _TERMINAL_NAMES.get(key, f"'{key}'")
 
 
-def expected_text(terminals) -> str:
+def expected_text(terminals: Iterable[str]) -> str:
     """A short, human list of what could come next: "a statement or '}'"."""
     keys = {_key(t) for t in terminals}
     items = []
@@ -333,7 +348,7 @@ def expected_text(terminals) -> str:
         keys -= _STATEMENT_START | {"NAME", "("}
     if len(keys & _EXPRESSION_START) >= 5:
         items.append("an expression")
-        keys -= _EXPRESSION_START
+        keys -= _EXPRESSION_START | {"?"}  # `?` (a value to infer) starts an expression too
     if len(keys & _OPERATORS) >= 3:
         items.append("an operator")
         keys -= _OPERATORS
@@ -366,14 +381,14 @@ def _char_hint(ch: str) -> str:
     return ""
 
 
-def _line_col(text: str, offset: int):
+def _line_col(text: str, offset: int) -> Tuple[int, int]:
     """1-based line and column of character ``offset`` (lines split at '\\n' only, as lark does)."""
     line = text.count("\n", 0, offset) + 1
     col = offset - (text.rfind("\n", 0, offset) + 1) + 1
     return line, col
 
 
-def _end_position(text: str):
+def _end_position(text: str) -> Tuple[int, int]:
     """Where "end of input" errors point: just after the last non-blank character."""
     return _line_col(text, len(text.rstrip()))
 
@@ -417,22 +432,21 @@ def _syntax_error(exc: UnexpectedInput, path: str, text: str) -> ParseError:
 # --------------------------------------------------------------------------- entry points
 
 
-def _check_depth(tree, path: str, text: str) -> None:
-    """Refuse trees nested deeper than MAX_DEPTH (the recursive passes could not handle them)."""
-    stack = [(tree, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            meta = node.meta
-            line = getattr(meta, "line", 1) if not getattr(meta, "empty", True) else 1
-            col = getattr(meta, "column", 1) if not getattr(meta, "empty", True) else 1
-            raise ParseError(f"the program is nested too deeply (more than {MAX_DEPTH} levels)",
-                             path, line, col, text)
-        stack.extend((c, depth + 1) for c in node.children if isinstance(c, Tree))
+def _check_nesting(result: Any, path: str, text: str) -> None:
+    """Refuse ASTs nested deeper than MAX_DEPTH levels (the recursive passes could not handle
+    them). A chain of binary operators written without parentheses (``a + b + c + …``, the
+    left-deep tree every pass walks iteratively) is one level however long it is; nesting is
+    parentheses on the right, unary operators, calls, quantifiers and statements in blocks."""
+    node = nesting_overflow(result, MAX_DEPTH)
+    if node is not None:
+        pos = getattr(node, "pos", None)
+        line, col = (pos.line, pos.col) if pos is not None else (1, 1)
+        raise ParseError(f"the program is nested too deeply (more than {MAX_DEPTH} levels)",
+                         path, line, col, text)
 
 
-def _duplicate_programs(progs, path: str, text: str) -> None:
-    seen = {}
+def _duplicate_programs(progs: Iterable[A.Program], path: str, text: str) -> None:
+    seen: Dict[str, A.Program] = {}
     for p in progs:
         if p.name in seen:
             first = seen[p.name].pos
@@ -441,18 +455,59 @@ def _duplicate_programs(progs, path: str, text: str) -> None:
         seen[p.name] = p
 
 
-def _run(text: str, path: str, start: str):
-    """Parse ``text`` from grammar rule ``start`` and build the AST."""
+def _driver() -> Optional[Driver]:
+    """The fast LALR driver over the tables of :func:`_parser` (built once per parser; None if
+    this lark cannot provide them, see :data:`DRIVER_ERROR`)."""
+    global DRIVER_ERROR, _DRIVER_FOR
+    lark_parser = _parser()
+    if _DRIVER_FOR is not None and _DRIVER_FOR[0] is lark_parser:
+        return _DRIVER_FOR[1]
+    drv: Optional[Driver] = None
+    try:
+        drv = Driver(lark_parser, _ToAst(), tuple(sorted(KEYWORDS)))
+    except (AttributeError, KeyError, TypeError, Fallback) as exc:  # pragma: no cover - another lark
+        DRIVER_ERROR = exc
+    _DRIVER_FOR = (lark_parser, drv)
+    return drv
+
+
+_DRIVER_FOR: Optional[Tuple[Lark, Optional[Driver]]] = None
+DRIVER_ERROR: Optional[Exception] = None  # why the fast driver is not available, if it is not
+
+
+def _run(text: str, path: str, start: str) -> Any:
+    """Parse ``text`` from grammar rule ``start`` and build the AST: the fast driver first,
+    lark's own parser (and its error reporting) when the driver gives up."""
     if not isinstance(text, str):
         raise ParseError("the input is not text", path)
+    with paused_gc():
+        return _parse_text(text, path, start)
+
+
+def _parse_text(text: str, path: str, start: str) -> Any:
+    result = None
+    drv = _driver()
+    if drv is not None:
+        try:
+            result = drv.parse(text, start)
+        except Fallback:
+            result = None
+        except TampError as exc:
+            raise exc.with_source(path, text) from None
+    if result is None:
+        result = _run_lark(text, path, start)
+    _check_nesting(result, path, text)
+    return result
+
+
+def _run_lark(text: str, path: str, start: str) -> Any:
     try:
         tree = _parser().parse(text, start=start)
     except UnexpectedInput as exc:
         raise _syntax_error(exc, path, text) from None
-    except RecursionError:
+    except RecursionError:  # pragma: no cover - lark's LALR parser and the transformer do not recurse
         raise ParseError(f"the program is nested too deeply (more than {MAX_DEPTH} levels)",
                          path, 1, 1, text) from None
-    _check_depth(tree, path, text)
     try:
         return _ToAst().transform(tree)
     except VisitError as exc:
@@ -469,23 +524,14 @@ def parse(text: str, path: str = "<string>") -> A.SourceFile:
 
 
 def parse_file(path: str) -> A.SourceFile:
-    """Read and parse a file; an unreadable file or invalid UTF-8 is a :class:`ParseError` too."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise ParseError(f"cannot read file: {exc.strerror or exc}", str(path)) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        shown = data.decode("utf-8", errors="replace")
-        line = data.count(b"\n", 0, exc.start) + 1
-        line_start = data.rfind(b"\n", 0, exc.start) + 1
-        col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1
-        raise ParseError(f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x})", str(path),
-                         line, col, shown) from None
-    return parse(text, str(path))
+    """Read and parse a file; an unreadable file or invalid UTF-8 is a :class:`ParseError` too
+    (:func:`lang.loader.load` also type-checks)."""
+    from .loader import read_text
+
+    return parse(read_text(path), str(path))
 
 
 def parse_expr(text: str, path: str = "<expr>") -> A.Expr:
     """Parse a single expression (for ``--bound`` and ``--input``). Raises :class:`ParseError`."""
-    return _run(text, path, "expr_start")
+    out: A.Expr = _run(text, path, "expr_start")
+    return out

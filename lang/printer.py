@@ -14,7 +14,7 @@ Numbers print from their source text when they have one, else exactly.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 from . import ast as A
 from .recursion import deep_recursion
@@ -113,69 +113,79 @@ class _Printer:
             return COND - 1
         return ATOM
 
-    def p_Num(self, e: A.Num, tail):
+    def p_Num(self, e: A.Num, tail: bool) -> str:
         if e.text is not None and e.value >= 0:
             return e.text
         return format_number(e.value, e.is_int)
 
-    def p_BoolLit(self, e: A.BoolLit, tail):
+    def p_BoolLit(self, e: A.BoolLit, tail: bool) -> str:
         return "true" if e.value else "false"
 
-    def p_Var(self, e: A.Var, tail):
+    def p_Var(self, e: A.Var, tail: bool) -> str:
         return e.name
 
-    def p_Index(self, e: A.Index, tail):
+    def p_Index(self, e: A.Index, tail: bool) -> str:
         return f"{self.expr(e.base, POSTFIX)}[{self.expr(e.index, COND, True)}]"
 
-    def p_Unary(self, e: A.Unary, tail):
+    def p_Unary(self, e: A.Unary, tail: bool) -> str:
         inner = self.expr(e.operand, UNARY, tail)
         if e.op == "-" and inner.startswith("-"):
             inner = " " + inner  # `- -x`, never `--x`
         return f"{e.op}{inner}"
 
-    def p_Binary(self, e: A.Binary, tail):
+    def p_Binary(self, e: A.Binary, tail: bool) -> str:
         level = self.level(e)
         if level == CMP:  # non-associative: both sides one level tighter
             left, right = ADD, ADD
         elif level == IMPLIES:  # right-associative
             left, right = level + 1, level
-        else:  # left-associative
-            left, right = level, level + 1
+        else:  # left-associative: a chain `a + b - c` of one level prints iteratively
+            chain = [e]
+            while isinstance(chain[-1].left, A.Binary) and self.level(chain[-1].left) == level:
+                chain.append(chain[-1].left)
+            parts = [self.expr(chain[-1].left, level)]
+            for k, node in enumerate(reversed(chain)):
+                last = k == len(chain) - 1
+                parts.append(f" {node.op} {self.expr(node.right, level + 1, tail and last)}")
+            return "".join(parts)
         return f"{self.expr(e.left, left)} {e.op} {self.expr(e.right, right, tail)}"
 
-    def p_Cond(self, e: A.Cond, tail):
+    def p_Cond(self, e: A.Cond, tail: bool) -> str:
         return f"{self.expr(e.cond, IFF)} ? {self.expr(e.then, COND)} : {self.expr(e.other, COND, tail)}"
 
-    def p_Call(self, e: A.Call, tail):
+    def p_Call(self, e: A.Call, tail: bool) -> str:
         return f"{e.func}({self.items(e.args)})"
 
-    def p_TupleExpr(self, e: A.TupleExpr, tail):
+    def p_TupleExpr(self, e: A.TupleExpr, tail: bool) -> str:
         return f"({self.items(e.items)})"
 
-    def p_SetLit(self, e: A.SetLit, tail):
+    def p_SetLit(self, e: A.SetLit, tail: bool) -> str:
         return "{" + self.items(e.items) + "}"
 
-    def p_ListLit(self, e: A.ListLit, tail):
+    def p_ListLit(self, e: A.ListLit, tail: bool) -> str:
         return f"[{self.items(e.items)}]"
 
     def range(self, lo: A.Expr, hi: A.Expr, inclusive: bool) -> str:
         return f"{self.expr(lo, ADD)}{'..=' if inclusive else '..'}{self.expr(hi, ADD)}"
 
-    def p_Quant(self, e: A.Quant, tail):
+    def p_Quant(self, e: A.Quant, tail: bool) -> str:
         return f"{e.kind} {e.var} in {self.range(e.lo, e.hi, e.inclusive)}: {self.expr(e.body, COND, tail)}"
 
-    def p_Sum(self, e: A.Sum, tail):
+    def p_Sum(self, e: A.Sum, tail: bool) -> str:
         return f"sum({e.var} in {self.range(e.lo, e.hi, e.inclusive)}: {self.expr(e.body, COND, True)})"
 
-    def p_Prob(self, e: A.Prob, tail):
+    def p_Prob(self, e: A.Prob, tail: bool) -> str:
         given = f" | {self.expr(e.given, COND, True)}" if e.given is not None else ""
         return f"P({self.expr(e.event, COND, True)}{given})"
 
-    def p_Independent(self, e: A.Independent, tail):
+    def p_Hole(self, e: A.Hole, tail: bool) -> str:
+        return "?"
+
+    def p_Independent(self, e: A.Independent, tail: bool) -> str:
         values = f" in {{{self.items(e.values)}}}" if e.values is not None else ""
         return f"independent({self.expr(e.expr, COND, True)}, {e.var}{values})"
 
-    def p_Fairness(self, e: A.Fairness, tail):
+    def p_Fairness(self, e: A.Fairness, tail: bool) -> str:
         text = f"{e.kind} {self.expr(e.target, OR)} given "
         if e.qual is None:
             text += self.expr(e.group, ADD)
@@ -183,7 +193,7 @@ class _Printer:
             text += f"{self.expr(e.group, COND)} when {self.expr(e.qual, ADD)}"
         return f"{text} {e.op} {self.expr(e.threshold, ADD, tail)}"
 
-    def items(self, xs) -> str:
+    def items(self, xs: Sequence[A.Expr]) -> str:
         return ", ".join(self.expr(x, COND, True) for x in xs)
 
     def top(self, e: A.Expr) -> str:
@@ -202,7 +212,7 @@ def _target(t: A.Expr) -> str:
     return _Printer().expr(t, POSTFIX)
 
 
-def _targets(ts) -> str:
+def _targets(ts: Sequence[A.Expr]) -> str:
     if len(ts) == 1:
         return _target(ts[0])
     return "(" + ", ".join(_target(t) for t in ts) + ")"
@@ -234,7 +244,7 @@ def _stmt_lines(s: A.Stmt, depth: int) -> List[str]:
     raise TypeError(f"not a statement: {type(s).__name__}")
 
 
-def _invariant_text(invariants) -> str:
+def _invariant_text(invariants: Sequence[A.Expr]) -> str:
     """`` invariant I1 invariant I2`` (each clause's expression ends at the next keyword or the
     loop body's ``{``, so it needs no parentheses)."""
     return "".join(f" invariant {_top(e)}" for e in invariants)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 from fractions import Fraction
-from typing import Any, Dict, Union
+from typing import Any, Dict, Type, Union
 
 from lang import ast as A
 
@@ -32,8 +32,8 @@ class SerializeError(ValueError):
     """Malformed serialised AST; the message names the JSON path (``$.left.args[0]``)."""
 
 
-def _node_classes() -> Dict[str, type]:
-    out = {}
+def _node_classes() -> Dict[str, Type[A.Node]]:
+    out: Dict[str, Type[A.Node]] = {}
     for name in dir(A):
         cls = getattr(A, name)
         if isinstance(cls, type) and dataclasses.is_dataclass(cls) and issubclass(cls, A.Node):
@@ -100,16 +100,19 @@ def from_json(data: Any, expect: Any = None) -> Any:
 
 def expr_from_json(data: Any) -> A.Expr:
     """An expression (raises :class:`SerializeError` for anything else)."""
-    return from_json(data, A.Expr)
+    out: A.Expr = from_json(data, A.Expr)
+    return out
 
 
 def stmt_from_json(data: Any) -> A.Stmt:
     """A statement (raises :class:`SerializeError` for anything else)."""
-    return from_json(data, A.Stmt)
+    out: A.Stmt = from_json(data, A.Stmt)
+    return out
 
 
 def type_from_json(data: Any) -> A.Type:
-    return from_json(data, A.Type)
+    out: A.Type = from_json(data, A.Type)
+    return out
 
 
 def parse_fraction(text: Any, where: str) -> Fraction:
@@ -209,7 +212,7 @@ def _read_node(data: Any, want: type, where: str) -> A.Node:
     if not issubclass(cls, want):
         raise SerializeError(f"{where}: a {kind} is not allowed here (expected {want.__name__})")
     hints = _hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]  # a dataclass (NODE_CLASSES)
     extra = set(data) - set(fields) - {"node"}
     if extra:
         raise SerializeError(f"{where}: unexpected field(s) {sorted(extra)} in {kind}")

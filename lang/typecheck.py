@@ -22,10 +22,11 @@ and clause against those types.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple, Type, Union
 
 from . import ast as A
-from .errors import TypeCheckError, UnsupportedError, error_at
+from .errors import TampError, TypeCheckError, UnsupportedError, error_at
+from .gcpause import paused_gc
 from .recursion import deep_recursion
 
 BUILTINS = ("abs", "min", "max", "log", "exp", "sqrt", "fst", "snd")
@@ -60,6 +61,12 @@ class ProgramTypes:
     @property
     def vars(self) -> Dict[str, A.Type]:
         return {**self.params, **self.locals}
+
+    def var_type(self, name: str) -> Optional[A.Type]:
+        """The type of parameter or local ``name`` (None if unknown), without building
+        :attr:`vars` (the checker asks once per assignment)."""
+        t = self.params.get(name)
+        return t if t is not None else self.locals.get(name)
 
     @property
     def arrays(self) -> Dict[str, A.Type]:
@@ -104,8 +111,9 @@ def join(a: A.Type, b: A.Type) -> Optional[A.Type]:
         return A.array_of(inner) if inner is not None else None
     if a.name == b.name == "tuple" and len(a.elem) == len(b.elem):
         parts = [join(x, y) for x, y in zip(a.elem, b.elem)]
-        if all(p is not None for p in parts):
-            return A.tuple_of(*parts)
+        known = [p for p in parts if p is not None]
+        if len(known) == len(parts):
+            return A.tuple_of(*known)
     return None
 
 
@@ -127,7 +135,7 @@ class _Ctx:
     ``in_prob`` is true inside ``P(…)``."""
 
     where: str
-    bound_vars: frozenset = frozenset()
+    bound_vars: FrozenSet[str] = frozenset()
     in_prob: bool = False
     density: bool = False
 
@@ -148,6 +156,8 @@ class _NotYetTyped(Exception):
 
 # --------------------------------------------------------------------------- the checker
 
+_EXPR_METHODS: Dict[type, Callable[..., A.Type]] = {}  # expression class -> _Checker method
+
 
 class _Checker:
     """Types expressions and checks statements against a :class:`ProgramTypes`."""
@@ -157,20 +167,25 @@ class _Checker:
         self.path = path
         self.source = source
         self.partial = partial  # inference pass: unknown locals raise _NotYetTyped
-        self.assigned: set = set()  # locals assigned somewhere (inference pass fills this)
+        self.assigned: Set[str] = set()  # locals assigned somewhere (inference pass fills this)
         self.declared: Dict[str, A.VarDecl] = {}  # locals with a `var` declaration
         self.widened: Dict[str, A.Node] = {}  # locals widened int -> real: the widening definition
-        self.for_vars: List[Tuple[str, A.Pos]] = []
+        self.for_vars: List[Tuple[str, Optional[A.Pos]]] = []
         self.has_rate = True  # set from the program header by check_program
 
     # ---------------------------------------------------------------- errors
-    def error(self, msg: str, node, cls=TypeCheckError):
+    def error(self, msg: str, node: Any, cls: Type[TampError] = TypeCheckError) -> TampError:
         return error_at(cls, msg, getattr(node, "pos", None), self.path, self.source)
 
     def expect(self, e: A.Expr, ctx: _Ctx, want: str, what: str) -> A.Type:
         """Type ``e`` and require it to be ``bool`` or numeric (``want`` = "bool" | "num" | "int")."""
         t = self.expr(e, ctx)
-        ok = {"bool": t == A.BOOL, "num": t.is_numeric, "int": t == A.INT}[want]
+        if want == "bool":
+            ok = t == A.BOOL
+        elif want == "num":
+            ok = t.is_numeric
+        else:
+            ok = t == A.INT
         if not ok:
             noun = {"bool": "a bool", "num": "a number", "int": "an int"}[want]
             raise self.error(f"{what} must be {noun}, but this is {_describe(t)}{self.why(e)}", e)
@@ -188,15 +203,18 @@ class _Checker:
     # ---------------------------------------------------------------- expressions
     def expr(self, e: A.Expr, ctx: _Ctx) -> A.Type:
         """The type of ``e`` in context ``ctx``; raises on any type error."""
-        meth = getattr(self, "e_" + type(e).__name__, None)
+        meth = _EXPR_METHODS.get(type(e))
         if meth is None:
-            raise self.error(f"unexpected expression {type(e).__name__}", e, UnsupportedError)
-        return meth(e, ctx)
+            meth = getattr(_Checker, "e_" + type(e).__name__, None)
+            if meth is None:
+                raise self.error(f"unexpected expression {type(e).__name__}", e, UnsupportedError)
+            _EXPR_METHODS[type(e)] = meth
+        return meth(self, e, ctx)
 
-    def e_Num(self, e: A.Num, ctx) -> A.Type:
+    def e_Num(self, e: A.Num, ctx: _Ctx) -> A.Type:
         return A.INT if e.is_int else A.REAL
 
-    def e_BoolLit(self, e, ctx) -> A.Type:
+    def e_BoolLit(self, e: A.BoolLit, ctx: _Ctx) -> A.Type:
         return A.BOOL
 
     def e_Var(self, e: A.Var, ctx: _Ctx, as_array: bool = False) -> A.Type:
@@ -242,6 +260,25 @@ class _Checker:
         raise self.error(f"unknown unary operator '{e.op}'", e)
 
     def e_Binary(self, e: A.Binary, ctx: _Ctx) -> A.Type:
+        spine = A.left_spine(e)  # a chain a + b + … iteratively, left to right
+        t = self.expr(spine[-1].left, ctx)
+        for node in reversed(spine):
+            t = self.binary(node, t, ctx)
+        return t
+
+    def want(self, t: A.Type, e: A.Expr, want: str, what: str) -> A.Type:
+        """:meth:`expect` for an operand whose type ``t`` is already known."""
+        if want == "bool":
+            ok = t == A.BOOL
+        else:
+            ok = t.is_numeric
+        if not ok:
+            noun = {"bool": "a bool", "num": "a number"}[want]
+            raise self.error(f"{what} must be {noun}, but this is {_describe(t)}{self.why(e)}", e)
+        return t
+
+    def binary(self, e: A.Binary, lt: A.Type, ctx: _Ctx) -> A.Type:
+        """The type of ``e`` whose left operand has type ``lt``."""
         op = e.op
         if op in UNRELIABLE_OPS:
             if ctx.where not in ("body", "any"):
@@ -251,34 +288,33 @@ class _Checker:
                 raise self.error(f"the unreliable operator '{op}' needs a 'rate' clause in the "
                                  "program header", e)
         if op in _ARITH:
-            lt = self.expect(e.left, ctx, "num", f"the left operand of '{op}'")
+            self.want(lt, e.left, "num", f"the left operand of '{op}'")
             rt = self.expect(e.right, ctx, "num", f"the right operand of '{op}'")
             return _numeric_join(lt, rt)
         if op == "/":
-            self.expect(e.left, ctx, "num", "the left operand of '/'")
+            self.want(lt, e.left, "num", "the left operand of '/'")
             self.expect(e.right, ctx, "num", "the right operand of '/'")
             return A.REAL
         if op in ("div", "mod"):
             for side, x in (("left", e.left), ("right", e.right)):
-                t = self.expr(x, ctx)
+                t = lt if side == "left" else self.expr(x, ctx)
                 if t != A.INT:
                     hint = " (use '/' for real division)" if t == A.REAL and op == "div" else ""
                     raise self.error(f"the {side} operand of '{op}' must be an int, but this is "
                                      f"{_describe(t)}{hint}", x)
             return A.INT
         if op in _ORDER:
-            self.expect(e.left, ctx, "num", f"the left operand of '{op}'")
+            self.want(lt, e.left, "num", f"the left operand of '{op}'")
             self.expect(e.right, ctx, "num", f"the right operand of '{op}'")
             return A.BOOL
         if op in _EQUALITY:
-            lt = self.expr(e.left, ctx)
             rt = self.expr(e.right, ctx)
             if join(lt, rt) is None:
                 raise self.error(f"cannot compare {_describe(lt)} with {_describe(rt)} using '{op}'",
                                  e.right)
             return A.BOOL
         if op in _LOGIC:
-            self.expect(e.left, ctx, "bool", f"the left operand of '{op}'")
+            self.want(lt, e.left, "bool", f"the left operand of '{op}'")
             self.expect(e.right, ctx, "bool", f"the right operand of '{op}'")
             return A.BOOL
         raise self.error(f"unknown operator '{op}'", e)
@@ -323,15 +359,15 @@ class _Checker:
             types.append(t)
         return A.tuple_of(*types)
 
-    def e_SetLit(self, e, ctx) -> A.Type:
+    def e_SetLit(self, e: A.SetLit, ctx: _Ctx) -> A.Type:
         raise self.error("a set {…} can only be the argument of unif, as in `x ~ unif({1, 2, 3});`",
                          e, UnsupportedError)
 
-    def e_ListLit(self, e, ctx) -> A.Type:
+    def e_ListLit(self, e: A.ListLit, ctx: _Ctx) -> A.Type:
         raise self.error("a list […] can only be the argument of step, as in "
                          "`x ~ step([(0, 1, 0.5), (1, 2, 0.5)]);`", e, UnsupportedError)
 
-    def _range(self, e, ctx: _Ctx, what: str) -> None:
+    def _range(self, e: Union[A.Quant, A.Sum], ctx: _Ctx, what: str) -> None:
         if ctx.where == "body":
             raise self.error(f"{what} may only be used in specifications (requires, ensures, loop invariants)", e,
                              UnsupportedError)
@@ -347,7 +383,7 @@ class _Checker:
         self._range(e, ctx, "'sum'")
         return self.expect(e.body, ctx.bind(e.var), "num", "the body of 'sum'")
 
-    def _ensures_only(self, e, ctx: _Ctx, what: str) -> None:
+    def _ensures_only(self, e: A.Expr, ctx: _Ctx, what: str) -> None:
         if ctx.where not in ("ensures", "any"):
             raise self.error(f"{what} may only be used in 'ensures', not in {_CLAUSE_WORD[ctx.where]}",
                              e, UnsupportedError)
@@ -379,6 +415,12 @@ class _Checker:
             if not fits(vt, pt):
                 raise self.error(f"this value is {_describe(vt)}, but '{e.var}' is {_describe(pt)}", v)
         return A.BOOL
+
+    def e_Hole(self, e: A.Hole, ctx: _Ctx) -> A.Type:
+        if ctx.where not in ("ensures", "bound", "any") or ctx.in_prob:
+            raise self.error("'?' (a value for tamp to infer) may only stand for the whole 'fails' "
+                             "clause or for one constant of an 'ensures' clause", e, UnsupportedError)
+        return A.REAL
 
     def e_Fairness(self, e: A.Fairness, ctx: _Ctx) -> A.Type:
         self._ensures_only(e, ctx, f"'{e.kind}'")
@@ -437,7 +479,7 @@ class _Checker:
         if isinstance(s, A.SetLit):
             if not s.items:
                 raise self.error("unif needs a non-empty set", s)
-            t = None
+            t: Optional[A.Type] = None
             for x in s.items:
                 xt = self.expr(x, ctx)
                 if xt.name == "array":
@@ -447,6 +489,7 @@ class _Checker:
                     raise self.error(f"the elements of a set must have one type, but this is "
                                      f"{_describe(xt)} and an earlier one is {_describe(t)}", x)
                 t = nt
+            assert t is not None  # the set is not empty
             return t
         if isinstance(s, A.Binary) and s.op == "*":
             return A.tuple_of(self.finite_set(s.left, ctx), self.finite_set(s.right, ctx))
@@ -471,7 +514,7 @@ class _Checker:
         for x in s.stmts:
             self.stmt(x)
 
-    def s_Skip(self, s) -> None:
+    def s_Skip(self, s: A.Skip) -> None:
         pass
 
     def s_VarDecl(self, s: A.VarDecl) -> None:
@@ -502,7 +545,7 @@ class _Checker:
         self.expect(s.lo, ctx, "int", "the lower end of a for range")
         self.expect(s.hi, ctx, "int", "the upper end of a for range")
         self.check_writable(A.Var(s.var, pos=s.pos), s.pos)
-        t = self.types.vars.get(s.var)
+        t = self.types.var_type(s.var)
         if t != A.INT:
             raise self.error(f"the for variable '{s.var}' must be an int, but '{s.var}' is "
                              f"{_describe(t)}{self.why(A.Var(s.var))}", s)
@@ -539,12 +582,12 @@ class _Checker:
                 seen.add(name)
             if isinstance(tgt, A.Index):
                 self.expect(tgt.index, _Ctx("body"), "int", "an array index")
-                want = self.types.vars[name]
+                want = self._known(name)
                 if want.name != "array":
                     raise self.error(f"'{name}' is {_describe(want)}, not an array", tgt.base)
                 want = want.elem[0]
             else:
-                want = self.types.vars[name]
+                want = self._known(name)
                 if want.name == "array":
                     raise self.error(f"'{name}' is an array: assign its elements, {name}[i] := …", tgt)
             if not fits(pt, want):
@@ -554,7 +597,13 @@ class _Checker:
                     else _describe(want)
                 raise self.error(f"{where} is {_describe(pt)}, but '{name}' is {how}", value)
 
-    def check_writable(self, tgt: A.Expr, pos) -> None:
+    def _known(self, name: str) -> A.Type:
+        """The type of a variable that local inference has typed (every assigned one)."""
+        t = self.types.var_type(name)
+        assert t is not None, name
+        return t
+
+    def check_writable(self, tgt: A.Expr, pos: Optional[A.Pos]) -> None:
         """Parameters, ``failed`` and the variables of enclosing for loops are read-only."""
         name = _target_name(tgt)
         if name in self.types.params:
@@ -600,7 +649,10 @@ def _before(a: A.Node, b: A.Node) -> bool:
 
 
 def _target_name(tgt: A.Expr) -> str:
-    return tgt.base.name if isinstance(tgt, A.Index) else tgt.name
+    """The variable a target writes: ``x`` for ``x`` and for ``x[i]``."""
+    base = tgt.base if isinstance(tgt, A.Index) else tgt
+    assert isinstance(base, A.Var), "targets are variables or their elements"
+    return base.name
 
 
 # --------------------------------------------------------------------------- local inference
@@ -621,7 +673,7 @@ def _definitions(block: A.Block) -> List[_Definition]:
     """All definitions of variables in ``block``, in source order."""
     out: List[_Definition] = []
 
-    def go(s):
+    def go(s: A.Stmt) -> None:
         if isinstance(s, A.Block):
             for x in s.stmts:
                 go(x)
@@ -708,11 +760,12 @@ class _LocalInference:
     def declarations(self, defs: List[_Definition]) -> Dict[str, A.VarDecl]:
         """The ``var`` declarations; each must come before the variable's other definitions."""
         decls: Dict[str, A.VarDecl] = {}
-        seen: set = set()
+        seen: Set[str] = set()
         for d in defs:
             if isinstance(d.stmt, A.VarDecl):
                 if d.name in decls:
-                    line = decls[d.name].pos.line if decls[d.name].pos else "?"
+                    first = decls[d.name].pos
+                    line = first.line if first is not None else "?"
                     raise self.chk.error(f"'{d.name}' is already declared at line {line}", d.stmt)
                 if d.name in seen:
                     raise self.chk.error(f"the declaration of '{d.name}' must come before its "
@@ -753,6 +806,7 @@ class _LocalInference:
         if isinstance(s, A.For):
             return A.INT
         ctx = _Ctx("body")
+        assert isinstance(s, (A.Assign, A.Sample))
         vt = self.chk.expr(s.value, ctx) if isinstance(s, A.Assign) else self.chk.dist(s.dist, ctx)
         if d.part is not None:
             if vt.name != "tuple" or len(vt.elem) != len(s.targets):
@@ -777,7 +831,7 @@ def check_program(prog: A.Program, path: str = "<string>", source: Optional[str]
     """Type-check one program; return the types of its variables.
 
     Raises :class:`TypeCheckError` / :class:`UnsupportedError` located at the offending node."""
-    with deep_recursion():
+    with deep_recursion(), paused_gc():
         return _check_program(prog, path, source)
 
 
@@ -809,7 +863,31 @@ def _check_program(prog: A.Program, path: str, source: Optional[str]) -> Program
     for word, e in (("fails", prog.fails), ("rate", prog.rate), ("reliability", prog.reliability)):
         if e is not None:
             chk.expect(e, _Ctx("bound"), "num", f"the '{word}' clause")
+    _check_holes(prog, chk)
     return types
+
+
+def _check_holes(prog: A.Program, chk: "_Checker") -> None:
+    """``?`` asks tamp for one value: the whole ``fails`` clause, or one constant of one
+    ``ensures`` clause (about a failure bound, not a probability or causal specification)."""
+    holes = [(w, n) for w, es in (("fails", (prog.fails,)), ("ensures", prog.ensures),
+                                  ("rate", (prog.rate,)), ("reliability", (prog.reliability,)))
+             for e in es if e is not None for n in A.walk(e) if isinstance(n, A.Hole)]
+    for where, h in holes:
+        if where in ("rate", "reliability"):
+            raise chk.error(f"'?' cannot stand for the '{where}' clause (only 'fails ?' or one "
+                            "constant of an 'ensures')", h, UnsupportedError)
+        if where == "fails" and prog.fails is not h:
+            raise chk.error("'?' must be the whole 'fails' clause (`fails ?`), not part of it", h,
+                            UnsupportedError)
+    if len(holes) > 1:
+        raise chk.error("only one '?' per program: tamp infers either the failure bound or one "
+                        "margin of an 'ensures', not several values at once", holes[1][1], UnsupportedError)
+    for where, h in holes:
+        if where == "ensures" and any(A.contains(e, (A.Prob, A.Fairness, A.Independent))
+                                      and A.contains(e, A.Hole) for e in prog.ensures):
+            raise chk.error("'?' can only be inferred in a failure-bound 'ensures' clause, not in a "
+                            "probability or causal specification", h, UnsupportedError)
 
 
 def check_file(src: A.SourceFile) -> Dict[str, ProgramTypes]:

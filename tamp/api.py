@@ -20,43 +20,36 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import time
 from typing import Dict, List, Optional, Union
 
 from lang import ast as A
-from lang.errors import TampError, UnsupportedError, error_at
-from lang.inputs import fix_inputs
-from lang.parser import parse, parse_expr, parse_file
+from lang.errors import TampError
+from lang.inputs import check_inputs, check_known, fix_inputs
+from lang.loader import check_bound, load, parse_bound, select
+from lang.parser import parse, parse_expr
 from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind
-from lang.typecheck import check_file
 
 from . import causal, prob, prover
 from . import report as _report  # noqa: F401  (registers the notebook views of the results)
 from .certificate import CheckReport, check_certificate, decode, file_certificate
-from .results import FileResult, ProgramResult, combine
+from .dependence import conditioning_assumes, describe
+from .results import PROVED, UNKNOWN, FileResult, ProgramResult, combine
+from .show import show_expr
 
 
 def _load(source_or_path: Union[str, A.SourceFile, A.Program], path: Optional[str]) -> A.SourceFile:
-    if isinstance(source_or_path, A.SourceFile):
-        return source_or_path
     if isinstance(source_or_path, A.Program):
         return A.SourceFile((source_or_path,), path or "<program>", "")
-    text = source_or_path
-    if "\n" not in text and "{" not in text and (text.endswith(".prob") or os.path.exists(text)):
-        return parse_file(text)
-    return parse(text, path or "<string>")
-
-
-def _typecheck(src: A.SourceFile) -> None:
-    check_file(src)
+    return load(source_or_path, path)
 
 
 def prove_program(prog: A.Program, bound: Optional[A.Expr] = None, timeout: Optional[float] = None,
                   inputs: Optional[Dict[str, object]] = None, path: str = "<string>",
                   source: Optional[str] = None, progress=None) -> ProgramResult:
-    """Check every specification of one program with the right engine(s)."""
-    inputs = inputs or {}
+    """Check every specification of one program with the right engine(s); ``inputs`` that are
+    parameters of ``prog`` must fit their types (others are ignored)."""
+    inputs = check_inputs(prog, inputs, path, source or None) if inputs else {}
     groups: Dict[str, List[A.Expr]] = {}
     for e in prog.ensures:
         groups.setdefault(clause_kind(e), []).append(e)
@@ -78,6 +71,10 @@ def prove_program(prog: A.Program, bound: Optional[A.Expr] = None, timeout: Opti
                 sub = fix_inputs(sub, inputs)
             res = prover.prove_program(sub, bound=bound, timeout=left, path=path, source=source,
                                        progress=progress)
+            if res.verdict == UNKNOWN and all(p.name in inputs for p in prog.params):
+                left = max(deadline - time.monotonic(), 0.01) if deadline else None
+                res = decide_conditional(res, dataclasses.replace(prog, ensures=tuple(clauses)), inputs,
+                                         left, path, source)
         elif kind == PROBABILITY:
             res = prob.decide_program(sub, inputs=inputs or None, timeout=left, path=path, source=source)
         else:
@@ -89,30 +86,67 @@ def prove_program(prog: A.Program, bound: Optional[A.Expr] = None, timeout: Opti
     return combine(prog.name, parts)
 
 
+def decide_conditional(res: ProgramResult, prog: A.Program, inputs: Dict[str, object],
+                       timeout: Optional[float], path: str, source: Optional[str]) -> ProgramResult:
+    """A failure bound with a conditioning ``assume`` (docs/language.md) at fully fixed inputs,
+    decided exactly: Pr[violation | conditions] <= β is P(ensures | conditions) >= 1 - β, which
+    the probability engine computes with the same conditioning (exact values or certified
+    intervals). Returns ``res`` (the prover's "unknown") when that does not apply or decide."""
+    cfa = res.cfa if isinstance(res, prover.ProofResult) else None
+    found = conditioning_assumes(cfa) if cfa is not None else []
+    if cfa is None or not found or not all(p.name in inputs for p in prog.params) \
+            or prog.reliability is not None or "failed" in cfa.types:
+        return res
+    event: A.Expr = A.BoolLit(True)
+    for e in cfa.ensures:
+        event = e if event == A.BoolLit(True) else A.Binary("&&", event, e)
+    claim = A.Binary(">=", A.Prob(event), A.Binary("-", A.num(1), cfa.bound))
+    sub = dataclasses.replace(prog, ensures=(claim,), fails=None)
+    try:
+        exact = prob.decide_program(sub, inputs=inputs, timeout=timeout, path=path, source=source)
+    except TampError as exc:
+        res.message += f"\n  (the probability engine cannot decide it at these inputs either: {exc.message})"
+        return res
+    if exact.verdict == UNKNOWN:
+        return res
+    how = ("holds" if exact.verdict == PROVED else "is violated")
+    detail = exact.render_text().splitlines()[1:]
+    msg = (f"the claim {how} at the fixed inputs: {describe(found[0], path)}, so it is the conditional bound "
+           f"P({show_expr(event)} | the assumes) >= 1 - ({show_expr(cfa.bound)}), decided exactly by the "
+           "probability engine (no failure-bound certificate: `tamp check-proof` does not accept it)")
+    out = ProgramResult(prog.name, FAILURE_BOUND, exact.verdict, res.time_s + exact.time_s, res.bound,
+                        "\n  ".join([msg] + [d.strip() for d in detail if d.strip()]),
+                        {"conditional": exact.to_json()})
+    return out
 def prove(source_or_path, bound: Union[str, A.Expr, None] = None, timeout: Optional[float] = None,
           program: Optional[str] = None, inputs: Optional[Dict[str, object]] = None,
-          path: Optional[str] = None, progress=None) -> FileResult:
+          path: Optional[str] = None, progress=None, infer: bool = False) -> FileResult:
     """Prove every program of a file (a path, or source text) — the ``tamp prove`` command as a function.
+
+    ``infer=True`` (``--infer``) reads every ``fails`` clause as ``fails ?``: the smallest failure
+    bound tamp can prove is inferred (see :mod:`tamp.prover.infer`).
 
     ``bound`` replaces each program's ``fails`` clause (a string such as ``"p*n"`` or an expression).
     Raises :class:`lang.errors.TampError` for bad input (syntax, types, unknown program).
+    ``inputs`` fixes parameters (``{"n": 8}``): each must be a parameter of a chosen program and
+    fit its type.
     """
     src = _load(source_or_path, path)
-    _typecheck(src)
-    progs = list(src.programs)
-    if program is not None:
-        progs = [p for p in progs if p.name == program]
-        if not progs:
-            names = ", ".join(p.name for p in src.programs) or "none"
-            raise TampError(f"no program named '{program}' (the file has: {names})", src.path)
+    progs = select(src, program)
     if not progs:
         raise TampError("the file contains no program", src.path)
-    bound_expr = parse_expr(bound, "--bound") if isinstance(bound, str) else bound
+    bound_expr = parse_bound(bound) if isinstance(bound, str) else bound
+    if inputs:
+        check_known(progs, inputs, src.path)
+    if infer:
+        if bound_expr is not None:
+            raise TampError("--infer asks for the failure bound; it cannot be given with --bound")
+        progs = [infer_bound(p) for p in progs]
     results = []
     deadline = time.monotonic() + timeout if timeout else None
     for prog in progs:
         if bound_expr is not None:
-            _check_bound_vars(prog, bound_expr)
+            check_bound(prog, bound_expr, bound if isinstance(bound, str) else None)
         left = max(deadline - time.monotonic(), 0.01) if deadline else None
         results.append(prove_program(prog, bound_expr, left, inputs, src.path, src.text, progress))
     out = FileResult(src.path, results)
@@ -121,13 +155,14 @@ def prove(source_or_path, bound: Union[str, A.Expr, None] = None, timeout: Optio
     return out
 
 
-def _check_bound_vars(prog: A.Program, bound: A.Expr) -> None:
-    params = {p.name for p in prog.params}
-    for name in sorted(A.free_vars(bound)):
-        if name not in params:
-            raise error_at(UnsupportedError, f"--bound mentions '{name}', which is not a parameter of "
-                           f"program '{prog.name}' (parameters: {', '.join(sorted(params)) or 'none'})",
-                           None, "--bound")
+def infer_bound(prog: A.Program) -> A.Program:
+    """``prog`` with its failure bound asked for (``fails ?``), unless an ``ensures`` already asks
+    for a margin (one value is inferred at a time) or the program has no failure-bound clause."""
+    if any(A.contains(e, A.Hole) for e in prog.ensures) or prog.reliability is not None:
+        return prog
+    if prog.ensures and all(clause_kind(e) != FAILURE_BOUND for e in prog.ensures):
+        return prog
+    return dataclasses.replace(prog, fails=A.Hole())
 
 
 def certify_and_check(text: str, bound: Optional[str] = None, inputs: Optional[Dict[str, object]] = None

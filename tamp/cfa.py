@@ -4,7 +4,9 @@ Every edge carries exactly one basic statement (``edge["stmt"]``):
 
 * ``Assign`` with ONE target (a ``Var`` or an ``Index``),
 * ``Sample`` (one target, or two for tuple sampling ``(x, y) ~ unif(S1 * S2)``),
-* ``Assume(c)`` — branch conditions of ``if`` / ``while`` and user ``assume`` statements.
+* ``Assume(c)`` — branch conditions of ``if`` / ``while`` and user ``assume`` statements; the
+  edge of a user ``assume`` carries ``user_assume=True`` (guards do not): the two mean different
+  things (a guard only routes runs; a user ``assume`` is a precondition or conditioning).
 
 There is one entry and one exit node; ``while`` loops are cycles whose head is in
 ``CFA.loop_heads``. Desugarings (documented here, mirrored by the prover):
@@ -19,8 +21,10 @@ There is one entry and one exit node; ``while`` loops are cycles whose head is i
 * ``reliability E``  →  ``ensures !failed`` and ``fails 1 - E``;
 * ``skip`` and ``var x: T`` produce no edge.
 
-User ``assume(c)`` is *blocking* (runs violating c are discarded, not renormalised), the
-semantics under which the union bound is sound.
+A user ``assume(c)`` whose condition depends only on inputs is a precondition; one that depends
+on a sample is conditioning (docs/language.md, "assume"). :mod:`tamp.dependence` tells them
+apart; the failure-bound prover reads a blocked run as "not counted", which is the precondition
+meaning, so it refuses programs with a conditioning ``assume`` (see :mod:`tamp.prover`).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import networkx as nx
 from lang import ast as A
 from lang.errors import TypeCheckError, UnsupportedError, error_at
 from lang.typecheck import ProgramTypes, check_program
+from lang.walk import DESCEND, Transformer, rebuild
 
 from .show import show_expr, show_stmt
 
@@ -99,6 +104,7 @@ class CFA:
         for u, v, _k, d in self.edges():
             ln = f"line {d['line']}" if d.get("line") else ""
             back = " (back edge)" if d.get("back") else ""
+            back += " (user assume)" if d.get("user_assume") else ""
             lines.append(f"  {u} -> {v}  {show_stmt(d['stmt'])}  {ln}{back}".rstrip())
         return "\n".join(lines)
 
@@ -123,7 +129,8 @@ class CFA:
             "nodes": [{"id": n, "line": d.get("line"), "kind": d.get("kind", "plain")}
                       for n, d in self.graph.nodes(data=True)],
             "edges": [{"src": u, "dst": v, "stmt": show_stmt(d["stmt"]), "line": d.get("line"),
-                       "kind": type(d["stmt"]).__name__.lower(), "back": bool(d.get("back"))}
+                       "kind": type(d["stmt"]).__name__.lower(), "back": bool(d.get("back")),
+                       "user_assume": bool(d.get("user_assume"))}
                       for u, v, _k, d in self.edges()],
         }
 
@@ -141,6 +148,24 @@ def infer_types(prog: A.Program) -> Dict[str, A.Type]:
 
 
 # ---------------------------------------------------------------------------- building
+
+
+class _Reliable(Transformer):
+    """An expression with its unreliable operators replaced by the reliable ones; ``found``
+    lists the replaced operators in source order (outermost first)."""
+
+    def __init__(self) -> None:
+        self.found: List[A.Binary] = []
+
+    def enter(self, node):
+        if isinstance(node, A.Binary) and node.op in UNRELIABLE:
+            self.found.append(node)
+        return DESCEND
+
+    def Binary(self, node, kids):
+        if node.op in UNRELIABLE:
+            return A.Binary(UNRELIABLE[node.op], kids[0], kids[1], pos=node.pos)
+        return rebuild(node, kids)
 
 
 class _Builder:
@@ -164,8 +189,11 @@ class _Builder:
         self.g.add_node(n, line=line, kind=kind)
         return n
 
-    def edge(self, u, v, stmt, line=None, back=False):
-        self.g.add_edge(u, v, stmt=stmt, line=line, back=back)
+    def edge(self, u, v, stmt, line=None, back=False, user_assume=False):
+        if user_assume:
+            self.g.add_edge(u, v, stmt=stmt, line=line, back=back, user_assume=True)
+        else:
+            self.g.add_edge(u, v, stmt=stmt, line=line, back=back)
 
     def line_of(self, node) -> Optional[int]:
         return node.pos.line if getattr(node, "pos", None) is not None else None
@@ -174,26 +202,9 @@ class _Builder:
     def reliable(self, e: A.Expr, at: int, line) -> Tuple[A.Expr, int]:
         """Replace unreliable operators in ``e`` by reliable ones, emitting the failure flips
         before them; returns the new expression and the node after the flips."""
-        found: List[A.Binary] = []
-
-        def strip(x):
-            if isinstance(x, A.Binary) and x.op in UNRELIABLE:
-                found.append(x)
-                return A.Binary(UNRELIABLE[x.op], strip(x.left), strip(x.right), pos=x.pos)
-            if isinstance(x, A.Node) and dataclasses.is_dataclass(x):
-                changes = {}
-                for f in dataclasses.fields(x):
-                    if f.name == "pos":
-                        continue
-                    v = getattr(x, f.name)
-                    if isinstance(v, A.Expr):
-                        changes[f.name] = strip(v)
-                    elif isinstance(v, tuple) and any(isinstance(i, A.Expr) for i in v):
-                        changes[f.name] = tuple(strip(i) if isinstance(i, A.Expr) else i for i in v)
-                return dataclasses.replace(x, **changes) if changes else x
-            return x
-
-        new = strip(e)
+        strip = _Reliable()
+        new = strip.walk(e)
+        found = strip.found
         for op in found:
             if self.prog.rate is None:
                 raise error_at(UnsupportedError, f"unreliable operator '{op.op}' needs a `rate` clause "
@@ -238,7 +249,7 @@ class _Builder:
         if isinstance(s, A.Assume):
             c, at = self.reliable(s.cond, at, line)
             nxt = self.node(line)
-            self.edge(at, nxt, A.Assume(c, pos=s.pos), line)
+            self.edge(at, nxt, A.Assume(c, pos=s.pos), line, user_assume=True)
             return nxt
         if isinstance(s, A.If):
             c, at = self.reliable(s.cond, at, line)

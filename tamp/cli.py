@@ -11,6 +11,7 @@ Exit statuses (shared by every command):
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 
@@ -21,25 +22,30 @@ from lang.parser import parse
 from lang.recursion import deep_recursion
 
 from .commands import bench, cfa, check, check_proof, fairness, prob, prove, query, simulate, wmi
+from .commands.options import MIN_MEMORY_MB, memory_mb
+from .timelimit import CommandTimeout, time_limit
 
 EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, EXIT_VIOLATED = 0, 1, 2, 3
+
+# Commands whose --timeout bounds the whole run (the others' is per program or per query).
+WHOLE_RUN_TIMEOUT = ("prove", "check-proof")
 
 # Order is the order of `tamp --help`.
 COMMANDS = [check, prove, prob, simulate, cfa, wmi, query, fairness, bench, check_proof]
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that exits with status 2 and one clear line (its default is 2 as well)."""
+    """argparse that exits with status 2 and one clear line (naming the option; the usage is
+    one ``--help`` away)."""
 
     def error(self, message):  # pragma: no cover - argparse plumbing
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        print(f"{self.prog}: error: {message} (see: {self.prog} --help)", file=sys.stderr)
         sys.exit(EXIT_USAGE)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tamp", description="tamp: a verifier for probabilistic programs")
-    parser.add_argument("--max-memory", metavar="MB", type=int,
+    parser.add_argument("--max-memory", metavar="MB", type=memory_mb,
                         help="memory guard: stop cleanly (exit 1) when the run needs more than MB megabytes")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for mod in COMMANDS:
@@ -50,17 +56,65 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run one command; every outcome is an exit status and at most a few lines on stderr.
+
+    Standard output that goes away is not an error of the command: when the reader closes it
+    (``tamp prove f.prob | head -1``) tamp stops quietly, as Unix tools do (exit status the
+    command's own when it had finished, else 1); when it cannot be written (a full disk) the
+    message says so and the exit status is 2."""
+    code = EXIT_UNKNOWN  # when the output breaks off before the command is done
+    try:
+        code = _main(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _drop_stdout()
+        return code
+    except OSError as exc:
+        if not _is_output_error(exc):
+            raise
+        _drop_stdout()
+        print(f"tamp: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return code
+
+
+def _is_output_error(exc: OSError) -> bool:
+    """An error writing to a file or stream (disk full, quota, too large, I/O error)."""
+    return exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE)
+
+
+def _drop_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's last flush of what is
+    still buffered does not fail a second time (with an "Exception ignored" message)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (e.g. captured in tests)
+        pass
+
+
+def _main(argv) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # a usage error (already printed), or --help
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     if not getattr(args, "_run", None):
         parser.print_help()
         return EXIT_USAGE
     try:
         if args.max_memory:
             _limit_memory(args.max_memory)
-        with deep_recursion():  # the parser accepts nesting up to lang.recursion.MAX_DEPTH
+        limit = getattr(args, "timeout", None) if args.command in WHOLE_RUN_TIMEOUT else None
+        with deep_recursion(), time_limit(limit):  # nesting up to lang.recursion.MAX_DEPTH
             code = args._run(args)
+    except CommandTimeout as exc:  # parsing included: the engines' own deadlines start later
+        print(f"tamp: timeout: {exc}", file=sys.stderr)
+        code = EXIT_UNKNOWN
     except TampError as exc:
+        if exc.path == "<string>":  # raised without a file: the command's file, else tamp itself
+            _locate_in_file(exc, getattr(args, "file", None), args.command)
         print(str(exc), file=sys.stderr)
         code = EXIT_USAGE
     except KeyboardInterrupt:
@@ -72,24 +126,43 @@ def main(argv=None) -> int:
     except MemoryError:
         print("tamp: error: out of memory", file=sys.stderr)
         code = EXIT_UNKNOWN
+    except BrokenPipeError:
+        raise  # the reader of standard output went away: main() stops quietly
+    except OSError as exc:
+        if not _is_output_error(exc) or args.max_memory:
+            return _unexpected(exc, args)
+        raise  # main(): "cannot write the output"
     except Exception as exc:  # noqa: BLE001 - the user must never see a traceback
-        if os.environ.get("TAMP_DEBUG"):
-            raise
-        solver = type(exc).__name__ == "Z3Exception"
-        if args.max_memory and (solver or isinstance(exc, (SystemError, OSError))):
-            # under an address-space cap, allocation failures surface as these
-            print(f"tamp: error: out of memory (--max-memory {args.max_memory} MB)", file=sys.stderr)
-        elif solver:
-            print(f"tamp: error: the solver failed: {str(exc).strip()[:200]}", file=sys.stderr)
-        else:
-            print(f"tamp: internal error: {type(exc).__name__}: {exc} "
-                  "(set TAMP_DEBUG=1 to see where; please report it)", file=sys.stderr)
-        code = EXIT_UNKNOWN
-    sys.stdout.flush()
+        return _unexpected(exc, args)
     return code
 
 
-MIN_MEMORY_MB = 512  # the interpreter, z3 and the parser map ~300 MB of address space before any work
+def _locate_in_file(exc: TampError, file, command: str) -> None:
+    """Name the command's file in an error raised without one (and show its line, if any)."""
+    exc.path = file or f"tamp {command}"
+    if file and exc.line and exc.source is None:
+        from lang.loader import read_text
+
+        try:
+            exc.source = read_text(file)
+        except TampError:
+            pass
+
+
+def _unexpected(exc: BaseException, args) -> int:
+    """The message for an exception that is not the user's input error."""
+    if os.environ.get("TAMP_DEBUG"):
+        raise exc
+    solver = type(exc).__name__ == "Z3Exception"
+    if args.max_memory and (solver or isinstance(exc, (SystemError, OSError))):
+        # under an address-space cap, allocation failures surface as these
+        print(f"tamp: error: out of memory (--max-memory {args.max_memory} MB)", file=sys.stderr)
+    elif solver:
+        print(f"tamp: error: the solver failed: {str(exc).strip()[:200]}", file=sys.stderr)
+    else:
+        print(f"tamp: internal error: {type(exc).__name__}: {exc} "
+              "(set TAMP_DEBUG=1 to see where; please report it)", file=sys.stderr)
+    return EXIT_UNKNOWN
 
 
 def _limit_memory(mb: int) -> None:
@@ -98,9 +171,8 @@ def _limit_memory(mb: int) -> None:
     z3's context and the parser are created *before* the cap: z3 cannot create its context
     under a tight limit (it crashes instead of failing), and everything later reports an
     allocation failure as an exception, which :func:`main` turns into "out of memory"."""
-    if mb < MIN_MEMORY_MB:
-        raise TampError(f"--max-memory must be at least {MIN_MEMORY_MB} MB "
-                        "(the solver and the parser need that much to start)", "--max-memory")
+    if mb < MIN_MEMORY_MB:  # the option's type (commands.options.memory_mb) refuses it already
+        raise TampError(f"--max-memory must be at least {MIN_MEMORY_MB} MB", "--max-memory")
     try:
         import resource  # deferred on purpose: POSIX only (the except says so on other platforms)
     except ImportError:  # pragma: no cover - platform without rlimits

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from tamp.core.interval import fcompare
+
 
 def not3(a: Optional[bool]) -> Optional[bool]:
     """Negation; undecided stays undecided."""
@@ -35,15 +37,5 @@ def compare_intervals(op: str, a, b) -> Optional[bool]:
     ``is_exact``), False if for none, else None; None operands are undecided."""
     if a is None or b is None:
         return None
-    if op in (">", ">="):
-        a, b, op = b, a, "<" if op == ">" else "<="
-    if op == "<":
-        return True if a.hi < b.lo else False if a.lo >= b.hi else None
-    if op == "<=":
-        return True if a.hi <= b.lo else False if a.lo > b.hi else None
-    if op == "==":
-        return True if a.is_exact and b.is_exact and a.lo == b.lo else \
-            False if a.hi < b.lo or b.hi < a.lo else None
-    if op == "!=":
-        return not3(compare_intervals("==", a, b))
-    raise ValueError(f"not a comparison: {op}")
+    return fcompare(op, (a.lo, a.hi), (b.lo, b.hi))
+

@@ -45,7 +45,7 @@ def run_one(args):
     name, timeout = args
     from lang.parser import parse_file
     from tamp.prob import decide_program
-    from tamp.prob.interval import float_above, float_below
+    from tamp.core.interval import float_above, float_below
     path = HERE / f"{name}.prob"
     t0 = time.monotonic()
     c0 = 0.0
@@ -105,7 +105,7 @@ def main(argv=None) -> int:
     lines = ["# FairSquare fairness suite: results", "",
              f"`python benchmarks/fairness/run.py --timeout {a.timeout:g}` on {os.cpu_count()} core(s), "
              f"{a.jobs} worker(s) ({machine_note()}); wall time {wall:.1f} s, load average before the run "
-             f"{load0}. Certified bounds (rigorous CDFs of tamp.prob.rigorous, outward rounding). "
+             f"{load0}. Certified bounds (CDFs on python-flint's arb balls, tamp.core.interval, outward rounding). "
              "✓ = verdict matches GROUND_TRUTH.md (FAIR → proved, UNFAIR → violated). Times are wall "
              "clock per problem; the last table also gives CPU seconds (the machine may be shared).", "",
              "| program | " + " | ".join(POPS) + " |", "|---|" + "---|" * len(POPS)]

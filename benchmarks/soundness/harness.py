@@ -123,7 +123,8 @@ def check_mutant(m: Mutant, path: str, inputs, timeout: float, runs: int) -> Rec
 
 
 def variant_record(rel: str, timeout: float, runs: int) -> List[Record]:
-    """A hand-written false variant (benchmarks/variants): must not be proved."""
+    """A hand-written false variant (benchmarks/variants): must not be proved. With ``runs``, it
+    is also simulated at its inputs of benchmarks/inputs.json (showing it is demonstrably false)."""
     from lang.parser import parse_file
 
     src = parse_file(str(BENCH / rel))
@@ -132,6 +133,8 @@ def variant_record(rel: str, timeout: float, runs: int) -> List[Record]:
         t0 = time.monotonic()
         v = prove_verdict(prog, None, timeout, str(BENCH / rel))
         rec = Record(prog.name, "variant", "false", v, time.monotonic() - t0)
+        if runs:
+            rec.simulated = simulate_all(prog, None, benchmark_inputs(rel), runs)
         if v == "proved":
             rec.problem = "a false variant was PROVED"
         out.append(rec)

@@ -63,9 +63,10 @@ def compact(res: dict) -> dict:
     """Replace an exact ``"Z": "num/den"`` entry (older runs) by its digest."""
     z = res.pop("Z", None)
     if z is not None:
-        sys.set_int_max_str_digits(0)  # older runs stored Z in decimal
+        import gmpy2  # older runs stored Z in decimal, beyond int()'s digit limit; GMP has none
+
         num, den = z.split("/")
-        res.update(exact_digest(int(num), int(den)))
+        res.update(exact_digest(int(gmpy2.mpz(num)), int(gmpy2.mpz(den))))
     return res
 
 

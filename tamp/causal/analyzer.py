@@ -21,31 +21,24 @@ the dimension the undecided decision functions depend on most.
 
 from __future__ import annotations
 
-import heapq
-import random
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
-import numpy as np
 import z3
 
 from lang import ast as A
+from tamp.core import z3expr as Z
 
 from . import boxes as B
 from . import terms as T
-from .boxmass import share_bounds
-from .dag import Dag, compile_dag, evaluate, evaluate_float
-from .exactmass import exact_biased_share
-from .interval import differ, propagate
-from .phasesplit import PhaseSearch
+from .dag import Dag, compile_dag, evaluate, evaluate_float, saturating_float
+from .division import check_divisions
+from .propagate import differ, propagate
 from .region import Region, build_region
-from .relational import box_cannot_be_biased
-from .smt import model_value, phase_facts, translate_nodes, z3_var
+from .smt import model_value, phase_facts, translate_nodes, z3_const, z3_var
 from .symexec import Context, execute, expr_term, input_env
-from .threshold import bias_cases
-from .tight import SymbolicBounds
 
 CERTIFIED, BIASED, MIXED, UNKNOWN, EMPTY = "certified", "biased", "mixed", "unknown", "empty"
 MEASURED = "measured"
@@ -94,11 +87,7 @@ class Decision:
 
 
 def _neq(a, b):
-    if z3.is_bool(a):
-        return a != b
-    if z3.is_real(a) or z3.is_real(b):
-        a, b = (z3.ToReal(x) if z3.is_int(x) else x for x in (a, b))
-    return a != b
+    return Z.BINARY["!="](a, b)
 
 
 def _and3(*xs):
@@ -125,6 +114,8 @@ class Analyzer:
             for name in A.free_vars(ind.expr):
                 if name not in fin.env:
                     raise ctx.error(f"'{name}' is not assigned on every path of program '{prog.name}'", ind.expr)
+            check_divisions(fin, req, {p.name: p.type.name for p in prog.params if p.name != ind.var},
+                            {ind.var: v}, ctx)
             outs.append(expr_term(ind.expr, fin.env, ctx))
             valids.append(T.op("and", *req, fin.assumption()))
         self.outs, self.valids = outs, valids
@@ -141,11 +132,16 @@ class Analyzer:
         self.z3biased = z3.Or([z3.And(zv[i], zv[j], _neq(zo[i], zo[j])) for i, j in self.pairs])
         self.sym = None
         if options.linear and self.pairs:
-            sym = SymbolicBounds(self.dag, k, self.pairs)
-            self.sym = sym if sym.useful else None
+            from .tight import SymbolicBounds
+            try:
+                sym = SymbolicBounds(self.dag, k, self.pairs)
+            except OverflowError:  # a coefficient beyond binary64 (e.g. 1e400): interval and SMT levels only
+                sym = None
+            self.sym = sym if sym is not None and sym.useful else None
         self.exact_ok = options.population is None and len(self.pairs) == 1
         self.phase = None
         if self.sym is not None and options.phase_lps > 0 and self.sym.pairs == self.pairs:
+            from .phasesplit import PhaseSearch
             self.phase = PhaseSearch(self.sym)
 
     def _sens_sort(self) -> str:
@@ -205,11 +201,10 @@ class Analyzer:
                 if lo == hi:
                     cs.append(x == z3.BoolVal(bool(lo)))
                 continue
-            conv = (lambda v: z3.IntVal(int(v))) if d.sort == "int" else (lambda v: z3.Q(v.numerator, v.denominator))
             if lo is not None:
-                cs.append(x >= conv(lo))
+                cs.append(x >= z3_const(lo, d.sort))
             if hi is not None:
-                cs.append(x <= conv(hi))
+                cs.append(x <= z3_const(hi, d.sort))
         return cs
 
     def _point(self, model) -> Optional[Dict[str, object]]:
@@ -241,7 +236,7 @@ class Analyzer:
         bounds move most across the box. Otherwise the dimension whose halving settles most (then
         leaves the fewest unstable nodes) among the ``candidates`` relatively widest ones."""
         if facts is not None:
-            widths = {self.dims[k].name: float(box[k][1] - box[k][0]) for k in cands}
+            widths = {self.dims[k].name: saturating_float(box[k][1] - box[k][0]) for k in cands}
             score = self.sym.split_scores(facts, widths)
             best = max(cands, key=lambda k: (score.get(self.dims[k].name, 0.0),
                                              B.relative_width(self.dims[k], *box[k])))
@@ -285,6 +280,7 @@ class Analyzer:
         rx = facts.rx
         if int(((rx.pre_lo < 0) & (rx.pre_hi > 0)).sum()) > self.options.exact_unstable:
             return None  # (every ReLU counts, relevant or not: a cheap filter)
+        from .exactmass import exact_biased_share
         k = len(self.outs)
         pair = self.pairs[0]
         valid = (self.dag.roots[k + pair[0]], self.dag.roots[k + pair[1]])
@@ -309,13 +305,14 @@ class Analyzer:
         biased_pt, fair_pt = self.probe(box)
         w = self.witness(biased_pt) if biased_pt is not None else None
         if w is None and facts is not None and self.sym.pairs:
+            from .relational import box_cannot_be_biased
             if box_cannot_be_biased(self.sym, facts, self.pairs):
                 return Decision(CERTIFIED)
         cands = self.splittable(box)
         small = not cands or B.uniform_mass(self.dims, box) < self.options.min_mass
         if w is not None and fair_pt is not None:  # both kinds seen: mixed, no solver needed
             return self._mixed(box, cands, small, w, fair_pt, 0)
-        if self.phase is not None and self._valid_on(bounds):
+        if self.phase is not None and facts is not None and self._valid_on(bounds):  # no facts: no phases
             if self.refining and self.options.refine_lps <= 0:
                 return Decision(None, witness=w)  # classify(): the mass bounds decide what happens next
             d = self.decide_by_phases(box, facts, w)
@@ -368,6 +365,7 @@ class Analyzer:
         """Settle ``box`` by branching on ReLU phases (:mod:`tamp.causal.phasesplit`): without a
         known biased point, "is some point biased?" (none: certified); with one, "is some point
         not biased?" (none: entirely biased). None when undecided within the LP budget."""
+        from .threshold import bias_cases
         th = self.sym.thresholds
         exact = {d.name: box[k] for k, d in enumerate(self.dims)}
         opts = self.options
@@ -441,9 +439,14 @@ class Analyzer:
         returns (a biased point or None, a point that is probably not biased or None). The biased
         point is confirmed by exact evaluation; the other one only steers splitting (a box called
         mixed only contributes to the upper bound of the biased mass)."""
+        import random
+        import numpy as np
         rng = random.Random(hash(box))
         pts = [B.center(self.dims, box)] + [B.random_point(self.dims, box, rng) for _ in range(n)]
-        env = {d.name: np.array([float(p[d.name]) for p in pts]) for d in self.dims}
+        try:
+            env = {d.name: np.array([float(p[d.name]) for p in pts]) for d in self.dims}
+        except OverflowError:  # a coordinate beyond binary64 (e.g. 1e400): screening only, saturate
+            env = {d.name: np.array([saturating_float(p[d.name]) for p in pts]) for d in self.dims}
         try:
             vals = evaluate_float(self.dag, env)
         except (ValueError, TypeError):
@@ -489,6 +492,7 @@ class Analyzer:
                     return Fraction(0), Fraction(1)
             if d.sort == "real" and lo is not None and hi is not None and hi > lo:
                 rbox[d.name] = (lo, hi)
+        from .boxmass import share_bounds
         r = share_bounds(self.sym, facts, rbox, self.pairs[0], self.options.exact_dims)
         return r if r is not None else (Fraction(0), Fraction(1))
 
@@ -538,6 +542,7 @@ class Analyzer:
         """Up to ``steps`` rounds of :meth:`refine_box` within ``box``, best-first on the gap (a
         batch of work for one worker job): ([(leaf, status, lower, upper)], witness, calls, boxes).
         Leaves with a gap are handed back for the coordinator's queue."""
+        import heapq
         dims = self.dims
         heap = [(-(upper - lower), 0, box, lower, upper)]
         leaves, witness, calls, n, seq = [], None, 0, 0, 1
@@ -580,6 +585,7 @@ class Analyzer:
         if facts is None:
             return None, Fraction(0), Fraction(1)
         rbox = {d.name: (lo, hi) for d, (lo, hi) in zip(self.dims, box) if d.sort == "real"}
+        from .boxmass import share_bounds
         r = share_bounds(self.sym, facts, rbox, self.pairs[0], self.options.exact_dims)
         return (facts, *r) if r is not None else (facts, Fraction(0), Fraction(1))
 
@@ -587,7 +593,7 @@ class Analyzer:
         facts, _, _ = self._shares_fast(box)
         k = None
         if facts is not None:
-            widths = {self.dims[j].name: float(box[j][1] - box[j][0]) for j in cands}
+            widths = {self.dims[j].name: saturating_float(box[j][1] - box[j][0]) for j in cands}
             score = self.sym.linear_split_scores(facts, widths)
             k = max(cands, key=lambda j: (score.get(self.dims[j].name, 0.0), B.relative_width(self.dims[j], *box[j])))
         if k is None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
-from .interval import enclose_range
+from tamp.core.interval import enclose_range
+
 from .region import Dim
 
 Box = Tuple[Tuple[Optional[Fraction], Optional[Fraction]], ...]

@@ -23,11 +23,13 @@ opaque atoms give no bounds (None).
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
+
+from tamp.core.dyadic import ceil_grid, floor_grid
+from tamp.core.linear import below_share
 
 from .threshold import bias_cases
 from .tight import BoxFacts, SymbolicBounds
@@ -55,34 +57,6 @@ def _coarse(V: np.ndarray, c: float, names: Dict[int, str], box: RealBox, widths
             lo, hi = box[name]
             const += k * (lo if k > 0 else hi)
     return coef, const
-
-
-def below_share(f, box: RealBox) -> Fraction:
-    """The exact share of ``box`` where f(x) <= 0 (f(x) < 0 for a constant f that is 0 counts the
-    whole box): vol{t ∈ [0,1]^n : c·t <= β} = Σ_S (-1)^|S| (β - Σ_S c)^n / (n! Π c) over the
-    subsets S with Σ_S c < β, in integer arithmetic after scaling every c and β by a common
-    denominator (the share does not change under common scaling)."""
-    coef, const = f
-    beta = -const
-    cs: List[Fraction] = []
-    for name, c in coef.items():
-        lo, hi = box[name]
-        w = hi - lo
-        if c == 0 or w == 0:
-            beta -= c * lo
-            continue
-        beta -= c * lo
-        c = c * w
-        if c < 0:  # t -> 1 - t
-            beta -= c
-            c = -c
-        cs.append(c)
-    if beta < 0 or (beta == 0 and cs):
-        return Fraction(0)
-    total = sum(cs, Fraction(0))
-    if beta >= total:
-        return Fraction(1)
-    return cube_share(cs, beta)
 
 
 def share_bounds(sb: SymbolicBounds, facts: BoxFacts, box: RealBox, pair: Tuple[int, int],
@@ -138,13 +112,12 @@ def share_bounds(sb: SymbolicBounds, facts: BoxFacts, box: RealBox, pair: Tuple[
     return _down(lower / full), min(Fraction(1), _up(upper / full))
 
 
-GRID = 2 ** 40
+GRID_EXP = -40  # masses on multiples of 2^-40 keep the sums of many boxes' masses short
 
 
 def _down(x: Fraction) -> Fraction:
-    """``x`` rounded down to a multiple of 2^-40 (keeps the sums of many boxes' masses short)."""
-    return Fraction(math.floor(x * GRID), GRID)
+    return floor_grid(x, GRID_EXP)
 
 
 def _up(x: Fraction) -> Fraction:
-    return Fraction(math.ceil(x * GRID), GRID)
+    return ceil_grid(x, GRID_EXP)

@@ -33,6 +33,7 @@ from tamp.prob import probability
 
 from . import terms as T
 from .dag import compile_dag, evaluate
+from .division import check_divisions
 from .region import box_bounds, conjuncts
 from .result import QueryResult, show
 from .smt import model_value, translate, z3_const, z3_var
@@ -198,10 +199,9 @@ def _scenario(program, fact, varies, sorts, ctx):
         x = z3_var(v.name, sorts[v.name])
         zv[v.name] = x
         if v.lo is not None:
-            conv = (lambda c: z3.IntVal(int(c))) if sorts[v.name] == "int" else \
-                (lambda c: z3.Q(Fraction(c).numerator, Fraction(c).denominator))
-            cs.append(x >= conv(v.lo))
-            cs.append(x <= conv(v.hi) if v.inclusive else x < conv(v.hi))
+            lo, hi = z3_const(v.lo, sorts[v.name]), z3_const(v.hi, sorts[v.name])
+            cs.append(x >= lo)
+            cs.append(x <= hi if v.inclusive else x < hi)
     diff = [zv[v.name] != z3_const(fact[v.name], sorts[v.name]) for v in varies if v.name in fact]
     if diff:
         cs.append(z3.Or(diff))
@@ -224,7 +224,8 @@ def _ask_exact(program, fact, varies, sorts, beh, mode, ctx, timeout) -> QueryRe
     fixed = {n: _const_term(v, sorts[n]) for n, v in fact.items() if n not in {x.name for x in varies}}
     fin = execute(program, fixed, ctx)
     init = input_env(program, fixed, ctx)
-    valid = T.op("and", *[expr_term(r, init, ctx) for r in program.requires], fin.assumption())
+    requires = [expr_term(r, init, ctx) for r in program.requires]
+    valid = T.op("and", *requires, fin.assumption())
     for name in A.free_vars(beh):
         if name not in fin.env:
             raise option_error(f"--{mode}", "", f"'{name}' is not a variable of program '{program.name}' "
@@ -233,6 +234,9 @@ def _ask_exact(program, fact, varies, sorts, beh, mode, ctx, timeout) -> QueryRe
     if b.sort != "bool":
         raise TampError(f"--{mode}: the behaviour must be a condition (true/false), not a number", f"--{mode}")
     zv, cs, _ = _scenario(program, fact, varies, sorts, ctx)
+    varied = {v.name for v in varies}
+    check_divisions(fin, requires, {n: sorts[n] for n in varied},
+                    {n: v for n, v in fact.items() if n not in varied}, ctx, extra=cs)
     dag = compile_dag([valid, b])
     zvalid, zb = translate(dag, zv)
     s = z3.Solver()
@@ -241,6 +245,15 @@ def _ask_exact(program, fact, varies, sorts, beh, mode, ctx, timeout) -> QueryRe
     r = s.check()
     shown = sorted(A.free_vars(beh) - set(sorts))
     if r == z3.unsat:
+        empty = z3.Solver()
+        empty.set("timeout", int(timeout * 1000))
+        empty.add(*cs, zvalid)
+        e = empty.check()
+        if e == z3.unsat:
+            return _vacuous(varies)
+        if e != z3.sat:
+            return QueryResult("", None, None, message="the solver could not decide whether the scenario has "
+                               f"any execution at all ({empty.reason_unknown()})")
         if mode == "would":
             return QueryResult("", True, None, message="every execution of the scenario satisfies the behaviour")
         return QueryResult("", False, None, message="no execution of the scenario satisfies the behaviour")
@@ -263,6 +276,16 @@ def _ask_exact(program, fact, varies, sorts, beh, mode, ctx, timeout) -> QueryRe
     res.message = ("this execution of the scenario does not satisfy the behaviour" if mode == "would"
                    else "this execution of the scenario satisfies the behaviour")
     return res
+
+
+def _vacuous(varies) -> QueryResult:
+    """The answer for a scenario without any execution: no yes/no, a clear reason instead."""
+    reversed_ = [v.text for v in varies if v.lo is not None and not (
+        v.lo <= v.hi if v.inclusive else v.lo < v.hi)]
+    why = (f"the range of {', '.join(reversed_)} is empty" if reversed_ else
+           "no value of the varied inputs satisfies the program's requires clauses (other than the factual point)")
+    return QueryResult("", None, None, vacuous=True, message=f"no execution of the scenario exists: {why}; "
+                       "the question is vacuous (any answer would hold trivially)")
 
 
 def _points(program, fact, varies, sorts, ctx) -> List[Dict[str, object]]:
@@ -306,9 +329,10 @@ def _requires_hold(program, point, sorts, ctx) -> bool:
 def _ask_probably(program, fact, varies, sorts, beh, mode, theta, ctx, timeout) -> QueryResult:
     deadline = time.monotonic() + timeout
     undecided = None
-    for pt in _points(program, fact, varies, sorts, ctx):
-        if not _requires_hold(program, pt, sorts, ctx):
-            continue
+    points = [pt for pt in _points(program, fact, varies, sorts, ctx) if _requires_hold(program, pt, sorts, ctx)]
+    if not points:
+        return _vacuous(varies)
+    for pt in points:
         inputs = {n: (v if not isinstance(v, Fraction) or v.denominator != 1 else int(v)) for n, v in pt.items()}
         left = max(deadline - time.monotonic(), 1.0)
         p = probability(program, beh, inputs=inputs, timeout=left)

@@ -3,7 +3,7 @@
 The certifier evaluates the same output terms over thousands of boxes; flattening
 them once (children before parents, shared sub-terms once) makes each evaluation a
 single loop over a list — used for exact values (:func:`evaluate`), intervals
-(:mod:`tamp.causal.interval`) and z3 formulas (:mod:`tamp.causal.smt`).
+(:mod:`tamp.causal.propagate`) and z3 formulas (:mod:`tamp.causal.smt`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
-import numpy as np
+from lang import ops
 
 from . import terms as T
 
@@ -70,8 +70,26 @@ def compile_dag(roots: Sequence[T.Term]) -> Dag:
     return Dag(tuple(nodes), tuple(index[id(r)] for r in roots))
 
 
+class _Undefined:
+    """The value of a division by zero: it makes nothing undefined unless it is used (an
+    ``ite`` whose other branch is taken, or an ``and`` with a false argument, does not use it)."""
+
+
+_UNDEFINED = _Undefined()
+
+
 def evaluate(dag: Dag, env: Dict[str, object]) -> List[object]:
-    """Exact values of the roots with inputs from ``env``."""
+    """Exact values of the roots with inputs from ``env``; ZeroDivisionError when a root's value
+    needs a division by zero."""
+    try:
+        return _evaluate_eager(dag, env)
+    except ZeroDivisionError:  # perhaps in a branch that is not taken: evaluate lazily
+        return _evaluate_lazy(dag, env)
+
+
+def _evaluate_eager(dag: Dag, env: Dict[str, object]) -> List[object]:
+    """Every node, both branches of every ``ite`` (fast; the values agree with the lazy ones
+    whenever no division by zero occurs anywhere)."""
     vals: List[object] = [None] * len(dag.nodes)
     for i, n in enumerate(dag.nodes):
         if n.kind == "const":
@@ -87,10 +105,46 @@ def evaluate(dag: Dag, env: Dict[str, object]) -> List[object]:
     return [vals[r] for r in dag.roots]
 
 
+def _evaluate_lazy(dag: Dag, env: Dict[str, object]) -> List[object]:
+    vals: List[object] = [None] * len(dag.nodes)
+    for i, n in enumerate(dag.nodes):
+        a = [vals[j] for j in n.args]
+        if n.kind == "const":
+            vals[i] = n.payload
+        elif n.kind == "input":
+            vals[i] = env[n.payload]
+        elif n.kind == "ite":
+            vals[i] = _UNDEFINED if a[0] is _UNDEFINED else a[1] if a[0] else a[2]
+        elif n.kind in ("and", "or"):
+            decisive = n.kind == "or"  # the value that settles it: True for or, False for and
+            vals[i] = decisive if any(x is decisive for x in a) else \
+                _UNDEFINED if any(x is _UNDEFINED for x in a) else not decisive
+        elif any(x is _UNDEFINED for x in a):
+            vals[i] = _UNDEFINED
+        else:
+            try:
+                vals[i] = T.apply_value(n.kind, a)
+            except ZeroDivisionError:
+                vals[i] = _UNDEFINED
+    out = [vals[r] for r in dag.roots]
+    if any(x is _UNDEFINED for x in out):
+        raise ZeroDivisionError("division by zero")
+    return out
+
+
+def saturating_float(x) -> float:
+    """``float(x)``, saturating to ±inf beyond the largest float (screening only)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return float("inf") if x > 0 else float("-inf")
+
+
 def evaluate_float(dag: Dag, env: Dict[str, object]) -> List[object]:
     """Approximate values of the roots for a batch of points: ``env`` maps each input to a numpy
     array (one entry per point); arithmetic in binary64. Only for screening — every answer that
     matters is re-checked with :func:`evaluate`."""
+    import numpy as np
     vals: List[object] = [None] * len(dag.nodes)
     size = len(next(iter(env.values()))) if env else 1
     with np.errstate(all="ignore"):
@@ -98,7 +152,7 @@ def evaluate_float(dag: Dag, env: Dict[str, object]) -> List[object]:
             k = n.kind
             a = [vals[j] for j in n.args]
             if k == "const":
-                v = np.full(size, bool(n.payload) if n.sort == "bool" else float(n.payload))
+                v = np.full(size, bool(n.payload) if n.sort == "bool" else saturating_float(n.payload))
             elif k == "input":
                 v = np.asarray(env[n.payload], dtype=bool if n.sort == "bool" else float)
             elif k == "+":
@@ -109,10 +163,8 @@ def evaluate_float(dag: Dag, env: Dict[str, object]) -> List[object]:
                 v = a[0] * a[1]
             elif k == "/":
                 v = a[0] / a[1]
-            elif k == "div":
-                v = np.floor_divide(a[0], a[1])
-            elif k == "mod":
-                v = np.mod(a[0], a[1])
+            elif k in ("div", "mod"):  # Euclidean, as everywhere (lang.ops)
+                v = ops.euclid_divmod_elementwise(a[0], a[1])[0 if k == "div" else 1]
             elif k == "neg":
                 v = -a[0]
             elif k == "max":

@@ -35,13 +35,15 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from tamp.core.linear import Affine
+
 from .dag import Dag
 
 U = 2.0 ** -53           # unit roundoff of binary64
 TINY = 2.0 ** -900       # absolute slack for underflow (far above any subnormal error sum)
 COMPARE = ("<", "<=", ">", ">=", "==", "!=")
 
-Form = Tuple[Dict[int, Fraction], Fraction]  # (variable index -> coefficient, constant)
+Form = Affine[int]  # (variable index -> coefficient, constant)
 
 
 def _add(a: Form, b: Form, k: Fraction = Fraction(1)) -> Form:

@@ -32,6 +32,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import z3
 
+from tamp.core.dyadic import ceil_grid, floor_grid
+from tamp.core.z3expr import fraction, rational
+
 from .linear import Form
 from .tight import BoxFacts, SymbolicBounds
 
@@ -39,8 +42,7 @@ NONE, FOUND, UNDECIDED = "none", "found", "undecided"
 
 
 def _q(x) -> z3.ArithRef:
-    f = Fraction(x)
-    return z3.Q(f.numerator, f.denominator)
+    return rational(Fraction(x))
 
 
 @dataclass
@@ -169,15 +171,12 @@ def _outward(l: float, u: float) -> Tuple[Fraction, Fraction]:
     """Short rationals l' <= l and u' >= u (on a dyadic grid 2^-8 of the width): the triangle over
     [l', u'] contains the one over [l, u] and keeps z3's simplex on small numbers."""
     e = math.frexp(u - l)[1] - 9
-    grid = Fraction(2) ** e
-    return grid * math.floor(Fraction(l) / grid), grid * math.ceil(Fraction(u) / grid)
+    return floor_grid(Fraction(l), e), ceil_grid(Fraction(u), e)
 
 
 def _value(mdl, v) -> Fraction:
-    x = mdl.eval(v, model_completion=True)
-    return Fraction(x.numerator_as_long(), x.denominator_as_long())
+    return fraction(mdl.eval(v, model_completion=True))
 
 
 def _value_expr(mdl, e) -> Fraction:
-    x = mdl.eval(e, model_completion=True)
-    return Fraction(x.numerator_as_long(), x.denominator_as_long())
+    return fraction(mdl.eval(e, model_completion=True))

@@ -13,18 +13,15 @@ probability engine (:func:`tamp.prob.probability`, one certified interval per bo
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 from typing import Callable, Dict, Tuple
 
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
-from lang.parser import parse_file
-from lang.typecheck import check_file
-from tamp.prob import probability
-from tamp.prob.dists import Expo, Gauss, Laplace, PolyDensity
+from lang.loader import load
 
 from . import terms as T
 from .boxes import Box
-from .region import build_region
 from .symexec import Context, expr_term
 
 Measure = Callable[[Box], Tuple[Fraction, Fraction]]
@@ -34,10 +31,9 @@ def load_population(path_or_program):
     """The population program (the file's first program) and its context."""
     if isinstance(path_or_program, A.Program):
         return path_or_program, Context("<population>", None)
-    src = parse_file(path_or_program)
+    src = load(Path(path_or_program))
     if not src.programs:
         raise UnsupportedError("the population file contains no program", src.path)
-    check_file(src)
     return src.programs[0], Context(src.path, src.text)
 
 
@@ -53,6 +49,7 @@ def _constant_args(call: A.Call, ctx: Context):
 
 def _marginal(call: A.Call, sort: str, ctx: Context):
     """A function (lo, hi) -> (mass_lo, mass_hi) for one independently sampled input, or None."""
+    from tamp.prob.dists import Expo, Gauss, Laplace, PolyDensity
     args = _constant_args(call, ctx)
     if args is None:
         return None
@@ -127,6 +124,7 @@ def _box_event(dims, box: Box) -> A.Expr:
 
 def population_measure(path_or_program, program: A.Program, ind: A.Independent, ctx: Context):
     """(measure, description) for the analysis of ``ind`` under the population model."""
+    from .region import build_region
     pop, pctx = load_population(path_or_program)
     dims = build_region(program, ind, ctx).dims
     margs = independent_marginals(pop, dims, pctx)
@@ -140,6 +138,7 @@ def population_measure(path_or_program, program: A.Program, ind: A.Independent, 
         return measure, f"the population of {pctx.path} (independent inputs)"
 
     def engine_measure(box: Box):
+        from tamp.prob import probability
         v = probability(pop, _box_event(dims, box), timeout=30.0)
         return (v, v) if isinstance(v, Fraction) else (v.lo, v.hi)
     return engine_measure, f"the population of {pctx.path} (probability engine)"

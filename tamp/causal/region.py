@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 from lang import ast as A
+from lang.walk import operands
 
 from . import terms as T
 from .symexec import Context, expr_term, sort_of_type
@@ -47,15 +48,11 @@ class Region:
 
 def conjuncts(e: A.Expr) -> List[A.Expr]:
     """Split ``a && b && …`` into its parts."""
-    if isinstance(e, A.Binary) and e.op == "&&":
-        return conjuncts(e.left) + conjuncts(e.right)
-    return [e]
+    return operands(e, "&&")
 
 
 def _disjuncts(e: A.Expr) -> List[A.Expr]:
-    if isinstance(e, A.Binary) and e.op == "||":
-        return _disjuncts(e.left) + _disjuncts(e.right)
-    return [e]
+    return operands(e, "||")
 
 
 def _const(e: A.Expr, ctx: Context):

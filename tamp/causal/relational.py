@@ -23,13 +23,14 @@ from typing import Dict, List, Tuple
 import numpy as np
 import z3
 
-from .threshold import bias_cases
+from tamp.core.z3expr import rational
+
 from .tight import BoxFacts, SymbolicBounds
+from .threshold import bias_cases
 
 
 def _q(x: float):
-    f = Fraction(float(x))
-    return z3.Q(f.numerator, f.denominator)
+    return rational(Fraction(float(x)))
 
 
 def _linear(vs: Dict[int, object], V: np.ndarray, c: float, cols):
@@ -58,7 +59,7 @@ def pair_cannot_differ(sb: SymbolicBounds, facts: BoxFacts, i: int, j: int, time
         need: List[Tuple[Tuple, bool]] = [(la if not pa else na, pa), (lb if not pb else nb, pb)]
         # a form (V, c, low) with "upper >= 0" means -(lower of -g) >= 0, i.e. (lower of -g) <= 0
         impossible = False
-        for (_V, _c, low), _ in need:
+        for (V, c, low), _ in need:
             if low > 0:  # the constrained lower form is > 0 on the whole box: "<= 0" impossible
                 impossible = True
         if pa and not pb and nd[2] > 0:

@@ -16,7 +16,10 @@ def show(v) -> str:
     if isinstance(v, Fraction):
         if v.denominator == 1:
             return str(v.numerator)
-        f = float(v)
+        try:
+            f = float(v)
+        except OverflowError:  # beyond binary64 (e.g. 1e400): exact only
+            return f"{v.numerator}/{v.denominator}"
         return repr(f) if Fraction(repr(f)) == v else f"{v.numerator}/{v.denominator} (~{f:.6g})"
     return str(v)
 
@@ -24,7 +27,12 @@ def show(v) -> str:
 def plain(v):
     """JSON-friendly exact values: ints and bools stay, other Fractions become floats."""
     if isinstance(v, Fraction):
-        return v.numerator if v.denominator == 1 else float(v)
+        if v.denominator == 1:
+            return v.numerator
+        try:
+            return float(v)
+        except OverflowError:
+            return str(v)
     if isinstance(v, dict):
         return {k: plain(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
@@ -77,9 +85,17 @@ class QueryResult:
     probability: Optional[Dict[str, Any]] = None
     message: str = ""
     details: Dict[str, Any] = field(default_factory=dict)
+    vacuous: bool = False  # the scenario has no execution: neither yes nor no means anything
+
+    @property
+    def verdict(self) -> str:
+        if self.vacuous:
+            return "vacuous"
+        return {True: "yes", False: "no", None: "unknown"}[self.answer]
 
     def to_json(self) -> Dict[str, Any]:
-        out = {"answer": self.answer, "model": plain(self.model) if self.model is not None else None,
+        out = {"answer": self.answer, "verdict": self.verdict,
+               "model": plain(self.model) if self.model is not None else None,
                "question": self.question, "time_s": round(self.time_s, 4)}
         if self.probability is not None:
             out["probability"] = plain(self.probability)
@@ -88,7 +104,7 @@ class QueryResult:
         return out
 
     def render_text(self) -> str:
-        word = {True: "YES", False: "NO", None: "UNKNOWN"}[self.answer]
+        word = self.verdict.upper()
         lines = [f"{word}: {self.question}"]
         if self.message:
             lines.append(f"  {self.message}")

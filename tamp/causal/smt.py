@@ -1,17 +1,19 @@
 """Translate a :class:`~tamp.causal.dag.Dag` to z3 (exact rational arithmetic).
 
-``max``/``min``/``abs``/``ite`` become z3 ``If`` terms, except where interval
+Operators mean what :mod:`tamp.core.z3expr` says (``max``/``min``/``abs``/``ite`` are z3
+``If`` terms), except where interval
 bound propagation fixed their phase over the current box: those become the
 chosen argument directly, which is what keeps the SMT queries small.
 """
 
 from __future__ import annotations
 
-import operator
-from fractions import Fraction
 from typing import Dict, List, Optional
 
 import z3
+
+from tamp.core import z3expr as Z
+from tamp.core.z3expr import fraction, rational
 
 from .dag import Dag
 
@@ -22,8 +24,7 @@ def z3_const(v, sort: str):
         return z3.BoolVal(bool(v))
     if sort == "int":
         return z3.IntVal(int(v))
-    f = Fraction(v)
-    return z3.Q(f.numerator, f.denominator)
+    return rational(v)
 
 
 def z3_var(name: str, sort: str):
@@ -79,39 +80,16 @@ def translate_nodes(dag: Dag, variables: Dict[str, object], phases: Optional[Dic
             if n.sort == "real":
                 out[i] = _real(out[i])
             continue
-        if n.sort == "real" and k not in ("ite",):
+        if n.sort == "real":
             a = [_real(x) if not z3.is_bool(x) else x for x in a]
-        if k == "+":
-            r = a[0] + a[1]
-        elif k == "-":
-            r = a[0] - a[1]
-        elif k == "*":
-            r = a[0] * a[1]
-        elif k == "/":
-            r = _real(a[0]) / _real(a[1])
-        elif k == "div":
-            r = a[0] / a[1]
-        elif k == "mod":
-            r = a[0] % a[1]
+        if k in Z.BINARY:  # + - * / div mod and the comparisons: the language's meaning
+            r = Z.BINARY[k](a[0], a[1])
         elif k == "neg":
-            r = -a[0]
-        elif k == "max":
-            r = z3.If(a[0] >= a[1], a[0], a[1])
-        elif k == "min":
-            r = z3.If(a[0] <= a[1], a[0], a[1])
-        elif k == "abs":
-            r = z3.If(a[0] >= 0, a[0], -a[0])
+            r = Z.UNARY["-"](a[0])
+        elif k in Z.FUNCTIONS:  # max, min, abs
+            r = Z.FUNCTIONS[k](*a)
         elif k == "ite":
-            x, y = a[1], a[2]
-            if n.sort == "real":
-                x, y = _real(x), _real(y)
-            r = z3.If(a[0], x, y)
-        elif k in ("<", "<=", ">", ">=", "==", "!="):
-            x, y = a
-            if not z3.is_bool(x) and (z3.is_real(x) or z3.is_real(y)):
-                x, y = _real(x), _real(y)
-            r = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-                 "==": operator.eq, "!=": operator.ne}[k](x, y)
+            r = Z.ite(a[0], a[1], a[2])
         elif k == "and":
             r = z3.And(*a)
         elif k == "or":
@@ -129,11 +107,10 @@ def model_value(model, var, sort: str):
     v = model.eval(var, model_completion=True)
     if sort == "bool":
         return z3.is_true(v)
-    if z3.is_int_value(v):
-        return v.as_long()
-    if z3.is_rational_value(v):
-        return Fraction(v.numerator_as_long(), v.denominator_as_long())
-    return None
+    f = fraction(v)
+    if f is not None and z3.is_int_value(v):
+        return f.numerator
+    return f
 
 
 def check(constraints, timeout_ms: int):

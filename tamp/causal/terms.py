@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Tuple, Union
 
+from lang import ops
+
 Value = Union[bool, int, Fraction]
 
 ARITH = {"+", "-", "*", "/", "div", "mod", "neg", "max", "min", "abs"}
@@ -92,55 +94,25 @@ def _num_sort(*ts: Term) -> str:
     return "int" if all(t.sort == "int" for t in ts) else "real"
 
 
+#: the causal engine's operator names that are not the language's spelling
+_NAMED = {"neg": ops.UNARY["-"].exact, "not": ops.UNARY["!"].exact, "ite": ops.ite,
+          "max": ops.FUNCTIONS["max"][1], "min": ops.FUNCTIONS["min"][1], "abs": ops.FUNCTIONS["abs"][1]}
+
+
 def apply_value(name: str, vals):
-    """Evaluate operator ``name`` on concrete values (exact; Euclidean ``div``/``mod`` as in z3)."""
-    if name == "+":
-        return vals[0] + vals[1]
-    if name == "-":
-        return vals[0] - vals[1]
-    if name == "*":
-        return vals[0] * vals[1]
-    if name == "/":
-        if vals[1] == 0:
-            raise ZeroDivisionError("division by zero")
-        return Fraction(vals[0]) / Fraction(vals[1])
-    if name in ("div", "mod"):
-        a, b = int(vals[0]), int(vals[1])
-        if b == 0:
-            raise ZeroDivisionError("division by zero")
-        q = a // b if b > 0 else -(a // -b)  # Euclidean: 0 <= a - b*q < |b|
-        if a - b * q < 0:
-            q += 1 if b < 0 else -1
-        return q if name == "div" else a - b * q
-    if name == "neg":
-        return -vals[0]
-    if name == "max":
-        return max(vals[0], vals[1])
-    if name == "min":
-        return min(vals[0], vals[1])
-    if name == "abs":
-        return abs(vals[0])
-    if name == "ite":
-        return vals[1] if vals[0] else vals[2]
-    if name == "<":
-        return vals[0] < vals[1]
-    if name == "<=":
-        return vals[0] <= vals[1]
-    if name == ">":
-        return vals[0] > vals[1]
-    if name == ">=":
-        return vals[0] >= vals[1]
-    if name == "==":
-        return vals[0] == vals[1]
-    if name == "!=":
-        return vals[0] != vals[1]
+    """Evaluate operator ``name`` on concrete values: the language's meaning (:mod:`lang.ops`:
+    exact, Euclidean ``div``/``mod``; division by zero raises ``ZeroDivisionError``)."""
+    meaning = ops.BINARY.get(name)
+    if meaning is not None and meaning.kind != "logic":
+        return meaning.exact(vals[0], vals[1])
     if name == "and":
         return all(vals)
     if name == "or":
         return any(vals)
-    if name == "not":
-        return not vals[0]
-    raise ValueError(f"unknown operator {name}")
+    f = _NAMED.get(name)
+    if f is None:
+        raise ValueError(f"unknown operator {name}")
+    return f(*vals)
 
 
 def op(name: str, *args: Term) -> Term:

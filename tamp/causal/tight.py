@@ -15,9 +15,19 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from tamp.core.interval import down as _down
+from tamp.core.interval import up as _up
+
 from .dag import Dag
-from .interval import Bounds, _down, _up, propagate
-from .linear import LinearModel, Relaxation, build_model, comparison_form, lower_forms, relax
+from .linear import (
+    LinearModel,
+    Relaxation,
+    build_model,
+    comparison_form,
+    lower_forms,
+    relax,
+)
+from .propagate import Bounds, propagate
 from .threshold import Threshold, difference, threshold_of
 
 

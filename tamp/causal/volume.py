@@ -20,80 +20,15 @@
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
-from tamp.wmi import Poly, integrate_polytope
+from tamp.core.linear import Affine as _Affine
+from tamp.core.linear import affine_range as _range
+from tamp.core.linear import box_volume, halfspace_volume  # noqa: F401  (this module's API)
 
-Affine = Tuple[Dict[str, Fraction], Fraction]
+Affine = _Affine[str]
 RealBox = Dict[str, Tuple[Fraction, Fraction]]
-
-
-def box_volume(box: RealBox) -> Fraction:
-    v = Fraction(1)
-    for lo, hi in box.values():
-        v *= hi - lo
-    return v
-
-
-def affine_range(f: Affine, box: RealBox) -> Tuple[Fraction, Fraction]:
-    """Exact min and max of ``f`` over ``box``."""
-    lo = hi = f[1]
-    for name, c in f[0].items():
-        a, b = box[name]
-        lo += c * (a if c > 0 else b)
-        hi += c * (b if c > 0 else a)
-    return lo, hi
-
-
-def halfspace_volume(f: Affine, box: RealBox) -> Fraction:
-    """vol{x ∈ box : f(x) <= 0} exactly."""
-    coeffs, const = f
-    scale = Fraction(1)
-    beta = -const
-    cs: List[Fraction] = []
-    for name, (lo, hi) in box.items():
-        w = hi - lo
-        c = coeffs.get(name, Fraction(0))
-        scale *= w
-        if c == 0:
-            continue
-        beta -= c * lo
-        c = c * w
-        if c < 0:  # t -> 1 - t
-            beta -= c
-            c = -c
-        cs.append(c)
-    if beta <= 0:
-        return Fraction(0)
-    total = sum(cs, Fraction(0))
-    if beta >= total:
-        return scale
-    return scale * cube_share(cs, beta)
-
-
-def cube_share(cs: List[Fraction], beta: Fraction) -> Fraction:
-    """vol{t ∈ [0,1]^n : c·t <= β} for positive ``cs`` and 0 < β < Σ c:
-    Σ_S (-1)^|S| (β - Σ_S c)^n / (n! Π c) over the subsets S with Σ_S c < β (larger sums
-    contribute 0), in integer arithmetic after scaling every c and β by a common denominator
-    (the share does not change under common scaling)."""
-    den = math.lcm(beta.denominator, *(c.denominator for c in cs))
-    B = beta.numerator * (den // beta.denominator)
-    C = sorted((c.numerator * (den // c.denominator) for c in cs), reverse=True)
-    n = len(C)
-    acc = 0
-    stack = [(0, 0, 0)]  # depth-first over the subsets
-    while stack:
-        k, sm, size = stack.pop()
-        if k == n:
-            term = (B - sm) ** n
-            acc += -term if size % 2 else term
-            continue
-        stack.append((k + 1, sm, size))
-        if sm + C[k] < B:
-            stack.append((k + 1, sm + C[k], size + 1))
-    return Fraction(acc, math.factorial(n) * math.prod(C))
 
 
 def _direction(f: Affine):
@@ -121,10 +56,7 @@ def _slab(fs: Sequence[Affine], box: RealBox) -> Optional[Fraction]:
         else:
             return None
     dcoef = dict(base)
-
-    def below(t):
-        return halfspace_volume((dcoef, -t), box)
-
+    below = (lambda t: halfspace_volume((dcoef, -t), box))
     if lower is None:
         return below(upper)
     if upper is None:
@@ -132,6 +64,13 @@ def _slab(fs: Sequence[Affine], box: RealBox) -> Optional[Fraction]:
     if upper <= lower:
         return Fraction(0)
     return below(upper) - below(lower)
+
+
+def affine_range(f: Affine, box: RealBox) -> Tuple[Fraction, Fraction]:
+    """Exact min and max of the affine form ``f = (coeffs, const)`` over the bounded ``box``."""
+    lo, hi = _range(f[0], box, f[1])
+    assert lo is not None and hi is not None  # a bounded box
+    return lo, hi
 
 
 def cut_volume(fs: Sequence, box: RealBox, max_dims: int = 8, deadline: Optional[float] = None
@@ -161,6 +100,7 @@ def cut_volume(fs: Sequence, box: RealBox, max_dims: int = 8, deadline: Optional
     names = sorted({k for f in live for k in f[0]})
     if len(names) > max_dims:
         return None
+    from tamp.wmi import Poly, integrate_polytope
     idx = {n: i for i, n in enumerate(names)}
     cons = []
     for n in names:

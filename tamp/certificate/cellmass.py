@@ -5,8 +5,8 @@ strict linear constraints ``Σ coef·x < rhs`` over two or more of them. Its mas
 product of the base variables' distributions (:func:`region_mass`) is computed from scratch:
 
 * variables in no constraint: the product of their one-dimensional masses
-  (``Dist.mass``: exact for polynomial densities, rigorous CDF enclosures from
-  :mod:`tamp.prob.rigorous` for Gaussian, Laplace and exponential);
+  (``Dist.mass``: exact for polynomial densities, certified CDF enclosures from
+  :mod:`tamp.core.interval` (``arb`` balls) for Gaussian, Laplace and exponential);
 * a group of variables linked by constraints, all with polynomial densities (uniform, step
   bins, ``density``): exact rational polytope integration (:func:`tamp.wmi.integrate_polytope`);
 * the other linked variables: bounded through a *witness*, a bisection tree of the region's box
@@ -38,19 +38,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 import z3
 
-from tamp.prob.dists import Dist, Gauss
-from tamp.prob.interval import Interval, linear_range
-from tamp.prob.polydensity import polytope_problem
-from tamp.wmi import integrate_polytope
+from tamp.core.interval import Interval
+from tamp.core.ldl import ldl
+from tamp.core.linear import Bound, Constraint, linked_groups
+from tamp.core.linear import affine_range as linear_range
+from tamp.prob.dists import Dist
 
-from .leaf_taylor import column_integral
-from .replay import q
-
-Bound = Tuple[Optional[Fraction], Optional[Fraction]]
 ZERO_IV = Interval.point(0)
 ONE_IV = Interval.point(1)
 MAX_WITNESS_LEAVES = 200_000
@@ -63,7 +60,7 @@ class MassError(ValueError):
 @dataclass
 class Region:
     box: Dict[str, Bound] = field(default_factory=dict)
-    cons: List[Tuple[Dict[str, Fraction], Fraction]] = field(default_factory=list)
+    cons: List[Constraint[str]] = field(default_factory=list)
 
     def variables(self) -> set:
         out = set(self.box)
@@ -77,6 +74,8 @@ class Region:
 
     def formula(self, symbols: Dict[str, z3.ArithRef], closed: bool = False) -> z3.BoolRef:
         """The open region (or its closure) as a z3 formula."""
+        from .replay import q
+
         parts = []
         for v, (lo, hi) in self.box.items():
             x = symbols[v]
@@ -119,25 +118,7 @@ def effective_box(region: Region, dists: Dict[str, Dist], names) -> Dict[str, Bo
 
 def components(region: Region) -> List[List[str]]:
     """Groups of variables linked by the region's constraints (sorted)."""
-    parent: Dict[str, str] = {}
-
-    def find(a):
-        parent.setdefault(a, a)
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for coef, _ in region.cons:
-        vs = sorted(coef)
-        for v in vs:
-            find(v)
-        for v in vs[1:]:
-            parent[find(v)] = find(vs[0])
-    groups: Dict[str, List[str]] = {}
-    for v in parent:
-        groups.setdefault(find(v), []).append(v)
-    return [sorted(g) for g in sorted(groups.values())]
+    return linked_groups(coef for coef, _ in region.cons)
 
 
 def witness_vars(region: Region, dists: Dict[str, Dist]) -> List[str]:
@@ -184,32 +165,20 @@ def _validate(region: Region, dists: Dict[str, Dist]) -> None:
 
 
 def ldl_factor(gram: List[List[Fraction]]) -> Tuple[List[List[Fraction]], List[Fraction]]:
-    """Exact LDLᵀ of a positive semidefinite rational matrix: rows are taken in order, a row
-    whose residual variance is 0 (a combination of earlier pivots) adds no pivot. Returns L
-    (one row per input row, one column per pivot) and the pivots' D (all > 0)."""
-    L: List[List[Fraction]] = []
-    D: List[Fraction] = []
-    piv: List[int] = []
-    for i, row in enumerate(gram):
-        li: List[Fraction] = []
-        for j, p in enumerate(piv):
-            s = row[p] - sum((li[t] * L[p][t] * D[t] for t in range(j)), Fraction(0))
-            li.append(s / D[j])
-        resid = row[i] - sum((li[t] * li[t] * D[t] for t in range(len(piv))), Fraction(0))
-        if resid < 0:
-            raise MassError("internal: a Gram matrix with a negative residual")  # impossible (PSD)
-        if resid > 0:
-            piv.append(i)
-            D.append(resid)
-            li.append(Fraction(1))
-        L.append(li)
-    width = len(D)
-    return [li + [Fraction(0)] * (width - len(li)) for li in L], D
+    """Exact LDLᵀ of a positive semidefinite rational matrix (:func:`tamp.core.ldl.ldl`: rows
+    in order, a dependent row adds no pivot): L (one row per input row, one column per
+    pivot) and the pivots' D (all > 0)."""
+    try:
+        return ldl(gram)
+    except ValueError:
+        raise MassError("internal: a Gram matrix with a negative residual") from None  # impossible (PSD)
 
 
 def gauss_transform(region: Region, dists: Dict[str, Dist]):
     """The region and distributions with every linked all-Gaussian group replaced by
     independent Gaussian coordinates (module docstring); None when the region is empty."""
+    from tamp.prob.dists import Gauss
+
     box = dict(region.box)
     cons = list(region.cons)
     new_d = dict(dists)
@@ -288,6 +257,9 @@ def witness_interval(lo: Fraction, hi: Fraction) -> Interval:
 
 
 def _poly_mass(g, box, cons, dists, deadline) -> Interval:
+    from tamp.prob.polydensity import polytope_problem
+    from tamp.wmi import integrate_polytope
+
     dens, rows = polytope_problem([dists[v].coeffs for v in g], [box[v] for v in g],
                                   [(tuple(coef.get(v, Fraction(0)) for v in g), rhs) for coef, rhs in cons])
     try:
@@ -401,6 +373,8 @@ def leaf_bounds(leaf: Dict[str, Bound], cons, dists: Dict[str, Dist], names):
 def _inner_bounds(u, leaf, cons, dists, names, masses):
     """(lower, upper) bound of the leaf's mass integrating ``u`` exactly (:func:`leaf_bounds`);
     None when u is in no constraint."""
+    from .leaf_taylor import column_integral
+
     inner = _inner_intervals(u, leaf, cons)
     if inner is None:
         return None

@@ -20,7 +20,16 @@ For each program of the certificate, against the claim rebuilt from the source f
             BUDGET λ(root) ⇒ κ(root) <= β (β >= 0; every sampling bounds κ + cost by β itself);
             EXIT   λ(q) ⇒ ensures at every node at the CFA exit;
             STEP   per sampling edge λ(q) ⇒ side ∧ κ(q) + cost <= β, and per edge
-                   λ(q) ∧ stmt (∧ ¬bad) ⇒ λ(q') ∧ κ(q) + cost <= κ(q').
+                   λ(q) ∧ stmt (∧ ¬bad) ⇒ λ(q') ∧ κ(q) + cost <= κ(q');
+6. TERMINATION  every loop head of the rebuilt CFA has one termination argument — a ranking
+            function (BOUNDED, NONINC, DECREASE, PROGRESS) or a geometric retry (structure and
+            EXITPROB) of :mod:`tamp.prover.termination`, built from the rebuilt CFA — whose
+            obligations all hold: a failure bound counts a run that never ends as failing, and
+            rules 1–5 bound only the runs that end.
+
+The claim check (2) also re-runs the sample-dependence analysis (:mod:`tamp.dependence`) on the
+rebuilt CFA: a program with a conditioning ``assume`` is rejected, since rules 1–5 read a run
+stopped by an ``assume`` as not failing, which proves nothing about a conditional bound.
 
 Why these suffice is the argument of :mod:`tamp.prover.check` (induction on run length:
 the failure probability from (q, σ) with σ ⊨ λ(q) is at most max(0, β − κ(q)(σ))); this module
@@ -43,6 +52,7 @@ from tamp.show import show_expr, show_stmt
 from .axiom_tree import TreeError, instances, same_axiom
 from .cfa_form import cfa_form, first_difference
 from .claim import claim_cfa, well_formed_claim
+from .conc_checker import check_conc
 from .format import CheckReport, ProgramCheck, Rejected, source_digest
 from .prob_checker import check_prob
 from .reader import CertAutomaton, Certificate, ProgramCert
@@ -68,7 +78,7 @@ def check_certificate(cert: Certificate, src: A.SourceFile, source_bytes: bytes,
     if cert.source_sha256 != digest:
         return reject(f"the certificate is for different source text (sha256 {cert.source_sha256[:12]}… "
                       f"recorded, {src.path} has {digest[:12]}…)")
-    if not cert.programs and not cert.probability:
+    if not cert.programs and not cert.probability and not cert.concentration:
         return reject("the certificate contains no proof")
     seen = set()
     for pc in cert.programs:
@@ -82,6 +92,20 @@ def check_certificate(cert: Certificate, src: A.SourceFile, source_bytes: bytes,
         results.append(res)
         if not res.ok:
             return reject(f"{pc.name}: {res.reason}")
+    if cert.concentration:  # failure bounds proved by concentration (see .conc_checker)
+        for cc in cert.concentration:
+            if cc.name in seen:
+                return reject(f"program '{cc.name}' is certified twice")
+            seen.add(cc.name)
+            prog = src.program(cc.name)
+            if prog is None:
+                return reject(f"program '{cc.name}' is not in {src.path}")
+            res = check_conc(cc, src, prog, bound, inputs, timeout_ms, deadline)
+            results.append(res)
+            if not res.ok:
+                return reject(f"{cc.name}: {res.reason}")
+    from .prob_checker import check_prob
+
     seen = set()
     for pc in cert.probability:
         if pc.name in seen:
@@ -106,12 +130,15 @@ def check_program(pc: ProgramCert, src: A.SourceFile, prog: A.Program, bound, in
     t0 = time.monotonic()
     out = ProgramCheck(pc.name, False)
     try:
+        if bound is None and isinstance(prog.fails, A.Hole):
+            bound = pc.bound  # `fails ?`: the certificate's bound is the answer it proves
         cfa = claim_cfa(src, prog, bound, inputs)
         out.obligations += check_claim(pc, cfa)
         out.obligations += check_cover(pc.automaton, cfa)
         axioms = check_axioms(pc.automaton, cfa)
         out.obligations += len(axioms)
         out.obligations += check_smt(pc.automaton, cfa, axioms, timeout_ms, deadline, out.log, pc.facts)
+        out.obligations += check_termination_rule(pc.termination, cfa, timeout_ms, deadline, out.log)
         out.ok = True
         out.notes = claim_notes(cfa, timeout_ms)
     except Rejected as exc:
@@ -401,6 +428,41 @@ def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: in
         goal = z3.And(E(dst.lam, st2.env, w), kap0[e.src] + cost <= R(dst.kappa, st2.env, w))
         ob("STEP", w, z3.Implies(st2.context(), goal))
     flush()
+    return count
+
+
+# ---------------------------------------------------------------------------- 6. termination
+
+
+def check_termination_rule(rankings, cfa, timeout_ms: int, deadline, log) -> int:
+    """Rule TERMINATION: every loop of the rebuilt CFA terminates by the certificate's rankings."""
+    from tamp.prover.smt import Encoder
+    from tamp.prover.termination import check_termination
+
+    if not cfa.loop_heads and not rankings:
+        return 0
+    enc = Encoder(cfa.types)
+    hyps = [enc.expr(r, enc.initial_env()) for r in cfa.requires]
+
+    def valid(formula):
+        ms = timeout_ms
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout"
+            ms = min(ms, int(left * 1000))
+        status, dt = decide(formula, enc, hyps, ms)
+        return status
+
+    count = 0
+    for rule, where, status, _head in check_termination(cfa, rankings, enc, valid):
+        log.append(f"TERMINATION {rule} {where}: {status}")
+        if status != VALID:
+            why = "the solver answered unknown or timed out" if status != "invalid" else "it does not hold"
+            what = where if rule == "RANKING" else f"{rule} fails at {where}: {why}"
+            raise Rejected(f"TERMINATION: {what} (a run that never ends counts as failing, so every loop "
+                           "needs a termination argument)")
+        count += 1
     return count
 
 

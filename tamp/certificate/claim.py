@@ -32,7 +32,10 @@ def claim_cfa(src: A.SourceFile, prog: A.Program, bound: Optional[A.Expr], input
 
 def well_formed_claim(cfa) -> str:
     """'' when the claim has the shape the proof rules assume, else the problem: ``requires``
-    and β read only inputs, no statement writes an input, every assignment has one target."""
+    and β read only inputs, no statement writes an input, every assignment has one target, and
+    no user ``assume`` conditions on a sampled value (the rules read a run stopped by an
+    ``assume`` as not failing — the precondition meaning — which is no proof of a conditional
+    bound; the dependence analysis is re-run here on the rebuilt CFA)."""
     params = {p.name for p in cfa.params}
     for r in cfa.requires:
         extra = A.free_vars(r) - params
@@ -51,4 +54,11 @@ def well_formed_claim(cfa) -> str:
                 base = base.base
             if isinstance(base, A.Var) and base.name in params:
                 return f"CFA edge {u}->{v} writes the input '{base.name}'"
+    from tamp.dependence import conditioning_assumes, describe
+
+    found = conditioning_assumes(cfa)
+    if found:
+        return (describe(found[0], cfa.path) + "; the certificate contains no argument for the "
+                "conditional bound (a lower bound on the probability of the condition)")
     return ""
+

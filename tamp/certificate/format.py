@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import List
+from typing import Any, Iterable, List
 
 FORMAT = "tamp-certificate"
 VERSION = 1
@@ -24,6 +24,15 @@ class CertificateError(ValueError):
 
 class MalformedCertificate(ValueError):
     """Not a (well-formed) tamp certificate."""
+
+
+def known_keys(d: Any, allowed: Iterable[str], where: str) -> None:
+    """An object with a key the format does not have is malformed (a typo, or a tampered file)."""
+    if not isinstance(d, dict):
+        raise MalformedCertificate(f"{where}: expected an object")
+    extra = sorted(k for k in d if k not in allowed)
+    if extra:
+        raise MalformedCertificate(f"{where}.{extra[0]}: unknown field (expected only {', '.join(sorted(allowed))})")
 
 
 class Rejected(Exception):

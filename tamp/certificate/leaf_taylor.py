@@ -15,7 +15,7 @@ encloses the integral to second order when u and the outer variables are Gaussia
 * the moments factor over the independent outer variables: with centres c_v,
   D = δ + Σ g_v (x_v − c_v), so ∫f D and ∫f D² are sums of products of the one-dimensional
   ∫(s − c)^k f(s) ds, k = 0, 1, 2 (``Dist.mass_f``, ``Gauss.first_moment``/``second_moment``:
-  closed forms over the rigorous CDF and density of :mod:`tamp.prob.rigorous`);
+  closed forms over the certified CDF and density of :class:`tamp.core.interval.Normal`);
 * with one piece active on each side over the whole box (exact rational ranges of the pieces'
   differences) the mass is T(β) − T(α), T the enclosure above; otherwise (a kink) it is at
   least T(p − e_p) − T(q + e_q) for any upper piece p and lower piece q, e their exact slack
@@ -37,7 +37,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from tamp.prob.interval import down, fadd, fenclose, float_above, float_below, fmul, fneg, up
+from tamp.core.interval import down, fadd, enclose, fmul, fneg, float_above, float_below, up
 
 FPair = Tuple[float, float]
 # a piece: (coefficients over the outer variables, constant); constant None = infinite end
@@ -91,7 +91,7 @@ def _prod(pairs: List[FPair]) -> FPair:
 
 @lru_cache(maxsize=1 << 16)
 def _enc(q: Fraction) -> FPair:
-    return fenclose(q)
+    return enclose(q)
 
 
 def _mag(x: FPair) -> float:
@@ -235,9 +235,9 @@ def single_column(box, names, ups: Sequence[Piece], lows: Sequence[Piece], du, d
         return None
     lo_best = max(0.0, fadd(max(low_u, key=lambda t: t[0]), fneg(min(low_l, key=lambda t: t[1])))[0])
     hi_best = m0[1]
-    for _p, t in zip(fu, tu):
+    for p, t in zip(fu, tu):
         hi_best = min(hi_best, t[1])
-    for _q, t in zip(fl, tl):
+    for q, t in zip(fl, tl):
         hi_best = min(hi_best, fadd(m0, fneg(t))[1])
     for p, t in zip(fu, tu):
         for q, r in zip(fl, tl):

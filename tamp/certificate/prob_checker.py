@@ -38,7 +38,7 @@ import z3
 
 from lang import ast as A
 from lang.printer import print_expr
-from tamp.prob.interval import Interval
+from tamp.core.interval import Interval
 
 from .cellmass import MassError, boxes_disjoint, region_mass
 from .format import ProgramCheck, Rejected

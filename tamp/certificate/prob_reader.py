@@ -14,7 +14,7 @@ from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
 
 from .cellmass import MassError, Region, parse_rational
-from .format import MalformedCertificate
+from .format import MalformedCertificate, known_keys
 
 CLASSES = ("hit", "miss", "boundary")
 
@@ -87,7 +87,7 @@ def _bound(v, where) -> Optional[Fraction]:
 
 
 def decode_prob(p: Any, where: str) -> ProbCert:
-    p = _obj(p, where)
+    known_keys(p, ("program", "verdict", "clauses", "terms"), where)
     name = _field(p, "program", str, where)
     verdict = _field(p, "verdict", str, where)
     if verdict not in ("proved", "violated"):
@@ -100,12 +100,12 @@ def decode_prob(p: Any, where: str) -> ProbCert:
 
 
 def decode_term(t: Any, where: str) -> TermCert:
-    t = _obj(t, where)
+    known_keys(t, ("term", "text", "uncovered", "traces"), where)
     term = _expr(_field(t, "term", None, where), where + ".term")
     traces = []
     for i, tr in enumerate(_field(t, "traces", list, where)):
         w = f"{where}.traces[{i}]"
-        tr = _obj(tr, w)
+        known_keys(tr, ("choices", "branches", "cells"), w)
         ch = _field(tr, "choices", list, w)
         if not all(type(x) is int and x >= 0 for x in ch):
             raise MalformedCertificate(f"{w}.choices: expected non-negative integers")
@@ -119,7 +119,7 @@ def decode_term(t: Any, where: str) -> TermCert:
 
 
 def decode_cell(c: Any, where: str) -> CellCert:
-    c = _obj(c, where)
+    known_keys(c, ("class", "box", "cons", "mass", "witness"), where)
     cls = _field(c, "class", str, where)
     if cls not in CLASSES:
         raise MalformedCertificate(f"{where}.class: expected one of {', '.join(CLASSES)}")
@@ -131,7 +131,7 @@ def decode_cell(c: Any, where: str) -> CellCert:
     cons = []
     for i, k in enumerate(_field(c, "cons", list, where)):
         w = f"{where}.cons[{i}]"
-        k = _obj(k, w)
+        known_keys(k, ("coef", "rhs"), w)
         coef = {v: _rat(x, f"{w}.coef.{v}") for v, x in _field(k, "coef", dict, w).items()}
         if not coef or any(x == 0 for x in coef.values()):
             raise MalformedCertificate(f"{w}: a constraint needs non-zero coefficients")

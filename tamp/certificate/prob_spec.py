@@ -1,8 +1,8 @@
 """Probability clauses for certificates: which clauses, which ``P(…)`` terms, and their
 three-valued evaluation in exact interval arithmetic (independent of the engine's evaluator).
 
-``fairness T given S [when Q] op c`` means ``P(T | S∧Q) / P(T | ¬S∧Q) op c``; ``parity`` adds
-the inverse ratio ``op c`` (the language contract).
+Fairness and parity clauses are expanded by :func:`lang.fairness.expand_fairness` (``P(T | S∧Q) /
+P(T | ¬S∧Q) op c``, and the inverse ratio for ``parity``: the language contract).
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from fractions import Fraction
 from typing import Dict, List, Optional
 
 from lang import ast as A
+from lang.fairness import expand_fairness
 from tamp.logic3 import compare_intervals, connective, not3
-from tamp.prob.interval import Interval
+from tamp.core.interval import Interval
 
 
 class SpecError(ValueError):
@@ -24,30 +25,11 @@ def prob_clauses(prog: A.Program) -> List[A.Expr]:
     return [e for e in prog.ensures if A.contains(e, (A.Prob, A.Fairness))]
 
 
-def expand(e: A.Expr) -> A.Expr:
-    """Replace fairness/parity by ratios of P-terms (recursively)."""
-    if isinstance(e, A.Fairness):
-        s, qual = e.group, e.qual
-        not_s = A.Unary("!", s)
-        g1 = s if qual is None else A.Binary("&&", s, qual)
-        g2 = not_s if qual is None else A.Binary("&&", not_s, qual)
-        p1, p2 = A.Prob(e.target, g1), A.Prob(e.target, g2)
-        ratio = A.Binary(e.op, A.Binary("/", p1, p2), e.threshold)
-        if e.kind == "parity":
-            return A.Binary("&&", ratio, A.Binary(e.op, A.Binary("/", p2, p1), e.threshold))
-        return ratio
-    if isinstance(e, A.Unary):
-        return A.Unary(e.op, expand(e.operand))
-    if isinstance(e, A.Binary):
-        return A.Binary(e.op, expand(e.left), expand(e.right))
-    return e
-
-
 def terms_of(clauses: List[A.Expr]) -> List[A.Prob]:
     """The distinct P-terms of the (expanded) clauses, in order."""
     out: List[A.Prob] = []
     for c in clauses:
-        for n in A.walk(expand(c)):
+        for n in A.walk(expand_fairness(c)):
             if isinstance(n, A.Prob) and n not in out:
                 out.append(n)
     return out
@@ -128,7 +110,7 @@ def compare(op: str, a: Optional[Interval], b: Optional[Interval]) -> Optional[b
 def verdict_of(clauses: List[A.Expr], values, inputs) -> Optional[bool]:
     """True when every clause holds, False when one fails, else None."""
     ev = Evaluator(values, inputs)
-    results = [ev.truth(expand(c)) for c in clauses]
+    results = [ev.truth(expand_fairness(c)) for c in clauses]
     if False in results:
         return False
     return True if all(r is True for r in results) else None

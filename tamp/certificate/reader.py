@@ -7,14 +7,14 @@ JSON path of the problem (``tamp check-proof`` exits 2). Whether a well-formed c
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from lang import ast as A
+from lang.jsonfile import JSONError, loads
 from lang.serialize import SerializeError, expr_from_json, stmt_from_json
 
-from .format import FORMAT, VERSION, MalformedCertificate
+from .format import FORMAT, VERSION, MalformedCertificate, known_keys
 from .prob_reader import decode_prob
 
 
@@ -65,6 +65,7 @@ class ProgramCert:
     automaton: CertAutomaton
     obligations: List[Dict[str, Any]]
     facts: List[A.Expr] = field(default_factory=list)
+    termination: List[Any] = field(default_factory=list)   # tamp.prover.termination.Ranking
 
 
 @dataclass
@@ -74,27 +75,23 @@ class Certificate:
     claim: Dict[str, Any]
     programs: List[ProgramCert]
     probability: List[Any] = field(default_factory=list)  # prob_reader.ProbCert
+    concentration: List[Any] = field(default_factory=list)  # conc_checker.ConcCert
 
 
 def load(path: str) -> Certificate:
-    """Read and shape-check the certificate at ``path``."""
+    """Read and shape-check the certificate at ``path``; the message of a
+    :class:`MalformedCertificate` starts with the JSON path of the problem (the caller names
+    the file)."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
     except OSError as exc:
-        raise MalformedCertificate(f"{path}: cannot read the certificate: {exc.strerror or exc}") from None
+        raise MalformedCertificate(f"cannot read the certificate: {exc.strerror or exc}") from None
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise MalformedCertificate(f"{path}: the certificate is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise MalformedCertificate(f"{path}:{exc.lineno}:{exc.colno}: malformed JSON: {exc.msg}") from None
-    except RecursionError:
-        raise MalformedCertificate(f"{path}: JSON nested too deeply") from None
-    try:
-        return decode(data)
-    except MalformedCertificate as exc:
-        raise MalformedCertificate(f"{path}: {exc}") from None
+        data = loads(raw)  # strict: no NaN, no duplicate keys, no 5000-digit integers
+    except JSONError as exc:
+        raise MalformedCertificate(str(exc)) from None
+    return decode(data)
 
 
 def _get(d: Any, key: str, kind, where: str):
@@ -123,18 +120,34 @@ def decode(data: Any) -> Certificate:
         raise MalformedCertificate(f"not a tamp certificate (expected \"format\": \"{FORMAT}\")")
     if data.get("version") != VERSION:
         raise MalformedCertificate(f"unsupported certificate version {data.get('version')!r} (expected {VERSION})")
+    known_keys(data, ("format", "version", "file", "source_sha256", "claim", "programs", "probability",
+                      "not_certified", "concentration"), "$")
     sha = _get(data, "source_sha256", str, "$")
     claim = _get(data, "claim", dict, "$")
+    known_keys(claim, ("bound", "inputs"), "$.claim")
     progs = _get(data, "programs", list, "$")
     probs = data.get("probability", [])
     if not isinstance(probs, list):
         raise MalformedCertificate("$.probability: expected a list")
     return Certificate(str(data.get("file", "")), sha, claim,
-                       [decode_program(p, f"programs[{i}]") for i, p in enumerate(progs)],
-                       [decode_prob(p, f"probability[{i}]") for i, p in enumerate(probs)])
+                       [decode_program(p, f"$.programs[{i}]") for i, p in enumerate(progs)],
+                       [decode_prob(p, f"$.probability[{i}]") for i, p in enumerate(probs)],
+                       _decode_concentration(data.get("concentration", [])))
+
+
+def _decode_concentration(items: Any) -> List[Any]:
+    from .conc_checker import MalformedConc, decode_conc
+
+    if not isinstance(items, list):
+        raise MalformedCertificate("$.concentration: expected a list")
+    try:
+        return [decode_conc(c, f"$.concentration[{i}]") for i, c in enumerate(items)]
+    except MalformedConc as exc:
+        raise MalformedCertificate(str(exc)) from None
 
 
 def decode_program(p: Any, where: str) -> ProgramCert:
+    known_keys(p, ("program", "bound", "bound_text", "cfa", "automata", "facts", "obligations", "termination"), where)
     name = _get(p, "program", str, where)
     bound = _ast(expr_from_json, _get(p, "bound", None, where), f"{where}.bound")
     cfa = _get(p, "cfa", dict, where)
@@ -147,16 +160,44 @@ def decode_program(p: Any, where: str) -> ProgramCert:
     facts = p.get("facts", [])
     if not isinstance(facts, list):
         raise MalformedCertificate(f"{where}.facts: expected a list")
+    term = p.get("termination", [])
+    if not isinstance(term, list):
+        raise MalformedCertificate(f"{where}.termination: expected a list")
     return ProgramCert(name, bound, cfa, decode_automaton(auts[0], f"{where}.automata[0]"), obligations,
-                       [_ast(expr_from_json, f, f"{where}.facts[{i}]") for i, f in enumerate(facts)])
+                       [_ast(expr_from_json, f, f"{where}.facts[{i}]") for i, f in enumerate(facts)],
+                       [decode_ranking(r, f"{where}.termination[{i}]") for i, r in enumerate(term)])
+
+
+def decode_ranking(r: Any, where: str):
+    from tamp.prover.termination import Geometric, Ranking
+
+    known_keys(r, ("head", "kind", "sample", "rank", "decreasing"), where)
+    head = _get(r, "head", int, where)
+    kind = r.get("kind", "rank")
+    if kind == "geometric":
+        e = _get(r, "sample", list, where)
+        if not (len(e) == 3 and all(type(x) is int for x in e)):
+            raise MalformedCertificate(f"{where}.sample: expected [src, dst, key]")
+        return Geometric(head, tuple(e))
+    if kind != "rank":
+        raise MalformedCertificate(f"{where}.kind: expected \"rank\" or \"geometric\"")
+    rank = _ast(expr_from_json, _get(r, "rank", None, where), where + ".rank")
+    dec = []
+    for i, e in enumerate(_get(r, "decreasing", list, where)):
+        if not (isinstance(e, list) and len(e) == 3 and all(type(x) is int for x in e)):
+            raise MalformedCertificate(f"{where}.decreasing[{i}]: expected [src, dst, key]")
+        dec.append(tuple(e))
+    return Ranking(head, rank, tuple(dec))
 
 
 def decode_automaton(a: Any, where: str) -> CertAutomaton:
+    known_keys(a, ("root", "exits", "nodes", "edges"), where)
     root = _get(a, "root", int, where)
     exits = _get(a, "exits", list, where)
     aut = CertAutomaton(root, [x for x in exits if isinstance(x, int)])
     for i, n in enumerate(_get(a, "nodes", list, where)):
         w = f"{where}.nodes[{i}]"
+        known_keys(n, ("id", "cfa_node", "lambda", "kappa"), w)
         nid = _get(n, "id", int, w)
         if nid in aut.nodes:
             raise MalformedCertificate(f"{w}: duplicate node id {nid}")
@@ -167,6 +208,7 @@ def decode_automaton(a: Any, where: str) -> CertAutomaton:
         raise MalformedCertificate(f"{where}.root: no node {root}")
     for i, e in enumerate(_get(a, "edges", list, where)):
         w = f"{where}.edges[{i}]"
+        known_keys(e, ("src", "dst", "kind", "stmt", "cfa_edge", "axiom"), w)
         src, dst = _get(e, "src", int, w), _get(e, "dst", int, w)
         for end in (src, dst):
             if end not in aut.nodes:
@@ -187,6 +229,7 @@ def decode_automaton(a: Any, where: str) -> CertAutomaton:
 
 
 def decode_axiom(ax: Any, where: str) -> CertAxiom:
+    known_keys(ax, ("family", "param", "parts", "bad", "cost", "side"), where)
     side = _get(ax, "side", list, where)
     return CertAxiom(str(ax.get("family", "")), _get(ax, "parts", None, where),
                      _ast(expr_from_json, _get(ax, "bad", None, where), where + ".bad"),

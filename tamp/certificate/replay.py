@@ -45,7 +45,6 @@ distribution parameter that depends on continuous samples) the replay raises
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -53,9 +52,11 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import z3
 
 from lang import ast as A
+from lang import ops
+from tamp.core import z3expr as Z
+from tamp.core.z3expr import fraction, rational
 from tamp.prob.dists import Dist, Expo, Gauss, Laplace, PolyDensity, exp_interval
-from tamp.prob.interval import Interval
-from tamp.prob.polydensity import density_coeffs
+from tamp.core.interval import Interval
 
 MAX_STEPS = 1_000_000
 ONE = Interval.point(1)
@@ -109,9 +110,7 @@ def var_name(site: int, occurrence: int) -> str:
     return f"s{site}.{occurrence}"
 
 
-def q(x) -> z3.ArithRef:
-    x = Fraction(x)
-    return z3.RealVal(f"{x.numerator}/{x.denominator}")
+q = rational  # an exact z3 constant
 
 
 def _is_num(v) -> bool:
@@ -413,6 +412,8 @@ class Replayer:
                 return lo
             return self.fresh(s, st, PolyDensity.uniform(lo, hi))
         if name == "density":
+            from tamp.prob.polydensity import density_coeffs
+
             lo, hi = num(args[0]), num(args[1])
             if not lo < hi:
                 raise ReplayError(f"line {_line(s)}: density(lo, hi, POLY) needs lo < hi")
@@ -510,43 +511,23 @@ class Replayer:
             return r if op == "==" else _not(r)
         if not (_numish(a) and _numish(b)):
             raise ReplayError(f"line {_line(e)}: '{op}' needs numeric operands")
-        # The checker's own exact arithmetic on constants: an independent re-derivation of the
-        # language semantics (same shape as tamp/simulate's evaluators, on purpose).
+        # exact arithmetic on constants: the language's operators (lang.ops)
         if _is_num(a) and _is_num(b):
-            a, b = Fraction(a), Fraction(b)
-            if op in ("<", "<=", ">", ">=", "==", "!="):
-                return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
-            if op == "+":
-                return a + b
-            if op == "-":
-                return a - b
-            if op == "*":
-                return a * b
-            if op in ("/", "div", "mod"):
-                if b == 0:
-                    raise ReplayError(f"line {_line(e)}: division by zero")
-                if op == "/":
-                    return a / b
-                if a.denominator != 1 or b.denominator != 1:
-                    raise ReplayError(f"line {_line(e)}: '{op}' needs integers")
-                qt = int(a) // int(b) if b > 0 else -(int(a) // -int(b))
-                return Fraction(qt) if op == "div" else a - b * qt
-            raise ReplayError(f"line {_line(e)}: operator '{op}' is not supported")
+            meaning = ops.BINARY.get(op)
+            if meaning is None or meaning.kind == "logic":
+                raise ReplayError(f"line {_line(e)}: operator '{op}' is not supported")
+            try:
+                r = meaning.exact(Fraction(a), Fraction(b))
+            except ops.DomainError as err:
+                raise ReplayError(f"line {_line(e)}: {err} in '{op}'") from None
+            return r if isinstance(r, bool) else Fraction(r)
         x, y = _arith(a), _arith(b)
-        if op in ("<", "<=", ">", ">=", "==", "!="):
-            return {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y, "==": x == y, "!=": x != y}[op]
-        if op == "+":
-            return x + y
-        if op == "-":
-            return x - y
-        if op == "*":
-            if not (_is_num(a) or _is_num(b)):
-                raise ReplayError(f"line {_line(e)}: a product of two sampled quantities is not supported")
-            return x * y
-        if op == "/":
-            if not _is_num(b) or b == 0:
-                raise ReplayError(f"line {_line(e)}: division only by a fixed non-zero number")
-            return x / y
+        if op == "*" and not (_is_num(a) or _is_num(b)):
+            raise ReplayError(f"line {_line(e)}: a product of two sampled quantities is not supported")
+        if op == "/" and (not _is_num(b) or b == 0):
+            raise ReplayError(f"line {_line(e)}: division only by a fixed non-zero number")
+        if op in ("+", "-", "*", "/") or op in ops.COMPARISONS:
+            return Z.BINARY[op](x, y)
         raise ReplayError(f"line {_line(e)}: operator '{op}' is not supported on sampled values")
 
     def call(self, e: A.Call, st: _State):
@@ -560,17 +541,12 @@ class Replayer:
             if len(vals) != (1 if f == "abs" else 2) or not all(_numish(v) for v in vals):
                 raise ReplayError(f"line {_line(e)}: {f} needs numbers")
             if all(_is_num(v) for v in vals):
-                vs = [Fraction(v) for v in vals]
-                return abs(vs[0]) if f == "abs" else min(vs) if f == "min" else max(vs)
-            if f == "abs":
-                x = _arith(vals[0])
-                return z3.If(x >= 0, x, -x)
-            x, y = _arith(vals[0]), _arith(vals[1])
-            return z3.If(x <= y, x, y) if f == "min" else z3.If(x >= y, x, y)
+                return ops.FUNCTIONS[f][1](*[Fraction(v) for v in vals])
+            return Z.FUNCTIONS[f](*[_arith(v) for v in vals])
         if f in ("log", "exp", "sqrt"):
             if len(vals) != 1 or not _is_num(vals[0]):
                 raise ReplayError(f"line {_line(e)}: {f} of a sampled value is not supported")
-            r = _exact_fn(f, Fraction(vals[0]))
+            r = ops.exact_fn(f, Fraction(vals[0]))
             if r is None:
                 raise ReplayError(f"line {_line(e)}: {f}({vals[0]}) is not an exact rational")
             return r
@@ -619,12 +595,7 @@ def _arith(v):
 
 
 def _const_of(t) -> Optional[Fraction]:
-    s = z3.simplify(t)
-    if z3.is_rational_value(s):
-        return Fraction(s.numerator_as_long(), s.denominator_as_long())
-    if z3.is_int_value(s):
-        return Fraction(s.as_long())
-    return None
+    return fraction(z3.simplify(t))
 
 
 # z3-level simplifying connectives; deliberately separate from tamp/prob/symbolic.py's own formula
@@ -689,17 +660,6 @@ def _merge(c, t: _State, f: _State) -> _State:
     for k, v in f.counters.items():
         counters[k] = max(counters.get(k, 0), v)
     return _State(env, ok, counters)
-
-
-def _exact_fn(f: str, v: Fraction) -> Optional[Fraction]:
-    if f == "exp":
-        return Fraction(1) if v == 0 else None
-    if f == "log":
-        return Fraction(0) if v == 1 else None
-    if v < 0:
-        return None
-    n, d = math.isqrt(v.numerator), math.isqrt(v.denominator)
-    return Fraction(n, d) if n * n == v.numerator and d * d == v.denominator else None
 
 
 def evaluate(replayer: Replayer, e: A.Expr, trace: Trace):

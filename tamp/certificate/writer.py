@@ -17,6 +17,9 @@ A certificate file (``tamp prove FILE --certificate OUT.json``)::
                                         "axiom": null | {"family", "param", "parts": TREE,
                                                          "bad": AST, "cost": AST, "side": [AST…]}}]}],
                "facts": [AST…],     # lemmas over the state, each valid under `requires` (re-proved)
+               "termination": [{"head": ID, "kind": "rank", "rank": AST, "decreasing": [[u, v, key]…]}
+                               | {"head": ID, "kind": "geometric", "sample": [u, v, key]}],
+                                    # a termination argument per CFA loop head (tamp.prover.termination)
                "obligations": [{"rule", "where", "status"}]}   # what the prover checked
 
 ASTs are :mod:`lang.serialize` JSON; TREE is an axiom derivation (:mod:`.axiom_tree`).
@@ -30,10 +33,12 @@ from typing import Any, Dict, List, Optional
 
 from lang.parser import parse
 from lang.serialize import to_json
+from tamp.prover.conc_proof import ConcentrationResult
 from tamp.prover.result import ProofResult
 
 from .axiom_tree import derive
 from .cfa_form import cfa_form
+from .conc_writer import conc_certificate
 from .format import FORMAT, VERSION, CertificateError, source_digest
 from .params import param_to_json
 from .prob_writer import program_prob_certificate
@@ -51,6 +56,7 @@ def program_certificate(result) -> Dict[str, Any]:
         "cfa": cfa_form(cfa),
         "automata": [automaton_form(aut)],
         "facts": [to_json(f) for f in result.facts],
+        "termination": [r.to_json() for r in result.rankings],
         "obligations": [{"rule": o.rule, "where": o.where, "status": o.status} for o in result.obligations],
     }
 
@@ -99,9 +105,27 @@ def file_certificate(file_result, source: bytes, bound: Optional[str] = None,
         "file": file_result.file,
         "source_sha256": source_digest(source),
         "claim": {"bound": bound, "inputs": _jsonable(inputs or {})},
-        "programs": [program_certificate(p) for p in proved_parts(file_result)],
     }
+    certs = [conc_certificate(p) if isinstance(p, ConcentrationResult) else program_certificate(p)
+             for p in proved_parts(file_result)]
+    out["programs"] = [c for c in certs if c.get("method") != "concentration"]
+    conc = [c for c in certs if c.get("method") == "concentration"]
+    if conc:  # failure bounds proved by concentration (see .conc_writer)
+        out["concentration"] = conc
     out["probability"], out["not_certified"] = probability_certificates(file_result, source, inputs)
+    out["not_certified"] += uncertified_failure_parts(file_result)
+    return out
+
+
+def uncertified_failure_parts(file_result) -> List[Dict[str, str]]:
+    """A note for each proved failure bound that has no certificate: one decided exactly as a
+    conditional probability (a conditioning ``assume`` at fixed inputs, :func:`tamp.api.decide_conditional`)."""
+    out = []
+    for r in file_result.programs:
+        for part in r.parts:
+            if part.kind == "failure-bound" and part.verdict == "proved" and not isinstance(part, ProofResult):
+                out.append({"program": part.name, "reason": f"{part.name}: its failure bound has a conditioning `assume` and was "
+                            "decided exactly as a conditional probability, which has no certificate format"})
     return out
 
 

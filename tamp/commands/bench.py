@@ -20,6 +20,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from .options import output_file, positive_int, seconds
+
 NAME = "bench"
 HELP = "run tamp prove on every .prob file under the given folders and print a results table"
 
@@ -28,10 +30,11 @@ _EXPECT = re.compile(r"^\s*//\s*expect(?:\s+(\w+))?\s*:\s*(proved|unknown|violat
 
 def add_arguments(p):
     p.add_argument("dirs", nargs="+", metavar="DIR", help="folders (or files) of .prob benchmarks")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="per-file time limit (default 120)")
-    p.add_argument("--jobs", type=int, default=1, metavar="N", help="files run in parallel (default 1)")
-    p.add_argument("--json", metavar="OUT", help="also write the results as JSON")
-    p.add_argument("--markdown", metavar="OUT", help="also write the table as Markdown (e.g. benchmarks/results.md)")
+    p.add_argument("--timeout", type=seconds, default=120.0, metavar="S", help="per-file time limit (default 120)")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="files run in parallel (default 1)")
+    p.add_argument("--json", metavar="OUT", type=output_file, help="also write the results as JSON")
+    p.add_argument("--markdown", metavar="OUT", type=output_file,
+                   help="also write the table as Markdown (e.g. benchmarks/results.md)")
 
 
 def find_files(paths):

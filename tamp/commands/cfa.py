@@ -6,24 +6,65 @@ import os
 import shutil
 import subprocess
 
+from lang.errors import TampError
+
 from .common import add_file_arguments, emit_json, load_programs
+from .options import output_file_or_dir
 
 NAME = "cfa"
 HELP = "print the control-flow automaton of each program (or write it as graphviz .dot)"
 
+_DOT_SOURCE = (".dot", ".gv")
+
 
 def add_arguments(p):
     add_file_arguments(p, inputs=False)
-    p.add_argument("--dot", metavar="OUT", help="write graphviz to OUT (a .dot file, or a directory "
-                   "for several programs); renders .svg when the `dot` binary is installed")
+    p.add_argument("--dot", metavar="OUT", type=output_file_or_dir,
+                   help="write graphviz to OUT: a file (OUT.dot; OUT.svg, .png or .pdf are rendered by graphviz's "
+                   "`dot` program) for one program, or a folder (one NAME.dot per program; .svg too when `dot` "
+                   "is installed). The folder holding OUT must exist.")
+
+
+def _is_file(out: str) -> bool:
+    return not os.path.isdir(out) and bool(os.path.splitext(os.path.normpath(out))[1])
 
 
 def _dot_targets(out: str, names):
-    """Map program name → .dot path: OUT itself for one program, OUT/NAME.dot for several."""
-    if len(names) == 1 and out.endswith(".dot"):
+    """Map program name → where its graph goes: OUT itself when OUT is a file name (one program
+    only), OUT/NAME.dot when OUT is a folder (created when missing; its parent exists)."""
+    if _is_file(out):
+        if len(names) != 1:
+            raise TampError(f"{out} is a file name, but there are {len(names)} programs "
+                            f"({', '.join(names)}): give a folder, or pick one with --program", "--dot")
+        fmt = os.path.splitext(out)[1].lower()
+        if fmt not in _DOT_SOURCE and not shutil.which("dot"):
+            raise TampError(f"{out}: writing a {fmt} file needs graphviz's `dot` program, which is not "
+                            f"installed; write a .dot file instead", "--dot")
         return {names[0]: out}
     os.makedirs(out, exist_ok=True)
     return {n: os.path.join(out, f"{n}.dot") for n in names}
+
+
+def _write(path: str, text: str, quiet: bool) -> None:
+    fmt = os.path.splitext(path)[1].lower()
+    if fmt not in _DOT_SOURCE:  # an image: graphviz renders it
+        proc = subprocess.run(["dot", f"-T{fmt[1:]}", "-o", path], input=text, text=True,
+                              capture_output=True, check=False)
+        if proc.returncode != 0:
+            raise TampError(f"{path}: graphviz could not write it: {proc.stderr.strip()[:200]}", "--dot")
+        if not quiet:
+            print(f"wrote {path}")
+        return
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    if shutil.which("dot"):
+        svg = os.path.splitext(path)[0] + ".svg"
+        subprocess.run(["dot", "-Tsvg", path, "-o", svg], check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if not quiet:
+            print(f"wrote {path} and {svg}")
+    elif not quiet:
+        print(f"wrote {path} (render it with: dot -Tsvg {path} -o {os.path.splitext(path)[0]}.svg)")
 
 
 def run(args) -> int:
@@ -31,24 +72,13 @@ def run(args) -> int:
     from tamp.cfa import build_cfa
 
     src, progs = load_programs(args)
+    targets = _dot_targets(args.dot, [p.name for p in progs]) if args.dot else {}
     cfas = [build_cfa(p, path=src.path, source=src.text) for p in progs]
-    if args.dot:
-        targets = _dot_targets(args.dot, [c.name for c in cfas])
-        for c in cfas:
-            path = targets[c.name]
-            parent = os.path.dirname(path)
-            if parent:
-                os.makedirs(parent, exist_ok=True)
-            with open(path, "w") as fh:
-                fh.write(c.to_dot())
-            if shutil.which("dot"):
-                svg = path[:-4] + ".svg" if path.endswith(".dot") else path + ".svg"
-                subprocess.run(["dot", "-Tsvg", path, "-o", svg], check=False,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                if not args.json:
-                    print(f"wrote {path} and {svg}")
-            elif not args.json:
-                print(f"wrote {path} (render it with: dot -Tsvg {path} -o {path[:-4]}.svg)")
+    for c in cfas if args.dot else ():
+        try:
+            _write(targets[c.name], c.to_dot(), args.json)
+        except OSError as exc:
+            raise TampError(f"cannot write {targets[c.name]}: {exc.strerror or exc}", "--dot") from None
     if args.json:
         emit_json({"file": src.path, "programs": [c.to_json() for c in cfas]})
     elif not args.dot:

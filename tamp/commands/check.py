@@ -14,9 +14,10 @@ and on an error ``{"file": …, "ok": false, "error": {"message", "line", "col",
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from lang.errors import TampError
-from lang.parser import parse_file
+from lang.loader import load
 from lang.speckind import spec_kind
 from lang.typecheck import check_file
 from tamp.commands.common import emit_json
@@ -54,7 +55,7 @@ def summary(info: dict) -> str:
 
 def run(args) -> int:
     try:
-        info = describe(parse_file(args.file))
+        info = describe(load(Path(args.file), check=False))  # describe() type-checks
     except TampError as exc:
         if not args.json:
             raise  # the CLI prints it and exits 2

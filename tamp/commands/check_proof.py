@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from pathlib import Path
 
 from lang.errors import TampError
-from lang.parser import parse, parse_expr
-from lang.typecheck import check_file
 
-from .common import emit_json, parse_inputs
+from .common import checked_bound, checked_inputs, emit_json
+from .options import add_input_argument, positive_int, seconds
 
 NAME = "check-proof"
 HELP = "re-check a proof certificate (written by `tamp prove --certificate`) against its source file"
@@ -18,37 +19,32 @@ def add_arguments(p):
     p.add_argument("certificate", help="the certificate (.json) written by `tamp prove --certificate`")
     p.add_argument("file", help="the .prob file the proof is about")
     p.add_argument("--bound", metavar="EXPR", help="the claim's bound, if the proof was made with --bound")
-    p.add_argument("--input", metavar="NAME=VALUE", action="append", default=[],
-                   help="a fixed input, if the proof was made with --input (repeatable)")
-    p.add_argument("--timeout", metavar="S", type=float, help="time limit for the whole check, in seconds")
-    p.add_argument("--solver-timeout", metavar="MS", type=int, default=10000,
+    add_input_argument(p)
+    p.add_argument("--infer", action="store_true", help="the proof was made with `tamp prove --infer`: "
+                   "accept the certificate's (inferred) failure bound")
+    p.add_argument("--timeout", metavar="S", type=seconds, help="time limit for the whole check, in seconds")
+    p.add_argument("--solver-timeout", metavar="MS", type=positive_int, default=10000,
                    help="time limit per obligation, in milliseconds (default 10000)")
     p.add_argument("--verbose", action="store_true", help="list every obligation with its time")
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def run(args) -> int:
-    # deferred on purpose: loaded only when this command runs (CLI start-up)
-    from tamp.certificate import MalformedCertificate, check_certificate, load
+    from lang.loader import load, read_bytes
+    from tamp.certificate import MalformedCertificate, check_certificate
+    from tamp.api import infer_bound
+    from tamp.certificate import load as load_certificate
 
-    inputs = parse_inputs(args.input)
     try:
-        cert = load(args.certificate)
+        cert = load_certificate(args.certificate)
     except MalformedCertificate as exc:
-        raise TampError(f"malformed certificate: {exc}") from None
-    try:
-        with open(args.file, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise TampError(f"cannot read {args.file}: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise TampError(f"{args.file}: the file is not UTF-8 text") from None
-    src = parse(text, args.file)
-    check_file(src)
-    bound = parse_expr(args.bound, "--bound") if args.bound else None
-    # deferred on purpose: loaded only when this command runs (CLI start-up)
+        raise TampError(f"malformed certificate: {exc}", args.certificate) from None
+    raw = read_bytes(Path(args.file))  # the certificate names the file by its bytes' hash
+    src = load(raw, args.file)
+    if args.infer:
+        src = dataclasses.replace(src, programs=tuple(infer_bound(p) for p in src.programs))
+    inputs = checked_inputs(src, list(src.programs), args.input)
+    bound = checked_bound(list(src.programs), args.bound)
     import axioms
 
     axioms.all_families()  # load the axiom library (scipy) before the clock starts

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from lang.errors import TampError
 from tamp.results import FileResult
 
 from .common import emit_json, load_programs
+from .options import input_file, nonneg_float, nonneg_int, positive_float, seconds
 
 NAME = "fairness"
 HELP = "certify `ensures independent(out, sex)` (causal fairness) with a population model and tuning options"
@@ -15,30 +15,28 @@ HELP = "certify `ensures independent(out, sex)` (causal fairness) with a populat
 def add_arguments(p):
     p.add_argument("file", help="a .prob file")
     p.add_argument("--program", metavar="NAME", help="only this program of the file")
-    p.add_argument("--population", metavar="FILE", help="a .prob file whose program samples the inputs "
+    p.add_argument("--population", metavar="FILE", type=input_file,
+                   help="a .prob file whose program samples the inputs "
                    "(default: uniform over the requires box)")
-    p.add_argument("--timeout", metavar="S", type=float, default=600.0, help="time limit per program (s)")
-    p.add_argument("--jobs", metavar="N", type=int, default=0, help="worker processes (default: all cores)")
-    p.add_argument("--min-mass", metavar="L", type=float, default=2.0 ** -16,
+    p.add_argument("--timeout", metavar="S", type=seconds, default=600.0, help="time limit per program (s)")
+    p.add_argument("--jobs", metavar="N", type=nonneg_int, default=0, help="worker processes (default: all cores)")
+    p.add_argument("--min-mass", metavar="L", type=positive_float, default=2.0 ** -16,
                    help="boxes with a smaller share of the region are not split (set aside as unknown/mixed)")
-    p.add_argument("--max-unstable", metavar="U", type=int, default=8,
+    p.add_argument("--max-unstable", metavar="U", type=nonneg_int, default=8,
                    help="at most U undecided ReLUs/branches in a box before it is given to the SMT solver")
-    p.add_argument("--mass-gap", metavar="G", type=float, default=0.001,
+    p.add_argument("--mass-gap", metavar="G", type=nonneg_float, default=0.001,
                    help="refine the biased-mass bounds until upper - lower <= G (or the time limit)")
-    p.add_argument("--phase-lps", metavar="N", type=int, default=32,
+    p.add_argument("--phase-lps", metavar="N", type=nonneg_int, default=32,
                    help="LP calls per box when branching on ReLU phases (0: no phase branching)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def run(args) -> int:
-    # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.causal import certify_program
     src, progs = load_programs(args)
     opts = {"timeout": args.timeout, "jobs": args.jobs, "min_mass": args.min_mass,
             "max_unstable": args.max_unstable, "population": args.population,
             "mass_gap": args.mass_gap, "phase_lps": args.phase_lps}
-    if args.min_mass <= 0 or args.max_unstable < 0 or args.jobs < 0 or args.mass_gap < 0 or args.phase_lps < 0:
-        raise TampError("--min-mass must be > 0, --max-unstable, --jobs, --mass-gap and --phase-lps >= 0")
     res = FileResult(src.path, [certify_program(p, opts, path=src.path, source=src.text) for p in progs])
     if args.json:
         emit_json(res.to_json())

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import List
-
 from lang import ast as A
 from lang.errors import TampError
 
-from ..results import FileResult, ProgramResult
-from .common import add_file_arguments, emit_json, load_programs, parse_inputs
+from ..results import FileResult
+from .common import add_file_arguments, checked_inputs, emit_json, load_programs
+from .options import seconds
 
 NAME = "prob"
 HELP = "compute P(...) terms (exactly or as certified intervals) and decide probability specifications"
@@ -16,22 +15,21 @@ HELP = "compute P(...) terms (exactly or as certified intervals) and decide prob
 
 def add_arguments(p):
     add_file_arguments(p)
-    p.add_argument("--timeout", metavar="S", type=float, default=60.0,
+    p.add_argument("--timeout", metavar="S", type=seconds, default=60.0,
                    help="time limit per program, in seconds (default 60)")
 
 
 def run(args) -> int:
-    # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.prob import decide_program
 
     src, progs = load_programs(args)
-    inputs = parse_inputs(args.input)
+    inputs = checked_inputs(src, progs, args.input)
     chosen = [p for p in progs if any(A.contains(e, (A.Prob, A.Fairness)) for e in p.ensures)]
     if not chosen:
         raise TampError("no probability specification (an ensures clause with P(...) or fairness) in "
                         + ("program " + args.program if args.program else "this file"), args.file)
-    results: List[ProgramResult] = [decide_program(p, inputs=inputs or None, timeout=args.timeout, path=src.path,
-                                                   source=src.text) for p in chosen]
+    results = [decide_program(p, inputs=inputs or None, timeout=args.timeout, path=src.path, source=src.text)
+               for p in chosen]
     fr = FileResult(src.path, results)
     if args.json:
         emit_json(fr.to_json())

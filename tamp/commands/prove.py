@@ -9,7 +9,8 @@ import subprocess
 from lang.errors import TampError
 
 from ..progress import for_terminal
-from .common import add_file_arguments, emit_json, parse_inputs
+from .common import add_file_arguments, emit_json
+from .options import output_dir, output_file, seconds
 
 NAME = "prove"
 HELP = "prove that each program violates its postcondition with probability at most its bound"
@@ -18,13 +19,18 @@ HELP = "prove that each program violates its postcondition with probability at m
 def add_arguments(p):
     add_file_arguments(p)
     p.add_argument("--bound", metavar="EXPR", help="failure bound over the inputs, replacing `fails` (e.g. p*n)")
-    p.add_argument("--timeout", metavar="S", type=float, help="time limit for the whole run, in seconds")
-    p.add_argument("--dot", metavar="DIR", help="write the failure automata as graphviz files into DIR")
+    p.add_argument("--infer", action="store_true", help="infer the smallest failure bound tamp can prove "
+                   "(as `fails ?`), printed as an expression over the inputs (and its value under --input)")
+    p.add_argument("--timeout", metavar="S", type=seconds, help="time limit for the whole run, in seconds")
+    p.add_argument("--dot", metavar="DIR", type=output_dir,
+                   help="write the failure automata as graphviz files into DIR")
     p.add_argument("--quiet", action="store_true", help="print only the verdict lines")
-    p.add_argument("--certificate", metavar="OUT", help="write a proof certificate of every proved failure "
+    p.add_argument("--certificate", metavar="OUT", type=output_file,
+                   help="write a proof certificate of every proved failure "
                    "bound and every decided probability specification to OUT (.json); re-check it with "
                    "`tamp check-proof OUT FILE`")
-    p.add_argument("--report", metavar="OUT.html", help="write a self-contained HTML report: source, verdicts, "
+    p.add_argument("--report", metavar="OUT.html", type=output_file,
+                   help="write a self-contained HTML report: source, verdicts, "
                    "axioms, failure automata, statistics (open it in a browser)")
 
 
@@ -33,10 +39,12 @@ def _write_report(args, result) -> None:
     # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.report import write_report
 
-    with open(args.file, encoding="utf-8", errors="replace") as fh:
-        source = fh.read()
+    from lang.inputs import show
+
+    source = result.source
     command = " ".join(["tamp prove", args.file] + [f"--program {args.program}"] * bool(args.program)
-                       + [f"--bound '{args.bound}'"] * bool(args.bound) + [f"--input {i}" for i in args.input])
+                       + [f"--bound '{args.bound}'"] * bool(args.bound)
+                       + [f"--input {k}={show(v)}" for k, v in args.input.items()])
     try:
         write_report(args.report, result, source, command=command)
     except OSError as exc:
@@ -48,7 +56,7 @@ def _write_report(args, result) -> None:
 def write_dot(results, out_dir: str) -> list:
     """Write each failure-bound result's automata as ``.dot`` (and ``.svg`` when graphviz's
     ``dot`` binary is installed). Returns the files written."""
-    os.makedirs(out_dir, exist_ok=True)
+    os.makedirs(out_dir, exist_ok=True)  # its parent exists (checked by options.output_dir)
     written = []
     for r in results:
         for part in r.parts:
@@ -77,7 +85,7 @@ def _write_certificate(args, result, inputs) -> None:
     except OSError as exc:
         raise TampError(f"cannot write the certificate {args.certificate}: {exc.strerror or exc}") from None
     if not args.json:
-        n = len(cert["programs"]) + len(cert.get("probability", []))
+        n = len(cert["programs"]) + len(cert.get("probability", [])) + len(cert.get("concentration", []))
         print(f"certificate: {n} proof(s) written to {args.certificate}")
         for miss in cert.get("not_certified", []):
             print(f"certificate: note: {miss['reason']}")
@@ -87,10 +95,11 @@ def run(args) -> int:
     # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.api import prove
 
-    inputs = parse_inputs(args.input)
+    inputs = args.input
     progress = for_terminal(args.json)  # a status line on stderr, only on a terminal
     try:
         result = prove(args.file, bound=args.bound, timeout=args.timeout, program=args.program,
+                       infer=getattr(args, "infer", False),
                        inputs=inputs, progress=progress)
     finally:
         if progress is not None:

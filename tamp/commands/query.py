@@ -7,6 +7,7 @@ import os
 from lang.errors import TampError
 
 from .common import emit_json, load_programs
+from .options import output_file, seconds
 
 NAME = "query"
 HELP = "ask whether a behaviour would/might happen had some inputs been different"
@@ -22,9 +23,10 @@ def add_arguments(p):
     g.add_argument("--would", metavar="EXPR", help="does every varied execution satisfy EXPR?")
     g.add_argument("--might", metavar="EXPR", help="does some varied execution satisfy EXPR?")
     p.add_argument("--probably", metavar="THETA", help="(sampling programs) ask about P(EXPR) >= THETA")
-    p.add_argument("--timeout", metavar="S", type=float, default=60.0, help="time limit in seconds")
+    p.add_argument("--timeout", metavar="S", type=seconds, default=60.0, help="time limit in seconds")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--log", metavar="FILE", help="append the query and its answer to this JSON-lines log")
+    p.add_argument("--log", metavar="FILE", type=output_file,
+                   help="append the query and its answer to this JSON-lines log")
     p.add_argument("--replay", metavar="FILE", help="re-ask every query of a log and report changed answers")
 
 
@@ -81,4 +83,4 @@ def run(args) -> int:
         emit_json(res.to_json())
     else:
         print(res.render_text())
-    return 0 if res.answer is not None else 1
+    return 0 if res.answer is not None else 1  # unknown, or vacuous (the scenario has no execution)

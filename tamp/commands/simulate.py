@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from ..simulate import simulate
 from ..simulate.errors import SimulationError
-from ..simulate.inputs import check_no_extra
-from .common import add_file_arguments, emit_json, load_programs, parse_inputs
+from .common import add_file_arguments, checked_bound, checked_inputs, emit_json, load_programs
+from .options import open_unit, runs, seed
 
 NAME = "simulate"
 HELP = "run a program many times at fixed inputs and test its claim statistically"
@@ -19,23 +19,20 @@ HELP = "run a program many times at fixed inputs and test its claim statisticall
 
 def add_arguments(p):
     add_file_arguments(p)
-    p.add_argument("--runs", metavar="N", type=int, default=100000, help="number of runs (default 100000)")
-    p.add_argument("--seed", metavar="S", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--runs", metavar="N", type=runs, default=100000,
+                   help="number of runs (default 100000, at most 10^9)")
+    p.add_argument("--seed", metavar="S", type=seed, default=0, help="random seed (default 0)")
     p.add_argument("--bound", metavar="EXPR", help="failure bound over the inputs, replacing `fails`")
-    p.add_argument("--confidence", metavar="C", type=float, default=0.99,
+    p.add_argument("--confidence", metavar="C", type=open_unit, default=0.99,
                    help="confidence of the intervals (default 0.99)")
 
 
 def run(args) -> int:
-    if args.runs < 1:
-        raise SimulationError(f"--runs must be positive, got {args.runs}")
-    if not 0 < args.confidence < 1:
-        raise SimulationError(f"--confidence must be in (0, 1), got {args.confidence}")
-    inputs = parse_inputs(args.input)
     src, progs = load_programs(args)
     if not progs:
         raise SimulationError("the file has no program to simulate", args.file)
-    check_no_extra(progs, inputs, args.file)
+    inputs = checked_inputs(src, progs, args.input)
+    checked_bound(progs, args.bound)
     results = []
     for prog in progs:
         mine = {p.name: inputs[p.name] for p in prog.params if p.name in inputs}  # missing: named by simulate

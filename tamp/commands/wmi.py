@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .options import seconds
+
 NAME = "wmi"
 HELP = "compute the exact weighted model integral Z of a WMI problem (JSON format)"
 
@@ -9,7 +11,7 @@ HELP = "compute the exact weighted model integral Z of a WMI problem (JSON forma
 def add_arguments(p):
     p.add_argument("file", help="a WMI problem in the community's JSON format")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--timeout", metavar="S", type=float, help="time limit in seconds")
+    p.add_argument("--timeout", metavar="S", type=seconds, help="time limit in seconds")
 
 
 def run(args) -> int:

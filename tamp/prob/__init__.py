@@ -12,7 +12,7 @@ otherwise (Gaussian, Laplace, exponential); see docs/probability.md.
 """
 
 from .decide import decide_program, expand_fairness, probability
-from .interval import Interval
+from tamp.core.interval import Interval
 from .result import ProbResult
 
 __all__ = ["decide_program", "probability", "expand_fairness", "Interval", "ProbResult"]

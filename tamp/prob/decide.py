@@ -16,15 +16,15 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple, Union
 
 from lang import ast as A
-from lang.errors import TampError, UnsupportedError, error_at
-from lang.parser import parse, parse_expr
+from lang.fairness import expand_fairness  # noqa: F401 (part of this engine's API, tamp.prob.expand_fairness)
 from lang.printer import print_expr
+from lang.errors import TampError, UnsupportedError, error_at
+
 from tamp.logic3 import compare_intervals, connective, not3
 from tamp.results import PROVED, UNKNOWN, VIOLATED
 
-from .independence import independent
-from .interval import Interval
-from .mass import Node
+from tamp.core.interval import Interval
+from .mass import Node, Product
 from .paths import Executor
 from .result import ClauseReport, ProbResult, TermReport
 from .terms import CellMasses, Term, make_term
@@ -41,22 +41,6 @@ def expr_text(e: A.Expr) -> str:
 
 
 # --------------------------------------------------------------------------- specification
-
-
-def expand_fairness(e: A.Expr) -> A.Expr:
-    """``fairness T given S [when Q] op c`` as comparisons of P-term ratios."""
-    if not isinstance(e, A.Fairness):
-        return e
-    s, q = e.group, e.qual
-    not_s = A.Unary("!", s, pos=s.pos)
-    g1 = s if q is None else A.Binary("&&", s, q, pos=e.pos)
-    g2 = not_s if q is None else A.Binary("&&", not_s, q, pos=e.pos)
-    p1, p2 = A.Prob(e.target, g1, pos=e.pos), A.Prob(e.target, g2, pos=e.pos)
-    ratio = A.Binary(e.op, A.Binary("/", p1, p2, pos=e.pos), e.threshold, pos=e.pos)
-    if e.kind == "parity":
-        inv = A.Binary(e.op, A.Binary("/", p2, p1, pos=e.pos), e.threshold, pos=e.pos)
-        return A.Binary("&&", ratio, inv, pos=e.pos)
-    return ratio
 
 
 def prob_terms(e: A.Expr) -> List[A.Prob]:
@@ -122,6 +106,7 @@ class SpecEval:
         complementary = (y.given == A.Unary("!", x.given) or x.given == A.Unary("!", y.given))
         if not complementary or a is None or b is None or a.lo <= 0 or b.lo <= 0:
             return False
+        from .independence import independent
 
         return independent(self.program, x.event, x.given)
 
@@ -256,6 +241,7 @@ def probability(program: Union[A.Program, str], event: Union[A.Expr, str], given
                 timeout: float = 30.0) -> Union[Fraction, Interval]:
     """P(event | given) at the exit of ``program``: a Fraction when exact, else a certified
     Interval of width <= ``tolerance`` (or whatever was reached by ``timeout``)."""
+    from lang.parser import parse, parse_expr
     if isinstance(program, str):
         src = parse(program)
         program = src.programs[0]

@@ -8,10 +8,9 @@ variable* with one of these distributions.  Each gives a certified CDF:
   ``cdf_exact`` returns a Fraction, and the density is a polynomial for
   :func:`tamp.wmi.integrate_polytope`.
 * :class:`Gauss`, :class:`Laplace`, :class:`Expo` — the closed forms in ``erfc`` and
-  ``exp``, enclosed rigorously by :mod:`tamp.prob.rigorous` (integer arithmetic with
-  directed rounding, proven series and continued-fraction remainders; no reliance on
-  a library's stated accuracy).  Beyond 40 standard deviations the Gaussian tail is
-  bounded by 1e-300 (erfc(t) <= e^(-t²)/(t√π) and t > 28).
+  ``exp``, enclosed by python-flint's ball arithmetic (``arb``, rigorous error bounds) at
+  :data:`tamp.core.interval.WORKPREC` bits and rounded outward to floats
+  (:class:`tamp.core.interval.Normal`): at most about one ulp wide, in the far tails too.
 """
 
 from __future__ import annotations
@@ -22,10 +21,21 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Dict, Optional, Tuple
 
-from . import rigorous
-from .interval import INF, Interval, down, fadd, fenclose, fmul, fneg, up
+from flint import arb, ctx
 
-_TINY = 1e-300
+from tamp.core.interval import (
+    INF,
+    WORKPREC,
+    Interval,
+    Normal,
+    ball,
+    down,
+    enclose,
+    float_pair,
+    float_upper,
+    up,
+)
+from tamp.core.interval import exp_interval as _exp_interval
 
 
 class Dist:
@@ -76,8 +86,8 @@ class Dist:
 
     def mass(self, lo: Optional[Fraction], hi: Optional[Fraction]) -> Interval:
         """P(lo <= X <= hi) as an Interval (exact for polynomial densities); None = unbounded."""
-        L = (-INF, -INF) if lo is None else fenclose(lo)
-        H = (INF, INF) if hi is None else fenclose(hi)
+        L = (-INF, -INF) if lo is None else enclose(lo)
+        H = (INF, INF) if hi is None else enclose(hi)
         m = self.mass_box(L, H)
         return Interval(Fraction(m[0]), Fraction(m[1]))
 
@@ -100,22 +110,29 @@ class Gauss(Dist):
         if x == INF:
             return (1.0, 1.0)
         c = self._cache.get(x)
-        if c is not None:
-            return c
-        d = x - float(self.mean)
-        sd = self.spread()
-        if abs(d) > 40 * sd:  # more than 39 sd exactly: the tail is below 1e-300
-            c = (0.0, _TINY) if d < 0 else (down(1.0), 1.0)
-        else:
-            c = self._normal().cdf(x)
-        self._cache[x] = c
+        if c is None:
+            c = self._cache[x] = self._normal().cdf_pair(x)
+        return c
+
+    def cdf_b(self, x: float) -> arb:
+        """The CDF at the finite float x as a ball."""
+        c = self._cache.get(("cdfb", x))
+        if c is None:
+            c = self._cache[("cdfb", x)] = self._normal().cdf(x)
+        return c
+
+    def pdf_b(self, x: float) -> arb:
+        """The density at the finite float x as a ball."""
+        c = self._cache.get(("pdfb", x))
+        if c is None:
+            c = self._cache[("pdfb", x)] = self._normal().pdf(x)
         return c
 
     def pdf_f(self, x: float) -> Tuple[float, float]:
         """Certified float interval of the density at the float x."""
         c = self._cache.get(("pdf", x))
         if c is None:
-            c = self._cache[("pdf", x)] = self._normal().pdf(x)
+            c = self._cache[("pdf", x)] = float_pair(self.pdf_b(x))
         return c
 
     def cdf_range(self, lo: float, hi: float) -> Tuple[float, float]:
@@ -125,30 +142,26 @@ class Gauss(Dist):
             return (self.cdf_f(lo)[0], self.cdf_f(hi)[1])
         return self._normal().cdf_range(lo, hi)
 
-    def _fconsts(self):
-        """Float enclosures of the mean, the variance and 1/variance."""
-        k = self._cache.get("fconsts")
+    def _bconsts(self):
+        """Balls of the mean and the variance (exact when they are short dyadics)."""
+        k = self._cache.get("bconsts")
         if k is None:
-            k = self._cache["fconsts"] = (fenclose(self.mean), fenclose(self.var), fenclose(1 / self.var))
+            k = self._cache["bconsts"] = (ball(self.mean), ball(self.var))
         return k
 
     def second_moment(self, a: float, b: float, c: float) -> Tuple[float, float]:
         """Certified ∫_a^b (s - c)² f(s) ds = (v + (μ - c)²)(F(b) - F(a)) + v[(a + μ - 2c) f(a) -
         (b + μ - 2c) f(b)] (integration by parts with f' = -(s - μ) f / v); a, b finite."""
-        fa, fb = self.pdf_f(a), self.pdf_f(b)
-        Fa, Fb = self.cdf_f(a), self.cdf_f(b)
-        dF = (max(down(Fb[0] - Fa[1]), 0.0), up(Fb[1] - Fa[0]))
-        fm, v, _ = self._fconsts()
-        mc = fadd(fm, (-c, -c))
-        sq = fmul(mc, mc)
-        t1 = fmul(fadd(v, (max(sq[0], 0.0), sq[1])), dF)
-        c2 = (-2.0 * c, -2.0 * c)  # exact
-        ka = fadd(fadd(fm, (a, a)), c2)
-        kb = fadd(fadd(fm, (b, b)), c2)
-        t2 = fmul(v, fadd(fmul(ka, fa), fneg(fmul(kb, fb))))
-        lo, hi = fadd(t1, t2)
+        m, v = self._bconsts()
+        with ctx.workprec(WORKPREC):
+            dF = self.cdf_b(b) - self.cdf_b(a)
+            mc = m - c
+            t1 = (v + mc * mc) * dF
+            c2 = 2 * arb(c)
+            t2 = v * ((a + m - c2) * self.pdf_b(a) - (b + m - c2) * self.pdf_b(b))
+            lo, hi = float_pair(t1 + t2)
         half = up(max(b - c, c - a))
-        return (max(lo, 0.0), min(hi, up(up(half * half) * dF[1])))
+        return (max(lo, 0.0), min(hi, up(up(half * half) * max(float_upper(dF), 0.0))))
 
     def third_derivative_max(self) -> float:
         """An upper bound of |F'''(u)| = |(u - mu)^2/v - 1| f(u) / v over all u: phi(0)/sigma^3, since
@@ -171,18 +184,18 @@ class Gauss(Dist):
         for c in (m - sd, m + sd):
             if lo <= c + w and c - w <= hi:
                 return top
-        fm, _, inv_v = self._fconsts()
+        m, v = self._bconsts()
         best = 0.0
         for u in (lo, hi):
-            d = fadd((u, u), fneg(fm))
-            g = up(up(max(abs(d[0]), abs(d[1])) * inv_v[1]) * self.pdf_f(u)[1])
-            best = max(best, g)
+            with ctx.workprec(WORKPREC):
+                g = abs(arb(u) - m) / v * self.pdf_b(u)
+            best = max(best, float_upper(g))
         return min(best, top)
 
-    def _normal(self) -> "rigorous.Normal":
+    def _normal(self) -> Normal:
         n = self._cache.get("normal")
         if n is None:
-            n = self._cache["normal"] = rigorous.Normal(self.mean, self.var)
+            n = self._cache["normal"] = Normal(self.mean, self.var)
         return n
 
     def pdf_range(self, lo: float, hi: float) -> Tuple[float, float]:
@@ -195,14 +208,10 @@ class Gauss(Dist):
 
     def first_moment(self, a: float, b: float, c: float) -> Tuple[float, float]:
         """Certified ∫_a^b (s - c) f(s) ds = var (f(a) - f(b)) + (mean - c)(F(b) - F(a)); a, b finite."""
-        fa, fb = self.pdf_f(a), self.pdf_f(b)
-        fm, v, _ = self._fconsts()
-        t1 = fmul(v, (down(fa[0] - fb[1]), up(fa[1] - fb[0])))
-        t1 = (down(t1[0]), up(t1[1]))
-        mc = fadd(fm, (-c, -c))
-        Fa, Fb = self.cdf_f(a), self.cdf_f(b)
-        t2 = fmul(mc, (down(Fb[0] - Fa[1]), up(Fb[1] - Fa[0])))
-        return fadd(t1, t2)
+        m, v = self._bconsts()
+        with ctx.workprec(WORKPREC):
+            t = v * (self.pdf_b(a) - self.pdf_b(b)) + (m - c) * (self.cdf_b(b) - self.cdf_b(a))
+        return float_pair(t)
 
     def quantile(self, p: float) -> float:
         p = min(max(p, 1e-300), 1 - 1e-16)
@@ -229,12 +238,9 @@ class Laplace(Dist):
         c = self._cache.get(x)
         if c is None:
             z = (Fraction(x) - self.mean) / self.scale
-            if z < 0:  # e^z / 2
-                lo, hi = rigorous.exp_neg_f(-z)
-                c = (lo / 2, hi / 2 if hi > 2e-300 else _TINY)
-            else:      # 1 - e^-z / 2
-                c = rigorous.one_minus_half_exp_neg_f(z, half=True)
-            self._cache[x] = c
+            with ctx.workprec(WORKPREC):
+                e = ball(-abs(z)).exp() / 2
+                c = self._cache[x] = _unit_pair(e if z < 0 else 1 - e)  # e^z/2, or 1 - e^-z/2
         return c
 
     def quantile(self, p: float) -> float:
@@ -267,8 +273,8 @@ class Expo(Dist):
             return (0.0, 0.0)
         c = self._cache.get(x)
         if c is None:  # 1 - e^-z
-            c = self._cache[x] = rigorous.one_minus_half_exp_neg_f((Fraction(x) - self.start) / self.scale,
-                                                                   half=False)
+            with ctx.workprec(WORKPREC):
+                c = self._cache[x] = _unit_pair(1 - ball(-(Fraction(x) - self.start) / self.scale).exp())
         return c
 
     def quantile(self, p: float) -> float:
@@ -320,7 +326,7 @@ class PolyDensity(Dist):
             return (0.0, 0.0)
         if x == INF:
             return (1.0, 1.0)
-        return fenclose(self.cdf_exact(Fraction(x)))
+        return enclose(self.cdf_exact(Fraction(x)))
 
     def quantile(self, p: float) -> float:
         a, b = float(self.lo), float(self.hi)
@@ -336,6 +342,10 @@ class PolyDensity(Dist):
 
 
 def exp_interval(x: Fraction) -> Interval:
-    """A certified rational interval around exp(x)."""
-    lo, hi = rigorous.exp_bounds(Fraction(x))
-    return Interval(lo, hi).tidy(90)
+    """A certified rational interval around exp(x) (ends with about 90 significant bits)."""
+    return _exp_interval(Fraction(x), 90)
+
+
+def _unit_pair(c: arb) -> Tuple[float, float]:
+    lo, hi = float_pair(c)
+    return (max(lo, 0.0), min(hi, 1.0))

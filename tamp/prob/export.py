@@ -14,12 +14,11 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 from lang import ast as A
+from tamp.core.linear import Bound, Constraint
 
 from .dists import Dist
 from .paths import Executor
 from .symbolic import f_and, f_not
-
-Bound = Tuple[Optional[Fraction], Optional[Fraction]]
 
 
 @dataclass
@@ -29,7 +28,7 @@ class ExportedCell:
 
     choices: Tuple[int, ...]
     bounds: Dict[int, Bound]
-    cons: List[Tuple[Dict[int, Fraction], Fraction]]
+    cons: List[Constraint[int]]
     side: str
     path: int = -1  # index of the final path (in ``Export.paths``) the cell lies in
 

@@ -33,14 +33,31 @@ import math
 from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from tamp.wmi import integrate_polytope
+from flint import arb, ctx
+
+from tamp.core.interval import (
+    INF,
+    WORKPREC,
+    Interval,
+    ball_range,
+    down,
+    enclose,
+    fadd,
+    float_lower,
+    float_pair,
+    float_upper,
+    fmul,
+    fmul_nonneg,
+    fneg,
+    fsum_interval,
+    up,
+)
+from tamp.core.ldl import ldl
+from tamp.core.linear import Bound, Constraint, affine_range, linked_groups
 
 from .dists import Dist, Gauss
-from .interval import INF, Interval, down, fadd, fenclose, fmul, fmul_nonneg, fneg, fsum_interval, linear_range, up
-from .polydensity import polytope_problem
 
-Con = Tuple[Dict[int, Fraction], Fraction]  # Σ coef[i]·x_i <= rhs
-Bound = Tuple[Optional[Fraction], Optional[Fraction]]
+Con = Constraint[int]  # Σ coef[i]·x_i <= rhs
 
 ZERO = Fraction(0)
 
@@ -117,7 +134,7 @@ class Product(Node):
 
 
 def _range(coef: Dict[int, Fraction], trunc: Sequence[Bound]):
-    return linear_range(coef, trunc)
+    return affine_range(coef, trunc)  # type: ignore[arg-type]  # a list is indexed like a map
 
 
 def _clip(trunc: Bound, support: Bound) -> Bound:
@@ -158,19 +175,8 @@ def build(dists: Sequence[Dist], trunc: Sequence[Bound], cons: Sequence[Con], tr
         if lo is not None and lo >= rhs:
             return Const(Interval.point(0))
         kept.append((coef, rhs))
-    # components by shared variables (union-find)
-    parent = list(range(len(dists)))
-
-    def find(a):
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for coef, _ in kept:
-        vs = list(coef)
-        for v in vs[1:]:
-            parent[find(v)] = find(vs[0])
+    # components by shared variables
+    group_of = {v: gi for gi, g in enumerate(linked_groups(coef for coef, _ in kept)) for v in g}
     in_con = {v for coef, _ in kept for v in coef}
     factors: List[Node] = []
     exact = Interval.point(1)
@@ -180,7 +186,7 @@ def build(dists: Sequence[Dist], trunc: Sequence[Bound], cons: Sequence[Con], tr
             exact = exact * m
     groups: Dict[int, List[Con]] = {}
     for con in kept:
-        groups.setdefault(find(next(iter(con[0]))), []).append(con)
+        groups.setdefault(group_of[next(iter(con[0]))], []).append(con)
     for g in groups.values():
         vs = sorted({v for coef, _ in g for v in coef})
         loc = {v: k for k, v in enumerate(vs)}
@@ -214,6 +220,12 @@ def _component(dists, trunc, cons, transformed, deadline) -> Node:
 
 def _exact_poly(dists, trunc, cons, deadline) -> Optional[Node]:
     """Exact integral of the product density over the polytope, or None (wmi missing/time out)."""
+    try:
+        from tamp.wmi import integrate_polytope
+    except ImportError:  # pragma: no cover - during bring-up
+        return None
+    from .polydensity import polytope_problem
+
     n = len(dists)
     dens, rows = polytope_problem([d.coeffs for d in dists], trunc,
                                   [(tuple(coef.get(i, ZERO) for i in range(n)), rhs) for coef, rhs in cons])
@@ -222,29 +234,6 @@ def _exact_poly(dists, trunc, cons, deadline) -> Optional[Node]:
     except (TimeoutError, ValueError, ArithmeticError):
         return None
     return Const(Interval.point(v))
-
-
-def ldl(gram: List[List[Fraction]]):
-    """Rational LDLᵀ of a positive semidefinite matrix, pivoting in row order and skipping
-    dependent rows: returns (L rows over r pivots, D of length r)."""
-    k = len(gram)
-    L: List[List[Fraction]] = []
-    D: List[Fraction] = []
-    pivots: List[int] = []
-    for i in range(k):
-        row = []
-        for j, p in enumerate(pivots):
-            s = gram[i][p] - sum(row[l] * L[p][l] * D[l] for l in range(j))
-            row.append(s / D[j])
-        resid = gram[i][i] - sum(row[j] ** 2 * D[j] for j in range(len(pivots)))
-        if resid > 0:
-            pivots.append(i)
-            D.append(resid)
-            row.append(Fraction(1))
-            for r in L:
-                r.append(ZERO)
-        L.append(row + [ZERO] * (len(D) - len(row)))
-    return L, D
 
 
 def _ldl(dists, trunc, cons, deadline) -> Node:
@@ -279,6 +268,33 @@ def _ldl(dists, trunc, cons, deadline) -> Node:
 # --------------------------------------------------------------------------- adaptive splitting
 
 
+_BALLS: Dict[Tuple[float, float], arb] = {}
+
+
+def _ball(r: Tuple[float, float]) -> arb:
+    """The ball of a (narrow) float range, cached: coefficients and moments recur."""
+    b = _BALLS.get(r)
+    if b is None:
+        if len(_BALLS) > 100_000:
+            _BALLS.clear()
+        b = _BALLS[r] = ball_range(r)
+    return b
+
+
+def _product(balls: Sequence[arb], skip: Tuple[int, ...]) -> arb:
+    """The product of the balls except those at the indices in ``skip``."""
+    out = arb(1)
+    for j, m in enumerate(balls):
+        if j not in skip:
+            out *= m
+    return out
+
+
+def _unit_range(x: arb) -> Tuple[float, float]:
+    lo, hi = float_pair(x)
+    return (max(lo, 0.0), hi)
+
+
 class _Cell:
     __slots__ = ("box", "pm", "lo", "hi")
 
@@ -311,10 +327,10 @@ class SplitNode(Node):
             c = coef.get(inner, ZERO)
             if c != 0:
                 scale = 1 / abs(c)
-                others = [(pos[v], fenclose(a * scale)) for v, a in coef.items() if v != inner]
-                self.cons_in.append((1 if c > 0 else -1, others, fenclose(rhs * scale)))
+                others = [(pos[v], enclose(a * scale)) for v, a in coef.items() if v != inner]
+                self.cons_in.append((1 if c > 0 else -1, others, enclose(rhs * scale)))
             else:
-                self.cons_out.append(([(pos[v], fenclose(a)) for v, a in coef.items()], fenclose(rhs)))
+                self.cons_out.append(([(pos[v], enclose(a)) for v, a in coef.items()], enclose(rhs)))
         self.taylor_ok = dists[inner].is_gauss and all(
             dists[v].is_gauss for v in self.split)
         self.weights = [0.0] * len(self.split)
@@ -323,8 +339,8 @@ class SplitNode(Node):
                 if v != inner:
                     self.weights[pos[v]] += abs(float(a))
         tl, th = trunc[inner]
-        self.inner_lo = (-INF, -INF) if tl is None else fenclose(tl)
-        self.inner_hi = (INF, INF) if th is None else fenclose(th)
+        self.inner_lo = (-INF, -INF) if tl is None else enclose(tl)
+        self.inner_hi = (INF, INF) if th is None else enclose(th)
         self._mom: Dict = {}
         box, pm = [], []
         # Box ends that are not floats are rounded inward to floats, so every sub-box has exact
@@ -333,8 +349,8 @@ class SplitNode(Node):
         self.slack = 0.0
         for v in self.split:
             lo, hi = trunc[v]
-            L = (-INF, -INF) if lo is None else fenclose(lo)
-            H = (INF, INF) if hi is None else fenclose(hi)
+            L = (-INF, -INF) if lo is None else enclose(lo)
+            H = (INF, INF) if hi is None else enclose(hi)
             d = self.dists[v]
             if L[0] != L[1]:
                 self.slack = up(self.slack + d.mass_f(L[0], L[1])[1])
@@ -442,7 +458,8 @@ class SplitNode(Node):
         return (cands[best][2], cands[best][1])
 
     def _integral(self, sign, lim, box, pm, P):
-        """Certified ∫_box f(s) F(limit(s)) ds for the inner CDF F (second-order Taylor bound)."""
+        """Certified ∫_box f(s) F(limit(s)) ds for the inner CDF F (second-order Taylor bound),
+        computed on ``arb`` balls (every quantity here is narrow) and returned as a float pair."""
         d = self.dists[self.inner]
         rhs, terms = lim
         if rhs == INF:
@@ -450,71 +467,64 @@ class SplitNode(Node):
             return fmul_nonneg(P, val)
         # limit(s) = sign * (rhs - Σ a s): upper x <= rhs - a·s; lower x >= -(rhs - a·s)
         mom = [self._moments(k, L[0], H[0]) for k, (L, H) in enumerate(box)]
-        cen = [m[0] for m in mom]
-        half = [m[1] for m in mom]
-        s = (0.0, 0.0)
-        for k, a in terms:
-            s = fadd(s, fmul(a, (cen[k], cen[k])))
-        u = fadd(rhs, (-s[1], -s[0]))
-        if sign < 0:
-            u = (-u[1], -u[0])
-        F = d.cdf_range(u[0], u[1])
-        val = fmul_nonneg(P, F)
-        if terms:
-            dens = d.pdf_range(u[0], u[1])
-            T = (0.0, 0.0)
-            spread = 0.0
-            Ms = {}
+        B = _ball
+        with ctx.workprec(WORKPREC):
+            s = arb(0)
             for k, a in terms:
-                (L, H) = box[k]
-                M = Ms[k] = mom[k][2]
-                T = fadd(T, fmul(fmul(a, M), self._others(pm, (k,))))
-                spread = up(spread + up(max(abs(a[0]), abs(a[1])) * half[k]))
+                s += B(a) * mom[k][0]
+            u = B(rhs) - s
+            if sign < 0:
+                u = -u
+            u_lo, u_hi = float_pair(u)
+            F = B(d.cdf_range(u_lo, u_hi))
+            val_b = B(P) * F
+            if not terms:
+                return _unit_range(val_b)
+            dens = B(d.pdf_range(u_lo, u_hi))
+            pmb = [B(m) for m in pm]
+            T = arb(0)
+            spread = 0.0
+            for k, a in terms:
+                T += B(a) * mom[k][4] * _product(pmb, (k,))
+                spread = up(spread + up(max(abs(a[0]), abs(a[1])) * mom[k][1]))
             # limit(s) - limit(c) = -sign * Σ a (s - c): first-order term
-            lin = fmul(fmul((-1.0 * sign, -1.0 * sign), T), dens)
+            base = val_b + (-sign) * T * dens
             # second order: |F(u) - F(u_c) - f(u_c)(u - u_c)| <= K (u - u_c)² / 2 with K the largest
             # |F''| over the limit's range on the box, and ∫ f(s) (Σ a (s - c))² ds expanded exactly
             # (independent coordinates: squares give second moments, cross terms first moments)
-            K = d.curvature_max(down(u[0] - spread), up(u[1] + spread))
-            Q = (0.0, 0.0)
+            K = d.curvature_max(down(u_lo - spread), up(u_hi + spread))
+            Q = arb(0)
             for i, (k, a) in enumerate(terms):
-                Q = fadd(Q, fmul(fmul(a, a), fmul(mom[k][3], self._others(pm, (k,)))))
+                ab = B(a)
+                Q += ab * ab * mom[k][5] * _product(pmb, (k,))
                 for k2, a_2 in terms[i + 1:]:
-                    cross = fmul(fmul(a, a_2), fmul(Ms[k], Ms[k2]))
-                    Q = fadd(Q, fmul((2.0, 2.0), fmul(cross, self._others(pm, (k, k2)))))
-            Q = (max(Q[0], 0.0), min(Q[1], up(up(spread * spread) * P[1])))
-            base = fadd(val, lin)
-            R = up(up(0.5 * K) * Q[1])
-            val = fadd(base, (-R, R))
+                    Q += 2 * ab * B(a_2) * mom[k][4] * mom[k2][4] * _product(pmb, (k, k2))
+            q_lo = max(float_lower(Q), 0.0)
+            q_hi = min(float_upper(Q), up(up(spread * spread) * P[1]))
+            q_lo = min(q_lo, q_hi)
+            b_lo, b_hi = float_pair(base)
+            R = up(up(0.5 * K) * q_hi)
+            val = (down(b_lo - R), up(b_hi + R))
             # third order: + F''(u_c)/2 * Q with F'' = -(u - mu) f(u) / v; the remainder is at most
             # max|F'''| / 6 * integral of f |delta|^3 <= max|F'''| / 6 * spread * Q
-            fm, _, inv_v = d._fconsts()
-            fpp = fmul(fneg(fadd(u, fneg(fm))), fmul(inv_v, dens))
-            quad = fmul(fmul((0.5, 0.5), fpp), Q)
-            R3 = up(up(up(d.third_derivative_max() / 6) * spread) * Q[1])
-            val3 = fadd(fadd(base, quad), (-R3, R3))
-            val = (max(val[0], val3[0]), min(val[1], val3[1]))
-        return val
+            m, v = d._bconsts()
+            quad = -(u - m) / v * dens * ball_range((q_lo, q_hi)) / 2
+            R3 = up(up(up(d.third_derivative_max() / 6) * spread) * q_hi)
+            t_lo, t_hi = float_pair(base + quad)
+            val3 = (down(t_lo - R3), up(t_hi + R3))
+        return (max(val[0], val3[0]), min(val[1], val3[1]))
 
     def _moments(self, k: int, a: float, b: float):
-        """(center, half width, first and second moment about the center) of split variable k
-        over [a, b], cached: many cells share a column."""
+        """(center, half width, first and second moment about the center as float pairs, and the
+        same two as balls) of split variable k over [a, b], cached: many cells share a column."""
         key = (k, a, b)
         m = self._mom.get(key)
         if m is None:
             c = (a + b) / 2
             d = self.dists[self.split[k]]
-            m = self._mom[key] = (c, up(max(b - c, c - a)), d.first_moment(a, b, c), d.second_moment(a, b, c))
+            m1, m2 = d.first_moment(a, b, c), d.second_moment(a, b, c)
+            m = self._mom[key] = (c, up(max(b - c, c - a)), m1, m2, _ball(m1), _ball(m2))
         return m
-
-    @staticmethod
-    def _others(pm, skip) -> Tuple[float, float]:
-        """Product of the split variables' box masses except those in ``skip``."""
-        out = (1.0, 1.0)
-        for j, m in enumerate(pm):
-            if j not in skip:
-                out = fmul_nonneg(out, m)
-        return out
 
     def _split_scores(self, box) -> Optional[List[float]]:
         """Per split variable, how much splitting it narrows this finite box's bound (a

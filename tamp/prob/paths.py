@@ -25,28 +25,40 @@ identical continuous cells is computed once.
 
 from __future__ import annotations
 
-import math
-import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
-import z3
-
 from lang import ast as A
+from lang import ops
 from lang.errors import TampError, UnsupportedError, error_at
+from tamp.core.interval import Interval
+from tamp.core.linear import Bound
+from tamp.core.z3expr import rational
 
 from .dists import Dist, Expo, Gauss, Laplace, PolyDensity, exp_interval
-from .interval import Interval
-from .polydensity import density_coeffs
-from .symbolic import Affine, And, Formula, Lit, Not, Or, as_affine, cases, compare, f_and, f_iff, f_not, f_or, simplify
+from .symbolic import (
+    Affine,
+    And,
+    Formula,
+    Lit,
+    Not,
+    Or,
+    as_affine,
+    cases,
+    compare,
+    f_and,
+    f_iff,
+    f_not,
+    f_or,
+    simplify,
+)
 
 MAX_ITERATIONS = 100_000
 MAX_PATHS = 200_000
 TAIL_EPS = Fraction(1, 2 ** 40)
 ONE = Interval.point(1)
 
-Bound = Tuple[Optional[Fraction], Optional[Fraction]]
 
 
 @dataclass
@@ -114,6 +126,9 @@ class Executor:
         self.solver_calls = 0
         self.has_assume = False
         self._z3 = None
+        from tamp.dependence import precondition_positions
+
+        self.preconditions = precondition_positions(prog)  # assumes on inputs only (not conditioning)
 
     # ------------------------------------------------------------------ errors
     def err(self, msg: str, node) -> TampError:
@@ -132,7 +147,7 @@ class Executor:
                 raise TampError(f"--input {name}: program '{self.prog.name}' has no parameter '{name}'", self.file)
         path = Path(env)
         for r in self.prog.requires:
-            for _p2, v in self.ev(r, path):
+            for p2, v in self.ev(r, path):
                 if v is not True:
                     raise error_at(TampError, "the fixed inputs do not satisfy this 'requires' clause",
                                    r.pos, self.file, self.source)
@@ -183,10 +198,15 @@ class Executor:
         if isinstance(s, A.For):
             return self.for_loop(s, paths)
         if isinstance(s, A.Assume):
-            self.has_assume = True
+            precondition = s.pos is not None and (s.pos.line, s.pos.col) in self.preconditions
+            self.has_assume = self.has_assume or not precondition
             out = []
             for p in paths:
                 for q, c in self.ev(s.cond, p):
+                    if precondition and c is not True:
+                        raise error_at(TampError, "the fixed inputs do not satisfy this precondition `assume` "
+                                       "(its condition depends on inputs only, so it restricts the inputs "
+                                       "like `requires`)", s.pos, self.file, self.source)
                     out.extend(self.assume(q, c))
             return out
         if isinstance(s, A.Skip):
@@ -195,7 +215,7 @@ class Executor:
             return paths
         if isinstance(s, A.Block):
             return self.block(s, paths)
-        raise self.err("statement not supported by the probability engine", s)
+        raise self.err(f"statement not supported by the probability engine", s)
 
     def loop(self, s: A.While, paths: List[Path]) -> List[Path]:
         done: List[Path] = []
@@ -321,6 +341,7 @@ class Executor:
     def feasible(self, p: Path) -> bool:
         """Whether the open cell {strict constraints} is non-empty (z3 over the rationals;
         ``unknown`` counts as feasible, so only provably empty cells are dropped)."""
+        import z3
         self.solver_calls += 1
         s = z3.Solver()
         s.set("timeout", 2000)
@@ -331,13 +352,13 @@ class Executor:
                 xs[v] = z3.Real(f"x{v}")
                 blo, bhi = p.bounds.get(v, self.reg.support(v))
                 if blo is not None:
-                    s.add(xs[v] > _q(blo))
+                    s.add(xs[v] > rational(blo))
                 if bhi is not None:
-                    s.add(xs[v] < _q(bhi))
+                    s.add(xs[v] < rational(bhi))
             return xs[v]
 
         for aff in p.cons:
-            s.add(z3.Sum([_q(c) * x(v) for v, c in aff.terms]) + _q(aff.const) < 0)
+            s.add(z3.Sum([rational(c) * x(v) for v, c in aff.terms]) + rational(aff.const) < 0)
         return s.check() != z3.unsat
 
     # ------------------------------------------------------------------ sampling
@@ -434,6 +455,7 @@ class Executor:
             lo, hi = (self._const_num(a, n_) for a, n_ in zip(args[:2], A_[:2]))
             if not lo < hi:
                 raise self.err("density(lo, hi, POLY) needs lo < hi", d)
+            from .polydensity import density_coeffs
             coeffs = density_coeffs(A_[2], lo, hi, self)
             v = self.reg.var(key, PolyDensity(lo, hi, coeffs))
             return [(p, Affine.var(v))]
@@ -537,6 +559,7 @@ class Executor:
 
     def _check_time(self):
         if self.deadline is not None:
+            import time
             if time.monotonic() > self.deadline:
                 raise TimeoutError("path enumeration ran out of time")
 
@@ -583,7 +606,7 @@ class Executor:
             for it in e.items:
                 results = [(r, vals + (v,)) for q, vals in results for r, v in self.ev(it, q)]
             return results
-        raise self.err("expression not supported by the probability engine", e)
+        raise self.err(f"expression not supported by the probability engine", e)
 
     def unary(self, e: A.Unary, v):
         if e.op == "-":
@@ -643,13 +666,12 @@ class Executor:
         if op in ("div", "mod"):
             if not (_is_num(a) and _is_num(b)):
                 raise self.err(f"'{op}' of a sampled real is not supported", e)
-            if b == 0:
-                raise self.err("division by zero", e)
-            a, b = Fraction(a), Fraction(b)
-            if a.denominator != 1 or b.denominator != 1:
-                raise self.err(f"'{op}' needs integers", e)
-            qt = int(a) // int(b) if b > 0 else -(int(a) // -int(b))
-            return Fraction(qt) if op == "div" else a - b * qt
+            try:
+                return Fraction(ops.BINARY[op].exact(Fraction(a), Fraction(b)))
+            except ops.DivisionByZero:
+                raise self.err("division by zero", e) from None
+            except ops.DomainError:
+                raise self.err(f"'{op}' needs integers", e) from None
         raise self.err(f"operator '{op}' is not supported by the probability engine", e)
 
     def call(self, e: A.Call, p: Path):
@@ -687,28 +709,12 @@ class Executor:
             for q, v in self.ev(e.args[0], p):
                 if not _is_num(v):
                     raise self.err(f"{f} of a sampled value is not linear (not supported)", e)
-                r = _exact_fn(f, Fraction(v))
+                r = ops.exact_fn(f, Fraction(v))
                 if r is None:
                     raise self.err(f"{f}({v}) is irrational: the probability engine needs exact constants", e)
                 out.append((q, r))
             return out
         raise self.err(f"'{f}' is not supported in programs analysed by the probability engine", e)
-
-
-def _exact_fn(f: str, v: Fraction) -> Optional[Fraction]:
-    if f == "exp":
-        return Fraction(1) if v == 0 else None
-    if f == "log":
-        return Fraction(0) if v == 1 else None
-    if v < 0:
-        return None
-    n, d = math.isqrt(v.numerator), math.isqrt(v.denominator)
-    return Fraction(n, d) if n * n == v.numerator and d * d == v.denominator else None
-
-
-def _q(x: Fraction):
-    x = Fraction(x)
-    return z3.RealVal(f"{x.numerator}/{x.denominator}")
 
 
 def _is_num(v) -> bool:

@@ -6,21 +6,36 @@ from fractions import Fraction
 from typing import List, Tuple
 
 from lang import ast as A
-from tamp.wmi import Poly
+from lang.walk import DESCEND, Walker
 
 
-def _poly(e: A.Expr, ex) -> List[Fraction]:
-    """Coefficients (constant first) of a polynomial expression in ``_``."""
-    if isinstance(e, A.Num):
+class _Poly(Walker):
+    """Coefficients (constant first) of a polynomial expression in ``_``; ``ex.err(msg, node)``
+    makes the error for anything else."""
+
+    def __init__(self, ex):
+        self.ex = ex
+
+    def enter(self, e):
+        polynomial = isinstance(e, (A.Num, A.Var)) or (isinstance(e, A.Unary) and e.op == "-") \
+            or (isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/"))
+        if not polynomial:
+            raise self.ex.err("density: the third argument must be a polynomial in '_'", e)
+        return DESCEND
+
+    def Num(self, e: A.Num, kids) -> List[Fraction]:
         return [e.value]
-    if isinstance(e, A.Var):
+
+    def Var(self, e: A.Var, kids) -> List[Fraction]:
         if e.name == "_":
             return [Fraction(0), Fraction(1)]
-        raise ex.err(f"density: the polynomial may only use the bound name '_' (found '{e.name}')", e)
-    if isinstance(e, A.Unary) and e.op == "-":
-        return [-c for c in _poly(e.operand, ex)]
-    if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/"):
-        a, b = _poly(e.left, ex), _poly(e.right, ex)
+        raise self.ex.err(f"density: the polynomial may only use the bound name '_' (found '{e.name}')", e)
+
+    def Unary(self, e: A.Unary, kids) -> List[Fraction]:
+        return [-c for c in kids[0]]
+
+    def Binary(self, e: A.Binary, kids) -> List[Fraction]:
+        a, b = kids
         if e.op in ("+", "-"):
             n = max(len(a), len(b))
             a, b = a + [Fraction(0)] * (n - len(a)), b + [Fraction(0)] * (n - len(b))
@@ -32,14 +47,18 @@ def _poly(e: A.Expr, ex) -> List[Fraction]:
                     out[i + j] += x * y
             return out
         if any(b[1:]) or b[0] == 0:
-            raise ex.err("density: division only by a non-zero constant", e)
+            raise self.ex.err("density: division only by a non-zero constant", e)
         return [x / b[0] for x in a]
-    raise ex.err("density: the third argument must be a polynomial in '_'", e)
+
+
+def _poly(e: A.Expr, ex) -> List[Fraction]:
+    """Coefficients (constant first) of a polynomial expression in ``_``."""
+    return _Poly(ex).walk(e)
 
 
 def _nonnegative(coeffs: List[Fraction], lo: Fraction, hi: Fraction) -> bool:
     """Exactly: is the polynomial >= 0 on [lo, hi]? (sympy real-root isolation)."""
-    import sympy  # deferred on purpose: sympy costs about a second to import, only density checks need it
+    import sympy
     x = sympy.Symbol("x")
     p = sum(sympy.Rational(c.numerator, c.denominator) * x ** k for k, c in enumerate(coeffs))
     p = sympy.Poly(p, x)
@@ -73,6 +92,8 @@ def polytope_problem(coeffs, bounds, cons):
     over a polytope: the product density (``coeffs[i]``: variable i's density, constant first)
     and the rows ``(coefficients, rhs, strict=False)`` of the box ``bounds[i] = (lo, hi)`` and of
     ``cons`` (``(coefficient tuple, rhs)``). Shared by the engine and the certificate checker."""
+    from tamp.wmi import Poly
+
     n = len(coeffs)
     dens = Poly.const(n, 1)
     rows = []

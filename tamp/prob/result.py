@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional
 
 from tamp.results import ProgramResult
 
-from .interval import Interval
+from tamp.core.interval import Interval
 
 
 def show_interval(iv: Optional[Interval]) -> str:

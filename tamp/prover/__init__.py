@@ -12,6 +12,15 @@ sampling so that every trace formula (:mod:`.trace`) is valid; :mod:`.labels` la
 with checked interpolants λ and failure bounds κ; :mod:`.check` verifies the labelled
 automaton (the only thing a "proved" rests on). If the plain tree fails, the proof is retried
 under a case split on each boolean input.
+
+What a "proved" means: for every input satisfying ``requires`` and every precondition
+``assume`` (one that reads inputs only, :mod:`tamp.dependence`), the probability that a run
+does not end in a state satisfying ``ensures`` is at most the bound — a run that never ends
+counts as failing, so every loop needs a termination argument (:mod:`.termination`). The
+checker's rules read a run stopped by an ``assume`` as not failing, which is the precondition
+meaning of ``assume``; a program with a *conditioning* ``assume`` (its condition depends on a
+sample) asks for a bound on Pr[violation | condition], which those rules do not give, so it is
+answered "unknown" with the assume's location (:func:`conditioning_refusal`).
 """
 
 from __future__ import annotations
@@ -50,6 +59,10 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
                   path: str = "<string>", source: Optional[str] = None, progress=None) -> ProofResult:
     """Try to prove that ``program`` violates its postcondition with probability at most ``bound``
     (default: its ``fails`` clause, else 0) for every input satisfying ``requires``."""
+    if _has_hole(program):
+        from .infer import infer_program  # deferred: infer imports this package (it proves each candidate)
+
+        return infer_program(program, bound, timeout, path, source, progress)
     _load_modules()
     t0 = time.monotonic()
     deadline = t0 + timeout if timeout else None
@@ -57,11 +70,28 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
     bound_text = show_expr(cfa.bound)
 
     notes = check_claim(cfa, path, source, bound_from_option=bound is not None)
+    refusal = conditioning_refusal(cfa, path)
+    if refusal:
+        return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, bound_text,
+                           refusal, cfa=cfa)
     try:
+        conc, conc_why = _concentration(program, cfa, deadline, t0)
+        if conc is not None:
+            if notes:
+                conc.message = "\n  ".join("note: " + n for n in notes)
+            return conc
         if cfa.is_acyclic():
             result = _prove_loop_free(program, cfa, deadline, t0, progress)
         else:
             result = prove_loops(program, cfa, deadline, t0, progress)
+        if result.verdict == "proved" and result.automata and not any("vacuously" in n for n in notes):
+            from .claim import unreachable_exit_note
+
+            vac = unreachable_exit_note(cfa, result.automata[0])
+            notes = notes + [vac] if vac else notes
+        if result.verdict != "proved" and conc_why:
+            result.message = "\n  ".join(([result.message] if result.message else [])
+                                         + [f"concentration rules: {conc_why}"])
         if notes:
             result.message = "\n  ".join(["note: " + n for n in notes] + ([result.message] if result.message else []))
         return result
@@ -72,6 +102,36 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
     except TooLarge as exc:
         return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, bound_text,
                            f"not proved: {exc}", cfa=cfa)
+
+
+def conditioning_refusal(cfa, path: str) -> str:
+    """'' when no user ``assume`` of ``cfa`` conditions on a sampled value; else why the
+    failure bound is not proved, naming each such ``assume`` (file:line:col)."""
+    from tamp.dependence import conditioning_assumes, describe
+
+    found = conditioning_assumes(cfa)
+    if not found:
+        return ""
+    first = found[0]
+    cond = show_expr(first.stmt.cond)
+    lines = [f"not proved: {describe(c, path)}" for c in found]
+    lines.append(f"under conditioning the claim bounds Pr[violation | {cond}] = Pr[violation and {cond}] / "
+                 f"Pr[{cond}], and the prover cannot bound Pr[{cond}] from below; if the runs where the "
+                 f"condition fails should simply pass, write `if ({cond}) {{ … }}` around the rest of the "
+                 "program instead (a condition on inputs only belongs in `requires`); with every input fixed "
+                 "(--input), `tamp prove` decides the conditional bound exactly with the probability engine "
+                 "when it can")
+    return "\n  ".join(lines)
+def _has_hole(program: A.Program) -> bool:
+    return isinstance(program.fails, A.Hole) or any(A.contains(e, A.Hole) for e in program.ensures)
+
+
+def _concentration(program, cfa, deadline, t0):
+    """The concentration proof hook (:mod:`.conc_proof`): tried first, since it is a handful of
+    solver queries when the program sums independent draws and nothing at all otherwise."""
+    from .conc_proof import try_concentration
+
+    return try_concentration(program, cfa, deadline, t0)
 
 
 def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:

@@ -25,6 +25,13 @@ no statement changes.) So F = lim F_k <= max(0, β − κ(root)) = β at the roo
 BUDGET. Back edges (loops) need no extra rule: the induction is on the run length. κ may
 exceed β at nodes after which nothing is sampled (the max absorbs it), which is why BUDGET
 is asked at the root only: every sampling already bounds κ + cost by β itself.
+
+Two things these rules do not cover, established before they are used (:mod:`tamp.prover`):
+F counts only runs that *end*, while a failure bound is total (a run that never ends fails),
+so every loop also needs a ranking function (:mod:`.termination`; with it every run ends and
+F is the whole failure probability); and "a blocked assume ends the run, F = 0" is the
+precondition meaning of a user ``assume``, so programs whose ``assume`` conditions on a sampled
+value (:mod:`tamp.dependence`) are not proved by these rules at all.
 """
 
 from __future__ import annotations

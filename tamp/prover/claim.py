@@ -17,7 +17,9 @@ from typing import List, Optional
 import z3
 
 from lang import ast as A
+from lang import ops
 from lang.errors import TampError, UnsupportedError, error_at
+from tamp.core import z3expr as Z
 
 from ..show import show_expr
 from .smt import INVALID, VALID, Encoder, Stats, is_valid, to_real
@@ -28,12 +30,12 @@ _TIMEOUT_MS = 2000
 def _partial_points(e: A.Expr):
     """Sub-expressions of ``e`` that are undefined somewhere: (node, condition that must hold)."""
     for node in A.walk(e):
-        if isinstance(node, A.Binary) and node.op in ("/", "div", "mod"):
-            yield node, ("nonzero", node.right)
-        elif isinstance(node, A.Call) and node.func == "log" and node.args:
-            yield node, ("positive", node.args[0])
-        elif isinstance(node, A.Call) and node.func == "sqrt" and node.args:
-            yield node, ("nonnegative", node.args[0])
+        if isinstance(node, A.Binary) and node.op in ops.PARTIAL:
+            k, kind = ops.PARTIAL[node.op]
+            yield node, (kind, (node.left, node.right)[k])
+        elif isinstance(node, A.Call) and node.func in ops.PARTIAL and node.args:
+            k, kind = ops.PARTIAL[node.func]
+            yield node, (kind, node.args[k])
 
 
 def check_claim(cfa, path: str = "<string>", source: Optional[str] = None,
@@ -49,7 +51,7 @@ def check_claim(cfa, path: str = "<string>", source: Optional[str] = None,
 
     for node, (kind, arg) in _partial_points(cfa.bound):
         t = to_real(enc.expr(arg, env))
-        cond = {"nonzero": t != 0, "positive": t > 0, "nonnegative": t >= 0}[kind]
+        cond = Z.BINARY[ops.CONDITION[kind]](t, z3.RealVal(0))
         if valid(cond) == INVALID:
             what = {"nonzero": f"divides by `{show_expr(arg)}`, which is zero",
                     "positive": f"takes log(`{show_expr(arg)}`), which is not positive",
@@ -70,3 +72,28 @@ def check_claim(cfa, path: str = "<string>", source: Optional[str] = None,
         notes.append(f"the bound {show_expr(cfa.bound)} is negative for some inputs satisfying `requires`: "
                      "no program can meet it there")
     return notes
+
+
+def unreachable_exit_note(cfa, aut) -> str:
+    """A note for a proved claim whose automaton reaches the program's end in no state allowed
+    by ``requires``: every run is then stopped by a precondition ``assume`` (termination is
+    proved, and conditioning assumes are refused), so the claim holds vacuously."""
+    from tamp.dependence import precondition_assumes
+
+    if aut is None or not aut.exits:
+        return ""
+    enc = Encoder(cfa.types)
+    env = enc.initial_env()
+    req = [enc.expr(r, env) for r in cfa.requires]
+    stats = Stats()
+    try:
+        for x in aut.exits:
+            if is_valid(z3.Not(enc.expr(aut.nodes[x].lam, env)), enc, stats, _TIMEOUT_MS, req) != VALID:
+                return ""
+    except Exception:  # noqa: BLE001 - the note is advisory
+        return ""
+    where = ", ".join(f"{cfa.path}:{st.pos.line}:{st.pos.col}" for st in precondition_assumes(cfa)
+                      if st.pos is not None)
+    return ("no run reaches the end of the program for any input satisfying `requires`: every run is "
+            "stopped by a precondition `assume`" + (f" ({where})" if where else "") + ", so the claim holds "
+            "vacuously")

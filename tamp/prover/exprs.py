@@ -2,53 +2,21 @@
 
 from __future__ import annotations
 
-import dataclasses
 from fractions import Fraction
-from typing import Dict, List
+from typing import List
 
 from lang import ast as A
+from lang.walk import operands
+from lang.walk import substitute as subst  # noqa: F401  (the prover's name for it)
 
 TRUE = A.BoolLit(True)
 FALSE = A.BoolLit(False)
 ZERO = A.num(0)
 
 
-def subst(e: A.Expr, m: Dict[str, A.Expr]) -> A.Expr:
-    """Replace free occurrences of the variables in ``m`` (capture-avoiding enough for our use:
-    quantifier/sum variables shadow). Subtrees that read none of the variables are returned
-    as they are (the same object)."""
-    if not m:
-        return e
-    if isinstance(e, A.Var):
-        return m.get(e.name, e)
-    if not isinstance(e, A.Expr):
-        return e
-    if A.free_vars(e).isdisjoint(m):
-        return e
-    if isinstance(e, (A.Quant, A.Sum)):
-        inner = {k: v for k, v in m.items() if k != e.var}
-        return dataclasses.replace(e, lo=subst(e.lo, m), hi=subst(e.hi, m), body=subst(e.body, inner))
-    changes = {}
-    for name in A.field_names(type(e)):
-        v = getattr(e, name)
-        if isinstance(v, A.Expr):
-            w = subst(v, m)
-            if w is not v:
-                changes[name] = w
-        elif isinstance(v, tuple) and v and isinstance(v[0], A.Expr):
-            w = tuple(subst(x, m) for x in v)
-            if any(a is not b for a, b in zip(w, v)):
-                changes[name] = w
-    return dataclasses.replace(e, **changes) if changes else e
-
-
 def conjuncts(e: A.Expr) -> List[A.Expr]:
     """``a && b && c`` → [a, b, c]; ``true`` → []."""
-    if isinstance(e, A.Binary) and e.op == "&&":
-        return conjuncts(e.left) + conjuncts(e.right)
-    if isinstance(e, A.BoolLit) and e.value:
-        return []
-    return [e]
+    return [x for x in operands(e, "&&") if not (isinstance(x, A.BoolLit) and x.value)]
 
 
 def and_all(es) -> A.Expr:

@@ -41,27 +41,21 @@ safe); only an ``unknown`` falls back to one query per candidate.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
-import random
 import time
 from collections import deque
-from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
-import networkx as nx
 import z3
 
 from lang import ast as A
-from lang.evaluate import EvalError, evaluate
+from lang.walk import rebuild, replace_all
 
 from .exprs import conjuncts, not_, subst
 from .labels import negated_conjuncts, push_back
-from .liveness import mentions_only_live
-from .samples import refuted
-from .smt import LEMMA_FREE_MS, conj, enc_has_apps, lemmas_for, substitute_all, transcendental_apps
 from .synthesis import Timeout
 from .trace import StepState, step
+from .smt import conj, substitute_all
 
 MAX_BACKWARD = 60
 
@@ -95,6 +89,11 @@ def _replace_subsets(e: A.Expr, old: A.Expr, new: A.Expr, limit=8) -> List[A.Exp
 def _same_value(a: A.Expr, b: A.Expr, tries: int = 6) -> bool:
     """Whether ``a`` and ``b`` agree at a few random rational points (a heuristic identity test
     for proposing candidates — Houdini and the checker decide what is kept)."""
+    import random
+    from fractions import Fraction
+
+    from lang.evaluate import EvalError, evaluate
+
     rng = random.Random(3)
     names = sorted(A.free_vars(a) | A.free_vars(b))
     for _ in range(tries):
@@ -134,26 +133,11 @@ def _count_forms(c: A.Expr, total: A.Expr, done: A.Expr, bounds: bool = False) -
 
 
 def _replace_at(e, paths, new, path=()):
+    """``e`` with the sub-expressions at ``paths`` (child positions from the root, as
+    :func:`lang.ast.children` numbers them) replaced by ``new``."""
     if path in paths:
         return new
-    if not isinstance(e, A.Node):
-        return e
-    changes = {}
-    idx = 0
-    for f in dataclasses.fields(e):
-        if f.name == "pos":
-            continue
-        v = getattr(e, f.name)
-        if isinstance(v, A.Node):
-            changes[f.name] = _replace_at(v, paths, new, path + (idx,))
-            idx += 1
-        elif isinstance(v, tuple) and v and isinstance(v[0], A.Node):
-            items = []
-            for it in v:
-                items.append(_replace_at(it, paths, new, path + (idx,)))
-                idx += 1
-            changes[f.name] = tuple(items)
-    return dataclasses.replace(e, **changes) if changes else e
+    return rebuild(e, [_replace_at(ch, paths, new, path + (i,)) for i, ch in enumerate(A.children(e))])
 
 
 def split_post(c: A.Expr) -> List[A.Expr]:
@@ -184,26 +168,6 @@ def one_sided(c: A.Expr) -> List[A.Expr]:
 
 def _indexes_with(e: A.Expr, name: str) -> bool:
     return any(isinstance(n, A.Index) and name in A.free_vars(n.index) for n in A.walk(e))
-
-
-def _replace_all(e, old: A.Expr, new: A.Expr):
-    """``e`` with every occurrence of the sub-expression ``old`` replaced by ``new``."""
-    if e == old:
-        return new
-    if not isinstance(e, A.Node):
-        return e
-    changes = {}
-    for name in A.field_names(type(e)):
-        v = getattr(e, name)
-        if isinstance(v, A.Node):
-            w = _replace_all(v, old, new)
-            if w is not v:
-                changes[name] = w
-        elif isinstance(v, tuple) and v and isinstance(v[0], A.Node):
-            items = tuple(_replace_all(x, old, new) for x in v)
-            if any(a is not b for a, b in zip(items, v)):
-                changes[name] = items
-    return dataclasses.replace(e, **changes) if changes else e
 
 
 def _flattened(loops, axioms, post) -> List[A.Expr]:
@@ -238,7 +202,7 @@ def _flattened(loops, axioms, post) -> List[A.Expr]:
             E = next(iter(idx))
             if not names <= A.free_vars(E):
                 continue
-            body = _replace_all(f, E, k)
+            body = replace_all(f, E, k)
             if A.free_vars(body) & names:
                 continue
             E0 = subst(E, starts)
@@ -294,13 +258,13 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         for v in variants:
             for w in split_post(v):
                 add(w)
-    for (u, _v, _k), ax in axioms.items():
+    for (u, v, k), ax in axioms.items():
         facts = _good_facts(ax)
         for f in facts:
             add(f)
         # carried and accumulated forms: one-sided facts only (the two imply the abs form)
         facts = [f for f in facts if not (len(one_sided(f)) > 1)] or facts
-        for _h, lp, cnt in counters:
+        for h, lp, cnt in counters:
             if u not in lp["body"]:
                 continue
             name, init = cnt.name, cnt.init
@@ -324,7 +288,7 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         add(c)
     for c in user_invariants(cfa):
         add(c)
-    for _u, _v, _k, d in cfa.edges():
+    for u, v, k, d in cfa.edges():
         st = d["stmt"]
         if isinstance(st, A.Assume):
             for c in conjuncts(st.cond):
@@ -359,6 +323,8 @@ def _subst_subsets(m: Dict[str, A.Expr]) -> List[Dict[str, A.Expr]]:
 
 def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
     """The pool at every node plus the candidates pushed back from its successors."""
+    import networkx as nx
+
     order = list(nx.topological_sort(dag))
     extra: Dict[int, List[A.Expr]] = {n: [] for n in order}
     base = set(pool)
@@ -401,6 +367,8 @@ class Batch:
 
     def valid_subset(self, ctx: z3.BoolRef, goals: List[z3.BoolRef]) -> List[int]:
         """Indices of the goals that ``hyps ∧ ctx`` implies (each proved by an ``unsat``)."""
+        from .smt import enc_has_apps, transcendental_apps
+
         if not goals:
             return []
         apps = transcendental_apps(conj(ctx, *goals, *self.hyps)) if enc_has_apps(self.enc) else []
@@ -414,6 +382,8 @@ class Batch:
             s.pop(s.num_scopes())  # back to the hypotheses alone, whatever was left open
 
     def _subset(self, s, ctx, goals, apps) -> List[int]:
+        from .smt import lemmas_for
+
         lem = lemmas_for(apps, self.enc)
         self.stats.lemma_instances += len(lem)
         for _n, x in lem:
@@ -464,6 +434,8 @@ class Batch:
         """Whether ``hyps ∧ ctx`` implies every goal even with log/exp as uninterpreted
         functions (no lemma instances): the common case of a batch that is already inductive,
         settled by one short query ("unsat" without extra facts is "unsat" with them)."""
+        from .smt import LEMMA_FREE_MS
+
         self._tick()
         s = self._solver(min(self.timeout_ms, LEMMA_FREE_MS))
         s.push()
@@ -500,6 +472,9 @@ def houdini(aut, enc, batch: Batch, pools: Dict[int, List[A.Expr]], states=None,
     """Largest subsets of the node pools that are inductive over the automaton's edges
     (candidates refuted by an observed state of :mod:`.samples`, and, given ``live`` (CFA node
     → live variables, :mod:`.liveness`), candidates about dead variables are dropped first)."""
+    from .liveness import mentions_only_live
+    from .samples import refuted
+
     env0 = enc.env0
     known = set(enc.types)
     # per candidate (by identity: the candidates stay alive in the pools): its encoding over the

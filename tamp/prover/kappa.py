@@ -35,6 +35,7 @@ from typing import Dict, List, Optional, Tuple
 import networkx as nx
 
 from lang import ast as A
+from lang.walk import DESCEND, Transformer
 
 from ..show import show_expr
 from .exprs import ZERO, conjuncts, iterations_done, plus, subst
@@ -86,21 +87,36 @@ def kcond(c: A.Expr, a: A.Expr, b: A.Expr) -> A.Expr:
     return A.Cond(c, a, b)
 
 
-def simplify(e: A.Expr) -> A.Expr:
-    """Fold literal conditions and zero summands (after a substitution)."""
-    if isinstance(e, A.Cond):
-        c, a, b = simplify(e.cond), simplify(e.then), simplify(e.other)
+class _Simplify(Transformer):
+    """Literal conditions and zero summands folded, in ``?:``, ``+``, ``-`` and ``max`` (the
+    shapes κ is built from); other sub-expressions are left as they are."""
+
+    def enter(self, e):
+        if isinstance(e, A.Cond) or (isinstance(e, A.Binary) and e.op in ("+", "-")) \
+                or (isinstance(e, A.Call) and e.func == "max"):
+            return DESCEND
+        return e
+
+    def Cond(self, e, kids):
+        c, a, b = kids
         if isinstance(c, A.Unary) and c.op == "!" and isinstance(c.operand, A.BoolLit):
             c = A.BoolLit(not c.operand.value)
         return kcond(c, a, b)
-    if isinstance(e, A.Binary) and e.op == "+":
-        return plus(simplify(e.left), simplify(e.right))
-    if isinstance(e, A.Binary) and e.op == "-":
-        left, right = simplify(e.left), simplify(e.right)
+
+    def Binary(self, e, kids):
+        left, right = kids
+        if e.op == "+":
+            return plus(left, right)
         return left if right == ZERO else A.Binary("-", left, right)
-    if isinstance(e, A.Call) and e.func == "max":
-        return kmax(simplify(e.args[0]), simplify(e.args[1]))
-    return e
+
+    def Call(self, e, kids):
+        return kmax(kids[0], kids[1])
+
+
+def simplify(e: A.Expr) -> A.Expr:
+    """Fold literal conditions and zero summands (after a substitution); a κ that sums the
+    costs of thousands of samplings is folded without recursion."""
+    return _Simplify().walk(e)
 
 
 # ---------------------------------------------------------------------------- transfer

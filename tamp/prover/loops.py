@@ -16,6 +16,9 @@ iteration count, so a checked labelling is a proof for all inputs.
 * λ is found by Houdini (:mod:`.invariants`) over template candidates: counter ranges,
   prefix forms of the postcondition, the axioms' ``¬bad`` carried to copies and accumulated
   over iterations (``forall j in lo..i``), branch facts, and their weakest preconditions.
+* Every loop must terminate (a failure bound counts a run that never ends as failing): a
+  ranking function per loop head from its counter, or a geometric retry argument, checked
+  first (:mod:`.termination`); a loop without one makes the answer "unknown" before any search.
 * The checker's BUDGET obligations (κ <= β) are nonlinear (cost × counter); they get the
   monotonicity *budget hints* of :mod:`.kappa` as extra hypotheses, each one first proved
   valid under ``requires`` by its own z3 query (``ProofResult.facts`` lists them).
@@ -38,7 +41,7 @@ from tamp.progress import ProgressEvent
 from ..show import show_expr
 from .automaton import AEdge, ANode, FailureAutomaton
 from .candidates import proposals
-from .check import check_automaton
+from .check import Obligation, check_automaton
 from .exprs import conjuncts, iterations_done
 from .failure import NO_COMBINATION, ProofFailure, check_failure
 from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
@@ -48,6 +51,7 @@ from .result import ProofResult, axioms_table
 from .samples import collect_states, input_points
 from .smt import VALID, Encoder, Stats, is_valid
 from .synthesis import Timeout
+from .termination import prove_termination
 
 MAX_COMBOS = 6
 MAX_RANKED = 400
@@ -390,6 +394,16 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
         return valid
 
     loops, dag = _loops(cfa)
+    # termination first (cheap, and without it no labelling is a proof): an argument per loop
+    try:
+        rankings, term = prove_termination(cfa, loops, enc, valid_under(req, CHECK_MS))
+    except Timeout:
+        return _done(program, cfa, "unknown", t0, "timeout while proving the loops terminate", None,
+                     stats, times, [], None, 0)
+    if rankings is None:
+        return _done(program, cfa, "unknown", t0, term, None, stats, times, [],
+                     "no termination argument for a loop", 0)
+    term_obs = [Obligation(rule, where, status) for rule, where, status, _h in term]
     samples = [(u, v, k) for u, v, k, d in cfa.edges() if isinstance(d["stmt"], A.Sample)]
     spec = list(cfa.ensures) + [cfa.bound]
     n_real = max(1, sum(1 for s in samples if cfa.graph.edges[s]["stmt"].dist.func not in ("bern", "unif")))
@@ -434,8 +448,10 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             times["inclusion"] += time.monotonic() - tc
             bad = [o for o in obligations if o.status != VALID]
             if not bad:
-                res = _done(program, cfa, "proved", t0, "", aut, stats, times, obligations, None, proposals_n)
+                res = _done(program, cfa, "proved", t0, "", aut, stats, times, obligations + term_obs, None,
+                            proposals_n)
                 res.facts = facts
+                res.rankings = rankings
                 return res
             failure = check_failure(bad)
             user_notes = explain_user_invariants(aut, enc, batch, cfa)

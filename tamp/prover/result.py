@@ -27,6 +27,8 @@ class ProofResult(ProgramResult):
     # facts (lang.ast expressions over inputs and state) proved valid under `requires` and used as
     # extra hypotheses by the checker (loop budget hints, see tamp.prover.loops.budget_hints)
     facts: List[Any] = field(default_factory=list)
+    # a ranking function per loop (tamp.prover.termination.Ranking): every run terminates
+    rankings: List[Any] = field(default_factory=list)
 
     def __post_init__(self):
         super().__post_init__()

@@ -16,34 +16,19 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from fractions import Fraction
-from types import SimpleNamespace
 from typing import Dict, List, Optional
 
 import z3
-from z3 import z3core
 from z3.z3 import _to_expr_ref
 
-from axioms.lemmas import lemma_instances
 from lang import ast as A
 from lang.errors import UnsupportedError
+from lang.walk import free_vars
+from tamp.core.z3expr import Z3Translation, conj, raw_api, sort_of, to_int, to_real, unify  # noqa: F401 (re-exported)
 
 from .exprs import subst
 
 VALID, INVALID, UNKNOWN = "valid", "invalid", "unknown"
-
-
-def sort_of(t: A.Type) -> z3.SortRef:
-    """The z3 sort of a language type."""
-    if t.name == "bool":
-        return z3.BoolSort()
-    if t.name == "int":
-        return z3.IntSort()
-    if t.name == "real":
-        return z3.RealSort()
-    if t.name == "array":
-        return z3.ArraySort(z3.IntSort(), sort_of(t.elem[0]))
-    raise UnsupportedError(f"values of type {t} are not supported by the prover")
 
 
 @dataclass
@@ -56,10 +41,14 @@ class Stats:
     unknowns: int = 0
 
 
-class Encoder:
-    """Expressions → z3 terms over an environment; collects transcendental applications."""
+class Encoder(Z3Translation):
+    """Expressions → z3 terms over an environment (:class:`tamp.core.z3expr.Z3Translation`):
+    log/exp/sqrt are the uninterpreted functions ``self.log``, ``self.exp``, ``self.sqrt``, a sum
+    that is not unrolled is an uninterpreted function of its bounds and free variables, and
+    every such application is noted (``has_apps``) for the lemmas."""
 
     def __init__(self, types: Dict[str, A.Type]):
+        super().__init__(UnsupportedError, "the prover")
         self.types = types
         self.log = z3.Function("log", z3.RealSort(), z3.RealSort())
         self.exp = z3.Function("exp", z3.RealSort(), z3.RealSort())
@@ -70,7 +59,8 @@ class Encoder:
         # no formula of it can contain one, and the search for lemma terms is skipped
         self.has_apps = False
         self._env0: Optional[Dict[str, z3.ExprRef]] = None
-        self._memo: Dict[int, tuple] = {}
+        self._memo: Dict[int, z3.ExprRef] = {}
+        self._memo_nodes: List[A.Expr] = []  # keeps the memoised nodes alive, so their ids stay theirs
         self._sum_defs: Dict[str, tuple] = {}
 
     def sum_info(self, decl: z3.FuncDeclRef):
@@ -104,139 +94,37 @@ class Encoder:
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e: A.Expr, env: Dict[str, z3.ExprRef]) -> z3.ExprRef:
-        shared = env is self._env0 and env is not None
-        if shared:
-            hit = self._memo.get(id(e))
-            if hit is not None and hit[0] is e:
-                return hit[1]
-        m = getattr(self, "_" + type(e).__name__, None)
-        if m is None:
-            raise UnsupportedError(f"the prover cannot encode {type(e).__name__} expressions")
-        out = m(e, env)
-        if shared:
-            self._memo[id(e)] = (e, out)  # the node is kept, so its id stays its own
-        return out
+        """The z3 term of ``e`` over ``env`` (remembered per node over :attr:`env0`)."""
+        if env is self._env0 and env is not None:
+            memo = self._memo
+            hit = memo.get(id(e))
+            if hit is not None:
+                return hit
+            # e keeps its subtree alive, whose results the walk remembers (even if it fails
+            # half-way), so that their ids stay theirs
+            self._memo_nodes.append(e)
+            return self.translate(e, env, memo)
+        return self.translate(e, env)
 
-    def _Num(self, e, env):
-        v = e.value
-        if e.is_int and v.denominator == 1:
-            return z3.IntVal(v.numerator)
-        return z3.RealVal(Fraction(v))
-
-    def _BoolLit(self, e, env):
-        return z3.BoolVal(e.value)
-
-    def _Var(self, e, env):
-        if e.name not in env:
-            raise UnsupportedError(f"the prover does not know the variable '{e.name}'")
-        return env[e.name]
-
-    def _Index(self, e, env):
-        base = self.expr(e.base, env)
-        idx = to_int(self.expr(e.index, env))
-        return z3.Select(base, idx)
-
-    def _Unary(self, e, env):
-        x = self.expr(e.operand, env)
-        if e.op == "!":
-            return z3.Not(x)
-        return -x
-
-    def _Binary(self, e, env):
-        op = e.op
-        a, b = self.expr(e.left, env), self.expr(e.right, env)
-        if op == "&&":
-            return conj(a, b)
-        if op == "||":
-            return z3.Or(a, b)
-        if op == "==>":
-            return z3.Implies(a, b)
-        if op == "<==>":
-            return a == b
-        if op in ("==", "!="):
-            if z3.is_bool(a) or z3.is_bool(b):
-                r = a == b
-            else:
-                a, b = unify(a, b)
-                r = a == b
-            return r if op == "==" else z3.Not(r)
-        if op in ("div", "mod"):
-            a, b = to_int(a), to_int(b)
-            return a / b if op == "div" else a % b
-        if op == "/":
-            return to_real(a) / to_real(b)
-        a, b = unify(a, b)
-        return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "<": lambda: a < b,
-                "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[op]() \
-            if op in ("+", "-", "*", "<", "<=", ">", ">=") else _bad_op(op)
-
-    def _Cond(self, e, env):
-        a, b = unify(self.expr(e.then, env), self.expr(e.other, env))
-        return z3.If(self.expr(e.cond, env), a, b)
-
-    def _Call(self, e, env):
-        args = [self.expr(a, env) for a in e.args]
-        f = e.func
-        if f == "abs":
-            x = args[0]
-            return z3.If(x >= 0, x, -x)
-        if f in ("min", "max"):
-            a, b = unify(args[0], args[1])
-            return z3.If(a <= b, a, b) if f == "min" else z3.If(a >= b, a, b)
-        if f in ("log", "exp", "sqrt"):
-            self.has_apps = True
-        if f == "log":
-            return self.log(to_real(args[0]))
-        if f == "exp":
-            return self.exp(to_real(args[0]))
-        if f == "sqrt":
-            return self.sqrt(to_real(args[0]))
-        raise UnsupportedError(f"the prover cannot encode the call '{f}(…)'")
-
-    def _TupleExpr(self, e, env):
-        raise UnsupportedError("tuple values are supported only in tuple assignment and sampling")
-
-    def _Quant(self, e, env):
-        j = z3.Int(f"{e.var}!q{self._next()}")
-        lo, hi = to_int(self.expr(e.lo, env)), to_int(self.expr(e.hi, env))
-        inner = dict(env)
-        inner[e.var] = j
-        body = self.expr(e.body, inner)
-        rng = z3.And(lo <= j, j <= hi if e.inclusive else j < hi)
-        if e.kind == "forall":
-            return z3.ForAll([j], z3.Implies(rng, body))
-        return z3.Exists([j], z3.And(rng, body))
-
-    def _Sum(self, e, env):
-        lo, hi = z3.simplify(to_int(self.expr(e.lo, env))), z3.simplify(to_int(self.expr(e.hi, env)))
-        if z3.is_int_value(lo) and z3.is_int_value(hi):
-            a, b = lo.as_long(), hi.as_long() + (1 if e.inclusive else 0)
-            if b - a <= 64:
-                total = z3.RealVal(0)
-                for k in range(a, b):
-                    inner = dict(env)
-                    inner[e.var] = z3.IntVal(k)
-                    total = total + to_real(self.expr(e.body, inner))
-                return total
-        # opaque: a function of the bounds and of the free variables' values
+    def transcendental(self, name: str, arg: z3.ExprRef) -> z3.ExprRef:
         self.has_apps = True
-        names = sorted(A.free_vars(e.body) - {e.var})
+        return {"log": self.log, "exp": self.exp, "sqrt": self.sqrt}[name](arg)
+
+    def bound_variable(self, name: str) -> z3.ExprRef:
+        self._fresh += 1
+        return z3.Int(f"{name}!q{self._fresh}")
+
+    def opaque_sum(self, e: A.Sum, lo: z3.ExprRef, hi: z3.ExprRef) -> z3.ExprRef:
+        """A function of the bounds and of the free variables' values, one per body."""
+        self.has_apps = True
+        names = sorted(free_vars(e.body) - {e.var})
         key = subst(e.body, {e.var: A.Var("$sum")})  # one function per body, bounds are arguments
         if key not in self._sums:
-            sorts = [z3.IntSort(), z3.IntSort()] + [env[n].sort() for n in names]
+            sorts = [z3.IntSort(), z3.IntSort()] + [self.env[n].sort() for n in names]
             fname = f"sum{len(self._sums)}"
             self._sums[key] = z3.Function(fname, *sorts, z3.RealSort())
             self._sum_defs[fname] = (e, names)
-        hi2 = hi + 1 if e.inclusive else hi
-        return self._sums[key](lo, hi2, *[env[n] for n in names])
-
-    def _next(self):
-        self._fresh += 1
-        return self._fresh
-
-
-def _bad_op(op):
-    raise UnsupportedError(f"the prover cannot encode the operator '{op}'")
+        return self._sums[key](lo, hi, *[self.env[n] for n in names])
 
 
 def substitute_all(terms: List[z3.ExprRef], pairs) -> List[z3.ExprRef]:
@@ -253,94 +141,50 @@ def substitute_all(terms: List[z3.ExprRef], pairs) -> List[z3.ExprRef]:
     return [_to_expr_ref(z3.Z3_substitute(ctx.ref(), t.as_ast(), n, src, dst), ctx) for t in terms]
 
 
-def conj(*args: z3.BoolRef) -> z3.BoolRef:
-    """``z3.And(*args)`` for Boolean terms, built with one C call (``z3.And`` re-derives and
-    coerces the sort of every argument, which dominates on the prover's long conjunctions).
-    Falls back to ``z3.And`` for anything but z3 Boolean terms of one context."""
-    if not args:
-        return z3.BoolVal(True)
-    if len(args) == 1 and isinstance(args[0], z3.BoolRef):
-        return args[0]
-    ctx = args[0].ctx if isinstance(args[0], z3.BoolRef) else None
-    if ctx is None or not all(isinstance(a, z3.BoolRef) and a.ctx is ctx for a in args):
-        return z3.And(*args)
-    arr = (z3.Ast * len(args))()
-    for i, a in enumerate(args):
-        arr[i] = a.as_ast()
-    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(args), arr), ctx)
-
-
-def _sort_kind(x: z3.ExprRef) -> int:
-    """z3's sort kind of ``x`` (``Z3_INT_SORT``, ``Z3_REAL_SORT`` …) straight from the C API:
-    ``z3.is_int`` builds two wrapper objects per call, and the encoder asks on every operator."""
-    if not isinstance(x, z3.ExprRef):
-        return -1
-    api = _raw_api()
-    ctx = x.ctx_ref()
-    return api.Z3_get_sort_kind(ctx, api.Z3_get_sort(ctx, x.as_ast()))
-
-
-def to_real(x: z3.ExprRef) -> z3.ExprRef:
-    return z3.ToReal(x) if _sort_kind(x) == z3.Z3_INT_SORT else x
-
-
-def to_int(x: z3.ExprRef) -> z3.ExprRef:
-    if _sort_kind(x) == z3.Z3_INT_SORT:
-        return x
-    if z3.is_rational_value(x) and x.denominator_as_long() == 1:
-        return z3.IntVal(x.numerator_as_long())
-    raise UnsupportedError("an array index or div/mod operand must be an integer")
-
-
-def unify(a: z3.ExprRef, b: z3.ExprRef):
-    """Promote int to real when the other side is real."""
-    ka, kb = _sort_kind(a), _sort_kind(b)
-    if ka == z3.Z3_INT_SORT and kb == z3.Z3_REAL_SORT:
-        return z3.ToReal(a), b
-    if ka == z3.Z3_REAL_SORT and kb == z3.Z3_INT_SORT:
-        return a, z3.ToReal(b)
-    return a, b
-
-
 # ---------------------------------------------------------------------------- validity
 
 
 _SUM_NAME = re.compile(r"sum[0-9]+")
-_RAW = None
-
-
-def _raw_api():
-    """z3's C functions for walking terms, without the per-call error check of the ``z3core``
-    wrappers (these getters cannot fail on a live term); the wrappers themselves when this z3
-    version is laid out differently."""
-    global _RAW
-    if _RAW is None:
-        names = ["Z3_get_sort", "Z3_get_sort_kind", "Z3_get_ast_id", "Z3_get_ast_kind", "Z3_get_app_num_args", "Z3_get_app_decl",
-                 "Z3_get_decl_kind", "Z3_func_decl_to_ast", "Z3_get_symbol_string",
-                 "Z3_get_decl_name", "Z3_get_app_arg", "Z3_get_quantifier_body"]
-        funcs = {}
-        for n in names:
-            w = getattr(z3core, n)
-            raw = getattr((w.__defaults__ or (None,))[-1], "f", None)
-            funcs[n] = raw if raw is not None and n != "Z3_get_symbol_string" else w
-        _RAW = SimpleNamespace(**funcs)
-    return _RAW
-
-
 def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.ExprRef]:
-    """Every application of log/exp/sqrt (and of the encoder's opaque ``sumK`` functions) inside
-    ``f`` (ground or not), without repeats.
+    """Every *ground* application of log/exp/sqrt (and of the encoder's opaque ``sumK``
+    functions) inside ``f``, without repeats.
+
+    An application under a quantifier that reads the quantified variable (``log(j)``, or the
+    sum of ``sum(j in 0..m: q[k*m + j])`` inside ``forall k``: its function takes ``k`` as an
+    argument) is left out: its lemma instances would mention a bound variable outside its
+    quantifier, which z3 rejects ("Formulas should not contain unbound variables"). Without
+    those instances the query is only weaker: the answer is a proof or "unknown".
 
     The walk runs on z3's C API directly (raw pointers, no Python wrapper per node: the terms
     are kept alive by ``f``); only the applications found are wrapped. Same result, in the same
     order, as walking ``children()``, about ten times faster on the prover's large queries."""
-    lib, ctx = _raw_api(), f.ctx_ref()
+    lib, ctx = raw_api(), f.ctx_ref()
     app_kind, quant_kind = z3.Z3_APP_AST, z3.Z3_QUANTIFIER_AST
     uninterpreted = z3.Z3_OP_UNINTERPRETED
     wanted: Dict[int, bool] = {}  # decl id -> is a log/exp/sqrt (True, unary) or a sumK (False)
-    seen, out, stack = set(), [], [f.as_ast()]
+    var_kind = z3.Z3_VAR_AST
+    seen, out, stack = set(), [], [(f.as_ast(), False)]
+    ground: Dict[int, bool] = {}  # ast id -> no bound variable inside (asked under quantifiers only)
+
+    def is_ground(t) -> bool:
+        todo, ok = [t], True
+        while todo and ok:
+            x = todo.pop()
+            xid = lib.Z3_get_ast_id(ctx, x)
+            hit = ground.get(xid)
+            if hit is not None:
+                ok = hit
+                continue
+            k = lib.Z3_get_ast_kind(ctx, x)
+            if k == var_kind or k == quant_kind:  # a quantifier inside an argument: not a term for lemmas
+                ok = False
+            elif k == app_kind:
+                todo.extend(lib.Z3_get_app_arg(ctx, x, i) for i in range(lib.Z3_get_app_num_args(ctx, x)))
+        ground[lib.Z3_get_ast_id(ctx, t)] = ok
+        return ok
+
     while stack:
-        t = stack.pop()
+        t, quantified = stack.pop()
         tid = lib.Z3_get_ast_id(ctx, t)
         if tid in seen:
             continue
@@ -357,11 +201,11 @@ def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.
                     name = name.decode() if isinstance(name, bytes) else name
                     w = True if name in names else (False if _SUM_NAME.fullmatch(name) else None)
                     wanted[did] = w
-                if (w is True and n == 1) or (w is False and n >= 2):
+                if ((w is True and n == 1) or (w is False and n >= 2)) and (not quantified or is_ground(t)):
                     out.append(_to_expr_ref(t, f.ctx))
-            stack.extend(lib.Z3_get_app_arg(ctx, t, k) for k in range(n))
+            stack.extend((lib.Z3_get_app_arg(ctx, t, k), quantified) for k in range(n))
         elif kind == quant_kind:
-            stack.append(lib.Z3_get_quantifier_body(ctx, t))
+            stack.append((lib.Z3_get_quantifier_body(ctx, t), True))
     return out
 
 
@@ -376,6 +220,8 @@ def lemmas_for(apps: List[z3.ExprRef], enc: Encoder) -> list:
     of one proof mention the same few log/exp terms (the lemmas are facts about the terms
     alone, so the same set of terms always gets the same lemmas). The applications are kept
     with the entry, so their ids stay theirs."""
+    from axioms.lemmas import lemma_instances
+
     if not apps:
         return []
     cache = enc.__dict__.setdefault("_lemmas", {})

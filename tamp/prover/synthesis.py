@@ -21,9 +21,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-import z3
-
 from lang import ast as A
+from tamp.core.z3expr import to_real
 
 from ..show import show_expr, show_stmt
 from .automaton import AEdge, FailureAutomaton
@@ -171,8 +170,7 @@ def _is_zero(e) -> bool:
     return isinstance(e, A.Num) and e.value == 0
 
 
-def _real(x):
-    return z3.ToReal(x) if z3.is_int(x) else x
+_real = to_real
 
 
 def synthesize(search: Search) -> bool:

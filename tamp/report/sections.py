@@ -13,10 +13,12 @@ from html import escape
 from typing import Dict, List, Optional, Tuple
 
 from tamp.prob.result import ProbResult, show_interval
+from tamp.prover.conc_proof import ConcentrationResult
 from tamp.prover.result import ProofResult
 from tamp.results import ProgramResult, Result
 from tamp.show import show_expr
 
+from .concentration import concentration_body
 from .drawing import draw
 from .failed import failure_lines
 from .graph import MAX_DRAWN, MAX_LISTED, automaton_graph, cfa_graph, node_order
@@ -122,6 +124,8 @@ def _part_body(part, prefix: Optional[str], engine: str) -> str:
 
 def _failure_bound_body(r: ProofResult, prefix: Optional[str], engine: str) -> str:
     out = []
+    if isinstance(r, ConcentrationResult) and r.proof is not None:
+        out.append(concentration_body(r))
     axioms = r.axioms
     if axioms:
         rows = []

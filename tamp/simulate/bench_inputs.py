@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from lang.inputs import parse_value
-
 from .exact import as_exact
 
 BENCHMARKS_DIR = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -31,6 +29,7 @@ class BenchInput:
 
 def _value(v):
     if isinstance(v, str):
+        from lang.inputs import parse_value
         return parse_value(v)
     if isinstance(v, list):
         return [_value(x) for x in v]

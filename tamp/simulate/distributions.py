@@ -14,18 +14,24 @@ import numpy as np
 
 from lang import ast as A
 
-from .evaluate import Ctx, Evaluator, as_int_array
+from .draws import exponential, laplace, normal
+from .evaluate import Ctx, Evaluator
 from .values import full
 
 MAX_REJECTION_ROUNDS = 2000
 
 
 class Sampler:
-    """Draws ``x ~ D`` for every run of a context (one method per distribution)."""
+    """Draws ``x ~ D`` for every run of a context (one method per distribution).
+
+    Each draw combines keyed standard variates (:mod:`.draws`, floats: random numbers) with the
+    distribution's parameters in the evaluator's number domain, so ``lap(m, s)`` is exactly
+    ``m + s·L`` for the drawn L. Parameters that only steer the sampling (``step``'s weights,
+    ``density``'s polynomial) are used as floats."""
 
     def __init__(self, ev: Evaluator):
         self.ev = ev
-        self.rng = ev.rng
+        self.dom = ev.dom
 
     def sample(self, call: A.Call, ctx: Ctx):
         m = getattr(self, "_" + call.func, None)
@@ -43,43 +49,61 @@ class Sampler:
             v = self.ev.eval(a, ctx)
             if isinstance(v, tuple) or np.asarray(v).dtype == bool:
                 raise self.ev.error(f"argument of '{call.func}' must be a number", a)
-            out.append(full(v, ctx.n).astype(np.float64) if np.asarray(v).dtype != np.int64 else full(v, ctx.n))
+            out.append(full(v, ctx.n))
         return out
 
-    def _check(self, bad, msg: str, node, ctx):
-        if np.any(bad):
-            raise self.ev.error(f"{msg} ({self.ev.runs(bad, ctx.n)})", node)
+    def _u(self, ctx) -> np.ndarray:
+        return ctx.uniforms(self.ev.key)
+
+    def _variate(self, ctx, kind):
+        return self.dom.from_floats(kind(self._u(ctx)))
+
+    def _require(self, ok_op, x, y, msg, node, ctx):
+        """Error where ``x ok_op y`` surely fails on a run that is not unsure; unsure runs marked."""
+        ok, unsure = self.dom.compare(ok_op, self.dom.to_real(x), self.dom.to_real(y))
+        self.ev.check(~ok & ~unsure, ctx, node, lambda k: f"{msg} ({k})")
+        ctx.mark_unsure(unsure)
+        return ok & ~unsure
 
     def _int_arg(self, call, ctx, v, i):
-        a = as_int_array(v, ctx.n)
-        if a is None:
-            raise self.ev.error(f"argument {i + 1} of '{call.func}' must be an integer", call.args[i])
-        return a
+        return self.ev.as_int(v, ctx, call.args[i], f"argument {i + 1} of '{call.func}'")
+
+    def _add(self, x, y, ctx, call):
+        return self.ev.num_op("+", x, y, ctx, call)
+
+    def _mul(self, x, y, ctx, call):
+        return self.ev.num_op("*", x, y, ctx, call)
+
+    def _index(self, u, k):
+        """floor(u * k) per run, in [0, k)."""
+        return np.minimum(np.floor(u * k).astype(np.int64), np.asarray(k) - 1)
 
     # ---------------------------------------------------------------- discrete
     def _bern(self, call, ctx):
         (p,) = self._args(call, ctx, 1)
-        self._check((p < 0) | (p > 1) | np.isnan(p), "bern's probability must be in [0, 1]", call.args[0], ctx)
-        return self.rng.random(ctx.n) < p
+        zero, one = self.dom.lit(0), self.dom.lit(1)
+        self._require(">=", p, zero, "bern's probability must be in [0, 1]", call.args[0], ctx)
+        self._require("<=", p, one, "bern's probability must be in [0, 1]", call.args[0], ctx)
+        return self.ev.compare("<", self.dom.from_floats(self._u(ctx)), p, ctx)
 
     def _unif(self, call, ctx):
         if len(call.args) == 1:
             return self._unif_set(call, ctx)
         lo, hi = self._args(call, ctx, 2)
         lo, hi = self._int_arg(call, ctx, lo, 0), self._int_arg(call, ctx, hi, 1)
-        self._check(lo > hi, "unif(lo, hi) needs lo <= hi", call, ctx)
-        return self.rng.integers(lo, hi, size=ctx.n, endpoint=True)
+        bad = lo > hi
+        self.ev.check(bad, ctx, call, lambda k: f"unif(lo, hi) needs lo <= hi ({k})")
+        k = np.where(bad, 1, hi - lo + 1)
+        return lo + self._index(self._u(ctx), k)
 
     def _set_elements(self, e: A.Expr, ctx: Ctx) -> List[object]:
         """The elements of a set expression: a literal ``{…}`` or a product ``S1 * S2`` (pairs)."""
         if isinstance(e, A.SetLit):
             elems = [self.ev.eval(x, ctx) for x in e.items]
             if all(not isinstance(v, tuple) and np.ndim(v) == 0 for v in elems):
-                seen, uniq = set(), []
-                for v in elems:  # a set: duplicates count once
-                    key = np.asarray(v).item()
-                    if key not in seen:
-                        seen.add(key)
+                uniq = []
+                for v in elems:  # a set: equal elements count once (decided exactly)
+                    if not any(bool(self.ev.compare("==", v, w, ctx)) for w in uniq):
                         uniq.append(v)
                 elems = uniq
             return elems
@@ -93,53 +117,60 @@ class Sampler:
         elems = self._set_elements(call.args[0], ctx)
         if not elems:
             raise self.ev.error("unif of an empty set", call)
-        pick = self.rng.integers(0, len(elems), size=ctx.n)
+        pick = self._index(self._u(ctx), len(elems))
         return self._choose(elems, pick, ctx.n)
 
     def _choose(self, elems, pick, n):
         if isinstance(elems[0], tuple):
             return tuple(self._choose([e[i] for e in elems], pick, n) for i in range(len(elems[0])))
+        if any(self.dom.is_real(v) for v in elems) and not any(np.asarray(v).dtype == bool for v in elems):
+            elems = [self.dom.to_real(v) for v in elems]
         stacked = np.stack([full(v, n) for v in elems])
         return stacked[pick, np.arange(n)]
 
-    def _geometric(self, s, n):
-        """Per run: G >= 0 with Pr(G = g) proportional to exp(-g/s)."""
-        p = -np.expm1(-1.0 / s)  # 1 - exp(-1/s), accurately
-        return self.rng.geometric(p, size=n) - 1
+    def _geometric(self, s, ctx, call):
+        """Per run: G >= 0 with Pr(G >= g) = exp(-g/s): floor(s * E) for a standard exponential E."""
+        g, unsure = self.dom.floor(self._mul(s, self._variate(ctx, exponential), ctx, call))
+        ctx.mark_unsure(unsure)
+        return g
 
     def _dlap(self, call, ctx):
         m, s = self._args(call, ctx, 2)
         m = self._int_arg(call, ctx, m, 0)
-        self._check(~(s > 0), "dlap's scale must be positive", call.args[1], ctx)
+        self._require(">", s, self.dom.lit(0), "dlap's scale must be positive", call.args[1], ctx)
         # the difference of two i.i.d. geometrics is two-sided geometric: Pr(d) ∝ exp(-|d|/s)
-        return m + self._geometric(s, ctx.n) - self._geometric(s, ctx.n)
+        g1 = self._geometric(s, ctx, call)
+        g2 = self._geometric(s, ctx, call)
+        return self.ev.num_op("-", self._add(m, g1, ctx, call), g2, ctx, call)
 
     def _dexp(self, call, ctx):
         k, s = self._args(call, ctx, 2)
         k = self._int_arg(call, ctx, k, 0)
-        self._check(~(s > 0), "dexp's scale must be positive", call.args[1], ctx)
-        return k + self._geometric(s, ctx.n)
+        self._require(">", s, self.dom.lit(0), "dexp's scale must be positive", call.args[1], ctx)
+        return self._add(k, self._geometric(s, ctx, call), ctx, call)
 
     # ---------------------------------------------------------------- continuous
     def _lap(self, call, ctx):
         m, s = self._args(call, ctx, 2)
-        self._check(~(s > 0), "lap's scale must be positive", call.args[1], ctx)
-        return m + s * self.rng.laplace(0.0, 1.0, size=ctx.n)
+        self._require(">", s, self.dom.lit(0), "lap's scale must be positive", call.args[1], ctx)
+        return self._add(m, self._mul(s, self._variate(ctx, laplace), ctx, call), ctx, call)
 
     def _exp(self, call, ctx):
         k, s = self._args(call, ctx, 2)
-        self._check(~(s > 0), "exp's scale must be positive", call.args[1], ctx)
-        return k + s * self.rng.exponential(1.0, size=ctx.n)
+        self._require(">", s, self.dom.lit(0), "exp's scale must be positive", call.args[1], ctx)
+        return self._add(k, self._mul(s, self._variate(ctx, exponential), ctx, call), ctx, call)
 
     def _gauss(self, call, ctx):
         m, v = self._args(call, ctx, 2)
-        self._check(~(v >= 0), "gauss's variance must be non-negative", call.args[1], ctx)
-        return m + np.sqrt(v) * self.rng.standard_normal(ctx.n)
+        ok = self._require(">=", v, self.dom.lit(0), "gauss's variance must be non-negative", call.args[1], ctx)
+        sd = self.dom.call("sqrt", np.where(ok, self.dom.to_real(v), self.dom.lit(0)))
+        return self._add(m, self._mul(sd, self._variate(ctx, normal), ctx, call), ctx, call)
 
     def _uniform(self, call, ctx):
         a, b = self._args(call, ctx, 2)
-        self._check(~(a <= b), "uniform(a, b) needs a <= b", call, ctx)
-        return a + (b - a) * self.rng.random(ctx.n)
+        self._require("<=", a, b, "uniform(a, b) needs a <= b", call, ctx)
+        width = self.ev.num_op("-", b, a, ctx, call)
+        return self._add(a, self._mul(width, self._variate(ctx, lambda u: u), ctx, call), ctx, call)
 
     def _step(self, call, ctx):
         if len(call.args) != 1 or not isinstance(call.args[0], A.ListLit) or not call.args[0].items:
@@ -148,45 +179,49 @@ class Sampler:
         for item in call.args[0].items:
             if not isinstance(item, A.TupleExpr) or len(item.items) != 3:
                 raise self.ev.error("a bin of step is a triple (a, b, w)", item)
-            a, b, w = (full(self.ev.eval(x, ctx), ctx.n).astype(float) for x in item.items)
-            self._check(~(a <= b), "a bin (a, b, w) of step needs a <= b", item, ctx)
-            self._check(~(w >= 0), "a bin's weight must be non-negative", item.items[2], ctx)
-            bins.append((a, b, w))
+            a, b, w = (self.dom.to_real(full(self.ev.eval(x, ctx), ctx.n)) for x in item.items)
+            self._require("<=", a, b, "a bin (a, b, w) of step needs a <= b", item, ctx)
+            self._require(">=", w, self.dom.lit(0), "a bin's weight must be non-negative", item.items[2], ctx)
+            bins.append((a, b, np.maximum(self.dom.mid(w), 0.0)))
         weights = np.stack([w for _, _, w in bins])
         cum = np.cumsum(weights, axis=0)
         total = cum[-1]
-        self._check(~(total > 0), "step's weights sum to zero", call, ctx)
-        u = self.rng.random(ctx.n) * total
+        self.ev.check(~(total > 0), ctx, call, lambda k: f"step's weights sum to zero ({k})")
+        u = self._u(ctx) * total
         which = np.minimum((u[None, :] >= cum).sum(axis=0), len(bins) - 1)
         cols = np.arange(ctx.n)
         lo = np.stack([a for a, _, _ in bins])[which, cols]
         hi = np.stack([b for _, b, _ in bins])[which, cols]
-        return lo + (hi - lo) * self.rng.random(ctx.n)
+        width = self.ev.num_op("-", hi, lo, ctx, call)
+        return self._add(lo, self._mul(width, self._variate(ctx, lambda v: v), ctx, call), ctx, call)
 
     def _density(self, call, ctx):
         if len(call.args) != 3:
             raise self.ev.error("density takes (lo, hi, POLY)", call)
-        lo, hi = (full(self.ev.eval(x, ctx), ctx.n).astype(float) for x in call.args[:2])
-        self._check(~(lo < hi), "density(lo, hi, POLY) needs lo < hi", call, ctx)
+        lo_v, hi_v = (self.dom.to_real(full(self.ev.eval(x, ctx), ctx.n)) for x in call.args[:2])
+        self._require("<", lo_v, hi_v, "density(lo, hi, POLY) needs lo < hi", call, ctx)
+        lo, hi = self.dom.mid(lo_v), self.dom.mid(hi_v)
         coeffs = self._poly(call.args[2], ctx)
         width = hi - lo
-        # coefficients in t ∈ [0, 1] where _ = lo + width * t
+        # coefficients in t ∈ [0, 1] where _ = lo + width * t (floats: they only steer the sampling)
         tco = [np.zeros(ctx.n) for _ in coeffs]
         for k, c in enumerate(coeffs):
             for m in range(k + 1):
                 tco[m] = tco[m] + c * comb(k, m) * lo ** (k - m) * width ** m
         bound = sum(np.abs(c) for c in tco)  # >= max over [0, 1] of the polynomial
-        self._check(~(bound > 0), "density's polynomial is zero", call.args[2], ctx)
+        self.ev.check(~(bound > 0), ctx, call.args[2], lambda k: f"density's polynomial is zero ({k})")
         t = np.zeros(ctx.n)
         pending = np.arange(ctx.n)
         for _ in range(MAX_REJECTION_ROUNDS):
             if len(pending) == 0:
-                return lo + width * t
-            cand = self.rng.random(len(pending))
+                width_v = self.ev.num_op("-", hi_v, lo_v, ctx, call)
+                return self._add(lo_v, self._mul(width_v, self.dom.from_floats(t), ctx, call), ctx, call)
+            sub = ctx.restrict(np.isin(np.arange(ctx.n), pending))
+            cand = sub.uniforms(self.ev.key)
             val = sum(c[pending] * cand ** m for m, c in enumerate(tco))
-            self._check(val < -1e-9 * bound[pending], "density's polynomial is negative on [lo, hi]",
-                        call.args[2], Ctx(None, np.arange(len(pending))))
-            ok = self.rng.random(len(pending)) * bound[pending] < val
+            if np.any(val < -1e-9 * bound[pending]):
+                raise self.ev.error("density's polynomial is negative on [lo, hi]", call.args[2])
+            ok = sub.uniforms(self.ev.key) * bound[pending] < val
             t[pending[ok]] = cand[ok]
             pending = pending[~ok]
         raise self.ev.error("density: rejection sampling did not finish (is the polynomial "
@@ -195,7 +230,7 @@ class Sampler:
     def _poly(self, e: A.Expr, ctx) -> List[np.ndarray]:
         """Per-run coefficients (lowest degree first) of a polynomial in the bound name ``_``."""
         if not A.contains(e, A.Var) or "_" not in A.free_vars(e):
-            return [full(self.ev.eval(e, ctx), ctx.n).astype(float)]
+            return [self._float(self.ev.eval(e, ctx), ctx)]
         if isinstance(e, A.Var):
             return [np.zeros(ctx.n), np.ones(ctx.n)]
         if isinstance(e, A.Unary) and e.op == "-":
@@ -214,7 +249,12 @@ class Sampler:
                     out[i + j] = out[i + j] + x * y
             return out
         if isinstance(e, A.Binary) and e.op == "/" and "_" not in A.free_vars(e.right):
-            d = full(self.ev.eval(e.right, ctx), ctx.n).astype(float)
-            self._check(d == 0, "division by zero", e, ctx)
+            d = self._float(self.ev.eval(e.right, ctx), ctx)
+            self.ev.check(d == 0, ctx, e, lambda k: f"division by zero ({k})")
+            d = np.where(d == 0, 1.0, d)
             return [c / d for c in self._poly(e.left, ctx)]
         raise self.ev.error("density's third argument must be a polynomial in '_'", e)
+
+    def _float(self, v, ctx) -> np.ndarray:
+        """A number as floats (for parameters that only steer the sampling)."""
+        return np.asarray(self.dom.mid(self.dom.to_real(full(v, ctx.n))), dtype=np.float64)

@@ -8,92 +8,49 @@ from typing import Dict
 import numpy as np
 
 from lang import ast as A
-from lang.errors import error_at
+from lang.errors import TampError
+from lang.inputs import check_inputs
 
 from .errors import SimulationError
-from .exact import as_exact
 
 
-def _describe(v) -> str:
-    return "true" if v is True else "false" if v is False else str(v)
-
-
-def _convert_scalar(v, base: str, name: str, err):
-    """One exact value of base type ``base`` ("bool" | "int" | "real")."""
-    if base == "bool":
-        if isinstance(v, (bool, np.bool_)):
-            return bool(v)
-        raise err(f"input '{name}' must be true or false, got {_describe(v)}")
-    if isinstance(v, (bool, np.bool_)) or isinstance(v, (list, tuple)):
-        raise err(f"input '{name}' must be a number, got {_describe(v)}")
+def _plain(v):
+    """numpy scalars and arrays as Python values (the API accepts them)."""
+    if isinstance(v, np.ndarray):
+        return [_plain(x) for x in v.tolist()]
     if isinstance(v, np.generic):
-        v = v.item()
-    v = as_exact(v)
-    if not isinstance(v, (int, Fraction)):
-        raise err(f"input '{name}' must be a finite number, got {_describe(v)}")
-    if base == "int":
-        if Fraction(v).denominator != 1:
-            raise err(f"input '{name}' must be an integer, got {_describe(v)}")
-        return int(v)
+        return v.item()
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
     return v
 
 
 def convert_inputs(prog: A.Program, inputs: Dict[str, object], path: str = "<string>",
                    source=None) -> Dict[str, object]:
-    """Exact input values by parameter name, checked against the parameter types.
-
-    Raises a located :class:`SimulationError` naming missing parameters, unknown names
-    and ill-typed values.
-    """
-    def err(msg):
-        return error_at(SimulationError, msg, prog.pos, path, source)
-
-    missing = [p.name for p in prog.params if p.name not in inputs]
-    if missing:
-        raise err(f"program '{prog.name}' needs a value for every parameter; missing: "
-                  + ", ".join(missing) + " (give them with --input NAME=VALUE)")
-    out: Dict[str, object] = {}
-    for p in prog.params:
-        v = inputs[p.name]
-        if p.type.name == "array":
-            if isinstance(v, np.ndarray):
-                v = v.tolist()
-            if not isinstance(v, (list, tuple)):
-                raise err(f"input '{p.name}' must be an array like [1, 2, 3], got {_describe(v)}")
-            out[p.name] = [_convert_scalar(x, p.type.elem[0].name, p.name, err) for x in v]
-        elif p.type.name in ("bool", "int", "real"):
-            out[p.name] = _convert_scalar(v, p.type.name, p.name, err)
-        else:
-            raise err(f"parameter '{p.name}' of type {p.type} cannot be given a value")
-    return out
+    """Exact input values by parameter name, checked against the parameter types by the one
+    input check every command uses (:func:`lang.inputs.check_inputs`); every parameter needs a
+    value. Raises a located error naming missing parameters and ill-typed values."""
+    try:
+        return check_inputs(prog, {k: _plain(v) for k, v in inputs.items()}, path, source, complete=True)
+    except TampError as exc:
+        raise SimulationError(exc.message, exc.path, exc.line, exc.col, exc.source) from None
 
 
-def check_no_extra(progs, inputs: Dict[str, object], path: str = "<string>") -> None:
-    """An input that no selected program has as a parameter is a usage error (a typo?)."""
-    known = {p.name for prog in progs for p in prog.params}
-    extra = sorted(k for k in inputs if k not in known)
-    if extra:
-        names = ", ".join(sorted(known)) or "none"
-        raise SimulationError(f"unknown input(s) {', '.join(extra)} (parameters: {names})", path)
+def to_domain(v, type_: A.Type, dom, err):
+    """An exact input value in the evaluator's number domain (reals exact or as balls)."""
+    def scalar(x, base):
+        if base == "bool":
+            return np.bool_(x)
+        if base == "int":
+            if abs(int(x)) >= 2 ** 62:
+                raise err(f"input value {x} is too large for the simulator (64-bit ints)")
+            return np.int64(int(x))
+        return dom.lit(Fraction(x))
 
-
-def to_numpy(v, type_: A.Type = None):
-    """An exact input value as a numpy constant for the vectorised evaluator."""
-    if isinstance(v, list) and type_ is not None and type_.name == "array":
-        dt = {"bool": bool, "int": np.int64, "real": np.float64}[type_.elem[0].name]
-        return np.array([float(x) if dt is np.float64 else x for x in v], dtype=dt)
-    if isinstance(v, bool):
-        return np.bool_(v)
-    if isinstance(v, int):
-        return np.int64(v)
-    if isinstance(v, Fraction):
-        return np.float64(float(v))
-    if isinstance(v, list):
-        if not v:
-            return np.zeros(0)
-        if all(isinstance(x, bool) for x in v):
-            return np.array(v, dtype=bool)
-        if all(isinstance(x, int) and not isinstance(x, bool) for x in v):
-            return np.array(v, dtype=np.int64)
-        return np.array([float(x) for x in v], dtype=np.float64)
-    raise TypeError(f"not an input value: {v!r}")
+    if type_.name == "array":
+        base = type_.elem[0].name
+        items = [scalar(x, base) for x in v]
+        if not items:
+            return np.zeros(0, dtype={"bool": bool, "int": np.int64}.get(base, dom.blank(0).dtype))
+        return np.stack([np.asarray(x) for x in items])
+    return scalar(v, type_.name)

@@ -3,7 +3,8 @@
 Statements transform a :class:`~.state.State` (a group of runs) into a new one. A branch
 splits the group by its condition, runs each part, and merges them; a ``while`` loop keeps
 iterating the runs whose guard holds and sets aside the others; ``assume(c)`` drops the runs
-where ``c`` is false (conditioning). States are used linearly, so writes never alias.
+where ``c`` is false (conditioning), unless ``c`` reads inputs only (a precondition: the inputs
+are then outside the claim, an error like a false ``requires``). States are used linearly, so writes never alias.
 """
 
 from __future__ import annotations
@@ -15,29 +16,33 @@ import numpy as np
 from lang import ast as A
 
 from .distributions import Sampler
+from .arith import BallDomain
 from .evaluate import ConstArray, Ctx, Evaluator, FailureLog
 from .state import State, merge_states
 from .values import ArrayVal, full
 
-MAX_ITERATIONS = 10 ** 6
+MAX_ITERATIONS = 50_000  # loop iterations of one simulation, all loops together
 MAX_ARRAY_INDEX = 10 ** 7
 
 
-def _dtype_of(t: Optional[A.Type]):
+def _dtype_of(t: Optional[A.Type], real_dtype=np.complex128):
     if t is None:
         return None
-    return {"bool": bool, "int": np.int64, "real": np.float64}.get(t.name)
+    return {"bool": bool, "int": np.int64, "real": real_dtype}.get(t.name)
 
 
 class Interpreter:
     """Executes statements (one method per statement type) with an :class:`Evaluator`."""
 
     def __init__(self, ev: Evaluator, types: Optional[Dict[str, A.Type]] = None,
-                 max_iterations: int = MAX_ITERATIONS):
+                 max_iterations: int = MAX_ITERATIONS, preconditions=frozenset()):
         self.ev = ev
+        # (line, col) of the assumes that read inputs only (tamp.dependence): preconditions
+        self.preconditions = preconditions
         self.sampler = Sampler(ev)
         self.types = dict(types or {})
         self.max_iterations = max_iterations
+        self.total_iterations = 0  # over every loop: nested loops share the budget
         self._dispatch = {}
 
     def exec(self, s: A.Stmt, state: State) -> State:
@@ -59,22 +64,19 @@ class Interpreter:
             new = ctx.fail.mask
             state.set("failed", new if old is None else np.logical_or(old, new))
 
-    def _cast(self, name: str, v, node):
-        """A value to store in variable ``name``: a fresh (n,) array of the variable's type."""
+    def _cast(self, name: str, v, node, ctx: Ctx):
+        """A value to store in variable ``name``: an array of the variable's type."""
         a = np.asarray(v)
-        if a.dtype == np.int64 or a.dtype == bool:
-            if a.dtype == bool or self.types.get(name) != A.REAL:
-                return a
-        dt = _dtype_of(self.types.get(name))
-        if dt is np.int64 and a.dtype == np.float64:
-            if not np.all(a == np.floor(a)):
-                raise self.ev.error(f"'{name}' is an int but gets a non-integer value", node)
-            return a.astype(np.int64)
-        if dt is np.float64 and a.dtype != np.float64:
-            return a.astype(np.float64)
+        if a.dtype == bool:
+            return a
+        t = self.types.get(name)
+        if t == A.REAL and a.dtype.kind in "iu":
+            return self.ev.dom.to_real(a)
+        if t == A.INT and self.ev.dom.is_real(a):
+            return self.ev.as_int(a, ctx, node, f"'{name}' is an int and its value")
         return a
 
-    def _store(self, target, v, idx, state: State, node) -> None:
+    def _store(self, target, v, idx, state: State, node, ctx: Ctx) -> None:
         n = state.n
         if isinstance(target, A.Var):
             name = target.name
@@ -88,7 +90,7 @@ class Interpreter:
                 data = np.array(np.broadcast_to(v.values, (n, len(v.values))))
                 state.set(name, ArrayVal(data, np.ones(data.shape, dtype=bool)))
             else:
-                state.set(name, full(self._cast(name, v, node), n))
+                state.set(name, full(self._cast(name, v, node, ctx), n))
             return
         name = target.base.name
         if name in self.ev.params:
@@ -103,10 +105,15 @@ class Interpreter:
             raise self.ev.error(f"array index {top - 1} is too large for the simulator", target.index)
         val = np.asarray(v)
         elem = self.types.get(name)
-        edt = _dtype_of(elem.elem[0]) if elem is not None and elem.name == "array" else None
+        real_dt = object if not isinstance(self.ev.dom, BallDomain) else np.complex128
+        edt = _dtype_of(elem.elem[0], real_dt) if elem is not None and elem.name == "array" else None
+        if edt is not None and edt is not bool and edt is not np.int64 and val.dtype.kind in "iu":
+            val = self.ev.dom.to_real(val)
+        elif edt is np.int64 and self.ev.dom.is_real(val):
+            val = self.ev.as_int(val, ctx, node, "an element of an int array")
         arr = state.vars.get(name)
         if not isinstance(arr, ArrayVal):
-            dt = edt or (val.dtype if val.dtype != np.float32 else np.float64)
+            dt = edt or val.dtype
             arr = ArrayVal(np.zeros((n, 0), dtype=dt), np.zeros((n, 0), dtype=bool))
         arr = arr.grown(top)
         want = np.result_type(arr.data.dtype, val.dtype) if edt is None else edt
@@ -128,7 +135,7 @@ class Interpreter:
         idxs = [self.ev.eval_int(t.index, ctx) if isinstance(t, A.Index) else None for t in targets]
         self._flush_failures(ctx, state)
         for t, x, i in zip(targets, values, idxs):
-            self._store(t, x, i, state, node)
+            self._store(t, x, i, state, node, ctx)
 
     # ---------------------------------------------------------------- statements
     def _Block(self, s: A.Block, state: State) -> State:
@@ -177,8 +184,16 @@ class Interpreter:
                     break
                 state = state.take(np.flatnonzero(c))
             iterations += 1
+            self.total_iterations += 1
+            over = iterations > self.max_iterations or self.total_iterations > self.max_iterations
+            if over and state.unsure.all():
+                done.append(state)  # runs on a guessed path: re-run, never an error
+                break
             if iterations > self.max_iterations:
                 raise self.ev.error(f"loop still running after {self.max_iterations} iterations "
+                                    "(on some run); giving up", s)
+            if over:  # nested loops: the budget is for all of them together
+                raise self.ev.error(f"loops still running after {self.max_iterations} iterations in total "
                                     "(on some run); giving up", s)
             state = self.exec(s.body, state)
             if step is not None:
@@ -218,8 +233,13 @@ class Interpreter:
         return self._loop(s, state, guard, step)
 
     def _Assume(self, s: A.Assume, state: State) -> State:
-        c = self._split(s.cond, state)
-        return state if c.all() else state.take(np.flatnonzero(c))
+        c = self._split(s.cond, state) | state.unsure  # an unsure run is kept (and re-run)
+        if c.all():
+            return state
+        if s.pos is not None and (s.pos.line, s.pos.col) in self.preconditions and not c.any():
+            raise self.ev.error("the given inputs do not satisfy this precondition `assume` (its condition "
+                                "depends on inputs only, so it restricts the inputs like `requires`)", s)
+        return state.take(np.flatnonzero(c))
 
     def _Skip(self, s, state: State) -> State:
         return state

@@ -63,6 +63,7 @@ class SimResult:
     inputs: Dict[str, object] = field(default_factory=dict)
     time_s: float = 0.0
     message: str = ""
+    undecided: int = 0  # runs with a comparison no number domain decided (never counted as failing)
 
     @property
     def rate(self) -> float:
@@ -79,7 +80,8 @@ class SimResult:
     def to_json(self) -> Dict[str, object]:
         out = {"program": self.program, "kind": self.kind, "verdict": self.verdict,
                "runs": self.total_runs, "kept": self.runs, "seed": self.seed,
-               "confidence": self.confidence, "time_s": round(self.time_s, 4)}
+               "confidence": self.confidence, "time_s": round(self.time_s, 4),
+               "undecided": self.undecided}
         if self.kind == "failure-bound" or self.failures or self.bound_text is not None:
             out.update({"failures": self.failures, "rate": _num(self.rate),
                         "ci": [_num(self.ci[0]), _num(self.ci[1])],
@@ -99,7 +101,10 @@ class SimResult:
 
     def render_text(self) -> str:
         pct = f"{self.confidence * 100:g}%"
-        lines = [f"{self.program}: {self.verdict.upper()}  [{self.time_s:.2f} s]"]
+        head = f"{self.program}: {self.verdict.upper()}"
+        if self.undecided:
+            head += f" ({self.undecided} run{'s' if self.undecided > 1 else ''} undecided)"
+        lines = [f"{head}  [{self.time_s:.2f} s]"]
         kept = f"{self.runs} runs" if self.runs == self.total_runs else \
             f"{self.runs} of {self.total_runs} runs kept by assume"
         lines.append(f"  runs: {kept} (seed {self.seed})")

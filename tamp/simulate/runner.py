@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -12,16 +13,20 @@ import numpy as np
 
 from lang import ast as A
 from lang.errors import TampError, error_at
-from lang.parser import parse, parse_expr, parse_file
-from lang.typecheck import check_program
+from lang.loader import load
+from lang.parser import parse_expr
+from tamp.dependence import precondition_positions
 
 from .errors import SimulationError
 from .evaluate import Ctx, Evaluator
-from .exact import ExactEvaluator
-from .inputs import convert_inputs, to_numpy
+from .exact import ExactEvaluator, approx, exceeds
+from .arith import BallDomain, ExactDomain
+from .draws import seed_key
+from .inputs import convert_inputs, to_domain
 from .interp import Interpreter
 from .result import CONFIRMED, CONSISTENT, REFUTED, UNDECIDED, SimResult
-from .spec import IntervalEvaluator, collect_terms, count_term, desugar, expr_text, is_probability_spec, term_intervals
+from .spec import (IntervalEvaluator, collect_terms, desugar, expr_text, is_probability_spec,
+                   term_intervals, term_masks)
 from .state import State
 from .stats import failure_rate_ci
 from .values import ArrayVal
@@ -39,9 +44,9 @@ def resolve_program(program_or_source, name: Optional[str] = None):
     elif isinstance(program_or_source, Path) or (
             isinstance(program_or_source, str) and "\n" not in program_or_source
             and "{" not in program_or_source):
-        src = parse_file(str(program_or_source))
+        src = load(Path(program_or_source), check=False)  # type-checked per program below
     elif isinstance(program_or_source, str):
-        src = parse(program_or_source)
+        src = load(program_or_source, "<string>", check=False)
     else:
         raise TypeError("simulate needs a lang.ast.Program, a SourceFile, source text or a path")
     if name is not None:
@@ -58,7 +63,11 @@ def resolve_program(program_or_source, name: Optional[str] = None):
 
 
 def _types(prog: A.Program, path: str, source: Optional[str]) -> Dict[str, A.Type]:
-    """Variable types from the type checker; raises its errors."""
+    """Variable types from the type checker (when it is installed); raises its errors."""
+    try:
+        from lang.typecheck import check_program
+    except ImportError:  # pragma: no cover - during bring-up
+        return {}
     return dict(check_program(prog, path, source).vars)
 
 
@@ -92,9 +101,14 @@ def _check_rate(prog, inputs_ev: ExactEvaluator) -> Optional[float]:
     if prog.rate is None:
         return None
     r = inputs_ev.eval(prog.rate)
-    if isinstance(r, bool) or not 0 <= r <= 1:
+    if isinstance(r, bool) or isinstance(r, (tuple, list)) or not 0 <= approx(r) <= 1:
         raise inputs_ev.error(f"the rate must be a probability in [0, 1], got {r}", prog.rate)
-    return float(r)
+    return approx(r)  # a sampling probability: a float is enough
+
+
+def _narrow(iv) -> bool:
+    """An interval that is a number up to rounding (shown as that number)."""
+    return iv[0] == iv[1] or (math.isfinite(iv[0]) and iv[1] - iv[0] <= 1e-12 * max(1.0, abs(iv[0])))
 
 
 def _comparisons(specs, terms, inputs_ev, source) -> List[dict]:
@@ -111,7 +125,7 @@ def _comparisons(specs, terms, inputs_ev, source) -> List[dict]:
                 thr = iv.eval(other)
                 out.append({"comparison": expr_text(node, source), "side": expr_text(side, source),
                             "op": op, "estimate": est, "interval": list(iv.eval(side)),
-                            "threshold": thr[0] if thr[0] == thr[1] else list(thr),
+                            "threshold": thr[0] / 2 + thr[1] / 2 if _narrow(thr) else list(thr),
                             "holds": iv.eval(node)})
     return out
 
@@ -127,16 +141,23 @@ def _prepare(prog, inputs, path, source):
     return exact, inputs_ev
 
 
-def _execute(prog, exact, inputs_ev, types, runs, rng, path, source, max_iterations=None):
-    """Run the body ``runs`` times; the evaluator and the final state of the kept runs."""
+def _execute(prog, exact, inputs_ev, types, run_ids, key, dom, path, source, max_iterations=None):
+    """Run the body on the runs ``run_ids`` in the number domain ``dom``; the evaluator and the
+    final state of the kept runs."""
     rate = _check_rate(prog, inputs_ev)
-    params = {k: to_numpy(v, prog.param(k).type) for k, v in exact.items()}
-    ev = Evaluator(params, rng, rate, path, source)
-    interp = Interpreter(ev, types, **({"max_iterations": max_iterations} if max_iterations else {}))
-    state = State(runs)
+
+    def err(msg):
+        return error_at(SimulationError, msg, prog.pos, path, source)
+
+    params = {k: to_domain(v, prog.param(k).type, dom, err) for k, v in exact.items()}
+    ev = Evaluator(params, key, rate, path, source, dom=dom)
+    interp = Interpreter(ev, types, **({"max_iterations": max_iterations} if max_iterations else {}),
+                         preconditions=precondition_positions(prog))
+    n = len(run_ids)
+    state = State(n, run_id=np.asarray(run_ids, dtype=np.int64))
     if _uses_failed(prog):
-        state.set("failed", np.zeros(runs, dtype=bool))
-    with np.errstate(all="ignore"):  # overflow to inf / nan is part of float semantics here
+        state.set("failed", np.zeros(n, dtype=bool))
+    with np.errstate(all="ignore"):  # an overflow is an infinite ball, which decides nothing
         return ev, interp.exec(prog.body, state)
 
 
@@ -147,9 +168,15 @@ def run_samples(program_or_source, inputs: Optional[Dict[str, object]] = None, r
     notebooks that want the samples themselves."""
     prog, path, source = resolve_program(program_or_source, program)
     exact, inputs_ev = _prepare(prog, inputs, path, source)
-    _, state = _execute(prog, exact, inputs_ev, _types(prog, path, source), runs,
-                       np.random.default_rng(seed), path, source)
-    return {k: (v.data if isinstance(v, ArrayVal) else v) for k, v in state.vars.items()}
+    dom = BallDomain()
+    _, state = _execute(prog, exact, inputs_ev, _types(prog, path, source), np.arange(runs),
+                        seed_key(seed), dom, path, source)
+
+    def plain(v):
+        if isinstance(v, tuple):
+            return tuple(plain(x) for x in v)
+        return dom.mid(v.data if isinstance(v, ArrayVal) else v)
+    return {k: plain(v) for k, v in state.vars.items()}
 
 
 CHUNK = 500_000  # runs simulated at once; more runs are done in chunks (bounded memory)
@@ -162,16 +189,54 @@ def _chunks(runs: int):
         runs -= CHUNK
 
 
-def _count_failures(plain: List[A.Expr], ev: Evaluator, ctx: Ctx) -> int:
-    """Runs violating the conjunction of ``plain`` (each clause evaluated where the earlier hold)."""
-    if not plain or ctx.n == 0:
-        return 0
+def _failing(plain: List[A.Expr], ev: Evaluator, ctx: Ctx) -> np.ndarray:
+    """Per run: whether it violates the conjunction of ``plain`` (each clause evaluated where the
+    earlier ones hold)."""
     holds = np.ones(ctx.n, dtype=bool)
     for e in plain:
         if holds.any():
             sub = ctx if holds.all() else ctx.restrict(holds)
             holds[holds.copy()] = ev.eval_bool(e, sub)
-    return int(np.count_nonzero(~holds))
+    return ~holds
+
+
+#: The domain of the first pass over every run (tests swap in an exact one to compare).
+FAST = BallDomain
+
+#: The domains that re-run the runs the previous one left unsure (the fast pass is BallDomain),
+#: made on demand (the symbolic one imports sympy).
+REFINEMENTS = (lambda: ExactDomain("arb", 128), lambda: ExactDomain("arb", 1024), lambda: ExactDomain("sym"))
+
+
+@dataclass
+class _Tally:
+    """Counts over the runs whose every comparison was decided."""
+
+    kept: int = 0
+    failures: int = 0
+    counts: List[List[int]] = field(default_factory=list)
+
+    def add(self, state: State, fail: np.ndarray, masks) -> np.ndarray:
+        """Count the sure runs of ``state``; return the ids of its unsure runs."""
+        sure = ~state.unsure
+        self.kept += int(np.count_nonzero(sure))
+        self.failures += int(np.count_nonzero(fail & sure))
+        for c, (hit, trial) in zip(self.counts, masks):
+            c[0] += int(np.count_nonzero(hit & sure))
+            c[1] += int(np.count_nonzero(trial & sure))
+        return state.run_id[state.unsure]
+
+
+def _run_and_judge(prog, exact, inputs_ev, types, ids, key, dom, path, source, plain, terms,
+                   max_iterations, tally: _Tally) -> np.ndarray:
+    ev, state = _execute(prog, exact, inputs_ev, types, ids, key, dom, path, source, max_iterations)
+    ctx = Ctx(state)
+    if state.n == 0:
+        return state.run_id
+    with np.errstate(all="ignore"):
+        fail = _failing(plain, ev, ctx) if plain else np.zeros(state.n, dtype=bool)
+        masks = [term_masks(t, ev, ctx) for t in terms]
+    return tally.add(state, fail, masks)
 
 
 def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs: int = 100000,
@@ -190,6 +255,8 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
         raise SimulationError(f"the number of runs must be positive, got {runs}")
     if not 0 < confidence < 1:
         raise SimulationError(f"the confidence must be in (0, 1), got {confidence}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise SimulationError(f"the seed must be an integer >= 0, got {seed!r}")
     prog, path, source = resolve_program(program_or_source, program)
     types = _types(prog, path, source)
     for e in prog.ensures:
@@ -208,7 +275,7 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
         if isinstance(bound, str) and exc.line == 1:  # parse_expr positions are in its wrapper text
             exc.col = max(exc.col - _EXPR_OFFSET, 1)
         raise
-    if isinstance(bval, bool) or not isinstance(bval, (int, float, Fraction)) or \
+    if isinstance(bval, bool) or isinstance(bval, (tuple, list)) or \
             (isinstance(bval, float) and math.isnan(bval)):
         raise bound_ev.error(f"the bound must be a number, got {bval}", bexpr)
     if btext is None:
@@ -219,27 +286,43 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
     if prog.reliability is not None:
         plain.append(A.Unary("!", A.Var("failed", pos=prog.reliability.pos), pos=prog.reliability.pos))
     terms = collect_terms(probs)
-    counts = [(0, 0)] * len(terms)
-    kept = failures = 0
-    rng = np.random.default_rng(seed)
+    tally = _Tally(counts=[[0, 0] for _ in terms])
+    key = seed_key(seed)
+    unsure, start = [], 0
     for chunk in _chunks(runs):
-        ev, state = _execute(prog, exact, inputs_ev, types, chunk, rng, path, source, max_iterations)
-        ctx = Ctx(state)
-        kept += state.n
-        with np.errstate(all="ignore"):
-            failures += _count_failures(plain, ev, ctx)
-            more = [count_term(t, ev, ctx) for t in terms]
-        counts = [(h + dh, n + dn) for (h, n), (dh, dn) in zip(counts, more)]
-    lo, hi = failure_rate_ci(failures, kept, confidence)
-    refuted = Fraction(lo) > Fraction(bval) if not isinstance(bval, float) else lo > bval
+        ids = np.arange(start, start + chunk, dtype=np.int64)
+        start += chunk
+        unsure.append(_run_and_judge(prog, exact, inputs_ev, types, ids, key, FAST(), path, source,
+                                     plain, terms, max_iterations, tally))
+    pending = np.concatenate(unsure)
+    refined = len(pending)
+    for make in REFINEMENTS:
+        if not len(pending):
+            break
+        pending = _run_and_judge(prog, exact, inputs_ev, types, pending, key, make(), path, source,
+                                 plain, terms, max_iterations, tally)
+    undecided = len(pending)
+    kept, failures = tally.kept, tally.failures
+    counts = [tuple(c) for c in tally.counts]
+    # undecided runs count in the way least favourable to a refutation: kept and passing
+    lo, _ = failure_rate_ci(failures, kept + undecided, confidence)
+    _, hi = failure_rate_ci(failures + undecided, kept + undecided, confidence)
+    refuted = exceeds(lo, bval)
+    if not isinstance(bval, (int, float, Fraction)):
+        bval = approx(bval)  # an irrational bound: the verdict used its exact value, display a float
     messages = []
-    if kept == 0:
+    if undecided:
+        messages.append(f"{undecided} run(s) undecided: a comparison on them could not be decided "
+                        "exactly; they count as passing for the verdict")
+    elif refined:
+        messages.append(f"{refined} run(s) re-run exactly (floating-point balls did not decide a comparison)")
+    if kept + undecided == 0:
         messages.append("no run satisfied the assume(…) conditions: nothing to estimate")
-    elif kept < runs:
-        messages.append(f"assume(…) kept {kept} of {runs} runs ({kept / runs:.4g})")
+    elif kept + undecided < runs:
+        messages.append(f"assume(…) kept {kept + undecided} of {runs} runs ({(kept + undecided) / runs:.4g})")
 
     if probs:
-        terms = term_intervals(terms, counts, confidence, source)
+        terms = term_intervals(terms, counts, confidence, source, undecided)
         spec_ev = ExactEvaluator(exact, path, source, what="a probability specification outside P(…)")
         box = IntervalEvaluator(terms, spec_ev)
         truth = True
@@ -263,6 +346,7 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
         result = SimResult(prog.name, "failure-bound", kept, runs, failures, confidence, (lo, hi), btext,
                            bval, REFUTED if refuted else CONSISTENT, seed)
     result.inputs = exact
+    result.undecided = undecided
     result.message = "; ".join(messages)
     result.time_s = time.perf_counter() - t0
     return result

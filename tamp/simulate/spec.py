@@ -19,7 +19,7 @@ from lang import ast as A
 from lang.printer import print_expr
 
 from .evaluate import Ctx, Evaluator
-from .exact import ExactEvaluator
+from .exact import ExactEvaluator, float_bounds
 from .stats import bonferroni, clopper_pearson
 
 
@@ -88,26 +88,27 @@ def collect_terms(specs: List[A.Expr]) -> List[A.Prob]:
     return terms
 
 
-def count_term(t: A.Prob, ev: Evaluator, ctx: Ctx) -> Tuple[int, int]:
-    """(hits, trials) of one term on the final runs ``ctx``: trials are the runs where the
-    condition holds (all runs for ``P(e)``), hits those where the event holds too."""
-    if ctx.n == 0:
-        return 0, 0
-    if t.given is None:
-        return int(np.count_nonzero(ev.eval_bool(t.event, ctx))), ctx.n
-    c = ev.eval_bool(t.given, ctx)
-    trials = int(np.count_nonzero(c))
-    hits = int(np.count_nonzero(ev.eval_bool(t.event, ctx.restrict(c)))) if trials else 0
-    return hits, trials
+def term_masks(t: A.Prob, ev: Evaluator, ctx: Ctx) -> Tuple[np.ndarray, np.ndarray]:
+    """(hit, trial) per final run of ``ctx``: trials are the runs where the condition holds
+    (all runs for ``P(e)``), hits those where the event holds too."""
+    trial = np.ones(ctx.n, dtype=bool) if t.given is None else ev.eval_bool(t.given, ctx)
+    hit = np.zeros(ctx.n, dtype=bool)
+    if trial.any():
+        hit[trial] = ev.eval_bool(t.event, ctx if trial.all() else ctx.restrict(trial))
+    return hit, trial
 
 
 def term_intervals(terms: List[A.Prob], counts: List[Tuple[int, int]], conf: float,
-                   source: Optional[str]) -> Dict[A.Prob, ProbTerm]:
-    """Clopper–Pearson interval of every term at the Bonferroni-adjusted confidence."""
+                   source: Optional[str], undecided: int = 0) -> Dict[A.Prob, ProbTerm]:
+    """Clopper–Pearson interval of every term at the Bonferroni-adjusted confidence.
+
+    ``undecided`` runs may each be a trial or not and a hit or not: the interval covers every
+    case (lower end: all of them trials without a hit; upper end: all of them hits)."""
     per_term = bonferroni(conf, len(terms))
     out: Dict[A.Prob, ProbTerm] = {}
     for t, (hits, trials) in zip(terms, counts):
-        lo, hi = clopper_pearson(hits, trials, per_term)
+        lo, _ = clopper_pearson(hits, trials + undecided, per_term)
+        _, hi = clopper_pearson(hits + undecided, trials + undecided, per_term)
         out[t] = ProbTerm(expr_text(t, source), hits, trials, hits / trials if trials else math.nan, lo, hi)
     return out
 
@@ -164,7 +165,7 @@ class IntervalEvaluator:
             v = self.inputs.eval(e)
             if isinstance(v, bool):
                 return v
-            return (float(v), float(v))
+            return float_bounds(v)
         if isinstance(e, A.Unary):
             v = self.eval(e.operand)
             if e.op == "!":

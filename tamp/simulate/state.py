@@ -14,16 +14,32 @@ from .values import ArrayVal, blank_like, concat, same_kind, take
 class State:
     """``n`` runs. ``vars`` maps a local to its per-run value; ``undefined`` maps a scalar or
     pair local to the mask of runs where it has no value yet (absent: defined everywhere).
-    Arrays need no mask: a missing array is an array with no written element."""
+    Arrays need no mask: a missing array is an array with no written element.
+
+    Per run also: ``run_id`` (its number, which keys its random draws), ``draws`` (how many
+    uniforms it has drawn) and ``unsure`` (some comparison on its path was not decided by the
+    number domain: its path and values from there on are a guess, and it must be re-run)."""
 
     n: int
     vars: Dict[str, object] = field(default_factory=dict)
     undefined: Dict[str, np.ndarray] = field(default_factory=dict)
+    run_id: np.ndarray = None
+    draws: np.ndarray = None
+    unsure: np.ndarray = None
+
+    def __post_init__(self):
+        if self.run_id is None:
+            self.run_id = np.arange(self.n, dtype=np.int64)
+        if self.draws is None:
+            self.draws = np.zeros(self.n, dtype=np.int64)
+        if self.unsure is None:
+            self.unsure = np.zeros(self.n, dtype=bool)
 
     def take(self, rows: np.ndarray) -> "State":
         """The sub-state of the runs ``rows`` (a copy)."""
         return State(len(rows), {k: take(v, rows) for k, v in self.vars.items()},
-                     {k: m[rows] for k, m in self.undefined.items()})
+                     {k: m[rows] for k, m in self.undefined.items()},
+                     self.run_id[rows], self.draws[rows], self.unsure[rows])
 
     def set(self, name: str, value) -> None:
         """Give ``name`` a value on every run of this state."""
@@ -40,7 +56,9 @@ def merge_states(parts: List[State]) -> State:
     for p in parts:
         for k, v in p.vars.items():
             names.setdefault(k, v)
-    out = State(sum(p.n for p in parts))
+    out = State(sum(p.n for p in parts), run_id=np.concatenate([p.run_id for p in parts]),
+                draws=np.concatenate([p.draws for p in parts]),
+                unsure=np.concatenate([p.unsure for p in parts]))
     for name, example in names.items():
         values, masks, partial = [], [], False
         for p in parts:

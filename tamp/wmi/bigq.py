@@ -11,23 +11,30 @@ this module as ``Fraction`` (:func:`to_fraction`).
 
 from __future__ import annotations
 
-import sys
 from fractions import Fraction
 from typing import List
 
-import gmpy2 as _gmpy2
+from tamp.core.z3expr import fraction
 
-_MPQ = type(_gmpy2.mpq(0))
+try:  # pragma: no cover - exercised by whichever branch is installed
+    import gmpy2 as _gmpy2
+
+    HAVE_GMPY2 = True
+    _MPQ = type(_gmpy2.mpq(0))
+except ImportError:  # pragma: no cover
+    _gmpy2 = None
+    HAVE_GMPY2 = False
+    _MPQ = Fraction
 
 
-def make_q(num: int, den: int = 1, use_gmp: bool = True):
+def make_q(num: int, den: int = 1, use_gmp: bool = HAVE_GMPY2):
     """The exact rational ``num/den`` (``den != 0``) as ``mpq`` or ``Fraction``."""
     if use_gmp:
         return _gmpy2.mpq(num, den)
     return Fraction(num, den)
 
 
-def make_z(x: int, use_gmp: bool = True):
+def make_z(x: int, use_gmp: bool = HAVE_GMPY2):
     """The integer ``x`` as ``mpz`` (GMP multiplication) or as ``int``."""
     if use_gmp:
         return _gmpy2.mpz(x)
@@ -44,17 +51,13 @@ def to_fraction(q) -> Fraction:
 
 
 def z3_fraction(v) -> Fraction:
-    """Exact ``Fraction`` of a z3 rational numeral.
-
-    z3 hands numerals over as decimal strings, and a model value can have more
-    digits than Python's default limit for ``int(str)`` (4300; hit by a cell's
-    interior point on nr9_3), so the limit is lifted for this conversion."""
-    old = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(0)
-    try:
-        return Fraction(int(v.numerator().as_string()), int(v.denominator().as_string()))
-    finally:
-        sys.set_int_max_str_digits(old)
+    """Exact ``Fraction`` of a z3 rational numeral (:func:`tamp.core.z3expr.fraction`: a model
+    value can have more digits than Python's limit for ``int(str)``, hit by a cell's interior
+    point on nr9_3)."""
+    out = fraction(v)
+    if out is None:
+        raise ValueError(f"not a rational numeral: {v}")
+    return out
 
 
 def _as_mpq(x):
@@ -65,7 +68,7 @@ def _as_mpq(x):
     return _gmpy2.mpq(x.numerator, x.denominator)
 
 
-def tree_sum(terms: List, use_gmp: bool = True) -> Fraction:
+def tree_sum(terms: List, use_gmp: bool = HAVE_GMPY2) -> Fraction:
     """Exact sum of rationals by balanced pairwise addition, as ``Fraction``.
 
     The vertex terms carry large artificial denominators (the ``E_j`` of the

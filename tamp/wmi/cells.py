@@ -20,6 +20,8 @@ from typing import Dict, List, Optional, Tuple
 
 import z3
 
+from tamp.core.z3expr import rational
+
 from .bigq import tree_sum, z3_fraction
 from .integrate import _Deadline, _integrate_rows, _normalize
 from .model import Atom, formula_vars, simplify, simplify_w, weight_vars
@@ -33,10 +35,6 @@ class WMITimeout(TimeoutError):
         super().__init__(message)
         self.cells = cells
         self.partial = partial
-
-
-def _zq(c: Fraction):
-    return z3.RealVal(f"{c.numerator}/{c.denominator}")
 
 
 class CellEnumerator:
@@ -58,7 +56,7 @@ class CellEnumerator:
         self.solver = z3.SolverFor("QF_LRA")
         self.box_rows = []
         for i, (lo, hi) in enumerate(bounds):
-            self.solver.add(self.xs[i] > _zq(lo), self.xs[i] < _zq(hi))
+            self.solver.add(self.xs[i] > rational(lo), self.xs[i] < rational(hi))
             e = [Fraction(0)] * n
             e[i] = Fraction(1)
             self.box_rows.append((tuple(e), hi))
@@ -77,7 +75,7 @@ class CellEnumerator:
         e = self._zatoms.get(j)
         if e is None:
             a = self.atoms[j]
-            e = z3.Sum([_zq(c) * self.xs[i] for i, c in enumerate(a.coeffs) if c]) - _zq(a.rhs)
+            e = z3.Sum([rational(c) * self.xs[i] for i, c in enumerate(a.coeffs) if c]) - rational(a.rhs)
             self._zatoms[j] = e
         return e
 

@@ -18,15 +18,11 @@ from .model import WMIInputError
 
 def _digits(k: int) -> str:
     """Decimal text of a (possibly huge) integer: exact answers routinely have
-    tens of thousands of digits, beyond Python's default conversion limit."""
-    old = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None
-    if old is None:
-        return str(k)
-    sys.set_int_max_str_digits(0)
-    try:
-        return str(k)
-    finally:
-        sys.set_int_max_str_digits(old)
+    tens of thousands of digits, beyond Python's default conversion limit, which
+    GMP does not have (the process-wide limit is left alone)."""
+    import gmpy2
+
+    return gmpy2.mpz(k).digits(10)
 
 
 def _ratio(v: Fraction) -> str:

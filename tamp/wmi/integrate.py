@@ -43,6 +43,8 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import z3
 
+from tamp.core.z3expr import rational
+
 from .bigq import make_q, make_z, tree_sum, z3_fraction
 from .poly import Poly
 
@@ -103,8 +105,8 @@ def _solve_interior(rows, n) -> Optional[List[Fraction]]:
     xs = [z3.Real(f"x{i}") for i in range(n)]
     s = z3.SolverFor("QF_LRA")
     for a, b in rows:
-        terms = [z3.RealVal(f"{c.numerator}/{c.denominator}") * xs[i] for i, c in enumerate(a) if c]
-        s.add(z3.Sum(terms) < z3.RealVal(f"{b.numerator}/{b.denominator}"))
+        terms = [rational(c) * xs[i] for i, c in enumerate(a) if c]
+        s.add(z3.Sum(terms) < rational(b))
     if s.check() != z3.sat:
         return None
     m = s.model()

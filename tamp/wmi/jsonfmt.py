@@ -20,7 +20,6 @@ the doubles, not from the decimal strings.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -325,13 +324,15 @@ def problem_from_dict(data) -> Problem:
 
 def load_problem(path) -> Problem:
     """Read a JSON problem file; raises :class:`ProblemFormatError` if malformed."""
+    from lang.jsonfile import JSONError, loads
+
     p = Path(path)
     try:
-        text = p.read_text()
+        raw = p.read_bytes()
     except OSError as exc:
         raise ProblemFormatError(f"cannot read file: {exc.strerror or exc}") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ProblemFormatError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        data = loads(raw)  # strict JSON: UTF-8, no NaN or duplicate keys (errors name where)
+    except JSONError as exc:
+        raise ProblemFormatError(f"invalid JSON: {exc}") from None
     return problem_from_dict(data)

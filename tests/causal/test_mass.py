@@ -142,7 +142,11 @@ def test_phase_branching_witnesses_are_real(seed):
 @pytest.mark.parametrize("name", ["net3x8_inert"])
 def test_inert_network_is_proved_by_phase_branching(name):
     src = parse_file(str(BENCH / f"{name}.prob"))
-    r = certify_program(src.programs[0], {"jobs": 1, "timeout": 60}, path=src.path, source=src.text)
+    # no time budgets (overall, per box for the phase branching: slice_s, or per SMT query): the
+    # outcome must not depend on the machine's load; the time it takes is checked by
+    # benchmarks/budgets.py
+    r = certify_program(src.programs[0], {"jobs": 1, "timeout": None, "slice_s": 1000.0,
+                                          "smt_timeout": 600.0}, path=src.path, source=src.text)
     assert r.verdict == "proved" and r.details["coverage"] == 1.0
     assert r.details["boxes"] <= 4  # decided by branching on ReLU phases, not by input splitting
     import json
@@ -150,13 +154,17 @@ def test_inert_network_is_proved_by_phase_branching(name):
     assert _bench_module().monte_carlo(meta, n=20_000) == 0.0  # cross-check: no sampled biased input
 
 
-@pytest.mark.parametrize("name,timeout", [("net2x5_biased", 8), ("net2x5_blinddata", 5), ("net3x8_biased", 8)])
-def test_monte_carlo_estimate_lies_inside_the_certified_bounds(name, timeout):
+# net2x5_biased refines until the gap is at most 0.15 with no time budget (deterministic; how
+# fast it gets there is benchmarks/budgets.py's business); the others have a few seconds:
+# their assertions hold however far the refinement got.
+@pytest.mark.parametrize("name,options", [("net2x5_biased", {"timeout": None, "mass_gap": 0.15}),
+                                          ("net2x5_blinddata", {"timeout": 5}), ("net3x8_biased", {"timeout": 8})])
+def test_monte_carlo_estimate_lies_inside_the_certified_bounds(name, options):
     run = _bench_module()
     import json
     meta = json.loads((BENCH / f"{name}.json").read_text())
     src = parse_file(str(BENCH / f"{name}.prob"))
-    r = certify_program(src.programs[0], {"jobs": 1, "timeout": timeout}, path=src.path, source=src.text)
+    r = certify_program(src.programs[0], {"jobs": 1, **options}, path=src.path, source=src.text)
     assert r.verdict == "violated"  # never "proved" with a witness around
     w = r.details["witness"]
     assert w["pair"][0]["out"] != w["pair"][1]["out"]
@@ -166,4 +174,4 @@ def test_monte_carlo_estimate_lies_inside_the_certified_bounds(name, timeout):
     assert bm["lower"] - se <= mc <= bm["upper"] + se
     assert bm["lower"] <= bm["upper"]
     if name == "net2x5_biased":
-        assert bm["upper"] - bm["lower"] < 0.2  # refinement tightens the mass within seconds
+        assert bm["upper"] - bm["lower"] < 0.2  # refinement tightens the mass

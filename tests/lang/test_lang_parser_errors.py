@@ -50,10 +50,19 @@ def test_parse_errors(source, line, col, message):
 
 def test_enormous_nesting_is_a_clean_error():
     for text in ["program p() { x := " + "-" * 5000 + "1; }",
-                 "program p() { x := " + "+".join(["1"] * 3000) + "; }",
+                 "program p() { x := " + "(1 + " * 3000 + "1" + ")" * 3000 + "; }",
                  "program p() {" + "if (true) {" * 1500 + "}" * 1501]:
         with pytest.raises(ParseError, match="nested too deeply"):
             parse(text)
+
+
+def test_nesting_limit_is_located_and_exact():
+    ok = "program p() { x := " + "(1 + " * 990 + "1" + ")" * 990 + "; }"
+    parse(ok)
+    deep = "program p() { x := " + "(1 + " * 1001 + "1" + ")" * 1001 + "; }"
+    with pytest.raises(ParseError, match=r"nested too deeply \(more than 1000 levels\)") as info:
+        parse(deep, "f.prob")
+    assert info.value.line == 1 and info.value.col > 20
 
 
 def test_deep_but_allowed_nesting_parses_and_prints():

@@ -1,8 +1,7 @@
 """Certified intervals for Gaussians, Laplace and the discrete Laplace: they must contain
-the exact values (soundness), be tight, and be fast."""
+the exact values (soundness) and be tight."""
 
 import math
-import time
 from fractions import Fraction
 
 from tamp.prob import Interval, probability
@@ -14,10 +13,9 @@ def contains(iv, x):
     return iv.lo <= Fraction(x) <= iv.hi if isinstance(iv, Interval) else iv == x
 
 
-def test_gaussian_sum_is_tight_and_fast():
-    t = time.monotonic()
+def test_gaussian_sum_is_tight():
+    # how fast: benchmarks/budgets.py (no wall-clock assertions in unit tests)
     iv = probability("program p() { x ~ gauss(0, 4); y ~ gauss(-1, 1); }", "x + y >= 0", tolerance=1e-4)
-    assert time.monotonic() - t < 5
     assert iv.width < Fraction(1, 1000)
     exact = 0.5 * math.erfc(1 / math.sqrt(10))  # P(N(-1, 5) >= 0)
     assert abs(exact - 0.32736) < 1e-5

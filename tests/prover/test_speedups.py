@@ -56,6 +56,10 @@ def test_candidate_filter_ignores_names_the_cfa_does_not_know():
     assert not mentions_only_live(parse_expr("a - q[i] <= 1"), {"i", "q"}, {"i", "q", "a"})
 
 
+def _ground(t):
+    return not z3.is_var(t) and not z3.is_quantifier(t) and all(_ground(c) for c in t.children())
+
+
 def _reference_apps(f):
     seen, out, stack = set(), [], [f]
     while stack:
@@ -64,7 +68,7 @@ def _reference_apps(f):
             continue
         seen.add(t.get_id())
         if z3.is_app(t):
-            if t.decl().name() in ("log", "exp", "sqrt") and t.num_args() == 1:
+            if t.decl().name() in ("log", "exp", "sqrt") and t.num_args() == 1 and _ground(t):
                 out.append(t)
             stack.extend(t.children())
         elif z3.is_quantifier(t):
@@ -82,7 +86,7 @@ def test_c_api_walk_finds_the_same_applications():
     got = transcendental_apps(f)
     want = _reference_apps(f)
     assert [g.sexpr() for g in got] == [w.sexpr() for w in want]
-    assert len(got) == 4
+    assert len(got) == 3  # log(j) under the quantifier is left out: not ground
 
 
 def test_reused_solver_answers_each_query_alone():

@@ -105,8 +105,8 @@ def test_bounds_are_exact():
     ("program e(n: int) {\n  x ~ lap(0, n);\n}", {"n": 0}, "scale must be positive", 2, 14),
     ("program e(n: int) requires n > 2 { skip; }", {"n": 1}, "requires", 1, 28),
     ("program e(n: int) { skip; }", {}, "missing: n", 1, 9),
-    ("program e(n: int) { skip; }", {"n": 0.5}, "must be an integer", 1, 9),
-    ("program e(b: bool) { skip; }", {"b": 1}, "true or false", 1, 9),
+    ("program e(n: int) { skip; }", {"n": 0.5}, "must be an integer", 1, 11),
+    ("program e(b: bool) { skip; }", {"b": 1}, "true or false", 1, 11),
     ("program e(n: int) ensures true fails 1 / (n - 1) { skip; }", {"n": 1}, "division by zero", 1, 38),
     ("program e(y: int) ensures independent(x, y) { x := y; }", {"y": 1}, "not a sampling property", 1, 27),
 ])

@@ -53,3 +53,19 @@ def test_variants_are_not_proved():
     for rel in ("variants/ex1_failsHalf.prob", "variants/laplace_lt1.prob", "variants/randResp_fails1_5.prob"):
         for r in variant_record(rel, timeout=20, runs=0):
             assert r.verdict != "proved", r
+
+
+# issue 16: conditioning assumes and loops that may not terminate were "proved"
+SEMANTICS_VARIANTS = ("assume_bern_conditioning", "assume_gauss_conditioning", "assume_control_conditioning",
+                      "nonterminating/loop_spin", "nonterminating/loop_forever", "loop_retry_count")
+
+
+@pytest.mark.parametrize("name", SEMANTICS_VARIANTS)
+def test_semantics_variants_are_not_proved_and_refuted_where_simulable(name):
+    from harness import benchmark_inputs, variant_record
+
+    rel = f"variants/{name}.prob"
+    for r in variant_record(rel, timeout=20, runs=20000):
+        assert r.verdict != "proved" and not r.problem, r
+        if benchmark_inputs(rel):
+            assert r.simulated and all(s == "refuted" for s in r.simulated), r

@@ -1,84 +1,45 @@
 """Interval bound propagation over a :class:`~tamp.causal.dag.Dag`, rounded outward.
 
-Numbers are float intervals ``(lo, hi)`` widened by one ulp after every inexact
-operation, so they always contain the exact rational value; Booleans are
-tri-state (True, False, or None = undetermined). The pass also reports which
-piecewise nodes (``max``, ``min``, ``abs``, ``ite``) have a fixed phase over the box
-— ReLU phase fixing — and how many do not.
+Numbers are float ranges ``(lo, hi)`` of :mod:`tamp.core.interval` (widened by one ulp after
+every inexact operation, so they always contain the exact rational value; an exactly-zero
+factor makes a product exactly 0 even against an unbounded range); Booleans are tri-state
+(True, False, or None = undetermined). The pass also reports which piecewise nodes (``max``,
+``min``, ``abs``, ``ite``) have a fixed phase over the box — ReLU phase fixing — and how many
+do not.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Dict, List, Tuple
 
+from tamp.core.interval import (
+    INF,
+    FRange,
+    enclose,
+    fadd,
+    fcompare,
+    fdiv,
+    fmul,
+    fsign_compare,
+    fsub,
+)
+
 from .dag import Dag
 
-INF = math.inf
 
-
-def _down(x: float) -> float:
-    return math.nextafter(x, -INF)
-
-
-def _up(x: float) -> float:
-    return math.nextafter(x, INF)
-
-
-def enclose(v) -> Tuple[float, float]:
-    """The tightest float interval containing the exact number ``v``."""
-    f = float(v)
-    if Fraction(f) == v:
-        return (f, f)
-    return (_down(f), _up(f))
-
-
-def enclose_range(lo, hi) -> Tuple[float, float]:
-    """A float interval containing the exact range [lo, hi] (None = unbounded)."""
-    a = -INF if lo is None else enclose(lo)[0]
-    b = INF if hi is None else enclose(hi)[1]
-    return (a, b)
-
-
-def _mul(a, b):
-    ps = []
-    for x in a:
-        for y in b:
-            p = x * y
-            ps.append(0.0 if p != p else p)  # inf * 0: the true product is 0
-    lo, hi = min(ps), max(ps)
-    if a[0] == a[1] and b[0] == b[1] and Fraction(lo) == Fraction(a[0]) * Fraction(b[0]):
-        return (lo, lo)
-    return (_down(lo), _up(hi))
-
-
-def _div(a, b):
-    if b[0] <= 0 <= b[1]:
-        return (-INF, INF)
-    qs = [x / y for x in a for y in b]
-    qs = [0.0 if q != q else q for q in qs]
-    return (_down(min(qs)), _up(max(qs)))
-
-
-def _cmp(name, a, b):
-    if name == "<":
-        return True if a[1] < b[0] else False if a[0] >= b[1] else None
-    if name == "<=":
-        return True if a[1] <= b[0] else False if a[0] > b[1] else None
-    if name == ">":
-        return _cmp("<", b, a)
-    if name == ">=":
-        return _cmp("<=", b, a)
-    if name == "==":
-        if a[0] == a[1] == b[0] == b[1]:
-            return True
-        return False if a[1] < b[0] or b[1] < a[0] else None
-    if name == "!=":
-        r = _cmp("==", a, b)
-        return None if r is None else not r
-    raise ValueError(name)
+def _arith(op: str, x: FRange, y: FRange) -> FRange:
+    """``x op y`` for op in + - *: a point when both operands are points and the float result
+    is exact (constants stay exact), else the outward-rounded range."""
+    if x[0] == x[1] and y[0] == y[1]:
+        a, b = x[0], y[0]
+        v = a + b if op == "+" else a - b if op == "-" else a * b
+        if -INF < v < INF:
+            p, q = Fraction(a), Fraction(b)
+            if Fraction(v) == (p + q if op == "+" else p - q if op == "-" else p * q):
+                return (v, v)
+    return fadd(x, y) if op == "+" else fsub(x, y) if op == "-" else fmul(x, y)
 
 
 def _hull(a, b):
@@ -97,25 +58,6 @@ class Bounds:
 
     def root(self, dag: Dag, k: int):
         return self.values[dag.roots[k]]
-
-
-def _decide_cmp(name, d):
-    """Tri-state value of ``x name y`` from a sound interval ``d`` of ``x - y``."""
-    lo, hi = d
-    if name == "<":
-        return True if hi < 0 else False if lo >= 0 else None
-    if name == "<=":
-        return True if hi <= 0 else False if lo > 0 else None
-    if name == ">":
-        return True if lo > 0 else False if hi <= 0 else None
-    if name == ">=":
-        return True if lo >= 0 else False if hi < 0 else None
-    if name == "==":
-        return False if lo > 0 or hi < 0 else (True if lo == hi == 0 else None)
-    if name == "!=":
-        r = _decide_cmp("==", d)
-        return None if r is None else not r
-    return None
 
 
 def _pick_from_pre(kind, pre):
@@ -159,20 +101,10 @@ def propagate(dag: Dag, box: Dict[str, Tuple[float, float]], pre: Dict[int, Tupl
             vals[i] = (True if lo == 1 else False if hi == 0 else None) if n.sort == "bool" else (lo, hi)
             continue
         a = [vals[j] for j in n.args]
-        if k == "+":
-            x, y = a
-            s_lo, s_hi = x[0] + y[0], x[1] + y[1]
-            exact = x[0] == x[1] and y[0] == y[1] and Fraction(s_lo) == Fraction(x[0]) + Fraction(y[0])
-            vals[i] = (s_lo, s_lo) if exact else (_down(s_lo), _up(s_hi))
-        elif k == "-":
-            x, y = a
-            s_lo, s_hi = x[0] - y[1], x[1] - y[0]
-            exact = x[0] == x[1] and y[0] == y[1] and Fraction(s_lo) == Fraction(x[0]) - Fraction(y[0])
-            vals[i] = (s_lo, s_lo) if exact else (_down(s_lo), _up(s_hi))
-        elif k == "*":
-            vals[i] = _mul(a[0], a[1])
+        if k in ("+", "-", "*"):
+            vals[i] = _arith(k, a[0], a[1])
         elif k == "/":
-            vals[i] = _div(a[0], a[1])
+            vals[i] = fdiv(a[0], a[1])
         elif k in ("div", "mod"):
             vals[i] = (-INF, INF)
         elif k == "neg":
@@ -224,9 +156,9 @@ def propagate(dag: Dag, box: Dict[str, Tuple[float, float]], pre: Dict[int, Tupl
                 else:
                     vals[i] = None
             else:
-                vals[i] = _cmp(k, x, y)
+                vals[i] = fcompare(k, x, y)
                 if vals[i] is None and i in diff:
-                    vals[i] = _decide_cmp(k, diff[i])
+                    vals[i] = fsign_compare(k, diff[i])
         elif k == "and":
             vals[i] = False if any(v is False for v in a) else True if all(v is True for v in a) else None
         elif k == "or":
@@ -242,7 +174,7 @@ def differ(a, b):
     """Tri-state: do two root values (intervals or tri-state Booleans) certainly differ (True), certainly
     coincide (False), or is it undetermined (None)?"""
     if isinstance(a, tuple):
-        r = _cmp("==", a, b)
+        r = fcompare("==", a, b)
         return None if r is None else not r
     if a is None or b is None:
         return None

@@ -1,0 +1,153 @@
+"""Re-checking a concentration certificate (:mod:`.conc_writer`) from scratch.
+
+1. CLAIM   the claim is rebuilt from the source: its bound is ``--bound``, else the ``fails``
+           clause (which must equal the certificate's), except that ``fails ?`` accepts the
+           certificate's bound as the answer; an ``ensures`` with ``?`` gets the certificate's
+           margin in its place (and only then may the certificate carry one);
+2. SHAPE   the program's sums are recognised again (:mod:`tamp.prover.concentration`) and must be
+           the certificate's (family, blocks);
+3. SMT     every obligation is rebuilt from the rule library (:mod:`axioms.concentration`) and
+           the certificate's applications — never read from it — and must be valid under
+           ``requires`` (z3 ``unsat`` of the negation, a fresh solver each; ``unknown`` rejects).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from axioms.concentration import Block
+from lang import ast as A
+from lang.serialize import SerializeError, expr_from_json
+
+
+class MalformedConc(ValueError):
+    pass
+
+
+@dataclass
+class ConcCert:
+    name: str
+    bound: A.Expr
+    margin: A.Expr | None
+    sums: list[Any]          # [(family, [Block…])]
+    applications: list[Any]  # [tamp.prover.conc_proof.Application]
+
+
+def decode_conc(c: Any, where: str) -> ConcCert:
+    from tamp.prover.conc_proof import Application
+
+    def ast(x, w):
+        try:
+            return expr_from_json(x)
+        except SerializeError as exc:
+            raise MalformedConc(f"{w}: {exc}") from None
+
+    def keys(d, allowed, w):  # a key the format does not have: a typo or a tampered file
+        extra = sorted(k for k in d if k not in allowed) if isinstance(d, dict) else []
+        if extra:
+            raise MalformedConc(f"{w}.{extra[0]}: unknown field (expected only {', '.join(sorted(allowed))})")
+
+    if not isinstance(c, dict) or not isinstance(c.get("program"), str):
+        raise MalformedConc(f"{where}: expected an object with a 'program'")
+    keys(c, ("program", "method", "bound", "bound_text", "margin", "sums", "applications", "obligations"), where)
+    for i, s in enumerate(c.get("sums") or []):
+        keys(s, ("family", "lines", "blocks"), f"{where}.sums[{i}]")
+        for j, b in enumerate(s.get("blocks") or [] if isinstance(s, dict) else []):
+            keys(b, ("count", "param"), f"{where}.sums[{i}].blocks[{j}]")
+    for i, a in enumerate(c.get("applications") or []):
+        keys(a, ("sum", "rule", "mode", "u", "f"), f"{where}.applications[{i}]")
+    try:
+        sums = [(str(s["family"]), [Block(ast(b["count"], f"{where}.sums[{i}]"), ast(b["param"], f"{where}.sums[{i}]"))
+                                    for b in s["blocks"]]) for i, s in enumerate(c["sums"])]
+        apps = [Application(int(a["sum"]), str(a["rule"]), str(a["mode"]), ast(a["u"], f"{where}.applications[{i}].u"),
+                            ast(a["f"], f"{where}.applications[{i}].f")) for i, a in enumerate(c["applications"])]
+        margin = ast(c["margin"], f"{where}.margin") if c.get("margin") is not None else None
+        return ConcCert(c["program"], ast(c["bound"], f"{where}.bound"), margin, sums, apps)
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, MalformedConc):
+            raise
+        raise MalformedConc(f"{where}: malformed concentration proof ({exc})") from None
+
+
+def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, timeout_ms, deadline):
+    from tamp.prover.conc_proof import claim_of, obligations
+    from tamp.prover.concentration import NotApplicable
+    from tamp.prover.smt import Encoder
+
+    from tamp.show import show_expr as _show
+
+    from .format import ProgramCheck, Rejected
+    from .claim import failure_program, well_formed_claim
+    from .solver import VALID, decide
+
+    t0 = time.monotonic()
+    out = ProgramCheck(f"{cc.name} (concentration)", False)
+    try:
+        has_hole = any(A.contains(e, A.Hole) for e in prog.ensures)
+        if has_hole != (cc.margin is not None):
+            raise Rejected("the certificate's margin does not match the source (an `ensures` with `?` needs "
+                           "exactly one inferred margin)")
+        if has_hole:
+            from tamp.prover.infer import fill_hole
+
+            prog = dataclasses.replace(prog, ensures=tuple(fill_hole(e, cc.margin) for e in prog.ensures))
+        if bound is not None:
+            claim_bound = bound
+        elif isinstance(prog.fails, A.Hole):
+            claim_bound = cc.bound      # `fails ?`: the certificate's bound is the answer it proves
+        else:
+            claim_bound = prog.fails if prog.fails is not None else A.num(0)
+        if cc.bound != claim_bound:
+            raise Rejected(f"the certificate proves the bound {_show(cc.bound)}, but the claim checked is "
+                           f"{_show(claim_bound)}")
+        sub = failure_program(dataclasses.replace(prog, fails=claim_bound), inputs)
+        from tamp.cfa import build_cfa
+
+        cfa = build_cfa(sub, claim_bound, src.path, src.text)
+        problem = well_formed_claim(cfa)
+        if problem:
+            raise Rejected(f"the claim is outside the proof rules: {problem}")
+        try:
+            claim = claim_of(sub, cfa)
+        except NotApplicable as exc:
+            raise Rejected(f"SHAPE: the program is not a sum of independent draws: {exc}") from None
+        mine = [(s.family, list(s.blocks)) for s in claim.sums]
+        if mine != [(f, list(b)) for f, b in cc.sums]:
+            raise Rejected("SHAPE: the certificate's sums are not the ones recognised in the program")
+        out.obligations += 2
+        try:
+            obs = obligations(claim, cc.applications, cfa.bound)
+        except ValueError as exc:
+            raise Rejected(f"RULE: {exc}") from None
+        enc = Encoder(claim.types)
+        env = enc.initial_env()
+        hyps = [enc.expr(r, env) for r in claim.requires]
+        for kind, where, f in obs:
+            ms = timeout_ms
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise Rejected(f"{kind} at {where}: time limit reached before it was checked")
+                ms = min(ms, int(left * 1000))
+            try:
+                fz = enc.expr(f, env)
+            except Exception as exc:  # noqa: BLE001
+                raise Rejected(f"{kind} at {where}: cannot encode {_show(f)}: {exc}") from None
+            status, dt = decide(fz, enc, hyps, ms)
+            out.log.append(f"{kind} {where}: {status} ({dt:.3f} s)")
+            if status != VALID:
+                why = "it does not hold" if status == "invalid" else "the solver answered unknown or timed out"
+                raise Rejected(f"{kind} fails at {where}: {why}")
+            out.obligations += 1
+        out.ok = True
+    except Rejected as exc:
+        out.reason = str(exc)
+    except z3.Z3Exception as exc:
+        out.reason = f"a formula of the certificate cannot be built: {exc}"
+    out.seconds = time.monotonic() - t0
+    return out

@@ -1,0 +1,42 @@
+"""Certificates of failure bounds proved by concentration (:mod:`tamp.prover.conc_proof`).
+
+    CONC = {"program": NAME, "method": "concentration",
+            "bound": AST, "bound_text": TEXT,          # the bound proved (inferred for `fails ?`)
+            "margin": AST | null,                      # the inferred margin for an ensures `?`
+            "sums": [{"family", "lines": [INT…], "blocks": [{"count": AST, "param": AST}]}],
+            "applications": [{"sum": K, "rule": NAME, "mode": "both"|"upper"|"lower",
+                              "u": AST, "f": AST}],    # one per sum: the rule, margin, probability
+            "obligations": [{"rule", "where", "status"}]}   # what the prover checked
+
+The checker (:mod:`.conc_checker`) re-recognises the sums from the source, rebuilds every
+obligation (shape, each rule's side conditions, postcondition, budget) from the rule library
+and the applications, and decides each with a fresh solver.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lang.serialize import to_json
+from .format import CertificateError
+
+
+def conc_certificate(result) -> dict[str, Any]:
+
+
+    proof = getattr(result, "proof", None)
+    if result.verdict != "proved" or proof is None:
+        raise CertificateError(f"program '{result.name}' is not proved: nothing to certify")
+    return {
+        "program": result.name,
+        "method": "concentration",
+        "bound": to_json(proof.beta),
+        "bound_text": result.bound,
+        "margin": to_json(result.margin) if result.margin is not None else None,
+        "sums": [{"family": s.family, "lines": list(s.lines),
+                  "blocks": [{"count": to_json(b.count), "param": to_json(b.param)} for b in s.blocks]}
+                 for s in proof.claim.sums],
+        "applications": [{"sum": a.sum, "rule": a.rule, "mode": a.mode, "u": to_json(a.u), "f": to_json(a.f)}
+                         for a in proof.apps],
+        "obligations": [{"rule": k, "where": w, "status": "valid"} for k, w, _f in proof.obligations],
+    }

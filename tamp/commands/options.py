@@ -1,0 +1,173 @@
+"""The command line's option values, checked once, where argparse reads them.
+
+Each function here is an argparse ``type=`` (or an ``action=``): a bad value becomes
+``tamp CMD: error: argument --timeout: …`` and exit status 2 before any work starts, and the
+commands receive values that are known to be in range. Output paths are checked here too, so a
+typo in ``--certificate`` or ``--report`` does not cost a whole proof before it is noticed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from typing import Callable
+
+from lang.inputs import parse_assignment, show
+
+MIN_MEMORY_MB = 512  # the interpreter, z3 and the parser map ~300 MB of address space before any work
+
+
+def _number(text: str, kind: Callable, what: str):
+    try:
+        value = kind(text.strip())
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text[:40]!r}") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text[:40]!r} (not a finite number)")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A time limit: a finite number of seconds > 0."""
+    v = _number(text, float, "a number of seconds")
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"the time limit must be positive, got {text}")
+    return v
+
+
+def positive_int(text: str) -> int:
+    v = _number(text, int, "a positive integer")
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be positive (an integer >= 1), got {text}")
+    return v
+
+
+MAX_RUNS = 10 ** 9  # about a quarter of an hour of the simplest program; more never finishes in practice
+
+
+def runs(text: str) -> int:
+    """A number of simulation runs: 1 .. MAX_RUNS."""
+    v = positive_int(text)
+    if v > MAX_RUNS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_RUNS:,} runs (the confidence interval is then already "
+                                         f"narrower than 1e-4), got {text[:40]}")
+    return v
+
+
+def nonneg_int(text: str) -> int:
+    v = _number(text, int, "an integer >= 0")
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
+    return v
+
+
+def seed(text: str) -> int:
+    """A random seed: an integer in 0 .. 2^64 - 1."""
+    v = _number(text, int, "an integer seed")
+    if not 0 <= v < 2 ** 64:
+        raise argparse.ArgumentTypeError(f"the seed must be an integer from 0 to 2^64 - 1, got {text[:40]}")
+    return v
+
+
+def positive_float(text: str) -> float:
+    v = _number(text, float, "a finite number > 0")
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text}")
+    return v
+
+
+def nonneg_float(text: str) -> float:
+    v = _number(text, float, "a finite number >= 0")
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
+    return v
+
+
+def open_unit(text: str) -> float:
+    """A number strictly between 0 and 1 (a confidence)."""
+    v = _number(text, float, "a number between 0 and 1")
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text}")
+    return v
+
+
+def memory_mb(text: str) -> int:
+    v = _number(text, int, "a number of megabytes")
+    if v < MIN_MEMORY_MB:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_MEMORY_MB} MB (the solver and the parser "
+                                         f"need that much to start), got {text}")
+    return v
+
+
+def _parent_exists(path: str) -> None:
+    parent = os.path.dirname(os.path.abspath(path))
+    shown = os.path.dirname(path) or parent
+    if not os.path.isdir(parent):
+        raise argparse.ArgumentTypeError(f"cannot write {path}: the folder {shown} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise argparse.ArgumentTypeError(f"cannot write {path}: the folder {shown} is not writable")
+
+
+def input_file(path: str) -> str:
+    """A file to read: it must exist (read errors later are still located messages)."""
+    if not os.path.isfile(path):
+        raise argparse.ArgumentTypeError(f"cannot read {path}: " + ("it is a folder" if os.path.isdir(path)
+                                                                     else "no such file"))
+    return path
+
+
+def output_file(path: str) -> str:
+    """A file to write: its folder must exist, and it must not be a folder itself."""
+    if not path:
+        raise argparse.ArgumentTypeError("expected a file name")
+    if os.path.isdir(path):
+        raise argparse.ArgumentTypeError(f"{path} is a folder; give a file name")
+    _parent_exists(path)
+    return path
+
+
+def output_dir(path: str) -> str:
+    """A folder to write into: an existing folder, or a new one whose parent exists."""
+    if not path:
+        raise argparse.ArgumentTypeError("expected a folder name")
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise argparse.ArgumentTypeError(f"{path} exists and is not a folder")
+    _parent_exists(os.path.normpath(path))
+    return path
+
+
+def output_file_or_dir(path: str) -> str:
+    """A file (a name with an extension such as ``.dot``) or a folder (an existing one, or a
+    name without an extension); the folder that would hold it must exist."""
+    if os.path.isdir(path) or not os.path.splitext(os.path.normpath(path))[1]:
+        return output_dir(path)
+    return output_file(path)
+
+
+class InputAction(argparse.Action):
+    """``--input NAME=VALUE`` (repeatable) into ``{name: value}``; a malformed value or the same
+    name twice is a usage error naming the option. Whether the value fits the parameter's type
+    is checked against the program (:func:`lang.inputs.check_inputs`)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        kwargs.setdefault("default", {})
+        kwargs.setdefault("metavar", "NAME=VALUE")
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        try:
+            name, value = parse_assignment(values)
+        except ValueError as exc:
+            raise argparse.ArgumentError(self, str(exc)) from None
+        seen = dict(getattr(namespace, self.dest, None) or {})
+        if name in seen:
+            raise argparse.ArgumentError(self, f"'{name}' is given twice ({name}={show(seen[name])} "
+                                               f"and {values.strip()})")
+        seen[name] = value
+        setattr(namespace, self.dest, seen)
+
+
+def add_input_argument(p) -> None:
+    p.add_argument("--input", action=InputAction,
+                   help="fix an input: n=8, eps=0.5, flag=true, q=[1,2,3] (repeatable, each name once)")

@@ -1,0 +1,426 @@
+"""Inferred bounds: ``fails ?`` (the smallest failure bound tamp can prove) and ``?`` in an
+``ensures`` (the smallest margin, given ``fails``).
+
+Candidates come from two places:
+
+* concentration (:mod:`.conc_proof`): for ``fails ?`` the margin u of each sum is read off the
+  postcondition (``abs(X) <= M``, ``X <= M``, ``X >= M`` with X linear in the sum) and the
+  rule's tail ``c·exp(-G(u))`` is the probability; for a margin ``?`` the rule's threshold at
+  the given probability is solved for ``?``;
+* the union bound (``fails ?`` only): the bounds ``k·f`` for ``f = 1/E, 2/E, 1/(2E)`` (``log(E)``
+  in the postcondition) and k the number of real-valued samplings a run makes (those outside
+  loops, plus those in a counted loop times its iteration count), each proved by the ordinary
+  prover.
+
+Each candidate is simplified (sympy, :mod:`.simplify`) and then **proved** as an ordinary claim
+(the unsimplified form is tried when the simplified one does not prove); only proved candidates
+are reported, the smallest at the fixed inputs (``--input``) or, when inputs are free, the one
+smallest at most sampled inputs satisfying ``requires``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+
+from axioms import concentration as C
+from lang import ast as A
+from lang.errors import TampError, UnsupportedError, error_at
+
+from .conc_proof import (
+    Application,
+    Checker,
+    ConcentrationResult,
+    claim_of,
+    conc_result,
+    obligations,
+    rule_blocks,
+    s_name,
+    try_concentration,
+)
+from .concentration import NotApplicable
+from .exprs import conjuncts, subst
+from .result import ProofResult
+from ..show import show_expr
+from .simplify import numeric, simplify
+
+HOLE = "h$"
+ATTEMPT_S = 15.0
+
+
+def infer_program(program: A.Program, bound, timeout, path, source, progress) -> ProofResult:
+    from . import _load_modules
+
+    _load_modules()
+    t0 = time.monotonic()
+    deadline = t0 + timeout if timeout else None
+    if isinstance(program.fails, A.Hole):
+        if bound is not None:  # --bound answers the question: an ordinary claim
+            from . import prove_program
+
+            return prove_program(dataclasses.replace(program, fails=None), bound, timeout, path, source, progress)
+        return infer_bound(program, deadline, t0, path, source, progress)
+    return infer_margin(program, bound, deadline, t0, path, source)
+
+
+# ---------------------------------------------------------------------------- comparing
+
+
+def fixed_inputs(cfa) -> dict[str, object]:
+    """The inputs ``requires`` fixes to a literal (``--input`` adds ``name == value``)."""
+    out = {}
+    for r in cfa.requires:
+        for c in conjuncts(r):
+            if isinstance(c, A.Binary) and c.op == "==" and isinstance(c.left, A.Var) and isinstance(c.right, (A.Num, A.BoolLit)):
+                v = c.right.value
+                out[c.left.name] = float(v) if isinstance(c.right, A.Num) else v
+    return out
+
+
+def sample_points(cfa, count: int = 24, seed: int = 3) -> list[dict]:
+    from lang.evaluate import evaluate
+
+    fixed = fixed_inputs(cfa)
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count * 60):
+        env = dict(fixed)
+        for p in cfa.params:
+            if p.name in env:
+                continue
+            t = p.type.name
+            if t == "int":
+                env[p.name] = rng.choice([1, 2, 5, 10, 20, 50, 100, 1000])
+            elif t == "real":
+                env[p.name] = rng.choice([0.001, 0.01, 0.05, 0.1, 0.3, 0.5, 1.0, 2.0])
+            elif t == "bool":
+                env[p.name] = rng.random() < 0.5
+        try:
+            if all(evaluate(r, env) is True for r in cfa.requires):
+                out.append(env)
+        except Exception:  # noqa: BLE001 - arrays and undefined values: skip the point
+            continue
+        if len(out) >= count:
+            break
+    return out
+
+
+def best(cands: list[tuple[A.Expr, object]], cfa) -> tuple[A.Expr, object, float | None] | None:
+    """The candidate smallest at the fixed inputs, else at most sample points (ties: first)."""
+    if not cands:
+        return None
+    fixed = fixed_inputs(cfa)
+    params = {p.name for p in cfa.params}
+    free = set().union(*(A.free_vars(e) for e, _ in cands)) & params
+    if free <= set(fixed):
+        vals = [numeric(e, fixed) for e, _ in cands]
+        order = sorted(range(len(cands)), key=lambda i: (vals[i] is None, vals[i] if vals[i] is not None else 0, i))
+        i = order[0]
+        return cands[i][0], cands[i][1], vals[i]
+    pts = sample_points(cfa)
+    wins = [0] * len(cands)
+    for env in pts:
+        vals = [numeric(e, env) for e, _ in cands]
+        ok = [(v, i) for i, v in enumerate(vals) if v is not None]
+        if ok:
+            wins[min(ok)[1]] += 1
+    i = max(range(len(cands)), key=lambda k: (wins[k], -k))
+    return cands[i][0], cands[i][1], None
+
+
+def _positive(cfa) -> list[str]:
+    return [p.name for p in cfa.params if p.type.name in ("int", "real")]
+
+
+# ---------------------------------------------------------------------------- margins in the post
+
+
+def _linear(X: A.Expr, S: str):
+    """X as (a, c) with X = a + c·S (read off by substitution; checked by the POST obligation)."""
+    a = subst(X, {S: A.num(0)})
+    c = A.Binary("-", subst(X, {S: A.num(1)}), a)
+    return a, c
+
+
+def margin_candidates(post: A.Expr, S: str, positive) -> list[tuple[str, A.Expr]]:
+    """(mode, u) such that the post may follow from the mode's ``dev <= u`` for the sum S."""
+    out: list[tuple[str, A.Expr]] = []
+    for c in conjuncts(post):
+        fv = A.free_vars(c)
+        if S not in fv or any(v.startswith("S$") and v != S for v in fv):
+            continue
+        if not (isinstance(c, A.Binary) and c.op in ("<=", "<", ">=", ">")):
+            continue
+        lhs, rhs = (c.left, c.right) if c.op in ("<=", "<") else (c.right, c.left)
+        if isinstance(lhs, A.Call) and lhs.func == "abs" and S not in A.free_vars(rhs):
+            _a, k = _linear(lhs.args[0], S)
+            out.append(("both", A.Binary("/", rhs, k)))
+            continue
+        X = A.Binary("-", lhs, rhs)            # X <= 0
+        a, k = _linear(X, S)
+        out.append(("upper", A.Binary("/", A.Unary("-", a), k)))     # k > 0: S <= -a/k
+        out.append(("lower", A.Binary("/", a, k)))                   # k < 0: -S <= a/k
+    return [(m, simplify(u, positive)) for m, u in out]
+
+
+# ---------------------------------------------------------------------------- fails ?
+
+
+def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
+    from tamp.cfa import build_cfa
+
+    prog0 = dataclasses.replace(program, fails=None)
+    cfa0 = build_cfa(prog0, A.num(0), path, source)
+    positive = _positive(cfa0)
+    cands: list[tuple[A.Expr, object]] = []
+    conc_why = ""
+    try:
+        claim = claim_of(prog0, cfa0)
+    except NotApplicable as exc:
+        claim, conc_why = None, f"not applicable: {exc}"
+    if claim is not None:
+        found = _conc_bounds(prog0, claim, deadline, path, source, positive)
+        cands.extend(found)
+        if not found:
+            conc_why = "no rule's margin matches the postcondition"
+    for beta in union_candidates(cfa0, positive):  # smallest first: the first proved one is the best
+        if deadline is not None and time.monotonic() > deadline:
+            break
+        res = _prove_union(prog0, beta, deadline, path, source, progress)
+        if res is not None:
+            cands.append((beta, res))
+            break
+    pick = best(cands, cfa0)
+    if pick is None:
+        msg = "could not infer a failure bound: no concentration rule or union-bound proof applies"
+        if conc_why:
+            msg += f" (concentration rules: {conc_why})"
+        return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, "?", msg, cfa=cfa0)
+    expr, res, value = pick
+    if value is None:
+        value = numeric(expr, fixed_inputs(cfa0)) if A.free_vars(expr) <= set(fixed_inputs(cfa0)) else None
+    others = [{"bound": show_expr(e), "method": getattr(r, "details", {}).get("method")
+               or ("concentration" if isinstance(r, ConcentrationResult) else "union bound")}
+              for e, r in cands if e is not expr]
+    res.time_s = time.monotonic() - t0
+    res.bound = show_expr(expr)
+    if isinstance(res, ConcentrationResult):
+        res.inferred, res.value, res.alternatives = "bound", value, others
+    else:
+        res.details = dict(res.details, inferred="bound", bound_value=value, method="union bound",
+                           alternatives=others)
+        val = f" = {value:.6g}" if value is not None else ""
+        res.message = "\n  ".join([f"inferred failure bound: {res.bound}{val} (union bound)"]
+                                  + ([res.message] if res.message else []))
+    return res
+
+
+def _conc_bounds(prog0, claim, deadline, path, source, positive) -> list[tuple[A.Expr, object]]:
+    """Proved (bound, result) pairs from the rules' tails at the postcondition's margins."""
+    from tamp.cfa import build_cfa
+
+    per_sum = []
+    for k, s in enumerate(claim.sums):
+        opts = []
+        for mode, u in margin_candidates(claim.post, s_name(k), positive):
+            for rule in C.RULES_FOR[s.family]:
+                f = C.tail(rule, mode, rule_blocks(rule, s), u)
+                opts.append(Application(k, rule, mode, u, simplify(f, positive)))
+        per_sum.append(opts)
+    out = []
+    import itertools
+
+    chk = Checker(claim, deadline)
+    seen = set()
+    for combo in itertools.islice(itertools.product(*per_sum), 40):
+        apps = list(combo)
+        beta = apps[0].f
+        for a in apps[1:]:
+            beta = A.Binary("+", beta, a.f)
+        beta = simplify(beta, positive) if len(apps) > 1 else beta
+        if beta in seen:
+            continue
+        try:
+            obs = obligations(claim, apps, beta)
+            if chk.first_failure(obs) is not None:
+                # the simplified tail may defeat the solver: the rule's own form
+                raw = [dataclasses.replace(a, f=C.tail(a.rule, a.mode, rule_blocks(a.rule, claim.sums[a.sum]), a.u))
+                       for a in apps]
+                beta = raw[0].f
+                for a in raw[1:]:
+                    beta = A.Binary("+", beta, a.f)
+                obs = obligations(claim, raw, beta)
+                if chk.first_failure(obs) is not None:
+                    continue
+                apps = raw
+        except Exception as exc:  # noqa: BLE001 - Timeout and unencodable candidates: skip
+            from .synthesis import Timeout
+
+            if isinstance(exc, Timeout):
+                break
+            continue
+        seen.add(beta)
+        cfa = build_cfa(prog0, beta, path, source)
+        from .conc_proof import ConcProof
+
+        proof = ConcProof(claim, apps, beta, obs)
+        out.append((beta, conc_result(prog0, cfa, proof, time.monotonic(), chk=chk)))
+    return out
+
+
+def union_candidates(cfa, positive) -> list[A.Expr]:
+    """``k·f`` for the failure parameters f the postcondition suggests (see the module docstring)."""
+    from .candidates import log_arguments
+    from .exprs import reciprocal
+
+    k = _samplings_per_run(cfa)
+    if k is None:
+        return []
+    out = []
+    for E in log_arguments(list(cfa.ensures)):
+        r = reciprocal(E)
+        for f in (A.Binary("/", r, A.num(2)), r, A.Binary("*", A.num(2), r)):
+            beta = simplify(A.Binary("*", k, f), positive)
+            if beta not in out:
+                out.append(beta)
+    return out
+
+
+def _samplings_per_run(cfa) -> A.Expr | None:
+    """The number of real-valued samplings (the ones with a failure parameter) a run makes: those
+    outside loops, plus each counted loop's body samplings times its iteration count."""
+    from .loops import _loops
+
+    def real(st):
+        return isinstance(st, A.Sample) and st.dist.func not in ("bern", "unif")
+
+    if cfa.is_acyclic():
+        return A.num(sum(1 for e in cfa.sample_edges() if real(e[3]["stmt"])))
+    info, _dag = _loops(cfa)
+    total: A.Expr = A.num(0)
+    inside = set()
+    for h, d in info.items():
+        body_edges = [(u, v, kk, dd) for u, v, kk, dd in cfa.edges() if u in d["body"] and v in d["body"]]
+        n_in = sum(1 for e in body_edges if real(e[3]["stmt"]))
+        inside |= {(u, v, kk) for u, v, kk, _ in body_edges}
+        if n_in == 0:
+            continue
+        c = d["counter"]
+        if c is None:
+            return None
+        total = A.Binary("+", total, A.Binary("*", A.num(n_in), c.done(c.final())))
+    n_out = sum(1 for u, v, kk, dd in cfa.edges() if real(dd["stmt"]) and (u, v, kk) not in inside)
+    return A.Binary("+", total, A.num(n_out))
+
+
+def _prove_union(prog0, beta, deadline, path, source, progress):
+    from . import prove_program
+
+    left = ATTEMPT_S if deadline is None else min(ATTEMPT_S, deadline - time.monotonic())
+    if left <= 0.5:
+        return None
+    try:
+        res = prove_program(prog0, beta, left, path, source, progress)
+    except TampError:
+        return None
+    return res if res.verdict == "proved" else None
+
+
+# ---------------------------------------------------------------------------- ensures ?
+
+
+def fill_hole(e: A.Expr, value: A.Expr) -> A.Expr:
+    """``e`` with its ``?`` replaced by ``value``."""
+    if isinstance(e, A.Hole):
+        return value
+    if not isinstance(e, A.Expr):
+        return e
+    changes = {}
+    for name in A.field_names(type(e)):
+        v = getattr(e, name)
+        if isinstance(v, A.Expr):
+            changes[name] = fill_hole(v, value)
+        elif isinstance(v, tuple) and v and isinstance(v[0], A.Expr):
+            changes[name] = tuple(fill_hole(x, value) for x in v)
+    return dataclasses.replace(e, **changes) if changes else e
+
+
+def hole_solutions(post: A.Expr, S: str, u: A.Expr, mode: str) -> list[A.Expr]:
+    """Values of the hole making the post follow from the mode's deviation bound ``u``."""
+    out = []
+    for c in conjuncts(post):
+        if HOLE not in A.free_vars(c) or not isinstance(c, A.Binary) or c.op not in ("<=", "<", ">=", ">"):
+            continue
+        lhs, rhs = (c.left, c.right) if c.op in ("<=", "<") else (c.right, c.left)
+
+        def solve(M, target):  # M (linear in h) = target
+            m0 = subst(M, {HOLE: A.num(0)})
+            m1 = A.Binary("-", subst(M, {HOLE: A.num(1)}), m0)
+            return A.Binary("/", A.Binary("-", target, m0), m1)
+
+        if isinstance(lhs, A.Call) and lhs.func == "abs" and HOLE in A.free_vars(rhs) and mode == "both":
+            _a, k = _linear(lhs.args[0], S)
+            out.append(solve(rhs, A.Binary("*", k, u)))
+        elif HOLE in A.free_vars(rhs) and S in A.free_vars(lhs) and mode == "upper":
+            a, k = _linear(lhs, S)
+            out.append(solve(rhs, A.Binary("+", a, A.Binary("*", k, u))))
+        elif HOLE in A.free_vars(lhs) and S in A.free_vars(rhs) and mode == "lower":
+            a, k = _linear(rhs, S)
+            out.append(solve(lhs, A.Binary("-", a, A.Binary("*", k, u))))
+    return out
+
+
+def infer_margin(program, bound, deadline, t0, path, source) -> ProofResult:
+    from tamp.cfa import build_cfa
+
+    beta = bound if bound is not None else program.fails
+    hole = next(n for e in program.ensures for n in A.walk(e) if isinstance(n, A.Hole))
+    if beta is None:
+        raise error_at(UnsupportedError, "an `ensures` with `?` needs a failure bound (`fails p` or --bound): "
+                       "the margin is inferred for that probability", hole.pos, path, source)
+    ens_h = [fill_hole(e, A.Var(HOLE)) for e in program.ensures]
+    base = dataclasses.replace(program, ensures=())
+    cfa0 = build_cfa(base, beta, path, source)
+    positive = _positive(cfa0)
+    try:
+        claim = claim_of(base, cfa0, ens_h)
+    except NotApplicable as exc:
+        return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, show_expr(beta),
+                           f"could not infer the margin: margins are inferred by concentration rules, which "
+                           f"do not apply: {exc}", cfa=cfa0)
+    if len(claim.sums) != 1:
+        return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, show_expr(beta),
+                           "could not infer the margin: the postcondition reads several sums of draws "
+                           "(a margin is inferred for one)", cfa=cfa0)
+    s = claim.sums[0]
+    cands: list[tuple[A.Expr, object]] = []
+    why = ""
+    tried = set()
+    for mode in ("both", "upper", "lower"):
+        for rule in C.RULES_FOR[s.family]:
+            u = C.threshold(rule, mode, rule_blocks(rule, s), beta)
+            for raw in hole_solutions(claim.post, s_name(0), u, mode):
+                for h in (simplify(raw, positive), raw):
+                    if h in tried:
+                        continue
+                    tried.add(h)
+                    prog_h = dataclasses.replace(program, ensures=tuple(fill_hole(e, h) for e in program.ensures))
+                    cfa = build_cfa(prog_h, beta, path, source)
+                    res, w = try_concentration(prog_h, cfa, deadline, t0)
+                    if res is not None:
+                        res.margin = h
+                        cands.append((h, res))
+                        break
+                    why = why or w
+    pick = best(cands, cfa0)
+    if pick is None:
+        return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, show_expr(beta),
+                           "could not infer the margin" + (f": {why}" if why else ""), cfa=cfa0)
+    h, res, value = pick
+    if value is None and A.free_vars(h) <= set(fixed_inputs(cfa0)):
+        value = numeric(h, fixed_inputs(cfa0))
+    res.inferred, res.value = "margin", value
+    res.alternatives = [{"margin": show_expr(e), "rule": r.proof.apps[0].rule} for e, r in cands if e is not h]
+    res.time_s = time.monotonic() - t0
+    return res

@@ -1,0 +1,59 @@
+"""A wall-clock bound on a whole command (``--timeout`` of ``tamp prove`` / ``check-proof``).
+
+The engines stop themselves at their deadline and report "unknown (timeout)"; but their clock
+starts after the file is read, parsed and type-checked, and those steps have no deadline of
+their own. :func:`time_limit` is the backstop: an interval timer (``SIGALRM``) that raises
+:class:`CommandTimeout` in the main thread when the command runs past its limit plus a small
+grace (so an engine's own, more informative timeout normally comes first). Python code such as
+the parser is interrupted between two bytecodes; a solver call returns first (each has its own
+time limit). Without ``SIGALRM`` (Windows) or off the main thread it does nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import threading
+from contextlib import contextmanager
+from typing import Iterator, Optional
+
+
+# Beyond this (about three years) the interval timer overflows; such a limit is no limit.
+MAX_TIMER_S = 1e8
+
+
+class CommandTimeout(Exception):
+    """The command ran past its ``--timeout``."""
+
+    def __init__(self, seconds: float):
+        super().__init__(f"the run took longer than --timeout {seconds:g} s")
+        self.seconds = seconds
+
+
+def grace(seconds: float) -> float:
+    """How long after ``seconds`` the backstop fires: 5% of it, at least 1 s."""
+    return max(1.0, 0.05 * seconds)
+
+
+@contextmanager
+def time_limit(seconds: Optional[float]) -> Iterator[None]:
+    """Raise :class:`CommandTimeout` if the block runs longer than ``seconds`` + :func:`grace`.
+    ``None``, a non-positive, a non-finite or an astronomically large value means no limit (the
+    options are checked where they are read)."""
+    usable = (seconds is not None and isinstance(seconds, (int, float)) and math.isfinite(seconds)
+              and 0 < seconds <= MAX_TIMER_S and hasattr(signal, "setitimer")
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def fire(signum, frame):
+        raise CommandTimeout(seconds)
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds + grace(seconds))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)

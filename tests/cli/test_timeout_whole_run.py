@@ -1,0 +1,36 @@
+"""--timeout of `tamp prove` bounds the whole command, reading and parsing the file included."""
+
+from __future__ import annotations
+
+import pytest
+
+from tamp.cli import main
+from tamp.timelimit import CommandTimeout, grace, time_limit
+
+
+def test_time_limit_interrupts_python_code():
+    with pytest.raises(CommandTimeout, match="--timeout 0.01 s"):
+        with time_limit(0.01):
+            while True:
+                pass
+
+
+@pytest.mark.parametrize("seconds", [None, 0, -1, float("nan"), float("inf")])
+def test_no_limit_for_absent_or_unusable_values(seconds):
+    with time_limit(seconds):
+        sum(range(1000))
+
+
+def test_grace_is_small():
+    assert grace(2) == 1.0 and grace(600) == 30.0
+
+
+def test_prove_timeout_covers_parsing(tmp_path, capsys):
+    # 200,000 statements take seconds to parse; the limit (0.05 s + 1 s grace) stops the command
+    body = "\n".join(f"  x{k} := {k};" for k in range(200_000))
+    f = tmp_path / "big.prob"
+    f.write_text(f"program big(n: int)\n  ensures n == n\n{{\n{body}\n}}\n")
+    code = main(["prove", str(f), "--timeout", "0.05"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "tamp: timeout: the run took longer than --timeout 0.05 s" in err

@@ -44,8 +44,8 @@ def ground_truth() -> dict:
 def run_one(args):
     name, timeout = args
     from lang.parser import parse_file
-    from tamp.prob import decide_program
     from tamp.core.interval import float_above, float_below
+    from tamp.prob import decide_program
     path = HERE / f"{name}.prob"
     t0 = time.monotonic()
     c0 = 0.0

@@ -33,7 +33,6 @@ from tamp.core.linear import below_share
 
 from .threshold import bias_cases
 from .tight import BoxFacts, SymbolicBounds
-from .volume import cube_share
 
 RealBox = Dict[str, Tuple[Fraction, Fraction]]
 

@@ -104,7 +104,6 @@ def check_certificate(cert: Certificate, src: A.SourceFile, source_bytes: bytes,
             results.append(res)
             if not res.ok:
                 return reject(f"{cc.name}: {res.reason}")
-    from .prob_checker import check_prob
 
     seen = set()
     for pc in cert.probability:

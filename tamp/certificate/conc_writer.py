@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from lang.serialize import to_json
+
 from .format import CertificateError
 
 

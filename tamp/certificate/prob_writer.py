@@ -33,8 +33,8 @@ from lang import ast as A
 from lang.errors import TampError
 from lang.printer import print_expr
 from lang.serialize import to_json
-from tamp.prob.export import export_cells
 from tamp.core.interval import Interval
+from tamp.prob.export import export_cells
 
 from .cellmass import MassError, Region, components, gauss_transform, rational_text, split_mass, witness_interval
 from .format import CertificateError

@@ -8,7 +8,7 @@ JSON path of the problem (``tamp check-proof`` exits 2). Whether a well-formed c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from lang import ast as A
 from lang.jsonfile import JSONError, loads

@@ -37,9 +37,8 @@ def add_arguments(p):
 def _write_report(args, result) -> None:
     """``--report OUT.html``: the run as one self-contained HTML page (see tamp.report)."""
     # deferred on purpose: loaded only when this command runs (CLI start-up)
-    from tamp.report import write_report
-
     from lang.inputs import show
+    from tamp.report import write_report
 
     source = result.source
     command = " ".join(["tamp prove", args.file] + [f"--program {args.program}"] * bool(args.program)

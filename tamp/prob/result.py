@@ -6,9 +6,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from tamp.results import ProgramResult
-
 from tamp.core.interval import Interval
+from tamp.results import ProgramResult
 
 
 def show_interval(iv: Optional[Interval]) -> str:

@@ -17,8 +17,8 @@ from typing import Dict, List, Optional
 
 from lang import ast as A
 from lang.errors import TampError, error_at
-
 from tamp.core.interval import Interval
+
 from .mass import Const, Node, build
 from .paths import Executor, Path
 from .symbolic import And, Lit, Not, Or, f_and, f_not

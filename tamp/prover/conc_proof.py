@@ -27,10 +27,10 @@ from axioms import concentration as C
 from axioms.concentration import Block
 from lang import ast as A
 
+from ..show import show_expr
 from .concentration import Det, Lin, NoiseSum, NotApplicable, recognise
 from .exprs import and_all, subst
 from .result import ProofResult
-from ..show import show_expr
 
 ONE = A.num(1)
 QUERY_MS = 4000

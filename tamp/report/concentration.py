@@ -61,17 +61,15 @@ def _simulated(r, name, is_int, fixed, pts):
         return []
     if prog is None:
         return []
+    import dataclasses
     from fractions import Fraction
 
-    from tamp.simulate import simulate
-
-    import dataclasses
-
     from lang import ast as A
+    from tamp.simulate import simulate
 
     prog = dataclasses.replace(prog, fails=None)
     out = []
-    for x, v in [p for p in pts if 1e-3 <= p[1] <= 1][:4]:
+    for x, _v in [p for p in pts if 1e-3 <= p[1] <= 1][:4]:
         inputs = {k: (Fraction(val).limit_denominator(10 ** 9) if isinstance(val, float) else val)
                   for k, val in fixed.items()}
         inputs[name] = int(x) if is_int else Fraction(x).limit_denominator(10 ** 9)

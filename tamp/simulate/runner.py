@@ -17,16 +17,15 @@ from lang.loader import load
 from lang.parser import parse_expr
 from tamp.dependence import precondition_positions
 
+from .arith import BallDomain, ExactDomain
+from .draws import seed_key
 from .errors import SimulationError
 from .evaluate import Ctx, Evaluator
 from .exact import ExactEvaluator, approx, exceeds
-from .arith import BallDomain, ExactDomain
-from .draws import seed_key
 from .inputs import convert_inputs, to_domain
 from .interp import Interpreter
 from .result import CONFIRMED, CONSISTENT, REFUTED, UNDECIDED, SimResult
-from .spec import (IntervalEvaluator, collect_terms, desugar, expr_text, is_probability_spec,
-                   term_intervals, term_masks)
+from .spec import IntervalEvaluator, collect_terms, desugar, expr_text, is_probability_spec, term_intervals, term_masks
 from .state import State
 from .stats import failure_rate_ci
 from .values import ArrayVal

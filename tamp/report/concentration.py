@@ -86,7 +86,7 @@ def _simulated(r, name, is_int, fixed, pts):
 
 def _plot(r) -> Optional[str]:
     """The inferred expression against one input (others at their fixed values), as SVG."""
-    try:
+    try:  # deferred on purpose: matplotlib is the optional 'report' extra (the plot is left out without it)
         import matplotlib
 
         matplotlib.use("Agg")

@@ -15,6 +15,7 @@ from lang import ast as A
 from lang.errors import TampError, error_at
 from lang.loader import load
 from lang.parser import parse_expr
+from lang.typecheck import check_program
 from tamp.dependence import precondition_positions
 
 from .arith import BallDomain, ExactDomain
@@ -62,11 +63,7 @@ def resolve_program(program_or_source, name: Optional[str] = None):
 
 
 def _types(prog: A.Program, path: str, source: Optional[str]) -> Dict[str, A.Type]:
-    """Variable types from the type checker (when it is installed); raises its errors."""
-    try:
-        from lang.typecheck import check_program
-    except ImportError:  # pragma: no cover - during bring-up
-        return {}
+    """Variable types from the type checker; raises its errors."""
     return dict(check_program(prog, path, source).vars)
 
 

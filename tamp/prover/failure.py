@@ -22,6 +22,7 @@ from typing import Iterable, Optional, Tuple
 #: may then fail the proof check (CHECK), and the loop prover may find no combination of axioms
 #: whose failure bound fits (NO_COMBINATION).
 NO_AXIOM, NO_FAMILY, TRACE, CHECK, NO_COMBINATION = "no-axiom", "no-family", "trace", "check", "no-combination"
+NO_TERMINATION = "no-termination"  # the loop prover found no termination argument for a loop
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,8 @@ class ProofFailure:
                 " (the solver answered unknown)" if self.unknown else "")
         elif self.kind == CHECK:
             text = "the labelled automaton did not check: " + "; ".join(o.text() for o in self.obligations)
+        elif self.kind == NO_TERMINATION:
+            text = "no termination argument for a loop"
         elif self.kind == NO_COMBINATION:
             text = "no combination of axioms gives a failure bound within the budget"
         else:

@@ -43,7 +43,7 @@ from .automaton import AEdge, ANode, FailureAutomaton
 from .candidates import proposals
 from .check import Obligation, check_automaton
 from .exprs import conjuncts, iterations_done
-from .failure import NO_COMBINATION, ProofFailure, check_failure
+from .failure import NO_COMBINATION, NO_TERMINATION, ProofFailure, check_failure
 from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
 from .kappa import Kappa, NoKappa, compute_kappa
 from .liveness import live_variables
@@ -402,7 +402,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                      stats, times, [], None, 0)
     if rankings is None:
         return _done(program, cfa, "unknown", t0, term, None, stats, times, [],
-                     "no termination argument for a loop", 0)
+                     ProofFailure(NO_TERMINATION), 0)
     term_obs = [Obligation(rule, where, status) for rule, where, status, _h in term]
     samples = [(u, v, k) for u, v, k, d in cfa.edges() if isinstance(d["stmt"], A.Sample)]
     spec = list(cfa.ensures) + [cfa.bound]

@@ -9,8 +9,7 @@ import pytest
 
 from lang.evaluate import evaluate
 from lang.parser import parse_expr
-from tamp.api import prove
-from tamp.certificate import certify_and_check
+from tamp.api import certify_and_check, prove
 from tamp.cli import main
 from tamp.simulate import simulate
 

@@ -17,7 +17,7 @@ from .base import AxiomFamily, AxiomInstance  # noqa: F401
 @lru_cache(maxsize=1)
 def all_families() -> tuple:
     """Every family defined by a module of this package, in module-name order."""
-    fams = []
+    fams: list = []
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name in ("base",) or info.name.startswith("_"):
             continue

@@ -13,11 +13,10 @@ from __future__ import annotations
 from typing import Any, Sequence, Tuple
 
 from lang import ast as A
+from lang.evaluate import evaluate
 
 from . import build as B
-from .base import (AxiomFamily, AxiomInstance, SelfReferentialSample, check_targets,
-                   target_variables)
-from lang.evaluate import evaluate
+from .base import AxiomFamily, AxiomInstance, SelfReferentialSample, check_targets, target_variables
 
 
 def scale_and_probability(scale: A.Expr, f: A.Expr, f_max=1) -> Tuple[A.Expr, ...]:

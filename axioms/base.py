@@ -28,6 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence, Tuple
 
 from lang import ast as A
+from lang.printer import print_expr
+
+from . import build as B
 
 
 @dataclass(frozen=True)
@@ -42,8 +45,6 @@ class AxiomInstance:
     note: str = field(default="", compare=False)
 
     def describe(self) -> str:
-        from lang.printer import print_expr  # local import: printer is optional at import time
-
         return f"{self.family}: Pr[{print_expr(self.bad)}] <= {print_expr(self.cost)}"
 
 
@@ -126,15 +127,13 @@ def union_bound(instances: Sequence[AxiomInstance], family: str = "") -> AxiomIn
     """Several axioms for the same sampling as one: ``Pr[bad1 ∨ … ∨ badk] <= cost1 + … + costk``
     (the union bound), under all side conditions. Zero costs are dropped from the sum, so
     adding :mod:`axioms.support` facts to an axiom keeps its cost expression unchanged."""
-    from . import build as B
-
     bads = [i.bad for i in instances]
     costs = [i.cost for i in instances
              if not (isinstance(i.cost, A.Num) and i.cost.value == 0)]
     cost = costs[0] if costs else B.n(0)
     for c in costs[1:]:
         cost = B.add(cost, c)
-    side = []
+    side: list = []
     for i in instances:
         side.extend(s for s in i.side if s not in side)
     return AxiomInstance(family or "+".join(i.family for i in instances), B.or_(*bads), cost,

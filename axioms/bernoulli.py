@@ -21,10 +21,10 @@ where the ``bad`` expression itself evaluates to true, so it checks the AST.
 from __future__ import annotations
 
 from lang import ast as A
+from lang.evaluate import evaluate
 
 from . import build as B
 from .base import AxiomFamily, AxiomInstance, check_targets
-from lang.evaluate import evaluate
 
 CHOICES = ("none", "true", "false")
 

@@ -15,9 +15,8 @@ read from the same AST builder as ``bad``.
 
 from __future__ import annotations
 
-from ._lazy import stats
-
 from . import build as B
+from ._lazy import stats
 from ._tail import RealParamFamily, scale_and_probability
 
 

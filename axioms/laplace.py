@@ -22,9 +22,8 @@ One-sided variants (``laplace_upper``: ``v - m > s * log(1/(2f))``,
 
 from __future__ import annotations
 
-from ._lazy import stats
-
 from . import build as B
+from ._lazy import stats
 from ._tail import RealParamFamily, scale_and_probability
 
 

@@ -44,14 +44,13 @@ import math
 from fractions import Fraction
 from typing import Callable, Optional, Tuple
 
-from ._lazy import integrate, stats
-
 from lang import ast as A
-
-from . import build as B
-from .base import AxiomFamily, AxiomInstance, check_targets
 from lang.evaluate import constant_value, evaluate
 from lang.walk import operands
+
+from . import build as B
+from ._lazy import integrate, stats
+from .base import AxiomFamily, AxiomInstance, check_targets
 from .uniform_finite import cover_pairs, cover_scalar, point_literal
 
 CHOICE = "support"

@@ -50,10 +50,10 @@ from itertools import combinations
 from typing import Any, Callable, FrozenSet, Optional, Sequence, Tuple
 
 from lang import ast as A
+from lang.evaluate import constant_value, evaluate
 
 from . import build as B
 from .base import AxiomFamily, AxiomInstance, check_targets
-from lang.evaluate import constant_value, evaluate
 
 MAX_SUPPORT = 10_000  # integer ranges beyond this are left to other families
 

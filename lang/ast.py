@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Type as PyType, Union
+from typing import Any, Iterator, List, Optional, Tuple, Union
+from typing import Type as PyType
 
 
 @dataclass(frozen=True)

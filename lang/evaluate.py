@@ -29,11 +29,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
+import numpy as np
+
 from lang import ast as A
 from lang import ops
 from lang.ops import euclid_divmod
-
-import numpy as np
 
 __all__ = ["EvalError", "evaluate", "compile_expr", "constant_value", "euclid_divmod"]
 

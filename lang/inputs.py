@@ -18,9 +18,10 @@ through its shortest decimal), ``bool`` for ``true``/``false``, lists for arrays
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from fractions import Fraction
-from typing import Dict, Iterable, Optional, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Tuple, Union
 
 from . import ast as A
 from .errors import TampError, TypeCheckError, error_at
@@ -176,3 +177,30 @@ def check_known(progs: Iterable[A.Program], inputs: Dict[str, Value], path: str 
         hints = [f"'{m}'" if len(extra) == 1 else f"'{m}' for '{k}'" for k, m in near.items() if m]
         hint = f" (did you mean {', '.join(hints)}?)" if hints else ""
         raise TampError(f"unknown input(s) {', '.join(extra)}{hint} (parameters: {names})", path)
+        raise TampError(f"unknown input(s) {', '.join(extra)} (parameters: {names})", path)
+
+
+def _literal(value: object, name: str) -> A.Expr:
+    if isinstance(value, bool):
+        return A.BoolLit(value)
+    if isinstance(value, int):
+        return A.num(value)
+    if isinstance(value, Fraction):
+        return A.Num(value, False)
+    raise TampError(f"--input {name}: only numbers and true/false can be fixed for the prover")
+
+
+def fix_inputs(prog: A.Program, inputs: Dict[str, Value]) -> A.Program:
+    """Add ``requires name == value`` for each fixed input of ``prog`` (the claim is then about
+    those); ``inputs`` are checked values (:func:`check_inputs`), names of other programs' inputs
+    are skipped."""
+    extra: List[A.Expr] = []
+    for name, value in inputs.items():
+        if prog.param(name) is None:
+            continue
+        if isinstance(value, list):
+            for i, v in enumerate(value):
+                extra.append(A.Binary("==", A.Index(A.Var(name), A.num(i)), _literal(v, name)))
+            continue
+        extra.append(A.Binary("==", A.Var(name), _literal(value, name)))
+    return dataclasses.replace(prog, requires=prog.requires + tuple(extra))

@@ -29,7 +29,6 @@ from lark import Lark, Token, Tree
 from lark.parse_tree_builder import ParseTreeBuilder
 from lark.parsers.lalr_analysis import Shift
 
-
 Tok = Tuple[Tuple[str, ...], str, int, int, int, int]  # (candidate types, value, offset, line, col, end col)
 Span = Tuple[int, int, int, int]  # line, column, end line, end column
 

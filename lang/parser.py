@@ -9,6 +9,7 @@ Errors are raised as :class:`lang.errors.ParseError` with file, line and column.
 
 from __future__ import annotations
 
+import os
 import re
 from fractions import Fraction
 from functools import lru_cache
@@ -17,6 +18,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from lark import Lark, Token, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.lexer import PatternStr
 from lark.visitors import Transformer_NonRecursive
 
 from . import ast as A
@@ -33,8 +35,6 @@ def _cache_file() -> Optional[str]:
     directory (``$XDG_CACHE_HOME/tamp`` or ``~/.cache/tamp``, created private), never a shared
     temporary directory (the cache is a pickle). None when there is no such directory; lark
     itself checks the grammar's hash in the file and rebuilds on any mismatch or damage."""
-    import os
-
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     d = os.path.join(base, "tamp")
     try:
@@ -327,7 +327,6 @@ _MAX_EXPECTED = 5
 @lru_cache(maxsize=1)
 def _terminal_text() -> Dict[str, str]:
     """Terminal name -> its literal spelling (for terminals that are plain strings)."""
-    from lark.lexer import PatternStr
     return {t.name: t.pattern.value for t in _parser().terminals if isinstance(t.pattern, PatternStr)}
 
 

@@ -7,12 +7,22 @@ from . import ast as A
 FAILURE_BOUND, PROBABILITY, CAUSAL = "failure-bound", "probability", "causal"
 
 
-def spec_kind(program: A.Program) -> str:
-    """``"probability"`` if some ``ensures`` contains ``P(…)`` or a fairness clause,
-    else ``"causal"`` if some ``ensures`` contains ``independent(…)``,
-    else ``"failure-bound"`` (the failure-probability prover's specifications)."""
-    if any(A.contains(e, (A.Prob, A.Fairness)) for e in program.ensures):
+def clause_kind(e: A.Expr) -> str:
+    """Which engine decides one ``ensures`` clause: ``"probability"`` when it contains ``P(…)``
+    or a fairness clause, else ``"causal"`` when it contains ``independent(…)``, else
+    ``"failure-bound"`` (the failure-probability prover's specifications)."""
+    if A.contains(e, (A.Prob, A.Fairness)):
         return PROBABILITY
-    if any(A.contains(e, A.Independent) for e in program.ensures):
+    if A.contains(e, A.Independent):
         return CAUSAL
+    return FAILURE_BOUND
+
+
+def spec_kind(program: A.Program) -> str:
+    """``"probability"`` if some ``ensures`` clause is of that kind (:func:`clause_kind`), else
+    ``"causal"`` if some is, else ``"failure-bound"``."""
+    kinds = {clause_kind(e) for e in program.ensures}
+    for kind in (PROBABILITY, CAUSAL):
+        if kind in kinds:
+            return kind
     return FAILURE_BOUND

@@ -5,8 +5,19 @@ program violates its postcondition with probability at most the bound — or
 says why it could not. See :mod:`tamp.api`.
 """
 
-from .api import prove, prove_program  # noqa: F401
 from .results import PROVED, UNKNOWN, VIOLATED, FileResult, ProgramResult  # noqa: F401
+from .version import __version__  # noqa: F401
 
-__version__ = "0.1.0"
-__all__ = ["prove", "prove_program", "FileResult", "ProgramResult", "PROVED", "UNKNOWN", "VIOLATED"]
+__all__ = ["prove", "prove_program", "certify_and_check", "FileResult", "ProgramResult", "PROVED", "UNKNOWN",
+           "VIOLATED", "__version__"]
+
+_API = ("prove", "prove_program", "certify_and_check")
+
+
+def __getattr__(name: str):
+    """``tamp.prove`` and its siblings, from :mod:`tamp.api` on first use."""
+    if name in _API:
+        from . import api  # deferred on purpose: `import tamp` (every command) must not load the engines
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'tamp' has no attribute {name!r}")

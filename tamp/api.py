@@ -1,5 +1,6 @@
 """The library entry point behind ``tamp prove``: usable directly from a notebook.
 
+>>> import tamp
 >>> r = tamp.prove('''
 ... program coin(p: real)
 ...   requires 0 < p && p <= 1
@@ -18,87 +19,29 @@ combines them (violated if any is violated, proved if all are proved).
 from __future__ import annotations
 
 import dataclasses
-import importlib
+import json
 import time
-from fractions import Fraction
 from typing import Dict, List, Optional, Union
 
 from lang import ast as A
 from lang.errors import TampError
-from lang.inputs import check_inputs, check_known
+from lang.inputs import check_inputs, check_known, fix_inputs
 from lang.loader import check_bound, load, parse_bound, select
+from lang.parser import parse, parse_expr
+from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind
 
-from .results import PROVED, UNKNOWN, VIOLATED, FileResult, ProgramResult
-
-FAILURE, PROBABILITY, CAUSAL = "failure-bound", "probability", "causal"
-
-
-def clause_kind(e: A.Expr) -> str:
-    """Which engine decides one ``ensures`` clause."""
-    if A.contains(e, (A.Prob, A.Fairness)):
-        return PROBABILITY
-    if A.contains(e, A.Independent):
-        return CAUSAL
-    return FAILURE
+from . import causal, prob, prover
+from . import report as _report  # noqa: F401  (registers the notebook views of the results)
+from .certificate import CheckReport, check_certificate, decode, file_certificate
+from .dependence import conditioning_assumes, describe
+from .results import PROVED, UNKNOWN, FileResult, ProgramResult, combine
+from .show import show_expr
 
 
 def _load(source_or_path: Union[str, A.SourceFile, A.Program], path: Optional[str]) -> A.SourceFile:
     if isinstance(source_or_path, A.Program):
         return A.SourceFile((source_or_path,), path or "<program>", "")
     return load(source_or_path, path)
-
-
-def _literal(value, name: str) -> A.Expr:
-    if isinstance(value, bool):
-        return A.BoolLit(value)
-    if isinstance(value, int):
-        return A.num(value)
-    if isinstance(value, Fraction):
-        return A.Num(value, False)
-    raise TampError(f"--input {name}: only numbers and true/false can be fixed for the prover")
-
-
-def fix_inputs(prog: A.Program, inputs: Dict[str, object]) -> A.Program:
-    """Add ``requires name == value`` for each fixed input of ``prog`` (the claim is then about
-    those); ``inputs`` are checked values (:func:`lang.inputs.check_inputs`)."""
-    extra = []
-    for name, value in inputs.items():
-        if prog.param(name) is None:
-            continue
-        if isinstance(value, list):
-            for i, v in enumerate(value):
-                extra.append(A.Binary("==", A.Index(A.Var(name), A.num(i)), _literal(v, name)))
-            continue
-        extra.append(A.Binary("==", A.Var(name), _literal(value, name)))
-    return dataclasses.replace(prog, requires=prog.requires + tuple(extra))
-
-
-def _engine(kind: str):
-    """The engine function for a kind, or None when that engine is not installed."""
-    mod_name, fn = {FAILURE: ("tamp.prover", "prove_program"),
-                    PROBABILITY: ("tamp.prob", "decide_program"),
-                    CAUSAL: ("tamp.causal", "certify_program")}[kind]
-    try:
-        mod = importlib.import_module(mod_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and mod_name.startswith(exc.name):
-            return None
-        raise
-    return getattr(mod, fn, None)
-
-
-def combine(name: str, parts: List[ProgramResult]) -> ProgramResult:
-    """One program's result from its per-kind results."""
-    if len(parts) == 1:
-        return parts[0]
-    vs = [p.verdict for p in parts]
-    verdict = VIOLATED if VIOLATED in vs else PROVED if all(v == PROVED for v in vs) else UNKNOWN
-    res = ProgramResult(name, "mixed", verdict, sum(p.time_s for p in parts),
-                        bound=next((p.bound for p in parts if p.bound), None),
-                        details={"parts": [p.to_json() for p in parts]})
-    res.parts = parts
-    res.render_text = lambda: "\n".join(p.render_text() for p in parts)  # type: ignore[assignment]
-    return res
 
 
 def prove_program(prog: A.Program, bound: Optional[A.Expr] = None, timeout: Optional[float] = None,
@@ -111,34 +54,32 @@ def prove_program(prog: A.Program, bound: Optional[A.Expr] = None, timeout: Opti
     for e in prog.ensures:
         groups.setdefault(clause_kind(e), []).append(e)
     if prog.reliability is not None or not groups:
-        groups.setdefault(FAILURE, [])
-    if bound is not None and FAILURE not in groups:
+        groups.setdefault(FAILURE_BOUND, [])
+    if bound is not None and FAILURE_BOUND not in groups:
         raise TampError("--bound applies to failure-bound specifications, and this program has none", path)
-    parts = []
+    parts: List[ProgramResult] = []
     deadline = time.monotonic() + timeout if timeout else None
     for kind, clauses in groups.items():
         sub = dataclasses.replace(prog, ensures=tuple(clauses))
-        if kind != FAILURE:
+        if kind != FAILURE_BOUND:
             sub = dataclasses.replace(sub, fails=None)
         left = max(deadline - time.monotonic(), 0.01) if deadline else None
-        fn = _engine(kind)
         t0 = time.monotonic()
-        if fn is None:
-            parts.append(ProgramResult(prog.name, kind, UNKNOWN, 0.0,
-                                       message=f"the {kind} engine is not installed in this build"))
-            continue
-        if kind == FAILURE:
+        res: ProgramResult
+        if kind == FAILURE_BOUND:
             if inputs:
                 sub = fix_inputs(sub, inputs)
-            res = fn(sub, bound=bound, timeout=left, path=path, source=source, progress=progress)
+            res = prover.prove_program(sub, bound=bound, timeout=left, path=path, source=source,
+                                       progress=progress)
             if res.verdict == UNKNOWN and all(p.name in inputs for p in prog.params):
                 left = max(deadline - time.monotonic(), 0.01) if deadline else None
                 res = decide_conditional(res, dataclasses.replace(prog, ensures=tuple(clauses)), inputs,
                                          left, path, source)
         elif kind == PROBABILITY:
-            res = fn(sub, inputs=inputs or None, timeout=left, path=path, source=source)
+            res = prob.decide_program(sub, inputs=inputs or None, timeout=left, path=path, source=source)
         else:
-            res = fn(sub, options={"timeout": left} if left else None, path=path, source=source)
+            res = causal.certify_program(sub, options={"timeout": left} if left else None, path=path,
+                                         source=source)
         if not res.time_s:
             res.time_s = time.monotonic() - t0
         parts.append(res)
@@ -151,23 +92,18 @@ def decide_conditional(res: ProgramResult, prog: A.Program, inputs: Dict[str, ob
     decided exactly: Pr[violation | conditions] <= β is P(ensures | conditions) >= 1 - β, which
     the probability engine computes with the same conditioning (exact values or certified
     intervals). Returns ``res`` (the prover's "unknown") when that does not apply or decide."""
-    from tamp.dependence import conditioning_assumes, describe
-
-    cfa = getattr(res, "cfa", None)
+    cfa = res.cfa if isinstance(res, prover.ProofResult) else None
     found = conditioning_assumes(cfa) if cfa is not None else []
-    if not found or not all(p.name in inputs for p in prog.params) \
+    if cfa is None or not found or not all(p.name in inputs for p in prog.params) \
             or prog.reliability is not None or "failed" in cfa.types:
         return res
-    fn = _engine(PROBABILITY)
-    if fn is None:
-        return res
-    event = A.BoolLit(True)
+    event: A.Expr = A.BoolLit(True)
     for e in cfa.ensures:
         event = e if event == A.BoolLit(True) else A.Binary("&&", event, e)
     claim = A.Binary(">=", A.Prob(event), A.Binary("-", A.num(1), cfa.bound))
     sub = dataclasses.replace(prog, ensures=(claim,), fails=None)
     try:
-        exact = fn(sub, inputs=inputs, timeout=timeout, path=path, source=source)
+        exact = prob.decide_program(sub, inputs=inputs, timeout=timeout, path=path, source=source)
     except TampError as exc:
         res.message += f"\n  (the probability engine cannot decide it at these inputs either: {exc.message})"
         return res
@@ -176,20 +112,12 @@ def decide_conditional(res: ProgramResult, prog: A.Program, inputs: Dict[str, ob
     how = ("holds" if exact.verdict == PROVED else "is violated")
     detail = exact.render_text().splitlines()[1:]
     msg = (f"the claim {how} at the fixed inputs: {describe(found[0], path)}, so it is the conditional bound "
-           f"P({show_claim(event)} | the assumes) >= 1 - ({show_claim(cfa.bound)}), decided exactly by the "
+           f"P({show_expr(event)} | the assumes) >= 1 - ({show_expr(cfa.bound)}), decided exactly by the "
            "probability engine (no failure-bound certificate: `tamp check-proof` does not accept it)")
-    out = ProgramResult(prog.name, FAILURE, exact.verdict, res.time_s + exact.time_s, res.bound,
+    out = ProgramResult(prog.name, FAILURE_BOUND, exact.verdict, res.time_s + exact.time_s, res.bound,
                         "\n  ".join([msg] + [d.strip() for d in detail if d.strip()]),
                         {"conditional": exact.to_json()})
     return out
-
-
-def show_claim(e: A.Expr) -> str:
-    from tamp.prover.show import show_expr
-
-    return show_expr(e)
-
-
 def prove(source_or_path, bound: Union[str, A.Expr, None] = None, timeout: Optional[float] = None,
           program: Optional[str] = None, inputs: Optional[Dict[str, object]] = None,
           path: Optional[str] = None, progress=None, infer: bool = False) -> FileResult:
@@ -232,6 +160,17 @@ def infer_bound(prog: A.Program) -> A.Program:
     for a margin (one value is inferred at a time) or the program has no failure-bound clause."""
     if any(A.contains(e, A.Hole) for e in prog.ensures) or prog.reliability is not None:
         return prog
-    if prog.ensures and all(clause_kind(e) != FAILURE for e in prog.ensures):
+    if prog.ensures and all(clause_kind(e) != FAILURE_BOUND for e in prog.ensures):
         return prog
     return dataclasses.replace(prog, fails=A.Hole())
+
+
+def certify_and_check(text: str, bound: Optional[str] = None, inputs: Optional[Dict[str, object]] = None
+                      ) -> CheckReport:
+    """Prove ``text`` (a whole source file), write its certificate in memory, and re-check it —
+    a round trip for tests and notebooks (``tamp prove --certificate``, then ``tamp check-proof``)."""
+    res = prove(text, bound=bound, inputs=inputs, path="<string>")
+    cert = json.loads(json.dumps(file_certificate(res, text.encode("utf-8"), bound, inputs)))
+    src = parse(text, "<string>")
+    b = parse_expr(bound, "--bound") if bound else None
+    return check_certificate(decode(cert), src, text.encode("utf-8"), b, inputs)

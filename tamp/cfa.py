@@ -34,11 +34,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+import graphviz
 import networkx as nx
 
 from lang import ast as A
-from lang.errors import UnsupportedError, error_at
-from lang.walk import DESCEND, Transformer, operands, rebuild
+from lang.errors import TypeCheckError, UnsupportedError, error_at
+from lang.typecheck import ProgramTypes, check_program
+from lang.walk import DESCEND, Transformer, rebuild
+
+from .show import show_expr, show_stmt
 
 UNRELIABLE = {"+.": "+", "-.": "-", "*.": "*"}
 FAILED = "failed"
@@ -83,8 +87,6 @@ class CFA:
     # ------------------------------------------------------------------ output
     def to_text(self) -> str:
         """Nodes with their source line, then every edge with its statement."""
-        from tamp.prover.show import show_expr, show_stmt
-
         g = self.graph
         lines = [f"CFA of {self.name}: {g.number_of_nodes()} nodes, {g.number_of_edges()} edges; "
                  f"entry {self.entry}, exit {self.exit}"
@@ -108,23 +110,18 @@ class CFA:
 
     def to_dot(self) -> str:
         """Graphviz text: nodes labelled with their number and source line, edges with statements."""
-        from tamp.prover.show import show_stmt
-
-        out = [f'digraph "{self.name}" {{', "  node [shape=circle, fontsize=10];"]
+        dot = graphviz.Digraph(self.name, node_attr={"shape": "circle", "fontsize": "10"})
         for n, d in self.graph.nodes(data=True):
-            shape = "doublecircle" if n == self.exit else "circle"
-            extra = ", style=bold" if n in self.loop_heads else ""
-            lab = f"{n}" + (f"\\nL{d['line']}" if d.get("line") else "")
-            out.append(f'  n{n} [label="{lab}", shape={shape}{extra}];')
-        out.append(f"  start [shape=point]; start -> n{self.entry};")
+            dot.node(f"n{n}", f"{n}" + (f"\\nL{d['line']}" if d.get("line") else ""),
+                     shape="doublecircle" if n == self.exit else "circle",
+                     **({"style": "bold"} if n in self.loop_heads else {}))
+        dot.node("start", shape="point")
+        dot.edge("start", f"n{self.entry}")
         for u, v, _k, d in self.edges():
-            out.append(f'  n{u} -> n{v} [label="{_dot_escape(show_stmt(d["stmt"]))}"];')
-        out.append("}")
-        return "\n".join(out) + "\n"
+            dot.edge(f"n{u}", f"n{v}", label=graphviz.escape(show_stmt(d["stmt"])))
+        return dot.source
 
     def to_json(self) -> dict:
-        from tamp.prover.show import show_expr, show_stmt
-
         return {
             "name": self.name, "entry": self.entry, "exit": self.exit, "loop_heads": list(self.loop_heads),
             "requires": [show_expr(e) for e in self.requires], "ensures": [show_expr(e) for e in self.ensures],
@@ -141,154 +138,13 @@ class CFA:
         return json.dumps(self.to_json(), indent=2)
 
 
-def _dot_escape(s: str) -> str:
-    return s.replace("\\", "\\\\").replace('"', '\\"')
-
-
 # ---------------------------------------------------------------------------- types
 
 
 def infer_types(prog: A.Program) -> Dict[str, A.Type]:
-    """The type of every parameter and local (from the type checker when present, else a light
-    inference: a local's type is that of its first assignment or sampling)."""
-    try:  # the "lang" engineer's checker, when it exists
-        from lang.typecheck import check_program  # type: ignore
-
-        return dict(check_program(prog).vars)
-    except ImportError:
-        pass
-    except Exception:  # a type error is reported by the caller's own type check
-        pass
-    return _LightTypes(prog).run()
-
-
-class _LightTypes:
-    """Fallback type inference used until ``lang.typecheck`` exists."""
-
-    def __init__(self, prog: A.Program):
-        self.prog = prog
-        self.env: Dict[str, A.Type] = {p.name: p.type for p in prog.params}
-
-    def run(self) -> Dict[str, A.Type]:
-        for _ in range(3):  # to a fixpoint: an int local later assigned a real becomes real
-            before = dict(self.env)
-            self.stmt(self.prog.body)
-            if before == self.env:
-                break
-        return self.env
-
-    def expr(self, e: A.Expr) -> A.Type:
-        if isinstance(e, A.Num):
-            return A.INT if e.is_int else A.REAL
-        if isinstance(e, A.BoolLit):
-            return A.BOOL
-        if isinstance(e, A.Var):
-            return self.env.get(e.name, A.REAL)
-        if isinstance(e, A.Index):
-            t = self.expr(e.base)
-            return t.elem[0] if t.name == "array" else A.REAL
-        if isinstance(e, A.Unary):
-            return A.BOOL if e.op == "!" else self.expr(e.operand)
-        if isinstance(e, A.Binary):
-            if e.op in ("==", "!=", "<", "<=", ">", ">=", "&&", "||", "==>", "<==>"):
-                return A.BOOL
-            if e.op in ("div", "mod"):
-                return A.INT
-            if e.op == "/":
-                return A.REAL
-            lt, rt = self.expr(e.left), self.expr(e.right)
-            return A.INT if lt == A.INT and rt == A.INT else A.REAL
-        if isinstance(e, A.Cond):
-            return self.expr(e.then)
-        if isinstance(e, A.Call):
-            if e.func in ("abs", "min", "max"):
-                ts = [self.expr(a) for a in e.args]
-                return A.INT if all(t == A.INT for t in ts) else A.REAL
-            if e.func in ("fst", "snd"):
-                t = self.expr(e.args[0])
-                if t.name == "tuple":
-                    return t.elem[0 if e.func == "fst" else 1]
-            return A.REAL
-        if isinstance(e, A.TupleExpr):
-            return A.tuple_of(*(self.expr(x) for x in e.items))
-        if isinstance(e, (A.Quant,)):
-            return A.BOOL
-        if isinstance(e, A.Sum):
-            return A.REAL
-        return A.REAL
-
-    def dist_types(self, d: A.Call, n: int) -> List[A.Type]:
-        if d.func == "bern":
-            return [A.BOOL]
-        if d.func in ("dlap", "dexp"):
-            return [A.INT]
-        if d.func == "unif":
-            if len(d.args) == 2:
-                return [A.INT]
-            s = d.args[0] if d.args else None
-            sets = _set_factors(s)
-            ts = []
-            for st in sets:
-                items = st.items if isinstance(st, A.SetLit) else ()
-                ts.append(A.BOOL if items and all(isinstance(i, A.BoolLit) for i in items)
-                          else A.INT if items and all(isinstance(i, A.Num) and i.is_int for i in items)
-                          else A.REAL)
-            return ts if len(ts) == n else [A.REAL] * n
-        return [A.REAL] * n
-
-    def bind(self, lv, t: A.Type):
-        if isinstance(lv, A.Index) and isinstance(lv.base, A.Var):
-            name, t = lv.base.name, A.array_of(t)
-        elif isinstance(lv, A.Var):
-            name = lv.name
-        else:
-            return
-        if self.prog.param(name) is not None:
-            return
-        old = self.env.get(name)
-        self.env[name] = t if old is None else _join(old, t)
-
-    def stmt(self, s: A.Stmt):
-        if isinstance(s, A.Block):
-            for x in s.stmts:
-                self.stmt(x)
-        elif isinstance(s, A.Assign):
-            if len(s.targets) == 1:
-                self.bind(s.targets[0], self.expr(s.value))
-            else:
-                t = self.expr(s.value)
-                for i, lv in enumerate(s.targets):
-                    self.bind(lv, t.elem[i] if t.name == "tuple" and i < len(t.elem) else A.REAL)
-        elif isinstance(s, A.Sample):
-            for lv, t in zip(s.targets, self.dist_types(s.dist, len(s.targets))):
-                self.bind(lv, t)
-        elif isinstance(s, A.If):
-            self.stmt(s.then)
-            if s.other is not None:
-                self.stmt(s.other)
-        elif isinstance(s, A.While):
-            self.stmt(s.body)
-        elif isinstance(s, A.For):
-            self.env.setdefault(s.var, A.INT)
-            self.stmt(s.body)
-        elif isinstance(s, A.VarDecl):
-            self.env.setdefault(s.name, s.type)
-
-
-def _join(a: A.Type, b: A.Type) -> A.Type:
-    """The least type of both (int and real join to real)."""
-    if a == b:
-        return a
-    if {a, b} == {A.INT, A.REAL}:
-        return A.REAL
-    if a.name == b.name == "array":
-        return A.array_of(_join(a.elem[0], b.elem[0]))
-    return a
-
-
-def _set_factors(e) -> List[A.Expr]:
-    """``S1 * S2`` → [S1, S2]; a single set → [S]."""
-    return operands(e, "*") if e is not None else []
+    """The type of every parameter and local (the type checker's; raises its located
+    :class:`lang.errors.TypeCheckError` for an ill-typed program)."""
+    return dict(check_program(prog).vars)
 
 
 # ---------------------------------------------------------------------------- building
@@ -498,9 +354,10 @@ def build_cfa(prog: A.Program, bound: Optional[A.Expr] = None, path: str = "<str
         ensures = ensures + (A.Unary("!", A.Var(FAILED)),)
         fails = A.Binary("-", A.num(1), prog.reliability)
     if prog.reliability is not None or _uses_unreliable(prog):
-        if prog.param(FAILED) is not None:
+        reserved = prog.param(FAILED)
+        if reserved is not None:
             raise error_at(UnsupportedError, "the name 'failed' is reserved for the reliability flag",
-                           prog.param(FAILED).pos, path, source)
+                           reserved.pos, path, source)
         nxt = b.node(None)
         b.edge(at, nxt, A.Assign((A.Var(FAILED),), A.BoolLit(False)), None)
         b.types[FAILED] = A.BOOL
@@ -511,21 +368,31 @@ def build_cfa(prog: A.Program, bound: Optional[A.Expr] = None, path: str = "<str
     g = _contract_trivial(b.g, entry, exit_, set(b.loop_heads))
     types = infer_types(prog)
     types.update(b.types)
-    _type_temporaries(g, types)
+    _type_temporaries(g, types, prog.name)
     bnd = bound if bound is not None else (fails if fails is not None else A.num(0))
     return CFA(prog.name, g, entry, exit_, list(b.loop_heads), prog.params, tuple(prog.requires),
                ensures, bnd, types, prog, dict(b.invariants), path)
 
 
-def _type_temporaries(g: nx.MultiDiGraph, types: Dict[str, A.Type]) -> None:
-    """Give the desugaring's temporaries (``$t1`` …) the type of the value they hold."""
-    dummy = A.Program("_", (), A.Block(()))
-    lt = _LightTypes(dummy)
-    lt.env = types
-    for _u, _v, d in g.edges(data=True):
-        st = d["stmt"]
-        if isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var) and st.targets[0].name not in types:
-            types[st.targets[0].name] = lt.expr(st.value)
+def _type_temporaries(g: nx.MultiDiGraph, types: Dict[str, A.Type], program: str) -> None:
+    """Give the desugaring's temporaries (``$t1`` …) the type of the value they hold (a
+    temporary's value may read another temporary, so the values are typed until none is left)."""
+    env = ProgramTypes(program, locals=types)  # type_of reads the (growing) dict itself
+    pending = [(st.targets[0].name, st.value) for _u, _v, d in g.edges(data=True)
+               for st in [d["stmt"]]
+               if isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var) and st.targets[0].name not in types]
+    while pending:
+        left = []
+        for name, value in pending:
+            if name in types:
+                continue
+            try:
+                types[name] = env.type_of(value)
+            except TypeCheckError:
+                left.append((name, value))
+        if len(left) == len(pending):  # no progress: the first one's error is the reason
+            env.type_of(left[0][1])
+        pending = left
 
 
 def _contract_trivial(g: nx.MultiDiGraph, entry: int, exit_: int, keep: set) -> nx.MultiDiGraph:
@@ -535,7 +402,7 @@ def _contract_trivial(g: nx.MultiDiGraph, entry: int, exit_: int, keep: set) -> 
     changed = True
     while changed:
         changed = False
-        for u, v, k, d in list(g.edges(keys=True, data=True)):
+        for u, v, _k, d in list(g.edges(keys=True, data=True)):
             st = d["stmt"]
             if not (isinstance(st, A.Assume) and isinstance(st.cond, A.BoolLit) and st.cond.value):
                 continue
@@ -544,7 +411,7 @@ def _contract_trivial(g: nx.MultiDiGraph, entry: int, exit_: int, keep: set) -> 
             if g.out_degree(u) != 1:
                 continue
             # redirect u's in-edges to v and drop u
-            for w, _, k2, d2 in list(g.in_edges(u, keys=True, data=True)):
+            for w, _, _k2, d2 in list(g.in_edges(u, keys=True, data=True)):
                 g.add_edge(w, v, **d2)
             if g.nodes[v].get("line") is None:
                 g.nodes[v]["line"] = g.nodes[u].get("line")

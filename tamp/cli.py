@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import argparse
 import errno
-import importlib
 import os
 import re
 import sys
 
+import z3
+
 from lang.errors import TampError
+from lang.parser import parse
 from lang.recursion import deep_recursion
 from lang.suggest import closest, did_you_mean
 
+from .commands import bench, cfa, check, check_proof, fairness, prob, prove, query, simulate, wmi
 from .commands.options import MIN_MEMORY_MB, memory_mb
 from .timelimit import CommandTimeout, time_limit
 
@@ -30,7 +33,7 @@ EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, EXIT_VIOLATED = 0, 1, 2, 3
 WHOLE_RUN_TIMEOUT = ("prove", "check-proof")
 
 # Order is the order of `tamp --help`.
-COMMANDS = ["check", "prove", "prob", "simulate", "cfa", "wmi", "query", "fairness", "bench", "check_proof"]
+COMMANDS = [check, prove, prob, simulate, cfa, wmi, query, fairness, bench, check_proof]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -72,13 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="memory guard: stop cleanly (exit 1) when the run needs more than MB megabytes")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands = {}
-    for mod_name in COMMANDS:
-        try:
-            mod = importlib.import_module(f"tamp.commands.{mod_name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"tamp.commands.{mod_name}":
-                continue  # command not built yet
-            raise
+    for mod in COMMANDS:
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
@@ -206,13 +203,10 @@ def _limit_memory(mb: int) -> None:
     if mb < MIN_MEMORY_MB:  # the option's type (commands.options.memory_mb) refuses it already
         raise TampError(f"--max-memory must be at least {MIN_MEMORY_MB} MB", "--max-memory")
     try:
-        import resource
+        import resource  # deferred on purpose: POSIX only (the except says so on other platforms)
     except ImportError:  # pragma: no cover - platform without rlimits
         print("tamp: warning: --max-memory is not supported on this platform", file=sys.stderr)
         return
-    import z3
-
-    from lang.parser import parse
 
     z3.main_ctx()
     parse("program warm_up() { skip; }")

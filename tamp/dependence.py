@@ -203,7 +203,7 @@ def conditioning_assumes(cfa, dep: Optional[Dependence] = None) -> List[Conditio
 
 def describe(c: Conditioning, path: str) -> str:
     """``file:line:col: assume(…) …`` — where the conditioning assume is and why it conditions."""
-    from tamp.prover.show import show_expr
+    from tamp.show import show_expr
 
     pos = c.stmt.pos
     where = f"{path}:{pos.line}:{pos.col}" if pos is not None else path

@@ -1,70 +1,55 @@
 """Progress of a long proof on the terminal: one status line on stderr, rewritten in place.
 
-The engines report progress through a callback (``prove_program(..., progress=callable)``).
-The failure-bound prover calls it with short messages, e.g.::
+The engines report progress through a callback (``prove_program(..., progress=callable)``),
+calling it with a :class:`ProgressEvent`::
 
-    "ex1: synthesising axioms (2 traces)"
-    "ex1: synthesising axioms (4 traces, split on flag)"
-    "noisySum: labelling with axioms #3"
+    ProgressEvent("ex1", "synthesising axioms for 4 traces, split on flag", traces=4)
+    ProgressEvent("noisySum", "labelling with axioms #3", best_bound="p")
 
-and an engine may instead pass a dict with any of the keys ``program``, ``stage``,
-``traces_done``, ``traces``, ``depth`` (current unrolling depth) and ``best_bound``.
-:class:`Progress` shows either as ``⠹ 12.4 s  ex2 · labelling with axioms #3`` and keeps the
-elapsed time ticking while the solver works. It is only switched on when stderr is a terminal
-and the output is not ``--json`` (:func:`for_terminal`); the line is erased when the run ends,
-so the result printed on stdout is all that remains.
+:class:`Progress` shows one as ``⠹ 12.4 s  ex2 · labelling with axioms #3 · best bound p`` and
+keeps the elapsed time ticking while the solver works. It is only switched on when stderr is a
+terminal and the output is not ``--json`` (:func:`for_terminal`); the line is erased when the
+run ends, so the result printed on stdout is all that remains.
 """
 
 from __future__ import annotations
 
-import re
 import shutil
 import sys
 import threading
 import time
-from typing import Any, Dict, Optional, TextIO, Union
+from dataclasses import dataclass
+from typing import Optional, TextIO
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-_MESSAGE = re.compile(r"^(?P<program>[A-Za-z_][A-Za-z0-9_]*): (?P<stage>.*)$")
-_TRACES = re.compile(r"\((?P<traces>\d+) traces?\b")
-_COMBO = re.compile(r"#(?P<combo>\d+)")
-
-Event = Union[str, Dict[str, Any]]
 
 
-def parse_event(event: Event) -> Dict[str, Any]:
-    """The fields of one progress event: a dict is taken as it is; a prover message
-    ``"NAME: stage"`` gives ``program`` and ``stage``, plus ``traces`` and ``combination``
-    when it names them."""
-    if isinstance(event, dict):
-        return dict(event)
-    text = " ".join(str(event).split())
-    m = _MESSAGE.match(text)
-    fields: Dict[str, Any] = {"program": m.group("program"), "stage": m.group("stage")} if m else {"stage": text}
-    t = _TRACES.search(text)
-    if t:
-        fields["traces"] = int(t.group("traces"))
-    c = _COMBO.search(text)
-    if c:
-        fields["combination"] = int(c.group("combo"))
-    return fields
+@dataclass(frozen=True)
+class ProgressEvent:
+    """Where an engine is: the program, the stage (free text), and the counters it knows —
+    traces done and in all, the current unrolling depth, the best bound so far.
 
+    >>> ProgressEvent("ex2", "unrolling", traces_done=12, traces=40, depth=3, best_bound="0.05").describe()
+    'ex2 · unrolling · traces 12/40 · depth 3 · best bound 0.05'
+    """
 
-def describe(fields: Dict[str, Any]) -> str:
-    """One line for the fields of :func:`parse_event` (program, stage, then the counters)."""
-    bits = []
-    if fields.get("program"):
-        bits.append(str(fields["program"]))
-    if fields.get("stage"):
-        bits.append(str(fields["stage"]))
-    if "traces_done" in fields:
-        total = fields.get("traces")
-        bits.append(f"traces {fields['traces_done']}" + (f"/{total}" if total is not None else ""))
-    if "depth" in fields:
-        bits.append(f"depth {fields['depth']}")
-    if fields.get("best_bound") is not None:
-        bits.append(f"best bound {fields['best_bound']}")
-    return " · ".join(bits)
+    program: str = ""
+    stage: str = ""
+    traces: Optional[int] = None
+    traces_done: Optional[int] = None
+    depth: Optional[int] = None
+    best_bound: Optional[str] = None
+
+    def describe(self) -> str:
+        """One line: program, stage, then the counters."""
+        bits = [b for b in (self.program, self.stage) if b]
+        if self.traces_done is not None:
+            bits.append(f"traces {self.traces_done}" + (f"/{self.traces}" if self.traces is not None else ""))
+        if self.depth is not None:
+            bits.append(f"depth {self.depth}")
+        if self.best_bound is not None:
+            bits.append(f"best bound {self.best_bound}")
+        return " · ".join(bits)
 
 
 class Progress:
@@ -90,11 +75,11 @@ class Progress:
             self._thread.start()
 
     # ------------------------------------------------------------------ callback
-    def __call__(self, event: Event) -> None:
+    def __call__(self, event: ProgressEvent) -> None:
         """Record one event from an engine and redraw the line."""
         with self._lock:
             self.events += 1
-            self.text = describe(parse_event(event)) or self.text
+            self.text = event.describe() or self.text
             self._draw()
 
     def line(self) -> str:

@@ -1,19 +1,47 @@
 """Result objects shared by every engine.
 
 Every engine (failure-bound prover, probability engine, causal certifier)
-returns, per program, an object with at least the fields of
-:class:`ProgramResult`: ``name``, ``kind``, ``verdict`` (one of
-:data:`VERDICTS`), ``time_s``, ``to_json()`` and ``render_text()``. Engines
-subclass it to add their own data (automata, intervals, witnesses …).
+returns, per program, a :class:`ProgramResult` — the :class:`Result` protocol:
+``name``, ``kind``, ``verdict`` (one of :data:`VERDICTS`), ``time_s``, ``bound``,
+``message``, ``parts``, ``to_json()`` and ``render_text()``, which the text output,
+the JSON output and the report (:mod:`tamp.report`) all render. Engines subclass it
+to add their own typed data (automata, intervals, witnesses …); a program whose
+specification needs several engines gets a :class:`MixedResult` of their results.
 """
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence
 
 PROVED, UNKNOWN, VIOLATED = "proved", "unknown", "violated"
 VERDICTS = (PROVED, UNKNOWN, VIOLATED)
+
+#: How a notebook shows results (``program_html``, ``program_svg``, ``file_html``): the report
+#: (:mod:`tamp.report`, a layer above the engines) registers its views here when it is imported;
+#: without them a result shows as its text.
+NOTEBOOK_VIEWS: Dict[str, Callable[..., Any]] = {}
+
+
+class Result(Protocol):
+    """What every program's result offers its renderers (text, JSON, report)."""
+
+    name: str
+    kind: str
+    verdict: str
+    time_s: float
+    bound: Optional[str]
+    message: str
+
+    @property
+    def parts(self) -> Sequence["ProgramResult"]: ...
+
+    def to_json(self) -> Dict[str, Any]: ...
+
+    def render_text(self) -> str: ...
+
+    def to_dot(self) -> Dict[str, str]: ...
 
 
 @dataclass
@@ -31,6 +59,11 @@ class ProgramResult:
     def __post_init__(self):
         assert self.verdict in VERDICTS, self.verdict
 
+    @property
+    def parts(self) -> Sequence["ProgramResult"]:
+        """The per-engine results this one combines: itself (see :class:`MixedResult`)."""
+        return [self]
+
     def to_json(self) -> Dict[str, Any]:
         out = {"name": self.name, "kind": self.kind, "verdict": self.verdict,
                "bound": self.bound, "time_s": round(self.time_s, 4)}
@@ -46,24 +79,51 @@ class ProgramResult:
         head += f"  [{self.time_s:.2f} s]"
         return head + (f"\n  {self.message}" if self.message else "")
 
+    def to_dot(self) -> Dict[str, str]:
+        """Graphviz texts of what the result can draw, keyed by a file stem (none here)."""
+        return {}
+
     #: The text of the program's file when known (set by ``tamp.prove``; not a dataclass field).
     #: The notebook view lists the source with it.
-    source = None
+    source = None  # type: Optional[str]
 
     def _repr_html_(self) -> str:  # notebooks: the report's section for this program
-        try:
-            from tamp.report import fragment
-        except ImportError:  # pragma: no cover - report package absent
-            import html
-            return "<pre>" + html.escape(self.render_text()) + "</pre>"
-        return fragment(self, self.source)
+        view = NOTEBOOK_VIEWS.get("program_html")
+        return view(self, self.source) if view else "<pre>" + html.escape(self.render_text()) + "</pre>"
 
     def _repr_svg_(self):  # notebooks: the failure automaton, when the result has one
-        try:
-            from tamp.report import automata_svg
-        except ImportError:  # pragma: no cover
-            return None
-        return automata_svg(self)
+        view = NOTEBOOK_VIEWS.get("program_svg")
+        return view(self) if view else None
+
+
+@dataclass
+class MixedResult(ProgramResult):
+    """One program's result when its specification goes to several engines: the verdict is
+    violated if any part is violated, proved if all are proved, else unknown."""
+
+    components: List[ProgramResult] = field(default_factory=list)
+
+    @property
+    def parts(self) -> Sequence[ProgramResult]:
+        return list(self.components)
+
+    def to_json(self) -> Dict[str, Any]:
+        out = super().to_json()
+        out["parts"] = [p.to_json() for p in self.components]
+        return out
+
+    def render_text(self) -> str:
+        return "\n".join(p.render_text() for p in self.components)
+
+
+def combine(name: str, parts: List[ProgramResult]) -> ProgramResult:
+    """One program's result from its per-engine results (the only one when there is one)."""
+    if len(parts) == 1:
+        return parts[0]
+    vs = [p.verdict for p in parts]
+    verdict = VIOLATED if VIOLATED in vs else PROVED if all(v == PROVED for v in vs) else UNKNOWN
+    return MixedResult(name, "mixed", verdict, sum(p.time_s for p in parts),
+                       bound=next((p.bound for p in parts if p.bound), None), components=list(parts))
 
 
 @dataclass
@@ -92,12 +152,8 @@ class FileResult:
         return {PROVED: 0, UNKNOWN: 1, VIOLATED: 3}[self.verdict]
 
     #: The file's text when known (set by ``tamp.prove``; not a dataclass field).
-    source = None
+    source = None  # type: Optional[str]
 
     def _repr_html_(self) -> str:  # notebooks: every program's report section
-        try:
-            from tamp.report import file_fragment
-        except ImportError:  # pragma: no cover
-            import html
-            return "<pre>" + html.escape(self.render_text()) + "</pre>"
-        return file_fragment(self, self.source)
+        view = NOTEBOOK_VIEWS.get("file_html")
+        return view(self, self.source) if view else "<pre>" + html.escape(self.render_text()) + "</pre>"

@@ -17,7 +17,6 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator, Optional
 
-
 # Beyond this (about three years) the interval timer overflows; such a limit is no limit.
 MAX_TIMER_S = 1e8
 

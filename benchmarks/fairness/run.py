@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 import time
@@ -45,8 +44,8 @@ def ground_truth() -> dict:
 def run_one(args):
     name, timeout = args
     from lang.parser import parse_file
-    from tamp.prob import decide_program
     from tamp.core.interval import float_above, float_below
+    from tamp.prob import decide_program
     path = HERE / f"{name}.prob"
     t0 = time.monotonic()
     c0 = 0.0
@@ -96,7 +95,7 @@ def main(argv=None) -> int:
     with ProcessPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         res = {r["name"]: r for r in pool.map(run_one, [(n, a.timeout) for n in order])}
     wall = time.monotonic() - t0
-    rows, ok = [], True
+    ok = True
     for n in names:
         r = res[n]
         exp = gt.get(n, (None, "", ""))

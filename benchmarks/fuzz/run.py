@@ -22,10 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
 sys.path.insert(0, str(ROOT))
 
+from grammar import option_argv, programs  # noqa: E402
 from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-
-from grammar import option_argv, programs  # noqa: E402
 from oracle import check_program, run  # noqa: E402
 
 

@@ -24,9 +24,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from lang import ast as A
-
 from mutants import Mutant, mutants, original_bound
+
+from lang import ast as A
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"

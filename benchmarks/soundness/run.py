@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 
-from harness import BENCH, Record, check_mutant, benchmark_inputs, simulate_all, to_json, variant_record  # noqa: E402
+from harness import BENCH, Record, benchmark_inputs, check_mutant, simulate_all, to_json, variant_record  # noqa: E402
 from mutants import mutants  # noqa: E402
 
 SUITES = ["illustrative", "dp", "reliability"]

@@ -9,12 +9,12 @@
 
 from .analyzer import Options  # noqa: F401
 from .certify import certify_program  # noqa: F401
+from .counterfactual import ask
 from .result import CausalResult, QueryResult  # noqa: F401
 
 
 def query(program, given, vary, would=None, might=None, probably=None, **kw):
     """Ask a counterfactual question (see :func:`tamp.causal.query.ask`)."""
-    from .counterfactual import ask
     return ask(program, given, vary, would=would, might=might, probably=probably, **kw)
 
 

@@ -440,6 +440,7 @@ class Analyzer:
         point is confirmed by exact evaluation; the other one only steers splitting (a box called
         mixed only contributes to the upper bound of the biased mass)."""
         import random
+
         import numpy as np
         rng = random.Random(hash(box))
         pts = [B.center(self.dims, box)] + [B.random_point(self.dims, box, rng) for _ in range(n)]

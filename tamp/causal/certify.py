@@ -20,13 +20,16 @@ from typing import Dict, List, Optional
 
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
+from lang.printer import print_expr
 
 from . import boxes as B
 from .analyzer import BIASED, CERTIFIED, EMPTY, MEASURED, MIXED, UNKNOWN, Analyzer, Options
-
-M_BIASED, M_FAIR = "measured_biased", "measured_fair"
+from .population import population_measure
+from .region import conjuncts
 from .result import CausalResult
 from .symexec import Context
+
+M_BIASED, M_FAIR = "measured_biased", "measured_fair"
 
 _WORKER: Optional[Analyzer] = None
 
@@ -46,7 +49,6 @@ def _refine_job(box, lower, upper, steps):
 
 def independence_claims(prog: A.Program, ctx: Context) -> List[A.Independent]:
     """The ``independent(…)`` claims of ``prog``'s ensures clauses (top-level conjuncts only)."""
-    from .region import conjuncts
     claims = []
     for e in prog.ensures:
         for c in conjuncts(e):
@@ -301,7 +303,6 @@ def certify_program(program: A.Program, options=None, path: str = "<string>",
     for ind in claims:
         measure, dist = None, "the uniform distribution over the requires box"
         if opts.population:
-            from .population import population_measure
             measure, dist = population_measure(opts.population, program, ind, ctx)
         run = analyse_claim(program, ind, opts, ctx, measure, deadline)
         t = run["tally"]
@@ -331,7 +332,6 @@ def certify_program(program: A.Program, options=None, path: str = "<string>",
 
 def _expr_text(e: A.Expr) -> str:
     try:
-        from lang.printer import print_expr
         return print_expr(e)
-    except Exception:  # printer not available yet
+    except Exception:  # noqa: BLE001 - a name for the message, whatever the expression
         return e.name if isinstance(e, A.Var) else "…"

@@ -17,6 +17,7 @@ decided by z3; every model is re-checked by exact evaluation before it is shown.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ import z3
 from lang import ast as A
 from lang.errors import TampError, UnsupportedError
 from lang.parser import parse_expr
+from tamp.prob import probability
 
 from . import terms as T
 from .dag import compile_dag, evaluate
@@ -299,7 +301,6 @@ def _points(program, fact, varies, sorts, ctx) -> List[Dict[str, object]]:
             if lo is None or hi is None:
                 raise TampError(f"--vary {v.name}: give a finite range (e.g. {v.name} in 0..10) for --probably",
                                 "--vary", 1, 1, v.text)
-            import math
             a = math.ceil(lo)
             b = math.floor(hi) if (v.lo is None or v.inclusive) else math.ceil(hi) - 1
             vals = list(range(a, b + 1))
@@ -326,10 +327,6 @@ def _requires_hold(program, point, sorts, ctx) -> bool:
 
 
 def _ask_probably(program, fact, varies, sorts, beh, mode, theta, ctx, timeout) -> QueryResult:
-    try:
-        from tamp.prob import probability
-    except ImportError:  # pragma: no cover
-        raise UnsupportedError("--probably needs the probability engine (tamp.prob), which is not installed")
     deadline = time.monotonic() + timeout
     undecided = None
     points = [pt for pt in _points(program, fact, varies, sorts, ctx) if _requires_hold(program, pt, sorts, ctx)]

@@ -131,7 +131,7 @@ def exact_biased_share(sb: SymbolicBounds, facts: BoxFacts, dims, box, pair: Tup
                     except _Branch as e2:
                         r_i = e2.relu
                 if len(pattern) >= max_unstable:
-                    raise _Fail()
+                    raise _Fail() from None
                 acc = Fraction(0)
                 for on in (True, False):
                     acc += volume({**pattern, r_i: on},  # active: pre > 0; inactive: pre <= 0

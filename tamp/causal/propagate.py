@@ -14,17 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Dict, List, Tuple
 
-from tamp.core.interval import (
-    INF,
-    FRange,
-    enclose,
-    fadd,
-    fcompare,
-    fdiv,
-    fmul,
-    fsign_compare,
-    fsub,
-)
+from tamp.core.interval import INF, FRange, enclose, fadd, fcompare, fdiv, fmul, fsign_compare, fsub
 
 from .dag import Dag
 

@@ -25,8 +25,8 @@ import z3
 
 from tamp.core.z3expr import rational
 
-from .tight import BoxFacts, SymbolicBounds
 from .threshold import bias_cases
+from .tight import BoxFacts, SymbolicBounds
 
 
 def _q(x: float):
@@ -59,7 +59,7 @@ def pair_cannot_differ(sb: SymbolicBounds, facts: BoxFacts, i: int, j: int, time
         need: List[Tuple[Tuple, bool]] = [(la if not pa else na, pa), (lb if not pb else nb, pb)]
         # a form (V, c, low) with "upper >= 0" means -(lower of -g) >= 0, i.e. (lower of -g) <= 0
         impossible = False
-        for (V, c, low), _ in need:
+        for (_V, _c, low), _ in need:
             if low > 0:  # the constrained lower form is > 0 on the whole box: "<= 0" impossible
                 impossible = True
         if pa and not pb and nd[2] > 0:

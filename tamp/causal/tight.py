@@ -19,14 +19,7 @@ from tamp.core.interval import down as _down
 from tamp.core.interval import up as _up
 
 from .dag import Dag
-from .linear import (
-    LinearModel,
-    Relaxation,
-    build_model,
-    comparison_form,
-    lower_forms,
-    relax,
-)
+from .linear import LinearModel, Relaxation, build_model, comparison_form, lower_forms, relax
 from .propagate import Bounds, propagate
 from .threshold import Threshold, difference, threshold_of
 

@@ -56,7 +56,10 @@ def _slab(fs: Sequence[Affine], box: RealBox) -> Optional[Fraction]:
         else:
             return None
     dcoef = dict(base)
-    below = (lambda t: halfspace_volume((dcoef, -t), box))
+
+    def below(t):
+        return halfspace_volume((dcoef, -t), box)
+
     if lower is None:
         return below(upper)
     if upper is None:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import itertools
 from typing import Any, List
 
+import axioms
+from axioms.base import union_bound
 from lang import ast as A
 from lang.serialize import SerializeError
 
@@ -30,8 +32,6 @@ class TreeError(ValueError):
 
 
 def _families(dist: A.Call):
-    import axioms
-
     return axioms.families_for(dist)
 
 
@@ -54,8 +54,6 @@ def leaf_instances(stmt: A.Sample, family: str, param: Any) -> list:
 def instances(tree: Any, stmt: A.Sample, where: str = "axiom.parts") -> list:
     """The axiom instances the (JSON) tree denotes for ``stmt`` (several only when families
     share a name); raises :class:`TreeError` / :class:`SerializeError` on a bad tree."""
-    from axioms.base import union_bound
-
     if not isinstance(tree, dict):
         raise SerializeError(f"{where}: an axiom derivation is an object")
     if set(tree) == {"family", "param"}:

@@ -39,57 +39,27 @@ re-implements the checks without using the prover's automaton classes or its che
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 import z3
 
 from lang import ast as A
 from lang.serialize import to_json
+from tamp.prover.smt import Encoder, to_real
+from tamp.prover.trace import StepState, step
+from tamp.show import show_expr, show_stmt
 
 from .axiom_tree import TreeError, instances, same_axiom
 from .cfa_form import cfa_form, first_difference
 from .claim import claim_cfa, well_formed_claim
-from .reader import Certificate, CertAutomaton, ProgramCert
+from .conc_checker import check_conc
+from .format import CheckReport, ProgramCheck, Rejected, source_digest
+from .prob_checker import check_prob
+from .reader import CertAutomaton, Certificate, ProgramCert
 from .solver import VALID, decide
-from .writer import source_digest
-
-
-class Rejected(Exception):
-    """The certificate does not prove the claim; the message says where."""
-
-
-@dataclass
-class ProgramCheck:
-    name: str
-    ok: bool
-    obligations: int = 0
-    reason: str = ""
-    seconds: float = 0.0
-    log: List[str] = field(default_factory=list)
-    notes: List[str] = field(default_factory=list)
-
-
-@dataclass
-class CheckReport:
-    ok: bool
-    programs: List[ProgramCheck]
-    seconds: float
-    reason: str = ""
-
-    @property
-    def obligations(self) -> int:
-        return sum(p.obligations for p in self.programs)
-
-    def summary(self) -> str:
-        if self.ok:
-            return f"OK: {self.obligations} obligations re-checked in {self.seconds:.2f} s"
-        return f"REJECTED: {self.reason}"
 
 
 def _show(e) -> str:
-    from tamp.prover.show import show_expr
-
     return show_expr(e)
 
 
@@ -123,8 +93,6 @@ def check_certificate(cert: Certificate, src: A.SourceFile, source_bytes: bytes,
         if not res.ok:
             return reject(f"{pc.name}: {res.reason}")
     if cert.concentration:  # failure bounds proved by concentration (see .conc_checker)
-        from .conc_checker import check_conc
-
         for cc in cert.concentration:
             if cc.name in seen:
                 return reject(f"program '{cc.name}' is certified twice")
@@ -136,7 +104,6 @@ def check_certificate(cert: Certificate, src: A.SourceFile, source_bytes: bytes,
             results.append(res)
             if not res.ok:
                 return reject(f"{cc.name}: {res.reason}")
-    from .prob_checker import check_prob
 
     seen = set()
     for pc in cert.probability:
@@ -201,8 +168,6 @@ def check_claim(pc: ProgramCert, cfa) -> int:
 def claim_notes(cfa, timeout_ms: int) -> List[str]:
     """Warnings about a claim that holds for a trivial reason (not part of the proof): no input
     satisfies ``requires`` (vacuous), or β >= 1 (every probability is at most 1)."""
-    from tamp.prover.smt import Encoder, to_real
-
     notes = []
     try:
         enc = Encoder(cfa.types)
@@ -292,8 +257,6 @@ def split_cycle(aut: CertAutomaton) -> Optional[int]:
 
 
 def _stmt_text(st) -> str:
-    from tamp.prover.show import show_stmt
-
     return show_stmt(st)
 
 
@@ -339,9 +302,6 @@ GROUP_MS = 2000     # time limit for a group; a group that fails is halved
 
 def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: int, deadline, log,
               facts=()) -> int:
-    from tamp.prover.smt import Encoder, to_real
-    from tamp.prover.trace import StepState, step
-
     try:
         enc = Encoder(cfa.types)
         env0 = enc.initial_env()

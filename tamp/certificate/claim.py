@@ -2,7 +2,7 @@
 
 The checker never takes the claim from the certificate: it parses and type-checks FILE,
 keeps the program's failure-bound ``ensures`` clauses (exactly as ``tamp prove`` splits them,
-:func:`tamp.api.clause_kind`), fixes ``--input`` values the same way (:func:`tamp.api.fix_inputs`),
+:func:`lang.speckind.clause_kind`), fixes ``--input`` values the same way (:func:`lang.inputs.fix_inputs`),
 applies ``--bound`` if given, and compiles the CFA (:func:`tamp.cfa.build_cfa`).
 """
 
@@ -12,13 +12,14 @@ import dataclasses
 from typing import Dict, Optional
 
 from lang import ast as A
+from lang.inputs import fix_inputs
+from lang.speckind import FAILURE_BOUND, clause_kind
+from tamp.cfa import build_cfa
 
 
 def failure_program(prog: A.Program, inputs: Optional[Dict[str, object]] = None) -> A.Program:
     """``prog`` restricted to its failure-bound clauses, with inputs fixed (as ``tamp prove`` does)."""
-    from tamp.api import FAILURE, clause_kind, fix_inputs
-
-    sub = dataclasses.replace(prog, ensures=tuple(e for e in prog.ensures if clause_kind(e) == FAILURE))
+    sub = dataclasses.replace(prog, ensures=tuple(e for e in prog.ensures if clause_kind(e) == FAILURE_BOUND))
     if inputs:
         sub = fix_inputs(sub, inputs)
     return sub
@@ -26,8 +27,6 @@ def failure_program(prog: A.Program, inputs: Optional[Dict[str, object]] = None)
 
 def claim_cfa(src: A.SourceFile, prog: A.Program, bound: Optional[A.Expr], inputs=None):
     """The CFA (with requires, ensures and bound β) that a proof of ``prog`` must be about."""
-    from tamp.cfa import build_cfa
-
     return build_cfa(failure_program(prog, inputs), bound, src.path, src.text)
 
 

@@ -78,9 +78,10 @@ def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, 
     from tamp.prover.conc_proof import claim_of, obligations
     from tamp.prover.concentration import NotApplicable
     from tamp.prover.smt import Encoder
+    from tamp.show import show_expr as _show
 
-    from .checker import ProgramCheck, Rejected, _show
     from .claim import failure_program, well_formed_claim
+    from .format import ProgramCheck, Rejected
     from .solver import VALID, decide
 
     t0 = time.monotonic()

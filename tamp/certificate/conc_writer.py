@@ -19,9 +19,11 @@ from typing import Any
 
 from lang.serialize import to_json
 
+from .format import CertificateError
+
 
 def conc_certificate(result) -> dict[str, Any]:
-    from .writer import CertificateError
+
 
     proof = getattr(result, "proof", None)
     if result.verdict != "proved" or proof is None:

@@ -37,7 +37,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from tamp.core.interval import down, fadd, enclose, fmul, fneg, float_above, float_below, up
+from tamp.core.interval import down, enclose, fadd, float_above, float_below, fmul, fneg, up
 
 FPair = Tuple[float, float]
 # a piece: (coefficients over the outer variables, constant); constant None = infinite end
@@ -235,9 +235,9 @@ def single_column(box, names, ups: Sequence[Piece], lows: Sequence[Piece], du, d
         return None
     lo_best = max(0.0, fadd(max(low_u, key=lambda t: t[0]), fneg(min(low_l, key=lambda t: t[1])))[0])
     hi_best = m0[1]
-    for p, t in zip(fu, tu):
+    for _p, t in zip(fu, tu):
         hi_best = min(hi_best, t[1])
-    for q, t in zip(fl, tl):
+    for _q, t in zip(fl, tl):
         hi_best = min(hi_best, fadd(m0, fneg(t))[1])
     for p, t in zip(fu, tu):
         for q, r in zip(fl, tl):

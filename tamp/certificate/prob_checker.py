@@ -37,20 +37,19 @@ from typing import Dict, List, Optional
 import z3
 
 from lang import ast as A
+from lang.printer import print_expr
 from tamp.core.interval import Interval
 
 from .cellmass import MassError, boxes_disjoint, region_mass
-from .checker import ProgramCheck, Rejected
+from .format import ProgramCheck, Rejected
 from .prob_cover import CoverError, decision_tree
 from .prob_reader import ProbCert, TermCert
 from .prob_spec import SpecError, term_interval, terms_of, verdict_of
 from .prob_writer import prob_program
-from .replay import ReplayError, Replayer, Trace, as_formula, evaluate
+from .replay import Replayer, ReplayError, Trace, as_formula, evaluate
 
 
 def _show(e) -> str:
-    from lang.printer import print_expr
-
     return print_expr(e)
 
 

@@ -14,7 +14,7 @@ from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
 
 from .cellmass import MassError, Region, parse_rational
-from .reader import MalformedCertificate, known_keys
+from .format import MalformedCertificate, known_keys
 
 CLASSES = ("hit", "miss", "boundary")
 

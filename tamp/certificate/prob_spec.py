@@ -12,8 +12,8 @@ from typing import Dict, List, Optional
 
 from lang import ast as A
 from lang.fairness import expand_fairness
-from tamp.logic3 import compare_intervals, connective, not3
 from tamp.core.interval import Interval
+from tamp.logic3 import compare_intervals, connective, not3
 
 
 class SpecError(ValueError):

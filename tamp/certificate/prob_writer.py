@@ -27,15 +27,21 @@ import time
 from fractions import Fraction
 from typing import Any, Dict, List, Optional, Tuple
 
-from lang import ast as A
-from lang.serialize import to_json
+import z3
 
-from .cellmass import Region, components, gauss_transform, rational_text, split_mass, witness_interval
-from .prob_spec import prob_clauses, term_interval, terms_of, verdict_of
+from lang import ast as A
+from lang.errors import TampError
+from lang.printer import print_expr
+from lang.serialize import to_json
+from tamp.core.interval import Interval
+from tamp.prob.export import export_cells
+
+from .cellmass import MassError, Region, components, gauss_transform, rational_text, split_mass, witness_interval
+from .format import CertificateError
 from .prob_cover import decision_tree
+from .prob_spec import prob_clauses, term_interval, terms_of, verdict_of
 from .prob_witness import WitnessBuilder
 from .replay import Replayer, sample_sites, var_name
-from .writer import CertificateError
 
 DEFAULT_BUDGET_S = 60.0
 MAX_LEAVES = 60_000
@@ -55,8 +61,6 @@ class _Cell:
 def _new_cell(key, side, region: Region, dists, deadline) -> _Cell:
     """A cell with its fixed mass part and (when needed) a witness builder; linked all-Gaussian
     groups are rewritten into independent coordinates first (:func:`.cellmass.gauss_transform`)."""
-    from tamp.core.interval import Interval
-
     ldl = any(all(dists[v].is_gauss for v in g) for g in components(region))
     reg, ds = region, dists
     if ldl:
@@ -79,10 +83,6 @@ def program_prob_certificate(prog: A.Program, verdict: str, inputs: Optional[Dic
                              budget_s: float = DEFAULT_BUDGET_S) -> Dict[str, Any]:
     """The certificate entry for a decided (``proved``/``violated``) probability program
     (:class:`CertificateError` when it cannot be built within ``budget_s``)."""
-    from lang.errors import TampError
-
-    from .cellmass import MassError
-
     try:
         return _build(prog, verdict, inputs, path, source, budget_s)
     except TimeoutError:
@@ -93,8 +93,6 @@ def program_prob_certificate(prog: A.Program, verdict: str, inputs: Optional[Dic
 
 
 def _build(prog, verdict, inputs, path, source, budget_s):
-    from tamp.prob.export import export_cells
-
     if verdict not in ("proved", "violated"):
         raise CertificateError(f"program '{prog.name}' is not decided: nothing to certify")
     deadline = time.monotonic() + budget_s
@@ -179,8 +177,6 @@ def _replay_paths(replayer: Replayer, paths, names):
 def _side_oracle(region: Region):
     """The branch a path with this region takes at a condition (z3: the region, the support so
     far and the guard imply the condition or its negation)."""
-    import z3
-
     def decide(cond, rp):
         syms = dict(rp.symbols)
         for v in region.variables():
@@ -195,8 +191,6 @@ def _side_oracle(region: Region):
 
 
 def _unsat(parts, timeout_ms: int = 10000) -> bool:
-    import z3
-
     s = z3.Solver()
     s.set("timeout", timeout_ms)
     s.add(*parts)
@@ -216,8 +210,6 @@ def _witness_json(c: _Cell):
 
 
 def _term_value(prob, cells, traces, uncovered, prog, cache, deadline):
-    from tamp.core.interval import Interval
-
     hit, miss = Interval.point(0), Interval.point(0)
     for c in cells:
         m = _cell_mass(c, traces, cache, deadline)
@@ -239,7 +231,7 @@ def _refine(per_term, traces, cache) -> bool:
     if not cands:
         return False
     cands.sort(key=lambda x: -x[0])
-    seen, total = set(), 0
+    seen = set()
     progressed = False
     for _, wid, wb in cands[:8]:
         if wid in seen:
@@ -251,8 +243,6 @@ def _refine(per_term, traces, cache) -> bool:
 
 
 def _term_json(prob, cells: List[_Cell], traces, uncovered) -> Dict[str, Any]:
-    from lang.printer import print_expr
-
     by_trace: Dict[Tuple[int, ...], list] = {ch: [] for ch in traces}
     for c in cells:
         by_trace[c.choices].append({

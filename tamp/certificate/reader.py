@@ -8,17 +8,14 @@ JSON path of the problem (``tamp check-proof`` exits 2). Whether a well-formed c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from lang import ast as A
 from lang.jsonfile import JSONError, loads
 from lang.serialize import SerializeError, expr_from_json, stmt_from_json
 
-from .writer import FORMAT, VERSION
-
-
-class MalformedCertificate(ValueError):
-    """Not a (well-formed) tamp certificate."""
+from .format import FORMAT, VERSION, MalformedCertificate, known_keys
+from .prob_reader import decode_prob
 
 
 @dataclass
@@ -97,15 +94,6 @@ def load(path: str) -> Certificate:
     return decode(data)
 
 
-def known_keys(d: Any, allowed: Iterable[str], where: str) -> None:
-    """An object with a key the format does not have is malformed (a typo, or a tampered file)."""
-    if not isinstance(d, dict):
-        raise MalformedCertificate(f"{where}: expected an object")
-    extra = sorted(k for k in d if k not in allowed)
-    if extra:
-        raise MalformedCertificate(f"{where}.{extra[0]}: unknown field (expected only {', '.join(sorted(allowed))})")
-
-
 def _get(d: Any, key: str, kind, where: str):
     if not isinstance(d, dict):
         raise MalformedCertificate(f"{where}: expected an object")
@@ -141,8 +129,6 @@ def decode(data: Any) -> Certificate:
     probs = data.get("probability", [])
     if not isinstance(probs, list):
         raise MalformedCertificate("$.probability: expected a list")
-    from .prob_reader import decode_prob
-
     return Certificate(str(data.get("file", "")), sha, claim,
                        [decode_program(p, f"$.programs[{i}]") for i, p in enumerate(progs)],
                        [decode_prob(p, f"$.probability[{i}]") for i, p in enumerate(probs)],

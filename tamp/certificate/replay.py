@@ -54,9 +54,9 @@ import z3
 from lang import ast as A
 from lang import ops
 from tamp.core import z3expr as Z
+from tamp.core.interval import Interval
 from tamp.core.z3expr import fraction, rational
 from tamp.prob.dists import Dist, Expo, Gauss, Laplace, PolyDensity, exp_interval
-from tamp.core.interval import Interval
 
 MAX_STEPS = 1_000_000
 ONE = Interval.point(1)

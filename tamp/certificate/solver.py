@@ -13,6 +13,9 @@ from typing import Sequence, Tuple
 
 import z3
 
+from axioms.lemmas import lemma_instances
+from tamp.prover.smt import transcendental_apps
+
 VALID, INVALID, UNKNOWN = "valid", "invalid", "unknown"
 
 
@@ -37,9 +40,6 @@ def decide(formula: z3.BoolRef, enc, hypotheses: Sequence[z3.BoolRef] = (), time
     Obligations that hold with log/exp/sqrt as plain uninterpreted functions are settled by a
     short first query without the lemma instances (an ``unsat`` without extra hypotheses is an
     ``unsat`` with them); the others are asked again with the lemmas."""
-    from axioms.lemmas import lemma_instances
-    from tamp.prover.smt import transcendental_apps
-
     hyps = list(hypotheses)
     apps = transcendental_apps(z3.And(*hyps, formula) if hyps else formula)
     t0 = time.monotonic()

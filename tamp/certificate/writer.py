@@ -27,26 +27,21 @@ ASTs are :mod:`lang.serialize` JSON; TREE is an axiom derivation (:mod:`.axiom_t
 
 from __future__ import annotations
 
-import hashlib
 import json
+from fractions import Fraction
 from typing import Any, Dict, List, Optional
 
+from lang.parser import parse
 from lang.serialize import to_json
+from tamp.prover.conc_proof import ConcentrationResult
+from tamp.prover.result import ProofResult
 
 from .axiom_tree import derive
 from .cfa_form import cfa_form
+from .conc_writer import conc_certificate
+from .format import FORMAT, VERSION, CertificateError, source_digest
 from .params import param_to_json
-
-FORMAT = "tamp-certificate"
-VERSION = 1
-
-
-class CertificateError(ValueError):
-    """A proof result that cannot be written as a certificate."""
-
-
-def source_digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+from .prob_writer import program_prob_certificate
 
 
 def program_certificate(result) -> Dict[str, Any]:
@@ -60,8 +55,8 @@ def program_certificate(result) -> Dict[str, Any]:
         "bound_text": result.bound,
         "cfa": cfa_form(cfa),
         "automata": [automaton_form(aut)],
-        "facts": [to_json(f) for f in (getattr(result, "facts", None) or [])],
-        "termination": [r.to_json() for r in (getattr(result, "rankings", None) or [])],
+        "facts": [to_json(f) for f in result.facts],
+        "termination": [r.to_json() for r in result.rankings],
         "obligations": [{"rule": o.rule, "where": o.where, "status": o.status} for o in result.obligations],
     }
 
@@ -96,8 +91,8 @@ def proved_parts(file_result) -> List[Any]:
     contribute their failure-bound part)."""
     out = []
     for r in file_result.programs:
-        for part in getattr(r, "parts", [r]):
-            if part.kind == "failure-bound" and part.verdict == "proved" and hasattr(part, "certificate"):
+        for part in r.parts:
+            if isinstance(part, ProofResult) and part.verdict == "proved":
                 out.append(part)
     return out
 
@@ -111,7 +106,8 @@ def file_certificate(file_result, source: bytes, bound: Optional[str] = None,
         "source_sha256": source_digest(source),
         "claim": {"bound": bound, "inputs": _jsonable(inputs or {})},
     }
-    certs = [p.certificate() for p in proved_parts(file_result)]
+    certs = [conc_certificate(p) if isinstance(p, ConcentrationResult) else program_certificate(p)
+             for p in proved_parts(file_result)]
     out["programs"] = [c for c in certs if c.get("method") != "concentration"]
     conc = [c for c in certs if c.get("method") == "concentration"]
     if conc:  # failure bounds proved by concentration (see .conc_writer)
@@ -126,8 +122,8 @@ def uncertified_failure_parts(file_result) -> List[Dict[str, str]]:
     conditional probability (a conditioning ``assume`` at fixed inputs, :func:`tamp.api.decide_conditional`)."""
     out = []
     for r in file_result.programs:
-        for part in getattr(r, "parts", [r]):
-            if part.kind == "failure-bound" and part.verdict == "proved" and not hasattr(part, "certificate"):
+        for part in r.parts:
+            if part.kind == "failure-bound" and part.verdict == "proved" and not isinstance(part, ProofResult):
                 out.append({"program": part.name, "reason": f"{part.name}: its failure bound has a conditioning `assume` and was "
                             "decided exactly as a conditional probability, which has no certificate format"})
     return out
@@ -137,7 +133,7 @@ def decided_probability_parts(file_result) -> List[Any]:
     """The decided (proved or violated) probability results of a :class:`tamp.results.FileResult`."""
     out = []
     for r in file_result.programs:
-        for part in getattr(r, "parts", [r]):
+        for part in r.parts:
             if part.kind == "probability" and part.verdict in ("proved", "violated"):
                 out.append(part)
     return out
@@ -149,24 +145,22 @@ def probability_certificates(file_result, source: bytes, inputs: Optional[Dict[s
     parts = decided_probability_parts(file_result)
     if not parts:
         return [], []
-    from lang.parser import parse
-
-    from .prob_writer import program_prob_certificate
 
     text = source.decode("utf-8")
     src = parse(text, file_result.file)
     done, skipped = [], []
     for p in parts:
         try:
-            done.append(program_prob_certificate(src.program(p.name), p.verdict, inputs, file_result.file, text))
+            prog = src.program(p.name)
+            if prog is None:
+                raise CertificateError(f"program '{p.name}' is not in {file_result.file}")
+            done.append(program_prob_certificate(prog, p.verdict, inputs, file_result.file, text))
         except CertificateError as exc:
             skipped.append({"program": p.name, "reason": str(exc)})
     return done, skipped
 
 
 def _jsonable(inputs: Dict[str, Any]) -> Dict[str, Any]:
-    from fractions import Fraction
-
     def conv(v):
         if isinstance(v, list):
             return [conv(x) for x in v]

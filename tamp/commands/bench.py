@@ -10,6 +10,7 @@ disagreement and the command then exits 1.
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import re
@@ -96,13 +97,11 @@ def _stat(row, key):
 
 def _down4(x: float) -> str:
     """x rounded down to 4 decimals (a certified lower end stays a lower end)."""
-    import math
     return f"{math.floor(x * 10 ** 4 * (1 - 2 ** -50) if x > 0 else x * 10 ** 4 * (1 + 2 ** -50)) / 10 ** 4:.4f}"
 
 
 def _up4(x: float) -> str:
     """x rounded up to 4 decimals."""
-    import math
     return f"{math.ceil(x * 10 ** 4 * (1 + 2 ** -50) if x > 0 else x * 10 ** 4 * (1 - 2 ** -50)) / 10 ** 4:.4f}"
 
 

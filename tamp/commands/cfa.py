@@ -68,6 +68,7 @@ def _write(path: str, text: str, quiet: bool) -> None:
 
 
 def run(args) -> int:
+    # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.cfa import build_cfa
 
     src, progs = load_programs(args)

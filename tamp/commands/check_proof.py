@@ -31,8 +31,8 @@ def add_arguments(p):
 
 def run(args) -> int:
     from lang.loader import load, read_bytes
-    from tamp.certificate import MalformedCertificate, check_certificate
     from tamp.api import infer_bound
+    from tamp.certificate import MalformedCertificate, check_certificate
     from tamp.certificate import load as load_certificate
 
     try:

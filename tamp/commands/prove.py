@@ -10,7 +10,6 @@ import time
 
 from lang.errors import TampError
 
-from ..api import prove
 from ..progress import for_terminal
 from ..report.text import count, program_lines, summary_line
 from .common import emit_json
@@ -48,10 +47,9 @@ def add_arguments(p):
 
 def _write_report(args, result) -> None:
     """``--report OUT.html``: the run as one self-contained HTML page (see tamp.report)."""
-    from lang.errors import TampError
-    from tamp.report import write_report
-
+    # deferred on purpose: loaded only when this command runs (CLI start-up)
     from lang.inputs import show
+    from tamp.report import write_report
 
     source = result.source
     command = " ".join(["tamp prove", args.file] + [f"--program {args.program}"] * bool(args.program)
@@ -71,14 +69,8 @@ def write_dot(results, out_dir: str) -> list:
     os.makedirs(out_dir, exist_ok=True)  # its parent exists (checked by options.output_dir)
     written = []
     for r in results:
-        for part in getattr(r, "parts", [r]):
-            to_dot = getattr(part, "to_dot", None)
-            if to_dot is None:
-                continue
-            dots = to_dot()
-            if isinstance(dots, str):
-                dots = {part.name: dots}
-            for stem, text in dots.items():
+        for part in r.parts:
+            for stem, text in part.to_dot().items():
                 path = os.path.join(out_dir, f"{stem}.dot")
                 with open(path, "w") as fh:
                     fh.write(text)
@@ -92,7 +84,7 @@ def write_dot(results, out_dir: str) -> list:
 
 def _write_certificate(args, result, inputs) -> None:
     """``--certificate OUT``: the proofs of this run as a certificate (see tamp.certificate)."""
-    from lang.errors import TampError
+    # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.certificate import file_certificate, write_certificate
 
     with open(args.file, "rb") as fh:
@@ -149,6 +141,9 @@ def run(args) -> int:
 def _run_one(args, printer, summary=True):
     """Prove one file and print its lines; the exit status (and, when ``summary`` is off, the
     result too: several files share one summary line)."""
+    # deferred on purpose: loaded only when this command runs (CLI start-up)
+    from tamp.api import prove
+
     inputs = args.input
     progress = for_terminal(args.json)  # a status line on stderr, only on a terminal
     try:

@@ -37,6 +37,7 @@ class _Args:
 
 def ask_query(q: dict):
     """Answer a query given as a dict (the log's format); returns the QueryResult."""
+    # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.causal.counterfactual import ask
     src, progs = load_programs(_Args(q["file"], q.get("program")))
     if len(progs) != 1:
@@ -47,6 +48,7 @@ def ask_query(q: dict):
 
 
 def _replay(args) -> int:
+    # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.causal import querylog
     records = querylog.replay(args.replay, lambda q: ask_query(q).answer)
     changed = [r for r in records if r["changed"]]
@@ -73,6 +75,7 @@ def run(args) -> int:
          "would": args.would, "might": args.might, "probably": args.probably, "timeout": args.timeout}
     res = ask_query(q)
     if args.log:
+        # deferred on purpose: loaded only when this command runs (CLI start-up)
         from tamp.causal import querylog
         logged = dict(q, file=os.path.abspath(args.file))
         querylog.append(args.log, logged, res.answer, res.time_s)

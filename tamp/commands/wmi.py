@@ -15,6 +15,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    # deferred on purpose: loaded only when this command runs (CLI start-up)
     from ..wmi.cli import run as run_wmi
 
     return run_wmi(args.file, args.json, args.timeout)

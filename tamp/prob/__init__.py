@@ -11,8 +11,9 @@ densities via :func:`tamp.wmi.integrate_polytope`), certified intervals
 otherwise (Gaussian, Laplace, exponential); see docs/probability.md.
 """
 
-from .decide import decide_program, expand_fairness, probability
 from tamp.core.interval import Interval
+
+from .decide import decide_program, expand_fairness, probability
 from .result import ProbResult
 
 __all__ = ["decide_program", "probability", "expand_fairness", "Interval", "ProbResult"]

@@ -16,15 +16,14 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple, Union
 
 from lang import ast as A
+from lang.errors import TampError, UnsupportedError, error_at
 from lang.fairness import expand_fairness  # noqa: F401 (part of this engine's API, tamp.prob.expand_fairness)
 from lang.printer import print_expr
-from lang.errors import TampError, UnsupportedError, error_at
-
+from tamp.core.interval import Interval
 from tamp.logic3 import compare_intervals, connective, not3
 from tamp.results import PROVED, UNKNOWN, VIOLATED
 
-from tamp.core.interval import Interval
-from .mass import Node, Product
+from .mass import Node
 from .paths import Executor
 from .result import ClauseReport, ProbResult, TermReport
 from .terms import CellMasses, Term, make_term

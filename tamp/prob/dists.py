@@ -23,18 +23,7 @@ from typing import Dict, Optional, Tuple
 
 from flint import arb, ctx
 
-from tamp.core.interval import (
-    INF,
-    WORKPREC,
-    Interval,
-    Normal,
-    ball,
-    down,
-    enclose,
-    float_pair,
-    float_upper,
-    up,
-)
+from tamp.core.interval import INF, WORKPREC, Interval, Normal, ball, down, enclose, float_pair, float_upper, up
 from tamp.core.interval import exp_interval as _exp_interval
 
 

@@ -54,8 +54,10 @@ from tamp.core.interval import (
 )
 from tamp.core.ldl import ldl
 from tamp.core.linear import Bound, Constraint, affine_range, linked_groups
+from tamp.wmi import integrate_polytope
 
 from .dists import Dist, Gauss
+from .polydensity import polytope_problem
 
 Con = Constraint[int]  # Σ coef[i]·x_i <= rhs
 
@@ -220,12 +222,6 @@ def _component(dists, trunc, cons, transformed, deadline) -> Node:
 
 def _exact_poly(dists, trunc, cons, deadline) -> Optional[Node]:
     """Exact integral of the product density over the polytope, or None (wmi missing/time out)."""
-    try:
-        from tamp.wmi import integrate_polytope
-    except ImportError:  # pragma: no cover - during bring-up
-        return None
-    from .polydensity import polytope_problem
-
     n = len(dists)
     dens, rows = polytope_problem([d.coeffs for d in dists], trunc,
                                   [(tuple(coef.get(i, ZERO) for i in range(n)), rhs) for coef, rhs in cons])

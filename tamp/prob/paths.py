@@ -37,22 +37,7 @@ from tamp.core.linear import Bound
 from tamp.core.z3expr import rational
 
 from .dists import Dist, Expo, Gauss, Laplace, PolyDensity, exp_interval
-from .symbolic import (
-    Affine,
-    And,
-    Formula,
-    Lit,
-    Not,
-    Or,
-    as_affine,
-    cases,
-    compare,
-    f_and,
-    f_iff,
-    f_not,
-    f_or,
-    simplify,
-)
+from .symbolic import Affine, And, Formula, Lit, Not, Or, as_affine, cases, compare, f_and, f_iff, f_not, f_or, simplify
 
 MAX_ITERATIONS = 100_000
 MAX_PATHS = 200_000
@@ -147,7 +132,7 @@ class Executor:
                 raise TampError(f"--input {name}: program '{self.prog.name}' has no parameter '{name}'", self.file)
         path = Path(env)
         for r in self.prog.requires:
-            for p2, v in self.ev(r, path):
+            for _p2, v in self.ev(r, path):
                 if v is not True:
                     raise error_at(TampError, "the fixed inputs do not satisfy this 'requires' clause",
                                    r.pos, self.file, self.source)
@@ -215,7 +200,7 @@ class Executor:
             return paths
         if isinstance(s, A.Block):
             return self.block(s, paths)
-        raise self.err(f"statement not supported by the probability engine", s)
+        raise self.err("statement not supported by the probability engine", s)
 
     def loop(self, s: A.While, paths: List[Path]) -> List[Path]:
         done: List[Path] = []
@@ -606,7 +591,7 @@ class Executor:
             for it in e.items:
                 results = [(r, vals + (v,)) for q, vals in results for r, v in self.ev(it, q)]
             return results
-        raise self.err(f"expression not supported by the probability engine", e)
+        raise self.err("expression not supported by the probability engine", e)
 
     def unary(self, e: A.Unary, v):
         if e.op == "-":

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, Dict, List, Optional
 
-from tamp.results import ProgramResult
-
 from tamp.core.interval import Interval
+from tamp.results import ProgramResult
 
 
 def show_interval(iv: Optional[Interval]) -> str:
@@ -26,7 +25,6 @@ def show_interval(iv: Optional[Interval]) -> str:
     digits = 6
     w = float(iv.hi - iv.lo)
     if w > 0:
-        import math
         digits = max(6, min(17, int(-math.log10(w)) + 3))
     return f"[{float(iv.lo):.{digits}g}, {float(iv.hi):.{digits}g}]"
 

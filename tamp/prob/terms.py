@@ -11,14 +11,14 @@ intersected.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 from lang import ast as A
-from lang.errors import TampError, UnsupportedError, error_at
-
+from lang.errors import TampError, error_at
 from tamp.core.interval import Interval
+
 from .mass import Const, Node, build
 from .paths import Executor, Path
 from .symbolic import And, Lit, Not, Or, f_and, f_not

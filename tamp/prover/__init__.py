@@ -28,24 +28,30 @@ from __future__ import annotations
 import time
 from typing import List, Optional
 
+import axioms
+import axioms.lemmas  # noqa: F401  (the lemma library, loaded with the prover)
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
+from tamp.cfa import build_cfa
+from tamp.progress import ProgressEvent
 
+from ..show import show_expr
 from .automaton import TooLarge, unfold_tree
+from .check import check_automaton
+from .claim import check_claim
+from .failure import ProofFailure, check_failure
+from .labels import label_tree
+from .loops import prove_loops
 from .result import ProofResult, axioms_table
-from .show import show_expr
+from .smt import VALID, Encoder, Stats
+from .synthesis import OutOfProposals, Search, Timeout, synthesize
 
 __all__ = ["prove_program", "ProofResult"]
 
 
 def _load_modules() -> None:
-    """Import what every proof uses (the axiom families, the loop prover, the lemma library)
-    before the clock starts: the reported proving time is the proof's, not Python's module
-    loading (which the CLI pays once per process)."""
-    import axioms
-    import axioms.lemmas  # noqa: F401
-    from . import loops  # noqa: F401
-
+    """Load the axiom families before the clock starts: the reported proving time is the
+    proof's, not Python's module loading (which the CLI pays once per process)."""
     axioms.all_families()
 
 
@@ -53,10 +59,8 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
                   path: str = "<string>", source: Optional[str] = None, progress=None) -> ProofResult:
     """Try to prove that ``program`` violates its postcondition with probability at most ``bound``
     (default: its ``fails`` clause, else 0) for every input satisfying ``requires``."""
-    from tamp.cfa import build_cfa
-
     if _has_hole(program):
-        from .infer import infer_program
+        from .infer import infer_program  # deferred: infer imports this package (it proves each candidate)
 
         return infer_program(program, bound, timeout, path, source, progress)
     _load_modules()
@@ -64,7 +68,6 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
     deadline = t0 + timeout if timeout else None
     cfa = build_cfa(program, bound, path, source)
     bound_text = show_expr(cfa.bound)
-    from .claim import check_claim
 
     notes = check_claim(cfa, path, source, bound_from_option=bound is not None)
     refusal = conditioning_refusal(cfa, path)
@@ -80,8 +83,6 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
         if cfa.is_acyclic():
             result = _prove_loop_free(program, cfa, deadline, t0, progress)
         else:
-            from .loops import prove_loops
-
             result = prove_loops(program, cfa, deadline, t0, progress)
         if result.verdict == "proved" and result.automata and not any("vacuously" in n for n in notes):
             from .claim import unreachable_exit_note
@@ -97,7 +98,7 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
     except UnsupportedError as exc:
         if exc.line == 0 and source is not None:
             exc = error_at(UnsupportedError, exc.message, program.pos, path, source)
-        raise exc.with_source(path, source or "")
+        raise exc.with_source(path, source or "")  # noqa: B904 - the same error, now located
     except TooLarge as exc:
         return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, bound_text,
                            f"not proved: {exc}", cfa=cfa)
@@ -134,11 +135,6 @@ def _concentration(program, cfa, deadline, t0):
 
 
 def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
-    from .check import check_automaton
-    from .labels import label_tree
-    from .smt import VALID, Encoder, Stats
-    from .synthesis import OutOfProposals, Search, Timeout, synthesize
-
     stats = Stats()
     enc = Encoder(cfa.types)
     bound_text = show_expr(cfa.bound)
@@ -147,16 +143,16 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
     splits_tried: List[List[A.Expr]] = [[]] + [[A.Var(p.name)] for p in program.params
                                                 if p.type == A.BOOL]
     times = {"synthesis": 0.0, "interpolation": 0.0, "inclusion": 0.0}
-    first_failure = None
+    first_failure: Optional[ProofFailure] = None
     total_props = 0
     traces = 0
     for splits in splits_tried:
         aut = unfold_tree(cfa, splits)
         search = Search(cfa, aut, enc, stats, deadline, cfa.bound, spec, n_real)
         if progress:
-            progress({"program": program.name, "traces": len(aut.exits),
-                      "stage": f"synthesising axioms for {len(aut.exits)} traces"
-                               + (f", split on {show_expr(splits[0])}" if splits else "")})
+            progress(ProgressEvent(program.name, f"synthesising axioms for {len(aut.exits)} traces"
+                                   + (f", split on {show_expr(splits[0])}" if splits else ""),
+                                   traces=len(aut.exits)))
         ts = time.monotonic()
         try:
             ok = synthesize(search)
@@ -178,7 +174,7 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
         traces = len(aut.exits)
         if not ok:
             if first_failure is None and search.failure is not None:
-                first_failure = search.failure.text()
+                first_failure = search.failure
             continue
         ti = time.monotonic()
         try:
@@ -195,8 +191,7 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
         if not bad:
             return _result(program, cfa, "proved", t0, bound_text, "", [aut], search, stats, times,
                            obligations, None, total_props)
-        first_failure = first_failure or ("the labelled automaton did not check: "
-                                          + "; ".join(f"{o.rule} at {o.where} ({o.status})" for o in bad[:3]))
+        first_failure = first_failure or check_failure(bad)
     msg = "not proved (a failed union-bound proof does not mean the claim is false)"
     return _result(program, cfa, "unknown", t0, bound_text, msg, [], search, stats, times, [],
                    first_failure, total_props)
@@ -211,4 +206,4 @@ def _result(program, cfa, verdict, t0, bound_text, message, automata, search, st
     axioms = axioms_table(automata[0]) if automata else []
     return ProofResult(program.name, "failure-bound", verdict, time.monotonic() - t0, bound_text, message,
                        cfa=cfa, automata=automata, axioms=axioms, stats=st, obligations=obligations,
-                       failed_trace=failure)
+                       failure=failure)

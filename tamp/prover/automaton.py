@@ -15,10 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+import graphviz
+
 from lang import ast as A
 
+from ..show import show_expr, show_stmt
 from .exprs import ZERO, and_all
-from .show import show_expr, show_stmt
 
 
 @dataclass
@@ -108,22 +110,20 @@ class FailureAutomaton:
         return "\n".join(lines)
 
     def to_dot(self) -> str:
-        def esc(s):
-            return s.replace("\\", "\\\\").replace('"', '\\"')
-
-        out = [f'digraph "{esc(self.name)}" {{', "  node [shape=box, fontsize=9];"]
+        """Graphviz text: nodes with λ and κ, edges with statements and axioms (split edges
+        dashed, back edges blue)."""
+        dot = graphviz.Digraph(self.name, node_attr={"shape": "box", "fontsize": "9"})
         for nid, n in self.nodes.items():
-            per = ", peripheries=2" if nid in self.exits else ""
-            out.append(f'  q{nid} [label="q{nid} (cfa {n.cfa_node})\\nλ: {esc(show_expr(n.lam))}'
-                       f'\\nκ: {esc(show_expr(n.kappa))}"{per}];')
+            label = "\\n".join([f"q{nid} (cfa {n.cfa_node})", "λ: " + graphviz.escape(show_expr(n.lam)),
+                                 "κ: " + graphviz.escape(show_expr(n.kappa))])
+            dot.node(f"q{nid}", label, **({"peripheries": "2"} if nid in self.exits else {}))
         for e in self.edges:
-            lab = show_stmt(e.stmt)
+            lines = [graphviz.escape(show_stmt(e.stmt))]
             if e.axiom is not None:
-                lab += f"\\n{e.axiom.family}: cost {show_expr(e.axiom.cost)}"
-            style = ", style=dashed" if e.kind == "split" else ", color=blue" if e.back else ""
-            out.append(f'  q{e.src} -> q{e.dst} [label="{esc(lab)}"{style}];')
-        out.append("}")
-        return "\n".join(out) + "\n"
+                lines.append(graphviz.escape(f"{e.axiom.family}: cost {show_expr(e.axiom.cost)}"))
+            style = {"style": "dashed"} if e.kind == "split" else {"color": "blue"} if e.back else {}
+            dot.edge(f"q{e.src}", f"q{e.dst}", "\\n".join(lines), **style)
+        return dot.source
 
     def to_json(self) -> dict:
         return {

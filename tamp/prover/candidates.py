@@ -17,16 +17,14 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
+import axioms
+from axioms.base import union_bound
 from lang import ast as A
 
 from .exprs import divide, reciprocal
 
 
 def _families(dist: A.Call):
-    try:
-        import axioms
-    except ImportError:  # pragma: no cover
-        return []
     return axioms.families_for(dist)
 
 
@@ -77,7 +75,6 @@ def support_instance(stmt: A.Sample):
         return None
     if len(insts) == 1:
         return insts[0]
-    from axioms.base import union_bound
 
     return union_bound(insts)
 
@@ -103,8 +100,6 @@ def proposals(stmt: A.Sample, spec_exprs: Sequence[A.Expr], beta: A.Expr, n_real
         seen.add((sup.bad, sup.cost))
     for inst in raw:
         if sup is not None:
-            from axioms.base import union_bound
-
             joined = union_bound([inst, sup], inst.family)
             joined = type(inst)(inst.family, joined.bad, joined.cost, joined.side, inst.param, inst.note)
             inst = joined

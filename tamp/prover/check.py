@@ -37,14 +37,14 @@ value (:mod:`tamp.dependence`) are not proved by these rules at all.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List
+from typing import List, Optional
 
 import networkx as nx
 import z3
 
 from lang import ast as A
 
-from .show import show_stmt
+from ..show import show_stmt
 from .smt import VALID, conj, substitute_all, to_real
 from .trace import StepState, step
 
@@ -55,6 +55,8 @@ class Obligation:
     where: str
     status: str
     formula: str = ""
+    src: Optional[int] = None  # the automaton nodes it is about (None: a structural COVER problem)
+    dst: Optional[int] = None
 
     def to_json(self) -> dict:
         return {"rule": self.rule, "where": self.where, "status": self.status}
@@ -144,8 +146,8 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr, valid_batch=None) -> Lis
 
     pending = []  # (obligation, formula), decided together at the end
 
-    def ob(rule, where, formula):
-        o = Obligation(rule, where, "", "")
+    def ob(rule, where, formula, src=None, dst=None):
+        o = Obligation(rule, where, "", "", src, dst)
         obs.append(o)
         pending.append((o, formula))
 
@@ -163,27 +165,27 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr, valid_batch=None) -> Lis
         return kap0[nid]
 
     root = aut.nodes[aut.root]
-    ob("INIT", f"q{root.id}", conj(L(root.id), K(root.id) == 0))
-    ob("BUDGET", f"q{root.id}", z3.Implies(L(root.id), K(root.id) <= beta0))
-    for nid, n in aut.nodes.items():
+    ob("INIT", f"q{root.id}", conj(L(root.id), K(root.id) == 0), root.id)
+    ob("BUDGET", f"q{root.id}", z3.Implies(L(root.id), K(root.id) <= beta0), root.id)
+    for nid, _n in aut.nodes.items():
         lam = L(nid)
         if nid in aut.exits:
             post = ensures0
-            ob("EXIT", f"q{nid}", z3.Implies(lam, post))
+            ob("EXIT", f"q{nid}", z3.Implies(lam, post), nid)
         outs = aut.out(nid)
         if outs and all(e.kind == "split" for e in outs):
-            ob("COVER", f"split at q{nid}", z3.Implies(lam, z3.Or(*[E(e.stmt.cond) for e in outs])))
+            ob("COVER", f"split at q{nid}", z3.Implies(lam, z3.Or(*[E(e.stmt.cond) for e in outs])), nid)
     for e in aut.edges:
         st = StepState(dict(env0), [L(e.src)], [], z3.RealVal(0), [])
         where = f"q{e.src}->q{e.dst} {show_stmt(e.stmt)}"
         if isinstance(e.stmt, A.Sample):
             if e.axiom is None:
-                obs.append(Obligation("STEP", where + " (no axiom)", "invalid"))
+                obs.append(Obligation("STEP", where + " (no axiom)", "invalid", "", e.src, e.dst))
                 continue
             ax = e.axiom
             cost = to_real(E(ax.cost))
             pre = conj(*[E(s) for s in ax.side], K(e.src) + cost <= beta0)
-            ob("STEP", where + " (side, cost)", z3.Implies(L(e.src), pre))
+            ob("STEP", where + " (side, cost)", z3.Implies(L(e.src), pre), e.src, e.dst)
         else:
             cost = z3.RealVal(0)
         st2 = step(enc, st, e.stmt, e.axiom if isinstance(e.stmt, A.Sample) else None)
@@ -192,7 +194,7 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr, valid_batch=None) -> Lis
         moved = [(env0[k], v) for k, v in st2.env.items() if k in env0 and not v.eq(env0[k])]
         lam_post, kap_post = substitute_all([L(e.dst), K(e.dst)], moved)
         post = conj(lam_post, K(e.src) + cost <= kap_post)
-        ob("STEP", where, z3.Implies(st2.context(), post))
+        ob("STEP", where, z3.Implies(st2.context(), post), e.src, e.dst)
     for (o, _f), status in zip(pending, decide_all([f for _o, f in pending], valid, valid_batch)):
         o.status = status
     return obs

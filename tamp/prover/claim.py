@@ -21,7 +21,7 @@ from lang import ops
 from lang.errors import TampError, UnsupportedError, error_at
 from tamp.core import z3expr as Z
 
-from .show import show_expr
+from ..show import show_expr
 from .smt import INVALID, VALID, Encoder, Stats, is_valid, to_real
 
 _TIMEOUT_MS = 2000

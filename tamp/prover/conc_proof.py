@@ -27,10 +27,10 @@ from axioms import concentration as C
 from axioms.concentration import Block
 from lang import ast as A
 
+from ..show import show_expr
 from .concentration import Det, Lin, NoiseSum, NotApplicable, recognise
 from .exprs import and_all, subst
 from .result import ProofResult
-from .show import show_expr
 
 ONE = A.num(1)
 QUERY_MS = 4000
@@ -334,11 +334,6 @@ class ConcentrationResult(ProofResult):
             lines.append(f"  obligations: {len(self.proof.obligations)} valid under `requires` "
                          "(shape, rule side conditions, postcondition, budget)")
         return "\n".join(lines)
-
-    def certificate(self):
-        from tamp.certificate.conc_writer import conc_certificate
-
-        return conc_certificate(self)
 
 
 def conc_result(program, cfa, proof: ConcProof, t0: float, message: str = "", chk=None) -> ConcentrationResult:

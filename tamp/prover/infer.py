@@ -28,6 +28,7 @@ from axioms import concentration as C
 from lang import ast as A
 from lang.errors import TampError, UnsupportedError, error_at
 
+from ..show import show_expr
 from .conc_proof import (
     Application,
     Checker,
@@ -42,7 +43,6 @@ from .conc_proof import (
 from .concentration import NotApplicable
 from .exprs import conjuncts, subst
 from .result import ProofResult
-from .show import show_expr
 from .simplify import numeric, simplify
 
 HOLE = "h$"
@@ -300,7 +300,7 @@ def _samplings_per_run(cfa) -> A.Expr | None:
     info, _dag = _loops(cfa)
     total: A.Expr = A.num(0)
     inside = set()
-    for h, d in info.items():
+    for _h, d in info.items():
         body_edges = [(u, v, kk, dd) for u, v, kk, dd in cfa.edges() if u in d["body"] and v in d["body"]]
         n_in = sum(1 for e in body_edges if real(e[3]["stmt"]))
         inside |= {(u, v, kk) for u, v, kk, _ in body_edges}

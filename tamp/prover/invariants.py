@@ -53,9 +53,9 @@ from lang.walk import rebuild, replace_all
 
 from .exprs import conjuncts, not_, subst
 from .labels import negated_conjuncts, push_back
+from .smt import conj, substitute_all
 from .synthesis import Timeout
 from .trace import StepState, step
-from .smt import conj, substitute_all
 
 MAX_BACKWARD = 60
 
@@ -258,13 +258,13 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         for v in variants:
             for w in split_post(v):
                 add(w)
-    for (u, v, k), ax in axioms.items():
+    for (u, _v, _k), ax in axioms.items():
         facts = _good_facts(ax)
         for f in facts:
             add(f)
         # carried and accumulated forms: one-sided facts only (the two imply the abs form)
         facts = [f for f in facts if not (len(one_sided(f)) > 1)] or facts
-        for h, lp, cnt in counters:
+        for _h, lp, cnt in counters:
             if u not in lp["body"]:
                 continue
             name, init = cnt.name, cnt.init
@@ -288,7 +288,7 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         add(c)
     for c in user_invariants(cfa):
         add(c)
-    for u, v, k, d in cfa.edges():
+    for _u, _v, _k, d in cfa.edges():
         st = d["stmt"]
         if isinstance(st, A.Assume):
             for c in conjuncts(st.cond):

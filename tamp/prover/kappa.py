@@ -37,8 +37,8 @@ import networkx as nx
 from lang import ast as A
 from lang.walk import DESCEND, Transformer
 
+from ..show import show_expr
 from .exprs import ZERO, conjuncts, iterations_done, plus, subst
-from .show import show_expr
 
 
 class NoKappa(Exception):

@@ -281,6 +281,4 @@ def _refuted(c: A.Expr, states, fns) -> bool:
 
 
 def _zero():
-    import z3
-
     return z3.RealVal(0)

@@ -26,6 +26,7 @@ iteration count, so a checked labelling is a proof for all inputs.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import time
@@ -34,17 +35,20 @@ from typing import Dict, List, NamedTuple, Optional
 import networkx as nx
 
 from lang import ast as A
+from lang.evaluate import EvalError, evaluate
+from tamp.progress import ProgressEvent
 
-from .automaton import ANode, AEdge, FailureAutomaton
+from ..show import show_expr
+from .automaton import AEdge, ANode, FailureAutomaton
 from .candidates import proposals
 from .check import Obligation, check_automaton
 from .exprs import conjuncts, iterations_done
+from .failure import NO_COMBINATION, NO_TERMINATION, ProofFailure, check_failure
 from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
 from .kappa import Kappa, NoKappa, compute_kappa
-from .samples import collect_states, input_points
-from .result import ProofResult, axioms_table
-from .show import show_expr
 from .liveness import live_variables
+from .result import ProofResult, axioms_table
+from .samples import collect_states, input_points
 from .smt import VALID, Encoder, Stats, is_valid
 from .synthesis import Timeout
 from .termination import prove_termination
@@ -190,8 +194,6 @@ def automaton_of(cfa) -> FailureAutomaton:
 
 def _sample_inputs(cfa, count: int = 12, seed: int = 7) -> List[dict]:
     """Input points satisfying ``requires`` (rejection sampling; arrays left out)."""
-    from lang.evaluate import EvalError, evaluate
-
     rng = random.Random(seed)
     out = []
     for _ in range(count * 40):
@@ -217,8 +219,6 @@ def _sample_inputs(cfa, count: int = 12, seed: int = 7) -> List[dict]:
 def _slack(cfa, kap: Kappa, points) -> Optional[float]:
     """Mean relative slack (β - κ(exit)) / β at the sample points with counters at their bounds
     and flags true; None when κ exceeds β at some point (the combination cannot work)."""
-    from lang.evaluate import EvalError, evaluate
-
     k_exit = kap.at.get(cfa.exit)
     if k_exit is None:
         return None
@@ -345,10 +345,10 @@ def budget_hints(kap: Kappa, valid) -> List[A.Expr]:
         c, i, lo, H = t.per, A.Var(t.counter), t.init, t.bound
         up = t.step > 0
 
-        def done(x):  # iterations completed when the counter is x
-            return iterations_done(x, lo, t.step)
+        def done(x, lo=lo, step=t.step):  # iterations completed when the counter is x
+            return iterations_done(x, lo, step)
 
-        def within(x):  # x has not passed the counter's final value
+        def within(x, H=H, up=up):  # x has not passed the counter's final value
             return A.Binary("<=", x, H) if up else A.Binary(">=", x, H)
 
         try:
@@ -402,7 +402,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                      stats, times, [], None, 0)
     if rankings is None:
         return _done(program, cfa, "unknown", t0, term, None, stats, times, [],
-                     "no termination argument for a loop", 0)
+                     ProofFailure(NO_TERMINATION), 0)
     term_obs = [Obligation(rule, where, status) for rule, where, status, _h in term]
     samples = [(u, v, k) for u, v, k, d in cfa.edges() if isinstance(d["stmt"], A.Sample)]
     spec = list(cfa.ensures) + [cfa.bound]
@@ -411,7 +411,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     # prefer costly (informative) axioms derived from the spec: pure cost-0 choices last
     cands = [[c for c in cs if not _zero(c.cost)] + [c for c in cs if _zero(c.cost)] for cs in cands]
     proposals_n = 0
-    reason = "no combination of axioms gives a failure bound within the budget"
+    failure = ProofFailure(NO_COMBINATION)
     skipped: List[str] = []  # why some combinations have no failure bound κ
     user_notes: List[str] = []  # why user invariants were dropped (the last combination tried)
     try:
@@ -430,11 +430,11 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                 n.kappa = kap.at[n.id]
             if progress:
                 exit_bounds = sorted({show_expr(aut.nodes[x].kappa) for x in aut.exits})
-                progress({"program": program.name, "stage": f"labelling with axioms #{proposals_n}",
-                          "best_bound": ", ".join(exit_bounds) or None})
+                progress(ProgressEvent(program.name, f"labelling with axioms #{proposals_n}",
+                                       best_bound=", ".join(exit_bounds) or None))
             ti = time.monotonic()
             valid_req = valid_under(req, 2000)
-            facts = budget_hints(kap, lambda e: valid_req(enc.expr(e, env0)))
+            facts = budget_hints(kap, lambda e: valid_req(enc.expr(e, env0)))  # noqa: B023 - called here
             hints = [enc.expr(f, env0) for f in facts]
             pools = node_pools(cfa, dag, candidate_pool(cfa, axioms, loops))
             states = collect_states(cfa, axioms, points)
@@ -453,18 +453,15 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                 res.facts = facts
                 res.rankings = rankings
                 return res
-            reason = "the labelled automaton did not check: " + "; ".join(
-                f"{o.rule} at {o.where} ({o.status})" for o in bad[:3])
+            failure = check_failure(bad)
             user_notes = explain_user_invariants(aut, enc, batch, cfa)
     except Timeout:
         return _done(program, cfa, "unknown", t0, f"timeout after {proposals_n} axiom combination(s)", None,
-                     stats, times, [], "; ".join([reason] + user_notes), proposals_n)
-    if skipped:
-        reason += "; axiom choices with a cost were skipped: " + "; ".join(skipped[:2])
-    reason = "; ".join([reason] + user_notes)
+                     stats, times, [], dataclasses.replace(failure, notes=tuple(user_notes)), proposals_n)
+    failure = dataclasses.replace(failure, skipped=tuple(skipped[:2]), notes=tuple(user_notes))
     return _done(program, cfa, "unknown", t0,
                  "not proved (a failed union-bound proof does not mean the claim is false)", None, stats, times,
-                 [], reason, proposals_n)
+                 [], failure, proposals_n)
 
 
 def _zero(e):
@@ -478,4 +475,4 @@ def _done(program, cfa, verdict, t0, message, aut, stats, times, obligations, fa
     return ProofResult(program.name, "failure-bound", verdict, time.monotonic() - t0, show_expr(cfa.bound),
                        message, cfa=cfa, automata=[aut] if aut is not None and verdict == "proved" else [],
                        axioms=axioms_table(aut) if aut is not None and verdict == "proved" else [],
-                       stats=st, obligations=obligations, failed_trace=failure)
+                       stats=st, obligations=obligations, failure=failure)

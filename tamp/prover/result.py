@@ -1,4 +1,5 @@
-"""The failure-bound prover's result: verdict, axioms, automata, statistics, certificate."""
+"""The failure-bound prover's result: verdict, axioms, automata, statistics (its certificate is
+written by :func:`tamp.certificate.writer.program_certificate`)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from typing import Any, Dict, List, Optional
 
 from tamp.results import ProgramResult
 
+from ..show import show_expr, show_stmt
 from .automaton import axiom_json
-from .show import show_stmt
+from .failure import ProofFailure
 
 
 @dataclass
@@ -21,7 +23,7 @@ class ProofResult(ProgramResult):
     axioms: List[Dict[str, Any]] = field(default_factory=list)
     stats: Dict[str, Any] = field(default_factory=dict)
     obligations: List[Any] = field(default_factory=list)
-    failed_trace: Optional[str] = None
+    failure: Optional[ProofFailure] = None  # why the proof failed (None when proved)
     # facts (lang.ast expressions over inputs and state) proved valid under `requires` and used as
     # extra hypotheses by the checker (loop budget hints, see tamp.prover.loops.budget_hints)
     facts: List[Any] = field(default_factory=list)
@@ -32,6 +34,11 @@ class ProofResult(ProgramResult):
         super().__post_init__()
         assert self.verdict != "violated", "the failure-bound prover never reports 'violated'"
 
+    @property
+    def failed_trace(self) -> Optional[str]:
+        """The explanation of a failed proof as text (the JSON's ``failed_trace``)."""
+        return self.failure.text() if self.failure is not None else None
+
     # ------------------------------------------------------------------ output
     def to_json(self) -> Dict[str, Any]:
         out = super().to_json()
@@ -41,8 +48,6 @@ class ProofResult(ProgramResult):
         if self.failed_trace:
             out["failed_trace"] = self.failed_trace
         if self.facts:
-            from .show import show_expr
-
             out["facts"] = [show_expr(f) for f in self.facts]
         out["obligations"] = {"total": len(self.obligations),
                               "valid": sum(1 for o in self.obligations if o.status == "valid")}
@@ -76,15 +81,6 @@ class ProofResult(ProgramResult):
         for i, a in enumerate(self.automata):
             out[f"{self.name}.automaton{i}"] = a.to_dot()
         return out
-
-    def certificate(self) -> Dict[str, Any]:
-        """Everything a checker needs to re-verify the proof, as JSON data: the CFA, the labelled
-        automaton (λ, κ as exact serialised ASTs), each sampling's axiom as a derivation from
-        the axiom library, and the obligations checked (see :mod:`tamp.certificate.writer`).
-        Raises :class:`tamp.certificate.writer.CertificateError` unless the verdict is "proved"."""
-        from tamp.certificate.writer import program_certificate
-
-        return program_certificate(self)
 
 
 def axioms_table(aut) -> List[Dict[str, Any]]:

@@ -16,6 +16,7 @@ only *proposes*: the labelled automaton is re-checked by :mod:`tamp.prover.check
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
@@ -23,11 +24,12 @@ from typing import Dict, List, Optional
 from lang import ast as A
 from tamp.core.z3expr import to_real
 
+from ..show import show_expr, show_stmt
 from .automaton import AEdge, FailureAutomaton
 from .candidates import proposals
 from .decide import decide_fresh
 from .exprs import assigned_names
-from .show import show_expr, show_stmt
+from .failure import NO_AXIOM, NO_FAMILY, TRACE, ProofFailure, TraceStep
 from .smt import UNKNOWN, VALID, Encoder, Stats, is_valid
 from .trace import StepState, initial_state, prefix_goal, step, trace_goal
 
@@ -46,21 +48,6 @@ class OutOfProposals(Exception):
 
 
 @dataclass
-class Failure:
-    """Why a trace could not be proved."""
-
-    reason: str
-    path: List[str] = field(default_factory=list)
-    depth: int = 0
-    kind: str = "trace"
-
-    def text(self) -> str:
-        if not self.path:
-            return self.reason
-        return self.reason + "\n    on the trace:\n" + "\n".join("      " + p for p in self.path)
-
-
-@dataclass
 class Search:
     """State of one synthesis run."""
 
@@ -74,7 +61,7 @@ class Search:
     n_real: int
     proposals: int = 0
     traces_proved: int = 0
-    failure: Optional[Failure] = None
+    failure: Optional[ProofFailure] = None
     cache: Dict[int, list] = field(default_factory=dict)
     max_proposals: Optional[int] = None  # None: MAX_PROPOSALS
     costly_first: bool = True  # at a sampling the claim depends on, try the proposals with a cost first
@@ -116,8 +103,7 @@ class Search:
             if r == VALID:
                 self.traces_proved += 1
                 return True
-            self.note(nid, "the postcondition or the bound does not follow on this trace"
-                      + (" (the solver answered unknown)" if r == UNKNOWN else ""), "trace")
+            self.note(nid, ProofFailure(TRACE, unknown=r == UNKNOWN))
             return False
         outs = self.aut.out(nid)
         if len(outs) == 1 and isinstance(outs[0].stmt, A.Sample) and outs[0].kind == "cfa":
@@ -133,7 +119,7 @@ class Search:
             cands = proposals(e.stmt, self.spec_exprs, self.beta, self.n_real)
             self.cache[id(e.stmt)] = cands
         if not cands:
-            self.note(e.src, f"no axiom family applies to `{show_stmt(e.stmt)}`")
+            self.note(e.src, ProofFailure(NO_FAMILY, stmt=show_stmt(e.stmt), line=e.line))
             return False
         if self.costly_first and assigned_names(e.stmt) & self.relevant:
             cands = [c for c in cands if not _is_zero(c.cost)] + [c for c in cands if _is_zero(c.cost)]
@@ -147,19 +133,16 @@ class Search:
             if self.solve(e.dst, st2):
                 e.axiom = ax
                 return True
-        self.note(e.src, f"no axiom for `{show_stmt(e.stmt)}`"
-                  + (f" (line {e.line})" if e.line else "")
-                  + f" keeps the failure below {show_expr(self.beta)} and proves the postcondition", "sample")
+        self.note(e.src, ProofFailure(NO_AXIOM, stmt=show_stmt(e.stmt), line=e.line, bound=show_expr(self.beta)))
         return False
 
-    def note(self, nid: int, reason: str, kind: str = "trace") -> None:
-        """Remember the first failure; the innermost sampling that no axiom could serve is
-        the more useful explanation, so it replaces a plain trace failure."""
-        if self.failure is not None and not (self.failure.kind == "trace" and kind == "sample"):
+    def note(self, nid: int, failure: ProofFailure) -> None:
+        """Remember the first failure, with the trace to ``nid``; the innermost sampling that no
+        axiom could serve is the more useful explanation, so it replaces a plain trace failure."""
+        if self.failure is not None and not (self.failure.kind != NO_AXIOM and failure.kind == NO_AXIOM):
             return
-        path = [(f"line {e.line}: " if e.line else "") + ("split " if e.kind == "split" else "")
-                + show_stmt(e.stmt) for e in self.aut.path_to(nid)]
-        self.failure = Failure(reason, path, len(path), kind)
+        steps = tuple(TraceStep(e.line, show_stmt(e.stmt), e.kind == "split") for e in self.aut.path_to(nid))
+        self.failure = dataclasses.replace(failure, steps=steps)
 
 
 def relevant_names(cfa) -> set:

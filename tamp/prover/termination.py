@@ -168,8 +168,8 @@ def obligations(cfa, ranking: Argument, enc) -> List[Tuple[str, str, z3.BoolRef]
     """(rule, where, formula) for every solver obligation of ``ranking`` (a :class:`Ranking` or a
     :class:`Geometric`; each formula to be valid under ``requires``); raises :class:`NotRanked`
     when the structure does not fit."""
-    from .trace import StepState, step
     from .smt import to_real
+    from .trace import StepState, step
 
     if isinstance(ranking, Geometric):
         return geometric_obligations(cfa, ranking, enc)

@@ -20,7 +20,7 @@ import z3
 from lang import ast as A
 from lang.errors import UnsupportedError
 
-from .smt import Encoder, conj, to_real
+from .smt import Encoder, conj, sort_of, to_real
 
 
 @dataclass
@@ -66,8 +66,6 @@ def _store(enc: Encoder, env, target, value):
 
 
 def _target_sort(enc: Encoder, target) -> z3.SortRef:
-    from .smt import sort_of
-
     if isinstance(target, A.Var):
         return sort_of(enc.types[target.name])
     t = enc.types[target.base.name]

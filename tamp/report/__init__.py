@@ -21,6 +21,9 @@ from __future__ import annotations
 
 from typing import Optional
 
+from tamp.prover.result import ProofResult
+from tamp.results import NOTEBOOK_VIEWS
+
 from .drawing import draw
 from .graph import MAX_DRAWN, automaton_graph
 from .page import file_fragment, fragment, render_report, write_report
@@ -38,7 +41,11 @@ def automaton_svg(aut, engine: str = "auto") -> str:
 def automata_svg(result, engine: str = "auto") -> Optional[str]:
     """The first failure automaton of a result (or of its failure-bound part), or None (also
     when it has more than :data:`~tamp.report.graph.MAX_DRAWN` nodes)."""
-    for part in getattr(result, "parts", None) or [result]:
-        for aut in getattr(part, "automata", None) or []:
-            return automaton_svg(aut, engine) if len(aut.nodes) <= MAX_DRAWN else None
+    for part in result.parts:
+        if isinstance(part, ProofResult):
+            for aut in part.automata:
+                return automaton_svg(aut, engine) if len(aut.nodes) <= MAX_DRAWN else None
     return None
+
+
+NOTEBOOK_VIEWS.update(program_html=fragment, program_svg=automata_svg, file_html=file_fragment)

@@ -25,7 +25,7 @@ def concentration_body(r) -> str:
         out.append(f'<div class="message proved">inferred failure bound: <code>{escape(r.bound)}</code>{escape(val)}'
                    "</div>")
     elif r.inferred == "margin":
-        from tamp.prover.show import show_expr
+        from tamp.show import show_expr
 
         val = f" = {r.value:.6g}" if r.value is not None else ""
         out.append(f'<div class="message proved">inferred margin: <code>? = {escape(show_expr(r.margin))}</code>'
@@ -61,17 +61,15 @@ def _simulated(r, name, is_int, fixed, pts):
         return []
     if prog is None:
         return []
+    import dataclasses
     from fractions import Fraction
 
-    from tamp.simulate import simulate
-
-    import dataclasses
-
     from lang import ast as A
+    from tamp.simulate import simulate
 
     prog = dataclasses.replace(prog, fails=None)
     out = []
-    for x, v in [p for p in pts if 1e-3 <= p[1] <= 1][:4]:
+    for x, _v in [p for p in pts if 1e-3 <= p[1] <= 1][:4]:
         inputs = {k: (Fraction(val).limit_denominator(10 ** 9) if isinstance(val, float) else val)
                   for k, val in fixed.items()}
         inputs[name] = int(x) if is_int else Fraction(x).limit_denominator(10 ** 9)
@@ -88,7 +86,7 @@ def _simulated(r, name, is_int, fixed, pts):
 
 def _plot(r) -> Optional[str]:
     """The inferred expression against one input (others at their fixed values), as SVG."""
-    try:
+    try:  # deferred on purpose: matplotlib is the optional 'report' extra (the plot is left out without it)
         import matplotlib
 
         matplotlib.use("Agg")

@@ -12,55 +12,50 @@ import re
 import shutil
 from typing import Optional
 
+import graphviz
+
 from .graph import Graph
 from .layout import BACK_COLOUR, SPLIT_COLOUR
 
+MONO = "DejaVu Sans Mono"
+
 
 def dot_available() -> bool:
-    """True when graphviz's ``dot`` binary and the ``graphviz`` Python package are both present."""
-    if shutil.which("dot") is None:
-        return False
-    try:
-        import graphviz  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """True when graphviz's ``dot`` binary is installed (the ``graphviz`` Python package, which
+    runs it, is a dependency)."""
+    return shutil.which("dot") is not None
 
 
 def dot_source(g: Graph) -> str:
     """Graphviz text for ``g``: boxes with left-aligned λ/κ lines, back edges dashed and red,
     split edges dashed and grey. Each element's ``id`` carries its class (see :func:`_restore_classes`)."""
-    out = [f'digraph "{_q(g.name)}" {{',
-           '  graph [rankdir=TB, nodesep=0.35, ranksep=0.45, fontname="DejaVu Sans Mono"];',
-           '  node [shape=box, style="rounded,filled", fillcolor="#f7f9fc", color="#34495e", '
-           'fontname="DejaVu Sans Mono", fontsize=10];',
-           '  edge [fontname="DejaVu Sans Mono", fontsize=9, color="#333333", fontcolor="#1a5276"];']
+    dot = graphviz.Digraph(
+        g.name,
+        graph_attr={"rankdir": "TB", "nodesep": "0.35", "ranksep": "0.45", "fontname": MONO},
+        node_attr={"shape": "box", "style": "rounded,filled", "fillcolor": "#f7f9fc", "color": "#34495e",
+                   "fontname": MONO, "fontsize": "10"},
+        edge_attr={"fontname": MONO, "fontsize": "9", "color": "#333333", "fontcolor": "#1a5276"})
     for i, n in enumerate(g.nodes):
-        label = "\\l".join(_q(s) for s in n.lines) + "\\l"
-        extra = ', peripheries=2, fillcolor="#eef6ee"' if "exit" in n.cls.split() else ""
+        attrs = {"id": f"n{i}__{n.cls.replace(' ', '_')}", "label": _left_lines(n.lines), "tooltip": _text(n.full)}
+        if "exit" in n.cls.split():
+            attrs.update(peripheries="2", fillcolor="#eef6ee")
         if "failed" in n.cls.split():
-            extra += f', color="{BACK_COLOUR}", fillcolor="#fdedec", penwidth=2'
-        out.append(f'  "{_q(n.id)}" [id="n{i}__{n.cls.replace(" ", "_")}", label="{label}", '
-                   f'tooltip="{_q(n.full)}"{extra}];')
+            attrs.update(color=BACK_COLOUR, fillcolor="#fdedec", penwidth="2")
+        dot.node(n.id, **attrs)
     for i, e in enumerate(g.edges):
-        style = ""
+        attrs = {"id": f"e{i}__{e.cls}", "label": _left_lines(e.label.splitlines()), "tooltip": _text(e.full)}
         if e.back:
-            style = f', style=dashed, color="{BACK_COLOUR}", fontcolor="{BACK_COLOUR}", constraint=false'
+            attrs.update(style="dashed", color=BACK_COLOUR, fontcolor=BACK_COLOUR, constraint="false")
         elif "split" in e.cls:
-            style = f', style=dashed, color="{SPLIT_COLOUR}"'
-        label = "\\l".join(_q(s) for s in e.label.splitlines()) + "\\l"
-        out.append(f'  "{_q(e.src)}" -> "{_q(e.dst)}" [id="e{i}__{e.cls}", label="{label}", '
-                   f'tooltip="{_q(e.full)}"{style}];')
-    out.append("}")
-    return "\n".join(out) + "\n"
+            attrs.update(style="dashed", color=SPLIT_COLOUR)
+        dot.edge(e.src, e.dst, **attrs)
+    return dot.source
 
 
 def dot_svg(g: Graph, timeout: float = 20.0) -> Optional[str]:
     """The drawing as an inline ``<svg>`` element, or None when ``dot`` is missing or fails."""
     if not g.nodes or not dot_available():
         return None
-    import graphviz
-
     try:
         raw = graphviz.Source(dot_source(g)).pipe(format="svg", encoding="utf-8")
     except Exception:  # noqa: BLE001 - any failure of the optional renderer means: use ours
@@ -91,5 +86,11 @@ def _restore_classes(svg: str) -> str:
     return svg
 
 
-def _q(s: str) -> str:
-    return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+def _text(s: str) -> str:
+    """``s`` as literal text in a DOT string (graphviz's own escaping; a line break is DOT's ``\\n``)."""
+    return graphviz.escape(s).replace("\n", "\\n")
+
+
+def _left_lines(lines) -> str:
+    """Lines of a label, each left-aligned (ended by DOT's ``\\l``), their text taken literally."""
+    return "".join(_text(s) + "\\l" for s in lines)

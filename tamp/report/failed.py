@@ -1,25 +1,16 @@
-"""Where a failed proof got stuck, read from the prover's explanation.
+"""Where a failed proof got stuck, from the prover's typed explanation (:class:`ProofFailure`).
 
-The failure-bound prover explains an unproved claim in text (``ProofResult.failed_trace``)::
-
-    no axiom for `y ~ bern(p)` (line 10) keeps the failure below p / 2 and proves the postcondition
-        on the trace:
-          line 8: x ~ bern(0.5)
-          line 9: assume(x)
-
-:func:`failure_lines` recovers the source lines of that trace and the line it stopped at, so
-the report can highlight them in the listing.
+:func:`failure_lines` gives the source lines of the trace the prover could not prove and the
+line it stopped at, so the report can highlight them in the listing.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
-_TRACE_LINE = re.compile(r"^\s*line (\d+):\s*(.*)$")
-_AT_LINE = re.compile(r"\(line (\d+)\)")
-_OBLIGATION = re.compile(r"\b(INIT|COVER|STEP|BUDGET|EXIT) at q(\d+)(?:->q(\d+))?")
+from tamp.cfa import CFA
+from tamp.prover.failure import ProofFailure
 
 #: What a failed obligation of the proof checker (tamp.prover.check) means, for the reader.
 RULES = {
@@ -37,7 +28,7 @@ class FailureLines:
     order, and the line where the proof stopped (None when the explanation names none)."""
 
     reason: str
-    steps: List[tuple] = field(default_factory=list)
+    steps: List[Tuple[int, str]] = field(default_factory=list)
     stuck_at: Optional[int] = None
     rule: Optional[str] = None                          # the checker's rule that failed, if named
     nodes: List[int] = field(default_factory=list)      # CFA nodes it names (loop programs)
@@ -55,27 +46,18 @@ class FailureLines:
         return out
 
 
-def failure_lines(text: Optional[str], cfa=None) -> Optional[FailureLines]:
-    """Parse the prover's explanation; ``cfa`` (for a loop program, whose automaton nodes are CFA
-    nodes) maps ``at qN`` to a source line when no line is named."""
-    if not text:
+def failure_lines(failure: Optional[ProofFailure], cfa: Optional[CFA] = None) -> Optional[FailureLines]:
+    """The lines of the prover's explanation; ``cfa`` (for a loop program, whose automaton nodes
+    are CFA nodes) maps a failed obligation's nodes to a source line when no line is named."""
+    if failure is None:
         return None
-    rows = text.splitlines()
-    fl = FailureLines(rows[0].strip())
-    for row in rows[1:]:
-        m = _TRACE_LINE.match(row)
-        if m:
-            fl.steps.append((int(m.group(1)), m.group(2).strip()))
-    m = _AT_LINE.search(rows[0])
-    if m:
-        fl.stuck_at = int(m.group(1))
-    elif fl.steps:
-        fl.stuck_at = fl.steps[-1][0]
+    fl = FailureLines(failure.reason, [(s.line, ("split " if s.split else "") + s.stmt)
+                                       for s in failure.steps if s.line], failure.stuck_at)
     if cfa is not None and not cfa.is_acyclic():  # the loop prover's automaton nodes are CFA nodes
-        m = _OBLIGATION.search(rows[0])
-        if m:
-            fl.rule = m.group(1)
-            fl.nodes = [int(g) for g in m.groups()[1:] if g is not None and int(g) in cfa.graph.nodes]
+        named = next((o for o in failure.obligations if o.src is not None), None)
+        if named is not None:
+            fl.rule = named.rule
+            fl.nodes = [n for n in named.nodes if n in cfa.graph.nodes]
             if fl.stuck_at is None and fl.nodes:
                 fl.stuck_at = cfa.graph.nodes[fl.nodes[-1]].get("line")
     return fl

@@ -11,6 +11,8 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from tamp.show import show_expr, show_stmt
+
 #: Longest text line inside a node box, and most lines per λ/κ label, before eliding.
 WRAP = 56
 MAX_LINES = 6
@@ -73,8 +75,6 @@ def shorten(text: str, width: int = 48) -> str:
 def automaton_graph(aut) -> Graph:
     """The failure automaton ``aut`` (:class:`tamp.prover.automaton.FailureAutomaton`) as a
     graph: nodes show ``λ`` and ``κ``; sampling edges show their axiom family and cost."""
-    from tamp.prover.show import show_expr, show_stmt
-
     g = Graph(aut.name, root=f"q{aut.root}")
     for nid in node_order(aut):
         n = aut.nodes[nid]
@@ -101,8 +101,6 @@ def automaton_graph(aut) -> Graph:
 def cfa_graph(cfa, failed_nodes=()) -> Graph:
     """The control-flow automaton (drawn for a failed proof, which has no failure automaton);
     ``failed_nodes`` (CFA node numbers) get the class ``failed``."""
-    from tamp.prover.show import show_stmt
-
     g = Graph(cfa.name, root=f"n{cfa.entry}")
     for n, d in cfa.graph.nodes(data=True):
         head = f"n{n}" + (f" · line {d['line']}" if d.get("line") else "")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Dict, List, Set, Tuple
 
-from .graph import Graph, GEdge
+from .graph import GEdge, Graph
 
 FONT = 11          # px, monospace
 CHAR_W = 6.7       # px per character (DejaVu Sans Mono at 11 px is 6.6)
@@ -64,15 +64,15 @@ def split_back_edges(g: Graph) -> Tuple[List[GEdge], List[GEdge]]:
         state[s] = 1
         while stack:
             node, it = stack[-1]
-            e = next(it, None)
-            if e is None:
+            nxt = next(it, None)
+            if nxt is None:
                 state[node] = 2
                 stack.pop()
-            elif state.get(e.dst) == 1:
-                cycles.add(id(e))
-            elif e.dst not in state:
-                state[e.dst] = 1
-                stack.append((e.dst, iter(succ[e.dst])))
+            elif state.get(nxt.dst) == 1:
+                cycles.add(id(nxt))
+            elif nxt.dst not in state:
+                state[nxt.dst] = 1
+                stack.append((nxt.dst, iter(succ[nxt.dst])))
     fwd = [e for e in g.edges if not e.back and id(e) not in cycles and e.src in succ and e.dst in succ]
     back = [e for e in g.edges if e.back or id(e) in cycles]
     return fwd, back
@@ -128,7 +128,7 @@ def place(g: Graph, fwd: List[GEdge], boxes: Dict[str, Box], layer: Dict[str, in
             for i, nid in enumerate(layers[k]):
                 boxes[nid].order = i
     label_room = _label_room(g, fwd, layer)
-    y = MARGIN
+    y: float = MARGIN
     for k in sorted(layers):
         row = layers[k]
         row_h = max(boxes[n].h for n in row)

@@ -6,6 +6,8 @@ import datetime
 from html import escape
 from typing import Optional
 
+from tamp.version import __version__
+
 from .sections import anchor_prefix, program_section, verdict_badge
 from .source import program_ranges
 from .style import CSS
@@ -15,8 +17,6 @@ def render_report(file_result, source: Optional[str] = None, engine: str = "auto
                   command: Optional[str] = None) -> str:
     """The HTML page for a :class:`tamp.results.FileResult`: a summary table, then one section per
     program (see :func:`tamp.report.sections.program_section`). ``source`` is the file's text."""
-    from tamp import __version__
-
     ranges = program_ranges(source, file_result.file) if source else {}
     rows = []
     for r in file_result.programs:

@@ -2,7 +2,7 @@
 
 :func:`program_section` is what ``ProgramResult._repr_html_`` shows in a notebook and what the
 page repeats for every program of a file. It reads only the result objects' public data, by
-kind: failure-bound results (:class:`tamp.prover.ProofResult`), probability results
+type: failure-bound results (:class:`tamp.prover.ProofResult`), probability results
 (:class:`tamp.prob.result.ProbResult`), anything else through ``details``.
 """
 
@@ -12,6 +12,13 @@ import re
 from html import escape
 from typing import Dict, List, Optional, Tuple
 
+from tamp.prob.result import ProbResult, show_interval
+from tamp.prover.conc_proof import ConcentrationResult
+from tamp.prover.result import ProofResult
+from tamp.results import ProgramResult, Result
+from tamp.show import show_expr
+
+from .concentration import concentration_body
 from .drawing import draw
 from .failed import failure_lines
 from .graph import MAX_DRAWN, MAX_LISTED, automaton_graph, cfa_graph, node_order
@@ -27,9 +34,9 @@ def verdict_badge(verdict: str) -> str:
     return f'<span class="verdict {escape(verdict)}">{escape(verdict.upper())}</span>'
 
 
-def parts_of(result) -> List:
+def parts_of(result: Result) -> List[ProgramResult]:
     """The per-engine results a program's result combines (itself when there is one engine)."""
-    return list(getattr(result, "parts", None) or [result])
+    return list(result.parts)
 
 
 def program_section(result, source: Optional[str] = None, engine: str = "auto",
@@ -73,11 +80,13 @@ def _source_block(result, parts, source: str, prefix: str, ranges) -> str:
     first, last = ranges.get(result.name, (1, len(source.splitlines())))
     marks: Dict[int, LineMark] = {}
     for part in parts:
-        for ax in getattr(part, "axioms", None) or []:
+        if not isinstance(part, ProofResult):
+            continue
+        for ax in part.axioms:
             if ax.get("line"):
                 marks.setdefault(ax["line"], LineMark()).add("axiom-line", _axiom_note(ax))
         if part.verdict != "proved":
-            fl = failure_lines(getattr(part, "failed_trace", None), getattr(part, "cfa", None))
+            fl = failure_lines(part.failure, part.cfa)
             if fl is not None:
                 for ln, _stmt in fl.steps:
                     marks.setdefault(ln, LineMark()).add("failed-trace")
@@ -106,20 +115,18 @@ def line_link(prefix: Optional[str], line: int) -> str:
 
 
 def _part_body(part, prefix: Optional[str], engine: str) -> str:
-    if part.kind == "failure-bound":
+    if isinstance(part, ProofResult):
         return _failure_bound_body(part, prefix, engine)
-    if hasattr(part, "terms") and hasattr(part, "comparisons"):
+    if isinstance(part, ProbResult):
         return _probability_body(part)
     return _details_body(part)
 
 
-def _failure_bound_body(r, prefix: Optional[str], engine: str) -> str:
+def _failure_bound_body(r: ProofResult, prefix: Optional[str], engine: str) -> str:
     out = []
-    if getattr(r, "proof", None) is not None and hasattr(r, "applications_json"):  # concentration
-        from .concentration import concentration_body
-
+    if isinstance(r, ConcentrationResult) and r.proof is not None:
         out.append(concentration_body(r))
-    axioms = getattr(r, "axioms", None) or []
+    axioms = r.axioms
     if axioms:
         rows = []
         for ax in axioms:
@@ -133,13 +140,13 @@ def _failure_bound_body(r, prefix: Optional[str], engine: str) -> str:
                         f"</td><td><code>{side}</code></td></tr>")
         out.append('<h3>Axioms</h3><table class="data axioms"><tr><th>where</th><th>sampling</th>'
                    "<th>family</th><th>axiom</th><th>side conditions</th></tr>" + "".join(rows) + "</table>")
-    fl = failure_lines(getattr(r, "failed_trace", None), getattr(r, "cfa", None)) if r.verdict != "proved" else None
+    fl = failure_lines(r.failure, r.cfa) if r.verdict != "proved" else None
     if fl is not None:
         out.append(_failure_box(fl, prefix))
-    automata = getattr(r, "automata", None) or []
+    automata = r.automata
     for aut in automata:
         out.append(_automaton_block(aut, engine))
-    if not automata and getattr(r, "cfa", None) is not None and r.verdict != "proved":
+    if not automata and r.cfa is not None and r.verdict != "proved":
         svg, used = draw(cfa_graph(r.cfa, fl.nodes if fl is not None else ()), engine)
         out.append("<h3>Control-flow automaton</h3><p class=\"legend\">There is no failure automaton "
                    "(the proof did not succeed); this is the program's control flow. "
@@ -147,9 +154,8 @@ def _failure_bound_body(r, prefix: Optional[str], engine: str) -> str:
                    + ("; red box: where the proof check failed" if fl is not None and fl.nodes else "")
                    + ".</p>"
                    f'<div class="automaton-box" data-renderer="{used}">{svg}</div>')
-    stats = getattr(r, "stats", None) or {}
-    if stats:
-        out.append(_stats_table(stats, getattr(r, "obligations", None)))
+    if r.stats:
+        out.append(_stats_table(r.stats, r.obligations))
     return "\n".join(out)
 
 
@@ -170,8 +176,6 @@ def _failure_box(fl, prefix: Optional[str]) -> str:
 
 def _automaton_block(aut, engine: str) -> str:
     """The automaton drawn, a legend, and its full node labels in a table."""
-    from tamp.prover.show import show_expr
-
     if len(aut.nodes) <= MAX_DRAWN:
         svg, used = draw(automaton_graph(aut), engine)
         figure = f'<div class="automaton-box" data-renderer="{used}">{svg}</div>'
@@ -207,14 +211,12 @@ def _stats_table(stats: dict, obligations) -> str:
             v = ", ".join(f"{kk} {vv:.3f} s" if isinstance(vv, float) else f"{kk} {vv}" for kk, vv in v.items())
         rows.append(f"<tr><th>{escape(str(k).replace('_', ' '))}</th><td>{escape(str(v))}</td></tr>")
     if obligations:
-        valid = sum(1 for o in obligations if getattr(o, "status", None) == "valid")
+        valid = sum(1 for o in obligations if o.status == "valid")
         rows.append(f"<tr><th>obligations valid</th><td>{valid} of {len(obligations)}</td></tr>")
     return '<h3>Statistics</h3><table class="data stats">' + "".join(rows) + "</table>"
 
 
-def _probability_body(r) -> str:
-    from tamp.prob.result import show_interval
-
+def _probability_body(r: ProbResult) -> str:
     out = []
     if r.terms:
         rows = []

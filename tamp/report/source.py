@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Dict, List, Optional, Tuple
 
+from lang.parser import parse
+
 
 @dataclass
 class LineMark:
@@ -27,8 +29,6 @@ def program_ranges(source: str, path: str = "<report>") -> Dict[str, Tuple[int, 
     the line before the next one starts (the first one from line 1, so the comments that open
     the file come with it). Empty when the text does not parse (the report then shows it all)."""
     try:
-        from lang.parser import parse
-
         src = parse(source, path)
     except Exception:  # noqa: BLE001 - a report never fails because of the listing
         return {}

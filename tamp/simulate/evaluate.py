@@ -19,7 +19,6 @@ state) for the interpreter to OR into the implicit flag ``failed``.
 from __future__ import annotations
 
 import operator
-
 from dataclasses import dataclass, field
 from typing import Dict, Optional
 

@@ -15,8 +15,8 @@ import numpy as np
 
 from lang import ast as A
 
-from .distributions import Sampler
 from .arith import BallDomain
+from .distributions import Sampler
 from .evaluate import ConstArray, Ctx, Evaluator, FailureLog
 from .state import State, merge_states
 from .values import ArrayVal, full

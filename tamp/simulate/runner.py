@@ -15,18 +15,18 @@ from lang import ast as A
 from lang.errors import TampError, error_at
 from lang.loader import load
 from lang.parser import parse_expr
+from lang.typecheck import check_program
 from tamp.dependence import precondition_positions
 
+from .arith import BallDomain, ExactDomain
+from .draws import seed_key
 from .errors import SimulationError
 from .evaluate import Ctx, Evaluator
 from .exact import ExactEvaluator, approx, exceeds
-from .arith import BallDomain, ExactDomain
-from .draws import seed_key
 from .inputs import convert_inputs, to_domain
 from .interp import Interpreter
 from .result import CONFIRMED, CONSISTENT, REFUTED, UNDECIDED, SimResult
-from .spec import (IntervalEvaluator, collect_terms, desugar, expr_text, is_probability_spec,
-                   term_intervals, term_masks)
+from .spec import IntervalEvaluator, collect_terms, desugar, expr_text, is_probability_spec, term_intervals, term_masks
 from .state import State
 from .stats import failure_rate_ci
 from .values import ArrayVal
@@ -63,11 +63,7 @@ def resolve_program(program_or_source, name: Optional[str] = None):
 
 
 def _types(prog: A.Program, path: str, source: Optional[str]) -> Dict[str, A.Type]:
-    """Variable types from the type checker (when it is installed); raises its errors."""
-    try:
-        from lang.typecheck import check_program
-    except ImportError:  # pragma: no cover - during bring-up
-        return {}
+    """Variable types from the type checker; raises its errors."""
     return dict(check_program(prog, path, source).vars)
 
 

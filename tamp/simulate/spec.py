@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from lang import ast as A
+from lang.printer import print_expr
 
 from .evaluate import Ctx, Evaluator
 from .exact import ExactEvaluator, float_bounds
@@ -46,11 +47,10 @@ def is_probability_spec(e: A.Expr) -> bool:
 
 
 def expr_text(e: A.Expr, source: Optional[str]) -> str:
-    """The source text of ``e`` (printer if available, else the source slice)."""
+    """The source text of ``e`` (the printer's, else the source slice)."""
     try:
-        from lang.printer import print_expr
         return print_expr(e)
-    except Exception:  # the printer is optional here
+    except Exception:  # noqa: BLE001 - fall back to the source slice
         pass
     pos = getattr(e, "pos", None)
     if source and pos and pos.end_line:

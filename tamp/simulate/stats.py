@@ -18,7 +18,7 @@ def clopper_pearson(k: int, n: int, conf: float = 0.99) -> Tuple[float, float]:
     if n == 0:
         return 0.0, 1.0
     alpha = 1.0 - conf
-    from scipy.stats import beta  # imported here: scipy.stats costs ~1.5 s at CLI start-up
+    from scipy.stats import beta  # deferred on purpose: scipy.stats costs ~1.5 s at CLI start-up
 
     lo = 0.0 if k == 0 else float(beta.ppf(alpha / 2, k, n - k + 1))
     hi = 1.0 if k == n else float(beta.ppf(1 - alpha / 2, k + 1, n - k))

@@ -5,12 +5,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, Optional
+from typing import Dict, Optional, Set
 
 from pysmt.shortcuts import And
 
 from .cells import CellEnumerator
-from .model import Compiler, WMIInputError
+from .model import Atom, Compiler, WMIInputError, weight_map
 from .poly import Poly
 
 
@@ -84,7 +84,7 @@ def _wmi(formula, weight, domain, timeout=None, integrator=None) -> WMIResult:
     n_bools = len(comp.bool_vars)
 
     # real variables used by no atom: integrate them out of the weight first
-    used = set()
+    used: Set[int] = set()
     for a in comp.atoms:
         used.update(i for i, c in enumerate(a.coeffs) if c)
     free = [i for i in range(len(reals)) if i not in used]
@@ -96,13 +96,12 @@ def _wmi(formula, weight, domain, timeout=None, integrator=None) -> WMIResult:
             lo, hi = bounds[i]
             q = q.integrate_between(i, Poly.const(q.nvars, lo), Poly.const(q.nvars, hi))
         # drop the integrated variables
-        t = {}
+        t: dict = {}
         for e, c in q.terms.items():
             ne = tuple(e[i] for i in keep)
             t[ne] = t.get(ne, Fraction(0)) + c
         return Poly(len(keep), t)
 
-    from .model import weight_map, Atom
     w2 = weight_map(w, project)
     atoms2 = [Atom(tuple(a.coeffs[i] for i in keep), a.rhs) for a in comp.atoms]
     enum = CellEnumerator(len(keep), [bounds[i] for i in keep], atoms2, n_bools, deadline, integrator)

@@ -14,27 +14,21 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import List
 
+import gmpy2 as _gmpy2
+
 from tamp.core.z3expr import fraction
 
-try:  # pragma: no cover - exercised by whichever branch is installed
-    import gmpy2 as _gmpy2
-
-    HAVE_GMPY2 = True
-    _MPQ = type(_gmpy2.mpq(0))
-except ImportError:  # pragma: no cover
-    _gmpy2 = None
-    HAVE_GMPY2 = False
-    _MPQ = Fraction
+_MPQ = type(_gmpy2.mpq(0))
 
 
-def make_q(num: int, den: int = 1, use_gmp: bool = HAVE_GMPY2):
+def make_q(num: int, den: int = 1, use_gmp: bool = True):
     """The exact rational ``num/den`` (``den != 0``) as ``mpq`` or ``Fraction``."""
     if use_gmp:
         return _gmpy2.mpq(num, den)
     return Fraction(num, den)
 
 
-def make_z(x: int, use_gmp: bool = HAVE_GMPY2):
+def make_z(x: int, use_gmp: bool = True):
     """The integer ``x`` as ``mpz`` (GMP multiplication) or as ``int``."""
     if use_gmp:
         return _gmpy2.mpz(x)
@@ -68,7 +62,7 @@ def _as_mpq(x):
     return _gmpy2.mpq(x.numerator, x.denominator)
 
 
-def tree_sum(terms: List, use_gmp: bool = HAVE_GMPY2) -> Fraction:
+def tree_sum(terms: List, use_gmp: bool = True) -> Fraction:
     """Exact sum of rationals by balanced pairwise addition, as ``Fraction``.
 
     The vertex terms carry large artificial denominators (the ``E_j`` of the

@@ -112,7 +112,7 @@ class CellEnumerator:
         parts = []
         for val in (True, False):
             assign = {v: val}
-            memo = {}
+            memo: dict = {}
             phi2 = simplify(phi, assign, memo)
             w2 = simplify_w(w, assign, memo)
             f2 = {u for u in formula_vars(phi2) if u[0] == "b"} | {u for u in weight_vars(w2) if u[0] == "b"}
@@ -182,7 +182,7 @@ class CellEnumerator:
         else:
             sides = [(False, False)]
         for val, add in sides:
-            memo = {}
+            memo: dict = {}
             key = ("a", j)
             phi2 = simplify(phi, {key: val}, memo)
             if phi2 is False:

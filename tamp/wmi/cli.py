@@ -10,6 +10,11 @@ from typing import Optional
 
 from pysmt.shortcuts import And
 
+from .api import wmi
+from .cells import WMITimeout
+from .jsonfmt import ProblemFormatError, load_problem
+from .model import WMIInputError
+
 
 def _digits(k: int) -> str:
     """Decimal text of a (possibly huge) integer: exact answers routinely have
@@ -34,11 +39,6 @@ def run(path: str, as_json: bool, timeout: Optional[float]) -> int:
 
     Returns 0 on success, 1 on timeout (after saying how far it got), 2 on a
     malformed problem (one line ``PATH: error: …`` on stderr)."""
-    from .api import wmi
-    from .cells import WMITimeout
-    from .jsonfmt import ProblemFormatError, load_problem
-    from .model import WMIInputError
-
     t0 = time.monotonic()
     try:
         prob = load_problem(path)

@@ -35,10 +35,13 @@ integration with bound splitting) is provided for cross-checking.
 from __future__ import annotations
 
 import random
+import time as _time
 from collections import deque
 from fractions import Fraction
 from math import factorial, lcm
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+
+import z3
 
 from tamp.core.z3expr import rational
 
@@ -48,7 +51,7 @@ from .poly import Poly
 _ZERO = Fraction(0)
 _ONE = Fraction(1)
 
-Constraint = Tuple[Sequence, object, bool]
+Constraint = Tuple[Sequence, Union[int, float, Fraction], bool]
 
 
 class UnboundedPolytopeError(ValueError):
@@ -99,8 +102,6 @@ def _normalize(constraints: Sequence[Constraint], nvars: int):
 
 def _solve_interior(rows, n) -> Optional[List[Fraction]]:
     """A point strictly inside all rows, or None if the interior is empty."""
-    import z3
-
     xs = [z3.Real(f"x{i}") for i in range(n)]
     s = z3.SolverFor("QF_LRA")
     for a, b in rows:
@@ -377,8 +378,6 @@ def _lawrence_sum(irows, n, m, basis0, rank, eta, integrand, fact, deadline):
     """Breadth-first walk over the lexicographically feasible bases, all in
     integers: the inverse of a basis matrix ``A_B`` is kept as ``Adj/δ`` with
     ``Adj`` integer and ``δ = ±det A_B`` (columns keyed by basis row)."""
-    import time as _time
-
     sparse = [[(i, c) for i, c in enumerate(a) if c] for a, _ in irows]
     bvec = [b for _, b in irows]
     A0 = [[Fraction(x) for x in irows[r][0]] for r in basis0]
@@ -524,7 +523,7 @@ def integrate_polytope(poly: Poly, constraints: Sequence[Constraint], nvars: int
         return poly.const_value()
     if poly.is_zero():
         return _ZERO
-    used = set()
+    used: Set[int] = set()
     for a, _ in rows:
         used.update(i for i, c in enumerate(a) if c)
     if len(used) < nvars:
@@ -580,7 +579,9 @@ def _iter(f: Poly, cons, n: int) -> Fraction:
         return _ZERO
     i = n - 1
     e_i = tuple(1 if j == i else 0 for j in range(n))
-    lowers, uppers, others = [], [], []
+    lowers: list = []
+    uppers: list = []
+    others: list = []
     for c, strict in live:
         a = c.terms.get(e_i, _ZERO)
         if a == 0:

@@ -26,8 +26,25 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from pysmt.shortcuts import (
-    And, Bool, Equals, GE, GT, Iff, Implies, Ite, LE, LT, Minus, Not, Or, Plus, Pow,
-    Real, Symbol, Times, Div,
+    GE,
+    GT,
+    LE,
+    LT,
+    And,
+    Bool,
+    Div,
+    Equals,
+    Iff,
+    Implies,
+    Ite,
+    Minus,
+    Not,
+    Or,
+    Plus,
+    Pow,
+    Real,
+    Symbol,
+    Times,
 )
 from pysmt.typing import BOOL, REAL
 

@@ -340,12 +340,12 @@ class Compiler:
             return False  # holds at most on a measure-zero face of the box
         piv = next(a for a in coeffs if a)
         s = abs(piv)
-        a = tuple(c / s for c in coeffs)
+        unit = tuple(c / s for c in coeffs)
         b = b / s
         if piv < 0:
-            atom = Atom(tuple(-c for c in a), -b)
+            atom = Atom(tuple(-c for c in unit), -b)
             return mk_not(self._atom(atom))
-        return self._atom(Atom(a, b))
+        return self._atom(Atom(unit, b))
 
     def _atom(self, atom: Atom):
         j = self.atom_index.get(atom)

@@ -293,8 +293,8 @@ class Poly:
             for j, k in enumerate(e):
                 if k:
                     ne[perm[j]] += k
-            ne = tuple(ne)
-            t[ne] = t.get(ne, _ZERO) + c
+            key = tuple(ne)
+            t[key] = t.get(key, _ZERO) + c
         return Poly._raw(nvars, {e: c for e, c in t.items() if c})
 
     def affine_change(self, rows: Sequence[Sequence[Fraction]], shift: Sequence[Fraction]) -> "Poly":

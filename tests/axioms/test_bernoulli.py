@@ -2,15 +2,15 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from axioms_testlib import assert_consistent, frequency
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import axioms
 from axioms.bernoulli import CHOICES, BernoulliChoice
-from lang.evaluate import evaluate
 from lang import ast as A
+from lang.evaluate import evaluate
 from lang.parser import parse_expr
-
-from axioms_testlib import assert_consistent, frequency
 
 FAM = BernoulliChoice()
 

@@ -5,16 +5,16 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from axioms_testlib import assert_consistent, frequency
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from axioms import build as B
 from axioms.discrete_exponential import DiscreteExponentialTail, upper_tail
 from axioms.discrete_laplace import DiscreteLaplaceTail, two_sided_tail
-from lang.evaluate import evaluate
 from lang import ast as A
-
-from axioms_testlib import assert_consistent, frequency
+from lang.evaluate import evaluate
 
 DLAP = DiscreteLaplaceTail()
 DEXP = DiscreteExponentialTail()

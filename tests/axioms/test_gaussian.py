@@ -2,13 +2,13 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from axioms_testlib import assert_consistent, frequency
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from axioms.gaussian import GaussianOneSided, GaussianTail
 from lang import ast as A
 from lang.parser import parse_expr
-
-from axioms_testlib import assert_consistent, frequency
 
 TWO = GaussianTail()
 UP, LOW = GaussianOneSided(True), GaussianOneSided(False)

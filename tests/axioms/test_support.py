@@ -5,14 +5,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from axioms_testlib import frequency
 
 import axioms
 from axioms.base import union_bound
-from lang.evaluate import evaluate
 from lang import ast as A
+from lang.evaluate import evaluate
 from lang.parser import parse_expr
-
-from axioms_testlib import frequency
 
 
 def support_family(src):

@@ -4,15 +4,20 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from axioms_testlib import assert_consistent, frequency
 
 import axioms
-from lang.evaluate import evaluate
-from axioms.uniform_finite import (MAX_SUPPORT, UniformSubset, enumerate_subsets, subset_instance,
-                                   subset_where, support_points)
+from axioms.uniform_finite import (
+    MAX_SUPPORT,
+    UniformSubset,
+    enumerate_subsets,
+    subset_instance,
+    subset_where,
+    support_points,
+)
 from lang import ast as A
+from lang.evaluate import evaluate
 from lang.parser import parse_expr
-
-from axioms_testlib import assert_consistent, frequency
 
 FAM = UniformSubset()
 

@@ -26,8 +26,8 @@ def _certify():
 def sampled_bias(text, n=2000, seed=1):
     """Monte Carlo estimate of the biased fraction (uniform over the requires box), with exact
     evaluation of the self-composed program at random rational points."""
-    from tamp.causal.analyzer import Analyzer, Options
     from tamp.causal import boxes as B
+    from tamp.causal.analyzer import Analyzer, Options
     from tamp.causal.symexec import Context
     prog, src = load(text)
     a = Analyzer(prog, prog.ensures[0], Options(), Context())

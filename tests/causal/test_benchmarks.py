@@ -1,16 +1,17 @@
 """The benchmark networks parse, and the sex-blind ones are certified (fast: structural)."""
 
-from pathlib import Path
 
 import pytest
+from locations import REPO
 
 from lang.parser import parse_file
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "causal"
+BENCH = REPO / "benchmarks" / "causal"
 
 
 def test_generator_writes_parsable_programs(tmp_path):
     import importlib.util
+
     import numpy as np
     spec = importlib.util.spec_from_file_location("gen", BENCH / "generate.py")
     gen = importlib.util.module_from_spec(spec)
@@ -24,9 +25,10 @@ def test_generator_writes_parsable_programs(tmp_path):
     prog = parse_file(str(f)).programs[0]
     assert [p.name for p in prog.params] == ["x1", "x2", "sex"]
     # the program computes what the weights say
+    from fractions import Fraction
+
     from tamp.causal.analyzer import Analyzer, Options
     from tamp.causal.symexec import Context
-    from fractions import Fraction
     a = Analyzer(prog, prog.ensures[0], Options(), Context())
     pt = {"x1": Fraction(1, 4), "x2": Fraction(3, 4)}
     outs, _ = a.point_outputs(pt)

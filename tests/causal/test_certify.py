@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from lang.errors import TampError, UnsupportedError
+from lang.errors import TampError
 
-from .helpers import load, sampled_bias
+from .helpers import sampled_bias
 
 TREE = """
 program tree(x1: real, x2: real, sex: int)

@@ -3,9 +3,8 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from locations import REPO
 
 BAND = """
 program band(x1: real, x2: real, sex: int)

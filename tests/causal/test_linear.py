@@ -48,7 +48,7 @@ def analyzer(text, **opts):
 
 def random_box(a, rng):
     box = []
-    for d in a.dims:
+    for _d in a.dims:
         x, y = sorted(Fraction(rng.randrange(0, 17), 16) for _ in range(2))
         if x == y:
             y = x + Fraction(1, 16)
@@ -95,6 +95,7 @@ def test_exact_share_matches_a_fine_grid(seed):
     """The exact biased share of a box equals the share of a fine grid's cell centres up to the
     grid cells the decision boundaries cross (grid evaluated in floating point)."""
     import numpy as np
+
     from tamp.causal.dag import evaluate_float
     a = analyzer(random_net(100 + seed, d=2, layers=(3,)), exact_unstable=4)
     rng = random.Random(seed)

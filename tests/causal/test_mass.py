@@ -7,9 +7,9 @@ import importlib.util
 import math
 import random
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+from locations import REPO
 
 from lang.parser import parse_file
 from tamp.causal import boxes as B
@@ -25,7 +25,7 @@ from tamp.causal.volume import box_volume, halfspace_volume
 from .helpers import load
 from .test_linear import random_net
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "causal"
+BENCH = REPO / "benchmarks" / "causal"
 
 
 def _bench_module():
@@ -63,6 +63,7 @@ def _sampled_flags(a, box, n, rng):
     """Points of ``box`` and whether each is biased (binary64 screening; callers re-check the
     points that matter exactly)."""
     import numpy as np
+
     from tamp.causal.dag import evaluate_float
     pts = [B.random_point(a.dims, box, rng) for _ in range(n)]
     env = {d.name: np.array([float(p[d.name]) for p in pts]) for d in a.dims}
@@ -79,9 +80,9 @@ def test_share_bounds_contain_the_sampled_share(name, sizes):
     assert a.fast_mass_ok
     rng = random.Random(5)
     informative = 0
-    for trial in range(60):
+    for _trial in range(60):
         box = []
-        for d in a.dims:
+        for _d in a.dims:
             k = rng.choice(sizes)
             lo = Fraction(rng.randrange(k), k)
             box.append((lo, lo + Fraction(1, k)))

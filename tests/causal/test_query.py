@@ -1,15 +1,12 @@
 """Counterfactual queries: API and `tamp query` CLI, with answers known by construction."""
 
 import json
-from pathlib import Path
 
 import pytest
 
 from lang.errors import TampError
 
 from .helpers import load
-
-REPO = Path(__file__).resolve().parents[2]
 
 LOAN = """
 program loan(income: real, debt: real, sex: int)

@@ -7,9 +7,11 @@ import json
 import os
 from pathlib import Path
 
+from locations import REPO
+
 from lang.serialize import to_json
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 BENCH = ROOT / "benchmarks"
 
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from cert_testlib import (BENCH, ast, aut, check, exit_nodes, make_certificate, node, sampling_edges,
-                          tampered)
+from cert_testlib import BENCH, ast, aut, check, exit_nodes, make_certificate, node, sampling_edges, tampered
 
 EX1 = BENCH / "illustrative" / "ex1.prob"
 LAPLACE = BENCH / "illustrative" / "laplace.prob"

@@ -10,10 +10,9 @@ import copy
 import json
 
 import pytest
+from cert_testlib import BENCH, make_certificate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from cert_testlib import BENCH, make_certificate
 
 EX1 = BENCH / "illustrative" / "ex1.prob"
 LAPLACE = BENCH / "illustrative" / "laplace.prob"

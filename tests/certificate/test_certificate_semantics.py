@@ -3,7 +3,6 @@ for a program with a conditioning assume (it has no argument for the conditional
 every loop needs a ranking function that check-proof re-checks (a run that never ends fails)."""
 
 import pytest
-
 from cert_testlib import BENCH, check, make_certificate, tampered
 
 COND = """program cond1()

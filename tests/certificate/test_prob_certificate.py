@@ -9,7 +9,6 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
 from cert_testlib import BENCH, ast, check
 
 TRI = """program tri()

@@ -11,7 +11,6 @@ import random
 from fractions import Fraction
 
 import pytest
-
 from cert_testlib import BENCH, check
 from test_prob_certificate import certify, rejected
 
@@ -231,9 +230,9 @@ def test_leaf_enclosure_contains_exact_polytope_mass():
 
 
 def test_decision_tree_without_branches_is_one_minus_weights():
+    from lang.parser import parse
     from tamp.certificate.prob_cover import decision_tree
     from tamp.certificate.replay import Replayer
-    from lang.parser import parse
 
     prog = parse("program c() ensures P(a + b == 7) == 1/6 { a ~ unif(1, 6); b ~ unif(1, 6); }", "<t>").programs[0]
     rp = Replayer(prog)

@@ -10,7 +10,6 @@ import random
 from fractions import Fraction
 
 import pytest
-
 from cert_testlib import check
 from test_prob_certificate import certify, rejected
 

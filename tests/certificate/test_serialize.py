@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+from locations import REPO
 
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json, from_json, stmt_from_json, to_json, type_from_json
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 FILES = sorted((ROOT / "benchmarks").glob("*/*.prob"))
 
 

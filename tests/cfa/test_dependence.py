@@ -26,7 +26,7 @@ def test_user_assumes_are_marked_and_guards_are_not():
 
 
 def show(st):
-    from tamp.prover.show import show_expr
+    from tamp.show import show_expr
 
     return show_expr(st.cond)
 

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from tamp.cli import main
 from lang.inputs import parse_assignment
+from tamp.cli import main
 
 COIN = """// expect: proved
 program coin(p: real)

@@ -9,8 +9,7 @@ import pytest
 
 from lang.evaluate import evaluate
 from lang.parser import parse_expr
-from tamp.api import prove
-from tamp.certificate import certify_and_check
+from tamp.api import certify_and_check, prove
 from tamp.cli import main
 from tamp.simulate import simulate
 
@@ -109,7 +108,7 @@ def test_margin_hole_is_the_smallest_proved_margin_and_holds_in_simulation():
     hoeffding = math.sqrt(1000 * math.log(100) / 2)
     assert m < hoeffding            # Chernoff is tighter than Hoeffding for rare failures
     assert math.isclose(m, res.value, rel_tol=1e-12)
-    from tamp.prover.show import show_expr
+    from tamp.show import show_expr
 
     text = MARGIN.replace("?", "(" + show_expr(res.margin) + ")")
     sim = simulate(text, {"n": 1000, "r": 0.01, "p": 0.01}, runs=20000, seed=5)

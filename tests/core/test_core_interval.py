@@ -13,12 +13,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tamp.core.interval import (Interval, Normal, ball, exp_interval, fadd, fdiv, float_lower, float_upper, fmul,
-                                fsub, lower, upper)
+from tamp.core.interval import (
+    Interval,
+    Normal,
+    ball,
+    exp_interval,
+    fadd,
+    fdiv,
+    float_lower,
+    float_upper,
+    fmul,
+    fsub,
+    lower,
+    upper,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "prob"))
 import rigorous_oracle as R  # noqa: E402  (the former kernel, as an oracle)
-
 
 
 @pytest.fixture(autouse=True)

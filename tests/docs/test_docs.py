@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from locations import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md"] + sorted((REPO / "docs").glob("**/*.md"))
 FENCE = re.compile(r"^(?:<!-- file: (?P<file>[\w./-]+) -->\n)?```(?P<lang>\w+)\n(?P<body>.*?)^```", re.M | re.S)
 
@@ -68,11 +68,7 @@ def run_console(body: str, cwd: Path):
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(REPO)))
 def test_page_code_blocks(page, tmp_path, monkeypatch):
     from lang.parser import parse
-
-    try:
-        from lang.typecheck import check_file
-    except ImportError:  # pragma: no cover
-        check_file = None
+    from lang.typecheck import check_file
     monkeypatch.chdir(tmp_path)
     for shared in ("benchmarks", "docs"):  # pages refer to the repository's own files
         (tmp_path / shared).symlink_to(REPO / shared, target_is_directory=True)

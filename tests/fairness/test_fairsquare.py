@@ -1,14 +1,14 @@
 """FairSquare problems (fast ones) decided correctly; exact facts from GROUND_TRUTH.md."""
 
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+from locations import REPO
 
 from lang.parser import parse_file
 from tamp.prob import decide_program, probability
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "fairness"
+BENCH = REPO / "benchmarks" / "fairness"
 
 
 def load(name):

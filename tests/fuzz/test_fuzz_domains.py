@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from hypothesis import HealthCheck, assume, given, settings
-
 from grammar import programs
+from hypothesis import HealthCheck, assume, given, settings
 
 INPUTS = {"p": Fraction(1, 2), "n": 2, "eps": Fraction(1, 10)}
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from grammar import PARAMS, PRELUDE, REAL_DISTS, REQUIRES, real_expr
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from grammar import PARAMS, PRELUDE, REAL_DISTS, REQUIRES, real_expr
 
 IDENTITIES = [
     lambda e, c: (f"({e} + {c}) - {c}", e),

@@ -4,7 +4,6 @@ kept as minimal reproducers: regression tests once fixed (a bug still open is ma
 
 from __future__ import annotations
 
-
 from oracle import check_program
 
 # The loop bound grows with every iteration (a for loop re-reads its bound, LANGUAGE.md): no run

@@ -8,10 +8,9 @@ from __future__ import annotations
 import os
 import tempfile
 
+from grammar import INPUTS, option_argv, programs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from grammar import INPUTS, option_argv, programs
 from oracle import check_program, run
 
 CI = settings(max_examples=20, deadline=None, derandomize=True, database=None,

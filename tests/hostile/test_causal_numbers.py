@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from hostile_lib import run_cli
 
 HEAD = ("program c(x1: real, sex: int)\n"

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from hostile_lib import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from locations import REPO
 
-from hostile_lib import run_cli
-
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 SOURCES = sorted((ROOT / "benchmarks").glob("*/*.prob"))
 
 FUZZ = settings(max_examples=25, deadline=None, derandomize=True,

@@ -5,7 +5,6 @@ traceback or a hang. Where the behaviour is a judgement call (a bound above 1, i
 from __future__ import annotations
 
 import pytest
-
 from hostile_lib import run_cli
 
 BERN = "program h(p: real) requires 0 < p && p <= 1 ensures !y fails {bound} {{ y ~ bern(p); }}"

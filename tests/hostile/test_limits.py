@@ -9,10 +9,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from hostile_lib import run_cli
+from locations import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 LOOP_BENCH = ROOT / "benchmarks" / "dp" / "sparseVec.prob"  # ~10 s of CPU: far beyond the limits below
 HEAVY = ROOT / "benchmarks" / "dp" / "noisySum.prob"
 

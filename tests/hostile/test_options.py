@@ -5,7 +5,6 @@ verdict, a traceback or a value accepted silently."""
 from __future__ import annotations
 
 import pytest
-
 from hostile_lib import run_cli
 
 COIN = """program coin(n: int, p: real, flag: bool, q: int[])

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from hostile_lib import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,8 +58,8 @@ def test_certificate_reading_leaves_the_interpreter_limit_alone(proved, tmp_path
     cert.write_text(text.replace('"root": ', '"root": ' + "9" * 5001 + ", \"_r\": ", 1))
     run_cli(capsys, ["check-proof", str(cert), str(f)])
     assert sys.get_int_max_str_digits() == before
-    import tamp.wmi.cli
     import tamp.wmi.bigq
+    import tamp.wmi.cli
     for mod in (tamp.wmi.cli, tamp.wmi.bigq):  # GMP converts huge numbers; the global limit stays put
         assert "set_int_max_str_digits" not in Path(mod.__file__).read_text()
 

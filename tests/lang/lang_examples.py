@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from locations import REPO
+
 SHARED = REPO.parent / "shared"
 LANGUAGE_MD = SHARED / "LANGUAGE.md"
 FAIRSQUARE = sorted((SHARED / "benchmarks" / "fairsquare").glob("*.prob"))

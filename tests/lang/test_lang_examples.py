@@ -4,13 +4,12 @@ and survives parse -> print -> parse unchanged."""
 from __future__ import annotations
 
 import pytest
+from lang_examples import DOCS_LANGUAGE, FAIRSQUARE, LANGUAGE_MD, markdown_programs
 
 from lang.parser import parse, parse_file
 from lang.printer import print_file
-from lang.typecheck import check_file
 from lang.speckind import spec_kind
-
-from lang_examples import DOCS_LANGUAGE, FAIRSQUARE, LANGUAGE_MD, markdown_programs
+from lang.typecheck import check_file
 
 EXAMPLES = markdown_programs(LANGUAGE_MD) + markdown_programs(DOCS_LANGUAGE)
 

@@ -3,17 +3,15 @@ source positions, on every program of the repository and on mutated (fuzzed) pro
 
 from __future__ import annotations
 
-
 import pytest
 from hypothesis import HealthCheck, given, settings
+from lang_examples import DOCS_LANGUAGE, LANGUAGE_MD, REPO, markdown_programs
+from test_lang_fuzz import SEEDS, mutated
 
 from lang import ast as A
 from lang.errors import TampError
 from lang.lalr import Fallback
 from lang.parser import _driver, _run_lark
-
-from lang_examples import DOCS_LANGUAGE, LANGUAGE_MD, REPO, markdown_programs
-from test_lang_fuzz import SEEDS, mutated
 
 PROGRAMS = sorted(p for p in REPO.glob("**/*.prob") if ".git" not in p.parts)
 TEXTS = [(str(p.relative_to(REPO)), p.read_text()) for p in PROGRAMS] \

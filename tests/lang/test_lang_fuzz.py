@@ -9,14 +9,13 @@ import tempfile
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lang_examples import FAIRSQUARE, LANGUAGE_MD, markdown_programs
 
 from lang.errors import TampError
 from lang.parser import parse
 from lang.printer import print_file
 from lang.recursion import deep_recursion
 from lang.typecheck import check_file
-
-from lang_examples import FAIRSQUARE, LANGUAGE_MD, markdown_programs
 
 LOCATED = re.compile(r"f\.prob:[1-9]\d*:[1-9]\d*: error: \S")
 

@@ -83,9 +83,12 @@ def test_failed_is_an_implicit_local():
 
 
 def test_probability_and_causal_specifications():
-    types_of("program p() ensures P(x > 0 | b) / P(x > 0 | !b) >= 0.8 { b ~ bern(0.5); x ~ gauss(0, 1); }")
-    types_of("program p() ensures fairness x > 0 given b when (c) >= 0.8 { b ~ bern(0.5); c ~ bern(0.5); x ~ gauss(0, 1); }")
-    types_of("program p(s: int, a: real) ensures independent(d, s in {0, 1}) { d := a > 3; }")
+    assert types_of("program p() ensures P(x > 0 | b) / P(x > 0 | !b) >= 0.8 { b ~ bern(0.5); x ~ gauss(0, 1); }") \
+        == {"b": "bool", "x": "real"}
+    assert types_of("program p() ensures fairness x > 0 given b when (c) >= 0.8 "
+                    "{ b ~ bern(0.5); c ~ bern(0.5); x ~ gauss(0, 1); }") == {"b": "bool", "c": "bool", "x": "real"}
+    assert types_of("program p(s: int, a: real) ensures independent(d, s in {0, 1}) { d := a > 3; }") \
+        == {"s": "int", "a": "real", "d": "bool"}
 
 
 def test_program_types_api():

@@ -82,6 +82,7 @@ def test_split_bound_on_uniforms_contains_exact_integral():
 def test_split_bound_random_polytopes_are_sound():
     """Random 2-D constraints on uniforms: the certified bound contains the exact integral."""
     import random
+
     from tamp.wmi import Poly, integrate_polytope
     rng = random.Random(7)
     u = PolyDensity.uniform(Fraction(0), Fraction(1))

@@ -2,15 +2,15 @@
 and only then (the independence test is syntactic and must never claim too much)."""
 
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+from locations import REPO
 
 from lang.parser import parse
 from tamp.prob import decide_program
 from tamp.prob.independence import independent
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 
 
 def _ratio(src):

@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-
 import rigorous_oracle as R  # the former hand-written kernel, kept as an independent oracle
+
 from tamp.prob.dists import Expo, Gauss, Laplace, exp_interval
 
 mpmath.mp.prec = 300

@@ -1,14 +1,11 @@
 """Specifications: verdicts, fairness sugar, errors, the command."""
 
-from pathlib import Path
 
 import pytest
 
 from lang.errors import TampError, UnsupportedError
 from lang.parser import parse
 from tamp.prob import decide_program
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def decide(text, **kw):

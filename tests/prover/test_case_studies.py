@@ -2,14 +2,14 @@
 the concrete inputs of benchmarks/inputs.json; the too-strong variants are never proved."""
 
 import json
-from pathlib import Path
 
 import pytest
+from locations import BENCHMARKS
 
 from lang.parser import parse_file
 from tamp.prover import prove_program
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+BENCH = BENCHMARKS
 INPUTS = json.loads((BENCH / "inputs.json").read_text())
 
 

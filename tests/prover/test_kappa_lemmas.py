@@ -7,8 +7,8 @@ from lang.parser import parse, parse_expr
 from tamp.cfa import build_cfa
 from tamp.prover.kappa import compute_kappa, simplify
 from tamp.prover.loops import _loops, by_index_sum
-from tamp.prover.show import show_expr
 from tamp.prover.smt import Encoder, Stats, is_valid
+from tamp.show import show_expr
 
 FLAG = """
 program f(n: int, p: real)
@@ -28,8 +28,8 @@ program f(n: int, p: real)
 
 
 def _axioms(cfa, cost_of):
-    from axioms.bernoulli import FAMILIES  # noqa: F401  (the family exists)
     from axioms.base import AxiomInstance
+    from axioms.bernoulli import FAMILIES  # noqa: F401  (the family exists)
 
     out = {}
     for u, v, k, d in cfa.sample_edges():

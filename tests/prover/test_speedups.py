@@ -4,12 +4,13 @@ free variables, the solver reuse (push/pop) and the parser's table cache."""
 import os
 
 import z3
+from locations import BENCHMARKS
 
 from lang import ast as A
 from lang.parser import parse, parse_expr
 from tamp.cfa import build_cfa
 from tamp.prover.liveness import live_variables, mentions_only_live
-from tamp.prover.smt import VALID, INVALID, Encoder, Stats, is_valid, transcendental_apps
+from tamp.prover.smt import INVALID, VALID, Encoder, Stats, is_valid, transcendental_apps
 
 ABOVE = """
 program above(q: real[], n: int, T: real, eps: real, p: real)
@@ -168,7 +169,7 @@ def test_a_combination_spending_exactly_the_budget_comes_first_and_alone(monkeyp
     before the remaining combinations are even scored."""
     import tamp.prover.loops as L
 
-    root = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "reliability", "searchRef.prob")
+    root = str(BENCHMARKS / "reliability" / "searchRef.prob")
     cfa, loops, dag, samples, cands = _ranking_setup(root)
     assert [len(c) for c in cands] == [3, 3, 3, 3]
     calls = []
@@ -186,7 +187,7 @@ def test_a_combination_spending_exactly_the_budget_comes_first_and_alone(monkeyp
 def test_proposals_over_budget_on_their_own_are_dropped():
     import tamp.prover.loops as L
 
-    root = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "reliability", "searchRef.prob")
+    root = str(BENCHMARKS / "reliability" / "searchRef.prob")
     cfa, loops, dag, samples, cands = _ranking_setup(root)
     kept = L._affordable(cfa, samples, cands, loops, dag, L._sample_inputs(cfa))
     for before, after in zip(cands, kept):

@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 import z3
 
+from lang import ast as A
 from lang.parser import parse, parse_expr
 from tamp.cli import main
 from tamp.prover import prove_program
 from tamp.prover.smt import VALID, Encoder, Stats, is_valid, transcendental_apps
-from lang import ast as A
 
 LOOP_FREE = """
 program rows(q: real[], rs: real[], n: int, m: int, eps: real, p: real)

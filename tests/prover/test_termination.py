@@ -180,7 +180,7 @@ def test_a_loop_stepping_by_two_gets_a_ranking_from_its_condition():
 
 
 def show(e):
-    from tamp.prover.show import show_expr
+    from tamp.show import show_expr
 
     return show_expr(e)
 

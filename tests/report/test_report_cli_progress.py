@@ -4,9 +4,12 @@ import io
 import json
 
 import pytest
+from locations import REPO
 
 from tamp.cli import main
-from tamp.progress import Progress, describe, for_terminal, parse_event, wanted
+from tamp.progress import Progress, ProgressEvent, for_terminal, wanted
+from tamp.prover.check import Obligation
+from tamp.prover.failure import NO_AXIOM, NO_COMBINATION, ProofFailure, TraceStep, check_failure
 from tamp.report.failed import failure_lines
 
 COIN = """program coin(p: real)
@@ -74,25 +77,22 @@ def test_progress_only_on_a_terminal_and_never_with_json():
     p.close()
 
 
-def test_prover_messages_are_parsed():
-    f = parse_event("ex1: synthesising axioms (4 traces, split on flag)")
-    assert f == {"program": "ex1", "stage": "synthesising axioms (4 traces, split on flag)", "traces": 4}
-    f = parse_event("noisySum: labelling with axioms #3")
-    assert f["program"] == "noisySum" and f["combination"] == 3
-    assert parse_event("just text") == {"stage": "just text"}
+def test_events_show_program_stage_and_what_is_known():
+    assert ProgressEvent("ex1", "synthesising axioms for 4 traces", traces=4).describe() == \
+        "ex1 · synthesising axioms for 4 traces"
+    assert ProgressEvent(stage="just text").describe() == "just text"
 
 
 def test_structured_events_show_traces_depth_and_bound():
-    line = describe(parse_event({"program": "ex2", "stage": "unrolling", "traces_done": 12, "traces": 40,
-                                 "depth": 3, "best_bound": "0.05"}))
+    line = ProgressEvent("ex2", "unrolling", traces_done=12, traces=40, depth=3, best_bound="0.05").describe()
     assert line == "ex2 · unrolling · traces 12/40 · depth 3 · best bound 0.05"
 
 
 def test_progress_line_is_redrawn_and_erased():
     tty = FakeTTY()
     with Progress(tty, tick=0, width=60) as p:
-        p("ex1: synthesising axioms (2 traces)")
-        p({"program": "ex1", "stage": "checking", "depth": 2})
+        p(ProgressEvent("ex1", "synthesising axioms (2 traces)"))
+        p(ProgressEvent("ex1", "checking", depth=2))
         assert "ex1 · checking · depth 2" in p.line()
     text = tty.getvalue()
     assert text.count("\r\033[K") == 3  # two draws and the final erase
@@ -106,13 +106,13 @@ def test_the_prover_reports_progress_through_the_callback():
     events = []
     r = tamp.prove(COIN, progress=events.append)
     assert r.verdict == "proved"
-    assert events and all(parse_event(e).get("program") == "coin" for e in events)
+    assert events and all(isinstance(e, ProgressEvent) and e.program == "coin" for e in events)
 
 
 def test_ticker_thread_stops_on_close():
     tty = FakeTTY()
     p = Progress(tty, tick=0.01)
-    p("coin: working")
+    p(ProgressEvent("coin", "working"))
     p.close()
     assert not p._thread.is_alive()
     assert tty.getvalue().endswith("\r\033[K")
@@ -122,29 +122,31 @@ def test_ticker_thread_stops_on_close():
 
 
 def test_failure_lines_from_the_prover_explanation():
-    text = ("no axiom for `y ~ bern(p)` (line 10) keeps the failure below p / 2 and proves the postcondition\n"
-            "    on the trace:\n      line 8: x ~ bern(0.5)\n      line 9: assume(x)")
-    fl = failure_lines(text)
+    failure = ProofFailure(NO_AXIOM, stmt="y ~ bern(p)", line=10, bound="p / 2",
+                           steps=(TraceStep(8, "x ~ bern(0.5)"), TraceStep(9, "assume(x)")))
+    assert failure.text() == (
+        "no axiom for `y ~ bern(p)` (line 10) keeps the failure below p / 2 and proves the postcondition\n"
+        "    on the trace:\n      line 8: x ~ bern(0.5)\n      line 9: assume(x)")
+    fl = failure_lines(failure)
     assert fl.reason.startswith("no axiom for") and fl.steps == [(8, "x ~ bern(0.5)"), (9, "assume(x)")]
     assert fl.stuck_at == 10 and fl.lines == [8, 9, 10]
 
 
 def test_failure_lines_without_lines():
     assert failure_lines(None) is None
-    fl = failure_lines("no combination of axioms gave a checked labelling")
+    fl = failure_lines(ProofFailure(NO_COMBINATION))
     assert fl.steps == [] and fl.stuck_at is None
 
 
 @pytest.mark.parametrize("verdict_file", ["benchmarks/variants/ex1_failsHalf.prob"])
 def test_benchmark_failed_proof_names_real_lines(verdict_file):
-    from pathlib import Path
 
     import tamp
 
-    path = Path(__file__).resolve().parents[2] / verdict_file
+    path = REPO / verdict_file
     r = tamp.prove(str(path)).programs[0]
     assert r.verdict == "unknown"
-    fl = failure_lines(r.failed_trace)
+    fl = failure_lines(r.failure)
     lines = path.read_text().splitlines()
     assert fl.stuck_at is not None and "~" in lines[fl.stuck_at - 1]
 
@@ -156,9 +158,12 @@ def test_loop_obligation_failures_name_cfa_nodes():
     prog = parse("""program l(n: int) requires n >= 1 ensures i == n
     { i := 0; while (i < n) { i := i + 1; } }""").programs[0]
     cfa = build_cfa(prog)
-    fl = failure_lines(f"the labelled automaton did not check: EXIT at q{cfa.exit} (invalid)", cfa)
+    exit_failed = check_failure([Obligation("EXIT", f"q{cfa.exit}", "invalid", "", cfa.exit)])
+    assert exit_failed.text() == f"the labelled automaton did not check: EXIT at q{cfa.exit} (invalid)"
+    fl = failure_lines(exit_failed, cfa)
     assert fl.rule == "EXIT" and fl.nodes == [cfa.exit]
     assert fl.stuck_at == cfa.graph.nodes[cfa.exit].get("line")
     assert "postcondition" in fl.note
-    step = failure_lines(f"the labelled automaton did not check: STEP at q{cfa.entry}->q{cfa.exit} (unknown)", cfa)
+    step = failure_lines(check_failure([Obligation("STEP", f"q{cfa.entry}->q{cfa.exit}", "unknown", "",
+                                                   cfa.entry, cfa.exit)]), cfa)
     assert step.rule == "STEP" and step.nodes == [cfa.entry, cfa.exit]

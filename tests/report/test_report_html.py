@@ -6,15 +6,13 @@ probability intervals; every "proved" cross-checked by simulation."""
 import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
+from locations import REPO
 
 import tamp
 from tamp.report import automata_svg, fragment, render_report
 from tamp.simulate import simulate
-
-REPO = Path(__file__).resolve().parents[2]
 
 EX1 = (REPO / "benchmarks/illustrative/ex1.prob").read_text()
 EX2 = (REPO / "benchmarks/dp/ex2.prob").read_text()

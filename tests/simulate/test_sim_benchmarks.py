@@ -2,10 +2,11 @@
 reaches below the bound), the too-strong variants REFUTED."""
 
 import pytest
+from locations import BENCHMARKS
 
 from lang.parser import parse_file
 from tamp.simulate import simulate
-from tamp.simulate.bench_inputs import BENCHMARKS_DIR, load_inputs
+from tamp.simulate.bench_inputs import load_inputs
 
 ENTRIES = load_inputs()
 MINE = ["illustrative", "dp", "reliability", "variants"]
@@ -26,7 +27,7 @@ def test_benchmark_verdict(entry):
 
 
 def test_every_benchmark_file_has_inputs_and_a_matching_name():
-    files = sorted(p for d in MINE for p in (BENCHMARKS_DIR / d).glob("*.prob"))
+    files = sorted(p for d in MINE for p in (BENCHMARKS / d).glob("*.prob"))
     assert len(files) >= 17
     covered = {b.file.resolve() for b in ENTRIES}
     for f in files:
@@ -61,7 +62,7 @@ def test_variants_are_refuted_somewhere():
 def test_search_ref_concrete_reliability_is_visible_with_a_large_rate():
     """searchRef's union bound 1 - 4*r*pixels is close to the true failure rate when the rate is
     large: the interval reaches below the bound, and below it a tighter bound is refuted."""
-    f = BENCHMARKS_DIR / "reliability" / "searchRef.prob"
+    f = BENCHMARKS / "reliability" / "searchRef.prob"
     inputs = {"blocks": list(range(12)), "ref": [1, 2, 3, 4], "nblocks": 3, "height": 2, "width": 2,
               "r": 0.005}
     r = simulate(f, inputs, runs=20000, seed=5)

@@ -1,13 +1,13 @@
 """``tamp simulate`` from the command line: exit statuses, --json, and clean input errors."""
 
 import json
-from pathlib import Path
 
 import pytest
+from locations import BENCHMARKS
 
 from tamp.cli import main
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+BENCH = BENCHMARKS
 EX2 = str(BENCH / "dp" / "ex2.prob")
 EX2_IN = ["--input", "n=3", "--input", "eps=0.5", "--input", "p=0.1", "--input", "q=[1,5,2]"]
 

@@ -11,9 +11,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from tamp.simulate import REFUTED, run_samples, simulate
+from tamp.simulate import REFUTED, run_samples, runner, simulate
 from tamp.simulate import arith_ball as B
-from tamp.simulate import runner
 from tamp.simulate.arith import ExactDomain
 
 

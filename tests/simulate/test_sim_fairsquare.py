@@ -3,13 +3,13 @@ benchmarks are not present): term intervals contain the published probabilities 
 verdict agrees with FAIR / UNFAIR."""
 
 import re
-from pathlib import Path
 
 import pytest
+from locations import REPO
 
 from tamp.simulate import simulate
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks" / "fairsquare"
+SHARED = REPO.parent / "shared" / "benchmarks" / "fairsquare"
 
 
 def ground_truth():

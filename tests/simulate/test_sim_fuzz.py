@@ -1,13 +1,14 @@
 """Random inputs on every benchmark program: a result or a located TampError, never a crash."""
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from locations import BENCHMARKS
 
 from lang.errors import TampError
 from lang.parser import parse_file
 from tamp.simulate import simulate
-from tamp.simulate.bench_inputs import BENCHMARKS_DIR
 
-FILES = sorted(p for d in ("illustrative", "dp", "variants") for p in (BENCHMARKS_DIR / d).glob("*.prob"))
+FILES = sorted(p for d in ("illustrative", "dp", "variants") for p in (BENCHMARKS / d).glob("*.prob"))
 PROGRAMS = [parse_file(str(f)) for f in FILES]
 
 numbers = st.one_of(st.integers(-5, 12), st.fractions(-3, 3, max_denominator=8), st.floats(-1e3, 1e3),

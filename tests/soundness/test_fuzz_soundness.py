@@ -8,11 +8,11 @@ reports an error (e.g. a division by zero the prover treats as an arbitrary valu
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
+from locations import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 sys.path.insert(0, str(ROOT / "tests" / "hostile"))
 
 from test_fuzz_cli import PROGRAMS  # noqa: E402

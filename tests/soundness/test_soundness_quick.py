@@ -8,11 +8,11 @@ The full form (all proved benchmarks, every mutant operator, certificates) is
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
+from locations import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 sys.path.insert(0, str(ROOT / "benchmarks" / "soundness"))
 
 from harness import check_program  # noqa: E402

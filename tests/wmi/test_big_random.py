@@ -1,15 +1,15 @@
 """The small big_random problems: README reference values and a cross-check
 of every nr2 problem with the independent iterated-integration method."""
 
-from pathlib import Path
 
 import pytest
+from locations import REPO
 
 from tamp.wmi import integrate_polytope_iterated, wmi
 from tamp.wmi.api import _wmi
 from tamp.wmi.jsonfmt import load_problem
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "benchmarks" / "wmi-big-random"
+DATA = REPO.parent / "shared" / "benchmarks" / "wmi-big-random"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="shared big_random data set not present")
 
 # from the data set's README (reference: all-SMT enumeration + LattE integrale)

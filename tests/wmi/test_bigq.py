@@ -21,7 +21,6 @@ def test_tree_sum_fraction_branch_is_exact(seed):
     assert type(got) is Fraction and got == expect
 
 
-@pytest.mark.skipif(not bigq.HAVE_GMPY2, reason="gmpy2 not installed")
 @pytest.mark.parametrize("seed", range(5))
 def test_tree_sum_gmp_branch_matches_fraction(seed):
     terms = _terms(seed)

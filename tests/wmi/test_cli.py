@@ -2,9 +2,9 @@
 
 import json
 from fractions import Fraction as F
-from pathlib import Path
 
 import pytest
+from locations import REPO
 
 from tamp.wmi.cli import run
 
@@ -67,7 +67,7 @@ def test_timeout_exit_1(tmp_path, capsys):
 
 
 def test_huge_exact_answer_is_printed_in_full(capsys):
-    data = Path(__file__).resolve().parents[2] / ".." / "shared" / "benchmarks" / "wmi-big-random" / "nr2_1.json"
+    data = REPO.parent / "shared" / "benchmarks" / "wmi-big-random" / "nr2_1.json"
     if not data.exists():
         pytest.skip("shared data set not present")
     assert run(str(data), True, None) == 0

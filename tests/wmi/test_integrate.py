@@ -6,7 +6,8 @@ from math import factorial
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tamp.wmi import Poly, UnboundedPolytopeError, integrate_polytope, integrate_polytope_iterated
 

@@ -50,7 +50,10 @@ def test_more_operators():
                                "(+ (- (var real jy) (const real 1)) (/ (var real jx) (const real 2)) (- (const real 1)))"))
     # Σ_a ∫: a=T: x in [0.5,1]; a=F: x in [0,1];  integrand y - 2 + x/2 over y in [0,2]
     r = wmi(p.formula, p.weight, p.domain).value
-    inner = lambda lo, hi: (hi - lo) * (2 - 4) + (hi ** 2 - lo ** 2) / 4 * 2
+
+    def inner(lo, hi):
+        return (hi - lo) * (2 - 4) + (hi ** 2 - lo ** 2) / 4 * 2
+
     assert r == inner(F(1, 2), 1) + inner(0, 1)
 
 

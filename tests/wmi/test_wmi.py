@@ -6,9 +6,8 @@ from fractions import Fraction as F
 
 import numpy as np
 import pytest
-from pysmt.shortcuts import (And, Bool, Implies, Ite, LE, LT, Not, Or, Plus, Pow, Real, Symbol,
-                             Times)
 from pysmt.operators import POW
+from pysmt.shortcuts import LE, LT, And, Bool, Implies, Ite, Not, Or, Plus, Pow, Real, Symbol, Times
 from pysmt.typing import BOOL, REAL
 
 from tamp.wmi import WMIInputError, WMIResult, WMITimeout, probability, wmi

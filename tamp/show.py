@@ -1,4 +1,4 @@
-"""Text of expressions and basic statements for the prover's output.
+"""Text of expressions and basic CFA statements for output (the prover, the CFA, certificates, reports).
 
 Expressions are printed by the language printer (``lang.printer``), which also prints the
 prover's internal names (``$t1``, ``j$``) as they are.

@@ -1,0 +1,67 @@
+"""What the certificate writer, reader and checker share: the file format's name and version,
+the source digest, and the errors and outcomes of writing, reading and checking a certificate
+(for failure bounds and probability results alike).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Iterable, List
+
+FORMAT = "tamp-certificate"
+VERSION = 1
+
+
+def source_digest(data: bytes) -> str:
+    """The SHA-256 (hex) of a source file's bytes, which a certificate is bound to."""
+    return hashlib.sha256(data).hexdigest()
+
+
+class CertificateError(ValueError):
+    """A proof result that cannot be written as a certificate."""
+
+
+class MalformedCertificate(ValueError):
+    """Not a (well-formed) tamp certificate."""
+
+
+def known_keys(d: Any, allowed: Iterable[str], where: str) -> None:
+    """An object with a key the format does not have is malformed (a typo, or a tampered file)."""
+    if not isinstance(d, dict):
+        raise MalformedCertificate(f"{where}: expected an object")
+    extra = sorted(k for k in d if k not in allowed)
+    if extra:
+        raise MalformedCertificate(f"{where}.{extra[0]}: unknown field (expected only {', '.join(sorted(allowed))})")
+
+
+class Rejected(Exception):
+    """The certificate does not prove the claim; the message says where."""
+
+
+@dataclass
+class ProgramCheck:
+    name: str
+    ok: bool
+    obligations: int = 0
+    reason: str = ""
+    seconds: float = 0.0
+    log: List[str] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)
+
+
+@dataclass
+class CheckReport:
+    ok: bool
+    programs: List[ProgramCheck]
+    seconds: float
+    reason: str = ""
+
+    @property
+    def obligations(self) -> int:
+        return sum(p.obligations for p in self.programs)
+
+    def summary(self) -> str:
+        if self.ok:
+            return f"OK: {self.obligations} obligations re-checked in {self.seconds:.2f} s"
+        return f"REJECTED: {self.reason}"

@@ -20,16 +20,7 @@ from typing import Optional, Sequence
 
 import z3
 
-from .smt import (
-    INVALID,
-    UNKNOWN,
-    VALID,
-    Stats,
-    conj,
-    enc_has_apps,
-    lemmas_for,
-    transcendental_apps,
-)
+from .smt import INVALID, UNKNOWN, VALID, Stats, conj, enc_has_apps, lemmas_for, transcendental_apps
 
 #: z3 resource units for one fresh query (the 20-draw sum's last step needs about 3 million;
 #: 30 million is some seconds of CPU)

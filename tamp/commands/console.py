@@ -98,8 +98,9 @@ class FileStream:
             from rich.text import Text
 
             text = Text(line.text)
-            start, end, style = line.span
-            text.stylize(STYLES.get(style, "bold"), start, end)
+            if line.span is not None:
+                start, end, style = line.span
+                text.stylize(STYLES.get(style, "bold"), start, end)
             self._progress.console.print(text)
             self._progress.advance(self._task)
 

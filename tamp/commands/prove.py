@@ -116,7 +116,10 @@ def run(args) -> int:
         return _run_one(args, Printer())
     printer = Printer()
     t0 = time.monotonic()
-    codes, verdicts, errors, jsons = [], [], 0, []
+    codes: list[int] = []
+    verdicts: list[str] = []
+    jsons: list[dict] = []
+    errors = 0
     for f in files:
         args.file = f
         try:

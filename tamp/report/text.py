@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional
 
+from tamp.prover.result import ProofResult
 from tamp.results import PROVED, UNKNOWN, VERDICTS, VIOLATED
 
 from .failed import failure_lines
@@ -102,12 +103,12 @@ def _part_lines(part, file: str, verbosity: int, mixed: bool) -> List[Line]:
 def _reason_lines(part, file: str, verbosity: int, indent: str) -> List[Line]:
     """Why a program is not proved, in the engine's words, at the source line it names."""
     out: List[Line] = []
-    trace = getattr(part, "failed_trace", None)
-    fl = failure_lines(trace, getattr(part, "cfa", None))
+    failure = part.failure if isinstance(part, ProofResult) else None
+    fl = failure_lines(failure, part.cfa if isinstance(part, ProofResult) else None)
     message = (part.message or "").strip()
-    if fl is not None:
+    if fl is not None and failure is not None:
         where = f"{file}:{fl.stuck_at}: " if fl.stuck_at else f"{file}: "
-        rows = [r.strip() for r in trace.splitlines()]
+        rows = [r.strip() for r in failure.text().splitlines()]
         reason = fl.reason
         # the explanation's own continuation lines (before the trace's `line N:` steps)
         for row in rows[1:]:
@@ -160,8 +161,8 @@ def _simplify_margin(row: str) -> str:
 
 def _param(p) -> str:
     if isinstance(p, list):
-        return ", ".join(simplify_text(str(x)) if isinstance(x, str) else str(x) for x in p)
-    return simplify_text(p) if isinstance(p, str) else str(p)
+        return ", ".join((simplify_text(x) or x) if isinstance(x, str) else str(x) for x in p)
+    return (simplify_text(p) or p) if isinstance(p, str) else str(p)
 
 
 def count(verdicts: Iterable[str]) -> Dict[str, int]:

@@ -235,3 +235,19 @@ def infer_bound(prog: A.Program) -> A.Program:
     if prog.ensures and all(clause_kind(e) != FAILURE for e in prog.ensures):
         return prog
     return dataclasses.replace(prog, fails=A.Hole())
+
+
+def import_model(model: str, *, format: Optional[str] = None, features: Optional[List[str]] = None,
+                 spec=None, ranges=(), name: Optional[str] = None):
+    """A trained model (ONNX, Keras HDF5 or Libra's network format) as a tamp program: an
+    :class:`tamp.models.ImportedModel` with ``.text`` (the ``.prob`` source, parsed and
+    type-checked), ``.program`` (its AST) and ``.network`` (the exact weights). See
+    :func:`tamp.models.import_model` for the arguments; errors are located
+    :class:`lang.errors.TampError` s naming the operator, layer or feature.
+
+    >>> r = tamp.import_model("net.onnx", spec="spec.txt", ranges=["0..1"])  # doctest: +SKIP
+    >>> tamp.prove(r.text)                                                   # doctest: +SKIP
+    """
+    from .models import import_model as _import
+
+    return _import(model, format=format, features=features, spec=spec, ranges=ranges, name=name)

@@ -30,7 +30,7 @@ EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, EXIT_VIOLATED = 0, 1, 2, 3
 WHOLE_RUN_TIMEOUT = ("prove", "check-proof")
 
 # Order is the order of `tamp --help`.
-COMMANDS = ["check", "prove", "prob", "simulate", "cfa", "wmi", "query", "fairness", "bench", "check_proof"]
+COMMANDS = ["check", "prove", "prob", "simulate", "cfa", "wmi", "query", "fairness", "import_model", "bench", "check_proof"]
 
 
 class _Parser(argparse.ArgumentParser):

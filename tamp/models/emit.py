@@ -207,8 +207,7 @@ def to_program(net: Network, name: str, spec: Optional[FeatureSpec] = None, rang
 
     origin = f" ({net.source})" if net.source else ""
     lines: List[str] = [f"// {name}: imported by `tamp import` from {path}{origin}"]
-    lines.append("// Every weight, bias and threshold is the exact decimal value of the model's binary float;")
-    lines.append("// tamp computes with these exact rationals (no rounding).")
+    lines += [f"// {t}" for t in net.exactness.splitlines()]
     for note in net.notes:
         lines.append(f"// {note}")
     if net.labels is not None and not _int_labels(net):

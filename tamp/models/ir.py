@@ -107,3 +107,5 @@ class Network:
     notes: List[str] = field(default_factory=list)   # comments for the reader (dropped monotone layers, ...)
     source: str = ""                          # what was read, e.g. "ONNX (skl2onnx MLPClassifier)"
     ranges: Dict[str, Tuple[Fraction, Fraction]] = field(default_factory=dict)  # boxes known from the model file
+    exactness: str = ("Every weight, bias and threshold is the exact decimal value of the model's binary float;\n"
+                      "tamp computes with these exact rationals (no rounding).")

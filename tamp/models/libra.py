@@ -157,5 +157,7 @@ def read_libra(text: str, path: str = "<libra>") -> Network:
     net = Network(features=inputs, body=kept, scores=[s for _, s in scores], rule=ARGMAX,
                   labels=None, source=f"Libra network, {relus} ReLUs",
                   notes=["outputs (class i is the i-th, by index): " + ", ".join(outputs)],
-                  ranges=ranges)
+                  ranges=ranges,
+                  exactness="Every weight and bias is the decimal written in the network file, read exactly;\n"
+                            "tamp computes with these exact rationals (no rounding).")
     return net

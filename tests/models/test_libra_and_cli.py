@@ -1,4 +1,4 @@
-"""Libra's own example network (test data, see data/README.md), the command line, and bad input."""
+"""Libra's own example network (test data: benchmarks/models/libra/README.md), the command line, and bad input."""
 
 import json
 import subprocess
@@ -14,13 +14,13 @@ from tamp.causal import certify_program
 from tamp.cli import main
 from tamp.models import import_model
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "models" / "libra"
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_libra_example_bias_matches_libras_published_share():
     """Libra's README: bias in 73.44797685362308% of the example's input space."""
-    r = import_model(str(DATA / "libra_example.libra"), spec=str(DATA / "libra_example_spec.txt"))
+    r = import_model(str(DATA / "example.libra"), spec=str(DATA / "example_spec.txt"))
     assert "ensures independent(out, g_y0)" in r.text
     assert "y0 := g_y0 == 0 ? 1 : 0;" in r.text and "y1 := g_y0 == 1 ? 1 : 0;" in r.text
     res = certify_program(r.program, {"jobs": 1, "timeout": 120}, path="example", source=r.text)
@@ -33,12 +33,12 @@ def test_libra_example_bias_matches_libras_published_share():
 
 def test_cli_writes_a_checked_program(tmp_path, capsys):
     out = tmp_path / "ex.prob"
-    code = main(["import", str(DATA / "libra_example.libra"), "--spec", str(DATA / "libra_example_spec.txt"),
+    code = main(["import", str(DATA / "example.libra"), "--spec", str(DATA / "example_spec.txt"),
                  "-o", str(out)])
     assert code == 0
     assert "ensures independent(...)" in capsys.readouterr().out
     assert main(["check", str(out)]) == 0
-    assert "ok (1 program: libra_example)" in capsys.readouterr().out
+    assert "ok (1 program: example)" in capsys.readouterr().out
 
 
 def _run(*args):
@@ -87,7 +87,7 @@ def test_sigmoid_inside_a_network_is_refused(tmp_path):
 def test_spec_naming_a_missing_feature(tmp_path):
     spec = tmp_path / "spec.txt"
     spec.write_text("2\ny0\nsex\n")
-    res = _run("import", str(DATA / "libra_example.libra"), "--spec", str(spec))
+    res = _run("import", str(DATA / "example.libra"), "--spec", str(spec))
     assert res.returncode == 2
     assert f"{spec}:3:1: error: the model has no feature 'sex'" in res.stderr
     assert "Traceback" not in res.stderr
@@ -98,11 +98,11 @@ def test_bad_files_and_options(tmp_path):
     junk.write_bytes(b"\x00\x01not a model")
     for args, needle in [(["import", str(junk)], "junk.onnx: error:"),
                          (["import", str(tmp_path / "none.onnx")], "cannot read the file"),
-                         (["import", str(DATA / "libra_example_spec.txt")], "expected"),
-                         (["import", str(DATA / "libra_example.libra"), "--range", "x=2..1"], "--range"),
-                         (["import", str(DATA / "libra_example.libra"), "--range", "zz=0..1"], "'zz'"),
+                         (["import", str(DATA / "example_spec.txt")], "expected"),
+                         (["import", str(DATA / "example.libra"), "--range", "x=2..1"], "--range"),
+                         (["import", str(DATA / "example.libra"), "--range", "zz=0..1"], "'zz'"),
                          (["import", str(DATA / "README.md")], "--format"),
-                         (["import", str(DATA / "libra_example.libra"), "-o", str(tmp_path / "no" / "x.prob")],
+                         (["import", str(DATA / "example.libra"), "-o", str(tmp_path / "no" / "x.prob")],
                           "folder does not exist")]:
         res = _run(*args)
         assert res.returncode == 2, (args, res.stderr)

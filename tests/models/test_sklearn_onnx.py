@@ -155,3 +155,31 @@ def test_binary_models_are_thresholds(tmp_path):
             assert (ours == theirs).all()
         else:
             assert not (ours != theirs)[np.abs(model.decision_function(P)) > 1e-4].any()
+
+
+def test_regressors_and_string_labels(iris, tmp_path):
+    """A regressor's ``out`` is its value (trees: the float32 leaf, exactly; linear: float32
+    weights); string class labels are listed in a comment and ``out`` is their index."""
+    from sklearn.linear_model import LinearRegression
+    from sklearn.tree import DecisionTreeRegressor
+
+    X, y = iris
+    P = _points(X, seed=3)
+    tree = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X[:, :3], X[:, 3])
+    lin = LinearRegression().fit(X[:, :3], X[:, 3])
+    feats = FEATURES[:3]
+    for kind, model in [("tree", tree), ("linear", lin)]:
+        path = _export(model, X[:, :3], tmp_path, f"reg_{kind}")
+        r = import_model(path, features=feats, ranges=["0..8"])
+        ours = np.array([float(v) for v in ExactRunner(r.program).classes(feats, P[:, :3])])
+        theirs = model.predict(P[:, :3].astype(np.float64))
+        if kind == "tree":  # the leaf values, stored as float32
+            assert np.array_equal(ours, theirs.astype(np.float32).astype(np.float64))
+        else:
+            assert np.allclose(ours, theirs, rtol=1e-5, atol=1e-5)
+    names = np.array(["setosa", "versicolor", "virginica"])[y]
+    model = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, names)
+    r = import_model(_export(model, X, tmp_path, "named"), features=FEATURES, ranges=["0..8"])
+    assert "// classes: 0 = 'setosa', 1 = 'versicolor', 2 = 'virginica'" in r.text
+    ours = ExactRunner(r.program).classes(FEATURES, P)
+    assert (np.array(["setosa", "versicolor", "virginica"])[ours.astype(int)] == model.predict(P)).all()

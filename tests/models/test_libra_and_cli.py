@@ -68,6 +68,18 @@ def test_unsupported_onnx_operator_is_named(tmp_path):
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
 
 
+def test_feature_names_that_clash(tmp_path):
+    p = _onnx_with(tmp_path, "Relu")
+    with pytest.raises(TampError, match="feature 'out' has the name of a variable"):
+        import_model(str(p), features=["out", "b", "c"])
+    with pytest.raises(TampError, match="feature 'h1_1' has the name of a variable"):
+        import_model(str(p), features=["a", "h1_1", "c"])
+    with pytest.raises(TampError, match="feature 'while' is not usable"):
+        import_model(str(p), features=["a", "while", "c"])
+    r = import_model(str(p), features=["a", "b", "c"])
+    assert "h1_1 := max(0, a + b + c);" in r.text and "score := h1_2 - h1_1;" in r.text
+
+
 def test_sigmoid_inside_a_network_is_refused(tmp_path):
     pytest.importorskip("onnx")
     from onnx import TensorProto, helper, numpy_helper

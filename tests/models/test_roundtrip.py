@@ -36,8 +36,9 @@ def write_onnx(path, layers):
     for i, (W, b) in enumerate(layers):
         inits += [numpy_helper.from_array(W, f"W{i}"), numpy_helper.from_array(b, f"b{i}")]
         last = i == len(layers) - 1
-        if last:
-            nodes.append(helper.make_node("Gemm", [cur, f"W{i}", f"b{i}"], ["logits"]))
+        if last:  # as PyTorch exports a Linear layer: Gemm with the transposed weight
+            inits[-2] = numpy_helper.from_array(np.ascontiguousarray(W.T), f"W{i}")
+            nodes.append(helper.make_node("Gemm", [cur, f"W{i}", f"b{i}"], ["logits"], transB=1))
             nodes.append(helper.make_node("Softmax", ["logits"], ["probs"], axis=1))
         else:
             nodes.append(helper.make_node("MatMul", [cur, f"W{i}"], [f"m{i}"]))

@@ -87,7 +87,8 @@ class _Reader:
             raise ModelError(f"input '{x.name}' is not a float tensor", path)
         dims = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
         if len(dims) not in (1, 2) or dims[-1] is None:
-            raise ModelError(f"input '{x.name}' has shape {['?' if d is None else d for d in dims]}; "
+            shown = "[" + ", ".join("?" if d is None else str(d) for d in dims) + "]"
+            raise ModelError(f"input '{x.name}' has shape {shown}; "
                              "expected [batch, features] with a known number of features", path)
         n = dims[-1]
         if features is not None:

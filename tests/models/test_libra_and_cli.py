@@ -68,6 +68,21 @@ def test_unsupported_onnx_operator_is_named(tmp_path):
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
 
 
+def test_unsupported_shapes_are_named(tmp_path):
+    from onnx import TensorProto, helper, numpy_helper
+
+    W = numpy_helper.from_array(np.ones((5, 2), dtype=np.float32), "W")
+    for dims, needle in [([None, None], "input 'X' has shape [?, ?]"),
+                         ([None, 3], "operator MatMul 'mm': weight shape [5, 2] does not fit a row of 3 values")]:
+        g = helper.make_graph([helper.make_node("MatMul", ["X", "W"], ["y"], name="mm")], "g",
+                              [helper.make_tensor_value_info("X", TensorProto.FLOAT, dims)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 2])], [W])
+        p = tmp_path / "shape.onnx"
+        p.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+        res = _run("import", str(p))
+        assert res.returncode == 2 and needle in res.stderr, res.stderr
+
+
 def test_feature_names_that_clash(tmp_path):
     p = _onnx_with(tmp_path, "Relu")
     with pytest.raises(TampError, match="feature 'out' has the name of a variable"):

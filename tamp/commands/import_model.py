@@ -10,10 +10,10 @@ output is parsed and type-checked before it is written. See docs/models.md.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from lang.errors import TampError
+from tamp.commands.options import input_file, output_file
 
 NAME = "import"
 HELP = "turn a trained model (ONNX, Keras .h5, Libra) into a .prob program"
@@ -29,12 +29,13 @@ def _features(text: str) -> list:
 def add_arguments(p) -> None:
     from tamp.models import FORMATS
 
-    p.add_argument("model", help="the model file (.onnx, .h5, or a Libra network .py/.txt)")
-    p.add_argument("-o", "--output", metavar="OUT.prob", help="write the program here (default: print it)")
+    p.add_argument("model", type=input_file, help="the model file (.onnx, .h5, or a Libra network .py/.txt)")
+    p.add_argument("-o", "--output", metavar="OUT.prob", type=output_file,
+                   help="write the program here (default: print it)")
     p.add_argument("--format", choices=FORMATS, help="the model's format when the extension does not say")
     p.add_argument("--features", metavar="A,B,...", type=_features,
                    help="names of the input features by position (default x0, x1, ...)")
-    p.add_argument("--spec", metavar="SPEC", help="Libra specification: sensitive feature and one-hot groups")
+    p.add_argument("--spec", metavar="SPEC", type=input_file, help="Libra specification: sensitive feature and one-hot groups")
     p.add_argument("--range", metavar="[NAME=]LO..HI", action="append", default=[], dest="ranges",
                    help="an input's box (repeatable; without NAME for every input; default 0..1)")
     p.add_argument("--name", metavar="NAME", help="the program's name (default: the model file's name)")
@@ -45,12 +46,7 @@ def run(args) -> int:
 
     if args.name is not None and not args.name.isidentifier():
         raise TampError(f"--name {args.name!r} is not an identifier", "--name")
-    out = args.output
-    if out is not None:
-        parent = os.path.dirname(os.path.abspath(out))
-        if os.path.isdir(out) or not os.path.isdir(parent):
-            raise TampError(f"cannot write {out}: " + ("it is a folder" if os.path.isdir(out)
-                                                       else "its folder does not exist"), "--output")
+    out = args.output  # checked by options.output_file when read
     r = import_model(args.model, format=args.format, features=args.features, spec=args.spec,
                      ranges=args.ranges, name=args.name)
     if out is None:

@@ -55,17 +55,10 @@ def _program_name(path: str) -> str:
 
 
 def _read(path: str, binary: bool) -> Union[bytes, str]:
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise ModelError(f"cannot read the file: {exc.strerror}", path) from None
-    if binary:
-        return data
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ModelError(f"not UTF-8 text (byte {exc.start})", path) from None
+    """The file's bytes, or its UTF-8 text (lang.loader's located errors for unreadable files)."""
+    from lang.loader import read_bytes, read_text
+
+    return read_bytes(path) if binary else read_text(path)
 
 
 def import_model(model: str, *, format: Optional[str] = None, features: Optional[Sequence[str]] = None,

@@ -35,7 +35,8 @@ def add_arguments(p) -> None:
     p.add_argument("--format", choices=FORMATS, help="the model's format when the extension does not say")
     p.add_argument("--features", metavar="A,B,...", type=_features,
                    help="names of the input features by position (default x0, x1, ...)")
-    p.add_argument("--spec", metavar="SPEC", type=input_file, help="Libra specification: sensitive feature and one-hot groups")
+    p.add_argument("--spec", metavar="SPEC", type=input_file,
+                   help="Libra specification: sensitive feature and one-hot groups")
     p.add_argument("--range", metavar="[NAME=]LO..HI", action="append", default=[], dest="ranges",
                    help="an input's box (repeatable; without NAME for every input; default 0..1)")
     p.add_argument("--name", metavar="NAME", help="the program's name (default: the model file's name)")

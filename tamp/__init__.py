@@ -2,16 +2,17 @@
 
 ``tamp.prove(source_or_path, bound="p*n")`` proves, for every input, that each
 program violates its postcondition with probability at most the bound — or
-says why it could not. See :mod:`tamp.api`.
+says why it could not. ``tamp.import_model("net.onnx")`` turns a trained model into a
+program. See :mod:`tamp.api`.
 """
 
 from .results import PROVED, UNKNOWN, VIOLATED, FileResult, ProgramResult  # noqa: F401
 from .version import __version__  # noqa: F401
 
-__all__ = ["prove", "prove_program", "certify_and_check", "FileResult", "ProgramResult", "PROVED", "UNKNOWN",
-           "VIOLATED", "__version__"]
+__all__ = ["prove", "prove_program", "certify_and_check", "import_model", "FileResult", "ProgramResult",
+           "PROVED", "UNKNOWN", "VIOLATED", "__version__"]
 
-_API = ("prove", "prove_program", "certify_and_check")
+_API = ("prove", "prove_program", "certify_and_check", "import_model")
 
 
 def __getattr__(name: str):

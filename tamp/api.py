@@ -174,3 +174,19 @@ def certify_and_check(text: str, bound: Optional[str] = None, inputs: Optional[D
     src = parse(text, "<string>")
     b = parse_expr(bound, "--bound") if bound else None
     return check_certificate(decode(cert), src, text.encode("utf-8"), b, inputs)
+
+
+def import_model(model: str, *, format: Optional[str] = None, features: Optional[List[str]] = None,
+                 spec=None, ranges=(), name: Optional[str] = None):
+    """A trained model (ONNX, Keras HDF5 or Libra's network format) as a tamp program: an
+    :class:`tamp.models.ImportedModel` with ``.text`` (the ``.prob`` source, parsed and
+    type-checked), ``.program`` (its AST) and ``.network`` (the exact weights). See
+    :func:`tamp.models.import_model` for the arguments; errors are located
+    :class:`lang.errors.TampError` s naming the operator, layer or feature.
+
+    >>> r = tamp.import_model("net.onnx", spec="spec.txt", ranges=["0..1"])  # doctest: +SKIP
+    >>> tamp.prove(r.text)                                                   # doctest: +SKIP
+    """
+    from .models import import_model as _import  # deferred on purpose: onnx/h5py load only here
+
+    return _import(model, format=format, features=features, spec=spec, ranges=ranges, name=name)

@@ -23,7 +23,7 @@ from lang.parser import parse
 from lang.recursion import deep_recursion
 from lang.suggest import closest, did_you_mean
 
-from .commands import bench, cfa, check, check_proof, fairness, prob, prove, query, simulate, wmi
+from .commands import bench, cfa, check, check_proof, fairness, import_model, prob, prove, query, simulate, wmi
 from .commands.options import MIN_MEMORY_MB, memory_mb
 from .timelimit import CommandTimeout, time_limit
 
@@ -33,7 +33,7 @@ EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, EXIT_VIOLATED = 0, 1, 2, 3
 WHOLE_RUN_TIMEOUT = ("prove", "check-proof")
 
 # Order is the order of `tamp --help`.
-COMMANDS = [check, prove, prob, simulate, cfa, wmi, query, fairness, bench, check_proof]
+COMMANDS = [check, prove, prob, simulate, cfa, wmi, query, fairness, import_model, bench, check_proof]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,65 @@
+"""``tamp import MODEL -o OUT.prob``: a trained model as a readable tamp program.
+
+Reads ONNX (networks, scikit-learn exports via skl2onnx), Keras HDF5 (h5py, no TensorFlow) and
+Libra's network text format; ``--spec`` is a Libra specification (the sensitive feature as a
+one-hot group or a continuous feature with its split value, then the other one-hot groups),
+which adds ``ensures independent(out, ...)``. Without ``-o`` the program is printed. The
+output is parsed and type-checked before it is written. See docs/models.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from lang.errors import TampError
+from tamp.commands.options import input_file, output_file
+
+NAME = "import"
+HELP = "turn a trained model (ONNX, Keras .h5, Libra) into a .prob program"
+
+
+def _features(text: str) -> list:
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {text!r}")
+    return names
+
+
+def add_arguments(p) -> None:
+    from tamp.models import FORMATS
+
+    p.add_argument("model", type=input_file, help="the model file (.onnx, .h5, or a Libra network .py/.txt)")
+    p.add_argument("-o", "--output", metavar="OUT.prob", type=output_file,
+                   help="write the program here (default: print it)")
+    p.add_argument("--format", choices=FORMATS, help="the model's format when the extension does not say")
+    p.add_argument("--features", metavar="A,B,...", type=_features,
+                   help="names of the input features by position (default x0, x1, ...)")
+    p.add_argument("--spec", metavar="SPEC", type=input_file,
+                   help="Libra specification: sensitive feature and one-hot groups")
+    p.add_argument("--range", metavar="[NAME=]LO..HI", action="append", default=[], dest="ranges",
+                   help="an input's box (repeatable; without NAME for every input; default 0..1)")
+    p.add_argument("--name", metavar="NAME", help="the program's name (default: the model file's name)")
+
+
+def run(args) -> int:
+    from tamp.api import import_model
+
+    if args.name is not None and not args.name.isidentifier():
+        raise TampError(f"--name {args.name!r} is not an identifier", "--name")
+    out = args.output  # checked by options.output_file when read
+    r = import_model(args.model, format=args.format, features=args.features, spec=args.spec,
+                     ranges=args.ranges, name=args.name)
+    if out is None:
+        sys.stdout.write(r.text)
+        return 0
+    try:
+        with open(out, "w", encoding="utf-8") as fh:
+            fh.write(r.text)
+    except OSError as exc:
+        raise TampError(f"cannot write {out}: {exc.strerror}", "--output") from None
+    prog = r.program
+    print(f"{out}: program {prog.name} with {len(prog.params)} inputs "
+          f"({', '.join(p.name for p in prog.params[:6])}{', ...' if len(prog.params) > 6 else ''})"
+          + (", ensures independent(...)" if prog.ensures else ""))
+    return 0

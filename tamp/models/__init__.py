@@ -1,0 +1,112 @@
+"""Import trained models as tamp programs: ``tamp import MODEL -o OUT.prob``.
+
+>>> r = import_model("net.onnx", spec="spec.txt")     # doctest: +SKIP
+>>> print(r.text)                                       # doctest: +SKIP
+
+Readers: ONNX (:mod:`.onnx_reader`; networks and scikit-learn's exports via skl2onnx), Keras
+HDF5 (:mod:`.keras`; read with h5py, no TensorFlow) and Libra's network text format
+(:mod:`.libra`). Each builds an exact :class:`~.ir.Network`; :mod:`.emit` writes it as a
+program, which is parsed and type-checked before it is returned.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Optional, Sequence, Union
+
+from lang import ast as A
+from lang.errors import TampError
+
+from .emit import to_program
+from .errors import ModelError
+from .ir import Network
+from .spec import FeatureSpec, parse_range, parse_spec
+
+FORMATS = ("onnx", "keras", "libra")
+_EXT = {".onnx": "onnx", ".h5": "keras", ".hdf5": "keras", ".py": "libra", ".txt": "libra",
+        ".libra": "libra"}
+
+__all__ = ["import_model", "ImportedModel", "ModelError", "FORMATS", "guess_format"]
+
+
+@dataclass
+class ImportedModel:
+    """The result of :func:`import_model`: the program text, its parsed program and the network."""
+
+    text: str
+    program: A.Program
+    network: Network
+    format: str
+
+
+def guess_format(path: str) -> str:
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in _EXT:
+        raise ModelError(f"cannot tell the model format from the extension '{ext or '(none)'}'; "
+                         f"give --format ({', '.join(FORMATS)})", path)
+    return _EXT[ext]
+
+
+def _program_name(path: str) -> str:
+    base = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0]) or "model"
+    return base if base[0].isalpha() or base[0] == "_" else "m_" + base
+
+
+def _read(path: str, binary: bool) -> Union[bytes, str]:
+    """The file's bytes, or its UTF-8 text (lang.loader's located errors for unreadable files)."""
+    from lang.loader import read_bytes, read_text
+
+    return read_bytes(path) if binary else read_text(path)
+
+
+def import_model(model: str, *, format: Optional[str] = None, features: Optional[Sequence[str]] = None,
+                 spec: Optional[Union[str, FeatureSpec]] = None, ranges: Sequence[str] = (),
+                 name: Optional[str] = None) -> ImportedModel:
+    """Turn the model file ``model`` into a tamp program.
+
+    ``format``: "onnx", "keras" or "libra" (default: from the extension). ``features``: names
+    of the inputs by position (default ``x0, x1, ...``; Libra networks name their own).
+    ``spec``: a Libra specification file (path or :class:`FeatureSpec`): the sensitive feature
+    (a one-hot group, or a continuous feature and its split value) and the other one-hot groups.
+    ``ranges``: ``"NAME=LO..HI"`` or ``"LO..HI"`` boxes (default [0, 1], Libra's convention).
+    Raises :class:`ModelError` (a located :class:`lang.errors.TampError`) for anything that
+    cannot be imported exactly."""
+    fmt = format or guess_format(model)
+    if fmt not in FORMATS:
+        raise ModelError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})", "--format")
+    if features is not None:
+        features = [f.strip() for f in features]
+        if len(set(features)) != len(features):
+            dup = next(f for f in features if features.count(f) > 1)
+            raise ModelError(f"feature '{dup}' is named twice", "--features")
+    if fmt == "onnx":
+        from .onnx_reader import read_onnx
+        net = read_onnx(_read(model, True), model, features)
+    elif fmt == "keras":
+        from .keras import read_keras
+        net = read_keras(model, features)
+    else:
+        from .libra import read_libra
+        net = read_libra(_read(model, False), model)
+        if features is not None:
+            raise ModelError("a Libra network names its own inputs; --features applies to ONNX and Keras models",
+                             "--features")
+    if isinstance(spec, str):
+        spec = parse_spec(_read(spec, False), spec)
+    text = to_program(net, name or _program_name(model), spec, [parse_range(r) for r in ranges], path=model)
+    return ImportedModel(text, _check(text, model), net, fmt)
+
+
+def _check(text: str, model: str) -> A.Program:
+    """Parse and type-check the generated program: the output is accepted by ``tamp check``."""
+    from lang.parser import parse
+    from lang.typecheck import check_file
+
+    try:
+        src = parse(text, "<imported program>")
+        check_file(src)
+    except TampError as exc:  # a bug of the importer, not of the user's model
+        raise ModelError(f"internal error: the generated program does not check: {exc}", model) from None
+    return src.programs[0]

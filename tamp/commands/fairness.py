@@ -3,14 +3,21 @@
 
 from __future__ import annotations
 
-from tamp.results import FileResult
-
-from .common import emit_json, load_programs
 import sys
 
 from tamp.executor import ExecutorError
+from tamp.results import FileResult
 
-from .options import add_executor_arguments, input_file, make_executor, nonneg_float, nonneg_int, positive_float, seconds
+from .common import emit_json, load_programs
+from .options import (
+    add_executor_arguments,
+    input_file,
+    make_executor,
+    nonneg_float,
+    nonneg_int,
+    positive_float,
+    seconds,
+)
 
 NAME = "fairness"
 HELP = "certify `ensures independent(out, sex)` (causal fairness) with a population model and tuning options"

@@ -181,18 +181,44 @@ class Executor:
             except Exception as exc:
                 if type(exc).__name__ == "KilledWorker":
                     raise ExecutorError(f"a task killed every worker it ran on ({exc})") from None
+                if isinstance(exc, RuntimeError) and "deserializ" in str(exc):
+                    raise ExecutorError(f"the Dask cluster at {self.backend} cannot load tamp's tasks: the "
+                                        "scheduler and the workers need tamp and its dependencies "
+                                        "installed (see docs/cluster.md)") from None
                 raise
             yield key, result
 
     def _check_connection(self, now: bool = False) -> None:
         client = self._client
-        if client is None or client.status == "running":
+        if client is None:
+            return
+        if client.status == "running":
             self._lost_since = None
+            self._check_workers(client)
             return
         since = getattr(self, "_lost_since", None) or time.monotonic()
         self._lost_since = since
         if now or time.monotonic() - since >= self.lost_after or client.status in ("closed", "closing"):
             raise ExecutorError(f"lost the Dask scheduler at {self.backend} (connection {client.status})")
+
+    def _check_workers(self, client) -> None:
+        """A cluster without workers for ``lost_after`` seconds would wait forever: an error."""
+        now = time.monotonic()
+        if now - getattr(self, "_workers_checked", 0.0) < 5.0:
+            return
+        self._workers_checked = now
+        try:
+            n = len(client.nthreads())
+        except Exception:  # noqa: BLE001 - the connection's own checks report a lost scheduler
+            return
+        if n:
+            self._idle_since = None
+            return
+        since = getattr(self, "_idle_since", None) or now
+        self._idle_since = since
+        if now - since >= self.lost_after:
+            raise ExecutorError(f"the Dask cluster at {self.backend} has had no workers for "
+                                f"{now - since:.0f} s (start some with `dask worker {self.backend}`)")
 
     def cancel(self) -> None:
         """Drop every outstanding task (cancelled on the cluster)."""

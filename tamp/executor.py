@@ -115,15 +115,14 @@ class Executor:
     # -- tasks -----------------------------------------------------------------------------------
 
     def share(self, obj):
-        """A large input every task of the job needs, sent to each worker once: pass the returned
-        handle as a task argument (tasks receive the object itself)."""
+        """A large input every task of the job needs, sent to the cluster once (workers copy it
+        from each other): pass the returned handle as a task argument (tasks receive the object)."""
         client = self._dask()
         if client is None:
             return obj
-        try:
-            return client.scatter(obj, broadcast=True, hash=False)
-        except (OSError, TimeoutError) as exc:
-            raise ExecutorError(f"lost the Dask scheduler at {self.backend}: {_first_line(exc)}") from None
+        # a task holding the object (not a scatter): if every worker holding it is lost, Dask
+        # recomputes it from the graph instead of failing the job
+        return client.submit(_identity, obj, key=f"tamp-shared-{uuid.uuid4().hex}", pure=False)
 
     def submit(self, key: Hashable, fn: Callable, *args) -> None:
         """Queue ``fn(*args)`` under ``key`` (unique among the outstanding tasks)."""
@@ -255,6 +254,10 @@ def run_all(executor: Executor, fn: Callable, items, deadline: Optional[float] =
     """The results of ``fn(*args)`` for every ``(key, args)`` of ``items`` that finished by the
     deadline, as a dict (combine them in key order)."""
     return dict(executor.map(fn, items, deadline))
+
+
+def _identity(obj):
+    return obj
 
 
 def _left(deadline: Optional[float]) -> float:

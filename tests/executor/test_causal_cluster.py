@@ -12,8 +12,10 @@ from tamp.executor import Executor
 from .test_executor import kill_one_worker
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "causal"
-# mass refinement stops at a gap of 0.1: a few rounds of jobs, seconds of work
-OPTIONS = {"jobs": 1, "timeout": None, "mass_gap": 0.1}
+# mass refinement stops at a gap of 0.1: a few rounds of jobs, seconds of work. No time budgets
+# (overall, per box for the phase branching: slice_s, per SMT query): on a loaded machine they
+# would make the tree depend on the load, and the test is about the workers.
+OPTIONS = {"jobs": 1, "timeout": None, "mass_gap": 0.1, "slice_s": 1000.0, "smt_timeout": 1000.0}
 
 
 def numbers(r):

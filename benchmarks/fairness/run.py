@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Run the 39 FairSquare fairness problems with the probability engine.
 
-    python benchmarks/fairness/run.py [--timeout S] [--json OUT] [--jobs N] [--only NAME ...]
+    python benchmarks/fairness/run.py [--timeout S] [--json OUT] [--workers N] [--scheduler ADDR] [--only NAME ...]
 
 Prints a table in FairSquare's layout (decision program × population: verdict,
 certified ratio interval, time), checks every verdict against GROUND_TRUTH.md
 (FAIR must be proved, UNFAIR violated) and writes results.md next to this file.
-Problems run in parallel worker processes (``--jobs``, default: all cores).
+Problems are jobs of tamp.executor (``--workers N``, alias ``--jobs``, default: all cores; or
+``--scheduler ADDR``, a Dask cluster); the tables keep the order of the names.
 Exit status 0 when every verdict matches, 1 otherwise.
 """
 
@@ -18,13 +19,13 @@ import os
 import statistics
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
 from tamp.commands.bench import machine_note  # noqa: E402  (after the path set-up)
+from tamp.commands.options import add_executor_arguments, make_executor  # noqa: E402
 
 POPS = ["ind", "BN1", "BN2"]
 PROGS = ["DT4", "DT14", "DT16", "DT16a", "DT44", "SVM3", "SVM4", "SVM4a", "SVM5", "SVM6",
@@ -41,8 +42,7 @@ def ground_truth() -> dict:
     return out
 
 
-def run_one(args):
-    name, timeout = args
+def run_one(name: str, timeout: float) -> dict:
     from lang.parser import parse_file
     from tamp.core.interval import float_above, float_below
     from tamp.prob import decide_program
@@ -82,7 +82,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per problem (default 60)")
     ap.add_argument("--json", metavar="OUT", help="also write the raw results as JSON")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    add_executor_arguments(ap, default_workers=os.cpu_count() or 1)
     ap.add_argument("--only", nargs="*", help="benchmark names, e.g. BN1_NN3_2")
     ap.add_argument("--no-write", action="store_true", help="do not rewrite results.md")
     a = ap.parse_args(argv)
@@ -92,8 +92,10 @@ def main(argv=None) -> int:
     t0 = time.monotonic()
     # longest-running kinds first so the workers stay busy
     order = sorted(names, key=lambda n: ("NN3" not in n, "BN2" not in n, n))
-    with ProcessPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        res = {r["name"]: r for r in pool.map(run_one, [(n, a.timeout) for n in order])}
+    with make_executor(a) as ex:
+        res = dict(ex.map(run_one, [(n, (n, a.timeout)) for n in order]))
+        where = {"local": "in this process", "cluster": "on a local Dask cluster"}.get(
+            ex.backend, f"on the Dask cluster at {ex.backend}")
     wall = time.monotonic() - t0
     ok = True
     for n in names:
@@ -104,7 +106,8 @@ def main(argv=None) -> int:
         ok &= r["match"]
     lines = ["# FairSquare fairness suite: results", "",
              f"`python benchmarks/fairness/run.py --timeout {a.timeout:g}` on {os.cpu_count()} core(s), "
-             f"{a.jobs} worker(s) ({machine_note()}); wall time {wall:.1f} s, load average before the run "
+             f"{'' if a.scheduler else f'{a.workers} worker(s) '}{where} "
+             f"({machine_note()}); wall time {wall:.1f} s, load average before the run "
              f"{load0}. Certified bounds (CDFs on python-flint's arb balls, tamp.core.interval, outward rounding). "
              "✓ = verdict matches GROUND_TRUTH.md (FAIR → proved, UNFAIR → violated). Times are wall "
              "clock per problem; the last table also gives CPU seconds (the machine may be shared).", "",

@@ -2,7 +2,7 @@
 """Run tamp.wmi on the 90 "big_random" WMI problems and tabulate the results.
 
     python benchmarks/wmi/run_big_random.py [--max-reals N] [--min-reals N]
-        [--timeout S] [--jobs J] [--json OUT] [--merge-json PREV] [--md PATH]
+        [--timeout S] [--workers J] [--scheduler ADDR] [--json OUT] [--merge-json PREV] [--md PATH]
 
 Each problem runs in its own process with a time limit (default 300 s); the
 README's reference values (nr2_1 … nr6_1) are checked to 1e-9 relative.  The
@@ -21,7 +21,6 @@ import re
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -114,12 +113,22 @@ def status_text(name, res, refs):
     return f"error: {res.get('error')}"
 
 
+def work(p: Path, timeout: float) -> dict:
+    """One problem (a job of tamp.executor: plain data in, plain data out)."""
+    res = run_one(p, timeout)
+    res["reals"] = problem_key(p)[0]
+    res["timeout_s"] = timeout
+    return res
+
+
 def main(argv=None) -> int:
+    sys.path.insert(0, str(REPO))
+    from tamp.commands.options import add_executor_arguments, make_executor
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--max-reals", type=int, default=10)
     ap.add_argument("--min-reals", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=300.0, help="per-problem limit in seconds")
-    ap.add_argument("--jobs", type=int, default=1, help="problems run in parallel")
+    add_executor_arguments(ap, default_workers=1)  # problems run in parallel (tamp.executor)
     ap.add_argument("--json", metavar="OUT", help="write the raw results as JSON")
     ap.add_argument("--merge-json", metavar="PREV", help="keep rows of an earlier --json run")
     ap.add_argument("--md", metavar="PATH", default=str(HERE / "results.md"))
@@ -135,16 +144,10 @@ def main(argv=None) -> int:
         prev = json.loads(Path(args.merge_json).read_text())
         results.update({k: compact(v) for k, v in prev.items()})
 
-    def work(p):
-        res = run_one(p, args.timeout)
-        res["reals"] = problem_key(p)[0]
-        res["timeout_s"] = args.timeout
-        return p.stem, res
-
     bad = 0
     print(f"{'problem':8} {'reals':>5} {'Z':>20} {'cells':>6} {'time s':>8}  status", flush=True)
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
-        for name, res in ex.map(work, paths):
+    with make_executor(args) as ex:
+        for name, res in ex.map(work, [(p.stem, (p, args.timeout)) for p in paths]):
             results[name] = res
             st = status_text(name, res, refs)
             bad += st.startswith("MISMATCH") or st.startswith("error")

@@ -53,8 +53,11 @@ class Options:
     smt_timeout: float = 10.0       # seconds per SMT query; a timeout counts as unknown
     refine: bool = True             # split mixed boxes to tighten the bounds on the biased mass
     timeout: Optional[float] = 600.0  # seconds for the whole analysis
-    jobs: int = 0                   # worker processes (0 = all cores)
-    slice_s: float = 0.5            # a worker's time budget per job before it hands back its frontier
+    jobs: int = 0                   # workers (tamp.executor: 0 = automatic, 1 = this process)
+    scheduler: Optional[str] = None  # an existing Dask cluster's scheduler address
+    slice_s: float = 0.5            # time budget of the phase branching's LP search (per box: max(this, 1))
+    slice_boxes: int = 32           # boxes a job decides depth-first before it hands back its frontier
+    round_jobs: int = 16            # jobs per round; results are combined in a fixed order after each
     candidates: int = 6             # dimensions scored by interval propagation when choosing a split
     population: Optional[str] = None  # a `.prob` file whose program samples the inputs
     linear: bool = True             # symbolic linear bounds (DeepPoly-style) and the relational check
@@ -625,15 +628,16 @@ class Analyzer:
             out.append((half, MEASURED if lo == hi else MIXED, lo, hi))
         return out, None, 0, 2
 
-    def explore(self, box: B.Box, budget_s: float, refine: bool = True):
-        """Depth-first over ``box`` for up to ``budget_s`` seconds.
+    def explore(self, box: B.Box, budget_s: float, refine: bool = True, max_boxes: Optional[int] = None):
+        """Depth-first over ``box`` for up to ``budget_s`` seconds and at most ``max_boxes`` boxes
+        (a fixed number of boxes makes the frontier handed back independent of timing).
 
         Returns (leaves [(box, status, share)], frontier boxes left over, a witness or None, SMT calls,
         boxes decided); ``share`` is the exact biased share of a ``measured`` leaf, else None."""
         self.refine_now = refine and self.options.refine
         deadline = time.monotonic() + budget_s
         stack, leaves, witness, calls, n = [box], [], None, 0, 0
-        while stack and time.monotonic() < deadline:
+        while stack and time.monotonic() < deadline and (max_boxes is None or n < max_boxes):
             b = stack.pop()
             lps = self.lp_calls
             d = self.decide(b)

@@ -2,25 +2,26 @@
 
 The region is split into boxes along non-sensitive inputs; each box is an
 independent job decided by :class:`~tamp.causal.analyzer.Analyzer` (interval
-propagation, then SMT on the self-composition). Jobs run on all cores through
-:mod:`multiprocessing`: each worker explores a box depth-first for a short
-time slice and hands back its settled leaves and its unexplored frontier, which
-the coordinator re-queues, largest boxes first.
+propagation, then SMT on the self-composition). Jobs run through :mod:`tamp.executor`
+(this process, a local Dask cluster or an existing one) in rounds: a round takes the
+``round_jobs`` largest boxes, a job decides ``slice_boxes`` boxes of one depth-first and
+hands back its settled leaves and its unexplored frontier, and the round's results are
+combined in the order of the boxes. The box tree, and so the certified numbers, do not
+depend on the number of workers or on the order in which they finish.
 """
 
 from __future__ import annotations
 
 import heapq
-import multiprocessing as mp
-import os
-import queue
 import time
+import uuid
 from fractions import Fraction
 from typing import Dict, List, Optional
 
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
 from lang.printer import print_expr
+from tamp.executor import Executor
 
 from . import boxes as B
 from .analyzer import BIASED, CERTIFIED, EMPTY, MEASURED, MIXED, UNKNOWN, Analyzer, Options
@@ -31,20 +32,26 @@ from .symexec import Context
 
 M_BIASED, M_FAIR = "measured_biased", "measured_fair"
 
-_WORKER: Optional[Analyzer] = None
+_ANALYZERS: Dict[str, Analyzer] = {}  # per process: the analyzer of the claim being decided (a cache)
 
 
-def _init_worker(prog, ind, options, path, source):
-    global _WORKER
-    _WORKER = Analyzer(prog, ind, options, Context(path, source))
+def _analyzer(spec) -> Analyzer:
+    """The analyzer of ``spec`` = (token, program, claim, options, path, source), built once per
+    worker process (it holds z3 contexts, which are never sent over the network)."""
+    token, prog, ind, options, path, source = spec
+    a = _ANALYZERS.get(token)
+    if a is None:
+        _ANALYZERS.clear()
+        a = _ANALYZERS[token] = Analyzer(prog, ind, options, Context(path, source))
+    return a
 
 
-def _job(box, budget, refine):
-    return _WORKER.explore(box, budget, refine)
+def _job(spec, box, budget, refine, max_boxes):
+    return _analyzer(spec).explore(box, budget, refine, max_boxes)
 
 
-def _refine_job(box, lower, upper, steps):
-    return _WORKER.refine_subtree(box, lower, upper, steps)
+def _refine_job(spec, box, lower, upper, steps):
+    return _analyzer(spec).refine_subtree(box, lower, upper, steps)
 
 
 def independence_claims(prog: A.Program, ctx: Context) -> List[A.Independent]:
@@ -100,20 +107,38 @@ class _Tally:
 
 
 def analyse_claim(prog: A.Program, ind: A.Independent, options: Options, ctx: Context, measure=None,
-                  deadline: Optional[float] = None) -> dict:
+                  deadline: Optional[float] = None, executor: Optional[Executor] = None) -> dict:
     """Split the region of one claim into boxes and decide them all (or until the deadline).
 
     Returns a dict of exact masses per status, the witness, counts and the unexplored mass."""
+    if executor is None:
+        with Executor(options.jobs, options.scheduler) as ex:
+            return analyse_claim(prog, ind, options, ctx, measure, deadline, ex)
     analyzer = Analyzer(prog, ind, options, ctx)  # also validates the claim in this process
+    token = uuid.uuid4().hex
+    _ANALYZERS.clear()
+    _ANALYZERS[token] = analyzer  # in-process jobs use this one
+    spec = (token, prog, ind, options, ctx.path, ctx.source)
+    shared = {"spec": None}
     dims = analyzer.dims
     measure = measure or (lambda b: (B.uniform_mass(dims, b),) * 2)
     tally = _Tally(measure)
     root = B.root_box(dims)
     state = {"witness": None, "smt_calls": 0, "boxes": 0, "seq": 0}
-    jobs = options.jobs or os.cpu_count() or 1
+    width = max(1, options.round_jobs)
 
     def out_of_time():
         return deadline is not None and time.monotonic() >= deadline
+
+    def budget():
+        return float("inf") if deadline is None else max(0.0, deadline - time.monotonic())
+
+    def run_round(fn, args_list) -> dict:
+        """The results of one round of jobs by index (those finished by the deadline)."""
+        if executor.backend != "local" and shared["spec"] is None:
+            shared["spec"] = executor.share(spec)
+        handle = shared["spec"] if shared["spec"] is not None else spec
+        return dict(executor.map(fn, [(i, (handle, *args)) for i, args in enumerate(args_list)], deadline))
 
     def push(heap, b):
         heapq.heappush(heap, (-B.uniform_mass(dims, b), state["seq"], b))
@@ -133,49 +158,35 @@ def analyse_claim(prog: A.Program, ind: A.Independent, options: Options, ctx: Co
         state["smt_calls"] += calls
         state["boxes"] += n
 
-    def run_phase(heap, refine, keep_mixed, pool):
-        """Explore the boxes of ``heap`` (largest first) until done or out of time."""
-        if pool is None:
-            while heap and not out_of_time():
-                _, _, b = heapq.heappop(heap)
-                absorb(analyzer.explore(b, options.slice_s, refine), heap, keep_mixed)
-            return
-        done: "queue.Queue" = queue.Queue()
-        running = 0
-        while (heap or running) and not out_of_time():
-            while heap and running < 2 * jobs:
-                _, _, b = heapq.heappop(heap)
-                pool.apply_async(_job, (b, options.slice_s, refine), callback=done.put,
-                                 error_callback=lambda e: done.put(e))
-                running += 1
-            try:
-                res = done.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            running -= 1
-            if isinstance(res, BaseException):
-                raise res
-            absorb(res, heap, keep_mixed)
+    def run_phase(heap, refine, keep_mixed):
+        """Explore the boxes of ``heap`` (largest first, a round at a time) until done or out of time."""
+        while heap and not out_of_time():
+            batch = [heapq.heappop(heap)[2] for _ in range(min(width, len(heap)))]
+            results = run_round(_job, [(b, budget(), refine, options.slice_boxes) for b in batch])
+            for i, b in enumerate(batch):
+                if i in results:
+                    absorb(results[i], heap, keep_mixed)
+                else:  # out of time: the box stays unexplored
+                    push(heap, b)
 
-    def both_phases(pool):
+    def both_phases():
         # phase 1, coverage: every box certified, or found biased (mixed boxes are kept whole)
         heap, mixed = [], []
         push(heap, root)
-        run_phase(heap, False, mixed, pool)
+        run_phase(heap, False, mixed)
         unexplored = heap
         # phase 2, mass: split the mixed boxes to tighten the bounds on the biased mass
         if options.refine and not unexplored:
-            refine_mass(mixed, pool)
+            refine_mass(mixed)
         else:
             for b in mixed:
                 tally.add(b, MIXED)
         return unexplored
 
-    def refine_mass(mixed, pool):
+    def refine_mass(mixed):
         """Best-first over the boxes with the largest mass gap (upper - lower biased mass): halve
-        one, classify the halves, until the total gap is at most ``mass_gap`` or out of time.
-        With a pool, a job refines its box ``refine_batch`` times (best-first within it) and hands
-        back the leaves, which keeps the per-job overhead small."""
+        them (a round at a time, each job ``refine_batch`` times best-first within its box), classify
+        the halves, until the total gap is at most ``mass_gap`` or out of time."""
         heap, gap = [], Fraction(0)
         seq = [0]
 
@@ -187,7 +198,6 @@ def analyse_claim(prog: A.Program, ind: A.Independent, options: Options, ctx: Co
             seq[0] += 1
 
         def take(res):
-            nonlocal gap
             children, w, calls, n = res
             if w is not None and state["witness"] is None:
                 state["witness"] = w
@@ -206,45 +216,27 @@ def analyse_claim(prog: A.Program, ind: A.Independent, options: Options, ctx: Co
         for b in mixed:
             put(b, Fraction(0), Fraction(1))
         tol = Fraction(options.mass_gap)
-        done: "queue.Queue" = queue.Queue()
-        running = []
-        while (heap or running) and not out_of_time():
-            while heap and len(running) < (2 * jobs if pool is not None else 1) and gap > tol:
+        while heap and gap > tol and not out_of_time():
+            batch = []
+            while heap and len(batch) < width and gap > tol:
                 ng, _, b, lo, hi = heapq.heappop(heap)
+                gap += ng
                 if B.uniform_mass(dims, b) < options.refine_min_mass or not analyzer.splittable(b):
                     tally.add_bounded(b, lo, hi)
-                    gap += ng
                     continue
-                gap += ng
-                running.append((b, lo, hi))
-                if pool is None:
-                    done.put((b, analyzer.refine_subtree(b, lo, hi, 1)))
-                else:
-                    pool.apply_async(_refine_job, (b, lo, hi, options.refine_batch),
-                                     callback=lambda r, b=b: done.put((b, r)),
-                                     error_callback=lambda e: done.put((None, e)))
-            if not running:
-                break
-            try:
-                b, res = done.get(timeout=0.2)
-            except queue.Empty:
+                batch.append((b, lo, hi))
+            if not batch:
                 continue
-            if isinstance(res, BaseException):
-                raise res
-            running = [entry for entry in running if entry[0] != b]
-            take(res)
-        for b, lo, hi in running:  # out of time with jobs under way: their boxes keep their bounds
-            tally.add_bounded(b, lo, hi)
+            results = run_round(_refine_job, [(b, lo, hi, options.refine_batch) for b, lo, hi in batch])
+            for i, (b, lo, hi) in enumerate(batch):
+                if i in results:
+                    take(results[i])
+                else:  # out of time with the job under way: the box keeps its bounds
+                    tally.add_bounded(b, lo, hi)
         for _, _, b, lo, hi in heap:
             tally.add_bounded(b, lo, hi)
 
-    if jobs <= 1:
-        heap = both_phases(None)
-    else:
-        ctx_mp = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        with ctx_mp.Pool(jobs, _init_worker, (prog, ind, options, ctx.path, ctx.source)) as pool:
-            heap = both_phases(pool)
-            pool.terminate()
+    heap = both_phases()
     witness, smt_calls, boxes = state["witness"], state["smt_calls"], state["boxes"]
     left_lo, left_hi = Fraction(0), Fraction(0)
     for _, _, b in heap:
@@ -287,13 +279,18 @@ def _summary(run: dict, dist: str) -> dict:
 
 
 def certify_program(program: A.Program, options=None, path: str = "<string>",
-                    source: Optional[str] = None) -> CausalResult:
+                    source: Optional[str] = None, executor: Optional[Executor] = None) -> CausalResult:
     """Decide every ``independent(e, s)`` clause of ``program``.
 
     Verdict "proved" when no biased input pair exists anywhere in the region, "violated" when a
     (checked) witness pair was found, "unknown" otherwise. ``options``: an :class:`Options`
     or a dict of its fields (``timeout``, ``jobs``, ``max_unstable``, ``min_mass``, ``population`` …).
+    ``executor``: where the box jobs run (default: one made from ``jobs`` and ``scheduler``).
     """
+    if executor is None:
+        opts = Options.from_any(options)
+        with Executor(opts.jobs, opts.scheduler) as ex:
+            return certify_program(program, opts, path, source, ex)
     opts = Options.from_any(options)
     ctx = Context(path, source)
     t0 = time.monotonic()
@@ -304,7 +301,7 @@ def certify_program(program: A.Program, options=None, path: str = "<string>",
         measure, dist = None, "the uniform distribution over the requires box"
         if opts.population:
             measure, dist = population_measure(opts.population, program, ind, ctx)
-        run = analyse_claim(program, ind, opts, ctx, measure, deadline)
+        run = analyse_claim(program, ind, opts, ctx, measure, deadline, executor)
         t = run["tally"]
         summary = _summary(run, dist)
         settled_all = not run["timed_out"] and t.count[UNKNOWN] == 0

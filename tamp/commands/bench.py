@@ -1,7 +1,9 @@
 """``tamp bench DIR…``: prove every ``.prob`` file under the given folders and print a table.
 
 Each file runs in its own process (``tamp prove FILE --json --timeout T``), so a
-hung or crashing proof cannot take the table down with it. A file may state the
+hung or crashing proof cannot take the table down with it; the files are jobs of
+:mod:`tamp.executor` (``--workers N`` on this machine, or ``--scheduler ADDR`` on a Dask
+cluster whose workers see the same files), and the table keeps the order of the files. A file may state the
 verdict it expects in a comment line ``// expect: proved`` (or ``unknown``,
 ``violated``, one per program as ``// expect NAME: proved``); the table marks any
 disagreement and the command then exits 1.
@@ -17,11 +19,12 @@ import re
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from tamp.executor import ExecutorError
+
 from .console import FileStream
-from .options import output_file, positive_int, seconds
+from .options import add_executor_arguments, make_executor, output_file, seconds
 
 NAME = "bench"
 HELP = "run tamp prove on every .prob file under the given folders and print a results table"
@@ -32,7 +35,7 @@ _EXPECT = re.compile(r"^\s*//\s*expect(?:\s+(\w+))?\s*:\s*(proved|unknown|violat
 def add_arguments(p):
     p.add_argument("dirs", nargs="+", metavar="DIR", help="folders (or files) of .prob benchmarks")
     p.add_argument("--timeout", type=seconds, default=120.0, metavar="S", help="per-file time limit (default 120)")
-    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="files run in parallel (default 1)")
+    add_executor_arguments(p, default_workers=1)
     p.add_argument("--json", metavar="OUT", type=output_file, help="also write the results as JSON")
     p.add_argument("--markdown", metavar="OUT", type=output_file,
                    help="also write the table as Markdown (e.g. benchmarks/results.md)")
@@ -194,20 +197,20 @@ def run(args) -> int:
         return 2
     t0 = time.monotonic()
     stream = FileStream(len(files))  # one line per finished file on stderr, a progress bar on a terminal
-
-    def one(f):
-        t = time.monotonic()
-        rows = run_one(f, args.timeout)
-        stream.done(str(f), rows, time.monotonic() - t)
-        return rows
-
     try:
-        with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
-            results = list(pool.map(one, files))
+        with make_executor(args) as ex:
+            done = {}
+            for i, rs in ex.map(run_one, [(i, (f, args.timeout)) for i, f in enumerate(files)]):
+                done[i] = rs
+                stream.done(str(files[i]), rs, max((r.get("wall_s", r.get("time_s", 0.0)) for r in rs), default=0.0))
+    except ExecutorError as exc:
+        print(f"tamp {NAME}: error: {exc}", file=sys.stderr)
+        return 1
     finally:
         stream.close()
     rows = []
-    for f, rs in zip(files, results):
+    for i, f in enumerate(files):
+        rs = done[i]
         exp = expectations(f.read_text(errors="replace"))
         for r in rs:
             r["expected"] = exp.get(r.get("name"), exp.get(None, ""))

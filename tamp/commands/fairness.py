@@ -3,10 +3,21 @@
 
 from __future__ import annotations
 
+import sys
+
+from tamp.executor import ExecutorError
 from tamp.results import FileResult
 
 from .common import emit_json, load_programs
-from .options import input_file, nonneg_float, nonneg_int, positive_float, seconds
+from .options import (
+    add_executor_arguments,
+    input_file,
+    make_executor,
+    nonneg_float,
+    nonneg_int,
+    positive_float,
+    seconds,
+)
 
 NAME = "fairness"
 HELP = "certify `ensures independent(out, sex)` (causal fairness) with a population model and tuning options"
@@ -19,7 +30,7 @@ def add_arguments(p):
                    help="a .prob file whose program samples the inputs "
                    "(default: uniform over the requires box)")
     p.add_argument("--timeout", metavar="S", type=seconds, default=600.0, help="time limit per program (s)")
-    p.add_argument("--jobs", metavar="N", type=nonneg_int, default=0, help="worker processes (default: all cores)")
+    add_executor_arguments(p, default_workers=0, kind=nonneg_int)
     p.add_argument("--min-mass", metavar="L", type=positive_float, default=2.0 ** -16,
                    help="boxes with a smaller share of the region are not split (set aside as unknown/mixed)")
     p.add_argument("--max-unstable", metavar="U", type=nonneg_int, default=8,
@@ -34,10 +45,16 @@ def add_arguments(p):
 def run(args) -> int:
     from tamp.causal import certify_program
     src, progs = load_programs(args)
-    opts = {"timeout": args.timeout, "jobs": args.jobs, "min_mass": args.min_mass,
+    opts = {"timeout": args.timeout, "jobs": args.workers, "scheduler": args.scheduler, "min_mass": args.min_mass,
             "max_unstable": args.max_unstable, "population": args.population,
             "mass_gap": args.mass_gap, "phase_lps": args.phase_lps}
-    res = FileResult(src.path, [certify_program(p, opts, path=src.path, source=src.text) for p in progs])
+    try:
+        with make_executor(args) as ex:
+            res = FileResult(src.path, [certify_program(p, opts, path=src.path, source=src.text, executor=ex)
+                                        for p in progs])
+    except ExecutorError as exc:
+        print(f"tamp {NAME}: error: {exc}", file=sys.stderr)
+        return 1
     if args.json:
         emit_json(res.to_json())
     else:

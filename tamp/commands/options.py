@@ -171,3 +171,29 @@ class InputAction(argparse.Action):
 def add_input_argument(p) -> None:
     p.add_argument("--input", action=InputAction,
                    help="fix an input: n=8, eps=0.5, flag=true, q=[1,2,3] (repeatable, each name once)")
+
+
+def scheduler_address(text: str) -> str:
+    """A Dask scheduler's address: ``tcp://host:port`` (or ``host:port``)."""
+    text = text.strip()
+    if not text or any(c.isspace() for c in text) or ":" not in text:
+        raise argparse.ArgumentTypeError(f"expected a scheduler address such as tcp://host:8786, got {text[:60]!r}")
+    return text
+
+
+def add_executor_arguments(p, default_workers: int, kind: Callable = positive_int) -> None:
+    """``--workers N`` (alias ``--jobs``) and ``--scheduler ADDR``: where the command's parallel
+    jobs run (see :mod:`tamp.executor` and docs/cluster.md)."""
+    auto = " (0: this process for small jobs, then all cores)" if kind is nonneg_int else ""
+    p.add_argument("--workers", "--jobs", dest="workers", metavar="N", type=kind, default=default_workers,
+                   help=f"parallel worker processes on this machine{auto}; 1 runs everything in this "
+                        f"process (default {default_workers})")
+    p.add_argument("--scheduler", metavar="ADDR", type=scheduler_address, default=None,
+                   help="run the jobs on an existing Dask cluster (tcp://host:8786; default: "
+                        "$DASK_SCHEDULER_ADDRESS when set, else this machine)")
+
+
+def make_executor(args):
+    """The executor of ``--workers`` / ``--scheduler`` (a context manager)."""
+    from tamp.executor import Executor
+    return Executor(args.workers, args.scheduler)

@@ -61,8 +61,8 @@ class Executor:
         self.lost_after = lost_after
         self.auto_after = auto_after
         self._t0 = time.monotonic()
-        self._client = None
-        self._cluster = None
+        self._client: Any = None  # a distributed.Client once connected
+        self._cluster: Any = None  # a distributed.LocalCluster once started
         self._local: Dict[Hashable, Tuple[Callable, tuple]] = {}  # tasks to run in this process
         self._remote: Dict[Any, Hashable] = {}                     # Dask future -> key
 

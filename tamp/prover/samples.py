@@ -135,33 +135,10 @@ def collect_states(cfa, axioms: Dict, input_points: List[dict], seed: int = 11,
             while steps < max_steps:
                 steps += 1
                 total += 1
-                c = counts[node] = counts.get(node, 0) + 1
-                bucket = seen.setdefault(node, [])
-                if len(bucket) < per_node:
-                    bucket.append(dict(env))
-                elif rng.random() < per_node / c:
-                    bucket[rng.randrange(per_node)] = dict(env)
+                _keep(seen, counts, node, env, per_node, rng)
                 if node == cfa.exit:
                     break
-                nxt = None
-                for v, st, fn, bad in moves[node]:
-                    if isinstance(st, A.Assume):
-                        if fn(env) is True:
-                            nxt = v
-                            break
-                        continue
-                    if isinstance(st, A.Assign):
-                        _store(env, st.targets[0], fn(env))
-                    else:
-                        vals = _draw(st.dist, env, rng)
-                        if vals is None or len(vals) != len(st.targets):
-                            raise EvalError("unsupported distribution")
-                        for t, val in zip(st.targets, vals):
-                            _store(env, t, val)
-                        if bad is not None and bad(env) is True:
-                            raise _Excused()  # a bad event: the rest of the run is excused
-                    nxt = v
-                    break
+                nxt = _step(moves[node], env, rng)
                 if nxt is None:
                     break
                 node = nxt
@@ -170,6 +147,39 @@ def collect_states(cfa, axioms: Dict, input_points: List[dict], seed: int = 11,
         except (EvalError, TypeError, KeyError, ValueError, ZeroDivisionError, OverflowError, IndexError):
             continue
     return seen
+
+
+def _keep(seen: dict, counts: dict, node, env: dict, per_node: int, rng) -> None:
+    """Remember a copy of ``env`` at ``node``: a reservoir sample of at most ``per_node`` states."""
+    c = counts[node] = counts.get(node, 0) + 1
+    bucket = seen.setdefault(node, [])
+    if len(bucket) < per_node:
+        bucket.append(dict(env))
+    elif rng.random() < per_node / c:
+        bucket[rng.randrange(per_node)] = dict(env)
+
+
+def _step(moves, env: dict, rng):
+    """One concrete step over ``moves`` = [(dst, stmt, compiled, bad)]: the first ``assume`` that
+    holds, or the first assignment/sampling (``env`` updated in place); None when stuck. A sampling
+    whose bad event happens raises :class:`_Excused` (the rest of the run is excused)."""
+    for dst, st, fn, bad in moves:
+        if isinstance(st, A.Assume):
+            if fn(env) is True:
+                return dst
+            continue
+        if isinstance(st, A.Assign):
+            _store(env, st.targets[0], fn(env))
+        else:
+            vals = _draw(st.dist, env, rng)
+            if vals is None or len(vals) != len(st.targets):
+                raise EvalError("unsupported distribution")
+            for t, val in zip(st.targets, vals):
+                _store(env, t, val)
+            if bad is not None and bad(env) is True:
+                raise _Excused()
+        return dst
+    return None
 
 
 def refuted(c: A.Expr, states: List[dict]) -> bool:
@@ -240,40 +250,14 @@ def collect_tree_states(aut, cfa, points: List[dict], runs: int = TREE_RUNS, see
             fn, bad = None, (compile_expr(e.axiom.bad) if e.axiom is not None else None)
         outs.setdefault(e.src, []).append((e.dst, st, fn, bad))
 
-    def keep(nid, env):
-        c = counts[nid] = counts.get(nid, 0) + 1
-        bucket = seen.setdefault(nid, [])
-        if len(bucket) < per_node:
-            bucket.append(dict(env))
-        elif rng.random() < per_node / c:
-            bucket[rng.randrange(per_node)] = dict(env)
-
     for point in points:
         for _ in range(runs):
             env = {name: point[name] if name in point else _random_value(t, rng) for name, t in cfa.types.items()}
             nid = aut.root
             try:
                 while True:
-                    keep(nid, env)
-                    nxt = None
-                    for dst, st, fn, bad in outs.get(nid, ()):
-                        if isinstance(st, A.Assume):
-                            if fn(env) is True:
-                                nxt = dst
-                                break
-                            continue
-                        if isinstance(st, A.Assign):
-                            _store(env, st.targets[0], fn(env))
-                        else:
-                            vals = _draw(st.dist, env, rng)
-                            if vals is None or len(vals) != len(st.targets):
-                                raise EvalError("unsupported distribution")
-                            for t, val in zip(st.targets, vals):
-                                _store(env, t, val)
-                            if bad is not None and bad(env) is True:
-                                raise _Excused()
-                        nxt = dst
-                        break
+                    _keep(seen, counts, nid, env, per_node, rng)
+                    nxt = _step(outs.get(nid, ()), env, rng)
                     if nxt is None:
                         break
                     nid = nxt

@@ -120,7 +120,8 @@ def check_targets(targets: Sequence[A.Expr], dist: A.Call, count: int = 1) -> No
     if reads_own_target(targets, dist):
         raise SelfReferentialSample(
             f"the arguments of {dist.func}(...) read the sampled variable(s) "
-            f"{sorted(target_variables(targets))}; rename before sampling")
+            f"{sorted(target_variables(targets))}; rename before sampling"
+        )
 
 
 def union_bound(instances: Sequence[AxiomInstance], family: str = "") -> AxiomInstance:
@@ -128,13 +129,17 @@ def union_bound(instances: Sequence[AxiomInstance], family: str = "") -> AxiomIn
     (the union bound), under all side conditions. Zero costs are dropped from the sum, so
     adding :mod:`axioms.support` facts to an axiom keeps its cost expression unchanged."""
     bads = [i.bad for i in instances]
-    costs = [i.cost for i in instances
-             if not (isinstance(i.cost, A.Num) and i.cost.value == 0)]
+    costs = [i.cost for i in instances if not (isinstance(i.cost, A.Num) and i.cost.value == 0)]
     cost = costs[0] if costs else B.n(0)
     for c in costs[1:]:
         cost = B.add(cost, c)
     side: list = []
     for i in instances:
         side.extend(s for s in i.side if s not in side)
-    return AxiomInstance(family or "+".join(i.family for i in instances), B.or_(*bads), cost,
-                         tuple(side), tuple(i.param for i in instances))
+    return AxiomInstance(
+        family or "+".join(i.family for i in instances),
+        B.or_(*bads),
+        cost,
+        tuple(side),
+        tuple(i.param for i in instances),
+    )

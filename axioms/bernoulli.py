@@ -55,8 +55,9 @@ class BernoulliChoice(AxiomFamily):
         else:
             bad, cost = v, p
         side = () if param == "none" else (B.le(0, p), B.le(p, 1))
-        return AxiomInstance(self.name, bad, cost, side, param=param,
-                             note=f"assume {param}" if param != "none" else "assume nothing")
+        return AxiomInstance(
+            self.name, bad, cost, side, param=param, note=f"assume {param}" if param != "none" else "assume nothing"
+        )
 
     def _numeric(self, args, param):
         return self.instantiate((A.Var("v"),), A.Call("bern", (B.n(args[0]),)), param)
@@ -64,8 +65,7 @@ class BernoulliChoice(AxiomFamily):
     def exact_tail(self, args, param) -> float:
         p = float(args[0])
         bad = self._numeric(args, param).bad
-        return sum(prob for value, prob in ((True, p), (False, 1 - p))
-                   if evaluate(bad, {"v": value}))
+        return sum(prob for value, prob in ((True, p), (False, 1 - p)) if evaluate(bad, {"v": value}))
 
     def cost_value(self, args, param) -> float:
         return float(evaluate(self._numeric(args, param).cost, {}))

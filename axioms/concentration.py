@@ -76,9 +76,13 @@ RULES = ("laplace-bernstein", "exponential-bernstein", "gauss-chernoff", "hoeffd
 MODES = ("both", "upper", "lower")
 
 #: which rules apply to which family of draws (see tamp.prover.concentration)
-RULES_FOR = {"laplace": ("laplace-bernstein",), "exponential": ("exponential-bernstein",),
-             "gauss": ("gauss-chernoff",),
-             "bounded": ("hoeffding",), "bernoulli": ("chernoff", "hoeffding")}
+RULES_FOR = {
+    "laplace": ("laplace-bernstein",),
+    "exponential": ("exponential-bernstein",),
+    "gauss": ("gauss-chernoff",),
+    "bounded": ("hoeffding",),
+    "bernoulli": ("chernoff", "hoeffding"),
+}
 
 
 @dataclass(frozen=True)
@@ -93,8 +97,7 @@ class Block:
 def _total(blocks, f) -> A.Expr:
     out = None
     for b in blocks:
-        term = B.mul(b.count, f(b.param)) if not (isinstance(b.count, A.Num) and b.count.value == 1) \
-            else f(b.param)
+        term = B.mul(b.count, f(b.param)) if not (isinstance(b.count, A.Num) and b.count.value == 1) else f(b.param)
         out = term if out is None else B.add(out, term)
     return out if out is not None else B.n(0)
 
@@ -198,19 +201,22 @@ def statement(rule: str, mode: str) -> str:
     """The rule as text (for reports and certificates)."""
     dev = {"both": "|S|", "upper": "S", "lower": "-S"}[mode]
     c = "2·" if mode == "both" else ""
-    g = {"laplace-bernstein": "u²/(8·Σ count·b²)  [u·b <= 2·sqrt(2)·Σ count·b²]",
-         "exponential-bernstein": "u²/(4·Σ count·s²)  [u·s <= Σ count·s²]",
-         "gauss-chernoff": "u²/(2·Σ count·v)",
-         "hoeffding": "2·u²/Σ count·w²",
-         "chernoff": "u²/(2μ)" if mode == "lower" else "u²/(2μ + u)"}[rule]
+    g = {
+        "laplace-bernstein": "u²/(8·Σ count·b²)  [u·b <= 2·sqrt(2)·Σ count·b²]",
+        "exponential-bernstein": "u²/(4·Σ count·s²)  [u·s <= Σ count·s²]",
+        "gauss-chernoff": "u²/(2·Σ count·v)",
+        "hoeffding": "2·u²/Σ count·w²",
+        "chernoff": "u²/(2μ)" if mode == "lower" else "u²/(2μ + u)",
+    }[rule]
     return f"Pr[{dev} > u] <= {c}exp(-{g})"
 
 
 # ---------------------------------------------------------------------------- numeric checks
 
 
-def exact_tail(rule: str, mode: str, family: str, n: int, param: float, u: float, runs: int = 200_000,
-               seed: int = 1) -> float:
+def exact_tail(
+    rule: str, mode: str, family: str, n: int, param: float, u: float, runs: int = 200_000, seed: int = 1
+) -> float:
     """Pr[dev > u] for n i.i.d. draws of ``family`` with parameter ``param`` — exactly where a
     closed form exists (Gaussian, binomial), else by Monte Carlo (``runs`` samples)."""
     import numpy as np
@@ -222,8 +228,8 @@ def exact_tail(rule: str, mode: str, family: str, n: int, param: float, u: float
         return 2 * one if mode == "both" else one
     if family == "bernoulli":
         mu = n * param
-        up = float(stats.binom.sf(np.floor(mu + u), n, param))        # k > mu + u
-        lo = float(stats.binom.cdf(np.ceil(mu - u) - 1, n, param))    # k < mu - u
+        up = float(stats.binom.sf(np.floor(mu + u), n, param))  # k > mu + u
+        lo = float(stats.binom.cdf(np.ceil(mu - u) - 1, n, param))  # k < mu - u
         return {"upper": up, "lower": lo, "both": up + lo}[mode]
     rng = np.random.default_rng(seed)
     if family == "laplace":

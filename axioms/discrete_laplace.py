@@ -49,7 +49,7 @@ def two_sided_tail(s: float, t: float) -> float:
         return 1.0
     a = math.exp(-1.0 / s)
     n = math.floor(t) + 1
-    return 2.0 * a ** n / (1.0 + a)
+    return 2.0 * a**n / (1.0 + a)
 
 
 class DiscreteLaplaceTail(RealParamFamily):

@@ -57,7 +57,7 @@ class GaussianTail(RealParamFamily):
     def exact_tail(self, args, param):
         m, var = (float(a) for a in args)
         t = self.literal_value(threshold, args, param)
-        return float(2 * stats.norm.sf(t, loc=0, scale=var ** 0.5))
+        return float(2 * stats.norm.sf(t, loc=0, scale=var**0.5))
 
 
 class GaussianOneSided(RealParamFamily):
@@ -77,7 +77,7 @@ class GaussianOneSided(RealParamFamily):
     def exact_tail(self, args, param):
         m, var = (float(a) for a in args)
         t = self.literal_value(one_sided_threshold, args, param)
-        sd = var ** 0.5
+        sd = var**0.5
         if self.upper:
             return float(stats.norm.sf(t, loc=0, scale=sd))
         return float(stats.norm.cdf(-t, loc=0, scale=sd))

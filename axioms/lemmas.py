@@ -171,8 +171,9 @@ def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
 
     for t in logs:
         a = t.arg(0)
-        out.append(("log-sign", z3.Implies(a > 0, z3.And((t > 0) == (a > 1),
-                                                            (t == 0) == (a == 1), (t < 0) == (a < 1)))))
+        out.append(
+            ("log-sign", z3.Implies(a > 0, z3.And((t > 0) == (a > 1), (t == 0) == (a == 1), (t < 0) == (a < 1))))
+        )
         out.append(("log-tangent", z3.Implies(a > 0, z3.And(t <= a - 1, t * a >= a - 1))))
     # log-eq: one representative per class of provably equal arguments
     reps: List[z3.ExprRef] = []
@@ -189,9 +190,17 @@ def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
         for j in range(i + 1, len(pl)):
             a, b = pl[i].arg(0), pl[j].arg(0)
             la, lb = pl[i], pl[j]
-            out.append(("log-mono", z3.Implies(z3.And(a > 0, b > 0),
-                                               z3.And((a <= b) == (la <= lb), (a < b) == (la < lb),
-                                                      (b <= a) == (lb <= la), (b < a) == (lb < la)))))
+            out.append(
+                (
+                    "log-mono",
+                    z3.Implies(
+                        z3.And(a > 0, b > 0),
+                        z3.And(
+                            (a <= b) == (la <= lb), (a < b) == (la < lb), (b <= a) == (lb <= la), (b < a) == (lb < la)
+                        ),
+                    ),
+                )
+            )
 
     for t in exps:
         a = t.arg(0)
@@ -204,8 +213,12 @@ def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
         for j in range(i + 1, len(pe)):
             a, b = pe[i].arg(0), pe[j].arg(0)
             ea, eb = pe[i], pe[j]
-            out.append(("exp-mono", z3.And((a <= b) == (ea <= eb), (a < b) == (ea < eb),
-                                           (b <= a) == (eb <= ea), (b < a) == (eb < ea))))
+            out.append(
+                (
+                    "exp-mono",
+                    z3.And((a <= b) == (ea <= eb), (a < b) == (ea < eb), (b <= a) == (eb <= ea), (b < a) == (eb < ea)),
+                )
+            )
 
     for t in sqrts:
         a = t.arg(0)
@@ -215,6 +228,10 @@ def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
         for j in range(i + 1, len(ps)):
             a, b = ps[i].arg(0), ps[j].arg(0)
             sa, sb = ps[i], ps[j]
-            out.append(("sqrt-mono", z3.Implies(z3.And(a >= 0, b >= 0),
-                                                z3.And((a <= b) == (sa <= sb), (b <= a) == (sb <= sa)))))
+            out.append(
+                (
+                    "sqrt-mono",
+                    z3.Implies(z3.And(a >= 0, b >= 0), z3.And((a <= b) == (sa <= sb), (b <= a) == (sb <= sa))),
+                )
+            )
     return out

@@ -108,12 +108,10 @@ class SupportFamily(AxiomFamily):
             raise ValueError(f"support: unknown choice {param!r}")
         check_targets(targets, dist, self.target_count(dist, targets))
         bad, side = self.bad_and_side(tuple(targets), tuple(dist.args))
-        return AxiomInstance(self.name, bad, B.n(0), tuple(side), param=CHOICE,
-                             note=f"{dist.func} support")
+        return AxiomInstance(self.name, bad, B.n(0), tuple(side), param=CHOICE, note=f"{dist.func} support")
 
     def literal_dist(self, args) -> A.Call:
-        return A.Call(self.dist_name, tuple(B.e(a) if not isinstance(a, float) else B.n(a)
-                                            for a in args))
+        return A.Call(self.dist_name, tuple(B.e(a) if not isinstance(a, float) else B.n(a) for a in args))
 
     def numeric_instance(self, args) -> AxiomInstance:
         return self.instantiate((A.Var("v"),), self.literal_dist(args))
@@ -191,15 +189,13 @@ class FiniteSetSupport(SupportFamily):
         s = args[0]
         if isinstance(s, A.Binary):  # S1 * S2
             x, y = _coord_exprs(targets)
-            return B.or_(B.not_(_cover_items(x, s.left.items)),
-                         B.not_(_cover_items(y, s.right.items))), ()
+            return B.or_(B.not_(_cover_items(x, s.left.items)), B.not_(_cover_items(y, s.right.items))), ()
         if _set_shape(s) == "pairs":
             x, y = _coord_exprs(targets)
             consts = [constant_value(it) for it in s.items]
             if all(c is not None for c in consts):
                 return B.not_(cover_pairs(targets, consts)), ()
-            return B.not_(B.or_(*(B.and_(B.eq(x, it.items[0]), B.eq(y, it.items[1]))
-                                  for it in s.items))), ()
+            return B.not_(B.or_(*(B.and_(B.eq(x, it.items[0]), B.eq(y, it.items[1])) for it in s.items))), ()
         return B.not_(_cover_items(targets[0], s.items)), ()
 
     def literal_dist(self, args):
@@ -210,16 +206,22 @@ class FiniteSetSupport(SupportFamily):
         pairs = isinstance(support[0], tuple)
         targets = (A.Var("x"), A.Var("y")) if pairs else (A.Var("v"),)
         bad = self.instantiate(targets, self.literal_dist(args)).bad
-        hits = sum(1 for p in support
-                   if evaluate(bad, {"x": p[0], "y": p[1]} if pairs else {"v": p}))
+        hits = sum(1 for p in support if evaluate(bad, {"x": p[0], "y": p[1]} if pairs else {"v": p}))
         return hits / len(support)
 
 
 def _set_shape(s: A.Expr) -> Optional[str]:
-    """"scalars" / "pairs" for a set literal or product of set literals, else None."""
-    if isinstance(s, A.Binary) and s.op == "*" and isinstance(s.left, A.SetLit) \
-            and isinstance(s.right, A.SetLit) and s.left.items and s.right.items \
-            and _set_shape(s.left) == "scalars" and _set_shape(s.right) == "scalars":
+    """ "scalars" / "pairs" for a set literal or product of set literals, else None."""
+    if (
+        isinstance(s, A.Binary)
+        and s.op == "*"
+        and isinstance(s.left, A.SetLit)
+        and isinstance(s.right, A.SetLit)
+        and s.left.items
+        and s.right.items
+        and _set_shape(s.left) == "scalars"
+        and _set_shape(s.right) == "scalars"
+    ):
         return "pairs"
     if isinstance(s, A.SetLit) and s.items:
         if all(isinstance(i, A.TupleExpr) and len(i.items) == 2 for i in s.items):
@@ -315,8 +317,12 @@ class StepSupport(SupportFamily):
     arity = 1
 
     def applies(self, dist):
-        return super().applies(dist) and isinstance(dist.args[0], A.ListLit) and dist.args[0].items \
+        return (
+            super().applies(dist)
+            and isinstance(dist.args[0], A.ListLit)
+            and dist.args[0].items
             and all(isinstance(b, A.TupleExpr) and len(b.items) == 3 for b in dist.args[0].items)
+        )
 
     def bad_and_side(self, targets, args):
         bins = args[0].items
@@ -325,8 +331,7 @@ class StepSupport(SupportFamily):
         return _outside(targets[0], lo, hi), tuple(B.le(b.items[0], b.items[1]) for b in bins)
 
     def literal_dist(self, args):
-        return A.Call("step", (A.ListLit(tuple(A.TupleExpr(tuple(B.n(x) for x in b))
-                                               for b in args[0])),))
+        return A.Call("step", (A.ListLit(tuple(A.TupleExpr(tuple(B.n(x) for x in b)) for b in args[0])),))
 
     def exact_tail(self, args, param=CHOICE) -> float:
         bins = [tuple(float(x) for x in b) for b in args[0]]

@@ -93,8 +93,7 @@ def support_points(dist: A.Call) -> Optional[Tuple[Point, ...]]:
         s = args[0]
         if isinstance(s, A.SetLit):
             return _const_points(s.items)
-        if isinstance(s, A.Binary) and s.op == "*" and isinstance(s.left, A.SetLit) \
-                and isinstance(s.right, A.SetLit):
+        if isinstance(s, A.Binary) and s.op == "*" and isinstance(s.left, A.SetLit) and isinstance(s.right, A.SetLit):
             xs, ys = _const_points(s.left.items), _const_points(s.right.items)
             if xs is None or ys is None or not all(_scalar(c) for c in xs + ys):
                 return None
@@ -102,8 +101,11 @@ def support_points(dist: A.Call) -> Optional[Tuple[Point, ...]]:
         return None
     if len(args) == 2:
         lo, hi = constant_value(args[0]), constant_value(args[1])
-        if not (isinstance(lo, (int, Fraction)) and isinstance(hi, (int, Fraction))) \
-                or isinstance(lo, bool) or isinstance(hi, bool):
+        if (
+            not (isinstance(lo, (int, Fraction)) and isinstance(hi, (int, Fraction)))
+            or isinstance(lo, bool)
+            or isinstance(hi, bool)
+        ):
             return None
         if Fraction(lo).denominator != 1 or Fraction(hi).denominator != 1:
             return None
@@ -156,8 +158,13 @@ def cover_scalar(v: A.Expr, values) -> A.Expr:
         return B.or_(*(_eq_scalar(v, c) for c in sorted(values)))
     parts, run = [], []
     for c in sorted(values):
-        if run and isinstance(c, (int, Fraction)) and Fraction(c).denominator == 1 \
-                and Fraction(run[-1]).denominator == 1 and c == run[-1] + 1:
+        if (
+            run
+            and isinstance(c, (int, Fraction))
+            and Fraction(c).denominator == 1
+            and Fraction(run[-1]).denominator == 1
+            and c == run[-1] + 1
+        ):
             run.append(c)
             continue
         if run:
@@ -202,8 +209,14 @@ def cover_pairs(targets: Sequence[A.Expr], values) -> A.Expr:
         groups = {}
         for p in values:
             groups.setdefault(p[i], set()).add(p[1 - i])
-        cands.append(B.or_(*(B.and_(_eq_scalar(u, k), cover_scalar(w, rest))
-                             for k, rest in sorted(groups.items(), key=lambda kv: repr(kv[0])))))
+        cands.append(
+            B.or_(
+                *(
+                    B.and_(_eq_scalar(u, k), cover_scalar(w, rest))
+                    for k, rest in sorted(groups.items(), key=lambda kv: repr(kv[0]))
+                )
+            )
+        )
     return min(cands, key=_size)
 
 
@@ -255,7 +268,7 @@ def enumerate_subsets(points: Sequence[Point]):
             srt = _ordered(points)
             for i in _cut_points(k):
                 add(srt[:i])
-                add(srt[k - i:])
+                add(srt[k - i :])
         else:
             for coord in (0, 1):
                 for val in dict.fromkeys(p[coord] for p in points):
@@ -297,12 +310,12 @@ class UniformSubset(AxiomFamily):
         check_targets(targets, dist, count=len(targets) if dim == 2 and len(targets) == 1 else dim)
         subset = frozenset(param)
         if not subset <= set(pts):
-            raise ValueError(f"uniform_finite: {sorted(map(repr, subset - set(pts)))} "
-                             "not in the support")
+            raise ValueError(f"uniform_finite: {sorted(map(repr, subset - set(pts)))} not in the support")
         bad = bad_for_subset(targets, subset, pts)
         cost = B.n(Fraction(len(subset), len(pts)))
-        return AxiomInstance(self.name, bad, cost, (), param=subset,
-                             note=f"restrict to {len(subset)} of {len(pts)} points")
+        return AxiomInstance(
+            self.name, bad, cost, (), param=subset, note=f"restrict to {len(subset)} of {len(pts)} points"
+        )
 
     # ---------------------------------------------------------------- numeric
     @staticmethod

@@ -15,8 +15,7 @@ class TampError(Exception):
 
     kind = "error"
 
-    def __init__(self, message: str, path: str = "<string>", line: int = 0, col: int = 0,
-                 source: Optional[str] = None):
+    def __init__(self, message: str, path: str = "<string>", line: int = 0, col: int = 0, source: Optional[str] = None):
         super().__init__(message)
         self.message = message
         self.path = path
@@ -33,8 +32,11 @@ class TampError(Exception):
         return self
 
     def __str__(self) -> str:
-        head = f"{self.path}:{self.line}:{self.col}: {self.kind}: {self.message}" if self.line else \
-            f"{self.path}: {self.kind}: {self.message}"
+        head = (
+            f"{self.path}:{self.line}:{self.col}: {self.kind}: {self.message}"
+            if self.line
+            else f"{self.path}: {self.kind}: {self.message}"
+        )
         if self.source is not None and self.line:
             shown = source_excerpt(self.source, self.line, self.col)
             if shown is not None:
@@ -61,9 +63,9 @@ def source_excerpt(source: str, line: int, col: int) -> Optional[Tuple[str, str]
         start = max(0, col - 1 - _WINDOW // 2)
         prefix = "..." if start else ""
         suffix = "..." if start + _WINDOW < len(text) else ""
-        text = prefix + text[start:start + _WINDOW] + suffix
+        text = prefix + text[start : start + _WINDOW] + suffix
         col = col - start + len(prefix)
-    return text, _pad(text[:col - 1]) + "^"
+    return text, _pad(text[: col - 1]) + "^"
 
 
 def _pad(before: str) -> str:

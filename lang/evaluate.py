@@ -84,6 +84,7 @@ def compile_expr(e: A.Expr) -> Fn:
 def _fail(msg: str) -> Fn:
     def f(env: Env) -> Any:
         raise EvalError(msg)
+
     return f
 
 
@@ -104,6 +105,7 @@ def _var(e: A.Var) -> Fn:
             return env[name]
         except KeyError:
             raise EvalError(f"unknown variable {name!r}") from None
+
     return f
 
 
@@ -132,6 +134,7 @@ def _index(e: A.Index) -> Fn:
             return base(env)[idx]
         except (KeyError, IndexError, TypeError) as err:
             raise EvalError(f"bad index {idx}: {err}") from None
+
     return f
 
 
@@ -154,9 +157,11 @@ def _unary(e: A.Unary) -> Fn:
     if e.op == "-":
         return lambda env: -g(env)
     if e.op == "!":
+
         def f(env: Env) -> Any:
             v = g(env)
             return np.logical_not(v) if isinstance(v, _NDARRAY) else (not v)
+
         return f
     return _fail(f"unknown unary operator {e.op}")
 
@@ -176,10 +181,12 @@ def _arith(op: str) -> Optional[Callable[[Any, Any], Any]]:
     if meaning is None or (meaning.kind == "logic" and op != "<==>"):
         return None
     if op == "*":
+
         def mul(a: Any, b: Any) -> Any:
             if isinstance(a, tuple) and isinstance(b, tuple):  # product of finite sets
                 return tuple((p, q) for p in a for q in b)
             return a * b
+
         return mul
     if op in ("/", "div", "mod"):
         exact, k = meaning.exact, (0 if op == "div" else 1)
@@ -191,12 +198,15 @@ def _arith(op: str) -> Optional[Callable[[Any, Any], Any]]:
                 return exact(a, b)
             except ops.DomainError as err:
                 raise EvalError(str(err)) from None
+
         return div
     if op == "<==>":
+
         def iff(a: Any, b: Any) -> Any:
             if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
                 return a == b
             return meaning.exact(a, b)
+
         return iff
     return meaning.exact
 
@@ -224,6 +234,7 @@ def _binary_fn(op: str, left: Fn, right: Fn) -> Fn:
         if type(a) is nd or type(b) is nd:
             a, b = _floats(a, b)
         return fn(a, b)
+
     return f
 
 
@@ -240,6 +251,7 @@ def _chain(e: A.Binary) -> Fn:
         for step in steps:
             a = step(a, env)
         return a
+
     return f
 
 
@@ -254,6 +266,7 @@ def _step(op: str, right: Fn) -> Callable[[Any, Env], Any]:
                 return result
             b = right(env)
             return _logic_arrays(op, a, b) if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY) else bool(b)
+
         return logic
     fn = _arith(op)
     if fn is None:
@@ -261,6 +274,7 @@ def _step(op: str, right: Fn) -> Callable[[Any, Env], Any]:
 
         def fail(a: Any, env: Env) -> Any:
             raise EvalError(msg)
+
         return fail
     nd = _NDARRAY
 
@@ -269,6 +283,7 @@ def _step(op: str, right: Fn) -> Callable[[Any, Env], Any]:
         if type(a) is nd or type(b) is nd:
             a, b = _floats(a, b)
         return fn(a, b)
+
     return arith
 
 
@@ -290,6 +305,7 @@ def _logic(op: str, left: Fn, right: Fn) -> Fn:
             return result
         b = right(env)
         return _logic_arrays(op, a, b) if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY) else bool(b)
+
     return f
 
 
@@ -301,6 +317,7 @@ def _cond(e: A.Cond) -> Fn:
         if isinstance(v, _NDARRAY):
             return np.where(v, t(env), o(env))
         return t(env) if v else o(env)
+
     return f
 
 
@@ -329,6 +346,7 @@ def _call(e: A.Call) -> Fn:
             if isinstance(a, _NDARRAY) or isinstance(b, _NDARRAY):
                 return npick(*_floats(a, b))
             return pick(a, b)
+
         return f
     if name in ("fst", "snd") and n == 1:
         g, k = args[0], (0 if name == "fst" else 1)
@@ -352,7 +370,9 @@ def _bound_body(e: Union[A.Sum, A.Quant], reduce: Callable[[Iterator[Any]], Any]
             for j in rng:
                 local[var] = j
                 yield body(local)
+
         return reduce(values())
+
     return f
 
 

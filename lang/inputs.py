@@ -88,7 +88,7 @@ def show(v: object) -> str:
         k = max(k2, k5)
         if d != 1 or k > 30:
             return f"{v.numerator}/{v.denominator}"
-        digits = str(abs(int(v * 10 ** k))).rjust(k + 1, "0")
+        digits = str(abs(int(v * 10**k))).rjust(k + 1, "0")
         return ("-" if v < 0 else "") + digits[:-k] + "." + digits[-k:]
     return str(v)
 
@@ -140,8 +140,13 @@ def check_value(value: object, type_: A.Type) -> Tuple[object, Optional[str]]:
     return None, f"cannot be given: a parameter of type {type_} takes no input"
 
 
-def check_inputs(prog: A.Program, inputs: Dict[str, Value], path: str = "<string>",
-                 source: Optional[str] = None, complete: bool = False) -> Dict[str, Value]:
+def check_inputs(
+    prog: A.Program,
+    inputs: Dict[str, Value],
+    path: str = "<string>",
+    source: Optional[str] = None,
+    complete: bool = False,
+) -> Dict[str, Value]:
     """The exact values of ``prog``'s parameters among ``inputs`` (names that are not its
     parameters are left out: see :func:`check_known`). A value of the wrong type is a
     :class:`TypeCheckError` located at the parameter, naming it and its type; with ``complete``
@@ -149,8 +154,15 @@ def check_inputs(prog: A.Program, inputs: Dict[str, Value], path: str = "<string
     if complete:
         missing = [p.name for p in prog.params if p.name not in inputs]
         if missing:
-            raise error_at(TypeCheckError, f"program '{prog.name}' needs a value for every parameter; missing: "
-                           + ", ".join(missing) + " (give them with --input NAME=VALUE)", prog.pos, path, source)
+            raise error_at(
+                TypeCheckError,
+                f"program '{prog.name}' needs a value for every parameter; missing: "
+                + ", ".join(missing)
+                + " (give them with --input NAME=VALUE)",
+                prog.pos,
+                path,
+                source,
+            )
     out: Dict[str, Value] = {}
     for p in prog.params:
         if p.name not in inputs:
@@ -158,8 +170,13 @@ def check_inputs(prog: A.Program, inputs: Dict[str, Value], path: str = "<string
         value = inputs[p.name]
         got, why = check_value(value, p.type)
         if why is not None:
-            raise error_at(TypeCheckError, f"input '{p.name}' (parameter {p.name}: {p.type}) {why}, got {show(value)}",
-                           p.pos or prog.pos, path, source)
+            raise error_at(
+                TypeCheckError,
+                f"input '{p.name}' (parameter {p.name}: {p.type}) {why}, got {show(value)}",
+                p.pos or prog.pos,
+                path,
+                source,
+            )
         out[p.name] = got
     return out
 

@@ -102,8 +102,7 @@ def loads(data: Union[str, bytes]) -> Any:
     else:
         text = data
     try:
-        out = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant,
-                         object_pairs_hook=_object)
+        out = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant, object_pairs_hook=_object)
     except json.JSONDecodeError as exc:
         raise JSONError(f"{exc.lineno}:{exc.colno}: malformed JSON: {exc.msg}") from None
     except RecursionError:

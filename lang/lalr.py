@@ -39,14 +39,17 @@ class Fallback(Exception):
 
 # One lexeme at a time, longest operators first; the token *type* is chosen afterwards from
 # the lexeme and what the parser state accepts (``-`` is binary ADDOP or unary MINUS).
-_LEXEME = re.compile(r"""
+_LEXEME = re.compile(
+    r"""
     (?P<ws>[ \t\f\r\n]+)
   | (?P<comment>/\*[\s\S]*?\*/|//[^\n]*)
   | (?P<num>\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)
   | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<array>\[[ \t]*\])
   | (?P<op><==>|==>|\.\.=|\.\.|:=|==|!=|<=|>=|&&|\|\||\+\.|-\.|\*\.|[-+*/<>!?:;,()\[\]{}|~])
-""", re.X)
+""",
+    re.X,
+)
 
 _OPS = ("<==> ==> ..= .. := == != <= >= && || +. -. *. - + * / < > ! ? : ; , ( ) [ ] { } | ~").split()
 
@@ -85,10 +88,14 @@ class Driver:
         self.rules: Dict[Any, Tuple[int, str, Optional[Callable[[List[Any]], Any]]]] = {}
         for rule in lark_parser.rules:
             exp = rule.expansion
-            passthrough = (rule.options.expand1 and not rule.alias and len(exp) == 1
-                           and not (exp[0].is_term and getattr(exp[0], "filter_out", False))
-                           and not (not exp[0].is_term and exp[0].name.startswith("_"))
-                           and not rule.options.empty_indices)
+            passthrough = (
+                rule.options.expand1
+                and not rule.alias
+                and len(exp) == 1
+                and not (exp[0].is_term and getattr(exp[0], "filter_out", False))
+                and not (not exp[0].is_term and exp[0].name.startswith("_"))
+                and not rule.options.empty_indices
+            )
             self.rules[rule] = (len(exp), str(rule.origin.name), None if passthrough else callbacks[rule])
 
     # ---------------------------------------------------------------- lexing
@@ -129,9 +136,9 @@ class Driver:
     def parse(self, text: str, start: str) -> Any:
         states, rules, meta = self.states, self.rules, self.meta
         end_state = self.end_states[start]
-        st: List[Any] = [self.start_states[start]]   # parser states
-        vals: List[Any] = []                         # semantic values
-        spans: List[Optional[Span]] = []             # (line, col, end_line, end_col) or None
+        st: List[Any] = [self.start_states[start]]  # parser states
+        vals: List[Any] = []  # semantic values
+        spans: List[Optional[Span]] = []  # (line, col, end_line, end_col) or None
         for types, value, offset, line, col, end_col in self._split_arrays(self.tokens(text), st):
             while True:
                 acts = states[st[-1]]
@@ -164,8 +171,12 @@ class Driver:
                     else:
                         last = sp[-1] if sp[-1] is not None else next(s for s in reversed(sp) if s is not None)
                         meta.empty = False
-                        meta.line, meta.column, meta.end_line, meta.end_column = span = \
-                            (first[0], first[1], last[2], last[3])
+                        meta.line, meta.column, meta.end_line, meta.end_column = span = (
+                            first[0],
+                            first[1],
+                            last[2],
+                            last[3],
+                        )
                     vals.append(callback(children))
                     spans.append(span)
                 nxt = states[st[-1]][origin][1]
@@ -214,8 +225,7 @@ class _Adapter:
 def _types_of(lexeme: str, terminals: Iterable[Any]) -> Tuple[str, ...]:
     """The terminals whose pattern matches the whole ``lexeme`` (string terminals first)."""
     out = [str(t.name) for t in terminals if t.pattern.type == "str" and t.pattern.value == lexeme]
-    out += [str(t.name) for t in terminals
-            if t.pattern.type == "re" and re.fullmatch(t.pattern.to_regexp(), lexeme)]
+    out += [str(t.name) for t in terminals if t.pattern.type == "re" and re.fullmatch(t.pattern.to_regexp(), lexeme)]
     return tuple(out)
 
 

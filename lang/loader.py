@@ -39,9 +39,10 @@ def decode(data: bytes, path: str = "<string>") -> str:
         shown = data.decode("utf-8", errors="replace")
         line = data.count(b"\n", 0, exc.start) + 1
         line_start = data.rfind(b"\n", 0, exc.start) + 1
-        col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1
-        raise ParseError(f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x})", path,
-                         line, col, shown) from None
+        col = len(data[line_start : exc.start].decode("utf-8", errors="replace")) + 1
+        raise ParseError(
+            f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x})", path, line, col, shown
+        ) from None
 
 
 def read_text(path: Union[str, Path]) -> str:
@@ -111,17 +112,27 @@ def check_bound(prog: A.Program, bound: A.Expr, text: Optional[str] = None, opti
     free = A.free_vars(bound)
     for node in A.walk(bound):
         if isinstance(node, A.Var) and node.name not in params and node.name in free:
-            raise error_at(UnsupportedError, f"{option} mentions '{node.name}', which is not a parameter of "
-                           f"program '{prog.name}' (parameters: {', '.join(sorted(params)) or 'none'})",
-                           node.pos, option, text)
+            raise error_at(
+                UnsupportedError,
+                f"{option} mentions '{node.name}', which is not a parameter of "
+                f"program '{prog.name}' (parameters: {', '.join(sorted(params)) or 'none'})",
+                node.pos,
+                option,
+                text,
+            )
     try:
         t = ProgramTypes(prog.name, params=dict(params)).type_of(bound)
     except TampError as exc:
         exc.path, exc.source = option, text
         raise
     if not t.is_numeric:
-        raise error_at(TypeCheckError, f"{option} must be a number (a failure bound), but this is {_a(t)}",
-                       getattr(bound, "pos", None), option, text)
+        raise error_at(
+            TypeCheckError,
+            f"{option} must be a number (a failure bound), but this is {_a(t)}",
+            getattr(bound, "pos", None),
+            option,
+            text,
+        )
 
 
 def _a(t: A.Type) -> str:

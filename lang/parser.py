@@ -50,8 +50,14 @@ def _cache_file() -> Optional[str]:
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     # building the LALR tables takes ~0.4 s, loading them from the cache ~20 ms
-    return Lark(_GRAMMAR.read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=True,
-                start=["start", "expr_start"], cache=_cache_file() or False)
+    return Lark(
+        _GRAMMAR.read_text(),
+        parser="lalr",
+        propagate_positions=True,
+        maybe_placeholders=True,
+        start=["start", "expr_start"],
+        cache=_cache_file() or False,
+    )
 
 
 def _pos(meta: Any) -> Optional[A.Pos]:
@@ -97,15 +103,19 @@ def parse_number(text: str) -> A.Num:
 
 def _clause(kind: str) -> Callable[[Any, Any, List[Any]], Any]:
     """The rule method of a specification clause: ``("clause", kind, expression)``."""
+
     def f(self: Any, meta: Any, ch: List[Any]) -> Any:
         return ("clause", kind, ch[0])
+
     return f
 
 
 def _fixed(op: str) -> Callable[[Any, Any, List[Any]], Any]:
     """The rule method of a binary operator spelled by the rule itself (``&&``, ``||`` …)."""
+
     def f(self: Any, meta: Any, ch: List[Any]) -> Any:
         return A.Binary(op, ch[0], ch[1], pos=_pos(meta))
+
     return f
 
 
@@ -140,15 +150,24 @@ class _ToAst(Transformer_NonRecursive):  # type: ignore[type-arg]
                     lists[kind].append(e)
                 else:
                     if kind in clauses:
-                        raise ParseError(f"duplicate '{kind}' clause", line=e.pos.line if e.pos else 0,
-                                         col=e.pos.col if e.pos else 0)
+                        raise ParseError(
+                            f"duplicate '{kind}' clause", line=e.pos.line if e.pos else 0, col=e.pos.col if e.pos else 0
+                        )
                     clauses[kind] = e
             elif isinstance(x, A.Block):
                 body = x
         assert body is not None, "the grammar requires a body"
-        return A.Program(str(name), tuple(params), body, tuple(lists["requires"]),
-                         tuple(lists["ensures"]), clauses.get("fails"), clauses.get("rate"),
-                         clauses.get("reliability"), pos=A.Pos(name.line, name.column))
+        return A.Program(
+            str(name),
+            tuple(params),
+            body,
+            tuple(lists["requires"]),
+            tuple(lists["ensures"]),
+            clauses.get("fails"),
+            clauses.get("rate"),
+            clauses.get("reliability"),
+            pos=A.Pos(name.line, name.column),
+        )
 
     def param(self, meta: Any, ch: List[Any]) -> Any:
         name, ty = ch
@@ -163,9 +182,11 @@ class _ToAst(Transformer_NonRecursive):  # type: ignore[type-arg]
         # The threshold comparison is the last one written: `… given S >= c` or `… when Q >= c`.
         last = qual if qual is not None else group
         if not (isinstance(last, A.Binary) and last.op in ("<", "<=", ">", ">=")):
-            raise ParseError(f"'{kind}' needs a threshold: `{kind} T given S >= 0.85` "
-                             "(parenthesise comparisons inside S)",
-                             line=kind.line, col=kind.column)
+            raise ParseError(
+                f"'{kind}' needs a threshold: `{kind} T given S >= 0.85` (parenthesise comparisons inside S)",
+                line=kind.line,
+                col=kind.column,
+            )
         op, threshold = last.op, last.right
         if qual is not None:
             qual = last.left
@@ -306,19 +327,29 @@ class _ToAst(Transformer_NonRecursive):  # type: ignore[type-arg]
 
 # --------------------------------------------------------------------------- error messages
 
-KEYWORDS = frozenset((
-    "program requires ensures fails rate reliability if else while for in invariant assume skip var true "
-    "false forall exists sum div mod independent fairness parity given when P bool int real").split())
+KEYWORDS = frozenset(
+    (
+        "program requires ensures fails rate reliability if else while for in invariant assume skip var true "
+        "false forall exists sum div mod independent fairness parity given when P bool int real"
+    ).split()
+)
 
 # Human names of the terminals whose spelling is a pattern (the others print as their text).
 _TERMINAL_NAMES = {
-    "$END": "end of input", "NAME": "a name", "NUMBER": "a number", "CMPOP": "a comparison",
-    "ADDOP": "'+'", "MULOP": "'*'", "DOTDOT": "'..'", "BASETYPE": "a type (bool, int, real)",
-    "QUANT": "'forall'", "FAIRNESS": "'fairness'", "ARRAY": "'[]'",
+    "$END": "end of input",
+    "NAME": "a name",
+    "NUMBER": "a number",
+    "CMPOP": "a comparison",
+    "ADDOP": "'+'",
+    "MULOP": "'*'",
+    "DOTDOT": "'..'",
+    "BASETYPE": "a type (bool, int, real)",
+    "QUANT": "'forall'",
+    "FAIRNESS": "'fairness'",
+    "ARRAY": "'[]'",
 }
 _STATEMENT_START = {"if", "while", "for", "assume", "skip", "var"}
-_EXPRESSION_START = {"NAME", "NUMBER", "(", "-", "!", "true", "false", "QUANT", "sum", "P",
-                     "independent", "[", "{"}
+_EXPRESSION_START = {"NAME", "NUMBER", "(", "-", "!", "true", "false", "QUANT", "sum", "P", "independent", "[", "{"}
 _OPERATORS = {"ADDOP", "MULOP", "CMPOP", "<==>", "==>", "||", "&&", "?"}
 _CLAUSES = {"requires", "ensures", "fails", "rate", "reliability"}
 _MAX_EXPECTED = 5
@@ -359,7 +390,7 @@ def expected_text(terminals: Iterable[str]) -> str:
     if not items:
         return ""
     if len(items) > _MAX_EXPECTED:
-        items = items[:_MAX_EXPECTED - 1] + ["…"]
+        items = items[: _MAX_EXPECTED - 1] + ["…"]
     if len(items) == 1:
         return items[0]
     return ", ".join(items[:-1]) + " or " + items[-1]
@@ -441,8 +472,7 @@ def _check_nesting(result: Any, path: str, text: str) -> None:
     if node is not None:
         pos = getattr(node, "pos", None)
         line, col = (pos.line, pos.col) if pos is not None else (1, 1)
-        raise ParseError(f"the program is nested too deeply (more than {MAX_DEPTH} levels)",
-                         path, line, col, text)
+        raise ParseError(f"the program is nested too deeply (more than {MAX_DEPTH} levels)", path, line, col, text)
 
 
 def _duplicate_programs(progs: Iterable[A.Program], path: str, text: str) -> None:
@@ -506,8 +536,7 @@ def _run_lark(text: str, path: str, start: str) -> Any:
     except UnexpectedInput as exc:
         raise _syntax_error(exc, path, text) from None
     except RecursionError:  # pragma: no cover - lark's LALR parser and the transformer do not recurse
-        raise ParseError(f"the program is nested too deeply (more than {MAX_DEPTH} levels)",
-                         path, 1, 1, text) from None
+        raise ParseError(f"the program is nested too deeply (more than {MAX_DEPTH} levels)", path, 1, 1, text) from None
     try:
         return _ToAst().transform(tree)
     except VisitError as exc:

@@ -25,10 +25,25 @@ INDENT = "  "
 COND, IFF, IMPLIES, OR, AND, CMP, ADD, MUL, UNARY, POSTFIX, ATOM = range(11)
 
 _BINARY_LEVEL = {
-    "<==>": IFF, "==>": IMPLIES, "||": OR, "&&": AND,
-    "==": CMP, "!=": CMP, "<": CMP, "<=": CMP, ">": CMP, ">=": CMP,
-    "+": ADD, "-": ADD, "+.": ADD, "-.": ADD,
-    "*": MUL, "/": MUL, "div": MUL, "mod": MUL, "*.": MUL,
+    "<==>": IFF,
+    "==>": IMPLIES,
+    "||": OR,
+    "&&": AND,
+    "==": CMP,
+    "!=": CMP,
+    "<": CMP,
+    "<=": CMP,
+    ">": CMP,
+    ">=": CMP,
+    "+": ADD,
+    "-": ADD,
+    "+.": ADD,
+    "-.": ADD,
+    "*": MUL,
+    "/": MUL,
+    "div": MUL,
+    "mod": MUL,
+    "*.": MUL,
 }
 
 
@@ -37,9 +52,9 @@ _BINARY_LEVEL = {
 
 def _digits(n: int) -> str:
     """``str(n)`` for a non-negative int of any size (no 4300-digit conversion limit)."""
-    if n < 10 ** 4000:
+    if n < 10**4000:
         return str(n)
-    chunk = 10 ** 4000
+    chunk = 10**4000
     parts = []
     while n:
         n, r = divmod(n, chunk)
@@ -67,7 +82,7 @@ def format_number(value: Fraction, is_int: bool) -> str:
     if d != 1:  # no finite decimal: an exact quotient of two literals
         return f"({format_number(Fraction(num), False)} / {_digits(den)})"
     places = max(twos, fives, 1)
-    scaled = num * 10 ** places // den
+    scaled = num * 10**places // den
     text = _digits(scaled).rjust(places + 1, "0")
     head, tail = text[:-places], text[-places:].rstrip("0") or "0"
     return f"{head}.{tail}"
@@ -264,7 +279,7 @@ def _if_lines(s: A.If, depth: int, head: str) -> List[str]:
 
 def _block_body(b: Optional[A.Block], depth: int) -> List[str]:
     out: List[str] = []
-    for s in (b.stmts if b is not None else ()):
+    for s in b.stmts if b is not None else ():
         out.extend(_stmt_lines(s, depth))
     return out
 

@@ -118,7 +118,7 @@ def type_from_json(data: Any) -> A.Type:
 def parse_fraction(text: Any, where: str) -> Fraction:
     """An exact rational from ``"p/q"`` / ``"p"`` (bounded size: a certificate is not a bignum test)."""
     if not isinstance(text, str) or len(text) > 4000:
-        raise SerializeError(f"{where}: expected a rational number as a string like \"3/10\"")
+        raise SerializeError(f'{where}: expected a rational number as a string like "3/10"')
     try:
         num, _, den = text.partition("/")
         if not _is_int_text(num) or (den and not _is_int_text(den)):
@@ -149,8 +149,9 @@ def _read(data: Any, hint: Any, where: str) -> Any:
                 return _read(data, o, where)
             except SerializeError as exc:
                 errors.append(str(exc))
-        raise SerializeError(errors[0] if len(errors) == 1 else
-                             f"{where}: does not match any of the allowed forms ({errors[0]})")
+        raise SerializeError(
+            errors[0] if len(errors) == 1 else f"{where}: does not match any of the allowed forms ({errors[0]})"
+        )
     if origin is tuple:
         args = typing.get_args(hint)
         if not isinstance(data, list):
@@ -192,7 +193,7 @@ _TYPE_NAMES = {"bool": 0, "int": 0, "real": 0, "array": 1, "set": 1, "tuple": No
 
 def _read_type(data: Any, where: str) -> A.Type:
     if not isinstance(data, dict) or set(data) != {"type", "elem"}:
-        raise SerializeError(f"{where}: a type is {{\"type\": NAME, \"elem\": [...]}}")
+        raise SerializeError(f'{where}: a type is {{"type": NAME, "elem": [...]}}')
     name, elem = data["type"], data["elem"]
     if name not in _TYPE_NAMES or not isinstance(elem, list):
         raise SerializeError(f"{where}: unknown type {name!r}")
@@ -204,7 +205,7 @@ def _read_type(data: Any, where: str) -> A.Type:
 
 def _read_node(data: Any, want: type, where: str) -> A.Node:
     if not isinstance(data, dict) or not isinstance(data.get("node"), str):
-        raise SerializeError(f"{where}: expected a syntax node {{\"node\": KIND, ...}}")
+        raise SerializeError(f'{where}: expected a syntax node {{"node": KIND, ...}}')
     kind = data["node"]
     cls = NODE_CLASSES.get(kind)
     if cls is None:

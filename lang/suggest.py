@@ -1,4 +1,4 @@
-""""Did you mean …?" for a misspelt name (a command, an option, a program, an input).
+""" "Did you mean …?" for a misspelt name (a command, an option, a program, an input).
 
 >>> did_you_mean("prov", ["check", "prove", "prob"])
 " (did you mean 'prove'?)"

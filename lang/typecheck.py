@@ -143,8 +143,13 @@ class _Ctx:
         return _Ctx(self.where, self.bound_vars | {name}, self.in_prob, self.density)
 
 
-_CLAUSE_WORD = {"body": "a program statement", "requires": "'requires'", "ensures": "'ensures'",
-                "bound": "a fails/rate/reliability clause", "invariant": "a loop invariant"}
+_CLAUSE_WORD = {
+    "body": "a program statement",
+    "requires": "'requires'",
+    "ensures": "'ensures'",
+    "bound": "a fails/rate/reliability clause",
+    "invariant": "a loop invariant",
+}
 
 
 class _NotYetTyped(Exception):
@@ -228,14 +233,14 @@ class _Checker:
         if name in ctx.bound_vars:
             return A.REAL if (name == DENSITY_VAR and ctx.density) else A.INT
         if name == DENSITY_VAR:
-            raise self.error("'_' is the variable of a density polynomial: "
-                             "use it only in density(lo, hi, POLY)", e)
+            raise self.error("'_' is the variable of a density polynomial: use it only in density(lo, hi, POLY)", e)
         if name in self.types.params:
             return self.types.params[name]
         if name in self.types.locals:
             if ctx.where in ("requires", "bound"):
-                raise self.error(f"{_CLAUSE_WORD[ctx.where]} may only mention parameters, "
-                                 f"but '{name}' is a local variable", e)
+                raise self.error(
+                    f"{_CLAUSE_WORD[ctx.where]} may only mention parameters, but '{name}' is a local variable", e
+                )
             return self.types.locals[name]
         if self.partial and name in self.assigned:
             raise _NotYetTyped(name)
@@ -282,11 +287,11 @@ class _Checker:
         op = e.op
         if op in UNRELIABLE_OPS:
             if ctx.where not in ("body", "any"):
-                raise self.error(f"the unreliable operator '{op}' may only be used in program "
-                                 "statements", e, UnsupportedError)
+                raise self.error(
+                    f"the unreliable operator '{op}' may only be used in program statements", e, UnsupportedError
+                )
             if not self.has_rate:
-                raise self.error(f"the unreliable operator '{op}' needs a 'rate' clause in the "
-                                 "program header", e)
+                raise self.error(f"the unreliable operator '{op}' needs a 'rate' clause in the program header", e)
         if op in _ARITH:
             self.want(lt, e.left, "num", f"the left operand of '{op}'")
             rt = self.expect(e.right, ctx, "num", f"the right operand of '{op}'")
@@ -300,8 +305,9 @@ class _Checker:
                 t = lt if side == "left" else self.expr(x, ctx)
                 if t != A.INT:
                     hint = " (use '/' for real division)" if t == A.REAL and op == "div" else ""
-                    raise self.error(f"the {side} operand of '{op}' must be an int, but this is "
-                                     f"{_describe(t)}{hint}", x)
+                    raise self.error(
+                        f"the {side} operand of '{op}' must be an int, but this is {_describe(t)}{hint}", x
+                    )
             return A.INT
         if op in _ORDER:
             self.want(lt, e.left, "num", f"the left operand of '{op}'")
@@ -310,8 +316,7 @@ class _Checker:
         if op in _EQUALITY:
             rt = self.expr(e.right, ctx)
             if join(lt, rt) is None:
-                raise self.error(f"cannot compare {_describe(lt)} with {_describe(rt)} using '{op}'",
-                                 e.right)
+                raise self.error(f"cannot compare {_describe(lt)} with {_describe(rt)} using '{op}'", e.right)
             return A.BOOL
         if op in _LOGIC:
             self.want(lt, e.left, "bool", f"the left operand of '{op}'")
@@ -325,8 +330,7 @@ class _Checker:
         b = self.expr(e.other, ctx)
         t = join(a, b)
         if t is None or t.name == "array":
-            raise self.error(f"the branches of '?:' have different types: {_describe(a)} and "
-                             f"{_describe(b)}", e.other)
+            raise self.error(f"the branches of '?:' have different types: {_describe(a)} and {_describe(b)}", e.other)
         return t
 
     def e_Call(self, e: A.Call, ctx: _Ctx) -> A.Type:
@@ -334,8 +338,10 @@ class _Checker:
         if f in _BUILTIN_ARITY and not (f == "exp" and len(e.args) == 2):
             n = _BUILTIN_ARITY[f]
             if len(e.args) != n:
-                raise self.error(f"{f} takes {_count(n, 'argument')}, but {len(e.args)} "
-                                 f"{'is' if len(e.args) == 1 else 'are'} given", e)
+                raise self.error(
+                    f"{f} takes {_count(n, 'argument')}, but {len(e.args)} {'is' if len(e.args) == 1 else 'are'} given",
+                    e,
+                )
             if f in ("fst", "snd"):
                 t = self.expr(e.args[0], ctx)
                 if t.name != "tuple" or len(t.elem) != 2:
@@ -346,8 +352,9 @@ class _Checker:
                 return A.REAL
             return types[0] if f == "abs" else _numeric_join(*types)
         if f in DISTRIBUTIONS:
-            raise self.error(f"{f}(…) is a distribution: it can only be sampled, as in "
-                             f"`x ~ {f}(…);`", e, UnsupportedError)
+            raise self.error(
+                f"{f}(…) is a distribution: it can only be sampled, as in `x ~ {f}(…);`", e, UnsupportedError
+            )
         raise self.error(f"unknown function '{f}' (known: {', '.join(BUILTINS)})", e)
 
     def e_TupleExpr(self, e: A.TupleExpr, ctx: _Ctx) -> A.Type:
@@ -360,17 +367,22 @@ class _Checker:
         return A.tuple_of(*types)
 
     def e_SetLit(self, e: A.SetLit, ctx: _Ctx) -> A.Type:
-        raise self.error("a set {…} can only be the argument of unif, as in `x ~ unif({1, 2, 3});`",
-                         e, UnsupportedError)
+        raise self.error(
+            "a set {…} can only be the argument of unif, as in `x ~ unif({1, 2, 3});`", e, UnsupportedError
+        )
 
     def e_ListLit(self, e: A.ListLit, ctx: _Ctx) -> A.Type:
-        raise self.error("a list […] can only be the argument of step, as in "
-                         "`x ~ step([(0, 1, 0.5), (1, 2, 0.5)]);`", e, UnsupportedError)
+        raise self.error(
+            "a list […] can only be the argument of step, as in `x ~ step([(0, 1, 0.5), (1, 2, 0.5)]);`",
+            e,
+            UnsupportedError,
+        )
 
     def _range(self, e: Union[A.Quant, A.Sum], ctx: _Ctx, what: str) -> None:
         if ctx.where == "body":
-            raise self.error(f"{what} may only be used in specifications (requires, ensures, loop invariants)", e,
-                             UnsupportedError)
+            raise self.error(
+                f"{what} may only be used in specifications (requires, ensures, loop invariants)", e, UnsupportedError
+            )
         self.expect(e.lo, ctx, "int", "the lower end of a range")
         self.expect(e.hi, ctx, "int", "the upper end of a range")
 
@@ -385,8 +397,9 @@ class _Checker:
 
     def _ensures_only(self, e: A.Expr, ctx: _Ctx, what: str) -> None:
         if ctx.where not in ("ensures", "any"):
-            raise self.error(f"{what} may only be used in 'ensures', not in {_CLAUSE_WORD[ctx.where]}",
-                             e, UnsupportedError)
+            raise self.error(
+                f"{what} may only be used in 'ensures', not in {_CLAUSE_WORD[ctx.where]}", e, UnsupportedError
+            )
         if ctx.in_prob:
             raise self.error(f"{what} cannot be nested inside P(…)", e, UnsupportedError)
 
@@ -404,12 +417,10 @@ class _Checker:
         if t.name == "array":
             raise self.error("independent(e, x) needs a value e, not an array", e.expr)
         if e.var not in self.types.params:
-            raise self.error(f"independent(e, {e.var}): '{e.var}' must be a parameter of the "
-                             "program", e)
+            raise self.error(f"independent(e, {e.var}): '{e.var}' must be a parameter of the program", e)
         pt = self.types.params[e.var]
         if pt.name == "array":
-            raise self.error(f"independent(e, {e.var}): '{e.var}' is an array; "
-                             "name a bool, int or real parameter", e)
+            raise self.error(f"independent(e, {e.var}): '{e.var}' is an array; name a bool, int or real parameter", e)
         for v in e.values or ():
             vt = self.expr(v, ctx)
             if not fits(vt, pt):
@@ -418,8 +429,12 @@ class _Checker:
 
     def e_Hole(self, e: A.Hole, ctx: _Ctx) -> A.Type:
         if ctx.where not in ("ensures", "bound", "any") or ctx.in_prob:
-            raise self.error("'?' (a value for tamp to infer) may only stand for the whole 'fails' "
-                             "clause or for one constant of an 'ensures' clause", e, UnsupportedError)
+            raise self.error(
+                "'?' (a value for tamp to infer) may only stand for the whole 'fails' "
+                "clause or for one constant of an 'ensures' clause",
+                e,
+                UnsupportedError,
+            )
         return A.REAL
 
     def e_Fairness(self, e: A.Fairness, ctx: _Ctx) -> A.Type:
@@ -452,14 +467,20 @@ class _Checker:
             for a in args:
                 t = self.expr(a, ctx)
                 if t != A.INT:
-                    raise self.error(f"the bounds of unif(lo, hi) must be ints, but this is "
-                                     f"{_describe(t)} (for a real uniform use uniform(a, b))", a)
+                    raise self.error(
+                        f"the bounds of unif(lo, hi) must be ints, but this is "
+                        f"{_describe(t)} (for a real uniform use uniform(a, b))",
+                        a,
+                    )
             return A.INT
         if f in ("dlap", "dexp"):
             t = self.expr(args[0], ctx)
             if t != A.INT:
-                raise self.error(f"the first argument of {f} must be an int, but this is "
-                                 f"{_describe(t)} ({f} ranges over the integers)", args[0])
+                raise self.error(
+                    f"the first argument of {f} must be an int, but this is "
+                    f"{_describe(t)} ({f} ranges over the integers)",
+                    args[0],
+                )
             self.expect(args[1], ctx, "num", f"the scale of {f}")
             return A.INT
         if f == "step":
@@ -486,15 +507,19 @@ class _Checker:
                     raise self.error("a set cannot hold arrays", x)
                 nt = xt if t is None else join(t, xt)
                 if nt is None:
-                    raise self.error(f"the elements of a set must have one type, but this is "
-                                     f"{_describe(xt)} and an earlier one is {_describe(t)}", x)
+                    raise self.error(
+                        f"the elements of a set must have one type, but this is "
+                        f"{_describe(xt)} and an earlier one is {_describe(t)}",
+                        x,
+                    )
                 t = nt
             assert t is not None  # the set is not empty
             return t
         if isinstance(s, A.Binary) and s.op == "*":
             return A.tuple_of(self.finite_set(s.left, ctx), self.finite_set(s.right, ctx))
-        raise self.error("unif(S) needs a set {c1, …, ck} or a product of sets S1 * S2; "
-                         "for a range use unif(lo, hi)", s)
+        raise self.error(
+            "unif(S) needs a set {c1, …, ck} or a product of sets S1 * S2; for a range use unif(lo, hi)", s
+        )
 
     def step_bins(self, bins: A.Expr, ctx: _Ctx) -> A.Type:
         if not isinstance(bins, A.ListLit) or not bins.items:
@@ -547,8 +572,9 @@ class _Checker:
         self.check_writable(A.Var(s.var, pos=s.pos), s.pos)
         t = self.types.var_type(s.var)
         if t != A.INT:
-            raise self.error(f"the for variable '{s.var}' must be an int, but '{s.var}' is "
-                             f"{_describe(t)}{self.why(A.Var(s.var))}", s)
+            raise self.error(
+                f"the for variable '{s.var}' must be an int, but '{s.var}' is {_describe(t)}{self.why(A.Var(s.var))}", s
+            )
         self.invariants(s.invariants)
         self.for_vars.append((s.var, s.pos))
         self.stmt(s.body)
@@ -567,8 +593,9 @@ class _Checker:
         """Check that a value of type ``vt`` can be stored into ``targets``."""
         if len(targets) > 1:
             if vt.name != "tuple" or len(vt.elem) != len(targets):
-                raise self.error(f"{len(targets)} targets need a {len(targets)}-tuple, but this is "
-                                 f"{_describe(vt)}", value)
+                raise self.error(
+                    f"{len(targets)} targets need a {len(targets)}-tuple, but this is {_describe(vt)}", value
+                )
             parts = vt.elem
         else:
             parts = (vt,)
@@ -593,8 +620,7 @@ class _Checker:
             if not fits(pt, want):
                 where = "this value" if len(targets) == 1 else f"the value for '{name}'"
                 decl = self.declared.get(name)
-                how = f"declared {want} at line {decl.pos.line}" if decl is not None and decl.pos \
-                    else _describe(want)
+                how = f"declared {want} at line {decl.pos.line}" if decl is not None and decl.pos else _describe(want)
                 raise self.error(f"{where} is {_describe(pt)}, but '{name}' is {how}", value)
 
     def _known(self, name: str) -> A.Type:
@@ -609,19 +635,26 @@ class _Checker:
         if name in self.types.params:
             raise self.error(f"cannot assign to parameter '{name}' (parameters are read-only)", tgt)
         if name == FAILED and self.types.has_failed:
-            raise self.error("'failed' is maintained by the unreliable operators and cannot be "
-                             "assigned", tgt)
+            raise self.error("'failed' is maintained by the unreliable operators and cannot be assigned", tgt)
         for v, p in self.for_vars:
             if v == name:
                 line = f" at line {p.line}" if p is not None else ""
-                raise self.error(f"'{name}' is the variable of the enclosing for loop{line} and is "
-                                 "read-only in its body", tgt)
+                raise self.error(
+                    f"'{name}' is the variable of the enclosing for loop{line} and is read-only in its body", tgt
+                )
 
 
 _DIST_USAGE = {
-    "bern": "bern(p)", "unif": "unif(lo, hi) or unif({c1, …, ck})", "lap": "lap(m, s)",
-    "exp": "exp(k, s)", "dlap": "dlap(m, s)", "dexp": "dexp(k, s)", "gauss": "gauss(m, v)",
-    "uniform": "uniform(a, b)", "step": "step([(a1, b1, w1), …])", "density": "density(lo, hi, POLY)",
+    "bern": "bern(p)",
+    "unif": "unif(lo, hi) or unif({c1, …, ck})",
+    "lap": "lap(m, s)",
+    "exp": "exp(k, s)",
+    "dlap": "dlap(m, s)",
+    "dexp": "dexp(k, s)",
+    "gauss": "gauss(m, v)",
+    "uniform": "uniform(a, b)",
+    "step": "step([(a1, b1, w1), …])",
+    "density": "density(lo, hi, POLY)",
 }
 
 
@@ -723,12 +756,12 @@ class _LocalInference:
         if self.types.has_failed:
             for d in defs:
                 if d.name == FAILED:
-                    raise self.chk.error("'failed' is maintained by the unreliable operators and "
-                                         "cannot be assigned or declared", d.node)
+                    raise self.chk.error(
+                        "'failed' is maintained by the unreliable operators and cannot be assigned or declared", d.node
+                    )
         for d in defs:
             if d.name == DENSITY_VAR:
-                raise self.chk.error("'_' is reserved for density polynomials and cannot be a "
-                                     "variable", d.node)
+                raise self.chk.error("'_' is reserved for density polynomials and cannot be a variable", d.node)
         self.chk.assigned = {d.name for d in defs}
         for name, decl in decls.items():
             self.types.locals[name] = decl.type
@@ -755,7 +788,8 @@ class _LocalInference:
                 raise self.chk.error(
                     f"cannot tell the type of '{d.name}': it is only assigned values that read "
                     f"'{other}' before '{other}' has one; declare it, e.g. `var {d.name}: real;`",
-                    d0.node)
+                    d0.node,
+                )
 
     def declarations(self, defs: List[_Definition]) -> Dict[str, A.VarDecl]:
         """The ``var`` declarations; each must come before the variable's other definitions."""
@@ -768,28 +802,29 @@ class _LocalInference:
                     line = first.line if first is not None else "?"
                     raise self.chk.error(f"'{d.name}' is already declared at line {line}", d.stmt)
                 if d.name in seen:
-                    raise self.chk.error(f"the declaration of '{d.name}' must come before its "
-                                         "first assignment", d.stmt)
+                    raise self.chk.error(f"the declaration of '{d.name}' must come before its first assignment", d.stmt)
                 if d.stmt.type.name == "array" and not _is_base(d.stmt.type.elem[0]):
                     raise self.chk.error("arrays hold bool, int or real values", d.stmt)
                 decls[d.name] = d.stmt
             seen.add(d.name)
         return decls
 
-    def widen(self, d: _Definition, t: A.Type, inferred: List[_Definition],
-              typed: Dict[int, A.Type]) -> bool:
+    def widen(self, d: _Definition, t: A.Type, inferred: List[_Definition], typed: Dict[int, A.Type]) -> bool:
         """Join ``t`` into the type of ``d.name``; return whether that type changed."""
         old = self.types.locals.get(d.name)
         new = t if old is None else join(old, t)
         if new is None:
-            first = next(x for i, x in enumerate(inferred) if x.name == d.name and i in typed
-                         and join(typed[i], t) is None)
+            first = next(
+                x for i, x in enumerate(inferred) if x.name == d.name and i in typed and join(typed[i], t) is None
+            )
             a, b = (first, d) if _before(first.node, d.node) else (d, first)
             ta = typed[inferred.index(a)]
             tb = typed[inferred.index(b)]
             line = a.node.pos.line if a.node.pos else "?"
-            raise self.chk.error(f"'{d.name}' gets {_describe(tb)} here, but {_describe(ta)} at "
-                                 f"line {line}; a variable has one type", b.node)
+            raise self.chk.error(
+                f"'{d.name}' gets {_describe(tb)} here, but {_describe(ta)} at line {line}; a variable has one type",
+                b.node,
+            )
         if new == old:
             return False
         self.types.locals[d.name] = new
@@ -811,13 +846,13 @@ class _LocalInference:
         if d.part is not None:
             if vt.name != "tuple" or len(vt.elem) != len(s.targets):
                 val = s.value if isinstance(s, A.Assign) else s.dist
-                raise self.chk.error(f"{len(s.targets)} targets need a {len(s.targets)}-tuple, but "
-                                     f"this is {_describe(vt)}", val)
+                raise self.chk.error(
+                    f"{len(s.targets)} targets need a {len(s.targets)}-tuple, but this is {_describe(vt)}", val
+                )
             vt = vt.elem[d.part]
         if d.element:
             if not _is_base(vt):
-                raise self.chk.error(f"array elements must be bool, int or real, but this is "
-                                     f"{_describe(vt)}", d.node)
+                raise self.chk.error(f"array elements must be bool, int or real, but this is {_describe(vt)}", d.node)
             return A.array_of(vt)
         if vt.name == "array":
             raise self.chk.error("arrays cannot be copied; assign elements one by one", d.node)
@@ -849,8 +884,9 @@ def _check_program(prog: A.Program, path: str, source: Optional[str]) -> Program
     chk.has_rate = prog.rate is not None
     types.has_failed = bool(unreliable) or prog.rate is not None or prog.reliability is not None
     if types.has_failed and FAILED in types.params:
-        raise chk.error("'failed' is the flag of the unreliable operators and cannot be a "
-                        "parameter here", prog.param(FAILED))
+        raise chk.error(
+            "'failed' is the flag of the unreliable operators and cannot be a parameter here", prog.param(FAILED)
+        )
     _LocalInference(prog, types, chk).run()
     if types.has_failed:
         types.locals[FAILED] = A.BOOL
@@ -870,24 +906,45 @@ def _check_program(prog: A.Program, path: str, source: Optional[str]) -> Program
 def _check_holes(prog: A.Program, chk: "_Checker") -> None:
     """``?`` asks tamp for one value: the whole ``fails`` clause, or one constant of one
     ``ensures`` clause (about a failure bound, not a probability or causal specification)."""
-    holes = [(w, n) for w, es in (("fails", (prog.fails,)), ("ensures", prog.ensures),
-                                  ("rate", (prog.rate,)), ("reliability", (prog.reliability,)))
-             for e in es if e is not None for n in A.walk(e) if isinstance(n, A.Hole)]
+    holes = [
+        (w, n)
+        for w, es in (
+            ("fails", (prog.fails,)),
+            ("ensures", prog.ensures),
+            ("rate", (prog.rate,)),
+            ("reliability", (prog.reliability,)),
+        )
+        for e in es
+        if e is not None
+        for n in A.walk(e)
+        if isinstance(n, A.Hole)
+    ]
     for where, h in holes:
         if where in ("rate", "reliability"):
-            raise chk.error(f"'?' cannot stand for the '{where}' clause (only 'fails ?' or one "
-                            "constant of an 'ensures')", h, UnsupportedError)
+            raise chk.error(
+                f"'?' cannot stand for the '{where}' clause (only 'fails ?' or one constant of an 'ensures')",
+                h,
+                UnsupportedError,
+            )
         if where == "fails" and prog.fails is not h:
-            raise chk.error("'?' must be the whole 'fails' clause (`fails ?`), not part of it", h,
-                            UnsupportedError)
+            raise chk.error("'?' must be the whole 'fails' clause (`fails ?`), not part of it", h, UnsupportedError)
     if len(holes) > 1:
-        raise chk.error("only one '?' per program: tamp infers either the failure bound or one "
-                        "margin of an 'ensures', not several values at once", holes[1][1], UnsupportedError)
+        raise chk.error(
+            "only one '?' per program: tamp infers either the failure bound or one "
+            "margin of an 'ensures', not several values at once",
+            holes[1][1],
+            UnsupportedError,
+        )
     for where, h in holes:
-        if where == "ensures" and any(A.contains(e, (A.Prob, A.Fairness, A.Independent))
-                                      and A.contains(e, A.Hole) for e in prog.ensures):
-            raise chk.error("'?' can only be inferred in a failure-bound 'ensures' clause, not in a "
-                            "probability or causal specification", h, UnsupportedError)
+        if where == "ensures" and any(
+            A.contains(e, (A.Prob, A.Fairness, A.Independent)) and A.contains(e, A.Hole) for e in prog.ensures
+        ):
+            raise chk.error(
+                "'?' can only be inferred in a failure-bound 'ensures' clause, not in a "
+                "probability or causal specification",
+                h,
+                UnsupportedError,
+            )
 
 
 def check_file(src: A.SourceFile) -> Dict[str, ProgramTypes]:

@@ -9,8 +9,18 @@ program. See :mod:`tamp.api`.
 from .results import PROVED, UNKNOWN, VIOLATED, FileResult, ProgramResult  # noqa: F401
 from .version import __version__  # noqa: F401
 
-__all__ = ["prove", "prove_program", "certify_and_check", "import_model", "FileResult", "ProgramResult",
-           "PROVED", "UNKNOWN", "VIOLATED", "__version__"]
+__all__ = [
+    "prove",
+    "prove_program",
+    "certify_and_check",
+    "import_model",
+    "FileResult",
+    "ProgramResult",
+    "PROVED",
+    "UNKNOWN",
+    "VIOLATED",
+    "__version__",
+]
 
 _API = ("prove", "prove_program", "certify_and_check", "import_model")
 

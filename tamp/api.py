@@ -44,9 +44,15 @@ def _load(source_or_path: Union[str, A.SourceFile, A.Program], path: Optional[st
     return load(source_or_path, path)
 
 
-def prove_program(prog: A.Program, bound: Optional[A.Expr] = None, timeout: Optional[float] = None,
-                  inputs: Optional[Dict[str, object]] = None, path: str = "<string>",
-                  source: Optional[str] = None, progress=None) -> ProgramResult:
+def prove_program(
+    prog: A.Program,
+    bound: Optional[A.Expr] = None,
+    timeout: Optional[float] = None,
+    inputs: Optional[Dict[str, object]] = None,
+    path: str = "<string>",
+    source: Optional[str] = None,
+    progress=None,
+) -> ProgramResult:
     """Check every specification of one program with the right engine(s); ``inputs`` that are
     parameters of ``prog`` must fit their types (others are ignored)."""
     inputs = check_inputs(prog, inputs, path, source or None) if inputs else {}
@@ -69,33 +75,43 @@ def prove_program(prog: A.Program, bound: Optional[A.Expr] = None, timeout: Opti
         if kind == FAILURE_BOUND:
             if inputs:
                 sub = fix_inputs(sub, inputs)
-            res = prover.prove_program(sub, bound=bound, timeout=left, path=path, source=source,
-                                       progress=progress)
+            res = prover.prove_program(sub, bound=bound, timeout=left, path=path, source=source, progress=progress)
             if res.verdict == UNKNOWN and all(p.name in inputs for p in prog.params):
                 left = max(deadline - time.monotonic(), 0.01) if deadline else None
-                res = decide_conditional(res, dataclasses.replace(prog, ensures=tuple(clauses)), inputs,
-                                         left, path, source)
+                res = decide_conditional(
+                    res, dataclasses.replace(prog, ensures=tuple(clauses)), inputs, left, path, source
+                )
         elif kind == PROBABILITY:
             res = prob.decide_program(sub, inputs=inputs or None, timeout=left, path=path, source=source)
         else:
-            res = causal.certify_program(sub, options={"timeout": left} if left else None, path=path,
-                                         source=source)
+            res = causal.certify_program(sub, options={"timeout": left} if left else None, path=path, source=source)
         if not res.time_s:
             res.time_s = time.monotonic() - t0
         parts.append(res)
     return combine(prog.name, parts)
 
 
-def decide_conditional(res: ProgramResult, prog: A.Program, inputs: Dict[str, object],
-                       timeout: Optional[float], path: str, source: Optional[str]) -> ProgramResult:
+def decide_conditional(
+    res: ProgramResult,
+    prog: A.Program,
+    inputs: Dict[str, object],
+    timeout: Optional[float],
+    path: str,
+    source: Optional[str],
+) -> ProgramResult:
     """A failure bound with a conditioning ``assume`` (docs/language.md) at fully fixed inputs,
     decided exactly: Pr[violation | conditions] <= β is P(ensures | conditions) >= 1 - β, which
     the probability engine computes with the same conditioning (exact values or certified
     intervals). Returns ``res`` (the prover's "unknown") when that does not apply or decide."""
     cfa = res.cfa if isinstance(res, prover.ProofResult) else None
     found = conditioning_assumes(cfa) if cfa is not None else []
-    if cfa is None or not found or not all(p.name in inputs for p in prog.params) \
-            or prog.reliability is not None or "failed" in cfa.types:
+    if (
+        cfa is None
+        or not found
+        or not all(p.name in inputs for p in prog.params)
+        or prog.reliability is not None
+        or "failed" in cfa.types
+    ):
         return res
     event: A.Expr = A.BoolLit(True)
     for e in cfa.ensures:
@@ -109,18 +125,35 @@ def decide_conditional(res: ProgramResult, prog: A.Program, inputs: Dict[str, ob
         return res
     if exact.verdict == UNKNOWN:
         return res
-    how = ("holds" if exact.verdict == PROVED else "is violated")
+    how = "holds" if exact.verdict == PROVED else "is violated"
     detail = exact.render_text().splitlines()[1:]
-    msg = (f"the claim {how} at the fixed inputs: {describe(found[0], path)}, so it is the conditional bound "
-           f"P({show_expr(event)} | the assumes) >= 1 - ({show_expr(cfa.bound)}), decided exactly by the "
-           "probability engine (no failure-bound certificate: `tamp check-proof` does not accept it)")
-    out = ProgramResult(prog.name, FAILURE_BOUND, exact.verdict, res.time_s + exact.time_s, res.bound,
-                        "\n  ".join([msg] + [d.strip() for d in detail if d.strip()]),
-                        {"conditional": exact.to_json()})
+    msg = (
+        f"the claim {how} at the fixed inputs: {describe(found[0], path)}, so it is the conditional bound "
+        f"P({show_expr(event)} | the assumes) >= 1 - ({show_expr(cfa.bound)}), decided exactly by the "
+        "probability engine (no failure-bound certificate: `tamp check-proof` does not accept it)"
+    )
+    out = ProgramResult(
+        prog.name,
+        FAILURE_BOUND,
+        exact.verdict,
+        res.time_s + exact.time_s,
+        res.bound,
+        "\n  ".join([msg] + [d.strip() for d in detail if d.strip()]),
+        {"conditional": exact.to_json()},
+    )
     return out
-def prove(source_or_path, bound: Union[str, A.Expr, None] = None, timeout: Optional[float] = None,
-          program: Optional[str] = None, inputs: Optional[Dict[str, object]] = None,
-          path: Optional[str] = None, progress=None, infer: bool = False) -> FileResult:
+
+
+def prove(
+    source_or_path,
+    bound: Union[str, A.Expr, None] = None,
+    timeout: Optional[float] = None,
+    program: Optional[str] = None,
+    inputs: Optional[Dict[str, object]] = None,
+    path: Optional[str] = None,
+    progress=None,
+    infer: bool = False,
+) -> FileResult:
     """Prove every program of a file (a path, or source text) — the ``tamp prove`` command as a function.
 
     ``infer=True`` (``--infer``) reads every ``fails`` clause as ``fails ?``: the smallest failure
@@ -165,8 +198,9 @@ def infer_bound(prog: A.Program) -> A.Program:
     return dataclasses.replace(prog, fails=A.Hole())
 
 
-def certify_and_check(text: str, bound: Optional[str] = None, inputs: Optional[Dict[str, object]] = None
-                      ) -> CheckReport:
+def certify_and_check(
+    text: str, bound: Optional[str] = None, inputs: Optional[Dict[str, object]] = None
+) -> CheckReport:
     """Prove ``text`` (a whole source file), write its certificate in memory, and re-check it —
     a round trip for tests and notebooks (``tamp prove --certificate``, then ``tamp check-proof``)."""
     res = prove(text, bound=bound, inputs=inputs, path="<string>")
@@ -176,8 +210,15 @@ def certify_and_check(text: str, bound: Optional[str] = None, inputs: Optional[D
     return check_certificate(decode(cert), src, text.encode("utf-8"), b, inputs)
 
 
-def import_model(model: str, *, format: Optional[str] = None, features: Optional[List[str]] = None,
-                 spec=None, ranges=(), name: Optional[str] = None):
+def import_model(
+    model: str,
+    *,
+    format: Optional[str] = None,
+    features: Optional[List[str]] = None,
+    spec=None,
+    ranges=(),
+    name: Optional[str] = None,
+):
     """A trained model (ONNX, Keras HDF5 or Libra's network format) as a tamp program: an
     :class:`tamp.models.ImportedModel` with ``.text`` (the ``.prob`` source, parsed and
     type-checked), ``.program`` (its AST) and ``.network`` (the exact weights). See

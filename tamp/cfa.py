@@ -88,9 +88,11 @@ class CFA:
     def to_text(self) -> str:
         """Nodes with their source line, then every edge with its statement."""
         g = self.graph
-        lines = [f"CFA of {self.name}: {g.number_of_nodes()} nodes, {g.number_of_edges()} edges; "
-                 f"entry {self.entry}, exit {self.exit}"
-                 + (f", loop heads {', '.join(map(str, self.loop_heads))}" if self.loop_heads else "")]
+        lines = [
+            f"CFA of {self.name}: {g.number_of_nodes()} nodes, {g.number_of_edges()} edges; "
+            f"entry {self.entry}, exit {self.exit}"
+            + (f", loop heads {', '.join(map(str, self.loop_heads))}" if self.loop_heads else "")
+        ]
         lines.append("  requires " + (" && ".join(show_expr(e) for e in self.requires) or "true"))
         lines.append("  ensures  " + (" && ".join(show_expr(e) for e in self.ensures) or "true"))
         lines.append("  fails    " + show_expr(self.bound))
@@ -99,8 +101,9 @@ class CFA:
         for n, d in g.nodes(data=True):
             tag = d.get("kind", "")
             line = d.get("line")
-            lines.append(f"  node {n}" + (f" [{tag}]" if tag and tag != "plain" else "")
-                         + (f" line {line}" if line else ""))
+            lines.append(
+                f"  node {n}" + (f" [{tag}]" if tag and tag != "plain" else "") + (f" line {line}" if line else "")
+            )
         for u, v, _k, d in self.edges():
             ln = f"line {d['line']}" if d.get("line") else ""
             back = " (back edge)" if d.get("back") else ""
@@ -112,9 +115,12 @@ class CFA:
         """Graphviz text: nodes labelled with their number and source line, edges with statements."""
         dot = graphviz.Digraph(self.name, node_attr={"shape": "circle", "fontsize": "10"})
         for n, d in self.graph.nodes(data=True):
-            dot.node(f"n{n}", f"{n}" + (f"\\nL{d['line']}" if d.get("line") else ""),
-                     shape="doublecircle" if n == self.exit else "circle",
-                     **({"style": "bold"} if n in self.loop_heads else {}))
+            dot.node(
+                f"n{n}",
+                f"{n}" + (f"\\nL{d['line']}" if d.get("line") else ""),
+                shape="doublecircle" if n == self.exit else "circle",
+                **({"style": "bold"} if n in self.loop_heads else {}),
+            )
         dot.node("start", shape="point")
         dot.edge("start", f"n{self.entry}")
         for u, v, _k, d in self.edges():
@@ -123,15 +129,28 @@ class CFA:
 
     def to_json(self) -> dict:
         return {
-            "name": self.name, "entry": self.entry, "exit": self.exit, "loop_heads": list(self.loop_heads),
-            "requires": [show_expr(e) for e in self.requires], "ensures": [show_expr(e) for e in self.ensures],
+            "name": self.name,
+            "entry": self.entry,
+            "exit": self.exit,
+            "loop_heads": list(self.loop_heads),
+            "requires": [show_expr(e) for e in self.requires],
+            "ensures": [show_expr(e) for e in self.ensures],
             "fails": show_expr(self.bound),
-            "nodes": [{"id": n, "line": d.get("line"), "kind": d.get("kind", "plain")}
-                      for n, d in self.graph.nodes(data=True)],
-            "edges": [{"src": u, "dst": v, "stmt": show_stmt(d["stmt"]), "line": d.get("line"),
-                       "kind": type(d["stmt"]).__name__.lower(), "back": bool(d.get("back")),
-                       "user_assume": bool(d.get("user_assume"))}
-                      for u, v, _k, d in self.edges()],
+            "nodes": [
+                {"id": n, "line": d.get("line"), "kind": d.get("kind", "plain")} for n, d in self.graph.nodes(data=True)
+            ],
+            "edges": [
+                {
+                    "src": u,
+                    "dst": v,
+                    "stmt": show_stmt(d["stmt"]),
+                    "line": d.get("line"),
+                    "kind": type(d["stmt"]).__name__.lower(),
+                    "back": bool(d.get("back")),
+                    "user_assume": bool(d.get("user_assume")),
+                }
+                for u, v, _k, d in self.edges()
+            ],
         }
 
     def to_json_text(self) -> str:
@@ -207,8 +226,13 @@ class _Builder:
         found = strip.found
         for op in found:
             if self.prog.rate is None:
-                raise error_at(UnsupportedError, f"unreliable operator '{op.op}' needs a `rate` clause "
-                               "in the program header", op.pos, self.path, self.source)
+                raise error_at(
+                    UnsupportedError,
+                    f"unreliable operator '{op.op}' needs a `rate` clause in the program header",
+                    op.pos,
+                    self.path,
+                    self.source,
+                )
             self.flips += 1
             flip = A.Var(f"$f{self.flips}")
             self.types[flip.name] = A.BOOL
@@ -243,8 +267,7 @@ class _Builder:
                     t = A.Index(t.base, idx, pos=t.pos)
                 targets.append(t)
             nxt = self.node(line)
-            self.edge(at, nxt, A.Sample(tuple(targets), dataclasses.replace(s.dist, args=tuple(args)), pos=s.pos),
-                      line)
+            self.edge(at, nxt, A.Sample(tuple(targets), dataclasses.replace(s.dist, args=tuple(args)), pos=s.pos), line)
             return nxt
         if isinstance(s, A.Assume):
             c, at = self.reliable(s.cond, at, line)
@@ -274,8 +297,13 @@ class _Builder:
             cond = A.Binary("<=" if s.inclusive else "<", i, s.hi, pos=s.pos)
             step = A.Assign((i,), A.Binary("+", i, A.num(1)), pos=s.pos)
             return self.loop(cond, s.body, nxt, line, step, s.invariants)
-        raise error_at(UnsupportedError, f"statement {type(s).__name__} is not supported by the CFA",
-                       getattr(s, "pos", None), self.path, self.source)
+        raise error_at(
+            UnsupportedError,
+            f"statement {type(s).__name__} is not supported by the CFA",
+            getattr(s, "pos", None),
+            self.path,
+            self.source,
+        )
 
     def loop(self, cond, body, at, line, step, invariants=()) -> int:
         head = self.node(line, "loop_head")
@@ -313,8 +341,9 @@ class _Builder:
             parts = list(value.items)
         else:
             if len(targets) != 2:
-                raise error_at(UnsupportedError, "only pairs can be assigned from a tuple value",
-                               s.pos, self.path, self.source)
+                raise error_at(
+                    UnsupportedError, "only pairs can be assigned from a tuple value", s.pos, self.path, self.source
+                )
             parts = [A.Call("fst", (value,)), A.Call("snd", (value,))]
         temps = []
         for p in parts:
@@ -335,8 +364,9 @@ def _uses_unreliable(prog: A.Program) -> bool:
     return any(isinstance(n, A.Binary) and n.op in UNRELIABLE for n in A.walk(prog.body))
 
 
-def build_cfa(prog: A.Program, bound: Optional[A.Expr] = None, path: str = "<string>",
-              source: Optional[str] = None) -> CFA:
+def build_cfa(
+    prog: A.Program, bound: Optional[A.Expr] = None, path: str = "<string>", source: Optional[str] = None
+) -> CFA:
     """Compile ``prog`` (and its specification) to a :class:`CFA`.
 
     ``bound`` replaces the ``fails`` clause; the default bound is 0. ``reliability E`` adds
@@ -349,15 +379,17 @@ def build_cfa(prog: A.Program, bound: Optional[A.Expr] = None, path: str = "<str
     fails = prog.fails
     if prog.reliability is not None:
         if prog.fails is not None and bound is None:
-            raise error_at(UnsupportedError, "a program with `reliability` cannot also have `fails`",
-                           prog.fails.pos, path, source)
+            raise error_at(
+                UnsupportedError, "a program with `reliability` cannot also have `fails`", prog.fails.pos, path, source
+            )
         ensures = ensures + (A.Unary("!", A.Var(FAILED)),)
         fails = A.Binary("-", A.num(1), prog.reliability)
     if prog.reliability is not None or _uses_unreliable(prog):
         reserved = prog.param(FAILED)
         if reserved is not None:
-            raise error_at(UnsupportedError, "the name 'failed' is reserved for the reliability flag",
-                           reserved.pos, path, source)
+            raise error_at(
+                UnsupportedError, "the name 'failed' is reserved for the reliability flag", reserved.pos, path, source
+            )
         nxt = b.node(None)
         b.edge(at, nxt, A.Assign((A.Var(FAILED),), A.BoolLit(False)), None)
         b.types[FAILED] = A.BOOL
@@ -370,17 +402,33 @@ def build_cfa(prog: A.Program, bound: Optional[A.Expr] = None, path: str = "<str
     types.update(b.types)
     _type_temporaries(g, types, prog.name)
     bnd = bound if bound is not None else (fails if fails is not None else A.num(0))
-    return CFA(prog.name, g, entry, exit_, list(b.loop_heads), prog.params, tuple(prog.requires),
-               ensures, bnd, types, prog, dict(b.invariants), path)
+    return CFA(
+        prog.name,
+        g,
+        entry,
+        exit_,
+        list(b.loop_heads),
+        prog.params,
+        tuple(prog.requires),
+        ensures,
+        bnd,
+        types,
+        prog,
+        dict(b.invariants),
+        path,
+    )
 
 
 def _type_temporaries(g: nx.MultiDiGraph, types: Dict[str, A.Type], program: str) -> None:
     """Give the desugaring's temporaries (``$t1`` …) the type of the value they hold (a
     temporary's value may read another temporary, so the values are typed until none is left)."""
     env = ProgramTypes(program, locals=types)  # type_of reads the (growing) dict itself
-    pending = [(st.targets[0].name, st.value) for _u, _v, d in g.edges(data=True)
-               for st in [d["stmt"]]
-               if isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var) and st.targets[0].name not in types]
+    pending = [
+        (st.targets[0].name, st.value)
+        for _u, _v, d in g.edges(data=True)
+        for st in [d["stmt"]]
+        if isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var) and st.targets[0].name not in types
+    ]
     while pending:
         left = []
         for name, value in pending:

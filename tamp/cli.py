@@ -69,10 +69,13 @@ def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
     parser = _Parser(prog="tamp", description="tamp: a verifier for probabilistic programs")
-    parser.add_argument("--version", action="version",
-                        version=f"tamp {__version__} (Python {sys.version.split()[0]})")
-    parser.add_argument("--max-memory", metavar="MB", type=memory_mb,
-                        help="memory guard: stop cleanly (exit 1) when the run needs more than MB megabytes")
+    parser.add_argument("--version", action="version", version=f"tamp {__version__} (Python {sys.version.split()[0]})")
+    parser.add_argument(
+        "--max-memory",
+        metavar="MB",
+        type=memory_mb,
+        help="memory guard: stop cleanly (exit 1) when the run needs more than MB megabytes",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands = {}
     for mod in COMMANDS:
@@ -189,8 +192,10 @@ def _unexpected(exc: BaseException, args) -> int:
     elif solver:
         print(f"tamp: error: the solver failed: {str(exc).strip()[:200]}", file=sys.stderr)
     else:
-        print(f"tamp: internal error: {type(exc).__name__}: {exc} "
-              "(set TAMP_DEBUG=1 to see where; please report it)", file=sys.stderr)
+        print(
+            f"tamp: internal error: {type(exc).__name__}: {exc} (set TAMP_DEBUG=1 to see where; please report it)",
+            file=sys.stderr,
+        )
     return EXIT_UNKNOWN
 
 

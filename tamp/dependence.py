@@ -40,14 +40,18 @@ class Conditioning:
 
     edge: Edge
     stmt: A.Assume
-    reads: Tuple[str, ...]        # sample-dependent variables its condition reads
-    under_branch: bool            # reached only under a branch on a sample-dependent condition
+    reads: Tuple[str, ...]  # sample-dependent variables its condition reads
+    under_branch: bool  # reached only under a branch on a sample-dependent condition
 
     def reason(self) -> str:
         parts = []
         if self.reads:
-            parts.append("its condition reads " + ", ".join(f"'{x}'" for x in self.reads)
-                         + (", which depends" if len(self.reads) == 1 else ", which depend") + " on a sampled value")
+            parts.append(
+                "its condition reads "
+                + ", ".join(f"'{x}'" for x in self.reads)
+                + (", which depends" if len(self.reads) == 1 else ", which depend")
+                + " on a sampled value"
+            )
         if self.under_branch:
             parts.append("it is reached only under a branch on a sampled value")
         return " and ".join(parts)
@@ -59,9 +63,9 @@ class Dependence:
     bit per variable), so the fixpoint costs a few machine-word operations per edge even for
     programs with thousands of variables."""
 
-    masks: Dict[int, int]                 # variables that may depend on a sample, at each node
-    names: List[str]                      # bit i of a mask is names[i]
-    controlled: Set[int]                  # nodes control dependent on a sample-dependent branch
+    masks: Dict[int, int]  # variables that may depend on a sample, at each node
+    names: List[str]  # bit i of a mask is names[i]
+    controlled: Set[int]  # nodes control dependent on a sample-dependent branch
 
     def tainted_at(self, node: int) -> FrozenSet[str]:
         m = self.masks.get(node, 0)

@@ -31,10 +31,10 @@ import time
 import uuid
 from typing import Any, Callable, Dict, Hashable, Iterator, Optional, Tuple
 
-AUTO_AFTER_S = 2.0        # workers=0: run in-process for this long before starting a local cluster
+AUTO_AFTER_S = 2.0  # workers=0: run in-process for this long before starting a local cluster
 CONNECT_TIMEOUT_S = 10.0  # connecting to a scheduler
-LOST_AFTER_S = 20.0       # a scheduler unreachable for this long during a run is gone
-POLL_S = 0.2              # how often a waiting caller checks the deadline and the connection
+LOST_AFTER_S = 20.0  # a scheduler unreachable for this long during a run is gone
+POLL_S = 0.2  # how often a waiting caller checks the deadline and the connection
 ENV_SCHEDULER = "DASK_SCHEDULER_ADDRESS"
 
 
@@ -50,9 +50,15 @@ class Executor:
     """Submit keyed tasks, read ``(key, result)`` back in completion order. Use as a context
     manager (or call :meth:`close`) so a local cluster is shut down."""
 
-    def __init__(self, workers: int = 1, scheduler: Optional[str] = None, *,
-                 connect_timeout: float = CONNECT_TIMEOUT_S, lost_after: float = LOST_AFTER_S,
-                 auto_after: float = AUTO_AFTER_S):
+    def __init__(
+        self,
+        workers: int = 1,
+        scheduler: Optional[str] = None,
+        *,
+        connect_timeout: float = CONNECT_TIMEOUT_S,
+        lost_after: float = LOST_AFTER_S,
+        auto_after: float = AUTO_AFTER_S,
+    ):
         if workers < 0:
             raise ValueError("workers must be >= 0")
         self.workers = workers
@@ -64,13 +70,13 @@ class Executor:
         self._client: Any = None  # a distributed.Client once connected
         self._cluster: Any = None  # a distributed.LocalCluster once started
         self._local: Dict[Hashable, Tuple[Callable, tuple]] = {}  # tasks to run in this process
-        self._remote: Dict[Any, Hashable] = {}                     # Dask future -> key
+        self._remote: Dict[Any, Hashable] = {}  # Dask future -> key
 
     # -- backend ---------------------------------------------------------------------------------
 
     @property
     def backend(self) -> str:
-        """"local" (this process), "cluster" (a local Dask cluster) or the scheduler address."""
+        """ "local" (this process), "cluster" (a local Dask cluster) or the scheduler address."""
         if self._client is None:
             return "local"
         return self.scheduler or "cluster"
@@ -93,23 +99,27 @@ class Executor:
             self._client = self._connect(self.scheduler)
         elif self.workers >= 2:
             self._client = self._start_local(self.workers)
-        elif (self.workers == 0 and (os.cpu_count() or 1) > 1
-              and time.monotonic() - self._t0 >= self.auto_after):
+        elif self.workers == 0 and (os.cpu_count() or 1) > 1 and time.monotonic() - self._t0 >= self.auto_after:
             self._client = self._start_local(os.cpu_count() or 1)
         return self._client
 
     def _connect(self, address: str):
         from distributed import Client
+
         try:
             return Client(address, timeout=self.connect_timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
-            raise ExecutorError(f"cannot reach the Dask scheduler at {address} "
-                                f"(tried for {self.connect_timeout:g} s): {_first_line(exc)}") from None
+            raise ExecutorError(
+                f"cannot reach the Dask scheduler at {address} "
+                f"(tried for {self.connect_timeout:g} s): {_first_line(exc)}"
+            ) from None
 
     def _start_local(self, n: int):
         from distributed import Client, LocalCluster
-        self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                     dashboard_address=None, silence_logs=logging.ERROR)
+
+        self._cluster = LocalCluster(
+            n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        )
         return Client(self._cluster, set_as_default=False)
 
     # -- tasks -----------------------------------------------------------------------------------
@@ -175,15 +185,18 @@ class Executor:
             try:
                 result = fut.result(timeout=max(self.lost_after, 1.0))
             except TimeoutError:
-                raise ExecutorError(f"no answer from the Dask cluster at {self.backend} for "
-                                    f"{self.lost_after:g} s") from None
+                raise ExecutorError(
+                    f"no answer from the Dask cluster at {self.backend} for {self.lost_after:g} s"
+                ) from None
             except Exception as exc:
                 if type(exc).__name__ == "KilledWorker":
                     raise ExecutorError(f"a task killed every worker it ran on ({exc})") from None
                 if isinstance(exc, RuntimeError) and "deserializ" in str(exc):
-                    raise ExecutorError(f"the Dask cluster at {self.backend} cannot load tamp's tasks: the "
-                                        "scheduler and the workers need tamp and its dependencies "
-                                        "installed (see docs/cluster.md)") from None
+                    raise ExecutorError(
+                        f"the Dask cluster at {self.backend} cannot load tamp's tasks: the "
+                        "scheduler and the workers need tamp and its dependencies "
+                        "installed (see docs/cluster.md)"
+                    ) from None
                 raise
             yield key, result
 
@@ -216,8 +229,10 @@ class Executor:
         since = getattr(self, "_idle_since", None) or now
         self._idle_since = since
         if now - since >= self.lost_after:
-            raise ExecutorError(f"the Dask cluster at {self.backend} has had no workers for "
-                                f"{now - since:.0f} s (start some with `dask worker {self.backend}`)")
+            raise ExecutorError(
+                f"the Dask cluster at {self.backend} has had no workers for "
+                f"{now - since:.0f} s (start some with `dask worker {self.backend}`)"
+            )
 
     def cancel(self) -> None:
         """Drop every outstanding task (cancelled on the cluster)."""

@@ -38,4 +38,3 @@ def compare_intervals(op: str, a, b) -> Optional[bool]:
     if a is None or b is None:
         return None
     return fcompare(op, (a.lo, a.hi), (b.lo, b.hi))
-

@@ -65,8 +65,13 @@ class ProgramResult:
         return [self]
 
     def to_json(self) -> Dict[str, Any]:
-        out = {"name": self.name, "kind": self.kind, "verdict": self.verdict,
-               "bound": self.bound, "time_s": round(self.time_s, 4)}
+        out = {
+            "name": self.name,
+            "kind": self.kind,
+            "verdict": self.verdict,
+            "bound": self.bound,
+            "time_s": round(self.time_s, 4),
+        }
         if self.message:
             out["message"] = self.message
         out.update(self.details)
@@ -122,8 +127,14 @@ def combine(name: str, parts: List[ProgramResult]) -> ProgramResult:
         return parts[0]
     vs = [p.verdict for p in parts]
     verdict = VIOLATED if VIOLATED in vs else PROVED if all(v == PROVED for v in vs) else UNKNOWN
-    return MixedResult(name, "mixed", verdict, sum(p.time_s for p in parts),
-                       bound=next((p.bound for p in parts if p.bound), None), components=list(parts))
+    return MixedResult(
+        name,
+        "mixed",
+        verdict,
+        sum(p.time_s for p in parts),
+        bound=next((p.bound for p in parts if p.bound), None),
+        components=list(parts),
+    )
 
 
 @dataclass

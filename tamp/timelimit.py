@@ -39,9 +39,14 @@ def time_limit(seconds: Optional[float]) -> Iterator[None]:
     """Raise :class:`CommandTimeout` if the block runs longer than ``seconds`` + :func:`grace`.
     ``None``, a non-positive, a non-finite or an astronomically large value means no limit (the
     options are checked where they are read)."""
-    usable = (seconds is not None and isinstance(seconds, (int, float)) and math.isfinite(seconds)
-              and 0 < seconds <= MAX_TIMER_S and hasattr(signal, "setitimer")
-              and threading.current_thread() is threading.main_thread())
+    usable = (
+        seconds is not None
+        and isinstance(seconds, (int, float))
+        and math.isfinite(seconds)
+        and 0 < seconds <= MAX_TIMER_S
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
     if not usable:
         yield
         return

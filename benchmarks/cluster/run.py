@@ -33,8 +33,10 @@ from tamp.executor import Executor  # noqa: E402
 
 def fairsquare(ex: Executor, timeout: float) -> dict:
     import run as fair  # benchmarks/fairness/run.py
-    names = sorted((f"{p}_{q}" for p in fair.POPS for q in fair.PROGS),
-                   key=lambda n: ("NN3" not in n, "BN2" not in n, n))  # long ones first
+
+    names = sorted(
+        (f"{p}_{q}" for p in fair.POPS for q in fair.PROGS), key=lambda n: ("NN3" not in n, "BN2" not in n, n)
+    )  # long ones first
     res = dict(ex.map(fair.run_one, [(n, (n, timeout)) for n in names]))
     return {n: (res[n]["verdict"], tuple(res[n]["ratio"] or ())) for n in sorted(res)}
 
@@ -42,9 +44,11 @@ def fairsquare(ex: Executor, timeout: float) -> dict:
 def causal(ex: Executor, gap: float) -> dict:
     from lang.parser import parse_file
     from tamp.causal import certify_program
+
     src = parse_file(str(ROOT / "benchmarks" / "causal" / "net2x5_biased.prob"))
-    r = certify_program(src.programs[0], {"timeout": None, "mass_gap": gap}, path=src.path, source=src.text,
-                        executor=ex)
+    r = certify_program(
+        src.programs[0], {"timeout": None, "mass_gap": gap}, path=src.path, source=src.text, executor=ex
+    )
     bm = r.details["biased_mass"]
     return {"net2x5_biased": (r.verdict, bm["lower_exact"], bm["upper_exact"], r.details["boxes"])}
 
@@ -66,8 +70,10 @@ def main(argv=None) -> int:
     ap.add_argument("--mass-gap", type=float, default=0.05, help="causal mass refinement target")
     ap.add_argument("--out", default=str(HERE / "results.md"))
     a = ap.parse_args(argv)
-    jobs = [("FairSquare suite (39 problems)", lambda ex: fairsquare(ex, a.timeout)),
-            (f"causal net2x5_biased (mass gap {a.mass_gap:g})", lambda ex: causal(ex, a.mass_gap))]
+    jobs = [
+        ("FairSquare suite (39 problems)", lambda ex: fairsquare(ex, a.timeout)),
+        (f"causal net2x5_biased (mass gap {a.mass_gap:g})", lambda ex: causal(ex, a.mass_gap)),
+    ]
     rows, same = [], True
     for label, work in jobs:
         one, t1, l1 = measure(label, work, 1)
@@ -75,14 +81,21 @@ def main(argv=None) -> int:
         agree = one == many
         same &= agree
         rows.append(f"| {label} | {t1:.1f} | {l1} | {tn:.1f} | {ln} | {t1 / tn:.2f}x | {'yes' if agree else 'NO'} |")
-    text = "\n".join([
-        "# One process vs a local Dask cluster", "",
-        f"`python benchmarks/cluster/run.py --workers {a.workers}` on {machine_note()}. Wall times include "
-        "starting the cluster (a few seconds). The machine is shared with other work: the load average "
-        "(1/5/15 min) before each run is given; on 2 cores under a load of ~8 a 2-worker cluster cannot "
-        "approach 2x.", "",
-        f"| workload | 1 process (s) | load | {a.workers} workers (s) | load | speed-up | same verdicts and numbers |",
-        "|---|---|---|---|---|---|---|", *rows, ""])
+    text = "\n".join(
+        [
+            "# One process vs a local Dask cluster",
+            "",
+            f"`python benchmarks/cluster/run.py --workers {a.workers}` on {machine_note()}. Wall times include "
+            "starting the cluster (a few seconds). The machine is shared with other work: the load average "
+            "(1/5/15 min) before each run is given; on 2 cores under a load of ~8 a 2-worker cluster cannot "
+            "approach 2x.",
+            "",
+            f"| workload | 1 process (s) | load | {a.workers} workers (s) | load | speed-up | same verdicts and numbers |",
+            "|---|---|---|---|---|---|---|",
+            *rows,
+            "",
+        ]
+    )
     print(text)
     Path(a.out).write_text(text)
     return 0 if same else 1

@@ -28,8 +28,7 @@ from tamp.commands.bench import machine_note  # noqa: E402  (after the path set-
 from tamp.commands.options import add_executor_arguments, make_executor  # noqa: E402
 
 POPS = ["ind", "BN1", "BN2"]
-PROGS = ["DT4", "DT14", "DT16", "DT16a", "DT44", "SVM3", "SVM4", "SVM4a", "SVM5", "SVM6",
-         "NN2_1", "NN2_2", "NN3_2"]
+PROGS = ["DT4", "DT14", "DT16", "DT16a", "DT44", "SVM3", "SVM4", "SVM4a", "SVM5", "SVM6", "NN2_1", "NN2_2", "NN3_2"]
 
 
 def ground_truth() -> dict:
@@ -46,6 +45,7 @@ def run_one(name: str, timeout: float) -> dict:
     from lang.parser import parse_file
     from tamp.core.interval import float_above, float_below
     from tamp.prob import decide_program
+
     path = HERE / f"{name}.prob"
     t0 = time.monotonic()
     c0 = 0.0
@@ -53,18 +53,36 @@ def run_one(name: str, timeout: float) -> dict:
         src = parse_file(str(path))
         try:
             from lang.typecheck import check_file
+
             check_file(src)
         except ImportError:
             pass
         c0 = time.process_time()
         r = decide_program(src.programs[0], timeout=timeout, path=str(path), source=src.text)
         ratio = next((c.lhs for c in r.comparisons if c.lhs is not None), None)
-        return {"name": name, "verdict": r.verdict, "time_s": r.time_s, "cpu_s": time.process_time() - c0,
-                "ratio": None if ratio is None else [float_below(ratio.lo), float_above(ratio.hi)],
-                "cells": r.cells, "paths": r.paths, "solver_calls": r.solver_calls, "message": r.message}
+        return {
+            "name": name,
+            "verdict": r.verdict,
+            "time_s": r.time_s,
+            "cpu_s": time.process_time() - c0,
+            "ratio": None if ratio is None else [float_below(ratio.lo), float_above(ratio.hi)],
+            "cells": r.cells,
+            "paths": r.paths,
+            "solver_calls": r.solver_calls,
+            "message": r.message,
+        }
     except Exception as exc:  # reported in the table, never hidden
-        return {"name": name, "verdict": "error", "time_s": time.monotonic() - t0, "cpu_s": 0.0, "ratio": None,
-                "cells": 0, "paths": 0, "solver_calls": 0, "message": f"{type(exc).__name__}: {exc}"}
+        return {
+            "name": name,
+            "verdict": "error",
+            "time_s": time.monotonic() - t0,
+            "cpu_s": 0.0,
+            "ratio": None,
+            "cells": 0,
+            "paths": 0,
+            "solver_calls": 0,
+            "message": f"{type(exc).__name__}: {exc}",
+        }
 
 
 def fmt_ratio(r):
@@ -73,9 +91,10 @@ def fmt_ratio(r):
         return "—"
     import math
     from fractions import Fraction
-    lo = math.floor(Fraction(r[0]) * 10 ** 4)
-    hi = math.ceil(Fraction(r[1]) * 10 ** 4)
-    return f"[{lo // 10 ** 4}.{lo % 10 ** 4:04d}, {hi // 10 ** 4}.{hi % 10 ** 4:04d}]"
+
+    lo = math.floor(Fraction(r[0]) * 10**4)
+    hi = math.ceil(Fraction(r[1]) * 10**4)
+    return f"[{lo // 10**4}.{lo % 10**4:04d}, {hi // 10**4}.{hi % 10**4:04d}]"
 
 
 def main(argv=None) -> int:
@@ -95,7 +114,8 @@ def main(argv=None) -> int:
     with make_executor(a) as ex:
         res = dict(ex.map(run_one, [(n, (n, a.timeout)) for n in order]))
         where = {"local": "in this process", "cluster": "on a local Dask cluster"}.get(
-            ex.backend, f"on the Dask cluster at {ex.backend}")
+            ex.backend, f"on the Dask cluster at {ex.backend}"
+        )
     wall = time.monotonic() - t0
     ok = True
     for n in names:
@@ -104,14 +124,19 @@ def main(argv=None) -> int:
         r["expected"] = exp[0]
         r["match"] = r["verdict"] == exp[0]
         ok &= r["match"]
-    lines = ["# FairSquare fairness suite: results", "",
-             f"`python benchmarks/fairness/run.py --timeout {a.timeout:g}` on {os.cpu_count()} core(s), "
-             f"{'' if a.scheduler else f'{a.workers} worker(s) '}{where} "
-             f"({machine_note()}); wall time {wall:.1f} s, load average before the run "
-             f"{load0}. Certified bounds (CDFs on python-flint's arb balls, tamp.core.interval, outward rounding). "
-             "✓ = verdict matches GROUND_TRUTH.md (FAIR → proved, UNFAIR → violated). Times are wall "
-             "clock per problem; the last table also gives CPU seconds (the machine may be shared).", "",
-             "| program | " + " | ".join(POPS) + " |", "|---|" + "---|" * len(POPS)]
+    lines = [
+        "# FairSquare fairness suite: results",
+        "",
+        f"`python benchmarks/fairness/run.py --timeout {a.timeout:g}` on {os.cpu_count()} core(s), "
+        f"{'' if a.scheduler else f'{a.workers} worker(s) '}{where} "
+        f"({machine_note()}); wall time {wall:.1f} s, load average before the run "
+        f"{load0}. Certified bounds (CDFs on python-flint's arb balls, tamp.core.interval, outward rounding). "
+        "✓ = verdict matches GROUND_TRUTH.md (FAIR → proved, UNFAIR → violated). Times are wall "
+        "clock per problem; the last table also gives CPU seconds (the machine may be shared).",
+        "",
+        "| program | " + " | ".join(POPS) + " |",
+        "|---|" + "---|" * len(POPS),
+    ]
     for q in PROGS:
         cells = []
         for p in POPS:
@@ -127,16 +152,22 @@ def main(argv=None) -> int:
     cpus = [res[n].get("cpu_s", 0.0) for n in names]
     decided = sum(res[n]["verdict"] in ("proved", "violated") for n in names)
     matched = sum(res[n]["match"] for n in names)
-    lines += ["", f"Decided {decided}/{len(names)}, matching ground truth {matched}/{len(names)}; "
-              f"time median {statistics.median(times):.2f} s, max {max(times):.2f} s, "
-              f"total {sum(times):.1f} s; CPU median {statistics.median(cpus):.2f} s, max {max(cpus):.2f} s, "
-              f"total {sum(cpus):.1f} s.", "",
-              "| benchmark | verdict | expected | ratio interval | MC ratio | time (s) | CPU (s) | paths | cells | solver calls |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        f"Decided {decided}/{len(names)}, matching ground truth {matched}/{len(names)}; "
+        f"time median {statistics.median(times):.2f} s, max {max(times):.2f} s, "
+        f"total {sum(times):.1f} s; CPU median {statistics.median(cpus):.2f} s, max {max(cpus):.2f} s, "
+        f"total {sum(cpus):.1f} s.",
+        "",
+        "| benchmark | verdict | expected | ratio interval | MC ratio | time (s) | CPU (s) | paths | cells | solver calls |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for n in names:
         r = res[n]
-        lines.append(f"| {n} | {r['verdict']} | {r['expected']} | {fmt_ratio(r['ratio'])} | {gt.get(n, ('', '', ''))[1]} | "
-                     f"{r['time_s']:.2f} | {r.get('cpu_s', 0.0):.2f} | {r['paths']} | {r['cells']} | {r['solver_calls']} |")
+        lines.append(
+            f"| {n} | {r['verdict']} | {r['expected']} | {fmt_ratio(r['ratio'])} | {gt.get(n, ('', '', ''))[1]} | "
+            f"{r['time_s']:.2f} | {r.get('cpu_s', 0.0):.2f} | {r['paths']} | {r['cells']} | {r['solver_calls']} |"
+        )
     bad = [n for n in names if res[n]["message"] and not res[n]["match"]]
     for n in bad:
         lines.append(f"\n{n}: {res[n]['message']}")

@@ -43,8 +43,9 @@ def run_check(text: str, timeout: float) -> tuple:
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.monotonic()
         try:
-            p = subprocess.run([sys.executable, "-m", "tamp", "check", path], env=env, capture_output=True,
-                               text=True, timeout=timeout)
+            p = subprocess.run(
+                [sys.executable, "-m", "tamp", "check", path], env=env, capture_output=True, text=True, timeout=timeout
+            )
             rc = p.returncode
             out = (p.stdout + p.stderr).strip().splitlines()[-1:] or [""]
         except subprocess.TimeoutExpired:
@@ -68,8 +69,7 @@ def main() -> None:
         for n in (int(x) for x in sizes.split(",") if x):
             text = make(n)
             dt, cpu, rc, last = run_check(text, a.timeout)
-            print(f"{family:8} {n:>8} {len(text.encode()):>10} {dt:>8.2f} {cpu:>8.2f}  {rc!s:>4}  {last}",
-                  flush=True)
+            print(f"{family:8} {n:>8} {len(text.encode()):>10} {dt:>8.2f} {cpu:>8.2f}  {rc!s:>4}  {last}", flush=True)
 
 
 if __name__ == "__main__":

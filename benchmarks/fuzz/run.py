@@ -63,8 +63,14 @@ def main(argv=None) -> int:
                 findings.append(f)
                 print(f.render(), flush=True)
 
-    cfg = settings(max_examples=10 ** 7, deadline=None, database=None, derandomize=False, print_blob=False,
-                   suppress_health_check=list(HealthCheck))
+    cfg = settings(
+        max_examples=10**7,
+        deadline=None,
+        database=None,
+        derandomize=False,
+        print_blob=False,
+        suppress_health_check=list(HealthCheck),
+    )
 
     @cfg
     @given(text=programs(depth=2), which=st.integers(0, 4), data=st.data())

@@ -35,13 +35,13 @@ BENCH = ROOT / "benchmarks"
 @dataclass
 class Record:
     label: str
-    kind: str                   # "original" | "mutant"
-    expect: str                 # "holds" | "false" | "may-hold"
-    verdict: str                # prover's verdict, or "error: …"
+    kind: str  # "original" | "mutant"
+    expect: str  # "holds" | "false" | "may-hold"
+    verdict: str  # prover's verdict, or "error: …"
     seconds: float
-    simulated: List[str] = field(default_factory=list)   # per input: consistent / refuted / error
-    problem: str = ""           # non-empty = a soundness failure
-    review: str = ""            # expected false but proved, not refuted: check the claim by hand
+    simulated: List[str] = field(default_factory=list)  # per input: consistent / refuted / error
+    problem: str = ""  # non-empty = a soundness failure
+    review: str = ""  # expected false but proved, not refuted: check the claim by hand
 
     @property
     def refuted(self) -> bool:
@@ -64,8 +64,7 @@ def prove_verdict(prog: A.Program, bound: Optional[A.Expr], timeout: float, path
         return f"error: {exc.message if hasattr(exc, 'message') else exc}"
 
 
-def simulate_all(prog: A.Program, bound: Optional[A.Expr], inputs: List[Dict[str, object]], runs: int
-                 ) -> List[str]:
+def simulate_all(prog: A.Program, bound: Optional[A.Expr], inputs: List[Dict[str, object]], runs: int) -> List[str]:
     """The simulator's verdict at each input: "consistent", "refuted" or "error: …"."""
     from lang.errors import TampError
     from tamp.simulate import simulate
@@ -80,8 +79,9 @@ def simulate_all(prog: A.Program, bound: Optional[A.Expr], inputs: List[Dict[str
     return out
 
 
-def check_program(prog: A.Program, rel: str, timeout: float = 30.0, runs: int = 20000,
-                  limit: int = 3, only=None, progress=None) -> List[Record]:
+def check_program(
+    prog: A.Program, rel: str, timeout: float = 30.0, runs: int = 20000, limit: int = 3, only=None, progress=None
+) -> List[Record]:
     """Run the harness on one program (see the module docstring)."""
     path = str(BENCH / rel)
     inputs = benchmark_inputs(rel)
@@ -117,8 +117,10 @@ def check_mutant(m: Mutant, path: str, inputs, timeout: float, runs: int) -> Rec
     elif v == "proved" and m.expect == "false":
         # the operators make most claims false, but not all: a bound with slack (β/2 still above
         # the true failure probability) stays true. Not refuted here: needs a look by hand.
-        rec.review = "expected false but proved; the simulation does not refute it — check whether " \
-                     "the mutated claim is in fact true (slack in the original bound)"
+        rec.review = (
+            "expected false but proved; the simulation does not refute it — check whether "
+            "the mutated claim is in fact true (slack in the original bound)"
+        )
     return rec
 
 
@@ -145,5 +147,4 @@ def to_json(records: List[Record]) -> List[dict]:
     return [asdict(r) for r in records]
 
 
-__all__ = ["Record", "check_program", "check_mutant", "variant_record", "benchmark_inputs",
-           "original_bound", "to_json"]
+__all__ = ["Record", "check_program", "check_mutant", "variant_record", "benchmark_inputs", "original_bound", "to_json"]

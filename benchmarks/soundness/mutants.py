@@ -64,8 +64,7 @@ def original_bound(prog: A.Program) -> A.Expr:
 # ---------------------------------------------------------------------------- rewriting
 
 
-def _rewrite_each(e: A.Node, pick: Callable[[A.Node], bool], change: Callable[[A.Node], A.Node]
-                  ) -> Iterator[A.Node]:
+def _rewrite_each(e: A.Node, pick: Callable[[A.Node], bool], change: Callable[[A.Node], A.Node]) -> Iterator[A.Node]:
     """Every copy of ``e`` in which exactly one node satisfying ``pick`` is replaced by ``change``."""
     if pick(e):
         yield change(e)
@@ -80,14 +79,14 @@ def _rewrite_each(e: A.Node, pick: Callable[[A.Node], bool], change: Callable[[A
             for i, item in enumerate(v):
                 if isinstance(item, A.Node):
                     for nv in _rewrite_each(item, pick, change):
-                        yield dataclasses.replace(e, **{f.name: v[:i] + (nv,) + v[i + 1:]})
+                        yield dataclasses.replace(e, **{f.name: v[:i] + (nv,) + v[i + 1 :]})
 
 
 def _ensures_mutants(prog: A.Program, pick, change, limit) -> List[A.Program]:
     out = []
     for k, clause in enumerate(prog.ensures):
         for new in _rewrite_each(clause, pick, change):
-            ens = prog.ensures[:k] + (new,) + prog.ensures[k + 1:]
+            ens = prog.ensures[:k] + (new,) + prog.ensures[k + 1 :]
             out.append(dataclasses.replace(prog, ensures=ens))
             if len(out) >= limit:
                 return out
@@ -119,6 +118,7 @@ def _scale_noise(factor) -> Callable:
         f = factor * factor if s.dist.func == "gauss" else factor  # gauss takes the variance
         new = A.Binary("*", A.Num(A.num(1).value * f, False), scale)
         return dataclasses.replace(s, dist=dataclasses.replace(s.dist, args=(m, new)))
+
     return change
 
 
@@ -128,17 +128,18 @@ def mutants(prog: A.Program, limit: int = 3) -> List[Mutant]:
 
     beta = original_bound(prog)
     out: List[Mutant] = []
-    for name, b in (("bound/2", A.Binary("/", beta, A.num(2))), ("bound/10", A.Binary("/", beta, A.num(10))),
-                    ("bound=0", A.num(0))):
+    for name, b in (
+        ("bound/2", A.Binary("/", beta, A.num(2))),
+        ("bound/10", A.Binary("/", beta, A.num(10))),
+        ("bound=0", A.num(0)),
+    ):
         if not (isinstance(beta, A.Num) and beta.value == 0):
             out.append(Mutant(name, prog, b, "false"))
     for i, p in enumerate(_ensures_mutants(prog, _is_log, lambda n: A.num(1), limit)):
         out.append(Mutant("droplog", p, None, "false", str(i)))
-    for i, p in enumerate(_ensures_mutants(prog, lambda n: _is_cmp(n) and n.op not in ("==", "!="),
-                                           _tighten, limit)):
+    for i, p in enumerate(_ensures_mutants(prog, lambda n: _is_cmp(n) and n.op not in ("==", "!="), _tighten, limit)):
         out.append(Mutant("tighten", p, None, "false", str(i)))
-    for i, p in enumerate(_ensures_mutants(prog, _is_cmp, lambda n: dataclasses.replace(n, op=FLIP[n.op]),
-                                           limit)):
+    for i, p in enumerate(_ensures_mutants(prog, _is_cmp, lambda n: dataclasses.replace(n, op=FLIP[n.op]), limit)):
         out.append(Mutant("flip", p, None, "false", str(i)))
     for tag, factor, expect in (("noise*4", Fraction(4), "false"), ("noise/4", Fraction(1, 4), "may-hold")):
         bodies = list(_rewrite_each(prog.body, _is_noisy_sample, _scale_noise(factor)))[:limit]

@@ -31,13 +31,23 @@ def one(path: str, timeout: float):
     cert = file_certificate(res, raw)
     text = json.dumps(cert)
     t2 = time.monotonic()
-    row = {"file": os.path.relpath(path, ROOT), "verdict": res.verdict, "decide_s": t1 - t0, "write_s": t2 - t1,
-           "bytes": len(text), "certified": len(cert["probability"]),
-           "note": "; ".join(n["reason"] for n in cert["not_certified"])}
+    row = {
+        "file": os.path.relpath(path, ROOT),
+        "verdict": res.verdict,
+        "decide_s": t1 - t0,
+        "write_s": t2 - t1,
+        "bytes": len(text),
+        "certified": len(cert["probability"]),
+        "note": "; ".join(n["reason"] for n in cert["not_certified"]),
+    }
     if cert["probability"]:
         rep = check_certificate(decode(json.loads(text)), parse(raw.decode(), path), raw)
-        row.update(check_s=time.monotonic() - t2, check=rep.summary().split(":")[0], obligations=rep.obligations,
-                   cells=sum(len(tr["cells"]) for p in cert["probability"] for t in p["terms"] for tr in t["traces"]))
+        row.update(
+            check_s=time.monotonic() - t2,
+            check=rep.summary().split(":")[0],
+            obligations=rep.obligations,
+            cells=sum(len(tr["cells"]) for p in cert["probability"] for t in p["terms"] for tr in t["traces"]),
+        )
     return row
 
 
@@ -46,8 +56,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("files", nargs="*")
     args = ap.parse_args()
-    files = args.files or sorted(glob.glob(os.path.join(ROOT, "benchmarks/fairness/*.prob"))) + \
-        sorted(glob.glob(os.path.join(ROOT, "benchmarks/wmi/prop_*.prob")))
+    files = args.files or sorted(glob.glob(os.path.join(ROOT, "benchmarks/fairness/*.prob"))) + sorted(
+        glob.glob(os.path.join(ROOT, "benchmarks/wmi/prop_*.prob"))
+    )
     print("| program | verdict | decide s | write s | check s | size KB | cells | obligations | check |")
     print("|---|---|---|---|---|---|---|---|---|")
     rows = []
@@ -55,22 +66,31 @@ def main():
         r = one(f, args.timeout)
         rows.append(r)
         if r["certified"]:
-            print(f"| {os.path.basename(r['file'])} | {r['verdict']} | {r['decide_s']:.2f} | {r['write_s']:.2f} | "
-                  f"{r['check_s']:.2f} | {r['bytes'] / 1024:.0f} | {r['cells']} | {r['obligations']} | {r['check']} |",
-                  flush=True)
+            print(
+                f"| {os.path.basename(r['file'])} | {r['verdict']} | {r['decide_s']:.2f} | {r['write_s']:.2f} | "
+                f"{r['check_s']:.2f} | {r['bytes'] / 1024:.0f} | {r['cells']} | {r['obligations']} | {r['check']} |",
+                flush=True,
+            )
         else:
-            print(f"| {os.path.basename(r['file'])} | {r['verdict']} | {r['decide_s']:.2f} | {r['write_s']:.2f} | – | – "
-                  f"| – | – | not certified: {r['note'][:90]} |", flush=True)
+            print(
+                f"| {os.path.basename(r['file'])} | {r['verdict']} | {r['decide_s']:.2f} | {r['write_s']:.2f} | – | – "
+                f"| – | – | not certified: {r['note'][:90]} |",
+                flush=True,
+            )
     ok = [r for r in rows if r.get("check") == "OK"]
-    print(f"\n{len(ok)}/{len(rows)} certified and re-checked OK; decide {sum(r['decide_s'] for r in rows):.1f} s, "
-          f"write {sum(r['write_s'] for r in rows):.1f} s, check {sum(r.get('check_s', 0) for r in rows):.1f} s")
+    print(
+        f"\n{len(ok)}/{len(rows)} certified and re-checked OK; decide {sum(r['decide_s'] for r in rows):.1f} s, "
+        f"write {sum(r['write_s'] for r in rows):.1f} s, check {sum(r.get('check_s', 0) for r in rows):.1f} s"
+    )
     if ok:
         import statistics
 
-        print(f"certified ones: decide {sum(r['decide_s'] for r in ok):.1f} s, check {sum(r['check_s'] for r in ok):.1f} s; "
-              f"check time median {statistics.median(r['check_s'] for r in ok):.2f} s, max "
-              f"{max(r['check_s'] for r in ok):.2f} s; check/decide median "
-              f"{statistics.median(r['check_s'] / max(r['decide_s'], 1e-3) for r in ok):.1f}")
+        print(
+            f"certified ones: decide {sum(r['decide_s'] for r in ok):.1f} s, check {sum(r['check_s'] for r in ok):.1f} s; "
+            f"check time median {statistics.median(r['check_s'] for r in ok):.2f} s, max "
+            f"{max(r['check_s'] for r in ok):.2f} s; check/decide median "
+            f"{statistics.median(r['check_s'] / max(r['decide_s'], 1e-3) for r in ok):.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -39,8 +39,11 @@ def certify(path: Path, timeout: float):
 
     res = prove(str(path), timeout=timeout)
     cert = json.loads(json.dumps(file_certificate(res, path.read_bytes())))
-    report = check_certificate(decode(cert), parse_file(str(path)), path.read_bytes()) \
-        if cert["programs"] or cert.get("concentration") else None
+    report = (
+        check_certificate(decode(cert), parse_file(str(path)), path.read_bytes())
+        if cert["programs"] or cert.get("concentration")
+        else None
+    )
     return res, report, len(json.dumps(cert))
 
 
@@ -57,9 +60,12 @@ def main(argv=None) -> int:
     records, certs = [], []
 
     def show(r: Record):
-        print(f"  {r.label:40s} {r.expect:9s} {r.verdict:9s} {r.seconds:7.2f} s  {','.join(r.simulated)}"
-              + (f"  <<< {r.problem}" if r.problem else "") + (f"  [review: {r.review}]" if r.review else ""),
-              flush=True)
+        print(
+            f"  {r.label:40s} {r.expect:9s} {r.verdict:9s} {r.seconds:7.2f} s  {','.join(r.simulated)}"
+            + (f"  <<< {r.problem}" if r.problem else "")
+            + (f"  [review: {r.review}]" if r.review else ""),
+            flush=True,
+        )
 
     t_all = time.monotonic()
     for rel in files:
@@ -77,11 +83,23 @@ def main(argv=None) -> int:
             if report is not None:
                 pc = next((p for p in report.programs if p.name.split(" (")[0] == pr.name), None)
                 if pc is not None:
-                    certs.append({"file": rel, "program": pr.name, "prove_s": round(pr.time_s, 3),
-                                  "check_s": round(pc.seconds, 3), "obligations": pc.obligations,
-                                  "ok": pc.ok, "reason": pc.reason, "bytes": size})
-                    print(f"  certificate: {'OK' if pc.ok else 'REJECTED ' + pc.reason}, {pc.obligations} "
-                          f"obligations, check {pc.seconds:.2f} s vs prove {pr.time_s:.2f} s", flush=True)
+                    certs.append(
+                        {
+                            "file": rel,
+                            "program": pr.name,
+                            "prove_s": round(pr.time_s, 3),
+                            "check_s": round(pc.seconds, 3),
+                            "obligations": pc.obligations,
+                            "ok": pc.ok,
+                            "reason": pc.reason,
+                            "bytes": size,
+                        }
+                    )
+                    print(
+                        f"  certificate: {'OK' if pc.ok else 'REJECTED ' + pc.reason}, {pc.obligations} "
+                        f"obligations, check {pc.seconds:.2f} s vs prove {pr.time_s:.2f} s",
+                        flush=True,
+                    )
                     if not pc.ok:
                         rec.problem = "its own certificate was rejected: " + pc.reason
             if pr.verdict != "proved":
@@ -93,14 +111,17 @@ def main(argv=None) -> int:
                 show(r)
     print("benchmarks/variants (false claims)", flush=True)
     # variants/nonterminating: false because some runs never end (the simulator cannot show it)
-    for p in sorted((BENCH / "variants").glob("*.prob")) + sorted((BENCH / "variants" / "nonterminating").glob("*.prob")):
+    for p in sorted((BENCH / "variants").glob("*.prob")) + sorted(
+        (BENCH / "variants" / "nonterminating").glob("*.prob")
+    ):
         for r in variant_record(str(p.relative_to(BENCH)), args.mutant_timeout, args.runs):
             records.append(r)
             show(r)
     total = time.monotonic() - t_all
     summary = summarize(records, certs, total, args)
-    (Path(args.out) / "results.json").write_text(json.dumps({"summary": summary, "certificates": certs,
-                                                             "records": to_json(records)}, indent=1) + "\n")
+    (Path(args.out) / "results.json").write_text(
+        json.dumps({"summary": summary, "certificates": certs, "records": to_json(records)}, indent=1) + "\n"
+    )
     (Path(args.out) / "results.md").write_text(markdown(summary, records, certs))
     print(json.dumps(summary, indent=1))
     return 1 if summary["soundness_problems"] else 0
@@ -129,40 +150,61 @@ def summarize(records, certs, total, args) -> dict:
         "certificates": len(certs),
         "soundness_problems": [f"{r.label}: {r.problem}" for r in records if r.problem],
         "to_review": [f"{r.label}: {r.review}" for r in records if r.review],
-        "settings": {"timeout": args.timeout, "mutant_timeout": args.mutant_timeout, "runs": args.runs,
-                     "limit": args.limit, "cpus": os.cpu_count()},
+        "settings": {
+            "timeout": args.timeout,
+            "mutant_timeout": args.mutant_timeout,
+            "runs": args.runs,
+            "limit": args.limit,
+            "cpus": os.cpu_count(),
+        },
         "total_s": round(total, 1),
     }
 
 
 def markdown(summary, records, certs) -> str:
     s = summary
-    lines = ["# Soundness harness results", "",
-             "Generated by `benchmarks/soundness/run.py` (see docs/trust.md).", "",
-             f"* originals: {s['originals']} programs, {s['originals_proved']} proved (each cross-checked by "
-             "simulation at the inputs of benchmarks/inputs.json)",
-             f"* mutants tried: **{s['mutants_tried']}**; expected false: {s['mutants_expected_false']}, "
-             f"of which **proved: {s['mutants_expected_false_proved']}**, refuted by simulation at some input: "
-             f"{s['mutants_expected_false_refuted_by_simulation']}",
-             f"* mutants that may still hold (less noise) and were proved: {s['mutants_may_hold_proved']} "
-             "(each must survive simulation)",
-             f"* hand-written false variants: {s['variants_tried']}, proved: {s['variants_proved']}",
-             f"* certificates re-checked OK: {s['certificates_ok']} of {s['certificates']}",
-             f"* soundness problems (proved and refuted by simulation, or a rejected certificate): "
-             f"{len(s['soundness_problems'])}",
-             f"* proved mutants expected false but not refuted, to review by hand: {len(s['to_review'])}"
-             + "".join(f"\n  * {x}" for x in s["to_review"]),
-             f"* total time {s['total_s']} s; settings {s['settings']}", "",
-             "## Certificates", "", "| file | program | prove (s) | check (s) | obligations | result |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "# Soundness harness results",
+        "",
+        "Generated by `benchmarks/soundness/run.py` (see docs/trust.md).",
+        "",
+        f"* originals: {s['originals']} programs, {s['originals_proved']} proved (each cross-checked by "
+        "simulation at the inputs of benchmarks/inputs.json)",
+        f"* mutants tried: **{s['mutants_tried']}**; expected false: {s['mutants_expected_false']}, "
+        f"of which **proved: {s['mutants_expected_false_proved']}**, refuted by simulation at some input: "
+        f"{s['mutants_expected_false_refuted_by_simulation']}",
+        f"* mutants that may still hold (less noise) and were proved: {s['mutants_may_hold_proved']} "
+        "(each must survive simulation)",
+        f"* hand-written false variants: {s['variants_tried']}, proved: {s['variants_proved']}",
+        f"* certificates re-checked OK: {s['certificates_ok']} of {s['certificates']}",
+        f"* soundness problems (proved and refuted by simulation, or a rejected certificate): "
+        f"{len(s['soundness_problems'])}",
+        f"* proved mutants expected false but not refuted, to review by hand: {len(s['to_review'])}"
+        + "".join(f"\n  * {x}" for x in s["to_review"]),
+        f"* total time {s['total_s']} s; settings {s['settings']}",
+        "",
+        "## Certificates",
+        "",
+        "| file | program | prove (s) | check (s) | obligations | result |",
+        "|---|---|---|---|---|---|",
+    ]
     for c in certs:
-        lines.append(f"| {c['file']} | {c['program']} | {c['prove_s']} | {c['check_s']} | {c['obligations']} | "
-                     f"{'OK' if c['ok'] else 'REJECTED: ' + c['reason']} |")
-    lines += ["", "## Every run", "", "| program / mutant | kind | expect | verdict | time (s) | simulation | problem / review |",
-              "|---|---|---|---|---|---|---|"]
+        lines.append(
+            f"| {c['file']} | {c['program']} | {c['prove_s']} | {c['check_s']} | {c['obligations']} | "
+            f"{'OK' if c['ok'] else 'REJECTED: ' + c['reason']} |"
+        )
+    lines += [
+        "",
+        "## Every run",
+        "",
+        "| program / mutant | kind | expect | verdict | time (s) | simulation | problem / review |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in records:
-        lines.append(f"| {r.label} | {r.kind} | {r.expect} | {r.verdict} | {r.seconds:.2f} | "
-                     f"{', '.join(r.simulated)} | {r.problem or r.review} |")
+        lines.append(
+            f"| {r.label} | {r.kind} | {r.expect} | {r.verdict} | {r.seconds:.2f} | "
+            f"{', '.join(r.simulated)} | {r.problem or r.review} |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -35,15 +35,21 @@ def main(argv=None) -> int:
     from lang.parser import parse_file
     from tamp.prob import decide_program
     from tamp.prob.result import show_interval
-    rows = ["# Property specifications: results", "",
-            f"`python benchmarks/wmi/properties.py --timeout {a.timeout:g}`", "",
-            "| property | what | verdict | P-terms | paths | cells | solver calls | time (s) |",
-            "|---|---|---|---|---|---|---|---|"]
+
+    rows = [
+        "# Property specifications: results",
+        "",
+        f"`python benchmarks/wmi/properties.py --timeout {a.timeout:g}`",
+        "",
+        "| property | what | verdict | P-terms | paths | cells | solver calls | time (s) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     ok = True
     for f in sorted(HERE.glob("prop_*.prob")):
         src = parse_file(str(f))
         try:
             from lang.typecheck import check_file
+
             check_file(src)
         except ImportError:
             pass
@@ -51,8 +57,10 @@ def main(argv=None) -> int:
             t0 = time.monotonic()
             r = decide_program(prog, timeout=a.timeout, path=str(f), source=src.text)
             terms = "; ".join(f"{t.text} = {show_interval(t.interval)}" for t in r.terms)
-            rows.append(f"| {f.stem} | {DESCRIPTIONS.get(f.stem, '')} | {r.verdict} | {terms.replace('|', chr(92) + '|')} | "
-                        f"{r.paths} | {r.cells} | {r.solver_calls} | {time.monotonic() - t0:.2f} |")
+            rows.append(
+                f"| {f.stem} | {DESCRIPTIONS.get(f.stem, '')} | {r.verdict} | {terms.replace('|', chr(92) + '|')} | "
+                f"{r.paths} | {r.cells} | {r.solver_calls} | {time.monotonic() - t0:.2f} |"
+            )
             ok &= r.verdict == "proved"
     text = "\n".join(rows) + "\n"
     print(text)

@@ -54,8 +54,11 @@ def exact_digest(num: int, den: int) -> dict:
     import hashlib
 
     text = f"{num:x}/{den:x}"
-    return {"Z_num_bits": num.bit_length(), "Z_den_bits": den.bit_length(),
-            "Z_sha256": hashlib.sha256(text.encode()).hexdigest()}
+    return {
+        "Z_num_bits": num.bit_length(),
+        "Z_den_bits": den.bit_length(),
+        "Z_sha256": hashlib.sha256(text.encode()).hexdigest(),
+    }
 
 
 def compact(res: dict) -> dict:
@@ -89,8 +92,12 @@ def problem_key(path: Path):
 def run_one(path: Path, timeout: float) -> dict:
     t0 = time.monotonic()
     try:
-        proc = subprocess.run([sys.executable, "-c", CHILD, str(REPO), str(path), str(timeout)],
-                              capture_output=True, text=True, timeout=timeout + 60)
+        proc = subprocess.run(
+            [sys.executable, "-c", CHILD, str(REPO), str(path), str(timeout)],
+            capture_output=True,
+            text=True,
+            timeout=timeout + 60,
+        )
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "cells": None, "time_s": time.monotonic() - t0}
     if proc.returncode != 0:
@@ -124,6 +131,7 @@ def work(p: Path, timeout: float) -> dict:
 def main(argv=None) -> int:
     sys.path.insert(0, str(REPO))
     from tamp.commands.options import add_executor_arguments, make_executor
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--max-reals", type=int, default=10)
     ap.add_argument("--min-reals", type=int, default=2)
@@ -137,8 +145,9 @@ def main(argv=None) -> int:
         print(f"data set not found: {DATA}", file=sys.stderr)
         return 2
     refs = reference_values()
-    paths = sorted((p for p in DATA.glob("nr*_*.json")
-                    if args.min_reals <= problem_key(p)[0] <= args.max_reals), key=problem_key)
+    paths = sorted(
+        (p for p in DATA.glob("nr*_*.json") if args.min_reals <= problem_key(p)[0] <= args.max_reals), key=problem_key
+    )
     results = {}
     if args.merge_json and Path(args.merge_json).exists():
         prev = json.loads(Path(args.merge_json).read_text())
@@ -153,8 +162,11 @@ def main(argv=None) -> int:
             bad += st.startswith("MISMATCH") or st.startswith("error")
             z = f"{res['value']:.12g}" if res["status"] == "ok" else "—"
             cells = res.get("cells")
-            print(f"{name:8} {res['reals']:>5} {z:>20} {cells if cells is not None else '—':>6} "
-                  f"{res['time_s']:>8.1f}  {st}", flush=True)
+            print(
+                f"{name:8} {res['reals']:>5} {z:>20} {cells if cells is not None else '—':>6} "
+                f"{res['time_s']:>8.1f}  {st}",
+                flush=True,
+            )
             # written after every problem, so an interrupted run still leaves its table
             if args.json:
                 Path(args.json).write_text(json.dumps(results, indent=1, sort_keys=True))
@@ -188,14 +200,21 @@ def write_markdown(path: Path, results: dict, refs: dict, args):
         med = f"{ok[len(ok) // 2]:.1f} s" if ok else "—"
         mx = f"{ok[-1]:.1f} s" if ok else "—"
         lines.append(f"| {n} | {len(ok)}/{len(rs)} | {to} | {med} | {mx} |")
-    lines += ["", "## All problems", "",
-              "| problem | reals | Z | cells | time (s) | limit (s) | status |", "|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## All problems",
+        "",
+        "| problem | reals | Z | cells | time (s) | limit (s) | status |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for nm in names:
         r = results[nm]
         z = f"{r['value']:.12f}" if r["status"] == "ok" else "—"
         cells = r.get("cells")
-        lines.append(f"| {nm} | {r['reals']} | {z} | {cells if cells is not None else '—'} | "
-                     f"{r['time_s']:.1f} | {r.get('timeout_s', '—'):g} | {status_text(nm, r, refs)} |")
+        lines.append(
+            f"| {nm} | {r['reals']} | {z} | {cells if cells is not None else '—'} | "
+            f"{r['time_s']:.1f} | {r.get('timeout_s', '—'):g} | {status_text(nm, r, refs)} |"
+        )
     path.write_text("\n".join(lines) + "\n")
 
 

@@ -48,27 +48,27 @@ MEASURED = "measured"
 class Options:
     """Tuning of the certifier (see docs/causal.md)."""
 
-    max_unstable: int = 8           # U: at most this many undecided ReLUs/branches before calling SMT
-    min_mass: float = 2.0 ** -16    # L: boxes with a smaller (uniform) share are not split further
-    smt_timeout: float = 10.0       # seconds per SMT query; a timeout counts as unknown
-    refine: bool = True             # split mixed boxes to tighten the bounds on the biased mass
+    max_unstable: int = 8  # U: at most this many undecided ReLUs/branches before calling SMT
+    min_mass: float = 2.0**-16  # L: boxes with a smaller (uniform) share are not split further
+    smt_timeout: float = 10.0  # seconds per SMT query; a timeout counts as unknown
+    refine: bool = True  # split mixed boxes to tighten the bounds on the biased mass
     timeout: Optional[float] = 600.0  # seconds for the whole analysis
-    jobs: int = 0                   # workers (tamp.executor: 0 = automatic, 1 = this process)
+    jobs: int = 0  # workers (tamp.executor: 0 = automatic, 1 = this process)
     scheduler: Optional[str] = None  # an existing Dask cluster's scheduler address
-    slice_s: float = 0.5            # time budget of the phase branching's LP search (per box: max(this, 1))
-    slice_boxes: int = 32           # boxes a job decides depth-first before it hands back its frontier
-    round_jobs: int = 16            # jobs per round; results are combined in a fixed order after each
-    candidates: int = 6             # dimensions scored by interval propagation when choosing a split
+    slice_s: float = 0.5  # time budget of the phase branching's LP search (per box: max(this, 1))
+    slice_boxes: int = 32  # boxes a job decides depth-first before it hands back its frontier
+    round_jobs: int = 16  # jobs per round; results are combined in a fixed order after each
+    candidates: int = 6  # dimensions scored by interval propagation when choosing a split
     population: Optional[str] = None  # a `.prob` file whose program samples the inputs
-    linear: bool = True             # symbolic linear bounds (DeepPoly-style) and the relational check
-    exact_unstable: int = 3         # measure a mixed box exactly with at most this many unstable ReLUs
-    exact_dims: int = 8             # ... and general polytopes in at most this many dimensions
-    phase_lps: int = 32             # LP calls per box and question when branching on ReLU phases (0 = off)
-    refine_lps: int = 0             # ... while refining the biased mass (boxes are many and small there)
-    refine_batch: int = 1           # mass refinement: halvings per worker job (best-first inside it)
-    split_trials: int = 1           # mass refinement: halvings tried per box (the least remaining gap wins)
-    refine_min_mass: float = 2.0 ** -40  # mass refinement: boxes with a smaller share are not split
-    mass_gap: float = 0.001         # refinement stops once upper - lower biased mass is at most this
+    linear: bool = True  # symbolic linear bounds (DeepPoly-style) and the relational check
+    exact_unstable: int = 3  # measure a mixed box exactly with at most this many unstable ReLUs
+    exact_dims: int = 8  # ... and general polytopes in at most this many dimensions
+    phase_lps: int = 32  # LP calls per box and question when branching on ReLU phases (0 = off)
+    refine_lps: int = 0  # ... while refining the biased mass (boxes are many and small there)
+    refine_batch: int = 1  # mass refinement: halvings per worker job (best-first inside it)
+    split_trials: int = 1  # mass refinement: halvings tried per box (the least remaining gap wins)
+    refine_min_mass: float = 2.0**-40  # mass refinement: boxes with a smaller share are not split
+    mass_gap: float = 0.001  # refinement stops once upper - lower biased mass is at most this
 
     @classmethod
     def from_any(cls, o) -> "Options":
@@ -82,11 +82,11 @@ class Options:
 
 @dataclass
 class Decision:
-    status: Optional[str]                 # a leaf status, or None = split into ``children``
+    status: Optional[str]  # a leaf status, or None = split into ``children``
     children: List[B.Box] = field(default_factory=list)
     witness: Optional[dict] = None
     smt_calls: int = 0
-    share: Optional[Fraction] = None      # MEASURED: the exact biased share of the box
+    share: Optional[Fraction] = None  # MEASURED: the exact biased share of the box
 
 
 def _neq(a, b):
@@ -117,14 +117,19 @@ class Analyzer:
             for name in A.free_vars(ind.expr):
                 if name not in fin.env:
                     raise ctx.error(f"'{name}' is not assigned on every path of program '{prog.name}'", ind.expr)
-            check_divisions(fin, req, {p.name: p.type.name for p in prog.params if p.name != ind.var},
-                            {ind.var: v}, ctx)
+            check_divisions(
+                fin, req, {p.name: p.type.name for p in prog.params if p.name != ind.var}, {ind.var: v}, ctx
+            )
             outs.append(expr_term(ind.expr, fin.env, ctx))
             valids.append(T.op("and", *req, fin.assumption()))
         self.outs, self.valids = outs, valids
         k = len(outs)
-        self.pairs = [(i, j) for i in range(k) for j in range(i + 1, k)
-                      if not (T.same(outs[i], outs[j]) or valids[i] is T.FALSE or valids[j] is T.FALSE)]
+        self.pairs = [
+            (i, j)
+            for i in range(k)
+            for j in range(i + 1, k)
+            if not (T.same(outs[i], outs[j]) or valids[i] is T.FALSE or valids[j] is T.FALSE)
+        ]
         self.dag: Dag = compile_dag(outs + valids)
         used = set(self.dag.inputs())
         self.relevant = [i for i, d in enumerate(self.dims) if d.name in used]
@@ -136,6 +141,7 @@ class Analyzer:
         self.sym = None
         if options.linear and self.pairs:
             from .tight import SymbolicBounds
+
             try:
                 sym = SymbolicBounds(self.dag, k, self.pairs)
             except OverflowError:  # a coefficient beyond binary64 (e.g. 1e400): interval and SMT levels only
@@ -145,6 +151,7 @@ class Analyzer:
         self.phase = None
         if self.sym is not None and options.phase_lps > 0 and self.sym.pairs == self.pairs:
             from .phasesplit import PhaseSearch
+
             self.phase = PhaseSearch(self.sym)
 
     def _sens_sort(self) -> str:
@@ -192,8 +199,7 @@ class Analyzer:
             return None
         outs, _ = self.point_outputs(point)
         s = self.region.sensitive
-        return {"inputs": dict(point),
-                "pair": [{s: self.region.values[i], "out": outs[i]} for i in pair]}
+        return {"inputs": dict(point), "pair": [{s: self.region.values[i], "out": outs[i]} for i in pair]}
 
     # ------------------------------------------------------------------ SMT level
     def _box_constraints(self, box: B.Box):
@@ -241,8 +247,9 @@ class Analyzer:
         if facts is not None:
             widths = {self.dims[k].name: saturating_float(box[k][1] - box[k][0]) for k in cands}
             score = self.sym.split_scores(facts, widths)
-            best = max(cands, key=lambda k: (score.get(self.dims[k].name, 0.0),
-                                             B.relative_width(self.dims[k], *box[k])))
+            best = max(
+                cands, key=lambda k: (score.get(self.dims[k].name, 0.0), B.relative_width(self.dims[k], *box[k]))
+            )
             if score.get(self.dims[best].name, 0.0) > 0:
                 return best
         widest = sorted(cands, key=lambda k: -B.relative_width(self.dims[k], *box[k]))[: self.options.candidates]
@@ -284,12 +291,21 @@ class Analyzer:
         if int(((rx.pre_lo < 0) & (rx.pre_hi > 0)).sum()) > self.options.exact_unstable:
             return None  # (every ReLU counts, relevant or not: a cheap filter)
         from .exactmass import exact_biased_share
+
         k = len(self.outs)
         pair = self.pairs[0]
         valid = (self.dag.roots[k + pair[0]], self.dag.roots[k + pair[1]])
-        return exact_biased_share(self.sym, facts, self.dims, box, pair, valid,
-                                  self.options.exact_unstable, self.options.exact_dims,
-                                  deadline=time.monotonic() + max(self.options.slice_s, 1.0))
+        return exact_biased_share(
+            self.sym,
+            facts,
+            self.dims,
+            box,
+            pair,
+            valid,
+            self.options.exact_unstable,
+            self.options.exact_dims,
+            deadline=time.monotonic() + max(self.options.slice_s, 1.0),
+        )
 
     def decide(self, box: B.Box) -> Decision:
         """Settle ``box`` or split it."""
@@ -309,6 +325,7 @@ class Analyzer:
         w = self.witness(biased_pt) if biased_pt is not None else None
         if w is None and facts is not None and self.sym.pairs:
             from .relational import box_cannot_be_biased
+
             if box_cannot_be_biased(self.sym, facts, self.pairs):
                 return Decision(CERTIFIED)
         cands = self.splittable(box)
@@ -369,6 +386,7 @@ class Analyzer:
         known biased point, "is some point biased?" (none: certified); with one, "is some point
         not biased?" (none: entirely biased). None when undecided within the LP budget."""
         from .threshold import bias_cases
+
         th = self.sym.thresholds
         exact = {d.name: box[k] for k, d in enumerate(self.dims)}
         opts = self.options
@@ -380,8 +398,8 @@ class Analyzer:
             def accept(values):
                 pt = self._lp_point(box, values)
                 return pt is not None and self.biased_at(pt) is not None
-            ans = self.phase.search(exact, facts, cases, accept, budget,
-                                    int(opts.smt_timeout * 1000), deadline)
+
+            ans = self.phase.search(exact, facts, cases, accept, budget, int(opts.smt_timeout * 1000), deadline)
             self.lp_calls += ans.lps
             if ans.status == "none":
                 return Decision(CERTIFIED)
@@ -399,8 +417,8 @@ class Analyzer:
         def accept_fair(values):
             pt = self._lp_point(box, values)
             return pt is not None and self.biased_at(pt) is None
-        ans = self.phase.search(exact, facts, cases, accept_fair, budget,
-                                int(opts.smt_timeout * 1000), deadline)
+
+        ans = self.phase.search(exact, facts, cases, accept_fair, budget, int(opts.smt_timeout * 1000), deadline)
         self.lp_calls += ans.lps
         if ans.status == "none":
             return Decision(BIASED, witness=w)
@@ -445,6 +463,7 @@ class Analyzer:
         import random
 
         import numpy as np
+
         rng = random.Random(hash(box))
         pts = [B.center(self.dims, box)] + [B.random_point(self.dims, box, rng) for _ in range(n)]
         try:
@@ -497,6 +516,7 @@ class Analyzer:
             if d.sort == "real" and lo is not None and hi is not None and hi > lo:
                 rbox[d.name] = (lo, hi)
         from .boxmass import share_bounds
+
         r = share_bounds(self.sym, facts, rbox, self.pairs[0], self.options.exact_dims)
         return r if r is not None else (Fraction(0), Fraction(1))
 
@@ -547,6 +567,7 @@ class Analyzer:
         batch of work for one worker job): ([(leaf, status, lower, upper)], witness, calls, boxes).
         Leaves with a gap are handed back for the coordinator's queue."""
         import heapq
+
         dims = self.dims
         heap = [(-(upper - lower), 0, box, lower, upper)]
         leaves, witness, calls, n, seq = [], None, 0, 0, 1
@@ -575,9 +596,13 @@ class Analyzer:
         copies, real inputs, no opaque atoms, ``requires`` true on the whole region."""
         ok = getattr(self, "_fast_ok", None)
         if ok is None:
-            ok = (self.exact_ok and self.sym is not None and self.sym.pairs == self.pairs
-                  and not self.sym.opaque_used
-                  and all(d.sort == "real" for d in self.dims if d.name in self.sym.model.inputs.values()))
+            ok = (
+                self.exact_ok
+                and self.sym is not None
+                and self.sym.pairs == self.pairs
+                and not self.sym.opaque_used
+                and all(d.sort == "real" for d in self.dims if d.name in self.sym.model.inputs.values())
+            )
             if ok:
                 _, b, _ = self.bound(B.root_box(self.dims), symbolic=False)
                 ok = self._valid_on(b)  # validity on the root box holds on every sub-box
@@ -590,6 +615,7 @@ class Analyzer:
             return None, Fraction(0), Fraction(1)
         rbox = {d.name: (lo, hi) for d, (lo, hi) in zip(self.dims, box) if d.sort == "real"}
         from .boxmass import share_bounds
+
         r = share_bounds(self.sym, facts, rbox, self.pairs[0], self.options.exact_dims)
         return (facts, *r) if r is not None else (facts, Fraction(0), Fraction(1))
 
@@ -605,8 +631,12 @@ class Analyzer:
         tried = {}
         if self.options.split_trials > 1 and facts is not None:
             # smart splitting: of the best-scored dimensions, the one whose halves leave the least gap
-            ranked = sorted(cands, key=lambda j: -(score.get(self.dims[j].name, 0.0) + 1e-12 * float(
-                B.relative_width(self.dims[j], *box[j]))))[: self.options.split_trials]
+            ranked = sorted(
+                cands,
+                key=lambda j: (
+                    -(score.get(self.dims[j].name, 0.0) + 1e-12 * float(B.relative_width(self.dims[j], *box[j])))
+                ),
+            )[: self.options.split_trials]
             best = None
             for j in ranked:
                 halves = [(h, *self._shares_fast(h, facts)) for h in B.split(self.dims[j], box, j)]
@@ -616,8 +646,9 @@ class Analyzer:
                     best = (g, j)
             k = best[1]
         out = []
-        for half, hf, lo, hi in tried.get(k) or [(h, *self._shares_fast(h, facts))
-                                                  for h in B.split(self.dims[k], box, k)]:
+        for half, hf, lo, hi in tried.get(k) or [
+            (h, *self._shares_fast(h, facts)) for h in B.split(self.dims[k], box, k)
+        ]:
             if hi > lo and hf is not None and self.options.exact_unstable >= 0:
                 rx = hf.rx
                 if int(((rx.pre_lo < 0) & (rx.pre_hi > 0)).sum()) <= self.options.exact_unstable:

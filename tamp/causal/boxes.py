@@ -64,7 +64,7 @@ def split(d: Dim, box: Box, k: int) -> List[Box]:
     else:
         mid = Fraction((int(lo) + int(hi)) // 2)
         parts = [(lo, mid), (mid + 1, hi)]
-    return [box[:k] + (p,) + box[k + 1:] for p in parts]
+    return [box[:k] + (p,) + box[k + 1 :] for p in parts]
 
 
 def center(dims: Tuple[Dim, ...], box: Box) -> Dict[str, object]:

@@ -37,8 +37,7 @@ from .tight import BoxFacts, SymbolicBounds
 RealBox = Dict[str, Tuple[Fraction, Fraction]]
 
 
-def _coarse(V: np.ndarray, c: float, names: Dict[int, str], box: RealBox, widths: Dict[str, float],
-            max_dims: int):
+def _coarse(V: np.ndarray, c: float, names: Dict[int, str], box: RealBox, widths: Dict[str, float], max_dims: int):
     """(coefficients by input name, constant) of an affine function f' <= f on ``box`` that reads
     at most ``max_dims`` inputs (the others at their worst case); None if f reads a non-input."""
     nz = [int(v) for v in np.flatnonzero(V)]
@@ -58,8 +57,9 @@ def _coarse(V: np.ndarray, c: float, names: Dict[int, str], box: RealBox, widths
     return coef, const
 
 
-def share_bounds(sb: SymbolicBounds, facts: BoxFacts, box: RealBox, pair: Tuple[int, int],
-                 max_dims: int = 8) -> Optional[Tuple[Fraction, Fraction]]:
+def share_bounds(
+    sb: SymbolicBounds, facts: BoxFacts, box: RealBox, pair: Tuple[int, int], max_dims: int = 8
+) -> Optional[Tuple[Fraction, Fraction]]:
     """(lower, upper) bounds of the biased share of ``box`` (a box of real inputs, uniform
     measure) for the pair of copies ``pair``, or None when the forms read opaque atoms."""
     i, j = pair

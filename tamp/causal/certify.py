@@ -64,11 +64,11 @@ def independence_claims(prog: A.Program, ctx: Context) -> List[A.Independent]:
             elif A.contains(c, A.Independent):
                 raise ctx.error("independent(…) must be a whole ensures clause (or a conjunct of one)", c)
             else:
-                raise ctx.error("a program with independent(…) can only have independent(…) ensures clauses here",
-                                c)
+                raise ctx.error("a program with independent(…) can only have independent(…) ensures clauses here", c)
     if not claims:
-        raise error_at(UnsupportedError, f"program '{prog.name}' has no independent(…) clause", prog.pos,
-                       ctx.path, ctx.source)
+        raise error_at(
+            UnsupportedError, f"program '{prog.name}' has no independent(…) clause", prog.pos, ctx.path, ctx.source
+        )
     return claims
 
 
@@ -77,8 +77,9 @@ class _Tally:
 
     def __init__(self, measure):
         self.measure = measure
-        self.lo: Dict[str, Fraction] = {s: Fraction(0) for s in (CERTIFIED, BIASED, MIXED, UNKNOWN, EMPTY,
-                                                                   M_BIASED, M_FAIR)}
+        self.lo: Dict[str, Fraction] = {
+            s: Fraction(0) for s in (CERTIFIED, BIASED, MIXED, UNKNOWN, EMPTY, M_BIASED, M_FAIR)
+        }
         self.hi: Dict[str, Fraction] = dict(self.lo)
         self.count: Dict[str, int] = {s: 0 for s in self.lo}
         self.count[MEASURED] = 0
@@ -106,8 +107,15 @@ class _Tally:
         self.count[status] += 1
 
 
-def analyse_claim(prog: A.Program, ind: A.Independent, options: Options, ctx: Context, measure=None,
-                  deadline: Optional[float] = None, executor: Optional[Executor] = None) -> dict:
+def analyse_claim(
+    prog: A.Program,
+    ind: A.Independent,
+    options: Options,
+    ctx: Context,
+    measure=None,
+    deadline: Optional[float] = None,
+    executor: Optional[Executor] = None,
+) -> dict:
     """Split the region of one claim into boxes and decide them all (or until the deadline).
 
     Returns a dict of exact masses per status, the witness, counts and the unexplored mass."""
@@ -243,9 +251,16 @@ def analyse_claim(prog: A.Program, ind: A.Independent, options: Options, ctx: Co
         lo, hi = measure(b)
         left_lo += lo
         left_hi += hi
-    return {"analyzer": analyzer, "tally": tally, "witness": witness, "smt_calls": smt_calls,
-            "boxes": boxes, "left": (left_lo, left_hi), "left_boxes": len(heap),
-            "timed_out": bool(heap)}
+    return {
+        "analyzer": analyzer,
+        "tally": tally,
+        "witness": witness,
+        "smt_calls": smt_calls,
+        "boxes": boxes,
+        "left": (left_lo, left_hi),
+        "left_boxes": len(heap),
+        "timed_out": bool(heap),
+    }
 
 
 def _summary(run: dict, dist: str) -> dict:
@@ -264,22 +279,38 @@ def _summary(run: dict, dist: str) -> dict:
     biased_found = frac(t.lo[BIASED] + t.lo[MIXED] + t.lo[M_BIASED], t.hi[BIASED] + t.hi[MIXED] + t.hi[M_BIASED])
     unknown = frac(t.lo[UNKNOWN] + left_lo, t.hi[UNKNOWN] + left_hi)
     lower = frac(t.lo[BIASED] + t.lo[M_BIASED], t.hi[BIASED] + t.hi[M_BIASED])[0]
-    upper = frac(t.lo[BIASED] + t.lo[M_BIASED] + t.lo[MIXED] + t.lo[UNKNOWN] + left_lo,
-                 t.hi[BIASED] + t.hi[M_BIASED] + t.hi[MIXED] + t.hi[UNKNOWN] + left_hi)[1]
+    upper = frac(
+        t.lo[BIASED] + t.lo[M_BIASED] + t.lo[MIXED] + t.lo[UNKNOWN] + left_lo,
+        t.hi[BIASED] + t.hi[M_BIASED] + t.hi[MIXED] + t.hi[UNKNOWN] + left_hi,
+    )[1]
     mid = lambda p: float((p[0] + p[1]) / 2)  # noqa: E731
-    return {"certified": mid(cert), "biased": mid(biased_found), "unknown": mid(unknown),
-            "coverage": mid(cert) + mid(biased_found),
-            "biased_mass": {"lower": float(lower), "upper": float(upper),
-                            "lower_exact": str(lower), "upper_exact": str(upper)},
-            "distribution": dist,
-            "leaves": {s: n for s, n in t.count.items() if n},
-            "mixed_share": float(frac(t.lo[MIXED], t.hi[MIXED])[1]),
-            "boxes": run["boxes"], "smt_calls": run["smt_calls"],
-            "unexplored_boxes": run["left_boxes"]}
+    return {
+        "certified": mid(cert),
+        "biased": mid(biased_found),
+        "unknown": mid(unknown),
+        "coverage": mid(cert) + mid(biased_found),
+        "biased_mass": {
+            "lower": float(lower),
+            "upper": float(upper),
+            "lower_exact": str(lower),
+            "upper_exact": str(upper),
+        },
+        "distribution": dist,
+        "leaves": {s: n for s, n in t.count.items() if n},
+        "mixed_share": float(frac(t.lo[MIXED], t.hi[MIXED])[1]),
+        "boxes": run["boxes"],
+        "smt_calls": run["smt_calls"],
+        "unexplored_boxes": run["left_boxes"],
+    }
 
 
-def certify_program(program: A.Program, options=None, path: str = "<string>",
-                    source: Optional[str] = None, executor: Optional[Executor] = None) -> CausalResult:
+def certify_program(
+    program: A.Program,
+    options=None,
+    path: str = "<string>",
+    source: Optional[str] = None,
+    executor: Optional[Executor] = None,
+) -> CausalResult:
     """Decide every ``independent(e, s)`` clause of ``program``.
 
     Verdict "proved" when no biased input pair exists anywhere in the region, "violated" when a
@@ -311,17 +342,27 @@ def certify_program(program: A.Program, options=None, path: str = "<string>",
             verdict = "proved"
         else:
             verdict = "unknown"
-        summary.update(claim=f"independent({_expr_text(ind.expr)}, {ind.var})",
-                       sensitive_values=list(run["analyzer"].region.values), witness=run["witness"],
-                       verdict=verdict)
+        summary.update(
+            claim=f"independent({_expr_text(ind.expr)}, {ind.var})",
+            sensitive_values=list(run["analyzer"].region.values),
+            witness=run["witness"],
+            verdict=verdict,
+        )
         parts.append(summary)
-    verdict = ("violated" if any(p["verdict"] == "violated" for p in parts)
-               else "proved" if all(p["verdict"] == "proved" for p in parts) else "unknown")
+    verdict = (
+        "violated"
+        if any(p["verdict"] == "violated" for p in parts)
+        else "proved"
+        if all(p["verdict"] == "proved" for p in parts)
+        else "unknown"
+    )
     details = dict(parts[0]) if len(parts) == 1 else {"claims": parts}
     details.pop("verdict", None)
-    msg = {"proved": "output is independent of the sensitive input on the whole region",
-           "violated": "bias found: two inputs differing only in the sensitive input give different outputs",
-           "unknown": "not every box was decided (see unknown fraction)"}[verdict]
+    msg = {
+        "proved": "output is independent of the sensitive input on the whole region",
+        "violated": "bias found: two inputs differing only in the sensitive input give different outputs",
+        "unknown": "not every box was decided (see unknown fraction)",
+    }[verdict]
     if verdict == "unknown" and any(p["unexplored_boxes"] for p in parts):
         msg = "time limit reached before every box was decided"
     return CausalResult(program.name, "causal", verdict, time.monotonic() - t0, message=msg, details=details)

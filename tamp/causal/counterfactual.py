@@ -144,8 +144,17 @@ def _const_term(v, sort: str) -> T.Term:
     return T.const(int(v), "int") if sort == "int" else T.Const(Fraction(v), "real")
 
 
-def ask(program: A.Program, given, vary: Sequence[Union[str, Vary]], would=None, might=None, probably=None,
-        path: str = "<string>", source: Optional[str] = None, timeout: float = 60.0) -> QueryResult:
+def ask(
+    program: A.Program,
+    given,
+    vary: Sequence[Union[str, Vary]],
+    would=None,
+    might=None,
+    probably=None,
+    path: str = "<string>",
+    source: Optional[str] = None,
+    timeout: float = 60.0,
+) -> QueryResult:
     """Answer one counterfactual query about ``program`` (see the module docstring)."""
     t0 = time.monotonic()
     ctx = Context(path, source)
@@ -165,17 +174,22 @@ def ask(program: A.Program, given, vary: Sequence[Union[str, Vary]], would=None,
     varied = {v.name for v in varies}
     missing = [n for n in sorts if n not in fact and n not in varied]
     if missing:
-        raise TampError(f"input(s) {', '.join(missing)} are neither fixed by --given nor varied by --vary",
-                        "--given")
+        raise TampError(f"input(s) {', '.join(missing)} are neither fixed by --given nor varied by --vary", "--given")
     theta = None
     if probably is not None:
-        theta = Fraction(_const_value(parse_option_expr(str(probably), "--probably"), "--probably", str(probably))) \
-            if not isinstance(probably, (int, Fraction)) else Fraction(probably)
+        theta = (
+            Fraction(_const_value(parse_option_expr(str(probably), "--probably"), "--probably", str(probably)))
+            if not isinstance(probably, (int, Fraction))
+            else Fraction(probably)
+        )
         if not 0 <= theta <= 1:
             raise TampError("--probably: THETA must be between 0 and 1", "--probably", 1, 1, str(probably))
-    question = (f"{mode} {beh_text or 'behaviour'}" + (f" with probability >= {show(theta)}" if theta is not None else "")
-                + f" if {', '.join(v.text or v.name for v in varies)} varied"
-                + (f" from {given_text}" if given_text else ""))
+    question = (
+        f"{mode} {beh_text or 'behaviour'}"
+        + (f" with probability >= {show(theta)}" if theta is not None else "")
+        + f" if {', '.join(v.text or v.name for v in varies)} varied"
+        + (f" from {given_text}" if given_text else "")
+    )
     samples = any(isinstance(s, A.Sample) for s in A.walk(program.body))
     if samples:
         if theta is None:
@@ -228,15 +242,19 @@ def _ask_exact(program, fact, varies, sorts, beh, mode, ctx, timeout) -> QueryRe
     valid = T.op("and", *requires, fin.assumption())
     for name in A.free_vars(beh):
         if name not in fin.env:
-            raise option_error(f"--{mode}", "", f"'{name}' is not a variable of program '{program.name}' "
-                               "(or is not assigned on every path)")
+            raise option_error(
+                f"--{mode}",
+                "",
+                f"'{name}' is not a variable of program '{program.name}' (or is not assigned on every path)",
+            )
     b = expr_term(beh, fin.env, ctx)
     if b.sort != "bool":
         raise TampError(f"--{mode}: the behaviour must be a condition (true/false), not a number", f"--{mode}")
     zv, cs, _ = _scenario(program, fact, varies, sorts, ctx)
     varied = {v.name for v in varies}
-    check_divisions(fin, requires, {n: sorts[n] for n in varied},
-                    {n: v for n, v in fact.items() if n not in varied}, ctx, extra=cs)
+    check_divisions(
+        fin, requires, {n: sorts[n] for n in varied}, {n: v for n, v in fact.items() if n not in varied}, ctx, extra=cs
+    )
     dag = compile_dag([valid, b])
     zvalid, zb = translate(dag, zv)
     s = z3.Solver()
@@ -252,8 +270,13 @@ def _ask_exact(program, fact, varies, sorts, beh, mode, ctx, timeout) -> QueryRe
         if e == z3.unsat:
             return _vacuous(varies)
         if e != z3.sat:
-            return QueryResult("", None, None, message="the solver could not decide whether the scenario has "
-                               f"any execution at all ({empty.reason_unknown()})")
+            return QueryResult(
+                "",
+                None,
+                None,
+                message="the solver could not decide whether the scenario has "
+                f"any execution at all ({empty.reason_unknown()})",
+            )
         if mode == "would":
             return QueryResult("", True, None, message="every execution of the scenario satisfies the behaviour")
         return QueryResult("", False, None, message="no execution of the scenario satisfies the behaviour")
@@ -273,19 +296,30 @@ def _ask_exact(program, fact, varies, sorts, beh, mode, ctx, timeout) -> QueryRe
     model.update(_final_values(program, point, shown, sorts, ctx))
     label = "counterexample" if mode == "would" else "witness"
     res = QueryResult("", mode == "might", model, details={"model_label": label})
-    res.message = ("this execution of the scenario does not satisfy the behaviour" if mode == "would"
-                   else "this execution of the scenario satisfies the behaviour")
+    res.message = (
+        "this execution of the scenario does not satisfy the behaviour"
+        if mode == "would"
+        else "this execution of the scenario satisfies the behaviour"
+    )
     return res
 
 
 def _vacuous(varies) -> QueryResult:
     """The answer for a scenario without any execution: no yes/no, a clear reason instead."""
-    reversed_ = [v.text for v in varies if v.lo is not None and not (
-        v.lo <= v.hi if v.inclusive else v.lo < v.hi)]
-    why = (f"the range of {', '.join(reversed_)} is empty" if reversed_ else
-           "no value of the varied inputs satisfies the program's requires clauses (other than the factual point)")
-    return QueryResult("", None, None, vacuous=True, message=f"no execution of the scenario exists: {why}; "
-                       "the question is vacuous (any answer would hold trivially)")
+    reversed_ = [v.text for v in varies if v.lo is not None and not (v.lo <= v.hi if v.inclusive else v.lo < v.hi)]
+    why = (
+        f"the range of {', '.join(reversed_)} is empty"
+        if reversed_
+        else "no value of the varied inputs satisfies the program's requires clauses (other than the factual point)"
+    )
+    return QueryResult(
+        "",
+        None,
+        None,
+        vacuous=True,
+        message=f"no execution of the scenario exists: {why}; "
+        "the question is vacuous (any answer would hold trivially)",
+    )
 
 
 def _points(program, fact, varies, sorts, ctx) -> List[Dict[str, object]]:
@@ -299,14 +333,25 @@ def _points(program, fact, varies, sorts, ctx) -> List[Dict[str, object]]:
         elif sort == "int":
             lo, hi = (v.lo, v.hi) if v.lo is not None else tuple(bounds[v.name])
             if lo is None or hi is None:
-                raise TampError(f"--vary {v.name}: give a finite range (e.g. {v.name} in 0..10) for --probably",
-                                "--vary", 1, 1, v.text)
+                raise TampError(
+                    f"--vary {v.name}: give a finite range (e.g. {v.name} in 0..10) for --probably",
+                    "--vary",
+                    1,
+                    1,
+                    v.text,
+                )
             a = math.ceil(lo)
             b = math.floor(hi) if (v.lo is None or v.inclusive) else math.ceil(hi) - 1
             vals = list(range(a, b + 1))
         else:
-            raise TampError(f"--vary {v.name}: --probably needs integer or Boolean varied inputs "
-                            "(a real one ranges over infinitely many scenarios)", "--vary", 1, 1, v.text)
+            raise TampError(
+                f"--vary {v.name}: --probably needs integer or Boolean varied inputs "
+                "(a real one ranges over infinitely many scenarios)",
+                "--vary",
+                1,
+                1,
+                v.text,
+            )
         axes.append((v.name, vals))
     pts = [dict(fact)]
     for name, vals in axes:
@@ -340,17 +385,34 @@ def _ask_probably(program, fact, varies, sorts, beh, mode, theta, ctx, timeout) 
         holds = True if lo >= theta else False if hi < theta else None
         prob = {"lower": lo, "upper": hi}
         if mode == "would" and holds is False:
-            return QueryResult("", False, dict(pt), probability=prob, message=(
-                f"at this point P(behaviour) < {show(theta)}"), details={"model_label": "counterexample"})
+            return QueryResult(
+                "",
+                False,
+                dict(pt),
+                probability=prob,
+                message=(f"at this point P(behaviour) < {show(theta)}"),
+                details={"model_label": "counterexample"},
+            )
         if mode == "might" and holds is True:
-            return QueryResult("", True, dict(pt), probability=prob, message=(
-                f"at this point P(behaviour) >= {show(theta)}"), details={"model_label": "witness"})
+            return QueryResult(
+                "",
+                True,
+                dict(pt),
+                probability=prob,
+                message=(f"at this point P(behaviour) >= {show(theta)}"),
+                details={"model_label": "witness"},
+            )
         if holds is None and undecided is None:
             undecided = (pt, prob)
     if undecided is not None:
-        return QueryResult("", None, dict(undecided[0]), probability=undecided[1],
-                           message="the probability at this point could not be separated from the threshold",
-                           details={"model_label": "undecided at"})
+        return QueryResult(
+            "",
+            None,
+            dict(undecided[0]),
+            probability=undecided[1],
+            message="the probability at this point could not be separated from the threshold",
+            details={"model_label": "undecided at"},
+        )
     if mode == "would":
         return QueryResult("", True, None, message=f"at every point of the scenario P(behaviour) >= {show(theta)}")
     return QueryResult("", False, None, message=f"at no point of the scenario P(behaviour) >= {show(theta)}")

@@ -117,8 +117,13 @@ def _evaluate_lazy(dag: Dag, env: Dict[str, object]) -> List[object]:
             vals[i] = _UNDEFINED if a[0] is _UNDEFINED else a[1] if a[0] else a[2]
         elif n.kind in ("and", "or"):
             decisive = n.kind == "or"  # the value that settles it: True for or, False for and
-            vals[i] = decisive if any(x is decisive for x in a) else \
-                _UNDEFINED if any(x is _UNDEFINED for x in a) else not decisive
+            vals[i] = (
+                decisive
+                if any(x is decisive for x in a)
+                else _UNDEFINED
+                if any(x is _UNDEFINED for x in a)
+                else not decisive
+            )
         elif any(x is _UNDEFINED for x in a):
             vals[i] = _UNDEFINED
         else:
@@ -145,6 +150,7 @@ def evaluate_float(dag: Dag, env: Dict[str, object]) -> List[object]:
     array (one entry per point); arithmetic in binary64. Only for screening — every answer that
     matters is re-checked with :func:`evaluate`."""
     import numpy as np
+
     vals: List[object] = [None] * len(dag.nodes)
     size = len(next(iter(env.values()))) if env else 1
     with np.errstate(all="ignore"):
@@ -176,8 +182,14 @@ def evaluate_float(dag: Dag, env: Dict[str, object]) -> List[object]:
             elif k == "ite":
                 v = np.where(a[0], a[1], a[2])
             elif k in ("<", "<=", ">", ">=", "==", "!="):
-                v = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
-                     "==": np.equal, "!=": np.not_equal}[k](a[0], a[1])
+                v = {
+                    "<": np.less,
+                    "<=": np.less_equal,
+                    ">": np.greater,
+                    ">=": np.greater_equal,
+                    "==": np.equal,
+                    "!=": np.not_equal,
+                }[k](a[0], a[1])
             elif k == "and":
                 v = np.logical_and.reduce(a)
             elif k == "or":

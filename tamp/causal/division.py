@@ -22,8 +22,14 @@ from .symexec import Context, Final
 TIMEOUT_MS = 10_000
 
 
-def check_divisions(fin: Final, requires: Sequence[T.Term], sorts: Dict[str, str], fixed: Dict[str, object],
-                    ctx: Context, extra: Sequence[object] = ()) -> None:
+def check_divisions(
+    fin: Final,
+    requires: Sequence[T.Term],
+    sorts: Dict[str, str],
+    fixed: Dict[str, object],
+    ctx: Context,
+    extra: Sequence[object] = (),
+) -> None:
     """Raise a located error for the first division of ``fin`` whose divisor can be 0 at an input
     satisfying ``requires`` and the z3 constraints ``extra`` (the free inputs: ``sorts``; the
     ``fixed`` ones are shown with the input)."""
@@ -44,7 +50,12 @@ def check_divisions(fin: Final, requires: Sequence[T.Term], sorts: Dict[str, str
             point = dict(fixed)
             point.update({n: model_value(m, zv[n], sorts[n]) for n in sorted(set(dag.inputs()) & set(zv))})
             at = ", ".join(f"{n} = {show(v)}" for n, v in point.items() if v is not None)
-            raise ctx.error("division by zero: the divisor is 0 for an input allowed by `requires`"
-                            + (f" ({at})" if at else ""), node)
-        raise ctx.error(f"cannot show that this divisor is never 0 ({s.reason_unknown()}); the causal "
-                        "analysis needs every division to be defined on the whole region", node)
+            raise ctx.error(
+                "division by zero: the divisor is 0 for an input allowed by `requires`" + (f" ({at})" if at else ""),
+                node,
+            )
+        raise ctx.error(
+            f"cannot show that this divisor is never 0 ({s.reason_unknown()}); the causal "
+            "analysis needs every division to be defined on the whole region",
+            node,
+        )

@@ -84,13 +84,21 @@ def _holds(g: Affine, truth: bool, strict: bool):
     """The constraint ``h (<|<=) 0`` equivalent to the predicate [g > 0] (``strict``) or [g >= 0]
     having truth value ``truth``."""
     if truth:
-        return _neg(g)[0], -g[1], strict        # g > 0  ⇔  -g < 0
-    return g[0], g[1], not strict                # not g > 0  ⇔  g <= 0
+        return _neg(g)[0], -g[1], strict  # g > 0  ⇔  -g < 0
+    return g[0], g[1], not strict  # not g > 0  ⇔  g <= 0
 
 
-def exact_biased_share(sb: SymbolicBounds, facts: BoxFacts, dims, box, pair: Tuple[int, int],
-                       valid_nodes: Tuple[int, int], max_unstable: int = 3, max_dims: int = 8,
-                       deadline: Optional[float] = None) -> Optional[Fraction]:
+def exact_biased_share(
+    sb: SymbolicBounds,
+    facts: BoxFacts,
+    dims,
+    box,
+    pair: Tuple[int, int],
+    valid_nodes: Tuple[int, int],
+    max_unstable: int = 3,
+    max_dims: int = 8,
+    deadline: Optional[float] = None,
+) -> Optional[Fraction]:
     """The exact share (in [0, 1]) of the uniform volume of ``box`` whose points are biased for the
     pair of copies ``pair``, or None. ``valid_nodes``: the copies' validity roots (must be True on
     the box)."""
@@ -134,8 +142,10 @@ def exact_biased_share(sb: SymbolicBounds, facts: BoxFacts, dims, box, pair: Tup
                     raise _Fail() from None
                 acc = Fraction(0)
                 for on in (True, False):
-                    acc += volume({**pattern, r_i: on},  # active: pre > 0; inactive: pre <= 0
-                                  constraints + [(*_neg(pre), True) if on else (*pre, False)])
+                    acc += volume(
+                        {**pattern, r_i: on},  # active: pre > 0; inactive: pre <= 0
+                        constraints + [(*_neg(pre), True) if on else (*pre, False)],
+                    )
                 return acc
         out = Fraction(0)
         for pa, pb in cases:

@@ -39,8 +39,8 @@ from tamp.core.linear import Affine
 
 from .dag import Dag
 
-U = 2.0 ** -53           # unit roundoff of binary64
-TINY = 2.0 ** -900       # absolute slack for underflow (far above any subnormal error sum)
+U = 2.0**-53  # unit roundoff of binary64
+TINY = 2.0**-900  # absolute slack for underflow (far above any subnormal error sum)
 COMPARE = ("<", "<=", ">", ">=", "==", "!=")
 
 Form = Affine[int]  # (variable index -> coefficient, constant)
@@ -80,10 +80,10 @@ class LinearModel:
 
     dag: Dag
     nvars: int
-    inputs: Dict[int, str]                  # variable index -> input name
-    opaque: Dict[int, int]                  # variable index -> DAG node
+    inputs: Dict[int, str]  # variable index -> input name
+    opaque: Dict[int, int]  # variable index -> DAG node
     relus: List[Relu]
-    forms: Dict[int, Form]                  # DAG node -> affine form (numeric nodes only)
+    forms: Dict[int, Form]  # DAG node -> affine form (numeric nodes only)
     relu_of_node: Dict[int, Relu] = field(default_factory=dict)
     levels: List[List[int]] = field(default_factory=list)  # per level: indices into relus
 
@@ -187,9 +187,9 @@ def comparison_form(model: LinearModel, node: int) -> Optional[Form]:
 class Relaxation:
     """Per-box state: concrete pre-activation bounds and relaxation parameters of every ReLU atom."""
 
-    lo: np.ndarray          # per leaf variable (inputs and opaque atoms; other entries unused)
+    lo: np.ndarray  # per leaf variable (inputs and opaque atoms; other entries unused)
     hi: np.ndarray
-    pre_lo: np.ndarray      # per relu
+    pre_lo: np.ndarray  # per relu
     pre_hi: np.ndarray
     alpha: np.ndarray
     beta: np.ndarray
@@ -258,8 +258,9 @@ def linear_bounds(model: LinearModel, rx: Relaxation, rows: np.ndarray, consts: 
     return low[:n], -low[n:]
 
 
-def relax(model: LinearModel, leaf_bounds: Dict[int, Tuple[float, float]],
-          pre_ibp: Dict[int, Tuple[float, float]]) -> Optional[Relaxation]:
+def relax(
+    model: LinearModel, leaf_bounds: Dict[int, Tuple[float, float]], pre_ibp: Dict[int, Tuple[float, float]]
+) -> Optional[Relaxation]:
     """Bounds and relaxations of every ReLU atom over a box.
 
     ``leaf_bounds``: variable index -> float (lo, hi) for inputs and opaque atoms (sound

@@ -105,17 +105,23 @@ class PhaseSearch:
         k = uq / (uq - lq)
         return [y >= 0, y >= p, y <= _q(k) * (p - _q(lq)), p >= _q(lq), p <= _q(uq)]
 
-    def search(self, box_exact, facts: BoxFacts, cases: Sequence[Tuple[int, int, bool, bool]],
-               accept: Callable[[Dict[str, Fraction]], bool], max_lps: int = 32,
-               timeout_ms: int = 2000, deadline: Optional[float] = None) -> PhaseAnswer:
+    def search(
+        self,
+        box_exact,
+        facts: BoxFacts,
+        cases: Sequence[Tuple[int, int, bool, bool]],
+        accept: Callable[[Dict[str, Fraction]], bool],
+        max_lps: int = 32,
+        timeout_ms: int = 2000,
+        deadline: Optional[float] = None,
+    ) -> PhaseAnswer:
         """Is there a point of the box at which, for some ``(i, j, p_i, p_j)`` in ``cases``, copy i's
         decision predicate is p_i and copy j's is p_j? ``accept(point)`` checks a candidate exactly."""
         m = self.model
         s = z3.Solver()
         s.set("timeout", timeout_ms)
         s.add(*self.base_constraints(box_exact, facts))
-        unstable = [r_i for r_i in range(len(m.relus))
-                    if facts.rx.pre_lo[r_i] < 0 < facts.rx.pre_hi[r_i]]
+        unstable = [r_i for r_i in range(len(m.relus)) if facts.rx.pre_lo[r_i] < 0 < facts.rx.pre_hi[r_i]]
         for r_i in range(len(m.relus)):
             if r_i not in unstable:
                 s.add(*self.relu_constraints(r_i, facts, None))

@@ -50,15 +50,18 @@ def _constant_args(call: A.Call, ctx: Context):
 def _marginal(call: A.Call, sort: str, ctx: Context):
     """A function (lo, hi) -> (mass_lo, mass_hi) for one independently sampled input, or None."""
     from tamp.prob.dists import Expo, Gauss, Laplace, PolyDensity
+
     args = _constant_args(call, ctx)
     if args is None:
         return None
     f = call.func
     if sort == "real":
-        dist = {"uniform": lambda: PolyDensity.uniform(Fraction(args[0]), Fraction(args[1])),
-                "gauss": lambda: Gauss(Fraction(args[0]), Fraction(args[1])),
-                "lap": lambda: Laplace(Fraction(args[0]), Fraction(args[1])),
-                "exp": lambda: Expo(Fraction(args[0]), Fraction(args[1]))}.get(f)
+        dist = {
+            "uniform": lambda: PolyDensity.uniform(Fraction(args[0]), Fraction(args[1])),
+            "gauss": lambda: Gauss(Fraction(args[0]), Fraction(args[1])),
+            "lap": lambda: Laplace(Fraction(args[0]), Fraction(args[1])),
+            "exp": lambda: Expo(Fraction(args[0]), Fraction(args[1])),
+        }.get(f)
         if dist is None:
             return None
         d = dist()
@@ -66,6 +69,7 @@ def _marginal(call: A.Call, sort: str, ctx: Context):
         def real_mass(lo, hi):
             iv = d.mass(lo, hi)
             return iv.lo, iv.hi
+
         return real_mass
     if sort == "int" and f == "unif" and len(args) == 2:
         a, b = int(args[0]), int(args[1])
@@ -75,6 +79,7 @@ def _marginal(call: A.Call, sort: str, ctx: Context):
             hi = b if hi is None else min(b, int(hi))
             m = Fraction(max(hi - lo + 1, 0), b - a + 1)
             return m, m
+
         return int_mass
     if sort == "bool" and f == "bern":
         p = Fraction(args[0])
@@ -82,6 +87,7 @@ def _marginal(call: A.Call, sort: str, ctx: Context):
         def bool_mass(lo, hi):
             m = (p if hi >= 1 else 0) + ((1 - p) if lo <= 0 else 0)
             return Fraction(m), Fraction(m)
+
         return bool_mass
     return None
 
@@ -100,8 +106,9 @@ def independent_marginals(pop: A.Program, dims, ctx: Context):
     out = []
     for d in dims:
         if d.name not in sampled:
-            raise error_at(UnsupportedError, f"the population does not sample the input '{d.name}'",
-                           pop.pos, ctx.path, ctx.source)
+            raise error_at(
+                UnsupportedError, f"the population does not sample the input '{d.name}'", pop.pos, ctx.path, ctx.source
+            )
         m = _marginal(sampled[d.name], d.sort, ctx)
         if m is None:
             return None
@@ -125,20 +132,25 @@ def _box_event(dims, box: Box) -> A.Expr:
 def population_measure(path_or_program, program: A.Program, ind: A.Independent, ctx: Context):
     """(measure, description) for the analysis of ``ind`` under the population model."""
     from .region import build_region
+
     pop, pctx = load_population(path_or_program)
     dims = build_region(program, ind, ctx).dims
     margs = independent_marginals(pop, dims, pctx)
     if margs is not None:
+
         def measure(box: Box):
             lo, hi = Fraction(1), Fraction(1)
             for m, (a, b) in zip(margs, box):
                 x, y = m(a, b)
                 lo, hi = lo * x, hi * y
             return lo, hi
+
         return measure, f"the population of {pctx.path} (independent inputs)"
 
     def engine_measure(box: Box):
         from tamp.prob import probability
+
         v = probability(pop, _box_event(dims, box), timeout=30.0)
         return (v, v) if isinstance(v, Fraction) else (v.lo, v.hi)
+
     return engine_measure, f"the population of {pctx.path} (probability engine)"

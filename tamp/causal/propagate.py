@@ -68,8 +68,12 @@ def _meet(a, b):
     return (lo, hi) if lo <= hi else a
 
 
-def propagate(dag: Dag, box: Dict[str, Tuple[float, float]], pre: Dict[int, Tuple[float, float]] = None,
-              diff: Dict[int, Tuple[float, float]] = None) -> Bounds:
+def propagate(
+    dag: Dag,
+    box: Dict[str, Tuple[float, float]],
+    pre: Dict[int, Tuple[float, float]] = None,
+    diff: Dict[int, Tuple[float, float]] = None,
+) -> Bounds:
     """Bounds of every node of ``dag`` when each input ranges over ``box`` (float intervals).
 
     Boolean inputs take (0, 0), (1, 1) or (0, 1). Optional sharper facts from symbolic linear

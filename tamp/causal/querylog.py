@@ -19,8 +19,7 @@ _TEXT_FIELDS = ("program", "given", "would", "might", "probably")
 
 def append(log_path: str, query: Dict, answer, time_s: float) -> None:
     """Add one line ``{"query": …, "answer": …, "time_s": …, "at": …}`` to the log."""
-    line = {"query": query, "answer": answer, "time_s": round(time_s, 4),
-            "at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    line = {"query": query, "answer": answer, "time_s": round(time_s, 4), "at": time.strftime("%Y-%m-%dT%H:%M:%S")}
     try:
         with open(log_path, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(line) + "\n")
@@ -71,6 +70,7 @@ def replay(log_path: str, ask: Callable[[Dict], object]) -> List[Dict]:
     records = []
     for entry in read(log_path):
         new = ask(entry["query"])
-        records.append({"query": entry["query"], "old": entry.get("answer"), "new": new,
-                        "changed": new != entry.get("answer")})
+        records.append(
+            {"query": entry["query"], "old": entry.get("answer"), "new": new, "changed": new != entry.get("answer")}
+        )
     return records

@@ -153,8 +153,11 @@ def sensitive_values(prog: A.Program, ind: A.Independent, bounds, ctx: Context) 
         if vals is None and sort == "int" and lo is not None and hi is not None and hi - lo < MAX_SENSITIVE_VALUES:
             vals = list(range(int(lo), int(hi) + 1))
         if vals is None:
-            raise ctx.error(f"cannot tell which values '{ind.var}' takes: write "
-                            f"independent(…, {ind.var} in {{a, b, …}}) or bound it in requires", ind)
+            raise ctx.error(
+                f"cannot tell which values '{ind.var}' takes: write "
+                f"independent(…, {ind.var} in {{a, b, …}}) or bound it in requires",
+                ind,
+            )
         vals = [_py_value(v, sort) for v in vals]
     if sort != "bool":
         vals = [v for v in vals if (lo is None or v >= lo) and (hi is None or v <= hi)]

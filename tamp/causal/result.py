@@ -50,8 +50,10 @@ class CausalResult(ProgramResult):
         if self.message:
             lines.append(f"  {self.message}")
         if "certified" in d:
-            lines.append(f"  certified {d['certified']:.2%}  biased {d['biased']:.2%}  unknown {d['unknown']:.2%}"
-                         f"  (coverage {d['coverage']:.2%})")
+            lines.append(
+                f"  certified {d['certified']:.2%}  biased {d['biased']:.2%}  unknown {d['unknown']:.2%}"
+                f"  (coverage {d['coverage']:.2%})"
+            )
             bm = d["biased_mass"]
             lines.append(f"  biased mass in [{bm['lower']:.6f}, {bm['upper']:.6f}] under {d['distribution']}")
             leaves = d.get("leaves", {})
@@ -66,8 +68,9 @@ class CausalResult(ProgramResult):
             ins = ", ".join(f"{k}={show(v)}" for k, v in w["inputs"].items())
             a, b = w["pair"]
             s = [k for k in a if k != "out"][0]
-            lines.append(f"  witness: {ins}: {s}={show(a[s])} gives {show(a['out'])}, "
-                         f"{s}={show(b[s])} gives {show(b['out'])}")
+            lines.append(
+                f"  witness: {ins}: {s}={show(a[s])} gives {show(a['out'])}, {s}={show(b[s])} gives {show(b['out'])}"
+            )
         return "\n".join(lines)
 
     def to_json(self) -> Dict[str, Any]:
@@ -94,9 +97,13 @@ class QueryResult:
         return {True: "yes", False: "no", None: "unknown"}[self.answer]
 
     def to_json(self) -> Dict[str, Any]:
-        out = {"answer": self.answer, "verdict": self.verdict,
-               "model": plain(self.model) if self.model is not None else None,
-               "question": self.question, "time_s": round(self.time_s, 4)}
+        out = {
+            "answer": self.answer,
+            "verdict": self.verdict,
+            "model": plain(self.model) if self.model is not None else None,
+            "question": self.question,
+            "time_s": round(self.time_s, 4),
+        }
         if self.probability is not None:
             out["probability"] = plain(self.probability)
         if self.message:

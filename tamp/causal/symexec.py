@@ -24,9 +24,22 @@ from . import terms as T
 
 MAX_ITERATIONS = 100_000
 
-_BINOPS = {"+": "+", "-": "-", "*": "*", "/": "/", "div": "div", "mod": "mod",
-           "<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!=",
-           "&&": "and", "||": "or"}
+_BINOPS = {
+    "+": "+",
+    "-": "-",
+    "*": "*",
+    "/": "/",
+    "div": "div",
+    "mod": "mod",
+    "<": "<",
+    "<=": "<=",
+    ">": ">",
+    ">=": ">=",
+    "==": "==",
+    "!=": "!=",
+    "&&": "and",
+    "||": "or",
+}
 
 
 @dataclass
@@ -74,8 +87,11 @@ class _Terms(Walker):
         if isinstance(e, self.SUPPORTED) or (isinstance(e, A.Call) and e.func in ("abs", "min", "max")):
             return DESCEND
         what = type(e).__name__ if not isinstance(e, A.Call) else f"'{e.func}(…)'"
-        raise self.ctx.error(f"{what} is not supported by the causal analysis (linear/piecewise-linear "
-                             "arithmetic, comparisons, min/max/abs and conditionals are)", e)
+        raise self.ctx.error(
+            f"{what} is not supported by the causal analysis (linear/piecewise-linear "
+            "arithmetic, comparisons, min/max/abs and conditionals are)",
+            e,
+        )
 
     def Num(self, e, kids):
         return T.const(int(e.value), "int") if e.is_int else T.Const(e.value, "real")
@@ -202,8 +218,11 @@ def _exec(s: A.Stmt, env: Dict[str, T.Term], fin: Final, ctx: Context, readonly:
         for _ in range(MAX_ITERATIONS):
             c = _term(s.cond, env, fin, ctx)
             if not isinstance(c, T.Const):
-                raise ctx.error("this loop's guard depends on a free input; the causal analysis needs "
-                                "loops whose iteration count is fixed", s.cond)
+                raise ctx.error(
+                    "this loop's guard depends on a free input; the causal analysis needs "
+                    "loops whose iteration count is fixed",
+                    s.cond,
+                )
             if not c.value:
                 return env
             env = _exec(s.body, env, fin, ctx, readonly)
@@ -226,8 +245,11 @@ def _exec(s: A.Stmt, env: Dict[str, T.Term], fin: Final, ctx: Context, readonly:
     if isinstance(s, (A.Skip, A.VarDecl)):
         return env
     if isinstance(s, A.Sample):
-        raise ctx.error("this program samples; the causal analysis needs a deterministic program "
-                        "(use --probably with `tamp query` for sampling programs)", s)
+        raise ctx.error(
+            "this program samples; the causal analysis needs a deterministic program "
+            "(use --probably with `tamp query` for sampling programs)",
+            s,
+        )
     raise ctx.error(f"{type(s).__name__} is not supported by the causal analysis", s)
 
 

@@ -95,8 +95,14 @@ def _num_sort(*ts: Term) -> str:
 
 
 #: the causal engine's operator names that are not the language's spelling
-_NAMED = {"neg": ops.UNARY["-"].exact, "not": ops.UNARY["!"].exact, "ite": ops.ite,
-          "max": ops.FUNCTIONS["max"][1], "min": ops.FUNCTIONS["min"][1], "abs": ops.FUNCTIONS["abs"][1]}
+_NAMED = {
+    "neg": ops.UNARY["-"].exact,
+    "not": ops.UNARY["!"].exact,
+    "ite": ops.ite,
+    "max": ops.FUNCTIONS["max"][1],
+    "min": ops.FUNCTIONS["min"][1],
+    "abs": ops.FUNCTIONS["abs"][1],
+}
 
 
 def apply_value(name: str, vals):

@@ -43,7 +43,7 @@ def threshold_of(model: LinearModel, root: int) -> Optional[Threshold]:
     else:
         return None
     k = dag.nodes[cmp_node].kind
-    d = comparison_form(model, cmp_node)   # lhs - rhs
+    d = comparison_form(model, cmp_node)  # lhs - rhs
     if d is None or k in ("==", "!="):
         return None
     if k in (">", ">="):

@@ -28,7 +28,7 @@ from .threshold import Threshold, difference, threshold_of
 class BoxFacts:
     """What the symbolic bounds established over one box."""
 
-    bounds: Bounds                       # interval propagation with the sharper facts
+    bounds: Bounds  # interval propagation with the sharper facts
     rx: Relaxation
     forms: Dict[object, Tuple[np.ndarray, float, float]]  # key -> (coefficients, constant, concrete lower)
 
@@ -39,8 +39,7 @@ class SymbolicBounds:
     def __init__(self, dag: Dag, nouts: int, pairs):
         self.dag = dag
         self.model: LinearModel = build_model(dag)
-        self.cmp_nodes = [i for i, n in enumerate(dag.nodes)
-                          if comparison_form(self.model, i) is not None]
+        self.cmp_nodes = [i for i, n in enumerate(dag.nodes) if comparison_form(self.model, i) is not None]
         self.thresholds: List[Optional[Threshold]] = [threshold_of(self.model, dag.roots[k]) for k in range(nouts)]
         self.pairs = [(i, j) for i, j in pairs if self.thresholds[i] is not None and self.thresholds[j] is not None]
         keys, forms = [], []
@@ -113,8 +112,9 @@ class SymbolicBounds:
         bounds = propagate(self.dag, fbox, pre, diff)
         return BoxFacts(bounds, rx, forms)
 
-    def analyse_linear(self, fbox: Dict[str, Tuple[float, float]], outer: Optional[BoxFacts] = None
-                       ) -> Optional[BoxFacts]:
+    def analyse_linear(
+        self, fbox: Dict[str, Tuple[float, float]], outer: Optional[BoxFacts] = None
+    ) -> Optional[BoxFacts]:
         """The symbolic forms only (no interval propagation, ``bounds`` None) — the fast path of
         the mass refinement; None when the model has opaque atoms (they need interval bounds).
         ``outer``: the facts of a box containing this one, whose pre-activation bounds are
@@ -124,8 +124,13 @@ class SymbolicBounds:
         leaves = {v: fbox[name] for v, name in self.model.inputs.items()}
         leaves.update({v: (0.0, 0.0) for v in self.model.opaque})  # read by no form (opaque_used)
         # pre-activation bounds over an enclosing box (``outer``) hold here too
-        pre = {} if outer is None else {r_i: (float(outer.rx.pre_lo[r_i]), float(outer.rx.pre_hi[r_i]))
-                                        for r_i in range(len(self.model.relus))}
+        pre = (
+            {}
+            if outer is None
+            else {
+                r_i: (float(outer.rx.pre_lo[r_i]), float(outer.rx.pre_hi[r_i])) for r_i in range(len(self.model.relus))
+            }
+        )
         rx = relax(self.model, leaves, pre)
         if rx is None:
             return None
@@ -144,7 +149,9 @@ class SymbolicBounds:
             if lo[2] > 0 or neg[2] > 0:
                 continue
             for v, name in self.model.inputs.items():
-                score[name] = score.get(name, 0.0) + (abs(float(lo[0][v])) + abs(float(neg[0][v]))) * widths.get(name, 0.0)
+                score[name] = score.get(name, 0.0) + (abs(float(lo[0][v])) + abs(float(neg[0][v]))) * widths.get(
+                    name, 0.0
+                )
         return score
 
     def split_scores(self, facts: BoxFacts, widths: Dict[str, float]) -> Dict[str, float]:

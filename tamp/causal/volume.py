@@ -48,10 +48,10 @@ def _slab(fs: Sequence[Affine], box: RealBox) -> Optional[Fraction]:
         if base is None:
             base = d
         if d == base:
-            t = -f[1] / s          # d·x <= t
+            t = -f[1] / s  # d·x <= t
             upper = t if upper is None else min(upper, t)
         elif neg == base:
-            t = f[1] / s           # -d·x + c/s <= 0  ⇔  d·x >= c/s
+            t = f[1] / s  # -d·x + c/s <= 0  ⇔  d·x >= c/s
             lower = t if lower is None else max(lower, t)
         else:
             return None
@@ -76,8 +76,7 @@ def affine_range(f: Affine, box: RealBox) -> Tuple[Fraction, Fraction]:
     return lo, hi
 
 
-def cut_volume(fs: Sequence, box: RealBox, max_dims: int = 8, deadline: Optional[float] = None
-               ) -> Optional[Fraction]:
+def cut_volume(fs: Sequence, box: RealBox, max_dims: int = 8, deadline: Optional[float] = None) -> Optional[Fraction]:
     """vol{x ∈ box : f(x) <= 0 for all f in fs} exactly (``f = (coeffs, const)`` or
     ``(coeffs, const, strict)`` for f(x) < 0), or None when it is not computed (more than two
     directions in more than ``max_dims`` dimensions, or out of time)."""
@@ -90,7 +89,7 @@ def cut_volume(fs: Sequence, box: RealBox, max_dims: int = 8, deadline: Optional
             if hi < 0 or (hi == 0 and not strict):
                 continue
             return Fraction(0)
-        if hi <= 0:   # non-constant: {f = 0} has measure zero
+        if hi <= 0:  # non-constant: {f = 0} has measure zero
             continue
         if lo >= 0:
             return Fraction(0)
@@ -104,6 +103,7 @@ def cut_volume(fs: Sequence, box: RealBox, max_dims: int = 8, deadline: Optional
     if len(names) > max_dims:
         return None
     from tamp.wmi import Poly, integrate_polytope
+
     idx = {n: i for i, n in enumerate(names)}
     cons = []
     for n in names:

@@ -14,6 +14,13 @@ from .format import CertificateError, CheckReport, MalformedCertificate
 from .reader import decode, load
 from .writer import file_certificate, write_certificate
 
-__all__ = ["check_certificate", "CheckReport", "MalformedCertificate", "decode", "load",
-           "CertificateError", "file_certificate", "write_certificate"]
-
+__all__ = [
+    "check_certificate",
+    "CheckReport",
+    "MalformedCertificate",
+    "decode",
+    "load",
+    "CertificateError",
+    "file_certificate",
+    "write_certificate",
+]

@@ -69,7 +69,7 @@ def instances(tree: Any, stmt: A.Sample, where: str = "axiom.parts") -> list:
         for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
             out.append(union_bound(list(combo)))
         return out
-    raise SerializeError(f"{where}: expected {{\"family\", \"param\"}} or {{\"union\": [...]}}")
+    raise SerializeError(f'{where}: expected {{"family", "param"}} or {{"union": [...]}}')
 
 
 def same_axiom(a, b) -> bool:

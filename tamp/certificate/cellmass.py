@@ -69,8 +69,7 @@ class Region:
         return out
 
     def key(self) -> tuple:
-        return (tuple(sorted(self.box.items())),
-                tuple(sorted((tuple(sorted(c.items())), r) for c, r in self.cons)))
+        return (tuple(sorted(self.box.items())), tuple(sorted((tuple(sorted(c.items())), r) for c, r in self.cons)))
 
     def formula(self, symbols: Dict[str, z3.ArithRef], closed: bool = False) -> z3.BoolRef:
         """The open region (or its closure) as a z3 formula."""
@@ -209,7 +208,7 @@ def gauss_transform(region: Region, dists: Dict[str, Dist]):
                     return None
                 continue
             if len(coef) == 1:
-                (n, c), = coef.items()
+                ((n, c),) = coef.items()
                 lo, hi = box.get(n, (None, None))
                 b = r / c
                 if c > 0:
@@ -260,8 +259,11 @@ def _poly_mass(g, box, cons, dists, deadline) -> Interval:
     from tamp.prob.polydensity import polytope_problem
     from tamp.wmi import integrate_polytope
 
-    dens, rows = polytope_problem([dists[v].coeffs for v in g], [box[v] for v in g],
-                                  [(tuple(coef.get(v, Fraction(0)) for v in g), rhs) for coef, rhs in cons])
+    dens, rows = polytope_problem(
+        [dists[v].coeffs for v in g],
+        [box[v] for v in g],
+        [(tuple(coef.get(v, Fraction(0)) for v in g), rhs) for coef, rhs in cons],
+    )
     try:
         return Interval.point(integrate_polytope(dens, rows, len(g), deadline=deadline))
     except TimeoutError:
@@ -269,7 +271,7 @@ def _poly_mass(g, box, cons, dists, deadline) -> Interval:
 
 
 def classify_box(box: Dict[str, Bound], cons) -> str:
-    """"in" (every constraint holds on the whole box), "out" (one fails on all of it) or
+    """ "in" (every constraint holds on the whole box), "out" (one fails on all of it) or
     "partial", by exact interval arithmetic."""
     inside = True
     for coef, rhs in cons:
@@ -433,8 +435,8 @@ def _inner_intervals(u, leaf, cons):
         rmin, rmax = linear_range({v: k for v, k in coef.items() if v != u}, leaf)
         used = True
         # c·u < rhs − rest, rest ∈ [rmin, rmax]
-        every = None if rmax is None else (rhs - rmax) / c   # holds for every other point
-        some = None if rmin is None else (rhs - rmin) / c    # holds for some other point
+        every = None if rmax is None else (rhs - rmax) / c  # holds for every other point
+        some = None if rmin is None else (rhs - rmin) / c  # holds for some other point
         if c > 0:
             if every is None:
                 sure = False
@@ -459,7 +461,7 @@ def _inner_intervals(u, leaf, cons):
 def parse_rational(s: Any, what: str) -> Fraction:
     """``"p/q"`` or ``"p"`` (strings only; floats are not exact)."""
     if not isinstance(s, str):
-        raise MassError(f"{what}: expected an exact rational string \"p/q\"")
+        raise MassError(f'{what}: expected an exact rational string "p/q"')
     try:
         if len(s) > 20000:
             raise ValueError

@@ -26,9 +26,17 @@ def cfa_form(cfa) -> Dict[str, Any]:
         "bound": to_json(cfa.bound),
         "types": {n: to_json(t) for n, t in sorted(cfa.types.items())},
         "nodes": sorted(cfa.graph.nodes),
-        "edges": [{"src": u, "dst": v, "key": k, "stmt": to_json(d["stmt"]), "back": bool(d.get("back")),
-                   "user_assume": bool(d.get("user_assume"))}
-                  for u, v, k, d in cfa.edges()],
+        "edges": [
+            {
+                "src": u,
+                "dst": v,
+                "key": k,
+                "stmt": to_json(d["stmt"]),
+                "back": bool(d.get("back")),
+                "user_assume": bool(d.get("user_assume")),
+            }
+            for u, v, k, d in cfa.edges()
+        ],
     }
 
 

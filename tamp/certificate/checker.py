@@ -63,9 +63,15 @@ def _show(e) -> str:
     return show_expr(e)
 
 
-def check_certificate(cert: Certificate, src: A.SourceFile, source_bytes: bytes,
-                      bound: Optional[A.Expr] = None, inputs: Optional[Dict[str, object]] = None,
-                      timeout_ms: int = 10000, deadline: Optional[float] = None) -> CheckReport:
+def check_certificate(
+    cert: Certificate,
+    src: A.SourceFile,
+    source_bytes: bytes,
+    bound: Optional[A.Expr] = None,
+    inputs: Optional[Dict[str, object]] = None,
+    timeout_ms: int = 10000,
+    deadline: Optional[float] = None,
+) -> CheckReport:
     """Re-check every program proof in ``cert`` against ``src`` (parsed and type-checked) and
     the claim given by ``bound`` / ``inputs`` (as on the ``tamp prove`` command line)."""
     t0 = time.monotonic()
@@ -76,8 +82,10 @@ def check_certificate(cert: Certificate, src: A.SourceFile, source_bytes: bytes,
 
     digest = source_digest(source_bytes)
     if cert.source_sha256 != digest:
-        return reject(f"the certificate is for different source text (sha256 {cert.source_sha256[:12]}… "
-                      f"recorded, {src.path} has {digest[:12]}…)")
+        return reject(
+            f"the certificate is for different source text (sha256 {cert.source_sha256[:12]}… "
+            f"recorded, {src.path} has {digest[:12]}…)"
+        )
     if not cert.programs and not cert.probability and not cert.concentration:
         return reject("the certificate contains no proof")
     seen = set()
@@ -123,8 +131,9 @@ def check_certificate(cert: Certificate, src: A.SourceFile, source_bytes: bytes,
     return CheckReport(True, results, time.monotonic() - t0)
 
 
-def check_program(pc: ProgramCert, src: A.SourceFile, prog: A.Program, bound, inputs, timeout_ms,
-                  deadline) -> ProgramCheck:
+def check_program(
+    pc: ProgramCert, src: A.SourceFile, prog: A.Program, bound, inputs, timeout_ms, deadline
+) -> ProgramCheck:
     """Re-check one program's proof (never raises :class:`Rejected`; reports it)."""
     t0 = time.monotonic()
     out = ProgramCheck(pc.name, False)
@@ -153,8 +162,10 @@ def check_program(pc: ProgramCert, src: A.SourceFile, prog: A.Program, bound, in
 
 def check_claim(pc: ProgramCert, cfa) -> int:
     if pc.bound != cfa.bound:
-        raise Rejected(f"the certificate proves the bound {_show(pc.bound)}, but the claim checked is "
-                       f"{_show(cfa.bound)} (the file's `fails` clause, or --bound)")
+        raise Rejected(
+            f"the certificate proves the bound {_show(pc.bound)}, but the claim checked is "
+            f"{_show(cfa.bound)} (the file's `fails` clause, or --bound)"
+        )
     mine = cfa_form(cfa)
     diff = first_difference(pc.cfa, mine)
     if diff:
@@ -213,19 +224,25 @@ def check_cover(aut: CertAutomaton, cfa) -> int:
                 raise Rejected(f"COVER: q{nid} follows CFA edge {key[0]}->{key[1]} twice")
             have.add(key)
             if e.stmt != want[key]:
-                raise Rejected(f"COVER: edge q{nid}->q{e.dst} carries a different statement than CFA edge "
-                               f"{key[0]}->{key[1]}")
+                raise Rejected(
+                    f"COVER: edge q{nid}->q{e.dst} carries a different statement than CFA edge {key[0]}->{key[1]}"
+                )
             if aut.nodes[e.dst].cfa_node != key[1]:
-                raise Rejected(f"COVER: edge q{nid}->q{e.dst} reaches CFA node {aut.nodes[e.dst].cfa_node}, "
-                               f"not {key[1]}")
+                raise Rejected(
+                    f"COVER: edge q{nid}->q{e.dst} reaches CFA node {aut.nodes[e.dst].cfa_node}, not {key[1]}"
+                )
         for key in want:
             if key not in have:
-                raise Rejected(f"COVER: q{nid} (CFA node {n.cfa_node}) does not follow CFA edge "
-                               f"{key[0]}->{key[1]} `{_stmt_text(want[key])}`")
+                raise Rejected(
+                    f"COVER: q{nid} (CFA node {n.cfa_node}) does not follow CFA edge "
+                    f"{key[0]}->{key[1]} `{_stmt_text(want[key])}`"
+                )
     cycle = split_cycle(aut)
     if cycle is not None:
-        raise Rejected(f"COVER: split edges form a cycle through q{cycle} (a split must make progress "
-                       "towards a CFA step, or the induction on run length has no base)")
+        raise Rejected(
+            f"COVER: split edges form a cycle through q{cycle} (a split must make progress "
+            "towards a CFA step, or the induction on run length has no base)"
+        )
     return 1
 
 
@@ -269,8 +286,9 @@ def check_axioms(aut: CertAutomaton, cfa) -> Dict[int, object]:
     for e in aut.edges:
         if not isinstance(e.stmt, A.Sample):
             if e.axiom is not None:
-                raise Rejected(f"AXIOM: edge q{e.src}->q{e.dst} `{_stmt_text(e.stmt)}` is not a sampling "
-                               "but carries an axiom")
+                raise Rejected(
+                    f"AXIOM: edge q{e.src}->q{e.dst} `{_stmt_text(e.stmt)}` is not a sampling but carries an axiom"
+                )
             continue
         where = f"edge q{e.src}->q{e.dst} `{_stmt_text(e.stmt)}`"
         if e.axiom is None:
@@ -286,9 +304,11 @@ def check_axioms(aut: CertAutomaton, cfa) -> Dict[int, object]:
         match = next((c for c in cands if same_axiom(c, e.axiom)), None)
         if match is None:
             c = cands[0]
-            raise Rejected(f"AXIOM: {where}: the stated axiom Pr[{_show(e.axiom.bad)}] <= {_show(e.axiom.cost)} "
-                           f"is not the library's instantiation Pr[{_show(c.bad)}] <= {_show(c.cost)}"
-                           + ("" if tuple(c.side) == e.axiom.side else " (side conditions differ)"))
+            raise Rejected(
+                f"AXIOM: {where}: the stated axiom Pr[{_show(e.axiom.bad)}] <= {_show(e.axiom.cost)} "
+                f"is not the library's instantiation Pr[{_show(c.bad)}] <= {_show(c.cost)}"
+                + ("" if tuple(c.side) == e.axiom.side else " (side conditions differ)")
+            )
         out[e.index] = match
     return out
 
@@ -296,12 +316,11 @@ def check_axioms(aut: CertAutomaton, cfa) -> Dict[int, object]:
 # ---------------------------------------------------------------------------- 5. SMT
 
 
-GROUP = 16          # obligations asked together (see flush() in check_smt)
-GROUP_MS = 2000     # time limit for a group; a group that fails is halved
+GROUP = 16  # obligations asked together (see flush() in check_smt)
+GROUP_MS = 2000  # time limit for a group; a group that fails is halved
 
 
-def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: int, deadline, log,
-              facts=()) -> int:
+def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: int, deadline, log, facts=()) -> int:
     try:
         enc = Encoder(cfa.types)
         env0 = enc.initial_env()
@@ -363,14 +382,16 @@ def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: in
         conjunction (valid exactly when each member is); a group that does not come back valid
         is halved, down to single obligations decided with the full time limit — so a failure is
         reported for the first failing obligation, exactly as when each is asked alone."""
+
         def go(group):
             nonlocal count
             if len(group) == 1:
                 decide_now(*group[0])
                 return
             rule, where, _f = group[0]
-            status, dt = decide(z3.And(*[f for _r, _w, f in group]), enc, hyps,
-                                limit(rule, where, min(timeout_ms, GROUP_MS)))
+            status, dt = decide(
+                z3.And(*[f for _r, _w, f in group]), enc, hyps, limit(rule, where, min(timeout_ms, GROUP_MS))
+            )
             if status == VALID:
                 for r, w, _f in group:
                     log.append(f"{r} {w}: valid (one of {len(group)} asked together, {dt:.3f} s)")
@@ -381,7 +402,7 @@ def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: in
             go(group[half:])
 
         for k in range(0, len(pending), GROUP):
-            go(pending[k:k + GROUP])
+            go(pending[k : k + GROUP])
         pending.clear()
 
     # each label and bound over the pre-state, encoded once
@@ -418,8 +439,11 @@ def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: in
         if ax is not None:
             cost = R(ax.cost, what=w)
             side = [E(s, what=w) for s in ax.side]
-            ob("STEP", w + " (side conditions, cost within β)",
-               z3.Implies(lam, z3.And(*side, kap0[e.src] + cost <= beta)))
+            ob(
+                "STEP",
+                w + " (side conditions, cost within β)",
+                z3.Implies(lam, z3.And(*side, kap0[e.src] + cost <= beta)),
+            )
         try:
             st2 = step(enc, StepState(dict(env0), [lam], [], z3.RealVal(0), []), e.stmt, ax)
         except Exception as exc:  # noqa: BLE001
@@ -459,8 +483,10 @@ def check_termination_rule(rankings, cfa, timeout_ms: int, deadline, log) -> int
         if status != VALID:
             why = "the solver answered unknown or timed out" if status != "invalid" else "it does not hold"
             what = where if rule == "RANKING" else f"{rule} fails at {where}: {why}"
-            raise Rejected(f"TERMINATION: {what} (a run that never ends counts as failing, so every loop "
-                           "needs a termination argument)")
+            raise Rejected(
+                f"TERMINATION: {what} (a run that never ends counts as failing, so every loop "
+                "needs a termination argument)"
+            )
         count += 1
     return count
 

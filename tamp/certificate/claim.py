@@ -58,7 +58,8 @@ def well_formed_claim(cfa) -> str:
 
     found = conditioning_assumes(cfa)
     if found:
-        return (describe(found[0], cfa.path) + "; the certificate contains no argument for the "
-                "conditional bound (a lower bound on the probability of the condition)")
+        return (
+            describe(found[0], cfa.path) + "; the certificate contains no argument for the "
+            "conditional bound (a lower bound on the probability of the condition)"
+        )
     return ""
-

@@ -34,7 +34,7 @@ class ConcCert:
     name: str
     bound: A.Expr
     margin: A.Expr | None
-    sums: list[Any]          # [(family, [Block…])]
+    sums: list[Any]  # [(family, [Block…])]
     applications: list[Any]  # [tamp.prover.conc_proof.Application]
 
 
@@ -62,10 +62,26 @@ def decode_conc(c: Any, where: str) -> ConcCert:
     for i, a in enumerate(c.get("applications") or []):
         keys(a, ("sum", "rule", "mode", "u", "f"), f"{where}.applications[{i}]")
     try:
-        sums = [(str(s["family"]), [Block(ast(b["count"], f"{where}.sums[{i}]"), ast(b["param"], f"{where}.sums[{i}]"))
-                                    for b in s["blocks"]]) for i, s in enumerate(c["sums"])]
-        apps = [Application(int(a["sum"]), str(a["rule"]), str(a["mode"]), ast(a["u"], f"{where}.applications[{i}].u"),
-                            ast(a["f"], f"{where}.applications[{i}].f")) for i, a in enumerate(c["applications"])]
+        sums = [
+            (
+                str(s["family"]),
+                [
+                    Block(ast(b["count"], f"{where}.sums[{i}]"), ast(b["param"], f"{where}.sums[{i}]"))
+                    for b in s["blocks"]
+                ],
+            )
+            for i, s in enumerate(c["sums"])
+        ]
+        apps = [
+            Application(
+                int(a["sum"]),
+                str(a["rule"]),
+                str(a["mode"]),
+                ast(a["u"], f"{where}.applications[{i}].u"),
+                ast(a["f"], f"{where}.applications[{i}].f"),
+            )
+            for i, a in enumerate(c["applications"])
+        ]
         margin = ast(c["margin"], f"{where}.margin") if c.get("margin") is not None else None
         return ConcCert(c["program"], ast(c["bound"], f"{where}.bound"), margin, sums, apps)
     except (KeyError, TypeError, ValueError) as exc:
@@ -89,8 +105,10 @@ def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, 
     try:
         has_hole = any(A.contains(e, A.Hole) for e in prog.ensures)
         if has_hole != (cc.margin is not None):
-            raise Rejected("the certificate's margin does not match the source (an `ensures` with `?` needs "
-                           "exactly one inferred margin)")
+            raise Rejected(
+                "the certificate's margin does not match the source (an `ensures` with `?` needs "
+                "exactly one inferred margin)"
+            )
         if has_hole:
             from tamp.prover.infer import fill_hole
 
@@ -98,12 +116,13 @@ def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, 
         if bound is not None:
             claim_bound = bound
         elif isinstance(prog.fails, A.Hole):
-            claim_bound = cc.bound      # `fails ?`: the certificate's bound is the answer it proves
+            claim_bound = cc.bound  # `fails ?`: the certificate's bound is the answer it proves
         else:
             claim_bound = prog.fails if prog.fails is not None else A.num(0)
         if cc.bound != claim_bound:
-            raise Rejected(f"the certificate proves the bound {_show(cc.bound)}, but the claim checked is "
-                           f"{_show(claim_bound)}")
+            raise Rejected(
+                f"the certificate proves the bound {_show(cc.bound)}, but the claim checked is {_show(claim_bound)}"
+            )
         sub = failure_program(dataclasses.replace(prog, fails=claim_bound), inputs)
         from tamp.cfa import build_cfa
 

@@ -24,7 +24,6 @@ from .format import CertificateError
 
 def conc_certificate(result) -> dict[str, Any]:
 
-
     proof = getattr(result, "proof", None)
     if result.verdict != "proved" or proof is None:
         raise CertificateError(f"program '{result.name}' is not proved: nothing to certify")
@@ -34,10 +33,16 @@ def conc_certificate(result) -> dict[str, Any]:
         "bound": to_json(proof.beta),
         "bound_text": result.bound,
         "margin": to_json(result.margin) if result.margin is not None else None,
-        "sums": [{"family": s.family, "lines": list(s.lines),
-                  "blocks": [{"count": to_json(b.count), "param": to_json(b.param)} for b in s.blocks]}
-                 for s in proof.claim.sums],
-        "applications": [{"sum": a.sum, "rule": a.rule, "mode": a.mode, "u": to_json(a.u), "f": to_json(a.f)}
-                         for a in proof.apps],
+        "sums": [
+            {
+                "family": s.family,
+                "lines": list(s.lines),
+                "blocks": [{"count": to_json(b.count), "param": to_json(b.param)} for b in s.blocks],
+            }
+            for s in proof.claim.sums
+        ],
+        "applications": [
+            {"sum": a.sum, "rule": a.rule, "mode": a.mode, "u": to_json(a.u), "f": to_json(a.f)} for a in proof.apps
+        ],
         "obligations": [{"rule": k, "where": w, "status": "valid"} for k, w, _f in proof.obligations],
     }

@@ -105,7 +105,7 @@ class BoxMoments:
     def __init__(self, box, names: List[str], dists):
         self.names = names
         self.centre: Dict[str, float] = {}
-        self.half: Dict[str, float] = {}     # >= max(b − c, c − a)
+        self.half: Dict[str, float] = {}  # >= max(b − c, c − a)
         self.m: Dict[str, Tuple[FPair, FPair, FPair]] = {}
         for v in names:
             a, b = float(box[v][0]), float(box[v][1])
@@ -115,8 +115,9 @@ class BoxMoments:
             self.m[v] = moments(dists[v], a, b, c)
         self.m0 = _prod([self.m[v][0] for v in names])
         self.without = {v: _prod([self.m[w][0] for w in names if w != v]) for v in names}
-        self.without2 = {(v, w): _prod([self.m[z][0] for z in names if z not in (v, w)])
-                         for v in names for w in names if v != w}
+        self.without2 = {
+            (v, w): _prod([self.m[z][0] for z in names if z not in (v, w)]) for v in names for w in names if v != w
+        }
 
 
 def _k2(du) -> float:
@@ -160,7 +161,7 @@ def piece_integral(p: Piece, upper: bool, bm: BoxMoments, du) -> Optional[FPair]
     g1 = du.pdf_f(t0)
     g2 = fmul(fmul(fneg(fadd((t0, t0), fneg(_enc(du.mean)))), _enc(1 / du.var)), g1)
     base = fadd(fmul(g0, m0), fmul(g1, lin))
-    e2 = up(0.5 * _k2(du) * q_hi)        # 0.5·k is exact
+    e2 = up(0.5 * _k2(du) * q_hi)  # 0.5·k is exact
     second = (down(base[0] - e2), up(base[1] + e2))
     e3 = up(up(up(du.third_derivative_max() * r) * q_hi) / 6)
     third0 = fadd(base, fmul((0.5, 0.5), fmul(g2, sq)))
@@ -288,7 +289,7 @@ def column_integral(box, names: List[str], ups: Sequence[Piece], lows: Sequence[
     pts = {a, b}
     finite = [p for p in list(ups) + list(lows) if p[1] is not None]
     for i, p in enumerate(finite):
-        for q in finite[i + 1:]:
+        for q in finite[i + 1 :]:
             gp, gq = p[0].get(x, Fraction(0)), q[0].get(x, Fraction(0))
             if gp != gq:
                 s = (q[1] - p[1]) / (gp - gq)

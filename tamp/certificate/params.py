@@ -59,7 +59,7 @@ def param_from_json(d: Any, where: str = "param") -> Any:
         return None
     if not isinstance(d, dict) or len(d) != 1:
         raise SerializeError(f"{where}: an axiom parameter is null or a one-key object")
-    (key, val), = d.items()
+    ((key, val),) = d.items()
     if key == "expr":
         return expr_from_json(val)
     if key == "choice":
@@ -79,7 +79,7 @@ def param_from_json(d: Any, where: str = "param") -> Any:
 
 def point_from_json(d: Any, where: str) -> Any:
     if isinstance(d, dict) and len(d) == 1:
-        (key, val), = d.items()
+        ((key, val),) = d.items()
         if key == "bool" and isinstance(val, bool):
             return val
         if key == "num":
@@ -87,5 +87,4 @@ def point_from_json(d: Any, where: str) -> Any:
             return f.numerator if f.denominator == 1 else f
         if key == "pair" and isinstance(val, list) and len(val) == 2:
             return (point_from_json(val[0], where + ".pair[0]"), point_from_json(val[1], where + ".pair[1]"))
-    raise SerializeError(f"{where}: a support point is {{\"num\": \"p/q\"}}, {{\"bool\": b}} or "
-                         "{\"pair\": [a, b]}")
+    raise SerializeError(f'{where}: a support point is {{"num": "p/q"}}, {{"bool": b}} or {{"pair": [a, b]}}')

@@ -86,8 +86,13 @@ class _Queries:
             raise Rejected(rule + "|" + (return_reason or ""))
 
 
-def check_prob(pc: ProbCert, prog: A.Program, inputs: Optional[Dict[str, object]], timeout_ms: int = 10000,
-               deadline: Optional[float] = None) -> ProgramCheck:
+def check_prob(
+    pc: ProbCert,
+    prog: A.Program,
+    inputs: Optional[Dict[str, object]],
+    timeout_ms: int = 10000,
+    deadline: Optional[float] = None,
+) -> ProgramCheck:
     """Re-check one program's probability certificate (never raises :class:`Rejected`)."""
     t0 = time.monotonic()
     out = ProgramCheck(pc.name, False)
@@ -110,12 +115,15 @@ def _check(pc: ProbCert, prog: A.Program, inputs, qs: _Queries) -> int:
     if len(pc.clauses) != len(clauses) or any(a != b for a, b in zip(pc.clauses, clauses)):
         for a, b in zip(pc.clauses + [None] * len(clauses), clauses + [None] * len(pc.clauses)):
             if a != b:
-                raise Rejected(f"CLAIM: the certificate certifies `{_show(a) if a is not None else 'nothing'}` "
-                               f"but the file says `{_show(b) if b is not None else 'nothing'}`")
+                raise Rejected(
+                    f"CLAIM: the certificate certifies `{_show(a) if a is not None else 'nothing'}` "
+                    f"but the file says `{_show(b) if b is not None else 'nothing'}`"
+                )
     terms = terms_of(clauses)
     if [t.term for t in pc.terms] != terms:
-        raise Rejected("CLAIM: the certificate's P-terms are not those of the clauses ("
-                       + ", ".join(_show(t) for t in terms) + ")")
+        raise Rejected(
+            "CLAIM: the certificate's P-terms are not those of the clauses (" + ", ".join(_show(t) for t in terms) + ")"
+        )
     replayer = Replayer(sub, inputs)
     traces: Dict[tuple, Trace] = {}
     has_assume = any(isinstance(n, A.Assume) for n in A.walk(sub.body))
@@ -134,8 +142,10 @@ def _check(pc: ProbCert, prog: A.Program, inputs, qs: _Queries) -> int:
         shown = "; ".join(f"{_show(p)} in {_iv(v)}" for p, v in values.items())
         if got is None:
             raise Rejected(f"VERDICT: the certified masses do not decide the clauses ({shown})")
-        raise Rejected(f"VERDICT: the certified masses show the clauses "
-                       f"{'hold' if got else 'fail'}, not that they {'hold' if want else 'fail'} ({shown})")
+        raise Rejected(
+            f"VERDICT: the certified masses show the clauses "
+            f"{'hold' if got else 'fail'}, not that they {'hold' if want else 'fail'} ({shown})"
+        )
     return checks + qs.count
 
 
@@ -184,21 +194,36 @@ def _check_term(prob: A.Prob, tc: TermCert, replayer, traces, has_assume, qs: _Q
             if c.cls == "boundary":
                 continue
             side = z3.And(inside, event) if c.cls == "hit" else z3.And(inside, z3.Not(event))
-            _expect_unsat(qs, "CLASS", c.where, support + [f, z3.Not(side)],
-                          f"the cell is claimed {c.cls} but contains points outside "
-                          f"{'c ∧ e' if c.cls == 'hit' else 'c ∧ ¬e'} of {text}")
+            _expect_unsat(
+                qs,
+                "CLASS",
+                c.where,
+                support + [f, z3.Not(side)],
+                f"the cell is claimed {c.cls} but contains points outside "
+                f"{'c ∧ e' if c.cls == 'hit' else 'c ∧ ¬e'} of {text}",
+            )
         # COVER: same-class cells pairwise disjoint
         for i in range(len(cells)):
             for j in range(i + 1, len(cells)):
                 a, b = cells[i], cells[j]
                 if a.cls != b.cls or a.cls == "boundary" or boxes_disjoint(a.region, b.region):
                     continue
-                _expect_unsat(qs, "COVER", f"{a.where} and {b.where}", support + [formulas[i], formulas[j]],
-                              "two cells of one class overlap")
+                _expect_unsat(
+                    qs,
+                    "COVER",
+                    f"{a.where} and {b.where}",
+                    support + [formulas[i], formulas[j]],
+                    "two cells of one class overlap",
+                )
         # COVER: the rest of the trace is outside the condition
         closed = [z3.Not(c.region.formula(tr.symbols, closed=True)) for c in cells]
-        _expect_unsat(qs, "COVER", tr_c.where, support + closed + [inside],
-                      f"the cells do not cover the part of the trace inside the condition of {text}")
+        _expect_unsat(
+            qs,
+            "COVER",
+            tr_c.where,
+            support + closed + [inside],
+            f"the cells do not cover the part of the trace inside the condition of {text}",
+        )
         # MASS
         for c in cells:
             try:
@@ -208,8 +233,10 @@ def _check_term(prob: A.Prob, tc: TermCert, replayer, traces, has_assume, qs: _Q
             checks += 1
             lo, hi = c.mass
             if m.lo < lo or m.hi > hi:
-                raise Rejected(f"MASS at {c.where}: the claimed mass [{_frac(lo)}, {_frac(hi)}] does not contain "
-                               f"the recomputed enclosure [{_frac(m.lo)}, {_frac(m.hi)}]")
+                raise Rejected(
+                    f"MASS at {c.where}: the claimed mass [{_frac(lo)}, {_frac(hi)}] does not contain "
+                    f"the recomputed enclosure [{_frac(m.lo)}, {_frac(m.hi)}]"
+                )
             claimed = Interval(lo, hi)
             if c.cls == "hit":
                 hit = hit + claimed
@@ -222,11 +249,18 @@ def _check_term(prob: A.Prob, tc: TermCert, replayer, traces, has_assume, qs: _Q
     except CoverError as exc:
         raise Rejected(f"COVER: {text}: {exc}") from None
     for mb in open_sides:
-        _expect_unsat(qs, "COVER", f"{tc.where} ({mb.place})", mb.parts,
-                      f"a side of a followed branch that no trace of {text} takes is possible")
+        _expect_unsat(
+            qs,
+            "COVER",
+            f"{tc.where} ({mb.place})",
+            mb.parts,
+            f"a side of a followed branch that no trace of {text} takes is possible",
+        )
     if remainder > tc.uncovered:
-        raise Rejected(f"COVER: {text}: the listed traces leave up to {_frac(remainder)} uncovered, "
-                       f"more than the declared {_frac(tc.uncovered)}")
+        raise Rejected(
+            f"COVER: {text}: the listed traces leave up to {_frac(remainder)} uncovered, "
+            f"more than the declared {_frac(tc.uncovered)}"
+        )
     direct = prob.given is None and not has_assume
     try:
         iv = term_interval(hit, miss, unknown + max(remainder, Fraction(0)), direct)

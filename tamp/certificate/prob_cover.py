@@ -37,8 +37,8 @@ class CoverError(ValueError):
 class _Node:
     kind: str
     place: str
-    weight: Fraction                     # upper bound of the probability of reaching the node
-    probs: Dict[int, Fraction] = field(default_factory=dict)   # listed outcome -> probability (lower)
+    weight: Fraction  # upper bound of the probability of reaching the node
+    probs: Dict[int, Fraction] = field(default_factory=dict)  # listed outcome -> probability (lower)
     decision: Optional[Decision] = None  # one branch decision here (its guard and condition)
     support: List = field(default_factory=list)
 

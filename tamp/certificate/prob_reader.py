@@ -91,7 +91,7 @@ def decode_prob(p: Any, where: str) -> ProbCert:
     name = _field(p, "program", str, where)
     verdict = _field(p, "verdict", str, where)
     if verdict not in ("proved", "violated"):
-        raise MalformedCertificate(f"{where}.verdict: expected \"proved\" or \"violated\"")
+        raise MalformedCertificate(f'{where}.verdict: expected "proved" or "violated"')
     clauses = [_expr(c, f"{where}.clauses[{i}]") for i, c in enumerate(_field(p, "clauses", list, where))]
     out = ProbCert(name, verdict, clauses)
     for i, t in enumerate(_field(p, "terms", list, where)):
@@ -114,8 +114,9 @@ def decode_term(t: Any, where: str) -> TermCert:
             raise MalformedCertificate(f"{w}.branches: expected a list of 0 and 1")
         cells = [decode_cell(c, f"{w}.cells[{j}]") for j, c in enumerate(_field(tr, "cells", list, w))]
         traces.append(TraceCert(tuple(ch), cells, w, tuple(br)))
-    return TermCert(term, str(t.get("text", "")), _rat(_field(t, "uncovered", str, where), where + ".uncovered"),
-                    traces, where)
+    return TermCert(
+        term, str(t.get("text", "")), _rat(_field(t, "uncovered", str, where), where + ".uncovered"), traces, where
+    )
 
 
 def decode_cell(c: Any, where: str) -> CellCert:

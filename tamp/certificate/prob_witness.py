@@ -32,8 +32,8 @@ class WitnessBuilder:
         self._heap: List = []
         self._tick = itertools.count()
         self.partial = Fraction(0)  # Σ gaps of the partial leaves
-        self.lo = Fraction(0)       # Σ lower bounds of all leaves
-        self.hi = Fraction(0)       # Σ upper bounds of all leaves
+        self.lo = Fraction(0)  # Σ lower bounds of all leaves
+        self.hi = Fraction(0)  # Σ upper bounds of all leaves
         self.leaves = 0
         self._add(self.tree, "node", box)
 

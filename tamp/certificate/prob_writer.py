@@ -54,8 +54,8 @@ class _Cell:
     region: Region
     witness: Optional[WitnessBuilder] = None
     mass: Optional[Any] = None
-    ldl: bool = False        # Gaussian groups rewritten (witness {"ldl": TREE})
-    fixed: Any = None        # the mass of everything outside the witness variables
+    ldl: bool = False  # Gaussian groups rewritten (witness {"ldl": TREE})
+    fixed: Any = None  # the mass of everything outside the witness variables
 
 
 def _new_cell(key, side, region: Region, dists, deadline) -> _Cell:
@@ -78,16 +78,22 @@ def prob_program(prog: A.Program) -> A.Program:
     return dataclasses.replace(prog, ensures=tuple(prob_clauses(prog)), fails=None)
 
 
-def program_prob_certificate(prog: A.Program, verdict: str, inputs: Optional[Dict[str, object]] = None,
-                             path: str = "<string>", source: Optional[str] = None,
-                             budget_s: float = DEFAULT_BUDGET_S) -> Dict[str, Any]:
+def program_prob_certificate(
+    prog: A.Program,
+    verdict: str,
+    inputs: Optional[Dict[str, object]] = None,
+    path: str = "<string>",
+    source: Optional[str] = None,
+    budget_s: float = DEFAULT_BUDGET_S,
+) -> Dict[str, Any]:
     """The certificate entry for a decided (``proved``/``violated``) probability program
     (:class:`CertificateError` when it cannot be built within ``budget_s``)."""
     try:
         return _build(prog, verdict, inputs, path, source, budget_s)
     except TimeoutError:
-        raise CertificateError(f"program '{prog.name}': time limit ({budget_s:g} s) reached while writing "
-                               "the certificate") from None
+        raise CertificateError(
+            f"program '{prog.name}': time limit ({budget_s:g} s) reached while writing the certificate"
+        ) from None
     except (MassError, TampError) as exc:
         raise CertificateError(f"program '{prog.name}': {exc}") from None
 
@@ -110,8 +116,10 @@ def _build(prog, verdict, inputs, path, source, budget_s):
     uncovered, open_sides = decision_tree(list(traces.values()))
     for mb in open_sides:
         if not _unsat(mb.parts):
-            raise CertificateError(f"program '{prog.name}': a side of the branch {mb.place} is possible but no "
-                                   "final path of the engine takes it")
+            raise CertificateError(
+                f"program '{prog.name}': a side of the branch {mb.place} is possible but no "
+                "final path of the engine takes it"
+            )
     per_term: List[List[_Cell]] = []
     for t in exp.terms:
         cells = []
@@ -121,8 +129,9 @@ def _build(prog, verdict, inputs, path, source, budget_s):
             dists = traces[key].vars
             missing = region.variables() - set(dists)
             if missing:
-                raise CertificateError(f"program '{prog.name}': engine variable(s) {sorted(missing)} unknown "
-                                       "to the replay")
+                raise CertificateError(
+                    f"program '{prog.name}': engine variable(s) {sorted(missing)} unknown to the replay"
+                )
             cells.append(_new_cell(key, c.side, region, dists, deadline))
         per_term.append(cells)
     want = verdict == "proved"
@@ -137,8 +146,10 @@ def _build(prog, verdict, inputs, path, source, budget_s):
         if got is not None:
             raise CertificateError(f"program '{prog.name}': the certificate's masses give the opposite verdict")
         if not _refine(per_term, traces, cache) or time.monotonic() > deadline:
-            raise CertificateError(f"program '{prog.name}': could not make the certified masses decide the "
-                                   f"clauses within the budget ({budget_s:g} s, {MAX_LEAVES} witness leaves)")
+            raise CertificateError(
+                f"program '{prog.name}': could not make the certified masses decide the "
+                f"clauses within the budget ({budget_s:g} s, {MAX_LEAVES} witness leaves)"
+            )
     return {
         "program": prog.name,
         "verdict": verdict,
@@ -177,6 +188,7 @@ def _replay_paths(replayer: Replayer, paths, names):
 def _side_oracle(region: Region):
     """The branch a path with this region takes at a condition (z3: the region, the support so
     far and the guard imply the condition or its negation)."""
+
     def decide(cond, rp):
         syms = dict(rp.symbols)
         for v in region.variables():
@@ -187,6 +199,7 @@ def _side_oracle(region: Region):
         if _unsat(parts + [cond]):
             return 0
         raise CertificateError("an engine path lies on both sides of a followed branch")
+
     return decide
 
 
@@ -245,14 +258,24 @@ def _refine(per_term, traces, cache) -> bool:
 def _term_json(prob, cells: List[_Cell], traces, uncovered) -> Dict[str, Any]:
     by_trace: Dict[Tuple[int, ...], list] = {ch: [] for ch in traces}
     for c in cells:
-        by_trace[c.choices].append({
-            "class": c.side,
-            "box": {v: [None if lo is None else rational_text(lo), None if hi is None else rational_text(hi)]
-                    for v, (lo, hi) in sorted(c.region.box.items())},
-            "cons": [{"coef": {v: rational_text(k) for v, k in sorted(coef.items())}, "rhs": rational_text(rhs)}
-                     for coef, rhs in c.region.cons],
-            "mass": [rational_text(c.mass.lo), rational_text(c.mass.hi)],
-            "witness": _witness_json(c),
-        })
-    return {"term": to_json(prob), "text": print_expr(prob), "uncovered": rational_text(max(uncovered, Fraction(0))),
-            "traces": [{"choices": list(ch), "branches": list(br), "cells": cs} for (ch, br), cs in by_trace.items()]}
+        by_trace[c.choices].append(
+            {
+                "class": c.side,
+                "box": {
+                    v: [None if lo is None else rational_text(lo), None if hi is None else rational_text(hi)]
+                    for v, (lo, hi) in sorted(c.region.box.items())
+                },
+                "cons": [
+                    {"coef": {v: rational_text(k) for v, k in sorted(coef.items())}, "rhs": rational_text(rhs)}
+                    for coef, rhs in c.region.cons
+                ],
+                "mass": [rational_text(c.mass.lo), rational_text(c.mass.hi)],
+                "witness": _witness_json(c),
+            }
+        )
+    return {
+        "term": to_json(prob),
+        "text": print_expr(prob),
+        "uncovered": rational_text(max(uncovered, Fraction(0))),
+        "traces": [{"choices": list(ch), "branches": list(br), "cells": cs} for (ch, br), cs in by_trace.items()],
+    }

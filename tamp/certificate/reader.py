@@ -21,7 +21,7 @@ from .prob_reader import decode_prob
 @dataclass
 class CertAxiom:
     family: str
-    parts: Any            # the derivation tree (JSON), evaluated by the checker
+    parts: Any  # the derivation tree (JSON), evaluated by the checker
     bad: A.Expr
     cost: A.Expr
     side: Tuple[A.Expr, ...]
@@ -65,7 +65,7 @@ class ProgramCert:
     automaton: CertAutomaton
     obligations: List[Dict[str, Any]]
     facts: List[A.Expr] = field(default_factory=list)
-    termination: List[Any] = field(default_factory=list)   # tamp.prover.termination.Ranking
+    termination: List[Any] = field(default_factory=list)  # tamp.prover.termination.Ranking
 
 
 @dataclass
@@ -117,11 +117,24 @@ def _ast(fn, data, where):
 def decode(data: Any) -> Certificate:
     """A :class:`Certificate` from parsed JSON."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise MalformedCertificate(f"not a tamp certificate (expected \"format\": \"{FORMAT}\")")
+        raise MalformedCertificate(f'not a tamp certificate (expected "format": "{FORMAT}")')
     if data.get("version") != VERSION:
         raise MalformedCertificate(f"unsupported certificate version {data.get('version')!r} (expected {VERSION})")
-    known_keys(data, ("format", "version", "file", "source_sha256", "claim", "programs", "probability",
-                      "not_certified", "concentration"), "$")
+    known_keys(
+        data,
+        (
+            "format",
+            "version",
+            "file",
+            "source_sha256",
+            "claim",
+            "programs",
+            "probability",
+            "not_certified",
+            "concentration",
+        ),
+        "$",
+    )
     sha = _get(data, "source_sha256", str, "$")
     claim = _get(data, "claim", dict, "$")
     known_keys(claim, ("bound", "inputs"), "$.claim")
@@ -129,10 +142,14 @@ def decode(data: Any) -> Certificate:
     probs = data.get("probability", [])
     if not isinstance(probs, list):
         raise MalformedCertificate("$.probability: expected a list")
-    return Certificate(str(data.get("file", "")), sha, claim,
-                       [decode_program(p, f"$.programs[{i}]") for i, p in enumerate(progs)],
-                       [decode_prob(p, f"$.probability[{i}]") for i, p in enumerate(probs)],
-                       _decode_concentration(data.get("concentration", [])))
+    return Certificate(
+        str(data.get("file", "")),
+        sha,
+        claim,
+        [decode_program(p, f"$.programs[{i}]") for i, p in enumerate(progs)],
+        [decode_prob(p, f"$.probability[{i}]") for i, p in enumerate(probs)],
+        _decode_concentration(data.get("concentration", [])),
+    )
 
 
 def _decode_concentration(items: Any) -> List[Any]:
@@ -163,9 +180,15 @@ def decode_program(p: Any, where: str) -> ProgramCert:
     term = p.get("termination", [])
     if not isinstance(term, list):
         raise MalformedCertificate(f"{where}.termination: expected a list")
-    return ProgramCert(name, bound, cfa, decode_automaton(auts[0], f"{where}.automata[0]"), obligations,
-                       [_ast(expr_from_json, f, f"{where}.facts[{i}]") for i, f in enumerate(facts)],
-                       [decode_ranking(r, f"{where}.termination[{i}]") for i, r in enumerate(term)])
+    return ProgramCert(
+        name,
+        bound,
+        cfa,
+        decode_automaton(auts[0], f"{where}.automata[0]"),
+        obligations,
+        [_ast(expr_from_json, f, f"{where}.facts[{i}]") for i, f in enumerate(facts)],
+        [decode_ranking(r, f"{where}.termination[{i}]") for i, r in enumerate(term)],
+    )
 
 
 def decode_ranking(r: Any, where: str):
@@ -180,7 +203,7 @@ def decode_ranking(r: Any, where: str):
             raise MalformedCertificate(f"{where}.sample: expected [src, dst, key]")
         return Geometric(head, tuple(e))
     if kind != "rank":
-        raise MalformedCertificate(f"{where}.kind: expected \"rank\" or \"geometric\"")
+        raise MalformedCertificate(f'{where}.kind: expected "rank" or "geometric"')
     rank = _ast(expr_from_json, _get(r, "rank", None, where), where + ".rank")
     dec = []
     for i, e in enumerate(_get(r, "decreasing", list, where)):
@@ -201,9 +224,12 @@ def decode_automaton(a: Any, where: str) -> CertAutomaton:
         nid = _get(n, "id", int, w)
         if nid in aut.nodes:
             raise MalformedCertificate(f"{w}: duplicate node id {nid}")
-        aut.nodes[nid] = CertNode(nid, _get(n, "cfa_node", int, w),
-                                  _ast(expr_from_json, _get(n, "lambda", None, w), w + ".lambda"),
-                                  _ast(expr_from_json, _get(n, "kappa", None, w), w + ".kappa"))
+        aut.nodes[nid] = CertNode(
+            nid,
+            _get(n, "cfa_node", int, w),
+            _ast(expr_from_json, _get(n, "lambda", None, w), w + ".lambda"),
+            _ast(expr_from_json, _get(n, "kappa", None, w), w + ".kappa"),
+        )
     if root not in aut.nodes:
         raise MalformedCertificate(f"{where}.root: no node {root}")
     for i, e in enumerate(_get(a, "edges", list, where)):
@@ -215,7 +241,7 @@ def decode_automaton(a: Any, where: str) -> CertAutomaton:
                 raise MalformedCertificate(f"{w}: no node {end}")
         kind = _get(e, "kind", str, w)
         if kind not in ("cfa", "split"):
-            raise MalformedCertificate(f"{w}.kind: expected \"cfa\" or \"split\"")
+            raise MalformedCertificate(f'{w}.kind: expected "cfa" or "split"')
         stmt = _ast(stmt_from_json, _get(e, "stmt", None, w), w + ".stmt")
         ce = e.get("cfa_edge")
         if ce is not None:
@@ -223,15 +249,19 @@ def decode_automaton(a: Any, where: str) -> CertAutomaton:
                 raise MalformedCertificate(f"{w}.cfa_edge: expected [src, dst, key] or null")
             ce = tuple(ce)
         ax = e.get("axiom")
-        aut.edges.append(CertEdge(i, src, dst, kind, stmt, ce,
-                                  decode_axiom(ax, w + ".axiom") if ax is not None else None))
+        aut.edges.append(
+            CertEdge(i, src, dst, kind, stmt, ce, decode_axiom(ax, w + ".axiom") if ax is not None else None)
+        )
     return aut
 
 
 def decode_axiom(ax: Any, where: str) -> CertAxiom:
     known_keys(ax, ("family", "param", "parts", "bad", "cost", "side"), where)
     side = _get(ax, "side", list, where)
-    return CertAxiom(str(ax.get("family", "")), _get(ax, "parts", None, where),
-                     _ast(expr_from_json, _get(ax, "bad", None, where), where + ".bad"),
-                     _ast(expr_from_json, _get(ax, "cost", None, where), where + ".cost"),
-                     tuple(_ast(expr_from_json, s, f"{where}.side[{i}]") for i, s in enumerate(side)))
+    return CertAxiom(
+        str(ax.get("family", "")),
+        _get(ax, "parts", None, where),
+        _ast(expr_from_json, _get(ax, "bad", None, where), where + ".bad"),
+        _ast(expr_from_json, _get(ax, "cost", None, where), where + ".cost"),
+        tuple(_ast(expr_from_json, s, f"{where}.side[{i}]") for i, s in enumerate(side)),
+    )

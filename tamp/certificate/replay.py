@@ -126,12 +126,12 @@ class Trace:
     """The outcome of replaying one trace."""
 
     env: Dict[str, object]
-    ok: object                      # the conjunction of the `assume`s passed (bool or z3 Bool)
-    weight: Interval                # probability of the discrete outcomes
-    vars: Dict[str, Dist]           # base variables and their distributions
+    ok: object  # the conjunction of the `assume`s passed (bool or z3 Bool)
+    weight: Interval  # probability of the discrete outcomes
+    vars: Dict[str, Dist]  # base variables and their distributions
     symbols: Dict[str, z3.ArithRef] = field(default_factory=dict)
     branches: Tuple[int, ...] = ()  # the followed branches taken (1 then, 0 else)
-    guard: Tuple = ()               # their conditions (z3), as taken: the trace's region
+    guard: Tuple = ()  # their conditions (z3), as taken: the trace's region
     decisions: List[Decision] = field(default_factory=list)
 
     def guard_formula(self) -> z3.BoolRef:
@@ -199,8 +199,9 @@ class Replayer:
             raise ReplayError(f"the trace has {len(self.choices)} outcomes but the run uses {self.pos}")
         if oracle is None and self.bpos != len(self.branches):
             raise ReplayError(f"the trace has {len(self.branches)} branches but the run follows {self.bpos}")
-        return Trace(st.env, st.ok, self.weight, self.vars, self.symbols, tuple(self.taken), tuple(self.guard),
-                     self.decisions)
+        return Trace(
+            st.env, st.ok, self.weight, self.vars, self.symbols, tuple(self.taken), tuple(self.guard), self.decisions
+        )
 
     def support_so_far(self) -> List[z3.BoolRef]:
         """Open support constraints of the base variables drawn so far."""
@@ -436,7 +437,9 @@ class Replayer:
             loc = self.ev(args[0], st)
             sc = num(args[1], "the variance" if name == "gauss" else "the scale")
             if sc <= 0:
-                raise ReplayError(f"line {_line(s)}: {name} needs a positive {'variance' if name == 'gauss' else 'scale'}")
+                raise ReplayError(
+                    f"line {_line(s)}: {name} needs a positive {'variance' if name == 'gauss' else 'scale'}"
+                )
             cls = {"gauss": Gauss, "lap": Laplace, "exp": Expo}[name]
             if _is_num(loc):
                 return self.fresh(s, st, cls(Fraction(loc), sc))

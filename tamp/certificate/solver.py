@@ -33,8 +33,9 @@ def _ask(formula, hyps, lemmas, timeout_ms):
     return s.check()
 
 
-def decide(formula: z3.BoolRef, enc, hypotheses: Sequence[z3.BoolRef] = (), timeout_ms: int = 10000
-           ) -> Tuple[str, float]:
+def decide(
+    formula: z3.BoolRef, enc, hypotheses: Sequence[z3.BoolRef] = (), timeout_ms: int = 10000
+) -> Tuple[str, float]:
     """(``"valid"`` | ``"invalid"`` | ``"unknown"``, seconds) for ``hypotheses ⇒ formula``.
 
     Obligations that hold with log/exp/sqrt as plain uninterpreted functions are settled by a

@@ -66,23 +66,37 @@ def automaton_form(aut) -> Dict[str, Any]:
     return {
         "root": aut.root,
         "exits": list(aut.exits),
-        "nodes": [{"id": n.id, "cfa_node": n.cfa_node, "lambda": to_json(n.lam), "kappa": to_json(n.kappa)}
-                  for n in aut.nodes.values()],
+        "nodes": [
+            {"id": n.id, "cfa_node": n.cfa_node, "lambda": to_json(n.lam), "kappa": to_json(n.kappa)}
+            for n in aut.nodes.values()
+        ],
         "edges": [edge_form(e) for e in aut.edges],
     }
 
 
 def edge_form(e) -> Dict[str, Any]:
-    out = {"src": e.src, "dst": e.dst, "kind": e.kind, "stmt": to_json(e.stmt),
-           "cfa_edge": list(e.cfa_edge) if e.cfa_edge is not None else None, "axiom": None}
+    out = {
+        "src": e.src,
+        "dst": e.dst,
+        "kind": e.kind,
+        "stmt": to_json(e.stmt),
+        "cfa_edge": list(e.cfa_edge) if e.cfa_edge is not None else None,
+        "axiom": None,
+    }
     if e.axiom is not None:
         ax = e.axiom
         try:
             param = param_to_json(ax.param)
         except ValueError:
             param = None
-        out["axiom"] = {"family": ax.family, "param": param, "parts": derive(e.stmt, ax),
-                        "bad": to_json(ax.bad), "cost": to_json(ax.cost), "side": [to_json(s) for s in ax.side]}
+        out["axiom"] = {
+            "family": ax.family,
+            "param": param,
+            "parts": derive(e.stmt, ax),
+            "bad": to_json(ax.bad),
+            "cost": to_json(ax.cost),
+            "side": [to_json(s) for s in ax.side],
+        }
     return out
 
 
@@ -97,17 +111,21 @@ def proved_parts(file_result) -> List[Any]:
     return out
 
 
-def file_certificate(file_result, source: bytes, bound: Optional[str] = None,
-                     inputs: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+def file_certificate(
+    file_result, source: bytes, bound: Optional[str] = None, inputs: Optional[Dict[str, Any]] = None
+) -> Dict[str, Any]:
     """The whole certificate file for a ``tamp prove`` run over ``source`` (the file's bytes)."""
     out = {
-        "format": FORMAT, "version": VERSION,
+        "format": FORMAT,
+        "version": VERSION,
         "file": file_result.file,
         "source_sha256": source_digest(source),
         "claim": {"bound": bound, "inputs": _jsonable(inputs or {})},
     }
-    certs = [conc_certificate(p) if isinstance(p, ConcentrationResult) else program_certificate(p)
-             for p in proved_parts(file_result)]
+    certs = [
+        conc_certificate(p) if isinstance(p, ConcentrationResult) else program_certificate(p)
+        for p in proved_parts(file_result)
+    ]
     out["programs"] = [c for c in certs if c.get("method") != "concentration"]
     conc = [c for c in certs if c.get("method") == "concentration"]
     if conc:  # failure bounds proved by concentration (see .conc_writer)
@@ -124,8 +142,13 @@ def uncertified_failure_parts(file_result) -> List[Dict[str, str]]:
     for r in file_result.programs:
         for part in r.parts:
             if part.kind == "failure-bound" and part.verdict == "proved" and not isinstance(part, ProofResult):
-                out.append({"program": part.name, "reason": f"{part.name}: its failure bound has a conditioning `assume` and was "
-                            "decided exactly as a conditional probability, which has no certificate format"})
+                out.append(
+                    {
+                        "program": part.name,
+                        "reason": f"{part.name}: its failure bound has a conditioning `assume` and was "
+                        "decided exactly as a conditional probability, which has no certificate format",
+                    }
+                )
     return out
 
 

@@ -37,8 +37,12 @@ def add_arguments(p):
     p.add_argument("--timeout", type=seconds, default=120.0, metavar="S", help="per-file time limit (default 120)")
     add_executor_arguments(p, default_workers=1)
     p.add_argument("--json", metavar="OUT", type=output_file, help="also write the results as JSON")
-    p.add_argument("--markdown", metavar="OUT", type=output_file,
-                   help="also write the table as Markdown (e.g. benchmarks/results.md)")
+    p.add_argument(
+        "--markdown",
+        metavar="OUT",
+        type=output_file,
+        help="also write the table as Markdown (e.g. benchmarks/results.md)",
+    )
 
 
 def find_files(paths):
@@ -65,8 +69,15 @@ def run_one(path: Path, timeout: float) -> list:
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 30)
     except subprocess.TimeoutExpired:
-        return [{"file": str(path), "name": "-", "verdict": "unknown", "time_s": time.monotonic() - t0,
-                 "message": f"killed after {timeout + 30:.0f} s"}]
+        return [
+            {
+                "file": str(path),
+                "name": "-",
+                "verdict": "unknown",
+                "time_s": time.monotonic() - t0,
+                "message": f"killed after {timeout + 30:.0f} s",
+            }
+        ]
     wall = time.monotonic() - t0
     try:
         data = json.loads(proc.stdout)
@@ -100,12 +111,12 @@ def _stat(row, key):
 
 def _down4(x: float) -> str:
     """x rounded down to 4 decimals (a certified lower end stays a lower end)."""
-    return f"{math.floor(x * 10 ** 4 * (1 - 2 ** -50) if x > 0 else x * 10 ** 4 * (1 + 2 ** -50)) / 10 ** 4:.4f}"
+    return f"{math.floor(x * 10**4 * (1 - 2**-50) if x > 0 else x * 10**4 * (1 + 2**-50)) / 10**4:.4f}"
 
 
 def _up4(x: float) -> str:
     """x rounded up to 4 decimals."""
-    return f"{math.ceil(x * 10 ** 4 * (1 + 2 ** -50) if x > 0 else x * 10 ** 4 * (1 - 2 ** -50)) / 10 ** 4:.4f}"
+    return f"{math.ceil(x * 10**4 * (1 + 2**-50) if x > 0 else x * 10**4 * (1 - 2**-50)) / 10**4:.4f}"
 
 
 def _result(row) -> str:
@@ -122,8 +133,18 @@ def _result(row) -> str:
     return ""
 
 
-COLUMNS = ["program", "kind", "verdict", "expected", "result", "time (s)", "axioms", "proposals", "lemmas",
-           "solver calls"]
+COLUMNS = [
+    "program",
+    "kind",
+    "verdict",
+    "expected",
+    "result",
+    "time (s)",
+    "axioms",
+    "proposals",
+    "lemmas",
+    "solver calls",
+]
 
 
 def table_rows(rows):
@@ -131,10 +152,21 @@ def table_rows(rows):
     for r in rows:
         exp = r.get("expected", "")
         mark = "" if not exp or exp == r["verdict"] else " ✗"
-        out.append([f"{Path(r['file']).stem}" + ("" if r.get("name") in (None, "-", Path(r['file']).stem)
-                                                 else f":{r['name']}"),
-                    r.get("kind", ""), r["verdict"] + mark, exp, _result(r), f"{r.get('time_s', 0):.2f}", _axioms(r),
-                    str(_stat(r, "proposals")), str(_stat(r, "lemma_instances")), str(_stat(r, "solver_calls"))])
+        out.append(
+            [
+                f"{Path(r['file']).stem}"
+                + ("" if r.get("name") in (None, "-", Path(r["file"]).stem) else f":{r['name']}"),
+                r.get("kind", ""),
+                r["verdict"] + mark,
+                exp,
+                _result(r),
+                f"{r.get('time_s', 0):.2f}",
+                _axioms(r),
+                str(_stat(r, "proposals")),
+                str(_stat(r, "lemma_instances")),
+                str(_stat(r, "solver_calls")),
+            ]
+        )
     return out
 
 
@@ -184,8 +216,12 @@ def machine_note() -> str:
 
 def render_markdown(rows, total_s: float) -> str:
     body = table_rows(rows)
-    lines = [f"Machine: {machine_note()}. Total wall time {total_s:.1f} s.", "",
-             "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines = [
+        f"Machine: {machine_note()}. Total wall time {total_s:.1f} s.",
+        "",
+        "| " + " | ".join(COLUMNS) + " |",
+        "|" + "---|" * len(COLUMNS),
+    ]
     lines += ["| " + " | ".join(x.replace("|", "\\|") for x in r) + " |" for r in body]
     return "\n".join(lines) + "\n"
 
@@ -225,8 +261,9 @@ def run(args) -> int:
             print(f"{r['file']}: {r.get('message', '')}")
     print(f"\n{len(rows)} programs in {total:.1f} s on {machine_note()}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"machine": machine_note(), "total_s": total, "rows": rows},
-                                              indent=2, default=str))
+        Path(args.json).write_text(
+            json.dumps({"machine": machine_note(), "total_s": total, "rows": rows}, indent=2, default=str)
+        )
     if args.markdown:
         Path(args.markdown).write_text(render_markdown(rows, total))
     bad = [r for r in rows if r.get("expected") and r["expected"] != r["verdict"]]

@@ -19,10 +19,14 @@ _DOT_SOURCE = (".dot", ".gv")
 
 def add_arguments(p):
     add_file_arguments(p, inputs=False)
-    p.add_argument("--dot", metavar="OUT", type=output_file_or_dir,
-                   help="write graphviz to OUT: a file (OUT.dot; OUT.svg, .png or .pdf are rendered by graphviz's "
-                   "`dot` program) for one program, or a folder (one NAME.dot per program; .svg too when `dot` "
-                   "is installed). The folder holding OUT must exist.")
+    p.add_argument(
+        "--dot",
+        metavar="OUT",
+        type=output_file_or_dir,
+        help="write graphviz to OUT: a file (OUT.dot; OUT.svg, .png or .pdf are rendered by graphviz's "
+        "`dot` program) for one program, or a folder (one NAME.dot per program; .svg too when `dot` "
+        "is installed). The folder holding OUT must exist.",
+    )
 
 
 def _is_file(out: str) -> bool:
@@ -34,12 +38,18 @@ def _dot_targets(out: str, names):
     only), OUT/NAME.dot when OUT is a folder (created when missing; its parent exists)."""
     if _is_file(out):
         if len(names) != 1:
-            raise TampError(f"{out} is a file name, but there are {len(names)} programs "
-                            f"({', '.join(names)}): give a folder, or pick one with --program", "--dot")
+            raise TampError(
+                f"{out} is a file name, but there are {len(names)} programs "
+                f"({', '.join(names)}): give a folder, or pick one with --program",
+                "--dot",
+            )
         fmt = os.path.splitext(out)[1].lower()
         if fmt not in _DOT_SOURCE and not shutil.which("dot"):
-            raise TampError(f"{out}: writing a {fmt} file needs graphviz's `dot` program, which is not "
-                            f"installed; write a .dot file instead", "--dot")
+            raise TampError(
+                f"{out}: writing a {fmt} file needs graphviz's `dot` program, which is not "
+                f"installed; write a .dot file instead",
+                "--dot",
+            )
         return {names[0]: out}
     os.makedirs(out, exist_ok=True)
     return {n: os.path.join(out, f"{n}.dot") for n in names}
@@ -48,8 +58,9 @@ def _dot_targets(out: str, names):
 def _write(path: str, text: str, quiet: bool) -> None:
     fmt = os.path.splitext(path)[1].lower()
     if fmt not in _DOT_SOURCE:  # an image: graphviz renders it
-        proc = subprocess.run(["dot", f"-T{fmt[1:]}", "-o", path], input=text, text=True,
-                              capture_output=True, check=False)
+        proc = subprocess.run(
+            ["dot", f"-T{fmt[1:]}", "-o", path], input=text, text=True, capture_output=True, check=False
+        )
         if proc.returncode != 0:
             raise TampError(f"{path}: graphviz could not write it: {proc.stderr.strip()[:200]}", "--dot")
         if not quiet:
@@ -59,8 +70,9 @@ def _write(path: str, text: str, quiet: bool) -> None:
         fh.write(text)
     if shutil.which("dot"):
         svg = os.path.splitext(path)[0] + ".svg"
-        subprocess.run(["dot", "-Tsvg", path, "-o", svg], check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            ["dot", "-Tsvg", path, "-o", svg], check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         if not quiet:
             print(f"wrote {path} and {svg}")
     elif not quiet:

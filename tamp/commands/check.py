@@ -37,12 +37,14 @@ def describe(src) -> dict:
     programs = []
     for prog in src.programs:
         t = types[prog.name]
-        programs.append({
-            "name": prog.name,
-            "params": {n: str(ty) for n, ty in t.params.items()},
-            "locals": {n: str(ty) for n, ty in t.locals.items()},
-            "kind": spec_kind(prog),
-        })
+        programs.append(
+            {
+                "name": prog.name,
+                "params": {n: str(ty) for n, ty in t.params.items()},
+                "locals": {n: str(ty) for n, ty in t.locals.items()},
+                "kind": spec_kind(prog),
+            }
+        )
     return {"file": src.path, "ok": True, "programs": programs}
 
 
@@ -60,8 +62,13 @@ def run(args) -> int:
         if not args.json:
             raise  # the CLI prints it and exits 2
         print(str(exc), file=sys.stderr)
-        emit_json({"file": args.file, "ok": False,
-                   "error": {"message": exc.message, "line": exc.line, "col": exc.col, "text": str(exc)}})
+        emit_json(
+            {
+                "file": args.file,
+                "ok": False,
+                "error": {"message": exc.message, "line": exc.line, "col": exc.col, "text": str(exc)},
+            }
+        )
         return 2
     if args.json:
         emit_json(info)

@@ -20,11 +20,19 @@ def add_arguments(p):
     p.add_argument("file", help="the .prob file the proof is about")
     p.add_argument("--bound", metavar="EXPR", help="the claim's bound, if the proof was made with --bound")
     add_input_argument(p)
-    p.add_argument("--infer", action="store_true", help="the proof was made with `tamp prove --infer`: "
-                   "accept the certificate's (inferred) failure bound")
+    p.add_argument(
+        "--infer",
+        action="store_true",
+        help="the proof was made with `tamp prove --infer`: accept the certificate's (inferred) failure bound",
+    )
     p.add_argument("--timeout", metavar="S", type=seconds, help="time limit for the whole check, in seconds")
-    p.add_argument("--solver-timeout", metavar="MS", type=positive_int, default=10000,
-                   help="time limit per obligation, in milliseconds (default 10000)")
+    p.add_argument(
+        "--solver-timeout",
+        metavar="MS",
+        type=positive_int,
+        default=10000,
+        help="time limit per obligation, in milliseconds (default 10000)",
+    )
     p.add_argument("--verbose", action="store_true", help="list every obligation with its time")
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -51,11 +59,25 @@ def run(args) -> int:
     deadline = time.monotonic() + args.timeout if args.timeout else None
     report = check_certificate(cert, src, raw, bound, inputs, max(args.solver_timeout, 1), deadline)
     if args.json:
-        emit_json({"ok": report.ok, "summary": report.summary(), "obligations": report.obligations,
-                   "time_s": round(report.seconds, 4),
-                   "programs": [{"name": p.name, "ok": p.ok, "obligations": p.obligations,
-                                 "reason": p.reason, "notes": p.notes, "time_s": round(p.seconds, 4)}
-                                for p in report.programs]})
+        emit_json(
+            {
+                "ok": report.ok,
+                "summary": report.summary(),
+                "obligations": report.obligations,
+                "time_s": round(report.seconds, 4),
+                "programs": [
+                    {
+                        "name": p.name,
+                        "ok": p.ok,
+                        "obligations": p.obligations,
+                        "reason": p.reason,
+                        "notes": p.notes,
+                        "time_s": round(p.seconds, 4),
+                    }
+                    for p in report.programs
+                ],
+            }
+        )
     else:
         for p in report.programs:
             if args.verbose:
@@ -67,5 +89,3 @@ def run(args) -> int:
                     print(f"  note: {note}")
         print(report.summary())
     return 0 if report.ok else 3
-
-

@@ -75,8 +75,16 @@ class FileStream:
             )
 
             console = Console(file=self.stream, highlight=False, soft_wrap=True)
-            self._progress = Progress(TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                      TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=True)
+            self._progress = Progress(
+                TextColumn("bench"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=console,
+                transient=True,
+            )
             self._task = self._progress.add_task("bench", total=total)
             self._progress.start()
 
@@ -84,8 +92,9 @@ class FileStream:
         """``[k/N] FILE  name: verdict, name: verdict  (time)`` for one finished file."""
         head = f"[{self.count}/{self.total}] {path}  "
         verdicts = ", ".join(f"{r.get('name', '-')}: {r.get('verdict', '?')}" for r in rows) or "no programs"
-        worst = next((v for v in ("error", "violated", "unknown") if any(r.get("verdict") == v for r in rows)),
-                     "proved")
+        worst = next(
+            (v for v in ("error", "violated", "unknown") if any(r.get("verdict") == v for r in rows)), "proved"
+        )
         return Line(f"{head}{verdicts}  ({wall_s:.2f} s)", "", (len(head), len(head) + len(verdicts), worst))
 
     def done(self, path: str, rows: list, wall_s: float) -> None:

@@ -26,32 +26,64 @@ HELP = "certify `ensures independent(out, sex)` (causal fairness) with a populat
 def add_arguments(p):
     p.add_argument("file", help="a .prob file")
     p.add_argument("--program", metavar="NAME", help="only this program of the file")
-    p.add_argument("--population", metavar="FILE", type=input_file,
-                   help="a .prob file whose program samples the inputs "
-                   "(default: uniform over the requires box)")
+    p.add_argument(
+        "--population",
+        metavar="FILE",
+        type=input_file,
+        help="a .prob file whose program samples the inputs (default: uniform over the requires box)",
+    )
     p.add_argument("--timeout", metavar="S", type=seconds, default=600.0, help="time limit per program (s)")
     add_executor_arguments(p, default_workers=0, kind=nonneg_int)
-    p.add_argument("--min-mass", metavar="L", type=positive_float, default=2.0 ** -16,
-                   help="boxes with a smaller share of the region are not split (set aside as unknown/mixed)")
-    p.add_argument("--max-unstable", metavar="U", type=nonneg_int, default=8,
-                   help="at most U undecided ReLUs/branches in a box before it is given to the SMT solver")
-    p.add_argument("--mass-gap", metavar="G", type=nonneg_float, default=0.001,
-                   help="refine the biased-mass bounds until upper - lower <= G (or the time limit)")
-    p.add_argument("--phase-lps", metavar="N", type=nonneg_int, default=32,
-                   help="LP calls per box when branching on ReLU phases (0: no phase branching)")
+    p.add_argument(
+        "--min-mass",
+        metavar="L",
+        type=positive_float,
+        default=2.0**-16,
+        help="boxes with a smaller share of the region are not split (set aside as unknown/mixed)",
+    )
+    p.add_argument(
+        "--max-unstable",
+        metavar="U",
+        type=nonneg_int,
+        default=8,
+        help="at most U undecided ReLUs/branches in a box before it is given to the SMT solver",
+    )
+    p.add_argument(
+        "--mass-gap",
+        metavar="G",
+        type=nonneg_float,
+        default=0.001,
+        help="refine the biased-mass bounds until upper - lower <= G (or the time limit)",
+    )
+    p.add_argument(
+        "--phase-lps",
+        metavar="N",
+        type=nonneg_int,
+        default=32,
+        help="LP calls per box when branching on ReLU phases (0: no phase branching)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def run(args) -> int:
     from tamp.causal import certify_program
+
     src, progs = load_programs(args)
-    opts = {"timeout": args.timeout, "jobs": args.workers, "scheduler": args.scheduler, "min_mass": args.min_mass,
-            "max_unstable": args.max_unstable, "population": args.population,
-            "mass_gap": args.mass_gap, "phase_lps": args.phase_lps}
+    opts = {
+        "timeout": args.timeout,
+        "jobs": args.workers,
+        "scheduler": args.scheduler,
+        "min_mass": args.min_mass,
+        "max_unstable": args.max_unstable,
+        "population": args.population,
+        "mass_gap": args.mass_gap,
+        "phase_lps": args.phase_lps,
+    }
     try:
         with make_executor(args) as ex:
-            res = FileResult(src.path, [certify_program(p, opts, path=src.path, source=src.text, executor=ex)
-                                        for p in progs])
+            res = FileResult(
+                src.path, [certify_program(p, opts, path=src.path, source=src.text, executor=ex) for p in progs]
+            )
     except ExecutorError as exc:
         print(f"tamp {NAME}: error: {exc}", file=sys.stderr)
         return 1

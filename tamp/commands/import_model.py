@@ -30,15 +30,27 @@ def add_arguments(p) -> None:
     from tamp.models import FORMATS
 
     p.add_argument("model", type=input_file, help="the model file (.onnx, .h5, or a Libra network .py/.txt)")
-    p.add_argument("-o", "--output", metavar="OUT.prob", type=output_file,
-                   help="write the program here (default: print it)")
+    p.add_argument(
+        "-o", "--output", metavar="OUT.prob", type=output_file, help="write the program here (default: print it)"
+    )
     p.add_argument("--format", choices=FORMATS, help="the model's format when the extension does not say")
-    p.add_argument("--features", metavar="A,B,...", type=_features,
-                   help="names of the input features by position (default x0, x1, ...)")
-    p.add_argument("--spec", metavar="SPEC", type=input_file,
-                   help="Libra specification: sensitive feature and one-hot groups")
-    p.add_argument("--range", metavar="[NAME=]LO..HI", action="append", default=[], dest="ranges",
-                   help="an input's box (repeatable; without NAME for every input; default 0..1)")
+    p.add_argument(
+        "--features",
+        metavar="A,B,...",
+        type=_features,
+        help="names of the input features by position (default x0, x1, ...)",
+    )
+    p.add_argument(
+        "--spec", metavar="SPEC", type=input_file, help="Libra specification: sensitive feature and one-hot groups"
+    )
+    p.add_argument(
+        "--range",
+        metavar="[NAME=]LO..HI",
+        action="append",
+        default=[],
+        dest="ranges",
+        help="an input's box (repeatable; without NAME for every input; default 0..1)",
+    )
     p.add_argument("--name", metavar="NAME", help="the program's name (default: the model file's name)")
 
 
@@ -48,8 +60,9 @@ def run(args) -> int:
     if args.name is not None and not args.name.isidentifier():
         raise TampError(f"--name {args.name!r} is not an identifier", "--name")
     out = args.output  # checked by options.output_file when read
-    r = import_model(args.model, format=args.format, features=args.features, spec=args.spec,
-                     ranges=args.ranges, name=args.name)
+    r = import_model(
+        args.model, format=args.format, features=args.features, spec=args.spec, ranges=args.ranges, name=args.name
+    )
     if out is None:
         sys.stdout.write(r.text)
         return 0
@@ -59,7 +72,9 @@ def run(args) -> int:
     except OSError as exc:
         raise TampError(f"cannot write {out}: {exc.strerror}", "--output") from None
     prog = r.program
-    print(f"{out}: program {prog.name} with {len(prog.params)} inputs "
-          f"({', '.join(p.name for p in prog.params[:6])}{', ...' if len(prog.params) > 6 else ''})"
-          + (", ensures independent(...)" if prog.ensures else ""))
+    print(
+        f"{out}: program {prog.name} with {len(prog.params)} inputs "
+        f"({', '.join(p.name for p in prog.params[:6])}{', ...' if len(prog.params) > 6 else ''})"
+        + (", ensures independent(...)" if prog.ensures else "")
+    )
     return 0

@@ -43,15 +43,16 @@ def positive_int(text: str) -> int:
     return v
 
 
-MAX_RUNS = 10 ** 9  # about a quarter of an hour of the simplest program; more never finishes in practice
+MAX_RUNS = 10**9  # about a quarter of an hour of the simplest program; more never finishes in practice
 
 
 def runs(text: str) -> int:
     """A number of simulation runs: 1 .. MAX_RUNS."""
     v = positive_int(text)
     if v > MAX_RUNS:
-        raise argparse.ArgumentTypeError(f"at most {MAX_RUNS:,} runs (the confidence interval is then already "
-                                         f"narrower than 1e-4), got {text[:40]}")
+        raise argparse.ArgumentTypeError(
+            f"at most {MAX_RUNS:,} runs (the confidence interval is then already narrower than 1e-4), got {text[:40]}"
+        )
     return v
 
 
@@ -65,7 +66,7 @@ def nonneg_int(text: str) -> int:
 def seed(text: str) -> int:
     """A random seed: an integer in 0 .. 2^64 - 1."""
     v = _number(text, int, "an integer seed")
-    if not 0 <= v < 2 ** 64:
+    if not 0 <= v < 2**64:
         raise argparse.ArgumentTypeError(f"the seed must be an integer from 0 to 2^64 - 1, got {text[:40]}")
     return v
 
@@ -95,8 +96,9 @@ def open_unit(text: str) -> float:
 def memory_mb(text: str) -> int:
     v = _number(text, int, "a number of megabytes")
     if v < MIN_MEMORY_MB:
-        raise argparse.ArgumentTypeError(f"must be at least {MIN_MEMORY_MB} MB (the solver and the parser "
-                                         f"need that much to start), got {text}")
+        raise argparse.ArgumentTypeError(
+            f"must be at least {MIN_MEMORY_MB} MB (the solver and the parser need that much to start), got {text}"
+        )
     return v
 
 
@@ -112,8 +114,9 @@ def _parent_exists(path: str) -> None:
 def input_file(path: str) -> str:
     """A file to read: it must exist (read errors later are still located messages)."""
     if not os.path.isfile(path):
-        raise argparse.ArgumentTypeError(f"cannot read {path}: " + ("it is a folder" if os.path.isdir(path)
-                                                                     else "no such file"))
+        raise argparse.ArgumentTypeError(
+            f"cannot read {path}: " + ("it is a folder" if os.path.isdir(path) else "no such file")
+        )
     return path
 
 
@@ -162,15 +165,19 @@ class InputAction(argparse.Action):
             raise argparse.ArgumentError(self, str(exc)) from None
         seen = dict(getattr(namespace, self.dest, None) or {})
         if name in seen:
-            raise argparse.ArgumentError(self, f"'{name}' is given twice ({name}={show(seen[name])} "
-                                               f"and {values.strip()})")
+            raise argparse.ArgumentError(
+                self, f"'{name}' is given twice ({name}={show(seen[name])} and {values.strip()})"
+            )
         seen[name] = value
         setattr(namespace, self.dest, seen)
 
 
 def add_input_argument(p) -> None:
-    p.add_argument("--input", action=InputAction,
-                   help="fix an input: n=8, eps=0.5, flag=true, q=[1,2,3] (repeatable, each name once)")
+    p.add_argument(
+        "--input",
+        action=InputAction,
+        help="fix an input: n=8, eps=0.5, flag=true, q=[1,2,3] (repeatable, each name once)",
+    )
 
 
 def scheduler_address(text: str) -> str:
@@ -185,15 +192,28 @@ def add_executor_arguments(p, default_workers: int, kind: Callable = positive_in
     """``--workers N`` (alias ``--jobs``) and ``--scheduler ADDR``: where the command's parallel
     jobs run (see :mod:`tamp.executor` and docs/cluster.md)."""
     auto = " (0: this process for small jobs, then all cores)" if kind is nonneg_int else ""
-    p.add_argument("--workers", "--jobs", dest="workers", metavar="N", type=kind, default=default_workers,
-                   help=f"parallel worker processes on this machine{auto}; 1 runs everything in this "
-                        f"process (default {default_workers})")
-    p.add_argument("--scheduler", metavar="ADDR", type=scheduler_address, default=None,
-                   help="run the jobs on an existing Dask cluster (tcp://host:8786; default: "
-                        "$DASK_SCHEDULER_ADDRESS when set, else this machine)")
+    p.add_argument(
+        "--workers",
+        "--jobs",
+        dest="workers",
+        metavar="N",
+        type=kind,
+        default=default_workers,
+        help=f"parallel worker processes on this machine{auto}; 1 runs everything in this "
+        f"process (default {default_workers})",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDR",
+        type=scheduler_address,
+        default=None,
+        help="run the jobs on an existing Dask cluster (tcp://host:8786; default: "
+        "$DASK_SCHEDULER_ADDRESS when set, else this machine)",
+    )
 
 
 def make_executor(args):
     """The executor of ``--workers`` / ``--scheduler`` (a context manager)."""
     from tamp.executor import Executor
+
     return Executor(args.workers, args.scheduler)

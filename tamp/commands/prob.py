@@ -15,8 +15,9 @@ HELP = "compute P(...) terms (exactly or as certified intervals) and decide prob
 
 def add_arguments(p):
     add_file_arguments(p)
-    p.add_argument("--timeout", metavar="S", type=seconds, default=60.0,
-                   help="time limit per program, in seconds (default 60)")
+    p.add_argument(
+        "--timeout", metavar="S", type=seconds, default=60.0, help="time limit per program, in seconds (default 60)"
+    )
 
 
 def run(args) -> int:
@@ -26,10 +27,14 @@ def run(args) -> int:
     inputs = checked_inputs(src, progs, args.input)
     chosen = [p for p in progs if any(A.contains(e, (A.Prob, A.Fairness)) for e in p.ensures)]
     if not chosen:
-        raise TampError("no probability specification (an ensures clause with P(...) or fairness) in "
-                        + ("program " + args.program if args.program else "this file"), args.file)
-    results = [decide_program(p, inputs=inputs or None, timeout=args.timeout, path=src.path, source=src.text)
-               for p in chosen]
+        raise TampError(
+            "no probability specification (an ensures clause with P(...) or fairness) in "
+            + ("program " + args.program if args.program else "this file"),
+            args.file,
+        )
+    results = [
+        decide_program(p, inputs=inputs or None, timeout=args.timeout, path=src.path, source=src.text) for p in chosen
+    ]
     fr = FileResult(src.path, results)
     if args.json:
         emit_json(fr.to_json())

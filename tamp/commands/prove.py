@@ -25,24 +25,45 @@ def add_arguments(p):
     p.add_argument("--program", metavar="NAME", help="only this program of the file")
     add_input_argument(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("-v", "--verbose", action="count", default=0,
-                   help="-v: also the synthesised axioms, an automata summary and statistics; "
-                   "-vv: the full failure automata")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="-v: also the synthesised axioms, an automata summary and statistics; -vv: the full failure automata",
+    )
     p.add_argument("--bound", metavar="EXPR", help="failure bound over the inputs, replacing `fails` (e.g. p*n)")
-    p.add_argument("--infer", action="store_true", help="infer the smallest failure bound tamp can prove "
-                   "(as `fails ?`), printed as an expression over the inputs (and its value under --input)")
+    p.add_argument(
+        "--infer",
+        action="store_true",
+        help="infer the smallest failure bound tamp can prove "
+        "(as `fails ?`), printed as an expression over the inputs (and its value under --input)",
+    )
     p.add_argument("--timeout", metavar="S", type=seconds, help="time limit for the whole run, in seconds")
-    p.add_argument("--dot", metavar="DIR", type=output_dir,
-                   help="write the failure automata as graphviz files into DIR")
-    p.add_argument("-q", "--quiet", action="store_true",
-                   help="print nothing: the exit status is the verdict (0 proved, 1 unknown, 3 violated)")
-    p.add_argument("--certificate", metavar="OUT", type=output_file,
-                   help="write a proof certificate of every proved failure "
-                   "bound and every decided probability specification to OUT (.json); re-check it with "
-                   "`tamp check-proof OUT FILE`")
-    p.add_argument("--report", metavar="OUT.html", type=output_file,
-                   help="write a self-contained HTML report: source, verdicts, "
-                   "axioms, failure automata, statistics (open it in a browser)")
+    p.add_argument(
+        "--dot", metavar="DIR", type=output_dir, help="write the failure automata as graphviz files into DIR"
+    )
+    p.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print nothing: the exit status is the verdict (0 proved, 1 unknown, 3 violated)",
+    )
+    p.add_argument(
+        "--certificate",
+        metavar="OUT",
+        type=output_file,
+        help="write a proof certificate of every proved failure "
+        "bound and every decided probability specification to OUT (.json); re-check it with "
+        "`tamp check-proof OUT FILE`",
+    )
+    p.add_argument(
+        "--report",
+        metavar="OUT.html",
+        type=output_file,
+        help="write a self-contained HTML report: source, verdicts, "
+        "axioms, failure automata, statistics (open it in a browser)",
+    )
 
 
 def _write_report(args, result) -> None:
@@ -52,9 +73,12 @@ def _write_report(args, result) -> None:
     from tamp.report import write_report
 
     source = result.source
-    command = " ".join(["tamp prove", args.file] + [f"--program {args.program}"] * bool(args.program)
-                       + [f"--bound '{args.bound}'"] * bool(args.bound)
-                       + [f"--input {k}={show(v)}" for k, v in args.input.items()])
+    command = " ".join(
+        ["tamp prove", args.file]
+        + [f"--program {args.program}"] * bool(args.program)
+        + [f"--bound '{args.bound}'"] * bool(args.bound)
+        + [f"--input {k}={show(v)}" for k, v in args.input.items()]
+    )
     try:
         write_report(args.report, result, source, command=command)
     except OSError as exc:
@@ -76,8 +100,12 @@ def write_dot(results, out_dir: str) -> list:
                     fh.write(text)
                 written.append(path)
                 if shutil.which("dot"):
-                    subprocess.run(["dot", "-Tsvg", path, "-o", path[:-4] + ".svg"], check=False,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    subprocess.run(
+                        ["dot", "-Tsvg", path, "-o", path[:-4] + ".svg"],
+                        check=False,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                    )
                     written.append(path[:-4] + ".svg")
     return written
 
@@ -109,8 +137,7 @@ def run(args) -> int:
     if len(files) > 1:
         for opt in ("certificate", "report"):
             if getattr(args, opt, None):
-                raise TampError(f"--{opt} takes one file (got {len(files)}); run tamp prove once per file",
-                                f"--{opt}")
+                raise TampError(f"--{opt} takes one file (got {len(files)}); run tamp prove once per file", f"--{opt}")
     if len(files) == 1:
         args.file = files[0]
         return _run_one(args, Printer())
@@ -150,9 +177,15 @@ def _run_one(args, printer, summary=True):
     inputs = args.input
     progress = for_terminal(args.json)  # a status line on stderr, only on a terminal
     try:
-        result = prove(args.file, bound=args.bound, timeout=args.timeout, program=args.program,
-                       infer=getattr(args, "infer", False),
-                       inputs=inputs, progress=progress)
+        result = prove(
+            args.file,
+            bound=args.bound,
+            timeout=args.timeout,
+            program=args.program,
+            infer=getattr(args, "infer", False),
+            inputs=inputs,
+            progress=progress,
+        )
     finally:
         if progress is not None:
             progress.close()
@@ -173,7 +206,8 @@ def _run_one(args, printer, summary=True):
         for r in result.programs:
             printer.print(program_lines(r, result.file, args.verbose))
         if summary and len(result.programs) > 1:
-            printer.print([summary_line(count(r.verdict for r in result.programs), 1, 0,
-                                        sum(r.time_s for r in result.programs))])
+            printer.print(
+                [summary_line(count(r.verdict for r in result.programs), 1, 0, sum(r.time_s for r in result.programs))]
+            )
     code = result.exit_code()
     return code if summary else (code, result)

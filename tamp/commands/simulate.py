@@ -19,12 +19,14 @@ HELP = "run a program many times at fixed inputs and test its claim statisticall
 
 def add_arguments(p):
     add_file_arguments(p)
-    p.add_argument("--runs", metavar="N", type=runs, default=100000,
-                   help="number of runs (default 100000, at most 10^9)")
+    p.add_argument(
+        "--runs", metavar="N", type=runs, default=100000, help="number of runs (default 100000, at most 10^9)"
+    )
     p.add_argument("--seed", metavar="S", type=seed, default=0, help="random seed (default 0)")
     p.add_argument("--bound", metavar="EXPR", help="failure bound over the inputs, replacing `fails`")
-    p.add_argument("--confidence", metavar="C", type=open_unit, default=0.99,
-                   help="confidence of the intervals (default 0.99)")
+    p.add_argument(
+        "--confidence", metavar="C", type=open_unit, default=0.99, help="confidence of the intervals (default 0.99)"
+    )
 
 
 def run(args) -> int:
@@ -36,8 +38,17 @@ def run(args) -> int:
     results = []
     for prog in progs:
         mine = {p.name: inputs[p.name] for p in prog.params if p.name in inputs}  # missing: named by simulate
-        results.append(simulate(src, mine, runs=args.runs, seed=args.seed, bound=args.bound,
-                                confidence=args.confidence, program=prog.name))
+        results.append(
+            simulate(
+                src,
+                mine,
+                runs=args.runs,
+                seed=args.seed,
+                bound=args.bound,
+                confidence=args.confidence,
+                program=prog.name,
+            )
+        )
     if args.json:
         emit_json({"file": args.file, "programs": [r.to_json() for r in results]})
     else:

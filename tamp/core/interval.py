@@ -395,8 +395,9 @@ def exp_interval(x: Rational, bits: int = 90) -> Interval:
     size = max(0, math.ceil(q * Fraction(3, 2)))  # > log2(exp(q)): the integer bits of the value
     with ctx.workprec(bits + size + 16):
         iv = to_interval(exp_ball(q))
-    return Interval(max(floor_bits(iv.lo, bits), floor_grid(iv.lo, -bits)),
-                    min(ceil_bits(iv.hi, bits), ceil_grid(iv.hi, -bits)))
+    return Interval(
+        max(floor_bits(iv.lo, bits), floor_grid(iv.lo, -bits)), min(ceil_bits(iv.hi, bits), ceil_grid(iv.hi, -bits))
+    )
 
 
 # --------------------------------------------------------------------------- outward float ranges

@@ -35,8 +35,9 @@ Affine = Tuple[Dict[K, Fraction], Fraction]
 ZERO = Fraction(0)
 
 
-def affine_range(coef: Mapping[K, Fraction], box: Mapping[K, Tuple[End, End]],
-                 const: Fraction = ZERO) -> Tuple[End, End]:
+def affine_range(
+    coef: Mapping[K, Fraction], box: Mapping[K, Tuple[End, End]], const: Fraction = ZERO
+) -> Tuple[End, End]:
     """The exact range ``(min, max)`` of ``Σ coef[k]·x_k + const`` over the box (``None`` for
     an unbounded end, in the box and in the result).
 

@@ -25,8 +25,7 @@ from .ir import Network
 from .spec import FeatureSpec, parse_range, parse_spec
 
 FORMATS = ("onnx", "keras", "libra")
-_EXT = {".onnx": "onnx", ".h5": "keras", ".hdf5": "keras", ".py": "libra", ".txt": "libra",
-        ".libra": "libra"}
+_EXT = {".onnx": "onnx", ".h5": "keras", ".hdf5": "keras", ".py": "libra", ".txt": "libra", ".libra": "libra"}
 
 __all__ = ["import_model", "ImportedModel", "ModelError", "FORMATS", "guess_format"]
 
@@ -44,8 +43,11 @@ class ImportedModel:
 def guess_format(path: str) -> str:
     ext = os.path.splitext(path)[1].lower()
     if ext not in _EXT:
-        raise ModelError(f"cannot tell the model format from the extension '{ext or '(none)'}'; "
-                         f"give --format ({', '.join(FORMATS)})", path)
+        raise ModelError(
+            f"cannot tell the model format from the extension '{ext or '(none)'}'; "
+            f"give --format ({', '.join(FORMATS)})",
+            path,
+        )
     return _EXT[ext]
 
 
@@ -61,9 +63,15 @@ def _read(path: str, binary: bool) -> Union[bytes, str]:
     return read_bytes(path) if binary else read_text(path)
 
 
-def import_model(model: str, *, format: Optional[str] = None, features: Optional[Sequence[str]] = None,
-                 spec: Optional[Union[str, FeatureSpec]] = None, ranges: Sequence[str] = (),
-                 name: Optional[str] = None) -> ImportedModel:
+def import_model(
+    model: str,
+    *,
+    format: Optional[str] = None,
+    features: Optional[Sequence[str]] = None,
+    spec: Optional[Union[str, FeatureSpec]] = None,
+    ranges: Sequence[str] = (),
+    name: Optional[str] = None,
+) -> ImportedModel:
     """Turn the model file ``model`` into a tamp program.
 
     ``format``: "onnx", "keras" or "libra" (default: from the extension). ``features``: names
@@ -83,16 +91,20 @@ def import_model(model: str, *, format: Optional[str] = None, features: Optional
             raise ModelError(f"feature '{dup}' is named twice", "--features")
     if fmt == "onnx":
         from .onnx_reader import read_onnx
+
         net = read_onnx(_read(model, True), model, features)
     elif fmt == "keras":
         from .keras import read_keras
+
         net = read_keras(model, features)
     else:
         from .libra import read_libra
+
         net = read_libra(_read(model, False), model)
         if features is not None:
-            raise ModelError("a Libra network names its own inputs; --features applies to ONNX and Keras models",
-                             "--features")
+            raise ModelError(
+                "a Libra network names its own inputs; --features applies to ONNX and Keras models", "--features"
+            )
     if isinstance(spec, str):
         spec = parse_spec(_read(spec, False), spec)
     text = to_program(net, name or _program_name(model), spec, [parse_range(r) for r in ranges], path=model)

@@ -23,11 +23,57 @@ from .ir import ARGMAX, THRESHOLD, VALUE, Affine, Leaf, Network, Relu, Split, co
 from .spec import FeatureSpec
 
 OUT = "out"
-RESERVED = {"assume", "else", "ensures", "fails", "false", "for", "given", "if", "in", "independent",
-            "invariant", "program", "rate", "reliability", "requires", "skip", "sum", "true", "var", "when",
-            "while", "max", "min", "abs", "log", "exp", "sqrt", "fst", "snd", "div", "mod", "forall", "exists",
-            "P", "int", "real", "bool", "bern", "unif", "lap", "dlap", "dexp", "gauss", "uniform", "step",
-            "density", "fairness", "parity", "failed"}
+RESERVED = {
+    "assume",
+    "else",
+    "ensures",
+    "fails",
+    "false",
+    "for",
+    "given",
+    "if",
+    "in",
+    "independent",
+    "invariant",
+    "program",
+    "rate",
+    "reliability",
+    "requires",
+    "skip",
+    "sum",
+    "true",
+    "var",
+    "when",
+    "while",
+    "max",
+    "min",
+    "abs",
+    "log",
+    "exp",
+    "sqrt",
+    "fst",
+    "snd",
+    "div",
+    "mod",
+    "forall",
+    "exists",
+    "P",
+    "int",
+    "real",
+    "bool",
+    "bern",
+    "unif",
+    "lap",
+    "dlap",
+    "dexp",
+    "gauss",
+    "uniform",
+    "step",
+    "density",
+    "fairness",
+    "parity",
+    "failed",
+}
 
 Range = Tuple[Optional[str], Fraction, Fraction]
 
@@ -55,15 +101,17 @@ def expr_text(e) -> str:
     if isinstance(e, Leaf):
         return decimal_text(e.value)
     if isinstance(e, Split):
-        return (f"({e.feature} {e.op} {decimal_text(e.threshold)} ? {expr_text(e.yes)} : "
-                f"{expr_text(e.no)})")
+        return f"({e.feature} {e.op} {decimal_text(e.threshold)} ? {expr_text(e.yes)} : {expr_text(e.no)})"
     raise TypeError(e)  # pragma: no cover - the readers build only these
 
 
 def check_name(name: str, what: str, path: str) -> None:
     if not name.isidentifier() or name in RESERVED:
-        raise ModelError(f"{what} '{name}' is not usable as a tamp name (a reserved word or not an identifier); "
-                         "rename it with --features", path)
+        raise ModelError(
+            f"{what} '{name}' is not usable as a tamp name (a reserved word or not an identifier); "
+            "rename it with --features",
+            path,
+        )
 
 
 def _group_name(members: Sequence[str], taken: set) -> str:
@@ -73,7 +121,7 @@ def _group_name(members: Sequence[str], taken: set) -> str:
         while not m.startswith(prefix):
             prefix = prefix[:-1]
     if "_" in prefix:
-        cut = prefix[:prefix.rindex("_")]
+        cut = prefix[: prefix.rindex("_")]
         if cut.isidentifier() and cut not in taken and cut not in RESERVED:
             return cut
     name = f"g_{first}"
@@ -93,8 +141,14 @@ def _int_labels(net: Network) -> bool:
     return net.labels is not None and all(isinstance(x, (int,)) or hasattr(x, "__index__") for x in net.labels)
 
 
-def to_program(net: Network, name: str, spec: Optional[FeatureSpec] = None, ranges: Sequence[Range] = (),
-               path: str = "<model>", spec_path: str = "<spec>") -> str:
+def to_program(
+    net: Network,
+    name: str,
+    spec: Optional[FeatureSpec] = None,
+    ranges: Sequence[Range] = (),
+    path: str = "<model>",
+    spec_path: str = "<spec>",
+) -> str:
     """The program text (see the module docstring); raises :class:`ModelError` for a spec or a
     range naming a feature the model lacks."""
     feats = list(net.features)
@@ -108,8 +162,10 @@ def to_program(net: Network, name: str, spec: Optional[FeatureSpec] = None, rang
             for f in feats:
                 box[f] = (lo, hi)
         elif rname not in fset:
-            raise ModelError(f"--range names '{rname}', which is not a feature of the model "
-                             f"(its features: {_list(feats)})", "--range")
+            raise ModelError(
+                f"--range names '{rname}', which is not a feature of the model (its features: {_list(feats)})",
+                "--range",
+            )
         else:
             box[rname] = (lo, hi)
     spec = spec or FeatureSpec()
@@ -121,8 +177,9 @@ def to_program(net: Network, name: str, spec: Optional[FeatureSpec] = None, rang
     clash = body_names & fset
     if clash or OUT in fset or "score" in fset or "best" in fset:
         bad = sorted(clash or {OUT, "score", "best"} & fset)[0]
-        raise ModelError(f"feature '{bad}' has the name of a variable of the imported program; "
-                         "rename it with --features", path)
+        raise ModelError(
+            f"feature '{bad}' has the name of a variable of the imported program; rename it with --features", path
+        )
 
     taken = set(feats) | body_names | {OUT, "score", "best"}
     params: List[str] = []
@@ -145,13 +202,18 @@ def to_program(net: Network, name: str, spec: Optional[FeatureSpec] = None, rang
                 if len(cons) > 1 or "==" not in cons[0]:
                     cons.append(f"{g} != {i}")
             elif (lo, hi) != (0, 1):
-                raise ModelError(f"one-hot input '{m}' has the range {lo}..{hi}; a one-hot input ranges over "
-                                 "0..1 (or is fixed to 0 or 1)", path)
+                raise ModelError(
+                    f"one-hot input '{m}' has the range {lo}..{hi}; a one-hot input ranges over "
+                    "0..1 (or is fixed to 0 or 1)",
+                    path,
+                )
             decode.append(f"  {m} := {g} == {i} ? 1 : 0;")
         requires.append(" && ".join(cons))
         what = "sensitive feature" if sensitive else "categorical feature"
-        decode.insert(len(decode) - len(members), f"  // {what} {g}: category i sets the one-hot input "
-                      f"{members[0]}..{members[-1]} number i (from 0)")
+        decode.insert(
+            len(decode) - len(members),
+            f"  // {what} {g}: category i sets the one-hot input {members[0]}..{members[-1]} number i (from 0)",
+        )
         return g
 
     def interval(f: str, lo: Fraction, hi: Fraction, lo_op: str = "<=", hi_op: str = "<=") -> str:
@@ -170,8 +232,12 @@ def to_program(net: Network, name: str, spec: Optional[FeatureSpec] = None, rang
         p = spec.split
         assert p is not None
         if not lo < p <= hi:
-            raise ModelError(f"the split value {p} of sensitive feature '{f}' is not inside its range "
-                             f"{lo}..{hi}", spec.path, spec.lines.get(f, 0), 1 if f in spec.lines else 0)
+            raise ModelError(
+                f"the split value {p} of sensitive feature '{f}' is not inside its range {lo}..{hi}",
+                spec.path,
+                spec.lines.get(f, 0),
+                1 if f in spec.lines else 0,
+            )
         for n in (f"{f}_below", f"{f}_above", f"{f}_side"):
             if n in taken:
                 raise ModelError(f"'{n}' is both a feature and the name of the split of '{f}'", spec.path)
@@ -197,8 +263,10 @@ def to_program(net: Network, name: str, spec: Optional[FeatureSpec] = None, rang
             requires.append(interval(f"{f}_below", lo, p, "<=", "<"))
             requires.append(interval(f"{f}_above", p, hi))
             requires.append(f"{f}_side >= 0 && {f}_side <= 1")
-            decode.append(f"  // sensitive feature {f}, split at {decimal_text(p)}: {f}_side picks a value below "
-                          "or above the split")
+            decode.append(
+                f"  // sensitive feature {f}, split at {decimal_text(p)}: {f}_side picks a value below "
+                "or above the split"
+            )
             decode.append(f"  {f} := {f}_side == 0 ? {f}_below : {f}_above;")
             continue
         params.append(f"{f}: real")
@@ -231,16 +299,20 @@ def _result(net: Network) -> List[str]:
     if net.rule == VALUE:
         return [f"  {OUT} := {affine_text(s[0])};"]
     if net.rule == THRESHOLD:
-        return [f"  score := {affine_text(s[0])};",
-                f"  {OUT} := score > 0 ? {_label_text(net, 1)} : {_label_text(net, 0)};"]
+        return [
+            f"  score := {affine_text(s[0])};",
+            f"  {OUT} := score > 0 ? {_label_text(net, 1)} : {_label_text(net, 0)};",
+        ]
     assert net.rule == ARGMAX
     if len(s) == 1:
         return [f"  {OUT} := {_label_text(net, 0)};  // a single class"]
     if len(s) == 2:
-        return ["  // the class is the argmax of the two scores (the first on a tie, as numpy's argmax):",
-                "  // class 1 exactly when score_1 - score_0 > 0",
-                f"  score := {affine_text(combine([(Fraction(1), s[1]), (Fraction(-1), s[0])]))};",
-                f"  {OUT} := score > 0 ? {_label_text(net, 1)} : {_label_text(net, 0)};"]
+        return [
+            "  // the class is the argmax of the two scores (the first on a tie, as numpy's argmax):",
+            "  // class 1 exactly when score_1 - score_0 > 0",
+            f"  score := {affine_text(combine([(Fraction(1), s[1]), (Fraction(-1), s[0])]))};",
+            f"  {OUT} := score > 0 ? {_label_text(net, 1)} : {_label_text(net, 0)};",
+        ]
     out = ["  // the class is the argmax of the scores (the first on a tie, as numpy's argmax)"]
     for i, a in enumerate(s):
         out.append(f"  s{i} := {affine_text(a)};")

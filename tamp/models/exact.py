@@ -33,7 +33,7 @@ def decimal_text(q: Fraction) -> str:
     k = max(twos, fives)  # q = n / 10^k
     n = abs(q.numerator) * 2 ** (k - twos) * 5 ** (k - fives)
     digits = str(n).rjust(k + 1, "0")
-    text = digits[:len(digits) - k] + ("." + digits[len(digits) - k:] if k else "")
+    text = digits[: len(digits) - k] + ("." + digits[len(digits) - k :] if k else "")
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return ("-" if q < 0 else "") + text

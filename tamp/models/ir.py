@@ -90,22 +90,24 @@ class Assign:
 
 
 # How the model's output becomes the program's result:
-ARGMAX = "argmax"        # class = index of the largest score (the first one on a tie, as numpy)
+ARGMAX = "argmax"  # class = index of the largest score (the first one on a tie, as numpy)
 THRESHOLD = "threshold"  # one score: class 1 when score > 0, else class 0
-VALUE = "value"          # a regressor: the output is the score itself
+VALUE = "value"  # a regressor: the output is the score itself
 
 
 @dataclass
 class Network:
     """A feed-forward model over named features, as straight-line exact assignments."""
 
-    features: List[str]                      # input names in positional order
+    features: List[str]  # input names in positional order
     body: List[Assign] = field(default_factory=list)
     scores: List[Affine] = field(default_factory=list)
     rule: str = ARGMAX
-    labels: Optional[List[object]] = None    # class labels by index (None: the index itself)
-    notes: List[str] = field(default_factory=list)   # comments for the reader (dropped monotone layers, ...)
-    source: str = ""                          # what was read, e.g. "ONNX (skl2onnx MLPClassifier)"
+    labels: Optional[List[object]] = None  # class labels by index (None: the index itself)
+    notes: List[str] = field(default_factory=list)  # comments for the reader (dropped monotone layers, ...)
+    source: str = ""  # what was read, e.g. "ONNX (skl2onnx MLPClassifier)"
     ranges: Dict[str, Tuple[Fraction, Fraction]] = field(default_factory=dict)  # boxes known from the model file
-    exactness: str = ("Every weight, bias and threshold is the exact decimal value of the model's binary float;\n"
-                      "tamp computes with these exact rationals (no rounding).")
+    exactness: str = (
+        "Every weight, bias and threshold is the exact decimal value of the model's binary float;\n"
+        "tamp computes with these exact rationals (no rounding)."
+    )

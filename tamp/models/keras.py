@@ -45,8 +45,11 @@ def read_keras(path: str, features: Optional[Sequence[str]] = None) -> Network:
     with fh:
         raw = fh.attrs.get("model_config")
         if raw is None:
-            raise ModelError("no model_config attribute: a weights-only file lacks the architecture; save the "
-                             "whole model (model.save('m.h5'))", path)
+            raise ModelError(
+                "no model_config attribute: a weights-only file lacks the architecture; save the "
+                "whole model (model.save('m.h5'))",
+                path,
+            )
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8")
         try:
@@ -104,11 +107,15 @@ def _build(layers: List[dict], weights, path: str, features: Optional[Sequence[s
             return
         if act in _SQUASH and is_last:
             squashed = act
-            notes.append(f"the {act} of layer '{lname}' is dropped: it is monotone and only the class (the argmax) "
-                         "is used")
+            notes.append(
+                f"the {act} of layer '{lname}' is dropped: it is monotone and only the class (the argmax) is used"
+            )
             return
-        raise ModelError(f"layer '{lname}': activation '{act}' cannot be represented exactly"
-                         + (" (softmax/sigmoid only on the last layer)" if act in _SQUASH else ""), path)
+        raise ModelError(
+            f"layer '{lname}': activation '{act}' cannot be represented exactly"
+            + (" (softmax/sigmoid only on the last layer)" if act in _SQUASH else ""),
+            path,
+        )
 
     real = [ly for ly in layers if ly.get("class_name") not in ("InputLayer", "Dropout", "Flatten")]
     for idx, layer in enumerate(layers):
@@ -137,15 +144,20 @@ def _build(layers: List[dict], weights, path: str, features: Optional[Sequence[s
             if forms is None:
                 forms = start(kernel.shape[0])
             if kernel.shape[0] != len(forms):
-                raise ModelError(f"layer '{lname}': kernel of shape {list(kernel.shape)} after {len(forms)} values",
-                                 path)
+                raise ModelError(
+                    f"layer '{lname}': kernel of shape {list(kernel.shape)} after {len(forms)} values", path
+                )
             use_bias = cfg.get("use_bias", True)
             bias = ws[1] if use_bias and len(ws) > 1 else np.zeros(kernel.shape[1], dtype=kernel.dtype)
-            W = [[exact(kernel[i, j], f"layer '{lname}': a weight", path) for j in range(kernel.shape[1])]
-                 for i in range(kernel.shape[0])]
+            W = [
+                [exact(kernel[i, j], f"layer '{lname}': a weight", path) for j in range(kernel.shape[1])]
+                for i in range(kernel.shape[0])
+            ]
             B = [exact(b, f"layer '{lname}': a bias", path) for b in bias.reshape(-1)]
-            forms = [combine([(W[i][j], forms[i]) for i in range(len(forms))] + [(Fraction(1), Affine.constant(B[j]))])
-                     for j in range(kernel.shape[1])]
+            forms = [
+                combine([(W[i][j], forms[i]) for i in range(len(forms))] + [(Fraction(1), Affine.constant(B[j]))])
+                for j in range(kernel.shape[1])
+            ]
             activation(cfg.get("activation", "linear"), lname, is_last)
             continue
         if cls == "Activation":
@@ -156,8 +168,10 @@ def _build(layers: List[dict], weights, path: str, features: Optional[Sequence[s
         if cls == "ReLU" and not any(cfg.get(k) for k in ("max_value", "negative_slope", "threshold")):
             activation("relu", lname, is_last)
             continue
-        raise ModelError(f"layer '{lname}' of class {cls} is not supported (Dense, Activation, ReLU, Dropout, "
-                         "Flatten, InputLayer)", path)
+        raise ModelError(
+            f"layer '{lname}' of class {cls} is not supported (Dense, Activation, ReLU, Dropout, Flatten, InputLayer)",
+            path,
+        )
     if forms is None:
         raise ModelError("the model has no Dense layer", path)
     # the last layer's outputs are the scores
@@ -165,5 +179,12 @@ def _build(layers: List[dict], weights, path: str, features: Optional[Sequence[s
     if len(forms) == 1:
         rule = THRESHOLD
         notes.append("one output: class 1 when it is > 0" + (" (sigmoid > 1/2)" if squashed == "sigmoid" else ""))
-    return Network(features=feats, body=body, scores=forms, rule=rule, labels=None, notes=notes,
-                   source=f"Keras HDF5, {len([ly for ly in layers if ly.get('class_name') == 'Dense'])} Dense layers")
+    return Network(
+        features=feats,
+        body=body,
+        scores=forms,
+        rule=rule,
+        labels=None,
+        notes=notes,
+        source=f"Keras HDF5, {len([ly for ly in layers if ly.get('class_name') == 'Dense'])} Dense layers",
+    )

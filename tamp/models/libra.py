@@ -59,8 +59,12 @@ def _affine(node: ast.expr, text: str, path: str, line: int, off: int) -> Affine
                 return _affine(v_node, text, path, line, off).scale(k)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return _affine(node.operand, text, path, line, off).scale(Fraction(-1))
-    raise _err("expected a linear expression (numbers times variables, + and -)", path, line,
-               off + getattr(node, "col_offset", 0) + 1)
+    raise _err(
+        "expected a linear expression (numbers times variables, + and -)",
+        path,
+        line,
+        off + getattr(node, "col_offset", 0) + 1,
+    )
 
 
 def _parse_expr(src: str, path: str, line: int, off: int) -> Tuple[ast.expr, str]:
@@ -75,8 +79,8 @@ def read_libra(text: str, path: str = "<libra>") -> Network:
     assigned: set = set()
     inputs: List[str] = []
     body: List[Assign] = []
-    last: Dict[str, int] = {}        # variable -> index in body of its last assignment
-    read_since: set = set()          # variables read since their last assignment
+    last: Dict[str, int] = {}  # variable -> index in body of its last assignment
+    read_since: set = set()  # variables read since their last assignment
     outputs: List[str] = []
     relus = 0
 
@@ -95,8 +99,12 @@ def read_libra(text: str, path: str = "<libra>") -> Network:
         m = _ASSUME.match(stripped)
         if m:
             node, src = _parse_expr(m.group(1), path, i, off + stripped.index("(") + 1)
-            if not (isinstance(node, ast.Compare) and len(node.ops) == 2
-                    and all(isinstance(o, ast.LtE) for o in node.ops) and isinstance(node.comparators[0], ast.Name)):
+            if not (
+                isinstance(node, ast.Compare)
+                and len(node.ops) == 2
+                and all(isinstance(o, ast.LtE) for o in node.ops)
+                and isinstance(node.comparators[0], ast.Name)
+            ):
                 raise _err("expected assume(LO <= x <= HI)", path, i, off + 1)
             lo = _number(node.left, src, path, i, off)
             hi = _number(node.comparators[1], src, path, i, off)
@@ -142,8 +150,12 @@ def read_libra(text: str, path: str = "<libra>") -> Network:
             continue
         raise _err("expected `x = linear expression`, `ReLU(x)`, `assume(LO <= x <= HI)` or `#`", path, i, off + 1)
     if not outputs:
-        raise _err("no output layer: the network ends with ReLU statements or is empty "
-                   "(the outputs are the variables assigned after the last ReLU)", path, 0)
+        raise _err(
+            "no output layer: the network ends with ReLU statements or is empty "
+            "(the outputs are the variables assigned after the last ReLU)",
+            path,
+            0,
+        )
     out_set = set(outputs)
     scores = []
     kept = []
@@ -154,10 +166,16 @@ def read_libra(text: str, path: str = "<libra>") -> Network:
             kept.append(a)
     order = {n: j for j, n in enumerate(outputs)}
     scores.sort(key=lambda p: order[p[0]])
-    net = Network(features=inputs, body=kept, scores=[s for _, s in scores], rule=ARGMAX,
-                  labels=None, source=f"Libra network, {relus} ReLUs",
-                  notes=["outputs (class i is the i-th, by index): " + ", ".join(outputs)],
-                  ranges=ranges,
-                  exactness="Every weight and bias is the decimal written in the network file, read exactly;\n"
-                            "tamp computes with these exact rationals (no rounding).")
+    net = Network(
+        features=inputs,
+        body=kept,
+        scores=[s for _, s in scores],
+        rule=ARGMAX,
+        labels=None,
+        source=f"Libra network, {relus} ReLUs",
+        notes=["outputs (class i is the i-th, by index): " + ", ".join(outputs)],
+        ranges=ranges,
+        exactness="Every weight and bias is the decimal written in the network file, read exactly;\n"
+        "tamp computes with these exact rationals (no rounding).",
+    )
     return net

@@ -79,8 +79,11 @@ class _Reader:
                 self.producer[o] = node
         inputs = [i for i in g.input if i.name not in self.consts]
         if len(inputs) != 1:
-            raise ModelError(f"the model has {len(inputs)} inputs ({', '.join(i.name for i in inputs)}); "
-                             "tamp imports models with one input tensor of features", path)
+            raise ModelError(
+                f"the model has {len(inputs)} inputs ({', '.join(i.name for i in inputs)}); "
+                "tamp imports models with one input tensor of features",
+                path,
+            )
         x = inputs[0]
         tt = x.type.tensor_type
         if not x.type.HasField("tensor_type") or tt.elem_type not in _FLOAT_TYPES:
@@ -88,8 +91,9 @@ class _Reader:
         dims = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
         if len(dims) not in (1, 2) or dims[-1] is None:
             shown = "[" + ", ".join("?" if d is None else str(d) for d in dims) + "]"
-            raise ModelError(f"input '{x.name}' has shape {shown}; "
-                             "expected [batch, features] with a known number of features", path)
+            raise ModelError(
+                f"input '{x.name}' has shape {shown}; expected [batch, features] with a known number of features", path
+            )
         n = dims[-1]
         if features is not None:
             if len(features) != n:
@@ -120,6 +124,7 @@ class _Reader:
                 v = [b.decode() for b in v]
             elif hasattr(v, "dims") and hasattr(v, "data_type"):
                 from onnx import numpy_helper
+
                 v = numpy_helper.to_array(v)
             out[a.name] = v
         return out
@@ -153,8 +158,11 @@ class _Reader:
         if isinstance(v, Sym):
             return v
         if isinstance(v, Mono):
-            raise self.err(node, f"{what} is the output of a {v.kind}, which tamp represents exactly only when "
-                                 "nothing but the class (its argmax) is read from it")
+            raise self.err(
+                node,
+                f"{what} is the output of a {v.kind}, which tamp represents exactly only when "
+                "nothing but the class (its argmax) is read from it",
+            )
         raise self.err(node, f"{what} must depend on the model's input")
 
     def vector(self, node, c: np.ndarray, n: int, what: str) -> List[Fraction]:
@@ -190,10 +198,13 @@ class _Reader:
         self.ops.append(op)
         fn = getattr(self, f"_{op}", None)
         if fn is None or dom not in ("", "ai.onnx", "ai.onnx.ml"):
-            raise self.err(node, "not supported by tamp import (supported: MatMul, Gemm, Add, Sub, Mul, Div, Neg, "
-                                 "Relu, Identity, Dropout, Flatten, Reshape, Cast, Concat, Sigmoid, Softmax, ArgMax, "
-                                 "ArrayFeatureExtractor, LinearClassifier, LinearRegressor, TreeEnsembleClassifier, "
-                                 "TreeEnsembleRegressor)")
+            raise self.err(
+                node,
+                "not supported by tamp import (supported: MatMul, Gemm, Add, Sub, Mul, Div, Neg, "
+                "Relu, Identity, Dropout, Flatten, Reshape, Cast, Concat, Sigmoid, Softmax, ArgMax, "
+                "ArrayFeatureExtractor, LinearClassifier, LinearRegressor, TreeEnsembleClassifier, "
+                "TreeEnsembleRegressor)",
+            )
         return fn(node, [self.value(i) for i in node.input] if op not in _LAZY else [])
 
     def _Identity(self, node, args):
@@ -229,8 +240,10 @@ class _Reader:
         return [x]
 
     def note_float_cast(self) -> None:
-        msg = ("the model rounds its input to float32; the program reads the features as exact reals "
-               "(the same class for every float32 input)")
+        msg = (
+            "the model rounds its input to float32; the program reads the features as exact reals "
+            "(the same class for every float32 input)"
+        )
         if msg not in self.notes:
             self.notes.append(msg)
 
@@ -284,13 +297,15 @@ class _Reader:
         if isinstance(a, np.ndarray):
             y = self.sym(node, b, "its second input")
             cv = self.vector(node, a, len(y.forms), "the constant")
-            return [Sym([combine([(Fraction(sign), f), (Fraction(1), Affine.constant(k))])
-                         for f, k in zip(y.forms, cv)])]
+            return [
+                Sym([combine([(Fraction(sign), f), (Fraction(1), Affine.constant(k))]) for f, k in zip(y.forms, cv)])
+            ]
         x = self.sym(node, a)
         if isinstance(b, np.ndarray):
             cv = self.vector(node, b, len(x.forms), "the constant")
-            return [Sym([combine([(Fraction(1), f), (Fraction(sign), Affine.constant(k))])
-                         for f, k in zip(x.forms, cv)])]
+            return [
+                Sym([combine([(Fraction(1), f), (Fraction(sign), Affine.constant(k))]) for f, k in zip(x.forms, cv)])
+            ]
         y = self.sym(node, b, "its second input")
         if len(y.forms) != len(x.forms):
             if len(y.forms) == 1:
@@ -360,8 +375,7 @@ class _Reader:
             raise self.err(node, "only the first maximum along the feature axis (axis=1) is supported")
         x = args[0]
         if isinstance(x, Mono):
-            self.notes.append(f"the {x.kind} before the class is dropped: it is monotone and only its argmax "
-                              "is used")
+            self.notes.append(f"the {x.kind} before the class is dropped: it is monotone and only its argmax is used")
             return [ClassOf(x.pre, ARGMAX, None)]
         return [ClassOf(self.sym(node, x).forms, ARGMAX, None)]
 
@@ -383,13 +397,17 @@ class _Reader:
     def _post(self, node, a) -> None:
         pt = a.get("post_transform", "NONE") or "NONE"
         if pt == "SOFTMAX_ZERO":
-            raise self.err(node, "post_transform SOFTMAX_ZERO does not preserve the order of the scores; "
-                                 "it cannot be represented exactly")
+            raise self.err(
+                node,
+                "post_transform SOFTMAX_ZERO does not preserve the order of the scores; "
+                "it cannot be represented exactly",
+            )
         if pt not in ("NONE", "LOGISTIC", "SOFTMAX", "PROBIT"):
             raise self.err(node, f"post_transform {pt} is not supported")
         if pt != "NONE":
-            self.notes.append(f"the {pt.lower()} post-transform is dropped: it is monotone and only the class "
-                              "(the argmax) is used")
+            self.notes.append(
+                f"the {pt.lower()} post-transform is dropped: it is monotone and only the class (the argmax) is used"
+            )
 
     def _LinearClassifier(self, node, args):
         a = self.attrs(node)
@@ -403,9 +421,13 @@ class _Reader:
         labels = self._labels(node, a)
         self._post(node, a)
         W = self.const_exact(node, rows.T.astype(np.float32), "the coefficients")  # ONNX float attributes
-        forms = [combine([(W[i, j], x.forms[i]) for i in range(n)] +
-                         [(Fraction(1), Affine.constant(exact(np.float32(inter[j]), "intercept", self.path)))])
-                 for j in range(rows.shape[0])]
+        forms = [
+            combine(
+                [(W[i, j], x.forms[i]) for i in range(n)]
+                + [(Fraction(1), Affine.constant(exact(np.float32(inter[j]), "intercept", self.path)))]
+            )
+            for j in range(rows.shape[0])
+        ]
         if len(forms) == 1 and len(labels) == 2:  # scores (-s, s): class 1 when s > 0
             return [ClassOf(forms, THRESHOLD, labels), None]
         if len(forms) != len(labels):
@@ -423,8 +445,10 @@ class _Reader:
             raise self.err(node, "a post-transform of a regression value cannot be represented exactly")
         inter = np.asarray(a.get("intercepts", [0.0]), dtype=np.float32).reshape(-1)
         W = self.const_exact(node, coef, "the coefficients")
-        form = combine([(W[i], x.forms[i]) for i in range(n)] +
-                       [(Fraction(1), Affine.constant(exact(inter[0], "intercept", self.path)))])
+        form = combine(
+            [(W[i], x.forms[i]) for i in range(n)]
+            + [(Fraction(1), Affine.constant(exact(inter[0], "intercept", self.path)))]
+        )
         return [ClassOf([form], VALUE, None)]
 
     # ------------------------------------------------------------------ trees
@@ -448,10 +472,17 @@ class _Reader:
         leaf_w: Dict[Tuple[int, int], Dict[int, Fraction]] = {}
         for t, n, c, w in zip(w_t, w_n, w_c, weights):
             d = leaf_w.setdefault((t, n), {})
-            d[c] = d.get(c, Fraction(0)) + exact(np.float32(w) if not isinstance(w, np.float64) else w,
-                                                 "a leaf weight", self.path)
-        ops = {"BRANCH_LEQ": "<=", "BRANCH_LT": "<", "BRANCH_GTE": ">=", "BRANCH_GT": ">",
-               "BRANCH_EQ": "==", "BRANCH_NEQ": "!="}
+            d[c] = d.get(c, Fraction(0)) + exact(
+                np.float32(w) if not isinstance(w, np.float64) else w, "a leaf weight", self.path
+            )
+        ops = {
+            "BRANCH_LEQ": "<=",
+            "BRANCH_LT": "<",
+            "BRANCH_GTE": ">=",
+            "BRANCH_GT": ">",
+            "BRANCH_EQ": "==",
+            "BRANCH_NEQ": "!=",
+        }
         classes = sorted({c for d in leaf_w.values() for c in d})
         feature_names: Dict[int, str] = {}
 
@@ -473,8 +504,9 @@ class _Reader:
                 return Leaf(leaf_w.get((t, n), {}).get(c, Fraction(0)))
             if mode not in ops:
                 raise self.err(node, f"node mode {mode} is not supported")
-            thr = exact(np.float32(vals[i]) if not isinstance(vals[i], np.float64) else vals[i],
-                        "a threshold", self.path)
+            thr = exact(
+                np.float32(vals[i]) if not isinstance(vals[i], np.float64) else vals[i], "a threshold", self.path
+            )
             yes = build(t, tn[i], c, depth + 1)
             no = build(t, fn_[i], c, depth + 1)
             if isinstance(yes, Leaf) and isinstance(no, Leaf) and yes.value == no.value:
@@ -485,8 +517,9 @@ class _Reader:
         roots = {}
         for t in trees:
             ids = [n for (tt, n) in nodes if tt == t]
-            targets = {tn[nodes[(t, n)]] for n in ids if modes[nodes[(t, n)]] != "LEAF"} | \
-                      {fn_[nodes[(t, n)]] for n in ids if modes[nodes[(t, n)]] != "LEAF"}
+            targets = {tn[nodes[(t, n)]] for n in ids if modes[nodes[(t, n)]] != "LEAF"} | {
+                fn_[nodes[(t, n)]] for n in ids if modes[nodes[(t, n)]] != "LEAF"
+            }
             rs = [n for n in ids if n not in targets]
             if len(rs) != 1:
                 raise self.err(node, f"tree {t} has {len(rs)} roots")
@@ -590,25 +623,46 @@ def read_onnx(data: bytes, path: str = "<onnx>", features: Optional[Sequence[str
     if result is None and fallback is not None:
         v, r.body, r.notes = fallback
         if isinstance(v, Mono):
-            r.notes.append(f"the {v.kind} at the output is dropped: it is monotone and only the class (the argmax) "
-                           "is used")
+            r.notes.append(
+                f"the {v.kind} at the output is dropped: it is monotone and only the class (the argmax) is used"
+            )
             forms = v.pre
         else:
             forms = v.forms
         result = ClassOf(forms, THRESHOLD if len(forms) == 1 else ARGMAX, None)
         if len(forms) == 1:
-            r.notes.append("one output score: class 1 when it is > 0" +
-                           (" (sigmoid > 1/2)" if isinstance(v, Mono) else ""))
+            r.notes.append(
+                "one output score: class 1 when it is > 0" + (" (sigmoid > 1/2)" if isinstance(v, Mono) else "")
+            )
     if result is None:
         if first_error is not None:
             raise first_error
         raise ModelError("no output of the model is a class, scores or a value", path)
     producer = model.producer_name or "ONNX"
-    kinds = sorted({op for op in r.ops if op in ("LinearClassifier", "LinearRegressor", "TreeEnsembleClassifier",
-                                                 "TreeEnsembleRegressor", "MatMul", "Gemm")})
-    return Network(features=r.features, body=r.body, scores=result.scores, rule=result.rule,
-                   labels=result.labels, notes=_dedup(r.notes),
-                   source=f"ONNX from {producer}" + (f": {', '.join(kinds)}" if kinds else ""))
+    kinds = sorted(
+        {
+            op
+            for op in r.ops
+            if op
+            in (
+                "LinearClassifier",
+                "LinearRegressor",
+                "TreeEnsembleClassifier",
+                "TreeEnsembleRegressor",
+                "MatMul",
+                "Gemm",
+            )
+        }
+    )
+    return Network(
+        features=r.features,
+        body=r.body,
+        scores=result.scores,
+        rule=result.rule,
+        labels=result.labels,
+        notes=_dedup(r.notes),
+        source=f"ONNX from {producer}" + (f": {', '.join(kinds)}" if kinds else ""),
+    )
 
 
 def _dedup(xs: List[str]) -> List[str]:

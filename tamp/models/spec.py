@@ -25,8 +25,8 @@ from .errors import ModelError
 
 @dataclass
 class FeatureSpec:
-    sensitive: List[str] = field(default_factory=list)   # one-hot members, or one continuous feature
-    split: Optional[Fraction] = None                     # the continuous sensitive feature's split value
+    sensitive: List[str] = field(default_factory=list)  # one-hot members, or one continuous feature
+    split: Optional[Fraction] = None  # the continuous sensitive feature's split value
     groups: List[List[str]] = field(default_factory=list)  # the other one-hot groups
     lines: Dict[str, int] = field(default_factory=dict)  # feature -> spec line (for located errors)
     path: str = "<spec>"
@@ -50,8 +50,7 @@ def parse_spec(text: str, path: str = "<spec>") -> FeatureSpec:
         line, t = lines[pos]
         pos += 1
         if not t.isdigit() or int(t) < 1:
-            raise ModelError(f"expected the number of inputs of a feature (an integer >= 1), got {t!r}",
-                             path, line, 1)
+            raise ModelError(f"expected the number of inputs of a feature (an integer >= 1), got {t!r}", path, line, 1)
         return line, int(t)
 
     def names(k: int, after: int) -> List[str]:
@@ -76,8 +75,9 @@ def parse_spec(text: str, path: str = "<spec>") -> FeatureSpec:
     spec.sensitive = names(k, line)
     if k == 1:
         if pos >= len(lines):
-            raise ModelError("a continuous sensitive feature needs the value at which to split its range",
-                             path, line, 1)
+            raise ModelError(
+                "a continuous sensitive feature needs the value at which to split its range", path, line, 1
+            )
         sline, t = lines[pos]
         pos += 1
         spec.split = _number(t, path, sline)

@@ -54,8 +54,14 @@ def prob_terms(e: A.Expr) -> List[A.Prob]:
 class SpecEval:
     """Three-valued evaluation of a clause with the current term intervals."""
 
-    def __init__(self, values: Dict[A.Prob, Optional[Interval]], inputs: Dict[str, object], file, source,
-                 program: Optional[A.Program] = None):
+    def __init__(
+        self,
+        values: Dict[A.Prob, Optional[Interval]],
+        inputs: Dict[str, object],
+        file,
+        source,
+        program: Optional[A.Program] = None,
+    ):
         self.values = values
         self.program = program
         self.inputs = inputs
@@ -74,8 +80,11 @@ class SpecEval:
             v = self.inputs.get(e.name)
             if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
                 return Interval.point(v)
-            raise self.err(f"outside P(...), a probability specification can use only fixed numeric "
-                           f"inputs ('{e.name}' is not one)", e)
+            raise self.err(
+                f"outside P(...), a probability specification can use only fixed numeric "
+                f"inputs ('{e.name}' is not one)",
+                e,
+            )
         if isinstance(e, A.Unary) and e.op == "-":
             v = self.num(e.operand)
             return None if v is None else -v
@@ -93,8 +102,9 @@ class SpecEval:
                 return (a * b).tidy(200)
             r = a / b
             return None if r is None else r.tidy(200)
-        raise self.err("a probability specification combines P(...) terms and constants with + - * / "
-                       "and compares them", e)
+        raise self.err(
+            "a probability specification combines P(...) terms and constants with + - * / and compares them", e
+        )
 
     def _equal_by_independence(self, x, y, a, b) -> bool:
         """``P(E | G) / P(E | !G)`` is exactly 1 when E and G are independent (and it is defined)."""
@@ -102,7 +112,7 @@ class SpecEval:
             return False
         if x.event != y.event or x.given is None or y.given is None:
             return False
-        complementary = (y.given == A.Unary("!", x.given) or x.given == A.Unary("!", y.given))
+        complementary = y.given == A.Unary("!", x.given) or x.given == A.Unary("!", y.given)
         if not complementary or a is None or b is None or a.lo <= 0 or b.lo <= 0:
             return False
         from .independence import independent
@@ -169,7 +179,7 @@ class Problem:
         weights: Dict[int, Fraction] = {}
         for t in self.terms.values():
             a, b = t.hit.interval(), t.miss.interval()
-            scale = max(a.hi + b.hi, Fraction(1, 10 ** 9))
+            scale = max(a.hi + b.hi, Fraction(1, 10**9))
             for s in (t.hit, t.miss):
                 for w, n in s.entries.values():
                     weights[id(n)] = weights.get(id(n), Fraction(0)) + w.hi / scale
@@ -196,9 +206,13 @@ class Problem:
         return total + len(self.masses.cells)
 
 
-def decide_program(program: A.Program, inputs: Optional[Dict[str, object]] = None,
-                   timeout: Optional[float] = None, path: str = "<string>",
-                   source: Optional[str] = None) -> ProbResult:
+def decide_program(
+    program: A.Program,
+    inputs: Optional[Dict[str, object]] = None,
+    timeout: Optional[float] = None,
+    path: str = "<string>",
+    source: Optional[str] = None,
+) -> ProbResult:
     """Decide every probability ``ensures`` clause of ``program`` (closed: no parameters, or all
     fixed by ``inputs``). Verdict ``proved`` when every clause holds for all values in the
     certified intervals, ``violated`` when one fails for all of them, else ``unknown`` (time
@@ -209,14 +223,24 @@ def decide_program(program: A.Program, inputs: Optional[Dict[str, object]] = Non
     inputs = dict(inputs or {})
     clauses = [expand_fairness(e) for e in program.ensures if A.contains(e, (A.Prob, A.Fairness))]
     if not clauses:
-        raise error_at(TampError, f"program '{program.name}' has no probability specification "
-                       "(an ensures clause with P(...) or fairness)", program.pos, path, source)
+        raise error_at(
+            TampError,
+            f"program '{program.name}' has no probability specification (an ensures clause with P(...) or fairness)",
+            program.pos,
+            path,
+            source,
+        )
     message = ""
     try:
         prob = Problem(program, inputs, path, source, deadline, clauses)
     except TimeoutError:
-        return ProbResult(program.name, "probability", UNKNOWN, time.monotonic() - t0,
-                          message=f"timeout after {timeout:g} s while enumerating paths")
+        return ProbResult(
+            program.name,
+            "probability",
+            UNKNOWN,
+            time.monotonic() - t0,
+            message=f"timeout after {timeout:g} s while enumerating paths",
+        )
     budget = 32
     while True:
         verdict, comps, vals = prob.evaluate(inputs)
@@ -230,17 +254,32 @@ def decide_program(program: A.Program, inputs: Optional[Dict[str, object]] = Non
             break
     v = PROVED if verdict is True else VIOLATED if verdict is False else UNKNOWN
     terms = [TermReport(t.text, vals[p]) for p, t in prob.terms.items()]
-    return ProbResult(program.name, "probability", v, time.monotonic() - t0, message=message,
-                      terms=terms, comparisons=comps, cells=prob.cells(), paths=len(prob.paths),
-                      solver_calls=prob.ex.solver_calls)
+    return ProbResult(
+        program.name,
+        "probability",
+        v,
+        time.monotonic() - t0,
+        message=message,
+        terms=terms,
+        comparisons=comps,
+        cells=prob.cells(),
+        paths=len(prob.paths),
+        solver_calls=prob.ex.solver_calls,
+    )
 
 
-def probability(program: Union[A.Program, str], event: Union[A.Expr, str], given: Union[A.Expr, str, None] = None,
-                inputs: Optional[Dict[str, object]] = None, tolerance: float = 1e-6,
-                timeout: float = 30.0) -> Union[Fraction, Interval]:
+def probability(
+    program: Union[A.Program, str],
+    event: Union[A.Expr, str],
+    given: Union[A.Expr, str, None] = None,
+    inputs: Optional[Dict[str, object]] = None,
+    tolerance: float = 1e-6,
+    timeout: float = 30.0,
+) -> Union[Fraction, Interval]:
     """P(event | given) at the exit of ``program``: a Fraction when exact, else a certified
     Interval of width <= ``tolerance`` (or whatever was reached by ``timeout``)."""
     from lang.parser import parse, parse_expr
+
     if isinstance(program, str):
         src = parse(program)
         program = src.programs[0]

@@ -126,8 +126,11 @@ class Gauss(Dist):
 
     def cdf_range(self, lo: float, hi: float) -> Tuple[float, float]:
         """(a lower bound of F(lo), an upper bound of F(hi)) — one evaluation when lo, hi are close."""
-        if lo == hi or not (math.isfinite(lo) and math.isfinite(hi)) or \
-                max(abs(lo - float(self.mean)), abs(hi - float(self.mean))) > 40 * self.spread():
+        if (
+            lo == hi
+            or not (math.isfinite(lo) and math.isfinite(hi))
+            or max(abs(lo - float(self.mean)), abs(hi - float(self.mean))) > 40 * self.spread()
+        ):
             return (self.cdf_f(lo)[0], self.cdf_f(hi)[1])
         return self._normal().cdf_range(lo, hi)
 

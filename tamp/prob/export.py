@@ -55,12 +55,18 @@ class Export:
     terms: List[ExportedTerm]
     vars: Dict[int, ExportedVar]
     choices: List[Tuple[int, ...]]  # the discrete outcome sequence of every final path (with repeats)
-    lost: Fraction                  # mass dropped by truncating dlap/dexp (an upper bound)
+    lost: Fraction  # mass dropped by truncating dlap/dexp (an upper bound)
     paths: List[ExportedCell] = field(default_factory=list)  # every final path's own region (side "path")
 
 
-def export_cells(program: A.Program, prob_terms: List[A.Prob], inputs=None, path: str = "<string>",
-                 source: Optional[str] = None, deadline: Optional[float] = None) -> Export:
+def export_cells(
+    program: A.Program,
+    prob_terms: List[A.Prob],
+    inputs=None,
+    path: str = "<string>",
+    source: Optional[str] = None,
+    deadline: Optional[float] = None,
+) -> Export:
     """The hit/miss cells of each term in ``prob_terms`` (see the module docstring)."""
     ex = Executor(program, inputs, path, source, deadline)
     paths = ex.run()
@@ -85,5 +91,10 @@ def export_cells(program: A.Program, prob_terms: List[A.Prob], inputs=None, path
 
 
 def _cell(ex: Executor, c, side: str, path: int) -> ExportedCell:
-    return ExportedCell(c.choices, {v: b for v, b in c.bounds.items() if b != ex.reg.support(v)},
-                        [(dict(aff.terms), aff.const) for aff in c.cons], side, path)
+    return ExportedCell(
+        c.choices,
+        {v: b for v, b in c.bounds.items() if b != ex.reg.support(v)},
+        [(dict(aff.terms), aff.const) for aff in c.cons],
+        side,
+        path,
+    )

@@ -145,8 +145,14 @@ def _clip(trunc: Bound, support: Bound) -> Bound:
     return (lo, hi)
 
 
-def build(dists: Sequence[Dist], trunc: Sequence[Bound], cons: Sequence[Con], transformed: bool = False,
-          deadline: Optional[float] = None, cache: Optional[dict] = None) -> Node:
+def build(
+    dists: Sequence[Dist],
+    trunc: Sequence[Bound],
+    cons: Sequence[Con],
+    transformed: bool = False,
+    deadline: Optional[float] = None,
+    cache: Optional[dict] = None,
+) -> Node:
     """The mass of {x : trunc bounds and cons} under Π dists (see the module docstring).
 
     ``cache`` (a dict) shares the nodes of identical components between calls, so
@@ -160,7 +166,7 @@ def build(dists: Sequence[Dist], trunc: Sequence[Bound], cons: Sequence[Con], tr
                 return Const(Interval.point(0))
             continue
         if len(coef) == 1:
-            (i, c), = coef.items()
+            ((i, c),) = coef.items()
             b = rhs / c
             lo, hi = trunc[i]
             trunc[i] = (lo, b if hi is None else min(hi, b)) if c > 0 else (b if lo is None else max(lo, b), hi)
@@ -195,8 +201,7 @@ def build(dists: Sequence[Dist], trunc: Sequence[Bound], cons: Sequence[Con], tr
         sub_d = [dists[v] for v in vs]
         sub_t = [trunc[v] for v in vs]
         sub_c = [({loc[v]: c for v, c in coef.items()}, rhs) for coef, rhs in g]
-        key = (tuple(sub_d), tuple(sub_t), tuple(sorted((tuple(sorted(c.items())), r) for c, r in sub_c)),
-               transformed)
+        key = (tuple(sub_d), tuple(sub_t), tuple(sorted((tuple(sorted(c.items())), r) for c, r in sub_c)), transformed)
         node = cache.get(key) if cache is not None else None
         if node is None:
             node = _component(sub_d, sub_t, sub_c, transformed, deadline)
@@ -223,8 +228,9 @@ def _component(dists, trunc, cons, transformed, deadline) -> Node:
 def _exact_poly(dists, trunc, cons, deadline) -> Optional[Node]:
     """Exact integral of the product density over the polytope, or None (wmi missing/time out)."""
     n = len(dists)
-    dens, rows = polytope_problem([d.coeffs for d in dists], trunc,
-                                  [(tuple(coef.get(i, ZERO) for i in range(n)), rhs) for coef, rhs in cons])
+    dens, rows = polytope_problem(
+        [d.coeffs for d in dists], trunc, [(tuple(coef.get(i, ZERO) for i in range(n)), rhs) for coef, rhs in cons]
+    )
     try:
         v = integrate_polytope(dens, rows, n, deadline=deadline)
     except (TimeoutError, ValueError, ArithmeticError):
@@ -296,7 +302,7 @@ class _Cell:
 
     def __init__(self, box, pm, lo, hi):
         self.box = box  # per split variable: ((Ll, Lh), (Hl, Hh)) float enclosures of the ends
-        self.pm = pm    # per split variable: float interval of P(x_j in box_j)
+        self.pm = pm  # per split variable: float interval of P(x_j in box_j)
         self.lo = lo
         self.hi = hi
 
@@ -317,7 +323,7 @@ class SplitNode(Node):
         self.dists = list(dists)
         self.split = [i for i in range(n) if i != inner]
         pos = {v: k for k, v in enumerate(self.split)}
-        self.cons_in = []   # (sign, [(k, coef_iv)], rhs_iv)   sign*x_inner + Σ coef x_k <= rhs
+        self.cons_in = []  # (sign, [(k, coef_iv)], rhs_iv)   sign*x_inner + Σ coef x_k <= rhs
         self.cons_out = []  # ([(k, coef_iv)], rhs_iv)
         for coef, rhs in cons:
             c = coef.get(inner, ZERO)
@@ -327,8 +333,7 @@ class SplitNode(Node):
                 self.cons_in.append((1 if c > 0 else -1, others, enclose(rhs * scale)))
             else:
                 self.cons_out.append(([(pos[v], enclose(a)) for v, a in coef.items()], enclose(rhs)))
-        self.taylor_ok = dists[inner].is_gauss and all(
-            dists[v].is_gauss for v in self.split)
+        self.taylor_ok = dists[inner].is_gauss and all(dists[v].is_gauss for v in self.split)
         self.weights = [0.0] * len(self.split)
         for coef, _ in cons:
             for v, a in coef.items():
@@ -400,7 +405,7 @@ class SplitNode(Node):
             if sign > 0:  # x <= r
                 up_lo = min(up_lo, r[0])
                 up_hi = min(up_hi, r[1])
-            else:         # x >= -r
+            else:  # x >= -r
                 dn_lo = max(dn_lo, -r[0])
                 dn_hi = max(dn_hi, -r[1])
         d = self.dists[self.inner]
@@ -493,7 +498,7 @@ class SplitNode(Node):
             for i, (k, a) in enumerate(terms):
                 ab = B(a)
                 Q += ab * ab * mom[k][5] * _product(pmb, (k,))
-                for k2, a_2 in terms[i + 1:]:
+                for k2, a_2 in terms[i + 1 :]:
                     Q += 2 * ab * B(a_2) * mom[k][4] * mom[k2][4] * _product(pmb, (k, k2))
             q_lo = max(float_lower(Q), 0.0)
             q_hi = min(float_upper(Q), up(up(spread * spread) * P[1]))
@@ -529,7 +534,7 @@ class SplitNode(Node):
         for a single active limit its slope times the width (the Taylor remainder grows with
         (slope × width)²); a constraint not settled on the box counts like a kink."""
         width = []
-        for (L, H) in box:
+        for L, H in box:
             w = H[0] - L[1]
             if not math.isfinite(w):
                 return None
@@ -572,7 +577,7 @@ class SplitNode(Node):
         return score
 
     def _taylor(self, box, pm, P):
-        for (L, H) in box:
+        for L, H in box:
             if L[0] != L[1] or H[0] != H[1] or not (math.isfinite(L[0]) and math.isfinite(H[0])):
                 return None
         up_lim = self._limit(1, box)
@@ -588,7 +593,7 @@ class SplitNode(Node):
         limit u and lower limit l, the allowed length is at most F(u(s)) - F(l(s)) wherever
         u >= l, so when u >= l on the whole box the mass is at most ∫ F(u) - ∫ F(l), each
         bounded by the Taylor enclosure. (Dropping constraints only enlarges the set.)"""
-        for (L, H) in box:
+        for L, H in box:
             if L[0] != L[1] or H[0] != H[1] or not (math.isfinite(L[0]) and math.isfinite(H[0])):
                 return None
         up_lim, u_range = self._limit(1, box, strict=False)
@@ -650,7 +655,7 @@ class SplitNode(Node):
                     L, H = c.box[k]
                     if scores[k] > best_s and self._split_point(self.dists[v], L, H) is not None:
                         best, best_s = k, scores[k]
-            for k, v in ([] if best is not None else enumerate(self.split)):
+            for k, v in [] if best is not None else enumerate(self.split):
                 L, H = c.box[k]
                 w = H[1] - L[0]
                 if not math.isfinite(w):
@@ -668,8 +673,8 @@ class SplitNode(Node):
             L, H = c.box[best]
             x = self._split_point(self.dists[v], L, H)
             for part in (((L, (x, x))), (((x, x), H))):
-                box = c.box[:best] + (part,) + c.box[best + 1:]
-                pm = c.pm[:best] + (self._pmass(self.dists[v], part[0], part[1]),) + c.pm[best + 1:]
+                box = c.box[:best] + (part,) + c.box[best + 1 :]
+                pm = c.pm[:best] + (self._pmass(self.dists[v], part[0], part[1]),) + c.pm[best + 1 :]
                 self._push(self._eval(box, pm))
             self.cells += 1
             progressed = True

@@ -41,9 +41,8 @@ from .symbolic import Affine, And, Formula, Lit, Not, Or, as_affine, cases, comp
 
 MAX_ITERATIONS = 100_000
 MAX_PATHS = 200_000
-TAIL_EPS = Fraction(1, 2 ** 40)
+TAIL_EPS = Fraction(1, 2**40)
 ONE = Interval.point(1)
-
 
 
 @dataclass
@@ -99,8 +98,14 @@ def _max_bound(a, b):
 class Executor:
     """Runs one program symbolically; ``run()`` returns the final paths."""
 
-    def __init__(self, prog: A.Program, inputs: Optional[Dict[str, object]] = None,
-                 path: str = "<string>", source: Optional[str] = None, deadline: Optional[float] = None):
+    def __init__(
+        self,
+        prog: A.Program,
+        inputs: Optional[Dict[str, object]] = None,
+        path: str = "<string>",
+        source: Optional[str] = None,
+        deadline: Optional[float] = None,
+    ):
         self.prog = prog
         self.inputs = dict(inputs or {})
         self.file = path
@@ -124,8 +129,13 @@ class Executor:
         env: Dict[str, object] = {}
         for p in self.prog.params:
             if p.name not in self.inputs:
-                raise error_at(UnsupportedError, f"a probability specification needs every input fixed: "
-                               f"give --input {p.name}=VALUE", p.pos, self.file, self.source)
+                raise error_at(
+                    UnsupportedError,
+                    f"a probability specification needs every input fixed: give --input {p.name}=VALUE",
+                    p.pos,
+                    self.file,
+                    self.source,
+                )
             env[p.name] = _input_value(self.inputs[p.name])
         for name in self.inputs:
             if self.prog.param(name) is None:
@@ -134,8 +144,13 @@ class Executor:
         for r in self.prog.requires:
             for _p2, v in self.ev(r, path):
                 if v is not True:
-                    raise error_at(TampError, "the fixed inputs do not satisfy this 'requires' clause",
-                                   r.pos, self.file, self.source)
+                    raise error_at(
+                        TampError,
+                        "the fixed inputs do not satisfy this 'requires' clause",
+                        r.pos,
+                        self.file,
+                        self.source,
+                    )
         return path
 
     def run(self) -> List[Path]:
@@ -189,9 +204,15 @@ class Executor:
             for p in paths:
                 for q, c in self.ev(s.cond, p):
                     if precondition and c is not True:
-                        raise error_at(TampError, "the fixed inputs do not satisfy this precondition `assume` "
-                                       "(its condition depends on inputs only, so it restricts the inputs "
-                                       "like `requires`)", s.pos, self.file, self.source)
+                        raise error_at(
+                            TampError,
+                            "the fixed inputs do not satisfy this precondition `assume` "
+                            "(its condition depends on inputs only, so it restricts the inputs "
+                            "like `requires`)",
+                            s.pos,
+                            self.file,
+                            self.source,
+                        )
                     out.extend(self.assume(q, c))
             return out
         if isinstance(s, A.Skip):
@@ -214,8 +235,11 @@ class Executor:
                     elif c is False:
                         done.append(q)
                     else:
-                        raise self.err("the probability engine needs loops with constant bounds: this loop "
-                                       "condition depends on sampled values", s.cond)
+                        raise self.err(
+                            "the probability engine needs loops with constant bounds: this loop "
+                            "condition depends on sampled values",
+                            s.cond,
+                        )
             if not go:
                 return done
             active = self.block(s.body, go)
@@ -297,7 +321,7 @@ class Executor:
         if lo is not None and lo >= 0:
             return False
         if len(aff.terms) == 1:
-            (v, c), = aff.terms
+            ((v, c),) = aff.terms
             b = -aff.const / c
             blo, bhi = p.bounds.get(v, self.reg.support(v))
             if c > 0:
@@ -327,6 +351,7 @@ class Executor:
         """Whether the open cell {strict constraints} is non-empty (z3 over the rationals;
         ``unknown`` counts as feasible, so only provably empty cells are dropped)."""
         import z3
+
         self.solver_calls += 1
         s = z3.Solver()
         s.set("timeout", 2000)
@@ -368,8 +393,9 @@ class Executor:
         for a in args:
             nxt = []
             for q, vals in results:
-                if isinstance(a, (A.SetLit, A.ListLit)) or (isinstance(a, A.Binary) and a.op == "*"
-                                                           and isinstance(a.left, A.SetLit)):
+                if isinstance(a, (A.SetLit, A.ListLit)) or (
+                    isinstance(a, A.Binary) and a.op == "*" and isinstance(a.left, A.SetLit)
+                ):
                     nxt.append((q, vals + [self.const_structure(a, q)]))
                 else:
                     for r, v in self.ev(a, q):
@@ -404,14 +430,25 @@ class Executor:
     def draw(self, d: A.Call, args, p: Path, key) -> List[Tuple[Path, object]]:
         """The (sub-path, value) pairs of one sampling."""
         name = d.func
-        need = {"bern": 1, "unif": (1, 2), "lap": 2, "exp": 2, "dlap": 2, "dexp": 2, "gauss": 2,
-                "uniform": 2, "step": 1, "density": 3}
+        need = {
+            "bern": 1,
+            "unif": (1, 2),
+            "lap": 2,
+            "exp": 2,
+            "dlap": 2,
+            "dexp": 2,
+            "gauss": 2,
+            "uniform": 2,
+            "step": 1,
+            "density": 3,
+        }
         if name not in need:
             raise self.err(f"unknown distribution '{name}'", d)
         n = need[name]
         if (len(args) not in n) if isinstance(n, tuple) else len(args) != n:
-            raise self.err(f"'{name}' takes {n if not isinstance(n, tuple) else ' or '.join(map(str, n))} "
-                           "argument(s)", d)
+            raise self.err(
+                f"'{name}' takes {n if not isinstance(n, tuple) else ' or '.join(map(str, n))} argument(s)", d
+            )
         A_ = d.args
         if name == "bern":
             pr = self._const_num(args[0], A_[0])
@@ -441,6 +478,7 @@ class Executor:
             if not lo < hi:
                 raise self.err("density(lo, hi, POLY) needs lo < hi", d)
             from .polydensity import density_coeffs
+
             coeffs = density_coeffs(A_[2], lo, hi, self)
             v = self.reg.var(key, PolyDensity(lo, hi, coeffs))
             return [(p, Affine.var(v))]
@@ -523,8 +561,7 @@ class Executor:
         q = exp_interval(-1 / s)  # q = e^(-1/s), certified
         two_sided = name == "dlap"
         # P(m ± k) = q^k (1-q)/(1+q) (dlap) or q^k (1-q) (dexp); tail beyond K: 2q^(K+1)/(1+q) or q^(K+1)
-        norm = (Interval.point(1) - q) * (Interval.point(1) + q).reciprocal() if two_sided else \
-            Interval.point(1) - q
+        norm = (Interval.point(1) - q) * (Interval.point(1) + q).reciprocal() if two_sided else Interval.point(1) - q
         k, qk = 0, Interval.point(1)
         items = []
         while True:
@@ -545,6 +582,7 @@ class Executor:
     def _check_time(self):
         if self.deadline is not None:
             import time
+
             if time.monotonic() > self.deadline:
                 raise TimeoutError("path enumeration ran out of time")
 
@@ -640,8 +678,11 @@ class Executor:
                 return simplify(as_affine(b).scale(Fraction(a)))
             if _is_num(b):
                 return simplify(as_affine(a).scale(Fraction(b)))
-            raise self.err("a product of two sampled quantities is not linear: the probability engine "
-                           "handles affine dependence on sampled values only", e)
+            raise self.err(
+                "a product of two sampled quantities is not linear: the probability engine "
+                "handles affine dependence on sampled values only",
+                e,
+            )
         if op == "/":
             if not _is_num(b):
                 raise self.err("division by a sampled quantity is not linear (not supported)", e)

@@ -17,8 +17,11 @@ class _Poly(Walker):
         self.ex = ex
 
     def enter(self, e):
-        polynomial = isinstance(e, (A.Num, A.Var)) or (isinstance(e, A.Unary) and e.op == "-") \
+        polynomial = (
+            isinstance(e, (A.Num, A.Var))
+            or (isinstance(e, A.Unary) and e.op == "-")
             or (isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/"))
+        )
         if not polynomial:
             raise self.ex.err("density: the third argument must be a polynomial in '_'", e)
         return DESCEND
@@ -59,8 +62,9 @@ def _poly(e: A.Expr, ex) -> List[Fraction]:
 def _nonnegative(coeffs: List[Fraction], lo: Fraction, hi: Fraction) -> bool:
     """Exactly: is the polynomial >= 0 on [lo, hi]? (sympy real-root isolation)."""
     import sympy
+
     x = sympy.Symbol("x")
-    p = sum(sympy.Rational(c.numerator, c.denominator) * x ** k for k, c in enumerate(coeffs))
+    p = sum(sympy.Rational(c.numerator, c.denominator) * x**k for k, c in enumerate(coeffs))
     p = sympy.Poly(p, x)
     if p.is_zero:
         return True

@@ -82,8 +82,10 @@ class ProbResult(ProgramResult):
     def to_json(self) -> Dict[str, Any]:
         out = super().to_json()
         out["terms"] = [{"term": t.text, **(interval_json(t.interval) or {"unbounded": True})} for t in self.terms]
-        out["comparisons"] = [{"text": c.text, "lhs": interval_json(c.lhs), "op": c.op,
-                               "rhs": interval_json(c.rhs), "holds": c.holds} for c in self.comparisons]
+        out["comparisons"] = [
+            {"text": c.text, "lhs": interval_json(c.lhs), "op": c.op, "rhs": interval_json(c.rhs), "holds": c.holds}
+            for c in self.comparisons
+        ]
         out["cells"] = self.cells
         out["paths"] = self.paths
         out["solver_calls"] = self.solver_calls
@@ -92,8 +94,11 @@ class ProbResult(ProgramResult):
     def render_text(self) -> str:
         lines = [super().render_text()]
         for t in self.terms:
-            lines.append(f"  {t.text} = {show_interval(t.interval)}" if t.interval is not None and
-                         t.interval.is_exact else f"  {t.text} in {show_interval(t.interval)}")
+            lines.append(
+                f"  {t.text} = {show_interval(t.interval)}"
+                if t.interval is not None and t.interval.is_exact
+                else f"  {t.text} in {show_interval(t.interval)}"
+            )
         for c in self.comparisons:
             state = {True: "holds", False: "fails", None: "undecided"}[c.holds]
             lines.append(f"  {c.text}: {show_interval(c.lhs)} {c.op} {show_interval(c.rhs)}  [{state}]")

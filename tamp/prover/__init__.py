@@ -55,8 +55,14 @@ def _load_modules() -> None:
     axioms.all_families()
 
 
-def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: Optional[float] = None,
-                  path: str = "<string>", source: Optional[str] = None, progress=None) -> ProofResult:
+def prove_program(
+    program: A.Program,
+    bound: Optional[A.Expr] = None,
+    timeout: Optional[float] = None,
+    path: str = "<string>",
+    source: Optional[str] = None,
+    progress=None,
+) -> ProofResult:
     """Try to prove that ``program`` violates its postcondition with probability at most ``bound``
     (default: its ``fails`` clause, else 0) for every input satisfying ``requires``."""
     if _has_hole(program):
@@ -72,8 +78,9 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
     notes = check_claim(cfa, path, source, bound_from_option=bound is not None)
     refusal = conditioning_refusal(cfa, path)
     if refusal:
-        return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, bound_text,
-                           refusal, cfa=cfa)
+        return ProofResult(
+            program.name, "failure-bound", "unknown", time.monotonic() - t0, bound_text, refusal, cfa=cfa
+        )
     try:
         conc, conc_why = _concentration(program, cfa, deadline, t0)
         if conc is not None:
@@ -90,8 +97,9 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
             vac = unreachable_exit_note(cfa, result.automata[0])
             notes = notes + [vac] if vac else notes
         if result.verdict != "proved" and conc_why:
-            result.message = "\n  ".join(([result.message] if result.message else [])
-                                         + [f"concentration rules: {conc_why}"])
+            result.message = "\n  ".join(
+                ([result.message] if result.message else []) + [f"concentration rules: {conc_why}"]
+            )
         if notes:
             result.message = "\n  ".join(["note: " + n for n in notes] + ([result.message] if result.message else []))
         return result
@@ -100,8 +108,9 @@ def prove_program(program: A.Program, bound: Optional[A.Expr] = None, timeout: O
             exc = error_at(UnsupportedError, exc.message, program.pos, path, source)
         raise exc.with_source(path, source or "")  # noqa: B904 - the same error, now located
     except TooLarge as exc:
-        return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, bound_text,
-                           f"not proved: {exc}", cfa=cfa)
+        return ProofResult(
+            program.name, "failure-bound", "unknown", time.monotonic() - t0, bound_text, f"not proved: {exc}", cfa=cfa
+        )
 
 
 def conditioning_refusal(cfa, path: str) -> str:
@@ -115,13 +124,17 @@ def conditioning_refusal(cfa, path: str) -> str:
     first = found[0]
     cond = show_expr(first.stmt.cond)
     lines = [f"not proved: {describe(c, path)}" for c in found]
-    lines.append(f"under conditioning the claim bounds Pr[violation | {cond}] = Pr[violation and {cond}] / "
-                 f"Pr[{cond}], and the prover cannot bound Pr[{cond}] from below; if the runs where the "
-                 f"condition fails should simply pass, write `if ({cond}) {{ … }}` around the rest of the "
-                 "program instead (a condition on inputs only belongs in `requires`); with every input fixed "
-                 "(--input), `tamp prove` decides the conditional bound exactly with the probability engine "
-                 "when it can")
+    lines.append(
+        f"under conditioning the claim bounds Pr[violation | {cond}] = Pr[violation and {cond}] / "
+        f"Pr[{cond}], and the prover cannot bound Pr[{cond}] from below; if the runs where the "
+        f"condition fails should simply pass, write `if ({cond}) {{ … }}` around the rest of the "
+        "program instead (a condition on inputs only belongs in `requires`); with every input fixed "
+        "(--input), `tamp prove` decides the conditional bound exactly with the probability engine "
+        "when it can"
+    )
     return "\n  ".join(lines)
+
+
 def _has_hole(program: A.Program) -> bool:
     return isinstance(program.fails, A.Hole) or any(A.contains(e, A.Hole) for e in program.ensures)
 
@@ -140,8 +153,7 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
     bound_text = show_expr(cfa.bound)
     spec = list(cfa.ensures) + [cfa.bound]
     n_real = sum(1 for e in cfa.sample_edges() if e[3]["stmt"].dist.func not in ("bern", "unif"))
-    splits_tried: List[List[A.Expr]] = [[]] + [[A.Var(p.name)] for p in program.params
-                                                if p.type == A.BOOL]
+    splits_tried: List[List[A.Expr]] = [[]] + [[A.Var(p.name)] for p in program.params if p.type == A.BOOL]
     times = {"synthesis": 0.0, "interpolation": 0.0, "inclusion": 0.0}
     first_failure: Optional[ProofFailure] = None
     total_props = 0
@@ -150,25 +162,52 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
         aut = unfold_tree(cfa, splits)
         search = Search(cfa, aut, enc, stats, deadline, cfa.bound, spec, n_real)
         if progress:
-            progress(ProgressEvent(program.name, f"synthesising axioms for {len(aut.exits)} traces"
-                                   + (f", split on {show_expr(splits[0])}" if splits else ""),
-                                   traces=len(aut.exits)))
+            progress(
+                ProgressEvent(
+                    program.name,
+                    f"synthesising axioms for {len(aut.exits)} traces"
+                    + (f", split on {show_expr(splits[0])}" if splits else ""),
+                    traces=len(aut.exits),
+                )
+            )
         ts = time.monotonic()
         try:
             ok = synthesize(search)
         except Timeout:
             times["synthesis"] += time.monotonic() - ts
-            return _result(program, cfa, "unknown", t0, bound_text,
-                           f"timeout during axiom synthesis ({search.traces_proved} of {len(aut.exits)} "
-                           "traces proved so far)", [], search, stats, times, [], first_failure)
+            return _result(
+                program,
+                cfa,
+                "unknown",
+                t0,
+                bound_text,
+                f"timeout during axiom synthesis ({search.traces_proved} of {len(aut.exits)} traces proved so far)",
+                [],
+                search,
+                stats,
+                times,
+                [],
+                first_failure,
+            )
         except OutOfProposals:
             times["synthesis"] += time.monotonic() - ts
-            return _result(program, cfa, "unknown", t0, bound_text,
-                           f"gave up after {search.proposals} axiom proposals without a combination that proves "
-                           f"every trace ({search.traces_proved} of {len(aut.exits)} traces proved on the way); "
-                           "the claim may need a larger bound or a weaker postcondition — `tamp simulate` "
-                           "can test it at concrete inputs", [], search, stats, times, [],
-                           first_failure)
+            return _result(
+                program,
+                cfa,
+                "unknown",
+                t0,
+                bound_text,
+                f"gave up after {search.proposals} axiom proposals without a combination that proves "
+                f"every trace ({search.traces_proved} of {len(aut.exits)} traces proved on the way); "
+                "the claim may need a larger bound or a weaker postcondition — `tamp simulate` "
+                "can test it at concrete inputs",
+                [],
+                search,
+                stats,
+                times,
+                [],
+                first_failure,
+            )
         times["synthesis"] += time.monotonic() - ts
         total_props += search.proposals
         traces = len(aut.exits)
@@ -184,26 +223,58 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
             obligations = check_automaton(aut, cfa, enc, search.valid, cfa.bound, search.valid_quick)
             times["inclusion"] += time.monotonic() - tc
         except Timeout:
-            return _result(program, cfa, "unknown", t0, bound_text, "timeout while labelling/checking the "
-                           f"automaton (all {traces} traces proved)", [aut], search, stats, times, [],
-                           first_failure, total_props)
+            return _result(
+                program,
+                cfa,
+                "unknown",
+                t0,
+                bound_text,
+                f"timeout while labelling/checking the automaton (all {traces} traces proved)",
+                [aut],
+                search,
+                stats,
+                times,
+                [],
+                first_failure,
+                total_props,
+            )
         bad = [o for o in obligations if o.status != VALID]
         if not bad:
-            return _result(program, cfa, "proved", t0, bound_text, "", [aut], search, stats, times,
-                           obligations, None, total_props)
+            return _result(
+                program, cfa, "proved", t0, bound_text, "", [aut], search, stats, times, obligations, None, total_props
+            )
         first_failure = first_failure or check_failure(bad)
     msg = "not proved (a failed union-bound proof does not mean the claim is false)"
-    return _result(program, cfa, "unknown", t0, bound_text, msg, [], search, stats, times, [],
-                   first_failure, total_props)
+    return _result(
+        program, cfa, "unknown", t0, bound_text, msg, [], search, stats, times, [], first_failure, total_props
+    )
 
 
-def _result(program, cfa, verdict, t0, bound_text, message, automata, search, stats, times, obligations,
-            failure, proposals=None):
-    st = {"traces": len(search.aut.exits), "proposals": proposals if proposals is not None else search.proposals,
-          "lemma_instances": stats.lemma_instances, "solver_calls": stats.solver_calls, "solver_time": round(stats.solver_time, 3),
-          "solver_unknowns": stats.unknowns, "obligations": len(obligations),
-          "time": {k: round(v, 4) for k, v in times.items()}}
+def _result(
+    program, cfa, verdict, t0, bound_text, message, automata, search, stats, times, obligations, failure, proposals=None
+):
+    st = {
+        "traces": len(search.aut.exits),
+        "proposals": proposals if proposals is not None else search.proposals,
+        "lemma_instances": stats.lemma_instances,
+        "solver_calls": stats.solver_calls,
+        "solver_time": round(stats.solver_time, 3),
+        "solver_unknowns": stats.unknowns,
+        "obligations": len(obligations),
+        "time": {k: round(v, 4) for k, v in times.items()},
+    }
     axioms = axioms_table(automata[0]) if automata else []
-    return ProofResult(program.name, "failure-bound", verdict, time.monotonic() - t0, bound_text, message,
-                       cfa=cfa, automata=automata, axioms=axioms, stats=st, obligations=obligations,
-                       failure=failure)
+    return ProofResult(
+        program.name,
+        "failure-bound",
+        verdict,
+        time.monotonic() - t0,
+        bound_text,
+        message,
+        cfa=cfa,
+        automata=automata,
+        axioms=axioms,
+        stats=st,
+        obligations=obligations,
+        failure=failure,
+    )

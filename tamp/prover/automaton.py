@@ -28,8 +28,8 @@ class ANode:
     id: int
     cfa_node: int
     line: Optional[int] = None
-    label: List[A.Expr] = field(default_factory=list)   # λ as conjuncts
-    kappa: A.Expr = ZERO                                 # κ
+    label: List[A.Expr] = field(default_factory=list)  # λ as conjuncts
+    kappa: A.Expr = ZERO  # κ
 
     @property
     def lam(self) -> A.Expr:
@@ -40,10 +40,10 @@ class ANode:
 class AEdge:
     src: int
     dst: int
-    stmt: object                      # A.Assign / A.Sample / A.Assume
-    kind: str = "cfa"                 # "cfa" | "split"
+    stmt: object  # A.Assign / A.Sample / A.Assume
+    kind: str = "cfa"  # "cfa" | "split"
     cfa_edge: Optional[Tuple[int, int, int]] = None
-    axiom: object = None              # axioms.AxiomInstance for samplings
+    axiom: object = None  # axioms.AxiomInstance for samplings
     line: Optional[int] = None
     back: bool = False
 
@@ -95,15 +95,17 @@ class FailureAutomaton:
 
     # ------------------------------------------------------------------ output
     def to_text(self) -> str:
-        lines = [f"automaton {self.name}: {len(self.nodes)} nodes, {len(self.edges)} edges, "
-                 f"{len(self.exits)} exit(s)"]
+        lines = [f"automaton {self.name}: {len(self.nodes)} nodes, {len(self.edges)} edges, {len(self.exits)} exit(s)"]
         for nid in self.topological():
             n = self.nodes[nid]
             tag = " [exit]" if nid in self.exits else ""
             lines.append(f"  q{nid} (cfa {n.cfa_node}){tag}: λ = {show_expr(n.lam)};  κ = {show_expr(n.kappa)}")
             for e in self.out(nid):
-                ax = f"   [axiom {e.axiom.family}: Pr[{show_expr(e.axiom.bad)}] <= {show_expr(e.axiom.cost)}]" \
-                    if e.axiom is not None else ""
+                ax = (
+                    f"   [axiom {e.axiom.family}: Pr[{show_expr(e.axiom.bad)}] <= {show_expr(e.axiom.cost)}]"
+                    if e.axiom is not None
+                    else ""
+                )
                 split = "split " if e.kind == "split" else ""
                 back = " (back edge)" if e.back else ""
                 lines.append(f"      -> q{e.dst}  {split}{show_stmt(e.stmt)}{ax}{back}")
@@ -114,8 +116,13 @@ class FailureAutomaton:
         dashed, back edges blue)."""
         dot = graphviz.Digraph(self.name, node_attr={"shape": "box", "fontsize": "9"})
         for nid, n in self.nodes.items():
-            label = "\\n".join([f"q{nid} (cfa {n.cfa_node})", "λ: " + graphviz.escape(show_expr(n.lam)),
-                                 "κ: " + graphviz.escape(show_expr(n.kappa))])
+            label = "\\n".join(
+                [
+                    f"q{nid} (cfa {n.cfa_node})",
+                    "λ: " + graphviz.escape(show_expr(n.lam)),
+                    "κ: " + graphviz.escape(show_expr(n.kappa)),
+                ]
+            )
             dot.node(f"q{nid}", label, **({"peripheries": "2"} if nid in self.exits else {}))
         for e in self.edges:
             lines = [graphviz.escape(show_stmt(e.stmt))]
@@ -127,13 +134,31 @@ class FailureAutomaton:
 
     def to_json(self) -> dict:
         return {
-            "name": self.name, "root": self.root, "exits": list(self.exits),
-            "nodes": [{"id": n.id, "cfa_node": n.cfa_node, "line": n.line,
-                       "lambda": show_expr(n.lam), "kappa": show_expr(n.kappa)} for n in self.nodes.values()],
-            "edges": [{"src": e.src, "dst": e.dst, "stmt": show_stmt(e.stmt), "kind": e.kind,
-                       "cfa_edge": list(e.cfa_edge) if e.cfa_edge else None, "back": e.back,
-                       "axiom": axiom_json(e.axiom) if e.axiom is not None else None}
-                      for e in self.edges],
+            "name": self.name,
+            "root": self.root,
+            "exits": list(self.exits),
+            "nodes": [
+                {
+                    "id": n.id,
+                    "cfa_node": n.cfa_node,
+                    "line": n.line,
+                    "lambda": show_expr(n.lam),
+                    "kappa": show_expr(n.kappa),
+                }
+                for n in self.nodes.values()
+            ],
+            "edges": [
+                {
+                    "src": e.src,
+                    "dst": e.dst,
+                    "stmt": show_stmt(e.stmt),
+                    "kind": e.kind,
+                    "cfa_edge": list(e.cfa_edge) if e.cfa_edge else None,
+                    "back": e.back,
+                    "axiom": axiom_json(e.axiom) if e.axiom is not None else None,
+                }
+                for e in self.edges
+            ],
         }
 
 
@@ -145,9 +170,13 @@ def axiom_json(ax) -> dict:
         param = [show_expr(p) if isinstance(p, A.Expr) else p for p in param]
     elif isinstance(param, (frozenset, set)):
         param = sorted(map(str, param))
-    return {"family": ax.family, "param": param if isinstance(param, (str, int, float, list, type(None)))
-            else str(param), "bad": show_expr(ax.bad), "cost": show_expr(ax.cost),
-            "side": [show_expr(s) for s in ax.side]}
+    return {
+        "family": ax.family,
+        "param": param if isinstance(param, (str, int, float, list, type(None))) else str(param),
+        "bad": show_expr(ax.bad),
+        "cost": show_expr(ax.cost),
+        "side": [show_expr(s) for s in ax.side],
+    }
 
 
 def unfold_tree(cfa, splits: List[A.Expr] = (), max_nodes: int = 20000) -> FailureAutomaton:

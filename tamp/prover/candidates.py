@@ -50,8 +50,11 @@ def real_parameters(spec_exprs: Sequence[A.Expr], beta: A.Expr, n_real: int) -> 
     out: List[A.Expr] = []
     for E in log_arguments(spec_exprs):
         r = reciprocal(E)
-        for f in (r, A.Binary("*", A.num(2), r) if not isinstance(r, A.Num) else A.Num(2 * r.value, False),
-                  A.Binary("/", r, A.num(2)) if not isinstance(r, A.Num) else A.Num(r.value / 2, False)):
+        for f in (
+            r,
+            A.Binary("*", A.num(2), r) if not isinstance(r, A.Num) else A.Num(2 * r.value, False),
+            A.Binary("/", r, A.num(2)) if not isinstance(r, A.Num) else A.Num(r.value / 2, False),
+        ):
             if f not in out:
                 out.append(f)
     for k in range(1, max(n_real, 1) + 1):

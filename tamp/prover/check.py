@@ -127,7 +127,7 @@ def decide_all(formulas, valid, valid_batch=None) -> List[str]:
         return [valid(f) for f in formulas]
     order = list(range(len(formulas)))
     for k in range(0, len(order), BATCH):
-        go(order[k:k + BATCH])
+        go(order[k : k + BATCH])
     return out
 
 

@@ -38,8 +38,9 @@ def _partial_points(e: A.Expr):
             yield node, (kind, node.args[k])
 
 
-def check_claim(cfa, path: str = "<string>", source: Optional[str] = None,
-                bound_from_option: bool = False) -> List[str]:
+def check_claim(
+    cfa, path: str = "<string>", source: Optional[str] = None, bound_from_option: bool = False
+) -> List[str]:
     """Raise :class:`UnsupportedError` for an ill-defined bound; return notes about the claim."""
     enc = Encoder(cfa.types)
     stats = Stats()
@@ -53,9 +54,11 @@ def check_claim(cfa, path: str = "<string>", source: Optional[str] = None,
         t = to_real(enc.expr(arg, env))
         cond = Z.BINARY[ops.CONDITION[kind]](t, z3.RealVal(0))
         if valid(cond) == INVALID:
-            what = {"nonzero": f"divides by `{show_expr(arg)}`, which is zero",
-                    "positive": f"takes log(`{show_expr(arg)}`), which is not positive",
-                    "nonnegative": f"takes sqrt(`{show_expr(arg)}`), which is negative"}[kind]
+            what = {
+                "nonzero": f"divides by `{show_expr(arg)}`, which is zero",
+                "positive": f"takes log(`{show_expr(arg)}`), which is not positive",
+                "nonnegative": f"takes sqrt(`{show_expr(arg)}`), which is negative",
+            }[kind]
             msg = f"the failure bound {what} for some inputs satisfying `requires`"
             if bound_from_option:
                 raise TampError(msg + f" (bound: {show_expr(cfa.bound)})", "--bound")
@@ -69,8 +72,10 @@ def check_claim(cfa, path: str = "<string>", source: Optional[str] = None,
     if valid(beta >= 1) == VALID:
         notes.append(f"the bound {show_expr(cfa.bound)} is at least 1 for every input: the claim holds trivially")
     elif valid(beta >= 0) == INVALID:
-        notes.append(f"the bound {show_expr(cfa.bound)} is negative for some inputs satisfying `requires`: "
-                     "no program can meet it there")
+        notes.append(
+            f"the bound {show_expr(cfa.bound)} is negative for some inputs satisfying `requires`: "
+            "no program can meet it there"
+        )
     return notes
 
 
@@ -92,8 +97,11 @@ def unreachable_exit_note(cfa, aut) -> str:
                 return ""
     except Exception:  # noqa: BLE001 - the note is advisory
         return ""
-    where = ", ".join(f"{cfa.path}:{st.pos.line}:{st.pos.col}" for st in precondition_assumes(cfa)
-                      if st.pos is not None)
-    return ("no run reaches the end of the program for any input satisfying `requires`: every run is "
-            "stopped by a precondition `assume`" + (f" ({where})" if where else "") + ", so the claim holds "
-            "vacuously")
+    where = ", ".join(
+        f"{cfa.path}:{st.pos.line}:{st.pos.col}" for st in precondition_assumes(cfa) if st.pos is not None
+    )
+    return (
+        "no run reaches the end of the program for any input satisfying `requires`: every run is "
+        "stopped by a precondition `assume`" + (f" ({where})" if where else "") + ", so the claim holds "
+        "vacuously"
+    )

@@ -34,7 +34,7 @@ from .result import ProofResult
 
 ONE = A.num(1)
 QUERY_MS = 4000
-SEARCH_MS = 1500   # per query while searching: a timeout only drops a candidate
+SEARCH_MS = 1500  # per query while searching: a timeout only drops a candidate
 
 
 def s_name(k: int) -> str:
@@ -62,7 +62,7 @@ class ConcClaim:
     """What the program and its specification say, in the terms of the rules."""
 
     requires: list[A.Expr]
-    post: A.Expr                      # the ensures with every variable replaced by its exit value
+    post: A.Expr  # the ensures with every variable replaced by its exit value
     sums: list[NoiseSum]
     side: list[tuple[str, A.Expr]]
     types: dict[str, A.Type]
@@ -90,8 +90,7 @@ def claim_of(program: A.Program, cfa, ensures: list[A.Expr] | None = None) -> Co
             m[x] = A.Binary("+", v.det, S if v.coef == ONE else A.Binary("*", v.coef, S))
         else:
             why = getattr(v, "why", "") or "not computed by the program"
-            raise NotApplicable(f"the postcondition reads '{x}', which is not a sum of independent draws "
-                                f"({why})")
+            raise NotApplicable(f"the postcondition reads '{x}', which is not a sum of independent draws ({why})")
     if not sums:
         raise NotApplicable("the postcondition reads no sum of random draws")
     types = dict(cfa.types)
@@ -125,8 +124,13 @@ def obligations(claim: ConcClaim, apps: list[Application], beta: A.Expr) -> list
         for name, c in C.conditions(a.rule, a.mode, rule_blocks(a.rule, s), a.u, a.f):
             out.append(("RULE", f"{a.rule} ({a.mode}) on {s_name(a.sum)}: {name}", c))
         total = a.f if total is None else A.Binary("+", total, a.f)
-    out.append(("POST", "good deviations imply the postcondition",
-                A.Binary("==>", and_all([good(a) for a in apps]), claim.post)))
+    out.append(
+        (
+            "POST",
+            "good deviations imply the postcondition",
+            A.Binary("==>", and_all([good(a) for a in apps]), claim.post),
+        )
+    )
     out.append(("BUDGET", "the failure probabilities sum to at most the bound", A.Binary("<=", total, beta)))
     return out
 
@@ -193,8 +197,9 @@ class ConcProof:
     obligations: list[tuple[str, str, A.Expr]]
 
 
-def prove_with_bound(program: A.Program, cfa, beta: A.Expr, deadline=None,
-                     ensures: list[A.Expr] | None = None) -> tuple[ConcProof | None, str]:
+def prove_with_bound(
+    program: A.Program, cfa, beta: A.Expr, deadline=None, ensures: list[A.Expr] | None = None
+) -> tuple[ConcProof | None, str]:
     """A concentration proof of the claim with bound β, or (None, why not)."""
     claim = claim_of(program, cfa, ensures)
     chk = Checker(claim, deadline)
@@ -221,8 +226,10 @@ def search(chk: Checker, claim: ConcClaim, cands, beta) -> tuple[ConcProof | Non
                 continue
             why = why or _why(apps, bad, claim)
     if not why:
-        why = ("no concentration rule gives a margin within the postcondition's at this bound "
-               "(the postcondition does not follow from the rules' deviation bounds)")
+        why = (
+            "no concentration rule gives a margin within the postcondition's at this bound "
+            "(the postcondition does not follow from the rules' deviation bounds)"
+        )
     return None, why
 
 
@@ -234,8 +241,7 @@ def _why(apps, bad, claim) -> str:
     desc = ", ".join(f"{a.rule} ({a.mode})" for a in apps)
     ratio = _ratio(f, claim.params)
     text = f"`{ratio}` (for positive inputs; exactly: `{show_expr(f)}`)" if ratio else f"`{show_expr(f)}`"
-    return (f"{desc}: the side condition {text} ({where.split(': ')[-1]}) does not follow "
-            f"from `requires` ({st})")
+    return f"{desc}: the side condition {text} ({where.split(': ')[-1]}) does not follow from `requires` ({st})"
 
 
 def _ratio(f: A.Expr, params) -> str:
@@ -286,9 +292,9 @@ class ConcentrationResult(ProofResult):
     """A failure bound proved by concentration (no failure automaton)."""
 
     proof: ConcProof | None = None
-    margin: A.Expr | None = None   # the inferred margin (ensures `?`), if any
-    inferred: str | None = None    # "bound" | "margin" when a `?` was inferred
-    value: float | None = None     # the inferred value at the fixed inputs
+    margin: A.Expr | None = None  # the inferred margin (ensures `?`), if any
+    inferred: str | None = None  # "bound" | "margin" when a `?` was inferred
+    value: float | None = None  # the inferred value at the fixed inputs
     alternatives: list[dict[str, object]] = field(default_factory=list)
 
     def applications_json(self) -> list[dict[str, object]]:
@@ -297,10 +303,19 @@ class ConcentrationResult(ProofResult):
             return out
         for a in self.proof.apps:
             s = self.proof.claim.sums[a.sum]
-            out.append({"sum": s_name(a.sum), "family": s.family, "lines": list(s.lines),
-                        "rule": a.rule, "mode": a.mode, "statement": C.statement(a.rule, a.mode),
-                        "blocks": [{"count": show_expr(b.count), "param": show_expr(b.param)} for b in s.blocks],
-                        "margin": show_expr(a.u), "probability": show_expr(a.f)})
+            out.append(
+                {
+                    "sum": s_name(a.sum),
+                    "family": s.family,
+                    "lines": list(s.lines),
+                    "rule": a.rule,
+                    "mode": a.mode,
+                    "statement": C.statement(a.rule, a.mode),
+                    "blocks": [{"count": show_expr(b.count), "param": show_expr(b.param)} for b in s.blocks],
+                    "margin": show_expr(a.u),
+                    "probability": show_expr(a.f),
+                }
+            )
         return out
 
     def to_json(self):
@@ -326,13 +341,17 @@ class ConcentrationResult(ProofResult):
             lines.append(f"  inferred margin: ? = {show_expr(self.margin)}{val}")
         for a in self.applications_json():
             blocks = " + ".join(f"{b['count']} draw(s) of parameter {b['param']}" for b in a["blocks"])
-            lines.append(f"  concentration: {a['sum']} = sum of {a['family']} draws (lines "
-                         f"{', '.join(map(str, a['lines']))}; {blocks})")
+            lines.append(
+                f"  concentration: {a['sum']} = sum of {a['family']} draws (lines "
+                f"{', '.join(map(str, a['lines']))}; {blocks})"
+            )
             lines.append(f"    {a['rule']}: {a['statement']}")
             lines.append(f"    margin u = {a['margin']}, probability f = {a['probability']}")
         if self.proof is not None:
-            lines.append(f"  obligations: {len(self.proof.obligations)} valid under `requires` "
-                         "(shape, rule side conditions, postcondition, budget)")
+            lines.append(
+                f"  obligations: {len(self.proof.obligations)} valid under `requires` "
+                "(shape, rule side conditions, postcondition, budget)"
+            )
         return "\n".join(lines)
 
 
@@ -342,7 +361,15 @@ def conc_result(program, cfa, proof: ConcProof, t0: float, message: str = "", ch
         st.update({"solver_calls": chk.stats.solver_calls, "solver_time": round(chk.stats.solver_time, 3)})
     from .check import Obligation
 
-    return ConcentrationResult(program.name, "failure-bound", "proved", time.monotonic() - t0,
-                               show_expr(proof.beta), message, cfa=cfa, stats=st,
-                               obligations=[Obligation(k, w, "valid") for k, w, _f in proof.obligations],
-                               proof=proof)
+    return ConcentrationResult(
+        program.name,
+        "failure-bound",
+        "proved",
+        time.monotonic() - t0,
+        show_expr(proof.beta),
+        message,
+        cfa=cfa,
+        stats=st,
+        obligations=[Obligation(k, w, "valid") for k, w, _f in proof.obligations],
+        proof=proof,
+    )

@@ -37,8 +37,14 @@ from lang import ast as A
 
 from .exprs import subst
 
-FAMILY_OF = {"lap": "laplace", "dlap": "laplace", "gauss": "gauss", "unif": "bounded",
-             "exp": "exponential", "dexp": "exponential"}
+FAMILY_OF = {
+    "lap": "laplace",
+    "dlap": "laplace",
+    "gauss": "gauss",
+    "unif": "bounded",
+    "exp": "exponential",
+    "dexp": "exponential",
+}
 
 
 class NotApplicable(Exception):
@@ -202,8 +208,9 @@ class _Exec:
         elif isinstance(s, A.For):
             self.for_loop(s, env)
         elif isinstance(s, A.Assume):
-            raise NotApplicable(f"line {_line(s)}: `assume` conditions the distribution (the draws are "
-                                "then no longer independent)")
+            raise NotApplicable(
+                f"line {_line(s)}: `assume` conditions the distribution (the draws are then no longer independent)"
+            )
         else:
             raise NotApplicable(f"line {_line(s)}: {type(s).__name__} statements are not supported")
 
@@ -212,8 +219,7 @@ class _Exec:
         args = [self.ev(a, env) for a in d.args]
         targets = s.targets
         names = [_base(t) for t in targets]
-        ok = len(targets) == 1 and all(isinstance(a, Det) for a in args) and all(
-            isinstance(a, A.Expr) for a in d.args)
+        ok = len(targets) == 1 and all(isinstance(a, Det) for a in args) and all(isinstance(a, A.Expr) for a in d.args)
         val: object = Opaque(f"a draw from {d.func}(…) whose arguments are not deterministic")
         if ok:
             a = [x.expr for x in args]
@@ -230,8 +236,13 @@ class _Exec:
                 elif d.func == "exp":  # shifted exponential: mean k + s
                     mean, param = A.Binary("+", a[0], a[1]), a[1]
                 elif d.func == "dexp":  # shifted geometric: mean k + q/(1 - q), q = exp(-1/s)
-                    mean = A.Binary("+", a[0], A.Binary("/", A.num(1), A.Binary(
-                        "-", A.Call("exp", (A.Binary("/", A.num(1), a[1]),)), A.num(1))))
+                    mean = A.Binary(
+                        "+",
+                        a[0],
+                        A.Binary(
+                            "/", A.num(1), A.Binary("-", A.Call("exp", (A.Binary("/", A.num(1), a[1]),)), A.num(1))
+                        ),
+                    )
                     param = a[1]
                 else:
                     mean, param = a
@@ -255,9 +266,15 @@ class _Exec:
         var = c.operand if neg else c
         then = [x for x in s.then.stmts if not isinstance(x, A.Skip)]
         other = [x for x in (s.other.stmts if s.other else ()) if not isinstance(x, A.Skip)]
-        if (isinstance(var, A.Var) and isinstance(env.get(var.name), Flag) and not other and len(then) == 1
-                and isinstance(then[0], A.Assign) and len(then[0].targets) == 1
-                and isinstance(then[0].targets[0], A.Var)):
+        if (
+            isinstance(var, A.Var)
+            and isinstance(env.get(var.name), Flag)
+            and not other
+            and len(then) == 1
+            and isinstance(then[0], A.Assign)
+            and len(then[0].targets) == 1
+            and isinstance(then[0].targets[0], A.Var)
+        ):
             k = then[0].targets[0].name
             if then[0].value == A.Binary("+", A.Var(k), A.num(1)):
                 fl = env[var.name]
@@ -289,19 +306,21 @@ class _Exec:
         many times) and ends at ``b`` counting up, ``a - 1`` counting down."""
         c = s.cond
         mirror = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
-        if isinstance(c, A.Binary) and c.op in mirror and isinstance(c.right, A.Var) \
-                and not isinstance(c.left, A.Var):
+        if isinstance(c, A.Binary) and c.op in mirror and isinstance(c.right, A.Var) and not isinstance(c.left, A.Var):
             c = A.Binary(mirror[c.op], c.right, c.left)  # H > i is i < H
         stmts = list(s.body.stmts)
         if not (isinstance(c, A.Binary) and c.op in mirror and isinstance(c.left, A.Var) and stmts):
-            raise NotApplicable(f"line {_line(s)}: only counted loops `while (i < H) {{ …; i := i + 1; }}` "
-                                "(or counting down to `i > L` with `i := i - 1`) are recognised")
+            raise NotApplicable(
+                f"line {_line(s)}: only counted loops `while (i < H) {{ …; i := i + 1; }}` "
+                "(or counting down to `i > L` with `i := i - 1`) are recognised"
+            )
         i = c.left.name
         up = c.op in ("<", "<=")
         step = "+" if up else "-"
         last = stmts[-1]
-        if not (isinstance(last, A.Assign) and last.targets == (A.Var(i),)
-                and last.value == A.Binary(step, A.Var(i), ONE)):
+        if not (
+            isinstance(last, A.Assign) and last.targets == (A.Var(i),) and last.value == A.Binary(step, A.Var(i), ONE)
+        ):
             raise NotApplicable(f"line {_line(s)}: the loop body must end with `{i} := {i} {step} 1;`")
         if not self._int(A.Var(i)) or not self._int(c.right):
             # a real counter or bound: the loop runs ceil(H - lo) times, not H - lo
@@ -321,8 +340,12 @@ class _Exec:
         def plus1(e):
             return A.Binary("+", e, ONE)
 
-        lo, hi = {"<": (init.expr, bnd.expr), "<=": (init.expr, plus1(bnd.expr)),
-                  ">": (plus1(bnd.expr), plus1(init.expr)), ">=": (bnd.expr, plus1(init.expr))}[c.op]
+        lo, hi = {
+            "<": (init.expr, bnd.expr),
+            "<=": (init.expr, plus1(bnd.expr)),
+            ">": (plus1(bnd.expr), plus1(init.expr)),
+            ">=": (bnd.expr, plus1(init.expr)),
+        }[c.op]
         self.loop_body(s, stmts[:-1], i, lo, hi, env)
         env[i] = Det(hi if up else A.Binary("-", lo, ONE))
 
@@ -379,12 +402,14 @@ class _Exec:
                     env[x] = Det(_plus(before.expr, mean_sum))
                 continue
             fresh = all(did >= first_id for did in noise.draws)
-            invariant = all(not (A.free_vars(b.param) - allowed) and not (A.free_vars(b.count) - allowed)
-                            for b in noise.blocks)
+            invariant = all(
+                not (A.free_vars(b.param) - allowed) and not (A.free_vars(b.count) - allowed) for b in noise.blocks
+            )
             if not (fresh and invariant and coef == ONE):
                 continue
-            blocks = tuple(Block(count if b.count == ONE else A.Binary("*", count, b.count), b.param)
-                           for b in noise.blocks)
+            blocks = tuple(
+                Block(count if b.count == ONE else A.Binary("*", count, b.count), b.param) for b in noise.blocks
+            )
             loop_sum = NoiseSum(noise.family, blocks, noise.draws, noise.lines)
             if isinstance(before, Det):
                 env[x] = Lin(_plus(before.expr, mean_sum), ONE, loop_sum)
@@ -410,8 +435,13 @@ def _step(v, x):
         return None
     if isinstance(v, Lin):
         e = v.det
-        if isinstance(e, A.Binary) and e.op == "+" and e.left == A.Var(x) and x not in A.free_vars(e.right) \
-                and x not in A.free_vars(v.coef):
+        if (
+            isinstance(e, A.Binary)
+            and e.op == "+"
+            and e.left == A.Var(x)
+            and x not in A.free_vars(e.right)
+            and x not in A.free_vars(v.coef)
+        ):
             return e.right, v.coef, v.sum
     return None
 
@@ -450,8 +480,11 @@ def _line(s) -> int:
 
 def recognise(program: A.Program) -> Shape:
     """The exit values of ``program``'s variables (see the module docstring)."""
-    if program.rate is not None or program.reliability is not None or any(
-            isinstance(n, A.Binary) and n.op.endswith(".") for n in A.walk(program.body)):
+    if (
+        program.rate is not None
+        or program.reliability is not None
+        or any(isinstance(n, A.Binary) and n.op.endswith(".") for n in A.walk(program.body))
+    ):
         raise NotApplicable("unreliable operations (`+.` …) are random: they are not recognised in sums")
     from lang.errors import TampError
     from lang.typecheck import check_program

@@ -27,8 +27,14 @@ from .smt import INVALID, UNKNOWN, VALID, Stats, conj, enc_has_apps, lemmas_for,
 FRESH_RLIMIT = 30_000_000
 
 
-def decide_fresh(formula: z3.BoolRef, enc, stats: Stats, hypotheses: Sequence[z3.BoolRef] = (),
-                 rlimit: int = FRESH_RLIMIT, timeout_ms: Optional[int] = None) -> str:
+def decide_fresh(
+    formula: z3.BoolRef,
+    enc,
+    stats: Stats,
+    hypotheses: Sequence[z3.BoolRef] = (),
+    rlimit: int = FRESH_RLIMIT,
+    timeout_ms: Optional[int] = None,
+) -> str:
     """``hypotheses ⇒ formula`` decided by a new solver with the lemmas about the formula's
     log/exp/sqrt terms, within ``rlimit`` (and ``timeout_ms``, the proof's own time limit
     when it has one)."""

@@ -85,7 +85,8 @@ class ProofFailure:
             text = f"no axiom family applies to `{self.stmt}`"
         elif self.kind == TRACE:
             text = "the postcondition or the bound does not follow on this trace" + (
-                " (the solver answered unknown)" if self.unknown else "")
+                " (the solver answered unknown)" if self.unknown else ""
+            )
         elif self.kind == CHECK:
             text = "the labelled automaton did not check: " + "; ".join(o.text() for o in self.obligations)
         elif self.kind == NO_TERMINATION:
@@ -115,5 +116,6 @@ class ProofFailure:
 
 def check_failure(bad: Iterable) -> ProofFailure:
     """The CHECK failure for the obligations that were not valid (the first three are named)."""
-    return ProofFailure(CHECK, obligations=tuple(FailedObligation(o.rule, o.where, o.status, o.src, o.dst)
-                                                 for o in list(bad)[:3]))
+    return ProofFailure(
+        CHECK, obligations=tuple(FailedObligation(o.rule, o.where, o.status, o.src, o.dst) for o in list(bad)[:3])
+    )

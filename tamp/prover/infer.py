@@ -72,7 +72,12 @@ def fixed_inputs(cfa) -> dict[str, object]:
     out = {}
     for r in cfa.requires:
         for c in conjuncts(r):
-            if isinstance(c, A.Binary) and c.op == "==" and isinstance(c.left, A.Var) and isinstance(c.right, (A.Num, A.BoolLit)):
+            if (
+                isinstance(c, A.Binary)
+                and c.op == "=="
+                and isinstance(c.left, A.Var)
+                and isinstance(c.right, (A.Num, A.BoolLit))
+            ):
                 v = c.right.value
                 out[c.left.name] = float(v) if isinstance(c.right, A.Num) else v
     return out
@@ -157,10 +162,10 @@ def margin_candidates(post: A.Expr, S: str, positive) -> list[tuple[str, A.Expr]
             _a, k = _linear(lhs.args[0], S)
             out.append(("both", A.Binary("/", rhs, k)))
             continue
-        X = A.Binary("-", lhs, rhs)            # X <= 0
+        X = A.Binary("-", lhs, rhs)  # X <= 0
         a, k = _linear(X, S)
-        out.append(("upper", A.Binary("/", A.Unary("-", a), k)))     # k > 0: S <= -a/k
-        out.append(("lower", A.Binary("/", a, k)))                   # k < 0: -S <= a/k
+        out.append(("upper", A.Binary("/", A.Unary("-", a), k)))  # k > 0: S <= -a/k
+        out.append(("lower", A.Binary("/", a, k)))  # k < 0: -S <= a/k
     return [(m, simplify(u, positive)) for m, u in out]
 
 
@@ -200,19 +205,25 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
     expr, res, value = pick
     if value is None:
         value = numeric(expr, fixed_inputs(cfa0)) if A.free_vars(expr) <= set(fixed_inputs(cfa0)) else None
-    others = [{"bound": show_expr(e), "method": getattr(r, "details", {}).get("method")
-               or ("concentration" if isinstance(r, ConcentrationResult) else "union bound")}
-              for e, r in cands if e is not expr]
+    others = [
+        {
+            "bound": show_expr(e),
+            "method": getattr(r, "details", {}).get("method")
+            or ("concentration" if isinstance(r, ConcentrationResult) else "union bound"),
+        }
+        for e, r in cands
+        if e is not expr
+    ]
     res.time_s = time.monotonic() - t0
     res.bound = show_expr(expr)
     if isinstance(res, ConcentrationResult):
         res.inferred, res.value, res.alternatives = "bound", value, others
     else:
-        res.details = dict(res.details, inferred="bound", bound_value=value, method="union bound",
-                           alternatives=others)
+        res.details = dict(res.details, inferred="bound", bound_value=value, method="union bound", alternatives=others)
         val = f" = {value:.6g}" if value is not None else ""
-        res.message = "\n  ".join([f"inferred failure bound: {res.bound}{val} (union bound)"]
-                                  + ([res.message] if res.message else []))
+        res.message = "\n  ".join(
+            [f"inferred failure bound: {res.bound}{val} (union bound)"] + ([res.message] if res.message else [])
+        )
     return res
 
 
@@ -245,8 +256,10 @@ def _conc_bounds(prog0, claim, deadline, path, source, positive) -> list[tuple[A
             obs = obligations(claim, apps, beta)
             if chk.first_failure(obs) is not None:
                 # the simplified tail may defeat the solver: the rule's own form
-                raw = [dataclasses.replace(a, f=C.tail(a.rule, a.mode, rule_blocks(a.rule, claim.sums[a.sum]), a.u))
-                       for a in apps]
+                raw = [
+                    dataclasses.replace(a, f=C.tail(a.rule, a.mode, rule_blocks(a.rule, claim.sums[a.sum]), a.u))
+                    for a in apps
+                ]
                 beta = raw[0].f
                 for a in raw[1:]:
                     beta = A.Binary("+", beta, a.f)
@@ -377,8 +390,14 @@ def infer_margin(program, bound, deadline, t0, path, source) -> ProofResult:
     beta = bound if bound is not None else program.fails
     hole = next(n for e in program.ensures for n in A.walk(e) if isinstance(n, A.Hole))
     if beta is None:
-        raise error_at(UnsupportedError, "an `ensures` with `?` needs a failure bound (`fails p` or --bound): "
-                       "the margin is inferred for that probability", hole.pos, path, source)
+        raise error_at(
+            UnsupportedError,
+            "an `ensures` with `?` needs a failure bound (`fails p` or --bound): "
+            "the margin is inferred for that probability",
+            hole.pos,
+            path,
+            source,
+        )
     ens_h = [fill_hole(e, A.Var(HOLE)) for e in program.ensures]
     base = dataclasses.replace(program, ensures=())
     cfa0 = build_cfa(base, beta, path, source)
@@ -386,13 +405,25 @@ def infer_margin(program, bound, deadline, t0, path, source) -> ProofResult:
     try:
         claim = claim_of(base, cfa0, ens_h)
     except NotApplicable as exc:
-        return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, show_expr(beta),
-                           f"could not infer the margin: margins are inferred by concentration rules, which "
-                           f"do not apply: {exc}", cfa=cfa0)
+        return ProofResult(
+            program.name,
+            "failure-bound",
+            "unknown",
+            time.monotonic() - t0,
+            show_expr(beta),
+            f"could not infer the margin: margins are inferred by concentration rules, which do not apply: {exc}",
+            cfa=cfa0,
+        )
     if len(claim.sums) != 1:
-        return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, show_expr(beta),
-                           "could not infer the margin: the postcondition reads several sums of draws "
-                           "(a margin is inferred for one)", cfa=cfa0)
+        return ProofResult(
+            program.name,
+            "failure-bound",
+            "unknown",
+            time.monotonic() - t0,
+            show_expr(beta),
+            "could not infer the margin: the postcondition reads several sums of draws (a margin is inferred for one)",
+            cfa=cfa0,
+        )
     s = claim.sums[0]
     cands: list[tuple[A.Expr, object]] = []
     why = ""
@@ -415,8 +446,15 @@ def infer_margin(program, bound, deadline, t0, path, source) -> ProofResult:
                     why = why or w
     pick = best(cands, cfa0)
     if pick is None:
-        return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, show_expr(beta),
-                           "could not infer the margin" + (f": {why}" if why else ""), cfa=cfa0)
+        return ProofResult(
+            program.name,
+            "failure-bound",
+            "unknown",
+            time.monotonic() - t0,
+            show_expr(beta),
+            "could not infer the margin" + (f": {why}" if why else ""),
+            cfa=cfa0,
+        )
     h, res, value = pick
     if value is None and A.free_vars(h) <= set(fixed_inputs(cfa0)):
         value = numeric(h, fixed_inputs(cfa0))

@@ -118,8 +118,14 @@ def _count_forms(c: A.Expr, total: A.Expr, done: A.Expr, bounds: bool = False) -
         if isinstance(x, (A.Quant, A.Sum)) and not bounds:
             walk(x.body)
             return
-        if isinstance(x, (A.Var, A.Binary)) and not isinstance(x, A.BoolLit) and x not in found \
-                and not A.contains(x, (A.Quant, A.Sum)) and A.free_vars(x) and _same_value(x, total):
+        if (
+            isinstance(x, (A.Var, A.Binary))
+            and not isinstance(x, A.BoolLit)
+            and x not in found
+            and not A.contains(x, (A.Quant, A.Sum))
+            and A.free_vars(x)
+            and _same_value(x, total)
+        ):
             found.append(x)
             return
         for ch in A.children(x):
@@ -157,8 +163,7 @@ def one_sided(c: A.Expr) -> List[A.Expr]:
     if isinstance(c, A.Unary) and c.op == "!" and isinstance(c.operand, A.Binary) and c.operand.op in flip:
         c = A.Binary(flip[c.operand.op], c.operand.left, c.operand.right)
     out = [c]
-    if isinstance(c, A.Binary) and c.op in ("<=", "<") and isinstance(c.left, A.Call) \
-            and c.left.func == "abs":
+    if isinstance(c, A.Binary) and c.op in ("<=", "<") and isinstance(c.left, A.Call) and c.left.func == "abs":
         x = c.left.args[0]
         if isinstance(x, A.Binary) and x.op == "-":
             out.append(A.Binary(c.op, x, c.right))
@@ -183,13 +188,18 @@ def _flattened(loops, axioms, post) -> List[A.Expr]:
 
     def inside(h, node, seen=()):  # node in loop h's body, or in a loop nested in it
         body = loops[h]["body"]
-        return node in body or any(inside(g, node, seen + (h,)) for g in loops
-                                   if g != h and g in body and g not in seen)
+        return node in body or any(
+            inside(g, node, seen + (h,)) for g in loops if g != h and g in body and g not in seen
+        )
 
     depth = {h: sum(1 for g in loops if g != h and inside(g, h)) for h in loops}
     for edge, ax in axioms.items():
-        chain = [loops[h] for h in sorted((h for h in loops if inside(h, edge[0]) and loops[h]["counter"] is not None),
-                                          key=lambda h: depth[h])]  # outermost first
+        chain = [
+            loops[h]
+            for h in sorted(
+                (h for h in loops if inside(h, edge[0]) and loops[h]["counter"] is not None), key=lambda h: depth[h]
+            )
+        ]  # outermost first
         if len(chain) < 2 or any(lp["counter"].step < 0 for lp in chain):
             continue
         cnts = [lp["counter"] for lp in chain]
@@ -208,7 +218,7 @@ def _flattened(loops, axioms, post) -> List[A.Expr]:
             E0 = subst(E, starts)
             total = subst(E, {**starts, cnts[0].name: cnts[0].final()})
             for d in range(len(cnts)):
-                Ed = subst(E, {c.name: c.init for c in cnts[d + 1:]})
+                Ed = subst(E, {c.name: c.init for c in cnts[d + 1 :]})
                 out.append(A.Quant("forall", "k$", E0, Ed, False, body))
                 for c in post:
                     for v in _count_forms(c, total, Ed, bounds=True):
@@ -252,8 +262,9 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         if cnt.step > 0:
             variants = [v for c in post for v in _replace_subsets(c, cnt.limit, i)]
         else:  # counting down: ranges start at i + 1 (or at i, when the body reads index i - 1)
-            variants = [v for c in post for new in (A.Binary("+", i, A.num(1)), i)
-                        for v in _replace_subsets(c, cnt.limit, new)]
+            variants = [
+                v for c in post for new in (A.Binary("+", i, A.num(1)), i) for v in _replace_subsets(c, cnt.limit, new)
+            ]
             variants = [w for v in variants + post for w in [v] + _count_forms(v, cnt.done(cnt.final()), cnt.done())]
         for v in variants:
             for w in split_post(v):
@@ -295,8 +306,12 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
                 if not isinstance(c, A.BoolLit):
                     add(c)
                     add(not_(c))
-        elif isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var) \
-                and st.targets[0].name not in A.free_vars(st.value) and not st.targets[0].name.startswith("$"):
+        elif (
+            isinstance(st, A.Assign)
+            and isinstance(st.targets[0], A.Var)
+            and st.targets[0].name not in A.free_vars(st.value)
+            and not st.targets[0].name.startswith("$")
+        ):
             add(A.Binary("==", st.targets[0], st.value))
     return pool
 
@@ -306,8 +321,14 @@ def _copies(cfa, body) -> Dict[str, A.Expr]:
     out = {}
     for u, v, _k, d in cfa.edges():
         st = d["stmt"]
-        if u in body and v in body and isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var) \
-                and isinstance(st.value, A.Var) and not st.targets[0].name.startswith("$"):
+        if (
+            u in body
+            and v in body
+            and isinstance(st, A.Assign)
+            and isinstance(st.targets[0], A.Var)
+            and isinstance(st.value, A.Var)
+            and not st.targets[0].name.startswith("$")
+        ):
             out.setdefault(st.value.name, st.targets[0])
     return out
 
@@ -566,8 +587,11 @@ def explain_user_invariants(aut, enc, batch: Batch, cfa) -> List[str]:
                 if not batch.valid_subset(st2.context(), substitute_all([z], moved)):
                     entry_ok = False
                     break
-            why = ("not inductive: one iteration of the loop body does not preserve it (given the "
-                   "other facts found)") if entry_ok else "not implied on entry to the loop"
+            why = (
+                ("not inductive: one iteration of the loop body does not preserve it (given the other facts found)")
+                if entry_ok
+                else "not implied on entry to the loop"
+            )
             out.append(f"the invariant at {_where(cfa, inv)} was {why}")
     return out
 

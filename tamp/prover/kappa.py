@@ -52,9 +52,9 @@ class LoopTerm:
     head: int
     counter: str
     init: A.Expr
-    bound: A.Expr      # H: the counter's final value; it stays between init and H in the loop
+    bound: A.Expr  # H: the counter's final value; it stays between init and H in the loop
     per: A.Expr
-    step: int = 1      # +1: per · (counter - init), counter <= H; -1: per · (init - counter), counter >= H
+    step: int = 1  # +1: per · (counter - init), counter <= H; -1: per · (init - counter), counter >= H
 
 
 @dataclass
@@ -92,8 +92,11 @@ class _Simplify(Transformer):
     shapes κ is built from); other sub-expressions are left as they are."""
 
     def enter(self, e):
-        if isinstance(e, A.Cond) or (isinstance(e, A.Binary) and e.op in ("+", "-")) \
-                or (isinstance(e, A.Call) and e.func == "max"):
+        if (
+            isinstance(e, A.Cond)
+            or (isinstance(e, A.Binary) and e.op in ("+", "-"))
+            or (isinstance(e, A.Call) and e.func == "max")
+        ):
             return DESCEND
         return e
 
@@ -136,8 +139,13 @@ def _transfer(k: A.Expr, st, axiom, loop_exit_subst=None) -> A.Expr:
         if name not in A.free_vars(k):
             return k
         v = st.value
-        if isinstance(t, A.Var) and isinstance(v, A.Binary) and v.op in ("+", "-") and v.left == t \
-                and isinstance(v.right, A.Num):  # i := i ± c: κ before is κ after with i ↦ i ∓ c
+        if (
+            isinstance(t, A.Var)
+            and isinstance(v, A.Binary)
+            and v.op in ("+", "-")
+            and v.left == t
+            and isinstance(v.right, A.Num)
+        ):  # i := i ± c: κ before is κ after with i ↦ i ∓ c
             return subst(k, {name: A.Binary("-" if v.op == "+" else "+", t, v.right)})
         if isinstance(t, A.Var) and isinstance(v, A.BoolLit):
             return simplify(subst(k, {name: A.BoolLit(not v.value)}))
@@ -235,12 +243,13 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
             return ZERO
         if c is None:
             line = cfa.graph.nodes[h].get("line")
-            raise NoKappa(f"the loop{f' at line {line}' if line else ''} samples at a cost but has no recognisable "
-                          "counter (i := lo before it, i := i + 1 or i := i - 1 in its body, and i < hi, i <= hi, "
-                          "i > lo or i >= lo in its condition)")
+            raise NoKappa(
+                f"the loop{f' at line {line}' if line else ''} samples at a cost but has no recognisable "
+                "counter (i := lo before it, i := i + 1 or i := i - 1 in its body, and i < hi, i <= hi, "
+                "i > lo or i >= lo in its condition)"
+            )
         extra = ZERO
-        if isinstance(per, A.Cond) and isinstance(per.cond, A.Var) \
-                and A.Unary("!", per.cond) in conjuncts(lp["cond"]):
+        if isinstance(per, A.Cond) and isinstance(per.cond, A.Var) and A.Unary("!", per.cond) in conjuncts(lp["cond"]):
             # the costly iteration sets a flag that ends the loop: it happens at most once
             extra = A.Cond(per.cond, A.Binary("-", per.then, per.other), ZERO)
             per = per.other

@@ -164,13 +164,14 @@ def label_tree(aut: FailureAutomaton, cfa, enc, valid) -> None:
     _label(aut, enc, valid, backward_candidates(aut, cfa.ensures), states)
 
 
-def _label(aut: FailureAutomaton, enc, valid, back: Dict[int, List[A.Expr]], states,
-           ask_overwritten: bool = True) -> None:
+def _label(
+    aut: FailureAutomaton, enc, valid, back: Dict[int, List[A.Expr]], states, ask_overwritten: bool = True
+) -> None:
     """One labelling pass with the backward candidates ``back`` (node → candidates). Without
     ``ask_overwritten`` a parent's fact about a variable the edge assigns is dropped unasked
     (its projection onto the old value is kept; the fact itself rarely survives, and each
     such query is a solver call answering "sat")."""
-    fns: Dict[int, tuple] = {}   # id(candidate) → (candidate, compiled): ids, since hashing a deep
+    fns: Dict[int, tuple] = {}  # id(candidate) → (candidate, compiled): ids, since hashing a deep
     enc0: Dict[int, tuple] = {}  # expression recurses; the candidate is kept, so its id stays its own
 
     def back_has(nid, c) -> bool:
@@ -192,9 +193,13 @@ def _label(aut: FailureAutomaton, enc, valid, back: Dict[int, List[A.Expr]], sta
         if pe is None:
             node.kappa = ZERO
             env0 = enc.initial_env()
-            node.label = [c for c in back.get(nid, [])
-                          if not refuted_at(nid, c) and not z3.is_true(z3.simplify(enc.expr(c, env0)))
-                          and valid(enc.expr(c, env0)) == VALID]
+            node.label = [
+                c
+                for c in back.get(nid, [])
+                if not refuted_at(nid, c)
+                and not z3.is_true(z3.simplify(enc.expr(c, env0)))
+                and valid(enc.expr(c, env0)) == VALID
+            ]
             continue
         parent = aut.nodes[pe.src]
         cost = pe.axiom.cost if (isinstance(pe.stmt, A.Sample) and pe.axiom is not None) else ZERO
@@ -219,8 +224,7 @@ def _label(aut: FailureAutomaton, enc, valid, back: Dict[int, List[A.Expr]], sta
             if c in inherited and untouched(pe.stmt, c):
                 kept.append(c)
                 continue
-            if not ask_overwritten and c in inherited and c not in by_construction \
-                    and not back_has(nid, c):
+            if not ask_overwritten and c in inherited and c not in by_construction and not back_has(nid, c):
                 continue
             if c not in by_construction and refuted_at(nid, c):
                 continue  # false in a state a bad-event-free run reached here: not valid
@@ -274,8 +278,16 @@ def _refuted(c: A.Expr, states, fns) -> bool:
         try:
             if fn(env) is False:
                 return True
-        except (EvalError, TypeError, KeyError, ValueError, ZeroDivisionError, OverflowError, IndexError,
-                RecursionError):
+        except (
+            EvalError,
+            TypeError,
+            KeyError,
+            ValueError,
+            ZeroDivisionError,
+            OverflowError,
+            IndexError,
+            RecursionError,
+        ):
             continue
     return False
 

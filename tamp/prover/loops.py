@@ -55,10 +55,10 @@ from .termination import prove_termination
 
 MAX_COMBOS = 6
 MAX_RANKED = 400
-HOUDINI_MS = 120         # per Houdini query: a timeout only drops a candidate (never unsound)
+HOUDINI_MS = 120  # per Houdini query: a timeout only drops a candidate (never unsound)
 HOUDINI_RETRY_MS = 2500
 CHECK_MS = 10000
-CHECK_BATCH_MS = 1000    # a group of obligations asked at once; on failure the group is halved
+CHECK_BATCH_MS = 1000  # a group of obligations asked at once; on failure the group is halved
 
 
 # ---------------------------------------------------------------------------- loop structure
@@ -163,8 +163,11 @@ def _init_value(cfa, h, body, x):
     cur, seen = h, set()
     while cur not in seen:
         seen.add(cur)
-        ins = [(w, d) for w, _v, _k, d in cfa.graph.in_edges(cur, keys=True, data=True)
-               if not d.get("back") and (cur != h or w not in body)]
+        ins = [
+            (w, d)
+            for w, _v, _k, d in cfa.graph.in_edges(cur, keys=True, data=True)
+            if not d.get("back") and (cur != h or w not in body)
+        ]
         if len(ins) != 1:
             return None
         w, d = ins[0]
@@ -250,6 +253,7 @@ def by_index_sum(lists):
     if not sizes or min(sizes) == 0:
         return
     for total in range(sum(sizes) - len(sizes) + 1):
+
         def rec(k, left):
             if k == len(sizes) - 1:
                 if left < sizes[k]:
@@ -258,6 +262,7 @@ def by_index_sum(lists):
             for i in range(min(left, sizes[k] - 1) + 1):
                 for rest in rec(k + 1, left - i):
                     yield (i,) + rest
+
         for idx in rec(0, total):
             yield tuple(lst[i] for lst, i in zip(lists, idx))
 
@@ -356,10 +361,10 @@ def budget_hints(kap: Kappa, valid) -> List[A.Expr]:
                 continue
             span = A.Binary("*", c, done(H))
             nxt = A.Binary("+" if up else "-", i, A.num(1))
-            for fact in (A.Binary("==>", within(i), A.Binary("<=", A.Binary("*", c, done(i)), span)),
-                         A.Binary("==>", within(nxt),
-                                  A.Binary("<=", A.Binary("*", c, A.Binary("+", done(i), A.num(1))),
-                                           span))):
+            for fact in (
+                A.Binary("==>", within(i), A.Binary("<=", A.Binary("*", c, done(i)), span)),
+                A.Binary("==>", within(nxt), A.Binary("<=", A.Binary("*", c, A.Binary("+", done(i), A.num(1))), span)),
+            ):
                 if valid(fact) == VALID:
                     out.append(fact)
         except Timeout:
@@ -391,6 +396,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     def valid_under(hyps, ms):
         def valid(goal):
             return is_valid(goal, enc, stats, budget_ms(ms), hyps)
+
         return valid
 
     loops, dag = _loops(cfa)
@@ -398,11 +404,11 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     try:
         rankings, term = prove_termination(cfa, loops, enc, valid_under(req, CHECK_MS))
     except Timeout:
-        return _done(program, cfa, "unknown", t0, "timeout while proving the loops terminate", None,
-                     stats, times, [], None, 0)
+        return _done(
+            program, cfa, "unknown", t0, "timeout while proving the loops terminate", None, stats, times, [], None, 0
+        )
     if rankings is None:
-        return _done(program, cfa, "unknown", t0, term, None, stats, times, [],
-                     ProofFailure(NO_TERMINATION), 0)
+        return _done(program, cfa, "unknown", t0, term, None, stats, times, [], ProofFailure(NO_TERMINATION), 0)
     term_obs = [Obligation(rule, where, status) for rule, where, status, _h in term]
     samples = [(u, v, k) for u, v, k, d in cfa.edges() if isinstance(d["stmt"], A.Sample)]
     spec = list(cfa.ensures) + [cfa.bound]
@@ -430,8 +436,11 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                 n.kappa = kap.at[n.id]
             if progress:
                 exit_bounds = sorted({show_expr(aut.nodes[x].kappa) for x in aut.exits})
-                progress(ProgressEvent(program.name, f"labelling with axioms #{proposals_n}",
-                                       best_bound=", ".join(exit_bounds) or None))
+                progress(
+                    ProgressEvent(
+                        program.name, f"labelling with axioms #{proposals_n}", best_bound=", ".join(exit_bounds) or None
+                    )
+                )
             ti = time.monotonic()
             valid_req = valid_under(req, 2000)
             facts = budget_hints(kap, lambda e: valid_req(enc.expr(e, env0)))  # noqa: B023 - called here
@@ -443,25 +452,48 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             houdini(aut, enc, batch, pools, states, live)
             times["interpolation"] += time.monotonic() - ti
             tc = time.monotonic()
-            obligations = check_automaton(aut, cfa, enc, valid_under(req + hints, CHECK_MS), cfa.bound,
-                                          valid_under(req + hints, CHECK_BATCH_MS))
+            obligations = check_automaton(
+                aut, cfa, enc, valid_under(req + hints, CHECK_MS), cfa.bound, valid_under(req + hints, CHECK_BATCH_MS)
+            )
             times["inclusion"] += time.monotonic() - tc
             bad = [o for o in obligations if o.status != VALID]
             if not bad:
-                res = _done(program, cfa, "proved", t0, "", aut, stats, times, obligations + term_obs, None,
-                            proposals_n)
+                res = _done(
+                    program, cfa, "proved", t0, "", aut, stats, times, obligations + term_obs, None, proposals_n
+                )
                 res.facts = facts
                 res.rankings = rankings
                 return res
             failure = check_failure(bad)
             user_notes = explain_user_invariants(aut, enc, batch, cfa)
     except Timeout:
-        return _done(program, cfa, "unknown", t0, f"timeout after {proposals_n} axiom combination(s)", None,
-                     stats, times, [], dataclasses.replace(failure, notes=tuple(user_notes)), proposals_n)
+        return _done(
+            program,
+            cfa,
+            "unknown",
+            t0,
+            f"timeout after {proposals_n} axiom combination(s)",
+            None,
+            stats,
+            times,
+            [],
+            dataclasses.replace(failure, notes=tuple(user_notes)),
+            proposals_n,
+        )
     failure = dataclasses.replace(failure, skipped=tuple(skipped[:2]), notes=tuple(user_notes))
-    return _done(program, cfa, "unknown", t0,
-                 "not proved (a failed union-bound proof does not mean the claim is false)", None, stats, times,
-                 [], failure, proposals_n)
+    return _done(
+        program,
+        cfa,
+        "unknown",
+        t0,
+        "not proved (a failed union-bound proof does not mean the claim is false)",
+        None,
+        stats,
+        times,
+        [],
+        failure,
+        proposals_n,
+    )
 
 
 def _zero(e):
@@ -469,10 +501,27 @@ def _zero(e):
 
 
 def _done(program, cfa, verdict, t0, message, aut, stats, times, obligations, failure, proposals_n):
-    st = {"traces": 0, "proposals": proposals_n, "lemma_instances": stats.lemma_instances,
-          "solver_calls": stats.solver_calls, "solver_time": round(stats.solver_time, 3), "solver_unknowns": stats.unknowns,
-          "obligations": len(obligations), "time": {k: round(v, 4) for k, v in times.items()}}
-    return ProofResult(program.name, "failure-bound", verdict, time.monotonic() - t0, show_expr(cfa.bound),
-                       message, cfa=cfa, automata=[aut] if aut is not None and verdict == "proved" else [],
-                       axioms=axioms_table(aut) if aut is not None and verdict == "proved" else [],
-                       stats=st, obligations=obligations, failure=failure)
+    st = {
+        "traces": 0,
+        "proposals": proposals_n,
+        "lemma_instances": stats.lemma_instances,
+        "solver_calls": stats.solver_calls,
+        "solver_time": round(stats.solver_time, 3),
+        "solver_unknowns": stats.unknowns,
+        "obligations": len(obligations),
+        "time": {k: round(v, 4) for k, v in times.items()},
+    }
+    return ProofResult(
+        program.name,
+        "failure-bound",
+        verdict,
+        time.monotonic() - t0,
+        show_expr(cfa.bound),
+        message,
+        cfa=cfa,
+        automata=[aut] if aut is not None and verdict == "proved" else [],
+        axioms=axioms_table(aut) if aut is not None and verdict == "proved" else [],
+        stats=st,
+        obligations=obligations,
+        failure=failure,
+    )

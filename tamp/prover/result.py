@@ -49,8 +49,10 @@ class ProofResult(ProgramResult):
             out["failed_trace"] = self.failed_trace
         if self.facts:
             out["facts"] = [show_expr(f) for f in self.facts]
-        out["obligations"] = {"total": len(self.obligations),
-                              "valid": sum(1 for o in self.obligations if o.status == "valid")}
+        out["obligations"] = {
+            "total": len(self.obligations),
+            "valid": sum(1 for o in self.obligations if o.status == "valid"),
+        }
         return out
 
     def render_text(self) -> str:
@@ -58,15 +60,16 @@ class ProofResult(ProgramResult):
         if self.axioms:
             lines.append("  axioms:")
             for a in self.axioms:
-                lines.append(f"    line {a['line']}: {a['stmt']}  —  {a['family']}"
-                             f"{'(' + str(a['param']) + ')' if a.get('param') is not None else ''}: "
-                             f"Pr[{a['bad']}] <= {a['cost']}")
+                lines.append(
+                    f"    line {a['line']}: {a['stmt']}  —  {a['family']}"
+                    f"{'(' + str(a['param']) + ')' if a.get('param') is not None else ''}: "
+                    f"Pr[{a['bad']}] <= {a['cost']}"
+                )
         for aut in self.automata:
             lines.extend("  " + ln for ln in aut.to_text().splitlines())
         if self.stats:
             s = self.stats
-            lines.append("  statistics: " + ", ".join(f"{k} {v}" for k, v in s.items()
-                                                      if not isinstance(v, dict)))
+            lines.append("  statistics: " + ", ".join(f"{k} {v}" for k, v in s.items() if not isinstance(v, dict)))
             if isinstance(s.get("time"), dict):
                 lines.append("  time: " + ", ".join(f"{k} {v:.3f} s" for k, v in s["time"].items()))
         if self.failed_trace and self.verdict != "proved":

@@ -116,8 +116,9 @@ def _moves(cfa, axioms: Dict):
     return out
 
 
-def collect_states(cfa, axioms: Dict, input_points: List[dict], seed: int = 11,
-                   max_steps: int = MAX_STEPS, per_node: int = PER_NODE) -> Dict[int, List[dict]]:
+def collect_states(
+    cfa, axioms: Dict, input_points: List[dict], seed: int = 11, max_steps: int = MAX_STEPS, per_node: int = PER_NODE
+) -> Dict[int, List[dict]]:
     """States (name → value) observed at each CFA node on bad-event-free run prefixes."""
     rng = random.Random(seed)
     seen: Dict[int, List[dict]] = {}
@@ -225,8 +226,9 @@ def input_points(cfa, count: int = 40, seed: int = 5) -> List[dict]:
 TREE_RUNS = 12
 
 
-def collect_tree_states(aut, cfa, points: List[dict], runs: int = TREE_RUNS, seed: int = 13,
-                        per_node: int = PER_NODE) -> Dict[int, List[dict]]:
+def collect_tree_states(
+    aut, cfa, points: List[dict], runs: int = TREE_RUNS, seed: int = 13, per_node: int = PER_NODE
+) -> Dict[int, List[dict]]:
     """States observed at each node of a loop-free trace tree on bad-event-free runs.
 
     A run starts at the root with an input point (uninitialised locals random), follows the

@@ -137,8 +137,11 @@ def from_sympy(x, conv: _ToSympy | None = None) -> A.Expr:
         if ex.is_Integer and ex < 0:
             return A.Binary("/", A.num(1), from_sympy(base ** (-ex), conv))
         if ex.is_Rational and ex.q == 2:
-            return from_sympy(sp.sqrt(base) ** ex.p, conv) if ex.p > 0 else \
-                A.Binary("/", A.num(1), from_sympy(sp.sqrt(base) ** (-ex.p), conv))
+            return (
+                from_sympy(sp.sqrt(base) ** ex.p, conv)
+                if ex.p > 0
+                else A.Binary("/", A.num(1), from_sympy(sp.sqrt(base) ** (-ex.p), conv))
+            )
         raise ValueError(f"cannot express {x} in the language")
     if isinstance(x, sp.exp):
         return A.Call("exp", (from_sympy(x.args[0], conv),))
@@ -147,8 +150,9 @@ def from_sympy(x, conv: _ToSympy | None = None) -> A.Expr:
     if isinstance(x, sp.Abs):
         return A.Call("abs", (from_sympy(x.args[0], conv),))
     if isinstance(x, (sp.Min, sp.Max)) and len(x.args) == 2:
-        return A.Call("min" if isinstance(x, sp.Min) else "max",
-                      (from_sympy(x.args[0], conv), from_sympy(x.args[1], conv)))
+        return A.Call(
+            "min" if isinstance(x, sp.Min) else "max", (from_sympy(x.args[0], conv), from_sympy(x.args[1], conv))
+        )
     raise ValueError(f"cannot express {x} in the language")
 
 

@@ -145,6 +145,8 @@ def substitute_all(terms: List[z3.ExprRef], pairs) -> List[z3.ExprRef]:
 
 
 _SUM_NAME = re.compile(r"sum[0-9]+")
+
+
 def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.ExprRef]:
     """Every *ground* application of log/exp/sqrt (and of the encoder's opaque ``sumK``
     functions) inside ``f``, without repeats.
@@ -267,8 +269,7 @@ def _check(s: z3.Solver, lemmas, formula, timeout_ms, stats: Stats):
     return r
 
 
-def is_valid(formula: z3.BoolRef, enc: Encoder, stats: Stats, timeout_ms: int = 5000,
-             hypotheses=()) -> str:
+def is_valid(formula: z3.BoolRef, enc: Encoder, stats: Stats, timeout_ms: int = 5000, hypotheses=()) -> str:
     """Decide ``hypotheses ⇒ formula`` with lemmas about log/exp/sqrt added as hypotheses.
 
     Returns VALID only when z3 answers ``unsat`` for the negation."""

@@ -80,8 +80,9 @@ class Search:
         does not change its answer with the machine's load."""
         r = is_valid(goal, self.enc, self.stats, self.ms(), self.hyps)
         if r == UNKNOWN:
-            r = decide_fresh(goal, self.enc, self.stats, self.hyps,
-                             timeout_ms=self.ms() if self.deadline is not None else None)
+            r = decide_fresh(
+                goal, self.enc, self.stats, self.hyps, timeout_ms=self.ms() if self.deadline is not None else None
+            )
         return r
 
     def valid_quick(self, goal) -> str:
@@ -162,8 +163,9 @@ def relevant_names(cfa) -> set:
         changed = False
         for st in stmts:
             if isinstance(st, A.Assign):
-                reads = A.free_vars(st.value) | {n for t in st.targets if isinstance(t, A.Index)
-                                                 for n in A.free_vars(t.index)}
+                reads = A.free_vars(st.value) | {
+                    n for t in st.targets if isinstance(t, A.Index) for n in A.free_vars(t.index)
+                }
             elif isinstance(st, A.Sample):
                 reads = A.free_vars(st.dist)
             else:

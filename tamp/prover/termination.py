@@ -69,8 +69,12 @@ class Ranking:
     def to_json(self) -> dict:
         from lang.serialize import to_json
 
-        return {"head": self.head, "kind": "rank", "rank": to_json(self.rank),
-                "decreasing": [list(e) for e in self.decreasing]}
+        return {
+            "head": self.head,
+            "kind": "rank",
+            "rank": to_json(self.rank),
+            "decreasing": [list(e) for e in self.decreasing],
+        }
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,7 @@ class Geometric:
         return {"head": self.head, "kind": "geometric", "sample": list(self.sample)}
 
 
-Argument = Union[Ranking, Geometric]   # one loop's termination argument
+Argument = Union[Ranking, Geometric]  # one loop's termination argument
 
 
 class NotRanked(Exception):
@@ -119,8 +123,12 @@ def loop_guard(cfa, head: int, body: Set[int]) -> A.Expr:
     """The condition c of the head's guard ``assume(c)`` into the body (rule BOUNDED's shape)."""
     outs = cfa.out_edges(head)
     into = [d["stmt"] for _u, v, _k, d in outs if v in body]
-    if len(outs) != 2 or len(into) != 1 or not isinstance(into[0], A.Assume) or \
-            not all(isinstance(d["stmt"], A.Assume) for _u, _v, _k, d in outs):
+    if (
+        len(outs) != 2
+        or len(into) != 1
+        or not isinstance(into[0], A.Assume)
+        or not all(isinstance(d["stmt"], A.Assume) for _u, _v, _k, d in outs)
+    ):
         raise NotRanked("its head is not a plain test `assume(c)` / `assume(!c)`")
     return into[0].cond
 
@@ -190,8 +198,7 @@ def obligations(cfa, ranking: Argument, enc) -> List[Tuple[str, str, z3.BoolRef]
     if not z3.is_arith(r0):
         raise NotRanked("the rank is not a number")
     r0 = to_real(r0)
-    out = [("BOUNDED", f"loop at node {ranking.head}",
-            z3.Implies(enc.expr(cond, env0), r0 > 0))]
+    out = [("BOUNDED", f"loop at node {ranking.head}", z3.Implies(enc.expr(cond, env0), r0 > 0))]
     dec = {tuple(e) for e in ranking.decreasing}
     for (u, v, k), st in edges.items():
         st2 = step(enc, StepState(dict(env0), [], [], z3.RealVal(0), []), st, None)
@@ -238,8 +245,9 @@ def geometric_obligations(cfa, g: Geometric, enc) -> List[Tuple[str, str, z3.Boo
     edges = dict(body_edges(cfa, body))
     sample: Edge = (g.sample[0], g.sample[1], g.sample[2])
     st = edges.get(sample)
-    if not (isinstance(st, A.Sample) and st.targets == (A.Var(x),) and st.dist.func == "bern"
-            and len(st.dist.args) == 1):
+    if not (
+        isinstance(st, A.Sample) and st.targets == (A.Var(x),) and st.dist.func == "bern" and len(st.dist.args) == 1
+    ):
         raise NotRanked(f"edge {g.sample[0]}->{g.sample[1]} is not a sampling `{x} ~ bern(e)` in the loop body")
     for e, other in edges.items():
         if e != sample and x in _written(other):
@@ -250,8 +258,7 @@ def geometric_obligations(cfa, g: Geometric, enc) -> List[Tuple[str, str, z3.Boo
     prob = st.dist.args[0]
     params = {p.name for p in cfa.params}
     if not A.free_vars(prob) <= params:
-        raise NotRanked(f"the probability of `{x} ~ bern(…)` reads non-inputs "
-                        f"{sorted(A.free_vars(prob) - params)}")
+        raise NotRanked(f"the probability of `{x} ~ bern(…)` reads non-inputs {sorted(A.free_vars(prob) - params)}")
     for edge, other in edges.items():
         if _written(other) & A.free_vars(prob):
             raise NotRanked(f"edge {edge[0]}->{edge[1]} of the body writes the probability of `{x} ~ bern(…)`")
@@ -270,8 +277,11 @@ def geometric_argument(cfa, head: int) -> Optional[Geometric]:
         return None
     if x is None:
         return None
-    samples = [e for e, st in body_edges(cfa, body)
-               if isinstance(st, A.Sample) and st.targets == (A.Var(x),) and st.dist.func == "bern"]
+    samples = [
+        e
+        for e, st in body_edges(cfa, body)
+        if isinstance(st, A.Sample) and st.targets == (A.Var(x),) and st.dist.func == "bern"
+    ]
     return Geometric(head, samples[0]) if len(samples) == 1 else None
 
 
@@ -289,8 +299,7 @@ def counter_ranking(cfa, head: int, counter) -> Ranking:
     if not counter.strict:
         rank = A.Binary("+", rank, A.num(1))
     body = loop_body(cfa, head)
-    dec = tuple(e for e, st in body_edges(cfa, body)
-                if isinstance(st, A.Assign) and st.targets[0] == x)
+    dec = tuple(e for e, st in body_edges(cfa, body) if isinstance(st, A.Assign) and st.targets[0] == x)
     return Ranking(head, rank, dec)
 
 
@@ -391,12 +400,14 @@ def loop_where(cfa, head: int) -> str:
 
 
 def missing_ranking_message(cfa, head: int, why: str = "no ranking function or retry sampling found") -> str:
-    return (f"not proved: the loop at {loop_where(cfa, head)} may not terminate ({why})"
-            + "; a failure bound counts a run that never ends as failing, and the prover proves "
-              "termination for loops with a conjunct `a < b` (or <=, >, >=) in the condition whose "
-              "difference b - a drops by at least 1 on every path through the body (a counter `i := i + 1` "
-              "with `i < n`) and for retry loops `while (!x) { … x ~ bern(e); … }` (x sampled on every "
-              "iteration, e > 0 over inputs only, no inner loop)")
+    return (
+        f"not proved: the loop at {loop_where(cfa, head)} may not terminate ({why})"
+        + "; a failure bound counts a run that never ends as failing, and the prover proves "
+        "termination for loops with a conjunct `a < b` (or <=, >, >=) in the condition whose "
+        "difference b - a drops by at least 1 on every path through the body (a counter `i := i + 1` "
+        "with `i < n`) and for retry loops `while (!x) { … x ~ bern(e); … }` (x sampled on every "
+        "iteration, e > 0 over inputs only, no inner loop)"
+    )
 
 
 def check_termination(cfa, rankings: List[Argument], enc, valid) -> List[Tuple[str, str, str, Optional[int]]]:
@@ -410,12 +421,19 @@ def check_termination(cfa, rankings: List[Argument], enc, valid) -> List[Tuple[s
     heads = [r.head for r in rankings]
     for h in cfa.loop_heads:
         if heads.count(h) != 1:
-            out.append(("RANKING", f"the loop at node {h} has {heads.count(h)} termination arguments (needs one)",
-                        "invalid", h))
+            out.append(
+                (
+                    "RANKING",
+                    f"the loop at node {h} has {heads.count(h)} termination arguments (needs one)",
+                    "invalid",
+                    h,
+                )
+            )
     for h in heads:
         if h not in cfa.loop_heads:
-            out.append(("RANKING", f"a termination argument is given for node {h}, which is not a loop head",
-                        "invalid", h))
+            out.append(
+                ("RANKING", f"a termination argument is given for node {h}, which is not a loop head", "invalid", h)
+            )
     if out:
         return out
     for r in rankings:

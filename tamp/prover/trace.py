@@ -29,13 +29,12 @@ class StepState:
 
     env: Dict[str, z3.ExprRef]
     constraints: List[z3.BoolRef] = field(default_factory=list)
-    goods: List[z3.BoolRef] = field(default_factory=list)   # ¬bad of each sampling so far
+    goods: List[z3.BoolRef] = field(default_factory=list)  # ¬bad of each sampling so far
     omega: z3.ArithRef = None
     obligations: List[z3.BoolRef] = field(default_factory=list)  # side/cost conditions, guarded
 
     def copy(self) -> "StepState":
-        return StepState(dict(self.env), list(self.constraints), list(self.goods), self.omega,
-                         list(self.obligations))
+        return StepState(dict(self.env), list(self.constraints), list(self.goods), self.omega, list(self.obligations))
 
     def context(self) -> z3.BoolRef:
         """Path constraints so far, with no bad event."""

@@ -29,8 +29,15 @@ from .graph import MAX_DRAWN, automaton_graph
 from .page import file_fragment, fragment, render_report, write_report
 from .sections import program_section
 
-__all__ = ["render_report", "write_report", "fragment", "file_fragment", "program_section", "automata_svg",
-           "automaton_svg"]
+__all__ = [
+    "render_report",
+    "write_report",
+    "fragment",
+    "file_fragment",
+    "program_section",
+    "automata_svg",
+    "automaton_svg",
+]
 
 
 def automaton_svg(aut, engine: str = "auto") -> str:

@@ -22,23 +22,30 @@ def concentration_body(r) -> str:
     out = []
     if r.inferred == "bound":
         val = f" = {r.value:.6g}" if r.value is not None else ""
-        out.append(f'<div class="message proved">inferred failure bound: <code>{escape(r.bound)}</code>{escape(val)}'
-                   "</div>")
+        out.append(
+            f'<div class="message proved">inferred failure bound: <code>{escape(r.bound)}</code>{escape(val)}</div>'
+        )
     elif r.inferred == "margin":
         from tamp.show import show_expr
 
         val = f" = {r.value:.6g}" if r.value is not None else ""
-        out.append(f'<div class="message proved">inferred margin: <code>? = {escape(show_expr(r.margin))}</code>'
-                   f"{escape(val)}</div>")
+        out.append(
+            f'<div class="message proved">inferred margin: <code>? = {escape(show_expr(r.margin))}</code>'
+            f"{escape(val)}</div>"
+        )
     rows = []
     for a in apps:
         blocks = "<br>".join(f"{escape(b['count'])} × parameter {escape(b['param'])}" for b in a["blocks"])
-        rows.append(f"<tr><td>{escape(a['sum'])}</td><td>{escape(a['family'])} (lines "
-                    f"{escape(', '.join(map(str, a['lines'])))})<br>{blocks}</td><td>{escape(a['rule'])} "
-                    f"({escape(a['mode'])})<br><code>{escape(a['statement'])}</code></td>"
-                    f"<td><code>{escape(a['margin'])}</code></td><td><code>{escape(a['probability'])}</code></td></tr>")
-    out.append('<h3>Concentration</h3><table class="data axioms"><tr><th>sum</th><th>draws</th><th>rule</th>'
-               "<th>margin u</th><th>probability f</th></tr>" + "".join(rows) + "</table>")
+        rows.append(
+            f"<tr><td>{escape(a['sum'])}</td><td>{escape(a['family'])} (lines "
+            f"{escape(', '.join(map(str, a['lines'])))})<br>{blocks}</td><td>{escape(a['rule'])} "
+            f"({escape(a['mode'])})<br><code>{escape(a['statement'])}</code></td>"
+            f"<td><code>{escape(a['margin'])}</code></td><td><code>{escape(a['probability'])}</code></td></tr>"
+        )
+    out.append(
+        '<h3>Concentration</h3><table class="data axioms"><tr><th>sum</th><th>draws</th><th>rule</th>'
+        "<th>margin u</th><th>probability f</th></tr>" + "".join(rows) + "</table>"
+    )
     svg = _plot(r)
     if svg:
         out.append(f'<div class="automaton-box">{svg}</div>')
@@ -70,11 +77,14 @@ def _simulated(r, name, is_int, fixed, pts):
     prog = dataclasses.replace(prog, fails=None)
     out = []
     for x, _v in [p for p in pts if 1e-3 <= p[1] <= 1][:4]:
-        inputs = {k: (Fraction(val).limit_denominator(10 ** 9) if isinstance(val, float) else val)
-                  for k, val in fixed.items()}
-        inputs[name] = int(x) if is_int else Fraction(x).limit_denominator(10 ** 9)
-        inputs = {k: (int(val) if any(p.name == k and p.type.name == "int" for p in r.cfa.params) else val)
-                  for k, val in inputs.items()}
+        inputs = {
+            k: (Fraction(val).limit_denominator(10**9) if isinstance(val, float) else val) for k, val in fixed.items()
+        }
+        inputs[name] = int(x) if is_int else Fraction(x).limit_denominator(10**9)
+        inputs = {
+            k: (int(val) if any(p.name == k and p.type.name == "int" for p in r.cfa.params) else val)
+            for k, val in inputs.items()
+        }
         try:
             s = simulate(A.SourceFile((prog,), "<report>", r.source), inputs, runs=SIM_RUNS, seed=1, bound=A.num(1))
         except Exception:  # noqa: BLE001 - a point the simulator cannot run is left out
@@ -126,9 +136,14 @@ def _plot(r) -> Optional[str]:
     ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label="inferred (proved)")
     sims = _simulated(r, name, is_int, fixed, pts) if r.inferred == "bound" else []
     if sims:
-        ax.errorbar([x for x, _m, _lo, _hi in sims], [m for _x, m, _lo, _hi in sims],
-                    yerr=[[m - lo for _x, m, lo, _hi in sims], [hi - m for _x, m, _lo, hi in sims]],
-                    fmt="x", color="black", label="tamp simulate (99% interval)")
+        ax.errorbar(
+            [x for x, _m, _lo, _hi in sims],
+            [m for _x, m, _lo, _hi in sims],
+            yerr=[[m - lo for _x, m, lo, _hi in sims], [hi - m for _x, m, _lo, hi in sims]],
+            fmt="x",
+            color="black",
+            label="tamp simulate (99% interval)",
+        )
         ax.legend(fontsize=7)
     ax.set_xscale("log")
     if r.inferred == "bound":
@@ -142,4 +157,4 @@ def _plot(r) -> Optional[str]:
     fig.savefig(buf, format="svg")
     plt.close(fig)
     text = buf.getvalue()
-    return text[text.index("<svg"):]
+    return text[text.index("<svg") :]

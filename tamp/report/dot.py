@@ -32,9 +32,16 @@ def dot_source(g: Graph) -> str:
     dot = graphviz.Digraph(
         g.name,
         graph_attr={"rankdir": "TB", "nodesep": "0.35", "ranksep": "0.45", "fontname": MONO},
-        node_attr={"shape": "box", "style": "rounded,filled", "fillcolor": "#f7f9fc", "color": "#34495e",
-                   "fontname": MONO, "fontsize": "10"},
-        edge_attr={"fontname": MONO, "fontsize": "9", "color": "#333333", "fontcolor": "#1a5276"})
+        node_attr={
+            "shape": "box",
+            "style": "rounded,filled",
+            "fillcolor": "#f7f9fc",
+            "color": "#34495e",
+            "fontname": MONO,
+            "fontsize": "10",
+        },
+        edge_attr={"fontname": MONO, "fontsize": "9", "color": "#333333", "fontcolor": "#1a5276"},
+    )
     for i, n in enumerate(g.nodes):
         attrs = {"id": f"n{i}__{n.cls.replace(' ', '_')}", "label": _left_lines(n.lines), "tooltip": _text(n.full)}
         if "exit" in n.cls.split():
@@ -75,6 +82,7 @@ def clean_svg(raw: str) -> str:
 
 def _restore_classes(svg: str) -> str:
     """Graphviz writes ``<g id="e3__back&#45;edge" class="edge">``: turn the id's suffix into the class."""
+
     def fix(m: re.Match) -> str:
         ident, cls = m.group(1), m.group(2).replace("&#45;", "-").replace("_", " ")
         return f'<g id="{ident}" class="{cls}"'

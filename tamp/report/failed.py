@@ -30,8 +30,8 @@ class FailureLines:
     reason: str
     steps: List[Tuple[int, str]] = field(default_factory=list)
     stuck_at: Optional[int] = None
-    rule: Optional[str] = None                          # the checker's rule that failed, if named
-    nodes: List[int] = field(default_factory=list)      # CFA nodes it names (loop programs)
+    rule: Optional[str] = None  # the checker's rule that failed, if named
+    nodes: List[int] = field(default_factory=list)  # CFA nodes it names (loop programs)
 
     @property
     def note(self) -> str:
@@ -51,8 +51,11 @@ def failure_lines(failure: Optional[ProofFailure], cfa: Optional[CFA] = None) ->
     are CFA nodes) maps a failed obligation's nodes to a source line when no line is named."""
     if failure is None:
         return None
-    fl = FailureLines(failure.reason, [(s.line, ("split " if s.split else "") + s.stmt)
-                                       for s in failure.steps if s.line], failure.stuck_at)
+    fl = FailureLines(
+        failure.reason,
+        [(s.line, ("split " if s.split else "") + s.stmt) for s in failure.steps if s.line],
+        failure.stuck_at,
+    )
     if cfa is not None and not cfa.is_acyclic():  # the loop prover's automaton nodes are CFA nodes
         named = next((o for o in failure.obligations if o.src is not None), None)
         if named is not None:

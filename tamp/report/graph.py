@@ -28,8 +28,8 @@ class GNode:
 
     id: str
     lines: List[str]
-    full: str                 # the unabridged text, shown as a tooltip
-    cls: str = "node"         # "node", plus " root" / " exit"
+    full: str  # the unabridged text, shown as a tooltip
+    cls: str = "node"  # "node", plus " root" / " exit"
 
 
 @dataclass
@@ -58,8 +58,9 @@ class Graph:
 def wrap(prefix: str, text: str, width: int = WRAP, max_lines: int = MAX_LINES) -> List[str]:
     """``prefix + text`` wrapped to ``width`` columns, at most ``max_lines`` lines (the last
     one ends in … when text was dropped)."""
-    lines = textwrap.wrap(prefix + text, width, subsequent_indent="   ", break_long_words=True,
-                          break_on_hyphens=False) or [prefix]
+    lines = textwrap.wrap(
+        prefix + text, width, subsequent_indent="   ", break_long_words=True, break_on_hyphens=False
+    ) or [prefix]
     if len(lines) > max_lines:
         lines = lines[:max_lines]
         lines[-1] = lines[-1][: width - 1] + "…"
@@ -81,8 +82,9 @@ def automaton_graph(aut) -> Graph:
         head = f"q{nid}" + (f" · line {n.line}" if n.line else "") + (" · exit" if nid in aut.exits else "")
         lam, kap = show_expr(n.lam), show_expr(n.kappa)
         cls = "node" + (" root" if nid == aut.root else "") + (" exit" if nid in aut.exits else "")
-        g.nodes.append(GNode(f"q{nid}", [head] + wrap("λ: ", lam) + wrap("κ: ", kap),
-                             f"{head}\nλ: {lam}\nκ: {kap}", cls))
+        g.nodes.append(
+            GNode(f"q{nid}", [head] + wrap("λ: ", lam) + wrap("κ: ", kap), f"{head}\nλ: {lam}\nκ: {kap}", cls)
+        )
     for e in aut.edges:
         stmt = show_stmt(e.stmt)
         full = stmt
@@ -104,17 +106,23 @@ def cfa_graph(cfa, failed_nodes=()) -> Graph:
     g = Graph(cfa.name, root=f"n{cfa.entry}")
     for n, d in cfa.graph.nodes(data=True):
         head = f"n{n}" + (f" · line {d['line']}" if d.get("line") else "")
-        tags = (["entry"] if n == cfa.entry else []) + (["exit"] if n == cfa.exit else []) \
+        tags = (
+            (["entry"] if n == cfa.entry else [])
+            + (["exit"] if n == cfa.exit else [])
             + (["loop head"] if n in cfa.loop_heads else [])
+        )
         lines = [head] + ([", ".join(tags)] if tags else [])
-        cls = "node" + (" root" if n == cfa.entry else "") + (" exit" if n == cfa.exit else "") \
+        cls = (
+            "node"
+            + (" root" if n == cfa.entry else "")
+            + (" exit" if n == cfa.exit else "")
             + (" failed" if n in failed_nodes else "")
+        )
         g.nodes.append(GNode(f"n{n}", lines, "\n".join(lines), cls))
     for u, v, _k, d in cfa.edges():
         stmt = show_stmt(d["stmt"])
         cls = "back-edge" if d.get("back") else "edge"
-        g.edges.append(GEdge(f"n{u}", f"n{v}", shorten(stmt), stmt + ("\n(back edge)" if d.get("back") else ""),
-                             cls))
+        g.edges.append(GEdge(f"n{u}", f"n{v}", shorten(stmt), stmt + ("\n(back edge)" if d.get("back") else ""), cls))
     return g
 
 

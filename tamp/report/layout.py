@@ -21,11 +21,11 @@ from typing import Dict, List, Set, Tuple
 
 from .graph import GEdge, Graph
 
-FONT = 11          # px, monospace
-CHAR_W = 6.7       # px per character (DejaVu Sans Mono at 11 px is 6.6)
+FONT = 11  # px, monospace
+CHAR_W = 6.7  # px per character (DejaVu Sans Mono at 11 px is 6.6)
 LINE_H = 14
 PAD = 7
-H_GAP = 28         # between nodes of one layer
+H_GAP = 28  # between nodes of one layer
 MARGIN = 16
 EDGE_FONT = 10
 BACK_COLOUR = "#c0392b"
@@ -34,13 +34,13 @@ SPLIT_COLOUR = "#7f8c8d"
 
 @dataclass
 class Box:
-    x: float = 0.0     # centre
-    y: float = 0.0     # top
+    x: float = 0.0  # centre
+    y: float = 0.0  # top
     w: float = 0.0
     h: float = 0.0
     layer: int = 0
     order: float = 0.0
-    row_h: float = 0.0   # height of the tallest box of its layer (edge labels go below that)
+    row_h: float = 0.0  # height of the tallest box of its layer (edge labels go below that)
 
     @property
     def right(self) -> float:
@@ -104,8 +104,10 @@ def assign_layers(g: Graph, fwd: List[GEdge]) -> Dict[str, int]:
 
 def measure(g: Graph) -> Dict[str, Box]:
     """The size of each node's box from its text."""
-    return {n.id: Box(w=max(len(s) for s in n.lines) * CHAR_W + 2 * PAD,
-                      h=len(n.lines) * LINE_H + 2 * PAD - 2) for n in g.nodes}
+    return {
+        n.id: Box(w=max(len(s) for s in n.lines) * CHAR_W + 2 * PAD, h=len(n.lines) * LINE_H + 2 * PAD - 2)
+        for n in g.nodes
+    }
 
 
 def place(g: Graph, fwd: List[GEdge], boxes: Dict[str, Box], layer: Dict[str, int]) -> None:
@@ -201,14 +203,18 @@ def svg_of(g: Graph) -> str:
         parts.append(_node(n, boxes[n.id]))
     width = int(right + MARGIN + 8)
     height = int(max(b.y + b.h for b in boxes.values()) + MARGIN)
-    defs = (f'<defs><marker id="{uid}-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
-            f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker>'
-            f'<marker id="{uid}-back" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
-            f'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{BACK_COLOUR}"/></marker></defs>')
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="automaton" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" '
-            f'role="img" aria-label="{escape(g.name)}">'
-            f"<title>{escape(g.name)}</title>{defs}" + "".join(parts) + "</svg>")
+    defs = (
+        f'<defs><marker id="{uid}-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
+        f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker>'
+        f'<marker id="{uid}-back" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
+        f'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{BACK_COLOUR}"/></marker></defs>'
+    )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="automaton" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" '
+        f'role="img" aria-label="{escape(g.name)}">'
+        f"<title>{escape(g.name)}</title>{defs}" + "".join(parts) + "</svg>"
+    )
 
 
 def _long_lane(e: GEdge, boxes: Dict[str, Box], i: int) -> float:
@@ -227,9 +233,12 @@ def _long_edge(e: GEdge, boxes: Dict[str, Box], apex: float, uid: str) -> str:
     split = "split" in e.cls
     dash = f' stroke-dasharray="4 3" stroke="{SPLIT_COLOUR}"' if split else ' stroke="#333"'
     path = f"M{x1:.1f},{y1:.1f} C{xo:.1f},{y1:.1f} {xo:.1f},{y2:.1f} {x2:.1f},{y2:.1f}"
-    return (f'<g class="{escape(e.cls)}"><title>{escape(e.full)}</title>'
-            f'<path d="{path}" fill="none" stroke-width="1.2"{dash} marker-end="url(#{uid}-arrow)"/>'
-            + _label(e.label, apex - 6, (y1 + y2) / 2, anchor="end") + "</g>")
+    return (
+        f'<g class="{escape(e.cls)}"><title>{escape(e.full)}</title>'
+        f'<path d="{path}" fill="none" stroke-width="1.2"{dash} marker-end="url(#{uid}-arrow)"/>'
+        + _label(e.label, apex - 6, (y1 + y2) / 2, anchor="end")
+        + "</g>"
+    )
 
 
 def _node(n, b: Box) -> str:
@@ -237,19 +246,28 @@ def _node(n, b: Box) -> str:
     failed = "failed" in n.cls.split()
     fill = "#fdedec" if failed else "#eef6ee" if exit_ else "#f7f9fc"
     stroke = BACK_COLOUR if failed else "#34495e"
-    rect = (f'<rect x="{b.x - b.w / 2:.1f}" y="{b.y:.1f}" width="{b.w:.1f}" height="{b.h:.1f}" rx="4" '
-            f'fill="{fill}" stroke="{stroke}" stroke-width="{2 if exit_ or failed else 1}"/>')
+    rect = (
+        f'<rect x="{b.x - b.w / 2:.1f}" y="{b.y:.1f}" width="{b.w:.1f}" height="{b.h:.1f}" rx="4" '
+        f'fill="{fill}" stroke="{stroke}" stroke-width="{2 if exit_ or failed else 1}"/>'
+    )
     if exit_:
-        rect += (f'<rect x="{b.x - b.w / 2 + 3:.1f}" y="{b.y + 3:.1f}" width="{b.w - 6:.1f}" '
-                 f'height="{b.h - 6:.1f}" rx="3" fill="none" stroke="#34495e" stroke-width="0.8"/>')
+        rect += (
+            f'<rect x="{b.x - b.w / 2 + 3:.1f}" y="{b.y + 3:.1f}" width="{b.w - 6:.1f}" '
+            f'height="{b.h - 6:.1f}" rx="3" fill="none" stroke="#34495e" stroke-width="0.8"/>'
+        )
     x0 = b.x - b.w / 2 + PAD
     lines = []
     for i, s in enumerate(n.lines):
         weight = ' font-weight="bold"' if i == 0 else ""
-        lines.append(f'<text x="{x0:.1f}" y="{b.y + PAD + (i + 1) * LINE_H - 4:.1f}" font-size="{FONT}"'
-                     f'{weight} xml:space="preserve">{escape(s)}</text>')
-    return (f'<g class="{escape(n.cls)}" id="{escape(n.id)}"><title>{escape(n.full)}</title>{rect}'
-            + "".join(lines) + "</g>")
+        lines.append(
+            f'<text x="{x0:.1f}" y="{b.y + PAD + (i + 1) * LINE_H - 4:.1f}" font-size="{FONT}"'
+            f'{weight} xml:space="preserve">{escape(s)}</text>'
+        )
+    return (
+        f'<g class="{escape(n.cls)}" id="{escape(n.id)}"><title>{escape(n.full)}</title>{rect}'
+        + "".join(lines)
+        + "</g>"
+    )
 
 
 def _forward_edge(e: GEdge, boxes: Dict[str, Box], uid: str) -> str:
@@ -259,9 +277,11 @@ def _forward_edge(e: GEdge, boxes: Dict[str, Box], uid: str) -> str:
     split = "split" in e.cls
     dash = f' stroke-dasharray="4 3" stroke="{SPLIT_COLOUR}"' if split else ' stroke="#333"'
     lx, ly, anchor = _label_anchor(e, boxes)
-    return (f'<g class="{escape(e.cls)}"><title>{escape(e.full)}</title>'
-            f'<path d="M{x1:.1f},{y1:.1f} L{x2:.1f},{y2:.1f}" fill="none" stroke-width="1.2"{dash} '
-            f'marker-end="url(#{uid}-arrow)"/>' + _label(e.label, lx, ly, anchor=anchor) + "</g>")
+    return (
+        f'<g class="{escape(e.cls)}"><title>{escape(e.full)}</title>'
+        f'<path d="M{x1:.1f},{y1:.1f} L{x2:.1f},{y2:.1f}" fill="none" stroke-width="1.2"{dash} '
+        f'marker-end="url(#{uid}-arrow)"/>' + _label(e.label, lx, ly, anchor=anchor) + "</g>"
+    )
 
 
 def _label_anchor(e: GEdge, boxes: Dict[str, Box]) -> Tuple[float, float, str]:
@@ -289,10 +309,12 @@ def _text_w(label: str) -> float:
 def _label(text: str, x: float, y: float, colour: str = "#1a5276", anchor: str = "start") -> str:
     out = []
     for i, s in enumerate(text.splitlines()):
-        out.append(f'<text x="{x:.1f}" y="{y + i * (EDGE_FONT + 3):.1f}" font-size="{EDGE_FONT}" fill="{colour}" '
-                   f'text-anchor="{anchor}" '
-                   f'stroke="#ffffff" stroke-width="3" paint-order="stroke" xml:space="preserve">'
-                   f"{escape(s)}</text>")
+        out.append(
+            f'<text x="{x:.1f}" y="{y + i * (EDGE_FONT + 3):.1f}" font-size="{EDGE_FONT}" fill="{colour}" '
+            f'text-anchor="{anchor}" '
+            f'stroke="#ffffff" stroke-width="3" paint-order="stroke" xml:space="preserve">'
+            f"{escape(s)}</text>"
+        )
     return "".join(out)
 
 
@@ -321,6 +343,8 @@ def _back_edge(e: GEdge, boxes: Dict[str, Box], right: float, i: int, uid: str) 
     path = f"M{x1:.1f},{y1:.1f} C{xo:.1f},{y1:.1f} {xo:.1f},{y2:.1f} {x2:.1f},{y2:.1f}"
     ly = (y1 + y2) / 2
     label = _label(e.label, _back_apex(e, boxes, right, i) + 6, ly, BACK_COLOUR)
-    return (f'<g class="{escape(e.cls)}"><title>{escape(e.full)}</title>'
-            f'<path d="{path}" fill="none" stroke="{BACK_COLOUR}" stroke-width="1.5" stroke-dasharray="6 3" '
-            f'marker-end="url(#{uid}-back)"/>' + label + "</g>")
+    return (
+        f'<g class="{escape(e.cls)}"><title>{escape(e.full)}</title>'
+        f'<path d="{path}" fill="none" stroke="{BACK_COLOUR}" stroke-width="1.5" stroke-dasharray="6 3" '
+        f'marker-end="url(#{uid}-back)"/>' + label + "</g>"
+    )

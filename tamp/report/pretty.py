@@ -134,8 +134,14 @@ class _Arith:
             return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: a / b}[e.op]()
         if isinstance(e, A.Call) and e.func in _FUNCS:
             args = [self.to_sympy(x) for x in e.args]
-            fn = {"abs": sympy.Abs, "log": sympy.log, "exp": sympy.exp, "sqrt": sympy.sqrt,
-                  "min": sympy.Min, "max": sympy.Max}[e.func]
+            fn = {
+                "abs": sympy.Abs,
+                "log": sympy.log,
+                "exp": sympy.exp,
+                "sqrt": sympy.sqrt,
+                "min": sympy.Min,
+                "max": sympy.Max,
+            }[e.func]
             return fn(*args)
         return self.atom(_simplified(e))
 

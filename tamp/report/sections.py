@@ -39,14 +39,17 @@ def parts_of(result: Result) -> List[ProgramResult]:
     return list(result.parts)
 
 
-def program_section(result, source: Optional[str] = None, engine: str = "auto",
-                    ranges: Optional[Dict[str, Tuple[int, int]]] = None) -> str:
+def program_section(
+    result, source: Optional[str] = None, engine: str = "auto", ranges: Optional[Dict[str, Tuple[int, int]]] = None
+) -> str:
     """The ``<section>`` for one program's result. ``source`` is the file's text (the listing is
     left out without it); ``engine`` picks the automaton renderer: ``auto``, ``dot`` or ``builtin``."""
     prefix = anchor_prefix(result.name)
-    out = [f'<section class="program" id="{prefix}">',
-           f"<h2>{escape(result.name)} {verdict_badge(result.verdict)}</h2>",
-           '<p class="meta">' + escape(_meta(result)) + "</p>"]
+    out = [
+        f'<section class="program" id="{prefix}">',
+        f"<h2>{escape(result.name)} {verdict_badge(result.verdict)}</h2>",
+        '<p class="meta">' + escape(_meta(result)) + "</p>",
+    ]
     if result.message:
         out.append(f'<div class="message {escape(result.verdict)}">{escape(result.message)}</div>')
     parts = parts_of(result)
@@ -56,9 +59,12 @@ def program_section(result, source: Optional[str] = None, engine: str = "auto",
     for part in parts:
         body = _part_body(part, link, engine)
         if len(parts) > 1:
-            body = (f'<section class="part"><h3>{escape(part.kind)} {verdict_badge(part.verdict)}</h3>'
-                    + (f'<div class="message">{escape(part.message)}</div>' if part.message else "")
-                    + body + "</section>")
+            body = (
+                f'<section class="part"><h3>{escape(part.kind)} {verdict_badge(part.verdict)}</h3>'
+                + (f'<div class="message">{escape(part.message)}</div>' if part.message else "")
+                + body
+                + "</section>"
+            )
         out.append(body)
     out.append("</section>")
     return "\n".join(out)
@@ -94,9 +100,11 @@ def _source_block(result, parts, source: str, prefix: str, ranges) -> str:
                     marks.setdefault(fl.stuck_at, LineMark()).add("failed-trace").add("failed-at", fl.note)
     legend = ""
     if any("failed-at" in m.classes for m in marks.values()):
-        legend = ('<p class="legend">Highlighted: the trace the prover could not label '
-                  '(<span style="background:#fdebd0">on the trace</span>, '
-                  '<span style="background:#f5b7b1">where it stopped</span>).</p>')
+        legend = (
+            '<p class="legend">Highlighted: the trace the prover could not label '
+            '(<span style="background:#fdebd0">on the trace</span>, '
+            '<span style="background:#f5b7b1">where it stopped</span>).</p>'
+        )
     return "<h3>Source</h3>" + legend + listing(source, prefix, first, last, marks)
 
 
@@ -132,14 +140,19 @@ def _failure_bound_body(r: ProofResult, prefix: Optional[str], engine: str) -> s
         for ax in axioms:
             ln = ax.get("line")
             link = line_link(prefix, ln) if ln else ""
-            fam = escape(str(ax.get("family"))) + (f"({escape(_param(ax.get('param')))})"
-                                                    if ax.get("param") is not None else "")
+            fam = escape(str(ax.get("family"))) + (
+                f"({escape(_param(ax.get('param')))})" if ax.get("param") is not None else ""
+            )
             side = "<br>".join(escape(s) for s in ax.get("side") or []) or "—"
-            rows.append(f"<tr><td>{link}</td><td><code>{escape(ax.get('stmt', ''))}</code></td><td>{fam}</td>"
-                        f"<td><code>Pr[{escape(str(ax.get('bad')))}] &lt;= {escape(str(ax.get('cost')))}</code>"
-                        f"</td><td><code>{side}</code></td></tr>")
-        out.append('<h3>Axioms</h3><table class="data axioms"><tr><th>where</th><th>sampling</th>'
-                   "<th>family</th><th>axiom</th><th>side conditions</th></tr>" + "".join(rows) + "</table>")
+            rows.append(
+                f"<tr><td>{link}</td><td><code>{escape(ax.get('stmt', ''))}</code></td><td>{fam}</td>"
+                f"<td><code>Pr[{escape(str(ax.get('bad')))}] &lt;= {escape(str(ax.get('cost')))}</code>"
+                f"</td><td><code>{side}</code></td></tr>"
+            )
+        out.append(
+            '<h3>Axioms</h3><table class="data axioms"><tr><th>where</th><th>sampling</th>'
+            "<th>family</th><th>axiom</th><th>side conditions</th></tr>" + "".join(rows) + "</table>"
+        )
     fl = failure_lines(r.failure, r.cfa) if r.verdict != "proved" else None
     if fl is not None:
         out.append(_failure_box(fl, prefix))
@@ -148,12 +161,14 @@ def _failure_bound_body(r: ProofResult, prefix: Optional[str], engine: str) -> s
         out.append(_automaton_block(aut, engine))
     if not automata and r.cfa is not None and r.verdict != "proved":
         svg, used = draw(cfa_graph(r.cfa, fl.nodes if fl is not None else ()), engine)
-        out.append("<h3>Control-flow automaton</h3><p class=\"legend\">There is no failure automaton "
-                   "(the proof did not succeed); this is the program's control flow. "
-                   '<span class="back">Dashed red</span>: loop back edges'
-                   + ("; red box: where the proof check failed" if fl is not None and fl.nodes else "")
-                   + ".</p>"
-                   f'<div class="automaton-box" data-renderer="{used}">{svg}</div>')
+        out.append(
+            '<h3>Control-flow automaton</h3><p class="legend">There is no failure automaton '
+            "(the proof did not succeed); this is the program's control flow. "
+            '<span class="back">Dashed red</span>: loop back edges'
+            + ("; red box: where the proof check failed" if fl is not None and fl.nodes else "")
+            + ".</p>"
+            f'<div class="automaton-box" data-renderer="{used}">{svg}</div>'
+        )
     if r.stats:
         out.append(_stats_table(r.stats, r.obligations))
     return "\n".join(out)
@@ -168,10 +183,12 @@ def _param(p) -> str:
 def _failure_box(fl, prefix: Optional[str]) -> str:
     steps = "".join(f"<li>{line_link(prefix, ln)}: <code>{escape(s)}</code></li>" for ln, s in fl.steps)
     at = f" (stopped at {line_link(prefix, fl.stuck_at)}: {escape(fl.note)})" if fl.stuck_at is not None else ""
-    return (f'<h3>Why the proof failed</h3><div class="message failed-trace-box">{escape(fl.reason)}{at}'
-            + (f"<br>on the trace:<ol>{steps}</ol>" if steps else "")
-            + "<br>A failed union-bound proof does not mean the claim is false: look for a counterexample "
-              "with <code>tamp simulate</code>, or try a weaker bound.</div>")
+    return (
+        f'<h3>Why the proof failed</h3><div class="message failed-trace-box">{escape(fl.reason)}{at}'
+        + (f"<br>on the trace:<ol>{steps}</ol>" if steps else "")
+        + "<br>A failed union-bound proof does not mean the claim is false: look for a counterexample "
+        "with <code>tamp simulate</code>, or try a weaker bound.</div>"
+    )
 
 
 def _automaton_block(aut, engine: str) -> str:
@@ -180,28 +197,36 @@ def _automaton_block(aut, engine: str) -> str:
         svg, used = draw(automaton_graph(aut), engine)
         figure = f'<div class="automaton-box" data-renderer="{used}">{svg}</div>'
     else:
-        figure = (f'<div class="message">{len(aut.nodes)} nodes are too many to draw here (the limit is '
-                  f"{MAX_DRAWN}); <code>tamp prove FILE --dot DIR</code> writes the automaton for graphviz.</div>")
+        figure = (
+            f'<div class="message">{len(aut.nodes)} nodes are too many to draw here (the limit is '
+            f"{MAX_DRAWN}); <code>tamp prove FILE --dot DIR</code> writes the automaton for graphviz.</div>"
+        )
     order = node_order(aut)
     rows = []
     for nid in order[:MAX_LISTED]:
         n = aut.nodes[nid]
-        rows.append(f"<tr><td>q{nid}{' (exit)' if nid in aut.exits else ''}</td><td>{n.line or ''}</td>"
-                    f"<td><code>{escape(show_expr(n.lam))}</code></td>"
-                    f"<td><code>{escape(show_expr(n.kappa))}</code></td></tr>")
+        rows.append(
+            f"<tr><td>q{nid}{' (exit)' if nid in aut.exits else ''}</td><td>{n.line or ''}</td>"
+            f"<td><code>{escape(show_expr(n.lam))}</code></td>"
+            f"<td><code>{escape(show_expr(n.kappa))}</code></td></tr>"
+        )
     n_back = sum(1 for e in aut.edges if e.back)
-    return (f"<h3>Failure automaton {escape(aut.name)}</h3>"
-            f'<p class="legend">{len(aut.nodes)} nodes, {len(aut.edges)} edges, {len(aut.exits)} exit(s)'
-            + (f", {n_back} back edge(s)" if n_back else "")
-            + ". Each node q shows λ (what holds there) and κ (failure probability spent so far); "
-              "double border: exit"
-            + ('; <span class="back">dashed red</span>: back edge (loop)' if n_back else "")
-            + "; dashed grey: case split.</p>"
-            + figure + "<details><summary>node labels in full</summary>"
-            '<table class="data nodes"><tr><th>node</th><th>line</th><th>λ</th><th>κ</th></tr>'
-            + "".join(rows) + "</table>"
-            + (f"<p>… and {len(order) - MAX_LISTED} more nodes.</p>" if len(order) > MAX_LISTED else "")
-            + "</details>")
+    return (
+        f"<h3>Failure automaton {escape(aut.name)}</h3>"
+        f'<p class="legend">{len(aut.nodes)} nodes, {len(aut.edges)} edges, {len(aut.exits)} exit(s)'
+        + (f", {n_back} back edge(s)" if n_back else "")
+        + ". Each node q shows λ (what holds there) and κ (failure probability spent so far); "
+        "double border: exit"
+        + ('; <span class="back">dashed red</span>: back edge (loop)' if n_back else "")
+        + "; dashed grey: case split.</p>"
+        + figure
+        + "<details><summary>node labels in full</summary>"
+        '<table class="data nodes"><tr><th>node</th><th>line</th><th>λ</th><th>κ</th></tr>'
+        + "".join(rows)
+        + "</table>"
+        + (f"<p>… and {len(order) - MAX_LISTED} more nodes.</p>" if len(order) > MAX_LISTED else "")
+        + "</details>"
+    )
 
 
 def _stats_table(stats: dict, obligations) -> str:
@@ -223,23 +248,32 @@ def _probability_body(r: ProbResult) -> str:
         for t in r.terms:
             iv = t.interval
             width = "—" if iv is None else ("exact" if iv.is_exact else f"{float(iv.hi - iv.lo):.3g}")
-            rows.append(f"<tr><td><code>{escape(t.text)}</code></td><td class=\"mono\">{escape(show_interval(iv))}"
-                        f"</td><td>{_interval_bar(iv)}</td><td>{width}</td></tr>")
-        out.append('<h3>Probability terms</h3><table class="data terms"><tr><th>term</th>'
-                   "<th>value or certified interval</th><th>on [0, 1]</th><th>width</th></tr>"
-                   + "".join(rows) + "</table>")
+            rows.append(
+                f'<tr><td><code>{escape(t.text)}</code></td><td class="mono">{escape(show_interval(iv))}'
+                f"</td><td>{_interval_bar(iv)}</td><td>{width}</td></tr>"
+            )
+        out.append(
+            '<h3>Probability terms</h3><table class="data terms"><tr><th>term</th>'
+            "<th>value or certified interval</th><th>on [0, 1]</th><th>width</th></tr>" + "".join(rows) + "</table>"
+        )
     if r.comparisons:
         rows = []
         for c in r.comparisons:
             state = {True: "holds", False: "fails", None: "undecided"}[c.holds]
-            rows.append(f"<tr><td><code>{escape(c.text)}</code></td><td class=\"mono\">{escape(show_interval(c.lhs))}"
-                        f"</td><td>{escape(c.op)}</td><td class=\"mono\">{escape(show_interval(c.rhs))}</td>"
-                        f'<td class="{state}">{state}</td></tr>')
-        out.append('<h3>Comparisons</h3><table class="data comparisons"><tr><th>clause</th><th>left</th>'
-                   "<th></th><th>right</th><th></th></tr>" + "".join(rows) + "</table>")
-    out.append('<h3>Statistics</h3><table class="data stats">'
-               f"<tr><th>paths</th><td>{r.paths}</td></tr><tr><th>cells</th><td>{r.cells}</td></tr>"
-               f"<tr><th>solver calls</th><td>{r.solver_calls}</td></tr></table>")
+            rows.append(
+                f'<tr><td><code>{escape(c.text)}</code></td><td class="mono">{escape(show_interval(c.lhs))}'
+                f'</td><td>{escape(c.op)}</td><td class="mono">{escape(show_interval(c.rhs))}</td>'
+                f'<td class="{state}">{state}</td></tr>'
+            )
+        out.append(
+            '<h3>Comparisons</h3><table class="data comparisons"><tr><th>clause</th><th>left</th>'
+            "<th></th><th>right</th><th></th></tr>" + "".join(rows) + "</table>"
+        )
+    out.append(
+        '<h3>Statistics</h3><table class="data stats">'
+        f"<tr><th>paths</th><td>{r.paths}</td></tr><tr><th>cells</th><td>{r.cells}</td></tr>"
+        f"<tr><th>solver calls</th><td>{r.solver_calls}</td></tr></table>"
+    )
     return "\n".join(out)
 
 
@@ -251,17 +285,20 @@ def _interval_bar(iv) -> str:
     if not (0.0 <= lo <= hi <= 1.0):
         return ""
     x1, x2 = 120 * lo, max(120 * hi, 120 * lo + 2)
-    return (f'<svg class="bar" width="124" height="12" viewBox="0 0 124 12">'
-            f'<rect x="0" y="4" width="120" height="4" fill="#d5dbe1"/>'
-            f'<rect x="{x1:.1f}" y="1" width="{x2 - x1:.1f}" height="10" fill="#2e86c1"/></svg>')
+    return (
+        f'<svg class="bar" width="124" height="12" viewBox="0 0 124 12">'
+        f'<rect x="0" y="4" width="120" height="4" fill="#d5dbe1"/>'
+        f'<rect x="{x1:.1f}" y="1" width="{x2 - x1:.1f}" height="10" fill="#2e86c1"/></svg>'
+    )
 
 
 def _details_body(r) -> str:
     """Other engines (causal, …): their own text rendering, and their details as a table."""
     out = [f'<pre class="engine-text">{escape(r.render_text())}</pre>']
     if r.details:
-        rows = "".join(f"<tr><th>{escape(str(k))}</th><td class=\"mono\">{escape(_short(v))}</td></tr>"
-                       for k, v in r.details.items())
+        rows = "".join(
+            f'<tr><th>{escape(str(k))}</th><td class="mono">{escape(_short(v))}</td></tr>' for k, v in r.details.items()
+        )
         out.append('<details><summary>details</summary><table class="data details">' + rows + "</table></details>")
     return "\n".join(out)
 

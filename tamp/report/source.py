@@ -48,8 +48,9 @@ def line_anchor(prefix: str, line: int) -> str:
     return f"{prefix}-L{line}"
 
 
-def listing(source: str, prefix: str, first: int = 1, last: Optional[int] = None,
-            marks: Optional[Dict[int, LineMark]] = None) -> str:
+def listing(
+    source: str, prefix: str, first: int = 1, last: Optional[int] = None, marks: Optional[Dict[int, LineMark]] = None
+) -> str:
     """Lines ``first..last`` of ``source`` as a table; line n has id ``{prefix}-L{n}`` and the
     classes of ``marks[n]`` (e.g. ``axiom-line``, ``failed-trace``, ``failed-at``)."""
     lines = source.splitlines()
@@ -63,6 +64,8 @@ def listing(source: str, prefix: str, first: int = 1, last: Optional[int] = None
         cls = f' class="{" ".join(m.classes)}"' if m and m.classes else ""
         note = f'<td class="note">{escape("; ".join(m.notes))}</td>' if m and m.notes else '<td class="note"></td>'
         aid = line_anchor(prefix, n)
-        rows.append(f'<tr id="{aid}"{cls}><td class="ln"><a href="#{aid}">{n}</a></td>'
-                    f'<td class="code"><code>{escape(lines[n - 1]) or " "}</code></td>{note}</tr>')
+        rows.append(
+            f'<tr id="{aid}"{cls}><td class="ln"><a href="#{aid}">{n}</a></td>'
+            f'<td class="code"><code>{escape(lines[n - 1]) or " "}</code></td>{note}</tr>'
+        )
     return '<table class="source">' + "".join(rows) + "</table>"

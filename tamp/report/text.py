@@ -29,8 +29,15 @@ from .failed import failure_lines
 from .pretty import simplify_text
 
 #: A style per verdict (rich style names; ignored when the output is plain).
-STYLES = {PROVED: "bold green", UNKNOWN: "bold yellow", VIOLATED: "bold red", "error": "bold red",
-          "where": "bold", "detail": "dim", "": ""}
+STYLES = {
+    PROVED: "bold green",
+    UNKNOWN: "bold yellow",
+    VIOLATED: "bold red",
+    "error": "bold red",
+    "where": "bold",
+    "detail": "dim",
+    "": "",
+}
 
 MAX_TRACE_STEPS = 8  # steps of a failed trace shown by default (-v shows them all)
 
@@ -74,8 +81,13 @@ def program_lines(r, file: str, verbosity: int = 0) -> List[Line]:
 def _part_lines(part, file: str, verbosity: int, mixed: bool) -> List[Line]:
     out: List[Line] = []
     if mixed:  # a program with several kinds of specification: one line per kind
-        out.append(Line(f"  {part.kind}: {part.verdict}  ({seconds(part.time_s)})", "",
-                        (len(part.kind) + 4, len(part.kind) + 4 + len(part.verdict), part.verdict)))
+        out.append(
+            Line(
+                f"  {part.kind}: {part.verdict}  ({seconds(part.time_s)})",
+                "",
+                (len(part.kind) + 4, len(part.kind) + 4 + len(part.verdict), part.verdict),
+            )
+        )
     indent = "    " if mixed else "  "
     if part.verdict != PROVED:
         out.extend(_reason_lines(part, file, verbosity, indent))
@@ -88,13 +100,13 @@ def _part_lines(part, file: str, verbosity: int, mixed: bool) -> List[Line]:
     rows = [row for row in rows if not row.strip().startswith("inferred ")]
     if part.kind == "probability":  # the claim and its computed value: short, and the reason itself
         decided = ("[holds]", "[fails]", "[undecided]")
-        out.extend(Line(indent + row.strip(), "detail") for row in rows
-                   if row.rstrip().endswith(decided) or verbosity >= 1)
+        out.extend(
+            Line(indent + row.strip(), "detail") for row in rows if row.rstrip().endswith(decided) or verbosity >= 1
+        )
     elif part.kind != "failure-bound" and verbosity >= 1:
         out.extend(Line(indent + row.strip(), "detail") for row in rows)
     if verbosity >= 1 and hasattr(part, "applications_json"):  # a concentration proof: rules, margins
-        out.extend(Line(indent + _simplify_margin(row[2:] if row.startswith("  ") else row), "detail")
-                   for row in rows)
+        out.extend(Line(indent + _simplify_margin(row[2:] if row.startswith("  ") else row), "detail") for row in rows)
     elif verbosity >= 1 and part.kind == "failure-bound":
         out.extend(_proof_summary(part, indent))
     return out
@@ -137,8 +149,13 @@ def _proof_summary(part, indent: str) -> List[Line]:
         out.append(Line(indent + "axioms:", ""))
     for a in axioms:
         param = f"({_param(a.get('param'))})" if a.get("param") is not None else ""
-        out.append(Line(f"{indent}  line {a['line']}: {a['stmt']}  —  {a['family']}{param}: "
-                        f"Pr[{simplify_text(a['bad'])}] <= {simplify_text(a['cost'])}", "detail"))
+        out.append(
+            Line(
+                f"{indent}  line {a['line']}: {a['stmt']}  —  {a['family']}{param}: "
+                f"Pr[{simplify_text(a['bad'])}] <= {simplify_text(a['cost'])}",
+                "detail",
+            )
+        )
     for aut in getattr(part, "automata", None) or []:
         out.append(Line(indent + aut.to_text().splitlines()[0] + "  (-vv shows it)", "detail"))
     stats = getattr(part, "stats", None) or {}

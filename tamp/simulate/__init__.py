@@ -49,6 +49,19 @@ from .result import CONFIRMED, CONSISTENT, REFUTED, UNDECIDED, SimResult
 from .runner import check_consistent, resolve_program, run_samples, simulate
 from .stats import bonferroni, clopper_pearson, failure_rate_ci
 
-__all__ = ["simulate", "check_consistent", "run_samples", "SimResult", "SimulationError",
-           "failure_rate_ci", "clopper_pearson", "bonferroni", "resolve_program", "convert_inputs",
-           "CONSISTENT", "REFUTED", "CONFIRMED", "UNDECIDED"]
+__all__ = [
+    "simulate",
+    "check_consistent",
+    "run_samples",
+    "SimResult",
+    "SimulationError",
+    "failure_rate_ci",
+    "clopper_pearson",
+    "bonferroni",
+    "resolve_program",
+    "convert_inputs",
+    "CONSISTENT",
+    "REFUTED",
+    "CONFIRMED",
+    "UNDECIDED",
+]

@@ -98,11 +98,12 @@ class BallDomain:
         f = np.floor(x.real)
         ge, u1 = B.compare(">=", x, B.ball(f))
         lt, u2 = B.compare("<", x, B.ball(f + 1))
-        unsure = u1 | u2 | ~ge | ~lt | ~np.isfinite(f) | (np.abs(f) >= 2.0 ** 62)
+        unsure = u1 | u2 | ~ge | ~lt | ~np.isfinite(f) | (np.abs(f) >= 2.0**62)
         return np.where(unsure, 0, f).astype(np.int64), unsure
 
 
 # ---------------------------------------------------------------- exact domains
+
 
 def _fmpq(q):
     from flint import fmpq
@@ -122,6 +123,7 @@ class ExactDomain:
         self._cache = {}
         if kind == "sym":
             import sympy
+
             self.sp = sympy
             self._x = sympy.Symbol("x")
 
@@ -147,8 +149,7 @@ class ExactDomain:
             return a
         if a.dtype == np.complex128:
             raise TypeError("a double ball in an exact domain")
-        conv = (lambda v: self.scalar(int(v))) if a.dtype.kind in "iu" else \
-            (lambda v: self.scalar(Fraction(float(v))))
+        conv = (lambda v: self.scalar(int(v))) if a.dtype.kind in "iu" else (lambda v: self.scalar(Fraction(float(v))))
         out = np.empty(a.shape, dtype=object)
         for i, v in np.ndenumerate(a):
             out[i] = conv(v)
@@ -173,6 +174,7 @@ class ExactDomain:
             except (TypeError, ValueError):
                 return math.nan
         from flint import arb
+
         if isinstance(v, arb):
             return float(v.mid())
         return float(Fraction(int(v.p), int(v.q))) if hasattr(v, "p") else float(v)
@@ -224,6 +226,7 @@ class ExactDomain:
         if self.kind == "sym":
             return fn()
         from flint import ctx
+
         old = ctx.prec
         ctx.prec = self.prec
         try:
@@ -234,8 +237,9 @@ class ExactDomain:
     # -------------------------------------------------------------- arithmetic
     def arith(self, op: str, x, y):
         f = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}[op]
-        return self._with_prec(lambda: self._map(
-            lambda a, b: self._memo((op, a, b), lambda: f(self._elem(a), self._elem(b))), x, y))
+        return self._with_prec(
+            lambda: self._map(lambda a, b: self._memo((op, a, b), lambda: f(self._elem(a), self._elem(b))), x, y)
+        )
 
     def neg(self, x):
         return self._with_prec(lambda: self._map(lambda a: -self._elem(a), x))
@@ -247,6 +251,7 @@ class ExactDomain:
             if s is None:
                 return abs(a) if self.kind == "arb" else self.sp.Abs(a)
             return -a if s < 0 else a
+
         return self._with_prec(lambda: self._map(one, x))
 
     def _pick(self, x, y, want_min: bool):
@@ -258,6 +263,7 @@ class ExactDomain:
                     return a.min(b) if want_min else a.max(b)
                 return self.sp.Min(a, b) if want_min else self.sp.Max(a, b)
             return (a if s <= 0 else b) if want_min else (b if s <= 0 else a)
+
         return self._with_prec(lambda: self._map(one, x, y))
 
     def minimum(self, x, y):
@@ -275,6 +281,7 @@ class ExactDomain:
             if s == 0:
                 return self.scalar(0), False
             return self._memo(("/", a, b), lambda: a / b), False
+
         return self._with_prec(lambda: self._map2(one, x, y))
 
     def is_zero(self, y):
@@ -288,12 +295,14 @@ class ExactDomain:
         def one(a):
             a = self._elem(a)
             return self._memo((f, a), lambda: self._fn(f, a))
+
         return self._with_prec(lambda: self._map(one, x))
 
     def _fn(self, f: str, a):
         if self.kind == "sym":
             return {"sqrt": self.sp.sqrt, "log": self.sp.log, "exp": self.sp.exp}[f](a)
         from flint import arb, fmpq
+
         if isinstance(a, fmpq):
             if f == "exp" and a == 0:
                 return fmpq(1)
@@ -314,6 +323,7 @@ class ExactDomain:
         if self.kind == "sym":
             return self._sym_sign(a)
         from flint import arb
+
         if isinstance(a, arb):
             if a > 0:
                 return 1
@@ -357,6 +367,7 @@ class ExactDomain:
             if s is None:
                 return False, True
             return {"<": s < 0, "<=": s <= 0, ">": s > 0, ">=": s >= 0, "==": s == 0, "!=": s != 0}[op], False
+
         with np.errstate(all="ignore"):
             out, unsure = self._with_prec(lambda: self._map2(one, x, y))
         return out.astype(bool), unsure
@@ -370,11 +381,13 @@ class ExactDomain:
                     return int(f), False
                 return 0, True
             from flint import arb
+
             if isinstance(a, arb):
                 z = a.floor().unique_fmpz()
                 return (0, True) if z is None else (int(z), False)
             return int(a.floor()), False
+
         vals, unsure = self._with_prec(lambda: self._map2(one, x))
-        big = np.vectorize(lambda v: abs(v) >= 2 ** 62, otypes=[bool])(vals) if vals.size else np.zeros(vals.shape, bool)
+        big = np.vectorize(lambda v: abs(v) >= 2**62, otypes=[bool])(vals) if vals.size else np.zeros(vals.shape, bool)
         vals = np.where(big | unsure, 0, vals).astype(np.int64)
         return vals, unsure | big

@@ -25,10 +25,10 @@ from fractions import Fraction
 
 import numpy as np
 
-U = 2.0 ** -53
-ETA = 2.0 ** -1074
-UP = 1.0 + 2.0 ** -48  # rounds a sum of a few non-negative rounded terms upwards
-INT_LIMIT = 2 ** 62
+U = 2.0**-53
+ETA = 2.0**-1074
+UP = 1.0 + 2.0**-48  # rounds a sum of a few non-negative rounded terms upwards
+INT_LIMIT = 2**62
 _SPLIT = 134217729.0  # 2^27 + 1 (Dekker)
 
 
@@ -73,14 +73,15 @@ def to_real(a) -> np.ndarray:
         raise TypeError("a Boolean is not a number")
     m = a.astype(np.float64)
     if a.dtype.kind in "iu":
-        big = np.abs(m) > 2.0 ** 53
-        r = np.where(big, np.abs(m) * 2.0 ** -52, 0.0)
+        big = np.abs(m) > 2.0**53
+        r = np.where(big, np.abs(m) * 2.0**-52, 0.0)
     else:
         r = np.zeros(m.shape)
     return ball(m, r)
 
 
 # ---------------------------------------------------------------- error-free transformations
+
 
 def _two_sum(a, b):
     s = a + b
@@ -102,7 +103,7 @@ def _two_prod(a, b):
     bh, bl = _split(b)
     err = np.abs(((ah * bh - p) + ah * bl + al * bh) + al * bl)
     aa, ab = np.abs(a), np.abs(b)
-    safe = (aa < 2.0 ** 995) & (ab < 2.0 ** 995) & ((np.abs(p) > 2.0 ** -960) | (p == 0) & ((a == 0) | (b == 0)))
+    safe = (aa < 2.0**995) & (ab < 2.0**995) & ((np.abs(p) > 2.0**-960) | (p == 0) & ((a == 0) | (b == 0)))
     err = np.where(safe, err, U * np.abs(p) + ETA)
     return p, np.where(np.isfinite(p), err, np.inf)
 
@@ -113,6 +114,7 @@ def _inexact(x):
 
 
 # ---------------------------------------------------------------- ints
+
 
 def _int_result(r, approx, on_overflow):
     if np.any(np.abs(approx) >= INT_LIMIT):
@@ -131,6 +133,7 @@ def int_op(op: str, x, y, on_overflow):
 
 
 # ---------------------------------------------------------------- reals
+
 
 def add(x, y) -> np.ndarray:
     x, y = to_real(x), to_real(y)
@@ -170,10 +173,10 @@ def div(x, y) -> np.ndarray:
     with np.errstate(all="ignore"):
         q = mx / my
         p, perr = _two_prod(q, my)
-        exact = (perr == 0) & (mx - p == 0) & np.isfinite(q) & (np.abs(q) > 2.0 ** -960) | (mx == 0)
+        exact = (perr == 0) & (mx - p == 0) & np.isfinite(q) & (np.abs(q) > 2.0**-960) | (mx == 0)
         rounding = np.where(exact, 0.0, _inexact(q))
-        denom = (np.abs(my) - ry) * (1 - 2.0 ** -50)
-        spread = (rx + (np.abs(q) * (1 + 2.0 ** -52) + ETA) * ry) / denom * UP
+        denom = (np.abs(my) - ry) * (1 - 2.0**-50)
+        spread = (rx + (np.abs(q) * (1 + 2.0**-52) + ETA) * ry) / denom * UP
         spread = np.where((rx > 0) | (ry > 0), spread + ETA, 0.0)
         r = np.where(denom > 0, (spread + rounding) * UP, np.inf)
     return ball(q, np.where(np.isnan(r), np.inf, r))
@@ -246,6 +249,7 @@ def _arb_ball(f: str, m: float, r: float, arb):
 
 # ---------------------------------------------------------------- comparisons
 
+
 def compare(op: str, x, y):
     """(guess, unsure): ``x op y`` per run, and where the balls do not decide it."""
     x, y = to_real(x), to_real(y)
@@ -269,7 +273,7 @@ def floor(x):
     m, r = x.real, x.imag
     with np.errstate(invalid="ignore"):
         lo_guess = np.floor(m)
-        ok = np.isfinite(m) & (np.abs(m) < 2.0 ** 62)
+        ok = np.isfinite(m) & (np.abs(m) < 2.0**62)
         # the exact value lies in [m - r, m + r]: decided when both ends have the same floor
         lo = np.floor(m - r * UP - np.where(r > 0, ETA, 0))
         hi = np.floor(m + r * UP + np.where(r > 0, ETA, 0))

@@ -32,16 +32,20 @@ def main(argv=None) -> int:
         dt = time.perf_counter() - t0
         bad += r.verdict != b.expect
         name = str(b.file.relative_to(BENCHMARKS_DIR))
-        print(f"{name:40s} {r.verdict:10s} {b.expect:10s} {r.rate:9.5f} "
-              f"[{r.ci[0]:9.5f}, {r.ci[1]:9.5f}] {float(r.bound_value):9.5f} {dt:6.2f}s"
-              + ("" if r.verdict == b.expect else "   <-- MISMATCH"))
+        print(
+            f"{name:40s} {r.verdict:10s} {b.expect:10s} {r.rate:9.5f} "
+            f"[{r.ci[0]:9.5f}, {r.ci[1]:9.5f}] {float(r.bound_value):9.5f} {dt:6.2f}s"
+            + ("" if r.verdict == b.expect else "   <-- MISMATCH")
+        )
     inputs = {"q": list(range(10)), "n": 10, "eps": 1, "p": 0.1}
     for prog in ("noisySum", "noisyMax", "aboveT"):
         extra = {"T": 100} if prog == "aboveT" else {}
         t0, c0 = time.perf_counter(), time.process_time()
         simulate(BENCHMARKS_DIR / "dp" / f"{prog}.prob", {**inputs, **extra}, runs=100000, seed=args.seed)
-        print(f"100000 runs of {prog} (10 loop iterations): {time.perf_counter() - t0:.2f} s wall, "
-              f"{time.process_time() - c0:.2f} s CPU")
+        print(
+            f"100000 runs of {prog} (10 loop iterations): {time.perf_counter() - t0:.2f} s wall, "
+            f"{time.process_time() - c0:.2f} s CPU"
+        )
     return 1 if bad else 0
 
 

@@ -30,6 +30,7 @@ class BenchInput:
 def _value(v):
     if isinstance(v, str):
         from lang.inputs import parse_value
+
         return parse_value(v)
     if isinstance(v, list):
         return [_value(x) for x in v]
@@ -43,8 +44,14 @@ def load_inputs(path: Optional[Path] = None) -> List[BenchInput]:
     out = []
     for rel, entries in data.items():
         for ent in entries:
-            out.append(BenchInput(path.parent / rel, {k: _value(v) for k, v in ent["inputs"].items()},
-                                  ent.get("expect", "consistent"), ent.get("note", "")))
+            out.append(
+                BenchInput(
+                    path.parent / rel,
+                    {k: _value(v) for k, v in ent["inputs"].items()},
+                    ent.get("expect", "consistent"),
+                    ent.get("note", ""),
+                )
+            )
     return out
 
 
@@ -52,5 +59,3 @@ def inputs_for(file, path: Optional[Path] = None) -> List[Dict[str, object]]:
     """The input sets recorded for one benchmark file (matched by its path's final parts)."""
     target = Path(file).resolve()
     return [b.inputs for b in load_inputs(path) if b.file.resolve() == target]
-
-

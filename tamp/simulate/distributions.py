@@ -207,7 +207,7 @@ class Sampler:
         tco = [np.zeros(ctx.n) for _ in coeffs]
         for k, c in enumerate(coeffs):
             for m in range(k + 1):
-                tco[m] = tco[m] + c * comb(k, m) * lo ** (k - m) * width ** m
+                tco[m] = tco[m] + c * comb(k, m) * lo ** (k - m) * width**m
         bound = sum(np.abs(c) for c in tco)  # >= max over [0, 1] of the polynomial
         self.ev.check(~(bound > 0), ctx, call.args[2], lambda k: f"density's polynomial is zero ({k})")
         t = np.zeros(ctx.n)
@@ -218,14 +218,15 @@ class Sampler:
                 return self._add(lo_v, self._mul(width_v, self.dom.from_floats(t), ctx, call), ctx, call)
             sub = ctx.restrict(np.isin(np.arange(ctx.n), pending))
             cand = sub.uniforms(self.ev.key)
-            val = sum(c[pending] * cand ** m for m, c in enumerate(tco))
+            val = sum(c[pending] * cand**m for m, c in enumerate(tco))
             if np.any(val < -1e-9 * bound[pending]):
                 raise self.ev.error("density's polynomial is negative on [lo, hi]", call.args[2])
             ok = sub.uniforms(self.ev.key) * bound[pending] < val
             t[pending[ok]] = cand[ok]
             pending = pending[~ok]
-        raise self.ev.error("density: rejection sampling did not finish (is the polynomial "
-                            "almost zero on [lo, hi]?)", call)
+        raise self.ev.error(
+            "density: rejection sampling did not finish (is the polynomial almost zero on [lo, hi]?)", call
+        )
 
     def _poly(self, e: A.Expr, ctx) -> List[np.ndarray]:
         """Per-run coefficients (lowest degree first) of a polynomial in the bound name ``_``."""

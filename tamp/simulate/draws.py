@@ -37,7 +37,7 @@ def uniforms(key: np.uint64, runs: np.ndarray, counters: np.ndarray) -> np.ndarr
     with np.errstate(over="ignore"):
         z = key + runs.astype(np.uint64) * _RUN + (counters.astype(np.uint64) + np.uint64(1)) * _GAMMA
         bits = _mix(_mix(z)) >> np.uint64(11)
-    return (bits.astype(np.float64) + 0.5) * 2.0 ** -53
+    return (bits.astype(np.float64) + 0.5) * 2.0**-53
 
 
 def exponential(u: np.ndarray) -> np.ndarray:

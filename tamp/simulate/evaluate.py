@@ -34,10 +34,16 @@ from .errors import SimulationError
 from .values import ArrayVal, full, select, take
 
 #: The comparison operators, for scalars and (element-wise) numpy arrays alike.
-COMPARISONS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-               ">": operator.gt, ">=": operator.ge}
+COMPARISONS = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
 
-MAX_RANGE = 10 ** 6  # longest quantifier/sum range evaluated
+MAX_RANGE = 10**6  # longest quantifier/sum range evaluated
 
 
 @dataclass(frozen=True)
@@ -136,8 +142,15 @@ def _is_constant(v) -> bool:
 class Evaluator:
     """Evaluates ``lang.ast`` expressions on a :class:`Ctx` (one method per node type)."""
 
-    def __init__(self, params: Dict[str, object], key, rate: Optional[float] = None,
-                 path: str = "<string>", source: Optional[str] = None, dom=None):
+    def __init__(
+        self,
+        params: Dict[str, object],
+        key,
+        rate: Optional[float] = None,
+        path: str = "<string>",
+        source: Optional[str] = None,
+        dom=None,
+    ):
         self.params = params
         self.key = key
         self.dom = dom if dom is not None else BallDomain()
@@ -165,7 +178,8 @@ class Evaluator:
         if closed is None:
             fv = A.free_vars(e)
             closed = fv <= self.params.keys() and not any(
-                isinstance(n, A.Binary) and n.op in ("+.", "-.", "*.") for n in A.walk(e))
+                isinstance(n, A.Binary) and n.op in ("+.", "-.", "*.") for n in A.walk(e)
+            )
             closed = self._closed[id(e)] = (closed, fv)
             self._keep.append(e)
         if closed[0] and not (closed[1] & ctx.bound.keys()):
@@ -232,8 +246,10 @@ class Evaluator:
     def num_op(self, op: str, x, y, ctx: Ctx, node):
         """``x op y`` for ``+ - *``: exact on ints (an overflow is an error), else in the domain."""
         if is_int(x) and is_int(y):
+
             def overflow():
                 raise self.error("integer overflow: the simulator computes ints in 64 bits", node)
+
             return arith_ball.int_op(op, x, y, overflow)
         return self.dom.arith(op, self.real(x, node), self.real(y, node))
 
@@ -255,7 +271,7 @@ class Evaluator:
     def _Num(self, e, ctx):
         v = self._consts.get(id(e))
         if v is None:
-            if e.is_int and abs(int(e.value)) >= 2 ** 62:
+            if e.is_int and abs(int(e.value)) >= 2**62:
                 raise self.error("integer literal too large for the simulator (64-bit ints)", e)
             v = np.int64(int(e.value)) if e.is_int else self.dom.lit(e.value)
             self._consts[id(e)] = v
@@ -309,8 +325,15 @@ class Evaluator:
         bad = (idx < 0) | (idx >= len(vals))
         if np.any(bad):
             i = int(np.asarray(idx)[bad].flat[0]) if np.ndim(idx) else int(idx)
-            self.check(bad, ctx, e, lambda k: f"index {i} is out of range for input '{name}' of length "
-                       f"{len(vals)} ({k if np.ndim(bad) else 'on every run'})")
+            self.check(
+                bad,
+                ctx,
+                e,
+                lambda k: (
+                    f"index {i} is out of range for input '{name}' of length "
+                    f"{len(vals)} ({k if np.ndim(bad) else 'on every run'})"
+                ),
+            )
             if not len(vals):
                 return self.dom.blank(ctx.n) if self.dom.is_real(vals) else np.zeros(ctx.n, dtype=vals.dtype)
             idx = np.where(bad, 0, idx)
@@ -376,7 +399,10 @@ class Evaluator:
             ctx.mark_unsure(unsure)
             return self._div(x, np.where(zero | unsure, self.dom.lit(1), y))
         if op in ("div", "mod"):
-            x, y = self.as_int(x, ctx, e.left, "an operand of div/mod"), self.as_int(y, ctx, e.right, "an operand of div/mod")
+            x, y = (
+                self.as_int(x, ctx, e.left, "an operand of div/mod"),
+                self.as_int(y, ctx, e.right, "an operand of div/mod"),
+            )
             zero = y == 0
             self.check(zero, ctx, e, lambda k: f"'{op}' by zero ({k if np.ndim(zero) else 'on every run'})")
             y = np.where(zero, 1, y)
@@ -412,8 +438,12 @@ class Evaluator:
         if not c.any():
             return self.eval(e.other, ctx)
         a, b = self.eval(e.then, ctx.restrict(c)), self.eval(e.other, ctx.restrict(~c))
-        if not isinstance(a, tuple) and not isinstance(b, tuple) and \
-                self.dom.is_real(a) != self.dom.is_real(b) and not (is_bool(a) or is_bool(b)):
+        if (
+            not isinstance(a, tuple)
+            and not isinstance(b, tuple)
+            and self.dom.is_real(a) != self.dom.is_real(b)
+            and not (is_bool(a) or is_bool(b))
+        ):
             a, b = self.dom.to_real(a), self.dom.to_real(b)
         return select(c, a, b, ctx.n)
 
@@ -426,8 +456,11 @@ class Evaluator:
             return t[0] if f == "fst" else t[1]
         args = [np.asarray(self.eval(a, ctx)) for a in e.args]
         if f in ("abs", "min", "max") and all(is_int(a) for a in args):
-            return {"abs": lambda: np.abs(args[0]), "min": lambda: np.minimum(args[0], args[1]),
-                    "max": lambda: np.maximum(args[0], args[1])}[f]()
+            return {
+                "abs": lambda: np.abs(args[0]),
+                "min": lambda: np.minimum(args[0], args[1]),
+                "max": lambda: np.maximum(args[0], args[1]),
+            }[f]()
         args = [self.real(a, e) for a in args]
         if f == "abs":
             return self.dom.absolute(args[0])
@@ -498,8 +531,11 @@ class Evaluator:
         raise self.error("independent(…) is not a sampling property", e)
 
     def _Hole(self, e, ctx):
-        raise self.error("`?` asks `tamp prove` to infer this value; to simulate, write the value "
-                         "`tamp prove` inferred in its place", e)
+        raise self.error(
+            "`?` asks `tamp prove` to infer this value; to simulate, write the value "
+            "`tamp prove` inferred in its place",
+            e,
+        )
 
     def _SetLit(self, e, ctx):
         raise self.error("a set only appears as the argument of unif", e)

@@ -51,8 +51,7 @@ def _is_sym(v) -> bool:
 def float_bounds(v):
     """(lo, hi) floats around a number (exact, arb ball or sympy number), rounded outwards."""
     if _is_arb(v):
-        return (float(math.nextafter(float(v.lower()), -math.inf)),
-                float(math.nextafter(float(v.upper()), math.inf)))
+        return (float(math.nextafter(float(v.lower()), -math.inf)), float(math.nextafter(float(v.upper()), math.inf)))
     if _is_sym(v):
         q = v.evalf(40)
         f = float(q)
@@ -81,8 +80,13 @@ def exceeds(lo: float, bound) -> bool:
 class ExactEvaluator:
     """Evaluates an expression whose free variables are all in ``env`` (the inputs)."""
 
-    def __init__(self, env: Dict[str, object], path: str = "<string>", source: Optional[str] = None,
-                 what: str = "this expression"):
+    def __init__(
+        self,
+        env: Dict[str, object],
+        path: str = "<string>",
+        source: Optional[str] = None,
+        what: str = "this expression",
+    ):
         self.env = env
         self.path = path
         self.source = source
@@ -100,6 +104,7 @@ class ExactEvaluator:
         if self.mode is not None or self.prec != PRECISIONS[0]:
             return self._eval(e, bound or {})
         from flint import ctx
+
         old = ctx.prec
         try:
             for prec in PRECISIONS:
@@ -112,8 +117,7 @@ class ExactEvaluator:
             try:
                 return self._settle(self._eval(e, bound or {}))
             except _Undecided as exc:
-                raise self.error("cannot decide this comparison exactly at the given inputs "
-                                 f"({exc})", e) from None
+                raise self.error(f"cannot decide this comparison exactly at the given inputs ({exc})", e) from None
         finally:
             self.mode, self.prec, ctx.prec = None, PRECISIONS[0], old
 
@@ -128,6 +132,7 @@ class ExactEvaluator:
         """A rational as a number of the current mode."""
         if self.mode == "sym" and isinstance(v, (int, Fraction)) and not isinstance(v, bool):
             import sympy
+
             f = Fraction(v)
             return sympy.Rational(f.numerator, f.denominator)
         return v
@@ -136,6 +141,7 @@ class ExactEvaluator:
         """A number usable with arb balls (Fractions become fmpq)."""
         if isinstance(x, Fraction):
             from flint import fmpq
+
             return fmpq(x.numerator, x.denominator)
         return x
 
@@ -152,6 +158,7 @@ class ExactEvaluator:
                 return 0
             raise _Undecided("the values are too close")
         from .arith import ExactDomain
+
         s = ExactDomain("sym")._sym_sign(d)
         if s is None:
             raise _Undecided("sympy cannot decide it")
@@ -182,9 +189,13 @@ class ExactEvaluator:
             return COMPARISONS[op](x, y)
         s = self._sign(self._arith("-", self._num(x), self._num(y)), node)
         return COMPARISONS[op](s, 0)
+
     def _Hole(self, e, b):
-        raise self.error("`fails ?` asks `tamp prove` to infer the bound; to simulate, give one with "
-                         "--bound (e.g. the bound `tamp prove` inferred)", e)
+        raise self.error(
+            "`fails ?` asks `tamp prove` to infer the bound; to simulate, give one with "
+            "--bound (e.g. the bound `tamp prove` inferred)",
+            e,
+        )
 
     # ---------------------------------------------------------------- leaves
     def _Num(self, e, b):
@@ -290,8 +301,10 @@ class ExactEvaluator:
                     return r
         if self.mode == "sym":
             import sympy
+
             return self._settle({"log": sympy.log, "exp": sympy.exp, "sqrt": sympy.sqrt}[f](self._num(x)))
         from flint import arb
+
         a = arb(self._lift(x)) if not _is_arb(x) else x
         return {"log": a.log, "exp": a.exp, "sqrt": a.sqrt}[f]()
 

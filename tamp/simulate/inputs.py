@@ -25,8 +25,9 @@ def _plain(v):
     return v
 
 
-def convert_inputs(prog: A.Program, inputs: Dict[str, object], path: str = "<string>",
-                   source=None) -> Dict[str, object]:
+def convert_inputs(
+    prog: A.Program, inputs: Dict[str, object], path: str = "<string>", source=None
+) -> Dict[str, object]:
     """Exact input values by parameter name, checked against the parameter types by the one
     input check every command uses (:func:`lang.inputs.check_inputs`); every parameter needs a
     value. Raises a located error naming missing parameters and ill-typed values."""
@@ -38,11 +39,12 @@ def convert_inputs(prog: A.Program, inputs: Dict[str, object], path: str = "<str
 
 def to_domain(v, type_: A.Type, dom, err):
     """An exact input value in the evaluator's number domain (reals exact or as balls)."""
+
     def scalar(x, base):
         if base == "bool":
             return np.bool_(x)
         if base == "int":
-            if abs(int(x)) >= 2 ** 62:
+            if abs(int(x)) >= 2**62:
                 raise err(f"input value {x} is too large for the simulator (64-bit ints)")
             return np.int64(int(x))
         return dom.lit(Fraction(x))

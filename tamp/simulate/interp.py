@@ -22,7 +22,7 @@ from .state import State, merge_states
 from .values import ArrayVal, full
 
 MAX_ITERATIONS = 50_000  # loop iterations of one simulation, all loops together
-MAX_ARRAY_INDEX = 10 ** 7
+MAX_ARRAY_INDEX = 10**7
 
 
 def _dtype_of(t: Optional[A.Type], real_dtype=np.complex128):
@@ -34,8 +34,13 @@ def _dtype_of(t: Optional[A.Type], real_dtype=np.complex128):
 class Interpreter:
     """Executes statements (one method per statement type) with an :class:`Evaluator`."""
 
-    def __init__(self, ev: Evaluator, types: Optional[Dict[str, A.Type]] = None,
-                 max_iterations: int = MAX_ITERATIONS, preconditions=frozenset()):
+    def __init__(
+        self,
+        ev: Evaluator,
+        types: Optional[Dict[str, A.Type]] = None,
+        max_iterations: int = MAX_ITERATIONS,
+        preconditions=frozenset(),
+    ):
         self.ev = ev
         # (line, col) of the assumes that read inputs only (tamp.dependence): preconditions
         self.preconditions = preconditions
@@ -190,11 +195,13 @@ class Interpreter:
                 done.append(state)  # runs on a guessed path: re-run, never an error
                 break
             if iterations > self.max_iterations:
-                raise self.ev.error(f"loop still running after {self.max_iterations} iterations "
-                                    "(on some run); giving up", s)
+                raise self.ev.error(
+                    f"loop still running after {self.max_iterations} iterations (on some run); giving up", s
+                )
             if over:  # nested loops: the budget is for all of them together
-                raise self.ev.error(f"loops still running after {self.max_iterations} iterations in total "
-                                    "(on some run); giving up", s)
+                raise self.ev.error(
+                    f"loops still running after {self.max_iterations} iterations in total (on some run); giving up", s
+                )
             state = self.exec(s.body, state)
             if step is not None:
                 state = step(state)
@@ -215,8 +222,10 @@ class Interpreter:
             hi0 = self.ev.eval_int(s.hi, ctx, "a loop bound")
             longest = int(np.max(hi0 - lo)) + (1 if s.inclusive else 0) if np.size(hi0) else 0
             if longest > self.max_iterations:
-                raise self.ev.error(f"loop would run {longest} iterations (on some run); the simulator "
-                                    f"stops at {self.max_iterations}", s)
+                raise self.ev.error(
+                    f"loop would run {longest} iterations (on some run); the simulator stops at {self.max_iterations}",
+                    s,
+                )
 
         def guard(st):
             c = self._ctx(st)
@@ -237,8 +246,11 @@ class Interpreter:
         if c.all():
             return state
         if s.pos is not None and (s.pos.line, s.pos.col) in self.preconditions and not c.any():
-            raise self.ev.error("the given inputs do not satisfy this precondition `assume` (its condition "
-                                "depends on inputs only, so it restricts the inputs like `requires`)", s)
+            raise self.ev.error(
+                "the given inputs do not satisfy this precondition `assume` (its condition "
+                "depends on inputs only, so it restricts the inputs like `requires`)",
+                s,
+            )
         return state.take(np.flatnonzero(c))
 
     def _Skip(self, s, state: State) -> State:

@@ -29,7 +29,7 @@ def _fmt(x) -> str:
     if isinstance(x, Fraction):
         if x.denominator == 1:
             return str(x.numerator)
-        return f"{float(x):.6g} (= {x})" if x.denominator < 10 ** 6 else f"{float(x):.6g}"
+        return f"{float(x):.6g} (= {x})" if x.denominator < 10**6 else f"{float(x):.6g}"
     if isinstance(x, float):
         return f"{x:.6g}"
     return str(x)
@@ -78,25 +78,42 @@ class SimResult:
         return EXIT_CODES[self.verdict]
 
     def to_json(self) -> Dict[str, object]:
-        out = {"program": self.program, "kind": self.kind, "verdict": self.verdict,
-               "runs": self.total_runs, "kept": self.runs, "seed": self.seed,
-               "confidence": self.confidence, "time_s": round(self.time_s, 4),
-               "undecided": self.undecided}
+        out = {
+            "program": self.program,
+            "kind": self.kind,
+            "verdict": self.verdict,
+            "runs": self.total_runs,
+            "kept": self.runs,
+            "seed": self.seed,
+            "confidence": self.confidence,
+            "time_s": round(self.time_s, 4),
+            "undecided": self.undecided,
+        }
         if self.kind == "failure-bound" or self.failures or self.bound_text is not None:
-            out.update({"failures": self.failures, "rate": _num(self.rate),
-                        "ci": [_num(self.ci[0]), _num(self.ci[1])],
-                        "bound": self.bound_text, "bound_value": _num(self.bound_value)})
+            out.update(
+                {
+                    "failures": self.failures,
+                    "rate": _num(self.rate),
+                    "ci": [_num(self.ci[0]), _num(self.ci[1])],
+                    "bound": self.bound_text,
+                    "bound_value": _num(self.bound_value),
+                }
+            )
         if self.prob_terms:
-            out["prob_terms"] = [{"term": t, "estimate": _num(e), "lo": _num(lo), "hi": _num(hi),
-                                  "hits": h, "trials": n}
-                                 for (t, e, lo, hi), (h, n) in zip(self.prob_terms, self.term_counts)]
+            out["prob_terms"] = [
+                {"term": t, "estimate": _num(e), "lo": _num(lo), "hi": _num(hi), "hits": h, "trials": n}
+                for (t, e, lo, hi), (h, n) in zip(self.prob_terms, self.term_counts)
+            ]
             out["term_confidence"] = 1 - (1 - self.confidence) / len(self.prob_terms)
-            out["comparisons"] = [{k: (_num(v) if not isinstance(v, list) else [_num(x) for x in v])
-                                   for k, v in c.items()} for c in self.comparisons]
+            out["comparisons"] = [
+                {k: (_num(v) if not isinstance(v, list) else [_num(x) for x in v]) for k, v in c.items()}
+                for c in self.comparisons
+            ]
         if self.message:
             out["message"] = self.message
-        out["inputs"] = {k: (_num(v) if not isinstance(v, list) else [_num(x) for x in v])
-                         for k, v in self.inputs.items()}
+        out["inputs"] = {
+            k: (_num(v) if not isinstance(v, list) else [_num(x) for x in v]) for k, v in self.inputs.items()
+        }
         return out
 
     def render_text(self) -> str:
@@ -105,12 +122,17 @@ class SimResult:
         if self.undecided:
             head += f" ({self.undecided} run{'s' if self.undecided > 1 else ''} undecided)"
         lines = [f"{head}  [{self.time_s:.2f} s]"]
-        kept = f"{self.runs} runs" if self.runs == self.total_runs else \
-            f"{self.runs} of {self.total_runs} runs kept by assume"
+        kept = (
+            f"{self.runs} runs"
+            if self.runs == self.total_runs
+            else f"{self.runs} of {self.total_runs} runs kept by assume"
+        )
         lines.append(f"  runs: {kept} (seed {self.seed})")
         if self.kind == "failure-bound" or self.bound_text is not None:
-            lines.append(f"  failures: {self.failures}/{self.runs} = {_fmt(self.rate)}, "
-                         f"{pct} Clopper-Pearson interval [{self.ci[0]:.6g}, {self.ci[1]:.6g}]")
+            lines.append(
+                f"  failures: {self.failures}/{self.runs} = {_fmt(self.rate)}, "
+                f"{pct} Clopper-Pearson interval [{self.ci[0]:.6g}, {self.ci[1]:.6g}]"
+            )
             lines.append(f"  bound: {self.bound_text} = {_fmt(self.bound_value)}")
         if self.prob_terms:
             each = 1 - (1 - self.confidence) / len(self.prob_terms)
@@ -120,8 +142,10 @@ class SimResult:
             for c in self.comparisons:
                 lo, hi = c["interval"]
                 holds = {True: "holds", False: "fails", None: "undecided"}[c["holds"]]
-                lines.append(f"  {c['side']} = {_fmt(c['estimate'])}, interval [{lo:.6g}, {hi:.6g}] "
-                             f"{c['op']} {_fmt(c['threshold'])}: {holds}")
+                lines.append(
+                    f"  {c['side']} = {_fmt(c['estimate'])}, interval [{lo:.6g}, {hi:.6g}] "
+                    f"{c['op']} {_fmt(c['threshold'])}: {holds}"
+                )
         if self.message:
             lines.append(f"  {self.message}")
         return "\n".join(lines)

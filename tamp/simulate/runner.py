@@ -42,8 +42,8 @@ def resolve_program(program_or_source, name: Optional[str] = None):
     if isinstance(program_or_source, A.SourceFile):
         src = program_or_source
     elif isinstance(program_or_source, Path) or (
-            isinstance(program_or_source, str) and "\n" not in program_or_source
-            and "{" not in program_or_source):
+        isinstance(program_or_source, str) and "\n" not in program_or_source and "{" not in program_or_source
+    ):
         src = load(Path(program_or_source), check=False)  # type-checked per program below
     elif isinstance(program_or_source, str):
         src = load(program_or_source, "<string>", check=False)
@@ -119,10 +119,17 @@ def _comparisons(specs, terms, inputs_ev, source) -> List[dict]:
                 op = node.op if left_p else _FLIP[node.op]
                 est = pt.eval(side)[0]
                 thr = iv.eval(other)
-                out.append({"comparison": expr_text(node, source), "side": expr_text(side, source),
-                            "op": op, "estimate": est, "interval": list(iv.eval(side)),
-                            "threshold": thr[0] / 2 + thr[1] / 2 if _narrow(thr) else list(thr),
-                            "holds": iv.eval(node)})
+                out.append(
+                    {
+                        "comparison": expr_text(node, source),
+                        "side": expr_text(side, source),
+                        "op": op,
+                        "estimate": est,
+                        "interval": list(iv.eval(side)),
+                        "threshold": thr[0] / 2 + thr[1] / 2 if _narrow(thr) else list(thr),
+                        "holds": iv.eval(node),
+                    }
+                )
     return out
 
 
@@ -132,8 +139,7 @@ def _prepare(prog, inputs, path, source):
     inputs_ev = ExactEvaluator(exact, path, source, what="a requires/fails/rate clause")
     for r in prog.requires:
         if not inputs_ev.eval(r):
-            raise error_at(SimulationError, "this requires clause is false at the given inputs",
-                           r.pos, path, source)
+            raise error_at(SimulationError, "this requires clause is false at the given inputs", r.pos, path, source)
     return exact, inputs_ev
 
 
@@ -147,8 +153,12 @@ def _execute(prog, exact, inputs_ev, types, run_ids, key, dom, path, source, max
 
     params = {k: to_domain(v, prog.param(k).type, dom, err) for k, v in exact.items()}
     ev = Evaluator(params, key, rate, path, source, dom=dom)
-    interp = Interpreter(ev, types, **({"max_iterations": max_iterations} if max_iterations else {}),
-                         preconditions=precondition_positions(prog))
+    interp = Interpreter(
+        ev,
+        types,
+        **({"max_iterations": max_iterations} if max_iterations else {}),
+        preconditions=precondition_positions(prog),
+    )
     n = len(run_ids)
     state = State(n, run_id=np.asarray(run_ids, dtype=np.int64))
     if _uses_failed(prog):
@@ -157,21 +167,28 @@ def _execute(prog, exact, inputs_ev, types, run_ids, key, dom, path, source, max
         return ev, interp.exec(prog.body, state)
 
 
-def run_samples(program_or_source, inputs: Optional[Dict[str, object]] = None, runs: int = 10000,
-                seed: int = 0, program: Optional[str] = None) -> Dict[str, object]:
+def run_samples(
+    program_or_source,
+    inputs: Optional[Dict[str, object]] = None,
+    runs: int = 10000,
+    seed: int = 0,
+    program: Optional[str] = None,
+) -> Dict[str, object]:
     """The final values of every local over the kept runs: name -> numpy array of shape (kept,)
     (arrays: (kept, capacity), unwritten elements 0; pairs: tuples). For tests and
     notebooks that want the samples themselves."""
     prog, path, source = resolve_program(program_or_source, program)
     exact, inputs_ev = _prepare(prog, inputs, path, source)
     dom = BallDomain()
-    _, state = _execute(prog, exact, inputs_ev, _types(prog, path, source), np.arange(runs),
-                        seed_key(seed), dom, path, source)
+    _, state = _execute(
+        prog, exact, inputs_ev, _types(prog, path, source), np.arange(runs), seed_key(seed), dom, path, source
+    )
 
     def plain(v):
         if isinstance(v, tuple):
             return tuple(plain(x) for x in v)
         return dom.mid(v.data if isinstance(v, ArrayVal) else v)
+
     return {k: plain(v) for k, v in state.vars.items()}
 
 
@@ -223,8 +240,9 @@ class _Tally:
         return state.run_id[state.unsure]
 
 
-def _run_and_judge(prog, exact, inputs_ev, types, ids, key, dom, path, source, plain, terms,
-                   max_iterations, tally: _Tally) -> np.ndarray:
+def _run_and_judge(
+    prog, exact, inputs_ev, types, ids, key, dom, path, source, plain, terms, max_iterations, tally: _Tally
+) -> np.ndarray:
     ev, state = _execute(prog, exact, inputs_ev, types, ids, key, dom, path, source, max_iterations)
     ctx = Ctx(state)
     if state.n == 0:
@@ -235,9 +253,16 @@ def _run_and_judge(prog, exact, inputs_ev, types, ids, key, dom, path, source, p
     return tally.add(state, fail, masks)
 
 
-def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs: int = 100000,
-             seed: int = 0, bound=None, confidence: float = 0.99, program: Optional[str] = None,
-             max_iterations: Optional[int] = None) -> SimResult:
+def simulate(
+    program_or_source,
+    inputs: Optional[Dict[str, object]] = None,
+    runs: int = 100000,
+    seed: int = 0,
+    bound=None,
+    confidence: float = 0.99,
+    program: Optional[str] = None,
+    max_iterations: Optional[int] = None,
+) -> SimResult:
     """Run a program ``runs`` times at fixed ``inputs`` and compare with its claim.
 
     ``program_or_source``: a :class:`lang.ast.Program`, a :class:`lang.ast.SourceFile`,
@@ -258,21 +283,29 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
     for e in prog.ensures:
         for node in A.walk(e):
             if isinstance(node, A.Independent):
-                raise error_at(SimulationError, "independent(…) is a property over all inputs, not a "
-                               "sampling property: it cannot be simulated (use tamp prove)",
-                               node.pos, path, source)
+                raise error_at(
+                    SimulationError,
+                    "independent(…) is a property over all inputs, not a "
+                    "sampling property: it cannot be simulated (use tamp prove)",
+                    node.pos,
+                    path,
+                    source,
+                )
     exact, inputs_ev = _prepare(prog, inputs, path, source)
     bexpr, btext = _bound_expr(prog, bound)
-    bound_ev = ExactEvaluator(exact, "--bound" if isinstance(bound, str) else path,
-                              bound if isinstance(bound, str) else source, what="the bound")
+    bound_ev = ExactEvaluator(
+        exact,
+        "--bound" if isinstance(bound, str) else path,
+        bound if isinstance(bound, str) else source,
+        what="the bound",
+    )
     try:
         bval = bound_ev.eval(bexpr) if isinstance(bexpr, A.Expr) else bexpr
     except SimulationError as exc:
         if isinstance(bound, str) and exc.line == 1:  # parse_expr positions are in its wrapper text
             exc.col = max(exc.col - _EXPR_OFFSET, 1)
         raise
-    if isinstance(bval, bool) or isinstance(bval, (tuple, list)) or \
-            (isinstance(bval, float) and math.isnan(bval)):
+    if isinstance(bval, bool) or isinstance(bval, (tuple, list)) or (isinstance(bval, float) and math.isnan(bval)):
         raise bound_ev.error(f"the bound must be a number, got {bval}", bexpr)
     if btext is None:
         btext = expr_text(bexpr, source)
@@ -288,15 +321,19 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
     for chunk in _chunks(runs):
         ids = np.arange(start, start + chunk, dtype=np.int64)
         start += chunk
-        unsure.append(_run_and_judge(prog, exact, inputs_ev, types, ids, key, FAST(), path, source,
-                                     plain, terms, max_iterations, tally))
+        unsure.append(
+            _run_and_judge(
+                prog, exact, inputs_ev, types, ids, key, FAST(), path, source, plain, terms, max_iterations, tally
+            )
+        )
     pending = np.concatenate(unsure)
     refined = len(pending)
     for make in REFINEMENTS:
         if not len(pending):
             break
-        pending = _run_and_judge(prog, exact, inputs_ev, types, pending, key, make(), path, source,
-                                 plain, terms, max_iterations, tally)
+        pending = _run_and_judge(
+            prog, exact, inputs_ev, types, pending, key, make(), path, source, plain, terms, max_iterations, tally
+        )
     undecided = len(pending)
     kept, failures = tally.kept, tally.failures
     counts = [tuple(c) for c in tally.counts]
@@ -308,8 +345,10 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
         bval = approx(bval)  # an irrational bound: the verdict used its exact value, display a float
     messages = []
     if undecided:
-        messages.append(f"{undecided} run(s) undecided: a comparison on them could not be decided "
-                        "exactly; they count as passing for the verdict")
+        messages.append(
+            f"{undecided} run(s) undecided: a comparison on them could not be decided "
+            "exactly; they count as passing for the verdict"
+        )
     elif refined:
         messages.append(f"{refined} run(s) re-run exactly (floating-point balls did not decide a comparison)")
     if kept + undecided == 0:
@@ -332,15 +371,37 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
         est = True
         for e in probs:
             est = IntervalEvaluator._logic("&&", est, point.eval(e))
-        result = SimResult(prog.name, "probability", kept, runs, failures, confidence, (lo, hi),
-                           btext if (plain or prog.fails is not None or bound is not None) else None,
-                           bval, verdict, seed,
-                           prob_terms=[t.as_tuple() for t in terms.values()],
-                           term_counts=[(t.hits, t.trials) for t in terms.values()],
-                           spec_estimate=est, comparisons=_comparisons(probs, terms, spec_ev, source))
+        result = SimResult(
+            prog.name,
+            "probability",
+            kept,
+            runs,
+            failures,
+            confidence,
+            (lo, hi),
+            btext if (plain or prog.fails is not None or bound is not None) else None,
+            bval,
+            verdict,
+            seed,
+            prob_terms=[t.as_tuple() for t in terms.values()],
+            term_counts=[(t.hits, t.trials) for t in terms.values()],
+            spec_estimate=est,
+            comparisons=_comparisons(probs, terms, spec_ev, source),
+        )
     else:
-        result = SimResult(prog.name, "failure-bound", kept, runs, failures, confidence, (lo, hi), btext,
-                           bval, REFUTED if refuted else CONSISTENT, seed)
+        result = SimResult(
+            prog.name,
+            "failure-bound",
+            kept,
+            runs,
+            failures,
+            confidence,
+            (lo, hi),
+            btext,
+            bval,
+            REFUTED if refuted else CONSISTENT,
+            seed,
+        )
     result.inputs = exact
     result.undecided = undecided
     result.message = "; ".join(messages)
@@ -348,8 +409,14 @@ def simulate(program_or_source, inputs: Optional[Dict[str, object]] = None, runs
     return result
 
 
-def check_consistent(program_or_source, inputs: Optional[Dict[str, object]] = None, bound=None,
-                     runs: int = 20000, seed: int = 0, program: Optional[str] = None) -> SimResult:
+def check_consistent(
+    program_or_source,
+    inputs: Optional[Dict[str, object]] = None,
+    bound=None,
+    runs: int = 20000,
+    seed: int = 0,
+    program: Optional[str] = None,
+) -> SimResult:
     """For provers' tests: simulate and raise ``AssertionError`` (with the report) unless the
     claim (``fails`` or ``bound``) is consistent with the samples — i.e. the Monte Carlo interval
     reaches below the bound (or a probability specification is not refuted)."""

@@ -56,9 +56,12 @@ def expr_text(e: A.Expr, source: Optional[str]) -> str:
     if source and pos and pos.end_line:
         lines = source.splitlines()
         if pos.line == pos.end_line:
-            return lines[pos.line - 1][pos.col - 1:pos.end_col - 1]
-        chunk = [lines[pos.line - 1][pos.col - 1:]] + lines[pos.line:pos.end_line - 1] + \
-            [lines[pos.end_line - 1][:pos.end_col - 1]]
+            return lines[pos.line - 1][pos.col - 1 : pos.end_col - 1]
+        chunk = (
+            [lines[pos.line - 1][pos.col - 1 :]]
+            + lines[pos.line : pos.end_line - 1]
+            + [lines[pos.end_line - 1][: pos.end_col - 1]]
+        )
         return " ".join(x.strip() for x in chunk)
     return type(e).__name__
 
@@ -98,8 +101,9 @@ def term_masks(t: A.Prob, ev: Evaluator, ctx: Ctx) -> Tuple[np.ndarray, np.ndarr
     return hit, trial
 
 
-def term_intervals(terms: List[A.Prob], counts: List[Tuple[int, int]], conf: float,
-                   source: Optional[str], undecided: int = 0) -> Dict[A.Prob, ProbTerm]:
+def term_intervals(
+    terms: List[A.Prob], counts: List[Tuple[int, int]], conf: float, source: Optional[str], undecided: int = 0
+) -> Dict[A.Prob, ProbTerm]:
     """Clopper–Pearson interval of every term at the Bonferroni-adjusted confidence.
 
     ``undecided`` runs may each be a trial or not and a hit or not: the interval covers every
@@ -115,9 +119,9 @@ def term_intervals(terms: List[A.Prob], counts: List[Tuple[int, int]], conf: flo
 
 # ---------------------------------------------------------------- interval evaluation
 
+
 def _mul(a, b):
-    prods = [x * y if not ((x == 0 and math.isinf(y)) or (y == 0 and math.isinf(x))) else 0.0
-             for x in a for y in b]
+    prods = [x * y if not ((x == 0 and math.isinf(y)) or (y == 0 and math.isinf(x))) else 0.0 for x in a for y in b]
     return min(prods), max(prods)
 
 

@@ -37,9 +37,14 @@ class State:
 
     def take(self, rows: np.ndarray) -> "State":
         """The sub-state of the runs ``rows`` (a copy)."""
-        return State(len(rows), {k: take(v, rows) for k, v in self.vars.items()},
-                     {k: m[rows] for k, m in self.undefined.items()},
-                     self.run_id[rows], self.draws[rows], self.unsure[rows])
+        return State(
+            len(rows),
+            {k: take(v, rows) for k, v in self.vars.items()},
+            {k: m[rows] for k, m in self.undefined.items()},
+            self.run_id[rows],
+            self.draws[rows],
+            self.unsure[rows],
+        )
 
     def set(self, name: str, value) -> None:
         """Give ``name`` a value on every run of this state."""
@@ -56,9 +61,12 @@ def merge_states(parts: List[State]) -> State:
     for p in parts:
         for k, v in p.vars.items():
             names.setdefault(k, v)
-    out = State(sum(p.n for p in parts), run_id=np.concatenate([p.run_id for p in parts]),
-                draws=np.concatenate([p.draws for p in parts]),
-                unsure=np.concatenate([p.unsure for p in parts]))
+    out = State(
+        sum(p.n for p in parts),
+        run_id=np.concatenate([p.run_id for p in parts]),
+        draws=np.concatenate([p.draws for p in parts]),
+        unsure=np.concatenate([p.unsure for p in parts]),
+    )
     for name, example in names.items():
         values, masks, partial = [], [], False
         for p in parts:

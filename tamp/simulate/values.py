@@ -37,8 +37,8 @@ class ArrayVal:
         n = self.data.shape[0]
         data = np.zeros((n, cap), dtype=self.data.dtype)
         written = np.zeros((n, cap), dtype=bool)
-        data[:, :self.capacity] = self.data
-        written[:, :self.capacity] = self.written
+        data[:, : self.capacity] = self.data
+        written[:, : self.capacity] = self.written
         return ArrayVal(data, written)
 
 
@@ -84,8 +84,8 @@ def concat(parts: List[object]):
             n = p.data.shape[0]
             d = np.zeros((n, cap), dtype=dtype)
             w = np.zeros((n, cap), dtype=bool)
-            d[:, :p.capacity] = p.data
-            w[:, :p.capacity] = p.written
+            d[:, : p.capacity] = p.data
+            w[:, : p.capacity] = p.written
             data.append(d)
             written.append(w)
         return ArrayVal(np.concatenate(data), np.concatenate(written))
@@ -95,8 +95,12 @@ def concat(parts: List[object]):
 def same_kind(a, b) -> bool:
     """Whether two per-run values can be stacked (both scalars, both arrays, equal-size pairs)."""
     if isinstance(a, tuple) or isinstance(b, tuple):
-        return isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) and \
-            all(same_kind(x, y) for x, y in zip(a, b))
+        return (
+            isinstance(a, tuple)
+            and isinstance(b, tuple)
+            and len(a) == len(b)
+            and all(same_kind(x, y) for x, y in zip(a, b))
+        )
     return isinstance(a, ArrayVal) == isinstance(b, ArrayVal)
 
 

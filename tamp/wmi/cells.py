@@ -38,8 +38,9 @@ class WMITimeout(TimeoutError):
 
 
 class CellEnumerator:
-    def __init__(self, n: int, bounds, atoms: List[Atom], n_bools: int,
-                 deadline: Optional[float] = None, integrator=None):
+    def __init__(
+        self, n: int, bounds, atoms: List[Atom], n_bools: int, deadline: Optional[float] = None, integrator=None
+    ):
         self.n = n
         # integrator(poly, rows, n) -> Fraction; default: the vertex-cone method
         self.integrator = integrator

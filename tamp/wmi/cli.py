@@ -68,21 +68,30 @@ def run(path: str, as_json: bool, timeout: Optional[float]) -> int:
     except WMITimeout as exc:
         elapsed = time.monotonic() - t0
         done = cells + exc.cells
-        msg = (f"{path}: timeout after {elapsed:.1f} s while computing {stage}: "
-               f"{done} convex cells integrated (partial sum of {stage} ≈ {float(exc.partial):.12g})")
+        msg = (
+            f"{path}: timeout after {elapsed:.1f} s while computing {stage}: "
+            f"{done} convex cells integrated (partial sum of {stage} ≈ {float(exc.partial):.12g})"
+        )
         if as_json:
-            print(json.dumps({"status": "timeout", "stage": stage, "cells": done,
-                              "partial": float(exc.partial), "time_s": round(elapsed, 3)}))
+            print(
+                json.dumps(
+                    {
+                        "status": "timeout",
+                        "stage": stage,
+                        "cells": done,
+                        "partial": float(exc.partial),
+                        "time_s": round(elapsed, 3),
+                    }
+                )
+            )
         print(msg, file=sys.stderr)
         return 1
     elapsed = time.monotonic() - t0
     if as_json:
-        out = {"Z": _ratio(z.value), "value": float(z.value), "cells": cells,
-               "time_s": round(elapsed, 3)}
+        out = {"Z": _ratio(z.value), "value": float(z.value), "cells": cells, "time_s": round(elapsed, 3)}
         if prob.queries:
             out["queries"] = [
-                {"query": i, "P": None if p is None else _ratio(p),
-                 "value": None if p is None else float(p)}
+                {"query": i, "P": None if p is None else _ratio(p), "value": None if p is None else float(p)}
                 for i, p in queries
             ]
         print(json.dumps(out))

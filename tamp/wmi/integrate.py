@@ -268,7 +268,7 @@ class _Integrand:
         total = make_q(0)
         if self.const:
             # M_0 = const; term: ev^n / (δ^n n!) ... folded: (ev/δ)^n/n!
-            total += make_q(self.const * ev ** n, delta ** n * fact[n])
+            total += make_q(self.const * ev**n, delta**n * fact[n])
         for supp, monos, strides, size, idx in self.groups:
             raw = []
             D = 1
@@ -300,10 +300,16 @@ class _Integrand:
                 et = sum(exps)
                 for d, nd in enumerate(Nd):
                     if nd:
-                        num += (coef * nd * ev ** (d + n) * delta ** (maxdeg - et)
-                                * D ** (maxdeg - d) * (fact[maxdeg + n] // fact[d + n]))
+                        num += (
+                            coef
+                            * nd
+                            * ev ** (d + n)
+                            * delta ** (maxdeg - et)
+                            * D ** (maxdeg - d)
+                            * (fact[maxdeg + n] // fact[d + n])
+                        )
             if num:
-                total += make_q(num, delta ** (maxdeg + n) * D ** maxdeg * fact[maxdeg + n])
+                total += make_q(num, delta ** (maxdeg + n) * D**maxdeg * fact[maxdeg + n])
         return total / self.den
 
     @staticmethod
@@ -441,7 +447,7 @@ def _lawrence_sum(irows, n, m, basis0, rank, eta, integrand, fact, deadline):
                 s_star, qs = _lex_min(cands, j, basis, rank, delta)
             else:
                 s_star, qs = cands[0]
-            nbasis = tuple(sorted(basis[:j] + basis[j + 1:] + (s_star,)))
+            nbasis = tuple(sorted(basis[:j] + basis[j + 1 :] + (s_star,)))
             if nbasis in seen:
                 continue
             seen.add(nbasis)
@@ -474,7 +480,7 @@ def _lawrence_sum(irows, n, m, basis0, rank, eta, integrand, fact, deadline):
         E.append(sum(eta[i] * Vnum[i] for i in range(n)))
         # |det U| Π σ_j = (1/|δ|) Π (δ / E_j)
         val = integrand.vertex_value(Vnum, delta, cols, E, n, fact)
-        terms.append(val * make_q(delta ** n, abs(delta) * prodE))
+        terms.append(val * make_q(delta**n, abs(delta) * prodE))
     return tree_sum(terms)
 
 
@@ -504,8 +510,9 @@ def _lex_min(cands, j, basis, rank, delta):
     raise AssertionError("lexicographic ratio test did not break the tie")
 
 
-def integrate_polytope(poly: Poly, constraints: Sequence[Constraint], nvars: int,
-                       deadline: Optional[float] = None) -> Fraction:
+def integrate_polytope(
+    poly: Poly, constraints: Sequence[Constraint], nvars: int, deadline: Optional[float] = None
+) -> Fraction:
     """Exact ``∫ poly dx`` over ``{x : coeffs·x <= rhs for every constraint}``.
 
     ``constraints`` are ``(coeffs, rhs, strict)`` triples (strictness does not

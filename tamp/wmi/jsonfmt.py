@@ -110,7 +110,7 @@ def parse_sexpr(text: str):
 
     tree = rec()
     if pos != len(toks):
-        raise ProblemFormatError(f"trailing text after expression: {' '.join(toks[pos:pos + 5])!r}")
+        raise ProblemFormatError(f"trailing text after expression: {' '.join(toks[pos : pos + 5])!r}")
     return tree
 
 
@@ -271,8 +271,11 @@ def problem_from_dict(data) -> Problem:
         if name in types:
             raise ProblemFormatError(f"variable {name!r} declared twice")
         if kind == "real":
-            if not (isinstance(bd, list) and len(bd) == 2
-                    and all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bd)):
+            if not (
+                isinstance(bd, list)
+                and len(bd) == 2
+                and all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bd)
+            ):
                 raise ProblemFormatError(f"real variable {name!r} needs bounds [lo, hi], got {bd!r}")
             lo, hi = Fraction(bd[0]), Fraction(bd[1])
             if lo > hi:

@@ -35,7 +35,7 @@ class WMIInputError(ValueError):
 @dataclass(frozen=True)
 class Atom:
     coeffs: Tuple[Fraction, ...]  # a, first non-zero entry is 1
-    rhs: Fraction                 # b: the atom is  a·x <= b
+    rhs: Fraction  # b: the atom is  a·x <= b
 
     def constraint(self, positive: bool):
         """The half-space of the literal as ``(coeffs, rhs)`` meaning ``coeffs·x <= rhs``."""
@@ -224,8 +224,7 @@ def weight_combine(w1, w2, fn):
 class Compiler:
     """Translate pysmt terms over the given real variables (with box bounds)."""
 
-    def __init__(self, real_vars: Sequence, bounds: Sequence[Tuple[Fraction, Fraction]],
-                 bool_vars: Sequence = ()):
+    def __init__(self, real_vars: Sequence, bounds: Sequence[Tuple[Fraction, Fraction]], bool_vars: Sequence = ()):
         self.real_vars = list(real_vars)
         self.real_index = {v: i for i, v in enumerate(self.real_vars)}
         self.n = len(self.real_vars)

@@ -138,9 +138,7 @@ class Poly:
             return "Poly(0)"
         parts = []
         for e, c in sorted(self.terms.items(), reverse=True):
-            mono = "*".join(
-                (f"x{i}" if k == 1 else f"x{i}^{k}") for i, k in enumerate(e) if k
-            )
+            mono = "*".join((f"x{i}" if k == 1 else f"x{i}^{k}") for i, k in enumerate(e) if k)
             parts.append(f"{c}" + (f"*{mono}" if mono else ""))
         return "Poly(" + " + ".join(parts) + ")"
 
@@ -225,7 +223,7 @@ class Poly:
             m = c
             for v, k in zip(pt, e):
                 if k:
-                    m *= v ** k
+                    m *= v**k
             total += m
         return total
 
@@ -235,7 +233,7 @@ class Poly:
             m = float(c)
             for v, k in zip(point, e):
                 if k:
-                    m *= v ** k
+                    m *= v**k
             total += m
         return total
 
@@ -245,7 +243,7 @@ class Poly:
         groups: Dict[int, Dict[Exps, Fraction]] = {}
         for e, c in self.terms.items():
             k = e[i]
-            rest = e[:i] + (0,) + e[i + 1:]
+            rest = e[:i] + (0,) + e[i + 1 :]
             groups.setdefault(k, {})[rest] = c
         result: Dict[Exps, Fraction] = {}
         powers = {0: Poly.one(self.nvars)}
@@ -267,7 +265,7 @@ class Poly:
         t: Dict[Exps, Fraction] = {}
         for e, c in self.terms.items():
             k = e[i] + 1
-            ne = e[:i] + (k,) + e[i + 1:]
+            ne = e[:i] + (k,) + e[i + 1 :]
             t[ne] = c / k
         return Poly._raw(self.nvars, t)
 
@@ -282,7 +280,7 @@ class Poly:
         for e, c in self.terms.items():
             if e[i]:
                 raise ValueError(f"variable {i} still occurs")
-            t[e[:i] + e[i + 1:]] = c
+            t[e[:i] + e[i + 1 :]] = c
         return Poly._raw(self.nvars - 1, t)
 
     def rename(self, perm: Sequence[int], nvars: int) -> "Poly":

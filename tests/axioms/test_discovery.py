@@ -9,21 +9,24 @@ from axioms import base
 from lang.parser import parse_expr
 
 
-@pytest.mark.parametrize("src,expected", [
-    ("bern(0.5)", {"bernoulli", "support"}),
-    ("unif({1, 2, 3})", {"uniform_finite", "support"}),
-    ("unif(1, 6)", {"uniform_finite", "support"}),
-    ("unif(1, n)", {"support"}),
-    ("lap(q[i], 1 / eps)", {"laplace", "laplace_upper", "laplace_lower", "support"}),
-    ("exp(0, s)", {"exponential", "support"}),
-    ("dlap(0, s)", {"discrete_laplace", "support"}),
-    ("dexp(k, 2)", {"discrete_exponential", "support"}),
-    ("gauss(0, 1)", {"gaussian", "gaussian_upper", "gaussian_lower", "support"}),
-    ("uniform(0, 1)", {"support"}),
-    ("step([(0, 1, 2)])", {"support"}),
-    ("density(0, 1, 2 * _)", {"support"}),
-    ("lap(1)", set()),
-])
+@pytest.mark.parametrize(
+    "src,expected",
+    [
+        ("bern(0.5)", {"bernoulli", "support"}),
+        ("unif({1, 2, 3})", {"uniform_finite", "support"}),
+        ("unif(1, 6)", {"uniform_finite", "support"}),
+        ("unif(1, n)", {"support"}),
+        ("lap(q[i], 1 / eps)", {"laplace", "laplace_upper", "laplace_lower", "support"}),
+        ("exp(0, s)", {"exponential", "support"}),
+        ("dlap(0, s)", {"discrete_laplace", "support"}),
+        ("dexp(k, 2)", {"discrete_exponential", "support"}),
+        ("gauss(0, 1)", {"gaussian", "gaussian_upper", "gaussian_lower", "support"}),
+        ("uniform(0, 1)", {"support"}),
+        ("step([(0, 1, 2)])", {"support"}),
+        ("density(0, 1, 2 * _)", {"support"}),
+        ("lap(1)", set()),
+    ],
+)
 def test_families_for(src, expected):
     assert {f.name for f in axioms.families_for(parse_expr(src))} == expected
 
@@ -42,7 +45,8 @@ def test_new_module_is_picked_up(tmp_path, monkeypatch):
         "class Probe(AxiomFamily):\n"
         "    name = 'probe'\n"
         "    distributions = ('probe_dist',)\n"
-        "FAMILIES = [Probe()]\n")
+        "FAMILIES = [Probe()]\n"
+    )
     monkeypatch.setattr(axioms, "__path__", list(axioms.__path__) + [str(tmp_path)])
     axioms.all_families.cache_clear()
     try:

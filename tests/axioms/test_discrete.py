@@ -30,7 +30,7 @@ def explicit_two_sided(s, t, terms=4000):
     n = math.floor(t) + 1 if t >= 0 else 0
     total = 0.0
     for j in range(n, n + terms):
-        total += (2 if j > 0 else 1) * a ** j * norm
+        total += (2 if j > 0 else 1) * a**j * norm
     if t < 0:  # j = 0 counted once above; negative t: everything is bad
         return 1.0, 1.0
     rest = 2 * a ** (n + terms) * norm / (1 - a)
@@ -121,7 +121,7 @@ def test_dexp_bound(s, f):
 def test_dexp_closed_form_matches_scipy(s, t):
     assert upper_tail(s, t) == pytest.approx(stats.planck.sf(math.floor(t), 1 / s), rel=1e-9, abs=1e-15)
     a = math.exp(-1 / s)
-    explicit = sum(a ** j * (1 - a) for j in range(math.floor(t) + 1, math.floor(t) + 3000))
+    explicit = sum(a**j * (1 - a) for j in range(math.floor(t) + 1, math.floor(t) + 3000))
     assert explicit - 1e-12 <= upper_tail(s, t) <= explicit + a ** (math.floor(t) + 3000) + 1e-12
 
 

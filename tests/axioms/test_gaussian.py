@@ -26,8 +26,7 @@ def test_bound(fam, var, f):
 
 
 @settings(max_examples=150, deadline=None)
-@given(m=st.floats(-1e3, 1e3), var=st.floats(1e-3, 400), f=st.floats(1e-6, 1.0),
-       which=st.sampled_from([TWO, UP, LOW]))
+@given(m=st.floats(-1e3, 1e3), var=st.floats(1e-3, 400), f=st.floats(1e-6, 1.0), which=st.sampled_from([TWO, UP, LOW]))
 def test_hypothesis(m, var, f, which):
     assert which.side_holds((m, var), f)
     assert which.exact_tail((m, var), f) <= which.cost_value((m, var), f) + 1e-12
@@ -38,7 +37,7 @@ def test_monte_carlo(fam):
     rng = np.random.default_rng(3)
     n = 200_000
     m, var, f = -2.0, 4.0, 0.3
-    v = rng.normal(m, var ** 0.5, n)
+    v = rng.normal(m, var**0.5, n)
     bad = fam.numeric_instance((m, var), f).bad
     assert_consistent(frequency(bad, {"v": v}), fam.exact_tail((m, var), f), n, fam.name)
 

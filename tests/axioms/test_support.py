@@ -20,9 +20,21 @@ def support_family(src):
     return fams[0]
 
 
-ALL = ["bern(p)", "unif(0, n)", "unif({1, 2, 3})", "unif({a, b})", "unif({1, 2} * {3, 4})",
-       "lap(m, s)", "gauss(m, v)", "dlap(m, s)", "exp(k, s)", "dexp(k, s)", "uniform(a, b)",
-       "step([(0, 1, 2), (1, 3, 1)])", "density(0, 1, 2 * _)"]
+ALL = [
+    "bern(p)",
+    "unif(0, n)",
+    "unif({1, 2, 3})",
+    "unif({a, b})",
+    "unif({1, 2} * {3, 4})",
+    "lap(m, s)",
+    "gauss(m, v)",
+    "dlap(m, s)",
+    "exp(k, s)",
+    "dexp(k, s)",
+    "uniform(a, b)",
+    "step([(0, 1, 2), (1, 3, 1)])",
+    "density(0, 1, 2 * _)",
+]
 
 
 @pytest.mark.parametrize("src", ALL)
@@ -41,7 +53,7 @@ CASES = [  # (dist, numeric args, sampler, a value outside the support or None)
     ("dexp", (-3, 0.7), lambda r, n: -3 + r.geometric(1 - math.exp(-1 / 0.7), n) - 1, -4),
     ("uniform", (-1.0, 2.5), lambda r, n: r.uniform(-1.0, 2.5, n), 2.51),
     ("lap", (0.0, 1.0), lambda r, n: r.laplace(0.0, 1.0, n), None),
-    ("gauss", (0.0, 2.0), lambda r, n: r.normal(0.0, 2.0 ** 0.5, n), None),
+    ("gauss", (0.0, 2.0), lambda r, n: r.normal(0.0, 2.0**0.5, n), None),
     ("dlap", (0, 1.0), lambda r, n: r.geometric(0.6, n) - r.geometric(0.6, n), None),
 ]
 

@@ -21,9 +21,16 @@ from lang.parser import parse_expr
 
 FAM = UniformSubset()
 
-DISTS = ["unif({1, 2, 3})", "unif(0, 10)", "unif({-1, 0.5, 3, 7})", "unif({true, false})",
-         "unif({1, 2} * {3, 4, 5})", "unif({(0, 1), (1, 0), (1, 1)})", "unif(-3, 30)",
-         "unif({2, 3, 5, 7, 11, 13, 17, 19})"]
+DISTS = [
+    "unif({1, 2, 3})",
+    "unif(0, 10)",
+    "unif({-1, 0.5, 3, 7})",
+    "unif({true, false})",
+    "unif({1, 2} * {3, 4, 5})",
+    "unif({(0, 1), (1, 0), (1, 1)})",
+    "unif(-3, 30)",
+    "unif({2, 3, 5, 7, 11, 13, 17, 19})",
+]
 
 
 def _targets(pts):
@@ -59,13 +66,12 @@ def test_bad_true_outside_support():
     inst = FAM.instantiate((A.Var("v"),), dist, frozenset({3}))
     for outside in (-1, 11, 100):
         assert evaluate(inst.bad, {"v": outside})
-    inst = FAM.instantiate((A.Var("x"), A.Var("y")), parse_expr("unif({1, 2} * {3, 4})"),
-                           frozenset())
+    inst = FAM.instantiate((A.Var("x"), A.Var("y")), parse_expr("unif({1, 2} * {3, 4})"), frozenset())
     assert evaluate(inst.bad, {"x": 1, "y": 5}) and not evaluate(inst.bad, {"x": 2, "y": 4})
 
 
 def test_choice_counts_are_capped():
-    assert len(enumerate_subsets(tuple(range(6)))) == 2 ** 6
+    assert len(enumerate_subsets(tuple(range(6)))) == 2**6
     k = 11  # subsets of size <= 2, their complements, empty and full
     assert len(enumerate_subsets(tuple(range(k)))) == 2 * (1 + k + k * (k - 1) // 2)
     big = enumerate_subsets(tuple(range(150)))
@@ -107,8 +113,18 @@ def test_explicit_subset_helpers():
     assert evaluate(inst.bad, {"t": (1, 1)}) and not evaluate(inst.bad, {"t": (0, 1)})
 
 
-@pytest.mark.parametrize("src", ["unif({1, 1, 2})", "unif({a, 2})", "unif(0, n)", "unif(0, 0.5)",
-                                 f"unif(0, {MAX_SUPPORT + 1})", "unif(3, 1)", "bern(0.5)"])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "unif({1, 1, 2})",
+        "unif({a, 2})",
+        "unif(0, n)",
+        "unif(0, 0.5)",
+        f"unif(0, {MAX_SUPPORT + 1})",
+        "unif(3, 1)",
+        "bern(0.5)",
+    ],
+)
 def test_not_applicable(src):
     assert not FAM.applies(parse_expr(src))
     assert "uniform_finite" not in [f.name for f in axioms.families_for(parse_expr(src))]

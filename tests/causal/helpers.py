@@ -20,6 +20,7 @@ def _certify():
         opts.setdefault("jobs", 1)
         opts.setdefault("timeout", 60)
         return certify_program(prog, opts, path=src.path, source=src.text)
+
     return run
 
 
@@ -29,6 +30,7 @@ def sampled_bias(text, n=2000, seed=1):
     from tamp.causal import boxes as B
     from tamp.causal.analyzer import Analyzer, Options
     from tamp.causal.symexec import Context
+
     prog, src = load(text)
     a = Analyzer(prog, prog.ensures[0], Options(), Context())
     rng = random.Random(seed)

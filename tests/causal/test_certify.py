@@ -115,7 +115,7 @@ def test_inert_sex_weight_is_certified_by_bounds_not_syntax(certify):
 
 
 def test_network_with_a_thin_biased_band(certify):
-    r = certify(SMT_NET, min_mass=2 ** -12)
+    r = certify(SMT_NET, min_mass=2**-12)
     assert r.verdict == "violated"
     x1 = r.details["witness"]["inputs"]["x1"]
     assert 0.45 < x1 <= 0.5
@@ -126,7 +126,7 @@ def test_network_with_a_thin_biased_band(certify):
 
 
 def test_thin_band_without_symbolic_bounds_goes_to_smt(certify):
-    r = certify(SMT_NET, min_mass=2 ** -12, linear=False)
+    r = certify(SMT_NET, min_mass=2**-12, linear=False)
     assert r.verdict == "violated"
     bm = r.details["biased_mass"]
     assert bm["lower"] <= 0.05 <= bm["upper"]
@@ -156,8 +156,9 @@ def test_parallel_run_agrees(certify):
 
 def test_solver_unknown_is_never_certified(certify, monkeypatch):
     from tamp.causal.analyzer import Analyzer
+
     monkeypatch.setattr(Analyzer, "smt", lambda self, box, phases, want: ("unknown", None))
-    r = certify(SMT_NET, min_mass=2 ** -4)
+    r = certify(SMT_NET, min_mass=2**-4)
     assert r.verdict != "proved"
     assert r.details["unknown"] > 0 or r.verdict == "violated"
 
@@ -191,14 +192,21 @@ def test_population_model_weights_the_biased_mass(certify, tmp_path):
     assert "population" in r.details["distribution"]
 
 
-@pytest.mark.parametrize("text,msg", [
-    ("program p(x: real, s: int) requires 0 <= x && x <= 1 ensures independent(o, s) { o := x > s; }",
-     "cannot tell which values"),
-    ("program p(x: real, s: bool) requires 0 <= x && x <= 1 ensures independent(o, s) { y ~ bern(0.5); o := y; }",
-     "samples"),
-    ("program p(x: real, s: bool) ensures independent(o, t) { o := x; }", "not a parameter"),
-    ("program p(x: real, s: bool) ensures independent(o, s) { o := log(x); }", "not supported"),
-])
+@pytest.mark.parametrize(
+    "text,msg",
+    [
+        (
+            "program p(x: real, s: int) requires 0 <= x && x <= 1 ensures independent(o, s) { o := x > s; }",
+            "cannot tell which values",
+        ),
+        (
+            "program p(x: real, s: bool) requires 0 <= x && x <= 1 ensures independent(o, s) { y ~ bern(0.5); o := y; }",
+            "samples",
+        ),
+        ("program p(x: real, s: bool) ensures independent(o, t) { o := x; }", "not a parameter"),
+        ("program p(x: real, s: bool) ensures independent(o, s) { o := log(x); }", "not supported"),
+    ],
+)
 def test_bad_programs_are_located_errors(certify, text, msg):
     with pytest.raises(TampError) as exc:
         certify(text)
@@ -216,6 +224,7 @@ def test_result_json_and_text(certify):
 
 def test_prove_dispatches_independent_clauses():
     import tamp
+
     res = tamp.prove(TREE)
     assert res.verdict == "violated"
     assert tamp.prove(ZERO_WEIGHT_NET).verdict == "proved"

@@ -20,8 +20,14 @@ program band(x1: real, x2: real, sex: int)
 
 
 def tamp(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "tamp", *args], cwd=cwd, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "tamp", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+        timeout=300,
+    )
 
 
 def test_biased_band_is_measured_exactly(tmp_path):

@@ -27,8 +27,9 @@ def random_net(seed, d=2, layers=(3, 2), sex_scale=0.6):
         cur = []
         for j in range(width):
             h = f"h{li}_{j}"
-            terms = " + ".join(f"{w() if p != 'sex' else round(rng.uniform(-sex_scale, sex_scale), 2)}*{p}"
-                               for p in prev)
+            terms = " + ".join(
+                f"{w() if p != 'sex' else round(rng.uniform(-sex_scale, sex_scale), 2)}*{p}" for p in prev
+            )
             lines.append(f"  {h} := max(0, {terms} + {round(rng.uniform(-0.5, 0.5), 2)});")
             cur.append(h)
         prev = cur
@@ -37,8 +38,10 @@ def random_net(seed, d=2, layers=(3, 2), sex_scale=0.6):
     lines.append("  out := score > 0 ? 1 : 0;")
     head = ", ".join(f"{n}: real" for n in names)
     req = " && ".join(f"0 <= {n} && {n} <= 1" for n in names)
-    return (f"program net({head}, sex: int)\n  requires {req} && (sex == 0 || sex == 1)\n"
-            f"  ensures independent(out, sex)\n{{\n" + "\n".join(lines) + "\n}\n")
+    return (
+        f"program net({head}, sex: int)\n  requires {req} && (sex == 0 || sex == 1)\n"
+        f"  ensures independent(out, sex)\n{{\n" + "\n".join(lines) + "\n}\n"
+    )
 
 
 def analyzer(text, **opts):
@@ -85,6 +88,7 @@ def test_linear_bounds_contain_exact_values(seed):
 def _node_values(a, pt):
     """Exact values of every DAG node at ``pt``."""
     from tamp.causal.dag import Dag
+
     dag = a.dag
     full = Dag(dag.nodes, tuple(range(len(dag.nodes))))
     return evaluate(full, pt)
@@ -97,6 +101,7 @@ def test_exact_share_matches_a_fine_grid(seed):
     import numpy as np
 
     from tamp.causal.dag import evaluate_float
+
     a = analyzer(random_net(100 + seed, d=2, layers=(3,)), exact_unstable=4)
     rng = random.Random(seed)
     checked = 0
@@ -120,6 +125,7 @@ def test_exact_share_matches_a_fine_grid(seed):
 
 def test_halfspace_volume_against_the_polytope_integrator():
     from tamp.wmi import Poly, integrate_polytope_iterated
+
     rng = random.Random(5)
     for _ in range(30):
         n = rng.randint(1, 4)
@@ -142,15 +148,15 @@ def test_halfspace_volume_against_the_polytope_integrator():
 def test_strictness_counts_on_flat_regions():
     box = {"x": (Fraction(0), Fraction(1)), "y": (Fraction(0), Fraction(2))}
     zero = ({}, Fraction(0))
-    assert cut_volume([(*zero, True)], box) == 0          # 0 < 0 nowhere
-    assert cut_volume([(*zero, False)], box) == 2         # 0 <= 0 everywhere
+    assert cut_volume([(*zero, True)], box) == 0  # 0 < 0 nowhere
+    assert cut_volume([(*zero, False)], box) == 2  # 0 <= 0 everywhere
     assert halfspace_volume(({"x": Fraction(1)}, Fraction(-1, 2)), box) == 1  # x <= 1/2: 1/2 × 2
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_certified_answers_agree_with_sampling(seed, certify):
     text = random_net(200 + seed, d=2, layers=(3, 2), sex_scale=0.3 if seed % 2 else 0.02)
-    r = certify(text, min_mass=2 ** -8, timeout=10)
+    r = certify(text, min_mass=2**-8, timeout=10)
     a = analyzer(text)
     rng = random.Random(seed)
     root = B.root_box(a.dims)

@@ -55,7 +55,7 @@ def test_below_share_is_the_exact_halfspace_share():
         else:
             assert got == (1 if const <= 0 else 0)
     box = {"x": (Fraction(0), Fraction(1))}
-    assert below_share(({}, Fraction(0)), box) == 1      # 0 <= 0 everywhere
+    assert below_share(({}, Fraction(0)), box) == 1  # 0 <= 0 everywhere
     assert below_share(({"x": Fraction(1)}, Fraction(-1, 4)), box) == Fraction(1, 4)
 
 
@@ -65,6 +65,7 @@ def _sampled_flags(a, box, n, rng):
     import numpy as np
 
     from tamp.causal.dag import evaluate_float
+
     pts = [B.random_point(a.dims, box, rng) for _ in range(n)]
     env = {d.name: np.array([float(p[d.name]) for p in pts]) for d in a.dims}
     vals = evaluate_float(a.dag, env)
@@ -104,6 +105,7 @@ def test_share_bounds_contain_the_sampled_share(name, sizes):
 def test_phase_branching_decides_the_live_gate_at_the_root():
     """The gated network needs the phase split of `r = max(0, score)`: no input splitting."""
     from .test_linear import GATED
+
     prog, src = load(GATED)
     a = Analyzer(prog, prog.ensures[0], Options(), Context())
     box = B.root_box(a.dims)
@@ -129,8 +131,9 @@ def test_phase_branching_witnesses_are_real(seed):
     i, j = a.pairs[0]
     cases = [(i, j, p, q) for p, q in bias_cases(th[i], th[j])]
     exact = {d.name: box[k] for k, d in enumerate(a.dims)}
-    real = PhaseSearch(a.sym).search(exact, facts, cases,
-                                     lambda p: a.biased_at(a._lp_point(box, p)) is not None, max_lps=64)
+    real = PhaseSearch(a.sym).search(
+        exact, facts, cases, lambda p: a.biased_at(a._lp_point(box, p)) is not None, max_lps=64
+    )
     rng = random.Random(seed)
     sampled = any(a.biased_at(B.random_point(a.dims, box, rng)) is not None for _ in range(400))
     if real.status == "none":
@@ -145,11 +148,16 @@ def test_inert_network_is_proved_by_phase_branching(name):
     # no time budgets (overall, per box for the phase branching: slice_s, or per SMT query): the
     # outcome must not depend on the machine's load; the time it takes is checked by
     # benchmarks/budgets.py
-    r = certify_program(src.programs[0], {"jobs": 1, "timeout": None, "slice_s": 1000.0,
-                                          "smt_timeout": 600.0}, path=src.path, source=src.text)
+    r = certify_program(
+        src.programs[0],
+        {"jobs": 1, "timeout": None, "slice_s": 1000.0, "smt_timeout": 600.0},
+        path=src.path,
+        source=src.text,
+    )
     assert r.verdict == "proved" and r.details["coverage"] == 1.0
     assert r.details["boxes"] <= 4  # decided by branching on ReLU phases, not by input splitting
     import json
+
     meta = json.loads((BENCH / f"{name}.json").read_text())
     assert _bench_module().monte_carlo(meta, n=20_000) == 0.0  # cross-check: no sampled biased input
 
@@ -157,11 +165,18 @@ def test_inert_network_is_proved_by_phase_branching(name):
 # net2x5_biased refines until the gap is at most 0.15 with no time budget (deterministic; how
 # fast it gets there is benchmarks/budgets.py's business); the others have a few seconds:
 # their assertions hold however far the refinement got.
-@pytest.mark.parametrize("name,options", [("net2x5_biased", {"timeout": None, "mass_gap": 0.15}),
-                                          ("net2x5_blinddata", {"timeout": 5}), ("net3x8_biased", {"timeout": 8})])
+@pytest.mark.parametrize(
+    "name,options",
+    [
+        ("net2x5_biased", {"timeout": None, "mass_gap": 0.15}),
+        ("net2x5_blinddata", {"timeout": 5}),
+        ("net3x8_biased", {"timeout": 8}),
+    ],
+)
 def test_monte_carlo_estimate_lies_inside_the_certified_bounds(name, options):
     run = _bench_module()
     import json
+
     meta = json.loads((BENCH / f"{name}.json").read_text())
     src = parse_file(str(BENCH / f"{name}.prob"))
     r = certify_program(src.programs[0], {"jobs": 1, **options}, path=src.path, source=src.text)

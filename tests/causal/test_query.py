@@ -30,6 +30,7 @@ program coin(group: int)
 
 def ask(text, **kw):
     from tamp.causal import query
+
     prog, src = load(text)
     return query(prog, **kw)
 
@@ -87,13 +88,16 @@ def test_sampling_program_needs_probably():
         ask(COIN, given="group == 1", vary=["group"], would="approve")
 
 
-@pytest.mark.parametrize("kw,msg", [
-    (dict(given="income == 40 && dbt == 1 && sex == 1", vary=["sex"], would="approve"), "not an input"),
-    (dict(given="income == 40 && sex == 1", vary=["sex"], would="approve"), "neither fixed"),
-    (dict(given="income == 40 && debt == 1 && sex == 1", vary=["debt in 0..x"], would="approve"), "constant"),
-    (dict(given="income > 40 && debt == 1 && sex == 1", vary=["sex"], would="approve"), "NAME == VALUE"),
-    (dict(given="income == 40 && debt == 1 && sex == 1", vary=["sex"], would="nope"), "not a variable"),
-])
+@pytest.mark.parametrize(
+    "kw,msg",
+    [
+        (dict(given="income == 40 && dbt == 1 && sex == 1", vary=["sex"], would="approve"), "not an input"),
+        (dict(given="income == 40 && sex == 1", vary=["sex"], would="approve"), "neither fixed"),
+        (dict(given="income == 40 && debt == 1 && sex == 1", vary=["debt in 0..x"], would="approve"), "constant"),
+        (dict(given="income > 40 && debt == 1 && sex == 1", vary=["sex"], would="approve"), "NAME == VALUE"),
+        (dict(given="income == 40 && debt == 1 && sex == 1", vary=["sex"], would="nope"), "not a variable"),
+    ],
+)
 def test_bad_options_are_located_errors(kw, msg):
     with pytest.raises(TampError) as exc:
         ask(LOAN, **kw)
@@ -108,6 +112,7 @@ class _Run:
 def tamp(*args, cwd, capsys=None):
     """Run the CLI in-process (an internal error would raise here, so no traceback can hide)."""
     from tamp.cli import main
+
     code = main(list(args))
     out = capsys.readouterr()
     return _Run(code, out.out, out.err)
@@ -117,13 +122,38 @@ def test_cli_json_log_and_replay(tmp_path, capsys):
     f = tmp_path / "loan.prob"
     f.write_text(LOAN)
     log = tmp_path / "q.jsonl"
-    p = tamp("query", str(f), "--given", "income == 40 && debt == 10 && sex == 1", "--vary", "sex",
-             "--would", "approve", "--json", "--log", str(log), cwd=tmp_path, capsys=capsys)
+    p = tamp(
+        "query",
+        str(f),
+        "--given",
+        "income == 40 && debt == 10 && sex == 1",
+        "--vary",
+        "sex",
+        "--would",
+        "approve",
+        "--json",
+        "--log",
+        str(log),
+        cwd=tmp_path,
+        capsys=capsys,
+    )
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert out["answer"] is False and out["model"]["sex"] == 0
-    p = tamp("query", str(f), "--given", "income == 40 && debt == 10 && sex == 0", "--vary", "debt in 0..20",
-             "--might", "approve", "--log", str(log), cwd=tmp_path, capsys=capsys)
+    p = tamp(
+        "query",
+        str(f),
+        "--given",
+        "income == 40 && debt == 10 && sex == 0",
+        "--vary",
+        "debt in 0..20",
+        "--might",
+        "approve",
+        "--log",
+        str(log),
+        cwd=tmp_path,
+        capsys=capsys,
+    )
     assert p.returncode == 0 and "YES" in p.stdout and "witness" in p.stdout
     assert len(log.read_text().splitlines()) == 2
     p = tamp("query", "--replay", str(log), cwd=tmp_path, capsys=capsys)
@@ -136,10 +166,29 @@ def test_cli_json_log_and_replay(tmp_path, capsys):
 def test_cli_errors_exit_2_without_traceback(tmp_path, capsys):
     f = tmp_path / "loan.prob"
     f.write_text(LOAN)
-    p = tamp("query", str(f), "--given", "income == 40 && debt == 10 &&", "--vary", "sex", "--would", "approve",
-             cwd=tmp_path, capsys=capsys)
+    p = tamp(
+        "query",
+        str(f),
+        "--given",
+        "income == 40 && debt == 10 &&",
+        "--vary",
+        "sex",
+        "--would",
+        "approve",
+        cwd=tmp_path,
+        capsys=capsys,
+    )
     assert p.returncode == 2 and "--given:1:" in p.stderr and "Traceback" not in p.stderr
-    p = tamp("query", str(f), "--given", "income == 40 && debt == 10 && sex == 1", "--vary", "sex", cwd=tmp_path, capsys=capsys)
+    p = tamp(
+        "query",
+        str(f),
+        "--given",
+        "income == 40 && debt == 10 && sex == 1",
+        "--vary",
+        "sex",
+        cwd=tmp_path,
+        capsys=capsys,
+    )
     assert p.returncode == 2 and "Traceback" not in p.stderr
     p = tamp("query", "--replay", str(tmp_path / "missing.jsonl"), cwd=tmp_path, capsys=capsys)
     assert p.returncode == 2 and "Traceback" not in p.stderr

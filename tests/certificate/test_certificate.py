@@ -230,15 +230,18 @@ def test_malformed_json_exit_2(tmp_path, capsys):
     assert code == 2 and "malformed JSON" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("mutate, needle", [
-    (lambda c: c.update(format="other"), "not a tamp certificate"),
-    (lambda c: c.update(version=99), "version"),
-    (lambda c: c.update(programs="x"), "programs"),
-    (lambda c: aut(c)["nodes"][0].update(kappa={"node": "Nope"}), "unknown node kind"),
-    (lambda c: aut(c)["nodes"][0].update(kappa={"node": "Num", "value": "1/0", "is_int": False}), "rational"),
-    (lambda c: aut(c)["edges"][0].update(dst=999), "no node 999"),
-    (lambda c: c["programs"][0]["automata"].append(c["programs"][0]["automata"][0]), "exactly one automaton"),
-])
+@pytest.mark.parametrize(
+    "mutate, needle",
+    [
+        (lambda c: c.update(format="other"), "not a tamp certificate"),
+        (lambda c: c.update(version=99), "version"),
+        (lambda c: c.update(programs="x"), "programs"),
+        (lambda c: aut(c)["nodes"][0].update(kappa={"node": "Nope"}), "unknown node kind"),
+        (lambda c: aut(c)["nodes"][0].update(kappa={"node": "Num", "value": "1/0", "is_int": False}), "rational"),
+        (lambda c: aut(c)["edges"][0].update(dst=999), "no node 999"),
+        (lambda c: c["programs"][0]["automata"].append(c["programs"][0]["automata"][0]), "exactly one automaton"),
+    ],
+)
 def test_malformed_certificate_exit_2(ex1_cert, tmp_path, capsys, mutate, needle):
     cert = tampered(ex1_cert)
     mutate(cert)
@@ -261,16 +264,27 @@ def test_split_cycle_cannot_justify_itself(ex1_cert, tmp_path, capsys):
     entry = cert["programs"][0]["cfa"]["entry"]
     a["root"], a["exits"] = 0, []
     a["nodes"] = [{"id": 0, "cfa_node": entry, "lambda": ast("true"), "kappa": ast("0")}]
-    a["edges"] = [{"src": 0, "dst": 0, "kind": "split", "stmt": {"node": "Assume", "cond": ast("true")},
-                   "cfa_edge": None, "axiom": None}]
+    a["edges"] = [
+        {
+            "src": 0,
+            "dst": 0,
+            "kind": "split",
+            "stmt": {"node": "Assume", "cond": ast("true")},
+            "cfa_edge": None,
+            "axiom": None,
+        }
+    ]
     code, out = check(cert, EX1, tmp_path, capsys)
     assert code == 3 and "split edges form a cycle" in out, out
 
 
-@pytest.mark.parametrize("text, note", [
-    ("program h(n: int) requires n > 1 && n < 0 ensures !y fails 0 { y ~ bern(0.5); }", "vacuously"),
-    ("program h() ensures !y fails 2 { y ~ bern(0.5); }", "trivially"),
-])
+@pytest.mark.parametrize(
+    "text, note",
+    [
+        ("program h(n: int) requires n > 1 && n < 0 ensures !y fails 0 { y ~ bern(0.5); }", "vacuously"),
+        ("program h() ensures !y fails 2 { y ~ bern(0.5); }", "trivially"),
+    ],
+)
 def test_trivial_claims_are_flagged(tmp_path, capsys, text, note):
     from tamp.cli import main
 

@@ -47,16 +47,32 @@ def certs():
     return {"ex1": make_certificate(EX1), "laplace": make_certificate(LAPLACE)}
 
 
-REPLACEMENTS = st.one_of(st.none(), st.booleans(), st.integers(-3, 40), st.text(max_size=5),
-                         st.just({"node": "BoolLit", "value": True}), st.just({"node": "Num", "value": "0",
-                                                                               "is_int": True}),
-                         st.just({"node": "Var", "name": "p"}), st.just([]), st.just({}))
+REPLACEMENTS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 40),
+    st.text(max_size=5),
+    st.just({"node": "BoolLit", "value": True}),
+    st.just({"node": "Num", "value": "0", "is_int": True}),
+    st.just({"node": "Var", "name": "p"}),
+    st.just([]),
+    st.just({}),
+)
 
 
-@settings(max_examples=120, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(which=st.sampled_from(["ex1", "laplace"]), pick=st.integers(0, 10 ** 6), donor=st.integers(0, 10 ** 6),
-       use_donor=st.booleans(), repl=REPLACEMENTS)
+@settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    which=st.sampled_from(["ex1", "laplace"]),
+    pick=st.integers(0, 10**6),
+    donor=st.integers(0, 10**6),
+    use_donor=st.booleans(),
+    repl=REPLACEMENTS,
+)
 def test_mutated_certificates_never_crash_the_checker(certs, which, pick, donor, use_donor, repl):
     from lang.parser import parse_file
     from tamp.certificate import MalformedCertificate, check_certificate, decode
@@ -107,9 +123,13 @@ def _same_claim(a, b):
     return pa["cfa"] == pb["cfa"] and pa["bound"] == pb["bound"] and a["source_sha256"] == b["source_sha256"]
 
 
-@settings(max_examples=120, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(which=st.sampled_from(["ex1", "laplace"]), pick=st.integers(0, 10 ** 6), repl=REPLACEMENTS)
+@settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(which=st.sampled_from(["ex1", "laplace"]), pick=st.integers(0, 10**6), repl=REPLACEMENTS)
 def test_mutated_automata_never_crash_the_checker(certs, which, pick, repl):
     """The same, aimed at the automaton (labels, κ, statements, axioms)."""
     from lang.parser import parse_file
@@ -125,12 +145,15 @@ def test_mutated_automata_never_crash_the_checker(certs, which, pick, repl):
         pass
 
 
-@pytest.mark.parametrize("field, value, needle", [
-    ("lambda", {"node": "Num", "value": "0", "is_int": True}, "is not a formula"),
-    ("lambda", {"node": "Var", "name": "p"}, "is not a formula"),
-    ("kappa", {"node": "BoolLit", "value": True}, "is not a number"),
-    ("lambda", {"node": "Var", "name": "zz"}, "cannot encode"),
-])
+@pytest.mark.parametrize(
+    "field, value, needle",
+    [
+        ("lambda", {"node": "Num", "value": "0", "is_int": True}, "is not a formula"),
+        ("lambda", {"node": "Var", "name": "p"}, "is not a formula"),
+        ("kappa", {"node": "BoolLit", "value": True}, "is not a number"),
+        ("lambda", {"node": "Var", "name": "zz"}, "cannot encode"),
+    ],
+)
 def test_ill_sorted_labels_rejected(certs, field, value, needle):
     from lang.parser import parse_file
     from tamp.certificate import check_certificate, decode

@@ -73,15 +73,18 @@ def _rank(text):
     return ast(text)
 
 
-@pytest.mark.parametrize("mutate, needle", [
-    (lambda t: t.clear(), "0 termination arguments"),
-    (lambda t: t[0].update(decreasing=[]), "does not pass a decreasing edge"),
-    (lambda t: t[0].update(rank=_rank("n - i / 2")), "DECREASE"),
-    (lambda t: t[0].update(rank=_rank("1")), "DECREASE"),
-    (lambda t: t[0].update(rank=_rank("n - i - 1")), "BOUNDED"),
-    (lambda t: t.append(dict(t[0])), "2 termination arguments"),
-    (lambda t: t[0].update(head=0), "termination argument"),
-])
+@pytest.mark.parametrize(
+    "mutate, needle",
+    [
+        (lambda t: t.clear(), "0 termination arguments"),
+        (lambda t: t[0].update(decreasing=[]), "does not pass a decreasing edge"),
+        (lambda t: t[0].update(rank=_rank("n - i / 2")), "DECREASE"),
+        (lambda t: t[0].update(rank=_rank("1")), "DECREASE"),
+        (lambda t: t[0].update(rank=_rank("n - i - 1")), "BOUNDED"),
+        (lambda t: t.append(dict(t[0])), "2 termination arguments"),
+        (lambda t: t[0].update(head=0), "termination argument"),
+    ],
+)
 def test_tampered_ranking_is_rejected(noisy_sum_cert, tmp_path, capsys, mutate, needle):
     cert = tampered(noisy_sum_cert)
     mutate(cert["programs"][0]["termination"])
@@ -132,8 +135,9 @@ def _unchecked_arguments(cfa, lps, enc, valid):
 def test_geometric_argument_with_a_possibly_zero_exit_probability_is_rejected(tmp_path, capsys, monkeypatch):
     import tamp.prover.loops as loops
 
-    path, cert = _forged(tmp_path, RETRY.replace("0 < q", "0 <= q"), monkeypatch,
-                         (loops, "prove_termination", _unchecked_arguments))
+    path, cert = _forged(
+        tmp_path, RETRY.replace("0 < q", "0 <= q"), monkeypatch, (loops, "prove_termination", _unchecked_arguments)
+    )
     assert [t["kind"] for t in cert["programs"][0]["termination"]] == ["geometric"]
     code, out = check(cert, path, tmp_path, capsys)
     assert code != 0 and "EXITPROB" in out, out

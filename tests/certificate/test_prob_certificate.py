@@ -43,9 +43,15 @@ SMALL = {
     "dice": """program dice() ensures P(a + b == 7) == 1/6 { a ~ unif(1, 6); b ~ unif(1, 6); }""",
 }
 
-BENCHMARKS = ["wmi/prop_parity.prob", "wmi/prop_noise.prob", "wmi/prop_local_robustness.prob",
-              "wmi/prop_equivalence.prob", "fairness/BN1_DT4.prob", "fairness/ind_DT4.prob",
-              "fairness/BN2_DT4.prob"]
+BENCHMARKS = [
+    "wmi/prop_parity.prob",
+    "wmi/prop_noise.prob",
+    "wmi/prop_local_robustness.prob",
+    "wmi/prop_equivalence.prob",
+    "fairness/BN1_DT4.prob",
+    "fairness/ind_DT4.prob",
+    "fairness/BN2_DT4.prob",
+]
 
 
 def certify(path: Path, expect=None) -> dict:
@@ -230,15 +236,21 @@ def test_witness_split_outside_box_is_rejected(tmp_path, capsys):
     path = BENCH / "wmi/prop_equivalence.prob"
     cert = certify(path)
     t = copy.deepcopy(cert)
-    cell = next(c for term in t["probability"][0]["terms"] for tr in term["traces"] for c in tr["cells"]
-                if c["witness"])
+    cell = next(
+        c for term in t["probability"][0]["terms"] for tr in term["traces"] for c in tr["cells"] if c["witness"]
+    )
     w = cell["witness"]
     w["at"] = "1000000"
     w["below"] = None
     rejected(t, path, tmp_path, capsys, "MASS")
     t2 = copy.deepcopy(cert)
-    cell2 = next(c for term in t2["probability"][0]["terms"] for tr in term["traces"] for c in tr["cells"]
-                 if c["witness"] and c["class"] != "boundary")
+    cell2 = next(
+        c
+        for term in t2["probability"][0]["terms"]
+        for tr in term["traces"]
+        for c in tr["cells"]
+        if c["witness"] and c["class"] != "boundary"
+    )
     cell2["witness"] = None  # the trivial bound [0, box mass] no longer contains a tight claim
     rejected(t2, path, tmp_path, capsys, "MASS")
 

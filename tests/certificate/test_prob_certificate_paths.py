@@ -91,7 +91,7 @@ def test_oblique_half_space_is_one_dimensional(oblique, tmp_path, capsys):
     hit = next(c for c in cs if c["class"] == "hit")
     lo, hi = (Fraction(x) for x in hit["mass"])
     exact = 0.5 * math.erfc(-(1 / 3) / math.sqrt(2))
-    assert float(lo) <= exact + 1e-12 and exact - 1e-12 <= float(hi) and hi - lo < Fraction(1, 10 ** 12)
+    assert float(lo) <= exact + 1e-12 and exact - 1e-12 <= float(hi) and hi - lo < Fraction(1, 10**12)
 
 
 def test_two_half_spaces_check_ok(tmp_path, capsys):
@@ -192,12 +192,16 @@ def test_gauss_transform_matches_direct_1d_mass():
     from tamp.certificate.cellmass import Region, region_mass
     from tamp.prob.dists import Gauss
 
-    d = {"a": Gauss(Fraction(1), Fraction(2)), "b": Gauss(Fraction(-1), Fraction(3)), "c": Gauss(Fraction(0), Fraction(1, 2))}
+    d = {
+        "a": Gauss(Fraction(1), Fraction(2)),
+        "b": Gauss(Fraction(-1), Fraction(3)),
+        "c": Gauss(Fraction(0), Fraction(1, 2)),
+    }
     reg = Region({}, [({"a": Fraction(2), "b": Fraction(-1), "c": Fraction(3)}, Fraction(4))])
     m = region_mass(reg, d, {"ldl": None})
     # 2a - b + 3c ~ N(3, 8 + 3 + 9/2)
     direct = Gauss(Fraction(3), Fraction(31, 2)).mass(None, Fraction(4))
-    assert m.lo <= direct.hi and direct.lo <= m.hi and m.hi - m.lo < Fraction(1, 10 ** 12)
+    assert m.lo <= direct.hi and direct.lo <= m.hi and m.hi - m.lo < Fraction(1, 10**12)
     # without the rewriting (and no witness) the root leaf's bound is sound but much wider
     root = region_mass(reg, d, None)
     assert root.lo <= direct.hi and direct.lo <= root.hi and root.hi - root.lo > Fraction(1, 100)

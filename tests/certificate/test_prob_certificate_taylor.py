@@ -78,7 +78,7 @@ def test_leaf_bounds_contain_the_true_mass_and_are_second_order():
             px, py = x0 + h * Fraction(rng.randint(0, 100), 100), y0 + h * Fraction(rng.randint(0, 100), 100)
             cons.append(({"x": cx, "y": cy}, cx * px + cy * py))
         lo, hi, _ = leaf_bounds(box, cons, ds, ["x", "y"])
-        exact = _exact_2d(box, cons, {"x": vx ** 0.5, "y": vy ** 0.5})
+        exact = _exact_2d(box, cons, {"x": vx**0.5, "y": vy**0.5})
         assert float(lo) - 1e-13 <= exact <= float(hi) + 1e-13, (box, cons, lo, hi, exact)
         whole = float((ds["x"].mass(*box["x"]) * ds["y"].mass(*box["y"])).hi)
         if whole > 1e-6:
@@ -108,7 +108,7 @@ def test_three_gaussian_mass_raised_is_rejected(tri, tmp_path, capsys):
     t = copy.deepcopy(cert)
     hit = next(c for c in _cells(t) if c["class"] == "hit")
     lo, hi = (Fraction(x) for x in hit["mass"])
-    hit["mass"] = [str(hi + Fraction(1, 10 ** 4)), str(hi + Fraction(2, 10 ** 4))]
+    hit["mass"] = [str(hi + Fraction(1, 10**4)), str(hi + Fraction(2, 10**4))]
     rejected(t, path, tmp_path, capsys, "MASS")
 
 

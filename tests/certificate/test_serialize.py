@@ -60,20 +60,23 @@ def test_positions_optional():
     assert from_json(to_json(e, with_pos=True), A.Expr).pos is not None
 
 
-@pytest.mark.parametrize("data, needle", [
-    ({"node": "Nope"}, "unknown node kind"),
-    ({"node": "Var"}, "needs the field 'name'"),
-    ({"node": "Var", "name": "x", "extra": 1}, "unexpected field"),
-    ({"node": "Var", "name": 3}, "expected a string"),
-    ({"node": "Num", "value": 0.5, "is_int": False}, "rational"),
-    ({"node": "Num", "value": "1/0", "is_int": False}, "rational"),
-    ({"node": "Num", "value": "9" * 5000, "is_int": True}, "rational"),
-    ({"node": "BoolLit", "value": 1}, "true or false"),
-    ({"node": "Binary", "op": "+", "left": {"node": "Skip"}, "right": {"node": "Var", "name": "x"}}, "not allowed"),
-    ({"node": "Call", "func": "abs", "args": {"node": "Var", "name": "x"}}, "expected a list"),
-    ([1, 2], "syntax node"),
-    ("x", "syntax node"),
-])
+@pytest.mark.parametrize(
+    "data, needle",
+    [
+        ({"node": "Nope"}, "unknown node kind"),
+        ({"node": "Var"}, "needs the field 'name'"),
+        ({"node": "Var", "name": "x", "extra": 1}, "unexpected field"),
+        ({"node": "Var", "name": 3}, "expected a string"),
+        ({"node": "Num", "value": 0.5, "is_int": False}, "rational"),
+        ({"node": "Num", "value": "1/0", "is_int": False}, "rational"),
+        ({"node": "Num", "value": "9" * 5000, "is_int": True}, "rational"),
+        ({"node": "BoolLit", "value": 1}, "true or false"),
+        ({"node": "Binary", "op": "+", "left": {"node": "Skip"}, "right": {"node": "Var", "name": "x"}}, "not allowed"),
+        ({"node": "Call", "func": "abs", "args": {"node": "Var", "name": "x"}}, "expected a list"),
+        ([1, 2], "syntax node"),
+        ("x", "syntax node"),
+    ],
+)
 def test_strict_reading(data, needle):
     with pytest.raises(SerializeError) as exc:
         expr_from_json(data)

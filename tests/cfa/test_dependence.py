@@ -20,8 +20,9 @@ def test_user_assumes_are_marked_and_guards_are_not():
     cfa = cfa_of("x ~ bern(0.5); if (x) { y := 1; } else { y := 2; } while (n > 3) { n2 := 1; } assume(n > 0);")
     marked = user_assumes(cfa)
     assert [show(st) for _e, st in marked] == ["n > 0"]
-    guards = [d["stmt"] for _u, _v, _k, d in cfa.edges()
-              if isinstance(d["stmt"], A.Assume) and not d.get("user_assume")]
+    guards = [
+        d["stmt"] for _u, _v, _k, d in cfa.edges() if isinstance(d["stmt"], A.Assume) and not d.get("user_assume")
+    ]
     assert len(guards) >= 4
 
 

@@ -48,13 +48,21 @@ def stmts(depth=2):
         return st.lists(simple_stmt(), min_size=1, max_size=3).map(" ".join)
     inner = stmts(depth - 1)
     compound = st.one_of(
-        st.builds(lambda c, t, e: f"if ({c}) {{ {t} }} else {{ {e} }}",
-                  st.one_of(st.sampled_from(BOOLS), bool_expr()), inner, inner),
+        st.builds(
+            lambda c, t, e: f"if ({c}) {{ {t} }} else {{ {e} }}",
+            st.one_of(st.sampled_from(BOOLS), bool_expr()),
+            inner,
+            inner,
+        ),
         st.builds(lambda t, i: f"for i{i} in 0..2 {{ {t} }}", inner, st.integers(0, 99)),
         # the same variable assigned in both branches: its value then depends on the condition
-        st.builds(lambda c, x, j, k: f"if ({c}) {{ {x} := {j}; }} else {{ {x} := {k}; }}",
-                  st.one_of(st.sampled_from(BOOLS), bool_expr()), st.sampled_from(INTS),
-                  st.integers(0, 2), st.integers(0, 2)),
+        st.builds(
+            lambda c, x, j, k: f"if ({c}) {{ {x} := {j}; }} else {{ {x} := {k}; }}",
+            st.one_of(st.sampled_from(BOOLS), bool_expr()),
+            st.sampled_from(INTS),
+            st.integers(0, 2),
+            st.integers(0, 2),
+        ),
     )
     return st.lists(st.one_of(simple_stmt(), compound), min_size=1, max_size=4).map(" ".join)
 

@@ -87,8 +87,11 @@ def test_bench_table_and_expectations(tmp_path):
     (tmp_path / "coin.prob").write_text(COIN)
     (tmp_path / "broken.prob").write_text("program (")
     out_json = tmp_path / "r.json"
-    proc = subprocess.run([sys.executable, "-m", "tamp", "bench", str(tmp_path), "--timeout", "60",
-                           "--json", str(out_json)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tamp", "bench", str(tmp_path), "--timeout", "60", "--json", str(out_json)],
+        capture_output=True,
+        text=True,
+    )
     assert "Traceback" not in proc.stderr
     rows = json.loads(out_json.read_text())["rows"]
     by_file = {r["file"].rsplit("/", 1)[-1]: r for r in rows}

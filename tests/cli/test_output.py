@@ -144,15 +144,18 @@ def test_version(capsys):
     assert capsys.readouterr().out.startswith(f"tamp {__version__} ")
 
 
-@pytest.mark.parametrize("argv, hint", [
-    (["prov", "{coin}"], "did you mean 'prove'?"),
-    (["simulat", "{coin}"], "did you mean 'simulate'?"),
-    (["prove", "{coin}", "--bund", "p"], "did you mean '--bound'?"),
-    (["prove", "{coin}", "--timout=3", "--jsn"], "did you mean '--timeout' for '--timout', '--json' for '--jsn'?"),
-    (["prove", "{coin}", "--program", "con"], "no program named 'con' (did you mean 'coin'?)"),
-    (["prove", "{coin}", "--input", "pp=0.5"], "unknown input(s) pp (did you mean 'p'?)"),
-    (["simulate", "{coin}", "--input", "q=0.5"], "unknown input(s) q (parameters: p)"),  # nothing close: no guess
-])
+@pytest.mark.parametrize(
+    "argv, hint",
+    [
+        (["prov", "{coin}"], "did you mean 'prove'?"),
+        (["simulat", "{coin}"], "did you mean 'simulate'?"),
+        (["prove", "{coin}", "--bund", "p"], "did you mean '--bound'?"),
+        (["prove", "{coin}", "--timout=3", "--jsn"], "did you mean '--timeout' for '--timout', '--json' for '--jsn'?"),
+        (["prove", "{coin}", "--program", "con"], "no program named 'con' (did you mean 'coin'?)"),
+        (["prove", "{coin}", "--input", "pp=0.5"], "unknown input(s) pp (did you mean 'p'?)"),
+        (["simulate", "{coin}", "--input", "q=0.5"], "unknown input(s) q (parameters: p)"),  # nothing close: no guess
+    ],
+)
 def test_did_you_mean(files, capsys, argv, hint):
     code, out, err = run_cli([a.format(coin=files["coin"]) for a in argv], capsys)
     assert code == 2 and hint in err, err
@@ -162,8 +165,13 @@ def test_did_you_mean(files, capsys, argv, hint):
 def test_no_colour_when_piped_or_no_color(files):
     env = dict(os.environ, PYTHONPATH=str(REPO))
     env.pop("NO_COLOR", None)
-    proc = subprocess.run([sys.executable, "-m", "tamp", "prove", str(files["half"])], env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tamp", "prove", str(files["half"])],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 1 and "\x1b[" not in proc.stdout and proc.stdout.startswith("half: unknown")
 
 
@@ -194,8 +202,13 @@ def test_bench_streams_one_plain_line_per_file_on_stderr(tmp_path, files):
     """Piped: one plain line per finished file on stderr (the table on stdout is unchanged)."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     env.pop("NO_COLOR", None)
-    proc = subprocess.run([sys.executable, "-m", "tamp", "bench", str(files["coin"]), str(files["half"]),
-                           "--timeout", "60"], env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tamp", "bench", str(files["coin"]), str(files["half"]), "--timeout", "60"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("[")]
     assert len(lines) == 2 and "\x1b[" not in proc.stderr

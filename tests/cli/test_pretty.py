@@ -10,38 +10,52 @@ from lang.parser import parse_expr
 from tamp.report.pretty import simplify_text
 
 
-@pytest.mark.parametrize("text, shown", [
-    ("p / n * (i - 0)", "p * i / n"),
-    ("log(1 / (p / n))", "log(n / p)"),
-    ("1 - (1 - 3 * r)", "3 * r"),
-    ("1 / 4", "0.25"),
-    ("1 / 3 + 1 / 3", "2 / 3"),          # a rational, never 0.6666666666666666
-    ("0.1 + 0.2", "0.3"),                # exact decimals, not 0.30000000000000004
-    ("-x * y / 3", "-x * y / 3"),
-    ("a[i] + a[i] - 0", "2 * a[i]"),     # an array element is kept whole
-    ("x div 2 + 0", "x div 2"),          # so is an integer division
-    ("!(r == 0) || x + 0 > 1", "!(r == 0) || x > 1"),  # arithmetic inside a condition
-    ("p * n", "p * n"),                  # nothing shorter: as written
-])
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("p / n * (i - 0)", "p * i / n"),
+        ("log(1 / (p / n))", "log(n / p)"),
+        ("1 - (1 - 3 * r)", "3 * r"),
+        ("1 / 4", "0.25"),
+        ("1 / 3 + 1 / 3", "2 / 3"),  # a rational, never 0.6666666666666666
+        ("0.1 + 0.2", "0.3"),  # exact decimals, not 0.30000000000000004
+        ("-x * y / 3", "-x * y / 3"),
+        ("a[i] + a[i] - 0", "2 * a[i]"),  # an array element is kept whole
+        ("x div 2 + 0", "x div 2"),  # so is an integer division
+        ("!(r == 0) || x + 0 > 1", "!(r == 0) || x > 1"),  # arithmetic inside a condition
+        ("p * n", "p * n"),  # nothing shorter: as written
+    ],
+)
 def test_simplified(text, shown):
     assert simplify_text(text) == shown
 
 
-@pytest.mark.parametrize("text", [
-    "forall j in 0..n: a[j] >= 0",
-    "sum(j in 0..n: q[j])",
-    "P(x > 0 + 1) >= 0.5",
-    "this is ( not tamp",
-    "",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "forall j in 0..n: a[j] >= 0",
+        "sum(j in 0..n: q[j])",
+        "P(x > 0 + 1) >= 0.5",
+        "this is ( not tamp",
+        "",
+    ],
+)
 def test_what_sympy_cannot_stand_for_is_shown_as_written(text):
     assert simplify_text(text) == text
 
 
-@pytest.mark.parametrize("text", [
-    "p / n * (i - 0)", "1 - (1 - 3 * r)", "n / eps * log(n / p) + 2 * (n - n)", "p * (1 + r) - p * r",
-    "abs(x - y) * 2 / 4", "max(p, q) + min(p, q) - p", "(i + 1) * (i - 1) - i * i",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "p / n * (i - 0)",
+        "1 - (1 - 3 * r)",
+        "n / eps * log(n / p) + 2 * (n - n)",
+        "p * (1 + r) - p * r",
+        "abs(x - y) * 2 / 4",
+        "max(p, q) + min(p, q) - p",
+        "(i + 1) * (i - 1) - i * i",
+    ],
+)
 def test_the_shown_formula_has_the_same_value(text):
     """Evaluated exactly (or in floating point for log) at random points, before and after."""
     shown = simplify_text(text)

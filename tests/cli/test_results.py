@@ -15,8 +15,15 @@ def test_a_single_result_is_its_own_only_part():
     assert r.parts == [r] and combine("p", [r]) is r and r.to_dot() == {}
 
 
-@pytest.mark.parametrize("verdicts,expected", [((PROVED, PROVED), PROVED), ((PROVED, UNKNOWN), UNKNOWN),
-                                               ((UNKNOWN, VIOLATED), VIOLATED), ((PROVED, VIOLATED), VIOLATED)])
+@pytest.mark.parametrize(
+    "verdicts,expected",
+    [
+        ((PROVED, PROVED), PROVED),
+        ((PROVED, UNKNOWN), UNKNOWN),
+        ((UNKNOWN, VIOLATED), VIOLATED),
+        ((PROVED, VIOLATED), VIOLATED),
+    ],
+)
 def test_several_engines_combine_into_a_mixed_result(verdicts, expected):
     a, b = part("failure-bound", verdicts[0], 1.0, "p"), part("probability", verdicts[1], 2.0)
     r = combine("p", [a, b])

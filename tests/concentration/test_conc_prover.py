@@ -22,13 +22,22 @@ ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = sorted((ROOT / "benchmarks" / "concentration").glob("*.prob"))
 VARIANTS = sorted((ROOT / "benchmarks" / "variants").glob("*Conc_half.prob")) + [
     ROOT / "benchmarks" / "variants" / f"{n}_half.prob"
-    for n in ("failuresCount", "failuresCountLower", "failuresChernoff", "gaussThree")]
+    for n in ("failuresCount", "failuresCountLower", "failuresChernoff", "gaussThree")
+]
 
-RULE_OF = {"noisySumConc": "laplace-bernstein", "noisyAvgConc": "laplace-bernstein",
-           "dlapSumConc": "laplace-bernstein", "gaussSumConc": "gauss-chernoff", "gaussThree": "gauss-chernoff",
-           "boundedSumConc": "hoeffding", "failuresCount": "hoeffding", "failuresCountLower": "hoeffding",
-           "failuresChernoff": "chernoff", "expSumConc": "exponential-bernstein",
-           "geomSumConc": "exponential-bernstein"}
+RULE_OF = {
+    "noisySumConc": "laplace-bernstein",
+    "noisyAvgConc": "laplace-bernstein",
+    "dlapSumConc": "laplace-bernstein",
+    "gaussSumConc": "gauss-chernoff",
+    "gaussThree": "gauss-chernoff",
+    "boundedSumConc": "hoeffding",
+    "failuresCount": "hoeffding",
+    "failuresCountLower": "hoeffding",
+    "failuresChernoff": "chernoff",
+    "expSumConc": "exponential-bernstein",
+    "geomSumConc": "exponential-bernstein",
+}
 
 
 def _certify(path: Path):
@@ -94,15 +103,21 @@ def _double(x):
     return {"node": "Binary", "op": "*", "left": {"node": "Num", "value": "2", "is_int": True}, "right": x}
 
 
-@pytest.mark.parametrize("what,fn,reason", [
-    ("half margin", lambda c: c["applications"][0].update(u=_halve(c["applications"][0]["u"])), "tail"),
-    ("double probability", lambda c: c["applications"][0].update(f=_double(c["applications"][0]["f"])), "BUDGET"),
-    ("wrong rule", lambda c: c["applications"][0].update(rule="hoeffding"), "does not apply"),
-    ("one tail only", lambda c: c["applications"][0].update(mode="upper"), "POST"),
-    ("other sums", lambda c: c["sums"][0]["blocks"][0].update(param={"node": "Num", "value": "1", "is_int": True}),
-     "SHAPE"),
-    ("no application", lambda c: c.update(applications=[]), "exactly one"),
-])
+@pytest.mark.parametrize(
+    "what,fn,reason",
+    [
+        ("half margin", lambda c: c["applications"][0].update(u=_halve(c["applications"][0]["u"])), "tail"),
+        ("double probability", lambda c: c["applications"][0].update(f=_double(c["applications"][0]["f"])), "BUDGET"),
+        ("wrong rule", lambda c: c["applications"][0].update(rule="hoeffding"), "does not apply"),
+        ("one tail only", lambda c: c["applications"][0].update(mode="upper"), "POST"),
+        (
+            "other sums",
+            lambda c: c["sums"][0]["blocks"][0].update(param={"node": "Num", "value": "1", "is_int": True}),
+            "SHAPE",
+        ),
+        ("no application", lambda c: c.update(applications=[]), "exactly one"),
+    ],
+)
 def test_tampered_certificates_are_rejected(sum_cert, what, fn, reason):
     path, cert, raw = sum_cert
     report = _check(_tamper(cert, fn), path, raw)

@@ -70,7 +70,7 @@ def test_fails_hole_gives_the_bernstein_tail_for_all_inputs():
     r = prove(SUM).programs[0]
     assert r.verdict == "proved", r.render_text()
     env = {"n": 50, "b": 0.5, "t": 20.0}
-    assert math.isclose(_value(r.bound, env), 2 * math.exp(-20.0 ** 2 / (8 * 50 * 0.25)), rel_tol=1e-12)
+    assert math.isclose(_value(r.bound, env), 2 * math.exp(-(20.0**2) / (8 * 50 * 0.25)), rel_tol=1e-12)
 
 
 def test_fails_hole_with_inputs_has_a_value_and_simulation_agrees(tmp_path, capsys):
@@ -100,13 +100,19 @@ def test_union_bound_inference_for_a_union_bound_claim():
 
 
 def test_margin_hole_is_the_smallest_proved_margin_and_holds_in_simulation():
-    res = prove(MARGIN, inputs={"n": 1000, "r": __import__("fractions").Fraction(1, 100),
-                                "p": __import__("fractions").Fraction(1, 100)}).programs[0]
+    res = prove(
+        MARGIN,
+        inputs={
+            "n": 1000,
+            "r": __import__("fractions").Fraction(1, 100),
+            "p": __import__("fractions").Fraction(1, 100),
+        },
+    ).programs[0]
     assert res.verdict == "proved", res.render_text()
     env = {"n": 1000, "r": 0.01, "p": 0.01}
     m = float(evaluate(res.margin, env))
     hoeffding = math.sqrt(1000 * math.log(100) / 2)
-    assert m < hoeffding            # Chernoff is tighter than Hoeffding for rare failures
+    assert m < hoeffding  # Chernoff is tighter than Hoeffding for rare failures
     assert math.isclose(m, res.value, rel_tol=1e-12)
     from tamp.show import show_expr
 
@@ -114,8 +120,10 @@ def test_margin_hole_is_the_smallest_proved_margin_and_holds_in_simulation():
     sim = simulate(text, {"n": 1000, "r": 0.01, "p": 0.01}, runs=20000, seed=5)
     assert sim.verdict == "consistent", sim.render_text()
     # a margin of half the inferred one is refuted by simulation at n = 1000, r = 0.5
-    res2 = prove(MARGIN, inputs={"n": 1000, "r": __import__("fractions").Fraction(1, 2),
-                                 "p": __import__("fractions").Fraction(1, 100)}).programs[0]
+    res2 = prove(
+        MARGIN,
+        inputs={"n": 1000, "r": __import__("fractions").Fraction(1, 2), "p": __import__("fractions").Fraction(1, 100)},
+    ).programs[0]
     half = MARGIN.replace("?", "(" + show_expr(res2.margin) + ") / 3")
     sim = simulate(half, {"n": 1000, "r": 0.5, "p": 0.01}, runs=20000, seed=5)
     assert sim.verdict == "refuted", sim.render_text()
@@ -185,8 +193,8 @@ def test_inferred_bound_is_the_best_of_union_bound_and_concentration():
 
     r = prove(BOTH, inputs={"n": 5, "eps": 1, "p": Fraction(9, 10)}).programs[0]
     assert r.verdict == "proved", r.render_text()
-    union = 0.9                                        # the union bound proves p
-    conc = 2 * math.exp(-(5 * math.log(5 / 0.9)) ** 2 / (8 * 5))
+    union = 0.9  # the union bound proves p
+    conc = 2 * math.exp(-((5 * math.log(5 / 0.9)) ** 2) / (8 * 5))
     assert math.isclose(r.value, min(union, conc), rel_tol=1e-9)
     methods = {a["method"] for a in r.to_json().get("alternatives", [])}
     assert "union bound" in methods  # the union-bound proof was found too, and is looser here

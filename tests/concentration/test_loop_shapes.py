@@ -8,7 +8,7 @@ from tamp.api import prove
 from tamp.prover.conc_proof import ConcentrationResult
 from tamp.simulate import simulate
 
-TEXT = '''
+TEXT = """
 program noisySumDownConc(q: int[], n: int, eps: real, p: real)
   requires n >= 1 && eps > 0 && p > 0 && p <= 1 && log(2 / p) <= n
   ensures  abs(s - sum(j in 1..n + 1: q[j])) <= 2 / eps * sqrt(2 * n * log(2 / p)) && i == 0
@@ -61,15 +61,18 @@ program noisySumDownWrong(q: int[], n: int, eps: real, p: real)
     i := i - 1;
   }
 }
-'''
+"""
 
 Q = [0, 10, 3, 7, 2, 8, 1, 9, 4, 6, 100]  # q[0] and q[n] far apart: an off-by-one range shows
 
 
-@pytest.mark.parametrize("name,inputs", [
-    ("noisySumDownConc", {"q": Q, "n": 10, "eps": 1, "p": 0.05}),
-    ("countLe", {"n": 50, "r": 0.5, "p": 0.05}),
-])
+@pytest.mark.parametrize(
+    "name,inputs",
+    [
+        ("noisySumDownConc", {"q": Q, "n": 10, "eps": 1, "p": 0.05}),
+        ("countLe", {"n": 50, "r": 0.5, "p": 0.05}),
+    ],
+)
 def test_proved_and_consistent(name, inputs):
     r = prove(TEXT, program=name).programs[0]
     assert r.verdict == "proved" and isinstance(r, ConcentrationResult), r.render_text()
@@ -77,10 +80,13 @@ def test_proved_and_consistent(name, inputs):
     assert sim.verdict == "consistent", sim.render_text()
 
 
-@pytest.mark.parametrize("name,inputs", [
-    ("countLeWrong", {"n": 0, "r": 0.5, "p": 0.1}),
-    ("noisySumDownWrong", {"q": Q, "n": 10, "eps": 1, "p": 0.05}),
-])
+@pytest.mark.parametrize(
+    "name,inputs",
+    [
+        ("countLeWrong", {"n": 0, "r": 0.5, "p": 0.1}),
+        ("noisySumDownWrong", {"q": Q, "n": 10, "eps": 1, "p": 0.05}),
+    ],
+)
 def test_off_by_one_not_proved_and_refuted(name, inputs):
     r = prove(TEXT, program=name, timeout=10).programs[0]
     assert r.verdict != "proved"

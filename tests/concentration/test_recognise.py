@@ -9,8 +9,7 @@ from tamp.prover.conc_proof import claim_of
 from tamp.prover.concentration import NotApplicable
 
 
-def _claim(body, ensures="abs(t - x) <= 100", params="x: real, n: int, p: real",
-           requires="n >= 1 && p > 0 && p <= 1"):
+def _claim(body, ensures="abs(t - x) <= 100", params="x: real, n: int, p: real", requires="n >= 1 && p > 0 && p <= 1"):
     src = parse(f"program c({params}) requires {requires} ensures {ensures} fails p {{ {body} }}")
     check_file(src)
     prog = src.programs[0]
@@ -34,29 +33,35 @@ def test_count_of_bernoulli_indicators():
     assert c.sums[0].family == "bernoulli"
 
 
-@pytest.mark.parametrize("body,why", [
-    ("a ~ lap(x, 1); t := a + a;", "not independent"),                        # one draw twice
-    ("a ~ lap(x, 1); b := a; t := a + b;", "not independent"),                # a copy of it
-    ("a ~ lap(0, 1); b ~ lap(x, abs(a) + 1); t := b;", "not deterministic"),  # scale depends on a draw
-    ("a ~ lap(x, 1); g ~ gauss(0, 1); t := a + g;", "one family"),            # mixed families
-    ("a ~ lap(x, 1); t := a * a;", "nonlinear"),
-    ("z ~ lap(0, 1); t := 0; i := 0; while (i < n) { t := t + z; i := i + 1; }", "last iteration"),
-    ("t := 0; i := 0; while (i < n) { y ~ lap(0, i + 1); t := t + y; i := i + 1; }", "last iteration"),
-    ("f ~ bern(0.5); t := 0; if (f) { t := t + 1; } if (f) { t := t + 1; }", "not independent"),
-])
+@pytest.mark.parametrize(
+    "body,why",
+    [
+        ("a ~ lap(x, 1); t := a + a;", "not independent"),  # one draw twice
+        ("a ~ lap(x, 1); b := a; t := a + b;", "not independent"),  # a copy of it
+        ("a ~ lap(0, 1); b ~ lap(x, abs(a) + 1); t := b;", "not deterministic"),  # scale depends on a draw
+        ("a ~ lap(x, 1); g ~ gauss(0, 1); t := a + g;", "one family"),  # mixed families
+        ("a ~ lap(x, 1); t := a * a;", "nonlinear"),
+        ("z ~ lap(0, 1); t := 0; i := 0; while (i < n) { t := t + z; i := i + 1; }", "last iteration"),
+        ("t := 0; i := 0; while (i < n) { y ~ lap(0, i + 1); t := t + y; i := i + 1; }", "last iteration"),
+        ("f ~ bern(0.5); t := 0; if (f) { t := t + 1; } if (f) { t := t + 1; }", "not independent"),
+    ],
+)
 def test_dependent_or_unsupported_values_are_not_sums(body, why):
     with pytest.raises(NotApplicable) as info:
         _claim(body)
     assert why in str(info.value)
 
 
-@pytest.mark.parametrize("body,why", [
-    ("a ~ lap(x, 1); assume(a > 0); t := a;", "assume"),
-    ("t := 0; i := 0; while (i < n) { y ~ lap(0, 1); t := t + y; i := i + 2; }", "must end with"),
-    ("t := 0; i := 0; while (t < n) { y ~ lap(0, 1); t := t + y; i := i + 1; }", "must end with"),
-    ("t := 0; i := 0.5; while (i < n) { y ~ lap(0, 1); t := t + y; i := i + 1; }", "must be integers"),
-    ("t := 0; i := 0; while (i < n + 0.5) { y ~ lap(0, 1); t := t + y; i := i + 1; }", "must be integers"),
-])
+@pytest.mark.parametrize(
+    "body,why",
+    [
+        ("a ~ lap(x, 1); assume(a > 0); t := a;", "assume"),
+        ("t := 0; i := 0; while (i < n) { y ~ lap(0, 1); t := t + y; i := i + 2; }", "must end with"),
+        ("t := 0; i := 0; while (t < n) { y ~ lap(0, 1); t := t + y; i := i + 1; }", "must end with"),
+        ("t := 0; i := 0.5; while (i < n) { y ~ lap(0, 1); t := t + y; i := i + 1; }", "must be integers"),
+        ("t := 0; i := 0; while (i < n + 0.5) { y ~ lap(0, 1); t := t + y; i := i + 1; }", "must be integers"),
+    ],
+)
 def test_unsupported_shapes(body, why):
     with pytest.raises(NotApplicable) as info:
         _claim(body)

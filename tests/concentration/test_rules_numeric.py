@@ -19,8 +19,9 @@ def _thr(rule, mode, n, param, f):
 def _conds(rule, mode, n, param, u, f):
     blocks = [C.Block(A.Var("n"), A.Var("b"))]
     env = {"n": n, "b": param, "f": f, "u": u}
-    side = {name: evaluate(c, env) for name, c in C.conditions(rule, mode, blocks, A.Var("u"), A.Var("f"))
-            if name != "tail"}
+    side = {
+        name: evaluate(c, env) for name, c in C.conditions(rule, mode, blocks, A.Var("u"), A.Var("f")) if name != "tail"
+    }
     g = float(evaluate(C.exponent(rule, mode, blocks, A.Var("u")), env))
     return side, g >= math.log((2 if mode == "both" else 1) / f) - 1e-9
 

@@ -55,8 +55,10 @@ def test_below_share_matches_a_grid_count_in_the_limit(coefs, const):
     k = 6
     inside = crossing = 0
     for cell in itertools.product(range(k), repeat=len(names)):
-        corners = [sum(Fraction(c) * Fraction(2 * (i + d), k) for c, i, d in zip(coefs, cell, ds)) + const
-                   for ds in itertools.product((0, 1), repeat=len(names))]
+        corners = [
+            sum(Fraction(c) * Fraction(2 * (i + d), k) for c, i, d in zip(coefs, cell, ds)) + const
+            for ds in itertools.product((0, 1), repeat=len(names))
+        ]
         if max(corners) <= 0:
             inside += 1
         elif min(corners) <= 0:
@@ -65,13 +67,16 @@ def test_below_share_matches_a_grid_count_in_the_limit(coefs, const):
     assert Fraction(inside, total) <= share <= Fraction(inside + crossing, total)
 
 
-@given(st.dictionaries(st.sampled_from("abc"), rationals, min_size=1),
-       st.dictionaries(st.sampled_from("abc"), st.tuples(rationals, rationals), min_size=3))
+@given(
+    st.dictionaries(st.sampled_from("abc"), rationals, min_size=1),
+    st.dictionaries(st.sampled_from("abc"), st.tuples(rationals, rationals), min_size=3),
+)
 def test_affine_range_is_attained_at_corners(coef, sides):
     box = {v: (min(s), max(s)) for v, s in sides.items()}
     lo, hi = affine_range(coef, box, Fraction(1))
-    values = [sum(c * x for c, x in zip(coef.values(), corner)) + 1
-              for corner in itertools.product(*(box[v] for v in coef))]
+    values = [
+        sum(c * x for c, x in zip(coef.values(), corner)) + 1 for corner in itertools.product(*(box[v] for v in coef))
+    ]
     assert lo == min(values) and hi == max(values)
     assert affine_range({"a": Fraction(1)}, {"a": (None, Fraction(2))}) == (None, Fraction(2))
 

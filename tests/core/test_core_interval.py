@@ -44,7 +44,7 @@ def mp(q):
     return mpmath.mpf(q.numerator) / q.denominator
 
 
-POINTS = [-60.0, -40.0, -8.5, -3.0, -1.0, -1e-9, 0.0, 2.0 ** -82, 0.3, 1.0, 2.5, 7.0, 12.0, 39.0, 60.0]
+POINTS = [-60.0, -40.0, -8.5, -3.0, -1.0, -1e-9, 0.0, 2.0**-82, 0.3, 1.0, 2.5, 7.0, 12.0, 39.0, 60.0]
 
 
 @pytest.mark.parametrize("mean,var", [(0, 1), (Fraction(1, 3), Fraction(4)), (-2, Fraction(1, 7)), (5, 100)])

@@ -69,6 +69,7 @@ def run_console(body: str, cwd: Path):
 def test_page_code_blocks(page, tmp_path, monkeypatch):
     from lang.parser import parse
     from lang.typecheck import check_file
+
     monkeypatch.chdir(tmp_path)
     for shared in ("benchmarks", "docs"):  # pages refer to the repository's own files
         (tmp_path / shared).symlink_to(REPO / shared, target_is_directory=True)

@@ -9,8 +9,9 @@ import pytest
 @pytest.fixture(scope="package")
 def cluster():
     distributed = pytest.importorskip("distributed")
-    c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                 silence_logs=logging.ERROR)
+    c = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+    )
     yield c
     c.close()
 

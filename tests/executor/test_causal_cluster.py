@@ -20,8 +20,14 @@ OPTIONS = {"jobs": 1, "timeout": None, "mass_gap": 0.1, "slice_s": 1000.0, "smt_
 
 def numbers(r):
     d = r.details
-    return (r.verdict, d["biased_mass"]["lower_exact"], d["biased_mass"]["upper_exact"], d["leaves"], d["boxes"],
-            d["witness"] is not None)
+    return (
+        r.verdict,
+        d["biased_mass"]["lower_exact"],
+        d["biased_mass"]["upper_exact"],
+        d["leaves"],
+        d["boxes"],
+        d["witness"] is not None,
+    )
 
 
 def certify(name, executor):

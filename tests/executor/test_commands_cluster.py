@@ -15,8 +15,9 @@ FILES = [ROOT / "benchmarks" / "dp" / "randResp.prob", ROOT / "benchmarks" / "ca
 def tamp(*args, timeout=600):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("DASK_SCHEDULER_ADDRESS", None)
-    return subprocess.run([sys.executable, "-m", "tamp", *args], capture_output=True, text=True, env=env,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "tamp", *args], capture_output=True, text=True, env=env, timeout=timeout
+    )
 
 
 def verdicts(path):

@@ -4,8 +4,14 @@ from tamp.commands.bench import _result, render_grid
 
 
 def _row(stem, verdict="proved", expected="proved", lo=0.85016, hi=0.91416):
-    return {"file": f"benchmarks/fairness/{stem}.prob", "kind": "probability", "verdict": verdict,
-            "expected": expected, "time_s": 1.5, "comparisons": [{"lhs": {"lo": lo, "hi": hi, "exact": False}}]}
+    return {
+        "file": f"benchmarks/fairness/{stem}.prob",
+        "kind": "probability",
+        "verdict": verdict,
+        "expected": expected,
+        "time_s": 1.5,
+        "comparisons": [{"lhs": {"lo": lo, "hi": hi, "exact": False}}],
+    }
 
 
 def test_result_column_rounds_the_interval_outward():
@@ -16,8 +22,12 @@ def test_result_column_rounds_the_interval_outward():
 
 
 def test_grid_has_programs_as_rows_and_populations_as_columns():
-    rows = [_row("ind_DT4"), _row("BN1_DT4", "violated", "violated", 0.38, 0.39), _row("ind_NN3_2"),
-            _row("BN1_NN3_2", "unknown")]
+    rows = [
+        _row("ind_DT4"),
+        _row("BN1_DT4", "violated", "violated", 0.38, 0.39),
+        _row("ind_NN3_2"),
+        _row("BN1_NN3_2", "unknown"),
+    ]
     grid = render_grid(rows).splitlines()
     assert grid[0].split() == ["program", "ind", "BN1"]
     assert grid[2].startswith("DT4") and "violated [0.3799, 0.3901] 1.50 s" in grid[2]

@@ -18,7 +18,7 @@ def load(name):
 def test_ind_dt4_probability_of_target_matches_ground_truth():
     iv = probability(load("ind_DT4"), "t < 0.5", tolerance=1e-7)
     assert iv.lo <= Fraction("0.1903935") and Fraction("0.1903925") <= iv.hi
-    assert iv.hi - iv.lo < Fraction(1, 10 ** 6)
+    assert iv.hi - iv.lo < Fraction(1, 10**6)
 
 
 @pytest.mark.parametrize("name", ["ind_DT4", "ind_DT16", "ind_DT14"])
@@ -27,12 +27,20 @@ def test_ind_programs_not_reading_sex_have_ratio_one(name):
     assert r.verdict == "proved"
     ratio = r.comparisons[0].lhs
     assert ratio.lo <= 1 <= ratio.hi
-    assert ratio.hi - ratio.lo < Fraction(1, 10 ** 6)
+    assert ratio.hi - ratio.lo < Fraction(1, 10**6)
 
 
-@pytest.mark.parametrize("name,verdict", [("BN1_DT4", "violated"), ("BN1_DT14", "proved"),
-                                          ("ind_SVM4a", "proved"), ("BN1_SVM5", "violated"),
-                                          ("BN1_NN2_1", "proved"), ("BN2_DT16", "violated")])
+@pytest.mark.parametrize(
+    "name,verdict",
+    [
+        ("BN1_DT4", "violated"),
+        ("BN1_DT14", "proved"),
+        ("ind_SVM4a", "proved"),
+        ("BN1_SVM5", "violated"),
+        ("BN1_NN2_1", "proved"),
+        ("BN2_DT16", "violated"),
+    ],
+)
 def test_fairsquare_verdicts(name, verdict):
     r = decide_program(load(name), timeout=30)
     assert r.verdict == verdict, r.render_text()

@@ -18,8 +18,7 @@ from hypothesis import strategies as st
 
 PARAMS = "p: real, n: int, eps: real"
 REQUIRES = "0 < p && p <= 1 && 0 <= n && n <= 3 && eps > 0"
-INPUTS = [{"p": "0.5", "n": "2", "eps": "1"}, {"p": "0.05", "n": "0", "eps": "0.1"},
-          {"p": "1", "n": "3", "eps": "2"}]
+INPUTS = [{"p": "0.5", "n": "2", "eps": "1"}, {"p": "0.05", "n": "0", "eps": "0.1"}, {"p": "1", "n": "3", "eps": "2"}]
 
 REAL_VARS = ["r0", "r1"]
 INT_VARS = ["k0", "k1"]
@@ -40,7 +39,8 @@ def int_expr(depth: int = 1):
         base,
         st.tuples(sub, st.sampled_from(["+", "-", "*"]), sub).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
         st.tuples(sub, st.sampled_from(["div", "mod"]), st.sampled_from(["2", "3"])).map(
-            lambda t: f"({t[0]} {t[1]} {t[2]})"),
+            lambda t: f"({t[0]} {t[1]} {t[2]})"
+        ),
         st.tuples(st.sampled_from(["min", "max"]), sub, sub).map(lambda t: f"{t[0]}({t[1]}, {t[2]})"),
         sub.map(lambda e: f"abs({e})"),
     )
@@ -89,15 +89,19 @@ _PROVER_DISTS = [
 # the probability engine's distributions (the prover answers that it does not support them): rarer
 _ENGINE_DISTS = st.one_of(
     st.tuples(real_expr(1), st.sampled_from(POS)).map(lambda t: f"uniform({t[0]}, {t[0]} + {t[1]})"),
-    st.sampled_from(["step([(0, 1, 1), (1, 3, 2)])", "step([(p, 1 + p, eps)])", "density(0, 1, 2 * _)",
-                     "density(-1, 1, 1 + _ * _)"]))
+    st.sampled_from(
+        ["step([(0, 1, 1), (1, 3, 2)])", "step([(p, 1 + p, eps)])", "density(0, 1, 2 * _)", "density(-1, 1, 1 + _ * _)"]
+    ),
+)
 REAL_DISTS = st.one_of(*(_PROVER_DISTS * 3), _ENGINE_DISTS)
 INT_DISTS = st.one_of(
     st.sampled_from(["unif(0, 3)", "unif(0, n)", "unif({1, 2, 5})", "dlap(0, 1)", "dexp(0, 2)"]),
     st.tuples(int_expr(1), st.sampled_from(POS)).map(lambda t: f"dlap({t[0]}, {t[1]})"),
 )
-BOOL_DISTS = st.one_of(st.sampled_from(["bern(p)", "bern(0.5)", "bern(1 - p)", "bern(0.1)"]),
-                       real_expr(1).map(lambda e: f"bern(1 / (2 + abs({e})))"))
+BOOL_DISTS = st.one_of(
+    st.sampled_from(["bern(p)", "bern(0.5)", "bern(1 - p)", "bern(0.1)"]),
+    real_expr(1).map(lambda e: f"bern(1 / (2 + abs({e})))"),
+)
 
 
 def _simple():
@@ -157,21 +161,48 @@ def programs(draw, depth: int = 2, probability: bool = True) -> str:
     body = draw(_block(depth, []))
     if probability and draw(st.integers(0, 4)) == 0:
         ensures, fails = draw(prob_spec()), None
-        return (f"program f({PARAMS})\n  requires {REQUIRES}\n  ensures {ensures}\n"
-                f"{{\n  {PRELUDE}\n  {body}\n}}\n")
+        return f"program f({PARAMS})\n  requires {REQUIRES}\n  ensures {ensures}\n{{\n  {PRELUDE}\n  {body}\n}}\n"
     ensures = draw(bool_expr(2))
     fails = draw(st.one_of(st.none(), st.sampled_from(["0", "p", "1/2", "p / 2", "0.1", "1", "p * n"])))
-    return (f"program f({PARAMS})\n  requires {REQUIRES}\n  ensures {ensures}\n"
-            + (f"  fails {fails}\n" if fails else "") + f"{{\n  {PRELUDE}\n  {body}\n}}\n")
+    return (
+        f"program f({PARAMS})\n  requires {REQUIRES}\n  ensures {ensures}\n"
+        + (f"  fails {fails}\n" if fails else "")
+        + f"{{\n  {PRELUDE}\n  {body}\n}}\n"
+    )
 
 
 # ---------------------------------------------------------------------------- option values
 
-ODD_NUMBERS = ["0", "-1", "1", "0.5", "nan", "inf", "-inf", "1e400", "1e-400", "", " ", "abc", "1_000",
-               "0x10", "+3", "3.", ".5", "١", "99999999999999999999999", "true", "[1,2]", "1/2"]
-VALUES = st.one_of(st.sampled_from(ODD_NUMBERS), st.integers(-10 ** 6, 10 ** 6).map(str),
-                   st.floats(allow_nan=True, allow_infinity=True).map(repr),
-                   st.text(max_size=8).filter(lambda s: "\x00" not in s))
+ODD_NUMBERS = [
+    "0",
+    "-1",
+    "1",
+    "0.5",
+    "nan",
+    "inf",
+    "-inf",
+    "1e400",
+    "1e-400",
+    "",
+    " ",
+    "abc",
+    "1_000",
+    "0x10",
+    "+3",
+    "3.",
+    ".5",
+    "١",
+    "99999999999999999999999",
+    "true",
+    "[1,2]",
+    "1/2",
+]
+VALUES = st.one_of(
+    st.sampled_from(ODD_NUMBERS),
+    st.integers(-(10**6), 10**6).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.text(max_size=8).filter(lambda s: "\x00" not in s),
+)
 INPUT_VALUES = st.one_of(VALUES, st.sampled_from(["[]", "[1, 2]", "[0.5]", "[true]", "false", "(1,2)", "p"]))
 
 
@@ -181,10 +212,13 @@ def option_argv(draw, path: str):
     ``check``, ``cfa``)."""
     cmd = draw(st.sampled_from(["prove", "simulate", "prob", "check", "cfa"]))
     argv = [cmd, path]
-    opts = {"prove": ["--timeout", "--bound", "--input", "--program"],
-            "simulate": ["--runs", "--seed", "--bound", "--confidence", "--input", "--program"],
-            "prob": ["--timeout", "--input", "--program"],
-            "check": ["--program"], "cfa": ["--program"]}[cmd]
+    opts = {
+        "prove": ["--timeout", "--bound", "--input", "--program"],
+        "simulate": ["--runs", "--seed", "--bound", "--confidence", "--input", "--program"],
+        "prob": ["--timeout", "--input", "--program"],
+        "check": ["--program"],
+        "cfa": ["--program"],
+    }[cmd]
     for opt in draw(st.lists(st.sampled_from(opts), max_size=4)):
         if opt == "--input":
             name = draw(st.sampled_from(["p", "n", "eps", "zz", "", "p=1"]))

@@ -26,7 +26,9 @@ EXIT_CODES = {0, 1, 2, 3}
 class Finding:
     """One wrong behaviour: what was run, and what went wrong."""
 
-    kind: str  # "crash" | "exit code" | "traceback" | "hang" | "proved but refuted" | "proved but runs do not terminate"
+    kind: (
+        str  # "crash" | "exit code" | "traceback" | "hang" | "proved but refuted" | "proved but runs do not terminate"
+    )
     argv: List[str]
     text: str
     detail: str
@@ -111,6 +113,5 @@ def check_program(text: str, prove_timeout: float = 2, runs: int = 2000, limit: 
                 if sr.code == 3:
                     findings.append(Finding("proved but refuted", argv, text, pr.out + "\n" + sr.out))
                 if sr.code == 2 and "still running" in sr.err:  # a failure bound is total
-                    findings.append(Finding("proved but runs do not terminate", argv, text,
-                                            pr.out + "\n" + sr.err))
+                    findings.append(Finding("proved but runs do not terminate", argv, text, pr.out + "\n" + sr.err))
         return findings, pr.code, sims

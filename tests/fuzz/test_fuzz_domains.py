@@ -13,8 +13,7 @@ from hypothesis import HealthCheck, assume, given, settings
 INPUTS = {"p": Fraction(1, 2), "n": 2, "eps": Fraction(1, 10)}
 
 
-@settings(max_examples=15, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=15, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 @given(text=programs(depth=1, probability=False))
 def test_ball_and_exact_domains_agree(text):
     from lang.errors import TampError

@@ -23,15 +23,21 @@ IDENTITIES = [
 ]
 
 
-@settings(max_examples=20, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
-@given(e=real_expr(2), c=st.sampled_from(["0.1", "3", "1e-3", "p", "eps", "0.7"]),
-       which=st.integers(0, len(IDENTITIES) - 1), d0=REAL_DISTS, d1=REAL_DISTS)
+@settings(max_examples=20, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+@given(
+    e=real_expr(2),
+    c=st.sampled_from(["0.1", "3", "1e-3", "p", "eps", "0.7"]),
+    which=st.integers(0, len(IDENTITIES) - 1),
+    d0=REAL_DISTS,
+    d1=REAL_DISTS,
+)
 def test_identities_are_never_refuted(e, c, which, d0, d1):
     from tamp.simulate import simulate
 
     lhs, rhs = IDENTITIES[which](e, c)
-    src = (f"program f({PARAMS})\n  requires {REQUIRES}\n  ensures {lhs} == {rhs}\n  fails 0\n"
-           f"{{ {PRELUDE} r0 ~ {d0}; r1 ~ {d1}; }}\n")
+    src = (
+        f"program f({PARAMS})\n  requires {REQUIRES}\n  ensures {lhs} == {rhs}\n  fails 0\n"
+        f"{{ {PRELUDE} r0 ~ {d0}; r1 ~ {d1}; }}\n"
+    )
     r = simulate(src, {"p": Fraction(3, 10), "n": 2, "eps": Fraction(1, 10)}, runs=150, seed=5)
     assert r.failures == 0 and r.verdict == "consistent", src + "\n" + r.render_text()

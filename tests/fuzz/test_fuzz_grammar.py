@@ -13,11 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import check_program, run
 
-CI = settings(max_examples=20, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
+CI = settings(max_examples=20, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 
-SMALL = ("program f(p: real, n: int, eps: real)\n  requires 0 < p && p <= 1 && 0 <= n && n <= 3 && eps > 0\n"
-         "  ensures x <= 1 / eps * log(1 / p)\n  fails p\n{ x ~ exp(0, 1 / eps); }\n")
+SMALL = (
+    "program f(p: real, n: int, eps: real)\n  requires 0 < p && p <= 1 && 0 <= n && n <= 3 && eps > 0\n"
+    "  ensures x <= 1 / eps * log(1 / p)\n  fails p\n{ x ~ exp(0, 1 / eps); }\n"
+)
 
 
 @CI
@@ -27,8 +28,7 @@ def test_generated_programs_never_crash_and_proofs_survive_simulation(text):
     assert not findings, "\n".join(f.render() for f in findings)
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_odd_option_values_get_a_clear_answer(data):
     with tempfile.TemporaryDirectory() as d:

@@ -12,6 +12,7 @@ EXIT_CODES = {0, 1, 2, 3}
 @contextmanager
 def time_limit(seconds: int):
     """Fail (TimeoutError) instead of hanging; SIGALRM, main thread only."""
+
     def handler(signum, frame):
         raise TimeoutError(f"no answer within {seconds} s")
 

@@ -10,9 +10,11 @@ import json
 import pytest
 from hostile_lib import run_cli
 
-HEAD = ("program c(x1: real, sex: int)\n"
-        "  requires 0 <= x1 && x1 <= 1 && (sex == 0 || sex == 1)\n"
-        "  ensures independent(out, sex)\n{\n")
+HEAD = (
+    "program c(x1: real, sex: int)\n"
+    "  requires 0 <= x1 && x1 <= 1 && (sex == 0 || sex == 1)\n"
+    "  ensures independent(out, sex)\n{\n"
+)
 
 
 def _file(tmp_path, body):
@@ -30,11 +32,14 @@ def test_reachable_division_by_zero_is_a_located_error(tmp_path, capsys, cmd):
     assert "sex = 1" in err
 
 
-@pytest.mark.parametrize("body", [
-    "  z := sex == 1 ? 0 : x1 / (sex - 1);\n",
-    "  if (x1 > 5) { z := 1 / (sex - 1); } else { z := 0; }\n",
-    "  z := x1 > 2 && 1 / (x1 - 3) > 0 ? 1 : 0;\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "  z := sex == 1 ? 0 : x1 / (sex - 1);\n",
+        "  if (x1 > 5) { z := 1 / (sex - 1); } else { z := 0; }\n",
+        "  z := x1 > 2 && 1 / (x1 - 3) > 0 ? 1 : 0;\n",
+    ],
+)
 def test_unreachable_division_by_zero_is_no_error(tmp_path, capsys, body):
     f = _file(tmp_path, body + "  if (x1 + 2 * sex > 1.5) { out := 1; } else { out := 0; }\n")
     code, out, err = run_cli(capsys, ["prove", f, "--timeout", "60", "--json"])
@@ -82,6 +87,7 @@ def test_query_whose_scenario_divides_by_zero_is_a_located_error(tmp_path, capsy
 
 def test_query_away_from_the_zero_divisor_still_answers(tmp_path, capsys):
     f = _file(tmp_path, "  y := x1 / (sex - 1);\n  if (y > 0) { out := 1; } else { out := 0; }\n")
-    code, out, err = run_cli(capsys, ["query", f, "--given", "x1 == 0.3 && sex == 0", "--vary", "x1",
-                                      "--would", "out == 0"])
+    code, out, err = run_cli(
+        capsys, ["query", f, "--given", "x1 == 0.3 && sex == 0", "--vary", "x1", "--would", "out == 0"]
+    )
     assert code == 0 and out.startswith("YES:"), out + err  # sex = 0: y = -x1 <= 0 everywhere

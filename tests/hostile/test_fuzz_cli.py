@@ -19,8 +19,12 @@ from locations import REPO
 ROOT = REPO
 SOURCES = sorted((ROOT / "benchmarks").glob("*/*.prob"))
 
-FUZZ = settings(max_examples=25, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 # ---------------------------------------------------------------------------- random programs
 
@@ -43,14 +47,18 @@ def real_expr(depth=2):
 
 
 def bool_expr(depth=2):
-    cmp = st.tuples(real_expr(1), st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), real_expr(1)) \
-        .map(lambda t: f"{t[0]} {t[1]} {t[2]}")
+    cmp = st.tuples(real_expr(1), st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), real_expr(1)).map(
+        lambda t: f"{t[0]} {t[1]} {t[2]}"
+    )
     base = st.one_of(BOOLS, cmp)
     if depth == 0:
         return base
     sub = bool_expr(depth - 1)
-    return st.one_of(base, sub.map(lambda e: f"!({e})"),
-                     st.tuples(sub, st.sampled_from(["&&", "||", "==>"]), sub).map(lambda t: f"({t[0]} {t[1]} {t[2]})"))
+    return st.one_of(
+        base,
+        sub.map(lambda e: f"!({e})"),
+        st.tuples(sub, st.sampled_from(["&&", "||", "==>"]), sub).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+    )
 
 
 REAL_DISTS = st.one_of(
@@ -59,11 +67,13 @@ REAL_DISTS = st.one_of(
     st.tuples(real_expr(1), real_expr(1)).map(lambda t: f"exp({t[0]}, {t[1]})"),
     st.sampled_from(["uniform(0, 1)", "lap(a, 1/p)", "gauss(0, 1)"]),
 )
-INT_DISTS = st.sampled_from(["unif(0, 3)", "unif({1, 2, 5})", "dlap(0, 1)", "dexp(0, 2)", "unif(0, n)",
-                             "unif(0, 100000)"])
+INT_DISTS = st.sampled_from(
+    ["unif(0, 3)", "unif({1, 2, 5})", "dlap(0, 1)", "dexp(0, 2)", "unif(0, n)", "unif(0, 100000)"]
+)
 BOOL_DISTS = real_expr(1).map(lambda e: f"bern({e})") | st.just("bern(p)")
-PRELUDE = "var a: real; var b: real; var x: bool; var y: bool; var k: int; a := 0; b := 1; x := false; " \
-          "y := true; k := 0; "
+PRELUDE = (
+    "var a: real; var b: real; var x: bool; var y: bool; var k: int; a := 0; b := 1; x := false; y := true; k := 0; "
+)
 
 
 def stmt(depth=2):
@@ -86,10 +96,14 @@ def stmt(depth=2):
     )
 
 
-PROGRAMS = st.tuples(st.lists(stmt(), min_size=1, max_size=4).map(" ".join), bool_expr(), real_expr(1),
-                     st.booleans()).map(
-    lambda t: "program f(p: real, n: int)\n  requires 0 < p && p <= 1 && n >= 0\n"
-              f"  ensures {t[1]}\n" + (f"  fails {t[2]}\n" if t[3] else "") + f"{{ {PRELUDE}{t[0]} }}\n")
+PROGRAMS = st.tuples(
+    st.lists(stmt(), min_size=1, max_size=4).map(" ".join), bool_expr(), real_expr(1), st.booleans()
+).map(
+    lambda t: (
+        "program f(p: real, n: int)\n  requires 0 < p && p <= 1 && n >= 0\n"
+        f"  ensures {t[1]}\n" + (f"  fails {t[2]}\n" if t[3] else "") + f"{{ {PRELUDE}{t[0]} }}\n"
+    )
+)
 
 
 def _write(tmp_path, text):
@@ -117,11 +131,42 @@ def test_random_programs_simulate_and_prob(tmp_path, capsys, text):
 
 # ---------------------------------------------------------------------------- mutated sources
 
-EDITS = st.lists(st.tuples(st.sampled_from(["delete", "duplicate", "insert"]), st.floats(0, 1), st.floats(0, 1),
-                           st.sampled_from(["(", ")", "{", "}", ";", "~", ":=", "1e999", "0", "-", "..", ",",
-                                            "forall j in 0..n:", "P(", "\u00e9", "//", "/*", "\"", "\x00",
-                                            "sum(", "requires", "fails", "program q()"])),
-                 min_size=1, max_size=4)
+EDITS = st.lists(
+    st.tuples(
+        st.sampled_from(["delete", "duplicate", "insert"]),
+        st.floats(0, 1),
+        st.floats(0, 1),
+        st.sampled_from(
+            [
+                "(",
+                ")",
+                "{",
+                "}",
+                ";",
+                "~",
+                ":=",
+                "1e999",
+                "0",
+                "-",
+                "..",
+                ",",
+                "forall j in 0..n:",
+                "P(",
+                "\u00e9",
+                "//",
+                "/*",
+                '"',
+                "\x00",
+                "sum(",
+                "requires",
+                "fails",
+                "program q()",
+            ]
+        ),
+    ),
+    min_size=1,
+    max_size=4,
+)
 
 
 def mutate(text: str, edits) -> str:
@@ -145,8 +190,12 @@ def test_mutated_benchmarks_check_and_cfa(tmp_path, capsys, which, edits):
     run_cli(capsys, ["cfa", f])
 
 
-@settings(max_examples=12, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(which=st.integers(0, len(SOURCES) - 1), edits=EDITS)
 def test_mutated_benchmarks_prove_and_prob(tmp_path, capsys, which, edits):
     f = _write(tmp_path, mutate(SOURCES[which].read_text(), edits))
@@ -165,17 +214,22 @@ def test_random_bytes(tmp_path, capsys, data):
 # ---------------------------------------------------------------------------- real processes
 
 
-@pytest.mark.parametrize("argv", [
-    ["prove", "{dir}/deep.prob", "--timeout", "5"],
-    ["check-proof", "{dir}/deep.prob", "{dir}/deep.prob"],
-    ["frobnicate"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["prove", "{dir}/deep.prob", "--timeout", "5"],
+        ["check-proof", "{dir}/deep.prob", "{dir}/deep.prob"],
+        ["frobnicate"],
+    ],
+)
 def test_subprocess_runs_never_show_a_traceback(tmp_path, argv):
-    (tmp_path / "deep.prob").write_text("program h() ensures x == " + "(" * 3000 + "1" + ")" * 3000
-                                        + " fails 0 { x := 1; }")
+    (tmp_path / "deep.prob").write_text(
+        "program h() ensures x == " + "(" * 3000 + "1" + ")" * 3000 + " fails 0 { x := 1; }"
+    )
     argv = [a.format(dir=tmp_path) for a in argv]
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}  # no TAMP_DEBUG: what a user sees
-    r = subprocess.run([sys.executable, "-m", "tamp", *argv], capture_output=True, text=True, timeout=300,
-                       env=env, cwd=str(ROOT))
+    r = subprocess.run(
+        [sys.executable, "-m", "tamp", *argv], capture_output=True, text=True, timeout=300, env=env, cwd=str(ROOT)
+    )
     assert r.returncode in (0, 1, 2, 3), r
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr

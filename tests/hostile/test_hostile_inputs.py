@@ -17,13 +17,16 @@ def _file(tmp_path, text, name="h.prob"):
 
 
 @pytest.mark.parametrize("cmd", ["check", "cfa", "prove", "simulate", "prob"])
-@pytest.mark.parametrize("text, needle", [
-    ("program h() ensures x <= 1e999999 fails 0 { x := 1; }", "out of range"),
-    ("program h() ensures x <= " + "9" * 5000 + " fails 0 { x := 1; }", "too long"),
-    ("program ( {", "unexpected"),
-    ("program h() ensures x == 1 fails 0 { x := \x00 1; }", "unexpected character"),
-    ("program h(a: int[]) ensures a[0.5] == 1 fails 0 { skip; }", "array index must be an int"),
-])
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("program h() ensures x <= 1e999999 fails 0 { x := 1; }", "out of range"),
+        ("program h() ensures x <= " + "9" * 5000 + " fails 0 { x := 1; }", "too long"),
+        ("program ( {", "unexpected"),
+        ("program h() ensures x == 1 fails 0 { x := \x00 1; }", "unexpected character"),
+        ("program h(a: int[]) ensures a[0.5] == 1 fails 0 { skip; }", "array index must be an int"),
+    ],
+)
 def test_bad_source_is_one_located_error(tmp_path, capsys, cmd, text, needle):
     code, out, err = run_cli(capsys, [cmd, _file(tmp_path, text)])
     assert code == 2 and needle in err, err
@@ -46,11 +49,18 @@ def test_deep_nesting_beyond_limits_is_a_clean_error(tmp_path, capsys):
 
 
 def test_deep_nesting_within_limits_goes_through_every_pass(tmp_path, capsys):
-    text = ("program h(p: real) requires 0 < p && p <= 1 ensures " + "abs(" * 400 + "x" + ")" * 400
-            + " >= 0 fails p { x ~ lap(0, 1); }")
+    text = (
+        "program h(p: real) requires 0 < p && p <= 1 ensures "
+        + "abs(" * 400
+        + "x"
+        + ")" * 400
+        + " >= 0 fails p { x ~ lap(0, 1); }"
+    )
     f = _file(tmp_path, text)
-    for argv in (["prove", f, "--timeout", "30", "--certificate", str(tmp_path / "c.json")],
-                 ["simulate", f, "--runs", "5", "--input", "p=0.5"]):
+    for argv in (
+        ["prove", f, "--timeout", "30", "--certificate", str(tmp_path / "c.json")],
+        ["simulate", f, "--runs", "5", "--input", "p=0.5"],
+    ):
         code, out, err = run_cli(capsys, argv, limit=120)
         assert code in (0, 1), err
     if (tmp_path / "c.json").exists():
@@ -59,24 +69,27 @@ def test_deep_nesting_within_limits_goes_through_every_pass(tmp_path, capsys):
 
 
 def test_huge_loop_bound_does_not_hang_the_prover(tmp_path, capsys):
-    text = ("program h(p: real) requires 0 < p && p <= 1 ensures s >= 0 fails p "
-            "{ s := 0; for i in 0..1000000000 { s := s + 1; } }")
+    text = (
+        "program h(p: real) requires 0 < p && p <= 1 ensures s >= 0 fails p "
+        "{ s := 0; for i in 0..1000000000 { s := s + 1; } }"
+    )
     code, out, err = run_cli(capsys, ["prove", _file(tmp_path, text), "--timeout", "10"], limit=120)
     assert code in (0, 1)
 
 
 @pytest.mark.parametrize("bound", ["1/0", "p/(n-n)"])
 def test_division_by_zero_in_the_bound_is_a_located_input_error(tmp_path, capsys, bound):
-    text = ("program h(p: real, n: int) requires 0 < p && p <= 1 ensures !y "
-            f"fails {bound} {{ y ~ bern(p); }}")
+    text = f"program h(p: real, n: int) requires 0 < p && p <= 1 ensures !y fails {bound} {{ y ~ bern(p); }}"
     code, out, err = run_cli(capsys, ["prove", _file(tmp_path, text), "--timeout", "10"])
     assert code == 2 and "proved" not in out
     assert ":1:" in err and "divides by" in err and "^" in err
 
 
 def test_vacuous_and_negative_claims_are_named(tmp_path, capsys):
-    text = ("program v(n: int, p: real) requires n > 1 && n < 0 ensures !y fails p { y ~ bern(p); }\n"
-            "program g(p: real) requires 0 < p && p <= 1 ensures !y fails p - 1 { y ~ bern(p); }")
+    text = (
+        "program v(n: int, p: real) requires n > 1 && n < 0 ensures !y fails p { y ~ bern(p); }\n"
+        "program g(p: real) requires 0 < p && p <= 1 ensures !y fails p - 1 { y ~ bern(p); }"
+    )
     code, out, err = run_cli(capsys, ["prove", _file(tmp_path, text), "--timeout", "10"])
     assert "holds vacuously" in out and "negative for some inputs" in out
     assert "g: proved" not in out
@@ -98,20 +111,23 @@ def test_inconsistent_requires_holds_vacuously(tmp_path, capsys):
     assert code == 0  # vacuously true: no input satisfies requires
 
 
-@pytest.mark.parametrize("text", [
-    "program h() ensures fst(t) == 1 fails 0 { t := (1, 2); }",
-    "program h(p: real) requires 0 < p && p <= 1 ensures abs(x) <= 1 fails p { x := 0; x ~ lap(x, 1); }",
-    "program h() ensures x >= 0 fails 0 { x ~ unif(0, 100000000); }",
-    "program h(n: int) ensures sum(j in 0..100000000: j) >= 0 fails 0 { skip; }",
-    "program h() ensures exp(1e300) > 0 fails 0 { skip; }",
-    "program h() ensures !y fails 0.5 { y ~ bern(2); }",
-    "program h() ensures false fails 1 { while (true) { skip; } }",
-    "program h() ensures abs(x) <= 1 fails 0.5 { x ~ gauss(0, -1); }",
-    "program h() ensures abs(x) <= 1 fails 0.5 { x ~ lap(0, 0); }",
-    "program h(n: int) ensures x == 0 fails 0 { x := n mod 0; }",
-    "program h() ensures P(x) >= 0.5 { x ~ bern(0.5); }",
-    "",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "program h() ensures fst(t) == 1 fails 0 { t := (1, 2); }",
+        "program h(p: real) requires 0 < p && p <= 1 ensures abs(x) <= 1 fails p { x := 0; x ~ lap(x, 1); }",
+        "program h() ensures x >= 0 fails 0 { x ~ unif(0, 100000000); }",
+        "program h(n: int) ensures sum(j in 0..100000000: j) >= 0 fails 0 { skip; }",
+        "program h() ensures exp(1e300) > 0 fails 0 { skip; }",
+        "program h() ensures !y fails 0.5 { y ~ bern(2); }",
+        "program h() ensures false fails 1 { while (true) { skip; } }",
+        "program h() ensures abs(x) <= 1 fails 0.5 { x ~ gauss(0, -1); }",
+        "program h() ensures abs(x) <= 1 fails 0.5 { x ~ lap(0, 0); }",
+        "program h(n: int) ensures x == 0 fails 0 { x := n mod 0; }",
+        "program h() ensures P(x) >= 0.5 { x ~ bern(0.5); }",
+        "",
+    ],
+)
 @pytest.mark.parametrize("cmd", ["check", "cfa", "prove", "simulate", "prob"])
 def test_odd_programs_exit_cleanly(tmp_path, capsys, text, cmd):
     argv = [cmd, _file(tmp_path, text)]
@@ -140,17 +156,16 @@ def test_bad_bound_option(tmp_path, capsys):
 
 
 def test_huge_counted_loop_is_refused_by_the_simulator_at_once(tmp_path, capsys):
-    text = ("program h(n: int) ensures s >= 0 fails 0 "
-            "{ s := 0; for i in 0..1000000000 { s := s + 1; } }")
-    code, out, err = run_cli(capsys, ["simulate", _file(tmp_path, text), "--runs", "50", "--input", "n=1"],
-                             limit=120)
+    text = "program h(n: int) ensures s >= 0 fails 0 { s := 0; for i in 0..1000000000 { s := s + 1; } }"
+    code, out, err = run_cli(capsys, ["simulate", _file(tmp_path, text), "--runs", "50", "--input", "n=1"], limit=120)
     # refused before interpreting any iteration (the message names the loop's length)
     assert code == 2 and "would run 1000000000 iterations" in err and ":1:" in err
 
 
 def test_loop_whose_bound_changes_is_still_simulated(tmp_path, capsys):
-    text = ("program h(n: int) requires n >= 1 ensures s >= 0 fails 0 "
-            "{ s := 0; m := 3; for i in 0..m { s := s + 1; m := 2; } }")
-    code, out, err = run_cli(capsys, ["simulate", _file(tmp_path, text), "--runs", "50", "--input", "n=1"],
-                             limit=120)
+    text = (
+        "program h(n: int) requires n >= 1 ensures s >= 0 fails 0 "
+        "{ s := 0; m := 3; for i in 0..m { s := s + 1; m := 2; } }"
+    )
+    code, out, err = run_cli(capsys, ["simulate", _file(tmp_path, text), "--runs", "50", "--input", "n=1"], limit=120)
     assert code == 0, out + err

@@ -40,8 +40,13 @@ def test_timeout_json_reports_unknown(capsys):
 
 def _limited(mb: int, path: Path = HEAVY):
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}  # no TAMP_DEBUG: the user's view
-    return subprocess.run([sys.executable, "-m", "tamp", "--max-memory", str(mb), "prove", str(path),
-                           "--timeout", "30", "--quiet"], capture_output=True, text=True, timeout=600, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "tamp", "--max-memory", str(mb), "prove", str(path), "--timeout", "30", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
 
 
 def test_max_memory_generous_limit_proves():

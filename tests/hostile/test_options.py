@@ -103,7 +103,7 @@ BAD_OPTIONS = [
     (["bench", "{f}", "--timeout", "-1"], "argument --timeout"),
     (["bench", "{f}", "--jobs", "0"], "argument --workers/--jobs"),
     (["simulate", "{f}", "--seed", "-1"], "argument --seed"),
-    (["simulate", "{f}", "--seed", str(2 ** 64)], "argument --seed"),
+    (["simulate", "{f}", "--seed", str(2**64)], "argument --seed"),
     (["simulate", "{f}", "--runs", "0"], "argument --runs"),
     (["simulate", "{f}", "--runs", "9" * 23], "argument --runs: at most 1,000,000,000 runs"),
     (["simulate", "{f}", "--confidence", "1"], "argument --confidence"),
@@ -125,12 +125,15 @@ def test_bad_option_value_is_a_usage_error_naming_the_option(coin, capsys, argv,
     assert code == 2 and needle in err and out == "", (argv, err)
 
 
-@pytest.mark.parametrize("bound, needle", [
-    ("true", "--bound must be a number (a failure bound), but this is a bool"),
-    ("p * true", "the right operand of '*' must be a number"),
-    ("zz + p", "not a parameter"),
-    ("q + p", "array 'q' must be indexed"),
-])
+@pytest.mark.parametrize(
+    "bound, needle",
+    [
+        ("true", "--bound must be a number (a failure bound), but this is a bool"),
+        ("p * true", "the right operand of '*' must be a number"),
+        ("zz + p", "not a parameter"),
+        ("q + p", "array 'q' must be indexed"),
+    ],
+)
 @pytest.mark.parametrize("cmd", ["prove", "simulate"])
 def test_ill_typed_bound_is_located_in_the_option(coin, capsys, cmd, bound, needle):
     argv = [cmd, coin, "--bound", bound]
@@ -164,6 +167,7 @@ def test_cfa_dot_file_name_is_a_file_not_a_folder(coin, tmp_path, capsys, monkey
     code, out, err = run_cli(capsys, ["cfa", coin, "--dot", "x.png"])
     assert not (tmp_path / "x.png").is_dir()
     import shutil
+
     if shutil.which("dot"):
         assert code == 0 and (tmp_path / "x.png").is_file()
     else:
@@ -187,9 +191,32 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 VALUES = st.one_of(
-    st.sampled_from(["nan", "inf", "-inf", "0", "-0", "-1", "1e400", "1e-400", "0x10", "1_000", " 3 ", "",
-                     "true", "[1,2]", "[", "1/0", "9" * 5001, "2**64", "18446744073709551616", "\x00", "é"]),
-    st.integers(min_value=-2 ** 70, max_value=2 ** 70).map(str),
+    st.sampled_from(
+        [
+            "nan",
+            "inf",
+            "-inf",
+            "0",
+            "-0",
+            "-1",
+            "1e400",
+            "1e-400",
+            "0x10",
+            "1_000",
+            " 3 ",
+            "",
+            "true",
+            "[1,2]",
+            "[",
+            "1/0",
+            "9" * 5001,
+            "2**64",
+            "18446744073709551616",
+            "\x00",
+            "é",
+        ]
+    ),
+    st.integers(min_value=-(2**70), max_value=2**70).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
     st.text(max_size=12),
 )
@@ -198,15 +225,41 @@ OPTION_CASES = [
     (["prove", "{f}", "--input=n={v}", "--quiet", "--timeout=30"], {0, 2}),
     (["prove", "{f}", "--input=q={v}", "--quiet", "--timeout=30"], {0, 2}),
     (["prove", "{f}", "--bound={v}", "--quiet", "--timeout=30"], {0, 1, 2}),
-    (["simulate", "{f}", "--seed={v}", "--runs=5", "--input=n=1", "--input=p=1/2", "--input=flag=true",
-      "--input=q=[1]"], {0, 2}),
-    (["simulate", "{f}", "--confidence={v}", "--runs=5", "--input=n=1", "--input=p=1/2", "--input=flag=true",
-      "--input=q=[1]"], {0, 2}),
+    (
+        [
+            "simulate",
+            "{f}",
+            "--seed={v}",
+            "--runs=5",
+            "--input=n=1",
+            "--input=p=1/2",
+            "--input=flag=true",
+            "--input=q=[1]",
+        ],
+        {0, 2},
+    ),
+    (
+        [
+            "simulate",
+            "{f}",
+            "--confidence={v}",
+            "--runs=5",
+            "--input=n=1",
+            "--input=p=1/2",
+            "--input=flag=true",
+            "--input=q=[1]",
+        ],
+        {0, 2},
+    ),
 ]
 
 
-@settings(max_examples=15, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(value=VALUES)
 def test_fuzzed_option_values_never_crash(coin, capsys, value):
     """Any value: exit as documented, no traceback; a refused value is one line naming the option

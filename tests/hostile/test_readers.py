@@ -29,18 +29,25 @@ def proved(tmp_path_factory):
     return f, (d / "c.json").read_text()
 
 
-@pytest.mark.parametrize("tamper, where", [
-    (lambda t: t.replace('"version": 1', '"version": 1, "x": NaN', 1), "$.x: NaN is not a JSON number"),
-    (lambda t: t.replace('"version": 1', '"version": 1, "y": -Infinity', 1), "$.y: -Infinity is not a JSON number"),
-    (lambda t: t.replace('"version": 1', '"version": 1, "version": 1', 1), 'the key "version" appears twice'),
-    (lambda t: t.replace('"root": ', '"root": ' + "9" * 5001 + ", \"_r\": ", 1),
-     "$.programs[0].automata[0].root: an integer of 5001 digits is too long"),
-    (lambda t: t.replace('"root": ', '"root": 1e400, "_r": ', 1), "root: the number 1e400 is out of range"),
-    (lambda t: t.replace('"program": "coin"', '"program": "coin", "extra": 1', 1),
-     "$.programs[0].extra: unknown field"),
-    (lambda t: t.replace('"claim": {', '"claim": {"more": 1, ', 1), "$.claim.more: unknown field"),
-    (lambda t: t.replace('"format"', '"formats": 1, "format"', 1), "$.formats: unknown field"),
-])
+@pytest.mark.parametrize(
+    "tamper, where",
+    [
+        (lambda t: t.replace('"version": 1', '"version": 1, "x": NaN', 1), "$.x: NaN is not a JSON number"),
+        (lambda t: t.replace('"version": 1', '"version": 1, "y": -Infinity', 1), "$.y: -Infinity is not a JSON number"),
+        (lambda t: t.replace('"version": 1', '"version": 1, "version": 1', 1), 'the key "version" appears twice'),
+        (
+            lambda t: t.replace('"root": ', '"root": ' + "9" * 5001 + ', "_r": ', 1),
+            "$.programs[0].automata[0].root: an integer of 5001 digits is too long",
+        ),
+        (lambda t: t.replace('"root": ', '"root": 1e400, "_r": ', 1), "root: the number 1e400 is out of range"),
+        (
+            lambda t: t.replace('"program": "coin"', '"program": "coin", "extra": 1', 1),
+            "$.programs[0].extra: unknown field",
+        ),
+        (lambda t: t.replace('"claim": {', '"claim": {"more": 1, ', 1), "$.claim.more: unknown field"),
+        (lambda t: t.replace('"format"', '"formats": 1, "format"', 1), "$.formats: unknown field"),
+    ],
+)
 def test_tampered_certificate_is_malformed_with_its_json_path(proved, tmp_path, capsys, tamper, where):
     f, text = proved
     cert = tmp_path / "t.json"
@@ -55,11 +62,12 @@ def test_certificate_reading_leaves_the_interpreter_limit_alone(proved, tmp_path
     f, text = proved
     before = sys.get_int_max_str_digits()
     cert = tmp_path / "t.json"
-    cert.write_text(text.replace('"root": ', '"root": ' + "9" * 5001 + ", \"_r\": ", 1))
+    cert.write_text(text.replace('"root": ', '"root": ' + "9" * 5001 + ', "_r": ', 1))
     run_cli(capsys, ["check-proof", str(cert), str(f)])
     assert sys.get_int_max_str_digits() == before
     import tamp.wmi.bigq
     import tamp.wmi.cli
+
     for mod in (tamp.wmi.cli, tamp.wmi.bigq):  # GMP converts huge numbers; the global limit stays put
         assert "set_int_max_str_digits" not in Path(mod.__file__).read_text()
 
@@ -80,8 +88,16 @@ def test_non_utf8_file_is_a_located_error(tmp_path, capsys, cmd):
     assert code == 2 and str(bad) in err and "UTF-8" in err and "2:" in err, err
 
 
-@pytest.mark.parametrize("line", ['{"query": {"file": 3}}', '{"query": {"file": "a.prob", "vary": "x"}}',
-                                  '{"query": {"file": "a.prob", "timeout": -1}}', "[1, 2]", '{"query": 1}'])
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"query": {"file": 3}}',
+        '{"query": {"file": "a.prob", "vary": "x"}}',
+        '{"query": {"file": "a.prob", "timeout": -1}}',
+        "[1, 2]",
+        '{"query": 1}',
+    ],
+)
 def test_replay_of_a_malformed_log_line(tmp_path, capsys, line):
     log = tmp_path / "q.jsonl"
     log.write_text(line + "\n")
@@ -92,9 +108,16 @@ def test_replay_of_a_malformed_log_line(tmp_path, capsys, line):
 def test_non_utf8_program_is_located_for_every_command(tmp_path, capsys):
     f = tmp_path / "bad.prob"
     f.write_bytes(b"program p() {\n  x := 1; // \xff\n}\n")
-    for argv in (["check", str(f)], ["prove", str(f)], ["cfa", str(f)], ["prob", str(f)], ["simulate", str(f)],
-                 ["fairness", str(f)], ["query", str(f), "--would", "x", "--vary", "y"],
-                 ["check-proof", str(f), str(f)]):
+    for argv in (
+        ["check", str(f)],
+        ["prove", str(f)],
+        ["cfa", str(f)],
+        ["prob", str(f)],
+        ["simulate", str(f)],
+        ["fairness", str(f)],
+        ["query", str(f), "--would", "x", "--vary", "y"],
+        ["check-proof", str(f), str(f)],
+    ):
         code, out, err = run_cli(capsys, argv)
         assert code == 2 and "UTF-8" in err, (argv, err)
         if argv[0] != "check-proof":
@@ -109,10 +132,12 @@ def test_errors_without_a_location_name_the_file_not_string(tmp_path, capsys):
     f.write_text(COIN)
     loan = tmp_path / "loan.prob"
     loan.write_text(LOAN)
-    for argv in (["prob", str(f)],
-                 ["query", str(f), "--vary", "p", "--would", "y"],
-                 ["query", str(loan), "--given", "income == 1 && debt == 1 && sex == 1", "--would", "approve"],
-                 ["check-proof", str(tmp_path / "none.json"), str(f)]):
+    for argv in (
+        ["prob", str(f)],
+        ["query", str(f), "--vary", "p", "--would", "y"],
+        ["query", str(loan), "--given", "income == 1 && debt == 1 && sex == 1", "--would", "approve"],
+        ["check-proof", str(tmp_path / "none.json"), str(f)],
+    ):
         code, out, err = run_cli(capsys, argv)
         assert code == 2 and "<string>" not in err, (argv, err)
         assert err.startswith(str(tmp_path)), (argv, err)
@@ -131,9 +156,12 @@ def _tamp(args, **kw):
 def test_output_into_a_closed_pipe_stops_quietly(tmp_path, args):
     f = tmp_path / "coin.prob"
     f.write_text(COIN * 1 + "".join(COIN.replace("coin", f"coin{i}") for i in range(40)))
-    proc = subprocess.Popen([sys.executable, "-m", "tamp", args[0], str(f)] + args[1:],
-                            env=dict(os.environ, PYTHONPATH=str(ROOT), TAMP_DEBUG=""),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tamp", args[0], str(f)] + args[1:],
+        env=dict(os.environ, PYTHONPATH=str(ROOT), TAMP_DEBUG=""),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdout.read(1)  # the reader takes a little and goes away (like `| head -c1`)
     proc.stdout.close()
     err = proc.stderr.read().decode()
@@ -181,17 +209,40 @@ def test_query_on_an_empty_scenario_is_vacuous(tmp_path, capsys, vary, mode):
 def test_query_on_a_nonempty_scenario_still_answers(tmp_path, capsys):
     f = tmp_path / "loan.prob"
     f.write_text(LOAN)
-    code, out, err = run_cli(capsys, ["query", str(f), "--given", "income == 40 && debt == 10 && sex == 1",
-                                      "--vary", "debt in 0..5", "--would", "approve"])
+    code, out, err = run_cli(
+        capsys,
+        [
+            "query",
+            str(f),
+            "--given",
+            "income == 40 && debt == 10 && sex == 1",
+            "--vary",
+            "debt in 0..5",
+            "--would",
+            "approve",
+        ],
+    )
     assert code == 0 and out.startswith("YES:"), out
 
 
 def test_probably_query_on_an_empty_scenario_is_vacuous(tmp_path, capsys):
     f = tmp_path / "coin.prob"
-    f.write_text("program coin(group: int)\n  requires group >= 0 && group <= 2\n"
-                 "{ b ~ bern(0.5); approve := b; }\n")
-    code, out, err = run_cli(capsys, ["query", str(f), "--given", "group == 1", "--vary", "group in 5..9",
-                                      "--would", "approve", "--probably", "0.4"])
+    f.write_text("program coin(group: int)\n  requires group >= 0 && group <= 2\n{ b ~ bern(0.5); approve := b; }\n")
+    code, out, err = run_cli(
+        capsys,
+        [
+            "query",
+            str(f),
+            "--given",
+            "group == 1",
+            "--vary",
+            "group in 5..9",
+            "--would",
+            "approve",
+            "--probably",
+            "0.4",
+        ],
+    )
     assert code == 1 and out.startswith("VACUOUS:"), out
 
 
@@ -206,6 +257,7 @@ def test_an_error_located_without_a_file_gets_the_file_and_its_line(tmp_path, ca
 
     def boom(src):
         raise TampError("something is wrong here", "<string>", 4, 3)
+
     monkeypatch.setattr(check, "describe", boom)
     code, out, err = run_cli(capsys, ["check", str(f)])
     assert code == 2 and err.startswith(f"{f}:4:3: error: something is wrong here"), err

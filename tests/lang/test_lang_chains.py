@@ -45,8 +45,13 @@ def test_a_100000_feature_model_parses_checks_prints_and_evaluates():
 
 
 def test_mixed_chains_keep_precedence_and_associativity():
-    for text in ["a - b - c + d", "a - (b - c) + d", "a * b / c * d - e * f", "p && q || r && s || t",
-                 "a - b - c < d + e"]:
+    for text in [
+        "a - b - c + d",
+        "a - (b - c) + d",
+        "a * b / c * d - e * f",
+        "p && q || r && s || t",
+        "a - b - c < d + e",
+    ]:
         e = parse_expr(text)
         assert print_expr(e) == text
     env = {"a": 10, "b": 4, "c": 3, "d": 1, "e": 2, "f": 5}

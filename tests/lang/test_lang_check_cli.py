@@ -37,8 +37,12 @@ def test_check_json(tmp_path, capsys):
     assert main(["check", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["file"] == str(path) and data["ok"] is True
-    assert data["programs"][0] == {"name": "bound", "params": {"n": "int"}, "locals": {"x": "int"},
-                                   "kind": "failure-bound"}
+    assert data["programs"][0] == {
+        "name": "bound",
+        "params": {"n": "int"},
+        "locals": {"x": "int"},
+        "kind": "failure-bound",
+    }
     assert [p["kind"] for p in data["programs"]] == ["failure-bound", "probability", "causal", "probability"]
 
 

@@ -46,10 +46,18 @@ def test_noisy_sum_types():
         pytest.skip("shared/LANGUAGE.md not present")
     t = check_file(parse(source))["noisySum"]
     assert {n: str(x) for n, x in t.vars.items()} == {
-        "q": "int[]", "n": "int", "eps": "real", "p": "real", "s": "real", "i": "int", "a": "real[]"}
+        "q": "int[]",
+        "n": "int",
+        "eps": "real",
+        "p": "real",
+        "s": "real",
+        "i": "int",
+        "a": "real[]",
+    }
     assert t.arrays == {"q": parse_type("int"), "a": parse_type("real")}
 
 
 def parse_type(name):
     from lang import ast as A
+
     return A.Type(name)

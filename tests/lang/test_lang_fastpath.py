@@ -14,8 +14,11 @@ from lang.lalr import Fallback
 from lang.parser import _driver, _run_lark
 
 PROGRAMS = sorted(p for p in REPO.glob("**/*.prob") if ".git" not in p.parts)
-TEXTS = [(str(p.relative_to(REPO)), p.read_text()) for p in PROGRAMS] \
-    + markdown_programs(LANGUAGE_MD) + markdown_programs(DOCS_LANGUAGE)
+TEXTS = (
+    [(str(p.relative_to(REPO)), p.read_text()) for p in PROGRAMS]
+    + markdown_programs(LANGUAGE_MD)
+    + markdown_programs(DOCS_LANGUAGE)
+)
 
 
 def positions(root) -> list:
@@ -27,7 +30,7 @@ def positions(root) -> list:
         out.append((type(n).__name__, p and (p.line, p.col, p.end_line, p.end_col)))
         for f in A.field_names(type(n)):
             v = getattr(n, f)
-            for x in (v if isinstance(v, tuple) else (v,)):
+            for x in v if isinstance(v, tuple) else (v,):
                 if isinstance(x, (A.Node, A.Program, A.Param)):
                     stack.append(x)
     return out
@@ -48,6 +51,7 @@ def same_as_lark(text: str, start: str = "start") -> bool:
 
 def test_the_driver_is_available():
     from lang import parser
+
     assert _driver() is not None, repr(parser.DRIVER_ERROR)
 
 
@@ -56,9 +60,17 @@ def test_repository_programs_parse_alike(label, text):
     assert same_as_lark(text), "the fast path should handle every valid program"
 
 
-@pytest.mark.parametrize("text", ["a - -b", "-a * (b + c) - d", "x[i - 1] <= y ? 1 : 2",
-                                  "forall j in 0..=n: a[j] >= 0 && sum(j in 0..n: a[j]) > 1",
-                                  "P(x > 1 | y) >= 0.5", "f(a, b) / 2 * 3 div 4 mod 5 +. 1 -. 2 *. 3"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a - -b",
+        "-a * (b + c) - d",
+        "x[i - 1] <= y ? 1 : 2",
+        "forall j in 0..=n: a[j] >= 0 && sum(j in 0..n: a[j]) > 1",
+        "P(x > 1 | y) >= 0.5",
+        "f(a, b) / 2 * 3 div 4 mod 5 +. 1 -. 2 *. 3",
+    ],
+)
 def test_expressions_parse_alike(text):
     assert same_as_lark(text, "expr_start")
 

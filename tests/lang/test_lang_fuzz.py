@@ -19,22 +19,99 @@ from lang.typecheck import check_file
 
 LOCATED = re.compile(r"f\.prob:[1-9]\d*:[1-9]\d*: error: \S")
 
-SEEDS = [src for _, src in markdown_programs(LANGUAGE_MD)] + [p.read_text() for p in FAIRSQUARE[:3]] + [
-    """program rel(n: int, r: real) rate r reliability 0.99 requires n > 0
+SEEDS = (
+    [src for _, src in markdown_programs(LANGUAGE_MD)]
+    + [p.read_text() for p in FAIRSQUARE[:3]]
+    + [
+        """program rel(n: int, r: real) rate r reliability 0.99 requires n > 0
        ensures forall j in 0..n: a[j] >= 0 && sum(j in 0..=n: a[j]) >= 0 fails 1 / n {
        var t: real; for i in 0..n { a[i] ~ dlap(i, 2.0); t := t +. a[i]; }
        (u, v) ~ unif({1, 2} * {true, false}); if (v) { w := u div 2; } else if (u > 1) { w := 0; } else { skip; }
        assume(w mod 2 == 0); x ~ density(0, 1, 3 * _ * _); y ~ step([(0, 1, 0.5), (1, 2, 0.5)]); }""",
-    """program fair(s: int, a: real) ensures independent(d, s in {0, 1}) { d := a > 3 ? true : s == 0; }
+        """program fair(s: int, a: real) ensures independent(d, s in {0, 1}) { d := a > 3 ? true : s == 0; }
        program g() ensures parity h given (f) when (q) >= 0.9 { f ~ bern(0.3); q ~ bern(0.5);
        g ~ gauss(0.3 * 2 + 1, 4); h := g >= 7.5e-1 ==> !f <==> q || false; }""",
+    ]
+)
+TOKENS = [
+    "program",
+    "p",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ";",
+    ",",
+    ":",
+    ":=",
+    "~",
+    "x",
+    "n",
+    "a",
+    "1",
+    "0.5",
+    "1e-3",
+    "+",
+    "-",
+    "*",
+    "/",
+    "div",
+    "mod",
+    "+.",
+    "==",
+    "<",
+    ">=",
+    "&&",
+    "||",
+    "!",
+    "==>",
+    "<==>",
+    "?",
+    "if",
+    "else",
+    "while",
+    "for",
+    "in",
+    "..",
+    "..=",
+    "assume",
+    "skip",
+    "var",
+    "int",
+    "real",
+    "bool",
+    "true",
+    "false",
+    "forall",
+    "exists",
+    "sum",
+    "P",
+    "|",
+    "independent",
+    "fairness",
+    "given",
+    "when",
+    "requires",
+    "ensures",
+    "fails",
+    "rate",
+    "reliability",
+    "bern",
+    "unif",
+    "lap",
+    "gauss",
+    "step",
+    "density",
+    "_",
+    "/*",
+    "*/",
+    "//",
+    "\n",
+    "\x00",
+    "é",
 ]
-TOKENS = ["program", "p", "(", ")", "{", "}", "[", "]", ";", ",", ":", ":=", "~", "x", "n", "a", "1",
-          "0.5", "1e-3", "+", "-", "*", "/", "div", "mod", "+.", "==", "<", ">=", "&&", "||", "!",
-          "==>", "<==>", "?", "if", "else", "while", "for", "in", "..", "..=", "assume", "skip", "var",
-          "int", "real", "bool", "true", "false", "forall", "exists", "sum", "P", "|", "independent",
-          "fairness", "given", "when", "requires", "ensures", "fails", "rate", "reliability",
-          "bern", "unif", "lap", "gauss", "step", "density", "_", "/*", "*/", "//", "\n", "\x00", "é"]
 
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -60,7 +137,7 @@ def mutated(draw):
         i = draw(st.integers(0, len(text) - 1))
         op = draw(st.sampled_from(["delete", "insert", "token", "swap", "duplicate"]))
         if op == "delete":
-            text = text[:i] + text[i + draw(st.integers(1, 8)):]
+            text = text[:i] + text[i + draw(st.integers(1, 8)) :]
         elif op == "insert":
             text = text[:i] + draw(st.characters(max_codepoint=0x2FF)) + text[i:]
         elif op == "token":

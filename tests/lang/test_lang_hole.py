@@ -30,12 +30,15 @@ def test_hole_parses_prints_and_typechecks():
     check_file(src)
 
 
-@pytest.mark.parametrize("spec,msg", [
-    ("ensures s <= ? fails ?", "only one '?'"),
-    ("ensures s <= 1 fails 2 * ?", "whole 'fails' clause"),
-    ("requires ? > 0 ensures s <= 1", "may only stand for"),
-    ("rate ? ensures s <= 1", "'rate'"),
-])
+@pytest.mark.parametrize(
+    "spec,msg",
+    [
+        ("ensures s <= ? fails ?", "only one '?'"),
+        ("ensures s <= 1 fails 2 * ?", "whole 'fails' clause"),
+        ("requires ? > 0 ensures s <= 1", "may only stand for"),
+        ("rate ? ensures s <= 1", "'rate'"),
+    ],
+)
 def test_hole_misplaced(spec, msg):
     src = parse(f"program c(n: int) {spec} {{ s := 0; }}")
     with pytest.raises(TampError) as info:

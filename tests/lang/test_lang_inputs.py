@@ -17,8 +17,14 @@ PROG = parse("program p(n: int, eps: real, q: int[], b: bool) requires n >= 1 en
 def test_fixed_inputs_become_requires_clauses():
     values = {"n": parse_value("3"), "eps": parse_value("0.5"), "q": parse_value("[1, -2]"), "b": parse_value("true")}
     fixed = fix_inputs(PROG, values)
-    assert [print_expr(r) for r in fixed.requires] == ["n >= 1", "n == 3", "eps == 0.5", "q[0] == 1", "q[1] == -2",
-                                                       "b == true"]
+    assert [print_expr(r) for r in fixed.requires] == [
+        "n >= 1",
+        "n == 3",
+        "eps == 0.5",
+        "q[0] == 1",
+        "q[1] == -2",
+        "b == true",
+    ]
     assert fixed.body == PROG.body and fixed.ensures == PROG.ensures
 
 

@@ -70,15 +70,30 @@ def test_an_invariant_needs_a_loop():
         parse("program p() { x := 0; invariant x >= 0; }", "t.prob")
 
 
-@pytest.mark.parametrize("text,line,col,fragment", [
-    ("program p(n: int) { i := 0; while (i < n) invariant i + 1 { i := i + 1; } }", 1, 53,
-     "a loop invariant must be a bool"),
-    ("program p(n: int) { for i in 0..n invariant y >= 0 { skip; } }", 1, 45, "unknown variable 'y'"),
-    ("program p(n: int) { i := 0; while (i < n) invariant P(i > 0) > 0 { i := i + 1; } }", 1, 53,
-     "may only be used in 'ensures', not in a loop invariant"),
-    ("program p(n: int) rate 0.1 { i := 0; while (i < n) invariant i +. 1 > 0 { i := i + 1; } }", 1, 62,
-     "unreliable operator"),
-])
+@pytest.mark.parametrize(
+    "text,line,col,fragment",
+    [
+        (
+            "program p(n: int) { i := 0; while (i < n) invariant i + 1 { i := i + 1; } }",
+            1,
+            53,
+            "a loop invariant must be a bool",
+        ),
+        ("program p(n: int) { for i in 0..n invariant y >= 0 { skip; } }", 1, 45, "unknown variable 'y'"),
+        (
+            "program p(n: int) { i := 0; while (i < n) invariant P(i > 0) > 0 { i := i + 1; } }",
+            1,
+            53,
+            "may only be used in 'ensures', not in a loop invariant",
+        ),
+        (
+            "program p(n: int) rate 0.1 { i := 0; while (i < n) invariant i +. 1 > 0 { i := i + 1; } }",
+            1,
+            62,
+            "unreliable operator",
+        ),
+    ],
+)
 def test_invariant_type_errors_are_located(text, line, col, fragment):
     with pytest.raises((TypeCheckError, UnsupportedError)) as info:
         check_file(parse(text, "t.prob"))

@@ -20,8 +20,12 @@ ERRORS = [
     ("program p() {\n  /* never closed\n  x := 1; }", 2, 3, "unterminated comment: '/*' has no closing '*/'"),
     ("program p() { x := 1 @ 2; }", 1, 22, "unexpected character '@'"),
     ("program p() { skip; }\nprogram p() { skip; }", 2, 9, "duplicate program name 'p' (the first is at line 1)"),
-    ("program p() { x = 1; }", 1, 17,
-     "unexpected character '=' ('=' alone is not an operator: write ':=' to assign or '==' to compare)"),
+    (
+        "program p() { x = 1; }",
+        1,
+        17,
+        "unexpected character '=' ('=' alone is not an operator: write ':=' to assign or '==' to compare)",
+    ),
     ("program p() fails 0.1 fails 0.2 { skip; }", 1, 29, "duplicate 'fails' clause"),
     ("progam p() { }", 1, 1, "unexpected 'progam'; expected 'program' or end of input"),
     ("program p() { x := 1e1001; }", 1, 20, "number out of range: the exponent must be within ±1000"),
@@ -32,8 +36,12 @@ ERRORS = [
     ("program p() {\x00}", 1, 14, "unexpected character '\\x00'"),
     ("program p() { x := a < b < c; }", 1, 26, "unexpected '<'; expected ';'"),
     ("program p(x: interval) { skip; }", 1, 14, "unexpected 'interval'; expected a type (bool, int, real)"),
-    ("program p() ensures fairness t given s { skip; }", 1, 21,
-     "'fairness' needs a threshold: `fairness T given S >= 0.85` (parenthesise comparisons inside S)"),
+    (
+        "program p() ensures fairness t given s { skip; }",
+        1,
+        21,
+        "'fairness' needs a threshold: `fairness T given S >= 0.85` (parenthesise comparisons inside S)",
+    ),
 ]
 
 
@@ -49,9 +57,11 @@ def test_parse_errors(source, line, col, message):
 
 
 def test_enormous_nesting_is_a_clean_error():
-    for text in ["program p() { x := " + "-" * 5000 + "1; }",
-                 "program p() { x := " + "(1 + " * 3000 + "1" + ")" * 3000 + "; }",
-                 "program p() {" + "if (true) {" * 1500 + "}" * 1501]:
+    for text in [
+        "program p() { x := " + "-" * 5000 + "1; }",
+        "program p() { x := " + "(1 + " * 3000 + "1" + ")" * 3000 + "; }",
+        "program p() {" + "if (true) {" * 1500 + "}" * 1501,
+    ]:
         with pytest.raises(ParseError, match="nested too deeply"):
             parse(text)
 
@@ -68,6 +78,7 @@ def test_nesting_limit_is_located_and_exact():
 def test_deep_but_allowed_nesting_parses_and_prints():
     from lang.printer import print_file
     from lang.typecheck import check_file
+
     text = "program p() { x := " + "+".join(["1"] * 900) + "; y := " + "(" * 3000 + "1" + ")" * 3000 + "; }"
     src = parse(text)
     check_file(src)
@@ -77,8 +88,8 @@ def test_deep_but_allowed_nesting_parses_and_prints():
 
 def test_large_literals_are_exact():
     e = parse_expr("123456789012345678901234567890.5e-3 + 1e1000")
-    assert e.left.value == Fraction(1234567890123456789012345678905, 10 ** 4)
-    assert e.right.value == 10 ** 1000 and not e.right.is_int
+    assert e.left.value == Fraction(1234567890123456789012345678905, 10**4)
+    assert e.right.value == 10**1000 and not e.right.is_int
 
 
 def test_parse_expr_errors_point_into_the_expression():
@@ -111,8 +122,10 @@ def test_long_lines_are_cut_around_the_error():
 
 
 def test_else_if_and_keyword_prefixed_names():
-    src = parse("program p(index: int, interval: int) { if (index < 0) { x := 1; } else if (index > 0) "
-                "{ x := 2; } else { x := 3; } iff := interval mod 2; }")
+    src = parse(
+        "program p(index: int, interval: int) { if (index < 0) { x := 1; } else if (index > 0) "
+        "{ x := 2; } else { x := 3; } iff := interval mod 2; }"
+    )
     stmt = src.programs[0].body.stmts[0]
     assert len(stmt.other.stmts) == 1 and stmt.other.stmts[0].other is not None
 

@@ -28,7 +28,13 @@ def error_of(text):
 
 def test_locals_take_the_type_of_their_definitions():
     assert types_of("program p(n: int, r: real) { x := n; y := n / 2; z := r * n; b := x < y; }") == {
-        "n": "int", "r": "real", "x": "int", "y": "real", "z": "real", "b": "bool"}
+        "n": "int",
+        "r": "real",
+        "x": "int",
+        "y": "real",
+        "z": "real",
+        "b": "bool",
+    }
 
 
 def test_int_local_widens_to_real_when_a_real_is_stored():
@@ -55,13 +61,28 @@ def test_distribution_result_types():
       l ~ lap(0, 1); e ~ exp(0, 2); d ~ dlap(0, 1.5); g ~ dexp(1, 2); h ~ gauss(0, 1);
       v ~ uniform(0, 1); w ~ step([(0, 1, 0.2), (1, 3, 0.8)]); k ~ density(0, 1, 2 * _ + 1);
     }""")
-    assert t == {"n": "int", "b": "bool", "u": "int", "s": "real", "x": "int", "y": "bool",
-                 "l": "real", "e": "real", "d": "int", "g": "int", "h": "real", "v": "real",
-                 "w": "real", "k": "real"}
+    assert t == {
+        "n": "int",
+        "b": "bool",
+        "u": "int",
+        "s": "real",
+        "x": "int",
+        "y": "bool",
+        "l": "real",
+        "e": "real",
+        "d": "int",
+        "g": "int",
+        "h": "real",
+        "v": "real",
+        "w": "real",
+        "k": "real",
+    }
 
 
 def test_builtins_and_pairs():
-    t = types_of("program p(n: int) { a := abs(n); b := min(n, 2.5); c := log(2); t := (n, true); f := fst(t); g := snd(t); m := n mod 3; }")
+    t = types_of(
+        "program p(n: int) { a := abs(n); b := min(n, 2.5); c := log(2); t := (n, true); f := fst(t); g := snd(t); m := n mod 3; }"
+    )
     assert t["a"] == "int" and t["b"] == "real" and t["c"] == "real" and t["t"] == "(int, bool)"
     assert t["f"] == "int" and t["g"] == "bool" and t["m"] == "int"
 
@@ -83,12 +104,18 @@ def test_failed_is_an_implicit_local():
 
 
 def test_probability_and_causal_specifications():
-    assert types_of("program p() ensures P(x > 0 | b) / P(x > 0 | !b) >= 0.8 { b ~ bern(0.5); x ~ gauss(0, 1); }") \
-        == {"b": "bool", "x": "real"}
-    assert types_of("program p() ensures fairness x > 0 given b when (c) >= 0.8 "
-                    "{ b ~ bern(0.5); c ~ bern(0.5); x ~ gauss(0, 1); }") == {"b": "bool", "c": "bool", "x": "real"}
-    assert types_of("program p(s: int, a: real) ensures independent(d, s in {0, 1}) { d := a > 3; }") \
-        == {"s": "int", "a": "real", "d": "bool"}
+    assert types_of("program p() ensures P(x > 0 | b) / P(x > 0 | !b) >= 0.8 { b ~ bern(0.5); x ~ gauss(0, 1); }") == {
+        "b": "bool",
+        "x": "real",
+    }
+    assert types_of(
+        "program p() ensures fairness x > 0 given b when (c) >= 0.8 { b ~ bern(0.5); c ~ bern(0.5); x ~ gauss(0, 1); }"
+    ) == {"b": "bool", "c": "bool", "x": "real"}
+    assert types_of("program p(s: int, a: real) ensures independent(d, s in {0, 1}) { d := a > 3; }") == {
+        "s": "int",
+        "a": "real",
+        "d": "bool",
+    }
 
 
 def test_program_types_api():

@@ -61,16 +61,23 @@ def test_every_command_reads_through_lang_load(tmp_path, monkeypatch, capsys):
     from tamp.cli import main
 
     f = tmp_path / "p.prob"
-    f.write_text("program p(x: real, s: int) requires 0 <= x && x <= 1 && (s == 0 || s == 1) "
-                 "ensures independent(o, s) { if (x > 0.5) { o := 1; } else { o := 0; } }\n")
+    f.write_text(
+        "program p(x: real, s: int) requires 0 <= x && x <= 1 && (s == 0 || s == 1) "
+        "ensures independent(o, s) { if (x > 0.5) { o := 1; } else { o := 0; } }\n"
+    )
     calls = []
     real = loader.decode
     monkeypatch.setattr(loader, "decode", lambda data, path="<string>": calls.append(path) or real(data, path))
-    for argv in (["check", str(f)], ["cfa", str(f)], ["prove", str(f), "--timeout", "30"], ["prob", str(f)],
-                 ["simulate", str(f), "--runs", "10", "--input", "x=0.5", "--input", "s=1"],
-                 ["fairness", str(f), "--timeout", "30", "--jobs", "1"],
-                 ["query", str(f), "--given", "x == 0.7 && s == 0", "--vary", "s", "--would", "o == 1"],
-                 ["check-proof", str(tmp_path / "none.json"), str(f)]):
+    for argv in (
+        ["check", str(f)],
+        ["cfa", str(f)],
+        ["prove", str(f), "--timeout", "30"],
+        ["prob", str(f)],
+        ["simulate", str(f), "--runs", "10", "--input", "x=0.5", "--input", "s=1"],
+        ["fairness", str(f), "--timeout", "30", "--jobs", "1"],
+        ["query", str(f), "--given", "x == 0.7 && s == 0", "--vary", "s", "--would", "o == 1"],
+        ["check-proof", str(tmp_path / "none.json"), str(f)],
+    ):
         calls.clear()
         main(argv)
         capsys.readouterr()
@@ -101,8 +108,11 @@ def test_bound_is_checked_in_the_option():
 
     prog = lang.load(GOOD).programs[0]
     check_bound(prog, parse_bound("n / 10"), "n / 10")
-    for text, msg in (("true", "must be a number"), ("k", "'k', which is not a parameter"),
-                      ("n && true", "must be a bool")):
+    for text, msg in (
+        ("true", "must be a number"),
+        ("k", "'k', which is not a parameter"),
+        ("n && true", "must be a bool"),
+    ):
         with pytest.raises(TampError) as exc:
             check_bound(prog, parse_bound(text), text)
         assert exc.value.path == "--bound" and msg in exc.value.message, exc.value

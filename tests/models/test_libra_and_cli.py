@@ -33,8 +33,7 @@ def test_libra_example_bias_matches_libras_published_share():
 
 def test_cli_writes_a_checked_program(tmp_path, capsys):
     out = tmp_path / "ex.prob"
-    code = main(["import", str(DATA / "example.libra"), "--spec", str(DATA / "example_spec.txt"),
-                 "-o", str(out)])
+    code = main(["import", str(DATA / "example.libra"), "--spec", str(DATA / "example_spec.txt"), "-o", str(out)])
     assert code == 0
     assert "ensures independent(...)" in capsys.readouterr().out
     assert main(["check", str(out)]) == 0
@@ -43,8 +42,9 @@ def test_cli_writes_a_checked_program(tmp_path, capsys):
 
 def _run(*args):
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    return subprocess.run([sys.executable, "-m", "tamp", *args], capture_output=True, text=True, env=env,
-                          cwd=str(ROOT), timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tamp", *args], capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=120
+    )
 
 
 def _onnx_with(tmp_path, op):
@@ -53,8 +53,13 @@ def _onnx_with(tmp_path, op):
 
     W = numpy_helper.from_array(np.ones((3, 2), dtype=np.float32), "W")
     nodes = [helper.make_node("MatMul", ["X", "W"], ["m"]), helper.make_node(op, ["m"], ["y"], name="act1")]
-    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, 3])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 2])], [W])
+    g = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 2])],
+        [W],
+    )
     p = tmp_path / f"{op}.onnx"
     p.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
     return p
@@ -72,11 +77,17 @@ def test_unsupported_shapes_are_named(tmp_path):
     from onnx import TensorProto, helper, numpy_helper
 
     W = numpy_helper.from_array(np.ones((5, 2), dtype=np.float32), "W")
-    for dims, needle in [([None, None], "input 'X' has shape [?, ?]"),
-                         ([None, 3], "operator MatMul 'mm': weight shape [5, 2] does not fit a row of 3 values")]:
-        g = helper.make_graph([helper.make_node("MatMul", ["X", "W"], ["y"], name="mm")], "g",
-                              [helper.make_tensor_value_info("X", TensorProto.FLOAT, dims)],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 2])], [W])
+    for dims, needle in [
+        ([None, None], "input 'X' has shape [?, ?]"),
+        ([None, 3], "operator MatMul 'mm': weight shape [5, 2] does not fit a row of 3 values"),
+    ]:
+        g = helper.make_graph(
+            [helper.make_node("MatMul", ["X", "W"], ["y"], name="mm")],
+            "g",
+            [helper.make_tensor_value_info("X", TensorProto.FLOAT, dims)],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 2])],
+            [W],
+        )
         p = tmp_path / "shape.onnx"
         p.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
         res = _run("import", str(p))
@@ -100,11 +111,19 @@ def test_sigmoid_inside_a_network_is_refused(tmp_path):
     from onnx import TensorProto, helper, numpy_helper
 
     W = numpy_helper.from_array(np.ones((3, 2), dtype=np.float32), "W")
-    nodes = [helper.make_node("MatMul", ["X", "W"], ["m"]), helper.make_node("Sigmoid", ["m"], ["s"]),
-             helper.make_node("MatMul", ["s", "W2"], ["y"], name="mm2")]
+    nodes = [
+        helper.make_node("MatMul", ["X", "W"], ["m"]),
+        helper.make_node("Sigmoid", ["m"], ["s"]),
+        helper.make_node("MatMul", ["s", "W2"], ["y"], name="mm2"),
+    ]
     W2 = numpy_helper.from_array(np.ones((2, 2), dtype=np.float32), "W2")
-    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, 3])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 2])], [W, W2])
+    g = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 2])],
+        [W, W2],
+    )
     p = tmp_path / "sig.onnx"
     p.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
     with pytest.raises(TampError, match="MatMul 'mm2'.*sigmoid"):
@@ -123,14 +142,15 @@ def test_spec_naming_a_missing_feature(tmp_path):
 def test_bad_files_and_options(tmp_path):
     junk = tmp_path / "junk.onnx"
     junk.write_bytes(b"\x00\x01not a model")
-    for args, needle in [(["import", str(junk)], "junk.onnx: error:"),
-                         (["import", str(tmp_path / "none.onnx")], "cannot read"),
-                         (["import", str(DATA / "example_spec.txt")], "expected"),
-                         (["import", str(DATA / "example.libra"), "--range", "x=2..1"], "--range"),
-                         (["import", str(DATA / "example.libra"), "--range", "zz=0..1"], "'zz'"),
-                         (["import", str(DATA / "README.md")], "--format"),
-                         (["import", str(DATA / "example.libra"), "-o", str(tmp_path / "no" / "x.prob")],
-                          "does not exist")]:
+    for args, needle in [
+        (["import", str(junk)], "junk.onnx: error:"),
+        (["import", str(tmp_path / "none.onnx")], "cannot read"),
+        (["import", str(DATA / "example_spec.txt")], "expected"),
+        (["import", str(DATA / "example.libra"), "--range", "x=2..1"], "--range"),
+        (["import", str(DATA / "example.libra"), "--range", "zz=0..1"], "'zz'"),
+        (["import", str(DATA / "README.md")], "--format"),
+        (["import", str(DATA / "example.libra"), "-o", str(tmp_path / "no" / "x.prob")], "does not exist"),
+    ]:
         res = _run(*args)
         assert res.returncode == 2, (args, res.stderr)
         assert needle in res.stderr, (args, res.stderr)

@@ -19,14 +19,16 @@ from .helpers import ExactRunner, float32_points
 onnx = pytest.importorskip("onnx")
 h5py = pytest.importorskip("h5py")
 
-FEATS = ["x00", "x01", "x02", "x03"]   # x02, x03: a one-hot sensitive group
+FEATS = ["x00", "x01", "x02", "x03"]  # x02, x03: a one-hot sensitive group
 SPEC = "2\nx02\nx03\n"
 
 
 def _weights(seed=3, sizes=(4, 5, 4, 2)):
     rng = np.random.default_rng(seed)
-    return [(rng.normal(0, 1, (a, b)).astype(np.float32), rng.normal(0, 0.3, b).astype(np.float32))
-            for a, b in zip(sizes, sizes[1:])]
+    return [
+        (rng.normal(0, 1, (a, b)).astype(np.float32), rng.normal(0, 0.3, b).astype(np.float32))
+        for a, b in zip(sizes, sizes[1:])
+    ]
 
 
 def write_onnx(path, layers):
@@ -45,8 +47,13 @@ def write_onnx(path, layers):
             nodes.append(helper.make_node("Add", [f"m{i}", f"b{i}"], [f"a{i}"]))
             nodes.append(helper.make_node("Relu", [f"a{i}"], [f"h{i}"]))
             cur = f"h{i}"
-    graph = helper.make_graph(nodes, "net", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, 4])],
-                              [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [None, 2])], inits)
+    graph = helper.make_graph(
+        nodes,
+        "net",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, 4])],
+        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [None, 2])],
+        inits,
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     onnx.checker.check_model(model)
     path.write_bytes(model.SerializeToString())
@@ -72,8 +79,9 @@ def write_keras(path, layers):
             g.create_dataset(f"{name}/kernel:0", data=W)
             g.create_dataset(f"{name}/bias:0", data=b)
         mw.attrs["layer_names"] = names
-        f.attrs["model_config"] = json.dumps({"class_name": "Sequential",
-                                              "config": {"name": "seq", "layers": cfg_layers}})
+        f.attrs["model_config"] = json.dumps(
+            {"class_name": "Sequential", "config": {"name": "seq", "layers": cfg_layers}}
+        )
         f.attrs["keras_version"] = "2.2.4"
         f.attrs["backend"] = "tensorflow"
 

@@ -106,6 +106,7 @@ def _margin(S):
 
 def _float32_forward(model, P, kind):
     """The model with its weights rounded to float32 (as in the ONNX file), in float64."""
+
     def f32(a):
         return np.asarray(a, dtype=np.float32).astype(np.float64)
 
@@ -144,8 +145,10 @@ def test_binary_models_are_thresholds(tmp_path):
     feats = ["radius", "texture", "perimeter", "area"]
     lo, hi = np.floor(X.min(axis=0)), np.ceil(X.max(axis=0))
     P = float32_points(np.random.default_rng(2), lo, hi, 200)
-    for kind, model in [("logreg", LogisticRegression(max_iter=2000).fit(X, y)),
-                        ("forest", RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0).fit(X, y))]:
+    for kind, model in [
+        ("logreg", LogisticRegression(max_iter=2000).fit(X, y)),
+        ("forest", RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0).fit(X, y)),
+    ]:
         path = _export(model, X, tmp_path, f"bin_{kind}")
         r = import_model(path, features=feats, ranges=[f"{f}={lo[i]:g}..{hi[i]:g}" for i, f in enumerate(feats)])
         assert "out := score > 0 ? 1 : 0;" in r.text

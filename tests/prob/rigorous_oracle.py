@@ -165,7 +165,7 @@ def exp_bounds(y: Fraction) -> Pair:
 
 # --------------------------------------------------------------------------- constants
 
-SQRT_PI = (sqrt_bounds(PI_LO)[0], sqrt_bounds(PI_HI)[1])               # fixed point √π
+SQRT_PI = (sqrt_bounds(PI_LO)[0], sqrt_bounds(PI_HI)[1])  # fixed point √π
 TWO_OVER_SQRT_PI = ((2 * ONE << PREC) // SQRT_PI[1], _cdiv(2 * ONE << PREC, SQRT_PI[0]))
 
 
@@ -190,15 +190,18 @@ def _erfc_series(T_lo: int, T_hi: int) -> Tuple[int, int, int, int]:
             S_hi += 2 * s_hi + 1
             break
     # e^(-t²): lower at t_hi, upper at t_lo
-    E_hi_of_thi = exp_fix(x2_lo // 2, x2_hi // 2 + 1)[1] if T_lo == T_hi else \
-        exp_fix(_mul_down(T_hi, T_hi), _mul_up(T_hi, T_hi))[1]
+    E_hi_of_thi = (
+        exp_fix(x2_lo // 2, x2_hi // 2 + 1)[1]
+        if T_lo == T_hi
+        else exp_fix(_mul_down(T_hi, T_hi), _mul_up(T_hi, T_hi))[1]
+    )
     E_lo_of_tlo = exp_fix(_mul_down(T_lo, T_lo), _mul_up(T_lo, T_lo))[0]
     # erf_lo = c_lo S_lo / E(t_hi)_hi ; erf_hi = c_hi S_hi / E(t_lo)_lo   (fixed point ratios)
     c_lo, c_hi = TWO_OVER_SQRT_PI
-    a_num, a_den = _mul_down(c_lo, S_lo), E_hi_of_thi          # erf_lo = a_num / a_den
-    b_num, b_den = _mul_up(c_hi, S_hi), E_lo_of_tlo            # erf_hi = b_num / b_den
-    lo_num = max(b_den - b_num, 0)                             # erfc_lo = 1 - erf_hi
-    hi_num = a_den - a_num                                     # erfc_hi = 1 - erf_lo
+    a_num, a_den = _mul_down(c_lo, S_lo), E_hi_of_thi  # erf_lo = a_num / a_den
+    b_num, b_den = _mul_up(c_hi, S_hi), E_lo_of_tlo  # erf_hi = b_num / b_den
+    lo_num = max(b_den - b_num, 0)  # erfc_lo = 1 - erf_hi
+    hi_num = a_den - a_num  # erfc_hi = 1 - erf_lo
     return lo_num, b_den, hi_num, a_den
 
 
@@ -207,7 +210,7 @@ def _erfc_cf(T_lo: int, T_hi: int, terms: int = CF_TERMS) -> Tuple[int, int, int
     while True:
         X_lo, X_hi = 0, None
         for k in range(terms, 0, -1):
-            num = ONE << PREC if k == 1 else (k - 1) << (2 * PREC - 1)   # a_k · 2^2P
+            num = ONE << PREC if k == 1 else (k - 1) << (2 * PREC - 1)  # a_k · 2^2P
             new_lo = num // (T_hi + X_hi) if X_hi is not None else 0
             X_hi = _cdiv(num, T_lo + X_lo)
             X_lo = new_lo
@@ -226,13 +229,13 @@ def erfc_fix(T_lo: int, T_hi: int) -> Tuple[int, int, int, int]:
     """Bounds of erfc over [T_lo, T_hi] / 2^P for 0 <= T_lo <= T_hi, as (lo_num, lo_den, hi_num,
     hi_den); erfc is decreasing, so the interval ends bound it."""
     if T_lo >= T_TAIL:
-        return 0, 1, 1, 10 ** 300  # erfc(t) <= e^(-t²)/(t√π) < 1e-300 for t >= 27
+        return 0, 1, 1, 10**300  # erfc(t) <= e^(-t²)/(t√π) < 1e-300 for t >= 27
     if T_hi <= T_SERIES:
         return _erfc_series(T_lo, T_hi)
     if T_lo > T_SERIES:
         return _erfc_cf(T_lo, T_hi)
-    lo = _erfc_cf(T_SERIES + 1, T_hi)   # the lower bound at t_hi (> 2)
-    hi = _erfc_series(T_lo, T_lo)       # the upper bound at t_lo (<= 2)
+    lo = _erfc_cf(T_SERIES + 1, T_hi)  # the lower bound at t_hi (> 2)
+    hi = _erfc_series(T_lo, T_lo)  # the upper bound at t_lo (<= 2)
     return lo[0], lo[1], hi[2], hi[3]
 
 
@@ -256,11 +259,13 @@ class Normal:
         self.mean = Fraction(mean)
         self.var = Fraction(var)
         self._m = (fix_down(self.mean), fix_up(self.mean))
-        self._s = sqrt_bounds(2 * self.var)                          # √(2v), fixed point
+        self._s = sqrt_bounds(2 * self.var)  # √(2v), fixed point
         assert self._s[0] > 0, "variance too small"
         # 1/√(2πv) = 1/(√π √(2v)): fixed point bounds
-        self._norm = ((ONE << (2 * PREC)) // (SQRT_PI[1] * self._s[1]),
-                      _cdiv(ONE << (2 * PREC), SQRT_PI[0] * self._s[0]))
+        self._norm = (
+            (ONE << (2 * PREC)) // (SQRT_PI[1] * self._s[1]),
+            _cdiv(ONE << (2 * PREC), SQRT_PI[0] * self._s[0]),
+        )
 
     def cdf(self, x: float) -> FPair:
         """Float bounds of P(X <= x) = erfc(t)/2, t = (mean - x)/√(2v)."""
@@ -270,12 +275,12 @@ class Normal:
         """(a lower bound of P(X <= x_lo), an upper bound of P(X <= x_hi)) for x_lo <= x_hi: the
         CDF increases, so these bound it over [x_lo, x_hi]."""
         X_lo, X_hi = float_fix(x_lo)[0], float_fix(x_hi)[1]
-        d_lo, d_hi = self._m[0] - X_hi, self._m[1] - X_lo      # mean - x
+        d_lo, d_hi = self._m[0] - X_hi, self._m[1] - X_lo  # mean - x
         s_lo, s_hi = self._s
-        if d_lo >= 0:   # t >= 0: Φ = erfc(t)/2
+        if d_lo >= 0:  # t >= 0: Φ = erfc(t)/2
             a, b, c, d = erfc_fix((d_lo << PREC) // s_hi, _cdiv(d_hi << PREC, s_lo))
             return ratio_down(a, 2 * b), min(ratio_up(c, 2 * d), 1.0)
-        if d_hi <= 0:   # t <= 0: Φ = 1 - erfc(|t|)/2
+        if d_hi <= 0:  # t <= 0: Φ = 1 - erfc(|t|)/2
             a, b, c, d = erfc_fix((-d_hi << PREC) // s_hi, _cdiv(-d_lo << PREC, s_lo))
             return ratio_down(2 * d - c, 2 * d), min(ratio_up(2 * b - a, 2 * b), 1.0)
         # t straddles 0 (x within 2^-80 of the mean): Φ ∈ [erfc(t_hi)/2, 1 - erfc(|t_lo|)/2]
@@ -287,7 +292,7 @@ class Normal:
         """Float bounds of exp(-(x - mean)²/(2v)) / √(2πv); y = (x - mean)²/(2v) is enclosed in
         fixed point from |x - mean| ∈ [D_lo, D_hi] / 2^P."""
         X_lo, X_hi = float_fix(x)
-        d_lo, d_hi = X_lo - self._m[1], X_hi - self._m[0]        # x - mean
+        d_lo, d_hi = X_lo - self._m[1], X_hi - self._m[0]  # x - mean
         if d_lo >= 0:
             D_lo, D_hi = d_lo, d_hi
         elif d_hi <= 0:

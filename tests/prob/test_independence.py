@@ -39,14 +39,17 @@ def test_fairsquare_independent_population_ratio_is_exactly_one():
     assert lhs.lo == lhs.hi == 1 and res.verdict == "proved"
 
 
-@pytest.mark.parametrize("body, truth", [
-    # control dependence: the sensitive bit chooses the distribution
-    ("s ~ bern(0.5); if (s) { x ~ uniform(0, 1); } else { x ~ uniform(0, 2); } t := x < 1;", 2),
-    # data dependence through a distribution argument
-    ("s ~ bern(0.5); m := s ? 3 : 0; x ~ uniform(m, m + 4); t := x < 3.5;", Fraction(1, 7)),
-    # dependence through an assignment after the sampling
-    ("s ~ bern(0.5); x ~ uniform(0, 1); y := x + (s ? 1 : 0); t := y < 1;", 0),
-])
+@pytest.mark.parametrize(
+    "body, truth",
+    [
+        # control dependence: the sensitive bit chooses the distribution
+        ("s ~ bern(0.5); if (s) { x ~ uniform(0, 1); } else { x ~ uniform(0, 2); } t := x < 1;", 2),
+        # data dependence through a distribution argument
+        ("s ~ bern(0.5); m := s ? 3 : 0; x ~ uniform(m, m + 4); t := x < 3.5;", Fraction(1, 7)),
+        # dependence through an assignment after the sampling
+        ("s ~ bern(0.5); x ~ uniform(0, 1); y := x + (s ? 1 : 0); t := y < 1;", 0),
+    ],
+)
 def test_dependent_events_are_not_claimed_independent(body, truth):
     src = f"program dep() ensures P(t | s) / P(t | !s) >= 0.5 {{ {body} }}"
     prog = parse(src).programs[0]
@@ -59,10 +62,12 @@ def test_dependent_events_are_not_claimed_independent(body, truth):
 
 
 def test_conditioning_and_loops_are_out_of_scope():
-    with_assume = parse("program a() ensures P(t | s) > 0 { s ~ bern(0.5); x ~ bern(0.5); "
-                        "assume(x || s); t := x; }").programs[0]
-    with_loop = parse("program l() ensures P(t | s) > 0 { s ~ bern(0.5); t := false; "
-                      "for i in 0..3 { x ~ bern(0.5); t := t || x; } }").programs[0]
+    with_assume = parse(
+        "program a() ensures P(t | s) > 0 { s ~ bern(0.5); x ~ bern(0.5); assume(x || s); t := x; }"
+    ).programs[0]
+    with_loop = parse(
+        "program l() ensures P(t | s) > 0 { s ~ bern(0.5); t := false; for i in 0..3 { x ~ bern(0.5); t := t || x; } }"
+    ).programs[0]
     e = parse("program e() ensures t { }").programs[0].ensures[0]
     g = parse("program g() ensures s { }").programs[0].ensures[0]
     assert not independent(with_assume, e, g)

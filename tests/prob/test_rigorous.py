@@ -20,8 +20,28 @@ def mp(q):
 
 # erfc at points covering the series, the switch at 2, the continued fraction and the far tail;
 # the reference digits are mpmath at 300 bits (A&S tables agree to their 10 digits)
-@pytest.mark.parametrize("t", ["0", "1e-9", "1/3", "1", "1.999999", "2", "2.000001", "2.5", "3", "4",
-                               "10", "26.9", "27", "40", "-0.5", "-2.5", "-30"])
+@pytest.mark.parametrize(
+    "t",
+    [
+        "0",
+        "1e-9",
+        "1/3",
+        "1",
+        "1.999999",
+        "2",
+        "2.000001",
+        "2.5",
+        "3",
+        "4",
+        "10",
+        "26.9",
+        "27",
+        "40",
+        "-0.5",
+        "-2.5",
+        "-30",
+    ],
+)
 def test_erfc_contains_reference(t):
     t = Fraction(t)
     lo, hi = R.erfc_bounds(t)
@@ -36,7 +56,7 @@ def test_erfc_known_digits():
     assert lo <= Fraction("0.15729920705028513066") <= hi
     lo, hi = R.erfc_bounds(Fraction(5))
     assert lo <= Fraction("1.5374597944280348502e-12") <= hi
-    assert hi - lo < Fraction(1, 10 ** 28)
+    assert hi - lo < Fraction(1, 10**28)
 
 
 @pytest.mark.parametrize("y", ["0", "1/7", "-1/3", "50", "-700", "1e-30"])
@@ -65,7 +85,7 @@ def test_normal_cdf_and_pdf_contain_reference(mean, var):
 
 
 def test_float_conversions_round_outward():
-    for num, den in [(1, 3), (2, 3), (10 ** 40 + 1, 7 * 10 ** 39), (1, 10 ** 310), (5, 5)]:
+    for num, den in [(1, 3), (2, 3), (10**40 + 1, 7 * 10**39), (1, 10**310), (5, 5)]:
         q = Fraction(num, den)
         assert Fraction(R.ratio_down(num, den)) <= q <= Fraction(R.ratio_up(num, den))
 
@@ -87,8 +107,8 @@ def test_distribution_cdfs_use_the_enclosures():
 
 
 def test_normal_cdf_when_the_point_is_within_rounding_of_the_mean():
-    n = R.Normal(Fraction(1, 3 * 2 ** 81), Fraction(1))
-    lo, hi = n.cdf(2.0 ** -82)
+    n = R.Normal(Fraction(1, 3 * 2**81), Fraction(1))
+    lo, hi = n.cdf(2.0**-82)
     v = mpmath.ncdf(mpmath.mpf(2) ** -82, mu=mp(n.mean), sigma=1)
     assert lo <= v <= hi and hi - lo < 1e-15
 
@@ -108,6 +128,7 @@ def test_density_range_bounds_every_point():
 
 def test_float_interval_products_enclose_exact_products():
     from tamp.core.interval import fadd, fmul
+
     rng = random.Random(5)
     vals = [0.0, -0.0, 1.0, -2.5, 1e-300, 3.7e10, -1e-5, math.inf, -math.inf]
     for _ in range(400):
@@ -132,6 +153,7 @@ def _le(a, b):
 
 def test_float_interval_products_survive_underflow():
     from tamp.core.interval import fmul, fmul_nonneg
+
     assert fmul((1e-300, 1e-300), (1e-300, 1e-300))[1] > 0
     assert fmul((-1e-300, -1e-300), (1e-300, 1e-300))[0] < 0
     assert fmul_nonneg((0.0, 1e-300), (0.0, 1e-300))[1] > 0

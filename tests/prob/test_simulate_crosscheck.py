@@ -36,4 +36,8 @@ def test_engine_matches_simulation(text):
         key = next((k for k in est if " ".join(k.split()) == " ".join(term.text.split())), None)
         assert key is not None, (term.text, list(est))
         lo, hi = est[key]
-        assert term.interval.lo <= Fraction(hi) and Fraction(lo) <= term.interval.hi, (term.text, term.interval, est[key])
+        assert term.interval.lo <= Fraction(hi) and Fraction(lo) <= term.interval.hi, (
+            term.text,
+            term.interval,
+            est[key],
+        )

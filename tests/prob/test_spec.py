@@ -1,6 +1,5 @@
 """Specifications: verdicts, fairness sugar, errors, the command."""
 
-
 import pytest
 
 from lang.errors import TampError, UnsupportedError
@@ -21,8 +20,7 @@ def test_exact_spec_proved_and_violated():
 
 
 def test_sums_products_and_quotients_of_terms():
-    r = decide("program p() ensures P(a) + P(b) * 2 == 1.5 && P(a | b) / P(b) == 0.5 "
-               "{ a ~ bern(0.3); b ~ bern(0.6); }")
+    r = decide("program p() ensures P(a) + P(b) * 2 == 1.5 && P(a | b) / P(b) == 0.5 { a ~ bern(0.3); b ~ bern(0.6); }")
     assert r.verdict == "proved", r.render_text()
 
 
@@ -82,6 +80,7 @@ def test_condition_of_probability_zero_is_unknown_not_proved():
 
 def test_command_prints_terms_and_exit_codes(tmp_path, capsys):
     from tamp.cli import main
+
     f = tmp_path / "c.prob"
     f.write_text("program c() ensures P(a || b) >= 0.7 { a ~ bern(0.3); b ~ bern(0.6); }\n")
     assert main(["prob", str(f)]) == 0

@@ -28,37 +28,54 @@ BERN = """program cond1()
 # conditioning (all kept runs fail), and was "proved" when assume was read as "drop the run"
 FALSE_UNDER_CONDITIONING = {
     "bern": (BERN, {}, "6:3"),
-    "gauss": ("""program g()
+    "gauss": (
+        """program g()
   ensures x <= 2
   fails 0.5
 {
   x ~ gauss(0, 1);
   assume(x > 2);
-}""", {}, "6:3"),
-    "lap": ("""program l(s: real)
+}""",
+        {},
+        "6:3",
+    ),
+    "lap": (
+        """program l(s: real)
   requires s > 0
   ensures x <= s
   fails 0.5
 {
   x ~ lap(0, s);
   assume(x > s);
-}""", {"s": 1}, "7:3"),
-    "unif": ("""program u()
+}""",
+        {"s": 1},
+        "7:3",
+    ),
+    "unif": (
+        """program u()
   ensures d < 5
   fails 0.5
 {
   d ~ unif(1, 6);
   assume(d >= 5);
-}""", {}, "6:3"),
-    "computed": ("""program c()
+}""",
+        {},
+        "6:3",
+    ),
+    "computed": (
+        """program c()
   ensures !y
   fails 0.1
 {
   x ~ bern(0.1);
   y := x && true;
   assume(y);
-}""", {}, "7:3"),
-    "control": ("""program k()
+}""",
+        {},
+        "7:3",
+    ),
+    "control": (
+        """program k()
   ensures !y
   fails 0.1
 {
@@ -66,16 +83,24 @@ FALSE_UNDER_CONDITIONING = {
   y := false;
   if (x) { y := true; }
   assume(y);
-}""", {}, "8:3"),
-    "array": ("""program a()
+}""",
+        {},
+        "8:3",
+    ),
+    "array": (
+        """program a()
   ensures !b[1]
   fails 0.1
 {
   a[0] ~ bern(0.1);
   b[1] := a[0];
   assume(b[1]);
-}""", {}, "7:3"),
-    "in_loop": ("""program lp(n: int)
+}""",
+        {},
+        "7:3",
+    ),
+    "in_loop": (
+        """program lp(n: int)
   requires n >= 1
   ensures !x
   fails 0.5
@@ -85,7 +110,10 @@ FALSE_UNDER_CONDITIONING = {
     x ~ bern(0.5);
     assume(x);
   }
-}""", {"n": 3}, "9:5"),
+}""",
+        {"n": 3},
+        "9:5",
+    ),
 }
 
 

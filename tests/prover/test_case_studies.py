@@ -52,8 +52,9 @@ def test_noisy_sum_uses_p_over_n_and_the_running_sum_invariant():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rel", ["dp/aboveT.prob", "dp/sparseVec.prob", "reliability/searchRef.prob",
-                                 "reliability/searchRefConcrete.prob"])
+@pytest.mark.parametrize(
+    "rel", ["dp/aboveT.prob", "dp/sparseVec.prob", "reliability/searchRef.prob", "reliability/searchRefConcrete.prob"]
+)
 def test_slow_case_study_proved_and_cross_checked(rel):
     r = _prove(rel, timeout=300)
     _assert_proved(r)
@@ -62,8 +63,9 @@ def test_slow_case_study_proved_and_cross_checked(rel):
     _cross_check(rel)
 
 
-@pytest.mark.parametrize("rel", ["variants/noisyMax_exact.prob", "variants/noisySum_nolog.prob",
-                                 "variants/aboveT_nomargin.prob"])
+@pytest.mark.parametrize(
+    "rel", ["variants/noisyMax_exact.prob", "variants/noisySum_nolog.prob", "variants/aboveT_nomargin.prob"]
+)
 def test_too_strong_loop_variants_are_not_proved(rel):
     r = _prove(rel, timeout=60)
     assert r.verdict == "unknown"

@@ -162,9 +162,14 @@ def test_timeout_gives_unknown():
 def test_benchmark_files_loop_free():
     from lang.parser import parse_file
 
-    for rel, want in [("illustrative/ex1.prob", "proved"), ("illustrative/laplace.prob", "proved"),
-                      ("dp/randResp.prob", "proved"), ("variants/ex1_failsHalf.prob", "unknown"),
-                      ("variants/laplace_lt1.prob", "unknown"), ("variants/randResp_fails1_5.prob", "unknown")]:
+    for rel, want in [
+        ("illustrative/ex1.prob", "proved"),
+        ("illustrative/laplace.prob", "proved"),
+        ("dp/randResp.prob", "proved"),
+        ("variants/ex1_failsHalf.prob", "unknown"),
+        ("variants/laplace_lt1.prob", "unknown"),
+        ("variants/randResp_fails1_5.prob", "unknown"),
+    ]:
         path = BENCH / rel
         if not path.exists():
             continue
@@ -205,8 +210,14 @@ def test_unprovable_straight_line_claim_gives_up_with_a_clear_message(monkeypatc
     import tamp.prover.synthesis as S
 
     monkeypatch.setattr(S, "MAX_PROPOSALS", 60)
-    lines = ["program seqbad(x: real, eps: real, p: real)", "  requires eps > 0 && 0 < p && p <= 1",
-             "  ensures abs(s - 5 * x) <= 5 / eps * log(1 / p)", "  fails p", "{", "  s := 0;"]
+    lines = [
+        "program seqbad(x: real, eps: real, p: real)",
+        "  requires eps > 0 && 0 < p && p <= 1",
+        "  ensures abs(s - 5 * x) <= 5 / eps * log(1 / p)",
+        "  fails p",
+        "{",
+        "  s := 0;",
+    ]
     for k in range(5):
         lines += [f"  a{k} ~ lap(x, 1 / eps);", f"  s := s + a{k};"]
     src = "\n".join(lines + ["}"])

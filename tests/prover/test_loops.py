@@ -1,6 +1,5 @@
 """Prover II (loops): the CFA labelled with loop invariants and counter-based failure bounds."""
 
-
 import pytest
 from locations import BENCHMARKS
 

@@ -34,11 +34,14 @@ def test_resampled_variable_is_dead_at_the_loop_head():
     cfa = build_cfa(parse(ABOVE).programs[0])
     head = cfa.loop_heads[0]
     live = live_variables(cfa, {}, {})
-    assert "a" not in live[head]              # re-sampled before it is read again
+    assert "a" not in live[head]  # re-sampled before it is read again
     assert {"t", "i", "found", "q", "n", "ans"} <= live[head]
     # after the sampling of a, a is live (the test a > t reads it)
-    after = [v for u, v, k, d in cfa.edges() if isinstance(d["stmt"], A.Sample) and u != cfa.entry
-             and d["stmt"].targets[0] == A.Var("a")]
+    after = [
+        v
+        for u, v, k, d in cfa.edges()
+        if isinstance(d["stmt"], A.Sample) and u != cfa.entry and d["stmt"].targets[0] == A.Var("a")
+    ]
     assert after and "a" in live[after[0]]
     # at the exit only what the postcondition (and requires, bound) read is live
     assert "t" not in live[cfa.exit] and "ans" in live[cfa.exit]
@@ -81,8 +84,12 @@ def test_c_api_walk_finds_the_same_applications():
     log = z3.Function("log", z3.RealSort(), z3.RealSort())
     exp = z3.Function("exp", z3.RealSort(), z3.RealSort())
     j = z3.Int("j")
-    f = z3.And(log(x) > log(y * 2), z3.ForAll([j], log(z3.ToReal(j)) + exp(x) > 0), log(x) < 3,
-               z3.Function("other", z3.RealSort(), z3.RealSort())(x) > 0)
+    f = z3.And(
+        log(x) > log(y * 2),
+        z3.ForAll([j], log(z3.ToReal(j)) + exp(x) > 0),
+        log(x) < 3,
+        z3.Function("other", z3.RealSort(), z3.RealSort())(x) > 0,
+    )
     got = transcendental_apps(f)
     want = _reference_apps(f)
     assert [g.sexpr() for g in got] == [w.sexpr() for w in want]
@@ -107,7 +114,7 @@ def test_free_vars_memo_is_per_node():
     e2 = parse_expr("x + z")
     assert A.free_vars(e1) == {"x", "y"}
     s = A.free_vars(e1)
-    s.add("w")                                  # callers may change their copy
+    s.add("w")  # callers may change their copy
     assert A.free_vars(e1) == {"x", "y"} and A.free_vars(e2) == {"x", "z"}
 
 
@@ -180,7 +187,7 @@ def test_a_combination_spending_exactly_the_budget_comes_first_and_alone(monkeyp
     assert {a.family for a in axioms.values()} == {"bernoulli"}
     assert all(a.cost == A.Var("r") for a in axioms.values())
     assert len(calls) <= 12 + 4  # one κ per proposal, then a few combinations: not 3**4 = 81
-    rest = list(ranked)          # the others are still there, on demand
+    rest = list(ranked)  # the others are still there, on demand
     assert rest and all(set(a) == set(axioms) for a, _k in rest)
 
 

@@ -66,8 +66,10 @@ def test_loop_free_claim_is_proved_and_its_certificate_checks(tmp_path):
     assert main(["prove", str(src), "--certificate", str(cert), "--quiet"]) == 0
     assert main(["check-proof", str(cert), str(src)]) == 0
     sim = pytest.importorskip("tamp.simulate")
-    for inputs in ({"q": [1, 2, 3, 4], "rs": [3, 7], "n": 2, "m": 2, "eps": 1, "p": 0.2},
-                   {"q": [0.5] * 3, "rs": [1.5], "n": 1, "m": 3, "eps": 0.5, "p": 0.05}):
+    for inputs in (
+        {"q": [1, 2, 3, 4], "rs": [3, 7], "n": 2, "m": 2, "eps": 1, "p": 0.2},
+        {"q": [0.5] * 3, "rs": [1.5], "n": 1, "m": 3, "eps": 0.5, "p": 0.05},
+    ):
         s = sim.simulate(LOOP_FREE, inputs, runs=20000, seed=2)
         assert s.ci[0] <= float(s.bound_value)
 

@@ -26,7 +26,8 @@ SPIN = """program spin(p: real)
 NOT_TERMINATING = {
     "spin": (SPIN, 7),
     # the exit is never reached: an empty set of exit states must not make `ensures false` proved
-    "limit_moves": ("""program lm(n: int)
+    "limit_moves": (
+        """program lm(n: int)
   requires n >= 1
   ensures false
   fails 0
@@ -37,15 +38,21 @@ NOT_TERMINATING = {
     i := i + 1;
     m := m + 1;
   }
-}""", 8),
-    "forever": ("""program f()
+}""",
+        8,
+    ),
+    "forever": (
+        """program f()
   ensures false
   fails 0
 {
   x ~ bern(0.5);
   while (true) { skip; }
-}""", 6),
-    "counter_skipped_on_some_path": ("""program cs(n: int)
+}""",
+        6,
+    ),
+    "counter_skipped_on_some_path": (
+        """program cs(n: int)
   requires n >= 1
   ensures false
   fails 0
@@ -54,7 +61,9 @@ NOT_TERMINATING = {
   while (i < n) {
     if (n > 100) { i := i + 1; }
   }
-}""", 7),
+}""",
+        7,
+    ),
 }
 
 
@@ -91,14 +100,15 @@ NOT_ALMOST_SURE = {
     # q = 0 is allowed: then the loop never ends
     "probability_may_be_zero": RETRY.replace("0 < q", "0 <= q"),
     # the exit probability changes between iterations (it may shrink towards 0)
-    "probability_not_an_input": RETRY.replace("while (!ok) { ok ~ bern(q); }",
-                                              "r := q; while (!ok) { ok ~ bern(r); r := r / 2; }"),
+    "probability_not_an_input": RETRY.replace(
+        "while (!ok) { ok ~ bern(q); }", "r := q; while (!ok) { ok ~ bern(r); r := r / 2; }"
+    ),
     # the flag is overwritten after the sampling
-    "flag_overwritten": RETRY.replace("while (!ok) { ok ~ bern(q); }",
-                                      "while (!ok) { ok ~ bern(q); ok := false; }"),
+    "flag_overwritten": RETRY.replace("while (!ok) { ok ~ bern(q); }", "while (!ok) { ok ~ bern(q); ok := false; }"),
     # the sampling is skipped on some iterations
-    "sampling_skipped": RETRY.replace("while (!ok) { ok ~ bern(q); }",
-                                      "x := false; while (!ok) { if (x) { ok ~ bern(q); } }"),
+    "sampling_skipped": RETRY.replace(
+        "while (!ok) { ok ~ bern(q); }", "x := false; while (!ok) { if (x) { ok ~ bern(q); } }"
+    ),
 }
 
 

@@ -78,8 +78,10 @@ def test_progress_only_on_a_terminal_and_never_with_json():
 
 
 def test_events_show_program_stage_and_what_is_known():
-    assert ProgressEvent("ex1", "synthesising axioms for 4 traces", traces=4).describe() == \
-        "ex1 · synthesising axioms for 4 traces"
+    assert (
+        ProgressEvent("ex1", "synthesising axioms for 4 traces", traces=4).describe()
+        == "ex1 · synthesising axioms for 4 traces"
+    )
     assert ProgressEvent(stage="just text").describe() == "just text"
 
 
@@ -122,11 +124,17 @@ def test_ticker_thread_stops_on_close():
 
 
 def test_failure_lines_from_the_prover_explanation():
-    failure = ProofFailure(NO_AXIOM, stmt="y ~ bern(p)", line=10, bound="p / 2",
-                           steps=(TraceStep(8, "x ~ bern(0.5)"), TraceStep(9, "assume(x)")))
+    failure = ProofFailure(
+        NO_AXIOM,
+        stmt="y ~ bern(p)",
+        line=10,
+        bound="p / 2",
+        steps=(TraceStep(8, "x ~ bern(0.5)"), TraceStep(9, "assume(x)")),
+    )
     assert failure.text() == (
         "no axiom for `y ~ bern(p)` (line 10) keeps the failure below p / 2 and proves the postcondition\n"
-        "    on the trace:\n      line 8: x ~ bern(0.5)\n      line 9: assume(x)")
+        "    on the trace:\n      line 8: x ~ bern(0.5)\n      line 9: assume(x)"
+    )
     fl = failure_lines(failure)
     assert fl.reason.startswith("no axiom for") and fl.steps == [(8, "x ~ bern(0.5)"), (9, "assume(x)")]
     assert fl.stuck_at == 10 and fl.lines == [8, 9, 10]
@@ -164,6 +172,7 @@ def test_loop_obligation_failures_name_cfa_nodes():
     assert fl.rule == "EXIT" and fl.nodes == [cfa.exit]
     assert fl.stuck_at == cfa.graph.nodes[cfa.exit].get("line")
     assert "postcondition" in fl.note
-    step = failure_lines(check_failure([Obligation("STEP", f"q{cfa.entry}->q{cfa.exit}", "unknown", "",
-                                                   cfa.entry, cfa.exit)]), cfa)
+    step = failure_lines(
+        check_failure([Obligation("STEP", f"q{cfa.entry}->q{cfa.exit}", "unknown", "", cfa.entry, cfa.exit)]), cfa
+    )
     assert step.rule == "STEP" and step.nodes == [cfa.entry, cfa.exit]

@@ -45,8 +45,22 @@ COINS = """program coins()
 class Structure(HTMLParser):
     """Collects ids, local links, external references and tag balance of a page."""
 
-    VOID = {"meta", "br", "img", "input", "link", "hr", "path", "rect", "polygon", "ellipse", "polyline",
-            "marker", "line", "circle"}
+    VOID = {
+        "meta",
+        "br",
+        "img",
+        "input",
+        "link",
+        "hr",
+        "path",
+        "rect",
+        "polygon",
+        "ellipse",
+        "polyline",
+        "marker",
+        "line",
+        "circle",
+    }
 
     def __init__(self):
         super().__init__()

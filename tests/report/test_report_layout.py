@@ -19,12 +19,14 @@ def loop_graph(flag_back=True):
     g = Graph("loop", root="q0")
     for i, extra in enumerate(["", "", "", "", " exit"]):
         g.nodes.append(GNode(f"q{i}", [f"q{i}", f"λ: x{i} > 0", "κ: p * i"], f"q{i}", "node" + extra))
-    g.edges = [GEdge("q0", "q1", "i := 0", "i := 0"),
-               GEdge("q1", "q2", "assume(i < n)", "assume(i < n)"),
-               GEdge("q2", "q3", "a ~ lap(0, 1)\nlaplace, cost p", "a ~ lap(0, 1)"),
-               GEdge("q3", "q1", "i := i + 1", "i := i + 1", "back-edge" if flag_back else "edge"),
-               GEdge("q1", "q4", "assume(!(i < n))", "assume(!(i < n))"),
-               GEdge("q0", "q3", "skip ahead", "skip ahead")]
+    g.edges = [
+        GEdge("q0", "q1", "i := 0", "i := 0"),
+        GEdge("q1", "q2", "assume(i < n)", "assume(i < n)"),
+        GEdge("q2", "q3", "a ~ lap(0, 1)\nlaplace, cost p", "a ~ lap(0, 1)"),
+        GEdge("q3", "q1", "i := i + 1", "i := i + 1", "back-edge" if flag_back else "edge"),
+        GEdge("q1", "q4", "assume(!(i < n))", "assume(!(i < n))"),
+        GEdge("q0", "q3", "skip ahead", "skip ahead"),
+    ]
     return g
 
 
@@ -66,7 +68,7 @@ def test_svg_is_well_formed_with_classes_and_labels():
 
 
 def test_text_is_escaped():
-    g = Graph("esc", nodes=[GNode("a", ["x < y && z > 0 <script>"], "x < y & \"q\"")], root="a")
+    g = Graph("esc", nodes=[GNode("a", ["x < y && z > 0 <script>"], 'x < y & "q"')], root="a")
     svg = svg_of(g)
     ET.fromstring(svg)
     assert "<script>" not in svg
@@ -104,11 +106,13 @@ def test_dot_source_marks_classes_in_ids():
 
 
 def test_clean_svg_restores_classes_and_drops_doctype():
-    raw = ('<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" '
-           '"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">\n<!-- x -->\n'
-           '<svg width="1pt" xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
-           '<g id="e3__back-edge" class="edge"><g id="a_e3"><a xlink:title="i := i + 1">'
-           '<path d="M0,0"/></a>\n</g></g></svg>')
+    raw = (
+        '<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" '
+        '"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">\n<!-- x -->\n'
+        '<svg width="1pt" xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
+        '<g id="e3__back-edge" class="edge"><g id="a_e3"><a xlink:title="i := i + 1">'
+        '<path d="M0,0"/></a>\n</g></g></svg>'
+    )
     svg = clean_svg(raw)
     assert svg.startswith("<svg") and "DOCTYPE" not in svg and "dtd" not in svg
     assert 'class="back-edge"' in svg and "<title>i := i + 1</title>" in svg and "xlink" not in svg

@@ -14,7 +14,8 @@ MINE = ["illustrative", "dp", "reliability", "variants"]
 
 def _id(b):
     return f"{b.file.parent.name}/{b.file.stem}-" + ",".join(
-        f"{k}={v}" for k, v in b.inputs.items() if not isinstance(v, list))
+        f"{k}={v}" for k, v in b.inputs.items() if not isinstance(v, list)
+    )
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[_id(b) for b in ENTRIES])
@@ -63,8 +64,7 @@ def test_search_ref_concrete_reliability_is_visible_with_a_large_rate():
     """searchRef's union bound 1 - 4*r*pixels is close to the true failure rate when the rate is
     large: the interval reaches below the bound, and below it a tighter bound is refuted."""
     f = BENCHMARKS / "reliability" / "searchRef.prob"
-    inputs = {"blocks": list(range(12)), "ref": [1, 2, 3, 4], "nblocks": 3, "height": 2, "width": 2,
-              "r": 0.005}
+    inputs = {"blocks": list(range(12)), "ref": [1, 2, 3, 4], "nblocks": 3, "height": 2, "width": 2, "r": 0.005}
     r = simulate(f, inputs, runs=20000, seed=5)
     exact = 1 - (1 - 0.005) ** (4 * 12)
     assert r.ci[0] < exact < r.ci[1]

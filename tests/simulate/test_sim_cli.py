@@ -47,8 +47,7 @@ def test_confidence_option(capsys):
 
 def test_probability_spec_json(tmp_path, capsys):
     f = tmp_path / "fair.prob"
-    f.write_text("program fair() ensures P(h | g) / P(h | !g) >= 0.5\n"
-                 "{ g ~ bern(0.5); h ~ bern(0.4); }\n")
+    f.write_text("program fair() ensures P(h | g) / P(h | !g) >= 0.5\n{ g ~ bern(0.5); h ~ bern(0.4); }\n")
     code, out, _ = run(capsys, str(f), "--runs", "50000", "--json")
     prog = json.loads(out)["programs"][0]
     assert code == 0 and prog["verdict"] == "confirmed"
@@ -57,16 +56,19 @@ def test_probability_spec_json(tmp_path, capsys):
     assert "P(h | g)" in out.replace("  ", " ") or "P(h|g)" in out
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--input", "n=3"], "missing: q, eps, p"),
-    (EX2_IN[:-2] + ["--input", "q=[1,x]"], "bad value"),
-    (EX2_IN[:2] + ["--input", "eps=0.5", "--input", "p=2", "--input", "q=[1,5,2]"], "requires clause is false"),
-    (EX2_IN + ["--input", "zz=1"], "unknown input"),
-    (EX2_IN + ["--bound", "1/(n-3)"], "division by zero"),
-    (EX2_IN + ["--runs", "0"], "must be positive"),
-    (["--input", "n=4", "--input", "eps=0.5", "--input", "p=0.1", "--input", "q=[1,5,2]"], "out of range"),
-    (EX2_IN + ["--program", "nope"], "no program named"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--input", "n=3"], "missing: q, eps, p"),
+        (EX2_IN[:-2] + ["--input", "q=[1,x]"], "bad value"),
+        (EX2_IN[:2] + ["--input", "eps=0.5", "--input", "p=2", "--input", "q=[1,5,2]"], "requires clause is false"),
+        (EX2_IN + ["--input", "zz=1"], "unknown input"),
+        (EX2_IN + ["--bound", "1/(n-3)"], "division by zero"),
+        (EX2_IN + ["--runs", "0"], "must be positive"),
+        (["--input", "n=4", "--input", "eps=0.5", "--input", "p=0.1", "--input", "q=[1,5,2]"], "out of range"),
+        (EX2_IN + ["--program", "nope"], "no program named"),
+    ],
+)
 def test_bad_input_exits_2_with_one_message(capsys, args, needle):
     code, out, err = run(capsys, EX2, "--runs", "100", *args)
     assert code == 2

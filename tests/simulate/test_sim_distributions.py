@@ -28,7 +28,7 @@ def test_bern():
 def test_unif_integer_inclusive():
     x = sample("x ~ unif(-2, 3);")
     assert set(np.unique(x)) == {-2, -1, 0, 1, 2, 3}
-    close(x.mean(), 0.5, math.sqrt((6 ** 2 - 1) / 12))
+    close(x.mean(), 0.5, math.sqrt((6**2 - 1) / 12))
 
 
 def test_unif_set_and_product():
@@ -101,7 +101,7 @@ def test_density_polynomial():
     x = sample("x ~ density(0, 1, 2 * _);")
     close(x.mean(), 2 / 3, math.sqrt(1 / 18))
     y = sample("y ~ density(-1, 2, 3 - _ * _ + 1);", name="y")  # ∝ 4 - y^2 on [-1, 2]
-    mass = (4 * 3 - (8 + 1) / 3)
+    mass = 4 * 3 - (8 + 1) / 3
     mean = (2 * (4 - 1) - (16 - 1) / 4) / mass
     close(y.mean(), mean, 1.0)
 

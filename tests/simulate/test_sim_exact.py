@@ -22,37 +22,47 @@ def verdict(src, inputs=None, runs=2000, **kw):
 
 # ---------------------------------------------------------------- true claims that floats refuted
 
-@pytest.mark.parametrize("src", [
-    "program a() ensures x * x == 2 fails 0 { x := sqrt(2); }",
-    "program b() ensures y == 0.1 fails 0 { x := exp(0.1); y := log(x); }",
-    "program c() ensures y > 0 fails 0 { x ~ lap(0, 1); y := exp(-1000 + x); }",
-    "program d() ensures x * 3 == 1 fails 0 { x := 1 / 3; }",
-    "program e() ensures y * 3 == x fails 0 { x ~ unif(0, 5); y := x / 3; }",
-    "program f() ensures 0.1 + 0.2 == 0.3 && s == 0.3 fails 0 { s := 0.1 + 0.2; }",
-    "program g() ensures sqrt(2) * sqrt(3) == sqrt(6) fails 0 { x := 1; }",
-    "program h() ensures x - x == 0 fails 0 { x ~ gauss(0.1, 2); }",
-    "program i() ensures exp(x - x) == 1 && log(exp(1)) == 1 fails 0 { x ~ lap(0, 1); }",  # fuzz finding
-])
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "program a() ensures x * x == 2 fails 0 { x := sqrt(2); }",
+        "program b() ensures y == 0.1 fails 0 { x := exp(0.1); y := log(x); }",
+        "program c() ensures y > 0 fails 0 { x ~ lap(0, 1); y := exp(-1000 + x); }",
+        "program d() ensures x * 3 == 1 fails 0 { x := 1 / 3; }",
+        "program e() ensures y * 3 == x fails 0 { x ~ unif(0, 5); y := x / 3; }",
+        "program f() ensures 0.1 + 0.2 == 0.3 && s == 0.3 fails 0 { s := 0.1 + 0.2; }",
+        "program g() ensures sqrt(2) * sqrt(3) == sqrt(6) fails 0 { x := 1; }",
+        "program h() ensures x - x == 0 fails 0 { x ~ gauss(0.1, 2); }",
+        "program i() ensures exp(x - x) == 1 && log(exp(1)) == 1 fails 0 { x ~ lap(0, 1); }",  # fuzz finding
+    ],
+)
 def test_true_claims_are_consistent(src):
     r = verdict(src)
     assert r.verdict == "consistent" and r.failures == 0 and r.undecided == 0, r.render_text()
 
 
 def test_inputs_bound_and_requires_are_exact():
-    src = ("program p(x: real) requires sqrt(x) * sqrt(x) == x && exp(-1000) > 0 "
-           "ensures y == 1 fails exp(-1000) { y := 1; }")
+    src = (
+        "program p(x: real) requires sqrt(x) * sqrt(x) == x && exp(-1000) > 0 "
+        "ensures y == 1 fails exp(-1000) { y := 1; }"
+    )
     r = verdict(src, {"x": 2})
     assert r.verdict == "consistent", r.render_text()
 
 
 # ---------------------------------------------------------------- false claims are still refuted
 
-@pytest.mark.parametrize("src", [
-    "program a() ensures x * x != 2 fails 0.5 { x := sqrt(2); }",
-    "program b() ensures x * x == 2 + 1e-30 fails 0.5 { x := sqrt(2); }",
-    "program c() ensures y < 0.1 fails 0.5 { x := exp(0.1); y := log(x); }",
-    "program d() ensures exp(-1000 + x) <= 0 fails 0.5 { x ~ lap(0, 1); }",
-])
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "program a() ensures x * x != 2 fails 0.5 { x := sqrt(2); }",
+        "program b() ensures x * x == 2 + 1e-30 fails 0.5 { x := sqrt(2); }",
+        "program c() ensures y < 0.1 fails 0.5 { x := exp(0.1); y := log(x); }",
+        "program d() ensures exp(-1000 + x) <= 0 fails 0.5 { x ~ lap(0, 1); }",
+    ],
+)
 def test_false_claims_near_the_boundary_are_refuted(src):
     r = verdict(src)
     assert r.verdict == REFUTED and r.failures == r.runs and r.undecided == 0, r.render_text()
@@ -66,6 +76,7 @@ def test_an_irrational_bound_is_compared_exactly():
 
 # ---------------------------------------------------------------- undecided runs
 
+
 def test_undecided_runs_never_count_as_failures(monkeypatch):
     monkeypatch.setattr(runner, "REFINEMENTS", ())  # no exact re-run: every unsure run stays undecided
     r = verdict("program a() ensures x * x != 2 fails 0 { x := sqrt(2); }")
@@ -75,8 +86,9 @@ def test_undecided_runs_never_count_as_failures(monkeypatch):
 
 def test_refuted_only_if_the_decided_failures_exceed_the_bound(monkeypatch):
     monkeypatch.setattr(runner, "REFINEMENTS", ())
-    src = ("program a() ensures (b ==> x * x == 2) && !c fails 0.1 "
-           "{ b ~ bern(0.5); c ~ bern(0.9); x := b ? sqrt(2) : 1; }")
+    src = (
+        "program a() ensures (b ==> x * x == 2) && !c fails 0.1 { b ~ bern(0.5); c ~ bern(0.9); x := b ? sqrt(2) : 1; }"
+    )
     r = verdict(src, runs=4000)
     assert r.verdict == REFUTED and 1500 < r.undecided < 2500, r.render_text()
     # the same claim with a bound the decided failures (about 45%) do not exceed
@@ -100,10 +112,11 @@ def test_draws_do_not_depend_on_the_number_of_runs():
 
 def test_symbolic_domain_decides_algebraic_equalities():
     import sympy
+
     sym = ExactDomain("sym")
     assert sym._sym_sign(sympy.sqrt(2) * sympy.sqrt(3) - sympy.sqrt(6)) == 0
     assert sym._sym_sign(sympy.sqrt(2) + sympy.sqrt(3) - sympy.sqrt(5 + 2 * sympy.sqrt(6))) == 0
-    assert sym._sym_sign(sympy.sqrt(2) - sympy.Rational(141421356237, 10 ** 11)) == 1
+    assert sym._sym_sign(sympy.sqrt(2) - sympy.Rational(141421356237, 10**11)) == 1
 
 
 # ---------------------------------------------------------------- the balls are sound
@@ -140,6 +153,7 @@ def test_ball_arithmetic_contains_the_exact_result(ma, ra, mb, rb, sa, sb):
 @given(st.floats(min_value=0, max_value=1e12), RADII)
 def test_ball_sqrt_log_exp_contain_the_exact_result(m, r):
     from flint import arb, ctx
+
     assume(m - r >= 0)
     s = B.sqrt(B.ball(m, r))
     old = ctx.prec
@@ -147,17 +161,23 @@ def test_ball_sqrt_log_exp_contain_the_exact_result(m, r):
     try:
         for x in (Fraction(m), Fraction(m) - Fraction(r), Fraction(m) + Fraction(r)):
             from flint import fmpq
+
             exact = arb(fmpq(x.numerator, x.denominator))
             lo = Fraction(float(s.real)) - Fraction(float(s.imag))
             hi = Fraction(float(s.real)) + Fraction(float(s.imag))
             assert (lo <= 0 or lo * lo <= x) and x <= hi * hi  # sqrt(x) in [lo, hi], exactly
             if m - r > 0:  # (a ball reaching 0 is refused before log: evaluate.py)
                 ln = B.transcendental("log", B.ball(m, r))
-                assert arb(float(ln.real)) - arb(float(ln.imag)) <= exact.log() <= arb(float(ln.real)) + arb(float(ln.imag))
+                assert (
+                    arb(float(ln.real)) - arb(float(ln.imag))
+                    <= exact.log()
+                    <= arb(float(ln.real)) + arb(float(ln.imag))
+                )
             if m < 700:
                 ex = B.transcendental("exp", B.ball(m, r))
-                assert not math.isfinite(float(ex.imag)) or \
-                    arb(float(ex.real)) - arb(float(ex.imag)) <= exact.exp() <= arb(float(ex.real)) + arb(float(ex.imag))
+                assert not math.isfinite(float(ex.imag)) or arb(float(ex.real)) - arb(
+                    float(ex.imag)
+                ) <= exact.exp() <= arb(float(ex.real)) + arb(float(ex.imag))
     finally:
         ctx.prec = old
 

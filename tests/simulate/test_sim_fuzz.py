@@ -11,8 +11,7 @@ from tamp.simulate import simulate
 FILES = sorted(p for d in ("illustrative", "dp", "variants") for p in (BENCHMARKS / d).glob("*.prob"))
 PROGRAMS = [parse_file(str(f)) for f in FILES]
 
-numbers = st.one_of(st.integers(-5, 12), st.fractions(-3, 3, max_denominator=8), st.floats(-1e3, 1e3),
-                    st.booleans())
+numbers = st.one_of(st.integers(-5, 12), st.fractions(-3, 3, max_denominator=8), st.floats(-1e3, 1e3), st.booleans())
 values = st.one_of(numbers, st.lists(numbers, max_size=12))
 
 

@@ -53,8 +53,9 @@ def test_tuples_and_projections():
 
 
 def test_int_division_is_euclidean():
-    s = run_samples("program e() { a := (0 - 7) div 2; b := (0 - 7) mod 2; c := 7 div (0 - 2); d := 7 mod (0 - 2); }",
-                    runs=1)
+    s = run_samples(
+        "program e() { a := (0 - 7) div 2; b := (0 - 7) mod 2; c := 7 div (0 - 2); d := 7 mod (0 - 2); }", runs=1
+    )
     assert (s["a"][0], s["b"][0], s["c"][0], s["d"][0]) == (-4, 1, -3, 1)
 
 
@@ -75,7 +76,7 @@ def test_unreliable_operators_fail_at_the_rate():
     src = """program u(r: real) rate r reliability 1 - 3 * r {
       x := 1 +. 2; y := x *. x; z := y -. 1; }"""
     r = simulate(src, {"r": 0.1}, runs=50000, seed=5)
-    exact = 1 - 0.9 ** 3
+    exact = 1 - 0.9**3
     assert r.ci[0] < exact < r.ci[1]
     assert r.verdict == "consistent"
     s = run_samples(src, {"r": 0.1}, runs=10)
@@ -94,22 +95,26 @@ def test_short_circuit_reads_only_where_defined():
 def test_bounds_are_exact():
     r = simulate("program b(p: real, n: int) ensures true fails p * n { skip; }", {"p": 0.1, "n": 3}, runs=10)
     from fractions import Fraction
+
     assert r.bound_value == Fraction(3, 10)
 
 
-@pytest.mark.parametrize("src, inputs, msg, line, col", [
-    ("program e(n: int) { x := 1 / n; }", {"n": 0}, "division by zero", 1, 26),
-    ("program e(n: int) {\n  x := log(n - 1);\n}", {"n": 1}, "log of a non-positive", 2, 8),
-    ("program e(n: int) {\n  a[0] := 1;\n  x := a[n];\n}", {"n": 1}, "unwritten element", 3, 8),
-    ("program e(q: int[]) {\n  x := q[3];\n}", {"q": [1, 2]}, "out of range", 2, 8),
-    ("program e(n: int) {\n  x ~ lap(0, n);\n}", {"n": 0}, "scale must be positive", 2, 14),
-    ("program e(n: int) requires n > 2 { skip; }", {"n": 1}, "requires", 1, 28),
-    ("program e(n: int) { skip; }", {}, "missing: n", 1, 9),
-    ("program e(n: int) { skip; }", {"n": 0.5}, "must be an integer", 1, 11),
-    ("program e(b: bool) { skip; }", {"b": 1}, "true or false", 1, 11),
-    ("program e(n: int) ensures true fails 1 / (n - 1) { skip; }", {"n": 1}, "division by zero", 1, 38),
-    ("program e(y: int) ensures independent(x, y) { x := y; }", {"y": 1}, "not a sampling property", 1, 27),
-])
+@pytest.mark.parametrize(
+    "src, inputs, msg, line, col",
+    [
+        ("program e(n: int) { x := 1 / n; }", {"n": 0}, "division by zero", 1, 26),
+        ("program e(n: int) {\n  x := log(n - 1);\n}", {"n": 1}, "log of a non-positive", 2, 8),
+        ("program e(n: int) {\n  a[0] := 1;\n  x := a[n];\n}", {"n": 1}, "unwritten element", 3, 8),
+        ("program e(q: int[]) {\n  x := q[3];\n}", {"q": [1, 2]}, "out of range", 2, 8),
+        ("program e(n: int) {\n  x ~ lap(0, n);\n}", {"n": 0}, "scale must be positive", 2, 14),
+        ("program e(n: int) requires n > 2 { skip; }", {"n": 1}, "requires", 1, 28),
+        ("program e(n: int) { skip; }", {}, "missing: n", 1, 9),
+        ("program e(n: int) { skip; }", {"n": 0.5}, "must be an integer", 1, 11),
+        ("program e(b: bool) { skip; }", {"b": 1}, "true or false", 1, 11),
+        ("program e(n: int) ensures true fails 1 / (n - 1) { skip; }", {"n": 1}, "division by zero", 1, 38),
+        ("program e(y: int) ensures independent(x, y) { x := y; }", {"y": 1}, "not a sampling property", 1, 27),
+    ],
+)
 def test_errors_are_located(src, inputs, msg, line, col):
     with pytest.raises(TampError) as exc:
         simulate(src, inputs, runs=100)
@@ -124,6 +129,7 @@ def test_runaway_loop_is_stopped():
 
 def test_many_runs_are_simulated_in_chunks(monkeypatch):
     import tamp.simulate.runner as runner
+
     monkeypatch.setattr(runner, "CHUNK", 1000)
     src = """program c() ensures !x ensures P(y) >= 0 fails 0.5 { x ~ bern(0.2); y ~ bern(0.7); assume(!x || y); }"""
     r = simulate(src, {}, runs=10500, seed=9)
@@ -141,6 +147,7 @@ def test_locals_outside_p_terms_are_rejected():
 
 def test_check_consistent_for_provers():
     from tamp.simulate import check_consistent
+
     src = "program c(p: real) ensures !x fails p { x ~ bern(p / 2); }"
     assert check_consistent(src, {"p": 0.5}).verdict == "consistent"
     with pytest.raises(AssertionError, match="refutes"):

@@ -63,5 +63,5 @@ def test_coverage_of_a_known_rate():
     for k in range(n + 1):
         lo, hi = clopper_pearson(k, n, 0.90)
         if not lo <= p <= hi:
-            miss += math.comb(n, k) * p ** k * (1 - p) ** (n - k)
+            miss += math.comb(n, k) * p**k * (1 - p) ** (n - k)
     assert miss <= 0.10

@@ -56,8 +56,14 @@ def test_variants_are_not_proved():
 
 
 # issue 16: conditioning assumes and loops that may not terminate were "proved"
-SEMANTICS_VARIANTS = ("assume_bern_conditioning", "assume_gauss_conditioning", "assume_control_conditioning",
-                      "nonterminating/loop_spin", "nonterminating/loop_forever", "loop_retry_count")
+SEMANTICS_VARIANTS = (
+    "assume_bern_conditioning",
+    "assume_gauss_conditioning",
+    "assume_control_conditioning",
+    "nonterminating/loop_spin",
+    "nonterminating/loop_forever",
+    "loop_retry_count",
+)
 
 
 @pytest.mark.parametrize("name", SEMANTICS_VARIANTS)

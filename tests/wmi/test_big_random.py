@@ -1,7 +1,6 @@
 """The small big_random problems: README reference values and a cross-check
 of every nr2 problem with the independent iterated-integration method."""
 
-
 import pytest
 from locations import REPO
 

@@ -39,10 +39,11 @@ def test_z3_fraction_beyond_the_int_str_digit_limit():
     """A z3 numeral with more than 4300 decimal digits converts exactly."""
     import z3
 
-    num, den = 3 ** 10000 + 1, 2 ** 20000
+    num, den = 3**10000 + 1, 2**20000
     s = z3.Solver()
     x = z3.Real("x")
     import sys
+
     old = sys.get_int_max_str_digits()
     sys.set_int_max_str_digits(0)
     try:

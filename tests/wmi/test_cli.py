@@ -12,7 +12,7 @@ EX2 = {
     "domain": [["cx", "real", [0, 1]], ["cy", "real", [0, 1]], ["cA", "bool", None]],
     "formula": "(| (~ (var bool cA)) (<= (+ (var real cx) (var real cy)) (const real 1)))",
     "weights": "(* (ite (<= (+ (var real cx) (var real cy)) (const real 1)) (var real cx) (const real 1))"
-               " (ite (var bool cA) (const real 1) (var real cy)))",
+    " (ite (var bool cA) (const real 1) (var real cy)))",
     "queries": ["(var bool cA)"],
 }
 

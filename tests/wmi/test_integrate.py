@@ -82,7 +82,7 @@ def test_scaled_shifted_simplex_volume_and_degenerate_vertices():
 def test_empty_and_lower_dimensional_give_zero():
     x = Poly.var(2, 0) + 1
     assert integrate_polytope(x, box(2) + [((1, 1), F(-1), False)], 2) == 0  # empty
-    assert integrate_polytope(x, box(2) + [((1, 1), F(0), False)], 2) == 0   # one point
+    assert integrate_polytope(x, box(2) + [((1, 1), F(0), False)], 2) == 0  # one point
     # the segment x = y inside the square
     flat = box(2) + [((1, -1), F(0), False), ((-1, 1), F(0), False)]
     assert integrate_polytope(x, flat, 2) == 0
@@ -91,8 +91,9 @@ def test_empty_and_lower_dimensional_give_zero():
 
 def test_unbounded_raises():
     with pytest.raises(UnboundedPolytopeError):
-        integrate_polytope(Poly.const(2, 1), [((-1, 0), F(0), False), ((0, -1), F(0), False),
-                                              ((1, -1), F(1), False)], 2)
+        integrate_polytope(
+            Poly.const(2, 1), [((-1, 0), F(0), False), ((0, -1), F(0), False), ((1, -1), F(1), False)], 2
+        )
     with pytest.raises(UnboundedPolytopeError):
         integrate_polytope(Poly.const(2, 1), [((1, 0), F(1), False), ((-1, 0), F(0), False)], 2)
 
@@ -117,9 +118,14 @@ def polytope_case(draw):
         a = tuple(F(draw(small)) for _ in range(n))
         b = F(draw(st.integers(-2, 6)), draw(st.integers(1, 3)))
         cons.append((a, b, draw(st.booleans())))
-    terms = draw(st.dictionaries(st.tuples(*[st.integers(0, 3)] * n),
-                                 st.fractions(min_value=-4, max_value=4, max_denominator=5),
-                                 min_size=1, max_size=4))
+    terms = draw(
+        st.dictionaries(
+            st.tuples(*[st.integers(0, 3)] * n),
+            st.fractions(min_value=-4, max_value=4, max_denominator=5),
+            min_size=1,
+            max_size=4,
+        )
+    )
     return n, cons, Poly(n, terms)
 
 
@@ -131,11 +137,17 @@ def test_vertex_method_matches_iterated_integration(case):
 
 
 @settings(max_examples=5, deadline=None)
-@given(st.lists(st.tuples(st.fractions(min_value=-2, max_value=2, max_denominator=4),
-                          st.fractions(min_value=0, max_value=2, max_denominator=4)),
-                min_size=2, max_size=2),
-       st.dictionaries(st.tuples(st.integers(0, 3), st.integers(0, 3)),
-                       st.integers(-3, 3), min_size=1, max_size=3))
+@given(
+    st.lists(
+        st.tuples(
+            st.fractions(min_value=-2, max_value=2, max_denominator=4),
+            st.fractions(min_value=0, max_value=2, max_denominator=4),
+        ),
+        min_size=2,
+        max_size=2,
+    ),
+    st.dictionaries(st.tuples(st.integers(0, 3), st.integers(0, 3)), st.integers(-3, 3), min_size=1, max_size=3),
+)
 def test_boxes_against_sympy(bounds, terms):
     import sympy
 
@@ -150,8 +162,7 @@ def test_boxes_against_sympy(bounds, terms):
         e = [0, 0]
         e[i] = -1
         cons.append((tuple(e), -lo, False))
-        lims.append((xs[i], sympy.Rational(lo.numerator, lo.denominator),
-                     sympy.Rational(hi.numerator, hi.denominator)))
+        lims.append((xs[i], sympy.Rational(lo.numerator, lo.denominator), sympy.Rational(hi.numerator, hi.denominator)))
     p = Poly(2, terms)
     expr = sum(c * xs[0] ** e[0] * xs[1] ** e[1] for e, c in terms.items())
     expect = sympy.integrate(expr, *lims)
@@ -179,6 +190,7 @@ def test_high_dimension_cut_cube_volume():
     # [0,1]^7 ∩ {sum x <= 2}: volume = Σ_k (-1)^k C(7,k) (2-k)_+^7 / 7!
     n = 7
     from math import comb
+
     expect = sum(F((-1) ** k * comb(n, k) * (2 - k) ** n, factorial(n)) for k in range(3))
     got = integrate_polytope(Poly.const(n, 1), box(n) + [(tuple([1] * n), F(2), False)], n)
     assert got == expect

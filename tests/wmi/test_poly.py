@@ -21,7 +21,7 @@ def test_ring_operations_agree_with_evaluation(p, q, x):
     assert (p + q).evaluate(x) == p.evaluate(x) + q.evaluate(x)
     assert (p - q).evaluate(x) == p.evaluate(x) - q.evaluate(x)
     assert (p * q).evaluate(x) == p.evaluate(x) * q.evaluate(x)
-    assert (p ** 2).evaluate(x) == p.evaluate(x) ** 2
+    assert (p**2).evaluate(x) == p.evaluate(x) ** 2
 
 
 @settings(max_examples=30, deadline=None)
@@ -36,8 +36,12 @@ def test_substitute_affine(p, a, c, x):
 
 
 @settings(max_examples=30, deadline=None)
-@given(polys, points, st.fractions(min_value=-2, max_value=2, max_denominator=3),
-       st.fractions(min_value=-2, max_value=2, max_denominator=3))
+@given(
+    polys,
+    points,
+    st.fractions(min_value=-2, max_value=2, max_denominator=3),
+    st.fractions(min_value=-2, max_value=2, max_denominator=3),
+)
 def test_integrate_between_constants_is_exact(p, x, lo, hi):
     # fundamental theorem: F(hi) - F(lo) with F' = p in variable 0
     r = p.integrate_between(0, Poly.const(N, lo), Poly.const(N, hi))
@@ -48,7 +52,7 @@ def test_integrate_between_constants_is_exact(p, x, lo, hi):
         k = e[0]
         rest = c
         for xi, ei in zip(x[1:], e[1:]):
-            rest *= xi ** ei
+            rest *= xi**ei
         expect += rest * (hi ** (k + 1) - lo ** (k + 1)) / (k + 1)
     assert r.evaluate(x) == expect
 

@@ -29,8 +29,7 @@ def test_uniform_square_half():
 def test_paper_example_2():
     # (x∈[0,1]) ∧ (y∈[0,1]) ∧ (A → x+y <= 1),  w = ite(x+y<=1, x, 1)·ite(A, 1, y)
     # A:  ∫_{x+y<=1} x = 1/6;   ¬A: ∫_{x+y<=1} x·y + ∫_{x+y>1} y = 1/24 + (1/2 - 1/6) = 3/8
-    phi = And(LE(Real(0), x), LE(x, Real(1)), LE(Real(0), y), LE(y, Real(1)),
-              Implies(A, LE(Plus(x, y), Real(1))))
+    phi = And(LE(Real(0), x), LE(x, Real(1)), LE(Real(0), y), LE(y, Real(1)), Implies(A, LE(Plus(x, y), Real(1))))
     w = Times(Ite(LE(Plus(x, y), Real(1)), x, Real(1)), Ite(A, Real(1), y))
     dom = {x: (0, 1), y: (0, 1)}
     r = wmi(phi, w, dom)

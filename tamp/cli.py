@@ -25,7 +25,7 @@ from lang.suggest import closest, did_you_mean
 
 from .commands import bench, cfa, check, check_proof, fairness, import_model, prob, prove, query, simulate, wmi
 from .commands.options import MIN_MEMORY_MB, memory_mb
-from .timelimit import CommandTimeout, time_limit
+from .core.timelimit import CommandTimeout, time_limit
 
 EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, EXIT_VIOLATED = 0, 1, 2, 3
 

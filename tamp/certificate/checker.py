@@ -27,7 +27,7 @@ For each program of the certificate, against the claim rebuilt from the source f
             obligations all hold: a failure bound counts a run that never ends as failing, and
             rules 1–5 bound only the runs that end.
 
-The claim check (2) also re-runs the sample-dependence analysis (:mod:`tamp.dependence`) on the
+The claim check (2) also re-runs the sample-dependence analysis (:mod:`tamp.cfa.dependence`) on the
 rebuilt CFA: a program with a conditioning ``assume`` is rejected, since rules 1–5 read a run
 stopped by an ``assume`` as not failing, which proves nothing about a conditional bound.
 

@@ -20,7 +20,7 @@ from lang.errors import TampError, UnsupportedError, error_at
 from lang.fairness import expand_fairness  # noqa: F401 (part of this engine's API, tamp.prob.expand_fairness)
 from lang.printer import print_expr
 from tamp.core.interval import Interval
-from tamp.logic3 import compare_intervals, connective, not3
+from tamp.core.logic3 import compare_intervals, connective, not3
 from tamp.results import PROVED, UNKNOWN, VIOLATED
 
 from .mass import Node

@@ -32,6 +32,7 @@ from typing import Dict, List, Optional, Tuple
 from lang import ast as A
 from lang import ops
 from lang.errors import TampError, UnsupportedError, error_at
+from tamp.cfa.dependence import precondition_positions
 from tamp.core.interval import Interval
 from tamp.core.linear import Bound
 from tamp.core.z3expr import rational
@@ -116,8 +117,6 @@ class Executor:
         self.solver_calls = 0
         self.has_assume = False
         self._z3 = None
-        from tamp.dependence import precondition_positions
-
         self.preconditions = precondition_positions(prog)  # assumes on inputs only (not conditioning)
 
     # ------------------------------------------------------------------ errors

@@ -14,7 +14,7 @@ automaton (the only thing a "proved" rests on). If the plain tree fails, the pro
 under a case split on each boolean input.
 
 What a "proved" means: for every input satisfying ``requires`` and every precondition
-``assume`` (one that reads inputs only, :mod:`tamp.dependence`), the probability that a run
+``assume`` (one that reads inputs only, :mod:`tamp.cfa.dependence`), the probability that a run
 does not end in a state satisfying ``ensures`` is at most the bound — a run that never ends
 counts as failing, so every loop needs a termination argument (:mod:`.termination`). The
 checker's rules read a run stopped by an ``assume`` as not failing, which is the precondition
@@ -33,6 +33,7 @@ import axioms.lemmas  # noqa: F401  (the lemma library, loaded with the prover)
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
 from tamp.cfa import build_cfa
+from tamp.cfa.dependence import conditioning_assumes, describe
 from tamp.progress import ProgressEvent
 
 from ..show import show_expr
@@ -116,8 +117,6 @@ def prove_program(
 def conditioning_refusal(cfa, path: str) -> str:
     """'' when no user ``assume`` of ``cfa`` conditions on a sampled value; else why the
     failure bound is not proved, naming each such ``assume`` (file:line:col)."""
-    from tamp.dependence import conditioning_assumes, describe
-
     found = conditioning_assumes(cfa)
     if not found:
         return ""

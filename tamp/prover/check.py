@@ -31,7 +31,7 @@ F counts only runs that *end*, while a failure bound is total (a run that never 
 so every loop also needs a ranking function (:mod:`.termination`; with it every run ends and
 F is the whole failure probability); and "a blocked assume ends the run, F = 0" is the
 precondition meaning of a user ``assume``, so programs whose ``assume`` conditions on a sampled
-value (:mod:`tamp.dependence`) are not proved by these rules at all.
+value (:mod:`tamp.cfa.dependence`) are not proved by these rules at all.
 """
 
 from __future__ import annotations

@@ -54,6 +54,7 @@ import networkx as nx
 import z3
 
 from lang import ast as A
+from tamp.cfa.loops import body_edges, loop_body
 
 Edge = Tuple[int, int, int]
 
@@ -97,26 +98,6 @@ class NotRanked(Exception):
 
 
 # ---------------------------------------------------------------------------- structure
-
-
-def loop_body(cfa, head: int) -> Set[int]:
-    """The natural loop of ``head``: the head and every node that reaches one of its back edges'
-    sources without passing the head (over all edges, so inner loops are included)."""
-    g = cfa.graph
-    latches = [u for u, v, _k, d in cfa.edges() if v == head and d.get("back")]
-    body = {head}
-    stack = list(latches)
-    while stack:
-        n = stack.pop()
-        if n in body:
-            continue
-        body.add(n)
-        stack.extend(w for w, _v in g.in_edges(n))
-    return body
-
-
-def body_edges(cfa, body: Set[int]) -> List[Tuple[Edge, object]]:
-    return [((u, v, k), d["stmt"]) for u, v, k, d in cfa.edges() if u in body and v in body]
 
 
 def loop_guard(cfa, head: int, body: Set[int]) -> A.Expr:

@@ -24,11 +24,10 @@ from z3.z3 import _to_expr_ref
 from lang import ast as A
 from lang.errors import UnsupportedError
 from lang.walk import free_vars
+from tamp.core.validity import INVALID, UNKNOWN, VALID, verdict  # noqa: F401 (re-exported)
 from tamp.core.z3expr import Z3Translation, conj, raw_api, sort_of, to_int, to_real, unify  # noqa: F401 (re-exported)
 
 from .exprs import subst
-
-VALID, INVALID, UNKNOWN = "valid", "invalid", "unknown"
 
 
 @dataclass
@@ -284,10 +283,7 @@ def is_valid(formula: z3.BoolRef, enc: Encoder, stats: Stats, timeout_ms: int = 
         # them, anything else is asked again with the lemmas
         if _check(s, [], formula, min(LEMMA_FREE_MS, timeout_ms), stats) == z3.unsat:
             return VALID
-    r = _check(s, lemmas, formula, timeout_ms, stats)
-    if r == z3.unsat:
-        return VALID
-    if r == z3.sat:
-        return INVALID
-    stats.unknowns += 1
-    return UNKNOWN
+    answer = verdict(_check(s, lemmas, formula, timeout_ms, stats))
+    if answer == UNKNOWN:
+        stats.unknowns += 1
+    return answer

@@ -208,6 +208,7 @@ def add_executor_arguments(p, default_workers: int, kind: Callable = positive_in
 
 def make_executor(args):
     """The executor of ``--workers`` / ``--scheduler`` (a context manager)."""
+    # deferred on purpose: the engine loads when the command runs, not at CLI start-up
     from tamp.executor import Executor
 
     return Executor(args.workers, args.scheduler)

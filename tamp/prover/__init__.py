@@ -39,7 +39,8 @@ from tamp.progress import ProgressEvent
 from ..show import show_expr
 from .automaton import TooLarge, unfold_tree
 from .check import check_automaton
-from .claim import check_claim
+from .claim import check_claim, unreachable_exit_note
+from .conc_proof import try_concentration
 from .failure import ProofFailure, check_failure
 from .labels import label_tree
 from .loops import prove_loops
@@ -93,8 +94,6 @@ def prove_program(
         else:
             result = prove_loops(program, cfa, deadline, t0, progress)
         if result.verdict == "proved" and result.automata and not any("vacuously" in n for n in notes):
-            from .claim import unreachable_exit_note
-
             vac = unreachable_exit_note(cfa, result.automata[0])
             notes = notes + [vac] if vac else notes
         if result.verdict != "proved" and conc_why:
@@ -141,8 +140,6 @@ def _has_hole(program: A.Program) -> bool:
 def _concentration(program, cfa, deadline, t0):
     """The concentration proof hook (:mod:`.conc_proof`): tried first, since it is a handful of
     solver queries when the program sums independent draws and nothing at all otherwise."""
-    from .conc_proof import try_concentration
-
     return try_concentration(program, cfa, deadline, t0)
 
 

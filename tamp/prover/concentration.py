@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 
 from axioms.concentration import Block
 from lang import ast as A
+from lang.errors import TampError
+from lang.typecheck import check_program
 
 from .exprs import subst
 
@@ -486,9 +488,6 @@ def recognise(program: A.Program) -> Shape:
         or any(isinstance(n, A.Binary) and n.op.endswith(".") for n in A.walk(program.body))
     ):
         raise NotApplicable("unreliable operations (`+.` …) are random: they are not recognised in sums")
-    from lang.errors import TampError
-    from lang.typecheck import check_program
-
     try:
         types = check_program(program)
     except TampError as exc:

@@ -22,9 +22,11 @@ from typing import Dict, List
 import z3
 
 from lang import ast as A
+from lang.evaluate import EvalError, compile_expr
 
 from .automaton import FailureAutomaton
 from .exprs import ZERO, assigned_names, conjuncts, not_, plus, subst
+from .samples import collect_tree_states, input_points
 from .smt import VALID
 from .trace import StepState, step
 
@@ -249,10 +251,6 @@ def _label(
 
 def observed_states(aut, cfa) -> Dict[int, List[dict]]:
     """Concrete states at the tree's nodes (:func:`tamp.prover.samples.collect_tree_states`)."""
-    from lang.evaluate import EvalError
-
-    from .samples import collect_tree_states, input_points
-
     try:
         return collect_tree_states(aut, cfa, input_points(cfa))
     except (EvalError, TypeError, ValueError, KeyError, IndexError, RecursionError):
@@ -263,8 +261,6 @@ def _refuted(c: A.Expr, states, fns) -> bool:
     """Whether ``c`` is false in one of ``states`` (evaluation errors refute nothing)."""
     if not states:
         return False
-    from lang.evaluate import EvalError, compile_expr
-
     hit = fns.get(id(c))
     if hit is None:
         try:

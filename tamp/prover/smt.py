@@ -21,6 +21,7 @@ from typing import Dict, List, Optional
 import z3
 from z3.z3 import _to_expr_ref
 
+from axioms.lemmas import lemma_instances
 from lang import ast as A
 from lang.errors import UnsupportedError
 from lang.walk import free_vars
@@ -221,8 +222,6 @@ def lemmas_for(apps: List[z3.ExprRef], enc: Encoder) -> list:
     of one proof mention the same few log/exp terms (the lemmas are facts about the terms
     alone, so the same set of terms always gets the same lemmas). The applications are kept
     with the entry, so their ids stay theirs."""
-    from axioms.lemmas import lemma_instances
-
     if not apps:
         return []
     cache = enc.__dict__.setdefault("_lemmas", {})

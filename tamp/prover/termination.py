@@ -54,7 +54,12 @@ import networkx as nx
 import z3
 
 from lang import ast as A
+from lang.serialize import to_json
 from tamp.cfa.loops import body_edges, loop_body
+
+from .exprs import conjuncts
+from .smt import to_real
+from .trace import StepState, step
 
 Edge = Tuple[int, int, int]
 
@@ -68,8 +73,6 @@ class Ranking:
     decreasing: Tuple[Edge, ...]
 
     def to_json(self) -> dict:
-        from lang.serialize import to_json
-
         return {
             "head": self.head,
             "kind": "rank",
@@ -157,9 +160,6 @@ def obligations(cfa, ranking: Argument, enc) -> List[Tuple[str, str, z3.BoolRef]
     """(rule, where, formula) for every solver obligation of ``ranking`` (a :class:`Ranking` or a
     :class:`Geometric`; each formula to be valid under ``requires``); raises :class:`NotRanked`
     when the structure does not fit."""
-    from .smt import to_real
-    from .trace import StepState, step
-
     if isinstance(ranking, Geometric):
         return geometric_obligations(cfa, ranking, enc)
 
@@ -213,8 +213,6 @@ def _written(st) -> Set[str]:
 def geometric_obligations(cfa, g: Geometric, enc) -> List[Tuple[str, str, z3.BoolRef]]:
     """The structure checks of a :class:`Geometric` argument (raising :class:`NotRanked`) and its
     one solver obligation EXITPROB."""
-    from .smt import to_real
-
     if g.head not in cfa.loop_heads:
         raise NotRanked(f"node {g.head} is not a loop head")
     body = loop_body(cfa, g.head)
@@ -289,8 +287,6 @@ def guard_ranking(cfa, head: int, enc, valid) -> Optional[Ranking]:
     (``while (i < n) { …; i := i + 2; }``): for each conjunct ``a < b`` (``<=``, ``>``, ``>=``) the
     candidate r = b - a (+ 1 when not strict), decreasing on the body edges that write its
     variables. The first candidate whose obligations all come back valid from ``valid``."""
-    from .exprs import conjuncts
-
     body = loop_body(cfa, head)
     try:
         cond = loop_guard(cfa, head, body)

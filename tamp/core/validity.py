@@ -47,14 +47,26 @@ def check_fresh(
 ) -> z3.CheckSatResult:
     """z3's answer for ``hypotheses ∧ lemmas ∧ ¬formula`` in a new solver, within ``rlimit``
     resource units and ``timeout_ms`` milliseconds (at least 1) where given."""
+    return check_sat([*hypotheses, *lemmas, z3.Not(formula)], timeout_ms=timeout_ms, rlimit=rlimit)
+
+
+def check_sat(
+    parts: Iterable[z3.BoolRef], *, timeout_ms: Optional[float] = None, rlimit: Optional[int] = None
+) -> z3.CheckSatResult:
+    """z3's answer for the conjunction of ``parts`` (asserted in order) in a new solver, within
+    ``rlimit`` and ``timeout_ms`` (at least 1) where given. Only ``unsat`` is a fact: an
+    ``unknown`` must be read as "not shown" by the caller.
+
+    >>> import z3
+    >>> x = z3.Real("x")
+    >>> check_sat([x > 1, x < 0], timeout_ms=1000) == z3.unsat
+    True
+    """
     s = z3.Solver()
     if rlimit is not None:
         s.set("rlimit", int(rlimit))
     if timeout_ms is not None:
         s.set("timeout", max(int(timeout_ms), 1))
-    for h in hypotheses:
-        s.add(h)
-    for lem in lemmas:
-        s.add(lem)
-    s.add(z3.Not(formula))
+    for p in parts:
+        s.add(p)
     return s.check()

@@ -109,7 +109,7 @@ def decide_all(formulas, valid, valid_batch=None) -> List[str]:
     of formulas are first asked as one conjunction — valid exactly when each one is, so an
     ``unsat`` settles the whole group — and a group that does not come back valid is halved
     until single formulas are decided by ``valid`` itself."""
-    out = [None] * len(formulas)
+    out: List[str] = [""] * len(formulas)  # every entry is set below
 
     def go(idx):
         if len(idx) == 1:

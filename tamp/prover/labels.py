@@ -63,7 +63,7 @@ def updated_equalities(stmt, label: List[A.Expr]) -> List[A.Expr]:
     x = stmt.targets[0].name
     if x not in A.free_vars(stmt.value):
         return []
-    out = []
+    out: List[A.Expr] = []
     for c in label:
         if isinstance(c, A.Binary) and c.op == "==":
             for lhs, rhs in ((c.left, c.right), (c.right, c.left)):
@@ -139,7 +139,7 @@ def push_back(st, c: A.Expr):
         t = st.targets[0]
         if isinstance(t, A.Var):
             return subst(c, {t.name: st.value})
-        return None if t.base.name in A.free_vars(c) else c
+        return None if A.target_name(t) in A.free_vars(c) else c
     if isinstance(st, A.Sample):
         return None if assigned_names(st) & A.free_vars(c) else c
     return None

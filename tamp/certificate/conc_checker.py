@@ -107,11 +107,12 @@ def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, 
                 "the certificate's margin does not match the source (an `ensures` with `?` needs "
                 "exactly one inferred margin)"
             )
-        if has_hole:
+        if cc.margin is not None:  # the source has a hole (checked just above)
             # deferred on purpose: it loads sympy (~1 s); only this step needs it
             from tamp.prover.infer import fill_hole
 
-            prog = dataclasses.replace(prog, ensures=tuple(fill_hole(e, cc.margin) for e in prog.ensures))
+            margin = cc.margin
+            prog = dataclasses.replace(prog, ensures=tuple(fill_hole(e, margin) for e in prog.ensures))
         if bound is not None:
             claim_bound = bound
         elif isinstance(prog.fails, A.Hole):

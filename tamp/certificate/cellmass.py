@@ -183,7 +183,8 @@ def gauss_transform(region: Region, dists: Dict[str, Dist]):
     cons = list(region.cons)
     new_d = dict(dists)
     for k, g in enumerate(components(region)):
-        if not all(dists[v].is_gauss for v in g):
+        gauss = {v: dists[v] for v in g}
+        if not all(isinstance(d, Gauss) for d in gauss.values()):
             continue
         gset = set(g)
         rows = [(dict(c), r) for c, r in cons if set(c) <= gset]
@@ -194,8 +195,8 @@ def gauss_transform(region: Region, dists: Dict[str, Dist]):
                 rows.append(({v: Fraction(1)}, hi))
             if lo is not None:
                 rows.append(({v: Fraction(-1)}, -lo))
-        var = {v: dists[v].var for v in g}
-        mean = {v: dists[v].mean for v in g}
+        var = {v: d.var for v, d in gauss.items() if isinstance(d, Gauss)}
+        mean = {v: d.mean for v, d in gauss.items() if isinstance(d, Gauss)}
         gram = [[sum((a[v] * b[v] * var[v] for v in a if v in b), Fraction(0)) for b, _ in rows] for a, _ in rows]
         L, D = ldl_factor(gram)
         names = [f"ldl{k}.{j}" for j in range(len(D))]

@@ -48,6 +48,8 @@ class BernoulliChoice(AxiomFamily):
         if param not in CHOICES:
             raise ValueError(f"bernoulli: unknown choice {param!r}; expected one of {CHOICES}")
         v, p = targets[0], dist.args[0]
+        bad: A.Expr
+        cost: A.Expr
         if param == "none":
             bad, cost = B.FALSE, B.n(0)
         elif param == "true":

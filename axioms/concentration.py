@@ -68,6 +68,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from lang import ast as A
 
 from . import build as B
@@ -219,7 +221,7 @@ def exact_tail(
 ) -> float:
     """Pr[dev > u] for n i.i.d. draws of ``family`` with parameter ``param`` — exactly where a
     closed form exists (Gaussian, binomial), else by Monte Carlo (``runs`` samples)."""
-    import numpy as np
+    # deferred on purpose: scipy takes ~0.5 s to load; only this step needs it
     from scipy import stats
 
     if family == "gauss":

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from itertools import combinations
-from typing import Any, Callable, FrozenSet, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from lang import ast as A
 from lang.evaluate import constant_value, evaluate
@@ -156,7 +156,8 @@ def cover_scalar(v: A.Expr, values) -> A.Expr:
         if values >= {True, False}:
             return B.TRUE
         return B.or_(*(_eq_scalar(v, c) for c in sorted(values)))
-    parts, run = [], []
+    parts: List[A.Expr] = []
+    run: List[Point] = []
     for c in sorted(values):
         if (
             run
@@ -206,7 +207,7 @@ def cover_pairs(targets: Sequence[A.Expr], values) -> A.Expr:
     if len(values) == len(xs) * len(ys):
         cands.append(B.and_(cover_scalar(x, xs), cover_scalar(y, ys)))
     for i, (u, w) in enumerate(((x, y), (y, x))):
-        groups = {}
+        groups: Dict[Point, Set[Point]] = {}
         for p in values:
             groups.setdefault(p[i], set()).add(p[1 - i])
         cands.append(
@@ -245,7 +246,7 @@ def enumerate_subsets(points: Sequence[Point]):
     within one size, in a deterministic order (generation order)."""
     k = len(points)
     full = frozenset(points)
-    cands = {frozenset(): None}  # an insertion-ordered set
+    cands: Dict[FrozenSet[Point], None] = {frozenset(): None}  # an insertion-ordered set
 
     def add(s):
         cands.setdefault(frozenset(s), None)

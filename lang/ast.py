@@ -269,6 +269,14 @@ class Stmt(Node):
 LValue = Union[Var, Index]
 
 
+def target_name(t: Expr) -> str:
+    """The variable an assignment or sampling target writes: ``x`` for ``x`` and for ``x[i]``."""
+    base = t.base if isinstance(t, Index) else t
+    if not isinstance(base, Var):
+        raise TypeError(f"not an assignment target: {t!r}")
+    return base.name
+
+
 @dataclass(frozen=True)
 class Assign(Stmt):
     """``x := e``, ``a[i] := e`` or ``(x, y) := e``."""

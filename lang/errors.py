@@ -7,6 +7,7 @@ offending source line and a caret under the column — the CLI prints
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, Optional, Tuple, Type, TypeVar
 
 
@@ -71,8 +72,6 @@ def source_excerpt(source: str, line: int, col: int) -> Optional[Tuple[str, str]
 def _pad(before: str) -> str:
     """Blanks as wide on a terminal as ``before``: two for each wide (East Asian) character,
     none for combining marks, a tab kept as a tab, one for everything else."""
-    import unicodedata
-
     out = []
     for c in before:
         if c == "\t":

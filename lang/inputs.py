@@ -25,6 +25,8 @@ from typing import Dict, Iterable, List, Optional, Tuple, Union
 
 from . import ast as A
 from .errors import TampError, TypeCheckError, error_at
+from .parser import parse_number
+from .suggest import closest
 
 Value = object  # bool | int | Fraction | list of those
 
@@ -45,8 +47,6 @@ def parse_value(text: str, name: str = "input") -> Value:
 
 
 def _scalar(t: str, whole: str, name: str) -> Union[bool, int, Fraction]:
-    from .parser import parse_number
-
     t = t.strip()
     if t in ("true", "false"):
         return t == "true"
@@ -187,8 +187,6 @@ def check_known(progs: Iterable[A.Program], inputs: Dict[str, Value], path: str 
     known = {p.name for prog in progs for p in prog.params}
     extra = sorted(k for k in inputs if k not in known)
     if extra:
-        from .suggest import closest
-
         names = ", ".join(sorted(known)) or "none"
         near = {k: closest(k, known) for k in extra}
         hints = [f"'{m}'" if len(extra) == 1 else f"'{m}' for '{k}'" for k, m in near.items() if m]

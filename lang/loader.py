@@ -18,6 +18,9 @@ from typing import List, Optional, Union
 
 from . import ast as A
 from .errors import ParseError, TampError, TypeCheckError, UnsupportedError, error_at
+from .parser import parse, parse_expr
+from .suggest import did_you_mean
+from .typecheck import ProgramTypes, check_file
 
 Source = Union[str, bytes, Path, A.SourceFile]
 
@@ -60,8 +63,6 @@ def load(source: Source, path: Optional[str] = None, *, check: bool = True) -> A
     ``source`` is a path (``str`` naming an existing or ``.prob`` file, or a ``Path``), the
     file's bytes, its text, or an already parsed :class:`lang.ast.SourceFile`. ``path`` names
     the file in messages when ``source`` is bytes or text. Raises :class:`TampError`."""
-    from .parser import parse
-
     if isinstance(source, A.SourceFile):
         src = source
     elif isinstance(source, Path) or (isinstance(source, str) and _looks_like_path(source)):
@@ -75,8 +76,6 @@ def load(source: Source, path: Optional[str] = None, *, check: bool = True) -> A
     else:
         raise TypeError(f"lang.load needs a path, bytes, text or a SourceFile, not {type(source).__name__}")
     if check:
-        from .typecheck import check_file
-
         check_file(src)
     return src
 
@@ -88,8 +87,6 @@ def select(src: A.SourceFile, name: Optional[str] = None) -> List[A.Program]:
         return list(src.programs)
     progs = [p for p in src.programs if p.name == name]
     if not progs:
-        from .suggest import did_you_mean
-
         names = ", ".join(p.name for p in src.programs) or "none"
         hint = did_you_mean(name, [p.name for p in src.programs])
         raise TampError(f"no program named '{name}'{hint} (the file has: {names})", src.path)
@@ -98,16 +95,12 @@ def select(src: A.SourceFile, name: Optional[str] = None) -> List[A.Program]:
 
 def parse_bound(text: str, option: str = "--bound") -> A.Expr:
     """The expression of a ``--bound`` option (a :class:`ParseError` located in the option)."""
-    from .parser import parse_expr
-
     return parse_expr(text, option)
 
 
 def check_bound(prog: A.Program, bound: A.Expr, text: Optional[str] = None, option: str = "--bound") -> None:
     """A failure bound given outside the program must be a number over its parameters only;
     errors are located in the option (``text`` is the option's value, for the caret)."""
-    from .typecheck import ProgramTypes
-
     params = {p.name: p.type for p in prog.params}
     free = A.free_vars(bound)
     for node in A.walk(bound):

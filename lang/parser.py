@@ -555,6 +555,7 @@ def parse(text: str, path: str = "<string>") -> A.SourceFile:
 def parse_file(path: str) -> A.SourceFile:
     """Read and parse a file; an unreadable file or invalid UTF-8 is a :class:`ParseError` too
     (:func:`lang.loader.load` also type-checks)."""
+    # deferred on purpose: lang.loader imports this module (the loader parses)
     from .loader import read_text
 
     return parse(read_text(path), str(path))

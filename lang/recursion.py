@@ -11,6 +11,8 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator, Optional
 
+from . import ast as A
+
 MAX_DEPTH = 1000  # AST levels accepted by the parser
 _FRAMES_PER_LEVEL = 6  # generous: the deepest pass uses about 4 Python frames per AST level
 _NEEDED = MAX_DEPTH * _FRAMES_PER_LEVEL + 1000
@@ -36,8 +38,6 @@ def nesting_overflow(root: Any, limit: int = MAX_DEPTH) -> Optional[Any]:
     ``a + b + c + …`` (what the parser builds for operators written without parentheses) are
     walked iteratively by every pass, so only their right operands nest. Walks iteratively.
     """
-    from . import ast as A
-
     binary = A.Binary
     leaves = (A.Var, A.Num, A.BoolLit, A.Skip)
     children = A.children

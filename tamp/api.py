@@ -33,7 +33,7 @@ from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind
 from . import causal, prob, prover
 from . import report as _report  # noqa: F401  (registers the notebook views of the results)
 from .certificate import CheckReport, check_certificate, decode, file_certificate
-from .dependence import conditioning_assumes, describe
+from .cfa.dependence import conditioning_assumes, describe
 from .results import PROVED, UNKNOWN, FileResult, ProgramResult, combine
 from .show import show_expr
 

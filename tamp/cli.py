@@ -19,13 +19,15 @@ import sys
 import z3
 
 from lang.errors import TampError
+from lang.loader import read_text
 from lang.parser import parse
 from lang.recursion import deep_recursion
 from lang.suggest import closest, did_you_mean
 
+from . import __version__
 from .commands import bench, cfa, check, check_proof, fairness, import_model, prob, prove, query, simulate, wmi
 from .commands.options import MIN_MEMORY_MB, memory_mb
-from .timelimit import CommandTimeout, time_limit
+from .core.timelimit import CommandTimeout, time_limit
 
 EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, EXIT_VIOLATED = 0, 1, 2, 3
 
@@ -66,8 +68,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
-
     parser = _Parser(prog="tamp", description="tamp: a verifier for probabilistic programs")
     parser.add_argument("--version", action="version", version=f"tamp {__version__} (Python {sys.version.split()[0]})")
     parser.add_argument(
@@ -173,8 +173,6 @@ def _locate_in_file(exc: TampError, file, command: str) -> None:
     """Name the command's file in an error raised without one (and show its line, if any)."""
     exc.path = file or f"tamp {command}"
     if file and exc.line and exc.source is None:
-        from lang.loader import read_text
-
         try:
             exc.source = read_text(file)
         except TampError:

@@ -104,6 +104,7 @@ class Executor:
         return self._client
 
     def _connect(self, address: str):
+        # deferred on purpose: Dask loads only when a cluster is used
         from distributed import Client
 
         try:
@@ -115,6 +116,7 @@ class Executor:
             ) from None
 
     def _start_local(self, n: int):
+        # deferred on purpose: Dask loads only when a cluster is used
         from distributed import Client, LocalCluster
 
         self._cluster = LocalCluster(

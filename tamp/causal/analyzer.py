@@ -21,11 +21,14 @@ the dimension the undecided decision functions depend on most.
 
 from __future__ import annotations
 
+import heapq
+import random
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
+import numpy as np
 import z3
 
 from lang import ast as A
@@ -33,12 +36,18 @@ from tamp.core import z3expr as Z
 
 from . import boxes as B
 from . import terms as T
+from .boxmass import share_bounds
 from .dag import Dag, compile_dag, evaluate, evaluate_float, saturating_float
 from .division import check_divisions
+from .exactmass import exact_biased_share
+from .phasesplit import PhaseSearch
 from .propagate import differ, propagate
 from .region import Region, build_region
+from .relational import box_cannot_be_biased
 from .smt import model_value, phase_facts, translate_nodes, z3_const, z3_var
 from .symexec import Context, execute, expr_term, input_env
+from .threshold import bias_cases
+from .tight import SymbolicBounds
 
 CERTIFIED, BIASED, MIXED, UNKNOWN, EMPTY = "certified", "biased", "mixed", "unknown", "empty"
 MEASURED = "measured"
@@ -140,8 +149,6 @@ class Analyzer:
         self.z3biased = z3.Or([z3.And(zv[i], zv[j], _neq(zo[i], zo[j])) for i, j in self.pairs])
         self.sym = None
         if options.linear and self.pairs:
-            from .tight import SymbolicBounds
-
             try:
                 sym = SymbolicBounds(self.dag, k, self.pairs)
             except OverflowError:  # a coefficient beyond binary64 (e.g. 1e400): interval and SMT levels only
@@ -150,8 +157,6 @@ class Analyzer:
         self.exact_ok = options.population is None and len(self.pairs) == 1
         self.phase = None
         if self.sym is not None and options.phase_lps > 0 and self.sym.pairs == self.pairs:
-            from .phasesplit import PhaseSearch
-
             self.phase = PhaseSearch(self.sym)
 
     def _sens_sort(self) -> str:
@@ -290,8 +295,6 @@ class Analyzer:
         rx = facts.rx
         if int(((rx.pre_lo < 0) & (rx.pre_hi > 0)).sum()) > self.options.exact_unstable:
             return None  # (every ReLU counts, relevant or not: a cheap filter)
-        from .exactmass import exact_biased_share
-
         k = len(self.outs)
         pair = self.pairs[0]
         valid = (self.dag.roots[k + pair[0]], self.dag.roots[k + pair[1]])
@@ -324,8 +327,6 @@ class Analyzer:
         biased_pt, fair_pt = self.probe(box)
         w = self.witness(biased_pt) if biased_pt is not None else None
         if w is None and facts is not None and self.sym.pairs:
-            from .relational import box_cannot_be_biased
-
             if box_cannot_be_biased(self.sym, facts, self.pairs):
                 return Decision(CERTIFIED)
         cands = self.splittable(box)
@@ -385,8 +386,6 @@ class Analyzer:
         """Settle ``box`` by branching on ReLU phases (:mod:`tamp.causal.phasesplit`): without a
         known biased point, "is some point biased?" (none: certified); with one, "is some point
         not biased?" (none: entirely biased). None when undecided within the LP budget."""
-        from .threshold import bias_cases
-
         th = self.sym.thresholds
         exact = {d.name: box[k] for k, d in enumerate(self.dims)}
         opts = self.options
@@ -460,10 +459,6 @@ class Analyzer:
         returns (a biased point or None, a point that is probably not biased or None). The biased
         point is confirmed by exact evaluation; the other one only steers splitting (a box called
         mixed only contributes to the upper bound of the biased mass)."""
-        import random
-
-        import numpy as np
-
         rng = random.Random(hash(box))
         pts = [B.center(self.dims, box)] + [B.random_point(self.dims, box, rng) for _ in range(n)]
         try:
@@ -515,8 +510,6 @@ class Analyzer:
                     return Fraction(0), Fraction(1)
             if d.sort == "real" and lo is not None and hi is not None and hi > lo:
                 rbox[d.name] = (lo, hi)
-        from .boxmass import share_bounds
-
         r = share_bounds(self.sym, facts, rbox, self.pairs[0], self.options.exact_dims)
         return r if r is not None else (Fraction(0), Fraction(1))
 
@@ -566,8 +559,6 @@ class Analyzer:
         """Up to ``steps`` rounds of :meth:`refine_box` within ``box``, best-first on the gap (a
         batch of work for one worker job): ([(leaf, status, lower, upper)], witness, calls, boxes).
         Leaves with a gap are handed back for the coordinator's queue."""
-        import heapq
-
         dims = self.dims
         heap = [(-(upper - lower), 0, box, lower, upper)]
         leaves, witness, calls, n, seq = [], None, 0, 0, 1
@@ -614,8 +605,6 @@ class Analyzer:
         if facts is None:
             return None, Fraction(0), Fraction(1)
         rbox = {d.name: (lo, hi) for d, (lo, hi) in zip(self.dims, box) if d.sort == "real"}
-        from .boxmass import share_bounds
-
         r = share_bounds(self.sym, facts, rbox, self.pairs[0], self.options.exact_dims)
         return (facts, *r) if r is not None else (facts, Fraction(0), Fraction(1))
 

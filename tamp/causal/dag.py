@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
+import numpy as np
+
 from lang import ops
 
 from . import terms as T
@@ -149,8 +151,6 @@ def evaluate_float(dag: Dag, env: Dict[str, object]) -> List[object]:
     """Approximate values of the roots for a batch of points: ``env`` maps each input to a numpy
     array (one entry per point); arithmetic in binary64. Only for screening — every answer that
     matters is re-checked with :func:`evaluate`."""
-    import numpy as np
-
     vals: List[object] = [None] * len(dag.nodes)
     size = len(next(iter(env.values()))) if env else 1
     with np.errstate(all="ignore"):

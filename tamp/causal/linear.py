@@ -35,7 +35,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from tamp.core.linear import Affine
+from tamp.core.linear import Affine, affine_add, affine_scale
 
 from .dag import Dag
 
@@ -44,24 +44,6 @@ TINY = 2.0**-900  # absolute slack for underflow (far above any subnormal error 
 COMPARE = ("<", "<=", ">", ">=", "==", "!=")
 
 Form = Affine[int]  # (variable index -> coefficient, constant)
-
-
-def _add(a: Form, b: Form, k: Fraction = Fraction(1)) -> Form:
-    """``a + k·b``."""
-    co = dict(a[0])
-    for v, c in b[0].items():
-        x = co.get(v, Fraction(0)) + k * c
-        if x:
-            co[v] = x
-        else:
-            co.pop(v, None)
-    return co, a[1] + k * b[1]
-
-
-def _scale(a: Form, k: Fraction) -> Form:
-    if k == 0:
-        return {}, Fraction(0)
-    return {v: c * k for v, c in a[0].items()}, a[1] * k
 
 
 @dataclass
@@ -148,20 +130,20 @@ def build_model(dag: Dag) -> LinearModel:
                 inputs[input_var[n.payload]] = n.payload
             forms[i] = var_form(input_var[n.payload])
         elif k in ("+", "-") and all(x is not None for x in a):
-            forms[i] = _add(a[0], a[1], Fraction(1 if k == "+" else -1))
+            forms[i] = affine_add(a[0], a[1], Fraction(1 if k == "+" else -1))
         elif k == "neg" and a[0] is not None:
-            forms[i] = _scale(a[0], Fraction(-1))
+            forms[i] = affine_scale(a[0], Fraction(-1))
         elif k == "*" and all(x is not None for x in a) and (not a[0][0] or not a[1][0]):
             c, f = (a[0], a[1]) if not a[0][0] else (a[1], a[0])
-            forms[i] = _scale(f, c[1])
+            forms[i] = affine_scale(f, c[1])
         elif k == "/" and all(x is not None for x in a) and not a[1][0] and a[1][1] != 0:
-            forms[i] = _scale(a[0], 1 / a[1][1])
+            forms[i] = affine_scale(a[0], 1 / a[1][1])
         elif k == "max" and all(x is not None for x in a):
-            forms[i] = _add(a[0], var_form(relu(_add(a[1], a[0], Fraction(-1)), i)))
+            forms[i] = affine_add(a[0], var_form(relu(affine_add(a[1], a[0], Fraction(-1)), i)))
         elif k == "min" and all(x is not None for x in a):
-            forms[i] = _add(a[0], var_form(relu(_add(a[0], a[1], Fraction(-1)), i)), Fraction(-1))
+            forms[i] = affine_add(a[0], var_form(relu(affine_add(a[0], a[1], Fraction(-1)), i)), Fraction(-1))
         elif k == "abs" and a[0] is not None:
-            forms[i] = _add(_scale(var_form(relu(a[0], i)), Fraction(2)), a[0], Fraction(-1))
+            forms[i] = affine_add(affine_scale(var_form(relu(a[0], i)), Fraction(2)), a[0], Fraction(-1))
         else:
             v = new_var()
             opaque[v] = i
@@ -180,7 +162,7 @@ def comparison_form(model: LinearModel, node: int) -> Optional[Form]:
     a, b = (model.forms.get(j) for j in n.args)
     if a is None or b is None:
         return None
-    return _add(a, b, Fraction(-1))
+    return affine_add(a, b, Fraction(-1))
 
 
 @dataclass

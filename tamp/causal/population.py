@@ -19,9 +19,12 @@ from typing import Callable, Dict, Tuple
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
 from lang.loader import load
+from tamp.prob import probability
+from tamp.prob.dists import Expo, Gauss, Laplace, PolyDensity
 
 from . import terms as T
 from .boxes import Box
+from .region import build_region
 from .symexec import Context, expr_term
 
 Measure = Callable[[Box], Tuple[Fraction, Fraction]]
@@ -49,8 +52,6 @@ def _constant_args(call: A.Call, ctx: Context):
 
 def _marginal(call: A.Call, sort: str, ctx: Context):
     """A function (lo, hi) -> (mass_lo, mass_hi) for one independently sampled input, or None."""
-    from tamp.prob.dists import Expo, Gauss, Laplace, PolyDensity
-
     args = _constant_args(call, ctx)
     if args is None:
         return None
@@ -131,8 +132,6 @@ def _box_event(dims, box: Box) -> A.Expr:
 
 def population_measure(path_or_program, program: A.Program, ind: A.Independent, ctx: Context):
     """(measure, description) for the analysis of ``ind`` under the population model."""
-    from .region import build_region
-
     pop, pctx = load_population(path_or_program)
     dims = build_region(program, ind, ctx).dims
     margs = independent_marginals(pop, dims, pctx)
@@ -148,8 +147,6 @@ def population_measure(path_or_program, program: A.Program, ind: A.Independent, 
         return measure, f"the population of {pctx.path} (independent inputs)"
 
     def engine_measure(box: Box):
-        from tamp.prob import probability
-
         v = probability(pop, _box_event(dims, box), timeout=30.0)
         return (v, v) if isinstance(v, Fraction) else (v.lo, v.hi)
 

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import List, Optional, Tuple
 
+from tamp.core.linear import affine_add, affine_scale
+
 from .dag import Dag
-from .linear import Form, LinearModel, _add, _scale, comparison_form
+from .linear import Form, LinearModel, comparison_form
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ def threshold_of(model: LinearModel, root: int) -> Optional[Threshold]:
         return None
     if k in (">", ">="):
         return Threshold(cmp_node, d, k == ">", t, f)
-    return Threshold(cmp_node, _scale(d, Fraction(-1)), k == "<", t, f)
+    return Threshold(cmp_node, affine_scale(d, Fraction(-1)), k == "<", t, f)
 
 
 def bias_cases(a: Threshold, b: Threshold) -> List[Tuple[bool, bool]]:
@@ -59,4 +61,4 @@ def bias_cases(a: Threshold, b: Threshold) -> List[Tuple[bool, bool]]:
 
 def difference(a: Threshold, b: Threshold) -> Form:
     """g_a - g_b."""
-    return _add(a.g, b.g, Fraction(-1))
+    return affine_add(a.g, b.g, Fraction(-1))

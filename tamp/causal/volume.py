@@ -26,6 +26,7 @@ from typing import Dict, Optional, Sequence, Tuple
 from tamp.core.linear import Affine as _Affine
 from tamp.core.linear import affine_range as _range
 from tamp.core.linear import box_volume, halfspace_volume  # noqa: F401  (this module's API)
+from tamp.wmi import Poly, integrate_polytope
 
 Affine = _Affine[str]
 RealBox = Dict[str, Tuple[Fraction, Fraction]]
@@ -102,8 +103,6 @@ def cut_volume(fs: Sequence, box: RealBox, max_dims: int = 8, deadline: Optional
     names = sorted({k for f in live for k in f[0]})
     if len(names) > max_dims:
         return None
-    from tamp.wmi import Poly, integrate_polytope
-
     idx = {n: i for i, n in enumerate(names)}
     cons = []
     for n in names:

@@ -46,7 +46,12 @@ from tamp.core.interval import Interval
 from tamp.core.ldl import ldl
 from tamp.core.linear import Bound, Constraint, linked_groups
 from tamp.core.linear import affine_range as linear_range
-from tamp.prob.dists import Dist
+from tamp.prob.dists import Dist, Gauss
+from tamp.prob.polydensity import polytope_problem
+from tamp.wmi import integrate_polytope
+
+from .leaf_taylor import column_integral
+from .replay import q
 
 ZERO_IV = Interval.point(0)
 ONE_IV = Interval.point(1)
@@ -73,8 +78,6 @@ class Region:
 
     def formula(self, symbols: Dict[str, z3.ArithRef], closed: bool = False) -> z3.BoolRef:
         """The open region (or its closure) as a z3 formula."""
-        from .replay import q
-
         parts = []
         for v, (lo, hi) in self.box.items():
             x = symbols[v]
@@ -176,13 +179,12 @@ def ldl_factor(gram: List[List[Fraction]]) -> Tuple[List[List[Fraction]], List[F
 def gauss_transform(region: Region, dists: Dict[str, Dist]):
     """The region and distributions with every linked all-Gaussian group replaced by
     independent Gaussian coordinates (module docstring); None when the region is empty."""
-    from tamp.prob.dists import Gauss
-
     box = dict(region.box)
     cons = list(region.cons)
     new_d = dict(dists)
     for k, g in enumerate(components(region)):
-        if not all(dists[v].is_gauss for v in g):
+        gauss = {v: dists[v] for v in g}
+        if not all(isinstance(d, Gauss) for d in gauss.values()):
             continue
         gset = set(g)
         rows = [(dict(c), r) for c, r in cons if set(c) <= gset]
@@ -193,8 +195,8 @@ def gauss_transform(region: Region, dists: Dict[str, Dist]):
                 rows.append(({v: Fraction(1)}, hi))
             if lo is not None:
                 rows.append(({v: Fraction(-1)}, -lo))
-        var = {v: dists[v].var for v in g}
-        mean = {v: dists[v].mean for v in g}
+        var = {v: d.var for v, d in gauss.items() if isinstance(d, Gauss)}
+        mean = {v: d.mean for v, d in gauss.items() if isinstance(d, Gauss)}
         gram = [[sum((a[v] * b[v] * var[v] for v in a if v in b), Fraction(0)) for b, _ in rows] for a, _ in rows]
         L, D = ldl_factor(gram)
         names = [f"ldl{k}.{j}" for j in range(len(D))]
@@ -256,9 +258,6 @@ def witness_interval(lo: Fraction, hi: Fraction) -> Interval:
 
 
 def _poly_mass(g, box, cons, dists, deadline) -> Interval:
-    from tamp.prob.polydensity import polytope_problem
-    from tamp.wmi import integrate_polytope
-
     dens, rows = polytope_problem(
         [dists[v].coeffs for v in g],
         [box[v] for v in g],
@@ -375,8 +374,6 @@ def leaf_bounds(leaf: Dict[str, Bound], cons, dists: Dict[str, Dist], names):
 def _inner_bounds(u, leaf, cons, dists, names, masses):
     """(lower, upper) bound of the leaf's mass integrating ``u`` exactly (:func:`leaf_bounds`);
     None when u is in no constraint."""
-    from .leaf_taylor import column_integral
-
     inner = _inner_intervals(u, leaf, cons)
     if inner is None:
         return None

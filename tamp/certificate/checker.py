@@ -27,7 +27,7 @@ For each program of the certificate, against the claim rebuilt from the source f
             obligations all hold: a failure bound counts a run that never ends as failing, and
             rules 1–5 bound only the runs that end.
 
-The claim check (2) also re-runs the sample-dependence analysis (:mod:`tamp.dependence`) on the
+The claim check (2) also re-runs the sample-dependence analysis (:mod:`tamp.cfa.dependence`) on the
 rebuilt CFA: a program with a conditioning ``assume`` is rejected, since rules 1–5 read a run
 stopped by an ``assume`` as not failing, which proves nothing about a conditional bound.
 
@@ -46,6 +46,7 @@ import z3
 from lang import ast as A
 from lang.serialize import to_json
 from tamp.prover.smt import Encoder, to_real
+from tamp.prover.termination import check_termination
 from tamp.prover.trace import StepState, step
 from tamp.show import show_expr, show_stmt
 
@@ -459,9 +460,6 @@ def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: in
 
 def check_termination_rule(rankings, cfa, timeout_ms: int, deadline, log) -> int:
     """Rule TERMINATION: every loop of the rebuilt CFA terminates by the certificate's rankings."""
-    from tamp.prover.smt import Encoder
-    from tamp.prover.termination import check_termination
-
     if not cfa.loop_heads and not rankings:
         return 0
     enc = Encoder(cfa.types)

@@ -15,6 +15,7 @@ from lang import ast as A
 from lang.inputs import fix_inputs
 from lang.speckind import FAILURE_BOUND, clause_kind
 from tamp.cfa import build_cfa
+from tamp.cfa.dependence import conditioning_assumes, describe
 
 
 def failure_program(prog: A.Program, inputs: Optional[Dict[str, object]] = None) -> A.Program:
@@ -54,7 +55,6 @@ def well_formed_claim(cfa) -> str:
                 base = base.base
             if isinstance(base, A.Var) and base.name in params:
                 return f"CFA edge {u}->{v} writes the input '{base.name}'"
-    from tamp.dependence import conditioning_assumes, describe
 
     found = conditioning_assumes(cfa)
     if found:

@@ -23,6 +23,15 @@ import z3
 from axioms.concentration import Block
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
+from tamp.cfa import build_cfa
+from tamp.prover.conc_proof import Application, claim_of, obligations
+from tamp.prover.concentration import NotApplicable
+from tamp.prover.smt import Encoder
+from tamp.show import show_expr as _show
+
+from .claim import failure_program, well_formed_claim
+from .format import ProgramCheck, Rejected
+from .solver import VALID, decide
 
 
 class MalformedConc(ValueError):
@@ -39,8 +48,6 @@ class ConcCert:
 
 
 def decode_conc(c: Any, where: str) -> ConcCert:
-    from tamp.prover.conc_proof import Application
-
     def ast(x, w):
         try:
             return expr_from_json(x)
@@ -91,15 +98,6 @@ def decode_conc(c: Any, where: str) -> ConcCert:
 
 
 def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, timeout_ms, deadline):
-    from tamp.prover.conc_proof import claim_of, obligations
-    from tamp.prover.concentration import NotApplicable
-    from tamp.prover.smt import Encoder
-    from tamp.show import show_expr as _show
-
-    from .claim import failure_program, well_formed_claim
-    from .format import ProgramCheck, Rejected
-    from .solver import VALID, decide
-
     t0 = time.monotonic()
     out = ProgramCheck(f"{cc.name} (concentration)", False)
     try:
@@ -109,10 +107,12 @@ def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, 
                 "the certificate's margin does not match the source (an `ensures` with `?` needs "
                 "exactly one inferred margin)"
             )
-        if has_hole:
+        if cc.margin is not None:  # the source has a hole (checked just above)
+            # deferred on purpose: it loads sympy (~1 s); only this step needs it
             from tamp.prover.infer import fill_hole
 
-            prog = dataclasses.replace(prog, ensures=tuple(fill_hole(e, cc.margin) for e in prog.ensures))
+            margin = cc.margin
+            prog = dataclasses.replace(prog, ensures=tuple(fill_hole(e, margin) for e in prog.ensures))
         if bound is not None:
             claim_bound = bound
         elif isinstance(prog.fails, A.Hole):
@@ -124,8 +124,6 @@ def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, 
                 f"the certificate proves the bound {_show(cc.bound)}, but the claim checked is {_show(claim_bound)}"
             )
         sub = failure_program(dataclasses.replace(prog, fails=claim_bound), inputs)
-        from tamp.cfa import build_cfa
-
         cfa = build_cfa(sub, claim_bound, src.path, src.text)
         problem = well_formed_claim(cfa)
         if problem:

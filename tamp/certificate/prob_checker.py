@@ -39,6 +39,7 @@ import z3
 from lang import ast as A
 from lang.printer import print_expr
 from tamp.core.interval import Interval
+from tamp.core.validity import check_sat
 
 from .cellmass import MassError, boxes_disjoint, region_mass
 from .format import ProgramCheck, Rejected
@@ -73,12 +74,8 @@ class _Queries:
             if left <= 0:
                 raise Rejected(f"{rule} at {where}: time limit reached before it was checked")
             ms = min(ms, int(left * 1000))
-        s = z3.Solver()
-        s.set("timeout", max(ms, 1))
-        for p in parts:
-            s.add(p)
         t0 = time.monotonic()
-        r = s.check()
+        r = check_sat(parts, timeout_ms=ms)
         self.log.append(f"{rule} {where}: {r} ({time.monotonic() - t0:.3f} s)")
         self.count += 1
         if r != z3.unsat:

@@ -70,6 +70,8 @@ def decision_tree(traces: List[Trace]) -> Tuple[Fraction, List[MissingBranch]]:
             elif node.kind != d.kind or node.place != d.place:
                 raise CoverError(f"two traces decide differently placed decisions after {list(prefix)}")
             if d.kind == "outcome":
+                if d.prob is None:
+                    raise CoverError(f"an outcome decision at {d.place} has no probability")
                 node.probs[d.value] = d.prob.lo
                 w = w * d.prob.hi
             else:
@@ -84,9 +86,11 @@ def decision_tree(traces: List[Trace]) -> Tuple[Fraction, List[MissingBranch]]:
         if node.kind == "outcome":
             missing += node.weight * max(Fraction(0), 1 - sum(node.probs.values(), Fraction(0)))
             continue
-        d = node.decision
+        branch = node.decision
+        if branch is None:  # every node is made with the decision that reached it
+            raise CoverError(f"a branch node at {node.place} has no decision")
         for side in (0, 1):
             if side not in node.probs:
-                cond = d.cond if side == 1 else z3.Not(d.cond)
-                branches.append(MissingBranch(d.place, list(node.support) + list(d.guard) + [cond]))
+                cond = branch.cond if side == 1 else z3.Not(branch.cond)
+                branches.append(MissingBranch(branch.place, list(node.support) + list(branch.guard) + [cond]))
     return missing, branches

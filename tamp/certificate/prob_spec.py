@@ -13,7 +13,7 @@ from typing import Dict, List, Optional
 from lang import ast as A
 from lang.fairness import expand_fairness
 from tamp.core.interval import Interval
-from tamp.logic3 import compare_intervals, connective, not3
+from tamp.core.logic3 import compare_intervals, connective, not3
 
 
 class SpecError(ValueError):
@@ -90,7 +90,7 @@ class Evaluator:
 
     def truth(self, e) -> Optional[bool]:
         # the checker's own walk over the clause (same shape as tamp/prob/decide.py's, on purpose);
-        # only the truth tables and the interval comparison are shared (tamp/logic3.py)
+        # only the truth tables and the interval comparison are shared (tamp/core/logic3.py)
         if isinstance(e, A.BoolLit):
             return e.value
         if isinstance(e, A.Unary) and e.op == "!":

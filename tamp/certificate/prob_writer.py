@@ -34,6 +34,7 @@ from lang.errors import TampError
 from lang.printer import print_expr
 from lang.serialize import to_json
 from tamp.core.interval import Interval
+from tamp.core.validity import check_sat
 from tamp.prob.export import export_cells
 
 from .cellmass import MassError, Region, components, gauss_transform, rational_text, split_mass, witness_interval
@@ -204,10 +205,7 @@ def _side_oracle(region: Region):
 
 
 def _unsat(parts, timeout_ms: int = 10000) -> bool:
-    s = z3.Solver()
-    s.set("timeout", timeout_ms)
-    s.add(*parts)
-    return s.check() == z3.unsat
+    return check_sat(parts, timeout_ms=timeout_ms) == z3.unsat
 
 
 def _cell_mass(c: _Cell, traces, cache, deadline):

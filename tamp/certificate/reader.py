@@ -13,7 +13,9 @@ from typing import Any, Dict, List, Optional, Tuple
 from lang import ast as A
 from lang.jsonfile import JSONError, loads
 from lang.serialize import SerializeError, expr_from_json, stmt_from_json
+from tamp.prover.termination import Geometric, Ranking
 
+from .conc_checker import MalformedConc, decode_conc
 from .format import FORMAT, VERSION, MalformedCertificate, known_keys
 from .prob_reader import decode_prob
 
@@ -153,8 +155,6 @@ def decode(data: Any) -> Certificate:
 
 
 def _decode_concentration(items: Any) -> List[Any]:
-    from .conc_checker import MalformedConc, decode_conc
-
     if not isinstance(items, list):
         raise MalformedCertificate("$.concentration: expected a list")
     try:
@@ -192,8 +192,6 @@ def decode_program(p: Any, where: str) -> ProgramCert:
 
 
 def decode_ranking(r: Any, where: str):
-    from tamp.prover.termination import Geometric, Ranking
-
     known_keys(r, ("head", "kind", "sample", "rank", "decreasing"), where)
     head = _get(r, "head", int, where)
     kind = r.get("kind", "rank")

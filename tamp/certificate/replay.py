@@ -57,6 +57,7 @@ from tamp.core import z3expr as Z
 from tamp.core.interval import Interval
 from tamp.core.z3expr import fraction, rational
 from tamp.prob.dists import Dist, Expo, Gauss, Laplace, PolyDensity, exp_interval
+from tamp.prob.polydensity import density_coeffs
 
 MAX_STEPS = 1_000_000
 ONE = Interval.point(1)
@@ -413,8 +414,6 @@ class Replayer:
                 return lo
             return self.fresh(s, st, PolyDensity.uniform(lo, hi))
         if name == "density":
-            from tamp.prob.polydensity import density_coeffs
-
             lo, hi = num(args[0]), num(args[1])
             if not lo < hi:
                 raise ReplayError(f"line {_line(s)}: density(lo, hi, POLY) needs lo < hi")

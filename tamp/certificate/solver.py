@@ -14,23 +14,10 @@ from typing import Sequence, Tuple
 import z3
 
 from axioms.lemmas import lemma_instances
+from tamp.core.validity import VALID, check_fresh, verdict
 from tamp.prover.smt import transcendental_apps
 
-VALID, INVALID, UNKNOWN = "valid", "invalid", "unknown"
-
-
 LEMMA_FREE_MS = 200
-
-
-def _ask(formula, hyps, lemmas, timeout_ms):
-    s = z3.Solver()
-    s.set("timeout", max(int(timeout_ms), 1))
-    for h in hyps:
-        s.add(h)
-    for _name, lem in lemmas:
-        s.add(lem)
-    s.add(z3.Not(formula))
-    return s.check()
 
 
 def decide(
@@ -44,12 +31,8 @@ def decide(
     hyps = list(hypotheses)
     apps = transcendental_apps(z3.And(*hyps, formula) if hyps else formula)
     t0 = time.monotonic()
-    if apps and _ask(formula, hyps, [], min(LEMMA_FREE_MS, timeout_ms)) == z3.unsat:
+    if apps and check_fresh(formula, hyps, timeout_ms=min(LEMMA_FREE_MS, timeout_ms)) == z3.unsat:
         return VALID, time.monotonic() - t0
-    r = _ask(formula, hyps, lemma_instances(apps, enc) if apps else [], timeout_ms)
-    dt = time.monotonic() - t0
-    if r == z3.unsat:
-        return VALID, dt
-    if r == z3.sat:
-        return INVALID, dt
-    return UNKNOWN, dt
+    lemmas = [lem for _name, lem in lemma_instances(apps, enc)] if apps else []
+    r = check_fresh(formula, hyps, lemmas, timeout_ms=timeout_ms)
+    return verdict(r), time.monotonic() - t0

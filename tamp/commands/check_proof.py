@@ -6,7 +6,9 @@ import dataclasses
 import time
 from pathlib import Path
 
+import axioms
 from lang.errors import TampError
+from lang.loader import load, read_bytes
 
 from .common import checked_bound, checked_inputs, emit_json
 from .options import add_input_argument, positive_int, seconds
@@ -38,7 +40,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from lang.loader import load, read_bytes
+    # deferred on purpose: the engine loads when the command runs, not at CLI start-up
     from tamp.api import infer_bound
     from tamp.certificate import MalformedCertificate, check_certificate
     from tamp.certificate import load as load_certificate
@@ -53,8 +55,6 @@ def run(args) -> int:
         src = dataclasses.replace(src, programs=tuple(infer_bound(p) for p in src.programs))
     inputs = checked_inputs(src, list(src.programs), args.input)
     bound = checked_bound(list(src.programs), args.bound)
-    import axioms
-
     axioms.all_families()  # load the axiom library (scipy) before the clock starts
     deadline = time.monotonic() + args.timeout if args.timeout else None
     report = check_certificate(cert, src, raw, bound, inputs, max(args.solver_timeout, 1), deadline)

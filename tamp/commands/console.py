@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import Iterable
 
 from ..report.text import STYLES, Line
@@ -31,6 +32,7 @@ class Printer:
         self.colour = wants_colour() if colour is None else colour
         self._console = None
         if self.colour:
+            # deferred on purpose: rich loads only when a console is drawn (not for --json or --version)
             from rich.console import Console
 
             self._console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
@@ -40,6 +42,7 @@ class Printer:
             if self._console is None:
                 print(line.text)
                 continue
+            # deferred on purpose: rich loads only when a console is drawn (not for --json or --version)
             from rich.text import Text
 
             text = Text(line.text, style=STYLES.get(line.style, line.style))
@@ -56,14 +59,13 @@ class FileStream:
     ``done`` may be called from worker threads."""
 
     def __init__(self, total: int, stream=None, colour: bool | None = None):
-        import threading
-
         self.total, self.count = total, 0
         self.stream = stream or sys.stderr
         self.colour = wants_colour(self.stream) if colour is None else colour
         self._lock = threading.Lock()
         self._progress = None
         if self.colour:
+            # deferred on purpose: rich loads only when a console is drawn (not for --json or --version)
             from rich.console import Console
             from rich.progress import (
                 BarColumn,
@@ -104,6 +106,7 @@ class FileStream:
             if self._progress is None:
                 print(line.text, file=self.stream, flush=True)
                 return
+            # deferred on purpose: rich loads only when a console is drawn (not for --json or --version)
             from rich.text import Text
 
             text = Text(line.text)

@@ -66,6 +66,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    # deferred on purpose: the engine loads when the command runs, not at CLI start-up
     from tamp.causal import certify_program
 
     src, progs = load_programs(args)

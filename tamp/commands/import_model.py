@@ -27,6 +27,7 @@ def _features(text: str) -> list:
 
 
 def add_arguments(p) -> None:
+    # deferred on purpose: the engine loads when the command runs, not at CLI start-up
     from tamp.models import FORMATS
 
     p.add_argument("model", type=input_file, help="the model file (.onnx, .h5, or a Libra network .py/.txt)")
@@ -55,6 +56,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    # deferred on purpose: the engine loads when the command runs, not at CLI start-up
     from tamp.api import import_model
 
     if args.name is not None and not args.name.isidentifier():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
-from typing import Callable
+from typing import Any, Callable
 
 from lang.inputs import parse_assignment, show
 
@@ -28,20 +28,60 @@ def _number(text: str, kind: Callable, what: str):
     return value
 
 
-def seconds(text: str) -> float:
-    """A time limit: a finite number of seconds > 0."""
-    v = _number(text, float, "a number of seconds")
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"the time limit must be positive, got {text}")
-    return v
+class _Checked:
+    """An argparse ``type=``: the text read as a ``kind`` (:func:`_number`) that must satisfy
+    ``ok``, else the usage error ``complaint`` (formatted with the ``text`` given)."""
+
+    def __init__(self, name: str, kind: Callable, what: str, ok: Callable[[Any], bool], complaint: str):
+        self.__name__, self.kind, self.what, self.ok, self.complaint = name, kind, what, ok, complaint
+
+    def __call__(self, text: str) -> Any:
+        v = _number(text, self.kind, self.what)
+        if not self.ok(v):
+            raise argparse.ArgumentTypeError(self.complaint.format(text=text))
+        return v
+
+    def __repr__(self) -> str:
+        return self.__name__
 
 
-def positive_int(text: str) -> int:
-    v = _number(text, int, "a positive integer")
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be positive (an integer >= 1), got {text}")
-    return v
-
+#: a time limit: a finite number of seconds > 0
+seconds = _Checked(
+    "seconds", float, "a number of seconds", lambda v: v > 0, "the time limit must be positive, got {text}"
+)
+positive_int = _Checked(
+    "positive_int", int, "a positive integer", lambda v: v >= 1, "must be positive (an integer >= 1), got {text}"
+)
+nonneg_int = _Checked("nonneg_int", int, "an integer >= 0", lambda v: v >= 0, "expected an integer >= 0, got {text}")
+#: a random seed: an integer in 0 .. 2^64 - 1
+seed = _Checked(
+    "seed",
+    int,
+    "an integer seed",
+    lambda v: 0 <= v < 2**64,
+    "the seed must be an integer from 0 to 2^64 - 1, got {text:.40}",
+)
+positive_float = _Checked(
+    "positive_float", float, "a finite number > 0", lambda v: v > 0, "expected a number > 0, got {text}"
+)
+nonneg_float = _Checked(
+    "nonneg_float", float, "a finite number >= 0", lambda v: v >= 0, "expected a number >= 0, got {text}"
+)
+#: a number strictly between 0 and 1 (a confidence)
+open_unit = _Checked(
+    "open_unit",
+    float,
+    "a number between 0 and 1",
+    lambda v: 0 < v < 1,
+    "expected a number strictly between 0 and 1, got {text}",
+)
+memory_mb = _Checked(
+    "memory_mb",
+    int,
+    "a number of megabytes",
+    lambda v: v >= MIN_MEMORY_MB,
+    f"must be at least {MIN_MEMORY_MB} MB (the solver and the parser need that much to start), got {{text}}",
+)
 
 MAX_RUNS = 10**9  # about a quarter of an hour of the simplest program; more never finishes in practice
 
@@ -52,52 +92,6 @@ def runs(text: str) -> int:
     if v > MAX_RUNS:
         raise argparse.ArgumentTypeError(
             f"at most {MAX_RUNS:,} runs (the confidence interval is then already narrower than 1e-4), got {text[:40]}"
-        )
-    return v
-
-
-def nonneg_int(text: str) -> int:
-    v = _number(text, int, "an integer >= 0")
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
-    return v
-
-
-def seed(text: str) -> int:
-    """A random seed: an integer in 0 .. 2^64 - 1."""
-    v = _number(text, int, "an integer seed")
-    if not 0 <= v < 2**64:
-        raise argparse.ArgumentTypeError(f"the seed must be an integer from 0 to 2^64 - 1, got {text[:40]}")
-    return v
-
-
-def positive_float(text: str) -> float:
-    v = _number(text, float, "a finite number > 0")
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text}")
-    return v
-
-
-def nonneg_float(text: str) -> float:
-    v = _number(text, float, "a finite number >= 0")
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
-    return v
-
-
-def open_unit(text: str) -> float:
-    """A number strictly between 0 and 1 (a confidence)."""
-    v = _number(text, float, "a number between 0 and 1")
-    if not 0 < v < 1:
-        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text}")
-    return v
-
-
-def memory_mb(text: str) -> int:
-    v = _number(text, int, "a number of megabytes")
-    if v < MIN_MEMORY_MB:
-        raise argparse.ArgumentTypeError(
-            f"must be at least {MIN_MEMORY_MB} MB (the solver and the parser need that much to start), got {text}"
         )
     return v
 
@@ -214,6 +208,7 @@ def add_executor_arguments(p, default_workers: int, kind: Callable = positive_in
 
 def make_executor(args):
     """The executor of ``--workers`` / ``--scheduler`` (a context manager)."""
+    # deferred on purpose: the engine loads when the command runs, not at CLI start-up
     from tamp.executor import Executor
 
     return Executor(args.workers, args.scheduler)

@@ -21,6 +21,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    # deferred on purpose: the engine loads when the command runs, not at CLI start-up
     from tamp.prob import decide_program
 
     src, progs = load_programs(args)

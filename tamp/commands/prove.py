@@ -9,6 +9,7 @@ import sys
 import time
 
 from lang.errors import TampError
+from lang.inputs import show
 
 from ..progress import for_terminal
 from ..report.text import count, program_lines, summary_line
@@ -69,7 +70,6 @@ def add_arguments(p):
 def _write_report(args, result) -> None:
     """``--report OUT.html``: the run as one self-contained HTML page (see tamp.report)."""
     # deferred on purpose: loaded only when this command runs (CLI start-up)
-    from lang.inputs import show
     from tamp.report import write_report
 
     source = result.source

@@ -571,7 +571,7 @@ def fsum_interval(los: Iterable[float], his: Iterable[float]) -> FRange:
 def fcompare(op: str, a: Tuple[Real, Real], b: Tuple[Real, Real]) -> Optional[bool]:
     """Tri-state ``x op y`` for every x in ``a`` and y in ``b`` (op in < <= > >= == !=): True
     if it holds for every pair, False if for none, else None. The ends may be floats or
-    Fractions (:func:`tamp.logic3.compare_intervals` compares rational intervals with it).
+    Fractions (:func:`tamp.core.logic3.compare_intervals` compares rational intervals with it).
 
     >>> fcompare("<", (0.0, 1.0), (2.0, 3.0)), fcompare("==", (1.0, 1.0), (1.0, 1.0)), fcompare("<", (0.0, 2.0), (1.0, 3.0))
     (True, True, None)

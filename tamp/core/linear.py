@@ -6,9 +6,12 @@ they are cheap to build, hash and compare):
 * a *coefficient map* ``{variable: Fraction}`` (variables are names or indices);
 * :data:`Constraint` ``(coef, rhs)``: the half-space ``Σ coef·x <= rhs`` (``<`` where a
   region is open: the boundary has measure zero);
-* :data:`Affine` ``(coef, const)``: the affine form ``Σ coef·x + const``, as a region the
-  half-space where it is ``<= 0`` — the constraint ``(coef, rhs)`` is the form
-  ``(coef, -rhs)``;
+* :class:`Affine` ``(coef, const)``: the affine form ``Σ coef·x + const`` (a pair, so any
+  ``(coef, const)`` tuple is read the same way), with exact arithmetic on forms
+  (:meth:`~Affine.add`, :meth:`~Affine.scale`, … and :func:`affine_add`, :func:`affine_scale`
+  on plain pairs); as a region the half-space where it is ``<= 0`` — the constraint
+  ``(coef, rhs)`` is the form ``(coef, -rhs)``. The causal engine's symbolic bounds and the
+  probability engine's path conditions both build their forms with it;
 * a box ``{variable: (lo, hi)}`` (:data:`Box`) with rational ends, ``None`` for an unbounded
   end (:data:`Bound`); :data:`RealBox` when every end is finite.
 
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Dict, Hashable, Iterable, List, Mapping, Optional, Tuple, TypeVar
+from typing import Any, Dict, Hashable, Iterable, List, Mapping, Optional, Tuple, TypeVar, Union
 
 K = TypeVar("K", bound=Hashable)
 End = Optional[Fraction]
@@ -31,8 +34,115 @@ Bound = Tuple[End, End]
 Box = Mapping[K, Bound]
 RealBox = Mapping[K, Tuple[Fraction, Fraction]]
 Constraint = Tuple[Dict[K, Fraction], Fraction]
-Affine = Tuple[Dict[K, Fraction], Fraction]
 ZERO = Fraction(0)
+ONE = Fraction(1)
+Pair = Tuple[Mapping[K, Fraction], Fraction]
+
+
+class Affine(Tuple[Dict[K, Fraction], Fraction]):
+    """The affine form ``Σ coef[k]·x_k + const`` with exact coefficients: the pair
+    ``(coef, const)``, with arithmetic. Forms built by :meth:`make`, :meth:`add` and
+    :func:`affine_add` have no zero coefficients.
+
+    >>> F = Fraction
+    >>> f = Affine.var(0).scale(F(2)).add(Affine.var(1)).shift(F(-1))
+    >>> f.terms, f.const, str(f)
+    (((0, Fraction(2, 1)), (1, Fraction(1, 1))), Fraction(-1, 1), '2*x0 + 1*x1 + -1')
+    >>> coef, const = f.add(f, F(-1)); (coef, const)
+    ({}, Fraction(0, 1))
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, coef: Mapping[K, Fraction], const: Fraction = ZERO) -> "Affine[K]":
+        return super().__new__(cls, (dict(coef), Fraction(const)))
+
+    def __getnewargs__(self) -> Tuple[Dict[K, Fraction], Fraction]:
+        """What :func:`pickle` and :func:`copy.copy` pass to ``__new__`` (the forms travel to
+        executor workers)."""
+        return self[0], self[1]
+
+    @staticmethod
+    def var(v: K) -> "Affine[K]":
+        """The form ``x_v``."""
+        return Affine({v: ONE}, ZERO)
+
+    @staticmethod
+    def constant(c: Union[Fraction, int]) -> "Affine[Any]":
+        """The constant form ``c``."""
+        return Affine({}, Fraction(c))
+
+    @staticmethod
+    def make(const: Union[Fraction, int], coef: Mapping[K, Fraction]) -> "Affine[K]":
+        """``const + Σ coef·x`` without the zero coefficients."""
+        return Affine({k: c for k, c in coef.items() if c != 0}, Fraction(const))
+
+    @property
+    def coef(self) -> Dict[K, Fraction]:
+        return self[0]
+
+    @property
+    def const(self) -> Fraction:
+        return self[1]
+
+    @property
+    def terms(self) -> Tuple[Tuple[K, Fraction], ...]:
+        """The nonzero ``(variable, coefficient)`` pairs, sorted by variable."""
+        return tuple(sorted((k, c) for k, c in self[0].items() if c))
+
+    @property
+    def is_const(self) -> bool:
+        return not any(self[0].values())
+
+    def vars(self) -> List[K]:
+        return [k for k, _ in self.terms]
+
+    def add(self, other: Pair[K], k: Fraction = ONE) -> "Affine[K]":
+        """``self + k·other``."""
+        return affine_add(self, other, k)
+
+    def scale(self, k: Fraction) -> "Affine[K]":
+        return affine_scale(self, k)
+
+    def shift(self, k: Fraction) -> "Affine[K]":
+        """``self + k``."""
+        return Affine(self[0], self[1] + k)
+
+    def neg(self) -> "Affine[K]":
+        return affine_scale(self, Fraction(-1))
+
+    def __str__(self) -> str:
+        parts = [f"{c}*x{v}" for v, c in self.terms]
+        if self[1] or not parts:
+            parts.append(str(self[1]))
+        return " + ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"Affine({self[0]!r}, {self[1]!r})"
+
+
+def affine_add(a: Pair[K], b: Pair[K], k: Fraction = ONE) -> Affine[K]:
+    """``a + k·b`` for forms given as pairs ``(coef, const)``; coefficients that cancel are
+    dropped.
+
+    >>> affine_add(({"x": Fraction(1)}, Fraction(2)), ({"x": Fraction(1), "y": Fraction(3)}, Fraction(1)), Fraction(-1))
+    Affine({'y': Fraction(-3, 1)}, Fraction(1, 1))
+    """
+    co = dict(a[0])
+    for v, c in b[0].items():
+        x = co.get(v, ZERO) + k * c
+        if x:
+            co[v] = x
+        else:
+            co.pop(v, None)
+    return Affine(co, a[1] + k * b[1])
+
+
+def affine_scale(a: Pair[K], k: Fraction) -> Affine[K]:
+    """``k·a`` for a form given as a pair (``k = 0`` gives the zero form)."""
+    if k == 0:
+        return Affine({}, ZERO)
+    return Affine({v: c * k for v, c in a[0].items()}, a[1] * k)
 
 
 def affine_range(

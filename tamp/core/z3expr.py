@@ -40,9 +40,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
+from types import SimpleNamespace
 from typing import Any
 
 import z3  # type: ignore[import-untyped,unused-ignore]  # z3 ships no type information
+from z3 import z3core
 
 from lang import ast as A
 from lang import ops
@@ -133,10 +135,6 @@ def raw_api() -> Any:
     this z3 version is laid out differently."""
     global _RAW
     if _RAW is None:
-        from types import SimpleNamespace
-
-        from z3 import z3core
-
         names = [
             "Z3_get_sort",
             "Z3_get_sort_kind",

@@ -18,6 +18,9 @@ from typing import Optional, Sequence, Union
 
 from lang import ast as A
 from lang.errors import TampError
+from lang.loader import read_bytes, read_text
+from lang.parser import parse
+from lang.typecheck import check_file
 
 from .emit import to_program
 from .errors import ModelError
@@ -58,8 +61,6 @@ def _program_name(path: str) -> str:
 
 def _read(path: str, binary: bool) -> Union[bytes, str]:
     """The file's bytes, or its UTF-8 text (lang.loader's located errors for unreadable files)."""
-    from lang.loader import read_bytes, read_text
-
     return read_bytes(path) if binary else read_text(path)
 
 
@@ -90,14 +91,17 @@ def import_model(
             dup = next(f for f in features if features.count(f) > 1)
             raise ModelError(f"feature '{dup}' is named twice", "--features")
     if fmt == "onnx":
+        # deferred on purpose: each format's reader loads only when a model of that format is read
         from .onnx_reader import read_onnx
 
         net = read_onnx(_read(model, True), model, features)
     elif fmt == "keras":
+        # deferred on purpose: each format's reader loads only when a model of that format is read
         from .keras import read_keras
 
         net = read_keras(model, features)
     else:
+        # deferred on purpose: each format's reader loads only when a model of that format is read
         from .libra import read_libra
 
         net = read_libra(_read(model, False), model)
@@ -113,9 +117,6 @@ def import_model(
 
 def _check(text: str, model: str) -> A.Program:
     """Parse and type-check the generated program: the output is accepted by ``tamp check``."""
-    from lang.parser import parse
-    from lang.typecheck import check_file
-
     try:
         src = parse(text, "<imported program>")
         check_file(src)

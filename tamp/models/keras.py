@@ -36,6 +36,7 @@ def _layers(config: dict, path: str) -> List[dict]:
 
 
 def read_keras(path: str, features: Optional[Sequence[str]] = None) -> Network:
+    # deferred on purpose: h5py loads only when a Keras .h5 model is read
     import h5py
 
     try:

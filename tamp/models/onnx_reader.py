@@ -65,6 +65,7 @@ _FLOAT_TYPES = {1, 10, 11, 16}  # FLOAT, FLOAT16, DOUBLE, BFLOAT16
 
 class _Reader:
     def __init__(self, model, path: str, features: Optional[Sequence[str]]):
+        # deferred on purpose: onnx loads only when an .onnx model is read
         import onnx
         from onnx import numpy_helper
 
@@ -123,6 +124,7 @@ class _Reader:
             elif isinstance(v, list) and v and isinstance(v[0], bytes):
                 v = [b.decode() for b in v]
             elif hasattr(v, "dims") and hasattr(v, "data_type"):
+                # deferred on purpose: onnx loads only when an .onnx model is read
                 from onnx import numpy_helper
 
                 v = numpy_helper.to_array(v)
@@ -593,6 +595,7 @@ _LAZY: set = set()
 
 def read_onnx(data: bytes, path: str = "<onnx>", features: Optional[Sequence[str]] = None) -> Network:
     """A :class:`Network` from the bytes of an ONNX model."""
+    # deferred on purpose: onnx loads only when an .onnx model is read
     import onnx
     from google.protobuf.message import DecodeError
 

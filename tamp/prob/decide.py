@@ -18,11 +18,13 @@ from typing import Dict, List, Optional, Tuple, Union
 from lang import ast as A
 from lang.errors import TampError, UnsupportedError, error_at
 from lang.fairness import expand_fairness  # noqa: F401 (part of this engine's API, tamp.prob.expand_fairness)
+from lang.parser import parse, parse_expr
 from lang.printer import print_expr
 from tamp.core.interval import Interval
-from tamp.logic3 import compare_intervals, connective, not3
+from tamp.core.logic3 import compare_intervals, connective, not3
 from tamp.results import PROVED, UNKNOWN, VIOLATED
 
+from .independence import independent
 from .mass import Node
 from .paths import Executor
 from .result import ClauseReport, ProbResult, TermReport
@@ -115,8 +117,6 @@ class SpecEval:
         complementary = y.given == A.Unary("!", x.given) or x.given == A.Unary("!", y.given)
         if not complementary or a is None or b is None or a.lo <= 0 or b.lo <= 0:
             return False
-        from .independence import independent
-
         return independent(self.program, x.event, x.given)
 
     def truth(self, e) -> Optional[bool]:
@@ -278,8 +278,6 @@ def probability(
 ) -> Union[Fraction, Interval]:
     """P(event | given) at the exit of ``program``: a Fraction when exact, else a certified
     Interval of width <= ``tolerance`` (or whatever was reached by ``timeout``)."""
-    from lang.parser import parse, parse_expr
-
     if isinstance(program, str):
         src = parse(program)
         program = src.programs[0]

@@ -39,16 +39,17 @@ def _reads(e: Optional[A.Expr], src: Sources) -> FrozenSet[int]:
 
 def _block(stmts, src: Sources, pc: FrozenSet[int]) -> Optional[Sources]:
     for s in stmts:
-        src = _stmt(s, src, pc)
-        if src is None:
+        after = _stmt(s, src, pc)
+        if after is None:
             return None
+        src = after
     return src
 
 
 def _target_sources(t: A.Expr, src: Sources) -> FrozenSet[int]:
     """An array element write keeps the array's other elements: a weak update."""
     if isinstance(t, A.Index):
-        return _reads(t.index, src) | src.get(t.base.name, frozenset())
+        return _reads(t.index, src) | src.get(A.target_name(t), frozenset())
     return frozenset()
 
 
@@ -59,7 +60,7 @@ def _stmt(s: A.Stmt, src: Sources, pc: FrozenSet[int]) -> Optional[Sources]:
     if isinstance(s, A.Assign):
         deps = _reads(s.value, src) | pc
         for t in s.targets:
-            name = t.base.name if isinstance(t, A.Index) else t.name
+            name = A.target_name(t)
             src[name] = deps | _target_sources(t, src)
         return src
     if isinstance(s, A.Sample):
@@ -67,18 +68,18 @@ def _stmt(s: A.Stmt, src: Sources, pc: FrozenSet[int]) -> Optional[Sources]:
         for a in s.dist.args:
             deps |= _reads(a, src)
         for t in s.targets:
-            name = t.base.name if isinstance(t, A.Index) else t.name
+            name = A.target_name(t)
             src[name] = deps | _target_sources(t, src)
         return src
     if isinstance(s, A.Block):
         return _block(s.stmts, src, pc)
     if isinstance(s, A.If):
         inner = pc | _reads(s.cond, src)
-        a = _block(s.then.stmts, src, inner)
-        b = _block(s.other.stmts, src, inner) if s.other is not None else dict(src)
-        if a is None or b is None:
+        then = _block(s.then.stmts, src, inner)
+        other = _block(s.other.stmts, src, inner) if s.other is not None else dict(src)
+        if then is None or other is None:
             return None
-        return {k: a.get(k, frozenset()) | b.get(k, frozenset()) for k in set(a) | set(b)}
+        return {k: then.get(k, frozenset()) | other.get(k, frozenset()) for k in set(then) | set(other)}
     return None  # loops, assume, anything else: no claim
 
 

@@ -69,6 +69,7 @@ class Node:
 
     lo: Fraction = ZERO
     hi: Fraction = Fraction(1)
+    stuck: bool = False  # set once refine() could not improve it: no more work is spent on it
 
     @property
     def gap(self) -> Fraction:
@@ -107,7 +108,7 @@ class Product(Node):
         # refine the factor whose gap matters most: gap × product of the others' hi
         best, score = None, ZERO
         for i, f in enumerate(self.factors):
-            if f.gap == 0 or getattr(f, "stuck", False):
+            if f.gap == 0 or f.stuck:
                 continue
             others = Fraction(1)
             for j, g in enumerate(self.factors):

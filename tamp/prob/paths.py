@@ -25,18 +25,23 @@ identical continuous cells is computed once.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
+import z3
+
 from lang import ast as A
 from lang import ops
 from lang.errors import TampError, UnsupportedError, error_at
+from tamp.cfa.dependence import precondition_positions
 from tamp.core.interval import Interval
 from tamp.core.linear import Bound
 from tamp.core.z3expr import rational
 
 from .dists import Dist, Expo, Gauss, Laplace, PolyDensity, exp_interval
+from .polydensity import density_coeffs
 from .symbolic import Affine, And, Formula, Lit, Not, Or, as_affine, cases, compare, f_and, f_iff, f_not, f_or, simplify
 
 MAX_ITERATIONS = 100_000
@@ -116,8 +121,6 @@ class Executor:
         self.solver_calls = 0
         self.has_assume = False
         self._z3 = None
-        from tamp.dependence import precondition_positions
-
         self.preconditions = precondition_positions(prog)  # assumes on inputs only (not conditioning)
 
     # ------------------------------------------------------------------ errors
@@ -350,8 +353,6 @@ class Executor:
     def feasible(self, p: Path) -> bool:
         """Whether the open cell {strict constraints} is non-empty (z3 over the rationals;
         ``unknown`` counts as feasible, so only provably empty cells are dropped)."""
-        import z3
-
         self.solver_calls += 1
         s = z3.Solver()
         s.set("timeout", 2000)
@@ -477,8 +478,6 @@ class Executor:
             lo, hi = (self._const_num(a, n_) for a, n_ in zip(args[:2], A_[:2]))
             if not lo < hi:
                 raise self.err("density(lo, hi, POLY) needs lo < hi", d)
-            from .polydensity import density_coeffs
-
             coeffs = density_coeffs(A_[2], lo, hi, self)
             v = self.reg.var(key, PolyDensity(lo, hi, coeffs))
             return [(p, Affine.var(v))]
@@ -581,8 +580,6 @@ class Executor:
 
     def _check_time(self):
         if self.deadline is not None:
-            import time
-
             if time.monotonic() > self.deadline:
                 raise TimeoutError("path enumeration ran out of time")
 

@@ -7,6 +7,7 @@ from typing import List, Tuple
 
 from lang import ast as A
 from lang.walk import DESCEND, Walker
+from tamp.wmi import Poly
 
 
 class _Poly(Walker):
@@ -61,6 +62,7 @@ def _poly(e: A.Expr, ex) -> List[Fraction]:
 
 def _nonnegative(coeffs: List[Fraction], lo: Fraction, hi: Fraction) -> bool:
     """Exactly: is the polynomial >= 0 on [lo, hi]? (sympy real-root isolation)."""
+    # deferred on purpose: sympy takes ~1 s to load; only this step needs it
     import sympy
 
     x = sympy.Symbol("x")
@@ -96,8 +98,6 @@ def polytope_problem(coeffs, bounds, cons):
     over a polytope: the product density (``coeffs[i]``: variable i's density, constant first)
     and the rows ``(coefficients, rhs, strict=False)`` of the box ``bounds[i] = (lo, hi)`` and of
     ``cons`` (``(coefficient tuple, rhs)``). Shared by the engine and the certificate checker."""
-    from tamp.wmi import Poly
-
     n = len(coeffs)
     dens = Poly.const(n, 1)
     rows = []

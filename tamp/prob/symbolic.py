@@ -2,8 +2,8 @@
 Boolean formulas over linear atoms.
 
 A base variable is an ``int`` id (see :mod:`tamp.prob.paths`); every sampled
-real is an :class:`Affine` expression over base variables.  A condition that
-depends on sampled reals is a :data:`Formula`: ``True``/``False``, a linear
+real is an affine form over base variables (:class:`tamp.core.linear.Affine`, the one
+linear-form type of every engine). A condition that depends on sampled reals is a :data:`Formula`: ``True``/``False``, a linear
 literal :class:`Lit` (``aff <= 0``, ``aff < 0``, ``aff == 0`` or ``aff != 0``), or
 :class:`And` / :class:`Or` / :class:`Not` of formulas.
 
@@ -15,62 +15,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, Iterable, List, Tuple, Union
+from typing import Iterable, List, Union
+
+from tamp.core.linear import Affine
 
 ZERO = Fraction(0)
-
-
-@dataclass(frozen=True)
-class Affine:
-    """``const + Σ coef·x_v`` with exact coefficients; ``terms`` sorted by variable, no zeros."""
-
-    const: Fraction
-    terms: Tuple[Tuple[int, Fraction], ...]
-
-    @staticmethod
-    def var(v: int) -> "Affine":
-        return Affine(ZERO, ((v, Fraction(1)),))
-
-    @staticmethod
-    def make(const, coefs: Dict[int, Fraction]) -> "Affine":
-        return Affine(Fraction(const), tuple(sorted((v, c) for v, c in coefs.items() if c != 0)))
-
-    @property
-    def is_const(self) -> bool:
-        return not self.terms
-
-    def vars(self) -> List[int]:
-        return [v for v, _ in self.terms]
-
-    def add(self, other: "Affine") -> "Affine":
-        d = dict(self.terms)
-        for v, c in other.terms:
-            d[v] = d.get(v, ZERO) + c
-        return Affine.make(self.const + other.const, d)
-
-    def scale(self, k: Fraction) -> "Affine":
-        if k == 0:
-            return Affine(ZERO, ())
-        return Affine(self.const * k, tuple((v, c * k) for v, c in self.terms))
-
-    def shift(self, k: Fraction) -> "Affine":
-        return Affine(self.const + k, self.terms)
-
-    def neg(self) -> "Affine":
-        return self.scale(Fraction(-1))
-
-    def __str__(self) -> str:
-        parts = [f"{c}*x{v}" for v, c in self.terms]
-        if self.const or not parts:
-            parts.append(str(self.const))
-        return " + ".join(parts)
 
 
 def as_affine(x) -> Affine:
     """Numbers and Affines as Affine."""
     if isinstance(x, Affine):
         return x
-    return Affine(Fraction(x), ())
+    return Affine.constant(Fraction(x))
 
 
 def simplify(a: Affine):

@@ -61,11 +61,11 @@ class CellMasses:
 
     def node(self, p: Path) -> Node:
         reg = self.ex.reg
-        vs = {v for aff in p.cons for v, _ in aff.terms}
-        vs |= {v for v, b in p.bounds.items() if b != reg.support(v)}
-        if not vs:
+        used = {v for aff in p.cons for v, _ in aff.terms}
+        used |= {v for v, b in p.bounds.items() if b != reg.support(v)}
+        if not used:
             return ONE_NODE
-        vs = sorted(vs)
+        vs = sorted(used)
         trunc = tuple(p.bounds.get(v, reg.support(v)) for v in vs)
         cons = tuple(sorted((aff.terms, aff.const) for aff in p.cons))
         key = (tuple(vs), trunc, cons)

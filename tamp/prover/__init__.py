@@ -14,7 +14,7 @@ automaton (the only thing a "proved" rests on). If the plain tree fails, the pro
 under a case split on each boolean input.
 
 What a "proved" means: for every input satisfying ``requires`` and every precondition
-``assume`` (one that reads inputs only, :mod:`tamp.dependence`), the probability that a run
+``assume`` (one that reads inputs only, :mod:`tamp.cfa.dependence`), the probability that a run
 does not end in a state satisfying ``ensures`` is at most the bound — a run that never ends
 counts as failing, so every loop needs a termination argument (:mod:`.termination`). The
 checker's rules read a run stopped by an ``assume`` as not failing, which is the precondition
@@ -33,12 +33,14 @@ import axioms.lemmas  # noqa: F401  (the lemma library, loaded with the prover)
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
 from tamp.cfa import build_cfa
+from tamp.cfa.dependence import conditioning_assumes, describe
 from tamp.progress import ProgressEvent
 
 from ..show import show_expr
 from .automaton import TooLarge, unfold_tree
 from .check import check_automaton
-from .claim import check_claim
+from .claim import check_claim, unreachable_exit_note
+from .conc_proof import try_concentration
 from .failure import ProofFailure, check_failure
 from .labels import label_tree
 from .loops import prove_loops
@@ -92,8 +94,6 @@ def prove_program(
         else:
             result = prove_loops(program, cfa, deadline, t0, progress)
         if result.verdict == "proved" and result.automata and not any("vacuously" in n for n in notes):
-            from .claim import unreachable_exit_note
-
             vac = unreachable_exit_note(cfa, result.automata[0])
             notes = notes + [vac] if vac else notes
         if result.verdict != "proved" and conc_why:
@@ -116,8 +116,6 @@ def prove_program(
 def conditioning_refusal(cfa, path: str) -> str:
     """'' when no user ``assume`` of ``cfa`` conditions on a sampled value; else why the
     failure bound is not proved, naming each such ``assume`` (file:line:col)."""
-    from tamp.dependence import conditioning_assumes, describe
-
     found = conditioning_assumes(cfa)
     if not found:
         return ""
@@ -142,8 +140,6 @@ def _has_hole(program: A.Program) -> bool:
 def _concentration(program, cfa, deadline, t0):
     """The concentration proof hook (:mod:`.conc_proof`): tried first, since it is a handful of
     solver queries when the program sums independent draws and nothing at all otherwise."""
-    from .conc_proof import try_concentration
-
     return try_concentration(program, cfa, deadline, t0)
 
 

@@ -13,10 +13,11 @@ proof needs every exit's κ <= β — the maximum over the branches, never their
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import graphviz
 
+from axioms.base import AxiomInstance
 from lang import ast as A
 
 from ..show import show_expr, show_stmt
@@ -40,10 +41,10 @@ class ANode:
 class AEdge:
     src: int
     dst: int
-    stmt: object  # A.Assign / A.Sample / A.Assume
+    stmt: A.Stmt  # A.Assign / A.Sample / A.Assume
     kind: str = "cfa"  # "cfa" | "split"
     cfa_edge: Optional[Tuple[int, int, int]] = None
-    axiom: object = None  # axioms.AxiomInstance for samplings
+    axiom: Optional[AxiomInstance] = None  # for samplings
     line: Optional[int] = None
     back: bool = False
 
@@ -179,7 +180,7 @@ def axiom_json(ax) -> dict:
     }
 
 
-def unfold_tree(cfa, splits: List[A.Expr] = (), max_nodes: int = 20000) -> FailureAutomaton:
+def unfold_tree(cfa, splits: Sequence[A.Expr] = (), max_nodes: int = 20000) -> FailureAutomaton:
     """The acyclic CFA unfolded into a tree (one automaton node per path prefix), below an
     optional case split on each predicate of ``splits`` (over the inputs)."""
     aut = FailureAutomaton(cfa.name)

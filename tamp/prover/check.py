@@ -31,7 +31,7 @@ F counts only runs that *end*, while a failure bound is total (a run that never 
 so every loop also needs a ranking function (:mod:`.termination`; with it every run ends and
 F is the whole failure probability); and "a blocked assume ends the run, F = 0" is the
 precondition meaning of a user ``assume``, so programs whose ``assume`` conditions on a sampled
-value (:mod:`tamp.dependence`) are not proved by these rules at all.
+value (:mod:`tamp.cfa.dependence`) are not proved by these rules at all.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def decide_all(formulas, valid, valid_batch=None) -> List[str]:
     of formulas are first asked as one conjunction — valid exactly when each one is, so an
     ``unsat`` settles the whole group — and a group that does not come back valid is halved
     until single formulas are decided by ``valid`` itself."""
-    out = [None] * len(formulas)
+    out: List[str] = [""] * len(formulas)  # every entry is set below
 
     def go(idx):
         if len(idx) == 1:

@@ -19,6 +19,7 @@ import z3
 from lang import ast as A
 from lang import ops
 from lang.errors import TampError, UnsupportedError, error_at
+from tamp.cfa.dependence import precondition_assumes
 from tamp.core import z3expr as Z
 
 from ..show import show_expr
@@ -83,8 +84,6 @@ def unreachable_exit_note(cfa, aut) -> str:
     """A note for a proved claim whose automaton reaches the program's end in no state allowed
     by ``requires``: every run is then stopped by a precondition ``assume`` (termination is
     proved, and conditioning assumes are refused), so the claim holds vacuously."""
-    from tamp.dependence import precondition_assumes
-
     if aut is None or not aut.exits:
         return ""
     enc = Encoder(cfa.types)

@@ -28,9 +28,12 @@ from axioms.concentration import Block
 from lang import ast as A
 
 from ..show import show_expr
+from .check import Obligation
 from .concentration import Det, Lin, NoiseSum, NotApplicable, recognise
 from .exprs import and_all, subst
 from .result import ProofResult
+from .smt import UNKNOWN, VALID, Encoder, Stats, is_valid
+from .synthesis import Timeout
 
 ONE = A.num(1)
 QUERY_MS = 4000
@@ -139,8 +142,6 @@ class Checker:
     """Decides obligations under ``requires`` with the prover's encoder and lemmas."""
 
     def __init__(self, claim: ConcClaim, deadline: float | None = None, ms: int = QUERY_MS):
-        from .smt import Encoder, Stats
-
         self.enc = Encoder(claim.types)
         self.stats = Stats()
         self.env = self.enc.initial_env()
@@ -149,9 +150,6 @@ class Checker:
         self.ms = ms
 
     def valid(self, formula: A.Expr, ms: int | None = None) -> str:
-        from .smt import UNKNOWN, is_valid
-        from .synthesis import Timeout
-
         ms = self.ms if ms is None else ms
         if self.deadline is not None:
             left = self.deadline - time.monotonic()
@@ -165,8 +163,6 @@ class Checker:
         return is_valid(f, self.enc, self.stats, max(ms, 1), self.hyps)
 
     def first_failure(self, obs) -> tuple[str, str, A.Expr, str] | None:
-        from .smt import VALID
-
         order = {"POST": 0, "BUDGET": 1, "RULE": 2, "SHAPE": 3}
         for kind, where, f in sorted(obs, key=lambda o: order[o[0]]):
             st = self.valid(f)
@@ -247,6 +243,7 @@ def _why(apps, bad, claim) -> str:
 def _ratio(f: A.Expr, params) -> str:
     """``lhs/rhs <= 1`` simplified (sympy, inputs taken positive): a readable form of a failed
     side condition for the message (never used in a proof)."""
+    # deferred on purpose: it loads sympy (~1 s); only this step needs it
     from .simplify import simplify
 
     if not (isinstance(f, A.Binary) and f.op in ("<=", "<", ">=", ">")):
@@ -259,8 +256,6 @@ def _ratio(f: A.Expr, params) -> str:
 
 def try_concentration(program, cfa, deadline, t0, ensures=None):
     """(a proved :class:`ConcentrationResult`, "") or (None, why not) for the claim of ``cfa``."""
-    from .synthesis import Timeout
-
     try:
         claim = claim_of(program, cfa, ensures)
     except NotApplicable:
@@ -359,8 +354,6 @@ def conc_result(program, cfa, proof: ConcProof, t0: float, message: str = "", ch
     st = {"method": "concentration", "obligations": len(proof.obligations)}
     if chk is not None:
         st.update({"solver_calls": chk.stats.solver_calls, "solver_time": round(chk.stats.solver_time, 3)})
-    from .check import Obligation
-
     return ConcentrationResult(
         program.name,
         "failure-bound",

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 
 from axioms.concentration import Block
 from lang import ast as A
+from lang.errors import TampError
+from lang.typecheck import check_program
 
 from .exprs import subst
 
@@ -219,16 +221,19 @@ class _Exec:
         args = [self.ev(a, env) for a in d.args]
         targets = s.targets
         names = [_base(t) for t in targets]
-        ok = len(targets) == 1 and all(isinstance(a, Det) for a in args) and all(isinstance(a, A.Expr) for a in d.args)
+        dets = [a for a in args if isinstance(a, Det)]
+        ok = len(targets) == 1 and len(dets) == len(args) and all(isinstance(a, A.Expr) for a in d.args)
         val: object = Opaque(f"a draw from {d.func}(…) whose arguments are not deterministic")
         if ok:
-            a = [x.expr for x in args]
+            a = [x.expr for x in dets]
             did = next(self.ids)
             line = _line(s)
             fam = FAMILY_OF.get(d.func)
             if d.func == "bern" and len(a) == 1:
                 val = Flag(a[0], did, line)
             elif fam is not None and len(a) == 2:
+                mean: A.Expr
+                param: A.Expr
                 if d.func == "unif":
                     mean = A.Binary("/", A.Binary("+", a[0], a[1]), A.num(2))
                     param = A.Binary("-", a[1], a[0])
@@ -263,7 +268,7 @@ class _Exec:
         # the count pattern: if (f) { k := k + 1; } with f a fresh bern draw
         c = s.cond
         neg = isinstance(c, A.Unary) and c.op == "!"
-        var = c.operand if neg else c
+        var = c.operand if isinstance(c, A.Unary) and neg else c
         then = [x for x in s.then.stmts if not isinstance(x, A.Skip)]
         other = [x for x in (s.other.stmts if s.other else ()) if not isinstance(x, A.Skip)]
         if (
@@ -486,9 +491,6 @@ def recognise(program: A.Program) -> Shape:
         or any(isinstance(n, A.Binary) and n.op.endswith(".") for n in A.walk(program.body))
     ):
         raise NotApplicable("unreliable operations (`+.` …) are random: they are not recognised in sums")
-    from lang.errors import TampError
-    from lang.typecheck import check_program
-
     try:
         types = check_program(program)
     except TampError as exc:

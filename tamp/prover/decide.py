@@ -20,7 +20,9 @@ from typing import Optional, Sequence
 
 import z3
 
-from .smt import INVALID, UNKNOWN, VALID, Stats, conj, enc_has_apps, lemmas_for, transcendental_apps
+from tamp.core.validity import UNKNOWN, check_fresh, verdict
+
+from .smt import Stats, conj, enc_has_apps, lemmas_for, transcendental_apps
 
 #: z3 resource units for one fresh query (the 20-draw sum's last step needs about 3 million;
 #: 30 million is some seconds of CPU)
@@ -41,22 +43,11 @@ def decide_fresh(
     hyps = list(hypotheses)
     apps = transcendental_apps(conj(*hyps, formula) if hyps else formula) if enc_has_apps(enc) else []
     lemmas = lemmas_for(apps, enc)
-    s = z3.Solver()
-    s.set("rlimit", int(rlimit))
-    if timeout_ms is not None:
-        s.set("timeout", max(int(timeout_ms), 1))
-    for h in hyps:
-        s.add(h)
-    for _name, lem in lemmas:
-        s.add(lem)
-    s.add(z3.Not(formula))
     t0 = time.monotonic()
-    r = s.check()
+    r = check_fresh(formula, hyps, [lem for _name, lem in lemmas], timeout_ms=timeout_ms, rlimit=rlimit)
     stats.solver_calls += 1
     stats.solver_time += time.monotonic() - t0
-    if r == z3.unsat:
-        return VALID
-    if r == z3.sat:
-        return INVALID
-    stats.unknowns += 1
-    return UNKNOWN
+    answer = verdict(r)
+    if answer == UNKNOWN:
+        stats.unknowns += 1
+    return answer

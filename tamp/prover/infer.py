@@ -21,18 +21,24 @@ smallest at most sampled inputs satisfying ``requires``.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 import time
 
 from axioms import concentration as C
 from lang import ast as A
 from lang.errors import TampError, UnsupportedError, error_at
+from lang.evaluate import evaluate
+from tamp.cfa import build_cfa
 
 from ..show import show_expr
+from . import _load_modules, prove_program
+from .candidates import log_arguments
 from .conc_proof import (
     Application,
     Checker,
     ConcentrationResult,
+    ConcProof,
     claim_of,
     conc_result,
     obligations,
@@ -41,24 +47,22 @@ from .conc_proof import (
     try_concentration,
 )
 from .concentration import NotApplicable
-from .exprs import conjuncts, subst
+from .exprs import conjuncts, reciprocal, subst
+from .loops import _loops
 from .result import ProofResult
 from .simplify import numeric, simplify
+from .synthesis import Timeout
 
 HOLE = "h$"
 ATTEMPT_S = 15.0
 
 
 def infer_program(program: A.Program, bound, timeout, path, source, progress) -> ProofResult:
-    from . import _load_modules
-
     _load_modules()
     t0 = time.monotonic()
     deadline = t0 + timeout if timeout else None
     if isinstance(program.fails, A.Hole):
         if bound is not None:  # --bound answers the question: an ordinary claim
-            from . import prove_program
-
             return prove_program(dataclasses.replace(program, fails=None), bound, timeout, path, source, progress)
         return infer_bound(program, deadline, t0, path, source, progress)
     return infer_margin(program, bound, deadline, t0, path, source)
@@ -84,8 +88,6 @@ def fixed_inputs(cfa) -> dict[str, object]:
 
 
 def sample_points(cfa, count: int = 24, seed: int = 3) -> list[dict]:
-    from lang.evaluate import evaluate
-
     fixed = fixed_inputs(cfa)
     rng = random.Random(seed)
     out = []
@@ -173,8 +175,6 @@ def margin_candidates(post: A.Expr, S: str, positive) -> list[tuple[str, A.Expr]
 
 
 def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
-    from tamp.cfa import build_cfa
-
     prog0 = dataclasses.replace(program, fails=None)
     cfa0 = build_cfa(prog0, A.num(0), path, source)
     positive = _positive(cfa0)
@@ -229,8 +229,6 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
 
 def _conc_bounds(prog0, claim, deadline, path, source, positive) -> list[tuple[A.Expr, object]]:
     """Proved (bound, result) pairs from the rules' tails at the postcondition's margins."""
-    from tamp.cfa import build_cfa
-
     per_sum = []
     for k, s in enumerate(claim.sums):
         opts = []
@@ -240,8 +238,6 @@ def _conc_bounds(prog0, claim, deadline, path, source, positive) -> list[tuple[A
                 opts.append(Application(k, rule, mode, u, simplify(f, positive)))
         per_sum.append(opts)
     out = []
-    import itertools
-
     chk = Checker(claim, deadline)
     seen = set()
     for combo in itertools.islice(itertools.product(*per_sum), 40):
@@ -268,15 +264,11 @@ def _conc_bounds(prog0, claim, deadline, path, source, positive) -> list[tuple[A
                     continue
                 apps = raw
         except Exception as exc:  # noqa: BLE001 - Timeout and unencodable candidates: skip
-            from .synthesis import Timeout
-
             if isinstance(exc, Timeout):
                 break
             continue
         seen.add(beta)
         cfa = build_cfa(prog0, beta, path, source)
-        from .conc_proof import ConcProof
-
         proof = ConcProof(claim, apps, beta, obs)
         out.append((beta, conc_result(prog0, cfa, proof, time.monotonic(), chk=chk)))
     return out
@@ -284,9 +276,6 @@ def _conc_bounds(prog0, claim, deadline, path, source, positive) -> list[tuple[A
 
 def union_candidates(cfa, positive) -> list[A.Expr]:
     """``k·f`` for the failure parameters f the postcondition suggests (see the module docstring)."""
-    from .candidates import log_arguments
-    from .exprs import reciprocal
-
     k = _samplings_per_run(cfa)
     if k is None:
         return []
@@ -303,7 +292,6 @@ def union_candidates(cfa, positive) -> list[A.Expr]:
 def _samplings_per_run(cfa) -> A.Expr | None:
     """The number of real-valued samplings (the ones with a failure parameter) a run makes: those
     outside loops, plus each counted loop's body samplings times its iteration count."""
-    from .loops import _loops
 
     def real(st):
         return isinstance(st, A.Sample) and st.dist.func not in ("bern", "unif")
@@ -328,8 +316,6 @@ def _samplings_per_run(cfa) -> A.Expr | None:
 
 
 def _prove_union(prog0, beta, deadline, path, source, progress):
-    from . import prove_program
-
     left = ATTEMPT_S if deadline is None else min(ATTEMPT_S, deadline - time.monotonic())
     if left <= 0.5:
         return None
@@ -385,8 +371,6 @@ def hole_solutions(post: A.Expr, S: str, u: A.Expr, mode: str) -> list[A.Expr]:
 
 
 def infer_margin(program, bound, deadline, t0, path, source) -> ProofResult:
-    from tamp.cfa import build_cfa
-
     beta = bound if bound is not None else program.fails
     hole = next(n for e in program.ensures for n in A.walk(e) if isinstance(n, A.Hole))
     if beta is None:

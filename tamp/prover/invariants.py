@@ -42,18 +42,24 @@ safe); only an ``unknown`` falls back to one query per candidate.
 from __future__ import annotations
 
 import itertools
+import random
 import time
 from collections import deque
+from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
+import networkx as nx
 import z3
 
 from lang import ast as A
+from lang.evaluate import EvalError, evaluate
 from lang.walk import rebuild, replace_all
 
 from .exprs import conjuncts, not_, subst
 from .labels import negated_conjuncts, push_back
-from .smt import conj, substitute_all
+from .liveness import mentions_only_live
+from .samples import refuted
+from .smt import LEMMA_FREE_MS, conj, enc_has_apps, lemmas_for, substitute_all, transcendental_apps
 from .synthesis import Timeout
 from .trace import StepState, step
 
@@ -89,11 +95,6 @@ def _replace_subsets(e: A.Expr, old: A.Expr, new: A.Expr, limit=8) -> List[A.Exp
 def _same_value(a: A.Expr, b: A.Expr, tries: int = 6) -> bool:
     """Whether ``a`` and ``b`` agree at a few random rational points (a heuristic identity test
     for proposing candidates — Houdini and the checker decide what is kept)."""
-    import random
-    from fractions import Fraction
-
-    from lang.evaluate import EvalError, evaluate
-
     rng = random.Random(3)
     names = sorted(A.free_vars(a) | A.free_vars(b))
     for _ in range(tries):
@@ -344,8 +345,6 @@ def _subst_subsets(m: Dict[str, A.Expr]) -> List[Dict[str, A.Expr]]:
 
 def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
     """The pool at every node plus the candidates pushed back from its successors."""
-    import networkx as nx
-
     order = list(nx.topological_sort(dag))
     extra: Dict[int, List[A.Expr]] = {n: [] for n in order}
     base = set(pool)
@@ -388,8 +387,6 @@ class Batch:
 
     def valid_subset(self, ctx: z3.BoolRef, goals: List[z3.BoolRef]) -> List[int]:
         """Indices of the goals that ``hyps ∧ ctx`` implies (each proved by an ``unsat``)."""
-        from .smt import enc_has_apps, transcendental_apps
-
         if not goals:
             return []
         apps = transcendental_apps(conj(ctx, *goals, *self.hyps)) if enc_has_apps(self.enc) else []
@@ -403,8 +400,6 @@ class Batch:
             s.pop(s.num_scopes())  # back to the hypotheses alone, whatever was left open
 
     def _subset(self, s, ctx, goals, apps) -> List[int]:
-        from .smt import lemmas_for
-
         lem = lemmas_for(apps, self.enc)
         self.stats.lemma_instances += len(lem)
         for _n, x in lem:
@@ -455,8 +450,6 @@ class Batch:
         """Whether ``hyps ∧ ctx`` implies every goal even with log/exp as uninterpreted
         functions (no lemma instances): the common case of a batch that is already inductive,
         settled by one short query ("unsat" without extra facts is "unsat" with them)."""
-        from .smt import LEMMA_FREE_MS
-
         self._tick()
         s = self._solver(min(self.timeout_ms, LEMMA_FREE_MS))
         s.push()
@@ -493,9 +486,6 @@ def houdini(aut, enc, batch: Batch, pools: Dict[int, List[A.Expr]], states=None,
     """Largest subsets of the node pools that are inductive over the automaton's edges
     (candidates refuted by an observed state of :mod:`.samples`, and, given ``live`` (CFA node
     → live variables, :mod:`.liveness`), candidates about dead variables are dropped first)."""
-    from .liveness import mentions_only_live
-    from .samples import refuted
-
     env0 = enc.env0
     known = set(enc.types)
     # per candidate (by identity: the candidates stay alive in the pools): its encoding over the

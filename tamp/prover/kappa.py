@@ -128,14 +128,14 @@ def simplify(e: A.Expr) -> A.Expr:
 def _transfer(k: A.Expr, st, axiom, loop_exit_subst=None) -> A.Expr:
     """κ after one statement."""
     if isinstance(st, A.Sample):
-        names = {t.name if isinstance(t, A.Var) else t.base.name for t in st.targets}
+        names = {A.target_name(t) for t in st.targets}
         cost = axiom.cost if axiom is not None else ZERO
         if names & (A.free_vars(k) | A.free_vars(cost)):
             raise NoKappa("a sampled variable occurs in the failure bound")
         return plus(k, cost)
     if isinstance(st, A.Assign):
         t = st.targets[0]
-        name = t.name if isinstance(t, A.Var) else t.base.name
+        name = A.target_name(t)
         if name not in A.free_vars(k):
             return k
         v = st.value
@@ -226,7 +226,7 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
             kap[n] = (k, fl)
         return kap
 
-    cache = {}
+    cache: Dict[int, A.Expr] = {}  # loop head -> its term
 
     def loop_term(h):
         if h in cache:

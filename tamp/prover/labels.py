@@ -22,9 +22,11 @@ from typing import Dict, List
 import z3
 
 from lang import ast as A
+from lang.evaluate import EvalError, compile_expr
 
 from .automaton import FailureAutomaton
 from .exprs import ZERO, assigned_names, conjuncts, not_, plus, subst
+from .samples import collect_tree_states, input_points
 from .smt import VALID
 from .trace import StepState, step
 
@@ -61,7 +63,7 @@ def updated_equalities(stmt, label: List[A.Expr]) -> List[A.Expr]:
     x = stmt.targets[0].name
     if x not in A.free_vars(stmt.value):
         return []
-    out = []
+    out: List[A.Expr] = []
     for c in label:
         if isinstance(c, A.Binary) and c.op == "==":
             for lhs, rhs in ((c.left, c.right), (c.right, c.left)):
@@ -137,7 +139,7 @@ def push_back(st, c: A.Expr):
         t = st.targets[0]
         if isinstance(t, A.Var):
             return subst(c, {t.name: st.value})
-        return None if t.base.name in A.free_vars(c) else c
+        return None if A.target_name(t) in A.free_vars(c) else c
     if isinstance(st, A.Sample):
         return None if assigned_names(st) & A.free_vars(c) else c
     return None
@@ -249,10 +251,6 @@ def _label(
 
 def observed_states(aut, cfa) -> Dict[int, List[dict]]:
     """Concrete states at the tree's nodes (:func:`tamp.prover.samples.collect_tree_states`)."""
-    from lang.evaluate import EvalError
-
-    from .samples import collect_tree_states, input_points
-
     try:
         return collect_tree_states(aut, cfa, input_points(cfa))
     except (EvalError, TypeError, ValueError, KeyError, IndexError, RecursionError):
@@ -263,8 +261,6 @@ def _refuted(c: A.Expr, states, fns) -> bool:
     """Whether ``c`` is false in one of ``states`` (evaluation errors refute nothing)."""
     if not states:
         return False
-    from lang.evaluate import EvalError, compile_expr
-
     hit = fns.get(id(c))
     if hit is None:
         try:

@@ -36,6 +36,7 @@ import networkx as nx
 
 from lang import ast as A
 from lang.evaluate import EvalError, evaluate
+from tamp.cfa.loops import latches, loop_body
 from tamp.progress import ProgressEvent
 
 from ..show import show_expr
@@ -74,15 +75,7 @@ def _loops(cfa) -> Dict[int, dict]:
             dag.add_edge(u, v)
     info = {}
     for h in cfa.loop_heads:
-        latches = [u for u, v, _k, d in cfa.edges() if v == h and d.get("back")]
-        body = {h}
-        stack = list(latches)
-        while stack:
-            n = stack.pop()
-            if n in body:
-                continue
-            body.add(n)
-            stack.extend(p for p in dag.predecessors(n))
+        body = loop_body(cfa, h, forward_only=True)
         cond = None
         exit_edge = None
         for u, v, _k, d in cfa.out_edges(h):
@@ -92,7 +85,7 @@ def _loops(cfa) -> Dict[int, dict]:
             elif isinstance(st, A.Assume):
                 exit_edge = (u, v)
         counter = _counter(cfa, h, body, cond)
-        info[h] = {"body": body, "latches": latches, "cond": cond, "counter": counter, "exit": exit_edge}
+        info[h] = {"body": body, "latches": latches(cfa, h), "cond": cond, "counter": counter, "exit": exit_edge}
     return info, dag
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Dict, List
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from lang import ast as A
 from lang.evaluate import EvalError, compile_expr, evaluate
@@ -68,7 +68,7 @@ def _random_value(t: A.Type, rng: random.Random):
 def _draw(dist: A.Call, env, rng: random.Random):
     """One sample (a tuple of target values) of ``dist``, or None when unsupported."""
     f = dist.func
-    args = [evaluate(a, env) for a in dist.args] if f != "unif" or len(dist.args) == 2 else None
+    args: List[Any] = [evaluate(a, env) for a in dist.args] if f != "unif" or len(dist.args) == 2 else []
     if f == "lap":
         m, s = float(args[0]), float(args[1])
         return (m + s * (rng.expovariate(1.0) - rng.expovariate(1.0)),)
@@ -78,7 +78,7 @@ def _draw(dist: A.Call, env, rng: random.Random):
         return (rng.random() < float(args[0]),)
     if f == "gauss":
         return (rng.gauss(float(args[0]), math.sqrt(float(args[1]))),)
-    if f == "unif" and args is not None:
+    if f == "unif" and args:
         return (rng.randint(int(args[0]), int(args[1])),)
     if f == "unif":
         items = evaluate(dist.args[0], env)
@@ -102,7 +102,7 @@ def _moves(cfa, axioms: Dict):
     event) — the CFA walked once, expressions compiled once, for all runs."""
     out = {}
     for node in cfa.graph.nodes:
-        moves = []
+        moves: List[Tuple[int, A.Stmt, Optional[Callable[..., Any]], Optional[Callable[..., Any]]]] = []
         for u, v, k, d in cfa.out_edges(node):
             st = d["stmt"]
             ax = axioms.get((u, v, k))
@@ -201,7 +201,7 @@ def input_points(cfa, count: int = 40, seed: int = 5) -> List[dict]:
     rng = random.Random(seed)
     out = []
     for _ in range(count * 50):
-        env = {}
+        env: Dict[str, object] = {}
         for p in cfa.params:
             t = p.type
             if t.name == "int":

@@ -15,6 +15,8 @@ from fractions import Fraction
 import sympy as sp
 
 from lang import ast as A
+from lang.evaluate import evaluate
+from lang.printer import print_expr
 
 
 class _ToSympy:
@@ -160,8 +162,6 @@ def simplify(e: A.Expr, positive: Iterable[str] = ()) -> A.Expr:
     """A simpler equivalent of ``e`` (for the reals, inputs in ``positive`` positive), or ``e``
     itself when sympy cannot help or the result cannot be written in the language. Both readings
     (inputs positive, inputs merely real) are tried; the shorter text wins."""
-    from lang.printer import print_expr
-
     best, best_len = e, len(print_expr(e))
     for pos, full in ((tuple(positive), True), ((), True), ((), False)):
         try:
@@ -178,8 +178,6 @@ def simplify(e: A.Expr, positive: Iterable[str] = ()) -> A.Expr:
 
 def numeric(e: A.Expr, env: dict[str, object]) -> float | None:
     """The value of ``e`` at ``env`` as a float, or None."""
-    from lang.evaluate import evaluate
-
     try:
         return float(evaluate(e, env))
     except Exception:  # noqa: BLE001 - undefined there (log of 0 …): no value

@@ -21,14 +21,14 @@ from typing import Dict, List, Optional
 import z3
 from z3.z3 import _to_expr_ref
 
+from axioms.lemmas import lemma_instances
 from lang import ast as A
 from lang.errors import UnsupportedError
 from lang.walk import free_vars
+from tamp.core.validity import INVALID, UNKNOWN, VALID, verdict  # noqa: F401 (re-exported)
 from tamp.core.z3expr import Z3Translation, conj, raw_api, sort_of, to_int, to_real, unify  # noqa: F401 (re-exported)
 
 from .exprs import subst
-
-VALID, INVALID, UNKNOWN = "valid", "invalid", "unknown"
 
 
 @dataclass
@@ -163,7 +163,7 @@ def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.
     lib, ctx = raw_api(), f.ctx_ref()
     app_kind, quant_kind = z3.Z3_APP_AST, z3.Z3_QUANTIFIER_AST
     uninterpreted = z3.Z3_OP_UNINTERPRETED
-    wanted: Dict[int, bool] = {}  # decl id -> is a log/exp/sqrt (True, unary) or a sumK (False)
+    wanted: Dict[int, Optional[bool]] = {}  # decl id -> a log/exp/sqrt (True, unary), a sumK (False), neither (None)
     var_kind = z3.Z3_VAR_AST
     seen, out, stack = set(), [], [(f.as_ast(), False)]
     ground: Dict[int, bool] = {}  # ast id -> no bound variable inside (asked under quantifiers only)
@@ -222,8 +222,6 @@ def lemmas_for(apps: List[z3.ExprRef], enc: Encoder) -> list:
     of one proof mention the same few log/exp terms (the lemmas are facts about the terms
     alone, so the same set of terms always gets the same lemmas). The applications are kept
     with the entry, so their ids stay theirs."""
-    from axioms.lemmas import lemma_instances
-
     if not apps:
         return []
     cache = enc.__dict__.setdefault("_lemmas", {})
@@ -284,10 +282,7 @@ def is_valid(formula: z3.BoolRef, enc: Encoder, stats: Stats, timeout_ms: int = 
         # them, anything else is asked again with the lemmas
         if _check(s, [], formula, min(LEMMA_FREE_MS, timeout_ms), stats) == z3.unsat:
             return VALID
-    r = _check(s, lemmas, formula, timeout_ms, stats)
-    if r == z3.unsat:
-        return VALID
-    if r == z3.sat:
-        return INVALID
-    stats.unknowns += 1
-    return UNKNOWN
+    answer = verdict(_check(s, lemmas, formula, timeout_ms, stats))
+    if answer == UNKNOWN:
+        stats.unknowns += 1
+    return answer

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from lang import ast as A
+from tamp.cfa import CFA
 from tamp.core.z3expr import to_real
 
 from ..show import show_expr, show_stmt
@@ -51,7 +52,7 @@ class OutOfProposals(Exception):
 class Search:
     """State of one synthesis run."""
 
-    cfa: object
+    cfa: CFA
     aut: FailureAutomaton
     enc: Encoder
     stats: Stats
@@ -115,6 +116,7 @@ class Search:
         return True
 
     def solve_sample(self, e: AEdge, st: StepState) -> bool:
+        assert isinstance(e.stmt, A.Sample)  # the caller picks sampling edges
         cands = self.cache.get(id(e.stmt))
         if cands is None:
             cands = proposals(e.stmt, self.spec_exprs, self.beta, self.n_real)

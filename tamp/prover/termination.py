@@ -54,6 +54,12 @@ import networkx as nx
 import z3
 
 from lang import ast as A
+from lang.serialize import to_json
+from tamp.cfa.loops import body_edges, loop_body
+
+from .exprs import conjuncts
+from .smt import to_real
+from .trace import StepState, step
 
 Edge = Tuple[int, int, int]
 
@@ -67,8 +73,6 @@ class Ranking:
     decreasing: Tuple[Edge, ...]
 
     def to_json(self) -> dict:
-        from lang.serialize import to_json
-
         return {
             "head": self.head,
             "kind": "rank",
@@ -97,26 +101,6 @@ class NotRanked(Exception):
 
 
 # ---------------------------------------------------------------------------- structure
-
-
-def loop_body(cfa, head: int) -> Set[int]:
-    """The natural loop of ``head``: the head and every node that reaches one of its back edges'
-    sources without passing the head (over all edges, so inner loops are included)."""
-    g = cfa.graph
-    latches = [u for u, v, _k, d in cfa.edges() if v == head and d.get("back")]
-    body = {head}
-    stack = list(latches)
-    while stack:
-        n = stack.pop()
-        if n in body:
-            continue
-        body.add(n)
-        stack.extend(w for w, _v in g.in_edges(n))
-    return body
-
-
-def body_edges(cfa, body: Set[int]) -> List[Tuple[Edge, object]]:
-    return [((u, v, k), d["stmt"]) for u, v, k, d in cfa.edges() if u in body and v in body]
 
 
 def loop_guard(cfa, head: int, body: Set[int]) -> A.Expr:
@@ -176,9 +160,6 @@ def obligations(cfa, ranking: Argument, enc) -> List[Tuple[str, str, z3.BoolRef]
     """(rule, where, formula) for every solver obligation of ``ranking`` (a :class:`Ranking` or a
     :class:`Geometric`; each formula to be valid under ``requires``); raises :class:`NotRanked`
     when the structure does not fit."""
-    from .smt import to_real
-    from .trace import StepState, step
-
     if isinstance(ranking, Geometric):
         return geometric_obligations(cfa, ranking, enc)
 
@@ -232,8 +213,6 @@ def _written(st) -> Set[str]:
 def geometric_obligations(cfa, g: Geometric, enc) -> List[Tuple[str, str, z3.BoolRef]]:
     """The structure checks of a :class:`Geometric` argument (raising :class:`NotRanked`) and its
     one solver obligation EXITPROB."""
-    from .smt import to_real
-
     if g.head not in cfa.loop_heads:
         raise NotRanked(f"node {g.head} is not a loop head")
     body = loop_body(cfa, g.head)
@@ -308,8 +287,6 @@ def guard_ranking(cfa, head: int, enc, valid) -> Optional[Ranking]:
     (``while (i < n) { …; i := i + 2; }``): for each conjunct ``a < b`` (``<=``, ``>``, ``>=``) the
     candidate r = b - a (+ 1 when not strict), decreasing on the body edges that write its
     variables. The first candidate whose obligations all come back valid from ``valid``."""
-    from .exprs import conjuncts
-
     body = loop_body(cfa, head)
     try:
         cond = loop_guard(cfa, head, body)

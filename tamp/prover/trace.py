@@ -84,7 +84,7 @@ def step(enc: Encoder, st: StepState, stmt, axiom=None, beta: Optional[z3.ExprRe
     if isinstance(stmt, A.Sample):
         pre = st.env
         for t in stmt.targets:
-            name = t.name if isinstance(t, A.Var) else t.base.name
+            name = A.target_name(t)
             v = z3.FreshConst(_target_sort(enc, t), prefix=name + "!")
             _store(enc, out.env, t, v)
         if axiom is None:

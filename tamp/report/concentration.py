@@ -8,9 +8,16 @@ margin vs p)."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import io
+from fractions import Fraction
 from typing import List, Optional
+
+from lang import ast as A
+from lang.parser import parse
+from tamp.show import show_expr
+from tamp.simulate import simulate
 
 
 def escape(s) -> str:
@@ -26,8 +33,6 @@ def concentration_body(r) -> str:
             f'<div class="message proved">inferred failure bound: <code>{escape(r.bound)}</code>{escape(val)}</div>'
         )
     elif r.inferred == "margin":
-        from tamp.show import show_expr
-
         val = f" = {r.value:.6g}" if r.value is not None else ""
         out.append(
             f'<div class="message proved">inferred margin: <code>? = {escape(show_expr(r.margin))}</code>'
@@ -58,8 +63,6 @@ SIM_RUNS = 4000
 def _simulated(r, name, is_int, fixed, pts):
     """The simulator's failure rate (and 99% interval) at up to four of the plotted points where
     the bound is measurable (between 1e-3 and 1); none for programs with array inputs."""
-    from lang.parser import parse
-
     if not getattr(r, "source", None) or any(p.type.name == "array" for p in r.cfa.params):
         return []
     try:
@@ -68,12 +71,6 @@ def _simulated(r, name, is_int, fixed, pts):
         return []
     if prog is None:
         return []
-    import dataclasses
-    from fractions import Fraction
-
-    from lang import ast as A
-    from tamp.simulate import simulate
-
     prog = dataclasses.replace(prog, fails=None)
     out = []
     for x, _v in [p for p in pts if 1e-3 <= p[1] <= 1][:4]:
@@ -100,10 +97,11 @@ def _plot(r) -> Optional[str]:
         import matplotlib
 
         matplotlib.use("Agg")
+        # deferred on purpose: matplotlib loads only when a figure is drawn
         import matplotlib.pyplot as plt
     except ImportError:  # pragma: no cover
         return None
-    from lang import ast as A
+    # deferred on purpose: it loads sympy (~1 s); only this step needs it
     from tamp.prover.infer import fixed_inputs
     from tamp.prover.simplify import numeric
 

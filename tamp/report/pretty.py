@@ -24,6 +24,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional
 
 from lang import ast as A
+from lang.parser import parse_expr
 from lang.printer import print_expr
 
 _ARITH = {"+", "-", "*", "/"}
@@ -40,8 +41,6 @@ def simplify_text(text: Optional[str]) -> Optional[str]:
     if not text:
         return text
     try:
-        from lang.parser import parse_expr
-
         return simplify_expr(parse_expr(text))
     except Exception:  # noqa: BLE001 - display only: any failure shows the text as written
         return text
@@ -105,6 +104,7 @@ class _Arith:
         self.order: Dict[str, int] = {}  # sympy symbol name -> rank of its first appearance
 
     def simplify(self, e: A.Expr) -> A.Expr:
+        # deferred on purpose: sympy takes ~1 s to load; only this step needs it
         import sympy
 
         s = self.to_sympy(e)
@@ -118,6 +118,7 @@ class _Arith:
 
     # ---------------------------------------------------------------- to sympy
     def to_sympy(self, e: A.Expr):
+        # deferred on purpose: sympy takes ~1 s to load; only this step needs it
         import sympy
 
         if isinstance(e, A.Num):
@@ -146,6 +147,7 @@ class _Arith:
         return self.atom(_simplified(e))
 
     def atom(self, e: A.Expr):
+        # deferred on purpose: sympy takes ~1 s to load; only this step needs it
         import sympy
 
         for key, known in self.opaque.items():
@@ -158,6 +160,7 @@ class _Arith:
 
     # ---------------------------------------------------------------- back to tamp
     def back(self, s) -> A.Expr:
+        # deferred on purpose: sympy takes ~1 s to load; only this step needs it
         import sympy
 
         if s.is_Integer:
@@ -218,6 +221,7 @@ class _Arith:
         return out
 
     def product(self, s) -> A.Expr:
+        # deferred on purpose: sympy takes ~1 s to load; only this step needs it
         import sympy
 
         if s.could_extract_minus_sign():

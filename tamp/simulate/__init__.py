@@ -28,7 +28,7 @@ Semantics (where LANGUAGE.md leaves a choice):
 * ``for i in lo..hi`` is ``i := lo; while (i < hi) { body; i := i + 1 }`` (``hi`` re-read
   each iteration, as in the CFA).
 * ``assume(c)`` discards the runs where ``c`` is false (conditioning); rates and P terms are over
-  the kept runs. An ``assume`` whose condition reads inputs only (:mod:`tamp.dependence`) is a
+  the kept runs. An ``assume`` whose condition reads inputs only (:mod:`tamp.cfa.dependence`) is a
   precondition: inputs that violate it are an error, like a false ``requires``.
 * ``unif({...})`` of constants removes duplicates (a set); ``S1 * S2`` gives pairs.
 * ``dlap(m, s)`` is m + G1 - G2 with G1, G2 i.i.d. geometric (Pr(g) ∝ exp(-g/s)); ``dexp(k, s)``

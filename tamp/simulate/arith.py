@@ -23,6 +23,7 @@ from fractions import Fraction
 from typing import Optional
 
 import numpy as np
+from flint import arb, ctx, fmpq
 
 from . import arith_ball as B
 
@@ -106,8 +107,6 @@ class BallDomain:
 
 
 def _fmpq(q):
-    from flint import fmpq
-
     q = Fraction(q)
     return fmpq(q.numerator, q.denominator)
 
@@ -122,6 +121,7 @@ class ExactDomain:
         self.name = f"arb balls of {prec} bits" if kind == "arb" else "exact symbolic numbers"
         self._cache = {}
         if kind == "sym":
+            # deferred on purpose: sympy takes ~1 s to load; only this step needs it
             import sympy
 
             self.sp = sympy
@@ -173,8 +173,6 @@ class ExactDomain:
                 return float(v.evalf(20))
             except (TypeError, ValueError):
                 return math.nan
-        from flint import arb
-
         if isinstance(v, arb):
             return float(v.mid())
         return float(Fraction(int(v.p), int(v.q))) if hasattr(v, "p") else float(v)
@@ -225,8 +223,6 @@ class ExactDomain:
     def _with_prec(self, fn):
         if self.kind == "sym":
             return fn()
-        from flint import ctx
-
         old = ctx.prec
         ctx.prec = self.prec
         try:
@@ -301,8 +297,6 @@ class ExactDomain:
     def _fn(self, f: str, a):
         if self.kind == "sym":
             return {"sqrt": self.sp.sqrt, "log": self.sp.log, "exp": self.sp.exp}[f](a)
-        from flint import arb, fmpq
-
         if isinstance(a, fmpq):
             if f == "exp" and a == 0:
                 return fmpq(1)
@@ -322,8 +316,6 @@ class ExactDomain:
         """-1 / 0 / 1, or None if this domain cannot decide."""
         if self.kind == "sym":
             return self._sym_sign(a)
-        from flint import arb
-
         if isinstance(a, arb):
             if a > 0:
                 return 1
@@ -380,8 +372,6 @@ class ExactDomain:
                 if f.is_Integer:
                     return int(f), False
                 return 0, True
-            from flint import arb
-
             if isinstance(a, arb):
                 z = a.floor().unique_fmpz()
                 return (0, True) if z is None else (int(z), False)

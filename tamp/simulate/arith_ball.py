@@ -24,6 +24,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+from flint import arb, ctx
 
 U = 2.0**-53
 ETA = 2.0**-1074
@@ -213,8 +214,6 @@ def sqrt(x) -> np.ndarray:
 
 def transcendental(f: str, x) -> np.ndarray:
     """``log`` or ``exp`` of every ball, by arb, rounded outwards to balls of doubles."""
-    from flint import arb, ctx
-
     x = to_real(x)
     values, where = np.unique(x.ravel(), return_inverse=True)
     mids, rads = np.empty(values.shape), np.empty(values.shape)

@@ -3,6 +3,10 @@
 The file maps a path relative to ``benchmarks/`` to a list of entries
 ``{"inputs": {name: value}, "expect": "consistent" | "refuted"}``. JSON numbers are read
 exactly (``0.1`` is 1/10), strings with the ``--input`` syntax (``"0.25"``), lists are arrays.
+
+Where the file is is the caller's to say (``path``); without one, the ``benchmarks`` folder is
+looked up from the current directory (:func:`benchmarks_dir`): tamp's benchmarks live in its
+source checkout, not in the installed package.
 """
 
 from __future__ import annotations
@@ -12,9 +16,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from lang.inputs import parse_value
+
 from .exact import as_exact
 
-BENCHMARKS_DIR = Path(__file__).resolve().parents[2] / "benchmarks"
+INPUTS_FILE = "inputs.json"
+
+
+class NoBenchmarks(FileNotFoundError):
+    """No ``benchmarks`` folder with an ``inputs.json`` where one was looked for."""
+
+
+def benchmarks_dir(start: Optional[Path] = None) -> Path:
+    """The benchmarks folder: ``start`` (default: the current directory) or the nearest of its
+    parents that holds an ``inputs.json``, or has a ``benchmarks`` folder that does."""
+    here = Path.cwd() if start is None else Path(start)
+    here = here.resolve()
+    for d in (here, *here.parents):
+        for cand in (d, d / "benchmarks"):
+            if (cand / INPUTS_FILE).is_file():
+                return cand
+    raise NoBenchmarks(f"no benchmarks/{INPUTS_FILE} in {here} or above it")
 
 
 @dataclass
@@ -29,8 +51,6 @@ class BenchInput:
 
 def _value(v):
     if isinstance(v, str):
-        from lang.inputs import parse_value
-
         return parse_value(v)
     if isinstance(v, list):
         return [_value(x) for x in v]
@@ -38,8 +58,9 @@ def _value(v):
 
 
 def load_inputs(path: Optional[Path] = None) -> List[BenchInput]:
-    """Every input set of ``benchmarks/inputs.json`` (or ``path``), exact values."""
-    path = Path(path) if path is not None else BENCHMARKS_DIR / "inputs.json"
+    """Every input set of ``path`` (default: ``inputs.json`` of :func:`benchmarks_dir`), exact
+    values; the files are resolved against the folder of ``path``."""
+    path = Path(path) if path is not None else benchmarks_dir() / INPUTS_FILE
     data = json.loads(path.read_text())
     out = []
     for rel, entries in data.items():
@@ -56,6 +77,9 @@ def load_inputs(path: Optional[Path] = None) -> List[BenchInput]:
 
 
 def inputs_for(file, path: Optional[Path] = None) -> List[Dict[str, object]]:
-    """The input sets recorded for one benchmark file (matched by its path's final parts)."""
+    """The input sets recorded for one benchmark file, from ``path`` (default: the
+    ``inputs.json`` of the ``benchmarks`` folder the file lies in)."""
     target = Path(file).resolve()
+    if path is None:
+        path = benchmarks_dir(target.parent) / INPUTS_FILE
     return [b.inputs for b in load_inputs(path) if b.file.resolve() == target]

@@ -53,6 +53,7 @@ def laplace(u: np.ndarray) -> np.ndarray:
 
 def normal(u: np.ndarray) -> np.ndarray:
     """Standard normal variates from uniforms (inverse CDF)."""
+    # deferred on purpose: scipy takes ~0.5 s to load; only this step needs it
     from scipy.special import ndtri
 
     return ndtri(u)

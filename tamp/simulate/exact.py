@@ -14,10 +14,13 @@ import math
 from fractions import Fraction
 from typing import Dict, Optional
 
+from flint import arb, ctx, fmpq
+
 from lang import ast as A
 from lang.errors import error_at
 from lang.evaluate import euclid_divmod
 
+from .arith import ExactDomain
 from .errors import SimulationError
 from .evaluate import COMPARISONS
 
@@ -103,8 +106,6 @@ class ExactEvaluator:
         holds quantifier variables. Comparisons are decided exactly or it is an error."""
         if self.mode is not None or self.prec != PRECISIONS[0]:
             return self._eval(e, bound or {})
-        from flint import ctx
-
         old = ctx.prec
         try:
             for prec in PRECISIONS:
@@ -131,6 +132,7 @@ class ExactEvaluator:
     def _num(self, v):
         """A rational as a number of the current mode."""
         if self.mode == "sym" and isinstance(v, (int, Fraction)) and not isinstance(v, bool):
+            # deferred on purpose: sympy takes ~1 s to load; only this step needs it
             import sympy
 
             f = Fraction(v)
@@ -140,8 +142,6 @@ class ExactEvaluator:
     def _lift(self, x):
         """A number usable with arb balls (Fractions become fmpq)."""
         if isinstance(x, Fraction):
-            from flint import fmpq
-
             return fmpq(x.numerator, x.denominator)
         return x
 
@@ -157,8 +157,6 @@ class ExactEvaluator:
             if d.is_zero():
                 return 0
             raise _Undecided("the values are too close")
-        from .arith import ExactDomain
-
         s = ExactDomain("sym")._sym_sign(d)
         if s is None:
             raise _Undecided("sympy cannot decide it")
@@ -300,11 +298,10 @@ class ExactEvaluator:
                 if r is not None:
                     return r
         if self.mode == "sym":
+            # deferred on purpose: sympy takes ~1 s to load; only this step needs it
             import sympy
 
             return self._settle({"log": sympy.log, "exp": sympy.exp, "sqrt": sympy.sqrt}[f](self._num(x)))
-        from flint import arb
-
         a = arb(self._lift(x)) if not _is_arb(x) else x
         return {"log": a.log, "exp": a.exp, "sqrt": a.sqrt}[f]()
 

@@ -42,7 +42,7 @@ class Interpreter:
         preconditions=frozenset(),
     ):
         self.ev = ev
-        # (line, col) of the assumes that read inputs only (tamp.dependence): preconditions
+        # (line, col) of the assumes that read inputs only (tamp.cfa.dependence): preconditions
         self.preconditions = preconditions
         self.sampler = Sampler(ev)
         self.types = dict(types or {})

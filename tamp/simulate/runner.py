@@ -16,7 +16,7 @@ from lang.errors import TampError, error_at
 from lang.loader import load
 from lang.parser import parse_expr
 from lang.typecheck import check_program
-from tamp.dependence import precondition_positions
+from tamp.cfa.dependence import precondition_positions
 
 from .arith import BallDomain, ExactDomain
 from .draws import seed_key

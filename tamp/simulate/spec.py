@@ -27,7 +27,8 @@ def desugar_fairness(f: A.Fairness) -> A.Expr:
     """``fairness T given S [when Q] op c`` as a comparison of a ratio of conditional probabilities;
     ``parity`` asks the ratio and its inverse both ``op c``."""
     pos = f.pos
-    s, not_s = f.group, A.Unary("!", f.group, pos=pos)
+    s: A.Expr = f.group
+    not_s: A.Expr = A.Unary("!", f.group, pos=pos)
     if f.qual is not None:
         s, not_s = A.Binary("&&", s, f.qual, pos=pos), A.Binary("&&", not_s, f.qual, pos=pos)
     p1, p2 = A.Prob(f.target, s, pos=pos), A.Prob(f.target, not_s, pos=pos)

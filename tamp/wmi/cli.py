@@ -8,6 +8,7 @@ import time
 from fractions import Fraction
 from typing import Optional
 
+import gmpy2
 from pysmt.shortcuts import And
 
 from .api import wmi
@@ -20,8 +21,6 @@ def _digits(k: int) -> str:
     """Decimal text of a (possibly huge) integer: exact answers routinely have
     tens of thousands of digits, beyond Python's default conversion limit, which
     GMP does not have (the process-wide limit is left alone)."""
-    import gmpy2
-
     return gmpy2.mpz(k).digits(10)
 
 

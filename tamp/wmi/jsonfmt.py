@@ -48,6 +48,8 @@ from pysmt.shortcuts import (
 )
 from pysmt.typing import BOOL, REAL
 
+from lang.jsonfile import JSONError, loads
+
 
 class ProblemFormatError(ValueError):
     """The problem file is malformed; the message says where and why."""
@@ -327,8 +329,6 @@ def problem_from_dict(data) -> Problem:
 
 def load_problem(path) -> Problem:
     """Read a JSON problem file; raises :class:`ProblemFormatError` if malformed."""
-    from lang.jsonfile import JSONError, loads
-
     p = Path(path)
     try:
         raw = p.read_bytes()

@@ -1,10 +1,16 @@
-"""tamp.dependence: which values depend on a sample (data and control flow, loops, arrays), and
+"""tamp.cfa.dependence: which values depend on a sample (data and control flow, loops, arrays), and
 which user assumes are conditioning rather than preconditions."""
 
 from lang import ast as A
 from lang.parser import parse
 from tamp.cfa import build_cfa
-from tamp.dependence import analyse, conditioning_assumes, precondition_assumes, precondition_positions, user_assumes
+from tamp.cfa.dependence import (
+    analyse,
+    conditioning_assumes,
+    precondition_assumes,
+    precondition_positions,
+    user_assumes,
+)
 
 
 def cfa_of(body, params="n: int, q: real[]"):

@@ -10,7 +10,7 @@ from lang.errors import TampError
 from lang.parser import parse
 from lang.typecheck import check_file
 from tamp.cfa import build_cfa
-from tamp.dependence import analyse
+from tamp.cfa.dependence import analyse
 from tamp.simulate import run_samples
 
 INTS = ["x0", "x1", "x2"]

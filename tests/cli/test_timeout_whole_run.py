@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tamp.cli import main
-from tamp.timelimit import CommandTimeout, grace, time_limit
+from tamp.core.timelimit import CommandTimeout, grace, time_limit
 
 
 def test_time_limit_interrupts_python_code():

@@ -8,7 +8,7 @@ from lang.parser import parse_file
 from tamp.simulate import simulate
 from tamp.simulate.bench_inputs import load_inputs
 
-ENTRIES = load_inputs()
+ENTRIES = load_inputs(BENCHMARKS / "inputs.json")
 MINE = ["illustrative", "dp", "reliability", "variants"]
 
 
@@ -70,3 +70,23 @@ def test_search_ref_concrete_reliability_is_visible_with_a_large_rate():
     assert r.ci[0] < exact < r.ci[1]
     assert r.verdict == "consistent"
     assert simulate(f, inputs, runs=20000, seed=5, bound="3 * r * nblocks * height * width").verdict == "refuted"
+
+
+def test_benchmarks_folder_is_found_from_a_directory_not_from_the_package(tmp_path, monkeypatch):
+    from fractions import Fraction
+
+    from tamp.simulate.bench_inputs import NoBenchmarks, benchmarks_dir, inputs_for
+
+    bench = tmp_path / "repo" / "benchmarks"
+    (bench / "dp").mkdir(parents=True)
+    (bench / "inputs.json").write_text('{"dp/a.prob": [{"inputs": {"n": 2, "p": "0.25"}}]}')
+    (bench / "dp" / "a.prob").write_text("")
+    monkeypatch.chdir(tmp_path / "repo")
+    assert benchmarks_dir() == bench.resolve()
+    assert benchmarks_dir(bench / "dp") == bench.resolve()
+    assert inputs_for(bench / "dp" / "a.prob") == [{"n": 2, "p": Fraction(1, 4)}]
+    monkeypatch.chdir(bench / "dp")
+    assert [b.file.resolve() for b in load_inputs()] == [(bench / "dp" / "a.prob").resolve()]
+    (tmp_path / "other").mkdir()
+    with pytest.raises(NoBenchmarks):
+        benchmarks_dir(tmp_path / "other")

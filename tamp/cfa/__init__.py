@@ -22,7 +22,7 @@ There is one entry and one exit node; ``while`` loops are cycles whose head is i
 * ``skip`` and ``var x: T`` produce no edge.
 
 A user ``assume(c)`` whose condition depends only on inputs is a precondition; one that depends
-on a sample is conditioning (docs/language.md, "assume"). :mod:`tamp.dependence` tells them
+on a sample is conditioning (docs/language.md, "assume"). :mod:`tamp.cfa.dependence` tells them
 apart; the failure-bound prover reads a blocked run as "not counted", which is the precondition
 meaning, so it refuses programs with a conditioning ``assume`` (see :mod:`tamp.prover`).
 """
@@ -41,8 +41,7 @@ from lang import ast as A
 from lang.errors import TypeCheckError, UnsupportedError, error_at
 from lang.typecheck import ProgramTypes, check_program
 from lang.walk import DESCEND, Transformer, rebuild
-
-from .show import show_expr, show_stmt
+from tamp.show import show_expr, show_stmt
 
 UNRELIABLE = {"+.": "+", "-.": "-", "*.": "*"}
 FAILED = "failed"

@@ -30,6 +30,9 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 import networkx as nx
 
 from lang import ast as A
+from lang.errors import TampError
+from tamp.cfa import build_cfa
+from tamp.show import show_expr
 
 Edge = Tuple[int, int, int]
 
@@ -207,8 +210,6 @@ def conditioning_assumes(cfa, dep: Optional[Dependence] = None) -> List[Conditio
 
 def describe(c: Conditioning, path: str) -> str:
     """``file:line:col: assume(…) …`` — where the conditioning assume is and why it conditions."""
-    from tamp.show import show_expr
-
     pos = c.stmt.pos
     where = f"{path}:{pos.line}:{pos.col}" if pos is not None else path
     return f"{where}: `assume({show_expr(c.stmt.cond)})` conditions on a sampled value ({c.reason()})"
@@ -226,9 +227,6 @@ def precondition_positions(prog: A.Program) -> FrozenSet[Tuple[int, int]]:
     ``assume`` either holds on every run or on none, and "none" means the inputs are outside
     the claim (like a false ``requires``), not that every run is discarded. A program the CFA
     cannot be built for has none (its assumes keep the conditioning meaning)."""
-    from lang.errors import TampError
-    from tamp.cfa import build_cfa
-
     if not any(isinstance(n, A.Assume) for n in A.walk(prog.body)):
         return frozenset()
     try:

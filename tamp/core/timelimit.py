@@ -15,6 +15,7 @@ import math
 import signal
 import threading
 from contextlib import contextmanager
+from types import FrameType
 from typing import Iterator, Optional
 
 # Beyond this (about three years) the interval timer overflows; such a limit is no limit.
@@ -47,15 +48,16 @@ def time_limit(seconds: Optional[float]) -> Iterator[None]:
         and hasattr(signal, "setitimer")
         and threading.current_thread() is threading.main_thread()
     )
-    if not usable:
+    if not usable or seconds is None:
         yield
         return
+    limit = float(seconds)
 
-    def fire(signum, frame):
-        raise CommandTimeout(seconds)
+    def fire(signum: int, frame: Optional[FrameType]) -> None:
+        raise CommandTimeout(limit)
 
     old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds + grace(seconds))
+    signal.setitimer(signal.ITIMER_REAL, limit + grace(limit))
     try:
         yield
     finally:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tamp.core.interval import fcompare
+from tamp.core.interval import Interval, fcompare
 
 
 def not3(a: Optional[bool]) -> Optional[bool]:
@@ -32,9 +32,8 @@ def connective(op: str, a: Optional[bool], b: Optional[bool]) -> Optional[bool]:
     raise ValueError(f"not a connective: {op}")
 
 
-def compare_intervals(op: str, a, b) -> Optional[bool]:
-    """True if ``a op b`` for every pair of values in the intervals (objects with ``lo``, ``hi``,
-    ``is_exact``), False if for none, else None; None operands are undecided."""
+def compare_intervals(op: str, a: Optional[Interval], b: Optional[Interval]) -> Optional[bool]:
+    """True if ``a op b`` for every pair of values in the intervals, False if for none, else None; None operands are undecided."""
     if a is None or b is None:
         return None
     return fcompare(op, (a.lo, a.hi), (b.lo, b.hi))

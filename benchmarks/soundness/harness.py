@@ -49,8 +49,13 @@ class Record:
 
 
 def benchmark_inputs(rel: str) -> List[Dict[str, object]]:
-    """The concrete inputs listed for ``rel`` (e.g. ``"dp/ex2.prob"``) in benchmarks/inputs.json."""
-    data = json.loads((BENCH / "inputs.json").read_text())
+    """The concrete inputs listed for ``rel`` (e.g. ``"dp/ex2.prob"``) in benchmarks/inputs.json;
+    the public corpus (``"corpus/..."``) keeps its own, benchmarks/corpus/inputs.json."""
+    if rel.startswith("corpus/"):
+        data = json.loads((BENCH / "corpus" / "inputs.json").read_text())
+        rel = rel[len("corpus/") :]
+    else:
+        data = json.loads((BENCH / "inputs.json").read_text())
     return [row["inputs"] for row in data.get(rel, [])]
 
 

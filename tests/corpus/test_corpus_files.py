@@ -155,3 +155,10 @@ def test_runner_proves_and_simulates_one_file():
     assert res["verdict"] == "proved" and res["reason"] == ""
     pairs = run.simulate_file(str(CORPUS / "laplace" / "laplace_single_false.prob"), str(CORPUS / "inputs.json"), 2000)
     assert pairs == [["refuted", "refuted"], ["refuted", "refuted"]]
+
+
+def test_readme_lists_every_true_claim():
+    readme = (CORPUS / "README.md").read_text()
+    for f in FILES:
+        if _expect(f) == "proved":
+            assert f"| {f.parent.name} | `{f.stem}` |" in readme, f"README.md: no row for {_rel(f)}"

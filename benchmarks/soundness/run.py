@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 
-from harness import BENCH, Record, benchmark_inputs, check_mutant, simulate_all, to_json, variant_record  # noqa: E402
+from harness import BENCH, Record, benchmark_inputs, check_mutant, simulate_all, to_json, variant_files, variant_record  # noqa: E402
 from mutants import mutants  # noqa: E402
 
 SUITES = ["illustrative", "dp", "reliability"]
@@ -115,13 +115,8 @@ def main(argv=None) -> int:
                 show(r)
     print("benchmarks/variants and the corpus's false siblings (false claims)", flush=True)
     # variants/nonterminating: false because some runs never end (the simulator cannot show it)
-    # and the false siblings of the public corpus (benchmarks/corpus/*/*_false*.prob)
-    for p in (
-        sorted((BENCH / "variants").glob("*.prob"))
-        + sorted((BENCH / "variants" / "nonterminating").glob("*.prob"))
-        + sorted((BENCH / "corpus").glob("*/*_false*.prob"))
-    ):
-        for r in variant_record(str(p.relative_to(BENCH)), args.mutant_timeout, args.runs):
+    for rel in variant_files():
+        for r in variant_record(rel, args.mutant_timeout, args.runs):
             records.append(r)
             show(r)
     total = time.monotonic() - t_all

@@ -162,3 +162,15 @@ def test_readme_lists_every_true_claim():
     for f in FILES:
         if _expect(f) == "proved":
             assert f"| {f.parent.name} | `{f.stem}` |" in readme, f"README.md: no row for {_rel(f)}"
+
+
+def test_soundness_harness_checks_every_false_sibling():
+    sys.path.insert(0, str(BENCHMARKS / "soundness"))
+    from harness import benchmark_inputs, variant_files
+
+    listed = set(variant_files())
+    for f in FILES:
+        rel = f"corpus/{_rel(f)}"
+        if _expect(f) == "unknown":
+            assert rel in listed, f"benchmarks/soundness does not check {rel}"
+            assert len(benchmark_inputs(rel)) >= 2, f"the harness finds no inputs for {rel}"

@@ -29,6 +29,7 @@ import platform
 import re
 import subprocess
 import sys
+import textwrap
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -158,7 +159,7 @@ def tamp_revision() -> str:
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         head = ""
-    return f"{root} ({head[:70]})" if head else str(root)
+    return f"{root} ({textwrap.shorten(head, 80)})" if head else str(root)
 
 
 def run(files: List[Path], timeout: float, jobs: int, runs: int, prove: bool, simulate: bool) -> List[Row]:
@@ -201,6 +202,28 @@ def summary(rows: List[Row]) -> Dict[str, object]:
     }
 
 
+# What an unknown true claim ran into, from tamp's own reason (first match wins): a coarse
+# tally for the table's head, so one sees at a glance which prover limits cost the most claims.
+REASON_KINDS = [
+    ("may not terminate", "loop termination not shown"),
+    ("no recognisable counter", "loop counter not recognised"),
+    ("depends on the state", "cost of an iteration depends on the state"),
+    ("killed after", "time limit"),
+    ("timeout", "time limit"),
+    ("no axiom for", "no axiom instance fits the bound"),
+    ("no combination of axioms", "no combination of axioms within the budget"),
+    ("EXIT at", "labelled automaton does not check at exit"),
+    ("STEP at", "labelled automaton does not check at a step"),
+]
+
+
+def reason_kind(reason: str) -> str:
+    for needle, kind in REASON_KINDS:
+        if needle in reason:
+            return kind
+    return "other"
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
@@ -232,6 +255,15 @@ def render_markdown(rows: List[Row], s: Dict[str, object], settings: str) -> str
         lines.append(
             f"| {fam} | {sum(r.verdict == 'proved' for r in t)} | {len(t)} | {sum(r.false_proved for r in rs)} |"
         )
+    kinds: Dict[str, List[str]] = {}
+    for r in rows:
+        if r.true_claim and r.verdict not in ("proved", "-"):
+            kinds.setdefault(reason_kind(r.reason), []).append(r.program.split("/")[1])
+    if kinds:
+        lines += ["", "## Why true claims are not proved (first matching reason)", ""]
+        lines += ["| reason | claims | programs |", "|---|---|---|"]
+        for kind, progs in sorted(kinds.items(), key=lambda kv: -len(kv[1])):
+            lines.append(f"| {kind} | {len(progs)} | {', '.join(progs)} |")
     lines += [
         "",
         "## Every program",

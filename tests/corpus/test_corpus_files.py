@@ -147,6 +147,11 @@ def test_runner_reasons_and_totals():
     assert (s["simulate_checks"], s["simulate_passed"]) == (4, 3)
     md = run.render_markdown(rows, s, "test")
     assert "**FALSE PROVED**" in md and "| b/y | proved | unknown ✗ | 2.00 |" in md
+    assert "| other | 1 | y |" in md
+    assert run.reason_kind("the loop at f.prob:3 may not terminate (no ranking function)") == (
+        "loop termination not shown"
+    )
+    assert run.reason_kind("the labelled automaton did not check: EXIT at q9 (invalid)").endswith("at exit")
 
 
 def test_runner_proves_and_simulates_one_file():

@@ -49,8 +49,13 @@ class Record:
 
 
 def benchmark_inputs(rel: str) -> List[Dict[str, object]]:
-    """The concrete inputs listed for ``rel`` (e.g. ``"dp/ex2.prob"``) in benchmarks/inputs.json."""
-    data = json.loads((BENCH / "inputs.json").read_text())
+    """The concrete inputs listed for ``rel`` (e.g. ``"dp/ex2.prob"``) in benchmarks/inputs.json;
+    the public corpus (``"corpus/..."``) keeps its own, benchmarks/corpus/inputs.json."""
+    if rel.startswith("corpus/"):
+        data = json.loads((BENCH / "corpus" / "inputs.json").read_text())
+        rel = rel[len("corpus/") :]
+    else:
+        data = json.loads((BENCH / "inputs.json").read_text())
     return [row["inputs"] for row in data.get(rel, [])]
 
 
@@ -124,6 +129,18 @@ def check_mutant(m: Mutant, path: str, inputs, timeout: float, runs: int) -> Rec
     return rec
 
 
+def variant_files() -> List[str]:
+    """Every hand-written false claim, relative to benchmarks/: benchmarks/variants (and
+    variants/nonterminating, false because runs may never end) and the false siblings of the public
+    corpus (benchmarks/corpus/*/*_false*.prob)."""
+    paths = (
+        sorted((BENCH / "variants").glob("*.prob"))
+        + sorted((BENCH / "variants" / "nonterminating").glob("*.prob"))
+        + sorted((BENCH / "corpus").glob("*/*_false*.prob"))
+    )
+    return [str(p.relative_to(BENCH)) for p in paths]
+
+
 def variant_record(rel: str, timeout: float, runs: int) -> List[Record]:
     """A hand-written false variant (benchmarks/variants): must not be proved. With ``runs``, it
     is also simulated at its inputs of benchmarks/inputs.json (showing it is demonstrably false)."""
@@ -147,4 +164,13 @@ def to_json(records: List[Record]) -> List[dict]:
     return [asdict(r) for r in records]
 
 
-__all__ = ["Record", "check_program", "check_mutant", "variant_record", "benchmark_inputs", "original_bound", "to_json"]
+__all__ = [
+    "Record",
+    "check_program",
+    "check_mutant",
+    "variant_files",
+    "variant_record",
+    "benchmark_inputs",
+    "original_bound",
+    "to_json",
+]

@@ -7,9 +7,10 @@ For each program of benchmarks/{illustrative,dp,reliability}: prove it; when pro
 cross-check by simulation at the inputs of benchmarks/inputs.json, (b) write its certificate and
 re-check it with the independent checker (times compared), (c) prove each mutant
 (:mod:`mutants`) — none whose claim is false may be proved. The hand-written false variants in
-benchmarks/variants (and variants/nonterminating, false because runs may never end) must not be
-proved either. Writes results.json and results.md next to this
-script; exit status 1 when any soundness problem was found.
+benchmarks/variants (and variants/nonterminating, false because runs may never end) and the false
+siblings of the public corpus (benchmarks/corpus/*/*_false*.prob) must not be proved either
+(``--variants-only`` checks just those). Writes results.json and results.md next to this script;
+exit status 1 when any soundness problem was found.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 
-from harness import BENCH, Record, benchmark_inputs, check_mutant, simulate_all, to_json, variant_record  # noqa: E402
+from harness import BENCH, Record, benchmark_inputs, check_mutant, simulate_all, to_json, variant_files, variant_record  # noqa: E402
 from mutants import mutants  # noqa: E402
 
 SUITES = ["illustrative", "dp", "reliability"]
@@ -55,8 +56,11 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=20000, help="simulation runs per input")
     ap.add_argument("--limit", type=int, default=3, help="mutants per operator and program")
     ap.add_argument("--out", default=str(HERE), help="directory for results.json / results.md")
+    ap.add_argument("--variants-only", action="store_true", help="only the hand-written false variants")
     args = ap.parse_args(argv)
     files = args.files or [f"{s}/{p.name}" for s in SUITES for p in sorted((BENCH / s).glob("*.prob"))]
+    if args.variants_only:
+        files = []
     records, certs = [], []
 
     def show(r: Record):
@@ -109,12 +113,10 @@ def main(argv=None) -> int:
                 r = check_mutant(m, str(path), inputs, args.mutant_timeout, args.runs)
                 records.append(r)
                 show(r)
-    print("benchmarks/variants (false claims)", flush=True)
+    print("benchmarks/variants and the corpus's false siblings (false claims)", flush=True)
     # variants/nonterminating: false because some runs never end (the simulator cannot show it)
-    for p in sorted((BENCH / "variants").glob("*.prob")) + sorted(
-        (BENCH / "variants" / "nonterminating").glob("*.prob")
-    ):
-        for r in variant_record(str(p.relative_to(BENCH)), args.mutant_timeout, args.runs):
+    for rel in variant_files():
+        for r in variant_record(rel, args.mutant_timeout, args.runs):
             records.append(r)
             show(r)
     total = time.monotonic() - t_all

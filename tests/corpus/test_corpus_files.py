@@ -1,0 +1,181 @@
+"""The public corpus (benchmarks/corpus, issue 18) is well formed, cheaply: every file parses and
+type-checks, states its source and the verdict it expects, every true claim has a false sibling,
+inputs.json gives every program at least two complete input sets, and a handful of claims agree
+with the simulator at those inputs. The prover's numbers are benchmarks/corpus/run.py's job."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from locations import BENCHMARKS
+
+from lang.parser import parse_file
+from lang.typecheck import check_file
+from tamp.simulate import simulate
+from tamp.simulate.bench_inputs import load_inputs
+
+CORPUS = BENCHMARKS / "corpus"
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(CORPUS))
+
+
+FILES = sorted(CORPUS.glob("*/*.prob"))
+INPUTS = load_inputs(CORPUS / "inputs.json")
+BY_FILE: dict = {}
+for _b in INPUTS:
+    BY_FILE.setdefault(_rel(_b.file), []).append(_b)
+EXPECT = re.compile(r"^// expect: (proved|unknown)$", re.M)
+
+
+def _expect(path: Path) -> str:
+    found = EXPECT.findall(path.read_text())
+    assert len(found) == 1, f"{_rel(path)}: needs exactly one `// expect: proved|unknown` line"
+    return found[0]
+
+
+def _header(path: Path) -> str:
+    """The comment lines before the program."""
+    text = path.read_text()
+    return text[: re.search(r"^program ", text, re.M).start()]
+
+
+def _runner():
+    spec = importlib.util.spec_from_file_location("corpus_run", CORPUS / "run.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_corpus_size_and_families():
+    true = [f for f in FILES if _expect(f) == "proved"]
+    assert len(true) >= 70
+    assert len({f.parent.name for f in true}) >= 22
+    assert len(FILES) - len(true) >= len(true)
+
+
+@pytest.mark.parametrize("path", FILES, ids=_rel)
+def test_file_parses_type_checks_and_documents_its_claim(path):
+    src = parse_file(str(path))
+    check_file(src)
+    assert len(src.programs) == 1, "one program per corpus file"
+    head = _header(path)
+    assert all(line.startswith("//") for line in head.strip().splitlines()), "only comments before the program"
+    assert re.search(r"^// source: \S", head, re.M), "cite the source at the top (`// source: ...`)"
+    if _expect(path) == "proved":
+        assert re.search(r"^// claim: \S", head, re.M), "state the claim (`// claim: ...`)"
+    else:
+        assert re.search(r"^// false variant of \w+", head, re.M), "say what makes it false"
+    assert "// expect:" in head
+
+
+def test_every_true_claim_has_a_false_sibling_and_back():
+    names = {f.stem: f for f in FILES}
+    for f in FILES:
+        if _expect(f) == "proved":
+            siblings = [g for g in FILES if g.parent == f.parent and g.stem.startswith(f.stem + "_false")]
+            assert siblings, f"{_rel(f)} has no false sibling {f.stem}_false*.prob"
+            assert all(_expect(g) == "unknown" for g in siblings)
+        else:
+            base = f.stem.split("_false")[0]
+            assert "_false" in f.stem and base in names, f"{_rel(f)}: a false file is named TRUE_false*.prob"
+            assert f"false variant of {base}" in _header(f)
+
+
+def test_inputs_cover_every_program_with_complete_input_sets():
+    data = json.loads((CORPUS / "inputs.json").read_text())
+    assert set(data) == {_rel(f) for f in FILES}, "inputs.json keys = the corpus files"
+    for f in FILES:
+        entries = BY_FILE.get(_rel(f), [])
+        assert len(entries) >= 2, f"{_rel(f)}: at least two input sets"
+        params = {p.name for p in parse_file(str(f)).programs[0].params}
+        for b in entries:
+            assert set(b.inputs) == params, f"{_rel(f)}: inputs {sorted(b.inputs)} vs parameters {sorted(params)}"
+            assert b.expect in ("consistent", "refuted")
+        verdicts = {b.expect for b in entries}
+        if _expect(f) == "proved":
+            assert verdicts == {"consistent"}, f"{_rel(f)}: a true claim is consistent everywhere"
+        else:
+            assert "refuted" in verdicts, f"{_rel(f)}: a false claim is refuted at some input"
+
+
+# A handful of pairs, a few thousand runs each: the false ones' failure rates are far above their
+# bounds at the recorded inputs, so the verdicts are stable at this size (fixed seed).
+SIMULATED = [
+    "laplace/laplace_single",
+    "randomized_response/rr_many",
+    "top_k/top2",
+    "dot_product/dot",
+    "sparse_vector/numeric_svt",
+    "deterministic/triangle_count",
+]
+
+
+@pytest.mark.parametrize("name", [n + s for n in SIMULATED for s in ("", "_false")])
+def test_simulator_agrees_with_the_recorded_verdicts(name):
+    path = CORPUS / f"{name}.prob"
+    entries = BY_FILE[name + ".prob"]
+    for b in entries:
+        r = simulate(path, b.inputs, runs=4000, seed=7)
+        assert r.verdict == b.expect, (name, b.inputs, r.render_text())
+
+
+def test_runner_reasons_and_totals():
+    run = _runner()
+    prog = {
+        "verdict": "unknown",
+        "message": "not proved (a failed union-bound proof does not mean the claim is false)\n"
+        "  no axiom instance keeps the failure below p",
+        "failed_trace": "EXIT at q9 (invalid)",
+    }
+    assert run.one_line_reason(prog) == "no axiom instance keeps the failure below p; EXIT at q9 (invalid)"
+    assert run.one_line_reason({"verdict": "proved"}) == ""
+    rows = [
+        run.Row("a/x", "proved", "proved", 1.0, "", ["consistent", "consistent"], ["consistent", "consistent"]),
+        run.Row("a/x_false", "unknown", "proved", 1.0, "", ["refuted"], ["refuted"]),
+        run.Row("b/y", "proved", "unknown", 2.0, "why", ["consistent"], ["refuted"]),
+    ]
+    s = run.summary(rows)
+    assert (s["true_claims"], s["true_proved"], s["false_proved"], s["families"]) == (2, 1, 1, 2)
+    assert (s["simulate_checks"], s["simulate_passed"]) == (4, 3)
+    md = run.render_markdown(rows, s, "test")
+    assert "**FALSE PROVED**" in md and "| b/y | proved | unknown ✗ | 2.00 |" in md
+    assert "| other | 1 | y |" in md
+    assert run.reason_kind("the loop at f.prob:3 may not terminate (no ranking function)") == (
+        "loop termination not shown"
+    )
+    assert run.reason_kind("the labelled automaton did not check: EXIT at q9 (invalid)").endswith("at exit")
+
+
+def test_runner_proves_and_simulates_one_file():
+    run = _runner()
+    res = run.prove_file(str(CORPUS / "laplace" / "laplace_single.prob"), 60.0)
+    assert res["verdict"] == "proved" and res["reason"] == ""
+    pairs = run.simulate_file(str(CORPUS / "laplace" / "laplace_single_false.prob"), str(CORPUS / "inputs.json"), 2000)
+    assert pairs == [["refuted", "refuted"], ["refuted", "refuted"]]
+
+
+def test_readme_lists_every_true_claim():
+    readme = (CORPUS / "README.md").read_text()
+    for f in FILES:
+        if _expect(f) == "proved":
+            assert f"| {f.parent.name} | `{f.stem}` |" in readme, f"README.md: no row for {_rel(f)}"
+
+
+def test_soundness_harness_checks_every_false_sibling():
+    sys.path.insert(0, str(BENCHMARKS / "soundness"))
+    from harness import benchmark_inputs, variant_files
+
+    listed = set(variant_files())
+    for f in FILES:
+        rel = f"corpus/{_rel(f)}"
+        if _expect(f) == "unknown":
+            assert rel in listed, f"benchmarks/soundness does not check {rel}"
+            assert len(benchmark_inputs(rel)) >= 2, f"the harness finds no inputs for {rel}"

@@ -86,6 +86,7 @@ class Executor:
         self._remote: Dict[Any, Hashable] = {}  # Dask future -> key
         self._names: Dict[Hashable, str] = {}  # key -> the task's function name (for timings)
         self.timings: List[TaskTime] = []  # every finished task, in completion order
+        self.batches: List[Tuple[float, float]] = []  # (start, end) of each as_completed, monotonic
         self._batch = 0
 
     # -- backend ---------------------------------------------------------------------------------
@@ -141,7 +142,7 @@ class Executor:
         with warnings.catch_warnings():  # "port 8787 in use": the scheduler's HTTP port, not needed
             warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
             self._cluster = LocalCluster(
-                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.CRITICAL
             )
         return Client(self._cluster, set_as_default=False)
 
@@ -178,6 +179,7 @@ class Executor:
         ``deadline`` (``time.monotonic()``) passes; then (or when the caller stops reading) the
         rest is cancelled. A task's exception is raised here."""
         self._batch += 1
+        t0 = time.monotonic()
         try:
             while self._local or self._remote:
                 if deadline is not None and time.monotonic() >= deadline:
@@ -191,6 +193,7 @@ class Executor:
                     self._record(key, seconds)
                     yield key, result
         finally:
+            self.batches.append((t0, time.monotonic()))
             self.cancel()
 
     def _record(self, key: Hashable, seconds: float) -> None:

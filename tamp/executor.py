@@ -52,11 +52,12 @@ def scheduler_from_env() -> Optional[str]:
 class TaskTime:
     """How long one task ran (on its worker, without the transport), for the benchmarks' model of
     a larger cluster: ``batch`` numbers the calls of :meth:`Executor.as_completed` (a batch waits
-    for the one before it), ``name`` is the task's function."""
+    for the one before it), ``name`` is the task's function, ``key`` the caller's key (as text)."""
 
     batch: int
     name: str
     seconds: float
+    key: str = ""
 
 
 class Executor:
@@ -71,11 +72,13 @@ class Executor:
         connect_timeout: float = CONNECT_TIMEOUT_S,
         lost_after: float = LOST_AFTER_S,
         auto_after: float = AUTO_AFTER_S,
+        use_env: bool = True,
     ):
         if workers < 0:
             raise ValueError("workers must be >= 0")
         self.workers = workers
-        self.scheduler = scheduler or scheduler_from_env()
+        # use_env=False: not DASK_SCHEDULER_ADDRESS either (a job that is already on a worker)
+        self.scheduler = scheduler or (scheduler_from_env() if use_env else None)
         self.connect_timeout = connect_timeout
         self.lost_after = lost_after
         self.auto_after = auto_after
@@ -197,7 +200,7 @@ class Executor:
             self.cancel()
 
     def _record(self, key: Hashable, seconds: float) -> None:
-        self.timings.append(TaskTime(self._batch, self._names.pop(key, "task"), seconds))
+        self.timings.append(TaskTime(self._batch, self._names.pop(key, "task"), seconds, str(key)[:80]))
 
     def _collect(self, deadline: Optional[float]):
         """Wait (briefly) for Dask tasks; yield the finished ones."""
@@ -298,6 +301,13 @@ class Executor:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def in_process() -> Executor:
+    """An executor that runs every task here, whatever the environment says: for the engines
+    inside a job that already runs on a worker (one level of parallelism, no job waiting on
+    jobs of its own cluster)."""
+    return Executor(1, use_env=False)
 
 
 def run_all(executor: Executor, fn: Callable, items, deadline: Optional[float] = None) -> Dict[Hashable, Any]:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import heapq
 import json
+import os
 import statistics
 import sys
 import time
@@ -47,9 +48,12 @@ def measure_overhead(n_tasks: int) -> dict:
 
     from distributed import Client, LocalCluster
 
+    load = os.getloadavg()[0]
+    t0 = time.perf_counter()
     cluster = LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.CRITICAL
     )
+    start = time.perf_counter() - t0
     try:
         with Client(cluster, set_as_default=False) as client:
             client.submit(noop, -1, pure=False).result()  # warm up: workers import the function
@@ -64,7 +68,14 @@ def measure_overhead(n_tasks: int) -> dict:
             per_task = (time.perf_counter() - t0) / n_tasks
     finally:
         cluster.close()
-    return {"rtt": statistics.median(rtts), "o_s": per_task, "o_w": per_task, "tasks": n_tasks}
+    return {
+        "rtt": statistics.median(rtts),
+        "o_s": per_task,
+        "o_w": per_task,
+        "tasks": n_tasks,
+        "start": start,
+        "load": load,
+    }
 
 
 def model(run: dict, workers: int, ov: dict) -> dict:
@@ -108,7 +119,9 @@ def main(argv=None) -> int:
         "",
         f"`python benchmarks/cluster/simulate.py` — Dask's costs measured on this machine: round trip of one "
         f"task {ov['rtt'] * 1000:.1f} ms, {ov['o_s'] * 1000:.1f} ms per task when {ov['tasks']} no-op tasks "
-        "go through a 2-worker cluster (used both as the scheduler's serial cost per task and as the worker's).",
+        "go through a 2-worker cluster (used both as the scheduler's serial cost per task and as the worker's); "
+        f"starting a 2-worker local cluster took {ov['start']:.1f} s (not in the model: a cluster of 64 is "
+        f"started once, before the work). Load average before the measurement: {ov['load']:.1f}.",
         "",
     ]
     for run in runs.values():

@@ -17,9 +17,9 @@ def certify(path: Path, timeout: float):
     from lang.parser import parse_file
     from tamp.api import prove
     from tamp.certificate import check_certificate, decode, file_certificate
-    from tamp.executor import Executor
+    from tamp.executor import in_process
 
-    with Executor(1) as ex:  # the engines' own jobs stay in this job
+    with in_process() as ex:  # the engines' own jobs stay in this job
         res = prove(str(path), timeout=timeout, executor=ex)
     cert = json.loads(json.dumps(file_certificate(res, path.read_bytes())))
     report = (

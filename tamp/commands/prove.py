@@ -223,10 +223,10 @@ def prove_file(path: str, opts: dict, executor=None) -> dict:
     its exit status, verdicts, JSON, text lines and automata, or the message of its input error.
     In a worker (``opts["in_worker"]``) the engines' own jobs run in that worker."""
     from tamp.api import prove
-    from tamp.executor import Executor
+    from tamp.executor import in_process
 
     if opts["in_worker"]:
-        executor = Executor(1)
+        executor = in_process()
     try:
         result = prove(
             path,

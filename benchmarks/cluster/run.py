@@ -38,7 +38,6 @@ from tamp.executor import Executor  # noqa: E402
 # (network, mass-gap target): each settles in tens of seconds in one process on this machine
 NETWORKS = [
     ("net2x5_biased", 0.1),
-    ("net2x5_blinddata", 0.1),
     ("net3x8_inert", None),
     ("net4x10_inert", None),
     ("net4x10_fair", None),

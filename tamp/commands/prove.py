@@ -184,7 +184,7 @@ def _run_many(args, files, jobs) -> int:
     if opts["in_worker"]:
         outcomes = jobs.map(prove_file, [(i, (f, opts)) for i, f in enumerate(files)])
     else:
-        outcomes = ((i, prove_file(f, opts, jobs)) for i, f in enumerate(files))
+        outcomes = _one_by_one(files, opts, jobs, args.json)
     for out in in_order(outcomes, len(files)):
         if out["error"] is not None:  # this file cannot be checked: say so, go on with the others
             print(out["error"], file=sys.stderr)
@@ -204,6 +204,17 @@ def _run_many(args, files, jobs) -> int:
     return max(codes, key=_WORST.index)
 
 
+def _one_by_one(files, opts, jobs, json_output):
+    """The files proved here, one after the other, with the status line on a terminal."""
+    for i, f in enumerate(files):
+        progress = for_terminal(json_output)
+        try:
+            yield i, prove_file(f, opts, jobs, progress)
+        finally:
+            if progress is not None:
+                progress.close()
+
+
 def in_order(outcomes, n: int):
     """The values of ``(index, value)`` pairs that arrive in any order, in index order, each as
     soon as those before it are there."""
@@ -218,7 +229,7 @@ def in_order(outcomes, n: int):
         raise RuntimeError(f"{n - nxt} of {n} files came back without an answer")
 
 
-def prove_file(path: str, opts: dict, executor=None) -> dict:
+def prove_file(path: str, opts: dict, executor=None, progress=None) -> dict:
     """One file of a several-file ``tamp prove``, as plain data (a job of :mod:`tamp.executor`):
     its exit status, verdicts, JSON, text lines and automata, or the message of its input error.
     In a worker (``opts["in_worker"]``) the engines' own jobs run in that worker."""
@@ -236,6 +247,7 @@ def prove_file(path: str, opts: dict, executor=None) -> dict:
             infer=opts["infer"],
             inputs=opts["inputs"],
             executor=executor,
+            progress=progress,
         )
     except TampError as exc:
         if exc.path == "<string>":

@@ -52,9 +52,12 @@ def prove_program(
     path: str = "<string>",
     source: Optional[str] = None,
     progress=None,
+    executor=None,
 ) -> ProgramResult:
     """Check every specification of one program with the right engine(s); ``inputs`` that are
-    parameters of ``prog`` must fit their types (others are ignored)."""
+    parameters of ``prog`` must fit their types (others are ignored). ``executor`` (a
+    :class:`tamp.executor.Executor`): where the parallel jobs of the probability and causal
+    engines run (default: their own choice, see docs/cluster.md)."""
     inputs = check_inputs(prog, inputs, path, source or None) if inputs else {}
     groups: Dict[str, List[A.Expr]] = {}
     for e in prog.ensures:
@@ -79,12 +82,16 @@ def prove_program(
             if res.verdict == UNKNOWN and all(p.name in inputs for p in prog.params):
                 left = max(deadline - time.monotonic(), 0.01) if deadline else None
                 res = decide_conditional(
-                    res, dataclasses.replace(prog, ensures=tuple(clauses)), inputs, left, path, source
+                    res, dataclasses.replace(prog, ensures=tuple(clauses)), inputs, left, path, source, executor
                 )
         elif kind == PROBABILITY:
-            res = prob.decide_program(sub, inputs=inputs or None, timeout=left, path=path, source=source)
+            res = prob.decide_program(
+                sub, inputs=inputs or None, timeout=left, path=path, source=source, executor=executor
+            )
         else:
-            res = causal.certify_program(sub, options={"timeout": left} if left else None, path=path, source=source)
+            res = causal.certify_program(
+                sub, options={"timeout": left} if left else None, path=path, source=source, executor=executor
+            )
         if not res.time_s:
             res.time_s = time.monotonic() - t0
         parts.append(res)
@@ -98,6 +105,7 @@ def decide_conditional(
     timeout: Optional[float],
     path: str,
     source: Optional[str],
+    executor=None,
 ) -> ProgramResult:
     """A failure bound with a conditioning ``assume`` (docs/language.md) at fully fixed inputs,
     decided exactly: Pr[violation | conditions] <= β is P(ensures | conditions) >= 1 - β, which
@@ -119,7 +127,7 @@ def decide_conditional(
     claim = A.Binary(">=", A.Prob(event), A.Binary("-", A.num(1), cfa.bound))
     sub = dataclasses.replace(prog, ensures=(claim,), fails=None)
     try:
-        exact = prob.decide_program(sub, inputs=inputs, timeout=timeout, path=path, source=source)
+        exact = prob.decide_program(sub, inputs=inputs, timeout=timeout, path=path, source=source, executor=executor)
     except TampError as exc:
         res.message += f"\n  (the probability engine cannot decide it at these inputs either: {exc.message})"
         return res
@@ -153,6 +161,7 @@ def prove(
     path: Optional[str] = None,
     progress=None,
     infer: bool = False,
+    executor=None,
 ) -> FileResult:
     """Prove every program of a file (a path, or source text) — the ``tamp prove`` command as a function.
 
@@ -162,7 +171,9 @@ def prove(
     ``bound`` replaces each program's ``fails`` clause (a string such as ``"p*n"`` or an expression).
     Raises :class:`lang.errors.TampError` for bad input (syntax, types, unknown program).
     ``inputs`` fixes parameters (``{"n": 8}``): each must be a parameter of a chosen program and
-    fit its type.
+    fit its type. ``executor`` (a :class:`tamp.executor.Executor`, e.g. ``Executor(4)`` or
+    ``Executor(scheduler="tcp://host:8786")``) runs the engines' parallel jobs: the causal box
+    tree and the exact cell integrals of probability specifications.
     """
     src = _load(source_or_path, path)
     progs = select(src, program)
@@ -181,7 +192,7 @@ def prove(
         if bound_expr is not None:
             check_bound(prog, bound_expr, bound if isinstance(bound, str) else None)
         left = max(deadline - time.monotonic(), 0.01) if deadline else None
-        results.append(prove_program(prog, bound_expr, left, inputs, src.path, src.text, progress))
+        results.append(prove_program(prog, bound_expr, left, inputs, src.path, src.text, progress, executor))
     out = FileResult(src.path, results)
     for r in [out] + results:  # the notebook view (tamp.report) lists the source
         r.source = src.text

@@ -28,6 +28,7 @@ from . import __version__
 from .commands import bench, cfa, check, check_proof, fairness, import_model, prob, prove, query, simulate, wmi
 from .commands.options import MIN_MEMORY_MB, memory_mb
 from .core.timelimit import CommandTimeout, time_limit
+from .executor import ExecutorError
 
 EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, EXIT_VIOLATED = 0, 1, 2, 3
 
@@ -149,6 +150,9 @@ def _main(argv) -> int:
             _locate_in_file(exc, getattr(args, "file", None), args.command)
         print(str(exc), file=sys.stderr)
         code = EXIT_USAGE
+    except ExecutorError as exc:  # the Dask cluster of --scheduler / --workers (docs/cluster.md)
+        print(f"tamp {args.command}: error: {exc}", file=sys.stderr)
+        code = EXIT_UNKNOWN
     except KeyboardInterrupt:
         print("tamp: interrupted", file=sys.stderr)
         code = EXIT_UNKNOWN

@@ -29,7 +29,9 @@ import logging
 import os
 import time
 import uuid
-from typing import Any, Callable, Dict, Hashable, Iterator, Optional, Tuple
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Tuple
 
 AUTO_AFTER_S = 2.0  # workers=0: run in-process for this long before starting a local cluster
 CONNECT_TIMEOUT_S = 10.0  # connecting to a scheduler
@@ -46,6 +48,18 @@ def scheduler_from_env() -> Optional[str]:
     return os.environ.get(ENV_SCHEDULER) or None
 
 
+@dataclass(frozen=True)
+class TaskTime:
+    """How long one task ran (on its worker, without the transport), for the benchmarks' model of
+    a larger cluster: ``batch`` numbers the calls of :meth:`Executor.as_completed` (a batch waits
+    for the one before it), ``name`` is the task's function, ``key`` the caller's key (as text)."""
+
+    batch: int
+    name: str
+    seconds: float
+    key: str = ""
+
+
 class Executor:
     """Submit keyed tasks, read ``(key, result)`` back in completion order. Use as a context
     manager (or call :meth:`close`) so a local cluster is shut down."""
@@ -58,11 +72,13 @@ class Executor:
         connect_timeout: float = CONNECT_TIMEOUT_S,
         lost_after: float = LOST_AFTER_S,
         auto_after: float = AUTO_AFTER_S,
+        use_env: bool = True,
     ):
         if workers < 0:
             raise ValueError("workers must be >= 0")
         self.workers = workers
-        self.scheduler = scheduler or scheduler_from_env()
+        # use_env=False: not DASK_SCHEDULER_ADDRESS either (a job that is already on a worker)
+        self.scheduler = scheduler or (scheduler_from_env() if use_env else None)
         self.connect_timeout = connect_timeout
         self.lost_after = lost_after
         self.auto_after = auto_after
@@ -71,6 +87,10 @@ class Executor:
         self._cluster: Any = None  # a distributed.LocalCluster once started
         self._local: Dict[Hashable, Tuple[Callable, tuple]] = {}  # tasks to run in this process
         self._remote: Dict[Any, Hashable] = {}  # Dask future -> key
+        self._names: Dict[Hashable, str] = {}  # key -> the task's function name (for timings)
+        self.timings: List[TaskTime] = []  # every finished task, in completion order
+        self.batches: List[Tuple[float, float]] = []  # (start, end) of each as_completed, monotonic
+        self._batch = 0
 
     # -- backend ---------------------------------------------------------------------------------
 
@@ -80,6 +100,11 @@ class Executor:
         if self._client is None:
             return "local"
         return self.scheduler or "cluster"
+
+    @property
+    def parallel(self) -> bool:
+        """Whether jobs may run elsewhere than in this process (``workers != 1`` or a scheduler)."""
+        return bool(self.scheduler) or self.workers != 1
 
     @property
     def dashboard(self) -> Optional[str]:
@@ -119,9 +144,11 @@ class Executor:
         # deferred on purpose: Dask loads only when a cluster is used
         from distributed import Client, LocalCluster
 
-        self._cluster = LocalCluster(
-            n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
-        )
+        with warnings.catch_warnings():  # "port 8787 in use": the scheduler's HTTP port, not needed
+            warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+            self._cluster = LocalCluster(
+                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.CRITICAL
+            )
         return Client(self._cluster, set_as_default=False)
 
     # -- tasks -----------------------------------------------------------------------------------
@@ -139,11 +166,12 @@ class Executor:
     def submit(self, key: Hashable, fn: Callable, *args) -> None:
         """Queue ``fn(*args)`` under ``key`` (unique among the outstanding tasks)."""
         client = self._dask()
+        self._names[key] = getattr(fn, "__name__", "task")
         if client is None:
             self._local[key] = (fn, args)
             return
-        name = f"tamp-{getattr(fn, '__name__', 'task')}-{uuid.uuid4().hex}"
-        self._remote[client.submit(fn, *args, key=name, pure=False)] = key
+        name = f"tamp-{self._names[key]}-{uuid.uuid4().hex}"
+        self._remote[client.submit(_timed, fn, *args, key=name, pure=False)] = key
 
     def map(self, fn: Callable, items, deadline: Optional[float] = None) -> Iterator[Tuple[Hashable, Any]]:
         """Submit ``fn(*args)`` for every ``(key, args)`` of ``items``; stream the results."""
@@ -155,6 +183,8 @@ class Executor:
         """``(key, result)`` of the outstanding tasks as they finish, until all are done or the
         ``deadline`` (``time.monotonic()``) passes; then (or when the caller stops reading) the
         rest is cancelled. A task's exception is raised here."""
+        self._batch += 1
+        t0 = time.monotonic()
         try:
             while self._local or self._remote:
                 if deadline is not None and time.monotonic() >= deadline:
@@ -164,9 +194,15 @@ class Executor:
                 if self._local:
                     key, (fn, args) = next(iter(self._local.items()))
                     del self._local[key]
-                    yield key, fn(*args)
+                    seconds, result = _timed(fn, *args)
+                    self._record(key, seconds)
+                    yield key, result
         finally:
+            self.batches.append((t0, time.monotonic()))
             self.cancel()
+
+    def _record(self, key: Hashable, seconds: float) -> None:
+        self.timings.append(TaskTime(self._batch, self._names.pop(key, "task"), seconds, str(key)[:80]))
 
     def _collect(self, deadline: Optional[float]):
         """Wait (briefly) for Dask tasks; yield the finished ones."""
@@ -185,7 +221,7 @@ class Executor:
                 self._check_connection(now=True)
                 raise ExecutorError(f"a task was cancelled by the Dask scheduler at {self.backend}")
             try:
-                result = fut.result(timeout=max(self.lost_after, 1.0))
+                seconds, result = fut.result(timeout=max(self.lost_after, 1.0))
             except TimeoutError:
                 raise ExecutorError(
                     f"no answer from the Dask cluster at {self.backend} for {self.lost_after:g} s"
@@ -200,6 +236,7 @@ class Executor:
                         "installed (see docs/cluster.md)"
                     ) from None
                 raise
+            self._record(key, seconds)
             yield key, result
 
     def _check_connection(self, now: bool = False) -> None:
@@ -239,6 +276,7 @@ class Executor:
     def cancel(self) -> None:
         """Drop every outstanding task (cancelled on the cluster)."""
         self._local.clear()
+        self._names.clear()
         if self._remote and self._client is not None:
             futures = list(self._remote)
             self._remote.clear()
@@ -267,10 +305,24 @@ class Executor:
         self.close()
 
 
+def in_process() -> Executor:
+    """An executor that runs every task here, whatever the environment says: for the engines
+    inside a job that already runs on a worker (one level of parallelism, no job waiting on
+    jobs of its own cluster)."""
+    return Executor(1, use_env=False)
+
+
 def run_all(executor: Executor, fn: Callable, items, deadline: Optional[float] = None) -> Dict[Hashable, Any]:
     """The results of ``fn(*args)`` for every ``(key, args)`` of ``items`` that finished by the
     deadline, as a dict (combine them in key order)."""
     return dict(executor.map(fn, items, deadline))
+
+
+def _timed(fn: Callable, *args) -> Tuple[float, Any]:
+    """``fn(*args)`` and how long it took (on the worker that ran it)."""
+    t0 = time.perf_counter()
+    result = fn(*args)
+    return time.perf_counter() - t0, result
 
 
 def _identity(obj):

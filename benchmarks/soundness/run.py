@@ -2,6 +2,7 @@
 
     /work/venv/bin/python benchmarks/soundness/run.py [--timeout 120] [--mutant-timeout 60]
                                                       [--runs 20000] [--limit 3] [FILE …]
+                                                      [--workers N | --scheduler ADDR]
 
 For each program of benchmarks/{illustrative,dp,reliability}: prove it; when proved, (a)
 cross-check by simulation at the inputs of benchmarks/inputs.json, (b) write its certificate and
@@ -9,8 +10,11 @@ re-check it with the independent checker (times compared), (c) prove each mutant
 (:mod:`mutants`) — none whose claim is false may be proved. The hand-written false variants in
 benchmarks/variants (and variants/nonterminating, false because runs may never end) and the false
 siblings of the public corpus (benchmarks/corpus/*/*_false*.prob) must not be proved either
-(``--variants-only`` checks just those). Writes results.json and results.md next to this script;
-exit status 1 when any soundness problem was found.
+(``--variants-only`` checks just those). Writes results.json and results.md next to this
+script; exit status 1 when any soundness problem was found. The files and variants, then the
+mutants of what was proved, are jobs of tamp.executor (``--workers N`` on this machine,
+``--scheduler ADDR`` on a Dask cluster; the job functions are in jobs.py); the output and the
+results keep the order of one process.
 """
 
 from __future__ import annotations
@@ -26,26 +30,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 
-from harness import BENCH, Record, benchmark_inputs, check_mutant, simulate_all, to_json, variant_files, variant_record  # noqa: E402
+from harness import BENCH, benchmark_inputs, check_mutant, to_json, variant_files, variant_record  # noqa: E402
+from jobs import call, original, program, record_line  # noqa: E402
 from mutants import mutants  # noqa: E402
 
+from tamp.commands.options import add_executor_arguments, make_executor  # noqa: E402
+
 SUITES = ["illustrative", "dp", "reliability"]
-
-
-def certify(path: Path, timeout: float):
-    """Prove a file, certify its proofs and re-check them: (FileResult, check report, cert bytes)."""
-    from lang.parser import parse_file
-    from tamp.api import prove
-    from tamp.certificate import check_certificate, decode, file_certificate
-
-    res = prove(str(path), timeout=timeout)
-    cert = json.loads(json.dumps(file_certificate(res, path.read_bytes())))
-    report = (
-        check_certificate(decode(cert), parse_file(str(path)), path.read_bytes())
-        if cert["programs"] or cert.get("concentration")
-        else None
-    )
-    return res, report, len(json.dumps(cert))
 
 
 def main(argv=None) -> int:
@@ -57,68 +48,46 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=3, help="mutants per operator and program")
     ap.add_argument("--out", default=str(HERE), help="directory for results.json / results.md")
     ap.add_argument("--variants-only", action="store_true", help="only the hand-written false variants")
+    add_executor_arguments(ap, default_workers=1)  # files, variants, then mutants: jobs of tamp.executor
     args = ap.parse_args(argv)
     files = args.files or [f"{s}/{p.name}" for s in SUITES for p in sorted((BENCH / s).glob("*.prob"))]
     if args.variants_only:
         files = []
-    records, certs = [], []
-
-    def show(r: Record):
-        print(
-            f"  {r.label:40s} {r.expect:9s} {r.verdict:9s} {r.seconds:7.2f} s  {','.join(r.simulated)}"
-            + (f"  <<< {r.problem}" if r.problem else "")
-            + (f"  [review: {r.review}]" if r.review else ""),
-            flush=True,
-        )
-
-    t_all = time.monotonic()
-    for rel in files:
-        path = BENCH / rel
-        print(f"{rel}", flush=True)
-        res, report, size = certify(path, args.timeout)
-        for pr in res.programs:
-            rec = Record(pr.name, "original", "holds", pr.verdict, pr.time_s)
-            if pr.verdict == "proved":
-                rec.simulated = simulate_all(_program(path, pr.name), None, benchmark_inputs(rel), args.runs)
-                if rec.refuted:
-                    rec.problem = "proved, but the simulator refutes it"
-            records.append(rec)
-            show(rec)
-            if report is not None:
-                pc = next((p for p in report.programs if p.name.split(" (")[0] == pr.name), None)
-                if pc is not None:
-                    certs.append(
-                        {
-                            "file": rel,
-                            "program": pr.name,
-                            "prove_s": round(pr.time_s, 3),
-                            "check_s": round(pc.seconds, 3),
-                            "obligations": pc.obligations,
-                            "ok": pc.ok,
-                            "reason": pc.reason,
-                            "bytes": size,
-                        }
-                    )
-                    print(
-                        f"  certificate: {'OK' if pc.ok else 'REJECTED ' + pc.reason}, {pc.obligations} "
-                        f"obligations, check {pc.seconds:.2f} s vs prove {pr.time_s:.2f} s",
-                        flush=True,
-                    )
-                    if not pc.ok:
-                        rec.problem = "its own certificate was rejected: " + pc.reason
-            if pr.verdict != "proved":
-                continue
-            inputs = benchmark_inputs(rel)
-            for m in mutants(_program(path, pr.name), args.limit):
-                r = check_mutant(m, str(path), inputs, args.mutant_timeout, args.runs)
-                records.append(r)
-                show(r)
-    print("benchmarks/variants and the corpus's false siblings (false claims)", flush=True)
     # variants/nonterminating: false because some runs never end (the simulator cannot show it)
-    for rel in variant_files():
-        for r in variant_record(rel, args.mutant_timeout, args.runs):
+    variants = variant_files()
+    t_all = time.monotonic()
+    with make_executor(args) as ex:
+        # round 1: the originals and the hand-written variants; round 2: the mutants of what was proved
+        items = [(("file", i), (original, (rel, args.timeout, args.runs))) for i, rel in enumerate(files)]
+        items += [
+            (("variant", i), (variant_record, (rel, args.mutant_timeout, args.runs))) for i, rel in enumerate(variants)
+        ]
+        first = dict(ex.map(call, items))
+        todo = []
+        for i, rel in enumerate(files):
+            path = BENCH / rel
+            for name in first[("file", i)]["proved"]:
+                inputs = benchmark_inputs(rel)
+                for j, m in enumerate(mutants(program(path, name), args.limit)):
+                    todo.append(((i, name, j), (check_mutant, (m, str(path), inputs, args.mutant_timeout, args.runs))))
+        second = dict(ex.map(call, todo))
+    records, certs = [], []
+    for i, rel in enumerate(files):  # the order of one process, whatever the workers did
+        out = first[("file", i)]
+        print(rel)
+        for line in out["lines"]:
+            print(line)
+        records += out["records"]
+        certs += out["certs"]
+        for key, _job in todo:
+            if key[0] == i:
+                records.append(second[key])
+                print(record_line(second[key]))
+    print("benchmarks/variants and the corpus's false siblings (false claims)")
+    for i in range(len(variants)):
+        for r in first[("variant", i)]:
             records.append(r)
-            show(r)
+            print(record_line(r))
     total = time.monotonic() - t_all
     summary = summarize(records, certs, total, args)
     (Path(args.out) / "results.json").write_text(
@@ -127,12 +96,6 @@ def main(argv=None) -> int:
     (Path(args.out) / "results.md").write_text(markdown(summary, records, certs))
     print(json.dumps(summary, indent=1))
     return 1 if summary["soundness_problems"] else 0
-
-
-def _program(path: Path, name: str):
-    from lang.parser import parse_file
-
-    return parse_file(str(path)).program(name)
 
 
 def summarize(records, certs, total, args) -> dict:

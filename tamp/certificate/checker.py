@@ -72,9 +72,14 @@ def check_certificate(
     inputs: Optional[Dict[str, object]] = None,
     timeout_ms: int = 10000,
     deadline: Optional[float] = None,
+    executor=None,
 ) -> CheckReport:
     """Re-check every program proof in ``cert`` against ``src`` (parsed and type-checked) and
-    the claim given by ``bound`` / ``inputs`` (as on the ``tamp prove`` command line)."""
+    the claim given by ``bound`` / ``inputs`` (as on the ``tamp prove`` command line).
+
+    ``executor`` (a :class:`tamp.executor.Executor`): the proofs of the programs are
+    independent, and are then checked as its parallel jobs; the report is the same as one
+    after the other (the first failure in the certificate's order rejects)."""
     t0 = time.monotonic()
     results: List[ProgramCheck] = []
 
@@ -89,47 +94,98 @@ def check_certificate(
         )
     if not cert.programs and not cert.probability and not cert.concentration:
         return reject("the certificate contains no proof")
+    plan: List[tuple] = []  # (job, certificate part) in the order of the checks, or ("reject", reason)
     seen = set()
     for pc in cert.programs:
         if pc.name in seen:
-            return reject(f"program '{pc.name}' is certified twice")
+            plan.append(("reject", f"program '{pc.name}' is certified twice"))
+            break
         seen.add(pc.name)
-        prog = src.program(pc.name)
-        if prog is None:
-            return reject(f"program '{pc.name}' is not in {src.path}")
-        res = check_program(pc, src, prog, bound, inputs, timeout_ms, deadline)
-        results.append(res)
-        if not res.ok:
-            return reject(f"{pc.name}: {res.reason}")
-    if cert.concentration:  # failure bounds proved by concentration (see .conc_checker)
-        for cc in cert.concentration:
+        if src.program(pc.name) is None:
+            plan.append(("reject", f"program '{pc.name}' is not in {src.path}"))
+            break
+        plan.append((_program_job, pc))
+    if cert.concentration and (not plan or plan[-1][0] != "reject"):
+        for cc in cert.concentration:  # failure bounds proved by concentration (see .conc_checker)
             if cc.name in seen:
-                return reject(f"program '{cc.name}' is certified twice")
+                plan.append(("reject", f"program '{cc.name}' is certified twice"))
+                break
             seen.add(cc.name)
-            prog = src.program(cc.name)
-            if prog is None:
-                return reject(f"program '{cc.name}' is not in {src.path}")
-            res = check_conc(cc, src, prog, bound, inputs, timeout_ms, deadline)
-            results.append(res)
-            if not res.ok:
-                return reject(f"{cc.name}: {res.reason}")
-
+            if src.program(cc.name) is None:
+                plan.append(("reject", f"program '{cc.name}' is not in {src.path}"))
+                break
+            plan.append((_conc_job, cc))
     seen = set()
-    for pc in cert.probability:
+    for pc in cert.probability if not plan or plan[-1][0] != "reject" else ():
         if pc.name in seen:
-            return reject(f"the probability specification of '{pc.name}' is certified twice")
+            plan.append(("reject", f"the probability specification of '{pc.name}' is certified twice"))
+            break
         seen.add(pc.name)
-        prog = src.program(pc.name)
-        if prog is None:
-            return reject(f"program '{pc.name}' is not in {src.path}")
-        if deadline is not None and time.monotonic() > deadline:
-            return reject(f"{pc.name}: time limit reached before it was checked")
-        res = check_prob(pc, prog, inputs, timeout_ms, deadline)
-        res.name = f"{pc.name} (probability, {pc.verdict})"
+        if src.program(pc.name) is None:
+            plan.append(("reject", f"program '{pc.name}' is not in {src.path}"))
+            break
+        plan.append((_prob_job, pc))
+    for i, res in _run_plan(plan, src, bound, inputs, timeout_ms, deadline, executor):
+        job, part = plan[i]
+        if job == "reject":
+            return reject(part)
+        if res is None:
+            return reject(f"{part.name}: time limit reached before it was checked")
         results.append(res)
         if not res.ok:
-            return reject(f"{pc.name}: {res.reason}")
+            return reject(f"{part.name}: {res.reason}")
     return CheckReport(True, results, time.monotonic() - t0)
+
+
+def _run_plan(plan, src, bound, inputs, timeout_ms, deadline, executor):
+    """``(index, ProgramCheck or None)`` for the entries of ``plan`` in order (None: not checked
+    by the deadline; a ``reject`` entry's result is None). One after the other here, stopping
+    at the first failure, or all at once as jobs of ``executor``."""
+    jobs = [(i, (job, part)) for i, (job, part) in enumerate(plan) if job != "reject"]
+    if executor is None or len(jobs) < 2:
+        for i, (job, part) in enumerate(plan):
+            if job == "reject":
+                yield i, None
+                return
+            if job is _prob_job and deadline is not None and time.monotonic() > deadline:
+                yield i, None
+                return
+            res = job(part, src, bound, inputs, timeout_ms, deadline)
+            yield i, res
+            if not res.ok:
+                return
+        return
+    left = None if deadline is None else max(0.0, deadline - time.monotonic())
+    shared = executor.share(src)  # the parsed source file, sent once
+    got = dict(
+        executor.map(
+            _remote_job,
+            [(i, (job, part, shared, bound, inputs, timeout_ms, left)) for i, (job, part) in jobs],
+            deadline,
+        )
+    )
+    for i in range(len(plan)):
+        yield i, got.get(i)
+
+
+def _remote_job(job, part, src, bound, inputs, timeout_ms, seconds):
+    """A check as a job of :mod:`tamp.executor`: the time left travels as seconds (a deadline
+    is a reading of this machine's clock)."""
+    return job(part, src, bound, inputs, timeout_ms, None if seconds is None else time.monotonic() + seconds)
+
+
+def _program_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    return check_program(pc, src, src.program(pc.name), bound, inputs, timeout_ms, deadline)
+
+
+def _conc_job(cc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    return check_conc(cc, src, src.program(cc.name), bound, inputs, timeout_ms, deadline)
+
+
+def _prob_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    res = check_prob(pc, src.program(pc.name), inputs, timeout_ms, deadline)
+    res.name = f"{pc.name} (probability, {pc.verdict})"
+    return res
 
 
 def check_program(

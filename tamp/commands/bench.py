@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from tamp.executor import ExecutorError
+from tamp.executor import ENV_SCHEDULER, ExecutorError
 
 from .console import FileStream
 from .options import add_executor_arguments, make_executor, output_file, seconds
@@ -63,11 +63,13 @@ def expectations(text: str) -> dict:
 
 
 def run_one(path: Path, timeout: float) -> list:
-    """Prove one file in a child process; one row per program."""
+    """Prove one file in a child process; one row per program. The child's engines run in it
+    (``--workers 1``, no scheduler from the environment): the files are the parallel jobs."""
     t0 = time.monotonic()
-    cmd = [sys.executable, "-m", "tamp", "prove", str(path), "--json", "--timeout", str(timeout)]
+    cmd = [sys.executable, "-m", "tamp", "prove", str(path), "--json", "--timeout", str(timeout), "--workers", "1"]
+    env = {k: v for k, v in os.environ.items() if k != ENV_SCHEDULER}
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 30)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 30, env=env)
     except subprocess.TimeoutExpired:
         return [
             {

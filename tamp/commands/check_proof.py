@@ -11,7 +11,7 @@ from lang.errors import TampError
 from lang.loader import load, read_bytes
 
 from .common import checked_bound, checked_inputs, emit_json
-from .options import add_input_argument, positive_int, seconds
+from .options import add_executor_arguments, add_input_argument, make_executor, positive_int, seconds
 
 NAME = "check-proof"
 HELP = "re-check a proof certificate (written by `tamp prove --certificate`) against its source file"
@@ -36,6 +36,7 @@ def add_arguments(p):
         help="time limit per obligation, in milliseconds (default 10000)",
     )
     p.add_argument("--verbose", action="store_true", help="list every obligation with its time")
+    add_executor_arguments(p, default_workers=1)
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -57,7 +58,9 @@ def run(args) -> int:
     bound = checked_bound(list(src.programs), args.bound)
     axioms.all_families()  # load the axiom library (scipy) before the clock starts
     deadline = time.monotonic() + args.timeout if args.timeout else None
-    report = check_certificate(cert, src, raw, bound, inputs, max(args.solver_timeout, 1), deadline)
+    with make_executor(args) as ex:  # the programs' proofs are its jobs
+        jobs = ex if ex.parallel else None
+        report = check_certificate(cert, src, raw, bound, inputs, max(args.solver_timeout, 1), deadline, jobs)
     if args.json:
         emit_json(
             {

@@ -7,7 +7,7 @@ from lang.errors import TampError
 
 from ..results import FileResult
 from .common import add_file_arguments, checked_inputs, emit_json, load_programs
-from .options import seconds
+from .options import add_executor_arguments, make_executor, seconds
 
 NAME = "prob"
 HELP = "compute P(...) terms (exactly or as certified intervals) and decide probability specifications"
@@ -18,6 +18,7 @@ def add_arguments(p):
     p.add_argument(
         "--timeout", metavar="S", type=seconds, default=60.0, help="time limit per program, in seconds (default 60)"
     )
+    add_executor_arguments(p, default_workers=1)
 
 
 def run(args) -> int:
@@ -33,9 +34,14 @@ def run(args) -> int:
             + ("program " + args.program if args.program else "this file"),
             args.file,
         )
-    results = [
-        decide_program(p, inputs=inputs or None, timeout=args.timeout, path=src.path, source=src.text) for p in chosen
-    ]
+    with make_executor(args) as ex:  # the exact cell integrals are its jobs
+        jobs = ex if ex.parallel else None
+        results = [
+            decide_program(
+                p, inputs=inputs or None, timeout=args.timeout, path=src.path, source=src.text, executor=jobs
+            )
+            for p in chosen
+        ]
     fr = FileResult(src.path, results)
     if args.json:
         emit_json(fr.to_json())

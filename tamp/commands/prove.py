@@ -15,7 +15,15 @@ from ..progress import for_terminal
 from ..report.text import count, program_lines, summary_line
 from .common import emit_json
 from .console import Printer
-from .options import add_input_argument, output_dir, output_file, seconds
+from .options import (
+    add_executor_arguments,
+    add_input_argument,
+    make_executor,
+    nonneg_int,
+    output_dir,
+    output_file,
+    seconds,
+)
 
 NAME = "prove"
 HELP = "prove that each program violates its postcondition with probability at most its bound"
@@ -65,6 +73,7 @@ def add_arguments(p):
         help="write a self-contained HTML report: source, verdicts, "
         "axioms, failure automata, statistics (open it in a browser)",
     )
+    add_executor_arguments(p, default_workers=0, kind=nonneg_int)
 
 
 def _write_report(args, result) -> None:
@@ -87,26 +96,30 @@ def _write_report(args, result) -> None:
         print(f"report: written to {args.report}")
 
 
-def write_dot(results, out_dir: str) -> list:
+def dot_texts(results) -> dict:
+    """Each failure-bound result's automata as graphviz text, by file stem."""
+    return {stem: text for r in results for part in r.parts for stem, text in part.to_dot().items()}
+
+
+def write_dot(results, out_dir: str, texts=None) -> list:
     """Write each failure-bound result's automata as ``.dot`` (and ``.svg`` when graphviz's
-    ``dot`` binary is installed). Returns the files written."""
+    ``dot`` binary is installed); ``texts``: those of :func:`dot_texts`, made elsewhere. Returns
+    the files written."""
     os.makedirs(out_dir, exist_ok=True)  # its parent exists (checked by options.output_dir)
     written = []
-    for r in results:
-        for part in r.parts:
-            for stem, text in part.to_dot().items():
-                path = os.path.join(out_dir, f"{stem}.dot")
-                with open(path, "w") as fh:
-                    fh.write(text)
-                written.append(path)
-                if shutil.which("dot"):
-                    subprocess.run(
-                        ["dot", "-Tsvg", path, "-o", path[:-4] + ".svg"],
-                        check=False,
-                        stdout=subprocess.DEVNULL,
-                        stderr=subprocess.DEVNULL,
-                    )
-                    written.append(path[:-4] + ".svg")
+    for stem, text in (dot_texts(results) if texts is None else texts).items():
+        path = os.path.join(out_dir, f"{stem}.dot")
+        with open(path, "w") as fh:
+            fh.write(text)
+        written.append(path)
+        if shutil.which("dot"):
+            subprocess.run(
+                ["dot", "-Tsvg", path, "-o", path[:-4] + ".svg"],
+                check=False,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            written.append(path[:-4] + ".svg")
     return written
 
 
@@ -138,29 +151,52 @@ def run(args) -> int:
         for opt in ("certificate", "report"):
             if getattr(args, opt, None):
                 raise TampError(f"--{opt} takes one file (got {len(files)}); run tamp prove once per file", f"--{opt}")
-    if len(files) == 1:
-        args.file = files[0]
-        return _run_one(args, Printer())
+    with make_executor(args) as ex:
+        # --workers 0 (the default) leaves the engines their own choice; anything else is used
+        jobs = ex if args.workers != 0 or ex.scheduler else None
+        if len(files) == 1:
+            args.file = files[0]
+            return _run_one(args, Printer(), executor=jobs)
+        return _run_many(args, files, jobs)
+
+
+def _run_many(args, files, jobs) -> int:
+    """Several files: each one a job of the executor when it runs jobs in parallel (the engines
+    inside a job then run in their worker), else one after the other here; the output keeps the
+    order of the files either way."""
     printer = Printer()
     t0 = time.monotonic()
     codes: list[int] = []
     verdicts: list[str] = []
     jsons: list[dict] = []
     errors = 0
-    for f in files:
-        args.file = f
-        try:
-            code, result = _run_one(args, printer, summary=False)
-        except TampError as exc:  # this file cannot be checked: say so, go on with the others
-            if exc.path == "<string>":
-                exc.path = f
-            print(str(exc), file=sys.stderr)
+    opts = {
+        "bound": args.bound,
+        "timeout": args.timeout,
+        "program": args.program,
+        "infer": getattr(args, "infer", False),
+        "inputs": args.input,
+        "verbose": args.verbose,
+        "dot": bool(args.dot),
+        "text": not args.json and not args.quiet,
+        "in_worker": jobs is not None and jobs.parallel,
+    }
+    if opts["in_worker"]:
+        outcomes = jobs.map(prove_file, [(i, (f, opts)) for i, f in enumerate(files)])
+    else:
+        outcomes = _one_by_one(files, opts, jobs, args.json)
+    for out in in_order(outcomes, len(files)):
+        if out["error"] is not None:  # this file cannot be checked: say so, go on with the others
+            print(out["error"], file=sys.stderr)
             codes.append(2)
             errors += 1
             continue
-        codes.append(code)
-        verdicts.extend(r.verdict for r in result.programs)
-        jsons.append(result.to_json())
+        codes.append(out["code"])
+        verdicts.extend(out["verdicts"])
+        jsons.append(out["json"])
+        if args.dot:
+            _report_dot(args, write_dot([], args.dot, out["dot"]))
+        printer.print(out["lines"])
     if args.json:
         emit_json(jsons)
     elif not args.quiet:
@@ -168,7 +204,77 @@ def run(args) -> int:
     return max(codes, key=_WORST.index)
 
 
-def _run_one(args, printer, summary=True):
+def _one_by_one(files, opts, jobs, json_output):
+    """The files proved here, one after the other, with the status line on a terminal."""
+    for i, f in enumerate(files):
+        progress = for_terminal(json_output)
+        try:
+            yield i, prove_file(f, opts, jobs, progress)
+        finally:
+            if progress is not None:
+                progress.close()
+
+
+def in_order(outcomes, n: int):
+    """The values of ``(index, value)`` pairs that arrive in any order, in index order, each as
+    soon as those before it are there."""
+    waiting: dict = {}
+    nxt = 0
+    for i, value in outcomes:
+        waiting[i] = value
+        while nxt in waiting:
+            yield waiting.pop(nxt)
+            nxt += 1
+    if nxt < n:
+        raise RuntimeError(f"{n - nxt} of {n} files came back without an answer")
+
+
+def prove_file(path: str, opts: dict, executor=None, progress=None) -> dict:
+    """One file of a several-file ``tamp prove``, as plain data (a job of :mod:`tamp.executor`):
+    its exit status, verdicts, JSON, text lines and automata, or the message of its input error.
+    In a worker (``opts["in_worker"]``) the engines' own jobs run in that worker."""
+    from tamp.api import prove
+    from tamp.executor import in_process
+
+    if opts["in_worker"]:
+        executor = in_process()
+    try:
+        result = prove(
+            path,
+            bound=opts["bound"],
+            timeout=opts["timeout"],
+            program=opts["program"],
+            infer=opts["infer"],
+            inputs=opts["inputs"],
+            executor=executor,
+            progress=progress,
+        )
+    except TampError as exc:
+        if exc.path == "<string>":
+            exc.path = path
+        return {"error": str(exc)}
+    lines = []
+    if opts["text"]:
+        lines = [line for r in result.programs for line in program_lines(r, result.file, opts["verbose"])]
+    return {
+        "error": None,
+        "code": result.exit_code(),
+        "verdicts": [r.verdict for r in result.programs],
+        "json": result.to_json(),
+        "lines": lines,
+        "dot": dot_texts(result.programs) if opts["dot"] else {},
+    }
+
+
+def _report_dot(args, files) -> None:
+    if not args.json and not args.quiet:
+        if files and not shutil.which("dot"):
+            print(f"wrote {len(files)} .dot file(s) to {args.dot}; render with: dot -Tsvg FILE.dot -o FILE.svg")
+        elif files:
+            print(f"wrote {len(files)} file(s) to {args.dot}")
+
+
+def _run_one(args, printer, summary=True, executor=None):
     """Prove one file and print its lines; the exit status (and, when ``summary`` is off, the
     result too: several files share one summary line)."""
     # deferred on purpose: loaded only when this command runs (CLI start-up)
@@ -185,17 +291,13 @@ def _run_one(args, printer, summary=True):
             infer=getattr(args, "infer", False),
             inputs=inputs,
             progress=progress,
+            executor=executor,
         )
     finally:
         if progress is not None:
             progress.close()
     if args.dot:
-        files = write_dot(result.programs, args.dot)
-        if not args.json and not args.quiet:
-            if files and not shutil.which("dot"):
-                print(f"wrote {len(files)} .dot file(s) to {args.dot}; render with: dot -Tsvg FILE.dot -o FILE.svg")
-            elif files:
-                print(f"wrote {len(files)} file(s) to {args.dot}")
+        _report_dot(args, write_dot(result.programs, args.dot))
     if getattr(args, "certificate", None):
         _write_certificate(args, result, inputs)
     if getattr(args, "report", None):

@@ -28,7 +28,7 @@ from .independence import independent
 from .mass import Node
 from .paths import Executor
 from .result import ClauseReport, ProbResult, TermReport
-from .terms import CellMasses, Term, make_term
+from .terms import CellMasses, Term, TermCells, make_term, term_cells
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -140,7 +140,7 @@ class SpecEval:
 class Problem:
     """A program's terms, shared cell bounds, and the refinement loop."""
 
-    def __init__(self, prog: A.Program, inputs, path, source, deadline, clauses: List[A.Expr]):
+    def __init__(self, prog: A.Program, inputs, path, source, deadline, clauses: List[A.Expr], jobs=None):
         self.prog = prog
         self.file, self.source = path, source
         self.deadline = deadline
@@ -148,11 +148,16 @@ class Problem:
         self.paths = self.ex.run()
         self.masses = CellMasses(self.ex, deadline)
         self.clauses = clauses
-        self.terms: Dict[A.Prob, Term] = {}
+        cells: Dict[A.Prob, TermCells] = {}
         for c in clauses:
             for p in prob_terms(c):
-                if p not in self.terms:
-                    self.terms[p] = make_term(self.ex, self.masses, self.paths, p, expr_text(p))
+                if p not in cells:
+                    cells[p] = term_cells(self.ex, self.masses, self.paths, p)
+        if jobs is not None:  # the exact cell integrals as parallel jobs (tamp.executor)
+            self.masses.prefetch((k for _, hit, miss in cells.values() for _, k in hit + miss), jobs)
+        self.terms: Dict[A.Prob, Term] = {
+            p: make_term(self.ex, self.masses, self.paths, p, expr_text(p), cs) for p, cs in cells.items()
+        }
         self._nodes = self._collect_nodes()
 
     def _collect_nodes(self) -> List[Node]:
@@ -212,9 +217,11 @@ def decide_program(
     timeout: Optional[float] = None,
     path: str = "<string>",
     source: Optional[str] = None,
+    executor=None,
 ) -> ProbResult:
     """Decide every probability ``ensures`` clause of ``program`` (closed: no parameters, or all
-    fixed by ``inputs``). Verdict ``proved`` when every clause holds for all values in the
+    fixed by ``inputs``). ``executor`` (a :class:`tamp.executor.Executor`): where the exact cell
+    integrals run as parallel jobs (default: one after the other, in this process). Verdict ``proved`` when every clause holds for all values in the
     certified intervals, ``violated`` when one fails for all of them, else ``unknown`` (time
     limit, or intervals that cannot be separated, e.g. an exact tie)."""
     t0 = time.monotonic()
@@ -232,7 +239,7 @@ def decide_program(
         )
     message = ""
     try:
-        prob = Problem(program, inputs, path, source, deadline, clauses)
+        prob = Problem(program, inputs, path, source, deadline, clauses, executor)
     except TimeoutError:
         return ProbResult(
             program.name,

@@ -30,6 +30,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import time
 from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -158,51 +159,12 @@ def build(
 
     ``cache`` (a dict) shares the nodes of identical components between calls, so
     cells that differ only in discrete choices refine one bound together."""
-    trunc = [_clip(t, d.support()) for t, d in zip(trunc, dists)]
-    multi: List[Con] = []
-    for coef, rhs in cons:
-        coef = {i: c for i, c in coef.items() if c != 0}
-        if not coef:
-            if rhs < 0:
-                return Const(Interval.point(0))
-            continue
-        if len(coef) == 1:
-            ((i, c),) = coef.items()
-            b = rhs / c
-            lo, hi = trunc[i]
-            trunc[i] = (lo, b if hi is None else min(hi, b)) if c > 0 else (b if lo is None else max(lo, b), hi)
-            continue
-        multi.append((coef, rhs))
-    for lo, hi in trunc:
-        if lo is not None and hi is not None and lo >= hi:
-            return Const(Interval.point(0))
-    kept = []
-    for coef, rhs in multi:
-        lo, hi = _range(coef, trunc)
-        if hi is not None and hi <= rhs:
-            continue
-        if lo is not None and lo >= rhs:
-            return Const(Interval.point(0))
-        kept.append((coef, rhs))
-    # components by shared variables
-    group_of = {v: gi for gi, g in enumerate(linked_groups(coef for coef, _ in kept)) for v in g}
-    in_con = {v for coef, _ in kept for v in coef}
+    parts = _decompose(dists, trunc, cons, transformed)
+    if parts is None:
+        return Const(Interval.point(0))
+    exact, comps = parts
     factors: List[Node] = []
-    exact = Interval.point(1)
-    for i, d in enumerate(dists):
-        if i not in in_con and trunc[i] != d.support():
-            m = d.mass(*trunc[i])
-            exact = exact * m
-    groups: Dict[int, List[Con]] = {}
-    for con in kept:
-        groups.setdefault(group_of[next(iter(con[0]))], []).append(con)
-    for g in groups.values():
-        vs = sorted({v for coef, _ in g for v in coef})
-        loc = {v: k for k, v in enumerate(vs)}
-        sub_d = [dists[v] for v in vs]
-        sub_t = [trunc[v] for v in vs]
-        sub_c = [({loc[v]: c for v, c in coef.items()}, rhs) for coef, rhs in g]
-        key = (tuple(sub_d), tuple(sub_t), tuple(sorted((tuple(sorted(c.items())), r) for c, r in sub_c)), transformed)
+    for key, sub_d, sub_t, sub_c in comps:
         node = cache.get(key) if cache is not None else None
         if node is None:
             node = _component(sub_d, sub_t, sub_c, transformed, deadline)
@@ -216,27 +178,101 @@ def build(
     return Product(factors)
 
 
+Component = Tuple[tuple, List[Dist], List[Bound], List[Con]]  # cache key, densities, box, constraints
+
+
+def _decompose(
+    dists: Sequence[Dist], trunc: Sequence[Bound], cons: Sequence[Con], transformed: bool
+) -> Optional[Tuple[Interval, List[Component]]]:
+    """Steps 1 and 2 of the module docstring: the exactly known factor and the independent
+    components of the cell, or None when the cell is empty."""
+    trunc = [_clip(t, d.support()) for t, d in zip(trunc, dists)]
+    multi: List[Con] = []
+    for coef, rhs in cons:
+        coef = {i: c for i, c in coef.items() if c != 0}
+        if not coef:
+            if rhs < 0:
+                return None
+            continue
+        if len(coef) == 1:
+            ((i, c),) = coef.items()
+            b = rhs / c
+            lo, hi = trunc[i]
+            trunc[i] = (lo, b if hi is None else min(hi, b)) if c > 0 else (b if lo is None else max(lo, b), hi)
+            continue
+        multi.append((coef, rhs))
+    for lo, hi in trunc:
+        if lo is not None and hi is not None and lo >= hi:
+            return None
+    kept = []
+    for coef, rhs in multi:
+        lo, hi = _range(coef, trunc)
+        if hi is not None and hi <= rhs:
+            continue
+        if lo is not None and lo >= rhs:
+            return None
+        kept.append((coef, rhs))
+    # components by shared variables
+    group_of = {v: gi for gi, g in enumerate(linked_groups(coef for coef, _ in kept)) for v in g}
+    in_con = {v for coef, _ in kept for v in coef}
+    exact = Interval.point(1)
+    for i, d in enumerate(dists):
+        if i not in in_con and trunc[i] != d.support():
+            m = d.mass(*trunc[i])
+            exact = exact * m
+    groups: Dict[int, List[Con]] = {}
+    for con in kept:
+        groups.setdefault(group_of[next(iter(con[0]))], []).append(con)
+    comps: List[Component] = []
+    for g in groups.values():
+        vs = sorted({v for coef, _ in g for v in coef})
+        loc = {v: k for k, v in enumerate(vs)}
+        sub_d = [dists[v] for v in vs]
+        sub_t = [trunc[v] for v in vs]
+        sub_c = [({loc[v]: c for v, c in coef.items()}, rhs) for coef, rhs in g]
+        key = (tuple(sub_d), tuple(sub_t), tuple(sorted((tuple(sorted(c.items())), r) for c, r in sub_c)), transformed)
+        comps.append((key, sub_d, sub_t, sub_c))
+    return exact, comps
+
+
+def exact_components(dists: Sequence[Dist], trunc: Sequence[Bound], cons: Sequence[Con]) -> List[Component]:
+    """The components of a cell that :func:`build` integrates exactly (polynomial densities):
+    independent jobs, each :func:`exact_mass` of one; their results go into ``build``'s cache
+    with :func:`exact_node`, which then uses them instead of integrating again."""
+    parts = _decompose(dists, trunc, cons, False)
+    return [] if parts is None else [c for c in parts[1] if all(d.is_poly for d in c[1])]
+
+
+def exact_mass(dists, trunc, cons, seconds: Optional[float]) -> Optional[Fraction]:
+    """A polynomial component's exact mass (None when it cannot be integrated in ``seconds``):
+    a pure job on plain data (exact rationals), for :mod:`tamp.executor`."""
+    deadline = None if seconds is None else time.monotonic() + seconds
+    return _exact_value(dists, trunc, cons, deadline)
+
+
+def exact_node(dists, trunc, cons, value: Optional[Fraction]) -> Node:
+    """The node :func:`build` makes for a polynomial component whose :func:`exact_mass` is ``value``."""
+    return SplitNode(dists, trunc, cons) if value is None else Const(Interval.point(value))
+
+
 def _component(dists, trunc, cons, transformed, deadline) -> Node:
     if all(d.is_poly for d in dists):
-        node = _exact_poly(dists, trunc, cons, deadline)
-        if node is not None:
-            return node
+        return exact_node(dists, trunc, cons, _exact_value(dists, trunc, cons, deadline))
     if all(d.is_gauss for d in dists) and not transformed:
         return _ldl(dists, trunc, cons, deadline)
     return SplitNode(dists, trunc, cons)
 
 
-def _exact_poly(dists, trunc, cons, deadline) -> Optional[Node]:
+def _exact_value(dists, trunc, cons, deadline) -> Optional[Fraction]:
     """Exact integral of the product density over the polytope, or None (wmi missing/time out)."""
     n = len(dists)
     dens, rows = polytope_problem(
         [d.coeffs for d in dists], trunc, [(tuple(coef.get(i, ZERO) for i in range(n)), rhs) for coef, rhs in cons]
     )
     try:
-        v = integrate_polytope(dens, rows, n, deadline=deadline)
+        return integrate_polytope(dens, rows, n, deadline=deadline)
     except (TimeoutError, ValueError, ArithmeticError):
         return None
-    return Const(Interval.point(v))
 
 
 def _ldl(dists, trunc, cons, deadline) -> Node:

@@ -11,15 +11,18 @@ intersected.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Optional
+from typing import Dict, Iterable, List, Optional, Tuple
 
 from lang import ast as A
 from lang.errors import TampError, error_at
 from tamp.core.interval import Interval
+from tamp.executor import Executor as JobExecutor
+from tamp.executor import run_all
 
-from .mass import Const, Node, build
+from .mass import Const, Node, build, exact_components, exact_mass, exact_node
 from .paths import Executor, Path
 from .symbolic import And, Lit, Not, Or, f_and, f_not
 
@@ -50,6 +53,9 @@ class MassSum:
         return Interval(lo, hi + self.lost)
 
 
+Cell = Tuple[Interval, Optional[tuple]]  # a cell's weight and its key in CellMasses (None: mass 1)
+
+
 class CellMasses:
     """Turns a path's continuous constraints into a (shared, cached) mass node."""
 
@@ -59,23 +65,57 @@ class CellMasses:
         self.cells: Dict[tuple, Node] = {}
         self.components: Dict[tuple, Node] = {}
 
-    def node(self, p: Path) -> Node:
+    def key(self, p: Path) -> Optional[tuple]:
+        """The cell of a path's continuous constraints (None when it has none: mass 1)."""
         reg = self.ex.reg
         used = {v for aff in p.cons for v, _ in aff.terms}
         used |= {v for v, b in p.bounds.items() if b != reg.support(v)}
         if not used:
-            return ONE_NODE
+            return None
         vs = sorted(used)
         trunc = tuple(p.bounds.get(v, reg.support(v)) for v in vs)
         cons = tuple(sorted((aff.terms, aff.const) for aff in p.cons))
-        key = (tuple(vs), trunc, cons)
+        return (tuple(vs), trunc, cons)
+
+    def _problem(self, key: tuple):
+        vs, trunc, cons = key
+        loc = {v: i for i, v in enumerate(vs)}
+        dists = [self.ex.reg.dists[v] for v in vs]
+        lin = [({loc[v]: c for v, c in terms}, -const) for terms, const in cons]
+        return dists, list(trunc), lin
+
+    def node(self, p: Path) -> Node:
+        return self.node_at(self.key(p))
+
+    def node_at(self, key: Optional[tuple]) -> Node:
+        if key is None:
+            return ONE_NODE
         n = self.cells.get(key)
         if n is None:
-            loc = {v: i for i, v in enumerate(vs)}
-            dists = [reg.dists[v] for v in vs]
-            lin = [({loc[v]: c for v, c in terms}, -const) for terms, const in cons]
-            n = self.cells[key] = build(dists, list(trunc), lin, deadline=self.deadline, cache=self.components)
+            dists, trunc, lin = self._problem(key)
+            n = self.cells[key] = build(dists, trunc, lin, deadline=self.deadline, cache=self.components)
         return n
+
+    def prefetch(self, keys: Iterable[Optional[tuple]], jobs: JobExecutor) -> None:
+        """Integrate the polynomial components of these cells exactly, as independent jobs of
+        ``jobs`` (:mod:`tamp.executor`); :meth:`node_at` then finds them in the cache. The
+        values are exact, so the nodes are the same whoever computes them."""
+        todo: Dict[tuple, tuple] = {}
+        for key in keys:
+            if key is None or key in self.cells:
+                continue
+            for ckey, d, t, c in exact_components(*self._problem(key)):
+                if ckey not in self.components and ckey not in todo:
+                    todo[ckey] = (d, t, c)
+        if not todo:
+            return
+        seconds = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+        order = list(todo)
+        got = run_all(jobs, exact_mass, [(i, (*todo[k], seconds)) for i, k in enumerate(order)], self.deadline)
+        for i, k in enumerate(order):
+            if i in got:  # the others (out of time) are built as usual
+                d, t, c = todo[k]
+                self.components[k] = exact_node(d, t, c, got[i])
 
 
 @dataclass
@@ -107,9 +147,14 @@ def _as_bool(ex: Executor, v, node):
     raise error_at(TampError, "the event of P(...) must be a condition (true/false)", node.pos, ex.file, ex.source)
 
 
-def make_term(ex: Executor, masses: CellMasses, paths: List[Path], prob: A.Prob, text: str) -> Term:
+TermCells = Tuple[Fraction, List[Cell], List[Cell]]  # mass lost so far, the hit cells, the miss cells
+
+
+def term_cells(ex: Executor, masses: CellMasses, paths: List[Path], prob: A.Prob) -> TermCells:
     """Split every final path into the cells of the term's hit and miss events."""
-    hit, miss = MassSum(ex.lost), MassSum(ex.lost)
+    lost = ex.lost
+    hit: List[Cell] = []
+    miss: List[Cell] = []
     for p in paths:
         givens = [(p, True)] if prob.given is None else ex.ev(prob.given, p)
         for q, g in givens:
@@ -117,8 +162,26 @@ def make_term(ex: Executor, masses: CellMasses, paths: List[Path], prob: A.Prob,
             for r, e in ex.ev(prob.event, q):
                 e = _as_bool(ex, e, prob.event)
                 for c in ex.assume(r, f_and(g, e)):
-                    hit.add(c.weight, masses.node(c))
+                    hit.append((c.weight, masses.key(c)))
                 for c in ex.assume(r, f_and(g, f_not(e))):
-                    miss.add(c.weight, masses.node(c))
+                    miss.append((c.weight, masses.key(c)))
+    return lost, hit, miss
+
+
+def make_term(
+    ex: Executor,
+    masses: CellMasses,
+    paths: List[Path],
+    prob: A.Prob,
+    text: str,
+    cells: Optional[TermCells] = None,
+) -> Term:
+    """The term's hit and miss masses over its cells (``cells``: from :func:`term_cells`)."""
+    lost, hit_cells, miss_cells = cells if cells is not None else term_cells(ex, masses, paths, prob)
+    hit, miss = MassSum(lost), MassSum(lost)
+    for w, k in hit_cells:
+        hit.add(w, masses.node_at(k))
+    for w, k in miss_cells:
+        miss.add(w, masses.node_at(k))
     direct = prob.given is None and not ex.has_assume
     return Term(prob, text, hit, miss, direct)

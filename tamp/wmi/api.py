@@ -52,7 +52,7 @@ def _to_fraction(x) -> Fraction:
     return x if isinstance(x, Fraction) else Fraction(x)
 
 
-def wmi(formula, weight, domain: Dict, timeout: Optional[float] = None) -> WMIResult:
+def wmi(formula, weight, domain: Dict, timeout: Optional[float] = None, jobs=None) -> WMIResult:
     """Exact weighted model integral of ``weight`` over ``formula``.
 
     ``formula`` is a pysmt Boolean formula (LRA atoms and Boolean variables),
@@ -60,12 +60,14 @@ def wmi(formula, weight, domain: Dict, timeout: Optional[float] = None) -> WMIRe
     conditions), ``domain`` maps each real symbol to its bounds ``(lo, hi)``;
     Boolean symbols may also be listed (value ``None``) — every Boolean symbol
     of the formula, the weight or the domain is summed over.  Raises
-    :class:`WMITimeout` (a ``TimeoutError``) after ``timeout`` seconds.
+    :class:`WMITimeout` (a ``TimeoutError``) after ``timeout`` seconds. ``jobs`` (a
+    :class:`tamp.executor.Executor`): where the cells' integrals run, in parallel (default: in
+    this process, one after the other); the value is the same exact sum.
     """
-    return _wmi(formula, weight, domain, timeout)
+    return _wmi(formula, weight, domain, timeout, jobs=jobs)
 
 
-def _wmi(formula, weight, domain, timeout=None, integrator=None) -> WMIResult:
+def _wmi(formula, weight, domain, timeout=None, integrator=None, jobs=None) -> WMIResult:
     """:func:`wmi` with a replaceable polytope integrator (for cross-checks)."""
     t0 = time.monotonic()
     deadline = None if timeout is None else t0 + timeout
@@ -104,7 +106,7 @@ def _wmi(formula, weight, domain, timeout=None, integrator=None) -> WMIResult:
 
     w2 = weight_map(w, project)
     atoms2 = [Atom(tuple(a.coeffs[i] for i in keep), a.rhs) for a in comp.atoms]
-    enum = CellEnumerator(len(keep), [bounds[i] for i in keep], atoms2, n_bools, deadline, integrator)
+    enum = CellEnumerator(len(keep), [bounds[i] for i in keep], atoms2, n_bools, deadline, integrator, jobs)
     value = enum.run(phi, w2)
     return WMIResult(value, enum.cells, time.monotonic() - t0)
 

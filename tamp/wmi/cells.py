@@ -39,9 +39,20 @@ class WMITimeout(TimeoutError):
 
 class CellEnumerator:
     def __init__(
-        self, n: int, bounds, atoms: List[Atom], n_bools: int, deadline: Optional[float] = None, integrator=None
+        self,
+        n: int,
+        bounds,
+        atoms: List[Atom],
+        n_bools: int,
+        deadline: Optional[float] = None,
+        integrator=None,
+        jobs=None,
     ):
         self.n = n
+        # jobs: a tamp.executor.Executor; the cells' integrals are then its jobs (in parallel,
+        # while the enumeration goes on), summed in the cells' order once all are back
+        self.jobs = jobs
+        self._pending = 0
         # integrator(poly, rows, n) -> Fraction; default: the vertex-cone method
         self.integrator = integrator
         self.bounds = bounds
@@ -128,8 +139,25 @@ class CellEnumerator:
     def run(self, phi, w) -> Fraction:
         if self.solver.check() != z3.sat:
             return Fraction(0)
-        self._rec(phi, w, [])
+        try:
+            self._rec(phi, w, [])
+        except WMITimeout:
+            if self.jobs is not None:
+                self.jobs.cancel()
+            raise
+        if self.jobs is not None and self._pending:
+            self._gather()
         return self.total()
+
+    def _gather(self) -> None:
+        """The integrals of the cells sent to ``jobs``, in the cells' order (the sum is exact, so
+        the order only keeps the partial sums of a timeout reproducible)."""
+        got: Dict[int, Optional[Fraction]] = dict(self.jobs.as_completed(self.deadline))
+        done = [got.get(i) for i in range(self._pending)]
+        self.values.extend(v for v in done if v is not None)
+        missing = sum(v is None for v in done)
+        if missing:
+            raise WMITimeout("time limit reached", self.cells - missing, self.total())
 
     def total(self) -> Fraction:
         """Exact sum of the cell integrals computed so far."""
@@ -215,7 +243,22 @@ class CellEnumerator:
         if self.integrator is not None:
             self.values.append(self.integrator(f, [(a, b, False) for a, b in rows], self.n))
             return
+        if self.jobs is not None:
+            seconds = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+            self.jobs.submit(self._pending, integrate_cell, f, rows, self.n, point, seconds)
+            self._pending += 1
+            return
         try:
             self.values.append(_integrate_rows(f, rows, self.n, point, self.deadline))
         except _Deadline:
             raise WMITimeout("time limit reached", self.cells - 1, self.total()) from None
+
+
+def integrate_cell(f: Poly, rows, n: int, point, seconds: Optional[float]) -> Optional[Fraction]:
+    """One cell's exact integral (None when it takes more than ``seconds``): a pure job on plain
+    data (exact rationals, a polynomial), for :mod:`tamp.executor`."""
+    deadline = None if seconds is None else time.monotonic() + seconds
+    try:
+        return _integrate_rows(f, rows, n, point, deadline)
+    except _Deadline:
+        return None

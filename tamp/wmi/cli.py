@@ -33,8 +33,9 @@ def _exact(v: Fraction) -> str:
     return _digits(v.numerator) if v.denominator == 1 else _ratio(v)
 
 
-def run(path: str, as_json: bool, timeout: Optional[float]) -> int:
-    """Compute Z (and the queries' probabilities) of a JSON problem.
+def run(path: str, as_json: bool, timeout: Optional[float], jobs=None) -> int:
+    """Compute Z (and the queries' probabilities) of a JSON problem; ``jobs`` (a
+    :class:`tamp.executor.Executor`) integrates the cells in parallel.
 
     Returns 0 on success, 1 on timeout (after saying how far it got), 2 on a
     malformed problem (one line ``PATH: error: …`` on stderr)."""
@@ -52,12 +53,12 @@ def run(path: str, as_json: bool, timeout: Optional[float]) -> int:
     stage = "Z"
     cells = 0
     try:
-        z = wmi(prob.formula, prob.weight, prob.domain, timeout=remaining())
+        z = wmi(prob.formula, prob.weight, prob.domain, timeout=remaining(), jobs=jobs)
         cells = z.cells
         queries = []
         for i, q in enumerate(prob.queries):
             stage = f"query {i}"
-            zq = wmi(And(q, prob.formula), prob.weight, prob.domain, timeout=remaining())
+            zq = wmi(And(q, prob.formula), prob.weight, prob.domain, timeout=remaining(), jobs=jobs)
             cells += zq.cells
             p = zq.value / z.value if z.value != 0 else None
             queries.append((i, p))

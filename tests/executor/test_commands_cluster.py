@@ -43,8 +43,28 @@ def test_fairness_on_cluster(address):
     assert json.loads(p.stdout)["programs"][0]["verdict"] == "proved"
 
 
+def test_prove_several_files_on_cluster_same_results(address):
+    files = [
+        str(ROOT / "benchmarks" / "illustrative" / "ex1.prob"),
+        str(ROOT / "benchmarks" / "wmi" / "prop_parity.prob"),
+    ]
+    one = tamp("prove", *files, "--jobs", "1", "--json")
+    two = tamp("prove", *files, "--scheduler", address, "--json")
+    assert one.returncode == two.returncode == 0, (one.stderr, two.stderr)
+
+    def numbers(out):  # verdicts and certified values, not the times
+        return [
+            (p["name"], p["verdict"], json.dumps(p.get("terms")), json.dumps(p.get("comparisons")))
+            for f in json.loads(out)
+            for p in f["programs"]
+        ]
+
+    assert numbers(one.stdout) == numbers(two.stdout)
+    assert [v for _n, v, _t, _c in numbers(one.stdout)] == ["proved", "proved"]
+
+
 def test_unreachable_scheduler_exit_1():
-    for cmd in (["bench", str(FILES[0])], ["fairness", str(FILES[1])]):
+    for cmd in (["bench", str(FILES[0])], ["fairness", str(FILES[1])], ["prove", str(FILES[0]), str(FILES[0])]):
         p = tamp(*cmd, "--scheduler", "tcp://127.0.0.1:1", timeout=120)
         assert p.returncode == 1, (cmd, p.stderr)
         assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in p.stderr

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from tamp.executor import Executor, ExecutorError, run_all
+from tamp.executor import Executor, ExecutorError, in_process, run_all
 
 from .tasks import fail, slow_square
 
@@ -74,3 +74,23 @@ def test_environment_names_the_scheduler(monkeypatch):
     monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "tcp://127.0.0.1:1")
     assert Executor(1).scheduler == "tcp://127.0.0.1:1"
     assert Executor(1, "tcp://h:8786").scheduler == "tcp://h:8786"
+
+
+def test_task_times_are_recorded_per_batch():
+    with Executor(1) as ex:
+        run_all(ex, slow_square, [(i, (i, 0)) for i in range(3)])
+        run_all(ex, slow_square, [(9, (9, 0))])
+    assert [(t.batch, t.name, t.key) for t in ex.timings] == [
+        (1, "slow_square", "0"),
+        (1, "slow_square", "1"),
+        (1, "slow_square", "2"),
+        (2, "slow_square", "9"),
+    ]
+    assert all(t.seconds >= 0 for t in ex.timings) and len(ex.batches) == 2
+
+
+def test_a_job_on_a_worker_ignores_the_environment(monkeypatch):
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "tcp://127.0.0.1:1")
+    ex = in_process()
+    assert ex.scheduler is None and not ex.parallel
+    assert run_all(ex, slow_square, [(2, (2, 0))]) == {2: Fraction(4, 49)}

@@ -3,6 +3,7 @@
     /work/venv/bin/python benchmarks/corpus/run.py [--timeout 120] [--jobs 1] [--runs 20000]
                                                    [--markdown OUT] [--json OUT]
                                                    [--no-prove] [--no-simulate] [FILE|DIR ...]
+    /work/venv/bin/python benchmarks/corpus/run.py --compare main=A.json loops=B.json [--markdown OUT]
 
 Every ``.prob`` file under ``benchmarks/corpus/`` (or the given files / folders) is proved in its
 own child process (``tamp prove FILE --json --timeout T``, the same call as ``tamp bench``), so a
@@ -285,6 +286,57 @@ def render_markdown(rows: List[Row], s: Dict[str, object], settings: str) -> str
     return "\n".join(lines) + "\n"
 
 
+def load_rows(path: str) -> "tuple[List[Row], str]":
+    """The rows and the settings line of a ``--json`` output."""
+    data = json.loads(Path(path).read_text())
+    return [Row(**r) for r in data["rows"]], data.get("settings", "")
+
+
+def render_comparison(runs: Dict[str, "tuple[List[Row], str]"]) -> str:
+    """Several runs side by side (e.g. main and two branches): totals, true claims proved per
+    family, and every program whose verdict differs between the runs."""
+    names = list(runs)
+    lines = ["# tamp on the public corpus: runs compared", ""]
+    for name, (_, settings) in runs.items():
+        lines.append(f"* **{name}**: {settings}")
+    lines += ["", "| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    sums = {n: summary(rows) for n, (rows, _) in runs.items()}
+    lines.append(
+        "| true claims proved | "
+        + " | ".join(
+            f"{sums[n]['true_proved']} / {sums[n]['true_claims']} ({100 * float(sums[n]['true_proved_share']):.1f}%)"  # type: ignore[arg-type]
+            for n in names
+        )
+        + " |"
+    )
+    lines.append("| false claims proved | " + " | ".join(str(sums[n]["false_proved"]) for n in names) + " |")
+    lines.append("| errors | " + " | ".join(str(sums[n]["errors"]) for n in names) + " |")
+    lines.append("| total prove time (s) | " + " | ".join(str(sums[n]["prove_seconds"]) for n in names) + " |")
+    fams: Dict[str, Dict[str, List[Row]]] = {}
+    by_prog: Dict[str, Dict[str, Row]] = {}
+    for n, (rows, _) in runs.items():
+        for r in rows:
+            fams.setdefault(r.program.split("/")[0], {}).setdefault(n, []).append(r)
+            by_prog.setdefault(r.program, {})[n] = r
+    lines += ["", "## True claims proved per family", ""]
+    lines += ["| family | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for fam in sorted(fams):
+        cells = []
+        for n in names:
+            t = [r for r in fams[fam].get(n, []) if r.true_claim]
+            cells.append(f"{sum(r.verdict == 'proved' for r in t)} / {len(t)}")
+        lines.append(f"| {fam} | " + " | ".join(cells) + " |")
+    lines += ["", "## Programs whose verdict differs", ""]
+    lines += ["| program | expected | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
+    for prog in sorted(by_prog):
+        rs = by_prog[prog]
+        if len({r.verdict for r in rs.values()}) > 1:
+            exp = next(iter(rs.values())).expected
+            cells = [f"{rs[n].verdict} ({rs[n].seconds:.1f} s)" if n in rs else "-" for n in names]
+            lines.append(f"| {prog} | {exp} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="*", help="corpus files or folders (default: all of benchmarks/corpus)")
@@ -295,7 +347,22 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--json", metavar="OUT", help="also write the rows and totals as JSON")
     ap.add_argument("--no-prove", action="store_true", help="only simulate")
     ap.add_argument("--no-simulate", action="store_true", help="only prove")
+    ap.add_argument(
+        "--compare",
+        nargs="+",
+        metavar="NAME=JSON",
+        help="instead of running: compare earlier --json outputs (e.g. main=a.json loops=b.json)",
+    )
     args = ap.parse_args(argv)
+    if args.compare:
+        pairs = [c.split("=", 1) for c in args.compare]
+        if any(len(p) != 2 for p in pairs):
+            ap.error("--compare takes NAME=JSON arguments")
+        md = render_comparison({name: load_rows(path) for name, path in pairs})
+        print(md)
+        if args.markdown:
+            Path(args.markdown).write_text(md)
+        return 0
     if args.timeout <= 0 or args.jobs < 1 or args.runs < 1:
         ap.error("--timeout, --jobs and --runs must be positive")
     files = corpus_files(args.paths)
@@ -315,7 +382,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.markdown:
         Path(args.markdown).write_text(md)
     if args.json:
-        Path(args.json).write_text(json.dumps({"summary": s, "rows": [asdict(r) for r in rows]}, indent=1) + "\n")
+        out = {"summary": s, "settings": settings, "rows": [asdict(r) for r in rows]}
+        Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
     sims_bad = s["simulate_passed"] != s["simulate_checks"]
     return 1 if s["false_proved"] or sims_bad else 0
 

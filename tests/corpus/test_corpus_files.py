@@ -179,3 +179,13 @@ def test_soundness_harness_checks_every_false_sibling():
         if _expect(f) == "unknown":
             assert rel in listed, f"benchmarks/soundness does not check {rel}"
             assert len(benchmark_inputs(rel)) >= 2, f"the harness finds no inputs for {rel}"
+
+
+def test_runner_compares_runs():
+    run = _runner()
+    a = [run.Row("f/x", "proved", "unknown", 1.0), run.Row("f/x_false", "unknown", "unknown", 1.0)]
+    b = [run.Row("f/x", "proved", "proved", 2.0), run.Row("f/x_false", "unknown", "unknown", 1.0)]
+    md = run.render_comparison({"main": (a, "s1"), "loops": (b, "s2")})
+    assert "| true claims proved | 0 / 1 (0.0%) | 1 / 1 (100.0%) |" in md
+    assert "| f | 0 / 1 | 1 / 1 |" in md
+    assert "| f/x | proved | unknown (1.0 s) | proved (2.0 s) |" in md and "f/x_false" not in md

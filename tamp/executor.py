@@ -58,6 +58,7 @@ class TaskTime:
     name: str
     seconds: float
     key: str = ""
+    cpu: float = 0.0  # processor time of the worker process (seconds < cpu: it waited for a core)
 
 
 class Executor:
@@ -201,8 +202,9 @@ class Executor:
             self.batches.append((t0, time.monotonic()))
             self.cancel()
 
-    def _record(self, key: Hashable, seconds: float) -> None:
-        self.timings.append(TaskTime(self._batch, self._names.pop(key, "task"), seconds, str(key)[:80]))
+    def _record(self, key: Hashable, seconds: Tuple[float, float]) -> None:
+        wall, cpu = seconds
+        self.timings.append(TaskTime(self._batch, self._names.pop(key, "task"), wall, str(key)[:80], cpu))
 
     def _collect(self, deadline: Optional[float]):
         """Wait (briefly) for Dask tasks; yield the finished ones."""
@@ -318,11 +320,11 @@ def run_all(executor: Executor, fn: Callable, items, deadline: Optional[float] =
     return dict(executor.map(fn, items, deadline))
 
 
-def _timed(fn: Callable, *args) -> Tuple[float, Any]:
-    """``fn(*args)`` and how long it took (on the worker that ran it)."""
-    t0 = time.perf_counter()
+def _timed(fn: Callable, *args) -> Tuple[Tuple[float, float], Any]:
+    """``fn(*args)`` and how long it took (wall and processor time, on the worker that ran it)."""
+    t0, c0 = time.perf_counter(), time.process_time()
     result = fn(*args)
-    return time.perf_counter() - t0, result
+    return (time.perf_counter() - t0, time.process_time() - c0), result
 
 
 def _identity(obj):

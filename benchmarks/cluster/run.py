@@ -72,10 +72,11 @@ def causal(ex: Executor) -> dict:
 
 def measure(work, workers):
     load = os.getloadavg()[0]
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), time.process_time()
     with Executor(workers) as ex:
         out = work(ex)
     wall = time.monotonic() - t0
+    ex.main_cpu = time.process_time() - c0  # this process's processor time (the tasks too, when in it)
     return out, wall, load, ex
 
 
@@ -105,14 +106,15 @@ def main(argv=None) -> int:
             for workers, into in ((1, one), (a.workers, many)):
                 out, wall, load, ex = measure(work, workers)
                 print(f"{label}: run {i + 1}, {workers} worker(s): {wall:.1f} s (load {load:.1f})", flush=True)
-                into.append((wall, load))
+                into.append((wall, load, sum(t.cpu for t in ex.timings)))
                 if first is None:
                     first = out
                     t_end = ex.batches[-1][1] if ex.batches else 0.0
                     timings[tag] = {
                         "label": label,
                         "wall_s": wall,
-                        "tasks": [(t.batch, f"{t.name}({t.key})", t.seconds) for t in ex.timings],
+                        "tasks": [(t.batch, f"{t.name}({t.key})", t.seconds, t.cpu) for t in ex.timings],
+                        "main_cpu_s": ex.main_cpu,
                         "batches": [(b0 - ex._t0, b1 - ex._t0) for b0, b1 in ex.batches],
                         "after_s": wall - (t_end - ex._t0) if ex.batches else wall,
                     }
@@ -122,11 +124,13 @@ def main(argv=None) -> int:
                         k: (out.get(k), first.get(k)) for k in first.keys() | out.keys() if out.get(k) != first.get(k)
                     }
                     print(f"  DIFFERENT results (this run, first run): {diff}", flush=True)
-        t1 = statistics.median(w for w, _ in one)
-        tn = statistics.median(w for w, _ in many)
-        loads = lambda runs: ", ".join(f"{ld:.1f}" for _, ld in runs)  # noqa: E731
+        t1 = statistics.median(w for w, _l, _c in one)
+        tn = statistics.median(w for w, _l, _c in many)
+        c1 = statistics.median(c for _w, _l, c in one)
+        cn = statistics.median(c for _w, _l, c in many)
+        loads = lambda runs: ", ".join(f"{ld:.1f}" for _w, ld, _c in runs)  # noqa: E731
         rows.append(
-            f"| {label} | {t1:.1f} | {loads(one)} | {tn:.1f} | {loads(many)} | {t1 / tn:.2f}x | "
+            f"| {label} | {t1:.1f} | {c1:.1f} | {loads(one)} | {tn:.1f} | {cn:.1f} | {loads(many)} | {t1 / tn:.2f}x | "
             f"{'yes' if same else 'NO'} |"
         )
     text = "\n".join(
@@ -136,10 +140,10 @@ def main(argv=None) -> int:
             f"`python benchmarks/cluster/run.py --workers {a.workers} --runs {a.runs}` on {machine_note()}. "
             f"Median wall time of {a.runs} runs each, the in-process and cluster runs interleaved; a cluster "
             "run's time includes starting the cluster. The machine is shared: the load average (1 min) "
-            "before each run is listed.",
+            "before each run is listed. Tasks' CPU: the processor time of the tasks, summed (measured where they ran).",
             "",
-            f"| workload | 1 process (s) | load | {a.workers} workers (s) | load | speed-up | same verdicts and numbers in every run |",
-            "|---|---|---|---|---|---|---|",
+            f"| workload | 1 process: wall (s) | tasks' CPU (s) | load | {a.workers} workers: wall (s) | tasks' CPU (s) | load | speed-up | same verdicts and numbers in every run |",
+            "|---|---|---|---|---|---|---|---|---|",
             *rows,
             "",
         ]

@@ -233,6 +233,7 @@ def prove_file(path: str, opts: dict, executor=None, progress=None) -> dict:
     """One file of a several-file ``tamp prove``, as plain data (a job of :mod:`tamp.executor`):
     its exit status, verdicts, JSON, text lines and automata, or the message of its input error.
     In a worker (``opts["in_worker"]``) the engines' own jobs run in that worker."""
+    # deferred on purpose: the engine loads when the command runs, not at CLI start-up
     from tamp.api import prove
     from tamp.executor import in_process
 

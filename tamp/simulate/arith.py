@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Optional
+from typing import Dict, Optional
 
 import numpy as np
 from flint import arb, ctx, fmpq
@@ -119,7 +119,7 @@ class ExactDomain:
         self.kind = kind
         self.prec = prec
         self.name = f"arb balls of {prec} bits" if kind == "arb" else "exact symbolic numbers"
-        self._cache = {}
+        self._cache: Dict[tuple, object] = {}  # symbolic results by operation and operands
         if kind == "sym":
             # deferred on purpose: sympy takes ~1 s to load; only this step needs it
             import sympy

@@ -9,7 +9,7 @@ are then outside the claim, an error like a false ``requires``). States are used
 
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Callable, Dict, Optional
 
 import numpy as np
 
@@ -48,7 +48,7 @@ class Interpreter:
         self.types = dict(types or {})
         self.max_iterations = max_iterations
         self.total_iterations = 0  # over every loop: nested loops share the budget
-        self._dispatch = {}
+        self._dispatch: Dict[type, Callable[..., State]] = {}  # statement class -> its method
 
     def exec(self, s: A.Stmt, state: State) -> State:
         if state.n == 0:
@@ -267,7 +267,7 @@ def _assigned(body) -> set:
     for node in A.walk(body) if isinstance(body, A.Node) else (x for b in body for x in A.walk(b)):
         if isinstance(node, (A.Assign, A.Sample)):
             for t in node.targets:
-                out.add(t.name if isinstance(t, A.Var) else t.base.name)
+                out.add(A.target_name(t))
         elif isinstance(node, A.VarDecl):
             out.add(node.name)
     return out

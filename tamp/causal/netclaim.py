@@ -31,10 +31,14 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from tamp.core.linear import Affine
+from tamp.core.linear import affine_add as _add
+from tamp.core.linear import affine_scale as _scale
+
 from . import terms as T
 from .bounds import ReluGraph
 from .dag import Dag
-from .linear import Form, LinearModel, _add, _scale, build_model
+from .linear import Form, LinearModel, build_model
 from .region import Dim
 
 Literal = Tuple[int, bool]  # (form index, strict): form < 0 if strict else form <= 0
@@ -304,7 +308,7 @@ def network_claim(dag: Dag, nouts: int, pairs, dims: Tuple[Dim, ...], max_cells:
             raise NotNetwork("a value that is neither a real input, a ReLU nor constant in a category")
 
     def compact(f: Form) -> Form:
-        return {col[v]: c for v, c in f[0].items() if v in col}, f[1]
+        return Affine({col[v]: c for v, c in f[0].items() if v in col}, f[1])
 
     graph = ReluGraph.build(len(col), list(range(len(real_vars))), [(col[r.var], compact(r.pre)) for r in model.relus])
     case_pairs = []
@@ -312,7 +316,7 @@ def network_claim(dag: Dag, nouts: int, pairs, dims: Tuple[Dim, ...], max_cells:
         for p, (vp, lp) in enumerate(cases[i]):
             for q, (vq, lq) in enumerate(cases[j]):
                 lits = lp + lq
-                total: Form = ({}, Fraction(0))
+                total: Form = Affine({}, Fraction(0))
                 for f, _ in lits:
                     total = _add(total, ex.forms[f])
                 extra = ((ex.form_id(total), any(s for _, s in lits)),) if len(lits) > 1 else ()

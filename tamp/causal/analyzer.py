@@ -78,6 +78,11 @@ class Options:
     split_trials: int = 1  # mass refinement: halvings tried per box (the least remaining gap wins)
     refine_min_mass: float = 2.0**-40  # mass refinement: boxes with a smaller share are not split
     mass_gap: float = 0.001  # refinement stops once upper - lower biased mass is at most this
+    network: bool = True  # networks over categorical cells × real boxes: the network engine (netfair)
+    net_exact_unstable: int = 2  # network engine: measure a mixed box exactly with at most this many unstable ReLUs
+    net_batch: int = 512  # network engine: boxes bounded together
+    net_max_depth: int = 40  # network engine: halvings of a cell's real box before a box is left undecided
+    net_probe_boxes: Optional[int] = 4096  # network engine: hand over to the general one if no bias in this many boxes
 
     @classmethod
     def from_any(cls, o) -> "Options":

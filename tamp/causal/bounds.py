@@ -56,6 +56,19 @@ class ReluGraph:
     def __post_init__(self) -> None:
         self.abs_pre_m = np.abs(self.pre_m)
         self.abs_pre_c = np.abs(self.pre_c)
+        # per level: its pre-activations' coefficients on the leaves, and on each lower level
+        self.leaf_block: Dict[int, np.ndarray] = {}
+        self.abs_leaf_block: Dict[int, np.ndarray] = {}
+        self.blocks: Dict[int, Dict[int, Tuple[np.ndarray, np.ndarray]]] = {}
+        for lv, idx in enumerate(self.levels, start=1):
+            P = self.pre_m[idx]
+            self.leaf_block[lv] = P[:, self.leaf_cols]
+            self.abs_leaf_block[lv] = np.abs(self.leaf_block[lv])
+            self.blocks[lv] = {}
+            for lower in range(1, lv):
+                blk = P[:, self.relu_cols[self.levels[lower - 1]]]
+                if np.any(blk):
+                    self.blocks[lv][lower] = (blk, np.abs(blk))
         # operations along any path: per level a dot product of length <= nvars, a scaling, two
         # additions and the rounding of the coefficients; plus the concretisation; doubled
         self.k_ops = 2 * (len(self.levels) + 2) * (self.nvars + 8)
@@ -126,6 +139,7 @@ class BatchRelaxation:
     alpha: np.ndarray
     beta: np.ndarray
     gamma: np.ndarray
+    pre_c: Optional[np.ndarray] = None  # (B, m): per-box pre-activation constants (else the graph's)
 
     def unstable(self) -> np.ndarray:
         """(B, m): the ReLUs whose phase is not fixed on the box."""
@@ -142,47 +156,62 @@ def _upper_lines(l: np.ndarray, u: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
 
 
 def _backsub(g: ReluGraph, rx: BatchRelaxation, rows: np.ndarray, consts: np.ndarray, upto: int):
-    """Lower bounds of ``rows·v + consts`` (R rows) per box as affine functions of the leaves,
-    substituting the relaxations of ReLU levels ``< upto``: (V (B,R,n), c (B,R), shadow)."""
+    """Lower bounds of ``rows·v + consts`` (R rows; constants (R,) or per box (B, R)) per box as
+    affine functions of the leaves, substituting the relaxations of ReLU levels ``< upto``:
+    (coefficients on the leaves (B,R,leaves), constants (B,R), shadow). Coefficients are kept
+    per level block (a level's pre-activations read only lower levels), so each step costs the
+    width of the levels it touches, not of the whole graph."""
     B = rx.lo.shape[0]
-    V = np.broadcast_to(rows, (B, *rows.shape)).copy()
-    c = np.broadcast_to(consts, (B, len(consts))).copy()
-    S = np.abs(V)
+    R = rows.shape[0]
+    leaf = np.broadcast_to(rows[:, g.leaf_cols], (B, R, len(g.leaf_cols))).copy()
+    blocks = {}
+    for lv in range(1, upto):
+        cols = g.relu_cols[g.levels[lv - 1]]
+        if len(cols) and np.any(rows[:, cols]):
+            blocks[lv] = np.broadcast_to(rows[:, cols], (B, R, len(cols))).copy()
+    c = np.broadcast_to(consts, (B, R)).copy()
+    sleaf = np.abs(leaf)
+    sblocks = {lv: np.abs(v) for lv, v in blocks.items()}
     cs = np.abs(c)
+    pre_c = rx.pre_c if rx.pre_c is not None else np.broadcast_to(g.pre_c, (B, len(g.pre_c)))
+    abs_pre_c = np.abs(pre_c)
     big = np.maximum(rx.alpha, rx.beta)
     for lv in range(upto - 1, 0, -1):
-        idx = g.levels[lv - 1]
-        if not len(idx):
+        if lv not in blocks:
             continue
-        cols = g.relu_cols[idx]
-        C = V[:, :, cols]
+        idx = g.levels[lv - 1]
+        C = blocks.pop(lv)
+        Sraw = sblocks.pop(lv)
         Cp, Cn = np.maximum(C, 0.0), np.minimum(C, 0.0)
         coef = Cp * rx.alpha[:, None, idx] + Cn * rx.beta[:, None, idx]
-        V[:, :, cols] = 0.0
-        V += coef @ g.pre_m[idx]
-        c += coef @ g.pre_c[idx] + np.einsum("brk,bk->br", Cn, rx.gamma[:, idx])
-        Sraw = S[:, :, cols].copy()
+        c += np.einsum("brk,bk->br", coef, pre_c[:, idx]) + np.einsum("brk,bk->br", Cn, rx.gamma[:, idx])
         Sc = Sraw * big[:, None, idx]
-        S[:, :, cols] = 0.0
-        S += Sc @ g.abs_pre_m[idx]
-        cs += Sc @ g.abs_pre_c[idx] + np.einsum("brk,bk->br", Sraw, np.abs(rx.gamma[:, idx]))
-    return V, c, (S, cs)
+        cs += np.einsum("brk,bk->br", Sc, abs_pre_c[:, idx]) + np.einsum("brk,bk->br", Sraw, np.abs(rx.gamma[:, idx]))
+        leaf += coef @ g.leaf_block[lv]
+        sleaf += Sc @ g.abs_leaf_block[lv]
+        for lower, (P, absP) in g.blocks[lv].items():
+            if lower in blocks:
+                blocks[lower] += coef @ P
+                sblocks[lower] += Sc @ absP
+            else:
+                blocks[lower] = coef @ P
+                sblocks[lower] = Sc @ absP
+    return leaf, c, (sleaf, cs)
 
 
 def _margin(g: ReluGraph, rx: BatchRelaxation, shadow) -> np.ndarray:
     S, cs = shadow
     cols = g.leaf_cols
     mag = np.maximum(np.abs(rx.lo[:, cols]), np.abs(rx.hi[:, cols]))
-    sh = cs + np.einsum("brk,bk->br", S[:, :, cols], mag)
+    sh = cs + np.einsum("brk,bk->br", S, mag)
     return 4 * g.k_ops * U * sh + TINY * g.k_ops
 
 
 def _concretize(g: ReluGraph, rx: BatchRelaxation, V, c, margin) -> np.ndarray:
     cols = g.leaf_cols
-    Vl = V[:, :, cols]
     lo, hi = rx.lo[:, None, cols], rx.hi[:, None, cols]
     with np.errstate(invalid="ignore"):
-        val = c + np.where(Vl > 0, Vl * lo, Vl * hi).sum(axis=2)
+        val = c + np.where(V > 0, V * lo, V * hi).sum(axis=2)
     out = val - 2 * margin
     out[np.isnan(out)] = -math.inf
     return out
@@ -192,8 +221,8 @@ def _concretize(g: ReluGraph, rx: BatchRelaxation, V, c, margin) -> np.ndarray:
 class BatchBounds:
     lower: np.ndarray  # (B, R)
     upper: np.ndarray  # (B, R)
-    lower_coef: Optional[np.ndarray] = None  # (B, R, nvars): linear lower bounds on the leaves
-    upper_coef: Optional[np.ndarray] = None  # (B, R, nvars): linear upper bounds on the leaves
+    lower_coef: Optional[np.ndarray] = None  # (B, R, leaves): linear lower bounds' coefficients
+    upper_coef: Optional[np.ndarray] = None  # (B, R, leaves): on the leaves (``leaf_cols`` order)
 
 
 def bounds_batch(
@@ -210,7 +239,7 @@ def bounds_batch(
     upto = len(g.levels) + 1 if upto is None else upto
     R = rows.shape[0]
     both = np.vstack([rows, -rows])
-    bc = np.concatenate([consts, -consts])
+    bc = np.concatenate([consts, -consts], axis=-1)
     V, c, sh = _backsub(g, rx, both, bc, upto)
     low = _concretize(g, rx, V, c, _margin(g, rx, sh))
     out = BatchBounds(low[:, :R], -low[:, R:])
@@ -220,18 +249,24 @@ def bounds_batch(
 
 
 def relax_batch(
-    g: ReluGraph, lo: np.ndarray, hi: np.ndarray, pre: Optional[Tuple[np.ndarray, np.ndarray]] = None
+    g: ReluGraph,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    pre: Optional[Tuple[np.ndarray, np.ndarray]] = None,
+    pre_c: Optional[np.ndarray] = None,
 ) -> BatchRelaxation:
     """Bounds and relaxations of every ReLU over each box. ``lo``, ``hi``: (B, nvars) with the
     leaves' outward-rounded bounds filled in (finite); ``pre``: (B, m) pre-activation bounds
-    known from enclosing boxes, intersected."""
+    known from enclosing boxes, intersected; ``pre_c``: (B, m) per-box constants of the
+    pre-activations (e.g. inputs that are constant in a box folded in, each the binary64
+    rounding of the exact constant)."""
     B, m = lo.shape[0], len(g.relu_cols)
     z = lambda: np.zeros((B, m))  # noqa: E731
-    rx = BatchRelaxation(lo, hi, z(), z(), z(), z(), z())
+    rx = BatchRelaxation(lo, hi, z(), z(), z(), z(), z(), pre_c)
     for lv, idx in enumerate(g.levels, start=1):
         if not len(idx):
             continue
-        b = bounds_batch(g, rx, g.pre_m[idx], g.pre_c[idx], lv)
+        b = bounds_batch(g, rx, g.pre_m[idx], g.pre_c[idx] if pre_c is None else pre_c[:, idx], lv)
         l, u = b.lower, b.upper
         if pre is not None:
             l, u = np.maximum(l, pre[0][:, idx]), np.minimum(u, pre[1][:, idx])

@@ -123,6 +123,26 @@ def analyse_claim(
         with Executor(options.jobs, options.scheduler) as ex:
             return analyse_claim(prog, ind, options, ctx, measure, deadline, ex)
     analyzer = Analyzer(prog, ind, options, ctx)  # also validates the claim in this process
+    engine_note = None
+    if options.network and options.linear and measure is None:
+        from .netclaim import NotNetwork, network_claim
+
+        try:
+            claim = network_claim(analyzer.dag, len(analyzer.outs), analyzer.pairs, analyzer.dims)
+        except NotNetwork as exc:
+            engine_note = f"general (not a network over categorical cells and a real box: {exc})"
+        else:
+            run = _network_run(analyzer, claim, options, deadline)
+            t = run["tally"]
+            no_bias = t.hi[BIASED] + t.hi[M_BIASED] == 0 and run["witness"] is None
+            if run["abandoned"]:
+                engine_note = "general (the network engine found no bias in its first boxes and left some undecided)"
+            elif no_bias and (t.count[MEASURED] or t.count[UNKNOWN]) and not run["timed_out"]:
+                # biased mass 0, but "no biased point at all" needs every box certified: a measured
+                # share 0 leaves sets of measure zero open — the general engine decides those
+                engine_note = "general (the network engine measured no bias but did not certify every box)"
+            else:
+                return run
     token = uuid.uuid4().hex
     _ANALYZERS.clear()
     _ANALYZERS[token] = analyzer  # in-process jobs use this one
@@ -260,6 +280,65 @@ def analyse_claim(
         "left": (left_lo, left_hi),
         "left_boxes": len(heap),
         "timed_out": bool(heap),
+        "engine": engine_note or "general",
+    }
+
+
+def _network_run(analyzer: Analyzer, claim, options: Options, deadline: Optional[float]) -> dict:
+    """Decide the claim with the network engine (:mod:`tamp.causal.netfair`): the same result
+    dict as :func:`analyse_claim`, plus the biased regions."""
+    from .netfair import BIASED as N_BIASED
+    from .netfair import CERTIFIED as N_CERTIFIED
+    from .netfair import MEASURED as N_MEASURED
+    from .netfair import box_share, exact_box, hunt_witness, search
+
+    dims = analyzer.dims
+    res = search(
+        claim,
+        analyzer.witness,
+        deadline,
+        batch=options.net_batch,
+        min_depth=options.net_max_depth,
+        exact_unstable=options.net_exact_unstable,
+        exact_dims=options.exact_dims,
+        probe_boxes=options.net_probe_boxes,
+    )
+    witness = res.witness or hunt_witness(claim, res, analyzer.witness)
+
+    def full_box(cell, ibox):
+        rb = exact_box(claim, ibox)
+        out = [None] * len(dims)
+        for t, k in enumerate(claim.real):
+            out[k] = rb[t]
+        for t, k in enumerate(claim.cat):
+            v = Fraction(int(claim.cells[cell][t]))
+            out[k] = (v, v)
+        return tuple(out)
+
+    tally = _Tally(lambda b: (B.uniform_mass(dims, b),) * 2)
+    status_of = {N_CERTIFIED: CERTIFIED, N_BIASED: BIASED, N_MEASURED: MEASURED}
+    regions = []
+    ncell = len(claim.cells)
+    for leaf in res.leaves:
+        fb = full_box(leaf.cell, leaf.ibox)
+        tally.add(fb, status_of.get(leaf.status, UNKNOWN), leaf.share)
+        share = Fraction(1) if leaf.status == N_BIASED else leaf.share if leaf.status == N_MEASURED else None
+        if share:
+            regions.append((box_share(leaf.ibox) * share / ncell, fb, share))
+    left_lo = sum((B.uniform_mass(dims, full_box(c, ib)) for c, ib in res.left), Fraction(0))
+    return {
+        "analyzer": analyzer,
+        "tally": tally,
+        "witness": witness,
+        "smt_calls": 0,
+        "boxes": res.boxes,
+        "left": (left_lo, left_lo),
+        "left_boxes": len(res.left),
+        "timed_out": bool(res.left),
+        "engine": "network (categorical cells × real boxes, linear bounds, exact volumes)",
+        "regions": regions,
+        "measured_exactly": res.exact,
+        "abandoned": res.abandoned,
     }
 
 
@@ -335,6 +414,11 @@ def certify_program(
         run = analyse_claim(program, ind, opts, ctx, measure, deadline, executor)
         t = run["tally"]
         summary = _summary(run, dist)
+        summary["engine"] = run.get("engine", "general")
+        if "regions" in run:
+            summary["regions"] = _regions(program, run["regions"], run["analyzer"].dims, ctx)
+        if run["witness"] is not None:
+            run["witness"] = _with_features(program, run["witness"], run["analyzer"].region.sensitive, ctx)
         settled_all = not run["timed_out"] and t.count[UNKNOWN] == 0
         if run["witness"] is not None:
             verdict = "violated"
@@ -366,6 +450,41 @@ def certify_program(
     if verdict == "unknown" and any(p["unexplored_boxes"] for p in parts):
         msg = "time limit reached before every box was decided"
     return CausalResult(program.name, "causal", verdict, time.monotonic() - t0, message=msg, details=details)
+
+
+MAX_REGIONS = 200
+
+
+def _regions(prog: A.Program, regions, dims, ctx: Context) -> dict:
+    """The biased boxes in the model's feature names, largest biased mass first (at most
+    ``MAX_REGIONS``): each with its categorical features' values, its real features' ranges and
+    the share of it that is biased (exact)."""
+    from .features import feature_values, model_features
+
+    regions = sorted(regions, key=lambda r: -r[0])
+    out = []
+    for mass, box, share in regions[:MAX_REGIONS]:
+        point = {d.name: lo for d, (lo, hi) in zip(dims, box) if lo == hi}
+        feats = feature_values(prog, point, ctx)
+        feats.update({d.name: [lo, hi] for d, (lo, hi) in zip(dims, box) if lo != hi})
+        order = model_features(prog)
+        ordered = {f: feats[f] for f in order if f in feats}
+        ordered.update({k: v for k, v in feats.items() if k not in ordered})
+        out.append({"features": ordered, "biased_share": share, "biased_mass": mass})
+    total = sum((r[0] for r in regions), Fraction(0))
+    return {"count": len(regions), "listed": len(out), "biased_mass": total, "boxes": out}
+
+
+def _with_features(prog: A.Program, w: dict, sensitive: str, ctx: Context) -> dict:
+    """The witness with each member of its pair also in the model's feature names
+    (``model_inputs``) and its ``class``."""
+    from .features import feature_values
+
+    pair = []
+    for member in w["pair"]:
+        point = dict(w["inputs"], **{sensitive: member[sensitive]})
+        pair.append({**member, "class": member["out"], "model_inputs": feature_values(prog, point, ctx)})
+    return {**w, "pair": pair}
 
 
 def _expr_text(e: A.Expr) -> str:

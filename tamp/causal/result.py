@@ -71,6 +71,22 @@ class CausalResult(ProgramResult):
             lines.append(
                 f"  witness: {ins}: {s}={show(a[s])} gives {show(a['out'])}, {s}={show(b[s])} gives {show(b['out'])}"
             )
+            for m in (a, b):
+                if "model_inputs" in m:
+                    feats = ", ".join(f"{k}={show(v)}" for k, v in m["model_inputs"].items())
+                    lines.append(f"    model inputs {feats} -> class {show(m['class'])}")
+        if d.get("engine"):
+            lines.append(f"  engine: {d['engine']}")
+        regions = d.get("regions")
+        if regions and regions.get("boxes"):
+            lines.append(
+                f"  biased regions: {regions['count']} boxes, largest biased mass first ({regions['listed']} in --json):"
+            )
+            for r in regions["boxes"][:5]:
+                parts = []
+                for k, v in r["features"].items():
+                    parts.append(f"{k} in [{show(v[0])}, {show(v[1])}]" if isinstance(v, list) else f"{k}={show(v)}")
+                lines.append(f"    {', '.join(parts)}: {float(r['biased_share']):.2%} biased")
         return "\n".join(lines)
 
     def to_json(self) -> Dict[str, Any]:

@@ -26,6 +26,7 @@ from lang.suggest import closest, did_you_mean
 
 from . import __version__
 from .commands import bench, cfa, check, check_proof, fairness, import_model, prob, prove, query, simulate, wmi
+from .commands.jsonout import emit, error_envelope
 from .commands.options import MIN_MEMORY_MB, memory_mb
 from .core.timelimit import CommandTimeout, time_limit
 from .executor import ExecutorError
@@ -149,6 +150,8 @@ def _main(argv) -> int:
         if exc.path == "<string>":  # raised without a file: the command's file, else tamp itself
             _locate_in_file(exc, getattr(args, "file", None), args.command)
         print(str(exc), file=sys.stderr)
+        if getattr(args, "json", None) is True:  # --json: the error as JSON too (docs/json.md)
+            emit(error_envelope(args.command, exc, _file_of(args)))
         code = EXIT_USAGE
     except ExecutorError as exc:  # the Dask cluster of --scheduler / --workers (docs/cluster.md)
         print(f"tamp {args.command}: error: {exc}", file=sys.stderr)
@@ -171,6 +174,12 @@ def _main(argv) -> int:
     except Exception as exc:  # noqa: BLE001 - the user must never see a traceback
         return _unexpected(exc, args)
     return code
+
+
+def _file_of(args):
+    """The input file a command was given (the model for ``import``), or None."""
+    file = getattr(args, "file", None) or getattr(args, "model", None)
+    return file if isinstance(file, str) else None
 
 
 def _locate_in_file(exc: TampError, file, command: str) -> None:

@@ -7,6 +7,7 @@ import os
 from lang.errors import TampError
 
 from .common import emit_json, load_programs
+from .jsonout import envelope
 from .options import output_file, seconds
 
 NAME = "query"
@@ -105,8 +106,10 @@ def run(args) -> int:
 
         logged = dict(q, file=os.path.abspath(args.file))
         querylog.append(args.log, logged, res.answer, res.time_s)
+    code = 0 if res.answer is not None else 1  # unknown, or vacuous (the scenario has no execution)
     if args.json:
-        emit_json(res.to_json())
+        body = dict(res.to_json(), file=args.file)
+        emit_json(envelope(NAME, res.verdict, code, res.time_s, body))
     else:
         print(res.render_text())
-    return 0 if res.answer is not None else 1  # unknown, or vacuous (the scenario has no execution)
+    return code

@@ -13,7 +13,7 @@ from .automaton import axiom_json
 from .failure import ProofFailure
 
 
-@dataclass
+@dataclass(repr=False)  # the one-line repr of ProgramResult
 class ProofResult(ProgramResult):
     """A :class:`ProgramResult` of kind ``"failure-bound"`` (verdict "proved" or "unknown" —
     this prover never says "violated": a failed union-bound proof proves nothing false)."""
@@ -29,6 +29,9 @@ class ProofResult(ProgramResult):
     facts: List[Any] = field(default_factory=list)
     # a ranking function per loop (tamp.prover.termination.Ranking): every run terminates
     rankings: List[Any] = field(default_factory=list)
+    # κ's loop terms (tamp.prover.kappa.LoopTerm: cost per iteration × iterations) of a proved loop
+    # program: the bookkeeping the report and `-v` show as `n iterations × p / n = p`
+    loop_terms: List[Any] = field(default_factory=list)
 
     def __post_init__(self):
         super().__post_init__()

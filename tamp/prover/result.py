@@ -65,7 +65,7 @@ class ProofResult(ProgramResult):
             for a in self.axioms:
                 lines.append(
                     f"    line {a['line']}: {a['stmt']}  —  {a['family']}"
-                    f"{'(' + str(a['param']) + ')' if a.get('param') is not None else ''}: "
+                    f"{'(' + _param(a['param']) + ')' if a.get('param') is not None else ''}: "
                     f"Pr[{a['bad']}] <= {a['cost']}"
                 )
         for aut in self.automata:
@@ -99,3 +99,8 @@ def axioms_table(aut) -> List[Dict[str, Any]]:
         row.update(axiom_json(e.axiom))
         out.append(row)
     return out
+
+
+def _param(p) -> str:
+    """An axiom's parameter as written: ``(0, 1)``, not ``['(0, 1)']``."""
+    return ", ".join(map(str, p)) if isinstance(p, (list, tuple)) else str(p)

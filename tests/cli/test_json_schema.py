@@ -189,3 +189,16 @@ def test_bench(files, tmp_path, capsys):
     by_file = {r["file"].rsplit("/", 1)[-1]: r for r in data["rows"]}
     assert by_file["coin.prob"]["verdict"] == "proved" and by_file["bad.prob"]["verdict"] == "error"
     assert ":3:" in by_file["bad.prob"]["message"]
+
+
+@pytest.mark.parametrize(
+    "argv", [["--timeout", "-3"], ["--input", "p"], ["--tiemout", "3"]], ids=["value", "input", "unknown"]
+)
+def test_a_bad_option_is_json_too(files, capsys, argv):
+    code = main(["prove", files["coin"], "--json", *argv])
+    out = capsys.readouterr()
+    data = json.loads(out.out)
+    VALIDATOR.validate(data)
+    assert code == data["exit_code"] == 2 and data["verdict"] == "error"
+    assert data["error"]["line"] == 0 and data["error"]["text"] in out.err
+    assert main(["prove", files["coin"], *argv]) == 2 and capsys.readouterr().out == ""  # no JSON unless asked

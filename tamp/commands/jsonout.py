@@ -33,7 +33,7 @@ VERDICTS: Dict[str, Dict[str, int]] = {
     "check": {"ok": 0},
     "import": {"ok": 0},
     "cfa": {"ok": 0},
-    "query": {"yes": 0, "no": 0, "unknown": 1, "vacuous": 1},
+    "query": {"yes": 0, "no": 0, "unknown": 1, "vacuous": 1, "same": 0, "changed": 3},  # same/changed: --replay
     "wmi": {"ok": 0, "timeout": 1},
 }
 ERROR = "error"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 from lang.errors import TampError
 
@@ -65,13 +66,17 @@ def ask_query(q: dict):
 
 
 def _replay(args) -> int:
+    t0 = time.monotonic()
     # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.causal import querylog
 
     records = querylog.replay(args.replay, lambda q: ask_query(q).answer)
     changed = [r for r in records if r["changed"]]
     if args.json:
-        emit_json({"queries": len(records), "changed": len(changed), "records": records})
+        code = 3 if changed else 0
+        body = {"file": args.replay, "queries": len(records), "changed": len(changed), "records": records}
+        emit_json(envelope(NAME, "changed" if changed else "same", code, time.monotonic() - t0, body))
+        return code
     else:
         for r in records:
             q = r["query"]

@@ -202,3 +202,12 @@ def test_a_bad_option_is_json_too(files, capsys, argv):
     assert code == data["exit_code"] == 2 and data["verdict"] == "error"
     assert data["error"]["line"] == 0 and data["error"]["text"] in out.err
     assert main(["prove", files["coin"], *argv]) == 2 and capsys.readouterr().out == ""  # no JSON unless asked
+
+
+def test_query_and_its_replay(files, tmp_path, capsys):
+    log = tmp_path / "q.jsonl"
+    ask = ["query", files["band"], "--given", "x1 == 0.9 && sex == 0", "--vary", "sex", "--would", "out == 0"]
+    code, data = run_json([*ask, "--json", "--log", log], capsys)
+    assert code == 0 and data["verdict"] == "no" and data["answer"] is False and data["file"] == files["band"]
+    code, data = run_json(["query", "--replay", log, "--json"], capsys)
+    assert code == 0 and data["verdict"] == "same" and data["queries"] == 1

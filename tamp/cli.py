@@ -142,7 +142,7 @@ def _usage_error(message: str, text: str) -> dict:
 def _main(argv) -> int:
     parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
-    named = [w for w in words if w in parser.commands]
+    named = [w for w in words if w in getattr(parser, "commands", {})]
     if "--json" in words and named and named[0] != "bench":
         _Parser.json_commands = frozenset(named[:1])
     else:

@@ -196,6 +196,8 @@ def prove(
     out = FileResult(src.path, results)
     for r in [out] + results:  # the notebook view (tamp.report) lists the source
         r.source = src.text
+    for r in results:
+        r.path = src.path
     return out
 
 

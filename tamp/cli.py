@@ -26,6 +26,7 @@ from lang.suggest import closest, did_you_mean
 
 from . import __version__
 from .commands import bench, cfa, check, check_proof, fairness, import_model, prob, prove, query, simulate, wmi
+from .commands.jsonout import emit, envelope, error_envelope
 from .commands.options import MIN_MEMORY_MB, memory_mb
 from .core.timelimit import CommandTimeout, time_limit
 from .executor import ExecutorError
@@ -45,12 +46,18 @@ class _Parser(argparse.ArgumentParser):
 
     #: {command name: its parser} (set on the top-level parser by build_parser)
     commands: dict = {}
+    #: the commands given ``--json`` (a flag, not bench's file) on this command line (set by _main)
+    json_commands: frozenset = frozenset()
 
     def error(self, message):  # pragma: no cover - argparse plumbing
         m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
         if m:  # a misspelt command (or choice value): argparse 3.11 does not suggest one
             message += did_you_mean(m.group(1), re.findall(r"'([^']*)'", m.group(2)))
-        print(f"{self.prog}: error: {message} (see: {self.prog} --help)", file=sys.stderr)
+        text = f"{self.prog}: error: {message} (see: {self.prog} --help)"
+        print(text, file=sys.stderr)
+        command = self.prog.split()[-1] if " " in self.prog else None
+        if command in self.json_commands:  # `--json` was asked for: the usage error as JSON too
+            emit(envelope(command, "error", EXIT_USAGE, 0.0, file=None, error=_usage_error(message, text)))
         sys.exit(EXIT_USAGE)
 
     def parse_args(self, args=None, namespace=None):
@@ -127,8 +134,19 @@ def _drop_stdout() -> None:
         pass
 
 
+def _usage_error(message: str, text: str) -> dict:
+    """A usage error in the JSON ``error`` shape (docs/json.md): it has no place in a file."""
+    return {"message": message, "file": None, "line": 0, "col": 0, "text": text}
+
+
 def _main(argv) -> int:
     parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    named = [w for w in words if w in getattr(parser, "commands", {})]
+    if "--json" in words and named and named[0] != "bench":
+        _Parser.json_commands = frozenset(named[:1])
+    else:
+        _Parser.json_commands = frozenset()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # a usage error (already printed), or --help
@@ -149,6 +167,8 @@ def _main(argv) -> int:
         if exc.path == "<string>":  # raised without a file: the command's file, else tamp itself
             _locate_in_file(exc, getattr(args, "file", None), args.command)
         print(str(exc), file=sys.stderr)
+        if getattr(args, "json", None) is True:  # --json: the error as JSON too (docs/json.md)
+            emit(error_envelope(args.command, exc, _file_of(args)))
         code = EXIT_USAGE
     except ExecutorError as exc:  # the Dask cluster of --scheduler / --workers (docs/cluster.md)
         print(f"tamp {args.command}: error: {exc}", file=sys.stderr)
@@ -171,6 +191,12 @@ def _main(argv) -> int:
     except Exception as exc:  # noqa: BLE001 - the user must never see a traceback
         return _unexpected(exc, args)
     return code
+
+
+def _file_of(args):
+    """The input file a command was given (the model for ``import``), or None."""
+    file = getattr(args, "file", None) or getattr(args, "model", None)
+    return file if isinstance(file, str) else None
 
 
 def _locate_in_file(exc: TampError, file, command: str) -> None:

@@ -16,6 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence
 
 PROVED, UNKNOWN, VIOLATED = "proved", "unknown", "violated"
+
+#: The version of every command's ``--json`` output (docs/json.md): bumped when a key is removed
+#: or changes meaning (adding keys keeps it).
+JSON_SCHEMA_VERSION = 1
 VERDICTS = (PROVED, UNKNOWN, VIOLATED)
 
 #: How a notebook shows results (``program_html``, ``program_svg``, ``file_html``): the report
@@ -88,9 +92,13 @@ class ProgramResult:
         """Graphviz texts of what the result can draw, keyed by a file stem (none here)."""
         return {}
 
-    #: The text of the program's file when known (set by ``tamp.prove``; not a dataclass field).
-    #: The notebook view lists the source with it.
+    def __repr__(self) -> str:  # one line (a notebook's Out[], a list of results)
+        return f"<{type(self).__name__} {short_line(self)}>"
+
+    #: The text of the program's file and its path when known (set by ``tamp.prove``; not
+    #: dataclass fields). The notebook view lists the source and places the reasons with them.
     source = None  # type: Optional[str]
+    path = None  # type: Optional[str]
 
     def _repr_html_(self) -> str:  # notebooks: the report's section for this program
         view = NOTEBOOK_VIEWS.get("program_html")
@@ -101,7 +109,7 @@ class ProgramResult:
         return view(self) if view else None
 
 
-@dataclass
+@dataclass(repr=False)
 class MixedResult(ProgramResult):
     """One program's result when its specification goes to several engines: the verdict is
     violated if any part is violated, proved if all are proved, else unknown."""
@@ -119,6 +127,15 @@ class MixedResult(ProgramResult):
 
     def render_text(self) -> str:
         return "\n".join(p.render_text() for p in self.components)
+
+
+def short_line(r) -> str:
+    """``name: verdict  bound B  (0.12 s)`` on one line (long bounds cut)."""
+    text = f"{r.name}: {r.verdict}"
+    if r.bound is not None:
+        bound = " ".join(str(r.bound).split())
+        text += f"  bound {bound if len(bound) <= 60 else bound[:59] + '…'}"
+    return text + f"  ({r.time_s:.2f} s)"
 
 
 def combine(name: str, parts: List[ProgramResult]) -> ProgramResult:
@@ -161,6 +178,12 @@ class FileResult:
 
     def exit_code(self) -> int:
         return {PROVED: 0, UNKNOWN: 1, VIOLATED: 3}[self.verdict]
+
+    def __repr__(self) -> str:
+        names = ", ".join(f"{p.name} {p.verdict}" for p in self.programs[:4])
+        more = f", … {len(self.programs) - 4} more" if len(self.programs) > 4 else ""
+        time_s = sum(p.time_s for p in self.programs)
+        return f"<FileResult {self.file}: {self.verdict} ({names}{more})  ({time_s:.2f} s)>"
 
     #: The file's text when known (set by ``tamp.prove``; not a dataclass field).
     source = None  # type: Optional[str]

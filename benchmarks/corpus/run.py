@@ -122,6 +122,8 @@ def prove_file(path: str, timeout: float) -> dict:
     except json.JSONDecodeError:
         msg = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         return {"verdict": "error", "seconds": wall, "reason": msg}
+    if data.get("error"):  # the file could not be read or checked (docs/json.md)
+        return {"verdict": "error", "seconds": wall, "reason": data["error"]["text"].splitlines()[0]}
     progs = data.get("programs") or [{}]
     prog = progs[0]
     return {

@@ -16,7 +16,7 @@ import heapq
 import time
 import uuid
 from fractions import Fraction
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
@@ -29,6 +29,9 @@ from .population import population_measure
 from .region import conjuncts
 from .result import CausalResult
 from .symexec import Context
+
+#: Most settled boxes kept for the report's drawing of the biased regions.
+MAX_REGIONS = 4000
 
 M_BIASED, M_FAIR = "measured_biased", "measured_fair"
 
@@ -83,6 +86,13 @@ class _Tally:
         self.hi: Dict[str, Fraction] = dict(self.lo)
         self.count: Dict[str, int] = {s: 0 for s in self.lo}
         self.count[MEASURED] = 0
+        # the settled leaves as (box, "fair" | "biased" | "partly biased" | "unknown") for the report's drawing of
+        # the biased regions (at most MAX_REGIONS; never read by the verdict)
+        self.regions: List[Tuple[Any, str]] = []
+
+    def _region(self, box, kind: str) -> None:
+        if len(self.regions) < MAX_REGIONS:
+            self.regions.append((box, kind))
 
     def add_bounded(self, box, lower: Fraction, upper: Fraction):
         """Add a leaf of the mass refinement whose biased share lies in [lower, upper]: the parts
@@ -92,10 +102,18 @@ class _Tally:
             self.lo[part] += lo * k
             self.hi[part] += hi * k
         self.count[MEASURED if upper == lower else MIXED] += 1
+        self._region(
+            box, "fair" if upper == 0 else "biased" if lower == 1 else "partly biased" if lower == upper else "unknown"
+        )
 
     def add(self, box, status, share=None):
         """Add a leaf; a ``measured`` leaf's mass is split into its exact biased and fair parts."""
         lo, hi = self.measure(box)
+        if status == MEASURED:
+            kind = "fair" if share == 0 else "biased" if share == 1 else "partly biased"
+        else:
+            kind = "fair" if status in (CERTIFIED, EMPTY) else "biased" if status == BIASED else "unknown"
+        self._region(box, kind)
         if status == MEASURED:
             self.count[MEASURED] += 1
             for part, k in ((M_BIASED, share), (M_FAIR, 1 - share)):
@@ -406,12 +424,13 @@ def certify_program(
     t0 = time.monotonic()
     deadline = t0 + opts.timeout if opts.timeout else None
     claims = independence_claims(program, ctx)
-    parts = []
+    parts, runs = [], []
     for ind in claims:
         measure, dist = None, "the uniform distribution over the requires box"
         if opts.population:
             measure, dist = population_measure(opts.population, program, ind, ctx)
         run = analyse_claim(program, ind, opts, ctx, measure, deadline, executor)
+        runs.append(run)
         t = run["tally"]
         summary = _summary(run, dist)
         summary["engine"] = run.get("engine", "general")
@@ -442,6 +461,7 @@ def certify_program(
     )
     details = dict(parts[0]) if len(parts) == 1 else {"claims": parts}
     details.pop("verdict", None)
+    regions = [(B.float_box(r["analyzer"].dims, b), kind) for r in runs[:1] for b, kind in r["tally"].regions]
     msg = {
         "proved": "output is independent of the sensitive input on the whole region",
         "violated": "bias found: two inputs differing only in the sensitive input give different outputs",
@@ -449,7 +469,9 @@ def certify_program(
     }[verdict]
     if verdict == "unknown" and any(p["unexplored_boxes"] for p in parts):
         msg = "time limit reached before every box was decided"
-    return CausalResult(program.name, "causal", verdict, time.monotonic() - t0, message=msg, details=details)
+    res = CausalResult(program.name, "causal", verdict, time.monotonic() - t0, message=msg, details=details)
+    res.regions = regions
+    return res
 
 
 MAX_REGIONS = 200

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from tamp.results import ProgramResult
 
@@ -40,9 +40,13 @@ def plain(v):
     return v
 
 
-@dataclass
+@dataclass(repr=False)  # the one-line repr of ProgramResult
 class CausalResult(ProgramResult):
     """Outcome of certifying ``independent(e, s)``: verdict plus fractions, biased mass bounds, witness."""
+
+    #: The first claim's settled boxes as ``({input: (lo, hi)}, KIND)``, KIND one of fair, biased,
+    #: partly biased (a measured share) or unknown: the report draws them; not part of the JSON.
+    regions: List[Any] = field(default_factory=list, compare=False)
 
     def render_text(self) -> str:
         d = self.details
@@ -105,6 +109,9 @@ class QueryResult:
     message: str = ""
     details: Dict[str, Any] = field(default_factory=dict)
     vacuous: bool = False  # the scenario has no execution: neither yes nor no means anything
+
+    def __repr__(self) -> str:  # one line (a notebook's Out[])
+        return f"<QueryResult {self.verdict}: {self.question}  ({self.time_s:.2f} s)>"
 
     @property
     def verdict(self) -> str:

@@ -61,6 +61,9 @@ class CheckReport:
     def obligations(self) -> int:
         return sum(p.obligations for p in self.programs)
 
+    def __repr__(self) -> str:  # one line (a notebook's Out[])
+        return f"<CheckReport {self.summary()}>"
+
     def summary(self) -> str:
         if self.ok:
             return f"OK: {self.obligations} obligations re-checked in {self.seconds:.2f} s"

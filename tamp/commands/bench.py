@@ -24,6 +24,7 @@ from pathlib import Path
 from tamp.executor import ENV_SCHEDULER, ExecutorError
 
 from .console import FileStream
+from .jsonout import ERROR, envelope, jsonable
 from .options import add_executor_arguments, make_executor, output_file, seconds
 
 NAME = "bench"
@@ -85,6 +86,9 @@ def run_one(path: Path, timeout: float) -> list:
         data = json.loads(proc.stdout)
     except json.JSONDecodeError:
         msg = (proc.stderr.strip().splitlines() or ["no output"])[0]
+        return [{"file": str(path), "name": "-", "verdict": "error", "time_s": wall, "message": msg}]
+    if data.get("error"):  # the file could not be read or checked (docs/json.md)
+        msg = data["error"]["text"].splitlines()[0]
         return [{"file": str(path), "name": "-", "verdict": "error", "time_s": wall, "message": msg}]
     rows = []
     for prog in data.get("programs", []):
@@ -254,6 +258,8 @@ def run(args) -> int:
             r["expected"] = exp.get(r.get("name"), exp.get(None, ""))
             rows.append(r)
     total = time.monotonic() - t0
+    bad = [r for r in rows if r.get("expected") and r["expected"] != r["verdict"]]
+    code = 2 if any(r["verdict"] == "error" for r in rows) else 1 if bad else 0
     print(render_text(rows))
     grid = render_grid(rows)
     if grid:
@@ -263,12 +269,9 @@ def run(args) -> int:
             print(f"{r['file']}: {r.get('message', '')}")
     print(f"\n{len(rows)} programs in {total:.1f} s on {machine_note()}")
     if args.json:
-        Path(args.json).write_text(
-            json.dumps({"machine": machine_note(), "total_s": total, "rows": rows}, indent=2, default=str)
-        )
+        verdict = {0: "ok", 1: "unexpected", 2: ERROR}[code]
+        data = envelope(NAME, verdict, code, total, machine=machine_note(), total_s=total, rows=rows)
+        Path(args.json).write_text(json.dumps(jsonable(data), indent=2, default=str))
     if args.markdown:
         Path(args.markdown).write_text(render_markdown(rows, total))
-    bad = [r for r in rows if r.get("expected") and r["expected"] != r["verdict"]]
-    if any(r["verdict"] == "error" for r in rows):
-        return 2
-    return 1 if bad else 0
+    return code

@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 
 from lang.errors import TampError
 
 from .common import add_file_arguments, emit_json, load_programs
+from .jsonout import envelope
 from .options import output_file_or_dir
 
 NAME = "cfa"
@@ -83,6 +85,7 @@ def run(args) -> int:
     # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.cfa import build_cfa
 
+    t0 = time.monotonic()
     src, progs = load_programs(args)
     targets = _dot_targets(args.dot, [p.name for p in progs]) if args.dot else {}
     cfas = [build_cfa(p, path=src.path, source=src.text) for p in progs]
@@ -92,7 +95,7 @@ def run(args) -> int:
         except OSError as exc:
             raise TampError(f"cannot write {targets[c.name]}: {exc.strerror or exc}", "--dot") from None
     if args.json:
-        emit_json({"file": src.path, "programs": [c.to_json() for c in cfas]})
+        emit_json(envelope(NAME, "ok", 0, time.monotonic() - t0, file=src.path, programs=[c.to_json() for c in cfas]))
     elif not args.dot:
         print("\n\n".join(c.to_text() for c in cfas))
     return 0

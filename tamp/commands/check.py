@@ -8,12 +8,15 @@ With ``--json`` the outcome is a JSON object on standard output::
      "programs": [{"name": "p", "params": {"n": "int"}, "locals": {"x": "real"},
                    "kind": "failure-bound"}]}
 
-and on an error ``{"file": …, "ok": false, "error": {"message", "line", "col", "text"}}``.
+and on an error ``{"file": …, "ok": false, "error": {"message", "file", "line", "col", "text"}}``,
+with the keys every command's JSON has (``schema_version``, ``command``, ``verdict``: ``ok`` or
+``error``, ``exit_code``, ``time_s``; docs/json.md).
 """
 
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 from lang.errors import TampError
@@ -21,6 +24,7 @@ from lang.loader import load
 from lang.speckind import spec_kind
 from lang.typecheck import check_file
 from tamp.commands.common import emit_json
+from tamp.commands.jsonout import envelope, error_envelope
 
 NAME = "check"
 HELP = "parse and type-check a .prob file"
@@ -56,22 +60,17 @@ def summary(info: dict) -> str:
 
 
 def run(args) -> int:
+    t0 = time.monotonic()
     try:
         info = describe(load(Path(args.file), check=False))  # describe() type-checks
     except TampError as exc:
         if not args.json:
             raise  # the CLI prints it and exits 2
         print(str(exc), file=sys.stderr)
-        emit_json(
-            {
-                "file": args.file,
-                "ok": False,
-                "error": {"message": exc.message, "line": exc.line, "col": exc.col, "text": str(exc)},
-            }
-        )
+        emit_json(dict(error_envelope(NAME, exc, args.file, time.monotonic() - t0), ok=False))
         return 2
     if args.json:
-        emit_json(info)
+        emit_json(envelope(NAME, "ok", 0, time.monotonic() - t0, info))
     else:
         print(summary(info))
     return 0

@@ -11,6 +11,7 @@ from lang.errors import TampError
 from lang.loader import load, read_bytes
 
 from .common import checked_bound, checked_inputs, emit_json
+from .jsonout import envelope
 from .options import add_executor_arguments, add_input_argument, make_executor, positive_int, seconds
 
 NAME = "check-proof"
@@ -64,13 +65,16 @@ def run(args) -> int:
     if args.json:
         emit_json(
             {
+                **envelope(NAME, "ok" if report.ok else "rejected", 0 if report.ok else 3, report.seconds),
+                "file": args.file,
+                "certificate": args.certificate,
                 "ok": report.ok,
                 "summary": report.summary(),
                 "obligations": report.obligations,
-                "time_s": round(report.seconds, 4),
                 "programs": [
                     {
                         "name": p.name,
+                        "verdict": "ok" if p.ok else "rejected",
                         "ok": p.ok,
                         "obligations": p.obligations,
                         "reason": p.reason,

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
-from fractions import Fraction
 from pathlib import Path
 from typing import Dict, List
 
@@ -12,6 +9,7 @@ from lang import ast as A
 from lang.inputs import check_inputs, check_known
 from lang.loader import check_bound, load, parse_bound, select
 
+from .jsonout import emit
 from .options import add_input_argument
 
 
@@ -53,17 +51,6 @@ def checked_bound(progs: List[A.Program], text):
     return bound
 
 
-def jsonable(x):
-    """Make Fractions and other exact values JSON-friendly."""
-    if isinstance(x, Fraction):
-        return float(x)
-    if isinstance(x, dict):
-        return {k: jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [jsonable(v) for v in x]
-    return x
-
-
 def emit_json(obj) -> None:
-    json.dump(jsonable(obj), sys.stdout, indent=2, default=str)
-    sys.stdout.write("\n")
+    """Print ``obj`` as JSON (see :mod:`tamp.commands.jsonout` for the shape every command uses)."""
+    emit(obj)

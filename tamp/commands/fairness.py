@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import sys
+import time
 
 from tamp.executor import ExecutorError
 from tamp.results import FileResult
 
 from .common import emit_json, load_programs
+from .jsonout import envelope
 from .options import (
     add_executor_arguments,
     input_file,
@@ -69,6 +71,7 @@ def run(args) -> int:
     # deferred on purpose: the engine loads when the command runs, not at CLI start-up
     from tamp.causal import certify_program
 
+    t0 = time.monotonic()
     src, progs = load_programs(args)
     opts = {
         "timeout": args.timeout,
@@ -89,7 +92,7 @@ def run(args) -> int:
         print(f"tamp {NAME}: error: {exc}", file=sys.stderr)
         return 1
     if args.json:
-        emit_json(res.to_json())
+        emit_json(envelope(NAME, res.verdict, res.exit_code(), time.monotonic() - t0, res.to_json()))
     else:
         print(res.render_text())
         print(f"{res.file}: {res.verdict}")

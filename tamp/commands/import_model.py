@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 from lang.errors import TampError
+from tamp.commands.jsonout import emit, envelope
 from tamp.commands.options import input_file, output_file
 
 NAME = "import"
@@ -53,27 +55,41 @@ def add_arguments(p) -> None:
         help="an input's box (repeatable; without NAME for every input; default 0..1)",
     )
     p.add_argument("--name", metavar="NAME", help="the program's name (default: the model file's name)")
+    p.add_argument(
+        "--json", action="store_true", help="machine-readable output (the program's text under `text` without -o)"
+    )
 
 
 def run(args) -> int:
     # deferred on purpose: the engine loads when the command runs, not at CLI start-up
     from tamp.api import import_model
 
+    t0 = time.monotonic()
     if args.name is not None and not args.name.isidentifier():
         raise TampError(f"--name {args.name!r} is not an identifier", "--name")
     out = args.output  # checked by options.output_file when read
     r = import_model(
         args.model, format=args.format, features=args.features, spec=args.spec, ranges=args.ranges, name=args.name
     )
-    if out is None:
+    if out is None and not args.json:
         sys.stdout.write(r.text)
         return 0
-    try:
-        with open(out, "w", encoding="utf-8") as fh:
-            fh.write(r.text)
-    except OSError as exc:
-        raise TampError(f"cannot write {out}: {exc.strerror}", "--output") from None
+    if out is not None:
+        try:
+            with open(out, "w", encoding="utf-8") as fh:
+                fh.write(r.text)
+        except OSError as exc:
+            raise TampError(f"cannot write {out}: {exc.strerror}", "--output") from None
     prog = r.program
+    if args.json:
+        program = {
+            "name": prog.name,
+            "inputs": [p.name for p in prog.params],
+            "fairness": bool(prog.ensures),  # ensures independent(...) from --spec
+        }
+        body = {"file": args.model, "output": out, "programs": [program]}
+        emit(envelope(NAME, "ok", 0, time.monotonic() - t0, body, {} if out else {"text": r.text}))
+        return 0
     print(
         f"{out}: program {prog.name} with {len(prog.params)} inputs "
         f"({', '.join(p.name for p in prog.params[:6])}{', ...' if len(prog.params) > 6 else ''})"

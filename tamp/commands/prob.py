@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 from lang import ast as A
 from lang.errors import TampError
 
 from ..results import FileResult
 from .common import add_file_arguments, checked_inputs, emit_json, load_programs
+from .jsonout import envelope
 from .options import add_executor_arguments, make_executor, seconds
 
 NAME = "prob"
@@ -25,6 +28,7 @@ def run(args) -> int:
     # deferred on purpose: the engine loads when the command runs, not at CLI start-up
     from tamp.prob import decide_program
 
+    t0 = time.monotonic()
     src, progs = load_programs(args)
     inputs = checked_inputs(src, progs, args.input)
     chosen = [p for p in progs if any(A.contains(e, (A.Prob, A.Fairness)) for e in p.ensures)]
@@ -44,7 +48,7 @@ def run(args) -> int:
         ]
     fr = FileResult(src.path, results)
     if args.json:
-        emit_json(fr.to_json())
+        emit_json(envelope(NAME, fr.verdict, fr.exit_code(), time.monotonic() - t0, fr.to_json()))
     else:
         for r in results:
             print(r.render_text())

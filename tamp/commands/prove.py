@@ -15,6 +15,7 @@ from ..progress import for_terminal
 from ..report.text import count, program_lines, summary_line
 from .common import emit_json
 from .console import Printer
+from .jsonout import ERROR, envelope, error_object
 from .options import (
     add_executor_arguments,
     add_input_argument,
@@ -187,9 +188,10 @@ def _run_many(args, files, jobs) -> int:
         outcomes = _one_by_one(files, opts, jobs, args.json)
     for out in in_order(outcomes, len(files)):
         if out["error"] is not None:  # this file cannot be checked: say so, go on with the others
-            print(out["error"], file=sys.stderr)
+            print(out["error"]["text"], file=sys.stderr)
             codes.append(2)
             errors += 1
+            jsons.append({"file": out["file"], "verdict": ERROR, "time_s": out["time_s"], "error": out["error"]})
             continue
         codes.append(out["code"])
         verdicts.extend(out["verdicts"])
@@ -197,11 +199,13 @@ def _run_many(args, files, jobs) -> int:
         if args.dot:
             _report_dot(args, write_dot([], args.dot, out["dot"]))
         printer.print(out["lines"])
+    code = max(codes, key=_WORST.index)
     if args.json:
-        emit_json(jsons)
+        verdict = {0: "proved", 1: "unknown", 3: "violated", 2: ERROR}[code]
+        emit_json(envelope(NAME, verdict, code, time.monotonic() - t0, files=jsons))
     elif not args.quiet:
         printer.print([summary_line(count(verdicts), len(files), errors, time.monotonic() - t0)])
-    return max(codes, key=_WORST.index)
+    return code
 
 
 def _one_by_one(files, opts, jobs, json_output):
@@ -239,6 +243,7 @@ def prove_file(path: str, opts: dict, executor=None, progress=None) -> dict:
 
     if opts["in_worker"]:
         executor = in_process()
+    t0 = time.monotonic()
     try:
         result = prove(
             path,
@@ -253,7 +258,7 @@ def prove_file(path: str, opts: dict, executor=None, progress=None) -> dict:
     except TampError as exc:
         if exc.path == "<string>":
             exc.path = path
-        return {"error": str(exc)}
+        return {"error": error_object(exc, path), "file": path, "time_s": round(time.monotonic() - t0, 4)}
     lines = []
     if opts["text"]:
         lines = [line for r in result.programs for line in program_lines(r, result.file, opts["verbose"])]
@@ -261,7 +266,7 @@ def prove_file(path: str, opts: dict, executor=None, progress=None) -> dict:
         "error": None,
         "code": result.exit_code(),
         "verdicts": [r.verdict for r in result.programs],
-        "json": result.to_json(),
+        "json": dict(result.to_json(), time_s=round(time.monotonic() - t0, 4)),
         "lines": lines,
         "dot": dot_texts(result.programs) if opts["dot"] else {},
     }
@@ -282,6 +287,7 @@ def _run_one(args, printer, summary=True, executor=None):
     from tamp.api import prove
 
     inputs = args.input
+    t0 = time.monotonic()
     progress = for_terminal(args.json)  # a status line on stderr, only on a terminal
     try:
         result = prove(
@@ -303,8 +309,9 @@ def _run_one(args, printer, summary=True, executor=None):
         _write_certificate(args, result, inputs)
     if getattr(args, "report", None):
         _write_report(args, result)
+    code = result.exit_code()
     if args.json and summary:
-        emit_json(result.to_json())
+        emit_json(envelope(NAME, result.verdict, code, time.monotonic() - t0, result.to_json()))
     elif not args.json and not args.quiet:
         for r in result.programs:
             printer.print(program_lines(r, result.file, args.verbose))
@@ -312,5 +319,4 @@ def _run_one(args, printer, summary=True, executor=None):
             printer.print(
                 [summary_line(count(r.verdict for r in result.programs), 1, 0, sum(r.time_s for r in result.programs))]
             )
-    code = result.exit_code()
     return code if summary else (code, result)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import time
 
 from lang.errors import TampError
 
 from .common import emit_json, load_programs
+from .jsonout import envelope
 from .options import output_file, seconds
 
 NAME = "query"
@@ -64,13 +66,17 @@ def ask_query(q: dict):
 
 
 def _replay(args) -> int:
+    t0 = time.monotonic()
     # deferred on purpose: loaded only when this command runs (CLI start-up)
     from tamp.causal import querylog
 
     records = querylog.replay(args.replay, lambda q: ask_query(q).answer)
     changed = [r for r in records if r["changed"]]
     if args.json:
-        emit_json({"queries": len(records), "changed": len(changed), "records": records})
+        code = 3 if changed else 0
+        body = {"file": args.replay, "queries": len(records), "changed": len(changed), "records": records}
+        emit_json(envelope(NAME, "changed" if changed else "same", code, time.monotonic() - t0, body))
+        return code
     else:
         for r in records:
             q = r["query"]
@@ -105,8 +111,10 @@ def run(args) -> int:
 
         logged = dict(q, file=os.path.abspath(args.file))
         querylog.append(args.log, logged, res.answer, res.time_s)
+    code = 0 if res.answer is not None else 1  # unknown, or vacuous (the scenario has no execution)
     if args.json:
-        emit_json(res.to_json())
+        body = dict(res.to_json(), file=args.file)
+        emit_json(envelope(NAME, res.verdict, code, res.time_s, body))
     else:
         print(res.render_text())
-    return 0 if res.answer is not None else 1  # unknown, or vacuous (the scenario has no execution)
+    return code

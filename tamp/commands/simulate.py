@@ -8,9 +8,12 @@ Probability specifications are CONFIRMED (0) / REFUTED (3) / UNDECIDED (1).
 
 from __future__ import annotations
 
+import time
+
 from ..simulate import simulate
 from ..simulate.errors import SimulationError
 from .common import add_file_arguments, checked_bound, checked_inputs, emit_json, load_programs
+from .jsonout import envelope
 from .options import open_unit, runs, seed
 
 NAME = "simulate"
@@ -30,6 +33,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    t0 = time.monotonic()
     src, progs = load_programs(args)
     if not progs:
         raise SimulationError("the file has no program to simulate", args.file)
@@ -49,9 +53,12 @@ def run(args) -> int:
                 program=prog.name,
             )
         )
+    codes = [r.exit_code for r in results]
+    code = 3 if 3 in codes else 1 if 1 in codes else 0
     if args.json:
-        emit_json({"file": args.file, "programs": [r.to_json() for r in results]})
+        verdict = next(r.verdict for r in results if r.exit_code == code)  # the worst program's word
+        programs = [dict(name=r.program, **r.to_json()) for r in results]
+        emit_json(envelope(NAME, verdict, code, time.monotonic() - t0, file=args.file, programs=programs))
     else:
         print("\n".join(r.render_text() for r in results))
-    codes = [r.exit_code for r in results]
-    return 3 if 3 in codes else 1 if 1 in codes else 0
+    return code

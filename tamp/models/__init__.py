@@ -42,6 +42,10 @@ class ImportedModel:
     network: Network
     format: str
 
+    def __repr__(self) -> str:  # one line: the text and the weights are too long to show here
+        names = ", ".join(p.name for p in self.program.params[:6]) + (", ..." if len(self.program.params) > 6 else "")
+        return f"<ImportedModel {self.program.name} ({self.format}): {len(self.program.params)} inputs ({names})>"
+
 
 def guess_format(path: str) -> str:
     ext = os.path.splitext(path)[1].lower()

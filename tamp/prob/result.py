@@ -55,7 +55,7 @@ class ClauseReport:
     holds: Optional[bool]
 
 
-@dataclass
+@dataclass(repr=False)  # the one-line repr of ProgramResult
 class ProbResult(ProgramResult):
     """A probability-specification result: every P-term's value or certified interval,
     every comparison with its sides, and the work done."""

@@ -282,7 +282,7 @@ def _pretty(f: A.Expr) -> A.Expr:
 # ---------------------------------------------------------------------------- results
 
 
-@dataclass
+@dataclass(repr=False)  # the one-line repr of ProgramResult
 class ConcentrationResult(ProofResult):
     """A failure bound proved by concentration (no failure automaton)."""
 

@@ -456,6 +456,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                 )
                 res.facts = facts
                 res.rankings = rankings
+                res.loop_terms = list(kap.terms)
                 return res
             failure = check_failure(bad)
             user_notes = explain_user_invariants(aut, enc, batch, cfa)

@@ -13,7 +13,7 @@ from .automaton import axiom_json
 from .failure import ProofFailure
 
 
-@dataclass
+@dataclass(repr=False)  # the one-line repr of ProgramResult
 class ProofResult(ProgramResult):
     """A :class:`ProgramResult` of kind ``"failure-bound"`` (verdict "proved" or "unknown" —
     this prover never says "violated": a failed union-bound proof proves nothing false)."""
@@ -29,6 +29,9 @@ class ProofResult(ProgramResult):
     facts: List[Any] = field(default_factory=list)
     # a ranking function per loop (tamp.prover.termination.Ranking): every run terminates
     rankings: List[Any] = field(default_factory=list)
+    # κ's loop terms (tamp.prover.kappa.LoopTerm: cost per iteration × iterations) of a proved loop
+    # program: the bookkeeping the report and `-v` show as `n iterations × p / n = p`
+    loop_terms: List[Any] = field(default_factory=list)
 
     def __post_init__(self):
         super().__post_init__()
@@ -62,7 +65,7 @@ class ProofResult(ProgramResult):
             for a in self.axioms:
                 lines.append(
                     f"    line {a['line']}: {a['stmt']}  —  {a['family']}"
-                    f"{'(' + str(a['param']) + ')' if a.get('param') is not None else ''}: "
+                    f"{'(' + _param(a['param']) + ')' if a.get('param') is not None else ''}: "
                     f"Pr[{a['bad']}] <= {a['cost']}"
                 )
         for aut in self.automata:
@@ -96,3 +99,8 @@ def axioms_table(aut) -> List[Dict[str, Any]]:
         row.update(axiom_json(e.axiom))
         out.append(row)
     return out
+
+
+def _param(p) -> str:
+    """An axiom's parameter as written: ``(0, 1)``, not ``['(0, 1)']``."""
+    return ", ".join(map(str, p)) if isinstance(p, (list, tuple)) else str(p)

@@ -9,7 +9,9 @@ True
 Public API:
 
 * :func:`render_report` (``FileResult`` → a whole self-contained page) and :func:`write_report`;
-* :func:`program_section` / :func:`fragment` — one program's part (``ProgramResult._repr_html_``);
+* :func:`program_section` / :func:`fragment` — one program's part of the report;
+* :func:`program_card` / :func:`file_card` / :func:`simulation_card` — the compact notebook views
+  (``_repr_html_`` of results, :mod:`tamp.report.notebook`);
 * :func:`automata_svg` — a failure-bound result's automata as one SVG (``_repr_svg_``);
 * :func:`automaton_svg` — one :class:`~tamp.prover.automaton.FailureAutomaton` drawn.
 
@@ -26,6 +28,7 @@ from tamp.results import NOTEBOOK_VIEWS
 
 from .drawing import draw
 from .graph import MAX_DRAWN, automaton_graph
+from .notebook import file_card, program_card, simulation_card
 from .page import file_fragment, fragment, render_report, write_report
 from .sections import program_section
 
@@ -35,6 +38,9 @@ __all__ = [
     "fragment",
     "file_fragment",
     "program_section",
+    "program_card",
+    "file_card",
+    "simulation_card",
     "automata_svg",
     "automaton_svg",
 ]
@@ -55,4 +61,6 @@ def automata_svg(result, engine: str = "auto") -> Optional[str]:
     return None
 
 
-NOTEBOOK_VIEWS.update(program_html=fragment, program_svg=automata_svg, file_html=file_fragment)
+NOTEBOOK_VIEWS.update(
+    program_html=program_card, program_svg=automata_svg, file_html=file_card, simulation_html=simulation_card
+)

@@ -100,9 +100,12 @@ def automaton_graph(aut) -> Graph:
     return g
 
 
-def cfa_graph(cfa, failed_nodes=()) -> Graph:
+def cfa_graph(cfa, failed_nodes=(), trace=()) -> Graph:
     """The control-flow automaton (drawn for a failed proof, which has no failure automaton);
-    ``failed_nodes`` (CFA node numbers) get the class ``failed``."""
+    ``failed_nodes`` (CFA node numbers) get the class ``failed``, and the edges of ``trace`` (the
+    failed trace's ``(line, statement)`` steps) and their nodes the class ``trace``."""
+    on_trace = trace_edges(cfa, trace)
+    ends = {n for u, v, _k in on_trace for n in (u, v)}
     g = Graph(cfa.name, root=f"n{cfa.entry}")
     for n, d in cfa.graph.nodes(data=True):
         head = f"n{n}" + (f" · line {d['line']}" if d.get("line") else "")
@@ -117,13 +120,26 @@ def cfa_graph(cfa, failed_nodes=()) -> Graph:
             + (" root" if n == cfa.entry else "")
             + (" exit" if n == cfa.exit else "")
             + (" failed" if n in failed_nodes else "")
+            + (" trace" if n in ends else "")
         )
         g.nodes.append(GNode(f"n{n}", lines, "\n".join(lines), cls))
-    for u, v, _k, d in cfa.edges():
+    for u, v, k, d in cfa.edges():
         stmt = show_stmt(d["stmt"])
-        cls = "back-edge" if d.get("back") else "edge"
+        cls = ("back-edge" if d.get("back") else "edge") + (" trace" if (u, v, k) in on_trace else "")
         g.edges.append(GEdge(f"n{u}", f"n{v}", shorten(stmt), stmt + ("\n(back edge)" if d.get("back") else ""), cls))
     return g
+
+
+def trace_edges(cfa, trace) -> set:
+    """The CFA edges ``(u, v, key)`` a failed trace's steps name: the edge at the step's line with
+    the step's statement, else (a statement shown differently) every edge at that line."""
+    steps = [(ln, s[len("split ") :] if s.startswith("split ") else s) for ln, s in trace]
+    out = set()
+    for ln, stmt in steps:
+        at_line = [(u, v, k) for u, v, k, d in cfa.edges() if d.get("line") == ln]
+        same = [(u, v, k) for u, v, k, d in cfa.edges() if d.get("line") == ln and show_stmt(d["stmt"]) == stmt]
+        out.update(same or at_line)
+    return out
 
 
 def node_order(aut) -> List[int]:

@@ -204,10 +204,12 @@ def svg_of(g: Graph) -> str:
     width = int(right + MARGIN + 8)
     height = int(max(b.y + b.h for b in boxes.values()) + MARGIN)
     defs = (
-        f'<defs><marker id="{uid}-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
-        f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker>'
-        f'<marker id="{uid}-back" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
-        f'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{BACK_COLOUR}"/></marker></defs>'
+        # arrow heads in drawing units: a highlighted (thicker) edge keeps the same head
+        f'<defs><marker id="{uid}-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" '
+        f'markerWidth="8.4" markerHeight="8.4" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+        f'fill="#333"/></marker><marker id="{uid}-back" viewBox="0 0 10 10" refX="10" refY="5" '
+        f'markerUnits="userSpaceOnUse" markerWidth="8.4" markerHeight="8.4" orient="auto-start-reverse">'
+        f'<path d="M0,0 L10,5 L0,10 z" fill="{BACK_COLOUR}"/></marker></defs>'
     )
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="automaton" width="{width}" height="{height}" '

@@ -11,13 +11,19 @@ from tamp.version import __version__
 from .sections import anchor_prefix, program_section, verdict_badge
 from .source import program_ranges
 from .style import CSS
+from .zoom import script
 
 
 def render_report(
-    file_result, source: Optional[str] = None, engine: str = "auto", command: Optional[str] = None
+    file_result,
+    source: Optional[str] = None,
+    engine: str = "auto",
+    command: Optional[str] = None,
+    simulate: bool = True,
 ) -> str:
     """The HTML page for a :class:`tamp.results.FileResult`: a summary table, then one section per
-    program (see :func:`tamp.report.sections.program_section`). ``source`` is the file's text."""
+    program (see :func:`tamp.report.sections.program_section`). ``source`` is the file's text;
+    ``simulate`` runs ``tamp simulate`` at a few points of each failure bound's plot."""
     ranges = program_ranges(source, file_result.file) if source else {}
     rows = []
     for r in file_result.programs:
@@ -36,19 +42,24 @@ def render_report(
         '<table class="data summary"><tr><th>program</th><th>kind</th><th>verdict</th><th>bound</th>'
         "<th>time</th></tr>" + "".join(rows) + "</table>"
     )
-    sections = [program_section(r, source, engine, ranges) for r in file_result.programs]
+    sections = [program_section(r, source, engine, ranges, simulate) for r in file_result.programs]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>tamp report: {escape(file_result.file)}</title><style>{CSS}</style></head>\n"
-        f'<body><div class="tamp-report">{head}\n' + "\n".join(sections) + "\n</div></body></html>\n"
+        f'<body><div class="tamp-report">{head}\n' + "\n".join(sections) + "\n</div>" + script() + "</body></html>\n"
     )
 
 
 def write_report(
-    path: str, file_result, source: Optional[str] = None, engine: str = "auto", command: Optional[str] = None
+    path: str,
+    file_result,
+    source: Optional[str] = None,
+    engine: str = "auto",
+    command: Optional[str] = None,
+    simulate: bool = True,
 ) -> str:
     """Write :func:`render_report` to ``path`` (UTF-8) and return the path."""
-    html = render_report(file_result, source, engine, command)
+    html = render_report(file_result, source, engine, command, simulate)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(html)
     return path

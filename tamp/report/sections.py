@@ -19,10 +19,13 @@ from tamp.results import ProgramResult, Result
 from tamp.show import show_expr
 
 from .concentration import concentration_body
+from .derivation import derivation_line
 from .drawing import draw
 from .failed import failure_lines
 from .graph import MAX_DRAWN, MAX_LISTED, automaton_graph, cfa_graph, node_order
+from .plots import bound_plot, causal_plot, comparison_plot
 from .source import LineMark, line_anchor, listing, program_ranges
+from .zoom import zoomable
 
 
 def anchor_prefix(name: str) -> str:
@@ -40,10 +43,15 @@ def parts_of(result: Result) -> List[ProgramResult]:
 
 
 def program_section(
-    result, source: Optional[str] = None, engine: str = "auto", ranges: Optional[Dict[str, Tuple[int, int]]] = None
+    result,
+    source: Optional[str] = None,
+    engine: str = "auto",
+    ranges: Optional[Dict[str, Tuple[int, int]]] = None,
+    simulate: bool = False,
 ) -> str:
     """The ``<section>`` for one program's result. ``source`` is the file's text (the listing is
-    left out without it); ``engine`` picks the automaton renderer: ``auto``, ``dot`` or ``builtin``."""
+    left out without it); ``engine`` picks the automaton renderer: ``auto``, ``dot`` or ``builtin``;
+    ``simulate`` adds ``tamp simulate``'s measured rates to the failure bound's plot."""
     prefix = anchor_prefix(result.name)
     out = [
         f'<section class="program" id="{prefix}">',
@@ -54,10 +62,10 @@ def program_section(
         out.append(f'<div class="message {escape(result.verdict)}">{escape(result.message)}</div>')
     parts = parts_of(result)
     if source:
-        out.append(_source_block(result, parts, source, prefix, ranges))
+        out.append(source_block(result, parts, source, prefix, ranges))
     link = prefix if source else None  # line links only when the listing is there
     for part in parts:
-        body = _part_body(part, link, engine)
+        body = _part_body(part, link, engine, simulate)
         if len(parts) > 1:
             body = (
                 f'<section class="part"><h3>{escape(part.kind)} {verdict_badge(part.verdict)}</h3>'
@@ -81,7 +89,7 @@ def _meta(result) -> str:
 # ---------------------------------------------------------------------------- source
 
 
-def _source_block(result, parts, source: str, prefix: str, ranges) -> str:
+def source_block(result, parts, source: str, prefix: str, ranges) -> str:
     ranges = ranges if ranges is not None else program_ranges(source)
     first, last = ranges.get(result.name, (1, len(source.splitlines())))
     marks: Dict[int, LineMark] = {}
@@ -122,15 +130,19 @@ def line_link(prefix: Optional[str], line: int) -> str:
     return f'<a href="#{line_anchor(prefix, line)}">line {line}</a>'
 
 
-def _part_body(part, prefix: Optional[str], engine: str) -> str:
+def _part_body(part, prefix: Optional[str], engine: str, simulate: bool = False) -> str:
     if isinstance(part, ProofResult):
-        return _failure_bound_body(part, prefix, engine)
+        return _failure_bound_body(part, prefix, engine, simulate)
     if isinstance(part, ProbResult):
         return _probability_body(part)
     return _details_body(part)
 
 
-def _failure_bound_body(r: ProofResult, prefix: Optional[str], engine: str) -> str:
+def _plot_block(title: str, svg: Optional[str]) -> str:
+    return f'<h3>{escape(title)}</h3><div class="plot-box">{svg}</div>' if svg else ""
+
+
+def _failure_bound_body(r: ProofResult, prefix: Optional[str], engine: str, simulate: bool = False) -> str:
     out = []
     if isinstance(r, ConcentrationResult) and r.proof is not None:
         out.append(concentration_body(r))
@@ -153,6 +165,11 @@ def _failure_bound_body(r: ProofResult, prefix: Optional[str], engine: str) -> s
             '<h3>Axioms</h3><table class="data axioms"><tr><th>where</th><th>sampling</th>'
             "<th>family</th><th>axiom</th><th>side conditions</th></tr>" + "".join(rows) + "</table>"
         )
+    derivation = derivation_line(r)
+    if derivation:
+        out.append(f'<p class="derivation"><b>Derivation:</b> <code>{escape(derivation)}</code></p>')
+    if r.verdict == "proved" and not isinstance(r, ConcentrationResult):
+        out.append(_plot_block("Failure bound", bound_plot(r, simulate)))
     fl = failure_lines(r.failure, r.cfa) if r.verdict != "proved" else None
     if fl is not None:
         out.append(_failure_box(fl, prefix))
@@ -160,14 +177,16 @@ def _failure_bound_body(r: ProofResult, prefix: Optional[str], engine: str) -> s
     for aut in automata:
         out.append(_automaton_block(aut, engine))
     if not automata and r.cfa is not None and r.verdict != "proved":
-        svg, used = draw(cfa_graph(r.cfa, fl.nodes if fl is not None else ()), engine)
+        trace = list(fl.steps) + ([(fl.stuck_at, "")] if fl.stuck_at else []) if fl is not None else []
+        svg, used = draw(cfa_graph(r.cfa, fl.nodes if fl is not None else (), trace), engine)
         out.append(
             '<h3>Control-flow automaton</h3><p class="legend">There is no failure automaton '
             "(the proof did not succeed); this is the program's control flow. "
             '<span class="back">Dashed red</span>: loop back edges'
             + ("; red box: where the proof check failed" if fl is not None and fl.nodes else "")
+            + ('; <span class="trace-key">thick orange</span>: the trace the prover could not label' if trace else "")
             + ".</p>"
-            f'<div class="automaton-box" data-renderer="{used}">{svg}</div>'
+            + zoomable(svg, used)
         )
     if r.stats:
         out.append(_stats_table(r.stats, r.obligations))
@@ -195,7 +214,7 @@ def _automaton_block(aut, engine: str) -> str:
     """The automaton drawn, a legend, and its full node labels in a table."""
     if len(aut.nodes) <= MAX_DRAWN:
         svg, used = draw(automaton_graph(aut), engine)
-        figure = f'<div class="automaton-box" data-renderer="{used}">{svg}</div>'
+        figure = zoomable(svg, used)
     else:
         figure = (
             f'<div class="message">{len(aut.nodes)} nodes are too many to draw here (the limit is '
@@ -269,6 +288,7 @@ def _probability_body(r: ProbResult) -> str:
             '<h3>Comparisons</h3><table class="data comparisons"><tr><th>clause</th><th>left</th>'
             "<th></th><th>right</th><th></th></tr>" + "".join(rows) + "</table>"
         )
+    out.append(_plot_block("Certified intervals against their thresholds", comparison_plot(r)))
     out.append(
         '<h3>Statistics</h3><table class="data stats">'
         f"<tr><th>paths</th><td>{r.paths}</td></tr><tr><th>cells</th><td>{r.cells}</td></tr>"
@@ -295,6 +315,7 @@ def _interval_bar(iv) -> str:
 def _details_body(r) -> str:
     """Other engines (causal, …): their own text rendering, and their details as a table."""
     out = [f'<pre class="engine-text">{escape(r.render_text())}</pre>']
+    out.append(_plot_block("Where the output depends on the sensitive input", causal_plot(r)))
     if r.details:
         rows = "".join(
             f'<tr><th>{escape(str(k))}</th><td class="mono">{escape(_short(v))}</td></tr>' for k, v in r.details.items()

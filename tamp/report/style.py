@@ -47,4 +47,25 @@ CSS = """
   font-size: 12.5px; white-space: pre-wrap; }
 .tamp-report section.program { margin-bottom: 28px; }
 .tamp-report section.part { margin-left: 14px; border-left: 3px solid #d5dbe1; padding-left: 10px; }
+.tamp-report table, .tamp-report td, .tamp-report th, .tamp-report pre { text-align: left !important; }
+.tamp-report table.source td.ln { text-align: right !important; }
+.tamp-report .zoomable { overflow: hidden; position: relative; }
+.tamp-report .zoomable svg { display: block; max-width: 100%; height: auto; touch-action: none; cursor: grab;
+  margin: 0 auto; }
+.tamp-report .zoomable.panning svg { cursor: grabbing; }
+.tamp-report .zoom-tools { font-size: 12px; margin-bottom: 4px; }
+.tamp-report .zoom-tools button { font-size: 12px; min-width: 26px; margin-right: 3px; cursor: pointer;
+  border: 1px solid #aab7c4; background: #f2f4f7; border-radius: 3px; }
+.tamp-report .zoom-hint { color: #95a5a6; margin-left: 6px; }
+.tamp-report svg g.trace > path, .tamp-report svg g.trace > polygon, .tamp-report svg g.node.trace > rect {
+  stroke: #e67e22 !important; stroke-width: 3px !important; }
+.tamp-report svg g.edge.trace > text, .tamp-report svg g.back-edge.trace > text { fill: #a04000; font-weight: bold; }
+.tamp-report .trace-key { color: #e67e22; font-weight: bold; }
+.tamp-report .plot-box { margin: 6px 0; }
+.tamp-report .plot-box svg { max-width: 100%; height: auto; }
+.tamp-report .derivation code { font-size: 13px; }
+.tamp-report.tamp-card { max-width: 760px; }
+.tamp-report.tamp-card .zoomable svg { max-height: 300px; width: auto; }
+.tamp-report.tamp-card .plot-box svg { max-height: 260px; width: auto; }
+.tamp-report .card-line { font-size: 14px; margin: 4px 0; }
 """

@@ -8,7 +8,8 @@ Verbosity 0 (the default), as pytest or mypy would say it::
         line 6: x ~ bern(0.5)
 
 Verbosity 1 (``-v``) adds each program's synthesised axioms (formulas simplified, see
-:mod:`tamp.report.pretty`), a summary of its failure automata and the prover's statistics;
+:mod:`tamp.report.pretty`), the derivation of the bound in one line (:mod:`tamp.report.derivation`,
+``n iterations × p / n = p``), a summary of its failure automata and the prover's statistics;
 verbosity 2 (``-vv``) shows everything the result has (:meth:`render_text`, the full automata).
 
 The lines are :class:`Line` values (text and a style name) so that the command prints them in
@@ -25,6 +26,7 @@ from typing import Dict, Iterable, List, Optional
 from tamp.prover.result import ProofResult
 from tamp.results import PROVED, UNKNOWN, VERDICTS, VIOLATED
 
+from .derivation import derivation_line
 from .failed import failure_lines
 from .pretty import simplify_text
 
@@ -156,6 +158,9 @@ def _proof_summary(part, indent: str) -> List[Line]:
                 "detail",
             )
         )
+    derivation = derivation_line(part)
+    if derivation:
+        out.append(Line(indent + "derivation: " + derivation, "detail"))
     for aut in getattr(part, "automata", None) or []:
         out.append(Line(indent + aut.to_text().splitlines()[0] + "  (-vv shows it)", "detail"))
     stats = getattr(part, "stats", None) or {}

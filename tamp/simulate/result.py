@@ -35,7 +35,7 @@ def _fmt(x) -> str:
     return str(x)
 
 
-@dataclass
+@dataclass(repr=False)
 class SimResult:
     """Monte Carlo outcome for one program at fixed inputs.
 
@@ -64,6 +64,21 @@ class SimResult:
     time_s: float = 0.0
     message: str = ""
     undecided: int = 0  # runs with a comparison no number domain decided (never counted as failing)
+
+    def __repr__(self) -> str:  # one line (a notebook's Out[])
+        rate = f"rate {self.rate:.4g} [{self.ci[0]:.4g}, {self.ci[1]:.4g}]" if self.runs else "no run kept"
+        bound = f"  bound {self.bound_text}" if self.bound_text is not None else ""
+        return (
+            f"<SimResult {self.program}: {self.verdict}  {rate}{bound}  ({self.total_runs} runs, {self.time_s:.2f} s)>"
+        )
+
+    def _repr_html_(self) -> str:  # notebooks: the rate's interval against the bound (tamp.report)
+        import html
+
+        from tamp.results import NOTEBOOK_VIEWS
+
+        view = NOTEBOOK_VIEWS.get("simulation_html")
+        return view(self) if view else "<pre>" + html.escape(self.render_text()) + "</pre>"
 
     @property
     def rate(self) -> float:

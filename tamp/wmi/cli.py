@@ -11,6 +11,7 @@ from typing import Optional
 import gmpy2
 from pysmt.shortcuts import And
 
+from ..results import JSON_SCHEMA_VERSION
 from .api import wmi
 from .cells import WMITimeout
 from .jsonfmt import ProblemFormatError, load_problem
@@ -33,6 +34,23 @@ def _exact(v: Fraction) -> str:
     return _digits(v.numerator) if v.denominator == 1 else _ratio(v)
 
 
+def _common(verdict: str, exit_code: int, elapsed: float, path: str) -> dict:
+    """The keys every command's JSON starts with (docs/json.md)."""
+    return {
+        "schema_version": JSON_SCHEMA_VERSION,
+        "command": "wmi",
+        "verdict": verdict,
+        "exit_code": exit_code,
+        "time_s": round(elapsed, 4),
+        "file": path,
+    }
+
+
+def _error_json(path: str, message: str, t0: float) -> None:
+    error = {"message": message, "file": path, "line": 0, "col": 0, "text": f"{path}: error: {message}"}
+    print(json.dumps({**_common("error", 2, time.monotonic() - t0, path), "error": error}))
+
+
 def run(path: str, as_json: bool, timeout: Optional[float], jobs=None) -> int:
     """Compute Z (and the queries' probabilities) of a JSON problem; ``jobs`` (a
     :class:`tamp.executor.Executor`) integrates the cells in parallel.
@@ -44,6 +62,8 @@ def run(path: str, as_json: bool, timeout: Optional[float], jobs=None) -> int:
         prob = load_problem(path)
     except ProblemFormatError as exc:
         print(f"{path}: error: {exc}", file=sys.stderr)
+        if as_json:
+            _error_json(path, str(exc), t0)
         return 2
     deadline = None if timeout is None else t0 + timeout
 
@@ -64,6 +84,8 @@ def run(path: str, as_json: bool, timeout: Optional[float], jobs=None) -> int:
             queries.append((i, p))
     except WMIInputError as exc:
         print(f"{path}: error: {exc}", file=sys.stderr)
+        if as_json:
+            _error_json(path, str(exc), t0)
         return 2
     except WMITimeout as exc:
         elapsed = time.monotonic() - t0
@@ -76,11 +98,11 @@ def run(path: str, as_json: bool, timeout: Optional[float], jobs=None) -> int:
             print(
                 json.dumps(
                     {
+                        **_common("timeout", 1, elapsed, path),
                         "status": "timeout",
                         "stage": stage,
                         "cells": done,
                         "partial": float(exc.partial),
-                        "time_s": round(elapsed, 3),
                     }
                 )
             )
@@ -88,7 +110,7 @@ def run(path: str, as_json: bool, timeout: Optional[float], jobs=None) -> int:
         return 1
     elapsed = time.monotonic() - t0
     if as_json:
-        out = {"Z": _ratio(z.value), "value": float(z.value), "cells": cells, "time_s": round(elapsed, 3)}
+        out = {**_common("ok", 0, elapsed, path), "Z": _ratio(z.value), "value": float(z.value), "cells": cells}
         if prob.queries:
             out["queries"] = [
                 {"query": i, "P": None if p is None else _ratio(p), "value": None if p is None else float(p)}

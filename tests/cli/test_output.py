@@ -116,11 +116,12 @@ def test_several_files_one_summary_and_the_worst_exit_status(files, capsys):
     assert re.search(r"^biased: violated  \(", out, re.M)
 
 
-def test_several_files_json_is_a_list_of_the_per_file_objects(files, capsys):
+def test_several_files_json_lists_the_per_file_objects(files, capsys):
     code, out, _ = run_cli(["prove", files["coin"], files["half"], "--json"], capsys)
     data = json.loads(out)
-    assert code == 1 and [d["file"] for d in data] == [str(files["coin"]), str(files["half"])]
-    assert [d["verdict"] for d in data] == ["proved", "unknown"]
+    assert code == 1 and data["verdict"] == "unknown" and data["exit_code"] == 1
+    assert [d["file"] for d in data["files"]] == [str(files["coin"]), str(files["half"])]
+    assert [d["verdict"] for d in data["files"]] == ["proved", "unknown"]
 
 
 def test_a_bad_file_among_several_is_reported_and_the_others_are_checked(files, tmp_path, capsys):

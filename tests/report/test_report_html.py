@@ -11,7 +11,7 @@ import pytest
 from locations import REPO
 
 import tamp
-from tamp.report import automata_svg, fragment, render_report
+from tamp.report import automata_svg, fragment, program_card, render_report
 from tamp.simulate import simulate
 
 EX1 = (REPO / "benchmarks/illustrative/ex1.prob").read_text()
@@ -74,10 +74,10 @@ class Structure(HTMLParser):
             v = a.get(k)
             if v and v.startswith("#"):
                 self.links.append(v[1:])
-            elif v:
+            elif v and not v.startswith("data:"):  # an embedded image is part of the page
                 self.external.append(v)
-        if tag in ("link", "script", "iframe", "img", "object", "embed"):
-            self.external.append(tag)
+        if tag in ("link", "iframe", "img", "object", "embed") or (tag == "script" and "src" in a):
+            self.external.append(tag)  # inline scripts (the zoom of the drawings) are part of the page
         if tag not in self.VOID:
             self.stack.append(tag)
 
@@ -206,7 +206,14 @@ def test_failed_proof_highlights_the_trace(half):
     assert "Why the proof failed" in html and "tamp simulate" in html
     # no failure automaton: the control flow is drawn instead
     (svg,) = svgs(html)
-    assert "node exit" in classes(svg)
+    assert any({"node", "exit"} <= set(c.split()) for c in classes(svg))
+    # the failed trace is highlighted on the drawing too: its edges, not the other branch's
+    ns = "{http://www.w3.org/2000/svg}"
+    edges = {
+        g.findtext(f"{ns}title"): set(g.get("class").split()) for g in svg.iter(f"{ns}g") if "edge" in g.get("class")
+    }
+    assert "trace" in edges["x ~ bern(0.5)"] and "trace" in edges["y ~ bern(p)"]
+    assert "trace" not in edges["y ~ bern(0.5 * p)"]
 
 
 def test_probability_report_lists_terms_and_comparisons():
@@ -224,18 +231,20 @@ def test_notebook_views_from_a_string(ex1):
     p = ex1.programs[0]
     assert p.source == EX1  # tamp.prove keeps the text for the views
     html = p._repr_html_()
-    assert html == fragment(p, EX1)
-    assert '<div class="tamp-report"><style>' in html and "prog-ex1-L1" in html and "<svg" in html
+    assert html == program_card(p, EX1)  # the compact card (tamp.report.notebook), not the whole section
+    assert '<div class="tamp-report tamp-card"><style>' in html and "prog-ex1-nb-L1" in html and "<svg" in html
+    assert len(html) < 30_000 and "PROVED" in html
     svg = p._repr_svg_()
     assert svg is not None and svg.lstrip().startswith("<svg")
     assert automata_svg(p, engine="builtin").startswith("<svg")
     assert "prog-ex1" in ex1._repr_html_()
+    assert "prog-ex1" in fragment(p, EX1)  # the report's section, for embedding
 
 
 def test_notebook_svg_is_none_without_automaton(half):
     assert half.programs[0]._repr_svg_() is None
     coins = tamp.prove(COINS).programs[0]
-    assert coins._repr_svg_() is None and "terms" in coins._repr_html_()
+    assert coins._repr_svg_() is None and "P(a &amp;&amp; b)" in coins._repr_html_()
 
 
 def test_report_without_source_still_renders(ex1):

@@ -243,7 +243,10 @@ def by_index_sum(lists):
     """Every combination (one element per list), those of earlier elements first: ordered by
     the sum of the chosen positions (so no single list's first element dominates)."""
     sizes = [len(x) for x in lists]
-    if not sizes or min(sizes) == 0:
+    if not sizes:  # no sampling at all: the one (empty) combination, κ = 0 everywhere
+        yield ()
+        return
+    if min(sizes) == 0:
         return
     for total in range(sum(sizes) - len(sizes) + 1):
 

@@ -24,7 +24,8 @@ prove inductive, and :mod:`.check` re-verifies the result):
   template when not inductive: never trusted; :func:`explain_user_invariants` says why one
   was dropped at its loop head;
 * backward candidates: every candidate of a successor pushed back through the edge
-  (substitution through assignments; unchanged through ``assume``; dropped at a sampling of a
+  (substitution through assignments, element writes ``a[e] := v`` as ``x == e ? v : a[x]`` for
+  each read ``a[x]`` (:mod:`.wp`); unchanged through ``assume``; dropped at a sampling of a
   variable it reads) — the weakest-precondition part that the loop body's inner nodes need.
 
 Candidates that mention a variable dead at their node (:mod:`.liveness`: overwritten before
@@ -56,12 +57,14 @@ from lang.evaluate import EvalError, evaluate
 from lang.walk import rebuild, replace_all
 
 from .exprs import conjuncts, not_, subst
-from .labels import negated_conjuncts, push_back
+from .labels import negated_conjuncts
 from .liveness import mentions_only_live
+from .recurrence import closed_form_candidates, exit_forms
 from .samples import refuted
 from .smt import LEMMA_FREE_MS, conj, enc_has_apps, lemmas_for, substitute_all, transcendental_apps
 from .synthesis import Timeout
 from .trace import StepState, step
+from .wp import push_back
 
 MAX_BACKWARD = 60
 
@@ -297,6 +300,10 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
                     if _indexes_with(g, name) and not (A.free_vars(g) & (set(copies) - {name})):
                         add(A.Quant("forall", "j$", done_lo, done_hi, incl, subst(g, {name: A.Var("j$")})))
     for c in _flattened(loops, axioms, post):
+        add(c)
+    for c in closed_form_candidates(cfa, loops):
+        add(c)
+    for c in exit_forms(cfa, loops, list(pool)):
         add(c)
     for c in user_invariants(cfa):
         add(c)

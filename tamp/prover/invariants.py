@@ -56,10 +56,10 @@ from lang import ast as A
 from lang.evaluate import EvalError, evaluate
 from lang.walk import rebuild, replace_all
 
-from .exprs import conjuncts, not_, subst
+from .exprs import conjuncts, not_, plus, subst
 from .labels import negated_conjuncts
 from .liveness import mentions_only_live
-from .recurrence import closed_form_candidates, exit_forms
+from .recurrence import closed_form_candidates, counter_shift, exit_forms
 from .samples import refuted
 from .smt import LEMMA_FREE_MS, conj, enc_has_apps, lemmas_for, substitute_all, transcendental_apps
 from .synthesis import Timeout
@@ -287,6 +287,9 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
             started = A.Binary("<", init, i) if cnt.step > 0 else A.Binary("<", i, init)
             # the iterations done: init..i (exclusive) counting up, i+1..init (inclusive) counting down
             done_lo, done_hi, incl = (init, i, False) if cnt.step > 0 else (A.Binary("+", i, A.num(1)), init, True)
+            shift = counter_shift(cfa, _h, loops, name, u)  # i := i + 1 at the top of the body: 1
+            if shift:
+                done_lo, done_hi = plus(done_lo, A.num(shift)), plus(done_hi, A.num(shift))
             copies = _copies(cfa, lp["body"])
             for f in facts:
                 for m in _subst_subsets(copies):

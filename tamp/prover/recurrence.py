@@ -478,3 +478,31 @@ def exit_forms(cfa, loops, pool: List[A.Expr]) -> List[A.Expr]:
                 if c.name not in A.free_vars(f):
                     out.append(f)
     return _dedupe(out)
+
+
+def counter_shift(cfa, h: int, loops, name: str, node: int) -> Optional[int]:
+    """How far the counter ``name`` has moved from its head value when the body of the loop at
+    ``h`` reaches ``node`` (1 for ``i := i + 1`` at the top of the body), when the same on every
+    path there; else None."""
+    body = loops[h]["body"]
+    if node not in body:
+        return None
+    shifts: Set[int] = set()
+    stack: List[Tuple[int, Path]] = [(h, Path())]
+    steps = 0
+    while stack and steps < 8 * MAX_PATHS:
+        steps += 1
+        n, path = stack.pop()
+        if n == node:
+            d = _increment(path.env.get(name, A.Var(name)), name)
+            if not isinstance(d, A.Num) or not d.is_int:
+                return None
+            shifts.add(int(d.value))
+            continue
+        for _u, v, _k, dd in cfa.out_edges(n):
+            if dd.get("back") or v not in body or (v != node and v in loops):
+                continue
+            p = path.copy()
+            if _execute(dd["stmt"], p):
+                stack.append((v, p))
+    return next(iter(shifts)) if len(shifts) == 1 else None

@@ -7,7 +7,9 @@ there drops every candidate that reads ``a``. Here such a write replaces each el
 ``a[x]`` by ``x == e ? v : a[x]`` — exactly the value ``a[x]`` has after the write — so a
 candidate about the whole array (``forall j in 0..i+1: above[j] ==> …``) reaches the branches
 that write ``above[i] := true`` / ``above[i] := false`` one by one (a branch on a sample that
-writes an array element proves like ``above[i] := a > T`` does).
+writes an array element proves like ``above[i] := a > T`` does). A sampling ``a[e] ~ D`` keeps
+a quantified candidate for the other elements, ``forall j in lo..hi: j == e || B`` (what the loop
+body needs before the sampling when its counter moved first: ``i := i + 1; a[i] ~ …``).
 
 Nothing here needs to be right for soundness: candidates are only proposals, which Houdini keeps
 only when the solver proves them inductive, and the checker verifies the result.
@@ -70,4 +72,36 @@ def push_back(st, c: A.Expr) -> Optional[A.Expr]:
         if uses != reads:
             return None
         return _ElementWrite(name, t.index, st.value).walk(c)
+    if isinstance(st, A.Sample) and len(st.targets) == 1 and isinstance(st.targets[0], A.Index):
+        return _past_element_sample(st.targets[0], c)
     return push_back_simple(st, c)
+
+
+def _past_element_sample(t: A.Index, c: A.Expr) -> Optional[A.Expr]:
+    """A quantified candidate ``forall j in lo..hi: B`` over an array ``a`` pushed back before the
+    sampling ``a[e] ~ D``: ``forall j in lo..hi: x1 == e || … || B`` (x1 … the indices B reads
+    ``a`` at), which says B for the elements the sampling leaves alone (the sampled one is the
+    axiom's business). None for other shapes."""
+    if not isinstance(t.base, A.Var):
+        return None
+    name = t.base.name
+    if name not in A.free_vars(c):
+        return c
+    if not (isinstance(c, A.Quant) and c.kind == "forall"):
+        return None
+    if name in A.free_vars(c.lo) | A.free_vars(c.hi) or c.var in A.free_vars(t.index):
+        return None
+    idx = []
+    for n in A.walk(c.body):
+        if isinstance(n, A.Index) and n.base == t.base and n.index not in idx:
+            idx.append(n.index)
+    if sum(1 for n in A.walk(c.body) if n == t.base) != sum(
+        1 for n in A.walk(c.body) if isinstance(n, A.Index) and n.base == t.base
+    ):
+        return None
+    if _bound_names(c.body) & A.free_vars(t.index):
+        return None
+    guard: A.Expr = c.body
+    for x in reversed(idx):
+        guard = A.Binary("||", A.Binary("==", x, t.index), guard)
+    return A.Quant("forall", c.var, c.lo, c.hi, c.inclusive, guard)

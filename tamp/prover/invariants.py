@@ -262,6 +262,9 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         lo, hi = (cnt.init, cnt.final()) if cnt.step > 0 else (cnt.final(), cnt.init)
         add(A.Binary("<=", lo, i))
         add(A.Binary("<=", i, hi))
+        if abs(cnt.step) > 1:  # the counter's progression: init, init + k, …
+            diff = A.Binary("-", i, cnt.init) if cnt.step > 0 else A.Binary("-", cnt.init, i)
+            add(A.Binary("==", A.Binary("mod", diff, A.num(abs(cnt.step))), A.num(0)))
         # prefix forms: the part of the range done so far, and the number of iterations done
         if cnt.step > 0:
             variants = [v for c in post for v in _replace_subsets(c, cnt.limit, i)]
@@ -301,7 +304,13 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
                 for m in [{}] + _subst_subsets({k2: v2 for k2, v2 in copies.items() if k2 != name}):
                     g = subst(f, m)
                     if _indexes_with(g, name) and not (A.free_vars(g) & (set(copies) - {name})):
-                        add(A.Quant("forall", "j$", done_lo, done_hi, incl, subst(g, {name: A.Var("j$")})))
+                        if abs(cnt.step) == 1:
+                            add(A.Quant("forall", "j$", done_lo, done_hi, incl, subst(g, {name: A.Var("j$")})))
+                        else:  # the t-th iteration sampled at init + step * t (+ the shift)
+                            at = plus(
+                                A.Binary("+", init, A.Binary("*", A.num(cnt.step), A.Var("j$"))), A.num(shift or 0)
+                            )
+                            add(A.Quant("forall", "j$", A.num(0), cnt.done(), False, subst(g, {name: at})))
     for c in _flattened(loops, axioms, post):
         add(c)
     for c in closed_form_candidates(cfa, loops):

@@ -90,10 +90,10 @@ def _loops(cfa) -> Dict[int, dict]:
 
 
 class Counter(NamedTuple):
-    """A loop counter: ``name := init`` before the loop, ``name := name + step`` (step ±1) in its
-    body, and the condition's conjunct ``name < limit`` / ``name <= limit`` (step +1) or
-    ``name > limit`` / ``name >= limit`` (step -1); ``strict`` for ``<`` / ``>``; ``only`` when
-    that conjunct is the whole condition."""
+    """A loop counter: ``name := init`` before the loop, ``name := name + step`` (step a non-zero
+    integer literal; once on every path through the body) in its body, and the condition's
+    conjunct ``name < limit`` / ``name <= limit`` (step > 0) or ``name > limit`` / ``name >= limit``
+    (step < 0); ``strict`` for ``<`` / ``>``; ``only`` when that conjunct is the whole condition."""
 
     name: str
     init: A.Expr
@@ -103,11 +103,18 @@ class Counter(NamedTuple):
     step: int = 1
 
     def final(self) -> A.Expr:
-        """The counter's value when the loop ends by its bound (``limit``, ``limit ± 1``); it
-        stays between ``init`` and this value throughout."""
-        if self.strict:
-            return self.limit
-        return A.Binary("+" if self.step > 0 else "-", self.limit, A.num(1))
+        """The counter's value when the loop ends by its bound (``limit``, ``limit ± 1``; for a
+        step k > 1, ``init + k * ((limit - init + k - 1) div k)``, the first value of the
+        counter's progression past the bound); it stays between ``init`` and this value."""
+        k = abs(self.step)
+        if k == 1:
+            if self.strict:
+                return self.limit
+            return A.Binary("+" if self.step > 0 else "-", self.limit, A.num(1))
+        span = A.Binary("-", self.limit, self.init) if self.step > 0 else A.Binary("-", self.init, self.limit)
+        extra = k - 1 if self.strict else k
+        count = A.Binary("div", A.Binary("+", span, A.num(extra)), A.num(k))
+        return A.Binary("+" if self.step > 0 else "-", self.init, A.Binary("*", A.num(k), count))
 
     def done(self, i: A.Expr = None) -> A.Expr:
         """The number of iterations completed, ``i - init`` (or ``init - i`` counting down)."""
@@ -123,10 +130,10 @@ def _counter(cfa, h, body, cond) -> Optional[Counter]:
         st = d["stmt"]
         if u in body and v in body and isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var):
             x = st.targets[0].name
-            if st.value == A.Binary("+", A.Var(x), A.num(1)):
-                steps.setdefault(x, set()).add(1)
-            elif st.value == A.Binary("-", A.Var(x), A.num(1)):
-                steps.setdefault(x, set()).add(-1)
+            v = st.value
+            k = v.right.value if isinstance(v, A.Binary) and isinstance(v.right, A.Num) and v.right.is_int else 0
+            if isinstance(v, A.Binary) and v.op in ("+", "-") and v.left == A.Var(x) and k > 0:
+                steps.setdefault(x, set()).add(int(k) if v.op == "+" else -int(k))
             else:
                 steps.setdefault(x, set()).add(0)  # any other write: not a counter
     atoms = conjuncts(cond)
@@ -147,8 +154,31 @@ def _counter(cfa, h, body, cond) -> Optional[Counter]:
         init = _init_value(cfa, h, body, x)
         if init is None:
             continue
+        if abs(step) > 1 and not _once_per_iteration(cfa, h, body, x):
+            continue
         return Counter(x, init, limit, strict, len(atoms) == 1, step)
     return None
+
+
+def _once_per_iteration(cfa, h, body, x) -> bool:
+    """Whether every path through the loop body (inner loops excluded) writes ``x`` exactly once,
+    so the counter's progression is init, init + k, …; a step of ±1 needs no such check (its
+    iterations are counted by the failure bound's STEP obligations either way)."""
+    counts, stack = [], [(h, 0)]
+    while stack and len(counts) < 64:
+        n, c = stack.pop()
+        for _u, v, _k, d in cfa.out_edges(n):
+            if v not in body:
+                continue
+            st = d["stmt"]
+            c2 = c + (1 if isinstance(st, A.Assign) and st.targets[0] == A.Var(x) else 0)
+            if d.get("back"):
+                counts.append(c2)
+            elif v != h and v not in cfa.loop_heads:
+                stack.append((v, c2))
+            elif v in cfa.loop_heads:
+                return False
+    return bool(counts) and not stack and all(c == 1 for c in counts)
 
 
 def _init_value(cfa, h, body, x):
@@ -338,7 +368,8 @@ def _attempts(ranked, times):
 def budget_hints(kap: Kappa, valid) -> List[A.Expr]:
     """Monotonicity facts for the loop terms c·(i - lo) of κ: ``i <= H ⇒ c·(i - lo) <= c·(H - lo)``
     and ``i + 1 <= H ⇒ c·(i - lo + 1) <= c·(H - lo)`` (counting down: c·(lo - i), ``i >= H``,
-    ``i - 1 >= H``). Each is returned only after ``valid``
+    ``i - 1 >= H``; a step k of more than 1 counts ``(i - lo) div k`` and uses ``i + k``). Each is
+    returned only after ``valid``
     (z3 ``unsat`` under ``requires``) proved it, so it is a consequence of ``requires``, usable as a
     hypothesis by the checker (and recorded in the result, for certificates)."""
     out = []
@@ -356,7 +387,7 @@ def budget_hints(kap: Kappa, valid) -> List[A.Expr]:
             if valid(A.Binary(">=", c, A.num(0))) != VALID:
                 continue
             span = A.Binary("*", c, done(H))
-            nxt = A.Binary("+" if up else "-", i, A.num(1))
+            nxt = A.Binary("+" if up else "-", i, A.num(abs(t.step)))
             for fact in (
                 A.Binary("==>", within(i), A.Binary("<=", A.Binary("*", c, done(i)), span)),
                 A.Binary("==>", within(nxt), A.Binary("<=", A.Binary("*", c, A.Binary("+", done(i), A.num(1))), span)),

@@ -235,6 +235,11 @@ def _sum_over_iterations(d: A.Expr, counter, cname: str) -> Optional[A.Expr]:
     if cname not in A.free_vars(d):
         return A.Binary("*", d, iterations_done(i, counter.init, counter.step))
     j = A.Var(J)
+    if abs(counter.step) > 1:  # iteration t (from 0) sees the counter at init + step * t
+        at = A.Binary("+", counter.init, A.Binary("*", A.num(counter.step), j))
+        body = subst(d, {cname: at})
+        lo, hi = A.num(0), iterations_done(i, counter.init, counter.step)
+        return _sympy_sum(body, lo, hi, False) or A.Sum(J, lo, hi, False, body)
     body = subst(d, {cname: j})
     if counter.step > 0:
         lo, hi, incl = counter.init, i, False
@@ -272,16 +277,26 @@ def _sympy_sum(body: A.Expr, lo: A.Expr, hi: A.Expr, incl: bool) -> Optional[A.E
 
 
 def closed_form_candidates(cfa, loops) -> List[A.Expr]:
-    """Candidate facts for every counter loop's head (see the module docstring)."""
+    """Candidate facts for every counter loop's head (see the module docstring). A ``sum`` whose
+    summand the solver proves equal to the summand of a ``sum`` in the postcondition is written
+    with the postcondition's (the solver treats sums of different summands as unrelated)."""
     out: List[A.Expr] = []
     for h, lp in loops.items():
         c = lp["counter"]
         if c is None:
             continue
         try:
-            out.extend(_loop_candidates(cfa, h, lp, loops, c))
+            mine = _loop_candidates(cfa, h, lp, loops, c)
         except (RecursionError, ValueError, TypeError):
             continue
+        j = A.Var(J)
+        if abs(c.step) > 1:
+            rng = [A.Binary("<=", A.num(0), j)]
+        elif c.step > 0:
+            rng = [A.Binary("<=", c.init, j), A.Binary("<", j, c.final())]
+        else:
+            rng = [A.Binary("<", c.final(), j), A.Binary("<=", j, c.init)]
+        out.extend(_match_sums(cfa, mine, rng))
     seen, uniq = set(), []
     for e in out:
         if e not in seen:
@@ -506,3 +521,53 @@ def counter_shift(cfa, h: int, loops, name: str, node: int) -> Optional[int]:
             if _execute(dd["stmt"], p):
                 stack.append((v, p))
     return next(iter(shifts)) if len(shifts) == 1 else None
+
+
+def _match_sums(cfa, cands: List[A.Expr], rng: List[A.Expr]) -> List[A.Expr]:
+    """``cands`` with each ``sum`` summand replaced by one of the postcondition's sums equal to it
+    for the values ``j$`` takes (``rng``, the counter's range)."""
+    theirs: List[A.Expr] = []
+    for e in cfa.ensures:
+        for n in A.walk(e):
+            if isinstance(n, A.Sum):
+                b = subst(n.body, {n.var: A.Var(J)})
+                if b not in theirs:
+                    theirs.append(b)
+    if not theirs:
+        return cands
+    memo: Dict[A.Expr, A.Expr] = {}
+
+    class _Swap(Transformer):
+        def Sum(self, node: A.Sum, kids) -> A.Expr:
+            lo, hi, body = kids
+            if node.var == J and body not in theirs:
+                if body not in memo:
+                    memo[body] = next((b for b in theirs if _same_summand(cfa, body, b, rng)), body)
+                body = memo[body]
+            return A.Sum(node.var, lo, hi, node.inclusive, body)
+
+    return [_Swap().walk(c) if A.contains(c, A.Sum) else c for c in cands]
+
+
+def _same_summand(cfa, a: A.Expr, b: A.Expr, rng: List[A.Expr]) -> bool:
+    """Whether z3 proves ``a == b`` under ``requires`` and ``rng`` (about ``j$``, an integer)."""
+    import z3
+
+    from .smt import Encoder
+
+    if A.free_vars(a) - {J} - set(cfa.types) or A.free_vars(b) - {J} - set(cfa.types):
+        return False
+    types = dict(cfa.types)
+    types[J] = A.INT
+    try:
+        enc = Encoder(types)
+        env = enc.initial_env()
+        f = enc.expr(A.Binary("==", a, b), env)
+        req = [enc.expr(r, env) for r in list(cfa.requires) + rng]
+    except Exception:  # an expression the encoder cannot express: not matched
+        return False
+    s = z3.Solver()
+    s.set("timeout", 500)
+    s.add(*req)
+    s.add(z3.Not(f))
+    return s.check() == z3.unsat

@@ -143,12 +143,14 @@ def _counter(cfa, h, body, cond) -> Optional[Counter]:
         step = next(iter(steps[x]))
         ops = ("<", "<=") if step > 0 else (">", ">=")
         limit, strict = None, True
-        mirror = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+        if abs(step) == 1:
+            ops = ops + ("!=",)  # i != n: the counter stays on its side of n (termination's invariant)
+        mirror = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
         for a in atoms:
             if isinstance(a, A.Binary) and a.op in mirror and a.right == A.Var(x) and a.left != A.Var(x):
                 a = A.Binary(mirror[a.op], a.right, a.left)  # hi > i is i < hi
             if isinstance(a, A.Binary) and a.op in ops and a.left == A.Var(x):
-                limit, strict = a.right, a.op in ("<", ">")
+                limit, strict = a.right, a.op in ("<", ">", "!=")
         if limit is None:
             continue
         init = _init_value(cfa, h, body, x)

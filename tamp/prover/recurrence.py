@@ -248,7 +248,42 @@ def _sum_over_iterations(d: A.Expr, counter, cname: str) -> Optional[A.Expr]:
     poly = _sympy_sum(body, lo, hi, incl)
     if poly is not None:
         return poly
-    return A.Sum(J, lo, hi, incl, body)
+    return _shifted(A.Sum(J, lo, hi, incl, body))
+
+
+def _shifted(e: A.Sum) -> A.Sum:
+    """``sum(j in lo..hi: B[j + c])`` as ``sum(j in lo + c..hi + c: B[j])`` when j occurs only as
+    ``j + c`` (a counter moved at the top of the body reads ``x[i + 1]``): the summand then
+    matches the postcondition's ``x[j]`` (sums of different summands are unrelated to the solver)."""
+    j = A.Var(J)
+    shifts = set()
+    for n in A.walk(e.body):
+        if isinstance(n, A.Binary) and n.op in ("+", "-") and n.left == j and isinstance(n.right, A.Num):
+            if n.right.is_int:
+                shifts.add((n, int(n.right.value) if n.op == "+" else -int(n.right.value)))
+    if len({c for _n, c in shifts}) != 1:
+        return e
+    from lang.walk import replace_all
+
+    c = next(iter(shifts))[1]
+    body = e.body
+    for pattern, _c in shifts:
+        body = replace_all(body, pattern, j)
+    if J in A.free_vars(replace_all(body, j, A.num(0))):
+        return e
+    lo = _add(e.lo, c)
+    hi = _add(e.hi, c)
+    return A.Sum(J, lo, hi, e.inclusive, body)
+
+
+def _add(x: A.Expr, c: int) -> A.Expr:
+    if isinstance(x, A.Num):
+        return A.Num(x.value + c, x.is_int)
+    if isinstance(x, A.Unary) and x.op == "-" and isinstance(x.operand, A.Num) and x.operand.is_int:
+        return A.num(c - int(x.operand.value))
+    if isinstance(x, A.Binary) and x.op == "-" and isinstance(x.right, A.Num) and x.right.value == c:
+        return x.left
+    return A.Binary("+", x, A.num(c)) if c >= 0 else A.Binary("-", x, A.num(-c))
 
 
 def _sympy_sum(body: A.Expr, lo: A.Expr, hi: A.Expr, incl: bool) -> Optional[A.Expr]:

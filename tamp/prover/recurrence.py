@@ -238,8 +238,9 @@ def _sum_over_iterations(d: A.Expr, counter, cname: str) -> Optional[A.Expr]:
     if abs(counter.step) > 1:  # iteration t (from 0) sees the counter at init + step * t
         at = A.Binary("+", counter.init, A.Binary("*", A.num(counter.step), j))
         body = subst(d, {cname: at})
-        lo, hi = A.num(0), iterations_done(i, counter.init, counter.step)
-        return _sympy_sum(body, lo, hi, False) or A.Sum(J, lo, hi, False, body)
+        zero: A.Expr = A.num(0)
+        top = iterations_done(i, counter.init, counter.step)
+        return _sympy_sum(body, zero, top, False) or A.Sum(J, zero, top, False, body)
     body = subst(d, {cname: j})
     if counter.step > 0:
         lo, hi, incl = counter.init, i, False
@@ -325,6 +326,7 @@ def closed_form_candidates(cfa, loops) -> List[A.Expr]:
         except (RecursionError, ValueError, TypeError):
             continue
         j = A.Var(J)
+        rng: List[A.Expr]
         if abs(c.step) > 1:
             rng = [A.Binary("<=", A.num(0), j)]
         elif c.step > 0:

@@ -63,7 +63,7 @@ neither (:func:`missing_ranking_message`) makes the prover answer "unknown" nami
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import Callable, Dict, List, Optional, Set, Tuple, Union
 
 import networkx as nx
 import z3
@@ -459,7 +459,7 @@ def neq_ranking(cfa, head: int) -> Optional[Ranking]:
         for x, lim in ((atom.left, atom.right), (atom.right, atom.left)):
             if not isinstance(x, A.Var) or A.free_vars(lim) & writes:
                 continue
-            steps = {st.value.op for _e, st in edges if x.name in _written(st) and _unit_step(st, x)}
+            steps = {st.value.op for _e, st in edges if x.name in _written(st) and _unit_step(st, x)}  # type: ignore[attr-defined]
             if len(steps) != 1 or any(x.name in _written(st) and not _unit_step(st, x) for _e, st in edges):
                 continue
             dec = tuple(e for e, st in edges if x.name in _written(st))
@@ -531,13 +531,16 @@ def prove_termination(cfa, loops: Dict[int, dict], enc, valid):
     for h in cfa.loop_heads:
         why = "no ranking function or retry sampling found"
         done = False
-        later = [lambda h=h: guard_ranking(cfa, h, enc, valid), lambda h=h: neq_ranking(cfa, h)]
-        later.append(lambda h=h: path_ranking(cfa, h, enc, valid))
-        for cand in ([by_head[h]] if h in by_head else []) + later:
-            if callable(cand):
-                cand = cand()
-                if cand is None:
-                    continue
+        finders: List[Callable[[int], Optional[Argument]]] = [
+            lambda h: by_head.get(h),
+            lambda h: guard_ranking(cfa, h, enc, valid),
+            lambda h: neq_ranking(cfa, h),
+            lambda h: path_ranking(cfa, h, enc, valid),
+        ]
+        for find in finders:
+            cand = find(h)
+            if cand is None:
+                continue
             try:
                 obs = [(rule, where, valid(f), h) for rule, where, f in obligations(cfa, cand, enc)]
             except NotRanked as exc:

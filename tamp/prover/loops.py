@@ -43,7 +43,7 @@ from ..show import show_expr
 from .automaton import AEdge, ANode, FailureAutomaton
 from .candidates import proposals
 from .check import Obligation, check_automaton
-from .exprs import conjuncts, iterations_done
+from .exprs import conjuncts, iterations_done, subst
 from .failure import NO_COMBINATION, NO_TERMINATION, ProofFailure, check_failure
 from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
 from .kappa import Kappa, NoKappa, compute_kappa
@@ -386,10 +386,19 @@ def budget_hints(kap: Kappa, valid) -> List[A.Expr]:
             return A.Binary("<=", x, H) if up else A.Binary(">=", x, H)
 
         try:
+            nxt = A.Binary("+" if up else "-", i, A.num(abs(t.step)))
+            if t.total is not None:  # a sum S over the iterations: S(i) <= S(H) and S(i + 1) <= S(H)
+                S = lambda x, t=t: subst(t.total, {t.counter: x})  # noqa: E731
+                for fact in (
+                    A.Binary("==>", within(i), A.Binary("<=", S(i), S(H))),
+                    A.Binary("==>", within(nxt), A.Binary("<=", S(nxt), S(H))),
+                ):
+                    if valid(fact) == VALID:
+                        out.append(fact)
+                continue
             if valid(A.Binary(">=", c, A.num(0))) != VALID:
                 continue
             span = A.Binary("*", c, done(H))
-            nxt = A.Binary("+" if up else "-", i, A.num(abs(t.step)))
             for fact in (
                 A.Binary("==>", within(i), A.Binary("<=", A.Binary("*", c, done(i)), span)),
                 A.Binary("==>", within(nxt), A.Binary("<=", A.Binary("*", c, A.Binary("+", done(i), A.num(1))), span)),

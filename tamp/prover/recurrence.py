@@ -608,3 +608,21 @@ def _same_summand(cfa, a: A.Expr, b: A.Expr, rng: List[A.Expr]) -> bool:
     s.add(*req)
     s.add(z3.Not(f))
     return s.check() == z3.unsat
+
+
+def counter_sum(per: A.Expr, counter) -> Optional[A.Expr]:
+    """The failure bound's loop term when one iteration costs ``per``, a polynomial in the loop's
+    counter as read at the back edge (after the body moved it by the step): the sum of ``per``
+    over the iterations done, by sympy; None when it is not such a polynomial or the step is not
+    ±1. (A κ is checked like everything else: a wrong sum only fails the proof.)"""
+    if abs(counter.step) != 1:
+        return None
+    name = counter.name
+    j = A.Var(J)
+    body = subst(per, {name: A.Binary("+", j, A.num(counter.step))})  # the head value t: per at t + step
+    i = A.Var(name)
+    if counter.step > 0:
+        lo, hi, incl = counter.init, i, False
+    else:
+        lo, hi, incl = A.Binary("+", i, A.num(1)), counter.init, True
+    return _sympy_sum(body, lo, hi, incl)

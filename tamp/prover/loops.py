@@ -44,7 +44,7 @@ from .automaton import AEdge, ANode, FailureAutomaton
 from .candidates import proposals
 from .check import Obligation, check_automaton
 from .exprs import conjuncts, iterations_done, subst
-from .failure import NO_COMBINATION, NO_TERMINATION, ProofFailure, check_failure
+from .failure import NO_COMBINATION, NO_LOOP_FACT, NO_TERMINATION, ProofFailure, check_failure
 from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
 from .kappa import Kappa, NoKappa, compute_kappa
 from .liveness import live_variables
@@ -502,7 +502,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                 res.facts = facts
                 res.rankings = rankings
                 return res
-            failure = check_failure(bad)
+            failure = loop_fact_failure(cfa, aut, bad) or check_failure(bad)
             user_notes = explain_user_invariants(aut, enc, batch, cfa)
     except Timeout:
         return _done(
@@ -531,6 +531,39 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
         [],
         failure,
         proposals_n,
+    )
+
+
+def loop_fact_failure(cfa, aut, bad) -> Optional[ProofFailure]:
+    """When the postcondition failed at the exit (rule EXIT), the loop it depends on and what is
+    missing in user terms (:data:`.failure.NO_LOOP_FACT`): of the variables the postcondition
+    reads that the last such loop writes, those no label kept at its head mentions. None when
+    the failure is of another kind (the CHECK failure names its obligations)."""
+    from .recurrence import written
+    from .termination import loop_body
+
+    if not any(o.rule == "EXIT" for o in bad):
+        return None
+    params = {p.name for p in cfa.params}
+    post = set().union(*(A.free_vars(e) for e in cfa.ensures)) - params if cfa.ensures else set()
+    best = None
+    for h in cfa.loop_heads:
+        rel = sorted(post & written(cfa, loop_body(cfa, h)))
+        line = cfa.graph.nodes[h].get("line") or 0
+        if rel and (best is None or line >= best[1]):
+            best = (h, line, rel)
+    if best is None:
+        return None
+    h, line, rel = best
+    labels = [c for n in aut.nodes.values() if n.cfa_node == h for c in n.label]
+    missing = [v for v in rel if not any(v in A.free_vars(c) for c in labels)]
+    kept = tuple(f"kept at the loop head: {show_expr(c)}" for c in labels[:3]) if not missing else ()
+    return ProofFailure(
+        NO_LOOP_FACT,
+        stmt=", ".join(missing),
+        line=line or None,
+        obligations=check_failure(bad).obligations,
+        notes=kept,
     )
 
 

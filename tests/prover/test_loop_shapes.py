@@ -298,3 +298,26 @@ def test_the_neq_ranking_and_its_invariant_are_certified_and_tampering_is_reject
     ranking["invariant"] = to_json(parse_expr("i >= 1"))  # false after the last iteration
     code, out = check(cert)
     assert code != 0 and ("INDUCTIVE" in out or "ENTRY" in out), out
+
+
+def test_an_unknown_after_a_loop_names_the_loop_and_the_unrelated_variable():
+    # w := w * w + 1 has no closed form: nothing relates z to the iterations, and the answer says so
+    src = """program grow(n: int)
+  requires n >= 0
+  ensures z >= 0
+  fails 0
+{
+  z := 0;
+  w := 0;
+  i := 0;
+  while (i < n) {
+    z := z + w;
+    w := w * w + 1;
+    i := i + 1;
+  }
+}"""
+    r = prove(src)
+    assert r.verdict == "unknown"
+    assert r.failure is not None and r.failure.stuck_at == 9
+    assert "no invariant relating z to the iterations of the loop" in r.failed_trace, r.failed_trace
+    assert prove(src.replace("while (i < n)", "while (i < n) invariant w >= 0")).verdict == "proved"

@@ -24,7 +24,8 @@ Two variants, for loops without inner loops (their paths through the body are en
 * *per path* (``paths``): instead of NONINC, DECREASE and PROGRESS per edge, DECREASE once per
   path from h through the body back to h, the iteration's statements composed — binary search's
   ``lo := mid + 1`` lowers ``hi - lo`` only given ``mid := (lo + hi) div 2`` and ``lo < hi`` before
-  it on the path;
+  it on the path; a path may instead make the condition c false (``found := true`` under
+  ``while (lo < hi && !found)``), since the head's next test then leaves the loop;
 * *with an invariant* I (``invariant``, for ``while (i != n)``: I = ``i <= n``): BOUNDED and the
   per-path DECREASE may assume I, established by
   ENTRY      I pushed back (weakest precondition) over the straight-line code before the loop to
@@ -226,7 +227,14 @@ def obligations(cfa, ranking: Argument, enc) -> List[Tuple[str, str, z3.BoolRef]
         for path in paths:
             st2 = _run(enc, env0, [inv], [edges[e] for e in path])
             r1 = to_real(enc.expr(ranking.rank, st2.env))
-            out.append(("DECREASE", f"{where}, path {_path_text(path)}", z3.Implies(st2.context(), r1 <= r0 - 1)))
+            leaves = z3.Not(enc.expr(cond, st2.env))  # the path ends the loop: the next test exits
+            out.append(
+                (
+                    "DECREASE",
+                    f"{where}, path {_path_text(path)}",
+                    z3.Implies(st2.context(), z3.Or(r1 <= r0 - 1, leaves)),
+                )
+            )
         return out
     dec = {tuple(e) for e in ranking.decreasing}
     for (u, v, k), st in edges.items():

@@ -156,13 +156,14 @@ def body_paths(cfa, h: int, loops) -> Optional[List[Path]]:
     stack: List[Tuple[int, Path]] = [(h, Path())]
     while stack:
         n, path = stack.pop()
-        if n != h and n in loops:  # an inner loop: what it writes becomes unknown
+        if n != h and n in loops:  # an inner loop: its closed forms at its exit, else unknown
             inner = loops[n]
+            summary = _summary(cfa, n, loops, path)
             for x in written(cfa, loop_body(cfa, n)):
                 if x in cfa.types and cfa.types[x].name == "array":
                     path.writes.setdefault(x, []).append((HAVOC, HAVOC))
                 else:
-                    path.env[x] = HAVOC
+                    path.env[x] = summary.get(x, HAVOC)
             if inner["exit"] is None:
                 return None
             ex = inner["exit"]
@@ -234,6 +235,8 @@ def _sum_over_iterations(d: A.Expr, counter, cname: str) -> Optional[A.Expr]:
     i = A.Var(cname)
     if cname not in A.free_vars(d):
         return A.Binary("*", d, iterations_done(i, counter.init, counter.step))
+    if any(isinstance(n, (A.Sum, A.Quant)) for n in A.walk(d)):
+        return None  # a sum of sums (an inner loop's accumulator): see _nested_sums
     j = A.Var(J)
     if abs(counter.step) > 1:  # iteration t (from 0) sees the counter at init + step * t
         at = A.Binary("+", counter.init, A.Binary("*", A.num(counter.step), j))
@@ -334,18 +337,93 @@ def closed_form_candidates(cfa, loops) -> List[A.Expr]:
         else:
             rng = [A.Binary("<", c.final(), j), A.Binary("<=", j, c.init)]
         out.extend(_match_sums(cfa, mine, rng))
+    nested_post = any(_nested_sums(e) for e in cfa.ensures)
     seen, uniq = set(), []
     for e in out:
+        if not nested_post and _nested_sums(e):
+            continue  # costly to decide (literal bounds unroll), and no postcondition needs it
         if e not in seen:
             seen.add(e)
             uniq.append(e)
     return uniq
 
 
+def _summary(cfa, g: int, loops, path: Path) -> Dict[str, A.Expr]:
+    """The values the inner loop at ``g`` leaves in the variables it writes, over the values on
+    ``path`` when it is entered: its closed forms with the counter at its final value (only for a
+    counter that alone ends the loop), each entry value the path's."""
+    c = loops[g]["counter"]
+    if c is None or not c.only:
+        return {}
+    closed, _ = _closed_forms(cfa, g, loops[g], loops, c, lambda x: A.Var(x + "@in"))
+    mod = written(cfa, loop_body(cfa, g))
+    m: Dict[str, A.Expr] = {c.name: value(c.final(), path)}
+    for form in closed.values():
+        for v in A.free_vars(form):
+            if v.endswith("@in"):
+                m[v] = value(A.Var(v[:-3]), path)
+            elif v not in mod and v in cfa.types:
+                m[v] = value(A.Var(v), path)
+    out = {x: subst(form, m) for x, form in closed.items()}
+    out[c.name] = m[c.name]
+    return out
+
+
 def _loop_candidates(cfa, h, lp, loops, c) -> List[A.Expr]:
+    def entry(x):
+        return entry_value(cfa, h, lp["body"], x) or _nested_entry(cfa, h, loops, x)
+
+    return _closed_forms(cfa, h, lp, loops, c, entry)[1]
+
+
+def _nested_entry(cfa, h: int, loops, x: str) -> Optional[A.Expr]:
+    """The value ``x`` has when the inner loop at ``h`` is entered, over the state at its head:
+    its value along the enclosing loop's body up to ``h`` (the same on every path) with the
+    enclosing loop's variables at their closed forms (``c`` entering ``for j in i+1..n`` inside
+    ``for i in 0..n`` is the count after i outer iterations)."""
+    outer = [g for g in loops if g != h and h in loop_body(cfa, g) and loops[g]["counter"] is not None]
+    if not outer:
+        return None
+    g = min(outer, key=lambda k: len(loop_body(cfa, k)))  # the innermost enclosing loop
+    lp = loops[g]
+    at_h: List[A.Expr] = []
+    stack: List[Tuple[int, Path]] = [(g, Path())]
+    steps = 0
+    while stack and steps < 8 * MAX_PATHS:
+        steps += 1
+        n, path = stack.pop()
+        if n == h:
+            at_h.append(path.env.get(x, A.Var(x)))
+            continue
+        for _u, v, _k, d in cfa.out_edges(n):
+            if d.get("back") or v not in lp["body"] or (v != h and v in loops):
+                continue
+            p = path.copy()
+            if _execute(d["stmt"], p):
+                stack.append((v, p))
+    if len(set(at_h)) != 1 or unknown(at_h[0]):
+        return None
+    outer_forms, _ = _closed_forms(
+        cfa,
+        g,
+        lp,
+        loops,
+        lp["counter"],
+        lambda y: entry_value(cfa, g, lp["body"], y) or _nested_entry(cfa, g, loops, y),
+    )
+    val = subst(at_h[0], outer_forms)
+    mod = written(cfa, loop_body(cfa, g))
+    if (A.free_vars(val) & mod) - set(outer_forms) - {lp["counter"].name}:
+        return None
+    return val
+
+
+def _closed_forms(cfa, h, lp, loops, c, entry) -> Tuple[Dict[str, A.Expr], List[A.Expr]]:
+    """(closed forms by variable, candidate facts) for the loop at ``h``; ``entry(x)`` gives the
+    value of x on entry to the loop (or None)."""
     paths = body_paths(cfa, h, loops)
     if not paths:
-        return []
+        return {}, []
     mod = written(cfa, loop_body(cfa, h))
     cname = c.name
     i = A.Var(cname)
@@ -381,7 +459,7 @@ def _loop_candidates(cfa, h, lp, loops, c) -> List[A.Expr]:
         for x, ds in incs.items():
             if x in closed:
                 continue
-            x0 = entry_value(cfa, h, lp["body"], x)
+            x0 = entry(x)
             if x0 is None:
                 continue
             solved = {y: closed[y] for y in closed}
@@ -414,7 +492,12 @@ def _loop_candidates(cfa, h, lp, loops, c) -> List[A.Expr]:
             closed[x] = form
             out.append(A.Binary("==", A.Var(x), form))
     out.extend(_scan_candidates(cfa, h, lp, paths, scalars, c, allowed))
-    return out
+    return closed, out
+
+
+def _nested_sums(e: A.Expr) -> bool:
+    """Whether a ``sum`` or quantifier of ``e`` contains a ``sum``."""
+    return any(isinstance(n, (A.Sum, A.Quant)) and any(isinstance(m, A.Sum) for m in A.walk(n.body)) for n in A.walk(e))
 
 
 def _cond(c: A.Expr, a: A.Expr, b: A.Expr) -> A.Expr:

@@ -321,3 +321,48 @@ def test_an_unknown_after_a_loop_names_the_loop_and_the_unrelated_variable():
     assert r.failure is not None and r.failure.stuck_at == 9
     assert "no invariant relating z to the iterations of the loop" in r.failed_trace, r.failed_trace
     assert prove(src.replace("while (i < n)", "while (i < n) invariant w >= 0")).verdict == "proved"
+
+
+def test_an_inner_loop_count_is_summed_into_the_outer_closed_form():
+    # c after i outer iterations is sum_{t<i} (n - t - 1); the inner head starts from it
+    src = """program triangle(n: int)
+  requires n >= 0
+  ensures 2 * c == n * (n - 1)
+  fails 0
+{
+  c := 0;
+  for i in 0..n {
+    for j in i + 1..n {
+      c := c + 1;
+    }
+  }
+}"""
+    assert prove(src).verdict == "proved"
+    assert prove(src.replace("n * (n - 1)", "n * (n + 1)")).verdict != "proved"
+    for n in (0, 5):
+        assert simulate(src, {"n": n}, runs=50, seed=1).ci[0] <= 0
+
+
+def test_a_triangular_nest_costs_the_sum_of_its_inner_loops():
+    src = """program pairs(n: int, r: real)
+  requires n >= 1 && 0 <= r && r <= 1
+  ensures !bad
+  fails BOUND
+{
+  bad := false;
+  for i in 0..n {
+    for j in i + 1..n {
+      c ~ bern(r);
+      bad := bad || c;
+    }
+  }
+}"""
+    good = src.replace("BOUND", "r * n * (n - 1) / 2")
+    assert prove(good).verdict == "proved"
+    for inp in ({"n": 4, "r": 0.05}, {"n": 1, "r": 0.5}):
+        s = simulate(good, inp, runs=4000, seed=3)
+        assert s.ci[0] <= float(s.bound_value)
+    bad = src.replace("BOUND", "r * n")
+    assert prove(bad, timeout=60).verdict != "proved"
+    s = simulate(bad, {"n": 6, "r": 0.05}, runs=4000, seed=3)
+    assert s.ci[0] > float(s.bound_value)

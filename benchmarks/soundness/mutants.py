@@ -24,7 +24,15 @@ noise*4         a noise scale s (``lap``/``exp``/``dlap``/``dexp``; ``gauss``
                 variance ×16) → 4s                                          false
 noise/4         the same scale → s/4                                        may-hold
 bern*2          ``bern(p)`` → ``bern(min(1, 2*p))``                           may-hold
+init+1          ``x := c`` (an integer literal, e.g. a counter's start) → c + 1  may-hold
+step*2          ``x := x ± 1`` (a counter's step) → ``x := x ± 2``             may-hold
+acc*2           ``x := x + e`` (an accumulator, e not a literal) → x + 2*e    may-hold
 ==============  ==========================================================  ========
+
+The last three change what a loop computes (where it starts, which elements it visits, what it
+adds up), so the facts the prover infers about loops (closed forms of accumulators, counter
+progressions) are tested against simulation: such a mutant is usually false, and when it is
+proved the simulator must not refute it.
 """
 
 from __future__ import annotations
@@ -148,7 +156,57 @@ def mutants(prog: A.Program, limit: int = 3) -> List[Mutant]:
     bodies = list(_rewrite_each(prog.body, _is_bern, _double_bern))[:limit]
     for i, body in enumerate(bodies):
         out.append(Mutant("bern*2", dataclasses.replace(prog, body=body), None, "may-hold", str(i)))
+    for tag, pick, change in (
+        ("init+1", _is_int_init, _init_plus_one),
+        ("step*2", _is_unit_step, _double_step),
+        ("acc*2", _is_accumulation, _double_increment),
+    ):
+        bodies = list(_rewrite_each(prog.body, pick, change))[:limit]
+        for i, body in enumerate(bodies):
+            out.append(Mutant(tag, dataclasses.replace(prog, body=body), None, "may-hold", str(i)))
     return out
+
+
+def _var_assign(n) -> bool:
+    return isinstance(n, A.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], A.Var)
+
+
+def _is_int_init(n) -> bool:
+    return _var_assign(n) and isinstance(n.value, A.Num) and n.value.is_int
+
+
+def _init_plus_one(n: A.Assign) -> A.Assign:
+    return dataclasses.replace(n, value=A.num(n.value.value + 1))
+
+
+def _is_unit_step(n) -> bool:
+    v = getattr(n, "value", None)
+    return (
+        _var_assign(n)
+        and isinstance(v, A.Binary)
+        and v.op in ("+", "-")
+        and v.left == n.targets[0]
+        and v.right == A.num(1)
+    )
+
+
+def _double_step(n: A.Assign) -> A.Assign:
+    return dataclasses.replace(n, value=dataclasses.replace(n.value, right=A.num(2)))
+
+
+def _is_accumulation(n) -> bool:
+    v = getattr(n, "value", None)
+    return (
+        _var_assign(n)
+        and isinstance(v, A.Binary)
+        and v.op == "+"
+        and v.left == n.targets[0]
+        and not isinstance(v.right, A.Num)
+    )
+
+
+def _double_increment(n: A.Assign) -> A.Assign:
+    return dataclasses.replace(n, value=dataclasses.replace(n.value, right=A.Binary("*", A.num(2), n.value.right)))
 
 
 def _is_bern(n) -> bool:

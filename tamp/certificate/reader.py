@@ -192,7 +192,7 @@ def decode_program(p: Any, where: str) -> ProgramCert:
 
 
 def decode_ranking(r: Any, where: str):
-    known_keys(r, ("head", "kind", "sample", "rank", "decreasing"), where)
+    known_keys(r, ("head", "kind", "sample", "rank", "decreasing", "invariant", "paths"), where)
     head = _get(r, "head", int, where)
     kind = r.get("kind", "rank")
     if kind == "geometric":
@@ -208,7 +208,13 @@ def decode_ranking(r: Any, where: str):
         if not (isinstance(e, list) and len(e) == 3 and all(type(x) is int for x in e)):
             raise MalformedCertificate(f"{where}.decreasing[{i}]: expected [src, dst, key]")
         dec.append(tuple(e))
-    return Ranking(head, rank, tuple(dec))
+    inv = None
+    if r.get("invariant") is not None:
+        inv = _ast(expr_from_json, r["invariant"], where + ".invariant")
+    paths = r.get("paths", False)
+    if type(paths) is not bool:
+        raise MalformedCertificate(f"{where}.paths: expected true or false")
+    return Ranking(head, rank, tuple(dec), inv, paths)
 
 
 def decode_automaton(a: Any, where: str) -> CertAutomaton:

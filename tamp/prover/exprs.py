@@ -73,8 +73,10 @@ def reciprocal(e: A.Expr) -> A.Expr:
 
 def iterations_done(i: A.Expr, init: A.Expr, step: int) -> A.Expr:
     """Iterations a loop counter has completed when it reads ``i``, having started at ``init``
-    and moved by ``step`` (±1) per iteration: ``i - init``, or ``init - i`` counting down."""
-    return A.Binary("-", i, init) if step > 0 else A.Binary("-", init, i)
+    and moved by ``step`` per iteration: ``i - init``, or ``init - i`` counting down; for a step
+    k of more than 1, that difference ``div k``."""
+    diff = A.Binary("-", i, init) if step > 0 else A.Binary("-", init, i)
+    return diff if abs(step) == 1 else A.Binary("div", diff, A.num(abs(step)))
 
 
 def assigned_names(stmt) -> set:

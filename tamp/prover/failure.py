@@ -23,6 +23,10 @@ from typing import Iterable, Optional, Tuple
 #: whose failure bound fits (NO_COMBINATION).
 NO_AXIOM, NO_FAMILY, TRACE, CHECK, NO_COMBINATION = "no-axiom", "no-family", "trace", "check", "no-combination"
 NO_TERMINATION = "no-termination"  # the loop prover found no termination argument for a loop
+#: the loop prover's labels did not give the postcondition after a loop: ``stmt`` names what the
+#: loop at ``line`` computes that no kept fact relates to its iterations (or is empty when facts
+#: about all of it were kept, and they were not enough); ``notes`` list some facts that were kept
+NO_LOOP_FACT = "no-loop-invariant"
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,18 @@ class ProofFailure:
             text = "no termination argument for a loop"
         elif self.kind == NO_COMBINATION:
             text = "no combination of axioms gives a failure bound within the budget"
+        elif self.kind == NO_LOOP_FACT:
+            at = f"the loop at line {self.line}" if self.line else "a loop"
+            if self.stmt:
+                text = (
+                    f"the postcondition does not follow after {at}: no invariant relating {self.stmt} to the "
+                    "iterations of the loop was found (an `invariant` clause on the loop can state it)"
+                )
+            else:
+                text = (
+                    f"the postcondition does not follow after {at} from the invariants found there "
+                    "(an `invariant` clause on the loop can add the missing fact)"
+                )
         else:
             raise ValueError(f"unknown failure kind {self.kind!r}")
         if self.skipped:
@@ -102,7 +118,7 @@ class ProofFailure:
     @property
     def stuck_at(self) -> Optional[int]:
         """The source line where the proof stopped: the sampling's, else the trace's last step's."""
-        if self.kind == NO_AXIOM and self.line:
+        if self.kind in (NO_AXIOM, NO_LOOP_FACT) and self.line:
             return self.line
         lines = [s.line for s in self.steps if s.line]
         return lines[-1] if lines else None

@@ -24,7 +24,8 @@ prove inductive, and :mod:`.check` re-verifies the result):
   template when not inductive: never trusted; :func:`explain_user_invariants` says why one
   was dropped at its loop head;
 * backward candidates: every candidate of a successor pushed back through the edge
-  (substitution through assignments; unchanged through ``assume``; dropped at a sampling of a
+  (substitution through assignments, element writes ``a[e] := v`` as ``x == e ? v : a[x]`` for
+  each read ``a[x]`` (:mod:`.wp`); unchanged through ``assume``; dropped at a sampling of a
   variable it reads) — the weakest-precondition part that the loop body's inner nodes need.
 
 Candidates that mention a variable dead at their node (:mod:`.liveness`: overwritten before
@@ -55,13 +56,15 @@ from lang import ast as A
 from lang.evaluate import EvalError, evaluate
 from lang.walk import rebuild, replace_all
 
-from .exprs import conjuncts, not_, subst
-from .labels import negated_conjuncts, push_back
+from .exprs import conjuncts, not_, plus, subst
+from .labels import negated_conjuncts
 from .liveness import mentions_only_live
+from .recurrence import closed_form_candidates, counter_shift, exit_forms
 from .samples import refuted
 from .smt import LEMMA_FREE_MS, conj, enc_has_apps, lemmas_for, substitute_all, transcendental_apps
 from .synthesis import Timeout
 from .trace import StepState, step
+from .wp import push_back
 
 MAX_BACKWARD = 60
 
@@ -259,6 +262,9 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         lo, hi = (cnt.init, cnt.final()) if cnt.step > 0 else (cnt.final(), cnt.init)
         add(A.Binary("<=", lo, i))
         add(A.Binary("<=", i, hi))
+        if abs(cnt.step) > 1:  # the counter's progression: init, init + k, …
+            diff = A.Binary("-", i, cnt.init) if cnt.step > 0 else A.Binary("-", cnt.init, i)
+            add(A.Binary("==", A.Binary("mod", diff, A.num(abs(cnt.step))), A.num(0)))
         # prefix forms: the part of the range done so far, and the number of iterations done
         if cnt.step > 0:
             variants = [v for c in post for v in _replace_subsets(c, cnt.limit, i)]
@@ -284,6 +290,9 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
             started = A.Binary("<", init, i) if cnt.step > 0 else A.Binary("<", i, init)
             # the iterations done: init..i (exclusive) counting up, i+1..init (inclusive) counting down
             done_lo, done_hi, incl = (init, i, False) if cnt.step > 0 else (A.Binary("+", i, A.num(1)), init, True)
+            shift = counter_shift(cfa, _h, loops, name, u)  # i := i + 1 at the top of the body: 1
+            if shift:
+                done_lo, done_hi = plus(done_lo, A.num(shift)), plus(done_hi, A.num(shift))
             copies = _copies(cfa, lp["body"])
             for f in facts:
                 for m in _subst_subsets(copies):
@@ -295,8 +304,18 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
                 for m in [{}] + _subst_subsets({k2: v2 for k2, v2 in copies.items() if k2 != name}):
                     g = subst(f, m)
                     if _indexes_with(g, name) and not (A.free_vars(g) & (set(copies) - {name})):
-                        add(A.Quant("forall", "j$", done_lo, done_hi, incl, subst(g, {name: A.Var("j$")})))
+                        if abs(cnt.step) == 1:
+                            add(A.Quant("forall", "j$", done_lo, done_hi, incl, subst(g, {name: A.Var("j$")})))
+                        else:  # the t-th iteration sampled at init + step * t (+ the shift)
+                            at = plus(
+                                A.Binary("+", init, A.Binary("*", A.num(cnt.step), A.Var("j$"))), A.num(shift or 0)
+                            )
+                            add(A.Quant("forall", "j$", A.num(0), cnt.done(), False, subst(g, {name: at})))
     for c in _flattened(loops, axioms, post):
+        add(c)
+    for c in closed_form_candidates(cfa, loops):
+        add(c)
+    for c in exit_forms(cfa, loops, list(pool)):
         add(c)
     for c in user_invariants(cfa):
         add(c)

@@ -17,6 +17,10 @@
   If one iteration costs ``f ? A : B`` where ``f`` is a flag whose truth ends the loop (the
   loop condition has the conjunct ``!f``), the expensive iteration happens at most once:
   ``κ_in + B · (i - lo) + (f ? A - B : 0)``.
+* When the cost of one iteration is a polynomial in the loop's own counter (a triangular nest,
+  ``for j in i+1..n`` inside ``for i in 0..n``), the term is its sum over the iterations done,
+  computed by sympy (:func:`tamp.prover.recurrence.counter_sum`): r·(n-1-i) per iteration gives
+  r·(i·n - i - i·(i-1)/2) at the head, r·n·(n-1)/2 at the exit — checked by STEP like any κ.
 * After a loop whose condition is only ``i < hi`` (``i <= hi``), ``i`` is replaced by ``hi``
   (``hi + 1``); counting down, ``i > lo`` (``i >= lo``) gives ``lo`` (``lo - 1``).
 
@@ -39,6 +43,7 @@ from lang.walk import DESCEND, Transformer
 
 from ..show import show_expr
 from .exprs import ZERO, conjuncts, iterations_done, plus, subst
+from .recurrence import counter_sum
 
 
 class NoKappa(Exception):
@@ -55,6 +60,7 @@ class LoopTerm:
     bound: A.Expr  # H: the counter's final value; it stays between init and H in the loop
     per: A.Expr
     step: int = 1  # +1: per · (counter - init), counter <= H; -1: per · (init - counter), counter >= H
+    total: Optional[A.Expr] = None  # the term itself when per depends on the counter (a sum over iterations)
 
 
 @dataclass
@@ -253,10 +259,17 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
             # the costly iteration sets a flag that ends the loop: it happens at most once
             extra = A.Cond(per.cond, A.Binary("-", per.then, per.other), ZERO)
             per = per.other
+        total = None
         if A.free_vars(per) - inputs:
-            raise NoKappa("the cost of one iteration depends on the state: " + show_expr(per))
-        term = plus(A.Binary("*", per, iterations_done(A.Var(c.name), c.init, c.step)), extra)
-        terms.append(LoopTerm(h, c.name, c.init, c.final(), per, c.step))
+            # a triangular nest: the cost of one iteration is a polynomial in the counter, summed
+            total = counter_sum(per, c) if A.free_vars(per) - inputs == {c.name} else None
+            if total is None:
+                raise NoKappa("the cost of one iteration depends on the state: " + show_expr(per))
+        if total is not None:
+            term = plus(total, extra)
+        else:
+            term = plus(A.Binary("*", per, iterations_done(A.Var(c.name), c.init, c.step)), extra)
+        terms.append(LoopTerm(h, c.name, c.init, c.final(), per, c.step, total))
         cache[h] = term
         return term
 

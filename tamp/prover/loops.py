@@ -43,8 +43,8 @@ from ..show import show_expr
 from .automaton import AEdge, ANode, FailureAutomaton
 from .candidates import proposals
 from .check import Obligation, check_automaton
-from .exprs import conjuncts, iterations_done
-from .failure import NO_COMBINATION, NO_TERMINATION, ProofFailure, check_failure
+from .exprs import conjuncts, iterations_done, subst
+from .failure import NO_COMBINATION, NO_LOOP_FACT, NO_TERMINATION, ProofFailure, check_failure
 from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
 from .kappa import Kappa, NoKappa, compute_kappa
 from .liveness import live_variables
@@ -90,10 +90,10 @@ def _loops(cfa) -> Dict[int, dict]:
 
 
 class Counter(NamedTuple):
-    """A loop counter: ``name := init`` before the loop, ``name := name + step`` (step ±1) in its
-    body, and the condition's conjunct ``name < limit`` / ``name <= limit`` (step +1) or
-    ``name > limit`` / ``name >= limit`` (step -1); ``strict`` for ``<`` / ``>``; ``only`` when
-    that conjunct is the whole condition."""
+    """A loop counter: ``name := init`` before the loop, ``name := name + step`` (step a non-zero
+    integer literal; once on every path through the body) in its body, and the condition's
+    conjunct ``name < limit`` / ``name <= limit`` (step > 0) or ``name > limit`` / ``name >= limit``
+    (step < 0); ``strict`` for ``<`` / ``>``; ``only`` when that conjunct is the whole condition."""
 
     name: str
     init: A.Expr
@@ -103,11 +103,18 @@ class Counter(NamedTuple):
     step: int = 1
 
     def final(self) -> A.Expr:
-        """The counter's value when the loop ends by its bound (``limit``, ``limit ± 1``); it
-        stays between ``init`` and this value throughout."""
-        if self.strict:
-            return self.limit
-        return A.Binary("+" if self.step > 0 else "-", self.limit, A.num(1))
+        """The counter's value when the loop ends by its bound (``limit``, ``limit ± 1``; for a
+        step k > 1, ``init + k * ((limit - init + k - 1) div k)``, the first value of the
+        counter's progression past the bound); it stays between ``init`` and this value."""
+        k = abs(self.step)
+        if k == 1:
+            if self.strict:
+                return self.limit
+            return A.Binary("+" if self.step > 0 else "-", self.limit, A.num(1))
+        span = A.Binary("-", self.limit, self.init) if self.step > 0 else A.Binary("-", self.init, self.limit)
+        extra = k - 1 if self.strict else k
+        count = A.Binary("div", A.Binary("+", span, A.num(extra)), A.num(k))
+        return A.Binary("+" if self.step > 0 else "-", self.init, A.Binary("*", A.num(k), count))
 
     def done(self, i: A.Expr = None) -> A.Expr:
         """The number of iterations completed, ``i - init`` (or ``init - i`` counting down)."""
@@ -123,10 +130,10 @@ def _counter(cfa, h, body, cond) -> Optional[Counter]:
         st = d["stmt"]
         if u in body and v in body and isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var):
             x = st.targets[0].name
-            if st.value == A.Binary("+", A.Var(x), A.num(1)):
-                steps.setdefault(x, set()).add(1)
-            elif st.value == A.Binary("-", A.Var(x), A.num(1)):
-                steps.setdefault(x, set()).add(-1)
+            v = st.value
+            k = v.right.value if isinstance(v, A.Binary) and isinstance(v.right, A.Num) and v.right.is_int else 0
+            if isinstance(v, A.Binary) and v.op in ("+", "-") and v.left == A.Var(x) and k > 0:
+                steps.setdefault(x, set()).add(int(k) if v.op == "+" else -int(k))
             else:
                 steps.setdefault(x, set()).add(0)  # any other write: not a counter
     atoms = conjuncts(cond)
@@ -136,19 +143,44 @@ def _counter(cfa, h, body, cond) -> Optional[Counter]:
         step = next(iter(steps[x]))
         ops = ("<", "<=") if step > 0 else (">", ">=")
         limit, strict = None, True
-        mirror = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+        if abs(step) == 1:
+            ops = ops + ("!=",)  # i != n: the counter stays on its side of n (termination's invariant)
+        mirror = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
         for a in atoms:
             if isinstance(a, A.Binary) and a.op in mirror and a.right == A.Var(x) and a.left != A.Var(x):
                 a = A.Binary(mirror[a.op], a.right, a.left)  # hi > i is i < hi
             if isinstance(a, A.Binary) and a.op in ops and a.left == A.Var(x):
-                limit, strict = a.right, a.op in ("<", ">")
+                limit, strict = a.right, a.op in ("<", ">", "!=")
         if limit is None:
             continue
         init = _init_value(cfa, h, body, x)
         if init is None:
             continue
+        if abs(step) > 1 and not _once_per_iteration(cfa, h, body, x):
+            continue
         return Counter(x, init, limit, strict, len(atoms) == 1, step)
     return None
+
+
+def _once_per_iteration(cfa, h, body, x) -> bool:
+    """Whether every path through the loop body (inner loops excluded) writes ``x`` exactly once,
+    so the counter's progression is init, init + k, …; a step of ±1 needs no such check (its
+    iterations are counted by the failure bound's STEP obligations either way)."""
+    counts, stack = [], [(h, 0)]
+    while stack and len(counts) < 64:
+        n, c = stack.pop()
+        for _u, v, _k, d in cfa.out_edges(n):
+            if v not in body:
+                continue
+            st = d["stmt"]
+            c2 = c + (1 if isinstance(st, A.Assign) and st.targets[0] == A.Var(x) else 0)
+            if d.get("back"):
+                counts.append(c2)
+            elif v != h and v not in cfa.loop_heads:
+                stack.append((v, c2))
+            elif v in cfa.loop_heads:
+                return False
+    return bool(counts) and not stack and all(c == 1 for c in counts)
 
 
 def _init_value(cfa, h, body, x):
@@ -243,7 +275,10 @@ def by_index_sum(lists):
     """Every combination (one element per list), those of earlier elements first: ordered by
     the sum of the chosen positions (so no single list's first element dominates)."""
     sizes = [len(x) for x in lists]
-    if not sizes or min(sizes) == 0:
+    if not sizes:  # no sampling at all: the one (empty) combination, κ = 0 everywhere
+        yield ()
+        return
+    if min(sizes) == 0:
         return
     for total in range(sum(sizes) - len(sizes) + 1):
 
@@ -335,7 +370,8 @@ def _attempts(ranked, times):
 def budget_hints(kap: Kappa, valid) -> List[A.Expr]:
     """Monotonicity facts for the loop terms c·(i - lo) of κ: ``i <= H ⇒ c·(i - lo) <= c·(H - lo)``
     and ``i + 1 <= H ⇒ c·(i - lo + 1) <= c·(H - lo)`` (counting down: c·(lo - i), ``i >= H``,
-    ``i - 1 >= H``). Each is returned only after ``valid``
+    ``i - 1 >= H``; a step k of more than 1 counts ``(i - lo) div k`` and uses ``i + k``). Each is
+    returned only after ``valid``
     (z3 ``unsat`` under ``requires``) proved it, so it is a consequence of ``requires``, usable as a
     hypothesis by the checker (and recorded in the result, for certificates)."""
     out = []
@@ -350,10 +386,19 @@ def budget_hints(kap: Kappa, valid) -> List[A.Expr]:
             return A.Binary("<=", x, H) if up else A.Binary(">=", x, H)
 
         try:
+            nxt = A.Binary("+" if up else "-", i, A.num(abs(t.step)))
+            if t.total is not None:  # a sum S over the iterations: S(i) <= S(H) and S(i + 1) <= S(H)
+                S = lambda x, t=t: subst(t.total, {t.counter: x})  # noqa: E731
+                for fact in (
+                    A.Binary("==>", within(i), A.Binary("<=", S(i), S(H))),
+                    A.Binary("==>", within(nxt), A.Binary("<=", S(nxt), S(H))),
+                ):
+                    if valid(fact) == VALID:
+                        out.append(fact)
+                continue
             if valid(A.Binary(">=", c, A.num(0))) != VALID:
                 continue
             span = A.Binary("*", c, done(H))
-            nxt = A.Binary("+" if up else "-", i, A.num(1))
             for fact in (
                 A.Binary("==>", within(i), A.Binary("<=", A.Binary("*", c, done(i)), span)),
                 A.Binary("==>", within(nxt), A.Binary("<=", A.Binary("*", c, A.Binary("+", done(i), A.num(1))), span)),
@@ -458,7 +503,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                 res.rankings = rankings
                 res.loop_terms = list(kap.terms)
                 return res
-            failure = check_failure(bad)
+            failure = loop_fact_failure(cfa, aut, bad) or check_failure(bad)
             user_notes = explain_user_invariants(aut, enc, batch, cfa)
     except Timeout:
         return _done(
@@ -487,6 +532,39 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
         [],
         failure,
         proposals_n,
+    )
+
+
+def loop_fact_failure(cfa, aut, bad) -> Optional[ProofFailure]:
+    """When the postcondition failed at the exit (rule EXIT), the loop it depends on and what is
+    missing in user terms (:data:`.failure.NO_LOOP_FACT`): of the variables the postcondition
+    reads that the last such loop writes, those no label kept at its head mentions. None when
+    the failure is of another kind (the CHECK failure names its obligations)."""
+    from .recurrence import written
+    from .termination import loop_body
+
+    if not any(o.rule == "EXIT" for o in bad):
+        return None
+    params = {p.name for p in cfa.params}
+    post = set().union(*(A.free_vars(e) for e in cfa.ensures)) - params if cfa.ensures else set()
+    best = None
+    for h in cfa.loop_heads:
+        rel = sorted(post & written(cfa, loop_body(cfa, h)))
+        line = cfa.graph.nodes[h].get("line") or 0
+        if rel and (best is None or line >= best[1]):
+            best = (h, line, rel)
+    if best is None:
+        return None
+    h, line, rel = best
+    labels = [c for n in aut.nodes.values() if n.cfa_node == h for c in n.label]
+    missing = [v for v in rel if not any(v in A.free_vars(c) for c in labels)]
+    kept = tuple(f"kept at the loop head: {show_expr(c)}" for c in labels[:3]) if not missing else ()
+    return ProofFailure(
+        NO_LOOP_FACT,
+        stmt=", ".join(missing),
+        line=line or None,
+        obligations=check_failure(bad).obligations,
+        notes=kept,
     )
 
 

@@ -19,8 +19,24 @@ check-proof`` decide with their own solvers, built here from the CFA alone:
 * DECREASE  the edges listed as decreasing lower r by at least 1: r(after) <= r(before) - 1;
 * PROGRESS  every cycle from h back to h inside the body passes a decreasing edge (a graph check).
 
+Two variants, for loops without inner loops (their paths through the body are enumerated):
+
+* *per path* (``paths``): instead of NONINC, DECREASE and PROGRESS per edge, DECREASE once per
+  path from h through the body back to h, the iteration's statements composed — binary search's
+  ``lo := mid + 1`` lowers ``hi - lo`` only given ``mid := (lo + hi) div 2`` and ``lo < hi`` before
+  it on the path; a path may instead make the condition c false (``found := true`` under
+  ``while (lo < hi && !found)``), since the head's next test then leaves the loop;
+* *with an invariant* I (``invariant``, for ``while (i != n)``: I = ``i <= n``): BOUNDED and the
+  per-path DECREASE may assume I, established by
+  ENTRY      I pushed back (weakest precondition) over the straight-line code before the loop to
+             the CFA entry, a join or another loop's head is valid under ``requires`` there;
+  INDUCTIVE  every path through the body from a state satisfying I ends in one satisfying I.
+  Both treat a sampling as giving any value (no axiom is assumed), so I holds at every visit
+  of h on every run, whatever was sampled.
+
 The rank comes from the loop's counter (:func:`counter_ranking`), else from a conjunct of its
-condition (:func:`guard_ranking`, e.g. n - i for ``i < n`` with ``i := i + 2``).
+condition (:func:`guard_ranking`, e.g. n - i for ``i < n`` with ``i := i + 2``; :func:`neq_ranking`
+for ``i != n``; :func:`path_ranking` per path).
 
 At the k-th pass of the guard r > 0, and between two passes r dropped by at least 1 (PROGRESS,
 DECREASE) and never rose (NONINC), so the loop runs at most ⌈r₀⌉ iterations, each finite when
@@ -48,7 +64,7 @@ neither (:func:`missing_ranking_message`) makes the prover answer "unknown" nami
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import Callable, Dict, List, Optional, Set, Tuple, Union
 
 import networkx as nx
 import z3
@@ -66,19 +82,29 @@ Edge = Tuple[int, int, int]
 
 @dataclass(frozen=True)
 class Ranking:
-    """The termination argument of the loop at CFA node ``head``."""
+    """The termination argument of the loop at CFA node ``head``: with ``invariant`` I, the rules
+    BOUNDED and DECREASE may assume I at the head (it is established by ENTRY and INDUCTIVE);
+    with ``paths``, DECREASE is asked once per path through the body (the composed iteration)
+    instead of per edge."""
 
     head: int
     rank: A.Expr
     decreasing: Tuple[Edge, ...]
+    invariant: Optional[A.Expr] = None
+    paths: bool = False
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "head": self.head,
             "kind": "rank",
             "rank": to_json(self.rank),
             "decreasing": [list(e) for e in self.decreasing],
         }
+        if self.invariant is not None:
+            out["invariant"] = to_json(self.invariant)
+        if self.paths:
+            out["paths"] = True
+        return out
 
 
 @dataclass(frozen=True)
@@ -171,7 +197,7 @@ def obligations(cfa, ranking: Argument, enc) -> List[Tuple[str, str, z3.BoolRef]
     for e in ranking.decreasing:
         if tuple(e) not in edges:
             raise NotRanked(f"the decreasing edge {e[0]}->{e[1]} is not in the loop body")
-    problem = progress_problem(cfa, ranking.head, body, ranking.decreasing)
+    problem = "" if ranking.paths else progress_problem(cfa, ranking.head, body, ranking.decreasing)
     if problem:
         raise NotRanked(problem)
     env0 = enc.initial_env()
@@ -179,7 +205,37 @@ def obligations(cfa, ranking: Argument, enc) -> List[Tuple[str, str, z3.BoolRef]
     if not z3.is_arith(r0):
         raise NotRanked("the rank is not a number")
     r0 = to_real(r0)
-    out = [("BOUNDED", f"loop at node {ranking.head}", z3.Implies(enc.expr(cond, env0), r0 > 0))]
+    inv = enc.expr(ranking.invariant, env0) if ranking.invariant is not None else z3.BoolVal(True)
+    where = f"loop at node {ranking.head}"
+    out = [("BOUNDED", where, z3.Implies(z3.And(inv, enc.expr(cond, env0)), r0 > 0))]
+    if ranking.invariant is not None or ranking.paths:
+        if any(h != ranking.head and h in body for h in cfa.loop_heads):
+            raise NotRanked("an invariant or per-path ranking needs a loop body without inner loops")
+        paths = iteration_paths(cfa, ranking.head, body)
+    if ranking.invariant is not None:
+        out.extend(entry_obligations(cfa, ranking.head, ranking.invariant, enc))
+        for path in paths:
+            st2 = _run(enc, env0, [inv], [edges[e] for e in path])
+            out.append(
+                (
+                    "INDUCTIVE",
+                    f"{where}, path {_path_text(path)}",
+                    z3.Implies(st2.context(), enc.expr(ranking.invariant, st2.env)),
+                )
+            )
+    if ranking.paths:
+        for path in paths:
+            st2 = _run(enc, env0, [inv], [edges[e] for e in path])
+            r1 = to_real(enc.expr(ranking.rank, st2.env))
+            leaves = z3.Not(enc.expr(cond, st2.env))  # the path ends the loop: the next test exits
+            out.append(
+                (
+                    "DECREASE",
+                    f"{where}, path {_path_text(path)}",
+                    z3.Implies(st2.context(), z3.Or(r1 <= r0 - 1, leaves)),
+                )
+            )
+        return out
     dec = {tuple(e) for e in ranking.decreasing}
     for (u, v, k), st in edges.items():
         st2 = step(enc, StepState(dict(env0), [], [], z3.RealVal(0), []), st, None)
@@ -189,6 +245,83 @@ def obligations(cfa, ranking: Argument, enc) -> List[Tuple[str, str, z3.BoolRef]
         elif not r1.eq(r0):
             out.append(("NONINC", f"edge {u}->{v}", z3.Implies(st2.context(), r1 <= r0)))
     return out
+
+
+MAX_PATHS = 64
+
+
+def iteration_paths(cfa, head: int, body: Set[int]) -> List[List[Edge]]:
+    """Every path through the (inner-loop-free) body of the loop at ``head``, from the head along
+    its guard to a back edge into it, as a list of CFA edges; :class:`NotRanked` when there are
+    more than ``MAX_PATHS``."""
+    out: List[List[Edge]] = []
+    stack: List[Tuple[int, List[Edge]]] = [(head, [])]
+    while stack:
+        n, path = stack.pop()
+        for u, v, k, d in cfa.edges():
+            if u != n or v not in body:
+                continue
+            e = (u, v, k)
+            if d.get("back"):
+                if v == head:
+                    out.append(path + [e])
+                    if len(out) > MAX_PATHS:
+                        raise NotRanked(f"the loop body has more than {MAX_PATHS} paths")
+                continue
+            if v != head:
+                stack.append((v, path + [e]))
+    return out
+
+
+def _run(enc, env0, hyps, stmts):
+    from .trace import StepState, step
+
+    st = StepState(dict(env0), list(hyps), [], z3.RealVal(0), [])
+    for x in stmts:
+        st = step(enc, st, x, None)
+    return st
+
+
+def _path_text(path: List[Edge]) -> str:
+    return "->".join([str(path[0][0])] + [str(e[1]) for e in path]) if path else ""
+
+
+def entry_obligations(cfa, head: int, inv: A.Expr, enc) -> List[Tuple[str, str, z3.BoolRef]]:
+    """ENTRY: the invariant holds whenever control enters the loop at ``head`` from outside. Along
+    each entry edge it is pushed back (weakest precondition: substitution through assignments,
+    ``c ==> Q`` through ``assume(c)``) over the straight-line code before the loop, up to the CFA
+    entry, a join or another loop's head; what is left there must be valid under ``requires``."""
+    out = []
+    for u, v, _k, d in cfa.edges():
+        if v != head or d.get("back"):
+            continue
+        q = _wp(d["stmt"], inv)
+        cur = u
+        while q is not None and cur != cfa.entry and cur not in cfa.loop_heads:
+            ins = [(w, dd) for w, _v, _k, dd in cfa.graph.in_edges(cur, keys=True, data=True)]
+            if len(ins) != 1:
+                break
+            w, dd = ins[0]
+            q = _wp(dd["stmt"], q)
+            cur = w
+        if q is None:
+            raise NotRanked("the invariant cannot be pushed back before the loop (a sampling writes what it reads)")
+        out.append(("ENTRY", f"loop at node {head}, entered from node {u}", enc.expr(q, enc.initial_env())))
+    return out
+
+
+def _wp(st, q: A.Expr) -> Optional[A.Expr]:
+    from lang.walk import substitute
+
+    if isinstance(st, A.Assume):
+        if isinstance(st.cond, A.BoolLit) and st.cond.value:
+            return q
+        return A.Binary("==>", st.cond, q)
+    if isinstance(st, A.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], A.Var):
+        return substitute(q, {st.targets[0].name: st.value})
+    if _written(st) & A.free_vars(q):
+        return None
+    return q
 
 
 def _guard_var(cond) -> Tuple[Optional[str], bool]:
@@ -313,6 +446,83 @@ def guard_ranking(cfa, head: int, enc, valid) -> Optional[Ranking]:
     return None
 
 
+def neq_ranking(cfa, head: int) -> Optional[Ranking]:
+    """For ``while (i != L)`` (a conjunct of the condition) where the body's only writes to i are
+    ``i := i + 1`` (or ``- 1``), one on every path, and L reads nothing the body writes: the rank
+    L - i (i - L) under the invariant ``i <= L`` (``i >= L``), which ENTRY must establish."""
+    from .exprs import conjuncts
+
+    body = loop_body(cfa, head)
+    try:
+        cond = loop_guard(cfa, head, body)
+    except NotRanked:
+        return None
+    if any(h != head and h in body for h in cfa.loop_heads):
+        return None
+    edges = body_edges(cfa, body)
+    writes = {x for _e, st in edges for x in _written(st)}
+    for atom in conjuncts(cond):
+        if not (isinstance(atom, A.Binary) and atom.op == "!="):
+            continue
+        for x, lim in ((atom.left, atom.right), (atom.right, atom.left)):
+            if not isinstance(x, A.Var) or A.free_vars(lim) & writes:
+                continue
+            steps = {st.value.op for _e, st in edges if x.name in _written(st) and _unit_step(st, x)}  # type: ignore[attr-defined]
+            if len(steps) != 1 or any(x.name in _written(st) and not _unit_step(st, x) for _e, st in edges):
+                continue
+            dec = tuple(e for e, st in edges if x.name in _written(st))
+            try:
+                paths = iteration_paths(cfa, head, body)
+            except NotRanked:
+                continue
+            if any(sum(1 for e in p if e in dec) != 1 for p in paths):
+                continue
+            up = steps == {"+"}
+            rank = A.Binary("-", lim, x) if up else A.Binary("-", x, lim)
+            inv = A.Binary("<=", x, lim) if up else A.Binary(">=", x, lim)
+            return Ranking(head, rank, dec, inv)
+    return None
+
+
+def _unit_step(st, x: A.Var) -> bool:
+    return (
+        isinstance(st, A.Assign)
+        and st.targets == (x,)
+        and isinstance(st.value, A.Binary)
+        and st.value.op in ("+", "-")
+        and st.value.left == x
+        and st.value.right == A.num(1)
+    )
+
+
+def path_ranking(cfa, head: int, enc, valid) -> Optional[Ranking]:
+    """A ranking read off the condition (as :func:`guard_ranking`) whose decrease is checked per
+    path through the body, the iteration composed (binary search: ``lo := mid + 1`` lowers
+    ``hi - lo`` only given ``mid := (lo + hi) div 2`` and ``lo < hi`` earlier on the path)."""
+    from .exprs import conjuncts
+
+    body = loop_body(cfa, head)
+    try:
+        cond = loop_guard(cfa, head, body)
+    except NotRanked:
+        return None
+    for atom in conjuncts(cond):
+        if not (isinstance(atom, A.Binary) and atom.op in ("<", "<=", ">", ">=")):
+            continue
+        lo, hi = (atom.left, atom.right) if atom.op in ("<", "<=") else (atom.right, atom.left)
+        rank: A.Expr = A.Binary("-", hi, lo)
+        if atom.op in ("<=", ">="):
+            rank = A.Binary("+", rank, A.num(1))
+        cand = Ranking(head, rank, (), None, True)
+        try:
+            obs = obligations(cfa, cand, enc)
+        except (NotRanked, z3.Z3Exception):
+            continue
+        if all(valid(f) == "valid" for _rule, _where, f in obs):
+            return cand
+    return None
+
+
 def prove_termination(cfa, loops: Dict[int, dict], enc, valid):
     """A checked termination argument for every loop: (arguments, their obligations as
     (rule, where, status, head)) when every loop has one, else (None, message naming the first
@@ -329,11 +539,16 @@ def prove_termination(cfa, loops: Dict[int, dict], enc, valid):
     for h in cfa.loop_heads:
         why = "no ranking function or retry sampling found"
         done = False
-        for cand in ([by_head[h]] if h in by_head else []) + [None]:
+        finders: List[Callable[[int], Optional[Argument]]] = [
+            lambda h: by_head.get(h),
+            lambda h: guard_ranking(cfa, h, enc, valid),
+            lambda h: neq_ranking(cfa, h),
+            lambda h: path_ranking(cfa, h, enc, valid),
+        ]
+        for find in finders:
+            cand = find(h)
             if cand is None:
-                cand = guard_ranking(cfa, h, enc, valid)
-                if cand is None:
-                    break
+                continue
             try:
                 obs = [(rule, where, valid(f), h) for rule, where, f in obligations(cfa, cand, enc)]
             except NotRanked as exc:

@@ -77,15 +77,16 @@ def test_loop_counting_down_with_a_too_strong_claim_is_not_proved():
 
 
 def test_loop_without_counter_says_why_in_the_failure_message():
-    src = """program s(q: real[], n: int, eps: real, p: real)
-  requires n >= 1 && eps > 0 && 0 < p && p <= 1
+    # the step k is an input: the loop terminates (n - i drops by k >= 1) but is no counted loop
+    src = """program s(q: real[], n: int, k: int, eps: real, p: real)
+  requires n >= 1 && k >= 1 && eps > 0 && 0 < p && p <= 1
   ensures forall j in 0..n: abs(a[j] - q[j]) <= 1/eps * log(n/p)
   fails p
 {
   i := 0;
   while (i < n) {
     a[i] ~ lap(q[i], 1/eps);
-    i := i + 2;
+    i := i + k;
   }
 }"""
     r = prove_program(parse(src).programs[0], source=src, timeout=30)

@@ -19,7 +19,7 @@ program grow(n: int, eps: real, p: real)
   i := 0;
   while (i < n)INVARIANTS {
     z := z + w;
-    w := w + 1;
+    w := w * w + 1;
     i := i + 1;
   }
   a ~ lap(n, 1 / eps);
@@ -34,7 +34,8 @@ def prove(ensures, invariants):
 
 
 def test_the_claim_proves_only_thanks_to_the_user_invariant():
-    # z >= 0 needs w >= 0, which no template proposes (w is a second counter, never compared)
+    # z >= 0 needs w >= 0, which no template proposes and no closed form gives (w := w * w + 1
+    # is no sum or polynomial in the iterations, unlike w := w + 1)
     text, r = prove("z >= 0", " invariant w >= 0")
     assert r.verdict == "proved", r.render_text()
     head = [n for n in r.automata[0].nodes.values() if n.cfa_node in r.cfa.invariants][0]
@@ -55,7 +56,7 @@ def test_an_invariant_false_on_entry_is_not_trusted():
 
 
 def test_a_non_inductive_invariant_is_not_trusted():
-    # w <= 3 holds on entry but not after the fourth iteration; the claim w <= 3 is false for n > 3
+    # w <= 3 holds on entry but not after the fourth iteration (0, 1, 2, 5); the claim is false for n > 3
     _, r = prove("z >= 0 && w <= 3", " invariant w >= 0 invariant w <= 3")
     assert r.verdict == "unknown"
     assert "the invariant at grow.prob:10:44 was not inductive" in r.failed_trace

@@ -1,0 +1,711 @@
+"""Closed forms of the values a loop computes (scalar evolution), as candidate loop-head facts.
+
+A compiler's scalar evolution describes each variable a loop updates as a function of the
+iteration count; here the description becomes a *candidate* label at the loop head, which
+Houdini (:mod:`.invariants`) keeps only when the solver proves it inductive and the checker
+(:mod:`.check`) verifies with everything else — so a wrong closed form loses a proof, never
+makes one, and a kept one is written into the certificate as a label that ``tamp check-proof``
+re-checks.
+
+For a loop with a counter ``i`` (``i := lo`` before it, ``i := i ± 1`` in its body; T = ``i - lo``
+iterations done, ``lo - i`` counting down), the body is executed symbolically along each of its
+paths (:func:`body_paths`): every variable's value at the back edge over the values at the head,
+and the path's conditions. A variable ``x`` with a known value ``x0`` on entry
+(``x := x0`` on the straight-line code before the loop) and:
+
+* ``x := x + d`` on every path, d the same and over inputs (values the loop does not write):
+  ``x == x0 + d * T``; with d reading the counter, ``x == x0 + Σ d`` — the sum computed by sympy
+  when d is a polynomial in the counter (``i*(i-1)/2``), else written ``sum(j in lo..i: d[j/i])``
+  (``s := s + x[i]`` gives ``s == sum(j in 0..i: x[j])``); d may read variables solved
+  before it (``x := x + y`` with ``y := y + 1``: a quadratic);
+* different increments on different paths whose conditions read only inputs and the counter
+  (``if (x[i] < c) { u := u + 1; }``): the increment is the conditional ``c ? d1 : d2`` summed
+  as above (``u == sum(j in 0..i: x[j] < c ? 1 : 0)``); when a condition reads a sample, only
+  bounds: ``x0 + min(d) * T <= x <= x0 + max(d) * T`` for literal increments;
+* ``x := e`` on some paths and unchanged on the others (a running maximum: ``if (h[j] > best)
+  { best := h[j]; b := j; }``): ``forall k in lo..i: x >= e[k/i]`` (and ``<=``, for a minimum),
+  and for a variable written on the same paths with the counter (``b := j``) ``x == e[b/i]`` and
+  the range of ``b``.
+
+Candidates are proposals only: nothing in this module needs to be right for soundness.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+import sympy as sp
+
+from lang import ast as A
+from lang.walk import Transformer
+
+from .exprs import and_all, iterations_done, plus, subst
+from .termination import loop_body
+
+HAVOC = A.Var("?havoc")  # a value the symbolic execution does not know (a sample, an inner loop's writes)
+MAX_PATHS = 32
+J = "j$"  # the summation variable of the closed forms
+K = "k$"
+
+
+@dataclass
+class Path:
+    """One path through a loop body, from the head back to it: each written scalar's value and
+    each written array's element writes (oldest first) over the values at the head, and the
+    conditions of the path's ``assume`` edges (over the same values)."""
+
+    env: Dict[str, A.Expr] = field(default_factory=dict)
+    writes: Dict[str, List[Tuple[A.Expr, A.Expr]]] = field(default_factory=dict)
+    conds: List[A.Expr] = field(default_factory=list)
+
+    def copy(self) -> "Path":
+        return Path(dict(self.env), {k: list(v) for k, v in self.writes.items()}, list(self.conds))
+
+
+def unknown(e: A.Expr) -> bool:
+    return HAVOC.name in A.free_vars(e)
+
+
+class _Value(Transformer):
+    """An expression's value on a path: scalars by their symbolic values, array reads through
+    the path's element writes (``a[x]`` after ``a[e] := v`` is ``x == e ? v : a[x]``)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def Var(self, node: A.Var, kids) -> A.Expr:
+        return self.path.env.get(node.name, node)
+
+    def Index(self, node: A.Index, kids) -> A.Expr:
+        base, idx = kids
+        if not (isinstance(node.base, A.Var) and node.base.name in self.path.writes):
+            return A.Index(base, idx)
+        out: A.Expr = A.Index(node.base, idx)
+        for e, v in self.path.writes[node.base.name]:
+            out = A.Cond(A.Binary("==", idx, e), v, out)
+        return out
+
+
+def value(e: A.Expr, path: Path) -> A.Expr:
+    return _Value(path).walk(e)
+
+
+def written(cfa, nodes: Set[int]) -> Set[str]:
+    """Names (arrays by their name) written on edges inside ``nodes``."""
+    out: Set[str] = set()
+    for u, v, _k, d in cfa.edges():
+        if u in nodes and v in nodes:
+            for t in getattr(d["stmt"], "targets", ()):
+                while isinstance(t, A.Index):
+                    t = t.base
+                if isinstance(t, A.Var):
+                    out.add(t.name)
+    return out
+
+
+def _execute(st, path: Path) -> bool:
+    """Apply one statement to ``path``; False when the path is infeasible (``assume(false)``)."""
+    if isinstance(st, A.Assume):
+        c = value(st.cond, path)
+        if isinstance(c, A.BoolLit):
+            return c.value
+        path.conds.append(c)
+        return True
+    if isinstance(st, A.Assign):
+        if len(st.targets) != 1:
+            for t in st.targets:
+                _havoc_target(t, path)
+            return True
+        t = st.targets[0]
+        v = value(st.value, path)
+        if isinstance(t, A.Var):
+            path.env[t.name] = v
+        elif isinstance(t, A.Index) and isinstance(t.base, A.Var):
+            path.writes.setdefault(t.base.name, []).append((value(t.index, path), v))
+        else:
+            _havoc_target(t, path)
+        return True
+    if isinstance(st, A.Sample):
+        for t in st.targets:
+            _havoc_target(t, path)
+        return True
+    return True
+
+
+def _havoc_target(t, path: Path) -> None:
+    if isinstance(t, A.Var):
+        path.env[t.name] = HAVOC
+    elif isinstance(t, A.Index) and isinstance(t.base, A.Var):
+        path.writes.setdefault(t.base.name, []).append((value(t.index, path), HAVOC))
+    else:
+        while isinstance(t, A.Index):
+            t = t.base
+        if isinstance(t, A.Var):
+            path.writes.setdefault(t.name, []).append((HAVOC, HAVOC))
+
+
+def body_paths(cfa, h: int, loops) -> Optional[List[Path]]:
+    """Every path through the body of the loop at ``h`` (see :class:`Path`); an inner loop on the
+    way makes every variable it writes unknown and is left by its exit edge. None when there are
+    more than ``MAX_PATHS`` paths."""
+    lp = loops[h]
+    body = lp["body"]
+    latches = set(lp["latches"])
+    out: List[Path] = []
+    stack: List[Tuple[int, Path]] = [(h, Path())]
+    while stack:
+        n, path = stack.pop()
+        if n != h and n in loops:  # an inner loop: its closed forms at its exit, else unknown
+            inner = loops[n]
+            summary = _summary(cfa, n, loops, path)
+            for x in written(cfa, loop_body(cfa, n)):
+                if x in cfa.types and cfa.types[x].name == "array":
+                    path.writes.setdefault(x, []).append((HAVOC, HAVOC))
+                else:
+                    path.env[x] = summary.get(x, HAVOC)
+            if inner["exit"] is None:
+                return None
+            ex = inner["exit"]
+            edges = [(u, v, d) for u, v, _k, d in cfa.out_edges(n) if (u, v) == ex]
+        else:
+            edges = [(u, v, d) for u, v, _k, d in cfa.out_edges(n) if v in body]
+        for u, v, d in edges:
+            if u == h and not d.get("back"):  # the loop's guard holds in every iteration: not a branch
+                stack.append((v, path.copy()))
+                continue
+            if d.get("back"):
+                if v == h and u in latches:
+                    p = path.copy()
+                    if _execute(d["stmt"], p):
+                        out.append(p)
+                        if len(out) > MAX_PATHS:
+                            return None
+                continue
+            p = path.copy()
+            if _execute(d["stmt"], p):
+                stack.append((v, p))
+        if len(stack) > 4 * MAX_PATHS:
+            return None
+    return out
+
+
+def entry_value(cfa, h: int, body: Set[int], x: str) -> Optional[A.Expr]:
+    """The value ``x`` has on entry to the loop at ``h``: the last assignment to it on the
+    straight-line code before the loop, when the variables it reads are not written between
+    that assignment and the loop (and not in the loop). None when there is no such assignment."""
+    cur, seen = h, set()
+    later: Set[str] = set(written(cfa, loop_body(cfa, h)))
+    while cur not in seen:
+        seen.add(cur)
+        if cur != h and cur in cfa.loop_heads:  # an enclosing or earlier loop's head: not straight-line
+            return None
+        ins = [
+            (w, d)
+            for w, _v, _k, d in cfa.graph.in_edges(cur, keys=True, data=True)
+            if not d.get("back") and (cur != h or w not in body)
+        ]
+        if len(ins) != 1:
+            return None
+        w, d = ins[0]
+        st = d["stmt"]
+        names = {t.name for t in getattr(st, "targets", ()) if isinstance(t, A.Var)}
+        if isinstance(st, A.Assign) and len(st.targets) == 1 and st.targets[0] == A.Var(x):
+            v = st.value
+            if x in A.free_vars(v) or A.free_vars(v) & later:
+                return None
+            return v
+        if x in names:
+            return None
+        for t in getattr(st, "targets", ()):
+            while isinstance(t, A.Index):
+                t = t.base
+            if isinstance(t, A.Var):
+                later.add(t.name)
+        cur = w
+    return None
+
+
+# ---------------------------------------------------------------------------- sums
+
+
+def _sum_over_iterations(d: A.Expr, counter, cname: str) -> Optional[A.Expr]:
+    """Σ of ``d`` (an expression over the counter's value at the head of each iteration done so
+    far, and inputs): a polynomial in the counter summed by sympy, else a ``sum(…)`` term."""
+    i = A.Var(cname)
+    if cname not in A.free_vars(d):
+        return A.Binary("*", d, iterations_done(i, counter.init, counter.step))
+    if any(isinstance(n, (A.Sum, A.Quant)) for n in A.walk(d)):
+        return None  # a sum of sums (an inner loop's accumulator): see _nested_sums
+    j = A.Var(J)
+    if abs(counter.step) > 1:  # iteration t (from 0) sees the counter at init + step * t
+        at = A.Binary("+", counter.init, A.Binary("*", A.num(counter.step), j))
+        body = subst(d, {cname: at})
+        zero: A.Expr = A.num(0)
+        top = iterations_done(i, counter.init, counter.step)
+        return _sympy_sum(body, zero, top, False) or A.Sum(J, zero, top, False, body)
+    body = subst(d, {cname: j})
+    if counter.step > 0:
+        lo, hi, incl = counter.init, i, False
+    else:
+        lo, hi, incl = A.Binary("+", i, A.num(1)), counter.init, True
+    poly = _sympy_sum(body, lo, hi, incl)
+    if poly is not None:
+        return poly
+    return _shifted(A.Sum(J, lo, hi, incl, body))
+
+
+def _shifted(e: A.Sum) -> A.Sum:
+    """``sum(j in lo..hi: B[j + c])`` as ``sum(j in lo + c..hi + c: B[j])`` when j occurs only as
+    ``j + c`` (a counter moved at the top of the body reads ``x[i + 1]``): the summand then
+    matches the postcondition's ``x[j]`` (sums of different summands are unrelated to the solver)."""
+    j = A.Var(J)
+    shifts = set()
+    for n in A.walk(e.body):
+        if isinstance(n, A.Binary) and n.op in ("+", "-") and n.left == j and isinstance(n.right, A.Num):
+            if n.right.is_int:
+                shifts.add((n, int(n.right.value) if n.op == "+" else -int(n.right.value)))
+    if len({c for _n, c in shifts}) != 1:
+        return e
+    from lang.walk import replace_all
+
+    c = next(iter(shifts))[1]
+    body = e.body
+    for pattern, _c in shifts:
+        body = replace_all(body, pattern, j)
+    if J in A.free_vars(replace_all(body, j, A.num(0))):
+        return e
+    lo = _add(e.lo, c)
+    hi = _add(e.hi, c)
+    return A.Sum(J, lo, hi, e.inclusive, body)
+
+
+def _add(x: A.Expr, c: int) -> A.Expr:
+    if isinstance(x, A.Num):
+        return A.Num(x.value + c, x.is_int)
+    if isinstance(x, A.Unary) and x.op == "-" and isinstance(x.operand, A.Num) and x.operand.is_int:
+        return A.num(c - int(x.operand.value))
+    if isinstance(x, A.Binary) and x.op == "-" and isinstance(x.right, A.Num) and x.right.value == c:
+        return x.left
+    return A.Binary("+", x, A.num(c)) if c >= 0 else A.Binary("-", x, A.num(-c))
+
+
+def _sympy_sum(body: A.Expr, lo: A.Expr, hi: A.Expr, incl: bool) -> Optional[A.Expr]:
+    from .simplify import _ToSympy, from_sympy
+
+    conv = _ToSympy()
+    try:
+        b = conv.conv(body)
+        lo_s, hi_s = conv.conv(lo), conv.conv(hi)
+    except (ValueError, TypeError):
+        return None
+    js = conv.syms.get(J)
+    if js is None or any(J in A.free_vars(x) for x in conv.atoms.values()):
+        return None
+    try:
+        if not b.is_polynomial(js):
+            return None
+        total = sp.summation(b, (js, lo_s, hi_s if incl else hi_s - 1))
+        out = from_sympy(sp.expand(total), conv)
+    except (sp.PolynomialError, ValueError, TypeError, NotImplementedError):
+        return None
+    return out
+
+
+# ---------------------------------------------------------------------------- candidates
+
+
+def closed_form_candidates(cfa, loops) -> List[A.Expr]:
+    """Candidate facts for every counter loop's head (see the module docstring). A ``sum`` whose
+    summand the solver proves equal to the summand of a ``sum`` in the postcondition is written
+    with the postcondition's (the solver treats sums of different summands as unrelated)."""
+    out: List[A.Expr] = []
+    for h, lp in loops.items():
+        c = lp["counter"]
+        if c is None:
+            continue
+        try:
+            mine = _loop_candidates(cfa, h, lp, loops, c)
+        except (RecursionError, ValueError, TypeError):
+            continue
+        j = A.Var(J)
+        rng: List[A.Expr]
+        if abs(c.step) > 1:
+            rng = [A.Binary("<=", A.num(0), j)]
+        elif c.step > 0:
+            rng = [A.Binary("<=", c.init, j), A.Binary("<", j, c.final())]
+        else:
+            rng = [A.Binary("<", c.final(), j), A.Binary("<=", j, c.init)]
+        out.extend(_match_sums(cfa, mine, rng))
+    nested_post = any(_nested_sums(e) for e in cfa.ensures)
+    seen, uniq = set(), []
+    for e in out:
+        if not nested_post and _nested_sums(e):
+            continue  # costly to decide (literal bounds unroll), and no postcondition needs it
+        if e not in seen:
+            seen.add(e)
+            uniq.append(e)
+    return uniq
+
+
+def _summary(cfa, g: int, loops, path: Path) -> Dict[str, A.Expr]:
+    """The values the inner loop at ``g`` leaves in the variables it writes, over the values on
+    ``path`` when it is entered: its closed forms with the counter at its final value (only for a
+    counter that alone ends the loop), each entry value the path's."""
+    c = loops[g]["counter"]
+    if c is None or not c.only:
+        return {}
+    closed, _ = _closed_forms(cfa, g, loops[g], loops, c, lambda x: A.Var(x + "@in"))
+    mod = written(cfa, loop_body(cfa, g))
+    m: Dict[str, A.Expr] = {c.name: value(c.final(), path)}
+    for form in closed.values():
+        for v in A.free_vars(form):
+            if v.endswith("@in"):
+                m[v] = value(A.Var(v[:-3]), path)
+            elif v not in mod and v in cfa.types:
+                m[v] = value(A.Var(v), path)
+    out = {x: subst(form, m) for x, form in closed.items()}
+    out[c.name] = m[c.name]
+    return out
+
+
+def _loop_candidates(cfa, h, lp, loops, c) -> List[A.Expr]:
+    def entry(x):
+        return entry_value(cfa, h, lp["body"], x) or _nested_entry(cfa, h, loops, x)
+
+    return _closed_forms(cfa, h, lp, loops, c, entry)[1]
+
+
+def _nested_entry(cfa, h: int, loops, x: str) -> Optional[A.Expr]:
+    """The value ``x`` has when the inner loop at ``h`` is entered, over the state at its head:
+    its value along the enclosing loop's body up to ``h`` (the same on every path) with the
+    enclosing loop's variables at their closed forms (``c`` entering ``for j in i+1..n`` inside
+    ``for i in 0..n`` is the count after i outer iterations)."""
+    outer = [g for g in loops if g != h and h in loop_body(cfa, g) and loops[g]["counter"] is not None]
+    if not outer:
+        return None
+    g = min(outer, key=lambda k: len(loop_body(cfa, k)))  # the innermost enclosing loop
+    lp = loops[g]
+    at_h: List[A.Expr] = []
+    stack: List[Tuple[int, Path]] = [(g, Path())]
+    steps = 0
+    while stack and steps < 8 * MAX_PATHS:
+        steps += 1
+        n, path = stack.pop()
+        if n == h:
+            at_h.append(path.env.get(x, A.Var(x)))
+            continue
+        for _u, v, _k, d in cfa.out_edges(n):
+            if d.get("back") or v not in lp["body"] or (v != h and v in loops):
+                continue
+            p = path.copy()
+            if _execute(d["stmt"], p):
+                stack.append((v, p))
+    if len(set(at_h)) != 1 or unknown(at_h[0]):
+        return None
+    outer_forms, _ = _closed_forms(
+        cfa,
+        g,
+        lp,
+        loops,
+        lp["counter"],
+        lambda y: entry_value(cfa, g, lp["body"], y) or _nested_entry(cfa, g, loops, y),
+    )
+    val = subst(at_h[0], outer_forms)
+    mod = written(cfa, loop_body(cfa, g))
+    if (A.free_vars(val) & mod) - set(outer_forms) - {lp["counter"].name}:
+        return None
+    return val
+
+
+def _closed_forms(cfa, h, lp, loops, c, entry) -> Tuple[Dict[str, A.Expr], List[A.Expr]]:
+    """(closed forms by variable, candidate facts) for the loop at ``h``; ``entry(x)`` gives the
+    value of x on entry to the loop (or None)."""
+    paths = body_paths(cfa, h, loops)
+    if not paths:
+        return {}, []
+    mod = written(cfa, loop_body(cfa, h))
+    cname = c.name
+    i = A.Var(cname)
+    T = iterations_done(i, c.init, c.step)
+    scalars = sorted(
+        x
+        for x in mod
+        if x != cname
+        and not x.startswith("$")
+        and cfa.types.get(x) is not None
+        and cfa.types[x].name in ("int", "real")
+    )
+    out: List[A.Expr] = []
+    closed: Dict[str, A.Expr] = {}
+    allowed = lambda e, extra=(): not unknown(e) and A.free_vars(e) <= (set(cfa.types) - mod) | {cname} | set(extra)  # noqa: E731
+
+    def cond_of(p: Path) -> A.Expr:
+        return and_all(p.conds)
+
+    # increments: x' = x + d_p
+    incs: Dict[str, List[Tuple[Path, A.Expr]]] = {}
+    for x in scalars:
+        ds = []
+        for p in paths:
+            v = p.env.get(x, A.Var(x))
+            d = _increment(v, x)
+            if d is None:
+                break
+            ds.append((p, d))
+        else:
+            incs[x] = ds
+    for _round in range(3):
+        for x, ds in incs.items():
+            if x in closed:
+                continue
+            x0 = entry(x)
+            if x0 is None:
+                continue
+            solved = {y: closed[y] for y in closed}
+            ds2 = [(p, subst(d, solved)) for p, d in ds]
+            if not all(allowed(d) for _p, d in ds2):
+                continue
+            distinct = []
+            for _p, d in ds2:
+                if d not in distinct:
+                    distinct.append(d)
+            if len(distinct) == 1:
+                summand = distinct[0]
+            elif all(allowed(cond_of(p)) for p, _d in ds2):
+                summand = distinct[-1]
+                for d in reversed(distinct[:-1]):
+                    cond = _or([cond_of(p) for p, d2 in ds2 if d2 == d])
+                    summand = _cond(cond, d, summand)
+            else:
+                lits = [d for d in distinct if isinstance(d, A.Num)]
+                if len(lits) == len(distinct):
+                    lo_d = min(lits, key=lambda n: n.value)
+                    hi_d = max(lits, key=lambda n: n.value)
+                    out.append(A.Binary("<=", plus(x0, _times(lo_d, T)), A.Var(x)))
+                    out.append(A.Binary("<=", A.Var(x), plus(x0, _times(hi_d, T))))
+                continue
+            total = _sum_over_iterations(summand, c, cname)
+            if total is None:
+                continue
+            form = plus(x0, total)
+            closed[x] = form
+            out.append(A.Binary("==", A.Var(x), form))
+    out.extend(_scan_candidates(cfa, h, lp, paths, scalars, c, allowed))
+    return closed, out
+
+
+def _nested_sums(e: A.Expr) -> bool:
+    """Whether a ``sum`` or quantifier of ``e`` contains a ``sum``."""
+    return any(isinstance(n, (A.Sum, A.Quant)) and any(isinstance(m, A.Sum) for m in A.walk(n.body)) for n in A.walk(e))
+
+
+def _cond(c: A.Expr, a: A.Expr, b: A.Expr) -> A.Expr:
+    """``c ? a : b``, written ``c' ? b : a`` when c is a negation ``!c'`` (as the source's ``if``)."""
+    if isinstance(c, A.Unary) and c.op == "!":
+        return A.Cond(c.operand, b, a)
+    return A.Cond(c, a, b)
+
+
+def _or(cs: List[A.Expr]) -> A.Expr:
+    out = cs[0]
+    for x in cs[1:]:
+        out = A.Binary("||", out, x)
+    return out
+
+
+def _times(n: A.Num, T: A.Expr) -> A.Expr:
+    if n.value == 0:
+        return A.num(0)
+    if n.value == 1:
+        return T
+    return A.Binary("*", n, T)
+
+
+def _increment(v: A.Expr, x: str) -> Optional[A.Expr]:
+    """d with ``v == x + d`` and d free of x (sympy decides), or None."""
+    if v == A.Var(x):
+        return A.num(0)
+    if unknown(v):
+        return None
+    if isinstance(v, A.Binary) and v.op == "+" and v.left == A.Var(x) and x not in A.free_vars(v.right):
+        return v.right
+    if isinstance(v, A.Binary) and v.op == "+" and v.right == A.Var(x) and x not in A.free_vars(v.left):
+        return v.left
+    if isinstance(v, A.Binary) and v.op == "-" and v.left == A.Var(x) and x not in A.free_vars(v.right):
+        return A.Unary("-", v.right) if not isinstance(v.right, A.Num) else A.Num(-v.right.value, v.right.is_int)
+    if x not in A.free_vars(v):
+        return None
+    from .simplify import _ToSympy, from_sympy
+
+    conv = _ToSympy()
+    try:
+        d = sp.expand(conv.conv(v) - conv.sym(x))
+    except (ValueError, TypeError):
+        return None
+    if conv.sym(x) in d.free_symbols or any(x in A.free_vars(a) for a in conv.atoms.values()):
+        return None
+    try:
+        return from_sympy(d, conv)
+    except ValueError:
+        return None
+
+
+def _scan_candidates(cfa, h, lp, paths, scalars, c, allowed) -> List[A.Expr]:
+    """A running maximum/minimum and the index it came from (see the module docstring)."""
+    out: List[A.Expr] = []
+    cname = c.name
+    i = A.Var(cname)
+    if c.step > 0:
+        ranges = [(lo, i, False) for lo in _dedupe([c.init, A.num(0)])]
+    else:
+        ranges = [(A.Binary("+", i, A.num(1)), c.init, True)]
+    for x in scalars:
+        sets = [(p, p.env[x]) for p in paths if x in p.env and p.env[x] != A.Var(x)]
+        if not sets or len(sets) == len(paths) and all(s[1] == sets[0][1] for s in sets) and len(paths) == 1:
+            continue
+        for p, e in sets:
+            if not allowed(e) or e == A.Var(x) or e == i:
+                continue
+            if not any(x in A.free_vars(cnd) for cnd in p.conds):
+                continue  # not a comparison with the value kept so far
+            body_e = lambda k, e=e: subst(e, {cname: k})  # noqa: E731
+            k = A.Var(K)
+            for lo, hi, incl in ranges:
+                for op in (">=", "<="):
+                    out.append(A.Quant("forall", K, lo, hi, incl, A.Binary(op, A.Var(x), body_e(k))))
+            if cname not in A.free_vars(e):
+                continue
+            for y in scalars:
+                if y == x or p.env.get(y) != i:
+                    continue
+                # y records the iteration where x was last set (b := i with best := h[i])
+                if all((q.env.get(y, A.Var(y)) == i) == (q.env.get(x, A.Var(x)) != A.Var(x)) for q in paths):
+                    out.append(A.Binary("==", A.Var(x), subst(e, {cname: A.Var(y)})))
+                    for lo, _hi, _incl in ranges:
+                        out.append(A.Binary("<=", lo, A.Var(y)))
+                    out.append(A.Binary("<", A.Var(y), i) if c.step > 0 else A.Binary(">", A.Var(y), i))
+    return _dedupe(out)
+
+
+def _dedupe(xs):
+    out = []
+    for x in xs:
+        if x not in out:
+            out.append(x)
+    return out
+
+
+def exit_forms(cfa, loops, pool: List[A.Expr]) -> List[A.Expr]:
+    """Quantified candidates and sums about a counter loop's prefix ``lo..i`` restated for the
+    whole range (the counter at its final value), for loops followed by more code: there the
+    counter is dead, and what the loop computed is read later (a histogram filled, then scanned;
+    a sum then released with noise). A loop that ends the program needs none: the
+    postcondition itself is its exit's candidate."""
+    out: List[A.Expr] = []
+    for _h, lp in loops.items():
+        c = lp["counter"]
+        if c is None or not c.only or lp["exit"] is None or lp["exit"][1] == cfa.exit:
+            continue
+        for e in pool:
+            if c.name in A.free_vars(e) and any(isinstance(n, (A.Quant, A.Sum)) for n in A.walk(e)):
+                f = subst(e, {c.name: c.final()})
+                if c.name not in A.free_vars(f):
+                    out.append(f)
+    return _dedupe(out)
+
+
+def counter_shift(cfa, h: int, loops, name: str, node: int) -> Optional[int]:
+    """How far the counter ``name`` has moved from its head value when the body of the loop at
+    ``h`` reaches ``node`` (1 for ``i := i + 1`` at the top of the body), when the same on every
+    path there; else None."""
+    body = loops[h]["body"]
+    if node not in body:
+        return None
+    shifts: Set[int] = set()
+    stack: List[Tuple[int, Path]] = [(h, Path())]
+    steps = 0
+    while stack and steps < 8 * MAX_PATHS:
+        steps += 1
+        n, path = stack.pop()
+        if n == node:
+            d = _increment(path.env.get(name, A.Var(name)), name)
+            if not isinstance(d, A.Num) or not d.is_int:
+                return None
+            shifts.add(int(d.value))
+            continue
+        for _u, v, _k, dd in cfa.out_edges(n):
+            if dd.get("back") or v not in body or (v != node and v in loops):
+                continue
+            p = path.copy()
+            if _execute(dd["stmt"], p):
+                stack.append((v, p))
+    return next(iter(shifts)) if len(shifts) == 1 else None
+
+
+def _match_sums(cfa, cands: List[A.Expr], rng: List[A.Expr]) -> List[A.Expr]:
+    """``cands`` with each ``sum`` summand replaced by one of the postcondition's sums equal to it
+    for the values ``j$`` takes (``rng``, the counter's range)."""
+    theirs: List[A.Expr] = []
+    for e in cfa.ensures:
+        for n in A.walk(e):
+            if isinstance(n, A.Sum):
+                b = subst(n.body, {n.var: A.Var(J)})
+                if b not in theirs:
+                    theirs.append(b)
+    if not theirs:
+        return cands
+    memo: Dict[A.Expr, A.Expr] = {}
+
+    class _Swap(Transformer):
+        def Sum(self, node: A.Sum, kids) -> A.Expr:
+            lo, hi, body = kids
+            if node.var == J and body not in theirs:
+                if body not in memo:
+                    memo[body] = next((b for b in theirs if _same_summand(cfa, body, b, rng)), body)
+                body = memo[body]
+            return A.Sum(node.var, lo, hi, node.inclusive, body)
+
+    return [_Swap().walk(c) if A.contains(c, A.Sum) else c for c in cands]
+
+
+def _same_summand(cfa, a: A.Expr, b: A.Expr, rng: List[A.Expr]) -> bool:
+    """Whether z3 proves ``a == b`` under ``requires`` and ``rng`` (about ``j$``, an integer)."""
+    import z3
+
+    from .smt import Encoder
+
+    if A.free_vars(a) - {J} - set(cfa.types) or A.free_vars(b) - {J} - set(cfa.types):
+        return False
+    types = dict(cfa.types)
+    types[J] = A.INT
+    try:
+        enc = Encoder(types)
+        env = enc.initial_env()
+        f = enc.expr(A.Binary("==", a, b), env)
+        req = [enc.expr(r, env) for r in list(cfa.requires) + rng]
+    except Exception:  # an expression the encoder cannot express: not matched
+        return False
+    s = z3.Solver()
+    s.set("timeout", 500)
+    s.add(*req)
+    s.add(z3.Not(f))
+    return s.check() == z3.unsat
+
+
+def counter_sum(per: A.Expr, counter) -> Optional[A.Expr]:
+    """The failure bound's loop term when one iteration costs ``per``, a polynomial in the loop's
+    counter as read at the back edge (after the body moved it by the step): the sum of ``per``
+    over the iterations done, by sympy; None when it is not such a polynomial or the step is not
+    ±1. (A κ is checked like everything else: a wrong sum only fails the proof.)"""
+    if abs(counter.step) != 1:
+        return None
+    name = counter.name
+    j = A.Var(J)
+    body = subst(per, {name: A.Binary("+", j, A.num(counter.step))})  # the head value t: per at t + step
+    i = A.Var(name)
+    if counter.step > 0:
+        lo, hi, incl = counter.init, i, False
+    else:
+        lo, hi, incl = A.Binary("+", i, A.num(1)), counter.init, True
+    return _sympy_sum(body, lo, hi, incl)

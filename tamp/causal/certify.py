@@ -329,6 +329,7 @@ def _network_run(analyzer: Analyzer, claim, options: Options, deadline: Optional
         exact_unstable=options.net_exact_unstable,
         exact_dims=options.exact_dims,
         probe_boxes=options.net_probe_boxes,
+        gap=options.mass_gap,
     )
     witness = res.witness or hunt_witness(claim, res, analyzer.witness)
 

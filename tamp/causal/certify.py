@@ -13,6 +13,7 @@ depend on the number of workers or on the order in which they finish.
 from __future__ import annotations
 
 import heapq
+import math
 import time
 import uuid
 from fractions import Fraction
@@ -94,16 +95,24 @@ class _Tally:
         if len(self.regions) < MAX_REGIONS:
             self.regions.append((box, kind))
 
-    def add_bounded(self, box, lower: Fraction, upper: Fraction):
+    def add_bounded(self, box, lower: Fraction, upper: Fraction, measured: bool = False):
         """Add a leaf of the mass refinement whose biased share lies in [lower, upper]: the parts
-        known biased / fair are measured, the rest is mixed (it lies in a box with a witness)."""
+        known biased / fair are measured, the rest is mixed (it lies in a box with a witness).
+        ``measured``: the share was measured exactly and [lower, upper] is its rounding."""
         lo, hi = self.measure(box)
         for part, k in ((M_BIASED, lower), (M_FAIR, 1 - upper), (MIXED, upper - lower)):
             self.lo[part] += lo * k
             self.hi[part] += hi * k
-        self.count[MEASURED if upper == lower else MIXED] += 1
+        self.count[MEASURED if upper == lower or measured else MIXED] += 1
         self._region(
-            box, "fair" if upper == 0 else "biased" if lower == 1 else "partly biased" if lower == upper else "unknown"
+            box,
+            "fair"
+            if upper == 0
+            else "biased"
+            if lower == 1
+            else "partly biased"
+            if lower == upper or measured
+            else "unknown",
         )
 
     def add(self, box, status, share=None):
@@ -320,6 +329,7 @@ def _network_run(analyzer: Analyzer, claim, options: Options, deadline: Optional
         exact_unstable=options.net_exact_unstable,
         exact_dims=options.exact_dims,
         probe_boxes=options.net_probe_boxes,
+        gap=options.mass_gap,
     )
     witness = res.witness or hunt_witness(claim, res, analyzer.witness)
 
@@ -337,9 +347,17 @@ def _network_run(analyzer: Analyzer, claim, options: Options, deadline: Optional
     status_of = {N_CERTIFIED: CERTIFIED, N_BIASED: BIASED, N_MEASURED: MEASURED}
     regions = []
     ncell = len(claim.cells)
+    grid = 1 << 64
     for leaf in res.leaves:
         fb = full_box(leaf.cell, leaf.ibox)
-        tally.add(fb, status_of.get(leaf.status, UNKNOWN), leaf.share)
+        if leaf.status == N_MEASURED and leaf.share is not None and grid % leaf.share.denominator:
+            # an exact share with a long denominator: kept as outward-rounded bounds on the 2^-64
+            # grid, so the sums stay short rationals (the exact sum of thousands of volumes of a
+            # deep network runs to thousands of digits)
+            lo_s = Fraction(math.floor(leaf.share * grid), grid)
+            tally.add_bounded(fb, lo_s, lo_s + Fraction(1, grid), measured=True)
+        else:
+            tally.add(fb, status_of.get(leaf.status, UNKNOWN), leaf.share)
         share = Fraction(1) if leaf.status == N_BIASED else leaf.share if leaf.status == N_MEASURED else None
         if share:
             regions.append((box_share(leaf.ibox) * share / ncell, fb, share))

@@ -81,12 +81,15 @@ def search(
     exact_unstable: int = 2,
     exact_dims: int = 8,
     probe_boxes: Optional[int] = None,
+    gap: float = 0.0,
 ) -> Search:
     """Decide every cell × box (see the module docstring). ``witness_at(point)``: a checked
     witness record at a full input point, or None; boxes halved ``min_depth`` times in all are
     not split further (left undecided). ``probe_boxes``: give up (``abandoned``) when that many
     boxes were bounded without any bias measured while boxes remain — a fair network whose
-    decision boundaries coincide exactly is certified by the general engine's phase branching."""
+    decision boundaries coincide exactly is certified by the general engine's phase branching.
+    ``gap``: stop once the boxes still open (and those left undecided) cover at most this share
+    of the whole input space; they become undecided leaves."""
     g = claim.graph
     n = g.nvars
     nr = len(claim.real)
@@ -102,9 +105,13 @@ def search(
     heap: list = []
     seq = 0
 
+    open_mass = 0.0  # share of the whole space in open boxes and undecided leaves (float: a stopping rule only)
+
     def push(cell, ibox, pre):
-        nonlocal seq
-        heapq.heappush(heap, (sum(d for _, d in ibox), seq, cell, ibox, pre))
+        nonlocal seq, open_mass
+        depth = sum(d for _, d in ibox)
+        heapq.heappush(heap, (depth, seq, cell, ibox, pre))
+        open_mass += 2.0**-depth / ncell
         seq += 1
 
     root: IBox = tuple((0, 0) for _ in claim.real)
@@ -147,11 +154,17 @@ def search(
     if probe_boxes is not None:
         probe_boxes = max(probe_boxes, 32 * ncell)  # at least a few halvings of every cell
     while heap and (deadline is None or time.monotonic() < deadline):
+        if open_mass <= gap:
+            for _, _, cell, ibox, _ in heap:
+                leaves.append(Leaf(cell, ibox, UNDECIDED))
+            heap = []
+            break
         if probe_boxes is not None and state["boxes"] >= probe_boxes and not state["bias"]:
             abandoned = True
             break
         items = [heapq.heappop(heap) for _ in range(min(batch, len(heap)))]
         B = len(items)
+        open_mass -= sum(2.0 ** -it[0] for it in items) / ncell
         idx = np.array([[ib[k][0] for k in range(nr)] for _, _, _, ib, _ in items], dtype=float)
         dep = np.array([[ib[k][1] for k in range(nr)] for _, _, _, ib, _ in items], dtype=float)
         scale = np.exp2(-dep)
@@ -192,17 +205,24 @@ def search(
             if npairs == 1 and unstable[t] <= exact_unstable:
                 pb_cps = [cps[j] for j in by_pair[0][0] if possible[t, j]]
                 box = exact_box(claim, ibox)
+                pts: Optional[List[Dict[str, Fraction]]] = [] if state["witness"] is None else None
                 got = exact_share(
-                    claim, cell, box, rx.pre_lo[t], rx.pre_hi[t], pb_cps, exact_unstable, exact_dims, deadline
+                    claim, cell, box, rx.pre_lo[t], rx.pre_hi[t], pb_cps, exact_unstable, exact_dims, deadline, pts
                 )
                 if got is not None:
                     state["exact"] += 1
                     leaves.append(Leaf(cell, ibox, MEASURED, got))
                     if got > 0:
                         state["bias"] = True
+                        if pts:
+                            full = dict(pts[0])
+                            for u, k in enumerate(claim.cat):
+                                full[claim.dims[k].name] = claim.cells[cell][u]
+                            state["witness"] = witness_at(full)
                         try_witness(cell, ibox, 2)
                     continue
             if depth >= min_depth:
+                open_mass += 2.0**-depth / ncell
                 leaves.append(Leaf(cell, ibox, UNDECIDED))
                 try_witness(cell, ibox, 2)
                 continue

@@ -203,6 +203,38 @@ def _cut(fs: List[tuple], lo: Dict[str, Q], hi: Dict[str, Q], names: List[str]) 
     return lasserre_volume(rows, d) * rest
 
 
+def _inner_point(fs: List[tuple], lo: Dict[str, Q], hi: Dict[str, Q], names: List[str]):
+    """The centre of the largest ball inside the box cut by ``fs`` (linear programming in floats:
+    only a candidate, checked exactly by the caller), or None."""
+    from scipy.optimize import linprog
+
+    n = len(names)
+    A, b = [], []
+    for t, name in enumerate(names):
+        e = [0.0] * n
+        e[t] = 1.0
+        A.append(e + [1.0])
+        b.append(float(hi[name]))
+        e = [0.0] * n
+        e[t] = -1.0
+        A.append(e + [1.0])
+        b.append(-float(lo[name]))
+    for co, c, _ in fs:
+        row = [float(co.get(name, 0)) for name in names]
+        norm = sum(x * x for x in row) ** 0.5
+        if norm == 0:
+            continue
+        A.append(row + [norm])
+        b.append(-float(c))
+    try:
+        res = linprog([0.0] * n + [-1.0], A_ub=A, b_ub=b, bounds=[(None, None)] * n + [(0, None)], method="highs")
+    except (ValueError, OverflowError):
+        return None
+    if not res.success or res.x[-1] <= 0:
+        return None
+    return {name: Fraction(float(res.x[t])) for t, name in enumerate(names)}
+
+
 def exact_share(
     claim: NetClaim,
     cell: int,
@@ -213,11 +245,13 @@ def exact_share(
     max_branch: int = 6,
     max_dims: int = 8,
     deadline: Optional[float] = None,
+    points: Optional[List[Dict[str, Fraction]]] = None,
 ) -> Optional[Fraction]:
     """The exact share of the real ``box`` (per real dimension) of ``cell`` covered by the
     disjoint conditions ``case_pairs`` (the possibly-true biased case pairs of one pair of
     copies), or None when more than ``max_branch`` ReLUs must be branched on or a volume is not
-    computed."""
+    computed. ``points``: if given (and empty), receives a point near the centre of the first
+    biased polytope of positive volume (a candidate witness, to be checked exactly)."""
     names = [claim.dims[k].name for k in claim.real]
     lo = {n: mpq(box[t][0]) for t, n in enumerate(names)}
     hi = {n: mpq(box[t][1]) for t, n in enumerate(names)}
@@ -268,7 +302,13 @@ def exact_share(
                 return total
         total = ZERO
         for cp in case_pairs:
-            total += _cut(cons + [(*forms[f], strict) for f, strict in cp.literals], lo, hi, names)
+            fs = cons + [(*forms[f], strict) for f, strict in cp.literals]
+            v = _cut(fs, lo, hi, names)
+            if v > 0 and points is not None and not points:
+                p = _inner_point(fs, lo, hi, names)
+                if p is not None:
+                    points.append(p)
+            total += v
         return total
 
     full = ONE

@@ -14,8 +14,9 @@ from .test_executor import kill_one_worker
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "causal"
 # mass refinement stops at a gap of 0.1: a few rounds of jobs, seconds of work. No time budgets
 # (overall, per box for the phase branching: slice_s, per SMT query): on a loaded machine they
-# would make the tree depend on the load, and the test is about the workers.
-OPTIONS = {"jobs": 1, "timeout": None, "mass_gap": 0.1, "slice_s": 1000.0, "smt_timeout": 1000.0}
+# would make the tree depend on the load, and the test is about the workers. The general engine's
+# box tree (network: False): the network engine decides these nets in this process, in batches.
+OPTIONS = {"jobs": 1, "timeout": None, "mass_gap": 0.1, "slice_s": 1000.0, "smt_timeout": 1000.0, "network": False}
 
 
 def numbers(r):

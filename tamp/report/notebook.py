@@ -71,6 +71,11 @@ def _plot(part) -> Optional[str]:
 
 def program_card(result, source: Optional[str] = None, engine: str = "auto") -> str:
     """One program's card (``ProgramResult._repr_html_``)."""
+    return _wrap([_card_body(result, source, MAX_BYTES)])
+
+
+def _card_body(result, source: Optional[str], budget: int) -> str:
+    """The inside of a program's card, within ``budget`` characters with the stylesheet."""
     bits = []
     if result.bound is not None and result.kind in ("failure-bound", "mixed"):
         bits.append(f"Pr[fail] <= {simplify_text(str(result.bound))}")
@@ -91,14 +96,14 @@ def program_card(result, source: Optional[str] = None, engine: str = "auto") -> 
     if source:
         listing = source_block(result, result.parts, source, anchor_prefix(result.name) + "-nb", None)
         tail.append("<details><summary>source</summary>" + listing.replace("<h3>Source</h3>", "", 1) + "</details>")
-    size = sum(map(len, out + tail)) + len(CSS) + 3000
+    size = sum(map(len, out + tail)) + len(CSS) + len(script()) + 500
     for what, html in optional:
-        if size + len(html) <= MAX_BYTES:
+        if size + len(html) <= budget:
             out.append(html)
             size += len(html)
         else:
             out.append(f'<p class="legend">(the {what} is left out here: see the report, --report OUT.html)</p>')
-    return _wrap(out + tail)
+    return '<div class="program-card">' + "".join(out + tail) + "</div>"
 
 
 def file_card(file_result, source: Optional[str] = None, engine: str = "auto") -> str:
@@ -115,6 +120,14 @@ def file_card(file_result, source: Optional[str] = None, engine: str = "auto") -
     ]
     if len(file_result.programs) == 1:
         return program_card(file_result.programs[0], source, engine)
+    size = sum(map(len, out)) + len(CSS) + len(script()) + 200
+    for r in file_result.programs:  # the programs' own cards while they fit
+        card = _card_body(r, source, MAX_BYTES - size)
+        if size + len(card) > MAX_BYTES:
+            out.append('<p class="legend">(the other programs are left out here: see the report)</p>')
+            break
+        out.append(card)
+        size += len(card)
     return _wrap(out)
 
 

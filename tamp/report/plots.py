@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -25,6 +26,7 @@ from lang import ast as A
 #: Runs of ``tamp simulate`` per plotted point, and most points simulated per plot.
 SIM_RUNS = 2000
 SIM_POINTS = 3
+SIM_BUDGET_S = 10.0  # no new point is simulated after this many seconds
 #: More boxes than this are drawn as one embedded image rather than as vector rectangles.
 RASTER_ABOVE = 200
 
@@ -152,7 +154,10 @@ def simulated_rates(r, name: str, base: Dict[str, object], xs: Sequence[float], 
     prog = dataclasses.replace(prog, fails=None)
     types = {p.name: p.type.name for p in r.cfa.params}
     out = []
+    t0 = time.monotonic()
     for x in list(xs)[:SIM_POINTS]:
+        if time.monotonic() - t0 > SIM_BUDGET_S:  # a slow program: fewer points, not a slow report
+            break
         point: Dict[str, object] = dict(base)
         point[name] = int(x) if is_int else x
         inputs = {k: _exact(v, types.get(k) == "int") for k, v in point.items()}

@@ -68,4 +68,5 @@ CSS = """
 .tamp-report.tamp-card .zoomable svg { max-height: 300px; width: auto; }
 .tamp-report.tamp-card .plot-box svg { max-height: 260px; width: auto; }
 .tamp-report .card-line { font-size: 14px; margin: 4px 0; }
+.tamp-report .program-card + .program-card { border-top: 1px solid #d5dbe1; margin-top: 8px; padding-top: 4px; }
 """

@@ -108,3 +108,10 @@ def test_the_probability_and_causal_plots(band):
     svg = causal_plot(b)
     assert "x1" in svg and "biased" in svg and "certified" in svg
     assert "regions" not in json.dumps(b.to_json())  # drawing data stays out of the JSON
+
+
+def test_a_file_of_several_programs_is_one_compact_card():
+    r = tamp.prove(COIN + "\n" + COINS + "\n" + BAND, path="three.prob")
+    html = r._repr_html_()
+    assert len(html) < MAX_BYTES and html.count("<style>") == 1
+    assert all(f"<b>{name}</b>" in html for name in ("coin", "coins")) and "three.prob" in html

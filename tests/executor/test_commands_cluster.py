@@ -55,7 +55,7 @@ def test_prove_several_files_on_cluster_same_results(address):
     def numbers(out):  # verdicts and certified values, not the times
         return [
             (p["name"], p["verdict"], json.dumps(p.get("terms")), json.dumps(p.get("comparisons")))
-            for f in json.loads(out)
+            for f in json.loads(out)["files"]
             for p in f["programs"]
         ]
 

@@ -109,11 +109,14 @@ def prove_file(path: str, timeout: float) -> dict:
     import tamp
 
     t0 = time.monotonic()
-    cmd = [sys.executable, "-m", "tamp", "prove", path, "--json", "--timeout", str(timeout)]
+    root = str(Path(tamp.__file__).resolve().parents[1])
+    cmd = [sys.executable, "-m", "tamp", "prove", str(Path(path).resolve()), "--json", "--timeout", str(timeout)]
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(tamp.__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([root, env.get("PYTHONPATH", "")])
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 30, env=env)
+        # cwd = the measured tamp's root: `python -m` puts the working directory first on sys.path,
+        # so from another checkout the child would import that checkout's tamp instead
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 30, env=env, cwd=root)
     except subprocess.TimeoutExpired:
         return {"verdict": "unknown", "seconds": time.monotonic() - t0, "reason": f"killed after {timeout + 30:.0f} s"}
     wall = time.monotonic() - t0

@@ -565,7 +565,10 @@ def _scan_candidates(cfa, h, lp, paths, scalars, c, allowed) -> List[A.Expr]:
         if not sets or len(sets) == len(paths) and all(s[1] == sets[0][1] for s in sets) and len(paths) == 1:
             continue
         for p, e in sets:
-            if not allowed(e) or e == A.Var(x) or e == i:
+            if e == i:  # an index scan: if (E[i] > E[x]) { x := i; } keeps E[x] the largest so far
+                out.extend(_index_scan(x, p, i, ranges, allowed))
+                continue
+            if not allowed(e) or e == A.Var(x):
                 continue
             if not any(x in A.free_vars(cnd) for cnd in p.conds):
                 continue  # not a comparison with the value kept so far
@@ -586,6 +589,28 @@ def _scan_candidates(cfa, h, lp, paths, scalars, c, allowed) -> List[A.Expr]:
                         out.append(A.Binary("<=", lo, A.Var(y)))
                     out.append(A.Binary("<", A.Var(y), i) if c.step > 0 else A.Binary(">", A.Var(y), i))
     return _dedupe(out)
+
+
+def _index_scan(x: str, p: Path, i: A.Var, ranges, allowed) -> List[A.Expr]:
+    """For ``x := i`` on a path whose condition compares E[i] with E[x] (E an expression of the
+    counter): ``forall k in lo..i: E[x] >= E[k]`` (or ``<=``), and the range of x."""
+    out: List[A.Expr] = []
+    xv = A.Var(x)
+    for cnd in p.conds:
+        if isinstance(cnd, A.Unary) and cnd.op == "!":
+            continue
+        if not (isinstance(cnd, A.Binary) and cnd.op in ("<", "<=", ">", ">=")):
+            continue
+        for mine, other in ((cnd.left, cnd.right), (cnd.right, cnd.left)):
+            if i.name not in A.free_vars(mine) or subst(mine, {i.name: xv}) != other or not allowed(mine):
+                continue
+            k = A.Var(K)
+            for lo, hi, incl in ranges:
+                for op in (">=", "<="):
+                    out.append(A.Quant("forall", K, lo, hi, incl, A.Binary(op, other, subst(mine, {i.name: k}))))
+                out.append(A.Binary("<=", lo, xv))
+            out.append(A.Binary("<", xv, i))
+    return out
 
 
 def _dedupe(xs):

@@ -366,3 +366,35 @@ def test_a_triangular_nest_costs_the_sum_of_its_inner_loops():
     assert prove(bad, timeout=60).verdict != "proved"
     s = simulate(bad, {"n": 6, "r": 0.05}, runs=4000, seed=3)
     assert s.ci[0] > float(s.bound_value)
+
+
+def test_an_index_scan_of_a_noisy_histogram_proves():
+    # if (h[k] > h[mode]) { mode := k; }: forall t in 0..k: h[mode] >= h[t] is inferred
+    src = """program histArgmax(cnt: real[], m: int, eps: real, p: real)
+  requires m >= 1 && eps > 0 && 0 < p && p <= 1
+  ensures forall j in 0..m: cnt[mode] >= cnt[j] - MARGIN / eps * log(m / p)
+  fails p
+{
+  i := 0;
+  while (i < m) {
+    h[i] ~ lap(cnt[i], 1 / eps);
+    i := i + 1;
+  }
+  mode := 0;
+  k := 1;
+  while (k < m) {
+    if (h[k] > h[mode]) {
+      mode := k;
+    }
+    k := k + 1;
+  }
+}"""
+    good = src.replace("MARGIN", "2")
+    assert prove(good).verdict == "proved"
+    for inp in ({"cnt": ARR, "m": 7, "eps": 1, "p": 0.1}, {"cnt": [0, 0], "m": 2, "eps": 0.5, "p": 0.3}):
+        s = simulate(good, inp, runs=4000, seed=5)
+        assert s.ci[0] <= float(s.bound_value)
+    bad = src.replace("MARGIN", "0")
+    assert prove(bad, timeout=60).verdict != "proved"
+    s = simulate(bad, {"cnt": [1, 1.2, 0.9], "m": 3, "eps": 1, "p": 0.1}, runs=4000, seed=5)
+    assert s.ci[0] > float(s.bound_value)

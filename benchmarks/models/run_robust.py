@@ -31,8 +31,8 @@ from tamp.models import read_model  # noqa: E402
 from tamp.models.ir import Affine, Relu  # noqa: E402
 from tamp.models.prior import load_prior  # noqa: E402
 from tamp.models.table import Table, load_table  # noqa: E402
-from tamp.robust import robust  # noqa: E402
-from tamp.robust.classifier import classifier  # noqa: E402
+from tamp.robustness import robust  # noqa: E402
+from tamp.robustness.classifier import classifier  # noqa: E402
 
 FEATURES = ["radius", "texture", "smoothness", "compactness", "concavity", "symmetry"]
 EPS = ["0.01", "0.05", "0.1"]
@@ -62,7 +62,7 @@ def exact_classes(clf, xs: List[Dict[str, Fraction]]) -> List[int]:
                 env[a.name] = (max(n, 0), k)
         scores = [_affine(s, env) for s in net.scores]
         vals = [Fraction(n, 1 << k) for n, k in scores]
-        from tamp.robust.classifier import class_of
+        from tamp.robustness.classifier import class_of
 
         out.append(class_of(vals, net.rule))
     return out

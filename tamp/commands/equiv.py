@@ -23,7 +23,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from tamp.robust import equiv
+    from tamp.robustness import equiv
 
     r = equiv(
         args.model_a,

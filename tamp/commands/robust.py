@@ -72,7 +72,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from tamp.robust import robust
+    from tamp.robustness import robust
 
     r = robust(
         args.model,

@@ -137,6 +137,22 @@ class Prior:
                 out.append((piece, d))
         return out
 
+    def __repr__(self) -> str:
+        return (
+            f"Prior({len(self.cells)} cells over {len(self.features)} features, "
+            f"{len(self.categorical)} categorical, from {self.rows} rows)"
+        )
+
+    def _repr_html_(self) -> str:
+        import html
+
+        feats = ", ".join(
+            html.escape(f.name)
+            + (f" [{float(f.lo):g}, {float(f.hi):g}]" if f.kind == "continuous" else " (categorical)")
+            for f in self.features
+        )
+        return f"<div><b>prior</b> ({html.escape(self.method or 'piecewise constant')}): {len(self.cells)} cells over {feats}</div>"
+
     def to_json(self) -> dict:
         feats = []
         for f in self.features:

@@ -30,8 +30,10 @@ class Table:
         return [r[i] for r in self.rows]
 
     def col_number(self, name: str) -> int:
-        """The 1-based position of a column in the header line (for located messages)."""
-        return self.columns.index(name) + 1
+        """The 1-based character column where a column's name starts in the header line (for
+        located messages; exact for unquoted headers)."""
+        i = self.columns.index(name)
+        return 1 + sum(len(c) + 1 for c in self.columns[:i])
 
 
 def number(text: str) -> Optional[Fraction]:

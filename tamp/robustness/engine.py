@@ -141,10 +141,13 @@ def robust(
     ld = load(model, format=format, features=features, spec=spec, ranges=ranges)
     table = load_table(at) if isinstance(at, str) else at
     feats = ld.clf.features
-    for k, col in enumerate(table.columns):
+    for col in table.columns:
         if col not in feats:
             raise ModelError(
-                f"column '{col}' is not a feature of the model (its features: {', '.join(feats)})", table.path, 1, k + 1
+                f"column '{col}' is not a feature of the model (its features: {', '.join(feats)})",
+                table.path,
+                1,
+                table.col_number(col),
             )
     for f in feats:
         if f not in table.columns:

@@ -114,9 +114,10 @@ def _agree_exact(da: Tuple[str, object], db: Tuple[str, object], box: Box, vol: 
     if kb == "regions" and ka == "const":
         return _region_volume(vb[va], box)  # type: ignore[index]
     if ka == "regions" and kb == "regions":
+        assert isinstance(va, dict) and isinstance(vb, dict)
         total = Fraction(0)
-        for c in va:  # type: ignore[union-attr]
-            v = _region_volume(va[c] + vb.get(c, []), box)  # type: ignore[index, union-attr]
+        for c in va:
+            v = _region_volume(va[c] + vb.get(c, []), box)
             if v is None:
                 return None
             total += v

@@ -88,9 +88,9 @@ def _check_prior_features(prior: Prior, feats: Sequence[str], needed: Sequence[s
                 1 if prior.lines.get(f.name) else 0,
             )
     names = {f.name for f in prior.features}
-    for f in needed:
-        if f not in names:
-            raise ModelError(f"the prior has no distribution for the model's feature '{f}'", prior.path)
+    for name in needed:
+        if name not in names:
+            raise ModelError(f"the prior has no distribution for the model's feature '{name}'", prior.path)
 
 
 def agreement_task(
@@ -203,7 +203,8 @@ def robust(
         for i, c0, full in jobs:
             for g, group in enumerate(_groups(full, per_point)):
                 items.append(((i, g), (Const(c0), side, group, width, timeout)))
-        for (i, _), r in ex.map(agreement_task, items):
+        for key, r in ex.map(agreement_task, items):
+            i = key[0]  # type: ignore[index]
             p = points[i]
             p.lower += r.lower / masses[i]
             p.upper += r.upper / masses[i]

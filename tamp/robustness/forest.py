@@ -89,10 +89,10 @@ class Forest:
         k = len(net.scores)
         coef = [[Fraction(0)] * len(assigns) for _ in range(k)]
         for s, sc in enumerate(net.scores):
-            for v, c in sc.terms:
-                if v not in index:
-                    raise ModelError(f"a class score reads '{v}', which is not a tree", self.clf.path)
-                coef[s][index[v]] += c
+            for name, c in sc.terms:
+                if name not in index:
+                    raise ModelError(f"a class score reads '{name}', which is not a tree", self.clf.path)
+                coef[s][index[name]] += c
         den = 1
         for i, (_, t) in enumerate(assigns):
             for v in set(_values(t)):
@@ -121,7 +121,7 @@ class Forest:
         first = ts[0]
         if isinstance(first, Split):
             lo, hi = box[first.feature]
-            sides = []
+            sides: List[Optional[VTree]] = []
             for yes in (True, False):
                 sub = dict(box)
                 t = first.threshold

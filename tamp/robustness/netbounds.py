@@ -165,8 +165,8 @@ class NetBounds:
             rows = np.zeros((len(fs), self.model.nvars))
             consts = np.zeros(len(fs))
             for r, (co, k) in enumerate(fs):
-                for v, x in co.items():
-                    rows[r, v] = float(x)
+                for j, x in co.items():
+                    rows[r, j] = float(x)
                 consts[r] = float(k)
             self._rows[c] = (rows, consts, ms, fs)
         return self._rows[c]

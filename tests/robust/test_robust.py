@@ -173,7 +173,9 @@ def test_equiv_of_two_models_contains_monte_carlo(models):
 
 
 def test_json_shape(models, capsys):
-    code = main(["robust", models["forest"], "--features", "a,b,c", "--at", models["points"], "--eps", "0.05", "--json"])
+    code = main(
+        ["robust", models["forest"], "--features", "a,b,c", "--at", models["points"], "--eps", "0.05", "--json"]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["verdict"] == "ok" and out["schema_version"] == 1 and out["command"] == "robust"
     assert [p["index"] for p in out["points"]] == [0, 1, 2, 3]

@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Optional, Tuple, cast
 import numpy as np
 
 from tamp.causal.linear import LinearModel, Relu, lower_forms, relax
+from tamp.core.linear import Affine as CoreAffine
 from tamp.models.errors import ModelError
 from tamp.models.ir import Affine, Network
 from tamp.models.ir import Relu as IRRelu
@@ -136,7 +137,7 @@ class NetBounds:
                 pre = form_of(e.arg)
                 lv = 1 + max([level.get(v, 0) for v in pre[0]], default=0)
                 level[nvars] = lv
-                relus.append(Relu(nvars, pre, len(relus), lv))
+                relus.append(Relu(nvars, CoreAffine(pre[0], pre[1]), len(relus), lv))
                 forms[a.name] = ({nvars: Fraction(1)}, Fraction(0))
                 nvars += 1
             else:  # a tree inside a network: refused by classifier() already

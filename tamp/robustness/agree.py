@@ -79,7 +79,7 @@ def _center(box: Box) -> Dict[str, Fraction]:
     return {f: (lo + hi) / 2 for f, (lo, hi) in box.items()}
 
 
-def _describe(side: Side, box: Box, target: Optional[int]) -> Tuple[str, object]:
+def _describe(side: Side, box: Box, target: Optional[int], pre=None) -> Tuple[str, object]:
     """("const", c) | ("not", c) | ("regions", {c: constraints}) | ("undecided", answer) for a
     network or a constant; ``target``: the class to test first."""
     if isinstance(side, Const):
@@ -87,7 +87,7 @@ def _describe(side: Side, box: Box, target: Optional[int]) -> Tuple[str, object]
     assert isinstance(side, NetBounds)
     clf: Classifier = side.clf
     c = target if target is not None else clf.classify(_center(box))
-    ans: BoxAnswer = side.analyze(box, c)
+    ans: BoxAnswer = side.analyze(box, c, pre=pre if c == target else None)
     if ans.kind == ALL:
         return "const", c
     if ans.kind == EXACT:
@@ -138,10 +138,13 @@ def _linear_credit(ans: BoxAnswer, box: Box, vol: Fraction) -> Tuple[Fraction, F
     return lo, max(lo, hi)
 
 
-def _evaluate(a: Side, b: Side, bx: Box, vol: Fraction) -> Tuple[Fraction, Fraction, Dict[str, float]]:
-    """(lower, upper, sensitivity) of the agreeing volume on one box (lower == upper: decided)."""
+def _evaluate(
+    a: Side, b: Side, bx: Box, vol: Fraction, pre=None
+) -> Tuple[Fraction, Fraction, Dict[str, float], object]:
+    """(lower, upper, sensitivity, pre-activation bounds of side b) of the agreeing volume on one
+    box (lower == upper: decided)."""
     target = a.cls if isinstance(a, Const) else None
-    db = _describe(b, bx, target)
+    db = _describe(b, bx, target, pre)
     if isinstance(a, Const):
         da: Tuple[str, object] = ("const", a.cls)
     elif db[0] == "const":
@@ -150,7 +153,7 @@ def _evaluate(a: Side, b: Side, bx: Box, vol: Fraction) -> Tuple[Fraction, Fract
         da = _describe(a, bx, None)
     agree = _agree_exact(da, db, bx, vol)
     if agree is not None:
-        return agree, agree, {}
+        return agree, agree, {}, None
     sens: Dict[str, float] = {}
     lo, hi = Fraction(0), vol
     for d, other in ((da, db), (db, da)):
@@ -161,7 +164,8 @@ def _evaluate(a: Side, b: Side, bx: Box, vol: Fraction) -> Tuple[Fraction, Fract
                 sens[f] = sens.get(f, 0.0) + s
             if other[0] == "const":  # agreement = {this side's class = the constant}
                 lo, hi = _linear_credit(ans, bx, vol)
-    return lo, hi, sens
+    known = db[1].pre if db[0] == "undecided" and isinstance(a, Const) else None  # type: ignore[union-attr]
+    return lo, hi, sens, known
 
 
 def agreement(
@@ -213,13 +217,13 @@ def agreement(
     limit = Fraction(width) * total
     done_lo = done_hi = Fraction(0)
     open_lo = open_hi = Fraction(0)
-    heap: List[Tuple[Fraction, int, Box, Fraction, Fraction, Fraction, Dict[str, float]]] = []
+    heap: List[Tuple[Fraction, int, Box, Fraction, Fraction, Fraction, Dict[str, float], object]] = []
     count = 0
 
-    def add(bx: Box, vol: Fraction, w: Fraction) -> None:
+    def add(bx: Box, vol: Fraction, w: Fraction, pre=None) -> None:
         nonlocal done_lo, done_hi, open_lo, open_hi, count
         res.boxes += 1
-        lo, hi, sens = _evaluate(a, b, bx, vol)
+        lo, hi, sens, known = _evaluate(a, b, bx, vol, pre)
         lo, hi = w * lo, w * hi
         if lo == hi or not _varying(bx):
             done_lo += lo
@@ -227,7 +231,7 @@ def agreement(
             return
         open_lo += lo
         open_hi += hi
-        heapq.heappush(heap, (lo - hi, count, bx, w, lo, hi, sens))
+        heapq.heappush(heap, (lo - hi, count, bx, w, lo, hi, sens, known))
         count += 1
 
     for bx, w in boxes:
@@ -238,7 +242,7 @@ def agreement(
             break
         if deadline is not None and time.monotonic() > deadline:
             break
-        _, _, bx, w, lo, hi, sens = heapq.heappop(heap)
+        _, _, bx, w, lo, hi, sens, known = heapq.heappop(heap)
         open_lo -= lo
         open_hi -= hi
         var = _varying(bx)
@@ -249,7 +253,7 @@ def agreement(
         for iv in ((a_, mid), (mid, b_)):
             sub = dict(bx)
             sub[f] = iv
-            add(sub, vol, w)
+            add(sub, vol, w, known)
     res.lower = done_lo + open_lo
     res.upper = done_hi + open_hi
     res.time_s = time.monotonic() - t0

@@ -64,27 +64,35 @@ SHORT_BITS = 24
 
 def _short_lower(v: np.ndarray, c: float, feats: List[str], box: Box) -> ExactForm:
     """A lower bound of the affine function ``v·x + c`` over the box with short exact
-    coefficients: every coefficient rounded to a multiple of one power of two q (24 bits below
-    the largest), and the constant lowered by the rounding's largest effect on the box,
-    Σ |v_i - v'_i|·max|x_i| (so the exact volume computations stay on small numbers)."""
+    coefficients: every coefficient rounded to a multiple r·q of one power of two q (24 bits
+    below the largest), and the constant lowered by the rounding's largest effect on the box,
+    Σ |v_i - r_i·q|·max|x_i| (so the exact volume computations stay on small numbers).
+
+    In binary64: v_i/q and r_i·q are exact (q is a power of two), and so is v_i - r_i·q (the
+    two are within a factor 2, or r_i = 0); the slack is a sum of a few products of
+    non-negative floats, rounded up by a relative 2^-40 (far above its rounding error)."""
     big = float(np.max(np.abs(v))) if len(v) else 0.0
     if big == 0.0:
         return {}, Fraction(c)
-    q = Fraction(2) ** (math.frexp(big)[1] - SHORT_BITS)
+    e = math.frexp(big)[1] - SHORT_BITS
+    qf = math.ldexp(1.0, e)
     co: Dict[str, Fraction] = {}
-    slack = Fraction(0)
+    slack = 0.0
     for i, f in enumerate(feats):
-        if v[i] == 0:
+        x = float(v[i])
+        if x == 0.0:
             continue
-        x = Fraction(float(v[i]))
-        r = round(x / q) * q
-        lo, hi = box[f]
-        slack += abs(x - r) * max(abs(lo), abs(hi))
+        r = round(x / qf)
+        err = abs(x - r * qf)
+        if err:
+            lo, hi = box[f]
+            slack += err * math.nextafter(max(abs(float(lo)), abs(float(hi))), math.inf)
         if r:
-            co[f] = r
-    const = Fraction(c) - slack
-    const = math.floor(const / q) * q
-    return co, const
+            co[f] = Fraction(r, 1 << -e) if e < 0 else Fraction(r << e)
+    slack = slack * (1 + 2.0**-40) + 2.0**-1000
+    q = Fraction(1, 1 << -e) if e < 0 else Fraction(1 << e)
+    const = Fraction(c) - Fraction(slack)
+    return co, math.floor(const / q) * q
 
 
 @dataclass
@@ -94,6 +102,7 @@ class BoxAnswer:
     sensitivity: Optional[Dict[str, float]] = None  # UNDECIDED: where to split
     below: Optional[List[ExactForm]] = None  # UNDECIDED: margin_j(x) >= below_j(x) on the box
     above: Optional[List[ExactForm]] = None  # UNDECIDED: margin_j(x) <= above_j(x) on the box
+    pre: Optional[Dict[int, Tuple[float, float]]] = None  # UNDECIDED: the ReLUs' pre-activation bounds
 
 
 def _enclose(q: Fraction) -> Tuple[float, float]:
@@ -172,17 +181,20 @@ class NetBounds:
             self._rows[c] = (rows, consts, ms, fs)
         return self._rows[c]
 
-    def analyze(self, box: Box, c: int, pieces: bool = False) -> BoxAnswer:
+    def analyze(
+        self, box: Box, c: int, pieces: bool = False, pre: Optional[Dict[int, Tuple[float, float]]] = None
+    ) -> BoxAnswer:
         """What the bounds say about "the class is c" over ``box`` (every feature's exact
         interval; a fixed feature has lo == hi). ``pieces``: answer EXACT whenever the phases
-        are fixed (even where ALL or NONE holds)."""
+        are fixed (even where ALL or NONE holds). ``pre``: pre-activation bounds
+        known on an enclosing box (they hold on this one too: intersected)."""
         m = self.model
         feats = self.clf.network.features
         leaf = {}
         for i, f in enumerate(feats):
             lo, hi = box[f]
             leaf[i] = (_enclose(lo)[0], _enclose(hi)[1])
-        rx = relax(m, leaf, {})
+        rx = relax(m, leaf, pre or {})
         assert rx is not None  # every feature is bounded
         rows, consts, ms, fs = self._margin_rows(c)
         both = np.vstack([rows, -rows])
@@ -215,6 +227,7 @@ class NetBounds:
         return BoxAnswer(
             UNDECIDED,
             sensitivity={f: float(sens[i]) for i, f in enumerate(feats)},
+            pre={r: (float(rx.pre_lo[r]), float(rx.pre_hi[r])) for r in range(len(rx.pre_lo))},
             below=None if any(f is None for f in below) else below,  # type: ignore[arg-type]
             above=None if any(f is None for f in above) else above,  # type: ignore[arg-type]
         )

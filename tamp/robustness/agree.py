@@ -164,7 +164,7 @@ def _evaluate(
                 sens[f] = sens.get(f, 0.0) + s
             if other[0] == "const":  # agreement = {this side's class = the constant}
                 lo, hi = _linear_credit(ans, bx, vol)
-    known = db[1].pre if db[0] == "undecided" and isinstance(a, Const) else None  # type: ignore[union-attr]
+    known = db[1].pre if isinstance(db[1], BoxAnswer) and isinstance(a, Const) else None
     return lo, hi, sens, known
 
 

@@ -43,7 +43,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     if getattr(args, "action", None) != "fit":
         raise TampError("expected an action: tamp prior fit DATA.csv -o PRIOR.json", "tamp prior")
-    from tamp.models.prior import fit_prior, save_prior
+    from tamp.models.prior import fit_prior, prior_text, save_prior
     from tamp.models.spec import parse_range
     from tamp.models.table import load_table
 
@@ -63,10 +63,7 @@ def run(args) -> int:
         min_leaf=args.min_leaf,
     )
     if args.output is None:
-        import json
-
-        json.dump(prior.to_json(), sys.stdout, indent=1, default=str)
-        sys.stdout.write("\n")
+        sys.stdout.write(prior_text(prior) + "\n")
         return 0
     save_prior(prior, args.output)
     print(

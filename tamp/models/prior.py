@@ -512,8 +512,22 @@ def fit_prior(
     return Prior(feats, cells, "density-estimation tree", n, "<fitted>")
 
 
+def prior_text(prior: Prior) -> str:
+    """The JSON text of a prior: one line per feature and per cell."""
+    data = prior.to_json()
+    head = {k: v for k, v in data.items() if k not in ("features", "cells")}
+    lines = [json.dumps(head)[:-1] + ","]
+    for key in ("features", "cells"):
+        items = [" " + json.dumps(x) for x in data[key]]
+        lines.append(f' "{key}": [')
+        lines.append(",\n".join(items))
+        lines.append(" ]" + ("," if key == "features" else ""))
+    lines.append("}")
+    return "\n".join(lines)
+
+
 def save_prior(prior: Prior, path: str) -> None:
-    text = json.dumps(prior.to_json(), indent=1, default=str)
+    text = prior_text(prior)
     try:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text + "\n")

@@ -135,7 +135,8 @@ class EquivResult:
             "verdict": self.verdict,
             "exit_code": self.exit_code,
             "time_s": round(self.time_s, 4),
-            "files": [self.model_a, self.model_b],
+            "file": self.model_a,
+            "models": [self.model_a, self.model_b],
             "prior": self.prior,
             "disagreement": _iv(self.lower, self.upper),
         }

@@ -183,6 +183,21 @@ def test_json_shape(models, capsys):
         assert set(p) == {"index", "class", "probability", "time_s"}
         assert set(p["probability"]) == {"lower", "upper"}
         assert p["class"] in (0, 1)
+    _validate(out)
+    code = main(["equiv", models["forest"], models["forest"], "--features", "a,b,c", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["disagreement"] == {"lower": 0.0, "upper": 0.0}
+    _validate(out)
+    code = main(["robust", models["forest"], "--features", "a,b,c", "--at", models["points"], "--eps", "0", "--json"])
+    assert code == 2
+
+
+def _validate(out):
+    """The JSON Schema every command's --json output follows (tamp/schema)."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from tamp.commands.jsonout import SCHEMA_PATH
+
+    jsonschema.validate(out, json.loads(SCHEMA_PATH.read_text()))
 
 
 def test_prior_fit_round_trip_and_categorical(tmp_path, capsys):

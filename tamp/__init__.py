@@ -14,6 +14,9 @@ __all__ = [
     "prove_program",
     "certify_and_check",
     "import_model",
+    "robust",
+    "equiv",
+    "fit_prior",
     "FileResult",
     "ProgramResult",
     "PROVED",
@@ -22,7 +25,7 @@ __all__ = [
     "__version__",
 ]
 
-_API = ("prove", "prove_program", "certify_and_check", "import_model")
+_API = ("prove", "prove_program", "certify_and_check", "import_model", "robust", "equiv", "fit_prior")
 
 
 def __getattr__(name: str):

@@ -244,3 +244,40 @@ def import_model(
     from .models import import_model as _import  # deferred on purpose: onnx/h5py load only here
 
     return _import(model, format=format, features=features, spec=spec, ranges=ranges, name=name)
+
+
+def robust(model: str, at, eps, **options):
+    """Certified probabilistic robustness of a trained classifier (``tamp robust``): for every
+    row of ``at`` (a CSV path with a header of feature names) an exact interval containing
+    Pr[the class stays the one at the point] for inputs drawn from ``prior`` (a path or a
+    :class:`tamp.models.prior.Prior`; uniform by default) restricted to the eps-box. Options:
+    ``prior``, ``spec``, ``format``, ``features``, ``ranges``, ``width``, ``timeout`` (per
+    point), ``workers``, ``scheduler``. Returns a :class:`tamp.robustness.RobustResult`.
+
+    >>> r = tamp.robust("mlp.onnx", at="points.csv", eps=0.05, prior="prior.json")  # doctest: +SKIP
+    >>> r.points[0].lower, r.points[0].upper                                        # doctest: +SKIP
+    """
+    from .robustness import robust as _robust  # deferred on purpose: onnx/numpy load only here
+
+    return _robust(model, at, eps, **options)
+
+
+def equiv(model_a: str, model_b: str, **options):
+    """A certified interval of Pr[the two models' classes differ] (``tamp equiv``) for inputs
+    drawn from ``prior`` (default uniform over the input box); returns a
+    :class:`tamp.robustness.EquivResult`."""
+    from .robustness import equiv as _equiv
+
+    return _equiv(model_a, model_b, **options)
+
+
+def fit_prior(data, **options):
+    """A piecewise-constant prior (density-estimation tree) fitted to a CSV table (a path or a
+    :class:`tamp.models.table.Table`), as ``tamp prior fit`` does; options ``categorical``,
+    ``continuous``, ``ranges`` ({name: (lo, hi)}), ``max_cells``, ``min_leaf``. Save it with
+    :func:`tamp.models.prior.save_prior`."""
+    from .models.prior import fit_prior as _fit
+    from .models.table import load_table
+
+    table = load_table(data) if isinstance(data, str) else data
+    return _fit(table, **options)

@@ -25,7 +25,22 @@ from lang.recursion import deep_recursion
 from lang.suggest import closest, did_you_mean
 
 from . import __version__
-from .commands import bench, cfa, check, check_proof, fairness, import_model, prob, prove, query, simulate, wmi
+from .commands import (
+    bench,
+    cfa,
+    check,
+    check_proof,
+    equiv,
+    fairness,
+    import_model,
+    prior,
+    prob,
+    prove,
+    query,
+    robust,
+    simulate,
+    wmi,
+)
 from .commands.jsonout import emit, envelope, error_envelope
 from .commands.options import MIN_MEMORY_MB, memory_mb
 from .core.timelimit import CommandTimeout, time_limit
@@ -37,7 +52,22 @@ EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, EXIT_VIOLATED = 0, 1, 2, 3
 WHOLE_RUN_TIMEOUT = ("prove", "check-proof")
 
 # Order is the order of `tamp --help`.
-COMMANDS = [check, prove, prob, simulate, cfa, wmi, query, fairness, import_model, bench, check_proof]
+COMMANDS = [
+    check,
+    prove,
+    prob,
+    simulate,
+    cfa,
+    wmi,
+    query,
+    fairness,
+    import_model,
+    robust,
+    equiv,
+    prior,
+    bench,
+    check_proof,
+]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -32,6 +32,8 @@ VERDICTS: Dict[str, Dict[str, int]] = {
     "check-proof": {"ok": 0, "rejected": 3},
     "check": {"ok": 0},
     "import": {"ok": 0},
+    "robust": {"ok": 0, "unknown": 1},  # unknown: an interval wider than --width when time ran out
+    "equiv": {"ok": 0, "unknown": 1},
     "cfa": {"ok": 0},
     "query": {"yes": 0, "no": 0, "unknown": 1, "vacuous": 1, "same": 0, "changed": 3},  # same/changed: --replay
     "wmi": {"ok": 0, "timeout": 1},

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Optional, Sequence, Union
+from typing import Optional, Sequence, Tuple, Union
 
 from lang import ast as A
 from lang.errors import TampError
@@ -30,7 +30,7 @@ from .spec import FeatureSpec, parse_range, parse_spec
 FORMATS = ("onnx", "keras", "libra")
 _EXT = {".onnx": "onnx", ".h5": "keras", ".hdf5": "keras", ".py": "libra", ".txt": "libra", ".libra": "libra"}
 
-__all__ = ["import_model", "ImportedModel", "ModelError", "FORMATS", "guess_format"]
+__all__ = ["import_model", "read_model", "ImportedModel", "ModelError", "FORMATS", "guess_format"]
 
 
 @dataclass
@@ -86,6 +86,18 @@ def import_model(
     ``ranges``: ``"NAME=LO..HI"`` or ``"LO..HI"`` boxes (default [0, 1], Libra's convention).
     Raises :class:`ModelError` (a located :class:`lang.errors.TampError`) for anything that
     cannot be imported exactly."""
+    net, fmt = read_model(model, format=format, features=features)
+    if isinstance(spec, str):
+        spec = parse_spec(_read(spec, False), spec)
+    text = to_program(net, name or _program_name(model), spec, [parse_range(r) for r in ranges], path=model)
+    return ImportedModel(text, _check(text, model), net, fmt)
+
+
+def read_model(
+    model: str, *, format: Optional[str] = None, features: Optional[Sequence[str]] = None
+) -> Tuple[Network, str]:
+    """The exact :class:`Network` of the model file ``model`` and its format (see
+    :func:`import_model` for the arguments)."""
     fmt = format or guess_format(model)
     if fmt not in FORMATS:
         raise ModelError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})", "--format")
@@ -98,25 +110,21 @@ def import_model(
         # deferred on purpose: each format's reader loads only when a model of that format is read
         from .onnx_reader import read_onnx
 
-        net = read_onnx(_read(model, True), model, features)
-    elif fmt == "keras":
+        return read_onnx(_read(model, True), model, features), fmt
+    if fmt == "keras":
         # deferred on purpose: each format's reader loads only when a model of that format is read
         from .keras import read_keras
 
-        net = read_keras(model, features)
-    else:
-        # deferred on purpose: each format's reader loads only when a model of that format is read
-        from .libra import read_libra
+        return read_keras(model, features), fmt
+    # deferred on purpose: each format's reader loads only when a model of that format is read
+    from .libra import read_libra
 
-        net = read_libra(_read(model, False), model)
-        if features is not None:
-            raise ModelError(
-                "a Libra network names its own inputs; --features applies to ONNX and Keras models", "--features"
-            )
-    if isinstance(spec, str):
-        spec = parse_spec(_read(spec, False), spec)
-    text = to_program(net, name or _program_name(model), spec, [parse_range(r) for r in ranges], path=model)
-    return ImportedModel(text, _check(text, model), net, fmt)
+    net = read_libra(_read(model, False), model)
+    if features is not None:
+        raise ModelError(
+            "a Libra network names its own inputs; --features applies to ONNX and Keras models", "--features"
+        )
+    return net, fmt
 
 
 def _check(text: str, model: str) -> A.Program:

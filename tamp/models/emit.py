@@ -141,6 +141,34 @@ def _int_labels(net: Network) -> bool:
     return net.labels is not None and all(isinstance(x, (int,)) or hasattr(x, "__index__") for x in net.labels)
 
 
+def feature_box(net: Network, ranges: Sequence[Range] = ()) -> Dict[str, Tuple[Fraction, Fraction]]:
+    """Every feature's range: [0, 1] (Libra's convention), then the model file's own boxes, then
+    ``--range`` values; a range naming a feature the model lacks is an error naming it."""
+    feats = list(net.features)
+    box: Dict[str, Tuple[Fraction, Fraction]] = {f: (Fraction(0), Fraction(1)) for f in feats}
+    box.update(net.ranges)
+    for rname, lo, hi in ranges:
+        if rname is None:
+            for f in feats:
+                box[f] = (lo, hi)
+        elif rname not in box:
+            raise ModelError(
+                f"--range names '{rname}', which is not a feature of the model (its features: {_list(feats)})",
+                "--range",
+            )
+        else:
+            box[rname] = (lo, hi)
+    return box
+
+
+def check_spec(net: Network, spec: FeatureSpec) -> None:
+    """A spec naming a feature the model lacks is an error at that line of the spec file."""
+    feats = list(net.features)
+    for f, line in spec.lines.items():
+        if f not in feats:
+            raise ModelError(f"the model has no feature '{f}' (its features: {_list(feats)})", spec.path, line, 1)
+
+
 def to_program(
     net: Network,
     name: str,
@@ -155,23 +183,9 @@ def to_program(
     fset = set(feats)
     for f in feats:
         check_name(f, "feature", path)
-    box: Dict[str, Tuple[Fraction, Fraction]] = {f: (Fraction(0), Fraction(1)) for f in feats}
-    box.update(net.ranges)
-    for rname, lo, hi in ranges:
-        if rname is None:
-            for f in feats:
-                box[f] = (lo, hi)
-        elif rname not in fset:
-            raise ModelError(
-                f"--range names '{rname}', which is not a feature of the model (its features: {_list(feats)})",
-                "--range",
-            )
-        else:
-            box[rname] = (lo, hi)
+    box = feature_box(net, ranges)
     spec = spec or FeatureSpec()
-    for f, line in spec.lines.items():
-        if f not in fset:
-            raise ModelError(f"the model has no feature '{f}' (its features: {_list(feats)})", spec.path, line, 1)
+    check_spec(net, spec)
 
     body_names = {a.name for a in net.body}
     clash = body_names & fset

@@ -61,6 +61,7 @@ from .labels import negated_conjuncts
 from .liveness import mentions_only_live
 from .recurrence import closed_form_candidates, counter_shift, exit_forms
 from .samples import refuted
+from .sentinel import sentinel_candidates
 from .smt import LEMMA_FREE_MS, conj, enc_has_apps, lemmas_for, substitute_all, transcendental_apps
 from .synthesis import Timeout
 from .trace import StepState, step
@@ -317,6 +318,8 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         add(c)
     for c in exit_forms(cfa, loops, list(pool)):
         add(c)
+    for c in sentinel_candidates(cfa, loops, post, _prefix_forms):
+        add(c)
     for c in user_invariants(cfa):
         add(c)
     for _u, _v, _k, d in cfa.edges():
@@ -334,6 +337,11 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         ):
             add(A.Binary("==", st.targets[0], st.value))
     return pool
+
+
+def _prefix_forms(c: A.Expr, cnt) -> List[A.Expr]:
+    """``c`` with some occurrences of the loop's limit replaced by its counter (counting up)."""
+    return _replace_subsets(c, cnt.limit, A.Var(cnt.name)) if cnt.step > 0 else []
 
 
 def _copies(cfa, body) -> Dict[str, A.Expr]:

@@ -56,6 +56,7 @@ from lang import ast as A
 from lang.evaluate import EvalError, evaluate
 from lang.walk import rebuild, replace_all
 
+from .argmax import scan_candidates
 from .exprs import conjuncts, not_, plus, subst
 from .labels import negated_conjuncts
 from .liveness import mentions_only_live
@@ -316,9 +317,11 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         add(c)
     for c in closed_form_candidates(cfa, loops):
         add(c)
-    for c in exit_forms(cfa, loops, list(pool)):
-        add(c)
     for c in sentinel_candidates(cfa, loops, post, _prefix_forms):
+        add(c)
+    for c in scan_candidates(cfa, loops):  # before exit_forms: a scan's facts are read after it
+        add(c)
+    for c in exit_forms(cfa, loops, list(pool)):
         add(c)
     for c in user_invariants(cfa):
         add(c)

@@ -74,4 +74,3 @@ def scan_candidates(cfa, loops: Dict[int, dict]) -> List[A.Expr]:
                 out.append(A.Binary("<=", lo, x))
             out += [A.Binary("<", x, i), A.Binary("<=", x, i)]
     return out
-

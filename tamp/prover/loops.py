@@ -43,8 +43,9 @@ from ..show import show_expr
 from .automaton import AEdge, ANode, FailureAutomaton
 from .candidates import proposals
 from .check import Obligation, check_automaton
+from .explain import HINT_TERMINATION, loop_failure, no_combination, termination_line
 from .exprs import conjuncts, iterations_done, subst
-from .failure import NO_COMBINATION, NO_LOOP_FACT, NO_TERMINATION, ProofFailure, check_failure
+from .failure import NO_LOOP_FACT, NO_TERMINATION, ProofFailure
 from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
 from .kappa import Kappa, NoKappa, compute_kappa
 from .liveness import live_variables
@@ -462,7 +463,8 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             program, cfa, "unknown", t0, "timeout while proving the loops terminate", None, stats, times, [], None, 0
         )
     if rankings is None:
-        return _done(program, cfa, "unknown", t0, term, None, stats, times, [], ProofFailure(NO_TERMINATION), 0)
+        stuck = ProofFailure(NO_TERMINATION, loop_line=termination_line(cfa, term), hint=HINT_TERMINATION)
+        return _done(program, cfa, "unknown", t0, term, None, stats, times, [], stuck, 0)
     term_obs = [Obligation(rule, where, status) for rule, where, status, _h in term]
     samples = [(u, v, k) for u, v, k, d in cfa.edges() if isinstance(d["stmt"], A.Sample)]
     spec = list(cfa.ensures) + [cfa.bound]
@@ -471,7 +473,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     # prefer costly (informative) axioms derived from the spec: pure cost-0 choices last
     cands = [[c for c in cs if not _zero(c.cost)] + [c for c in cs if _zero(c.cost)] for cs in cands]
     proposals_n = 0
-    failure = ProofFailure(NO_COMBINATION)
+    failure = no_combination(cfa, samples, loops, [])  # explain.py: names the loop's sampling
     skipped: List[str] = []  # why some combinations have no failure bound κ
     user_notes: List[str] = []  # why user invariants were dropped (the last combination tried)
     try:
@@ -519,7 +521,9 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                 res.rankings = rankings
                 res.loop_terms = list(kap.terms)
                 return res
-            failure = loop_fact_failure(cfa, aut, bad) or check_failure(bad)
+            failure = loop_fact_failure(cfa, aut, bad) or loop_failure(
+                aut, cfa, enc, valid_under(req + hints, CHECK_BATCH_MS), bad
+            )  # explain.py: the conjuncts missing after the loop
             user_notes = explain_user_invariants(aut, enc, batch, cfa)
     except Timeout:
         return _done(

@@ -204,3 +204,28 @@ def termination_line(cfa, message: str) -> Optional[int]:
         return int(m.group(1))
     heads = list(cfa.loop_heads)
     return cfa.graph.nodes[heads[0]].get("line") if heads else None
+
+
+#: what a failed termination obligation means (the rules of :mod:`.termination`)
+TERMINATION_RULES = {
+    "BOUNDED": "the measure is not positive while the loop runs",
+    "DECREASE": "the measure does not drop by at least 1",
+    "NONINC": "the measure may grow",
+    "PROGRESS": "some path through the body does not lower the measure",
+    "EXITPROB": "the retry's exit probability may be 0",
+}
+
+
+def termination_why(cfa, rule: str, where: str, status: str) -> str:
+    """A failed termination obligation in the user's terms: "the measure does not drop by at
+    least 1 at `i := i + 2` (line 7)" rather than automaton edges ("DECREASE fails at edge 4->5")."""
+    import re
+
+    text = TERMINATION_RULES.get(rule, "a termination obligation does not hold")
+    m = re.match(r"edge (\d+)->(\d+)", where)
+    if m:
+        u, v = int(m.group(1)), int(m.group(2))
+        data = next((d for _a, b, _k, d in cfa.out_edges(u) if b == v), None) if u in cfa.graph else None
+        if data is not None:
+            text += f" at `{show_stmt(data['stmt'])}`" + (f" (line {data['line']})" if data.get("line") else "")
+    return text + (" (the solver answered unknown)" if status == "unknown" else "")

@@ -77,6 +77,8 @@ from .exprs import conjuncts
 from .smt import to_real
 from .trace import StepState, step
 
+from .explain import termination_why
+
 Edge = Tuple[int, int, int]
 
 
@@ -556,7 +558,7 @@ def prove_termination(cfa, loops: Dict[int, dict], enc, valid):
                 continue
             bad = [o for o in obs if o[2] != "valid"]
             if bad:
-                why = f"{bad[0][0]} fails at {bad[0][1]} ({bad[0][2]})"
+                why = termination_why(cfa, bad[0][0], bad[0][1], bad[0][2])  # explain.py: no edge numbers
                 continue
             chosen.append(cand)
             results.extend(obs)
@@ -588,7 +590,7 @@ def find_rankings(cfa, loops: Dict[int, dict]) -> Tuple[List[Argument], List[int
 def loop_where(cfa, head: int) -> str:
     """``file:line`` of the loop at ``head``."""
     line = cfa.graph.nodes[head].get("line")
-    return f"{cfa.path}:{line}" if line else f"{cfa.path} (loop at CFA node {head})"
+    return f"{cfa.path}:{line}" if line else f"{cfa.path} (a loop the compiler added)"
 
 
 def missing_ranking_message(cfa, head: int, why: str = "no ranking function or retry sampling found") -> str:

@@ -69,6 +69,10 @@ from .trace import StepState, step
 from .wp import push_back
 
 MAX_BACKWARD = 60
+#: z3 resource units per millisecond of a Houdini query's budget (z3 spends about 2-4 million per
+#: second of CPU on these queries here), and how much longer the clock limit is
+RLIMIT_PER_MS = 3000
+CLOCK_SLACK = 5
 
 
 # ---------------------------------------------------------------------------- candidate shapes
@@ -412,7 +416,11 @@ class Batch:
             self._base = z3.Solver()
             self._base.set("mbqi", False)  # no model search over quantifiers: "unknown" comes fast, with a model
             self._base.add(*self.hyps)
-        self._base.set("timeout", max(int(timeout_ms), 1))
+        # z3's resource limit bounds the query, the same on every run; the clock limit, several
+        # times longer, only guards against a query whose steps are slow (a loaded machine would
+        # otherwise turn Houdini's short queries into "unknown"s and drop candidates at random)
+        self._base.set("rlimit", max(int(timeout_ms), 1) * RLIMIT_PER_MS)
+        self._base.set("timeout", max(int(timeout_ms), 1) * CLOCK_SLACK)
         return self._base
 
     def valid_subset(self, ctx: z3.BoolRef, goals: List[z3.BoolRef]) -> List[int]:

@@ -9,9 +9,10 @@ templates of :mod:`.invariants` do not propose, because neither comes from a sam
   — for each atom of a branch condition in the body that reads an array at the counter, with
   both of its sides (the atom and its negation, ``<`` and ``<=`` forms), from the counter's start
   and from 0 (``b := 0; k := 1`` has compared ``h[0]`` with itself);
-* the range of a *copy of the counter*: ``b := k`` in the body gives ``lo <= b`` and ``b < k``
-  (and ``b <= k``) for lo the counter's start or ``b``'s value on entry — what an instance
-  ``h[b]`` of a fact over the range needs.
+* the range of a *copy of the counter*: ``b := k`` in the body gives ``lo <= b``, ``b < k``
+  (and ``b <= k``) and ``b < n`` (n the counter's final value) for lo the counter's start or
+  ``b``'s value on entry — what an instance ``h[b]`` of a fact over the range needs (``b < n``
+  also when b starts ahead of the counter, as the runner-up of a top-2 scan does).
 
 Only candidates: Houdini keeps what is inductive and :mod:`.check` re-verifies the labels.
 """
@@ -72,5 +73,5 @@ def scan_candidates(cfa, loops: Dict[int, dict]) -> List[A.Expr]:
             los = starts + [e for e in [entry_value(cfa, h, body, x.name)] if e is not None and e not in starts]
             for lo in los:
                 out.append(A.Binary("<=", lo, x))
-            out += [A.Binary("<", x, i), A.Binary("<=", x, i)]
+            out += [A.Binary("<", x, i), A.Binary("<=", x, i), A.Binary("<", x, cnt.final())]
     return out

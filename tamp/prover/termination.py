@@ -73,11 +73,10 @@ from lang import ast as A
 from lang.serialize import to_json
 from tamp.cfa.loops import body_edges, loop_body
 
+from .explain import termination_why
 from .exprs import conjuncts
 from .smt import to_real
 from .trace import StepState, step
-
-from .explain import termination_why
 
 Edge = Tuple[int, int, int]
 

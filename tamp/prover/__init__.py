@@ -102,7 +102,9 @@ def prove_program(
                 ([result.message] if result.message else []) + [f"concentration rules: {conc_why}"]
             )
         if result.verdict != "proved":  # explain.py: the bound a proof exists for, and what to do
-            result = with_needed_bound(result, program, cfa, path, source, deadline)
+            from . import infer  # deferred: infer imports this package (it proves each candidate)
+
+            result = with_needed_bound(result, program, cfa, path, source, deadline, infer)
         if notes:
             result.message = "\n  ".join(["note: " + n for n in notes] + ([result.message] if result.message else []))
         return result

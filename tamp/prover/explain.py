@@ -114,16 +114,16 @@ def last_loop_line(cfa) -> Optional[int]:
     return cfa.graph.nodes[h].get("line")
 
 
-def needed_bound(program: A.Program, cfa, path: str, source: Optional[str], deadline: Optional[float]) -> str:
+def needed_bound(program: A.Program, cfa, path: str, source: Optional[str], deadline: Optional[float], infer) -> str:
     """A failure bound the prover can prove for ``program``'s postcondition that exceeds the
-    claimed one at some input (shown as the user would write it), or ''."""
+    claimed one at some input (shown as the user would write it), or ''. ``infer`` is
+    :mod:`.infer` (passed in: it imports the loop prover, which imports this module)."""
     if _explaining.get():
         return ""
     left = NEEDED_BOUND_S if deadline is None else min(NEEDED_BOUND_S, deadline - time.monotonic())
     if left < 1.0:
         return ""
-    from .infer import infer_bound, sample_points
-
+    infer_bound, sample_points = infer.infer_bound, infer.sample_points
     token = _explaining.set(True)
     try:
         t0 = time.monotonic()
@@ -151,11 +151,12 @@ def needed_bound(program: A.Program, cfa, path: str, source: Optional[str], dead
     return ""
 
 
-def with_needed_bound(result, program, cfa, path, source, deadline):
-    """``result`` (an unknown) with the needed bound and the advice added to its failure."""
+def with_needed_bound(result, program, cfa, path, source, deadline, infer):
+    """``result`` (an unknown) with the needed bound and the advice added to its failure
+    (``infer``: the :mod:`.infer` module)."""
     if result.verdict == "proved" or _explaining.get():
         return result
-    needed = needed_bound(program, cfa, path, source, deadline)
+    needed = needed_bound(program, cfa, path, source, deadline, infer)
     if not needed:
         if result.failure is not None and not result.failure.hint:
             result.failure = dataclasses.replace(result.failure, hint=HINT_GENERAL)

@@ -14,7 +14,7 @@ TRUE = ["aboveTn", "sparseC", "histArgmax", "privMedian"]
 FALSE = ["aboveTn_nolog", "sparseC_noc", "histArgmax_nolog", "privMedian_half"]
 
 
-def _prove(path, timeout=120):
+def _prove(path, timeout=300):
     src = parse_file(str(path))
     return prove_program(src.programs[0], timeout=timeout, path=str(path), source=src.text)
 
@@ -34,7 +34,7 @@ def test_selection_mechanism_is_proved_and_consistent_with_simulation(name):
 @pytest.mark.parametrize("name", FALSE)
 def test_false_selection_variant_is_not_proved_and_is_refuted(name):
     path = BENCHMARKS / "variants" / f"{name}.prob"
-    r = _prove(path, timeout=60)
+    r = _prove(path, timeout=300)
     assert r.verdict != "proved"
     assert any(simulate(path, inp, runs=20000, seed=5).verdict == "refuted" for inp in inputs_for(str(path)))
 

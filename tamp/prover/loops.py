@@ -45,7 +45,7 @@ from .candidates import proposals
 from .check import Obligation, check_automaton
 from .explain import HINT_TERMINATION, loop_failure, no_combination, termination_line
 from .exprs import conjuncts, iterations_done, subst
-from .failure import NO_LOOP_FACT, NO_TERMINATION, ProofFailure
+from .failure import NO_LOOP_FACT, NO_TERMINATION, ProofFailure, check_failure
 from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
 from .kappa import Kappa, NoKappa, compute_kappa
 from .liveness import live_variables

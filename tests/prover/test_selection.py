@@ -60,9 +60,10 @@ def test_sentinel_candidates_split_on_the_entry_value():
 
 
 def test_element_write_is_pushed_back_as_a_weakest_precondition():
+    """(tamp.prover.wp, which the loop candidates use: the branches of sparse vector write above[i])"""
     from lang import ast as A
     from lang.parser import parse_expr
-    from tamp.prover.labels import push_back
+    from tamp.prover.wp import push_back
     from tamp.show import show_expr
 
     stmt = A.Assign((A.Index(A.Var("above"), A.Var("i")),), A.BoolLit(False))

@@ -99,8 +99,8 @@ def test_termination_failure_names_the_statement_not_edges():
     src = """program w(n: int) requires n >= 0 ensures true fails 0
 { i := 0;
   while (i < n) {
-    i := i - 1;
-    i := i + 2;
+    c ~ bern(0.5);
+    if (c) { i := i + 1; }
   }
 }"""
     r = prove_program(parse(src).programs[0], source=src, timeout=20, path="w.prob")

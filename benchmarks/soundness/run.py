@@ -36,7 +36,7 @@ from mutants import mutants  # noqa: E402
 
 from tamp.commands.options import add_executor_arguments, make_executor  # noqa: E402
 
-SUITES = ["illustrative", "dp", "reliability"]
+SUITES = ["illustrative", "dp", "reliability", "selection"]
 
 
 def main(argv=None) -> int:

@@ -41,6 +41,7 @@ from .automaton import TooLarge, unfold_tree
 from .check import check_automaton
 from .claim import check_claim, unreachable_exit_note
 from .conc_proof import try_concentration
+from .explain import with_needed_bound
 from .failure import ProofFailure, check_failure
 from .labels import label_tree
 from .loops import prove_loops
@@ -100,6 +101,10 @@ def prove_program(
             result.message = "\n  ".join(
                 ([result.message] if result.message else []) + [f"concentration rules: {conc_why}"]
             )
+        if result.verdict != "proved":  # explain.py: the bound a proof exists for, and what to do
+            from . import infer  # deferred: infer imports this package (it proves each candidate)
+
+            result = with_needed_bound(result, program, cfa, path, source, deadline, infer)
         if notes:
             result.message = "\n  ".join(["note: " + n for n in notes] + ([result.message] if result.message else []))
         return result
@@ -239,7 +244,7 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
             return _result(
                 program, cfa, "proved", t0, bound_text, "", [aut], search, stats, times, obligations, None, total_props
             )
-        first_failure = first_failure or check_failure(bad)
+        first_failure = first_failure or check_failure(bad, aut)
     msg = "not proved (a failed union-bound proof does not mean the claim is false)"
     return _result(
         program, cfa, "unknown", t0, bound_text, msg, [], search, stats, times, [], first_failure, total_props

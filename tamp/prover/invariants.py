@@ -56,17 +56,23 @@ from lang import ast as A
 from lang.evaluate import EvalError, evaluate
 from lang.walk import rebuild, replace_all
 
+from .argmax import scan_candidates
 from .exprs import conjuncts, not_, plus, subst
 from .labels import negated_conjuncts
 from .liveness import mentions_only_live
 from .recurrence import closed_form_candidates, counter_shift, exit_forms
 from .samples import refuted
+from .sentinel import sentinel_candidates
 from .smt import LEMMA_FREE_MS, conj, enc_has_apps, lemmas_for, substitute_all, transcendental_apps
 from .synthesis import Timeout
 from .trace import StepState, step
 from .wp import push_back
 
 MAX_BACKWARD = 60
+#: z3 resource units per millisecond of a Houdini query's budget (z3 spends about 2-4 million per
+#: second of CPU on these queries here), and how much longer the clock limit is
+RLIMIT_PER_MS = 3000
+CLOCK_SLACK = 5
 
 
 # ---------------------------------------------------------------------------- candidate shapes
@@ -315,6 +321,10 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         add(c)
     for c in closed_form_candidates(cfa, loops):
         add(c)
+    for c in sentinel_candidates(cfa, loops, post, _prefix_forms):
+        add(c)
+    for c in scan_candidates(cfa, loops):  # before exit_forms: a scan's facts are read after it
+        add(c)
     for c in exit_forms(cfa, loops, list(pool)):
         add(c)
     for c in user_invariants(cfa):
@@ -334,6 +344,11 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         ):
             add(A.Binary("==", st.targets[0], st.value))
     return pool
+
+
+def _prefix_forms(c: A.Expr, cnt) -> List[A.Expr]:
+    """``c`` with some occurrences of the loop's limit replaced by its counter (counting up)."""
+    return _replace_subsets(c, cnt.limit, A.Var(cnt.name)) if cnt.step > 0 else []
 
 
 def _copies(cfa, body) -> Dict[str, A.Expr]:
@@ -401,7 +416,11 @@ class Batch:
             self._base = z3.Solver()
             self._base.set("mbqi", False)  # no model search over quantifiers: "unknown" comes fast, with a model
             self._base.add(*self.hyps)
-        self._base.set("timeout", max(int(timeout_ms), 1))
+        # z3's resource limit bounds the query, the same on every run; the clock limit, several
+        # times longer, only guards against a query whose steps are slow (a loaded machine would
+        # otherwise turn Houdini's short queries into "unknown"s and drop candidates at random)
+        self._base.set("rlimit", max(int(timeout_ms), 1) * RLIMIT_PER_MS)
+        self._base.set("timeout", max(int(timeout_ms), 1) * CLOCK_SLACK)
         return self._base
 
     def valid_subset(self, ctx: z3.BoolRef, goals: List[z3.BoolRef]) -> List[int]:

@@ -43,15 +43,17 @@ from ..show import show_expr
 from .automaton import AEdge, ANode, FailureAutomaton
 from .candidates import proposals
 from .check import Obligation, check_automaton
+from .explain import HINT_TERMINATION, loop_failure, no_combination, termination_line
 from .exprs import conjuncts, iterations_done, subst
-from .failure import NO_COMBINATION, NO_LOOP_FACT, NO_TERMINATION, ProofFailure, check_failure
+from .failure import NO_LOOP_FACT, NO_TERMINATION, ProofFailure, check_failure
 from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
 from .kappa import Kappa, NoKappa, compute_kappa
 from .liveness import live_variables
+from .ranking import distinct_proposals, idle_samplings
 from .result import ProofResult, axioms_table
 from .samples import collect_states, input_points
 from .smt import VALID, Encoder, Stats, is_valid
-from .synthesis import Timeout
+from .synthesis import Timeout, relevant_names
 from .termination import prove_termination
 
 MAX_COMBOS = 6
@@ -137,7 +139,9 @@ def _counter(cfa, h, body, cond) -> Optional[Counter]:
             else:
                 steps.setdefault(x, set()).add(0)  # any other write: not a counter
     atoms = conjuncts(cond)
-    for x in sorted(steps):
+    # a counter moved on every iteration first (``i`` of ``while (i < n && count < c)``): one moved
+    # only on some paths (``count``) does not count the iterations
+    for x in sorted(steps, key=lambda x: (not _every_iteration(cfa, h, body, x), x)):
         if len(steps[x]) != 1 or 0 in steps[x]:
             continue
         step = next(iter(steps[x]))
@@ -181,6 +185,15 @@ def _once_per_iteration(cfa, h, body, x) -> bool:
             elif v in cfa.loop_heads:
                 return False
     return bool(counts) and not stack and all(c == 1 for c in counts)
+
+
+def _every_iteration(cfa, h, body, x) -> bool:
+    """Whether every path through the loop body from head ``h`` back to it writes ``x``."""
+    g = nx.DiGraph()
+    for u, v, _k, d in cfa.edges():
+        if u in body and v in body and not (isinstance(d["stmt"], A.Assign) and A.Var(x) in d["stmt"].targets):
+            g.add_edge(u, v if not d.get("back") else ("latch", v))
+    return not (h in g and ("latch", h) in g and nx.has_path(g, h, ("latch", h)))
 
 
 def _init_value(cfa, h, body, x):
@@ -306,6 +319,9 @@ def ranked_combinations(cfa, samples, cands, loops, dag, skipped: Optional[List[
     has no κ is appended to ``skipped`` (for the message of a failed proof)."""
     points = _sample_inputs(cfa)
     cands = _affordable(cfa, samples, cands, loops, dag, points)
+    cands = distinct_proposals(cands)
+    costly = {s: any(not _zero(c.cost) for c in cs) for s, cs in zip(samples, cands)}
+    relevant = relevant_names(cfa)
     scored = []
     for idx, combo in enumerate(itertools.islice(by_index_sum(cands), MAX_RANKED)):
         axioms = dict(zip(samples, combo))
@@ -320,12 +336,13 @@ def ranked_combinations(cfa, samples, cands, loops, dag, skipped: Optional[List[
         sl = _slack(cfa, kap, points)
         if sl is None:
             continue
-        if round(sl, 9) == 0:
+        idle = idle_samplings(cfa, axioms, costly, relevant)  # ranking.py: spend on what the claim reads
+        if round(sl, 9) == 0 and not idle:
             yield axioms, kap
             continue
-        scored.append((round(sl, 9), idx, axioms, kap))
-    scored.sort(key=lambda x: (x[0], x[1]))
-    for _s, _i, a, k in scored:
+        scored.append((round(sl, 9), idle, idx, axioms, kap))
+    scored.sort(key=lambda x: (x[0], x[1], x[2]))
+    for _s, _d, _i, a, k in scored:
         yield a, k
 
 
@@ -446,7 +463,8 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             program, cfa, "unknown", t0, "timeout while proving the loops terminate", None, stats, times, [], None, 0
         )
     if rankings is None:
-        return _done(program, cfa, "unknown", t0, term, None, stats, times, [], ProofFailure(NO_TERMINATION), 0)
+        stuck = ProofFailure(NO_TERMINATION, loop_line=termination_line(cfa, term), hint=HINT_TERMINATION)
+        return _done(program, cfa, "unknown", t0, term, None, stats, times, [], stuck, 0)
     term_obs = [Obligation(rule, where, status) for rule, where, status, _h in term]
     samples = [(u, v, k) for u, v, k, d in cfa.edges() if isinstance(d["stmt"], A.Sample)]
     spec = list(cfa.ensures) + [cfa.bound]
@@ -455,7 +473,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     # prefer costly (informative) axioms derived from the spec: pure cost-0 choices last
     cands = [[c for c in cs if not _zero(c.cost)] + [c for c in cs if _zero(c.cost)] for cs in cands]
     proposals_n = 0
-    failure = ProofFailure(NO_COMBINATION)
+    failure = no_combination(cfa, samples, loops, [])  # explain.py: names the loop's sampling
     skipped: List[str] = []  # why some combinations have no failure bound κ
     user_notes: List[str] = []  # why user invariants were dropped (the last combination tried)
     try:
@@ -503,7 +521,9 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                 res.rankings = rankings
                 res.loop_terms = list(kap.terms)
                 return res
-            failure = loop_fact_failure(cfa, aut, bad) or check_failure(bad)
+            failure = loop_fact_failure(cfa, aut, bad) or loop_failure(
+                aut, cfa, enc, valid_under(req + hints, CHECK_BATCH_MS), bad
+            )  # explain.py: the conjuncts missing after the loop
             user_notes = explain_user_invariants(aut, enc, batch, cfa)
     except Timeout:
         return _done(

@@ -73,6 +73,7 @@ from lang import ast as A
 from lang.serialize import to_json
 from tamp.cfa.loops import body_edges, loop_body
 
+from .explain import termination_why
 from .exprs import conjuncts
 from .smt import to_real
 from .trace import StepState, step
@@ -556,7 +557,7 @@ def prove_termination(cfa, loops: Dict[int, dict], enc, valid):
                 continue
             bad = [o for o in obs if o[2] != "valid"]
             if bad:
-                why = f"{bad[0][0]} fails at {bad[0][1]} ({bad[0][2]})"
+                why = termination_why(cfa, bad[0][0], bad[0][1], bad[0][2])  # explain.py: no edge numbers
                 continue
             chosen.append(cand)
             results.extend(obs)
@@ -588,7 +589,7 @@ def find_rankings(cfa, loops: Dict[int, dict]) -> Tuple[List[Argument], List[int
 def loop_where(cfa, head: int) -> str:
     """``file:line`` of the loop at ``head``."""
     line = cfa.graph.nodes[head].get("line")
-    return f"{cfa.path}:{line}" if line else f"{cfa.path} (loop at CFA node {head})"
+    return f"{cfa.path}:{line}" if line else f"{cfa.path} (a loop the compiler added)"
 
 
 def missing_ranking_message(cfa, head: int, why: str = "no ranking function or retry sampling found") -> str:

@@ -167,7 +167,7 @@ def test_loop_obligation_failures_name_cfa_nodes():
     { i := 0; while (i < n) { i := i + 1; } }""").programs[0]
     cfa = build_cfa(prog)
     exit_failed = check_failure([Obligation("EXIT", f"q{cfa.exit}", "invalid", "", cfa.exit)])
-    assert exit_failed.text() == f"the labelled automaton did not check: EXIT at q{cfa.exit} (invalid)"
+    assert exit_failed.text() == "the proof did not check: the postcondition does not follow at the end of the program"
     fl = failure_lines(exit_failed, cfa)
     assert fl.rule == "EXIT" and fl.nodes == [cfa.exit]
     assert fl.stuck_at == cfa.graph.nodes[cfa.exit].get("line")

@@ -9,7 +9,7 @@ from tamp.simulate import simulate
 from tamp.simulate.bench_inputs import load_inputs
 
 ENTRIES = load_inputs(BENCHMARKS / "inputs.json")
-MINE = ["illustrative", "dp", "reliability", "variants"]
+MINE = ["illustrative", "dp", "reliability", "variants", "selection"]
 
 
 def _id(b):

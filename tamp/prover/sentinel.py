@@ -1,0 +1,85 @@
+"""Candidate loop invariants for *sentinel* variables: a variable that keeps its entry value until
+the loop finds what it searches for.
+
+Selection mechanisms write the answer into a variable initialised before the loop to a value
+meaning "nothing yet" — ``ans := n`` (AboveThreshold answering n when no query is above the
+threshold), ``found := false``, ``count := 0`` — and the postcondition speaks of the final value:
+``forall j in 0..ans: q[j] <= T + alpha``. At the loop head that conjunct is not yet true while
+``ans`` still holds its entry value (it would talk about queries not seen yet), so the prefix
+templates miss it. Split on the sentinel instead: for a conjunct C of the postcondition that reads
+a variable x written in the loop body and holding ``e0`` on entry to the loop, propose
+
+* ``x == e0 ==> W`` for W = C[x := e0] and its prefix forms (the loop's limit replaced by the
+  counter: ``forall j in 0..i``), the part of C the iterations so far establish, and
+* ``x != e0 ==> C``: once the answer is set, the claim about it holds as stated.
+
+These are only candidates: Houdini keeps what is inductive and :mod:`.check` re-verifies it.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from lang import ast as A
+
+from .exprs import subst
+
+
+def entry_value(cfa, head: int, body: set, name: str) -> Optional[A.Expr]:
+    """The value assigned to ``name`` on the straight-line path into loop ``head`` (None when the
+    path branches, or the last write is a sampling or reads ``name`` itself)."""
+    cur, seen = head, set()
+    while cur not in seen:
+        seen.add(cur)
+        ins = [
+            (w, d)
+            for w, _v, _k, d in cfa.graph.in_edges(cur, keys=True, data=True)
+            if not d.get("back") and (cur != head or w not in body)
+        ]
+        if len(ins) != 1:
+            return None
+        w, d = ins[0]
+        st = d["stmt"]
+        if isinstance(st, (A.Assign, A.Sample)) and any(
+            isinstance(t, A.Var) and t.name == name for t in getattr(st, "targets", ())
+        ):
+            if isinstance(st, A.Sample) or len(st.targets) != 1 or name in A.free_vars(st.value):
+                return None
+            return st.value
+        cur = w
+    return None
+
+
+def _written_in(cfa, body: set) -> set:
+    """Scalar variables assigned (not sampled) on an edge inside ``body``."""
+    out = set()
+    for u, v, _k, d in cfa.edges():
+        st = d["stmt"]
+        if u in body and v in body and isinstance(st, A.Assign):
+            out |= {t.name for t in st.targets if isinstance(t, A.Var) and not t.name.startswith("$")}
+    return out
+
+
+def sentinel_candidates(cfa, loops: Dict[int, dict], post: List[A.Expr], prefix_forms) -> List[A.Expr]:
+    """The candidates of the module docstring for every counted loop of ``loops`` (as
+    :func:`tamp.prover.loops._loops` describes them) and postcondition conjunct in ``post``;
+    ``prefix_forms(c, counter)`` gives the prefix forms of ``c`` for a loop's counter."""
+    out: List[A.Expr] = []
+    for h, lp in sorted(loops.items()):
+        cnt = lp.get("counter")
+        if cnt is None:
+            continue
+        written = _written_in(cfa, lp["body"]) - {cnt.name}
+        for x in sorted(written):
+            e0 = entry_value(cfa, h, lp["body"], x)
+            if e0 is None:
+                continue
+            is_x, not_x = A.Binary("==", A.Var(x), e0), A.Binary("!=", A.Var(x), e0)
+            for c in post:
+                if x not in A.free_vars(c):
+                    continue
+                before = subst(c, {x: e0})
+                for w in [before] + prefix_forms(before, cnt):
+                    out.append(A.Binary("==>", is_x, w))
+                out.append(A.Binary("==>", not_x, c))
+    return out

@@ -1,0 +1,101 @@
+"""Selection mechanisms written fresh from the textbooks (benchmarks/selection) and their false
+variants (benchmarks/variants): every true claim is proved and consistent with `tamp simulate` at
+two inputs, every false one is never proved and is refuted by the simulator (issue 18, item 4)."""
+
+import pytest
+from locations import BENCHMARKS
+
+from lang.parser import parse_file
+from tamp.prover import prove_program
+from tamp.simulate import simulate
+from tamp.simulate.bench_inputs import inputs_for
+
+TRUE = ["aboveTn", "sparseC", "histArgmax", "privMedian"]
+FALSE = ["aboveTn_nolog", "sparseC_noc", "histArgmax_nolog", "privMedian_half"]
+
+
+def _prove(path, timeout=300):
+    src = parse_file(str(path))
+    return prove_program(src.programs[0], timeout=timeout, path=str(path), source=src.text)
+
+
+@pytest.mark.parametrize("name", TRUE)
+def test_selection_mechanism_is_proved_and_consistent_with_simulation(name):
+    path = BENCHMARKS / "selection" / f"{name}.prob"
+    r = _prove(path)
+    assert r.verdict == "proved", r.render_text()
+    inputs = inputs_for(str(path))
+    assert len(inputs) >= 2
+    for inp in inputs:
+        sim = simulate(path, inp, runs=20000, seed=5)
+        assert sim.verdict == "consistent", sim.render_text()
+
+
+@pytest.mark.parametrize("name", FALSE)
+def test_false_selection_variant_is_not_proved_and_is_refuted(name):
+    path = BENCHMARKS / "variants" / f"{name}.prob"
+    r = _prove(path, timeout=300)
+    assert r.verdict != "proved"
+    assert any(simulate(path, inp, runs=20000, seed=5).verdict == "refuted" for inp in inputs_for(str(path)))
+
+
+def test_sentinel_candidates_split_on_the_entry_value():
+    """`ans := n` before the loop and `forall j in 0..ans` in the claim: the candidates say what
+    holds while ans still holds n (the prefix 0..i) and once it changed (the claim itself)."""
+    from lang import ast as A
+    from tamp.cfa import build_cfa
+    from tamp.prover.invariants import _prefix_forms
+    from tamp.prover.loops import _loops
+    from tamp.prover.sentinel import sentinel_candidates
+    from tamp.show import show_expr
+
+    src = parse_file(str(BENCHMARKS / "selection" / "aboveTn.prob"))
+    cfa = build_cfa(src.programs[0], None, "aboveTn.prob", src.text)
+    loops, _dag = _loops(cfa)
+    post = [c for e in cfa.ensures for c in [e]]
+    shown = {show_expr(c) for c in sentinel_candidates(cfa, loops, post, _prefix_forms)}
+    assert any(s.startswith("ans == n ==> forall j in 0..i:") for s in shown)
+    assert any(s.startswith("ans != n ==> forall j in 0..ans:") for s in shown)
+    assert all(isinstance(c, A.Binary) for c in sentinel_candidates(cfa, loops, post, _prefix_forms))
+
+
+def test_element_write_is_pushed_back_as_a_weakest_precondition():
+    """(tamp.prover.wp, which the loop candidates use: the branches of sparse vector write above[i])"""
+    from lang import ast as A
+    from lang.parser import parse_expr
+    from tamp.prover.wp import push_back
+    from tamp.show import show_expr
+
+    stmt = A.Assign((A.Index(A.Var("above"), A.Var("i")),), A.BoolLit(False))
+    c = parse_expr("forall j in 0..i + 1: !above[j] ==> q[j] <= T")
+    pushed = push_back(stmt, c)
+    assert show_expr(pushed) == "forall j in 0..i + 1: !(j == i ? false : above[j]) ==> q[j] <= T"
+    # a bound variable named like the written index cannot be rewritten: no candidate
+    stmt_j = A.Assign((A.Index(A.Var("above"), A.Var("j")),), A.BoolLit(False))
+    assert push_back(stmt_j, c) is None
+
+
+def test_the_counter_moved_on_every_iteration_is_the_loop_counter():
+    from tamp.cfa import build_cfa
+    from tamp.prover.loops import _loops
+
+    src = parse_file(str(BENCHMARKS / "selection" / "sparseC.prob"))
+    cfa = build_cfa(src.programs[0], None, "sparseC.prob", src.text)
+    loops, _dag = _loops(cfa)
+    assert [lp["counter"].name for lp in loops.values()] == ["i"]  # not `count`, moved only when above
+
+
+def test_duplicate_proposals_are_dropped():
+    from lang import ast as A
+    from lang.parser import parse
+    from tamp.prover.candidates import proposals
+    from tamp.prover.ranking import distinct_proposals
+
+    prog = parse("""program s(x: real, eps: real, p: real) requires eps > 0 && 0 < p && p <= 1
+        ensures abs(y - x) <= 1 / eps * log(2 / p) fails p { y ~ lap(x, 1 / eps); }""").programs[0]
+    stmt = prog.body.stmts[0]
+    cands = proposals(stmt, list(prog.ensures) + [prog.fails], prog.fails, 1)
+    kept = distinct_proposals([cands])[0]
+    assert len(kept) < len(cands)  # `2 * (p / 2)` and `p` are one axiom
+    costs = [(c.family, c.cost) for c in kept]
+    assert ("laplace", A.Var("p")) in costs or any(f == "laplace" for f, _c in costs)

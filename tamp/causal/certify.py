@@ -26,6 +26,12 @@ from tamp.executor import Executor
 
 from . import boxes as B
 from .analyzer import BIASED, CERTIFIED, EMPTY, MEASURED, MIXED, UNKNOWN, Analyzer, Options
+from .features import feature_values, model_features
+from .netclaim import NotNetwork, network_claim
+from .netfair import BIASED as N_BIASED
+from .netfair import CERTIFIED as N_CERTIFIED
+from .netfair import MEASURED as N_MEASURED
+from .netfair import box_share, exact_box, hunt_witness, search
 from .population import population_measure
 from .region import conjuncts
 from .result import CausalResult
@@ -152,8 +158,6 @@ def analyse_claim(
     analyzer = Analyzer(prog, ind, options, ctx)  # also validates the claim in this process
     engine_note = None
     if options.network and options.linear and measure is None:
-        from .netclaim import NotNetwork, network_claim
-
         try:
             claim = network_claim(analyzer.dag, len(analyzer.outs), analyzer.pairs, analyzer.dims)
         except NotNetwork as exc:
@@ -314,11 +318,6 @@ def analyse_claim(
 def _network_run(analyzer: Analyzer, claim, options: Options, deadline: Optional[float]) -> dict:
     """Decide the claim with the network engine (:mod:`tamp.causal.netfair`): the same result
     dict as :func:`analyse_claim`, plus the biased regions."""
-    from .netfair import BIASED as N_BIASED
-    from .netfair import CERTIFIED as N_CERTIFIED
-    from .netfair import MEASURED as N_MEASURED
-    from .netfair import box_share, exact_box, hunt_witness, search
-
     dims = analyzer.dims
     res = search(
         claim,
@@ -499,8 +498,6 @@ def _regions(prog: A.Program, regions, dims, ctx: Context) -> dict:
     """The biased boxes in the model's feature names, largest biased mass first (at most
     ``MAX_REGIONS``): each with its categorical features' values, its real features' ranges and
     the share of it that is biased (exact)."""
-    from .features import feature_values, model_features
-
     regions = sorted(regions, key=lambda r: -r[0])
     out = []
     for mass, box, share in regions[:MAX_REGIONS]:
@@ -518,8 +515,6 @@ def _regions(prog: A.Program, regions, dims, ctx: Context) -> dict:
 def _with_features(prog: A.Program, w: dict, sensitive: str, ctx: Context) -> dict:
     """The witness with each member of its pair also in the model's feature names
     (``model_inputs``) and its ``class``."""
-    from .features import feature_values
-
     pair = []
     for member in w["pair"]:
         point = dict(w["inputs"], **{sensitive: member[sensitive]})

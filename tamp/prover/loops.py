@@ -50,6 +50,7 @@ from .invariants import Batch, candidate_pool, explain_user_invariants, houdini,
 from .kappa import Kappa, NoKappa, compute_kappa
 from .liveness import live_variables
 from .ranking import distinct_proposals, idle_samplings
+from .recurrence import written
 from .result import ProofResult, axioms_table
 from .samples import collect_states, input_points
 from .smt import VALID, Encoder, Stats, is_valid
@@ -560,9 +561,6 @@ def loop_fact_failure(cfa, aut, bad) -> Optional[ProofFailure]:
     missing in user terms (:data:`.failure.NO_LOOP_FACT`): of the variables the postcondition
     reads that the last such loop writes, those no label kept at its head mentions. None when
     the failure is of another kind (the CHECK failure names its obligations)."""
-    from .recurrence import written
-    from .termination import loop_body
-
     if not any(o.rule == "EXIT" for o in bad):
         return None
     params = {p.name for p in cfa.params}

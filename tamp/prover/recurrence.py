@@ -35,13 +35,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
-import sympy as sp
+import z3
 
 from lang import ast as A
-from lang.walk import Transformer
+from lang.walk import Transformer, replace_all
+from tamp.cfa.loops import loop_body
 
 from .exprs import and_all, iterations_done, plus, subst
-from .termination import loop_body
+from .smt import Encoder
 
 HAVOC = A.Var("?havoc")  # a value the symbolic execution does not know (a sample, an inner loop's writes)
 MAX_PATHS = 32
@@ -267,8 +268,6 @@ def _shifted(e: A.Sum) -> A.Sum:
                 shifts.add((n, int(n.right.value) if n.op == "+" else -int(n.right.value)))
     if len({c for _n, c in shifts}) != 1:
         return e
-    from lang.walk import replace_all
-
     c = next(iter(shifts))[1]
     body = e.body
     for pattern, _c in shifts:
@@ -291,6 +290,11 @@ def _add(x: A.Expr, c: int) -> A.Expr:
 
 
 def _sympy_sum(body: A.Expr, lo: A.Expr, hi: A.Expr, incl: bool) -> Optional[A.Expr]:
+    # deferred on purpose: sympy takes ~1 s to load and only these closed forms need it
+    # (kappa and invariants import this module, and every command imports them)
+    import sympy as sp
+
+    # deferred on purpose: it loads sympy (~1 s); only this step needs it
     from .simplify import _ToSympy, from_sympy
 
     conv = _ToSympy()
@@ -536,6 +540,11 @@ def _increment(v: A.Expr, x: str) -> Optional[A.Expr]:
         return A.Unary("-", v.right) if not isinstance(v.right, A.Num) else A.Num(-v.right.value, v.right.is_int)
     if x not in A.free_vars(v):
         return None
+    # deferred on purpose: sympy takes ~1 s to load and only these closed forms need it
+    # (kappa and invariants import this module, and every command imports them)
+    import sympy as sp
+
+    # deferred on purpose: it loads sympy (~1 s); only this step needs it
     from .simplify import _ToSympy, from_sympy
 
     conv = _ToSympy()
@@ -696,10 +705,6 @@ def _match_sums(cfa, cands: List[A.Expr], rng: List[A.Expr]) -> List[A.Expr]:
 
 def _same_summand(cfa, a: A.Expr, b: A.Expr, rng: List[A.Expr]) -> bool:
     """Whether z3 proves ``a == b`` under ``requires`` and ``rng`` (about ``j$``, an integer)."""
-    import z3
-
-    from .smt import Encoder
-
     if A.free_vars(a) - {J} - set(cfa.types) or A.free_vars(b) - {J} - set(cfa.types):
         return False
     types = dict(cfa.types)

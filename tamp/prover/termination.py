@@ -71,6 +71,7 @@ import z3
 
 from lang import ast as A
 from lang.serialize import to_json
+from lang.walk import substitute
 from tamp.cfa.loops import body_edges, loop_body
 
 from .explain import termination_why
@@ -275,8 +276,6 @@ def iteration_paths(cfa, head: int, body: Set[int]) -> List[List[Edge]]:
 
 
 def _run(enc, env0, hyps, stmts):
-    from .trace import StepState, step
-
     st = StepState(dict(env0), list(hyps), [], z3.RealVal(0), [])
     for x in stmts:
         st = step(enc, st, x, None)
@@ -312,8 +311,6 @@ def entry_obligations(cfa, head: int, inv: A.Expr, enc) -> List[Tuple[str, str, 
 
 
 def _wp(st, q: A.Expr) -> Optional[A.Expr]:
-    from lang.walk import substitute
-
     if isinstance(st, A.Assume):
         if isinstance(st.cond, A.BoolLit) and st.cond.value:
             return q
@@ -451,8 +448,6 @@ def neq_ranking(cfa, head: int) -> Optional[Ranking]:
     """For ``while (i != L)`` (a conjunct of the condition) where the body's only writes to i are
     ``i := i + 1`` (or ``- 1``), one on every path, and L reads nothing the body writes: the rank
     L - i (i - L) under the invariant ``i <= L`` (``i >= L``), which ENTRY must establish."""
-    from .exprs import conjuncts
-
     body = loop_body(cfa, head)
     try:
         cond = loop_guard(cfa, head, body)
@@ -500,8 +495,6 @@ def path_ranking(cfa, head: int, enc, valid) -> Optional[Ranking]:
     """A ranking read off the condition (as :func:`guard_ranking`) whose decrease is checked per
     path through the body, the iteration composed (binary search: ``lo := mid + 1`` lowers
     ``hi - lo`` only given ``mid := (lo + hi) div 2`` and ``lo < hi`` earlier on the path)."""
-    from .exprs import conjuncts
-
     body = loop_body(cfa, head)
     try:
         cond = loop_guard(cfa, head, body)

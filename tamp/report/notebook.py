@@ -11,6 +11,7 @@ plot, are left out (with a note) when they would not fit. The full report is
 
 from __future__ import annotations
 
+from fractions import Fraction
 from html import escape
 from typing import List, Optional
 
@@ -155,8 +156,6 @@ def simulation_card(sim) -> str:
 
 
 def _is_fraction(x) -> bool:
-    from fractions import Fraction
-
     return isinstance(x, Fraction)
 
 

@@ -15,6 +15,7 @@ here feeds a verdict.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 import time
@@ -22,6 +23,9 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from lang import ast as A
+from lang.evaluate import evaluate
+from lang.parser import parse, parse_expr
+from tamp.simulate import simulate
 
 #: Runs of ``tamp simulate`` per plotted point, and most points simulated per plot.
 SIM_RUNS = 2000
@@ -49,6 +53,7 @@ def _pyplot():
         import matplotlib
 
         matplotlib.use("Agg")
+        # deferred on purpose: matplotlib loads only when a figure is drawn
         import matplotlib.pyplot as plt
     except ImportError:  # pragma: no cover
         return None
@@ -76,6 +81,7 @@ def figure_svg(fig, label: str) -> str:
 
 def _base_point(cfa) -> Optional[Dict[str, object]]:
     """Values for every input: those ``requires`` fixes, the others at a point it allows."""
+    # deferred on purpose: it loads sympy (~1 s); only this step needs it
     from tamp.prover.infer import fixed_inputs, sample_points
 
     pts = sample_points(cfa, count=1)
@@ -86,8 +92,6 @@ def _base_point(cfa) -> Optional[Dict[str, object]]:
 
 
 def _requires_hold(cfa, env) -> bool:
-    from lang.evaluate import evaluate
-
     try:
         return all(evaluate(r, env) is True for r in cfa.requires)
     except Exception:  # noqa: BLE001 - undefined there: not a point to plot
@@ -97,7 +101,7 @@ def _requires_hold(cfa, env) -> bool:
 def bound_points(r) -> Optional[Tuple[str, Dict[str, object], List[Tuple[float, float]]]]:
     """``(input, the other inputs' values, [(x, bound at x)])`` for a failure bound with at least
     one input in it (None otherwise)."""
-    from lang.parser import parse_expr
+    # deferred on purpose: it loads sympy (~1 s); only this step needs it
     from tamp.prover.infer import fixed_inputs
     from tamp.prover.simplify import numeric
 
@@ -137,9 +141,6 @@ def simulated_rates(r, name: str, base: Dict[str, object], xs: Sequence[float], 
     """``tamp simulate``'s failure rate and 99% interval at the points ``xs`` (``name`` varied,
     the other inputs at ``base``): ``[(x, rate, lo, hi)]``; none for programs with array inputs
     or without their source."""
-    from lang.parser import parse
-    from tamp.simulate import simulate
-
     source = getattr(r, "source", None)
     if not source or any(p.type.name == "array" for p in r.cfa.params):
         return []
@@ -149,8 +150,6 @@ def simulated_rates(r, name: str, base: Dict[str, object], xs: Sequence[float], 
         return []
     if prog is None:
         return []
-    import dataclasses
-
     prog = dataclasses.replace(prog, fails=None)
     types = {p.name: p.type.name for p in r.cfa.params}
     out = []
@@ -306,6 +305,7 @@ def causal_plot(r) -> Optional[str]:
 
 
 def _draw_regions(ax, regions, pair: Tuple[str, str]) -> None:
+    # deferred on purpose: matplotlib loads only when a figure is drawn
     from matplotlib.collections import PatchCollection
     from matplotlib.patches import Patch, Rectangle
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
+
+from tamp.results import NOTEBOOK_VIEWS
 
 CONSISTENT, REFUTED = "consistent", "refuted"
 CONFIRMED, UNDECIDED = "confirmed", "undecided"
@@ -73,10 +76,6 @@ class SimResult:
         )
 
     def _repr_html_(self) -> str:  # notebooks: the rate's interval against the bound (tamp.report)
-        import html
-
-        from tamp.results import NOTEBOOK_VIEWS
-
         view = NOTEBOOK_VIEWS.get("simulation_html")
         return view(self) if view else "<pre>" + html.escape(self.render_text()) + "</pre>"
 

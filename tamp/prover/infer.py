@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
 import random
 import time
 
@@ -54,7 +55,18 @@ from .simplify import numeric, simplify
 from .synthesis import Timeout
 
 HOLE = "h$"
-ATTEMPT_S = 15.0
+ATTEMPT_S = 15.0  # seconds of one core for one union-bound attempt (scaled by the machine's load)
+
+
+def attempt_budget() -> float:
+    """Wall seconds for one union-bound attempt: :data:`ATTEMPT_S` seconds of a core, so a loaded
+    machine (load average above its core count) gets proportionally more wall time and the
+    inferred bound does not depend on what else the machine is running."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average on this platform: count the machine as idle
+        return ATTEMPT_S
+    return ATTEMPT_S * max(1.0, load / (os.cpu_count() or 1))
 
 
 def infer_program(program: A.Program, bound, timeout, path, source, progress) -> ProofResult:
@@ -316,7 +328,8 @@ def _samplings_per_run(cfa) -> A.Expr | None:
 
 
 def _prove_union(prog0, beta, deadline, path, source, progress):
-    left = ATTEMPT_S if deadline is None else min(ATTEMPT_S, deadline - time.monotonic())
+    budget = attempt_budget()
+    left = budget if deadline is None else min(budget, deadline - time.monotonic())
     if left <= 0.5:
         return None
     try:

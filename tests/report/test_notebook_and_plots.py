@@ -107,7 +107,12 @@ def test_the_probability_and_causal_plots(band):
     assert {kind for _box, kind in b.regions} <= {"fair", "biased", "partly biased", "unknown"}
     svg = causal_plot(b)
     assert "x1" in svg and "biased" in svg and "certified" in svg
-    assert "regions" not in json.dumps(b.to_json())  # drawing data stays out of the JSON
+    # the drawing's (box, kind) pairs stay out of the JSON; what it lists under "regions" is the
+    # causal engine's biased boxes in feature names, each with its share
+    listed = b.to_json()["regions"]
+    assert set(listed) == {"count", "listed", "biased_mass", "boxes"}
+    assert all(set(box) == {"features", "biased_share", "biased_mass"} for box in listed["boxes"])
+    assert "partly biased" not in json.dumps(b.to_json())
 
 
 def test_a_file_of_several_programs_is_one_compact_card():

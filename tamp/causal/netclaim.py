@@ -321,7 +321,10 @@ def network_claim(dag: Dag, nouts: int, pairs, dims: Tuple[Dim, ...], max_cells:
                     total = _add(total, ex.forms[f])
                 extra = ((ex.form_id(total), any(s for _, s in lits)),) if len(lits) > 1 else ()
                 case_pairs.append(CasePair(pi, p, q, vp != vq, lits, extra))
-    rows, _ = graph.rows([compact(f) for f in ex.forms])
+    try:
+        rows, _ = graph.rows([compact(f) for f in ex.forms])
+    except OverflowError:  # the batched bounds work in binary64: leave such weights to the exact engine
+        raise NotNetwork("a weight or constant is too large for the batched bounds (binary64)") from None
     # the cells, their constants, and the validity of every copy on the interior of the box
     cells, cell_consts = [], []
     ranges = [range(int(bounds[k][0]), int(bounds[k][1]) + 1) for k in cat]

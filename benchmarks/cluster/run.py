@@ -150,6 +150,7 @@ def main(argv=None) -> int:
     )
     print(text)
     suffix = f"_{a.only}" if a.only else ""
+    Path(a.out).mkdir(parents=True, exist_ok=True)
     Path(a.out, f"measured{suffix}.md").write_text(text)
     Path(a.out, f"timings{suffix}.json").write_text(json.dumps(timings, indent=1) + "\n")
     return 0 if same else 1

@@ -413,16 +413,14 @@ def counter_ranking(cfa, head: int, counter) -> Ranking:
     return Ranking(head, rank, dec)
 
 
-def guard_ranking(cfa, head: int, enc, valid) -> Optional[Ranking]:
-    """A ranking read off the loop condition, for loops without a unit-step counter
-    (``while (i < n) { …; i := i + 2; }``): for each conjunct ``a < b`` (``<=``, ``>``, ``>=``) the
-    candidate r = b - a (+ 1 when not strict), decreasing on the body edges that write its
-    variables. The first candidate whose obligations all come back valid from ``valid``."""
-    body = loop_body(cfa, head)
+def guard_measures(cfa, head: int, body) -> List[A.Expr]:
+    """The candidate measures read off a loop's condition: for each conjunct ``a < b`` (``<=``,
+    ``>``, ``>=``) the expression b - a (+ 1 when not strict); none when the guard is not readable."""
     try:
         cond = loop_guard(cfa, head, body)
     except NotRanked:
-        return None
+        return []
+    out: List[A.Expr] = []
     for atom in conjuncts(cond):
         if not (isinstance(atom, A.Binary) and atom.op in ("<", "<=", ">", ">=")):
             continue
@@ -430,6 +428,17 @@ def guard_ranking(cfa, head: int, enc, valid) -> Optional[Ranking]:
         rank: A.Expr = A.Binary("-", hi, lo)
         if atom.op in ("<=", ">="):
             rank = A.Binary("+", rank, A.num(1))
+        out.append(rank)
+    return out
+
+
+def guard_ranking(cfa, head: int, enc, valid) -> Optional[Ranking]:
+    """A ranking read off the loop condition, for loops without a unit-step counter
+    (``while (i < n) { …; i := i + 2; }``): for each conjunct ``a < b`` (``<=``, ``>``, ``>=``) the
+    candidate r = b - a (+ 1 when not strict), decreasing on the body edges that write its
+    variables. The first candidate whose obligations all come back valid from ``valid``."""
+    body = loop_body(cfa, head)
+    for rank in guard_measures(cfa, head, body):
         reads = A.free_vars(rank)
         dec = tuple(e for e, st in body_edges(cfa, body) if _written(st) & reads)
         if not dec:
@@ -496,17 +505,7 @@ def path_ranking(cfa, head: int, enc, valid) -> Optional[Ranking]:
     path through the body, the iteration composed (binary search: ``lo := mid + 1`` lowers
     ``hi - lo`` only given ``mid := (lo + hi) div 2`` and ``lo < hi`` earlier on the path)."""
     body = loop_body(cfa, head)
-    try:
-        cond = loop_guard(cfa, head, body)
-    except NotRanked:
-        return None
-    for atom in conjuncts(cond):
-        if not (isinstance(atom, A.Binary) and atom.op in ("<", "<=", ">", ">=")):
-            continue
-        lo, hi = (atom.left, atom.right) if atom.op in ("<", "<=") else (atom.right, atom.left)
-        rank: A.Expr = A.Binary("-", hi, lo)
-        if atom.op in ("<=", ">="):
-            rank = A.Binary("+", rank, A.num(1))
+    for rank in guard_measures(cfa, head, body):
         cand = Ranking(head, rank, (), None, True)
         try:
             obs = obligations(cfa, cand, enc)

@@ -21,7 +21,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from lang.parser import parse_file  # noqa: E402  (after the path set-up)
 from tamp.causal import certify_program  # noqa: E402
-from tamp.prob import probability  # noqa: E402
+from tamp.probability import probability  # noqa: E402
 
 
 def gaussian_sum():

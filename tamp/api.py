@@ -30,7 +30,8 @@ from lang.loader import check_bound, load, parse_bound, select
 from lang.parser import parse, parse_expr
 from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind
 
-from . import causal, prob, prover
+from . import causal, prover
+from . import probability as prob
 from . import report as _report  # noqa: F401  (registers the notebook views of the results)
 from .certificate import CheckReport, check_certificate, decode, file_certificate
 from .cfa.dependence import conditioning_assumes, describe

@@ -11,7 +11,7 @@ hang or crash stays in its row; the files are jobs of :mod:`tamp.executor` (``--
 file states the verdict it expects (``// expect: proved`` for a true claim, ``// expect: unknown``
 for a false one: tamp's prover never says "violated" for a failure bound, and must never prove
 a false claim). Then every input set of ``benchmarks/corpus/inputs.json`` is simulated
-(``tamp.simulate``, fixed seed) and compared with the simulator verdict recorded there
+(``tamp.simulation``, fixed seed) and compared with the simulator verdict recorded there
 (``consistent`` for true claims; ``refuted`` at least once for every false one).
 
 Which tamp is measured is whatever ``tamp`` the interpreter imports: run with
@@ -139,8 +139,8 @@ def prove_file(path: str, timeout: float) -> dict:
 def simulate_file(path: str, inputs_path: str, runs: int) -> List[List[str]]:
     """[simulator verdict, recorded expectation] for each input set of ``path`` in inputs.json."""
     from lang.errors import TampError
-    from tamp.simulate import simulate
-    from tamp.simulate.bench_inputs import load_inputs
+    from tamp.simulation import simulate
+    from tamp.simulation.bench_inputs import load_inputs
 
     out = []
     for b in load_inputs(Path(inputs_path)):

@@ -44,7 +44,7 @@ def ground_truth() -> dict:
 def run_one(name: str, timeout: float) -> dict:
     from lang.parser import parse_file
     from tamp.core.interval import float_above, float_below
-    from tamp.prob import decide_program
+    from tamp.probability import decide_program
 
     path = HERE / f"{name}.prob"
     t0 = time.monotonic()

@@ -5,7 +5,7 @@ For one benchmark program:
 
 1. prove the original; if "proved", simulate it at each concrete input of
    ``benchmarks/inputs.json`` — the Monte Carlo interval must reach below the bound
-   (``tamp.simulate`` verdict not REFUTED);
+   (``tamp.simulation`` verdict not REFUTED);
 2. for each mutant (:mod:`mutants`), prove it with a time limit. A mutant expected false
    that comes back "proved" is flagged: a soundness failure when the simulator refutes it,
    otherwise a case to review by hand (an operator can leave a claim true, e.g. β/2 when the
@@ -72,7 +72,7 @@ def prove_verdict(prog: A.Program, bound: Optional[A.Expr], timeout: float, path
 def simulate_all(prog: A.Program, bound: Optional[A.Expr], inputs: List[Dict[str, object]], runs: int) -> List[str]:
     """The simulator's verdict at each input: "consistent", "refuted" or "error: …"."""
     from lang.errors import TampError
-    from tamp.simulate import simulate
+    from tamp.simulation import simulate
 
     out = []
     for inp in inputs:

@@ -33,8 +33,8 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=60.0)
     a = ap.parse_args(argv)
     from lang.parser import parse_file
-    from tamp.prob import decide_program
-    from tamp.prob.result import show_interval
+    from tamp.probability import decide_program
+    from tamp.probability.result import show_interval
 
     rows = [
         "# Property specifications: results",

@@ -9,7 +9,7 @@ varied ones, which range over their ``requires`` range (or an explicit
 * ``might B``: does some execution satisfy B? "yes" comes with a witness.
 * ``probably θ`` (programs that sample): the same questions about
   "P(B) >= θ", asked of every point of a finite scenario, with probabilities from
-  :func:`tamp.prob.probability`.
+  :func:`tamp.probability.probability`.
 
 Deterministic programs are executed symbolically over the varied inputs and
 decided by z3; every model is re-checked by exact evaluation before it is shown.
@@ -29,7 +29,7 @@ import z3
 from lang import ast as A
 from lang.errors import TampError, UnsupportedError
 from lang.parser import parse_expr
-from tamp.prob import probability
+from tamp.probability import probability
 
 from . import terms as T
 from .dag import compile_dag, evaluate

@@ -5,9 +5,9 @@ program's inputs, e.g. ``x1 ~ uniform(0, 1); x2 ~ gauss(0.5, 0.04); sex ~ bern(0
 When every non-sensitive input is sampled once, at the top level, from a
 distribution with constant parameters, the inputs are independent and a box's
 mass is the product of per-input masses: exact for ``uniform`` / ``unif`` /
-``bern``, a certified interval (outward-rounded CDFs of :mod:`tamp.prob.dists`)
+``bern``, a certified interval (outward-rounded CDFs of :mod:`tamp.probability.dists`)
 for ``gauss`` / ``lap`` / ``exp``. Any other population is handed to the
-probability engine (:func:`tamp.prob.probability`, one certified interval per box).
+probability engine (:func:`tamp.probability.probability`, one certified interval per box).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Callable, Dict, Tuple
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
 from lang.loader import load
-from tamp.prob import probability
-from tamp.prob.dists import Expo, Gauss, Laplace, PolyDensity
+from tamp.probability import probability
+from tamp.probability.dists import Expo, Gauss, Laplace, PolyDensity
 
 from . import terms as T
 from .boxes import Box

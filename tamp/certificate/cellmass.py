@@ -46,8 +46,8 @@ from tamp.core.interval import Interval
 from tamp.core.ldl import ldl
 from tamp.core.linear import Bound, Constraint, linked_groups
 from tamp.core.linear import affine_range as linear_range
-from tamp.prob.dists import Dist, Gauss
-from tamp.prob.polydensity import polytope_problem
+from tamp.probability.dists import Dist, Gauss
+from tamp.probability.polydensity import polytope_problem
 from tamp.wmi import integrate_polytope
 
 from .leaf_taylor import column_integral

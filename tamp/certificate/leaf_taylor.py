@@ -25,7 +25,7 @@ encloses the integral to second order when u and the outer variables are Gaussia
   rationals), so each part has one active piece on each side; with several, box ends that are
   not floats are moved inward to floats; the slivers left over are bounded by [0, their mass].
 
-All arithmetic is on float pairs rounded outward (:mod:`tamp.prob.interval`) or exact; a case
+All arithmetic is on float pairs rounded outward (:mod:`tamp.probability.interval`) or exact; a case
 outside these conditions (an unbounded outer side, a non-Gaussian variable) returns None and
 the caller keeps the first-order bound.
 """

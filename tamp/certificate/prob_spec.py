@@ -89,7 +89,7 @@ class Evaluator:
         raise SpecError("a probability clause combines P-terms and constants with + - * /")
 
     def truth(self, e) -> Optional[bool]:
-        # the checker's own walk over the clause (same shape as tamp/prob/decide.py's, on purpose);
+        # the checker's own walk over the clause (same shape as tamp/probability/decide.py's, on purpose);
         # only the truth tables and the interval comparison are shared (tamp/core/logic3.py)
         if isinstance(e, A.BoolLit):
             return e.value

@@ -14,7 +14,7 @@ import math
 from fractions import Fraction
 from typing import Dict, List, Optional
 
-from tamp.prob.dists import Dist
+from tamp.probability.dists import Dist
 
 from .cellmass import Region, classify_box, components, effective_box, leaf_bounds, witness_vars
 

@@ -15,7 +15,7 @@ One entry of the certificate file's ``"probability"`` list::
 
 Everything in a trace outside its listed cells is claimed to lie outside ``c`` (or outside the
 ``assume``s). The cells come from the probability engine's own paths
-(:func:`tamp.prob.export.export_cells`); their masses are computed with the checker's
+(:func:`tamp.probability.export.export_cells`); their masses are computed with the checker's
 functions (:func:`.cellmass.region_mass`), refining bisection witnesses until the clauses are
 decided by the certificate's numbers alone.
 """
@@ -35,7 +35,7 @@ from lang.printer import print_expr
 from lang.serialize import to_json
 from tamp.core.interval import Interval
 from tamp.core.validity import check_sat
-from tamp.prob.export import export_cells
+from tamp.probability.export import export_cells
 
 from .cellmass import MassError, Region, components, gauss_transform, rational_text, split_mass, witness_interval
 from .format import CertificateError

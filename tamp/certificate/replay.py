@@ -56,8 +56,8 @@ from lang import ops
 from tamp.core import z3expr as Z
 from tamp.core.interval import Interval
 from tamp.core.z3expr import fraction, rational
-from tamp.prob.dists import Dist, Expo, Gauss, Laplace, PolyDensity, exp_interval
-from tamp.prob.polydensity import density_coeffs
+from tamp.probability.dists import Dist, Expo, Gauss, Laplace, PolyDensity, exp_interval
+from tamp.probability.polydensity import density_coeffs
 
 MAX_STEPS = 1_000_000
 ONE = Interval.point(1)
@@ -297,7 +297,7 @@ class Replayer:
             raise ReplayError(f"line {_line(s)}: statement not supported")
 
     # Deliberately the checker's own assignment semantics (same shape as the engine's
-    # tamp/prob/paths.py Executor.assign): the replay shares no code with the engine's executor.
+    # tamp/probability/paths.py Executor.assign): the replay shares no code with the engine's executor.
     def assign(self, targets, value, st: _State) -> None:
         if len(targets) == 1:
             self._store(targets[0], value, st)
@@ -600,7 +600,7 @@ def _const_of(t) -> Optional[Fraction]:
     return fraction(z3.simplify(t))
 
 
-# z3-level simplifying connectives; deliberately separate from tamp/prob/symbolic.py's own formula
+# z3-level simplifying connectives; deliberately separate from tamp/probability/symbolic.py's own formula
 # type (same shape): the checker builds z3 terms only.
 def _and(a, b):
     if a is False or b is False:

@@ -26,7 +26,7 @@ def add_arguments(p):
 
 def run(args) -> int:
     # deferred on purpose: the engine loads when the command runs, not at CLI start-up
-    from tamp.prob import decide_program
+    from tamp.probability import decide_program
 
     t0 = time.monotonic()
     src, progs = load_programs(args)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import time
 
-from ..simulate import simulate
-from ..simulate.errors import SimulationError
+from ..simulation import simulate
+from ..simulation.errors import SimulationError
 from .common import add_file_arguments, checked_bound, checked_inputs, emit_json, load_programs
 from .jsonout import envelope
 from .options import open_unit, runs, seed

@@ -1,7 +1,7 @@
 """Three-valued (Kleene) logic over certified intervals: True, False, or None (undecided).
 
 A small neutral primitive shared by the probability engine's clause evaluator
-(:mod:`tamp.prob.decide`) and the certificate checker's own evaluator
+(:mod:`tamp.probability.decide`) and the certificate checker's own evaluator
 (:mod:`tamp.certificate.prob_spec`): each keeps its own walk over the clause, only the truth
 tables and the interval comparison live here.
 """

@@ -17,7 +17,7 @@ from typing import List, Optional
 from lang import ast as A
 from lang.parser import parse
 from tamp.show import show_expr
-from tamp.simulate import simulate
+from tamp.simulation import simulate
 
 
 def escape(s) -> str:

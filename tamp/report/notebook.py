@@ -15,7 +15,7 @@ from fractions import Fraction
 from html import escape
 from typing import List, Optional
 
-from tamp.prob.result import ProbResult
+from tamp.probability.result import ProbResult
 from tamp.prover.result import ProofResult
 
 from .derivation import derivation_line
@@ -133,7 +133,7 @@ def file_card(file_result, source: Optional[str] = None, engine: str = "auto") -
 
 
 def simulation_card(sim) -> str:
-    """A :class:`tamp.simulate.result.SimResult`: the failure rate's interval against the bound."""
+    """A :class:`tamp.simulation.result.SimResult`: the failure rate's interval against the bound."""
     bits = [f"{sim.total_runs} runs", seconds(sim.time_s)]
     out = [_head(sim.program, sim.verdict, _SIM_BADGE.get(sim.verdict, "unknown"), bits)]
     if sim.kind == "failure-bound" and sim.runs:

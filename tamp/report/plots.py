@@ -25,7 +25,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from lang import ast as A
 from lang.evaluate import evaluate
 from lang.parser import parse, parse_expr
-from tamp.simulate import simulate
+from tamp.simulation import simulate
 
 #: Runs of ``tamp simulate`` per plotted point, and most points simulated per plot.
 SIM_RUNS = 2000

@@ -3,7 +3,7 @@
 :func:`program_section` is what ``ProgramResult._repr_html_`` shows in a notebook and what the
 page repeats for every program of a file. It reads only the result objects' public data, by
 type: failure-bound results (:class:`tamp.prover.ProofResult`), probability results
-(:class:`tamp.prob.result.ProbResult`), anything else through ``details``.
+(:class:`tamp.probability.result.ProbResult`), anything else through ``details``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from html import escape
 from typing import Dict, List, Optional, Tuple
 
-from tamp.prob.result import ProbResult, show_interval
+from tamp.probability.result import ProbResult, show_interval
 from tamp.prover.conc_proof import ConcentrationResult
 from tamp.prover.result import ProofResult
 from tamp.results import ProgramResult, Result

@@ -7,7 +7,7 @@ import pytest
 
 import tamp
 from tamp.report import write_report
-from tamp.simulate import simulate
+from tamp.simulation import simulate
 
 PROGRAMS = """program coin(p: real)
   requires 0 < p && p <= 1

@@ -132,7 +132,7 @@ def test_violated_verdict_is_certified(tmp_path, capsys):
 
 
 def test_certified_interval_agrees_with_simulation(tri):
-    simulate = pytest.importorskip("tamp.simulate").simulate
+    simulate = pytest.importorskip("tamp.simulation").simulate
     sim = simulate(TRI, {}, runs=20000, seed=5)
     _, _, lo, hi = sim.prob_terms[0][:4]
     assert Fraction(lo) <= Fraction(1, 2) <= Fraction(hi)

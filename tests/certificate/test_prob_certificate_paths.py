@@ -75,7 +75,7 @@ def test_branch_program_checks_ok(branch, tmp_path, capsys):
 
 
 def test_branch_program_agrees_with_simulation(branch):
-    simulate = pytest.importorskip("tamp.simulate").simulate
+    simulate = pytest.importorskip("tamp.simulation").simulate
     sim = simulate(BRANCH, {}, runs=20000, seed=3)
     (_, _, lo1, hi1), (_, _, lo2, hi2) = [t[:4] for t in sim.prob_terms[:2]]
     assert lo1 <= 0.3 <= hi1 and lo2 <= 0.8 <= hi2
@@ -190,7 +190,7 @@ def test_malformed_branch_exits_2(branch, tmp_path, capsys):
 
 def test_gauss_transform_matches_direct_1d_mass():
     from tamp.certificate.cellmass import Region, region_mass
-    from tamp.prob.dists import Gauss
+    from tamp.probability.dists import Gauss
 
     d = {
         "a": Gauss(Fraction(1), Fraction(2)),
@@ -211,7 +211,7 @@ def test_leaf_enclosure_contains_exact_polytope_mass():
     """Random boxes and constraints over uniforms: the inner-variable bounds always contain the
     exact integral (tamp.wmi) and are never wider than [0, box mass]."""
     from tamp.certificate.cellmass import Region, leaf_enclosure, region_mass
-    from tamp.prob.dists import PolyDensity
+    from tamp.probability.dists import PolyDensity
 
     rng = random.Random(7)
     names = ["u", "v", "w"]

@@ -62,7 +62,7 @@ def _exact_2d(box, cons, sd):
 
 def test_leaf_bounds_contain_the_true_mass_and_are_second_order():
     from tamp.certificate.cellmass import leaf_bounds
-    from tamp.prob.dists import Gauss
+    from tamp.probability.dists import Gauss
 
     rng = random.Random(7)
     worst = 0.0
@@ -97,7 +97,7 @@ def test_three_gaussian_region_certifies_with_a_small_witness(tri, tmp_path, cap
 
 
 def test_three_gaussian_region_agrees_with_simulation():
-    simulate = pytest.importorskip("tamp.simulate").simulate
+    simulate = pytest.importorskip("tamp.simulation").simulate
     sim = simulate(TRI, {}, runs=20000, seed=5)
     _, _, lo, hi = sim.prob_terms[0][:4]
     assert lo <= 0.2445 <= hi and hi > 0.243

@@ -11,7 +11,7 @@ from lang.parser import parse
 from lang.typecheck import check_file
 from tamp.cfa import build_cfa
 from tamp.cfa.dependence import analyse
-from tamp.simulate import run_samples
+from tamp.simulation import run_samples
 
 INTS = ["x0", "x1", "x2"]
 BOOLS = ["y0", "y1"]

@@ -15,8 +15,8 @@ from tamp.certificate import file_certificate
 from tamp.certificate.checker import check_certificate
 from tamp.certificate.reader import decode
 from tamp.prover.conc_proof import ConcentrationResult
-from tamp.simulate import simulate
-from tamp.simulate.bench_inputs import inputs_for
+from tamp.simulation import simulate
+from tamp.simulation.bench_inputs import inputs_for
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = sorted((ROOT / "benchmarks" / "concentration").glob("*.prob"))

@@ -11,7 +11,7 @@ from lang.evaluate import evaluate
 from lang.parser import parse_expr
 from tamp.api import certify_and_check, prove
 from tamp.cli import main
-from tamp.simulate import simulate
+from tamp.simulation import simulate
 
 SUM = """
 program noisySumInfer(q: int[], n: int, b: real, t: real)

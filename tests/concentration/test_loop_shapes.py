@@ -6,7 +6,7 @@ import pytest
 
 from tamp.api import prove
 from tamp.prover.conc_proof import ConcentrationResult
-from tamp.simulate import simulate
+from tamp.simulation import simulate
 
 TEXT = """
 program noisySumDownConc(q: int[], n: int, eps: real, p: real)

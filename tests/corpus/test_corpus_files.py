@@ -16,8 +16,8 @@ from locations import BENCHMARKS
 
 from lang.parser import parse_file
 from lang.typecheck import check_file
-from tamp.simulate import simulate
-from tamp.simulate.bench_inputs import load_inputs
+from tamp.simulation import simulate
+from tamp.simulation.bench_inputs import load_inputs
 
 CORPUS = BENCHMARKS / "corpus"
 

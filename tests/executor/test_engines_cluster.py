@@ -13,7 +13,7 @@ from tamp.api import prove
 from tamp.certificate import check_certificate, decode, file_certificate
 from tamp.commands.prove import prove_file
 from tamp.executor import Executor
-from tamp.prob import decide_program
+from tamp.probability import decide_program
 from tamp.wmi import wmi
 from tamp.wmi.jsonfmt import problem_from_dict
 

@@ -6,7 +6,7 @@ import pytest
 from locations import REPO
 
 from lang.parser import parse_file
-from tamp.prob import decide_program, probability
+from tamp.probability import decide_program, probability
 
 BENCH = REPO / "benchmarks" / "fairness"
 
@@ -54,7 +54,7 @@ def test_ratio_interval_contains_monte_carlo_estimate():
 
 
 def test_simulator_agrees_on_a_fairsquare_problem():
-    sim = pytest.importorskip("tamp.simulate")
+    sim = pytest.importorskip("tamp.simulation")
     text = (BENCH / "BN1_DT4.prob").read_text()
     r = decide_program(load("BN1_DT4"), timeout=30)
     s = sim.simulate(text, {}, runs=40000, seed=5)

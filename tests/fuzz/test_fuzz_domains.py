@@ -17,8 +17,8 @@ INPUTS = {"p": Fraction(1, 2), "n": 2, "eps": Fraction(1, 10)}
 @given(text=programs(depth=1, probability=False))
 def test_ball_and_exact_domains_agree(text):
     from lang.errors import TampError
-    from tamp.simulate import runner, simulate
-    from tamp.simulate.arith import ExactDomain
+    from tamp.simulation import runner, simulate
+    from tamp.simulation.arith import ExactDomain
 
     # float-steered sampling (step weights, density polynomials) may differ by an ulp: left out
     assume("step(" not in text and "density(" not in text)

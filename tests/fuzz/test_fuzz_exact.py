@@ -32,7 +32,7 @@ IDENTITIES = [
     d1=REAL_DISTS,
 )
 def test_identities_are_never_refuted(e, c, which, d0, d1):
-    from tamp.simulate import simulate
+    from tamp.simulation import simulate
 
     lhs, rhs = IDENTITIES[which](e, c)
     src = (

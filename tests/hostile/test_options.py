@@ -274,7 +274,7 @@ def test_fuzzed_option_values_never_crash(coin, capsys, value):
 
 def test_negative_seed_from_python_is_an_input_error():
     from lang.errors import TampError
-    from tamp.simulate import simulate
+    from tamp.simulation import simulate
 
     for seed in (-1, 0.5, True):
         with pytest.raises(TampError, match="seed must be an integer >= 0"):

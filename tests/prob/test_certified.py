@@ -4,9 +4,9 @@ the exact values (soundness) and be tight."""
 import math
 from fractions import Fraction
 
-from tamp.prob import Interval, probability
-from tamp.prob.dists import Gauss, PolyDensity
-from tamp.prob.mass import SplitNode
+from tamp.probability import Interval, probability
+from tamp.probability.dists import Gauss, PolyDensity
+from tamp.probability.mass import SplitNode
 
 
 def contains(iv, x):

@@ -2,7 +2,7 @@
 
 from fractions import Fraction
 
-from tamp.prob import probability
+from tamp.probability import probability
 
 
 def P(src, event, given=None, **kw):

@@ -7,8 +7,8 @@ import pytest
 from locations import REPO
 
 from lang.parser import parse
-from tamp.prob import decide_program
-from tamp.prob.independence import independent
+from tamp.probability import decide_program
+from tamp.probability.independence import independent
 
 ROOT = REPO
 

@@ -8,7 +8,7 @@ import mpmath
 import pytest
 import rigorous_oracle as R  # the former hand-written kernel, kept as an independent oracle
 
-from tamp.prob.dists import Expo, Gauss, Laplace, exp_interval
+from tamp.probability.dists import Expo, Gauss, Laplace, exp_interval
 
 mpmath.mp.prec = 300
 

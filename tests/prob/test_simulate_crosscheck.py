@@ -6,9 +6,9 @@ from fractions import Fraction
 import pytest
 
 from lang.parser import parse
-from tamp.prob import decide_program
+from tamp.probability import decide_program
 
-simulate = pytest.importorskip("tamp.simulate").simulate
+simulate = pytest.importorskip("tamp.simulation").simulate
 
 PROGRAMS = [
     "program a() ensures P(a || b) >= 0.7 { a ~ bern(0.3); b ~ bern(0.6); }",

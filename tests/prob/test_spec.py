@@ -4,7 +4,7 @@ import pytest
 
 from lang.errors import TampError, UnsupportedError
 from lang.parser import parse
-from tamp.prob import decide_program
+from tamp.probability import decide_program
 
 
 def decide(text, **kw):

@@ -20,7 +20,7 @@ def _prove(rel, timeout=120):
 
 
 def _cross_check(rel):
-    sim = pytest.importorskip("tamp.simulate")
+    sim = pytest.importorskip("tamp.simulation")
     src = (BENCH / rel).read_text()
     for case in INPUTS.get(rel, []):
         sim.check_consistent(src, case["inputs"], runs=4000, seed=1)
@@ -69,7 +69,7 @@ def test_slow_case_study_proved_and_cross_checked(rel):
 def test_too_strong_loop_variants_are_not_proved(rel):
     r = _prove(rel, timeout=60)
     assert r.verdict == "unknown"
-    sim = pytest.importorskip("tamp.simulate")
+    sim = pytest.importorskip("tamp.simulation")
     src = (BENCH / rel).read_text()
     refuted = False
     for case in INPUTS.get(rel, []):

@@ -28,7 +28,7 @@ def test_a_1001_feature_linear_model_is_proved_and_simulates_consistently():
     prog = parse(text, "lin.prob").programs[0]
     r = prove_program(prog, path="lin.prob", source=text, timeout=300)
     assert r.verdict == "proved", r.message
-    sim = pytest.importorskip("tamp.simulate")
+    sim = pytest.importorskip("tamp.simulation")
     for xs, eps, p in (([1] * 1001, 1, 0.1), ([(k % 5) - 2 for k in range(1001)], 0.5, 0.3)):
         with deep_recursion():  # as under the CLI: the simulator's evaluator recurses
             s = sim.simulate(text, {"x": xs, "eps": eps, "p": p}, runs=3000, seed=1)

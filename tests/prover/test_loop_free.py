@@ -51,7 +51,7 @@ def _prove(src, bound=None, **kw):
 
 def _cross_check(src, inputs, bound=None, runs=20000):
     """A proved claim must be consistent with sampling: the estimate's CI reaches below the bound."""
-    sim = pytest.importorskip("tamp.simulate")
+    sim = pytest.importorskip("tamp.simulation")
     r = sim.simulate(src, inputs, runs=runs, seed=1, bound=bound)
     assert r.ci[0] <= float(r.bound_value) + 1e-12, (inputs, r.rate, r.ci, r.bound_value)
     return r
@@ -74,7 +74,7 @@ def test_ex1_not_proved_with_half_p_and_never_violated():
     assert r.verdict == "unknown"
     assert "y ~ bern(p)" in r.failed_trace and "line" in r.failed_trace
     # the truth is 0.75 p: sampling shows p/2 is indeed too strong
-    sim = pytest.importorskip("tamp.simulate")
+    sim = pytest.importorskip("tamp.simulation")
     s = sim.simulate(EX1, {"p": 1}, runs=20000, seed=2, bound="p/2")
     assert s.ci[0] > 0.5
 

@@ -32,7 +32,7 @@ def test_ex2_proved_for_every_n_and_cross_checked():
     head = [n for n in aut.nodes.values() if "i" in str(n.kappa)]
     assert head, "the loop head's failure bound grows with the counter"
     assert all(o.status == "valid" for o in r.obligations)
-    sim = pytest.importorskip("tamp.simulate")
+    sim = pytest.importorskip("tamp.simulation")
     for inputs in ({"q": [1, 5, 2], "n": 3, "eps": 0.5, "p": 0.1}, {"q": [4.5], "n": 1, "eps": 0.25, "p": 0.5}):
         s = sim.simulate(EX2, inputs, runs=20000, seed=3)
         assert s.ci[0] <= float(s.bound_value)
@@ -60,7 +60,7 @@ def test_loops_counting_down_are_proved_and_cross_checked(name):
     r = prove_program(src.programs[0], source=src.text, timeout=60)
     assert r.verdict == "proved", r.render_text()
     assert all(o.status == "valid" for o in r.obligations)
-    sim = pytest.importorskip("tamp.simulate")
+    sim = pytest.importorskip("tamp.simulation")
     for inputs in ({"q": [1, 5, 2], "n": 3, "eps": 0.5, "p": 0.1}, {"q": [4.5], "n": 1, "eps": 0.25, "p": 0.5}):
         s = sim.simulate(src.text, inputs, runs=20000, seed=3)
         assert s.ci[0] <= float(s.bound_value)
@@ -71,7 +71,7 @@ def test_loop_counting_down_with_a_too_strong_claim_is_not_proved():
     src = parse_file(str(path))
     r = prove_program(src.programs[0], source=src.text, timeout=30)
     assert r.verdict == "unknown"
-    sim = pytest.importorskip("tamp.simulate")
+    sim = pytest.importorskip("tamp.simulation")
     s = sim.simulate(src.text, {"q": [1, 5, 2], "n": 3, "eps": 0.5, "p": 0.1}, runs=20000, seed=3)
     assert s.ci[0] > float(s.bound_value)  # and it is indeed false
 
@@ -101,7 +101,7 @@ def test_nested_loops_over_a_flattened_grid_are_proved_and_cross_checked():
     assert r.verdict == "proved", r.render_text()
     labels = " ".join(str(n.label) for n in r.automata[0].nodes.values())
     assert "k$" in labels  # a flattened-range invariant carried the proof
-    sim = pytest.importorskip("tamp.simulate")
+    sim = pytest.importorskip("tamp.simulation")
     s = sim.simulate(src.text, {"q": [1, 2, 3, 4, 5, 6], "n": 2, "m": 3, "eps": 1, "p": 0.3}, runs=20000, seed=3)
     assert s.ci[0] <= float(s.bound_value)
     bad = parse_file(str(BENCH / "variants" / "noisyGrid_nolog.prob"))

@@ -13,7 +13,7 @@ import pytest
 
 from lang.parser import parse
 from tamp.prover import prove_program
-from tamp.simulate import simulate
+from tamp.simulation import simulate
 
 NOISY_AVG = """program noisyAvg(x: real[], n: int, eps: real, p: real)
   requires n >= 1 && eps > 0 && 0 < p && p <= 1

@@ -7,8 +7,8 @@ from locations import BENCHMARKS
 
 from lang.parser import parse_file
 from tamp.prover import prove_program
-from tamp.simulate import simulate
-from tamp.simulate.bench_inputs import inputs_for
+from tamp.simulation import simulate
+from tamp.simulation.bench_inputs import inputs_for
 
 TRUE = ["aboveTn", "sparseC", "histArgmax", "privMedian"]
 FALSE = ["aboveTn_nolog", "sparseC_noc", "histArgmax_nolog", "privMedian_half"]

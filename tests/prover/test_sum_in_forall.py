@@ -65,7 +65,7 @@ def test_loop_free_claim_is_proved_and_its_certificate_checks(tmp_path):
     cert = tmp_path / "rows.json"
     assert main(["prove", str(src), "--certificate", str(cert), "--quiet"]) == 0
     assert main(["check-proof", str(cert), str(src)]) == 0
-    sim = pytest.importorskip("tamp.simulate")
+    sim = pytest.importorskip("tamp.simulation")
     for inputs in (
         {"q": [1, 2, 3, 4], "rs": [3, 7], "n": 2, "m": 2, "eps": 1, "p": 0.2},
         {"q": [0.5] * 3, "rs": [1.5], "n": 1, "m": 3, "eps": 0.5, "p": 0.05},

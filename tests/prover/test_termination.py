@@ -6,7 +6,7 @@ import pytest
 
 from lang.parser import parse
 from tamp.prover import prove_program
-from tamp.simulate import simulate
+from tamp.simulation import simulate
 
 
 def prove(src, timeout=60):

@@ -13,8 +13,8 @@ import pytest
 from lang.parser import parse_file
 from tamp.prover import prove_program
 from tamp.prover.labels import projected_facts
-from tamp.simulate import simulate
-from tamp.simulate.bench_inputs import inputs_for
+from tamp.simulation import simulate
+from tamp.simulation.bench_inputs import inputs_for
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 

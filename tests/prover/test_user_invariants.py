@@ -40,7 +40,7 @@ def test_the_claim_proves_only_thanks_to_the_user_invariant():
     assert r.verdict == "proved", r.render_text()
     head = [n for n in r.automata[0].nodes.values() if n.cfa_node in r.cfa.invariants][0]
     assert any(str(c) == str(r.cfa.invariants[head.cfa_node][0]) for c in head.label)
-    sim = pytest.importorskip("tamp.simulate")
+    sim = pytest.importorskip("tamp.simulation")
     for inputs in ({"n": 6, "eps": 0.5, "p": 0.1}, {"n": 0, "eps": 2, "p": 0.3}):
         s = sim.simulate(text, inputs, runs=20000, seed=5)
         assert s.ci[0] <= float(s.bound_value)

@@ -11,7 +11,7 @@ from tamp.report import program_card
 from tamp.report.derivation import derivation_line
 from tamp.report.notebook import MAX_BYTES
 from tamp.report.plots import bound_plot, bound_points, causal_plot, comparison_plot
-from tamp.simulate import simulate
+from tamp.simulation import simulate
 
 COIN = """program coin(p: real)
   requires 0 < p && p <= 1

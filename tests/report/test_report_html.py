@@ -12,7 +12,7 @@ from locations import REPO
 
 import tamp
 from tamp.report import automata_svg, fragment, program_card, render_report
-from tamp.simulate import simulate
+from tamp.simulation import simulate
 
 EX1 = (REPO / "benchmarks/illustrative/ex1.prob").read_text()
 EX2 = (REPO / "benchmarks/dp/ex2.prob").read_text()

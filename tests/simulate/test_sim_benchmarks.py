@@ -5,8 +5,8 @@ import pytest
 from locations import BENCHMARKS
 
 from lang.parser import parse_file
-from tamp.simulate import simulate
-from tamp.simulate.bench_inputs import load_inputs
+from tamp.simulation import simulate
+from tamp.simulation.bench_inputs import load_inputs
 
 ENTRIES = load_inputs(BENCHMARKS / "inputs.json")
 MINE = ["illustrative", "dp", "reliability", "variants", "selection"]
@@ -75,7 +75,7 @@ def test_search_ref_concrete_reliability_is_visible_with_a_large_rate():
 def test_benchmarks_folder_is_found_from_a_directory_not_from_the_package(tmp_path, monkeypatch):
     from fractions import Fraction
 
-    from tamp.simulate.bench_inputs import NoBenchmarks, benchmarks_dir, inputs_for
+    from tamp.simulation.bench_inputs import NoBenchmarks, benchmarks_dir, inputs_for
 
     bench = tmp_path / "repo" / "benchmarks"
     (bench / "dp").mkdir(parents=True)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from tamp.simulate import run_samples
+from tamp.simulation import run_samples
 
 N = 200_000
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from tamp.simulate import REFUTED, run_samples, runner, simulate
-from tamp.simulate import arith_ball as B
-from tamp.simulate.arith import ExactDomain
+from tamp.simulation import REFUTED, run_samples, runner, simulate
+from tamp.simulation import arith_ball as B
+from tamp.simulation.arith import ExactDomain
 
 
 def verdict(src, inputs=None, runs=2000, **kw):

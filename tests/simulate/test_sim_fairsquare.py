@@ -7,7 +7,7 @@ import re
 import pytest
 from locations import REPO
 
-from tamp.simulate import simulate
+from tamp.simulation import simulate
 
 SHARED = REPO.parent / "shared" / "benchmarks" / "fairsquare"
 

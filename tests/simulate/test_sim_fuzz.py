@@ -6,7 +6,7 @@ from locations import BENCHMARKS
 
 from lang.errors import TampError
 from lang.parser import parse_file
-from tamp.simulate import simulate
+from tamp.simulation import simulate
 
 FILES = sorted(p for d in ("illustrative", "dp", "variants") for p in (BENCHMARKS / d).glob("*.prob"))
 PROGRAMS = [parse_file(str(f)) for f in FILES]

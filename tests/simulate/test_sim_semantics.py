@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from lang.errors import TampError
-from tamp.simulate import run_samples, simulate
+from tamp.simulation import run_samples, simulate
 
 
 def test_branches_merge_and_short_circuit():
@@ -128,7 +128,7 @@ def test_runaway_loop_is_stopped():
 
 
 def test_many_runs_are_simulated_in_chunks(monkeypatch):
-    import tamp.simulate.runner as runner
+    import tamp.simulation.runner as runner
 
     monkeypatch.setattr(runner, "CHUNK", 1000)
     src = """program c() ensures !x ensures P(y) >= 0 fails 0.5 { x ~ bern(0.2); y ~ bern(0.7); assume(!x || y); }"""
@@ -146,7 +146,7 @@ def test_locals_outside_p_terms_are_rejected():
 
 
 def test_check_consistent_for_provers():
-    from tamp.simulate import check_consistent
+    from tamp.simulation import check_consistent
 
     src = "program c(p: real) ensures !x fails p { x ~ bern(p / 2); }"
     assert check_consistent(src, {"p": 0.5}).verdict == "consistent"

@@ -3,7 +3,7 @@
 import pytest
 
 from lang.errors import TampError
-from tamp.simulate import simulate
+from tamp.simulation import simulate
 
 HIRING = """program hiring(t: real)
   ensures P(hire | female) / P(hire | !female) >= t

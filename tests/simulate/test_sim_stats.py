@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from tamp.simulate import bonferroni, clopper_pearson, failure_rate_ci
+from tamp.simulation import bonferroni, clopper_pearson, failure_rate_ci
 
 
 def test_zero_successes_closed_form():

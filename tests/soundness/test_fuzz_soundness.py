@@ -26,7 +26,7 @@ proved_count = {"n": 0}
 def test_proved_random_programs_are_not_refuted_by_simulation(text):
     from lang.errors import TampError
     from tamp.api import prove
-    from tamp.simulate import REFUTED, simulate
+    from tamp.simulation import REFUTED, simulate
 
     try:
         res = prove(text, timeout=2)

@@ -12,8 +12,8 @@ Every path carries
 
 Discrete samples (``bern``, ``unif``, the bin of ``step``, ``dlap``, ``dexp``) fork
 the path, weighted exactly; continuous ones create a base variable with a
-:class:`~tamp.prob.dists.Dist`.  Branches on a condition over sampled reals fork
-into disjoint convex cells (:func:`tamp.prob.symbolic.cases`); a cell whose
+:class:`~tamp.probability.dists.Dist`.  Branches on a condition over sampled reals fork
+into disjoint convex cells (:func:`tamp.probability.symbolic.cases`); a cell whose
 interior is empty (decided by the bounds, else by an exact z3 check over the
 rationals; ``unknown`` keeps the cell) is dropped, which is sound because its
 probability is 0.

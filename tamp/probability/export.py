@@ -1,8 +1,8 @@
 """Export hook for probability certificates: the final cells of a program's ``P(…)`` terms.
 
-This re-runs the engine's symbolic execution (:class:`tamp.prob.paths.Executor`) and, for each
+This re-runs the engine's symbolic execution (:class:`tamp.probability.paths.Executor`) and, for each
 P-term, splits every final path into the convex cells of ``given && event`` (*hit*) and
-``given && !event`` (*miss*) exactly as :func:`tamp.prob.terms.make_term` does — without
+``given && !event`` (*miss*) exactly as :func:`tamp.probability.terms.make_term` does — without
 computing any mass. It changes nothing in the engine; :mod:`tamp.certificate.prob_writer`
 turns the cells into a certificate whose every claim is re-checked independently.
 """

@@ -1,9 +1,9 @@
 """Deciding probability specifications: ``decide_program`` and ``probability``.
 
-The program is executed symbolically once (:mod:`tamp.prob.paths`); every
+The program is executed symbolically once (:mod:`tamp.probability.paths`); every
 ``P(…)`` term of the ``ensures`` clauses becomes hit/miss mass sums
-(:mod:`tamp.prob.terms`) over shared, refinable cell bounds
-(:mod:`tamp.prob.mass`).  The clauses are evaluated in exact interval
+(:mod:`tamp.probability.terms`) over shared, refinable cell bounds
+(:mod:`tamp.probability.mass`).  The clauses are evaluated in exact interval
 arithmetic with three-valued comparisons; while some clause is undecided the
 cell bound with the largest weighted gap is refined, until every clause is
 decided, nothing can be refined, or the time limit is reached.
@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Tuple, Union
 
 from lang import ast as A
 from lang.errors import TampError, UnsupportedError, error_at
-from lang.fairness import expand_fairness  # noqa: F401 (part of this engine's API, tamp.prob.expand_fairness)
+from lang.fairness import expand_fairness  # noqa: F401 (part of this engine's API, tamp.probability.expand_fairness)
 from lang.parser import parse, parse_expr
 from lang.printer import print_expr
 from tamp.core.interval import Interval

@@ -1,7 +1,7 @@
 """Symbolic values along one path: affine expressions over base variables and
 Boolean formulas over linear atoms.
 
-A base variable is an ``int`` id (see :mod:`tamp.prob.paths`); every sampled
+A base variable is an ``int`` id (see :mod:`tamp.probability.paths`); every sampled
 real is an affine form over base variables (:class:`tamp.core.linear.Affine`, the one
 linear-form type of every engine). A condition that depends on sampled reals is a :data:`Formula`: ``True``/``False``, a linear
 literal :class:`Lit` (``aff <= 0``, ``aff < 0``, ``aff == 0`` or ``aff != 0``), or

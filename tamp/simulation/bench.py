@@ -1,6 +1,6 @@
 """Timing and verdicts of the simulator on every benchmark input set.
 
-    python -m tamp.simulate.bench [--runs N] [--seed S] [--benchmarks DIR]
+    python -m tamp.simulation.bench [--runs N] [--seed S] [--benchmarks DIR]
 
 Prints one line per (file, input set): verdict, expected verdict, failure rate and interval,
 bound, and wall time; then the time of 100,000 runs of a 10-iteration loop (noisySum, n = 10).

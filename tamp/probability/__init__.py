@@ -1,6 +1,6 @@
 """The probability engine: decides ``ensures`` clauses with ``P(…)`` and fairness.
 
->>> from tamp.prob import probability
+>>> from tamp.probability import probability
 >>> probability("program p() { a ~ bern(0.3); b ~ bern(0.6); }", "a || b")
 Fraction(18, 25)
 

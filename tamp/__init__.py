@@ -2,8 +2,11 @@
 
 ``tamp.prove(source_or_path, bound="p*n")`` proves, for every input, that each
 program violates its postcondition with probability at most the bound — or
-says why it could not. ``tamp.import_model("net.onnx")`` turns a trained model into a
-program. See :mod:`tamp.api`.
+says why it could not. The other commands are functions too: ``tamp.check`` (parse and
+type-check), ``tamp.simulate`` (run at fixed inputs), ``tamp.prob`` (probability
+specifications), ``tamp.certify`` and ``tamp.check_proof`` (write and re-check a proof),
+``tamp.import_model("net.onnx")`` (a trained model as a program), ``tamp.robust``,
+``tamp.equiv`` and ``tamp.fit_prior``. See :mod:`tamp.api`.
 """
 
 from .results import PROVED, UNKNOWN, VIOLATED, FileResult, ProgramResult  # noqa: F401
@@ -12,6 +15,11 @@ from .version import __version__  # noqa: F401
 __all__ = [
     "prove",
     "prove_program",
+    "check",
+    "simulate",
+    "prob",
+    "certify",
+    "check_proof",
     "certify_and_check",
     "import_model",
     "robust",
@@ -25,7 +33,20 @@ __all__ = [
     "__version__",
 ]
 
-_API = ("prove", "prove_program", "certify_and_check", "import_model", "robust", "equiv", "fit_prior")
+_API = (
+    "prove",
+    "prove_program",
+    "check",
+    "simulate",
+    "prob",
+    "certify",
+    "check_proof",
+    "certify_and_check",
+    "import_model",
+    "robust",
+    "equiv",
+    "fit_prior",
+)
 
 
 def __getattr__(name: str):

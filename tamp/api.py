@@ -20,22 +20,25 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import time
 from typing import Dict, List, Optional, Union
 
 from lang import ast as A
 from lang.errors import TampError
 from lang.inputs import check_inputs, check_known, fix_inputs
-from lang.loader import check_bound, load, parse_bound, select
+from lang.loader import check_bound, decode, load, parse_bound, read_bytes, select
 from lang.parser import parse, parse_expr
-from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind
+from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind, spec_kind
+from lang.typecheck import check_file
 
-from . import causal, prover
-from . import probability as prob
+from . import causal, probability, prover
 from . import report as _report  # noqa: F401  (registers the notebook views of the results)
-from .certificate import CheckReport, check_certificate, decode, file_certificate
+from .certificate import CheckReport, MalformedCertificate, check_certificate, file_certificate
+from .certificate import decode as decode_certificate
+from .certificate import load as load_certificate
 from .cfa.dependence import conditioning_assumes, describe
-from .results import PROVED, UNKNOWN, FileResult, ProgramResult, combine
+from .results import PROVED, UNKNOWN, CheckedFile, FileResult, ProgramResult, ProgramSummary, combine
 from .show import show_expr
 
 
@@ -86,7 +89,7 @@ def prove_program(
                     res, dataclasses.replace(prog, ensures=tuple(clauses)), inputs, left, path, source, executor
                 )
         elif kind == PROBABILITY:
-            res = prob.decide_program(
+            res = probability.decide_program(
                 sub, inputs=inputs or None, timeout=left, path=path, source=source, executor=executor
             )
         else:
@@ -128,7 +131,9 @@ def decide_conditional(
     claim = A.Binary(">=", A.Prob(event), A.Binary("-", A.num(1), cfa.bound))
     sub = dataclasses.replace(prog, ensures=(claim,), fails=None)
     try:
-        exact = prob.decide_program(sub, inputs=inputs, timeout=timeout, path=path, source=source, executor=executor)
+        exact = probability.decide_program(
+            sub, inputs=inputs, timeout=timeout, path=path, source=source, executor=executor
+        )
     except TampError as exc:
         res.message += f"\n  (the probability engine cannot decide it at these inputs either: {exc.message})"
         return res
@@ -221,7 +226,194 @@ def certify_and_check(
     cert = json.loads(json.dumps(file_certificate(res, text.encode("utf-8"), bound, inputs)))
     src = parse(text, "<string>")
     b = parse_expr(bound, "--bound") if bound else None
-    return check_certificate(decode(cert), src, text.encode("utf-8"), b, inputs)
+    return check_certificate(decode_certificate(cert), src, text.encode("utf-8"), b, inputs)
+
+
+def _source(source_or_path, path: Optional[str]):
+    """``(bytes, SourceFile)`` of a path or source text: the bytes a certificate is bound to, and
+    the file parsed and type-checked."""
+    if isinstance(source_or_path, A.SourceFile):
+        return source_or_path.text.encode("utf-8"), load(source_or_path)
+    if isinstance(source_or_path, bytes):
+        return source_or_path, load(source_or_path, path)
+    probe = load(source_or_path, path, check=False)  # a path or text, decided as every command does
+    if probe.text == source_or_path:
+        return source_or_path.encode("utf-8"), load(probe)
+    raw = read_bytes(probe.path)  # a path: the file's own bytes (a BOM, say)
+    return raw, load(raw, probe.path)
+
+
+def check(source_or_path, path: Optional[str] = None) -> CheckedFile:
+    """Parse and type-check a file (a path, or source text) — ``tamp check`` as a function.
+
+    Returns a :class:`tamp.results.CheckedFile` listing each program's parameter and local types
+    and the kind of its specification; a file that does not check raises a located
+    :class:`lang.errors.TampError` (``file:line:col: error: …``).
+
+    >>> c = check("program coin(p: real) requires 0 < p && p <= 1 ensures !y fails p { y ~ bern(p); }")
+    >>> c
+    <CheckedFile <string>: ok (1 program: coin)>
+    >>> c.programs[0].params, c.programs[0].locals, c.programs[0].kind
+    ({'p': 'real'}, {'y': 'bool'}, 'failure-bound')
+    """
+    t0 = time.monotonic()
+    src = _load(source_or_path, path) if not isinstance(source_or_path, A.SourceFile) else source_or_path
+    types = check_file(src)
+    programs = [
+        ProgramSummary(
+            prog.name,
+            {n: str(ty) for n, ty in types[prog.name].params.items()},
+            {n: str(ty) for n, ty in types[prog.name].locals.items()},
+            spec_kind(prog),
+        )
+        for prog in src.programs
+    ]
+    return CheckedFile(src.path, programs, time.monotonic() - t0)
+
+
+def simulate(
+    source_or_path,
+    inputs: Optional[Dict[str, object]] = None,
+    runs: int = 100000,
+    seed: int = 0,
+    bound: Union[str, A.Expr, None] = None,
+    confidence: float = 0.99,
+    program: Optional[str] = None,
+    path: Optional[str] = None,
+):
+    """Run one program ``runs`` times at fixed ``inputs`` and test its claim statistically —
+    ``tamp simulate`` as a function. Returns a :class:`tamp.simulation.SimResult` (``.verdict``
+    ``consistent``/``refuted``/… , ``.rate``, ``.ci``, ``.bound_value``; a notebook shows the rate's
+    interval against the bound). ``program`` picks one program of a file with several.
+    ``inputs`` must name parameters of the program and fit their types (located errors).
+
+    >>> r = simulate("program c(p: real) requires 0 < p && p <= 1 ensures !x fails p { x ~ bern(p); }",
+    ...              {"p": 0.25}, runs=20000, seed=1)
+    >>> r.verdict, r.ci[0] < 0.25 < r.ci[1]
+    ('consistent', True)
+    """
+    from .simulation import simulate as _simulate  # deferred on purpose: numpy loads only here
+
+    src = _load(source_or_path, path)
+    progs = select(src, program)
+    if len(progs) != 1:
+        names = ", ".join(p.name for p in progs) or "none"
+        raise TampError(f"simulate runs one program; choose one with program= (the file has: {names})", src.path)
+    if inputs:
+        check_known(progs, inputs, src.path)
+        inputs = check_inputs(progs[0], inputs, src.path, src.text or None)
+    if isinstance(bound, str):
+        check_bound(progs[0], parse_bound(bound), bound)
+    res = _simulate(src, inputs or {}, runs=runs, seed=seed, bound=bound, confidence=confidence, program=progs[0].name)
+    return res
+
+
+def prob(
+    source_or_path,
+    inputs: Optional[Dict[str, object]] = None,
+    timeout: Optional[float] = 60.0,
+    program: Optional[str] = None,
+    path: Optional[str] = None,
+    executor=None,
+) -> FileResult:
+    """Compute every ``P(…)`` term (exactly, or as a certified interval) and decide the probability
+    specifications of each program that has one — ``tamp prob`` as a function. Returns a
+    :class:`tamp.results.FileResult` of :class:`tamp.probability.ProbResult` s (``.terms`` with their
+    intervals, ``.verdict``); a file without a probability specification is a located error.
+
+    >>> r = prob("program c() ensures P(x) >= 0.2 { x ~ bern(0.25); }")
+    >>> r.verdict
+    'proved'
+    >>> print(r.programs[0].render_text().splitlines()[1])
+      P(x) = 1/4 (0.25)
+    """
+    src = _load(source_or_path, path)
+    selected = select(src, program)
+    progs = [p for p in selected if any(A.contains(e, (A.Prob, A.Fairness)) for e in p.ensures)]
+    if not progs:
+        where = "program " + program if program else "this file"
+        raise TampError(
+            f"no probability specification (an ensures clause with P(...) or fairness) in {where}", src.path
+        )
+    if inputs:
+        check_known(selected, inputs, src.path)
+    results: List[ProgramResult] = []
+    for p in progs:
+        mine = check_inputs(p, inputs, src.path, src.text or None) if inputs else None
+        results.append(
+            probability.decide_program(
+                p, inputs=mine or None, timeout=timeout, path=src.path, source=src.text, executor=executor
+            )
+        )
+    out = FileResult(src.path, results)
+    for r in [out] + results:  # the notebook view (tamp.report) lists the source
+        r.source = src.text
+    for r in results:
+        r.path = src.path
+    return out
+
+
+def certify(result: FileResult, bound: Optional[str] = None, inputs: Optional[Dict[str, object]] = None) -> dict:
+    """The proof certificate of a :func:`prove` result (what ``tamp prove --certificate`` writes:
+    a JSON-ready dict), for :func:`check_proof`. ``bound`` and ``inputs`` are the claim's, as
+    given to :func:`prove`."""
+    text = getattr(result, "source", None)
+    if text is None:
+        raise TampError("this result has no source text (make it with tamp.prove)", result.file)
+    raw = text.encode("utf-8")
+    try:
+        on_disk = read_bytes(result.file)
+        if decode(on_disk, result.file) == text:
+            raw = on_disk  # the certificate is bound to the file's own bytes (a BOM, say)
+    except TampError:
+        pass  # source text, not a file
+    return json.loads(json.dumps(file_certificate(result, raw, bound, inputs)))
+
+
+def check_proof(
+    cert,
+    source_or_path,
+    bound: Optional[str] = None,
+    inputs: Optional[Dict[str, object]] = None,
+    infer: bool = False,
+    solver_timeout_ms: int = 10000,
+    timeout: Optional[float] = None,
+    path: Optional[str] = None,
+    executor=None,
+) -> CheckReport:
+    """Re-check a proof certificate against its source, independently of the prover — ``tamp
+    check-proof`` as a function. ``cert`` is a certificate file's path or its JSON (a dict, e.g.
+    from :func:`certify`); ``source_or_path`` the ``.prob`` file (path or text) it is about;
+    ``bound``/``inputs``/``infer`` the claim, as given to :func:`prove`. Returns a
+    :class:`tamp.certificate.CheckReport` (``.ok``, ``.obligations``, ``.reason`` when rejected).
+
+    >>> text = "program coin(p: real) requires 0 < p && p <= 1 ensures !y fails p { y ~ bern(p); }"
+    >>> check_proof(certify(prove(text)), text)  # doctest: +ELLIPSIS
+    <CheckReport OK: ... obligations re-checked in ... s>
+    """
+    import axioms  # the axiom library (scipy) loads before the clock starts
+
+    try:
+        decoded = load_certificate(str(cert)) if isinstance(cert, (str, os.PathLike)) else decode_certificate(cert)
+    except MalformedCertificate as exc:
+        raise TampError(
+            f"malformed certificate: {exc}", str(cert) if isinstance(cert, (str, os.PathLike)) else "<certificate>"
+        ) from None
+    raw, src = _source(source_or_path, path)
+    if infer:
+        src = dataclasses.replace(src, programs=tuple(infer_bound(p) for p in src.programs))
+    progs = list(src.programs)
+    if inputs:
+        check_known(progs, inputs, src.path)
+        inputs = {k: v for p in progs for k, v in check_inputs(p, inputs, src.path, src.text or None).items()}
+    b = None
+    if bound is not None:
+        b = parse_bound(bound)
+        for p in progs:
+            check_bound(p, b, bound)
+    axioms.all_families()
+    deadline = time.monotonic() + timeout if timeout else None
+    return check_certificate(decoded, src, raw, b, inputs or None, max(solver_timeout_ms, 1), deadline, executor)
 
 
 def import_model(

@@ -191,3 +191,67 @@ class FileResult:
     def _repr_html_(self) -> str:  # notebooks: every program's report section
         view = NOTEBOOK_VIEWS.get("file_html")
         return view(self, self.source) if view else "<pre>" + html.escape(self.render_text()) + "</pre>"
+
+
+@dataclass
+class ProgramSummary:
+    """One program of a checked file: its parameters' and locals' types (as written in the
+    language reference) and the kind of its specification (``failure-bound``, ``probability``,
+    ``causal``, ``none``)."""
+
+    name: str
+    params: Dict[str, str]
+    locals: Dict[str, str]
+    kind: str
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"name": self.name, "params": dict(self.params), "locals": dict(self.locals), "kind": self.kind}
+
+
+@dataclass
+class CheckedFile:
+    """A file that parsed and type-checked (``tamp check``, ``tamp.check``): its programs.
+    A file that does not check raises a located :class:`lang.errors.TampError` instead."""
+
+    file: str
+    programs: List[ProgramSummary]
+    time_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return True
+
+    @property
+    def verdict(self) -> str:
+        return "ok"
+
+    def summary(self) -> str:
+        """``FILE: ok (N programs: a, b)``."""
+        names = [p.name for p in self.programs]
+        count = f"{len(names)} program" + ("" if len(names) == 1 else "s")
+        return f"{self.file}: ok ({count}{': ' + ', '.join(names) if names else ''})"
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"file": self.file, "ok": True, "programs": [p.to_json() for p in self.programs]}
+
+    def render_text(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        return f"<CheckedFile {self.summary()}>"
+
+    def _repr_html_(self) -> str:  # notebooks: one row per program
+        rows = "".join(
+            "<tr><td><b>{}</b></td><td>{}</td><td>{}</td><td>{}</td></tr>".format(
+                html.escape(p.name),
+                html.escape(", ".join(f"{n}: {t}" for n, t in p.params.items())),
+                html.escape(", ".join(f"{n}: {t}" for n, t in p.locals.items())),
+                html.escape(p.kind),
+            )
+            for p in self.programs
+        )
+        return (
+            f"<div><b>{html.escape(self.file)}</b>: ok</div>"
+            '<table style="text-align:left"><tr><th>program</th><th>parameters</th><th>locals</th>'
+            f"<th>specification</th></tr>{rows}</table>"
+        )

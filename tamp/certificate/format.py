@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from html import escape
 from typing import Any, Iterable, List
 
 FORMAT = "tamp-certificate"
@@ -63,6 +64,22 @@ class CheckReport:
 
     def __repr__(self) -> str:  # one line (a notebook's Out[])
         return f"<CheckReport {self.summary()}>"
+
+    @property
+    def verdict(self) -> str:
+        return "ok" if self.ok else "rejected"
+
+    def _repr_html_(self) -> str:  # notebooks: the outcome, then one row per program
+        rows = "".join(
+            f"<tr><td><b>{escape(p.name)}</b></td><td>{'OK' if p.ok else 'REJECTED'}</td>"
+            f"<td>{p.obligations}</td><td>{p.seconds:.2f} s</td><td>{escape(p.reason)}</td></tr>"
+            for p in self.programs
+        )
+        return (
+            f"<div><b>{escape(self.summary())}</b></div>"
+            '<table style="text-align:left"><tr><th>program</th><th>check</th><th>obligations</th>'
+            f"<th>time</th><th>reason</th></tr>{rows}</table>"
+        )
 
     def summary(self) -> str:
         if self.ok:

@@ -20,9 +20,7 @@ import time
 from pathlib import Path
 
 from lang.errors import TampError
-from lang.loader import load
-from lang.speckind import spec_kind
-from lang.typecheck import check_file
+from tamp.api import check as api_check
 from tamp.commands.common import emit_json
 from tamp.commands.jsonout import envelope, error_envelope
 
@@ -35,34 +33,10 @@ def add_arguments(p) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def describe(src) -> dict:
-    """The JSON description of a checked file."""
-    types = check_file(src)
-    programs = []
-    for prog in src.programs:
-        t = types[prog.name]
-        programs.append(
-            {
-                "name": prog.name,
-                "params": {n: str(ty) for n, ty in t.params.items()},
-                "locals": {n: str(ty) for n, ty in t.locals.items()},
-                "kind": spec_kind(prog),
-            }
-        )
-    return {"file": src.path, "ok": True, "programs": programs}
-
-
-def summary(info: dict) -> str:
-    """``FILE: ok (N programs: a, b)``."""
-    names = [p["name"] for p in info["programs"]]
-    count = f"{len(names)} program" + ("" if len(names) == 1 else "s")
-    return f"{info['file']}: ok ({count}{': ' + ', '.join(names) if names else ''})"
-
-
 def run(args) -> int:
     t0 = time.monotonic()
     try:
-        info = describe(load(Path(args.file), check=False))  # describe() type-checks
+        checked = api_check(Path(args.file))
     except TampError as exc:
         if not args.json:
             raise  # the CLI prints it and exits 2
@@ -70,7 +44,7 @@ def run(args) -> int:
         emit_json(dict(error_envelope(NAME, exc, args.file, time.monotonic() - t0), ok=False))
         return 2
     if args.json:
-        emit_json(envelope(NAME, "ok", 0, time.monotonic() - t0, info))
+        emit_json(envelope(NAME, "ok", 0, time.monotonic() - t0, checked.to_json()))
     else:
-        print(summary(info))
+        print(checked.summary())
     return 0

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
-import time
 from pathlib import Path
 
-import axioms
-from lang.errors import TampError
-from lang.loader import load, read_bytes
-
-from .common import checked_bound, checked_inputs, emit_json
+from .common import emit_json
 from .jsonout import envelope
 from .options import add_executor_arguments, add_input_argument, make_executor, positive_int, seconds
 
@@ -42,26 +36,20 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    # deferred on purpose: the engine loads when the command runs, not at CLI start-up
-    from tamp.api import infer_bound
-    from tamp.certificate import MalformedCertificate, check_certificate
-    from tamp.certificate import load as load_certificate
+    # deferred on purpose: the engines load when the command runs, not at CLI start-up
+    from tamp.api import check_proof
 
-    try:
-        cert = load_certificate(args.certificate)
-    except MalformedCertificate as exc:
-        raise TampError(f"malformed certificate: {exc}", args.certificate) from None
-    raw = read_bytes(Path(args.file))  # the certificate names the file by its bytes' hash
-    src = load(raw, args.file)
-    if args.infer:
-        src = dataclasses.replace(src, programs=tuple(infer_bound(p) for p in src.programs))
-    inputs = checked_inputs(src, list(src.programs), args.input)
-    bound = checked_bound(list(src.programs), args.bound)
-    axioms.all_families()  # load the axiom library (scipy) before the clock starts
-    deadline = time.monotonic() + args.timeout if args.timeout else None
     with make_executor(args) as ex:  # the programs' proofs are its jobs
-        jobs = ex if ex.parallel else None
-        report = check_certificate(cert, src, raw, bound, inputs, max(args.solver_timeout, 1), deadline, jobs)
+        report = check_proof(
+            args.certificate,
+            Path(args.file),
+            bound=args.bound,
+            inputs=args.input or None,
+            infer=args.infer,
+            solver_timeout_ms=args.solver_timeout,
+            timeout=args.timeout,
+            executor=ex if ex.parallel else None,
+        )
     if args.json:
         emit_json(
             {

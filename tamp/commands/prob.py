@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
-from lang import ast as A
-from lang.errors import TampError
-
-from ..results import FileResult
-from .common import add_file_arguments, checked_inputs, emit_json, load_programs
+from .common import add_file_arguments, emit_json
 from .jsonout import envelope
 from .options import add_executor_arguments, make_executor, seconds
 
@@ -25,32 +22,22 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    # deferred on purpose: the engine loads when the command runs, not at CLI start-up
-    from tamp.probability import decide_program
+    # deferred on purpose: the engines load when the command runs, not at CLI start-up
+    from tamp.api import prob
 
     t0 = time.monotonic()
-    src, progs = load_programs(args)
-    inputs = checked_inputs(src, progs, args.input)
-    chosen = [p for p in progs if any(A.contains(e, (A.Prob, A.Fairness)) for e in p.ensures)]
-    if not chosen:
-        raise TampError(
-            "no probability specification (an ensures clause with P(...) or fairness) in "
-            + ("program " + args.program if args.program else "this file"),
-            args.file,
-        )
     with make_executor(args) as ex:  # the exact cell integrals are its jobs
-        jobs = ex if ex.parallel else None
-        results = [
-            decide_program(
-                p, inputs=inputs or None, timeout=args.timeout, path=src.path, source=src.text, executor=jobs
-            )
-            for p in chosen
-        ]
-    fr = FileResult(src.path, results)
+        fr = prob(
+            Path(args.file),
+            inputs=args.input or None,
+            timeout=args.timeout,
+            program=args.program,
+            executor=ex if ex.parallel else None,
+        )
     if args.json:
         emit_json(envelope(NAME, fr.verdict, fr.exit_code(), time.monotonic() - t0, fr.to_json()))
     else:
-        for r in results:
+        for r in fr.programs:
             print(r.render_text())
         print(f"{fr.file}: {fr.verdict}")
     return fr.exit_code()

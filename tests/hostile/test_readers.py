@@ -258,7 +258,7 @@ def test_an_error_located_without_a_file_gets_the_file_and_its_line(tmp_path, ca
     def boom(src):
         raise TampError("something is wrong here", "<string>", 4, 3)
 
-    monkeypatch.setattr(check, "describe", boom)
+    monkeypatch.setattr(check, "api_check", boom)
     code, out, err = run_cli(capsys, ["check", str(f)])
     assert code == 2 and err.startswith(f"{f}:4:3: error: something is wrong here"), err
     assert "fails p" in err and "^" in err

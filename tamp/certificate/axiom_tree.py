@@ -18,7 +18,7 @@ import itertools
 from typing import Any, List
 
 import axioms
-from axioms.base import union_bound
+from axioms.base import AxiomInstance, union_bound
 from lang import ast as A
 from lang.serialize import SerializeError
 
@@ -35,12 +35,13 @@ def _families(dist: A.Call):
     return axioms.families_for(dist)
 
 
-def leaf_instances(stmt: A.Sample, family: str, param: Any) -> list:
+def leaf_instances(stmt: A.Sample, family: str, param: Any) -> List[AxiomInstance]:
     """Every instance of a family called ``family`` applicable to ``stmt``'s distribution."""
     fams = [f for f in _families(stmt.dist) if f.name == family]
     if not fams:
         raise TreeError(f"no axiom family '{family}' applies to {stmt.dist.func}(…)")
-    out, errors = [], []
+    out: List[AxiomInstance] = []
+    errors: List[str] = []
     for fam in fams:
         try:
             out.append(fam.instantiate(tuple(stmt.targets), stmt.dist, param))
@@ -51,7 +52,7 @@ def leaf_instances(stmt: A.Sample, family: str, param: Any) -> list:
     return out
 
 
-def instances(tree: Any, stmt: A.Sample, where: str = "axiom.parts") -> list:
+def instances(tree: Any, stmt: A.Sample, where: str = "axiom.parts") -> List[AxiomInstance]:
     """The axiom instances the (JSON) tree denotes for ``stmt`` (several only when families
     share a name); raises :class:`TreeError` / :class:`SerializeError` on a bad tree."""
     if not isinstance(tree, dict):

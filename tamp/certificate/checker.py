@@ -43,6 +43,7 @@ from typing import Dict, List, Optional
 
 import z3
 
+from axioms.base import AxiomInstance
 from lang import ast as A
 from lang.serialize import to_json
 from tamp.prover.smt import Encoder, to_real
@@ -56,7 +57,7 @@ from .claim import claim_cfa, well_formed_claim
 from .conc_checker import check_conc
 from .format import CheckReport, ProgramCheck, Rejected, source_digest
 from .prob_checker import check_prob
-from .reader import CertAutomaton, Certificate, ProgramCert
+from .reader import CertAutomaton, CertEdge, Certificate, ProgramCert
 from .solver import VALID, decide
 
 
@@ -337,7 +338,7 @@ def _stmt_text(st) -> str:
 # ---------------------------------------------------------------------------- 4. axioms
 
 
-def check_axioms(aut: CertAutomaton, cfa) -> Dict[int, object]:
+def check_axioms(aut: CertAutomaton, cfa) -> Dict[int, AxiomInstance]:
     """The re-derived axiom instance of every sampling edge (by edge index)."""
     out = {}
     for e in aut.edges:
@@ -373,11 +374,20 @@ def check_axioms(aut: CertAutomaton, cfa) -> Dict[int, object]:
 # ---------------------------------------------------------------------------- 5. SMT
 
 
+def _split_guard(e: CertEdge) -> A.Expr:
+    """The guard of a split edge (check_cover has rejected a split edge that is no assume)."""
+    if not isinstance(e.stmt, A.Assume):
+        raise Rejected(f"COVER: split edge q{e.src}->q{e.dst} is not an assume guard")
+    return e.stmt.cond
+
+
 GROUP = 16  # obligations asked together (see flush() in check_smt)
 GROUP_MS = 2000  # time limit for a group; a group that fails is halved
 
 
-def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: int, deadline, log, facts=()) -> int:
+def check_smt(
+    aut: CertAutomaton, cfa, axioms: Dict[int, AxiomInstance], timeout_ms: int, deadline, log, facts=()
+) -> int:
     try:
         enc = Encoder(cfa.types)
         env0 = enc.initial_env()
@@ -482,7 +492,7 @@ def check_smt(aut: CertAutomaton, cfa, axioms: Dict[int, object], timeout_ms: in
         lam = lam0[nid]
         outs = aut.out(nid)
         if outs and all(e.kind == "split" for e in outs):
-            ob("COVER", f"split at {w}", z3.Implies(lam, z3.Or(*[E(e.stmt.cond, what=w) for e in outs])))
+            ob("COVER", f"split at {w}", z3.Implies(lam, z3.Or(*[E(_split_guard(e), what=w) for e in outs])))
         if nid == root.id:
             ob("BUDGET", w, z3.Implies(lam, kap0[nid] <= beta))
         if n.cfa_node == cfa.exit:

@@ -42,6 +42,7 @@ from tamp.core.interval import down, enclose, fadd, float_above, float_below, fm
 FPair = Tuple[float, float]
 # a piece: (coefficients over the outer variables, constant); constant None = infinite end
 Piece = Tuple[Dict[str, Fraction], Optional[Fraction]]
+FinitePiece = Tuple[Dict[str, Fraction], Fraction]  # a piece with a finite constant
 ZERO: FPair = (0.0, 0.0)
 
 
@@ -49,7 +50,7 @@ def _is_float(q: Optional[Fraction]) -> bool:
     return q is not None and Fraction(float(q)) == q
 
 
-def piece_range(p: Piece, box) -> Tuple[Fraction, Fraction]:
+def piece_range(p: FinitePiece, box) -> Tuple[Fraction, Fraction]:
     """The exact range of a finite piece over a bounded box."""
     g, c = p
     lo = hi = c
@@ -62,11 +63,14 @@ def piece_range(p: Piece, box) -> Tuple[Fraction, Fraction]:
     return lo, hi
 
 
-def _diff(p: Piece, q: Piece) -> Piece:
+def _diff(p: Piece, q: Piece) -> FinitePiece:
+    pc, qc = p[1], q[1]
+    if pc is None or qc is None:  # the callers compare finite pieces only
+        raise ValueError("an infinite piece has no difference")
     g = dict(p[0])
     for v, k in q[0].items():
         g[v] = g.get(v, Fraction(0)) - k
-    return {v: k for v, k in g.items() if k != 0}, p[1] - q[1]
+    return {v: k for v, k in g.items() if k != 0}, pc - qc
 
 
 def moments(d, a: float, b: float, c: float) -> Tuple[FPair, FPair, FPair]:
@@ -181,6 +185,8 @@ def _box_moments(box, names, dists) -> Optional[BoxMoments]:
 
 
 def _shift(p: Piece, e: Fraction) -> Piece:
+    if p[1] is None:  # an infinite end stays infinite (_shifted does not shift it)
+        return p
     return p[0], p[1] + e
 
 
@@ -287,7 +293,7 @@ def column_integral(box, names: List[str], ups: Sequence[Piece], lows: Sequence[
     (x,) = names
     a, b = box[x]
     pts = {a, b}
-    finite = [p for p in list(ups) + list(lows) if p[1] is not None]
+    finite: List[FinitePiece] = [(g, c) for g, c in list(ups) + list(lows) if c is not None]
     for i, p in enumerate(finite):
         for q in finite[i + 1 :]:
             gp, gq = p[0].get(x, Fraction(0)), q[0].get(x, Fraction(0))

@@ -47,14 +47,16 @@ from .replay import Replayer, sample_sites, var_name
 DEFAULT_BUDGET_S = 60.0
 MAX_LEAVES = 60_000
 
+TraceKey = Tuple[Tuple[int, ...], Tuple[int, ...]]
+
 
 @dataclasses.dataclass
 class _Cell:
-    choices: Tuple[int, ...]
+    choices: TraceKey  # (the discrete outcomes, the followed branches) of its trace
     side: str
     region: Region
     witness: Optional[WitnessBuilder] = None
-    mass: Optional[Any] = None
+    mass: Optional[Interval] = None  # set by _cell_mass
     ldl: bool = False  # Gaussian groups rewritten (witness {"ldl": TREE})
     fixed: Any = None  # the mass of everything outside the witness variables
 
@@ -254,8 +256,10 @@ def _refine(per_term, traces, cache) -> bool:
 
 
 def _term_json(prob, cells: List[_Cell], traces, uncovered) -> Dict[str, Any]:
-    by_trace: Dict[Tuple[int, ...], list] = {ch: [] for ch in traces}
+    by_trace: Dict[TraceKey, list] = {ch: [] for ch in traces}
     for c in cells:
+        if c.mass is None:  # every cell's mass is computed while deciding the clauses
+            raise CertificateError(f"a cell of {print_expr(prob)} has no mass")
         by_trace[c.choices].append(
             {
                 "class": c.side,

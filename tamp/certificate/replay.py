@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, TypeGuard
 
 import z3
 
@@ -114,7 +114,7 @@ def var_name(site: int, occurrence: int) -> str:
 q = rational  # an exact z3 constant
 
 
-def _is_num(v) -> bool:
+def _is_num(v: object) -> TypeGuard[int | Fraction]:
     return isinstance(v, (int, Fraction)) and not isinstance(v, bool)
 
 
@@ -387,7 +387,10 @@ class Replayer:
             if name == "dlap":
                 dist_k = (k + 1) // 2
                 value = m if k == 0 else (m - dist_k if k % 2 == 1 else m + dist_k)
-                norm = (ONE - qv) * (ONE + qv).reciprocal()
+                inv = (ONE + qv).reciprocal()
+                if inv is None:  # cannot happen: 1 + exp(-1/scale) > 1
+                    raise ReplayError(f"line {_line(s)}: {name}: cannot enclose the normalising constant")
+                norm = (ONE - qv) * inv
             else:
                 dist_k, value, norm = k, m + k, ONE - qv
             w = norm
@@ -408,8 +411,8 @@ class Replayer:
             if total <= 0 or any(hi < lo or w < 0 for lo, hi, w in bins):
                 raise ReplayError(f"line {_line(s)}: malformed step bins")
             k = self.next_choice(len(bins), s)
-            lo, hi, w = bins[k]
-            self._weigh(w / total)
+            lo, hi, weight = bins[k]
+            self._weigh(weight / total)
             if lo == hi:
                 return lo
             return self.fresh(s, st, PolyDensity.uniform(lo, hi))
@@ -428,10 +431,10 @@ class Replayer:
                 if not Fraction(a) < Fraction(b):
                     raise ReplayError(f"line {_line(s)}: uniform(a, b) needs a < b")
                 return self.fresh(s, st, PolyDensity.uniform(Fraction(a), Fraction(b)))
-            w = _const_of(_arith(b) - _arith(a))
-            if w is None or w <= 0:
+            width = _const_of(_arith(b) - _arith(a))
+            if width is None or width <= 0:
                 raise ReplayError(f"line {_line(s)}: the width of uniform(a, b) must be a fixed positive number")
-            return _arith(a) + self.fresh(s, st, PolyDensity.uniform(Fraction(0), w))
+            return _arith(a) + self.fresh(s, st, PolyDensity.uniform(Fraction(0), width))
         if name in ("gauss", "lap", "exp"):
             loc = self.ev(args[0], st)
             sc = num(args[1], "the variance" if name == "gauss" else "the scale")
@@ -519,10 +522,10 @@ class Replayer:
             if meaning is None or meaning.kind == "logic":
                 raise ReplayError(f"line {_line(e)}: operator '{op}' is not supported")
             try:
-                r = meaning.exact(Fraction(a), Fraction(b))
+                v = meaning.exact(Fraction(a), Fraction(b))
             except ops.DomainError as err:
                 raise ReplayError(f"line {_line(e)}: {err} in '{op}'") from None
-            return r if isinstance(r, bool) else Fraction(r)
+            return v if isinstance(v, bool) else Fraction(v)
         x, y = _arith(a), _arith(b)
         if op == "*" and not (_is_num(a) or _is_num(b)):
             raise ReplayError(f"line {_line(e)}: a product of two sampled quantities is not supported")

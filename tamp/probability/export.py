@@ -17,8 +17,8 @@ from lang import ast as A
 from tamp.core.linear import Bound, Constraint
 
 from .dists import Dist
-from .paths import Executor
-from .symbolic import f_and, f_not
+from .paths import Executor, Path
+from .symbolic import Formula, f_and, f_not
 
 
 @dataclass
@@ -75,9 +75,9 @@ def export_cells(
     for prob in prob_terms:
         t = ExportedTerm(prob)
         for i, p in enumerate(paths):
-            givens = [(p, True)] if prob.given is None else ex.ev(prob.given, p)
+            givens: List[Tuple[Path, Formula]] = [(p, True)] if prob.given is None else ex.ev_cond(prob.given, p)
             for q, g in givens:
-                for r, e in ex.ev(prob.event, q):
+                for r, e in ex.ev_cond(prob.event, q):
                     for side, f in (("hit", f_and(g, e)), ("miss", f_and(g, f_not(e)))):
                         for c in ex.assume(r, f):
                             t.cells.append(_cell(ex, c, side, i))

@@ -560,6 +560,8 @@ class SplitNode(Node):
         if m is None:
             c = (a + b) / 2
             d = self.dists[self.split[k]]
+            if not isinstance(d, Gauss):  # taylor_ok: every split variable is Gaussian
+                raise TypeError(f"the Taylor bound needs Gaussian split variables, not {d!r}")
             m1, m2 = d.first_moment(a, b, c), d.second_moment(a, b, c)
             m = self._mom[key] = (c, up(max(b - c, c - a)), m1, m2, _ball(m1), _ball(m2))
         return m
@@ -578,7 +580,7 @@ class SplitNode(Node):
             width.append(w)
         score = [0.0] * len(box)
         for sign in (1, -1):
-            cands = []
+            cands: List[Tuple[Tuple[float, float], Dict[int, float]]] = []
             if sign > 0 and self.inner_hi[1] != INF:
                 cands.append((self.inner_hi, {}))
             if sign < 0 and self.inner_lo[0] != -INF:
@@ -598,8 +600,8 @@ class SplitNode(Node):
             slopes = cands[top_i][1]
             rivals = [c[1] for i, c in enumerate(cands) if i != top_i and c[0][0] < top]
             if not rivals:
-                for k, a in slopes.items():
-                    score[k] += abs(a) * width[k]
+                for k, slope in slopes.items():
+                    score[k] += abs(slope) * width[k]
             for other in rivals:
                 for k in set(slopes) | set(other):
                     score[k] += 3 * abs(slopes.get(k, 0.0) - other.get(k, 0.0)) * width[k]

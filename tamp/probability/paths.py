@@ -28,7 +28,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, TypeGuard
 
 import z3
 
@@ -187,7 +187,7 @@ class Executor:
         if isinstance(s, A.If):
             then_in, else_in = [], []
             for p in paths:
-                for q, c in self.ev(s.cond, p):
+                for q, c in self.ev_cond(s.cond, p):
                     then_in.extend(self.assume(q, c))
                     else_in.extend(self.assume(q, f_not(c)))
             out = self.block(s.then, then_in) if then_in else []
@@ -205,7 +205,7 @@ class Executor:
             self.has_assume = self.has_assume or not precondition
             out = []
             for p in paths:
-                for q, c in self.ev(s.cond, p):
+                for q, c in self.ev_cond(s.cond, p):
                     if precondition and c is not True:
                         raise error_at(
                             TampError,
@@ -285,10 +285,12 @@ class Executor:
             return
         if isinstance(t, A.Index) and isinstance(t.base, A.Var):
             idx_vals = self.ev(t.index, p)
-            if len(idx_vals) != 1 or not _is_num(idx_vals[0][1]):
+            idx_val = idx_vals[0][1] if len(idx_vals) == 1 else None
+            if not _is_num(idx_val):
                 raise self.err("array index must be a fixed integer here", t.index)
-            idx = int(idx_vals[0][1])
-            arr = dict(p.env.get(t.base.name) or {})
+            idx = int(idx_val)
+            old = p.env.get(t.base.name)
+            arr: Dict[int, object] = dict(old) if isinstance(old, dict) else {}
             arr[idx] = value
             p.env[t.base.name] = arr
             return
@@ -342,7 +344,8 @@ class Executor:
 
     def range_of(self, aff: Affine, p: Path):
         """Exact [lo, hi] of ``aff`` over the path's box (None = unbounded)."""
-        lo = hi = aff.const
+        lo: Optional[Fraction] = aff.const
+        hi: Optional[Fraction] = aff.const
         for v, c in aff.terms:
             blo, bhi = p.bounds.get(v, self.reg.support(v))
             a, b = (blo, bhi) if c > 0 else (bhi, blo)
@@ -390,7 +393,7 @@ class Executor:
 
     def ev_args(self, args, p: Path, node):
         """Evaluate distribution arguments (sets and lists kept structurally)."""
-        results = [(p, [])]
+        results: List[Tuple[Path, List[object]]] = [(p, [])]
         for a in args:
             nxt = []
             for q, vals in results:
@@ -483,15 +486,15 @@ class Executor:
             return [(p, Affine.var(v))]
         if name == "uniform":
             a, b = args
-            w = as_affine(b).add(as_affine(a).neg())
-            if not w.is_const:
+            width = as_affine(b).add(as_affine(a).neg())
+            if not width.is_const:
                 raise self.err("uniform(a, b): the width b - a must not depend on sampled values", d)
-            if w.const <= 0:
+            if width.const <= 0:
                 raise self.err("uniform(a, b) needs a < b", d)
             if _is_num(a):
                 v = self.reg.var(key, PolyDensity.uniform(Fraction(a), Fraction(b)))
                 return [(p, Affine.var(v))]
-            v = self.reg.var(key, PolyDensity.uniform(Fraction(0), w.const))
+            v = self.reg.var(key, PolyDensity.uniform(Fraction(0), width.const))
             return [(p, as_affine(a).add(Affine.var(v)))]
         # location-scale families: gauss(m, var), lap(m, s), exp(k, s)
         loc, sc = args
@@ -536,7 +539,7 @@ class Executor:
         total = sum(w for _, _, w in parsed)
         if total <= 0:
             raise self.err("step: the weights must not all be zero", d)
-        out = []
+        out: List[Tuple[Path, object]] = []
         for i, (lo, hi, w) in enumerate(parsed):
             if w == 0:
                 continue
@@ -560,7 +563,10 @@ class Executor:
         q = exp_interval(-1 / s)  # q = e^(-1/s), certified
         two_sided = name == "dlap"
         # P(m ± k) = q^k (1-q)/(1+q) (dlap) or q^k (1-q) (dexp); tail beyond K: 2q^(K+1)/(1+q) or q^(K+1)
-        norm = (Interval.point(1) - q) * (Interval.point(1) + q).reciprocal() if two_sided else Interval.point(1) - q
+        inv = (Interval.point(1) + q).reciprocal()
+        if inv is None:  # cannot happen: 1 + e^(-1/s) > 1
+            raise self.err(f"{name}: cannot enclose the normalising constant", d)
+        norm = (Interval.point(1) - q) * inv if two_sided else Interval.point(1) - q
         k, qk = 0, Interval.point(1)
         items = []
         while True:
@@ -571,7 +577,7 @@ class Executor:
             else:
                 items.append((Fraction(int(m) + k), w))
             qk = (qk * q).tidy(100)
-            tail = (qk * (2 * (Interval.point(1) + q).reciprocal() if two_sided else Interval.point(1))).hi
+            tail = (qk * (2 * inv if two_sided else Interval.point(1))).hi
             k += 1
             if tail <= TAIL_EPS or k > 5000:
                 break
@@ -613,7 +619,7 @@ class Executor:
             return self.binary_all(e, p)
         if isinstance(e, A.Cond):
             out = []
-            for q, c in self.ev(e.cond, p):
+            for q, c in self.ev_cond(e.cond, p):
                 for r in self.assume(q, c):
                     out.extend(self.ev(e.then, r))
                 for r in self.assume(q, f_not(c)):
@@ -622,11 +628,20 @@ class Executor:
         if isinstance(e, A.Call):
             return self.call(e, p)
         if isinstance(e, A.TupleExpr):
-            results = [(p, ())]
+            results: List[Tuple[Path, Tuple[object, ...]]] = [(p, ())]
             for it in e.items:
                 results = [(r, vals + (v,)) for q, vals in results for r, v in self.ev(it, q)]
-            return results
+            return [(q, vals) for q, vals in results]  # (a list of pairs is invariant in its value type)
         raise self.err("expression not supported by the probability engine", e)
+
+    def ev_cond(self, e: A.Expr, p: Path) -> List[Tuple[Path, Formula]]:
+        """Evaluate the condition ``e`` on path ``p``: (sub-path, formula) pairs."""
+        out: List[Tuple[Path, Formula]] = []
+        for q, c in self.ev(e, p):
+            if not _is_bool(c):
+                raise self.err("a condition must be Boolean", e)
+            out.append((q, c))
+        return out
 
     def unary(self, e: A.Unary, v):
         if e.op == "-":
@@ -658,10 +673,10 @@ class Executor:
             r = f_iff(a, b)
             return r if op == "==" else f_not(r)
         if op in ("==", "!=") and isinstance(a, tuple) and isinstance(b, tuple):
-            r: Formula = len(a) == len(b)
+            eq: Formula = len(a) == len(b)
             for x, y in zip(a, b):
-                r = f_and(r, self.binary(A.Binary("==", A.Num(Fraction(0)), A.Num(Fraction(0)), pos=e.pos), x, y))
-            return r if op == "==" else f_not(r)
+                eq = f_and(eq, self.binary(A.Binary("==", A.Num(Fraction(0)), A.Num(Fraction(0)), pos=e.pos), x, y))
+            return eq if op == "==" else f_not(eq)
         if not (_is_numlike(a) and _is_numlike(b)):
             raise self.err(f"'{op}' needs numeric operands here", e)
         if op in ("<", "<=", ">", ">=", "==", "!="):
@@ -710,7 +725,7 @@ class Executor:
             if len(e.args) != (1 if f == "abs" else 2):
                 raise self.err(f"{f} takes {1 if f == 'abs' else 2} argument(s)", e)
             out = []
-            results = [(p, [])]
+            results: List[Tuple[Path, List[object]]] = [(p, [])]
             for a in e.args:
                 results = [(r, vals + [v]) for q, vals in results for r, v in self.ev(a, q)]
             for q, vals in results:
@@ -732,23 +747,23 @@ class Executor:
             for q, v in self.ev(e.args[0], p):
                 if not _is_num(v):
                     raise self.err(f"{f} of a sampled value is not linear (not supported)", e)
-                r = ops.exact_fn(f, Fraction(v))
-                if r is None:
+                val = ops.exact_fn(f, Fraction(v))
+                if val is None:
                     raise self.err(f"{f}({v}) is irrational: the probability engine needs exact constants", e)
-                out.append((q, r))
+                out.append((q, val))
             return out
         raise self.err(f"'{f}' is not supported in programs analysed by the probability engine", e)
 
 
-def _is_num(v) -> bool:
+def _is_num(v: object) -> TypeGuard[int | Fraction]:
     return isinstance(v, (int, Fraction)) and not isinstance(v, bool)
 
 
-def _is_numlike(v) -> bool:
+def _is_numlike(v: object) -> TypeGuard[int | Fraction | Affine]:
     return _is_num(v) or isinstance(v, Affine)
 
 
-def _is_bool(v) -> bool:
+def _is_bool(v: object) -> TypeGuard[Formula]:
     return isinstance(v, (bool, Lit, And, Or, Not))
 
 

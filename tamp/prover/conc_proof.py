@@ -22,6 +22,8 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TypedDict
 
 from axioms import concentration as C
 from axioms.concentration import Block
@@ -117,7 +119,7 @@ def obligations(claim: ConcClaim, apps: list[Application], beta: A.Expr) -> list
     if used != list(range(len(claim.sums))):
         raise ValueError("each sum the postcondition reads needs exactly one rule application")
     out = [("SHAPE", name, cond) for name, cond in claim.side]
-    total = None
+    total: A.Expr | None = None
     for a in apps:
         s = claim.sums[a.sum]
         if a.rule not in C.RULES_FOR.get(s.family, ()):
@@ -134,7 +136,8 @@ def obligations(claim: ConcClaim, apps: list[Application], beta: A.Expr) -> list
             A.Binary("==>", and_all([good(a) for a in apps]), claim.post),
         )
     )
-    out.append(("BUDGET", "the failure probabilities sum to at most the bound", A.Binary("<=", total, beta)))
+    spent = total if total is not None else A.Num(Fraction(0))  # no sum: no failure probability
+    out.append(("BUDGET", "the failure probabilities sum to at most the bound", A.Binary("<=", spent, beta)))
     return out
 
 
@@ -206,7 +209,7 @@ def search(chk: Checker, claim: ConcClaim, cands, beta) -> tuple[ConcProof | Non
     """The first candidate whose obligations are all valid: quick queries first, then the
     candidates that only timed out (answer unknown) again with patient ones."""
     why = ""
-    slow = []
+    slow: list[list[Application]] = []
     for patient in (False, True):
         if patient:
             if not slow:
@@ -282,6 +285,20 @@ def _pretty(f: A.Expr) -> A.Expr:
 # ---------------------------------------------------------------------------- results
 
 
+class ApplicationJson(TypedDict):
+    """One rule application of a concentration proof, as JSON shows it."""
+
+    sum: str
+    family: str
+    lines: list[int]
+    rule: str
+    mode: str
+    statement: str
+    blocks: list[dict[str, str]]
+    margin: str
+    probability: str
+
+
 @dataclass(repr=False)  # the one-line repr of ProgramResult
 class ConcentrationResult(ProofResult):
     """A failure bound proved by concentration (no failure automaton)."""
@@ -292,8 +309,8 @@ class ConcentrationResult(ProofResult):
     value: float | None = None  # the inferred value at the fixed inputs
     alternatives: list[dict[str, object]] = field(default_factory=list)
 
-    def applications_json(self) -> list[dict[str, object]]:
-        out = []
+    def applications_json(self) -> list[ApplicationJson]:
+        out: list[ApplicationJson] = []
         if self.proof is None:
             return out
         for a in self.proof.apps:

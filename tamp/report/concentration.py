@@ -148,7 +148,7 @@ def _plot(r) -> Optional[str]:
         ax.set_yscale("log")
     ax.set_xlabel(name)
     ax.set_ylabel("inferred failure bound" if r.inferred == "bound" else "inferred margin")
-    if centre is not None:
+    if isinstance(centre, (int, float)):  # fixed_inputs gives floats (and Booleans)
         ax.axvline(float(centre), color="grey", linestyle=":")
     fig.tight_layout()
     buf = io.StringIO()

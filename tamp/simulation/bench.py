@@ -39,9 +39,10 @@ def main(argv=None) -> int:
         dt = time.perf_counter() - t0
         bad += r.verdict != b.expect
         name = str(b.file.relative_to(bench_dir))
+        bv = "-" if r.bound_value is None else f"{float(r.bound_value):.5f}"
         print(
             f"{name:40s} {r.verdict:10s} {b.expect:10s} {r.rate:9.5f} "
-            f"[{r.ci[0]:9.5f}, {r.ci[1]:9.5f}] {float(r.bound_value):9.5f} {dt:6.2f}s"
+            f"[{r.ci[0]:9.5f}, {r.ci[1]:9.5f}] {bv:>9s} {dt:6.2f}s"
             + ("" if r.verdict == b.expect else "   <-- MISMATCH")
         )
     inputs = {"q": list(range(10)), "n": 10, "eps": 1, "p": 0.1}

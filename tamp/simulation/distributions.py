@@ -101,7 +101,7 @@ class Sampler:
         if isinstance(e, A.SetLit):
             elems = [self.ev.eval(x, ctx) for x in e.items]
             if all(not isinstance(v, tuple) and np.ndim(v) == 0 for v in elems):
-                uniq = []
+                uniq: List[object] = []
                 for v in elems:  # a set: equal elements count once (decided exactly)
                     if not any(bool(self.ev.compare("==", v, w, ctx)) for w in uniq):
                         uniq.append(v)
@@ -110,7 +110,7 @@ class Sampler:
         if isinstance(e, A.Binary) and e.op == "*":
             left, right = self._set_elements(e.left, ctx), self._set_elements(e.right, ctx)
             flat = isinstance(e.left, A.Binary)  # (S1 * S2) * S3 gives triples
-            return [(*a, b) if flat else (a, b) for a in left for b in right]
+            return [(*a, b) if flat and isinstance(a, tuple) else (a, b) for a in left for b in right]
         raise self.ev.error("unif needs a set {c1, …, ck}, a product of sets, or two bounds", e)
 
     def _unif_set(self, call, ctx):

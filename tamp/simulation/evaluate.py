@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Dict, Optional
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from . import arith_ball
 from .arith import BallDomain, is_bool, is_int
 from .draws import uniforms
 from .errors import SimulationError
+from .state import State
 from .values import ArrayVal, full, select, take
 
 #: The comparison operators, for scalars and (element-wise) numpy arrays alike.
@@ -75,7 +76,7 @@ class Ctx:
     ``bound`` holds quantifier variables (valued on these rows); ``fail`` logs the failures of
     unreliable operations over *all* runs of ``state`` (None where none may occur)."""
 
-    state: object
+    state: State
     rows: Optional[np.ndarray] = None
     bound: Dict[str, object] = field(default_factory=dict)
     fail: Optional[FailureLog] = None
@@ -93,6 +94,8 @@ class Ctx:
     def mark_failed(self, local: np.ndarray) -> None:
         """Record unreliable-operation failures (``local`` is over this context's runs)."""
         idx = np.flatnonzero(local)
+        if self.fail is None:  # only contexts of unreliable operations carry a log
+            raise RuntimeError("an unreliable operation failed where no failure can be recorded")
         self.fail.mark(idx if self.rows is None else self.rows[idx])
 
     def _global(self, name: str) -> np.ndarray:
@@ -158,10 +161,10 @@ class Evaluator:
         self.path = path
         self.source = source
         self._consts: Dict[int, object] = {}
-        self._closed: Dict[int, object] = {}
+        self._closed: Dict[int, Tuple[bool, Set[str]]] = {}
         self._const_values: Dict[int, object] = {}
-        self._dispatch: Dict[type, object] = {}
-        self._keep = []
+        self._dispatch: Dict[type, Callable[[A.Expr, Ctx], object]] = {}
+        self._keep: List[A.Expr] = []  # the expressions keyed by id() above stay alive
 
     # ---------------------------------------------------------------- plumbing
     def error(self, msg: str, node) -> SimulationError:
@@ -177,10 +180,10 @@ class Evaluator:
         closed = self._closed.get(id(e))
         if closed is None:
             fv = A.free_vars(e)
-            closed = fv <= self.params.keys() and not any(
+            pure = fv <= self.params.keys() and not any(
                 isinstance(n, A.Binary) and n.op in ("+.", "-.", "*.") for n in A.walk(e)
             )
-            closed = self._closed[id(e)] = (closed, fv)
+            closed = self._closed[id(e)] = (pure, fv)
             self._keep.append(e)
         if closed[0] and not (closed[1] & ctx.bound.keys()):
             hit = self._const_values.get(id(e))

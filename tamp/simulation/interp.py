@@ -67,7 +67,7 @@ class Interpreter:
         if ctx.fail is not None and ctx.fail.mask is not None:
             old = state.vars.get("failed")
             new = ctx.fail.mask
-            state.set("failed", new if old is None else np.logical_or(old, new))
+            state.set("failed", new if old is None else np.logical_or(np.asarray(old), new))
 
     def _cast(self, name: str, v, node, ctx: Ctx):
         """A value to store in variable ``name``: an array of the variable's type."""
@@ -185,7 +185,7 @@ class Interpreter:
             if not c.all():
                 done.append(state.take(np.flatnonzero(~c)))
                 if not c.any():
-                    state = State(0)
+                    state = State.start(0)
                     break
                 state = state.take(np.flatnonzero(c))
             iterations += 1

@@ -6,7 +6,7 @@ import html
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, TypedDict, Union
 
 from tamp.results import NOTEBOOK_VIEWS
 
@@ -38,6 +38,19 @@ def _fmt(x) -> str:
     return str(x)
 
 
+class Comparison(TypedDict):
+    """One comparison with probability terms: the P side's estimate and interval against the
+    other side (``threshold``: a number, or an interval when it is not one up to rounding)."""
+
+    comparison: str
+    side: str
+    op: str
+    estimate: float
+    interval: List[float]
+    threshold: Union[float, List[float]]
+    holds: Optional[bool]  # None: undecided
+
+
 @dataclass(repr=False)
 class SimResult:
     """Monte Carlo outcome for one program at fixed inputs.
@@ -56,13 +69,13 @@ class SimResult:
     confidence: float
     ci: Tuple[float, float]
     bound_text: Optional[str]
-    bound_value: Optional[object]
+    bound_value: Optional[Union[int, float, Fraction]]
     verdict: str
     seed: int = 0
     prob_terms: List[Tuple[str, float, float, float]] = field(default_factory=list)
     term_counts: List[Tuple[int, int]] = field(default_factory=list)
     spec_estimate: Optional[bool] = None
-    comparisons: List[Dict[str, object]] = field(default_factory=list)
+    comparisons: List[Comparison] = field(default_factory=list)
     inputs: Dict[str, object] = field(default_factory=dict)
     time_s: float = 0.0
     message: str = ""

@@ -25,7 +25,7 @@ from .evaluate import Ctx, Evaluator
 from .exact import ExactEvaluator, approx, exceeds
 from .inputs import convert_inputs, to_domain
 from .interp import Interpreter
-from .result import CONFIRMED, CONSISTENT, REFUTED, UNDECIDED, SimResult
+from .result import CONFIRMED, CONSISTENT, REFUTED, UNDECIDED, Comparison, SimResult
 from .spec import IntervalEvaluator, collect_terms, desugar, expr_text, is_probability_spec, term_intervals, term_masks
 from .state import State
 from .stats import failure_rate_ci
@@ -107,9 +107,9 @@ def _narrow(iv) -> bool:
     return iv[0] == iv[1] or (math.isfinite(iv[0]) and iv[1] - iv[0] <= 1e-12 * max(1.0, abs(iv[0])))
 
 
-def _comparisons(specs, terms, inputs_ev, source) -> List[dict]:
+def _comparisons(specs, terms, inputs_ev, source) -> List[Comparison]:
     """Every comparison with P terms: its side's estimate and interval vs the other side."""
-    out = []
+    out: List[Comparison] = []
     iv, pt = IntervalEvaluator(terms, inputs_ev), IntervalEvaluator(terms, inputs_ev, point=True)
     for s in specs:
         for node in A.walk(s):
@@ -160,7 +160,7 @@ def _execute(prog, exact, inputs_ev, types, run_ids, key, dom, path, source, max
         preconditions=precondition_positions(prog),
     )
     n = len(run_ids)
-    state = State(n, run_id=np.asarray(run_ids, dtype=np.int64))
+    state = State.start(n, run_id=np.asarray(run_ids, dtype=np.int64))
     if _uses_failed(prog):
         state.set("failed", np.zeros(n, dtype=bool))
     with np.errstate(all="ignore"):  # an overflow is an infinite ball, which decides nothing
@@ -336,7 +336,7 @@ def simulate(
         )
     undecided = len(pending)
     kept, failures = tally.kept, tally.failures
-    counts = [tuple(c) for c in tally.counts]
+    counts = [(hit, trial) for hit, trial in tally.counts]
     # undecided runs count in the way least favourable to a refutation: kept and passing
     lo, _ = failure_rate_ci(failures, kept + undecided, confidence)
     _, hi = failure_rate_ci(failures + undecided, kept + undecided, confidence)
@@ -357,9 +357,9 @@ def simulate(
         messages.append(f"assume(…) kept {kept + undecided} of {runs} runs ({(kept + undecided) / runs:.4g})")
 
     if probs:
-        terms = term_intervals(terms, counts, confidence, source, undecided)
+        term_ivs = term_intervals(terms, counts, confidence, source, undecided)
         spec_ev = ExactEvaluator(exact, path, source, what="a probability specification outside P(…)")
-        box = IntervalEvaluator(terms, spec_ev)
+        box = IntervalEvaluator(term_ivs, spec_ev)
         truth = True
         for e in probs:
             truth = IntervalEvaluator._logic("&&", truth, box.eval(e))
@@ -367,7 +367,7 @@ def simulate(
             verdict = REFUTED
         else:
             verdict = CONFIRMED if truth is True else UNDECIDED
-        point = IntervalEvaluator(terms, spec_ev, point=True)
+        point = IntervalEvaluator(term_ivs, spec_ev, point=True)
         est = True
         for e in probs:
             est = IntervalEvaluator._logic("&&", est, point.eval(e))
@@ -383,10 +383,10 @@ def simulate(
             bval,
             verdict,
             seed,
-            prob_terms=[t.as_tuple() for t in terms.values()],
-            term_counts=[(t.hits, t.trials) for t in terms.values()],
+            prob_terms=[t.as_tuple() for t in term_ivs.values()],
+            term_counts=[(t.hits, t.trials) for t in term_ivs.values()],
             spec_estimate=est,
-            comparisons=_comparisons(probs, terms, spec_ev, source),
+            comparisons=_comparisons(probs, term_ivs, spec_ev, source),
         )
     else:
         result = SimResult(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -21,29 +21,31 @@ class State:
     number domain: its path and values from there on are a guess, and it must be re-run)."""
 
     n: int
+    run_id: np.ndarray
+    draws: np.ndarray
+    unsure: np.ndarray
     vars: Dict[str, object] = field(default_factory=dict)
     undefined: Dict[str, np.ndarray] = field(default_factory=dict)
-    run_id: np.ndarray = None
-    draws: np.ndarray = None
-    unsure: np.ndarray = None
 
-    def __post_init__(self):
-        if self.run_id is None:
-            self.run_id = np.arange(self.n, dtype=np.int64)
-        if self.draws is None:
-            self.draws = np.zeros(self.n, dtype=np.int64)
-        if self.unsure is None:
-            self.unsure = np.zeros(self.n, dtype=bool)
+    @classmethod
+    def start(cls, n: int, run_id: Optional[np.ndarray] = None) -> "State":
+        """``n`` fresh runs (numbered 0..n-1 unless ``run_id`` is given) with nothing drawn yet."""
+        return cls(
+            n,
+            np.arange(n, dtype=np.int64) if run_id is None else run_id,
+            np.zeros(n, dtype=np.int64),
+            np.zeros(n, dtype=bool),
+        )
 
     def take(self, rows: np.ndarray) -> "State":
         """The sub-state of the runs ``rows`` (a copy)."""
         return State(
             len(rows),
-            {k: take(v, rows) for k, v in self.vars.items()},
-            {k: m[rows] for k, m in self.undefined.items()},
             self.run_id[rows],
             self.draws[rows],
             self.unsure[rows],
+            {k: take(v, rows) for k, v in self.vars.items()},
+            {k: m[rows] for k, m in self.undefined.items()},
         )
 
     def set(self, name: str, value) -> None:

@@ -75,12 +75,18 @@ def concat(parts: List[object]):
     """Stack per-run values of several groups of runs (same kind) into one."""
     first = parts[0]
     if isinstance(first, tuple):
-        return tuple(concat([p[i] for p in parts]) for i in range(len(first)))
+        pairs = [p for p in parts if isinstance(p, tuple)]
+        if len(pairs) != len(parts):
+            raise TypeError("concat: a tuple value stacked with a value of another kind")
+        return tuple(concat([p[i] for p in pairs]) for i in range(len(first)))
     if isinstance(first, ArrayVal):
-        cap = max(p.capacity for p in parts)
-        dtype = np.result_type(*[p.data.dtype for p in parts])
+        arrays = [p for p in parts if isinstance(p, ArrayVal)]
+        if len(arrays) != len(parts):
+            raise TypeError("concat: an array value stacked with a value of another kind")
+        cap = max(p.capacity for p in arrays)
+        dtype = np.result_type(*[p.data.dtype for p in arrays])
         data, written = [], []
-        for p in parts:
+        for p in arrays:
             n = p.data.shape[0]
             d = np.zeros((n, cap), dtype=dtype)
             w = np.zeros((n, cap), dtype=bool)

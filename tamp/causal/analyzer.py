@@ -103,6 +103,18 @@ class Decision:
     share: Optional[Fraction] = None  # MEASURED: the exact biased share of the box
 
 
+def _value(v: object) -> T.Value:
+    """A sensitive value or point coordinate: a bool, an int or a Fraction."""
+    if not isinstance(v, (bool, int, Fraction)):
+        raise TypeError(f"not an input value: {v!r}")
+    return v
+
+
+def _coord(v: object) -> float:
+    """A point coordinate as a float (OverflowError beyond binary64)."""
+    return float(_value(v))
+
+
 def _neq(a, b):
     return Z.BINARY["!="](a, b)
 
@@ -124,7 +136,7 @@ class Analyzer:
         self.dims = self.region.dims
         outs, valids = [], []
         for v in self.region.values:
-            fixed = {ind.var: T.const(v, self._sens_sort())}
+            fixed: Dict[str, T.Term] = {ind.var: T.const(_value(v), self._sens_sort())}
             fin = execute(prog, fixed, ctx)
             init = input_env(prog, fixed, ctx)
             req = [expr_term(r, init, ctx) for r in prog.requires]
@@ -165,7 +177,10 @@ class Analyzer:
             self.phase = PhaseSearch(self.sym)
 
     def _sens_sort(self) -> str:
-        return self.prog.param(self.ind.var).type.name
+        p = self.prog.param(self.ind.var)
+        if p is None:  # (build_region checked that it is a parameter)
+            raise self.ctx.error(f"'{self.ind.var}' is not an input of program '{self.prog.name}'", self.ind)
+        return p.type.name
 
     # ------------------------------------------------------------------ interval level
     def ibp(self, box: B.Box):
@@ -178,7 +193,7 @@ class Analyzer:
         interval propagation, sharpened by symbolic linear bounds when available."""
         fbox = B.float_box(self.dims, box)
         facts = self.sym.analyse(fbox) if symbolic and self.sym is not None else None
-        b = facts.bounds if facts is not None else propagate(self.dag, fbox)
+        b = facts.bounds if facts is not None and facts.bounds is not None else propagate(self.dag, fbox)
         k = len(self.outs)
         vals = [b.root(self.dag, i) for i in range(2 * k)]
         biased = _or3([_and3(vals[k + i], vals[k + j], differ(vals[i], vals[j])) for i, j in self.pairs])
@@ -254,8 +269,8 @@ class Analyzer:
         """With symbolic facts: the dimension along which the undecided decision functions' linear
         bounds move most across the box. Otherwise the dimension whose halving settles most (then
         leaves the fewest unstable nodes) among the ``candidates`` relatively widest ones."""
-        if facts is not None:
-            widths = {self.dims[k].name: saturating_float(box[k][1] - box[k][0]) for k in cands}
+        if facts is not None and self.sym is not None:  # (facts come from self.sym)
+            widths = {self.dims[k].name: saturating_float(B.width(box[k])) for k in cands}
             score = self.sym.split_scores(facts, widths)
             best = max(
                 cands, key=lambda k: (score.get(self.dims[k].name, 0.0), B.relative_width(self.dims[k], *box[k]))
@@ -267,13 +282,13 @@ class Analyzer:
             return widest[0]
         best, best_score = widest[0], None
         for k in widest:
-            score = [0, 0]
+            settled = [0, 0]
             for half in B.split(self.dims[k], box, k):
                 biased, b = self.ibp(half)
-                score[0] += biased is not None  # halves settled: more is better
-                score[1] -= b.unstable
-            if best_score is None or score > best_score:
-                best, best_score = k, score
+                settled[0] += biased is not None  # halves settled: more is better
+                settled[1] -= b.unstable
+            if best_score is None or settled > best_score:
+                best, best_score = k, settled
         return best
 
     def separating_dim(self, box: B.Box, cands: List[int], biased_pt: dict, fair_pt: dict) -> Optional[int]:
@@ -295,7 +310,7 @@ class Analyzer:
 
     def measure_exactly(self, box: B.Box, facts) -> Optional[Fraction]:
         """The exact biased share of ``box`` (uniform prior, one pair of copies), or None."""
-        if facts is None or not self.exact_ok or self.options.exact_unstable < 0:
+        if facts is None or self.sym is None or not self.exact_ok or self.options.exact_unstable < 0:
             return None
         rx = facts.rx
         if int(((rx.pre_lo < 0) & (rx.pre_hi > 0)).sum()) > self.options.exact_unstable:
@@ -331,7 +346,7 @@ class Analyzer:
                 return Decision(BIASED, witness=w)
         biased_pt, fair_pt = self.probe(box)
         w = self.witness(biased_pt) if biased_pt is not None else None
-        if w is None and facts is not None and self.sym.pairs:
+        if w is None and facts is not None and self.sym is not None and self.sym.pairs:
             if box_cannot_be_biased(self.sym, facts, self.pairs):
                 return Decision(CERTIFIED)
         cands = self.splittable(box)
@@ -381,52 +396,56 @@ class Analyzer:
                 if d.sort == "int":
                     if v.denominator != 1:
                         return None
-                    v = int(v)
+                    pt[d.name] = int(v)
                 elif d.sort != "real":
                     return None
-                pt[d.name] = v
+                else:
+                    pt[d.name] = v
         return pt
 
     def decide_by_phases(self, box: B.Box, facts, w: Optional[dict]) -> Optional[Decision]:
         """Settle ``box`` by branching on ReLU phases (:mod:`tamp.causal.phasesplit`): without a
         known biased point, "is some point biased?" (none: certified); with one, "is some point
         not biased?" (none: entirely biased). None when undecided within the LP budget."""
-        th = self.sym.thresholds
+        sym, phase = self.sym, self.phase
+        if sym is None or phase is None:  # (decide() calls this only with both)
+            return None
         exact = {d.name: box[k] for k, d in enumerate(self.dims)}
         opts = self.options
         deadline = time.monotonic() + max(opts.slice_s, 1.0) * 4
         budget = opts.refine_lps if self.refining else opts.phase_lps
         if w is None:
-            cases = [(i, j, pi, pj) for i, j in self.pairs for pi, pj in bias_cases(th[i], th[j])]
+            cases = [(i, j, pi, pj) for i, j in self.pairs for pi, pj in bias_cases(sym.threshold(i), sym.threshold(j))]
 
             def accept(values):
                 pt = self._lp_point(box, values)
                 return pt is not None and self.biased_at(pt) is not None
 
-            ans = self.phase.search(exact, facts, cases, accept, budget, int(opts.smt_timeout * 1000), deadline)
+            ans = phase.search(exact, facts, cases, accept, budget, int(opts.smt_timeout * 1000), deadline)
             self.lp_calls += ans.lps
             if ans.status == "none":
                 return Decision(CERTIFIED)
-            if ans.status != "found":
+            found = self._lp_point(box, ans.point) if ans.status == "found" and ans.point is not None else None
+            if found is None:  # (a found point passed accept(): it is a point of the box)
                 return None
-            w = self.witness(self._lp_point(box, ans.point))
+            w = self.witness(found)
         cands = self.splittable(box)
         small = not cands or B.uniform_mass(self.dims, box) < opts.min_mass
         if len(self.pairs) != 1:
             return self._mixed(box, cands, small, w, None, 0)
         i, j = self.pairs[0]
-        bias = bias_cases(th[i], th[j])
+        bias = bias_cases(sym.threshold(i), sym.threshold(j))
         cases = [(i, j, pi, pj) for pi in (True, False) for pj in (True, False) if (pi, pj) not in bias]
 
         def accept_fair(values):
             pt = self._lp_point(box, values)
             return pt is not None and self.biased_at(pt) is None
 
-        ans = self.phase.search(exact, facts, cases, accept_fair, budget, int(opts.smt_timeout * 1000), deadline)
+        ans = phase.search(exact, facts, cases, accept_fair, budget, int(opts.smt_timeout * 1000), deadline)
         self.lp_calls += ans.lps
         if ans.status == "none":
             return Decision(BIASED, witness=w)
-        if ans.status == "found":
+        if ans.status == "found" and ans.point is not None:
             return self._mixed(box, cands, small, w, self._lp_point(box, ans.point), 0)
         if small:
             return Decision(MIXED, witness=w)
@@ -467,7 +486,7 @@ class Analyzer:
         rng = random.Random(hash(box))
         pts = [B.center(self.dims, box)] + [B.random_point(self.dims, box, rng) for _ in range(n)]
         try:
-            env = {d.name: np.array([float(p[d.name]) for p in pts]) for d in self.dims}
+            env = {d.name: np.array([_coord(p[d.name]) for p in pts]) for d in self.dims}
         except OverflowError:  # a coordinate beyond binary64 (e.g. 1e400): screening only, saturate
             env = {d.name: np.array([saturating_float(p[d.name]) for p in pts]) for d in self.dims}
         try:
@@ -506,7 +525,7 @@ class Analyzer:
     def share_bounds(self, box: B.Box, facts) -> Tuple[Fraction, Fraction]:
         """Bounds on the biased share of ``box`` from the linear bounds (:mod:`tamp.causal.boxmass`);
         (0, 1) when they do not apply (population measure, several pairs, non-real inputs)."""
-        if facts is None or not self.exact_ok or not self._valid_on(facts.bounds):
+        if facts is None or self.sym is None or not self.exact_ok or not self._valid_on(facts.bounds):
             return Fraction(0), Fraction(1)
         rbox = {}
         for d, (lo, hi) in zip(self.dims, box):
@@ -566,7 +585,8 @@ class Analyzer:
         Leaves with a gap are handed back for the coordinator's queue."""
         dims = self.dims
         heap = [(-(upper - lower), 0, box, lower, upper)]
-        leaves, witness, calls, n, seq = [], None, 0, 0, 1
+        leaves: List[Tuple[B.Box, Optional[str], Fraction, Fraction]] = []  # status None: keep the bounds
+        witness, calls, n, seq = None, 0, 0, 1
         for _ in range(max(1, steps)):
             if not heap:
                 break
@@ -606,18 +626,24 @@ class Analyzer:
         return ok
 
     def _shares_fast(self, box: B.Box, outer=None):
-        facts = self.sym.analyse_linear(B.float_box(self.dims, box), outer)
-        if facts is None:
+        sym = self.sym
+        facts = sym.analyse_linear(B.float_box(self.dims, box), outer) if sym is not None else None
+        if sym is None or facts is None:  # (fast_mass_ok: there are symbolic bounds)
             return None, Fraction(0), Fraction(1)
-        rbox = {d.name: (lo, hi) for d, (lo, hi) in zip(self.dims, box) if d.sort == "real"}
-        r = share_bounds(self.sym, facts, rbox, self.pairs[0], self.options.exact_dims)
+        rbox = {
+            d.name: (lo, hi)
+            for d, (lo, hi) in zip(self.dims, box)
+            if d.sort == "real" and lo is not None and hi is not None
+        }  # (an unbounded side leaves its input out: share_bounds then gives no bounds)
+        r = share_bounds(sym, facts, rbox, self.pairs[0], self.options.exact_dims)
         return (facts, *r) if r is not None else (facts, Fraction(0), Fraction(1))
 
     def _refine_fast(self, box: B.Box, cands: List[int]):
         facts, _, _ = self._shares_fast(box)
         k = None
-        if facts is not None:
-            widths = {self.dims[j].name: saturating_float(box[j][1] - box[j][0]) for j in cands}
+        score: Dict[str, float] = {}
+        if facts is not None and self.sym is not None:
+            widths = {self.dims[j].name: saturating_float(B.width(box[j])) for j in cands}
             score = self.sym.linear_split_scores(facts, widths)
             k = max(cands, key=lambda j: (score.get(self.dims[j].name, 0.0), B.relative_width(self.dims[j], *box[j])))
         if k is None:
@@ -638,7 +664,8 @@ class Analyzer:
                 tried[j] = halves
                 if best is None or g < best[0]:
                     best = (g, j)
-            k = best[1]
+            if best is not None:
+                k = best[1]
         out = []
         for half, hf, lo, hi in tried.get(k) or [
             (h, *self._shares_fast(h, facts)) for h in B.split(self.dims[k], box, k)

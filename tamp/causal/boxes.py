@@ -30,10 +30,20 @@ def float_box(dims: Tuple[Dim, ...], box: Box) -> Dict[str, Tuple[float, float]]
     return {d.name: enclose_range(lo, hi) for d, (lo, hi) in zip(dims, box)}
 
 
-def relative_width(d: Dim, lo, hi) -> Fraction:
+def width(side: Tuple[Optional[Fraction], Optional[Fraction]]) -> Fraction:
+    """``hi - lo`` of a bounded side."""
+    lo, hi = side
+    if lo is None or hi is None:
+        raise ValueError("an unbounded side has no width")
+    return hi - lo
+
+
+def relative_width(d: Dim, lo: Optional[Fraction], hi: Optional[Fraction]) -> Fraction:
     """The share of the dimension's full range this side covers (1 for unbounded dimensions)."""
-    if not d.bounded:
+    if d.lo is None or d.hi is None:  # not d.bounded
         return Fraction(1)
+    if lo is None or hi is None:
+        raise ValueError(f"a box side of the bounded input '{d.name}' is unbounded")
     if d.sort == "real":
         full = d.hi - d.lo
         return (hi - lo) / full if full > 0 else Fraction(1)
@@ -58,6 +68,8 @@ def can_split(d: Dim, lo, hi) -> bool:
 def split(d: Dim, box: Box, k: int) -> List[Box]:
     """Halve ``box`` along dimension ``k``."""
     lo, hi = box[k]
+    if lo is None or hi is None:  # (can_split is false)
+        raise ValueError(f"cannot halve the unbounded side of '{d.name}'")
     if d.sort == "real":
         mid = (lo + hi) / 2
         parts = [(lo, mid), (mid, hi)]
@@ -69,21 +81,21 @@ def split(d: Dim, box: Box, k: int) -> List[Box]:
 
 def center(dims: Tuple[Dim, ...], box: Box) -> Dict[str, object]:
     """A point of the box (its centre; integers rounded down; unbounded sides clipped)."""
-    pt = {}
+    pt: Dict[str, object] = {}
     for d, (lo, hi) in zip(dims, box):
-        if lo is None and hi is None:
-            c = Fraction(0)
-        elif lo is None:
-            c = hi
+        c: Fraction
+        if lo is None:
+            c = Fraction(0) if hi is None else hi
         elif hi is None:
             c = lo
         else:
             c = (lo + hi) / 2
         if d.sort == "int":
-            c = int(lo) + (int(hi) - int(lo)) // 2 if lo is not None and hi is not None else int(c)
+            pt[d.name] = int(lo) + (int(hi) - int(lo)) // 2 if lo is not None and hi is not None else int(c)
         elif d.sort == "bool":
-            c = bool(int(lo)) if lo is not None else False
-        pt[d.name] = c
+            pt[d.name] = bool(int(lo)) if lo is not None else False
+        else:
+            pt[d.name] = c
     return pt
 
 

@@ -69,7 +69,7 @@ def share_bounds(
     names = dict(sb.model.inputs)
     if any(n not in box for n in names.values()):
         return None
-    ta, tb = sb.thresholds[i], sb.thresholds[j]
+    ta, tb = sb.threshold(i), sb.threshold(j)
 
     widths = {n: float(hi - lo) for n, (lo, hi) in box.items()}
 
@@ -78,7 +78,7 @@ def share_bounds(
         return _coarse(V, c, names, box, widths, max_dims)
 
     def g_forms(k):
-        t = sb.thresholds[k]
+        t = sb.threshold(k)
         negated = sb.dag.nodes[t.cmp_node].kind in ("<", "<=")
         lo, neg = ("cmp", t.cmp_node), ("-cmp", t.cmp_node)
         return (neg, lo) if negated else (lo, neg)

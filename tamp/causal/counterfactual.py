@@ -22,7 +22,7 @@ import re
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import z3
 
@@ -107,11 +107,14 @@ def parse_vary(text: str) -> Vary:
 
 def factual_values(given: A.Expr, prog: A.Program, text: str) -> Dict[str, object]:
     """``x1 == 0.3 && sex == 1`` → {"x1": 3/10, "sex": 1} (each name a parameter)."""
-    out = {}
+    out: Dict[str, object] = {}
     for c in conjuncts(given):
-        if not (isinstance(c, A.Binary) and c.op == "==" and (isinstance(c.left, A.Var) or isinstance(c.right, A.Var))):
+        if isinstance(c, A.Binary) and c.op == "==" and isinstance(c.left, A.Var):
+            var, val = c.left, c.right
+        elif isinstance(c, A.Binary) and c.op == "==" and isinstance(c.right, A.Var):
+            var, val = c.right, c.left
+        else:
             raise option_error("--given", text, "--given must be a conjunction of NAME == VALUE", c)
-        var, val = (c.left, c.right) if isinstance(c.left, A.Var) else (c.right, c.left)
         p = prog.param(var.name)
         if p is None:
             raise option_error("--given", text, f"'{var.name}' is not an input of program '{prog.name}'", var)
@@ -130,7 +133,7 @@ def factual_values(given: A.Expr, prog: A.Program, text: str) -> Dict[str, objec
     return out
 
 
-def _to_expr(x, default: str, opt: str) -> (A.Expr, str):
+def _to_expr(x, default: str, opt: str) -> Tuple[Optional[A.Expr], str]:
     if x is None:
         return None, ""
     if isinstance(x, A.Expr):
@@ -163,7 +166,11 @@ def ask(
     mode = "would" if would is not None else "might"
     beh, beh_text = _to_expr(would if would is not None else might, "behaviour", f"--{mode}")
     given_e, given_text = _to_expr(given if given is not None else "true", "given", "--given")
-    fact = factual_values(given_e, program, given_text) if not isinstance(given_e, A.BoolLit) else {}
+    fact = (
+        factual_values(given_e, program, given_text)
+        if given_e is not None and not isinstance(given_e, A.BoolLit)  # (never None: "true" by default)
+        else {}
+    )
     varies = [v if isinstance(v, Vary) else parse_vary(v) for v in vary]
     if not varies:
         raise TampError("--vary: name at least one input to vary")
@@ -226,7 +233,7 @@ def _final_values(program, point: Dict[str, object], names, sorts, ctx) -> Dict[
     """Exact values of ``names`` after running the program at the concrete ``point``."""
     fixed = {n: _const_term(v, sorts[n]) for n, v in point.items()}
     fin = execute(program, fixed, ctx)
-    out = {}
+    out: Dict[str, object] = {}
     for n in names:
         t = fin.env.get(n)
         if isinstance(t, T.Const):
@@ -328,6 +335,7 @@ def _points(program, fact, varies, sorts, ctx) -> List[Dict[str, object]]:
     axes = []
     for v in varies:
         sort = sorts[v.name]
+        vals: List[object]
         if sort == "bool":
             vals = [False, True]
         elif sort == "int":

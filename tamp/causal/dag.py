@@ -9,7 +9,8 @@ single loop over a list — used for exact values (:func:`evaluate`), intervals
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Sequence, Tuple
+from fractions import Fraction
+from typing import Dict, List, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -27,6 +28,20 @@ class Node:
     args: Tuple[int, ...]
     sort: str
 
+    @property
+    def number(self) -> Union[int, Fraction]:
+        """The value of a numeric ``const`` node."""
+        if isinstance(self.payload, bool) or not isinstance(self.payload, (int, Fraction)):
+            raise TypeError(f"a {self.kind} node has no numeric value")
+        return self.payload
+
+    @property
+    def name(self) -> str:
+        """The input's name (an ``input`` node)."""
+        if not isinstance(self.payload, str):
+            raise TypeError(f"a {self.kind} node has no input name")
+        return self.payload
+
 
 @dataclass(frozen=True)
 class Dag:
@@ -34,7 +49,7 @@ class Dag:
     roots: Tuple[int, ...]
 
     def inputs(self) -> List[str]:
-        return sorted({n.payload for n in self.nodes if n.kind == "input"})
+        return sorted({n.name for n in self.nodes if n.kind == "input"})
 
 
 def compile_dag(roots: Sequence[T.Term]) -> Dag:
@@ -62,8 +77,10 @@ def compile_dag(roots: Sequence[T.Term]) -> Dag:
                 node = Node("const", t.value, (), t.sort)
             elif isinstance(t, T.Input):
                 node = Node("input", t.name, (), t.sort)
-            else:
+            elif isinstance(t, T.Op):
                 node = Node(t.name, None, tuple(index[id(a)] for a in t.args), t.sort)
+            else:
+                raise TypeError(f"not a term: {t!r}")
             key = (node.kind, type(node.payload).__name__, node.payload, node.args, node.sort)
             if key not in seen:
                 seen[key] = len(nodes)
@@ -97,7 +114,7 @@ def _evaluate_eager(dag: Dag, env: Dict[str, object]) -> List[object]:
         if n.kind == "const":
             vals[i] = n.payload
         elif n.kind == "input":
-            vals[i] = env[n.payload]
+            vals[i] = env[n.name]
         elif n.kind == "and":
             vals[i] = all(vals[a] for a in n.args)
         elif n.kind == "or":
@@ -114,7 +131,7 @@ def _evaluate_lazy(dag: Dag, env: Dict[str, object]) -> List[object]:
         if n.kind == "const":
             vals[i] = n.payload
         elif n.kind == "input":
-            vals[i] = env[n.payload]
+            vals[i] = env[n.name]
         elif n.kind == "ite":
             vals[i] = _UNDEFINED if a[0] is _UNDEFINED else a[1] if a[0] else a[2]
         elif n.kind in ("and", "or"):
@@ -147,20 +164,20 @@ def saturating_float(x) -> float:
         return float("inf") if x > 0 else float("-inf")
 
 
-def evaluate_float(dag: Dag, env: Dict[str, object]) -> List[object]:
+def evaluate_float(dag: Dag, env: Dict[str, np.ndarray]) -> List[np.ndarray]:
     """Approximate values of the roots for a batch of points: ``env`` maps each input to a numpy
     array (one entry per point); arithmetic in binary64. Only for screening — every answer that
     matters is re-checked with :func:`evaluate`."""
-    vals: List[object] = [None] * len(dag.nodes)
+    vals: List[np.ndarray] = []  # node i's values, appended in order (children come first)
     size = len(next(iter(env.values()))) if env else 1
     with np.errstate(all="ignore"):
-        for i, n in enumerate(dag.nodes):
+        for n in dag.nodes:
             k = n.kind
             a = [vals[j] for j in n.args]
             if k == "const":
                 v = np.full(size, bool(n.payload) if n.sort == "bool" else saturating_float(n.payload))
             elif k == "input":
-                v = np.asarray(env[n.payload], dtype=bool if n.sort == "bool" else float)
+                v = np.asarray(env[n.name], dtype=bool if n.sort == "bool" else float)
             elif k == "+":
                 v = a[0] + a[1]
             elif k == "-":
@@ -198,5 +215,5 @@ def evaluate_float(dag: Dag, env: Dict[str, object]) -> List[object]:
                 v = np.logical_not(a[0])
             else:
                 raise ValueError(f"unknown operator {k}")
-            vals[i] = v
+            vals.append(v)
     return [vals[r] for r in dag.roots]

@@ -22,6 +22,9 @@ from .threshold import bias_cases
 from .tight import BoxFacts, SymbolicBounds
 from .volume import Affine, box_volume, cut_volume
 
+#: a constraint ``h < 0`` (strict) or ``h <= 0`` of :func:`.volume.cut_volume`
+Cut = Tuple[Dict[str, Fraction], Fraction, bool]
+
 
 class _Branch(Exception):
     def __init__(self, relu: int):
@@ -56,12 +59,12 @@ class _Substitution:
         m = self.model
         if v in m.inputs:
             name = m.inputs[v]
-            out = ({}, self.fixed[name]) if name in self.fixed else ({name: Fraction(1)}, Fraction(0))
+            out = Affine({}, self.fixed[name]) if name in self.fixed else Affine({name: Fraction(1)}, Fraction(0))
         elif v in m.opaque:
             raise _Fail()
         else:
             r_i = self.relu_index[v]
-            out = self.form(m.relus[r_i].pre) if self.phase(r_i) else ({}, Fraction(0))
+            out = self.form(m.relus[r_i].pre) if self.phase(r_i) else Affine({}, Fraction(0))
         self.memo[v] = out
         return out
 
@@ -73,14 +76,14 @@ class _Substitution:
             const += c * g[1]
             for name, x in g[0].items():
                 co[name] = co.get(name, Fraction(0)) + c * x
-        return {k: x for k, x in co.items() if x}, const
+        return Affine({k: x for k, x in co.items() if x}, const)
 
 
 def _neg(f: Affine) -> Affine:
-    return {k: -x for k, x in f[0].items()}, -f[1]
+    return Affine({k: -x for k, x in f[0].items()}, -f[1])
 
 
-def _holds(g: Affine, truth: bool, strict: bool):
+def _holds(g: Affine, truth: bool, strict: bool) -> Cut:
     """The constraint ``h (<|<=) 0`` equivalent to the predicate [g > 0] (``strict``) or [g >= 0]
     having truth value ``truth``."""
     if truth:
@@ -105,7 +108,7 @@ def exact_biased_share(
     i, j = pair
     if pair not in sb.pairs:
         return None
-    if any(facts.bounds.values[v] is not True for v in valid_nodes):
+    if facts.bounds is None or any(facts.bounds.values[v] is not True for v in valid_nodes):
         return None
     rbox: Dict[str, Tuple[Fraction, Fraction]] = {}
     fixed: Dict[str, Fraction] = {}
@@ -120,10 +123,10 @@ def exact_biased_share(
             continue
         else:
             return None
-    ta, tb = sb.thresholds[i], sb.thresholds[j]
+    ta, tb = sb.threshold(i), sb.threshold(j)
     cases = bias_cases(ta, tb)
 
-    def volume(pattern: Dict[int, bool], constraints: List[Affine]) -> Fraction:
+    def volume(pattern: Dict[int, bool], constraints: List[Cut]) -> Fraction:
         while True:
             sub = _Substitution(sb.model, facts, fixed, pattern)
             try:

@@ -115,34 +115,36 @@ def build_model(dag: Dag) -> LinearModel:
         return v
 
     def var_form(v: int) -> Form:
-        return {v: Fraction(1)}, Fraction(0)
+        return Affine({v: Fraction(1)}, Fraction(0))
 
     for i, n in enumerate(dag.nodes):
         if n.sort == "bool":
             continue
         k = n.kind
-        a = [forms.get(j) for j in n.args]
+        got = [forms.get(j) for j in n.args]
+        a = [x for x in got if x is not None]
+        affine = len(a) == len(got)  # every argument has an affine form
         if k == "const":
-            forms[i] = ({}, Fraction(n.payload))
+            forms[i] = Affine({}, Fraction(n.number))
         elif k == "input":
-            if n.payload not in input_var:
-                input_var[n.payload] = new_var()
-                inputs[input_var[n.payload]] = n.payload
-            forms[i] = var_form(input_var[n.payload])
-        elif k in ("+", "-") and all(x is not None for x in a):
+            if n.name not in input_var:
+                input_var[n.name] = new_var()
+                inputs[input_var[n.name]] = n.name
+            forms[i] = var_form(input_var[n.name])
+        elif k in ("+", "-") and affine:
             forms[i] = affine_add(a[0], a[1], Fraction(1 if k == "+" else -1))
-        elif k == "neg" and a[0] is not None:
+        elif k == "neg" and affine:
             forms[i] = affine_scale(a[0], Fraction(-1))
-        elif k == "*" and all(x is not None for x in a) and (not a[0][0] or not a[1][0]):
+        elif k == "*" and affine and (not a[0][0] or not a[1][0]):
             c, f = (a[0], a[1]) if not a[0][0] else (a[1], a[0])
             forms[i] = affine_scale(f, c[1])
-        elif k == "/" and all(x is not None for x in a) and not a[1][0] and a[1][1] != 0:
+        elif k == "/" and affine and not a[1][0] and a[1][1] != 0:
             forms[i] = affine_scale(a[0], 1 / a[1][1])
-        elif k == "max" and all(x is not None for x in a):
+        elif k == "max" and affine:
             forms[i] = affine_add(a[0], var_form(relu(affine_add(a[1], a[0], Fraction(-1)), i)))
-        elif k == "min" and all(x is not None for x in a):
+        elif k == "min" and affine:
             forms[i] = affine_add(a[0], var_form(relu(affine_add(a[0], a[1], Fraction(-1)), i)), Fraction(-1))
-        elif k == "abs" and a[0] is not None:
+        elif k == "abs" and affine:
             forms[i] = affine_add(affine_scale(var_form(relu(a[0], i)), Fraction(2)), a[0], Fraction(-1))
         else:
             v = new_var()

@@ -74,7 +74,7 @@ class PhaseSearch:
         return z3.Sum(terms) + _q(f[1]) if terms else _q(f[1])
 
     def _predicate(self, k: int, truth: bool):
-        t = self.sb.thresholds[k]
+        t = self.sb.threshold(k)
         g = self.g[k]
         if truth:
             return g > 0 if t.strict else g >= 0
@@ -181,8 +181,16 @@ def _outward(l: float, u: float) -> Tuple[Fraction, Fraction]:
 
 
 def _value(mdl, v) -> Fraction:
-    return fraction(mdl.eval(v, model_completion=True))
+    return _rational(mdl.eval(v, model_completion=True))
 
 
 def _value_expr(mdl, e) -> Fraction:
-    return fraction(mdl.eval(e, model_completion=True))
+    return _rational(mdl.eval(e, model_completion=True))
+
+
+def _rational(t) -> Fraction:
+    """A model value of linear real arithmetic (always a rational numeral)."""
+    q = fraction(t)
+    if q is None:
+        raise ValueError(f"z3 gave the model value {t}, which is not a rational number")
+    return q

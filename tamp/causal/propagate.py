@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from tamp.core.interval import INF, FRange, enclose, fadd, fcompare, fdiv, fmul, fsign_compare, fsub
 
@@ -38,11 +38,15 @@ def _hull(a, b):
     return a if a == b else None
 
 
+#: a node's bound: a float range (numeric sort) or a tri-state Boolean (None = undetermined)
+NodeValue = Union[FRange, bool, None]
+
+
 @dataclass
 class Bounds:
     """The result of one propagation: a value per node, the fixed phases, the count of unfixed ones."""
 
-    values: List[object]
+    values: List[NodeValue]
     phases: Dict[int, int]  # node index -> index of the argument it equals (for max/min/ite), or 0/1 for abs sign
     unstable: int
 
@@ -71,8 +75,8 @@ def _meet(a, b):
 def propagate(
     dag: Dag,
     box: Dict[str, Tuple[float, float]],
-    pre: Dict[int, Tuple[float, float]] = None,
-    diff: Dict[int, Tuple[float, float]] = None,
+    pre: Optional[Dict[int, Tuple[float, float]]] = None,
+    diff: Optional[Dict[int, Tuple[float, float]]] = None,
 ) -> Bounds:
     """Bounds of every node of ``dag`` when each input ranges over ``box`` (float intervals).
 
@@ -82,16 +86,19 @@ def propagate(
     decide comparisons that the intervals alone leave open."""
     pre = pre or {}
     diff = diff or {}
-    vals: List[object] = [None] * len(dag.nodes)
+    # Any, not NodeValue: the node's sort says which kind each operand is (the program was type
+    # checked), and narrowing every operand would put an isinstance test per node and box into
+    # the certifier's innermost loop. Bounds.values has the precise type.
+    vals: List[Any] = [None] * len(dag.nodes)
     phases: Dict[int, int] = {}
     unstable = 0
     for i, n in enumerate(dag.nodes):
         k = n.kind
         if k == "const":
-            vals[i] = n.payload if n.sort == "bool" else enclose(n.payload)
+            vals[i] = n.payload if n.sort == "bool" else enclose(n.number)
             continue
         if k == "input":
-            lo, hi = box[n.payload]
+            lo, hi = box[n.name]
             vals[i] = (True if lo == 1 else False if hi == 0 else None) if n.sort == "bool" else (lo, hi)
             continue
         a = [vals[j] for j in n.args]

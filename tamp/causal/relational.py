@@ -40,7 +40,7 @@ def _linear(vs: Dict[int, object], V: np.ndarray, c: float, cols):
 
 def _g_forms(sb: SymbolicBounds, facts: BoxFacts, k: int):
     """((V, c) lower form of g_k, (V, c) lower form of -g_k)."""
-    t = sb.thresholds[k]
+    t = sb.threshold(k)
     negated = sb.dag.nodes[t.cmp_node].kind in ("<", "<=")
     lo, neg = facts.forms[("cmp", t.cmp_node)], facts.forms[("-cmp", t.cmp_node)]
     if negated:
@@ -50,7 +50,7 @@ def _g_forms(sb: SymbolicBounds, facts: BoxFacts, k: int):
 
 def pair_cannot_differ(sb: SymbolicBounds, facts: BoxFacts, i: int, j: int, timeout_ms: int = 5000) -> bool:
     """True when no point of the box makes the outputs of copies ``i`` and ``j`` differ."""
-    a, b = sb.thresholds[i], sb.thresholds[j]
+    a, b = sb.threshold(i), sb.threshold(j)
     (la, na), (lb, nb) = _g_forms(sb, facts, i), _g_forms(sb, facts, j)
     ld, nd = facts.forms[("diff", i, j)], facts.forms[("-diff", i, j)]
     cols = [int(k) for k in sb.model.leaf_cols]

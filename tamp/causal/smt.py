@@ -35,13 +35,13 @@ def _real(x):
     return z3.ToReal(x) if z3.is_int(x) else x
 
 
-def translate(dag: Dag, variables: Dict[str, object], phases: Optional[Dict[int, int]] = None) -> List[object]:
+def translate(dag: Dag, variables: Dict[str, z3.ExprRef], phases: Optional[Dict[int, int]] = None) -> List[z3.ExprRef]:
     """z3 expressions for the roots of ``dag``; ``variables`` maps input names to z3 terms."""
     nodes = translate_nodes(dag, variables, phases)
     return [nodes[r] for r in dag.roots]
 
 
-def phase_facts(dag: Dag, nodes: List[object], phases: Dict[int, int]) -> List[object]:
+def phase_facts(dag: Dag, nodes: List[z3.ExprRef], phases: Dict[int, int]) -> List[z3.ExprRef]:
     """Constraints stating the fixed phases (implied by the box, so adding them changes no answer)."""
     facts = []
     for i, p in phases.items():
@@ -58,17 +58,19 @@ def phase_facts(dag: Dag, nodes: List[object], phases: Dict[int, int]) -> List[o
     return facts
 
 
-def translate_nodes(dag: Dag, variables: Dict[str, object], phases: Optional[Dict[int, int]] = None) -> List[object]:
+def translate_nodes(
+    dag: Dag, variables: Dict[str, z3.ExprRef], phases: Optional[Dict[int, int]] = None
+) -> List[z3.ExprRef]:
     """z3 expressions for every node of ``dag``."""
     phases = phases or {}
-    out: List[object] = [None] * len(dag.nodes)
+    out: List[z3.ExprRef] = [None] * len(dag.nodes)
     for i, n in enumerate(dag.nodes):
         k = n.kind
         if k == "const":
             out[i] = z3_const(n.payload, n.sort)
             continue
         if k == "input":
-            out[i] = variables[n.payload]
+            out[i] = variables[n.name]
             continue
         a = [out[j] for j in n.args]
         if i in phases:

@@ -146,7 +146,7 @@ def _zero(t: T.Term) -> T.Term:
 def _term(e: A.Expr, env: Dict[str, T.Term], fin: "Final", ctx: Context) -> T.Term:
     """``expr_term``, noting every division of ``e`` with the condition under which its divisor is
     0 on this path (conditional operands: only where they are evaluated)."""
-    stack = [(e, ())]
+    stack: List[Tuple[A.Expr, Tuple[T.Term, ...]]] = [(e, ())]
     while stack:
         x, guard = stack.pop()
         if isinstance(x, A.Binary) and x.op in _DIVISIONS:
@@ -175,8 +175,8 @@ def _merge(c: T.Term, a: Dict[str, T.Term], b: Dict[str, T.Term]) -> Dict[str, T
 
 def _exec(s: A.Stmt, env: Dict[str, T.Term], fin: Final, ctx: Context, readonly: set) -> Dict[str, T.Term]:
     if isinstance(s, A.Block):
-        for x in s.stmts:
-            env = _exec(x, env, fin, ctx, readonly)
+        for sub in s.stmts:
+            env = _exec(sub, env, fin, ctx, readonly)
         return env
     if isinstance(s, A.Assign):
         if len(s.targets) == 1:

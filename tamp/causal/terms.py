@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Tuple, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 from lang import ops
 
@@ -60,7 +60,7 @@ TRUE = Const(True, "bool")
 FALSE = Const(False, "bool")
 
 
-def const(v: Value, sort: str = None) -> Const:
+def const(v: Value, sort: Optional[str] = None) -> Const:
     """A constant term, its sort inferred from the Python value unless given."""
     if isinstance(v, bool):
         return TRUE if v else FALSE
@@ -83,11 +83,13 @@ def same(a: Term, b: Term) -> bool:
         return True
     if type(a) is not type(b) or a.sort != b.sort:
         return False
-    if isinstance(a, Const):
+    if isinstance(a, Const) and isinstance(b, Const):
         return a.value == b.value
-    if isinstance(a, Input):
+    if isinstance(a, Input) and isinstance(b, Input):
         return a.name == b.name
-    return a.name == b.name and len(a.args) == len(b.args) and all(same(x, y) for x, y in zip(a.args, b.args))
+    if isinstance(a, Op) and isinstance(b, Op):
+        return a.name == b.name and len(a.args) == len(b.args) and all(same(x, y) for x, y in zip(a.args, b.args))
+    return False  # (Const, Input and Op are the only terms)
 
 
 def _num_sort(*ts: Term) -> str:
@@ -133,7 +135,7 @@ def op(name: str, *args: Term) -> Term:
             return Op("ite", args, "bool")
         return Op("ite", args, _num_sort(a, b))
     if name in ("and", "or"):
-        flat = []
+        flat: List[Term] = []
         for a in args:
             if isinstance(a, Const):
                 if a.value == (name == "or"):
@@ -143,8 +145,9 @@ def op(name: str, *args: Term) -> Term:
         if not flat:
             return TRUE if name == "and" else FALSE
         return flat[0] if len(flat) == 1 else Op(name, tuple(flat), "bool")
-    if all(isinstance(a, Const) for a in args):
-        v = apply_value(name, [a.value for a in args])
+    consts = [a for a in args if isinstance(a, Const)]
+    if len(consts) == len(args):
+        v = apply_value(name, [a.value for a in consts])
         if name in COMPARE or name in LOGIC:
             return const(bool(v))
         if name == "/":
@@ -182,7 +185,7 @@ def op(name: str, *args: Term) -> Term:
     return Op(name, args, _num_sort(*args))
 
 
-def evaluate(t: Term, env: dict, memo: dict = None) -> Value:
+def evaluate(t: Term, env: Dict[str, Value], memo: Optional[Dict[int, Value]] = None) -> Value:
     """The exact value of ``t`` with inputs from ``env`` (name -> value)."""
     memo = {} if memo is None else memo
     key = id(t)
@@ -192,6 +195,8 @@ def evaluate(t: Term, env: dict, memo: dict = None) -> Value:
         v = t.value
     elif isinstance(t, Input):
         v = env[t.name]
+    elif not isinstance(t, Op):
+        raise TypeError(f"not a term: {t!r}")
     elif t.name == "ite":
         v = evaluate(t.args[1], env, memo) if evaluate(t.args[0], env, memo) else evaluate(t.args[2], env, memo)
     elif t.name == "and":
@@ -204,7 +209,7 @@ def evaluate(t: Term, env: dict, memo: dict = None) -> Value:
     return v
 
 
-def inputs_of(t: Term, acc: set = None, seen: set = None) -> set:
+def inputs_of(t: Term, acc: Optional[Set[str]] = None, seen: Optional[Set[int]] = None) -> Set[str]:
     """Names of the inputs ``t`` reads."""
     acc = set() if acc is None else acc
     seen = set() if seen is None else seen
@@ -223,7 +228,7 @@ def inputs_of(t: Term, acc: set = None, seen: set = None) -> set:
 
 def size(t: Term) -> int:
     """Number of distinct nodes of the term DAG."""
-    seen = set()
+    seen: Set[int] = set()
     stack = [t]
     while stack:
         x = stack.pop()

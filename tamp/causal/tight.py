@@ -17,9 +17,10 @@ import numpy as np
 
 from tamp.core.interval import down as _down
 from tamp.core.interval import up as _up
+from tamp.core.linear import Affine
 
 from .dag import Dag
-from .linear import LinearModel, Relaxation, build_model, comparison_form, lower_forms, relax
+from .linear import Form, LinearModel, Relaxation, build_model, comparison_form, lower_forms, relax
 from .propagate import Bounds, propagate
 from .threshold import Threshold, difference, threshold_of
 
@@ -28,9 +29,9 @@ from .threshold import Threshold, difference, threshold_of
 class BoxFacts:
     """What the symbolic bounds established over one box."""
 
-    bounds: Bounds  # interval propagation with the sharper facts
+    bounds: Optional[Bounds]  # interval propagation with the sharper facts (None: forms only)
     rx: Relaxation
-    forms: Dict[object, Tuple[np.ndarray, float, float]]  # key -> (coefficients, constant, concrete lower)
+    forms: Dict[tuple, Tuple[np.ndarray, float, float]]  # key -> (coefficients, constant, concrete lower)
 
 
 class SymbolicBounds:
@@ -42,15 +43,18 @@ class SymbolicBounds:
         self.cmp_nodes = [i for i, n in enumerate(dag.nodes) if comparison_form(self.model, i) is not None]
         self.thresholds: List[Optional[Threshold]] = [threshold_of(self.model, dag.roots[k]) for k in range(nouts)]
         self.pairs = [(i, j) for i, j in pairs if self.thresholds[i] is not None and self.thresholds[j] is not None]
-        keys, forms = [], []
+        keys: List[tuple] = []
+        forms: List[Form] = []
         for c in self.cmp_nodes:
             f = comparison_form(self.model, c)
+            if f is None:  # (cmp_nodes are the nodes with a form)
+                continue
             keys += [("cmp", c), ("-cmp", c)]
-            forms += [f, (({v: -x for v, x in f[0].items()}), -f[1])]
+            forms += [f, Affine({v: -x for v, x in f[0].items()}, -f[1])]
         for i, j in self.pairs:
-            d = difference(self.thresholds[i], self.thresholds[j])
+            d = difference(self.threshold(i), self.threshold(j))
             keys += [("diff", i, j), ("-diff", i, j)]
-            forms += [d, ({v: -x for v, x in d[0].items()}, -d[1])]
+            forms += [d, Affine({v: -x for v, x in d[0].items()}, -d[1])]
         self.keys = keys
         rows = [self.model.row(f) for f in forms]
         n = self.model.nvars
@@ -59,6 +63,13 @@ class SymbolicBounds:
         self.useful = bool(self.model.relus) or bool(self.pairs)
         cols = list(self.model.opaque)
         self.opaque_used = bool(cols) and bool(np.any(self.model.pre_m[:, cols]) or np.any(self.rows[:, cols]))
+
+    def threshold(self, k: int) -> Threshold:
+        """The threshold form of output ``k`` (an output of :attr:`pairs` has one)."""
+        t = self.thresholds[k]
+        if t is None:
+            raise ValueError(f"output {k} is not a threshold of a linear form")
+        return t
 
     def leaf_bounds(self, fbox: Dict[str, Tuple[float, float]], plain: Bounds):
         out = {}
@@ -76,8 +87,8 @@ class SymbolicBounds:
         out = {}
         for r_i, r in enumerate(self.model.relus):
             n = self.dag.nodes[r.node]
-            a = [plain.values[j] for j in n.args]
-            if not all(isinstance(x, tuple) for x in a):
+            a = [x for x in (plain.values[j] for j in n.args) if isinstance(x, tuple)]
+            if len(a) != len(n.args):
                 continue
             if n.kind == "max":
                 lo, hi = a[1][0] - a[0][1], a[1][1] - a[0][0]
@@ -159,7 +170,7 @@ class SymbolicBounds:
         along it (|coefficient| × width): the dimension to split first."""
         score: Dict[str, float] = {}
         for t in self.thresholds:
-            if t is None or facts.bounds.values[t.cmp_node] is not None:
+            if t is None or facts.bounds is None or facts.bounds.values[t.cmp_node] is not None:
                 continue
             V = facts.forms[("cmp", t.cmp_node)][0]
             for v, name in self.model.inputs.items():

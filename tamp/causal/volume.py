@@ -25,25 +25,28 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from tamp.core.linear import Affine as _Affine
+from tamp.core.linear import Pair as _Pair
 from tamp.core.linear import affine_range as _range
 from tamp.core.linear import box_volume, halfspace_volume  # noqa: F401  (this module's API)
 from tamp.wmi import Poly, integrate_polytope
 
 Affine = _Affine[str]
+Form = _Pair[str]  # (coeffs, const): an Affine or a plain pair
 RealBox = Dict[str, Tuple[Fraction, Fraction]]
 
 
-def _direction(f: Affine):
+def _direction(f: Form):
     """(normalised coefficient tuple, scale) so that f = scale·(direction·x) + const, scale > 0."""
     items = sorted((k, v) for k, v in f[0].items() if v)
     lead = abs(items[0][1])
     return tuple((k, v / lead) for k, v in items), lead
 
 
-def _slab(fs: Sequence[Affine], box: RealBox) -> Optional[Fraction]:
+def _slab(fs: Sequence[Form], box: RealBox) -> Optional[Fraction]:
     """Volume when all half-spaces share one hyperplane direction (either orientation), else None."""
-    base = None
-    upper, lower = None, None  # d·x <= upper, d·x >= lower
+    base: Optional[tuple] = None
+    upper: Optional[Fraction] = None  # d·x <= upper
+    lower: Optional[Fraction] = None  # d·x >= lower
     for f in fs:
         d, s = _direction(f)
         neg = tuple((k, -v) for k, v in d)
@@ -57,6 +60,8 @@ def _slab(fs: Sequence[Affine], box: RealBox) -> Optional[Fraction]:
             lower = t if lower is None else max(lower, t)
         else:
             return None
+    if base is None:  # no half-space (the caller has at least one)
+        return None
     dcoef = dict(base)
 
     def below(t):
@@ -71,7 +76,7 @@ def _slab(fs: Sequence[Affine], box: RealBox) -> Optional[Fraction]:
     return below(upper) - below(lower)
 
 
-def affine_range(f: Affine, box: RealBox) -> Tuple[Fraction, Fraction]:
+def affine_range(f: Form, box: RealBox) -> Tuple[Fraction, Fraction]:
     """Exact min and max of the affine form ``f = (coeffs, const)`` over the bounded ``box``."""
     lo, hi = _range(f[0], box, f[1])
     assert lo is not None and hi is not None  # a bounded box
@@ -112,10 +117,11 @@ def _polygon_area(rows: Sequence[Row]):
         elif a[0] or a[1]:
             t = 0 if a[0] else 1
             v = b / a[t]
+            h, l = hi[t], lo[t]
             if a[t] > 0:
-                hi[t] = v if hi[t] is None else min(hi[t], v)
+                hi[t] = v if h is None else min(h, v)
             else:
-                lo[t] = v if lo[t] is None else max(lo[t], v)
+                lo[t] = v if l is None else max(l, v)
         elif b < 0:
             return Fraction(0)
     if lo[0] is None or lo[1] is None or hi[0] is None or hi[1] is None:
@@ -133,8 +139,8 @@ def _polygon_area(rows: Sequence[Row]):
             if fp <= 0:
                 out.append(p)
             if (fp < 0 < fq) or (fq < 0 < fp):
-                t = fp / (fp - fq)
-                out.append((p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])))
+                s = fp / (fp - fq)
+                out.append((p[0] + s * (q[0] - p[0]), p[1] + s * (q[1] - p[1])))
         poly = out
         if len(poly) < 3:
             return Fraction(0)
@@ -161,9 +167,9 @@ def lasserre_volume(rows: Sequence[Row], n: int) -> Fraction:
     if n == 1:
         lo: Optional[Fraction] = None
         hi: Optional[Fraction] = None
-        for (a,), b in live:
-            t = b / a
-            if a > 0:
+        for (a1,), b1 in live:
+            t = b1 / a1
+            if a1 > 0:
                 hi = t if hi is None else min(hi, t)
             else:
                 lo = t if lo is None else max(lo, t)
@@ -191,11 +197,10 @@ def cut_volume(fs: Sequence, box: RealBox, max_dims: int = 8, deadline: Optional
     """vol{x ∈ box : f(x) <= 0 for all f in fs} exactly (``f = (coeffs, const)`` or
     ``(coeffs, const, strict)`` for f(x) < 0), or None when it is not computed (more than two
     directions in more than ``max_dims`` dimensions, or out of time)."""
-    live = []
+    live: List[Form] = []
     for f in fs:
         strict = len(f) > 2 and f[2]
-        f = (f[0], f[1])
-        lo, hi = affine_range(f, box)
+        lo, hi = affine_range((f[0], f[1]), box)
         if lo == hi:  # constant on the box (all its coefficients on the box's dimensions are 0)
             if hi < 0 or (hi == 0 and not strict):
                 continue
@@ -233,16 +238,16 @@ def cut_volume(fs: Sequence, box: RealBox, max_dims: int = 8, deadline: Optional
     cons = []
     for n in names:
         lo, hi = box[n]
-        e = [Fraction(0)] * len(names)
-        e[idx[n]] = Fraction(1)
-        cons.append((list(e), hi, False))
-        e[idx[n]] = Fraction(-1)
-        cons.append((list(e), -lo, False))
+        unit = [Fraction(0)] * len(names)
+        unit[idx[n]] = Fraction(1)
+        cons.append((list(unit), hi, False))
+        unit[idx[n]] = Fraction(-1)
+        cons.append((list(unit), -lo, False))
     for f in live:
-        e = [Fraction(0)] * len(names)
+        row = [Fraction(0)] * len(names)
         for k, v in f[0].items():
-            e[idx[k]] = v
-        cons.append((e, -f[1], False))
+            row[idx[k]] = v
+        cons.append((row, -f[1], False))
     try:
         v = integrate_polytope(Poly.one(len(names)), cons, len(names), deadline=deadline)
     except TimeoutError:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
+sys.path.insert(0, str(ROOT / "tests"))  # the shared test helpers (support.cli)
 sys.path.insert(0, str(ROOT))
 
 from grammar import option_argv, programs  # noqa: E402

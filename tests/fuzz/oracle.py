@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import io
 import os
-import signal
 import tempfile
 import traceback
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from typing import List, Optional
 
 from grammar import INPUTS
-
-EXIT_CODES = {0, 1, 2, 3}
+from support.cli import EXIT_CODES, Hang, run_main
 
 
 @dataclass
@@ -45,38 +43,16 @@ class Outcome:
     findings: List[Finding] = field(default_factory=list)
 
 
-class Hang(Exception):
-    pass
-
-
-@contextmanager
-def _limit(seconds: int):
-    def handler(signum, frame):
-        raise Hang(f"no answer within {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def run(argv: List[str], text: str = "", limit: int = 60) -> Outcome:
     """``tamp argv`` in-process; its exit code, output and the findings it shows."""
-    from tamp.cli import main
-
     os.environ["TAMP_DEBUG"] = "1"
     out, err = io.StringIO(), io.StringIO()
     findings: List[Finding] = []
     code: Optional[int] = None
     try:
-        with _limit(limit), redirect_stdout(out), redirect_stderr(err):
-            try:
-                code = main(argv)
-            except SystemExit as exc:  # argparse usage errors
-                code = exc.code if isinstance(exc.code, int) else 2
+        with redirect_stdout(out), redirect_stderr(err):
+            got = run_main(argv, limit)
+        code = got if isinstance(got, int) else 2  # (a SystemExit without a number)
     except Hang as exc:
         findings.append(Finding("hang", argv, text, str(exc)))
     except Exception:  # noqa: BLE001 - an internal error is what we are looking for

@@ -84,20 +84,14 @@ class Registry:
         return self.dists[v].support()
 
 
-def _min_bound(a, b):
+def _tighter(a: Optional[Fraction], b: Optional[Fraction], pick) -> Optional[Fraction]:
+    """The tighter of two bounds of one side (``pick``: min for upper, max for lower bounds);
+    None is no bound."""
     if a is None:
         return b
     if b is None:
         return a
-    return min(a, b)
-
-
-def _max_bound(a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return max(a, b)
+    return pick(a, b)
 
 
 class Executor:
@@ -330,9 +324,9 @@ class Executor:
             b = -aff.const / c
             blo, bhi = p.bounds.get(v, self.reg.support(v))
             if c > 0:
-                bhi = _min_bound(bhi, b)
+                bhi = _tighter(bhi, b, min)
             else:
-                blo = _max_bound(blo, b)
+                blo = _tighter(blo, b, max)
             if blo is not None and bhi is not None and blo >= bhi:
                 return False
             p.bounds[v] = (blo, bhi)

@@ -36,7 +36,7 @@ import networkx as nx
 
 from lang import ast as A
 from lang.evaluate import EvalError, evaluate
-from tamp.cfa.loops import latches, loop_body
+from tamp.cfa.loops import entry_value, latches, loop_body
 from tamp.progress import ProgressEvent
 
 from ..show import show_expr
@@ -158,7 +158,7 @@ def _counter(cfa, h, body, cond) -> Optional[Counter]:
                 limit, strict = a.right, a.op in ("<", ">", "!=")
         if limit is None:
             continue
-        init = _init_value(cfa, h, body, x)
+        init = entry_value(cfa, h, body, x)
         if init is None:
             continue
         if abs(step) > 1 and not _once_per_iteration(cfa, h, body, x):
@@ -195,28 +195,6 @@ def _every_iteration(cfa, h, body, x) -> bool:
         if u in body and v in body and not (isinstance(d["stmt"], A.Assign) and A.Var(x) in d["stmt"].targets):
             g.add_edge(u, v if not d.get("back") else ("latch", v))
     return not (h in g and ("latch", h) in g and nx.has_path(g, h, ("latch", h)))
-
-
-def _init_value(cfa, h, body, x):
-    """The value assigned to ``x`` on the straight-line path into loop head ``h``."""
-    cur, seen = h, set()
-    while cur not in seen:
-        seen.add(cur)
-        ins = [
-            (w, d)
-            for w, _v, _k, d in cfa.graph.in_edges(cur, keys=True, data=True)
-            if not d.get("back") and (cur != h or w not in body)
-        ]
-        if len(ins) != 1:
-            return None
-        w, d = ins[0]
-        st = d["stmt"]
-        if isinstance(st, A.Assign) and st.targets[0] == A.Var(x):
-            return None if x in A.free_vars(st.value) else st.value
-        if isinstance(st, (A.Assign, A.Sample)) and x in {t.name for t in st.targets if isinstance(t, A.Var)}:
-            return None
-        cur = w
-    return None
 
 
 def automaton_of(cfa) -> FailureAutomaton:

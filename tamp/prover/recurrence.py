@@ -39,6 +39,7 @@ import z3
 
 from lang import ast as A
 from lang.walk import Transformer, replace_all
+from tamp.cfa.loops import entry_value as cfa_entry_value
 from tamp.cfa.loops import loop_body
 
 from .exprs import and_all, iterations_done, plus, subst
@@ -193,38 +194,10 @@ def body_paths(cfa, h: int, loops) -> Optional[List[Path]]:
 
 def entry_value(cfa, h: int, body: Set[int], x: str) -> Optional[A.Expr]:
     """The value ``x`` has on entry to the loop at ``h``: the last assignment to it on the
-    straight-line code before the loop, when the variables it reads are not written between
-    that assignment and the loop (and not in the loop). None when there is no such assignment."""
-    cur, seen = h, set()
-    later: Set[str] = set(written(cfa, loop_body(cfa, h)))
-    while cur not in seen:
-        seen.add(cur)
-        if cur != h and cur in cfa.loop_heads:  # an enclosing or earlier loop's head: not straight-line
-            return None
-        ins = [
-            (w, d)
-            for w, _v, _k, d in cfa.graph.in_edges(cur, keys=True, data=True)
-            if not d.get("back") and (cur != h or w not in body)
-        ]
-        if len(ins) != 1:
-            return None
-        w, d = ins[0]
-        st = d["stmt"]
-        names = {t.name for t in getattr(st, "targets", ()) if isinstance(t, A.Var)}
-        if isinstance(st, A.Assign) and len(st.targets) == 1 and st.targets[0] == A.Var(x):
-            v = st.value
-            if x in A.free_vars(v) or A.free_vars(v) & later:
-                return None
-            return v
-        if x in names:
-            return None
-        for t in getattr(st, "targets", ()):
-            while isinstance(t, A.Index):
-                t = t.base
-            if isinstance(t, A.Var):
-                later.add(t.name)
-        cur = w
-    return None
+    straight-line code before the loop (no other loop's head on the way), when the variables it
+    reads are not written between that assignment and the loop (and not in the loop). None when
+    there is no such assignment."""
+    return cfa_entry_value(cfa, h, body, x, stop_at_loop_heads=True, unchanged=written(cfa, loop_body(cfa, h)))
 
 
 # ---------------------------------------------------------------------------- sums

@@ -353,7 +353,7 @@ def _prefix_forms(c: A.Expr, cnt) -> List[A.Expr]:
 
 def _copies(cfa, body) -> Dict[str, A.Expr]:
     """Variable copies ``x := y`` in a loop body, as the reverse map y ↦ x."""
-    out = {}
+    out: Dict[str, A.Expr] = {}
     for u, v, _k, d in cfa.edges():
         st = d["stmt"]
         if (

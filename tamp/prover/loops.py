@@ -30,7 +30,7 @@ import dataclasses
 import itertools
 import random
 import time
-from typing import Dict, List, NamedTuple, Optional
+from typing import Dict, List, NamedTuple, Optional, Set, Tuple, Union
 
 import networkx as nx
 
@@ -68,7 +68,7 @@ CHECK_BATCH_MS = 1000  # a group of obligations asked at once; on failure the gr
 # ---------------------------------------------------------------------------- loop structure
 
 
-def _loops(cfa) -> Dict[int, dict]:
+def _loops(cfa) -> Tuple[Dict[int, dict], nx.DiGraph]:
     """For each loop head: body nodes, latches, condition, counter (:class:`Counter` or None)."""
     g = cfa.graph
     dag = nx.DiGraph()
@@ -119,7 +119,7 @@ class Counter(NamedTuple):
         count = A.Binary("div", A.Binary("+", span, A.num(extra)), A.num(k))
         return A.Binary("+" if self.step > 0 else "-", self.init, A.Binary("*", A.num(k), count))
 
-    def done(self, i: A.Expr = None) -> A.Expr:
+    def done(self, i: Optional[A.Expr] = None) -> A.Expr:
         """The number of iterations completed, ``i - init`` (or ``init - i`` counting down)."""
         return iterations_done(A.Var(self.name) if i is None else i, self.init, self.step)
 
@@ -128,7 +128,7 @@ def _counter(cfa, h, body, cond) -> Optional[Counter]:
     """The loop's counter (see :class:`Counter`), or None."""
     if cond is None:
         return None
-    steps = {}
+    steps: Dict[str, Set[int]] = {}
     for u, v, _k, d in cfa.edges():
         st = d["stmt"]
         if u in body and v in body and isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var):
@@ -146,7 +146,7 @@ def _counter(cfa, h, body, cond) -> Optional[Counter]:
         if len(steps[x]) != 1 or 0 in steps[x]:
             continue
         step = next(iter(steps[x]))
-        ops = ("<", "<=") if step > 0 else (">", ">=")
+        ops: Tuple[str, ...] = ("<", "<=") if step > 0 else (">", ">=")
         limit, strict = None, True
         if abs(step) == 1:
             ops = ops + ("!=",)  # i != n: the counter stays on its side of n (termination's invariant)
@@ -171,7 +171,8 @@ def _once_per_iteration(cfa, h, body, x) -> bool:
     """Whether every path through the loop body (inner loops excluded) writes ``x`` exactly once,
     so the counter's progression is init, init + k, …; a step of ±1 needs no such check (its
     iterations are counted by the failure bound's STEP obligations either way)."""
-    counts, stack = [], [(h, 0)]
+    counts: List[int] = []
+    stack = [(h, 0)]
     while stack and len(counts) < 64:
         n, c = stack.pop()
         for _u, v, _k, d in cfa.out_edges(n):
@@ -217,7 +218,7 @@ def _sample_inputs(cfa, count: int = 12, seed: int = 7) -> List[dict]:
     rng = random.Random(seed)
     out = []
     for _ in range(count * 40):
-        env = {}
+        env: Dict[str, Union[int, float, bool]] = {}
         for p in cfa.params:
             t = p.type.name
             if t == "int":
@@ -370,7 +371,7 @@ def budget_hints(kap: Kappa, valid) -> List[A.Expr]:
     returned only after ``valid``
     (z3 ``unsat`` under ``requires``) proved it, so it is a consequence of ``requires``, usable as a
     hypothesis by the checker (and recorded in the result, for certificates)."""
-    out = []
+    out: List[A.Expr] = []
     for t in kap.terms:
         c, i, lo, H = t.per, A.Var(t.counter), t.init, t.bound
         up = t.step > 0

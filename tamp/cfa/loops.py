@@ -8,11 +8,14 @@ head and the path out of it, but not the nodes that reach the outer latch only t
 inner loop's back edge (what the prover's loop rules summarise one level at a time). On
 ``while (i < n) { j := 0; while (j < m) { ... } i := i + 1; }`` the first holds both loops'
 statements, the second the outer loop's and the inner loop's head.
+
+:func:`entry_value` reads the value a variable holds on entry to a loop off the straight-line code
+before it (the counter's start, an accumulator's initial value, a sentinel's "nothing yet").
 """
 
 from __future__ import annotations
 
-from typing import Any, List, Set, Tuple
+from typing import AbstractSet, Any, List, Optional, Set, Tuple
 
 from lang import ast as A
 
@@ -44,3 +47,62 @@ def loop_body(cfa: Any, head: int, *, forward_only: bool = False) -> Set[int]:
 def body_edges(cfa: Any, body: Set[int]) -> List[Tuple[Edge, A.Stmt]]:
     """The edges with both ends in ``body``, each with its statement, in edge order."""
     return [((u, v, k), d["stmt"]) for u, v, k, d in cfa.edges() if u in body and v in body]
+
+
+def _written_names(st: A.Stmt) -> Set[str]:
+    """The variables ``st`` writes, arrays by their name."""
+    out: Set[str] = set()
+    for t in getattr(st, "targets", ()):
+        while isinstance(t, A.Index):
+            t = t.base
+        if isinstance(t, A.Var):
+            out.add(t.name)
+    return out
+
+
+def entry_value(
+    cfa: Any,
+    head: int,
+    body: AbstractSet[int],
+    name: str,
+    *,
+    stop_at_loop_heads: bool = False,
+    unchanged: Optional[AbstractSet[str]] = None,
+) -> Optional[A.Expr]:
+    """The value assigned to ``name`` on the straight-line path into loop ``head``: walking back
+    from the head over its one entry edge (edges from ``body`` and back edges left out), then over
+    each node's one in-edge, the right-hand side of the first assignment ``name := e`` met. None
+    when the path branches or joins before it, when the write is a sampling, assigns several
+    targets or reads ``name`` itself.
+
+    ``stop_at_loop_heads``: another loop's head on the way also gives None (the value would be the
+    one on entry to that loop, not the same on every arrival at ``head``). ``unchanged``: when
+    given, the names written in the loop (arrays by name); ``e`` must not read them nor anything
+    written between the assignment and the head, so that ``e`` evaluated at the head still has
+    its value from the assignment."""
+    later: Optional[Set[str]] = None if unchanged is None else set(unchanged)
+    cur, seen = head, set()
+    while cur not in seen:
+        seen.add(cur)
+        if stop_at_loop_heads and cur != head and cur in cfa.loop_heads:
+            return None
+        ins = [
+            (w, d)
+            for w, _v, _k, d in cfa.graph.in_edges(cur, keys=True, data=True)
+            if not d.get("back") and (cur != head or w not in body)
+        ]
+        if len(ins) != 1:
+            return None
+        w, d = ins[0]
+        st = d["stmt"]
+        if isinstance(st, (A.Assign, A.Sample)) and any(isinstance(t, A.Var) and t.name == name for t in st.targets):
+            if isinstance(st, A.Sample) or len(st.targets) != 1:
+                return None
+            reads = A.free_vars(st.value)
+            if name in reads or (later is not None and reads & later):
+                return None
+            return st.value
+        if later is not None:
+            later |= _written_names(st)
+        cur = w
+    return None

@@ -22,9 +22,9 @@ from __future__ import annotations
 from typing import Dict, List
 
 from lang import ast as A
+from tamp.cfa.loops import entry_value
 
 from .exprs import conjuncts, not_, subst
-from .sentinel import entry_value
 
 _FLIP = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
 _WEAK = {"<": "<=", ">": ">="}

@@ -25,11 +25,13 @@ import itertools
 import os
 import random
 import time
+from typing import Any, Sequence, TypeVar
 
 from axioms import concentration as C
 from lang import ast as A
 from lang.errors import TampError, UnsupportedError, error_at
 from lang.evaluate import evaluate
+from lang.walk import DESCEND, Transformer
 from tamp.cfa import build_cfa
 
 from ..show import show_expr
@@ -55,6 +57,7 @@ from .simplify import numeric, simplify
 from .synthesis import Timeout
 
 HOLE = "h$"
+R = TypeVar("R", bound=ProofResult)
 ATTEMPT_S = 15.0  # seconds of one core for one union-bound attempt (scaled by the machine's load)
 
 
@@ -85,7 +88,7 @@ def infer_program(program: A.Program, bound, timeout, path, source, progress) ->
 
 def fixed_inputs(cfa) -> dict[str, object]:
     """The inputs ``requires`` fixes to a literal (``--input`` adds ``name == value``)."""
-    out = {}
+    out: dict[str, object] = {}
     for r in cfa.requires:
         for c in conjuncts(r):
             if (
@@ -125,7 +128,7 @@ def sample_points(cfa, count: int = 24, seed: int = 3) -> list[dict]:
     return out
 
 
-def best(cands: list[tuple[A.Expr, object]], cfa) -> tuple[A.Expr, object, float | None] | None:
+def best(cands: Sequence[tuple[A.Expr, R]], cfa) -> tuple[A.Expr, R, float | None] | None:
     """The candidate smallest at the fixed inputs, else at most sample points (ties: first)."""
     if not cands:
         return None
@@ -190,7 +193,7 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
     prog0 = dataclasses.replace(program, fails=None)
     cfa0 = build_cfa(prog0, A.num(0), path, source)
     positive = _positive(cfa0)
-    cands: list[tuple[A.Expr, object]] = []
+    cands: list[tuple[A.Expr, ProofResult]] = []
     conc_why = ""
     try:
         claim = claim_of(prog0, cfa0)
@@ -239,7 +242,7 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
     return res
 
 
-def _conc_bounds(prog0, claim, deadline, path, source, positive) -> list[tuple[A.Expr, object]]:
+def _conc_bounds(prog0, claim, deadline, path, source, positive) -> list[tuple[A.Expr, ConcentrationResult]]:
     """Proved (bound, result) pairs from the rules' tails at the postcondition's margins."""
     per_sum = []
     for k, s in enumerate(claim.sums):
@@ -342,20 +345,18 @@ def _prove_union(prog0, beta, deadline, path, source, progress):
 # ---------------------------------------------------------------------------- ensures ?
 
 
+class _FillHole(Transformer):
+    def __init__(self, value: A.Expr):
+        self.value = value
+
+    def enter(self, node: A.Node) -> Any:
+        return self.value if isinstance(node, A.Hole) else DESCEND
+
+
 def fill_hole(e: A.Expr, value: A.Expr) -> A.Expr:
     """``e`` with its ``?`` replaced by ``value``."""
-    if isinstance(e, A.Hole):
-        return value
-    if not isinstance(e, A.Expr):
-        return e
-    changes = {}
-    for name in A.field_names(type(e)):
-        v = getattr(e, name)
-        if isinstance(v, A.Expr):
-            changes[name] = fill_hole(v, value)
-        elif isinstance(v, tuple) and v and isinstance(v[0], A.Expr):
-            changes[name] = tuple(fill_hole(x, value) for x in v)
-    return dataclasses.replace(e, **changes) if changes else e
+    out: A.Expr = _FillHole(value).walk(e)
+    return out
 
 
 def hole_solutions(post: A.Expr, S: str, u: A.Expr, mode: str) -> list[A.Expr]:
@@ -422,7 +423,7 @@ def infer_margin(program, bound, deadline, t0, path, source) -> ProofResult:
             cfa=cfa0,
         )
     s = claim.sums[0]
-    cands: list[tuple[A.Expr, object]] = []
+    cands: list[tuple[A.Expr, ConcentrationResult]] = []
     why = ""
     tried = set()
     for mode in ("both", "upper", "lower"):
@@ -456,6 +457,10 @@ def infer_margin(program, bound, deadline, t0, path, source) -> ProofResult:
     if value is None and A.free_vars(h) <= set(fixed_inputs(cfa0)):
         value = numeric(h, fixed_inputs(cfa0))
     res.inferred, res.value = "margin", value
-    res.alternatives = [{"margin": show_expr(e), "rule": r.proof.apps[0].rule} for e, r in cands if e is not h]
+    res.alternatives = [
+        {"margin": show_expr(e), "rule": r.proof.apps[0].rule}
+        for e, r in cands
+        if e is not h and r.proof is not None  # a concentration result always carries its proof
+    ]
     res.time_s = time.monotonic() - t0
     return res

@@ -57,10 +57,11 @@ from lang.evaluate import EvalError, evaluate
 from lang.walk import rebuild, replace_all
 
 from .argmax import scan_candidates
+from .deviation import deviation_candidates
 from .exprs import conjuncts, not_, plus, subst
 from .labels import negated_conjuncts
 from .liveness import mentions_only_live
-from .recurrence import closed_form_candidates, counter_shift, exit_forms
+from .recurrence import closed_form_candidates, counter_shift, exit_forms, over_the_counter
 from .samples import refuted
 from .sentinel import sentinel_candidates
 from .smt import LEMMA_FREE_MS, conj, enc_has_apps, lemmas_for, substitute_all, transcendental_apps
@@ -300,7 +301,19 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
             if shift:
                 done_lo, done_hi = plus(done_lo, A.num(shift)), plus(done_hi, A.num(shift))
             copies = _copies(cfa, lp["body"])
-            for f in facts:
+            st = cfa.graph.edges[u, _v, _k]["stmt"]
+            targets = {t.name for t in getattr(st, "targets", ()) if isinstance(t, A.Var)}
+            try:
+                counted = over_the_counter(cfa, _h, loops, u, facts, targets | {name})
+            except (RecursionError, ValueError, TypeError):
+                counted = []
+            for f in counted:
+                add(f)
+            for f in facts + [g for g in counted if g not in facts]:
+                # a fact over the counter from over_the_counter (``sum(j$ in 0..r: c[j$])``, no
+                # index needed) is accumulated too, under its own bound variable
+                over = f not in facts
+                qv = "k$" if over else "j$"
                 for m in _subst_subsets(copies):
                     g = subst(f, m)
                     if g == f:
@@ -309,17 +322,18 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
                     add(A.Binary("==>", started, g))
                 for m in [{}] + _subst_subsets({k2: v2 for k2, v2 in copies.items() if k2 != name}):
                     g = subst(f, m)
-                    if _indexes_with(g, name) and not (A.free_vars(g) & (set(copies) - {name})):
+                    reads_i = _indexes_with(g, name) or (over and name in A.free_vars(g))
+                    if reads_i and not (A.free_vars(g) & (set(copies) - {name})):
                         if abs(cnt.step) == 1:
-                            add(A.Quant("forall", "j$", done_lo, done_hi, incl, subst(g, {name: A.Var("j$")})))
+                            add(A.Quant("forall", qv, done_lo, done_hi, incl, subst(g, {name: A.Var(qv)})))
                         else:  # the t-th iteration sampled at init + step * t (+ the shift)
-                            at = plus(
-                                A.Binary("+", init, A.Binary("*", A.num(cnt.step), A.Var("j$"))), A.num(shift or 0)
-                            )
-                            add(A.Quant("forall", "j$", A.num(0), cnt.done(), False, subst(g, {name: at})))
+                            at = plus(A.Binary("+", init, A.Binary("*", A.num(cnt.step), A.Var(qv))), A.num(shift or 0))
+                            add(A.Quant("forall", qv, A.num(0), cnt.done(), False, subst(g, {name: at})))
     for c in _flattened(loops, axioms, post):
         add(c)
     for c in closed_form_candidates(cfa, loops):
+        add(c)
+    for c in deviation_candidates(cfa, loops, axioms):
         add(c)
     for c in sentinel_candidates(cfa, loops, post, _prefix_forms):
         add(c)
@@ -353,7 +367,7 @@ def _prefix_forms(c: A.Expr, cnt) -> List[A.Expr]:
 
 def _copies(cfa, body) -> Dict[str, A.Expr]:
     """Variable copies ``x := y`` in a loop body, as the reverse map y ↦ x."""
-    out = {}
+    out: Dict[str, A.Expr] = {}
     for u, v, _k, d in cfa.edges():
         st = d["stmt"]
         if (

@@ -30,13 +30,13 @@ import dataclasses
 import itertools
 import random
 import time
-from typing import Dict, List, NamedTuple, Optional
+from typing import Dict, List, NamedTuple, Optional, Set, Tuple, Union
 
 import networkx as nx
 
 from lang import ast as A
 from lang.evaluate import EvalError, evaluate
-from tamp.cfa.loops import latches, loop_body
+from tamp.cfa.loops import entry_value, latches, loop_body
 from tamp.progress import ProgressEvent
 
 from ..show import show_expr
@@ -68,7 +68,7 @@ CHECK_BATCH_MS = 1000  # a group of obligations asked at once; on failure the gr
 # ---------------------------------------------------------------------------- loop structure
 
 
-def _loops(cfa) -> Dict[int, dict]:
+def _loops(cfa) -> Tuple[Dict[int, dict], nx.DiGraph]:
     """For each loop head: body nodes, latches, condition, counter (:class:`Counter` or None)."""
     g = cfa.graph
     dag = nx.DiGraph()
@@ -119,7 +119,7 @@ class Counter(NamedTuple):
         count = A.Binary("div", A.Binary("+", span, A.num(extra)), A.num(k))
         return A.Binary("+" if self.step > 0 else "-", self.init, A.Binary("*", A.num(k), count))
 
-    def done(self, i: A.Expr = None) -> A.Expr:
+    def done(self, i: Optional[A.Expr] = None) -> A.Expr:
         """The number of iterations completed, ``i - init`` (or ``init - i`` counting down)."""
         return iterations_done(A.Var(self.name) if i is None else i, self.init, self.step)
 
@@ -128,7 +128,7 @@ def _counter(cfa, h, body, cond) -> Optional[Counter]:
     """The loop's counter (see :class:`Counter`), or None."""
     if cond is None:
         return None
-    steps = {}
+    steps: Dict[str, Set[int]] = {}
     for u, v, _k, d in cfa.edges():
         st = d["stmt"]
         if u in body and v in body and isinstance(st, A.Assign) and isinstance(st.targets[0], A.Var):
@@ -146,7 +146,7 @@ def _counter(cfa, h, body, cond) -> Optional[Counter]:
         if len(steps[x]) != 1 or 0 in steps[x]:
             continue
         step = next(iter(steps[x]))
-        ops = ("<", "<=") if step > 0 else (">", ">=")
+        ops: Tuple[str, ...] = ("<", "<=") if step > 0 else (">", ">=")
         limit, strict = None, True
         if abs(step) == 1:
             ops = ops + ("!=",)  # i != n: the counter stays on its side of n (termination's invariant)
@@ -158,7 +158,7 @@ def _counter(cfa, h, body, cond) -> Optional[Counter]:
                 limit, strict = a.right, a.op in ("<", ">", "!=")
         if limit is None:
             continue
-        init = _init_value(cfa, h, body, x)
+        init = entry_value(cfa, h, body, x)
         if init is None:
             continue
         if abs(step) > 1 and not _once_per_iteration(cfa, h, body, x):
@@ -171,7 +171,8 @@ def _once_per_iteration(cfa, h, body, x) -> bool:
     """Whether every path through the loop body (inner loops excluded) writes ``x`` exactly once,
     so the counter's progression is init, init + k, …; a step of ±1 needs no such check (its
     iterations are counted by the failure bound's STEP obligations either way)."""
-    counts, stack = [], [(h, 0)]
+    counts: List[int] = []
+    stack = [(h, 0)]
     while stack and len(counts) < 64:
         n, c = stack.pop()
         for _u, v, _k, d in cfa.out_edges(n):
@@ -197,28 +198,6 @@ def _every_iteration(cfa, h, body, x) -> bool:
     return not (h in g and ("latch", h) in g and nx.has_path(g, h, ("latch", h)))
 
 
-def _init_value(cfa, h, body, x):
-    """The value assigned to ``x`` on the straight-line path into loop head ``h``."""
-    cur, seen = h, set()
-    while cur not in seen:
-        seen.add(cur)
-        ins = [
-            (w, d)
-            for w, _v, _k, d in cfa.graph.in_edges(cur, keys=True, data=True)
-            if not d.get("back") and (cur != h or w not in body)
-        ]
-        if len(ins) != 1:
-            return None
-        w, d = ins[0]
-        st = d["stmt"]
-        if isinstance(st, A.Assign) and st.targets[0] == A.Var(x):
-            return None if x in A.free_vars(st.value) else st.value
-        if isinstance(st, (A.Assign, A.Sample)) and x in {t.name for t in st.targets if isinstance(t, A.Var)}:
-            return None
-        cur = w
-    return None
-
-
 def automaton_of(cfa) -> FailureAutomaton:
     """The CFA as an (unlabelled) failure automaton: same nodes, same edges, back edges kept."""
     aut = FailureAutomaton(cfa.name)
@@ -239,7 +218,7 @@ def _sample_inputs(cfa, count: int = 12, seed: int = 7) -> List[dict]:
     rng = random.Random(seed)
     out = []
     for _ in range(count * 40):
-        env = {}
+        env: Dict[str, Union[int, float, bool]] = {}
         for p in cfa.params:
             t = p.type.name
             if t == "int":
@@ -392,7 +371,7 @@ def budget_hints(kap: Kappa, valid) -> List[A.Expr]:
     returned only after ``valid``
     (z3 ``unsat`` under ``requires``) proved it, so it is a consequence of ``requires``, usable as a
     hypothesis by the checker (and recorded in the result, for certificates)."""
-    out = []
+    out: List[A.Expr] = []
     for t in kap.terms:
         c, i, lo, H = t.per, A.Var(t.counter), t.init, t.bound
         up = t.step > 0

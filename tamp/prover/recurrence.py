@@ -38,7 +38,8 @@ from typing import Dict, List, Optional, Set, Tuple
 import z3
 
 from lang import ast as A
-from lang.walk import Transformer, replace_all
+from lang.walk import Transformer, rebuild, replace_all
+from tamp.cfa.loops import entry_value as cfa_entry_value
 from tamp.cfa.loops import loop_body
 
 from .exprs import and_all, iterations_done, plus, subst
@@ -105,8 +106,10 @@ def written(cfa, nodes: Set[int]) -> Set[str]:
     return out
 
 
-def _execute(st, path: Path) -> bool:
-    """Apply one statement to ``path``; False when the path is infeasible (``assume(false)``)."""
+def _execute(st, path: Path, noisy: Optional[Dict[A.Sample, A.Expr]] = None) -> bool:
+    """Apply one statement to ``path``; False when the path is infeasible (``assume(false)``). A
+    sampling in ``noisy`` assigns its one target the given expression (over the values before
+    it) instead of an unknown value."""
     if isinstance(st, A.Assume):
         c = value(st.cond, path)
         if isinstance(c, A.BoolLit):
@@ -128,6 +131,9 @@ def _execute(st, path: Path) -> bool:
             _havoc_target(t, path)
         return True
     if isinstance(st, A.Sample):
+        if noisy is not None and st in noisy and len(st.targets) == 1 and isinstance(st.targets[0], A.Var):
+            path.env[st.targets[0].name] = value(noisy[st], path)
+            return True
         for t in st.targets:
             _havoc_target(t, path)
         return True
@@ -146,10 +152,13 @@ def _havoc_target(t, path: Path) -> None:
             path.writes.setdefault(t.name, []).append((HAVOC, HAVOC))
 
 
-def body_paths(cfa, h: int, loops) -> Optional[List[Path]]:
+def body_paths(
+    cfa, h: int, loops, noisy: Optional[Dict[A.Sample, A.Expr]] = None, until: Optional[int] = None
+) -> Optional[List[Path]]:
     """Every path through the body of the loop at ``h`` (see :class:`Path`); an inner loop on the
     way makes every variable it writes unknown and is left by its exit edge. None when there are
-    more than ``MAX_PATHS`` paths."""
+    more than ``MAX_PATHS`` paths. ``noisy``: samplings given a symbolic value (see
+    :func:`_execute`). ``until``: the paths from the head to that node of the body instead."""
     lp = loops[h]
     body = lp["body"]
     latches = set(lp["latches"])
@@ -157,6 +166,11 @@ def body_paths(cfa, h: int, loops) -> Optional[List[Path]]:
     stack: List[Tuple[int, Path]] = [(h, Path())]
     while stack:
         n, path = stack.pop()
+        if until is not None and n == until and n != h:
+            out.append(path)
+            if len(out) > MAX_PATHS:
+                return None
+            continue
         if n != h and n in loops:  # an inner loop: its closed forms at its exit, else unknown
             inner = loops[n]
             summary = _summary(cfa, n, loops, path)
@@ -178,13 +192,13 @@ def body_paths(cfa, h: int, loops) -> Optional[List[Path]]:
             if d.get("back"):
                 if v == h and u in latches:
                     p = path.copy()
-                    if _execute(d["stmt"], p):
+                    if _execute(d["stmt"], p, noisy):
                         out.append(p)
                         if len(out) > MAX_PATHS:
                             return None
                 continue
             p = path.copy()
-            if _execute(d["stmt"], p):
+            if _execute(d["stmt"], p, noisy):
                 stack.append((v, p))
         if len(stack) > 4 * MAX_PATHS:
             return None
@@ -193,38 +207,10 @@ def body_paths(cfa, h: int, loops) -> Optional[List[Path]]:
 
 def entry_value(cfa, h: int, body: Set[int], x: str) -> Optional[A.Expr]:
     """The value ``x`` has on entry to the loop at ``h``: the last assignment to it on the
-    straight-line code before the loop, when the variables it reads are not written between
-    that assignment and the loop (and not in the loop). None when there is no such assignment."""
-    cur, seen = h, set()
-    later: Set[str] = set(written(cfa, loop_body(cfa, h)))
-    while cur not in seen:
-        seen.add(cur)
-        if cur != h and cur in cfa.loop_heads:  # an enclosing or earlier loop's head: not straight-line
-            return None
-        ins = [
-            (w, d)
-            for w, _v, _k, d in cfa.graph.in_edges(cur, keys=True, data=True)
-            if not d.get("back") and (cur != h or w not in body)
-        ]
-        if len(ins) != 1:
-            return None
-        w, d = ins[0]
-        st = d["stmt"]
-        names = {t.name for t in getattr(st, "targets", ()) if isinstance(t, A.Var)}
-        if isinstance(st, A.Assign) and len(st.targets) == 1 and st.targets[0] == A.Var(x):
-            v = st.value
-            if x in A.free_vars(v) or A.free_vars(v) & later:
-                return None
-            return v
-        if x in names:
-            return None
-        for t in getattr(st, "targets", ()):
-            while isinstance(t, A.Index):
-                t = t.base
-            if isinstance(t, A.Var):
-                later.add(t.name)
-        cur = w
-    return None
+    straight-line code before the loop (no other loop's head on the way), when the variables it
+    reads are not written between that assignment and the loop (and not in the loop). None when
+    there is no such assignment."""
+    return cfa_entry_value(cfa, h, body, x, stop_at_loop_heads=True, unchanged=written(cfa, loop_body(cfa, h)))
 
 
 # ---------------------------------------------------------------------------- sums
@@ -332,15 +318,7 @@ def closed_form_candidates(cfa, loops) -> List[A.Expr]:
             mine = _loop_candidates(cfa, h, lp, loops, c)
         except (RecursionError, ValueError, TypeError):
             continue
-        j = A.Var(J)
-        rng: List[A.Expr]
-        if abs(c.step) > 1:
-            rng = [A.Binary("<=", A.num(0), j)]
-        elif c.step > 0:
-            rng = [A.Binary("<=", c.init, j), A.Binary("<", j, c.final())]
-        else:
-            rng = [A.Binary("<", c.final(), j), A.Binary("<=", j, c.init)]
-        out.extend(_match_sums(cfa, mine, rng))
+        out.extend(match_post_sums(cfa, mine, c))
     nested_post = any(_nested_sums(e) for e in cfa.ensures)
     seen, uniq = set(), []
     for e in out:
@@ -378,6 +356,72 @@ def _loop_candidates(cfa, h, lp, loops, c) -> List[A.Expr]:
         return entry_value(cfa, h, lp["body"], x) or _nested_entry(cfa, h, loops, x)
 
     return _closed_forms(cfa, h, lp, loops, c, entry)[1]
+
+
+def closed_forms_on(cfa, h: int, loops, paths: Optional[List[Path]]) -> Dict[str, A.Expr]:
+    """The closed forms (by variable) of the counted loop at ``h`` computed from the given body
+    ``paths`` instead of the body's own (a run of the body with its samplings at chosen values)."""
+    lp = loops[h]
+
+    def entry(x):
+        return entry_value(cfa, h, lp["body"], x) or _nested_entry(cfa, h, loops, x)
+
+    return _closed_forms(cfa, h, lp, loops, lp["counter"], entry, paths)[0]
+
+
+def over_the_counter(cfa, h: int, loops, node: int, facts: List[A.Expr], keep: Set[str]) -> List[A.Expr]:
+    """``facts`` (true at ``node`` of the counted loop at ``h``) with the variables the loop writes
+    (but ``keep``) replaced by their values at ``node`` — the same on every path from the head,
+    an inner loop's by its closed form at its exit — and those by their closed forms at the head:
+    a sampling's axiom about ``cnt`` computed by an inner loop (or ``below``, an accumulator)
+    becomes one about the counter (``sum(i in 0..n: x[i] < r ? 1 : 0)``), which the loop's copies
+    and iterations can then carry (:func:`tamp.prover.invariants.candidate_pool`). Only the facts
+    that changed and read no unknown value; candidates only."""
+    mod = written(cfa, loop_body(cfa, h)) - keep
+    if not any(A.free_vars(f) & mod for f in facts):
+        return []  # nothing to rewrite (and no symbolic run to pay for)
+    paths = body_paths(cfa, h, loops, until=node)
+    if not paths:
+        return []
+    vals: Dict[str, A.Expr] = {}
+    for x in mod:
+        seen = {p.env.get(x, A.Var(x)) for p in paths}
+        v = next(iter(seen)) if len(seen) == 1 else HAVOC  # different on different paths: unknown
+        if v != A.Var(x):
+            vals[x] = v
+    forms = closed_forms_on(cfa, h, loops, None)
+    out: List[A.Expr] = []
+    for f in facts:
+        g = _FoldZero().walk(subst(subst(f, vals), {x: e for x, e in forms.items() if x not in keep}))
+        if g != f and not unknown(g) and g not in out:
+            out.append(g)
+    return match_post_sums(cfa, out, loops[h]["counter"])
+
+
+class _FoldZero(Transformer):
+    """``0 + e`` and ``e + 0`` as ``e`` (an inner loop's count entered at 0)."""
+
+    def Binary(self, node: A.Binary, kids) -> A.Expr:
+        left, right = kids
+        if node.op == "+":
+            return plus(left, right)
+        out = rebuild(node, kids)
+        assert isinstance(out, A.Expr)
+        return out
+
+
+def match_post_sums(cfa, cands: List[A.Expr], c) -> List[A.Expr]:
+    """``cands`` (facts at the head of the loop with counter ``c``) with each ``sum`` written with
+    the postcondition's summand when the solver proves them equal over the counter's range."""
+    j = A.Var(J)
+    rng: List[A.Expr]
+    if abs(c.step) > 1:
+        rng = [A.Binary("<=", A.num(0), j)]
+    elif c.step > 0:
+        rng = [A.Binary("<=", c.init, j), A.Binary("<", j, c.final())]
+    else:
+        rng = [A.Binary("<", c.final(), j), A.Binary("<=", j, c.init)]
+    return _match_sums(cfa, cands, rng)
 
 
 def _nested_entry(cfa, h: int, loops, x: str) -> Optional[A.Expr]:
@@ -422,10 +466,12 @@ def _nested_entry(cfa, h: int, loops, x: str) -> Optional[A.Expr]:
     return val
 
 
-def _closed_forms(cfa, h, lp, loops, c, entry) -> Tuple[Dict[str, A.Expr], List[A.Expr]]:
+def _closed_forms(cfa, h, lp, loops, c, entry, paths=None) -> Tuple[Dict[str, A.Expr], List[A.Expr]]:
     """(closed forms by variable, candidate facts) for the loop at ``h``; ``entry(x)`` gives the
-    value of x on entry to the loop (or None)."""
-    paths = body_paths(cfa, h, loops)
+    value of x on entry to the loop (or None); ``paths`` the body's paths (default
+    :func:`body_paths`)."""
+    if paths is None:
+        paths = body_paths(cfa, h, loops)
     if not paths:
         return {}, []
     mod = written(cfa, loop_body(cfa, h))
@@ -453,7 +499,7 @@ def _closed_forms(cfa, h, lp, loops, c, entry) -> Tuple[Dict[str, A.Expr], List[
         ds = []
         for p in paths:
             v = p.env.get(x, A.Var(x))
-            d = _increment(v, x)
+            d = increment(v, x)
             if d is None:
                 break
             ds.append((p, d))
@@ -526,7 +572,7 @@ def _times(n: A.Num, T: A.Expr) -> A.Expr:
     return A.Binary("*", n, T)
 
 
-def _increment(v: A.Expr, x: str) -> Optional[A.Expr]:
+def increment(v: A.Expr, x: str) -> Optional[A.Expr]:
     """d with ``v == x + d`` and d free of x (sympy decides), or None."""
     if v == A.Var(x):
         return A.num(0)
@@ -663,7 +709,7 @@ def counter_shift(cfa, h: int, loops, name: str, node: int) -> Optional[int]:
         steps += 1
         n, path = stack.pop()
         if n == node:
-            d = _increment(path.env.get(name, A.Var(name)), name)
+            d = increment(path.env.get(name, A.Var(name)), name)
             if not isinstance(d, A.Num) or not d.is_int:
                 return None
             shifts.add(int(d.value))

@@ -18,36 +18,12 @@ These are only candidates: Houdini keeps what is inductive and :mod:`.check` re-
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 from lang import ast as A
+from tamp.cfa.loops import entry_value
 
 from .exprs import subst
-
-
-def entry_value(cfa, head: int, body: set, name: str) -> Optional[A.Expr]:
-    """The value assigned to ``name`` on the straight-line path into loop ``head`` (None when the
-    path branches, or the last write is a sampling or reads ``name`` itself)."""
-    cur, seen = head, set()
-    while cur not in seen:
-        seen.add(cur)
-        ins = [
-            (w, d)
-            for w, _v, _k, d in cfa.graph.in_edges(cur, keys=True, data=True)
-            if not d.get("back") and (cur != head or w not in body)
-        ]
-        if len(ins) != 1:
-            return None
-        w, d = ins[0]
-        st = d["stmt"]
-        if isinstance(st, (A.Assign, A.Sample)) and any(
-            isinstance(t, A.Var) and t.name == name for t in getattr(st, "targets", ())
-        ):
-            if isinstance(st, A.Sample) or len(st.targets) != 1 or name in A.free_vars(st.value):
-                return None
-            return st.value
-        cur = w
-    return None
 
 
 def _written_in(cfa, body: set) -> set:

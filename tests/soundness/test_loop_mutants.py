@@ -39,3 +39,17 @@ def test_loop_mutants_are_not_proved_unless_the_simulator_agrees(rel):
 def test_loop_operators_find_the_counter_and_the_accumulator():
     names = {m.name for m in mutants(_program("loops/noisyAvg.prob"))}
     assert {"init+1", "step*2", "acc*2"} <= names
+
+
+@pytest.mark.parametrize("rel", ["loops/noisyMean.prob", "loops/noisyPrefix.prob"])
+def test_accumulated_noise_mutants_are_not_proved_unless_the_simulator_agrees(rel):
+    # the accumulator's deviation from its noise-free closed form is inferred (tamp.prover.deviation):
+    # more noise, a doubled increment, a halved bound or a shifted start must not slip through
+    ops = LOOP_OPERATORS | {"noise*4"}
+    records = check_program(_program(rel), rel, timeout=20, runs=2000, limit=1, only=ops)
+    assert records[0].verdict == "proved", records[0]
+    assert "refuted" not in records[0].simulated, records[0]
+    assert not [r for r in records if r.problem], [r for r in records if r.problem]
+    assert all(r.verdict != "proved" for r in records if r.expect == "false")
+    assert all(r.verdict != "proved" for r in records if r.refuted)
+    assert {r.label.split(":")[-1].split("@")[0] for r in records} >= {"acc*2", "noise*4"}

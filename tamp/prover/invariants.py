@@ -57,6 +57,7 @@ from lang.evaluate import EvalError, evaluate
 from lang.walk import rebuild, replace_all
 
 from .argmax import scan_candidates
+from .branch_copies import copied_facts
 from .exprs import conjuncts, not_, plus, subst
 from .labels import negated_conjuncts
 from .liveness import mentions_only_live
@@ -319,6 +320,8 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
                             add(A.Quant("forall", "j$", A.num(0), cnt.done(), False, subst(g, {name: at})))
     for c in _flattened(loops, axioms, post):
         add(c)
+    for c in copied_facts(cfa, [f for ax in axioms.values() for f in _good_facts(ax)]):
+        add(c)  # branch joins of loop-free selection code (branch_copies.py)
     for c in closed_form_candidates(cfa, loops):
         add(c)
     for c in sentinel_candidates(cfa, loops, post, _prefix_forms):

@@ -109,8 +109,9 @@ class FailureAutomaton:
         at = f" (line {line})" if line else ""
         if any(e.back and e.dst == nid for e in self.edges):
             return f"the head of the loop{at}"
-        if len(outs) >= 2 and all(isinstance(e.stmt, A.Assume) for e in outs):
-            return f"the branch on `{show_expr(outs[0].stmt.cond)}`{at}"
+        first = outs[0].stmt if outs else None
+        if len(outs) >= 2 and isinstance(first, A.Assume) and all(isinstance(e.stmt, A.Assume) for e in outs):
+            return f"the branch on `{show_expr(first.cond)}`{at}"
         if outs:
             return f"before `{show_stmt(outs[0].stmt)}`{at}"
         return f"line {line}" if line else "a place the compiler added"

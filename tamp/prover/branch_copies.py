@@ -26,10 +26,10 @@ from lang import ast as A
 from .exprs import subst
 
 
-def _blocks(cfa) -> List[Dict[str, A.Expr]]:
+def _blocks(cfa) -> List[Dict[str, A.Var]]:
     """For each maximal chain of copy assignments ``x := y`` (y a variable), the map y ↦ x."""
     g = cfa.graph
-    out: List[Dict[str, A.Expr]] = []
+    out: List[Dict[str, A.Var]] = []
     seen = set()
     for u, v, k, d in cfa.edges():
         if (u, v, k) in seen or not _is_assign(d["stmt"]):
@@ -38,7 +38,7 @@ def _blocks(cfa) -> List[Dict[str, A.Expr]]:
         ins = list(g.in_edges(u, keys=True, data=True))
         if len(ins) == 1 and g.out_degree(u) == 1 and _is_assign(ins[0][3]["stmt"]):
             continue
-        chain: Dict[str, A.Expr] = {}
+        chain: Dict[str, A.Var] = {}
         cur = (u, v, k, d)
         while True:
             cu, cv, ck, cd = cur
@@ -47,7 +47,7 @@ def _blocks(cfa) -> List[Dict[str, A.Expr]]:
             target = st.targets[0].name
             chain = {y: x for y, x in chain.items() if x.name != target}  # x overwritten: no copy
             if _is_copy(st):
-                chain.setdefault(st.value.name, st.targets[0])
+                chain.setdefault(st.value.name, A.Var(target))
             outs = list(g.out_edges(cv, keys=True, data=True))
             if len(outs) != 1 or g.in_degree(cv) != 1 or not _is_assign(outs[0][3]["stmt"]):
                 break
@@ -83,7 +83,7 @@ def copied_facts(cfa, facts: List[A.Expr]) -> List[A.Expr]:
             keys = sorted(m)[:4]
             for r in range(len(keys), 0, -1):  # all copies at once first, then fewer
                 for ks in itertools.combinations(keys, r):
-                    g = subst(f, {y: m[y] for y in ks})
+                    g = subst(f, {y: m[y] for y in ks})  # type: ignore[misc]
                     if g != f and g not in out:
                         out.append(g)
     return out

@@ -320,8 +320,9 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
                             add(A.Quant("forall", "j$", A.num(0), cnt.done(), False, subst(g, {name: at})))
     for c in _flattened(loops, axioms, post):
         add(c)
-    for c in copied_facts(cfa, [f for ax in axioms.values() for f in _good_facts(ax)]):
-        add(c)  # branch joins of loop-free selection code (branch_copies.py)
+    if not loops:  # branch joins of loop-free selection code (branch_copies.py)
+        for c in copied_facts(cfa, [f for ax in axioms.values() for f in _good_facts(ax)]):
+            add(c)
     for c in closed_form_candidates(cfa, loops):
         add(c)
     for c in sentinel_candidates(cfa, loops, post, _prefix_forms):

@@ -46,6 +46,7 @@ import z3
 from axioms.base import AxiomInstance
 from lang import ast as A
 from lang.serialize import to_json
+from tamp.cfa.places import edge_place, node_line, node_place
 from tamp.prover.smt import Encoder, to_real
 from tamp.prover.termination import check_termination
 from tamp.prover.trace import StepState, step
@@ -258,48 +259,56 @@ def check_cover(aut: CertAutomaton, cfa) -> int:
     """Rule COVER, structurally: every CFA run from the entry is a run of the automaton."""
     nodes = set(cfa.graph.nodes)
     if aut.nodes[aut.root].cfa_node != cfa.entry:
-        raise Rejected(f"COVER: the root q{aut.root} is not at the CFA entry {cfa.entry}")
+        raise Rejected(f"COVER: the proof starts at {_at(aut, cfa, aut.root)}, not at the start of the program")
     for nid, n in aut.nodes.items():
         if n.cfa_node not in nodes:
-            raise Rejected(f"COVER: q{nid} is at CFA node {n.cfa_node}, which does not exist")
+            raise Rejected("COVER: a state of the proof is at a place the program does not have")
         outs = aut.out(nid)
+        here = _at(aut, cfa, nid)
         if outs and all(e.kind == "split" for e in outs):
             for e in outs:
                 if aut.nodes[e.dst].cfa_node != n.cfa_node:
-                    raise Rejected(f"COVER: split edge q{nid}->q{e.dst} changes the CFA node")
+                    raise Rejected(
+                        f"COVER: the case split on `{_case(e.stmt)}` at {here} moves to {_at(aut, cfa, e.dst)}"
+                    )
                 if not isinstance(e.stmt, A.Assume):
-                    raise Rejected(f"COVER: split edge q{nid}->q{e.dst} is not an assume guard")
+                    raise Rejected(f"COVER: the case split at {here} is `{_stmt_text(e.stmt)}`, not a condition")
             continue
         if any(e.kind == "split" for e in outs):
-            raise Rejected(f"COVER: q{nid} mixes split and CFA edges")
+            raise Rejected(f"COVER: at {here} the proof mixes a case split with the program's statements")
         want = {(u, v, k): d["stmt"] for u, v, k, d in cfa.out_edges(n.cfa_node)}
         have = set()
         for e in outs:
             key = e.cfa_edge
             if key is None or key not in want:
-                raise Rejected(f"COVER: edge q{nid}->q{e.dst} follows no out-edge of CFA node {n.cfa_node}")
+                raise Rejected(
+                    f"COVER: at {here} the proof takes `{_stmt_text(e.stmt)}`, which is no statement of the "
+                    "program there"
+                )
             if key in have:
-                raise Rejected(f"COVER: q{nid} follows CFA edge {key[0]}->{key[1]} twice")
+                raise Rejected(f"COVER: at {here} the proof follows {_edge_at(cfa, key, want[key])} twice")
             have.add(key)
             if e.stmt != want[key]:
                 raise Rejected(
-                    f"COVER: edge q{nid}->q{e.dst} carries a different statement than CFA edge {key[0]}->{key[1]}"
+                    f"COVER: at {here} the proof has `{_stmt_text(e.stmt)}` where the program has "
+                    f"{_edge_at(cfa, key, want[key])}"
                 )
             if aut.nodes[e.dst].cfa_node != key[1]:
                 raise Rejected(
-                    f"COVER: edge q{nid}->q{e.dst} reaches CFA node {aut.nodes[e.dst].cfa_node}, not {key[1]}"
+                    f"COVER: {_edge_at(cfa, key, want[key])} leads the proof to {_at(aut, cfa, e.dst)}, not to "
+                    f"{node_place(cfa, key[1])}"
                 )
         for key in want:
             if key not in have:
                 raise Rejected(
-                    f"COVER: q{nid} (CFA node {n.cfa_node}) does not follow CFA edge "
-                    f"{key[0]}->{key[1]} `{_stmt_text(want[key])}`"
+                    f"COVER: at {here} the proof does not follow {_edge_at(cfa, key, want[key])} "
+                    "(a run taking it is not covered)"
                 )
     cycle = split_cycle(aut)
     if cycle is not None:
         raise Rejected(
-            f"COVER: split edges form a cycle through q{cycle} (a split must make progress "
-            "towards a CFA step, or the induction on run length has no base)"
+            f"COVER: case splits form a cycle at {_at(aut, cfa, cycle)} (a split must make progress "
+            "towards a statement of the program, or the induction on run length has no base)"
         )
     return 1
 
@@ -335,6 +344,33 @@ def _stmt_text(st) -> str:
     return show_stmt(st)
 
 
+def _case(st) -> str:
+    return show_expr(st.cond) if isinstance(st, A.Assume) else show_stmt(st)
+
+
+def _at(aut: CertAutomaton, cfa, nid: int) -> str:
+    """A state of the certificate's automaton in the user's terms: its place in the program
+    (node numbers are identifiers, never shown in a rejection)."""
+    n = aut.nodes.get(nid)
+    return node_place(cfa, n.cfa_node) if n is not None else "a state the certificate does not have"
+
+
+def _edge_at(cfa, key, stmt) -> str:
+    """CFA edge ``key`` (src, dst, k) as its statement and line."""
+    line = cfa.graph.edges[key].get("line") if cfa.graph.has_edge(*key) else None
+    return edge_place(stmt, line if line is not None else node_line(cfa, key[0]))
+
+
+def _edge_where(aut: CertAutomaton, cfa, e) -> str:
+    """An edge of the certificate's automaton: its statement and line, or the case split."""
+    if e.kind == "split":
+        return f"the case `{_case(e.stmt)}` at {_at(aut, cfa, e.src)}"
+    if e.cfa_edge is not None and cfa.graph.has_edge(*e.cfa_edge):
+        return _edge_at(cfa, e.cfa_edge, e.stmt)
+    n = aut.nodes.get(e.src)
+    return edge_place(e.stmt, node_line(cfa, n.cfa_node) if n is not None else None)
+
+
 # ---------------------------------------------------------------------------- 4. axioms
 
 
@@ -344,11 +380,9 @@ def check_axioms(aut: CertAutomaton, cfa) -> Dict[int, AxiomInstance]:
     for e in aut.edges:
         if not isinstance(e.stmt, A.Sample):
             if e.axiom is not None:
-                raise Rejected(
-                    f"AXIOM: edge q{e.src}->q{e.dst} `{_stmt_text(e.stmt)}` is not a sampling but carries an axiom"
-                )
+                raise Rejected(f"AXIOM: {_edge_where(aut, cfa, e)} is not a sampling but carries an axiom")
             continue
-        where = f"edge q{e.src}->q{e.dst} `{_stmt_text(e.stmt)}`"
+        where = _edge_where(aut, cfa, e)
         if e.axiom is None:
             raise Rejected(f"AXIOM: {where} has no axiom")
         if e.axiom.parts is None:
@@ -473,8 +507,8 @@ def check_smt(
         pending.clear()
 
     # each label and bound over the pre-state, encoded once
-    lam0 = {nid: E(n.lam, what=f"q{nid}") for nid, n in aut.nodes.items()}
-    kap0 = {nid: R(n.kappa, what=f"q{nid}") for nid, n in aut.nodes.items()}
+    lam0 = {nid: E(n.lam, what=f"the label at {_at(aut, cfa, nid)}") for nid, n in aut.nodes.items()}
+    kap0 = {nid: R(n.kappa, what=f"the failure spent at {_at(aut, cfa, nid)}") for nid, n in aut.nodes.items()}
     # FACT: each lemma the certificate offers must follow from `requires` alone (for every value of
     # its free variables); it is then a sound extra hypothesis of every obligation below
     proven = []
@@ -484,11 +518,11 @@ def check_smt(
         proven.append(fz)
     hyps.extend(proven)
     root = aut.nodes[aut.root]
-    ob("INIT", f"q{root.id}", z3.And(lam0[root.id], kap0[root.id] == 0))
+    ob("INIT", _at(aut, cfa, root.id), z3.And(lam0[root.id], kap0[root.id] == 0))
     post_parts = [E(e, what="ensures") for e in cfa.ensures]
     post = z3.And(*post_parts) if post_parts else z3.BoolVal(True)
     for nid, n in aut.nodes.items():
-        w = f"q{nid}"
+        w = _at(aut, cfa, nid)
         lam = lam0[nid]
         outs = aut.out(nid)
         if outs and all(e.kind == "split" for e in outs):
@@ -499,7 +533,7 @@ def check_smt(
             ob("EXIT", w, z3.Implies(lam, post))
     for e in aut.edges:
         dst = aut.nodes[e.dst]
-        w = f"q{e.src}->q{e.dst} `{_stmt_text(e.stmt)}`"
+        w = _edge_where(aut, cfa, e)
         lam = lam0[e.src]
         ax = axioms.get(e.index)
         cost = z3.RealVal(0)

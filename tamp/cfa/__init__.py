@@ -43,6 +43,8 @@ from lang.typecheck import ProgramTypes, check_program
 from lang.walk import DESCEND, Transformer, rebuild
 from tamp.show import show_expr, show_stmt
 
+from .bound_names import rename_apart
+
 UNRELIABLE = {"+.": "+", "-.": "-", "*.": "*"}
 FAILED = "failed"
 
@@ -401,6 +403,9 @@ def build_cfa(
     types.update(b.types)
     _type_temporaries(g, types, prog.name)
     bnd = bound if bound is not None else (fails if fails is not None else A.num(0))
+    # a quantifier variable named like a program variable is renamed apart (bound_names.py)
+    taken = set(types) | {p.name for p in prog.params}
+    ensures = tuple(rename_apart(e, taken) for e in ensures)
     return CFA(
         prog.name,
         g,

@@ -91,7 +91,14 @@ def prove_program(
                 conc.message = "\n  ".join("note: " + n for n in notes)
             return conc
         if cfa.is_acyclic():
-            result = _prove_loop_free(program, cfa, deadline, t0, progress)
+            result = None
+            if trace_count(cfa) >= DAG_TRACES:
+                # the trace tree would be exponential (k noisy-max branches: 2^(k-1) traces): label
+                # the CFA itself, its joins by Houdini (branch_copies.py), as the loop prover does
+                dag = prove_loops(program, cfa, deadline, t0, progress)
+                result = dag if dag.verdict == "proved" else None
+            if result is None:
+                result = _prove_loop_free(program, cfa, deadline, t0, progress)
         else:
             result = prove_loops(program, cfa, deadline, t0, progress)
         if result.verdict == "proved" and result.automata and not any("vacuously" in n for n in notes):
@@ -116,6 +123,22 @@ def prove_program(
         return ProofResult(
             program.name, "failure-bound", "unknown", time.monotonic() - t0, bound_text, f"not proved: {exc}", cfa=cfa
         )
+
+
+#: a loop-free program with at least this many traces is first labelled on its CFA (a DAG)
+DAG_TRACES = 32
+
+
+def trace_count(cfa) -> int:
+    """The number of paths from the entry to the exit of the loop-free ``cfa`` (the traces of
+    its trace tree), counted over the DAG in linear time."""
+    import networkx as nx
+
+    paths = {cfa.entry: 1}
+    for n in nx.topological_sort(cfa.graph):
+        for _u, v, _k in cfa.graph.out_edges(n, keys=True):
+            paths[v] = paths.get(v, 0) + paths.get(n, 0)
+    return paths.get(cfa.exit, 0)
 
 
 def conditioning_refusal(cfa, path: str) -> str:

@@ -95,12 +95,33 @@ class FailureAutomaton:
         return list(reversed(path))
 
     # ------------------------------------------------------------------ output
+    def place(self, nid: int) -> str:
+        """Node ``nid`` in the user's terms (as :func:`tamp.cfa.places.node_place` names CFA
+        nodes): the start or the end of the program, a loop head, a branch, or the line and the
+        statement that follows — what drawings and messages show instead of the node id."""
+        if nid == self.root:
+            return "the start of the program"
+        if nid in self.exits:
+            return "the end of the program"
+        n = self.nodes[nid]
+        outs = self.out(nid)
+        line = (outs[0].line if outs else None) or n.line
+        at = f" (line {line})" if line else ""
+        if any(e.back and e.dst == nid for e in self.edges):
+            return f"the head of the loop{at}"
+        first = outs[0].stmt if outs else None
+        if len(outs) >= 2 and isinstance(first, A.Assume) and all(isinstance(e.stmt, A.Assume) for e in outs):
+            return f"the branch on `{show_expr(first.cond)}`{at}"
+        if outs:
+            return f"before `{show_stmt(outs[0].stmt)}`{at}"
+        return f"line {line}" if line else "a place the compiler added"
+
     def to_text(self) -> str:
         lines = [f"automaton {self.name}: {len(self.nodes)} nodes, {len(self.edges)} edges, {len(self.exits)} exit(s)"]
         for nid in self.topological():
             n = self.nodes[nid]
             tag = " [exit]" if nid in self.exits else ""
-            lines.append(f"  q{nid} (cfa {n.cfa_node}){tag}: λ = {show_expr(n.lam)};  κ = {show_expr(n.kappa)}")
+            lines.append(f"  q{nid} — {self.place(nid)}{tag}: λ = {show_expr(n.lam)};  κ = {show_expr(n.kappa)}")
             for e in self.out(nid):
                 ax = (
                     f"   [axiom {e.axiom.family}: Pr[{show_expr(e.axiom.bad)}] <= {show_expr(e.axiom.cost)}]"
@@ -119,7 +140,7 @@ class FailureAutomaton:
         for nid, n in self.nodes.items():
             label = "\\n".join(
                 [
-                    f"q{nid} (cfa {n.cfa_node})",
+                    graphviz.escape(self.place(nid)),
                     "λ: " + graphviz.escape(show_expr(n.lam)),
                     "κ: " + graphviz.escape(show_expr(n.kappa)),
                 ]

@@ -43,6 +43,7 @@ import networkx as nx
 import z3
 
 from lang import ast as A
+from tamp.cfa.places import edge_place, node_place
 
 from ..show import show_stmt
 from .smt import VALID, conj, substitute_all, to_real
@@ -62,11 +63,16 @@ class Obligation:
         return {"rule": self.rule, "where": self.where, "status": self.status}
 
 
+def _at(aut, cfa, nid: int) -> str:
+    """Automaton node ``nid`` in the user's terms: its place in the program."""
+    return node_place(cfa, aut.nodes[nid].cfa_node)
+
+
 def _cover(aut, cfa) -> List[str]:
     """Problems with rule COVER (empty when the automaton simulates the CFA)."""
     problems = []
     if aut.nodes[aut.root].cfa_node != cfa.entry:
-        problems.append(f"the start node q{aut.root} is not at the CFA entry")
+        problems.append(f"the proof starts at {_at(aut, cfa, aut.root)}, not at the start of the program")
     splits = nx.DiGraph((e.src, e.dst) for e in aut.edges if e.kind == "split")
     if not nx.is_directed_acyclic_graph(splits):
         # a split node whose guards lead back to itself would "cover" runs it never follows
@@ -75,10 +81,10 @@ def _cover(aut, cfa) -> List[str]:
         outs = aut.out(nid)
         if outs and all(e.kind == "split" for e in outs):
             if any(aut.nodes[e.dst].cfa_node != n.cfa_node for e in outs):
-                problems.append(f"split node q{nid} changes CFA node")
+                problems.append(f"a case split at {_at(aut, cfa, nid)} moves in the program")
             continue
         if any(e.kind == "split" for e in outs):
-            problems.append(f"node q{nid} mixes split and CFA edges")
+            problems.append(f"at {_at(aut, cfa, nid)} the proof mixes a case split with the program's statements")
             continue
         want = {}
         for u, v, k, d in cfa.out_edges(n.cfa_node):
@@ -86,18 +92,18 @@ def _cover(aut, cfa) -> List[str]:
         have = {}
         for e in outs:
             if e.cfa_edge is None or tuple(e.cfa_edge) not in want:
-                problems.append(f"edge q{nid}->q{e.dst} follows no CFA edge of node {n.cfa_node}")
+                problems.append(f"at {_at(aut, cfa, nid)} the proof takes `{show_stmt(e.stmt)}`, no statement there")
                 continue
             if want[tuple(e.cfa_edge)] != e.stmt:
-                problems.append(f"edge q{nid}->q{e.dst} has a different statement than its CFA edge")
+                problems.append(f"at {_at(aut, cfa, nid)} the proof changes the statement `{show_stmt(e.stmt)}`")
             if aut.nodes[e.dst].cfa_node != e.cfa_edge[1]:
-                problems.append(f"edge q{nid}->q{e.dst} reaches the wrong CFA node")
+                problems.append(f"`{show_stmt(e.stmt)}` at {_at(aut, cfa, nid)} leads to the wrong place")
             have[tuple(e.cfa_edge)] = e
         for key in want:
             if key not in have:
-                problems.append(f"node q{nid} does not follow CFA edge {key[0]}->{key[1]}")
+                problems.append(f"at {_at(aut, cfa, nid)} the proof does not follow `{show_stmt(want[key])}`")
         if n.cfa_node == cfa.exit and nid not in aut.exits:
-            problems.append(f"node q{nid} is at the CFA exit but not an exit")
+            problems.append("a state of the proof at the end of the program is not an exit")
     return problems
 
 
@@ -165,19 +171,24 @@ def check_automaton(aut, cfa, enc, valid, beta: A.Expr, valid_batch=None) -> Lis
         return kap0[nid]
 
     root = aut.nodes[aut.root]
-    ob("INIT", f"q{root.id}", conj(L(root.id), K(root.id) == 0), root.id)
-    ob("BUDGET", f"q{root.id}", z3.Implies(L(root.id), K(root.id) <= beta0), root.id)
+    ob("INIT", _at(aut, cfa, root.id), conj(L(root.id), K(root.id) == 0), root.id)
+    ob("BUDGET", _at(aut, cfa, root.id), z3.Implies(L(root.id), K(root.id) <= beta0), root.id)
     for nid, _n in aut.nodes.items():
         lam = L(nid)
         if nid in aut.exits:
             post = ensures0
-            ob("EXIT", f"q{nid}", z3.Implies(lam, post), nid)
+            ob("EXIT", _at(aut, cfa, nid), z3.Implies(lam, post), nid)
         outs = aut.out(nid)
         if outs and all(e.kind == "split" for e in outs):
-            ob("COVER", f"split at q{nid}", z3.Implies(lam, z3.Or(*[E(e.stmt.cond) for e in outs])), nid)
+            ob(
+                "COVER",
+                f"the case split at {_at(aut, cfa, nid)}",
+                z3.Implies(lam, z3.Or(*[E(e.stmt.cond) for e in outs])),
+                nid,
+            )
     for e in aut.edges:
         st = StepState(dict(env0), [L(e.src)], [], z3.RealVal(0), [])
-        where = f"q{e.src}->q{e.dst} {show_stmt(e.stmt)}"
+        where = edge_place(e.stmt, e.line or aut.nodes[e.src].line)
         if isinstance(e.stmt, A.Sample):
             if e.axiom is None:
                 obs.append(Obligation("STEP", where + " (no axiom)", "invalid", "", e.src, e.dst))

@@ -58,6 +58,7 @@ from lang.walk import rebuild, replace_all
 
 from .argmax import scan_candidates
 from .deviation import deviation_candidates
+from .branch_copies import copied_facts
 from .exprs import conjuncts, not_, plus, subst
 from .labels import negated_conjuncts
 from .liveness import mentions_only_live
@@ -331,6 +332,9 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
                             add(A.Quant("forall", qv, A.num(0), cnt.done(), False, subst(g, {name: at})))
     for c in _flattened(loops, axioms, post):
         add(c)
+    if not loops:  # branch joins of loop-free selection code (branch_copies.py)
+        for c in copied_facts(cfa, [f for ax in axioms.values() for f in _good_facts(ax)]):
+            add(c)
     for c in closed_form_candidates(cfa, loops):
         add(c)
     for c in deviation_candidates(cfa, loops, axioms):

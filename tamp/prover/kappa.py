@@ -191,6 +191,24 @@ def _join(vals: List[Tuple[A.Expr, Dict[str, bool]]]) -> Tuple[A.Expr, Dict[str,
     return k, fl
 
 
+def _at_most_once(flag: str, lp, cfa) -> bool:
+    """Whether the iteration that sets Boolean ``flag`` can be charged once: the loop condition
+    has the conjunct ``!flag`` (setting it ends the loop), or no statement of the loop body
+    writes anything but ``true`` to it (once set it stays set; an iteration that starts with it
+    set costs the cheap arm, which the STEP check of the head's κ confirms)."""
+    f = A.Var(flag)
+    if A.Unary("!", f) in conjuncts(lp["cond"]):
+        return True
+    writes = [
+        d["stmt"]
+        for u, _v, d in cfa.graph.edges(data=True)
+        if u in lp["body"]
+        and isinstance(d["stmt"], (A.Assign, A.Sample))
+        and flag in {A.target_name(t) for t in d["stmt"].targets}
+    ]
+    return bool(writes) and all(_flag_write(st) == (flag, True) for st in writes)
+
+
 # ---------------------------------------------------------------------------- computation
 
 
@@ -255,8 +273,10 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
                 "i > lo or i >= lo in its condition)"
             )
         extra = ZERO
-        if isinstance(per, A.Cond) and isinstance(per.cond, A.Var) and A.Unary("!", per.cond) in conjuncts(lp["cond"]):
-            # the costly iteration sets a flag that ends the loop: it happens at most once
+        if isinstance(per, A.Cond) and isinstance(per.cond, A.Var) and _at_most_once(per.cond.name, lp, cfa):
+            # the costly iteration sets a flag that ends the loop, or one the loop never clears
+            # (and its iterations with the flag set cost at most the cheap arm): it happens at
+            # most once. Checked by STEP at the head like every κ.
             extra = A.Cond(per.cond, A.Binary("-", per.then, per.other), ZERO)
             per = per.other
         total = None

@@ -11,7 +11,10 @@ a variable x written in the loop body and holding ``e0`` on entry to the loop, p
 
 * ``x == e0 ==> W`` for W = C[x := e0] and its prefix forms (the loop's limit replaced by the
   counter: ``forall j in 0..i``), the part of C the iterations so far establish, and
-* ``x != e0 ==> C``: once the answer is set, the claim about it holds as stated.
+* ``x != e0 ==> C``: once the answer is set, the claim about it holds as stated;
+* for a Boolean flag ``f`` also written in the loop and entering it as ``b`` (``done := false``):
+  ``f == b ==> x == e0`` and ``f != b ==> x != e0``, which tie the flag that guards the search
+  (``if (!done) { … }`` in a ``for`` loop) to the sentinel.
 
 These are only candidates: Houdini keeps what is inductive and :mod:`.check` re-verifies it.
 """
@@ -36,6 +39,21 @@ def _written_in(cfa, body: set) -> set:
     return out
 
 
+def _flag_links(cfa, head: int, body: set, written: set, x: str, is_x: A.Expr, not_x: A.Expr) -> List[A.Expr]:
+    """For every other variable ``f`` of ``written`` entering the loop as a Boolean literal ``b``
+    (a ``done`` flag set when the answer is found): ``f == b ==> x == e0`` and
+    ``f != b ==> x != e0`` — the flag still unset means the answer is still the sentinel, so the
+    postcondition's sentinel case carries over iterations that the flag makes skip the search."""
+    out: List[A.Expr] = []
+    for f in sorted(written - {x}):
+        b = entry_value(cfa, head, body, f)
+        if not isinstance(b, A.BoolLit):
+            continue
+        out.append(A.Binary("==>", A.Binary("==", A.Var(f), b), is_x))
+        out.append(A.Binary("==>", A.Binary("!=", A.Var(f), b), not_x))
+    return out
+
+
 def sentinel_candidates(cfa, loops: Dict[int, dict], post: List[A.Expr], prefix_forms) -> List[A.Expr]:
     """The candidates of the module docstring for every counted loop of ``loops`` (as
     :func:`tamp.prover.loops._loops` describes them) and postcondition conjunct in ``post``;
@@ -51,6 +69,7 @@ def sentinel_candidates(cfa, loops: Dict[int, dict], post: List[A.Expr], prefix_
             if e0 is None:
                 continue
             is_x, not_x = A.Binary("==", A.Var(x), e0), A.Binary("!=", A.Var(x), e0)
+            out.extend(_flag_links(cfa, h, lp["body"], written, x, is_x, not_x))
             for c in post:
                 if x not in A.free_vars(c):
                     continue

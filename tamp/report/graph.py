@@ -11,6 +11,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from tamp.cfa.places import node_place
 from tamp.show import show_expr, show_stmt
 
 #: Longest text line inside a node box, and most lines per λ/κ label, before eliding.
@@ -79,7 +80,7 @@ def automaton_graph(aut) -> Graph:
     g = Graph(aut.name, root=f"q{aut.root}")
     for nid in node_order(aut):
         n = aut.nodes[nid]
-        head = f"q{nid}" + (f" · line {n.line}" if n.line else "") + (" · exit" if nid in aut.exits else "")
+        head = aut.place(nid)  # the place in the program, never the node id (that names the node)
         lam, kap = show_expr(n.lam), show_expr(n.kappa)
         cls = "node" + (" root" if nid == aut.root else "") + (" exit" if nid in aut.exits else "")
         g.nodes.append(
@@ -107,14 +108,8 @@ def cfa_graph(cfa, failed_nodes=(), trace=()) -> Graph:
     on_trace = trace_edges(cfa, trace)
     ends = {n for u, v, _k in on_trace for n in (u, v)}
     g = Graph(cfa.name, root=f"n{cfa.entry}")
-    for n, d in cfa.graph.nodes(data=True):
-        head = f"n{n}" + (f" · line {d['line']}" if d.get("line") else "")
-        tags = (
-            (["entry"] if n == cfa.entry else [])
-            + (["exit"] if n == cfa.exit else [])
-            + (["loop head"] if n in cfa.loop_heads else [])
-        )
-        lines = [head] + ([", ".join(tags)] if tags else [])
+    for n in cfa.graph.nodes:
+        lines = [node_place(cfa, n)]  # the place in the program; the node number only names it
         cls = (
             "node"
             + (" root" if n == cfa.entry else "")

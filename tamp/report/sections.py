@@ -225,7 +225,7 @@ def _automaton_block(aut, engine: str) -> str:
     for nid in order[:MAX_LISTED]:
         n = aut.nodes[nid]
         rows.append(
-            f"<tr><td>q{nid}{' (exit)' if nid in aut.exits else ''}</td><td>{n.line or ''}</td>"
+            f"<tr><td>{escape(aut.place(nid))}</td><td>{n.line or ''}</td>"
             f"<td><code>{escape(show_expr(n.lam))}</code></td>"
             f"<td><code>{escape(show_expr(n.kappa))}</code></td></tr>"
         )
@@ -240,7 +240,7 @@ def _automaton_block(aut, engine: str) -> str:
         + "; dashed grey: case split.</p>"
         + figure
         + "<details><summary>node labels in full</summary>"
-        '<table class="data nodes"><tr><th>node</th><th>line</th><th>λ</th><th>κ</th></tr>'
+        '<table class="data nodes"><tr><th>place</th><th>line</th><th>λ</th><th>κ</th></tr>'
         + "".join(rows)
         + "</table>"
         + (f"<p>… and {len(order) - MAX_LISTED} more nodes.</p>" if len(order) > MAX_LISTED else "")

@@ -10,8 +10,8 @@ from tamp.prover import prove_program
 from tamp.simulation import simulate
 from tamp.simulation.bench_inputs import inputs_for
 
-TRUE = ["aboveTn", "sparseC", "histArgmax", "privMedian"]
-FALSE = ["aboveTn_nolog", "sparseC_noc", "histArgmax_nolog", "privMedian_half"]
+TRUE = ["aboveTn", "sparseC", "histArgmax", "privMedian", "firstAbove", "keepAbove"]
+FALSE = ["aboveTn_nolog", "sparseC_noc", "histArgmax_nolog", "privMedian_half", "firstAbove_half", "keepAbove_nolog"]
 
 
 def _prove(path, timeout=300):
@@ -99,3 +99,63 @@ def test_duplicate_proposals_are_dropped():
     assert len(kept) < len(cands)  # `2 * (p / 2)` and `p` are one axiom
     costs = [(c.family, c.cost) for c in kept]
     assert ("laplace", A.Var("p")) in costs or any(f == "laplace" for f, _c in costs)
+
+
+def _kappa_of(text):
+    """The loop prover's κ computation on a program with every sampling charged 1 (the axiom
+    costs do not matter for which shape κ takes)."""
+    from types import SimpleNamespace
+
+    from lang import ast as A
+    from lang.parser import parse
+    from tamp.cfa import build_cfa
+    from tamp.prover.kappa import compute_kappa
+    from tamp.prover.loops import _loops
+
+    cfa = build_cfa(parse(text).programs[0])
+    loops, dag = _loops(cfa)
+    axioms = {(u, v, k): SimpleNamespace(cost=A.Var("c")) for u, v, k, _d in cfa.sample_edges()}
+    return cfa, compute_kappa(cfa, axioms, loops, dag)
+
+
+FLAGGED = """program f(q: real[], n: int, c: real) requires n >= 1 && c >= 0 ensures true fails 1 {
+  found := false;
+  for i in 0..n {
+    if (!found) {
+      a ~ lap(q[i], 1);
+      if (a >= 0) { found := true; out ~ lap(q[i], 1); }
+    }
+  }
+}"""
+
+
+def test_a_sampling_behind_a_flag_the_loop_never_clears_is_charged_once():
+    """`out ~ …` runs only in the iteration that sets `found`, which the loop never clears: κ at
+    the loop head is c·i for the queries plus `found ? c : 0` for the release — not 2c·i."""
+    from tamp.show import show_expr
+
+    cfa, kap = _kappa_of(FLAGGED)
+    head = cfa.loop_heads[0]
+    text = show_expr(kap.at[head])
+    assert "found ?" in text and "c * (i - 0)" in text, text
+    assert [show_expr(t.per) for t in kap.terms] == ["c"]
+
+
+def test_a_flag_the_loop_also_clears_is_not_charged_once():
+    from tamp.prover.kappa import NoKappa
+
+    text = FLAGGED.replace("if (a >= 0) {", "if (a < -1) { found := false; } if (a >= 0) {")
+    with pytest.raises(NoKappa, match="depends on the state"):
+        _kappa_of(text)
+
+
+def test_a_quantifier_named_like_the_loop_counter_is_renamed_apart():
+    """`forall i in 0..n` over `for i in 0..n`: the CFA's claim binds a fresh `i$` (the same
+    claim), so the prefix forms and the array writes `kept[i] := …` are not captured."""
+    from tamp.cfa import build_cfa
+    from tamp.show import show_expr
+
+    src = parse_file(str(BENCHMARKS / "selection" / "keepAbove.prob"))
+    cfa = build_cfa(src.programs[0], None, "keepAbove.prob", src.text)
+    shown = show_expr(cfa.ensures[0])
+    assert shown.startswith("forall i$ in 0..n: (kept[i$] ==>"), shown

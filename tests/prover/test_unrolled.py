@@ -55,3 +55,51 @@ def test_an_overwritten_variable_keeps_what_was_known_about_it():
     assert got == [A.Binary(">", a2, a1)]
     # without a known old value nothing is projected
     assert projected_facts(A.Assign((best,), a2), label[1:]) == []
+
+
+def test_noisy_max_with_many_candidates_is_labelled_on_its_cfa():
+    """k = 6 candidates have 2^5 = 32 traces: the CFA itself is labelled (one node per program
+    point, the joins by Houdini) — linear in k, where the tree doubles with every candidate."""
+    from tamp.cfa import build_cfa
+    from tamp.prover import DAG_TRACES, trace_count
+
+    path = BENCH / "dp" / "unrolled" / "noisyMax_k6.prob"
+    prog = parse_file(str(path)).programs[0]
+    assert trace_count(build_cfa(prog)) == 32 >= DAG_TRACES
+    r = _prove(path)
+    assert r.verdict == "proved", r.render_text()
+    assert len(r.automata[0].exits) == 1 and r.stats["traces"] == 0  # no trace tree was built
+    for inputs in inputs_for(path):
+        assert simulate(path, inputs, runs=5000, seed=3).verdict == "consistent"
+
+
+@pytest.mark.parametrize("name", ["noisyMax_k6_log1p"])
+def test_false_noisy_max_over_many_candidates_is_not_proved(name):
+    path = BENCH / "variants" / f"{name}.prob"
+    prog = parse_file(str(path)).programs[0]
+    r = prove_program(prog, path=str(path), source=path.read_text(), timeout=60)
+    assert r.verdict != "proved"
+    assert any(simulate(path, inputs, runs=20000, seed=5).verdict == "refuted" for inputs in inputs_for(path))
+
+
+def test_branch_copies_carry_an_axiom_fact_into_the_running_best():
+    from lang.parser import parse, parse_expr
+    from tamp.cfa import build_cfa
+    from tamp.prover.branch_copies import copied_facts
+    from tamp.show import show_expr
+
+    cfa = build_cfa(
+        parse(
+            """program m(q1: real, q2: real) requires true ensures true {
+              a1 ~ lap(q1, 1); a2 ~ lap(q2, 1);
+              best := a1; r := 1; tq := q1;
+              if (a2 > best) { best := a2; r := 2; tq := q2; } }"""
+        ).programs[0]
+    )
+    got = {show_expr(c) for c in copied_facts(cfa, [parse_expr("a2 - q2 <= 1")])}
+    assert {"best - tq <= 1", "best - q2 <= 1", "a2 - tq <= 1", "best >= a2", "best >= a1"} <= got
+    # a copy overwritten later in its block is no copy: x := y; x := 0 proposes nothing about x
+    cfa2 = build_cfa(
+        parse("program m(q: real) requires true ensures true { a ~ lap(q, 1); x := a; x := 0; }").programs[0]
+    )
+    assert copied_facts(cfa2, [parse_expr("a - q <= 1")]) == []

@@ -273,6 +273,7 @@ class Wpe:
         self.search = search
         self.upper = upper
         self.obligations: List[Tuple[str, str, A.Expr]] = []
+        self.visited: set = set()  # the loops proved by an invariant (not unrolled)
 
     def stmt(self, s: A.Stmt, f: A.Expr) -> A.Expr:
         out = self._stmt(s, f)
@@ -316,6 +317,10 @@ class Wpe:
 
     def loop(self, s, f: A.Expr) -> A.Expr:
         key = self.ids[id(s)]
+        unrolled = unroll(s)
+        if unrolled is not None:  # a `for` over literal bounds: its iterations, exactly
+            return self.stmt(unrolled, f)
+        self.visited.add(key)
         g, body, init = as_while(s)
         annot = self.annots.get(key)
         if annot is None:
@@ -332,6 +337,31 @@ class Wpe:
         e = invariant(g, annot.core, f)
         out = [("INDUCT", where, A.Binary("==>", g, A.Binary("<=", self.stmt(body, e), cap(annot.core))))]
         return out + term_obligations(where, g, body, annot, self.params)
+
+
+MAX_UNROLL = 8
+
+
+def unroll(s) -> Optional[A.Stmt]:
+    """``for i in lo..hi { B }`` with integer literal bounds and at most :data:`MAX_UNROLL`
+    iterations, as the straight-line code it runs (``i`` is read-only in B): ``i := lo; B;
+    i := lo + 1; B; …; i := hi``. None for any other loop."""
+    if not isinstance(s, A.For):
+        return None
+    lo, hi = _num(s.lo), _num(s.hi)
+    if lo is None or hi is None or lo.denominator != 1 or hi.denominator != 1:
+        return None
+    last = int(hi) + (1 if s.inclusive else 0)  # the first value that ends the loop
+    n = last - int(lo)
+    if n > MAX_UNROLL or s.var in assigned(s.body):
+        return None
+    i = A.Var(s.var)
+    out: List[A.Stmt] = []
+    for k in range(max(n, 0)):
+        out.append(A.Assign((i,), A.Num(Fraction(int(lo) + k), True)))
+        out.extend(s.body.stmts)
+    out.append(A.Assign((i,), A.Num(Fraction(max(last, int(lo))), True)))
+    return A.Block(tuple(out))
 
 
 def invariant(g: A.Expr, core: A.Expr, f: A.Expr) -> A.Expr:
@@ -450,7 +480,7 @@ def obligations_for(
     pre = w.stmt(claim.body, claim.post)
     obs = list(w.obligations)
     obs.append(("BUDGET", "the expected failure is at most the bound", A.Binary("<=", pre, beta)))
-    return pre, w.annots, obs
+    return pre, {k: a for k, a in w.annots.items() if k in w.visited}, obs
 
 
 class Checker:
@@ -527,33 +557,36 @@ def counters(body: A.Stmt, s) -> List[Tuple[str, int]]:
 
 
 def core_candidates(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f: A.Expr) -> List[A.Expr]:
-    """Invariant expectations to try at a loop head: the bound with an input replaced by the
-    iterations left (``k`` → ``k - att``, with off-by-one variants), also guarded by a condition
-    of the postcondition or the guard (``lost == 0 ? (n - i)·q·q : 1``), then the bound and 0."""
+    """Invariant expectations to try at a loop head: the bound with an integer input replaced by
+    the iterations left (``k`` → ``k - att``, with off-by-one variants; pairs of a counter and an
+    input compared with each other in the guard or the postcondition first), also guarded by a
+    condition of the postcondition (``lost == 0 ? (n - i)·q·q : 1``, ``cnt >= 1 ? 0 : …``) and by
+    the counters' progress (``cnt >= 0 ? … : 1``), then the bound itself and 0."""
     changed = assigned(body)
-    params = [p for p in claim.params if p in A.free_vars(beta)]
-    bases: List[A.Expr] = []
-    for c, step in counters(body, s):
-        for p in params:
-            for d in (0, -1, 1):
-                if step > 0:
-                    rep: A.Expr = A.Binary("-", A.Var(p), A.Var(c))
-                else:
-                    rep = A.Var(c)
-                if d:
-                    rep = A.Binary("+" if d > 0 else "-", rep, A.num(abs(d)))
-                bases.append(_fold(subst(beta, {p: rep})))
-    conds = []
-    for a in _atoms(and_all([g, f]), claim.types):
+    params = [p for p in claim.params if p in A.free_vars(beta) and claim.types.get(p) == A.INT]
+    atoms = _atoms(and_all([g, f]), claim.types)
+
+    def together(c: str, p: str) -> int:
+        return 0 if any({c, p} <= A.free_vars(a) for a in atoms) else 1
+
+    pairs = sorted(((c, step, p) for c, step in counters(body, s) for p in params), key=lambda t: together(t[0], t[2]))
+    conds: List[A.Expr] = []
+    for a in _atoms(f, claim.types):
         if A.free_vars(a) & changed and a not in conds:
             conds.append(a)
+    facts = counter_facts(claim, body, s)
     out: List[A.Expr] = []
-    for b in bases:
-        out.append(b)
-    for b in bases:
-        for a in conds:
-            out.append(A.Cond(a, b, ONE))
-            out.append(A.Cond(a, ZERO, b))
+    for c, step, p in pairs:
+        for d in (0, -1, 1):
+            rep: A.Expr = A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c)
+            if d:
+                rep = A.Binary("+" if d > 0 else "-", rep, A.num(abs(d)))
+            b = _fold(subst(beta, {p: rep}))
+            # "no failure once a holds" first: `a ? b : 1` is trivial where a fails
+            forms = [b] + [A.Cond(a, ZERO, b) for a in conds] + [A.Cond(a, b, ONE) for a in conds]
+            out += forms
+            if facts is not None:
+                out += [A.Cond(facts, x, ONE) for x in forms]
     out += [beta, ZERO]
     seen, uniq = set(), []
     for e in out:
@@ -562,6 +595,31 @@ def core_candidates(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f
             seen.add(k)
             uniq.append(e)
     return uniq
+
+
+def counter_facts(claim: ExpClaim, body: A.Stmt, s) -> Optional[A.Expr]:
+    """``c >= c0`` for each counter the loop only increases (``c <= c0`` for one it only
+    decreases) whose every other assignment in the program is ``c := c0`` with c0 a literal or
+    an expression over inputs: a candidate guard for a core (not trusted: INDUCT checks it)."""
+    out = []
+    for c, step in counters(body, s):
+        if isinstance(s, A.For) and c == s.var:
+            starts = [s.lo]
+        else:
+            starts = [
+                n.value
+                for n in A.walk(claim.body)
+                if isinstance(n, A.Assign) and n.targets == (A.Var(c),) and A.Var(c) not in A.walk(n.value)
+            ]
+            starts += [A.Var(c)] * sum(
+                1 for n in A.walk(claim.body) if isinstance(n, A.Sample) and A.Var(c) in n.targets
+            )
+        if len(set(starts)) != 1 or A.free_vars(starts[0]) - set(claim.params):
+            continue
+        if any(st != step for c2, st in counters(claim.body, None) if c2 == c):
+            continue
+        out.append(A.Binary(">=" if step > 0 else "<=", A.Var(c), starts[0]))
+    return and_all(out) if out else None
 
 
 def term_candidates(claim: ExpClaim, g: A.Expr, body: A.Stmt) -> List[Tuple[str, A.Expr]]:
@@ -584,10 +642,15 @@ def term_candidates(claim: ExpClaim, g: A.Expr, body: A.Stmt) -> List[Tuple[str,
 
 
 class Search:
-    """The prover's loop search: the first (core, termination) whose obligations are valid."""
+    """The prover's loop search: for each loop, a termination argument and the first core whose
+    INDUCT is valid after skipping ``skip[loop]`` such cores (:func:`prove_with_bound` moves on
+    to later ones when the proof fails further out, e.g. at BUDGET)."""
 
-    def __init__(self, claim: ExpClaim, chk: Checker, beta: A.Expr):
+    def __init__(self, claim: ExpClaim, chk: Checker, beta: A.Expr, skip: Optional[Dict[int, int]] = None):
         self.claim, self.chk, self.beta = claim, chk, beta
+        self.skip = dict(skip or {})
+        self.order: List[int] = []  # the loops searched, in the order of the first search
+        self.exhausted: set = set()  # loops with no valid core left after the skipped ones
         self.why = ""
 
     def __call__(self, key: int, s, f: A.Expr, outer: Wpe) -> LoopAnnot:
@@ -605,6 +668,9 @@ class Search:
         if term is None:
             self.why = self.why or f"no termination argument found for the {where}"
             raise NotApplicable(self.why)
+        if key not in self.order:
+            self.order.append(key)
+        skip = self.skip.get(key, 0)
         for core in core_candidates(self.claim, self.beta, s, g, body, f):
             annot = LoopAnnot(core, term[0], term[1])
             inner = Wpe(self.claim.body, self.claim.params, outer.annots, self)
@@ -614,8 +680,12 @@ class Search:
             except NotApplicable:
                 continue
             if self.chk.valid(ob, SEARCH_MS) == VALID:
+                if skip > 0:
+                    skip -= 1
+                    continue
                 outer.annots.update(inner.annots)
                 return annot
+        self.exhausted.add(key)
         self.why = self.why or f"no invariant expectation found for the {where}"
         raise NotApplicable(self.why)
 
@@ -628,20 +698,43 @@ def prove_with_bound(
     except NotApplicable:
         return None, "", None
     chk = Checker(claim, deadline)
-    search = Search(claim, chk, beta)
+    skip: Dict[int, int] = {}
+    first_why = ""
+    for _attempt in range(MAX_ATTEMPTS):
+        search = Search(claim, chk, beta, skip)
+        proof, why = _attempt_proof(claim, chk, beta, search)
+        if proof is not None:
+            return proof, "", chk
+        first_why = first_why or why
+        # the next combination of loop proofs (an odometer over the loops, nearest the end first)
+        for key in search.order:
+            if key in search.exhausted:
+                skip[key] = 0
+                continue
+            skip[key] = skip.get(key, 0) + 1
+            break
+        else:
+            break
+    return None, first_why, chk
+
+
+MAX_ATTEMPTS = 12
+
+
+def _attempt_proof(claim: ExpClaim, chk: Checker, beta: A.Expr, search: Search) -> Tuple[Optional[ExpProof], str]:
     try:
         _pre, annots, _obs = obligations_for(claim, beta, None, search)
         pre, annots, obs = obligations_for(claim, beta, annots)  # the proof, from the chosen loop proofs
     except NotApplicable as exc:
-        return None, str(exc), chk
+        return None, str(exc)
     for kind, where, f in obs:
         st = chk.valid(f)
         if st != VALID:
             why = f"{kind} at {where}: the expected failure does not fit the bound ({st})"
             if kind == "BUDGET":
                 why = f"the expected failure {show_expr(pre)} is not provably at most {show_expr(beta)} ({st})"
-            return None, why, chk
-    return ExpProof(beta, pre, annots, obs, loop_infos(claim.body, annots)), "", chk
+            return None, why
+    return ExpProof(beta, pre, annots, obs, loop_infos(claim.body, annots)), ""
 
 
 def loop_infos(body: A.Stmt, annots: Dict[int, LoopAnnot]) -> List[LoopInfo]:

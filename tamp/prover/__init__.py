@@ -158,7 +158,7 @@ def _expectation(program, cfa, deadline, t0, result):
     exp, why = try_expectation(program, cfa, deadline, t0)
     if exp is not None:
         return exp
-    if why:
+    if why and why != "timeout":
         result.message = "\n  ".join(([result.message] if result.message else []) + [f"expected failure: {why}"])
     return result
 

@@ -14,7 +14,7 @@ program's statements, starting from the indicator ``[¬ensures]``:
 ``x ~ unif({c…})``       the average over the listed (distinct, literal) values
 ``if (c) S else T``      ``c ? wpe(S, F) : wpe(T, F)``
 ``assume(c)``            ``c ? F : 0`` (an assume on inputs only: a precondition)
-``while (g) B``          ``E = g ? min(1, core) : F`` for a loop *invariant expectation* core
+``while (g) B``          ``E = g ? max(0, min(1, core)) : F`` for a loop *invariant expectation* core
 =======================  ==================================================================
 
 A distribution parameter outside its range gives 1 (failure is a probability, so 1 always
@@ -25,7 +25,7 @@ Loops. For ``while (g) B`` with continuation F, the engine proposes ``core`` (te
 from the claimed bound, e.g. ``exp(-s·(k - att))`` from ``exp(-s·k)``, :func:`core_candidates`)
 and asks the solver for two facts, each valid under ``requires`` for every state:
 
-* INDUCT  ``g ⇒ wpe(B, E) <= min(1, core)`` — one more iteration stays below the invariant;
+* INDUCT  ``g ⇒ wpe(B, E) <= max(0, min(1, core))`` — one more iteration stays below the invariant;
 * TERM    every run of the loop ends with probability 1: a *rank* ``r`` with
           ``g ⇒ r > 0`` and ``r`` smaller by at least 1 after every outcome of B; or an *exit
           chance* ``δ`` over inputs with ``δ > 0`` and ``g ⇒ Pr[¬g after one iteration] >= δ``
@@ -103,6 +103,7 @@ class ExpProof:
     annots: Dict[int, LoopAnnot]
     obligations: List[Tuple[str, str, A.Expr]]
     loops: List[LoopInfo] = field(default_factory=list)
+    shown: Optional[A.Expr] = None  # pre for reading: conditions `requires` implies dropped
 
 
 # ------------------------------------------------------------------------ small expressions
@@ -369,7 +370,10 @@ def invariant(g: A.Expr, core: A.Expr, f: A.Expr) -> A.Expr:
 
 
 def cap(core: A.Expr) -> A.Expr:
-    return A.Call("min", (ONE, core))
+    """``max(0, min(1, core))``: the invariant as a probability, so that Park induction is in
+    the lattice of [0, 1]-valued expectations (a negative core would otherwise "bound" the
+    failure of a loop from below its least fixed point)."""
+    return A.Call("max", (ZERO, A.Call("min", (ONE, core))))
 
 
 def term_obligations(where, g, body, annot: LoopAnnot, params) -> List[Tuple[str, str, A.Expr]]:
@@ -494,10 +498,10 @@ class Checker:
         self.hyps = [self.enc.expr(r, self.env) for r in claim.requires]
         self.deadline = deadline
         self.ms = ms
-        self.cache: Dict[str, str] = {}
+        self.cache: Dict[A.Expr, str] = {}
 
     def valid(self, formula: A.Expr, ms: Optional[int] = None) -> str:
-        key = show_expr(formula)
+        key = formula  # syntax trees compare by structure (positions aside)
         if key in self.cache:
             return self.cache[key]
         ms = self.ms if ms is None else ms
@@ -734,7 +738,33 @@ def _attempt_proof(claim: ExpClaim, chk: Checker, beta: A.Expr, search: Search) 
             if kind == "BUDGET":
                 why = f"the expected failure {show_expr(pre)} is not provably at most {show_expr(beta)} ({st})"
             return None, why
-    return ExpProof(beta, pre, annots, obs, loop_infos(claim.body, annots)), ""
+    proof = ExpProof(beta, pre, annots, obs, loop_infos(claim.body, annots))
+    proof.shown = readable(pre, claim, chk)
+    return proof, ""
+
+
+def readable(pre: A.Expr, claim: ExpClaim, chk: Checker) -> A.Expr:
+    """``pre`` for reading (``-v``), never for a proof: conditions over inputs that ``requires``
+    implies (``0 <= 1 - e && 1 - e <= 1``) are dropped with their ``: 1`` branch."""
+    from lang.walk import Transformer
+
+    params = set(claim.params)
+
+    class _Drop(Transformer):
+        def Cond(self, node, kids):
+            c, t, o = kids
+            if A.free_vars(c) <= params:
+                if chk.valid(c, 500) == VALID:
+                    return t
+                if chk.valid(not_(c), 500) == VALID:
+                    return o
+            return simp(A.Cond(c, t, o))
+
+    try:
+        out: A.Expr = _Drop().walk(pre)
+    except Timeout:
+        return pre
+    return _fold(out)
 
 
 def loop_infos(body: A.Stmt, annots: Dict[int, LoopAnnot]) -> List[LoopInfo]:
@@ -749,7 +779,7 @@ def loop_infos(body: A.Stmt, annots: Dict[int, LoopAnnot]) -> List[LoopInfo]:
             t = f"at most {show_expr(a.measure)} more iterations"
         else:
             t = f"each iteration ends it with probability >= {show_expr(a.measure)}"
-        d = f"from its head while {show_expr(g)}: Pr[fail] <= min(1, {show_expr(a.core)}); one iteration keeps it below that; {t}"
+        d = f"from its head while {show_expr(g)}: Pr[fail] <= {show_expr(a.core)}; one iteration keeps it below that; {t}"
         if a.term == "exit":
             stay = show_expr(simp(A.Binary("-", ONE, a.measure)))
             d += f" (so each further iteration multiplies the chance of going on by {stay})"
@@ -790,7 +820,7 @@ class ExpectationResult(ProofResult):
         if self.proof is None:
             return ""
         parts = [f"loop at line {li.line}: {li.derivation}" for li in self.proof.loops]
-        pre = show_expr(self.proof.pre)
+        pre = show_expr(self.proof.shown if self.proof.shown is not None else self.proof.pre)
         pre = (simplify(pre) or pre) if len(pre) < 400 else pre
         if len(pre) > 160:
             pre = pre[:160] + " …"

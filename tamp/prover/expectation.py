@@ -868,6 +868,8 @@ def try_expectation(program, cfa, deadline, t0) -> Tuple[Optional[ExpectationRes
         proof, why, chk = prove_with_bound(program, cfa, cfa.bound, deadline)
     except Timeout:
         return None, "timeout"
+    except Exception:  # noqa: BLE001 - a construct this engine does not model: no proof, and the
+        return None, ""  # union bound's answer stands (never a traceback for the user)
     if proof is None:
         return None, why
     return exp_result(program, cfa, proof, t0, chk), ""

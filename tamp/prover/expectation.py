@@ -738,7 +738,7 @@ def _attempt_proof(claim: ExpClaim, chk: Checker, beta: A.Expr, search: Search) 
             if kind == "BUDGET":
                 why = f"the expected failure {show_expr(pre)} is not provably at most {show_expr(beta)} ({st})"
             return None, why
-    proof = ExpProof(beta, pre, annots, obs, loop_infos(claim.body, annots))
+    proof = ExpProof(beta, pre, annots, obs, loop_infos(claim, annots, chk))
     proof.shown = readable(pre, claim, chk)
     return proof, ""
 
@@ -767,22 +767,37 @@ def readable(pre: A.Expr, claim: ExpClaim, chk: Checker) -> A.Expr:
     return _fold(out)
 
 
-def loop_infos(body: A.Stmt, annots: Dict[int, LoopAnnot]) -> List[LoopInfo]:
+def loop_infos(claim: ExpClaim, annots: Dict[int, LoopAnnot], chk: Checker) -> List[LoopInfo]:
+    """What ``-v`` says about each loop proved by an invariant: the iterations left (a rank),
+    the chance that an iteration goes on (one minus an exit chance, looked up for the text only
+    when the proof used a rank), and the invariant."""
     out = []
-    loops = [x for x in A.walk(body) if isinstance(x, (A.While, A.For))]
+    loops = [x for x in A.walk(claim.body) if isinstance(x, (A.While, A.For))]
     for k, s in enumerate(loops):
         a = annots.get(k)
         if a is None:
             continue
-        g, _b, _i = as_while(s)
-        if a.term == "rank":
-            t = f"at most {show_expr(a.measure)} more iterations"
-        else:
-            t = f"each iteration ends it with probability >= {show_expr(a.measure)}"
-        d = f"from its head while {show_expr(g)}: Pr[fail] <= {show_expr(a.core)}; one iteration keeps it below that; {t}"
-        if a.term == "exit":
-            stay = show_expr(simp(A.Binary("-", ONE, a.measure)))
-            d += f" (so each further iteration multiplies the chance of going on by {stay})"
+        g, body, _i = as_while(s)
+        rank = a.measure if a.term == "rank" else None
+        delta = a.measure if a.term == "exit" else None
+        if delta is None:
+            for kind, m in term_candidates(claim, g, body):
+                if kind != "exit":
+                    continue
+                try:
+                    obs = term_obligations("", g, body, LoopAnnot(ZERO, kind, m), claim.params)
+                    if all(chk.valid(o[2], 500) == VALID for o in obs):
+                        delta = m
+                        break
+                except (NotApplicable, Timeout):
+                    break
+        parts = []
+        if rank is not None:
+            parts.append(f"at most {show_expr(rank)} iterations left")
+        if delta is not None:
+            parts.append(f"each goes on with probability <= {show_expr(simp(A.Binary('-', ONE, delta)))}")
+        head = ", ".join(parts) + ": " if parts else ""
+        d = f"{head}Pr[fail] from its head <= {show_expr(a.core)} while {show_expr(g)} (one iteration keeps it below)"
         out.append(LoopInfo(_line(s), a, d))
     return out
 

@@ -92,7 +92,8 @@ def test_the_loop_proof_is_shown_with_v(capsys):
     main(["prove", "-v", str(BENCHMARKS / "corpus" / "retry" / "retry_bounded.prob")])
     out = capsys.readouterr().out
     assert "derivation: loop at line 13" in out
-    assert "exp(-s * (k - att))" in out and "at most k - att more iterations" in out
+    assert "at most k - att iterations left, each goes on with probability <= 1 - s" in out
+    assert "Pr[fail] from its head <= exp(-s * (k - att))" in out
 
 
 def test_continuous_samples_are_left_to_the_union_bound():

@@ -235,3 +235,29 @@ def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
                 )
             )
     return out
+
+
+def product_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
+    """Facts for products of probabilities (:mod:`tamp.prover.expectation`), instantiated for
+    pairs of ``exp`` terms of a query — not part of :func:`lemma_instances`, which every prover
+    query pays for; the expectation engine and its certificate checker add these themselves.
+
+    =====================  ===========================================================
+    ``exp-add``            exp a = exp b · exp(a - b)     (exp(x + y) = exp x · exp y)
+    ``exp-pos``            exp(a - b) > 0 ∧ exp(a - b) >= 1 + (a - b)   (so 1 - s <= exp(-s))
+    =====================  ===========================================================
+
+    With them a solver sees that one more factor ``(1 - s)`` fits between ``exp(-s·m)`` and
+    ``exp(-s·(m + 1))``: exp(-s·(m+1)) = exp(-s·m)·exp(-s) >= exp(-s·m)·(1 - s)."""
+    exps = [t for t in apps if _is(t, "exp")][:MAX_PAIR_TERMS]
+    out: List[Tuple[str, z3.BoolRef]] = []
+    for i in range(len(exps)):
+        for j in range(len(exps)):
+            if i == j:
+                continue
+            a, b = exps[i].arg(0), exps[j].arg(0)
+            d = z3.simplify(a - b)
+            ed = enc.exp(d)
+            out.append(("exp-add", exps[i] == exps[j] * ed))
+            out.append(("exp-pos", z3.And(ed > 0, ed >= 1 + d)))
+    return out

@@ -24,6 +24,8 @@ noise*4         a noise scale s (``lap``/``exp``/``dlap``/``dexp``; ``gauss``
                 variance ×16) → 4s                                          false
 noise/4         the same scale → s/4                                        may-hold
 bern*2          ``bern(p)`` → ``bern(min(1, 2*p))``                           may-hold
+bern/2          ``bern(p)`` → ``bern(p/2)`` (a retry succeeds, a replica is right
+                half as often: products of probabilities change)            may-hold
 init+1          ``x := c`` (an integer literal, e.g. a counter's start) → c + 1  may-hold
 step*2          ``x := x ± 1`` (a counter's step) → ``x := x ± 2``             may-hold
 acc*2           ``x := x + e`` (an accumulator, e not a literal) → x + 2*e    may-hold
@@ -156,6 +158,9 @@ def mutants(prog: A.Program, limit: int = 3) -> List[Mutant]:
     bodies = list(_rewrite_each(prog.body, _is_bern, _double_bern))[:limit]
     for i, body in enumerate(bodies):
         out.append(Mutant("bern*2", dataclasses.replace(prog, body=body), None, "may-hold", str(i)))
+    bodies = list(_rewrite_each(prog.body, _is_bern, _halve_bern))[:limit]
+    for i, body in enumerate(bodies):
+        out.append(Mutant("bern/2", dataclasses.replace(prog, body=body), None, "may-hold", str(i)))
     for tag, pick, change in (
         ("init+1", _is_int_init, _init_plus_one),
         ("step*2", _is_unit_step, _double_step),
@@ -211,6 +216,11 @@ def _double_increment(n: A.Assign) -> A.Assign:
 
 def _is_bern(n) -> bool:
     return isinstance(n, A.Sample) and n.dist.func == "bern" and len(n.dist.args) == 1
+
+
+def _halve_bern(s: A.Sample) -> A.Sample:
+    new = A.Binary("/", s.dist.args[0], A.num(2))
+    return dataclasses.replace(s, dist=dataclasses.replace(s.dist, args=(new,)))
 
 
 def _double_bern(s: A.Sample) -> A.Sample:

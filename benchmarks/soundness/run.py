@@ -4,7 +4,7 @@
                                                       [--runs 20000] [--limit 3] [FILE …]
                                                       [--workers N | --scheduler ADDR]
 
-For each program of benchmarks/{illustrative,dp,reliability}: prove it; when proved, (a)
+For each program of benchmarks/{illustrative,dp,reliability,selection,products}: prove it; when proved, (a)
 cross-check by simulation at the inputs of benchmarks/inputs.json, (b) write its certificate and
 re-check it with the independent checker (times compared), (c) prove each mutant
 (:mod:`mutants`) — none whose claim is false may be proved. The hand-written false variants in
@@ -36,7 +36,7 @@ from mutants import mutants  # noqa: E402
 
 from tamp.commands.options import add_executor_arguments, make_executor  # noqa: E402
 
-SUITES = ["illustrative", "dp", "reliability", "selection"]
+SUITES = ["illustrative", "dp", "reliability", "selection", "products"]
 
 
 def main(argv=None) -> int:

@@ -56,6 +56,7 @@ from .axiom_tree import TreeError, instances, same_axiom
 from .cfa_form import cfa_form, first_difference
 from .claim import claim_cfa, well_formed_claim
 from .conc_checker import check_conc
+from .exp_checker import check_exp
 from .format import CheckReport, ProgramCheck, Rejected, source_digest
 from .prob_checker import check_prob
 from .reader import CertAutomaton, CertEdge, Certificate, ProgramCert
@@ -94,7 +95,7 @@ def check_certificate(
             f"the certificate is for different source text (sha256 {cert.source_sha256[:12]}… "
             f"recorded, {src.path} has {digest[:12]}…)"
         )
-    if not cert.programs and not cert.probability and not cert.concentration:
+    if not cert.programs and not cert.probability and not cert.concentration and not cert.expectation:
         return reject("the certificate contains no proof")
     plan: List[tuple] = []  # (job, certificate part) in the order of the checks, or ("reject", reason)
     seen = set()
@@ -117,6 +118,16 @@ def check_certificate(
                 plan.append(("reject", f"program '{cc.name}' is not in {src.path}"))
                 break
             plan.append((_conc_job, cc))
+    if cert.expectation and (not plan or plan[-1][0] != "reject"):
+        for ec in cert.expectation:  # failure bounds proved by expected failure (see .exp_checker)
+            if ec.name in seen:
+                plan.append(("reject", f"program '{ec.name}' is certified twice"))
+                break
+            seen.add(ec.name)
+            if src.program(ec.name) is None:
+                plan.append(("reject", f"program '{ec.name}' is not in {src.path}"))
+                break
+            plan.append((_exp_job, ec))
     seen = set()
     for pc in cert.probability if not plan or plan[-1][0] != "reject" else ():
         if pc.name in seen:
@@ -182,6 +193,10 @@ def _program_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
 
 def _conc_job(cc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
     return check_conc(cc, src, src.program(cc.name), bound, inputs, timeout_ms, deadline)
+
+
+def _exp_job(ec, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    return check_exp(ec, src, src.program(ec.name), bound, inputs, timeout_ms, deadline)
 
 
 def _prob_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:

@@ -16,6 +16,7 @@ from lang.serialize import SerializeError, expr_from_json, stmt_from_json
 from tamp.prover.termination import Geometric, Ranking
 
 from .conc_checker import MalformedConc, decode_conc
+from .exp_checker import MalformedExp, decode_exp
 from .format import FORMAT, VERSION, MalformedCertificate, known_keys
 from .prob_reader import decode_prob
 
@@ -78,6 +79,7 @@ class Certificate:
     programs: List[ProgramCert]
     probability: List[Any] = field(default_factory=list)  # prob_reader.ProbCert
     concentration: List[Any] = field(default_factory=list)  # conc_checker.ConcCert
+    expectation: List[Any] = field(default_factory=list)  # exp_checker.ExpCert
 
 
 def load(path: str) -> Certificate:
@@ -134,6 +136,7 @@ def decode(data: Any) -> Certificate:
             "probability",
             "not_certified",
             "concentration",
+            "expectation",
         ),
         "$",
     )
@@ -151,7 +154,17 @@ def decode(data: Any) -> Certificate:
         [decode_program(p, f"$.programs[{i}]") for i, p in enumerate(progs)],
         [decode_prob(p, f"$.probability[{i}]") for i, p in enumerate(probs)],
         _decode_concentration(data.get("concentration", [])),
+        _decode_expectation(data.get("expectation", [])),
     )
+
+
+def _decode_expectation(items: Any) -> List[Any]:
+    if not isinstance(items, list):
+        raise MalformedCertificate("$.expectation: expected a list")
+    try:
+        return [decode_exp(c, f"$.expectation[{i}]") for i, c in enumerate(items)]
+    except MalformedExp as exc:
+        raise MalformedCertificate(str(exc)) from None
 
 
 def _decode_concentration(items: Any) -> List[Any]:

@@ -34,11 +34,13 @@ from typing import Any, Dict, List, Optional
 from lang.parser import parse
 from lang.serialize import to_json
 from tamp.prover.conc_proof import ConcentrationResult
+from tamp.prover.expectation import ExpectationResult
 from tamp.prover.result import ProofResult
 
 from .axiom_tree import derive
 from .cfa_form import cfa_form
 from .conc_writer import conc_certificate
+from .exp_writer import exp_certificate
 from .format import FORMAT, VERSION, CertificateError, source_digest
 from .params import param_to_json
 from .prob_writer import program_prob_certificate
@@ -123,13 +125,20 @@ def file_certificate(
         "claim": {"bound": bound, "inputs": _jsonable(inputs or {})},
     }
     certs = [
-        conc_certificate(p) if isinstance(p, ConcentrationResult) else program_certificate(p)
+        conc_certificate(p)
+        if isinstance(p, ConcentrationResult)
+        else exp_certificate(p)
+        if isinstance(p, ExpectationResult)
+        else program_certificate(p)
         for p in proved_parts(file_result)
     ]
-    out["programs"] = [c for c in certs if c.get("method") != "concentration"]
+    out["programs"] = [c for c in certs if c.get("method") not in ("concentration", "expectation")]
     conc = [c for c in certs if c.get("method") == "concentration"]
     if conc:  # failure bounds proved by concentration (see .conc_writer)
         out["concentration"] = conc
+    expect = [c for c in certs if c.get("method") == "expectation"]
+    if expect:  # failure bounds proved by expected failure (see .exp_writer)
+        out["expectation"] = expect
     out["probability"], out["not_certified"] = probability_certificates(file_result, source, inputs)
     out["not_certified"] += uncertified_failure_parts(file_result)
     return out

@@ -137,7 +137,12 @@ def _write_certificate(args, result, inputs) -> None:
     except OSError as exc:
         raise TampError(f"cannot write the certificate {args.certificate}: {exc.strerror or exc}") from None
     if not args.json and not args.quiet:
-        n = len(cert["programs"]) + len(cert.get("probability", [])) + len(cert.get("concentration", []))
+        n = (
+            len(cert["programs"])
+            + len(cert.get("probability", []))
+            + len(cert.get("concentration", []))
+            + len(cert.get("expectation", []))
+        )
         print(f"certificate: {n} proof(s) written to {args.certificate}")
         for miss in cert.get("not_certified", []):
             print(f"certificate: note: {miss['reason']}")

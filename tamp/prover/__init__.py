@@ -104,6 +104,8 @@ def prove_program(
         if result.verdict == "proved" and result.automata and not any("vacuously" in n for n in notes):
             vac = unreachable_exit_note(cfa, result.automata[0])
             notes = notes + [vac] if vac else notes
+        if result.verdict != "proved":  # products of probabilities over discrete samples
+            result = _expectation(program, cfa, deadline, t0, result)
         if result.verdict != "proved" and conc_why:
             result.message = "\n  ".join(
                 ([result.message] if result.message else []) + [f"concentration rules: {conc_why}"]
@@ -169,6 +171,19 @@ def _concentration(program, cfa, deadline, t0):
     """The concentration proof hook (:mod:`.conc_proof`): tried first, since it is a handful of
     solver queries when the program sums independent draws and nothing at all otherwise."""
     return try_concentration(program, cfa, deadline, t0)
+
+
+def _expectation(program, cfa, deadline, t0, result):
+    """The expected-failure hook (:mod:`.expectation`): tried when the union bound did not prove
+    a program whose samples are all discrete; its reason is added to an unknown's message."""
+    from .expectation import try_expectation
+
+    exp, why = try_expectation(program, cfa, deadline, t0)
+    if exp is not None:
+        return exp
+    if why and why != "timeout":
+        result.message = "\n  ".join(([result.message] if result.message else []) + [f"expected failure: {why}"])
+    return result
 
 
 def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:

@@ -9,7 +9,7 @@ from tamp.simulation import simulate
 from tamp.simulation.bench_inputs import load_inputs
 
 ENTRIES = load_inputs(BENCHMARKS / "inputs.json")
-MINE = ["illustrative", "dp", "reliability", "variants", "selection"]
+MINE = ["illustrative", "dp", "reliability", "variants", "selection", "products"]
 
 
 def _id(b):

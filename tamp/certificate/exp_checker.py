@@ -1,0 +1,140 @@
+"""Re-checking an expected-failure certificate (:mod:`.exp_writer`) from scratch.
+
+1. CLAIM   the claim is rebuilt from the source: its bound is ``--bound``, else the ``fails``
+           clause, which must equal the certificate's;
+2. SHAPE   the program must be inside the engine's rules again (discrete samples only, no
+           array writes, no unreliable operators, no conditioning);
+3. SMT     the pre-expectation of the program is recomputed with the certificate's loop proofs
+           (:func:`tamp.prover.expectation.obligations_for`), and every obligation — each loop's
+           INDUCT and TERM, the BUDGET — must be valid under ``requires`` (z3 ``unsat`` of the
+           negation with the log/exp and product lemmas, a fresh solver each; ``unknown``
+           rejects). A loop without a proof, or a proof for no loop, rejects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from typing import Any, Dict
+
+import z3
+
+from axioms.lemmas import product_lemmas
+from lang import ast as A
+from lang.serialize import SerializeError, expr_from_json
+from tamp.cfa import build_cfa
+from tamp.prover.expectation import LoopAnnot, NotApplicable, claim_of, obligations_for
+from tamp.prover.smt import Encoder, transcendental_apps
+from tamp.show import show_expr as _show
+
+from .claim import failure_program, well_formed_claim
+from .format import ProgramCheck, Rejected
+from .solver import VALID, decide
+
+
+class MalformedExp(ValueError):
+    pass
+
+
+@dataclass
+class ExpCert:
+    name: str
+    bound: A.Expr
+    loops: Dict[int, LoopAnnot]
+
+
+def decode_exp(c: Any, where: str) -> ExpCert:
+    def ast(x, w):
+        try:
+            return expr_from_json(x)
+        except SerializeError as exc:
+            raise MalformedExp(f"{w}: {exc}") from None
+
+    def keys(d, allowed, w):
+        extra = sorted(k for k in d if k not in allowed) if isinstance(d, dict) else []
+        if extra:
+            raise MalformedExp(f"{w}.{extra[0]}: unknown field (expected only {', '.join(sorted(allowed))})")
+
+    if not isinstance(c, dict) or not isinstance(c.get("program"), str):
+        raise MalformedExp(f"{where}: expected an object with a 'program'")
+    keys(c, ("program", "method", "bound", "bound_text", "loops", "obligations"), where)
+    loops: Dict[int, LoopAnnot] = {}
+    try:
+        for i, lp in enumerate(c.get("loops") or []):
+            w = f"{where}.loops[{i}]"
+            keys(lp, ("loop", "core", "termination", "measure"), w)
+            k = lp["loop"]
+            if isinstance(k, bool) or not isinstance(k, int) or k in loops:
+                raise MalformedExp(f"{w}.loop: expected a loop number given once")
+            if lp["termination"] not in ("rank", "exit"):
+                raise MalformedExp(f'{w}.termination: expected "rank" or "exit"')
+            loops[k] = LoopAnnot(
+                ast(lp["core"], f"{w}.core"), str(lp["termination"]), ast(lp["measure"], f"{w}.measure")
+            )
+        return ExpCert(c["program"], ast(c["bound"], f"{where}.bound"), loops)
+    except (KeyError, TypeError) as exc:
+        raise MalformedExp(f"{where}: malformed expected-failure proof ({exc})") from None
+
+
+def check_exp(ec: ExpCert, src: A.SourceFile, prog: A.Program, bound, inputs, timeout_ms, deadline):
+    t0 = time.monotonic()
+    out = ProgramCheck(f"{ec.name} (expected failure)", False)
+    try:
+        if bound is not None:
+            claim_bound = bound
+        elif isinstance(prog.fails, A.Hole):
+            claim_bound = ec.bound
+        else:
+            claim_bound = prog.fails if prog.fails is not None else A.num(0)
+        if ec.bound != claim_bound:
+            raise Rejected(
+                f"the certificate proves the bound {_show(ec.bound)}, but the claim checked is {_show(claim_bound)}"
+            )
+        if any(A.contains(e, A.Hole) for e in prog.ensures):
+            raise Rejected("an `ensures` with `?` has no expected-failure certificate")
+        sub = failure_program(dataclasses.replace(prog, fails=claim_bound), inputs)
+        cfa = build_cfa(sub, claim_bound, src.path, src.text)
+        problem = well_formed_claim(cfa)
+        if problem:
+            raise Rejected(f"the claim is outside the proof rules: {problem}")
+        try:
+            claim = claim_of(sub, cfa)
+        except NotApplicable as exc:
+            raise Rejected(f"SHAPE: the program is outside the expected-failure rules: {exc}") from None
+        try:
+            _pre, used, obs = obligations_for(claim, cfa.bound, ec.loops)
+        except NotApplicable as exc:
+            raise Rejected(f"SHAPE: {exc}") from None
+        if set(ec.loops) != set(used):  # a proof of a loop that is unrolled, or of no loop
+            raise Rejected("SHAPE: the certificate's loop proofs are not those of the program's loops")
+        out.obligations += 1
+        enc = Encoder(claim.types)
+        env = enc.initial_env()
+        hyps = [enc.expr(r, env) for r in claim.requires]
+        for kind, where, f in obs:
+            ms = timeout_ms
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise Rejected(f"{kind} at {where}: time limit reached before it was checked")
+                ms = min(ms, int(left * 1000))
+            try:
+                fz = enc.expr(f, env)
+            except Exception as exc:  # noqa: BLE001
+                raise Rejected(f"{kind} at {where}: cannot encode {_show(f)}: {exc}") from None
+            apps = transcendental_apps(z3.And(*hyps, fz)) if enc.has_apps else []
+            extra = [lem for _n, lem in product_lemmas(apps, enc)]
+            status, dt = decide(fz, enc, hyps + extra, ms)
+            out.log.append(f"{kind} {where}: {status} ({dt:.3f} s)")
+            if status != VALID:
+                why = "it does not hold" if status == "invalid" else "the solver answered unknown or timed out"
+                raise Rejected(f"{kind} fails at {where}: {why}")
+            out.obligations += 1
+        out.ok = True
+    except Rejected as exc:
+        out.reason = str(exc)
+    except z3.Z3Exception as exc:
+        out.reason = f"a formula of the certificate cannot be built: {exc}"
+    out.seconds = time.monotonic() - t0
+    return out

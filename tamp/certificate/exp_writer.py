@@ -1,0 +1,39 @@
+"""Certificates of failure bounds proved by expected failure (:mod:`tamp.prover.expectation`).
+
+    EXP = {"program": NAME, "method": "expectation",
+           "bound": AST, "bound_text": TEXT,               # the bound proved
+           "loops": [{"loop": K,                           # the loop's number in pre-order
+                      "core": AST,                         # its invariant expectation
+                      "termination": "rank" | "exit",      # the termination argument
+                      "measure": AST}],                    # the rank r, or the exit chance δ
+           "obligations": [{"rule", "where", "status"}]}   # what the prover checked
+
+The checker (:mod:`.exp_checker`) recomputes the pre-expectation of the program from the
+source with these loop proofs, rebuilds every obligation (each loop's INDUCT and TERM, the
+BUDGET) and decides each with a fresh solver; nothing else is read from the file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lang.serialize import to_json
+
+from .format import CertificateError
+
+
+def exp_certificate(result) -> dict[str, Any]:
+    proof = getattr(result, "proof", None)
+    if result.verdict != "proved" or proof is None:
+        raise CertificateError(f"program '{result.name}' is not proved: nothing to certify")
+    return {
+        "program": result.name,
+        "method": "expectation",
+        "bound": to_json(proof.beta),
+        "bound_text": result.bound,
+        "loops": [
+            {"loop": k, "core": to_json(a.core), "termination": a.term, "measure": to_json(a.measure)}
+            for k, a in sorted(proof.annots.items())
+        ],
+        "obligations": [{"rule": k, "where": w, "status": "valid"} for k, w, _f in proof.obligations],
+    }

@@ -1,0 +1,890 @@
+"""Failure bounds by expected failure: products of probabilities over discrete samples.
+
+The union bound adds failure masses along a trace and takes the maximum where a branch splits
+the runs, so it cannot see that a retry loop fails only when *every* attempt fails, with
+probability ``(1 - s)^k``, or that a second coin matters only after the first one came up tails,
+``(1 - h) · 1/2``. This engine computes an upper bound on the failure probability as a weakest
+pre-expectation (McIver & Morgan; Kaminski's expectation transformers), backwards over the
+program's statements, starting from the indicator ``[¬ensures]``:
+
+=======================  ==================================================================
+``x := e``               ``F[x := e]``
+``x ~ bern(p)``          ``0 <= p <= 1 ? p·F[x := true] + (1 - p)·F[x := false] : 1``
+``x ~ unif(lo, hi)``     the average of ``F[x := v]`` over the values (literal bounds, at most 64)
+``x ~ unif({c…})``       the average over the listed (distinct, literal) values
+``if (c) S else T``      ``c ? wpe(S, F) : wpe(T, F)``
+``assume(c)``            ``c ? F : 0`` (an assume on inputs only: a precondition)
+``while (g) B``          ``E = g ? max(0, min(1, core)) : F`` for a loop *invariant expectation* core
+=======================  ==================================================================
+
+A distribution parameter outside its range gives 1 (failure is a probability, so 1 always
+bounds it; it keeps the rules sound without a side condition). Every sampling is discrete, so
+a branch on a sample *weights* its successors instead of taking their maximum or sum.
+
+Loops. For ``while (g) B`` with continuation F, the engine proposes ``core`` (templates built
+from the claimed bound, e.g. ``exp(-s·(k - att))`` from ``exp(-s·k)``, :func:`core_candidates`)
+and asks the solver for two facts, each valid under ``requires`` for every state:
+
+* INDUCT  ``g ⇒ wpe(B, E) <= max(0, min(1, core))`` — one more iteration stays below the invariant;
+* TERM    every run of the loop ends with probability 1: a *rank* ``r`` with
+          ``g ⇒ r > 0`` and ``r`` smaller by at least 1 after every outcome of B; or an *exit
+          chance* ``δ`` over inputs with ``δ > 0`` and ``g ⇒ Pr[¬g after one iteration] >= δ``
+          (computed as a lower pre-expectation; only for bodies without loops).
+
+Why this is sound: write Φ(X) = g ? wpe(B, X) : F. The probability that the loop (and what
+follows it) fails — runs that never end counted as failing — is the least fixed point of the
+true transformer Φ* ≤ Φ on [0, 1]-valued expectations once TERM holds: a rank bounds the number
+of iterations, an exit chance δ each iteration makes Pr[more than n iterations] <= (1 - δ)^n → 0.
+E is [0, 1]-valued and INDUCT says Φ(E) <= E, so by Park induction lfp Φ* <= E. The program's
+failure probability is then at most ``wpe(body, [¬ensures])`` and the last obligation is
+
+* BUDGET  ``requires ⇒ wpe(body, [¬ensures]) <= β``.
+
+Where this engine and the union bound meet: it takes only programs whose samples are all
+discrete (``bern``, ``unif``) and that write no array element, use no unreliable operator and
+condition on nothing; the others are left to the union-bound prover, unchanged. Every
+obligation is decided by :func:`tamp.prover.smt.is_valid` (``unknown`` is failure) with the
+log/exp lemmas and :func:`axioms.lemmas.product_lemmas`; the certificate
+(:mod:`tamp.certificate.exp_writer`) carries each loop's core, rank or exit chance, and
+``tamp check-proof`` rebuilds every obligation from the source and those, never from the file.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Dict, List, Optional, Tuple
+
+from axioms.lemmas import product_lemmas
+from lang import ast as A
+
+from ..show import show_expr
+from .check import Obligation
+from .exprs import and_all, conjuncts, not_, subst
+from .result import ProofResult
+from .smt import UNKNOWN, VALID, Encoder, Stats, is_valid, transcendental_apps
+from .synthesis import Timeout
+
+ONE = A.num(1)
+ZERO = A.num(0)
+MAX_NODES = 40000  # a pre-expectation larger than this is given up (substitution doubles it per coin)
+MAX_VALUES = 64  # the most values of a uniform distribution expanded
+QUERY_MS = 4000
+SEARCH_MS = 2000
+
+
+class NotApplicable(Exception):
+    """The program is outside this engine's rules (the message says why)."""
+
+
+@dataclass(frozen=True)
+class LoopAnnot:
+    """The proof of one loop: its invariant expectation and its termination argument."""
+
+    core: A.Expr
+    term: str  # "rank" | "exit"
+    measure: A.Expr  # the rank r, or the exit chance δ
+
+
+@dataclass
+class LoopInfo:
+    """What the engine found for one loop (for ``-v`` and the JSON)."""
+
+    line: int
+    annot: LoopAnnot
+    derivation: str
+
+
+@dataclass
+class ExpProof:
+    beta: A.Expr
+    pre: A.Expr  # wpe(body, [¬ensures])
+    annots: Dict[int, LoopAnnot]
+    obligations: List[Tuple[str, str, A.Expr]]
+    loops: List[LoopInfo] = field(default_factory=list)
+    shown: Optional[A.Expr] = None  # pre for reading: conditions `requires` implies dropped
+
+
+# ------------------------------------------------------------------------ small expressions
+
+
+def ind(c: A.Expr) -> A.Expr:
+    """The indicator [c] as a number."""
+    return simp(A.Cond(c, ONE, ZERO))
+
+
+def _num(e) -> Optional[Fraction]:
+    return Fraction(e.value) if isinstance(e, A.Num) else None
+
+
+def simp(e: A.Expr) -> A.Expr:
+    """Folds literals at the top of ``e`` (its children are already folded): ``!true``,
+    ``true && x``, ``c ? a : a``, ``0 * x``, ``1 * x``, ``x + 0`` and literal arithmetic. Only
+    identities of exact arithmetic and logic; it keeps formulas small, it proves nothing."""
+    if isinstance(e, A.Unary) and e.op == "!" and isinstance(e.operand, A.BoolLit):
+        return A.BoolLit(not e.operand.value)
+    if isinstance(e, A.Cond):
+        if isinstance(e.cond, A.BoolLit):
+            return e.then if e.cond.value else e.other
+        if e.then == e.other:
+            return e.then
+        return e
+    if isinstance(e, A.Binary):
+        a, b = e.left, e.right
+        if e.op in ("&&", "||"):
+            for x, y in ((a, b), (b, a)):
+                if isinstance(x, A.BoolLit):
+                    if e.op == "&&":
+                        return y if x.value else x
+                    return x if x.value else y
+            return e
+        if e.op in ("==", "!=") and isinstance(a, A.BoolLit) and isinstance(b, A.BoolLit):
+            return A.BoolLit((a.value == b.value) == (e.op == "=="))
+        if e.op in ("==", "!=") and a == b:  # the same expression (deterministic): equal
+            return A.BoolLit(e.op == "==")
+        na, nb = _num(a), _num(b)
+        if e.op == "*":
+            if na == 0 or nb == 0:
+                return ZERO
+            if na == 1:
+                return b
+            if nb == 1:
+                return a
+        if e.op == "+":
+            if na == 0:
+                return b
+            if nb == 0:
+                return a
+        if e.op == "-" and nb == 0:
+            return a
+        if na is not None and nb is not None and e.op == "/" and nb != 0:
+            return A.Num(na / nb, False)
+        if na is not None and nb is not None and e.op in ("+", "-", "*"):
+            v = {"+": na + nb, "-": na - nb, "*": na * nb}[e.op]
+            return A.Num(v, isinstance(a, A.Num) and a.is_int and isinstance(b, A.Num) and b.is_int)
+        if na is not None and nb is not None and e.op in ("<", "<=", ">", ">="):
+            return A.BoolLit({"<": na < nb, "<=": na <= nb, ">": na > nb, ">=": na >= nb}[e.op])
+    return e
+
+
+def _fold(e: A.Expr) -> A.Expr:
+    """:func:`simp` bottom-up over the whole expression (iteratively, via the walker)."""
+    from lang.walk import Transformer
+
+    class _Fold(Transformer):
+        def default(self, node, kids):
+            return simp(super().default(node, kids))
+
+    out: A.Expr = _Fold().walk(e)
+    return out
+
+
+def size(e: A.Node) -> int:
+    return sum(1 for _ in A.walk(e))
+
+
+def plus(a: A.Expr, b: A.Expr) -> A.Expr:
+    return simp(A.Binary("+", a, b))
+
+
+def times(a: A.Expr, b: A.Expr) -> A.Expr:
+    return simp(A.Binary("*", a, b))
+
+
+def cond(c: A.Expr, a: A.Expr, b: A.Expr) -> A.Expr:
+    return simp(A.Cond(c, a, b))
+
+
+def put(f: A.Expr, name: str, value: A.Expr) -> A.Expr:
+    return _fold(subst(f, {name: value}))
+
+
+# ------------------------------------------------------------------------ the transformer
+
+
+def loops_of(body: A.Stmt) -> Dict[int, int]:
+    """Every loop of ``body`` (by object identity) → its number in pre-order."""
+    return {id(n): k for k, n in enumerate(x for x in A.walk(body) if isinstance(x, (A.While, A.For)))}
+
+
+def assigned(s: A.Stmt) -> set:
+    out = set()
+    for n in A.walk(s):
+        if isinstance(n, (A.Assign, A.Sample)):
+            for t in n.targets:
+                out.add(A.target_name(t))
+        if isinstance(n, A.For):
+            out.add(n.var)
+    return out
+
+
+def has_loop(s: A.Stmt) -> bool:
+    return any(isinstance(n, (A.While, A.For)) for n in A.walk(s))
+
+
+def as_while(s) -> Tuple[A.Expr, A.Stmt, Optional[A.Stmt]]:
+    """(guard, body, init) of a loop; a ``for`` is the counted while loop the CFA builds."""
+    if isinstance(s, A.While):
+        return s.cond, s.body, None
+    i = A.Var(s.var)
+    g = A.Binary("<=" if s.inclusive else "<", i, s.hi)
+    body = A.Block(tuple(s.body.stmts) + (A.Assign((i,), A.Binary("+", i, A.num(1))),))
+    return g, body, A.Assign((i,), s.lo)
+
+
+def dist_outcomes(d: A.Call) -> Tuple[Optional[A.Expr], List[Tuple[A.Expr, A.Expr]]]:
+    """(the range condition or None, [(probability, value)]) of a discrete distribution."""
+    if d.func == "bern" and len(d.args) == 1:
+        p = d.args[0]
+        ok = _fold(A.Binary("&&", A.Binary("<=", ZERO, p), A.Binary("<=", p, ONE)))
+        return ok, [(p, A.BoolLit(True)), (simp(A.Binary("-", ONE, p)), A.BoolLit(False))]
+    if d.func == "unif" and len(d.args) == 2:
+        lo, hi = _num(d.args[0]), _num(d.args[1])
+        if lo is None or hi is None or lo.denominator != 1 or hi.denominator != 1 or hi < lo:
+            raise NotApplicable("unif(lo, hi) with bounds that are not integer literals")
+        n = int(hi - lo) + 1
+        if n > MAX_VALUES:
+            raise NotApplicable(f"unif over {n} values (at most {MAX_VALUES} are expanded)")
+        w = A.Num(Fraction(1, n), False)
+        return None, [(w, A.Num(Fraction(int(lo) + k), True)) for k in range(n)]
+    if d.func == "unif" and len(d.args) == 1 and isinstance(d.args[0], A.SetLit):
+        items = d.args[0].items
+        if not all(isinstance(x, (A.Num, A.BoolLit)) for x in items) or len(set(items)) != len(items):
+            raise NotApplicable("unif over a set whose values are not distinct literals")
+        w = A.Num(Fraction(1, len(items)), False)
+        return None, [(w, x) for x in items]
+    raise NotApplicable(f"the distribution {d.func} is not a discrete one this engine weights")
+
+
+Searcher = Callable[[int, A.Stmt, A.Expr, "Wpe"], LoopAnnot]
+
+
+class Wpe:
+    """The pre-expectation transformer over one program body. ``annots`` holds each loop's
+    proof (by pre-order number); a loop without one is given to ``search`` (the prover's
+    candidate search), and a checker passes none (a missing loop proof is an error). Every loop
+    adds its INDUCT and TERM obligations to :attr:`obligations`. ``upper`` False gives the
+    lower pre-expectation (parameters out of range give 0; loops are refused)."""
+
+    def __init__(self, body: A.Stmt, params, annots=None, search: Optional[Searcher] = None, upper=True):
+        self.ids = loops_of(body)
+        self.params = frozenset(params)
+        self.annots: Dict[int, LoopAnnot] = dict(annots or {})
+        self.search = search
+        self.upper = upper
+        self.obligations: List[Tuple[str, str, A.Expr]] = []
+        self.visited: set = set()  # the loops proved by an invariant (not unrolled)
+
+    def stmt(self, s: A.Stmt, f: A.Expr) -> A.Expr:
+        out = self._stmt(s, f)
+        if size(out) > MAX_NODES:
+            raise NotApplicable("the expected failure grows too large to decide (too many coins in sequence)")
+        return out
+
+    def _stmt(self, s: A.Stmt, f: A.Expr) -> A.Expr:
+        if isinstance(s, A.Block):
+            for x in reversed(s.stmts):
+                f = self.stmt(x, f)
+            return f
+        if isinstance(s, (A.Skip, A.VarDecl)):
+            return f
+        if isinstance(s, A.Assign):
+            if len(s.targets) != 1 or not isinstance(s.targets[0], A.Var):
+                raise NotApplicable(f"line {_line(s)}: writes an array element or a tuple")
+            return put(f, s.targets[0].name, s.value)
+        if isinstance(s, A.Sample):
+            if len(s.targets) != 1 or not isinstance(s.targets[0], A.Var):
+                raise NotApplicable(f"line {_line(s)}: samples into an array element or a tuple")
+            name = s.targets[0].name
+            ok, outs = dist_outcomes(s.dist)
+            acc: Optional[A.Expr] = None
+            for p, v in outs:
+                term = times(p, put(f, name, v))
+                acc = term if acc is None else plus(acc, term)
+            assert acc is not None
+            return cond(ok, acc, ONE if self.upper else ZERO) if ok is not None else acc
+        if isinstance(s, A.If):
+            t = self.stmt(s.then, f)
+            o = self.stmt(s.other, f) if s.other is not None else f
+            return cond(s.cond, t, o)
+        if isinstance(s, A.Assume):
+            return cond(s.cond, f, ZERO)
+        if isinstance(s, (A.While, A.For)):
+            if not self.upper:
+                raise NotApplicable("a loop inside a loop body whose exit chance is needed")
+            return self.loop(s, f)
+        raise NotApplicable(f"line {_line(s)}: statement {type(s).__name__}")
+
+    def loop(self, s, f: A.Expr) -> A.Expr:
+        key = self.ids[id(s)]
+        unrolled = unroll(s)
+        if unrolled is not None:  # a `for` over literal bounds: its iterations, exactly
+            return self.stmt(unrolled, f)
+        self.visited.add(key)
+        g, body, init = as_while(s)
+        annot = self.annots.get(key)
+        if annot is None:
+            if self.search is None:
+                raise NotApplicable(f"no proof given for the loop at line {_line(s)}")
+            annot = self.search(key, s, f, self)
+            self.annots[key] = annot
+        self.obligations.extend(self.loop_obligations(s, g, body, f, annot))
+        e = invariant(g, annot.core, f)
+        return self.stmt(init, e) if init is not None else e
+
+    def loop_obligations(self, s, g, body, f, annot: LoopAnnot) -> List[Tuple[str, str, A.Expr]]:
+        where = f"loop at line {_line(s)}"
+        e = invariant(g, annot.core, f)
+        out = [("INDUCT", where, A.Binary("==>", g, A.Binary("<=", self.stmt(body, e), cap(annot.core))))]
+        return out + term_obligations(where, g, body, annot, self.params)
+
+
+MAX_UNROLL = 8
+
+
+def unroll(s) -> Optional[A.Stmt]:
+    """``for i in lo..hi { B }`` with integer literal bounds and at most :data:`MAX_UNROLL`
+    iterations, as the straight-line code it runs (``i`` is read-only in B): ``i := lo; B;
+    i := lo + 1; B; …; i := hi``. None for any other loop."""
+    if not isinstance(s, A.For):
+        return None
+    lo, hi = _num(s.lo), _num(s.hi)
+    if lo is None or hi is None or lo.denominator != 1 or hi.denominator != 1:
+        return None
+    last = int(hi) + (1 if s.inclusive else 0)  # the first value that ends the loop
+    n = last - int(lo)
+    if n > MAX_UNROLL or s.var in assigned(s.body):
+        return None
+    i = A.Var(s.var)
+    out: List[A.Stmt] = []
+    for k in range(max(n, 0)):
+        out.append(A.Assign((i,), A.Num(Fraction(int(lo) + k), True)))
+        out.extend(s.body.stmts)
+    out.append(A.Assign((i,), A.Num(Fraction(max(last, int(lo))), True)))
+    return A.Block(tuple(out))
+
+
+def invariant(g: A.Expr, core: A.Expr, f: A.Expr) -> A.Expr:
+    return A.Cond(g, cap(core), f)
+
+
+def cap(core: A.Expr) -> A.Expr:
+    """``max(0, min(1, core))``: the invariant as a probability, so that Park induction is in
+    the lattice of [0, 1]-valued expectations (a negative core would otherwise "bound" the
+    failure of a loop from below its least fixed point)."""
+    return A.Call("max", (ZERO, A.Call("min", (ONE, core))))
+
+
+def term_obligations(where, g, body, annot: LoopAnnot, params) -> List[Tuple[str, str, A.Expr]]:
+    if annot.term == "rank":
+        r = annot.measure
+        after = all_outcomes(body, A.Binary("<=", r, A.Var("r$")))
+        dec = subst(after, {"r$": A.Binary("-", r, ONE)})
+        return [
+            (
+                "TERM",
+                f"{where}: rank {show_expr(r)} > 0 while the loop runs",
+                A.Binary("==>", g, A.Binary(">", r, ZERO)),
+            ),
+            ("TERM", f"{where}: every iteration lowers the rank by 1", A.Binary("==>", g, dec)),
+        ]
+    if annot.term == "exit":
+        if has_loop(body):
+            raise NotApplicable("an exit chance for a loop whose body has a loop")
+        delta = annot.measure
+        if A.free_vars(delta) - set(params):
+            raise NotApplicable("an exit chance that reads more than the inputs")
+        lower = Wpe(body, params, upper=False).stmt(body, ind(not_(g)))
+        return [
+            ("TERM", f"{where}: exit chance {show_expr(delta)} > 0", A.Binary(">", delta, ZERO)),
+            (
+                "TERM",
+                f"{where}: each iteration ends the loop with probability >= {show_expr(delta)}",
+                A.Binary("==>", g, A.Binary(">=", lower, delta)),
+            ),
+        ]
+    raise NotApplicable(f"unknown termination argument {annot.term!r}")
+
+
+def all_outcomes(s: A.Stmt, q: A.Expr) -> A.Expr:
+    """The weakest precondition for ``q`` to hold after *every* outcome of ``s`` (samplings
+    quantified over all their values; a loop inside must leave q's variables alone)."""
+    if isinstance(s, A.Block):
+        for x in reversed(s.stmts):
+            q = all_outcomes(x, q)
+        return q
+    if isinstance(s, (A.Skip, A.VarDecl)):
+        return q
+    if isinstance(s, A.Assign):
+        if len(s.targets) != 1 or not isinstance(s.targets[0], A.Var):
+            raise NotApplicable("an array or tuple write")
+        return subst(q, {s.targets[0].name: s.value})
+    if isinstance(s, A.Sample):
+        if len(s.targets) != 1 or not isinstance(s.targets[0], A.Var):
+            raise NotApplicable("an array or tuple sample")
+        _ok, outs = dist_outcomes(s.dist)
+        return and_all([subst(q, {s.targets[0].name: v}) for _p, v in outs])
+    if isinstance(s, A.If):
+        t = all_outcomes(s.then, q)
+        o = all_outcomes(s.other, q) if s.other is not None else q
+        return A.Binary("&&", A.Binary("==>", s.cond, t), A.Binary("==>", not_(s.cond), o))
+    if isinstance(s, A.Assume):
+        return A.Binary("==>", s.cond, q)
+    if isinstance(s, (A.While, A.For)):
+        if assigned(s) & A.free_vars(q):
+            raise NotApplicable("an inner loop changes the rank of the loop around it")
+        return q
+    raise NotApplicable(f"statement {type(s).__name__}")
+
+
+def _line(s) -> int:
+    return s.pos.line if getattr(s, "pos", None) is not None else 0
+
+
+# ------------------------------------------------------------------------ the claim
+
+
+@dataclass
+class ExpClaim:
+    body: A.Stmt
+    requires: List[A.Expr]
+    post: A.Expr  # [¬ensures]
+    types: Dict[str, A.Type]
+    params: List[str]
+
+
+def claim_of(program: A.Program, cfa) -> ExpClaim:
+    """The claim, or :class:`NotApplicable` when the program is outside the engine's rules."""
+    body = program.body
+    for n in A.walk(body):
+        if isinstance(n, A.Binary) and n.op.endswith("."):
+            raise NotApplicable("unreliable operators (left to the union bound)")
+        if isinstance(n, A.Sample):
+            dist_outcomes(n.dist)  # raises for a continuous distribution
+        if isinstance(n, (A.Assign, A.Sample)) and any(not isinstance(t, A.Var) for t in n.targets):
+            raise NotApplicable("array element or tuple writes")
+    if not any(isinstance(n, A.Sample) for n in A.walk(body)):
+        raise NotApplicable("no sampling")
+    bound = {n.var for e in cfa.ensures for n in A.walk(e) if isinstance(n, (A.Sum, A.Quant))}
+    if bound & set(cfa.types):
+        raise NotApplicable("a quantified variable shares its name with a program variable")
+    post = ind(not_(and_all(list(cfa.ensures))))
+    types = dict(cfa.types)
+    types.setdefault("r$", A.REAL)
+    return ExpClaim(body, list(cfa.requires), post, types, [p.name for p in cfa.params])
+
+
+def obligations_for(
+    claim: ExpClaim, beta: A.Expr, annots=None, search=None
+) -> Tuple[A.Expr, Dict[int, LoopAnnot], list]:
+    """(wpe(body, [¬ensures]), the loop proofs used, every obligation) — the checker calls it
+    with the certificate's loop proofs, the prover with its search."""
+    w = Wpe(claim.body, claim.params, annots, search)
+    pre = w.stmt(claim.body, claim.post)
+    obs = list(w.obligations)
+    obs.append(("BUDGET", "the expected failure is at most the bound", A.Binary("<=", pre, beta)))
+    return pre, {k: a for k, a in w.annots.items() if k in w.visited}, obs
+
+
+class Checker:
+    """Decides obligations under ``requires`` with the prover's encoder, its lemmas and the
+    product lemmas of :func:`axioms.lemmas.product_lemmas`."""
+
+    def __init__(self, claim: ExpClaim, deadline: Optional[float] = None, ms: int = QUERY_MS):
+        self.enc = Encoder(claim.types)
+        self.stats = Stats()
+        self.env = self.enc.initial_env()
+        self.hyps = [self.enc.expr(r, self.env) for r in claim.requires]
+        self.deadline = deadline
+        self.ms = ms
+        self.cache: Dict[A.Expr, str] = {}
+
+    def valid(self, formula: A.Expr, ms: Optional[int] = None) -> str:
+        key = formula  # syntax trees compare by structure (positions aside)
+        if key in self.cache:
+            return self.cache[key]
+        ms = self.ms if ms is None else ms
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise Timeout()
+            ms = int(min(ms, left * 1000))
+        try:
+            fz = self.enc.expr(formula, self.env)
+        except Exception:  # noqa: BLE001 - not encodable: not provable
+            return UNKNOWN
+        import z3
+
+        apps = transcendental_apps(z3.And(*self.hyps, fz)) if self.enc.has_apps else []
+        extra = [lem for _n, lem in product_lemmas(apps, self.enc)]
+        st = is_valid(fz, self.enc, self.stats, max(ms, 1), self.hyps + extra)
+        self.cache[key] = st
+        return st
+
+
+# ------------------------------------------------------------------------ the search
+
+
+def _atoms(e: A.Expr, types: Dict[str, A.Type]) -> List[A.Expr]:
+    """The comparisons and Boolean variables of ``e``."""
+    out: List[A.Expr] = []
+    for n in A.walk(e):
+        if isinstance(n, A.Binary) and n.op in ("==", "!=", "<", "<=", ">", ">="):
+            out.append(n)
+        elif isinstance(n, A.Var) and types.get(n.name) == A.BOOL:
+            out.append(n)
+    return out
+
+
+def counters(body: A.Stmt, s) -> List[Tuple[str, int]]:
+    """(variable, step) of the statements ``c := c ± d`` in the loop (d an integer literal)."""
+    out = []
+    if isinstance(s, A.For):
+        out.append((s.var, 1))
+    for n in A.walk(body):
+        if isinstance(n, A.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], A.Var):
+            c = n.targets[0].name
+            v = n.value
+            if (
+                isinstance(v, A.Binary)
+                and v.op in ("+", "-")
+                and v.left == A.Var(c)
+                and isinstance(v.right, A.Num)
+                and v.right.is_int
+                and v.right.value > 0
+            ):
+                step = int(v.right.value) * (1 if v.op == "+" else -1)
+                if (c, step) not in out:
+                    out.append((c, step))
+    return out
+
+
+def core_candidates(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f: A.Expr) -> List[A.Expr]:
+    """Invariant expectations to try at a loop head: the bound with an integer input replaced by
+    the iterations left (``k`` → ``k - att``, with off-by-one variants; pairs of a counter and an
+    input compared with each other in the guard or the postcondition first), also guarded by a
+    condition of the postcondition (``lost == 0 ? (n - i)·q·q : 1``, ``cnt >= 1 ? 0 : …``) and by
+    the counters' progress (``cnt >= 0 ? … : 1``), then the bound itself and 0."""
+    changed = assigned(body)
+    params = [p for p in claim.params if p in A.free_vars(beta) and claim.types.get(p) == A.INT]
+    atoms = _atoms(and_all([g, f]), claim.types)
+
+    def together(c: str, p: str) -> int:
+        return 0 if any({c, p} <= A.free_vars(a) for a in atoms) else 1
+
+    pairs = sorted(((c, step, p) for c, step in counters(body, s) for p in params), key=lambda t: together(t[0], t[2]))
+    conds: List[A.Expr] = []
+    for a in _atoms(f, claim.types):
+        if A.free_vars(a) & changed and a not in conds:
+            conds.append(a)
+    facts = counter_facts(claim, body, s)
+    out: List[A.Expr] = []
+    for c, step, p in pairs:
+        for d in (0, -1, 1):
+            rep: A.Expr = A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c)
+            if d:
+                rep = A.Binary("+" if d > 0 else "-", rep, A.num(abs(d)))
+            b = _fold(subst(beta, {p: rep}))
+            # "no failure once a holds" first: `a ? b : 1` is trivial where a fails
+            forms = [b] + [A.Cond(a, ZERO, b) for a in conds] + [A.Cond(a, b, ONE) for a in conds]
+            out += forms
+            if facts is not None:
+                out += [A.Cond(facts, x, ONE) for x in forms]
+    out += [beta, ZERO]
+    seen, uniq = set(), []
+    for e in out:
+        k = show_expr(e)
+        if k not in seen:
+            seen.add(k)
+            uniq.append(e)
+    return uniq
+
+
+def counter_facts(claim: ExpClaim, body: A.Stmt, s) -> Optional[A.Expr]:
+    """``c >= c0`` for each counter the loop only increases (``c <= c0`` for one it only
+    decreases) whose every other assignment in the program is ``c := c0`` with c0 a literal or
+    an expression over inputs: a candidate guard for a core (not trusted: INDUCT checks it)."""
+    out = []
+    for c, step in counters(body, s):
+        if isinstance(s, A.For) and c == s.var:
+            starts = [s.lo]
+        else:
+            starts = [
+                n.value
+                for n in A.walk(claim.body)
+                if isinstance(n, A.Assign) and n.targets == (A.Var(c),) and A.Var(c) not in A.walk(n.value)
+            ]
+            starts += [A.Var(c)] * sum(
+                1 for n in A.walk(claim.body) if isinstance(n, A.Sample) and A.Var(c) in n.targets
+            )
+        if len(set(starts)) != 1 or A.free_vars(starts[0]) - set(claim.params):
+            continue
+        if any(st != step for c2, st in counters(claim.body, None) if c2 == c):
+            continue
+        out.append(A.Binary(">=" if step > 0 else "<=", A.Var(c), starts[0]))
+    return and_all(out) if out else None
+
+
+def term_candidates(claim: ExpClaim, g: A.Expr, body: A.Stmt) -> List[Tuple[str, A.Expr]]:
+    out: List[Tuple[str, A.Expr]] = []
+    for a in conjuncts(g):
+        if isinstance(a, A.Binary) and a.op in ("<", "<=", ">", ">="):
+            lo, hi = (a.left, a.right) if a.op in ("<", "<=") else (a.right, a.left)
+            r: A.Expr = A.Binary("-", hi, lo)
+            if a.op in ("<=", ">="):
+                r = A.Binary("+", r, ONE)
+            out.append(("rank", r))
+    if not has_loop(body):
+        for n in A.walk(body):
+            if isinstance(n, A.Sample) and n.dist.func == "bern" and A.free_vars(n.dist.args[0]) <= set(claim.params):
+                p = n.dist.args[0]
+                for d in (p, simp(A.Binary("-", ONE, p))):
+                    if ("exit", d) not in out:
+                        out.append(("exit", d))
+    return out
+
+
+class Search:
+    """The prover's loop search: for each loop, a termination argument and the first core whose
+    INDUCT is valid after skipping ``skip[loop]`` such cores (:func:`prove_with_bound` moves on
+    to later ones when the proof fails further out, e.g. at BUDGET)."""
+
+    def __init__(self, claim: ExpClaim, chk: Checker, beta: A.Expr, skip: Optional[Dict[int, int]] = None):
+        self.claim, self.chk, self.beta = claim, chk, beta
+        self.skip = dict(skip or {})
+        self.order: List[int] = []  # the loops searched, in the order of the first search
+        self.exhausted: set = set()  # loops with no valid core left after the skipped ones
+        self.why = ""
+
+    def __call__(self, key: int, s, f: A.Expr, outer: Wpe) -> LoopAnnot:
+        g, body, _init = as_while(s)
+        where = f"loop at line {_line(s)}"
+        term = None
+        for kind, m in term_candidates(self.claim, g, body):
+            try:
+                obs = term_obligations(where, g, body, LoopAnnot(ZERO, kind, m), self.claim.params)
+            except NotApplicable:
+                continue
+            if all(self.chk.valid(o[2]) == VALID for o in obs):
+                term = (kind, m)
+                break
+        if term is None:
+            self.why = self.why or f"no termination argument found for the {where}"
+            raise NotApplicable(self.why)
+        if key not in self.order:
+            self.order.append(key)
+        skip = self.skip.get(key, 0)
+        for core in core_candidates(self.claim, self.beta, s, g, body, f):
+            annot = LoopAnnot(core, term[0], term[1])
+            inner = Wpe(self.claim.body, self.claim.params, outer.annots, self)
+            try:
+                e = invariant(g, core, f)
+                ob = A.Binary("==>", g, A.Binary("<=", inner.stmt(body, e), cap(core)))
+            except NotApplicable:
+                continue
+            if self.chk.valid(ob, SEARCH_MS) == VALID:
+                if skip > 0:
+                    skip -= 1
+                    continue
+                outer.annots.update(inner.annots)
+                return annot
+        self.exhausted.add(key)
+        self.why = self.why or f"no invariant expectation found for the {where}"
+        raise NotApplicable(self.why)
+
+
+def prove_with_bound(
+    program: A.Program, cfa, beta: A.Expr, deadline=None
+) -> Tuple[Optional[ExpProof], str, Optional[Checker]]:
+    try:
+        claim = claim_of(program, cfa)
+    except NotApplicable:
+        return None, "", None
+    chk = Checker(claim, deadline)
+    skip: Dict[int, int] = {}
+    first_why = ""
+    for _attempt in range(MAX_ATTEMPTS):
+        search = Search(claim, chk, beta, skip)
+        proof, why = _attempt_proof(claim, chk, beta, search)
+        if proof is not None:
+            return proof, "", chk
+        first_why = first_why or why
+        # the next combination of loop proofs (an odometer over the loops, nearest the end first)
+        for key in search.order:
+            if key in search.exhausted:
+                skip[key] = 0
+                continue
+            skip[key] = skip.get(key, 0) + 1
+            break
+        else:
+            break
+    return None, first_why, chk
+
+
+MAX_ATTEMPTS = 12
+
+
+def _attempt_proof(claim: ExpClaim, chk: Checker, beta: A.Expr, search: Search) -> Tuple[Optional[ExpProof], str]:
+    try:
+        _pre, annots, _obs = obligations_for(claim, beta, None, search)
+        pre, annots, obs = obligations_for(claim, beta, annots)  # the proof, from the chosen loop proofs
+    except NotApplicable as exc:
+        return None, str(exc)
+    for kind, where, f in obs:
+        st = chk.valid(f)
+        if st != VALID:
+            why = f"{kind} at {where}: the expected failure does not fit the bound ({st})"
+            if kind == "BUDGET":
+                why = f"the expected failure {show_expr(pre)} is not provably at most {show_expr(beta)} ({st})"
+            return None, why
+    proof = ExpProof(beta, pre, annots, obs, loop_infos(claim, annots, chk))
+    proof.shown = readable(pre, claim, chk)
+    return proof, ""
+
+
+def readable(pre: A.Expr, claim: ExpClaim, chk: Checker) -> A.Expr:
+    """``pre`` for reading (``-v``), never for a proof: conditions over inputs that ``requires``
+    implies (``0 <= 1 - e && 1 - e <= 1``) are dropped with their ``: 1`` branch."""
+    from lang.walk import Transformer
+
+    params = set(claim.params)
+
+    class _Drop(Transformer):
+        def Cond(self, node, kids):
+            c, t, o = kids
+            if A.free_vars(c) <= params:
+                if chk.valid(c, 500) == VALID:
+                    return t
+                if chk.valid(not_(c), 500) == VALID:
+                    return o
+            return simp(A.Cond(c, t, o))
+
+    try:
+        out: A.Expr = _Drop().walk(pre)
+    except Timeout:
+        return pre
+    return _fold(out)
+
+
+def loop_infos(claim: ExpClaim, annots: Dict[int, LoopAnnot], chk: Checker) -> List[LoopInfo]:
+    """What ``-v`` says about each loop proved by an invariant: the iterations left (a rank),
+    the chance that an iteration goes on (one minus an exit chance, looked up for the text only
+    when the proof used a rank), and the invariant."""
+    out = []
+    loops = [x for x in A.walk(claim.body) if isinstance(x, (A.While, A.For))]
+    for k, s in enumerate(loops):
+        a = annots.get(k)
+        if a is None:
+            continue
+        g, body, _i = as_while(s)
+        rank = a.measure if a.term == "rank" else None
+        delta = a.measure if a.term == "exit" else None
+        if delta is None:
+            for kind, m in term_candidates(claim, g, body):
+                if kind != "exit":
+                    continue
+                try:
+                    obs = term_obligations("", g, body, LoopAnnot(ZERO, kind, m), claim.params)
+                    if all(chk.valid(o[2], 500) == VALID for o in obs):
+                        delta = m
+                        break
+                except (NotApplicable, Timeout):
+                    break
+        parts = []
+        if rank is not None:
+            parts.append(f"at most {show_expr(rank)} iterations left")
+        if delta is not None:
+            parts.append(f"each goes on with probability <= {show_expr(simp(A.Binary('-', ONE, delta)))}")
+        head = ", ".join(parts) + ": " if parts else ""
+        d = f"{head}Pr[fail] from its head <= {show_expr(a.core)} while {show_expr(g)} (one iteration keeps it below)"
+        out.append(LoopInfo(_line(s), a, d))
+    return out
+
+
+# ------------------------------------------------------------------------ results
+
+
+@dataclass(repr=False)
+class ExpectationResult(ProofResult):
+    """A failure bound proved by expected failure (no failure automaton)."""
+
+    proof: Optional[ExpProof] = None
+
+    def to_json(self):
+        out = super().to_json()
+        out["method"] = "expectation"
+        if self.proof is not None:
+            out["expectation"] = {
+                "expected_failure": show_expr(self.proof.pre),
+                "loops": [
+                    {
+                        "line": li.line,
+                        "core": show_expr(li.annot.core),
+                        "termination": li.annot.term,
+                        "measure": show_expr(li.annot.measure),
+                    }
+                    for li in self.proof.loops
+                ],
+            }
+        return out
+
+    def derivation_text(self, simplify: Callable[[str], str] = lambda t: t) -> str:
+        """The one-line derivation ``-v`` shows: each loop's invariant, then the expected
+        failure at the start (``simplify`` is the report's formula simplifier)."""
+        if self.proof is None:
+            return ""
+        parts = [f"loop at line {li.line}: {li.derivation}" for li in self.proof.loops]
+        pre = show_expr(self.proof.shown if self.proof.shown is not None else self.proof.pre)
+        pre = (simplify(pre) or pre) if len(pre) < 400 else pre
+        if len(pre) > 160:
+            pre = pre[:160] + " …"
+        beta = show_expr(self.proof.beta)
+        parts.append(f"expected failure {pre}  <=  {simplify(beta) or beta}")
+        return "; ".join(parts)
+
+    def render_text(self) -> str:
+        lines = [ProofResult.render_text(self).split("\n  axioms:")[0]]
+        if self.proof is not None:
+            pre = show_expr(self.proof.pre)
+            if len(pre) > 300:
+                pre = pre[:300] + " …"
+            lines.append("  expected failure (discrete samples weighted by their probabilities):")
+            lines.append(f"    Pr[fail] <= {pre} <= {show_expr(self.proof.beta)}")
+            for li in self.proof.loops:
+                lines.append(f"  loop at line {li.line}: {li.derivation}")
+            lines.append(
+                f"  obligations: {len(self.proof.obligations)} valid under `requires` (loop steps, termination, budget)"
+            )
+        return "\n".join(lines)
+
+
+def exp_result(program, cfa, proof: ExpProof, t0: float, chk: Optional[Checker] = None) -> ExpectationResult:
+    st: Dict[str, object] = {"method": "expectation", "obligations": len(proof.obligations)}
+    if chk is not None:
+        st.update({"solver_calls": chk.stats.solver_calls, "solver_time": round(chk.stats.solver_time, 3)})
+    return ExpectationResult(
+        program.name,
+        "failure-bound",
+        "proved",
+        time.monotonic() - t0,
+        show_expr(proof.beta),
+        "",
+        cfa=cfa,
+        stats=st,
+        obligations=[Obligation(k, w, "valid") for k, w, _f in proof.obligations],
+        proof=proof,
+    )
+
+
+def try_expectation(program, cfa, deadline, t0) -> Tuple[Optional[ExpectationResult], str]:
+    """(a proved result, "") or (None, why not; "" when the program is outside the rules)."""
+    try:
+        proof, why, chk = prove_with_bound(program, cfa, cfa.bound, deadline)
+    except Timeout:
+        return None, "timeout"
+    except Exception:  # noqa: BLE001 - a construct this engine does not model: no proof, and the
+        return None, ""  # union bound's answer stands (never a traceback for the user)
+    if proof is None:
+        return None, why
+    return exp_result(program, cfa, proof, t0, chk), ""

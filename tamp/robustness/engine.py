@@ -212,6 +212,7 @@ def robust(
             p.boxes += r.boxes
     for p in points:
         p.time_s += prep[p.index]
+        p.lower, p.upper = max(p.lower, Fraction(0)), min(p.upper, Fraction(1))  # outward rounding
     return RobustResult(
         model,
         eps_q,
@@ -295,8 +296,8 @@ def equiv(
     return EquivResult(
         model_a,
         model_b,
-        1 - hi / z,
-        1 - lo / z,
+        max(1 - hi / z, Fraction(0)),  # outward rounding may step past 0 or 1
+        min(1 - lo / z, Fraction(1)),
         width,
         prior=(pr.path if pr else "uniform"),
         time_s=time.monotonic() - t_start,

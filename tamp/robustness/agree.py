@@ -221,10 +221,10 @@ def _class_volume(
     bound, the BATCH widest weighted gaps split at each step and their halves bounded in one
     batch. Each box's exact bounds are rounded outward to multiples of 2^-SCALE and summed as
     integers (exact sums of thousands of unrelated fractions would cost more than the bounds);
-    the boxes entirely of class c count exactly.
+    the boxes decided exactly (all of class c, or affine pieces) count exactly.
     Stops when the gap is at most ``limit`` or at ``deadline``."""
     done_lo = done_hi = open_lo = open_hi = 0
-    whole = Fraction(0)  # the boxes entirely of class c
+    whole = Fraction(0)  # the boxes decided exactly (entirely of class c, or affine pieces)
     heap: List[Tuple[int, int, _Open]] = []
     count = 0
 
@@ -237,10 +237,13 @@ def _class_volume(
                 continue
             if ans.kind == NONE:
                 continue
-            if ans.kind == EXACT:
+            if ans.kind == EXACT:  # exact polytope volumes: few, summed exactly too
                 assert ans.margins is not None
                 v = _region_volume(ans.margins, bx, vol)
-                lo, hi = (Fraction(0), vol) if v is None else (v, v)
+                if v is not None:
+                    whole += w * v
+                    continue
+                lo, hi = Fraction(0), vol
             else:
                 lo, hi = _linear_credit(ans, bx, vol)
             ilo, ihi = _down(w * lo), _up(w * hi)

@@ -203,17 +203,6 @@ class _Open:
     pre: Pre  # its ReLUs' pre-activation bounds (they hold on its sub-boxes)
 
 
-def _split_feature(box: Box, sens: Dict[str, float]) -> str:
-    """The varying feature with the largest width × sensitivity."""
-    best, key = "", -1.0
-    for f, (lo, hi) in box.items():
-        if hi > lo:
-            k = (float(hi) - float(lo)) * (sens.get(f, 0.0) + 1e-12)
-            if k > key:
-                best, key = f, k
-    return best
-
-
 def _class_volume(
     c: int, net: NetBounds, boxes: List[Tuple[Box, Fraction]], limit: Fraction, deadline: Optional[float]
 ) -> Tuple[Fraction, Fraction, int]:
@@ -247,13 +236,13 @@ def _class_volume(
             else:
                 lo, hi = _linear_credit(ans, bx, vol)
             ilo, ihi = _down(w * lo), _up(w * hi)
-            if lo == hi or ans.pre is None or not _varying(bx):
+            if lo == hi or ans.pre is None or ans.split is None:
                 done_lo += ilo
                 done_hi += ihi
                 continue
             open_lo += ilo
             open_hi += ihi
-            o = _Open(bx, vol, w, ilo, ihi, _split_feature(bx, ans.sensitivity or {}), ans.pre)
+            o = _Open(bx, vol, w, ilo, ihi, ans.split, ans.pre)
             heapq.heappush(heap, (ilo - ihi, count, o))
             count += 1
 

@@ -52,36 +52,32 @@ def _add_into(acc: Dict[int, Fraction], form: Form, k: Fraction) -> Fraction:
 SHORT_BITS = 24
 
 
-def _short_lower(v: np.ndarray, c: float, feats: Sequence[str], mag: np.ndarray) -> DyadicForm:
-    """A lower bound of the affine function ``v·x + c`` over the box with short exact
-    coefficients: every coefficient rounded to a multiple r·q of one power of two q (24 bits
-    below the largest), and the constant lowered by the rounding's largest effect on the box,
-    Σ |v_i - r_i·q|·mag_i (``mag``: bounds of |x_i| on the box), then down to a multiple of q
-    (so the exact volume computations stay on small integers).
+def _short_lower(V: np.ndarray, C: np.ndarray, feats: Sequence[str], mag: np.ndarray) -> List[DyadicForm]:
+    """Lower bounds of the affine functions ``V[k]·x + C[k]`` (finite) over a box with short
+    exact coefficients: each row's coefficients rounded to multiples r·q of one power of two q
+    (24 bits below the row's largest), and the constant lowered by the rounding's largest effect
+    on the box, Σ |v_i - r_i·q|·mag_i (``mag[k]``: bounds of |x_i| on row k's box), then down to a
+    multiple of q (so the exact volume computations stay on small integers).
 
     In binary64: v_i/q and r_i·q are exact (q is a power of two), and so is v_i - r_i·q (the
     two are within a factor 2, or r_i = 0); the slack is a sum of a few products of
     non-negative floats, rounded up by a relative 2^-40 (far above its rounding error)."""
-    big = float(np.max(np.abs(v))) if len(v) else 0.0
-    if big == 0.0:
-        e = math.frexp(abs(c))[1] - SHORT_BITS if c else 0
-        return DyadicForm({}, math.floor(Fraction(c) / Fraction(2) ** e), e)
-    e = math.frexp(big)[1] - SHORT_BITS
-    qf = math.ldexp(1.0, e)
-    co: Dict[str, int] = {}
-    slack = 0.0
-    for i in range(len(v)):
-        x = float(v[i])
-        if x == 0.0:
-            continue
-        r = round(x / qf)
-        err = abs(x - r * qf)
-        if err:
-            slack += err * float(mag[i])
-        if r:
-            co[feats[i]] = r
-    slack = slack * (1 + 2.0**-40) + 2.0**-1000
-    return DyadicForm(co, math.floor((Fraction(c) - Fraction(slack)) / Fraction(2) ** e), e)
+    big = np.max(np.abs(V), axis=1) if V.shape[1] else np.zeros(len(V))
+    e = np.where(big > 0, np.frexp(big)[1], np.frexp(np.abs(C))[1]) - SHORT_BITS
+    q = np.ldexp(1.0, e)[:, None]
+    R = np.round(V / q)
+    slack = (np.abs(V - R * q) * mag).sum(axis=1) * (1 + 2.0**-40) + 2.0**-1000
+    out = []
+    for k in range(len(V)):
+        co = {feats[i]: int(x) for i, x in enumerate(R[k]) if x}
+        low = Fraction(float(C[k])) - Fraction(float(slack[k]))
+        ek = int(e[k])
+        if ek >= 0:
+            m = low.numerator // (low.denominator << ek)
+        else:
+            m = (low.numerator << -ek) // low.denominator
+        out.append(DyadicForm(co, m, ek))
+    return out
 
 
 @dataclass
@@ -92,6 +88,7 @@ class BoxAnswer:
     below: Optional[List[DyadicForm]] = None  # UNDECIDED: margin_j(x) >= below_j(x) on the box
     above: Optional[List[DyadicForm]] = None  # UNDECIDED: margin_j(x) <= above_j(x) on the box
     pre: Optional[Pre] = None  # UNDECIDED: the ReLUs' pre-activation bounds
+    split: Optional[str] = None  # UNDECIDED: the varying feature of largest width × sensitivity
 
 
 @dataclass
@@ -157,14 +154,22 @@ class NetBounds:
     def relax(self, boxes: Sequence[Box], pre: Optional[Pre] = None) -> BatchRelaxation:
         """The ReLUs' bounds and relaxations over each box (``pre``: (B, m) bounds known on
         enclosing boxes)."""
+        lo, hi, _ = self._leaves(boxes)
+        return relax_batch(self.graph, lo, hi, pre)
+
+    def _leaves(self, boxes: Sequence[Box]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(B, nvars) outward float bounds of the inputs (other columns 0), and (B, d) which
+        inputs vary (lo < hi exactly)."""
         feats = self.clf.network.features
         B, n = len(boxes), self.graph.nvars
         lo, hi = np.zeros((B, n)), np.zeros((B, n))
+        varying = np.zeros((B, len(feats)), dtype=bool)
         for t, box in enumerate(boxes):
             for i, f in enumerate(feats):  # outward by one ulp: float() rounds to nearest
                 a, b = box[f]
                 lo[t, i], hi[t, i] = math.nextafter(float(a), -math.inf), math.nextafter(float(b), math.inf)
-        return relax_batch(self.graph, lo, hi, pre)
+                varying[t, i] = a != b
+        return lo, hi, varying
 
     def analyze(self, box: Box, c: int, pieces: bool = False, pre: Optional[Pre] = None) -> BoxAnswer:
         """:meth:`analyze_batch` on one box (``pre``: per-ReLU bounds of an enclosing box)."""
@@ -181,7 +186,8 @@ class NetBounds:
             return []
         feats = self.clf.network.features
         d = len(feats)
-        rx = self.relax(boxes, pre)
+        lo, hi, varying = self._leaves(boxes)
+        rx = relax_batch(self.graph, lo, hi, pre)
         rows, consts, ms, fs = self._margin_rows(c)
         bb = bounds_batch(self.graph, rx, rows, consts, coef=True)
         assert bb.lower_coef is not None and bb.upper_coef is not None
@@ -189,7 +195,24 @@ class NetBounds:
         active = rx.pre_lo >= 0
         fixed = np.all(active | (rx.pre_hi <= 0), axis=1)
         sens = np.abs(bb.lower_coef).sum(axis=1) + np.abs(bb.upper_coef).sum(axis=1)
-        mag = np.maximum(np.abs(rx.lo[:, :d]), np.abs(rx.hi[:, :d]))  # outward: bounds of |x_i|
+        mag = np.maximum(np.abs(lo[:, :d]), np.abs(hi[:, :d]))  # outward: bounds of |x_i|
+        score = np.where(varying, (hi[:, :d] - lo[:, :d]) * (sens + 1e-12), -1.0)
+        split = np.argmax(score, axis=1)
+        nm = len(fs)
+        B = len(boxes)
+        # the short forms of every box's linear bounds at once (rows that are not finite: 0)
+        lc, uc = bb.lower_const, bb.upper_const
+        finite_lo = np.all(np.isfinite(lc) & np.all(np.isfinite(bb.lower_coef), axis=2), axis=1)
+        finite_hi = np.all(np.isfinite(uc) & np.all(np.isfinite(bb.upper_coef), axis=2), axis=1)
+        mt = np.repeat(mag, nm, axis=0)
+        fl = finite_lo[:, None, None]
+        fh = finite_hi[:, None, None]
+        lows = _short_lower(
+            np.where(fl, bb.lower_coef, 0.0).reshape(B * nm, d), np.where(fl[:, 0], lc, 0.0).reshape(-1), feats, mt
+        )
+        highs = _short_lower(
+            np.where(fh, -bb.upper_coef, 0.0).reshape(B * nm, d), np.where(fh[:, 0], -uc, 0.0).reshape(-1), feats, mt
+        )
         out: List[BoxAnswer] = []
         for t in range(len(boxes)):
             if not pieces and np.all(bb.lower[t] > 0):
@@ -202,27 +225,15 @@ class NetBounds:
                     self._pieces[key] = self._exact_margins(active[t], ms, fs)
                 out.append(BoxAnswer(EXACT, margins=self._pieces[key]))
             else:
-                below: Optional[List[DyadicForm]] = []
-                above: Optional[List[DyadicForm]] = []
-                for r in range(len(fs)):
-                    lv, lc = bb.lower_coef[t, r], bb.lower_const[t, r]
-                    uv, uc = bb.upper_coef[t, r], bb.upper_const[t, r]
-                    if below is not None and math.isfinite(lc) and np.all(np.isfinite(lv)):
-                        below.append(_short_lower(lv, lc, feats, mag[t]))
-                    else:
-                        below = None
-                    if above is not None and math.isfinite(uc) and np.all(np.isfinite(uv)):
-                        # margin <= uv·x + uc  <=>  -margin >= -uv·x - uc
-                        above.append(_short_lower(-uv, -uc, feats, mag[t]).negated())
-                    else:
-                        above = None
+                # margin <= uv·x + uc  <=>  -margin >= -uv·x - uc
                 out.append(
                     BoxAnswer(
                         UNDECIDED,
-                        sensitivity={f: float(sens[t, i]) for i, f in enumerate(feats[:d])},
-                        below=below,
-                        above=above,
+                        sensitivity={f: float(sens[t, i]) for i, f in enumerate(feats)},
+                        below=lows[t * nm : (t + 1) * nm] if finite_lo[t] else None,
+                        above=[f.negated() for f in highs[t * nm : (t + 1) * nm]] if finite_hi[t] else None,
                         pre=(rx.pre_lo[t].copy(), rx.pre_hi[t].copy()),
+                        split=feats[int(split[t])] if varying[t].any() else None,
                     )
                 )
         return out

@@ -293,7 +293,9 @@ def agreement(
         classes: List[int] = []
         undecided = Fraction(0)  # pieces left unsplit when the time ran out
         for bx, w in boxes:
-            for sub, c in a.regions(bx, deadline):
+            # this box's share of the allowed gap (the forest's own undecided volume)
+            slack = Fraction(width) * volume(bx) if not isinstance(b, Forest) else Fraction(0)
+            for sub, c in a.regions(bx, deadline, slack):
                 if c < 0:
                     undecided += w * volume(sub)
                 elif isinstance(b, Forest):

@@ -100,7 +100,7 @@ def test_intervals_contain_monte_carlo(models, kind, use_prior):
         lo, hi = _wilson(k, n)
         assert p.lower <= hi and lo <= p.upper, (p, k, n)
         if kind == "forest":
-            assert p.lower == p.upper  # trees: exact
+            assert p.upper - p.lower <= Fraction(1, 100)  # trees: refined until the width is reached
 
 
 def test_classifier_agrees_with_the_imported_program(models):

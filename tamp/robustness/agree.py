@@ -71,16 +71,16 @@ def _region_volume(
         return (volume(box) if vol is None else vol) * positive_share(form, box, strict)
     var = _varying(box)
     fs = []
-    for f, strict in constraints:
-        co, k = f.exact() if isinstance(f, DyadicForm) else f
+    for form, strict in constraints:
+        co, k = form.exact() if isinstance(form, DyadicForm) else form
         const = k
         coeffs: Dict[str, Fraction] = {}
-        for f, c in co.items():
-            lo, hi = box[f]
+        for name, c in co.items():
+            lo, hi = box[name]
             if lo == hi:
                 const += c * lo
             else:
-                coeffs[f] = -c
+                coeffs[name] = -c
         fs.append((coeffs, -const, strict))  # m > 0  <=>  -m < 0
     return cut_volume(fs, var)
 

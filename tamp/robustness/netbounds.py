@@ -63,7 +63,7 @@ def _short_lower(V: np.ndarray, C: np.ndarray, feats: Sequence[str], mag: np.nda
     two are within a factor 2, or r_i = 0); the slack is a sum of a few products of
     non-negative floats, rounded up by a relative 2^-40 (far above its rounding error)."""
     big = np.max(np.abs(V), axis=1) if V.shape[1] else np.zeros(len(V))
-    e = np.where(big > 0, np.frexp(big)[1], np.frexp(np.abs(C))[1]) - SHORT_BITS
+    e: np.ndarray = np.asarray(np.where(big > 0, np.frexp(big)[1], np.frexp(np.abs(C))[1])) - SHORT_BITS
     q = np.ldexp(1.0, e)[:, None]
     R = np.round(V / q)
     slack = (np.abs(V - R * q) * mag).sum(axis=1) * (1 + 2.0**-40) + 2.0**-1000

@@ -2,13 +2,15 @@
 ``train.py`` at the 100 points of ``points.csv``, eps 0.01 / 0.05 / 0.1, under the prior that
 ``tamp prior fit`` learns from ``train.csv``.
 
-Prints, per model and eps, the mean and max time per point and the mean interval width, and
-checks every certified interval against a Monte Carlo estimate: SAMPLES inputs drawn from the
-prior restricted to the point's eps-box, each classified exactly (rational arithmetic, see
-``exact_classes``); the check passes when the interval meets the estimate's 99.99% Wilson
-interval. The WMI paper's times (28 cores) are 0.35 / 10.3 / 71 s per point.
+Prints, per model and eps, the mean and max time per point (wall clock, and the process's CPU
+time per point: the machine is shared), the mean and max interval width, how many points reach
+``--width``, and checks every certified interval against a Monte Carlo estimate: SAMPLES inputs
+drawn from the prior restricted to the point's eps-box, each classified exactly (rational
+arithmetic, see ``exact_classes``); the check passes when the interval meets the estimate's
+99.99% Wilson interval. The WMI paper's times (28 cores) are 0.35 / 10.3 / 71 s per point.
+``--out FILE`` also writes the table as Markdown, with the load average before and after.
 
-    python benchmarks/models/run_robust.py [--timeout S] [--width W] [--points N] [--samples N]
+    python benchmarks/models/run_robust.py [--timeout S] [--width W] [--points N] [--samples N] [--out F]
 """
 
 from __future__ import annotations
@@ -115,7 +117,10 @@ def main() -> int:
     ap.add_argument("--samples", type=int, default=200)
     ap.add_argument("--models", default="mlp,forest")
     ap.add_argument("--eps", default=",".join(EPS))
+    ap.add_argument("--out", help="also write the table as Markdown to this file")
     args = ap.parse_args()
+    load0 = os.getloadavg()
+    rows_md: List[str] = []
     prior_path = os.path.join(HERE, "prior.json")
     if not os.path.exists(prior_path):
         subprocess.run(
@@ -128,14 +133,20 @@ def main() -> int:
     table = Table(table.path, table.columns, table.rows[: args.points], table.lines[: args.points])
     rng = random.Random(7)
     failures = 0
-    print(f"{'model':8} {'eps':>5} {'mean s':>8} {'max s':>8} {'paper s':>8} {'mean width':>11} {'MC ok':>6}")
+    print(
+        f"{'model':8} {'eps':>5} {'mean s':>8} {'max s':>8} {'cpu s':>7} {'paper s':>8} {'mean width':>11} "
+        f"{'max width':>10} {'<=W':>5} {'MC ok':>7}"
+    )
     for name in args.models.split(","):
         path = os.path.join(HERE, f"{name}.onnx")
         net, _ = read_model(path, features=FEATURES)
         clf = classifier(net, path)
         for eps in args.eps.split(","):
             t0 = time.monotonic()
+            c0 = time.process_time()
             r = robust(path, table, eps, prior=prior, features=FEATURES, width=args.width, timeout=args.timeout)
+            cpu = (time.process_time() - c0) / len(r.points)
+            wall = time.monotonic() - t0
             ok = 0
             for p, row in zip(r.points, table.rows):
                 x = dict(zip(table.columns, row))
@@ -152,11 +163,26 @@ def main() -> int:
                     )
             ts = [p.time_s for p in r.points]
             widths = [float(p.upper - p.lower) for p in r.points]
+            narrow = sum(1 for p in r.points if p.upper - p.lower <= Fraction(args.width))
             print(
-                f"{name:8} {eps:>5} {sum(ts) / len(ts):8.3f} {max(ts):8.3f} {PAPER[eps]:8.2f} "
-                f"{sum(widths) / len(widths):11.5f} {ok:>3}/{len(ts)}   (wall {time.monotonic() - t0:.0f} s, "
-                f"max width {max(widths):.4f})",
+                f"{name:8} {eps:>5} {sum(ts) / len(ts):8.3f} {max(ts):8.3f} {cpu:7.3f} {PAPER[eps]:8.2f} "
+                f"{sum(widths) / len(widths):11.5f} {max(widths):10.5f} {narrow:>5} {ok:>3}/{len(ts)}"
+                f"   (wall {wall:.0f} s)",
                 flush=True,
+            )
+            rows_md.append(
+                f"| {name} | {eps} | {sum(ts) / len(ts):.3f} | {max(ts):.2f} | {cpu:.3f} | {PAPER[eps]} | "
+                f"{sum(widths) / len(widths):.5f} | {max(widths):.5f} | {narrow}/{len(ts)} | {ok}/{len(ts)} |"
+            )
+    if args.out:
+        load1 = os.getloadavg()
+        with open(args.out, "w") as fh:
+            fh.write(
+                f"<!-- run_robust.py --timeout {args.timeout:g} --width {args.width:g} --points {args.points} "
+                f"--samples {args.samples}; load average {load0[0]:.1f} before, {load1[0]:.1f} after -->\n"
+                "| model | eps | mean s/point | max s/point | CPU s/point | WMI paper s/point (28 cores) | "
+                "mean width | max width | points at width <= W | MC inside |\n"
+                "|---|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows_md) + "\n"
             )
     return 1 if failures else 0
 

@@ -223,6 +223,8 @@ class BatchBounds:
     upper: np.ndarray  # (B, R)
     lower_coef: Optional[np.ndarray] = None  # (B, R, leaves): linear lower bounds' coefficients
     upper_coef: Optional[np.ndarray] = None  # (B, R, leaves): on the leaves (``leaf_cols`` order)
+    lower_const: Optional[np.ndarray] = None  # (B, R): their constants, the float error margin
+    upper_const: Optional[np.ndarray] = None  # (B, R): folded in (see :func:`bounds_batch`)
 
 
 def bounds_batch(
@@ -234,17 +236,24 @@ def bounds_batch(
     coef: bool = False,
 ) -> BatchBounds:
     """Sound lower and upper bounds per box of the affine functions ``rows·v + consts`` (ReLU
-    levels below ``upto`` relaxed; default all). ``coef``: also the linear bounds' coefficients
-    on the leaves (their constants are not returned: they are for choosing splits only)."""
+    levels below ``upto`` relaxed; default all). ``coef``: also the linear bounds on the leaves,
+    sound over each box: ``lower_coef·x + lower_const <= rows·v + consts <= upper_coef·x +
+    upper_const`` for every point x of the box (read as exact reals; the back-substitution's
+    float error margin is folded into the constants)."""
     upto = len(g.levels) + 1 if upto is None else upto
     R = rows.shape[0]
     both = np.vstack([rows, -rows])
     bc = np.concatenate([consts, -consts], axis=-1)
     V, c, sh = _backsub(g, rx, both, bc, upto)
-    low = _concretize(g, rx, V, c, _margin(g, rx, sh))
+    margin = _margin(g, rx, sh)
+    low = _concretize(g, rx, V, c, margin)
     out = BatchBounds(low[:, :R], -low[:, R:])
     if coef:
+        # the float V, c differ from the exactly back-substituted bound by at most γ_K·shadow
+        # (elementwise), and margin >= that over the box: V·x + (c - margin) is below it
+        low_c = c - margin
         out.lower_coef, out.upper_coef = V[:, :R], -V[:, R:]
+        out.lower_const, out.upper_const = low_c[:, :R], -low_c[:, R:]
     return out
 
 

@@ -6,11 +6,8 @@ box; both models must have the same features. See docs/models.md.
 
 from __future__ import annotations
 
-import sys
-
-from .common import emit_json
 from .options import input_file
-from .robust import add_model_arguments
+from .robust import add_model_arguments, model_options, report
 
 NAME = "equiv"
 HELP = "certified probability that two trained models give different classes"
@@ -25,20 +22,4 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from tamp.robustness import equiv
 
-    r = equiv(
-        args.model_a,
-        args.model_b,
-        prior=args.prior,
-        format=args.format,
-        features=args.features,
-        ranges=args.ranges,
-        width=args.width,
-        timeout=args.timeout,
-        workers=args.workers,
-        scheduler=args.scheduler,
-    )
-    if args.json:
-        emit_json(r.to_json())
-    else:
-        sys.stdout.write(r.render_text() + "\n")
-    return r.exit_code
+    return report(equiv(args.model_a, args.model_b, **model_options(args)), args.json)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from fractions import Fraction
+from typing import Any, Dict
 
 from .common import emit_json
 from .options import add_executor_arguments, input_file, nonneg_float, seconds
@@ -71,15 +72,11 @@ def add_arguments(p) -> None:
     add_model_arguments(p)
 
 
-def run(args) -> int:
-    from tamp.robustness import robust
-
-    r = robust(
-        args.model,
-        args.at,
-        args.eps,
+def model_options(args) -> Dict[str, Any]:
+    """The keyword arguments of :func:`tamp.robustness.robust` and :func:`~tamp.robustness.equiv`
+    given by :func:`add_model_arguments`."""
+    return dict(
         prior=args.prior,
-        spec=args.spec,
         format=args.format,
         features=args.features,
         ranges=args.ranges,
@@ -88,8 +85,19 @@ def run(args) -> int:
         workers=args.workers,
         scheduler=args.scheduler,
     )
-    if args.json:
-        emit_json(r.to_json())
+
+
+def report(result, as_json: bool) -> int:
+    """Print a :class:`~tamp.robustness.RobustResult` or :class:`~tamp.robustness.EquivResult`
+    (JSON or text); its exit status."""
+    if as_json:
+        emit_json(result.to_json())
     else:
-        sys.stdout.write(r.render_text() + "\n")
-    return r.exit_code
+        sys.stdout.write(result.render_text() + "\n")
+    return result.exit_code
+
+
+def run(args) -> int:
+    from tamp.robustness import robust
+
+    return report(robust(args.model, args.at, args.eps, spec=args.spec, **model_options(args)), args.json)

@@ -63,9 +63,14 @@ def _program_name(path: str) -> str:
     return base if base[0].isalpha() or base[0] == "_" else "m_" + base
 
 
-def _read(path: str, binary: bool) -> Union[bytes, str]:
-    """The file's bytes, or its UTF-8 text (lang.loader's located errors for unreadable files)."""
-    return read_bytes(path) if binary else read_text(path)
+def _read_bytes(path: str) -> bytes:
+    """The file's bytes (lang.loader's located errors for unreadable files)."""
+    return read_bytes(path)
+
+
+def _read_text(path: str) -> str:
+    """The file's UTF-8 text (lang.loader's located errors for unreadable files)."""
+    return read_text(path)
 
 
 def import_model(
@@ -88,7 +93,7 @@ def import_model(
     cannot be imported exactly."""
     net, fmt = read_model(model, format=format, features=features)
     if isinstance(spec, str):
-        spec = parse_spec(_read(spec, False), spec)
+        spec = parse_spec(_read_text(spec), spec)
     text = to_program(net, name or _program_name(model), spec, [parse_range(r) for r in ranges], path=model)
     return ImportedModel(text, _check(text, model), net, fmt)
 
@@ -110,7 +115,7 @@ def read_model(
         # deferred on purpose: each format's reader loads only when a model of that format is read
         from .onnx_reader import read_onnx
 
-        return read_onnx(_read(model, True), model, features), fmt
+        return read_onnx(_read_bytes(model), model, features), fmt
     if fmt == "keras":
         # deferred on purpose: each format's reader loads only when a model of that format is read
         from .keras import read_keras
@@ -119,7 +124,7 @@ def read_model(
     # deferred on purpose: each format's reader loads only when a model of that format is read
     from .libra import read_libra
 
-    net = read_libra(_read(model, False), model)
+    net = read_libra(_read_text(model), model)
     if features is not None:
         raise ModelError(
             "a Libra network names its own inputs; --features applies to ONNX and Keras models", "--features"

@@ -15,7 +15,7 @@ the split?".
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, SupportsIndex, Tuple
 
 from .errors import ModelError
 from .exact import decimal_text
@@ -79,7 +79,7 @@ Range = Tuple[Optional[str], Fraction, Fraction]
 
 
 def affine_text(a: Affine) -> str:
-    parts: List[str] = []
+    parts: List[Tuple[str, str]] = []
     for v, c in a.terms:
         mag = abs(c)
         term = v if mag == 1 else f"{decimal_text(mag)}*{v}"
@@ -134,7 +134,7 @@ def _label_text(net: Network, index: int) -> str:
     if net.labels is None:
         return str(index)
     lab = net.labels[index]
-    return str(int(lab)) if _int_labels(net) else str(index)
+    return str(int(lab)) if isinstance(lab, SupportsIndex) and _int_labels(net) else str(index)
 
 
 def _int_labels(net: Network) -> bool:
@@ -273,6 +273,7 @@ def to_program(
         if f == sensitive_split:
             lo, hi = box[f]
             p = spec.split
+            assert p is not None  # a continuous sensitive feature has its split (parse_spec)
             params += [f"{f}_below: real", f"{f}_above: real", f"{f}_side: int"]
             requires.append(interval(f"{f}_below", lo, p, "<=", "<"))
             requires.append(interval(f"{f}_above", p, hi))

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import SupportsFloat
 
 from .errors import ModelError
 
 
-def exact(value: object, what: str, path: str) -> Fraction:
+def exact(value: SupportsFloat, what: str, path: str) -> Fraction:
     """The exact rational a float32/float64 (or int) denotes; NaN and infinities are refused."""
     f = float(value)  # float32 -> float64 is exact
     if not math.isfinite(f):

@@ -100,6 +100,7 @@ def _build(layers: List[dict], weights, path: str, features: Optional[Sequence[s
         if act == "relu":
             level += 1
             out = []
+            assert forms is not None  # an activation follows a layer
             for j, a in enumerate(forms):
                 v = f"h{level}_{j + 1}"
                 body.append(Assign(v, Relu(a)))

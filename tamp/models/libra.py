@@ -159,11 +159,11 @@ def read_libra(text: str, path: str = "<libra>") -> Network:
     out_set = set(outputs)
     scores = []
     kept = []
-    for a in body:  # the output assignments become the scores themselves
-        if a.name in out_set and isinstance(a.expr, Affine) and body.index(a) == last[a.name]:
-            scores.append((a.name, a.expr))
+    for asg in body:  # the output assignments become the scores themselves
+        if asg.name in out_set and isinstance(asg.expr, Affine) and body.index(asg) == last[asg.name]:
+            scores.append((asg.name, asg.expr))
         else:
-            kept.append(a)
+            kept.append(asg)
     order = {n: j for j, n in enumerate(outputs)}
     scores.sort(key=lambda p: order[p[0]])
     net = Network(

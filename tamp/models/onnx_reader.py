@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -74,7 +74,7 @@ class _Reader:
         g = model.graph
         self.graph = g
         self.consts: Dict[str, np.ndarray] = {t.name: numpy_helper.to_array(t) for t in g.initializer}
-        self.producer: Dict[str, object] = {}
+        self.producer: Dict[str, Any] = {}  # tensor name -> the onnx NodeProto producing it
         for node in g.node:
             for o in node.output:
                 self.producer[o] = node

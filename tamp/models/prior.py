@@ -433,8 +433,8 @@ def fit_prior(
         else:
             vals = tuple(sorted(set(col), key=_sort_key))
             feats.append(PriorFeature(name, "categorical", values=vals))
-            code = {v: i for i, v in enumerate(vals)}
-            dims.append(np.array([code[v] for v in col], dtype=float))
+            codes = {v: i for i, v in enumerate(vals)}
+            dims.append(np.array([codes[v] for v in col], dtype=float))
     X = np.stack(dims, axis=1) if dims else np.zeros((n, 0))
     # a cell: (row indices, per-feature bounds: exact (lo, hi) for continuous, (first code, last code) for categorical)
     root = [(f.lo, f.hi) if f.kind == "continuous" else (Fraction(0), Fraction(len(f.values) - 1)) for f in feats]

@@ -18,13 +18,16 @@ import heapq
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
 
 from tamp.causal.volume import cut_volume
 
 from .classifier import Classifier
 from .forest import Forest
-from .netbounds import ALL, EXACT, NONE, BoxAnswer, ExactForm, NetBounds
+from .netbounds import ALL, EXACT, NONE, BoxAnswer, NetBounds, Pre
+from .share import AnyForm, DyadicForm, positive_share
 
 Box = Dict[str, Tuple[Fraction, Fraction]]
 
@@ -58,19 +61,26 @@ def _varying(box: Box) -> Box:
     return {f: iv for f, iv in box.items() if iv[1] > iv[0]}
 
 
-def _region_volume(constraints: List[Tuple[ExactForm, bool]], box: Box) -> Optional[Fraction]:
-    """vol{x ∈ box : every margin > 0 (strict) or >= 0}, exactly (None: not computed)."""
+def _region_volume(
+    constraints: Sequence[Tuple[AnyForm, bool]], box: Box, vol: Optional[Fraction] = None
+) -> Optional[Fraction]:
+    """vol{x ∈ box : every margin > 0 (strict) or >= 0}, exactly (None: not computed; ``vol``:
+    the box's volume when known)."""
+    if len(constraints) == 1:  # one hyperplane: integer arithmetic
+        ((form, strict),) = constraints
+        return (volume(box) if vol is None else vol) * positive_share(form, box, strict)
     var = _varying(box)
     fs = []
-    for (co, k), strict in constraints:
+    for form, strict in constraints:
+        co, k = form.exact() if isinstance(form, DyadicForm) else form
         const = k
         coeffs: Dict[str, Fraction] = {}
-        for f, c in co.items():
-            lo, hi = box[f]
+        for name, c in co.items():
+            lo, hi = box[name]
             if lo == hi:
                 const += c * lo
             else:
-                coeffs[f] = -c
+                coeffs[name] = -c
         fs.append((coeffs, -const, strict))  # m > 0  <=>  -m < 0
     return cut_volume(fs, var)
 
@@ -130,10 +140,10 @@ def _linear_credit(ans: BoxAnswer, box: Box, vol: Fraction) -> Tuple[Fraction, F
     lies inside the class-c region, which lies inside {above_j >= 0 for all j}."""
     lo, hi = Fraction(0), vol
     if ans.below is not None:
-        v = _region_volume([(f, True) for f in ans.below], box)
+        v = _region_volume([(f, True) for f in ans.below], box, vol)
         lo = v if v is not None else lo
     if ans.above is not None:
-        v = _region_volume([(f, False) for f in ans.above], box)
+        v = _region_volume([(f, False) for f in ans.above], box, vol)
         hi = v if v is not None else hi
     return lo, max(lo, hi)
 
@@ -168,6 +178,103 @@ def _evaluate(
     return lo, hi, sens, known
 
 
+BATCH = 32  # boxes split per step of the batched branch and bound (64 children bounded at once)
+SCALE = 96  # its per-box bounds are rounded outward to multiples of 2^-SCALE (then summed as integers)
+
+
+def _down(q: Fraction) -> int:
+    return (q.numerator << SCALE) // q.denominator
+
+
+def _up(q: Fraction) -> int:
+    return -((-q.numerator << SCALE) // q.denominator)
+
+
+@dataclass
+class _Open:
+    """A box of the batched branch and bound not decided yet."""
+
+    box: Box
+    volume: Fraction
+    weight: Fraction
+    lower: int  # its weighted class-c volume's bounds, in units of 2^-SCALE
+    upper: int
+    split: str  # the feature to split it along
+    pre: Pre  # its ReLUs' pre-activation bounds (they hold on its sub-boxes)
+
+
+def _class_volume(
+    c: int, net: NetBounds, boxes: List[Tuple[Box, Fraction]], limit: Fraction, deadline: Optional[float]
+) -> Tuple[Fraction, Fraction, int]:
+    """Bounds (lower, upper, boxes analysed) of Σ_k w_k·vol{x ∈ box_k : class(x) = c}: branch and
+    bound, the BATCH widest weighted gaps split at each step and their halves bounded in one
+    batch. Each box's exact bounds are rounded outward to multiples of 2^-SCALE and summed as
+    integers (exact sums of thousands of unrelated fractions would cost more than the bounds);
+    the boxes decided exactly (all of class c, or affine pieces) count exactly.
+    Stops when the gap is at most ``limit`` or at ``deadline``."""
+    done_lo = done_hi = open_lo = open_hi = 0
+    whole = Fraction(0)  # the boxes decided exactly (entirely of class c, or affine pieces)
+    heap: List[Tuple[int, int, _Open]] = []
+    count = 0
+
+    def evaluate(items: List[Tuple[Box, Fraction, Fraction]], pre: Optional[Pre]) -> None:
+        nonlocal done_lo, done_hi, open_lo, open_hi, count, whole
+        answers = net.analyze_batch([bx for bx, _, _ in items], c, pre=pre)
+        for (bx, vol, w), ans in zip(items, answers):
+            if ans.kind == ALL:  # box volumes share denominators: summed exactly
+                whole += w * vol
+                continue
+            if ans.kind == NONE:
+                continue
+            if ans.kind == EXACT:  # exact polytope volumes: few, summed exactly too
+                assert ans.margins is not None
+                v = _region_volume(ans.margins, bx, vol)
+                if v is not None:
+                    whole += w * v
+                    continue
+                lo, hi = Fraction(0), vol
+            else:
+                lo, hi = _linear_credit(ans, bx, vol)
+            ilo, ihi = _down(w * lo), _up(w * hi)
+            if lo == hi or ans.pre is None or ans.split is None:
+                done_lo += ilo
+                done_hi += ihi
+                continue
+            open_lo += ilo
+            open_hi += ihi
+            o = _Open(bx, vol, w, ilo, ihi, ans.split, ans.pre)
+            heapq.heappush(heap, (ilo - ihi, count, o))
+            count += 1
+
+    initial = [(bx, volume(bx), w) for bx, w in boxes if w]
+    for k in range(0, len(initial), 2 * BATCH):
+        evaluate(initial[k : k + 2 * BATCH], None)
+    n = len(initial)
+    ilimit = _down(limit)
+    while heap:
+        if (done_hi + open_hi) - (done_lo + open_lo) <= ilimit:
+            break
+        if deadline is not None and time.monotonic() > deadline:
+            break
+        popped = [heapq.heappop(heap)[2] for _ in range(min(BATCH, len(heap)))]
+        children: List[Tuple[Box, Fraction, Fraction]] = []
+        for o in popped:
+            open_lo -= o.lower
+            open_hi -= o.upper
+            a_, b_ = o.box[o.split]
+            mid = (a_ + b_) / 2
+            for iv in ((a_, mid), (mid, b_)):
+                sub = dict(o.box)
+                sub[o.split] = iv
+                children.append((sub, o.volume / 2, o.weight))
+        pre_lo = np.repeat(np.stack([o.pre[0] for o in popped]), 2, axis=0)
+        pre_hi = np.repeat(np.stack([o.pre[1] for o in popped]), 2, axis=0)
+        evaluate(children, (pre_lo, pre_hi))
+        n += len(children)
+    unit = Fraction(1, 1 << SCALE)
+    return whole + (done_lo + open_lo) * unit, whole + (done_hi + open_hi) * unit, n
+
+
 def agreement(
     a: Side, b: Side, boxes: List[Tuple[Box, Fraction]], width: float = 0.0, budget_s: Optional[float] = None
 ) -> Agreement:
@@ -186,7 +293,9 @@ def agreement(
         classes: List[int] = []
         undecided = Fraction(0)  # pieces left unsplit when the time ran out
         for bx, w in boxes:
-            for sub, c in a.regions(bx, deadline):
+            # this box's share of the allowed gap (the forest's own undecided volume)
+            slack = Fraction(width) * volume(bx) if not isinstance(b, Forest) else Fraction(0)
+            for sub, c in a.regions(bx, deadline, slack):
                 if c < 0:
                     undecided += w * volume(sub)
                 elif isinstance(b, Forest):
@@ -215,6 +324,10 @@ def agreement(
     if isinstance(b, Const) and not isinstance(a, Const):
         a, b = b, a
     limit = Fraction(width) * total
+    if isinstance(a, Const) and isinstance(b, NetBounds):
+        res.lower, res.upper, res.boxes = _class_volume(a.cls, b, boxes, limit, deadline)
+        res.time_s = time.monotonic() - t0
+        return res
     done_lo = done_hi = Fraction(0)
     open_lo = open_hi = Fraction(0)
     heap: List[Tuple[Fraction, int, Box, Fraction, Fraction, Fraction, Dict[str, float], object]] = []

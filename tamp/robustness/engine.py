@@ -19,7 +19,7 @@ import itertools
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, Hashable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from tamp.executor import Executor
 from tamp.models import read_model
@@ -99,6 +99,33 @@ def agreement_task(
     """One independent task: a group of weighted cells (module-level, picklable arguments: runs
     on any executor)."""
     return agreement(a, b, boxes, width, budget)
+
+
+def _agreements(
+    workers: int,
+    scheduler: Optional[str],
+    jobs: List[Tuple[Hashable, Side, Side, List[Tuple[Box, Fraction]]]],
+    width: float,
+    timeout: Optional[float],
+) -> Iterator[Tuple[Hashable, Agreement]]:
+    """``(key, agreement)`` of every job ``(key, side A, side B, weighted cells)``, run as tasks of
+    :mod:`tamp.executor` (each model sent to the workers once), in completion order."""
+    with Executor(workers, scheduler) as ex:
+        handles: Dict[int, object] = {}
+
+        def handle(side: Side) -> object:
+            if isinstance(side, Const):
+                return side
+            if id(side) not in handles:
+                handles[id(side)] = ex.share(side)
+            return handles[id(side)]
+
+        items = [(key, (handle(a), handle(b), cells, width, timeout)) for key, a, b, cells in jobs]
+        yield from ex.map(agreement_task, items)
+
+
+def _mass(cells: List[Tuple[Box, Fraction]]) -> Fraction:
+    return sum((d * volume(bx) for bx, d in cells), Fraction(0))
 
 
 def _groups(items: List[Tuple[Box, Fraction]], k: int) -> List[List[Tuple[Box, Fraction]]]:
@@ -184,7 +211,7 @@ def robust(
         fixed = {f: x[f] for f in feats if f in fixed_names}
         pieces = pr.pieces(fixed, varying) if pr else [(dict(varying), Fraction(1))]  # type: ignore[arg-type]
         pieces = [(p, d) for p, d in pieces if d > 0]
-        z = sum((d * volume(p) for p, d in pieces), Fraction(0))
+        z = _mass(pieces)
         if z == 0:
             raise ModelError(
                 f"the prior has no mass in the eps-box of this point (class {ld.clf.label(c0)})", table.path, line, 1
@@ -197,21 +224,19 @@ def robust(
     # one task per point (its cells in one branch and bound, the widest weighted gaps first);
     # with fewer points than workers, a point's cells are dealt into several tasks
     per_point = max(1, workers // max(len(jobs), 1)) if workers > 1 else 1
-    with Executor(workers, scheduler) as ex:
-        side = ex.share(ld.side)
-        items = []
-        for i, c0, full in jobs:
-            for g, group in enumerate(_groups(full, per_point)):
-                items.append(((i, g), (Const(c0), side, group, width, timeout)))
-        for key, r in ex.map(agreement_task, items):
-            i = key[0]  # type: ignore[index]
-            p = points[i]
-            p.lower += r.lower / masses[i]
-            p.upper += r.upper / masses[i]
-            p.time_s += r.time_s
-            p.boxes += r.boxes
+    tasks: List[Tuple[Hashable, Side, Side, List[Tuple[Box, Fraction]]]] = [
+        ((i, g), Const(c0), ld.side, group) for i, c0, full in jobs for g, group in enumerate(_groups(full, per_point))
+    ]
+    for key, r in _agreements(workers, scheduler, tasks, width, timeout):
+        i = key[0]  # type: ignore[index]
+        p = points[i]
+        p.lower += r.lower / masses[i]
+        p.upper += r.upper / masses[i]
+        p.time_s += r.time_s
+        p.boxes += r.boxes
     for p in points:
         p.time_s += prep[p.index]
+        p.lower, p.upper = max(p.lower, Fraction(0)), min(p.upper, Fraction(1))  # outward rounding
     return RobustResult(
         model,
         eps_q,
@@ -280,23 +305,23 @@ def equiv(
     if pr:
         _check_prior_features(pr, fa, [f for f in fa if a.box[f][0] != a.box[f][1]])
     cells = _domain(pr, fa, a.box)
-    z = sum((d * volume(bx) for bx, d in cells), Fraction(0))
+    z = _mass(cells)
     if z == 0:
         raise ModelError("the prior has no mass over the models' features", pr.path if pr else model_a)
     lo = hi = Fraction(0)
     boxes = 0
-    with Executor(workers, scheduler) as ex:
-        sa, sb = ex.share(a.side), ex.share(b.side)
-        items = [(k, (sa, sb, group, width, timeout)) for k, group in enumerate(_groups(cells, max(workers, 1)))]
-        for _, r in ex.map(agreement_task, items):
-            lo += r.lower
-            hi += r.upper
-            boxes += r.boxes
+    tasks: List[Tuple[Hashable, Side, Side, List[Tuple[Box, Fraction]]]] = [
+        (k, a.side, b.side, group) for k, group in enumerate(_groups(cells, max(workers, 1)))
+    ]
+    for _, r in _agreements(workers, scheduler, tasks, width, timeout):
+        lo += r.lower
+        hi += r.upper
+        boxes += r.boxes
     return EquivResult(
         model_a,
         model_b,
-        1 - hi / z,
-        1 - lo / z,
+        max(1 - hi / z, Fraction(0)),  # outward rounding may step past 0 or 1
+        min(1 - lo / z, Fraction(1)),
         width,
         prior=(pr.path if pr else "uniform"),
         time_s=time.monotonic() - t_start,

@@ -51,6 +51,57 @@ def _leaves(t, box: Box) -> Iterator[Tuple[Box, object]]:
         yield from _leaves(branch, sub)
 
 
+def _less(a: Fraction, fa: float, b: Fraction, fb: float) -> bool:
+    """a < b for exact a, b given with their nearest floats fa, fb: rounding to nearest is
+    monotone, so different floats decide it; equal floats fall back to the exact comparison."""
+    if fa != fb:
+        return fa < fb
+    return a < b
+
+
+def _reachable(t, box: Box, fbox: Dict[str, Tuple[float, float]], out: List) -> None:
+    """Append to ``out`` the leaves of ``t`` meeting ``box`` with positive volume (as
+    :func:`_leaves`, without building the sub-boxes: ``box`` and ``fbox``, its ends as nearest
+    floats, are narrowed in place along the path and restored)."""
+    if not isinstance(t, Split):
+        out.append(t)
+        return
+    f = t.feature
+    lo, hi = box[f]
+    flo, fhi = fbox[f]
+    if flo == fhi and lo == hi:
+        _reachable(t.yes if compare(lo, t.op, t.threshold) else t.no, box, fbox, out)
+        return
+    if t.op in ("==", "!="):
+        _reachable(t.no if t.op == "==" else t.yes, box, fbox, out)
+        return
+    thr = t.threshold
+    ft = t.fthr if isinstance(t, VSplit) else float(thr)
+    below = t.op in ("<=", "<")
+    if _less(lo, flo, thr, ft):  # a low side (lo, min(hi, thr))
+        narrow = _less(thr, ft, hi, fhi)
+        if narrow:
+            box[f], fbox[f] = (lo, thr), (flo, ft)
+        _reachable(t.yes if below else t.no, box, fbox, out)
+        box[f], fbox[f] = (lo, hi), (flo, fhi)
+    if _less(thr, ft, hi, fhi):  # a high side (max(lo, thr), hi)
+        if _less(lo, flo, thr, ft):
+            box[f], fbox[f] = (thr, hi), (ft, fhi)
+        _reachable(t.no if below else t.yes, box, fbox, out)
+        box[f], fbox[f] = (lo, hi), (flo, fhi)
+
+
+@dataclass(frozen=True)
+class VSplit(Split):
+    """A split of a merged tree, with its threshold's nearest float (for :func:`_less`)."""
+
+    fthr: float = 0.0
+
+
+def _vsplit(feature: str, op: str, threshold: Fraction, yes: "VTree", no: "VTree") -> VSplit:
+    return VSplit(feature, op, threshold, yes, no, float(threshold))  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class VLeaf:
     """A leaf of a merged tree: its contribution to every score, times the forest's common
@@ -139,7 +190,7 @@ class Forest:
                 only = sides[0] if sides[1] is None else sides[1]
                 assert only is not None
                 return only
-            return Split(first.feature, first.op, first.threshold, sides[0], sides[1])  # type: ignore[arg-type]
+            return _vsplit(first.feature, first.op, first.threshold, sides[0], sides[1])
         # the first is a leaf: fold it in, merge the rest within the box
         assert isinstance(first, Leaf)
         if len(ts) == 1:
@@ -158,9 +209,12 @@ class Forest:
             self._check_features(t.yes, feats, name)
             self._check_features(t.no, feats, name)
 
-    def regions(self, box: Box, deadline: Optional[float] = None) -> Iterator[Tuple[Box, int]]:
+    def regions(
+        self, box: Box, deadline: Optional[float] = None, slack: Fraction = Fraction(0)
+    ) -> Iterator[Tuple[Box, int]]:
         """Disjoint sub-boxes covering ``box`` (up to measure zero), each with its class; after
-        ``deadline`` the boxes not yet decided are given with class -1.
+        ``deadline``, or once the volume not yet decided is at most ``slack``, the boxes not yet
+        decided are given with class -1.
 
         Best first: the largest undecided box is analysed — each tree's leaves meeting it give
         the least and greatest amount the tree adds to every score difference; when the sums
@@ -182,12 +236,16 @@ class Forest:
             lo = spread(self.const)
             hi = list(lo)
             worst, widest = -1, -1
+            walk = dict(b)
+            fwalk = {f: (float(a), float(c)) for f, (a, c) in b.items()}
             for t in range(len(roots)):
                 node = roots[t]
                 while isinstance(node, Split) and not _straddles(node, b):
                     node = next(_leaves_step(node, b))
                 roots[t] = node
-                ds = [spread(leaf.vec) for _, leaf in _leaves(node, b)]  # type: ignore[attr-defined]
+                found: List[VLeaf] = []
+                _reachable(node, walk, fwalk, found)
+                ds = [spread(leaf.vec) for leaf in found]
                 w = 0
                 for s in range(len(lo)):
                     a_, b_ = min(d[s] for d in ds), max(d[s] for d in ds)
@@ -207,14 +265,17 @@ class Forest:
 
         heap: List[Tuple[Fraction, int, Box, int, List[VTree]]] = []
         count = 0
+        open_vol = Fraction(0)
 
         def push(b: Box, roots: List[VTree]) -> Optional[Tuple[Box, int]]:
-            nonlocal count
+            nonlocal count, open_vol
             roots = list(roots)
             c, worst = analyse(b, roots)
             if c >= 0:
                 return b, c
-            heapq.heappush(heap, (-_volume(b), count, b, worst, roots))
+            v = _volume(b)
+            open_vol += v
+            heapq.heappush(heap, (-v, count, b, worst, roots))
             count += 1
             return None
 
@@ -222,11 +283,12 @@ class Forest:
         if first is not None:
             yield first
         while heap:
-            if deadline is not None and time.monotonic() > deadline:
+            if open_vol <= slack or (deadline is not None and time.monotonic() > deadline):
                 for item in heap:
                     yield item[2], -1
                 return
-            _, _, b, worst, roots = heapq.heappop(heap)
+            negv, _, b, worst, roots = heapq.heappop(heap)
+            open_vol += negv
             node = roots[worst]  # straddled by the box (analyse stopped there)
             assert isinstance(node, Split)
             f, thr = node.feature, node.threshold
@@ -281,7 +343,7 @@ def _root(t: TreeExpr):
 def _shift(t: VTree, add: Tuple[int, ...]) -> VTree:
     if isinstance(t, VLeaf):
         return VLeaf(tuple(a + b for a, b in zip(t.vec, add)))
-    return Split(t.feature, t.op, t.threshold, _shift(t.yes, add), _shift(t.no, add))  # type: ignore[arg-type]
+    return _vsplit(t.feature, t.op, t.threshold, _shift(t.yes, add), _shift(t.no, add))  # type: ignore[arg-type]
 
 
 def _values(t: TreeExpr) -> Iterator[Fraction]:

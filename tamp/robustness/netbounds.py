@@ -1,16 +1,18 @@
-"""A ReLU network over a box: sound bounds of its class margins, and its exact affine pieces.
+"""A ReLU network over boxes: sound bounds of its class margins, and its exact affine pieces.
 
-Bounds: the network's ReLUs become the atoms of :class:`tamp.causal.linear.LinearModel` and the
-margins are bounded by its CROWN-style back-substitution (float arithmetic with a proven
-rounding-error margin: the bounds always contain the exact values). Over a box the answer is:
+Bounds: the network's ReLUs become a :class:`tamp.causal.bounds.ReluGraph` and the margins are
+bounded by its batched CROWN-style back-substitution (float arithmetic with a proven
+rounding-error margin, weights rounded to binary64 inside that margin: the bounds always contain
+the exact values, also for decimal weights such as a Libra network's ``0.1``). Many boxes are
+bounded in one numpy pass (:meth:`NetBounds.analyze_batch`). Over a box the answer is:
 
 * ``ALL`` — every margin's lower bound is > 0: the class is ``c`` everywhere in the box;
 * ``NONE`` — some margin's upper bound is < 0: the class is never ``c`` in the box;
 * ``EXACT`` — every ReLU has a fixed phase over the box (bounds of its pre-activation >= 0 or
   <= 0), so the network *is* an affine map there: the margins' exact rational forms over the
   inputs (cached per activation pattern) describe the class-c region as a polytope;
-* ``UNDECIDED`` — none of these; the per-input sensitivities (sums of the back-substituted
-  coefficients' magnitudes) say which input to split.
+* ``UNDECIDED`` — none of these; the margins' linear lower and upper bounds (short exact forms)
+  and a score per input saying which one to split (:func:`_split_scores`).
 """
 
 from __future__ import annotations
@@ -18,23 +20,23 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Tuple, cast
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from tamp.causal.linear import LinearModel, Relu, lower_forms, relax
-from tamp.core.linear import Affine as CoreAffine
-from tamp.models.errors import ModelError
+from tamp.causal.bounds import BatchRelaxation, ReluGraph, bounds_batch, relax_batch
 from tamp.models.ir import Affine, Network
 from tamp.models.ir import Relu as IRRelu
 
 from .classifier import Classifier, Margin
+from .share import DyadicForm
 
 ALL, NONE, EXACT, UNDECIDED = "all", "none", "exact", "undecided"
 
 Form = Tuple[Dict[int, Fraction], Fraction]
 ExactForm = Tuple[Dict[str, Fraction], Fraction]  # over feature names
 Box = Dict[str, Tuple[Fraction, Fraction]]
+Pre = Tuple[np.ndarray, np.ndarray]  # per ReLU: bounds of its pre-activation on a box
 
 
 def _add_into(acc: Dict[int, Fraction], form: Form, k: Fraction) -> Fraction:
@@ -47,70 +49,46 @@ def _add_into(acc: Dict[int, Fraction], form: Form, k: Fraction) -> Fraction:
     return k * form[1]
 
 
-def _check_float(f: Form, path: str) -> None:
-    """The float bound computation reads every coefficient as a binary64 number: it must be one
-    exactly (true of float32/float64 weights; a decimal such as 0.1 is not)."""
-    for x in list(f[0].values()) + [f[1]]:
-        if Fraction(float(x)) != x:
-            raise ModelError(
-                f"the network has the coefficient {x}, which is not a binary floating-point number; "
-                "tamp robust bounds networks with float weights (ONNX, Keras) only",
-                path,
-            )
-
-
 SHORT_BITS = 24
 
 
-def _short_lower(v: np.ndarray, c: float, feats: List[str], box: Box) -> ExactForm:
-    """A lower bound of the affine function ``v·x + c`` over the box with short exact
-    coefficients: every coefficient rounded to a multiple r·q of one power of two q (24 bits
-    below the largest), and the constant lowered by the rounding's largest effect on the box,
-    Σ |v_i - r_i·q|·max|x_i| (so the exact volume computations stay on small numbers).
+def _short_lower(V: np.ndarray, C: np.ndarray, feats: Sequence[str], mag: np.ndarray) -> List[DyadicForm]:
+    """Lower bounds of the affine functions ``V[k]·x + C[k]`` (finite) over a box with short
+    exact coefficients: each row's coefficients rounded to multiples r·q of one power of two q
+    (24 bits below the row's largest), and the constant lowered by the rounding's largest effect
+    on the box, Σ |v_i - r_i·q|·mag_i (``mag[k]``: bounds of |x_i| on row k's box), then down to a
+    multiple of q (so the exact volume computations stay on small integers).
 
     In binary64: v_i/q and r_i·q are exact (q is a power of two), and so is v_i - r_i·q (the
     two are within a factor 2, or r_i = 0); the slack is a sum of a few products of
     non-negative floats, rounded up by a relative 2^-40 (far above its rounding error)."""
-    big = float(np.max(np.abs(v))) if len(v) else 0.0
-    if big == 0.0:
-        return {}, Fraction(c)
-    e = math.frexp(big)[1] - SHORT_BITS
-    qf = math.ldexp(1.0, e)
-    co: Dict[str, Fraction] = {}
-    slack = 0.0
-    for i, f in enumerate(feats):
-        x = float(v[i])
-        if x == 0.0:
-            continue
-        r = round(x / qf)
-        err = abs(x - r * qf)
-        if err:
-            lo, hi = box[f]
-            slack += err * math.nextafter(max(abs(float(lo)), abs(float(hi))), math.inf)
-        if r:
-            co[f] = Fraction(r, 1 << -e) if e < 0 else Fraction(r << e)
-    slack = slack * (1 + 2.0**-40) + 2.0**-1000
-    q = Fraction(1, 1 << -e) if e < 0 else Fraction(1 << e)
-    const = Fraction(c) - Fraction(slack)
-    return co, math.floor(const / q) * q
+    big = np.max(np.abs(V), axis=1) if V.shape[1] else np.zeros(len(V))
+    e: np.ndarray = np.asarray(np.where(big > 0, np.frexp(big)[1], np.frexp(np.abs(C))[1])) - SHORT_BITS
+    q = np.ldexp(1.0, e)[:, None]
+    R = np.round(V / q)
+    slack = (np.abs(V - R * q) * mag).sum(axis=1) * (1 + 2.0**-40) + 2.0**-1000
+    out = []
+    for k in range(len(V)):
+        co = {feats[i]: int(x) for i, x in enumerate(R[k]) if x}
+        low = Fraction(float(C[k])) - Fraction(float(slack[k]))
+        ek = int(e[k])
+        if ek >= 0:
+            m = low.numerator // (low.denominator << ek)
+        else:
+            m = (low.numerator << -ek) // low.denominator
+        out.append(DyadicForm(co, m, ek))
+    return out
 
 
 @dataclass
 class BoxAnswer:
     kind: str
     margins: Optional[List[Tuple[ExactForm, bool]]] = None  # EXACT: the margins over the features
-    sensitivity: Optional[Dict[str, float]] = None  # UNDECIDED: where to split
-    below: Optional[List[ExactForm]] = None  # UNDECIDED: margin_j(x) >= below_j(x) on the box
-    above: Optional[List[ExactForm]] = None  # UNDECIDED: margin_j(x) <= above_j(x) on the box
-    pre: Optional[Dict[int, Tuple[float, float]]] = None  # UNDECIDED: the ReLUs' pre-activation bounds
-
-
-def _enclose(q: Fraction) -> Tuple[float, float]:
-    """A float interval containing q: float() rounds correctly, so q lies within one ulp."""
-    f = float(q)
-    if Fraction(f) == q:
-        return f, f
-    return math.nextafter(f, -math.inf), math.nextafter(f, math.inf)
+    sensitivity: Optional[Dict[str, float]] = None  # UNDECIDED: where to split (larger: better)
+    below: Optional[List[DyadicForm]] = None  # UNDECIDED: margin_j(x) >= below_j(x) on the box
+    above: Optional[List[DyadicForm]] = None  # UNDECIDED: margin_j(x) <= above_j(x) on the box
+    pre: Optional[Pre] = None  # UNDECIDED: the ReLUs' pre-activation bounds
+    split: Optional[str] = None  # UNDECIDED: the varying feature of largest width × sensitivity
 
 
 @dataclass
@@ -118,8 +96,9 @@ class NetBounds:
     """Bound and piece computations for one classifier network (picklable: plain data)."""
 
     clf: Classifier
-    model: LinearModel = field(init=False)
+    graph: ReluGraph = field(init=False)
     var_forms: Dict[str, Form] = field(init=False)
+    relus: List[Tuple[int, Form]] = field(init=False)  # per ReLU: its variable and exact pre-activation
     _rows: Dict[int, Tuple[np.ndarray, np.ndarray, List[Margin], List[Form]]] = field(init=False)
     _pieces: Dict[Tuple[int, bytes], List[Tuple[ExactForm, bool]]] = field(init=False)
 
@@ -127,8 +106,7 @@ class NetBounds:
         net: Network = self.clf.network
         feats = net.features
         forms: Dict[str, Form] = {f: ({i: Fraction(1)}, Fraction(0)) for i, f in enumerate(feats)}
-        relus: List[Relu] = []
-        level: Dict[int, int] = {}
+        relus: List[Tuple[int, Form]] = []
         nvars = len(feats)
 
         def form_of(a: Affine) -> Form:
@@ -143,25 +121,23 @@ class NetBounds:
             if isinstance(e, Affine):
                 forms[a.name] = form_of(e)
             elif isinstance(e, IRRelu):
-                pre = form_of(e.arg)
-                lv = 1 + max([level.get(v, 0) for v in pre[0]], default=0)
-                level[nvars] = lv
-                relus.append(Relu(nvars, CoreAffine(pre[0], pre[1]), len(relus), lv))
+                relus.append((nvars, form_of(e.arg)))
                 forms[a.name] = ({nvars: Fraction(1)}, Fraction(0))
                 nvars += 1
             else:  # a tree inside a network: refused by classifier() already
                 raise AssertionError("not a network")
         self.var_forms = forms
-        for r in relus:
-            _check_float(r.pre, self.clf.path)
-        inputs = {i: f for i, f in enumerate(feats)}
-        # the causal engine's LinearModel needs no DAG for relax/backsub (only its builder does)
-        self.model = LinearModel(cast(Any, None), nvars, inputs, {}, relus, {})
+        self.relus = relus
+        self.graph = ReluGraph.build(nvars, list(range(len(feats))), relus)
         self._rows = {}
         self._pieces = {}
 
+    @property
+    def n_relus(self) -> int:
+        return len(self.relus)
+
     # ---------------------------------------------------------------------------------------
-    def _margin_rows(self, c: int):
+    def _margin_rows(self, c: int) -> Tuple[np.ndarray, np.ndarray, List[Margin], List[Form]]:
         if c not in self._rows:
             ms = self.clf.margins(c)
             fs: List[Form] = []
@@ -171,66 +147,96 @@ class NetBounds:
                 for v, k in a.terms:
                     const += _add_into(acc, self.var_forms[v], k)
                 fs.append((acc, const))
-                _check_float(fs[-1], self.clf.path)
-            rows = np.zeros((len(fs), self.model.nvars))
-            consts = np.zeros(len(fs))
-            for r, (co, k) in enumerate(fs):
-                for j, x in co.items():
-                    rows[r, j] = float(x)
-                consts[r] = float(k)
+            rows, consts = self.graph.rows(fs)
             self._rows[c] = (rows, consts, ms, fs)
         return self._rows[c]
 
-    def analyze(
-        self, box: Box, c: int, pieces: bool = False, pre: Optional[Dict[int, Tuple[float, float]]] = None
-    ) -> BoxAnswer:
-        """What the bounds say about "the class is c" over ``box`` (every feature's exact
-        interval; a fixed feature has lo == hi). ``pieces``: answer EXACT whenever the phases
-        are fixed (even where ALL or NONE holds). ``pre``: pre-activation bounds
-        known on an enclosing box (they hold on this one too: intersected)."""
-        m = self.model
+    def relax(self, boxes: Sequence[Box], pre: Optional[Pre] = None) -> BatchRelaxation:
+        """The ReLUs' bounds and relaxations over each box (``pre``: (B, m) bounds known on
+        enclosing boxes)."""
+        lo, hi, _ = self._leaves(boxes)
+        return relax_batch(self.graph, lo, hi, pre)
+
+    def _leaves(self, boxes: Sequence[Box]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(B, nvars) outward float bounds of the inputs (other columns 0), and (B, d) which
+        inputs vary (lo < hi exactly)."""
         feats = self.clf.network.features
-        leaf = {}
-        for i, f in enumerate(feats):
-            lo, hi = box[f]
-            leaf[i] = (_enclose(lo)[0], _enclose(hi)[1])
-        rx = relax(m, leaf, pre or {})
-        assert rx is not None  # every feature is bounded
-        rows, consts, ms, fs = self._margin_rows(c)
-        both = np.vstack([rows, -rows])
-        bc = np.concatenate([consts, -consts])
-        # both·v + bc >= V·v + cc >= low on the box (rounding errors included)
-        V, cc, low = lower_forms(m, rx, both, bc)
-        k = len(rows)
-        lower, upper = low[:k], -low[k:]
-        if np.all(lower > 0) and not pieces:
-            return BoxAnswer(ALL)
-        if np.any(upper < 0) and not pieces:
-            return BoxAnswer(NONE)
-        fixed = (rx.pre_lo >= 0) | (rx.pre_hi <= 0)
-        if np.all(fixed):
-            key = (c, np.packbits(rx.pre_lo >= 0).tobytes())
-            if key not in self._pieces:
-                self._pieces[key] = self._exact_margins(rx.pre_lo >= 0, ms, fs)
-            return BoxAnswer(EXACT, margins=self._pieces[key])
+        B, n = len(boxes), self.graph.nvars
+        lo, hi = np.zeros((B, n)), np.zeros((B, n))
+        varying = np.zeros((B, len(feats)), dtype=bool)
+        for t, box in enumerate(boxes):
+            for i, f in enumerate(feats):  # outward by one ulp: float() rounds to nearest
+                a, b = box[f]
+                lo[t, i], hi[t, i] = math.nextafter(float(a), -math.inf), math.nextafter(float(b), math.inf)
+                varying[t, i] = a != b
+        return lo, hi, varying
+
+    def analyze(self, box: Box, c: int, pieces: bool = False, pre: Optional[Pre] = None) -> BoxAnswer:
+        """:meth:`analyze_batch` on one box (``pre``: per-ReLU bounds of an enclosing box)."""
+        return self.analyze_batch([box], c, pieces, None if pre is None else (pre[0][None], pre[1][None]))[0]
+
+    def analyze_batch(
+        self, boxes: Sequence[Box], c: int, pieces: bool = False, pre: Optional[Pre] = None
+    ) -> List[BoxAnswer]:
+        """What the bounds say about "the class is c" over each box (every feature's exact
+        interval; a fixed feature has lo == hi). ``pieces``: answer EXACT whenever the phases
+        are fixed (even where ALL or NONE holds). ``pre``: (B, m) pre-activation bounds known
+        on enclosing boxes (they hold on these too: intersected)."""
+        if not boxes:
+            return []
+        feats = self.clf.network.features
         d = len(feats)
-        sens = np.abs(V[:, :d]).sum(axis=0)
-        forms: List[Optional[ExactForm]] = []
-        for r in range(2 * k):
-            if not (math.isfinite(cc[r]) and np.all(np.isfinite(V[r, :d]))):
-                forms.append(None)
-                continue
-            forms.append(_short_lower(V[r, :d], cc[r], feats, box))
-        below = forms[:k]
-        # -margin >= form  <=>  margin <= -form
-        above = [None if f is None else ({v: -x for v, x in f[0].items()}, -f[1]) for f in forms[k:]]
-        return BoxAnswer(
-            UNDECIDED,
-            sensitivity={f: float(sens[i]) for i, f in enumerate(feats)},
-            pre={r: (float(rx.pre_lo[r]), float(rx.pre_hi[r])) for r in range(len(rx.pre_lo))},
-            below=None if any(f is None for f in below) else below,  # type: ignore[arg-type]
-            above=None if any(f is None for f in above) else above,  # type: ignore[arg-type]
+        lo, hi, varying = self._leaves(boxes)
+        rx = relax_batch(self.graph, lo, hi, pre)
+        rows, consts, ms, fs = self._margin_rows(c)
+        bb = bounds_batch(self.graph, rx, rows, consts, coef=True)
+        assert bb.lower_coef is not None and bb.upper_coef is not None
+        assert bb.lower_const is not None and bb.upper_const is not None
+        active = rx.pre_lo >= 0
+        fixed = np.all(active | (rx.pre_hi <= 0), axis=1)
+        sens = np.abs(bb.lower_coef).sum(axis=1) + np.abs(bb.upper_coef).sum(axis=1)
+        mag = np.maximum(np.abs(lo[:, :d]), np.abs(hi[:, :d]))  # outward: bounds of |x_i|
+        score = np.where(varying, (hi[:, :d] - lo[:, :d]) * (sens + 1e-12), -1.0)
+        split = np.argmax(score, axis=1)
+        nm = len(fs)
+        B = len(boxes)
+        # the short forms of every box's linear bounds at once (rows that are not finite: 0)
+        lc, uc = bb.lower_const, bb.upper_const
+        finite_lo = np.all(np.isfinite(lc) & np.all(np.isfinite(bb.lower_coef), axis=2), axis=1)
+        finite_hi = np.all(np.isfinite(uc) & np.all(np.isfinite(bb.upper_coef), axis=2), axis=1)
+        mt = np.repeat(mag, nm, axis=0)
+        fl = finite_lo[:, None, None]
+        fh = finite_hi[:, None, None]
+        lows = _short_lower(
+            np.where(fl, bb.lower_coef, 0.0).reshape(B * nm, d), np.where(fl[:, 0], lc, 0.0).reshape(-1), feats, mt
         )
+        highs = _short_lower(
+            np.where(fh, -bb.upper_coef, 0.0).reshape(B * nm, d), np.where(fh[:, 0], -uc, 0.0).reshape(-1), feats, mt
+        )
+        out: List[BoxAnswer] = []
+        for t in range(len(boxes)):
+            if not pieces and np.all(bb.lower[t] > 0):
+                out.append(BoxAnswer(ALL))
+            elif not pieces and np.any(bb.upper[t] < 0):
+                out.append(BoxAnswer(NONE))
+            elif fixed[t]:
+                key = (c, np.packbits(active[t]).tobytes())
+                if key not in self._pieces:
+                    self._pieces[key] = self._exact_margins(active[t], ms, fs)
+                out.append(BoxAnswer(EXACT, margins=self._pieces[key]))
+            else:
+                # margin <= uv·x + uc  <=>  -margin >= -uv·x - uc
+                out.append(
+                    BoxAnswer(
+                        UNDECIDED,
+                        sensitivity={f: float(sens[t, i]) for i, f in enumerate(feats)},
+                        below=lows[t * nm : (t + 1) * nm] if finite_lo[t] else None,
+                        above=[f.negated() for f in highs[t * nm : (t + 1) * nm]] if finite_hi[t] else None,
+                        pre=(rx.pre_lo[t].copy(), rx.pre_hi[t].copy()),
+                        split=feats[int(split[t])] if varying[t].any() else None,
+                    )
+                )
+        return out
 
     def _exact_margins(self, active: np.ndarray, ms: List[Margin], fs: List[Form]) -> List[Tuple[ExactForm, bool]]:
         """The margins as exact affine forms of the inputs when the ReLUs' phases are ``active``."""
@@ -253,9 +259,9 @@ class NetBounds:
                         const += _add_into(acc, g, k)
             return acc, const
 
-        for r in self.model.relus:
-            if active[r.node]:
-                out_forms[r.var] = subst(r.pre)
+        for r, (var, pre) in enumerate(self.relus):
+            if active[r]:
+                out_forms[var] = subst(pre)
         feats = self.clf.network.features
         res = []
         for (_, strict), f in zip(ms, fs):

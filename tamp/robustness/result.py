@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Dict, List
+from typing import Any, Dict, Iterable, List
 
 from tamp.core.interval import float_above, float_below
 
@@ -15,6 +15,37 @@ SCHEMA_VERSION = 1
 def _iv(lo: Fraction, hi: Fraction) -> Dict[str, float]:
     """An exact interval as floats rounded outward (the printed interval still contains it)."""
     return {"lower": float_below(lo), "upper": float_above(hi)}
+
+
+class _Certified:
+    """What the two results share: the verdict ``ok`` when every certified interval is at most
+    ``width`` wide, else ``unknown`` (the time limit stopped the refinement first), its exit
+    status, and the keys every command's JSON starts with."""
+
+    command: str
+    width: float
+    time_s: float
+
+    def _widths(self) -> Iterable[Fraction]:
+        raise NotImplementedError
+
+    @property
+    def verdict(self) -> str:
+        return "ok" if all(w <= Fraction(self.width) for w in self._widths()) else "unknown"
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.verdict == "ok" else 1
+
+    def _json_head(self, file: str) -> Dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "command": self.command,
+            "verdict": self.verdict,
+            "exit_code": self.exit_code,
+            "time_s": round(self.time_s, 4),
+            "file": file,
+        }
 
 
 @dataclass
@@ -41,31 +72,21 @@ class PointResult:
 
 
 @dataclass
-class RobustResult:
+class RobustResult(_Certified):
     model: str
     eps: Fraction
     width: float
     points: List[PointResult] = field(default_factory=list)
     prior: str = "uniform"
     time_s: float = 0.0
+    command = "robust"
 
-    @property
-    def verdict(self) -> str:
-        """``ok`` when every interval is at most ``width`` wide, else ``unknown`` (time ran out)."""
-        return "ok" if all(p.width <= Fraction(self.width) for p in self.points) else "unknown"
-
-    @property
-    def exit_code(self) -> int:
-        return 0 if self.verdict == "ok" else 1
+    def _widths(self) -> Iterable[Fraction]:
+        return (p.width for p in self.points)
 
     def to_json(self) -> Dict[str, Any]:
         return {
-            "schema_version": SCHEMA_VERSION,
-            "command": "robust",
-            "verdict": self.verdict,
-            "exit_code": self.exit_code,
-            "time_s": round(self.time_s, 4),
-            "file": self.model,
+            **self._json_head(self.model),
             "eps": float(self.eps),
             "prior": self.prior,
             "points": [p.to_json() for p in self.points],
@@ -110,7 +131,7 @@ class RobustResult:
 
 
 @dataclass
-class EquivResult:
+class EquivResult(_Certified):
     model_a: str
     model_b: str
     lower: Fraction  # Pr[A and B disagree] >= lower
@@ -119,23 +140,14 @@ class EquivResult:
     prior: str = "uniform"
     time_s: float = 0.0
     boxes: int = 0
+    command = "equiv"
 
-    @property
-    def verdict(self) -> str:
-        return "ok" if self.upper - self.lower <= Fraction(self.width) else "unknown"
-
-    @property
-    def exit_code(self) -> int:
-        return 0 if self.verdict == "ok" else 1
+    def _widths(self) -> Iterable[Fraction]:
+        return (self.upper - self.lower,)
 
     def to_json(self) -> Dict[str, Any]:
         return {
-            "schema_version": SCHEMA_VERSION,
-            "command": "equiv",
-            "verdict": self.verdict,
-            "exit_code": self.exit_code,
-            "time_s": round(self.time_s, 4),
-            "file": self.model_a,
+            **self._json_head(self.model_a),
             "models": [self.model_a, self.model_b],
             "prior": self.prior,
             "disagreement": _iv(self.lower, self.upper),

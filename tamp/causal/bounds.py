@@ -223,6 +223,8 @@ class BatchBounds:
     upper: np.ndarray  # (B, R)
     lower_coef: Optional[np.ndarray] = None  # (B, R, leaves): linear lower bounds' coefficients
     upper_coef: Optional[np.ndarray] = None  # (B, R, leaves): on the leaves (``leaf_cols`` order)
+    lower_const: Optional[np.ndarray] = None  # (B, R): with ``affine``, constants such that on the
+    upper_const: Optional[np.ndarray] = None  # box lower_coef·x + lower_const <= f(x) <= upper_coef·x + upper_const
 
 
 def bounds_batch(
@@ -232,19 +234,27 @@ def bounds_batch(
     consts: np.ndarray,
     upto: Optional[int] = None,
     coef: bool = False,
+    affine: bool = False,
 ) -> BatchBounds:
     """Sound lower and upper bounds per box of the affine functions ``rows·v + consts`` (ReLU
     levels below ``upto`` relaxed; default all). ``coef``: also the linear bounds' coefficients
-    on the leaves (their constants are not returned: they are for choosing splits only)."""
+    on the leaves (for choosing splits). ``affine``: also their constants, widened by the same
+    outward margin as the concrete bounds, so that for every leaf point x of the box, read
+    exactly, ``lower_coef·x + lower_const <= f(x) <= upper_coef·x + upper_const`` holds for the
+    exact f (the margin bounds the float error of the coefficients and constants over the box)."""
     upto = len(g.levels) + 1 if upto is None else upto
     R = rows.shape[0]
     both = np.vstack([rows, -rows])
     bc = np.concatenate([consts, -consts], axis=-1)
     V, c, sh = _backsub(g, rx, both, bc, upto)
-    low = _concretize(g, rx, V, c, _margin(g, rx, sh))
+    margin = _margin(g, rx, sh)
+    low = _concretize(g, rx, V, c, margin)
     out = BatchBounds(low[:, :R], -low[:, R:])
-    if coef:
+    if coef or affine:
         out.lower_coef, out.upper_coef = V[:, :R], -V[:, R:]
+    if affine:
+        k = c - 2 * margin
+        out.lower_const, out.upper_const = k[:, :R], -k[:, R:]
     return out
 
 

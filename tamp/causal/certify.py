@@ -29,6 +29,7 @@ from .analyzer import BIASED, CERTIFIED, EMPTY, MEASURED, MIXED, UNKNOWN, Analyz
 from .features import feature_values, model_features
 from .netclaim import NotNetwork, network_claim
 from .netfair import BIASED as N_BIASED
+from .netfair import BOUNDED as N_BOUNDED
 from .netfair import CERTIFIED as N_CERTIFIED
 from .netfair import MEASURED as N_MEASURED
 from .netfair import box_share, exact_box, hunt_witness, search
@@ -101,11 +102,12 @@ class _Tally:
         if len(self.regions) < MAX_REGIONS:
             self.regions.append((box, kind))
 
-    def add_bounded(self, box, lower: Fraction, upper: Fraction, measured: bool = False):
+    def add_bounded(self, box, lower: Fraction, upper: Fraction, measured: bool = False, mass=None):
         """Add a leaf of the mass refinement whose biased share lies in [lower, upper]: the parts
         known biased / fair are measured, the rest is mixed (it lies in a box with a witness).
-        ``measured``: the share was measured exactly and [lower, upper] is its rounding."""
-        lo, hi = self.measure(box)
+        ``measured``: the share was measured exactly and [lower, upper] is its rounding.
+        ``mass``: the box's (lower, upper) mass when the caller knows it (else measured)."""
+        lo, hi = self.measure(box) if mass is None else mass
         for part, k in ((M_BIASED, lower), (M_FAIR, 1 - upper), (MIXED, upper - lower)):
             self.lo[part] += lo * k
             self.hi[part] += hi * k
@@ -121,9 +123,10 @@ class _Tally:
             else "unknown",
         )
 
-    def add(self, box, status, share=None):
-        """Add a leaf; a ``measured`` leaf's mass is split into its exact biased and fair parts."""
-        lo, hi = self.measure(box)
+    def add(self, box, status, share=None, mass=None):
+        """Add a leaf; a ``measured`` leaf's mass is split into its exact biased and fair parts.
+        ``mass``: the box's (lower, upper) mass when the caller knows it (else measured)."""
+        lo, hi = self.measure(box) if mass is None else mass
         if status == MEASURED:
             kind = "fair" if share == 0 else "biased" if share == 1 else "partly biased"
         else:
@@ -168,7 +171,7 @@ def analyse_claim(
             no_bias = t.hi[BIASED] + t.hi[M_BIASED] == 0 and run["witness"] is None
             if run["abandoned"]:
                 engine_note = "general (the network engine found no bias in its first boxes and left some undecided)"
-            elif no_bias and (t.count[MEASURED] or t.count[UNKNOWN]) and not run["timed_out"]:
+            elif no_bias and (t.count[MEASURED] or t.count[UNKNOWN] or t.count[MIXED]) and not run["timed_out"]:
                 # biased mass 0, but "no biased point at all" needs every box certified: a measured
                 # share 0 leaves sets of measure zero open — the general engine decides those
                 engine_note = "general (the network engine measured no bias but did not certify every box)"
@@ -347,20 +350,37 @@ def _network_run(analyzer: Analyzer, claim, options: Options, deadline: Optional
     regions = []
     ncell = len(claim.cells)
     grid = 1 << 64
+
+    def leaf_mass(ibox):
+        # the uniform mass of a cell's box: its share of the real box over the number of cells
+        # (every categorical input is uniform over its values), as uniform_mass of full_box
+        m = box_share(ibox) / ncell
+        return (m, m)
+
     for leaf in res.leaves:
-        fb = full_box(leaf.cell, leaf.ibox)
+        mass = leaf_mass(leaf.ibox)
+        # the leaf's box in the program's dimensions only when it is kept (the tally's drawing
+        # keeps the first MAX_REGIONS leaves; the biased regions list those with bias)
+        need_box = len(tally.regions) < MAX_REGIONS
+        if leaf.status == N_BOUNDED and leaf.share is not None and leaf.upper is not None:
+            fb = full_box(leaf.cell, leaf.ibox) if (leaf.share or need_box) else None
+            tally.add_bounded(fb, leaf.share, leaf.upper, mass=mass)
+            if leaf.share:
+                regions.append((mass[0] * leaf.share, fb, leaf.share))
+            continue
+        share = Fraction(1) if leaf.status == N_BIASED else leaf.share if leaf.status == N_MEASURED else None
+        fb = full_box(leaf.cell, leaf.ibox) if (share or need_box) else None
         if leaf.status == N_MEASURED and leaf.share is not None and grid % leaf.share.denominator:
             # an exact share with a long denominator: kept as outward-rounded bounds on the 2^-64
             # grid, so the sums stay short rationals (the exact sum of thousands of volumes of a
             # deep network runs to thousands of digits)
             lo_s = Fraction(math.floor(leaf.share * grid), grid)
-            tally.add_bounded(fb, lo_s, lo_s + Fraction(1, grid), measured=True)
+            tally.add_bounded(fb, lo_s, lo_s + Fraction(1, grid), measured=True, mass=mass)
         else:
-            tally.add(fb, status_of.get(leaf.status, UNKNOWN), leaf.share)
-        share = Fraction(1) if leaf.status == N_BIASED else leaf.share if leaf.status == N_MEASURED else None
+            tally.add(fb, status_of.get(leaf.status, UNKNOWN), leaf.share, mass=mass)
         if share:
-            regions.append((box_share(leaf.ibox) * share / ncell, fb, share))
-    left_lo = sum((B.uniform_mass(dims, full_box(c, ib)) for c, ib in res.left), Fraction(0))
+            regions.append((mass[0] * share, fb, share))
+    left_lo = sum((leaf_mass(ib)[0] for _, ib in res.left), Fraction(0))
     return {
         "analyzer": analyzer,
         "tally": tally,

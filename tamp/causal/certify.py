@@ -352,34 +352,65 @@ def _network_run(analyzer: Analyzer, claim, options: Options, deadline: Optional
     grid = 1 << 64
 
     def leaf_mass(ibox):
-        # the uniform mass of a cell's box: its share of the real box over the number of cells
-        # (every categorical input is uniform over its values), as uniform_mass of full_box
-        m = box_share(ibox) / ncell
+        m = box_share(ibox) / ncell  # as uniform_mass of full_box: every category is uniform
         return (m, m)
 
-    for leaf in res.leaves:
-        mass = leaf_mass(leaf.ibox)
-        # the leaf's box in the program's dimensions only when it is kept (the tally's drawing
-        # keeps the first MAX_REGIONS leaves; the biased regions list those with bias)
-        need_box = len(tally.regions) < MAX_REGIONS
+    # the masses are summed as integers over one denominator ncell·2^(64 + deepest): every box
+    # has mass 1/(ncell·2^depth) and every share lies on the 2^-64 grid (long exact shares are
+    # rounded outward to it) — thousands of Fraction additions cost seconds past the deadline
+    depth_of = [sum(d for _, d in leaf.ibox) for leaf in res.leaves]
+    dmax = max(depth_of + [sum(d for _, d in ib) for _, ib in res.left] + [0])
+    num = {k: 0 for k in tally.lo}
+
+    def on_grid(q: Fraction) -> Tuple[int, int]:
+        """(floor, ceil) of q·2^64."""
+        lo_k = math.floor(q * grid)
+        return lo_k, lo_k if lo_k == q * grid else lo_k + 1
+
+    for leaf, depth in zip(res.leaves, depth_of):
+        unit = 1 << (dmax - depth)  # the box's mass / (1 / (ncell·2^dmax))
+        keep = len(tally.regions) < MAX_REGIONS
+        measured = False
         if leaf.status == N_BOUNDED and leaf.share is not None and leaf.upper is not None:
-            fb = full_box(leaf.cell, leaf.ibox) if (leaf.share or need_box) else None
-            tally.add_bounded(fb, leaf.share, leaf.upper, mass=mass)
-            if leaf.share:
-                regions.append((mass[0] * leaf.share, fb, leaf.share))
-            continue
-        share = Fraction(1) if leaf.status == N_BIASED else leaf.share if leaf.status == N_MEASURED else None
-        fb = full_box(leaf.cell, leaf.ibox) if (share or need_box) else None
-        if leaf.status == N_MEASURED and leaf.share is not None and grid % leaf.share.denominator:
-            # an exact share with a long denominator: kept as outward-rounded bounds on the 2^-64
-            # grid, so the sums stay short rationals (the exact sum of thousands of volumes of a
-            # deep network runs to thousands of digits)
-            lo_s = Fraction(math.floor(leaf.share * grid), grid)
-            tally.add_bounded(fb, lo_s, lo_s + Fraction(1, grid), measured=True, mass=mass)
+            lk, uk = on_grid(leaf.share)[0], on_grid(leaf.upper)[1]
+        elif leaf.status == N_MEASURED and leaf.share is not None:
+            lk, uk = on_grid(leaf.share)
+            measured = True
         else:
-            tally.add(fb, status_of.get(leaf.status, UNKNOWN), leaf.share, mass=mass)
+            status = status_of.get(leaf.status, UNKNOWN)
+            num[status] += unit * grid
+            tally.count[status] += 1
+            if keep:
+                kind = "fair" if status == CERTIFIED else "biased" if status == BIASED else "unknown"
+                tally._region(full_box(leaf.cell, leaf.ibox), kind)
+            if status == BIASED:
+                fb = full_box(leaf.cell, leaf.ibox)
+                regions.append((Fraction(1, ncell << depth), fb, Fraction(1)))
+            continue
+        num[M_BIASED] += unit * lk
+        num[M_FAIR] += unit * (grid - uk)
+        num[MIXED] += unit * (uk - lk)
+        tally.count[MEASURED if (measured or lk == uk) else MIXED] += 1
+        share = leaf.share
+        fb = full_box(leaf.cell, leaf.ibox) if (keep or share) else None
+        if keep:
+            kind = (
+                "fair"
+                if uk == 0
+                else "biased"
+                if lk == grid
+                else "partly biased"
+                if measured or lk == uk
+                else "unknown"
+            )
+            tally._region(fb, kind)
         if share:
-            regions.append((mass[0] * share, fb, share))
+            regions.append((Fraction(1, ncell << depth) * share, fb, share))
+    den = ncell * grid << dmax
+    for k, v in num.items():
+        if v:
+            tally.lo[k] += Fraction(v, den)
+            tally.hi[k] += Fraction(v, den)
     left_lo = sum((leaf_mass(ib)[0] for _, ib in res.left), Fraction(0))
     return {
         "analyzer": analyzer,

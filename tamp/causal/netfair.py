@@ -32,6 +32,7 @@ from fractions import Fraction
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
+from gmpy2 import mpq
 
 from .bounds import bounds_batch, relax_batch
 from .netclaim import CasePair, NetClaim
@@ -142,6 +143,17 @@ def search(
     # uncertain biased mass (share of the whole space; float: a stopping rule only): the open
     # boxes' whole mass, the bounded boxes' upper - lower
     open_gap = 0.0
+
+    qlo = [mpq(claim.bounds[k][0]) for k in claim.real]
+    qw = [mpq(claim.bounds[k][1] - claim.bounds[k][0]) for k in claim.real]
+
+    def qbox(ibox: IBox) -> List[Tuple[Any, Any]]:
+        # exact_box in gmpy2 rationals (the share bounds' arithmetic)
+        out = []
+        for t, (i, d) in enumerate(ibox):
+            w = qw[t] / (1 << d)
+            out.append((qlo[t] + w * i, qlo[t] + w * (i + 1)))
+        return out
 
     def mass(depth: int) -> float:
         return 2.0**-depth / ncell
@@ -297,7 +309,7 @@ def search(
             bcols = np.array([j for pb, _ in by_pair for j in pb], dtype=int)
             got = share_bounds_batch(
                 names,
-                [exact_box(claim, items[t][3]) for t in sel],
+                [qbox(items[t][3]) for t in sel.tolist()],
                 _Rows(bb, sel),
                 [cps[j] for j in bcols.tolist()],
                 possible[np.ix_(sel, bcols)],

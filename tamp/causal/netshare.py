@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from gmpy2 import mpq
@@ -210,7 +210,9 @@ def share_bounds_batch(
         return exact[t]
 
     up = [mpq(0)] * N
-    low = [mpq(0)] * N
+    # lower bounds per pair of copies: a point is biased when some pair's outputs differ, so the
+    # pairs' biased sets overlap (their upper bounds add up, a union bound; the lower is the max)
+    low_of: Dict[int, List[Any]] = {cp.pair: [mpq(0)] * N for cp in case_pairs}
     pts: List[Optional[Dict[str, Fraction]]] = [None] * N
     for c, cp in enumerate(case_pairs):
         live = possible[:, c]
@@ -247,6 +249,7 @@ def share_bounds_batch(
             sure = [_unit(U[t, k], float(Uk[t, k]), lq, wq) for k in range(len(cp.literals))]
             v = 1 - sum(1 - _G(sa, -sb, True) for sa, sb in sure)
             if v > 0:
+                low = low_of[cp.pair]
                 low[t] += v
                 if point and pts[t] is None:
                     fs = [
@@ -259,7 +262,8 @@ def share_bounds_batch(
     out = []
     for t in range(N):
         u = min(up[t], mpq(1))
-        out.append((_floor(min(low[t], u)), _ceil(u), pts[t]))
+        lw = max(low[t] for low in low_of.values()) if low_of else mpq(0)
+        out.append((_floor(min(lw, u)), _ceil(u), pts[t]))
     return out
 
 

@@ -31,9 +31,12 @@ from .test_netfair import GROUP, REALS, SENS, SPEC_ONEHOT, _import, _libra_net
 SPEC_SPLIT = "1\nx01\n0.5\n2\nx02\nx03\n"
 
 
-def _claim(tmp_path, seed, continuous):
+def _claim(tmp_path, seed, continuous, three=False):
     rng = random.Random(seed)
-    if continuous:
+    if three:  # a sensitive one-hot group of three: three pairs of copies
+        text = _libra_net(rng, REALS + GROUP + ["x05", "x06", "x07"], [5, 4], 2)
+        imp = _import(tmp_path, text, "3\nx05\nx06\nx07\n3\nx02\nx03\nx04\n", f"three{seed}")
+    elif continuous:
         text = _libra_net(rng, ["x00", "x01", "x02", "x03"], [5, 4], 2)
         imp = _import(tmp_path, text, SPEC_SPLIT, f"split{seed}")
     else:
@@ -112,9 +115,9 @@ def test_relational_bound_encloses_exact_difference(tmp_path, seed, continuous):
         assert tighter > 0
 
 
-@pytest.mark.parametrize("seed,continuous", [(5, False), (6, True)])
-def test_share_bounds_contain_sampled_share(tmp_path, seed, continuous):
-    claim = _claim(tmp_path, seed, continuous)
+@pytest.mark.parametrize("seed,continuous,three", [(5, False, False), (6, True, False), (7, False, True)])
+def test_share_bounds_contain_sampled_share(tmp_path, seed, continuous, three):
+    claim = _claim(tmp_path, seed, continuous, three)
     rng = random.Random(seed)
     items, boxes, cells, rx = _batch(claim, rng, 30)
     consts = claim.consts[cells]

@@ -74,7 +74,7 @@ def libra_best(logged: dict, key: str):
     return max(runs, key=lambda r: (round(r["coverage_pct"], 6), -r["time_s"]))
 
 
-def run_one(key: str, spec: str, timeout: float, jobs: int):
+def run_one(key: str, spec: str, timeout: float, jobs: int, width: float = 0.0095):
     from tamp import import_model
     from tamp.causal import certify_program
 
@@ -87,7 +87,7 @@ def run_one(key: str, spec: str, timeout: float, jobs: int):
         if path.startswith(tempfile.gettempdir()):
             os.unlink(path)
     t0 = time.monotonic()
-    res = certify_program(imp.program, {"timeout": timeout, "jobs": jobs}, path=key)
+    res = certify_program(imp.program, {"timeout": timeout, "jobs": jobs, "mass_gap": width}, path=key)
     dt = time.monotonic() - t0
     d = res.details
     bm = d["biased_mass"]
@@ -111,6 +111,12 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per network (default 600)")
     ap.add_argument("--only", default="", help="comma-separated network names")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    ap.add_argument(
+        "--width",
+        type=float,
+        default=0.0095,
+        help="stop once the certified biased-mass interval is at most this wide (default 0.0095: within 0.01)",
+    )
     ap.add_argument("--markdown", default="", help="also write the table to this file")
     ap.add_argument("--json", action="store_true", help="one JSON object per network")
     args = ap.parse_args(argv)
@@ -127,7 +133,7 @@ def main(argv=None) -> int:
     for key, spec in NETWORKS:
         if only and key not in only:
             continue
-        r = run_one(key, spec, args.timeout, args.jobs)
+        r = run_one(key, spec, args.timeout, args.jobs, args.width)
         lb = libra_best(logged, key)
         if lb:
             libra = f"{lb['coverage_pct']:.2f}%, {lb['biased_pct']:.3f}%, {lb['time_s']:.0f} s ({lb['config']})"

@@ -223,8 +223,8 @@ class BatchBounds:
     upper: np.ndarray  # (B, R)
     lower_coef: Optional[np.ndarray] = None  # (B, R, leaves): linear lower bounds' coefficients
     upper_coef: Optional[np.ndarray] = None  # (B, R, leaves): on the leaves (``leaf_cols`` order)
-    lower_const: Optional[np.ndarray] = None  # (B, R): their constants, the float error margin
-    upper_const: Optional[np.ndarray] = None  # (B, R): folded in (see :func:`bounds_batch`)
+    lower_const: Optional[np.ndarray] = None  # (B, R): with ``affine``, constants such that on the
+    upper_const: Optional[np.ndarray] = None  # box lower_coef·x + lower_const <= f(x) <= upper_coef·x + upper_const
 
 
 def bounds_batch(
@@ -234,12 +234,16 @@ def bounds_batch(
     consts: np.ndarray,
     upto: Optional[int] = None,
     coef: bool = False,
+    affine: bool = False,
 ) -> BatchBounds:
     """Sound lower and upper bounds per box of the affine functions ``rows·v + consts`` (ReLU
-    levels below ``upto`` relaxed; default all). ``coef``: also the linear bounds on the leaves,
-    sound over each box: ``lower_coef·x + lower_const <= rows·v + consts <= upper_coef·x +
-    upper_const`` for every point x of the box (read as exact reals; the back-substitution's
-    float error margin is folded into the constants)."""
+    levels below ``upto`` relaxed; default all). ``coef``: also the linear bounds on the leaves
+    with their constants, sound over each box; ``affine`` (the same, kept for the callers that ask
+    for it by that name). The constants are widened by twice the outward margin of the concrete
+    bounds, so that for every leaf point x of the box, read exactly, ``lower_coef·x + lower_const
+    <= f(x) <= upper_coef·x + upper_const`` holds for the exact f (the margin bounds the float
+    error of the coefficients and constants over the box; the factor 2 also covers the rounding
+    of the constants' own subtraction)."""
     upto = len(g.levels) + 1 if upto is None else upto
     R = rows.shape[0]
     both = np.vstack([rows, -rows])
@@ -248,12 +252,12 @@ def bounds_batch(
     margin = _margin(g, rx, sh)
     low = _concretize(g, rx, V, c, margin)
     out = BatchBounds(low[:, :R], -low[:, R:])
-    if coef:
+    if coef or affine:
         # the float V, c differ from the exactly back-substituted bound by at most γ_K·shadow
-        # (elementwise), and margin >= that over the box: V·x + (c - margin) is below it
-        low_c = c - margin
+        # (elementwise), and margin >= that over the box: V·x + (c - 2·margin) is below it
         out.lower_coef, out.upper_coef = V[:, :R], -V[:, R:]
-        out.lower_const, out.upper_const = low_c[:, :R], -low_c[:, R:]
+        k = c - 2 * margin
+        out.lower_const, out.upper_const = k[:, :R], -k[:, R:]
     return out
 
 

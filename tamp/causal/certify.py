@@ -29,6 +29,7 @@ from .analyzer import BIASED, CERTIFIED, EMPTY, MEASURED, MIXED, UNKNOWN, Analyz
 from .features import feature_values, model_features
 from .netclaim import NotNetwork, network_claim
 from .netfair import BIASED as N_BIASED
+from .netfair import BOUNDED as N_BOUNDED
 from .netfair import CERTIFIED as N_CERTIFIED
 from .netfair import MEASURED as N_MEASURED
 from .netfair import box_share, exact_box, hunt_witness, search
@@ -101,11 +102,12 @@ class _Tally:
         if len(self.regions) < MAX_REGIONS:
             self.regions.append((box, kind))
 
-    def add_bounded(self, box, lower: Fraction, upper: Fraction, measured: bool = False):
+    def add_bounded(self, box, lower: Fraction, upper: Fraction, measured: bool = False, mass=None):
         """Add a leaf of the mass refinement whose biased share lies in [lower, upper]: the parts
         known biased / fair are measured, the rest is mixed (it lies in a box with a witness).
-        ``measured``: the share was measured exactly and [lower, upper] is its rounding."""
-        lo, hi = self.measure(box)
+        ``measured``: the share was measured exactly and [lower, upper] is its rounding.
+        ``mass``: the box's (lower, upper) mass when the caller knows it (else measured)."""
+        lo, hi = self.measure(box) if mass is None else mass
         for part, k in ((M_BIASED, lower), (M_FAIR, 1 - upper), (MIXED, upper - lower)):
             self.lo[part] += lo * k
             self.hi[part] += hi * k
@@ -121,9 +123,10 @@ class _Tally:
             else "unknown",
         )
 
-    def add(self, box, status, share=None):
-        """Add a leaf; a ``measured`` leaf's mass is split into its exact biased and fair parts."""
-        lo, hi = self.measure(box)
+    def add(self, box, status, share=None, mass=None):
+        """Add a leaf; a ``measured`` leaf's mass is split into its exact biased and fair parts.
+        ``mass``: the box's (lower, upper) mass when the caller knows it (else measured)."""
+        lo, hi = self.measure(box) if mass is None else mass
         if status == MEASURED:
             kind = "fair" if share == 0 else "biased" if share == 1 else "partly biased"
         else:
@@ -168,7 +171,7 @@ def analyse_claim(
             no_bias = t.hi[BIASED] + t.hi[M_BIASED] == 0 and run["witness"] is None
             if run["abandoned"]:
                 engine_note = "general (the network engine found no bias in its first boxes and left some undecided)"
-            elif no_bias and (t.count[MEASURED] or t.count[UNKNOWN]) and not run["timed_out"]:
+            elif no_bias and (t.count[MEASURED] or t.count[UNKNOWN] or t.count[MIXED]) and not run["timed_out"]:
                 # biased mass 0, but "no biased point at all" needs every box certified: a measured
                 # share 0 leaves sets of measure zero open — the general engine decides those
                 engine_note = "general (the network engine measured no bias but did not certify every box)"
@@ -347,20 +350,68 @@ def _network_run(analyzer: Analyzer, claim, options: Options, deadline: Optional
     regions = []
     ncell = len(claim.cells)
     grid = 1 << 64
-    for leaf in res.leaves:
-        fb = full_box(leaf.cell, leaf.ibox)
-        if leaf.status == N_MEASURED and leaf.share is not None and grid % leaf.share.denominator:
-            # an exact share with a long denominator: kept as outward-rounded bounds on the 2^-64
-            # grid, so the sums stay short rationals (the exact sum of thousands of volumes of a
-            # deep network runs to thousands of digits)
-            lo_s = Fraction(math.floor(leaf.share * grid), grid)
-            tally.add_bounded(fb, lo_s, lo_s + Fraction(1, grid), measured=True)
+
+    def leaf_mass(ibox):
+        m = box_share(ibox) / ncell  # as uniform_mass of full_box: every category is uniform
+        return (m, m)
+
+    # the masses are summed as integers over one denominator ncell·2^(64 + deepest): every box
+    # has mass 1/(ncell·2^depth) and every share lies on the 2^-64 grid (long exact shares are
+    # rounded outward to it) — thousands of Fraction additions cost seconds past the deadline
+    depth_of = [sum(d for _, d in leaf.ibox) for leaf in res.leaves]
+    dmax = max(depth_of + [sum(d for _, d in ib) for _, ib in res.left] + [0])
+    num = {k: 0 for k in tally.lo}
+
+    def on_grid(q: Fraction) -> Tuple[int, int]:
+        """(floor, ceil) of q·2^64."""
+        lo_k = math.floor(q * grid)
+        return lo_k, lo_k if lo_k == q * grid else lo_k + 1
+
+    for leaf, depth in zip(res.leaves, depth_of):
+        unit = 1 << (dmax - depth)  # the box's mass / (1 / (ncell·2^dmax))
+        keep = len(tally.regions) < MAX_REGIONS
+        measured = False
+        if leaf.status == N_BOUNDED and leaf.share is not None and leaf.upper is not None:
+            lk, uk = on_grid(leaf.share)[0], on_grid(leaf.upper)[1]
+        elif leaf.status == N_MEASURED and leaf.share is not None:
+            lk, uk = on_grid(leaf.share)
+            measured = True
         else:
-            tally.add(fb, status_of.get(leaf.status, UNKNOWN), leaf.share)
-        share = Fraction(1) if leaf.status == N_BIASED else leaf.share if leaf.status == N_MEASURED else None
+            status = status_of.get(leaf.status, UNKNOWN)
+            num[status] += unit * grid
+            tally.count[status] += 1
+            if keep:
+                kind = "fair" if status == CERTIFIED else "biased" if status == BIASED else "unknown"
+                tally._region(full_box(leaf.cell, leaf.ibox), kind)
+            if status == BIASED:
+                fb = full_box(leaf.cell, leaf.ibox)
+                regions.append((Fraction(1, ncell << depth), fb, Fraction(1)))
+            continue
+        num[M_BIASED] += unit * lk
+        num[M_FAIR] += unit * (grid - uk)
+        num[MIXED] += unit * (uk - lk)
+        tally.count[MEASURED if (measured or lk == uk) else MIXED] += 1
+        share = leaf.share
+        fb = full_box(leaf.cell, leaf.ibox) if (keep or share) else None
+        if keep:
+            kind = (
+                "fair"
+                if uk == 0
+                else "biased"
+                if lk == grid
+                else "partly biased"
+                if measured or lk == uk
+                else "unknown"
+            )
+            tally._region(fb, kind)
         if share:
-            regions.append((box_share(leaf.ibox) * share / ncell, fb, share))
-    left_lo = sum((B.uniform_mass(dims, full_box(c, ib)) for c, ib in res.left), Fraction(0))
+            regions.append((Fraction(1, ncell << depth) * share, fb, share))
+    den = ncell * grid << dmax
+    for k, v in num.items():
+        if v:
+            tally.lo[k] += Fraction(v, den)
+            tally.hi[k] += Fraction(v, den)
+    left_lo = sum((leaf_mass(ib)[0] for _, ib in res.left), Fraction(0))
     return {
         "analyzer": analyzer,
         "tally": tally,

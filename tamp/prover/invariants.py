@@ -57,8 +57,8 @@ from lang.evaluate import EvalError, evaluate
 from lang.walk import rebuild, replace_all
 
 from .argmax import scan_candidates
-from .deviation import deviation_candidates
 from .branch_copies import copied_facts
+from .deviation import deviation_candidates
 from .exprs import conjuncts, not_, plus, subst
 from .labels import negated_conjuncts
 from .liveness import mentions_only_live

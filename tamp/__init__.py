@@ -12,27 +12,6 @@ specifications), ``tamp.certify`` and ``tamp.check_proof`` (write and re-check a
 from .results import PROVED, UNKNOWN, VIOLATED, FileResult, ProgramResult  # noqa: F401
 from .version import __version__  # noqa: F401
 
-__all__ = [
-    "prove",
-    "prove_program",
-    "check",
-    "simulate",
-    "prob",
-    "certify",
-    "check_proof",
-    "certify_and_check",
-    "import_model",
-    "robust",
-    "equiv",
-    "fit_prior",
-    "FileResult",
-    "ProgramResult",
-    "PROVED",
-    "UNKNOWN",
-    "VIOLATED",
-    "__version__",
-]
-
 _API = (
     "prove",
     "prove_program",
@@ -47,6 +26,8 @@ _API = (
     "equiv",
     "fit_prior",
 )
+
+__all__ = [*_API, "FileResult", "ProgramResult", "PROVED", "UNKNOWN", "VIOLATED", "__version__"]
 
 
 def __getattr__(name: str):

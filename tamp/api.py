@@ -199,11 +199,16 @@ def prove(
             check_bound(prog, bound_expr, bound if isinstance(bound, str) else None)
         left = max(deadline - time.monotonic(), 0.01) if deadline else None
         results.append(prove_program(prog, bound_expr, left, inputs, src.path, src.text, progress, executor))
+    return _file_result(src, results)
+
+
+def _file_result(src: A.SourceFile, results: List[ProgramResult]) -> FileResult:
+    """The file's result, its programs' results knowing the file's text and path (the notebook
+    view, :mod:`tamp.report`, lists the source and places the reasons in it)."""
     out = FileResult(src.path, results)
-    for r in [out] + results:  # the notebook view (tamp.report) lists the source
-        r.source = src.text
+    out.source = src.text
     for r in results:
-        r.path = src.path
+        r.source, r.path = src.text, src.path
     return out
 
 
@@ -345,12 +350,7 @@ def prob(
                 p, inputs=mine or None, timeout=timeout, path=src.path, source=src.text, executor=executor
             )
         )
-    out = FileResult(src.path, results)
-    for r in [out] + results:  # the notebook view (tamp.report) lists the source
-        r.source = src.text
-    for r in results:
-        r.path = src.path
-    return out
+    return _file_result(src, results)
 
 
 def certify(result: FileResult, bound: Optional[str] = None, inputs: Optional[Dict[str, object]] = None) -> dict:

@@ -83,6 +83,9 @@ class Options:
     net_batch: int = 512  # network engine: boxes bounded together
     net_max_depth: int = 40  # network engine: halvings of a cell's real box before a box is left undecided
     net_probe_boxes: Optional[int] = 4096  # network engine: hand over to the general one if no bias in this many boxes
+    net_share_unstable: Optional[int] = (
+        None  # network engine: bound mixed boxes' biased shares with at most this many unstable ReLUs (None: all)
+    )
 
     @classmethod
     def from_any(cls, o) -> "Options":

@@ -332,6 +332,7 @@ def _network_run(analyzer: Analyzer, claim, options: Options, deadline: Optional
         exact_dims=options.exact_dims,
         probe_boxes=options.net_probe_boxes,
         gap=options.mass_gap,
+        share_unstable=options.net_share_unstable,
     )
     witness = res.witness or hunt_witness(claim, res, analyzer.witness)
 

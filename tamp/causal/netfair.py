@@ -108,7 +108,7 @@ def search(
     gap: float = 0.0,
     relational: bool = True,
     share_bounds: bool = True,
-    share_unstable: int = 8,
+    share_unstable: Optional[int] = None,
 ) -> Search:
     """Decide every cell × box (see the module docstring). ``witness_at(point)``: a checked
     witness record at a full input point, or None; boxes halved ``min_depth`` times in all are
@@ -119,8 +119,8 @@ def search(
     whole input space) is at most this; the bounded boxes become BOUNDED leaves.
     ``relational``: bound the copies' difference through the shared layers
     (:mod:`tamp.causal.netdiff`); ``share_bounds``: bound a mixed box's biased share from its
-    linear bounds (:mod:`tamp.causal.netshare`) when at most ``share_unstable`` ReLUs are
-    unstable on it (coarser boxes count as wholly uncertain), and refine the boxes with the
+    linear bounds (:mod:`tamp.causal.netshare`) — only when at most ``share_unstable`` ReLUs are
+    unstable on it, if given (coarser boxes then count as wholly uncertain), and refine the boxes with the
     largest uncertain mass first (else mixed boxes are halved breadth-first)."""
     g = claim.graph
     n = g.nvars
@@ -302,7 +302,9 @@ def search(
             biased_any |= has_b & ~has_f
         widths = rw * scale
         # the mixed boxes fine enough for share bounds, bounded together
-        fine = ~fair_all & ~biased_any & (unstable <= share_unstable) if share_bounds else np.zeros(B, dtype=bool)
+        fine = ~fair_all & ~biased_any if share_bounds else np.zeros(B, dtype=bool)
+        if share_unstable is not None:
+            fine &= unstable <= share_unstable
         shares: Dict[int, Tuple[Fraction, Fraction, Optional[dict]]] = {}
         sel = np.flatnonzero(fine)
         if len(sel):

@@ -109,6 +109,7 @@ def search(
     relational: bool = True,
     share_bounds: bool = True,
     share_unstable: Optional[int] = None,
+    final_exact: int = 64,
 ) -> Search:
     """Decide every cell × box (see the module docstring). ``witness_at(point)``: a checked
     witness record at a full input point, or None; boxes halved ``min_depth`` times in all are
@@ -121,7 +122,8 @@ def search(
     (:mod:`tamp.causal.netdiff`); ``share_bounds``: bound a mixed box's biased share from its
     linear bounds (:mod:`tamp.causal.netshare`) — only when at most ``share_unstable`` ReLUs are
     unstable on it, if given (coarser boxes then count as wholly uncertain), and refine the boxes with the
-    largest uncertain mass first (else mixed boxes are halved breadth-first)."""
+    largest uncertain mass first (else mixed boxes are halved breadth-first); at the end the
+    ``final_exact`` most uncertain bounded boxes are measured exactly where that is cheap."""
     g = claim.graph
     n = g.nvars
     nr = len(claim.real)
@@ -362,8 +364,12 @@ def search(
             open_gap += g_mass
             heapq.heappush(front, (-g_mass, seq, p))
             seq += 1
-    for _, _, p in front:
-        finals.append(p)
+    # the few largest uncertain boxes left that are cheap to measure exactly are measured (a
+    # small network's interval then closes; a large one keeps most of its bounded boxes)
+    rest = sorted(front, key=lambda it: it[:2])
+    for n_tried, (_, _, p) in enumerate(rest):
+        if n_tried >= final_exact or timed_out() or not (npairs == 1 and p.unstable <= exact_unstable and measure(p)):
+            finals.append(p)
     for p in finals:
         leaves.append(Leaf(p.cell, p.ibox, BOUNDED if share_bounds else UNDECIDED, p.lower, p.upper))
     left = [(cell, ibox) for _, _, cell, ibox, _ in todo]

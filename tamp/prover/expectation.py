@@ -781,12 +781,34 @@ def _attempt_proof(claim: ExpClaim, chk: Checker, beta: A.Expr, search: Search) 
         st = chk.valid(f)
         if st != VALID:
             why = f"{kind} at {where}: the expected failure does not fit the bound ({st})"
-            if kind == "BUDGET":
-                why = f"the expected failure {show_expr(pre)} is not provably at most {show_expr(beta)} ({st})"
+            if kind == "BUDGET" and annots:
+                lines = ", ".join(str(li.line) for li in loop_infos(claim, annots, chk))
+                why = (
+                    f"no invariant expectation tamp found for the loop(s) at line {lines} gives an "
+                    f"expected failure of at most {show_expr(beta)} ({st})"
+                )
+            elif kind == "BUDGET":
+                shown = show_expr(_simplified(readable(pre, claim, chk)))
+                shown = shown if len(shown) <= 200 else shown[:200] + " …"
+                why = (
+                    f"the expected failure (exact for these coins) is {shown}, which is not at most "
+                    f"{show_expr(beta)} for every input ({st})"
+                )
             return None, why
     proof = ExpProof(beta, pre, annots, obs, loop_infos(claim, annots, chk))
     proof.shown = readable(pre, claim, chk)
     return proof, ""
+
+
+def _simplified(e: A.Expr) -> A.Expr:
+    """``e`` simplified by sympy for a message (never for a proof); ``e`` itself if that fails."""
+    try:
+        # deferred on purpose: it loads sympy (~1 s); only an unknown's message needs it
+        from .simplify import simplify
+
+        return simplify(e)
+    except Exception:  # noqa: BLE001 - presentation only
+        return e
 
 
 def readable(pre: A.Expr, claim: ExpClaim, chk: Checker) -> A.Expr:

@@ -637,7 +637,8 @@ def flag_cores(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f: A.E
             rep: A.Expr = A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c)
             if d:
                 rep = A.Binary("+" if d > 0 else "-", rep, A.num(abs(d)))
-            ones: List[Dict[str, A.Expr]] = [{q: ONE} for q in ints if q != p] + [{}]  # one task first
+            one: A.Expr = ONE
+            ones: List[Dict[str, A.Expr]] = [{q: one} for q in ints if q != p] + [{}]  # one task first
             for m in ones:
                 b1 = _fold(subst(beta, {**m, p: rep}))
                 for v in flags:

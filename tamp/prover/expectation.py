@@ -428,6 +428,8 @@ def all_outcomes(s: A.Stmt, q: A.Expr) -> A.Expr:
     if isinstance(s, A.If):
         t = all_outcomes(s.then, q)
         o = all_outcomes(s.other, q) if s.other is not None else q
+        if t == o:  # the branch does not matter to q
+            return t
         return A.Binary("&&", A.Binary("==>", s.cond, t), A.Binary("==>", not_(s.cond), o))
     if isinstance(s, A.Assume):
         return A.Binary("==>", s.cond, q)
@@ -580,6 +582,9 @@ def core_candidates(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f
             conds.append(a)
     facts = counter_facts(claim, body, s)
     out: List[A.Expr] = []
+    nested = id(s) in nested_loops(claim.body)
+    if nested:  # a retry inside a loop: what follows on success, plus the chance of no success
+        out += flag_cores(claim, beta, s, g, body, f, pairs)
     for c, step, p in pairs:
         for d in (0, -1, 1):
             rep: A.Expr = A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c)
@@ -591,6 +596,8 @@ def core_candidates(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f
             out += forms
             if facts is not None:
                 out += [A.Cond(facts, x, ONE) for x in forms]
+    if not nested:
+        out += flag_cores(claim, beta, s, g, body, f, pairs)
     out += [beta, ZERO]
     seen, uniq = set(), []
     for e in out:
@@ -599,6 +606,45 @@ def core_candidates(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f
             seen.add(k)
             uniq.append(e)
     return uniq
+
+
+def nested_loops(body: A.Stmt) -> set:
+    """The ids of the loops that sit inside another loop."""
+    out = set()
+    for n in A.walk(body):
+        if isinstance(n, (A.While, A.For)):
+            out |= {id(x) for x in A.walk(n.body) if isinstance(x, (A.While, A.For))}
+    return out
+
+
+def flag_cores(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f: A.Expr, pairs) -> List[A.Expr]:
+    """``F[v := b] + β₁`` for a Boolean v sampled in the loop and read by its guard (a retry's
+    success flag): the continuation's expected failure once v = b ends the loop, plus the
+    chance that it never does — β₁ is the bound for one task (another integer input of β set to
+    1) with the iterations left in place of its input (``n·exp(-s·k)`` → ``exp(-s·(k - att))``)."""
+    flags = []
+    for n in A.walk(body):
+        if isinstance(n, A.Sample) and isinstance(n.targets[0], A.Var):
+            v = n.targets[0].name
+            if claim.types.get(v) == A.BOOL and v in A.free_vars(g) and v not in flags:
+                flags.append(v)
+    if not flags:
+        return []
+    ints = [p for p in claim.params if p in A.free_vars(beta) and claim.types.get(p) == A.INT]
+    out: List[A.Expr] = []
+    for c, step, p in pairs:
+        for d in (0, -1, 1):
+            rep: A.Expr = A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c)
+            if d:
+                rep = A.Binary("+" if d > 0 else "-", rep, A.num(abs(d)))
+            one: A.Expr = ONE
+            ones: List[Dict[str, A.Expr]] = [{q: one} for q in ints if q != p] + [{}]  # one task first
+            for m in ones:
+                b1 = _fold(subst(beta, {**m, p: rep}))
+                for v in flags:
+                    for val in (True, False):
+                        out.append(A.Binary("+", _fold(subst(f, {v: A.BoolLit(val)})), b1))
+    return out
 
 
 def counter_facts(claim: ExpClaim, body: A.Stmt, s) -> Optional[A.Expr]:
@@ -723,6 +769,7 @@ def prove_with_bound(
 
 
 MAX_ATTEMPTS = 12
+BUDGET_S = 60.0  # the engine's own time limit (within the prover's): a search that long is lost
 
 
 def _attempt_proof(claim: ExpClaim, chk: Checker, beta: A.Expr, search: Search) -> Tuple[Optional[ExpProof], str]:
@@ -735,12 +782,34 @@ def _attempt_proof(claim: ExpClaim, chk: Checker, beta: A.Expr, search: Search) 
         st = chk.valid(f)
         if st != VALID:
             why = f"{kind} at {where}: the expected failure does not fit the bound ({st})"
-            if kind == "BUDGET":
-                why = f"the expected failure {show_expr(pre)} is not provably at most {show_expr(beta)} ({st})"
+            if kind == "BUDGET" and annots:
+                lines = ", ".join(str(li.line) for li in loop_infos(claim, annots, chk))
+                why = (
+                    f"no invariant expectation tamp found for the loop(s) at line {lines} gives an "
+                    f"expected failure of at most {show_expr(beta)} ({st})"
+                )
+            elif kind == "BUDGET":
+                shown = show_expr(_simplified(readable(pre, claim, chk)))
+                shown = shown if len(shown) <= 200 else shown[:200] + " …"
+                why = (
+                    f"the expected failure (exact for these coins) is {shown}, which is not at most "
+                    f"{show_expr(beta)} for every input ({st})"
+                )
             return None, why
     proof = ExpProof(beta, pre, annots, obs, loop_infos(claim, annots, chk))
     proof.shown = readable(pre, claim, chk)
     return proof, ""
+
+
+def _simplified(e: A.Expr) -> A.Expr:
+    """``e`` simplified by sympy for a message (never for a proof); ``e`` itself if that fails."""
+    try:
+        # deferred on purpose: it loads sympy (~1 s); only an unknown's message needs it
+        from .simplify import simplify
+
+        return simplify(e)
+    except Exception:  # noqa: BLE001 - presentation only
+        return e
 
 
 def readable(pre: A.Expr, claim: ExpClaim, chk: Checker) -> A.Expr:
@@ -879,6 +948,8 @@ def exp_result(program, cfa, proof: ExpProof, t0: float, chk: Optional[Checker] 
 
 def try_expectation(program, cfa, deadline, t0) -> Tuple[Optional[ExpectationResult], str]:
     """(a proved result, "") or (None, why not; "" when the program is outside the rules)."""
+    budget = time.monotonic() + BUDGET_S
+    deadline = budget if deadline is None else min(deadline, budget)
     try:
         proof, why, chk = prove_with_bound(program, cfa, cfa.bound, deadline)
     except Timeout:

@@ -11,7 +11,9 @@ unfolded into a trace tree (:mod:`.automaton`); :mod:`.synthesis` chooses one ax
 sampling so that every trace formula (:mod:`.trace`) is valid; :mod:`.labels` labels the tree
 with checked interpolants λ and failure bounds κ; :mod:`.check` verifies the labelled
 automaton (the only thing a "proved" rests on). If the plain tree fails, the proof is retried
-under a case split on each boolean input.
+under a case split on each boolean input. A loop-free program with at least :data:`DAG_TRACES`
+traces (k noisy-max branches make 2^(k-1)) is first labelled on its CFA itself, joins included,
+as :mod:`.loops` labels loop programs — linear in the program, not in its traces.
 
 What a "proved" means: for every input satisfying ``requires`` and every precondition
 ``assume`` (one that reads inputs only, :mod:`tamp.cfa.dependence`), the probability that a run

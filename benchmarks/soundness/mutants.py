@@ -29,9 +29,12 @@ bern/2          ``bern(p)`` → ``bern(p/2)`` (a retry succeeds, a replica is ri
 init+1          ``x := c`` (an integer literal, e.g. a counter's start) → c + 1  may-hold
 step*2          ``x := x ± 1`` (a counter's step) → ``x := x ± 2``             may-hold
 acc*2           ``x := x + e`` (an accumulator, e not a literal) → x + 2*e    may-hold
+flag!           ``f := true`` / ``f := false`` → the other literal            may-hold
 ==============  ==========================================================  ========
 
-The last three change what a loop computes (where it starts, which elements it visits, what it
+``flag!`` tests the facts resting on Boolean flags (a sampling behind a flag the loop only sets
+is charged once; a ``done`` flag tied to a sentinel answer): with the flag cleared where it was
+set, the release runs again and the answer moves. The three before it change what a loop computes (where it starts, which elements it visits, what it
 adds up), so the facts the prover infers about loops (closed forms of accumulators, counter
 progressions) are tested against simulation: such a mutant is usually false, and when it is
 proved the simulator must not refute it.
@@ -165,6 +168,7 @@ def mutants(prog: A.Program, limit: int = 3) -> List[Mutant]:
         ("init+1", _is_int_init, _init_plus_one),
         ("step*2", _is_unit_step, _double_step),
         ("acc*2", _is_accumulation, _double_increment),
+        ("flag!", _is_flag_write, _flip_flag),
     ):
         bodies = list(_rewrite_each(prog.body, pick, change))[:limit]
         for i, body in enumerate(bodies):
@@ -174,6 +178,14 @@ def mutants(prog: A.Program, limit: int = 3) -> List[Mutant]:
 
 def _var_assign(n) -> bool:
     return isinstance(n, A.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], A.Var)
+
+
+def _is_flag_write(n) -> bool:
+    return _var_assign(n) and isinstance(n.value, A.BoolLit)
+
+
+def _flip_flag(n: A.Assign) -> A.Assign:
+    return dataclasses.replace(n, value=A.BoolLit(not n.value.value))
 
 
 def _is_int_init(n) -> bool:

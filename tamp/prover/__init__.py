@@ -11,7 +11,9 @@ unfolded into a trace tree (:mod:`.automaton`); :mod:`.synthesis` chooses one ax
 sampling so that every trace formula (:mod:`.trace`) is valid; :mod:`.labels` labels the tree
 with checked interpolants λ and failure bounds κ; :mod:`.check` verifies the labelled
 automaton (the only thing a "proved" rests on). If the plain tree fails, the proof is retried
-under a case split on each boolean input.
+under a case split on each boolean input. A loop-free program with at least :data:`DAG_TRACES`
+traces (k noisy-max branches make 2^(k-1)) is first labelled on its CFA itself, joins included,
+as :mod:`.loops` labels loop programs — linear in the program, not in its traces.
 
 What a "proved" means: for every input satisfying ``requires`` and every precondition
 ``assume`` (one that reads inputs only, :mod:`tamp.cfa.dependence`), the probability that a run
@@ -92,10 +94,12 @@ def prove_program(
             return conc
         if cfa.is_acyclic():
             result = None
-            if trace_count(cfa) >= DAG_TRACES:
+            traces = trace_count(cfa)
+            if traces >= DAG_TRACES:
                 # the trace tree would be exponential (k noisy-max branches: 2^(k-1) traces): label
-                # the CFA itself, its joins by Houdini (branch_copies.py), as the loop prover does
-                dag = prove_loops(program, cfa, deadline, t0, progress)
+                # the CFA itself, its joins by Houdini (branch_copies.py), as the loop prover does;
+                # while the tree is still a way out, the attempt gets half the time left
+                dag = prove_loops(program, cfa, _dag_deadline(deadline, traces), t0, progress)
                 result = dag if dag.verdict == "proved" else None
             if result is None:
                 result = _prove_loop_free(program, cfa, deadline, t0, progress)
@@ -129,6 +133,21 @@ def prove_program(
 
 #: a loop-free program with at least this many traces is first labelled on its CFA (a DAG)
 DAG_TRACES = 32
+
+
+#: time for the CFA-shaped attempt when the proof has no time limit and the tree is still small
+DAG_SECONDS = 60.0
+#: from this many traces on the tree is no way out: the CFA-shaped attempt gets all the time
+TREE_HOPELESS = 1024
+
+
+def _dag_deadline(deadline: Optional[float], traces: int) -> Optional[float]:
+    if traces >= TREE_HOPELESS:
+        return deadline
+    now = time.monotonic()
+    if deadline is None:
+        return now + DAG_SECONDS
+    return now + max(deadline - now, 0.0) / 2
 
 
 def trace_count(cfa) -> int:

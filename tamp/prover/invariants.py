@@ -411,7 +411,9 @@ def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
                     continue
                 seen.add(pushed)
                 acc.append(pushed)
-        extra[n] = acc[:MAX_BACKWARD]
+        # loop-free code (a selection chain labelled on its CFA) keeps every pushed-back
+        # candidate: each branch pushes the whole claim back, and the cap would cut it off
+        extra[n] = acc if not cfa.loop_heads else acc[:MAX_BACKWARD]
     return {n: list(pool) + extra[n] for n in order}
 
 

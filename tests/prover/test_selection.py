@@ -159,3 +159,34 @@ def test_a_quantifier_named_like_the_loop_counter_is_renamed_apart():
     cfa = build_cfa(src.programs[0], None, "keepAbove.prob", src.text)
     shown = show_expr(cfa.ensures[0])
     assert shown.startswith("forall i$ in 0..n: (kept[i$] ==>"), shown
+
+
+def test_a_counter_moved_again_before_its_loop_starts_from_the_composed_value():
+    """`r := n - 1; …; r := r - 1; while (r >= 0) { …; r := r - 1; }` (scanning candidates from
+    the last, the first drawn before the loop): the counter starts at (n - 1) - 1, so the loop's
+    sampling is charged per iteration (corpus exponential/expmech_down)."""
+    from lang.parser import parse
+    from tamp.cfa import build_cfa
+    from tamp.prover.loops import _loops
+    from tamp.show import show_expr
+
+    cfa = build_cfa(
+        parse(
+            """program d(u: real[], n: int) requires n >= 1 ensures true {
+              r := n - 1; best ~ lap(u[n - 1], 1); r := r - 1;
+              while (r >= 0) { v ~ lap(u[r], 1); r := r - 1; } }"""
+        ).programs[0]
+    )
+    loops, _dag = _loops(cfa)
+    cnt = next(iter(loops.values()))["counter"]
+    assert cnt is not None and cnt.name == "r" and show_expr(cnt.init) == "n - 1 - 1"
+    # a value that depends on a branch before the loop gives no start
+    cfa2 = build_cfa(
+        parse(
+            """program d(n: int, b: bool) requires n >= 1 ensures true {
+              r := n; if (b) { r := n - 2; } r := r - 1;
+              while (r >= 0) { v ~ lap(0, 1); r := r - 1; } }"""
+        ).programs[0]
+    )
+    loops2, _dag2 = _loops(cfa2)
+    assert next(iter(loops2.values()))["counter"] is None

@@ -53,3 +53,16 @@ def test_accumulated_noise_mutants_are_not_proved_unless_the_simulator_agrees(re
     assert all(r.verdict != "proved" for r in records if r.expect == "false")
     assert all(r.verdict != "proved" for r in records if r.refuted)
     assert {r.label.split(":")[-1].split("@")[0] for r in records} >= {"acc*2", "noise*4"}
+
+
+def test_flag_mutants_of_the_selection_shapes_are_not_proved_unless_the_simulator_agrees():
+    """`flag!` clears `found` where it was set (or sets it at the start): the release sampling
+    that was charged once may run again, the answer moves — never proved unless simulation
+    agrees (benchmarks/selection/firstAbove.prob)."""
+    rel = "selection/firstAbove.prob"
+    assert "flag!" in {m.name for m in mutants(_program(rel))}
+    records = check_program(_program(rel), rel, timeout=45, runs=2000, limit=2, only={"flag!"})
+    assert records[0].verdict == "proved", records[0]
+    flagged = records[1:]
+    assert flagged and not [r for r in records if r.problem], records
+    assert all(r.verdict != "proved" for r in flagged if r.refuted)

@@ -83,16 +83,11 @@ def label(path: Path) -> str:
 def interleave(files: List[Path]) -> List[Path]:
     """The files in round-robin order over the families, a true claim with its false siblings at a
     time, so that a run stopped early (``--checkpoint`` outputs) has measured every family."""
-    fams: Dict[str, List[List[Path]]] = {}
-    for f in files:
-        chunks = fams.setdefault(f.parent.name, [])
-        base = f.stem.split("_false")[0]
-        if chunks and chunks[-1][0].stem.split("_false")[0] == base:
-            chunks[-1].append(f)
-        else:
-            chunks.append([f])
+    fams: Dict[str, Dict[str, List[Path]]] = {}
+    for f in files:  # a claim's siblings need not be next to it (horner, horner_down, ..., horner_false)
+        fams.setdefault(f.parent.name, {}).setdefault(f.stem.split("_false")[0], []).append(f)
     out: List[Path] = []
-    queues = list(fams.values())
+    queues = [list(chunks.values()) for chunks in fams.values()]
     while any(queues):
         for q in queues:
             if q:

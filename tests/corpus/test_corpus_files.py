@@ -196,9 +196,9 @@ def test_runner_compares_runs():
 
 def test_runner_partial_runs_and_round_robin_order():
     run = _runner()
-    files = [Path(f"/c/{p}.prob") for p in ("a/x", "a/x_false", "a/y", "a/y_false", "a/y_false2", "b/z", "b/z_false")]
-    order = [run.label(f) for f in run.interleave(files)]
-    assert order == ["a/x", "a/x_false", "b/z", "b/z_false", "a/y", "a/y_false", "a/y_false2"]
+    names = ("a/x", "a/x_down", "a/x_down_false", "a/x_false", "a/y", "a/y_false2", "b/z", "b/z_false")
+    order = [run.label(f) for f in run.interleave([Path(f"/c/{n}.prob") for n in names])]
+    assert order == ["a/x", "a/x_false", "b/z", "b/z_false", "a/x_down", "a/x_down_false", "a/y", "a/y_false2"]
     rows = [
         run.Row("a/x", "proved", "proved", 1.0),
         run.Row("a/x_false", "unknown", "unknown", 1.0),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from html import escape
 from typing import Optional, Sequence, Tuple, Union
 
 from lang import ast as A
@@ -45,6 +46,33 @@ class ImportedModel:
     def __repr__(self) -> str:  # one line: the text and the weights are too long to show here
         names = ", ".join(p.name for p in self.program.params[:6]) + (", ..." if len(self.program.params) > 6 else "")
         return f"<ImportedModel {self.program.name} ({self.format}): {len(self.program.params)} inputs ({names})>"
+
+    def _repr_html_(self) -> str:  # notebooks: the inputs and classes at a glance, the program folded
+        net = self.network
+        params = ", ".join(f"{p.name}: {p.type}" for p in self.program.params)
+        classes = len(net.scores) if net.scores else 1
+        labels = f" ({', '.join(map(str, net.labels))})" if net.labels else ""
+        return (
+            f"<div><b>{escape(self.program.name)}</b> · {escape(net.source or self.format)} · "
+            f"{len(self.program.params)} inputs · {classes} classes{escape(labels)} · "
+            f"{len(net.body)} assignments</div>"
+            f'<div style="text-align:left">inputs: {escape(params)}</div>'
+            f"<details><summary>the program ({len(self.text.splitlines())} lines)</summary>"
+            f'<pre style="text-align:left">{escape(_head(self.text, CARD_CHARS))}</pre></details>'
+        )
+
+
+#: The most of the program's text a notebook card shows (the weights make long lines).
+CARD_CHARS = 20_000
+
+
+def _head(text: str, limit: int) -> str:
+    """``text`` cut at a line end before ``limit`` characters, saying how much is left out."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("\n", 0, limit) + 1 or limit
+    rest = text[cut:].count("\n") + 1
+    return text[:cut] + f"… {rest} more lines (the whole program is `.text`)"
 
 
 def guess_format(path: str) -> str:

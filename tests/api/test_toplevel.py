@@ -117,3 +117,14 @@ def test_certify_needs_a_result_from_prove():
     res.source = None
     with pytest.raises(TampError, match="no source text"):
         tamp.certify(res)
+
+
+def test_an_imported_model_shows_as_a_compact_card():
+    from pathlib import Path
+
+    mlp = Path(__file__).resolve().parents[2] / "benchmarks" / "models" / "mlp.onnx"
+    m = tamp.import_model(str(mlp))
+    assert repr(m).startswith("<ImportedModel mlp (onnx): 6 inputs")
+    card = m._repr_html_()
+    assert len(card) < 30_000 and "6 inputs" in card and "2 classes" in card
+    assert "more lines (the whole program is `.text`)" in card and len(m.text) > len(card)

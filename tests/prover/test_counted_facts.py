@@ -68,19 +68,29 @@ def test_a_quarter_of_the_margin_is_not_proved_and_is_refuted():
     assert s.ci[0] > float(s.bound_value), (s.ci, s.bound_value)
 
 
-def test_an_inner_counting_loop_puts_its_count_over_the_outer_counter():
+def _rewritten(prog, counter):
+    cfa = build_cfa(prog)
+    loops, _dag = _loops(cfa)
+    (h,) = [h for h, lp in loops.items() if lp["counter"] is not None and lp["counter"].name == counter]
+    ((u, st),) = [
+        (u, d["stmt"]) for u, _v, _k, d in cfa.edges() if isinstance(d["stmt"], A.Sample) and u in loops[h]["body"]
+    ]
+    fact = A.Binary(">=", A.Var("v"), st.dist.args[0])
+    return [show_expr(g) for g in over_the_counter(cfa, h, loops, u, [fact], {"v", counter})]
+
+
+def test_an_accumulator_in_a_mean_is_put_over_the_counter():
+    prog = parse(TRUE).programs[0]
+    assert _rewritten(prog, "r") == ["v >= -abs(sum(j$ in 0..r: c[j$]) - total / 2)"]
+
+
+def test_an_inner_loops_count_over_the_counter_is_not_proposed():
+    # cnt == sum(j$ in 0..n: x[j$] < r ? 1 : 0): a summand reading the counter, which the solver
+    # does not decide in time (see recurrence._summand_reads)
     from locations import REPO
 
     prog = parse_file(str(REPO / "benchmarks" / "corpus" / "median" / "median_em.prob")).programs[0]
-    cfa = build_cfa(prog)
-    loops, _dag = _loops(cfa)
-    (outer,) = [h for h, lp in loops.items() if lp["counter"] is not None and lp["counter"].name == "r"]
-    ((u, st),) = [
-        (u, d["stmt"]) for u, _v, _k, d in cfa.edges() if isinstance(d["stmt"], A.Sample) and u in loops[outer]["body"]
-    ]
-    fact = A.Binary(">=", A.Var("v"), st.dist.args[0])
-    (got,) = over_the_counter(cfa, outer, loops, u, [fact], {"v", "r"})
-    assert show_expr(got) == "v >= -abs(sum(j$ in 0..n: x[j$] < r ? 1 : 0) - n / 2)"
+    assert _rewritten(prog, "r") == []
 
 
 class _Weaken(Transformer):

@@ -30,7 +30,7 @@ from tamp.show import show_expr as _show
 
 from .claim import failure_program, well_formed_claim
 from .format import ProgramCheck, Rejected
-from .solver import VALID, decide
+from .solver import check_obligations
 
 
 class MalformedExp(ValueError):
@@ -112,25 +112,12 @@ def check_exp(ec: ExpCert, src: A.SourceFile, prog: A.Program, bound, inputs, ti
         enc = Encoder(claim.types)
         env = enc.initial_env()
         hyps = [enc.expr(r, env) for r in claim.requires]
-        for kind, where, f in obs:
-            ms = timeout_ms
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise Rejected(f"{kind} at {where}: time limit reached before it was checked")
-                ms = min(ms, int(left * 1000))
-            try:
-                fz = enc.expr(f, env)
-            except Exception as exc:  # noqa: BLE001
-                raise Rejected(f"{kind} at {where}: cannot encode {_show(f)}: {exc}") from None
-            apps = transcendental_apps(z3.And(*hyps, fz)) if enc.has_apps else []
-            extra = [lem for _n, lem in product_lemmas(apps, enc)]
-            status, dt = decide(fz, enc, hyps + extra, ms)
-            out.log.append(f"{kind} {where}: {status} ({dt:.3f} s)")
-            if status != VALID:
-                why = "it does not hold" if status == "invalid" else "the solver answered unknown or timed out"
-                raise Rejected(f"{kind} fails at {where}: {why}")
-            out.obligations += 1
+
+        def lemmas(hs, fz):  # the product lemmas (exp(a) = exp(b)·exp(a-b), 1 + d <= exp(d)) for this formula
+            apps = transcendental_apps(z3.And(*hs, fz)) if enc.has_apps else []
+            return [lem for _n, lem in product_lemmas(apps, enc)]
+
+        check_obligations(obs, enc, env, hyps, out, timeout_ms, deadline, lemmas)
         out.ok = True
     except Rejected as exc:
         out.reason = str(exc)

@@ -9,13 +9,17 @@ hypotheses. ``sat``, ``unknown`` and timeouts are all failures.
 from __future__ import annotations
 
 import time
-from typing import Sequence, Tuple
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 import z3
 
 from axioms.lemmas import lemma_instances
+from lang import ast as A
 from tamp.core.validity import VALID, check_fresh, verdict
 from tamp.prover.smt import transcendental_apps
+from tamp.show import show_expr
+
+from .format import ProgramCheck, Rejected
 
 LEMMA_FREE_MS = 200
 
@@ -36,3 +40,37 @@ def decide(
     lemmas = [lem for _name, lem in lemma_instances(apps, enc)] if apps else []
     r = check_fresh(formula, hyps, lemmas, timeout_ms=timeout_ms)
     return verdict(r), time.monotonic() - t0
+
+
+def check_obligations(
+    obligations: Iterable[Tuple[str, str, A.Expr]],
+    enc,
+    env,
+    hypotheses: List[z3.BoolRef],
+    out: ProgramCheck,
+    timeout_ms: int,
+    deadline: Optional[float],
+    extra: Optional[Callable[[List[z3.BoolRef], z3.BoolRef], List[z3.BoolRef]]] = None,
+) -> None:
+    """Decide every ``(kind, where, formula)`` obligation under ``hypotheses`` (``extra``: more
+    hypotheses for one formula, e.g. lemma instances only its own engine uses), counting and
+    logging each in ``out``; the first that is not valid (invalid, unknown, timed out, past the
+    ``deadline``, or not encodable) raises :class:`Rejected` naming its kind and place."""
+    for kind, where, f in obligations:
+        ms = timeout_ms
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Rejected(f"{kind} at {where}: time limit reached before it was checked")
+            ms = min(ms, int(left * 1000))
+        try:
+            fz = enc.expr(f, env)
+        except Exception as exc:  # noqa: BLE001  (any encoding failure rejects this obligation)
+            raise Rejected(f"{kind} at {where}: cannot encode {show_expr(f)}: {exc}") from None
+        hyps = hypotheses + (extra(hypotheses, fz) if extra else [])
+        status, dt = decide(fz, enc, hyps, ms)
+        out.log.append(f"{kind} {where}: {status} ({dt:.3f} s)")
+        if status != VALID:
+            why = "it does not hold" if status == "invalid" else "the solver answered unknown or timed out"
+            raise Rejected(f"{kind} fails at {where}: {why}")
+        out.obligations += 1

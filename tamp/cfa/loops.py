@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import AbstractSet, Any, List, Optional, Set, Tuple
 
 from lang import ast as A
+from lang.walk import substitute
 
 Edge = Tuple[int, int, int]
 
@@ -68,6 +69,7 @@ def entry_value(
     *,
     stop_at_loop_heads: bool = False,
     unchanged: Optional[AbstractSet[str]] = None,
+    compose: bool = False,
 ) -> Optional[A.Expr]:
     """The value assigned to ``name`` on the straight-line path into loop ``head``: walking back
     from the head over its one entry edge (edges from ``body`` and back edges left out), then over
@@ -79,9 +81,11 @@ def entry_value(
     one on entry to that loop, not the same on every arrival at ``head``). ``unchanged``: when
     given, the names written in the loop (arrays by name); ``e`` must not read them nor anything
     written between the assignment and the head, so that ``e`` evaluated at the head still has
-    its value from the assignment."""
+    its value from the assignment. ``compose``: a write that reads ``name`` (``r := r - 1`` after
+    ``r := n - 1``) is composed with the value before it, found the same way (``n - 1 - 1``)."""
     later: Optional[Set[str]] = None if unchanged is None else set(unchanged)
     cur, seen = head, set()
+    pending: list[A.Expr] = []  # self-reading writes met so far (compose), in the order they run
     while cur not in seen:
         seen.add(cur)
         if stop_at_loop_heads and cur != head and cur in cfa.loop_heads:
@@ -99,9 +103,16 @@ def entry_value(
             if isinstance(st, A.Sample) or len(st.targets) != 1:
                 return None
             reads = A.free_vars(st.value)
-            if name in reads or (later is not None and reads & later):
+            if later is not None and reads - {name} & later:
                 return None
-            return st.value
+            if name not in reads:
+                value = st.value
+                for f in pending:  # the earliest self-reading write applies first
+                    value = substitute(f, {name: value})
+                return value
+            if not compose:
+                return None
+            pending.insert(0, st.value)
         if later is not None:
             later |= _written_names(st)
         cur = w

@@ -158,9 +158,7 @@ def _counter(cfa, h, body, cond) -> Optional[Counter]:
                 limit, strict = a.right, a.op in ("<", ">", "!=")
         if limit is None:
             continue
-        init = entry_value(cfa, h, body, x)
-        if init is None:
-            init = _composed_entry(cfa, h, body, x)
+        init = entry_value(cfa, h, body, x, compose=True)  # r := n - 1; …; r := r - 1 starts at n - 1 - 1
         if init is None:
             continue
         if abs(step) > 1 and not _once_per_iteration(cfa, h, body, x):
@@ -198,56 +196,6 @@ def _every_iteration(cfa, h, body, x) -> bool:
         if u in body and v in body and not (isinstance(d["stmt"], A.Assign) and A.Var(x) in d["stmt"].targets):
             g.add_edge(u, v if not d.get("back") else ("latch", v))
     return not (h in g and ("latch", h) in g and nx.has_path(g, h, ("latch", h)))
-
-
-def _composed_entry(cfa, h, body, x):
-    """The value of ``x`` on entry to loop ``h`` when its last write before the loop reads it
-    (``r := n - 1; …; r := r - 1``: ``n - 1 - 1``), composed with the value before that write;
-    None otherwise (:func:`tamp.cfa.loops.entry_value` answers the plain case)."""
-    cur, seen = h, set()
-    while cur not in seen:
-        seen.add(cur)
-        ins = [
-            (w, d)
-            for w, _v, _k, d in cfa.graph.in_edges(cur, keys=True, data=True)
-            if not d.get("back") and (cur != h or w not in body)
-        ]
-        if len(ins) != 1:
-            return None
-        w, d = ins[0]
-        st = d["stmt"]
-        if isinstance(st, A.Assign) and len(st.targets) == 1 and st.targets[0] == A.Var(x):
-            if x not in A.free_vars(st.value):
-                return st.value
-            # x := f(x) after an earlier x := e0 (r := n - 1; …; r := r - 1): the value is f(e0)
-            before = _init_value_at(cfa, w, x, seen)
-            return None if before is None else subst(st.value, {x: before})
-        if isinstance(st, (A.Assign, A.Sample)) and x in {t.name for t in st.targets if isinstance(t, A.Var)}:
-            return None
-        cur = w
-    return None
-
-
-def _init_value_at(cfa, node, x, seen):
-    """The value of ``x`` at ``node`` from the straight-line path into it (None when it
-    branches, or the last write is a sampling or reads ``x`` with no earlier value)."""
-    cur = node
-    while cur not in seen:
-        seen.add(cur)
-        ins = [(w, d) for w, _v, _k, d in cfa.graph.in_edges(cur, keys=True, data=True) if not d.get("back")]
-        if len(ins) != 1:
-            return None
-        w, d = ins[0]
-        st = d["stmt"]
-        if isinstance(st, A.Assign) and len(st.targets) == 1 and st.targets[0] == A.Var(x):
-            if x not in A.free_vars(st.value):
-                return st.value
-            before = _init_value_at(cfa, w, x, seen)
-            return None if before is None else subst(st.value, {x: before})
-        if isinstance(st, (A.Assign, A.Sample)) and x in {t.name for t in st.targets if isinstance(t, A.Var)}:
-            return None
-        cur = w
-    return None
 
 
 def automaton_of(cfa) -> FailureAutomaton:

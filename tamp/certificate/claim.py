@@ -16,6 +16,9 @@ from lang.inputs import fix_inputs
 from lang.speckind import FAILURE_BOUND, clause_kind
 from tamp.cfa import build_cfa
 from tamp.cfa.dependence import conditioning_assumes, describe
+from tamp.show import show_expr
+
+from .format import Rejected
 
 
 def failure_program(prog: A.Program, inputs: Optional[Dict[str, object]] = None) -> A.Program:
@@ -29,6 +32,29 @@ def failure_program(prog: A.Program, inputs: Optional[Dict[str, object]] = None)
 def claim_cfa(src: A.SourceFile, prog: A.Program, bound: Optional[A.Expr], inputs=None):
     """The CFA (with requires, ensures and bound β) that a proof of ``prog`` must be about."""
     return build_cfa(failure_program(prog, inputs), bound, src.path, src.text)
+
+
+def checked_claim(src: A.SourceFile, prog: A.Program, proved: A.Expr, bound: Optional[A.Expr], inputs=None):
+    """``(claim_bound, program, cfa)`` of the claim a certificate proving bound ``proved`` must be
+    about: ``bound`` (``--bound``) when given, the certificate's own for ``fails ?``, else the
+    program's ``fails``; raises :class:`Rejected` when the certificate proves another bound or the
+    claim is outside the proof rules (:func:`well_formed_claim`)."""
+    if bound is not None:
+        claim_bound = bound
+    elif isinstance(prog.fails, A.Hole):
+        claim_bound = proved  # `fails ?`: the certificate's bound is the answer it proves
+    else:
+        claim_bound = prog.fails if prog.fails is not None else A.num(0)
+    if proved != claim_bound:
+        raise Rejected(
+            f"the certificate proves the bound {show_expr(proved)}, but the claim checked is {show_expr(claim_bound)}"
+        )
+    sub = failure_program(dataclasses.replace(prog, fails=claim_bound), inputs)
+    cfa = build_cfa(sub, claim_bound, src.path, src.text)
+    problem = well_formed_claim(cfa)
+    if problem:
+        raise Rejected(f"the claim is outside the proof rules: {problem}")
+    return claim_bound, sub, cfa
 
 
 def well_formed_claim(cfa) -> str:

@@ -23,13 +23,11 @@ import z3
 from axioms.concentration import Block
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
-from tamp.cfa import build_cfa
 from tamp.prover.conc_proof import Application, claim_of, obligations
 from tamp.prover.concentration import NotApplicable
 from tamp.prover.smt import Encoder
-from tamp.show import show_expr as _show
 
-from .claim import failure_program, well_formed_claim
+from .claim import checked_claim
 from .format import ProgramCheck, Rejected
 from .solver import check_obligations
 
@@ -113,21 +111,7 @@ def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, 
 
             margin = cc.margin
             prog = dataclasses.replace(prog, ensures=tuple(fill_hole(e, margin) for e in prog.ensures))
-        if bound is not None:
-            claim_bound = bound
-        elif isinstance(prog.fails, A.Hole):
-            claim_bound = cc.bound  # `fails ?`: the certificate's bound is the answer it proves
-        else:
-            claim_bound = prog.fails if prog.fails is not None else A.num(0)
-        if cc.bound != claim_bound:
-            raise Rejected(
-                f"the certificate proves the bound {_show(cc.bound)}, but the claim checked is {_show(claim_bound)}"
-            )
-        sub = failure_program(dataclasses.replace(prog, fails=claim_bound), inputs)
-        cfa = build_cfa(sub, claim_bound, src.path, src.text)
-        problem = well_formed_claim(cfa)
-        if problem:
-            raise Rejected(f"the claim is outside the proof rules: {problem}")
+        claim_bound, sub, cfa = checked_claim(src, prog, cc.bound, bound, inputs)
         try:
             claim = claim_of(sub, cfa)
         except NotApplicable as exc:

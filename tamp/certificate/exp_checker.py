@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Any, Dict
@@ -23,12 +22,10 @@ import z3
 from axioms.lemmas import product_lemmas
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
-from tamp.cfa import build_cfa
 from tamp.prover.expectation import LoopAnnot, NotApplicable, claim_of, obligations_for
 from tamp.prover.smt import Encoder, transcendental_apps
-from tamp.show import show_expr as _show
 
-from .claim import failure_program, well_formed_claim
+from .claim import checked_claim
 from .format import ProgramCheck, Rejected
 from .solver import check_obligations
 
@@ -81,23 +78,9 @@ def check_exp(ec: ExpCert, src: A.SourceFile, prog: A.Program, bound, inputs, ti
     t0 = time.monotonic()
     out = ProgramCheck(f"{ec.name} (expected failure)", False)
     try:
-        if bound is not None:
-            claim_bound = bound
-        elif isinstance(prog.fails, A.Hole):
-            claim_bound = ec.bound
-        else:
-            claim_bound = prog.fails if prog.fails is not None else A.num(0)
-        if ec.bound != claim_bound:
-            raise Rejected(
-                f"the certificate proves the bound {_show(ec.bound)}, but the claim checked is {_show(claim_bound)}"
-            )
+        claim_bound, sub, cfa = checked_claim(src, prog, ec.bound, bound, inputs)
         if any(A.contains(e, A.Hole) for e in prog.ensures):
             raise Rejected("an `ensures` with `?` has no expected-failure certificate")
-        sub = failure_program(dataclasses.replace(prog, fails=claim_bound), inputs)
-        cfa = build_cfa(sub, claim_bound, src.path, src.text)
-        problem = well_formed_claim(cfa)
-        if problem:
-            raise Rejected(f"the claim is outside the proof rules: {problem}")
         try:
             claim = claim_of(sub, cfa)
         except NotApplicable as exc:

@@ -15,6 +15,7 @@ import errno
 import os
 import re
 import sys
+from pathlib import Path
 
 import z3
 
@@ -41,7 +42,7 @@ from .commands import (
     simulate,
     wmi,
 )
-from .commands.jsonout import emit, envelope, error_envelope
+from .commands.jsonout import VERDICTS, emit, envelope, error_envelope
 from .commands.options import MIN_MEMORY_MB, memory_mb
 from .core.timelimit import CommandTimeout, time_limit
 from .executor import ExecutorError
@@ -191,7 +192,7 @@ def _main(argv) -> int:
         with deep_recursion(), time_limit(limit):  # nesting up to lang.recursion.MAX_DEPTH
             code = args._run(args)
     except CommandTimeout as exc:  # parsing included: the engines' own deadlines start later
-        print(f"tamp: timeout: {exc}", file=sys.stderr)
+        _timed_out(args, exc)
         code = EXIT_UNKNOWN
     except TampError as exc:
         if exc.path == "<string>":  # raised without a file: the command's file, else tamp itself
@@ -221,6 +222,19 @@ def _main(argv) -> int:
     except Exception as exc:  # noqa: BLE001 - the user must never see a traceback
         return _unexpected(exc, args)
     return code
+
+
+def _timed_out(args, exc: CommandTimeout) -> None:
+    """The run went past ``--timeout`` (plus its grace) before an engine stopped itself: say so
+    for the command's file, and with ``--json`` answer "unknown" in the command's JSON shape."""
+    file = _file_of(args)
+    what = f"{file}: timeout" if file else "tamp: timeout"
+    hint = "what you can do: give it more time (a larger --timeout)"
+    print(f"{what}: {exc}; {hint}", file=sys.stderr)
+    if getattr(args, "json", None) is True and "unknown" in VERDICTS.get(args.command, {}):
+        name = Path(file).stem if file else args.command
+        program = {"name": name, "verdict": "unknown", "time_s": exc.seconds, "message": f"timeout: {exc}; {hint}"}
+        emit(envelope(args.command, "unknown", EXIT_UNKNOWN, exc.seconds, file=file, programs=[program]))
 
 
 def _file_of(args):

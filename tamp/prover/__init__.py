@@ -43,7 +43,7 @@ from .automaton import TooLarge, unfold_tree
 from .check import check_automaton
 from .claim import check_claim, unreachable_exit_note
 from .conc_proof import try_concentration
-from .explain import with_needed_bound
+from .explain import timed_out, with_needed_bound
 from .failure import ProofFailure, check_failure
 from .labels import label_tree
 from .loops import prove_loops
@@ -245,7 +245,12 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
                 stats,
                 times,
                 [],
-                first_failure,
+                timed_out(
+                    cfa,
+                    f"while choosing axioms for the samplings ({search.traces_proved} of {len(aut.exits)} "
+                    "traces proved)",
+                    _stuck_line(search.failure or first_failure),
+                ),
             )
         except OutOfProposals:
             times["synthesis"] += time.monotonic() - ts
@@ -264,7 +269,7 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
                 stats,
                 times,
                 [],
-                first_failure,
+                search.failure or first_failure,
             )
         times["synthesis"] += time.monotonic() - ts
         total_props += search.proposals
@@ -293,7 +298,7 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
                 stats,
                 times,
                 [],
-                first_failure,
+                timed_out(cfa, f"while checking the proof of the postcondition (all {traces} traces proved)"),
                 total_props,
             )
         bad = [o for o in obligations if o.status != VALID]
@@ -306,6 +311,10 @@ def _prove_loop_free(program, cfa, deadline, t0, progress) -> ProofResult:
     return _result(
         program, cfa, "unknown", t0, bound_text, msg, [], search, stats, times, [], first_failure, total_props
     )
+
+
+def _stuck_line(failure: Optional[ProofFailure]) -> Optional[int]:
+    return failure.stuck_at if failure is not None else None
 
 
 def _result(

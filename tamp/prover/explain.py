@@ -189,6 +189,20 @@ def no_combination(cfa, samples, loops, skipped) -> ProofFailure:
     )
 
 
+HINT_TIMEOUT = "give the proof more time (`--timeout S`); `tamp simulate` tests the claim at concrete inputs in seconds"
+
+
+def timed_out(cfa, during: str, line: Optional[int] = None) -> ProofFailure:
+    """TIMED_OUT: the time limit ran out ``during`` (e.g. "while checking the proof of the
+    postcondition"), at ``line`` — else at the postcondition's line, the claim being proved."""
+    from .failure import TIMED_OUT
+
+    if line is None:
+        pos = next((getattr(e, "pos", None) for e in cfa.ensures if getattr(e, "pos", None) is not None), None)
+        line = pos.line if pos is not None else cfa.graph.nodes[cfa.exit].get("line")
+    return ProofFailure(TIMED_OUT, stmt=during, line=line, hint=HINT_TIMEOUT)
+
+
 HINT_TERMINATION = (
     "make the loop's condition compare a counter that every iteration moves toward a bound "
     "(`i := i + 1` with `i < n`), or a retry flag drawn afresh each iteration (`while (!ok) { ok ~ bern(q); }`)"

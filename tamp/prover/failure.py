@@ -25,6 +25,9 @@ from ..show import show_stmt
 #: whose failure bound fits (NO_COMBINATION).
 NO_AXIOM, NO_FAMILY, TRACE, CHECK, NO_COMBINATION = "no-axiom", "no-family", "trace", "check", "no-combination"
 NO_TERMINATION = "no-termination"  # the loop prover found no termination argument for a loop
+#: the time limit (``--timeout``) ran out: ``stmt`` says during what, ``line`` where the work stood
+#: (the sampling or loop being worked on, else the postcondition)
+TIMED_OUT = "timeout"
 #: the loop prover's labels did not give the postcondition after a loop: ``stmt`` names what the
 #: loop at ``line`` computes that no kept fact relates to its iterations (or is empty when facts
 #: about all of it were kept, and they were not enough); ``notes`` list some facts that were kept
@@ -125,6 +128,10 @@ class ProofFailure:
             )
         elif self.kind == CHECK:
             text = "the proof did not check: " + "; ".join(o.text() for o in self.obligations)
+        elif self.kind == TIMED_OUT:
+            text = "the time limit ran out " + (self.stmt or "before the proof was complete")
+            if self.line:
+                text += f" (line {self.line})"
         elif self.kind == NO_TERMINATION:
             text = "no termination argument for a loop" + (f" (line {self.loop_line})" if self.loop_line else "")
         elif self.kind == NO_COMBINATION:
@@ -163,7 +170,7 @@ class ProofFailure:
     @property
     def stuck_at(self) -> Optional[int]:
         """The source line where the proof stopped: the sampling's, else the trace's last step's."""
-        if self.kind in (NO_AXIOM, NO_LOOP_FACT, NO_COMBINATION) and self.line:
+        if self.kind in (NO_AXIOM, NO_LOOP_FACT, NO_COMBINATION, TIMED_OUT) and self.line:
             return self.line
         if self.loop_line and not self.steps:
             return self.loop_line

@@ -43,7 +43,7 @@ from ..show import show_expr
 from .automaton import AEdge, ANode, FailureAutomaton
 from .candidates import proposals
 from .check import Obligation, check_automaton
-from .explain import HINT_TERMINATION, loop_failure, no_combination, termination_line
+from .explain import HINT_TERMINATION, loop_failure, no_combination, termination_line, timed_out
 from .exprs import conjuncts, iterations_done, subst
 from .failure import NO_LOOP_FACT, NO_TERMINATION, ProofFailure, check_failure
 from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
@@ -439,8 +439,9 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     try:
         rankings, term = prove_termination(cfa, loops, enc, valid_under(req, CHECK_MS))
     except Timeout:
+        stuck = timed_out(cfa, "while proving the loops terminate", termination_line(cfa, ""))
         return _done(
-            program, cfa, "unknown", t0, "timeout while proving the loops terminate", None, stats, times, [], None, 0
+            program, cfa, "unknown", t0, "timeout while proving the loops terminate", None, stats, times, [], stuck, 0
         )
     if rankings is None:
         stuck = ProofFailure(NO_TERMINATION, loop_line=termination_line(cfa, term), hint=HINT_TERMINATION)
@@ -516,7 +517,12 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             stats,
             times,
             [],
-            dataclasses.replace(failure, notes=tuple(user_notes)),
+            dataclasses.replace(
+                timed_out(
+                    cfa, f"after {proposals_n} axiom combination(s), before one proved the loops", failure.stuck_at
+                ),
+                notes=tuple(user_notes),
+            ),
             proposals_n,
         )
     failure = dataclasses.replace(failure, skipped=tuple(skipped[:2]), notes=tuple(user_notes))

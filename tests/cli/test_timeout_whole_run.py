@@ -33,4 +33,24 @@ def test_prove_timeout_covers_parsing(tmp_path, capsys):
     code = main(["prove", str(f), "--timeout", "0.05"])
     err = capsys.readouterr().err
     assert code == 1
-    assert "tamp: timeout: the run took longer than --timeout 0.05 s" in err
+    assert f"{f}: timeout: the run took longer than --timeout 0.05 s" in err
+    assert "a larger --timeout" in err
+
+
+def test_prove_timeout_json_says_unknown(tmp_path, capsys):
+    """With --json the whole-run timeout is an answer like an engine's own: verdict unknown,
+    exit status 1, in the output schema's shape (tools reading the JSON need no special case)."""
+    import json
+
+    import jsonschema
+
+    from tamp.commands.jsonout import SCHEMA_PATH
+
+    body = "\n".join(f"  x{k} := {k};" for k in range(200_000))
+    f = tmp_path / "big.prob"
+    f.write_text(f"program big(n: int)\n  ensures n == n\n{{\n{body}\n}}\n")
+    code = main(["prove", str(f), "--timeout", "0.05", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and out["verdict"] == "unknown" and out["exit_code"] == 1
+    assert out["programs"][0]["verdict"] == "unknown" and "timeout" in out["programs"][0]["message"]
+    jsonschema.validate(out, json.loads(SCHEMA_PATH.read_text()))

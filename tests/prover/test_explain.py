@@ -107,3 +107,24 @@ def test_termination_failure_names_the_statement_not_edges():
     assert r.verdict == "unknown"
     assert r.failure.loop_line == 3
     assert not STATE.search(r.render_text()), r.render_text()
+
+
+@pytest.mark.parametrize(
+    "rel, timeout",
+    [
+        ("dp/unrolled/noisyMax_k8.prob", 0.5),  # straight-line: the time runs out choosing axioms
+        ("dp/sparseVec.prob", 0.5),  # a loop: the time runs out in the loop prover
+    ],
+)
+def test_a_timeout_names_a_line_and_what_to_do(rel, timeout):
+    """A proof stopped by its time limit is an unknown like any other: it says the time ran out,
+    where the work stood (a source line of the file), and that more time may help."""
+    path = BENCHMARKS / rel
+    src = parse_file(str(path))
+    r = prove_program(src.programs[0], None, timeout, str(path), src.text)
+    assert r.verdict == "unknown"
+    assert r.failure is not None
+    reason = r.failure.text()
+    assert "time limit ran out" in reason and "--timeout" in reason, reason
+    assert not STATE.search(reason), reason
+    assert r.failure.stuck_at is not None and 1 <= r.failure.stuck_at <= len(path.read_text().splitlines())

@@ -1,0 +1,142 @@
+"""The held-out corpus (benchmarks/heldout) is well formed, cheaply: every file parses and
+type-checks, states its source and the verdict it expects, every true claim has a false sibling,
+every attack program (``attack_*.prob``, a false claim aimed at the prover's soundness) says what
+it attacks and expects unknown, inputs.json gives every program at least two complete input sets
+with the right verdicts, and a handful of claims agree with the simulator at those inputs.
+Nothing here proves anything: the prover's numbers are benchmarks/corpus/run.py's job
+(``run.py --no-simulate benchmarks/heldout``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from locations import BENCHMARKS
+
+from lang.parser import parse_file
+from lang.typecheck import check_file
+from tamp.simulation import simulate
+from tamp.simulation.bench_inputs import load_inputs
+
+HELDOUT = BENCHMARKS / "heldout"
+CORPUS = BENCHMARKS / "corpus"
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(HELDOUT))
+
+
+CLAIMS = sorted(HELDOUT.glob("*/*.prob"))
+ATTACKS = sorted(HELDOUT.glob("attack_*.prob"))
+FILES = CLAIMS + ATTACKS
+INPUTS = load_inputs(HELDOUT / "inputs.json")
+BY_FILE: dict = {}
+for _b in INPUTS:
+    BY_FILE.setdefault(_rel(_b.file), []).append(_b)
+EXPECT = re.compile(r"^// expect: (proved|unknown)$", re.M)
+
+
+def _expect(path: Path) -> str:
+    found = EXPECT.findall(path.read_text())
+    assert len(found) == 1, f"{_rel(path)}: needs exactly one `// expect: proved|unknown` line"
+    return found[0]
+
+
+def _header(path: Path) -> str:
+    """The comment lines before the program."""
+    text = path.read_text()
+    match = re.search(r"^program ", text, re.M)
+    assert match, f"{_rel(path)}: no program"
+    return text[: match.start()]
+
+
+def test_heldout_size_and_families():
+    true = [f for f in CLAIMS if _expect(f) == "proved"]
+    assert len(true) >= 30
+    assert len({f.parent.name for f in true}) >= 15
+    assert len(CLAIMS) - len(true) >= len(true)
+
+
+def test_only_family_folders_and_attack_files():
+    for f in HELDOUT.rglob("*.prob"):
+        assert f in FILES, f"{_rel(f)}: claims go in FAMILY/NAME.prob, attacks in attack_NAME.prob"
+
+
+def test_heldout_names_are_not_corpus_names():
+    """Held-out means new: no program shares its file name with one of benchmarks/corpus."""
+    corpus = {f.stem for f in CORPUS.glob("*/*.prob")}
+    clash = sorted(f.stem for f in FILES if f.stem in corpus)
+    assert not clash, f"held-out files named like corpus files: {clash}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=_rel)
+def test_file_parses_type_checks_and_documents_its_claim(path):
+    src = parse_file(str(path))
+    check_file(src)
+    assert len(src.programs) == 1, "one program per held-out file"
+    head = _header(path)
+    assert all(line.startswith("//") for line in head.strip().splitlines()), "only comments before the program"
+    assert re.search(r"^// source: \S", head, re.M), "cite the source at the top (`// source: ...`)"
+    if path in ATTACKS:
+        assert _expect(path) == "unknown", "an attack is a false claim: `// expect: unknown`"
+        assert re.search(r"^// attack: \S", head, re.M), "say what the attack aims at (`// attack: ...`)"
+        assert re.search(r"^// false: \S", head, re.M), "say why the claim is false (`// false: ...`)"
+    elif _expect(path) == "proved":
+        assert re.search(r"^// claim: \S", head, re.M), "state the claim (`// claim: ...`)"
+    else:
+        assert re.search(r"^// false variant of \w+", head, re.M), "say what makes it false"
+
+
+def test_every_true_claim_has_a_false_sibling_and_back():
+    names = {f.stem: f for f in CLAIMS}
+    for f in CLAIMS:
+        if _expect(f) == "proved":
+            siblings = [g for g in CLAIMS if g.parent == f.parent and g.stem.startswith(f.stem + "_false")]
+            assert siblings, f"{_rel(f)} has no false sibling {f.stem}_false*.prob"
+            assert all(_expect(g) == "unknown" for g in siblings)
+        else:
+            base = f.stem.split("_false")[0]
+            assert "_false" in f.stem and base in names, f"{_rel(f)}: a false file is named TRUE_false*.prob"
+            assert names[base].parent == f.parent, f"{_rel(f)}: a false sibling sits next to its true claim"
+            assert f"false variant of {base}" in _header(f)
+
+
+def test_inputs_cover_every_program_with_complete_input_sets():
+    data = json.loads((HELDOUT / "inputs.json").read_text())
+    assert set(data) == {_rel(f) for f in FILES}, "inputs.json keys = the held-out files"
+    for f in FILES:
+        entries = BY_FILE.get(_rel(f), [])
+        assert len(entries) >= 2, f"{_rel(f)}: at least two input sets"
+        params = {p.name for p in parse_file(str(f)).programs[0].params}
+        for b in entries:
+            assert set(b.inputs) == params, f"{_rel(f)}: inputs {sorted(b.inputs)} vs parameters {sorted(params)}"
+            assert b.expect in ("consistent", "refuted")
+        verdicts = {b.expect for b in entries}
+        if _expect(f) == "proved":
+            assert verdicts == {"consistent"}, f"{_rel(f)}: a true claim is consistent everywhere"
+        else:
+            assert "refuted" in verdicts, f"{_rel(f)}: a false claim is refuted at some input"
+
+
+# A handful of pairs, a few thousand runs each: the false ones' failure rates are far above their
+# bounds at the recorded inputs (see each file's header), so the verdicts are stable at this size.
+SIMULATED = [
+    "laplace/lap_composition",
+    "geometric/dlap_vector_le",
+    "noisy_max/rnm_expnoise",
+    "sparse_vector/svt_found_flag",
+    "histogram/hist_release",
+    "randomized_response/rr_keep_or_uniform",
+    "matvec/matvec_colmajor",
+    "deterministic/count_below",
+]
+
+
+@pytest.mark.parametrize("name", [n + s for n in SIMULATED for s in ("", "_false")])
+def test_simulator_agrees_with_the_recorded_verdicts(name):
+    path = HELDOUT / f"{name}.prob"
+    for b in BY_FILE[name + ".prob"]:
+        r = simulate(path, b.inputs, runs=4000, seed=7)
+        assert r.verdict == b.expect, (name, b.inputs, r.render_text())

@@ -49,6 +49,7 @@ from .failure import NO_LOOP_FACT, NO_TERMINATION, ProofFailure, check_failure
 from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
 from .kappa import Kappa, NoKappa, compute_kappa
 from .liveness import live_variables
+from .rank_count import rank_counts
 from .ranking import distinct_proposals, idle_samplings
 from .recurrence import written
 from .result import ProofResult, axioms_table
@@ -446,6 +447,10 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
         stuck = ProofFailure(NO_TERMINATION, loop_line=termination_line(cfa, term), hint=HINT_TERMINATION)
         return _done(program, cfa, "unknown", t0, term, None, stats, times, [], stuck, 0)
     term_obs = [Obligation(rule, where, status) for rule, where, status, _h in term]
+    for h, rc in rank_counts(cfa, loops, rankings).items():  # rank_count.py: ranked loops counted
+        cnt = loops[h]["counter"]  # a counter moved on only some iterations does not count them all
+        if cnt is None or not _every_iteration(cfa, h, loops[h]["body"], cnt.name):
+            loops[h]["rank"] = rc
     samples = [(u, v, k) for u, v, k, d in cfa.edges() if isinstance(d["stmt"], A.Sample)]
     spec = list(cfa.ensures) + [cfa.bound]
     n_real = max(1, sum(1 for s in samples if cfa.graph.edges[s]["stmt"].dist.func not in ("bern", "unif")))

@@ -1,0 +1,237 @@
+"""Ranking functions as iteration counts: the failure bound κ of a loop without a counter.
+
+A loop whose termination argument is a rank r (:class:`tamp.prover.termination.Ranking`: r > 0
+while the guard g holds, and every iteration lowers r by at least 1 or makes g false) runs at
+most R₀ iterations, R₀ the rank on entry (``hi - lo`` of binary search: ``R - 0``). Its κ at
+the head, for a loop whose iterations cost at most c each (c reads nothing the loop writes), is
+
+    κ(h) = κ_in + c · min(R₀ - r + (g ? 0 : 1), R₀)
+
+— the iterations done so far, counted by how far the rank fell (an iteration that makes the
+guard false without lowering the rank, insertion sort's ``go := false``, counts through the
+``g ? 0 : 1``), never more than R₀. After the loop κ is ``κ_in + c · R₀``, a value over what the
+loop leaves unchanged, so the code after it (an outer loop summing R₀ = i over its counter) sees
+no loop variable.
+
+The body's nodes get κ *backwards* from the head (:func:`backward_kappa`): κ at the latch is
+κ(h) over the state there, pushed back through each statement (a substitution through an
+assignment, the cost subtracted at a sampling) and joined at branches by ``c ? κ₁ : κ₂`` when
+the branch condition reads no sampled value, else by ``min``. Nothing here is trusted: every
+node's κ enters the failure automaton and :mod:`.check` verifies STEP on every edge — the entry
+edge (R₀ is the rank there), the guard edge into the body (where the rank's decrease over one
+whole iteration is what makes κ(h) + cost <= κ(next)), and the exit edge (κ(h) <= κ_in + c · R₀).
+So a wrong rank, a wrong R₀ or a wrong c makes the proof fail, never makes it wrong; and since
+the κ labels are part of the certificate, ``tamp check-proof`` re-checks all of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Set
+
+import networkx as nx
+
+from lang import ast as A
+from tamp.cfa.loops import entry_value, loop_body
+
+from .exprs import ZERO, not_, subst
+
+
+class NoRankKappa(Exception):
+    """κ of a ranked loop cannot be written down (the message says why)."""
+
+
+@dataclass(frozen=True)
+class RankCount:
+    """The iteration count of the loop at ``head``: ``rank`` over the state at the head, ``start``
+    its value on entry (over what the loop leaves unchanged), ``guard`` the loop condition."""
+
+    head: int
+    rank: A.Expr
+    start: A.Expr
+    guard: A.Expr
+
+    def done(self) -> A.Expr:
+        """The iterations done so far, at most ``start``: ``min(start - rank + (g ? 0 : 1), start)``."""
+        fell = A.Binary("-", self.start, self.rank)
+        left = A.Cond(self.guard, ZERO, A.num(1))
+        return A.Call("min", (A.Binary("+", fell, left), self.start))
+
+
+def written_in(cfa, body: Set[int]) -> Set[str]:
+    """Names written by an edge inside ``body`` (arrays by name)."""
+    out: Set[str] = set()
+    for u, v, _k, d in cfa.edges():
+        if u in body and v in body:
+            for t in getattr(d["stmt"], "targets", ()):
+                while isinstance(t, A.Index):
+                    t = t.base
+                if isinstance(t, A.Var):
+                    out.add(t.name)
+    return out
+
+
+def rank_count(cfa, head: int, rank: A.Expr, guard: A.Expr) -> Optional[RankCount]:
+    """The :class:`RankCount` of a loop with rank ``rank`` when its entry value can be read off the
+    straight-line code before the loop (each variable the loop writes replaced by the value it is
+    assigned there, which must read nothing the loop writes); None otherwise."""
+    body = loop_body(cfa, head)
+    writes = written_in(cfa, body)
+    m: Dict[str, A.Expr] = {}
+    for x in sorted(A.free_vars(rank) & writes):
+        v = entry_value(cfa, head, body, x, unchanged=writes, compose=True)
+        if v is None or A.free_vars(v) & writes:
+            return None
+        m[x] = v
+    return RankCount(head, rank, subst(rank, m), guard)
+
+
+def rank_counts(cfa, loops: Dict[int, dict], arguments) -> Dict[int, RankCount]:
+    """For each loop whose termination argument (``arguments``, from
+    :func:`tamp.prover.termination.prove_termination`) is a ranking and whose body has no inner
+    loop, its :class:`RankCount` (when its entry value is known)."""
+    out: Dict[int, RankCount] = {}
+    for arg in arguments:
+        h = arg.head
+        lp = loops.get(h)
+        rank = getattr(arg, "rank", None)
+        if lp is None or rank is None or lp.get("cond") is None:
+            continue
+        body = loop_body(cfa, h)
+        if any(g != h and g in body for g in cfa.loop_heads):
+            continue
+        rc = rank_count(cfa, h, rank, lp["cond"])
+        if rc is not None:
+            out[h] = rc
+    return out
+
+
+# ---------------------------------------------------------------------------- backward κ
+
+
+def _wp_kappa(st, k: A.Expr, cost: A.Expr) -> A.Expr:
+    """κ before ``st`` given κ ``k`` after it: κ_before + cost(st) <= κ_after, exactly."""
+    if isinstance(st, (A.Assume, A.Skip)):
+        return k
+    names = {A.target_name(t) for t in getattr(st, "targets", ())}
+    if isinstance(st, A.Sample):
+        if names & A.free_vars(k):
+            raise NoRankKappa("a sampled variable occurs in the failure bound of a ranked loop")
+        return A.Binary("-", k, cost) if cost != ZERO else k
+    if isinstance(st, A.Assign):
+        if not names & A.free_vars(k):
+            return k
+        if len(st.targets) == 1 and isinstance(st.targets[0], A.Var):
+            return subst(k, {st.targets[0].name: st.value})
+        raise NoRankKappa("an element write changes an array the failure bound reads")
+    raise NoRankKappa("a statement the failure bound cannot be pushed back through")
+
+
+def _sampled(cfa, body: Set[int]) -> Set[str]:
+    out: Set[str] = set()
+    for u, v, _k, d in cfa.edges():
+        if u in body and v in body and isinstance(d["stmt"], A.Sample):
+            out |= {A.target_name(t) for t in d["stmt"].targets}
+    return out
+
+
+def backward_kappa(cfa, rc: RankCount, k_head: A.Expr, axioms: Dict) -> Dict[int, A.Expr]:
+    """κ at every node of the (inner-loop-free) body of ``rc``'s loop but its head, pushed back
+    from ``k_head`` (κ at the head) at the latches (see the module docstring)."""
+    h = rc.head
+    body = loop_body(cfa, h)
+    sampled = _sampled(cfa, body)
+    dag = nx.DiGraph()
+    dag.add_nodes_from(body)
+    outs: Dict[int, List] = {n: [] for n in body}
+    for u, v, key, d in cfa.edges():
+        if u in body and v in body and u != h:
+            outs[u].append((v, key, d))
+            if not d.get("back"):
+                dag.add_edge(u, v)
+    at: Dict[int, A.Expr] = {}
+    for n in reversed(list(nx.topological_sort(dag))):
+        if n == h:
+            continue
+        vals = []
+        for v, key, d in outs[n]:
+            after = k_head if v == h else at.get(v)
+            if after is None:
+                raise NoRankKappa("a path through the loop body does not return to its head")
+            ax = axioms.get((n, v, key))
+            cost = ax.cost if ax is not None and isinstance(d["stmt"], A.Sample) else ZERO
+            vals.append((d["stmt"], _wp_kappa(d["stmt"], after, cost)))
+        if not vals:
+            raise NoRankKappa("a node of the loop body has no way on")
+        at[n] = _join(vals, sampled)
+    return at
+
+
+def _join(vals, sampled: Set[str]) -> A.Expr:
+    """κ at a node with several out-edges: it must not exceed any of theirs. A test ``c`` /
+    ``!c`` that reads no sampled value picks the arm (``c ? κ₁ : κ₂``); otherwise the minimum."""
+    if len(vals) == 1:
+        return vals[0][1]
+    if len(vals) == 2:
+        (s1, k1), (s2, k2) = vals
+        if k1 == k2:
+            return k1
+        if (
+            isinstance(s1, A.Assume)
+            and isinstance(s2, A.Assume)
+            and s2.cond == not_(s1.cond)
+            and not A.free_vars(s1.cond) & sampled
+        ):
+            return A.Cond(s1.cond, k1, k2)
+    out = vals[0][1]
+    for _s, k in vals[1:]:
+        out = out if out == k else A.Call("min", (out, k))
+    return out
+
+
+def head_term(rc: RankCount, per: A.Expr) -> A.Expr:
+    """The loop's part of κ at its head: ``per · done`` (:meth:`RankCount.done`)."""
+    return A.Binary("*", per, rc.done())
+
+
+def exit_term(rc: RankCount, per: A.Expr) -> A.Expr:
+    """The loop's part of κ after it: ``per · start``."""
+    return A.Binary("*", per, rc.start)
+
+
+
+# ---------------------------------------------------------------------------- λ candidates
+
+
+def _equated(post: List[A.Expr]) -> List[tuple]:
+    """The variable pairs (a, b) of postcondition conjuncts ``a == b``."""
+    return [
+        (c.left.name, c.right.name)
+        for c in post
+        if isinstance(c, A.Binary) and c.op == "==" and isinstance(c.left, A.Var) and isinstance(c.right, A.Var)
+    ]
+
+
+def rank_candidates(loops: Dict[int, dict], post: List[A.Expr]) -> List[A.Expr]:
+    """Candidate invariants for ranked loops (Houdini keeps only inductive ones): the rank never
+    below 0 (``lo <= hi`` for ``hi - lo``), and, when the postcondition equates two variables the
+    loop drives together (``lo == hi`` after binary search), each other conjunct with one of them
+    written as the other (``cdf[lo] >= t`` at the exit is ``cdf[hi] >= t`` kept in the loop)."""
+    out: List[A.Expr] = []
+    ranked = [lp["rank"] for lp in loops.values() if lp.get("rank") is not None]
+    for rc in ranked:
+        out.append(A.Binary(">=", rc.rank, ZERO))
+        out.append(A.Binary("<=", rc.rank, rc.start))
+    if not ranked:
+        return out
+    names = set().union(*(A.free_vars(rc.rank) for rc in ranked))
+    for a, b in _equated(post):
+        if not {a, b} <= names:
+            continue
+        for c in post:
+            for x, y in ((a, b), (b, a)):
+                if x in A.free_vars(c):
+                    d = subst(c, {x: A.Var(y)})
+                    if d != c and d not in out:
+                        out.append(d)
+    return out

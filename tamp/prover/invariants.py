@@ -346,7 +346,7 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         add(c)
     for c in exit_forms(cfa, loops, list(pool)):
         add(c)
-    for c in rank_candidates(loops, post):  # rank_count.py: ranked loops' rank and exit forms
+    for c in rank_candidates(cfa, loops, post):  # rank_count.py: ranked loops' rank and exit forms
         add(c)
     for c in user_invariants(cfa):
         add(c)

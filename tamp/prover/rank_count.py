@@ -212,16 +212,65 @@ def _equated(post: List[A.Expr]) -> List[tuple]:
     ]
 
 
-def rank_candidates(loops: Dict[int, dict], post: List[A.Expr]) -> List[A.Expr]:
-    """Candidate invariants for ranked loops (Houdini keeps only inductive ones): the rank never
-    below 0 (``lo <= hi`` for ``hi - lo``), and, when the postcondition equates two variables the
-    loop drives together (``lo == hi`` after binary search), each other conjunct with one of them
-    written as the other (``cdf[lo] >= t`` at the exit is ``cdf[hi] >= t`` kept in the loop)."""
+def _steps(cfa, head: int, body: Set[int]) -> List[str]:
+    """The variables every path through the (inner-loop-free) body raises by exactly 1
+    (``k := k + 1``; no other write): they count the iterations."""
+    one = A.num(1)
+    counts: Dict[str, List[int]] = {}
+    others: Set[str] = set()
+    for u, v, _k, d in cfa.edges():
+        st = d["stmt"]
+        if not (u in body and v in body) or not isinstance(st, (A.Assign, A.Sample)):
+            continue
+        for t in st.targets:
+            x = A.target_name(t)
+            if (
+                isinstance(st, A.Assign)
+                and st.targets == (A.Var(x),)
+                and st.value in (A.Binary("+", A.Var(x), one), A.Binary("+", one, A.Var(x)))
+            ):
+                counts.setdefault(x, [])
+            else:
+                others.add(x)
+    out = []
+    for x in sorted(set(counts) - others):
+        g = nx.DiGraph()
+        for u, v, _k, d in cfa.edges():
+            st = d["stmt"]
+            if u in body and v in body and not (isinstance(st, A.Assign) and st.targets == (A.Var(x),)):
+                g.add_edge(u, ("latch", v) if d.get("back") else v)
+        if not (head in g and ("latch", head) in g and nx.has_path(g, head, ("latch", head))):
+            out.append(x)
+    return out
+
+
+def rank_candidates(cfa, loops: Dict[int, dict], post: List[A.Expr]) -> List[A.Expr]:
+    """Candidate invariants for ranked loops (Houdini keeps only inductive ones):
+
+    * the rank never below 0 (``lo <= hi`` for ``hi - lo``) nor above its entry value;
+    * a variable raised by 1 on every iteration (``k := k + 1``, from k₀) counts at most the
+      iterations the rank fell: ``k - k₀ + rank <= R₀`` (so ``k <= R`` after a search of width R);
+    * each postcondition conjunct with a variable the loop writes shifted by the rank, ``x ± r``
+      (``cdf[lo + w] >= t`` kept in the loop is ``cdf[lo] >= t`` once w = 0);
+    * when the postcondition equates two variables the loop drives together (``lo == hi`` after
+      binary search), each other conjunct with one of them written as the other (``cdf[lo] >= t``
+      at the exit is ``cdf[hi] >= t`` kept in the loop)."""
     out: List[A.Expr] = []
     ranked = [lp["rank"] for lp in loops.values() if lp.get("rank") is not None]
     for rc in ranked:
         out.append(A.Binary(">=", rc.rank, ZERO))
         out.append(A.Binary("<=", rc.rank, rc.start))
+        body = loop_body(cfa, rc.head)
+        writes = written_in(cfa, body)
+        for x in _steps(cfa, rc.head, body):
+            x0 = entry_value(cfa, rc.head, body, x, unchanged=writes)
+            if x0 is not None:
+                done = A.Binary("-", A.Var(x), x0)
+                out.append(A.Binary("<=", A.Binary("+", done, rc.rank), rc.start))
+        for c in post:
+            for x in sorted(A.free_vars(c) & writes - A.free_vars(rc.rank)):
+                for op in ("+", "-"):
+                    out.append(subst(c, {x: A.Binary(op, A.Var(x), rc.rank)}))
     if not ranked:
         return out
     names = set().union(*(A.free_vars(rc.rank) for rc in ranked))

@@ -40,10 +40,11 @@ import networkx as nx
 
 from lang import ast as A
 from lang.walk import DESCEND, Transformer
+from tamp.cfa.loops import loop_body
 
 from ..show import show_expr
 from .exprs import ZERO, conjuncts, iterations_done, plus, subst
-from .rank_count import NoRankKappa, backward_kappa, exit_term, head_term, written_in
+from .rank_count import NoRankKappa, backward_kappa, backward_nodes, exit_term, head_term, unit_cost, written_in
 from .recurrence import counter_sum
 
 
@@ -223,7 +224,7 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
     # loops counted by a ranking function (rank_count.py): their bodies get κ backwards from
     # the head, and the code after them κ_in + per · (the rank on entry)
     ranked = {h: lp["rank"] for h, lp in loops.items() if lp.get("rank") is not None}
-    ranked_body = {n for h in ranked for n in loops[h]["body"] if n != h}
+    ranked_body = {n for h in ranked for n in backward_nodes(cfa, h)}
     exit_per: Dict[int, A.Expr] = {}  # ranked loop head -> the cost of one of its iterations
 
     def region(nodes, start, k0):
@@ -279,10 +280,11 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
             cache[h] = ZERO
             return ZERO
         if h in ranked:
-            if A.free_vars(per) & written_in(cfa, lp["body"]):
+            unit = unit_cost(per, written_in(cfa, loop_body(cfa, h)))
+            if unit is None:
                 raise NoKappa("the cost of one iteration depends on the state: " + show_expr(per))
-            exit_per[h] = per
-            cache[h] = head_term(ranked[h], per)
+            exit_per[h] = unit
+            cache[h] = head_term(ranked[h], unit)
             return cache[h]
         if c is None:
             line = cfa.graph.nodes[h].get("line")

@@ -88,17 +88,14 @@ def rank_count(cfa, head: int, rank: A.Expr, guard: A.Expr) -> Optional[RankCoun
 
 def rank_counts(cfa, loops: Dict[int, dict], arguments) -> Dict[int, RankCount]:
     """For each loop whose termination argument (``arguments``, from
-    :func:`tamp.prover.termination.prove_termination`) is a ranking and whose body has no inner
-    loop, its :class:`RankCount` (when its entry value is known)."""
+    :func:`tamp.prover.termination.prove_termination`) is a ranking, its :class:`RankCount`
+    (when its entry value is known)."""
     out: Dict[int, RankCount] = {}
     for arg in arguments:
         h = arg.head
         lp = loops.get(h)
         rank = getattr(arg, "rank", None)
         if lp is None or rank is None or lp.get("cond") is None:
-            continue
-        body = loop_body(cfa, h)
-        if any(g != h and g in body for g in cfa.loop_heads):
             continue
         rc = rank_count(cfa, h, rank, lp["cond"])
         if rc is not None:
@@ -135,24 +132,62 @@ def _sampled(cfa, body: Set[int]) -> Set[str]:
     return out
 
 
-def backward_kappa(cfa, rc: RankCount, k_head: A.Expr, axioms: Dict) -> Dict[int, A.Expr]:
-    """κ at every node of the (inner-loop-free) body of ``rc``'s loop but its head, pushed back
-    from ``k_head`` (κ at the head) at the latches (see the module docstring)."""
-    h = rc.head
-    body = loop_body(cfa, h)
-    sampled = _sampled(cfa, body)
+def backward_nodes(cfa, head: int) -> Set[int]:
+    """The nodes of the loop at ``head`` that get κ backwards: those not in an inner loop (nor its
+    head) from which every edge leads to such a node or back to ``head``. The others (the path
+    from the head into and through inner loops) keep the forward κ of :mod:`.kappa`; STEP on
+    the edges from a forward node to a backward one is where the two meet."""
+    body = loop_body(cfa, head)
+    inner: Set[int] = set()
+    for g in cfa.loop_heads:
+        if g != head and g in body:
+            inner |= loop_body(cfa, g)
     dag = nx.DiGraph()
     dag.add_nodes_from(body)
-    outs: Dict[int, List] = {n: [] for n in body}
+    for u, v, _k, d in cfa.edges():
+        if u in body and v in body and not d.get("back"):
+            dag.add_edge(u, v)
+    out: Set[int] = set()
+    for n in reversed(list(nx.topological_sort(dag))):
+        if n == head or n in inner:
+            continue
+        nexts = [(v, d) for _u, v, _k, d in cfa.out_edges(n)]
+        if nexts and all((v == head and d.get("back")) or v in out for v, d in nexts):
+            out.add(n)
+    return out
+
+
+def unit_cost(per: A.Expr, writes: Set[str]) -> Optional[A.Expr]:
+    """What one unit of the rank's fall may cost, from the cost ``per`` of one iteration: ``per``
+    itself when it reads nothing the loop writes, else its loop-invariant factor (``r`` of
+    ``r * (h - 0)`` when an iteration spends r per unit of a fall h, a pairwise reduction). The
+    choice is only a proposal: STEP checks that every iteration's cost fits the fall."""
+    if not A.free_vars(per) & writes:
+        return per
+    if isinstance(per, A.Binary) and per.op == "*":
+        for a, b in ((per.left, per.right), (per.right, per.left)):
+            if not A.free_vars(a) & writes and A.free_vars(b) & writes:
+                return a
+    return None
+
+
+def backward_kappa(cfa, rc: RankCount, k_head: A.Expr, axioms: Dict) -> Dict[int, A.Expr]:
+    """κ at the :func:`backward_nodes` of ``rc``'s loop, pushed back from ``k_head`` (κ at the
+    head) at the latches (see the module docstring)."""
+    h = rc.head
+    body = loop_body(cfa, h)
+    back = backward_nodes(cfa, h)
+    sampled = _sampled(cfa, body)
+    dag = nx.DiGraph()
+    dag.add_nodes_from(back)
+    outs: Dict[int, List] = {n: [] for n in back}
     for u, v, key, d in cfa.edges():
-        if u in body and v in body and u != h:
+        if u in back:
             outs[u].append((v, key, d))
-            if not d.get("back"):
+            if v in back and not d.get("back"):
                 dag.add_edge(u, v)
     at: Dict[int, A.Expr] = {}
     for n in reversed(list(nx.topological_sort(dag))):
-        if n == h:
-            continue
         vals = []
         for v, key, d in outs[n]:
             after = k_head if v == h else at.get(v)

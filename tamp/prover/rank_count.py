@@ -34,7 +34,7 @@ import networkx as nx
 from lang import ast as A
 from tamp.cfa.loops import entry_value, loop_body
 
-from .exprs import ZERO, not_, subst
+from .exprs import ZERO, conjuncts, not_, subst
 
 
 class NoRankKappa(Exception):
@@ -279,14 +279,28 @@ def _steps(cfa, head: int, body: Set[int]) -> List[str]:
     return out
 
 
+def _indexing(e: A.Expr) -> Set[str]:
+    """The variables read in the index of an array access in ``e``."""
+    out: Set[str] = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, A.Index):
+            out |= A.free_vars(x.index)
+        stack.extend(c for c in A.children(x) if isinstance(c, A.Expr))
+    return out
+
+
 def rank_candidates(cfa, loops: Dict[int, dict], post: List[A.Expr]) -> List[A.Expr]:
     """Candidate invariants for ranked loops (Houdini keeps only inductive ones):
 
     * the rank never below 0 (``lo <= hi`` for ``hi - lo``) nor above its entry value;
+    * ``!a ==> c`` for each flag a (``go`` or ``!found``) of the guard and conjunct c of the
+      postcondition: when the loop stops because the flag changed, c already holds;
     * a variable raised by 1 on every iteration (``k := k + 1``, from k₀) counts at most the
       iterations the rank fell: ``k - k₀ + rank <= R₀`` (so ``k <= R`` after a search of width R);
-    * each postcondition conjunct with a variable the loop writes shifted by the rank, ``x ± r``
-      (``cdf[lo + w] >= t`` kept in the loop is ``cdf[lo] >= t`` once w = 0);
+    * each postcondition conjunct with a variable the loop writes and an array index reads shifted
+      by the rank, ``x + r`` (``cdf[lo + w] >= t`` kept in the loop is ``cdf[lo] >= t`` once w = 0);
     * when the postcondition equates two variables the loop drives together (``lo == hi`` after
       binary search), each other conjunct with one of them written as the other (``cdf[lo] >= t``
       at the exit is ``cdf[hi] >= t`` kept in the loop)."""
@@ -302,10 +316,13 @@ def rank_candidates(cfa, loops: Dict[int, dict], post: List[A.Expr]) -> List[A.E
             if x0 is not None:
                 done = A.Binary("-", A.Var(x), x0)
                 out.append(A.Binary("<=", A.Binary("+", done, rc.rank), rc.start))
+        for a in conjuncts(rc.guard):  # the loop left because this flag was cleared (set)
+            if isinstance(a, A.Var) or (isinstance(a, A.Unary) and a.op == "!" and isinstance(a.operand, A.Var)):
+                for c in post:
+                    out.append(A.Binary("==>", not_(a), c))
         for c in post:
-            for x in sorted(A.free_vars(c) & writes - A.free_vars(rc.rank)):
-                for op in ("+", "-"):
-                    out.append(subst(c, {x: A.Binary(op, A.Var(x), rc.rank)}))
+            for x in sorted(_indexing(c) & writes - A.free_vars(rc.rank)):
+                out.append(subst(c, {x: A.Binary("+", A.Var(x), rc.rank)}))
     if not ranked:
         return out
     names = set().union(*(A.free_vars(rc.rank) for rc in ranked))

@@ -49,7 +49,7 @@ from .failure import NO_LOOP_FACT, NO_TERMINATION, ProofFailure, check_failure
 from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
 from .kappa import Kappa, NoKappa, compute_kappa
 from .liveness import live_variables
-from .rank_count import rank_counts
+from .rank_count import rank_counts, with_log_counts
 from .ranking import distinct_proposals, idle_samplings
 from .recurrence import written
 from .result import ProofResult, axioms_table
@@ -299,7 +299,8 @@ def ranked_combinations(cfa, samples, cands, loops, dag, skipped: Optional[List[
     if its proof fails. The rest follow sorted by (slack, enumeration order). Why a combination
     has no κ is appended to ``skipped`` (for the message of a failed proof)."""
     points = _sample_inputs(cfa)
-    cands = _affordable(cfa, samples, cands, loops, dag, points)
+    log_loops = with_log_counts(loops)
+    cands = _affordable(cfa, samples, cands, log_loops or loops, dag, points)
     cands = distinct_proposals(cands)
     costly = {s: any(not _zero(c.cost) for c in cs) for s, cs in zip(samples, cands)}
     relevant = relevant_names(cfa)
@@ -315,6 +316,12 @@ def ranked_combinations(cfa, samples, cands, loops, dag, skipped: Optional[List[
         if any(n not in kap.at for n in cfa.graph.nodes):
             continue
         sl = _slack(cfa, kap, points)
+        if sl is None and log_loops is not None:  # rank_count.py: ranks that halve, counted by log₂
+            try:
+                kap = compute_kappa(cfa, axioms, log_loops, dag)
+            except NoKappa:
+                continue
+            sl = _slack(cfa, kap, points) if all(n in kap.at for n in cfa.graph.nodes) else None
         if sl is None:
             continue
         idle = idle_samplings(cfa, axioms, costly, relevant)  # ranking.py: spend on what the claim reads

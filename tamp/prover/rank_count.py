@@ -26,7 +26,9 @@ the κ labels are part of the certificate, ``tamp check-proof`` re-checks all of
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Dict, List, Optional, Set
 
 import networkx as nx
@@ -50,12 +52,29 @@ class RankCount:
     rank: A.Expr
     start: A.Expr
     guard: A.Expr
+    log: bool = False  # count by the halvings of the rank (see :meth:`measure`)
+
+    def measure(self, x: A.Expr) -> A.Expr:
+        """What a rank x still allows: x itself, or with ``log``, the iterations a rank at least
+        halved by each of them allows, ``x >= 1 ? log(2 * x) / log(2) : 0`` (1 + log₂ x; the
+        form whose ``log-mul`` and ``log-mono`` lemma instances give log₂ x' + 1 <= log₂ x when
+        x >= 2 x')."""
+        if not self.log:
+            return x
+        two = A.Num(Fraction(2), False)  # a real 2: ``2 * x`` a real product, as log-mul reads it
+        lg = A.Binary("/", A.Call("log", (A.Binary("*", two, x),)), A.Call("log", (two,)))
+        return A.Cond(A.Binary(">=", x, A.num(1)), lg, ZERO)
+
+    def total(self) -> A.Expr:
+        """The most iterations the loop runs: the measure of the entry rank."""
+        return self.measure(self.start)
 
     def done(self) -> A.Expr:
-        """The iterations done so far, at most ``start``: ``min(start - rank + (g ? 0 : 1), start)``."""
-        fell = A.Binary("-", self.start, self.rank)
+        """The iterations done so far, at most :meth:`total`: ``min(total - measure(rank) + (g ?
+        0 : 1), total)``."""
+        fell = A.Binary("-", self.total(), self.measure(self.rank))
         left = A.Cond(self.guard, ZERO, A.num(1))
-        return A.Call("min", (A.Binary("+", fell, left), self.start))
+        return A.Call("min", (A.Binary("+", fell, left), self.total()))
 
 
 def written_in(cfa, body: Set[int]) -> Set[str]:
@@ -230,8 +249,20 @@ def head_term(rc: RankCount, per: A.Expr) -> A.Expr:
 
 
 def exit_term(rc: RankCount, per: A.Expr) -> A.Expr:
-    """The loop's part of κ after it: ``per · start``."""
-    return A.Binary("*", per, rc.start)
+    """The loop's part of κ after it: ``per · total``."""
+    return A.Binary("*", per, rc.total())
+
+
+def with_log_counts(loops: Dict[int, dict]) -> Optional[Dict[int, dict]]:
+    """``loops`` with every ranked loop counted by the halvings of its rank instead (binary
+    search: 1 + log₂ R iterations, not R); None when no loop is ranked."""
+    if not any(lp.get("rank") is not None for lp in loops.values()):
+        return None
+    out = {}
+    for h, lp in loops.items():
+        rc = lp.get("rank")
+        out[h] = lp if rc is None else {**lp, "rank": dataclasses.replace(rc, log=True)}
+    return out
 
 
 
@@ -279,18 +310,6 @@ def _steps(cfa, head: int, body: Set[int]) -> List[str]:
     return out
 
 
-def _indexing(e: A.Expr) -> Set[str]:
-    """The variables read in the index of an array access in ``e``."""
-    out: Set[str] = set()
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, A.Index):
-            out |= A.free_vars(x.index)
-        stack.extend(c for c in A.children(x) if isinstance(c, A.Expr))
-    return out
-
-
 def rank_candidates(cfa, loops: Dict[int, dict], post: List[A.Expr]) -> List[A.Expr]:
     """Candidate invariants for ranked loops (Houdini keeps only inductive ones):
 
@@ -299,8 +318,9 @@ def rank_candidates(cfa, loops: Dict[int, dict], post: List[A.Expr]) -> List[A.E
       postcondition: when the loop stops because the flag changed, c already holds;
     * a variable raised by 1 on every iteration (``k := k + 1``, from k₀) counts at most the
       iterations the rank fell: ``k - k₀ + rank <= R₀`` (so ``k <= R`` after a search of width R);
-    * each postcondition conjunct with a variable the loop writes and an array index reads shifted
-      by the rank, ``x + r`` (``cdf[lo + w] >= t`` kept in the loop is ``cdf[lo] >= t`` once w = 0);
+    * each postcondition conjunct with a variable the loop writes shifted by the rank, ``x + r``
+      (``cdf[lo + w] >= t`` kept in the loop is ``cdf[lo] >= t`` once w = 0; ``lo + (hi - lo) <= n``
+      is ``lo <= n`` once the rank is 0);
     * when the postcondition equates two variables the loop drives together (``lo == hi`` after
       binary search), each other conjunct with one of them written as the other (``cdf[lo] >= t``
       at the exit is ``cdf[hi] >= t`` kept in the loop)."""
@@ -320,8 +340,9 @@ def rank_candidates(cfa, loops: Dict[int, dict], post: List[A.Expr]) -> List[A.E
             if isinstance(a, A.Var) or (isinstance(a, A.Unary) and a.op == "!" and isinstance(a.operand, A.Var)):
                 for c in post:
                     out.append(A.Binary("==>", not_(a), c))
+        numeric = {x for x in writes if getattr(cfa.types.get(x), "name", None) in ("int", "real")}
         for c in post:
-            for x in sorted(_indexing(c) & writes - A.free_vars(rc.rank)):
+            for x in sorted(A.free_vars(c) & numeric):
                 out.append(subst(c, {x: A.Binary("+", A.Var(x), rc.rank)}))
     if not ranked:
         return out

@@ -253,17 +253,26 @@ def exit_term(rc: RankCount, per: A.Expr) -> A.Expr:
     return A.Binary("*", per, rc.total())
 
 
-def with_log_counts(loops: Dict[int, dict]) -> Optional[Dict[int, dict]]:
-    """``loops`` with every ranked loop counted by the halvings of its rank instead (binary
-    search: 1 + log₂ R iterations, not R); None when no loop is ranked."""
-    if not any(lp.get("rank") is not None for lp in loops.values()):
-        return None
-    out = {}
-    for h, lp in loops.items():
-        rc = lp.get("rank")
-        out[h] = lp if rc is None else {**lp, "rank": dataclasses.replace(rc, log=True)}
-    return out
+def count_variants(loops: Dict[int, dict]) -> List[Dict[int, dict]]:
+    """Other ways to count the loops of ``loops`` (the loop prover's table), to try in order when
+    the first one's κ cannot be written or exceeds the bound:
 
+    * loops whose counter moves on only some iterations (``k := k - 1`` but ``go := false`` on
+      the other path) counted by their rank (``rank_alt``) instead of the counter;
+    * every ranked loop counted by the halvings of its rank (binary search: 1 + log₂ R
+      iterations, not R)."""
+    out: List[Dict[int, dict]] = []
+    alt = {h: ({**lp, "rank": lp["rank_alt"]} if lp.get("rank_alt") is not None else lp) for h, lp in loops.items()}
+    if any(lp.get("rank_alt") is not None for lp in loops.values()):
+        out.append(alt)
+    if any(lp.get("rank") is not None for lp in alt.values()):
+        out.append(
+            {
+                h: (lp if lp.get("rank") is None else {**lp, "rank": dataclasses.replace(lp["rank"], log=True)})
+                for h, lp in alt.items()
+            }
+        )
+    return out
 
 
 # ---------------------------------------------------------------------------- λ candidates
@@ -325,7 +334,7 @@ def rank_candidates(cfa, loops: Dict[int, dict], post: List[A.Expr]) -> List[A.E
       binary search), each other conjunct with one of them written as the other (``cdf[lo] >= t``
       at the exit is ``cdf[hi] >= t`` kept in the loop)."""
     out: List[A.Expr] = []
-    ranked = [lp["rank"] for lp in loops.values() if lp.get("rank") is not None]
+    ranked = [lp.get("rank") or lp["rank_alt"] for lp in loops.values() if lp.get("rank") or lp.get("rank_alt")]
     for rc in ranked:
         out.append(A.Binary(">=", rc.rank, ZERO))
         out.append(A.Binary("<=", rc.rank, rc.start))

@@ -151,7 +151,9 @@ def _prove(src: str):
     return prove_program(parse(src).programs[0], source=src, timeout=90)
 
 
-@pytest.mark.parametrize("src", [SEARCH, SCAN_DOWN, HALVING, FOLD, SHIFT_DOWN], ids=lambda s: s.split()[1].split("(")[0])
+@pytest.mark.parametrize(
+    "src", [SEARCH, SCAN_DOWN, HALVING, FOLD, SHIFT_DOWN], ids=lambda s: s.split()[1].split("(")[0]
+)
 def test_loops_counted_by_a_rank_are_proved(src):
     r = _prove(src)
     assert r.verdict == "proved", r.render_text()
@@ -210,9 +212,9 @@ def test_ranked_counts_are_certified_and_a_smaller_count_is_rejected(src, tmp_pa
 
 
 def test_the_rank_count_reads_the_entry_value():
+    from lang import ast as A
     from tamp.cfa import build_cfa
     from tamp.prover.rank_count import rank_count
-    from lang import ast as A
 
     cfa = build_cfa(parse(SEARCH).programs[0], path="s.prob", source=SEARCH)
     h = cfa.loop_heads[0]

@@ -62,6 +62,7 @@ from .deviation import deviation_candidates
 from .exprs import conjuncts, not_, plus, subst
 from .labels import negated_conjuncts
 from .liveness import mentions_only_live
+from .rank_count import rank_candidates
 from .recurrence import closed_form_candidates, counter_shift, exit_forms, over_the_counter
 from .samples import refuted
 from .sentinel import sentinel_candidates
@@ -344,6 +345,8 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
     for c in scan_candidates(cfa, loops):  # before exit_forms: a scan's facts are read after it
         add(c)
     for c in exit_forms(cfa, loops, list(pool)):
+        add(c)
+    for c in rank_candidates(cfa, loops, post):  # rank_count.py: ranked loops' rank and exit forms
         add(c)
     for c in user_invariants(cfa):
         add(c)

@@ -40,9 +40,11 @@ import networkx as nx
 
 from lang import ast as A
 from lang.walk import DESCEND, Transformer
+from tamp.cfa.loops import loop_body
 
 from ..show import show_expr
 from .exprs import ZERO, conjuncts, iterations_done, plus, subst
+from .rank_count import NoRankKappa, backward_kappa, backward_nodes, exit_term, head_term, unit_cost, written_in
 from .recurrence import counter_sum
 
 
@@ -219,15 +221,26 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
     terms: List[LoopTerm] = []
 
     ins = {n: list(cfa.graph.in_edges(n, keys=True, data=True)) for n in order}
+    # loops counted by a ranking function (rank_count.py): their bodies get κ backwards from
+    # the head, and the code after them κ_in + per · (the rank on entry)
+    ranked = {h: lp["rank"] for h, lp in loops.items() if lp.get("rank") is not None}
+    ranked_body = {n for h in ranked for n in backward_nodes(cfa, h)}
+    exit_per: Dict[int, A.Expr] = {}  # ranked loop head -> the cost of one of its iterations
 
     def region(nodes, start, k0):
         kap = {start: (k0, {})}
+        k_in: Dict[int, A.Expr] = {}  # ranked loop head -> κ on entry to it (this region)
+        skip = ranked_body - nodes if start in ranked else ranked_body
         for n in order:
-            if n not in nodes or n == start:
+            if n not in nodes or n == start or n in skip:
                 continue
             vals = []
             for u, _v, key, d in ins[n]:
                 if d.get("back") or u not in kap:
+                    continue
+                if u in exit_per and loops[u]["exit"] == (u, n) and u in k_in:
+                    # after a ranked loop: at most (rank on entry) iterations were done
+                    vals.append((plus(k_in[u], exit_term(ranked[u], exit_per[u])), {}))
                     continue
                 ex = None
                 if u in loops and loops[u]["exit"] == (u, n):
@@ -245,6 +258,7 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
                 continue
             k, fl = _join(vals)
             if n in loops:
+                k_in[n] = k
                 k = plus(k, loop_term(n))
                 fl = {}
             kap[n] = (k, fl)
@@ -265,6 +279,13 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
         if per == ZERO:
             cache[h] = ZERO
             return ZERO
+        if h in ranked:
+            unit = unit_cost(per, written_in(cfa, loop_body(cfa, h)))
+            if unit is None:
+                raise NoKappa("the cost of one iteration depends on the state: " + show_expr(per))
+            exit_per[h] = unit
+            cache[h] = head_term(ranked[h], unit)
+            return cache[h]
         if c is None:
             line = cfa.graph.nodes[h].get("line")
             raise NoKappa(
@@ -294,4 +315,12 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
         return term
 
     kap = region(set(cfa.graph.nodes), cfa.entry, ZERO)
-    return Kappa({n: k for n, (k, _fl) in kap.items()}, terms)
+    at = {n: k for n, (k, _fl) in kap.items()}
+    for h, rc in ranked.items():
+        if h not in at:
+            continue
+        try:
+            at.update(backward_kappa(cfa, rc, at[h], axioms))
+        except NoRankKappa as exc:
+            raise NoKappa(str(exc)) from None
+    return Kappa(at, terms)

@@ -49,6 +49,7 @@ from .failure import NO_LOOP_FACT, NO_TERMINATION, ProofFailure, check_failure
 from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
 from .kappa import Kappa, NoKappa, compute_kappa
 from .liveness import live_variables
+from .rank_count import count_variants, rank_counts
 from .ranking import distinct_proposals, idle_samplings
 from .recurrence import written
 from .result import ProofResult, axioms_table
@@ -298,23 +299,26 @@ def ranked_combinations(cfa, samples, cands, loops, dag, skipped: Optional[List[
     if its proof fails. The rest follow sorted by (slack, enumeration order). Why a combination
     has no κ is appended to ``skipped`` (for the message of a failed proof)."""
     points = _sample_inputs(cfa)
-    cands = _affordable(cfa, samples, cands, loops, dag, points)
+    variants = count_variants(loops)  # rank_count.py: other ways to count the ranked loops
+    cands = _affordable(cfa, samples, cands, variants[-1] if variants else loops, dag, points)
     cands = distinct_proposals(cands)
     costly = {s: any(not _zero(c.cost) for c in cs) for s, cs in zip(samples, cands)}
     relevant = relevant_names(cfa)
     scored = []
     for idx, combo in enumerate(itertools.islice(by_index_sum(cands), MAX_RANKED)):
         axioms = dict(zip(samples, combo))
-        try:
-            kap = compute_kappa(cfa, axioms, loops, dag)
-        except NoKappa as exc:
-            if skipped is not None and str(exc) not in skipped:
-                skipped.append(str(exc))
-            continue
-        if any(n not in kap.at for n in cfa.graph.nodes):
-            continue
-        sl = _slack(cfa, kap, points)
-        if sl is None:
+        kap, sl = None, None
+        for lps in [loops] + variants:  # the first way to count the loops that fits the bound
+            try:
+                kap = compute_kappa(cfa, axioms, lps, dag)
+            except NoKappa as exc:
+                if skipped is not None and str(exc) not in skipped and lps is loops:
+                    skipped.append(str(exc))
+                continue
+            sl = _slack(cfa, kap, points) if all(n in kap.at for n in cfa.graph.nodes) else None
+            if sl is not None:
+                break
+        if kap is None or sl is None:
             continue
         idle = idle_samplings(cfa, axioms, costly, relevant)  # ranking.py: spend on what the claim reads
         if round(sl, 9) == 0 and not idle:
@@ -447,6 +451,12 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
         stuck = ProofFailure(NO_TERMINATION, loop_line=termination_line(cfa, term), hint=HINT_TERMINATION)
         return _done(program, cfa, "unknown", t0, term, None, stats, times, [], stuck, 0)
     term_obs = [Obligation(rule, where, status) for rule, where, status, _h in term]
+    for h, rc in rank_counts(cfa, loops, rankings).items():  # rank_count.py: ranked loops counted
+        cnt = loops[h]["counter"]  # a counter moved on only some iterations does not count them all:
+        if cnt is None:  # its loop is counted by its rank when the counter's κ fails (ranked_combinations)
+            loops[h]["rank"] = rc
+        elif not _every_iteration(cfa, h, loops[h]["body"], cnt.name):
+            loops[h]["rank_alt"] = rc
     samples = [(u, v, k) for u, v, k, d in cfa.edges() if isinstance(d["stmt"], A.Sample)]
     spec = list(cfa.ensures) + [cfa.bound]
     n_real = max(1, sum(1 for s in samples if cfa.graph.edges[s]["stmt"].dist.func not in ("bern", "unif")))

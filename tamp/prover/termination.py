@@ -211,9 +211,14 @@ def obligations(cfa, ranking: Argument, enc) -> List[Tuple[str, str, z3.BoolRef]
     where = f"loop at node {ranking.head}"
     out = [("BOUNDED", where, z3.Implies(z3.And(inv, enc.expr(cond, env0)), r0 > 0))]
     if ranking.invariant is not None or ranking.paths:
-        if any(h != ranking.head and h in body for h in cfa.loop_heads):
-            raise NotRanked("an invariant or per-path ranking needs a loop body without inner loops")
-        paths = iteration_paths(cfa, ranking.head, body)
+        inner = [h for h in cfa.loop_heads if h != ranking.head and h in body]
+        if inner and ranking.invariant is not None:
+            raise NotRanked("an invariant needs a loop body without inner loops")
+        # with inner loops, a path passes each inner loop's head by its exit edge, the inner
+        # loop summarised as "whatever it writes is arbitrary" (it ends by its own argument)
+        level = loop_body(cfa, ranking.head, forward_only=True) if inner else body
+        paths = iteration_paths(cfa, ranking.head, level)
+        havoc = {h: _written_in(cfa, loop_body(cfa, h)) for h in inner}
     if ranking.invariant is not None:
         out.extend(entry_obligations(cfa, ranking.head, ranking.invariant, enc))
         for path in paths:
@@ -227,7 +232,7 @@ def obligations(cfa, ranking: Argument, enc) -> List[Tuple[str, str, z3.BoolRef]
             )
     if ranking.paths:
         for path in paths:
-            st2 = _run(enc, env0, [inv], [edges[e] for e in path])
+            st2 = _run(enc, env0, [inv], [edges[e] for e in path], [havoc.get(e[0], set()) for e in path])
             r1 = to_real(enc.expr(ranking.rank, st2.env))
             leaves = z3.Not(enc.expr(cond, st2.env))  # the path ends the loop: the next test exits
             out.append(
@@ -275,11 +280,20 @@ def iteration_paths(cfa, head: int, body: Set[int]) -> List[List[Edge]]:
     return out
 
 
-def _run(enc, env0, hyps, stmts):
+def _run(enc, env0, hyps, stmts, havocs=None):
+    """The symbolic state after ``stmts`` from ``env0`` under ``hyps``; before the i-th statement
+    the names ``havocs[i]`` (an inner loop's writes) are given fresh values."""
     st = StepState(dict(env0), list(hyps), [], z3.RealVal(0), [])
-    for x in stmts:
+    for i, x in enumerate(stmts):
+        for name in sorted(havocs[i] if havocs else ()):
+            st.env[name] = z3.FreshConst(st.env[name].sort(), prefix=name + "!")
         st = step(enc, st, x, None)
     return st
+
+
+def _written_in(cfa, body: Set[int]) -> Set[str]:
+    """The names the edges inside ``body`` write (arrays by name)."""
+    return {x for _e, st in body_edges(cfa, body) for x in _written(st)}
 
 
 def _path_text(path: List[Edge]) -> str:

@@ -536,12 +536,7 @@ def _closed_forms(cfa, h, lp, loops, c, entry, paths=None) -> Tuple[Dict[str, A.
                     cond = _or([cond_of(p) for p, d2 in ds2 if d2 == d])
                     summand = _cond(cond, d, summand)
             else:
-                lits = [d for d in distinct if isinstance(d, A.Num)]
-                if len(lits) == len(distinct):
-                    lo_d = min(lits, key=lambda n: n.value)
-                    hi_d = max(lits, key=lambda n: n.value)
-                    out.append(A.Binary("<=", plus(x0, _times(lo_d, T)), A.Var(x)))
-                    out.append(A.Binary("<=", A.Var(x), plus(x0, _times(hi_d, T))))
+                out.extend(_literal_range(x, x0, distinct, T))
                 continue
             total = _sum_over_iterations(summand, c, cname)
             if total is None:
@@ -549,8 +544,24 @@ def _closed_forms(cfa, h, lp, loops, c, entry, paths=None) -> Tuple[Dict[str, A.
             form = plus(x0, total)
             closed[x] = form
             out.append(A.Binary("==", A.Var(x), form))
+            if len(distinct) > 1:  # a conditional count: its range too (the sum alone says nothing of it)
+                out.extend(_literal_range(x, x0, distinct, T))
     out.extend(_scan_candidates(cfa, h, lp, paths, scalars, c, allowed))
     return closed, out
+
+
+def _literal_range(x: str, x0: A.Expr, incs: List[A.Expr], T: A.Expr) -> List[A.Expr]:
+    """``x0 + min(d) * T <= x <= x0 + max(d) * T`` when every increment d of ``x`` is a literal
+    (a count ``if (…) { c := c + 1; }`` stays within ``x0..x0 + T``); else nothing."""
+    lits = [d for d in incs if isinstance(d, A.Num)]
+    if len(lits) != len(incs) or not lits:
+        return []
+    lo_d = min(lits, key=lambda n: n.value)
+    hi_d = max(lits, key=lambda n: n.value)
+    return [
+        A.Binary("<=", plus(x0, _times(lo_d, T)), A.Var(x)),
+        A.Binary("<=", A.Var(x), plus(x0, _times(hi_d, T))),
+    ]
 
 
 def _nested_sums(e: A.Expr) -> bool:
@@ -688,7 +699,7 @@ def exit_forms(cfa, loops, pool: List[A.Expr]) -> List[A.Expr]:
     """Quantified candidates and sums about a counter loop's prefix ``lo..i`` restated for the
     whole range (the counter at its final value), for loops followed by more code: there the
     counter is dead, and what the loop computed is read later (a histogram filled, then scanned;
-    a sum then released with noise). A loop that ends the program needs none: the
+    a sum then released with noise; a count's range, ``c <= n``, for clamping it after the noise). A loop that ends the program needs none: the
     postcondition itself is its exit's candidate."""
     out: List[A.Expr] = []
     for _h, lp in loops.items():
@@ -696,11 +707,24 @@ def exit_forms(cfa, loops, pool: List[A.Expr]) -> List[A.Expr]:
         if c is None or not c.only or lp["exit"] is None or lp["exit"][1] == cfa.exit:
             continue
         for e in pool:
-            if c.name in A.free_vars(e) and any(isinstance(n, (A.Quant, A.Sum)) for n in A.walk(e)):
+            if c.name in A.free_vars(e) and (
+                any(isinstance(n, (A.Quant, A.Sum)) for n in A.walk(e)) or _range_of_count(e, c.name)
+            ):
                 f = subst(e, {c.name: c.final()})
                 if c.name not in A.free_vars(f):
                     out.append(f)
     return _dedupe(out)
+
+
+def _range_of_count(e: A.Expr, cname: str) -> bool:
+    """Whether ``e`` bounds a variable other than the counter by an expression of the counter
+    (``c <= i - 0``, a count's range: :func:`_literal_range`)."""
+    if not (isinstance(e, A.Binary) and e.op in ("<=", "<")):
+        return False
+    for mine, other in ((e.left, e.right), (e.right, e.left)):
+        if isinstance(mine, A.Var) and mine.name != cname and cname in A.free_vars(other):
+            return True
+    return False
 
 
 def counter_shift(cfa, h: int, loops, name: str, node: int) -> Optional[int]:

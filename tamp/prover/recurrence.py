@@ -316,6 +316,10 @@ def closed_form_candidates(cfa, loops) -> List[A.Expr]:
             continue
         try:
             mine = _loop_candidates(cfa, h, lp, loops, c)
+            for c2 in _other_counters(cfa, h, lp, loops, c):
+                mine.extend(
+                    f for f in match_post_sums(cfa, _loop_candidates(cfa, h, lp, loops, c2), c2) if A.contains(f, A.Sum)
+                )
         except (RecursionError, ValueError, TypeError):
             continue
         out.extend(match_post_sums(cfa, mine, c))
@@ -328,6 +332,37 @@ def closed_form_candidates(cfa, loops) -> List[A.Expr]:
             seen.add(e)
             uniq.append(e)
     return uniq
+
+
+def _other_counters(cfa, h: int, lp, loops, c) -> list:
+    """The loop's other unit counters, as counters of the same iterations: an integer ``y``
+    moved by the same ±1 on every path (``i := i + 1`` in ``while (r > 0) { …; r := r - 1; }``),
+    with a known entry value ``y0``; its final value is ``y0 ± `` the iterations ``c`` counts.
+    Sums over such a ``y`` (``s == sum(j in 0..i: x[j])``) index the data as the user's
+    postcondition does, where sums over ``c`` would need a reindexing (``x[n - j]``) the solver
+    cannot see."""
+    paths = body_paths(cfa, h, loops)
+    if not paths:
+        return []
+    out = []
+    body = lp["body"]
+    for y in sorted(written(cfa, loop_body(cfa, h)) - {c.name}):
+        if cfa.types.get(y) != A.INT:
+            continue
+        ds = {increment(p.env.get(y, A.Var(y)), y) for p in paths}
+        if len(ds) != 1:
+            continue
+        d = next(iter(ds))
+        if not (isinstance(d, A.Num) and d.is_int and abs(d.value) == 1):
+            continue
+        y0 = entry_value(cfa, h, body, y)
+        if y0 is None:
+            continue
+        step = int(d.value)
+        total = c.done(c.final())
+        limit = A.Binary("+" if step > 0 else "-", y0, total)
+        out.append(c._replace(name=y, init=y0, limit=limit, strict=True, only=False, step=step))
+    return out
 
 
 def _summary(cfa, g: int, loops, path: Path) -> Dict[str, A.Expr]:
@@ -703,16 +738,21 @@ def exit_forms(cfa, loops, pool: List[A.Expr]) -> List[A.Expr]:
     postcondition itself is its exit's candidate."""
     out: List[A.Expr] = []
     for _h, lp in loops.items():
-        c = lp["counter"]
-        if c is None or not c.only or lp["exit"] is None or lp["exit"][1] == cfa.exit:
+        c0 = lp["counter"]
+        if c0 is None or not c0.only or lp["exit"] is None or lp["exit"][1] == cfa.exit:
             continue
-        for e in pool:
-            if c.name in A.free_vars(e) and (
-                any(isinstance(n, (A.Quant, A.Sum)) for n in A.walk(e)) or _range_of_count(e, c.name)
-            ):
-                f = subst(e, {c.name: c.final()})
-                if c.name not in A.free_vars(f):
-                    out.append(f)
+        try:
+            others = _other_counters(cfa, _h, lp, loops, c0)
+        except (RecursionError, ValueError, TypeError):
+            others = []
+        for c in [c0] + others:  # another unit counter ends at its start ± the iterations done
+            for e in pool:
+                if c.name in A.free_vars(e) and (
+                    any(isinstance(n, (A.Quant, A.Sum)) for n in A.walk(e)) or _range_of_count(e, c.name)
+                ):
+                    f = subst(e, {c.name: c.final()})
+                    if c.name not in A.free_vars(f):
+                        out.append(f)
     return _dedupe(out)
 
 

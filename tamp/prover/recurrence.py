@@ -216,7 +216,7 @@ def entry_value(cfa, h: int, body: Set[int], x: str) -> Optional[A.Expr]:
 # ---------------------------------------------------------------------------- sums
 
 
-def _sum_over_iterations(d: A.Expr, counter, cname: str) -> Optional[A.Expr]:
+def _sum_over_iterations(d: A.Expr, counter, cname: str, types=None) -> Optional[A.Expr]:
     """Σ of ``d`` (an expression over the counter's value at the head of each iteration done so
     far, and inputs): a polynomial in the counter summed by sympy, else a ``sum(…)`` term."""
     i = A.Var(cname)
@@ -225,6 +225,14 @@ def _sum_over_iterations(d: A.Expr, counter, cname: str) -> Optional[A.Expr]:
     if any(isinstance(n, (A.Sum, A.Quant)) for n in A.walk(d)):
         return None  # a sum of sums (an inner loop's accumulator): see _nested_sums
     j = A.Var(J)
+    g = _unit_summand(d, cname, counter.step, types or {}) if abs(counter.step) > 1 else None
+    if g is not None:  # k consecutive elements per iteration: one sum over the elements
+        body = subst(g, {cname: j})
+        if counter.step > 0:
+            lo, hi, incl = counter.init, i, False
+        else:
+            lo, hi, incl = A.Binary("+", i, A.num(1)), counter.init, True
+        return _sympy_sum(body, lo, hi, incl) or _shifted(A.Sum(J, lo, hi, incl, body))
     if abs(counter.step) > 1:  # iteration t (from 0) sees the counter at init + step * t
         at = A.Binary("+", counter.init, A.Binary("*", A.num(counter.step), j))
         body = subst(d, {cname: at})
@@ -240,6 +248,53 @@ def _sum_over_iterations(d: A.Expr, counter, cname: str) -> Optional[A.Expr]:
     if poly is not None:
         return poly
     return _shifted(A.Sum(J, lo, hi, incl, body))
+
+
+def _terms(e: A.Expr) -> List[A.Expr]:
+    """The additive terms of ``e`` (``a + b - c`` → a, b, -c)."""
+    if isinstance(e, A.Binary) and e.op == "+":
+        return _terms(e.left) + _terms(e.right)
+    if isinstance(e, A.Binary) and e.op == "-":
+        return _terms(e.left) + [A.Unary("-", t) for t in _terms(e.right)]
+    return [e]
+
+
+def _unit_summand(d: A.Expr, cname: str, step: int, types: Dict[str, A.Type]) -> Optional[A.Expr]:
+    """g with ``d == g[i] + g[i ± 1] + … + g[i ± (k-1)]`` (k = |step|, the sign the step's;
+    i the counter), when z3 proves it for one of d's additive terms as g: an iteration of
+    ``i := i + 2`` that adds ``x[i] + x[i + 1]`` adds the two elements it steps over, so the
+    iterations together add ``x[init..i]``, as a unit-step loop would. None otherwise."""
+    k = abs(step)
+    terms = _terms(d)
+    if len(terms) != k or k > 8:
+        return None
+    sign = 1 if step > 0 else -1
+    i = A.Var(cname)
+    for g in terms:
+        if cname not in A.free_vars(g):
+            continue
+        total: A.Expr = g
+        for r in range(1, k):
+            total = A.Binary("+", total, subst(g, {cname: A.Binary("+", i, A.num(sign * r))}))
+        if _proved_equal(d, total, types):
+            return g
+    return None
+
+
+def _proved_equal(a: A.Expr, b: A.Expr, types: Dict[str, A.Type]) -> bool:
+    """Whether z3 proves ``a == b`` for all values of their free variables (of ``types``)."""
+    if (A.free_vars(a) | A.free_vars(b)) - set(types):
+        return False
+    try:
+        enc = Encoder(types)
+        env = enc.initial_env()
+        f = enc.expr(A.Binary("==", a, b), env)
+    except Exception:  # an expression the encoder cannot express: not equal for this purpose
+        return False
+    s = z3.Solver()
+    s.set("timeout", 500)
+    s.add(z3.Not(f))
+    return s.check() == z3.unsat
 
 
 def _shifted(e: A.Sum) -> A.Sum:
@@ -573,7 +628,7 @@ def _closed_forms(cfa, h, lp, loops, c, entry, paths=None) -> Tuple[Dict[str, A.
             else:
                 out.extend(_literal_range(x, x0, distinct, T))
                 continue
-            total = _sum_over_iterations(summand, c, cname)
+            total = _sum_over_iterations(summand, c, cname, cfa.types)
             if total is None:
                 continue
             form = plus(x0, total)

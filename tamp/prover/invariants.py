@@ -56,6 +56,8 @@ from lang import ast as A
 from lang.evaluate import EvalError, evaluate
 from lang.walk import rebuild, replace_all
 
+from tamp.cfa.loops import loop_body
+
 from .argmax import scan_candidates
 from .branch_copies import copied_facts
 from .deviation import deviation_candidates
@@ -71,6 +73,7 @@ from .trace import StepState, step
 from .wp import push_back
 
 MAX_BACKWARD = 60
+MAX_GUARDED = 24  # guarded candidates at a branch on a loop's local (see _guarded)
 #: z3 resource units per millisecond of a Houdini query's budget (z3 spends about 2-4 million per
 #: second of CPU on these queries here), and how much longer the clock limit is
 RLIMIT_PER_MS = 3000
@@ -399,6 +402,7 @@ def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
     """The pool at every node plus the candidates pushed back from its successors."""
     order = list(nx.topological_sort(dag))
     extra: Dict[int, List[A.Expr]] = {n: [] for n in order}
+    locals_at = _loop_locals(cfa)
     base = set(pool)
     for n in reversed(order):
         acc, seen = [], set()
@@ -414,7 +418,55 @@ def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
         # loop-free code (a selection chain labelled on its CFA) keeps every pushed-back
         # candidate: each branch pushes the whole claim back, and the cap would cut it off
         extra[n] = acc if not cfa.loop_heads else acc[:MAX_BACKWARD]
+        if n in locals_at:
+            extra[n] += _guarded(cfa, n, extra, locals_at[n], base | seen)
     return {n: list(pool) + extra[n] for n in order}
+
+
+def _loop_locals(cfa) -> Dict[int, set]:
+    """For each node inside a loop body: the variables the body assigns other than by a step
+    ``x := x ± k`` (a clipped copy ``v := x[i]; if (v > B) { v := B; }``, not a counter)."""
+    out: Dict[int, set] = {}
+    for h in cfa.loop_heads:
+        body = loop_body(cfa, h)
+        names = set()
+        for u, v, _k, d in cfa.edges():
+            st = d["stmt"]
+            if u in body and v in body and isinstance(st, A.Assign) and len(st.targets) == 1:
+                t = st.targets[0]
+                if isinstance(t, A.Var) and not (
+                    isinstance(st.value, A.Binary)
+                    and st.value.op in ("+", "-")
+                    and st.value.left == t
+                    and isinstance(st.value.right, A.Num)
+                ):
+                    names.add(t.name)
+        if names:
+            for n in body:
+                out.setdefault(n, set()).update(names)
+    return out
+
+
+def _guarded(cfa, n: int, extra, names: set, known: set) -> List[A.Expr]:
+    """At a branch on a loop's local (``if (v < -B) { v := -B; }``): each candidate pushed back
+    into a branch, guarded by the branch's condition (``v < -B ==> s + -B == …`` and
+    ``!(v < -B) ==> s + v == …``), the weakest precondition of the join's candidate that an
+    unguarded candidate cannot state (it holds on one branch only). Only candidates about
+    another variable the loop assigns (the accumulator ``s``, not the tested ``v`` alone); at
+    most ``MAX_GUARDED``."""
+    out: List[A.Expr] = []
+    for _u, v, _k, d in cfa.out_edges(n):
+        st = d["stmt"]
+        if d.get("back") or not isinstance(st, A.Assume) or not (A.free_vars(st.cond) & names):
+            continue
+        others = names - A.free_vars(st.cond)  # what the branch does not test (the accumulator)
+        for c in extra.get(v, []):
+            if not (A.free_vars(c) & others):
+                continue
+            g = A.Binary("==>", st.cond, c)
+            if g not in known and g not in out:
+                out.append(g)
+    return out[:MAX_GUARDED]
 
 
 # ---------------------------------------------------------------------------- Houdini

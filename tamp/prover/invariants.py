@@ -423,41 +423,47 @@ def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
     return {n: list(pool) + extra[n] for n in order}
 
 
-def _loop_locals(cfa) -> Dict[int, set]:
-    """For each node inside a loop body: the variables the body assigns other than by a step
-    ``x := x ± k`` (a clipped copy ``v := x[i]; if (v > B) { v := B; }``, not a counter)."""
+def _loop_locals(cfa) -> Dict[int, Tuple[set, set]]:
+    """For each node inside a loop body that assigns more than counters: the variables the
+    body assigns other than by a step ``x := x ± k`` (a clipped copy ``v := x[i]; if (v > B)
+    { v := B; }``, an accumulator), and those it assigns by a step (counters)."""
     out: Dict[int, set] = {}
     for h in cfa.loop_heads:
         body = loop_body(cfa, h)
-        names = set()
+        names, counters = set(), set()
         for u, v, _k, d in cfa.edges():
             st = d["stmt"]
             if u in body and v in body and isinstance(st, A.Assign) and len(st.targets) == 1:
                 t = st.targets[0]
-                if isinstance(t, A.Var) and not (
-                    isinstance(st.value, A.Binary)
-                    and st.value.op in ("+", "-")
-                    and st.value.left == t
-                    and isinstance(st.value.right, A.Num)
-                ):
-                    names.add(t.name)
+                if isinstance(t, A.Var):
+                    step = (
+                        isinstance(st.value, A.Binary)
+                        and st.value.op in ("+", "-")
+                        and st.value.left == t
+                        and isinstance(st.value.right, A.Num)
+                    )
+                    (counters if step else names).add(t.name)
         if names:
             for n in body:
-                out.setdefault(n, set()).update(names)
+                ls, cs = out.setdefault(n, (set(), set()))
+                ls.update(names)
+                cs.update(counters)
     return out
 
 
-def _guarded(cfa, n: int, extra, names: set, known: set) -> List[A.Expr]:
-    """At a branch on a loop's local (``if (v < -B) { v := -B; }``): each candidate pushed back
+def _guarded(cfa, n: int, extra, assigned: Tuple[set, set], known: set) -> List[A.Expr]:
+    """At a branch on a loop's local or counter (``if (v < -B) { v := -B; }``, ``if (i >= w) { s
+    := s - x[i - w]; }``; ``assigned``: see :func:`_loop_locals`): each candidate pushed back
     into a branch, guarded by the branch's condition (``v < -B ==> s + -B == …`` and
     ``!(v < -B) ==> s + v == …``), the weakest precondition of the join's candidate that an
     unguarded candidate cannot state (it holds on one branch only). Only candidates about
     another variable the loop assigns (the accumulator ``s``, not the tested ``v`` alone); at
     most ``MAX_GUARDED``."""
+    names, counters = assigned
     out: List[A.Expr] = []
     for _u, v, _k, d in cfa.out_edges(n):
         st = d["stmt"]
-        if d.get("back") or not isinstance(st, A.Assume) or not (A.free_vars(st.cond) & names):
+        if d.get("back") or not isinstance(st, A.Assume) or not (A.free_vars(st.cond) & (names | counters)):
             continue
         others = names - A.free_vars(st.cond)  # what the branch does not test (the accumulator)
         for c in extra.get(v, []):

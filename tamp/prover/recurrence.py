@@ -636,8 +636,58 @@ def _closed_forms(cfa, h, lp, loops, c, entry, paths=None) -> Tuple[Dict[str, A.
             out.append(A.Binary("==", A.Var(x), form))
             if len(distinct) > 1:  # a conditional count: its range too (the sum alone says nothing of it)
                 out.extend(_literal_range(x, x0, distinct, T))
+                if abs(c.step) == 1:
+                    out.extend(_window_form(x, x0, distinct, c, cfa.types))
     out.extend(_scan_candidates(cfa, h, lp, paths, scalars, c, allowed))
     return closed, out
+
+
+def _window_form(x: str, x0: A.Expr, incs: List[A.Expr], c, types) -> List[A.Expr]:
+    """A sliding window: increments ``f(i)`` and ``f(i) - f(i - w)`` (the running sum gains
+    ``x[i]`` and, once the window is full, loses ``x[i - w]``; w not written by the loop) give
+    ``x == x0 + sum(j in max(init, i - w)..i: f(j))`` counting up (``min(init + 1, i + w + 1)``
+    …, mirrored, counting down), the window's sum, which the sum of the whole prefix with
+    conditional summands (also proposed) cannot be shown equal to by the solver. A candidate
+    only (the conditions under which the element leaves are not checked here: Houdini does)."""
+    if len(incs) != 2:
+        return []
+    import sympy as sp  # deferred on purpose: sympy takes ~1 s to load
+
+    from .simplify import _ToSympy, from_sympy
+
+    i = A.Var(c.name)
+    out: List[A.Expr] = []
+    for f, d2 in (incs, incs[::-1]):
+        conv = _ToSympy()
+        try:
+            g = from_sympy(sp.expand(conv.conv(f) - conv.conv(d2)), conv)  # f - d2: the element that leaves
+        except (ValueError, TypeError):
+            continue
+        reads = [n for n in A.walk(f) if isinstance(n, A.Index) and n.index == i and isinstance(n.base, A.Var)]
+        if not reads:
+            continue
+        base = reads[0].base
+        for n in A.walk(g):
+            if not (isinstance(n, A.Index) and n.base == base):
+                continue
+            conv2 = _ToSympy()
+            try:
+                w = from_sympy(sp.expand(conv2.conv(i) - conv2.conv(n.index)), conv2)  # i - (i - w)
+            except (ValueError, TypeError):
+                continue
+            if c.name in A.free_vars(w) or not _proved_equal(subst(f, {c.name: A.Binary("-", i, w)}), g, types):
+                continue
+            j = A.Var(J)
+            if c.step > 0:
+                lo: A.Expr = A.Call("max", (c.init, A.Binary("-", i, w)))
+                total: A.Expr = A.Sum(J, lo, i, False, subst(f, {c.name: j}))
+            else:  # counting down from init: the window is i + 1..=min(init, i + w)
+                hi = A.Call("min", (c.init, A.Binary("+", i, w)))
+                total = A.Sum(J, A.Binary("+", i, A.num(1)), hi, True, subst(f, {c.name: j}))
+            fact = A.Binary("==", A.Var(x), plus(x0, total))
+            if fact not in out:
+                out.append(fact)
+    return out
 
 
 def _literal_range(x: str, x0: A.Expr, incs: List[A.Expr], T: A.Expr) -> List[A.Expr]:

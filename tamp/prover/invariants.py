@@ -73,7 +73,7 @@ from .trace import StepState, step
 from .wp import push_back
 
 MAX_BACKWARD = 60
-MAX_GUARDED = 24  # guarded candidates at a branch on a loop's local (see _guarded)
+MAX_GUARDED = 24  # guarded candidates per branch at a branch on a loop's local (see _guarded)
 #: z3 resource units per millisecond of a Houdini query's budget (z3 spends about 2-4 million per
 #: second of CPU on these queries here), and how much longer the clock limit is
 RLIMIT_PER_MS = 3000
@@ -404,8 +404,9 @@ def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
     extra: Dict[int, List[A.Expr]] = {n: [] for n in order}
     locals_at = _loop_locals(cfa)
     base = set(pool)
+    guarded: set = set()  # guarded candidates (_guarded) and their pushed-back forms: capped apart
     for n in reversed(order):
-        acc, seen = [], set()
+        acc, gacc, seen = [], [], set()
         for _u, v, _k, d in cfa.out_edges(n):
             if d.get("back"):
                 continue
@@ -414,12 +415,14 @@ def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
                 if pushed is None or pushed in base or pushed in seen or isinstance(pushed, A.BoolLit):
                     continue
                 seen.add(pushed)
-                acc.append(pushed)
+                (gacc if c in guarded else acc).append(pushed)
         # loop-free code (a selection chain labelled on its CFA) keeps every pushed-back
         # candidate: each branch pushes the whole claim back, and the cap would cut it off
         extra[n] = acc if not cfa.loop_heads else acc[:MAX_BACKWARD]
         if n in locals_at:
-            extra[n] += _guarded(cfa, n, extra, locals_at[n], base | seen)
+            gacc = gacc[: 3 * MAX_GUARDED] + _guarded(cfa, n, extra, locals_at[n], base | seen)
+            guarded.update(gacc)
+            extra[n] += gacc
     return {n: list(pool) + extra[n] for n in order}
 
 
@@ -458,7 +461,7 @@ def _guarded(cfa, n: int, extra, assigned: Tuple[set, set], known: set) -> List[
     ``!(v < -B) ==> s + v == …``), the weakest precondition of the join's candidate that an
     unguarded candidate cannot state (it holds on one branch only). Only candidates about
     another variable the loop assigns (the accumulator ``s``, not the tested ``v`` alone); at
-    most ``MAX_GUARDED``."""
+    most ``MAX_GUARDED`` per branch."""
     names, counters = assigned
     out: List[A.Expr] = []
     for _u, v, _k, d in cfa.out_edges(n):
@@ -466,13 +469,21 @@ def _guarded(cfa, n: int, extra, assigned: Tuple[set, set], known: set) -> List[
         if d.get("back") or not isinstance(st, A.Assume) or not (A.free_vars(st.cond) & (names | counters)):
             continue
         others = names - A.free_vars(st.cond)  # what the branch does not test (the accumulator)
-        for c in extra.get(v, []):
+        mine: List[A.Expr] = []
+        # those about the iterations first (reading a counter: the loop head's closed forms
+        # pushed back, not facts of the loop's end), the branch's own before those already
+        # guarded by a later branch
+        def rank(c):
+            return (not (A.free_vars(c) & counters), isinstance(c, A.Binary) and c.op == "==>")
+
+        for c in sorted(extra.get(v, []), key=rank):
             if not (A.free_vars(c) & others):
                 continue
             g = A.Binary("==>", st.cond, c)
-            if g not in known and g not in out:
-                out.append(g)
-    return out[:MAX_GUARDED]
+            if g not in known and g not in out and g not in mine:
+                mine.append(g)
+        out.extend(mine[:MAX_GUARDED])
+    return out
 
 
 # ---------------------------------------------------------------------------- Houdini

@@ -55,7 +55,6 @@ import z3
 from lang import ast as A
 from lang.evaluate import EvalError, evaluate
 from lang.walk import rebuild, replace_all
-
 from tamp.cfa.loops import loop_body
 
 from .argmax import scan_candidates
@@ -470,6 +469,7 @@ def _guarded(cfa, n: int, extra, assigned: Tuple[set, set], known: set) -> List[
             continue
         others = names - A.free_vars(st.cond)  # what the branch does not test (the accumulator)
         mine: List[A.Expr] = []
+
         # those about the iterations first (reading a counter: the loop head's closed forms
         # pushed back, not facts of the loop's end), the branch's own before those already
         # guarded by a later branch

@@ -16,8 +16,8 @@ states are kept per CFA node (a uniform sample of the visits).
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 import random
+from fractions import Fraction
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from lang import ast as A

@@ -29,6 +29,10 @@ Facts used (each a textbook property of the natural logarithm, exponential and s
 ``sum-base``           hi <= lo ⇒ sum(j in lo..hi: e) = 0
 ``sum-step``           hi > lo ⇒ sum(j in lo..hi: e) = sum(j in lo..hi-1: e) + e[hi-1/j]
 ``sum-first``          hi > lo ⇒ sum(j in lo..hi: e) = e[lo/j] + sum(j in lo+1..hi: e)
+``sum-span``           lo <= h ⇒ sum(j in lo..h+c: e) = sum(j in lo..h: e) + e[h/j] + … + e[h+c-1/j],
+                       and h <= hi ⇒ sum(j in h-c..hi: e) = e[h-c/j] + … + e[h-1/j] + sum(j in h..hi: e),
+                       for two sums of one summand in a query whose ends differ by a literal
+                       2 <= c <= ``MAX_SPAN`` (a loop whose counter moves by c)
 =====================  ===========================================================
 
 ``log-mul``/``log-div`` introduce ``log x``/``log y``; the closure is taken once (one round),
@@ -50,6 +54,7 @@ import z3
 from tamp.core.z3expr import to_real
 
 MAX_PAIR_TERMS = 24
+MAX_SPAN = 8
 
 
 def _is(t, name):
@@ -137,15 +142,53 @@ def sum_lemmas(t, enc) -> List[Tuple[str, z3.BoolRef]]:
     return out
 
 
+def span_lemmas(sums, enc) -> List[Tuple[str, z3.BoolRef]]:
+    """``sum-span`` for every pair of applications of one sum function with the same free
+    values whose lower (or upper) ends are equal and whose other ends differ by a literal
+    2..``MAX_SPAN``."""
+    out: List[Tuple[str, z3.BoolRef]] = []
+    for a in sums:
+        for b in sums:
+            if a.eq(b) or not a.decl().eq(b.decl()):
+                continue
+            if any(not a.arg(k).eq(b.arg(k)) for k in range(2, a.num_args())):
+                continue
+            expr, names = enc.sum_info(a.decl())
+            vals = [a.arg(k) for k in range(2, a.num_args())]
+
+            def term_at(k, expr=expr, names=names, vals=vals):
+                env = dict(zip(names, vals))
+                env[expr.var] = z3.simplify(k)
+                return _real(enc.expr(expr.body, env))
+
+            lo_a, hi_a, lo_b, hi_b = a.arg(0), a.arg(1), b.arg(0), b.arg(1)
+            try:
+                if z3.is_int_value(z3.simplify(lo_a - lo_b)) and z3.simplify(lo_a - lo_b).as_long() == 0:
+                    c = z3.simplify(hi_a - hi_b)
+                    if z3.is_int_value(c) and 2 <= c.as_long() <= MAX_SPAN:  # a = b + e[hi_b] + …
+                        extra = [term_at(hi_b + r) for r in range(c.as_long())]
+                        out.append(("sum-span", z3.Implies(lo_b <= hi_b, a == b + z3.Sum(*extra))))
+                if z3.is_int_value(z3.simplify(hi_a - hi_b)) and z3.simplify(hi_a - hi_b).as_long() == 0:
+                    c = z3.simplify(lo_b - lo_a)
+                    if z3.is_int_value(c) and 2 <= c.as_long() <= MAX_SPAN:  # a = e[lo_a] + … + b
+                        extra = [term_at(lo_a + r) for r in range(c.as_long())]
+                        out.append(("sum-span", z3.Implies(lo_b <= hi_b, a == z3.Sum(*extra) + b)))
+            except Exception:  # a body the encoder cannot express: no span lemma (sound: fewer facts)
+                continue
+    return out
+
+
 def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
     """Instances of the lemmas above for the applications ``apps`` (log/exp/sqrt and the
     encoder's sum functions).
 
     ``enc`` supplies the uninterpreted functions (``enc.log``, ``enc.exp``, ``enc.sqrt``)."""
     out: List[Tuple[str, z3.BoolRef]] = []
-    for t in apps:
-        if _is_sum(t, enc):
-            out.extend(sum_lemmas(t, enc))
+    sums = [t for t in apps if _is_sum(t, enc)]
+    for t in sums:
+        out.extend(sum_lemmas(t, enc))
+    if len(sums) > 1:
+        out.extend(span_lemmas(sums, enc))
     logs = [t for t in apps if _is(t, "log")]
     exps = [t for t in apps if _is(t, "exp")]
     sqrts = [t for t in apps if _is(t, "sqrt")]

@@ -55,6 +55,7 @@ import z3
 from lang import ast as A
 from lang.evaluate import EvalError, evaluate
 from lang.walk import rebuild, replace_all
+from tamp.cfa.loops import loop_body
 
 from .argmax import scan_candidates
 from .branch_copies import copied_facts
@@ -72,6 +73,7 @@ from .trace import StepState, step
 from .wp import push_back
 
 MAX_BACKWARD = 60
+MAX_GUARDED = 24  # guarded candidates per branch at a branch on a loop's local (see _guarded)
 #: z3 resource units per millisecond of a Houdini query's budget (z3 spends about 2-4 million per
 #: second of CPU on these queries here), and how much longer the clock limit is
 RLIMIT_PER_MS = 3000
@@ -402,9 +404,11 @@ def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
     """The pool at every node plus the candidates pushed back from its successors."""
     order = list(nx.topological_sort(dag))
     extra: Dict[int, List[A.Expr]] = {n: [] for n in order}
+    locals_at = _loop_locals(cfa)
     base = set(pool)
+    guarded: set = set()  # guarded candidates (_guarded) and their pushed-back forms: capped apart
     for n in reversed(order):
-        acc, seen = [], set()
+        acc, gacc, seen = [], [], set()
         for _u, v, _k, d in cfa.out_edges(n):
             if d.get("back"):
                 continue
@@ -413,11 +417,76 @@ def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
                 if pushed is None or pushed in base or pushed in seen or isinstance(pushed, A.BoolLit):
                     continue
                 seen.add(pushed)
-                acc.append(pushed)
+                (gacc if c in guarded else acc).append(pushed)
         # loop-free code (a selection chain labelled on its CFA) keeps every pushed-back
         # candidate: each branch pushes the whole claim back, and the cap would cut it off
         extra[n] = acc if not cfa.loop_heads else acc[:MAX_BACKWARD]
+        if n in locals_at:
+            gacc = gacc[: 3 * MAX_GUARDED] + _guarded(cfa, n, extra, locals_at[n], base | seen)
+            guarded.update(gacc)
+            extra[n] += gacc
     return {n: list(pool) + extra[n] for n in order}
+
+
+def _loop_locals(cfa) -> Dict[int, Tuple[set, set]]:
+    """For each node inside a loop body that assigns more than counters: the variables the
+    body assigns other than by a step ``x := x ± k`` (a clipped copy ``v := x[i]; if (v > B)
+    { v := B; }``, an accumulator), and those it assigns by a step (counters)."""
+    out: Dict[int, set] = {}
+    for h in cfa.loop_heads:
+        body = loop_body(cfa, h)
+        names, counters = set(), set()
+        for u, v, _k, d in cfa.edges():
+            st = d["stmt"]
+            if u in body and v in body and isinstance(st, A.Assign) and len(st.targets) == 1:
+                t = st.targets[0]
+                if isinstance(t, A.Var):
+                    step = (
+                        isinstance(st.value, A.Binary)
+                        and st.value.op in ("+", "-")
+                        and st.value.left == t
+                        and isinstance(st.value.right, A.Num)
+                    )
+                    (counters if step else names).add(t.name)
+        if names:
+            for n in body:
+                ls, cs = out.setdefault(n, (set(), set()))
+                ls.update(names)
+                cs.update(counters)
+    return out
+
+
+def _guarded(cfa, n: int, extra, assigned: Tuple[set, set], known: set) -> List[A.Expr]:
+    """At a branch on a loop's local or counter (``if (v < -B) { v := -B; }``, ``if (i >= w) { s
+    := s - x[i - w]; }``; ``assigned``: see :func:`_loop_locals`): each candidate pushed back
+    into a branch, guarded by the branch's condition (``v < -B ==> s + -B == …`` and
+    ``!(v < -B) ==> s + v == …``), the weakest precondition of the join's candidate that an
+    unguarded candidate cannot state (it holds on one branch only). Only candidates about
+    another variable the loop assigns (the accumulator ``s``, not the tested ``v`` alone); at
+    most ``MAX_GUARDED`` per branch."""
+    names, counters = assigned
+    out: List[A.Expr] = []
+    for _u, v, _k, d in cfa.out_edges(n):
+        st = d["stmt"]
+        if d.get("back") or not isinstance(st, A.Assume) or not (A.free_vars(st.cond) & (names | counters)):
+            continue
+        others = names - A.free_vars(st.cond)  # what the branch does not test (the accumulator)
+        mine: List[A.Expr] = []
+
+        # those about the iterations first (reading a counter: the loop head's closed forms
+        # pushed back, not facts of the loop's end), the branch's own before those already
+        # guarded by a later branch
+        def rank(c):
+            return (not (A.free_vars(c) & counters), isinstance(c, A.Binary) and c.op == "==>")
+
+        for c in sorted(extra.get(v, []), key=rank):
+            if not (A.free_vars(c) & others):
+                continue
+            g = A.Binary("==>", st.cond, c)
+            if g not in known and g not in out and g not in mine:
+                mine.append(g)
+        out.extend(mine[:MAX_GUARDED])
+    return out
 
 
 # ---------------------------------------------------------------------------- Houdini

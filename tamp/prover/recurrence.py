@@ -216,7 +216,7 @@ def entry_value(cfa, h: int, body: Set[int], x: str) -> Optional[A.Expr]:
 # ---------------------------------------------------------------------------- sums
 
 
-def _sum_over_iterations(d: A.Expr, counter, cname: str) -> Optional[A.Expr]:
+def _sum_over_iterations(d: A.Expr, counter, cname: str, types=None) -> Optional[A.Expr]:
     """Σ of ``d`` (an expression over the counter's value at the head of each iteration done so
     far, and inputs): a polynomial in the counter summed by sympy, else a ``sum(…)`` term."""
     i = A.Var(cname)
@@ -225,6 +225,14 @@ def _sum_over_iterations(d: A.Expr, counter, cname: str) -> Optional[A.Expr]:
     if any(isinstance(n, (A.Sum, A.Quant)) for n in A.walk(d)):
         return None  # a sum of sums (an inner loop's accumulator): see _nested_sums
     j = A.Var(J)
+    g = _unit_summand(d, cname, counter.step, types or {}) if abs(counter.step) > 1 else None
+    if g is not None:  # k consecutive elements per iteration: one sum over the elements
+        body = subst(g, {cname: j})
+        if counter.step > 0:
+            lo, hi, incl = counter.init, i, False
+        else:
+            lo, hi, incl = A.Binary("+", i, A.num(1)), counter.init, True
+        return _sympy_sum(body, lo, hi, incl) or _shifted(A.Sum(J, lo, hi, incl, body))
     if abs(counter.step) > 1:  # iteration t (from 0) sees the counter at init + step * t
         at = A.Binary("+", counter.init, A.Binary("*", A.num(counter.step), j))
         body = subst(d, {cname: at})
@@ -240,6 +248,53 @@ def _sum_over_iterations(d: A.Expr, counter, cname: str) -> Optional[A.Expr]:
     if poly is not None:
         return poly
     return _shifted(A.Sum(J, lo, hi, incl, body))
+
+
+def _terms(e: A.Expr) -> List[A.Expr]:
+    """The additive terms of ``e`` (``a + b - c`` → a, b, -c)."""
+    if isinstance(e, A.Binary) and e.op == "+":
+        return _terms(e.left) + _terms(e.right)
+    if isinstance(e, A.Binary) and e.op == "-":
+        return _terms(e.left) + [A.Unary("-", t) for t in _terms(e.right)]
+    return [e]
+
+
+def _unit_summand(d: A.Expr, cname: str, step: int, types: Dict[str, A.Type]) -> Optional[A.Expr]:
+    """g with ``d == g[i] + g[i ± 1] + … + g[i ± (k-1)]`` (k = |step|, the sign the step's;
+    i the counter), when z3 proves it for one of d's additive terms as g: an iteration of
+    ``i := i + 2`` that adds ``x[i] + x[i + 1]`` adds the two elements it steps over, so the
+    iterations together add ``x[init..i]``, as a unit-step loop would. None otherwise."""
+    k = abs(step)
+    terms = _terms(d)
+    if len(terms) != k or k > 8:
+        return None
+    sign = 1 if step > 0 else -1
+    i = A.Var(cname)
+    for g in terms:
+        if cname not in A.free_vars(g):
+            continue
+        total: A.Expr = g
+        for r in range(1, k):
+            total = A.Binary("+", total, subst(g, {cname: A.Binary("+", i, A.num(sign * r))}))
+        if _proved_equal(d, total, types):
+            return g
+    return None
+
+
+def _proved_equal(a: A.Expr, b: A.Expr, types: Dict[str, A.Type]) -> bool:
+    """Whether z3 proves ``a == b`` for all values of their free variables (of ``types``)."""
+    if (A.free_vars(a) | A.free_vars(b)) - set(types):
+        return False
+    try:
+        enc = Encoder(types)
+        env = enc.initial_env()
+        f = enc.expr(A.Binary("==", a, b), env)
+    except Exception:  # an expression the encoder cannot express: not equal for this purpose
+        return False
+    s = z3.Solver()
+    s.set("timeout", 500)
+    s.add(z3.Not(f))
+    return s.check() == z3.unsat
 
 
 def _shifted(e: A.Sum) -> A.Sum:
@@ -316,6 +371,10 @@ def closed_form_candidates(cfa, loops) -> List[A.Expr]:
             continue
         try:
             mine = _loop_candidates(cfa, h, lp, loops, c)
+            for c2 in _other_counters(cfa, h, lp, loops, c):
+                mine.extend(
+                    f for f in match_post_sums(cfa, _loop_candidates(cfa, h, lp, loops, c2), c2) if A.contains(f, A.Sum)
+                )
         except (RecursionError, ValueError, TypeError):
             continue
         out.extend(match_post_sums(cfa, mine, c))
@@ -328,6 +387,37 @@ def closed_form_candidates(cfa, loops) -> List[A.Expr]:
             seen.add(e)
             uniq.append(e)
     return uniq
+
+
+def _other_counters(cfa, h: int, lp, loops, c) -> list:
+    """The loop's other unit counters, as counters of the same iterations: an integer ``y``
+    moved by the same ±1 on every path (``i := i + 1`` in ``while (r > 0) { …; r := r - 1; }``),
+    with a known entry value ``y0``; its final value is ``y0 ± `` the iterations ``c`` counts.
+    Sums over such a ``y`` (``s == sum(j in 0..i: x[j])``) index the data as the user's
+    postcondition does, where sums over ``c`` would need a reindexing (``x[n - j]``) the solver
+    cannot see."""
+    paths = body_paths(cfa, h, loops)
+    if not paths:
+        return []
+    out = []
+    body = lp["body"]
+    for y in sorted(written(cfa, loop_body(cfa, h)) - {c.name}):
+        if cfa.types.get(y) != A.INT:
+            continue
+        ds = {increment(p.env.get(y, A.Var(y)), y) for p in paths}
+        if len(ds) != 1:
+            continue
+        d = next(iter(ds))
+        if not (isinstance(d, A.Num) and d.is_int and abs(d.value) == 1):
+            continue
+        y0 = entry_value(cfa, h, body, y)
+        if y0 is None:
+            continue
+        step = int(d.value)
+        total = c.done(c.final())
+        limit = A.Binary("+" if step > 0 else "-", y0, total)
+        out.append(c._replace(name=y, init=y0, limit=limit, strict=True, only=False, step=step))
+    return out
 
 
 def _summary(cfa, g: int, loops, path: Path) -> Dict[str, A.Expr]:
@@ -536,21 +626,82 @@ def _closed_forms(cfa, h, lp, loops, c, entry, paths=None) -> Tuple[Dict[str, A.
                     cond = _or([cond_of(p) for p, d2 in ds2 if d2 == d])
                     summand = _cond(cond, d, summand)
             else:
-                lits = [d for d in distinct if isinstance(d, A.Num)]
-                if len(lits) == len(distinct):
-                    lo_d = min(lits, key=lambda n: n.value)
-                    hi_d = max(lits, key=lambda n: n.value)
-                    out.append(A.Binary("<=", plus(x0, _times(lo_d, T)), A.Var(x)))
-                    out.append(A.Binary("<=", A.Var(x), plus(x0, _times(hi_d, T))))
+                out.extend(_literal_range(x, x0, distinct, T))
                 continue
-            total = _sum_over_iterations(summand, c, cname)
+            total = _sum_over_iterations(summand, c, cname, cfa.types)
             if total is None:
                 continue
             form = plus(x0, total)
             closed[x] = form
             out.append(A.Binary("==", A.Var(x), form))
+            if len(distinct) > 1:  # a conditional count: its range too (the sum alone says nothing of it)
+                out.extend(_literal_range(x, x0, distinct, T))
+                if abs(c.step) == 1:
+                    out.extend(_window_form(x, x0, distinct, c, cfa.types))
     out.extend(_scan_candidates(cfa, h, lp, paths, scalars, c, allowed))
     return closed, out
+
+
+def _window_form(x: str, x0: A.Expr, incs: List[A.Expr], c, types) -> List[A.Expr]:
+    """A sliding window: increments ``f(i)`` and ``f(i) - f(i - w)`` (the running sum gains
+    ``x[i]`` and, once the window is full, loses ``x[i - w]``; w not written by the loop) give
+    ``x == x0 + sum(j in max(init, i - w)..i: f(j))`` counting up (``min(init + 1, i + w + 1)``
+    …, mirrored, counting down), the window's sum, which the sum of the whole prefix with
+    conditional summands (also proposed) cannot be shown equal to by the solver. A candidate
+    only (the conditions under which the element leaves are not checked here: Houdini does)."""
+    if len(incs) != 2:
+        return []
+    import sympy as sp  # deferred on purpose: sympy takes ~1 s to load
+
+    from .simplify import _ToSympy, from_sympy
+
+    i = A.Var(c.name)
+    out: List[A.Expr] = []
+    for f, d2 in (incs, incs[::-1]):
+        conv = _ToSympy()
+        try:
+            g = from_sympy(sp.expand(conv.conv(f) - conv.conv(d2)), conv)  # f - d2: the element that leaves
+        except (ValueError, TypeError):
+            continue
+        reads = [n for n in A.walk(f) if isinstance(n, A.Index) and n.index == i and isinstance(n.base, A.Var)]
+        if not reads:
+            continue
+        base = reads[0].base
+        for n in A.walk(g):
+            if not (isinstance(n, A.Index) and n.base == base):
+                continue
+            conv2 = _ToSympy()
+            try:
+                w = from_sympy(sp.expand(conv2.conv(i) - conv2.conv(n.index)), conv2)  # i - (i - w)
+            except (ValueError, TypeError):
+                continue
+            if c.name in A.free_vars(w) or not _proved_equal(subst(f, {c.name: A.Binary("-", i, w)}), g, types):
+                continue
+            j = A.Var(J)
+            if c.step > 0:
+                lo: A.Expr = A.Call("max", (c.init, A.Binary("-", i, w)))
+                total: A.Expr = A.Sum(J, lo, i, False, subst(f, {c.name: j}))
+            else:  # counting down from init: the window is i + 1..=min(init, i + w)
+                hi = A.Call("min", (c.init, A.Binary("+", i, w)))
+                total = A.Sum(J, A.Binary("+", i, A.num(1)), hi, True, subst(f, {c.name: j}))
+            fact = A.Binary("==", A.Var(x), plus(x0, total))
+            if fact not in out:
+                out.append(fact)
+    return out
+
+
+def _literal_range(x: str, x0: A.Expr, incs: List[A.Expr], T: A.Expr) -> List[A.Expr]:
+    """``x0 + min(d) * T <= x <= x0 + max(d) * T`` when every increment d of ``x`` is a literal
+    (a count ``if (…) { c := c + 1; }`` stays within ``x0..x0 + T``); else nothing."""
+    lits = [d for d in incs if isinstance(d, A.Num)]
+    if len(lits) != len(incs) or not lits:
+        return []
+    lo_d = min(lits, key=lambda n: n.value)
+    hi_d = max(lits, key=lambda n: n.value)
+    return [
+        A.Binary("<=", plus(x0, _times(lo_d, T)), A.Var(x)),
+        A.Binary("<=", A.Var(x), plus(x0, _times(hi_d, T))),
+    ]
 
 
 def _nested_sums(e: A.Expr) -> bool:
@@ -688,19 +839,37 @@ def exit_forms(cfa, loops, pool: List[A.Expr]) -> List[A.Expr]:
     """Quantified candidates and sums about a counter loop's prefix ``lo..i`` restated for the
     whole range (the counter at its final value), for loops followed by more code: there the
     counter is dead, and what the loop computed is read later (a histogram filled, then scanned;
-    a sum then released with noise). A loop that ends the program needs none: the
+    a sum then released with noise; a count's range, ``c <= n``, for clamping it after the noise). A loop that ends the program needs none: the
     postcondition itself is its exit's candidate."""
     out: List[A.Expr] = []
     for _h, lp in loops.items():
-        c = lp["counter"]
-        if c is None or not c.only or lp["exit"] is None or lp["exit"][1] == cfa.exit:
+        c0 = lp["counter"]
+        if c0 is None or not c0.only or lp["exit"] is None or lp["exit"][1] == cfa.exit:
             continue
-        for e in pool:
-            if c.name in A.free_vars(e) and any(isinstance(n, (A.Quant, A.Sum)) for n in A.walk(e)):
-                f = subst(e, {c.name: c.final()})
-                if c.name not in A.free_vars(f):
-                    out.append(f)
+        try:
+            others = _other_counters(cfa, _h, lp, loops, c0)
+        except (RecursionError, ValueError, TypeError):
+            others = []
+        for c in [c0] + others:  # another unit counter ends at its start ± the iterations done
+            for e in pool:
+                if c.name in A.free_vars(e) and (
+                    any(isinstance(n, (A.Quant, A.Sum)) for n in A.walk(e)) or _range_of_count(e, c.name)
+                ):
+                    f = subst(e, {c.name: c.final()})
+                    if c.name not in A.free_vars(f):
+                        out.append(f)
     return _dedupe(out)
+
+
+def _range_of_count(e: A.Expr, cname: str) -> bool:
+    """Whether ``e`` bounds a variable other than the counter by an expression of the counter
+    (``c <= i - 0``, a count's range: :func:`_literal_range`)."""
+    if not (isinstance(e, A.Binary) and e.op in ("<=", "<")):
+        return False
+    for mine, other in ((e.left, e.right), (e.right, e.left)):
+        if isinstance(mine, A.Var) and mine.name != cname and cname in A.free_vars(other):
+            return True
+    return False
 
 
 def counter_shift(cfa, h: int, loops, name: str, node: int) -> Optional[int]:

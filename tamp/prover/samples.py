@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+from fractions import Fraction
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from lang import ast as A
@@ -54,7 +55,10 @@ def _maker(t: A.Type, rng: random.Random):
         return lambda: rng.random() < 0.5
     if t.name == "int":
         return lambda: rng.randint(-5, 20)
-    return lambda: round(rng.uniform(-5, 20), 3)
+    # exact rationals (multiples of 1/8): two ways of summing them (a running window sum, or a
+    # sum counted down, and its closed form) agree exactly, so a true equality between them
+    # is not refuted by floating-point rounding
+    return lambda: Fraction(round(rng.uniform(-5, 20) * 8), 8)
 
 
 def _random_value(t: A.Type, rng: random.Random):
@@ -130,7 +134,7 @@ def collect_states(
             break
         env = {}
         for name, t in cfa.types.items():
-            env[name] = point[name] if name in point else _random_value(t, rng)
+            env[name] = _exact(point[name]) if name in point else _random_value(t, rng)
         node, steps = cfa.entry, 0
         try:
             while steps < max_steps:
@@ -148,6 +152,12 @@ def collect_states(
         except (EvalError, TypeError, KeyError, ValueError, ZeroDivisionError, OverflowError, IndexError):
             continue
     return seen
+
+
+def _exact(v):
+    """A float input as the exact rational it is (sums of rationals do not round: see
+    :func:`_maker`); other values unchanged."""
+    return Fraction(v) if isinstance(v, float) and math.isfinite(v) else v
 
 
 def _keep(seen: dict, counts: dict, node, env: dict, per_node: int, rng) -> None:

@@ -9,6 +9,7 @@ program's statements, starting from the indicator ``[¬ensures]``:
 
 =======================  ==================================================================
 ``x := e``               ``F[x := e]``
+``a[e] := v``            ``F`` with every read ``a[x]`` replaced by ``x == e ? v : a[x]``
 ``x ~ bern(p)``          ``0 <= p <= 1 ? p·F[x := true] + (1 - p)·F[x := false] : 1``
 ``x ~ unif(lo, hi)``     the average of ``F[x := v]`` over the values (literal bounds, at most 64)
 ``x ~ unif({c…})``       the average over the listed (distinct, literal) values
@@ -41,8 +42,9 @@ failure probability is then at most ``wpe(body, [¬ensures])`` and the last obli
 * BUDGET  ``requires ⇒ wpe(body, [¬ensures]) <= β``.
 
 Where this engine and the union bound meet: it takes only programs whose samples are all
-discrete (``bern``, ``unif``) and that write no array element, use no unreliable operator and
-condition on nothing; the others are left to the union-bound prover, unchanged. Every
+discrete (``bern``, ``unif``) and that write no tuple, use no unreliable operator and
+condition on nothing (an array element is written or sampled as above; F must use the array only
+by element reads); the others are left to the union-bound prover, unchanged. Every
 obligation is decided by :func:`tamp.prover.smt.is_valid` (``unknown`` is failure) with the
 log/exp lemmas and :func:`axioms.lemmas.product_lemmas`; the certificate
 (:mod:`tamp.certificate.exp_writer`) carries each loop's core, rank or exit chance, and
@@ -65,6 +67,7 @@ from .exprs import and_all, conjuncts, not_, subst
 from .result import ProofResult
 from .smt import UNKNOWN, VALID, Encoder, Stats, is_valid, transcendental_apps
 from .synthesis import Timeout
+from .wp import element_write
 
 ONE = A.num(1)
 ZERO = A.num(0)
@@ -200,6 +203,39 @@ def put(f: A.Expr, name: str, value: A.Expr) -> A.Expr:
     return _fold(subst(f, {name: value}))
 
 
+def _target(s) -> A.Expr:
+    """The one target of an assignment or sampling: a variable or an element ``a[e]`` of an
+    array variable (tuples are outside the rules)."""
+    if len(s.targets) != 1:
+        raise NotApplicable(f"line {_line(s)}: assigns a tuple")
+    t = s.targets[0]
+    if isinstance(t, A.Var) or (isinstance(t, A.Index) and isinstance(t.base, A.Var)):
+        return t
+    raise NotApplicable(f"line {_line(s)}: writes an element of something that is not an array variable")
+
+
+def assign(f: A.Expr, target: A.Expr, value: A.Expr, fold: bool = True) -> A.Expr:
+    """``f`` before ``target := value``: a substitution for a variable; for an element write
+    ``a[e] := v`` every read ``a[x]`` of f becomes ``x == e ? v : a[x]`` — exactly the value
+    ``a[x]`` has after the write (``x`` itself rewritten first). Refused
+    (:class:`NotApplicable`) when f uses the array other than by element reads, or when e or v
+    would be captured by a bound variable of f."""
+    if isinstance(target, A.Var):
+        return put(f, target.name, value) if fold else subst(f, {target.name: value})
+    assert isinstance(target, A.Index) and isinstance(target.base, A.Var)
+    name = target.base.name
+    if name not in A.free_vars(f):
+        return f
+    reads = sum(1 for n in A.walk(f) if isinstance(n, A.Index) and n.base == target.base)
+    if sum(1 for n in A.walk(f) if n == target.base) != reads:
+        raise NotApplicable(f"the array {name} is used other than by its elements")
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+    if bound & (A.free_vars(target.index) | A.free_vars(value)):
+        raise NotApplicable(f"a bound variable of the failure captures the write to {name}")
+    out = element_write(f, name, target.index, value)
+    return _fold(out) if fold else out
+
+
 # ------------------------------------------------------------------------ the transformer
 
 
@@ -290,17 +326,13 @@ class Wpe:
         if isinstance(s, (A.Skip, A.VarDecl)):
             return f
         if isinstance(s, A.Assign):
-            if len(s.targets) != 1 or not isinstance(s.targets[0], A.Var):
-                raise NotApplicable(f"line {_line(s)}: writes an array element or a tuple")
-            return put(f, s.targets[0].name, s.value)
+            return assign(f, _target(s), s.value)
         if isinstance(s, A.Sample):
-            if len(s.targets) != 1 or not isinstance(s.targets[0], A.Var):
-                raise NotApplicable(f"line {_line(s)}: samples into an array element or a tuple")
-            name = s.targets[0].name
+            target = _target(s)
             ok, outs = dist_outcomes(s.dist)
             acc: Optional[A.Expr] = None
             for p, v in outs:
-                term = times(p, put(f, name, v))
+                term = times(p, assign(f, target, v))
                 acc = term if acc is None else plus(acc, term)
             assert acc is not None
             return cond(ok, acc, ONE if self.upper else ZERO) if ok is not None else acc
@@ -417,14 +449,11 @@ def all_outcomes(s: A.Stmt, q: A.Expr) -> A.Expr:
     if isinstance(s, (A.Skip, A.VarDecl)):
         return q
     if isinstance(s, A.Assign):
-        if len(s.targets) != 1 or not isinstance(s.targets[0], A.Var):
-            raise NotApplicable("an array or tuple write")
-        return subst(q, {s.targets[0].name: s.value})
+        return assign(q, _target(s), s.value, fold=False)
     if isinstance(s, A.Sample):
-        if len(s.targets) != 1 or not isinstance(s.targets[0], A.Var):
-            raise NotApplicable("an array or tuple sample")
+        target = _target(s)
         _ok, outs = dist_outcomes(s.dist)
-        return and_all([subst(q, {s.targets[0].name: v}) for _p, v in outs])
+        return and_all([assign(q, target, v, fold=False) for _p, v in outs])
     if isinstance(s, A.If):
         t = all_outcomes(s.then, q)
         o = all_outcomes(s.other, q) if s.other is not None else q
@@ -464,8 +493,8 @@ def claim_of(program: A.Program, cfa) -> ExpClaim:
             raise NotApplicable("unreliable operators (left to the union bound)")
         if isinstance(n, A.Sample):
             dist_outcomes(n.dist)  # raises for a continuous distribution
-        if isinstance(n, (A.Assign, A.Sample)) and any(not isinstance(t, A.Var) for t in n.targets):
-            raise NotApplicable("array element or tuple writes")
+        if isinstance(n, (A.Assign, A.Sample)):
+            _target(n)  # raises for a tuple or a nested element write
     if not any(isinstance(n, A.Sample) for n in A.walk(body)):
         raise NotApplicable("no sampling")
     bound = {n.var for e in cfa.ensures for n in A.walk(e) if isinstance(n, (A.Sum, A.Quant))}
@@ -576,9 +605,10 @@ def core_candidates(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f
         return 0 if any({c, p} <= A.free_vars(a) for a in atoms) else 1
 
     pairs = sorted(((c, step, p) for c, step in counters(body, s) for p in params), key=lambda t: together(t[0], t[2]))
-    conds: List[A.Expr] = []
+    conds: List[A.Expr] = prefix_conds(claim, body, s, f)
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
     for a in _atoms(f, claim.types):
-        if A.free_vars(a) & changed and a not in conds:
+        if A.free_vars(a) & changed and not A.free_vars(a) & bound and a not in conds:
             conds.append(a)
     facts = counter_facts(claim, body, s)
     out: List[A.Expr] = []
@@ -606,6 +636,32 @@ def core_candidates(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f
             seen.add(k)
             uniq.append(e)
     return uniq
+
+
+def prefix_conds(claim: ExpClaim, body: A.Stmt, s, f: A.Expr) -> List[A.Expr]:
+    """The part of a ``forall j in lo..hi: P`` of the continuation that the iterations so far
+    have settled, for each counter of the loop: ``forall j in lo..c: P`` for a counter that goes
+    up, ``forall j in c + 1..hi: P`` and ``forall j in c..hi: P`` for one that goes down (the
+    usual array-filling loop; only proposals, INDUCT checks them). Only quantifiers whose
+    bounds the loop leaves alone."""
+    changed = assigned(body)
+    out: List[A.Expr] = []
+    for q in A.walk(f):
+        if not (isinstance(q, A.Quant) and q.kind == "forall"):
+            continue
+        if (A.free_vars(q.lo) | A.free_vars(q.hi)) & changed:
+            continue
+        for c, step in counters(body, s):
+            cv = A.Var(c)
+            if step > 0:
+                forms = [A.Quant("forall", q.var, q.lo, cv, False, q.body)]
+            else:
+                forms = [
+                    A.Quant("forall", q.var, _fold(A.Binary("+", cv, ONE)), q.hi, q.inclusive, q.body),
+                    A.Quant("forall", q.var, cv, q.hi, q.inclusive, q.body),
+                ]
+            out += [x for x in forms if x not in out]
+    return out
 
 
 def nested_loops(body: A.Stmt) -> set:

@@ -63,6 +63,7 @@ from lang import ast as A
 
 from ..show import show_expr
 from .check import Obligation
+from .exp_levels import level_cores
 from .exprs import and_all, conjuncts, not_, subst
 from .result import ProofResult
 from .smt import UNKNOWN, VALID, Encoder, Stats, is_valid, transcendental_apps
@@ -147,6 +148,8 @@ def simp(e: A.Expr) -> A.Expr:
         if e.op in ("==", "!=") and a == b:  # the same expression (deterministic): equal
             return A.BoolLit(e.op == "==")
         na, nb = _num(a), _num(b)
+        if e.op in ("==", "!=") and na is not None and nb is not None:
+            return A.BoolLit((na == nb) == (e.op == "=="))
         if e.op == "*":
             if na == 0 or nb == 0:
                 return ZERO
@@ -293,6 +296,74 @@ def dist_outcomes(d: A.Call) -> Tuple[Optional[A.Expr], List[Tuple[A.Expr, A.Exp
     raise NotApplicable(f"the distribution {d.func} is not a discrete one this engine weights")
 
 
+def symbolic_unif(d: A.Call) -> bool:
+    """``unif(lo, hi)`` whose bounds are not both integer literals (weighted by one test of the
+    sample, :meth:`Wpe.unif_by_atom`, instead of value by value)."""
+    if d.func != "unif" or len(d.args) != 2:
+        return False
+    lo, hi = _num(d.args[0]), _num(d.args[1])
+    return lo is None or hi is None
+
+
+def _is_int(e: A.Expr, types: Dict[str, A.Type]) -> bool:
+    """``e`` surely has an integer value: integer literals and variables (array elements of
+    ``int[]``) under ``+ - *`` and unary minus."""
+    if isinstance(e, A.Num):
+        return e.is_int
+    if isinstance(e, A.Var):
+        return types.get(e.name) == A.INT
+    if isinstance(e, A.Index) and isinstance(e.base, A.Var):
+        return types.get(e.base.name) == A.array_of(A.INT) and _is_int(e.index, types)
+    if isinstance(e, A.Unary) and e.op == "-":
+        return _is_int(e.operand, types)
+    if isinstance(e, A.Binary) and e.op in ("+", "-", "*"):
+        return _is_int(e.left, types) and _is_int(e.right, types)
+    return False
+
+
+def the_atom(f: A.Expr, x: str, types: Dict[str, A.Type]) -> Optional[A.Expr]:
+    """The one Boolean atom of ``f`` that reads ``x`` — the outermost comparison or element of a
+    ``bool[]`` array containing x, the same (syntactically) at every place x occurs — or None
+    (x read in two different atoms, or outside any; or the atom reads a bound variable of f)."""
+    found: List[A.Expr] = []
+    inside = 0
+
+    def visit(e: A.Node) -> None:
+        nonlocal inside
+        if not isinstance(e, A.Expr) or x not in A.free_vars(e):
+            return
+        boolean = isinstance(e, A.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">=")
+        if isinstance(e, A.Index) and isinstance(e.base, A.Var):
+            boolean = types.get(e.base.name) == A.array_of(A.BOOL)
+        if boolean:
+            found.append(e)
+            inside += sum(1 for n in A.walk(e) if n == A.Var(x))
+            return
+        for c in A.children(e):
+            visit(c)
+
+    visit(f)
+    total = sum(1 for n in A.walk(f) if n == A.Var(x))
+    if not found or inside != total or any(a != found[0] for a in found):
+        return None
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+    if A.free_vars(found[0]) & bound:
+        return None
+    return found[0]
+
+
+def replace_node(e: A.Expr, old: A.Expr, new: A.Expr) -> A.Expr:
+    """``e`` with every subexpression equal to ``old`` replaced by ``new``."""
+    from lang.walk import DESCEND, Transformer
+
+    class _Rep(Transformer):
+        def enter(self, node):
+            return new if node == old else DESCEND
+
+    out: A.Expr = _Rep().walk(e)
+    return out
+
+
 Searcher = Callable[[int, A.Stmt, A.Expr, "Wpe"], LoopAnnot]
 
 
@@ -303,9 +374,10 @@ class Wpe:
     adds its INDUCT and TERM obligations to :attr:`obligations`. ``upper`` False gives the
     lower pre-expectation (parameters out of range give 0; loops are refused)."""
 
-    def __init__(self, body: A.Stmt, params, annots=None, search: Optional[Searcher] = None, upper=True):
+    def __init__(self, body: A.Stmt, params, annots=None, search: Optional[Searcher] = None, upper=True, types=None):
         self.ids = loops_of(body)
         self.params = frozenset(params)
+        self.types: Dict[str, A.Type] = dict(types or {})
         self.annots: Dict[int, LoopAnnot] = dict(annots or {})
         self.search = search
         self.upper = upper
@@ -329,6 +401,8 @@ class Wpe:
             return assign(f, _target(s), s.value)
         if isinstance(s, A.Sample):
             target = _target(s)
+            if symbolic_unif(s.dist):
+                return self.unif_by_atom(s, target, f)
             ok, outs = dist_outcomes(s.dist)
             acc: Optional[A.Expr] = None
             for p, v in outs:
@@ -347,6 +421,39 @@ class Wpe:
                 raise NotApplicable("a loop inside a loop body whose exit chance is needed")
             return self.loop(s, f)
         raise NotApplicable(f"line {_line(s)}: statement {type(s).__name__}")
+
+    def unif_by_atom(self, s: A.Sample, target: A.Expr, f: A.Expr) -> A.Expr:
+        """``x ~ unif(lo, hi)`` with bounds that are not literals, when ``f`` reads x only inside
+        one Boolean atom φ(x) (:func:`the_atom`): with N = hi - lo + 1 values, of which
+        ``cnt`` satisfy φ, the pre-expectation is exactly ``(cnt/N)·f[φ := true] + (1 -
+        cnt/N)·f[φ := false]`` (1 for an empty range, 0 for the lower one). ``cnt`` is ``lo <= e
+        && e <= hi ? 1 : 0`` for φ = ``x == e`` (``N - that`` for ``!=``), else ``sum(t in lo..=hi:
+        φ(t) ? 1 : 0)``."""
+        if not isinstance(target, A.Var):
+            raise NotApplicable(f"line {_line(s)}: samples unif(lo, hi) into an array element")
+        x = target.name
+        lo, hi = s.dist.args
+        n = _fold(A.Binary("+", A.Binary("-", hi, lo), ONE))
+        miss = ONE if self.upper else ZERO
+        if x not in A.free_vars(f):
+            return cond(A.Binary(">=", n, ONE), f, miss)
+        phi = the_atom(f, x, self.types)
+        if phi is None:
+            raise NotApplicable(f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test")
+        cnt: A.Expr
+        if isinstance(phi, A.Binary) and phi.op in ("==", "!=") and (phi.left == A.Var(x)) != (phi.right == A.Var(x)):
+            e = phi.right if phi.left == A.Var(x) else phi.left
+            if x in A.free_vars(e) or not _is_int(e, self.types):
+                raise NotApplicable(f"line {_line(s)}: {x} compared with a value that may not be an integer")
+            hit = A.Cond(A.Binary("&&", A.Binary("<=", lo, e), A.Binary("<=", e, hi)), ONE, ZERO)
+            cnt = hit if phi.op == "==" else A.Binary("-", n, hit)
+        else:
+            t = "u$"
+            cnt = A.Sum(t, lo, hi, True, A.Cond(subst(phi, {x: A.Var(t)}), ONE, ZERO))
+        q = A.Binary("/", cnt, n)
+        yes, no = replace_node(f, phi, A.BoolLit(True)), replace_node(f, phi, A.BoolLit(False))
+        acc = plus(times(q, _fold(yes)), times(simp(A.Binary("-", ONE, q)), _fold(no)))
+        return cond(A.Binary(">=", n, ONE), acc, miss)
 
     def loop(self, s, f: A.Expr) -> A.Expr:
         key = self.ids[id(s)]
@@ -368,8 +475,28 @@ class Wpe:
     def loop_obligations(self, s, g, body, f, annot: LoopAnnot) -> List[Tuple[str, str, A.Expr]]:
         where = f"loop at line {_line(s)}"
         e = invariant(g, annot.core, f)
-        out = [("INDUCT", where, A.Binary("==>", g, A.Binary("<=", self.stmt(body, e), cap(annot.core))))]
+        out = [("INDUCT", where + w, ob) for w, ob in induct_formulas(g, self.stmt(body, e), annot.core)]
         return out + term_obligations(where, g, body, annot, self.params)
+
+
+def induct_formulas(g: A.Expr, after: A.Expr, core: A.Expr) -> List[Tuple[str, A.Expr]]:
+    """INDUCT ``g ⇒ after <= cap(core)``, split by cases when the core is a chain of at least
+    two conditionals ``c1 ? e1 : c2 ? e2 : … : e`` (a staircase): one formula under ``c1``, one
+    under ``!c1 && c2``, …, one under ``!c1 && … && !ck`` — together exactly the one formula
+    (the cases cover every state), each easier for the solver. (" when …", formula) pairs."""
+    whole = A.Binary("<=", after, cap(core))
+    conds: List[A.Expr] = []
+    e = core
+    while isinstance(e, A.Cond):
+        conds.append(e.cond)
+        e = e.other
+    if len(conds) < 2:
+        return [("", A.Binary("==>", g, whole))]
+    out: List[Tuple[str, A.Expr]] = []
+    for k in range(len(conds) + 1):
+        case = and_all([not_(c) for c in conds[:k]] + conds[k : k + 1])
+        out.append((f" when {show_expr(case)}", A.Binary("==>", A.Binary("&&", g, case), whole)))
+    return out
 
 
 MAX_UNROLL = 8
@@ -452,6 +579,8 @@ def all_outcomes(s: A.Stmt, q: A.Expr) -> A.Expr:
         return assign(q, _target(s), s.value, fold=False)
     if isinstance(s, A.Sample):
         target = _target(s)
+        if A.target_name(target) not in A.free_vars(q):
+            return q
         _ok, outs = dist_outcomes(s.dist)
         return and_all([assign(q, target, v, fold=False) for _p, v in outs])
     if isinstance(s, A.If):
@@ -492,7 +621,8 @@ def claim_of(program: A.Program, cfa) -> ExpClaim:
         if isinstance(n, A.Binary) and n.op.endswith("."):
             raise NotApplicable("unreliable operators (left to the union bound)")
         if isinstance(n, A.Sample):
-            dist_outcomes(n.dist)  # raises for a continuous distribution
+            if not symbolic_unif(n.dist):
+                dist_outcomes(n.dist)  # raises for a continuous distribution
         if isinstance(n, (A.Assign, A.Sample)):
             _target(n)  # raises for a tuple or a nested element write
     if not any(isinstance(n, A.Sample) for n in A.walk(body)):
@@ -511,7 +641,7 @@ def obligations_for(
 ) -> Tuple[A.Expr, Dict[int, LoopAnnot], list]:
     """(wpe(body, [¬ensures]), the loop proofs used, every obligation) — the checker calls it
     with the certificate's loop proofs, the prover with its search."""
-    w = Wpe(claim.body, claim.params, annots, search)
+    w = Wpe(claim.body, claim.params, annots, search, types=claim.types)
     pre = w.stmt(claim.body, claim.post)
     obs = list(w.obligations)
     obs.append(("BUDGET", "the expected failure is at most the bound", A.Binary("<=", pre, beta)))
@@ -591,7 +721,27 @@ def counters(body: A.Stmt, s) -> List[Tuple[str, int]]:
     return out
 
 
-def core_candidates(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f: A.Expr) -> List[A.Expr]:
+def increment_chance(claim: ExpClaim, body: A.Stmt, c: str, chk: Optional["Checker"] = None) -> Optional[A.Expr]:
+    """The probability that one run of the loop body raises ``c`` by exactly 1, when it is the
+    same in every state: the (lower) pre-expectation of ``[c == c₀ + 1]`` with the counter's
+    old and new value both read as 0 (an increment by a literal does not depend on them), if
+    what is left reads only inputs; conditions ``requires`` implies dropped for reading. Only a
+    proposal for :func:`tamp.prover.exp_levels.level_cores` (INDUCT checks the core)."""
+    old = c + "$0"
+    f = ind(A.Binary("==", A.Var(c), A.Binary("+", A.Var(old), ONE)))
+    try:
+        e = Wpe(body, claim.params, upper=False, types=claim.types).stmt(body, f)
+    except NotApplicable:
+        return None
+    e = _fold(subst(e, {c: ZERO, old: ZERO}))
+    if A.free_vars(e) - set(claim.params):
+        return None
+    return readable(e, claim, chk) if chk is not None else e
+
+
+def core_candidates(
+    claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f: A.Expr, chk: Optional["Checker"] = None
+) -> List[A.Expr]:
     """Invariant expectations to try at a loop head: the bound with an integer input replaced by
     the iterations left (``k`` → ``k - att``, with off-by-one variants; pairs of a counter and an
     input compared with each other in the guard or the postcondition first), also guarded by a
@@ -611,7 +761,9 @@ def core_candidates(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f
         if A.free_vars(a) & changed and not A.free_vars(a) & bound and a not in conds:
             conds.append(a)
     facts = counter_facts(claim, body, s)
-    out: List[A.Expr] = []
+    # a count of events reaching a threshold (few loops have one; cheap to propose first)
+    lefts: List[A.Expr] = [A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c) for c, step, p in pairs]
+    out: List[A.Expr] = level_cores(counters(body, s), f, lefts, lambda c: increment_chance(claim, body, c, chk))
     nested = id(s) in nested_loops(claim.body)
     if nested:  # a retry inside a loop: what follows on success, plus the chance of no success
         out += flag_cores(claim, beta, s, g, body, f, pairs)
@@ -777,15 +929,15 @@ class Search:
         if key not in self.order:
             self.order.append(key)
         skip = self.skip.get(key, 0)
-        for core in core_candidates(self.claim, self.beta, s, g, body, f):
+        for core in core_candidates(self.claim, self.beta, s, g, body, f, self.chk):
             annot = LoopAnnot(core, term[0], term[1])
-            inner = Wpe(self.claim.body, self.claim.params, outer.annots, self)
+            inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)
             try:
                 e = invariant(g, core, f)
-                ob = A.Binary("==>", g, A.Binary("<=", inner.stmt(body, e), cap(core)))
+                steps = induct_formulas(g, inner.stmt(body, e), core)
             except NotApplicable:
                 continue
-            if self.chk.valid(ob, SEARCH_MS) == VALID:
+            if all(self.chk.valid(ob, SEARCH_MS) == VALID for _w, ob in steps):
                 if skip > 0:
                     skip -= 1
                     continue

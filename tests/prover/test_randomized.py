@@ -15,7 +15,11 @@ from tamp.prover import expectation as E
 from tamp.prover import prove_program
 from tamp.simulation import simulate
 
-CORPUS = [BENCHMARKS / "corpus" / "randomized_response" / "rr_bits.prob"]
+CORPUS = [
+    BENCHMARKS / "corpus" / "randomized_response" / "rr_bits.prob",
+    BENCHMARKS / "corpus" / "randomized" / "bin_load.prob",
+    BENCHMARKS / "corpus" / "randomized" / "witness_search.prob",
+]
 
 # two nested coins per element, a `while` loop counting up, another bias
 KEEP_WHILE = """program keepWhile(x: bool[], n: int, p: real)
@@ -74,10 +78,63 @@ FLIP_DEEP = """program flipDeep(x: bool[], m: int, p: real)
   }
 }"""
 
+# a count of rare events against a threshold: bin 3 of 1..m, a `while` loop
+BIN_THREE = """program binThree(n: int, m: int)
+  requires n >= 1 && m >= 3
+  ensures  hits < 2
+  fails    BOUND
+{
+  hits := 0;
+  j := 0;
+  while (j < n) {
+    ball ~ unif(1, m);
+    if (ball == 3) {
+      hits := hits + 1;
+    }
+    j := j + 1;
+  }
+}"""
+
+# two events needed, coins instead of a uniform, the count compared the other way round
+TWO_ERRORS = """program twoErrors(n: int, p: real)
+  requires n >= 1 && 0 <= p && p <= 1
+  ensures  2 > errs
+  fails    BOUND
+{
+  errs := 0;
+  for t in 0..n {
+    e ~ bern(p);
+    if (e) {
+      errs := errs + 1;
+    }
+  }
+}"""
+
+# a witness found by uniform probing, density 2/3, indices 1..n
+PROBE = """program probe(good: bool[], n: int, k: int)
+  requires n >= 1 && k >= 1
+  requires 3 * sum(j in 1..=n: good[j] ? 1 : 0) >= 2 * n
+  ensures  hit
+  fails    BOUND
+{
+  hit := false;
+  r := k;
+  while (r > 0) {
+    idx ~ unif(1, n);
+    if (good[idx]) {
+      hit := true;
+    }
+    r := r - 1;
+  }
+}"""
+
 TRUE = [
     (KEEP_WHILE, "n * p / 2", {"x": [True, False, True, True], "n": 4, "p": 0.3}),
     (KEEP_DOWN, "n * p / 2", {"x": [False, False, True], "n": 3, "p": 0.5}),
     (FLIP_DEEP, "m * p / 4", {"x": [True, False, True, False, True], "m": 5, "p": 0.6}),
+    (BIN_THREE, "n * (n - 1) / (2 * m * m)", {"n": 6, "m": 3}),
+    (TWO_ERRORS, "n * (n - 1) * p * p / 2", {"n": 6, "p": 0.3}),
+    (PROBE, "exp(-k * log(3))", {"good": [False, True, True, False, True, True, True], "n": 6, "k": 2}),
 ]
 # bounds below the truth: at the inputs above the exact failure probability exceeds them
 FALSE = [
@@ -85,6 +142,9 @@ FALSE = [
     (KEEP_DOWN, "n * p / 3"),
     (FLIP_DEEP, "m * p / 8"),
     (KEEP_WHILE, "p / 2"),
+    (BIN_THREE, "n * (n - 1) / (4 * m * m)"),
+    (TWO_ERRORS, "n * (n - 1) * p * p / 4"),
+    (PROBE, "exp(-k * log(4))"),
 ]
 
 
@@ -109,8 +169,8 @@ def test_corpus_false_siblings_are_not_proved(path):
     assert _prove(path.with_name(path.stem + "_false.prob")).verdict != "proved"
 
 
-@pytest.mark.parametrize("src,bound,inputs", TRUE, ids=["while", "down", "deep"])
-def test_element_writes_under_nested_coins_are_proved(src, bound, inputs):
+@pytest.mark.parametrize("src,bound,inputs", TRUE, ids=["while", "down", "deep", "bin3", "coins", "probe"])
+def test_own_programs_of_the_shapes_are_proved(src, bound, inputs):
     r = prove_program(_prog(src, bound), timeout=60)
     assert r.verdict == "proved", r.render_text()
     assert isinstance(r, E.ExpectationResult)
@@ -118,7 +178,7 @@ def test_element_writes_under_nested_coins_are_proved(src, bound, inputs):
     assert sim.verdict == "consistent", sim.render_text()
 
 
-@pytest.mark.parametrize("src,bound", FALSE, ids=["while", "down", "deep", "one"])
+@pytest.mark.parametrize("src,bound", FALSE, ids=["while", "down", "deep", "one", "bin3", "coins", "probe"])
 def test_bounds_below_the_truth_are_not_proved(src, bound):
     assert prove_program(_prog(src, bound), timeout=60).verdict != "proved"
 

@@ -764,6 +764,7 @@ def core_candidates(
     # a count of events reaching a threshold (few loops have one; cheap to propose first)
     lefts: List[A.Expr] = [A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c) for c, step, p in pairs]
     out: List[A.Expr] = level_cores(counters(body, s), f, lefts, lambda c: increment_chance(claim, body, c, chk))
+    out += special_cores(claim, beta, body, pairs, conds)  # only for loops that single one out
     nested = id(s) in nested_loops(claim.body)
     if nested:  # a retry inside a loop: what follows on success, plus the chance of no success
         out += flag_cores(claim, beta, s, g, body, f, pairs)
@@ -813,6 +814,39 @@ def prefix_conds(claim: ExpClaim, body: A.Stmt, s, f: A.Expr) -> List[A.Expr]:
                     A.Quant("forall", q.var, cv, q.hi, q.inclusive, q.body),
                 ]
             out += [x for x in forms if x not in out]
+    return out
+
+
+def special_cores(claim: ExpClaim, beta: A.Expr, body: A.Stmt, pairs, conds: List[A.Expr]) -> List[A.Expr]:
+    """One iteration singled out by a branch ``if (c == e)`` of the body (e not changed by the
+    loop), which fails less than the others (the true value's bit in unary encoding): while it
+    is still ahead, one of the iterations left is the cheap one — ``c <= e ? β[k := k - c] :
+    β[k := k - c + 1]`` (``c >= e`` for a counter going down) — also guarded by the conditions of
+    the continuation (``forall j in 0..c: … ? … : 1``)."""
+    changed = assigned(body)
+    eqs: List[Tuple[str, A.Expr]] = []
+    for n in A.walk(body):
+        if not isinstance(n, A.If):
+            continue
+        for a in conjuncts(n.cond):
+            if isinstance(a, A.Binary) and a.op == "==":
+                for x, e in ((a.left, a.right), (a.right, a.left)):
+                    if isinstance(x, A.Var) and not A.free_vars(e) & changed and (x.name, e) not in eqs:
+                        eqs.append((x.name, e))
+    out: List[A.Expr] = []
+    for c, step, p in pairs:
+        for name, e in eqs:
+            if name != c:
+                continue
+            ahead = A.Binary("<=" if step > 0 else ">=", A.Var(c), e)
+            for d in (0, 1, -1):  # the iterations left, with off-by-one variants
+                left: A.Expr = A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c)
+                if d:
+                    left = A.Binary("+" if d > 0 else "-", left, A.num(abs(d)))
+                cheap = _fold(subst(beta, {p: left}))
+                full = _fold(subst(beta, {p: A.Binary("+", left, ONE)}))
+                split = A.Cond(ahead, cheap, full)
+                out += [split] + [A.Cond(a, split, ONE) for a in conds]
     return out
 
 

@@ -17,6 +17,7 @@ from tamp.simulation import simulate
 
 CORPUS = [
     BENCHMARKS / "corpus" / "randomized_response" / "rr_bits.prob",
+    BENCHMARKS / "corpus" / "randomized_response" / "rr_oue.prob",
     BENCHMARKS / "corpus" / "randomized" / "bin_load.prob",
     BENCHMARKS / "corpus" / "randomized" / "witness_search.prob",
 ]
@@ -128,6 +129,38 @@ PROBE = """program probe(good: bool[], n: int, k: int)
   }
 }"""
 
+# one iteration singled out (unary encoding's true bit), counting down
+ONE_HOT_DOWN = """program oneHotDown(t: int, k: int, q: real)
+  requires k >= 2 && 0 <= t && t < k && 0 <= q && q <= 1
+  ensures  forall u in 0..k: u != t ==> !bits[u]
+  fails    BOUND
+{
+  j := k - 1;
+  while (j >= 0) {
+    if (j == t) {
+      bits[j] ~ bern(1 / 2);
+    } else {
+      bits[j] ~ bern(q);
+    }
+    j := j - 1;
+  }
+}"""
+
+# the same, the other bits set with probability 1 - q and the test written `t == i`
+ONE_COLD = """program oneCold(t: int, n: int, q: real)
+  requires n >= 2 && 0 <= t && t < n && 0 <= q && q <= 1
+  ensures  forall u in 0..n: u == t || on[u]
+  fails    BOUND
+{
+  for i in 0..n {
+    if (t == i) {
+      on[i] := false;
+    } else {
+      on[i] ~ bern(1 - q);
+    }
+  }
+}"""
+
 TRUE = [
     (KEEP_WHILE, "n * p / 2", {"x": [True, False, True, True], "n": 4, "p": 0.3}),
     (KEEP_DOWN, "n * p / 2", {"x": [False, False, True], "n": 3, "p": 0.5}),
@@ -135,6 +168,8 @@ TRUE = [
     (BIN_THREE, "n * (n - 1) / (2 * m * m)", {"n": 6, "m": 3}),
     (TWO_ERRORS, "n * (n - 1) * p * p / 2", {"n": 6, "p": 0.3}),
     (PROBE, "exp(-k * log(3))", {"good": [False, True, True, False, True, True, True], "n": 6, "k": 2}),
+    (ONE_HOT_DOWN, "(k - 1) * q", {"t": 1, "k": 4, "q": 0.2}),
+    (ONE_COLD, "(n - 1) * q", {"t": 0, "n": 3, "q": 0.3}),
 ]
 # bounds below the truth: at the inputs above the exact failure probability exceeds them
 FALSE = [
@@ -145,6 +180,8 @@ FALSE = [
     (BIN_THREE, "n * (n - 1) / (4 * m * m)"),
     (TWO_ERRORS, "n * (n - 1) * p * p / 4"),
     (PROBE, "exp(-k * log(4))"),
+    (ONE_HOT_DOWN, "q"),
+    (ONE_COLD, "(n - 1) * q / 2"),
 ]
 
 
@@ -169,7 +206,9 @@ def test_corpus_false_siblings_are_not_proved(path):
     assert _prove(path.with_name(path.stem + "_false.prob")).verdict != "proved"
 
 
-@pytest.mark.parametrize("src,bound,inputs", TRUE, ids=["while", "down", "deep", "bin3", "coins", "probe"])
+@pytest.mark.parametrize(
+    "src,bound,inputs", TRUE, ids=["while", "down", "deep", "bin3", "coins", "probe", "hot", "cold"]
+)
 def test_own_programs_of_the_shapes_are_proved(src, bound, inputs):
     r = prove_program(_prog(src, bound), timeout=60)
     assert r.verdict == "proved", r.render_text()
@@ -178,7 +217,9 @@ def test_own_programs_of_the_shapes_are_proved(src, bound, inputs):
     assert sim.verdict == "consistent", sim.render_text()
 
 
-@pytest.mark.parametrize("src,bound", FALSE, ids=["while", "down", "deep", "one", "bin3", "coins", "probe"])
+@pytest.mark.parametrize(
+    "src,bound", FALSE, ids=["while", "down", "deep", "one", "bin3", "coins", "probe", "hot", "cold"]
+)
 def test_bounds_below_the_truth_are_not_proved(src, bound):
     assert prove_program(_prog(src, bound), timeout=60).verdict != "proved"
 

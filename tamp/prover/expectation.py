@@ -13,6 +13,8 @@ program's statements, starting from the indicator ``[¬ensures]``:
 ``x ~ bern(p)``          ``0 <= p <= 1 ? p·F[x := true] + (1 - p)·F[x := false] : 1``
 ``x ~ unif(lo, hi)``     the average of ``F[x := v]`` over the values (literal bounds, at most 64)
 ``x ~ unif({c…})``       the average over the listed (distinct, literal) values
+``x ~ unif(lo, hi)``     other bounds, N = hi - lo + 1: ``N >= 1 ? q·F[φ := true] + (1 - q)·F[φ := false] : 1``
+                         when F reads x only in one atom φ (``x == e``, ``w[x]``…), q = #{v: φ(v)}/N
 ``if (c) S else T``      ``c ? wpe(S, F) : wpe(T, F)``
 ``assume(c)``            ``c ? F : 0`` (an assume on inputs only: a precondition)
 ``while (g) B``          ``E = g ? max(0, min(1, core)) : F`` for a loop *invariant expectation* core
@@ -40,6 +42,12 @@ E is [0, 1]-valued and INDUCT says Φ(E) <= E, so by Park induction lfp Φ* <= E
 failure probability is then at most ``wpe(body, [¬ensures])`` and the last obligation is
 
 * BUDGET  ``requires ⇒ wpe(body, [¬ensures]) <= β``.
+
+Besides the bound with an input replaced by the iterations left, the loop search proposes
+cores guarded by the settled part of a ``forall`` postcondition (``forall j in 0..i: P ? … :
+1``), cores for a loop that singles one iteration out (``if (i == v)``), and staircases for a
+count of events reaching a threshold (:mod:`tamp.prover.exp_levels`); a staircase's INDUCT is
+decided case by case (the cases cover every state, so the cases together are the one formula).
 
 Where this engine and the union bound meet: it takes only programs whose samples are all
 discrete (``bern``, ``unif``) and that write no tuple, use no unreliable operator and

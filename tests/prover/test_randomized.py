@@ -244,3 +244,47 @@ def test_an_element_write_is_the_value_read_afterwards():
     assert print_expr(out) == "forall t in 0..n: (t == i ? !x[i] : a[t]) == x[t]"
     with pytest.raises(E.NotApplicable):
         E.assign(parse_expr("forall t in 0..n: a[t] == x[t + t]"), parse_expr("a[t]"), parse_expr("true"))
+
+
+ONE_DRAW = """program oneDraw(m: int)
+  requires m >= 1
+  ensures  b != 2
+  fails    BOUND
+{
+  b ~ unif(1, m);
+}"""
+
+
+def test_a_symbolic_uniform_is_weighted_exactly():
+    """Pr[b == 2] is 1/m for m >= 2 and 0 for m = 1: 1/m is proved, 1/(m + 1) is not."""
+    assert prove_program(_prog(ONE_DRAW, "1 / m")).verdict == "proved"
+    assert prove_program(_prog(ONE_DRAW, "1 / (m + 1)")).verdict != "proved"
+
+
+def test_a_sample_read_in_two_different_tests_is_refused():
+    from lang.parser import parse_expr
+
+    f = parse_expr("(b == 2 ? 1 : 0) + (b == 3 ? 1 : 0)")
+    assert E.the_atom(f, "b", {"b": E.A.INT}) is None
+    assert E.the_atom(parse_expr("(b == 2 ? 1 : 0) * (b == 2 ? 1 : 0)"), "b", {"b": E.A.INT}) is not None
+    assert E.the_atom(parse_expr("b + 1 > 2 && b < 9"), "b", {"b": E.A.INT}) is None
+
+
+def test_a_staircase_below_the_truth_is_rejected():
+    """bin_load's staircase with the one-ball level halved is not an invariant."""
+    from lang.parser import parse_expr
+    from tamp.cfa import build_cfa
+
+    prog = parse_file(str(BENCHMARKS / "corpus" / "randomized" / "bin_load.prob")).programs[0]
+    cfa = build_cfa(prog)
+    claim = E.claim_of(prog, cfa)
+    chk = E.Checker(claim)
+
+    def steps_valid(core: str) -> bool:
+        annots = {0: E.LoopAnnot(parse_expr(core), "rank", parse_expr("n - i"))}
+        _pre, _used, obs = E.obligations_for(claim, cfa.bound, annots)
+        return all(chk.valid(f, 20000) == "valid" for k, _w, f in obs if k == "INDUCT")
+
+    good = "load >= 2 ? 1 : load >= 1 ? (n - i) / m : (n - i) * (n - i - 1) / (2 * m * m)"
+    assert steps_valid(good)
+    assert not steps_valid(good.replace("(n - i) / m", "(n - i) / (2 * m)"))

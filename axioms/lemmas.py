@@ -288,6 +288,7 @@ def product_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
     =====================  ===========================================================
     ``exp-add``            exp a = exp b · exp(a - b)     (exp(x + y) = exp x · exp y)
     ``exp-pos``            exp(a - b) > 0 ∧ exp(a - b) >= 1 + (a - b)   (so 1 - s <= exp(-s))
+    ``exp-log``            x > 0 ⇒ exp(a - b) = x, when a - b is log x
     =====================  ===========================================================
 
     With them a solver sees that one more factor ``(1 - s)`` fits between ``exp(-s·m)`` and
@@ -299,8 +300,10 @@ def product_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
             if i == j:
                 continue
             a, b = exps[i].arg(0), exps[j].arg(0)
-            d = z3.simplify(a - b)
+            d = z3.simplify(a - b, som=True)  # a sum of monomials: -(m - 1)·L - -(m·L) is L
             ed = enc.exp(d)
             out.append(("exp-add", exps[i] == exps[j] * ed))
             out.append(("exp-pos", z3.And(ed > 0, ed >= 1 + d)))
+            if _is(d, "log"):  # exp(log x) = x: one factor 2 between 2^-(m+1) and 2^-m
+                out.append(("exp-log", z3.Implies(d.arg(0) > 0, ed == d.arg(0))))
     return out

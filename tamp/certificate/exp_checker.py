@@ -3,7 +3,7 @@
 1. CLAIM   the claim is rebuilt from the source: its bound is ``--bound``, else the ``fails``
            clause, which must equal the certificate's;
 2. SHAPE   the program must be inside the engine's rules again (discrete samples only, no
-           array writes, no unreliable operators, no conditioning);
+           tuple writes, no unreliable operators, no conditioning);
 3. SMT     the pre-expectation of the program is recomputed with the certificate's loop proofs
            (:func:`tamp.prover.expectation.obligations_for`), and every obligation — each loop's
            INDUCT and TERM, the BUDGET — must be valid under ``requires`` (z3 ``unsat`` of the

@@ -9,9 +9,12 @@ program's statements, starting from the indicator ``[¬ensures]``:
 
 =======================  ==================================================================
 ``x := e``               ``F[x := e]``
+``a[e] := v``            ``F`` with every read ``a[x]`` replaced by ``x == e ? v : a[x]``
 ``x ~ bern(p)``          ``0 <= p <= 1 ? p·F[x := true] + (1 - p)·F[x := false] : 1``
 ``x ~ unif(lo, hi)``     the average of ``F[x := v]`` over the values (literal bounds, at most 64)
 ``x ~ unif({c…})``       the average over the listed (distinct, literal) values
+``x ~ unif(lo, hi)``     other bounds, N = hi - lo + 1: ``N >= 1 ? q·F[φ := true] + (1 - q)·F[φ := false] : 1``
+                         when F reads x only in one atom φ (``x == e``, ``w[x]``…), q = #{v: φ(v)}/N
 ``if (c) S else T``      ``c ? wpe(S, F) : wpe(T, F)``
 ``assume(c)``            ``c ? F : 0`` (an assume on inputs only: a precondition)
 ``while (g) B``          ``E = g ? max(0, min(1, core)) : F`` for a loop *invariant expectation* core
@@ -40,9 +43,16 @@ failure probability is then at most ``wpe(body, [¬ensures])`` and the last obli
 
 * BUDGET  ``requires ⇒ wpe(body, [¬ensures]) <= β``.
 
+Besides the bound with an input replaced by the iterations left, the loop search proposes
+cores guarded by the settled part of a ``forall`` postcondition (``forall j in 0..i: P ? … :
+1``), cores for a loop that singles one iteration out (``if (i == v)``), and staircases for a
+count of events reaching a threshold (:mod:`tamp.prover.exp_levels`); a staircase's INDUCT is
+decided case by case (the cases cover every state, so the cases together are the one formula).
+
 Where this engine and the union bound meet: it takes only programs whose samples are all
-discrete (``bern``, ``unif``) and that write no array element, use no unreliable operator and
-condition on nothing; the others are left to the union-bound prover, unchanged. Every
+discrete (``bern``, ``unif``) and that write no tuple, use no unreliable operator and
+condition on nothing (an array element is written or sampled as above; F must use the array only
+by element reads); the others are left to the union-bound prover, unchanged. Every
 obligation is decided by :func:`tamp.prover.smt.is_valid` (``unknown`` is failure) with the
 log/exp lemmas and :func:`axioms.lemmas.product_lemmas`; the certificate
 (:mod:`tamp.certificate.exp_writer`) carries each loop's core, rank or exit chance, and
@@ -61,10 +71,12 @@ from lang import ast as A
 
 from ..show import show_expr
 from .check import Obligation
+from .exp_levels import level_cores
 from .exprs import and_all, conjuncts, not_, subst
 from .result import ProofResult
 from .smt import UNKNOWN, VALID, Encoder, Stats, is_valid, transcendental_apps
 from .synthesis import Timeout
+from .wp import element_write
 
 ONE = A.num(1)
 ZERO = A.num(0)
@@ -144,6 +156,8 @@ def simp(e: A.Expr) -> A.Expr:
         if e.op in ("==", "!=") and a == b:  # the same expression (deterministic): equal
             return A.BoolLit(e.op == "==")
         na, nb = _num(a), _num(b)
+        if e.op in ("==", "!=") and na is not None and nb is not None:
+            return A.BoolLit((na == nb) == (e.op == "=="))
         if e.op == "*":
             if na == 0 or nb == 0:
                 return ZERO
@@ -198,6 +212,39 @@ def cond(c: A.Expr, a: A.Expr, b: A.Expr) -> A.Expr:
 
 def put(f: A.Expr, name: str, value: A.Expr) -> A.Expr:
     return _fold(subst(f, {name: value}))
+
+
+def _target(s) -> A.Expr:
+    """The one target of an assignment or sampling: a variable or an element ``a[e]`` of an
+    array variable (tuples are outside the rules)."""
+    if len(s.targets) != 1:
+        raise NotApplicable(f"line {_line(s)}: assigns a tuple")
+    t = s.targets[0]
+    if isinstance(t, A.Var) or (isinstance(t, A.Index) and isinstance(t.base, A.Var)):
+        return t
+    raise NotApplicable(f"line {_line(s)}: writes an element of something that is not an array variable")
+
+
+def assign(f: A.Expr, target: A.Expr, value: A.Expr, fold: bool = True) -> A.Expr:
+    """``f`` before ``target := value``: a substitution for a variable; for an element write
+    ``a[e] := v`` every read ``a[x]`` of f becomes ``x == e ? v : a[x]`` — exactly the value
+    ``a[x]`` has after the write (``x`` itself rewritten first). Refused
+    (:class:`NotApplicable`) when f uses the array other than by element reads, or when e or v
+    would be captured by a bound variable of f."""
+    if isinstance(target, A.Var):
+        return put(f, target.name, value) if fold else subst(f, {target.name: value})
+    assert isinstance(target, A.Index) and isinstance(target.base, A.Var)
+    name = target.base.name
+    if name not in A.free_vars(f):
+        return f
+    reads = sum(1 for n in A.walk(f) if isinstance(n, A.Index) and n.base == target.base)
+    if sum(1 for n in A.walk(f) if n == target.base) != reads:
+        raise NotApplicable(f"the array {name} is used other than by its elements")
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+    if bound & (A.free_vars(target.index) | A.free_vars(value)):
+        raise NotApplicable(f"a bound variable of the failure captures the write to {name}")
+    out = element_write(f, name, target.index, value)
+    return _fold(out) if fold else out
 
 
 # ------------------------------------------------------------------------ the transformer
@@ -257,6 +304,74 @@ def dist_outcomes(d: A.Call) -> Tuple[Optional[A.Expr], List[Tuple[A.Expr, A.Exp
     raise NotApplicable(f"the distribution {d.func} is not a discrete one this engine weights")
 
 
+def symbolic_unif(d: A.Call) -> bool:
+    """``unif(lo, hi)`` whose bounds are not both integer literals (weighted by one test of the
+    sample, :meth:`Wpe.unif_by_atom`, instead of value by value)."""
+    if d.func != "unif" or len(d.args) != 2:
+        return False
+    lo, hi = _num(d.args[0]), _num(d.args[1])
+    return lo is None or hi is None
+
+
+def _is_int(e: A.Expr, types: Dict[str, A.Type]) -> bool:
+    """``e`` surely has an integer value: integer literals and variables (array elements of
+    ``int[]``) under ``+ - *`` and unary minus."""
+    if isinstance(e, A.Num):
+        return e.is_int
+    if isinstance(e, A.Var):
+        return types.get(e.name) == A.INT
+    if isinstance(e, A.Index) and isinstance(e.base, A.Var):
+        return types.get(e.base.name) == A.array_of(A.INT) and _is_int(e.index, types)
+    if isinstance(e, A.Unary) and e.op == "-":
+        return _is_int(e.operand, types)
+    if isinstance(e, A.Binary) and e.op in ("+", "-", "*"):
+        return _is_int(e.left, types) and _is_int(e.right, types)
+    return False
+
+
+def the_atom(f: A.Expr, x: str, types: Dict[str, A.Type]) -> Optional[A.Expr]:
+    """The one Boolean atom of ``f`` that reads ``x`` — the outermost comparison or element of a
+    ``bool[]`` array containing x, the same (syntactically) at every place x occurs — or None
+    (x read in two different atoms, or outside any; or the atom reads a bound variable of f)."""
+    found: List[A.Expr] = []
+    inside = 0
+
+    def visit(e: A.Node) -> None:
+        nonlocal inside
+        if not isinstance(e, A.Expr) or x not in A.free_vars(e):
+            return
+        boolean = isinstance(e, A.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">=")
+        if isinstance(e, A.Index) and isinstance(e.base, A.Var):
+            boolean = types.get(e.base.name) == A.array_of(A.BOOL)
+        if boolean:
+            found.append(e)
+            inside += sum(1 for n in A.walk(e) if n == A.Var(x))
+            return
+        for c in A.children(e):
+            visit(c)
+
+    visit(f)
+    total = sum(1 for n in A.walk(f) if n == A.Var(x))
+    if not found or inside != total or any(a != found[0] for a in found):
+        return None
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+    if A.free_vars(found[0]) & bound:
+        return None
+    return found[0]
+
+
+def replace_node(e: A.Expr, old: A.Expr, new: A.Expr) -> A.Expr:
+    """``e`` with every subexpression equal to ``old`` replaced by ``new``."""
+    from lang.walk import DESCEND, Transformer
+
+    class _Rep(Transformer):
+        def enter(self, node):
+            return new if node == old else DESCEND
+
+    out: A.Expr = _Rep().walk(e)
+    return out
+
+
 Searcher = Callable[[int, A.Stmt, A.Expr, "Wpe"], LoopAnnot]
 
 
@@ -267,9 +382,10 @@ class Wpe:
     adds its INDUCT and TERM obligations to :attr:`obligations`. ``upper`` False gives the
     lower pre-expectation (parameters out of range give 0; loops are refused)."""
 
-    def __init__(self, body: A.Stmt, params, annots=None, search: Optional[Searcher] = None, upper=True):
+    def __init__(self, body: A.Stmt, params, annots=None, search: Optional[Searcher] = None, upper=True, types=None):
         self.ids = loops_of(body)
         self.params = frozenset(params)
+        self.types: Dict[str, A.Type] = dict(types or {})
         self.annots: Dict[int, LoopAnnot] = dict(annots or {})
         self.search = search
         self.upper = upper
@@ -290,17 +406,15 @@ class Wpe:
         if isinstance(s, (A.Skip, A.VarDecl)):
             return f
         if isinstance(s, A.Assign):
-            if len(s.targets) != 1 or not isinstance(s.targets[0], A.Var):
-                raise NotApplicable(f"line {_line(s)}: writes an array element or a tuple")
-            return put(f, s.targets[0].name, s.value)
+            return assign(f, _target(s), s.value)
         if isinstance(s, A.Sample):
-            if len(s.targets) != 1 or not isinstance(s.targets[0], A.Var):
-                raise NotApplicable(f"line {_line(s)}: samples into an array element or a tuple")
-            name = s.targets[0].name
+            target = _target(s)
+            if symbolic_unif(s.dist):
+                return self.unif_by_atom(s, target, f)
             ok, outs = dist_outcomes(s.dist)
             acc: Optional[A.Expr] = None
             for p, v in outs:
-                term = times(p, put(f, name, v))
+                term = times(p, assign(f, target, v))
                 acc = term if acc is None else plus(acc, term)
             assert acc is not None
             return cond(ok, acc, ONE if self.upper else ZERO) if ok is not None else acc
@@ -315,6 +429,39 @@ class Wpe:
                 raise NotApplicable("a loop inside a loop body whose exit chance is needed")
             return self.loop(s, f)
         raise NotApplicable(f"line {_line(s)}: statement {type(s).__name__}")
+
+    def unif_by_atom(self, s: A.Sample, target: A.Expr, f: A.Expr) -> A.Expr:
+        """``x ~ unif(lo, hi)`` with bounds that are not literals, when ``f`` reads x only inside
+        one Boolean atom φ(x) (:func:`the_atom`): with N = hi - lo + 1 values, of which
+        ``cnt`` satisfy φ, the pre-expectation is exactly ``(cnt/N)·f[φ := true] + (1 -
+        cnt/N)·f[φ := false]`` (1 for an empty range, 0 for the lower one). ``cnt`` is ``lo <= e
+        && e <= hi ? 1 : 0`` for φ = ``x == e`` (``N - that`` for ``!=``), else ``sum(t in lo..=hi:
+        φ(t) ? 1 : 0)``."""
+        if not isinstance(target, A.Var):
+            raise NotApplicable(f"line {_line(s)}: samples unif(lo, hi) into an array element")
+        x = target.name
+        lo, hi = s.dist.args
+        n = _fold(A.Binary("+", A.Binary("-", hi, lo), ONE))
+        miss = ONE if self.upper else ZERO
+        if x not in A.free_vars(f):
+            return cond(A.Binary(">=", n, ONE), f, miss)
+        phi = the_atom(f, x, self.types)
+        if phi is None:
+            raise NotApplicable(f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test")
+        cnt: A.Expr
+        if isinstance(phi, A.Binary) and phi.op in ("==", "!=") and (phi.left == A.Var(x)) != (phi.right == A.Var(x)):
+            e = phi.right if phi.left == A.Var(x) else phi.left
+            if x in A.free_vars(e) or not _is_int(e, self.types):
+                raise NotApplicable(f"line {_line(s)}: {x} compared with a value that may not be an integer")
+            hit = A.Cond(A.Binary("&&", A.Binary("<=", lo, e), A.Binary("<=", e, hi)), ONE, ZERO)
+            cnt = hit if phi.op == "==" else A.Binary("-", n, hit)
+        else:
+            t = "u$"
+            cnt = A.Sum(t, lo, hi, True, A.Cond(subst(phi, {x: A.Var(t)}), ONE, ZERO))
+        q = A.Binary("/", cnt, n)
+        yes, no = replace_node(f, phi, A.BoolLit(True)), replace_node(f, phi, A.BoolLit(False))
+        acc = plus(times(q, _fold(yes)), times(simp(A.Binary("-", ONE, q)), _fold(no)))
+        return cond(A.Binary(">=", n, ONE), acc, miss)
 
     def loop(self, s, f: A.Expr) -> A.Expr:
         key = self.ids[id(s)]
@@ -336,8 +483,28 @@ class Wpe:
     def loop_obligations(self, s, g, body, f, annot: LoopAnnot) -> List[Tuple[str, str, A.Expr]]:
         where = f"loop at line {_line(s)}"
         e = invariant(g, annot.core, f)
-        out = [("INDUCT", where, A.Binary("==>", g, A.Binary("<=", self.stmt(body, e), cap(annot.core))))]
+        out = [("INDUCT", where + w, ob) for w, ob in induct_formulas(g, self.stmt(body, e), annot.core)]
         return out + term_obligations(where, g, body, annot, self.params)
+
+
+def induct_formulas(g: A.Expr, after: A.Expr, core: A.Expr) -> List[Tuple[str, A.Expr]]:
+    """INDUCT ``g ⇒ after <= cap(core)``, split by cases when the core is a chain of at least
+    two conditionals ``c1 ? e1 : c2 ? e2 : … : e`` (a staircase): one formula under ``c1``, one
+    under ``!c1 && c2``, …, one under ``!c1 && … && !ck`` — together exactly the one formula
+    (the cases cover every state), each easier for the solver. (" when …", formula) pairs."""
+    whole = A.Binary("<=", after, cap(core))
+    conds: List[A.Expr] = []
+    e = core
+    while isinstance(e, A.Cond):
+        conds.append(e.cond)
+        e = e.other
+    if len(conds) < 2:
+        return [("", A.Binary("==>", g, whole))]
+    out: List[Tuple[str, A.Expr]] = []
+    for k in range(len(conds) + 1):
+        case = and_all([not_(c) for c in conds[:k]] + conds[k : k + 1])
+        out.append((f" when {show_expr(case)}", A.Binary("==>", A.Binary("&&", g, case), whole)))
+    return out
 
 
 MAX_UNROLL = 8
@@ -417,14 +584,13 @@ def all_outcomes(s: A.Stmt, q: A.Expr) -> A.Expr:
     if isinstance(s, (A.Skip, A.VarDecl)):
         return q
     if isinstance(s, A.Assign):
-        if len(s.targets) != 1 or not isinstance(s.targets[0], A.Var):
-            raise NotApplicable("an array or tuple write")
-        return subst(q, {s.targets[0].name: s.value})
+        return assign(q, _target(s), s.value, fold=False)
     if isinstance(s, A.Sample):
-        if len(s.targets) != 1 or not isinstance(s.targets[0], A.Var):
-            raise NotApplicable("an array or tuple sample")
+        target = _target(s)
+        if A.target_name(target) not in A.free_vars(q):
+            return q
         _ok, outs = dist_outcomes(s.dist)
-        return and_all([subst(q, {s.targets[0].name: v}) for _p, v in outs])
+        return and_all([assign(q, target, v, fold=False) for _p, v in outs])
     if isinstance(s, A.If):
         t = all_outcomes(s.then, q)
         o = all_outcomes(s.other, q) if s.other is not None else q
@@ -463,9 +629,10 @@ def claim_of(program: A.Program, cfa) -> ExpClaim:
         if isinstance(n, A.Binary) and n.op.endswith("."):
             raise NotApplicable("unreliable operators (left to the union bound)")
         if isinstance(n, A.Sample):
-            dist_outcomes(n.dist)  # raises for a continuous distribution
-        if isinstance(n, (A.Assign, A.Sample)) and any(not isinstance(t, A.Var) for t in n.targets):
-            raise NotApplicable("array element or tuple writes")
+            if not symbolic_unif(n.dist):
+                dist_outcomes(n.dist)  # raises for a continuous distribution
+        if isinstance(n, (A.Assign, A.Sample)):
+            _target(n)  # raises for a tuple or a nested element write
     if not any(isinstance(n, A.Sample) for n in A.walk(body)):
         raise NotApplicable("no sampling")
     bound = {n.var for e in cfa.ensures for n in A.walk(e) if isinstance(n, (A.Sum, A.Quant))}
@@ -482,7 +649,7 @@ def obligations_for(
 ) -> Tuple[A.Expr, Dict[int, LoopAnnot], list]:
     """(wpe(body, [¬ensures]), the loop proofs used, every obligation) — the checker calls it
     with the certificate's loop proofs, the prover with its search."""
-    w = Wpe(claim.body, claim.params, annots, search)
+    w = Wpe(claim.body, claim.params, annots, search, types=claim.types)
     pre = w.stmt(claim.body, claim.post)
     obs = list(w.obligations)
     obs.append(("BUDGET", "the expected failure is at most the bound", A.Binary("<=", pre, beta)))
@@ -562,7 +729,27 @@ def counters(body: A.Stmt, s) -> List[Tuple[str, int]]:
     return out
 
 
-def core_candidates(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f: A.Expr) -> List[A.Expr]:
+def increment_chance(claim: ExpClaim, body: A.Stmt, c: str, chk: Optional["Checker"] = None) -> Optional[A.Expr]:
+    """The probability that one run of the loop body raises ``c`` by exactly 1, when it is the
+    same in every state: the (lower) pre-expectation of ``[c == c₀ + 1]`` with the counter's
+    old and new value both read as 0 (an increment by a literal does not depend on them), if
+    what is left reads only inputs; conditions ``requires`` implies dropped for reading. Only a
+    proposal for :func:`tamp.prover.exp_levels.level_cores` (INDUCT checks the core)."""
+    old = c + "$0"
+    f = ind(A.Binary("==", A.Var(c), A.Binary("+", A.Var(old), ONE)))
+    try:
+        e = Wpe(body, claim.params, upper=False, types=claim.types).stmt(body, f)
+    except NotApplicable:
+        return None
+    e = _fold(subst(e, {c: ZERO, old: ZERO}))
+    if A.free_vars(e) - set(claim.params):
+        return None
+    return readable(e, claim, chk) if chk is not None else e
+
+
+def core_candidates(
+    claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f: A.Expr, chk: Optional["Checker"] = None
+) -> List[A.Expr]:
     """Invariant expectations to try at a loop head: the bound with an integer input replaced by
     the iterations left (``k`` → ``k - att``, with off-by-one variants; pairs of a counter and an
     input compared with each other in the guard or the postcondition first), also guarded by a
@@ -576,12 +763,16 @@ def core_candidates(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f
         return 0 if any({c, p} <= A.free_vars(a) for a in atoms) else 1
 
     pairs = sorted(((c, step, p) for c, step in counters(body, s) for p in params), key=lambda t: together(t[0], t[2]))
-    conds: List[A.Expr] = []
+    conds: List[A.Expr] = prefix_conds(claim, body, s, f)
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
     for a in _atoms(f, claim.types):
-        if A.free_vars(a) & changed and a not in conds:
+        if A.free_vars(a) & changed and not A.free_vars(a) & bound and a not in conds:
             conds.append(a)
     facts = counter_facts(claim, body, s)
-    out: List[A.Expr] = []
+    # a count of events reaching a threshold (few loops have one; cheap to propose first)
+    lefts: List[A.Expr] = [A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c) for c, step, p in pairs]
+    out: List[A.Expr] = level_cores(counters(body, s), f, lefts, lambda c: increment_chance(claim, body, c, chk))
+    out += special_cores(claim, beta, body, pairs, conds)  # only for loops that single one out
     nested = id(s) in nested_loops(claim.body)
     if nested:  # a retry inside a loop: what follows on success, plus the chance of no success
         out += flag_cores(claim, beta, s, g, body, f, pairs)
@@ -606,6 +797,65 @@ def core_candidates(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f
             seen.add(k)
             uniq.append(e)
     return uniq
+
+
+def prefix_conds(claim: ExpClaim, body: A.Stmt, s, f: A.Expr) -> List[A.Expr]:
+    """The part of a ``forall j in lo..hi: P`` of the continuation that the iterations so far
+    have settled, for each counter of the loop: ``forall j in lo..c: P`` for a counter that goes
+    up, ``forall j in c + 1..hi: P`` and ``forall j in c..hi: P`` for one that goes down (the
+    usual array-filling loop; only proposals, INDUCT checks them). Only quantifiers whose
+    bounds the loop leaves alone."""
+    changed = assigned(body)
+    out: List[A.Expr] = []
+    for q in A.walk(f):
+        if not (isinstance(q, A.Quant) and q.kind == "forall"):
+            continue
+        if (A.free_vars(q.lo) | A.free_vars(q.hi)) & changed:
+            continue
+        for c, step in counters(body, s):
+            cv = A.Var(c)
+            if step > 0:
+                forms = [A.Quant("forall", q.var, q.lo, cv, False, q.body)]
+            else:
+                forms = [
+                    A.Quant("forall", q.var, _fold(A.Binary("+", cv, ONE)), q.hi, q.inclusive, q.body),
+                    A.Quant("forall", q.var, cv, q.hi, q.inclusive, q.body),
+                ]
+            out += [x for x in forms if x not in out]
+    return out
+
+
+def special_cores(claim: ExpClaim, beta: A.Expr, body: A.Stmt, pairs, conds: List[A.Expr]) -> List[A.Expr]:
+    """One iteration singled out by a branch ``if (c == e)`` of the body (e not changed by the
+    loop), which fails less than the others (the true value's bit in unary encoding): while it
+    is still ahead, one of the iterations left is the cheap one — ``c <= e ? β[k := k - c] :
+    β[k := k - c + 1]`` (``c >= e`` for a counter going down) — also guarded by the conditions of
+    the continuation (``forall j in 0..c: … ? … : 1``)."""
+    changed = assigned(body)
+    eqs: List[Tuple[str, A.Expr]] = []
+    for n in A.walk(body):
+        if not isinstance(n, A.If):
+            continue
+        for a in conjuncts(n.cond):
+            if isinstance(a, A.Binary) and a.op == "==":
+                for x, e in ((a.left, a.right), (a.right, a.left)):
+                    if isinstance(x, A.Var) and not A.free_vars(e) & changed and (x.name, e) not in eqs:
+                        eqs.append((x.name, e))
+    out: List[A.Expr] = []
+    for c, step, p in pairs:
+        for name, e in eqs:
+            if name != c:
+                continue
+            ahead = A.Binary("<=" if step > 0 else ">=", A.Var(c), e)
+            for d in (0, 1, -1):  # the iterations left, with off-by-one variants
+                left: A.Expr = A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c)
+                if d:
+                    left = A.Binary("+" if d > 0 else "-", left, A.num(abs(d)))
+                cheap = _fold(subst(beta, {p: left}))
+                full = _fold(subst(beta, {p: A.Binary("+", left, ONE)}))
+                split = A.Cond(ahead, cheap, full)
+                out += [split] + [A.Cond(a, split, ONE) for a in conds]
+    return out
 
 
 def nested_loops(body: A.Stmt) -> set:
@@ -721,15 +971,15 @@ class Search:
         if key not in self.order:
             self.order.append(key)
         skip = self.skip.get(key, 0)
-        for core in core_candidates(self.claim, self.beta, s, g, body, f):
+        for core in core_candidates(self.claim, self.beta, s, g, body, f, self.chk):
             annot = LoopAnnot(core, term[0], term[1])
-            inner = Wpe(self.claim.body, self.claim.params, outer.annots, self)
+            inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)
             try:
                 e = invariant(g, core, f)
-                ob = A.Binary("==>", g, A.Binary("<=", inner.stmt(body, e), cap(core)))
+                steps = induct_formulas(g, inner.stmt(body, e), core)
             except NotApplicable:
                 continue
-            if self.chk.valid(ob, SEARCH_MS) == VALID:
+            if all(self.chk.valid(ob, SEARCH_MS) == VALID for _w, ob in steps):
                 if skip > 0:
                     skip -= 1
                     continue

@@ -53,6 +53,13 @@ class _ElementWrite(Transformer):
         return A.Index(base, idx)
 
 
+def element_write(c: A.Expr, name: str, index: A.Expr, value: A.Expr) -> A.Expr:
+    """``c`` with every read ``name[x]`` replaced by ``x == index ? value : name[x]`` (the
+    caller checks that ``c`` uses the array only by element reads and captures nothing)."""
+    out: A.Expr = _ElementWrite(name, index, value).walk(c)
+    return out
+
+
 def push_back(st, c: A.Expr) -> Optional[A.Expr]:
     """``c`` after ``st`` pushed back before it, or None when it cannot be (a sampling of what
     ``c`` reads, an array read other than by element, a write whose index or value would be

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import AbstractSet, Dict, List, Optional
 
 import z3
 from z3.z3 import _to_expr_ref
@@ -136,7 +136,7 @@ class Encoder(Z3Translation):
         return self._sums[key](lo, hi, *[self.env[n] for n in names])
 
 
-def _first_occurrences(e: A.Expr, names: set) -> List[str]:
+def _first_occurrences(e: A.Expr, names: AbstractSet[str]) -> List[str]:
     """The names of ``names`` in the order of their first occurrence in ``e`` (pre-order)."""
     out: List[str] = []
     for n in A.walk(e):

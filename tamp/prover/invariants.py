@@ -186,8 +186,9 @@ def one_sided(c: A.Expr) -> List[A.Expr]:
     return out
 
 
-def _indexes_with(e: A.Expr, name: str) -> bool:
-    return any(isinstance(n, A.Index) and name in A.free_vars(n.index) for n in A.walk(e))
+def _binds(e: A.Expr, name: str) -> bool:
+    """Whether a quantifier or sum of ``e`` binds ``name``."""
+    return any(isinstance(n, (A.Quant, A.Sum)) and n.var == name for n in A.walk(e))
 
 
 def _flattened(loops, axioms, post) -> List[A.Expr]:
@@ -317,7 +318,6 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
                 # a fact over the counter from over_the_counter (``sum(j$ in 0..r: c[j$])``, no
                 # index needed) is accumulated too, under its own bound variable
                 over = f not in facts
-                qv = "k$" if over else "j$"
                 for m in _subst_subsets(copies):
                     g = subst(f, m)
                     if g == f:
@@ -326,8 +326,11 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
                     add(A.Binary("==>", started, g))
                 for m in [{}] + _subst_subsets({k2: v2 for k2, v2 in copies.items() if k2 != name}):
                     g = subst(f, m)
-                    reads_i = _indexes_with(g, name) or (over and name in A.free_vars(g))
+                    # a fact reading the counter (``u[r]``, or the utility ``-abs(r - t)`` of
+                    # an exponential mechanism over the candidates r) holds for every iteration
+                    reads_i = name in A.free_vars(g)
                     if reads_i and not (A.free_vars(g) & (set(copies) - {name})):
+                        qv = "k$" if over or _binds(g, "j$") else "j$"
                         if abs(cnt.step) == 1:
                             add(A.Quant("forall", qv, done_lo, done_hi, incl, subst(g, {name: A.Var(qv)})))
                         else:  # the t-th iteration sampled at init + step * t (+ the shift)

@@ -466,7 +466,10 @@ def over_the_counter(cfa, h: int, loops, node: int, facts: List[A.Expr], keep: S
     a sampling's axiom about ``cnt`` computed by an inner loop (or ``below``, an accumulator)
     becomes one about the counter (``sum(i in 0..n: x[i] < r ? 1 : 0)``), which the loop's copies
     and iterations can then carry (:func:`tamp.prover.invariants.candidate_pool`). Only the facts
-    that changed and read no unknown value; candidates only."""
+    that changed and read no unknown value; candidates only. A count whose summand reads the
+    counter (``sum(j in 0..n: x[j] < r ? 1 : 0)``) is kept too: the solver relates it to the
+    claim's ``sum(i in 0..n: x[i] < r ? 1 : 0)`` since both are one opaque function of ``r``
+    (:meth:`tamp.prover.smt.Encoder.opaque_sum`)."""
     mod = written(cfa, loop_body(cfa, h)) - keep
     if not any(A.free_vars(f) & mod for f in facts):
         return []  # nothing to rewrite (and no symbolic run to pay for)
@@ -483,17 +486,9 @@ def over_the_counter(cfa, h: int, loops, node: int, facts: List[A.Expr], keep: S
     out: List[A.Expr] = []
     for f in facts:
         g = _FoldZero().walk(subst(subst(f, vals), {x: e for x, e in forms.items() if x not in keep}))
-        if g != f and not unknown(g) and g not in out and not _summand_reads(g, loops[h]["counter"].name):
+        if g != f and not unknown(g) and g not in out:
             out.append(g)
     return match_post_sums(cfa, out, loops[h]["counter"])
-
-
-def _summand_reads(e: A.Expr, name: str) -> bool:
-    """Whether a ``sum`` in ``e`` has a summand reading ``name`` (an inner loop's count of
-    ``x[i] < r``): such facts are not decided in time by the solver (measured on the corpus's
-    private median with an inner counting loop: every Houdini query ``unknown``, even with the
-    invariant given by the user), so they are not proposed."""
-    return any(isinstance(n, A.Sum) and name in A.free_vars(n.body) for n in A.walk(e))
 
 
 class _FoldZero(Transformer):

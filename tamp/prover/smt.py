@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import AbstractSet, Dict, List, Optional
 
 import z3
 from z3.z3 import _to_expr_ref
@@ -54,7 +54,7 @@ class Encoder(Z3Translation):
         self.exp = z3.Function("exp", z3.RealSort(), z3.RealSort())
         self.sqrt = z3.Function("sqrt", z3.RealSort(), z3.RealSort())
         self._fresh = 0
-        self._sums: Dict[A.Expr, z3.FuncDeclRef] = {}
+        self._sums: Dict[tuple, z3.FuncDeclRef] = {}
         # set once this encoder has built a log/exp/sqrt or opaque sum application: until then
         # no formula of it can contain one, and the search for lemma terms is skipped
         self.has_apps = False
@@ -115,16 +115,34 @@ class Encoder(Z3Translation):
         return z3.Int(f"{name}!q{self._fresh}")
 
     def opaque_sum(self, e: A.Sum, lo: z3.ExprRef, hi: z3.ExprRef) -> z3.ExprRef:
-        """A function of the bounds and of the free variables' values, one per body."""
+        """A function of the bounds and of the free variables' values, one per body up to the
+        names of its variables: the free variables are its arguments in the order they first
+        occur in the body, so alpha-equivalent bodies share one function (``x[i] == b`` summed
+        inside ``forall b`` and ``x[j] == b$`` summed inside ``forall b$``, the claim's
+        quantifier renamed apart by :mod:`tamp.cfa.bound_names`, are the same function of
+        ``x`` and the bound value). Sound: a sum is a function of its bounds and of the values
+        its body reads, whatever they are called."""
         self.has_apps = True
-        names = sorted(free_vars(e.body) - {e.var})
-        key = subst(e.body, {e.var: A.Var("$sum")})  # one function per body, bounds are arguments
+        names = _first_occurrences(e.body, free_vars(e.body) - {e.var})
+        holes: Dict[str, A.Expr] = {n: A.Var(f"$sum.{k}") for k, n in enumerate(names)}
+        holes[e.var] = A.Var("$sum")
+        sorts = [z3.IntSort(), z3.IntSort()] + [self.env[n].sort() for n in names]
+        # one function per body shape and argument sorts; bounds and free values are arguments
+        key = (subst(e.body, holes), tuple(s.sexpr() for s in sorts))
         if key not in self._sums:
-            sorts = [z3.IntSort(), z3.IntSort()] + [self.env[n].sort() for n in names]
             fname = f"sum{len(self._sums)}"
             self._sums[key] = z3.Function(fname, *sorts, z3.RealSort())
             self._sum_defs[fname] = (e, names)
         return self._sums[key](lo, hi, *[self.env[n] for n in names])
+
+
+def _first_occurrences(e: A.Expr, names: AbstractSet[str]) -> List[str]:
+    """The names of ``names`` in the order of their first occurrence in ``e`` (pre-order)."""
+    out: List[str] = []
+    for n in A.walk(e):
+        if isinstance(n, A.Var) and n.name in names and n.name not in out:
+            out.append(n.name)
+    return out + sorted(set(names) - set(out))
 
 
 def substitute_all(terms: List[z3.ExprRef], pairs) -> List[z3.ExprRef]:

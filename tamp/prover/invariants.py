@@ -323,7 +323,8 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
                     add(A.Binary("==>", started, g))
                 for m in [{}] + _subst_subsets({k2: v2 for k2, v2 in copies.items() if k2 != name}):
                     g = subst(f, m)
-                    reads_i = _indexes_with(g, name) or (over and name in A.free_vars(g))
+                    # the counter read as an index (a[i]) or as a value (a utility -abs(i - t))
+                    reads_i = _indexes_with(g, name) or name in A.free_vars(g)
                     if reads_i and not (A.free_vars(g) & (set(copies) - {name})):
                         if abs(cnt.step) == 1:
                             add(A.Quant("forall", qv, done_lo, done_hi, incl, subst(g, {name: A.Var(qv)})))

@@ -3,7 +3,9 @@
 Candidates (the *templates*; nothing here needs to be true — Houdini keeps only what it can
 prove inductive, and :mod:`.check` re-verifies the result):
 
-* the postcondition's conjuncts (``a ==> (b && c)`` also as ``a ==> b``, ``a ==> c``) and their
+* the postcondition's conjuncts (``a ==> (b && c)`` also as ``a ==> b``, ``a ==> c``), also as
+  they read at the exit of a loop followed by straight-line code (:mod:`.tail`: ``forall j in
+  0..last`` before ``last := i`` is ``forall j in 0..i``), and their
   *prefix forms* (the loop bound ``hi`` replaced by the counter ``i`` in some occurrences:
   ``forall j in 0..n: B`` → ``forall j in 0..i: B``, ``n/eps*log(n/p)`` → ``i/eps*log(n/p)``;
   counting down from ``n`` to ``lo``: ``lo`` replaced by ``i + 1`` or ``i``, and terms equal to
@@ -67,6 +69,7 @@ from .samples import refuted
 from .sentinel import sentinel_candidates
 from .smt import LEMMA_FREE_MS, conj, enc_has_apps, lemmas_for, substitute_all, transcendental_apps
 from .synthesis import Timeout
+from .tail import exit_candidates
 from .trace import StepState, step
 from .wp import push_back
 
@@ -258,6 +261,7 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         pool.append(c)
 
     post = [p for e in cfa.ensures for c in conjuncts(e) for p in split_post(c)]
+    post += [c for c in exit_candidates(cfa, loops, post) if c not in post]  # tail.py: `last := i`
     for c in post:
         add(c)
     counters = []

@@ -31,7 +31,6 @@ from lang.walk import replace_all
 
 from .exprs import subst
 
-
 #: what a block copies: a variable's name, or an integer literal (replaced only as an index)
 Key = Union[str, int]
 

@@ -7,7 +7,14 @@ winning draw carried to the index it copied (``a3 - q[3] <= M`` read as ``best -
 :mod:`tamp.prover.branch_copies`). The programs are generated here for other k, the other
 direction (argmin), the candidates in reverse order, other noise scales and margins; the
 false variants (too small a margin, a wrong index recorded) must stay unknown and the
-simulator refutes them."""
+simulator refutes them.
+
+The loop shapes are files in ``selection_shapes/``: the exponential mechanism with its utility
+written inline over the candidate (``exp(-abs(r - t), 2 / eps)``: the loop fact
+``forall j in 0..r: best >= -abs(j - t)`` reads the counter as a value, not as an index),
+counting down, one-based, another utility; and sparse vector with cut-off c and the threshold
+redrawn after each "above", its claim over ``0..last`` with ``last := i`` after the loop (the
+invariant is the claim as it reads at the loop's exit)."""
 
 from __future__ import annotations
 
@@ -106,13 +113,57 @@ def test_false_unrolled_noisy_max_is_not_proved_and_is_refuted(tmp_path, name):
     assert sim.verdict == "refuted", sim.render_text()
 
 
+SHAPES = Path(__file__).resolve().parent / "selection_shapes"
+F = Fraction
+
+#: true claims, each with two input sets where simulation must be consistent
+LOOP_TRUE = {
+    "em_down": [dict(t=F("5.45"), m=11, eps=F(2), p=F(1, 10)), dict(t=F(-3), m=4, eps=F(1, 2), p=F(1, 2))],
+    "em_onebased": [dict(t=F(7), m=6, eps=F(1), p=F(1, 10)), dict(t=F(-2), m=3, eps=F(2), p=F(1, 2))],
+    "em_min": [dict(t=F("3.5"), m=8, eps=F(1), p=F(1, 10)), dict(t=F(0), m=2, eps=F(1, 2), p=F(1, 2))],
+    "sc_scales": [
+        dict(q=_q([4.5, -4.5, 4.5, -4.5]), n=4, c=2, T=F(0), eps=F(1), p=F(1, 2)),
+        dict(q=_q([0, 100, 0, 100, 100]), n=5, c=3, T=F(50), eps=F(1), p=F(1, 10)),
+    ],
+    "sc_below": [
+        dict(q=_q([4.5, -4.5, 4.5, -4.5]), n=4, c=2, T=F(0), eps=F(1), p=F(1, 2)),
+        dict(q=_q([100, 0, 100, 0, 0]), n=5, c=3, T=F(50), eps=F(1), p=F(1, 10)),
+    ],
+}
+
+#: false claims, each with an input set where simulation refutes them
+LOOP_FALSE = {
+    "em_down_false": dict(t=F("5.45"), m=11, eps=F(2), p=F(1, 10)),
+    "sc_scales_false": dict(q=_q([4.5, -4.5, 4.5, -4.5]), n=4, c=2, T=F(0), eps=F(1), p=F(1, 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOP_TRUE))
+def test_selection_loop_shape_is_proved_and_consistent(name):
+    path = SHAPES / f"{name}.prob"
+    r = _prove(path)
+    assert r.verdict == "proved", r.render_text()
+    for inputs in LOOP_TRUE[name]:
+        sim = simulate(path, inputs, runs=4000, seed=3)
+        assert sim.verdict == "consistent", sim.render_text()
+
+
+@pytest.mark.parametrize("name", sorted(LOOP_FALSE))
+def test_false_selection_loop_shape_is_not_proved_and_is_refuted(name):
+    path = SHAPES / f"{name}.prob"
+    r = _prove(path, timeout=60)
+    assert r.verdict != "proved", r.render_text()
+    sim = simulate(path, LOOP_FALSE[name], runs=20000, seed=5)
+    assert sim.verdict == "refuted", sim.render_text()
+
+
 def test_a_literal_index_copy_carries_the_fact_to_the_index():
     """``best := a3; b := 3``: the fact ``a3 - q[3] <= M`` is proposed as ``best - q[b] <= M``
     (and with only one of the two replaced), never with the 3 of other positions replaced."""
+    from lang.parser import parse_expr
     from tamp.cfa import build_cfa
     from tamp.prover.branch_copies import copied_facts
     from tamp.show import show_expr
-    from lang.parser import parse_expr
 
     prog = parse_file_text(noisy_max(4))
     cfa = build_cfa(prog)

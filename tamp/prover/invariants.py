@@ -432,6 +432,7 @@ class Batch:
         self.enc, self.stats, self.hyps, self.timeout_ms = enc, stats, list(hyps), timeout_ms
         self.deadline = deadline
         self._base: Optional[z3.Solver] = None
+        self._clock = max(int(timeout_ms), 1) * CLOCK_SLACK
 
     def _solver(self, timeout_ms: int) -> z3.Solver:
         """The one solver of this batch, with the hypotheses asserted once; every query runs in
@@ -445,7 +446,7 @@ class Batch:
         # times longer, only guards against a query whose steps are slow (a loaded machine would
         # otherwise turn Houdini's short queries into "unknown"s and drop candidates at random)
         self._base.set("rlimit", max(int(timeout_ms), 1) * RLIMIT_PER_MS)
-        self._base.set("timeout", max(int(timeout_ms), 1) * CLOCK_SLACK)
+        self._clock = max(int(timeout_ms), 1) * CLOCK_SLACK
         return self._base
 
     def valid_subset(self, ctx: z3.BoolRef, goals: List[z3.BoolRef]) -> List[int]:
@@ -504,6 +505,10 @@ class Batch:
 
     def _check(self, s):
         t0 = time.monotonic()
+        clock = self._clock
+        if self.deadline is not None:  # no query runs past the proof's deadline (it ends unknown)
+            clock = min(clock, max(int((self.deadline - t0) * 1000), 1))
+        s.set("timeout", clock)
         try:
             return s.check()
         finally:

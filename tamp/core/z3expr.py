@@ -342,8 +342,16 @@ class Z3Translation(Walker[Term]):
         return self.translate(body, inner)
 
     def _quant(self, e: A.Quant) -> Term:
-        j = self.bound_variable(e.var)
         lo, hi = to_int(self.walk(e.lo, self.memo)), to_int(self.walk(e.hi, self.memo))
+        slo, shi = z3.simplify(lo), z3.simplify(hi)
+        if z3.is_int_value(slo) and z3.is_int_value(shi):  # a literal range: one term per value
+            a, b = slo.as_long(), shi.as_long() + (1 if e.inclusive else 0)
+            if b - a <= UNROLL:
+                terms = [self._inner(e.body, e.var, z3.IntVal(k)) for k in range(a, b)]
+                if e.kind == "forall":
+                    return z3.And(*terms) if terms else z3.BoolVal(True)
+                return z3.Or(*terms) if terms else z3.BoolVal(False)
+        j = self.bound_variable(e.var)
         body = self._inner(e.body, e.var, j)
         rng = z3.And(lo <= j, j <= hi if e.inclusive else j < hi)
         if e.kind == "forall":

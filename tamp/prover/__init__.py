@@ -114,7 +114,8 @@ def prove_program(
             result.message = "\n  ".join(
                 ([result.message] if result.message else []) + [f"concentration rules: {conc_why}"]
             )
-        if result.verdict != "proved":  # explain.py: the bound a proof exists for, and what to do
+        out_of_time = deadline is not None and time.monotonic() >= deadline
+        if result.verdict != "proved" and not out_of_time:  # explain.py: the bound a proof exists for
             from . import infer  # deferred: infer imports this package (it proves each candidate)
 
             result = with_needed_bound(result, program, cfa, path, source, deadline, infer)

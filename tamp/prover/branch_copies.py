@@ -13,23 +13,33 @@ hold) — and with only some of them replaced (``q3 - best <= M``: the best so f
 what every earlier draw's fact bounds), and ``x >= y``, ``x <= y``. With the branch conditions and their
 negations (``!(a2 > best)``, already candidates) that is linear in k.
 
+An integer literal assigned in the block (``b := 3``, the winner's index over an array of
+scores ``q``) is a copy too, of the literal: the fact ``a3 - q[3] <= M`` reads
+``best - q[b] <= M``. Only array indices are replaced by such a copy (``q[3]`` becomes ``q[b]``;
+the 3 of ``log(3 / p)`` stays).
+
 Only candidates: Houdini keeps what is inductive and :mod:`.check` re-verifies the labels.
 """
 
 from __future__ import annotations
 
 import itertools
-from typing import Dict, List
+from typing import Dict, List, Optional, Union
 
 from lang import ast as A
+from lang.walk import replace_all
 
 from .exprs import subst
 
+#: what a block copies: a variable's name, or an integer literal (replaced only as an index)
+Key = Union[str, int]
 
-def _blocks(cfa) -> List[Dict[str, A.Var]]:
-    """For each maximal chain of copy assignments ``x := y`` (y a variable), the map y ↦ x."""
+
+def _blocks(cfa) -> List[Dict[Key, A.Var]]:
+    """For each maximal chain of assignments, its copies ``x := y`` (y a variable) and
+    ``x := c`` (c an integer literal) that stay in the chain's end state, as maps y ↦ x, c ↦ x."""
     g = cfa.graph
-    out: List[Dict[str, A.Var]] = []
+    out: List[Dict[Key, A.Var]] = []
     seen = set()
     for u, v, k, d in cfa.edges():
         if (u, v, k) in seen or not _is_assign(d["stmt"]):
@@ -38,7 +48,7 @@ def _blocks(cfa) -> List[Dict[str, A.Var]]:
         ins = list(g.in_edges(u, keys=True, data=True))
         if len(ins) == 1 and g.out_degree(u) == 1 and _is_assign(ins[0][3]["stmt"]):
             continue
-        chain: Dict[str, A.Var] = {}
+        chain: Dict[Key, A.Var] = {}
         cur = (u, v, k, d)
         while True:
             cu, cv, ck, cd = cur
@@ -46,8 +56,9 @@ def _blocks(cfa) -> List[Dict[str, A.Var]]:
             st = cd["stmt"]
             target = st.targets[0].name
             chain = {y: x for y, x in chain.items() if x.name != target}  # x overwritten: no copy
-            if _is_copy(st):
-                chain.setdefault(st.value.name, A.Var(target))
+            src = _copied(st)
+            if src is not None:
+                chain.setdefault(src, A.Var(target))
             outs = list(g.out_edges(cv, keys=True, data=True))
             if len(outs) != 1 or g.in_degree(cv) != 1 or not _is_assign(outs[0][3]["stmt"]):
                 break
@@ -61,14 +72,40 @@ def _is_assign(st) -> bool:
     return isinstance(st, A.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], A.Var)
 
 
-def _is_copy(st) -> bool:
-    return (
-        isinstance(st, A.Assign)
-        and len(st.targets) == 1
-        and isinstance(st.targets[0], A.Var)
-        and isinstance(st.value, A.Var)
-        and not st.targets[0].name.startswith("$")
-    )
+def _copied(st) -> Optional[Key]:
+    """What the assignment ``st`` copies into its target: a variable's name (``x := y``), an
+    integer literal (``x := 3``), or None."""
+    if not _is_assign(st) or st.targets[0].name.startswith("$"):
+        return None
+    if isinstance(st.value, A.Var):
+        return st.value.name
+    if isinstance(st.value, A.Num) and st.value.is_int and st.value.value.denominator == 1:
+        return int(st.value.value)
+    return None
+
+
+def _occurs(f: A.Expr, key: Key) -> bool:
+    """Whether ``f`` reads the variable ``key``, or indexes an array by the literal ``key``."""
+    if isinstance(key, str):
+        return key in A.free_vars(f)
+    return any(_literal_index(n) == key for n in A.walk(f))
+
+
+def _literal_index(n: A.Node) -> Optional[int]:
+    if isinstance(n, A.Index) and isinstance(n.index, A.Num) and n.index.is_int and n.index.value.denominator == 1:
+        return int(n.index.value)
+    return None
+
+
+def _replace(f: A.Expr, m: Dict[Key, A.Var]) -> A.Expr:
+    """``f`` with the variables of ``m`` replaced by their copies, and each array read at a
+    literal of ``m`` read at that literal's copy instead."""
+    g = subst(f, {y: x for y, x in m.items() if isinstance(y, str)})  # type: ignore[misc]
+    for n in [n for n in A.walk(g) if _literal_index(n) in m]:
+        c = _literal_index(n)
+        assert c is not None and isinstance(n, A.Index)
+        g = replace_all(g, n, A.Index(n.base, m[c]))
+    return g
 
 
 def copied_facts(cfa, facts: List[A.Expr]) -> List[A.Expr]:
@@ -76,14 +113,14 @@ def copied_facts(cfa, facts: List[A.Expr]) -> List[A.Expr]:
     out: List[A.Expr] = []
     for chain in _blocks(cfa):
         for y, x in chain.items():  # a running best stays on one side of every value it copied
-            if cfa.types.get(y) == A.REAL and cfa.types.get(x.name) == A.REAL:
+            if isinstance(y, str) and cfa.types.get(y) == A.REAL and cfa.types.get(x.name) == A.REAL:
                 out += [A.Binary(">=", x, A.Var(y)), A.Binary("<=", x, A.Var(y))]
         for f in facts:
-            m = {y: x for y, x in chain.items() if y in A.free_vars(f)}
-            keys = sorted(m)[:4]
+            m = {y: x for y, x in chain.items() if _occurs(f, y)}
+            keys = sorted(m, key=str)[:4]
             for r in range(len(keys), 0, -1):  # all copies at once first, then fewer
                 for ks in itertools.combinations(keys, r):
-                    g = subst(f, {y: m[y] for y in ks})  # type: ignore[misc]
+                    g = _replace(f, {y: m[y] for y in ks})
                     if g != f and g not in out:
                         out.append(g)
     return out

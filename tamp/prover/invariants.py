@@ -3,7 +3,9 @@
 Candidates (the *templates*; nothing here needs to be true — Houdini keeps only what it can
 prove inductive, and :mod:`.check` re-verifies the result):
 
-* the postcondition's conjuncts (``a ==> (b && c)`` also as ``a ==> b``, ``a ==> c``) and their
+* the postcondition's conjuncts (``a ==> (b && c)`` also as ``a ==> b``, ``a ==> c``), also as
+  they read at the exit of a loop followed by straight-line code (:mod:`.tail`: ``forall j in
+  0..last`` before ``last := i`` is ``forall j in 0..i``), and their
   *prefix forms* (the loop bound ``hi`` replaced by the counter ``i`` in some occurrences:
   ``forall j in 0..n: B`` → ``forall j in 0..i: B``, ``n/eps*log(n/p)`` → ``i/eps*log(n/p)``;
   counting down from ``n`` to ``lo``: ``lo`` replaced by ``i + 1`` or ``i``, and terms equal to
@@ -69,6 +71,7 @@ from .samples import refuted
 from .sentinel import sentinel_candidates
 from .smt import LEMMA_FREE_MS, conj, enc_has_apps, lemmas_for, substitute_all, transcendental_apps
 from .synthesis import Timeout
+from .tail import exit_candidates
 from .trace import StepState, step
 from .wp import push_back
 
@@ -262,6 +265,7 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         pool.append(c)
 
     post = [p for e in cfa.ensures for c in conjuncts(e) for p in split_post(c)]
+    post += [c for c in exit_candidates(cfa, loops, post) if c not in post]  # tail.py: `last := i`
     for c in post:
         add(c)
     counters = []
@@ -502,6 +506,7 @@ class Batch:
         self.enc, self.stats, self.hyps, self.timeout_ms = enc, stats, list(hyps), timeout_ms
         self.deadline = deadline
         self._base: Optional[z3.Solver] = None
+        self._clock = max(int(timeout_ms), 1) * CLOCK_SLACK
 
     def _solver(self, timeout_ms: int) -> z3.Solver:
         """The one solver of this batch, with the hypotheses asserted once; every query runs in
@@ -515,7 +520,7 @@ class Batch:
         # times longer, only guards against a query whose steps are slow (a loaded machine would
         # otherwise turn Houdini's short queries into "unknown"s and drop candidates at random)
         self._base.set("rlimit", max(int(timeout_ms), 1) * RLIMIT_PER_MS)
-        self._base.set("timeout", max(int(timeout_ms), 1) * CLOCK_SLACK)
+        self._clock = max(int(timeout_ms), 1) * CLOCK_SLACK
         return self._base
 
     def valid_subset(self, ctx: z3.BoolRef, goals: List[z3.BoolRef]) -> List[int]:
@@ -574,6 +579,10 @@ class Batch:
 
     def _check(self, s):
         t0 = time.monotonic()
+        clock = self._clock
+        if self.deadline is not None:  # no query runs past the proof's deadline (it ends unknown)
+            clock = min(clock, max(int((self.deadline - t0) * 1000), 1))
+        s.set("timeout", clock)
         try:
             return s.check()
         finally:

@@ -50,12 +50,13 @@ class Record:
 
 def benchmark_inputs(rel: str) -> List[Dict[str, object]]:
     """The concrete inputs listed for ``rel`` (e.g. ``"dp/ex2.prob"``) in benchmarks/inputs.json;
-    the public corpus (``"corpus/..."``) keeps its own, benchmarks/corpus/inputs.json."""
-    if rel.startswith("corpus/"):
-        data = json.loads((BENCH / "corpus" / "inputs.json").read_text())
-        rel = rel[len("corpus/") :]
-    else:
-        data = json.loads((BENCH / "inputs.json").read_text())
+    the public corpus (``"corpus/..."``) and the held-out one (``"heldout/..."``) keep their own
+    inputs.json."""
+    for folder in ("corpus", "heldout"):  # the public and held-out corpora keep their own
+        if rel.startswith(folder + "/"):
+            data = json.loads((BENCH / folder / "inputs.json").read_text())
+            return [row["inputs"] for row in data.get(rel[len(folder) + 1 :], [])]
+    data = json.loads((BENCH / "inputs.json").read_text())
     return [row["inputs"] for row in data.get(rel, [])]
 
 
@@ -132,11 +133,14 @@ def check_mutant(m: Mutant, path: str, inputs, timeout: float, runs: int) -> Rec
 def variant_files() -> List[str]:
     """Every hand-written false claim, relative to benchmarks/: benchmarks/variants (and
     variants/nonterminating, false because runs may never end) and the false siblings of the public
-    corpus (benchmarks/corpus/*/*_false*.prob)."""
+    corpus (benchmarks/corpus/*/*_false*.prob), and the held-out corpus's false siblings and
+    soundness attacks (benchmarks/heldout/*/*_false*.prob, benchmarks/heldout/attack_*.prob)."""
     paths = (
         sorted((BENCH / "variants").glob("*.prob"))
         + sorted((BENCH / "variants" / "nonterminating").glob("*.prob"))
         + sorted((BENCH / "corpus").glob("*/*_false*.prob"))
+        + sorted((BENCH / "heldout").glob("*/*_false*.prob"))
+        + sorted((BENCH / "heldout").glob("attack_*.prob"))
     )
     return [str(p.relative_to(BENCH)) for p in paths]
 

@@ -13,6 +13,7 @@ no axiom for `y ~ bern(p)` (line 10) keeps the failure below p / 2 and proves th
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable, Optional, Tuple
 
@@ -119,7 +120,7 @@ class ProofFailure:
         """The explanation's first line."""
         if self.kind == NO_AXIOM:
             at = f" (line {self.line})" if self.line else ""
-            text = f"no axiom for `{self.stmt}`{at} keeps the failure below {self.bound} and proves the postcondition"
+            text = f"no axiom for {sampling_text(self.stmt)}{at} keeps the failure below {self.bound} and proves the postcondition"
         elif self.kind == NO_FAMILY:
             text = f"no axiom family applies to `{self.stmt}`"
         elif self.kind == TRACE:
@@ -137,7 +138,7 @@ class ProofFailure:
         elif self.kind == NO_COMBINATION:
             text = "no combination of axioms gives a failure bound within the budget"
             if self.stmt:
-                text = f"no axiom for `{self.stmt}`" + (f" (line {self.line})" if self.line else "")
+                text = f"no axiom for {sampling_text(self.stmt)}" + (f" (line {self.line})" if self.line else "")
                 text += " keeps the failure, summed over the loop's iterations, within the bound"
         elif self.kind == NO_INVARIANT:
             what = " and ".join(f"`{m}`" for m in self.missing) or "the postcondition"
@@ -185,6 +186,25 @@ class ProofFailure:
         if not self.steps:
             return self.reason
         return self.reason + "\n    on the trace:\n" + "\n".join("      " + s.text() for s in self.steps)
+
+
+_FLIP = re.compile(r"^\$f\d+ ~ bern\((.*)\)$")
+
+
+def sampling_text(stmt: str) -> str:
+    """A sampling statement as the user knows it: the hidden coin that an unreliable operator
+    (``+.``, ``-.`` …) desugars to (``$f1 ~ bern(r)``) is "the unreliable operation (fails with
+    probability r)", any other sampling its own text in backquotes.
+
+    >>> sampling_text("$f3 ~ bern(r)")
+    'the unreliable operation (fails with probability r)'
+    >>> sampling_text("a ~ lap(x, 1 / eps)")
+    '`a ~ lap(x, 1 / eps)`'
+    """
+    m = _FLIP.match(stmt.strip())
+    if m:
+        return f"the unreliable operation (fails with probability {m.group(1)})"
+    return f"`{stmt}`"
 
 
 def check_failure(bad: Iterable, aut=None) -> ProofFailure:

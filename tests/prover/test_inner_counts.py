@@ -9,7 +9,7 @@ prover infers the inner loop's closed form (``c == sum(j in 0..n: x[j] == b ? 1 
 solver then relates the inner loop's sum to the claim's, written with other names, because
 alpha-equivalent sums are one function (:meth:`tamp.prover.smt.Encoder.opaque_sum`).
 
-The programs are written fresh (for and while loops, counting up and down, the claim's
+The programs are written fresh (for and while loops, counting up and down, a branch or a conditional increment, the claim's
 quantifier named like a program variable or not); each true claim is proved and holds under
 `tamp simulate`, each false sibling (a quarter of the margin) is not proved and is refuted by
 `tamp simulate`; a certificate re-checks and a tampered one is rejected."""
@@ -109,6 +109,28 @@ HIST_WEIGHTED = """program histWeighted(x: int[], w: real[], n: int, m: int, B: 
 }"""
 
 
+# the count as a conditional increment in a for loop inside a while loop
+EM_COUNT_INLINE = """program emCountInline(x: real[], n: int, m: int, eps: real, p: real)
+  requires n >= 1 && m >= 1 && eps > 0 && 0 < p && p <= 1
+  ensures  forall c in 0..m: sum(i in 0..n: x[i] <= c ? 1 : 0) <= sum(i in 0..n: x[i] <= out ? 1 : 0) + 2 / eps * log(m / p)
+  fails    p
+{
+  c := 0;
+  while (c < m) {
+    cnt := 0;
+    for i in 0..n {
+      cnt := cnt + (x[i] <= c ? 1 : 0);
+    }
+    v ~ exp(cnt, 2 / eps);
+    if (c == 0 || v > best) {
+      best := v;
+      out := c;
+    }
+    c := c + 1;
+  }
+}"""
+
+
 def _false(src: str) -> str:
     """The false sibling: a quarter of the claim's margin (the last ``log(…)`` term)."""
     head, ensures, rest = src.partition("  fails")
@@ -124,6 +146,13 @@ CASES = {
         [
             {"y": [1, 9, 9, 9], "n": 4, "m": 6, "eps": 2.5, "p": 0.1},
             {"y": [1, 2, 9, 9, 9, 9], "n": 6, "m": 5, "eps": 2.5, "p": 0.2},
+        ],
+    ),
+    "em_count_inline": (
+        EM_COUNT_INLINE,
+        [
+            {"x": [-1, -1, -1, 4.5], "n": 4, "m": 6, "eps": 2.5, "p": 0.1},
+            {"x": [0.5, 3.0, 2.0, 4.5], "n": 4, "m": 6, "eps": 1, "p": 0.2},
         ],
     ),
     "em_l1": (

@@ -816,7 +816,7 @@ def prefix_conds(claim: ExpClaim, body: A.Stmt, s, f: A.Expr) -> List[A.Expr]:
         for c, step in counters(body, s):
             cv = A.Var(c)
             if step > 0:
-                forms = [A.Quant(q.kind, q.var, q.lo, cv, False, q.body)]
+                forms: List[A.Expr] = [A.Quant(q.kind, q.var, q.lo, cv, False, q.body)]
             else:
                 forms = [
                     A.Quant(q.kind, q.var, _fold(A.Binary("+", cv, ONE)), q.hi, q.inclusive, q.body),

@@ -437,9 +437,14 @@ class Wpe:
         cnt/N)·f[φ := false]`` (1 for an empty range, 0 for the lower one). ``cnt`` is ``lo <= e
         && e <= hi ? 1 : 0`` for φ = ``x == e`` (``N - that`` for ``!=``), else ``sum(t in lo..=hi:
         φ(t) ? 1 : 0)``."""
-        if not isinstance(target, A.Var):
-            raise NotApplicable(f"line {_line(s)}: samples unif(lo, hi) into an array element")
-        x = target.name
+        if not isinstance(target, A.Var):  # a[e] ~ unif: the element's new value is a fresh x
+            x = "x$"
+            while x in A.free_vars(f) or x in self.types:
+                x += "$"
+            self.types[x] = A.INT
+            f = assign(f, target, A.Var(x))
+        else:
+            x = target.name
         lo, hi = s.dist.args
         n = _fold(A.Binary("+", A.Binary("-", hi, lo), ONE))
         miss = ONE if self.upper else ZERO

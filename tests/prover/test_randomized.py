@@ -178,6 +178,21 @@ NO_BAD = """program noBad(n: int, p: real)
   }
 }"""
 
+# the balls kept in an array: a uniform sampled into an element, the last bin
+BIN_ARRAY = """program binArr(n: int, m: int)
+  requires n >= 1 && m >= 1
+  ensures  load <= 1
+  fails    BOUND
+{
+  load := 0;
+  for i in 0..n {
+    b[i] ~ unif(0, m - 1);
+    if (b[i] == m - 1) {
+      load := load + 1;
+    }
+  }
+}"""
+
 TRUE = [
     (KEEP_WHILE, "n * p / 2", {"x": [True, False, True, True], "n": 4, "p": 0.3}),
     (KEEP_DOWN, "n * p / 2", {"x": [False, False, True], "n": 3, "p": 0.5}),
@@ -188,6 +203,7 @@ TRUE = [
     (ONE_HOT_DOWN, "(k - 1) * q", {"t": 1, "k": 4, "q": 0.2}),
     (ONE_COLD, "(n - 1) * q", {"t": 0, "n": 3, "q": 0.3}),
     (NO_BAD, "n * p / 3", {"n": 5, "p": 0.4}),
+    (BIN_ARRAY, "n * (n - 1) / (2 * m * m)", {"n": 5, "m": 3}),
 ]
 # bounds below the truth: at the inputs above the exact failure probability exceeds them
 FALSE = [
@@ -201,6 +217,7 @@ FALSE = [
     (ONE_HOT_DOWN, "q"),
     (ONE_COLD, "(n - 1) * q / 2"),
     (NO_BAD, "n * p / 4"),
+    (BIN_ARRAY, "n * (n - 1) / (3 * m * m)"),
 ]
 
 
@@ -226,7 +243,7 @@ def test_corpus_false_siblings_are_not_proved(path):
 
 
 @pytest.mark.parametrize(
-    "src,bound,inputs", TRUE, ids=["while", "down", "deep", "bin3", "coins", "probe", "hot", "cold", "nobad"]
+    "src,bound,inputs", TRUE, ids=["while", "down", "deep", "bin3", "coins", "probe", "hot", "cold", "nobad", "binarr"]
 )
 def test_own_programs_of_the_shapes_are_proved(src, bound, inputs):
     r = prove_program(_prog(src, bound), timeout=60)
@@ -237,7 +254,7 @@ def test_own_programs_of_the_shapes_are_proved(src, bound, inputs):
 
 
 @pytest.mark.parametrize(
-    "src,bound", FALSE, ids=["while", "down", "deep", "one", "bin3", "coins", "probe", "hot", "cold", "nobad"]
+    "src,bound", FALSE, ids=["while", "down", "deep", "one", "bin3", "coins", "probe", "hot", "cold", "nobad", "binarr"]
 )
 def test_bounds_below_the_truth_are_not_proved(src, bound):
     assert prove_program(_prog(src, bound), timeout=60).verdict != "proved"

@@ -437,9 +437,14 @@ class Wpe:
         cnt/N)·f[φ := false]`` (1 for an empty range, 0 for the lower one). ``cnt`` is ``lo <= e
         && e <= hi ? 1 : 0`` for φ = ``x == e`` (``N - that`` for ``!=``), else ``sum(t in lo..=hi:
         φ(t) ? 1 : 0)``."""
-        if not isinstance(target, A.Var):
-            raise NotApplicable(f"line {_line(s)}: samples unif(lo, hi) into an array element")
-        x = target.name
+        if not isinstance(target, A.Var):  # a[e] ~ unif: the element's new value is a fresh x
+            x = "x$"
+            while x in A.free_vars(f) or x in self.types:
+                x += "$"
+            self.types[x] = A.INT
+            f = assign(f, target, A.Var(x))
+        else:
+            x = target.name
         lo, hi = s.dist.args
         n = _fold(A.Binary("+", A.Binary("-", hi, lo), ONE))
         miss = ONE if self.upper else ZERO
@@ -803,24 +808,27 @@ def prefix_conds(claim: ExpClaim, body: A.Stmt, s, f: A.Expr) -> List[A.Expr]:
     """The part of a ``forall j in lo..hi: P`` of the continuation that the iterations so far
     have settled, for each counter of the loop: ``forall j in lo..c: P`` for a counter that goes
     up, ``forall j in c + 1..hi: P`` and ``forall j in c..hi: P`` for one that goes down (the
-    usual array-filling loop; only proposals, INDUCT checks them). Only quantifiers whose
-    bounds the loop leaves alone."""
+    usual array-filling loop; only proposals, INDUCT checks them); for ``exists j in lo..hi: B``
+    (a failure event) ``!(exists j in lo..c: B)`` and so on. Only quantifiers whose bounds the
+    loop leaves alone."""
     changed = assigned(body)
     out: List[A.Expr] = []
     for q in A.walk(f):
-        if not (isinstance(q, A.Quant) and q.kind == "forall"):
+        if not isinstance(q, A.Quant):
             continue
         if (A.free_vars(q.lo) | A.free_vars(q.hi)) & changed:
             continue
         for c, step in counters(body, s):
             cv = A.Var(c)
             if step > 0:
-                forms = [A.Quant("forall", q.var, q.lo, cv, False, q.body)]
+                forms: List[A.Expr] = [A.Quant(q.kind, q.var, q.lo, cv, False, q.body)]
             else:
                 forms = [
-                    A.Quant("forall", q.var, _fold(A.Binary("+", cv, ONE)), q.hi, q.inclusive, q.body),
-                    A.Quant("forall", q.var, cv, q.hi, q.inclusive, q.body),
+                    A.Quant(q.kind, q.var, _fold(A.Binary("+", cv, ONE)), q.hi, q.inclusive, q.body),
+                    A.Quant(q.kind, q.var, cv, q.hi, q.inclusive, q.body),
                 ]
+            if q.kind == "exists":  # a failure event: settled not to have happened so far
+                forms = [not_(x) for x in forms]
             out += [x for x in forms if x not in out]
     return out
 

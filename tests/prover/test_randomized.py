@@ -161,6 +161,38 @@ ONE_COLD = """program oneCold(t: int, n: int, q: real)
   }
 }"""
 
+# the postcondition as a failure event that must not happen, a uniform over a set inside
+NO_BAD = """program noBad(n: int, p: real)
+  requires n >= 1 && 0 <= p && p <= 1
+  ensures  !(exists u in 0..n: bad[u])
+  fails    BOUND
+{
+  for i in 0..n {
+    c ~ bern(p);
+    if (c) {
+      d ~ unif({0, 1, 2});
+      bad[i] := d == 1;
+    } else {
+      bad[i] := false;
+    }
+  }
+}"""
+
+# the balls kept in an array: a uniform sampled into an element, the last bin
+BIN_ARRAY = """program binArr(n: int, m: int)
+  requires n >= 1 && m >= 1
+  ensures  load <= 1
+  fails    BOUND
+{
+  load := 0;
+  for i in 0..n {
+    b[i] ~ unif(0, m - 1);
+    if (b[i] == m - 1) {
+      load := load + 1;
+    }
+  }
+}"""
+
 TRUE = [
     (KEEP_WHILE, "n * p / 2", {"x": [True, False, True, True], "n": 4, "p": 0.3}),
     (KEEP_DOWN, "n * p / 2", {"x": [False, False, True], "n": 3, "p": 0.5}),
@@ -170,6 +202,8 @@ TRUE = [
     (PROBE, "exp(-k * log(3))", {"good": [False, True, True, False, True, True, True], "n": 6, "k": 2}),
     (ONE_HOT_DOWN, "(k - 1) * q", {"t": 1, "k": 4, "q": 0.2}),
     (ONE_COLD, "(n - 1) * q", {"t": 0, "n": 3, "q": 0.3}),
+    (NO_BAD, "n * p / 3", {"n": 5, "p": 0.4}),
+    (BIN_ARRAY, "n * (n - 1) / (2 * m * m)", {"n": 5, "m": 3}),
 ]
 # bounds below the truth: at the inputs above the exact failure probability exceeds them
 FALSE = [
@@ -182,6 +216,8 @@ FALSE = [
     (PROBE, "exp(-k * log(4))"),
     (ONE_HOT_DOWN, "q"),
     (ONE_COLD, "(n - 1) * q / 2"),
+    (NO_BAD, "n * p / 4"),
+    (BIN_ARRAY, "n * (n - 1) / (3 * m * m)"),
 ]
 
 
@@ -207,7 +243,7 @@ def test_corpus_false_siblings_are_not_proved(path):
 
 
 @pytest.mark.parametrize(
-    "src,bound,inputs", TRUE, ids=["while", "down", "deep", "bin3", "coins", "probe", "hot", "cold"]
+    "src,bound,inputs", TRUE, ids=["while", "down", "deep", "bin3", "coins", "probe", "hot", "cold", "nobad", "binarr"]
 )
 def test_own_programs_of_the_shapes_are_proved(src, bound, inputs):
     r = prove_program(_prog(src, bound), timeout=60)
@@ -218,10 +254,19 @@ def test_own_programs_of_the_shapes_are_proved(src, bound, inputs):
 
 
 @pytest.mark.parametrize(
-    "src,bound", FALSE, ids=["while", "down", "deep", "one", "bin3", "coins", "probe", "hot", "cold"]
+    "src,bound", FALSE, ids=["while", "down", "deep", "one", "bin3", "coins", "probe", "hot", "cold", "nobad", "binarr"]
 )
 def test_bounds_below_the_truth_are_not_proved(src, bound):
     assert prove_program(_prog(src, bound), timeout=60).verdict != "proved"
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+def test_corpus_certificates_are_rechecked(path, tmp_path):
+    from tamp.cli import main
+
+    cert = tmp_path / "cert.json"
+    assert main(["prove", "-q", str(path), "--certificate", str(cert)]) == 0
+    assert main(["check-proof", str(cert), str(path)]) == 0
 
 
 def test_the_certificate_is_rechecked(tmp_path):

@@ -254,17 +254,20 @@ def exit_term(rc: RankCount, per: A.Expr) -> A.Expr:
 
 
 def count_variants(loops: Dict[int, dict]) -> List[Dict[int, dict]]:
-    """Other ways to count the loops of ``loops`` (the loop prover's table), to try in order when
-    the first one's κ cannot be written or exceeds the bound:
+    """The ways to count the loops of ``loops`` (the loop prover's table), to try in order until
+    one's κ can be written and fits the bound:
 
     * loops whose counter moves on only some iterations (``k := k - 1`` but ``go := false`` on
-      the other path) counted by their rank (``rank_alt``) instead of the counter;
+      the other path: the counter does not count the iterations that clear the flag) counted by
+      their rank (``rank_alt``);
+    * ``loops`` as they are (those loops by their counter);
     * every ranked loop counted by the halvings of its rank (binary search: 1 + log₂ R
       iterations, not R)."""
     out: List[Dict[int, dict]] = []
     alt = {h: ({**lp, "rank": lp["rank_alt"]} if lp.get("rank_alt") is not None else lp) for h, lp in loops.items()}
     if any(lp.get("rank_alt") is not None for lp in loops.values()):
         out.append(alt)
+    out.append(loops)
     if any(lp.get("rank") is not None for lp in alt.values()):
         out.append(
             {

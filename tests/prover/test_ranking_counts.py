@@ -170,6 +170,30 @@ program scanClaimedLog(a: real[], n: int, key: real, r: real)
 }
 """
 
+# a scan whose step depends on a sample (i := i + 2 or i + 1): no counter, the rank n - i counts
+SKIP_SCAN = """
+program skipScan(q: real[], n: int, T: real, eps: real, p: real)
+  requires n >= 1 && eps > 0 && 0 < p && p <= 1
+  ensures  abs(a - q[j]) <= 1 / eps * log(n / p)
+  fails    p
+{
+  i := 0;
+  j := 0;
+  a := q[0];
+  while (i < n) {
+    a ~ lap(q[i], 1 / eps);
+    j := i;
+    if (a > T) {
+      i := i + 2;
+    } else {
+      i := i + 1;
+    }
+  }
+}
+"""
+# the last draw misses by more than (1/eps) ln(1/(4p)) with probability 4p > p
+SKIP_SCAN_FALSE = SKIP_SCAN.replace("log(n / p)", "log(1 / (4 * p))").replace("skipScan", "skipScanFalse")
+
 # `lo := mid` does not move lo when hi = lo + 1: no rank falls, the loop may run forever
 STUCK = """
 program stuckSearch(cdf: real[], R: int, t: real, eps: real, p: real)
@@ -197,7 +221,9 @@ def _prove(src: str):
 
 
 @pytest.mark.parametrize(
-    "src", [SEARCH, SCAN_DOWN, HALVING, FOLD, SHIFT_DOWN, LOWER_BOUND], ids=lambda s: s.split()[1].split("(")[0]
+    "src",
+    [SEARCH, SCAN_DOWN, HALVING, FOLD, SHIFT_DOWN, LOWER_BOUND, SKIP_SCAN],
+    ids=lambda s: s.split()[1].split("(")[0],
 )
 def test_loops_counted_by_a_rank_are_proved(src):
     r = _prove(src)
@@ -207,7 +233,16 @@ def test_loops_counted_by_a_rank_are_proved(src):
 
 @pytest.mark.parametrize(
     "src",
-    [SEARCH_FALSE, SCAN_DOWN_FALSE, HALVING_FALSE, FOLD_FALSE, SHIFT_DOWN_FALSE, SCAN_LOG_FALSE, STUCK],
+    [
+        SEARCH_FALSE,
+        SCAN_DOWN_FALSE,
+        HALVING_FALSE,
+        FOLD_FALSE,
+        SHIFT_DOWN_FALSE,
+        SCAN_LOG_FALSE,
+        SKIP_SCAN_FALSE,
+        STUCK,
+    ],
     ids=lambda s: s.split()[1].split("(")[0],
 )
 def test_false_variants_stay_unknown_and_name_a_line(src):
@@ -221,6 +256,8 @@ def test_the_false_variants_are_false():
     s = sim.simulate(FOLD_FALSE, {"x": [1.0, 2.0], "n": 2, "r": 0.5}, runs=4000, seed=5)
     assert s.ci[0] > float(s.bound_value)
     s = sim.simulate(HALVING_FALSE, {"q": [0.0], "W": 1, "eps": 1.0, "p": 0.1}, runs=2000, seed=5)
+    assert s.ci[0] > float(s.bound_value)
+    s = sim.simulate(SKIP_SCAN_FALSE, {"q": [0.0], "n": 1, "T": 100.0, "eps": 1.0, "p": 0.1}, runs=4000, seed=5)
     assert s.ci[0] > float(s.bound_value)
     s = sim.simulate(SCAN_LOG_FALSE, {"a": [0.0] * 16, "n": 16, "key": 1.0, "r": 0.1}, runs=4000, seed=5)
     assert s.ci[0] > float(s.bound_value)

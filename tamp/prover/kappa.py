@@ -71,6 +71,7 @@ class Kappa:
 
     at: Dict[int, A.Expr]
     terms: List[LoopTerm] = field(default_factory=list)
+    ranked: List[int] = field(default_factory=list)  # heads of the loops counted by a rank (rank_count.py)
 
 
 # ---------------------------------------------------------------------------- smart constructors
@@ -323,4 +324,4 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
             at.update(backward_kappa(cfa, rc, at[h], axioms))
         except NoRankKappa as exc:
             raise NoKappa(str(exc)) from None
-    return Kappa(at, terms)
+    return Kappa(at, terms, sorted(h for h in ranked if h in at))

@@ -300,7 +300,7 @@ def ranked_combinations(cfa, samples, cands, loops, dag, skipped: Optional[List[
     has no κ is appended to ``skipped`` (for the message of a failed proof)."""
     points = _sample_inputs(cfa)
     variants = count_variants(loops)  # rank_count.py: other ways to count the ranked loops
-    cands = _affordable(cfa, samples, cands, variants[-1] if variants else loops, dag, points)
+    cands = _affordable(cfa, samples, cands, variants[-1], dag, points)
     cands = distinct_proposals(cands)
     costly = {s: any(not _zero(c.cost) for c in cs) for s, cs in zip(samples, cands)}
     relevant = relevant_names(cfa)
@@ -308,11 +308,11 @@ def ranked_combinations(cfa, samples, cands, loops, dag, skipped: Optional[List[
     for idx, combo in enumerate(itertools.islice(by_index_sum(cands), MAX_RANKED)):
         axioms = dict(zip(samples, combo))
         kap, sl = None, None
-        for lps in [loops] + variants:  # the first way to count the loops that fits the bound
+        for lps in variants:  # the first way to count the loops that fits the bound
             try:
                 kap = compute_kappa(cfa, axioms, lps, dag)
             except NoKappa as exc:
-                if skipped is not None and str(exc) not in skipped and lps is loops:
+                if skipped is not None and str(exc) not in skipped and lps is variants[0]:
                     skipped.append(str(exc))
                 continue
             sl = _slack(cfa, kap, points) if all(n in kap.at for n in cfa.graph.nodes) else None
@@ -453,7 +453,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     term_obs = [Obligation(rule, where, status) for rule, where, status, _h in term]
     for h, rc in rank_counts(cfa, loops, rankings).items():  # rank_count.py: ranked loops counted
         cnt = loops[h]["counter"]  # a counter moved on only some iterations does not count them all:
-        if cnt is None:  # its loop is counted by its rank when the counter's κ fails (ranked_combinations)
+        if cnt is None:  # its loop is counted by its rank first (count_variants), then by the counter
             loops[h]["rank"] = rc
         elif not _every_iteration(cfa, h, loops[h]["body"], cnt.name):
             loops[h]["rank_alt"] = rc
@@ -510,7 +510,8 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                 )
                 res.facts = facts
                 res.rankings = rankings
-                res.loop_terms = list(kap.terms)
+                # a ranked loop has no counter term: the derivation line then shows κ at the exits
+                res.loop_terms = [] if kap.ranked else list(kap.terms)
                 return res
             failure = loop_fact_failure(cfa, aut, bad) or loop_failure(
                 aut, cfa, enc, valid_under(req + hints, CHECK_BATCH_MS), bad

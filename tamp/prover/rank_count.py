@@ -254,17 +254,20 @@ def exit_term(rc: RankCount, per: A.Expr) -> A.Expr:
 
 
 def count_variants(loops: Dict[int, dict]) -> List[Dict[int, dict]]:
-    """Other ways to count the loops of ``loops`` (the loop prover's table), to try in order when
-    the first one's κ cannot be written or exceeds the bound:
+    """The ways to count the loops of ``loops`` (the loop prover's table), to try in order until
+    one's κ can be written and fits the bound:
 
     * loops whose counter moves on only some iterations (``k := k - 1`` but ``go := false`` on
-      the other path) counted by their rank (``rank_alt``) instead of the counter;
+      the other path: the counter does not count the iterations that clear the flag) counted by
+      their rank (``rank_alt``);
+    * ``loops`` as they are (those loops by their counter);
     * every ranked loop counted by the halvings of its rank (binary search: 1 + log₂ R
       iterations, not R)."""
     out: List[Dict[int, dict]] = []
     alt = {h: ({**lp, "rank": lp["rank_alt"]} if lp.get("rank_alt") is not None else lp) for h, lp in loops.items()}
     if any(lp.get("rank_alt") is not None for lp in loops.values()):
         out.append(alt)
+    out.append(loops)
     if any(lp.get("rank") is not None for lp in alt.values()):
         out.append(
             {
@@ -319,6 +322,23 @@ def _steps(cfa, head: int, body: Set[int]) -> List[str]:
     return out
 
 
+def _subterms(e: A.Expr):
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(c for c in A.children(x) if isinstance(c, A.Expr))
+
+
+def _indexing(e: A.Expr) -> Set[str]:
+    """The variables read in the index of an array access in ``e``."""
+    return {x for t in _subterms(e) if isinstance(t, A.Index) for x in A.free_vars(t.index)}
+
+
+def _transcendental(e: A.Expr) -> bool:
+    return any(isinstance(t, A.Call) and t.func in ("log", "exp", "sqrt") for t in _subterms(e))
+
+
 def rank_candidates(cfa, loops: Dict[int, dict], post: List[A.Expr]) -> List[A.Expr]:
     """Candidate invariants for ranked loops (Houdini keeps only inductive ones):
 
@@ -351,7 +371,10 @@ def rank_candidates(cfa, loops: Dict[int, dict], post: List[A.Expr]) -> List[A.E
                     out.append(A.Binary("==>", not_(a), c))
         numeric = {x for x in writes if getattr(cfa.types.get(x), "name", None) in ("int", "real")}
         for c in post:
-            for x in sorted(A.free_vars(c) & numeric):
+            # in a conjunct with log/exp only an index is shifted (a shifted bound on a log term,
+            # ``k + w <= log(R)``, is rarely inductive and costs the solver lemma rounds)
+            shift = A.free_vars(c) if not _transcendental(c) else _indexing(c)
+            for x in sorted(shift & numeric):
                 out.append(subst(c, {x: A.Binary("+", A.Var(x), rc.rank)}))
     if not ranked:
         return out

@@ -125,6 +125,75 @@ program shiftDown(a: real[], n: int, r: real)
 # a reversed array makes round i compare i times: n (n - 1) / 2 comparisons, not n - 1
 SHIFT_DOWN_FALSE = SHIFT_DOWN.replace("r * n * (n - 1) / 2", "r * (n - 1)").replace("shiftDown", "shiftDownFalse")
 
+# a lower bound by halving widths (std::lower_bound): at most 1 + log2 n comparisons, checked by
+# the log count of the rank len (each iteration at least halves it)
+LOWER_BOUND = """
+program lowerBound(a: real[], n: int, key: real, r: real)
+  rate        r
+  requires    n >= 1 && 0 <= r && r <= 1
+  ensures     0 <= first && first <= n
+  reliability 1 - r * (1 + log(n) / log(2))
+{
+  first := 0;
+  len := n;
+  while (len > 0) {
+    half := len div 2;
+    d := a[first + half] -. key;
+    if (d < 0) {
+      first := first + half + 1;
+      len := len - half - 1;
+    } else {
+      len := half;
+    }
+  }
+}
+"""
+# a linear scan claimed logarithmic: its rank falls by 1, not by half, so the log count fails
+# STEP; at n = 16, r = 0.1 and every a[j] < key it compares 16 times: 1 - 0.9^16 = 0.81 > 0.5
+SCAN_LOG_FALSE = """
+program scanClaimedLog(a: real[], n: int, key: real, r: real)
+  rate        r
+  requires    n >= 1 && 0 <= r && r <= 1
+  ensures     0 <= lo && lo <= n
+  reliability 1 - r * (1 + log(n) / log(2))
+{
+  lo := 0;
+  hi := n;
+  while (lo < hi) {
+    d := a[lo] -. key;
+    if (d < 0) {
+      lo := lo + 1;
+    } else {
+      hi := lo;
+    }
+  }
+}
+"""
+
+# a scan whose step depends on a sample (i := i + 2 or i + 1): no counter, the rank n - i counts
+SKIP_SCAN = """
+program skipScan(q: real[], n: int, T: real, eps: real, p: real)
+  requires n >= 1 && eps > 0 && 0 < p && p <= 1
+  ensures  abs(a - q[j]) <= 1 / eps * log(n / p)
+  fails    p
+{
+  i := 0;
+  j := 0;
+  a := q[0];
+  while (i < n) {
+    a ~ lap(q[i], 1 / eps);
+    j := i;
+    if (a > T) {
+      i := i + 2;
+    } else {
+      i := i + 1;
+    }
+  }
+}
+"""
+# the last draw misses by more than (1/eps) ln(1/(4p)) with probability 4p > p
+SKIP_SCAN_FALSE = SKIP_SCAN.replace("log(n / p)", "log(1 / (4 * p))").replace("skipScan", "skipScanFalse")
+
 # `lo := mid` does not move lo when hi = lo + 1: no rank falls, the loop may run forever
 STUCK = """
 program stuckSearch(cdf: real[], R: int, t: real, eps: real, p: real)
@@ -152,7 +221,9 @@ def _prove(src: str):
 
 
 @pytest.mark.parametrize(
-    "src", [SEARCH, SCAN_DOWN, HALVING, FOLD, SHIFT_DOWN], ids=lambda s: s.split()[1].split("(")[0]
+    "src",
+    [SEARCH, SCAN_DOWN, HALVING, FOLD, SHIFT_DOWN, LOWER_BOUND, SKIP_SCAN],
+    ids=lambda s: s.split()[1].split("(")[0],
 )
 def test_loops_counted_by_a_rank_are_proved(src):
     r = _prove(src)
@@ -162,7 +233,16 @@ def test_loops_counted_by_a_rank_are_proved(src):
 
 @pytest.mark.parametrize(
     "src",
-    [SEARCH_FALSE, SCAN_DOWN_FALSE, HALVING_FALSE, FOLD_FALSE, SHIFT_DOWN_FALSE, STUCK],
+    [
+        SEARCH_FALSE,
+        SCAN_DOWN_FALSE,
+        HALVING_FALSE,
+        FOLD_FALSE,
+        SHIFT_DOWN_FALSE,
+        SCAN_LOG_FALSE,
+        SKIP_SCAN_FALSE,
+        STUCK,
+    ],
     ids=lambda s: s.split()[1].split("(")[0],
 )
 def test_false_variants_stay_unknown_and_name_a_line(src):
@@ -177,10 +257,14 @@ def test_the_false_variants_are_false():
     assert s.ci[0] > float(s.bound_value)
     s = sim.simulate(HALVING_FALSE, {"q": [0.0], "W": 1, "eps": 1.0, "p": 0.1}, runs=2000, seed=5)
     assert s.ci[0] > float(s.bound_value)
+    s = sim.simulate(SKIP_SCAN_FALSE, {"q": [0.0], "n": 1, "T": 100.0, "eps": 1.0, "p": 0.1}, runs=4000, seed=5)
+    assert s.ci[0] > float(s.bound_value)
+    s = sim.simulate(SCAN_LOG_FALSE, {"a": [0.0] * 16, "n": 16, "key": 1.0, "r": 0.1}, runs=4000, seed=5)
+    assert s.ci[0] > float(s.bound_value)
 
 
-@pytest.mark.parametrize("src", [SEARCH, FOLD], ids=["search", "fold"])
-def test_ranked_counts_are_certified_and_a_smaller_count_is_rejected(src, tmp_path, capsys):
+@pytest.mark.parametrize("src", [SEARCH, FOLD, LOWER_BOUND], ids=["search", "fold", "lower_bound"])
+def test_ranked_counts_are_certified_and_a_wrong_count_is_rejected(src, tmp_path, capsys):
     from tamp.api import prove as api_prove
     from tamp.certificate import file_certificate
     from tamp.cli import main

@@ -579,10 +579,10 @@ class Batch:
 
     def _check(self, s):
         t0 = time.monotonic()
-        clock = self._clock
         if self.deadline is not None:  # no query runs past the proof's deadline (it ends unknown)
-            clock = min(clock, max(int((self.deadline - t0) * 1000), 1))
-        s.set("timeout", clock)
+            left = max(int((self.deadline - t0) * 1000), 1)
+            if left < self._clock:  # only then: setting a parameter between checks slows z3 down
+                s.set("timeout", left)
         try:
             return s.check()
         finally:

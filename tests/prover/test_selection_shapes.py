@@ -179,3 +179,53 @@ def parse_file_text(text: str):
     from lang.parser import parse
 
     return parse(text).programs[0]
+
+
+def test_a_quantifier_over_a_literal_range_is_its_conjunction():
+    """``forall j in 0..3: B`` is translated as ``B(0) && B(1) && B(2)`` (no quantifier for z3 to
+    instantiate); over ``0..n`` it stays a quantifier. Both mean the same."""
+    import z3
+
+    from lang.parser import parse_expr
+    from tamp.core.z3expr import Z3Translation
+
+    q, n = z3.Array("q", z3.IntSort(), z3.RealSort()), z3.Int("n")
+    lit = Z3Translation().translate(parse_expr("forall j in 0..3: q[j] > 0"), {"q": q})
+    assert not z3.is_quantifier(lit)
+    s = z3.Solver()
+    s.add(z3.Not(lit == z3.And([z3.Select(q, k) > 0 for k in range(3)])))
+    assert s.check() == z3.unsat
+    some = Z3Translation().translate(parse_expr("exists j in 1..=2: q[j] > 0"), {"q": q})
+    assert not z3.is_quantifier(some)
+    s = z3.Solver()
+    s.add(z3.Not(some == z3.Or(z3.Select(q, 1) > 0, z3.Select(q, 2) > 0)))
+    assert s.check() == z3.unsat
+    sym = Z3Translation().translate(parse_expr("forall j in 0..n: q[j] > 0"), {"q": q, "n": n})
+    assert z3.is_quantifier(sym)
+
+
+def test_the_claim_read_at_a_loop_exit_is_a_candidate():
+    """``last := i`` after the loop: ``forall j in 0..last: …`` reads ``forall j in 0..i: …`` at
+    the loop's exit, and is offered as a candidate (tail.py)."""
+    from tamp.cfa import build_cfa
+    from tamp.prover.loops import _loops
+    from tamp.prover.tail import exit_candidates
+    from tamp.show import show_expr
+
+    src = parse_file(str(SHAPES / "sc_scales.prob"))
+    cfa = build_cfa(src.programs[0], None, "sc_scales.prob", src.text)
+    loops, _dag = _loops(cfa)
+    shown = [show_expr(c) for c in exit_candidates(cfa, loops, list(cfa.ensures))]
+    assert len(shown) == 1 and shown[0].startswith("forall j in 0..i: (above[j] ==>"), shown
+
+
+def test_a_proof_ends_at_its_deadline():
+    """Houdini's queries get at most the time left, and no explanation starts after it: a run
+    that cannot finish ends "unknown" close to its time limit."""
+    import time
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "corpus" / "sparse_vector" / "lyu_svt_false.prob"
+    t0 = time.monotonic()
+    r = _prove(path, timeout=8)
+    assert r.verdict == "unknown"
+    assert time.monotonic() - t0 < 8 + 4, "ran past its deadline"

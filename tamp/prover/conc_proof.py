@@ -142,15 +142,21 @@ def obligations(claim: ConcClaim, apps: list[Application], beta: A.Expr) -> list
 
 
 class Checker:
-    """Decides obligations under ``requires`` with the prover's encoder and lemmas."""
+    """Decides obligations under ``requires`` with the prover's encoder and lemmas (a claim
+    with ``types`` and ``requires``: this engine's, and the expected-failure engine's, whose
+    checker adds its product lemmas through :meth:`extra_hyps`)."""
 
-    def __init__(self, claim: ConcClaim, deadline: float | None = None, ms: int = QUERY_MS):
+    def __init__(self, claim, deadline: float | None = None, ms: int = QUERY_MS):
         self.enc = Encoder(claim.types)
         self.stats = Stats()
         self.env = self.enc.initial_env()
         self.hyps = [self.enc.expr(r, self.env) for r in claim.requires]
         self.deadline = deadline
         self.ms = ms
+
+    def extra_hyps(self, f) -> list:
+        """More hypotheses for the query of the encoded formula ``f`` (none here)."""
+        return []
 
     def valid(self, formula: A.Expr, ms: int | None = None) -> str:
         ms = self.ms if ms is None else ms
@@ -163,7 +169,7 @@ class Checker:
             f = self.enc.expr(formula, self.env)
         except Exception:  # noqa: BLE001 - not encodable: not provable
             return UNKNOWN
-        return is_valid(f, self.enc, self.stats, max(ms, 1), self.hyps)
+        return is_valid(f, self.enc, self.stats, max(ms, 1), self.hyps + self.extra_hyps(f))
 
     def first_failure(self, obs) -> tuple[str, str, A.Expr, str] | None:
         order = {"POST": 0, "BUDGET": 1, "RULE": 2, "SHAPE": 3}
@@ -367,10 +373,17 @@ class ConcentrationResult(ProofResult):
         return "\n".join(lines)
 
 
-def conc_result(program, cfa, proof: ConcProof, t0: float, message: str = "", chk=None) -> ConcentrationResult:
-    st = {"method": "concentration", "obligations": len(proof.obligations)}
+def checker_stats(method: str, obligations: int, chk: Checker | None) -> dict:
+    """A whole-program engine's statistics: its method, obligations and (given its checker) the
+    solver's calls and time."""
+    st: dict = {"method": method, "obligations": obligations}
     if chk is not None:
         st.update({"solver_calls": chk.stats.solver_calls, "solver_time": round(chk.stats.solver_time, 3)})
+    return st
+
+
+def conc_result(program, cfa, proof: ConcProof, t0: float, message: str = "", chk=None) -> ConcentrationResult:
+    st = checker_stats("concentration", len(proof.obligations), chk)
     return ConcentrationResult(
         program.name,
         "failure-bound",

@@ -71,10 +71,12 @@ from lang import ast as A
 
 from ..show import show_expr
 from .check import Obligation
+from .conc_proof import Checker as ConcChecker
+from .conc_proof import checker_stats
 from .exp_levels import level_cores
 from .exprs import and_all, conjuncts, not_, subst
 from .result import ProofResult
-from .smt import UNKNOWN, VALID, Encoder, Stats, is_valid, transcendental_apps
+from .smt import VALID, transcendental_apps
 from .synthesis import Timeout
 from .wp import element_write
 
@@ -661,39 +663,26 @@ def obligations_for(
     return pre, {k: a for k, a in w.annots.items() if k in w.visited}, obs
 
 
-class Checker:
+class Checker(ConcChecker):
     """Decides obligations under ``requires`` with the prover's encoder, its lemmas and the
-    product lemmas of :func:`axioms.lemmas.product_lemmas`."""
+    product lemmas of :func:`axioms.lemmas.product_lemmas` (the concentration engine's checker,
+    :class:`tamp.prover.conc_proof.Checker`, with those lemmas and a cache of answers)."""
 
     def __init__(self, claim: ExpClaim, deadline: Optional[float] = None, ms: int = QUERY_MS):
-        self.enc = Encoder(claim.types)
-        self.stats = Stats()
-        self.env = self.enc.initial_env()
-        self.hyps = [self.enc.expr(r, self.env) for r in claim.requires]
-        self.deadline = deadline
-        self.ms = ms
+        super().__init__(claim, deadline, ms)
         self.cache: Dict[A.Expr, str] = {}
+
+    def extra_hyps(self, f) -> list:
+        import z3
+
+        apps = transcendental_apps(z3.And(*self.hyps, f)) if self.enc.has_apps else []
+        return [lem for _n, lem in product_lemmas(apps, self.enc)]
 
     def valid(self, formula: A.Expr, ms: Optional[int] = None) -> str:
         key = formula  # syntax trees compare by structure (positions aside)
         if key in self.cache:
             return self.cache[key]
-        ms = self.ms if ms is None else ms
-        if self.deadline is not None:
-            left = self.deadline - time.monotonic()
-            if left <= 0:
-                raise Timeout()
-            ms = int(min(ms, left * 1000))
-        try:
-            fz = self.enc.expr(formula, self.env)
-        except Exception:  # noqa: BLE001 - not encodable: not provable
-            return UNKNOWN
-        import z3
-
-        apps = transcendental_apps(z3.And(*self.hyps, fz)) if self.enc.has_apps else []
-        extra = [lem for _n, lem in product_lemmas(apps, self.enc)]
-        st = is_valid(fz, self.enc, self.stats, max(ms, 1), self.hyps + extra)
-        self.cache[key] = st
+        st = self.cache[key] = super().valid(formula, ms)
         return st
 
 
@@ -1187,9 +1176,7 @@ class ExpectationResult(ProofResult):
 
 
 def exp_result(program, cfa, proof: ExpProof, t0: float, chk: Optional[Checker] = None) -> ExpectationResult:
-    st: Dict[str, object] = {"method": "expectation", "obligations": len(proof.obligations)}
-    if chk is not None:
-        st.update({"solver_calls": chk.stats.solver_calls, "solver_time": round(chk.stats.solver_time, 3)})
+    st = checker_stats("expectation", len(proof.obligations), chk)
     return ExpectationResult(
         program.name,
         "failure-bound",

@@ -415,7 +415,9 @@ def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
     base = set(pool)
     guarded: set = set()  # guarded candidates (_guarded) and their pushed-back forms: capped apart
     for n in reversed(order):
-        acc, gacc, seen = [], [], set()
+        acc: List[A.Expr] = []
+        gacc: List[A.Expr] = []
+        seen: set = set()
         for _u, v, _k, d in cfa.out_edges(n):
             if d.get("back"):
                 continue
@@ -439,10 +441,11 @@ def _loop_locals(cfa) -> Dict[int, Tuple[set, set]]:
     """For each node inside a loop body that assigns more than counters: the variables the
     body assigns other than by a step ``x := x ± k`` (a clipped copy ``v := x[i]; if (v > B)
     { v := B; }``, an accumulator), and those it assigns by a step (counters)."""
-    out: Dict[int, set] = {}
+    out: Dict[int, Tuple[set, set]] = {}
     for h in cfa.loop_heads:
         body = loop_body(cfa, h)
-        names, counters = set(), set()
+        names: set = set()
+        counters: set = set()
         for u, v, _k, d in cfa.edges():
             st = d["stmt"]
             if u in body and v in body and isinstance(st, A.Assign) and len(st.targets) == 1:

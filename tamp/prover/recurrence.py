@@ -307,6 +307,8 @@ def _shifted(e: A.Sum) -> A.Sum:
         if isinstance(n, A.Binary) and n.op in ("+", "-") and n.left == j and isinstance(n.right, A.Num):
             if n.right.is_int:
                 shifts.add((n, int(n.right.value) if n.op == "+" else -int(n.right.value)))
+    if not shifts:
+        return _offset(e)
     if len({c for _n, c in shifts}) != 1:
         return e
     c = next(iter(shifts))[1]
@@ -318,6 +320,28 @@ def _shifted(e: A.Sum) -> A.Sum:
     lo = _add(e.lo, c)
     hi = _add(e.hi, c)
     return A.Sum(J, lo, hi, e.inclusive, body)
+
+
+def _offset(e: A.Sum) -> A.Sum:
+    """``sum(j in lo..hi: B[o + j])`` as ``sum(j in o + lo..o + hi: B[j])`` when j occurs only as
+    ``o + j`` (or ``j + o``), o an expression free of j (an inner loop over a block's offsets
+    reads ``x[b * w + j]``): the summand then matches the postcondition's ``x[j]``."""
+    j = A.Var(J)
+    offs = []
+    for n in A.walk(e.body):
+        if isinstance(n, A.Binary) and n.op == "+" and j in (n.left, n.right):
+            o = n.right if n.left == j else n.left
+            if J not in A.free_vars(o):
+                offs.append((n, o))
+    if not offs or len({o for _n, o in offs}) != 1:
+        return e
+    o = offs[0][1]
+    body = e.body
+    for pattern, _o in offs:
+        body = replace_all(body, pattern, j)
+    if J in A.free_vars(replace_all(body, j, A.num(0))):
+        return e
+    return A.Sum(J, plus(o, e.lo), plus(o, e.hi), e.inclusive, body)
 
 
 def _add(x: A.Expr, c: int) -> A.Expr:

@@ -37,6 +37,7 @@ from lang import ast as A
 from tamp.cfa.loops import entry_value, loop_body
 
 from .exprs import ZERO, conjuncts, not_, subst
+from .recurrence import written as written_in
 
 
 class NoRankKappa(Exception):
@@ -75,19 +76,6 @@ class RankCount:
         fell = A.Binary("-", self.total(), self.measure(self.rank))
         left = A.Cond(self.guard, ZERO, A.num(1))
         return A.Call("min", (A.Binary("+", fell, left), self.total()))
-
-
-def written_in(cfa, body: Set[int]) -> Set[str]:
-    """Names written by an edge inside ``body`` (arrays by name)."""
-    out: Set[str] = set()
-    for u, v, _k, d in cfa.edges():
-        if u in body and v in body:
-            for t in getattr(d["stmt"], "targets", ()):
-                while isinstance(t, A.Index):
-                    t = t.base
-                if isinstance(t, A.Var):
-                    out.add(t.name)
-    return out
 
 
 def rank_count(cfa, head: int, rank: A.Expr, guard: A.Expr) -> Optional[RankCount]:

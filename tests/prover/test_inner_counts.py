@@ -16,8 +16,6 @@ quantifier named like a program variable or not); each true claim is proved and 
 
 from __future__ import annotations
 
-import json
-
 import pytest
 import z3
 
@@ -265,21 +263,14 @@ class _Loosen(Transformer):
 
 
 def test_the_certificate_is_rechecked_and_a_tampered_one_is_rejected(tmp_path, capsys):
-    from tamp.api import prove as api_prove
-    from tamp.certificate import file_certificate
-    from tamp.cli import main
+    from support.certificates import check_proof, proved_certificate
 
     path = tmp_path / "above.prob"
     path.write_text(EM_ABOVE_WHILE)
-    res = api_prove(str(path))
-    assert res.verdict == "proved", res.render_text()
-    cert = json.loads(json.dumps(file_certificate(res, path.read_bytes(), None, None)))
+    cert = proved_certificate(path)
 
     def check(c):
-        out = tmp_path / "cert.json"
-        out.write_text(json.dumps(c))
-        capsys.readouterr()
-        return main(["check-proof", str(out), str(path)]), capsys.readouterr().out
+        return check_proof(c, path, tmp_path, capsys)
 
     assert check(cert)[0] == 0
     changed = 0

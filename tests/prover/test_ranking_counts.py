@@ -265,21 +265,14 @@ def test_the_false_variants_are_false():
 
 @pytest.mark.parametrize("src", [SEARCH, FOLD, LOWER_BOUND], ids=["search", "fold", "lower_bound"])
 def test_ranked_counts_are_certified_and_a_wrong_count_is_rejected(src, tmp_path, capsys):
-    from tamp.api import prove as api_prove
-    from tamp.certificate import file_certificate
-    from tamp.cli import main
+    from support.certificates import check_proof, proved_certificate
 
     path = tmp_path / "ranked.prob"
     path.write_text(src)
-    res = api_prove(str(path))
-    assert res.verdict == "proved", res.render_text()
-    cert = json.loads(json.dumps(file_certificate(res, path.read_bytes(), None, None)))
+    cert = proved_certificate(path)
 
     def check(c):
-        out = tmp_path / "cert.json"
-        out.write_text(json.dumps(c))
-        capsys.readouterr()
-        return main(["check-proof", str(out), str(path)])
+        return check_proof(c, path, tmp_path, capsys)[0]
 
     assert check(cert) == 0
     # the count capped from below by its entry value instead of from above (max for min): the

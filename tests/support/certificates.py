@@ -1,0 +1,28 @@
+"""Prove a file and check its certificate with ``tamp check-proof``, as a user would: the round
+trip the certificate tests share (tamper with the dict in between to see it rejected)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, Tuple
+
+
+def proved_certificate(path: Path) -> Dict[str, Any]:
+    """The certificate of ``path``'s proof, as the JSON ``tamp prove --certificate`` writes."""
+    from tamp.api import prove as api_prove
+    from tamp.certificate import file_certificate
+
+    res = api_prove(str(path))
+    assert res.verdict == "proved", res.render_text()
+    return json.loads(json.dumps(file_certificate(res, path.read_bytes(), None, None)))
+
+
+def check_proof(cert: Dict[str, Any], path: Path, tmp_path: Path, capsys) -> Tuple[int, str]:
+    """``tamp check-proof`` on ``cert`` for ``path``: its exit status and output."""
+    from tamp.cli import main
+
+    out = tmp_path / "cert.json"
+    out.write_text(json.dumps(cert))
+    capsys.readouterr()
+    return main(["check-proof", str(out), str(path)]), capsys.readouterr().out

@@ -51,6 +51,7 @@ from typing import Dict, List, Optional, Tuple
 
 import z3
 
+from tamp.core.z3context import on_new_context
 from tamp.core.z3expr import to_real
 
 MAX_PAIR_TERMS = 24
@@ -91,6 +92,7 @@ def _divisors(t) -> List[z3.ExprRef]:
 
 
 _EQ_CACHE: Dict[Tuple[int, int], list] = {}
+on_new_context(_EQ_CACHE.clear)  # its terms belong to one z3 context
 
 
 def equal_where_defined(a: z3.ExprRef, b: z3.ExprRef, timeout_ms: int = 300) -> Optional[z3.BoolRef]:

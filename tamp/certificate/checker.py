@@ -47,6 +47,7 @@ from axioms.base import AxiomInstance
 from lang import ast as A
 from lang.serialize import to_json
 from tamp.cfa.places import edge_place, node_line, node_place
+from tamp.core.z3context import proof_context
 from tamp.prover.smt import Encoder, to_real
 from tamp.prover.termination import check_termination
 from tamp.prover.trace import StepState, step
@@ -67,6 +68,7 @@ def _show(e) -> str:
     return show_expr(e)
 
 
+@proof_context()  # a fresh z3 context: the verdict does not depend on the process's history
 def check_certificate(
     cert: Certificate,
     src: A.SourceFile,

@@ -36,6 +36,7 @@ from lang import ast as A
 from lang.errors import UnsupportedError, error_at
 from tamp.cfa import build_cfa
 from tamp.cfa.dependence import conditioning_assumes, describe
+from tamp.core.z3context import proof_context
 from tamp.progress import ProgressEvent
 
 from ..show import show_expr
@@ -69,7 +70,15 @@ def prove_program(
     progress=None,
 ) -> ProofResult:
     """Try to prove that ``program`` violates its postcondition with probability at most ``bound``
-    (default: its ``fails`` clause, else 0) for every input satisfying ``requires``."""
+    (default: its ``fails`` clause, else 0) for every input satisfying ``requires``.
+
+    The proof runs in a fresh z3 context (:mod:`tamp.core.z3context`): its answer does not depend
+    on what the process proved before."""
+    with proof_context():
+        return _prove_program(program, bound, timeout, path, source, progress)
+
+
+def _prove_program(program, bound, timeout, path, source, progress) -> ProofResult:
     if _has_hole(program):
         from .infer import infer_program  # deferred: infer imports this package (it proves each candidate)
 

@@ -1,0 +1,67 @@
+"""One z3 context per proof: the same answer in a notebook's tenth call as on the command line.
+
+z3 numbers every term it creates, in one table per context, and its heuristics read those
+numbers (the order of a sum's arguments after simplification, the order of variables in the
+simplex tableau, the order lemmas are tried in). So the same query, built after other proofs
+have filled the table, is a different query to z3: a histogram median proved in 10 s in a fresh
+process came back "unknown" after another test file's proofs in the same process. Proving in a
+fresh context makes every proof see the numbering a fresh process would.
+
+:func:`proof_context` is entered by each engine's top-level entry (the prover, the certificate
+checker). The outermost entry installs a new context as z3's default (``z3.main_ctx()``, which
+every term built without an explicit ``ctx=`` uses) and it stays the default afterwards, so the
+result's terms and the caller's later terms share a context; nested entries (the prover asked
+again for a needed bound) keep the one they are in.
+
+Caches that hold z3 terms across proofs register a function with :func:`on_new_context` that
+empties them: terms of two contexts must never meet in one z3 call.
+
+>>> import z3
+>>> with proof_context():
+...     x = z3.Real("x")
+...     with proof_context():
+...         y = z3.Real("y")
+>>> x.ctx is y.ctx is z3.main_ctx()
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Callable, Iterator, List
+
+import z3
+import z3.z3 as _z3_module
+
+_RESETS: List[Callable[[], None]] = []
+_depth = 0
+
+
+def on_new_context(reset: Callable[[], None]) -> Callable[[], None]:
+    """Register ``reset`` (which empties a cache of z3 terms) to run whenever a proof installs a
+    new context; returns it, so it can decorate the function."""
+    _RESETS.append(reset)
+    return reset
+
+
+def new_default_context() -> z3.Context:
+    """Install a new z3 context as the default one (``z3.main_ctx()``) and empty the registered
+    caches; terms made before keep their own (old) context."""
+    ctx = z3.Context()
+    _z3_module._main_ctx = ctx  # z3's module-level default, read by main_ctx()
+    for reset in _RESETS:
+        reset()
+    return ctx
+
+
+@contextlib.contextmanager
+def proof_context() -> Iterator[z3.Context]:
+    """Run the body in a fresh z3 context, unless it already runs inside one."""
+    global _depth
+    if _depth == 0:
+        new_default_context()
+    _depth += 1
+    try:
+        yield z3.main_ctx()
+    finally:
+        _depth -= 1

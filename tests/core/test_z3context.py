@@ -1,0 +1,49 @@
+"""Each proof runs in its own z3 context (tamp.core.z3context): proving the same claim again after
+other proofs in the same process asks z3 the same queries and gets the same answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import z3
+
+from lang.parser import parse_file
+from tamp.core.z3context import new_default_context, on_new_context, proof_context
+from tamp.prover import prove_program
+
+CORPUS = Path(__file__).resolve().parents[2] / "benchmarks" / "corpus"
+
+
+def _prove(rel: str):
+    path = CORPUS / rel
+    src = parse_file(str(path))
+    return prove_program(src.programs[0], source=src.text, path=str(path), timeout=120)
+
+
+def _work(r) -> tuple:
+    s = r.stats
+    return (r.verdict, s["solver_calls"], s["solver_unknowns"], s["lemma_instances"], s["proposals"])
+
+
+def test_a_proof_repeated_after_other_proofs_does_the_same_work():
+    first = _prove("median/median_em.prob")
+    _prove("laplace/laplace_vector.prob")
+    again = _prove("median/median_em.prob")
+    assert first.verdict == "proved"
+    assert _work(again) == _work(first)
+
+
+def test_a_new_context_empties_the_registered_caches():
+    cache = {"x": z3.Real("x")}
+    on_new_context(cache.clear)
+    old = z3.main_ctx()
+    new_default_context()
+    assert cache == {} and z3.main_ctx() is not old
+    assert z3.Real("y").ctx is z3.main_ctx()
+
+
+def test_nested_proofs_share_the_outer_context():
+    with proof_context() as outer:
+        with proof_context() as inner:
+            assert inner is outer
+        assert z3.main_ctx() is outer

@@ -160,16 +160,17 @@ class Checker:
 
     def valid(self, formula: A.Expr, ms: int | None = None) -> str:
         ms = self.ms if ms is None else ms
+        clock = None
         if self.deadline is not None:
             left = self.deadline - time.monotonic()
             if left <= 0:
                 raise Timeout()
-            ms = int(min(ms, left * 1000))
+            clock = left * 1000
         try:
             f = self.enc.expr(formula, self.env)
         except Exception:  # noqa: BLE001 - not encodable: not provable
             return UNKNOWN
-        return is_valid(f, self.enc, self.stats, max(ms, 1), self.hyps + self.extra_hyps(f))
+        return is_valid(f, self.enc, self.stats, max(ms, 1), self.hyps + self.extra_hyps(f), clock_ms=clock)
 
     def first_failure(self, obs) -> tuple[str, str, A.Expr, str] | None:
         order = {"POST": 0, "BUDGET": 1, "RULE": 2, "SHAPE": 3}

@@ -69,7 +69,16 @@ from .rank_count import rank_candidates
 from .recurrence import closed_form_candidates, counter_shift, exit_forms, over_the_counter
 from .samples import refuted
 from .sentinel import sentinel_candidates
-from .smt import LEMMA_FREE_MS, conj, enc_has_apps, lemmas_for, substitute_all, transcendental_apps
+from .smt import (
+    CLOCK_SLACK,
+    LEMMA_FREE_MS,
+    RLIMIT_PER_MS,
+    conj,
+    enc_has_apps,
+    lemmas_for,
+    substitute_all,
+    transcendental_apps,
+)
 from .synthesis import Timeout
 from .tail import exit_candidates
 from .trace import StepState, step
@@ -77,10 +86,6 @@ from .wp import push_back
 
 MAX_BACKWARD = 60
 MAX_GUARDED = 24  # guarded candidates per branch at a branch on a loop's local (see _guarded)
-#: z3 resource units per millisecond of a Houdini query's budget (z3 spends about 2-4 million per
-#: second of CPU on these queries here), and how much longer the clock limit is
-RLIMIT_PER_MS = 3000
-CLOCK_SLACK = 5
 
 
 # ---------------------------------------------------------------------------- candidate shapes

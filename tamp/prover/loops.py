@@ -424,17 +424,18 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     req = [enc.expr(r, env0) for r in cfa.requires]
     times = {"synthesis": 0.0, "interpolation": 0.0, "inclusion": 0.0}
 
-    def budget_ms(ms):
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise Timeout()
-            ms = int(min(ms, left * 1000))
-        return max(ms, 1)
+    def clock_ms() -> Optional[float]:
+        """The time the proof has left (ms), None without a deadline; past it, :class:`Timeout`."""
+        if deadline is None:
+            return None
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise Timeout()
+        return left * 1000
 
     def valid_under(hyps, ms):
         def valid(goal):
-            return is_valid(goal, enc, stats, budget_ms(ms), hyps)
+            return is_valid(goal, enc, stats, ms, hyps, clock_ms=clock_ms())
 
         return valid
 

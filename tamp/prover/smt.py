@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from typing import AbstractSet, Dict, List, Optional
+from typing import AbstractSet, Dict, List, Optional, Tuple
 
 import z3
 from z3.z3 import _to_expr_ref
@@ -266,13 +266,34 @@ def _solver_for(enc: Encoder, hyps: List[z3.BoolRef]) -> z3.Solver:
 
 
 LEMMA_FREE_MS = 200
+#: z3 resource units per millisecond of a query's budget (z3 spends about 2-5 million per second
+#: of CPU on the prover's queries here), and how much longer the clock limit is than the budget
+RLIMIT_PER_MS = 3000
+CLOCK_SLACK = 10
 
 
-def _check(s: z3.Solver, lemmas, formula, timeout_ms, stats: Stats):
-    """z3's answer for ``lemmas ∧ ¬formula`` in a scope of ``s`` (popped afterwards)."""
+def _limits(timeout_ms: float, clock_ms: Optional[float]) -> Tuple[int, int]:
+    """z3's resource limit for a query with a budget of ``timeout_ms`` and its clock limit: a
+    few times the budget, at most ``clock_ms`` (the time the proof has left)."""
+    budget = max(int(timeout_ms), 1)
+    clock = budget * CLOCK_SLACK
+    if clock_ms is not None:
+        clock = min(clock, max(int(clock_ms), 1))
+    return budget * RLIMIT_PER_MS, clock
+
+
+def _check(s: z3.Solver, lemmas, formula, timeout_ms, stats: Stats, clock_ms: Optional[float] = None):
+    """z3's answer for ``lemmas ∧ ¬formula`` in a scope of ``s`` (popped afterwards).
+
+    The query is bounded by z3's resource limit (a count of its steps: the same answer on every
+    run, however loaded the machine is; a clock limit alone made short queries "unknown" under
+    load, several times more often at a 200 ms budget); the clock limit only guards against a
+    query whose steps are slow, and against running past the proof's deadline."""
+    rlimit, clock = _limits(timeout_ms, clock_ms)
     s.push()
     try:
-        s.set("timeout", max(int(timeout_ms), 1))
+        s.set("rlimit", rlimit)
+        s.set("timeout", clock)
         for _name, lem in lemmas:
             s.add(lem)
         s.add(z3.Not(formula))
@@ -285,8 +306,17 @@ def _check(s: z3.Solver, lemmas, formula, timeout_ms, stats: Stats):
     return r
 
 
-def is_valid(formula: z3.BoolRef, enc: Encoder, stats: Stats, timeout_ms: int = 5000, hypotheses=()) -> str:
-    """Decide ``hypotheses ⇒ formula`` with lemmas about log/exp/sqrt added as hypotheses.
+def is_valid(
+    formula: z3.BoolRef,
+    enc: Encoder,
+    stats: Stats,
+    timeout_ms: int = 5000,
+    hypotheses=(),
+    clock_ms: Optional[float] = None,
+) -> str:
+    """Decide ``hypotheses ⇒ formula`` with lemmas about log/exp/sqrt added as hypotheses, within
+    a budget of ``timeout_ms`` (z3 resource units, see :func:`_check`) and ``clock_ms`` of the
+    clock where given (the time the proof has left).
 
     Returns VALID only when z3 answers ``unsat`` for the negation."""
     hyps = list(hypotheses)
@@ -298,9 +328,9 @@ def is_valid(formula: z3.BoolRef, enc: Encoder, stats: Stats, timeout_ms: int = 
         # most obligations do not need the lemmas (log is then an uninterpreted function): a
         # short query without them settles those; "unsat" without extra facts is "unsat" with
         # them, anything else is asked again with the lemmas
-        if _check(s, [], formula, min(LEMMA_FREE_MS, timeout_ms), stats) == z3.unsat:
+        if _check(s, [], formula, min(LEMMA_FREE_MS, timeout_ms), stats, clock_ms) == z3.unsat:
             return VALID
-    answer = verdict(_check(s, lemmas, formula, timeout_ms, stats))
+    answer = verdict(_check(s, lemmas, formula, timeout_ms, stats, clock_ms))
     if answer == UNKNOWN:
         stats.unknowns += 1
     return answer

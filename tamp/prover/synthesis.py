@@ -68,6 +68,7 @@ class Search:
     costly_first: bool = True  # at a sampling the claim depends on, try the proposals with a cost first
 
     def ms(self) -> int:
+        """The clock time left (ms, at most 10 s); past the deadline, :class:`Timeout`."""
         if self.deadline is None:
             return 10000
         left = self.deadline - time.monotonic()
@@ -75,20 +76,22 @@ class Search:
             raise Timeout()
         return int(min(10000, left * 1000))
 
+    def clock_ms(self) -> Optional[int]:
+        """The time the proof has left (ms), None without a deadline."""
+        return None if self.deadline is None else self.ms()
+
     def valid(self, goal) -> str:
-        """Validity under ``requires``; an ``unknown`` of the reused, clock-limited solver is
-        asked again of a fresh solver bounded by z3's rlimit (:mod:`.decide`), so a hard query
-        does not change its answer with the machine's load."""
-        r = is_valid(goal, self.enc, self.stats, self.ms(), self.hyps)
+        """Validity under ``requires`` within a budget of 10 s of z3's steps; an ``unknown`` of
+        the reused solver is asked again of a fresh one (:mod:`.decide`), which runs z3's full
+        preprocessing."""
+        r = is_valid(goal, self.enc, self.stats, 10000, self.hyps, clock_ms=self.clock_ms())
         if r == UNKNOWN:
-            r = decide_fresh(
-                goal, self.enc, self.stats, self.hyps, timeout_ms=self.ms() if self.deadline is not None else None
-            )
+            r = decide_fresh(goal, self.enc, self.stats, self.hyps, timeout_ms=self.clock_ms())
         return r
 
     def valid_quick(self, goal) -> str:
-        """:meth:`valid` with a short time limit (for groups of obligations asked at once)."""
-        return is_valid(goal, self.enc, self.stats, min(1000, self.ms()), self.hyps)
+        """:meth:`valid` with a short budget (for groups of obligations asked at once)."""
+        return is_valid(goal, self.enc, self.stats, 1000, self.hyps, clock_ms=self.clock_ms())
 
     def __post_init__(self):
         env0 = self.enc.initial_env()

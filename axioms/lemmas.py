@@ -51,6 +51,7 @@ from typing import Dict, List, Optional, Tuple
 
 import z3
 
+from tamp.core.validity import check_sat
 from tamp.core.z3context import on_new_context
 from tamp.core.z3expr import to_real
 
@@ -106,10 +107,7 @@ def equal_where_defined(a: z3.ExprRef, b: z3.ExprRef, timeout_ms: int = 300) -> 
             return guard
     guards = [d != 0 for d in _divisors(a) + _divisors(b)]
     guard = z3.And(*guards) if guards else z3.BoolVal(True)
-    s = z3.Solver()
-    s.set("timeout", timeout_ms)
-    s.add(guard, a != b)
-    result = guard if s.check() == z3.unsat else None
+    result = guard if check_sat([guard, a != b], budget_ms=timeout_ms) == z3.unsat else None
     if len(_EQ_CACHE) > 20000:
         _EQ_CACHE.clear()
         bucket = _EQ_CACHE.setdefault((a.hash(), b.hash()), [])

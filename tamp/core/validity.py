@@ -20,7 +20,7 @@ internal steps: the same answer on every run and machine load).
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Tuple
 
 import z3
 
@@ -37,6 +37,25 @@ def verdict(answer: z3.CheckSatResult) -> str:
     return UNKNOWN
 
 
+#: z3 resource units per millisecond of a query's budget (z3 spends about 2-5 million per second
+#: of CPU on tamp's queries), and how much longer a query's clock limit is than its budget: the
+#: resource limit makes the answer the same on every run and load, the clock only guards against
+#: a query whose steps are slow
+RLIMIT_PER_MS = 3000
+CLOCK_SLACK = 10
+
+
+def budget_limits(ms: float) -> Tuple[int, int]:
+    """z3's resource limit and the clock limit (ms) of a query with a budget of ``ms``
+    milliseconds of z3's work.
+
+    >>> budget_limits(200)
+    (600000, 2000)
+    """
+    ms = max(int(ms), 1)
+    return ms * RLIMIT_PER_MS, ms * CLOCK_SLACK
+
+
 def check_fresh(
     formula: z3.BoolRef,
     hypotheses: Iterable[z3.BoolRef] = (),
@@ -44,24 +63,33 @@ def check_fresh(
     *,
     timeout_ms: Optional[float] = None,
     rlimit: Optional[int] = None,
+    budget_ms: Optional[float] = None,
 ) -> z3.CheckSatResult:
     """z3's answer for ``hypotheses ∧ lemmas ∧ ¬formula`` in a new solver, within ``rlimit``
-    resource units and ``timeout_ms`` milliseconds (at least 1) where given."""
-    return check_sat([*hypotheses, *lemmas, z3.Not(formula)], timeout_ms=timeout_ms, rlimit=rlimit)
+    resource units and ``timeout_ms`` milliseconds (at least 1) where given, or the limits of
+    ``budget_ms`` (:func:`budget_limits`)."""
+    return check_sat([*hypotheses, *lemmas, z3.Not(formula)], timeout_ms=timeout_ms, rlimit=rlimit, budget_ms=budget_ms)
 
 
 def check_sat(
-    parts: Iterable[z3.BoolRef], *, timeout_ms: Optional[float] = None, rlimit: Optional[int] = None
+    parts: Iterable[z3.BoolRef],
+    *,
+    timeout_ms: Optional[float] = None,
+    rlimit: Optional[int] = None,
+    budget_ms: Optional[float] = None,
 ) -> z3.CheckSatResult:
     """z3's answer for the conjunction of ``parts`` (asserted in order) in a new solver, within
-    ``rlimit`` and ``timeout_ms`` (at least 1) where given. Only ``unsat`` is a fact: an
-    ``unknown`` must be read as "not shown" by the caller.
+    ``rlimit`` and ``timeout_ms`` (at least 1) where given, or the limits of ``budget_ms``
+    (:func:`budget_limits`). Only ``unsat`` is a fact: an ``unknown`` must be read as "not
+    shown" by the caller.
 
     >>> import z3
     >>> x = z3.Real("x")
     >>> check_sat([x > 1, x < 0], timeout_ms=1000) == z3.unsat
     True
     """
+    if budget_ms is not None:
+        rlimit, timeout_ms = budget_limits(budget_ms)
     s = z3.Solver()
     if rlimit is not None:
         s.set("rlimit", int(rlimit))

@@ -41,6 +41,7 @@ from lang import ast as A
 from lang.walk import Transformer, rebuild, replace_all
 from tamp.cfa.loops import entry_value as cfa_entry_value
 from tamp.cfa.loops import loop_body
+from tamp.core.validity import check_fresh
 
 from .exprs import and_all, iterations_done, plus, subst
 from .smt import Encoder
@@ -291,10 +292,7 @@ def _proved_equal(a: A.Expr, b: A.Expr, types: Dict[str, A.Type]) -> bool:
         f = enc.expr(A.Binary("==", a, b), env)
     except Exception:  # an expression the encoder cannot express: not equal for this purpose
         return False
-    s = z3.Solver()
-    s.set("timeout", 500)
-    s.add(z3.Not(f))
-    return s.check() == z3.unsat
+    return check_fresh(f, budget_ms=500) == z3.unsat
 
 
 def _shifted(e: A.Sum) -> A.Sum:
@@ -958,11 +956,7 @@ def _same_summand(cfa, a: A.Expr, b: A.Expr, rng: List[A.Expr]) -> bool:
         req = [enc.expr(r, env) for r in list(cfa.requires) + rng]
     except Exception:  # an expression the encoder cannot express: not matched
         return False
-    s = z3.Solver()
-    s.set("timeout", 500)
-    s.add(*req)
-    s.add(z3.Not(f))
-    return s.check() == z3.unsat
+    return check_fresh(f, req, budget_ms=500) == z3.unsat
 
 
 def counter_sum(per: A.Expr, counter) -> Optional[A.Expr]:

@@ -25,7 +25,7 @@ from axioms.lemmas import lemma_instances
 from lang import ast as A
 from lang.errors import UnsupportedError
 from lang.walk import free_vars
-from tamp.core.validity import INVALID, UNKNOWN, VALID, verdict  # noqa: F401 (re-exported)
+from tamp.core.validity import CLOCK_SLACK, INVALID, RLIMIT_PER_MS, UNKNOWN, VALID, budget_limits, verdict  # noqa: F401 (re-exported)
 from tamp.core.z3expr import Z3Translation, conj, raw_api, sort_of, to_int, to_real, unify  # noqa: F401 (re-exported)
 
 from .exprs import subst
@@ -266,20 +266,15 @@ def _solver_for(enc: Encoder, hyps: List[z3.BoolRef]) -> z3.Solver:
 
 
 LEMMA_FREE_MS = 200
-#: z3 resource units per millisecond of a query's budget (z3 spends about 2-5 million per second
-#: of CPU on the prover's queries here), and how much longer the clock limit is than the budget
-RLIMIT_PER_MS = 3000
-CLOCK_SLACK = 10
 
 
 def _limits(timeout_ms: float, clock_ms: Optional[float]) -> Tuple[int, int]:
-    """z3's resource limit for a query with a budget of ``timeout_ms`` and its clock limit: a
-    few times the budget, at most ``clock_ms`` (the time the proof has left)."""
-    budget = max(int(timeout_ms), 1)
-    clock = budget * CLOCK_SLACK
+    """z3's resource limit for a query with a budget of ``timeout_ms`` and its clock limit
+    (:func:`tamp.core.validity.budget_limits`), at most ``clock_ms`` (the time the proof has left)."""
+    rlimit, clock = budget_limits(timeout_ms)
     if clock_ms is not None:
         clock = min(clock, max(int(clock_ms), 1))
-    return budget * RLIMIT_PER_MS, clock
+    return rlimit, clock
 
 
 def _check(s: z3.Solver, lemmas, formula, timeout_ms, stats: Stats, clock_ms: Optional[float] = None):

@@ -9,15 +9,13 @@ constants differ from the corpus programs of the same shapes on purpose."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 import z3
+from support.certificates import check_proof, proved_certificate
+from support.shapes import assert_proved_and_simulated, assert_unproved_and_refuted, prove_text, variant
 
 from lang import ast as A
 from lang.parser import parse
-from tamp.prover import prove_program
-from tamp.simulation import simulate
 
 CLAMPED_COUNT = """program clampCount(y: real[], m: int, c: real, eps: real, p: real)
   requires m >= 1 && eps > 0 && 0 < p && p <= 1
@@ -195,51 +193,27 @@ SHAPES = {
 }
 
 
-def variant(src: str, repl: dict) -> str:
-    for k, v in repl.items():
-        src = src.replace(k, v)
-    return src
-
-
-def prove(src: str, timeout: float = 120):
-    return prove_program(parse(src, "shape.prob").programs[0], source=src, path="shape.prob", timeout=timeout)
+prove = prove_text
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_true_claim_is_proved_and_cross_checked_by_simulation(name):
     src, good, _bad, inputs, _refute = SHAPES[name]
-    text = variant(src, good)
-    r = prove(text)
-    assert r.verdict == "proved", r.render_text()
-    for inp in inputs:
-        s = simulate(text, inp, runs=4000, seed=11)
-        assert s.ci[0] <= float(s.bound_value), (inp, s.ci, s.bound_value)
+    assert_proved_and_simulated(variant(src, good), inputs)
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_false_variant_is_not_proved_and_is_refuted(name):
     src, _good, bad, _inputs, refute = SHAPES[name]
-    text = variant(src, bad)
-    r = prove(text, timeout=60)
-    assert r.verdict != "proved", r.render_text()
-    s = simulate(text, refute, runs=4000, seed=11)
-    assert s.ci[0] > float(s.bound_value), (refute, s.ci, s.bound_value)
+    assert_unproved_and_refuted(variant(src, bad), refute)
 
 
 @pytest.mark.parametrize("name", ["values_clipped_by_two_ifs_on_a_local", "three_elements_per_iteration"])
 def test_the_proof_is_certified_and_rechecked(name, tmp_path, capsys):
-    from tamp.api import prove as api_prove
-    from tamp.certificate import file_certificate
-    from tamp.cli import main
-
     path = tmp_path / "shape.prob"
     path.write_text(variant(SHAPES[name][0], SHAPES[name][1]))
-    res = api_prove(str(path))
-    assert res.verdict == "proved", res.render_text()
-    out = tmp_path / "cert.json"
-    out.write_text(json.dumps(file_certificate(res, path.read_bytes(), None, None)))
-    capsys.readouterr()
-    assert main(["check-proof", str(out), str(path)]) == 0, capsys.readouterr().out
+    code, out = check_proof(proved_certificate(path), path, tmp_path, capsys)
+    assert code == 0, out
 
 
 def test_sum_span_lemma_is_instantiated_for_sums_whose_ends_differ_by_a_literal():

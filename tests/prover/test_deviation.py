@@ -9,15 +9,12 @@ label is weakened or strengthened is rejected by `tamp check-proof`."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from support.certificates import check_proof, proved_certificate, rewrite_labels
+from support.shapes import assert_proved_and_simulated, assert_unproved_and_refuted, prove_text
 
 from lang import ast as A
-from lang.parser import parse
 from lang.walk import Transformer
-from tamp.prover import prove_program
-from tamp.simulation import simulate
 
 NOISY_AVG = """program noisyAvg(x: real[], n: int, eps: real, p: real)
   requires n >= 1 && eps > 0 && 0 < p && p <= 1
@@ -89,63 +86,30 @@ SHAPES = {
 }
 
 
-def prove(src: str, timeout: float = 120):
-    return prove_program(parse(src, "shape.prob").programs[0], source=src, path="shape.prob", timeout=timeout)
+prove = prove_text
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_true_claim_is_proved_and_cross_checked_by_simulation(name):
     src, good, _bad, inputs, _refute = SHAPES[name]
-    text = src.replace("MARGIN", good)
-    r = prove(text)
-    assert r.verdict == "proved", r.render_text()
-    for inp in inputs:
-        s = simulate(text, inp, runs=4000, seed=11)
-        assert s.ci[0] <= float(s.bound_value), (inp, s.ci, s.bound_value)
+    assert_proved_and_simulated(src.replace("MARGIN", good), inputs)
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_false_variant_is_not_proved_and_is_refuted(name):
     src, _good, bad, _inputs, refute = SHAPES[name]
-    text = src.replace("MARGIN", bad)
-    r = prove(text, timeout=60)
-    assert r.verdict != "proved", r.render_text()
-    s = simulate(text, refute, runs=4000, seed=11)
-    assert s.ci[0] > float(s.bound_value), (refute, s.ci, s.bound_value)
+    assert_unproved_and_refuted(src.replace("MARGIN", bad), refute)
 
 
 def test_the_deviation_fact_is_a_label_and_a_tampered_one_is_rejected(tmp_path, capsys):
-    from lang.serialize import from_json, to_json
-    from tamp.api import prove as api_prove
-    from tamp.certificate import file_certificate
-    from tamp.cli import main
-
     path = tmp_path / "avg.prob"
     path.write_text(NOISY_AVG.replace("MARGIN", "1 / eps * log(n / p)"))
-    res = api_prove(str(path))
-    assert res.verdict == "proved", res.render_text()
-    cert = json.loads(json.dumps(file_certificate(res, path.read_bytes(), None, None)))
-
-    def check(c):
-        out = tmp_path / "cert.json"
-        out.write_text(json.dumps(c))
-        capsys.readouterr()
-        code = main(["check-proof", str(out), str(path)])
-        return code, capsys.readouterr().out
-
-    assert check(cert)[0] == 0
+    cert = proved_certificate(path)
+    assert check_proof(cert, path, tmp_path, capsys)[0] == 0
     # the deviation label abs(s - sum(...)) <= (i - 0) * M, with its bound halved at every node
     # (then not inductive: one more noise can add M)
-    halved = 0
-    for aut in cert["programs"][0]["automata"]:
-        for node in aut["nodes"]:
-            lam = from_json(node["lambda"])
-            new = _Halve().walk(lam)
-            if new != lam:
-                halved += 1
-                node["lambda"] = to_json(new)
-    assert halved >= 2, "the deviation fact is not among the certificate's labels"
-    code, out = check(cert)
+    assert rewrite_labels(cert, _Halve()) >= 2, "the deviation fact is not among the certificate's labels"
+    code, out = check_proof(cert, path, tmp_path, capsys)
     assert code != 0, out
 
 

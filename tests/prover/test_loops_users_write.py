@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.shapes import assert_proved_and_simulated, assert_unproved_and_refuted, prove_text, variant
 
-from lang.parser import parse
-from tamp.prover import prove_program
 from tamp.simulation import simulate
 
 NOISY_AVG = """program noisyAvg(x: real[], n: int, eps: real, p: real)
@@ -210,35 +209,19 @@ SHAPES = {
 }
 
 
-def variant(src: str, repl: dict) -> str:
-    for k, v in repl.items():
-        src = src.replace(k, v)
-    return src
-
-
-def prove(src: str, timeout: float = 120):
-    return prove_program(parse(src, "shape.prob").programs[0], source=src, path="shape.prob", timeout=timeout)
+prove = prove_text
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_true_claim_is_proved_and_cross_checked_by_simulation(name):
     src, good, _bad, inputs, _refute = SHAPES[name]
-    text = variant(src, good)
-    r = prove(text)
-    assert r.verdict == "proved", r.render_text()
-    for inp in inputs:
-        s = simulate(text, inp, runs=4000, seed=11)
-        assert s.ci[0] <= float(s.bound_value), (inp, s.ci, s.bound_value)
+    assert_proved_and_simulated(variant(src, good), inputs)
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_false_variant_is_not_proved_and_is_refuted(name):
     src, _good, bad, _inputs, refute = SHAPES[name]
-    text = variant(src, bad)
-    r = prove(text, timeout=60)
-    assert r.verdict != "proved", r.render_text()
-    s = simulate(text, refute, runs=4000, seed=11)
-    assert s.ci[0] > float(s.bound_value), (refute, s.ci, s.bound_value)
+    assert_unproved_and_refuted(variant(src, bad), refute)
 
 
 def test_the_accumulator_closed_form_is_the_loop_head_label():

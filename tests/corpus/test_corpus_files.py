@@ -6,44 +6,22 @@ with the simulator at those inputs. The prover's numbers are benchmarks/corpus/r
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 import sys
 from pathlib import Path
 
 import pytest
 from locations import BENCHMARKS
-
-from lang.parser import parse_file
-from lang.typecheck import check_file
-from tamp.simulation import simulate
-from tamp.simulation.bench_inputs import load_inputs
+from support.claim_files import ClaimFolder
 
 CORPUS = BENCHMARKS / "corpus"
 
 
-def _rel(path: Path) -> str:
-    return str(path.relative_to(CORPUS))
-
-
+CLAIMS = ClaimFolder(CORPUS)
+_rel = CLAIMS.rel
+_expect = CLAIMS.expect
+_header = CLAIMS.header
 FILES = sorted(CORPUS.glob("*/*.prob"))
-INPUTS = load_inputs(CORPUS / "inputs.json")
-BY_FILE: dict = {}
-for _b in INPUTS:
-    BY_FILE.setdefault(_rel(_b.file), []).append(_b)
-EXPECT = re.compile(r"^// expect: (proved|unknown)$", re.M)
-
-
-def _expect(path: Path) -> str:
-    found = EXPECT.findall(path.read_text())
-    assert len(found) == 1, f"{_rel(path)}: needs exactly one `// expect: proved|unknown` line"
-    return found[0]
-
-
-def _header(path: Path) -> str:
-    """The comment lines before the program."""
-    text = path.read_text()
-    return text[: re.search(r"^program ", text, re.M).start()]
 
 
 def _runner():
@@ -63,47 +41,19 @@ def test_corpus_size_and_families():
 
 @pytest.mark.parametrize("path", FILES, ids=_rel)
 def test_file_parses_type_checks_and_documents_its_claim(path):
-    src = parse_file(str(path))
-    check_file(src)
-    assert len(src.programs) == 1, "one program per corpus file"
-    head = _header(path)
-    assert all(line.startswith("//") for line in head.strip().splitlines()), "only comments before the program"
-    assert re.search(r"^// source: \S", head, re.M), "cite the source at the top (`// source: ...`)"
+    head = CLAIMS.check_documented(path)
     if _expect(path) == "proved":
         assert re.search(r"^// claim: \S", head, re.M), "state the claim (`// claim: ...`)"
     else:
         assert re.search(r"^// false variant of \w+", head, re.M), "say what makes it false"
-    assert "// expect:" in head
 
 
 def test_every_true_claim_has_a_false_sibling_and_back():
-    names = {f.stem: f for f in FILES}
-    for f in FILES:
-        if _expect(f) == "proved":
-            siblings = [g for g in FILES if g.parent == f.parent and g.stem.startswith(f.stem + "_false")]
-            assert siblings, f"{_rel(f)} has no false sibling {f.stem}_false*.prob"
-            assert all(_expect(g) == "unknown" for g in siblings)
-        else:
-            base = f.stem.split("_false")[0]
-            assert "_false" in f.stem and base in names, f"{_rel(f)}: a false file is named TRUE_false*.prob"
-            assert f"false variant of {base}" in _header(f)
+    CLAIMS.check_siblings(FILES)
 
 
 def test_inputs_cover_every_program_with_complete_input_sets():
-    data = json.loads((CORPUS / "inputs.json").read_text())
-    assert set(data) == {_rel(f) for f in FILES}, "inputs.json keys = the corpus files"
-    for f in FILES:
-        entries = BY_FILE.get(_rel(f), [])
-        assert len(entries) >= 2, f"{_rel(f)}: at least two input sets"
-        params = {p.name for p in parse_file(str(f)).programs[0].params}
-        for b in entries:
-            assert set(b.inputs) == params, f"{_rel(f)}: inputs {sorted(b.inputs)} vs parameters {sorted(params)}"
-            assert b.expect in ("consistent", "refuted")
-        verdicts = {b.expect for b in entries}
-        if _expect(f) == "proved":
-            assert verdicts == {"consistent"}, f"{_rel(f)}: a true claim is consistent everywhere"
-        else:
-            assert "refuted" in verdicts, f"{_rel(f)}: a false claim is refuted at some input"
+    CLAIMS.check_input_sets(FILES)
 
 
 # A handful of pairs, a few thousand runs each: the false ones' failure rates are far above their
@@ -123,11 +73,7 @@ SIMULATED = [
 
 @pytest.mark.parametrize("name", [n + s for n in SIMULATED for s in ("", "_false")])
 def test_simulator_agrees_with_the_recorded_verdicts(name):
-    path = CORPUS / f"{name}.prob"
-    entries = BY_FILE[name + ".prob"]
-    for b in entries:
-        r = simulate(path, b.inputs, runs=4000, seed=7)
-        assert r.verdict == b.expect, (name, b.inputs, r.render_text())
+    CLAIMS.check_simulated(name)
 
 
 def test_runner_reasons_and_totals():

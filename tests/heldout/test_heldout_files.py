@@ -8,48 +8,23 @@ Nothing here proves anything: the prover's numbers are benchmarks/corpus/run.py'
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 from locations import BENCHMARKS
-
-from lang.parser import parse_file
-from lang.typecheck import check_file
-from tamp.simulation import simulate
-from tamp.simulation.bench_inputs import load_inputs
+from support.claim_files import ClaimFolder
 
 HELDOUT = BENCHMARKS / "heldout"
 CORPUS = BENCHMARKS / "corpus"
 
 
-def _rel(path: Path) -> str:
-    return str(path.relative_to(HELDOUT))
-
-
+FOLDER = ClaimFolder(HELDOUT)
+_rel = FOLDER.rel
+_expect = FOLDER.expect
 CLAIMS = sorted(HELDOUT.glob("*/*.prob"))
 ATTACKS = sorted(HELDOUT.glob("attack_*.prob"))
 FILES = CLAIMS + ATTACKS
-INPUTS = load_inputs(HELDOUT / "inputs.json")
-BY_FILE: dict = {}
-for _b in INPUTS:
-    BY_FILE.setdefault(_rel(_b.file), []).append(_b)
-EXPECT = re.compile(r"^// expect: (proved|unknown)$", re.M)
-
-
-def _expect(path: Path) -> str:
-    found = EXPECT.findall(path.read_text())
-    assert len(found) == 1, f"{_rel(path)}: needs exactly one `// expect: proved|unknown` line"
-    return found[0]
-
-
-def _header(path: Path) -> str:
-    """The comment lines before the program."""
-    text = path.read_text()
-    match = re.search(r"^program ", text, re.M)
-    assert match, f"{_rel(path)}: no program"
-    return text[: match.start()]
 
 
 def test_heldout_size_and_families():
@@ -73,12 +48,7 @@ def test_heldout_names_are_not_corpus_names():
 
 @pytest.mark.parametrize("path", FILES, ids=_rel)
 def test_file_parses_type_checks_and_documents_its_claim(path):
-    src = parse_file(str(path))
-    check_file(src)
-    assert len(src.programs) == 1, "one program per held-out file"
-    head = _header(path)
-    assert all(line.startswith("//") for line in head.strip().splitlines()), "only comments before the program"
-    assert re.search(r"^// source: \S", head, re.M), "cite the source at the top (`// source: ...`)"
+    head = FOLDER.check_documented(path)
     if path in ATTACKS:
         assert _expect(path) == "unknown", "an attack is a false claim: `// expect: unknown`"
         assert re.search(r"^// attack: \S", head, re.M), "say what the attack aims at (`// attack: ...`)"
@@ -90,34 +60,11 @@ def test_file_parses_type_checks_and_documents_its_claim(path):
 
 
 def test_every_true_claim_has_a_false_sibling_and_back():
-    names = {f.stem: f for f in CLAIMS}
-    for f in CLAIMS:
-        if _expect(f) == "proved":
-            siblings = [g for g in CLAIMS if g.parent == f.parent and g.stem.startswith(f.stem + "_false")]
-            assert siblings, f"{_rel(f)} has no false sibling {f.stem}_false*.prob"
-            assert all(_expect(g) == "unknown" for g in siblings)
-        else:
-            base = f.stem.split("_false")[0]
-            assert "_false" in f.stem and base in names, f"{_rel(f)}: a false file is named TRUE_false*.prob"
-            assert names[base].parent == f.parent, f"{_rel(f)}: a false sibling sits next to its true claim"
-            assert f"false variant of {base}" in _header(f)
+    FOLDER.check_siblings(CLAIMS)
 
 
 def test_inputs_cover_every_program_with_complete_input_sets():
-    data = json.loads((HELDOUT / "inputs.json").read_text())
-    assert set(data) == {_rel(f) for f in FILES}, "inputs.json keys = the held-out files"
-    for f in FILES:
-        entries = BY_FILE.get(_rel(f), [])
-        assert len(entries) >= 2, f"{_rel(f)}: at least two input sets"
-        params = {p.name for p in parse_file(str(f)).programs[0].params}
-        for b in entries:
-            assert set(b.inputs) == params, f"{_rel(f)}: inputs {sorted(b.inputs)} vs parameters {sorted(params)}"
-            assert b.expect in ("consistent", "refuted")
-        verdicts = {b.expect for b in entries}
-        if _expect(f) == "proved":
-            assert verdicts == {"consistent"}, f"{_rel(f)}: a true claim is consistent everywhere"
-        else:
-            assert "refuted" in verdicts, f"{_rel(f)}: a false claim is refuted at some input"
+    FOLDER.check_input_sets(FILES)
 
 
 # A handful of pairs, a few thousand runs each: the false ones' failure rates are far above their
@@ -136,10 +83,7 @@ SIMULATED = [
 
 @pytest.mark.parametrize("name", [n + s for n in SIMULATED for s in ("", "_false")])
 def test_simulator_agrees_with_the_recorded_verdicts(name):
-    path = HELDOUT / f"{name}.prob"
-    for b in BY_FILE[name + ".prob"]:
-        r = simulate(path, b.inputs, runs=4000, seed=7)
-        assert r.verdict == b.expect, (name, b.inputs, r.render_text())
+    FOLDER.check_simulated(name)
 
 
 def test_soundness_harness_checks_every_heldout_false_claim():

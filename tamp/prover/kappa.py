@@ -21,6 +21,13 @@
   ``for j in i+1..n`` inside ``for i in 0..n``), the term is its sum over the iterations done,
   computed by sympy (:func:`tamp.prover.recurrence.counter_sum`): r·(n-1-i) per iteration gives
   r·(i·n - i - i·(i-1)/2) at the head, r·n·(n-1)/2 at the exit — checked by STEP like any κ.
+* Where the branches of an ``if`` on a *counter guard* join inside a counted loop (a condition
+  linear in the loop's counter, ``i >= w - 1``: :func:`tamp.prover.guards.threshold`), κ is
+  ``K + (g ? a : b)`` for the arms ``K + a`` and ``K + b`` (STEP checks it with the guard, which
+  the branch's labels carry), and the loop's term sums the cost over the iterations whose counter
+  passes the guard, ``a · max(0, i - max(lo, c))`` (:func:`tamp.prover.guards.guarded_sum`): a
+  sliding window sampled once full pays for n - w + 1 windows, not n iterations. A guard whose
+  cost cannot be summed so makes that loop's joins take ``max`` again.
 * After a loop whose condition is only ``i < hi`` (``i <= hi``), ``i`` is replaced by ``hi``
   (``hi + 1``); counting down, ``i > lo`` (``i >= lo``) gives ``lo`` (``lo - 1``).
 

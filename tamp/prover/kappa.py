@@ -21,6 +21,13 @@
   ``for j in i+1..n`` inside ``for i in 0..n``), the term is its sum over the iterations done,
   computed by sympy (:func:`tamp.prover.recurrence.counter_sum`): r·(n-1-i) per iteration gives
   r·(i·n - i - i·(i-1)/2) at the head, r·n·(n-1)/2 at the exit — checked by STEP like any κ.
+* Where the branches of an ``if`` on a *counter guard* join inside a counted loop (a condition
+  linear in the loop's counter, ``i >= w - 1``: :func:`tamp.prover.guards.threshold`), κ is
+  ``K + (g ? a : b)`` for the arms ``K + a`` and ``K + b`` (STEP checks it with the guard, which
+  the branch's labels carry), and the loop's term sums the cost over the iterations whose counter
+  passes the guard, ``a · max(0, i - max(lo, c))`` (:func:`tamp.prover.guards.guarded_sum`): a
+  sliding window sampled once full pays for n - w + 1 windows, not n iterations. A guard whose
+  cost cannot be summed so makes that loop's joins take ``max`` again.
 * After a loop whose condition is only ``i < hi`` (``i <= hi``), ``i`` is replaced by ``hi``
   (``hi + 1``); counting down, ``i > lo`` (``i >= lo``) gives ``lo`` (``lo - 1``).
 
@@ -34,7 +41,7 @@ facts ``i <= H ⇒ c·(i - lo) <= c·(H - lo)`` and ``i + 1 <= H ⇒ c·(i - lo 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import networkx as nx
 
@@ -44,8 +51,9 @@ from tamp.cfa.loops import loop_body
 
 from ..show import show_expr
 from .exprs import ZERO, conjuncts, iterations_done, plus, subst
+from .guards import guarded_sum, has_guard, summands, threshold
 from .rank_count import NoRankKappa, backward_kappa, backward_nodes, exit_term, head_term, unit_cost, written_in
-from .recurrence import counter_sum
+from .recurrence import counter_sum, written
 
 
 class NoKappa(Exception):
@@ -63,6 +71,7 @@ class LoopTerm:
     per: A.Expr
     step: int = 1  # +1: per · (counter - init), counter <= H; -1: per · (init - counter), counter >= H
     total: Optional[A.Expr] = None  # the term itself when per depends on the counter (a sum over iterations)
+    guarded: bool = False  # per has terms ``g ? A : B``, g a guard on the counter (guards.py)
 
 
 @dataclass
@@ -170,10 +179,58 @@ def _flag_write(st) -> Optional[Tuple[str, bool]]:
     return None
 
 
-def _join(vals: List[Tuple[A.Expr, Dict[str, bool]]]) -> Tuple[A.Expr, Dict[str, bool]]:
-    """Join incoming (κ, flags written since the region start) pairs."""
-    k, fl = vals[0]
-    for k2, fl2 in vals[1:]:
+Guards = Dict[A.Expr, bool]  # branch conditions assumed since the region start (True: held)
+
+
+def _guards_after(gd: Guards, st) -> Guards:
+    """The branch conditions known after statement ``st``: an ``assume(c)`` adds c (``!c`` adds
+    c as false); a write drops every condition reading what it writes."""
+    if isinstance(st, A.Assume):
+        c = st.cond
+        if isinstance(c, A.BoolLit):
+            return gd
+        out = dict(gd)
+        if isinstance(c, A.Unary) and c.op == "!":
+            out[c.operand] = False
+        else:
+            out[c] = True
+        return out
+    if isinstance(st, (A.Assign, A.Sample)):
+        names = {A.target_name(t) for t in st.targets}
+        if any(names & A.free_vars(c) for c in gd):
+            return {c: v for c, v in gd.items() if not names & A.free_vars(c)}
+    return gd
+
+
+def _split(c: A.Expr, kt: A.Expr, ko: A.Expr) -> A.Expr:
+    """``c ? kt : ko`` with the summands both arms start with taken out of the conditional
+    (``K + a`` and ``K`` give ``K + (c ? a : 0)``), so a loop's cost per iteration is a sum of
+    guarded terms (:func:`tamp.prover.guards.guarded_sum`)."""
+    ts, os_ = summands(kt), summands(ko)
+    n = 0
+    while n < min(len(ts), len(os_)) and ts[n] == os_[n]:
+        n += 1
+    rest_t: A.Expr = ZERO
+    rest_o: A.Expr = ZERO
+    for t in ts[n:]:
+        rest_t = plus(rest_t, t)
+    for o in os_[n:]:
+        rest_o = plus(rest_o, o)
+    out: A.Expr = ZERO
+    for t in ts[:n]:
+        out = plus(out, t)
+    return plus(out, kcond(c, rest_t, rest_o))
+
+
+def _join(
+    vals: List[Tuple[A.Expr, Dict[str, bool], Guards]], usable: Optional[Callable[[A.Expr], bool]] = None
+) -> Tuple[A.Expr, Dict[str, bool], Guards]:
+    """Join incoming (κ, flags written since the region start, branch conditions known) triples.
+    Where the κ differ: a flag one side set tells them apart (``f ? κ1 : κ2``); else a branch
+    condition assumed true on one side and false on the other that ``usable`` accepts (a
+    counter guard of the loop around the join: ``c ? κ1 : κ2``); else their ``max``."""
+    k, fl, gd = vals[0]
+    for k2, fl2, gd2 in vals[1:]:
         if k != k2:
             pick = None
             for f, val in fl.items():
@@ -185,13 +242,19 @@ def _join(vals: List[Tuple[A.Expr, Dict[str, bool]]]) -> Tuple[A.Expr, Dict[str,
                     if f not in fl:
                         pick = (f, val, k2, k)
                         break
+            guard = None
+            if pick is None and usable is not None:
+                guard = next((c for c, v in gd.items() if gd2.get(c) == (not v) and usable(c)), None)
             if pick is not None:
                 f, val, kt, ko = pick
                 k = kcond(A.Var(f), kt, ko) if val else kcond(A.Var(f), ko, kt)
+            elif guard is not None:
+                k = _split(guard, k, k2) if gd[guard] else _split(guard, k2, k)
             else:
                 k = kmax(k, k2)
         fl = {f: v for f, v in fl.items() if fl2.get(f) == v}
-    return k, fl
+        gd = {c: v for c, v in gd.items() if gd2.get(c) == v}
+    return k, fl, gd
 
 
 def _at_most_once(flag: str, lp, cfa) -> bool:
@@ -215,11 +278,57 @@ def _at_most_once(flag: str, lp, cfa) -> bool:
 # ---------------------------------------------------------------------------- computation
 
 
+class _Unguard(Exception):
+    """The cost of one iteration of this loop (head ``head``) has a counter guard that cannot be
+    summed: κ is computed again with its joins taking ``max`` instead."""
+
+    def __init__(self, head: int):
+        super().__init__(head)
+        self.head = head
+
+
 def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
     """κ for every CFA node (see the module docstring)."""
-    order = list(nx.topological_sort(dag))
     inputs = {p.name for p in cfa.params}
+    guarded = {
+        h
+        for h, lp in loops.items()
+        if lp["counter"] is not None and abs(lp["counter"].step) == 1 and lp.get("rank") is None
+    }
+    innermost: Dict[int, int] = {}  # node -> head of the innermost loop whose body holds it
+    for h in sorted(loops, key=lambda h: len(loops[h]["body"]), reverse=True):
+        for n in loops[h]["body"]:
+            innermost[n] = h
+    while True:
+        try:
+            return _compute(cfa, axioms, loops, dag, inputs, guarded, innermost)
+        except _Unguard as exc:
+            guarded = guarded - {exc.head}
+
+
+def _compute(cfa, axioms: Dict, loops, dag, inputs, guarded, innermost) -> Kappa:
+    """κ for every CFA node, joins inside the loops of ``guarded`` split on counter guards."""
+    order = list(nx.topological_sort(dag))
     terms: List[LoopTerm] = []
+
+    wcache: Dict[int, set] = {}
+
+    def writes(h: int) -> set:
+        if h not in wcache:
+            wcache[h] = written(cfa, loops[h]["body"])
+        return wcache[h]
+
+    def usable_at(n: int) -> Optional[Callable[[A.Expr], bool]]:
+        h = innermost.get(n)
+        if h is None or h not in guarded:
+            return None
+        name = loops[h]["counter"].name
+
+        def usable(g: A.Expr) -> bool:
+            fv = A.free_vars(g)
+            return name in fv and fv <= inputs | {name} and threshold(g, name, cfa.types) is not None
+
+        return usable
 
     ins = {n: list(cfa.graph.in_edges(n, keys=True, data=True)) for n in order}
     # loops counted by a ranking function (rank_count.py): their bodies get κ backwards from
@@ -229,7 +338,7 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
     exit_per: Dict[int, A.Expr] = {}  # ranked loop head -> the cost of one of its iterations
 
     def region(nodes, start, k0):
-        kap = {start: (k0, {})}
+        kap: Dict[int, Tuple[A.Expr, Dict[str, bool], Guards]] = {start: (k0, {}, {})}
         k_in: Dict[int, A.Expr] = {}  # ranked loop head -> κ on entry to it (this region)
         skip = ranked_body - nodes if start in ranked else ranked_body
         for n in order:
@@ -241,28 +350,29 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
                     continue
                 if u in exit_per and loops[u]["exit"] == (u, n) and u in k_in:
                     # after a ranked loop: at most (rank on entry) iterations were done
-                    vals.append((plus(k_in[u], exit_term(ranked[u], exit_per[u])), {}))
+                    vals.append((plus(k_in[u], exit_term(ranked[u], exit_per[u])), {}, {}))
                     continue
                 ex = None
                 if u in loops and loops[u]["exit"] == (u, n):
                     c = loops[u]["counter"]
                     if c is not None and c.only:
                         ex = {c.name: c.final()}
-                ku, fl = kap[u]
+                ku, fl, gd = kap[u]
                 knew = _transfer(ku, d["stmt"], axioms.get((u, n, key)), ex)
                 fw = _flag_write(d["stmt"])
                 if fw is not None:
                     fl = dict(fl)
                     fl[fw[0]] = fw[1]
-                vals.append((knew, fl))
+                vals.append((knew, fl, _guards_after(gd, d["stmt"])))
             if not vals:
                 continue
-            k, fl = _join(vals)
+            k, fl, gd = _join(vals, usable_at(n))
             if n in loops:
                 k_in[n] = k
                 k = plus(k, loop_term(n))
-                fl = {}
-            kap[n] = (k, fl)
+                # branch conditions stay known across an inner loop that does not write them
+                fl, gd = {}, {c: v for c, v in gd.items() if not A.free_vars(c) & writes(n)}
+            kap[n] = (k, fl, gd)
         return kap
 
     cache: Dict[int, A.Expr] = {}  # loop head -> its term
@@ -276,7 +386,7 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
         vals = [inner[u] for u in lp["latches"] if u in inner]
         if not vals:
             raise NoKappa("a loop body has no path back to its head")
-        per, _fl = _join(vals)
+        per, _fl, _gd = _join(vals, usable_at(h))
         if per == ZERO:
             cache[h] = ZERO
             return ZERO
@@ -302,7 +412,13 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
             extra = A.Cond(per.cond, A.Binary("-", per.then, per.other), ZERO)
             per = per.other
         total = None
-        if A.free_vars(per) - inputs:
+        by_guard = h in guarded and (has_guard(per, c.name) or has_guard(extra, c.name))
+        if by_guard:
+            # a counter guard: the cost is spent only on the iterations whose counter passes it
+            total = guarded_sum(per, c, cfa.types, inputs) if c.name not in A.free_vars(extra) else None
+            if total is None:
+                raise _Unguard(h)
+        elif A.free_vars(per) - inputs:
             # a triangular nest: the cost of one iteration is a polynomial in the counter, summed
             total = counter_sum(per, c) if A.free_vars(per) - inputs == {c.name} else None
             if total is None:
@@ -311,12 +427,12 @@ def compute_kappa(cfa, axioms: Dict, loops, dag) -> Kappa:
             term = plus(total, extra)
         else:
             term = plus(A.Binary("*", per, iterations_done(A.Var(c.name), c.init, c.step)), extra)
-        terms.append(LoopTerm(h, c.name, c.init, c.final(), per, c.step, total))
+        terms.append(LoopTerm(h, c.name, c.init, c.final(), per, c.step, total, by_guard))
         cache[h] = term
         return term
 
     kap = region(set(cfa.graph.nodes), cfa.entry, ZERO)
-    at = {n: k for n, (k, _fl) in kap.items()}
+    at = {n: k for n, (k, _fl, _gd) in kap.items()}
     for h, rc in ranked.items():
         if h not in at:
             continue

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from lang import ast as A
+from lang.walk import substitute as subst
 from tamp.prover.exprs import iterations_done
 from tamp.prover.result import ProofResult
 
@@ -46,7 +47,23 @@ def derivation_line(r) -> Optional[str]:
 
 def _loop_term(t) -> str:
     iterations = iterations_done(t.bound, t.init, t.step)
+    if getattr(t, "guarded", False) and t.total is not None:
+        # the cost of an iteration depends on a guard on the counter (read at the loop's head)
+        per = subst(t.per, {t.counter: A.Binary("+" if t.step > 0 else "-", A.Var(t.counter), A.num(1))})
+        total = subst(t.total, {t.counter: t.bound})
+        n = simplify_expr(iterations)
+        word = "iteration" if n == "1" else "iterations"
+        return f"{n} {word}, each {_guarded(per)} = {simplify_expr(total)}"
     total = A.Binary("*", t.per, iterations)
     n = simplify_expr(iterations)
     word = "iteration" if n == "1" else "iterations"
     return f"{n} {word} × {simplify_expr(t.per)} = {simplify_expr(total)}"
+
+
+def _guarded(per: A.Expr) -> str:
+    """``cost if cond`` for each guarded term of a cost (``cond ? cost : 0``), else the cost."""
+    if isinstance(per, A.Cond) and isinstance(per.other, A.Num) and per.other.value == 0:
+        return f"{simplify_expr(per.then)} if {simplify_expr(per.cond)}"
+    if isinstance(per, A.Cond) and isinstance(per.then, A.Num) and per.then.value == 0:
+        return f"{simplify_expr(per.other)} unless {simplify_expr(per.cond)}"
+    return simplify_expr(per)

@@ -59,7 +59,7 @@ from lang.evaluate import EvalError, evaluate
 from lang.walk import rebuild, replace_all
 from tamp.cfa.loops import loop_body
 
-from .argmax import scan_candidates
+from .argmax import ranked_candidates, scan_candidates
 from .branch_copies import copied_facts
 from .deviation import deviation_candidates
 from .exprs import conjuncts, not_, plus, subst
@@ -267,6 +267,10 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
     post = [p for e in cfa.ensures for c in conjuncts(e) for p in split_post(c)]
     post += [c for c in exit_candidates(cfa, loops, post) if c not in post]  # tail.py: `last := i`
     for c in post:
+        add(c)
+    # a one-pass top-k scan's ranked copies (argmax.py): first, so that their forms pushed back
+    # into the loop body are not cut off by MAX_BACKWARD (empty for every other loop)
+    for c in ranked_candidates(cfa, loops):
         add(c)
     counters = []
     for h, lp in loops.items():

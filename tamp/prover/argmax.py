@@ -171,23 +171,24 @@ def ranked_candidates(cfa, loops: Dict[int, dict]) -> List[A.Expr]:
         better = _counter_copies(cfa, body, cnt.name)
         if not any(better.values()):
             continue
-        j = A.Var("j$")
-        for a in _atoms(cfa, body, cnt.name, literals=True):
+        j, lo = A.Var("j$"), cnt.init
+        # the comparisons' literals (the sentinel test ``b1 == -1`` taken off), from the counter's
+        # start (a ranked copy starts at a sentinel, not at an element compared with itself)
+        for a in [
+            a for a in _atoms(cfa, body, cnt.name, literals=True) if a in _literals(a) and len(_literals(a)) == 1
+        ]:
             for side in _sides(a):
-                for lo in _starts(cnt):
-                    out.append(A.Quant("forall", "j$", lo, i, False, subst(side, {cnt.name: j})))
-                    # over the iterations other than those the better copies hold
-                    for x in [x for x in sorted(better) if better[x] and _reads_at_copy(side, x)]:
-                        ups = sorted(better[x])
-                        guards = {g for r in (1, 2) for g in itertools.combinations(ups, r)} | {tuple(ups)}
-                        for guard in sorted(guards, key=lambda g: (len(g), g)):
-                            cond = and_all([A.Binary("!=", j, A.Var(g)) for g in guard])
-                            body_j = A.Binary("==>", cond, subst(side, {cnt.name: j}))
-                            out.append(A.Quant("forall", "j$", lo, i, False, body_j))
+                out.append(A.Quant("forall", "j$", lo, i, False, subst(side, {cnt.name: j})))
+                # over the iterations other than those the better copies hold
+                for x in [x for x in sorted(better) if better[x] and _reads_at_copy(side, x)]:
+                    ups = sorted(better[x])
+                    guards = {g for r in (1, 2) for g in itertools.combinations(ups, r)} | {tuple(ups)}
+                    for guard in sorted(guards, key=lambda g: (len(g), g)):
+                        cond = and_all([A.Binary("!=", j, A.Var(g)) for g in guard])
+                        body_j = A.Binary("==>", cond, subst(side, {cnt.name: j}))
+                        out.append(A.Quant("forall", "j$", lo, i, False, body_j))
         for x in sorted(better):  # a copy with r better ones holds an iteration once more than r are done
             out += _copy_ranges(cfa, h, body, cnt, A.Var(x))
             r = len(better[x])
-            for lo in _starts(cnt):
-                done = A.Binary("<", plus(lo, A.num(r)) if r else lo, i)
-                out.append(A.Binary("==>", done, A.Binary("<=", lo, A.Var(x))))
-    return out
+            out.append(A.Binary("==>", A.Binary("<", plus(lo, A.num(r)) if r else lo, i), A.Binary("<=", lo, A.Var(x))))
+    return list(dict.fromkeys(out))

@@ -34,6 +34,7 @@ from lang import ast as A
 from tamp.cfa.loops import entry_value
 
 from .exprs import and_all, conjuncts, not_, plus, subst
+from .recurrence import written
 
 _FLIP = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
 _WEAK = {"<": "<=", ">": ">="}
@@ -191,4 +192,81 @@ def ranked_candidates(cfa, loops: Dict[int, dict]) -> List[A.Expr]:
             out += _copy_ranges(cfa, h, body, cnt, A.Var(x))
             r = len(better[x])
             out.append(A.Binary("==>", A.Binary("<", plus(lo, A.num(r)) if r else lo, i), A.Binary("<=", lo, A.Var(x))))
+    return list(dict.fromkeys(out))
+
+
+def _filters(cfa, body, name: str, copies: List[str]) -> List[A.Expr]:
+    """The *filter* literals of a filtered running best: a branch condition ``!taken[j] && (b ==
+    -1 || a > best)`` whose other conjuncts read a copy of the counter j; its conjuncts that
+    read an array at the counter and nothing the loop body writes (``!taken[j]``)."""
+    changed = written(cfa, body) - {name}
+    out: List[A.Expr] = []
+    for u, v, _k, d in cfa.edges():
+        st = d["stmt"]
+        if u not in body or v not in body or d.get("back") or not isinstance(st, A.Assume):
+            continue
+        parts = conjuncts(st.cond)
+        if len(parts) < 2 or not any(A.free_vars(c) & set(copies) for c in parts):
+            continue
+        for c in parts:
+            if _reads_at(c, name) and not (A.free_vars(c) & changed) and c not in out:
+                out.append(c)
+    return out
+
+
+def filtered_candidates(cfa, loops: Dict[int, dict], pool: List[A.Expr]) -> List[A.Expr]:
+    """A running best over the elements a filter lets through (peeling top-k with fresh noise per
+    round: ``if (!taken[j] && (b == -1 || a > best)) { b := j; best := a; }``): every element let
+    through so far has been compared, so the index b has left its sentinel s, ``forall v in lo..j:
+    !taken[v] ==> b != s``; the pool's facts accumulated over the iterations hold for those
+    elements, ``forall v in lo..j: !taken[v] ==> q[v] - best <= M``; and the facts carried to b
+    hold once it has left its sentinel, ``b != s ==> best - q[b] <= M``."""
+    out: List[A.Expr] = []
+    for h, lp in sorted(loops.items()):
+        cnt = lp.get("counter")
+        if cnt is None or cnt.step != 1:
+            continue
+        body, i = lp["body"], A.Var(cnt.name)
+        copies = []
+        for u, v, _k, d in cfa.edges():
+            st = d["stmt"]
+            if (
+                u in body
+                and v in body
+                and isinstance(st, A.Assign)
+                and st.value == i
+                and isinstance(st.targets[0], A.Var)
+            ):
+                copies.append(st.targets[0].name)
+        filters = _filters(cfa, body, cnt.name, copies) if copies else []
+        if not filters:
+            continue
+        v = A.Var("v$")
+        for f in filters:
+            fv = subst(f, {cnt.name: v})
+            for x in copies:
+                s = entry_value(cfa, h, body, x)
+                if s is not None:
+                    out.append(
+                        A.Quant("forall", "v$", cnt.init, i, False, A.Binary("==>", fv, A.Binary("!=", A.Var(x), s)))
+                    )
+            for c in pool:
+                if (
+                    isinstance(c, A.Quant)
+                    and c.kind == "forall"
+                    and c.hi == i
+                    and c.lo == cnt.init
+                    and not c.inclusive
+                    and not (A.free_vars(c.body) & (A.free_vars(f) - {cnt.name}))
+                ):
+                    g = A.Binary("==>", subst(f, {cnt.name: A.Var(c.var)}), c.body)
+                    out.append(A.Quant("forall", c.var, c.lo, c.hi, False, g))
+        for x in copies:
+            s = entry_value(cfa, h, body, x)
+            if s is None:
+                continue
+            for c in pool:
+                if x in A.free_vars(c) and not isinstance(c, A.Quant) and cnt.name not in A.free_vars(c):
+                    if not (isinstance(c, A.Binary) and c.op == "==>"):
+                        out.append(A.Binary("==>", A.Binary("!=", A.Var(x), s), c))
     return list(dict.fromkeys(out))

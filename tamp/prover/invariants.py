@@ -59,7 +59,7 @@ from lang.evaluate import EvalError, evaluate
 from lang.walk import rebuild, replace_all
 from tamp.cfa.loops import loop_body
 
-from .argmax import ranked_candidates, scan_candidates
+from .argmax import filtered_candidates, ranked_candidates, scan_candidates
 from .branch_copies import copied_facts
 from .deviation import deviation_candidates
 from .exprs import conjuncts, not_, plus, subst
@@ -356,6 +356,8 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
     for c in sentinel_candidates(cfa, loops, post, _prefix_forms):
         add(c)
     for c in scan_candidates(cfa, loops):  # before exit_forms: a scan's facts are read after it
+        add(c)
+    for c in filtered_candidates(cfa, loops, list(pool)):  # a running best over filtered elements
         add(c)
     for c in exit_forms(cfa, loops, list(pool)):
         add(c)

@@ -153,11 +153,8 @@ def _copy_ranges(cfa, h: int, body, cnt, x: A.Var) -> List[A.Expr]:
     ``x < n`` for a copy x of the counter i counting up to n."""
     i, starts = A.Var(cnt.name), _starts(cnt)
     los = starts + [e for e in [entry_value(cfa, h, body, x.name)] if e is not None and e not in starts]
-    return [A.Binary("<=", lo, x) for lo in los] + [
-        A.Binary("<", x, i),
-        A.Binary("<=", x, i),
-        A.Binary("<", x, cnt.final()),
-    ]
+    out: List[A.Expr] = [A.Binary("<=", lo, x) for lo in los]
+    return out + [A.Binary("<", x, i), A.Binary("<=", x, i), A.Binary("<", x, cnt.final())]
 
 
 def ranked_candidates(cfa, loops: Dict[int, dict]) -> List[A.Expr]:

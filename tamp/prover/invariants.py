@@ -59,7 +59,7 @@ from lang.evaluate import EvalError, evaluate
 from lang.walk import rebuild, replace_all
 from tamp.cfa.loops import loop_body
 
-from .argmax import scan_candidates
+from .argmax import filtered_candidates, ranked_candidates, scan_candidates
 from .branch_copies import copied_facts
 from .deviation import deviation_candidates
 from .exprs import conjuncts, not_, plus, subst
@@ -273,6 +273,10 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
     post += [c for c in exit_candidates(cfa, loops, post) if c not in post]  # tail.py: `last := i`
     for c in post:
         add(c)
+    # a one-pass top-k scan's ranked copies (argmax.py): first, so that their forms pushed back
+    # into the loop body are not cut off by MAX_BACKWARD (empty for every other loop)
+    for c in ranked_candidates(cfa, loops):
+        add(c)
     counters = []
     for h, lp in loops.items():
         cnt = lp["counter"]
@@ -357,6 +361,8 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
     for c in sentinel_candidates(cfa, loops, post, _prefix_forms):
         add(c)
     for c in scan_candidates(cfa, loops):  # before exit_forms: a scan's facts are read after it
+        add(c)
+    for c in filtered_candidates(cfa, loops, list(pool)):  # a running best over filtered elements
         add(c)
     for c in exit_forms(cfa, loops, list(pool)):
         add(c)

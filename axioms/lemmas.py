@@ -42,7 +42,10 @@ is instantiated only for pairs of *distinct* log arguments (arguments proved equ
 encoder's opaque sum functions (:meth:`tamp.prover.smt.Encoder.sum_info`); their two
 definition lemmas are instantiated once for every sum application in the query (one
 unfolding step at either end, which is what a loop step ``i := i + 1`` or, counting down,
-``i := i - 1`` needs).
+``i := i - 1`` needs). A sum inside a quantifier whose body reads the quantified variable
+(``forall b in 0..m: cnt[b] == sum(j in 0..i: x[j] == b ? 1 : 0)``) gets the same lemmas
+stated for every value of the arguments that read it (``forall`` over a placeholder,
+:func:`sum_placeholder`): they are the sum's definition, true whatever its body reads.
 """
 
 from __future__ import annotations
@@ -117,6 +120,29 @@ def equal_where_defined(a: z3.ExprRef, b: z3.ExprRef, timeout_ms: int = 300) -> 
     return result
 
 
+SUM_PLACEHOLDER = "sum$arg"
+
+
+def sum_placeholder(k: int, sort) -> z3.ExprRef:
+    """The stand-in for argument ``k`` of a sum application that reads a quantified variable
+    (:func:`tamp.prover.smt.transcendental_apps`): lemmas mentioning it are stated for all its
+    values (:func:`_for_all_values`)."""
+    return z3.Const(f"{SUM_PLACEHOLDER}{k}", sort)
+
+
+def _placeholders(t) -> List[z3.ExprRef]:
+    """The placeholder arguments of the sum application ``t``."""
+    return [a for a in t.children() if z3.is_const(a) and a.decl().name().startswith(SUM_PLACEHOLDER)]
+
+
+def _for_all_values(lems: List[Tuple[str, z3.BoolRef]], holes: List[z3.ExprRef]) -> List[Tuple[str, z3.BoolRef]]:
+    """``lems`` for every value of the placeholders ``holes`` (``forall``): the sum lemmas are the
+    definition of a sum, true whatever values its body reads, so each holds universally."""
+    if not holes:
+        return lems
+    return [(name, z3.ForAll(holes, lem)) for name, lem in lems]
+
+
 def _is_sum(t, enc) -> bool:
     info = getattr(enc, "sum_info", None)
     return z3.is_app(t) and info is not None and info(t.decl()) is not None
@@ -125,6 +151,13 @@ def _is_sum(t, enc) -> bool:
 def sum_lemmas(t, enc) -> List[Tuple[str, z3.BoolRef]]:
     """``sum-base``, ``sum-step`` and ``sum-first`` for one application
     ``t = sumK(lo, hi, free values…)``."""
+    holes = _placeholders(t)
+    if holes:
+        return _for_all_values(_sum_lemmas(t, enc), holes)
+    return _sum_lemmas(t, enc)
+
+
+def _sum_lemmas(t, enc) -> List[Tuple[str, z3.BoolRef]]:
     expr, names = enc.sum_info(t.decl())
     lo, hi, vals = t.arg(0), t.arg(1), [t.arg(k) for k in range(2, t.num_args())]
     out = [("sum-base", z3.Implies(hi <= lo, t == 0))]
@@ -164,17 +197,19 @@ def span_lemmas(sums, enc) -> List[Tuple[str, z3.BoolRef]]:
                 return _real(enc.expr(expr.body, env))
 
             lo_a, hi_a, lo_b, hi_b = a.arg(0), a.arg(1), b.arg(0), b.arg(1)
+            found: List[Tuple[str, z3.BoolRef]] = []
             try:
                 if z3.is_int_value(z3.simplify(lo_a - lo_b)) and z3.simplify(lo_a - lo_b).as_long() == 0:
                     c = z3.simplify(hi_a - hi_b)
                     if z3.is_int_value(c) and 2 <= c.as_long() <= MAX_SPAN:  # a = b + e[hi_b] + …
                         extra = [term_at(hi_b + r) for r in range(c.as_long())]
-                        out.append(("sum-span", z3.Implies(lo_b <= hi_b, a == b + z3.Sum(*extra))))
+                        found.append(("sum-span", z3.Implies(lo_b <= hi_b, a == b + z3.Sum(*extra))))
                 if z3.is_int_value(z3.simplify(hi_a - hi_b)) and z3.simplify(hi_a - hi_b).as_long() == 0:
                     c = z3.simplify(lo_b - lo_a)
                     if z3.is_int_value(c) and 2 <= c.as_long() <= MAX_SPAN:  # a = e[lo_a] + … + b
                         extra = [term_at(lo_a + r) for r in range(c.as_long())]
-                        out.append(("sum-span", z3.Implies(lo_b <= hi_b, a == z3.Sum(*extra) + b)))
+                        found.append(("sum-span", z3.Implies(lo_b <= hi_b, a == z3.Sum(*extra) + b)))
+                out.extend(_for_all_values(found, _placeholders(a)))
             except Exception:  # a body the encoder cannot express: no span lemma (sound: fewer facts)
                 continue
     return out

@@ -20,6 +20,9 @@ prove inductive, and :mod:`.check` re-verifies the result):
   its ¬bad fact over the flattened range of entries done so far (``forall k in 0..i*m + j``;
   ``0..i*m`` at the outer loop) and the postcondition with the range's end ``n*m`` replaced
   likewise (:func:`_flattened`);
+* arrays a counted loop fills (``forall k in lo..i: a[k] == v``) or tallies into after a fill
+  (``cnt[x[i]] := cnt[x[i]] + 1``: ``forall k in 0..m: cnt[k] == sum(j in 0..i: x[j] == k ? 1 :
+  0)``; :mod:`.array_forms`);
 * branch conditions and their negations, assignment equalities ``x == e``;
 * the user's ``invariant`` clauses (:func:`user_invariants`), offered at every node like the
   templates (so the loop body's nodes can carry them to the back edge), and dropped like any
@@ -60,6 +63,7 @@ from lang.walk import rebuild, replace_all
 from tamp.cfa.loops import loop_body
 
 from .argmax import scan_candidates
+from .array_forms import array_candidates
 from .branch_copies import copied_facts
 from .deviation import deviation_candidates
 from .exprs import conjuncts, not_, plus, subst
@@ -346,6 +350,8 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         for c in copied_facts(cfa, [f for ax in axioms.values() for f in _good_facts(ax)]):
             add(c)
     for c in closed_form_candidates(cfa, loops):
+        add(c)
+    for c in array_candidates(cfa, loops):  # array_forms.py: filled and tallied arrays
         add(c)
     for c in deviation_candidates(cfa, loops, axioms):
         add(c)

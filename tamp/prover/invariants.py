@@ -169,12 +169,20 @@ def _replace_at(e, paths, new, path=()):
 
 
 def split_post(c: A.Expr) -> List[A.Expr]:
-    """``c`` and, for ``a ==> (b && d)``, also ``a ==> b`` and ``a ==> d``."""
+    """``c`` and, for ``a ==> (b && d)``, also ``a ==> b`` and ``a ==> d``; for ``forall j in
+    lo..hi: B1 && B2`` also ``forall j in lo..hi: B1`` and ``… B2`` (each split as above): one
+    iteration may keep some parts inductive where the whole conjunction is not decided."""
     out = [c]
     if isinstance(c, A.Binary) and c.op == "==>":
         parts = conjuncts(c.right)
         if len(parts) > 1:
             out.extend(A.Binary("==>", c.left, p) for p in parts)
+    if isinstance(c, A.Quant) and c.kind == "forall":
+        parts = conjuncts(c.body)
+        if len(parts) > 1:
+            for part in parts:
+                for q in split_post(part):
+                    out.append(A.Quant("forall", c.var, c.lo, c.hi, c.inclusive, q))
     return out
 
 

@@ -8,7 +8,13 @@ the quantified bin are stated for every bin (:mod:`axioms.lemmas`), so the solve
 tally inductive. The programs are written fresh (while loops counting down, weights, a branch
 around the tally); each true claim is proved and holds under `tamp simulate`, each false
 sibling (a tally of 2 per item, bins starting at 5) is not proved and is refuted by simulation;
-a certificate re-checks and a tampered one is rejected."""
+a certificate re-checks and a tampered one is rejected.
+
+A loop that branches on a sample and writes array elements in the branches (stability-based
+histograms: ``if (h > T) { rel[b] := true; out[b] := h; }``) is claimed with one ``forall`` over
+a conjunction; each conjunct under the ``forall`` is a candidate of its own
+(:func:`tamp.prover.invariants.split_post`), since the body keeps the parts inductive where the
+whole is not decided."""
 
 from __future__ import annotations
 
@@ -109,6 +115,76 @@ TALLY_START_FALSE = """program tallyStartFalse(x: int[], n: int, m: int, eps: re
 }"""
 
 
+STABLE_DOWN = """program stableDown(c: int[], k: int, eps: real, t: real, p: real)
+  requires k >= 1 && eps > 0 && t >= 0 && 0 < p && p <= 1
+  ensures  forall j in 0..k: (keep[j] ==> c[j] >= 1 && abs(rel[j] - c[j]) <= 1 / eps * log(k / p))
+                        && (!keep[j] ==> c[j] <= t + 1 / eps * log(k / p))
+  fails    p
+{
+  j := k - 1;
+  while (j >= 0) {
+    keep[j] := false;
+    if (c[j] >= 1) {
+      z ~ lap(c[j], 1 / eps);
+      if (z > t) {
+        keep[j] := true;
+        rel[j] := z;
+      }
+    }
+    j := j - 1;
+  }
+}"""
+
+STABLE_DOWN_FALSE = """program stableDownFalse(c: int[], k: int, eps: real, t: real, p: real)
+  requires k >= 1 && eps > 0 && t >= 0 && 0 < p && p <= 1
+  ensures  forall j in 0..k: (keep[j] ==> c[j] >= 1 && abs(rel[j] - c[j]) <= 1 / eps * log(k / p))
+                        && (!keep[j] ==> c[j] <= t)
+  fails    p
+{
+  j := k - 1;
+  while (j >= 0) {
+    keep[j] := false;
+    if (c[j] >= 1) {
+      z ~ lap(c[j], 1 / eps);
+      if (z > t) {
+        keep[j] := true;
+        rel[j] := z;
+      }
+    }
+    j := j - 1;
+  }
+}"""
+
+FLAGS_ABOVE = """program flagsAbove(q: real[], n: int, T: real, eps: real, p: real)
+  requires n >= 1 && eps > 0 && 0 < p && p <= 1
+  ensures  forall i in 0..n: (above[i] ==> q[i] >= T - 2 / eps * log(n / p)) && (!above[i] ==> q[i] <= T + 2 / eps * log(n / p))
+  fails    p
+{
+  for i in 0..n {
+    a ~ lap(q[i], 2 / eps);
+    if (a > T) {
+      above[i] := true;
+    } else {
+      above[i] := false;
+    }
+  }
+}"""
+
+FLAGS_ABOVE_FALSE = """program flagsAboveFalse(q: real[], n: int, T: real, eps: real, p: real)
+  requires n >= 1 && eps > 0 && 0 < p && p <= 1
+  ensures  forall i in 0..n: (above[i] ==> q[i] >= T - 2 / eps * log(n / p)) && (!above[i] ==> q[i] <= T)
+  fails    p
+{
+  for i in 0..n {
+    a ~ lap(q[i], 2 / eps);
+    if (a > T) {
+      above[i] := true;
+    } else {
+      above[i] := false;
+    }
+  }
+}"""
+
 TALLIES = {
     "tally_down": (
         TALLY_DOWN,
@@ -139,6 +215,29 @@ FALSE_TALLIES = {
 }
 
 
+BRANCH_WRITES = {
+    "stable_down": (
+        STABLE_DOWN,
+        [
+            {"c": [0, 3, 10, 1], "k": 4, "eps": 1, "t": 2, "p": 0.1},
+            {"c": [5, 5], "k": 2, "eps": 0.5, "t": 1, "p": 0.3},
+        ],
+    ),
+    "flags_above": (
+        FLAGS_ABOVE,
+        [
+            {"q": [0, 1, 2, 3], "n": 4, "T": 1.5, "eps": 1, "p": 0.1},
+            {"q": [5, 5], "n": 2, "T": 5, "eps": 0.5, "p": 0.3},
+        ],
+    ),
+}
+
+FALSE_BRANCH_WRITES = {
+    "stable_down_false": (STABLE_DOWN_FALSE, {"c": [1, 1, 1], "k": 3, "eps": 1, "t": 0, "p": 0.2}),
+    "flags_above_false": (FLAGS_ABOVE_FALSE, {"q": [5.5, 5.5, 5.5], "n": 3, "T": 5, "eps": 2, "p": 0.2}),
+}
+
+
 def prove(src: str, timeout: float = 120):
     return prove_program(parse(src, "arrays.prob").programs[0], source=src, path="arrays.prob", timeout=timeout)
 
@@ -156,6 +255,26 @@ def test_a_tallied_histogram_is_proved_and_holds_when_simulated(name):
 @pytest.mark.parametrize("name", sorted(FALSE_TALLIES))
 def test_a_wrong_tally_is_not_proved_and_is_refuted(name):
     src, inp = FALSE_TALLIES[name]
+    r = prove(src, timeout=90)
+    assert r.verdict != "proved", r.render_text()
+    s = simulate(src, inp, runs=2000, seed=5)
+    assert s.ci[0] > float(s.bound_value), (s.ci, s.bound_value)
+
+
+@pytest.mark.parametrize("name", sorted(BRANCH_WRITES))
+def test_a_branch_on_a_sample_writing_elements_is_proved_and_holds_when_simulated(name):
+    # the claim is one forall over a conjunction; its parts, each a forall, are the invariants
+    src, inputs = BRANCH_WRITES[name]
+    r = prove(src)
+    assert r.verdict == "proved", r.render_text()
+    for inp in inputs:
+        s = simulate(src, inp, runs=2000, seed=5)
+        assert s.ci[0] <= float(s.bound_value), (inp, s.ci, s.bound_value)
+
+
+@pytest.mark.parametrize("name", sorted(FALSE_BRANCH_WRITES))
+def test_a_branch_write_without_its_margin_is_not_proved_and_is_refuted(name):
+    src, inp = FALSE_BRANCH_WRITES[name]
     r = prove(src, timeout=90)
     assert r.verdict != "proved", r.render_text()
     s = simulate(src, inp, runs=2000, seed=5)

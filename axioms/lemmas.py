@@ -29,6 +29,10 @@ Facts used (each a textbook property of the natural logarithm, exponential and s
 ``sum-base``           hi <= lo ⇒ sum(j in lo..hi: e) = 0
 ``sum-step``           hi > lo ⇒ sum(j in lo..hi: e) = sum(j in lo..hi-1: e) + e[hi-1/j]
 ``sum-first``          hi > lo ⇒ sum(j in lo..hi: e) = e[lo/j] + sum(j in lo+1..hi: e)
+``sorted-mono``        (forall j: lo <= j < hi ⇒ a[j] <= a[j+1]) ⇒ (forall i, k: lo <= i <= k <= hi
+                       ⇒ a[i] <= a[k]), also for ``<``, ``>=``, ``>`` and an offset index
+                       (``a[j-1] <= a[j]``), for each closed quantifier of that shape in a query
+                       (:func:`sorted_lemma`; true by induction on k - i)
 ``sum-span``           lo <= h ⇒ sum(j in lo..h+c: e) = sum(j in lo..h: e) + e[h/j] + … + e[h+c-1/j],
                        and h <= hi ⇒ sum(j in h-c..hi: e) = e[h-c/j] + … + e[h-1/j] + sum(j in h..hi: e),
                        for two sums of one summand in a query whose ends differ by a literal
@@ -215,12 +219,89 @@ def span_lemmas(sums, enc) -> List[Tuple[str, z3.BoolRef]]:
     return out
 
 
+_FLIP = {z3.Z3_OP_LE: z3.Z3_OP_GE, z3.Z3_OP_GE: z3.Z3_OP_LE, z3.Z3_OP_LT: z3.Z3_OP_GT, z3.Z3_OP_GT: z3.Z3_OP_LT}
+_CMP = {
+    z3.Z3_OP_LE: lambda a, b: a <= b,
+    z3.Z3_OP_GE: lambda a, b: a >= b,
+    z3.Z3_OP_LT: lambda a, b: a < b,
+    z3.Z3_OP_GT: lambda a, b: a > b,
+}
+
+
+def _int_offset(t, v) -> Optional[int]:
+    """c when ``t`` is ``v + c`` (c an integer literal, 0 for ``v`` itself), else None."""
+    d = z3.simplify(t - v)
+    return d.as_long() if z3.is_int_value(d) else None
+
+
+def sorted_shape(q) -> Optional[tuple]:
+    """``(array, first, last, op)`` when ``q`` is ``forall j: lo <= j < hi ==> a[j + c] op
+    a[j + c + 1]`` (or ``j <= hi``; either side may come first; ``op`` one of ``<= < >= >``):
+    neighbours in order over the indices ``first = lo + c`` .. ``last = hi + c`` (inclusive);
+    else None. ``q`` must be closed (no variable bound outside it)."""
+    if not (z3.is_quantifier(q) and q.is_forall() and q.num_vars() == 1):
+        return None
+    if q.var_sort(0) != z3.IntSort():
+        return None
+    v = z3.Int("sorted$j")
+    body = z3.substitute_vars(q.body(), v)
+    if not (z3.is_app_of(body, z3.Z3_OP_IMPLIES) and z3.is_app_of(body.arg(0), z3.Z3_OP_AND)):
+        return None
+    rng, cmp = body.arg(0), body.arg(1)
+    lo = hi = None
+    for part in rng.children():
+        if z3.is_app_of(part, z3.Z3_OP_LE) and part.arg(1).eq(v):
+            lo = part.arg(0)
+        elif z3.is_app_of(part, z3.Z3_OP_LE) and part.arg(0).eq(v):
+            hi = part.arg(1) + 1
+        elif z3.is_app_of(part, z3.Z3_OP_LT) and part.arg(0).eq(v):
+            hi = part.arg(1)
+        else:
+            return None
+    if lo is None or hi is None or not z3.is_app(cmp) or cmp.decl().kind() not in _CMP:
+        return None
+    op = cmp.decl().kind()
+    left, right = cmp.arg(0), cmp.arg(1)
+    if not (z3.is_select(left) and z3.is_select(right) and left.arg(0).eq(right.arg(0))):
+        return None
+    a, t1, t2 = left.arg(0), left.arg(1), right.arg(1)
+    c1, c2 = _int_offset(t1, v), _int_offset(t2, v)
+    if c1 is None or c2 is None:
+        return None
+    if c2 - c1 == -1:  # a[j + 1] >= a[j]: the same order read from the right
+        c1, c2, op = c2, c1, _FLIP[op]
+    if c2 - c1 != 1:
+        return None
+    return a, z3.simplify(lo + c1), z3.simplify(hi + c1), op
+
+
+def sorted_lemma(q) -> List[Tuple[str, z3.BoolRef]]:
+    """``sorted-mono`` for a quantifier of :func:`sorted_shape`'s form: neighbours in order
+    imply every pair in order, ``q ⇒ forall i, k: first <= i <= k <= last ⇒ a[i] op a[k]`` (for
+    ``<``/``>``, ``i < k``). True by induction on ``k - i`` (the base is ``q`` at ``k - 1``, or
+    reflexivity for ``<=``/``>=``; the step is ``q`` at ``k - 1`` and transitivity), which the
+    solver cannot do itself: binary search over a sorted array needs it."""
+    shape = sorted_shape(q)
+    if shape is None:
+        return []
+    a, first, last, op = shape
+    i, k = z3.Int("sorted$i"), z3.Int("sorted$k")
+    strict = op in (z3.Z3_OP_LT, z3.Z3_OP_GT)
+    order = i < k if strict else i <= k
+    mono = z3.ForAll([i, k], z3.Implies(z3.And(first <= i, order, k <= last), _CMP[op](a[i], a[k])))
+    return [("sorted-mono", z3.Implies(q, mono))]
+
+
 def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
     """Instances of the lemmas above for the applications ``apps`` (log/exp/sqrt and the
     encoder's sum functions).
 
     ``enc`` supplies the uninterpreted functions (``enc.log``, ``enc.exp``, ``enc.sqrt``)."""
     out: List[Tuple[str, z3.BoolRef]] = []
+    for q in apps:
+        if z3.is_quantifier(q):
+            out.extend(sorted_lemma(q))
+    apps = [t for t in apps if not z3.is_quantifier(t)]
     sums = [t for t in apps if _is_sum(t, enc)]
     for t in sums:
         out.extend(sum_lemmas(t, enc))

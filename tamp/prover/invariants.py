@@ -23,6 +23,9 @@ prove inductive, and :mod:`.check` re-verifies the result):
 * arrays a counted loop fills (``forall k in lo..i: a[k] == v``) or tallies into after a fill
   (``cnt[x[i]] := cnt[x[i]] + 1``: ``forall k in 0..m: cnt[k] == sum(j in 0..i: x[j] == k ? 1 :
   0)``; :mod:`.array_forms`);
+* for a loop without a counter (a search): the order of its integers and their entry values,
+  and the postcondition's ``forall j in A..B`` cut at each of them (``forall j in 0..lo``,
+  ``forall j in hi..n``; :mod:`.bracket`);
 * branch conditions and their negations, assignment equalities ``x == e``;
 * the user's ``invariant`` clauses (:func:`user_invariants`), offered at every node like the
   templates (so the loop body's nodes can carry them to the back edge), and dropped like any
@@ -64,6 +67,7 @@ from tamp.cfa.loops import loop_body
 
 from .argmax import scan_candidates
 from .array_forms import array_candidates
+from .bracket import bracket_candidates
 from .branch_copies import copied_facts
 from .deviation import deviation_candidates
 from .exprs import conjuncts, not_, plus, subst
@@ -360,6 +364,8 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
     for c in closed_form_candidates(cfa, loops):
         add(c)
     for c in array_candidates(cfa, loops):  # array_forms.py: filled and tallied arrays
+        add(c)
+    for c in bracket_candidates(cfa, loops):  # bracket.py: search loops closing in (binary search)
         add(c)
     for c in deviation_candidates(cfa, loops, axioms):
         add(c)

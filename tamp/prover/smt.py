@@ -21,7 +21,7 @@ from typing import AbstractSet, Dict, List, Optional
 import z3
 from z3.z3 import _to_expr_ref
 
-from axioms.lemmas import lemma_instances, sum_placeholder
+from axioms.lemmas import lemma_instances, sorted_shape, sum_placeholder
 from lang import ast as A
 from lang.errors import UnsupportedError
 from lang.walk import free_vars
@@ -111,6 +111,7 @@ class Encoder(Z3Translation):
         return {"log": self.log, "exp": self.exp, "sqrt": self.sqrt}[name](arg)
 
     def bound_variable(self, name: str) -> z3.ExprRef:
+        self.has_apps = True  # a quantifier: it may be one the sorted-mono lemma is about
         self._fresh += 1
         return z3.Int(f"{name}!q{self._fresh}")
 
@@ -175,7 +176,9 @@ def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.
     quantifier, which z3 rejects ("Formulas should not contain unbound variables"). Without
     those instances the query is only weaker: the answer is a proof or "unknown". A sum whose
     bounds are ground but whose free values read the bound variable is returned *generalised*
-    (:func:`_generalised`): its lemmas then hold for every value of those arguments.
+    (:func:`_generalised`): its lemmas then hold for every value of those arguments. A closed
+    ``forall`` saying an array's neighbours are in order (:func:`axioms.lemmas.sorted_shape`) is
+    returned too, for its ``sorted-mono`` lemma.
 
     The walk runs on z3's C API directly (raw pointers, no Python wrapper per node: the terms
     are kept alive by ``f``); only the applications found are wrapped. Same result, in the same
@@ -235,6 +238,10 @@ def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.
                     general.append((t, n))
             stack.extend((lib.Z3_get_app_arg(ctx, t, k), quantified) for k in range(n))
         elif kind == quant_kind:
+            if not quantified:
+                q = _to_expr_ref(t, f.ctx)
+                if sorted_shape(q) is not None:  # neighbours in order: the sorted-mono lemma's trigger
+                    out.append(q)
             stack.append((lib.Z3_get_quantifier_body(ctx, t), True))
     known = {t.get_id() for t in out}
     for t, n in general:

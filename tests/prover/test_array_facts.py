@@ -14,7 +14,12 @@ A loop that branches on a sample and writes array elements in the branches (stab
 histograms: ``if (h > T) { rel[b] := true; out[b] := h; }``) is claimed with one ``forall`` over
 a conjunction; each conjunct under the ``forall`` is a candidate of its own
 (:func:`tamp.prover.invariants.split_post`), since the body keeps the parts inductive where the
-whole is not decided."""
+whole is not decided.
+
+Binary search over a sorted array (``lo``/``hi`` closing in, no counter) keeps the order of its
+bounds and the claim's ``forall`` cut at them (:mod:`tamp.prover.bracket`: ``forall j in 0..lo:
+x[j] != key``); preserving the cut needs every element below the probe to be no larger, which the
+``sorted-mono`` lemma derives from the neighbour-wise ``requires`` (:mod:`axioms.lemmas`)."""
 
 from __future__ import annotations
 
@@ -185,6 +190,135 @@ FLAGS_ABOVE_FALSE = """program flagsAboveFalse(q: real[], n: int, T: real, eps: 
   }
 }"""
 
+BS_INCL = """program bsIncl(a: int[], len: int, t: int)
+  requires len >= 1
+  requires forall k in 1..len: a[k - 1] < a[k]
+  ensures  hit ==> a[pos] == t
+  ensures  !hit ==> (forall k in 0..len: a[k] != t)
+  fails    0
+{
+  left := 0;
+  right := len - 1;
+  hit := false;
+  pos := 0;
+  while (left <= right && !hit) {
+    probe := (left + right) div 2;
+    if (a[probe] < t) {
+      left := probe + 1;
+    } else {
+      if (a[probe] > t) {
+        right := probe - 1;
+      } else {
+        hit := true;
+        pos := probe;
+      }
+    }
+  }
+}"""
+
+BS_DESC = """program bsDesc(y: real[], n: int, v: real)
+  requires n >= 1
+  requires forall i in 0..n - 1: y[i] >= y[i + 1]
+  ensures  got ==> y[at] == v
+  ensures  !got ==> (forall i in 0..n: y[i] != v)
+  fails    0
+{
+  lo := 0;
+  hi := n;
+  got := false;
+  at := -1;
+  while (lo < hi && !got) {
+    mid := (lo + hi) div 2;
+    if (y[mid] == v) {
+      got := true;
+      at := mid;
+    } else {
+      if (y[mid] > v) {
+        lo := mid + 1;
+      } else {
+        hi := mid;
+      }
+    }
+  }
+}"""
+
+BS_INCL_UNSORTED_FALSE = """program bsInclUnsortedFalse(a: int[], len: int, t: int)
+  requires len >= 1
+  ensures  hit ==> a[pos] == t
+  ensures  !hit ==> (forall k in 0..len: a[k] != t)
+  fails    0
+{
+  left := 0;
+  right := len - 1;
+  hit := false;
+  pos := 0;
+  while (left <= right && !hit) {
+    probe := (left + right) div 2;
+    if (a[probe] < t) {
+      left := probe + 1;
+    } else {
+      if (a[probe] > t) {
+        right := probe - 1;
+      } else {
+        hit := true;
+        pos := probe;
+      }
+    }
+  }
+}"""
+
+BS_DESC_SHORT_FALSE = """program bsDescShortFalse(y: real[], n: int, v: real)
+  requires n >= 1
+  requires forall i in 0..n - 2: y[i] >= y[i + 1]
+  ensures  got ==> y[at] == v
+  ensures  !got ==> (forall i in 0..n: y[i] != v)
+  fails    0
+{
+  lo := 0;
+  hi := n;
+  got := false;
+  at := -1;
+  while (lo < hi && !got) {
+    mid := (lo + hi) div 2;
+    if (y[mid] == v) {
+      got := true;
+      at := mid;
+    } else {
+      if (y[mid] > v) {
+        lo := mid + 1;
+      } else {
+        hi := mid;
+      }
+    }
+  }
+}"""
+
+BS_DESC_WRONG_FALSE = """program bsDescWrongFalse(y: real[], n: int, v: real)
+  requires n >= 1
+  requires forall i in 0..n - 1: y[i] <= y[i + 1]
+  ensures  got ==> y[at] == v
+  ensures  !got ==> (forall i in 0..n: y[i] != v)
+  fails    0
+{
+  lo := 0;
+  hi := n;
+  got := false;
+  at := -1;
+  while (lo < hi && !got) {
+    mid := (lo + hi) div 2;
+    if (y[mid] == v) {
+      got := true;
+      at := mid;
+    } else {
+      if (y[mid] > v) {
+        lo := mid + 1;
+      } else {
+        hi := mid;
+      }
+    }
+  }
+}"""
+
 TALLIES = {
     "tally_down": (
         TALLY_DOWN,
@@ -238,6 +372,20 @@ FALSE_BRANCH_WRITES = {
 }
 
 
+SEARCHES = {
+    "bs_incl": (BS_INCL, [{"a": [1, 3, 5, 8, 13], "len": 5, "t": 8}, {"a": [1, 3, 5, 8, 13], "len": 5, "t": 4}]),
+    "bs_desc": (BS_DESC, [{"y": [9.5, 7, 7, 2, 0], "n": 5, "v": 2}, {"y": [9.5, 7, 7, 2, 0], "n": 5, "v": 3}]),
+}
+
+# each refuted by one input: unsorted data, sortedness that stops short of the last element, and
+# the wrong order for the search's direction
+FALSE_SEARCHES = {
+    "bs_incl_unsorted_false": (BS_INCL_UNSORTED_FALSE, {"a": [9, 1, 5], "len": 3, "t": 9}),
+    "bs_desc_short_false": (BS_DESC_SHORT_FALSE, {"y": [5, 4, 9], "n": 3, "v": 9}),
+    "bs_desc_wrong_false": (BS_DESC_WRONG_FALSE, {"y": [1, 2, 3], "n": 3, "v": 3}),
+}
+
+
 def prove(src: str, timeout: float = 120):
     return prove_program(parse(src, "arrays.prob").programs[0], source=src, path="arrays.prob", timeout=timeout)
 
@@ -281,6 +429,25 @@ def test_a_branch_write_without_its_margin_is_not_proved_and_is_refuted(name):
     assert s.ci[0] > float(s.bound_value), (s.ci, s.bound_value)
 
 
+@pytest.mark.parametrize("name", sorted(SEARCHES))
+def test_a_binary_search_is_proved_and_holds_when_simulated(name):
+    src, inputs = SEARCHES[name]
+    r = prove(src)
+    assert r.verdict == "proved", r.render_text()
+    for inp in inputs:
+        s = simulate(src, inp, runs=50, seed=5)
+        assert s.ci[0] <= float(s.bound_value), (inp, s.ci, s.bound_value)
+
+
+@pytest.mark.parametrize("name", sorted(FALSE_SEARCHES))
+def test_a_search_without_its_order_is_not_proved_and_is_refuted(name):
+    src, inp = FALSE_SEARCHES[name]
+    r = prove(src, timeout=90)
+    assert r.verdict != "proved", r.render_text()
+    s = simulate(src, inp, runs=50, seed=5)
+    assert s.ci[0] > float(s.bound_value), (s.ci, s.bound_value)
+
+
 # ---------------------------------------------------------------------------- the lemmas
 
 
@@ -304,6 +471,22 @@ def test_the_unfolding_does_not_prove_a_wrong_step():
     assert _valid("forall b in 0..m: sum(j in 0..i: x[j] == b ? 1 : 0) == 0", "i >= 0") != VALID
 
 
+def test_neighbours_in_order_give_every_pair_in_order():
+    sorted_up = "forall j in 0..m - 1: x[j] <= x[j + 1]"
+    assert _valid("forall a in 0..m: forall b in a..m: x[a] <= x[b]", sorted_up) == VALID
+    assert _valid("0 <= i && i < m ==> x[0] <= x[i]", sorted_up) == VALID
+    strict_down = "forall j in 1..m: x[j - 1] > x[j]"
+    assert _valid("0 <= i && i < m - 1 ==> x[i] > x[m - 1]", strict_down) == VALID
+
+
+def test_the_order_lemma_claims_nothing_beyond_its_range_or_its_direction():
+    short = "forall j in 0..m - 2: x[j] <= x[j + 1]"
+    assert _valid("m >= 2 ==> x[0] <= x[m - 1]", short) != VALID
+    assert _valid("0 <= i && i < m ==> x[i] <= x[0]", "forall j in 0..m - 1: x[j] <= x[j + 1]") != VALID
+    # not strict: equal neighbours are allowed
+    assert _valid("m >= 2 ==> x[0] < x[m - 1]", "forall j in 0..m - 1: x[j] <= x[j + 1]") != VALID
+
+
 # ---------------------------------------------------------------------------- certificate
 
 
@@ -315,6 +498,41 @@ class _Bump(Transformer):
         if node.op == "==" and isinstance(left, A.Index) and A.contains(right, A.Sum):
             return A.Binary("==", left, A.Binary("+", A.num(1), right))
         return A.Binary(node.op, left, right)
+
+
+class _Widen(Transformer):
+    """A bracket ``forall i in 0..lo: …`` widened by one element: ``forall i in 0..lo + 1: …``
+    (false: element ``lo`` has not been excluded yet)."""
+
+    def Quant(self, node, kids):
+        lo, hi, body = kids
+        if hi == A.Var("lo"):
+            hi = A.Binary("+", hi, A.num(1))
+        return A.Quant(node.kind, node.var, lo, hi, node.inclusive, body)
+
+
+def test_the_search_certificate_is_rechecked_and_a_widened_bracket_rejected(tmp_path, capsys):
+    from support.certificates import check_proof, proved_certificate
+
+    path = tmp_path / "search.prob"
+    path.write_text(BS_DESC)
+    cert = proved_certificate(path)
+
+    def check(c):
+        return check_proof(c, path, tmp_path, capsys)
+
+    assert check(cert)[0] == 0
+    changed = 0
+    for aut in cert["programs"][0]["automata"]:
+        for node in aut["nodes"]:
+            lam = from_json(node["lambda"])
+            new = _Widen().walk(lam)
+            if new != lam:
+                changed += 1
+                node["lambda"] = to_json(new)
+    assert changed >= 1, "no bracket fact among the certificate's labels"
+    code, out = check(cert)
+    assert code != 0, out
 
 
 def test_the_tally_certificate_is_rechecked_and_a_tampered_one_is_rejected(tmp_path, capsys):

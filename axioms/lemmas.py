@@ -29,6 +29,10 @@ Facts used (each a textbook property of the natural logarithm, exponential and s
 ``sum-base``           hi <= lo ⇒ sum(j in lo..hi: e) = 0
 ``sum-step``           hi > lo ⇒ sum(j in lo..hi: e) = sum(j in lo..hi-1: e) + e[hi-1/j]
 ``sum-first``          hi > lo ⇒ sum(j in lo..hi: e) = e[lo/j] + sum(j in lo+1..hi: e)
+``sorted-mono``        (forall j: lo <= j < hi ⇒ a[j] <= a[j+1]) ⇒ (forall i, k: lo <= i <= k <= hi
+                       ⇒ a[i] <= a[k]), also for ``<``, ``>=``, ``>`` and an offset index
+                       (``a[j-1] <= a[j]``), for each closed quantifier of that shape in a query
+                       (:func:`sorted_lemma`; true by induction on k - i)
 ``sum-span``           lo <= h ⇒ sum(j in lo..h+c: e) = sum(j in lo..h: e) + e[h/j] + … + e[h+c-1/j],
                        and h <= hi ⇒ sum(j in h-c..hi: e) = e[h-c/j] + … + e[h-1/j] + sum(j in h..hi: e),
                        for two sums of one summand in a query whose ends differ by a literal
@@ -42,7 +46,10 @@ is instantiated only for pairs of *distinct* log arguments (arguments proved equ
 encoder's opaque sum functions (:meth:`tamp.prover.smt.Encoder.sum_info`); their two
 definition lemmas are instantiated once for every sum application in the query (one
 unfolding step at either end, which is what a loop step ``i := i + 1`` or, counting down,
-``i := i - 1`` needs).
+``i := i - 1`` needs). A sum inside a quantifier whose body reads the quantified variable
+(``forall b in 0..m: cnt[b] == sum(j in 0..i: x[j] == b ? 1 : 0)``) gets the same lemmas
+stated for every value of the arguments that read it (``forall`` over a placeholder,
+:func:`sum_placeholder`): they are the sum's definition, true whatever its body reads.
 """
 
 from __future__ import annotations
@@ -115,6 +122,29 @@ def equal_where_defined(a: z3.ExprRef, b: z3.ExprRef, timeout_ms: int = 300) -> 
     return result
 
 
+SUM_PLACEHOLDER = "sum$arg"
+
+
+def sum_placeholder(k: int, sort) -> z3.ExprRef:
+    """The stand-in for argument ``k`` of a sum application that reads a quantified variable
+    (:func:`tamp.prover.smt.transcendental_apps`): lemmas mentioning it are stated for all its
+    values (:func:`_for_all_values`)."""
+    return z3.Const(f"{SUM_PLACEHOLDER}{k}", sort)
+
+
+def _placeholders(t) -> List[z3.ExprRef]:
+    """The placeholder arguments of the sum application ``t``."""
+    return [a for a in t.children() if z3.is_const(a) and a.decl().name().startswith(SUM_PLACEHOLDER)]
+
+
+def _for_all_values(lems: List[Tuple[str, z3.BoolRef]], holes: List[z3.ExprRef]) -> List[Tuple[str, z3.BoolRef]]:
+    """``lems`` for every value of the placeholders ``holes`` (``forall``): the sum lemmas are the
+    definition of a sum, true whatever values its body reads, so each holds universally."""
+    if not holes:
+        return lems
+    return [(name, z3.ForAll(holes, lem)) for name, lem in lems]
+
+
 def _is_sum(t, enc) -> bool:
     info = getattr(enc, "sum_info", None)
     return z3.is_app(t) and info is not None and info(t.decl()) is not None
@@ -123,6 +153,13 @@ def _is_sum(t, enc) -> bool:
 def sum_lemmas(t, enc) -> List[Tuple[str, z3.BoolRef]]:
     """``sum-base``, ``sum-step`` and ``sum-first`` for one application
     ``t = sumK(lo, hi, free values…)``."""
+    holes = _placeholders(t)
+    if holes:
+        return _for_all_values(_sum_lemmas(t, enc), holes)
+    return _sum_lemmas(t, enc)
+
+
+def _sum_lemmas(t, enc) -> List[Tuple[str, z3.BoolRef]]:
     expr, names = enc.sum_info(t.decl())
     lo, hi, vals = t.arg(0), t.arg(1), [t.arg(k) for k in range(2, t.num_args())]
     out = [("sum-base", z3.Implies(hi <= lo, t == 0))]
@@ -162,20 +199,95 @@ def span_lemmas(sums, enc) -> List[Tuple[str, z3.BoolRef]]:
                 return _real(enc.expr(expr.body, env))
 
             lo_a, hi_a, lo_b, hi_b = a.arg(0), a.arg(1), b.arg(0), b.arg(1)
+            found: List[Tuple[str, z3.BoolRef]] = []
             try:
                 if z3.is_int_value(z3.simplify(lo_a - lo_b)) and z3.simplify(lo_a - lo_b).as_long() == 0:
                     c = z3.simplify(hi_a - hi_b)
                     if z3.is_int_value(c) and 2 <= c.as_long() <= MAX_SPAN:  # a = b + e[hi_b] + …
                         extra = [term_at(hi_b + r) for r in range(c.as_long())]
-                        out.append(("sum-span", z3.Implies(lo_b <= hi_b, a == b + z3.Sum(*extra))))
+                        found.append(("sum-span", z3.Implies(lo_b <= hi_b, a == b + z3.Sum(*extra))))
                 if z3.is_int_value(z3.simplify(hi_a - hi_b)) and z3.simplify(hi_a - hi_b).as_long() == 0:
                     c = z3.simplify(lo_b - lo_a)
                     if z3.is_int_value(c) and 2 <= c.as_long() <= MAX_SPAN:  # a = e[lo_a] + … + b
                         extra = [term_at(lo_a + r) for r in range(c.as_long())]
-                        out.append(("sum-span", z3.Implies(lo_b <= hi_b, a == z3.Sum(*extra) + b)))
+                        found.append(("sum-span", z3.Implies(lo_b <= hi_b, a == z3.Sum(*extra) + b)))
+                out.extend(_for_all_values(found, _placeholders(a)))
             except Exception:  # a body the encoder cannot express: no span lemma (sound: fewer facts)
                 continue
     return out
+
+
+_FLIP = {z3.Z3_OP_LE: z3.Z3_OP_GE, z3.Z3_OP_GE: z3.Z3_OP_LE, z3.Z3_OP_LT: z3.Z3_OP_GT, z3.Z3_OP_GT: z3.Z3_OP_LT}
+_CMP = {
+    z3.Z3_OP_LE: lambda a, b: a <= b,
+    z3.Z3_OP_GE: lambda a, b: a >= b,
+    z3.Z3_OP_LT: lambda a, b: a < b,
+    z3.Z3_OP_GT: lambda a, b: a > b,
+}
+
+
+def _int_offset(t, v) -> Optional[int]:
+    """c when ``t`` is ``v + c`` (c an integer literal, 0 for ``v`` itself), else None."""
+    d = z3.simplify(t - v)
+    return d.as_long() if z3.is_int_value(d) else None
+
+
+def sorted_shape(q) -> Optional[tuple]:
+    """``(array, first, last, op)`` when ``q`` is ``forall j: lo <= j < hi ==> a[j + c] op
+    a[j + c + 1]`` (or ``j <= hi``; either side may come first; ``op`` one of ``<= < >= >``):
+    neighbours in order over the indices ``first = lo + c`` .. ``last = hi + c`` (inclusive);
+    else None. ``q`` must be closed (no variable bound outside it)."""
+    if not (z3.is_quantifier(q) and q.is_forall() and q.num_vars() == 1):
+        return None
+    if q.var_sort(0) != z3.IntSort():
+        return None
+    v = z3.Int("sorted$j")
+    body = z3.substitute_vars(q.body(), v)
+    if not (z3.is_app_of(body, z3.Z3_OP_IMPLIES) and z3.is_app_of(body.arg(0), z3.Z3_OP_AND)):
+        return None
+    rng, cmp = body.arg(0), body.arg(1)
+    lo = hi = None
+    for part in rng.children():
+        if z3.is_app_of(part, z3.Z3_OP_LE) and part.arg(1).eq(v):
+            lo = part.arg(0)
+        elif z3.is_app_of(part, z3.Z3_OP_LE) and part.arg(0).eq(v):
+            hi = part.arg(1) + 1
+        elif z3.is_app_of(part, z3.Z3_OP_LT) and part.arg(0).eq(v):
+            hi = part.arg(1)
+        else:
+            return None
+    if lo is None or hi is None or not z3.is_app(cmp) or cmp.decl().kind() not in _CMP:
+        return None
+    op = cmp.decl().kind()
+    left, right = cmp.arg(0), cmp.arg(1)
+    if not (z3.is_select(left) and z3.is_select(right) and left.arg(0).eq(right.arg(0))):
+        return None
+    a, t1, t2 = left.arg(0), left.arg(1), right.arg(1)
+    c1, c2 = _int_offset(t1, v), _int_offset(t2, v)
+    if c1 is None or c2 is None:
+        return None
+    if c2 - c1 == -1:  # a[j + 1] >= a[j]: the same order read from the right
+        c1, c2, op = c2, c1, _FLIP[op]
+    if c2 - c1 != 1:
+        return None
+    return a, z3.simplify(lo + c1), z3.simplify(hi + c1), op
+
+
+def sorted_lemma(q) -> List[Tuple[str, z3.BoolRef]]:
+    """``sorted-mono`` for a quantifier of :func:`sorted_shape`'s form: neighbours in order
+    imply every pair in order, ``q ⇒ forall i, k: first <= i <= k <= last ⇒ a[i] op a[k]`` (for
+    ``<``/``>``, ``i < k``). True by induction on ``k - i`` (the base is ``q`` at ``k - 1``, or
+    reflexivity for ``<=``/``>=``; the step is ``q`` at ``k - 1`` and transitivity), which the
+    solver cannot do itself: binary search over a sorted array needs it."""
+    shape = sorted_shape(q)
+    if shape is None:
+        return []
+    a, first, last, op = shape
+    i, k = z3.Int("sorted$i"), z3.Int("sorted$k")
+    strict = op in (z3.Z3_OP_LT, z3.Z3_OP_GT)
+    order = i < k if strict else i <= k
+    mono = z3.ForAll([i, k], z3.Implies(z3.And(first <= i, order, k <= last), _CMP[op](a[i], a[k])))
+    return [("sorted-mono", z3.Implies(q, mono))]
 
 
 def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
@@ -184,6 +296,10 @@ def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
 
     ``enc`` supplies the uninterpreted functions (``enc.log``, ``enc.exp``, ``enc.sqrt``)."""
     out: List[Tuple[str, z3.BoolRef]] = []
+    for q in apps:
+        if z3.is_quantifier(q):
+            out.extend(sorted_lemma(q))
+    apps = [t for t in apps if not z3.is_quantifier(t)]
     sums = [t for t in apps if _is_sum(t, enc)]
     for t in sums:
         out.extend(sum_lemmas(t, enc))

@@ -20,6 +20,12 @@ prove inductive, and :mod:`.check` re-verifies the result):
   its ¬bad fact over the flattened range of entries done so far (``forall k in 0..i*m + j``;
   ``0..i*m`` at the outer loop) and the postcondition with the range's end ``n*m`` replaced
   likewise (:func:`_flattened`);
+* arrays a counted loop fills (``forall k in lo..i: a[k] == v``) or tallies into after a fill
+  (``cnt[x[i]] := cnt[x[i]] + 1``: ``forall k in 0..m: cnt[k] == sum(j in 0..i: x[j] == k ? 1 :
+  0)``; :mod:`.array_forms`);
+* for a loop without a counter (a search): the order of its integers and their entry values,
+  and the postcondition's ``forall j in A..B`` cut at each of them (``forall j in 0..lo``,
+  ``forall j in hi..n``; :mod:`.bracket`);
 * branch conditions and their negations, assignment equalities ``x == e``;
 * the user's ``invariant`` clauses (:func:`user_invariants`), offered at every node like the
   templates (so the loop body's nodes can carry them to the back edge), and dropped like any
@@ -60,6 +66,8 @@ from lang.walk import rebuild, replace_all
 from tamp.cfa.loops import loop_body
 
 from .argmax import filtered_candidates, ranked_candidates, scan_candidates
+from .array_forms import array_candidates
+from .bracket import bracket_candidates
 from .branch_copies import copied_facts
 from .deviation import deviation_candidates
 from .exprs import conjuncts, not_, plus, subst
@@ -170,12 +178,20 @@ def _replace_at(e, paths, new, path=()):
 
 
 def split_post(c: A.Expr) -> List[A.Expr]:
-    """``c`` and, for ``a ==> (b && d)``, also ``a ==> b`` and ``a ==> d``."""
+    """``c`` and, for ``a ==> (b && d)``, also ``a ==> b`` and ``a ==> d``; for ``forall j in
+    lo..hi: B1 && B2`` also ``forall j in lo..hi: B1`` and ``… B2`` (each split as above): one
+    iteration may keep some parts inductive where the whole conjunction is not decided."""
     out = [c]
     if isinstance(c, A.Binary) and c.op == "==>":
         parts = conjuncts(c.right)
         if len(parts) > 1:
             out.extend(A.Binary("==>", c.left, p) for p in parts)
+    if isinstance(c, A.Quant) and c.kind == "forall":
+        parts = conjuncts(c.body)
+        if len(parts) > 1:
+            for part in parts:
+                for q in split_post(part):
+                    out.append(A.Quant("forall", c.var, c.lo, c.hi, c.inclusive, q))
     return out
 
 
@@ -355,6 +371,10 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         for c in copied_facts(cfa, [f for ax in axioms.values() for f in _good_facts(ax)]):
             add(c)
     for c in closed_form_candidates(cfa, loops):
+        add(c)
+    for c in array_candidates(cfa, loops):  # array_forms.py: filled and tallied arrays
+        add(c)
+    for c in bracket_candidates(cfa, loops):  # bracket.py: search loops closing in (binary search)
         add(c)
     for c in deviation_candidates(cfa, loops, axioms):
         add(c)

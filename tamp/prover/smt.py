@@ -21,7 +21,7 @@ from typing import AbstractSet, Dict, List, Optional, Tuple
 import z3
 from z3.z3 import _to_expr_ref
 
-from axioms.lemmas import lemma_instances
+from axioms.lemmas import lemma_instances, sorted_shape, sum_placeholder
 from lang import ast as A
 from lang.errors import UnsupportedError
 from lang.walk import free_vars
@@ -111,6 +111,7 @@ class Encoder(Z3Translation):
         return {"log": self.log, "exp": self.exp, "sqrt": self.sqrt}[name](arg)
 
     def bound_variable(self, name: str) -> z3.ExprRef:
+        self.has_apps = True  # a quantifier: it may be one the sorted-mono lemma is about
         self._fresh += 1
         return z3.Int(f"{name}!q{self._fresh}")
 
@@ -173,7 +174,11 @@ def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.
     sum of ``sum(j in 0..m: q[k*m + j])`` inside ``forall k``: its function takes ``k`` as an
     argument) is left out: its lemma instances would mention a bound variable outside its
     quantifier, which z3 rejects ("Formulas should not contain unbound variables"). Without
-    those instances the query is only weaker: the answer is a proof or "unknown".
+    those instances the query is only weaker: the answer is a proof or "unknown". A sum whose
+    bounds are ground but whose free values read the bound variable is returned *generalised*
+    (:func:`_generalised`): its lemmas then hold for every value of those arguments. A closed
+    ``forall`` saying an array's neighbours are in order (:func:`axioms.lemmas.sorted_shape`) is
+    returned too, for its ``sorted-mono`` lemma.
 
     The walk runs on z3's C API directly (raw pointers, no Python wrapper per node: the terms
     are kept alive by ``f``); only the applications found are wrapped. Same result, in the same
@@ -184,6 +189,7 @@ def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.
     wanted: Dict[int, Optional[bool]] = {}  # decl id -> a log/exp/sqrt (True, unary), a sumK (False), neither (None)
     var_kind = z3.Z3_VAR_AST
     seen, out, stack = set(), [], [(f.as_ast(), False)]
+    general: List[tuple] = []  # sums under a quantifier whose bounds are ground, their values not
     ground: Dict[int, bool] = {}  # ast id -> no bound variable inside (asked under quantifiers only)
 
     def is_ground(t) -> bool:
@@ -223,10 +229,36 @@ def transcendental_apps(f: z3.ExprRef, names=("log", "exp", "sqrt")) -> List[z3.
                     wanted[did] = w
                 if ((w is True and n == 1) or (w is False and n >= 2)) and (not quantified or is_ground(t)):
                     out.append(_to_expr_ref(t, f.ctx))
+                elif (
+                    w is False
+                    and n >= 2
+                    and is_ground(lib.Z3_get_app_arg(ctx, t, 0))
+                    and is_ground(lib.Z3_get_app_arg(ctx, t, 1))
+                ):
+                    general.append((t, n))
             stack.extend((lib.Z3_get_app_arg(ctx, t, k), quantified) for k in range(n))
         elif kind == quant_kind:
+            if not quantified:
+                q = _to_expr_ref(t, f.ctx)
+                if sorted_shape(q) is not None:  # neighbours in order: the sorted-mono lemma's trigger
+                    out.append(q)
             stack.append((lib.Z3_get_quantifier_body(ctx, t), True))
+    known = {t.get_id() for t in out}
+    for t, n in general:
+        g = _generalised(_to_expr_ref(t, f.ctx), [is_ground(lib.Z3_get_app_arg(ctx, t, k)) for k in range(n)])
+        if g.get_id() not in known:
+            known.add(g.get_id())
+            out.append(g)
     return out
+
+
+def _generalised(t: z3.ExprRef, ground: List[bool]) -> z3.ExprRef:
+    """The sum application ``t`` with each free-value argument that reads a bound variable
+    replaced by the placeholder of its position (:func:`axioms.lemmas.sum_placeholder`): its
+    lemmas are then stated for every value of those arguments (``forall b``), which is what a
+    claim ``forall b in 0..m: cnt[b] == sum(j in 0..i: x[j] == b ? 1 : 0)`` needs unfolded."""
+    args = [a if ground[k] or k < 2 else sum_placeholder(k, a.sort()) for k, a in enumerate(t.children())]
+    return t.decl()(*args)
 
 
 def enc_has_apps(enc) -> bool:

@@ -73,6 +73,7 @@ from ..show import show_expr
 from .check import Obligation
 from .conc_proof import Checker as ConcChecker
 from .conc_proof import checker_stats
+from .exp_hits import NoHitBound, hit_bound, split_at
 from .exp_levels import level_cores
 from .exprs import and_all, conjuncts, not_, subst
 from .result import ProofResult
@@ -454,7 +455,14 @@ class Wpe:
             return cond(A.Binary(">=", n, ONE), f, miss)
         phi = the_atom(f, x, self.types)
         if phi is None:
-            raise NotApplicable(f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test")
+            if not self.upper:
+                raise NotApplicable(f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test")
+            if isinstance(target, A.Index):  # the written element apart from the others
+                f = _fold(split_at(f, target.index))
+            try:
+                return cond(A.Binary(">=", n, ONE), _fold(hit_bound(f, x, n)), miss)
+            except NoHitBound as exc:
+                raise NotApplicable(f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test ({exc})") from None
         cnt: A.Expr
         if isinstance(phi, A.Binary) and phi.op in ("==", "!=") and (phi.left == A.Var(x)) != (phi.right == A.Var(x)):
             e = phi.right if phi.left == A.Var(x) else phi.left
@@ -767,6 +775,8 @@ def core_candidates(
     lefts: List[A.Expr] = [A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c) for c, step, p in pairs]
     out: List[A.Expr] = level_cores(counters(body, s), f, lefts, lambda c: increment_chance(claim, body, c, chk))
     out += special_cores(claim, beta, body, pairs, conds)  # only for loops that single one out
+    spent = spent_cores(claim, beta, f, pairs)  # a union bound over the pairs sampled so far
+    out += spent + ([A.Cond(facts, x, ONE) for x in spent] if facts is not None else [])
     nested = id(s) in nested_loops(claim.body)
     if nested:  # a retry inside a loop: what follows on success, plus the chance of no success
         out += flag_cores(claim, beta, s, g, body, f, pairs)
@@ -852,6 +862,28 @@ def special_cores(claim: ExpClaim, beta: A.Expr, body: A.Stmt, pairs, conds: Lis
                 full = _fold(subst(beta, {p: A.Binary("+", left, ONE)}))
                 split = A.Cond(ahead, cheap, full)
                 out += [split] + [A.Cond(a, split, ONE) for a in conds]
+    return out
+
+
+def spent_cores(claim: ExpClaim, beta: A.Expr, f: A.Expr, pairs) -> List[A.Expr]:
+    """For a counter c going up to an input p that the bound reads: ``E[c/p] ? 1 : β - β[p :=
+    c]``, where E is a failure event ``exists …`` of the continuation whose ranges read p — the
+    event among the iterations so far has happened, else the bound's share of the iterations
+    left (the birthday union bound: the pairs not yet drawn, ``(n(n-1) - c(c-1))/2m``). Only
+    proposals: INDUCT checks them."""
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+    events = [q for q in A.walk(f) if isinstance(q, A.Quant) and q.kind == "exists" and not A.free_vars(q) & bound]
+    out: List[A.Expr] = []
+    for c, step, p in pairs:
+        if step <= 0:
+            continue
+        spent = _fold(A.Binary("-", beta, subst(beta, {p: A.Var(c)})))
+        for q in events:
+            if p not in A.free_vars(q.lo) | A.free_vars(q.hi) or c in A.free_vars(q):
+                continue
+            e = _fold(subst(q, {p: A.Var(c)}))
+            if e not in out:
+                out.append(A.Cond(e, ONE, spent))
     return out
 
 

@@ -46,10 +46,17 @@ def _binder_var_tests(body: A.Expr, v: str, idx: A.Expr) -> bool:
 
 
 def _decide(body: A.Expr, v: str, idx: A.Expr, value: bool) -> A.Expr:
-    from .expectation import replace_node
+    """``body`` with the tests ``v == idx`` (either way round) replaced by ``value``."""
+    from lang.walk import DESCEND, Transformer
 
-    out = replace_node(body, A.Binary("==", A.Var(v), idx), A.BoolLit(value))
-    return replace_node(out, A.Binary("==", idx, A.Var(v)), A.BoolLit(value))
+    tests = (A.Binary("==", A.Var(v), idx), A.Binary("==", idx, A.Var(v)))
+
+    class _Rep(Transformer):
+        def enter(self, node):
+            return A.BoolLit(value) if node in tests else DESCEND
+
+    out: A.Expr = _Rep().walk(body)
+    return out
 
 
 def split_at(e: A.Expr, idx: A.Expr) -> A.Expr:
@@ -59,18 +66,44 @@ def split_at(e: A.Expr, idx: A.Expr) -> A.Expr:
     from lang.walk import DESCEND, Transformer
 
     class _Split(Transformer):
+        ranges: Dict[str, Tuple[A.Expr, A.Expr]] = {}  # the enclosing split parts' variables
+
+        def part(self, var: str, lo: A.Expr, hi: A.Expr, body: A.Expr) -> A.Expr:
+            saved = dict(self.ranges)
+            self.ranges = {**saved, var: (lo, hi)}
+            try:
+                out: A.Expr = self.walk(body)
+                return out
+            finally:
+                self.ranges = saved
+
+        def le(self, a: A.Expr, b: A.Expr) -> A.Expr:
+            """``a <= b``, decided when b is an enclosing part's variable whose range puts
+            it below a."""
+            if isinstance(b, A.Var) and b.name in self.ranges:
+                up = self.ranges[b.name][1]  # b < up, and b < each argument of a min
+                ups = list(up.args) if isinstance(up, A.Call) and up.func == "min" else [up]
+                for u in ups:
+                    d = delta(a, u)
+                    if d is not None and d >= 0:
+                        return A.BoolLit(False)
+            return _less_eq(a, b)
+
         def enter(self, node):
             if not isinstance(node, (A.Quant, A.Sum)):
                 return DESCEND
             if not _binder_var_tests(node.body, node.var, idx) or node.var in A.free_vars(idx):
                 return DESCEND
+            if any(isinstance(n, (A.Quant, A.Sum)) and n.var == node.var for n in A.walk(node.body)):
+                return DESCEND  # an inner binder of the same name: its tests are not this one's
             hi = A.Binary("+", node.hi, ONE) if node.inclusive else node.hi
-            low_body = self.walk(_decide(node.body, node.var, idx, False))
+            rest = _decide(node.body, node.var, idx, False)
             mid = self.walk(subst(node.body, {node.var: idx}))
             nxt = A.Binary("+", idx, ONE)
-            low = _rebuild(node, node.lo, _extreme("min", hi, idx), low_body)
-            high = _rebuild(node, _extreme("max", node.lo, nxt), hi, low_body)
-            inside = A.Binary("&&", _less_eq(node.lo, idx), _less_eq(nxt, hi))
+            below, above = _extreme("min", hi, idx), _extreme("max", node.lo, nxt)
+            low = _rebuild(node, node.lo, below, self.part(node.var, node.lo, below, rest))
+            high = _rebuild(node, above, hi, self.part(node.var, above, hi, rest))
+            inside = A.Binary("&&", self.le(node.lo, idx), self.le(nxt, hi))
             if isinstance(node, A.Sum):
                 return A.Binary("+", A.Binary("+", low, A.Cond(inside, mid, ZERO)), high)
             if node.kind == "exists":
@@ -109,10 +142,10 @@ def _linear(e: A.Expr) -> Optional[Tuple[Dict[str, Fraction], Fraction]]:
     if isinstance(e, A.Binary) and e.op == "*" and (isinstance(e.left, A.Num) or isinstance(e.right, A.Num)):
         num, other = (e.left, e.right) if isinstance(e.left, A.Num) else (e.right, e.left)
         r = _linear(other)
-        if r is None:
+        if r is None or not isinstance(num, A.Num):
             return None
-        k = Fraction(num.value)  # type: ignore[attr-defined]
-        return {v: k * c for v, c in r[0].items() if k * c != 0}, k * r[1]
+        f = Fraction(num.value)
+        return {v: f * c for v, c in r[0].items() if f * c != 0}, f * r[1]
     if isinstance(e, (A.Var, A.Index, A.Call)):
         return {show_expr(e): Fraction(1)}, Fraction(0)
     return None
@@ -168,6 +201,8 @@ def hit_tests(f: A.Expr, x: str) -> List[Tuple[A.Expr, Tuple[Tuple[str, A.Expr, 
             return
         if e == xv:
             raise NoHitBound("the sample is read other than in an equality")
+        if hasattr(e, "var") and not isinstance(e, (A.Quant, A.Sum)):
+            raise NoHitBound("the sample is read under a binder this rule does not count")
         if isinstance(e, (A.Quant, A.Sum)):
             if x in A.free_vars(e.lo) | A.free_vars(e.hi):
                 raise NoHitBound("a range reads the sample")

@@ -442,7 +442,8 @@ class Wpe:
         φ(t) ? 1 : 0)``."""
         if not isinstance(target, A.Var):  # a[e] ~ unif: the element's new value is a fresh x
             x = "x$"
-            while x in A.free_vars(f) or x in self.types:
+            taken = A.free_vars(f) | {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+            while x in taken or x in self.types:
                 x += "$"
             self.types[x] = A.INT
             f = assign(f, target, A.Var(x))
@@ -462,7 +463,9 @@ class Wpe:
             try:
                 return cond(A.Binary(">=", n, ONE), _fold(hit_bound(f, x, n)), miss)
             except NoHitBound as exc:
-                raise NotApplicable(f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test ({exc})") from None
+                raise NotApplicable(
+                    f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test ({exc})"
+                ) from None
         cnt: A.Expr
         if isinstance(phi, A.Binary) and phi.op in ("==", "!=") and (phi.left == A.Var(x)) != (phi.right == A.Var(x)):
             e = phi.right if phi.left == A.Var(x) else phi.left
@@ -776,7 +779,8 @@ def core_candidates(
     out: List[A.Expr] = flag_event_cores(s, f)  # exact for a deterministic loop that raises flags
     out += level_cores(counters(body, s), f, lefts, lambda c: increment_chance(claim, body, c, chk))
     out += special_cores(claim, beta, body, pairs, conds)  # only for loops that single one out
-    spent = spent_cores(claim, beta, f, pairs)  # a union bound over the pairs sampled so far
+    flags: List[A.Expr] = [a for a in conds if isinstance(a, A.Var)]  # a failure flag raised so far
+    spent = spent_cores(claim, beta, f, pairs, flags)  # a union bound over the pairs sampled so far
     out += spent + ([A.Cond(facts, x, ONE) for x in spent] if facts is not None else [])
     nested = id(s) in nested_loops(claim.body)
     if nested:  # a retry inside a loop: what follows on success, plus the chance of no success
@@ -866,12 +870,13 @@ def special_cores(claim: ExpClaim, beta: A.Expr, body: A.Stmt, pairs, conds: Lis
     return out
 
 
-def spent_cores(claim: ExpClaim, beta: A.Expr, f: A.Expr, pairs) -> List[A.Expr]:
+def spent_cores(claim: ExpClaim, beta: A.Expr, f: A.Expr, pairs, flags: List[A.Expr]) -> List[A.Expr]:
     """For a counter c going up to an input p that the bound reads: ``E[c/p] ? 1 : β - β[p :=
     c]``, where E is a failure event ``exists …`` of the continuation whose ranges read p — the
     event among the iterations so far has happened, else the bound's share of the iterations
-    left (the birthday union bound: the pairs not yet drawn, ``(n(n-1) - c(c-1))/2m``). Only
-    proposals: INDUCT checks them."""
+    left (the birthday union bound: the pairs not yet drawn, ``(n(n-1) - c(c-1))/2m``); also
+    ``flag ? 1 : β - β[p := c]`` for each Boolean ``flag`` of ``flags`` (a failure flag the
+    iterations so far raised). Only proposals: INDUCT checks them."""
     bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
     events = [q for q in A.walk(f) if isinstance(q, A.Quant) and q.kind == "exists" and not A.free_vars(q) & bound]
     out: List[A.Expr] = []
@@ -885,6 +890,7 @@ def spent_cores(claim: ExpClaim, beta: A.Expr, f: A.Expr, pairs) -> List[A.Expr]
             e = _fold(subst(q, {p: A.Var(c)}))
             if e not in out:
                 out.append(A.Cond(e, ONE, spent))
+        out += [A.Cond(v, ONE, spent) for v in flags]
     return out
 
 
@@ -937,7 +943,9 @@ def flag_event_cores(s, f: A.Expr) -> List[A.Expr]:
         {
             n.targets[0].name
             for n in A.walk(s.body)
-            if isinstance(n, A.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], A.Var)
+            if isinstance(n, A.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0], A.Var)
             and n.value == A.BoolLit(True)
         }
     )

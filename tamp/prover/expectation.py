@@ -73,6 +73,7 @@ from ..show import show_expr
 from .check import Obligation
 from .conc_proof import Checker as ConcChecker
 from .conc_proof import checker_stats
+from .exp_hits import NoHitBound, hit_bound, split_at
 from .exp_levels import level_cores
 from .exprs import and_all, conjuncts, not_, subst
 from .result import ProofResult
@@ -441,7 +442,8 @@ class Wpe:
         φ(t) ? 1 : 0)``."""
         if not isinstance(target, A.Var):  # a[e] ~ unif: the element's new value is a fresh x
             x = "x$"
-            while x in A.free_vars(f) or x in self.types:
+            taken = A.free_vars(f) | {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+            while x in taken or x in self.types:
                 x += "$"
             self.types[x] = A.INT
             f = assign(f, target, A.Var(x))
@@ -454,7 +456,16 @@ class Wpe:
             return cond(A.Binary(">=", n, ONE), f, miss)
         phi = the_atom(f, x, self.types)
         if phi is None:
-            raise NotApplicable(f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test")
+            if not self.upper:
+                raise NotApplicable(f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test")
+            if isinstance(target, A.Index):  # the written element apart from the others
+                f = _fold(split_at(f, target.index))
+            try:
+                return cond(A.Binary(">=", n, ONE), _fold(hit_bound(f, x, n)), miss)
+            except NoHitBound as exc:
+                raise NotApplicable(
+                    f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test ({exc})"
+                ) from None
         cnt: A.Expr
         if isinstance(phi, A.Binary) and phi.op in ("==", "!=") and (phi.left == A.Var(x)) != (phi.right == A.Var(x)):
             e = phi.right if phi.left == A.Var(x) else phi.left
@@ -765,8 +776,12 @@ def core_candidates(
     facts = counter_facts(claim, body, s)
     # a count of events reaching a threshold (few loops have one; cheap to propose first)
     lefts: List[A.Expr] = [A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c) for c, step, p in pairs]
-    out: List[A.Expr] = level_cores(counters(body, s), f, lefts, lambda c: increment_chance(claim, body, c, chk))
+    out: List[A.Expr] = flag_event_cores(s, f)  # exact for a deterministic loop that raises flags
+    out += level_cores(counters(body, s), f, lefts, lambda c: increment_chance(claim, body, c, chk))
     out += special_cores(claim, beta, body, pairs, conds)  # only for loops that single one out
+    flags: List[A.Expr] = [a for a in conds if isinstance(a, A.Var)]  # a failure flag raised so far
+    spent = spent_cores(claim, beta, f, pairs, flags)  # a union bound over the pairs sampled so far
+    out += spent + ([A.Cond(facts, x, ONE) for x in spent] if facts is not None else [])
     nested = id(s) in nested_loops(claim.body)
     if nested:  # a retry inside a loop: what follows on success, plus the chance of no success
         out += flag_cores(claim, beta, s, g, body, f, pairs)
@@ -852,6 +867,106 @@ def special_cores(claim: ExpClaim, beta: A.Expr, body: A.Stmt, pairs, conds: Lis
                 full = _fold(subst(beta, {p: A.Binary("+", left, ONE)}))
                 split = A.Cond(ahead, cheap, full)
                 out += [split] + [A.Cond(a, split, ONE) for a in conds]
+    return out
+
+
+def spent_cores(claim: ExpClaim, beta: A.Expr, f: A.Expr, pairs, flags: List[A.Expr]) -> List[A.Expr]:
+    """For a counter c going up to an input p that the bound reads: ``E[c/p] ? 1 : β - β[p :=
+    c]``, where E is a failure event ``exists …`` of the continuation whose ranges read p — the
+    event among the iterations so far has happened, else the bound's share of the iterations
+    left (the birthday union bound: the pairs not yet drawn, ``(n(n-1) - c(c-1))/2m``); also
+    ``flag ? 1 : β - β[p := c]`` for each Boolean ``flag`` of ``flags`` (a failure flag the
+    iterations so far raised). Only proposals: INDUCT checks them."""
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+    events = [q for q in A.walk(f) if isinstance(q, A.Quant) and q.kind == "exists" and not A.free_vars(q) & bound]
+    out: List[A.Expr] = []
+    for c, step, p in pairs:
+        if step <= 0:
+            continue
+        spent = _fold(A.Binary("-", beta, subst(beta, {p: A.Var(c)})))
+        for q in events:
+            if p not in A.free_vars(q.lo) | A.free_vars(q.hi) or c in A.free_vars(q):
+                continue
+            e = _fold(subst(q, {p: A.Var(c)}))
+            if e not in out:
+                out.append(A.Cond(e, ONE, spent))
+        out += [A.Cond(v, ONE, spent) for v in flags]
+    return out
+
+
+def flag_event(s: A.Stmt, flag: str, changed: set) -> Optional[A.Expr]:
+    """The condition under which the deterministic statement ``s`` sets ``flag`` to true, when
+    ``s`` only does that (``if (c) { flag := true; }``, nested ``for`` loops over ranges they
+    leave alone) and its tests read nothing it changes but the loop counters, which the
+    condition quantifies (``exists j in lo..hi: …``); None otherwise."""
+    if isinstance(s, A.Block):
+        parts = [flag_event(x, flag, changed) for x in s.stmts]
+        if any(p is None for p in parts):
+            return None
+        out: A.Expr = A.BoolLit(False)
+        for p in parts:
+            out = simp(A.Binary("||", out, p))  # type: ignore[arg-type]
+        return out
+    if isinstance(s, (A.Skip, A.VarDecl)):
+        return A.BoolLit(False)
+    if isinstance(s, A.Assign):
+        if s.targets == (A.Var(flag),) and s.value == A.BoolLit(True):
+            return A.BoolLit(True)
+        return None
+    if isinstance(s, A.If):
+        if A.free_vars(s.cond) & changed:
+            return None
+        t = flag_event(s.then, flag, changed)
+        o = flag_event(s.other, flag, changed) if s.other is not None else A.BoolLit(False)
+        if t is None or o is None:
+            return None
+        return simp(A.Binary("||", simp(A.Binary("&&", s.cond, t)), simp(A.Binary("&&", not_(s.cond), o))))
+    if isinstance(s, A.For):
+        if (A.free_vars(s.lo) | A.free_vars(s.hi)) & changed or s.var in assigned(s.body):
+            return None
+        inner = flag_event(s.body, flag, changed - {s.var})
+        if inner is None:
+            return None
+        v = s.var + "$e"  # a name no program variable has: the quantifier captures nothing
+        return simp(A.Quant("exists", v, s.lo, s.hi, s.inclusive, subst(inner, {s.var: A.Var(v)})))
+    return None
+
+
+def flag_event_cores(s, f: A.Expr) -> List[A.Expr]:
+    """For ``for c in lo..hi { B }`` where B, deterministic, only raises Boolean flags
+    (:func:`flag_event`): the continuation with ``flag`` replaced by ``flag || exists c' in
+    c..hi: E(c')`` — exactly what the iterations left do to it (the pairs of a triangular nest
+    still to compare). Only a proposal: INDUCT checks it."""
+    if not isinstance(s, A.For) or any(isinstance(n, A.Sample) for n in A.walk(s.body)):
+        return []
+    flags = sorted(
+        {
+            n.targets[0].name
+            for n in A.walk(s.body)
+            if isinstance(n, A.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0], A.Var)
+            and n.value == A.BoolLit(True)
+        }
+    )
+    if s.var in assigned(s.body):
+        return []
+    changed = assigned(s.body)
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+    out: List[A.Expr] = []
+    for flag in flags:
+        if changed - {flag} - {n.var for n in A.walk(s.body) if isinstance(n, A.For)}:
+            continue  # the loop changes more than its flag and counters
+        ev = flag_event(s.body, flag, changed)
+        if ev is None or flag in A.free_vars(ev):
+            continue
+        fresh = s.var + "$"
+        while fresh in A.free_vars(ev) | A.free_vars(f) | bound:
+            fresh += "$"
+        rest = A.Quant("exists", fresh, A.Var(s.var), s.hi, s.inclusive, subst(ev, {s.var: A.Var(fresh)}))
+        if A.free_vars(rest) & bound:
+            continue
+        out.append(_fold(subst(f, {flag: A.Binary("||", A.Var(flag), rest)})))
     return out
 
 

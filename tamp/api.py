@@ -214,9 +214,12 @@ def _file_result(src: A.SourceFile, results: List[ProgramResult]) -> FileResult:
 
 def infer_bound(prog: A.Program) -> A.Program:
     """``prog`` with its failure bound asked for (``fails ?``), unless an ``ensures`` already asks
-    for a margin (one value is inferred at a time) or the program has no failure-bound clause."""
-    if any(A.contains(e, A.Hole) for e in prog.ensures) or prog.reliability is not None:
+    for a margin (one value is inferred at a time) or the program has no failure-bound clause.
+    A ``reliability E`` program keeps its ``!failed``; its failure bound (``1 - E``) is asked for."""
+    if any(A.contains(e, A.Hole) for e in prog.ensures):
         return prog
+    if prog.reliability is not None:
+        return dataclasses.replace(prog, fails=A.Hole())
     if prog.ensures and all(clause_kind(e) != FAILURE_BOUND for e in prog.ensures):
         return prog
     return dataclasses.replace(prog, fails=A.Hole())

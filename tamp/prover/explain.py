@@ -19,10 +19,11 @@ Nothing here decides a verdict: it only explains an "unknown".
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import dataclasses
 import time
-from typing import List, Optional
+from typing import Iterator, List, Optional
 
 import networkx as nx
 
@@ -114,6 +115,17 @@ def last_loop_line(cfa) -> Optional[int]:
     return cfa.graph.nodes[h].get("line")
 
 
+@contextlib.contextmanager
+def explaining() -> Iterator[None]:
+    """Within: a failed proof is not explained by :func:`needed_bound` (it would infer a bound
+    again; :mod:`.infer` proves its candidates within this)."""
+    token = _explaining.set(True)
+    try:
+        yield
+    finally:
+        _explaining.reset(token)
+
+
 def needed_bound(program: A.Program, cfa, path: str, source: Optional[str], deadline: Optional[float], infer) -> str:
     """A failure bound the prover can prove for ``program``'s postcondition that exceeds the
     claimed one at some input (shown as the user would write it), or ''. ``infer`` is
@@ -124,14 +136,12 @@ def needed_bound(program: A.Program, cfa, path: str, source: Optional[str], dead
     if left < 1.0:
         return ""
     infer_bound, sample_points = infer.infer_bound, infer.sample_points
-    token = _explaining.set(True)
     try:
-        t0 = time.monotonic()
-        res = infer_bound(dataclasses.replace(program, fails=A.Hole()), t0 + left, t0, path, source, None)
+        with explaining():
+            t0 = time.monotonic()
+            res = infer_bound(dataclasses.replace(program, fails=A.Hole()), t0 + left, t0, path, source, None)
     except Exception:  # noqa: BLE001 - an explanation never turns an answer into an error
         return ""
-    finally:
-        _explaining.reset(token)
     if res.verdict != "proved" or not res.bound or res.bound == show_expr(cfa.bound):
         return ""
     from lang.parser import parse_expr

@@ -1,16 +1,20 @@
 """Inferred bounds: ``fails ?`` (the smallest failure bound tamp can prove) and ``?`` in an
 ``ensures`` (the smallest margin, given ``fails``).
 
-Candidates come from two places:
+Candidates come from three places:
 
 * concentration (:mod:`.conc_proof`): for ``fails ?`` the margin u of each sum is read off the
   postcondition (``abs(X) <= M``, ``X <= M``, ``X >= M`` with X linear in the sum) and the
   rule's tail ``c·exp(-G(u))`` is the probability; for a margin ``?`` the rule's threshold at
   the given probability is solved for ``?``;
+* the exact failure probability (``fails ?`` only) of a program whose samples are all discrete
+  and whose loops unroll: the expected-failure engine's pre-expectation (:mod:`.expectation`),
+  proved by that engine — 1/8 for three fair coins all heads;
 * the union bound (``fails ?`` only): the bounds ``k·f`` for ``f = 1/E, 2/E, 1/(2E)`` (``log(E)``
-  in the postcondition) and k the number of real-valued samplings a run makes (those outside
-  loops, plus those in a counted loop times its iteration count), each proved by the ordinary
-  prover.
+  in the postcondition) and k the number of real-valued samplings a run makes (each counted
+  times the iteration counts of the counted loops around it), plus for every discrete
+  distribution its count times one outcome's probability (``n·r`` for n unreliable operations
+  at rate r, which are ``bern(r)`` draws), each proved by the ordinary prover.
 
 Each candidate is simplified (sympy, :mod:`.simplify`) and then **proved** as an ordinary claim
 (the unsimplified form is tried when the simplified one does not prove); only proved candidates
@@ -33,6 +37,7 @@ from lang.errors import TampError, UnsupportedError, error_at
 from lang.evaluate import evaluate
 from lang.walk import DESCEND, Transformer
 from tamp.cfa import build_cfa
+from tamp.cfa.loops import loop_body
 
 from ..show import show_expr
 from . import _load_modules, prove_program
@@ -50,6 +55,7 @@ from .conc_proof import (
     try_concentration,
 )
 from .concentration import NotApplicable
+from .explain import explaining
 from .exprs import conjuncts, reciprocal, subst
 from .loops import _loops
 from .result import ProofResult
@@ -204,42 +210,57 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
         cands.extend(found)
         if not found:
             conc_why = "no rule's margin matches the postcondition"
-    for beta in union_candidates(cfa0, positive):  # smallest first: the first proved one is the best
-        if deadline is not None and time.monotonic() > deadline:
-            break
-        res = _prove_union(prog0, beta, deadline, path, source, progress)
-        if res is not None:
-            cands.append((beta, res))
-            break
+    exact = exact_failure(prog0, cfa0, positive)
+    with explaining():  # a candidate that fails is not explained by inferring again
+        proved_exact = None
+        for beta in exact:  # nothing smaller is provable: when one proves, it is the answer
+            proved_exact = _prove_exact(prog0, beta, deadline, path, source)
+            if proved_exact is not None:
+                cands.append((beta, proved_exact))
+                break
+        for beta in [] if proved_exact is not None else union_candidates(cfa0, positive):
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            res = _prove_union(prog0, beta, deadline, path, source, progress)
+            if res is not None:  # smallest first: the first proved one is the best
+                cands.append((beta, res))
+                break
     pick = best(cands, cfa0)
     if pick is None:
-        msg = "could not infer a failure bound: no concentration rule or union-bound proof applies"
+        msg = "could not infer a failure bound: no concentration rule, exact expected failure or union-bound proof applies"
         if conc_why:
             msg += f" (concentration rules: {conc_why})"
         return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, "?", msg, cfa=cfa0)
     expr, res, value = pick
     if value is None:
         value = numeric(expr, fixed_inputs(cfa0)) if A.free_vars(expr) <= set(fixed_inputs(cfa0)) else None
-    others = [
-        {
-            "bound": show_expr(e),
-            "method": getattr(r, "details", {}).get("method")
-            or ("concentration" if isinstance(r, ConcentrationResult) else "union bound"),
-        }
-        for e, r in cands
-        if e is not expr
-    ]
+    others: list[dict[str, object]] = [{"bound": show_expr(e), "method": _method(r)} for e, r in cands if e is not expr]
     res.time_s = time.monotonic() - t0
     res.bound = show_expr(expr)
     if isinstance(res, ConcentrationResult):
         res.inferred, res.value, res.alternatives = "bound", value, others
     else:
-        res.details = dict(res.details, inferred="bound", bound_value=value, method="union bound", alternatives=others)
+        method = _method(res)
+        res.details = dict(res.details, inferred="bound", bound_value=value, method=method, alternatives=others)
         val = f" = {value:.6g}" if value is not None else ""
         res.message = "\n  ".join(
-            [f"inferred failure bound: {res.bound}{val} (union bound)"] + ([res.message] if res.message else [])
+            [f"inferred failure bound: {res.bound}{val} ({METHOD_WORDS.get(method, method)})"]
+            + ([res.message] if res.message else [])
         )
     return res
+
+
+METHOD_WORDS = {"expectation": "expected failure"}
+
+
+def _method(r: ProofResult) -> str:
+    """How ``r`` was proved: "concentration", "expectation" (expected failure) or "union bound"."""
+    if isinstance(r, ConcentrationResult):
+        return "concentration"
+    given = getattr(r, "details", {}).get("method")
+    if given:
+        return str(given)
+    return "expectation" if (r.stats or {}).get("method") == "expectation" else "union bound"
 
 
 def _conc_bounds(prog0, claim, deadline, path, source, positive) -> list[tuple[A.Expr, ConcentrationResult]]:
@@ -289,45 +310,186 @@ def _conc_bounds(prog0, claim, deadline, path, source, positive) -> list[tuple[A
     return out
 
 
-def union_candidates(cfa, positive) -> list[A.Expr]:
-    """``k·f`` for the failure parameters f the postcondition suggests (see the module docstring)."""
-    k = _samplings_per_run(cfa)
-    if k is None:
+def exact_failure(prog0, cfa0, positive) -> list[A.Expr]:
+    """The failure probability of a program whose samples are all discrete and whose loops all
+    unroll (``for`` over literal bounds), as an expression over the inputs: the expected-failure
+    engine's pre-expectation of ``[¬ensures]`` (:mod:`.expectation`), exact for these programs,
+    simplified (and as computed, in case the simplified form does not prove); [] for other
+    programs. Three fair coins all coming up heads give ``1/8``. Only candidates: each is proved
+    like a stated bound."""
+    from . import expectation as X  # deferred: only `fails ?` and the needed-bound hint use it
+
+    try:
+        claim = X.claim_of(prog0, cfa0)
+        pre = X.Wpe(claim.body, claim.params, types=claim.types).stmt(claim.body, claim.post)
+        pre = X.readable(pre, claim, X.Checker(claim, time.monotonic() + EXACT_S))
+    except Exception:  # noqa: BLE001 - outside the engine's rules (a loop to prove, a continuous draw)
+        return []
+    if X.size(pre) > EXACT_NODES:
         return []
     out = []
-    for E in log_arguments(list(cfa.ensures)):
-        r = reciprocal(E)
-        for f in (A.Binary("/", r, A.num(2)), r, A.Binary("*", A.num(2), r)):
-            beta = simplify(A.Binary("*", k, f), positive)
-            if beta not in out:
-                out.append(beta)
+    for e in (as_fractions(simplify(pre, positive)), pre):
+        if e not in out and not A.free_vars(e) - {p.name for p in cfa0.params}:
+            out.append(e)
     return out
 
 
-def _samplings_per_run(cfa) -> A.Expr | None:
-    """The number of real-valued samplings (the ones with a failure parameter) a run makes: those
-    outside loops, plus each counted loop's body samplings times its iteration count."""
+class _Fractions(Transformer):
+    def Num(self, node: A.Num, kids) -> A.Expr:
+        v = node.value
+        if node.text is None and v.denominator != 1 and v >= 0:
+            return A.Binary("/", A.num(v.numerator), A.num(v.denominator))
+        return node
 
-    def real(st):
-        return isinstance(st, A.Sample) and st.dist.func not in ("bern", "unif")
 
-    if cfa.is_acyclic():
-        return A.num(sum(1 for e in cfa.sample_edges() if real(e[3]["stmt"])))
-    info, _dag = _loops(cfa)
-    total: A.Expr = A.num(0)
-    inside = set()
-    for _h, d in info.items():
-        body_edges = [(u, v, kk, dd) for u, v, kk, dd in cfa.edges() if u in d["body"] and v in d["body"]]
-        n_in = sum(1 for e in body_edges if real(e[3]["stmt"]))
-        inside |= {(u, v, kk) for u, v, kk, _ in body_edges}
-        if n_in == 0:
+def as_fractions(e: A.Expr) -> A.Expr:
+    """``e`` with every exact non-integer constant written as a quotient of integers (``11 / 36``
+    rather than ``11.0 / 36``, ``1 / 8`` rather than ``0.125``): the same value, as a user writes it."""
+    out: A.Expr = _Fractions().walk(e)
+    return out
+
+
+#: seconds for reading the exact failure (dropping conditions `requires` settles) and its size limit
+EXACT_S = 5.0
+EXACT_NODES = 400
+
+
+def union_candidates(cfa, positive) -> list[A.Expr]:
+    """Union-bound candidates, smallest first (at the sample inputs), at most
+    :data:`MAX_UNION_TRIES`: ``k·f`` for the real-valued samplings (k per run, f from the
+    postcondition's ``log(E)``: ``1/E, 2/E, 1/(2E)``), plus for each discrete distribution ``D`` a
+    run samples ``c_D`` times either nothing (its axiom free) or ``c_D`` times one outcome's
+    probability (``p`` or ``1 - p`` for ``bern(p)``, ``1/N`` for a uniform over N values: an
+    unreliable operation at rate r is ``bern(r)``, so a kernel with N of them gets ``N·r``).
+    Bounds that are at least 1 at every sample input say nothing and are left out."""
+    k = _samplings_per_run(cfa, _is_real)
+    if k is None:
+        return []
+    fs = []
+    for E in log_arguments(list(cfa.ensures)):
+        r = reciprocal(E)
+        fs += [A.Binary("/", r, A.num(2)), r, A.Binary("*", A.num(2), r)]
+    k_is_zero = isinstance(k, A.Num) and k.value == 0
+    reals: list[A.Expr] = [A.Binary("*", k, f) for f in fs] if fs and not k_is_zero else [A.num(0)]
+    discrete: list[A.Expr] = [A.num(0)]
+    groups = _discrete_groups(cfa)
+    if groups is not None and groups:
+        choices = [[A.num(0)] + [A.Binary("*", c, cost) for cost in costs] for c, costs in groups]
+        if len(groups) <= MAX_GROUPS:
+            combos = list(itertools.product(*choices))
+        else:  # every group the same way: free, its first or its second outcome
+            combos = [tuple(ch[min(i, len(ch) - 1)] for ch in choices) for i in range(3)]
+        discrete = [_total(list(c)) for c in combos]
+    out: list[A.Expr] = []
+    for d in discrete:
+        for r in reals:
+            beta = simplify(_total([r, d]), positive)
+            if beta not in out:
+                out.append(beta)
+    return _smallest_first(out, cfa)[:MAX_UNION_TRIES]
+
+
+#: union-bound candidates tried at most (each is a whole proof attempt)
+MAX_UNION_TRIES = 6
+#: distinct discrete distributions combined outcome by outcome (3^groups combinations)
+MAX_GROUPS = 3
+
+
+def _total(parts: list[A.Expr]) -> A.Expr:
+    """The sum of ``parts`` with the zeros left out (0 when all are)."""
+    nonzero = [p for p in parts if not (isinstance(p, A.Num) and p.value == 0)]
+    if not nonzero:
+        return A.num(0)
+    out = nonzero[0]
+    for p in nonzero[1:]:
+        out = A.Binary("+", out, p)
+    return out
+
+
+def _smallest_first(cands: list[A.Expr], cfa) -> list[A.Expr]:
+    """``cands`` ordered by their median value at the sample inputs (the fixed ones when
+    ``requires`` fixes them all), without those that are at least 1 (or undefined) everywhere."""
+    fixed = fixed_inputs(cfa)
+    params = {p.name for p in cfa.params}
+    free = set().union(*(A.free_vars(e) for e in cands)) & params if cands else set()
+    pts = [fixed] if free <= set(fixed) else sample_points(cfa)
+    keyed = []
+    for i, e in enumerate(cands):
+        vals = sorted(v for v in (numeric(e, env) for env in pts) if v is not None)
+        if not vals or vals[0] >= 1:
             continue
-        c = d["counter"]
-        if c is None:
+        keyed.append((vals[len(vals) // 2], i, e))
+    return [e for _v, _i, e in sorted(keyed, key=lambda t: (t[0], t[1]))]
+
+
+def _is_real(st) -> bool:
+    return isinstance(st, A.Sample) and st.dist.func not in ("bern", "unif")
+
+
+def _discrete_groups(cfa) -> list[tuple[A.Expr, list[A.Expr]]] | None:
+    """For each discrete distribution the program samples (``bern``, ``unif``; unreliable
+    operations are ``bern(rate)``): (how many times a run samples it, the probability of each
+    single outcome a union bound may charge), or None when a loop has no iteration count."""
+    dists: dict[str, A.Call] = {}
+    for e in cfa.sample_edges():
+        d = e[3]["stmt"].dist
+        if d.func in ("bern", "unif"):
+            dists.setdefault(show_expr(d), d)
+    out = []
+    for key, d in dists.items():
+        count = _samplings_per_run(cfa, lambda st, key=key: isinstance(st, A.Sample) and show_expr(st.dist) == key)
+        if count is None:
             return None
-        total = A.Binary("+", total, A.Binary("*", A.num(n_in), c.done(c.final())))
-    n_out = sum(1 for u, v, kk, dd in cfa.edges() if real(dd["stmt"]) and (u, v, kk) not in inside)
-    return A.Binary("+", total, A.num(n_out))
+        if d.func == "bern" and len(d.args) == 1:
+            costs = [d.args[0], A.Binary("-", A.num(1), d.args[0])]
+        elif d.func == "unif" and len(d.args) == 2:
+            costs = [A.Binary("/", A.num(1), A.Binary("+", A.Binary("-", d.args[1], d.args[0]), A.num(1)))]
+        elif d.func == "unif" and len(d.args) == 1 and isinstance(d.args[0], A.SetLit):
+            costs = [A.Binary("/", A.num(1), A.num(len(d.args[0].items)))]
+        else:
+            continue
+        out.append((count, costs))
+    return out
+
+
+def _samplings_per_run(cfa, which=_is_real) -> A.Expr | None:
+    """The number of samplings ``which`` selects (default: the real-valued ones, those with a
+    failure parameter) a run makes: each such sampling counted once times the iteration counts of
+    the counted loops around it (``n·m`` in a nest of two); None when a loop around one has no
+    iteration count."""
+    if cfa.is_acyclic():
+        return A.num(sum(1 for e in cfa.sample_edges() if which(e[3]["stmt"])))
+    info, _dag = _loops(cfa)
+    whole = {h: loop_body(cfa, h) for h in info}  # inner loops' bodies included
+    total: A.Expr = A.num(0)
+    for u, v, _k, d in cfa.edges():
+        if not which(d["stmt"]):
+            continue
+        term: A.Expr = A.num(1)
+        for h, lp in info.items():
+            if u in whole[h] and v in whole[h]:
+                c = lp["counter"]
+                if c is None:
+                    return None
+                term = A.Binary("*", term, c.done(c.final()))
+        total = A.Binary("+", total, term)
+    return total
+
+
+def _prove_exact(prog0, beta, deadline, path, source):
+    """The expected-failure engine's proof of ``beta`` (:func:`exact_failure`'s candidate) for
+    ``prog0``, or None: asked of that engine directly, since the union bound cannot prove an
+    exact product of probabilities."""
+    from .expectation import try_expectation  # deferred, as in exact_failure
+
+    t0 = time.monotonic()
+    budget = t0 + attempt_budget()
+    try:
+        cfa = build_cfa(prog0, beta, path, source)
+        res, _why = try_expectation(prog0, cfa, budget if deadline is None else min(deadline, budget), t0)
+    except TampError:
+        return None
+    return res
 
 
 def _prove_union(prog0, beta, deadline, path, source, progress):

@@ -29,6 +29,7 @@ from .exprs import ZERO, assigned_names, conjuncts, not_, plus, subst
 from .samples import collect_tree_states, input_points
 from .smt import VALID
 from .trace import StepState, step
+from .wp import push_back
 
 
 def negated_conjuncts(bad: A.Expr) -> List[A.Expr]:
@@ -48,6 +49,10 @@ def forward_facts(edge) -> List[A.Expr]:
         t = st.targets[0]
         if isinstance(t, A.Var) and t.name not in A.free_vars(st.value):
             return [A.Binary("==", t, st.value)]
+        if isinstance(t, A.Index) and isinstance(t.base, A.Var):
+            # a[e] := v with e and v not reading a: a[e] == v after it (only a changed)
+            if t.base.name not in A.free_vars(t.index) | A.free_vars(st.value):
+                return [A.Binary("==", t, st.value)]
         return []
     if isinstance(st, A.Sample) and edge.axiom is not None:
         return negated_conjuncts(edge.axiom.bad)
@@ -123,26 +128,11 @@ def backward_candidates(aut: FailureAutomaton, ensures) -> Dict[int, List[A.Expr
             if e.back:
                 continue
             for c in out.get(e.dst, []):
-                pushed = push_back(e.stmt, c)
+                pushed = push_back(e.stmt, c)  # wp.py: through element writes too
                 if pushed is not None and pushed not in acc:
                     acc.append(pushed)
         out[nid] = acc[:40]
     return out
-
-
-def push_back(st, c: A.Expr):
-    """The condition ``c`` after ``st`` pushed back before it (weakest precondition of a
-    deterministic step), or None when the step havocs what ``c`` reads."""
-    if isinstance(st, A.Assume):
-        return c
-    if isinstance(st, A.Assign):
-        t = st.targets[0]
-        if isinstance(t, A.Var):
-            return subst(c, {t.name: st.value})
-        return None if A.target_name(t) in A.free_vars(c) else c
-    if isinstance(st, A.Sample):
-        return None if assigned_names(st) & A.free_vars(c) else c
-    return None
 
 
 def label_tree(aut: FailureAutomaton, cfa, enc, valid) -> None:

@@ -1,7 +1,7 @@
 """Weakest preconditions of candidate invariants through one CFA statement, array writes included.
 
 Houdini's backward candidates (:func:`tamp.prover.invariants.node_pools`) are the candidates of a
-node's successors pushed back through the edge between them. :func:`tamp.prover.labels.push_back`
+node's successors pushed back through the edge between them. :func:`push_back_simple`
 handles assumptions, assignments to variables and samplings; an element write ``a[e] := v``
 there drops every candidate that reads ``a``. Here such a write replaces each element read
 ``a[x]`` by ``x == e ? v : a[x]`` — exactly the value ``a[x]`` has after the write — so a
@@ -28,7 +28,7 @@ from typing import Any, Optional
 from lang import ast as A
 from lang.walk import DESCEND, Transformer
 
-from .labels import push_back as push_back_simple
+from .exprs import assigned_names, subst
 
 
 def _bound_names(e: A.Expr) -> set:
@@ -82,6 +82,21 @@ def push_back(st, c: A.Expr) -> Optional[A.Expr]:
     if isinstance(st, A.Sample) and len(st.targets) == 1 and isinstance(st.targets[0], A.Index):
         return _past_element_sample(st.targets[0], c)
     return push_back_simple(st, c)
+
+
+def push_back_simple(st, c: A.Expr) -> Optional[A.Expr]:
+    """The condition ``c`` after ``st`` pushed back before it (weakest precondition of a
+    deterministic step), or None when the step havocs what ``c`` reads."""
+    if isinstance(st, A.Assume):
+        return c
+    if isinstance(st, A.Assign):
+        t = st.targets[0]
+        if isinstance(t, A.Var):
+            return subst(c, {t.name: st.value})
+        return None if A.target_name(t) in A.free_vars(c) else c
+    if isinstance(st, A.Sample):
+        return None if assigned_names(st) & A.free_vars(c) else c
+    return None
 
 
 def _past_element_sample(t: A.Index, c: A.Expr) -> Optional[A.Expr]:

@@ -25,7 +25,9 @@ def _program(rel):
 
 @pytest.mark.parametrize("rel", ["loops/exactSum.prob", "loops/noisyAvg.prob", "loops/countBelow.prob"])
 def test_loop_mutants_are_not_proved_unless_the_simulator_agrees(rel):
-    records = check_program(_program(rel), rel, timeout=20, runs=2000, limit=1, only=LOOP_OPERATORS)
+    records = check_program(
+        _program(rel), rel, timeout=20, original_timeout=120, runs=2000, limit=1, only=LOOP_OPERATORS
+    )
     assert records[0].verdict == "proved", records[0]
     assert "refuted" not in records[0].simulated, records[0]
     assert not [r for r in records if r.problem], [r for r in records if r.problem]
@@ -46,7 +48,7 @@ def test_accumulated_noise_mutants_are_not_proved_unless_the_simulator_agrees(re
     # the accumulator's deviation from its noise-free closed form is inferred (tamp.prover.deviation):
     # more noise, a doubled increment, a halved bound or a shifted start must not slip through
     ops = LOOP_OPERATORS | {"noise*4"}
-    records = check_program(_program(rel), rel, timeout=20, runs=2000, limit=1, only=ops)
+    records = check_program(_program(rel), rel, timeout=20, original_timeout=120, runs=2000, limit=1, only=ops)
     assert records[0].verdict == "proved", records[0]
     assert "refuted" not in records[0].simulated, records[0]
     assert not [r for r in records if r.problem], [r for r in records if r.problem]
@@ -61,7 +63,7 @@ def test_flag_mutants_of_the_selection_shapes_are_not_proved_unless_the_simulato
     agrees (benchmarks/selection/firstAbove.prob)."""
     rel = "selection/firstAbove.prob"
     assert "flag!" in {m.name for m in mutants(_program(rel))}
-    records = check_program(_program(rel), rel, timeout=45, runs=2000, limit=2, only={"flag!"})
+    records = check_program(_program(rel), rel, timeout=45, original_timeout=120, runs=2000, limit=2, only={"flag!"})
     assert records[0].verdict == "proved", records[0]
     flagged = records[1:]
     assert flagged and not [r for r in records if r.problem], records

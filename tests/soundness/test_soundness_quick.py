@@ -29,7 +29,7 @@ def _program(rel):
 
 @pytest.mark.parametrize("rel", QUICK)
 def test_mutants_of_loop_free_benchmarks_are_not_proved(rel):
-    records = check_program(_program(rel), rel, timeout=20, runs=4000, limit=1)
+    records = check_program(_program(rel), rel, timeout=20, original_timeout=120, runs=4000, limit=1)
     original = records[0]
     assert original.verdict == "proved", original
     assert "refuted" not in original.simulated, original

@@ -15,6 +15,9 @@ program's statements, starting from the indicator ``[¬ensures]``:
 ``x ~ unif({c…})``       the average over the listed (distinct, literal) values
 ``x ~ unif(lo, hi)``     other bounds, N = hi - lo + 1: ``N >= 1 ? q·F[φ := true] + (1 - q)·F[φ := false] : 1``
                          when F reads x only in one atom φ (``x == e``, ``w[x]``…), q = #{v: φ(v)}/N
+``x ~ unif(lo, hi)``     F reads x only in equalities ``x == e`` (under quantifiers): ``min(1,
+                         F[tests := false] + K/N)``, K the most values the e's take (the union
+                         bound over the values hit, :mod:`tamp.prover.exp_hits`)
 ``if (c) S else T``      ``c ? wpe(S, F) : wpe(T, F)``
 ``assume(c)``            ``c ? F : 0`` (an assume on inputs only: a precondition)
 ``while (g) B``          ``E = g ? max(0, min(1, core)) : F`` for a loop *invariant expectation* core
@@ -45,7 +48,9 @@ failure probability is then at most ``wpe(body, [¬ensures])`` and the last obli
 
 Besides the bound with an input replaced by the iterations left, the loop search proposes
 cores guarded by the settled part of a ``forall`` postcondition (``forall j in 0..i: P ? … :
-1``), cores for a loop that singles one iteration out (``if (i == v)``), and staircases for a
+1``), cores for a loop that singles one iteration out (``if (i == v)``), the exact core of a
+deterministic loop that only raises a flag (``flag || exists j in i..n: test(j)``), the bound's
+share of the iterations left (``event so far ? 1 : β - β[n := i]``), and staircases for a
 count of events reaching a threshold (:mod:`tamp.prover.exp_levels`); a staircase's INDUCT is
 decided case by case (the cases cover every state, so the cases together are the one formula).
 

@@ -19,8 +19,16 @@ b1 := i; } else { if (b2 == -1 || a[i] > a[b2]) { b2 := i; } }``. A copy is any 
 the counter or another copy (``b2 := b1``). Its facts hold over the iterations *except* those the
 better-ranked copies hold: ``forall j in lo..i: j != b1 ==> a[j] <= a[b2]`` (the comparison's
 literals are taken apart from ``||``/``&&``, so the sentinel test ``b1 == -1`` does not hide
-``a[i] > a[b1]``), for every set of at most two other copies. And the r-th copy (r = 0, 1, …) has
-left its sentinel once more than r iterations are done: ``lo + r < i ==> lo <= b2``.
+``a[i] > a[b1]``), guarded by every set of at most two of the better copies and by all of them.
+And a copy with r better ones has left its sentinel once more than r iterations are done:
+``lo + r < i ==> lo <= b2`` (:func:`ranked_candidates`; the invariants module proposes these
+first, so that their forms pushed back into the body are not cut off).
+
+A *filtered* running best compares only the elements a filter lets through, ``if (!taken[j] &&
+(b == -1 || a > best)) { b := j; best := a; }`` (peeling top-k with fresh noise per round): every
+element let through so far moved b off its sentinel, the accumulated facts hold for those
+elements only, and the facts carried to b hold once it left its sentinel
+(:func:`filtered_candidates`).
 
 Only candidates: Houdini keeps what is inductive and :mod:`.check` re-verifies the labels.
 """

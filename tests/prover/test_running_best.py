@@ -8,7 +8,11 @@ and that the runner-up has left its sentinel after two iterations (``1 < i ==> 0
 programs in ``running_best/`` vary the names, the sentinel (0 before a one-based range), the
 comparison (``<=``, a minimum), the loop form (``while``) and the noise scale; the false
 variants (a margin of one tail, a runner-up that is never updated after the first time) must
-stay unknown, and the simulator refutes them."""
+stay unknown, and the simulator refutes them.
+
+Peeling top-k with fresh noise per round keeps one running best over the elements a filter lets
+through (``if (avail[t] && (c == -1 || z > top))``, :func:`tamp.prover.argmax.filtered_candidates`):
+``peel_avail`` (a positive filter, other names and scales) and its false variant."""
 
 from __future__ import annotations
 
@@ -42,6 +46,10 @@ TRUE = {
         dict(w=_q([0, 0, 5, 5, 5, 5]), n=6, eps=F(1), p=F(1, 10)),
         dict(w=_q([3, 1, 2]), n=3, eps=F(2), p=F(1, 2)),
     ],
+    "peel_avail": [
+        dict(w=_q([0, 0, 0, 0, 0, 0, 12, 12, 12, 12, 12, 12]), m=12, k=3, eps=F(1), p=F(1, 10)),
+        dict(w=_q([5, 1, 3]), m=3, k=2, eps=F(2), p=F(1, 2)),
+    ],
     "top2_from_one": [
         dict(h=_q([100, 4, 4, 0, 0, 0]), n=6, eps=F(1), p=F(1, 10)),
         dict(h=_q([0, 1, 2, 3]), n=4, eps=F(1, 2), p=F(1, 2)),
@@ -50,6 +58,7 @@ TRUE = {
 
 #: false claims, each with an input set where simulation refutes them
 FALSE = {
+    "peel_avail_false": dict(w=_q([0, 0, 0, 0, 0, 0, 12, 12, 12, 12, 12, 12]), m=12, k=3, eps=F(1), p=F(1, 10)),
     "top2_runnerup_stale_false": dict(q=_q([100, 0, 0, 0, 100]), n=5, eps=F(1), p=F(1, 10)),
 }
 
@@ -73,15 +82,17 @@ def test_false_one_pass_top2_is_not_proved_and_is_refuted(name):
     assert sim.verdict == "refuted", sim.render_text()
 
 
-def test_corpus_top2_onepass_and_its_false_sibling():
-    r = _prove(CORPUS / "top2_onepass.prob")
+@pytest.mark.parametrize("name", ["top2_onepass", "topk_rounds"])
+def test_corpus_running_best_and_its_false_sibling(name):
+    r = _prove(CORPUS / f"{name}.prob")
     assert r.verdict == "proved", r.render_text()
-    r = _prove(CORPUS / "top2_onepass_false.prob", timeout=60)
+    r = _prove(CORPUS / f"{name}_false.prob", timeout=60)
     assert r.verdict != "proved", r.render_text()
 
 
-def test_one_pass_top2_certificate_is_rechecked(tmp_path, capsys):
-    path = SHAPES / "bottom2_while.prob"
+@pytest.mark.parametrize("name", ["bottom2_while", "peel_avail"])
+def test_running_best_certificate_is_rechecked(tmp_path, capsys, name):
+    path = SHAPES / f"{name}.prob"
     cert = proved_certificate(path)
     status, out = check_proof(cert, path, tmp_path, capsys)
     assert status == 0, out
@@ -105,6 +116,19 @@ def test_ranked_candidates_guard_the_runner_up_by_the_best():
     assert "2 < i ==> 1 <= s" in shown
     assert "1 < i ==> 1 <= f" in shown
     assert not any("j$ != s" in c for c in shown)  # the best is not guarded by the runner-up
+
+
+def test_filtered_candidates_tie_the_filter_to_the_index():
+    from lang.parser import parse
+    from tamp.cfa import build_cfa
+    from tamp.prover.argmax import filtered_candidates
+    from tamp.prover.loops import _loops
+    from tamp.show import show_expr
+
+    cfa = build_cfa(parse((SHAPES / "peel_avail.prob").read_text()).programs[0])
+    loops, _dag = _loops(cfa)
+    shown = {show_expr(c) for c in filtered_candidates(cfa, loops, [])}
+    assert "forall v$ in 0..t: avail[v$] ==> c != -1" in shown
 
 
 def test_a_single_running_best_has_no_ranked_candidates():

@@ -28,17 +28,18 @@ def check_proof(cert: Dict[str, Any], path: Path, tmp_path: Path, capsys) -> Tup
     return main(["check-proof", str(out), str(path)]), capsys.readouterr().out
 
 
-def rewrite_labels(cert: Dict[str, Any], rewrite) -> int:
-    """Apply ``rewrite`` (a :class:`lang.walk.Transformer`) to every node label λ of the first
-    program's automata in ``cert``, in place; the number of labels it changed."""
+def rewrite_labels(cert: Dict[str, Any], rewrite, field: str = "lambda") -> int:
+    """Apply ``rewrite`` (a :class:`lang.walk.Transformer`) to every node label λ (or, with
+    ``field="kappa"``, failure bound κ) of the first program's automata in ``cert``, in place;
+    the number of labels it changed."""
     from lang.serialize import from_json, to_json
 
     changed = 0
     for aut in cert["programs"][0]["automata"]:
         for node in aut["nodes"]:
-            lam = from_json(node["lambda"])
-            new = rewrite.walk(lam)
-            if new != lam:
+            old = from_json(node[field])
+            new = rewrite.walk(old)
+            if new != old:
                 changed += 1
-                node["lambda"] = to_json(new)
+                node[field] = to_json(new)
     return changed

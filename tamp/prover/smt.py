@@ -282,15 +282,18 @@ def lemmas_for(apps: List[z3.ExprRef], enc: Encoder) -> list:
     return hit[1]
 
 
-def _solver_for(enc: Encoder, hyps: List[z3.BoolRef]) -> z3.Solver:
+def _solver_for(enc: Encoder, hyps: List[z3.BoolRef], mbqi: bool = True) -> z3.Solver:
     """One solver per set of hypotheses and encoder, with the hypotheses asserted once; each
     query runs in its own ``push``/``pop`` scope (creating a solver costs more than most of the
-    prover's queries). The hypotheses are kept alive with the solver, so their ids stay theirs."""
+    prover's queries). The hypotheses are kept alive with the solver, so their ids stay theirs.
+    ``mbqi=False``: a solver without model-based quantifier instantiation (see :func:`is_valid`)."""
     cache = enc.__dict__.setdefault("_solvers", {})
-    key = tuple(h.get_id() for h in hyps)
+    key = (mbqi,) + tuple(h.get_id() for h in hyps)
     entry = cache.get(key)
     if entry is None:
         s = z3.Solver()
+        if not mbqi:
+            s.set("mbqi", False)
         for h in hyps:
             s.add(h)
         entry = cache[key] = (s, list(hyps))
@@ -358,6 +361,26 @@ def is_valid(
         if _check(s, [], formula, min(LEMMA_FREE_MS, timeout_ms), stats, clock_ms) == z3.unsat:
             return VALID
     answer = verdict(_check(s, lemmas, formula, timeout_ms, stats, clock_ms))
+    if answer == UNKNOWN and _quantified(formula, hyps):
+        # model-based instantiation can turn a quantified hypothesis into nonlinear facts that
+        # end in "incomplete (theory arithmetic)"; pattern-based instantiation alone (as in
+        # Houdini's queries) often finds the contradiction. An "unsat" is a proof either way.
+        answer = verdict(_check(_solver_for(enc, hyps, mbqi=False), lemmas, formula, timeout_ms, stats, clock_ms))
     if answer == UNKNOWN:
         stats.unknowns += 1
     return answer
+
+
+def _quantified(formula: z3.BoolRef, hyps: List[z3.BoolRef]) -> bool:
+    """Whether ``formula`` or a hypothesis contains a quantifier."""
+    stack, seen = [formula, *hyps], set()
+    while stack:
+        t = stack.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_quantifier(t):
+            return True
+        if z3.is_app(t):
+            stack.extend(t.children())
+    return False

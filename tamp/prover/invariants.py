@@ -74,7 +74,7 @@ from .exprs import conjuncts, not_, plus, subst
 from .labels import negated_conjuncts
 from .liveness import mentions_only_live
 from .rank_count import rank_candidates
-from .recurrence import closed_form_candidates, counter_shift, exit_forms, over_the_counter
+from .recurrence import body_copies, closed_form_candidates, counter_shift, exit_forms, over_the_counter
 from .samples import refuted
 from .sentinel import sentinel_candidates
 from .smt import (
@@ -177,16 +177,17 @@ def _replace_at(e, paths, new, path=()):
     return rebuild(e, [_replace_at(ch, paths, new, path + (i,)) for i, ch in enumerate(A.children(e))])
 
 
-def split_post(c: A.Expr) -> List[A.Expr]:
+def split_post(c: A.Expr, quantified: bool = True) -> List[A.Expr]:
     """``c`` and, for ``a ==> (b && d)``, also ``a ==> b`` and ``a ==> d``; for ``forall j in
-    lo..hi: B1 && B2`` also ``forall j in lo..hi: B1`` and ``… B2`` (each split as above): one
-    iteration may keep some parts inductive where the whole conjunction is not decided."""
+    lo..hi: B1 && B2`` also ``forall j in lo..hi: B1`` and ``… B2`` (each split as above;
+    not when ``quantified`` is false): one iteration may keep some parts inductive where the
+    whole conjunction is not decided."""
     out = [c]
     if isinstance(c, A.Binary) and c.op == "==>":
         parts = conjuncts(c.right)
         if len(parts) > 1:
             out.extend(A.Binary("==>", c.left, p) for p in parts)
-    if isinstance(c, A.Quant) and c.kind == "forall":
+    if quantified and isinstance(c, A.Quant) and c.kind == "forall":
         parts = conjuncts(c.body)
         if len(parts) > 1:
             for part in parts:
@@ -274,7 +275,7 @@ def _good_facts(ax) -> List[A.Expr]:
 # ---------------------------------------------------------------------------- the pool
 
 
-def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
+def candidate_pool(cfa, axioms, loops, split: bool = False) -> List[A.Expr]:
     """Candidate predicates usable at every node (see the module docstring)."""
     pool: List[A.Expr] = []
     seen = set()
@@ -285,8 +286,12 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         seen.add(c)
         pool.append(c)
 
-    post = [p for e in cfa.ensures for c in conjuncts(e) for p in split_post(c)]
+    post = [p for e in cfa.ensures for c in conjuncts(e) for p in split_post(c, quantified=False)]
     post += [c for c in exit_candidates(cfa, loops, post) if c not in post]  # tail.py: `last := i`
+    # the parts of a quantified conjunction (split_post) come last in the pool: their forms
+    # pushed back into a loop body would otherwise take MAX_BACKWARD's places from the forms of
+    # the whole claim, which a loop over several cases (sparse vector's three answers) needs
+    parts: List[A.Expr] = [q for c in post for q in split_post(c)[1:]]
     for c in post:
         add(c)
     # a one-pass top-k scan's ranked copies (argmax.py): first, so that their forms pushed back
@@ -315,8 +320,9 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
             ]
             variants = [w for v in variants + post for w in [v] + _count_forms(v, cnt.done(cnt.final()), cnt.done())]
         for v in variants:
-            for w in split_post(v):
+            for w in split_post(v, quantified=False):
                 add(w)
+            parts.extend(split_post(v)[1:])
     for (u, _v, _k), ax in axioms.items():
         facts = _good_facts(ax)
         for f in facts:
@@ -390,6 +396,8 @@ def candidate_pool(cfa, axioms, loops) -> List[A.Expr]:
         add(c)
     for c in user_invariants(cfa):
         add(c)
+    for c in parts if split else ():
+        add(c)
     for _u, _v, _k, d in cfa.edges():
         st = d["stmt"]
         if isinstance(st, A.Assume):
@@ -415,17 +423,8 @@ def _prefix_forms(c: A.Expr, cnt) -> List[A.Expr]:
 def _copies(cfa, body) -> Dict[str, A.Expr]:
     """Variable copies ``x := y`` in a loop body, as the reverse map y ↦ x."""
     out: Dict[str, A.Expr] = {}
-    for u, v, _k, d in cfa.edges():
-        st = d["stmt"]
-        if (
-            u in body
-            and v in body
-            and isinstance(st, A.Assign)
-            and isinstance(st.targets[0], A.Var)
-            and isinstance(st.value, A.Var)
-            and not st.targets[0].name.startswith("$")
-        ):
-            out.setdefault(st.value.name, st.targets[0])
+    for x, y in body_copies(cfa, body):
+        out.setdefault(y, A.Var(x))
     return out
 
 

@@ -42,7 +42,7 @@ from lang import ast as A
 from tamp.cfa.loops import entry_value
 
 from .exprs import and_all, conjuncts, not_, plus, subst
-from .recurrence import written
+from .recurrence import body_copies, written
 
 _FLIP = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
 _WEAK = {"<": "<=", ">": ">="}
@@ -129,23 +129,28 @@ def _starts(cnt) -> List[A.Expr]:
     return [cnt.init] + ([A.num(0)] if cnt.init != A.num(0) else [])
 
 
+def _counting_up(loops: Dict[int, dict], unit: bool = False):
+    """``(h, loop, counter, body, i)`` for every counted loop counting up (by one, with
+    ``unit``), in order of their heads."""
+    for h, lp in sorted(loops.items()):
+        cnt = lp.get("counter")
+        if cnt is None or cnt.step <= 0 or (unit and cnt.step != 1):
+            continue
+        yield h, lp, cnt, lp["body"], A.Var(cnt.name)
+
+
+def _copies_of(cfa, body, name: str) -> List[str]:
+    """The variables the loop body assigns the counter ``name`` to (``b := i``)."""
+    return [x for x, y in body_copies(cfa, body) if y == name]
+
+
 def scan_candidates(cfa, loops: Dict[int, dict]) -> List[A.Expr]:
     """The candidates of the module docstring but the ranked copies', for every counted loop
     counting up."""
     out: List[A.Expr] = []
-    for h, lp in sorted(loops.items()):
-        cnt = lp.get("counter")
-        if cnt is None or cnt.step <= 0:
-            continue
-        body, i = lp["body"], A.Var(cnt.name)
+    for h, _lp, cnt, body, i in _counting_up(loops):
         starts = _starts(cnt)
-        copies = []
-        for u, v, _k, d in cfa.edges():
-            st = d["stmt"]
-            if u not in body or v not in body or d.get("back"):
-                continue
-            if isinstance(st, A.Assign) and st.value == i and isinstance(st.targets[0], A.Var):
-                copies.append(st.targets[0])
+        copies = [A.Var(x) for x in _copies_of(cfa, body, cnt.name)]
         j = A.Var("j$")
         for a in _atoms(cfa, body, cnt.name, literals=False):
             for side in _sides(a):
@@ -169,11 +174,7 @@ def ranked_candidates(cfa, loops: Dict[int, dict]) -> List[A.Expr]:
     """The ranked copies' candidates of the module docstring, for every counted loop counting up
     whose body keeps a copy of the counter that takes over another copy (``b2 := b1``)."""
     out: List[A.Expr] = []
-    for h, lp in sorted(loops.items()):
-        cnt = lp.get("counter")
-        if cnt is None or cnt.step <= 0:
-            continue
-        body, i = lp["body"], A.Var(cnt.name)
+    for h, _lp, cnt, body, i in _counting_up(loops):
         better = _counter_copies(cfa, body, cnt.name)
         if not any(better.values()):
             continue
@@ -227,22 +228,8 @@ def filtered_candidates(cfa, loops: Dict[int, dict], pool: List[A.Expr]) -> List
     elements, ``forall v in lo..j: !taken[v] ==> q[v] - best <= M``; and the facts carried to b
     hold once it has left its sentinel, ``b != s ==> best - q[b] <= M``."""
     out: List[A.Expr] = []
-    for h, lp in sorted(loops.items()):
-        cnt = lp.get("counter")
-        if cnt is None or cnt.step != 1:
-            continue
-        body, i = lp["body"], A.Var(cnt.name)
-        copies = []
-        for u, v, _k, d in cfa.edges():
-            st = d["stmt"]
-            if (
-                u in body
-                and v in body
-                and isinstance(st, A.Assign)
-                and st.value == i
-                and isinstance(st.targets[0], A.Var)
-            ):
-                copies.append(st.targets[0].name)
+    for h, _lp, cnt, body, i in _counting_up(loops, unit=True):
+        copies = _copies_of(cfa, body, cnt.name)
         filters = _filters(cfa, body, cnt.name, copies) if copies else []
         if not filters:
             continue

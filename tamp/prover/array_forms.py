@@ -76,11 +76,7 @@ def array_candidates(cfa, loops) -> List[A.Expr]:
             body = A.Binary("==", A.Index(A.Var(a), A.Var(K)), plus(v0, total))
             mine.append(A.Quant("forall", K, lo, hi, incl, body))
         out.extend(match_post_sums(cfa, mine, c))
-    seen: List[A.Expr] = []
-    for e in out:
-        if e not in seen:
-            seen.append(e)
-    return seen
+    return list(dict.fromkeys(out))
 
 
 def _fill_value(paths: List[Path], a: str, cname: str, allowed) -> Optional[A.Expr]:

@@ -55,11 +55,7 @@ def bracket_candidates(cfa, loops) -> List[A.Expr]:
                 out.append(A.Binary("<=", e, A.Var(u)))
                 out.append(A.Binary("<=", A.Var(u), e))
         out.extend(_brackets(quants, ints, mod))
-    seen: List[A.Expr] = []
-    for c in out:
-        if c not in seen:
-            seen.append(c)
-    return seen
+    return list(dict.fromkeys(out))
 
 
 def _brackets(quants: List[A.Quant], ints: List[str], mod: Set[str]) -> List[A.Expr]:

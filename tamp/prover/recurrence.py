@@ -107,6 +107,24 @@ def written(cfa, nodes: Set[int]) -> Set[str]:
     return out
 
 
+def body_copies(cfa, nodes: Set[int]) -> List[Tuple[str, str]]:
+    """The variable copies ``x := y`` on edges inside ``nodes`` (back edges too), as pairs
+    ``(x, y)`` in edge order; ghost targets (``$…``) left out."""
+    out: List[Tuple[str, str]] = []
+    for u, v, _k, d in cfa.edges():
+        st = d["stmt"]
+        if (
+            u in nodes
+            and v in nodes
+            and isinstance(st, A.Assign)
+            and isinstance(st.targets[0], A.Var)
+            and isinstance(st.value, A.Var)
+            and not st.targets[0].name.startswith("$")
+        ):
+            out.append((st.targets[0].name, st.value.name))
+    return out
+
+
 def _execute(st, path: Path, noisy: Optional[Dict[A.Sample, A.Expr]] = None) -> bool:
     """Apply one statement to ``path``; False when the path is infeasible (``assume(false)``). A
     sampling in ``noisy`` assigns its one target the given expression (over the values before

@@ -196,6 +196,17 @@ def split_post(c: A.Expr, quantified: bool = True) -> List[A.Expr]:
     return out
 
 
+def splits_claim(cfa) -> bool:
+    """Whether a conjunct of the postcondition is a ``forall`` whose body is a conjunction (which
+    :func:`split_post` takes apart when asked, ``candidate_pool(..., split=True)``)."""
+    return any(
+        len(split_post(p)) > len(split_post(p, quantified=False))
+        for e in cfa.ensures
+        for c in conjuncts(e)
+        for p in split_post(c, quantified=False)
+    )
+
+
 def one_sided(c: A.Expr) -> List[A.Expr]:
     """``abs(x - y) <= M`` (or ``!(abs(x - y) > M)``) → ``x - y <= M`` and ``y - x <= M``;
     ``!(x > y)`` → ``x <= y``; ``!(x < y)`` → ``x >= y``."""

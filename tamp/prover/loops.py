@@ -46,7 +46,7 @@ from .check import Obligation, check_automaton
 from .explain import HINT_TERMINATION, loop_failure, no_combination, termination_line, timed_out
 from .exprs import conjuncts, iterations_done, subst
 from .failure import NO_LOOP_FACT, NO_TERMINATION, ProofFailure, check_failure
-from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools
+from .invariants import Batch, candidate_pool, explain_user_invariants, houdini, node_pools, splits_claim
 from .kappa import Kappa, NoKappa, compute_kappa
 from .liveness import live_variables
 from .rank_count import count_variants, rank_counts
@@ -493,20 +493,19 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             valid_req = valid_under(req, 2000)
             facts = budget_hints(kap, lambda e: valid_req(enc.expr(e, env0)))  # noqa: B023 - called here
             hints = [enc.expr(f, env0) for f in facts]
+            # the parts of a quantified conjunction of the claim are offered only when the
+            # labelling without them fails: they slow Houdini down where the whole is inductive
+            pools = node_pools(cfa, dag, candidate_pool(cfa, axioms, loops))
             states = collect_states(cfa, axioms, points)
             live = live_variables(cfa, kap.at, axioms)
             batch = Batch(enc, stats, req, houdini_ms, deadline)
-            # the parts of a quantified conjunction of the claim are offered only when the
-            # labelling without them fails: they slow Houdini down where the whole is inductive
-            pool = candidate_pool(cfa, axioms, loops)
             for split in (False, True):
                 if split:
-                    bigger = candidate_pool(cfa, axioms, loops, split=True)
-                    if len(bigger) == len(pool):
+                    if not splits_claim(cfa):
                         break
-                    pool = bigger
+                    pools = node_pools(cfa, dag, candidate_pool(cfa, axioms, loops, split=True))
                     ti = time.monotonic()
-                houdini(aut, enc, batch, node_pools(cfa, dag, pool), states, live)
+                houdini(aut, enc, batch, pools, states, live)
                 times["interpolation"] += time.monotonic() - ti
                 tc = time.monotonic()
                 obligations = check_automaton(

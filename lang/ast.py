@@ -471,3 +471,41 @@ def num(v: int | Fraction | str, is_int: bool | None = None) -> Num:
     if is_int is None:
         is_int = isinstance(v, int) and not isinstance(v, bool)
     return Num(f, is_int)
+
+
+# --------------------------------------------------------------------------- hashing
+
+
+def _remember_hashes() -> None:
+    """Give every node class a hash computed once per node: a frozen dataclass's generated
+    ``__hash__`` hashes the tuple of its fields, so each set or dict lookup of a candidate walked
+    the whole tree again (a tenth of a loop proof's time). The value is the generated hash, so
+    iteration orders do not change. The memo lives in the node's ``__dict__`` (a frozen dataclass
+    only guards ``setattr``) and is left out of pickles and copies: string hashes differ between
+    processes, and a node sent to a Dask worker hashes anew there."""
+
+    def state(self: Any) -> dict:
+        d = dict(self.__dict__)
+        d.pop("_hash", None)
+        return d
+
+    stack: List[type] = [Node]
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        gen = cls.__dict__.get("__hash__")
+        if gen is None or not hasattr(cls, "__dataclass_fields__"):
+            continue
+
+        def remembered(self: Any, gen: Any = gen) -> int:
+            d = self.__dict__
+            h = d.get("_hash")
+            if h is None:
+                h = d["_hash"] = gen(self)
+            return h
+
+        cls.__hash__ = remembered  # type: ignore[method-assign,assignment]
+        cls.__getstate__ = state  # type: ignore[attr-defined]
+
+
+_remember_hashes()

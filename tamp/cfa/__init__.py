@@ -70,8 +70,23 @@ class CFA:
 
     # ------------------------------------------------------------------ queries
     def edges(self):
-        """Every edge as (src, dst, key, data), in insertion order."""
-        return list(self.graph.edges(keys=True, data=True))
+        """Every edge as (src, dst, key, data), in insertion order (a new list each call; the
+        tuple behind it is built once per shape of the graph, see :meth:`memo`)."""
+        return list(self.memo("edges", lambda: tuple(self.graph.edges(keys=True, data=True))))
+
+    def memo(self, key, compute):
+        """``compute()``, remembered on this CFA under ``key`` while its graph keeps the same
+        nodes and edges (counted): the analyses that walk the graph (loop bodies, edge lists,
+        body paths) ask the same questions many times in one proof. The value must not be
+        mutated by callers (hand out copies)."""
+        shape = (self.graph.number_of_nodes(), self.graph.number_of_edges())
+        cache = self.__dict__.setdefault("_memo", {})
+        if cache.get("$shape") != shape:
+            cache.clear()
+            cache["$shape"] = shape
+        if key not in cache:
+            cache[key] = compute()
+        return cache[key]
 
     def out_edges(self, node):
         return list(self.graph.out_edges(node, keys=True, data=True))

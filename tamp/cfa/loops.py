@@ -33,6 +33,13 @@ def loop_body(cfa: Any, head: int, *, forward_only: bool = False) -> Set[int]:
     without passing the head, walking back over all edges (inner loops included) or, with
     ``forward_only``, over the edges that are not back edges (inner loops' bodies left out,
     their heads kept)."""
+    memo = getattr(cfa, "memo", None)
+    if memo is not None:
+        return set(memo(("loop_body", head, forward_only), lambda: frozenset(_natural_loop(cfa, head, forward_only))))
+    return _natural_loop(cfa, head, forward_only)
+
+
+def _natural_loop(cfa: Any, head: int, forward_only: bool) -> Set[int]:
     g = cfa.graph
     body = {head}
     stack = latches(cfa, head)

@@ -55,10 +55,14 @@ from .synthesis import OutOfProposals, Search, Timeout, synthesize
 __all__ = ["prove_program", "ProofResult"]
 
 
-def _load_modules() -> None:
+def _load_modules(program: Optional[A.Program] = None) -> None:
     """Load the axiom families before the clock starts: the reported proving time is the
-    proof's, not Python's module loading (which the CLI pays once per process)."""
+    proof's, not Python's module loading (which the CLI pays once per process). A program with
+    a loop also gets sympy, which the closed forms of its counters and accumulators
+    (:mod:`.recurrence`) load on first use (0.3-1 s); a loop-free one does not pay for it."""
     axioms.all_families()
+    if program is not None and A.contains(program.body, (A.While, A.For)):
+        import sympy  # noqa: F401  (deferred: see the docstring)
 
 
 def prove_program(
@@ -83,7 +87,7 @@ def _prove_program(program, bound, timeout, path, source, progress) -> ProofResu
         from .infer import infer_program  # deferred: infer imports this package (it proves each candidate)
 
         return infer_program(program, bound, timeout, path, source, progress)
-    _load_modules()
+    _load_modules(program)
     t0 = time.monotonic()
     deadline = t0 + timeout if timeout else None
     cfa = build_cfa(program, bound, path, source)

@@ -186,13 +186,26 @@ def candidates(claim: ConcClaim, beta: A.Expr) -> list[list[Application]]:
     m = len(claim.sums)
     f = beta if m == 1 else A.Binary("/", beta, A.num(m))
     per_sum = []
+    two_sided = _two_sided(claim.post)
     for k, s in enumerate(claim.sums):
         opts = []
-        for mode in ("upper", "lower", "both"):
+        for mode in ("both",) if s_name(k) in two_sided else ("upper", "lower", "both"):
             for rule in C.RULES_FOR[s.family]:
                 opts.append(Application(k, rule, mode, C.threshold(rule, mode, rule_blocks(rule, s), f), f))
         per_sum.append(opts)
     return [list(c) for c in itertools.islice(itertools.product(*per_sum), 40)]
+
+
+def _two_sided(post: A.Expr) -> set[str]:
+    """The sums ``S$k`` that ``post`` reads inside an ``abs(…)``: a deviation bounded on one side
+    leaves the other unbounded (the POST obligation leaves ``S$k`` free), so for these only the
+    two-sided mode is worth a query. A search order, not a proof step: dropping a candidate can
+    only lose a proof."""
+    out: set[str] = set()
+    for n in A.walk(post):
+        if isinstance(n, A.Call) and n.func == "abs":
+            out |= {v for v in A.free_vars(n) if v.startswith("S$")}
+    return out
 
 
 @dataclass

@@ -177,7 +177,19 @@ def body_paths(
     """Every path through the body of the loop at ``h`` (see :class:`Path`); an inner loop on the
     way makes every variable it writes unknown and is left by its exit edge. None when there are
     more than ``MAX_PATHS`` paths. ``noisy``: samplings given a symbolic value (see
-    :func:`_execute`). ``until``: the paths from the head to that node of the body instead."""
+    :func:`_execute`). ``until``: the paths from the head to that node of the body instead.
+
+    The plain question (no ``noisy``, no ``until``) is asked many times per proof: its answer is
+    remembered on the CFA for this ``loops`` and handed out as copies."""
+    memo = getattr(cfa, "memo", None)
+    if noisy is None and until is None and memo is not None:
+        kept = memo(("body_paths", h, id(loops)), lambda: (loops, _body_paths(cfa, h, loops, None, None)))
+        if kept[0] is loops:  # the same description of the loops (not another dict at that id)
+            return None if kept[1] is None else [p.copy() for p in kept[1]]
+    return _body_paths(cfa, h, loops, noisy, until)
+
+
+def _body_paths(cfa, h: int, loops, noisy, until) -> Optional[List[Path]]:
     lp = loops[h]
     body = lp["body"]
     latches = set(lp["latches"])

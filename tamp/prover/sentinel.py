@@ -27,6 +27,7 @@ from lang import ast as A
 from tamp.cfa.loops import entry_value
 
 from .exprs import subst
+from .recurrence import body_paths
 
 
 def _written_in(cfa, body: set) -> set:
@@ -36,6 +37,24 @@ def _written_in(cfa, body: set) -> set:
         st = d["stmt"]
         if u in body and v in body and isinstance(st, A.Assign):
             out |= {t.name for t in st.targets if isinstance(t, A.Var) and not t.name.startswith("$")}
+    return out
+
+
+def _accumulators(cfa, h: int, loops, written: set) -> set:
+    """The variables of ``written`` that every path through the loop body at ``h`` moves off their
+    value by an update reading it (``s := s + a[i]``): a running total never holds its entry value
+    "until something is found", so it is no sentinel, and its sentinel forms are only Houdini work."""
+    try:
+        paths = body_paths(cfa, h, loops)
+    except (RecursionError, ValueError, TypeError):
+        return set()
+    if not paths:
+        return set()
+    out = set()
+    for x in written:
+        vals = [p.env.get(x) for p in paths]
+        if all(v is not None and v != A.Var(x) and x in A.free_vars(v) for v in vals):
+            out.add(x)
     return out
 
 
@@ -64,7 +83,7 @@ def sentinel_candidates(cfa, loops: Dict[int, dict], post: List[A.Expr], prefix_
         if cnt is None:
             continue
         written = _written_in(cfa, lp["body"]) - {cnt.name}
-        for x in sorted(written):
+        for x in sorted(written - _accumulators(cfa, h, loops, written)):
             e0 = entry_value(cfa, h, lp["body"], x)
             if e0 is None:
                 continue

@@ -28,6 +28,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import gc
 from typing import Callable, Iterator, List
 
 import z3
@@ -60,8 +61,12 @@ def proof_context() -> Iterator[z3.Context]:
     global _depth
     if _depth == 0:
         new_default_context()
+        gc.freeze()
+        gc.collect()
     _depth += 1
     try:
         yield z3.main_ctx()
     finally:
         _depth -= 1
+        if _depth == 0:
+            gc.unfreeze()

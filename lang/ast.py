@@ -484,7 +484,7 @@ def _remember_hashes() -> None:
     only guards ``setattr``) and is left out of pickles and copies: string hashes differ between
     processes, and a node sent to a Dask worker hashes anew there."""
 
-    def state(self: Any) -> dict:
+    def state(self: Any) -> dict[str, Any]:
         d = dict(self.__dict__)
         d.pop("_hash", None)
         return d
@@ -499,13 +499,13 @@ def _remember_hashes() -> None:
 
         def remembered(self: Any, gen: Any = gen) -> int:
             d = self.__dict__
-            h = d.get("_hash")
+            h: Optional[int] = d.get("_hash")
             if h is None:
-                h = d["_hash"] = gen(self)
+                h = d["_hash"] = int(gen(self))
             return h
 
-        cls.__hash__ = remembered  # type: ignore[method-assign,assignment]
-        cls.__getstate__ = state  # type: ignore[attr-defined]
+        setattr(cls, "__hash__", remembered)  # noqa: B010 - a method set on the class after the fact
+        setattr(cls, "__getstate__", state)  # noqa: B010
 
 
 _remember_hashes()

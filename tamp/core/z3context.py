@@ -13,6 +13,15 @@ every term built without an explicit ``ctx=`` uses) and it stays the default aft
 result's terms and the caller's later terms share a context; nested entries (the prover asked
 again for a needed bound) keep the one they are in.
 
+The same numbering also depends on *when* z3 terms are freed: z3 recycles a freed term's number
+for the next new term, and a term held by cyclic Python garbage is freed only when the cyclic
+collector runs, on a schedule set by everything the process allocated before (a library loaded
+before the proof moved it, and a 12 s proof of a top-k program came back "unknown"). So the
+outermost entry also freezes the objects alive before it (``gc.freeze``, then a collection of the
+now empty generations, which restarts the collector's counts): during the proof the collector
+sees only the proof's own objects, on the same schedule in every process; they are unfrozen at
+the end.
+
 Caches that hold z3 terms across proofs register a function with :func:`on_new_context` that
 empties them: terms of two contexts must never meet in one z3 call.
 

@@ -16,6 +16,9 @@ a variable x written in the loop body and holding ``e0`` on entry to the loop, p
   ``f == b ==> x == e0`` and ``f != b ==> x != e0``, which tie the flag that guards the search
   (``if (!done) { … }`` in a ``for`` loop) to the sentinel.
 
+A variable that every path through the body updates from its own value (a running total
+``s := s + a[i]``) never keeps its entry value, so it gets none of these forms.
+
 These are only candidates: Houdini keeps what is inductive and :mod:`.check` re-verifies it.
 """
 

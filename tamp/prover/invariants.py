@@ -565,6 +565,7 @@ class Batch:
         # otherwise turn Houdini's short queries into "unknown"s and drop candidates at random)
         self._base.set("rlimit", max(int(timeout_ms), 1) * RLIMIT_PER_MS)
         self._clock = max(int(timeout_ms), 1) * CLOCK_SLACK
+        self._base.set("timeout", self._clock)  # _check lowers it to the time the proof has left
         return self._base
 
     def valid_subset(self, ctx: z3.BoolRef, goals: List[z3.BoolRef]) -> List[int]:

@@ -75,15 +75,14 @@ class CFA:
         return list(self.memo("edges", lambda: tuple(self.graph.edges(keys=True, data=True))))
 
     def memo(self, key, compute):
-        """``compute()``, remembered on this CFA under ``key`` while its graph keeps the same
-        nodes and edges (counted): the analyses that walk the graph (loop bodies, edge lists,
-        body paths) ask the same questions many times in one proof. The value must not be
-        mutated by callers (hand out copies)."""
-        shape = (self.graph.number_of_nodes(), self.graph.number_of_edges())
+        """``compute()``, remembered on this CFA under ``key``: the analyses that walk the graph
+        (loop bodies, edge lists, body paths) ask the same questions many times in one proof.
+        :func:`build_cfa` freezes the graph (``nx.freeze``: adding or removing a node or an
+        edge raises), so a remembered answer cannot go stale; a CFA over a graph that is not
+        frozen remembers nothing. The value must not be mutated by callers (hand out copies)."""
+        if not nx.is_frozen(self.graph):
+            return compute()
         cache = self.__dict__.setdefault("_memo", {})
-        if cache.get("$shape") != shape:
-            cache.clear()
-            cache["$shape"] = shape
         if key not in cache:
             cache[key] = compute()
         return cache[key]
@@ -423,7 +422,7 @@ def build_cfa(
     ensures = tuple(rename_apart(e, taken) for e in ensures)
     return CFA(
         prog.name,
-        g,
+        nx.freeze(g),  # the shape is final: analyses remember their answers (CFA.memo)
         entry,
         exit_,
         list(b.loop_heads),

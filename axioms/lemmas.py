@@ -54,6 +54,7 @@ stated for every value of the arguments that read it (``forall`` over a placehol
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 import z3
@@ -112,6 +113,9 @@ def equal_where_defined(a: z3.ExprRef, b: z3.ExprRef, timeout_ms: int = 300) -> 
     for a2, b2, guard in bucket:
         if a2.eq(a) and b2.eq(b):
             return guard
+    if differ_at_a_point(a, b):  # most pairs asked about differ: no solver query for those
+        bucket.append((a, b, None))
+        return None
     guards = [d != 0 for d in _divisors(a) + _divisors(b)]
     guard = z3.And(*guards) if guards else z3.BoolVal(True)
     result = guard if check_sat([guard, a != b], budget_ms=timeout_ms) == z3.unsat else None
@@ -120,6 +124,65 @@ def equal_where_defined(a: z3.ExprRef, b: z3.ExprRef, timeout_ms: int = 300) -> 
         bucket = _EQ_CACHE.setdefault((a.hash(), b.hash()), [])
     bucket.append((a, b, result))
     return result
+
+
+#: the values the variables take at the points of :func:`differ_at_a_point` (two points; the
+#: k-th variable in name order gets the k-th value, cyclically)
+_POINT_VALUES = (
+    (Fraction(7, 3), Fraction(5, 11), Fraction(13, 2), Fraction(3, 17), Fraction(19, 5), Fraction(2, 23)),
+    (Fraction(11, 7), Fraction(29, 3), Fraction(1, 13), Fraction(31, 4), Fraction(6, 37), Fraction(41, 9)),
+)
+
+
+def differ_at_a_point(a: z3.ExprRef, b: z3.ExprRef) -> bool:
+    """Whether ``a`` and ``b`` (arithmetic terms over integer and real variables) take different
+    values at one of two fixed points, both evaluated exactly: then they are not equal wherever
+    both are defined, and :func:`equal_where_defined` needs no solver. False when a term reads
+    anything but variables and arithmetic (a function, an array), or when no point gives both a
+    rational value (a division by zero there, an irrational root).
+
+    >>> x, n = z3.Real("x"), z3.Int("n")
+    >>> differ_at_a_point(z3.ToReal(2 * n) / x, z3.RealVal(2) / x)
+    True
+    >>> differ_at_a_point(1 / (x / z3.ToReal(2 * n)), z3.ToReal(2 * n) / x)
+    False
+    """
+    leaves: Dict[str, z3.ExprRef] = {}
+    stack, seen = [a, b], set()
+    while stack:
+        t = stack.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if not z3.is_app(t):
+            return False
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            if not (z3.is_int(t) or z3.is_real(t)):
+                return False
+            leaves[t.decl().name()] = t
+        elif t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            return False  # a function application: its value is not fixed by the point
+        stack.extend(t.children())
+    names = sorted(leaves)
+    for values in _POINT_VALUES:
+        sub = []
+        for k, name in enumerate(names):
+            v = values[k % len(values)]
+            t = leaves[name]
+            sub.append((t, z3.IntVal(v.numerator + v.denominator) if z3.is_int(t) else z3.RealVal(str(v))))
+        va, vb = (_exact(z3.simplify(z3.substitute(x, *sub)) if sub else z3.simplify(x)) for x in (a, b))
+        if va is not None and vb is not None and va != vb:
+            return True
+    return False
+
+
+def _exact(v: z3.ExprRef) -> Optional[Fraction]:
+    """The value of a numeral (integer or rational), else None."""
+    if z3.is_int_value(v):
+        return Fraction(v.as_long())
+    if z3.is_rational_value(v):
+        return v.as_fraction()
+    return None
 
 
 SUM_PLACEHOLDER = "sum$arg"

@@ -286,8 +286,14 @@ def _good_facts(ax) -> List[A.Expr]:
 # ---------------------------------------------------------------------------- the pool
 
 
-def candidate_pool(cfa, axioms, loops, split: bool = False) -> List[A.Expr]:
-    """Candidate predicates usable at every node (see the module docstring)."""
+def candidate_pool(cfa, axioms, loops, split: bool = False, lean: bool = False) -> List[A.Expr]:
+    """Candidate predicates usable at every node (see the module docstring). ``lean``: only the
+    claim's own forms (its conjuncts, prefix forms and sentinel splits, counter ranges, the
+    axioms' facts carried and accumulated, branch conditions and assignments) and the user's
+    invariants, without the families for particular loop shapes (closed forms, arrays, searches,
+    deviations, scans, ranked copies, exit forms; :func:`node_pools` adds no guarded forms for it
+    either): the prover tries it first, since Houdini over the families costs most loops that
+    need none of them."""
     pool: List[A.Expr] = []
     seen = set()
 
@@ -298,7 +304,8 @@ def candidate_pool(cfa, axioms, loops, split: bool = False) -> List[A.Expr]:
         pool.append(c)
 
     post = [p for e in cfa.ensures for c in conjuncts(e) for p in split_post(c, quantified=False)]
-    post += [c for c in exit_candidates(cfa, loops, post) if c not in post]  # tail.py: `last := i`
+    if not lean:
+        post += [c for c in exit_candidates(cfa, loops, post) if c not in post]  # tail.py: `last := i`
     # the parts of a quantified conjunction (split_post) come last in the pool: their forms
     # pushed back into a loop body would otherwise take MAX_BACKWARD's places from the forms of
     # the whole claim, which a loop over several cases (sparse vector's three answers) needs
@@ -307,7 +314,7 @@ def candidate_pool(cfa, axioms, loops, split: bool = False) -> List[A.Expr]:
         add(c)
     # a one-pass top-k scan's ranked copies (argmax.py): first, so that their forms pushed back
     # into the loop body are not cut off by MAX_BACKWARD (empty for every other loop)
-    for c in ranked_candidates(cfa, loops):
+    for c in () if lean else ranked_candidates(cfa, loops):
         add(c)
     counters = []
     for h, lp in loops.items():
@@ -355,7 +362,7 @@ def candidate_pool(cfa, axioms, loops, split: bool = False) -> List[A.Expr]:
             st = cfa.graph.edges[u, _v, _k]["stmt"]
             targets = {t.name for t in getattr(st, "targets", ()) if isinstance(t, A.Var)}
             try:
-                counted = over_the_counter(cfa, _h, loops, u, facts, targets | {name})
+                counted = [] if lean else over_the_counter(cfa, _h, loops, u, facts, targets | {name})
             except (RecursionError, ValueError, TypeError):
                 counted = []
             for f in counted:
@@ -387,24 +394,27 @@ def candidate_pool(cfa, axioms, loops, split: bool = False) -> List[A.Expr]:
     if not loops:  # branch joins of loop-free selection code (branch_copies.py)
         for c in copied_facts(cfa, [f for ax in axioms.values() for f in _good_facts(ax)]):
             add(c)
-    for c in closed_form_candidates(cfa, loops):
-        add(c)
-    for c in array_candidates(cfa, loops):  # array_forms.py: filled and tallied arrays
-        add(c)
-    for c in bracket_candidates(cfa, loops):  # bracket.py: search loops closing in (binary search)
-        add(c)
-    for c in deviation_candidates(cfa, loops, axioms):
-        add(c)
+    if not lean:  # the families for particular loop shapes
+        for c in closed_form_candidates(cfa, loops):
+            add(c)
+        for c in array_candidates(cfa, loops):  # array_forms.py: filled and tallied arrays
+            add(c)
+        for c in bracket_candidates(cfa, loops):  # bracket.py: search loops closing in (binary search)
+            add(c)
+        for c in deviation_candidates(cfa, loops, axioms):
+            add(c)
+    # the claim split on a sentinel's entry value (``ans == n ==> …``): the claim's own forms
     for c in sentinel_candidates(cfa, loops, post, _prefix_forms):
         add(c)
-    for c in scan_candidates(cfa, loops):  # before exit_forms: a scan's facts are read after it
-        add(c)
-    for c in filtered_candidates(cfa, loops, list(pool)):  # a running best over filtered elements
-        add(c)
-    for c in exit_forms(cfa, loops, list(pool)):
-        add(c)
-    for c in rank_candidates(cfa, loops, post):  # rank_count.py: ranked loops' rank and exit forms
-        add(c)
+    if not lean:
+        for c in scan_candidates(cfa, loops):  # before exit_forms: a scan's facts are read after it
+            add(c)
+        for c in filtered_candidates(cfa, loops, list(pool)):  # a running best over filtered elements
+            add(c)
+        for c in exit_forms(cfa, loops, list(pool)):
+            add(c)
+        for c in rank_candidates(cfa, loops, post):  # rank_count.py: ranked loops' rank and exit forms
+            add(c)
     for c in user_invariants(cfa):
         add(c)
     for c in parts if split else ():
@@ -448,8 +458,9 @@ def _subst_subsets(m: Dict[str, A.Expr]) -> List[Dict[str, A.Expr]]:
     return out
 
 
-def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
-    """The pool at every node plus the candidates pushed back from its successors."""
+def node_pools(cfa, dag, pool: List[A.Expr], guards: bool = True) -> Dict[int, List[A.Expr]]:
+    """The pool at every node plus the candidates pushed back from its successors (with
+    ``guards``, also those guarded by a branch on a loop's local, :func:`_guarded`)."""
     order = list(nx.topological_sort(dag))
     extra: Dict[int, List[A.Expr]] = {n: [] for n in order}
     locals_at = _loop_locals(cfa)
@@ -471,7 +482,7 @@ def node_pools(cfa, dag, pool: List[A.Expr]) -> Dict[int, List[A.Expr]]:
         # loop-free code (a selection chain labelled on its CFA) keeps every pushed-back
         # candidate: each branch pushes the whole claim back, and the cap would cut it off
         extra[n] = acc if not cfa.loop_heads else acc[:MAX_BACKWARD]
-        if n in locals_at:
+        if guards and n in locals_at:
             gacc = gacc[: 3 * MAX_GUARDED] + _guarded(cfa, n, extra, locals_at[n], base | seen)
             guarded.update(gacc)
             extra[n] += gacc

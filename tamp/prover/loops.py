@@ -16,6 +16,10 @@ iteration count, so a checked labelling is a proof for all inputs.
 * λ is found by Houdini (:mod:`.invariants`) over template candidates: counter ranges,
   prefix forms of the postcondition, the axioms' ``¬bad`` carried to copies and accumulated
   over iterations (``forall j in lo..i``), branch facts, and their weakest preconditions.
+  The first combination is labelled first from the claim's own forms alone, then, if that
+  labelling is not a proof, with the families for particular loop shapes as well (closed
+  forms, arrays, scans, guarded forms, …; :func:`_pool_phases`): most loops need none of
+  them, and Houdini over all of them costs those loops most of their proof time.
 * Every loop must terminate (a failure bound counts a run that never ends as failing): a
   ranking function per loop head from its counter, or a geometric retry argument, checked
   first (:mod:`.termination`); a loop without one makes the answer "unknown" before any search.
@@ -300,15 +304,13 @@ def ranked_combinations(cfa, samples, cands, loops, dag, skipped: Optional[List[
     has no κ is appended to ``skipped`` (for the message of a failed proof)."""
     points = _sample_inputs(cfa)
     variants = count_variants(loops)  # rank_count.py: other ways to count the ranked loops
-    cands = _affordable(cfa, samples, cands, variants[-1], dag, points)
-    cands = distinct_proposals(cands)
-    costly = {s: any(not _zero(c.cost) for c in cs) for s, cs in zip(samples, cands)}
     relevant = relevant_names(cfa)
-    scored = []
-    for idx, combo in enumerate(itertools.islice(by_index_sum(cands), MAX_RANKED)):
+
+    def score(combo):
+        """κ of the combination and its slack, by the first way to count the loops that fits
+        the bound; None when none does."""
         axioms = dict(zip(samples, combo))
-        kap, sl = None, None
-        for lps in variants:  # the first way to count the loops that fits the bound
+        for lps in variants:
             try:
                 kap = compute_kappa(cfa, axioms, lps, dag)
             except NoKappa as exc:
@@ -317,9 +319,33 @@ def ranked_combinations(cfa, samples, cands, loops, dag, skipped: Optional[List[
                 continue
             sl = _slack(cfa, kap, points) if all(n in kap.at for n in cfa.graph.nodes) else None
             if sl is not None:
-                break
-        if kap is None or sl is None:
+                return axioms, kap, sl
+        return None
+
+    # the first combination (every sampling's first proposal) before pruning the proposals:
+    # when it spends exactly the budget, as a reliability claim's union bound does, it is the
+    # first one yielded anyway, and the κ of every single proposal (_affordable) is not needed
+    # unless its proof fails
+    first = None
+    if samples and all(cands):
+        costly0 = {s: any(not _zero(c.cost) for c in cs) for s, cs in zip(samples, cands)}
+        first = tuple(cs[0] for cs in cands)
+        got = score(first)
+        if got is not None and round(got[2], 9) == 0 and not idle_samplings(cfa, got[0], costly0, relevant):
+            yield got[0], got[1]
+        else:
+            first = None
+    cands = _affordable(cfa, samples, cands, variants[-1], dag, points)
+    cands = distinct_proposals(cands)
+    costly = {s: any(not _zero(c.cost) for c in cs) for s, cs in zip(samples, cands)}
+    scored = []
+    for idx, combo in enumerate(itertools.islice(by_index_sum(cands), MAX_RANKED)):
+        if first is not None and all(a is b for a, b in zip(combo, first)):
+            continue  # yielded before the pruning
+        got = score(combo)
+        if got is None:
             continue
+        axioms, kap, sl = got
         idle = idle_samplings(cfa, axioms, costly, relevant)  # ranking.py: spend on what the claim reads
         if round(sl, 9) == 0 and not idle:
             yield axioms, kap
@@ -348,6 +374,19 @@ def _affordable(cfa, samples, cands, loops, dag, points):
                 keep.append(c)
         out.append(keep)
     return out
+
+
+def _pool_phases(cfa, dag, axioms, loops, lean: bool):
+    """The node pools Houdini labels with, in turn until a labelling is a proof: with ``lean``,
+    first the claim's own forms (``candidate_pool(lean=True)``, no guarded forms: the loops that
+    need none of the shape families are labelled without paying for them); then every family;
+    then, for a claim with a quantified conjunction, also its parts (they slow Houdini down
+    where the whole is inductive). Each is computed only when the one before failed."""
+    if lean:
+        yield node_pools(cfa, dag, candidate_pool(cfa, axioms, loops, lean=True), guards=False)
+    yield node_pools(cfa, dag, candidate_pool(cfa, axioms, loops))
+    if splits_claim(cfa):
+        yield node_pools(cfa, dag, candidate_pool(cfa, axioms, loops, split=True))
 
 
 def _attempts(ranked, times):
@@ -493,18 +532,14 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             valid_req = valid_under(req, 2000)
             facts = budget_hints(kap, lambda e: valid_req(enc.expr(e, env0)))  # noqa: B023 - called here
             hints = [enc.expr(f, env0) for f in facts]
-            # the parts of a quantified conjunction of the claim are offered only when the
-            # labelling without them fails: they slow Houdini down where the whole is inductive
-            pools = node_pools(cfa, dag, candidate_pool(cfa, axioms, loops))
             states = collect_states(cfa, axioms, points)
             live = live_variables(cfa, kap.at, axioms)
             batch = Batch(enc, stats, req, houdini_ms, deadline)
-            for split in (False, True):
-                if split:
-                    if not splits_claim(cfa):
-                        break
-                    pools = node_pools(cfa, dag, candidate_pool(cfa, axioms, loops, split=True))
-                    ti = time.monotonic()
+            tried = None
+            for pools in _pool_phases(cfa, dag, axioms, loops, lean=proposals_n == 1):
+                if pools == tried:  # the families added nothing here: Houdini would repeat itself
+                    continue
+                tried = pools
                 houdini(aut, enc, batch, pools, states, live)
                 times["interpolation"] += time.monotonic() - ti
                 tc = time.monotonic()
@@ -519,6 +554,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                 times["inclusion"] += time.monotonic() - tc
                 if all(o.status == VALID for o in obligations):
                     break
+                ti = time.monotonic()
             bad = [o for o in obligations if o.status != VALID]
             if not bad:
                 res = _done(

@@ -224,3 +224,38 @@ def test_substitute_all_is_z3_substitute():
     for got, t in zip(substitute_all(terms, pairs), terms):
         assert got.eq(z3.substitute(t, *pairs))
     assert substitute_all(terms, []) == terms
+
+
+def test_the_lean_pool_is_tried_first_and_is_part_of_the_full_one():
+    """The first labelling uses the claim's own forms (no shape families, no guarded forms);
+    the full pool follows only if that labelling is not a proof, and contains the lean one."""
+    from lang.parser import parse_file
+    from tamp.prover.invariants import candidate_pool
+    from tamp.prover.loops import _loops, _pool_phases
+
+    path = BENCHMARKS / "dp" / "noisyMax.prob"  # an argmax scan: its index ranges are a family
+    cfa = build_cfa(parse_file(str(path)).programs[0])
+    loops, dag = _loops(cfa)
+    lean, full = candidate_pool(cfa, {}, loops, lean=True), candidate_pool(cfa, {}, loops)
+    assert set(lean) <= set(full) and len(lean) < len(full)
+    phases = list(_pool_phases(cfa, dag, {}, loops, lean=True))
+    assert len(phases) >= 2
+    first, second = phases[0], phases[1]
+    assert all(set(first[n]) <= set(second[n]) for n in first)
+    assert sum(map(len, first.values())) < sum(map(len, second.values()))
+    assert len(list(_pool_phases(cfa, dag, {}, loops, lean=False))) == len(phases) - 1
+
+
+def test_point_evaluation_settles_unequal_log_arguments_without_the_solver():
+    from axioms.lemmas import differ_at_a_point, equal_where_defined
+
+    p, n = z3.Real("p"), z3.Int("n")
+    two_n = z3.ToReal(2 * n)
+    assert differ_at_a_point(two_n / p, z3.RealVal(2) / p)
+    assert equal_where_defined(two_n / p, z3.RealVal(2) / p) is None
+    # equal where defined: the points agree, and the solver proves it under p != 0
+    assert not differ_at_a_point(1 / (p / two_n), two_n / p)
+    assert equal_where_defined(1 / (p / two_n), two_n / p) is not None
+    # an uninterpreted function's value is not fixed by a point: left to the solver
+    f = z3.Function("f", z3.RealSort(), z3.RealSort())
+    assert not differ_at_a_point(f(p), f(p) + 1)

@@ -24,6 +24,7 @@ x[j] != key``); preserving the cut needs every element below the probe to be no 
 from __future__ import annotations
 
 import pytest
+from limits import FALSE_CLAIM_S
 
 from lang import ast as A
 from lang.parser import parse, parse_expr
@@ -402,7 +403,7 @@ def test_a_tallied_histogram_is_proved_and_holds_when_simulated(name):
 @pytest.mark.parametrize("name", sorted(FALSE_TALLIES))
 def test_a_wrong_tally_is_not_proved_and_is_refuted(name):
     src, inp = FALSE_TALLIES[name]
-    r = prove(src, timeout=90)
+    r = prove(src, timeout=FALSE_CLAIM_S)
     assert r.verdict != "proved", r.render_text()
     s = simulate(src, inp, runs=2000, seed=5)
     assert s.ci[0] > float(s.bound_value), (s.ci, s.bound_value)
@@ -422,7 +423,7 @@ def test_a_branch_on_a_sample_writing_elements_is_proved_and_holds_when_simulate
 @pytest.mark.parametrize("name", sorted(FALSE_BRANCH_WRITES))
 def test_a_branch_write_without_its_margin_is_not_proved_and_is_refuted(name):
     src, inp = FALSE_BRANCH_WRITES[name]
-    r = prove(src, timeout=90)
+    r = prove(src, timeout=FALSE_CLAIM_S)
     assert r.verdict != "proved", r.render_text()
     s = simulate(src, inp, runs=2000, seed=5)
     assert s.ci[0] > float(s.bound_value), (s.ci, s.bound_value)
@@ -441,7 +442,7 @@ def test_a_binary_search_is_proved_and_holds_when_simulated(name):
 @pytest.mark.parametrize("name", sorted(FALSE_SEARCHES))
 def test_a_search_without_its_order_is_not_proved_and_is_refuted(name):
     src, inp = FALSE_SEARCHES[name]
-    r = prove(src, timeout=90)
+    r = prove(src, timeout=FALSE_CLAIM_S)
     assert r.verdict != "proved", r.render_text()
     s = simulate(src, inp, runs=50, seed=5)
     assert s.ci[0] > float(s.bound_value), (s.ci, s.bound_value)

@@ -10,6 +10,7 @@ carried fact is weakened is rejected by `tamp check-proof`."""
 
 from __future__ import annotations
 
+from limits import FALSE_CLAIM_S
 from support.certificates import check_proof, proved_certificate, rewrite_labels
 
 from lang import ast as A
@@ -61,7 +62,7 @@ def test_the_median_of_a_histogram_is_proved_and_cross_checked():
 
 
 def test_a_quarter_of_the_margin_is_not_proved_and_is_refuted():
-    r = prove(FALSE, timeout=60)
+    r = prove(FALSE, timeout=FALSE_CLAIM_S)
     assert r.verdict != "proved", r.render_text()
     s = simulate(FALSE, ONES, runs=4000, seed=11)
     assert s.ci[0] > float(s.bound_value), (s.ci, s.bound_value)

@@ -10,6 +10,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from limits import FALSE_CLAIM_S
 from locations import BENCHMARKS
 
 from lang import ast as A
@@ -36,9 +37,9 @@ FALSE = (
 )
 
 
-def _prove(path, **kw):
+def _prove(path, timeout=60, **kw):
     src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=60, **kw)
+    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout, **kw)
 
 
 @pytest.mark.parametrize("path", PRODUCTS + CORPUS, ids=lambda p: p.stem)
@@ -51,7 +52,7 @@ def test_products_of_probabilities_are_proved(path):
 
 @pytest.mark.parametrize("path", FALSE, ids=lambda p: p.stem)
 def test_false_siblings_are_not_proved(path):
-    assert _prove(path).verdict != "proved"
+    assert _prove(path, timeout=FALSE_CLAIM_S).verdict != "proved"
 
 
 def test_proved_claims_survive_simulation_at_two_inputs():

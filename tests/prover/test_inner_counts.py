@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import pytest
 import z3
+from limits import FALSE_CLAIM_S
 
 from lang import ast as A
 from lang.parser import parse, parse_expr
@@ -194,7 +195,7 @@ def test_the_true_claim_is_proved_and_holds_when_simulated(name):
 def test_the_false_sibling_is_not_proved_and_is_refuted(name):
     src, inputs = CASES[name]
     bad = _false(src)
-    r = prove(bad, timeout=90)
+    r = prove(bad, timeout=FALSE_CLAIM_S)
     assert r.verdict != "proved", r.render_text()
     s = simulate(bad, inputs[0], runs=3000, seed=5)
     assert s.ci[0] > float(s.bound_value), (s.ci, s.bound_value)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from limits import FALSE_CLAIM_S
 from support.shapes import assert_proved_and_simulated, assert_unproved_and_refuted, prove_text, variant
 
 from tamp.simulation import simulate
@@ -346,7 +347,7 @@ def test_a_triangular_nest_costs_the_sum_of_its_inner_loops():
         s = simulate(good, inp, runs=4000, seed=3)
         assert s.ci[0] <= float(s.bound_value)
     bad = src.replace("BOUND", "r * n")
-    assert prove(bad, timeout=60).verdict != "proved"
+    assert prove(bad, timeout=FALSE_CLAIM_S).verdict != "proved"
     s = simulate(bad, {"n": 6, "r": 0.05}, runs=4000, seed=3)
     assert s.ci[0] > float(s.bound_value)
 
@@ -378,6 +379,6 @@ def test_an_index_scan_of_a_noisy_histogram_proves():
         s = simulate(good, inp, runs=4000, seed=5)
         assert s.ci[0] <= float(s.bound_value)
     bad = src.replace("MARGIN", "0")
-    assert prove(bad, timeout=60).verdict != "proved"
+    assert prove(bad, timeout=FALSE_CLAIM_S).verdict != "proved"
     s = simulate(bad, {"cnt": [1, 1.2, 0.9], "m": 3, "eps": 1, "p": 0.1}, runs=4000, seed=5)
     assert s.ci[0] > float(s.bound_value)

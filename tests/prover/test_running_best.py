@@ -20,6 +20,7 @@ from fractions import Fraction as F
 from pathlib import Path
 
 import pytest
+from limits import FALSE_CLAIM_S
 
 from lang.parser import parse_file
 from tamp.prover import prove_program
@@ -76,7 +77,7 @@ def test_one_pass_top2_shape_is_proved_and_consistent(name):
 @pytest.mark.parametrize("name", sorted(FALSE))
 def test_false_one_pass_top2_is_not_proved_and_is_refuted(name):
     path = SHAPES / f"{name}.prob"
-    r = _prove(path, timeout=60)
+    r = _prove(path, timeout=FALSE_CLAIM_S)
     assert r.verdict != "proved", r.render_text()
     sim = simulate(path, FALSE[name], runs=20000, seed=5)
     assert sim.verdict == "refuted", sim.render_text()
@@ -86,7 +87,7 @@ def test_false_one_pass_top2_is_not_proved_and_is_refuted(name):
 def test_corpus_running_best_and_its_false_sibling(name):
     r = _prove(CORPUS / f"{name}.prob")
     assert r.verdict == "proved", r.render_text()
-    r = _prove(CORPUS / f"{name}_false.prob", timeout=60)
+    r = _prove(CORPUS / f"{name}_false.prob", timeout=FALSE_CLAIM_S)
     assert r.verdict != "proved", r.render_text()
 
 

@@ -22,6 +22,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from limits import FALSE_CLAIM_S
 
 from lang.parser import parse_file
 from tamp.prover import prove_program
@@ -107,7 +108,7 @@ FALSE = {
 def test_false_unrolled_noisy_max_is_not_proved_and_is_refuted(tmp_path, name):
     params, q = FALSE[name]
     path = _write(tmp_path, noisy_max(**params))
-    r = _prove(path, timeout=30)
+    r = _prove(path, timeout=FALSE_CLAIM_S)
     assert r.verdict != "proved", r.render_text()
     sim = simulate(path, {"q": _q(q), "eps": Fraction(1), "p": Fraction(1, 10)}, runs=20000, seed=5)
     assert sim.verdict == "refuted", sim.render_text()
@@ -151,7 +152,7 @@ def test_selection_loop_shape_is_proved_and_consistent(name):
 @pytest.mark.parametrize("name", sorted(LOOP_FALSE))
 def test_false_selection_loop_shape_is_not_proved_and_is_refuted(name):
     path = SHAPES / f"{name}.prob"
-    r = _prove(path, timeout=60)
+    r = _prove(path, timeout=FALSE_CLAIM_S)
     assert r.verdict != "proved", r.render_text()
     sim = simulate(path, LOOP_FALSE[name], runs=20000, seed=5)
     assert sim.verdict == "refuted", sim.render_text()

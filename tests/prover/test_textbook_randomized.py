@@ -15,6 +15,7 @@ import itertools
 from fractions import Fraction
 
 import pytest
+from limits import FALSE_CLAIM_S
 from locations import BENCHMARKS
 
 from lang import ast as A
@@ -158,7 +159,7 @@ def test_own_birthday_programs_are_proved(src, bound, inputs):
 
 @pytest.mark.parametrize("src,bound", FALSE, ids=["distinct", "lower", "online", "while", "self", "self2"])
 def test_bounds_below_the_truth_are_not_proved(src, bound):
-    assert prove_program(_prog(src, bound), timeout=60).verdict != "proved"
+    assert prove_program(_prog(src, bound), timeout=FALSE_CLAIM_S).verdict != "proved"
 
 
 def test_the_certificate_is_rechecked_and_a_lowered_core_is_rejected(tmp_path, capsys):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from limits import FALSE_CLAIM_S
 
 from lang.parser import parse_file
 from tamp.prover import prove_program
@@ -77,7 +78,7 @@ def test_noisy_max_with_many_candidates_is_labelled_on_its_cfa():
 def test_false_noisy_max_over_many_candidates_is_not_proved(name):
     path = BENCH / "variants" / f"{name}.prob"
     prog = parse_file(str(path)).programs[0]
-    r = prove_program(prog, path=str(path), source=path.read_text(), timeout=60)
+    r = prove_program(prog, path=str(path), source=path.read_text(), timeout=FALSE_CLAIM_S)
     assert r.verdict != "proved"
     assert any(simulate(path, inputs, runs=20000, seed=5).verdict == "refuted" for inputs in inputs_for(path))
 

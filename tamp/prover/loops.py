@@ -534,12 +534,14 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             hints = [enc.expr(f, env0) for f in facts]
             states = collect_states(cfa, axioms, points)
             live = live_variables(cfa, kap.at, axioms)
-            batch = Batch(enc, stats, req, houdini_ms, deadline)
             tried = None
             for pools in _pool_phases(cfa, dag, axioms, loops, lean=proposals_n == 1):
                 if pools == tried:  # the families added nothing here: Houdini would repeat itself
                     continue
                 tried = pools
+                # each phase its own solver: what z3 kept from the lean phase's queries (its
+                # heuristics' state) would make the next phase a different search
+                batch = Batch(enc, stats, req, houdini_ms, deadline)
                 houdini(aut, enc, batch, pools, states, live)
                 times["interpolation"] += time.monotonic() - ti
                 tc = time.monotonic()

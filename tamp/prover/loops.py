@@ -328,16 +328,19 @@ def ranked_combinations(cfa, samples, cands, loops, dag, skipped: Optional[List[
     # unless its proof fails
     first = None
     if samples and all(cands):
-        costly0 = {s: any(not _zero(c.cost) for c in cs) for s, cs in zip(samples, cands)}
         first = tuple(cs[0] for cs in cands)
         got = score(first)
-        if got is not None and round(got[2], 9) == 0 and not idle_samplings(cfa, got[0], costly0, relevant):
+        if (
+            got is not None
+            and round(got[2], 9) == 0
+            and not idle_samplings(cfa, got[0], _costly(samples, cands), relevant)
+        ):
             yield got[0], got[1]
         else:
             first = None
     cands = _affordable(cfa, samples, cands, variants[-1], dag, points)
     cands = distinct_proposals(cands)
-    costly = {s: any(not _zero(c.cost) for c in cs) for s, cs in zip(samples, cands)}
+    costly = _costly(samples, cands)
     scored = []
     for idx, combo in enumerate(itertools.islice(by_index_sum(cands), MAX_RANKED)):
         if first is not None and all(a is b for a, b in zip(combo, first)):
@@ -354,6 +357,11 @@ def ranked_combinations(cfa, samples, cands, loops, dag, skipped: Optional[List[
     scored.sort(key=lambda x: (x[0], x[1], x[2]))
     for _s, _d, _i, a, k in scored:
         yield a, k
+
+
+def _costly(samples, cands) -> Dict[object, bool]:
+    """Per sampling, whether one of its proposals has a cost (for :func:`idle_samplings`)."""
+    return {s: any(not _zero(c.cost) for c in cs) for s, cs in zip(samples, cands)}
 
 
 def _affordable(cfa, samples, cands, loops, dag, points):

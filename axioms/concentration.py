@@ -68,8 +68,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from lang import ast as A
 
 from . import build as B
@@ -221,7 +219,8 @@ def exact_tail(
 ) -> float:
     """Pr[dev > u] for n i.i.d. draws of ``family`` with parameter ``param`` — exactly where a
     closed form exists (Gaussian, binomial), else by Monte Carlo (``runs`` samples)."""
-    # deferred on purpose: scipy takes ~0.5 s to load; only this step needs it
+    # deferred on purpose: numpy and scipy take ~0.6 s to load; only this step needs them
+    import numpy as np
     from scipy import stats
 
     if family == "gauss":

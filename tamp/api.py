@@ -22,7 +22,7 @@ import dataclasses
 import json
 import os
 import time
-from typing import Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Dict, List, Optional, Union
 
 from lang import ast as A
 from lang.errors import TampError
@@ -32,14 +32,17 @@ from lang.parser import parse, parse_expr
 from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind, spec_kind
 from lang.typecheck import check_file
 
-from . import causal, probability, prover
+from . import prover
 from . import report as _report  # noqa: F401  (registers the notebook views of the results)
-from .certificate import CheckReport, MalformedCertificate, check_certificate, file_certificate
-from .certificate import decode as decode_certificate
-from .certificate import load as load_certificate
 from .cfa.dependence import conditioning_assumes, describe
 from .results import PROVED, UNKNOWN, CheckedFile, FileResult, ProgramResult, ProgramSummary, combine
 from .show import show_expr
+
+if TYPE_CHECKING:
+    from .certificate import CheckReport
+
+# The probability engine (pysmt, flint), the causal engine and the certificate checker load on
+# first use, in the function that needs them: `tamp prove` of a failure bound reads none of them.
 
 
 def _load(source_or_path: Union[str, A.SourceFile, A.Program], path: Optional[str]) -> A.SourceFile:
@@ -89,10 +92,14 @@ def prove_program(
                     res, dataclasses.replace(prog, ensures=tuple(clauses)), inputs, left, path, source, executor
                 )
         elif kind == PROBABILITY:
+            from . import probability  # deferred on purpose: see the imports above
+
             res = probability.decide_program(
                 sub, inputs=inputs or None, timeout=left, path=path, source=source, executor=executor
             )
         else:
+            from . import causal  # deferred on purpose: see the imports above
+
             res = causal.certify_program(
                 sub, options={"timeout": left} if left else None, path=path, source=source, executor=executor
             )
@@ -130,6 +137,8 @@ def decide_conditional(
         event = e if event == A.BoolLit(True) else A.Binary("&&", event, e)
     claim = A.Binary(">=", A.Prob(event), A.Binary("-", A.num(1), cfa.bound))
     sub = dataclasses.replace(prog, ensures=(claim,), fails=None)
+    from . import probability  # deferred on purpose: see the imports above
+
     try:
         exact = probability.decide_program(
             sub, inputs=inputs, timeout=timeout, path=path, source=source, executor=executor
@@ -230,6 +239,9 @@ def certify_and_check(
 ) -> CheckReport:
     """Prove ``text`` (a whole source file), write its certificate in memory, and re-check it —
     a round trip for tests and notebooks (``tamp prove --certificate``, then ``tamp check-proof``)."""
+    from .certificate import check_certificate, file_certificate
+    from .certificate import decode as decode_certificate
+
     res = prove(text, bound=bound, inputs=inputs, path="<string>")
     cert = json.loads(json.dumps(file_certificate(res, text.encode("utf-8"), bound, inputs)))
     src = parse(text, "<string>")
@@ -345,6 +357,8 @@ def prob(
         )
     if inputs:
         check_known(selected, inputs, src.path)
+    from . import probability  # deferred on purpose: see the imports above
+
     results: List[ProgramResult] = []
     for p in progs:
         mine = check_inputs(p, inputs, src.path, src.text or None) if inputs else None
@@ -360,6 +374,8 @@ def certify(result: FileResult, bound: Optional[str] = None, inputs: Optional[Di
     """The proof certificate of a :func:`prove` result (what ``tamp prove --certificate`` writes:
     a JSON-ready dict), for :func:`check_proof`. ``bound`` and ``inputs`` are the claim's, as
     given to :func:`prove`."""
+    from .certificate import file_certificate
+
     text = getattr(result, "source", None)
     if text is None:
         raise TampError("this result has no source text (make it with tamp.prove)", result.file)
@@ -395,6 +411,10 @@ def check_proof(
     <CheckReport OK: ... obligations re-checked in ... s>
     """
     import axioms  # the axiom library (scipy) loads before the clock starts
+
+    from .certificate import MalformedCertificate, check_certificate
+    from .certificate import decode as decode_certificate
+    from .certificate import load as load_certificate
 
     try:
         decoded = load_certificate(str(cert)) if isinstance(cert, (str, os.PathLike)) else decode_certificate(cert)

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import argparse
 import errno
+import importlib
 import os
 import re
 import sys
 from pathlib import Path
+from typing import List, Optional
 
 import z3
 
@@ -26,22 +28,6 @@ from lang.recursion import deep_recursion
 from lang.suggest import closest, did_you_mean
 
 from . import __version__
-from .commands import (
-    bench,
-    cfa,
-    check,
-    check_proof,
-    equiv,
-    fairness,
-    import_model,
-    prior,
-    prob,
-    prove,
-    query,
-    robust,
-    simulate,
-    wmi,
-)
 from .commands.jsonout import VERDICTS, emit, envelope, error_envelope
 from .commands.options import MIN_MEMORY_MB, memory_mb
 from .core.timelimit import CommandTimeout, time_limit
@@ -52,23 +38,30 @@ EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, EXIT_VIOLATED = 0, 1, 2, 3
 # Commands whose --timeout bounds the whole run (the others' is per program or per query).
 WHOLE_RUN_TIMEOUT = ("prove", "check-proof")
 
-# Order is the order of `tamp --help`.
-COMMANDS = [
-    check,
-    prove,
-    prob,
-    simulate,
-    cfa,
-    wmi,
-    query,
-    fairness,
-    import_model,
-    robust,
-    equiv,
-    prior,
-    bench,
-    check_proof,
-]
+# {command name: its module under tamp.commands}; the order is the order of `tamp --help`.
+# A command's module (and the engines it reads) is imported only when that command runs or a
+# parser listing every command is built: `tamp prove` does not load the probability engine.
+COMMANDS = {
+    "check": "check",
+    "prove": "prove",
+    "prob": "prob",
+    "simulate": "simulate",
+    "cfa": "cfa",
+    "wmi": "wmi",
+    "query": "query",
+    "fairness": "fairness",
+    "import": "import_model",
+    "robust": "robust",
+    "equiv": "equiv",
+    "prior": "prior",
+    "bench": "bench",
+    "check-proof": "check_proof",
+}
+
+
+def command_module(name: str):
+    """The module of the command ``name`` (a key of :data:`COMMANDS`)."""
+    return importlib.import_module(f"{__package__}.commands.{COMMANDS[name]}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -106,7 +99,9 @@ class _Parser(argparse.ArgumentParser):
         return ns
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+    """The command-line parser: of every command, or with ``only`` (a command's name) of that
+    one alone (what a command line that names it needs)."""
     parser = _Parser(prog="tamp", description="tamp: a verifier for probabilistic programs")
     parser.add_argument("--version", action="version", version=f"tamp {__version__} (Python {sys.version.split()[0]})")
     parser.add_argument(
@@ -117,7 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands = {}
-    for mod in COMMANDS:
+    for name in [only] if only else COMMANDS:
+        mod = command_module(name)
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
@@ -170,9 +166,25 @@ def _usage_error(message: str, text: str) -> dict:
     return {"message": message, "file": None, "line": 0, "col": 0, "text": text}
 
 
+def _command_word(words: List[str]) -> Optional[str]:
+    """The command a command line names: its first word that is not a top-level option (or an
+    option's value), when that is a command's name; else None."""
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w == "--max-memory":
+            i += 2
+            continue
+        if w.startswith("-"):
+            i += 1
+            continue
+        return w if w in COMMANDS else None
+    return None
+
+
 def _main(argv) -> int:
-    parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_word(words))
     named = [w for w in words if w in getattr(parser, "commands", {})]
     if "--json" in words and named and named[0] != "bench":
         _Parser.json_commands = frozenset(named[:1])

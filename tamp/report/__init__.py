@@ -21,16 +21,23 @@ layered layout (:mod:`tamp.report.layout`); ``engine="builtin"`` forces the latt
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
-from tamp.prover.result import ProofResult
 from tamp.results import NOTEBOOK_VIEWS
 
-from .drawing import draw
-from .graph import MAX_DRAWN, automaton_graph
-from .notebook import file_card, program_card, simulation_card
-from .page import file_fragment, fragment, render_report, write_report
-from .sections import program_section
+#: where each public name lives; loaded on first use, so that the text renderer (every
+#: command's output, :mod:`tamp.report.text`) does not load the page and notebook renderers
+#: and the engines they read (the probability engine, the simulator, the drawing code)
+_LAZY = {
+    "render_report": "page",
+    "write_report": "page",
+    "fragment": "page",
+    "file_fragment": "page",
+    "program_section": "sections",
+    "program_card": "notebook",
+    "file_card": "notebook",
+    "simulation_card": "notebook",
+}
 
 __all__ = [
     "render_report",
@@ -46,14 +53,29 @@ __all__ = [
 ]
 
 
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def automaton_svg(aut, engine: str = "auto") -> str:
     """One failure automaton as an ``<svg>`` element."""
+    from .drawing import draw
+    from .graph import automaton_graph
+
     return draw(automaton_graph(aut), engine)[0]
 
 
 def automata_svg(result, engine: str = "auto") -> Optional[str]:
     """The first failure automaton of a result (or of its failure-bound part), or None (also
     when it has more than :data:`~tamp.report.graph.MAX_DRAWN` nodes)."""
+    from tamp.prover.result import ProofResult
+
+    from .graph import MAX_DRAWN
+
     for part in result.parts:
         if isinstance(part, ProofResult):
             for aut in part.automata:
@@ -61,6 +83,21 @@ def automata_svg(result, engine: str = "auto") -> Optional[str]:
     return None
 
 
+def _notebook_view(name: str):
+    """The notebook renderer ``name``, loaded when a notebook first shows a result."""
+
+    def view(*args, **kwargs):
+        from . import notebook
+
+        return getattr(notebook, name)(*args, **kwargs)
+
+    view.__name__ = name
+    return view
+
+
 NOTEBOOK_VIEWS.update(
-    program_html=program_card, program_svg=automata_svg, file_html=file_card, simulation_html=simulation_card
+    program_html=_notebook_view("program_card"),
+    program_svg=automata_svg,
+    file_html=_notebook_view("file_card"),
+    simulation_html=_notebook_view("simulation_card"),
 )

@@ -69,7 +69,13 @@ def _is_arith(e: A.Expr) -> bool:
 def _simplified(e: A.Expr) -> A.Expr:
     """``e`` with every maximal arithmetic part replaced by its simplified form."""
     if _is_arith(e):
-        out = _Arith().simplify(e)
+        value = _constant(e)
+        if value is not None:  # numbers only: folded exactly, as sympy would
+            out = _Arith.number(value)
+        elif _read_once(e):  # nothing to cancel or fold: sympy could not make it shorter
+            return e
+        else:
+            out = _Arith().simplify(e)
         return out if _size(out) < _size(e) else e  # not shorter: as written (`p*n` stays `p*n`)
     if isinstance(e, A.Binary):
         return replace(e, left=_simplified(e.left), right=_simplified(e.right))
@@ -82,6 +88,51 @@ def _simplified(e: A.Expr) -> A.Expr:
     if isinstance(e, A.TupleExpr):
         return replace(e, items=tuple(_simplified(a) for a in e.items))
     return e  # quantifiers, sums, probabilities, literals of sets and lists: as written
+
+
+def _constant(e: A.Expr) -> Optional[Fraction]:
+    """The exact value of ``e`` when it is arithmetic (``+ - * /``) on numbers alone, else None."""
+    if isinstance(e, A.Num):
+        return Fraction(e.value)
+    if isinstance(e, A.Unary) and e.op == "-":
+        v = _constant(e.operand)
+        return None if v is None else -v
+    if isinstance(e, A.Binary) and e.op in _ARITH:
+        a, b = _constant(e.left), _constant(e.right)
+        if a is None or b is None or (e.op == "/" and b == 0):
+            return None
+        if e.op == "+":
+            return a + b
+        if e.op == "-":
+            return a - b
+        return a * b if e.op == "*" else a / b
+    return None
+
+
+def _read_once(e: A.Expr) -> bool:
+    """``e`` is ``+ - * /`` over distinct variables and at most one number (not 0 or 1): it
+    depends on each of its variables, so every equal expression has at least as many leaves and
+    operators (sympy's result would never be shorter, and loading sympy takes a second).
+
+    >>> _read_once(parse_expr("p * n")), _read_once(parse_expr("n / eps * log(n / p)"))
+    (True, False)
+    """
+    seen: set = set()
+    numbers = 0
+
+    def ok(x: A.Expr) -> bool:
+        nonlocal numbers
+        if isinstance(x, A.Var):
+            if x.name in seen:
+                return False
+            seen.add(x.name)
+            return True
+        if isinstance(x, A.Num):
+            numbers += 1
+            return numbers == 1 and Fraction(x.value) not in (0, 1)
+        return isinstance(x, A.Binary) and x.op in _ARITH and ok(x.left) and ok(x.right)
+
+    return ok(e)
 
 
 def _size(e: A.Expr) -> int:

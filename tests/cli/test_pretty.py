@@ -66,3 +66,37 @@ def test_the_shown_formula_has_the_same_value(text):
         env = {v: Fraction(rng.randint(1, 50), rng.randint(1, 9)) for v in names}
         a, b = evaluate(parse_expr(text), env), evaluate(parse_expr(shown), env)
         assert abs(float(a) - float(b)) <= 1e-9 * max(1.0, abs(float(a))), (text, shown, env)
+
+
+def _random_arith(rng, depth):
+    if depth == 0 or rng.random() < 0.3:
+        return rng.choice(["a", "b", "c", "d", "2", "3", "0", "1", "x"])
+    op = rng.choice(["+", "-", "*", "/"])
+    return f"({_random_arith(rng, depth - 1)} {op} {_random_arith(rng, depth - 1)})"
+
+
+def test_shortcuts_show_what_sympy_would():
+    """Numbers alone are folded without sympy, and read-once arithmetic (distinct variables, at
+    most one number other than 0 and 1) is shown as written: sympy is asked for both here, and
+    must not find anything shorter (else the shortcut would hide a simplification)."""
+    from lang.parser import parse_expr as pe
+    from tamp.report import pretty
+
+    rng = random.Random(7)
+    checked = {"constant": 0, "read-once": 0}
+    for _ in range(600):
+        e = pe(_random_arith(rng, 3))
+        if not pretty._is_arith(e):
+            continue
+        value = pretty._constant(e)
+        if value is None and not pretty._read_once(e):
+            continue
+        full = pretty._Arith().simplify(e)
+        by_sympy = full if pretty._size(full) < pretty._size(e) else e
+        if value is not None:
+            checked["constant"] += 1
+            assert pretty.simplify_expr(e) == pretty.print_expr(by_sympy), pretty.print_expr(e)
+        else:
+            checked["read-once"] += 1
+            assert by_sympy is e, (pretty.print_expr(e), pretty.print_expr(full))
+    assert checked["constant"] >= 20 and checked["read-once"] >= 40, checked

@@ -22,6 +22,13 @@ now empty generations, which restarts the collector's counts): during the proof 
 sees only the proof's own objects, on the same schedule in every process; they are unfrozen at
 the end.
 
+A library the proof loads on first use (sympy, for closed forms) would break that again: in a
+fresh process its import allocates hundreds of thousands of objects in the middle of the proof,
+in a process that loaded it before, nothing. :func:`load_in_proof` imports it with the collector
+paused and then freezes what is alive, in every process alike, so that the collector's state
+after that point is the same whether the import happened or not (and sympy's result cache,
+another trace of earlier proofs, is emptied when a proof starts).
+
 Caches that hold z3 terms across proofs register a function with :func:`on_new_context` that
 empties them: terms of two contexts must never meet in one z3 call.
 
@@ -38,13 +45,18 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from typing import Callable, Iterator, List
+import importlib
+import sys
+from types import ModuleType
+from typing import Callable, Iterator, List, Set
 
 import z3
 import z3.z3 as _z3_module
 
 _RESETS: List[Callable[[], None]] = []
 _depth = 0
+#: the modules :func:`load_in_proof` has settled in the current proof
+_settled: Set[str] = set()
 
 
 def on_new_context(reset: Callable[[], None]) -> Callable[[], None]:
@@ -64,12 +76,35 @@ def new_default_context() -> z3.Context:
     return ctx
 
 
+def load_in_proof(name: str) -> ModuleType:
+    """The module ``name``, imported (when it is not yet) so that the rest of the proof sees the
+    same collector state whether or not this process had loaded it before (see above). Outside
+    a proof, a plain import."""
+    if _depth == 0:
+        return importlib.import_module(name)
+    if name in _settled:
+        return sys.modules[name]
+    enabled = gc.isenabled()
+    gc.disable()  # the import's objects are counted but not collected: no collection happens
+    try:
+        module = importlib.import_module(name)
+    finally:
+        if enabled:
+            gc.enable()
+    gc.freeze()  # what is alive, the import's objects included, leaves the collector's view
+    _settled.add(name)
+    return module
+
+
 @contextlib.contextmanager
 def proof_context() -> Iterator[z3.Context]:
     """Run the body in a fresh z3 context, unless it already runs inside one."""
     global _depth
     if _depth == 0:
         new_default_context()
+        _settled.clear()
+        if "sympy" in sys.modules:  # its cache of results holds earlier proofs' work
+            sys.modules["sympy"].core.cache.clear_cache()
         gc.freeze()
         gc.collect()
     _depth += 1

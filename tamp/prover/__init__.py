@@ -36,7 +36,7 @@ from lang import ast as A
 from lang.errors import UnsupportedError, error_at
 from tamp.cfa import build_cfa
 from tamp.cfa.dependence import conditioning_assumes, describe
-from tamp.core.z3context import proof_context
+from tamp.core.z3context import load_in_proof, proof_context
 from tamp.progress import ProgressEvent
 
 from ..show import show_expr
@@ -57,12 +57,11 @@ __all__ = ["prove_program", "ProofResult"]
 
 def _load_modules(program: Optional[A.Program] = None) -> None:
     """Load the axiom families before the clock starts: the reported proving time is the
-    proof's, not Python's module loading (which the CLI pays once per process). A program with
-    a loop also gets sympy, which the closed forms of its counters and accumulators
-    (:mod:`.recurrence`) load on first use (0.3-1 s); a loop-free one does not pay for it."""
+    proof's, not Python's module loading (which the CLI pays once per process). sympy is not
+    loaded here: the closed forms that need it (:mod:`.recurrence`) load it on first use
+    (0.3-1 s, inside the proof, through :func:`tamp.core.z3context.load_in_proof`), and a proof
+    that needs none (most loops, with the claim's own forms) does not pay for it."""
     axioms.all_families()
-    if program is not None and A.contains(program.body, (A.While, A.For)):
-        import sympy  # noqa: F401  (deferred: see the docstring)
 
 
 def prove_program(
@@ -84,6 +83,7 @@ def prove_program(
 
 def _prove_program(program, bound, timeout, path, source, progress) -> ProofResult:
     if _has_hole(program):
+        load_in_proof("sympy")  # infer's simplifier needs it (see tamp.core.z3context)
         from .infer import infer_program  # deferred: infer imports this package (it proves each candidate)
 
         return infer_program(program, bound, timeout, path, source, progress)
@@ -129,6 +129,7 @@ def _prove_program(program, bound, timeout, path, source, progress) -> ProofResu
             )
         out_of_time = deadline is not None and time.monotonic() >= deadline
         if result.verdict != "proved" and not out_of_time:  # explain.py: the bound a proof exists for
+            load_in_proof("sympy")  # infer's simplifier needs it (see tamp.core.z3context)
             from . import infer  # deferred: infer imports this package (it proves each candidate)
 
             result = with_needed_bound(result, program, cfa, path, source, deadline, infer)

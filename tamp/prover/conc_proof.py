@@ -28,6 +28,7 @@ from typing import TypedDict
 from axioms import concentration as C
 from axioms.concentration import Block
 from lang import ast as A
+from tamp.core.z3context import load_in_proof
 
 from ..show import show_expr
 from .check import Obligation
@@ -267,6 +268,7 @@ def _ratio(f: A.Expr, params) -> str:
     """``lhs/rhs <= 1`` simplified (sympy, inputs taken positive): a readable form of a failed
     side condition for the message (never used in a proof)."""
     # deferred on purpose: it loads sympy (~1 s); only this step needs it
+    load_in_proof("sympy")
     from .simplify import simplify
 
     if not (isinstance(f, A.Binary) and f.op in ("<=", "<", ">=", ">")):

@@ -27,6 +27,7 @@ from typing import Dict, List, Optional, Tuple
 
 from lang import ast as A
 from tamp.cfa.loops import loop_body
+from tamp.core.z3context import load_in_proof
 
 from .exprs import iterations_done, plus, subst
 from .labels import negated_conjuncts
@@ -65,8 +66,8 @@ def _deviation(f: A.Expr, y: str) -> Optional[Tuple[A.Expr, A.Expr]]:
 def _noise_bound(d: A.Expr, margins: Dict[str, A.Expr]) -> Optional[Tuple[A.Expr, A.Expr]]:
     """(d with every deviation at 0, B) when ``d`` is linear in the deviations with literal
     coefficients (see the module docstring), else None."""
-    # deferred on purpose: sympy takes ~1 s to load and only these candidates need it
-    import sympy as sp
+    # deferred on purpose: sympy takes ~1 s to load and only this step needs it
+    sp = load_in_proof("sympy")
 
     from .simplify import _ToSympy
 

@@ -73,6 +73,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from axioms.lemmas import product_lemmas
 from lang import ast as A
+from tamp.core.z3context import load_in_proof
 
 from ..show import show_expr
 from .check import Obligation
@@ -1172,6 +1173,7 @@ def _simplified(e: A.Expr) -> A.Expr:
     """``e`` simplified by sympy for a message (never for a proof); ``e`` itself if that fails."""
     try:
         # deferred on purpose: it loads sympy (~1 s); only an unknown's message needs it
+        load_in_proof("sympy")
         from .simplify import simplify
 
         return simplify(e)

@@ -42,6 +42,7 @@ from lang.walk import Transformer, rebuild, replace_all
 from tamp.cfa.loops import entry_value as cfa_entry_value
 from tamp.cfa.loops import loop_body
 from tamp.core.validity import check_fresh
+from tamp.core.z3context import load_in_proof
 
 from .exprs import and_all, iterations_done, plus, subst
 from .smt import Encoder
@@ -383,9 +384,10 @@ def _add(x: A.Expr, c: int) -> A.Expr:
 
 
 def _sympy_sum(body: A.Expr, lo: A.Expr, hi: A.Expr, incl: bool) -> Optional[A.Expr]:
-    # deferred on purpose: sympy takes ~1 s to load and only these closed forms need it
-    # (kappa and invariants import this module, and every command imports them)
-    import sympy as sp
+    if _index_in_opaque(body) or _index_in_opaque(lo) or _index_in_opaque(hi):
+        return None  # sympy would see the index inside an atom (an array element): not a polynomial
+    # deferred on purpose: sympy takes ~1 s to load and only this step needs it
+    sp = load_in_proof("sympy")
 
     # deferred on purpose: it loads sympy (~1 s); only this step needs it
     from .simplify import _ToSympy, from_sympy
@@ -407,6 +409,24 @@ def _sympy_sum(body: A.Expr, lo: A.Expr, hi: A.Expr, incl: bool) -> Optional[A.E
     except (sp.PolynomialError, ValueError, TypeError, NotImplementedError):
         return None
     return out
+
+
+def _index_in_opaque(e: A.Expr) -> bool:
+    """The summation index occurs in a part of ``e`` that :class:`.simplify._ToSympy` turns into
+    an opaque symbol (an array element, a ``div``, a quantifier …): :func:`_sympy_sum` then has
+    no closed form, decided without loading sympy."""
+    if isinstance(e, (A.Num, A.Var)):
+        return False
+    if isinstance(e, A.Unary) and e.op == "-":
+        return _index_in_opaque(e.operand)
+    if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/"):
+        return _index_in_opaque(e.left) or _index_in_opaque(e.right)
+    if isinstance(e, A.Call) and (
+        (e.func in ("log", "exp", "sqrt", "abs") and len(e.args) == 1)
+        or (e.func in ("min", "max") and len(e.args) == 2)
+    ):
+        return any(_index_in_opaque(a) for a in e.args)
+    return J in A.free_vars(e)
 
 
 # ---------------------------------------------------------------------------- candidates
@@ -698,7 +718,8 @@ def _window_form(x: str, x0: A.Expr, incs: List[A.Expr], c, types) -> List[A.Exp
     only (the conditions under which the element leaves are not checked here: Houdini does)."""
     if len(incs) != 2:
         return []
-    import sympy as sp  # deferred on purpose: sympy takes ~1 s to load
+    # deferred on purpose: sympy takes ~1 s to load and only this step needs it
+    sp = load_in_proof("sympy")
 
     from .simplify import _ToSympy, from_sympy
 
@@ -792,9 +813,8 @@ def increment(v: A.Expr, x: str) -> Optional[A.Expr]:
         return A.Unary("-", v.right) if not isinstance(v.right, A.Num) else A.Num(-v.right.value, v.right.is_int)
     if x not in A.free_vars(v):
         return None
-    # deferred on purpose: sympy takes ~1 s to load and only these closed forms need it
-    # (kappa and invariants import this module, and every command imports them)
-    import sympy as sp
+    # deferred on purpose: sympy takes ~1 s to load and only this step needs it
+    sp = load_in_proof("sympy")
 
     # deferred on purpose: it loads sympy (~1 s); only this step needs it
     from .simplify import _ToSympy, from_sympy

@@ -78,3 +78,38 @@ def test_a_proof_after_a_large_allocation_does_the_same_work():
     del ballast
     assert first.verdict == "proved"
     assert _work(again) == _work(first)
+
+
+def test_a_library_loaded_inside_a_proof_leaves_the_collector_as_if_it_had_been_loaded_before():
+    """load_in_proof: in a fresh process the import happens, in a warm one it does not; either
+    way the collector's counts afterwards are the same (no collection ran during the import,
+    and what is alive is frozen, so the youngest generation starts empty)."""
+    import gc
+    import subprocess
+    import sys
+
+    probe = """
+import gc, json, sys
+from tamp.core.z3context import load_in_proof, proof_context
+if sys.argv[1] == "warm":
+    import tabnanny
+with proof_context():
+    junk = [[i] for i in range(5000)]  # the proof's own objects, before the library is needed
+    before = gc.get_count()
+    mod = load_in_proof("tabnanny")
+    after = gc.get_count()
+    again = load_in_proof("tabnanny")
+print(json.dumps({"before": before[1:], "after": after, "same": mod is again, "loaded": "tabnanny" in sys.modules}))
+"""
+    out = {}
+    for how in ("fresh", "warm"):
+        run = subprocess.run([sys.executable, "-c", probe, how], capture_output=True, text=True, timeout=120)
+        out[how] = run.stdout.strip().splitlines()[-1]
+    import json
+
+    fresh, warm = json.loads(out["fresh"]), json.loads(out["warm"])
+    for got in (fresh, warm):
+        assert got["same"] and got["loaded"], got
+        assert got["after"][0] == 0, got  # what was alive is frozen
+    assert fresh["after"] == warm["after"], (fresh, warm)
+    assert gc.isenabled()

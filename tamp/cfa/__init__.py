@@ -379,13 +379,23 @@ def _uses_unreliable(prog: A.Program) -> bool:
     return any(isinstance(n, A.Binary) and n.op in UNRELIABLE for n in A.walk(prog.body))
 
 
+def _complement(reliability: A.Expr) -> A.Expr:
+    """``1 - reliability``, written without the double complement when ``reliability`` is
+    ``1 - D`` itself (``D``: exactly equal over the reals)."""
+    r = reliability
+    if isinstance(r, A.Binary) and r.op == "-" and isinstance(r.left, A.Num) and r.left.value == 1:
+        return r.right
+    return A.Binary("-", A.num(1), r)
+
+
 def build_cfa(
     prog: A.Program, bound: Optional[A.Expr] = None, path: str = "<string>", source: Optional[str] = None
 ) -> CFA:
     """Compile ``prog`` (and its specification) to a :class:`CFA`.
 
     ``bound`` replaces the ``fails`` clause; the default bound is 0. ``reliability E`` adds
-    ``ensures !failed`` and, unless a bound is given, ``fails 1 - E``.
+    ``ensures !failed`` and, unless a bound is given, ``fails 1 - E`` (``fails D`` for the usual
+    ``reliability 1 - D``: the same real number, as the user wrote it).
     """
     b = _Builder(prog, path, source)
     entry = b.node(prog.body.pos.line if prog.body.pos else None, "entry")
@@ -398,7 +408,7 @@ def build_cfa(
                 UnsupportedError, "a program with `reliability` cannot also have `fails`", prog.fails.pos, path, source
             )
         ensures = ensures + (A.Unary("!", A.Var(FAILED)),)
-        fails = A.Binary("-", A.num(1), prog.reliability)
+        fails = _complement(prog.reliability)
     if prog.reliability is not None or _uses_unreliable(prog):
         reserved = prog.param(FAILED)
         if reserved is not None:

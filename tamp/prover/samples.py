@@ -47,13 +47,12 @@ class States(list):
 
 
 class FloatArray(dict):
-    """The floating-point view of a :class:`LazyArray`: an element is read from the exact array
-    (drawn there when it has no value yet, so both views keep seeing the same value) and kept
-    as a float."""
+    """The floating-point view of a :class:`LazyArray`: an element not yet read is drawn in the
+    exact array (so both views keep seeing the same value) and read as a float."""
 
     def __init__(self, exact: "LazyArray"):
-        super().__init__()
-        self.exact = exact  # elements are converted when first read
+        super().__init__((k, _as_float(v)) for k, v in exact.items())
+        self.exact = exact
 
     def __missing__(self, key):
         v = self[key] = _as_float(self.exact[key])

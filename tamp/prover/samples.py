@@ -11,11 +11,6 @@ locals (the prover assumes nothing about them either), draw every sampling from 
 distribution, and stop at the first bad event (the union bound excuses what follows), at
 the exit, or after ``max_steps`` steps (``TOTAL_STEPS`` over all runs). At most ``per_node``
 states are kept per CFA node (a uniform sample of the visits).
-
-A candidate is evaluated first on each state's floating-point twin (:class:`States`: every
-rational as the nearest float, about three times faster than exact rationals); only where that
-says false is the exact state asked, and only the exact answer refutes. A candidate that the
-floats let through is kept, which is always allowed.
 """
 
 from __future__ import annotations
@@ -31,45 +26,6 @@ from lang.evaluate import EvalError, compile_expr, evaluate
 MAX_STEPS = 4000
 TOTAL_STEPS = 20000
 PER_NODE = 25
-
-
-class States(list):
-    """The states kept at one node, with their floating-point twins (:attr:`floats`)."""
-
-    _floats: Optional[List[dict]] = None
-
-    @property
-    def floats(self) -> List[dict]:
-        """Each state with its rationals as floats (made on first use, after the runs)."""
-        if self._floats is None or len(self._floats) != len(self):
-            self._floats = [{k: _as_float(v) for k, v in env.items()} for env in self]
-        return self._floats
-
-
-class FloatArray(dict):
-    """The floating-point view of a :class:`LazyArray`: an element not yet read is drawn in the
-    exact array (so both views keep seeing the same value) and read as a float."""
-
-    def __init__(self, exact: "LazyArray"):
-        super().__init__((k, _as_float(v)) for k, v in exact.items())
-        self.exact = exact
-
-    def __missing__(self, key):
-        v = self[key] = _as_float(self.exact[key])
-        return v
-
-
-def _as_float(v):
-    if type(v) is Fraction:
-        try:
-            return v.numerator / v.denominator
-        except OverflowError:  # beyond the floats: the exact value stands in
-            return v
-    if isinstance(v, LazyArray):
-        return FloatArray(v)
-    if isinstance(v, (list, tuple)):
-        return type(v)(_as_float(x) for x in v)
-    return v
 
 
 class _Excused(Exception):
@@ -207,9 +163,7 @@ def _exact(v):
 def _keep(seen: dict, counts: dict, node, env: dict, per_node: int, rng) -> None:
     """Remember a copy of ``env`` at ``node``: a reservoir sample of at most ``per_node`` states."""
     c = counts[node] = counts.get(node, 0) + 1
-    bucket = seen.get(node)
-    if bucket is None:
-        bucket = seen[node] = States()
+    bucket = seen.setdefault(node, [])
     if len(bucket) < per_node:
         bucket.append(dict(env))
     elif rng.random() < per_node / c:
@@ -239,43 +193,14 @@ def _step(moves, env: dict, rng):
     return None
 
 
-#: what an evaluation on a state may raise: such a state refutes nothing
-_EVAL_ERRORS = (
-    EvalError,
-    TypeError,
-    KeyError,
-    ValueError,
-    ZeroDivisionError,
-    OverflowError,
-    IndexError,
-    RecursionError,
-)
-
-
-def refuted(c: A.Expr, states: List[dict], fn: Optional[Callable[[dict], Any]] = None) -> bool:
-    """Whether ``c`` (compiled: ``fn``) is false in one of ``states``, exactly (evaluation errors
-    refute nothing). On :class:`States` the float twins are asked first (see the module's
-    docstring)."""
-    if fn is None:
-        fn = compile_expr(c)
-    if isinstance(states, States):
-        for env, quick in zip(states, states.floats):
-            try:
-                if fn(quick) is not False:
-                    continue
-            except _EVAL_ERRORS:
-                pass  # the float view could not say: ask the exact state
-            try:
-                if fn(env) is False:
-                    return True
-            except _EVAL_ERRORS:
-                continue
-        return False
+def refuted(c: A.Expr, states: List[dict]) -> bool:
+    """Whether ``c`` is false in one of ``states`` (evaluation errors refute nothing)."""
+    fn = compile_expr(c)
     for env in states:
         try:
             if fn(env) is False:
                 return True
-        except _EVAL_ERRORS:
+        except (EvalError, TypeError, KeyError, ValueError, ZeroDivisionError, OverflowError, IndexError):
             continue
     return False
 

@@ -2,6 +2,7 @@
 
 >>> import tamp
 >>> r = tamp.prove("program c(p: real) requires 0 < p && p <= 1 ensures !y fails p { y ~ bern(p); }")
+>>> from tamp.report import render_report
 >>> html = render_report(r, engine="builtin")
 >>> "<svg" in html and "λ" in html
 True

@@ -55,7 +55,7 @@ from .synthesis import OutOfProposals, Search, Timeout, synthesize
 __all__ = ["prove_program", "ProofResult"]
 
 
-def _load_modules(program: Optional[A.Program] = None) -> None:
+def _load_modules() -> None:
     """Load the axiom families before the clock starts: the reported proving time is the
     proof's, not Python's module loading (which the CLI pays once per process). sympy is not
     loaded here: the closed forms that need it (:mod:`.recurrence`) load it on first use
@@ -87,7 +87,7 @@ def _prove_program(program, bound, timeout, path, source, progress) -> ProofResu
         from .infer import infer_program  # deferred: infer imports this package (it proves each candidate)
 
         return infer_program(program, bound, timeout, path, source, progress)
-    _load_modules(program)
+    _load_modules()
     t0 = time.monotonic()
     deadline = t0 + timeout if timeout else None
     cfa = build_cfa(program, bound, path, source)

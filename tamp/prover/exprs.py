@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import List
+from typing import Iterator, List
 
 from lang import ast as A
 from lang.walk import operands
@@ -88,3 +88,35 @@ def assigned_names(stmt) -> set:
         elif isinstance(t, A.Index) and isinstance(t.base, A.Var):
             out.add(t.base.name)
     return out
+
+
+#: the functions the sympy translation (:class:`.simplify._ToSympy`) represents, by arity
+SYMPY_FUNCS = {"log": 1, "exp": 1, "sqrt": 1, "abs": 1, "min": 2, "max": 2}
+
+
+def sympy_translates(e: A.Expr) -> bool:
+    """``e``'s own node is one the sympy translation represents (a number, a variable, ``+ - *
+    /``, unary ``-`` or a function of :data:`SYMPY_FUNCS`); any other node becomes an opaque
+    symbol there."""
+    if isinstance(e, (A.Num, A.Var)):
+        return True
+    if isinstance(e, A.Unary):
+        return e.op == "-"
+    if isinstance(e, A.Binary):
+        return e.op in ("+", "-", "*", "/")
+    return isinstance(e, A.Call) and SYMPY_FUNCS.get(e.func) == len(e.args)
+
+
+def sympy_atoms(e: A.Expr) -> Iterator[A.Expr]:
+    """The maximal parts of ``e`` that the sympy translation turns into opaque symbols (array
+    elements, ``div``, quantifiers …), found without loading sympy."""
+    if not sympy_translates(e):
+        yield e
+    elif isinstance(e, A.Unary):
+        yield from sympy_atoms(e.operand)
+    elif isinstance(e, A.Binary):
+        yield from sympy_atoms(e.left)
+        yield from sympy_atoms(e.right)
+    elif isinstance(e, A.Call):
+        for a in e.args:
+            yield from sympy_atoms(a)

@@ -44,7 +44,7 @@ from tamp.cfa.loops import loop_body
 from tamp.core.validity import check_fresh
 from tamp.core.z3context import load_in_proof
 
-from .exprs import and_all, iterations_done, plus, subst
+from .exprs import and_all, iterations_done, plus, subst, sympy_atoms
 from .smt import Encoder
 
 HAVOC = A.Var("?havoc")  # a value the symbolic execution does not know (a sample, an inner loop's writes)
@@ -384,7 +384,7 @@ def _add(x: A.Expr, c: int) -> A.Expr:
 
 
 def _sympy_sum(body: A.Expr, lo: A.Expr, hi: A.Expr, incl: bool) -> Optional[A.Expr]:
-    if _index_in_opaque(body) or _index_in_opaque(lo) or _index_in_opaque(hi):
+    if any(J in A.free_vars(x) for e in (body, lo, hi) for x in sympy_atoms(e)):
         return None  # sympy would see the index inside an atom (an array element): not a polynomial
     # deferred on purpose: sympy takes ~1 s to load and only this step needs it
     sp = load_in_proof("sympy")
@@ -409,24 +409,6 @@ def _sympy_sum(body: A.Expr, lo: A.Expr, hi: A.Expr, incl: bool) -> Optional[A.E
     except (sp.PolynomialError, ValueError, TypeError, NotImplementedError):
         return None
     return out
-
-
-def _index_in_opaque(e: A.Expr) -> bool:
-    """The summation index occurs in a part of ``e`` that :class:`.simplify._ToSympy` turns into
-    an opaque symbol (an array element, a ``div``, a quantifier …): :func:`_sympy_sum` then has
-    no closed form, decided without loading sympy."""
-    if isinstance(e, (A.Num, A.Var)):
-        return False
-    if isinstance(e, A.Unary) and e.op == "-":
-        return _index_in_opaque(e.operand)
-    if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/"):
-        return _index_in_opaque(e.left) or _index_in_opaque(e.right)
-    if isinstance(e, A.Call) and (
-        (e.func in ("log", "exp", "sqrt", "abs") and len(e.args) == 1)
-        or (e.func in ("min", "max") and len(e.args) == 2)
-    ):
-        return any(_index_in_opaque(a) for a in e.args)
-    return J in A.free_vars(e)
 
 
 # ---------------------------------------------------------------------------- candidates

@@ -18,6 +18,8 @@ from lang import ast as A
 from lang.evaluate import evaluate
 from lang.printer import print_expr
 
+from .exprs import sympy_translates
+
 
 class _ToSympy:
     def __init__(self, positive: Iterable[str] = ()):
@@ -48,12 +50,9 @@ class _ToSympy:
         if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/"):
             a, b = self.conv(e.left), self.conv(e.right)
             return {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[e.op]
-        if isinstance(e, A.Call) and e.func in ("log", "exp", "sqrt", "abs") and len(e.args) == 1:
-            f = {"log": sp.log, "exp": sp.exp, "sqrt": sp.sqrt, "abs": sp.Abs}[e.func]
-            return f(self.conv(e.args[0]))
-        if isinstance(e, A.Call) and e.func in ("min", "max") and len(e.args) == 2:
-            f = sp.Min if e.func == "min" else sp.Max
-            return f(self.conv(e.args[0]), self.conv(e.args[1]))
+        if isinstance(e, A.Call) and sympy_translates(e):  # the functions of exprs.SYMPY_FUNCS
+            f = {"log": sp.log, "exp": sp.exp, "sqrt": sp.sqrt, "abs": sp.Abs, "min": sp.Min, "max": sp.Max}[e.func]
+            return f(*(self.conv(a) for a in e.args))
         return self.opaque(e)
 
 

@@ -24,6 +24,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional
 
 from lang import ast as A
+from lang.evaluate import constant_value
 from lang.parser import parse_expr
 from lang.printer import print_expr
 
@@ -91,22 +92,11 @@ def _simplified(e: A.Expr) -> A.Expr:
 
 
 def _constant(e: A.Expr) -> Optional[Fraction]:
-    """The exact value of ``e`` when it is arithmetic (``+ - * /``) on numbers alone, else None."""
-    if isinstance(e, A.Num):
-        return Fraction(e.value)
-    if isinstance(e, A.Unary) and e.op == "-":
-        v = _constant(e.operand)
-        return None if v is None else -v
-    if isinstance(e, A.Binary) and e.op in _ARITH:
-        a, b = _constant(e.left), _constant(e.right)
-        if a is None or b is None or (e.op == "/" and b == 0):
-            return None
-        if e.op == "+":
-            return a + b
-        if e.op == "-":
-            return a - b
-        return a * b if e.op == "*" else a / b
-    return None
+    """The exact value of ``e`` when it reads no variable and its value is rational (the
+    evaluator's exact arithmetic: ``1 / 4`` is 1/4), else None (``log(2)`` is a float: sympy
+    keeps it symbolic)."""
+    v = constant_value(e)
+    return Fraction(v) if type(v) in (int, Fraction) else None
 
 
 def _read_once(e: A.Expr) -> bool:

@@ -75,7 +75,7 @@ from . import build as B
 RULES = ("laplace-bernstein", "exponential-bernstein", "gauss-chernoff", "hoeffding", "chernoff")
 MODES = ("both", "upper", "lower")
 
-#: which rules apply to which family of draws (see tamp.prover.concentration)
+#: which rules apply to which family of draws (see tamp.prover.concentration.shapes)
 RULES_FOR = {
     "laplace": ("laplace-bernstein",),
     "exponential": ("exponential-bernstein",),

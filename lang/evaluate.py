@@ -14,7 +14,7 @@ unsupported construct) raise :class:`EvalError` — when the erroneous part is e
 
 :func:`compile_expr` turns an expression into a function of the environment; the result is
 memoised per expression node, so a candidate invariant checked against hundreds of states
-(:mod:`tamp.prover.samples`) is walked once, not once per state.
+(:mod:`tamp.prover.base.samples`) is walked once, not once per state.
 
 >>> from lang.parser import parse_expr
 >>> evaluate(parse_expr("x * 2 + q[1]"), {"x": 3, "q": [0, 5]})

@@ -181,7 +181,7 @@ def prove(
     """Prove every program of a file (a path, or source text) — the ``tamp prove`` command as a function.
 
     ``infer=True`` (``--infer``) reads every ``fails`` clause as ``fails ?``: the smallest failure
-    bound tamp can prove is inferred (see :mod:`tamp.prover.infer`).
+    bound tamp can prove is inferred (see :mod:`tamp.prover.infer.search`).
 
     ``bound`` replaces each program's ``fails`` clause (a string such as ``"p*n"`` or an expression).
     Raises :class:`lang.errors.TampError` for bad input (syntax, types, unknown program).

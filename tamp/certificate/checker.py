@@ -23,7 +23,7 @@ For each program of the certificate, against the claim rebuilt from the source f
                    λ(q) ∧ stmt (∧ ¬bad) ⇒ λ(q') ∧ κ(q) + cost <= κ(q');
 6. TERMINATION  every loop head of the rebuilt CFA has one termination argument — a ranking
             function (BOUNDED, NONINC, DECREASE, PROGRESS) or a geometric retry (structure and
-            EXITPROB) of :mod:`tamp.prover.termination`, built from the rebuilt CFA — whose
+            EXITPROB) of :mod:`tamp.prover.loops.termination`, built from the rebuilt CFA — whose
             obligations all hold: a failure bound counts a run that never ends as failing, and
             rules 1–5 bound only the runs that end.
 
@@ -31,7 +31,7 @@ The claim check (2) also re-runs the sample-dependence analysis (:mod:`tamp.cfa.
 rebuilt CFA: a program with a conditioning ``assume`` is rejected, since rules 1–5 read a run
 stopped by an ``assume`` as not failing, which proves nothing about a conditional bound.
 
-Why these suffice is the argument of :mod:`tamp.prover.check` (induction on run length:
+Why these suffice is the argument of :mod:`tamp.prover.trace.check` (induction on run length:
 the failure probability from (q, σ) with σ ⊨ λ(q) is at most max(0, β − κ(q)(σ))); this module
 re-implements the checks without using the prover's automaton classes or its checker.
 """
@@ -48,9 +48,9 @@ from lang import ast as A
 from lang.serialize import to_json
 from tamp.cfa.places import edge_place, node_line, node_place
 from tamp.core.z3context import proof_context
-from tamp.prover.smt import Encoder, to_real
-from tamp.prover.termination import check_termination
-from tamp.prover.trace import StepState, step
+from tamp.prover.base.smt import Encoder, to_real
+from tamp.prover.loops.termination import check_termination
+from tamp.prover.trace.formula import StepState, step
 from tamp.show import show_expr, show_stmt
 
 from .axiom_tree import TreeError, instances, same_axiom

@@ -4,7 +4,7 @@
            clause (which must equal the certificate's), except that ``fails ?`` accepts the
            certificate's bound as the answer; an ``ensures`` with ``?`` gets the certificate's
            margin in its place (and only then may the certificate carry one);
-2. SHAPE   the program's sums are recognised again (:mod:`tamp.prover.concentration`) and must be
+2. SHAPE   the program's sums are recognised again (:mod:`tamp.prover.concentration.shapes`) and must be
            the certificate's (family, blocks);
 3. SMT     every obligation is rebuilt from the rule library (:mod:`axioms.concentration`) and
            the certificate's applications — never read from it — and must be valid under
@@ -23,9 +23,9 @@ import z3
 from axioms.concentration import Block
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
-from tamp.prover.conc_proof import Application, claim_of, obligations
-from tamp.prover.concentration import NotApplicable
-from tamp.prover.smt import Encoder
+from tamp.prover.base.smt import Encoder
+from tamp.prover.concentration.proof import Application, claim_of, obligations
+from tamp.prover.concentration.shapes import NotApplicable
 
 from .claim import checked_claim
 from .format import ProgramCheck, Rejected
@@ -42,7 +42,7 @@ class ConcCert:
     bound: A.Expr
     margin: A.Expr | None
     sums: list[Any]  # [(family, [Block…])]
-    applications: list[Any]  # [tamp.prover.conc_proof.Application]
+    applications: list[Any]  # [tamp.prover.concentration.proof.Application]
 
 
 def decode_conc(c: Any, where: str) -> ConcCert:
@@ -107,7 +107,7 @@ def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, 
             )
         if cc.margin is not None:  # the source has a hole (checked just above)
             # deferred on purpose: it loads sympy (~1 s); only this step needs it
-            from tamp.prover.infer import fill_hole
+            from tamp.prover.infer.search import fill_hole
 
             margin = cc.margin
             prog = dataclasses.replace(prog, ensures=tuple(fill_hole(e, margin) for e in prog.ensures))

@@ -1,4 +1,4 @@
-"""Certificates of failure bounds proved by concentration (:mod:`tamp.prover.conc_proof`).
+"""Certificates of failure bounds proved by concentration (:mod:`tamp.prover.concentration.proof`).
 
     CONC = {"program": NAME, "method": "concentration",
             "bound": AST, "bound_text": TEXT,          # the bound proved (inferred for `fails ?`)

@@ -5,7 +5,7 @@
 2. SHAPE   the program must be inside the engine's rules again (discrete samples only, no
            tuple writes, no unreliable operators, no conditioning);
 3. SMT     the pre-expectation of the program is recomputed with the certificate's loop proofs
-           (:func:`tamp.prover.expectation.obligations_for`), and every obligation — each loop's
+           (:func:`tamp.prover.expectation.prove.obligations_for`), and every obligation — each loop's
            INDUCT and TERM, the BUDGET — must be valid under ``requires`` (z3 ``unsat`` of the
            negation with the log/exp and product lemmas, a fresh solver each; ``unknown``
            rejects). A loop without a proof, or a proof for no loop, rejects.
@@ -22,8 +22,8 @@ import z3
 from axioms.lemmas import product_lemmas
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
-from tamp.prover.expectation import LoopAnnot, NotApplicable, claim_of, obligations_for
-from tamp.prover.smt import Encoder, transcendental_apps
+from tamp.prover.base.smt import Encoder, transcendental_apps
+from tamp.prover.expectation.prove import LoopAnnot, NotApplicable, claim_of, obligations_for
 
 from .claim import checked_claim
 from .format import ProgramCheck, Rejected

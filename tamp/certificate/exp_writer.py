@@ -1,4 +1,4 @@
-"""Certificates of failure bounds proved by expected failure (:mod:`tamp.prover.expectation`).
+"""Certificates of failure bounds proved by expected failure (:mod:`tamp.prover.expectation.prove`).
 
     EXP = {"program": NAME, "method": "expectation",
            "bound": AST, "bound_text": TEXT,               # the bound proved

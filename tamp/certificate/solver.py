@@ -1,6 +1,6 @@
 """Deciding one proof obligation with a fresh z3 solver.
 
-The expression encoding is the prover's (:class:`tamp.prover.smt.Encoder`: log/exp/sqrt
+The expression encoding is the prover's (:class:`tamp.prover.base.smt.Encoder`: log/exp/sqrt
 uninterpreted, with the guarded lemma instances of :mod:`axioms.lemmas`); the decision is
 made here: a formula is *valid* only when z3 answers ``unsat`` for its negation under the
 hypotheses. ``sat``, ``unknown`` and timeouts are all failures.
@@ -16,7 +16,7 @@ import z3
 from axioms.lemmas import lemma_instances
 from lang import ast as A
 from tamp.core.validity import VALID, check_fresh, verdict
-from tamp.prover.smt import transcendental_apps
+from tamp.prover.base.smt import transcendental_apps
 from tamp.show import show_expr
 
 from .format import ProgramCheck, Rejected

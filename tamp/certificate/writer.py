@@ -19,7 +19,7 @@ A certificate file (``tamp prove FILE --certificate OUT.json``)::
                "facts": [AST…],     # lemmas over the state, each valid under `requires` (re-proved)
                "termination": [{"head": ID, "kind": "rank", "rank": AST, "decreasing": [[u, v, key]…]}
                                | {"head": ID, "kind": "geometric", "sample": [u, v, key]}],
-                                    # a termination argument per CFA loop head (tamp.prover.termination)
+                                    # a termination argument per CFA loop head (tamp.prover.loops.termination)
                "obligations": [{"rule", "where", "status"}]}   # what the prover checked
 
 ASTs are :mod:`lang.serialize` JSON; TREE is an axiom derivation (:mod:`.axiom_tree`).
@@ -33,9 +33,9 @@ from typing import Any, Dict, List, Optional
 
 from lang.parser import parse
 from lang.serialize import to_json
-from tamp.prover.conc_proof import ConcentrationResult
-from tamp.prover.expectation import ExpectationResult
-from tamp.prover.result import ProofResult
+from tamp.prover.concentration.proof import ConcentrationResult
+from tamp.prover.expectation.prove import ExpectationResult
+from tamp.prover.trace.result import ProofResult
 
 from .axiom_tree import derive
 from .cfa_form import cfa_form

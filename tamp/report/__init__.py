@@ -14,7 +14,7 @@ Public API:
 * :func:`program_card` / :func:`file_card` / :func:`simulation_card` — the compact notebook views
   (``_repr_html_`` of results, :mod:`tamp.report.notebook`);
 * :func:`automata_svg` — a failure-bound result's automata as one SVG (``_repr_svg_``);
-* :func:`automaton_svg` — one :class:`~tamp.prover.automaton.FailureAutomaton` drawn.
+* :func:`automaton_svg` — one :class:`~tamp.prover.trace.automaton.FailureAutomaton` drawn.
 
 Automata are drawn with graphviz's ``dot`` when it is installed, otherwise by the built-in
 layered layout (:mod:`tamp.report.layout`); ``engine="builtin"`` forces the latter.
@@ -73,7 +73,7 @@ def automaton_svg(aut, engine: str = "auto") -> str:
 def automata_svg(result, engine: str = "auto") -> Optional[str]:
     """The first failure automaton of a result (or of its failure-bound part), or None (also
     when it has more than :data:`~tamp.report.graph.MAX_DRAWN` nodes)."""
-    from tamp.prover.result import ProofResult
+    from tamp.prover.trace.result import ProofResult
 
     from .graph import MAX_DRAWN
 

@@ -102,8 +102,8 @@ def _plot(r) -> Optional[str]:
     except ImportError:  # pragma: no cover
         return None
     # deferred on purpose: it loads sympy (~1 s); only this step needs it
-    from tamp.prover.infer import fixed_inputs
-    from tamp.prover.simplify import numeric
+    from tamp.prover.base.simplify import numeric
+    from tamp.prover.infer.search import fixed_inputs
 
     expr = r.margin if r.inferred == "margin" else (r.proof.beta if r.inferred == "bound" and r.proof else None)
     if expr is None or r.cfa is None:

@@ -16,8 +16,8 @@ from typing import List, Optional
 
 from lang import ast as A
 from lang.walk import substitute as subst
-from tamp.prover.exprs import iterations_done
-from tamp.prover.result import ProofResult
+from tamp.prover.base.exprs import iterations_done
+from tamp.prover.trace.result import ProofResult
 
 from .pretty import simplify_expr, simplify_text
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
 from tamp.cfa import CFA
-from tamp.prover.failure import ProofFailure
+from tamp.prover.base.failure import ProofFailure
 
-#: What a failed obligation of the proof checker (tamp.prover.check) means, for the reader.
+#: What a failed obligation of the proof checker (tamp.prover.trace.check) means, for the reader.
 RULES = {
     "INIT": "the proof cannot start here",
     "COVER": "the automaton does not cover every run from here",

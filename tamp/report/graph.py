@@ -75,7 +75,7 @@ def shorten(text: str, width: int = 48) -> str:
 
 
 def automaton_graph(aut) -> Graph:
-    """The failure automaton ``aut`` (:class:`tamp.prover.automaton.FailureAutomaton`) as a
+    """The failure automaton ``aut`` (:class:`tamp.prover.trace.automaton.FailureAutomaton`) as a
     graph: nodes show ``λ`` and ``κ``; sampling edges show their axiom family and cost."""
     g = Graph(aut.name, root=f"q{aut.root}")
     for nid in node_order(aut):

@@ -16,7 +16,7 @@ from html import escape
 from typing import List, Optional
 
 from tamp.probability.result import ProbResult
-from tamp.prover.result import ProofResult
+from tamp.prover.trace.result import ProofResult
 
 from .derivation import derivation_line
 from .drawing import draw

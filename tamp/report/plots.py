@@ -82,7 +82,7 @@ def figure_svg(fig, label: str) -> str:
 def _base_point(cfa) -> Optional[Dict[str, object]]:
     """Values for every input: those ``requires`` fixes, the others at a point it allows."""
     # deferred on purpose: it loads sympy (~1 s); only this step needs it
-    from tamp.prover.infer import fixed_inputs, sample_points
+    from tamp.prover.infer.search import fixed_inputs, sample_points
 
     pts = sample_points(cfa, count=1)
     if pts:
@@ -102,8 +102,8 @@ def bound_points(r) -> Optional[Tuple[str, Dict[str, object], List[Tuple[float, 
     """``(input, the other inputs' values, [(x, bound at x)])`` for a failure bound with at least
     one input in it (None otherwise)."""
     # deferred on purpose: it loads sympy (~1 s); only this step needs it
-    from tamp.prover.infer import fixed_inputs
-    from tamp.prover.simplify import numeric
+    from tamp.prover.base.simplify import numeric
+    from tamp.prover.infer.search import fixed_inputs
 
     cfa = getattr(r, "cfa", None)
     if cfa is None or r.bound is None:

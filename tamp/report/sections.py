@@ -13,8 +13,8 @@ from html import escape
 from typing import Dict, List, Optional, Tuple
 
 from tamp.probability.result import ProbResult, show_interval
-from tamp.prover.conc_proof import ConcentrationResult
-from tamp.prover.result import ProofResult
+from tamp.prover.concentration.proof import ConcentrationResult
+from tamp.prover.trace.result import ProofResult
 from tamp.results import ProgramResult, Result
 from tamp.show import show_expr
 

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional
 
-from tamp.prover.result import ProofResult
+from tamp.prover.trace.result import ProofResult
 from tamp.results import PROVED, UNKNOWN, VERDICTS, VIOLATED
 
 from .derivation import derivation_line

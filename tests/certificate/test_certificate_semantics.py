@@ -47,7 +47,7 @@ def test_certificate_for_a_conditioning_assume_is_rejected(tmp_path, capsys, mon
 
 
 def test_certificate_for_a_loop_that_may_not_terminate_is_rejected(tmp_path, capsys, monkeypatch):
-    import tamp.prover.loops as loops
+    import tamp.prover.loops.prove as loops
 
     path, cert = _forged(tmp_path, SPIN, monkeypatch, (loops, "prove_termination", lambda *a: ([], [])))
     assert cert["programs"][0]["termination"] == []
@@ -127,13 +127,13 @@ def test_geometric_retry_certificate_is_accepted_and_its_argument_rechecked(tmp_
 
 def _unchecked_arguments(cfa, lps, enc, valid):
     """The prover's termination arguments, with their solver obligations skipped."""
-    from tamp.prover.termination import find_rankings
+    from tamp.prover.loops.termination import find_rankings
 
     return find_rankings(cfa, lps)[0], []
 
 
 def test_geometric_argument_with_a_possibly_zero_exit_probability_is_rejected(tmp_path, capsys, monkeypatch):
-    import tamp.prover.loops as loops
+    import tamp.prover.loops.prove as loops
 
     path, cert = _forged(
         tmp_path, RETRY.replace("0 < q", "0 <= q"), monkeypatch, (loops, "prove_termination", _unchecked_arguments)

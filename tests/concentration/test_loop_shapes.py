@@ -5,7 +5,7 @@ exact — claims off by one iteration are not proved (and are false: refuted by 
 import pytest
 
 from tamp.api import prove
-from tamp.prover.conc_proof import ConcentrationResult
+from tamp.prover.concentration.proof import ConcentrationResult
 from tamp.simulation import simulate
 
 TEXT = """

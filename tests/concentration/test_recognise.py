@@ -5,8 +5,8 @@ import pytest
 from lang.parser import parse
 from lang.typecheck import check_file
 from tamp.cfa import build_cfa
-from tamp.prover.conc_proof import claim_of
-from tamp.prover.concentration import NotApplicable
+from tamp.prover.concentration.proof import claim_of
+from tamp.prover.concentration.shapes import NotApplicable
 
 
 def _claim(body, ensures="abs(t - x) <= 100", params="x: real, n: int, p: real", requires="n >= 1 && p > 0 && p <= 1"):

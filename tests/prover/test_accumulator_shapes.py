@@ -219,7 +219,7 @@ def test_the_proof_is_certified_and_rechecked(name, tmp_path, capsys):
 def test_sum_span_lemma_is_instantiated_for_sums_whose_ends_differ_by_a_literal():
     from axioms.lemmas import lemma_instances
     from lang.parser import parse_expr
-    from tamp.prover.smt import Encoder, transcendental_apps
+    from tamp.prover.base.smt import Encoder, transcendental_apps
 
     enc = Encoder({"x": A.array_of(A.REAL), "i": A.INT, "s": A.REAL})
     env = enc.env0
@@ -240,8 +240,8 @@ def test_sum_span_lemma_is_instantiated_for_sums_whose_ends_differ_by_a_literal(
 
 def test_the_window_and_the_unit_step_closed_forms_are_proposed():
     from tamp.cfa import build_cfa
-    from tamp.prover.loops import _loops
-    from tamp.prover.recurrence import closed_form_candidates
+    from tamp.prover.counting.recurrence import closed_form_candidates
+    from tamp.prover.loops.prove import _loops
     from tamp.show import show_expr
 
     def cands(src):

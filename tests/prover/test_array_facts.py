@@ -2,7 +2,7 @@
 
 A one-pass histogram fills its bins with a constant (``cnt[b] := 0``), tallies the data into them
 (``cnt[x[i]] := cnt[x[i]] + 1``) and then noises each bin. The prover proposes the fill's and the
-tally's closed forms as loop-head facts (:mod:`tamp.prover.array_forms`: ``forall k in 0..m:
+tally's closed forms as loop-head facts (:mod:`tamp.prover.counting.array_forms`: ``forall k in 0..m:
 cnt[k] == sum(j in 0..i: x[j] == k ? 1 : 0)``), and the unfolding lemmas of a ``sum`` that reads
 the quantified bin are stated for every bin (:mod:`axioms.lemmas`), so the solver proves the
 tally inductive. The programs are written fresh (while loops counting down, weights, a branch
@@ -13,11 +13,11 @@ a certificate re-checks and a tampered one is rejected.
 A loop that branches on a sample and writes array elements in the branches (stability-based
 histograms: ``if (h > T) { rel[b] := true; out[b] := h; }``) is claimed with one ``forall`` over
 a conjunction; each conjunct under the ``forall`` is a candidate of its own
-(:func:`tamp.prover.invariants.split_post`), since the body keeps the parts inductive where the
+(:func:`tamp.prover.loops.invariants.split_post`), since the body keeps the parts inductive where the
 whole is not decided.
 
 Binary search over a sorted array (``lo``/``hi`` closing in, no counter) keeps the order of its
-bounds and the claim's ``forall`` cut at them (:mod:`tamp.prover.bracket`: ``forall j in 0..lo:
+bounds and the claim's ``forall`` cut at them (:mod:`tamp.prover.counting.bracket`: ``forall j in 0..lo:
 x[j] != key``); preserving the cut needs every element below the probe to be no larger, which the
 ``sorted-mono`` lemma derives from the neighbour-wise ``requires`` (:mod:`axioms.lemmas`)."""
 
@@ -30,7 +30,7 @@ from lang import ast as A
 from lang.parser import parse, parse_expr
 from lang.walk import Transformer
 from tamp.prover import prove_program
-from tamp.prover.smt import VALID, Encoder, Stats, is_valid
+from tamp.prover.base.smt import VALID, Encoder, Stats, is_valid
 from tamp.simulation import simulate
 
 TALLY_DOWN = """program tallyDown(d: int[], len: int, k: int, eps: real, p: real)

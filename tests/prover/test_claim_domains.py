@@ -1,11 +1,11 @@
-"""The failure bound's own definedness (tamp/prover/claim.py, from lang.ops.PARTIAL)."""
+"""The failure bound's own definedness (tamp/prover/base/claim.py, from lang.ops.PARTIAL)."""
 
 import pytest
 
 from lang.errors import UnsupportedError
 from lang.parser import parse
 from tamp.cfa import build_cfa
-from tamp.prover.claim import check_claim
+from tamp.prover.base.claim import check_claim
 
 
 def test_claim_rejects_a_bound_outside_the_domain_of_its_operators():

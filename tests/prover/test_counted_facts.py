@@ -1,7 +1,7 @@
 """A sampling's axiom over a value the loop computes (issue 18, item 2): the mean of an
 exponential mechanism read from an accumulator (``below``, the running count of a histogram) or
 from an inner counting loop (``cnt``) is rewritten over the loop's counter with the closed forms
-(:func:`tamp.prover.recurrence.over_the_counter`), so the argmax templates can carry it through
+(:func:`tamp.prover.counting.recurrence.over_the_counter`), so the argmax templates can carry it through
 ``best := v; out := r`` and accumulate it over the iterations.
 
 The true claim is proved and cross-checked with `tamp simulate` at two inputs; its false variant
@@ -18,8 +18,8 @@ from lang.parser import parse, parse_file
 from lang.walk import Transformer
 from tamp.cfa import build_cfa
 from tamp.prover import prove_program
-from tamp.prover.loops import _loops
-from tamp.prover.recurrence import over_the_counter
+from tamp.prover.counting.recurrence import over_the_counter
+from tamp.prover.loops.prove import _loops
 from tamp.show import show_expr
 from tamp.simulation import simulate
 

@@ -1,6 +1,6 @@
 """Accumulated noise (issue 18, item 2): a loop adding samples to an accumulator stays within the
 per-iteration noise bound times the iterations done of the noise-free accumulator
-(:mod:`tamp.prover.deviation`); noisy averages, noisy prefix sums and scaled increments prove
+(:mod:`tamp.prover.concentration.deviation`); noisy averages, noisy prefix sums and scaled increments prove
 with no user invariant.
 
 Each true claim is proved and cross-checked with `tamp simulate` at two inputs; each false

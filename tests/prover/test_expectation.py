@@ -1,5 +1,5 @@
 """Failure bounds that are products of probabilities (issue 18, the expected-failure engine):
-retries, nested coins, voters. Every true claim here is proved by :mod:`tamp.prover.expectation`
+retries, nested coins, voters. Every true claim here is proved by :mod:`tamp.prover.expectation.prove`
 and cross-checked with `tamp simulate` at two inputs; every false sibling is not proved; a
 solver ``unknown`` is never a proof; the lemmas the engine adds are true of the real exp."""
 
@@ -15,8 +15,9 @@ from locations import BENCHMARKS
 
 from lang import ast as A
 from lang.parser import parse, parse_file
-from tamp.prover import conc_proof, prove_program
-from tamp.prover import expectation as E
+from tamp.prover import prove_program
+from tamp.prover.concentration import proof as conc_proof
+from tamp.prover.expectation import prove as E
 from tamp.simulation import simulate
 from tamp.simulation.bench_inputs import load_inputs
 
@@ -154,7 +155,7 @@ def test_product_lemma_instances_are_the_stated_facts():
     import z3
 
     from axioms.lemmas import product_lemmas
-    from tamp.prover.smt import Encoder
+    from tamp.prover.base.smt import Encoder
 
     enc = Encoder({"x": A.REAL, "y": A.REAL})
     x, y = z3.Reals("x y")

@@ -9,7 +9,7 @@ from locations import BENCHMARKS
 
 from lang.parser import parse, parse_expr, parse_file
 from tamp.prover import prove_program
-from tamp.prover.failure import NO_INVARIANT, NO_LOOP_FACT, FailedObligation, ProofFailure
+from tamp.prover.base.failure import NO_INVARIANT, NO_LOOP_FACT, FailedObligation, ProofFailure
 
 STATE = re.compile(r"\bq\d+\b|node \d+|edge \d+->\d+")
 
@@ -72,7 +72,7 @@ def test_loop_exit_failure_names_the_missing_conjunct_and_the_loop():
 def test_needed_bound_is_shown_when_a_larger_one_is_provable(monkeypatch):
     """noisyMax holds with bound p; claimed with p / 4 the explanation says which bound a proof
     exists for (given the time to find it whatever the machine's load)."""
-    import tamp.prover.explain as E
+    import tamp.prover.infer.needed as E
 
     monkeypatch.setattr(E, "NEEDED_BOUND_S", 300.0)
     r, _ = _unknown(BENCHMARKS / "dp" / "noisyMax.prob", "p / 4", timeout=600)

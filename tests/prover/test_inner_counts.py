@@ -4,10 +4,10 @@ The outer loop runs over candidates (bins of a histogram, candidates of an expon
 mechanism); for each, an inner loop computes a value from the data — a count ``if (x[i] == b)
 { c := c + 1; }``, a weighted sum, an L1 loss — which becomes the mean of the sampling. The
 prover infers the inner loop's closed form (``c == sum(j in 0..n: x[j] == b ? 1 : 0)``,
-:mod:`tamp.prover.recurrence`), rewrites the sampling's axiom over the outer counter
-(:func:`tamp.prover.recurrence.over_the_counter`) and accumulates it over the iterations; the
+:mod:`tamp.prover.counting.recurrence`), rewrites the sampling's axiom over the outer counter
+(:func:`tamp.prover.counting.recurrence.over_the_counter`) and accumulates it over the iterations; the
 solver then relates the inner loop's sum to the claim's, written with other names, because
-alpha-equivalent sums are one function (:meth:`tamp.prover.smt.Encoder.opaque_sum`).
+alpha-equivalent sums are one function (:meth:`tamp.prover.base.smt.Encoder.opaque_sum`).
 
 The programs are written fresh (for and while loops, counting up and down, a branch or a conditional increment, the claim's
 quantifier named like a program variable or not); each true claim is proved and holds under
@@ -25,7 +25,7 @@ from lang.parser import parse, parse_expr
 from lang.walk import Transformer
 from tamp.cfa.bound_names import rename_apart
 from tamp.prover import prove_program
-from tamp.prover.smt import VALID, Encoder, Stats, is_valid
+from tamp.prover.base.smt import VALID, Encoder, Stats, is_valid
 from tamp.simulation import simulate
 
 EM_ABOVE_WHILE = """program emAboveWhile(y: int[], n: int, m: int, eps: real, p: real)

@@ -5,9 +5,9 @@ import z3
 from lang import ast as A
 from lang.parser import parse, parse_expr
 from tamp.cfa import build_cfa
-from tamp.prover.kappa import compute_kappa, simplify
-from tamp.prover.loops import _loops, by_index_sum
-from tamp.prover.smt import Encoder, Stats, is_valid
+from tamp.prover.base.smt import Encoder, Stats, is_valid
+from tamp.prover.loops.kappa import compute_kappa, simplify
+from tamp.prover.loops.prove import _loops, by_index_sum
 from tamp.show import show_expr
 
 FLAG = """

@@ -196,7 +196,7 @@ def test_straight_line_sum_proved_with_running_total_and_costly_axioms_first():
 
 def test_relevant_names_follow_data_and_branches():
     from tamp.cfa import build_cfa
-    from tamp.prover.synthesis import relevant_names
+    from tamp.prover.trace.synthesis import relevant_names
 
     src = """program r(x: real, p: real) requires 0 < p && p <= 1 ensures y > 0 fails p
              { u ~ bern(0.5); w ~ lap(x, 1); v ~ lap(x, 1); t := v + 1; if (u) { y := t; } else { y := 1; } }"""
@@ -207,7 +207,7 @@ def test_relevant_names_follow_data_and_branches():
 def test_unprovable_straight_line_claim_gives_up_with_a_clear_message(monkeypatch):
     """A union-bound-unprovable accuracy claim over several samplings: the search stops after
     its proposal budget with a message, instead of enumerating combinations for hours."""
-    import tamp.prover.synthesis as S
+    import tamp.prover.trace.synthesis as S
 
     monkeypatch.setattr(S, "MAX_PROPOSALS", 60)
     lines = [

@@ -1,7 +1,7 @@
 """Randomized algorithms (issue 18, brief s7/rand): the expected-failure engine over programs
 that write array elements (nested coins per element, a `forall` postcondition over the array).
 
-Each true program is proved by :mod:`tamp.prover.expectation`, its certificate re-checked by
+Each true program is proved by :mod:`tamp.prover.expectation.prove`, its certificate re-checked by
 `check-proof`, and cross-checked with `tamp simulate` at two inputs; each false sibling (a bound
 below the exact failure probability) is not proved."""
 
@@ -11,8 +11,8 @@ import pytest
 from locations import BENCHMARKS
 
 from lang.parser import parse, parse_file
-from tamp.prover import expectation as E
 from tamp.prover import prove_program
+from tamp.prover.expectation import prove as E
 from tamp.simulation import simulate
 
 CORPUS = [

@@ -1,4 +1,4 @@
-"""Ranking functions as iteration counts (tamp/prover/rank_count.py): a loop with a decreasing
+"""Ranking functions as iteration counts (tamp/prover/counting/rank_count.py): a loop with a decreasing
 measure (``hi - lo``, ``w``, ``k`` counting down with a data-dependent exit, ``m - 1`` falling by
 the work of an inner loop) is a counted loop for the failure bound, and the count is checked
 (STEP on every edge of the failure automaton) and certified. Each shape has a false variant
@@ -291,7 +291,7 @@ def test_ranked_counts_are_certified_and_a_wrong_count_is_rejected(src, tmp_path
 def test_the_rank_count_reads_the_entry_value():
     from lang import ast as A
     from tamp.cfa import build_cfa
-    from tamp.prover.rank_count import rank_count
+    from tamp.prover.counting.rank_count import rank_count
 
     cfa = build_cfa(parse(SEARCH).programs[0], path="s.prob", source=SEARCH)
     h = cfa.loop_heads[0]

@@ -1,5 +1,5 @@
 """One-pass top-k scans: running-best invariants for more than one tracked index (issue 18,
-item 4; :func:`tamp.prover.argmax.ranked_candidates`).
+item 4; :func:`tamp.prover.selection.argmax.ranked_candidates`).
 
 ``if (b1 == -1 || a[i] > a[b1]) { b2 := b1; b1 := i; } else { if (b2 == -1 || a[i] > a[b2]) {
 b2 := i; } }`` keeps the best and the runner-up; the loop invariant needs the runner-up's
@@ -11,7 +11,7 @@ variants (a margin of one tail, a runner-up that is never updated after the firs
 stay unknown, and the simulator refutes them.
 
 Peeling top-k with fresh noise per round keeps one running best over the elements a filter lets
-through (``if (avail[t] && (c == -1 || z > top))``, :func:`tamp.prover.argmax.filtered_candidates`):
+through (``if (avail[t] && (c == -1 || z > top))``, :func:`tamp.prover.selection.argmax.filtered_candidates`):
 ``peel_avail`` (a positive filter, other names and scales) and its false variant."""
 
 from __future__ import annotations
@@ -102,8 +102,8 @@ def test_running_best_certificate_is_rechecked(tmp_path, capsys, name):
 def _ranked(text: str):
     from lang.parser import parse
     from tamp.cfa import build_cfa
-    from tamp.prover.argmax import ranked_candidates
-    from tamp.prover.loops import _loops
+    from tamp.prover.loops.prove import _loops
+    from tamp.prover.selection.argmax import ranked_candidates
     from tamp.show import show_expr
 
     cfa = build_cfa(parse(text).programs[0])
@@ -122,8 +122,8 @@ def test_ranked_candidates_guard_the_runner_up_by_the_best():
 def test_filtered_candidates_tie_the_filter_to_the_index():
     from lang.parser import parse
     from tamp.cfa import build_cfa
-    from tamp.prover.argmax import filtered_candidates
-    from tamp.prover.loops import _loops
+    from tamp.prover.loops.prove import _loops
+    from tamp.prover.selection.argmax import filtered_candidates
     from tamp.show import show_expr
 
     cfa = build_cfa(parse((SHAPES / "peel_avail.prob").read_text()).programs[0])

@@ -45,9 +45,9 @@ def test_sentinel_candidates_split_on_the_entry_value():
     holds while ans still holds n (the prefix 0..i) and once it changed (the claim itself)."""
     from lang import ast as A
     from tamp.cfa import build_cfa
-    from tamp.prover.invariants import _prefix_forms
-    from tamp.prover.loops import _loops
-    from tamp.prover.sentinel import sentinel_candidates
+    from tamp.prover.loops.invariants import _prefix_forms
+    from tamp.prover.loops.prove import _loops
+    from tamp.prover.selection.sentinel import sentinel_candidates
     from tamp.show import show_expr
 
     src = parse_file(str(BENCHMARKS / "selection" / "aboveTn.prob"))
@@ -61,10 +61,10 @@ def test_sentinel_candidates_split_on_the_entry_value():
 
 
 def test_element_write_is_pushed_back_as_a_weakest_precondition():
-    """(tamp.prover.wp, which the loop candidates use: the branches of sparse vector write above[i])"""
+    """(tamp.prover.base.wp, which the loop candidates use: the branches of sparse vector write above[i])"""
     from lang import ast as A
     from lang.parser import parse_expr
-    from tamp.prover.wp import push_back
+    from tamp.prover.base.wp import push_back
     from tamp.show import show_expr
 
     stmt = A.Assign((A.Index(A.Var("above"), A.Var("i")),), A.BoolLit(False))
@@ -78,7 +78,7 @@ def test_element_write_is_pushed_back_as_a_weakest_precondition():
 
 def test_the_counter_moved_on_every_iteration_is_the_loop_counter():
     from tamp.cfa import build_cfa
-    from tamp.prover.loops import _loops
+    from tamp.prover.loops.prove import _loops
 
     src = parse_file(str(BENCHMARKS / "selection" / "sparseC.prob"))
     cfa = build_cfa(src.programs[0], None, "sparseC.prob", src.text)
@@ -89,8 +89,8 @@ def test_the_counter_moved_on_every_iteration_is_the_loop_counter():
 def test_duplicate_proposals_are_dropped():
     from lang import ast as A
     from lang.parser import parse
-    from tamp.prover.candidates import proposals
-    from tamp.prover.ranking import distinct_proposals
+    from tamp.prover.loops.ranking import distinct_proposals
+    from tamp.prover.trace.candidates import proposals
 
     prog = parse("""program s(x: real, eps: real, p: real) requires eps > 0 && 0 < p && p <= 1
         ensures abs(y - x) <= 1 / eps * log(2 / p) fails p { y ~ lap(x, 1 / eps); }""").programs[0]
@@ -110,8 +110,8 @@ def _kappa_of(text):
     from lang import ast as A
     from lang.parser import parse
     from tamp.cfa import build_cfa
-    from tamp.prover.kappa import compute_kappa
-    from tamp.prover.loops import _loops
+    from tamp.prover.loops.kappa import compute_kappa
+    from tamp.prover.loops.prove import _loops
 
     cfa = build_cfa(parse(text).programs[0])
     loops, dag = _loops(cfa)
@@ -143,7 +143,7 @@ def test_a_sampling_behind_a_flag_the_loop_never_clears_is_charged_once():
 
 
 def test_a_flag_the_loop_also_clears_is_not_charged_once():
-    from tamp.prover.kappa import NoKappa
+    from tamp.prover.loops.kappa import NoKappa
 
     text = FLAGGED.replace("if (a >= 0) {", "if (a < -1) { found := false; } if (a >= 0) {")
     with pytest.raises(NoKappa, match="depends on the state"):
@@ -168,7 +168,7 @@ def test_a_counter_moved_again_before_its_loop_starts_from_the_composed_value():
     sampling is charged per iteration (corpus exponential/expmech_down)."""
     from lang.parser import parse
     from tamp.cfa import build_cfa
-    from tamp.prover.loops import _loops
+    from tamp.prover.loops.prove import _loops
     from tamp.show import show_expr
 
     cfa = build_cfa(

@@ -4,7 +4,7 @@ Report noisy max over an array of scores, unrolled: ``b := 3`` in the branch of 
 records the winner's index, and the claim speaks of ``q[b]``. With k >= 6 candidates the
 prover labels the CFA itself (2^(k-1) traces are too many), which needs the fact of the
 winning draw carried to the index it copied (``a3 - q[3] <= M`` read as ``best - q[b] <= M``,
-:mod:`tamp.prover.branch_copies`). The programs are generated here for other k, the other
+:mod:`tamp.prover.loops.branch_copies`). The programs are generated here for other k, the other
 direction (argmin), the candidates in reverse order, other noise scales and margins; the
 false variants (too small a margin, a wrong index recorded) must stay unknown and the
 simulator refutes them.
@@ -163,7 +163,7 @@ def test_a_literal_index_copy_carries_the_fact_to_the_index():
     (and with only one of the two replaced), never with the 3 of other positions replaced."""
     from lang.parser import parse_expr
     from tamp.cfa import build_cfa
-    from tamp.prover.branch_copies import copied_facts
+    from tamp.prover.loops.branch_copies import copied_facts
     from tamp.show import show_expr
 
     prog = parse_file_text(noisy_max(4))
@@ -209,8 +209,8 @@ def test_the_claim_read_at_a_loop_exit_is_a_candidate():
     """``last := i`` after the loop: ``forall j in 0..last: …`` reads ``forall j in 0..i: …`` at
     the loop's exit, and is offered as a candidate (tail.py)."""
     from tamp.cfa import build_cfa
-    from tamp.prover.loops import _loops
-    from tamp.prover.tail import exit_candidates
+    from tamp.prover.concentration.tail import exit_candidates
+    from tamp.prover.loops.prove import _loops
     from tamp.show import show_expr
 
     src = parse_file(str(SHAPES / "sc_scales.prob"))

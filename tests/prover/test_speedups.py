@@ -9,8 +9,8 @@ from locations import BENCHMARKS
 from lang import ast as A
 from lang.parser import parse, parse_expr
 from tamp.cfa import build_cfa
-from tamp.prover.liveness import live_variables, mentions_only_live
-from tamp.prover.smt import INVALID, VALID, Encoder, Stats, is_valid, transcendental_apps
+from tamp.prover.base.liveness import live_variables, mentions_only_live
+from tamp.prover.base.smt import INVALID, VALID, Encoder, Stats, is_valid, transcendental_apps
 
 ABOVE = """
 program above(q: real[], n: int, T: real, eps: real, p: real)
@@ -135,7 +135,7 @@ def test_parser_cache_damage_is_harmless(tmp_path, monkeypatch):
 
 
 def test_grouped_obligations_keep_each_status():
-    from tamp.prover.check import decide_all
+    from tamp.prover.trace.check import decide_all
 
     enc = Encoder({"x": A.Type("real")})
     env = enc.initial_env()
@@ -158,8 +158,8 @@ def test_grouped_obligations_keep_each_status():
 
 
 def _ranking_setup(path):
-    from tamp.prover.candidates import proposals
-    from tamp.prover.loops import _loops
+    from tamp.prover.loops.prove import _loops
+    from tamp.prover.trace.candidates import proposals
 
     cfa = build_cfa(parse(open(path).read()).programs[0])
     loops, dag = _loops(cfa)
@@ -174,7 +174,7 @@ def test_a_combination_spending_exactly_the_budget_comes_first_and_alone(monkeyp
     """searchRef: 4 failure samplings with 3 proposals each. The per-proposal filter drops the
     ones over budget on their own, and the combination whose κ equals β (cost r each) is yielded
     before the remaining combinations are even scored."""
-    import tamp.prover.loops as L
+    import tamp.prover.loops.prove as L
 
     root = str(BENCHMARKS / "reliability" / "searchRef.prob")
     cfa, loops, dag, samples, cands = _ranking_setup(root)
@@ -192,7 +192,7 @@ def test_a_combination_spending_exactly_the_budget_comes_first_and_alone(monkeyp
 
 
 def test_proposals_over_budget_on_their_own_are_dropped():
-    import tamp.prover.loops as L
+    import tamp.prover.loops.prove as L
 
     root = str(BENCHMARKS / "reliability" / "searchRef.prob")
     cfa, loops, dag, samples, cands = _ranking_setup(root)
@@ -204,7 +204,7 @@ def test_proposals_over_budget_on_their_own_are_dropped():
 
 
 def test_conj_is_z3_and():
-    from tamp.prover.smt import conj
+    from tamp.prover.base.smt import conj
 
     x, y = z3.Ints("x y")
     a, b, c = x > 0, y > x, z3.Bool("c")
@@ -216,7 +216,7 @@ def test_conj_is_z3_and():
 
 
 def test_substitute_all_is_z3_substitute():
-    from tamp.prover.smt import substitute_all
+    from tamp.prover.base.smt import substitute_all
 
     x, y, z = z3.Ints("x y z")
     terms = [x + y > 2, z3.ForAll([z], z > x), y == 1]
@@ -230,8 +230,8 @@ def test_the_lean_pool_is_tried_first_and_is_part_of_the_full_one():
     """The first labelling uses the claim's own forms (no shape families, no guarded forms);
     the full pool follows only if that labelling is not a proof, and contains the lean one."""
     from lang.parser import parse_file
-    from tamp.prover.invariants import candidate_pool
-    from tamp.prover.loops import _loops, _pool_phases
+    from tamp.prover.loops.invariants import candidate_pool
+    from tamp.prover.loops.prove import _loops, _pool_phases
 
     path = BENCHMARKS / "dp" / "noisyMax.prob"  # an argmax scan: its index ranges are a family
     cfa = build_cfa(parse_file(str(path)).programs[0])

@@ -12,7 +12,7 @@ from lang import ast as A
 from lang.parser import parse, parse_expr
 from tamp.cli import main
 from tamp.prover import prove_program
-from tamp.prover.smt import VALID, Encoder, Stats, is_valid, transcendental_apps
+from tamp.prover.base.smt import VALID, Encoder, Stats, is_valid, transcendental_apps
 
 LOOP_FREE = """
 program rows(q: real[], rs: real[], n: int, m: int, eps: real, p: real)

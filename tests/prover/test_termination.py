@@ -1,5 +1,5 @@
 """A failure bound is total: a run that never ends counts as failing. Every loop needs a checked
-ranking function (tamp.prover.termination); loops without one are answered "unknown" naming the
+ranking function (tamp.prover.loops.termination); loops without one are answered "unknown" naming the
 loop, never "proved"."""
 
 import pytest

@@ -1,8 +1,8 @@
 """Textbook randomized algorithms (issue 18, brief s8/rand): the birthday union bound.
 
 n values drawn uniformly from m; some pair collides with probability at most C(n, 2)/m. The
-expected-failure engine proves it with two general pieces (:mod:`tamp.prover.exp_hits` and the
-cores of :mod:`tamp.prover.expectation`): a uniform draw compared with K given values hits one
+expected-failure engine proves it with two general pieces (:mod:`tamp.prover.expectation.hits` and the
+cores of :mod:`tamp.prover.expectation.prove`): a uniform draw compared with K given values hits one
 with probability at most K/N, and a deterministic loop that only raises a flag gets the exact
 invariant "flag, or one of the iterations left raises it". Each true program is proved, its
 certificate re-checked by `check-proof` (and a tampered one rejected), and cross-checked with
@@ -21,9 +21,9 @@ from locations import BENCHMARKS
 from lang import ast as A
 from lang.evaluate import evaluate
 from lang.parser import parse, parse_expr, parse_file
-from tamp.prover import exp_hits as H
-from tamp.prover import expectation as E
 from tamp.prover import prove_program
+from tamp.prover.expectation import hits as H
+from tamp.prover.expectation import prove as E
 from tamp.simulation import simulate
 
 BIRTHDAY = BENCHMARKS / "corpus" / "randomized" / "birthday.prob"

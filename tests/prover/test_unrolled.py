@@ -13,7 +13,7 @@ from limits import FALSE_CLAIM_S
 
 from lang.parser import parse_file
 from tamp.prover import prove_program
-from tamp.prover.labels import projected_facts
+from tamp.prover.trace.labels import projected_facts
 from tamp.simulation import simulate
 from tamp.simulation.bench_inputs import inputs_for
 
@@ -86,7 +86,7 @@ def test_false_noisy_max_over_many_candidates_is_not_proved(name):
 def test_branch_copies_carry_an_axiom_fact_into_the_running_best():
     from lang.parser import parse, parse_expr
     from tamp.cfa import build_cfa
-    from tamp.prover.branch_copies import copied_facts
+    from tamp.prover.loops.branch_copies import copied_facts
     from tamp.show import show_expr
 
     cfa = build_cfa(

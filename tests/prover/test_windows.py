@@ -3,7 +3,7 @@ warm-up iterations that sample nothing (issue 18).
 
 A sampling inside ``if (i >= w - 1) { … }`` in a loop counted by ``i`` runs on the iterations
 whose counter passes the guard only, so the failure bound κ at the loop head is
-``cost · max(0, i - max(lo, w - 1))`` (:mod:`tamp.prover.guards`), not ``cost · (i - lo)``: the
+``cost · max(0, i - max(lo, w - 1))`` (:mod:`tamp.prover.counting.guards`), not ``cost · (i - lo)``: the
 claim's budget ``p`` pays for the n - w + 1 windows released, not for n iterations. The guard
 is carried into the branch's labels, where the STEP obligation at the join needs it.
 
@@ -24,7 +24,7 @@ from lang import ast as A
 from lang.parser import parse, parse_expr
 from lang.walk import Transformer
 from tamp.prover import prove_program
-from tamp.prover.guards import guarded_sum, threshold
+from tamp.prover.counting.guards import guarded_sum, threshold
 from tamp.simulation import simulate
 
 CORPUS = Path(__file__).resolve().parents[2] / "benchmarks" / "corpus" / "window_sum"

@@ -8,8 +8,8 @@ from locations import REPO
 
 from tamp.cli import main
 from tamp.progress import Progress, ProgressEvent, for_terminal, wanted
-from tamp.prover.check import Obligation
-from tamp.prover.failure import NO_AXIOM, NO_COMBINATION, ProofFailure, TraceStep, check_failure
+from tamp.prover.base.failure import NO_AXIOM, NO_COMBINATION, ProofFailure, TraceStep, check_failure
+from tamp.prover.trace.check import Obligation
 from tamp.report.failed import failure_lines
 
 COIN = """program coin(p: real)

@@ -127,7 +127,7 @@ def test_dot_rendering_keeps_classes():
 
 def big_automaton(n):
     from lang import ast as A
-    from tamp.prover.automaton import AEdge, FailureAutomaton
+    from tamp.prover.trace.automaton import AEdge, FailureAutomaton
 
     aut = FailureAutomaton("big")
     for i in range(n):

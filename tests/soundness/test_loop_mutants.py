@@ -45,7 +45,7 @@ def test_loop_operators_find_the_counter_and_the_accumulator():
 
 @pytest.mark.parametrize("rel", ["loops/noisyMean.prob", "loops/noisyPrefix.prob"])
 def test_accumulated_noise_mutants_are_not_proved_unless_the_simulator_agrees(rel):
-    # the accumulator's deviation from its noise-free closed form is inferred (tamp.prover.deviation):
+    # the accumulator's deviation from its noise-free closed form is inferred (tamp.prover.concentration.deviation):
     # more noise, a doubled increment, a halved bound or a shifted start must not slip through
     ops = LOOP_OPERATORS | {"noise*4"}
     records = check_program(_program(rel), rel, timeout=20, original_timeout=120, runs=2000, limit=1, only=ops)

@@ -1,0 +1,105 @@
+"""Checks of the claim itself, before any proof search: is the bound well defined, is the claim
+vacuous or trivial, can it be met at all?
+
+These never turn a claim into "proved"; they turn confusing outcomes into clear messages:
+
+* a bound that divides by zero (or takes the log of a non-positive number) for some input
+  allowed by ``requires`` is an input error, located at the offending sub-expression;
+* ``requires`` that no input satisfies makes every claim hold *vacuously* — said in a note;
+* a bound that is at least 1 for every input makes the claim hold *trivially* — said in a note;
+* a bound that is negative for some allowed input cannot be met there — said in a note.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import z3
+
+from lang import ast as A
+from lang import ops
+from lang.errors import TampError, UnsupportedError, error_at
+from tamp.cfa.dependence import precondition_assumes
+from tamp.core import z3expr as Z
+from tamp.prover.base.smt import INVALID, VALID, Encoder, Stats, is_valid, to_real
+from tamp.show import show_expr
+
+_TIMEOUT_MS = 2000
+
+
+def _partial_points(e: A.Expr):
+    """Sub-expressions of ``e`` that are undefined somewhere: (node, condition that must hold)."""
+    for node in A.walk(e):
+        if isinstance(node, A.Binary) and node.op in ops.PARTIAL:
+            k, kind = ops.PARTIAL[node.op]
+            yield node, (kind, (node.left, node.right)[k])
+        elif isinstance(node, A.Call) and node.func in ops.PARTIAL and node.args:
+            k, kind = ops.PARTIAL[node.func]
+            yield node, (kind, node.args[k])
+
+
+def check_claim(
+    cfa, path: str = "<string>", source: Optional[str] = None, bound_from_option: bool = False
+) -> List[str]:
+    """Raise :class:`UnsupportedError` for an ill-defined bound; return notes about the claim."""
+    enc = Encoder(cfa.types)
+    stats = Stats()
+    env = enc.initial_env()
+    req = [enc.expr(r, env) for r in cfa.requires]
+
+    def valid(f):
+        return is_valid(f, enc, stats, _TIMEOUT_MS, req)
+
+    for node, (kind, arg) in _partial_points(cfa.bound):
+        t = to_real(enc.expr(arg, env))
+        cond = Z.BINARY[ops.CONDITION[kind]](t, z3.RealVal(0))
+        if valid(cond) == INVALID:
+            what = {
+                "nonzero": f"divides by `{show_expr(arg)}`, which is zero",
+                "positive": f"takes log(`{show_expr(arg)}`), which is not positive",
+                "nonnegative": f"takes sqrt(`{show_expr(arg)}`), which is negative",
+            }[kind]
+            msg = f"the failure bound {what} for some inputs satisfying `requires`"
+            if bound_from_option:
+                raise TampError(msg + f" (bound: {show_expr(cfa.bound)})", "--bound")
+            raise error_at(UnsupportedError, msg, node.pos, path, source)
+
+    notes = []
+    if valid(z3.BoolVal(False)) == VALID:
+        notes.append("no input satisfies `requires`: the claim holds vacuously")
+        return notes
+    beta = to_real(enc.expr(cfa.bound, env))
+    if valid(beta >= 1) == VALID:
+        notes.append(f"the bound {show_expr(cfa.bound)} is at least 1 for every input: the claim holds trivially")
+    elif valid(beta >= 0) == INVALID:
+        notes.append(
+            f"the bound {show_expr(cfa.bound)} is negative for some inputs satisfying `requires`: "
+            "no program can meet it there"
+        )
+    return notes
+
+
+def unreachable_exit_note(cfa, aut) -> str:
+    """A note for a proved claim whose automaton reaches the program's end in no state allowed
+    by ``requires``: every run is then stopped by a precondition ``assume`` (termination is
+    proved, and conditioning assumes are refused), so the claim holds vacuously."""
+    if aut is None or not aut.exits:
+        return ""
+    enc = Encoder(cfa.types)
+    env = enc.initial_env()
+    req = [enc.expr(r, env) for r in cfa.requires]
+    stats = Stats()
+    try:
+        for x in aut.exits:
+            if is_valid(z3.Not(enc.expr(aut.nodes[x].lam, env)), enc, stats, _TIMEOUT_MS, req) != VALID:
+                return ""
+    except Exception:  # noqa: BLE001 - the note is advisory
+        return ""
+    where = ", ".join(
+        f"{cfa.path}:{st.pos.line}:{st.pos.col}" for st in precondition_assumes(cfa) if st.pos is not None
+    )
+    return (
+        "no run reaches the end of the program for any input satisfying `requires`: every run is "
+        "stopped by a precondition `assume`" + (f" ({where})" if where else "") + ", so the claim holds "
+        "vacuously"
+    )

@@ -1,0 +1,196 @@
+"""Simplifying inferred bounds and margins with sympy, and back to :mod:`lang.ast`.
+
+Only for presentation: every simplified expression is proved again like any claimed bound
+(:mod:`.conc_proof`), so a wrong rewrite can make a proof fail, never make a false claim
+"proved". Sub-expressions sympy does not model (``sum(…)``, array elements, conditionals)
+become opaque symbols and come back unchanged. Variables are assumed real (and inputs named in
+``positive`` positive, which is what ``requires`` usually says; again, the result is re-proved).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from lang import ast as A
+from lang.evaluate import evaluate
+from lang.printer import print_expr
+from tamp.core.z3context import load_in_proof
+from tamp.prover.base.exprs import sympy_translates
+
+if TYPE_CHECKING:
+    import sympy as sp
+else:
+
+    class _Sympy:
+        """sympy, imported on first use through :func:`load_in_proof`: a proof that simplifies
+        nothing does not pay sympy's start-up time, and one that does sees the same collector
+        state in a fresh process and a warm one (:mod:`tamp.core.z3context`)."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(load_in_proof("sympy"), name)
+
+    sp = _Sympy()
+
+
+class _ToSympy:
+    def __init__(self, positive: Iterable[str] = ()):
+        self.positive = set(positive)
+        self.atoms: dict[sp.Symbol, A.Expr] = {}
+        self.syms: dict[str, sp.Symbol] = {}
+
+    def sym(self, name: str) -> sp.Symbol:
+        if name not in self.syms:
+            self.syms[name] = sp.Symbol(name, positive=True) if name in self.positive else sp.Symbol(name, real=True)
+        return self.syms[name]
+
+    def opaque(self, e: A.Expr) -> sp.Symbol:
+        for s, x in self.atoms.items():
+            if x == e:
+                return s
+        s = sp.Symbol(f"_atom{len(self.atoms)}", real=True)
+        self.atoms[s] = e
+        return s
+
+    def conv(self, e: A.Expr):
+        if isinstance(e, A.Num):
+            return sp.Rational(e.value.numerator, e.value.denominator)
+        if isinstance(e, A.Var):
+            return self.sym(e.name)
+        if isinstance(e, A.Unary) and e.op == "-":
+            return -self.conv(e.operand)
+        if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/"):
+            a, b = self.conv(e.left), self.conv(e.right)
+            return {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[e.op]
+        if isinstance(e, A.Call) and sympy_translates(e):  # the functions of exprs.SYMPY_FUNCS
+            f = {"log": sp.log, "exp": sp.exp, "sqrt": sp.sqrt, "abs": sp.Abs, "min": sp.Min, "max": sp.Max}[e.func]
+            return f(*(self.conv(a) for a in e.args))
+        return self.opaque(e)
+
+
+def to_sympy(e: A.Expr, positive: Iterable[str] = ()):
+    t = _ToSympy(positive)
+    return t.conv(e), t
+
+
+def from_sympy(x, conv: _ToSympy | None = None) -> A.Expr:
+    """A :mod:`lang.ast` expression for a sympy expression (rationals exact)."""
+    atoms = conv.atoms if conv is not None else {}
+    if x in atoms:
+        return atoms[x]
+    if isinstance(x, sp.Symbol):
+        return A.Var(x.name)
+    if x.is_Integer:
+        return A.num(int(x))
+    if x.is_Rational:
+        return A.Num(Fraction(int(x.p), int(x.q)), False)
+    if x == sp.E:
+        return A.Call("exp", (A.num(1),))
+    if isinstance(x, sp.Add):
+        terms = list(x.as_ordered_terms())
+        out = from_sympy(terms[0], conv)
+        for t in terms[1:]:
+            c, rest = t.as_coeff_Mul()
+            if c.is_number and c < 0:
+                out = A.Binary("-", out, from_sympy(-t, conv))
+            else:
+                out = A.Binary("+", out, from_sympy(t, conv))
+        return out
+    if isinstance(x, sp.Mul):
+        c, rest = x.as_coeff_Mul()
+        if c == -1 and isinstance(rest, sp.log):  # -log(p) is log(1/p)
+            return A.Call("log", (A.Binary("/", A.num(1), from_sympy(rest.args[0], conv)),))
+        roots = [f for f in x.args if isinstance(f, sp.Pow) and f.exp == sp.Rational(1, 2)]
+        if len(roots) >= 2:  # sqrt(2)*sqrt(n) is sqrt(2*n)
+            others = [f for f in x.args if f not in roots]
+            inner = from_sympy(sp.Mul(*[r.base for r in roots], evaluate=False), conv)
+            out = A.Call("sqrt", (inner,))
+            if others:
+                rest_x = sp.Mul(*others)
+                if rest_x.is_Rational and rest_x.q != 1:
+                    num = out if rest_x.p == 1 else A.Binary("*", from_sympy(sp.Integer(rest_x.p), conv), out)
+                    return A.Binary("/", num, from_sympy(sp.Integer(rest_x.q), conv))
+                n_, d_ = sp.fraction(rest_x)
+                num = out if n_ == 1 else A.Binary("*", from_sympy(n_, conv), out)
+                return num if d_ == 1 else A.Binary("/", num, from_sympy(d_, conv))
+            return out
+        if c.is_number and c < 0:
+            return A.Unary("-", from_sympy(-x, conv))
+        nums, dens = [], []
+        for f in x.as_ordered_factors():
+            if isinstance(f, sp.Pow) and f.exp.is_number and f.exp.is_negative:
+                dens.append(f.base ** (-f.exp))
+            elif f.is_Rational and f.q != 1:
+                if f.p != 1:
+                    nums.append(sp.Integer(f.p))
+                dens.append(sp.Integer(f.q))
+            else:
+                nums.append(f)
+        if dens:
+            top = sp.Mul(*nums, evaluate=False) if len(nums) > 1 else (nums[0] if nums else sp.Integer(1))
+            bot = sp.Mul(*dens, evaluate=False) if len(dens) > 1 else dens[0]
+            return A.Binary("/", from_sympy(top, conv), from_sympy(bot, conv))
+        factors = list(x.as_ordered_factors())
+        out = from_sympy(factors[0], conv)
+        for f in factors[1:]:
+            out = A.Binary("*", out, from_sympy(f, conv))
+        return out
+    if isinstance(x, sp.Pow):
+        base, ex = x.as_base_exp()
+        if ex == sp.Rational(1, 2):
+            return A.Call("sqrt", (from_sympy(base, conv),))
+        if ex == -1:
+            return A.Binary("/", A.num(1), from_sympy(base, conv))
+        if ex.is_Integer and ex > 0:
+            b = from_sympy(base, conv)
+            out = b
+            for _ in range(int(ex) - 1):
+                out = A.Binary("*", out, b)
+            return out
+        if ex.is_Integer and ex < 0:
+            return A.Binary("/", A.num(1), from_sympy(base ** (-ex), conv))
+        if ex.is_Rational and ex.q == 2:
+            return (
+                from_sympy(sp.sqrt(base) ** ex.p, conv)
+                if ex.p > 0
+                else A.Binary("/", A.num(1), from_sympy(sp.sqrt(base) ** (-ex.p), conv))
+            )
+        raise ValueError(f"cannot express {x} in the language")
+    if isinstance(x, sp.exp):
+        return A.Call("exp", (from_sympy(x.args[0], conv),))
+    if isinstance(x, sp.log):
+        return A.Call("log", (from_sympy(x.args[0], conv),))
+    if isinstance(x, sp.Abs):
+        return A.Call("abs", (from_sympy(x.args[0], conv),))
+    if isinstance(x, (sp.Min, sp.Max)) and len(x.args) == 2:
+        return A.Call(
+            "min" if isinstance(x, sp.Min) else "max", (from_sympy(x.args[0], conv), from_sympy(x.args[1], conv))
+        )
+    raise ValueError(f"cannot express {x} in the language")
+
+
+def simplify(e: A.Expr, positive: Iterable[str] = ()) -> A.Expr:
+    """A simpler equivalent of ``e`` (for the reals, inputs in ``positive`` positive), or ``e``
+    itself when sympy cannot help or the result cannot be written in the language. Both readings
+    (inputs positive, inputs merely real) are tried; the shorter text wins."""
+    best, best_len = e, len(print_expr(e))
+    for pos, full in ((tuple(positive), True), ((), True), ((), False)):
+        try:
+            x, conv = to_sympy(e, pos)
+            y = sp.powsimp(sp.simplify(x), combine="base", force=True) if full else x
+            out = from_sympy(y, conv)
+        except (ValueError, TypeError, RecursionError, AttributeError):
+            continue
+        n = len(print_expr(out))
+        if n < best_len:
+            best, best_len = out, n
+    return best
+
+
+def numeric(e: A.Expr, env: dict[str, object]) -> float | None:
+    """The value of ``e`` at ``env`` as a float, or None."""
+    try:
+        return float(evaluate(e, env))
+    except Exception:  # noqa: BLE001 - undefined there (log of 0 …): no value
+        return None

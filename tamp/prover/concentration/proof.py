@@ -1,0 +1,412 @@
+"""Failure bounds by concentration: proofs, and the obligations they rest on.
+
+A program whose postcondition reads sums of independent draws (:mod:`.concentration`) is
+proved by one rule application per sum (:mod:`axioms.concentration`): sum ``k`` with rule R,
+mode (``upper`` ``S_k <= u``, ``lower`` ``-S_k <= u``, ``both`` ``|S_k| <= u``), margin ``u_k`` and
+probability ``f_k``. The proof rests on these obligations, each valid under ``requires``
+(z3 ``unsat`` of the negation; ``unknown`` is failure):
+
+* SHAPE  the deterministic facts the recognised shape needs (loops run ``H - lo >= 0`` times …);
+* RULE   every side condition of every application (scale > 0, 0 <= r <= 1, Bernstein's range,
+         the tail condition ``G(u) >= log(c/f)`` or ``f >= c·exp(-G(u))``);
+* POST   ``⋀_k good_k(S_k) ⇒ ensures[x := d_x + c_x·S_x]`` for all values of the S_k;
+* BUDGET ``Σ_k f_k <= β``.
+
+Soundness: the postcondition at exit is exactly the substituted one with S_k the centred sums
+(the shape); it fails only if some good_k fails, which has probability at most f_k (the rule);
+the union over k is at most Σ f_k <= β. The loops recognised are counted, so every run ends.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TypedDict
+
+from axioms import concentration as C
+from axioms.concentration import Block
+from lang import ast as A
+from tamp.core.z3context import load_in_proof
+from tamp.prover.base.exprs import and_all, subst
+from tamp.prover.base.simplify import simplify
+from tamp.prover.base.smt import UNKNOWN, VALID, Encoder, Stats, is_valid
+from tamp.prover.concentration.shapes import Det, Lin, NoiseSum, NotApplicable, recognise
+from tamp.prover.trace.check import Obligation
+from tamp.prover.trace.result import ProofResult
+from tamp.prover.trace.synthesis import Timeout
+from tamp.show import show_expr
+
+ONE = A.num(1)
+QUERY_MS = 4000
+SEARCH_MS = 1500  # per query while searching: a timeout only drops a candidate
+
+
+def s_name(k: int) -> str:
+    return f"S${k + 1}"
+
+
+def rule_blocks(rule: str, s: NoiseSum) -> tuple[Block, ...]:
+    """The blocks a rule reads: Hoeffding sees a 0/1 indicator as a draw of width 1."""
+    if rule == "hoeffding" and s.family == "bernoulli":
+        return tuple(Block(b.count, ONE) for b in s.blocks)
+    return s.blocks
+
+
+@dataclass(frozen=True)
+class Application:
+    sum: int
+    rule: str
+    mode: str
+    u: A.Expr
+    f: A.Expr
+
+
+@dataclass
+class ConcClaim:
+    """What the program and its specification say, in the terms of the rules."""
+
+    requires: list[A.Expr]
+    post: A.Expr  # the ensures with every variable replaced by its exit value
+    sums: list[NoiseSum]
+    side: list[tuple[str, A.Expr]]
+    types: dict[str, A.Type]
+    params: list[str]
+
+
+def claim_of(program: A.Program, cfa, ensures: list[A.Expr] | None = None) -> ConcClaim:
+    """The claim of ``program`` (requires and ensures of ``cfa``) over its noise sums; raises
+    :class:`NotApplicable` unless the postcondition reads only deterministic values and sums."""
+    shape = recognise(program)
+    post = and_all(list(cfa.ensures if ensures is None else ensures))
+    params = [p.name for p in cfa.params]
+    m: dict[str, A.Expr] = {}
+    sums: list[NoiseSum] = []
+    for x in sorted(A.free_vars(post) - set(params)):
+        if x.endswith("$"):  # an unknown being inferred (tamp.prover.infer.search), not a program variable
+            continue
+        v = shape.env.get(x)
+        if isinstance(v, Det):
+            m[x] = v.expr
+        elif isinstance(v, Lin):
+            if v.sum not in sums:
+                sums.append(v.sum)
+            S = A.Var(s_name(sums.index(v.sum)))
+            m[x] = A.Binary("+", v.det, S if v.coef == ONE else A.Binary("*", v.coef, S))
+        else:
+            why = getattr(v, "why", "") or "not computed by the program"
+            raise NotApplicable(f"the postcondition reads '{x}', which is not a sum of independent draws ({why})")
+    if not sums:
+        raise NotApplicable("the postcondition reads no sum of random draws")
+    types = dict(cfa.types)
+    for k in range(len(sums)):
+        types[s_name(k)] = A.REAL
+    for hname in {n.name for n in A.walk(post) if isinstance(n, A.Var) and n.name not in types}:
+        types[hname] = A.REAL
+    return ConcClaim(list(cfa.requires), subst(post, m), sums, list(shape.side), types, params)
+
+
+def good(app: Application) -> A.Expr:
+    S = A.Var(s_name(app.sum))
+    dev = {"both": A.Call("abs", (S,)), "upper": S, "lower": A.Unary("-", S)}[app.mode]
+    return A.Binary("<=", dev, app.u)
+
+
+def obligations(claim: ConcClaim, apps: list[Application], beta: A.Expr) -> list[tuple[str, str, A.Expr]]:
+    """(kind, where, formula) — everything the proof rests on (see the module docstring).
+    Raises ValueError for applications that do not fit the claim (wrong sum, rule or mode)."""
+    used = sorted(a.sum for a in apps)
+    if used != list(range(len(claim.sums))):
+        raise ValueError("each sum the postcondition reads needs exactly one rule application")
+    out = [("SHAPE", name, cond) for name, cond in claim.side]
+    total: A.Expr | None = None
+    for a in apps:
+        s = claim.sums[a.sum]
+        if a.rule not in C.RULES_FOR.get(s.family, ()):
+            raise ValueError(f"rule {a.rule} does not apply to draws of family {s.family}")
+        if a.mode not in C.MODES:
+            raise ValueError(f"unknown mode {a.mode}")
+        for name, c in C.conditions(a.rule, a.mode, rule_blocks(a.rule, s), a.u, a.f):
+            out.append(("RULE", f"{a.rule} ({a.mode}) on {s_name(a.sum)}: {name}", c))
+        total = a.f if total is None else A.Binary("+", total, a.f)
+    out.append(
+        (
+            "POST",
+            "good deviations imply the postcondition",
+            A.Binary("==>", and_all([good(a) for a in apps]), claim.post),
+        )
+    )
+    spent = total if total is not None else A.Num(Fraction(0))  # no sum: no failure probability
+    out.append(("BUDGET", "the failure probabilities sum to at most the bound", A.Binary("<=", spent, beta)))
+    return out
+
+
+class Checker:
+    """Decides obligations under ``requires`` with the prover's encoder and lemmas (a claim
+    with ``types`` and ``requires``: this engine's, and the expected-failure engine's, whose
+    checker adds its product lemmas through :meth:`extra_hyps`)."""
+
+    def __init__(self, claim, deadline: float | None = None, ms: int = QUERY_MS):
+        self.enc = Encoder(claim.types)
+        self.stats = Stats()
+        self.env = self.enc.initial_env()
+        self.hyps = [self.enc.expr(r, self.env) for r in claim.requires]
+        self.deadline = deadline
+        self.ms = ms
+
+    def extra_hyps(self, f) -> list:
+        """More hypotheses for the query of the encoded formula ``f`` (none here)."""
+        return []
+
+    def valid(self, formula: A.Expr, ms: int | None = None) -> str:
+        ms = self.ms if ms is None else ms
+        clock = None
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise Timeout()
+            clock = left * 1000
+        try:
+            f = self.enc.expr(formula, self.env)
+        except Exception:  # noqa: BLE001 - not encodable: not provable
+            return UNKNOWN
+        return is_valid(f, self.enc, self.stats, max(ms, 1), self.hyps + self.extra_hyps(f), clock_ms=clock)
+
+    def first_failure(self, obs) -> tuple[str, str, A.Expr, str] | None:
+        order = {"POST": 0, "BUDGET": 1, "RULE": 2, "SHAPE": 3}
+        for kind, where, f in sorted(obs, key=lambda o: order[o[0]]):
+            st = self.valid(f)
+            if st != VALID:
+                return kind, where, f, st
+        return None
+
+
+def candidates(claim: ConcClaim, beta: A.Expr) -> list[list[Application]]:
+    """Rule applications for a given bound β (split evenly over the sums), one-sided first."""
+    m = len(claim.sums)
+    f = beta if m == 1 else A.Binary("/", beta, A.num(m))
+    per_sum = []
+    two_sided = _two_sided(claim.post)
+    for k, s in enumerate(claim.sums):
+        opts = []
+        for mode in ("both",) if s_name(k) in two_sided else ("upper", "lower", "both"):
+            for rule in C.RULES_FOR[s.family]:
+                opts.append(Application(k, rule, mode, C.threshold(rule, mode, rule_blocks(rule, s), f), f))
+        per_sum.append(opts)
+    return [list(c) for c in itertools.islice(itertools.product(*per_sum), 40)]
+
+
+def _two_sided(post: A.Expr) -> set[str]:
+    """The sums ``S$k`` that ``post`` reads inside an ``abs(…)``: a deviation bounded on one side
+    leaves the other unbounded (the POST obligation leaves ``S$k`` free), so for these only the
+    two-sided mode is worth a query. A search order, not a proof step: dropping a candidate can
+    only lose a proof."""
+    out: set[str] = set()
+    for n in A.walk(post):
+        if isinstance(n, A.Call) and n.func == "abs":
+            out |= {v for v in A.free_vars(n) if v.startswith("S$")}
+    return out
+
+
+@dataclass
+class ConcProof:
+    claim: ConcClaim
+    apps: list[Application]
+    beta: A.Expr
+    obligations: list[tuple[str, str, A.Expr]]
+
+
+def prove_with_bound(
+    program: A.Program, cfa, beta: A.Expr, deadline=None, ensures: list[A.Expr] | None = None
+) -> tuple[ConcProof | None, str]:
+    """A concentration proof of the claim with bound β, or (None, why not)."""
+    claim = claim_of(program, cfa, ensures)
+    chk = Checker(claim, deadline)
+    return search(chk, claim, candidates(claim, beta), beta)
+
+
+def search(chk: Checker, claim: ConcClaim, cands, beta) -> tuple[ConcProof | None, str]:
+    """The first candidate whose obligations are all valid: quick queries first, then the
+    candidates that only timed out (answer unknown) again with patient ones."""
+    why = ""
+    slow: list[list[Application]] = []
+    for patient in (False, True):
+        if patient:
+            if not slow:
+                break
+            cands, chk.ms = slow, max(chk.ms, QUERY_MS * 2)
+        for apps in cands:
+            obs = obligations(claim, apps, beta)
+            bad = chk.first_failure(obs)
+            if bad is None:
+                return ConcProof(claim, apps, beta, obs), ""
+            if bad[3] != "invalid" and not patient:
+                slow.append(apps)
+                continue
+            why = why or _why(apps, bad, claim)
+    if not why:
+        why = (
+            "no concentration rule gives a margin within the postcondition's at this bound "
+            "(the postcondition does not follow from the rules' deviation bounds)"
+        )
+    return None, why
+
+
+def _why(apps, bad, claim) -> str:
+    kind, where, f, st = bad
+    if kind == "POST":
+        return ""
+    f = _pretty(f)
+    desc = ", ".join(f"{a.rule} ({a.mode})" for a in apps)
+    ratio = _ratio(f, claim.params)
+    text = f"`{ratio}` (for positive inputs; exactly: `{show_expr(f)}`)" if ratio else f"`{show_expr(f)}`"
+    return f"{desc}: the side condition {text} ({where.split(': ')[-1]}) does not follow from `requires` ({st})"
+
+
+def _ratio(f: A.Expr, params) -> str:
+    """``lhs/rhs <= 1`` simplified (sympy, inputs taken positive): a readable form of a failed
+    side condition for the message (never used in a proof)."""
+    # deferred on purpose: it loads sympy (~1 s); only this step needs it
+    load_in_proof("sympy")
+    if not (isinstance(f, A.Binary) and f.op in ("<=", "<", ">=", ">")):
+        return ""
+    lhs, rhs = (f.left, f.right) if f.op in ("<=", "<") else (f.right, f.left)
+    r = simplify(A.Binary("/", lhs, rhs), params)
+    text = show_expr(r) + (" <= 1" if f.op in ("<=", ">=") else " < 1")
+    return text if len(text) < len(show_expr(f)) else ""
+
+
+def try_concentration(program, cfa, deadline, t0, ensures=None):
+    """(a proved :class:`ConcentrationResult`, "") or (None, why not) for the claim of ``cfa``."""
+    try:
+        claim = claim_of(program, cfa, ensures)
+    except NotApplicable:
+        return None, ""  # not a sum of independent draws: nothing to say next to the union bound
+    chk = Checker(claim, deadline, SEARCH_MS)
+    try:
+        proof, why = search(chk, claim, candidates(claim, cfa.bound), cfa.bound)
+    except Timeout:
+        return None, "timeout"
+    except ValueError as exc:
+        return None, str(exc)
+    if proof is None:
+        return None, why
+    return conc_result(program, cfa, proof, t0, chk=chk), ""
+
+
+def _pretty(f: A.Expr) -> A.Expr:
+    """The tail condition's log form only (the disjunction is an implementation detail)."""
+    if isinstance(f, A.Binary) and f.op == "||":
+        return f.left
+    return f
+
+
+# ---------------------------------------------------------------------------- results
+
+
+class ApplicationJson(TypedDict):
+    """One rule application of a concentration proof, as JSON shows it."""
+
+    sum: str
+    family: str
+    lines: list[int]
+    rule: str
+    mode: str
+    statement: str
+    blocks: list[dict[str, str]]
+    margin: str
+    probability: str
+
+
+@dataclass(repr=False)  # the one-line repr of ProgramResult
+class ConcentrationResult(ProofResult):
+    """A failure bound proved by concentration (no failure automaton)."""
+
+    proof: ConcProof | None = None
+    margin: A.Expr | None = None  # the inferred margin (ensures `?`), if any
+    inferred: str | None = None  # "bound" | "margin" when a `?` was inferred
+    value: float | None = None  # the inferred value at the fixed inputs
+    alternatives: list[dict[str, object]] = field(default_factory=list)
+
+    def applications_json(self) -> list[ApplicationJson]:
+        out: list[ApplicationJson] = []
+        if self.proof is None:
+            return out
+        for a in self.proof.apps:
+            s = self.proof.claim.sums[a.sum]
+            out.append(
+                {
+                    "sum": s_name(a.sum),
+                    "family": s.family,
+                    "lines": list(s.lines),
+                    "rule": a.rule,
+                    "mode": a.mode,
+                    "statement": C.statement(a.rule, a.mode),
+                    "blocks": [{"count": show_expr(b.count), "param": show_expr(b.param)} for b in s.blocks],
+                    "margin": show_expr(a.u),
+                    "probability": show_expr(a.f),
+                }
+            )
+        return out
+
+    def to_json(self):
+        out = super().to_json()
+        out["method"] = "concentration"
+        out["concentration"] = self.applications_json()
+        if self.inferred == "bound":
+            out["bound_value"] = self.value
+        if self.inferred == "margin":
+            out["margin"] = show_expr(self.margin)
+            out["margin_value"] = self.value
+        if self.alternatives:
+            out["alternatives"] = self.alternatives
+        return out
+
+    def render_text(self) -> str:
+        lines = [ProofResult.render_text(self).split("\n  axioms:")[0]]
+        if self.inferred == "bound":
+            val = f" = {self.value:.6g}" if self.value is not None else ""
+            lines.append(f"  inferred failure bound: {self.bound}{val}")
+        elif self.inferred == "margin":
+            val = f" = {self.value:.6g}" if self.value is not None else ""
+            lines.append(f"  inferred margin: ? = {show_expr(self.margin)}{val}")
+        for a in self.applications_json():
+            blocks = " + ".join(f"{b['count']} draw(s) of parameter {b['param']}" for b in a["blocks"])
+            lines.append(
+                f"  concentration: {a['sum']} = sum of {a['family']} draws (lines "
+                f"{', '.join(map(str, a['lines']))}; {blocks})"
+            )
+            lines.append(f"    {a['rule']}: {a['statement']}")
+            lines.append(f"    margin u = {a['margin']}, probability f = {a['probability']}")
+        if self.proof is not None:
+            lines.append(
+                f"  obligations: {len(self.proof.obligations)} valid under `requires` "
+                "(shape, rule side conditions, postcondition, budget)"
+            )
+        return "\n".join(lines)
+
+
+def checker_stats(method: str, obligations: int, chk: Checker | None) -> dict:
+    """A whole-program engine's statistics: its method, obligations and (given its checker) the
+    solver's calls and time."""
+    st: dict = {"method": method, "obligations": obligations}
+    if chk is not None:
+        st.update({"solver_calls": chk.stats.solver_calls, "solver_time": round(chk.stats.solver_time, 3)})
+    return st
+
+
+def conc_result(program, cfa, proof: ConcProof, t0: float, message: str = "", chk=None) -> ConcentrationResult:
+    st = checker_stats("concentration", len(proof.obligations), chk)
+    return ConcentrationResult(
+        program.name,
+        "failure-bound",
+        "proved",
+        time.monotonic() - t0,
+        show_expr(proof.beta),
+        message,
+        cfa=cfa,
+        stats=st,
+        obligations=[Obligation(k, w, "valid") for k, w, _f in proof.obligations],
+        proof=proof,
+    )

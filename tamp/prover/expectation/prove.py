@@ -1,0 +1,1324 @@
+"""Failure bounds by expected failure: products of probabilities over discrete samples.
+
+The union bound adds failure masses along a trace and takes the maximum where a branch splits
+the runs, so it cannot see that a retry loop fails only when *every* attempt fails, with
+probability ``(1 - s)^k``, or that a second coin matters only after the first one came up tails,
+``(1 - h) · 1/2``. This engine computes an upper bound on the failure probability as a weakest
+pre-expectation (McIver & Morgan; Kaminski's expectation transformers), backwards over the
+program's statements, starting from the indicator ``[¬ensures]``:
+
+=======================  ==================================================================
+``x := e``               ``F[x := e]``
+``a[e] := v``            ``F`` with every read ``a[x]`` replaced by ``x == e ? v : a[x]``
+``x ~ bern(p)``          ``0 <= p <= 1 ? p·F[x := true] + (1 - p)·F[x := false] : 1``
+``x ~ unif(lo, hi)``     the average of ``F[x := v]`` over the values (literal bounds, at most 64)
+``x ~ unif({c…})``       the average over the listed (distinct, literal) values
+``x ~ unif(lo, hi)``     other bounds, N = hi - lo + 1: ``N >= 1 ? q·F[φ := true] + (1 - q)·F[φ := false] : 1``
+                         when F reads x only in one atom φ (``x == e``, ``w[x]``…), q = #{v: φ(v)}/N
+``x ~ unif(lo, hi)``     F reads x only in equalities ``x == e`` (under quantifiers): ``min(1,
+                         F[tests := false] + K/N)``, K the most values the e's take (the union
+                         bound over the values hit, :mod:`tamp.prover.expectation.hits`)
+``if (c) S else T``      ``c ? wpe(S, F) : wpe(T, F)``
+``assume(c)``            ``c ? F : 0`` (an assume on inputs only: a precondition)
+``while (g) B``          ``E = g ? max(0, min(1, core)) : F`` for a loop *invariant expectation* core
+=======================  ==================================================================
+
+A distribution parameter outside its range gives 1 (failure is a probability, so 1 always
+bounds it; it keeps the rules sound without a side condition). Every sampling is discrete, so
+a branch on a sample *weights* its successors instead of taking their maximum or sum.
+
+Loops. For ``while (g) B`` with continuation F, the engine proposes ``core`` (templates built
+from the claimed bound, e.g. ``exp(-s·(k - att))`` from ``exp(-s·k)``, :func:`core_candidates`)
+and asks the solver for two facts, each valid under ``requires`` for every state:
+
+* INDUCT  ``g ⇒ wpe(B, E) <= max(0, min(1, core))`` — one more iteration stays below the invariant;
+* TERM    every run of the loop ends with probability 1: a *rank* ``r`` with
+          ``g ⇒ r > 0`` and ``r`` smaller by at least 1 after every outcome of B; or an *exit
+          chance* ``δ`` over inputs with ``δ > 0`` and ``g ⇒ Pr[¬g after one iteration] >= δ``
+          (computed as a lower pre-expectation; only for bodies without loops).
+
+Why this is sound: write Φ(X) = g ? wpe(B, X) : F. The probability that the loop (and what
+follows it) fails — runs that never end counted as failing — is the least fixed point of the
+true transformer Φ* ≤ Φ on [0, 1]-valued expectations once TERM holds: a rank bounds the number
+of iterations, an exit chance δ each iteration makes Pr[more than n iterations] <= (1 - δ)^n → 0.
+E is [0, 1]-valued and INDUCT says Φ(E) <= E, so by Park induction lfp Φ* <= E. The program's
+failure probability is then at most ``wpe(body, [¬ensures])`` and the last obligation is
+
+* BUDGET  ``requires ⇒ wpe(body, [¬ensures]) <= β``.
+
+Besides the bound with an input replaced by the iterations left, the loop search proposes
+cores guarded by the settled part of a ``forall`` postcondition (``forall j in 0..i: P ? … :
+1``), cores for a loop that singles one iteration out (``if (i == v)``), the exact core of a
+deterministic loop that only raises a flag (``flag || exists j in i..n: test(j)``), the bound's
+share of the iterations left (``event so far ? 1 : β - β[n := i]``), and staircases for a
+count of events reaching a threshold (:mod:`tamp.prover.expectation.levels`); a staircase's INDUCT is
+decided case by case (the cases cover every state, so the cases together are the one formula).
+
+Where this engine and the union bound meet: it takes only programs whose samples are all
+discrete (``bern``, ``unif``) and that write no tuple, use no unreliable operator and
+condition on nothing (an array element is written or sampled as above; F must use the array only
+by element reads); the others are left to the union-bound prover, unchanged. Every
+obligation is decided by :func:`tamp.prover.base.smt.is_valid` (``unknown`` is failure) with the
+log/exp lemmas and :func:`axioms.lemmas.product_lemmas`; the certificate
+(:mod:`tamp.certificate.exp_writer`) carries each loop's core, rank or exit chance, and
+``tamp check-proof`` rebuilds every obligation from the source and those, never from the file.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Dict, List, Optional, Tuple
+
+from axioms.lemmas import product_lemmas
+from lang import ast as A
+from lang.walk import DESCEND, Transformer
+from tamp.core.z3context import load_in_proof
+from tamp.prover.base.exprs import and_all, conjuncts, not_, subst
+from tamp.prover.base.simplify import simplify
+from tamp.prover.base.smt import VALID, transcendental_apps
+from tamp.prover.base.wp import element_write
+from tamp.prover.concentration.proof import Checker as ConcChecker
+from tamp.prover.concentration.proof import checker_stats
+from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
+from tamp.prover.expectation.levels import level_cores
+from tamp.prover.trace.check import Obligation
+from tamp.prover.trace.result import ProofResult
+from tamp.prover.trace.synthesis import Timeout
+from tamp.show import show_expr
+
+ONE = A.num(1)
+ZERO = A.num(0)
+MAX_NODES = 40000  # a pre-expectation larger than this is given up (substitution doubles it per coin)
+MAX_VALUES = 64  # the most values of a uniform distribution expanded
+QUERY_MS = 4000
+SEARCH_MS = 2000
+
+
+class NotApplicable(Exception):
+    """The program is outside this engine's rules (the message says why)."""
+
+
+@dataclass(frozen=True)
+class LoopAnnot:
+    """The proof of one loop: its invariant expectation and its termination argument."""
+
+    core: A.Expr
+    term: str  # "rank" | "exit"
+    measure: A.Expr  # the rank r, or the exit chance δ
+
+
+@dataclass
+class LoopInfo:
+    """What the engine found for one loop (for ``-v`` and the JSON)."""
+
+    line: int
+    annot: LoopAnnot
+    derivation: str
+
+
+@dataclass
+class ExpProof:
+    beta: A.Expr
+    pre: A.Expr  # wpe(body, [¬ensures])
+    annots: Dict[int, LoopAnnot]
+    obligations: List[Tuple[str, str, A.Expr]]
+    loops: List[LoopInfo] = field(default_factory=list)
+    shown: Optional[A.Expr] = None  # pre for reading: conditions `requires` implies dropped
+
+
+# ------------------------------------------------------------------------ small expressions
+
+
+def ind(c: A.Expr) -> A.Expr:
+    """The indicator [c] as a number."""
+    return simp(A.Cond(c, ONE, ZERO))
+
+
+def _num(e) -> Optional[Fraction]:
+    return Fraction(e.value) if isinstance(e, A.Num) else None
+
+
+def simp(e: A.Expr) -> A.Expr:
+    """Folds literals at the top of ``e`` (its children are already folded): ``!true``,
+    ``true && x``, ``c ? a : a``, ``0 * x``, ``1 * x``, ``x + 0`` and literal arithmetic. Only
+    identities of exact arithmetic and logic; it keeps formulas small, it proves nothing."""
+    if isinstance(e, A.Unary) and e.op == "!" and isinstance(e.operand, A.BoolLit):
+        return A.BoolLit(not e.operand.value)
+    if isinstance(e, A.Cond):
+        if isinstance(e.cond, A.BoolLit):
+            return e.then if e.cond.value else e.other
+        if e.then == e.other:
+            return e.then
+        return e
+    if isinstance(e, A.Binary):
+        a, b = e.left, e.right
+        if e.op in ("&&", "||"):
+            for x, y in ((a, b), (b, a)):
+                if isinstance(x, A.BoolLit):
+                    if e.op == "&&":
+                        return y if x.value else x
+                    return x if x.value else y
+            return e
+        if e.op in ("==", "!=") and isinstance(a, A.BoolLit) and isinstance(b, A.BoolLit):
+            return A.BoolLit((a.value == b.value) == (e.op == "=="))
+        if e.op in ("==", "!=") and a == b:  # the same expression (deterministic): equal
+            return A.BoolLit(e.op == "==")
+        na, nb = _num(a), _num(b)
+        if e.op in ("==", "!=") and na is not None and nb is not None:
+            return A.BoolLit((na == nb) == (e.op == "=="))
+        if e.op == "*":
+            if na == 0 or nb == 0:
+                return ZERO
+            if na == 1:
+                return b
+            if nb == 1:
+                return a
+        if e.op == "+":
+            if na == 0:
+                return b
+            if nb == 0:
+                return a
+        if e.op == "-" and nb == 0:
+            return a
+        if na is not None and nb is not None and e.op == "/" and nb != 0:
+            return A.Num(na / nb, False)
+        if na is not None and nb is not None and e.op in ("+", "-", "*"):
+            v = {"+": na + nb, "-": na - nb, "*": na * nb}[e.op]
+            return A.Num(v, isinstance(a, A.Num) and a.is_int and isinstance(b, A.Num) and b.is_int)
+        if na is not None and nb is not None and e.op in ("<", "<=", ">", ">="):
+            return A.BoolLit({"<": na < nb, "<=": na <= nb, ">": na > nb, ">=": na >= nb}[e.op])
+    return e
+
+
+def _fold(e: A.Expr) -> A.Expr:
+    """:func:`simp` bottom-up over the whole expression (iteratively, via the walker)."""
+
+    class _Fold(Transformer):
+        def default(self, node, kids):
+            return simp(super().default(node, kids))
+
+    out: A.Expr = _Fold().walk(e)
+    return out
+
+
+def size(e: A.Node) -> int:
+    return sum(1 for _ in A.walk(e))
+
+
+def plus(a: A.Expr, b: A.Expr) -> A.Expr:
+    return simp(A.Binary("+", a, b))
+
+
+def times(a: A.Expr, b: A.Expr) -> A.Expr:
+    return simp(A.Binary("*", a, b))
+
+
+def cond(c: A.Expr, a: A.Expr, b: A.Expr) -> A.Expr:
+    return simp(A.Cond(c, a, b))
+
+
+def put(f: A.Expr, name: str, value: A.Expr) -> A.Expr:
+    return _fold(subst(f, {name: value}))
+
+
+def _target(s) -> A.Expr:
+    """The one target of an assignment or sampling: a variable or an element ``a[e]`` of an
+    array variable (tuples are outside the rules)."""
+    if len(s.targets) != 1:
+        raise NotApplicable(f"line {_line(s)}: assigns a tuple")
+    t = s.targets[0]
+    if isinstance(t, A.Var) or (isinstance(t, A.Index) and isinstance(t.base, A.Var)):
+        return t
+    raise NotApplicable(f"line {_line(s)}: writes an element of something that is not an array variable")
+
+
+def assign(f: A.Expr, target: A.Expr, value: A.Expr, fold: bool = True) -> A.Expr:
+    """``f`` before ``target := value``: a substitution for a variable; for an element write
+    ``a[e] := v`` every read ``a[x]`` of f becomes ``x == e ? v : a[x]`` — exactly the value
+    ``a[x]`` has after the write (``x`` itself rewritten first). Refused
+    (:class:`NotApplicable`) when f uses the array other than by element reads, or when e or v
+    would be captured by a bound variable of f."""
+    if isinstance(target, A.Var):
+        return put(f, target.name, value) if fold else subst(f, {target.name: value})
+    assert isinstance(target, A.Index) and isinstance(target.base, A.Var)
+    name = target.base.name
+    if name not in A.free_vars(f):
+        return f
+    reads = sum(1 for n in A.walk(f) if isinstance(n, A.Index) and n.base == target.base)
+    if sum(1 for n in A.walk(f) if n == target.base) != reads:
+        raise NotApplicable(f"the array {name} is used other than by its elements")
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+    if bound & (A.free_vars(target.index) | A.free_vars(value)):
+        raise NotApplicable(f"a bound variable of the failure captures the write to {name}")
+    out = element_write(f, name, target.index, value)
+    return _fold(out) if fold else out
+
+
+# ------------------------------------------------------------------------ the transformer
+
+
+def loops_of(body: A.Stmt) -> Dict[int, int]:
+    """Every loop of ``body`` (by object identity) → its number in pre-order."""
+    return {id(n): k for k, n in enumerate(x for x in A.walk(body) if isinstance(x, (A.While, A.For)))}
+
+
+def assigned(s: A.Stmt) -> set:
+    out = set()
+    for n in A.walk(s):
+        if isinstance(n, (A.Assign, A.Sample)):
+            for t in n.targets:
+                out.add(A.target_name(t))
+        if isinstance(n, A.For):
+            out.add(n.var)
+    return out
+
+
+def has_loop(s: A.Stmt) -> bool:
+    return any(isinstance(n, (A.While, A.For)) for n in A.walk(s))
+
+
+def as_while(s) -> Tuple[A.Expr, A.Stmt, Optional[A.Stmt]]:
+    """(guard, body, init) of a loop; a ``for`` is the counted while loop the CFA builds."""
+    if isinstance(s, A.While):
+        return s.cond, s.body, None
+    i = A.Var(s.var)
+    g = A.Binary("<=" if s.inclusive else "<", i, s.hi)
+    body = A.Block(tuple(s.body.stmts) + (A.Assign((i,), A.Binary("+", i, A.num(1))),))
+    return g, body, A.Assign((i,), s.lo)
+
+
+def dist_outcomes(d: A.Call) -> Tuple[Optional[A.Expr], List[Tuple[A.Expr, A.Expr]]]:
+    """(the range condition or None, [(probability, value)]) of a discrete distribution."""
+    if d.func == "bern" and len(d.args) == 1:
+        p = d.args[0]
+        ok = _fold(A.Binary("&&", A.Binary("<=", ZERO, p), A.Binary("<=", p, ONE)))
+        return ok, [(p, A.BoolLit(True)), (simp(A.Binary("-", ONE, p)), A.BoolLit(False))]
+    if d.func == "unif" and len(d.args) == 2:
+        lo, hi = _num(d.args[0]), _num(d.args[1])
+        if lo is None or hi is None or lo.denominator != 1 or hi.denominator != 1 or hi < lo:
+            raise NotApplicable("unif(lo, hi) with bounds that are not integer literals")
+        n = int(hi - lo) + 1
+        if n > MAX_VALUES:
+            raise NotApplicable(f"unif over {n} values (at most {MAX_VALUES} are expanded)")
+        w = A.Num(Fraction(1, n), False)
+        return None, [(w, A.Num(Fraction(int(lo) + k), True)) for k in range(n)]
+    if d.func == "unif" and len(d.args) == 1 and isinstance(d.args[0], A.SetLit):
+        items = d.args[0].items
+        if not all(isinstance(x, (A.Num, A.BoolLit)) for x in items) or len(set(items)) != len(items):
+            raise NotApplicable("unif over a set whose values are not distinct literals")
+        w = A.Num(Fraction(1, len(items)), False)
+        return None, [(w, x) for x in items]
+    raise NotApplicable(f"the distribution {d.func} is not a discrete one this engine weights")
+
+
+def symbolic_unif(d: A.Call) -> bool:
+    """``unif(lo, hi)`` whose bounds are not both integer literals (weighted by one test of the
+    sample, :meth:`Wpe.unif_by_atom`, instead of value by value)."""
+    if d.func != "unif" or len(d.args) != 2:
+        return False
+    lo, hi = _num(d.args[0]), _num(d.args[1])
+    return lo is None or hi is None
+
+
+def _is_int(e: A.Expr, types: Dict[str, A.Type]) -> bool:
+    """``e`` surely has an integer value: integer literals and variables (array elements of
+    ``int[]``) under ``+ - *`` and unary minus."""
+    if isinstance(e, A.Num):
+        return e.is_int
+    if isinstance(e, A.Var):
+        return types.get(e.name) == A.INT
+    if isinstance(e, A.Index) and isinstance(e.base, A.Var):
+        return types.get(e.base.name) == A.array_of(A.INT) and _is_int(e.index, types)
+    if isinstance(e, A.Unary) and e.op == "-":
+        return _is_int(e.operand, types)
+    if isinstance(e, A.Binary) and e.op in ("+", "-", "*"):
+        return _is_int(e.left, types) and _is_int(e.right, types)
+    return False
+
+
+def the_atom(f: A.Expr, x: str, types: Dict[str, A.Type]) -> Optional[A.Expr]:
+    """The one Boolean atom of ``f`` that reads ``x`` — the outermost comparison or element of a
+    ``bool[]`` array containing x, the same (syntactically) at every place x occurs — or None
+    (x read in two different atoms, or outside any; or the atom reads a bound variable of f)."""
+    found: List[A.Expr] = []
+    inside = 0
+
+    def visit(e: A.Node) -> None:
+        nonlocal inside
+        if not isinstance(e, A.Expr) or x not in A.free_vars(e):
+            return
+        boolean = isinstance(e, A.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">=")
+        if isinstance(e, A.Index) and isinstance(e.base, A.Var):
+            boolean = types.get(e.base.name) == A.array_of(A.BOOL)
+        if boolean:
+            found.append(e)
+            inside += sum(1 for n in A.walk(e) if n == A.Var(x))
+            return
+        for c in A.children(e):
+            visit(c)
+
+    visit(f)
+    total = sum(1 for n in A.walk(f) if n == A.Var(x))
+    if not found or inside != total or any(a != found[0] for a in found):
+        return None
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+    if A.free_vars(found[0]) & bound:
+        return None
+    return found[0]
+
+
+def replace_node(e: A.Expr, old: A.Expr, new: A.Expr) -> A.Expr:
+    """``e`` with every subexpression equal to ``old`` replaced by ``new``."""
+
+    class _Rep(Transformer):
+        def enter(self, node):
+            return new if node == old else DESCEND
+
+    out: A.Expr = _Rep().walk(e)
+    return out
+
+
+Searcher = Callable[[int, A.Stmt, A.Expr, "Wpe"], LoopAnnot]
+
+
+class Wpe:
+    """The pre-expectation transformer over one program body. ``annots`` holds each loop's
+    proof (by pre-order number); a loop without one is given to ``search`` (the prover's
+    candidate search), and a checker passes none (a missing loop proof is an error). Every loop
+    adds its INDUCT and TERM obligations to :attr:`obligations`. ``upper`` False gives the
+    lower pre-expectation (parameters out of range give 0; loops are refused)."""
+
+    def __init__(self, body: A.Stmt, params, annots=None, search: Optional[Searcher] = None, upper=True, types=None):
+        self.ids = loops_of(body)
+        self.params = frozenset(params)
+        self.types: Dict[str, A.Type] = dict(types or {})
+        self.annots: Dict[int, LoopAnnot] = dict(annots or {})
+        self.search = search
+        self.upper = upper
+        self.obligations: List[Tuple[str, str, A.Expr]] = []
+        self.visited: set = set()  # the loops proved by an invariant (not unrolled)
+
+    def stmt(self, s: A.Stmt, f: A.Expr) -> A.Expr:
+        out = self._stmt(s, f)
+        if size(out) > MAX_NODES:
+            raise NotApplicable("the expected failure grows too large to decide (too many coins in sequence)")
+        return out
+
+    def _stmt(self, s: A.Stmt, f: A.Expr) -> A.Expr:
+        if isinstance(s, A.Block):
+            for x in reversed(s.stmts):
+                f = self.stmt(x, f)
+            return f
+        if isinstance(s, (A.Skip, A.VarDecl)):
+            return f
+        if isinstance(s, A.Assign):
+            return assign(f, _target(s), s.value)
+        if isinstance(s, A.Sample):
+            target = _target(s)
+            if symbolic_unif(s.dist):
+                return self.unif_by_atom(s, target, f)
+            ok, outs = dist_outcomes(s.dist)
+            acc: Optional[A.Expr] = None
+            for p, v in outs:
+                term = times(p, assign(f, target, v))
+                acc = term if acc is None else plus(acc, term)
+            assert acc is not None
+            return cond(ok, acc, ONE if self.upper else ZERO) if ok is not None else acc
+        if isinstance(s, A.If):
+            t = self.stmt(s.then, f)
+            o = self.stmt(s.other, f) if s.other is not None else f
+            return cond(s.cond, t, o)
+        if isinstance(s, A.Assume):
+            return cond(s.cond, f, ZERO)
+        if isinstance(s, (A.While, A.For)):
+            if not self.upper:
+                raise NotApplicable("a loop inside a loop body whose exit chance is needed")
+            return self.loop(s, f)
+        raise NotApplicable(f"line {_line(s)}: statement {type(s).__name__}")
+
+    def unif_by_atom(self, s: A.Sample, target: A.Expr, f: A.Expr) -> A.Expr:
+        """``x ~ unif(lo, hi)`` with bounds that are not literals, when ``f`` reads x only inside
+        one Boolean atom φ(x) (:func:`the_atom`): with N = hi - lo + 1 values, of which
+        ``cnt`` satisfy φ, the pre-expectation is exactly ``(cnt/N)·f[φ := true] + (1 -
+        cnt/N)·f[φ := false]`` (1 for an empty range, 0 for the lower one). ``cnt`` is ``lo <= e
+        && e <= hi ? 1 : 0`` for φ = ``x == e`` (``N - that`` for ``!=``), else ``sum(t in lo..=hi:
+        φ(t) ? 1 : 0)``."""
+        if not isinstance(target, A.Var):  # a[e] ~ unif: the element's new value is a fresh x
+            x = "x$"
+            taken = A.free_vars(f) | {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+            while x in taken or x in self.types:
+                x += "$"
+            self.types[x] = A.INT
+            f = assign(f, target, A.Var(x))
+        else:
+            x = target.name
+        lo, hi = s.dist.args
+        n = _fold(A.Binary("+", A.Binary("-", hi, lo), ONE))
+        miss = ONE if self.upper else ZERO
+        if x not in A.free_vars(f):
+            return cond(A.Binary(">=", n, ONE), f, miss)
+        phi = the_atom(f, x, self.types)
+        if phi is None:
+            if not self.upper:
+                raise NotApplicable(f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test")
+            if isinstance(target, A.Index):  # the written element apart from the others
+                f = _fold(split_at(f, target.index))
+            try:
+                return cond(A.Binary(">=", n, ONE), _fold(hit_bound(f, x, n)), miss)
+            except NoHitBound as exc:
+                raise NotApplicable(
+                    f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test ({exc})"
+                ) from None
+        cnt: A.Expr
+        if isinstance(phi, A.Binary) and phi.op in ("==", "!=") and (phi.left == A.Var(x)) != (phi.right == A.Var(x)):
+            e = phi.right if phi.left == A.Var(x) else phi.left
+            if x in A.free_vars(e) or not _is_int(e, self.types):
+                raise NotApplicable(f"line {_line(s)}: {x} compared with a value that may not be an integer")
+            hit = A.Cond(A.Binary("&&", A.Binary("<=", lo, e), A.Binary("<=", e, hi)), ONE, ZERO)
+            cnt = hit if phi.op == "==" else A.Binary("-", n, hit)
+        else:
+            t = "u$"
+            cnt = A.Sum(t, lo, hi, True, A.Cond(subst(phi, {x: A.Var(t)}), ONE, ZERO))
+        q = A.Binary("/", cnt, n)
+        yes, no = replace_node(f, phi, A.BoolLit(True)), replace_node(f, phi, A.BoolLit(False))
+        acc = plus(times(q, _fold(yes)), times(simp(A.Binary("-", ONE, q)), _fold(no)))
+        return cond(A.Binary(">=", n, ONE), acc, miss)
+
+    def loop(self, s, f: A.Expr) -> A.Expr:
+        key = self.ids[id(s)]
+        unrolled = unroll(s)
+        if unrolled is not None:  # a `for` over literal bounds: its iterations, exactly
+            return self.stmt(unrolled, f)
+        self.visited.add(key)
+        g, body, init = as_while(s)
+        annot = self.annots.get(key)
+        if annot is None:
+            if self.search is None:
+                raise NotApplicable(f"no proof given for the loop at line {_line(s)}")
+            annot = self.search(key, s, f, self)
+            self.annots[key] = annot
+        self.obligations.extend(self.loop_obligations(s, g, body, f, annot))
+        e = invariant(g, annot.core, f)
+        return self.stmt(init, e) if init is not None else e
+
+    def loop_obligations(self, s, g, body, f, annot: LoopAnnot) -> List[Tuple[str, str, A.Expr]]:
+        where = f"loop at line {_line(s)}"
+        e = invariant(g, annot.core, f)
+        out = [("INDUCT", where + w, ob) for w, ob in induct_formulas(g, self.stmt(body, e), annot.core)]
+        return out + term_obligations(where, g, body, annot, self.params)
+
+
+def induct_formulas(g: A.Expr, after: A.Expr, core: A.Expr) -> List[Tuple[str, A.Expr]]:
+    """INDUCT ``g ⇒ after <= cap(core)``, split by cases when the core is a chain of at least
+    two conditionals ``c1 ? e1 : c2 ? e2 : … : e`` (a staircase): one formula under ``c1``, one
+    under ``!c1 && c2``, …, one under ``!c1 && … && !ck`` — together exactly the one formula
+    (the cases cover every state), each easier for the solver. (" when …", formula) pairs."""
+    whole = A.Binary("<=", after, cap(core))
+    conds: List[A.Expr] = []
+    e = core
+    while isinstance(e, A.Cond):
+        conds.append(e.cond)
+        e = e.other
+    if len(conds) < 2:
+        return [("", A.Binary("==>", g, whole))]
+    out: List[Tuple[str, A.Expr]] = []
+    for k in range(len(conds) + 1):
+        case = and_all([not_(c) for c in conds[:k]] + conds[k : k + 1])
+        out.append((f" when {show_expr(case)}", A.Binary("==>", A.Binary("&&", g, case), whole)))
+    return out
+
+
+MAX_UNROLL = 8
+
+
+def unroll(s) -> Optional[A.Stmt]:
+    """``for i in lo..hi { B }`` with integer literal bounds and at most :data:`MAX_UNROLL`
+    iterations, as the straight-line code it runs (``i`` is read-only in B): ``i := lo; B;
+    i := lo + 1; B; …; i := hi``. None for any other loop."""
+    if not isinstance(s, A.For):
+        return None
+    lo, hi = _num(s.lo), _num(s.hi)
+    if lo is None or hi is None or lo.denominator != 1 or hi.denominator != 1:
+        return None
+    last = int(hi) + (1 if s.inclusive else 0)  # the first value that ends the loop
+    n = last - int(lo)
+    if n > MAX_UNROLL or s.var in assigned(s.body):
+        return None
+    i = A.Var(s.var)
+    out: List[A.Stmt] = []
+    for k in range(max(n, 0)):
+        out.append(A.Assign((i,), A.Num(Fraction(int(lo) + k), True)))
+        out.extend(s.body.stmts)
+    out.append(A.Assign((i,), A.Num(Fraction(max(last, int(lo))), True)))
+    return A.Block(tuple(out))
+
+
+def invariant(g: A.Expr, core: A.Expr, f: A.Expr) -> A.Expr:
+    return A.Cond(g, cap(core), f)
+
+
+def cap(core: A.Expr) -> A.Expr:
+    """``max(0, min(1, core))``: the invariant as a probability, so that Park induction is in
+    the lattice of [0, 1]-valued expectations (a negative core would otherwise "bound" the
+    failure of a loop from below its least fixed point)."""
+    return A.Call("max", (ZERO, A.Call("min", (ONE, core))))
+
+
+def term_obligations(where, g, body, annot: LoopAnnot, params) -> List[Tuple[str, str, A.Expr]]:
+    if annot.term == "rank":
+        r = annot.measure
+        after = all_outcomes(body, A.Binary("<=", r, A.Var("r$")))
+        dec = subst(after, {"r$": A.Binary("-", r, ONE)})
+        return [
+            (
+                "TERM",
+                f"{where}: rank {show_expr(r)} > 0 while the loop runs",
+                A.Binary("==>", g, A.Binary(">", r, ZERO)),
+            ),
+            ("TERM", f"{where}: every iteration lowers the rank by 1", A.Binary("==>", g, dec)),
+        ]
+    if annot.term == "exit":
+        if has_loop(body):
+            raise NotApplicable("an exit chance for a loop whose body has a loop")
+        delta = annot.measure
+        if A.free_vars(delta) - set(params):
+            raise NotApplicable("an exit chance that reads more than the inputs")
+        lower = Wpe(body, params, upper=False).stmt(body, ind(not_(g)))
+        return [
+            ("TERM", f"{where}: exit chance {show_expr(delta)} > 0", A.Binary(">", delta, ZERO)),
+            (
+                "TERM",
+                f"{where}: each iteration ends the loop with probability >= {show_expr(delta)}",
+                A.Binary("==>", g, A.Binary(">=", lower, delta)),
+            ),
+        ]
+    raise NotApplicable(f"unknown termination argument {annot.term!r}")
+
+
+def all_outcomes(s: A.Stmt, q: A.Expr) -> A.Expr:
+    """The weakest precondition for ``q`` to hold after *every* outcome of ``s`` (samplings
+    quantified over all their values; a loop inside must leave q's variables alone)."""
+    if isinstance(s, A.Block):
+        for x in reversed(s.stmts):
+            q = all_outcomes(x, q)
+        return q
+    if isinstance(s, (A.Skip, A.VarDecl)):
+        return q
+    if isinstance(s, A.Assign):
+        return assign(q, _target(s), s.value, fold=False)
+    if isinstance(s, A.Sample):
+        target = _target(s)
+        if A.target_name(target) not in A.free_vars(q):
+            return q
+        _ok, outs = dist_outcomes(s.dist)
+        return and_all([assign(q, target, v, fold=False) for _p, v in outs])
+    if isinstance(s, A.If):
+        t = all_outcomes(s.then, q)
+        o = all_outcomes(s.other, q) if s.other is not None else q
+        if t == o:  # the branch does not matter to q
+            return t
+        return A.Binary("&&", A.Binary("==>", s.cond, t), A.Binary("==>", not_(s.cond), o))
+    if isinstance(s, A.Assume):
+        return A.Binary("==>", s.cond, q)
+    if isinstance(s, (A.While, A.For)):
+        if assigned(s) & A.free_vars(q):
+            raise NotApplicable("an inner loop changes the rank of the loop around it")
+        return q
+    raise NotApplicable(f"statement {type(s).__name__}")
+
+
+def _line(s) -> int:
+    return s.pos.line if getattr(s, "pos", None) is not None else 0
+
+
+# ------------------------------------------------------------------------ the claim
+
+
+@dataclass
+class ExpClaim:
+    body: A.Stmt
+    requires: List[A.Expr]
+    post: A.Expr  # [¬ensures]
+    types: Dict[str, A.Type]
+    params: List[str]
+
+
+def claim_of(program: A.Program, cfa) -> ExpClaim:
+    """The claim, or :class:`NotApplicable` when the program is outside the engine's rules."""
+    body = program.body
+    for n in A.walk(body):
+        if isinstance(n, A.Binary) and n.op.endswith("."):
+            raise NotApplicable("unreliable operators (left to the union bound)")
+        if isinstance(n, A.Sample):
+            if not symbolic_unif(n.dist):
+                dist_outcomes(n.dist)  # raises for a continuous distribution
+        if isinstance(n, (A.Assign, A.Sample)):
+            _target(n)  # raises for a tuple or a nested element write
+    if not any(isinstance(n, A.Sample) for n in A.walk(body)):
+        raise NotApplicable("no sampling")
+    bound = {n.var for e in cfa.ensures for n in A.walk(e) if isinstance(n, (A.Sum, A.Quant))}
+    if bound & set(cfa.types):
+        raise NotApplicable("a quantified variable shares its name with a program variable")
+    post = ind(not_(and_all(list(cfa.ensures))))
+    types = dict(cfa.types)
+    types.setdefault("r$", A.REAL)
+    return ExpClaim(body, list(cfa.requires), post, types, [p.name for p in cfa.params])
+
+
+def obligations_for(
+    claim: ExpClaim, beta: A.Expr, annots=None, search=None
+) -> Tuple[A.Expr, Dict[int, LoopAnnot], list]:
+    """(wpe(body, [¬ensures]), the loop proofs used, every obligation) — the checker calls it
+    with the certificate's loop proofs, the prover with its search."""
+    w = Wpe(claim.body, claim.params, annots, search, types=claim.types)
+    pre = w.stmt(claim.body, claim.post)
+    obs = list(w.obligations)
+    obs.append(("BUDGET", "the expected failure is at most the bound", A.Binary("<=", pre, beta)))
+    return pre, {k: a for k, a in w.annots.items() if k in w.visited}, obs
+
+
+class Checker(ConcChecker):
+    """Decides obligations under ``requires`` with the prover's encoder, its lemmas and the
+    product lemmas of :func:`axioms.lemmas.product_lemmas` (the concentration engine's checker,
+    :class:`tamp.prover.concentration.proof.Checker`, with those lemmas and a cache of answers)."""
+
+    def __init__(self, claim: ExpClaim, deadline: Optional[float] = None, ms: int = QUERY_MS):
+        super().__init__(claim, deadline, ms)
+        self.cache: Dict[A.Expr, str] = {}
+
+    def extra_hyps(self, f) -> list:
+        import z3
+
+        apps = transcendental_apps(z3.And(*self.hyps, f)) if self.enc.has_apps else []
+        return [lem for _n, lem in product_lemmas(apps, self.enc)]
+
+    def valid(self, formula: A.Expr, ms: Optional[int] = None) -> str:
+        key = formula  # syntax trees compare by structure (positions aside)
+        if key in self.cache:
+            return self.cache[key]
+        st = self.cache[key] = super().valid(formula, ms)
+        return st
+
+
+# ------------------------------------------------------------------------ the search
+
+
+def _atoms(e: A.Expr, types: Dict[str, A.Type]) -> List[A.Expr]:
+    """The comparisons and Boolean variables of ``e``."""
+    out: List[A.Expr] = []
+    for n in A.walk(e):
+        if isinstance(n, A.Binary) and n.op in ("==", "!=", "<", "<=", ">", ">="):
+            out.append(n)
+        elif isinstance(n, A.Var) and types.get(n.name) == A.BOOL:
+            out.append(n)
+    return out
+
+
+def counters(body: A.Stmt, s) -> List[Tuple[str, int]]:
+    """(variable, step) of the statements ``c := c ± d`` in the loop (d an integer literal)."""
+    out = []
+    if isinstance(s, A.For):
+        out.append((s.var, 1))
+    for n in A.walk(body):
+        if isinstance(n, A.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], A.Var):
+            c = n.targets[0].name
+            v = n.value
+            if (
+                isinstance(v, A.Binary)
+                and v.op in ("+", "-")
+                and v.left == A.Var(c)
+                and isinstance(v.right, A.Num)
+                and v.right.is_int
+                and v.right.value > 0
+            ):
+                step = int(v.right.value) * (1 if v.op == "+" else -1)
+                if (c, step) not in out:
+                    out.append((c, step))
+    return out
+
+
+def increment_chance(claim: ExpClaim, body: A.Stmt, c: str, chk: Optional["Checker"] = None) -> Optional[A.Expr]:
+    """The probability that one run of the loop body raises ``c`` by exactly 1, when it is the
+    same in every state: the (lower) pre-expectation of ``[c == c₀ + 1]`` with the counter's
+    old and new value both read as 0 (an increment by a literal does not depend on them), if
+    what is left reads only inputs; conditions ``requires`` implies dropped for reading. Only a
+    proposal for :func:`tamp.prover.expectation.levels.level_cores` (INDUCT checks the core)."""
+    old = c + "$0"
+    f = ind(A.Binary("==", A.Var(c), A.Binary("+", A.Var(old), ONE)))
+    try:
+        e = Wpe(body, claim.params, upper=False, types=claim.types).stmt(body, f)
+    except NotApplicable:
+        return None
+    e = _fold(subst(e, {c: ZERO, old: ZERO}))
+    if A.free_vars(e) - set(claim.params):
+        return None
+    return readable(e, claim, chk) if chk is not None else e
+
+
+def core_candidates(
+    claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f: A.Expr, chk: Optional["Checker"] = None
+) -> List[A.Expr]:
+    """Invariant expectations to try at a loop head: the bound with an integer input replaced by
+    the iterations left (``k`` → ``k - att``, with off-by-one variants; pairs of a counter and an
+    input compared with each other in the guard or the postcondition first), also guarded by a
+    condition of the postcondition (``lost == 0 ? (n - i)·q·q : 1``, ``cnt >= 1 ? 0 : …``) and by
+    the counters' progress (``cnt >= 0 ? … : 1``), then the bound itself and 0."""
+    changed = assigned(body)
+    params = [p for p in claim.params if p in A.free_vars(beta) and claim.types.get(p) == A.INT]
+    atoms = _atoms(and_all([g, f]), claim.types)
+
+    def together(c: str, p: str) -> int:
+        return 0 if any({c, p} <= A.free_vars(a) for a in atoms) else 1
+
+    pairs = sorted(((c, step, p) for c, step in counters(body, s) for p in params), key=lambda t: together(t[0], t[2]))
+    conds: List[A.Expr] = prefix_conds(claim, body, s, f)
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+    for a in _atoms(f, claim.types):
+        if A.free_vars(a) & changed and not A.free_vars(a) & bound and a not in conds:
+            conds.append(a)
+    facts = counter_facts(claim, body, s)
+    # a count of events reaching a threshold (few loops have one; cheap to propose first)
+    lefts: List[A.Expr] = [A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c) for c, step, p in pairs]
+    out: List[A.Expr] = flag_event_cores(s, f)  # exact for a deterministic loop that raises flags
+    out += level_cores(counters(body, s), f, lefts, lambda c: increment_chance(claim, body, c, chk))
+    out += special_cores(claim, beta, body, pairs, conds)  # only for loops that single one out
+    flags: List[A.Expr] = [a for a in conds if isinstance(a, A.Var)]  # a failure flag raised so far
+    spent = spent_cores(claim, beta, f, pairs, flags)  # a union bound over the pairs sampled so far
+    out += spent + ([A.Cond(facts, x, ONE) for x in spent] if facts is not None else [])
+    nested = id(s) in nested_loops(claim.body)
+    if nested:  # a retry inside a loop: what follows on success, plus the chance of no success
+        out += flag_cores(claim, beta, s, g, body, f, pairs)
+    for c, step, p in pairs:
+        for d in (0, -1, 1):
+            rep: A.Expr = A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c)
+            if d:
+                rep = A.Binary("+" if d > 0 else "-", rep, A.num(abs(d)))
+            b = _fold(subst(beta, {p: rep}))
+            # "no failure once a holds" first: `a ? b : 1` is trivial where a fails
+            forms = [b] + [A.Cond(a, ZERO, b) for a in conds] + [A.Cond(a, b, ONE) for a in conds]
+            out += forms
+            if facts is not None:
+                out += [A.Cond(facts, x, ONE) for x in forms]
+    if not nested:
+        out += flag_cores(claim, beta, s, g, body, f, pairs)
+    out += [beta, ZERO]
+    seen, uniq = set(), []
+    for e in out:
+        k = show_expr(e)
+        if k not in seen:
+            seen.add(k)
+            uniq.append(e)
+    return uniq
+
+
+def prefix_conds(claim: ExpClaim, body: A.Stmt, s, f: A.Expr) -> List[A.Expr]:
+    """The part of a ``forall j in lo..hi: P`` of the continuation that the iterations so far
+    have settled, for each counter of the loop: ``forall j in lo..c: P`` for a counter that goes
+    up, ``forall j in c + 1..hi: P`` and ``forall j in c..hi: P`` for one that goes down (the
+    usual array-filling loop; only proposals, INDUCT checks them); for ``exists j in lo..hi: B``
+    (a failure event) ``!(exists j in lo..c: B)`` and so on. Only quantifiers whose bounds the
+    loop leaves alone."""
+    changed = assigned(body)
+    out: List[A.Expr] = []
+    for q in A.walk(f):
+        if not isinstance(q, A.Quant):
+            continue
+        if (A.free_vars(q.lo) | A.free_vars(q.hi)) & changed:
+            continue
+        for c, step in counters(body, s):
+            cv = A.Var(c)
+            if step > 0:
+                forms: List[A.Expr] = [A.Quant(q.kind, q.var, q.lo, cv, False, q.body)]
+            else:
+                forms = [
+                    A.Quant(q.kind, q.var, _fold(A.Binary("+", cv, ONE)), q.hi, q.inclusive, q.body),
+                    A.Quant(q.kind, q.var, cv, q.hi, q.inclusive, q.body),
+                ]
+            if q.kind == "exists":  # a failure event: settled not to have happened so far
+                forms = [not_(x) for x in forms]
+            out += [x for x in forms if x not in out]
+    return out
+
+
+def special_cores(claim: ExpClaim, beta: A.Expr, body: A.Stmt, pairs, conds: List[A.Expr]) -> List[A.Expr]:
+    """One iteration singled out by a branch ``if (c == e)`` of the body (e not changed by the
+    loop), which fails less than the others (the true value's bit in unary encoding): while it
+    is still ahead, one of the iterations left is the cheap one — ``c <= e ? β[k := k - c] :
+    β[k := k - c + 1]`` (``c >= e`` for a counter going down) — also guarded by the conditions of
+    the continuation (``forall j in 0..c: … ? … : 1``)."""
+    changed = assigned(body)
+    eqs: List[Tuple[str, A.Expr]] = []
+    for n in A.walk(body):
+        if not isinstance(n, A.If):
+            continue
+        for a in conjuncts(n.cond):
+            if isinstance(a, A.Binary) and a.op == "==":
+                for x, e in ((a.left, a.right), (a.right, a.left)):
+                    if isinstance(x, A.Var) and not A.free_vars(e) & changed and (x.name, e) not in eqs:
+                        eqs.append((x.name, e))
+    out: List[A.Expr] = []
+    for c, step, p in pairs:
+        for name, e in eqs:
+            if name != c:
+                continue
+            ahead = A.Binary("<=" if step > 0 else ">=", A.Var(c), e)
+            for d in (0, 1, -1):  # the iterations left, with off-by-one variants
+                left: A.Expr = A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c)
+                if d:
+                    left = A.Binary("+" if d > 0 else "-", left, A.num(abs(d)))
+                cheap = _fold(subst(beta, {p: left}))
+                full = _fold(subst(beta, {p: A.Binary("+", left, ONE)}))
+                split = A.Cond(ahead, cheap, full)
+                out += [split] + [A.Cond(a, split, ONE) for a in conds]
+    return out
+
+
+def spent_cores(claim: ExpClaim, beta: A.Expr, f: A.Expr, pairs, flags: List[A.Expr]) -> List[A.Expr]:
+    """For a counter c going up to an input p that the bound reads: ``E[c/p] ? 1 : β - β[p :=
+    c]``, where E is a failure event ``exists …`` of the continuation whose ranges read p — the
+    event among the iterations so far has happened, else the bound's share of the iterations
+    left (the birthday union bound: the pairs not yet drawn, ``(n(n-1) - c(c-1))/2m``); also
+    ``flag ? 1 : β - β[p := c]`` for each Boolean ``flag`` of ``flags`` (a failure flag the
+    iterations so far raised). Only proposals: INDUCT checks them."""
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+    events = [q for q in A.walk(f) if isinstance(q, A.Quant) and q.kind == "exists" and not A.free_vars(q) & bound]
+    out: List[A.Expr] = []
+    for c, step, p in pairs:
+        if step <= 0:
+            continue
+        spent = _fold(A.Binary("-", beta, subst(beta, {p: A.Var(c)})))
+        for q in events:
+            if p not in A.free_vars(q.lo) | A.free_vars(q.hi) or c in A.free_vars(q):
+                continue
+            e = _fold(subst(q, {p: A.Var(c)}))
+            if e not in out:
+                out.append(A.Cond(e, ONE, spent))
+        out += [A.Cond(v, ONE, spent) for v in flags]
+    return out
+
+
+def flag_event(s: A.Stmt, flag: str, changed: set) -> Optional[A.Expr]:
+    """The condition under which the deterministic statement ``s`` sets ``flag`` to true, when
+    ``s`` only does that (``if (c) { flag := true; }``, nested ``for`` loops over ranges they
+    leave alone) and its tests read nothing it changes but the loop counters, which the
+    condition quantifies (``exists j in lo..hi: …``); None otherwise."""
+    if isinstance(s, A.Block):
+        parts = [flag_event(x, flag, changed) for x in s.stmts]
+        if any(p is None for p in parts):
+            return None
+        out: A.Expr = A.BoolLit(False)
+        for p in parts:
+            out = simp(A.Binary("||", out, p))  # type: ignore[arg-type]
+        return out
+    if isinstance(s, (A.Skip, A.VarDecl)):
+        return A.BoolLit(False)
+    if isinstance(s, A.Assign):
+        if s.targets == (A.Var(flag),) and s.value == A.BoolLit(True):
+            return A.BoolLit(True)
+        return None
+    if isinstance(s, A.If):
+        if A.free_vars(s.cond) & changed:
+            return None
+        t = flag_event(s.then, flag, changed)
+        o = flag_event(s.other, flag, changed) if s.other is not None else A.BoolLit(False)
+        if t is None or o is None:
+            return None
+        return simp(A.Binary("||", simp(A.Binary("&&", s.cond, t)), simp(A.Binary("&&", not_(s.cond), o))))
+    if isinstance(s, A.For):
+        if (A.free_vars(s.lo) | A.free_vars(s.hi)) & changed or s.var in assigned(s.body):
+            return None
+        inner = flag_event(s.body, flag, changed - {s.var})
+        if inner is None:
+            return None
+        v = s.var + "$e"  # a name no program variable has: the quantifier captures nothing
+        return simp(A.Quant("exists", v, s.lo, s.hi, s.inclusive, subst(inner, {s.var: A.Var(v)})))
+    return None
+
+
+def flag_event_cores(s, f: A.Expr) -> List[A.Expr]:
+    """For ``for c in lo..hi { B }`` where B, deterministic, only raises Boolean flags
+    (:func:`flag_event`): the continuation with ``flag`` replaced by ``flag || exists c' in
+    c..hi: E(c')`` — exactly what the iterations left do to it (the pairs of a triangular nest
+    still to compare). Only a proposal: INDUCT checks it."""
+    if not isinstance(s, A.For) or any(isinstance(n, A.Sample) for n in A.walk(s.body)):
+        return []
+    flags = sorted(
+        {
+            n.targets[0].name
+            for n in A.walk(s.body)
+            if isinstance(n, A.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0], A.Var)
+            and n.value == A.BoolLit(True)
+        }
+    )
+    if s.var in assigned(s.body):
+        return []
+    changed = assigned(s.body)
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+    out: List[A.Expr] = []
+    for flag in flags:
+        if changed - {flag} - {n.var for n in A.walk(s.body) if isinstance(n, A.For)}:
+            continue  # the loop changes more than its flag and counters
+        ev = flag_event(s.body, flag, changed)
+        if ev is None or flag in A.free_vars(ev):
+            continue
+        fresh = s.var + "$"
+        while fresh in A.free_vars(ev) | A.free_vars(f) | bound:
+            fresh += "$"
+        rest = A.Quant("exists", fresh, A.Var(s.var), s.hi, s.inclusive, subst(ev, {s.var: A.Var(fresh)}))
+        if A.free_vars(rest) & bound:
+            continue
+        out.append(_fold(subst(f, {flag: A.Binary("||", A.Var(flag), rest)})))
+    return out
+
+
+def nested_loops(body: A.Stmt) -> set:
+    """The ids of the loops that sit inside another loop."""
+    out = set()
+    for n in A.walk(body):
+        if isinstance(n, (A.While, A.For)):
+            out |= {id(x) for x in A.walk(n.body) if isinstance(x, (A.While, A.For))}
+    return out
+
+
+def flag_cores(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f: A.Expr, pairs) -> List[A.Expr]:
+    """``F[v := b] + β₁`` for a Boolean v sampled in the loop and read by its guard (a retry's
+    success flag): the continuation's expected failure once v = b ends the loop, plus the
+    chance that it never does — β₁ is the bound for one task (another integer input of β set to
+    1) with the iterations left in place of its input (``n·exp(-s·k)`` → ``exp(-s·(k - att))``)."""
+    flags = []
+    for n in A.walk(body):
+        if isinstance(n, A.Sample) and isinstance(n.targets[0], A.Var):
+            v = n.targets[0].name
+            if claim.types.get(v) == A.BOOL and v in A.free_vars(g) and v not in flags:
+                flags.append(v)
+    if not flags:
+        return []
+    ints = [p for p in claim.params if p in A.free_vars(beta) and claim.types.get(p) == A.INT]
+    out: List[A.Expr] = []
+    for c, step, p in pairs:
+        for d in (0, -1, 1):
+            rep: A.Expr = A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c)
+            if d:
+                rep = A.Binary("+" if d > 0 else "-", rep, A.num(abs(d)))
+            one: A.Expr = ONE
+            ones: List[Dict[str, A.Expr]] = [{q: one} for q in ints if q != p] + [{}]  # one task first
+            for m in ones:
+                b1 = _fold(subst(beta, {**m, p: rep}))
+                for v in flags:
+                    for val in (True, False):
+                        out.append(A.Binary("+", _fold(subst(f, {v: A.BoolLit(val)})), b1))
+    return out
+
+
+def counter_facts(claim: ExpClaim, body: A.Stmt, s) -> Optional[A.Expr]:
+    """``c >= c0`` for each counter the loop only increases (``c <= c0`` for one it only
+    decreases) whose every other assignment in the program is ``c := c0`` with c0 a literal or
+    an expression over inputs: a candidate guard for a core (not trusted: INDUCT checks it)."""
+    out = []
+    for c, step in counters(body, s):
+        if isinstance(s, A.For) and c == s.var:
+            starts = [s.lo]
+        else:
+            starts = [
+                n.value
+                for n in A.walk(claim.body)
+                if isinstance(n, A.Assign) and n.targets == (A.Var(c),) and A.Var(c) not in A.walk(n.value)
+            ]
+            starts += [A.Var(c)] * sum(
+                1 for n in A.walk(claim.body) if isinstance(n, A.Sample) and A.Var(c) in n.targets
+            )
+        if len(set(starts)) != 1 or A.free_vars(starts[0]) - set(claim.params):
+            continue
+        if any(st != step for c2, st in counters(claim.body, None) if c2 == c):
+            continue
+        out.append(A.Binary(">=" if step > 0 else "<=", A.Var(c), starts[0]))
+    return and_all(out) if out else None
+
+
+def term_candidates(claim: ExpClaim, g: A.Expr, body: A.Stmt) -> List[Tuple[str, A.Expr]]:
+    out: List[Tuple[str, A.Expr]] = []
+    for a in conjuncts(g):
+        if isinstance(a, A.Binary) and a.op in ("<", "<=", ">", ">="):
+            lo, hi = (a.left, a.right) if a.op in ("<", "<=") else (a.right, a.left)
+            r: A.Expr = A.Binary("-", hi, lo)
+            if a.op in ("<=", ">="):
+                r = A.Binary("+", r, ONE)
+            out.append(("rank", r))
+    if not has_loop(body):
+        for n in A.walk(body):
+            if isinstance(n, A.Sample) and n.dist.func == "bern" and A.free_vars(n.dist.args[0]) <= set(claim.params):
+                p = n.dist.args[0]
+                for d in (p, simp(A.Binary("-", ONE, p))):
+                    if ("exit", d) not in out:
+                        out.append(("exit", d))
+    return out
+
+
+class Search:
+    """The prover's loop search: for each loop, a termination argument and the first core whose
+    INDUCT is valid after skipping ``skip[loop]`` such cores (:func:`prove_with_bound` moves on
+    to later ones when the proof fails further out, e.g. at BUDGET)."""
+
+    def __init__(self, claim: ExpClaim, chk: Checker, beta: A.Expr, skip: Optional[Dict[int, int]] = None):
+        self.claim, self.chk, self.beta = claim, chk, beta
+        self.skip = dict(skip or {})
+        self.order: List[int] = []  # the loops searched, in the order of the first search
+        self.exhausted: set = set()  # loops with no valid core left after the skipped ones
+        self.why = ""
+
+    def __call__(self, key: int, s, f: A.Expr, outer: Wpe) -> LoopAnnot:
+        g, body, _init = as_while(s)
+        where = f"loop at line {_line(s)}"
+        term = None
+        for kind, m in term_candidates(self.claim, g, body):
+            try:
+                obs = term_obligations(where, g, body, LoopAnnot(ZERO, kind, m), self.claim.params)
+            except NotApplicable:
+                continue
+            if all(self.chk.valid(o[2]) == VALID for o in obs):
+                term = (kind, m)
+                break
+        if term is None:
+            self.why = self.why or f"no termination argument found for the {where}"
+            raise NotApplicable(self.why)
+        if key not in self.order:
+            self.order.append(key)
+        skip = self.skip.get(key, 0)
+        for core in core_candidates(self.claim, self.beta, s, g, body, f, self.chk):
+            annot = LoopAnnot(core, term[0], term[1])
+            inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)
+            try:
+                e = invariant(g, core, f)
+                steps = induct_formulas(g, inner.stmt(body, e), core)
+            except NotApplicable:
+                continue
+            if all(self.chk.valid(ob, SEARCH_MS) == VALID for _w, ob in steps):
+                if skip > 0:
+                    skip -= 1
+                    continue
+                outer.annots.update(inner.annots)
+                return annot
+        self.exhausted.add(key)
+        self.why = self.why or f"no invariant expectation found for the {where}"
+        raise NotApplicable(self.why)
+
+
+def prove_with_bound(
+    program: A.Program, cfa, beta: A.Expr, deadline=None
+) -> Tuple[Optional[ExpProof], str, Optional[Checker]]:
+    try:
+        claim = claim_of(program, cfa)
+    except NotApplicable:
+        return None, "", None
+    chk = Checker(claim, deadline)
+    skip: Dict[int, int] = {}
+    first_why = ""
+    for _attempt in range(MAX_ATTEMPTS):
+        search = Search(claim, chk, beta, skip)
+        proof, why = _attempt_proof(claim, chk, beta, search)
+        if proof is not None:
+            return proof, "", chk
+        first_why = first_why or why
+        # the next combination of loop proofs (an odometer over the loops, nearest the end first)
+        for key in search.order:
+            if key in search.exhausted:
+                skip[key] = 0
+                continue
+            skip[key] = skip.get(key, 0) + 1
+            break
+        else:
+            break
+    return None, first_why, chk
+
+
+MAX_ATTEMPTS = 12
+BUDGET_S = 60.0  # the engine's own time limit (within the prover's): a search that long is lost
+
+
+def _attempt_proof(claim: ExpClaim, chk: Checker, beta: A.Expr, search: Search) -> Tuple[Optional[ExpProof], str]:
+    try:
+        _pre, annots, _obs = obligations_for(claim, beta, None, search)
+        pre, annots, obs = obligations_for(claim, beta, annots)  # the proof, from the chosen loop proofs
+    except NotApplicable as exc:
+        return None, str(exc)
+    for kind, where, f in obs:
+        st = chk.valid(f)
+        if st != VALID:
+            why = f"{kind} at {where}: the expected failure does not fit the bound ({st})"
+            if kind == "BUDGET" and annots:
+                lines = ", ".join(str(li.line) for li in loop_infos(claim, annots, chk))
+                why = (
+                    f"no invariant expectation tamp found for the loop(s) at line {lines} gives an "
+                    f"expected failure of at most {show_expr(beta)} ({st})"
+                )
+            elif kind == "BUDGET":
+                shown = show_expr(_simplified(readable(pre, claim, chk)))
+                shown = shown if len(shown) <= 200 else shown[:200] + " …"
+                why = (
+                    f"the expected failure (exact for these coins) is {shown}, which is not at most "
+                    f"{show_expr(beta)} for every input ({st})"
+                )
+            return None, why
+    proof = ExpProof(beta, pre, annots, obs, loop_infos(claim, annots, chk))
+    proof.shown = readable(pre, claim, chk)
+    return proof, ""
+
+
+def _simplified(e: A.Expr) -> A.Expr:
+    """``e`` simplified by sympy for a message (never for a proof); ``e`` itself if that fails."""
+    try:
+        # deferred on purpose: it loads sympy (~1 s); only an unknown's message needs it
+        load_in_proof("sympy")
+        return simplify(e)
+    except Exception:  # noqa: BLE001 - presentation only
+        return e
+
+
+def readable(pre: A.Expr, claim: ExpClaim, chk: Checker) -> A.Expr:
+    """``pre`` for reading (``-v``), never for a proof: conditions over inputs that ``requires``
+    implies (``0 <= 1 - e && 1 - e <= 1``) are dropped with their ``: 1`` branch."""
+
+    params = set(claim.params)
+
+    class _Drop(Transformer):
+        def Cond(self, node, kids):
+            c, t, o = kids
+            if A.free_vars(c) <= params:
+                if chk.valid(c, 500) == VALID:
+                    return t
+                if chk.valid(not_(c), 500) == VALID:
+                    return o
+            return simp(A.Cond(c, t, o))
+
+    try:
+        out: A.Expr = _Drop().walk(pre)
+    except Timeout:
+        return pre
+    return _fold(out)
+
+
+def loop_infos(claim: ExpClaim, annots: Dict[int, LoopAnnot], chk: Checker) -> List[LoopInfo]:
+    """What ``-v`` says about each loop proved by an invariant: the iterations left (a rank),
+    the chance that an iteration goes on (one minus an exit chance, looked up for the text only
+    when the proof used a rank), and the invariant."""
+    out = []
+    loops = [x for x in A.walk(claim.body) if isinstance(x, (A.While, A.For))]
+    for k, s in enumerate(loops):
+        a = annots.get(k)
+        if a is None:
+            continue
+        g, body, _i = as_while(s)
+        rank = a.measure if a.term == "rank" else None
+        delta = a.measure if a.term == "exit" else None
+        if delta is None:
+            for kind, m in term_candidates(claim, g, body):
+                if kind != "exit":
+                    continue
+                try:
+                    obs = term_obligations("", g, body, LoopAnnot(ZERO, kind, m), claim.params)
+                    if all(chk.valid(o[2], 500) == VALID for o in obs):
+                        delta = m
+                        break
+                except (NotApplicable, Timeout):
+                    break
+        parts = []
+        if rank is not None:
+            parts.append(f"at most {show_expr(rank)} iterations left")
+        if delta is not None:
+            parts.append(f"each goes on with probability <= {show_expr(simp(A.Binary('-', ONE, delta)))}")
+        head = ", ".join(parts) + ": " if parts else ""
+        d = f"{head}Pr[fail] from its head <= {show_expr(a.core)} while {show_expr(g)} (one iteration keeps it below)"
+        out.append(LoopInfo(_line(s), a, d))
+    return out
+
+
+# ------------------------------------------------------------------------ results
+
+
+@dataclass(repr=False)
+class ExpectationResult(ProofResult):
+    """A failure bound proved by expected failure (no failure automaton)."""
+
+    proof: Optional[ExpProof] = None
+
+    def to_json(self):
+        out = super().to_json()
+        out["method"] = "expectation"
+        if self.proof is not None:
+            out["expectation"] = {
+                "expected_failure": show_expr(self.proof.pre),
+                "loops": [
+                    {
+                        "line": li.line,
+                        "core": show_expr(li.annot.core),
+                        "termination": li.annot.term,
+                        "measure": show_expr(li.annot.measure),
+                    }
+                    for li in self.proof.loops
+                ],
+            }
+        return out
+
+    def derivation_text(self, simplify: Callable[[str], str] = lambda t: t) -> str:
+        """The one-line derivation ``-v`` shows: each loop's invariant, then the expected
+        failure at the start (``simplify`` is the report's formula simplifier)."""
+        if self.proof is None:
+            return ""
+        parts = [f"loop at line {li.line}: {li.derivation}" for li in self.proof.loops]
+        pre = show_expr(self.proof.shown if self.proof.shown is not None else self.proof.pre)
+        pre = (simplify(pre) or pre) if len(pre) < 400 else pre
+        if len(pre) > 160:
+            pre = pre[:160] + " …"
+        beta = show_expr(self.proof.beta)
+        parts.append(f"expected failure {pre}  <=  {simplify(beta) or beta}")
+        return "; ".join(parts)
+
+    def render_text(self) -> str:
+        lines = [ProofResult.render_text(self).split("\n  axioms:")[0]]
+        if self.proof is not None:
+            pre = show_expr(self.proof.pre)
+            if len(pre) > 300:
+                pre = pre[:300] + " …"
+            lines.append("  expected failure (discrete samples weighted by their probabilities):")
+            lines.append(f"    Pr[fail] <= {pre} <= {show_expr(self.proof.beta)}")
+            for li in self.proof.loops:
+                lines.append(f"  loop at line {li.line}: {li.derivation}")
+            lines.append(
+                f"  obligations: {len(self.proof.obligations)} valid under `requires` (loop steps, termination, budget)"
+            )
+        return "\n".join(lines)
+
+
+def exp_result(program, cfa, proof: ExpProof, t0: float, chk: Optional[Checker] = None) -> ExpectationResult:
+    st = checker_stats("expectation", len(proof.obligations), chk)
+    return ExpectationResult(
+        program.name,
+        "failure-bound",
+        "proved",
+        time.monotonic() - t0,
+        show_expr(proof.beta),
+        "",
+        cfa=cfa,
+        stats=st,
+        obligations=[Obligation(k, w, "valid") for k, w, _f in proof.obligations],
+        proof=proof,
+    )
+
+
+def try_expectation(program, cfa, deadline, t0) -> Tuple[Optional[ExpectationResult], str]:
+    """(a proved result, "") or (None, why not; "" when the program is outside the rules)."""
+    budget = time.monotonic() + BUDGET_S
+    deadline = budget if deadline is None else min(deadline, budget)
+    try:
+        proof, why, chk = prove_with_bound(program, cfa, cfa.bound, deadline)
+    except Timeout:
+        return None, "timeout"
+    except Exception:  # noqa: BLE001 - a construct this engine does not model: no proof, and the
+        return None, ""  # union bound's answer stands (never a traceback for the user)
+    if proof is None:
+        return None, why
+    return exp_result(program, cfa, proof, t0, chk), ""

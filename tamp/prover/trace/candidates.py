@@ -1,0 +1,118 @@
+"""Axiom proposals for a sampling statement, derived from the specification and the bound.
+
+For a ``"choice"`` family every choice is proposed. For a ``"real"`` family (a tail bound
+with failure parameter f) the parameter is *derived*, not enumerated blindly:
+
+* from the postcondition and bound: for every ``log(E)`` in them, ``f = 1/E`` (so that the
+  family's ``log(1/f)`` becomes ``log(E)``), ``f = 2/E`` (for ``log(2/f)`` shapes) and
+  ``f = 1/(2E)`` (one-sided ``log(1/(2f))``);
+* from the budget: ``f = β/k`` for k = 1 … the number of real-parameter samplings.
+
+Each proposal is joined (union bound) with the cost-0 support facts of the distribution
+(families whose name starts with ``support``), so a sampling always tells what it can for free.
+Proposals are ordered cost-0 first, then in the order above.
+"""
+
+from __future__ import annotations
+
+from typing import List, Sequence
+
+import axioms
+from axioms.base import union_bound
+from lang import ast as A
+from tamp.prover.base.exprs import divide, reciprocal
+
+
+def _families(dist: A.Call):
+    return axioms.families_for(dist)
+
+
+def _instantiate(fam, targets, dist, param):
+    try:
+        return fam.instantiate(tuple(targets), dist, param)
+    except (ValueError, TypeError, NotImplementedError):
+        return None
+
+
+def log_arguments(exprs: Sequence[A.Expr]) -> List[A.Expr]:
+    """The arguments E of every ``log(E)`` in ``exprs``, without repeats."""
+    out = []
+    for e in exprs:
+        for n in A.walk(e):
+            if isinstance(n, A.Call) and n.func == "log" and n.args and n.args[0] not in out:
+                out.append(n.args[0])
+    return out
+
+
+def real_parameters(spec_exprs: Sequence[A.Expr], beta: A.Expr, n_real: int) -> List[A.Expr]:
+    """Candidate values of a real failure parameter f (see the module docstring)."""
+    out: List[A.Expr] = []
+    for E in log_arguments(spec_exprs):
+        r = reciprocal(E)
+        for f in (
+            r,
+            A.Binary("*", A.num(2), r) if not isinstance(r, A.Num) else A.Num(2 * r.value, False),
+            A.Binary("/", r, A.num(2)) if not isinstance(r, A.Num) else A.Num(r.value / 2, False),
+        ):
+            if f not in out:
+                out.append(f)
+    for k in range(1, max(n_real, 1) + 1):
+        f = divide(beta, k)
+        if f not in out:
+            out.append(f)
+    return out
+
+
+def support_instance(stmt: A.Sample):
+    """The union of every support family's (cost-0) axiom for this sampling, or None."""
+    insts = []
+    for fam in _families(stmt.dist):
+        if not fam.name.startswith("support"):
+            continue
+        params = list(fam.choices(stmt.dist)) if fam.param_kind == "choice" else [None]
+        inst = _instantiate(fam, stmt.targets, stmt.dist, params[0] if params else None)
+        if inst is not None:
+            insts.append(inst)
+    if not insts:
+        return None
+    if len(insts) == 1:
+        return insts[0]
+
+    return union_bound(insts)
+
+
+def proposals(stmt: A.Sample, spec_exprs: Sequence[A.Expr], beta: A.Expr, n_real: int) -> list:
+    """Axiom instances for ``stmt``, cheapest (cost 0) first, each joined with support facts."""
+    sup = support_instance(stmt)
+    raw = []
+    for fam in _families(stmt.dist):
+        if fam.name.startswith("support"):
+            continue
+        if fam.param_kind == "choice":
+            params = list(fam.choices(stmt.dist))
+        else:
+            params = real_parameters(spec_exprs, beta, n_real)
+        for prm in params:
+            inst = _instantiate(fam, stmt.targets, stmt.dist, prm)
+            if inst is not None:
+                raw.append(inst)
+    out, seen = [], set()
+    if sup is not None:
+        out.append(sup)
+        seen.add((sup.bad, sup.cost))
+    for inst in raw:
+        if sup is not None:
+            joined = union_bound([inst, sup], inst.family)
+            joined = type(inst)(inst.family, joined.bad, joined.cost, joined.side, inst.param, inst.note)
+            inst = joined
+        key = (inst.bad, inst.cost)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(inst)
+    zero = [i for i in out if isinstance(i.cost, A.Num) and i.cost.value == 0]
+    rest = [i for i in out if not (isinstance(i.cost, A.Num) and i.cost.value == 0)]
+    # literal costs in increasing order, symbolic ones after, stable
+    lit = sorted([i for i in rest if isinstance(i.cost, A.Num)], key=lambda i: i.cost.value)
+    sym = [i for i in rest if not isinstance(i.cost, A.Num)]
+    return zero + lit + sym

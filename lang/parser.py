@@ -23,6 +23,7 @@ from lark.visitors import Transformer_NonRecursive
 
 from . import ast as A
 from .errors import ParseError, TampError, error_at
+from .files import read_text
 from .gcpause import paused_gc
 from .lalr import Driver, Fallback
 from .recursion import MAX_DEPTH, nesting_overflow
@@ -555,9 +556,6 @@ def parse(text: str, path: str = "<string>") -> A.SourceFile:
 def parse_file(path: str) -> A.SourceFile:
     """Read and parse a file; an unreadable file or invalid UTF-8 is a :class:`ParseError` too
     (:func:`lang.loader.load` also type-checks)."""
-    # deferred on purpose: lang.loader imports this module (the loader parses)
-    from .loader import read_text
-
     return parse(read_text(path), str(path))
 
 

@@ -8,7 +8,7 @@ import time
 
 from lang.errors import TampError
 
-from .common import add_file_arguments, emit_json, load_programs, render_graphviz, write_output
+from .common import add_file_arguments, emit_json, load_programs, refuse_inputs, render_graphviz, write_output
 from .jsonout import envelope
 from .options import output_file_or_dir
 
@@ -89,6 +89,9 @@ def run(args) -> int:
     src, progs = load_programs(args)
     targets = _dot_targets(args.dot, [p.name for p in progs]) if args.dot else {}
     cfas = [build_cfa(p, path=src.path, source=src.text) for p in progs]
+    for target in targets.values():  # every file checked before the first is written
+        refuse_inputs(target, "--dot", [args.file])
+        refuse_inputs(os.path.splitext(target)[0] + ".svg", "--dot", [args.file])
     for c in cfas if args.dot else ():
         _write(targets[c.name], c.to_dot(), args.json, [args.file])
     if args.json:

@@ -12,7 +12,7 @@ from lang.inputs import show
 
 from ..progress import for_terminal
 from ..report.text import count, program_lines, summary_line
-from .common import atomic_output, emit_json, render_graphviz, write_output
+from .common import atomic_output, emit_json, refuse_inputs, render_graphviz, write_output
 from .console import Printer
 from .jsonout import ERROR, envelope, error_object
 from .options import (
@@ -111,7 +111,11 @@ def write_dot(results, out_dir: str, texts=None, inputs=()) -> list:
     except OSError as exc:
         raise TampError(f"cannot write into {out_dir}: {exc.strerror or exc}", "--dot") from None
     written = []
-    for stem, text in (dot_texts(results) if texts is None else texts).items():
+    texts = dot_texts(results) if texts is None else texts
+    for stem in texts:  # every file checked before the first is written
+        refuse_inputs(os.path.join(out_dir, f"{stem}.dot"), "--dot", inputs)
+        refuse_inputs(os.path.join(out_dir, f"{stem}.svg"), "--dot", inputs)
+    for stem, text in texts.items():
         path = os.path.join(out_dir, f"{stem}.dot")
         write_output(path, text, "--dot", inputs)
         written.append(path)

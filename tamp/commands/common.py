@@ -126,6 +126,11 @@ def atomic_output(path: str, option: str, inputs: Iterable[Optional[str]] = ()) 
     try:
         yield tmp
         os.chmod(tmp, _mode_for(target))
+        fd = os.open(tmp, os.O_RDONLY)
+        try:  # on disk before the rename: a crash then leaves the old file or the whole new one
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, target)
     except OSError as exc:
         raise TampError(f"cannot write {path}: {exc.strerror or exc}", option) from None

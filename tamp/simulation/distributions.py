@@ -81,14 +81,17 @@ class Sampler:
         run or one for all, 0 standing for 2^64): 64-bit words by rejection (:func:`.draws.below`),
         a rejected run drawing again. Each try is accepted with probability > 1/2, so
         MAX_REJECTION_ROUNDS rounds fail with probability < 2^-2000 per run."""
-        k = np.broadcast_to(np.asarray(k, dtype=np.uint64), (ctx.n,))
+        k = np.asarray(k, dtype=np.uint64)
+        if k.ndim and len(k) and k.min() == k.max():  # one count for every run: one 2^64 mod k
+            k = k[0]
+        one = k.ndim == 0
         out = np.zeros(ctx.n, dtype=np.uint64)
         pending = np.arange(ctx.n)
         for _ in range(MAX_REJECTION_ROUNDS):
             if len(pending) == 0:
                 return out
             sub = ctx if len(pending) == ctx.n else ctx.restrict(np.isin(np.arange(ctx.n), pending))
-            value, ok = below(sub.words(self.ev.key), k[pending])
+            value, ok = below(sub.words(self.ev.key), k if one else k[pending])
             out[pending[ok]] = value[ok]
             pending = pending[~ok]
         raise RuntimeError("uniform integer draw: rejection sampling did not finish")  # pragma: no cover
@@ -156,7 +159,14 @@ class Sampler:
         Pr(j) ∝ exp(-j/s), drawn exactly uniform (:meth:`_below`) and accepted with probability
         exp(-j/s) >= exp(-2^-10). There s only steers the sampling (as a float: a relative error
         of 2^-53 in the scale moves every probability by about as much)."""
-        sf = self._float(s, ctx)
+        a = np.asarray(s)
+        sf = (
+            a.real
+            if a.dtype == np.complex128
+            else a.astype(np.float64)
+            if a.dtype.kind in "iu"
+            else self._float(s, ctx)
+        )
         large = sf > LARGE_SCALE
         if not large.any():
             return self._geometric_domain(s, ctx, call)

@@ -58,6 +58,11 @@ def below(w: np.ndarray, k: np.ndarray) -> tuple:
     fresh word (probability < 1/2 per try). Integer arithmetic only: no float rounds the range,
     so every integer of ``0 .. k-1`` is drawn with probability exactly 1/k."""
     w, k = np.asarray(w, dtype=np.uint64), np.asarray(k, dtype=np.uint64)
+    if k.ndim == 0:  # one k for every word: 2^64 mod k once, in Python's exact ints
+        k0 = int(k) or 2**64
+        rest = 2**64 % k0
+        accepted = np.ones(w.shape, dtype=bool) if rest == 0 else w <= np.uint64(2**64 - 1 - rest)
+        return (w if k0 == 2**64 else w % np.uint64(k0)), accepted
     whole = k == 0  # k = 2^64: every word is a value
     kk = np.where(whole, np.uint64(1), k)
     with np.errstate(over="ignore"):

@@ -91,3 +91,11 @@ def test_dexp_mid_scale_mean():
     x = run_samples(f"program d() {{ x ~ dexp(5, {s}); }}", {}, runs=20000, seed=4)["x"]
     assert x.min() >= 5
     assert abs((x.mean() - 5) / s - 1) < 5 / math.sqrt(20000)
+
+
+def test_below_one_k_for_all_agrees_with_one_k_per_word():
+    w = np.random.default_rng(1).integers(0, 2**64, size=5000, dtype=np.uint64)
+    for k in [1, 2, 3, 7, 10**18, 2**63 + 1, 2**64 - 1, 0]:
+        (v1, ok1), (v2, ok2) = below(w, np.uint64(k)), below(w, np.full(len(w), k, dtype=np.uint64))
+        assert (ok1 == ok2).all() and (v1[ok1] == v2[ok2]).all(), k
+        assert k == 0 or (v1 < k).all()

@@ -28,6 +28,7 @@ from lang.recursion import deep_recursion
 from lang.suggest import closest, did_you_mean
 
 from . import __version__
+from .commands.common import guard_outputs
 from .commands.jsonout import VERDICTS, emit, envelope, error_envelope
 from .commands.options import MIN_MEMORY_MB, memory_mb
 from .core.timelimit import CommandTimeout, time_limit
@@ -200,6 +201,8 @@ def _main(argv) -> int:
     try:
         if args.max_memory:
             _limit_memory(args.max_memory)
+        # no output option names an input file (or another output's file): before any work
+        guard_outputs(getattr(parser, "commands", {})[args.command], args, command_module(args.command))
         limit = getattr(args, "timeout", None) if args.command in WHOLE_RUN_TIMEOUT else None
         with deep_recursion(), time_limit(limit):  # nesting up to lang.recursion.MAX_DEPTH
             code = args._run(args)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from tamp.executor import ENV_SCHEDULER, ExecutorError
 
+from .common import write_output
 from .console import FileStream
 from .jsonout import ERROR, envelope, jsonable
 from .options import add_executor_arguments, make_executor, output_file, seconds
@@ -44,6 +45,11 @@ def add_arguments(p):
         type=output_file,
         help="also write the table as Markdown (e.g. benchmarks/results.md)",
     )
+
+
+def input_files(args):
+    """The files this command reads (no output may be one of them: common.guard_outputs)."""
+    return find_files(args.dirs)
 
 
 def find_files(paths):
@@ -271,7 +277,7 @@ def run(args) -> int:
     if args.json:
         verdict = {0: "ok", 1: "unexpected", 2: ERROR}[code]
         data = envelope(NAME, verdict, code, total, machine=machine_note(), total_s=total, rows=rows)
-        Path(args.json).write_text(json.dumps(jsonable(data), indent=2, default=str))
+        write_output(args.json, json.dumps(jsonable(data), indent=2, default=str), "--json", map(str, files))
     if args.markdown:
-        Path(args.markdown).write_text(render_markdown(rows, total))
+        write_output(args.markdown, render_markdown(rows, total), "--markdown", map(str, files))
     return code

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import time
 
 from lang.errors import TampError
 
-from .common import add_file_arguments, emit_json, load_programs
+from .common import add_file_arguments, emit_json, load_programs, refuse_inputs, render_graphviz, write_output
 from .jsonout import envelope
 from .options import output_file_or_dir
 
@@ -53,30 +52,31 @@ def _dot_targets(out: str, names):
                 "--dot",
             )
         return {names[0]: out}
-    os.makedirs(out, exist_ok=True)
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as exc:
+        raise TampError(f"cannot write into {out}: {exc.strerror or exc}", "--dot") from None
     return {n: os.path.join(out, f"{n}.dot") for n in names}
 
 
-def _write(path: str, text: str, quiet: bool) -> None:
+def _write(path: str, text: str, quiet: bool, inputs) -> None:
+    """One graph to ``path`` (atomically, never over one of ``inputs``): graphviz text, or an
+    image graphviz renders; a .dot file is also rendered as .svg when graphviz is installed."""
     fmt = os.path.splitext(path)[1].lower()
     if fmt not in _DOT_SOURCE:  # an image: graphviz renders it
-        proc = subprocess.run(
-            ["dot", f"-T{fmt[1:]}", "-o", path], input=text, text=True, capture_output=True, check=False
-        )
-        if proc.returncode != 0:
-            raise TampError(f"{path}: graphviz could not write it: {proc.stderr.strip()[:200]}", "--dot")
+        failure = render_graphviz(text, path, "--dot", inputs)
+        if failure is not None:
+            raise TampError(f"{path}: graphviz could not write it: {failure}", "--dot")
         if not quiet:
             print(f"wrote {path}")
         return
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
+    write_output(path, text, "--dot", inputs)
     if shutil.which("dot"):
         svg = os.path.splitext(path)[0] + ".svg"
-        subprocess.run(
-            ["dot", "-Tsvg", path, "-o", svg], check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        if not quiet:
+        if render_graphviz(text, svg, "--dot", inputs) is None and not quiet:
             print(f"wrote {path} and {svg}")
+        elif not quiet:
+            print(f"wrote {path} (graphviz could not render {svg})")
     elif not quiet:
         print(f"wrote {path} (render it with: dot -Tsvg {path} -o {os.path.splitext(path)[0]}.svg)")
 
@@ -89,11 +89,11 @@ def run(args) -> int:
     src, progs = load_programs(args)
     targets = _dot_targets(args.dot, [p.name for p in progs]) if args.dot else {}
     cfas = [build_cfa(p, path=src.path, source=src.text) for p in progs]
+    for target in targets.values():  # every file checked before the first is written
+        refuse_inputs(target, "--dot", [args.file])
+        refuse_inputs(os.path.splitext(target)[0] + ".svg", "--dot", [args.file])
     for c in cfas if args.dot else ():
-        try:
-            _write(targets[c.name], c.to_dot(), args.json)
-        except OSError as exc:
-            raise TampError(f"cannot write {targets[c.name]}: {exc.strerror or exc}", "--dot") from None
+        _write(targets[c.name], c.to_dot(), args.json, [args.file])
     if args.json:
         emit_json(envelope(NAME, "ok", 0, time.monotonic() - t0, file=src.path, programs=[c.to_json() for c in cfas]))
     elif not args.dot:

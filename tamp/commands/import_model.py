@@ -14,6 +14,7 @@ import sys
 import time
 
 from lang.errors import TampError
+from tamp.commands.common import write_output
 from tamp.commands.jsonout import emit, envelope
 from tamp.commands.options import input_file, output_file
 
@@ -75,11 +76,7 @@ def run(args) -> int:
         sys.stdout.write(r.text)
         return 0
     if out is not None:
-        try:
-            with open(out, "w", encoding="utf-8") as fh:
-                fh.write(r.text)
-        except OSError as exc:
-            raise TampError(f"cannot write {out}: {exc.strerror}", "--output") from None
+        write_output(out, r.text, "--output", [args.model, args.spec])
     prog = r.program
     if args.json:
         program = {

@@ -142,6 +142,11 @@ def output_file_or_dir(path: str) -> str:
     return output_file(path)
 
 
+#: The argparse types of output options: tamp.commands.common.guard_outputs checks every option
+#: of these types against the command's inputs before the command runs.
+OUTPUT_TYPES = (output_file, output_dir, output_file_or_dir)
+
+
 class InputAction(argparse.Action):
     """``--input NAME=VALUE`` (repeatable) into ``{name: value}``; a malformed value or the same
     name twice is a usage error naming the option. Whether the value fits the parameter's type

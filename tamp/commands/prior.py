@@ -10,6 +10,7 @@ import sys
 
 from lang.errors import TampError
 
+from .common import write_output
 from .options import input_file, output_file, positive_int
 from .robust import features_list
 
@@ -43,7 +44,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     if getattr(args, "action", None) != "fit":
         raise TampError("expected an action: tamp prior fit DATA.csv -o PRIOR.json", "tamp prior")
-    from tamp.models.prior import fit_prior, prior_text, save_prior
+    from tamp.models.prior import fit_prior, prior_text
     from tamp.models.spec import parse_range
     from tamp.models.table import load_table
 
@@ -65,7 +66,7 @@ def run(args) -> int:
     if args.output is None:
         sys.stdout.write(prior_text(prior) + "\n")
         return 0
-    save_prior(prior, args.output)
+    write_output(args.output, prior_text(prior) + "\n", "--output", [args.data])
     print(
         f"{args.output}: {len(prior.cells)} cells over {len(prior.features)} features "
         f"({len(prior.categorical)} categorical) from {prior.rows} rows"

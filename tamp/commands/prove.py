@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import time
 
@@ -13,7 +12,7 @@ from lang.inputs import show
 
 from ..progress import for_terminal
 from ..report.text import count, program_lines, summary_line
-from .common import emit_json
+from .common import atomic_output, emit_json, refuse_inputs, render_graphviz, write_output
 from .console import Printer
 from .jsonout import ERROR, envelope, error_object
 from .options import (
@@ -90,9 +89,10 @@ def _write_report(args, result) -> None:
         + [f"--input {k}={show(v)}" for k, v in args.input.items()]
     )
     try:
-        write_report(args.report, result, source, command=command)
+        with atomic_output(args.report, "--report", [args.file]) as tmp:
+            write_report(tmp, result, source, command=command)
     except OSError as exc:
-        raise TampError(f"cannot write the report: {exc.strerror or exc}", args.report) from None
+        raise TampError(f"cannot write the report {args.report}: {exc.strerror or exc}", "--report") from None
     if not args.json and not args.quiet:
         print(f"report: written to {args.report}")
 
@@ -102,24 +102,24 @@ def dot_texts(results) -> dict:
     return {stem: text for r in results for part in r.parts for stem, text in part.to_dot().items()}
 
 
-def write_dot(results, out_dir: str, texts=None) -> list:
+def write_dot(results, out_dir: str, texts=None, inputs=()) -> list:
     """Write each failure-bound result's automata as ``.dot`` (and ``.svg`` when graphviz's
-    ``dot`` binary is installed); ``texts``: those of :func:`dot_texts`, made elsewhere. Returns
-    the files written."""
-    os.makedirs(out_dir, exist_ok=True)  # its parent exists (checked by options.output_dir)
+    ``dot`` binary is installed); ``texts``: those of :func:`dot_texts`, made elsewhere. Each
+    file is written atomically and never over one of ``inputs``. Returns the files written."""
+    try:
+        os.makedirs(out_dir, exist_ok=True)  # its parent exists (checked by options.output_dir)
+    except OSError as exc:
+        raise TampError(f"cannot write into {out_dir}: {exc.strerror or exc}", "--dot") from None
     written = []
-    for stem, text in (dot_texts(results) if texts is None else texts).items():
+    texts = dot_texts(results) if texts is None else texts
+    for stem in texts:  # every file checked before the first is written
+        refuse_inputs(os.path.join(out_dir, f"{stem}.dot"), "--dot", inputs)
+        refuse_inputs(os.path.join(out_dir, f"{stem}.svg"), "--dot", inputs)
+    for stem, text in texts.items():
         path = os.path.join(out_dir, f"{stem}.dot")
-        with open(path, "w") as fh:
-            fh.write(text)
+        write_output(path, text, "--dot", inputs)
         written.append(path)
-        if shutil.which("dot"):
-            subprocess.run(
-                ["dot", "-Tsvg", path, "-o", path[:-4] + ".svg"],
-                check=False,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
+        if shutil.which("dot") and render_graphviz(text, path[:-4] + ".svg", "--dot", inputs) is None:
             written.append(path[:-4] + ".svg")
     return written
 
@@ -133,9 +133,12 @@ def _write_certificate(args, result, inputs) -> None:
         source = fh.read()
     cert = file_certificate(result, source, args.bound, inputs)
     try:
-        write_certificate(args.certificate, cert)
+        with atomic_output(args.certificate, "--certificate", [args.file]) as tmp:
+            write_certificate(tmp, cert)
     except OSError as exc:
-        raise TampError(f"cannot write the certificate {args.certificate}: {exc.strerror or exc}") from None
+        raise TampError(
+            f"cannot write the certificate {args.certificate}: {exc.strerror or exc}", "--certificate"
+        ) from None
     if not args.json and not args.quiet:
         n = (
             len(cert["programs"])
@@ -202,7 +205,7 @@ def _run_many(args, files, jobs) -> int:
         verdicts.extend(out["verdicts"])
         jsons.append(out["json"])
         if args.dot:
-            _report_dot(args, write_dot([], args.dot, out["dot"]))
+            _report_dot(args, write_dot([], args.dot, out["dot"], inputs=files))
         printer.print(out["lines"])
     code = max(codes, key=_WORST.index)
     if args.json:
@@ -309,7 +312,7 @@ def _run_one(args, printer, summary=True, executor=None):
         if progress is not None:
             progress.close()
     if args.dot:
-        _report_dot(args, write_dot(result.programs, args.dot))
+        _report_dot(args, write_dot(result.programs, args.dot, inputs=[args.file]))
     if getattr(args, "certificate", None):
         _write_certificate(args, result, inputs)
     if getattr(args, "report", None):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import time
 
 from lang.errors import TampError
 
-from .common import emit_json, load_programs
+from .common import atomic_output, emit_json, load_programs
 from .jsonout import envelope
 from .options import output_file, seconds
 
@@ -110,7 +111,15 @@ def run(args) -> int:
         from tamp.causal import querylog
 
         logged = dict(q, file=os.path.abspath(args.file))
-        querylog.append(args.log, logged, res.answer, res.time_s)
+        # appended atomically: the log so far and the new line go to a temporary file that
+        # replaces the log, so an interrupted run leaves the old log whole
+        with atomic_output(args.log, "--log", [args.file, args.replay]) as tmp:
+            if os.path.exists(args.log):
+                shutil.copyfile(args.log, tmp)
+            try:
+                querylog.append(tmp, logged, res.answer, res.time_s)
+            except TampError as exc:
+                raise TampError(f"cannot write the query log {args.log}: {exc.message}", "--log") from None
     code = 0 if res.answer is not None else 1  # unknown, or vacuous (the scenario has no execution)
     if args.json:
         body = dict(res.to_json(), file=args.file)

@@ -26,7 +26,7 @@ from tamp.results import PROVED, UNKNOWN, VIOLATED
 
 from .independence import independent
 from .mass import Node
-from .paths import Executor
+from .paths import MAX_TAIL_VALUES, Executor
 from .result import ClauseReport, ProbResult, TermReport
 from .terms import CellMasses, Term, TermCells, make_term, term_cells
 
@@ -211,6 +211,28 @@ class Problem:
         return total + len(self.masses.cells)
 
 
+def _stuck_message(prob: Problem) -> str:
+    """Why the bounds stopped narrowing: the truncated tail of a dlap/dexp (the mass it leaves
+    out is in every upper bound and no refinement removes it), or else intervals that cannot be
+    separated (an exact tie, or cells the integrator cannot narrow)."""
+    lost = prob.ex.lost
+    tie = "the bounds cannot be refined further (the comparison may be an exact tie)"
+    if lost <= 0:
+        return tie
+    # the width the cells leave, apart from the lost mass
+    rest = max(
+        (s.interval().hi - s.lost - s.interval().lo for t in prob.terms.values() for s in (t.hit, t.miss)),
+        default=Fraction(0),
+    )
+    truncated = (
+        f"a dlap/dexp tail is truncated: tamp enumerates at most {MAX_TAIL_VALUES} values on each side, and "
+        f"the probability mass left beyond them (at most {float(lost):.3g}) keeps the bounds apart"
+    )
+    if lost >= rest:
+        return truncated
+    return f"{truncated}; also {tie[0].lower()}{tie[1:]}"
+
+
 def decide_program(
     program: A.Program,
     inputs: Optional[Dict[str, object]] = None,
@@ -257,7 +279,7 @@ def decide_program(
             message = f"timeout after {timeout:g} s: the intervals did not separate"
             break
         if not prob.refine_step(budget):
-            message = "the bounds cannot be refined further (the comparison may be an exact tie)"
+            message = _stuck_message(prob)
             break
     v = PROVED if verdict is True else VIOLATED if verdict is False else UNKNOWN
     terms = [TermReport(t.text, vals[p]) for p, t in prob.terms.items()]

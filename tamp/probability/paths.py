@@ -47,6 +47,9 @@ from .symbolic import Affine, And, Formula, Lit, Not, Or, as_affine, cases, comp
 MAX_ITERATIONS = 100_000
 MAX_PATHS = 200_000
 TAIL_EPS = Fraction(1, 2**40)
+#: At most this many values on each side of a dlap/dexp are enumerated; the mass beyond them is
+#: ``Executor.lost`` (added to the upper bound of every probability).
+MAX_TAIL_VALUES = 5000
 ONE = Interval.point(1)
 
 
@@ -573,7 +576,7 @@ class Executor:
             qk = (qk * q).tidy(100)
             tail = (qk * (2 * inv if two_sided else Interval.point(1))).hi
             k += 1
-            if tail <= TAIL_EPS or k > 5000:
+            if tail <= TAIL_EPS or k > MAX_TAIL_VALUES:
                 break
         self.lost += p.weight.hi * tail
         return self._choices(p, items)

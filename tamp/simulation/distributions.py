@@ -14,11 +14,13 @@ import numpy as np
 
 from lang import ast as A
 
-from .draws import exponential, laplace, normal
+from .draws import below, exponential, laplace, normal
 from .evaluate import Ctx, Evaluator
 from .values import full
 
 MAX_REJECTION_ROUNDS = 2000
+#: Above this scale ``dexp``/``dlap`` draw their geometric in two exact parts (see _geometric).
+LARGE_SCALE = 2.0**20
 
 
 class Sampler:
@@ -74,9 +76,25 @@ class Sampler:
     def _mul(self, x, y, ctx, call):
         return self.ev.num_op("*", x, y, ctx, call)
 
-    def _index(self, u, k):
-        """floor(u * k) per run, in [0, k)."""
-        return np.minimum(np.floor(u * k).astype(np.int64), np.asarray(k) - 1)
+    def _below(self, ctx, k) -> np.ndarray:
+        """Per run an exactly uniform integer of ``0 .. k-1`` (uint64; ``k`` a uint64 count per
+        run or one for all, 0 standing for 2^64): 64-bit words by rejection (:func:`.draws.below`),
+        a rejected run drawing again. Each try is accepted with probability > 1/2, so
+        MAX_REJECTION_ROUNDS rounds fail with probability < 2^-2000 per run."""
+        k = np.asarray(k, dtype=np.uint64)
+        if k.ndim and len(k) and k.min() == k.max():  # one count for every run: one 2^64 mod k
+            k = k[0]
+        one = k.ndim == 0
+        out = np.zeros(ctx.n, dtype=np.uint64)
+        pending = np.arange(ctx.n)
+        for _ in range(MAX_REJECTION_ROUNDS):
+            if len(pending) == 0:
+                return out
+            sub = ctx if len(pending) == ctx.n else ctx.restrict(np.isin(np.arange(ctx.n), pending))
+            value, ok = below(sub.words(self.ev.key), k if one else k[pending])
+            out[pending[ok]] = value[ok]
+            pending = pending[~ok]
+        raise RuntimeError("uniform integer draw: rejection sampling did not finish")  # pragma: no cover
 
     # ---------------------------------------------------------------- discrete
     def _bern(self, call, ctx):
@@ -93,8 +111,10 @@ class Sampler:
         lo, hi = self._int_arg(call, ctx, lo, 0), self._int_arg(call, ctx, hi, 1)
         bad = lo > hi
         self.ev.check(bad, ctx, call, lambda k: f"unif(lo, hi) needs lo <= hi ({k})")
-        k = np.where(bad, 1, hi - lo + 1)
-        return lo + self._index(self._u(ctx), k)
+        lo, hi = np.asarray(lo, dtype=np.int64), np.asarray(hi, dtype=np.int64)
+        with np.errstate(over="ignore"):  # modulo 2^64: hi - lo + 1 and lo + i are exact there
+            k = np.where(bad, np.uint64(1), hi.astype(np.uint64) - lo.astype(np.uint64) + np.uint64(1))
+            return (lo.astype(np.uint64) + self._below(ctx, k)).astype(np.int64)
 
     def _set_elements(self, e: A.Expr, ctx: Ctx) -> List[object]:
         """The elements of a set expression: a literal ``{…}`` or a product ``S1 * S2`` (pairs)."""
@@ -117,7 +137,7 @@ class Sampler:
         elems = self._set_elements(call.args[0], ctx)
         if not elems:
             raise self.ev.error("unif of an empty set", call)
-        pick = self._index(self._u(ctx), len(elems))
+        pick = self._below(ctx, len(elems)).astype(np.int64)
         return self._choose(elems, pick, ctx.n)
 
     def _choose(self, elems, pick, n):
@@ -129,10 +149,57 @@ class Sampler:
         return stacked[pick, np.arange(n)]
 
     def _geometric(self, s, ctx, call):
-        """Per run: G >= 0 with Pr(G >= g) = exp(-g/s): floor(s * E) for a standard exponential E."""
+        """Per run: G >= 0 with Pr(G >= g) = exp(-g/s).
+
+        Up to LARGE_SCALE, ``floor(s * E)`` for a standard exponential E, in the number domain.
+        Beyond it a float E (53 bits) would leave most integers undrawable (``floor(2^60 * E)``
+        is nearly always even), so G is split as ``m*H + J`` with m = 2^k, s/m in [2^10, 2^11):
+        for a geometric G the quotient H and remainder J are independent, H is geometric with
+        scale s/m (small: ``floor(s/m * E)`` is fine-grained) and J is on 0..m-1 with
+        Pr(j) ∝ exp(-j/s), drawn exactly uniform (:meth:`_below`) and accepted with probability
+        exp(-j/s) >= exp(-2^-10). There s only steers the sampling (as a float: a relative error
+        of 2^-53 in the scale moves every probability by about as much)."""
+        a = np.asarray(s)
+        sf = (
+            a.real
+            if a.dtype == np.complex128
+            else a.astype(np.float64)
+            if a.dtype.kind in "iu"
+            else self._float(s, ctx)
+        )
+        large = sf > LARGE_SCALE
+        if not large.any():
+            return self._geometric_domain(s, ctx, call)
+        out = np.zeros(ctx.n, dtype=np.int64)
+        if (~large).any():
+            out[~large] = self._geometric_domain(np.asarray(s)[~large], ctx.restrict(~large), call)
+        out[large] = self._geometric_large(sf[large], ctx.restrict(large))
+        return out
+
+    def _geometric_domain(self, s, ctx, call):
         g, unsure = self.dom.floor(self._mul(s, self._variate(ctx, exponential), ctx, call))
         ctx.mark_unsure(unsure)
         return g
+
+    def _geometric_large(self, sf: np.ndarray, ctx) -> np.ndarray:
+        _, e = np.frexp(sf)  # 2^(e-1) <= sf < 2^e
+        k = np.minimum(e - 11, 52)
+        m = np.ldexp(1.0, k)
+        h = np.floor(sf / m * exponential(ctx.uniforms(self.ev.key)))
+        j = np.zeros(ctx.n, dtype=np.uint64)
+        pending = np.arange(ctx.n)
+        for _ in range(MAX_REJECTION_ROUNDS):
+            if len(pending) == 0:
+                break
+            sub = ctx.restrict(np.isin(np.arange(ctx.n), pending))
+            cand = self._below(sub, m[pending].astype(np.uint64))
+            ok = sub.uniforms(self.ev.key) < np.exp(-cand.astype(np.float64) / sf[pending])
+            j[pending[ok]] = cand[ok]
+            pending = pending[~ok]
+        big = h * m + m >= 2.0**62  # past the simulator's ints: undecided, as dom.floor does
+        ctx.mark_unsure(big)
+        hm = np.where(big, 0, h * m).astype(np.int64)
+        return np.where(big, 0, hm + j.astype(np.int64))
 
     def _dlap(self, call, ctx):
         m, s = self._args(call, ctx, 2)

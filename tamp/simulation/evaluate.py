@@ -29,7 +29,7 @@ from lang.errors import error_at
 
 from . import arith_ball
 from .arith import BallDomain, is_bool, is_int
-from .draws import uniforms
+from .draws import uniforms, words
 from .errors import SimulationError
 from .state import State
 from .values import ArrayVal, full, select, take
@@ -125,6 +125,14 @@ class Ctx:
         u = uniforms(key, st.run_id[rows], st.draws[rows])
         st.draws[rows] += 1
         return u
+
+    def words(self, key) -> np.ndarray:
+        """One fresh 64-bit random word (uint64) per run of this context (the same keying)."""
+        st = self.state
+        rows = np.arange(st.n) if self.rows is None else self.rows
+        w = words(key, st.run_id[rows], st.draws[rows])
+        st.draws[rows] += 1
+        return w
 
 
 def as_int_array(v, n: int):

@@ -174,8 +174,10 @@ def _evaluate(
     known = None
     for d, other in ((da, db), (db, da)):
         if d[0] == "undecided":
-            c, ans = d[1]  # type: ignore[misc]
-            assert isinstance(ans, BoxAnswer)
+            pair = d[1]
+            assert isinstance(pair, tuple)
+            c: int = pair[0]
+            ans: BoxAnswer = pair[1]
             for f, s in (ans.sensitivity or {}).items():
                 sens[f] = sens.get(f, 0.0) + s
             if other == ("const", c):  # agreement = {this side's class = c}: what ans bounds

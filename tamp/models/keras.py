@@ -17,7 +17,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from .errors import ModelError
+from .errors import ModelError, warn
 from .exact import exact
 from .ir import ARGMAX, THRESHOLD, Affine, Assign, Network, Relu, combine
 
@@ -107,6 +107,17 @@ def _build(layers: List[dict], weights, path: str, features: Optional[Sequence[s
                 out.append(Affine.var(v))
             forms = out
             return
+        if act == "softmax" and is_last and forms is not None and len(forms) == 1:
+            # softmax over one unit: exp(z)/exp(z) = 1 whatever z, a probability of 1 (class 1)
+            squashed = act
+            msg = (
+                f"layer '{lname}': a softmax over one unit is the constant 1 whatever its input; "
+                "the model is imported as that constant (class 1, the probability 1 > 1/2)"
+            )
+            warn(msg, path)
+            notes.append(msg)
+            forms = [Affine.constant(Fraction(1))]
+            return
         if act in _SQUASH and is_last:
             squashed = act
             notes.append(
@@ -151,6 +162,15 @@ def _build(layers: List[dict], weights, path: str, features: Optional[Sequence[s
                 )
             use_bias = cfg.get("use_bias", True)
             bias = ws[1] if use_bias and len(ws) > 1 else np.zeros(kernel.shape[1], dtype=kernel.dtype)
+            if bias.shape != (kernel.shape[1],):  # Keras: a Dense bias has one entry per unit
+                raise ModelError(
+                    f"layer '{lname}': bias of shape {list(bias.shape)} for {kernel.shape[1]} units "
+                    f"(expected [{kernel.shape[1]}])",
+                    path,
+                )
+            units = cfg.get("units")
+            if units is not None and units != kernel.shape[1]:
+                raise ModelError(f"layer '{lname}': kernel of shape {list(kernel.shape)} for {units} units", path)
             W = [
                 [exact(kernel[i, j], f"layer '{lname}': a weight", path) for j in range(kernel.shape[1])]
                 for i in range(kernel.shape[0])

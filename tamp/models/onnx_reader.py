@@ -27,7 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .errors import ModelError
+from .errors import ModelError, warn
 from .exact import exact
 from .ir import ARGMAX, THRESHOLD, VALUE, Affine, Assign, Leaf, Network, Relu, Split, TreeExpr, combine
 
@@ -367,7 +367,17 @@ class _Reader:
         if axis not in (1, -1):
             raise self.err(node, f"softmax along axis {axis} is not supported (only the feature axis)")
         self.groups += 1
-        return [Mono(self.sym(node, args[0]).forms, "softmax", self.groups)]
+        forms = self.sym(node, args[0]).forms
+        if len(forms) == 1:  # exp(z)/exp(z) = 1 whatever z: the probability 1, class 1
+            name = f" '{node.name}'" if node.name else ""
+            msg = (
+                f"operator {node.op_type}{name}: a softmax over one value is the constant 1 whatever its "
+                "input; the model is imported as that constant (class 1, the probability 1 > 1/2)"
+            )
+            warn(msg, self.path)
+            self.notes.append(msg)
+            forms = [Affine.constant(Fraction(1))]
+        return [Mono(forms, "softmax", self.groups)]
 
     _LogSoftmax = _Softmax
 
@@ -635,7 +645,7 @@ def read_onnx(data: bytes, path: str = "<onnx>", features: Optional[Sequence[str
         result = ClassOf(forms, THRESHOLD if len(forms) == 1 else ARGMAX, None)
         if len(forms) == 1:
             r.notes.append(
-                "one output score: class 1 when it is > 0" + (" (sigmoid > 1/2)" if isinstance(v, Mono) else "")
+                "one output score: class 1 when it is > 0" + (f" (its {v.kind} > 1/2)" if isinstance(v, Mono) else "")
             )
     if result is None:
         if first_error is not None:

@@ -1,0 +1,132 @@
+"""Models are imported as they compute (issue 31, items 4 and 6): a one-unit softmax is the
+constant it is (with a located warning), weight shapes are checked, names of the language are
+renamed, every finite float is imported exactly, and out-of-range numbers are one located
+error (exit status 2), never an internal error."""
+
+import json
+import subprocess
+import sys
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from lang.errors import TampError
+from tamp.models import import_model, read_model
+from tamp.models.errors import ModelWarning
+from tamp.models.table import Table
+from tamp.robustness import robust
+from tamp.robustness.classifier import classifier
+
+from .helpers import ExactRunner
+
+h5py = pytest.importorskip("h5py")
+onnx = pytest.importorskip("onnx")
+
+
+def _run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "tamp", *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+def write_keras(path, layers):
+    """``layers``: (kernel, bias, activation) per Dense layer, in the HDF5 layout of Model.save()."""
+    cfg = []
+    with h5py.File(path, "w") as f:
+        mw = f.create_group("model_weights")
+        for i, (W, b, act) in enumerate(layers):
+            name = f"dense_{i + 1}"
+            conf = {"name": name, "units": int(W.shape[1]), "activation": act, "use_bias": True}
+            if i == 0:
+                conf["batch_input_shape"] = [None, int(W.shape[0])]
+            cfg.append({"class_name": "Dense", "config": conf})
+            g = mw.create_group(name)
+            g.attrs["weight_names"] = [f"{name}/kernel:0".encode(), f"{name}/bias:0".encode()]
+            g.create_dataset(f"{name}/kernel:0", data=W)
+            g.create_dataset(f"{name}/bias:0", data=b)
+        f.attrs["model_config"] = json.dumps({"class_name": "Sequential", "config": {"name": "s", "layers": cfg}})
+    return str(path)
+
+
+def write_onnx(path, W, b, last=None, dtype=np.float32):
+    """X @ W + b, then ``last`` (an operator name, e.g. Softmax) if given."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    nodes = [helper.make_node("MatMul", ["X", "W"], ["m"]), helper.make_node("Add", ["m", "b"], ["y"])]
+    out = "y"
+    if last:
+        nodes.append(helper.make_node(last, ["y"], ["p"], axis=1))
+        out = "p"
+    et = TensorProto.FLOAT if dtype == np.float32 else TensorProto.DOUBLE
+    g = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("X", et, [None, W.shape[0]])],
+        [helper.make_tensor_value_info(out, et, [None, W.shape[1]])],
+        [numpy_helper.from_array(W.astype(dtype), "W"), numpy_helper.from_array(b.astype(dtype), "b")],
+    )
+    path.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+    return str(path)
+
+
+# --------------------------------------------------------------------------- degenerate layers
+
+
+def test_keras_one_unit_softmax_is_the_constant_class(tmp_path):
+    W = np.array([[1.0], [-1.0]], dtype=np.float32)
+    p = write_keras(tmp_path / "soft1.h5", [(W, np.zeros(1, dtype=np.float32), "softmax")])
+    with pytest.warns(ModelWarning, match="dense_1.*softmax over one unit is the constant 1"):
+        net, _ = read_model(p)
+    clf = classifier(net, p)
+    # Keras predicts 1.0 everywhere: class 1 at every point, whatever the raw score's sign
+    for x in ((0, 1), (1, 0), (Fraction(1, 3), Fraction(2, 3))):
+        assert clf.classify({"x0": Fraction(x[0]), "x1": Fraction(x[1])}) == 1
+    table = Table("p.csv", ["x0", "x1"], [[Fraction(1, 2), Fraction(1, 2)]], [2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        r = robust(p, table, Fraction(1, 2), width=0, timeout=30)
+    assert r.points[0].lower == r.points[0].upper == 1
+
+
+def test_keras_one_unit_softmax_warning_on_the_command_line(tmp_path):
+    W = np.array([[1.0], [-1.0]], dtype=np.float32)
+    p = write_keras(tmp_path / "soft1.h5", [(W, np.zeros(1, dtype=np.float32), "softmax")])
+    (tmp_path / "pts.csv").write_text("x0,x1\n0.5,0.5\n")
+    res = _run("robust", p, "--at", str(tmp_path / "pts.csv"), "--eps", "0.5")
+    assert res.returncode == 0, res.stderr
+    assert f"{p}: warning: layer 'dense_1': a softmax over one unit" in res.stderr
+    assert "Warning" not in res.stderr and "Traceback" not in res.stderr
+    assert "[1.000000, 1.000000]" in res.stdout
+
+
+def test_onnx_one_value_softmax_is_the_constant_class(tmp_path):
+    p = write_onnx(tmp_path / "soft1.onnx", np.array([[1.0], [-1.0]]), np.zeros(1), last="Softmax")
+    with pytest.warns(ModelWarning, match="Softmax.*one value is the constant 1"):
+        r = import_model(p)
+    run = ExactRunner(r.program)
+    assert run({"x0": 0.0, "x1": 1.0}) == run({"x0": 1.0, "x1": 0.0}) == 1
+
+
+def test_sigmoid_and_wide_softmax_are_still_dropped_silently(tmp_path):
+    p = write_onnx(tmp_path / "sig.onnx", np.array([[1.0], [-1.0]]), np.zeros(1), last="Sigmoid")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ModelWarning)
+        r = import_model(p)
+    run = ExactRunner(r.program)
+    assert run({"x0": 0.0, "x1": 1.0}) == 0 and run({"x0": 1.0, "x1": 0.0}) == 1
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+def test_keras_bias_of_the_wrong_shape_is_named(tmp_path):
+    W = np.ones((2, 3), dtype=np.float32)
+    p = write_keras(tmp_path / "scalar.h5", [(W, np.float32(0.5), "linear")])
+    with pytest.raises(TampError, match=r"layer 'dense_1': bias of shape \[\] for 3 units"):
+        read_model(p)
+    res = _run("import", p)
+    assert res.returncode == 2 and "layer 'dense_1': bias of shape [] for 3 units" in res.stderr, res.stderr
+    assert "Traceback" not in res.stderr and "internal" not in res.stderr
+    p2 = write_keras(tmp_path / "long.h5", [(W, np.zeros(4, dtype=np.float32), "linear")])
+    with pytest.raises(TampError, match=r"layer 'dense_1': bias of shape \[4\] for 3 units"):
+        read_model(p2)

@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, SupportsIndex, Tuple
 
 from .errors import ModelError
-from .exact import decimal_text
+from .exact import literal
 from .ir import ARGMAX, THRESHOLD, VALUE, Affine, Leaf, Network, Relu, Split, combine
 from .spec import FeatureSpec
 
@@ -82,10 +82,10 @@ def affine_text(a: Affine) -> str:
     parts: List[Tuple[str, str]] = []
     for v, c in a.terms:
         mag = abs(c)
-        term = v if mag == 1 else f"{decimal_text(mag)}*{v}"
+        term = v if mag == 1 else f"{literal(mag)}*{v}"
         parts.append(("-" if c < 0 else "+", term))
     if a.const != 0 or not parts:
-        parts.append(("-" if a.const < 0 else "+", decimal_text(abs(a.const))))
+        parts.append(("-" if a.const < 0 else "+", literal(abs(a.const))))
     sign, first = parts[0]
     text = ("-" if sign == "-" else "") + first
     for sign, term in parts[1:]:
@@ -99,9 +99,9 @@ def expr_text(e) -> str:
     if isinstance(e, Relu):
         return f"max(0, {affine_text(e.arg)})"
     if isinstance(e, Leaf):
-        return decimal_text(e.value)
+        return literal(e.value)
     if isinstance(e, Split):
-        return f"({e.feature} {e.op} {decimal_text(e.threshold)} ? {expr_text(e.yes)} : {expr_text(e.no)})"
+        return f"({e.feature} {e.op} {literal(e.threshold)} ? {expr_text(e.yes)} : {expr_text(e.no)})"
     raise TypeError(e)  # pragma: no cover - the readers build only these
 
 
@@ -232,8 +232,8 @@ def to_program(
 
     def interval(f: str, lo: Fraction, hi: Fraction, lo_op: str = "<=", hi_op: str = "<=") -> str:
         if lo == hi and lo_op == hi_op == "<=":
-            return f"{f} == {decimal_text(lo)}"
-        return f"{decimal_text(lo)} {lo_op} {f} && {f} {hi_op} {decimal_text(hi)}"
+            return f"{f} == {literal(lo)}"
+        return f"{literal(lo)} {lo_op} {f} && {f} {hi_op} {literal(hi)}"
 
     sens = spec.sensitive
     sensitive_split = None
@@ -279,8 +279,7 @@ def to_program(
             requires.append(interval(f"{f}_above", p, hi))
             requires.append(f"{f}_side >= 0 && {f}_side <= 1")
             decode.append(
-                f"  // sensitive feature {f}, split at {decimal_text(p)}: {f}_side picks a value below "
-                "or above the split"
+                f"  // sensitive feature {f}, split at {literal(p)}: {f}_side picks a value below or above the split"
             )
             decode.append(f"  {f} := {f}_side == 0 ? {f}_below : {f}_above;")
             continue

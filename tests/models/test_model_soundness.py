@@ -130,3 +130,89 @@ def test_keras_bias_of_the_wrong_shape_is_named(tmp_path):
     p2 = write_keras(tmp_path / "long.h5", [(W, np.zeros(4, dtype=np.float32), "linear")])
     with pytest.raises(TampError, match=r"layer 'dense_1': bias of shape \[4\] for 3 units"):
         read_model(p2)
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def test_float64_subnormal_and_extreme_weights_are_imported_exactly(tmp_path):
+    tiny, huge = 5e-324, 1.7976931348623157e308
+    sub = 2.5e-310
+    p = write_onnx(tmp_path / "sub.onnx", np.array([[sub], [-sub]]), np.array([-tiny]), dtype=np.float64)
+    r = import_model(p)  # the program parses and checks (it said "internal error" before)
+    run = ExactRunner(r.program)
+    # score = sub·(x0 - x1) - tiny: only exact arithmetic tells these apart
+    assert run({"x0": 1.0, "x1": 0.0}) == 1
+    assert run({"x0": 0.0, "x1": 0.0}) == 0
+    assert run({"x0": 0.5, "x1": 0.5}) == 0
+    assert r.network.scores[0].const == -Fraction(tiny)
+    assert dict(r.network.scores[0].terms) == {"x0": Fraction(sub), "x1": -Fraction(sub)}
+    p2 = write_onnx(tmp_path / "huge.onnx", np.array([[huge], [-huge]]), np.array([-huge]), dtype=np.float64)
+    run2 = ExactRunner(import_model(p2).program)
+    assert run2({"x0": 1.0, "x1": 0.0}) == 0  # huge·1 - huge = 0, not > 0
+    assert run2({"x0": 1.0, "x1": -1.0}) == 1
+
+
+def _libra(tmp_path, weight):
+    p = tmp_path / "n.py"
+    p.write_text(f"h0 = ({weight})*x0 + (-0.25)*x1 + (0.1)\nh1 = (-0.5)*x0 + (0.25)*x1 + (0.2)\n")
+    (tmp_path / "pts.csv").write_text("x0,x1\n0.5,0.5\n")
+    return str(p)
+
+
+@pytest.mark.parametrize("weight", ["1e2000", "1e400", "-1e309", "1e-400"])
+def test_libra_numbers_out_of_range_are_one_located_error(tmp_path, weight):
+    p = _libra(tmp_path, weight)
+    for args in (("import", p), ("robust", p, "--at", str(tmp_path / "pts.csv"), "--eps", "0.1")):
+        res = _run(*args)
+        assert res.returncode == 2, res.stderr
+        num = weight.lstrip("-")
+        col = 7 + len(weight) - len(num)
+        assert f"{p}:1:{col}: error: the number {num} is out of range" in res.stderr, res.stderr
+        assert "internal" not in res.stderr and "Traceback" not in res.stderr
+
+
+def test_libra_numbers_within_range_stay_exact(tmp_path):
+    p = _libra(tmp_path, "1e-300")
+    r = import_model(p)  # the program parses and checks
+    assert dict(r.network.scores[0].terms)["x0"] == Fraction(1, 10**300)
+
+
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (("--eps", "1e400"), "--eps 1e400 is out of range"),
+        (("--eps", "1e99999999"), "argument --eps: expected a number > 0"),
+        (("--eps", "0.1", "--range", "0..1e400"), "--range 0..1e400 is out of range"),
+        (("--eps", "0.1", "--range", "0..1e99999999"), "--range expects"),
+    ],
+)
+def test_out_of_range_options_are_one_error(tmp_path, extra, needle):
+    p = _libra(tmp_path, "0.5")
+    res = _run("robust", p, "--at", str(tmp_path / "pts.csv"), *extra)
+    assert res.returncode == 2 and needle in res.stderr, res.stderr
+    assert "internal" not in res.stderr and "Traceback" not in res.stderr
+
+
+def test_huge_numbers_in_a_points_table_are_refused_quickly(tmp_path):
+    p = _libra(tmp_path, "0.5")
+    (tmp_path / "pts.csv").write_text("x0,x1\n1e99999999,0.5\n")
+    res = _run("robust", p, "--at", str(tmp_path / "pts.csv"), "--eps", "0.1")
+    assert res.returncode == 2 and "pts.csv:2:1: error: feature 'x0': expected a number" in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize(
+    "value, needle", [("1e400", "the number of about 1e400 is out of range"), ("1e99999999", "exponent")]
+)
+def test_huge_numbers_in_a_prior_are_one_error(tmp_path, value, needle):
+    p = _libra(tmp_path, "0.5")
+    prior = tmp_path / "prior.json"
+    prior.write_text(
+        '{"format": "tamp-prior", "version": 1, "method": "density-estimation tree", "rows": 3,\n "features": [\n'
+        f' {{"name": "x0", "kind": "continuous", "lo": 0.1, "hi": {value}}},\n'
+        ' {"name": "x1", "kind": "continuous", "lo": 0.2, "hi": 0.9}\n ],\n'
+        f' "cells": [\n {{"box": {{"x0": [0.1, {value}], "x1": [0.2, 0.9]}}, "count": 3}}\n ]\n}}\n'
+    )
+    res = _run("robust", p, "--at", str(tmp_path / "pts.csv"), "--eps", "0.1", "--prior", str(prior))
+    assert res.returncode == 2 and needle in res.stderr, res.stderr
+    assert "internal" not in res.stderr and "Traceback" not in res.stderr

@@ -23,7 +23,7 @@ from lang.loader import read_bytes, read_text
 from lang.parser import parse
 from lang.typecheck import check_file
 
-from .emit import to_program
+from .emit import RESERVED, to_program
 from .errors import ModelError
 from .ir import Network
 from .spec import FeatureSpec, parse_range, parse_spec
@@ -87,8 +87,10 @@ def guess_format(path: str) -> str:
 
 
 def _program_name(path: str) -> str:
-    base = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0]) or "model"
-    return base if base[0].isalpha() or base[0] == "_" else "m_" + base
+    """The model file's name as a program name (``m_`` before one that is a word of the
+    language, ``sum.onnx`` -> ``m_sum``, or does not start with a letter)."""
+    base = re.sub(r"[^A-Za-z0-9_]", "_", os.path.splitext(os.path.basename(path))[0]) or "model"
+    return base if (base[0].isalpha() or base[0] == "_") and base not in RESERVED else "m_" + base
 
 
 def _read_bytes(path: str) -> bytes:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Set
 
 import numpy as np
 
 from .errors import ModelError, warn
 from .exact import exact
-from .ir import ARGMAX, THRESHOLD, Affine, Assign, Network, Relu, combine
+from .ir import ARGMAX, THRESHOLD, Affine, Assign, Network, Relu, combine, fresh
 
 _SQUASH = ("softmax", "sigmoid")
 
@@ -85,12 +85,14 @@ def _build(layers: List[dict], weights, path: str, features: Optional[Sequence[s
     feats: List[str] = []
     squashed = None
     level = 0
+    taken: Set[str] = set()  # the features' names and the values assigned (ir.fresh)
 
     def start(n: int) -> List[Affine]:
         nonlocal feats
         if features is not None and len(features) != n:
             raise ModelError(f"--features names {len(features)} features but the model has {n}", "--features")
         feats = list(features) if features is not None else [f"x{i}" for i in range(n)]
+        taken.update(feats)
         return [Affine.var(f) for f in feats]
 
     def activation(act: str, lname: str, is_last: bool) -> None:
@@ -102,7 +104,7 @@ def _build(layers: List[dict], weights, path: str, features: Optional[Sequence[s
             out = []
             assert forms is not None  # an activation follows a layer
             for j, a in enumerate(forms):
-                v = f"h{level}_{j + 1}"
+                v = fresh(f"h{level}_{j + 1}", taken)
                 body.append(Assign(v, Relu(a)))
                 out.append(Affine.var(v))
             forms = out

@@ -29,7 +29,7 @@ import numpy as np
 
 from .errors import ModelError, warn
 from .exact import exact
-from .ir import ARGMAX, THRESHOLD, VALUE, Affine, Assign, Leaf, Network, Relu, Split, TreeExpr, combine
+from .ir import ARGMAX, THRESHOLD, VALUE, Affine, Assign, Leaf, Network, Relu, Split, TreeExpr, combine, fresh
 
 
 @dataclass
@@ -103,6 +103,7 @@ class _Reader:
         else:
             self.features = [f"x{i}" for i in range(n)]
         self.values: Dict[str, Value] = {x.name: Sym([Affine.var(f) for f in self.features])}
+        self.taken = set(self.features)  # the names of the features and of the values assigned
         self.body: List[Assign] = []
         self.notes: List[str] = []
         self.layer = 0
@@ -180,7 +181,7 @@ class _Reader:
         self.layer += 1
         out = []
         for j, a in enumerate(forms):
-            name = f"h{self.layer}_{j + 1}"
+            name = fresh(f"h{self.layer}_{j + 1}", self.taken)
             self.body.append(Assign(name, Relu(a)))
             out.append(Affine.var(name))
         return Sym(out)
@@ -189,7 +190,7 @@ class _Reader:
         v = a.single_var()
         if v is not None:
             return v
-        name = f"{hint}_{len(self.body) + 1}"
+        name = fresh(f"{hint}_{len(self.body) + 1}", self.taken)
         self.body.append(Assign(name, a))
         return name
 
@@ -545,7 +546,7 @@ class _Reader:
                     if e.value:
                         sums[c].append((Fraction(1), Affine.constant(e.value)))
                     continue
-                name = f"t{self.trees}_{c}"
+                name = fresh(f"t{self.trees}_{c}", self.taken)
                 self.body.append(Assign(name, e, f"tree {t}, class {c}" if len(classes) > 1 else f"tree {t}"))
                 sums[c].append((Fraction(1), Affine.var(name)))
         base = a.get("base_values")

@@ -216,3 +216,111 @@ def test_huge_numbers_in_a_prior_are_one_error(tmp_path, value, needle):
     res = _run("robust", p, "--at", str(tmp_path / "pts.csv"), "--eps", "0.1", "--prior", str(prior))
     assert res.returncode == 2 and needle in res.stderr, res.stderr
     assert "internal" not in res.stderr and "Traceback" not in res.stderr
+
+
+# --------------------------------------------------------------------------- names
+
+
+def _relu_onnx(path):
+    """x -> relu(x @ W1 + b1) @ W2 + b2 with two classes (hidden units h1_1, h1_2)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    W1 = np.array([[1.0, -1.0], [0.5, 2.0], [-1.0, 0.25]], dtype=np.float32)
+    b1 = np.array([0.1, -0.3], dtype=np.float32)
+    W2 = np.array([[1.0, -1.0], [-2.0, 1.5]], dtype=np.float32)
+    nodes = [
+        helper.make_node("MatMul", ["X", "W1"], ["m"]),
+        helper.make_node("Add", ["m", "b1"], ["a"]),
+        helper.make_node("Relu", ["a"], ["h"]),
+        helper.make_node("MatMul", ["h", "W2"], ["y"]),
+    ]
+    inits = [numpy_helper.from_array(v, n) for v, n in ((W1, "W1"), (b1, "b1"), (W2, "W2"))]
+    g = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 2])],
+        inits,
+    )
+    path.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+    return str(path)
+
+
+@pytest.mark.parametrize("stem", ["sum", "if", "min", "program", "out", "while"])
+def test_model_files_named_like_words_of_the_language(tmp_path, stem):
+    p = _relu_onnx(tmp_path / f"{stem}.onnx")
+    res = _run("import", p)
+    assert res.returncode == 0, res.stderr
+    assert f"program m_{stem}(" in res.stdout or f"program {stem}(" in res.stdout and stem == "out"
+    res = _run("import", p, "--name", stem)
+    if stem != "out":
+        assert res.returncode == 2 and f"the program name '{stem}' is not usable" in res.stderr, res.stderr
+
+
+FEATURE_NAMES = [
+    ["sum", "if", "log"],
+    ["out", "score", "best"],
+    ["h1_1", "h1_2", "x0"],
+    ["min", "max", "independent"],
+]
+
+
+@pytest.mark.parametrize("names", FEATURE_NAMES)
+def test_features_named_like_words_or_internal_names_compute_the_same(tmp_path, names):
+    p = _relu_onnx(tmp_path / "net.onnx")
+    plain = ["a", "b", "c"]
+    ref = ExactRunner(import_model(p, features=plain).program)
+    r = import_model(p, features=names)  # the program parses and checks
+    run = ExactRunner(r.program)
+    params = [q.name for q in r.program.params]
+    clf = classifier(read_model(p, features=names)[0], p)
+    rng = np.random.default_rng(0)
+    for x in rng.random((40, 3)):
+        want = ref(dict(zip(plain, x)))
+        assert run(dict(zip(params, x))) == want
+        assert clf.classify({n: Fraction(float(v)) for n, v in zip(names, x)}) == want
+
+
+def test_robust_with_a_feature_named_like_a_hidden_unit(tmp_path):
+    """The robustness engine reads the network itself: a feature named h1_1 must stay the
+    input (it became the hidden unit's value before)."""
+    p = _relu_onnx(tmp_path / "net.onnx")
+    (tmp_path / "a.csv").write_text("a,b,c\n0.5,0.5,0.5\n")
+    (tmp_path / "h.csv").write_text("h1_1,h1_2,c\n0.5,0.5,0.5\n")
+    ra = robust(p, str(tmp_path / "a.csv"), "0.25", features=["a", "b", "c"], width=1e-3, timeout=30)
+    rh = robust(p, str(tmp_path / "h.csv"), "0.25", features=["h1_1", "h1_2", "c"], width=1e-3, timeout=30)
+    (pa,), (ph,) = ra.points, rh.points
+    assert pa.cls == ph.cls and pa.lower <= ph.upper and ph.lower <= pa.upper
+
+
+def test_libra_inputs_named_like_built_ins(tmp_path):
+    p = tmp_path / "n.py"
+    p.write_text("h = (1)*sum + (-2)*log + (0.5)\n#\nReLU(h)\no0 = (1)*h\no1 = (0.25)*min\n")
+    r = import_model(str(p))
+    params = [q.name for q in r.program.params]
+    assert params == ["sum_", "log_", "min_"]
+    run = ExactRunner(r.program)
+    clf = classifier(read_model(str(p))[0], str(p))
+    rng = np.random.default_rng(1)
+    for x in rng.random((30, 3)):
+        assert run(dict(zip(params, x))) == clf.classify(
+            {n: Fraction(float(v)) for n, v in zip(["sum", "log", "min"], x)}
+        )
+
+
+def test_keras_features_named_like_hidden_units(tmp_path):
+    W1 = np.array([[1.0, -1.0], [0.5, 2.0]], dtype=np.float32)
+    W2 = np.array([[1.0, -1.0], [-2.0, 1.5]], dtype=np.float32)
+    p = write_keras(
+        tmp_path / "k.h5",
+        [(W1, np.array([0.1, -0.3], dtype=np.float32), "relu"), (W2, np.zeros(2, np.float32), "softmax")],
+    )
+    ref = classifier(read_model(p, features=["a", "b"])[0], p)
+    clf = classifier(read_model(p, features=["h1_1", "h1_2"])[0], p)
+    run = ExactRunner(import_model(p, features=["h1_1", "h1_2"]).program)
+    rng = np.random.default_rng(2)
+    for x in rng.random((30, 2)):
+        q = [Fraction(float(v)) for v in x]
+        want = ref.classify({"a": q[0], "b": q[1]})
+        assert clf.classify({"h1_1": q[0], "h1_2": q[1]}) == want
+        assert run({"h1_1": x[0], "h1_2": x[1]}) == want

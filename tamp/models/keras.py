@@ -5,7 +5,7 @@ listing the datasets (``dense_1/kernel:0``, ``dense_1/bias:0``) in order.
 
 Supported layers: ``InputLayer``, ``Dense`` (activation ``relu``, ``linear``, or ``softmax`` /
 ``sigmoid`` on the last layer, dropped there because they are monotone and only the class is
-used), ``Activation`` (the same), ``ReLU``, ``Dropout`` and ``Flatten`` (the identity at
+used; a softmax over one unit is the constant 1, imported as that constant with a warning), ``Activation`` (the same), ``ReLU``, ``Dropout`` and ``Flatten`` (the identity at
 inference). Anything else is refused with the layer's class name.
 """
 

@@ -9,7 +9,8 @@ features. Supported operators:
   float type), ``Concat``;
 * ``Sigmoid`` and ``Softmax`` before the class: they are monotone (softmax preserves the
   order of its inputs), so the argmax of their outputs is the argmax of their inputs; they are
-  dropped and the program says so. Any other use of their values is refused;
+  dropped and the program says so (a softmax over one value is the constant 1: imported as
+  that constant, with a warning). Any other use of their values is refused;
 * ``ArgMax`` (+ ``ArrayFeatureExtractor`` mapping the index to a class label);
 * ONNX-ML: ``LinearClassifier``, ``LinearRegressor``, ``TreeEnsembleClassifier``,
   ``TreeEnsembleRegressor`` (``ZipMap``/``Normalizer`` only feed probability outputs, which are

@@ -145,12 +145,12 @@ def read_model(
         # deferred on purpose: each format's reader loads only when a model of that format is read
         from .onnx_reader import read_onnx
 
-        return read_onnx(_read_bytes(model), model, features), fmt
+        return _has_output(read_onnx(_read_bytes(model), model, features), model), fmt
     if fmt == "keras":
         # deferred on purpose: each format's reader loads only when a model of that format is read
         from .keras import read_keras
 
-        return read_keras(model, features), fmt
+        return _has_output(read_keras(model, features), model), fmt
     # deferred on purpose: each format's reader loads only when a model of that format is read
     from .libra import read_libra
 
@@ -160,6 +160,13 @@ def read_model(
             "a Libra network names its own inputs; --features applies to ONNX and Keras models", "--features"
         )
     return net, fmt
+
+
+def _has_output(net: Network, model: str) -> Network:
+    """The network, or a ModelError when its output is a row of no values (a layer of 0 units)."""
+    if not net.scores:
+        raise ModelError("the model's output has no values (a layer with 0 units?)", model)
+    return net
 
 
 def _check(text: str, model: str) -> A.Program:

@@ -154,7 +154,7 @@ def _build(layers: List[dict], weights, path: str, features: Optional[Sequence[s
             if not ws:
                 raise ModelError(f"layer '{lname}' has no weights", path)
             kernel = ws[0]
-            if kernel.ndim != 2:
+            if kernel.ndim != 2 or 0 in kernel.shape:
                 raise ModelError(f"layer '{lname}': kernel of shape {list(kernel.shape)}", path)
             if forms is None:
                 forms = start(kernel.shape[0])

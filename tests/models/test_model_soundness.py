@@ -324,3 +324,12 @@ def test_keras_features_named_like_hidden_units(tmp_path):
         want = ref.classify({"a": q[0], "b": q[1]})
         assert clf.classify({"h1_1": q[0], "h1_2": q[1]}) == want
         assert run({"h1_1": x[0], "h1_2": x[1]}) == want
+
+
+def test_layers_of_no_units_are_one_error(tmp_path):
+    k = write_keras(tmp_path / "zero.h5", [(np.zeros((2, 0), np.float32), np.zeros(0, np.float32), "linear")])
+    o = write_onnx(tmp_path / "zero.onnx", np.zeros((2, 0)), np.zeros(0))
+    for p, needle in ((k, "layer 'dense_1': kernel of shape [2, 0]"), (o, "the model's output has no values")):
+        res = _run("import", p)
+        assert res.returncode == 2 and needle in res.stderr, res.stderr
+        assert "internal" not in res.stderr

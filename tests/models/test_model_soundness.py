@@ -333,3 +333,20 @@ def test_layers_of_no_units_are_one_error(tmp_path):
         res = _run("import", p)
         assert res.returncode == 2 and needle in res.stderr, res.stderr
         assert "internal" not in res.stderr
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_weights_that_are_not_finite_are_one_error(tmp_path, bad):
+    W = np.array([[1.0, bad], [0.5, 0.25]], dtype=np.float32)
+    k = write_keras(tmp_path / "k.h5", [(W, np.zeros(2, np.float32), "linear")])
+    o = write_onnx(tmp_path / "o.onnx", W, np.zeros(2))
+    for p, needle in ((k, "layer 'dense_1': a weight is"), (o, "the weights is")):
+        for args in (("import", p), ("robust", p, "--at", str(_points(tmp_path)), "--eps", "0.1")):
+            res = _run(*args)
+            assert res.returncode == 2 and needle in res.stderr and "not a finite number" in res.stderr, res.stderr
+
+
+def _points(tmp_path):
+    p = tmp_path / "pts.csv"
+    p.write_text("x0,x1\n0.5,0.5\n")
+    return p

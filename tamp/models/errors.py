@@ -25,6 +25,11 @@ class ModelWarning(UserWarning):
         self.path = path
 
 
+#: The words of the warning (and program note) that a one-unit softmax gives: the model is a
+#: constant (so the general "does not depend on its input" warning is not repeated).
+CONSTANT_NOTE = "is the constant 1 whatever its"
+
+
 def warn(message: str, path: str) -> None:
     """Issue a :class:`ModelWarning` (shown once per message, as Python's warnings are)."""
     warnings.warn(ModelWarning(message, path), stacklevel=3)

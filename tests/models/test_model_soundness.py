@@ -350,3 +350,24 @@ def _points(tmp_path):
     p = tmp_path / "pts.csv"
     p.write_text("x0,x1\n0.5,0.5\n")
     return p
+
+
+def test_a_model_whose_output_is_constant_is_a_warning(tmp_path):
+    W1 = np.zeros((2, 2), np.float32)  # the first layer's output is its bias: a constant
+    W2 = np.array([[1.0, -1.0], [-2.0, 1.5]], dtype=np.float32)
+    p = write_keras(
+        tmp_path / "c.h5", [(W1, np.array([0.1, 0.3], np.float32), "relu"), (W2, np.zeros(2, np.float32), "linear")]
+    )
+    with pytest.warns(ModelWarning, match="does not depend on its input") as rec:
+        r = import_model(p)
+    assert len(rec) == 1
+    run = ExactRunner(r.program)
+    assert {run({"x0": a, "x1": b}) for a in (0.0, 1.0) for b in (0.0, 1.0)} == {1}  # -0.5 < 0.35
+    # the one-unit softmax says it once, naming its layer
+    q = write_keras(tmp_path / "s.h5", [(np.ones((2, 1), np.float32), np.zeros(1, np.float32), "softmax")])
+    with pytest.warns(ModelWarning) as rec:
+        read_model(q)
+    assert len(rec) == 1 and "dense_1" in str(rec[0].message)
+    with warnings.catch_warnings():  # a model that reads its input: no warning
+        warnings.simplefilter("error", ModelWarning)
+        read_model(_relu_onnx(tmp_path / "net.onnx"))

@@ -16,6 +16,7 @@ import importlib
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import List, Optional
 
@@ -204,7 +205,8 @@ def _main(argv) -> int:
         # no output option names an input file (or another output's file): before any work
         guard_outputs(getattr(parser, "commands", {})[args.command], args, command_module(args.command))
         limit = getattr(args, "timeout", None) if args.command in WHOLE_RUN_TIMEOUT else None
-        with deep_recursion(), time_limit(limit):  # nesting up to lang.recursion.MAX_DEPTH
+        with deep_recursion(), time_limit(limit), warnings.catch_warnings():  # nesting up to lang.recursion.MAX_DEPTH
+            warnings.showwarning = _show_warning
             code = args._run(args)
     except CommandTimeout as exc:  # parsing included: the engines' own deadlines start later
         _timed_out(args, exc)
@@ -237,6 +239,19 @@ def _main(argv) -> int:
     except Exception as exc:  # noqa: BLE001 - the user must never see a traceback
         return _unexpected(exc, args)
     return code
+
+
+_python_showwarning = warnings.showwarning
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning about the user's input (a category marked ``located``, such as
+    tamp.models.errors.ModelWarning: ``FILE: warning: ...``) is its own text on stderr; any
+    other warning as Python shows it."""
+    if getattr(category, "located", False):
+        print(str(message), file=sys.stderr if file is None else file)
+    else:
+        _python_showwarning(message, category, filename, lineno, file, line)
 
 
 def _timed_out(args, exc: CommandTimeout) -> None:

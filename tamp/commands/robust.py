@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from fractions import Fraction
 from typing import Any, Dict
 
 from .common import emit_json
@@ -21,8 +20,10 @@ HELP = "certified probability that a trained model's class is stable around give
 
 def positive_decimal(text: str) -> str:
     """An exact decimal > 0 (kept as text: 0.1 is 1/10, not the nearest float)."""
+    from tamp.models.exact import read_fraction  # deferred on purpose: the engine loads when the command runs
+
     try:
-        q = Fraction(text.strip())
+        q = read_fraction(text.strip())
     except (ValueError, ZeroDivisionError):
         raise argparse.ArgumentTypeError(f"expected a number > 0, got {text[:40]!r}") from None
     if q <= 0:

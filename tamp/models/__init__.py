@@ -23,9 +23,9 @@ from lang.loader import read_bytes, read_text
 from lang.parser import parse
 from lang.typecheck import check_file
 
-from .emit import to_program
-from .errors import ModelError
-from .ir import Network
+from .emit import RESERVED, to_program
+from .errors import CONSTANT_NOTE, ModelError, warn
+from .ir import Leaf, Network, Relu, Split
 from .spec import FeatureSpec, parse_range, parse_spec
 
 FORMATS = ("onnx", "keras", "libra")
@@ -87,8 +87,10 @@ def guess_format(path: str) -> str:
 
 
 def _program_name(path: str) -> str:
-    base = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0]) or "model"
-    return base if base[0].isalpha() or base[0] == "_" else "m_" + base
+    """The model file's name as a program name (``m_`` before one that is a word of the
+    language, ``sum.onnx`` -> ``m_sum``, or does not start with a letter)."""
+    base = re.sub(r"[^A-Za-z0-9_]", "_", os.path.splitext(os.path.basename(path))[0]) or "model"
+    return base if (base[0].isalpha() or base[0] == "_") and base not in RESERVED else "m_" + base
 
 
 def _read_bytes(path: str) -> bytes:
@@ -143,12 +145,12 @@ def read_model(
         # deferred on purpose: each format's reader loads only when a model of that format is read
         from .onnx_reader import read_onnx
 
-        return read_onnx(_read_bytes(model), model, features), fmt
+        return _has_output(read_onnx(_read_bytes(model), model, features), model), fmt
     if fmt == "keras":
         # deferred on purpose: each format's reader loads only when a model of that format is read
         from .keras import read_keras
 
-        return read_keras(model, features), fmt
+        return _has_output(read_keras(model, features), model), fmt
     # deferred on purpose: each format's reader loads only when a model of that format is read
     from .libra import read_libra
 
@@ -157,7 +159,35 @@ def read_model(
         raise ModelError(
             "a Libra network names its own inputs; --features applies to ONNX and Keras models", "--features"
         )
-    return net, fmt
+    return _has_output(net, model), fmt
+
+
+def _has_output(net: Network, model: str) -> Network:
+    """The network, or a ModelError when its output is a row of no values (a layer of 0 units)."""
+    if not net.scores:
+        raise ModelError("the model's output has no values (a layer with 0 units?)", model)
+    if not _depends_on_input(net) and not any(CONSTANT_NOTE in n for n in net.notes):
+        msg = (
+            "the model's output does not depend on its input (a layer's output is constant): every input has one class"
+        )
+        warn(msg, model)
+        net.notes.append(msg)
+    return net
+
+
+def _depends_on_input(net: Network) -> bool:
+    """Some score reads, through the body, a feature (a tree's split always reads one)."""
+    deps = set(net.features)
+    for a in net.body:
+        e = a.expr
+        if isinstance(e, (Split, Leaf)):
+            if isinstance(e, Split):
+                deps.add(a.name)
+            continue
+        form = e.arg if isinstance(e, Relu) else e
+        if any(v in deps for v, _ in form.terms):
+            deps.add(a.name)
+    return any(v in deps for s in net.scores for v, _ in s.terms)
 
 
 def _check(text: str, model: str) -> A.Program:

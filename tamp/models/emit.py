@@ -14,16 +14,21 @@ the split?".
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from fractions import Fraction
-from typing import Dict, List, Optional, Sequence, SupportsIndex, Tuple
+from typing import Dict, List, Optional, Sequence, Set, SupportsIndex, Tuple
+
+from lang.parser import KEYWORDS
+from lang.typecheck import BUILTINS, DISTRIBUTIONS
 
 from .errors import ModelError
-from .exact import decimal_text
-from .ir import ARGMAX, THRESHOLD, VALUE, Affine, Leaf, Network, Relu, Split, combine
+from .exact import literal
+from .ir import ARGMAX, THRESHOLD, VALUE, Affine, Assign, Expr, Leaf, Network, Relu, Split, combine, fresh
 from .spec import FeatureSpec
 
-OUT = "out"
-RESERVED = {
+OUT = "out"  # the program's result: the one name of the interface that is not a feature
+_WORDS = {
     "assume",
     "else",
     "ensures",
@@ -74,6 +79,11 @@ RESERVED = {
     "parity",
     "failed",
 }
+#: Words a name of the program may not be: the language's keywords, built-in functions and
+#: distributions (from the parser and the type checker, so the lists cannot drift apart) and
+#: the words above. A model's feature with such a name is renamed (``sum`` -> ``sum_``).
+RESERVED = frozenset(_WORDS | KEYWORDS | set(BUILTINS) | set(DISTRIBUTIONS))
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 Range = Tuple[Optional[str], Fraction, Fraction]
 
@@ -82,10 +92,10 @@ def affine_text(a: Affine) -> str:
     parts: List[Tuple[str, str]] = []
     for v, c in a.terms:
         mag = abs(c)
-        term = v if mag == 1 else f"{decimal_text(mag)}*{v}"
+        term = v if mag == 1 else f"{literal(mag)}*{v}"
         parts.append(("-" if c < 0 else "+", term))
     if a.const != 0 or not parts:
-        parts.append(("-" if a.const < 0 else "+", decimal_text(abs(a.const))))
+        parts.append(("-" if a.const < 0 else "+", literal(abs(a.const))))
     sign, first = parts[0]
     text = ("-" if sign == "-" else "") + first
     for sign, term in parts[1:]:
@@ -99,19 +109,75 @@ def expr_text(e) -> str:
     if isinstance(e, Relu):
         return f"max(0, {affine_text(e.arg)})"
     if isinstance(e, Leaf):
-        return decimal_text(e.value)
+        return literal(e.value)
     if isinstance(e, Split):
-        return f"({e.feature} {e.op} {decimal_text(e.threshold)} ? {expr_text(e.yes)} : {expr_text(e.no)})"
+        return f"({e.feature} {e.op} {literal(e.threshold)} ? {expr_text(e.yes)} : {expr_text(e.no)})"
     raise TypeError(e)  # pragma: no cover - the readers build only these
 
 
 def check_name(name: str, what: str, path: str) -> None:
-    if not name.isidentifier() or name in RESERVED:
+    if not _NAME.fullmatch(name) or name in RESERVED:
         raise ModelError(
-            f"{what} '{name}' is not usable as a tamp name (a reserved word or not an identifier); "
-            "rename it with --features",
-            path,
+            f"{what} '{name}' is not usable as a tamp name (a word of the language or not an identifier)", path
         )
+
+
+def _safe(name: str) -> str:
+    """A name of the language close to ``name`` (not yet made unique)."""
+    if _NAME.fullmatch(name):
+        return name
+    base = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return base if _NAME.fullmatch(base) else "x_" + base
+
+
+def _renamed(net: Network, spec: FeatureSpec, box: Dict[str, Tuple[Fraction, Fraction]]):
+    """The network, spec and box with every name a usable, distinct name of the language, and
+    the set of names taken. A feature keeps its name unless it is a word of the language (or
+    ``out``, the result), which gets underscores (``sum`` -> ``sum_``, said in a note); the
+    reader's own names (hidden units, trees) come after the features and yield to them. One map
+    for all, so the program computes what the network does."""
+    taken: Set[str] = set(RESERVED) | {OUT}
+    m: Dict[str, str] = {}
+    notes: List[str] = []
+    for f in net.features:
+        m[f] = fresh(_safe(f), taken)
+        if m[f] != f:
+            why = "the program's result" if f == OUT else "a word of the language or not a name"
+            notes.append(f"input '{f}' is named {m[f]} here ('{f}' is {why})")
+    for a in net.body:
+        if a.name not in m:
+            m[a.name] = fresh(_safe(a.name), taken)
+
+    def aff(a: Affine) -> Affine:
+        return Affine(tuple((m.get(v, v), c) for v, c in a.terms), a.const)
+
+    def expr(e: Expr) -> Expr:
+        if isinstance(e, Affine):
+            return aff(e)
+        if isinstance(e, Relu):
+            return Relu(aff(e.arg))
+        if isinstance(e, Split):
+            yes, no = expr(e.yes), expr(e.no)
+            assert isinstance(yes, (Leaf, Split)) and isinstance(no, (Leaf, Split))
+            return Split(m.get(e.feature, e.feature), e.op, e.threshold, yes, no)
+        return e
+
+    net2 = replace(
+        net,
+        features=[m[f] for f in net.features],
+        body=[Assign(m[a.name], expr(a.expr), a.comment) for a in net.body],
+        scores=[aff(s) for s in net.scores],
+        ranges={m.get(k, k): v for k, v in net.ranges.items()},
+        notes=list(net.notes) + notes,
+    )
+    spec2 = FeatureSpec(
+        sensitive=[m.get(f, f) for f in spec.sensitive],
+        split=spec.split,
+        groups=[[m.get(f, f) for f in g] for g in spec.groups],
+        lines={m.get(f, f): n for f, n in spec.lines.items()},
+        path=spec.path,
+    )
+    return net2, spec2, {m[f]: iv for f, iv in box.items()}, taken
 
 
 def _group_name(members: Sequence[str], taken: set) -> str:
@@ -179,23 +245,12 @@ def to_program(
 ) -> str:
     """The program text (see the module docstring); raises :class:`ModelError` for a spec or a
     range naming a feature the model lacks."""
-    feats = list(net.features)
-    fset = set(feats)
-    for f in feats:
-        check_name(f, "feature", path)
+    check_name(name, "the program name", path)
     box = feature_box(net, ranges)
     spec = spec or FeatureSpec()
     check_spec(net, spec)
-
-    body_names = {a.name for a in net.body}
-    clash = body_names & fset
-    if clash or OUT in fset or "score" in fset or "best" in fset:
-        bad = sorted(clash or {OUT, "score", "best"} & fset)[0]
-        raise ModelError(
-            f"feature '{bad}' has the name of a variable of the imported program; rename it with --features", path
-        )
-
-    taken = set(feats) | body_names | {OUT, "score", "best"}
+    net, spec, box, taken = _renamed(net, spec, box)
+    feats = list(net.features)
     params: List[str] = []
     requires: List[str] = []
     decode: List[str] = []
@@ -232,8 +287,8 @@ def to_program(
 
     def interval(f: str, lo: Fraction, hi: Fraction, lo_op: str = "<=", hi_op: str = "<=") -> str:
         if lo == hi and lo_op == hi_op == "<=":
-            return f"{f} == {decimal_text(lo)}"
-        return f"{decimal_text(lo)} {lo_op} {f} && {f} {hi_op} {decimal_text(hi)}"
+            return f"{f} == {literal(lo)}"
+        return f"{literal(lo)} {lo_op} {f} && {f} {hi_op} {literal(hi)}"
 
     sens = spec.sensitive
     sensitive_split = None
@@ -252,12 +307,9 @@ def to_program(
                 spec.lines.get(f, 0),
                 1 if f in spec.lines else 0,
             )
-        for n in (f"{f}_below", f"{f}_above", f"{f}_side"):
-            if n in taken:
-                raise ModelError(f"'{n}' is both a feature and the name of the split of '{f}'", spec.path)
-            taken.add(n)
+        below, above, side = (fresh(f"{f}_{k}", taken) for k in ("below", "above", "side"))
         sensitive_split = f
-        ensures = f"{f}_side"
+        ensures = side
     for group in spec.groups:
         firsts[group[0]] = (list(group), False)
     in_group = {m for g, _ in firsts.values() for m in g}
@@ -274,15 +326,14 @@ def to_program(
             lo, hi = box[f]
             p = spec.split
             assert p is not None  # a continuous sensitive feature has its split (parse_spec)
-            params += [f"{f}_below: real", f"{f}_above: real", f"{f}_side: int"]
-            requires.append(interval(f"{f}_below", lo, p, "<=", "<"))
-            requires.append(interval(f"{f}_above", p, hi))
-            requires.append(f"{f}_side >= 0 && {f}_side <= 1")
+            params += [f"{below}: real", f"{above}: real", f"{side}: int"]
+            requires.append(interval(below, lo, p, "<=", "<"))
+            requires.append(interval(above, p, hi))
+            requires.append(f"{side} >= 0 && {side} <= 1")
             decode.append(
-                f"  // sensitive feature {f}, split at {decimal_text(p)}: {f}_side picks a value below "
-                "or above the split"
+                f"  // sensitive feature {f}, split at {literal(p)}: {side} picks a value below or above the split"
             )
-            decode.append(f"  {f} := {f}_side == 0 ? {f}_below : {f}_above;")
+            decode.append(f"  {f} := {side} == 0 ? {below} : {above};")
             continue
         params.append(f"{f}: real")
         lo, hi = box[f]
@@ -304,19 +355,21 @@ def to_program(
     lines += decode
     for a in net.body:
         lines.append(f"  {a.name} := {expr_text(a.expr)};" + (f"  // {a.comment}" if a.comment else ""))
-    lines += _result(net)
+    lines += _result(net, taken)
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-def _result(net: Network) -> List[str]:
+def _result(net: Network, taken: Set[str]) -> List[str]:
+    """The statements computing ``out`` from the scores (their own names: fresh, ``taken``)."""
     s = net.scores
     if net.rule == VALUE:
         return [f"  {OUT} := {affine_text(s[0])};"]
+    score = fresh("score", taken)
     if net.rule == THRESHOLD:
         return [
-            f"  score := {affine_text(s[0])};",
-            f"  {OUT} := score > 0 ? {_label_text(net, 1)} : {_label_text(net, 0)};",
+            f"  {score} := {affine_text(s[0])};",
+            f"  {OUT} := {score} > 0 ? {_label_text(net, 1)} : {_label_text(net, 0)};",
         ]
     assert net.rule == ARGMAX
     if len(s) == 1:
@@ -324,17 +377,19 @@ def _result(net: Network) -> List[str]:
     if len(s) == 2:
         return [
             "  // the class is the argmax of the two scores (the first on a tie, as numpy's argmax):",
-            "  // class 1 exactly when score_1 - score_0 > 0",
-            f"  score := {affine_text(combine([(Fraction(1), s[1]), (Fraction(-1), s[0])]))};",
-            f"  {OUT} := score > 0 ? {_label_text(net, 1)} : {_label_text(net, 0)};",
+            f"  // class 1 exactly when {score} = score_1 - score_0 > 0",
+            f"  {score} := {affine_text(combine([(Fraction(1), s[1]), (Fraction(-1), s[0])]))};",
+            f"  {OUT} := {score} > 0 ? {_label_text(net, 1)} : {_label_text(net, 0)};",
         ]
+    names = [fresh(f"s{i}", taken) for i in range(len(s))]
+    best = fresh("best", taken)
     out = ["  // the class is the argmax of the scores (the first on a tie, as numpy's argmax)"]
-    for i, a in enumerate(s):
-        out.append(f"  s{i} := {affine_text(a)};")
+    for n, a in zip(names, s):
+        out.append(f"  {n} := {affine_text(a)};")
     out.append(f"  {OUT} := {_label_text(net, 0)};")
-    out.append("  best := s0;")
+    out.append(f"  {best} := {names[0]};")
     for i in range(1, len(s)):
-        out.append(f"  if (s{i} > best) {{ {OUT} := {_label_text(net, i)}; best := s{i}; }}")
+        out.append(f"  if ({names[i]} > {best}) {{ {OUT} := {_label_text(net, i)}; {best} := {names[i]}; }}")
     return out
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,17 @@ def combine(parts: List[Tuple[Fraction, Affine]]) -> Affine:
             acc[v] = acc.get(v, Fraction(0)) + k * c
         const += k * form.const
     return Affine(tuple((v, c) for v, c in acc.items() if c != 0), const)
+
+
+def fresh(base: str, taken: Set[str]) -> str:
+    """``base``, or ``base_``, ``base__``, ... : the first not in ``taken`` (then added to it). The
+    readers name their intermediate values with it, so that they never take a feature's name
+    (``--features h1_1`` must stay the input, not become a hidden unit)."""
+    name = base
+    while name in taken:
+        name += "_"
+    taken.add(name)
+    return name
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ listing the datasets (``dense_1/kernel:0``, ``dense_1/bias:0``) in order.
 
 Supported layers: ``InputLayer``, ``Dense`` (activation ``relu``, ``linear``, or ``softmax`` /
 ``sigmoid`` on the last layer, dropped there because they are monotone and only the class is
-used), ``Activation`` (the same), ``ReLU``, ``Dropout`` and ``Flatten`` (the identity at
+used; a softmax over one unit is the constant 1, imported as that constant with a warning), ``Activation`` (the same), ``ReLU``, ``Dropout`` and ``Flatten`` (the identity at
 inference). Anything else is refused with the layer's class name.
 """
 
@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Set
 
 import numpy as np
 
-from .errors import ModelError
+from .errors import ModelError, warn
 from .exact import exact
-from .ir import ARGMAX, THRESHOLD, Affine, Assign, Network, Relu, combine
+from .ir import ARGMAX, THRESHOLD, Affine, Assign, Network, Relu, combine, fresh
 
 _SQUASH = ("softmax", "sigmoid")
 
@@ -85,12 +85,14 @@ def _build(layers: List[dict], weights, path: str, features: Optional[Sequence[s
     feats: List[str] = []
     squashed = None
     level = 0
+    taken: Set[str] = set()  # the features' names and the values assigned (ir.fresh)
 
     def start(n: int) -> List[Affine]:
         nonlocal feats
         if features is not None and len(features) != n:
             raise ModelError(f"--features names {len(features)} features but the model has {n}", "--features")
         feats = list(features) if features is not None else [f"x{i}" for i in range(n)]
+        taken.update(feats)
         return [Affine.var(f) for f in feats]
 
     def activation(act: str, lname: str, is_last: bool) -> None:
@@ -102,10 +104,21 @@ def _build(layers: List[dict], weights, path: str, features: Optional[Sequence[s
             out = []
             assert forms is not None  # an activation follows a layer
             for j, a in enumerate(forms):
-                v = f"h{level}_{j + 1}"
+                v = fresh(f"h{level}_{j + 1}", taken)
                 body.append(Assign(v, Relu(a)))
                 out.append(Affine.var(v))
             forms = out
+            return
+        if act == "softmax" and is_last and forms is not None and len(forms) == 1:
+            # softmax over one unit: exp(z)/exp(z) = 1 whatever z, a probability of 1 (class 1)
+            squashed = act
+            msg = (
+                f"layer '{lname}': a softmax over one unit is the constant 1 whatever its input; "
+                "the model is imported as that constant (class 1, the probability 1 > 1/2)"
+            )
+            warn(msg, path)
+            notes.append(msg)
+            forms = [Affine.constant(Fraction(1))]
             return
         if act in _SQUASH and is_last:
             squashed = act
@@ -141,7 +154,7 @@ def _build(layers: List[dict], weights, path: str, features: Optional[Sequence[s
             if not ws:
                 raise ModelError(f"layer '{lname}' has no weights", path)
             kernel = ws[0]
-            if kernel.ndim != 2:
+            if kernel.ndim != 2 or 0 in kernel.shape:
                 raise ModelError(f"layer '{lname}': kernel of shape {list(kernel.shape)}", path)
             if forms is None:
                 forms = start(kernel.shape[0])
@@ -151,6 +164,15 @@ def _build(layers: List[dict], weights, path: str, features: Optional[Sequence[s
                 )
             use_bias = cfg.get("use_bias", True)
             bias = ws[1] if use_bias and len(ws) > 1 else np.zeros(kernel.shape[1], dtype=kernel.dtype)
+            if bias.shape != (kernel.shape[1],):  # Keras: a Dense bias has one entry per unit
+                raise ModelError(
+                    f"layer '{lname}': bias of shape {list(bias.shape)} for {kernel.shape[1]} units "
+                    f"(expected [{kernel.shape[1]}])",
+                    path,
+                )
+            units = cfg.get("units")
+            if units is not None and units != kernel.shape[1]:
+                raise ModelError(f"layer '{lname}': kernel of shape {list(kernel.shape)} for {units} units", path)
             W = [
                 [exact(kernel[i, j], f"layer '{lname}': a weight", path) for j in range(kernel.shape[1])]
                 for i in range(kernel.shape[0])

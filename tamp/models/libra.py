@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 from .errors import ModelError
+from .exact import check_binary64
 from .ir import ARGMAX, Affine, Assign, Network, Relu, combine
 
 _ASSUME = re.compile(r"^assume\s*\((.*)\)\s*$")
@@ -38,7 +39,12 @@ def _number(node: ast.expr, text: str, path: str, line: int, off: int) -> Option
         return None if v is None else (-v if isinstance(node.op, ast.USub) else v)
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         seg = ast.get_source_segment(text, node)
-        return Fraction(seg) if seg is not None else Fraction(node.value)
+        col = off + node.col_offset + 1
+        try:
+            q = Fraction(seg) if seg is not None else Fraction(node.value)
+        except (ValueError, OverflowError):
+            raise _err(f"cannot read the number {seg!r}", path, line, col) from None
+        return check_binary64(q, f"the number {(seg or str(node.value))[:40]}", path, line, col, tiny=True)
     return None
 
 
@@ -67,9 +73,12 @@ def _affine(node: ast.expr, text: str, path: str, line: int, off: int) -> Affine
     )
 
 
-def _parse_expr(src: str, path: str, line: int, off: int) -> Tuple[ast.expr, str]:
+def _parse_expr(src: str, path: str, line: int, off: int) -> Tuple[ast.expr, str, int]:
+    """The expression ``src`` starting after ``off`` characters of its line: its tree, its
+    stripped text and the offset of that text (for the columns of the tree's nodes)."""
+    off += len(src) - len(src.lstrip())
     try:
-        return ast.parse(src.strip(), mode="eval").body, src.strip()
+        return ast.parse(src.strip(), mode="eval").body, src.strip(), off
     except SyntaxError as exc:
         raise _err(f"cannot read this expression: {exc.msg}", path, line, off + (exc.offset or 1)) from None
 
@@ -98,7 +107,7 @@ def read_libra(text: str, path: str = "<libra>") -> Network:
         off = len(s) - len(s.lstrip())
         m = _ASSUME.match(stripped)
         if m:
-            node, src = _parse_expr(m.group(1), path, i, off + stripped.index("(") + 1)
+            node, src, eoff = _parse_expr(m.group(1), path, i, off + stripped.index("(") + 1)
             if not (
                 isinstance(node, ast.Compare)
                 and len(node.ops) == 2
@@ -106,8 +115,8 @@ def read_libra(text: str, path: str = "<libra>") -> Network:
                 and isinstance(node.comparators[0], ast.Name)
             ):
                 raise _err("expected assume(LO <= x <= HI)", path, i, off + 1)
-            lo = _number(node.left, src, path, i, off)
-            hi = _number(node.comparators[1], src, path, i, off)
+            lo = _number(node.left, src, path, i, eoff)
+            hi = _number(node.comparators[1], src, path, i, eoff)
             var = node.comparators[0].id
             if lo is None or hi is None or lo > hi:
                 raise _err("expected assume(LO <= x <= HI) with numbers LO <= HI", path, i, off + 1)
@@ -136,8 +145,8 @@ def read_libra(text: str, path: str = "<libra>") -> Network:
         if m:
             v = m.group(1)
             col = off + m.start(2) + 1
-            node, src = _parse_expr(m.group(2), path, i, col - 1)
-            a = _affine(node, src, path, i, col - 1)
+            node, src, eoff = _parse_expr(m.group(2), path, i, col - 1)
+            a = _affine(node, src, path, i, eoff)
             reads(a, i)
             if v in inputs:
                 raise _err(f"'{v}' is read before this assignment (an input) and assigned here", path, i, off + 1)

@@ -9,7 +9,8 @@ features. Supported operators:
   float type), ``Concat``;
 * ``Sigmoid`` and ``Softmax`` before the class: they are monotone (softmax preserves the
   order of its inputs), so the argmax of their outputs is the argmax of their inputs; they are
-  dropped and the program says so. Any other use of their values is refused;
+  dropped and the program says so (a softmax over one value is the constant 1: imported as
+  that constant, with a warning). Any other use of their values is refused;
 * ``ArgMax`` (+ ``ArrayFeatureExtractor`` mapping the index to a class label);
 * ONNX-ML: ``LinearClassifier``, ``LinearRegressor``, ``TreeEnsembleClassifier``,
   ``TreeEnsembleRegressor`` (``ZipMap``/``Normalizer`` only feed probability outputs, which are
@@ -27,9 +28,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .errors import ModelError
+from .errors import ModelError, warn
 from .exact import exact
-from .ir import ARGMAX, THRESHOLD, VALUE, Affine, Assign, Leaf, Network, Relu, Split, TreeExpr, combine
+from .ir import ARGMAX, THRESHOLD, VALUE, Affine, Assign, Leaf, Network, Relu, Split, TreeExpr, combine, fresh
 
 
 @dataclass
@@ -103,6 +104,7 @@ class _Reader:
         else:
             self.features = [f"x{i}" for i in range(n)]
         self.values: Dict[str, Value] = {x.name: Sym([Affine.var(f) for f in self.features])}
+        self.taken = set(self.features)  # the names of the features and of the values assigned
         self.body: List[Assign] = []
         self.notes: List[str] = []
         self.layer = 0
@@ -180,7 +182,7 @@ class _Reader:
         self.layer += 1
         out = []
         for j, a in enumerate(forms):
-            name = f"h{self.layer}_{j + 1}"
+            name = fresh(f"h{self.layer}_{j + 1}", self.taken)
             self.body.append(Assign(name, Relu(a)))
             out.append(Affine.var(name))
         return Sym(out)
@@ -189,7 +191,7 @@ class _Reader:
         v = a.single_var()
         if v is not None:
             return v
-        name = f"{hint}_{len(self.body) + 1}"
+        name = fresh(f"{hint}_{len(self.body) + 1}", self.taken)
         self.body.append(Assign(name, a))
         return name
 
@@ -367,7 +369,17 @@ class _Reader:
         if axis not in (1, -1):
             raise self.err(node, f"softmax along axis {axis} is not supported (only the feature axis)")
         self.groups += 1
-        return [Mono(self.sym(node, args[0]).forms, "softmax", self.groups)]
+        forms = self.sym(node, args[0]).forms
+        if len(forms) == 1:  # exp(z)/exp(z) = 1 whatever z: the probability 1, class 1
+            name = f" '{node.name}'" if node.name else ""
+            msg = (
+                f"operator {node.op_type}{name}: a softmax over one value is the constant 1 whatever its "
+                "input; the model is imported as that constant (class 1, the probability 1 > 1/2)"
+            )
+            warn(msg, self.path)
+            self.notes.append(msg)
+            forms = [Affine.constant(Fraction(1))]
+        return [Mono(forms, "softmax", self.groups)]
 
     _LogSoftmax = _Softmax
 
@@ -535,7 +547,7 @@ class _Reader:
                     if e.value:
                         sums[c].append((Fraction(1), Affine.constant(e.value)))
                     continue
-                name = f"t{self.trees}_{c}"
+                name = fresh(f"t{self.trees}_{c}", self.taken)
                 self.body.append(Assign(name, e, f"tree {t}, class {c}" if len(classes) > 1 else f"tree {t}"))
                 sums[c].append((Fraction(1), Affine.var(name)))
         base = a.get("base_values")
@@ -635,7 +647,7 @@ def read_onnx(data: bytes, path: str = "<onnx>", features: Optional[Sequence[str
         result = ClassOf(forms, THRESHOLD if len(forms) == 1 else ARGMAX, None)
         if len(forms) == 1:
             r.notes.append(
-                "one output score: class 1 when it is > 0" + (" (sigmoid > 1/2)" if isinstance(v, Mono) else "")
+                "one output score: class 1 when it is > 0" + (f" (its {v.kind} > 1/2)" if isinstance(v, Mono) else "")
             )
     if result is None:
         if first_error is not None:

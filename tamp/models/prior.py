@@ -40,6 +40,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .errors import ModelError
+from .exact import check_binary64, read_fraction
 from .table import Table, Value
 
 FORMAT = "tamp-prior"
@@ -212,9 +213,15 @@ def _exact(v: object, where: str, path: str, line: int) -> Fraction:
     if isinstance(v, bool) or not isinstance(v, (int, str, Fraction)):
         raise ModelError(f"{where}: expected a number, got {json.dumps(v, default=str)[:40]}", path, line, 1)
     try:
-        return Fraction(v)
+        q = read_fraction(v) if isinstance(v, str) else Fraction(v)
     except (ValueError, ZeroDivisionError):
-        raise ModelError(f"{where}: expected a number, got {v!r}", path, line, 1) from None
+        raise ModelError(f"{where}: expected a number, got {str(v)[:40]!r}", path, line, 1) from None
+    shown = (
+        str(v)[:40]
+        if isinstance(v, (int, str)) and len(str(v)) <= 40
+        else f"of about 1e{len(str(abs(q.numerator // q.denominator))) - 1}"
+    )
+    return check_binary64(q, f"{where}: the number {shown}", path, line, 1)
 
 
 def _line_of(text: str, needle: str) -> int:
@@ -225,9 +232,11 @@ def _line_of(text: str, needle: str) -> int:
 def read_prior(text: str, path: str = "<prior>") -> Prior:
     """Parse the JSON format (module docstring); errors name the file and the feature or line."""
     try:
-        data = json.loads(text, parse_float=Fraction)
+        data = json.loads(text, parse_float=read_fraction)
     except json.JSONDecodeError as exc:
         raise ModelError(f"not JSON: {exc.msg}", path, exc.lineno, exc.colno) from None
+    except ValueError as exc:  # a number beyond the limits of read_fraction (or of Python's int)
+        raise ModelError(f"not a usable prior: {str(exc)[:120]}", path) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ModelError(f'not a tamp prior (expected "format": "{FORMAT}")', path, 1, 1)
     if data.get("version") != VERSION:

@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 from .errors import ModelError
+from .exact import check_binary64, read_fraction
 
 
 @dataclass
@@ -34,7 +35,7 @@ class FeatureSpec:
 
 def _number(text: str, path: str, line: int) -> Fraction:
     try:
-        return Fraction(text.strip())
+        return read_fraction(text.strip())
     except (ValueError, ZeroDivisionError):
         raise ModelError(f"expected a number, got {text.strip()!r}", path, line, 1) from None
 
@@ -94,9 +95,11 @@ def parse_range(text: str) -> Tuple[Optional[str], Fraction, Fraction]:
     try:
         if not sep:
             raise ValueError
-        lo, hi = Fraction(lo_t.strip()), Fraction(hi_t.strip())
+        lo, hi = read_fraction(lo_t.strip()), read_fraction(hi_t.strip())
     except (ValueError, ZeroDivisionError):
         raise ModelError(f"--range expects NAME=LO..HI or LO..HI, got {text!r}", "--range") from None
     if lo > hi:
         raise ModelError(f"--range {text}: the low end is above the high end", "--range")
+    for q in (lo, hi):
+        check_binary64(q, f"--range {text.strip()[:60]}", "--range")
     return (name.strip() or None), lo, hi

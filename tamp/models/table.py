@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import List, Optional, Union
 
 from .errors import ModelError
+from .exact import read_fraction
 
 Value = Union[Fraction, str]
 
@@ -39,7 +40,7 @@ class Table:
 def number(text: str) -> Optional[Fraction]:
     """The exact rational a decimal (``-0.25``, ``1e-3``, ``3/4``) denotes, or None."""
     try:
-        return Fraction(text.strip())
+        return read_fraction(text.strip())
     except (ValueError, ZeroDivisionError):
         return None
 

@@ -90,8 +90,10 @@ def _center(box: Box) -> Dict[str, Fraction]:
 
 
 def _describe(side: Side, box: Box, target: Optional[int], pre=None) -> Tuple[str, object]:
-    """("const", c) | ("not", c) | ("regions", {c: constraints}) | ("undecided", answer) for a
-    network or a constant; ``target``: the class to test first."""
+    """("const", c) | ("not", c) | ("regions", {c: constraints}) | ("undecided", (c, answer))
+    for a network or a constant; ``target``: the class to test (default: the class at the box's
+    centre). An undecided answer carries the class c its linear bounds are about: they bound
+    vol{class = c} and nothing else."""
     if isinstance(side, Const):
         return "const", side.cls
     assert isinstance(side, NetBounds)
@@ -106,7 +108,7 @@ def _describe(side: Side, box: Box, target: Optional[int], pre=None) -> Tuple[st
         return "regions", {k: side.analyze(box, k, pieces=True).margins for k in range(clf.n_classes)}
     if ans.kind == NONE and target is not None:
         return "not", c
-    return "undecided", ans
+    return "undecided", (c, ans)
 
 
 def _agree_exact(da: Tuple[str, object], db: Tuple[str, object], box: Box, vol: Fraction) -> Optional[Fraction]:
@@ -161,20 +163,27 @@ def _evaluate(
         da = _describe(a, bx, db[1])  # type: ignore[arg-type]
     else:
         da = _describe(a, bx, None)
+        if da[0] == "const" and db[0] == "undecided":
+            # b was analysed against its own class at the centre; the agreement is {B = A's class}
+            db = _describe(b, bx, da[1])  # type: ignore[arg-type]
     agree = _agree_exact(da, db, bx, vol)
     if agree is not None:
         return agree, agree, {}, None
     sens: Dict[str, float] = {}
     lo, hi = Fraction(0), vol
+    known = None
     for d, other in ((da, db), (db, da)):
         if d[0] == "undecided":
-            ans = d[1]
-            assert isinstance(ans, BoxAnswer)
+            pair = d[1]
+            assert isinstance(pair, tuple)
+            c: int = pair[0]
+            ans: BoxAnswer = pair[1]
             for f, s in (ans.sensitivity or {}).items():
                 sens[f] = sens.get(f, 0.0) + s
-            if other[0] == "const":  # agreement = {this side's class = the constant}
+            if other == ("const", c):  # agreement = {this side's class = c}: what ans bounds
                 lo, hi = _linear_credit(ans, bx, vol)
-    known = db[1].pre if isinstance(db[1], BoxAnswer) and isinstance(a, Const) else None
+            if d is db and isinstance(a, Const):
+                known = ans.pre
     return lo, hi, sens, known
 
 

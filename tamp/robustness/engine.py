@@ -25,6 +25,7 @@ from tamp.executor import Executor
 from tamp.models import read_model
 from tamp.models.emit import check_spec, feature_box
 from tamp.models.errors import ModelError
+from tamp.models.exact import check_binary64, read_fraction
 from tamp.models.prior import Prior, load_prior
 from tamp.models.spec import FeatureSpec, parse_range, parse_spec
 from tamp.models.table import Table, load_table
@@ -160,9 +161,13 @@ def robust(
     :class:`Table`) within ``eps`` (module docstring). ``width``: stop refining a point once its
     interval is that narrow; ``timeout``: seconds per point."""
     t_start = time.monotonic()
-    eps_q = Fraction(str(eps)) if isinstance(eps, float) else Fraction(eps)
+    try:
+        eps_q = read_fraction(str(eps)) if isinstance(eps, (float, str)) else Fraction(eps)
+    except (ValueError, ZeroDivisionError) as exc:
+        raise ModelError(f"--eps: expected a number > 0, got {str(eps)[:40]!r} ({exc})", "--eps") from None
     if eps_q <= 0:
         raise ModelError(f"--eps must be > 0, got {eps}", "--eps")
+    check_binary64(eps_q, f"--eps {str(eps)[:40]}", "--eps")
     if width < 0:
         raise ModelError("--width must be >= 0", "--width")
     ld = load(model, format=format, features=features, spec=spec, ranges=ranges)

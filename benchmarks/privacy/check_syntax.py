@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Iterator, List, Set, Tuple
+from typing import Any, Iterator, List, Set, Tuple
 
 from lark import Lark, Token, Tree
 
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from lang import parser as lang_parser  # noqa: E402
 from lang import typecheck as lang_typecheck  # noqa: E402
-from lang.errors import ParseError  # noqa: E402
+from lang.errors import TampError  # noqa: E402
 
 KEYWORDS = ("neighbours", "private")
 
@@ -48,7 +48,7 @@ def extended_grammar() -> str:
         + '      | "private" budget "on" NAME ("," NAME)* -> private\n',
     )
     g += '\nbudget: expr ["," expr]   // `private ? on x` parses as the hole atom `?`\n'
-    atom = '     | NAME                                     -> var\n'
+    atom = "     | NAME                                     -> var\n"
     assert atom in g, "grammar changed: no variable atom to extend after"
     g = g.replace(atom, atom + '     | NAME "\'"                                 -> primed\n')
     name = "NAME: /(?!(program|"
@@ -58,18 +58,17 @@ def extended_grammar() -> str:
 
 
 def _parser() -> Lark:
-    return Lark(extended_grammar(), parser="lalr", propagate_positions=True, maybe_placeholders=True,
-                start="start")
+    return Lark(extended_grammar(), parser="lalr", propagate_positions=True, maybe_placeholders=True, start="start")
 
 
-def _names(t: Tree, kind: str) -> Iterator[Tuple[str, Token]]:
+def _names(t: Any, kind: str) -> Iterator[Tuple[str, Any]]:
     for sub in t.iter_subtrees():
         if sub.data == kind:
             tok = sub.children[0]
             yield str(tok), tok
 
 
-def _assigned(body: Tree) -> Set[str]:
+def _assigned(body: Any) -> Set[str]:
     out: Set[str] = set()
     for sub in body.iter_subtrees():
         if sub.data in ("assign", "sample"):
@@ -110,9 +109,8 @@ def check_file(path: Path, lark: Lark, suite: Path = HERE) -> List[str]:
     try:
         tree = lark.parse(text)
     except Exception as exc:  # lark's UnexpectedInput family
-        line, col = getattr(exc, "line", 1), getattr(exc, "column", 1)
-        return problems + [f"{rel}:{line}:{col}: syntax error (extended grammar): "
-                           f"{str(exc).splitlines()[0]}"]
+        ln, cl = getattr(exc, "line", None) or 1, getattr(exc, "column", None) or 1
+        return problems + [f"{rel}:{ln}:{cl}: syntax error (extended grammar): {str(exc).splitlines()[0]}"]
     progs = [p for p in tree.children if isinstance(p, Tree) and p.data == "program"]
     if len(progs) != 1:
         bad(f"expected one program, found {len(progs)}")
@@ -150,13 +148,13 @@ def check_file(path: Path, lark: Lark, suite: Path = HERE) -> List[str]:
                     bad(f"the budget reads {n}, which is not an input", tok)
                 elif n in primed:
                     bad(f"the budget reads {n}, which is private (primed in neighbours)", tok)
-            for tok in c.children[1:]:
-                if tok is None:
+            for released in c.children[1:]:
+                if released is None:
                     continue
-                if str(tok) not in assigned:
-                    bad(f"released variable {tok} is never assigned", tok)
-                if str(tok) in params:
-                    bad(f"released variable {tok} is an input", tok)
+                if str(released) not in assigned:
+                    bad(f"released variable {released} is never assigned", released)
+                if str(released) in params:
+                    bad(f"released variable {released} is an input", released)
         for c in nb + pv:
             spans.append(((c.meta.start_pos, c.meta.end_pos), c.data))
 
@@ -173,7 +171,7 @@ def check_file(path: Path, lark: Lark, suite: Path = HERE) -> List[str]:
     try:
         src = lang_parser.parse(stripped, str(rel))
         lang_typecheck.check_file(src)
-    except ParseError as exc:
+    except TampError as exc:  # syntax, type or unsupported-construct error
         bad(f"today's front end rejects the body: {exc}")
     return problems
 
@@ -187,8 +185,7 @@ def main() -> int:
     for p in problems:
         print(p)
     n_priv = len(list(HERE.glob("private/*.prob")))
-    print(f"{len(files)} files ({n_priv} private, {len(files) - n_priv} broken): "
-          f"{len(problems)} problem(s)")
+    print(f"{len(files)} files ({n_priv} private, {len(files) - n_priv} broken): {len(problems)} problem(s)")
     return 1 if problems else 0
 
 

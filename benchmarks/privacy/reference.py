@@ -318,68 +318,274 @@ def qpair(q, q2, **public):
 def cases() -> List[Case]:
     L = []
     # --- Laplace / geometric
-    L.append(Case("private/laplace.prob", False, m_laplace, 1.0, E1, rel_abs1,
-                  [({"q": 0.0}, {"q": 1.0}), ({"q": 1.0}, {"q": 0.0})],
-                  [ev("a > 1", lambda o, i: o["a"] > 1), ev("a < 0", lambda o, i: o["a"] < 0),
-                   ev("a > 3", lambda o, i: o["a"] > 3)]))
-    L.append(Case("broken/laplaceDifference.prob", True, m_laplace_difference, 1.0, E1, rel_pair,
-                  [({"x": 1.0, "y": 0.0}, {"x": 0.0, "y": 1.0})],
-                  [ev("a > 1", lambda o, i: o["a"] > 1)]))
-    L.append(Case("private/geometric.prob", False, m_geometric, 1.0, E1, rel_abs1,
-                  [({"q": 0}, {"q": 1}), ({"q": 1}, {"q": 0})],
-                  [ev("a == 0", lambda o, i: o["a"] == 0), ev("a >= 1", lambda o, i: o["a"] >= 1),
-                   ev("a <= -2", lambda o, i: o["a"] <= -2)]))
-    L.append(Case("broken/geometricPairSum.prob", True, m_geometric_pair_sum, 1.0, E1, rel_pair,
-                  [({"x": 0, "y": 0}, {"x": 1, "y": 1})],
-                  [ev("a == 0", lambda o, i: o["a"] == 0)]))
+    L.append(
+        Case(
+            "private/laplace.prob",
+            False,
+            m_laplace,
+            1.0,
+            E1,
+            rel_abs1,
+            [({"q": 0.0}, {"q": 1.0}), ({"q": 1.0}, {"q": 0.0})],
+            [
+                ev("a > 1", lambda o, i: o["a"] > 1),
+                ev("a < 0", lambda o, i: o["a"] < 0),
+                ev("a > 3", lambda o, i: o["a"] > 3),
+            ],
+        )
+    )
+    L.append(
+        Case(
+            "broken/laplaceDifference.prob",
+            True,
+            m_laplace_difference,
+            1.0,
+            E1,
+            rel_pair,
+            [({"x": 1.0, "y": 0.0}, {"x": 0.0, "y": 1.0})],
+            [ev("a > 1", lambda o, i: o["a"] > 1)],
+        )
+    )
+    L.append(
+        Case(
+            "private/geometric.prob",
+            False,
+            m_geometric,
+            1.0,
+            E1,
+            rel_abs1,
+            [({"q": 0}, {"q": 1}), ({"q": 1}, {"q": 0})],
+            [
+                ev("a == 0", lambda o, i: o["a"] == 0),
+                ev("a >= 1", lambda o, i: o["a"] >= 1),
+                ev("a <= -2", lambda o, i: o["a"] <= -2),
+            ],
+        )
+    )
+    L.append(
+        Case(
+            "broken/geometricPairSum.prob",
+            True,
+            m_geometric_pair_sum,
+            1.0,
+            E1,
+            rel_pair,
+            [({"x": 0, "y": 0}, {"x": 1, "y": 1})],
+            [ev("a == 0", lambda o, i: o["a"] == 0)],
+        )
+    )
     # --- sums and histograms
-    L.append(Case("private/noisySum.prob", False, m_noisy_sum, 1.0, E1, rel_l1(1),
-                  [qpair([1, 0], [0, 0]), qpair([0.5, 0.5], [0, 0]), qpair([0, 0], [1, 0])],
-                  [ev("s > 1", lambda o, i: o["s"] > 1), ev("s < 0", lambda o, i: o["s"] < 0)]))
-    L.append(Case("broken/noisySumAllMove.prob", True, m_noisy_sum, 1.0, E1, rel_linf,
-                  [qpair([1, 1], [0, 0])], [ev("s > 2", lambda o, i: o["s"] > 2)]))
-    L.append(Case("private/partialSum.prob", False, m_partial_sum, 1.0, E1, rel_one,
-                  [qpair([1, 0, 0], [0, 0, 0]), qpair([0, 0, 0], [0, 1, 0])],
-                  [ev("out > 1", lambda o, i: o["out"] > 1), ev("out < 0", lambda o, i: o["out"] < 0)]))
-    L.append(Case("broken/partialSumSmallNoise.prob", True, m_partial_sum_small, 1.0, E1, rel_one,
-                  [qpair([1], [0])], [ev("out > 1", lambda o, i: o["out"] > 1)]))
-    L.append(Case("private/histogram.prob", False, m_histogram, 1.0, E1, rel_l1(1),
-                  [qpair([1, 0], [0, 0]), qpair([1, 0], [0.5, 0.5])],
-                  [ev("a[0] > 1 && a[1] < 0", lambda o, i: (o["a"][:, 0] > 1) & (o["a"][:, 1] < 0)),
-                   ev("a[0] > 1", lambda o, i: o["a"][:, 0] > 1)]))
-    L.append(Case("broken/histogramReplace.prob", True, m_histogram, 1.0, E1, rel_l1(2),
-                  [qpair([1, 0], [0, 1])],
-                  [ev("a[0] > 1 && a[1] < 0", lambda o, i: (o["a"][:, 0] > 1) & (o["a"][:, 1] < 0))]))
+    L.append(
+        Case(
+            "private/noisySum.prob",
+            False,
+            m_noisy_sum,
+            1.0,
+            E1,
+            rel_l1(1),
+            [qpair([1, 0], [0, 0]), qpair([0.5, 0.5], [0, 0]), qpair([0, 0], [1, 0])],
+            [ev("s > 1", lambda o, i: o["s"] > 1), ev("s < 0", lambda o, i: o["s"] < 0)],
+        )
+    )
+    L.append(
+        Case(
+            "broken/noisySumAllMove.prob",
+            True,
+            m_noisy_sum,
+            1.0,
+            E1,
+            rel_linf,
+            [qpair([1, 1], [0, 0])],
+            [ev("s > 2", lambda o, i: o["s"] > 2)],
+        )
+    )
+    L.append(
+        Case(
+            "private/partialSum.prob",
+            False,
+            m_partial_sum,
+            1.0,
+            E1,
+            rel_one,
+            [qpair([1, 0, 0], [0, 0, 0]), qpair([0, 0, 0], [0, 1, 0])],
+            [ev("out > 1", lambda o, i: o["out"] > 1), ev("out < 0", lambda o, i: o["out"] < 0)],
+        )
+    )
+    L.append(
+        Case(
+            "broken/partialSumSmallNoise.prob",
+            True,
+            m_partial_sum_small,
+            1.0,
+            E1,
+            rel_one,
+            [qpair([1], [0])],
+            [ev("out > 1", lambda o, i: o["out"] > 1)],
+        )
+    )
+    L.append(
+        Case(
+            "private/histogram.prob",
+            False,
+            m_histogram,
+            1.0,
+            E1,
+            rel_l1(1),
+            [qpair([1, 0], [0, 0]), qpair([1, 0], [0.5, 0.5])],
+            [
+                ev("a[0] > 1 && a[1] < 0", lambda o, i: (o["a"][:, 0] > 1) & (o["a"][:, 1] < 0)),
+                ev("a[0] > 1", lambda o, i: o["a"][:, 0] > 1),
+            ],
+        )
+    )
+    L.append(
+        Case(
+            "broken/histogramReplace.prob",
+            True,
+            m_histogram,
+            1.0,
+            E1,
+            rel_l1(2),
+            [qpair([1, 0], [0, 1])],
+            [ev("a[0] > 1 && a[1] < 0", lambda o, i: (o["a"][:, 0] > 1) & (o["a"][:, 1] < 0))],
+        )
+    )
     # --- prefix sums
     both_gt1 = ev("out[0] > 1 && out[1] > 1", lambda o, i: (o["out"][:, 0] > 1) & (o["out"][:, 1] > 1))
-    L.append(Case("private/prefixSum.prob", False, m_prefix_sum, 1.0, E1, rel_l1(1),
-                  [qpair([1, 0], [0, 0]), qpair([0, 1, 0], [0, 0, 0])],
-                  [both_gt1, ev("out[1] > 1", lambda o, i: o["out"][:, 1] > 1)]))
-    L.append(Case("broken/prefixSumFreshNoise.prob", True, m_prefix_sum_fresh, 1.0, E1, rel_l1(1),
-                  [qpair([1, 0], [0, 0])], [both_gt1]))
-    L.append(Case("private/smartSum.prob", False, m_smart_sum, 0.5, E2, rel_l1(1),
-                  [qpair([1, 0], [0, 0], M=2), qpair([1, 0, 0, 0], [0, 0, 0, 0], M=2)],
-                  [both_gt1, ev("out[3] > 1", lambda o, i: o["out"][:, -1] > 1)]))
-    L.append(Case("broken/smartSumOneEps.prob", True, m_smart_sum, 1.0, E1, rel_l1(1),
-                  [qpair([1, 0], [0, 0], M=2)], [both_gt1]))
-    L.append(Case("broken/smartSumSmallNoise.prob", True, m_smart_sum_small, 0.5, E2, rel_l1(1),
-                  [qpair([1, 0], [0, 0], M=2)], [both_gt1]))
+    L.append(
+        Case(
+            "private/prefixSum.prob",
+            False,
+            m_prefix_sum,
+            1.0,
+            E1,
+            rel_l1(1),
+            [qpair([1, 0], [0, 0]), qpair([0, 1, 0], [0, 0, 0])],
+            [both_gt1, ev("out[1] > 1", lambda o, i: o["out"][:, 1] > 1)],
+        )
+    )
+    L.append(
+        Case(
+            "broken/prefixSumFreshNoise.prob",
+            True,
+            m_prefix_sum_fresh,
+            1.0,
+            E1,
+            rel_l1(1),
+            [qpair([1, 0], [0, 0])],
+            [both_gt1],
+        )
+    )
+    L.append(
+        Case(
+            "private/smartSum.prob",
+            False,
+            m_smart_sum,
+            0.5,
+            E2,
+            rel_l1(1),
+            [qpair([1, 0], [0, 0], M=2), qpair([1, 0, 0, 0], [0, 0, 0, 0], M=2)],
+            [both_gt1, ev("out[3] > 1", lambda o, i: o["out"][:, -1] > 1)],
+        )
+    )
+    L.append(
+        Case(
+            "broken/smartSumOneEps.prob",
+            True,
+            m_smart_sum,
+            1.0,
+            E1,
+            rel_l1(1),
+            [qpair([1, 0], [0, 0], M=2)],
+            [both_gt1],
+        )
+    )
+    L.append(
+        Case(
+            "broken/smartSumSmallNoise.prob",
+            True,
+            m_smart_sum_small,
+            0.5,
+            E2,
+            rel_l1(1),
+            [qpair([1, 0], [0, 0], M=2)],
+            [both_gt1],
+        )
+    )
     # --- report noisy max
-    L.append(Case("private/noisyMax.prob", False, m_noisy_max_lap(2), 1.0, E1, rel_linf,
-                  [qpair([1, 0, 0, 0, 0, 0], [0, 1, 1, 1, 1, 1]), qpair([0, 0], [1, -1])],
-                  [ev("out == 0", lambda o, i: o["out"] == 0), ev("out == 1", lambda o, i: o["out"] == 1)]))
-    L.append(Case("private/noisyMaxMonotone.prob", False, m_noisy_max_lap(1), 1.0, E1, rel_monotone,
-                  [qpair([1, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1]), qpair([1, 1, 1, 1, 1, 1], [1, 0, 0, 0, 0, 0])],
-                  [ev("out == 0", lambda o, i: o["out"] == 0), ev("out == 1", lambda o, i: o["out"] == 1)]))
-    L.append(Case("broken/noisyMaxWrongNeighbours.prob", True, m_noisy_max_lap(1), 1.0, E1, rel_linf,
-                  [qpair([1, 0, 0, 0], [0, 1, 1, 1])], [ev("out == 0", lambda o, i: o["out"] == 0)]))
-    L.append(Case("broken/noisyMaxValue.prob", True, m_noisy_max_lap(2), 1.0, E1, rel_linf,
-                  [qpair([1, 0, 0, 0, 0], [0, 1, 1, 1, 1])], [ev("best < 0", lambda o, i: o["best"] < 0)]))
-    L.append(Case("private/noisyMaxExp.prob", False, m_noisy_max_exp, 1.0, E1, rel_linf,
-                  [qpair([1, 0, 0, 0], [0, 1, 1, 1]), qpair([1, 1], [2, 0])],
-                  [ev("out == 0", lambda o, i: o["out"] == 0), ev("out == 1", lambda o, i: o["out"] == 1)]))
-    L.append(Case("broken/noisyMaxExpValue.prob", True, m_noisy_max_exp, 1.0, E1, rel_linf,
-                  [qpair([1, 1], [2, 0])], [ev("best < 2", lambda o, i: o["best"] < 2)]))
+    L.append(
+        Case(
+            "private/noisyMax.prob",
+            False,
+            m_noisy_max_lap(2),
+            1.0,
+            E1,
+            rel_linf,
+            [qpair([1, 0, 0, 0, 0, 0], [0, 1, 1, 1, 1, 1]), qpair([0, 0], [1, -1])],
+            [ev("out == 0", lambda o, i: o["out"] == 0), ev("out == 1", lambda o, i: o["out"] == 1)],
+        )
+    )
+    L.append(
+        Case(
+            "private/noisyMaxMonotone.prob",
+            False,
+            m_noisy_max_lap(1),
+            1.0,
+            E1,
+            rel_monotone,
+            [qpair([1, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1]), qpair([1, 1, 1, 1, 1, 1], [1, 0, 0, 0, 0, 0])],
+            [ev("out == 0", lambda o, i: o["out"] == 0), ev("out == 1", lambda o, i: o["out"] == 1)],
+        )
+    )
+    L.append(
+        Case(
+            "broken/noisyMaxWrongNeighbours.prob",
+            True,
+            m_noisy_max_lap(1),
+            1.0,
+            E1,
+            rel_linf,
+            [qpair([1, 0, 0, 0], [0, 1, 1, 1])],
+            [ev("out == 0", lambda o, i: o["out"] == 0)],
+        )
+    )
+    L.append(
+        Case(
+            "broken/noisyMaxValue.prob",
+            True,
+            m_noisy_max_lap(2),
+            1.0,
+            E1,
+            rel_linf,
+            [qpair([1, 0, 0, 0, 0], [0, 1, 1, 1, 1])],
+            [ev("best < 0", lambda o, i: o["best"] < 0)],
+        )
+    )
+    L.append(
+        Case(
+            "private/noisyMaxExp.prob",
+            False,
+            m_noisy_max_exp,
+            1.0,
+            E1,
+            rel_linf,
+            [qpair([1, 0, 0, 0], [0, 1, 1, 1]), qpair([1, 1], [2, 0])],
+            [ev("out == 0", lambda o, i: o["out"] == 0), ev("out == 1", lambda o, i: o["out"] == 1)],
+        )
+    )
+    L.append(
+        Case(
+            "broken/noisyMaxExpValue.prob",
+            True,
+            m_noisy_max_exp,
+            1.0,
+            E1,
+            rel_linf,
+            [qpair([1, 1], [2, 0])],
+            [ev("best < 2", lambda o, i: o["best"] < 2)],
+        )
+    )
+
     # --- sparse vector family (Delta = 1)
     def pat_val(bits: str, k: int, tau: float, above: bool = False) -> Event:
         cmp = ">" if above else "<"
@@ -394,41 +600,171 @@ def cases() -> List[Case]:
 
     down6 = qpair([0] * 6 + [1], [1] * 6 + [0], T=0, c=1)
     down3 = qpair([0, 0, 0, 1], [1, 1, 1, 0], T=0, c=1)
-    svt_events = [ev("out = 0001", pattern("0001")), ev("out = 0000001", pattern("0000001")),
-                  ev("out = 1", pattern("1")), ev("out = 01", pattern("01"))]
-    L.append(Case("private/aboveThreshold.prob", False, svt_mech("aboveThreshold"), 1.0, E1, rel_linf,
-                  [down3, down6, qpair([1, 0], [0, 1], T=0)], svt_events))
-    L.append(Case("private/svtLyu1.prob", False, svt_mech("lyu1"), 1.0, E1, rel_linf,
-                  [down3, down6, qpair([1, 0, 1], [0, 1, 0], T=0, c=2)],
-                  svt_events + [ev("out = 101", pattern("101")), ev("out = 011", pattern("011"))]))
-    L.append(Case("private/svtLyu2.prob", False, svt_mech("lyu2"), 1.0, E1, rel_linf,
-                  [down3, down6, qpair([1, 0, 1], [0, 1, 0], T=0, c=2)],
-                  svt_events + [ev("out = 101", pattern("101")), ev("out = 011", pattern("011"))]))
-    L.append(Case("broken/svtLyu3.prob", True, svt_mech("lyu3"), 1.0, E1, rel_linf,
-                  [qpair([0, 0, 0, 0, 0], [1, 1, 1, 1, 0], T=0, c=1)], [pat_val("00001", 4, 1.0)]))
-    L.append(Case("broken/svtLyu4.prob", True, svt_mech("lyu4"), 1.0, E1, rel_linf,
-                  [down3], [ev("out = 0001", pattern("0001"))]))
-    L.append(Case("broken/svtLyu5.prob", True, svt_mech("lyu5"), 1.0, E1, rel_linf,
-                  [qpair([1, 0], [0, 1], T=0.5)], [ev("out = 10", pattern("10"))]))
-    L.append(Case("broken/svtLyu6.prob", True, svt_mech("lyu6"), 1.0, E1, rel_linf,
-                  [qpair([1, 1, 1, 0, 0, 0], [0, 0, 0, 1, 1, 1], T=0.5)], [ev("out = 111000", pattern("111000"))]))
-    L.append(Case("private/numericSparse.prob", False, svt_mech("numeric"), 1.0, E1, rel_linf,
-                  [qpair([1], [0], T=4, c=1), down3],
-                  [pat_val("1", 0, 1.0, above=True), pat_val("1", 0, 3.0, above=True),
-                   pat_val("0001", 3, 1.0, above=True), ev("out = 0001", pattern("0001"))]))
-    L.append(Case("broken/numericSparseSmallNoise.prob", True, svt_mech("numericSmall"), 1.0, E1, rel_linf,
-                  [qpair([1], [0], T=4, c=1)], [pat_val("1", 0, 1.0, above=True)], n_samples=1_000_000))
-    L.append(Case("private/gapSparseVector.prob", False, svt_mech("gap"), 1.0, E1, rel_linf,
-                  [qpair([0, 0, 0, 0, 0], [1, 1, 1, 1, 0], T=0, c=1), down3],
-                  [pat_val("00001", 4, 1.0), pat_val("0001", 3, 0.5), pat_val("0001", 3, 2.0, above=True),
-                   ev("out = 0001", pattern("0001"))]))
-    L.append(Case("private/svtMonotone.prob", False, svt_mech("monotone"), 1.0, E1, rel_monotone,
-                  [qpair([0] * 7, [1] * 7, T=0, c=1), qpair([1] * 7, [0] * 7, T=0, c=1),
-                   qpair([0, 0, 0, 1], [1, 1, 1, 1], T=0, c=1)],
-                  [ev("out = 0000001", pattern("0000001")), ev("out = 0001", pattern("0001")),
-                   ev("out = 1", pattern("1"))]))
-    L.append(Case("broken/svtMonotoneWrongNeighbours.prob", True, svt_mech("monotone"), 1.0, E1, rel_linf,
-                  [down6], [ev("out = 0000001", pattern("0000001"))]))
+    svt_events = [
+        ev("out = 0001", pattern("0001")),
+        ev("out = 0000001", pattern("0000001")),
+        ev("out = 1", pattern("1")),
+        ev("out = 01", pattern("01")),
+    ]
+    L.append(
+        Case(
+            "private/aboveThreshold.prob",
+            False,
+            svt_mech("aboveThreshold"),
+            1.0,
+            E1,
+            rel_linf,
+            [down3, down6, qpair([1, 0], [0, 1], T=0)],
+            svt_events,
+        )
+    )
+    L.append(
+        Case(
+            "private/svtLyu1.prob",
+            False,
+            svt_mech("lyu1"),
+            1.0,
+            E1,
+            rel_linf,
+            [down3, down6, qpair([1, 0, 1], [0, 1, 0], T=0, c=2)],
+            svt_events + [ev("out = 101", pattern("101")), ev("out = 011", pattern("011"))],
+        )
+    )
+    L.append(
+        Case(
+            "private/svtLyu2.prob",
+            False,
+            svt_mech("lyu2"),
+            1.0,
+            E1,
+            rel_linf,
+            [down3, down6, qpair([1, 0, 1], [0, 1, 0], T=0, c=2)],
+            svt_events + [ev("out = 101", pattern("101")), ev("out = 011", pattern("011"))],
+        )
+    )
+    L.append(
+        Case(
+            "broken/svtLyu3.prob",
+            True,
+            svt_mech("lyu3"),
+            1.0,
+            E1,
+            rel_linf,
+            [qpair([0, 0, 0, 0, 0], [1, 1, 1, 1, 0], T=0, c=1)],
+            [pat_val("00001", 4, 1.0)],
+        )
+    )
+    L.append(
+        Case(
+            "broken/svtLyu4.prob",
+            True,
+            svt_mech("lyu4"),
+            1.0,
+            E1,
+            rel_linf,
+            [down3],
+            [ev("out = 0001", pattern("0001"))],
+        )
+    )
+    L.append(
+        Case(
+            "broken/svtLyu5.prob",
+            True,
+            svt_mech("lyu5"),
+            1.0,
+            E1,
+            rel_linf,
+            [qpair([1, 0], [0, 1], T=0.5)],
+            [ev("out = 10", pattern("10"))],
+        )
+    )
+    L.append(
+        Case(
+            "broken/svtLyu6.prob",
+            True,
+            svt_mech("lyu6"),
+            1.0,
+            E1,
+            rel_linf,
+            [qpair([1, 1, 1, 0, 0, 0], [0, 0, 0, 1, 1, 1], T=0.5)],
+            [ev("out = 111000", pattern("111000"))],
+        )
+    )
+    L.append(
+        Case(
+            "private/numericSparse.prob",
+            False,
+            svt_mech("numeric"),
+            1.0,
+            E1,
+            rel_linf,
+            [qpair([1], [0], T=4, c=1), down3],
+            [
+                pat_val("1", 0, 1.0, above=True),
+                pat_val("1", 0, 3.0, above=True),
+                pat_val("0001", 3, 1.0, above=True),
+                ev("out = 0001", pattern("0001")),
+            ],
+        )
+    )
+    L.append(
+        Case(
+            "broken/numericSparseSmallNoise.prob",
+            True,
+            svt_mech("numericSmall"),
+            1.0,
+            E1,
+            rel_linf,
+            [qpair([1], [0], T=4, c=1)],
+            [pat_val("1", 0, 1.0, above=True)],
+            n_samples=1_000_000,
+        )
+    )
+    L.append(
+        Case(
+            "private/gapSparseVector.prob",
+            False,
+            svt_mech("gap"),
+            1.0,
+            E1,
+            rel_linf,
+            [qpair([0, 0, 0, 0, 0], [1, 1, 1, 1, 0], T=0, c=1), down3],
+            [
+                pat_val("00001", 4, 1.0),
+                pat_val("0001", 3, 0.5),
+                pat_val("0001", 3, 2.0, above=True),
+                ev("out = 0001", pattern("0001")),
+            ],
+        )
+    )
+    L.append(
+        Case(
+            "private/svtMonotone.prob",
+            False,
+            svt_mech("monotone"),
+            1.0,
+            E1,
+            rel_monotone,
+            [
+                qpair([0] * 7, [1] * 7, T=0, c=1),
+                qpair([1] * 7, [0] * 7, T=0, c=1),
+                qpair([0, 0, 0, 1], [1, 1, 1, 1], T=0, c=1),
+            ],
+            [ev("out = 0000001", pattern("0000001")), ev("out = 0001", pattern("0001")), ev("out = 1", pattern("1"))],
+        )
+    )
+    L.append(
+        Case(
+            "broken/svtMonotoneWrongNeighbours.prob",
+            True,
+            svt_mech("monotone"),
+            1.0,
+            E1,
+            rel_linf,
+            [down6],
+            [ev("out = 0000001", pattern("0000001"))],
+        )
+    )
     return L
 
 
@@ -455,8 +791,18 @@ def run_case(case: Case, rng: np.random.Generator) -> dict:
                 px, py = kx / case.n_samples, ky / case.n_samples
                 confirmed = lx > math.exp(E) * hy
                 ratio = px / py if py > 0 else math.inf
-                row = dict(inp=x, nb=y, event=text, px=px, py=py, lx=lx, hy=hy, ratio=ratio,
-                           bound=math.exp(E), confirmed=confirmed)
+                row = dict(
+                    inp=x,
+                    nb=y,
+                    event=text,
+                    px=px,
+                    py=py,
+                    lx=lx,
+                    hy=hy,
+                    ratio=ratio,
+                    bound=math.exp(E),
+                    confirmed=confirmed,
+                )
                 key = (confirmed, lx / (math.exp(E) * hy) if hy > 0 else math.inf)
                 if best is None or key > best[0]:
                     best = (key, row)
@@ -473,8 +819,10 @@ def main(argv: Sequence[str]) -> int:
     rng = np.random.default_rng(SEED)
     failures = 0
     t0 = time.time()
-    print(f"{'file':42} {'expect':8} {'eps':>4} {'P[S|in]':>9} {'P[S|in2]':>9} {'ratio':>7} "
-          f"{'e^E':>6}  verdict   event / inputs")
+    print(
+        f"{'file':42} {'expect':8} {'eps':>4} {'P[S|in]':>9} {'P[S|in2]':>9} {'ratio':>7} "
+        f"{'e^E':>6}  verdict   event / inputs"
+    )
     for case in cases():
         if only and not any(o in case.file for o in only):
             continue
@@ -485,9 +833,11 @@ def main(argv: Sequence[str]) -> int:
         else:
             verdict = "VIOLATED!" if row["confirmed"] else "ok"
             failures += row["confirmed"]
-        print(f"{case.file:42} {'broken' if case.broken else 'private':8} {case.eps:4} "
-              f"{row['px']:9.5f} {row['py']:9.5f} {row['ratio']:7.3f} {row['bound']:6.3f}  {verdict:9} "
-              f"{row['event']}  [{fmt_inputs(row['inp'])}] vs [{fmt_inputs(row['nb'])}]")
+        print(
+            f"{case.file:42} {'broken' if case.broken else 'private':8} {case.eps:4} "
+            f"{row['px']:9.5f} {row['py']:9.5f} {row['ratio']:7.3f} {row['bound']:6.3f}  {verdict:9} "
+            f"{row['event']}  [{fmt_inputs(row['inp'])}] vs [{fmt_inputs(row['nb'])}]"
+        )
     print(f"{time.time() - t0:.1f} s; {failures} failure(s)")
     return 1 if failures else 0
 

@@ -20,9 +20,10 @@ from typing import Any, Dict
 import z3
 
 from axioms.lemmas import product_lemmas
+from axioms.terms import transcendental_apps
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
-from tamp.prover.base.smt import Encoder, transcendental_apps
+from tamp.core.encode import Encoder
 from tamp.prover.expectation.prove import LoopAnnot, NotApplicable, claim_of, obligations_for
 
 from .claim import checked_claim

@@ -94,7 +94,7 @@ def check_arguments(cfa, args: List[Argument], enc: Encoder, valid: Callable[[z3
     for h in heads:
         if h not in cfa.loop_heads:
             return [("RANKING", f"a termination argument is given for node {h}, which is not a loop head", "invalid")]
-    out = []
+    out: List[Tuple[str, str, str]] = []
     for a in args:
         try:
             obs = _geometric(cfa, a, enc) if isinstance(a, Geometric) else _ranking(cfa, a, enc)

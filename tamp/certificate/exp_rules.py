@@ -11,7 +11,9 @@ An upper bound on the failure probability is the weakest pre-expectation of ``[�
 ``x ~ unif(lo, hi)``     the average of ``F[x := v]`` (literal bounds, at most 64 values)
 ``x ~ unif({c…})``       the average over the listed (distinct, literal) values
 ``x ~ unif(lo, hi)``     other bounds, N = hi - lo + 1: ``N >= 1 ? q·F[φ := true] + (1 - q)·F[φ := false] : 1``
-                         when F reads x only in one atom φ, q = #{v in lo..hi: φ(v)} / N
+                         when F reads x only in one atom φ, q = #{v in lo..hi: φ(v)} / N;
+                         when F reads x only in tests ``x == e``: ``min(1, F_gen + K/N)``, the
+                         union bound over the K values it must avoid (:mod:`.exp_hits`)
 ``if (c) S else T``      ``c ? wpe(S, F) : wpe(T, F)``;  ``assume(c)``: ``c ? F : 0``
 ``for`` (literal bounds, ≤ 8 iterations): its iterations written out
 ``while (g) B``          ``g ? max(0, min(1, core)) : F`` with the certificate's ``core``
@@ -41,6 +43,8 @@ from typing import Dict, List, Optional, Tuple
 from lang import ast as A
 from lang.walk import DESCEND, Transformer, substitute
 from tamp.show import show_expr
+
+from .exp_hits import NoHitBound, hit_bound, split_at
 
 ONE, ZERO = A.num(1), A.num(0)
 MAX_NODES = 40000
@@ -385,7 +389,16 @@ class Wpe:
             return simp(A.Cond(A.Binary(">=", n, ONE), f, miss))
         phi = _atom(f, x, self.types)
         if phi is None:
-            raise Outside(f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test")
+            if not self.upper:
+                raise Outside(f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test")
+            if isinstance(target, A.Index):  # the written element apart from the others
+                f = fold(split_at(f, target.index))
+            try:  # the union bound over the values the sample must avoid (.exp_hits)
+                return simp(A.Cond(A.Binary(">=", n, ONE), fold(hit_bound(f, x, n)), miss))
+            except NoHitBound as exc:
+                raise Outside(
+                    f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test ({exc})"
+                ) from None
         if isinstance(phi, A.Binary) and phi.op in ("==", "!=") and (phi.left == A.Var(x)) != (phi.right == A.Var(x)):
             e = phi.right if phi.left == A.Var(x) else phi.left
             if x in A.free_vars(e) or not _is_int(e, self.types):

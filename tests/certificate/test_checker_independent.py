@@ -162,3 +162,20 @@ def test_raised_exit_chance_is_rejected(retry_cert, tmp_path, capsys):
     loop["measure"] = ast("2 * s")
     code, out = check(c, RETRY, tmp_path, capsys)
     assert code == 3 and "TERM" in out, out
+
+
+BIRTHDAY = BENCH / "corpus" / "randomized" / "birthday.prob"
+
+
+def test_birthday_union_bound_is_rebuilt_by_the_checker(tmp_path, capsys):
+    """``b[i] ~ unif(0, m - 1)`` read in the tests ``b[p] == b[i]``: the checker's own union bound
+    over the values to avoid (:mod:`tamp.certificate.exp_hits`) accepts the prover's proof, and
+    the same proof for a bound smaller by one collision chance 1/m is rejected."""
+    cert = make_certificate(BIRTHDAY)
+    code, out = check(cert, BIRTHDAY, tmp_path, capsys)
+    assert code == 0, out
+    lower = "n * (n - 1) / (2 * m) - 1 / (2 * m)"
+    bad = tampered(cert)
+    bad["expectation"][0]["bound"] = ast(lower)
+    code, out = check(bad, BIRTHDAY, tmp_path, capsys, ["--bound", lower])
+    assert code == 3 and "BUDGET" in out, out

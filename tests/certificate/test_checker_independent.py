@@ -17,27 +17,26 @@ RETRY = BENCH / "corpus" / "retry" / "retry_count.prob"
 NBS = BENCH / "corpus" / "binary_search" / "nbs_while.prob"
 
 # Run check-proof in a fresh interpreter and report which tamp.prover modules got imported, and
-# from where: a meta-path finder notes the importing tamp module of every tamp.prover import.
+# which modules import them: every import statement goes through builtins.__import__, whose
+# globals name the importing module (an import of a module already loaded is seen too).
 PROBE = r"""
-import json, sys
+import builtins, importlib.util, json, sys
 importers = set()
+real_import = builtins.__import__
 
-class Spy:
-    def find_spec(self, name, path=None, target=None):
-        if name == "tamp.prover" or name.startswith("tamp.prover."):
-            f = sys._getframe(1)
-            while f is not None:
-                mod = f.f_globals.get("__name__", "")
-                if mod.startswith(("tamp.", "lang.", "axioms")) and not mod.startswith("tamp.prover"):
-                    importers.add(mod)
-                    break
-                f = f.f_back
-        return None
+def spy(name, globals=None, locals=None, fromlist=(), level=0):
+    mod = (globals or {}).get("__name__", "")
+    full = importlib.util.resolve_name("." * level + name, (globals or {}).get("__package__") or "") if level else name
+    names = [full] + [f"{full}.{f}" for f in fromlist or () if f != "*"]
+    if any(n == "tamp.prover" or n.startswith("tamp.prover.") for n in names) and not mod.startswith("tamp.prover"):
+        importers.add(mod)
+    return real_import(name, globals, locals, fromlist, level)
 
-sys.meta_path.insert(0, Spy())
+builtins.__import__ = spy
 from tamp.cli import main
 codes = [main(["check-proof", c, f]) for c, f in zip(sys.argv[1::2], sys.argv[2::2])]
-print(json.dumps({"codes": codes, "prover": sorted(m for m in sys.modules if m == "tamp.prover" or m.startswith("tamp.prover.")), "importers": sorted(importers)}))
+prover = sorted(m for m in sys.modules if m == "tamp.prover" or m.startswith("tamp.prover."))
+print(json.dumps({"codes": codes, "prover": prover, "importers": sorted(importers)}))
 """
 
 

@@ -43,7 +43,7 @@ Facts used (each a textbook property of the natural logarithm, exponential and s
 which keeps the number of instances quadratic in the number of terms at most. ``log-mono``
 is instantiated only for pairs of *distinct* log arguments (arguments proved equal by
 ``log-eq`` are one value), at most ``MAX_PAIR_TERMS`` of them. ``sum(…)`` terms are the
-encoder's opaque sum functions (:meth:`tamp.prover.base.smt.Encoder.sum_info`); their two
+encoder's opaque sum functions (:meth:`tamp.core.encode.Encoder.sum_info`); their two
 definition lemmas are instantiated once for every sum application in the query (one
 unfolding step at either end, which is what a loop step ``i := i + 1`` or, counting down,
 ``i := i - 1`` needs). A sum inside a quantifier whose body reads the quantified variable
@@ -190,7 +190,7 @@ SUM_PLACEHOLDER = "sum$arg"
 
 def sum_placeholder(k: int, sort) -> z3.ExprRef:
     """The stand-in for argument ``k`` of a sum application that reads a quantified variable
-    (:func:`tamp.prover.base.smt.transcendental_apps`): lemmas mentioning it are stated for all its
+    (:func:`axioms.terms.transcendental_apps`): lemmas mentioning it are stated for all its
     values (:func:`_for_all_values`)."""
     return z3.Const(f"{SUM_PLACEHOLDER}{k}", sort)
 

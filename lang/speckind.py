@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from . import ast as A
 
 FAILURE_BOUND, PROBABILITY, CAUSAL = "failure-bound", "probability", "causal"
@@ -26,3 +28,16 @@ def spec_kind(program: A.Program) -> str:
         if kind in kinds:
             return kind
     return FAILURE_BOUND
+
+
+def infer_bound(prog: A.Program) -> A.Program:
+    """``prog`` with its failure bound asked for (``fails ?``), unless an ``ensures`` already asks
+    for a margin (one value is inferred at a time) or the program has no failure-bound clause.
+    A ``reliability E`` program keeps its ``!failed``; its failure bound (``1 - E``) is asked for."""
+    if any(A.contains(e, A.Hole) for e in prog.ensures):
+        return prog
+    if prog.reliability is not None:
+        return dataclasses.replace(prog, fails=A.Hole())
+    if prog.ensures and all(clause_kind(e) != FAILURE_BOUND for e in prog.ensures):
+        return prog
+    return dataclasses.replace(prog, fails=A.Hole())

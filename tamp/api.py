@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import time
 from typing import TYPE_CHECKING, Dict, List, Optional, Union
 
@@ -29,7 +28,7 @@ from lang.errors import TampError
 from lang.inputs import check_inputs, check_known, fix_inputs
 from lang.loader import check_bound, decode, load, parse_bound, read_bytes, select
 from lang.parser import parse, parse_expr
-from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind, spec_kind
+from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind, infer_bound, spec_kind
 from lang.typecheck import check_file
 
 from . import prover
@@ -221,46 +220,20 @@ def _file_result(src: A.SourceFile, results: List[ProgramResult]) -> FileResult:
     return out
 
 
-def infer_bound(prog: A.Program) -> A.Program:
-    """``prog`` with its failure bound asked for (``fails ?``), unless an ``ensures`` already asks
-    for a margin (one value is inferred at a time) or the program has no failure-bound clause.
-    A ``reliability E`` program keeps its ``!failed``; its failure bound (``1 - E``) is asked for."""
-    if any(A.contains(e, A.Hole) for e in prog.ensures):
-        return prog
-    if prog.reliability is not None:
-        return dataclasses.replace(prog, fails=A.Hole())
-    if prog.ensures and all(clause_kind(e) != FAILURE_BOUND for e in prog.ensures):
-        return prog
-    return dataclasses.replace(prog, fails=A.Hole())
-
-
 def certify_and_check(
     text: str, bound: Optional[str] = None, inputs: Optional[Dict[str, object]] = None
 ) -> CheckReport:
     """Prove ``text`` (a whole source file), write its certificate in memory, and re-check it —
     a round trip for tests and notebooks (``tamp prove --certificate``, then ``tamp check-proof``)."""
-    from .certificate import check_certificate, file_certificate
+    from .certificate import check_certificate
     from .certificate import decode as decode_certificate
+    from .certificate.writer import file_certificate
 
     res = prove(text, bound=bound, inputs=inputs, path="<string>")
     cert = json.loads(json.dumps(file_certificate(res, text.encode("utf-8"), bound, inputs)))
     src = parse(text, "<string>")
     b = parse_expr(bound, "--bound") if bound else None
     return check_certificate(decode_certificate(cert), src, text.encode("utf-8"), b, inputs)
-
-
-def _source(source_or_path, path: Optional[str]):
-    """``(bytes, SourceFile)`` of a path or source text: the bytes a certificate is bound to, and
-    the file parsed and type-checked."""
-    if isinstance(source_or_path, A.SourceFile):
-        return source_or_path.text.encode("utf-8"), load(source_or_path)
-    if isinstance(source_or_path, bytes):
-        return source_or_path, load(source_or_path, path)
-    probe = load(source_or_path, path, check=False)  # a path or text, decided as every command does
-    if probe.text == source_or_path:
-        return source_or_path.encode("utf-8"), load(probe)
-    raw = read_bytes(probe.path)  # a path: the file's own bytes (a BOM, say)
-    return raw, load(raw, probe.path)
 
 
 def check(source_or_path, path: Optional[str] = None) -> CheckedFile:
@@ -374,7 +347,7 @@ def certify(result: FileResult, bound: Optional[str] = None, inputs: Optional[Di
     """The proof certificate of a :func:`prove` result (what ``tamp prove --certificate`` writes:
     a JSON-ready dict), for :func:`check_proof`. ``bound`` and ``inputs`` are the claim's, as
     given to :func:`prove`."""
-    from .certificate import file_certificate
+    from .certificate.writer import file_certificate
 
     text = getattr(result, "source", None)
     if text is None:
@@ -410,33 +383,11 @@ def check_proof(
     >>> check_proof(certify(prove(text)), text)  # doctest: +ELLIPSIS
     <CheckReport OK: ... obligations re-checked in ... s>
     """
-    import axioms  # the axiom library (scipy) loads before the clock starts
+    # deferred on purpose: the checker loads when a proof is checked; it is the checking path of
+    # `tamp check-proof`, which imports no module of the prover (tamp.certificate.check_file)
+    from .certificate.check_file import check_proof as _check_proof
 
-    from .certificate import MalformedCertificate, check_certificate
-    from .certificate import decode as decode_certificate
-    from .certificate import load as load_certificate
-
-    try:
-        decoded = load_certificate(str(cert)) if isinstance(cert, (str, os.PathLike)) else decode_certificate(cert)
-    except MalformedCertificate as exc:
-        raise TampError(
-            f"malformed certificate: {exc}", str(cert) if isinstance(cert, (str, os.PathLike)) else "<certificate>"
-        ) from None
-    raw, src = _source(source_or_path, path)
-    if infer:
-        src = dataclasses.replace(src, programs=tuple(infer_bound(p) for p in src.programs))
-    progs = list(src.programs)
-    if inputs:
-        check_known(progs, inputs, src.path)
-        inputs = {k: v for p in progs for k, v in check_inputs(p, inputs, src.path, src.text or None).items()}
-    b = None
-    if bound is not None:
-        b = parse_bound(bound)
-        for p in progs:
-            check_bound(p, b, bound)
-    axioms.all_families()
-    deadline = time.monotonic() + timeout if timeout else None
-    return check_certificate(decoded, src, raw, b, inputs or None, max(solver_timeout_ms, 1), deadline, executor)
+    return _check_proof(cert, source_or_path, bound, inputs, infer, solver_timeout_ms, timeout, path, executor)
 
 
 def import_model(

@@ -23,8 +23,8 @@ For each program of the certificate, against the claim rebuilt from the source f
                    λ(q) ∧ stmt (∧ ¬bad) ⇒ λ(q') ∧ κ(q) + cost <= κ(q');
 6. TERMINATION  every loop head of the rebuilt CFA has one termination argument — a ranking
             function (BOUNDED, NONINC, DECREASE, PROGRESS) or a geometric retry (structure and
-            EXITPROB) of :mod:`tamp.prover.loops.termination`, built from the rebuilt CFA — whose
-            obligations all hold: a failure bound counts a run that never ends as failing, and
+            EXITPROB) of :mod:`.termination`, its obligations rebuilt from the rebuilt CFA — which
+            all hold: a failure bound counts a run that never ends as failing, and
             rules 1–5 bound only the runs that end.
 
 The claim check (2) also re-runs the sample-dependence analysis (:mod:`tamp.cfa.dependence`) on the
@@ -47,10 +47,10 @@ from axioms.base import AxiomInstance
 from lang import ast as A
 from lang.serialize import to_json
 from tamp.cfa.places import edge_place, node_line, node_place
+from tamp.core.encode import Encoder
+from tamp.core.step import StepState, step
 from tamp.core.z3context import proof_context
-from tamp.prover.base.smt import Encoder, to_real
-from tamp.prover.loops.termination import check_termination
-from tamp.prover.trace.formula import StepState, step
+from tamp.core.z3expr import to_real
 from tamp.show import show_expr, show_stmt
 
 from .axiom_tree import TreeError, instances, same_axiom
@@ -62,6 +62,7 @@ from .format import CheckReport, ProgramCheck, Rejected, source_digest
 from .prob_checker import check_prob
 from .reader import CertAutomaton, CertEdge, Certificate, ProgramCert
 from .solver import VALID, decide
+from .termination import check_arguments
 
 
 def _show(e) -> str:
@@ -593,7 +594,7 @@ def check_termination_rule(rankings, cfa, timeout_ms: int, deadline, log) -> int
         return status
 
     count = 0
-    for rule, where, status, _head in check_termination(cfa, rankings, enc, valid):
+    for rule, where, status in check_arguments(cfa, rankings, enc, valid):
         log.append(f"TERMINATION {rule} {where}: {status}")
         if status != VALID:
             why = "the solver answered unknown or timed out" if status != "invalid" else "it does not hold"

@@ -5,7 +5,7 @@
 2. SHAPE   the program must be inside the engine's rules again (discrete samples only, no
            tuple writes, no unreliable operators, no conditioning);
 3. SMT     the pre-expectation of the program is recomputed with the certificate's loop proofs
-           (:func:`tamp.prover.expectation.prove.obligations_for`), and every obligation — each loop's
+           by the checker's own rules (:mod:`.exp_rules`), and every obligation — each loop's
            INDUCT and TERM, the BUDGET — must be valid under ``requires`` (z3 ``unsat`` of the
            negation with the log/exp and product lemmas, a fresh solver each; ``unknown``
            rejects). A loop without a proof, or a proof for no loop, rejects.
@@ -20,12 +20,13 @@ from typing import Any, Dict
 import z3
 
 from axioms.lemmas import product_lemmas
+from axioms.terms import transcendental_apps
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
-from tamp.prover.base.smt import Encoder, transcendental_apps
-from tamp.prover.expectation.prove import LoopAnnot, NotApplicable, claim_of, obligations_for
+from tamp.core.encode import Encoder
 
 from .claim import checked_claim
+from .exp_rules import LoopAnnot, Outside, claim_of, obligations
 from .format import ProgramCheck, Rejected
 from .solver import check_obligations
 
@@ -83,11 +84,11 @@ def check_exp(ec: ExpCert, src: A.SourceFile, prog: A.Program, bound, inputs, ti
             raise Rejected("an `ensures` with `?` has no expected-failure certificate")
         try:
             claim = claim_of(sub, cfa)
-        except NotApplicable as exc:
+        except Outside as exc:
             raise Rejected(f"SHAPE: the program is outside the expected-failure rules: {exc}") from None
         try:
-            _pre, used, obs = obligations_for(claim, cfa.bound, ec.loops)
-        except NotApplicable as exc:
+            used, obs = obligations(claim, cfa.bound, ec.loops)
+        except Outside as exc:
             raise Rejected(f"SHAPE: {exc}") from None
         if set(ec.loops) != set(used):  # a proof of a loop that is unrolled, or of no loop
             raise Rejected("SHAPE: the certificate's loop proofs are not those of the program's loops")

@@ -45,8 +45,7 @@ from .cellmass import MassError, boxes_disjoint, region_mass
 from .format import ProgramCheck, Rejected
 from .prob_cover import CoverError, decision_tree
 from .prob_reader import ProbCert, TermCert
-from .prob_spec import SpecError, term_interval, terms_of, verdict_of
-from .prob_writer import prob_program
+from .prob_spec import SpecError, prob_program, term_interval, terms_of, verdict_of
 from .replay import Replayer, ReplayError, Trace, as_formula, evaluate
 
 

@@ -7,6 +7,7 @@ P(T | ¬S∧Q) op c``, and the inverse ratio for ``parity``: the language contra
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 from typing import Dict, List, Optional
 
@@ -23,6 +24,11 @@ class SpecError(ValueError):
 def prob_clauses(prog: A.Program) -> List[A.Expr]:
     """The program's probability ``ensures`` clauses, in order."""
     return [e for e in prog.ensures if A.contains(e, (A.Prob, A.Fairness))]
+
+
+def prob_program(prog: A.Program) -> A.Program:
+    """The program restricted to its probability clauses (as ``tamp prove`` decides them)."""
+    return dataclasses.replace(prog, ensures=tuple(prob_clauses(prog)), fails=None)
 
 
 def terms_of(clauses: List[A.Expr]) -> List[A.Prob]:

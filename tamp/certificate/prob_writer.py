@@ -40,7 +40,7 @@ from tamp.probability.export import export_cells
 from .cellmass import MassError, Region, components, gauss_transform, rational_text, split_mass, witness_interval
 from .format import CertificateError
 from .prob_cover import decision_tree
-from .prob_spec import prob_clauses, term_interval, terms_of, verdict_of
+from .prob_spec import prob_program, term_interval, terms_of, verdict_of
 from .prob_witness import WitnessBuilder
 from .replay import Replayer, sample_sites, var_name
 
@@ -74,11 +74,6 @@ def _new_cell(key, side, region: Region, dists, deadline) -> _Cell:
     fixed, wnames, _, _ = split_mass(reg, ds, deadline)
     wb = WitnessBuilder(reg, ds) if wnames else None
     return _Cell(key, side, region, wb, None, ldl, fixed)
-
-
-def prob_program(prog: A.Program) -> A.Program:
-    """The program restricted to its probability clauses (as ``tamp prove`` decides them)."""
-    return dataclasses.replace(prog, ensures=tuple(prob_clauses(prog)), fails=None)
 
 
 def program_prob_certificate(

@@ -13,12 +13,12 @@ from typing import Any, Dict, List, Optional, Tuple
 from lang import ast as A
 from lang.jsonfile import JSONError, loads
 from lang.serialize import SerializeError, expr_from_json, stmt_from_json
-from tamp.prover.loops.termination import Geometric, Ranking
 
 from .conc_checker import MalformedConc, decode_conc
 from .exp_checker import MalformedExp, decode_exp
 from .format import FORMAT, VERSION, MalformedCertificate, known_keys
 from .prob_reader import decode_prob
+from .termination import Geometric, Ranking
 
 
 @dataclass
@@ -68,7 +68,7 @@ class ProgramCert:
     automaton: CertAutomaton
     obligations: List[Dict[str, Any]]
     facts: List[A.Expr] = field(default_factory=list)
-    termination: List[Any] = field(default_factory=list)  # tamp.prover.loops.termination.Ranking
+    termination: List[Any] = field(default_factory=list)  # .termination.Ranking or .Geometric
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """Deciding one proof obligation with a fresh z3 solver.
 
-The expression encoding is the prover's (:class:`tamp.prover.base.smt.Encoder`: log/exp/sqrt
-uninterpreted, with the guarded lemma instances of :mod:`axioms.lemmas`); the decision is
+The expression encoding is the shared one (:class:`tamp.core.encode.Encoder`: log/exp/sqrt
+uninterpreted, with the guarded lemma instances of :mod:`axioms.lemmas` about the terms
+:func:`axioms.terms.transcendental_apps` finds); the decision is
 made here: a formula is *valid* only when z3 answers ``unsat`` for its negation under the
 hypotheses. ``sat``, ``unknown`` and timeouts are all failures.
 """
@@ -14,9 +15,9 @@ from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 import z3
 
 from axioms.lemmas import lemma_instances
+from axioms.terms import transcendental_apps
 from lang import ast as A
 from tamp.core.validity import VALID, check_fresh, verdict
-from tamp.prover.base.smt import transcendental_apps
 from tamp.show import show_expr
 
 from .format import ProgramCheck, Rejected

@@ -37,7 +37,7 @@ def add_arguments(p):
 
 def run(args) -> int:
     # deferred on purpose: the engines load when the command runs, not at CLI start-up
-    from tamp.api import check_proof
+    from tamp.certificate.check_file import check_proof
 
     with make_executor(args) as ex:  # the programs' proofs are its jobs
         report = check_proof(

@@ -127,7 +127,7 @@ def write_dot(results, out_dir: str, texts=None, inputs=()) -> list:
 def _write_certificate(args, result, inputs) -> None:
     """``--certificate OUT``: the proofs of this run as a certificate (see tamp.certificate)."""
     # deferred on purpose: loaded only when this command runs (CLI start-up)
-    from tamp.certificate import file_certificate, write_certificate
+    from tamp.certificate.writer import file_certificate, write_certificate
 
     with open(args.file, "rb") as fh:
         source = fh.read()

@@ -18,7 +18,7 @@ BENCH = ROOT / "benchmarks"
 def make_certificate(path: Path, bound=None, inputs=None) -> dict:
     """Prove ``path`` and return its certificate as parsed JSON (a fresh dict)."""
     from tamp.api import prove
-    from tamp.certificate import file_certificate
+    from tamp.certificate.writer import file_certificate
 
     res = prove(str(path), bound=bound, inputs=inputs)
     assert res.verdict == "proved", res.render_text()

@@ -38,9 +38,9 @@ def _forged(tmp_path, text, monkeypatch, *patches):
 
 
 def test_certificate_for_a_conditioning_assume_is_rejected(tmp_path, capsys, monkeypatch):
-    import tamp.prover as prover
+    import tamp.prover.portfolio as portfolio  # where the prover refuses a conditioning assume
 
-    path, cert = _forged(tmp_path, COND, monkeypatch, (prover, "conditioning_refusal", lambda cfa, p: ""))
+    path, cert = _forged(tmp_path, COND, monkeypatch, (portfolio, "conditioning_refusal", lambda cfa, p: ""))
     code, out = check(cert, path, tmp_path, capsys)
     assert code != 0 and "REJECTED" in out, out
     assert "p.prob:6:3" in out and "conditions on a sampled value" in out, out

@@ -56,7 +56,7 @@ BENCHMARKS = [
 
 def certify(path: Path, expect=None) -> dict:
     from tamp.api import prove
-    from tamp.certificate import file_certificate
+    from tamp.certificate.writer import file_certificate
 
     res = prove(str(path), timeout=60)
     if expect is not None:

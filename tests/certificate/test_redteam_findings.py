@@ -385,7 +385,7 @@ def test_fails_hole_infers_the_union_bound_of_a_reliability_program(name):
 @pytest.mark.parametrize("name", ["dot", "matvec"])
 def test_the_inferred_reliability_bound_is_rechecked(name, tmp_path, capsys):
     from tamp.api import prove as api_prove
-    from tamp.certificate import file_certificate
+    from tamp.certificate.writer import file_certificate
     from tamp.cli import main
 
     path = tmp_path / f"{name}.prob"

@@ -11,9 +11,9 @@ import pytest
 
 from lang.parser import parse
 from tamp.api import prove
-from tamp.certificate import file_certificate
 from tamp.certificate.checker import check_certificate
 from tamp.certificate.reader import decode
+from tamp.certificate.writer import file_certificate
 from tamp.prover.concentration.proof import ConcentrationResult
 from tamp.simulation import simulate
 from tamp.simulation.bench_inputs import inputs_for

@@ -10,7 +10,8 @@ from locations import BENCHMARKS
 
 from lang.parser import parse, parse_file
 from tamp.api import prove
-from tamp.certificate import check_certificate, decode, file_certificate
+from tamp.certificate import check_certificate, decode
+from tamp.certificate.writer import file_certificate
 from tamp.commands.prove import prove_file
 from tamp.executor import Executor
 from tamp.probability import decide_program

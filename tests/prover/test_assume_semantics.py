@@ -268,7 +268,7 @@ def test_at_fixed_inputs_the_conditional_bound_is_decided_exactly_and_agrees_wit
 
 def test_the_issue_program_is_violated_exactly_and_writes_no_certificate():
     from tamp.api import prove as api_prove
-    from tamp.certificate import file_certificate
+    from tamp.certificate.writer import file_certificate
 
     res = api_prove(BERN, path="b.prob")
     assert res.programs[0].verdict == "violated", res.programs[0].render_text()
@@ -280,7 +280,7 @@ def test_an_exactly_decided_conditional_bound_is_noted_as_not_certified():
     from fractions import Fraction
 
     from tamp.api import prove as api_prove
-    from tamp.certificate import file_certificate
+    from tamp.certificate.writer import file_certificate
 
     res = api_prove(COND2, inputs={"p": Fraction(1, 5)}, path="c.prob")
     assert res.programs[0].verdict == "proved"

@@ -254,7 +254,7 @@ def test_a_polynomial_closed_form_is_summed_by_sympy():
 
 def test_the_neq_ranking_and_its_invariant_are_certified_and_tampering_is_rejected(tmp_path, capsys):
     from tamp.api import prove as api_prove
-    from tamp.certificate import file_certificate
+    from tamp.certificate.writer import file_certificate
     from tamp.cli import main
 
     path = tmp_path / "countdown.prob"

@@ -11,7 +11,7 @@ from typing import Any, Dict, Tuple
 def proved_certificate(path: Path) -> Dict[str, Any]:
     """The certificate of ``path``'s proof, as the JSON ``tamp prove --certificate`` writes."""
     from tamp.api import prove as api_prove
-    from tamp.certificate import file_certificate
+    from tamp.certificate.writer import file_certificate
 
     res = api_prove(str(path))
     assert res.verdict == "proved", res.render_text()

@@ -243,7 +243,7 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
     else:
         method = _method(res)
         res.details = dict(res.details, inferred="bound", bound_value=value, method=method, alternatives=others)
-        val = f" = {value:.6g}" if value is not None else ""
+        val = f" = {value:.6g}" if value is not None and not isinstance(expr, A.Num) else ""  # not "1 = 1"
         res.message = "\n  ".join(
             [f"inferred failure bound: {res.bound}{val} ({METHOD_WORDS.get(method, method)})"]
             + ([res.message] if res.message else [])

@@ -12,6 +12,7 @@ and ``for`` loops whose bound is a variable the body may assign (``m := min(m + 
   the answer is "proved", the exact failure probability (a run that does not end counts as a
   failure) must be at most B at every input of :data:`POINTS`; an inferred bound must parse
   and be proved again when given back with ``--bound``;
+* the same with every input fixed (``--input``) at one point: ``fails ?`` and a false constant;
 * ``tamp prob`` for ``P(E)`` (E the postcondition) at two inputs: its value, or the interval it
   certifies, must hold the exact probability.
 
@@ -240,8 +241,54 @@ def check(body: str, ensures: str, rng: random.Random, timeout: float = 3.0, sta
                 continue
             if again.verdict != "proved":
                 stats["inferred bound not proved again"] = stats.get("inferred bound not proved again", 0) + 1
+    findings += check_fixed(body, ensures, rng, fails, timeout, stats)
     findings += check_prob(body, ensures, outcomes, stats)
     return findings
+
+
+def check_fixed(body: str, ensures: str, rng: random.Random, fails, timeout: float, stats) -> List[Finding]:
+    """``tamp prove --input n=… --input p=…`` at one point of :data:`POINTS`: ``fails ?`` and a
+    constant below the exact failure probability there (false). A proved bound must be at
+    least the exact value at that point."""
+    from tamp.api import prove
+
+    i = rng.randrange(len(POINTS))
+    pt, (lo, hi) = POINTS[i], fails[i]
+    claims = ["?"]
+    if lo > 0:
+        below = lo * Fraction(rng.choice([1, 5, 9]), 10)
+        claims.append(f"{below.numerator} / {below.denominator}")
+    out: List[Finding] = []
+    for claim in claims:
+        text = source(body, ensures, claim)
+        shown = f"fails {claim} --input n={pt['n']} --input p={pt['p']}"
+        try:
+            res = prove(text, timeout=timeout, inputs={"n": pt["n"], "p": pt["p"]}).programs[0]
+        except TampError:
+            stats["prove (fixed inputs): input error"] = stats.get("prove (fixed inputs): input error", 0) + 1
+            continue
+        except Exception:  # noqa: BLE001 - an internal error is a finding
+            out.append(Finding("crash", text, shown, traceback.format_exc(limit=-6)))
+            continue
+        stats[f"prove (fixed inputs) {res.verdict}"] = stats.get(f"prove (fixed inputs) {res.verdict}", 0) + 1
+        if res.verdict != "proved":
+            continue
+        bound = res.bound if claim == "?" else claim
+        try:
+            v = _value(bound, pt)
+        except Exception as exc:  # noqa: BLE001
+            out.append(Finding("inferred bound not reusable", text, shown, f"{bound!r}: {exc!r}"))
+            continue
+        if _exceeds(lo, v):
+            out.append(
+                Finding(
+                    "unsound bound",
+                    text,
+                    shown + (f" (inferred: {bound})" if claim == "?" else ""),
+                    f"exact failure probability >= {lo} (<= {hi}) > bound {v}\n{res.message}",
+                )
+            )
+    return out
 
 
 def check_prob(body: str, ensures: str, outcomes, stats) -> List[Finding]:

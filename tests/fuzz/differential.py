@@ -165,7 +165,9 @@ def source(body: str, ensures: str, fails: Optional[str] = None, name: str = "f"
 # ---------------------------------------------------------------------------- the checks
 
 
-def _value(bound: str, point: Dict[str, object]):
+def _value(bound: Optional[str], point: Dict[str, object]):
+    if bound is None:  # a proved claim always names its bound
+        raise ValueError("a proved claim without a bound")
     return evaluate(parse_expr(bound), point)
 
 

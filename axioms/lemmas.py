@@ -29,6 +29,10 @@ Facts used (each a textbook property of the natural logarithm, exponential and s
 ``sum-base``           hi <= lo ⇒ sum(j in lo..hi: e) = 0
 ``sum-step``           hi > lo ⇒ sum(j in lo..hi: e) = sum(j in lo..hi-1: e) + e[hi-1/j]
 ``sum-first``          hi > lo ⇒ sum(j in lo..hi: e) = e[lo/j] + sum(j in lo+1..hi: e)
+``sum-range``          L <= e <= H for every value of j and of what e reads (read off e's syntax:
+                       a constant, a conditional between such, +, -, a constant factor) ⇒
+                       (hi > lo ⇒ (hi - lo)·L <= sum(j in lo..hi: e) <= (hi - lo)·H): a sum of
+                       0/1 indicators is between 0 and the length of its range
 ``sorted-mono``        (forall j: lo <= j < hi ⇒ a[j] <= a[j+1]) ⇒ (forall i, k: lo <= i <= k <= hi
                        ⇒ a[i] <= a[k]), also for ``<``, ``>=``, ``>`` and an offset index
                        (``a[j-1] <= a[j]``), for each closed quantifier of that shape in a query
@@ -59,6 +63,7 @@ from typing import Dict, List, Optional, Tuple
 
 import z3
 
+from lang import ast as A
 from tamp.core.validity import check_sat
 from tamp.core.z3context import on_new_context
 from tamp.core.z3expr import to_real
@@ -226,6 +231,11 @@ def _sum_lemmas(t, enc) -> List[Tuple[str, z3.BoolRef]]:
     expr, names = enc.sum_info(t.decl())
     lo, hi, vals = t.arg(0), t.arg(1), [t.arg(k) for k in range(2, t.num_args())]
     out = [("sum-base", z3.Implies(hi <= lo, t == 0))]
+    rng = summand_range(expr.body)
+    if rng is not None:
+        low, high = (z3.RealVal(v) for v in rng)
+        n = z3.ToReal(hi - lo)
+        out.append(("sum-range", z3.Implies(hi > lo, z3.And(n * low <= t, t <= n * high))))
 
     def term_at(k):
         env = dict(zip(names, vals))
@@ -240,6 +250,47 @@ def _sum_lemmas(t, enc) -> List[Tuple[str, z3.BoolRef]]:
     out.append(("sum-step", z3.Implies(hi > lo, t == t.decl()(lo, prev, *vals) + last)))
     out.append(("sum-first", z3.Implies(hi > lo, t == first + t.decl()(nxt, hi, *vals))))
     return out
+
+
+def summand_range(e) -> Optional[Tuple[Fraction, Fraction]]:
+    """Constants (L, H) with L <= e <= H whatever values ``e`` reads, read off its syntax alone:
+    a numeric literal, ``c ? a : b`` (the hull of a's and b's), ``-a``, ``a + b``, ``a - b``,
+    ``min``/``max``/``abs`` of such, and a product with a literal; None for anything else
+    (a variable, an array element: no bound without more facts). ``x[j] > 0 ? 1 : 0`` is in
+    [0, 1]."""
+    if isinstance(e, A.Num):
+        return e.value, e.value
+    if isinstance(e, A.Cond):
+        a, b = summand_range(e.then), summand_range(e.other)
+        if a is None or b is None:
+            return None
+        return min(a[0], b[0]), max(a[1], b[1])
+    if isinstance(e, A.Unary) and e.op == "-":
+        a = summand_range(e.operand)
+        return None if a is None else (-a[1], -a[0])
+    if isinstance(e, A.Binary) and e.op in ("+", "-", "*"):
+        a, b = summand_range(e.left), summand_range(e.right)
+        if a is None or b is None:
+            return None
+        if e.op == "+":
+            return a[0] + b[0], a[1] + b[1]
+        if e.op == "-":
+            return a[0] - b[1], a[1] - b[0]
+        corners = [x * y for x in a for y in b]
+        return min(corners), max(corners)
+    if isinstance(e, A.Call) and e.func in ("min", "max") and len(e.args) == 2:
+        a, b = summand_range(e.args[0]), summand_range(e.args[1])
+        if a is None or b is None:
+            return None
+        f = min if e.func == "min" else max
+        return f(a[0], b[0]), f(a[1], b[1])
+    if isinstance(e, A.Call) and e.func == "abs" and len(e.args) == 1:
+        a = summand_range(e.args[0])
+        if a is None:
+            return None
+        lo = Fraction(0) if a[0] <= 0 <= a[1] else min(abs(a[0]), abs(a[1]))
+        return lo, max(abs(a[0]), abs(a[1]))
+    return None
 
 
 def span_lemmas(sums, enc) -> List[Tuple[str, z3.BoolRef]]:

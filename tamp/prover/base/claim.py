@@ -7,11 +7,16 @@ These never turn a claim into "proved"; they turn confusing outcomes into clear 
   allowed by ``requires`` is an input error, located at the offending sub-expression;
 * ``requires`` that no input satisfies makes every claim hold *vacuously* — said in a note;
 * a bound that is at least 1 for every input makes the claim hold *trivially* — said in a note;
-* a bound that is negative for some allowed input cannot be met there — said in a note.
+* a bound that is negative for some allowed input cannot be met there — said in a note, only
+  with a witness: an input from a z3 model of ``requires ∧ bound < 0`` at which ``requires``
+  and the bound, evaluated exactly by :mod:`lang.evaluate` (not by the solver, whose ``log``
+  and ``sum`` are uninterpreted and may take any value in a model), are true and negative.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from fractions import Fraction
 from typing import List, Optional
 
 import z3
@@ -19,6 +24,7 @@ import z3
 from lang import ast as A
 from lang import ops
 from lang.errors import TampError, UnsupportedError, error_at
+from lang.evaluate import evaluate
 from tamp.cfa.dependence import precondition_assumes
 from tamp.core import z3expr as Z
 from tamp.prover.base.smt import INVALID, VALID, Encoder, Stats, is_valid, to_real
@@ -72,11 +78,71 @@ def check_claim(
     if valid(beta >= 1) == VALID:
         notes.append(f"the bound {show_expr(cfa.bound)} is at least 1 for every input: the claim holds trivially")
     elif valid(beta >= 0) == INVALID:
-        notes.append(
-            f"the bound {show_expr(cfa.bound)} is negative for some inputs satisfying `requires`: "
-            "no program can meet it there"
-        )
+        witness = negative_witness(cfa, enc, env, req, beta)
+        if witness is not None:
+            shown = ", ".join(f"{k} = {v}" for k, v in witness[0].items())
+            notes.append(
+                f"the bound {show_expr(cfa.bound)} is negative for some inputs satisfying `requires` "
+                f"(at {shown or 'every input'} it is {witness[1]}): no program can meet it there"
+            )
     return notes
+
+
+class _ModelArray(Mapping):
+    """An input array as a z3 model gives it: ``a[i]`` is the model's value of the element."""
+
+    def __init__(self, model: z3.ModelRef, term: z3.ExprRef):
+        self.model, self.term = model, term
+
+    def __getitem__(self, i):
+        return _model_value(self.model, z3.Select(self.term, i))
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+def _model_value(model: z3.ModelRef, term: z3.ExprRef):
+    """The exact value of ``term`` in ``model`` (int, Fraction, bool), or an array view."""
+    if z3.is_array(term):
+        return _ModelArray(model, term)
+    v = model.eval(term, model_completion=True)
+    if z3.is_true(v) or z3.is_false(v):
+        return z3.is_true(v)
+    if z3.is_int_value(v):
+        return v.as_long()
+    if z3.is_rational_value(v):
+        return Fraction(v.numerator_as_long(), v.denominator_as_long())
+    raise ValueError(f"no exact value for {v}")  # an algebraic number: not shown
+
+
+def negative_witness(cfa, enc, env, req, beta) -> Optional[tuple]:
+    """({input: value}, the bound's value) for an input satisfying ``requires`` at which the
+    bound is negative, or None. z3 proposes the input (a model of ``requires ∧ bound < 0``);
+    :mod:`lang.evaluate` confirms it exactly, since in the model an uninterpreted ``log`` or
+    ``sum`` may have a value it never has. Only scalars are shown (an array is read through the
+    model where the bound reads it)."""
+    s = z3.Solver()
+    s.set("timeout", _TIMEOUT_MS)
+    for r in req:
+        s.add(r)
+    s.add(beta < 0)
+    try:
+        if s.check() != z3.sat:
+            return None
+        m = s.model()
+        values = {p.name: _model_value(m, env[p.name]) for p in cfa.params if p.name in env}
+        if not all(evaluate(r, values) is True for r in cfa.requires):
+            return None
+        b = evaluate(cfa.bound, values)
+        if isinstance(b, bool) or not b < 0:
+            return None
+    except (ValueError, ArithmeticError, TypeError, z3.Z3Exception):  # EvalError is a ValueError
+        return None
+    shown = {k: v for k, v in values.items() if not isinstance(v, _ModelArray)}
+    return shown, b
 
 
 def unreachable_exit_note(cfa, aut) -> str:

@@ -1,4 +1,5 @@
-"""Simplifying inferred bounds and margins with sympy, and back to :mod:`lang.ast`.
+"""Simplifying inferred bounds and margins with sympy, and back to :mod:`lang.ast`; and
+:func:`user_form`, which gives an inferred bound the user's names (no engine-internal ``u$``).
 
 Only for presentation: every simplified expression is proved again like any claimed bound
 (:mod:`.conc_proof`), so a wrong rewrite can make a proof fail, never make a false claim
@@ -9,6 +10,7 @@ become opaque symbols and come back unchanged. Variables are assumed real (and i
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from lang import ast as A
 from lang.evaluate import evaluate
 from lang.printer import print_expr
+from lang.walk import Transformer, rebuild, substitute
 from tamp.core.z3context import load_in_proof
 from tamp.prover.base.exprs import sympy_translates
 
@@ -194,3 +197,91 @@ def numeric(e: A.Expr, env: dict[str, object]) -> float | None:
         return float(evaluate(e, env))
     except Exception:  # noqa: BLE001 - undefined there (log of 0 …): no value
         return None
+
+
+#: names tried, in order, for a sum or quantifier variable the engine named (``u$``)
+_BINDER_NAMES = ("j", "k", "i", "t", "m")
+_REFLEXIVE = {"==": True, "<=": True, ">=": True, "!=": False, "<": False, ">": False}
+
+
+class _UserForm(Transformer):
+    """Bottom-up: folds what is decided by the syntax alone and renames internal binders."""
+
+    def __init__(self, taken: set[str]):
+        self.taken = taken
+
+    def fresh(self) -> str:
+        k = 0
+        while True:
+            for base in _BINDER_NAMES:
+                name = base if k == 0 else f"{base}{k}"
+                if name not in self.taken:
+                    self.taken.add(name)
+                    return name
+            k += 1
+
+    def Binary(self, node: A.Binary, kids) -> A.Node:
+        left, right = kids
+        if node.op in _REFLEXIVE and left == right:  # e < e, e >= e: decided for every value of e
+            return A.BoolLit(_REFLEXIVE[node.op])
+        return rebuild(node, kids)
+
+    def Unary(self, node: A.Unary, kids) -> A.Node:
+        (x,) = kids
+        if node.op == "!" and isinstance(x, A.BoolLit):
+            return A.BoolLit(not x.value)
+        return rebuild(node, kids)
+
+    def Cond(self, node: A.Cond, kids) -> A.Node:
+        c, a, b = kids
+        if isinstance(c, A.BoolLit):
+            return a if c.value else b
+        if a == b:
+            return a
+        return rebuild(node, kids)
+
+    def _binder(self, node, kids):
+        lo, hi, body = kids
+        var = node.var
+        if "$" in var:  # the engine's own name: the user's language has none such
+            new = self.fresh()
+            body = substitute(body, {var: A.Var(new)})
+            var = new
+        return lo, hi, body, var
+
+    def Sum(self, node: A.Sum, kids) -> A.Expr:
+        lo, hi, body, var = self._binder(node, kids)
+        if isinstance(body, A.Num) and body.value == 0:  # a sum of zeros, over any range
+            return A.num(0)
+        return dataclasses.replace(node, var=var, lo=lo, hi=hi, body=body)
+
+    def Quant(self, node: A.Quant, kids) -> A.Expr:
+        lo, hi, body, var = self._binder(node, kids)
+        return dataclasses.replace(node, var=var, lo=lo, hi=hi, body=body)
+
+
+def user_form(e: A.Expr, avoid: Iterable[str] = ()) -> A.Expr:
+    """``e`` as a user writes it: every sum or quantifier variable the engine named (with a
+    ``$``, which no identifier of the language has) renamed to a fresh ``j``, ``k``, … not in
+    ``avoid`` nor anywhere in ``e``; comparisons of an expression with itself folded (``e >= e``
+    is true, ``e < e`` false), conditionals on a constant condition or with equal branches
+    folded, and sums of 0 made 0. Every step is an identity of the language's semantics
+    (renaming a bound variable to a fresh name is alpha-conversion), and the result is proved
+    again like any candidate bound anyway.
+
+    >>> from lang.printer import print_expr
+    >>> body = A.Cond(A.Binary("<", A.Var("u$"), A.Var("u$")), A.num(1), A.num(0))
+    >>> print_expr(user_form(A.Sum("u$", A.num(0), A.Var("n"), True, body)))
+    '0'
+    >>> body = A.Cond(A.Binary(">=", A.Var("u$"), A.num(2)), A.num(1), A.num(0))
+    >>> print_expr(user_form(A.Sum("u$", A.num(0), A.Var("j"), True, body)))
+    'sum(k in 0..=j: k >= 2 ? 1 : 0)'
+    """
+    taken = set(avoid)
+    for n in A.walk(e):
+        if isinstance(n, A.Var):
+            taken.add(n.name)
+        elif isinstance(n, (A.Sum, A.Quant)):
+            taken.add(n.var)
+    out: A.Expr = _UserForm(taken).walk(e)
+    return out

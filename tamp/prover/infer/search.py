@@ -39,7 +39,7 @@ from lang.walk import DESCEND, Transformer
 from tamp.cfa import build_cfa
 from tamp.cfa.loops import loop_body
 from tamp.prover.base.exprs import conjuncts, reciprocal, subst
-from tamp.prover.base.simplify import numeric, simplify
+from tamp.prover.base.simplify import numeric, simplify, user_form
 from tamp.prover.concentration.proof import (
     Application,
     Checker,
@@ -243,7 +243,7 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
     else:
         method = _method(res)
         res.details = dict(res.details, inferred="bound", bound_value=value, method=method, alternatives=others)
-        val = f" = {value:.6g}" if value is not None else ""
+        val = f" = {value:.6g}" if value is not None and not isinstance(expr, A.Num) else ""  # not "1 = 1"
         res.message = "\n  ".join(
             [f"inferred failure bound: {res.bound}{val} ({METHOD_WORDS.get(method, method)})"]
             + ([res.message] if res.message else [])
@@ -326,11 +326,27 @@ def exact_failure(prog0, cfa0, positive) -> list[A.Expr]:
         return []
     if X.size(pre) > EXACT_NODES:
         return []
+    # the engine names the values of a draw u$: the bound is shown, and taken back by --bound,
+    # in the user's names (and proved in exactly that form below)
+    pre = user_form(pre, _program_names(prog0))
     out = []
     for e in (as_fractions(simplify(pre, positive)), pre):
         if e not in out and not A.free_vars(e) - {p.name for p in cfa0.params}:
             out.append(e)
     return out
+
+
+def _program_names(program: A.Program) -> set[str]:
+    """Every name the program uses (inputs, locals, arrays): a renamed sum variable in an
+    inferred bound avoids them all, so the bound reads the same inside the program's scope."""
+    names = {p.name for p in program.params}
+    for part in (program.body, *program.requires, *program.ensures):
+        for n in A.walk(part):
+            if isinstance(n, A.Var):
+                names.add(n.name)
+            elif isinstance(n, (A.Sum, A.Quant)):
+                names.add(n.var)
+    return names
 
 
 class _Fractions(Transformer):

@@ -960,8 +960,11 @@ def _check_privacy(prog: A.Program, chk: "_Checker") -> None:
         chk.expect(e, _Ctx("privacy"), "num", f"the {word} of the 'private' clause")
         for n in A.walk(e):
             if isinstance(n, A.Var) and n.name in secret:
-                raise chk.error(f"the {word} of a 'private' clause may only read public inputs, but '{n.name}' is "
-                                "primed in the 'neighbours' clause", n)
+                raise chk.error(
+                    f"the {word} of a 'private' clause may only read public inputs, but '{n.name}' is "
+                    "primed in the 'neighbours' clause",
+                    n,
+                )
     seen: Set[str] = set()
     for name in d.outputs:
         if name in seen:
@@ -969,11 +972,14 @@ def _check_privacy(prog: A.Program, chk: "_Checker") -> None:
         seen.add(name)
         if name not in chk.types.locals:
             what = "an input" if name in chk.types.params else "not a variable of the program"
-            raise chk.error(f"the output '{name}' of the 'private' clause is {what}; name a variable the program writes", d)
+            raise chk.error(
+                f"the output '{name}' of the 'private' clause is {what}; name a variable the program writes", d
+            )
 
 
-def check_event(prog: A.Program, types: ProgramTypes, event: A.Expr, path: str = "<event>",
-                source: Optional[str] = None) -> None:
+def check_event(
+    prog: A.Program, types: ProgramTypes, event: A.Expr, path: str = "<event>", source: Optional[str] = None
+) -> None:
     """Type-check a privacy event: a bool over the outputs of the ``private`` clause and the
     public inputs, which may use ``written(a, i)``."""
     chk = _Checker(types, path, source)
@@ -982,7 +988,9 @@ def check_event(prog: A.Program, types: ProgramTypes, event: A.Expr, path: str =
     for n in A.walk(event):
         if isinstance(n, A.Var) and n.name in types.vars:
             if n.name in types.locals and n.name not in outs:
-                raise chk.error(f"an event may read only the outputs and the public inputs, but '{n.name}' is not an output", n)
+                raise chk.error(
+                    f"an event may read only the outputs and the public inputs, but '{n.name}' is not an output", n
+                )
             if n.name in secret:
                 raise chk.error(f"an event may read only the public inputs, but '{n.name}' differs between the runs", n)
     chk.expect(event, _Ctx("event"), "bool", "an event")

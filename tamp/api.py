@@ -71,7 +71,13 @@ def prove_program(
         if not has_accuracy_claim(prog):
             return privacy
         rest = prove_program(
-            dataclasses.replace(prog, neighbours=None, private=None), bound, timeout, inputs, path, source, progress,
+            dataclasses.replace(prog, neighbours=None, private=None),
+            bound,
+            timeout,
+            inputs,
+            path,
+            source,
+            progress,
             executor,
         )
         return combine(prog.name, list(rest.parts) + [privacy])

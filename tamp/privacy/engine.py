@@ -24,16 +24,7 @@ from lang.parser import parse_expr
 from lang.printer import print_expr
 from lang.typecheck import check_program
 
-from .product import (
-    LAPLACE,
-    ONE_SIDED,
-    Obligation,
-    Product,
-    Unsupported,
-    _Failed,
-    alignment_choices,
-    valid,
-)
+from .product import LAPLACE, ONE_SIDED, Obligation, Product, Unsupported, _Failed, alignment_choices, valid
 from .result import PrivacyResult
 
 MAX_ATTEMPTS = 64
@@ -63,14 +54,18 @@ def prove_privacy(
             st = prod.run()
             hyps = prod.final_hyps(st)
             for name in claim.outputs:
-                prod.oblige_final(hyps, st.env1[name] == st.env2[name], f"the output {name} is the same in both runs", claim)
+                prod.oblige_final(
+                    hyps, st.env1[name] == st.env2[name], f"the output {name} is the same in both runs", claim
+                )
             if claim.delta is not None:
                 d = prod.tr1(claim.delta, st)
                 prod.oblige_final(prod.base, d >= 0, "δ is not negative", claim.delta)
             if infer:
                 found = _infer(prod, hyps, st.cost)
                 if found is None:
-                    raise _Failed(Obligation("no candidate ε bounds the privacy cost", claim.pos, hyps, z3.BoolVal(False)))
+                    raise _Failed(
+                        Obligation("no candidate ε bounds the privacy cost", claim.pos, hyps, z3.BoolVal(False))
+                    )
                 eps_text, _ = found
             else:
                 e = prod.tr1(claim.epsilon, st)
@@ -100,8 +95,13 @@ def prove_privacy(
     if best is None:
         return _unknown(prog, eps_text, "no alignment was tried (time limit)", None, t0)
     ob = best[1]
-    return _unknown(prog, eps_text, f"no alignment proves the claim: cannot prove that {ob.what}",
-                    ob.pos.line if ob.pos else None, t0)
+    return _unknown(
+        prog,
+        eps_text,
+        f"no alignment proves the claim: cannot prove that {ob.what}",
+        ob.pos.line if ob.pos else None,
+        t0,
+    )
 
 
 def _unknown(prog: A.Program, eps: str, reason: str, line: Optional[int], t0: float) -> PrivacyResult:
@@ -137,7 +137,6 @@ def _literal(v: Any) -> A.Expr:
 def _candidates(prog: A.Program) -> List[A.Expr]:
     """Candidate ε: k·(1/s) and k·(trip count)·(1/s) per draw of scale s, and their sum."""
     units: List[A.Expr] = []
-    loops: List[Tuple[A.Node, Optional[A.Expr]]] = []
 
     def visit(n: A.Node, trips: Optional[A.Expr]) -> None:
         if isinstance(n, A.Sample) and n.dist.func in LAPLACE + ONE_SIDED and len(n.dist.args) == 2:

@@ -288,11 +288,7 @@ class Product:
         if len(s.targets) != 1:
             raise Unsupported("drawing a tuple is not supported by the privacy engine", s)
         tgt = s.targets[0]
-        sort = (
-            st.env1[A.target_name(tgt)].range()
-            if isinstance(tgt, A.Index)
-            else st.env1[A.target_name(tgt)].sort()
-        )
+        sort = st.env1[A.target_name(tgt)].range() if isinstance(tgt, A.Index) else st.env1[A.target_name(tgt)].sort()
         if d.func in LAPLACE or d.func in ONE_SIDED:
             m, scale = d.args
             m1, m2 = to_real(self.tr1(m, st)), to_real(self.tr2(m, st))
@@ -311,8 +307,14 @@ class Product:
             x2 = x + (to_int(eta) if x.sort() == z3.IntSort() else eta)
             self.record(
                 s,
-                AlignmentStep(s.pos, _text(tgt), print_expr(d), choice, "0" if choice == VALUES_AGREE else
-                              f"{print_expr(m)}' - {print_expr(m)}", f"|shift - ({print_expr(m)}' - {print_expr(m)})| / ({print_expr(scale)})")
+                AlignmentStep(
+                    s.pos,
+                    _text(tgt),
+                    print_expr(d),
+                    choice,
+                    "0" if choice == VALUES_AGREE else f"{print_expr(m)}' - {print_expr(m)}",
+                    f"|shift - ({print_expr(m)}' - {print_expr(m)})| / ({print_expr(scale)})",
+                ),
             )
             st.cost = st.cost + cost
             self.write(tgt, x, x2, st)
@@ -402,13 +404,17 @@ class Product:
             for k in ks:
                 kk = rational(k)
                 cands.append(
-                    (f"cost <= cost0 + {k}*{uname}*({var} - start)",
-                     lambda t, kk=kk, u=u: t.cost <= cost0 + kk * u * to_real(to_int(t.env1[var]) - i0))
+                    (
+                        f"cost <= cost0 + {k}*{uname}*({var} - start)",
+                        lambda t, kk=kk, u=u: t.cost <= cost0 + kk * u * to_real(to_int(t.env1[var]) - i0),
+                    )
                 )
-                for key, (f, e, lo, _env) in list(self.tr.sums.items()):
+                for f, e, _lo, _env in list(self.tr.sums.values()):
                     cands.append(
-                        (f"cost <= cost0 + {k}*{uname}*(S({var}) - S(start)) for {print_expr(e)}",
-                         lambda t, kk=kk, u=u, f=f: t.cost <= cost0 + kk * u * (f(to_int(t.env1[var])) - f(i0)))
+                        (
+                            f"cost <= cost0 + {k}*{uname}*(S({var}) - S(start)) for {print_expr(e)}",
+                            lambda t, kk=kk, u=u, f=f: t.cost <= cost0 + kk * u * (f(to_int(t.env1[var])) - f(i0)),
+                        )
                     )
         # Initiation.
         hyps = self.hyps(st)

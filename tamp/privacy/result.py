@@ -43,8 +43,14 @@ class PrivacyResult(ProgramResult):
             out["counterexample"] = self.counterexample
         if self.verdict == PROVED:
             out["alignment"] = [
-                {"line": a.pos.line if a.pos else None, "target": a.target, "dist": a.dist, "alignment": a.choice,
-                 "shift": a.shift, "cost": a.cost}
+                {
+                    "line": a.pos.line if a.pos else None,
+                    "target": a.target,
+                    "dist": a.dist,
+                    "alignment": a.choice,
+                    "shift": a.shift,
+                    "cost": a.cost,
+                }
                 for a in self.alignment
             ]
             out["invariants"] = list(self.invariants)

@@ -115,8 +115,11 @@ def _privacy_lines(part, file: str, verbosity: int, indent: str) -> List[Line]:
         where = f"{file}:{part.line}: " if part.line else f"{file}: "
         out.append(Line(indent + where + part.message, "", (len(indent), len(indent) + len(where), "where")))
     if verbosity >= 1:
-        out.extend(Line(indent + row.strip(), "detail") for row in part.render_text().splitlines()[1:]
-                   if row.strip() != (part.message or "").strip())
+        out.extend(
+            Line(indent + row.strip(), "detail")
+            for row in part.render_text().splitlines()[1:]
+            if row.strip() != (part.message or "").strip()
+        )
     return out
 
 

@@ -1,0 +1,174 @@
+"""Privacy programs of the tests: true claims (proved), false claims (never proved)."""
+
+TRUE = {
+    "laplace": """
+program laplace(x: real, eps: real)
+  requires eps > 0
+  neighbours abs(x - x') <= 1
+  private eps on a
+{
+  a ~ lap(x, 1 / eps);
+}""",
+    "noisySum": """
+program noisySum(q: real[], n: int, eps: real)
+  requires n >= 1 && eps > 0
+  neighbours sum(i in 0..n: abs(q[i] - q'[i])) <= 1
+  private eps on s
+{
+  s := 0;
+  for i in 0..n {
+    a ~ lap(q[i], 1 / eps);
+    s := s + a;
+  }
+}""",
+    "histogram": """
+program histogram(q: real[], n: int, eps: real)
+  requires n >= 1 && eps > 0
+  neighbours sum(i in 0..n: abs(q[i] - q'[i])) <= 1
+  private eps on h
+{
+  for i in 0..n {
+    h[i] ~ lap(q[i], 1 / eps);
+  }
+}""",
+    "everyAnswer": """
+program everyAnswer(q: real[], n: int, eps: real)
+  requires n >= 1 && eps > 0
+  neighbours forall i in 0..n: abs(q[i] - q'[i]) <= 1
+  private eps on h
+{
+  for i in 0..n {
+    h[i] ~ lap(q[i], n / eps);
+  }
+}""",
+    "whileSum": """
+program whileSum(q: real[], n: int, eps: real)
+  requires n >= 1 && eps > 0
+  neighbours sum(i in 0..n: abs(q[i] - q'[i])) <= 1
+  private eps on s
+{
+  s := 0;
+  i := 0;
+  while (i < n) {
+    a ~ lap(q[i], 1 / eps);
+    s := s + a;
+    i := i + 1;
+  }
+}""",
+    "discrete": """
+program discrete(c: int, eps: real)
+  requires eps > 0
+  neighbours abs(c - c') <= 1
+  private eps, 0 on a
+{
+  a ~ dlap(c, 1 / eps);
+}""",
+    "publicCoin": """
+program publicCoin(x: real, p: real, eps: real)
+  requires eps > 0 && 0 <= p && p <= 1
+  neighbours abs(x - x') <= 1
+  private eps on a, b
+{
+  b ~ bern(p);
+  if (b) { a ~ lap(x, 1 / eps); } else { a ~ lap(2 * x, 2 / eps); }
+}""",
+}
+
+FALSE = {
+    # the noise is half what eps needs
+    "tooLittleNoise": """
+program tooLittleNoise(x: real, eps: real)
+  requires eps > 0
+  neighbours abs(x - x') <= 1
+  private eps on a
+{
+  a ~ lap(x, 1 / (2 * eps));
+}""",
+    # every answer may move: n·eps, not eps
+    "wrongRelation": """
+program wrongRelation(q: real[], n: int, eps: real)
+  requires n >= 2 && eps > 0
+  neighbours forall i in 0..n: abs(q[i] - q'[i]) <= 1
+  private eps on h
+{
+  for i in 0..n {
+    h[i] ~ lap(q[i], 1 / eps);
+  }
+}""",
+    "branchOnSecret": """
+program branchOnSecret(q: real, eps: real)
+  requires eps > 0
+  neighbours abs(q - q') <= 1
+  private eps on out
+{
+  a ~ lap(q, 1 / eps);
+  if (q > 0) { out := 1; } else { out := 0; }
+}""",
+    "indexBySecret": """
+program indexBySecret(q: int, eps: real)
+  requires eps > 0
+  neighbours abs(q - q') <= 1
+  private eps on h
+{
+  h[q] := 1;
+}""",
+    "releaseSecret": """
+program releaseSecret(q: real, eps: real)
+  requires eps > 0
+  neighbours abs(q - q') <= 1
+  private eps on out, a
+{
+  a ~ lap(q, 1 / eps);
+  out := q;
+}""",
+    # sparse vector that releases the noisy answer above the threshold (not eps-private)
+    "svtReleasesAnswer": """
+program svtReleasesAnswer(q: real[], n: int, T: real, eps: real)
+  requires   n >= 2 && eps > 0
+  neighbours forall i in 0..n: abs(q[i] - q'[i]) <= 1
+  private    eps on out
+{
+  t ~ lap(T, 2 / eps);
+  i := 0;
+  stop := false;
+  while (i < n) {
+    if (!stop) {
+      v ~ lap(q[i], 4 / eps);
+      if (v >= t) { out[i] := v; stop := true; } else { out[i] := 0; }
+    }
+    i := i + 1;
+  }
+}""",
+    # a sum in `requires` read in both runs is two different sums (regression: one z3 function
+    # for both made q[0] == q'[0] an assumption and "proved" this deterministic release)
+    "sumInRequires": """
+program sumInRequires(q: real[], n: int, eps: real)
+  requires n >= 2 && eps > 0 && sum(i in 0..n: q[i]) == q[0]
+  neighbours forall i in 0..n: abs(q[i] - q'[i]) <= 1
+  private eps on out
+{
+  out := q[0];
+}""",
+    # the secret decides how many draws there are
+    "secretLoop": """
+program secretLoop(k: int, eps: real)
+  requires eps > 0 && k >= 0
+  neighbours abs(k - k') <= 1
+  private eps on s
+{
+  s := 0;
+  for i in 0..k {
+    a ~ lap(0, 1 / eps);
+    s := s + a;
+  }
+}""",
+    # the scale reads the secret
+    "secretScale": """
+program secretScale(x: real, eps: real)
+  requires eps > 0 && x > 0
+  neighbours abs(x - x') <= 1
+  private eps on a
+{
+  a ~ lap(0, x / eps);
+}""",
+}

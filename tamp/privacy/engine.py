@@ -141,7 +141,9 @@ def _candidates(prog: A.Program) -> List[A.Expr]:
     def visit(n: A.Node, trips: Optional[A.Expr]) -> None:
         if isinstance(n, A.Sample) and n.dist.func in LAPLACE + ONE_SIDED and len(n.dist.args) == 2:
             u: A.Expr = A.Binary("/", A.num(1), n.dist.args[1])
-            units.append(u if trips is None else A.Binary("*", trips, u))
+            units.append(u)  # one draw's cost (an L1 relation pays for all of a loop's draws once)
+            if trips is not None:
+                units.append(A.Binary("*", trips, u))
             return
         if isinstance(n, A.For):
             t: A.Expr = A.Binary("-", n.hi, n.lo)

@@ -56,6 +56,41 @@ IDENTITY = ("bern", "unif", "uniform", "step", "density")
 #: alignments tried per sampling statement, in order
 VALUES_AGREE, NOISE_AGREES = "values agree", "noise agrees"
 
+
+@dataclass(frozen=True)
+class Align:
+    """The alignment of one draw of ``lap(m, s)`` (``d`` = m' - m, the means' difference):
+    ``values`` (x' = x), ``noise`` (x' = x + d), ``shift`` (x' = x + d + c), ``above``
+    (x' = x + d + c when the condition of the ``if`` right after the draw holds in the first run,
+    else x + d: the positive answer of a sparse vector), ``at_k`` (x' = x + d + c on the iteration
+    whose counter is the output value k, else x + d: report-noisy-max, proved for each output
+    value k separately)."""
+
+    kind: str
+    c: int = 0
+
+    def __str__(self) -> str:
+        return {
+            "values": VALUES_AGREE,
+            "noise": NOISE_AGREES,
+            "shift": f"noise shifted by {self.c}",
+            "above": f"noise shifted by {self.c} where the next test holds",
+            "at_k": f"noise shifted by {self.c} on the iteration that is the output",
+        }[self.kind]
+
+    def shift_text(self, m: str) -> str:
+        d = f"{m}' - {m}"
+        return {
+            "values": "0",
+            "noise": d,
+            "shift": f"{d} + {self.c}",
+            "above": f"next test ? {d} + {self.c} : {d}",
+            "at_k": f"counter == k ? {d} + {self.c} : {d}",
+        }[self.kind]
+
+
+VALUES = Align("values")
+
 SOLVER_MS = 10000
 
 
@@ -162,8 +197,13 @@ class Attempt:
 class Product:
     """Symbolic execution of the two runs of one program under one choice of alignments."""
 
-    def __init__(self, prog: A.Program, types: ProgramTypes, choices: Dict[int, str]):
+    def __init__(self, prog: A.Program, types: ProgramTypes, choices: Dict[int, Align], point: Optional[str] = None):
         self.prog, self.types, self.choices = prog, types, choices
+        #: pointwise mode: the output proved value by value, k its symbolic value
+        self.point = point
+        self.k: Optional[Term] = z3.Const("k!out", sort_of(types.locals[point])) if point is not None else None
+        self.follow = following_tests(prog)
+        self.loop_vars: List[str] = []
         self.tr = _Translation()
         self.fresh_count = 0
         self.obligations: List[Obligation] = []
@@ -294,14 +334,22 @@ class Product:
             m1, m2 = to_real(self.tr1(m, st)), to_real(self.tr2(m, st))
             s1, s2 = to_real(self.tr1(scale, st)), to_real(self.tr2(scale, st))
             self.oblige(st, z3.And(s1 == s2, s1 > 0), f"the scale of {d.func} is positive and the same in both runs", d)
-            choice = self.choices.get(id(s), VALUES_AGREE)
-            eta = z3.RealVal(0) if choice == VALUES_AGREE else m2 - m1
+            al = self.choices.get(id(s), VALUES)
+            x = self.fresh(A.target_name(tgt) + "!draw", z3.IntSort() if d.func in ("dlap", "dexp") else z3.RealSort())
+            eta = self.shift(al, s, x, m2 - m1, st)
+            if al.kind == "above":  # x ↦ x + η(x) must be one-to-one (it is a translation per piece)
+                y = self.fresh("other!draw", x.sort())
+                self.oblige(
+                    st,
+                    z3.Implies(to_real(x) + eta == to_real(y) + self.shift(al, s, y, m2 - m1, st), x == y),
+                    "the alignment of the draw is one-to-one",
+                    s,
+                )
             if d.func in LAPLACE:
                 cost = z3.If(eta - (m2 - m1) >= 0, eta - (m2 - m1), (m2 - m1) - eta) / s1
             else:
                 self.oblige(st, eta >= m2 - m1, "the shifted draw stays in the support", d)
                 cost = (eta - (m2 - m1)) / s1
-            x = self.fresh(A.target_name(tgt) + "!draw", z3.IntSort() if d.func in ("dlap", "dexp") else z3.RealSort())
             if d.func in ONE_SIDED:
                 st.pc.append(to_real(x) >= m1)
             x2 = x + (to_int(eta) if x.sort() == z3.IntSort() else eta)
@@ -311,8 +359,8 @@ class Product:
                     s.pos,
                     _text(tgt),
                     print_expr(d),
-                    choice,
-                    "0" if choice == VALUES_AGREE else f"{print_expr(m)}' - {print_expr(m)}",
+                    str(al),
+                    al.shift_text(print_expr(m)),
                     f"|shift - ({print_expr(m)}' - {print_expr(m)})| / ({print_expr(scale)})",
                 ),
             )
@@ -334,6 +382,28 @@ class Product:
             return st
         raise Unsupported(f"{d.func}(…) noise is not supported by the privacy engine (pure ε only)", d)
 
+    def shift(self, al: Align, s: A.Sample, x: Term, d: Term, st: _State) -> Term:
+        """η for the first run's draw ``x`` under alignment ``al`` (``d`` = m' - m)."""
+        if al.kind == "values":
+            return z3.RealVal(0)
+        if al.kind == "noise":
+            return d
+        if al.kind == "shift":
+            return d + al.c
+        if al.kind == "above":
+            test = self.follow.get(id(s))
+            if test is None:
+                raise Unsupported("no test follows the draw", s)
+            env = dict(st.env1)
+            name = A.target_name(s.targets[0])
+            env[name] = self._cast(x, st.env1[name].sort())
+            return z3.If(self.tr.translate(test, env), d + al.c, d)
+        if al.kind == "at_k":
+            if self.k is None or not self.loop_vars:
+                raise Unsupported("this alignment needs a draw in a for loop and one discrete output", s)
+            return z3.If(to_int(st.env1[self.loop_vars[-1]]) == self.k, d + al.c, d)
+        raise AssertionError(al.kind)  # pragma: no cover
+
     def record(self, s: A.Sample, step: AlignmentStep) -> None:
         """Keep the alignment of ``s`` once (a loop body is executed several times)."""
         if id(s) not in self.recorded:
@@ -345,6 +415,14 @@ class Product:
 
     def if_(self, s: A.If, st: _State) -> _State:
         c1, c2 = self.tr1(s.cond, st), self.tr2(s.cond, st)
+        if not A.contains(s, (A.Sample, A.While, A.For, A.Assume)):
+            # no draw, loop or assume inside: each run may take its own branch (its state is
+            # its own branch's, whatever the other run does)
+            a = self.block(s.then, st.copy())
+            b = self.block(s.other, st.copy()) if s.other is not None else st.copy()
+            env1 = {k: (v if v.eq(b.env1[k]) else z3.If(c1, v, b.env1[k])) for k, v in a.env1.items()}
+            env2 = {k: (v if v.eq(b.env2[k]) else z3.If(c2, v, b.env2[k])) for k, v in a.env2.items()}
+            return _State(env1, env2, st.cost, list(st.pc))
         self.oblige(st, c1 == c2, "both runs take the same branch", s.cond)
         a = st.copy()
         a.pc.append(c1)
@@ -374,7 +452,11 @@ class Product:
         step = A.Assign((A.Var(s.var),), A.Binary("+", i, A.Num(Fraction(1), True)))
         body = A.Block(s.body.stmts + (step,), pos=s.body.pos)
         top = z3.If(lo1 <= hi1, hi1 + 1 if s.inclusive else hi1, lo1)
-        return self.loop(s, guard, body, st, s.var, lo1, top)
+        self.loop_vars.append(s.var)
+        try:
+            return self.loop(s, guard, body, st, s.var, lo1, top)
+        finally:
+            self.loop_vars.pop()
 
     def while_(self, s: A.While, st: _State) -> _State:
         g = s.cond
@@ -397,6 +479,7 @@ class Product:
         for x in modified:
             cands.append((f"{x} == {x}'", lambda t, x=x: t.env1[x] == t.env2[x]))
         cands.append((f"{var} >= start", lambda t: to_int(t.env1[var]) >= i0))
+        cands += self.relational_candidates(st, modified, var, i0)
         cands.append((f"{var} <= end", lambda t: to_int(t.env1[var]) <= top))
         ks = (Fraction(1, 2), Fraction(1), Fraction(2), Fraction(3), Fraction(4))
         # (the coefficients k let one draw per iteration cost up to 4 units: sensitivity 2, two draws …)
@@ -409,6 +492,22 @@ class Product:
                         lambda t, kk=kk, u=u: t.cost <= cost0 + kk * u * to_real(to_int(t.env1[var]) - i0),
                     )
                 )
+                for b in modified:
+                    if st.env1[b].sort() == z3.BoolSort():
+                        cands.append(
+                            (
+                                f"cost <= cost0 + ({b} ? {k}*{uname} : 0)",
+                                lambda t, kk=kk, u=u, b=b: t.cost <= cost0 + z3.If(t.env1[b], kk * u, 0),
+                            )
+                        )
+                if self.k is not None:
+                    kv = self.k
+                    cands.append(
+                        (
+                            f"cost <= cost0 + ({var} > k ? {k}*{uname} : 0)",
+                            lambda t, kk=kk, u=u, kv=kv: t.cost <= cost0 + z3.If(to_int(t.env1[var]) > kv, kk * u, 0),
+                        )
+                    )
                 for f, e, _lo, _env in list(self.tr.sums.values()):
                     cands.append(
                         (
@@ -466,6 +565,51 @@ class Product:
         self.exit_counters.append(to_int(h.env1[var]))
         self.counters.pop()
         return h
+
+    def relational_candidates(self, st: _State, modified: Sequence[str], var: str, i0: Term) -> List[Tuple[str, Any]]:
+        """Invariant templates relating the runs: ``x' - x`` bounded by small constants, integer
+        locals below the counter, and in pointwise mode the same guarded by the counter's
+        position against the output value k (before it: ``counter <= k``; after it, when the
+        first run's output is k: ``counter > k && out == k``, with ``out' == k`` too)."""
+        out: List[Tuple[str, Any]] = []
+        guards: List[Tuple[str, Any]] = [("", lambda t: z3.BoolVal(True))]
+        if self.k is not None and self.point is not None:
+            kv, o = self.k, self.point
+            guards.append((f"{var} <= k ==> ", lambda t: to_int(t.env1[var]) <= kv))
+            guards.append((f"{var} > k && {o} == k ==> ", lambda t: z3.And(to_int(t.env1[var]) > kv, t.env1[o] == kv)))
+            out.append(
+                (
+                    f"{var} > k && {o} == k ==> {o}' == k",
+                    lambda t: z3.Implies(z3.And(to_int(t.env1[var]) > kv, t.env1[o] == kv), t.env2[o] == kv),
+                )
+            )
+        for x in modified:
+            if x == var or st.env1[x].sort() not in (z3.IntSort(), z3.RealSort()):
+                continue
+            if st.env1[x].sort() == z3.IntSort():
+                out.append((f"{x} <= {var}", lambda t, x=x: t.env1[x] <= to_int(t.env1[var])))
+                out.append((f"{x} >= start", lambda t, x=x: t.env1[x] >= i0))
+                out.append(
+                    (
+                        f"{var} > start ==> {x} < {var}",
+                        lambda t, x=x: z3.Implies(to_int(t.env1[var]) > i0, t.env1[x] < to_int(t.env1[var])),
+                    )
+                )
+            for gname, g in guards:
+                for c in (-1, 1, 2):
+                    for op in ("<=", ">="):
+                        out.append(
+                            (
+                                f"{gname}{x}' - {x} {op} {c}",
+                                lambda t, x=x, g=g, c=c, op=op: z3.Implies(
+                                    g(t),
+                                    (to_real(t.env2[x]) - to_real(t.env1[x]) <= c)
+                                    if op == "<="
+                                    else (to_real(t.env2[x]) - to_real(t.env1[x]) >= c),
+                                ),
+                            )
+                        )
+        return out
 
     def havoc(self, st: _State, modified: Sequence[str]) -> _State:
         h = st.copy()
@@ -534,8 +678,40 @@ def _units(body: A.Block, st: _State, prod: Product) -> List[Tuple[str, Term]]:
     return out
 
 
-def alignment_choices(prog: A.Program) -> Iterator[Dict[int, str]]:
-    """Every choice of alignment for the Laplace-like draws of ``prog`` (values agree first)."""
+def following_tests(prog: A.Program) -> Dict[int, A.Expr]:
+    """For each draw ``x ~ …`` directly followed by ``if (c)`` with c reading x: c."""
+    out: Dict[int, A.Expr] = {}
+    for b in A.walk(prog.body):
+        if isinstance(b, A.Block):
+            for s, nxt in zip(b.stmts, b.stmts[1:]):
+                if (
+                    isinstance(s, A.Sample)
+                    and len(s.targets) == 1
+                    and isinstance(s.targets[0], A.Var)
+                    and isinstance(nxt, A.If)
+                    and s.targets[0].name in A.free_vars(nxt.cond)
+                ):
+                    out[id(s)] = nxt.cond
+    return out
+
+
+def alignment_choices(prog: A.Program, pointwise: bool = False) -> Iterator[Dict[int, Align]]:
+    """Choices of alignment for the Laplace-like draws of ``prog``, simplest first: per draw,
+    values agree, noises agree, noise shifted by 1 or 2, and (sparse vector) shifted only where
+    the next test holds or (``pointwise``, report-noisy-max) only on the output's iteration."""
+    follow = following_tests(prog)
+    in_for: Set[int] = set()
+    for n in A.walk(prog.body):
+        if isinstance(n, A.For):
+            in_for |= {id(m) for m in A.walk(n.body) if isinstance(m, A.Sample)}
     draws = [n for n in A.walk(prog.body) if isinstance(n, A.Sample) and n.dist.func in LAPLACE + ONE_SIDED]
-    for combo in itertools.product((VALUES_AGREE, NOISE_AGREES), repeat=len(draws)):
+    options: List[List[Align]] = []
+    for d in draws:
+        opts = [VALUES, Align("noise"), Align("shift", 1), Align("shift", 2)]
+        if id(d) in follow:
+            opts += [Align("above", 1), Align("above", 2)]
+        if pointwise and id(d) in in_for:
+            opts = [Align("at_k", 1), Align("at_k", 2)] + opts
+        options.append(opts)
+    for combo in itertools.product(*options):
         yield {id(d): c for d, c in zip(draws, combo)}

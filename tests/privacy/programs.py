@@ -72,6 +72,38 @@ program publicCoin(x: real, p: real, eps: real)
   b ~ bern(p);
   if (b) { a ~ lap(x, 1 / eps); } else { a ~ lap(2 * x, 2 / eps); }
 }""",
+    # report-noisy-max: proved value by value, the winner's noise shifted by 2
+    "reportNoisyMax": """
+program reportNoisyMax(q: real[], n: int, eps: real)
+  requires   n >= 1 && eps > 0
+  neighbours forall i in 0..n: abs(q[i] - q'[i]) <= 1
+  private    eps on out
+{
+  best := 0;
+  out := 0;
+  for i in 0..n {
+    v ~ lap(q[i], 2 / eps);
+    if (i == 0 || v > best) { best := v; out := i; }
+  }
+}""",
+    # AboveThreshold: threshold noise shifted by 1, the positive answer's by 2
+    "aboveThreshold": """
+program aboveThreshold(q: real[], n: int, T: real, eps: real)
+  requires   n >= 1 && eps > 0
+  neighbours forall i in 0..n: abs(q[i] - q'[i]) <= 1
+  private    eps on out
+{
+  t ~ lap(T, 2 / eps);
+  i := 0;
+  stop := false;
+  while (i < n) {
+    if (!stop) {
+      v ~ lap(q[i], 4 / eps);
+      if (v >= t) { out[i] := true; stop := true; } else { out[i] := false; }
+    }
+    i := i + 1;
+  }
+}""",
 }
 
 FALSE = {
@@ -137,6 +169,19 @@ program svtReleasesAnswer(q: real[], n: int, T: real, eps: real)
       if (v >= t) { out[i] := v; stop := true; } else { out[i] := 0; }
     }
     i := i + 1;
+  }
+}""",
+    # sparse vector that does not stop at the first positive answer: pays for every one
+    "svtNoStop": """
+program svtNoStop(q: real[], n: int, T: real, eps: real)
+  requires   n >= 2 && eps > 0
+  neighbours forall i in 0..n: abs(q[i] - q'[i]) <= 1
+  private    eps on out
+{
+  t ~ lap(T, 2 / eps);
+  for i in 0..n {
+    v ~ lap(q[i], 4 / eps);
+    if (v >= t) { out[i] := true; } else { out[i] := false; }
   }
 }""",
     # a sum in `requires` read in both runs is two different sums (regression: one z3 function

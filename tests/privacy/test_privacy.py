@@ -36,7 +36,7 @@ def test_false_claims_are_never_proved(name):
 
 def test_reason_names_the_failed_step():
     r = _prove(FALSE["branchOnSecret"])
-    assert "same branch" in r.message and r.line == 8  # the text starts with a newline
+    assert "the output out is the same" in r.message and r.line == 5  # the text starts with a newline
 
 
 @pytest.mark.parametrize(
@@ -186,3 +186,59 @@ def test_laplace_mechanism_cross_checked_numerically():
             q = _laplace_cdf(v, 1, 1 / eps) - _laplace_cdf(u, 1, 1 / eps)
             worst = max(worst, abs(math.log(p / q)))
     assert worst <= eps + 1e-9 and worst > 0.9 * eps  # tight, not vacuous
+
+
+def _lap_pdf(x, m, s):
+    return math.exp(-abs(x - m) / s) / (2 * s)
+
+
+def _lap_sf(x, m, s):  # P[X > x]
+    return 1 - _laplace_cdf(x, m, s)
+
+
+def test_report_noisy_max_cross_checked_numerically():
+    """n = 2, eps = 1: P[out = k | q] <= e · P[out = k | q'] for neighbours on a grid (the
+    probabilities by numerical integration)."""
+    from scipy.integrate import quad
+
+    eps, s = 1.0, 2.0
+
+    def p_out1(q):  # out = 1 iff v1 > v0
+        return quad(lambda x: _lap_pdf(x, q[0], s) * _lap_sf(x, q[1], s), -60, 60, points=[q[0], q[1]], limit=200)[0]
+
+    worst = 0.0
+    for q in ([0, 0], [0, 1], [1, 0], [0.5, -0.5]):
+        for d0 in (-1, 0, 1):
+            for d1 in (-1, 0, 1):
+                qq = [q[0] + d0, q[1] + d1]
+                for k in (0, 1):
+                    p, pp = p_out1(q), p_out1(qq)
+                    a, b = (p, pp) if k == 1 else (1 - p, 1 - pp)
+                    worst = max(worst, math.log(a / b))
+    assert worst <= eps + 1e-6 and worst > 0.2
+
+
+def test_above_threshold_cross_checked_numerically():
+    """n = 2, eps = 1: the three output maps of AboveThreshold have probabilities within e of
+    each other's on neighbours (numerical integration over the threshold noise)."""
+    from scipy.integrate import quad
+
+    eps = 1.0
+    st, sv = 2 / eps, 4 / eps
+
+    def probs(q, T=0.0):
+        def at(f):
+            return quad(lambda t: _lap_pdf(t, T, st) * f(t), -80, 80, points=[T], limit=200)[0]
+
+        first = at(lambda t: _lap_sf(t, q[0], sv))  # written {0: true}
+        second = at(lambda t: _laplace_cdf(t, q[0], sv) * _lap_sf(t, q[1], sv))  # {0: false, 1: true}
+        neither = at(lambda t: _laplace_cdf(t, q[0], sv) * _laplace_cdf(t, q[1], sv))
+        return first, second, neither
+
+    worst = 0.0
+    for q in ([0, 0], [1, -1], [0.5, 2]):
+        for d0 in (-1, 0, 1):
+            for d1 in (-1, 0, 1):
+                for a, b in zip(probs(q), probs([q[0] + d0, q[1] + d1])):
+                    worst = max(worst, math.log(a / b))
+    assert worst <= eps + 1e-6 and worst > 0.2

@@ -147,7 +147,7 @@ def prove_privacy_claim(
     public = {k: v for k, v in inputs.items() if k not in secret}
     sub = fix_inputs(prog, public) if public else prog
     t0 = time.monotonic()
-    res = privacy.prove_privacy(sub, timeout=timeout, path=path, source=source, inputs=public)
+    res = privacy.prove_privacy(sub, timeout=timeout, path=path, source=source, inputs=inputs)
     if not res.time_s:
         res.time_s = time.monotonic() - t0
     return res

@@ -28,6 +28,8 @@ from .product import LAPLACE, ONE_SIDED, Align, Obligation, Product, Unsupported
 from .result import PrivacyResult
 
 MAX_ATTEMPTS = 64
+#: seconds spent looking for a counterexample when no alignment proves the claim
+CX_BUDGET = 20.0
 
 
 def prove_privacy(
@@ -36,6 +38,7 @@ def prove_privacy(
     path: str = "<string>",
     source: Optional[str] = None,
     inputs: Optional[Dict[str, object]] = None,
+    counterexamples: bool = True,
 ) -> PrivacyResult:
     """The verdict on ``prog``'s ``private`` clause (proved or unknown; see the module doc)."""
     assert prog.private is not None and prog.neighbours is not None
@@ -100,6 +103,23 @@ def prove_privacy(
             obligations=prod.obligations,
             epsilon_value=_value(eps_text, inputs),
         )
+    if not infer and counterexamples:
+        from .counterexample import search  # deferred: the probability engine loads on demand
+
+        left = CX_BUDGET if deadline is None else deadline - time.monotonic()
+        cx = search(prog, types, dict(inputs or {}), min(left, CX_BUDGET)) if left > 1 else None
+        if cx is not None:
+            return PrivacyResult(
+                prog.name,
+                "privacy",
+                "violated",
+                time.monotonic() - t0,
+                bound=eps_text,
+                message=f"ε = {eps_text} is exceeded: P[{cx['event']}] differs by more than exp(ε) between the inputs",
+                epsilon=eps_text,
+                counterexample=cx,
+                epsilon_value=_value(eps_text, inputs),
+            )
     if best is None:
         return _unknown(prog, eps_text, "no alignment was tried (time limit)", None, t0)
     ob = best[1]

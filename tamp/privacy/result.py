@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from tamp.results import PROVED, VIOLATED, ProgramResult
+from tamp.results import PROVED, UNKNOWN, VIOLATED, ProgramResult
 
 
 @dataclass(repr=False)
@@ -35,7 +35,7 @@ class PrivacyResult(ProgramResult):
         out["epsilon"] = self.epsilon
         if self.epsilon_value is not None:
             out["epsilon_value"] = self.epsilon_value
-        if self.verdict != PROVED and self.message:
+        if self.verdict == UNKNOWN and self.message:
             out["reason"] = self.message
             if self.line is not None:
                 out["line"] = self.line

@@ -111,7 +111,7 @@ def _privacy_lines(part, file: str, verbosity: int, indent: str) -> List[Line]:
     """Why a privacy claim is not proved (at its line), and with ``-v`` the alignment per
     sampling statement and the loop invariants of the proof."""
     out: List[Line] = []
-    if part.verdict != PROVED and part.message:
+    if part.verdict == UNKNOWN and part.message:
         where = f"{file}:{part.line}: " if part.line else f"{file}: "
         out.append(Line(indent + where + part.message, "", (len(indent), len(indent) + len(where), "where")))
     if verbosity >= 1:

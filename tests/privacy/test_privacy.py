@@ -4,6 +4,7 @@ import json
 import math
 import subprocess
 import sys
+from fractions import Fraction
 
 import pytest
 
@@ -35,8 +36,15 @@ def test_false_claims_are_never_proved(name):
 
 
 def test_reason_names_the_failed_step():
-    r = _prove(FALSE["branchOnSecret"])
+    from tamp.privacy import prove_privacy
+
+    src = parse(FALSE["branchOnSecret"])
+    check_file(src)
+    r = prove_privacy(src.programs[0], counterexamples=False)
+    assert r.verdict == "unknown"
     assert "the output out is the same" in r.message and r.line == 5  # the text starts with a newline
+    r = _prove(FALSE["branchOnSecret"])  # and with the search, the deterministic leak is shown
+    assert r.verdict == "violated" and r.counterexample["event"] in ("out == 0", "out == 1")
 
 
 @pytest.mark.parametrize(
@@ -92,11 +100,32 @@ def _cli(tmp_path, text, *args):
 def test_cli_line_exit_code_and_json(tmp_path):
     out = _cli(tmp_path, TRUE["laplace"], "prove")
     assert out.returncode == 0 and out.stdout.startswith("laplace: private  ε <= eps  ("), out.stdout
-    out = _cli(tmp_path, FALSE["tooLittleNoise"], "prove", "--json")
+    out = _cli(tmp_path, FALSE["svtReleasesAnswer"], "prove", "--json")
     assert out.returncode == 1
     entry = json.loads(out.stdout)["programs"][0]
     assert entry["kind"] == "privacy" and entry["verdict"] == "unknown" and entry["epsilon"] == "eps"
     assert "reason" in entry
+
+
+def test_counterexample_is_shown_by_intervals(tmp_path):
+    out = _cli(tmp_path, FALSE["tooLittleNoise"], "prove")
+    assert out.returncode == 3
+    assert out.stdout.startswith("tooLittleNoise: not private  ε = eps is exceeded: x=0, x'=1, a < 0: 0.5 vs 0.06767")
+    out = _cli(tmp_path, FALSE["tooLittleNoise"], "prove", "--json", "--input", "eps=1")
+    entry = json.loads(out.stdout)["programs"][0]
+    cx = entry["counterexample"]
+    assert entry["verdict"] == "violated" and cx["inputs"] == {"x": 0, "eps": 1} and cx["neighbour"]["x"] == 1
+    p, q = (Fraction(str(cx[k]["lower"])) for k in ("probability", "neighbour_probability"))
+    q_hi = Fraction(str(cx["neighbour_probability"]["upper"]))
+    assert p > Fraction(math.e) * q_hi * Fraction(101, 100) and q <= q_hi
+
+
+def test_a_true_claim_has_no_counterexample():
+    from lang.typecheck import check_program
+    from tamp.privacy.counterexample import search
+
+    prog = parse(TRUE["laplace"]).programs[0]
+    assert search(prog, check_program(prog), {}, 20.0) is None
 
 
 def test_epsilon_value_under_input(tmp_path):

@@ -18,7 +18,7 @@ import dataclasses
 import itertools
 import time
 from fractions import Fraction
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import z3  # type: ignore[import-untyped,unused-ignore]
 

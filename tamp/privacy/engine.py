@@ -91,6 +91,8 @@ def prove_privacy(
             continue
         except TampError as exc:
             return _unknown(prog, eps_text, str(exc), None, t0)
+        except z3.Z3Exception as exc:  # a term this engine builds wrongly: no proof, say why
+            return _unknown(prog, eps_text, f"the privacy engine cannot encode this program ({exc})", None, t0)
         return PrivacyResult(
             prog.name,
             "privacy",
@@ -134,13 +136,13 @@ def prove_privacy(
 
 def _attempts(prog: A.Program, types: Any) -> Iterator[Tuple[Optional[str], Dict[int, Align]]]:
     """The alignments to try: for the outputs' equality first; then, when the output is one
-    int or bool variable, value by value (pointwise: out = k in the first run implies out = k in
+    int variable, value by value (pointwise: out = k in the first run implies out = k in
     the second, which gives P[out ∈ S] <= exp(E) P'[out ∈ S] by summing over the k in S).
     The two searches share :data:`MAX_ATTEMPTS`, half each when both apply."""
     claim = prog.private
     assert claim is not None
     outs = claim.outputs
-    pointwise = len(outs) == 1 and types.locals.get(outs[0]) in (A.INT, A.BOOL)
+    pointwise = len(outs) == 1 and types.locals.get(outs[0]) == A.INT
     limit = MAX_ATTEMPTS // 2 if pointwise else MAX_ATTEMPTS
     for k, c in enumerate(alignment_choices(prog)):
         if k >= limit:

@@ -345,6 +345,8 @@ class Product:
                     "the alignment of the draw is one-to-one",
                     s,
                 )
+            if x.sort() == z3.IntSort():  # a discrete draw moves by whole steps only
+                self.oblige(st, z3.IsInt(eta), f"the shift of the {d.func} draw is an integer", d)
             if d.func in LAPLACE:
                 cost = z3.If(eta - (m2 - m1) >= 0, eta - (m2 - m1), (m2 - m1) - eta) / s1
             else:
@@ -399,7 +401,7 @@ class Product:
             env[name] = self._cast(x, st.env1[name].sort())
             return z3.If(self.tr.translate(test, env), d + al.c, d)
         if al.kind == "at_k":
-            if self.k is None or not self.loop_vars:
+            if self.k is None or self.k.sort() != z3.IntSort() or not self.loop_vars:
                 raise Unsupported("this alignment needs a draw in a for loop and one discrete output", s)
             return z3.If(to_int(st.env1[self.loop_vars[-1]]) == self.k, d + al.c, d)
         raise AssertionError(al.kind)  # pragma: no cover
@@ -500,7 +502,7 @@ class Product:
                                 lambda t, kk=kk, u=u, b=b: t.cost <= cost0 + z3.If(t.env1[b], kk * u, 0),
                             )
                         )
-                if self.k is not None:
+                if self.k is not None and self.k.sort() == z3.IntSort():
                     kv = self.k
                     cands.append(
                         (
@@ -573,7 +575,7 @@ class Product:
         first run's output is k: ``counter > k && out == k``, with ``out' == k`` too)."""
         out: List[Tuple[str, Any]] = []
         guards: List[Tuple[str, Any]] = [("", lambda t: z3.BoolVal(True))]
-        if self.k is not None and self.point is not None:
+        if self.k is not None and self.point is not None and self.k.sort() == z3.IntSort():
             kv, o = self.k, self.point
             guards.append((f"{var} <= k ==> ", lambda t: to_int(t.env1[var]) <= kv))
             guards.append((f"{var} > k && {o} == k ==> ", lambda t: z3.And(to_int(t.env1[var]) > kv, t.env1[o] == kv)))

@@ -271,3 +271,26 @@ def test_above_threshold_cross_checked_numerically():
                 for a, b in zip(probs(q), probs([q[0] + d0, q[1] + d1])):
                     worst = max(worst, math.log(a / b))
     assert worst <= eps + 1e-6 and worst > 0.2
+
+
+def test_bool_output_of_a_noisy_max_is_decided_without_an_internal_error():
+    """The value-by-value search needs an int output (regression: a bool output reached a
+    counter == k comparison of mismatched sorts)."""
+    text = """program boolOut(q: real[], n: int, eps: real)
+  requires   n >= 1 && eps > 0
+  neighbours forall i in 0..n: abs(q[i] - q'[i]) <= 1
+  private    eps on b
+{
+  best := 0;
+  b := false;
+  for i in 0..n {
+    v ~ lap(q[i], 2 / eps);
+    if (i == 0 || v > best) { best := v; b := i == 0; }
+  }
+}"""
+    from tamp.privacy import prove_privacy
+
+    src = parse(text)
+    check_file(src)
+    r = prove_privacy(src.programs[0], counterexamples=False)
+    assert r.verdict == "unknown" and "cannot encode" not in r.message

@@ -216,6 +216,7 @@ class Product:
         self.counters: List[Term] = []
         self.exit_counters: List[Term] = []
         self.recorded: Set[int] = set()
+        self.witnesses: List[Term] = []
 
     # ---------------------------------------------------------------- set-up
     def fresh(self, name: str, sort: Term) -> Term:
@@ -234,7 +235,20 @@ class Product:
             self.base.append(self.tr.translate(c, self.inputs1))
             self.base.append(self.tr.translate(c, self.inputs2))
         if self.prog.neighbours is not None:
-            self.base.append(self.tr.translate(self.prog.neighbours, env_r))
+            for c in _conjuncts(self.prog.neighbours):
+                if isinstance(c, A.Quant) and c.kind == "exists":
+                    # ∃w. P(w) as a hypothesis is P(w) for a fresh w (it stands for every w):
+                    # the witness (the answer that moves) can then be named by invariants
+                    w = self.fresh(f"{c.var}!witness", z3.IntSort())
+                    self.witnesses.append(w)
+                    lo, hi = to_int(self.tr.translate(c.lo, env_r)), to_int(self.tr.translate(c.hi, env_r))
+                    inner = dict(env_r)
+                    inner[c.var] = w
+                    self.base.append(lo <= w)
+                    self.base.append(w <= hi if c.inclusive else w < hi)
+                    self.base.append(self.tr.translate(c.body, inner))
+                else:
+                    self.base.append(self.tr.translate(c, env_r))
         env1, env2 = dict(self.inputs1), dict(self.inputs2)
         for name, t in self.types.locals.items():
             v = self.fresh(name + "!init", sort_of(t))  # the same unknown start in both runs
@@ -502,6 +516,13 @@ class Product:
                                 lambda t, kk=kk, u=u, b=b: t.cost <= cost0 + z3.If(t.env1[b], kk * u, 0),
                             )
                         )
+                for w in self.witnesses:
+                    cands.append(
+                        (
+                            f"cost <= cost0 + ({var} > w ? {k}*{uname} : 0), w the neighbours' witness",
+                            lambda t, kk=kk, u=u, w=w: t.cost <= cost0 + z3.If(to_int(t.env1[var]) > w, kk * u, 0),
+                        )
+                    )
                 if self.k is not None and self.k.sort() == z3.IntSort():
                     kv = self.k
                     cands.append(
@@ -635,6 +656,13 @@ class _Failed(Exception):
     def __init__(self, ob: Obligation):
         super().__init__(ob.what)
         self.ob = ob
+
+
+def _conjuncts(e: A.Expr) -> List[A.Expr]:
+    """The operands of a chain of ``&&`` (the expression itself otherwise)."""
+    if isinstance(e, A.Binary) and e.op == "&&":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
 
 
 def _plain(args: Sequence[A.Expr]) -> List[A.Expr]:

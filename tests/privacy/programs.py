@@ -72,6 +72,31 @@ program publicCoin(x: real, p: real, eps: real)
   b ~ bern(p);
   if (b) { a ~ lap(x, 1 / eps); } else { a ~ lap(2 * x, 2 / eps); }
 }""",
+    # one answer moves (an exists in neighbours): the cost is paid at the witness only
+    "oneMoves": """
+program oneMoves(q: real[], n: int, eps: real)
+  requires   n >= 1 && eps > 0
+  neighbours exists k in 0..n: abs(q[k] - q'[k]) <= 1 && (forall j in 0..n: j == k || q[j] == q'[j])
+  private    eps on h
+{
+  for i in 0..n {
+    h[i] ~ lap(q[i], 1 / eps);
+  }
+}""",
+    # report-noisy-max with one-sided exponential noise (the exponential mechanism)
+    "noisyMaxExp": """
+program noisyMaxExp(q: real[], n: int, eps: real)
+  requires   n >= 1 && eps > 0
+  neighbours forall i in 0..n: abs(q[i] - q'[i]) <= 1
+  private    eps on out
+{
+  best := 0;
+  out := 0;
+  for i in 0..n {
+    v ~ exp(q[i], 2 / eps);
+    if (i == 0 || v > best) { best := v; out := i; }
+  }
+}""",
     # report-noisy-max: proved value by value, the winner's noise shifted by 2
     "reportNoisyMax": """
 program reportNoisyMax(q: real[], n: int, eps: real)
@@ -169,6 +194,16 @@ program svtReleasesAnswer(q: real[], n: int, T: real, eps: real)
       if (v >= t) { out[i] := v; stop := true; } else { out[i] := 0; }
     }
     i := i + 1;
+  }
+}""",
+    "oneMovesTooLittle": """
+program oneMovesTooLittle(q: real[], n: int, eps: real)
+  requires   n >= 1 && eps > 0
+  neighbours exists k in 0..n: abs(q[k] - q'[k]) <= 1 && (forall j in 0..n: j == k || q[j] == q'[j])
+  private    eps on h
+{
+  for i in 0..n {
+    h[i] ~ lap(q[i], 1 / (2 * eps));
   }
 }""",
     # sparse vector that does not stop at the first positive answer: pays for every one

@@ -217,6 +217,7 @@ class Product:
         self.exit_counters: List[Term] = []
         self.recorded: Set[int] = set()
         self.witnesses: List[Term] = []
+        self.loop_bounds: List[Tuple[str, Term, str]] = []  # a while guard's `x < e` conjuncts
 
     # ---------------------------------------------------------------- set-up
     def fresh(self, name: str, sort: Term) -> Term:
@@ -368,7 +369,7 @@ class Product:
                 cost = (eta - (m2 - m1)) / s1
             if d.func in ONE_SIDED:
                 st.pc.append(to_real(x) >= m1)
-            x2 = x + (to_int(eta) if x.sort() == z3.IntSort() else eta)
+            x2 = x + (z3.ToInt(eta) if x.sort() == z3.IntSort() else eta)  # exact: IsInt(eta) is proved
             self.record(
                 s,
                 AlignmentStep(
@@ -476,14 +477,30 @@ class Product:
 
     def while_(self, s: A.While, st: _State) -> _State:
         g = s.cond
-        if not (isinstance(g, A.Binary) and g.op in ("<", "<=") and isinstance(g.left, A.Var)):
-            raise Unsupported("a while loop needs a guard `i < e` or `i <= e` on a counter i (for termination)", s)
-        var = g.left.name
-        if A.free_vars(g.right) & _assigned(s.body):
-            raise Unsupported("the bound of the loop's guard changes in the loop", g)
+        written = _assigned(s.body)
+        bounds = [
+            c
+            for c in _conjuncts(g)
+            if isinstance(c, A.Binary)
+            and c.op in ("<", "<=")
+            and isinstance(c.left, A.Var)
+            and not (A.free_vars(c.right) & written)
+            and st.env1[c.left.name].sort() == z3.IntSort()
+        ]
+        if not bounds:
+            raise Unsupported(
+                "a while loop needs a conjunct `i < e` or `i <= e` in its guard, i an int counter and e not "
+                "written in the loop (for termination)",
+                s,
+            )
+        # the first such conjunct is the counter (the loop ends at the latest when it fails)
+        c = bounds[0]
+        assert isinstance(c, A.Binary) and isinstance(c.left, A.Var)
+        var = c.left.name
         i0 = to_int(st.env1[var])
-        hi = to_int(self.tr1(g.right, st))
-        top = z3.If(i0 <= hi, hi + 1 if g.op == "<=" else hi, i0)
+        hi = to_int(self.tr1(c.right, st))
+        top = z3.If(i0 <= hi, hi + 1 if c.op == "<=" else hi, i0)
+        self.loop_bounds = [(b.left.name, self.tr1(b.right, st), b.op) for b in bounds if isinstance(b.left, A.Var)]
         return self.loop(s, g, s.body, st, var, i0, top)
 
     def loop(self, s: Any, guard: A.Expr, body: A.Block, st: _State, var: str, i0: Term, top: Term) -> _State:
@@ -496,6 +513,12 @@ class Product:
             cands.append((f"{x} == {x}'", lambda t, x=x: t.env1[x] == t.env2[x]))
         cands.append((f"{var} >= start", lambda t: to_int(t.env1[var]) >= i0))
         cands += self.relational_candidates(st, modified, var, i0)
+        cands.append(("cost <= cost0", lambda t: t.cost <= cost0))  # a loop that draws nothing, or pays nothing
+        for x, bound, _op in self.loop_bounds:  # `x < e` in the guard: x <= e after an increment
+            if x in modified and x != var:
+                cands.append((f"{x} <= bound", lambda t, x=x, b=bound: to_real(t.env1[x]) <= to_real(b)))
+                cands.append((f"{x} <= bound + 1", lambda t, x=x, b=bound: to_real(t.env1[x]) <= to_real(b) + 1))
+        self.loop_bounds = []
         cands.append((f"{var} <= end", lambda t: to_int(t.env1[var]) <= top))
         ks = (Fraction(1, 2), Fraction(1), Fraction(2), Fraction(3), Fraction(4))
         # (the coefficients k let one draw per iteration cost up to 4 units: sensitivity 2, two draws …)
@@ -509,6 +532,14 @@ class Product:
                     )
                 )
                 for b in modified:
+                    if st.env1[b].sort() == z3.IntSort() and b != var:  # charged per increment of b
+                        b0 = st.env1[b]
+                        cands.append(
+                            (
+                                f"cost <= cost0 + {k}*{uname}*({b} - {b} at entry)",
+                                lambda t, kk=kk, u=u, b=b, b0=b0: t.cost <= cost0 + kk * u * to_real(t.env1[b] - b0),
+                            )
+                        )
                     if st.env1[b].sort() == z3.BoolSort():
                         cands.append(
                             (
@@ -581,7 +612,7 @@ class Product:
         if self.collect:  # shown: the tightest cost bound of each template (the others follow from it)
             shown: Dict[str, str] = {}
             for n, _ in cands:
-                shown.setdefault(n.split("*", 1)[1] if n.startswith("cost") else n, n)
+                shown.setdefault(n.split("*", 1)[1] if n.startswith("cost") and "*" in n else n, n)
             self.invariants += [f"line {s.pos.line if s.pos else '?'}: {n}" for n in shown.values()]
         h.pc.append(z3.Not(self.tr1(guard, h)))
         self.counters.append(to_int(h.env1[var]))
@@ -596,6 +627,9 @@ class Product:
         first run's output is k: ``counter > k && out == k``, with ``out' == k`` too)."""
         out: List[Tuple[str, Any]] = []
         guards: List[Tuple[str, Any]] = [("", lambda t: z3.BoolVal(True))]
+        for w in self.witnesses:  # before and after the answer that moves
+            guards.append((f"{var} <= w ==> ", lambda t, w=w: to_int(t.env1[var]) <= w))
+            guards.append((f"{var} > w ==> ", lambda t, w=w: to_int(t.env1[var]) > w))
         if self.k is not None and self.point is not None and self.k.sort() == z3.IntSort():
             kv, o = self.k, self.point
             guards.append((f"{var} <= k ==> ", lambda t: to_int(t.env1[var]) <= kv))
@@ -619,7 +653,7 @@ class Product:
                     )
                 )
             for gname, g in guards:
-                for c in (-1, 1, 2):
+                for c in (-1, 0, 1, 2) if gname else (-1, 1, 2):
                     for op in ("<=", ">="):
                         out.append(
                             (

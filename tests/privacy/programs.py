@@ -252,3 +252,37 @@ program secretScale(x: real, eps: real)
   a ~ lap(0, x / eps);
 }""",
 }
+
+# the loop draws nothing and the release comes after it (regression: the loop's cost was
+# havocked without a bound, so this true claim was unknown)
+TRUE["partialSum"] = """
+program partialSum(q: real[], n: int, eps: real)
+  requires   n >= 1 && eps > 0
+  neighbours exists k in 0..n: abs(q[k] - q'[k]) <= 1 && (forall j in 0..n: j == k || q[j] == q'[j])
+  private    eps on out
+{
+  s := 0;
+  i := 0;
+  while (i < n) {
+    s := s + q[i];
+    i := i + 1;
+  }
+  out ~ lap(s, 1 / eps);
+}"""
+
+# a sparse vector that stops after c positive answers, the guard a conjunction
+TRUE["svtCount"] = """
+program svtCount(q: real[], n: int, T: real, c: int, eps: real)
+  requires   n >= 1 && c >= 1 && eps > 0
+  neighbours forall i in 0..n: abs(q[i] - q'[i]) <= 1
+  private    eps on out
+{
+  t ~ lap(T, 2 / eps);
+  count := 0;
+  i := 0;
+  while (i < n && count < c) {
+    a ~ lap(q[i], 4 * c / eps);
+    if (a >= t) { out[i] := true; count := count + 1; } else { out[i] := false; }
+    i := i + 1;
+  }
+}"""

@@ -643,6 +643,24 @@ class Product:
         for x in modified:
             if x == var or st.env1[x].sort() not in (z3.IntSort(), z3.RealSort()):
                 continue
+            gap0 = to_real(st.env2[x]) - to_real(st.env1[x])
+            for f, e, _lo, _env in list(self.tr.sums.values()):  # |x' - x| grows by at most S's step
+                out.append(
+                    (
+                        f"{x}' - {x} <= gap at entry + S({var}) - S(start) for {print_expr(e)}",
+                        lambda t, x=x, f=f, g0=gap0: (
+                            to_real(t.env2[x]) - to_real(t.env1[x]) <= g0 + f(to_int(t.env1[var])) - f(i0)
+                        ),
+                    )
+                )
+                out.append(
+                    (
+                        f"{x}' - {x} >= gap at entry - (S({var}) - S(start)) for {print_expr(e)}",
+                        lambda t, x=x, f=f, g0=gap0: (
+                            to_real(t.env2[x]) - to_real(t.env1[x]) >= g0 - (f(to_int(t.env1[var])) - f(i0))
+                        ),
+                    )
+                )
             if st.env1[x].sort() == z3.IntSort():
                 out.append((f"{x} <= {var}", lambda t, x=x: t.env1[x] <= to_int(t.env1[var])))
                 out.append((f"{x} >= start", lambda t, x=x: t.env1[x] >= i0))

@@ -286,3 +286,18 @@ program svtCount(q: real[], n: int, T: real, c: int, eps: real)
     i := i + 1;
   }
 }"""
+
+# the exact sum released once: |t' - t| grows by at most the L1 relation's prefix sum
+# (regression: no invariant bounded t' - t, so this true claim was unknown)
+TRUE["sumThenRelease"] = """
+program sumThenRelease(q: real[], n: int, eps: real)
+  requires   n >= 1 && eps > 0
+  neighbours sum(i in 0..n: abs(q[i] - q'[i])) <= 1
+  private    eps on s
+{
+  t := 0;
+  for i in 0..n {
+    t := t + q[i];
+  }
+  s ~ lap(t, 1 / eps);
+}"""

@@ -10,7 +10,7 @@ Expressions
 Statements
     Assign, Sample, If, While, For, Assume, Skip, VarDecl, Block
 Top level
-    Param, Program, SourceFile
+    Param, Private, Program, SourceFile
 
 Operators are kept as their source spelling (``"+"``, ``"+."``, ``"&&"``,
 ``"==>"``, ``"div"`` …). Unreliable operators (``+. -. *.``) appear only in
@@ -364,6 +364,32 @@ class Param:
     pos: Optional[Pos] = _pos()
 
 
+PRIME = "'"
+
+
+def primed(name: str) -> str:
+    """The other run's copy of input ``name`` in a ``neighbours`` clause: ``q'`` (a variable whose
+    name ends in a prime; the prime is not an identifier character, so no program can write it)."""
+    return name + PRIME
+
+
+def unprimed(name: str) -> Optional[str]:
+    """``q`` for ``q'``, None for an unprimed name."""
+    return name[: -len(PRIME)] if name.endswith(PRIME) else None
+
+
+@dataclass(frozen=True)
+class Private(Node):
+    """``private E on x1, …, xk`` (``delta`` for ``private E, D on …``): the program is
+    (E, D)-differentially private in the outputs ``x1 … xk`` for inputs related by the
+    ``neighbours`` clause. ``epsilon`` is a :class:`Hole` for ``private ? on …``."""
+
+    epsilon: Expr
+    delta: Optional[Expr]
+    outputs: Tuple[str, ...]
+    pos: Optional[Pos] = _pos()
+
+
 @dataclass(frozen=True)
 class Program:
     """One ``program`` with its specification clauses, in source order within each kind."""
@@ -376,6 +402,8 @@ class Program:
     fails: Optional[Expr] = None
     rate: Optional[Expr] = None
     reliability: Optional[Expr] = None
+    neighbours: Optional[Expr] = None
+    private: Optional["Private"] = None
     pos: Optional[Pos] = _pos()
 
     def param(self, name: str) -> Optional[Param]:

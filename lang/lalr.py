@@ -46,12 +46,12 @@ _LEXEME = re.compile(
   | (?P<num>\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)
   | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<array>\[[ \t]*\])
-  | (?P<op><==>|==>|\.\.=|\.\.|:=|==|!=|<=|>=|&&|\|\||\+\.|-\.|\*\.|[-+*/<>!?:;,()\[\]{}|~])
+  | (?P<op><==>|==>|\.\.=|\.\.|:=|==|!=|<=|>=|&&|\|\||\+\.|-\.|\*\.|[-+*/<>!?:;,()\[\]{}|~'])
 """,
     re.X,
 )
 
-_OPS = ("<==> ==> ..= .. := == != <= >= && || +. -. *. - + * / < > ! ? : ; , ( ) [ ] { } | ~").split()
+_OPS = ("<==> ==> ..= .. := == != <= >= && || +. -. *. - + * / < > ! ? : ; , ( ) [ ] { } | ~ '").split()
 
 
 class _Meta:
@@ -68,7 +68,9 @@ class Driver:
     """Parses with ``lark_parser``'s LALR tables, calling ``builder``'s rule methods (written
     for lark's ``v_args(meta=True)``: ``method(meta, children)``) on each reduction."""
 
-    def __init__(self, lark_parser: Lark, builder: Any, keywords: Tuple[str, ...] = ()):
+    def __init__(
+        self, lark_parser: Lark, builder: Any, keywords: Tuple[str, ...] = (), soft_keywords: Tuple[str, ...] = ()
+    ):
         table = lark_parser.parser.parser.parser.parse_table
         self.states: Dict[Any, Dict[str, Tuple[Any, Any]]] = table.states
         self.start_states = table.start_states
@@ -78,6 +80,8 @@ class Driver:
         ignore = set(getattr(lark_parser, "ignore_tokens", None) or getattr(conf, "ignore", None) or ())
         terminals = [t for t in lark_parser.terminals if t.name not in ignore]
         self.word_types = _word_types(terminals, keywords)
+        for w in soft_keywords:  # a keyword in one clause, a name elsewhere: tried in that order
+            self.word_types[w] = _types_of(w, terminals)
         self.op_types = {op: _types_of(op, terminals) for op in _OPS}
         self.number_type = ("NUMBER",)
         self.name_type = ("NAME",)

@@ -167,6 +167,8 @@ class _ToAst(Transformer_NonRecursive):  # type: ignore[type-arg]
             clauses.get("fails"),
             clauses.get("rate"),
             clauses.get("reliability"),
+            clauses.get("neighbours"),
+            clauses.get("private"),  # type: ignore[arg-type]
             pos=A.Pos(name.line, name.column),
         )
 
@@ -201,6 +203,12 @@ class _ToAst(Transformer_NonRecursive):  # type: ignore[type-arg]
     fails = _clause("fails")
     rate = _clause("rate")
     reliability = _clause("reliability")
+    neighbours = _clause("neighbours")
+
+    def private(self, meta: Any, ch: List[Any]) -> Any:
+        eps, delta, *names = ch
+        outs = tuple(str(n) for n in names if n is not None)
+        return ("clause", "private", A.Private(eps, delta, outs, pos=_pos(meta)))
 
     # ---------------------------------------------------------------- statements
     def block(self, meta: Any, ch: List[Any]) -> Any:
@@ -270,6 +278,9 @@ class _ToAst(Transformer_NonRecursive):  # type: ignore[type-arg]
     def var(self, meta: Any, ch: List[Any]) -> Any:
         return A.Var(str(ch[0]), pos=_pos(meta))
 
+    def primed(self, meta: Any, ch: List[Any]) -> Any:
+        return A.Var(str(ch[0]) + "'", pos=_pos(meta))
+
     def index(self, meta: Any, ch: List[Any]) -> Any:
         return A.Index(ch[0], ch[1], pos=_pos(meta))
 
@@ -330,10 +341,13 @@ class _ToAst(Transformer_NonRecursive):  # type: ignore[type-arg]
 
 KEYWORDS = frozenset(
     (
-        "program requires ensures fails rate reliability if else while for in invariant assume skip var true "
+        "program requires ensures fails rate reliability neighbours private if else while for in invariant assume skip var true "
         "false forall exists sum div mod independent fairness parity given when P bool int real"
     ).split()
 )
+
+# Words that are keywords only in one clause (`on` in `private E on x`), names elsewhere.
+SOFT_KEYWORDS = frozenset(("on",))
 
 # Human names of the terminals whose spelling is a pattern (the others print as their text).
 _TERMINAL_NAMES = {
@@ -352,7 +366,7 @@ _TERMINAL_NAMES = {
 _STATEMENT_START = {"if", "while", "for", "assume", "skip", "var"}
 _EXPRESSION_START = {"NAME", "NUMBER", "(", "-", "!", "true", "false", "QUANT", "sum", "P", "independent", "[", "{"}
 _OPERATORS = {"ADDOP", "MULOP", "CMPOP", "<==>", "==>", "||", "&&", "?"}
-_CLAUSES = {"requires", "ensures", "fails", "rate", "reliability"}
+_CLAUSES = {"requires", "ensures", "fails", "rate", "reliability", "neighbours", "private"}
 _MAX_EXPECTED = 5
 
 
@@ -385,7 +399,7 @@ def expected_text(terminals: Iterable[str]) -> str:
         items.append("an operator")
         keys -= _OPERATORS
     if _CLAUSES <= keys:
-        items.append("a clause (requires, ensures, fails, rate, reliability)")
+        items.append("a clause (requires, ensures, fails, rate, reliability, neighbours, private)")
         keys -= _CLAUSES
     items += sorted((_show(k) for k in keys), key=lambda x: (x == "end of input", x))
     if not items:
@@ -495,7 +509,7 @@ def _driver() -> Optional[Driver]:
         return _DRIVER_FOR[1]
     drv: Optional[Driver] = None
     try:
-        drv = Driver(lark_parser, _ToAst(), tuple(sorted(KEYWORDS)))
+        drv = Driver(lark_parser, _ToAst(), tuple(sorted(KEYWORDS)), tuple(sorted(SOFT_KEYWORDS)))
     except (AttributeError, KeyError, TypeError, Fallback) as exc:  # pragma: no cover - another lark
         DRIVER_ERROR = exc
     _DRIVER_FOR = (lark_parser, drv)

@@ -295,7 +295,7 @@ def print_stmt(s: A.Stmt, indent: int = 0) -> str:
 
 def print_program(p: A.Program) -> str:
     """Source text of one program: header, clauses (rate, requires, ensures, fails,
-    reliability) one per line, and the body."""
+    reliability, neighbours, private) one per line, and the body."""
     with deep_recursion():
         params = ", ".join(f"{x.name}: {x.type}" for x in p.params)
         lines = [f"program {p.name}({params})"]
@@ -307,6 +307,12 @@ def print_program(p: A.Program) -> str:
             lines.append(f"{INDENT}fails {_top(p.fails)}")
         if p.reliability is not None:
             lines.append(f"{INDENT}reliability {_top(p.reliability)}")
+        if p.neighbours is not None:
+            lines.append(f"{INDENT}neighbours {_top(p.neighbours)}")
+        if p.private is not None:
+            d = p.private
+            budget = _top(d.epsilon) + ("" if d.delta is None else ", " + _top(d.delta))
+            lines.append(f"{INDENT}private {budget} on {', '.join(d.outputs)}")
         lines.append("{")
         lines += _block_body(p.body, 1)
         lines.append("}")

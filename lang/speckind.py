@@ -6,7 +6,7 @@ import dataclasses
 
 from . import ast as A
 
-FAILURE_BOUND, PROBABILITY, CAUSAL = "failure-bound", "probability", "causal"
+FAILURE_BOUND, PROBABILITY, CAUSAL, PRIVACY = "failure-bound", "probability", "causal", "privacy"
 
 
 def clause_kind(e: A.Expr) -> str:
@@ -22,7 +22,10 @@ def clause_kind(e: A.Expr) -> str:
 
 def spec_kind(program: A.Program) -> str:
     """``"probability"`` if some ``ensures`` clause is of that kind (:func:`clause_kind`), else
-    ``"causal"`` if some is, else ``"failure-bound"``."""
+    ``"causal"`` if some is, else ``"privacy"`` for a program whose only claim is a ``private``
+    clause, else ``"failure-bound"``."""
+    if program.private is not None and not (program.ensures or program.fails or program.reliability):
+        return PRIVACY
     kinds = {clause_kind(e) for e in program.ensures}
     for kind in (PROBABILITY, CAUSAL):
         if kind in kinds:

@@ -29,6 +29,7 @@ from .errors import TampError, TypeCheckError, UnsupportedError, error_at
 from .gcpause import paused_gc
 from .recursion import deep_recursion
 
+WRITTEN = "written"  # written(a, i) in privacy events
 BUILTINS = ("abs", "min", "max", "log", "exp", "sqrt", "fst", "snd")
 DISTRIBUTIONS = ("bern", "unif", "lap", "exp", "dlap", "dexp", "gauss", "uniform", "step", "density")
 UNRELIABLE_OPS = ("+.", "-.", "*.")
@@ -149,6 +150,9 @@ _CLAUSE_WORD = {
     "ensures": "'ensures'",
     "bound": "a fails/rate/reliability clause",
     "invariant": "a loop invariant",
+    "neighbours": "'neighbours'",
+    "privacy": "a 'private' clause",
+    "event": "a privacy event",
 }
 
 
@@ -230,6 +234,17 @@ class _Checker:
 
     def lookup(self, e: A.Var, ctx: _Ctx) -> A.Type:
         name = e.name
+        base = A.unprimed(name)
+        if base is not None:
+            if ctx.where != "neighbours":
+                raise self.error(
+                    f"'{name}' (the other run's '{base}') may only be used in a 'neighbours' clause, "
+                    f"not in {_CLAUSE_WORD.get(ctx.where, 'a statement')}",
+                    e,
+                )
+            if base not in self.types.params:
+                raise self.error(f"only inputs can be primed, but '{base}' is not a parameter of the program", e)
+            return self.types.params[base]
         if name in ctx.bound_vars:
             return A.REAL if (name == DENSITY_VAR and ctx.density) else A.INT
         if name == DENSITY_VAR:
@@ -237,7 +252,7 @@ class _Checker:
         if name in self.types.params:
             return self.types.params[name]
         if name in self.types.locals:
-            if ctx.where in ("requires", "bound"):
+            if ctx.where in ("requires", "bound", "neighbours", "privacy"):
                 raise self.error(
                     f"{_CLAUSE_WORD[ctx.where]} may only mention parameters, but '{name}' is a local variable", e
                 )
@@ -335,6 +350,8 @@ class _Checker:
 
     def e_Call(self, e: A.Call, ctx: _Ctx) -> A.Type:
         f = e.func
+        if f == WRITTEN and f not in self.types.vars:
+            return self.written(e, ctx)
         if f in _BUILTIN_ARITY and not (f == "exp" and len(e.args) == 2):
             n = _BUILTIN_ARITY[f]
             if len(e.args) != n:
@@ -356,6 +373,23 @@ class _Checker:
                 f"{f}(…) is a distribution: it can only be sampled, as in `x ~ {f}(…);`", e, UnsupportedError
             )
         raise self.error(f"unknown function '{f}' (known: {', '.join(BUILTINS)})", e)
+
+    def written(self, e: A.Call, ctx: _Ctx) -> A.Type:
+        """``written(a, i)``: whether the run wrote ``a[i]`` (privacy events only)."""
+        if ctx.where != "event":
+            raise self.error(
+                "written(a, i) may only be used in a privacy event (an output set of a counterexample), "
+                f"not in {_CLAUSE_WORD.get(ctx.where, 'a program statement')}",
+                e,
+                UnsupportedError,
+            )
+        if len(e.args) != 2 or not isinstance(e.args[0], A.Var):
+            raise self.error("written takes an array name and an index: written(a, i)", e)
+        t = self.lookup(e.args[0], ctx)
+        if t.name != "array":
+            raise self.error(f"written(a, i) needs an array, but '{e.args[0].name}' is {_describe(t)}", e.args[0])
+        self.expect(e.args[1], ctx, "int", "the index of written(a, i)")
+        return A.BOOL
 
     def e_TupleExpr(self, e: A.TupleExpr, ctx: _Ctx) -> A.Type:
         types = []
@@ -428,10 +462,10 @@ class _Checker:
         return A.BOOL
 
     def e_Hole(self, e: A.Hole, ctx: _Ctx) -> A.Type:
-        if ctx.where not in ("ensures", "bound", "any") or ctx.in_prob:
+        if ctx.where not in ("ensures", "bound", "any", "privacy") or ctx.in_prob:
             raise self.error(
                 "'?' (a value for tamp to infer) may only stand for the whole 'fails' "
-                "clause or for one constant of an 'ensures' clause",
+                "clause, for one constant of an 'ensures' clause, or for the ε of a 'private' clause",
                 e,
                 UnsupportedError,
             )
@@ -900,7 +934,66 @@ def _check_program(prog: A.Program, path: str, source: Optional[str]) -> Program
         if e is not None:
             chk.expect(e, _Ctx("bound"), "num", f"the '{word}' clause")
     _check_holes(prog, chk)
+    _check_privacy(prog, chk)
     return types
+
+
+def _check_privacy(prog: A.Program, chk: "_Checker") -> None:
+    """``neighbours R`` over the inputs and their primed copies; ``private E[, D] on x…`` with E
+    and D over the public inputs (those never primed in R) and outputs that are variables of the
+    program; each of the two clauses needs the other."""
+    r, d = prog.neighbours, prog.private
+    if r is not None:
+        chk.expect(r, _Ctx("neighbours"), "bool", "the 'neighbours' clause")
+        if d is None:
+            raise chk.error("a 'neighbours' clause needs a 'private' clause (the claim it relates runs for)", r)
+    if d is None:
+        return
+    if r is None:
+        raise chk.error("a 'private' clause needs a 'neighbours' clause saying which inputs are neighbours", d)
+    secret = {b for n in A.free_vars(r) if (b := A.unprimed(n)) is not None}
+    for word, e in (("ε", d.epsilon), ("δ", d.delta)):
+        if e is None:
+            continue
+        if word == "δ" and A.contains(e, A.Hole):
+            raise chk.error("'?' may only stand for the ε of a 'private' clause, not for δ", e, UnsupportedError)
+        chk.expect(e, _Ctx("privacy"), "num", f"the {word} of the 'private' clause")
+        for n in A.walk(e):
+            if isinstance(n, A.Var) and n.name in secret:
+                raise chk.error(
+                    f"the {word} of a 'private' clause may only read public inputs, but '{n.name}' is "
+                    "primed in the 'neighbours' clause",
+                    n,
+                )
+    seen: Set[str] = set()
+    for name in d.outputs:
+        if name in seen:
+            raise chk.error(f"the output '{name}' is named twice in the 'private' clause", d)
+        seen.add(name)
+        if name not in chk.types.locals:
+            what = "an input" if name in chk.types.params else "not a variable of the program"
+            raise chk.error(
+                f"the output '{name}' of the 'private' clause is {what}; name a variable the program writes", d
+            )
+
+
+def check_event(
+    prog: A.Program, types: ProgramTypes, event: A.Expr, path: str = "<event>", source: Optional[str] = None
+) -> None:
+    """Type-check a privacy event: a bool over the outputs of the ``private`` clause and the
+    public inputs, which may use ``written(a, i)``."""
+    chk = _Checker(types, path, source)
+    outs = set(prog.private.outputs) if prog.private is not None else set()
+    secret = {b for n in A.free_vars(prog.neighbours) if (b := A.unprimed(n)) is not None} if prog.neighbours else set()
+    for n in A.walk(event):
+        if isinstance(n, A.Var) and n.name in types.vars:
+            if n.name in types.locals and n.name not in outs:
+                raise chk.error(
+                    f"an event may read only the outputs and the public inputs, but '{n.name}' is not an output", n
+                )
+            if n.name in secret:
+                raise chk.error(f"an event may read only the public inputs, but '{n.name}' differs between the runs", n)
+    chk.expect(event, _Ctx("event"), "bool", "an event")
 
 
 def _check_holes(prog: A.Program, chk: "_Checker") -> None:

@@ -65,6 +65,21 @@ def prove_program(
     :class:`tamp.executor.Executor`): where the parallel jobs of the probability and causal
     engines run (default: their own choice, see docs/cluster.md)."""
     inputs = check_inputs(prog, inputs, path, source or None) if inputs else {}
+    if prog.private is not None:  # the privacy claim is decided by its own engine
+        privacy = prove_privacy_claim(prog, timeout, inputs, path, source)
+        if not has_accuracy_claim(prog):
+            return privacy
+        rest = prove_program(
+            dataclasses.replace(prog, neighbours=None, private=None),
+            bound,
+            timeout,
+            inputs,
+            path,
+            source,
+            progress,
+            executor,
+        )
+        return combine(prog.name, list(rest.parts) + [privacy])
     groups: Dict[str, List[A.Expr]] = {}
     for e in prog.ensures:
         groups.setdefault(clause_kind(e), []).append(e)
@@ -106,6 +121,35 @@ def prove_program(
             res.time_s = time.monotonic() - t0
         parts.append(res)
     return combine(prog.name, parts)
+
+
+def has_accuracy_claim(prog: A.Program) -> bool:
+    """Whether ``prog`` claims more than privacy (``ensures``, ``fails``, ``reliability``); a
+    program with neither kind of claim is the failure-bound prover's (it proves ``true``)."""
+    return bool(prog.ensures) or prog.fails is not None or prog.reliability is not None or prog.private is None
+
+
+def prove_privacy_claim(
+    prog: A.Program,
+    timeout: Optional[float] = None,
+    inputs: Optional[Dict[str, object]] = None,
+    path: str = "<string>",
+    source: Optional[str] = None,
+) -> ProgramResult:
+    """Decide ``prog``'s ``private`` clause (:mod:`tamp.privacy`). ``inputs`` fix the *public*
+    inputs only (those never primed in ``neighbours``): a proof for every value of a secret input
+    covers the fixed one, and fixing it in both runs would prove a weaker claim."""
+    from . import privacy  # deferred on purpose: see the imports above
+
+    inputs = check_inputs(prog, inputs, path, source or None) if inputs else {}
+    secret = {b for n in A.free_vars(prog.neighbours) if (b := A.unprimed(n))} if prog.neighbours else set()
+    public = {k: v for k, v in inputs.items() if k not in secret}
+    sub = fix_inputs(prog, public) if public else prog
+    t0 = time.monotonic()
+    res = privacy.prove_privacy(sub, timeout=timeout, path=path, source=source, inputs=inputs)
+    if not res.time_s:
+        res.time_s = time.monotonic() - t0
+    return res
 
 
 def decide_conditional(
@@ -206,6 +250,13 @@ def prove(
         if bound_expr is not None:
             check_bound(prog, bound_expr, bound if isinstance(bound, str) else None)
         left = max(deadline - time.monotonic(), 0.01) if deadline else None
+        if prog.private is not None:  # the privacy claim is its own entry (after the accuracy claim's)
+            acc = dataclasses.replace(prog, neighbours=None, private=None)
+            if has_accuracy_claim(prog):
+                results.append(prove_program(acc, bound_expr, left, inputs, src.path, src.text, progress, executor))
+            left = max(deadline - time.monotonic(), 0.01) if deadline else None
+            results.append(prove_privacy_claim(prog, left, inputs, src.path, src.text))
+            continue
         results.append(prove_program(prog, bound_expr, left, inputs, src.path, src.text, progress, executor))
     return _file_result(src, results)
 

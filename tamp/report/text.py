@@ -61,6 +61,13 @@ def seconds(t: float) -> str:
 def verdict_line(r) -> Line:
     """``name: verdict  Pr[fail] <= BOUND  (time)`` — the bound simplified for reading."""
     head = f"{r.name}: "
+    if r.kind == "privacy":  # `name: private  ε <= eps  (0.8 s)`, `not private`, `unknown`
+        word = r.word
+        text = f"{head}{word}  ε {'=' if r.verdict == VIOLATED else '<='} {r.epsilon}"
+        if r.verdict == VIOLATED and r.counterexample is not None:
+            text += " is exceeded: " + _counterexample_text(r.counterexample)
+        text += f"  ({seconds(r.time_s)})"
+        return Line(text, "", (len(head), len(head) + len(word), r.verdict))
     text = head + r.verdict
     bound = getattr(r, "bound", None)
     if bound is not None and r.kind in ("failure-bound", "mixed"):
@@ -80,8 +87,48 @@ def program_lines(r, file: str, verbosity: int = 0) -> List[Line]:
     return out
 
 
+def _counterexample_text(cx: Dict) -> str:
+    """``q=[0,0], q'=[1,1], out < 0: 0.0313 vs 0.0026`` (the inputs that differ, the event,
+    the two probabilities)."""
+    same = {k for k, v in cx["inputs"].items() if cx["neighbour"].get(k) == v}
+    ins = [f"{k}={_show(v)}" for k, v in cx["inputs"].items() if k not in same]
+    ins += [f"{k}'={_show(v)}" for k, v in cx["neighbour"].items() if k not in same]
+    p, q = cx["probability"], cx["neighbour_probability"]
+    return f"{', '.join(ins)}, {cx['event']}: {_num(p['lower'])} vs {_num(q['upper'])}"
+
+
+def _show(v) -> str:
+    return "[" + ",".join(map(str, v)) + "]" if isinstance(v, list) else str(v)
+
+
+def _num(v) -> str:
+    from fractions import Fraction
+
+    return f"{float(Fraction(str(v))):.4g}"
+
+
+def _privacy_lines(part, file: str, verbosity: int, indent: str) -> List[Line]:
+    """Why a privacy claim is not proved (at its line), and with ``-v`` the alignment per
+    sampling statement and the loop invariants of the proof."""
+    out: List[Line] = []
+    if part.verdict == UNKNOWN and part.message:
+        where = f"{file}:{part.line}: " if part.line else f"{file}: "
+        out.append(Line(indent + where + part.message, "", (len(indent), len(indent) + len(where), "where")))
+    if verbosity >= 1:
+        out.extend(
+            Line(indent + row.strip(), "detail")
+            for row in part.render_text().splitlines()[1:]
+            if row.strip() != (part.message or "").strip()
+        )
+    return out
+
+
 def _part_lines(part, file: str, verbosity: int, mixed: bool) -> List[Line]:
     out: List[Line] = []
+    if part.kind == "privacy":
+        if mixed:
+            out.append(Line("  " + verdict_line(part).text.split(": ", 1)[1], ""))
+        return out + _privacy_lines(part, file, verbosity, "    " if mixed else "  ")
     if mixed:  # a program with several kinds of specification: one line per kind
         out.append(
             Line(

@@ -1,0 +1,259 @@
+"""Decide one program's ``private`` claim: search the alignments, prove the obligations.
+
+For each choice of alignments (:func:`tamp.privacy.product.alignment_choices`) the two runs are
+executed in the product (:class:`~tamp.privacy.product.Product`), whose steps are proved as they
+are generated; then the outputs must agree at exit and the accumulated cost must be at most E
+(for ``private ?``: at most some candidate expression, the smallest one proved is reported). The
+first choice whose every obligation z3 proves is the proof; its obligations are kept in the
+result as data. Sound for the reason given in :mod:`tamp.privacy.product`; a claim that no
+choice proves is ``unknown`` with the first failed step of the most promising attempt, never
+``proved``.
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+import z3  # type: ignore[import-untyped,unused-ignore]
+
+from lang import ast as A
+from lang.errors import TampError
+from lang.parser import parse_expr
+from lang.printer import print_expr
+from lang.typecheck import check_program
+
+from .product import LAPLACE, ONE_SIDED, Align, Obligation, Product, Unsupported, _Failed, alignment_choices, valid
+from .result import PrivacyResult
+
+MAX_ATTEMPTS = 64
+#: seconds spent looking for a counterexample when no alignment proves the claim
+CX_BUDGET = 20.0
+
+
+def prove_privacy(
+    prog: A.Program,
+    timeout: Optional[float] = None,
+    path: str = "<string>",
+    source: Optional[str] = None,
+    inputs: Optional[Dict[str, object]] = None,
+    counterexamples: bool = True,
+) -> PrivacyResult:
+    """The verdict on ``prog``'s ``private`` clause (proved or unknown; see the module doc)."""
+    assert prog.private is not None and prog.neighbours is not None
+    t0 = time.monotonic()
+    claim = prog.private
+    infer = isinstance(claim.epsilon, A.Hole)
+    eps_text = "?" if infer else print_expr(claim.epsilon)
+    types = check_program(prog, path, source)
+    best: Optional[Tuple[int, Obligation]] = None
+    deadline = t0 + timeout if timeout else None
+    for k, (point, choices) in enumerate(_attempts(prog, types)):
+        if k >= MAX_ATTEMPTS or (deadline is not None and time.monotonic() > deadline):
+            break
+        prod = Product(prog, types, choices, point)
+        try:
+            st = prod.run()
+            hyps = prod.final_hyps(st)
+            for name in claim.outputs:
+                if point is not None:  # P[out = k | in] <= exp(E) P[out = k | in'] for every k
+                    prod.oblige_final(
+                        hyps,
+                        z3.Implies(st.env1[name] == prod.k, st.env2[name] == prod.k),
+                        f"the output {name} is k in the second run when it is k in the first",
+                        claim,
+                    )
+                    continue
+                prod.oblige_final(
+                    hyps, st.env1[name] == st.env2[name], f"the output {name} is the same in both runs", claim
+                )
+            if claim.delta is not None:
+                d = prod.tr1(claim.delta, st)
+                prod.oblige_final(prod.base, d >= 0, "δ is not negative", claim.delta)
+            if infer:
+                found = _infer(prod, hyps, st.cost)
+                if found is None:
+                    raise _Failed(
+                        Obligation("no candidate ε bounds the privacy cost", claim.pos, hyps, z3.BoolVal(False))
+                    )
+                eps_text, _ = found
+            else:
+                e = prod.tr1(claim.epsilon, st)
+                prod.oblige_final(hyps, st.cost <= e, f"the privacy cost is at most {eps_text}", claim)
+        except Unsupported as exc:
+            line = getattr(getattr(exc.node, "pos", None), "line", None)
+            return _unknown(prog, eps_text, str(exc), line, t0)
+        except _Failed as f:
+            rank = len(prod.obligations)
+            if best is None or rank > best[0]:
+                best = (rank, f.ob)
+            continue
+        except TampError as exc:
+            return _unknown(prog, eps_text, str(exc), None, t0)
+        except z3.Z3Exception as exc:  # a term this engine builds wrongly: no proof, say why
+            return _unknown(prog, eps_text, f"the privacy engine cannot encode this program ({exc})", None, t0)
+        return PrivacyResult(
+            prog.name,
+            "privacy",
+            "proved",
+            time.monotonic() - t0,
+            bound=eps_text,
+            epsilon=eps_text,
+            alignment=prod.steps,
+            invariants=prod.invariants,
+            obligations=prod.obligations,
+            epsilon_value=_value(eps_text, inputs),
+        )
+    if not infer and counterexamples:
+        from .counterexample import search  # deferred: the probability engine loads on demand
+
+        left = CX_BUDGET if deadline is None else deadline - time.monotonic()
+        cx = search(prog, types, dict(inputs or {}), min(left, CX_BUDGET)) if left > 1 else None
+        if cx is not None:
+            return PrivacyResult(
+                prog.name,
+                "privacy",
+                "violated",
+                time.monotonic() - t0,
+                bound=eps_text,
+                message=f"ε = {eps_text} is exceeded: P[{cx['event']}] differs by more than exp(ε) between the inputs",
+                epsilon=eps_text,
+                counterexample=cx,
+                epsilon_value=_value(eps_text, inputs),
+            )
+    if best is None:
+        return _unknown(prog, eps_text, "no alignment was tried (time limit)", None, t0)
+    ob = best[1]
+    return _unknown(
+        prog,
+        eps_text,
+        f"no alignment proves the claim: cannot prove that {ob.what}",
+        ob.pos.line if ob.pos else None,
+        t0,
+    )
+
+
+def _attempts(prog: A.Program, types: Any) -> Iterator[Tuple[Optional[str], Dict[int, Align]]]:
+    """The alignments to try: for the outputs' equality first; then, when the output is one
+    int variable, value by value (pointwise: out = k in the first run implies out = k in
+    the second, which gives P[out ∈ S] <= exp(E) P'[out ∈ S] by summing over the k in S).
+    The two searches share :data:`MAX_ATTEMPTS`, half each when both apply."""
+    claim = prog.private
+    assert claim is not None
+    outs = claim.outputs
+    pointwise = len(outs) == 1 and types.locals.get(outs[0]) == A.INT
+    limit = MAX_ATTEMPTS // 2 if pointwise else MAX_ATTEMPTS
+    for k, c in enumerate(alignment_choices(prog)):
+        if k >= limit:
+            break
+        yield None, c
+    if pointwise:
+        for k, c in enumerate(alignment_choices(prog, pointwise=True)):
+            if k >= limit:
+                break
+            yield outs[0], c
+
+
+def _unknown(prog: A.Program, eps: str, reason: str, line: Optional[int], t0: float) -> PrivacyResult:
+    return PrivacyResult(
+        prog.name, "privacy", "unknown", time.monotonic() - t0, bound=eps, message=reason, epsilon=eps, line=line
+    )
+
+
+def _value(eps: str, inputs: Optional[Dict[str, object]]) -> Optional[str]:
+    """The value of ε when ``--input`` fixes every input it reads (exact, as text)."""
+    if not inputs or eps == "?":
+        return None
+    e = parse_expr(eps)
+    if not A.free_vars(e) <= set(inputs):
+        return None
+    from lang.evaluate import constant_value
+    from lang.walk import substitute
+
+    try:
+        v = constant_value(substitute(e, {k: _literal(v) for k, v in inputs.items() if k in A.free_vars(e)}))
+    except Exception:  # noqa: BLE001 - a value that does not fold (log of a fraction) is left out
+        return None
+    return None if v is None else str(v)
+
+
+def _literal(v: Any) -> A.Expr:
+    return A.num(Fraction(v)) if not isinstance(v, bool) else A.BoolLit(v)
+
+
+# ---------------------------------------------------------------------------- private ?
+
+
+def _candidates(prog: A.Program) -> List[A.Expr]:
+    """Candidate ε: k·(1/s) and k·(trip count)·(1/s) per draw of scale s, and their sum."""
+    units: List[A.Expr] = []
+
+    def visit(n: A.Node, trips: Optional[A.Expr]) -> None:
+        if isinstance(n, A.Sample) and n.dist.func in LAPLACE + ONE_SIDED and len(n.dist.args) == 2:
+            u: A.Expr = A.Binary("/", A.num(1), n.dist.args[1])
+            units.append(u)  # one draw's cost (an L1 relation pays for all of a loop's draws once)
+            if trips is not None:
+                units.append(A.Binary("*", trips, u))
+            return
+        if isinstance(n, A.For):
+            t: A.Expr = A.Binary("-", n.hi, n.lo)
+            if n.inclusive:
+                t = A.Binary("+", t, A.num(1))
+            visit(n.body, t if trips is None else A.Binary("*", trips, t))
+            return
+        if isinstance(n, A.While) and isinstance(n.cond, A.Binary) and n.cond.op in ("<", "<="):
+            visit(n.body, n.cond.right if trips is None else A.Binary("*", trips, n.cond.right))
+            return
+        for c in A.children(n):
+            visit(c, trips)
+
+    visit(prog.body, None)
+    bases = list(dict.fromkeys(units))
+    if len(bases) > 1:
+        total = bases[0]
+        for u in bases[1:]:
+            total = A.Binary("+", total, u)
+        bases.append(total)
+    out = []
+    for b in bases:
+        for k in (Fraction(1, 2), Fraction(1), Fraction(3, 2), Fraction(2), Fraction(3), Fraction(4)):
+            kn = A.num(int(k)) if k.denominator == 1 else A.Binary("/", A.num(k.numerator), A.num(k.denominator))
+            out.append(_tidy(A.Binary("*", kn, b)))
+    return out
+
+
+def _tidy(e: A.Expr) -> A.Expr:
+    """``e`` simplified by sympy when the result is again an expression of the language."""
+    import sympy  # deferred: only `private ?` needs it
+
+    names = sorted(A.free_vars(e))
+    try:
+        syms = {n: sympy.Symbol(n, positive=True) for n in names}
+        x = sympy.simplify(sympy.sympify(print_expr(e).replace("div", "//"), locals=syms))
+        text = str(x)
+        if "**" in text or "//" in text:
+            return e
+        return parse_expr(text)
+    except Exception:  # noqa: BLE001 - sympy cannot read it: keep the expression as it is
+        return e
+
+
+def _infer(prod: Product, hyps: List[Any], cost: Any) -> Optional[Tuple[str, A.Expr]]:
+    """The smallest candidate ε that bounds ``cost`` (compared under ``requires``)."""
+    proved: List[Tuple[A.Expr, Any]] = []
+    for c in _candidates(prod.prog):
+        try:
+            t = prod.tr.translate(c, prod.inputs1)
+        except Exception:  # noqa: BLE001 - a candidate the translation cannot encode is skipped
+            continue
+        if valid(hyps, cost <= t):
+            proved.append((c, t))
+    if not proved:
+        return None
+    base = prod.base
+    for c, t in proved:
+        if all(valid(base, t <= u) for _, u in proved):
+            return print_expr(c), c
+    c, _ = proved[0]
+    return print_expr(c), c

@@ -147,7 +147,10 @@ def splice(program: A.Program, population: A.Program, path: str = "<program>", p
             f"the population and program '{program.name}' both assign {', '.join(clash)}; rename it in the population",
             pop_path,
         )
-    body = A.Block(tuple(population.body.stmts) + tuple(program.body.stmts))
+    # the inputs declared with their types first: a population giving one a value of another
+    # type (a bool from bern for an int input) is then a type error of the spliced program
+    decls = tuple(A.VarDecl(p.name, p.type) for p in program.params)
+    body = A.Block(decls + tuple(population.body.stmts) + tuple(program.body.stmts))
     spliced = replace(program, name=f"{program.name}_in_population", params=(), body=body, requires=(), ensures=())
     text = print_program(spliced) + "\n"
     try:

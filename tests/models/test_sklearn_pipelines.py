@@ -234,3 +234,22 @@ def test_group_needs_a_population_that_samples_the_inputs(data, tmp_path):
         group_fairness(r.program, parse(bad).programs[0], "sex")
     with pytest.raises(TampError, match="the input is a real"):
         group_fairness(r.program, parse(POPULATION).programs[0], "score")
+
+
+def test_cli_import_sensitive_then_group_fairness(data, tmp_path, capsys):
+    from tamp.cli import main
+
+    X = data[0]
+    model = _fit("tree", data)
+    onnx_path = _export(model, X, tmp_path, "tree")
+    out = tmp_path / "tree.prob"
+    args = ["import", onnx_path, "--features", ",".join(FEATURES), "--sensitive", "sex", "-o", str(out)]
+    assert main(args + ["--range", RANGES[0], "--range", RANGES[1]]) == 0
+    assert "ensures independent(...)" in capsys.readouterr().out
+    pop = tmp_path / "pop.prob"
+    pop.write_text(POPULATION)
+    assert main(["fairness", str(out), "--population", str(pop), "--group", "sex"]) == 0
+    text = capsys.readouterr().out
+    assert "P(out == 1 | sex == 1) in [" in text and "ratio P(out == 1 | sex == 1) / P(out == 1 | sex == 0)" in text
+    assert main(["fairness", str(out), "--group", "sex"]) == 2
+    assert "--group: error: --group measures group fairness under a population" in capsys.readouterr().err

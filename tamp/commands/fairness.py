@@ -7,8 +7,10 @@ from the population (:mod:`tamp.models.group`)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
+from fractions import Fraction
 
 from lang.errors import TampError
 from tamp.executor import ExecutorError
@@ -82,7 +84,27 @@ def add_arguments(p):
         default=1,
         help="with --group: the class counted as the favourable outcome (default 1)",
     )
+    p.add_argument(
+        "--min-ratio",
+        metavar="R",
+        type=_ratio,
+        default=Fraction(4, 5),
+        help="with --group: the claim R <= ratio <= 1/R (default 0.8, the four-fifths rule)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _ratio(text: str) -> Fraction:
+    # deferred on purpose: the engine loads when the command runs, not at CLI start-up
+    from tamp.models.exact import read_fraction
+
+    try:
+        r = read_fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
+    if not 0 < r <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
+    return r
 
 
 def _group(args) -> int:
@@ -105,20 +127,25 @@ def _group(args) -> int:
             pop,
             args.group,
             positive=args.positive,
+            min_ratio=args.min_ratio,
             timeout=args.timeout,
             path=src.path,
             pop_path=args.population,
         )
         for p in progs
     ]
+    verdicts = {r.verdict for r in results}
+    verdict = next(v for v in ("violated", "unknown", "proved") if v in verdicts or v == "proved")
+    code = {"proved": 0, "unknown": 1, "violated": 3}[verdict]
     if args.json:
         body = {"file": src.path, "population": args.population, "programs": [r.to_json() for r in results]}
-        emit_json(envelope(NAME, "measured", 0, time.monotonic() - t0, body))
+        emit_json(envelope(NAME, verdict, code, time.monotonic() - t0, body))
     else:
         for r in results:
             print(r.render_text())
             print(f"  under the population of {args.population}")
-    return 0
+        print(f"{src.path}: {verdict}")
+    return code
 
 
 def run(args) -> int:

@@ -6,7 +6,8 @@ when applicants are drawn from a population::
 
     P(out = 1 | sex = 1) / P(out = 1 | sex = 0)
 
-(the "80% rule" asks for a ratio >= 0.8). The population is a program without parameters
+(the four-fifths rule asks for a ratio between 0.8 and 1/0.8 = 1.25: the claim checked, with
+``--min-ratio``; ``proved`` only when the whole certified interval is inside). The population is a program without parameters
 that samples the decision program's inputs (the same file ``--population`` takes for causal
 fairness). :func:`splice` joins the two into one program without parameters — the
 population's statements, then the decision program's body — which computes exactly the
@@ -23,6 +24,7 @@ and that is what is reported (never a finite upper end that is not certain).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Optional, Sequence, Set, Tuple, Union
@@ -35,6 +37,8 @@ from lang.typecheck import check_file
 from lang.walk import Walker
 from tamp.core.interval import Interval
 from tamp.probability import probability
+
+from .exact import decimal_text
 
 Bound = Union[Fraction, Interval]
 
@@ -51,6 +55,29 @@ class GroupFairness:
     p0: Interval
     ratio: Tuple[Fraction, Optional[Fraction]]  # (lower, upper); upper None: unbounded
     spliced: str  # the population-spliced program's text
+    min_ratio: Fraction = Fraction(4, 5)  # the claim: min_ratio <= ratio <= 1 / min_ratio
+    time_s: float = 0.0
+
+    @property
+    def verdict(self) -> str:
+        """``proved`` when the whole ratio interval is within [r, 1/r] (the four-fifths rule for
+        r = 0.8, both ways), ``violated`` when it is wholly outside, else ``unknown``."""
+        lo, hi = self.ratio
+        r = self.min_ratio
+        if r <= 0:
+            return "proved"
+        if (hi is not None and hi < r) or lo > 1 / r:
+            return "violated"
+        if lo >= r and hi is not None and hi <= 1 / r:
+            return "proved"
+        return "unknown"
+
+    def claim(self) -> str:
+        ev = f"{self.output} == {self.positive}"
+        r = self.min_ratio
+        return (
+            f"{_num(r)} <= P({ev} | {self.group} == 1) / P({ev} | {self.group} == 0) <= {_num(1 / r) if r else 'inf'}"
+        )
 
     def to_json(self) -> dict:
         def iv(i: Interval) -> dict:
@@ -60,6 +87,9 @@ class GroupFairness:
         return {
             "name": self.program,
             "kind": "group",
+            "verdict": self.verdict,
+            "time_s": round(self.time_s, 4),
+            "claim": self.claim(),
             "group": self.group,
             "positive": f"{self.output} == {self.positive}",
             "p_group1": iv(self.p1),
@@ -78,7 +108,7 @@ class GroupFairness:
         hi_t = "+inf (P(... | group 0) may be 0)" if hi is None else f"{float(hi):.6f}"
         return "\n".join(
             [
-                f"{self.program}: group fairness of {ev} by {self.group}",
+                f"{self.program}: {self.verdict.upper()}  group fairness {self.claim()}",
                 f"  P({ev} | {self.group} == 1) in {_show(self.p1)}",
                 f"  P({ev} | {self.group} == 0) in {_show(self.p0)}",
                 f"  ratio P({ev} | {self.group} == 1) / P({ev} | {self.group} == 0) in [{float(lo):.6f}, {hi_t}]",
@@ -89,6 +119,11 @@ class GroupFairness:
 def _text(q: Fraction) -> Optional[str]:
     """``n/d``, or None past 4000 digits (Python's int/str conversion stops at 4300)."""
     return str(q) if max(q.numerator.bit_length(), q.denominator.bit_length()) < 13000 else None
+
+
+def _num(q: Fraction) -> str:
+    """0.8, 1.25, 10/9: the exact decimal when there is one, else the fraction."""
+    return decimal_text(q).strip("()")
 
 
 def _show(i: Interval) -> str:
@@ -173,10 +208,13 @@ def group_fairness(
     positive: int = 1,
     timeout: float = 120.0,
     tolerance: float = 1e-4,
+    min_ratio: Fraction = Fraction(4, 5),
     path: str = "<program>",
     pop_path: str = "<population>",
 ) -> GroupFairness:
-    """P(output == positive | group == 1), the same given group == 0, and their ratio."""
+    """P(output == positive | group == 1), the same given group == 0, their ratio, and whether
+    ``min_ratio <= ratio <= 1 / min_ratio`` (the four-fifths rule for 0.8) is certain."""
+    t0 = time.monotonic()
     types = {p.name: p.type for p in program.params}
     if group not in types:
         raise TampError(
@@ -193,4 +231,6 @@ def group_fairness(
     event = f"{output} == {positive}"
     p1 = _as_interval(probability(prog, event, f"{group} == 1", tolerance=tolerance, timeout=timeout / 2))
     p0 = _as_interval(probability(prog, event, f"{group} == 0", tolerance=tolerance, timeout=timeout / 2))
-    return GroupFairness(program.name, group, output, positive, p1, p0, ratio(p1, p0), text)
+    return GroupFairness(
+        program.name, group, output, positive, p1, p0, ratio(p1, p0), text, min_ratio, time.monotonic() - t0
+    )

@@ -224,6 +224,22 @@ def test_ratio_of_intervals_is_outward():
     assert ratio(Interval(Fraction(1, 4), Fraction(1, 2)), Interval(Fraction(0), Fraction(1, 2)))[1] is None
 
 
+def test_four_fifths_verdicts():
+    from tamp.core.interval import Interval
+    from tamp.models.group import GroupFairness
+
+    def verdict(lo, hi, r=Fraction(4, 5)):
+        p = Interval(Fraction(1, 2), Fraction(1, 2))
+        return GroupFairness("p", "g", "out", 1, p, p, (lo, hi), "", r).verdict
+
+    assert verdict(Fraction(9, 10), Fraction(11, 10)) == "proved"
+    assert verdict(Fraction(4, 5), Fraction(5, 4)) == "proved"  # the ends are allowed
+    assert verdict(Fraction(1, 2), Fraction(7, 10)) == "violated"
+    assert verdict(Fraction(13, 10), None) == "violated"
+    assert verdict(Fraction(7, 10), Fraction(9, 10)) == "unknown"  # the interval straddles 0.8
+    assert verdict(Fraction(9, 10), None) == "unknown"  # unbounded above: never proved
+
+
 def test_group_needs_a_population_that_samples_the_inputs(data, tmp_path):
     X = data[0]
     r = import_model(_export(_fit("tree", data), X, tmp_path, "tree"), features=FEATURES, sensitive="sex")
@@ -248,8 +264,37 @@ def test_cli_import_sensitive_then_group_fairness(data, tmp_path, capsys):
     assert "ensures independent(...)" in capsys.readouterr().out
     pop = tmp_path / "pop.prob"
     pop.write_text(POPULATION)
-    assert main(["fairness", str(out), "--population", str(pop), "--group", "sex"]) == 0
+    code = main(["fairness", str(out), "--population", str(pop), "--group", "sex"])
     text = capsys.readouterr().out
     assert "P(out == 1 | sex == 1) in [" in text and "ratio P(out == 1 | sex == 1) / P(out == 1 | sex == 0)" in text
+    g = group_fairness(
+        import_model(onnx_path, features=FEATURES, sensitive="sex").program, parse(POPULATION).programs[0], "sex"
+    )
+    assert code == {"proved": 0, "unknown": 1, "violated": 3}[g.verdict]
+    assert f"{g.verdict.upper()}  group fairness 0.8 <= P(out == 1 | sex == 1) / P(out == 1 | sex == 0) <= 1.25" in text
     assert main(["fairness", str(out), "--group", "sex"]) == 2
     assert "--group: error: --group measures group fairness under a population" in capsys.readouterr().err
+
+
+def test_linear_svr_with_support_vectors_is_its_value(data, tmp_path):
+    """SVR(kernel='linear') exports an SVMRegressor: rho + Σ c_k <sv_k, x>, folded into one form."""
+    from sklearn.svm import SVR
+
+    X = data[0]
+    target = 0.01 * X[:, 1] + 0.1 * X[:, 2] - X[:, 0]
+    model = make_pipeline(StandardScaler(), SVR(kernel="linear")).fit(X, target)
+    r = import_model(_export(model, X, tmp_path, "svr"), features=FEATURES, ranges=RANGES)
+    assert "SVMRegressor" in r.text.splitlines()[0]
+    run = ExactRunner(r.program)
+    P = _points(50, seed=5)
+    ours = np.array([float(v) for v in run.classes(FEATURES, P)])
+    assert np.allclose(ours, model.predict(P), rtol=1e-5, atol=1e-3)
+
+
+def test_three_class_linear_svc_votes(data, tmp_path):
+    X = data[0]
+    model = _fit("svc_linear_3", data)
+    r = import_model(_export(model, X, tmp_path, "svc3"), features=FEATURES, ranges=RANGES)
+    assert r.text.count("vote") >= 3 and "if (s1 > best)" in r.text
+    P = _points(300, seed=6)
+    assert set(model.predict(P)) == {0, 1, 2}  # every class is exercised (the votes of each pair)

@@ -11,7 +11,9 @@ features. Supported operators:
   order of its inputs), so the argmax of their outputs is the argmax of their inputs; they are
   dropped and the program says so (a softmax over one value is the constant 1: imported as
   that constant, with a warning). Any other use of their values is refused;
-* ``ArgMax`` (+ ``ArrayFeatureExtractor`` mapping the index to a class label);
+* ``ArgMax`` (+ ``ArrayFeatureExtractor`` mapping the index to a class label); an
+  ``ArrayFeatureExtractor`` of the features with constant indices selects columns (a
+  ColumnTransformer);
 * ONNX-ML: ``LinearClassifier``, ``LinearRegressor``, ``TreeEnsembleClassifier``,
   ``TreeEnsembleRegressor``, ``Scaler`` (``(x - offset) * scale``: scikit-learn's
   StandardScaler, MinMaxScaler, ...), ``SVMClassifier`` / ``SVMRegressor`` with the linear kernel
@@ -396,6 +398,12 @@ class _Reader:
 
     def _ArrayFeatureExtractor(self, node, args):
         classes, idx = args
+        if isinstance(classes, Sym) and isinstance(idx, np.ndarray):  # a ColumnTransformer's column selection
+            cols = [int(i) for i in np.asarray(idx).reshape(-1)]
+            n = len(classes.forms)
+            if any(not -n <= i < n for i in cols):
+                raise self.err(node, f"selects column {max(cols, key=abs)} of a row of {n} values")
+            return [Sym([classes.forms[i] for i in cols])]
         if isinstance(classes, np.ndarray) and isinstance(idx, ClassOf) and idx.labels is None:
             labels = [c.item() if hasattr(c, "item") else c for c in classes.reshape(-1)]
             if len(labels) != len(idx.scores):

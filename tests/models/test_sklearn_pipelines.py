@@ -27,6 +27,7 @@ skl2onnx = pytest.importorskip("skl2onnx")
 sklearn = pytest.importorskip("sklearn")
 stats = pytest.importorskip("scipy.stats")
 
+from sklearn.compose import ColumnTransformer  # noqa: E402
 from sklearn.ensemble import RandomForestClassifier  # noqa: E402
 from sklearn.linear_model import LinearRegression, LogisticRegression  # noqa: E402
 from sklearn.neural_network import MLPClassifier  # noqa: E402
@@ -58,6 +59,10 @@ def data():
 MODELS = {
     "scaler_mlp": lambda: make_pipeline(StandardScaler(), MLPClassifier((6,), max_iter=800, random_state=0)),
     "scaler_logreg": lambda: make_pipeline(StandardScaler(), LogisticRegression()),
+    "columns_mlp": lambda: make_pipeline(
+        ColumnTransformer([("num", StandardScaler(), [1, 2]), ("keep", "passthrough", [0])]),
+        MLPClassifier((5,), max_iter=800, random_state=0),
+    ),
     "minmax_logreg": lambda: make_pipeline(MinMaxScaler(), LogisticRegression()),
     "linear_svc": lambda: LinearSVC(),  # (skl2onnx 1.20 cannot export it inside a pipeline)
     "svc_linear": lambda: make_pipeline(StandardScaler(), SVC(kernel="linear")),

@@ -449,6 +449,7 @@ def import_model(
     spec=None,
     ranges=(),
     name: Optional[str] = None,
+    sensitive: Optional[str] = None,
 ):
     """A trained model (ONNX, Keras HDF5 or Libra's network format) as a tamp program: an
     :class:`tamp.models.ImportedModel` with ``.text`` (the ``.prob`` source, parsed and
@@ -461,7 +462,7 @@ def import_model(
     """
     from .models import import_model as _import  # deferred on purpose: onnx/h5py load only here
 
-    return _import(model, format=format, features=features, spec=spec, ranges=ranges, name=name)
+    return _import(model, format=format, features=features, spec=spec, ranges=ranges, name=name, sensitive=sensitive)
 
 
 def robust(model: str, at, eps, **options):

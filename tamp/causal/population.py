@@ -8,6 +8,13 @@ mass is the product of per-input masses: exact for ``uniform`` / ``unif`` /
 ``bern``, a certified interval (outward-rounded CDFs of :mod:`tamp.probability.dists`)
 for ``gauss`` / ``lap`` / ``exp``. Any other population is handed to the
 probability engine (:func:`tamp.probability.probability`, one certified interval per box).
+
+Every box's mass bounds are rounded outward to multiples of 2^-GRID_BITS (the lower bound
+down, the upper up: still certified bounds), unless they are short decimals (exact uniform and
+bern masses stay exact). Without it the engine's and the CDFs' rationals,
+with unrelated denominators, were added over thousands of boxes into fractions of thousands of
+digits (past Python's 4300-digit int/str limit when the result was printed); on the grid every
+sum has a denominator dividing 2^GRID_BITS. The rounding adds at most 2^-GRID_BITS per box.
 """
 
 from __future__ import annotations
@@ -28,6 +35,32 @@ from .region import build_region
 from .symexec import Context, expr_term
 
 Measure = Callable[[Box], Tuple[Fraction, Fraction]]
+
+#: Box masses are rounded outward to multiples of 2^-GRID_BITS (module docstring).
+GRID_BITS = 128
+_GRID = 1 << GRID_BITS
+
+
+def _small(q: Fraction) -> bool:
+    """q's denominator is 2^a·5^b <= 2^GRID_BITS: sums of such numbers stay short (their
+    denominators divide 2^GRID_BITS·5^56), so exact masses (uniform, bern) are kept exact."""
+    d = q.denominator
+    if d > _GRID:
+        return False
+    d >>= (d & -d).bit_length() - 1  # the factors 2
+    while d % 5 == 0:
+        d //= 5
+    return d == 1
+
+
+def outward(lo: Fraction, hi: Fraction) -> Tuple[Fraction, Fraction]:
+    """[lo, hi] widened to the nearest multiples of 2^-GRID_BITS (within [0, 1] for masses);
+    an end that is already a short decimal stays as it is."""
+    if not _small(lo):
+        lo = Fraction(max((lo.numerator * _GRID) // lo.denominator, 0), _GRID)
+    if not _small(hi):
+        hi = Fraction(min(-((-hi.numerator * _GRID) // hi.denominator), _GRID), _GRID)
+    return lo, hi
 
 
 def load_population(path_or_program):
@@ -142,12 +175,12 @@ def population_measure(path_or_program, program: A.Program, ind: A.Independent, 
             for m, (a, b) in zip(margs, box):
                 x, y = m(a, b)
                 lo, hi = lo * x, hi * y
-            return lo, hi
+            return outward(lo, hi)
 
         return measure, f"the population of {pctx.path} (independent inputs)"
 
     def engine_measure(box: Box):
         v = probability(pop, _box_event(dims, box), timeout=30.0)
-        return (v, v) if isinstance(v, Fraction) else (v.lo, v.hi)
+        return outward(v, v) if isinstance(v, Fraction) else outward(v.lo, v.hi)
 
     return engine_measure, f"the population of {pctx.path} (probability engine)"

@@ -3,7 +3,8 @@
 Reads ONNX (networks, scikit-learn exports via skl2onnx), Keras HDF5 (h5py, no TensorFlow) and
 Libra's network text format; ``--spec`` is a Libra specification (the sensitive feature as a
 one-hot group or a continuous feature with its split value, then the other one-hot groups),
-which adds ``ensures independent(out, ...)``. Without ``-o`` the program is printed. The
+which adds ``ensures independent(out, ...)``; ``--sensitive sex`` (or ``race=0,1,2``) makes one
+0/1 (or integer) column the sensitive feature instead. Without ``-o`` the program is printed. The
 output is parsed and type-checked before it is written. See docs/models.md.
 """
 
@@ -48,6 +49,12 @@ def add_arguments(p) -> None:
         "--spec", metavar="SPEC", type=input_file, help="Libra specification: sensitive feature and one-hot groups"
     )
     p.add_argument(
+        "--sensitive",
+        metavar="NAME[=V1,V2,...]",
+        help="a 0/1 (or small integer) column that is sensitive: an int input with its values, "
+        "and ensures independent(out, NAME)",
+    )
+    p.add_argument(
         "--range",
         metavar="[NAME=]LO..HI",
         action="append",
@@ -70,7 +77,13 @@ def run(args) -> int:
         raise TampError(f"--name {args.name!r} is not an identifier", "--name")
     out = args.output  # checked by options.output_file when read
     r = import_model(
-        args.model, format=args.format, features=args.features, spec=args.spec, ranges=args.ranges, name=args.name
+        args.model,
+        format=args.format,
+        features=args.features,
+        spec=args.spec,
+        ranges=args.ranges,
+        name=args.name,
+        sensitive=args.sensitive,
     )
     if out is None and not args.json:
         sys.stdout.write(r.text)

@@ -26,7 +26,7 @@ from lang.typecheck import check_file
 from .emit import RESERVED, to_program
 from .errors import CONSTANT_NOTE, ModelError, warn
 from .ir import Leaf, Network, Relu, Split
-from .spec import FeatureSpec, parse_range, parse_spec
+from .spec import FeatureSpec, parse_range, parse_sensitive, parse_spec
 
 FORMATS = ("onnx", "keras", "libra")
 _EXT = {".onnx": "onnx", ".h5": "keras", ".hdf5": "keras", ".py": "libra", ".txt": "libra", ".libra": "libra"}
@@ -111,6 +111,7 @@ def import_model(
     spec: Optional[Union[str, FeatureSpec]] = None,
     ranges: Sequence[str] = (),
     name: Optional[str] = None,
+    sensitive: Optional[str] = None,
 ) -> ImportedModel:
     """Turn the model file ``model`` into a tamp program.
 
@@ -119,11 +120,18 @@ def import_model(
     ``spec``: a Libra specification file (path or :class:`FeatureSpec`): the sensitive feature
     (a one-hot group, or a continuous feature and its split value) and the other one-hot groups.
     ``ranges``: ``"NAME=LO..HI"`` or ``"LO..HI"`` boxes (default [0, 1], Libra's convention).
+    ``sensitive``: ``"sex"`` (a 0/1 column) or ``"race=0,1,2"`` (its integer values): that input
+    becomes an ``int`` with ``requires`` its values and ``ensures independent(out, sex)`` (not
+    with ``spec``, which names its own sensitive feature).
     Raises :class:`ModelError` (a located :class:`lang.errors.TampError`) for anything that
     cannot be imported exactly."""
     net, fmt = read_model(model, format=format, features=features)
     if isinstance(spec, str):
         spec = parse_spec(_read_text(spec), spec)
+    if sensitive is not None:
+        if spec is not None:
+            raise ModelError("--sensitive and --spec both name a sensitive feature; give one of them", "--sensitive")
+        spec = parse_sensitive(sensitive)
     text = to_program(net, name or _program_name(model), spec, [parse_range(r) for r in ranges], path=model)
     return ImportedModel(text, _check(text, model), net, fmt)
 

@@ -176,6 +176,7 @@ def _renamed(net: Network, spec: FeatureSpec, box: Dict[str, Tuple[Fraction, Fra
         groups=[[m.get(f, f) for f in g] for g in spec.groups],
         lines={m.get(f, f): n for f, n in spec.lines.items()},
         path=spec.path,
+        values=spec.values,
     )
     return net2, spec2, {m[f]: iv for f, iv in box.items()}, taken
 
@@ -232,7 +233,9 @@ def check_spec(net: Network, spec: FeatureSpec) -> None:
     feats = list(net.features)
     for f, line in spec.lines.items():
         if f not in feats:
-            raise ModelError(f"the model has no feature '{f}' (its features: {_list(feats)})", spec.path, line, 1)
+            raise ModelError(
+                f"the model has no feature '{f}' (its features: {_list(feats)})", spec.path, line, 1 if line else 0
+            )
 
 
 def to_program(
@@ -249,6 +252,12 @@ def to_program(
     box = feature_box(net, ranges)
     spec = spec or FeatureSpec()
     check_spec(net, spec)
+    if spec.values is not None and spec.sensitive[0] in {r[0] for r in ranges}:
+        raise ModelError(
+            f"--range and --sensitive both name '{spec.sensitive[0]}'; a sensitive column's values are "
+            "given by --sensitive NAME=V1,V2,...",
+            "--range",
+        )
     net, spec, box, taken = _renamed(net, spec, box)
     feats = list(net.features)
     params: List[str] = []
@@ -292,8 +301,12 @@ def to_program(
 
     sens = spec.sensitive
     sensitive_split = None
+    discrete = None
     firsts: Dict[str, Tuple[List[str], bool]] = {}  # first member -> (one-hot group, sensitive?)
-    if len(sens) > 1:
+    if spec.values is not None:
+        discrete = sens[0]
+        ensures = discrete
+    elif len(sens) > 1:
         firsts[sens[0]] = (list(sens), True)
     elif len(sens) == 1:
         f = sens[0]
@@ -321,6 +334,11 @@ def to_program(
                 ensures = g
             continue
         if f in in_group:
+            continue
+        if f == discrete:
+            assert spec.values is not None
+            params.append(f"{f}: int")
+            requires.append(" || ".join(f"{f} == {v}" for v in spec.values))
             continue
         if f == sensitive_split:
             lo, hi = box[f]

@@ -11,10 +11,18 @@ features. Supported operators:
   order of its inputs), so the argmax of their outputs is the argmax of their inputs; they are
   dropped and the program says so (a softmax over one value is the constant 1: imported as
   that constant, with a warning). Any other use of their values is refused;
-* ``ArgMax`` (+ ``ArrayFeatureExtractor`` mapping the index to a class label);
+* ``ArgMax`` (+ ``ArrayFeatureExtractor`` mapping the index to a class label); an
+  ``ArrayFeatureExtractor`` of the features with constant indices selects columns (a
+  ColumnTransformer);
 * ONNX-ML: ``LinearClassifier``, ``LinearRegressor``, ``TreeEnsembleClassifier``,
-  ``TreeEnsembleRegressor`` (``ZipMap``/``Normalizer`` only feed probability outputs, which are
-  not read).
+  ``TreeEnsembleRegressor``, ``Scaler`` (``(x - offset) * scale``: scikit-learn's
+  StandardScaler, MinMaxScaler, ...), ``SVMClassifier`` / ``SVMRegressor`` with the linear kernel
+  (the support vectors fold into one affine score per pair of classes; the one-vs-one votes are
+  0/1 splits on those scores, summed). ``ZipMap`` and a ``Normalizer`` after the classifier only
+  feed probability outputs, which are not read; a ``Normalizer`` step before it (division by the
+  row's norm) is refused.
+
+An error names the operator, its node and the scikit-learn step it (probably) comes from.
 
 Anything else on the way to the label is refused with the operator's name: nothing is
 approximated.
@@ -115,7 +123,8 @@ class _Reader:
     # ------------------------------------------------------------------ helpers
     def err(self, node, msg: str) -> ModelError:
         name = f" '{node.name}'" if getattr(node, "name", "") else ""
-        return ModelError(f"operator {node.op_type}{name}: {msg}", self.path)
+        step = sklearn_step(node.op_type, getattr(node, "name", ""), self.attrs(node))
+        return ModelError(f"operator {node.op_type}{name}{f' ({step})' if step else ''}: {msg}", self.path)
 
     def attrs(self, node) -> Dict[str, object]:
         out = {}
@@ -202,13 +211,7 @@ class _Reader:
         self.ops.append(op)
         fn = getattr(self, f"_{op}", None)
         if fn is None or dom not in ("", "ai.onnx", "ai.onnx.ml"):
-            raise self.err(
-                node,
-                "not supported by tamp import (supported: MatMul, Gemm, Add, Sub, Mul, Div, Neg, "
-                "Relu, Identity, Dropout, Flatten, Reshape, Cast, Concat, Sigmoid, Softmax, ArgMax, "
-                "ArrayFeatureExtractor, LinearClassifier, LinearRegressor, TreeEnsembleClassifier, "
-                "TreeEnsembleRegressor)",
-            )
+            raise self.err(node, f"not supported by tamp import (supported: {', '.join(SUPPORTED)})")
         return fn(node, [self.value(i) for i in node.input] if op not in _LAZY else [])
 
     def _Identity(self, node, args):
@@ -395,6 +398,12 @@ class _Reader:
 
     def _ArrayFeatureExtractor(self, node, args):
         classes, idx = args
+        if isinstance(classes, Sym) and isinstance(idx, np.ndarray):  # a ColumnTransformer's column selection
+            cols = [int(i) for i in np.asarray(idx).reshape(-1)]
+            n = len(classes.forms)
+            if any(not -n <= i < n for i in cols):
+                raise self.err(node, f"selects column {max(cols, key=abs)} of a row of {n} values")
+            return [Sym([classes.forms[i] for i in cols])]
         if isinstance(classes, np.ndarray) and isinstance(idx, ClassOf) and idx.labels is None:
             labels = [c.item() if hasattr(c, "item") else c for c in classes.reshape(-1)]
             if len(labels) != len(idx.scores):
@@ -447,6 +456,133 @@ class _Reader:
         if len(forms) != len(labels):
             raise self.err(node, f"{len(forms)} score rows for {len(labels)} classes")
         return [ClassOf(forms, ARGMAX, labels), None]
+
+    def _Scaler(self, node, args):
+        """ONNX-ML ``Scaler`` (StandardScaler, MinMaxScaler, MaxAbsScaler, RobustScaler):
+        ``(x - offset) * scale`` per feature, exactly (an affine map)."""
+        a = self.attrs(node)
+        x = self.sym(node, args[0])
+        n = len(x.forms)
+        offset = self.vector(node, np.asarray(a.get("offset", [0.0]), dtype=np.float32), n, "the offset")
+        scale = self.vector(node, np.asarray(a.get("scale", [1.0]), dtype=np.float32), n, "the scale")
+        return [
+            Sym([combine([(k, f), (-k * o, Affine.constant(Fraction(1)))]) for f, o, k in zip(x.forms, offset, scale)])
+        ]
+
+    def _Normalizer(self, node, args):
+        norm = self.attrs(node).get("norm", "MAX")
+        raise self.err(
+            node,
+            f"the {norm} normalizer divides each row by its norm, which is neither affine nor piecewise "
+            "linear; it cannot be represented exactly",
+        )
+
+    def _svm_kernel(self, node, a) -> None:
+        kernel = str(a.get("kernel_type", "LINEAR") or "LINEAR").upper()
+        if kernel != "LINEAR":
+            raise self.err(
+                node,
+                f"kernel {kernel.lower()}: only the linear kernel is an affine map "
+                "(the others are not piecewise linear and cannot be represented exactly)",
+            )
+
+    def _svm_weights(self, node, a, x: Sym, count: int) -> Tuple[np.ndarray, List[Affine]]:
+        """The dual coefficients (float32, rows of ``count``) and <sv_k, x> for each support vector k."""
+        n = len(x.forms)
+        sv = np.asarray(a.get("support_vectors", []), dtype=np.float32)
+        if sv.size != count * n:
+            raise self.err(node, f"{sv.size} support-vector values for {count} vectors of {n} features")
+        SV = self.const_exact(node, sv.reshape(count, n), "the support vectors")
+        dots = [combine([(SV[k, i], x.forms[i]) for i in range(n)]) for k in range(count)]
+        coef = np.asarray(a.get("coefficients", []), dtype=np.float32)
+        if coef.size % count or coef.size == 0:
+            raise self.err(node, f"{coef.size} coefficients for {count} support vectors")
+        return self.const_exact(node, coef.reshape(-1, count), "the coefficients"), dots
+
+    def _SVMClassifier(self, node, args):
+        """A linear-kernel SVC (one-vs-one): the pair (i, j) scores
+        ``rho_ij + Σ_{k in i} c[j-1,k]·<sv_k, x> + Σ_{k in j} c[i,k]·<sv_k, x>``; it votes for i
+        when the score is > 0, else for j; the class is the first with the most votes (the
+        ONNX-ML operator's definition). Two classes: class 0 exactly when the score is > 0."""
+        a = self.attrs(node)
+        self._svm_kernel(node, a)
+        x = self.sym(node, args[0])
+        labels = self._labels(node, a)
+        per = [int(v) for v in a.get("vectors_per_class", [])]
+        if not per or sum(per) == 0:
+            raise self.err(node, "the linear (liblinear) form without support vectors is not supported")
+        if len(per) != len(labels):
+            raise self.err(node, f"{len(per)} vector counts for {len(labels)} classes")
+        coef, dots = self._svm_weights(node, a, x, sum(per))
+        ncls = len(labels)
+        if coef.shape[0] != ncls - 1:
+            raise self.err(node, f"{coef.shape[0]} coefficient rows for {ncls} classes")
+        rho = [exact(np.float32(r), "rho", self.path) for r in np.asarray(a.get("rho", []), dtype=np.float32)]
+        if len(rho) != ncls * (ncls - 1) // 2:
+            raise self.err(node, f"{len(rho)} rho values for {ncls} classes")
+        start = [sum(per[:i]) for i in range(ncls)]
+        pairs = []
+        for i in range(ncls):
+            for j in range(i + 1, ncls):
+                parts = [(coef[j - 1, k], dots[k]) for k in range(start[i], start[i] + per[i])]
+                parts += [(coef[i, k], dots[k]) for k in range(start[j], start[j] + per[j])]
+                pairs.append((i, j, combine(parts + [(rho[len(pairs)], Affine.constant(Fraction(1)))])))
+        if ncls == 2:
+            if min(coef.reshape(-1)) >= 0 and not a.get("prob_a"):
+                raise self.err(node, "every coefficient is >= 0: the operator then always answers class 1")
+            # out = s > 0 ? labels[0] : labels[1]: the threshold rule with the labels swapped
+            return [ClassOf([pairs[0][2]], THRESHOLD, [labels[1], labels[0]]), None]
+        votes: List[List[Tuple[Fraction, Affine]]] = [[] for _ in range(ncls)]
+        for i, j, s in pairs:
+            name = self.named(s, "svm")
+            self.trees += 1
+            wins = fresh(f"vote{self.trees}", self.taken)
+            self.body.append(
+                Assign(wins, Split(name, ">", Fraction(0), Leaf(Fraction(1)), Leaf(Fraction(0))), f"class {i} vs {j}")
+            )
+            votes[i].append((Fraction(1), Affine.var(wins)))
+            votes[j].append((Fraction(-1), Affine.var(wins)))
+            votes[j].append((Fraction(1), Affine.constant(Fraction(1))))
+        return [ClassOf([combine(v) for v in votes], ARGMAX, labels), None]
+
+    def _SVMRegressor(self, node, args):
+        """``rho + Σ c_k·<sv_k, x>`` (or ``rho + c·x`` without support vectors); one-class: 1 when > 0, else -1."""
+        a = self.attrs(node)
+        self._svm_kernel(node, a)
+        x = self.sym(node, args[0])
+        if (a.get("post_transform", "NONE") or "NONE") != "NONE":
+            raise self.err(node, "a post-transform of a regression value cannot be represented exactly")
+        count = int(a.get("n_supports", 0) or 0)
+        rho = exact(np.float32(np.asarray(a.get("rho", [0.0])).reshape(-1)[0]), "rho", self.path)
+        if count > 0:
+            coef, dots = self._svm_weights(node, a, x, count)
+            if coef.shape[0] != 1:
+                raise self.err(node, "only one target is supported")
+            parts = [(coef[0, k], dots[k]) for k in range(count)]
+        else:
+            parts = [
+                (
+                    Fraction(1),
+                    combine(
+                        [
+                            (w, f)
+                            for w, f in zip(
+                                self.vector(
+                                    node,
+                                    np.asarray(a.get("coefficients", []), dtype=np.float32),
+                                    len(x.forms),
+                                    "the coefficients",
+                                ),
+                                x.forms,
+                            )
+                        ]
+                    ),
+                )
+            ]
+        form = combine(parts + [(rho, Affine.constant(Fraction(1)))])
+        if int(a.get("one_class", 0) or 0):
+            return [ClassOf([form], THRESHOLD, [-1, 1])]
+        return [ClassOf([form], VALUE, None)]
 
     def _LinearRegressor(self, node, args):
         a = self.attrs(node)
@@ -604,6 +740,46 @@ class _Reader:
 
 _LAZY: set = set()
 
+#: The operators the reader folds (the ``_Name`` methods above), for the error message.
+SUPPORTED = sorted(
+    n[1:] for n in vars(_Reader) if n[:2] != "__" and n[0] == "_" and n[1].isupper() and n != "_Normalizer"
+)
+
+#: The scikit-learn estimators skl2onnx converts to an operator (a best guess for the message).
+_STEPS = {
+    "Scaler": "StandardScaler, MinMaxScaler, MaxAbsScaler or RobustScaler",
+    "Normalizer": "Normalizer",
+    "Imputer": "SimpleImputer",
+    "OneHotEncoder": "OneHotEncoder",
+    "Binarizer": "Binarizer",
+    "LabelEncoder": "LabelEncoder",
+    "FeatureVectorizer": "a ColumnTransformer or FeatureUnion",
+    "DictVectorizer": "DictVectorizer",
+    "LinearClassifier": "LogisticRegression, LinearSVC, SGDClassifier or RidgeClassifier",
+    "LinearRegressor": "LinearRegression, Ridge, Lasso or LinearSVR",
+    "SVMClassifier": "SVC or NuSVC",
+    "SVMRegressor": "SVR, NuSVR or OneClassSVM",
+    "TreeEnsembleClassifier": "a decision tree, random forest or gradient-boosted classifier",
+    "TreeEnsembleRegressor": "a decision tree, random forest or gradient-boosted regressor",
+    "Tanh": "an MLP with activation='tanh'",
+    "TopK": "KNeighborsClassifier",
+    "CDist": "a nearest-neighbour or kernel model",
+    "Pow": "a polynomial or distance step",
+    "Sqrt": "a distance or scaling step",
+    "Exp": "a kernel or probability step",
+    "Log": "a probability step",
+    "ReduceSumSquare": "a distance step",
+}
+
+
+def sklearn_step(op: str, name: str, attrs: Dict[str, object]) -> str:
+    """Which scikit-learn step a node (probably) comes from: skl2onnx names a node after the step's
+    operator or alias (``Scaler``, ``SVMc``), so the operator type says more than the name."""
+    if op == "SVMClassifier" or op == "SVMRegressor":
+        kernel = str(attrs.get("kernel_type", "") or "").lower()
+        return f"scikit-learn {_STEPS[op]}" + (f" with kernel='{kernel}'" if kernel else "")
+    return f"scikit-learn {_STEPS[op]}" if op in _STEPS else ""
+
 
 def read_onnx(data: bytes, path: str = "<onnx>", features: Optional[Sequence[str]] = None) -> Network:
     """A :class:`Network` from the bytes of an ONNX model."""
@@ -666,6 +842,9 @@ def read_onnx(data: bytes, path: str = "<onnx>", features: Optional[Sequence[str
                 "TreeEnsembleRegressor",
                 "MatMul",
                 "Gemm",
+                "Scaler",
+                "SVMClassifier",
+                "SVMRegressor",
             )
         }
     )

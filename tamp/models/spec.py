@@ -31,6 +31,28 @@ class FeatureSpec:
     groups: List[List[str]] = field(default_factory=list)  # the other one-hot groups
     lines: Dict[str, int] = field(default_factory=dict)  # feature -> spec line (for located errors)
     path: str = "<spec>"
+    values: Optional[List[int]] = None  # a discrete sensitive column's values (``--sensitive sex=0,1``)
+
+
+def parse_sensitive(text: str) -> FeatureSpec:
+    """``NAME`` (a 0/1 column) or ``NAME=V1,V2,...`` (its integer values) for ``--sensitive``."""
+    name, sep, vals = text.partition("=")
+    name = name.strip()
+    if not name.isidentifier():
+        raise ModelError(f"--sensitive expects NAME or NAME=V1,V2,..., got {text!r}", "--sensitive")
+    values = [0, 1]
+    if sep:
+        try:
+            values = [int(v) for v in vals.split(",")]
+        except ValueError:
+            raise ModelError(
+                f"--sensitive {text}: the values of a sensitive column are integers (e.g. race=0,1,2)", "--sensitive"
+            ) from None
+        if len(values) < 2 or len(set(values)) != len(values) or max(abs(v) for v in values) > 10**9:
+            raise ModelError(
+                f"--sensitive {text}: expected at least two distinct integers (at most 10^9 in size)", "--sensitive"
+            )
+    return FeatureSpec(sensitive=[name], values=values, lines={name: 0}, path="--sensitive")
 
 
 def _number(text: str, path: str, line: int) -> Fraction:

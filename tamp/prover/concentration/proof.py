@@ -28,6 +28,7 @@ from typing import TypedDict
 from axioms import concentration as C
 from axioms.concentration import Block
 from lang import ast as A
+from tamp.cfa.loops import CountedLoop
 from tamp.core.z3context import load_in_proof
 from tamp.prover.base.exprs import and_all, subst
 from tamp.prover.base.simplify import simplify
@@ -73,12 +74,13 @@ class ConcClaim:
     side: list[tuple[str, A.Expr]]
     types: dict[str, A.Type]
     params: list[str]
+    loops: list[CountedLoop] = field(default_factory=list)  # the loops the sums run over (the CFA's)
 
 
 def claim_of(program: A.Program, cfa, ensures: list[A.Expr] | None = None) -> ConcClaim:
     """The claim of ``program`` (requires and ensures of ``cfa``) over its noise sums; raises
     :class:`NotApplicable` unless the postcondition reads only deterministic values and sums."""
-    shape = recognise(program)
+    shape = recognise(program, cfa)
     post = and_all(list(cfa.ensures if ensures is None else ensures))
     params = [p.name for p in cfa.params]
     m: dict[str, A.Expr] = {}
@@ -104,7 +106,7 @@ def claim_of(program: A.Program, cfa, ensures: list[A.Expr] | None = None) -> Co
         types[s_name(k)] = A.REAL
     for hname in {n.name for n in A.walk(post) if isinstance(n, A.Var) and n.name not in types}:
         types[hname] = A.REAL
-    return ConcClaim(list(cfa.requires), subst(post, m), sums, list(shape.side), types, params)
+    return ConcClaim(list(cfa.requires), subst(post, m), sums, list(shape.side), types, params, list(shape.loops))
 
 
 def good(app: Application) -> A.Expr:

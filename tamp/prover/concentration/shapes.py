@@ -36,6 +36,7 @@ from axioms.concentration import Block
 from lang import ast as A
 from lang.errors import TampError
 from lang.typecheck import check_program
+from tamp.cfa.loops import CountedLoop, NotCounted, counted_loop
 from tamp.prover.base.exprs import subst
 
 FAMILY_OF = {
@@ -117,14 +118,41 @@ class Shape:
 
     env: dict[str, object]
     side: list[tuple[str, A.Expr]] = field(default_factory=list)
+    loops: list[CountedLoop] = field(default_factory=list)  # the counted loops, as the CFA says
 
 
 class _Exec:
-    def __init__(self, params, types=None):
+    def __init__(self, params, types=None, cfa=None):
         self.params = set(params)
         self.types = types
+        self.cfa = cfa
         self.ids = itertools.count(1)
         self.side: list[tuple[str, A.Expr]] = []
+        self.loops: list[CountedLoop] = []
+
+    def counted(self, s: A.Stmt, counter: str) -> CountedLoop:
+        """The CFA's counted loop for the loop statement ``s`` (:func:`tamp.cfa.loops.counted_loop`,
+        what the loop does, not what its syntax suggests): its head is the CFA's loop head on
+        ``s``'s line, and its counter must be ``counter``."""
+        line = _line(s)
+        heads = [h for h in self.cfa.loop_heads if self.cfa.graph.nodes[h].get("line") == line]
+        if len(heads) != 1:
+            raise NotApplicable(f"line {line}: the loop is not found in the control-flow automaton")
+        try:
+            cl = counted_loop(self.cfa, heads[0])
+        except NotCounted as exc:
+            raise NotApplicable(str(exc)) from None
+        if cl.counter != counter:
+            raise NotApplicable(f"line {line}: the loop's counter is not '{counter}'")
+        self.loops.append(cl)
+        return cl
+
+    def range_of(self, cl: CountedLoop, s: A.Stmt, env) -> tuple[A.Expr, A.Expr]:
+        """The loop's range [lo, hi) over the inputs (the CFA's, over the state on entry)."""
+        lo, hi = self.ev(cl.lo, env), self.ev(cl.hi, env)
+        if not (isinstance(lo, Det) and isinstance(hi, Det)):
+            raise NotApplicable(f"line {_line(s)}: the range of the loop is not deterministic")
+        return lo.expr, hi.expr
 
     # ------------------------------------------------------------------ expressions
     def ev(self, e: A.Expr, env) -> object:
@@ -293,14 +321,13 @@ class _Exec:
             raise NotApplicable(f"line {_line(x)}: a loop inside a branch")
 
     def for_loop(self, s: A.For, env) -> None:
-        lo, hi = self.ev(s.lo, env), self.ev(s.hi, env)
-        if not (isinstance(lo, Det) and isinstance(hi, Det)):
-            raise NotApplicable(f"line {_line(s)}: the range of the loop is not deterministic")
-        hi_x = A.Binary("+", hi.expr, ONE) if s.inclusive else hi.expr
         written = _written(s.body)
         if s.var in written:
             raise NotApplicable(f"line {_line(s)}: the loop variable is written in the body")
-        self.loop_body(s, list(s.body.stmts), s.var, lo.expr, hi_x, env)
+        cl = self.counted(s, s.var)
+        env[s.var] = self.ev(s.lo, env)  # the desugared `i := lo` before the loop
+        lo, hi = self.range_of(cl, s, env)
+        self.loop_body(s, list(s.body.stmts), s.var, lo, hi, env)
         env[s.var] = Opaque("loop variable")
 
     def while_loop(self, s: A.While, env) -> None:
@@ -329,10 +356,6 @@ class _Exec:
         if not self._int(A.Var(i)) or not self._int(c.right):
             # a real counter or bound: the loop runs ceil(H - lo) times, not H - lo
             raise NotApplicable(f"line {_line(s)}: the counter and the bound of a counted loop must be integers")
-        init = env.get(i)
-        bnd = self.ev(c.right, env)
-        if not isinstance(init, Det) or not isinstance(bnd, Det):
-            raise NotApplicable(f"line {_line(s)}: the counter's start and bound must be deterministic")
         written = set()
         for st in stmts[:-1]:
             written |= _written(st)
@@ -340,18 +363,10 @@ class _Exec:
             raise NotApplicable(f"line {_line(s)}: the counter '{i}' is written elsewhere in the body")
         if A.free_vars(c.right) & (written | {i}):
             raise NotApplicable(f"line {_line(s)}: the loop bound changes in the loop")
-
-        def plus1(e):
-            return A.Binary("+", e, ONE)
-
-        lo, hi = {
-            "<": (init.expr, bnd.expr),
-            "<=": (init.expr, plus1(bnd.expr)),
-            ">": (plus1(bnd.expr), plus1(init.expr)),
-            ">=": (bnd.expr, plus1(init.expr)),
-        }[c.op]
+        cl = self.counted(s, i)
+        lo, hi = self.range_of(cl, s, env)
         self.loop_body(s, stmts[:-1], i, lo, hi, env)
-        env[i] = Det(hi if up else A.Binary("-", lo, ONE))
+        env[i] = Det(hi if cl.up else A.Binary("-", lo, ONE))
 
     def _int(self, e: A.Expr) -> bool:
         try:
@@ -482,8 +497,9 @@ def _line(s) -> int:
     return s.pos.line if getattr(s, "pos", None) else 0
 
 
-def recognise(program: A.Program) -> Shape:
-    """The exit values of ``program``'s variables (see the module docstring)."""
+def recognise(program: A.Program, cfa) -> Shape:
+    """The exit values of ``program``'s variables (see the module docstring); ``cfa`` is the
+    program's control-flow automaton, whose loop analysis gives every loop's trip count."""
     if (
         program.rate is not None
         or program.reliability is not None
@@ -494,10 +510,10 @@ def recognise(program: A.Program) -> Shape:
         types = check_program(program)
     except TampError as exc:
         raise NotApplicable(f"the program does not type-check: {exc}") from None
-    ex = _Exec((p.name for p in program.params), types)
+    ex = _Exec((p.name for p in program.params), types, cfa)
     env: dict[str, object] = {p.name: Det(A.Var(p.name)) for p in program.params}
     ex.block(program.body, env)
-    return Shape(env, ex.side)
+    return Shape(env, ex.side, ex.loops)
 
 
 def sums_in(env) -> list[NoiseSum]:

@@ -23,6 +23,7 @@ import z3
 from axioms.concentration import Block
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
+from tamp.cfa.loops import NotCounted, counted_loop
 from tamp.prover.base.smt import Encoder
 from tamp.prover.concentration.proof import Application, claim_of, obligations
 from tamp.prover.concentration.shapes import NotApplicable
@@ -43,6 +44,7 @@ class ConcCert:
     margin: A.Expr | None
     sums: list[Any]  # [(family, [Block…])]
     applications: list[Any]  # [tamp.prover.concentration.proof.Application]
+    loops: list[Any] = dataclasses.field(default_factory=list)  # [(head, counter, lo, hi)]
 
 
 def decode_conc(c: Any, where: str) -> ConcCert:
@@ -59,7 +61,13 @@ def decode_conc(c: Any, where: str) -> ConcCert:
 
     if not isinstance(c, dict) or not isinstance(c.get("program"), str):
         raise MalformedConc(f"{where}: expected an object with a 'program'")
-    keys(c, ("program", "method", "bound", "bound_text", "margin", "sums", "applications", "obligations"), where)
+    keys(
+        c,
+        ("program", "method", "bound", "bound_text", "margin", "sums", "applications", "loops", "obligations"),
+        where,
+    )
+    for i, lp in enumerate(c.get("loops") or []):
+        keys(lp, ("head", "counter", "lo", "hi", "obligations"), f"{where}.loops[{i}]")
     for i, s in enumerate(c.get("sums") or []):
         keys(s, ("family", "lines", "blocks"), f"{where}.sums[{i}]")
         for j, b in enumerate(s.get("blocks") or [] if isinstance(s, dict) else []):
@@ -88,7 +96,16 @@ def decode_conc(c: Any, where: str) -> ConcCert:
             for i, a in enumerate(c["applications"])
         ]
         margin = ast(c["margin"], f"{where}.margin") if c.get("margin") is not None else None
-        return ConcCert(c["program"], ast(c["bound"], f"{where}.bound"), margin, sums, apps)
+        loops = [
+            (
+                int(lp["head"]),
+                str(lp["counter"]),
+                ast(lp["lo"], f"{where}.loops[{i}].lo"),
+                ast(lp["hi"], f"{where}.loops[{i}].hi"),
+            )
+            for i, lp in enumerate(c.get("loops") or [])
+        ]
+        return ConcCert(c["program"], ast(c["bound"], f"{where}.bound"), margin, sums, apps, loops)
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, MalformedConc):
             raise
@@ -116,6 +133,17 @@ def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, 
             claim = claim_of(sub, cfa)
         except NotApplicable as exc:
             raise Rejected(f"SHAPE: the program is not a sum of independent draws: {exc}") from None
+        loops = [(cl.head, cl.counter, cl.lo, cl.hi) for cl in claim.loops]
+        for head, counter, lo, hi in cc.loops:
+            try:  # the certificate's loop, derived again from the program's CFA
+                cl = counted_loop(cfa, head)
+            except (NotCounted, KeyError) as exc:
+                raise Rejected(f"LOOP: node {head} is not a counted loop: {exc}") from None
+            if (cl.counter, cl.lo, cl.hi) != (counter, lo, hi):
+                raise Rejected(f"LOOP: {counter} at node {head}: the certificate's range is not the loop's")
+        if loops != cc.loops:
+            raise Rejected("LOOP: the certificate's loops are not the loops the program's sums run over")
+        out.obligations += len(loops)
         mine = [(s.family, list(s.blocks)) for s in claim.sums]
         if mine != [(f, list(b)) for f, b in cc.sums]:
             raise Rejected("SHAPE: the certificate's sums are not the ones recognised in the program")

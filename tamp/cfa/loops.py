@@ -214,6 +214,8 @@ def counted_loop(cfa: Any, head: int) -> CountedLoop:
     Then the guard holds for exactly the values of [lo, hi) (see :class:`CountedLoop`), one per
     iteration. (Every iteration ends when the inner loops end: a caller with inner loops needs
     their termination too.)"""
+    if head not in cfa.loop_heads:
+        raise NotCounted(f"node {head} is not a loop head")
     where = _where(cfa, head)
     body = loop_body(cfa, head)
     outs = cfa.out_edges(head)

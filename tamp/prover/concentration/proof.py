@@ -52,7 +52,7 @@ def rule_blocks(rule: str, s: NoiseSum) -> tuple[Block, ...]:
     """The blocks a rule reads: Hoeffding sees a 0/1 indicator as a draw of width 1."""
     if rule == "hoeffding" and s.family == "bernoulli":
         return tuple(Block(b.count, ONE) for b in s.blocks)
-    return s.blocks
+    return tuple(Block(b.count, b.param) for b in s.blocks)
 
 
 @dataclass(frozen=True)

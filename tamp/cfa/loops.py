@@ -177,13 +177,17 @@ _MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
 def _int_expr(e: A.Expr, types: Any) -> bool:
-    """``e`` is an integer: an integer literal, an ``int`` variable, or ``+ - * div mod`` and
-    negation of integers (a real bound ``H`` would make ``while (i < H)`` run ``ceil(H - i)``
-    times, not ``H - i``)."""
+    """``e`` is an integer: an integer literal, an ``int`` variable, an element of an ``int``
+    array, ``+ - * div mod min max abs`` and negation of integers (a real bound ``H`` would make
+    ``while (i < H)`` run ``ceil(H - i)`` times, not ``H - i``)."""
     if isinstance(e, A.Num):
         return bool(e.is_int)
     if isinstance(e, A.Var):
         return types.get(e.name) == A.INT
+    if isinstance(e, A.Index) and isinstance(e.base, A.Var):
+        return types.get(e.base.name) == A.array_of(A.INT) and _int_expr(e.index, types)
+    if isinstance(e, A.Call) and e.func in ("min", "max", "abs"):
+        return all(_int_expr(a, types) for a in e.args)
     if isinstance(e, A.Unary) and e.op == "-":
         return _int_expr(e.operand, types)
     if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "div", "mod"):
@@ -226,17 +230,21 @@ def counted_loop(cfa: Any, head: int) -> CountedLoop:
         if u in body and v not in body and u != head:
             raise NotCounted(f"{where}: a run can leave it other than through its test")
     c = into[0].cond
-    if isinstance(c, A.Binary) and c.op in _MIRROR and isinstance(c.right, A.Var) and not isinstance(c.left, A.Var):
-        c = A.Binary(_MIRROR[c.op], c.right, c.left)  # H > i is i < H
-    if not (isinstance(c, A.Binary) and c.op in _MIRROR and isinstance(c.left, A.Var)):
-        raise NotCounted(f"{where}: its condition is not a comparison `i < H` of a counter with a bound")
-    i, bound, up = c.left.name, c.right, c.op in ("<", "<=")
-    if not (_int_expr(c.left, cfa.types) and _int_expr(bound, cfa.types)):
-        raise NotCounted(f"{where}: its counter '{i}' and bound are not both integers")
     edges = body_edges(cfa, body)
     written: Set[str] = set()
     for _e, st in edges:
         written |= _written_names(st)
+    if not (isinstance(c, A.Binary) and c.op in _MIRROR):
+        raise NotCounted(f"{where}: its condition is not a comparison `i < H` of a counter with a bound")
+    # the counter is the side the loop writes (H > i is i < H)
+    sides = [c, A.Binary(_MIRROR[c.op], c.right, c.left)]
+    picked = [x for x in sides if isinstance(x.left, A.Var) and x.left.name in written]
+    if not picked:
+        raise NotCounted(f"{where}: its condition compares no variable the loop moves")
+    c = picked[0]
+    i, bound, up = c.left.name, c.right, c.op in ("<", "<=")
+    if not (_int_expr(c.left, cfa.types) and _int_expr(bound, cfa.types)):
+        raise NotCounted(f"{where}: its counter '{i}' and bound are not both integers")
     changed = sorted(A.free_vars(bound) & (written | {i}))
     if changed:
         raise NotCounted(f"{where}: its bound reads '{changed[0]}', which the loop writes (the bound changes)")

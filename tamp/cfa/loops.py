@@ -242,8 +242,10 @@ def counted_loop(cfa: Any, head: int) -> CountedLoop:
     if not picked:
         raise NotCounted(f"{where}: its condition compares no variable the loop moves")
     c = picked[0]
-    i, bound, up = c.left.name, c.right, c.op in ("<", "<=")
-    if not (_int_expr(c.left, cfa.types) and _int_expr(bound, cfa.types)):
+    counter = c.left
+    assert isinstance(counter, A.Var)  # picked above
+    i, bound, up = counter.name, c.right, c.op in ("<", "<=")
+    if not (_int_expr(counter, cfa.types) and _int_expr(bound, cfa.types)):
         raise NotCounted(f"{where}: its counter '{i}' and bound are not both integers")
     changed = sorted(A.free_vars(bound) & (written | {i}))
     if changed:

@@ -118,3 +118,17 @@ def test_certificate_with_another_range_is_rejected(tmp_path):
     }
     report = _check(forged, HONEST, str(path))
     assert not report.ok and "LOOP" in report.reason, report.reason
+
+
+def test_concentration_checker_imports_nothing_from_the_prover():
+    """check-proof derives the sums and loops from the program itself (issue 31): its modules for
+    concentration import no module of tamp.prover."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "tamp"
+    for rel in ("certificate/conc_checker.py", "certificate/conc_encoding.py", "cfa/sums.py", "cfa/loops.py"):
+        tree = ast.parse((root / rel).read_text())
+        names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        assert not [m for m in names if m.startswith("tamp.prover")], rel

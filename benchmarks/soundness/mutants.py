@@ -30,6 +30,11 @@ init+1          ``x := c`` (an integer literal, e.g. a counter's start) → c + 
 step*2          ``x := x ± 1`` (a counter's step) → ``x := x ± 2``             may-hold
 acc*2           ``x := x + e`` (an accumulator, e not a literal) → x + 2*e    may-hold
 flag!           ``f := true`` / ``f := false`` → the other literal            may-hold
+bound+1         a counted loop ``for i in lo..H`` / ``while (i < H)`` tests a
+                local ``B := H`` instead, and its body ends ``B := B + 1``:
+                the loop never ends (a run that never ends fails)          false
+bound*100       the same, the body ending ``B := 100 * H``: the loop runs
+                about 100·H times, not H (issue 31)                          may-hold
 ==============  ==========================================================  ========
 
 ``flag!`` tests the facts resting on Boolean flags (a sampling behind a flag the loop only sets
@@ -173,7 +178,51 @@ def mutants(prog: A.Program, limit: int = 3) -> List[Mutant]:
         bodies = list(_rewrite_each(prog.body, pick, change))[:limit]
         for i, body in enumerate(bodies):
             out.append(Mutant(tag, dataclasses.replace(prog, body=body), None, "may-hold", str(i)))
+    beta_lt_1 = not (isinstance(beta, A.Num) and beta.value >= 1)
+    for tag, rewrite, expect in (
+        ("bound+1", lambda b, h: A.Binary("+", b, A.num(1)), "false" if beta_lt_1 else "may-hold"),
+        ("bound*100", lambda b, h: A.Binary("*", A.num(100), h), "may-hold"),
+    ):
+        bodies = list(_rewrite_each(prog.body, _is_counted_loop, _rewrite_bound(rewrite)))[:limit]
+        for i, body in enumerate(bodies):
+            out.append(Mutant(tag, dataclasses.replace(prog, body=body), None, expect, str(i)))
     return out
+
+
+LOOP_BOUND = "loopBound_"  # the local that holds a mutated loop's bound
+
+
+def _loop_bound(n) -> Optional[A.Expr]:
+    """The bound H of ``for i in lo..H`` or ``while (i < H)`` (``<=``), else None."""
+    if isinstance(n, A.For):
+        return n.hi
+    if isinstance(n, A.While) and isinstance(n.cond, A.Binary) and n.cond.op in ("<", "<="):
+        if isinstance(n.cond.left, A.Var):
+            return n.cond.right
+    return None
+
+
+def _is_counted_loop(n) -> bool:
+    h = _loop_bound(n)
+    return h is not None and LOOP_BOUND not in A.free_vars(h)
+
+
+def _rewrite_bound(new_value: Callable[[A.Expr, A.Expr], A.Expr]) -> Callable:
+    """``B := H; <the loop testing B, its body ending B := new_value(B, H)>``."""
+
+    def change(n):
+        h = _loop_bound(n)
+        b = A.Var(LOOP_BOUND)
+        stmts, write = tuple(n.body.stmts), (A.Assign((b,), new_value(b, h)),)
+        # a while loop's counter step stays last (the shape the concentration rules look for)
+        body = A.Block(stmts + write if isinstance(n, A.For) else stmts[:-1] + write + stmts[-1:])
+        if isinstance(n, A.For):
+            loop = dataclasses.replace(n, hi=b, body=body)
+        else:
+            loop = dataclasses.replace(n, cond=dataclasses.replace(n.cond, right=b), body=body)
+        return A.Block((A.Assign((b,), h), loop))
+
+    return change
 
 
 def _var_assign(n) -> bool:

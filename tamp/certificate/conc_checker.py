@@ -4,11 +4,20 @@
            clause (which must equal the certificate's), except that ``fails ?`` accepts the
            certificate's bound as the answer; an ``ensures`` with ``?`` gets the certificate's
            margin in its place (and only then may the certificate carry one);
-2. SHAPE   the program's sums are recognised again (:mod:`tamp.prover.concentration.shapes`) and must be
-           the certificate's (family, blocks);
-3. SMT     every obligation is rebuilt from the rule library (:mod:`axioms.concentration`) and
-           the certificate's applications — never read from it — and must be valid under
+2. LOOP    every loop the sums run over is derived again from the program's CFA
+           (:func:`tamp.cfa.loops.counted_loop`: the bound reads nothing the loop writes, the
+           counter moves by one once per iteration) and must be the certificate's (counter,
+           range): the trip counts are what the loops do, never what the certificate says;
+3. SHAPE   the program's sums are derived again from the program (:mod:`tamp.cfa.sums`, whose
+           loops are those of step 2) and must be the certificate's (family, blocks);
+4. SMT     every obligation is rebuilt here from the rule library (:mod:`axioms.concentration`)
+           and the certificate's applications — never read from it — and must be valid under
            ``requires`` (z3 ``unsat`` of the negation, a fresh solver each; ``unknown`` rejects).
+           Among them SHAPE: each loop runs ``lo <= hi`` (its trip count is ``hi - lo``).
+
+Nothing here comes from the prover (no import of :mod:`tamp.prover`): the claim, the obligations
+and their z3 encoding (:mod:`.conc_encoding`) are the checker's own, so a mistake in the prover's
+concentration engine is not repeated in its check.
 """
 
 from __future__ import annotations
@@ -20,14 +29,16 @@ from typing import Any
 
 import z3
 
+from axioms import concentration as C
 from axioms.concentration import Block
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
-from tamp.prover.base.smt import Encoder
-from tamp.prover.concentration.proof import Application, claim_of, obligations
-from tamp.prover.concentration.shapes import NotApplicable
+from lang.walk import DESCEND, Transformer, substitute
+from tamp.cfa.loops import CountedLoop, NotCounted, counted_loop
+from tamp.cfa.sums import Det, Lin, NoiseSum, NotApplicable, recognise
 
 from .claim import checked_claim
+from .conc_encoding import CheckEncoder
 from .format import ProgramCheck, Rejected
 from .solver import check_obligations
 
@@ -36,13 +47,119 @@ class MalformedConc(ValueError):
     pass
 
 
+ONE = A.num(1)
+
+
+@dataclass(frozen=True)
+class Application:
+    """One rule application of the certificate: sum ``sum`` by ``rule`` in ``mode`` (``upper``
+    ``S <= u``, ``lower`` ``-S <= u``, ``both`` ``|S| <= u``), margin ``u``, probability ``f``."""
+
+    sum: int
+    rule: str
+    mode: str
+    u: A.Expr
+    f: A.Expr
+
+
+@dataclass
+class _Claim:
+    requires: list[A.Expr]
+    post: A.Expr  # the ensures over the inputs and the centred sums S$k
+    sums: list[NoiseSum]
+    side: list[tuple[str, A.Expr]]
+    types: dict[str, A.Type]
+    loops: list[CountedLoop]
+
+
+def _s(k: int) -> str:
+    return f"S${k + 1}"
+
+
+def _and(es: list[A.Expr]) -> A.Expr:
+    out: A.Expr | None = None
+    for e in es:
+        out = e if out is None else A.Binary("&&", out, e)
+    return out if out is not None else A.BoolLit(True)
+
+
+def _claim(prog: A.Program, cfa) -> _Claim:
+    """The claim over the program's sums: every variable the postcondition reads replaced by its
+    exit value ``d + c·S$k`` (:mod:`tamp.cfa.sums`)."""
+    shape = recognise(prog, cfa)
+    post = _and(list(cfa.ensures))
+    params = {p.name for p in cfa.params}
+    m: dict[str, A.Expr] = {}
+    sums: list[NoiseSum] = []
+    for x in sorted(A.free_vars(post) - params):
+        v = shape.env.get(x)
+        if isinstance(v, Det):
+            m[x] = v.expr
+        elif isinstance(v, Lin):
+            if v.sum not in sums:
+                sums.append(v.sum)
+            S = A.Var(_s(sums.index(v.sum)))
+            m[x] = A.Binary("+", v.det, S if v.coef == ONE else A.Binary("*", v.coef, S))
+        else:
+            raise NotApplicable(f"the postcondition reads '{x}', which is not a sum of independent draws")
+    if not sums:
+        raise NotApplicable("the postcondition reads no sum of random draws")
+    types = dict(cfa.types)
+    for k in range(len(sums)):
+        types[_s(k)] = A.REAL
+    return _Claim(list(cfa.requires), substitute(post, m), sums, list(shape.side), types, list(shape.loops))
+
+
+def _rule_blocks(rule: str, s: NoiseSum) -> tuple[Block, ...]:
+    """The blocks a rule reads: Hoeffding sees a 0/1 indicator as a draw of width 1."""
+    if rule == "hoeffding" and s.family == "bernoulli":
+        return tuple(Block(b.count, ONE) for b in s.blocks)
+    return tuple(Block(b.count, b.param) for b in s.blocks)
+
+
+def _obligations(claim: _Claim, apps: list[Application], beta: A.Expr) -> list[tuple[str, str, A.Expr]]:
+    """SHAPE (the analysis' side conditions, the loops' ``lo <= hi`` among them), RULE (each
+    application's side conditions), POST (good deviations imply the postcondition), BUDGET
+    (the probabilities sum to at most β). :class:`Rejected` for applications that do not fit."""
+    if sorted(a.sum for a in apps) != list(range(len(claim.sums))):
+        raise Rejected("RULE: each sum the postcondition reads needs exactly one rule application")
+    out = [("SHAPE", name, cond) for name, cond in claim.side]
+    goods: list[A.Expr] = []
+    total: A.Expr | None = None
+    for a in apps:
+        s = claim.sums[a.sum]
+        if a.rule not in C.RULES_FOR.get(s.family, ()):
+            raise Rejected(f"RULE: rule {a.rule} does not apply to draws of family {s.family}")
+        if a.mode not in C.MODES:
+            raise Rejected(f"RULE: unknown mode {a.mode}")
+        for name, c in C.conditions(a.rule, a.mode, _rule_blocks(a.rule, s), a.u, a.f):
+            out.append(("RULE", f"{a.rule} ({a.mode}) on {_s(a.sum)}: {name}", c))
+        S = A.Var(_s(a.sum))
+        dev = {"both": A.Call("abs", (S,)), "upper": S, "lower": A.Unary("-", S)}[a.mode]
+        goods.append(A.Binary("<=", dev, a.u))
+        total = a.f if total is None else A.Binary("+", total, a.f)
+    out.append(("POST", "good deviations imply the postcondition", A.Binary("==>", _and(goods), claim.post)))
+    assert total is not None  # at least one sum, one application each
+    out.append(("BUDGET", "the failure probabilities sum to at most the bound", A.Binary("<=", total, beta)))
+    return out
+
+
+class _FillHole(Transformer):
+    def __init__(self, value: A.Expr):
+        self.value = value
+
+    def enter(self, node: A.Node):
+        return self.value if isinstance(node, A.Hole) else DESCEND
+
+
 @dataclass
 class ConcCert:
     name: str
     bound: A.Expr
     margin: A.Expr | None
     sums: list[Any]  # [(family, [Block…])]
-    applications: list[Any]  # [tamp.prover.concentration.proof.Application]
+    applications: list[Application]
+    loops: list[Any] = dataclasses.field(default_factory=list)  # [(head, counter, lo, hi)]
 
 
 def decode_conc(c: Any, where: str) -> ConcCert:
@@ -59,7 +176,13 @@ def decode_conc(c: Any, where: str) -> ConcCert:
 
     if not isinstance(c, dict) or not isinstance(c.get("program"), str):
         raise MalformedConc(f"{where}: expected an object with a 'program'")
-    keys(c, ("program", "method", "bound", "bound_text", "margin", "sums", "applications", "obligations"), where)
+    keys(
+        c,
+        ("program", "method", "bound", "bound_text", "margin", "sums", "applications", "loops", "obligations"),
+        where,
+    )
+    for i, lp in enumerate(c.get("loops") or []):
+        keys(lp, ("head", "counter", "lo", "hi", "obligations"), f"{where}.loops[{i}]")
     for i, s in enumerate(c.get("sums") or []):
         keys(s, ("family", "lines", "blocks"), f"{where}.sums[{i}]")
         for j, b in enumerate(s.get("blocks") or [] if isinstance(s, dict) else []):
@@ -88,7 +211,16 @@ def decode_conc(c: Any, where: str) -> ConcCert:
             for i, a in enumerate(c["applications"])
         ]
         margin = ast(c["margin"], f"{where}.margin") if c.get("margin") is not None else None
-        return ConcCert(c["program"], ast(c["bound"], f"{where}.bound"), margin, sums, apps)
+        loops = [
+            (
+                int(lp["head"]),
+                str(lp["counter"]),
+                ast(lp["lo"], f"{where}.loops[{i}].lo"),
+                ast(lp["hi"], f"{where}.loops[{i}].hi"),
+            )
+            for i, lp in enumerate(c.get("loops") or [])
+        ]
+        return ConcCert(c["program"], ast(c["bound"], f"{where}.bound"), margin, sums, apps, loops)
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, MalformedConc):
             raise
@@ -106,25 +238,30 @@ def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, 
                 "exactly one inferred margin)"
             )
         if cc.margin is not None:  # the source has a hole (checked just above)
-            # deferred on purpose: it loads sympy (~1 s); only this step needs it
-            from tamp.prover.infer.search import fill_hole
-
-            margin = cc.margin
-            prog = dataclasses.replace(prog, ensures=tuple(fill_hole(e, margin) for e in prog.ensures))
+            fill = _FillHole(cc.margin)
+            prog = dataclasses.replace(prog, ensures=tuple(fill.walk(e) for e in prog.ensures))
         claim_bound, sub, cfa = checked_claim(src, prog, cc.bound, bound, inputs)
         try:
-            claim = claim_of(sub, cfa)
+            claim = _claim(sub, cfa)
         except NotApplicable as exc:
             raise Rejected(f"SHAPE: the program is not a sum of independent draws: {exc}") from None
-        mine = [(s.family, list(s.blocks)) for s in claim.sums]
-        if mine != [(f, list(b)) for f, b in cc.sums]:
+        loops = [(cl.head, cl.counter, cl.lo, cl.hi) for cl in claim.loops]
+        for head, counter, lo, hi in cc.loops:
+            try:  # the certificate's loop, derived again from the program's CFA
+                cl = counted_loop(cfa, head)
+            except (NotCounted, KeyError) as exc:
+                raise Rejected(f"LOOP: node {head} is not a counted loop: {exc}") from None
+            if (cl.counter, cl.lo, cl.hi) != (counter, lo, hi):
+                raise Rejected(f"LOOP: {counter} at node {head}: the certificate's range is not the loop's")
+        if loops != cc.loops:
+            raise Rejected("LOOP: the certificate's loops are not the loops the program's sums run over")
+        out.obligations += len(loops)
+        mine = [(s.family, [(b.count, b.param) for b in s.blocks]) for s in claim.sums]
+        if mine != [(f, [(b.count, b.param) for b in bs]) for f, bs in cc.sums]:
             raise Rejected("SHAPE: the certificate's sums are not the ones recognised in the program")
         out.obligations += 2
-        try:
-            obs = obligations(claim, cc.applications, cfa.bound)
-        except ValueError as exc:
-            raise Rejected(f"RULE: {exc}") from None
-        enc = Encoder(claim.types)
+        obs = _obligations(claim, cc.applications, cfa.bound)
+        enc = CheckEncoder(claim.types)
         env = enc.initial_env()
         hyps = [enc.expr(r, env) for r in claim.requires]
         check_obligations(obs, enc, env, hyps, out, timeout_ms, deadline)

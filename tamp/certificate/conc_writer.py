@@ -6,7 +6,15 @@
             "sums": [{"family", "lines": [INT…], "blocks": [{"count": AST, "param": AST}]}],
             "applications": [{"sum": K, "rule": NAME, "mode": "both"|"upper"|"lower",
                               "u": AST, "f": AST}],    # one per sum: the rule, margin, probability
+            "loops": [{"head": NODE, "counter": NAME, "lo": AST, "hi": AST,
+                       "obligations": ["bound unchanged", "counter moved once", "loop runs"]}],
             "obligations": [{"rule", "where", "status"}]}   # what the prover checked
+
+``loops`` are the counted loops the sums run over (:func:`tamp.cfa.loops.counted_loop`): the
+counter runs over [lo, hi) (over the state on entry), so the loop makes ``hi - lo`` iterations
+and ends. The checker derives them again from the program's CFA and rejects a certificate whose
+loops differ; their obligations are the graph checks (the bound reads nothing the loop writes;
+the counter moves by one exactly once per iteration) and ``lo <= hi`` under ``requires``.
 
 The checker (:mod:`.conc_checker`) re-recognises the sums from the source, rebuilds every
 obligation (shape, each rule's side conditions, postcondition, budget) from the rule library
@@ -44,5 +52,20 @@ def conc_certificate(result) -> dict[str, Any]:
         "applications": [
             {"sum": a.sum, "rule": a.rule, "mode": a.mode, "u": to_json(a.u), "f": to_json(a.f)} for a in proof.apps
         ],
+        "loops": [loop_json(cl) for cl in proof.claim.loops],
         "obligations": [{"rule": k, "where": w, "status": "valid"} for k, w, _f in proof.obligations],
+    }
+
+
+LOOP_OBLIGATIONS = ["bound unchanged", "counter moved once", "loop runs"]
+
+
+def loop_json(cl) -> dict[str, Any]:
+    """One counted loop (:class:`tamp.cfa.loops.CountedLoop`) as the certificate states it."""
+    return {
+        "head": cl.head,
+        "counter": cl.counter,
+        "lo": to_json(cl.lo),
+        "hi": to_json(cl.hi),
+        "obligations": list(LOOP_OBLIGATIONS),
     }

@@ -7,6 +7,13 @@ their own. :func:`time_limit` is the backstop: an interval timer (``SIGALRM``) t
 grace (so an engine's own, more informative timeout normally comes first). Python code such as
 the parser is interrupted between two bytecodes; a solver call returns first (each has its own
 time limit). Without ``SIGALRM`` (Windows) or off the main thread it does nothing.
+
+:class:`CommandTimeout` is a :class:`BaseException` (like :class:`KeyboardInterrupt`), not an
+:class:`Exception`: the engines catch ``Exception`` in many places to turn a formula they cannot
+handle into "not provable" (an encoding error, a sympy failure), and an alarm landing inside
+such a block was swallowed there — the timer fires once, so the run then went on with no limit
+at all (issue 31: ``--timeout 120`` ran 258 s). Only ``except CommandTimeout`` (the command line)
+or ``except BaseException`` stops it; ``finally`` blocks still run.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from typing import Iterator, Optional
 MAX_TIMER_S = 1e8
 
 
-class CommandTimeout(Exception):
+class CommandTimeout(BaseException):
     """The command ran past its ``--timeout``."""
 
     def __init__(self, seconds: float):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tamp.cli import main
@@ -54,3 +56,18 @@ def test_prove_timeout_json_says_unknown(tmp_path, capsys):
     assert code == 1 and out["verdict"] == "unknown" and out["exit_code"] == 1
     assert out["programs"][0]["verdict"] == "unknown" and "timeout" in out["programs"][0]["message"]
     jsonschema.validate(out, json.loads(SCHEMA_PATH.read_text()))
+
+
+def test_time_limit_is_not_swallowed_by_a_broad_except():
+    """Issue 31 item 7: the engines turn ``Exception`` into "not provable" in many places; the
+    backstop fires once, so an alarm caught there left the run without any limit."""
+    caught = []
+    t0 = time.monotonic()
+    with pytest.raises(CommandTimeout):
+        with time_limit(0.01):  # fires after 0.01 s + 1 s grace
+            while time.monotonic() - t0 < 4:
+                try:
+                    sum(range(100))
+                except Exception as exc:  # noqa: BLE001 - what the engines do
+                    caught.append(exc)
+    assert not caught

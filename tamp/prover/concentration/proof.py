@@ -7,6 +7,10 @@ probability ``f_k``. The proof rests on these obligations, each valid under ``re
 (z3 ``unsat`` of the negation; ``unknown`` is failure):
 
 * SHAPE  the deterministic facts the recognised shape needs (loops run ``H - lo >= 0`` times …);
+* LOOP   (graph checks, no solver) every loop is a counted loop of the CFA
+         (:func:`tamp.cfa.loops.counted_loop`): its bound reads nothing the loop writes and its
+         counter moves by one toward it exactly once per iteration — so it makes exactly the
+         iterations the sum counts, and ends (the termination argument; no nested loops);
 * RULE   every side condition of every application (scale > 0, 0 <= r <= 1, Bernstein's range,
          the tail condition ``G(u) >= log(c/f)`` or ``f >= c·exp(-G(u))``);
 * POST   ``⋀_k good_k(S_k) ⇒ ensures[x := d_x + c_x·S_x]`` for all values of the S_k;
@@ -14,7 +18,7 @@ probability ``f_k``. The proof rests on these obligations, each valid under ``re
 
 Soundness: the postcondition at exit is exactly the substituted one with S_k the centred sums
 (the shape); it fails only if some good_k fails, which has probability at most f_k (the rule);
-the union over k is at most Σ f_k <= β. The loops recognised are counted, so every run ends.
+the union over k is at most Σ f_k <= β. The loops are counted (LOOP), so every run ends.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import TypedDict
 from axioms import concentration as C
 from axioms.concentration import Block
 from lang import ast as A
+from tamp.cfa.loops import CountedLoop
 from tamp.core.z3context import load_in_proof
 from tamp.prover.base.exprs import and_all, subst
 from tamp.prover.base.simplify import simplify
@@ -51,7 +56,7 @@ def rule_blocks(rule: str, s: NoiseSum) -> tuple[Block, ...]:
     """The blocks a rule reads: Hoeffding sees a 0/1 indicator as a draw of width 1."""
     if rule == "hoeffding" and s.family == "bernoulli":
         return tuple(Block(b.count, ONE) for b in s.blocks)
-    return s.blocks
+    return tuple(Block(b.count, b.param) for b in s.blocks)
 
 
 @dataclass(frozen=True)
@@ -73,12 +78,13 @@ class ConcClaim:
     side: list[tuple[str, A.Expr]]
     types: dict[str, A.Type]
     params: list[str]
+    loops: list[CountedLoop] = field(default_factory=list)  # the loops the sums run over (the CFA's)
 
 
 def claim_of(program: A.Program, cfa, ensures: list[A.Expr] | None = None) -> ConcClaim:
     """The claim of ``program`` (requires and ensures of ``cfa``) over its noise sums; raises
     :class:`NotApplicable` unless the postcondition reads only deterministic values and sums."""
-    shape = recognise(program)
+    shape = recognise(program, cfa)
     post = and_all(list(cfa.ensures if ensures is None else ensures))
     params = [p.name for p in cfa.params]
     m: dict[str, A.Expr] = {}
@@ -104,7 +110,7 @@ def claim_of(program: A.Program, cfa, ensures: list[A.Expr] | None = None) -> Co
         types[s_name(k)] = A.REAL
     for hname in {n.name for n in A.walk(post) if isinstance(n, A.Var) and n.name not in types}:
         types[hname] = A.REAL
-    return ConcClaim(list(cfa.requires), subst(post, m), sums, list(shape.side), types, params)
+    return ConcClaim(list(cfa.requires), subst(post, m), sums, list(shape.side), types, params, list(shape.loops))
 
 
 def good(app: Application) -> A.Expr:
@@ -380,6 +386,13 @@ class ConcentrationResult(ProofResult):
             lines.append(f"    {a['rule']}: {a['statement']}")
             lines.append(f"    margin u = {a['margin']}, probability f = {a['probability']}")
         if self.proof is not None:
+            for cl in self.proof.claim.loops:
+                line = self.cfa.graph.nodes[cl.head].get("line") if self.cfa is not None else None
+                lines.append(
+                    f"  loop{f' at line {line}' if line else ''}: {cl.counter} runs over "
+                    f"[{show_expr(cl.lo)}, {show_expr(cl.hi)}), {show_expr(cl.trips)} iterations (its bound is "
+                    f"not written in the loop, {cl.counter} moves by one on every iteration: the loop ends)"
+                )
             lines.append(
                 f"  obligations: {len(self.proof.obligations)} valid under `requires` "
                 "(shape, rule side conditions, postcondition, budget)"

@@ -72,7 +72,7 @@ import z3
 from lang import ast as A
 from lang.serialize import to_json
 from lang.walk import substitute
-from tamp.cfa.loops import body_edges, loop_body
+from tamp.cfa.loops import NotCounted, body_edges, counted_loop, loop_body
 from tamp.prover.base.exprs import conjuncts
 from tamp.prover.base.smt import to_real
 from tamp.prover.trace.explain import termination_why
@@ -426,6 +426,19 @@ def counter_ranking(cfa, head: int, counter) -> Ranking:
     return Ranking(head, rank, dec)
 
 
+def counted_ranking(cfa, head: int) -> Optional[Ranking]:
+    """The ranking of a counted loop of the CFA's loop analysis (:func:`tamp.cfa.loops.counted_loop`):
+    the distance of the counter to its value when the loop ends, lowered by the counter's one
+    step. None when the loop is not counted. (A candidate: its obligations are checked.)"""
+    try:
+        cl = counted_loop(cfa, head)
+    except NotCounted:
+        return None
+    x = A.Var(cl.counter)
+    rank = A.Binary("-", cl.final, x) if cl.up else A.Binary("-", x, cl.final)
+    return Ranking(head, rank, (cl.step,))
+
+
 def guard_measures(cfa, head: int, body) -> List[A.Expr]:
     """The candidate measures read off a loop's condition: for each conjunct ``a < b`` (``<=``,
     ``>``, ``>=``) the expression b - a (+ 1 when not strict); none when the guard is not readable."""
@@ -533,7 +546,8 @@ def prove_termination(cfa, loops: Dict[int, dict], enc, valid):
     """A checked termination argument for every loop: (arguments, their obligations as
     (rule, where, status, head)) when every loop has one, else (None, message naming the first
     loop without one). Per loop the candidates are tried in order — the counter's ranking or the
-    geometric retry argument, then rankings from the condition's conjuncts — and the first whose
+    geometric retry argument, the counted loop's ranking (the CFA's loop analysis), then rankings
+    from the condition's conjuncts — and the first whose
     obligations all come back valid from ``valid`` is kept."""
     problem = structure_problem(cfa)
     if problem:
@@ -547,6 +561,7 @@ def prove_termination(cfa, loops: Dict[int, dict], enc, valid):
         done = False
         finders: List[Callable[[int], Optional[Argument]]] = [
             lambda h: by_head.get(h),
+            lambda h: counted_ranking(cfa, h),
             lambda h: guard_ranking(cfa, h, enc, valid),
             lambda h: neq_ranking(cfa, h),
             lambda h: path_ranking(cfa, h, enc, valid),

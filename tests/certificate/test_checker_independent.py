@@ -59,16 +59,9 @@ def test_check_proof_accepts_the_certificates_in_a_fresh_interpreter(probe):
     assert probe["codes"] == [0, 0, 0], probe
 
 
-def test_only_the_concentration_checker_still_imports_the_prover(probe):
-    """Every tamp.prover import on check-proof's path comes from conc_checker (made independent
-    on another branch): nothing else of the checking path reaches the prover."""
-    assert set(probe["importers"]) <= {"tamp.certificate.conc_checker"}, probe
-
-
-@pytest.mark.xfail(
-    strict=True, reason="tamp.certificate.conc_checker still imports the prover until the loops branch merges"
-)
 def test_check_proof_imports_no_prover_module(probe):
+    """No module on check-proof's path imports the prover, directly or through another."""
+    assert probe["importers"] == [], probe
     assert probe["prover"] == [], probe
 
 

@@ -39,6 +39,8 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from lang.loader import read_text
+
 from .errors import ModelError
 from .exact import check_binary64, read_fraction
 from .table import Table, Value
@@ -349,7 +351,6 @@ def _check_disjoint(cells: Sequence[Cell], path: str, line: int) -> None:
 
 
 def load_prior(path: str) -> Prior:
-    from lang.loader import read_text
 
     return read_prior(read_text(path), path)
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import List, Optional, Union
 
+from lang.loader import read_text
+
 from .errors import ModelError
 from .exact import read_fraction
 
@@ -81,6 +83,5 @@ def read_table(text: str, path: str) -> Table:
 
 
 def load_table(path: str) -> Table:
-    from lang.loader import read_text
 
     return read_table(read_text(path), path)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Dict, Hashable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
+from lang.loader import read_text
 from tamp.executor import Executor
 from tamp.models import read_model
 from tamp.models.emit import check_spec, feature_box
@@ -62,8 +63,6 @@ def load(
     onehot: Set[str] = set()
     if spec is not None:
         if isinstance(spec, str):
-            from lang.loader import read_text
-
             spec = parse_spec(read_text(spec), spec)
         check_spec(net, spec)
         if len(spec.sensitive) > 1:

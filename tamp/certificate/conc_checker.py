@@ -15,9 +15,10 @@
            ``requires`` (z3 ``unsat`` of the negation, a fresh solver each; ``unknown`` rejects).
            Among them SHAPE: each loop runs ``lo <= hi`` (its trip count is ``hi - lo``).
 
-Nothing here comes from the prover (no import of :mod:`tamp.prover`): the claim, the obligations
-and their z3 encoding (:mod:`.conc_encoding`) are the checker's own, so a mistake in the prover's
-concentration engine is not repeated in its check.
+Nothing here comes from the prover (no import of :mod:`tamp.prover`): the claim and the
+obligations are the checker's own, encoded by the one encoding of the language
+(:mod:`tamp.core.encode`), so a mistake in the prover's concentration engine is not repeated in
+its check.
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ from lang.serialize import SerializeError, expr_from_json
 from lang.walk import DESCEND, Transformer, substitute
 from tamp.cfa.loops import CountedLoop, NotCounted, counted_loop
 from tamp.cfa.sums import Det, Lin, NoiseSum, NotApplicable, recognise
+from tamp.core.encode import Encoder
 
 from .claim import checked_claim
-from .conc_encoding import CheckEncoder
 from .format import ProgramCheck, Rejected
 from .solver import check_obligations
 
@@ -261,7 +262,7 @@ def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, 
             raise Rejected("SHAPE: the certificate's sums are not the ones recognised in the program")
         out.obligations += 2
         obs = _obligations(claim, cc.applications, cfa.bound)
-        enc = CheckEncoder(claim.types)
+        enc = Encoder(claim.types)
         env = enc.initial_env()
         hyps = [enc.expr(r, env) for r in claim.requires]
         check_obligations(obs, enc, env, hyps, out, timeout_ms, deadline)

@@ -10,3 +10,49 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 
 settings.register_profile("tamp", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("tamp")
+
+
+# ---------------------------------------------------------------------------- the slow tests
+# The README's test command (`pytest -n 2 -m "not slow"`) must finish in minutes on 2 cores;
+# `.ci/run` then runs the tests marked slow. A test is slow when it says so
+# (`@pytest.mark.slow`: soak, fuzz budgets, big benchmarks, timing tests) or when it is listed in
+# tests/slow_tests.txt, which scripts/slow_tests.py writes from a recorded run
+# (`pytest -n 2 --record-durations FILE`: one line per test phase, appended as tests finish).
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+SLOW_LIST = Path(__file__).with_name("slow_tests.txt")
+
+
+def _listed_slow() -> set[str]:
+    if not SLOW_LIST.exists():
+        return set()
+    lines = (line.strip() for line in SLOW_LIST.read_text().splitlines())
+    return {line for line in lines if line and not line.startswith("#")}
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--record-durations",
+        metavar="FILE",
+        help="append each test phase's duration to FILE (node id, phase, seconds, outcome; tab-separated)",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    slow = _listed_slow()
+    for item in items:
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_runtest_logreport(report):
+    path = getattr(pytest_runtest_logreport, "path", None)
+    if path:
+        with open(path, "a") as f:
+            f.write(f"{report.nodeid}\t{report.when}\t{report.duration:.3f}\t{report.outcome}\n")
+
+
+def pytest_configure(config):
+    pytest_runtest_logreport.path = config.getoption("--record-durations")  # type: ignore[attr-defined]

@@ -13,14 +13,7 @@ from lang.errors import TampError
 from lang.lalr import Fallback
 from lang.parser import _driver, _run_lark
 
-# benchmarks/privacy is written in LANGUAGE.md's `neighbours`/`private` clauses; until the
-# grammar has them, its files are checked by tests/lang/test_privacy_suite.py instead.
-_PRIVACY_PARSES = "neighbours" in (REPO / "lang" / "grammar.lark").read_text()
-PROGRAMS = sorted(
-    p
-    for p in REPO.glob("**/*.prob")
-    if ".git" not in p.parts and (_PRIVACY_PARSES or "privacy" not in p.relative_to(REPO).parts[:2])
-)
+PROGRAMS = sorted(p for p in REPO.glob("**/*.prob") if ".git" not in p.parts)
 TEXTS = (
     [(str(p.relative_to(REPO)), p.read_text()) for p in PROGRAMS]
     + markdown_programs(LANGUAGE_MD)

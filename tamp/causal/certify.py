@@ -37,6 +37,7 @@ from .population import population_measure
 from .region import conjuncts
 from .result import CausalResult
 from .symexec import Context
+from .treefair import NotTree, TreeClaim
 
 #: Most settled boxes kept for the report's drawing of the biased regions.
 MAX_REGIONS = 4000
@@ -160,6 +161,11 @@ def analyse_claim(
             return analyse_claim(prog, ind, options, ctx, measure, deadline, ex)
     analyzer = Analyzer(prog, ind, options, ctx)  # also validates the claim in this process
     engine_note = None
+    if options.trees:
+        try:
+            return _tree_run(analyzer, options, measure, deadline)
+        except NotTree:
+            pass  # not a tree or forest: the network or the general engine
     if options.network and options.linear and measure is None:
         try:
             claim = network_claim(analyzer.dag, len(analyzer.outs), analyzer.pairs, analyzer.dims)
@@ -315,6 +321,41 @@ def analyse_claim(
         "left_boxes": len(heap),
         "timed_out": bool(heap),
         "engine": engine_note or "general",
+    }
+
+
+def _tree_run(analyzer: Analyzer, options: Options, measure, deadline: Optional[float]) -> dict:
+    """Decide the claim with the tree engine (:mod:`tamp.causal.treefair`): every box biased
+    or fair as a whole, the biased mass exact (uniform) — the same result dict as
+    :func:`analyse_claim`, plus the biased regions. Raises NotTree when the claim is not
+    axis-aligned."""
+    dims = analyzer.dims
+    claim = TreeClaim(analyzer.dag, len(analyzer.outs), analyzer.pairs, dims)
+    res = claim.run(analyzer.witness, deadline)
+    measure = measure or (lambda b: (B.uniform_mass(dims, b),) * 2)
+    tally = _Tally(measure)
+    regions = []
+    for box, kind in res.leaves:
+        mass = measure(box)
+        tally.add(box, BIASED if kind == "biased" else CERTIFIED, mass=mass)
+        if kind == "biased":
+            regions.append((mass[0], box, Fraction(1)))
+    left_lo, left_hi = Fraction(0), Fraction(0)
+    for box in res.left:
+        lo, hi = measure(box)
+        left_lo += lo
+        left_hi += hi
+    return {
+        "analyzer": analyzer,
+        "tally": tally,
+        "witness": res.witness,
+        "smt_calls": 0,
+        "boxes": res.boxes,
+        "left": (left_lo, left_hi),
+        "left_boxes": len(res.left),
+        "timed_out": res.timed_out,
+        "engine": "trees (boxes cut at the thresholds, exact volumes)",
+        "regions": regions,
     }
 
 

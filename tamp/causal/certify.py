@@ -511,6 +511,20 @@ def _summary(run: dict, dist: str) -> dict:
     }
 
 
+def _stopped(run: dict, bm: dict, mass_gap: float, deadline: Optional[float]) -> str:
+    """Why the biased-mass interval is as wide as it is: "exact" (lower = upper), "width" (its
+    width is at most ``mass_gap``), "timeout" (the time limit stopped the search or the
+    refinement first) or "limit" (boxes too small to split further, or a solver's unknown)."""
+    lower, upper = Fraction(bm["lower_exact"]), Fraction(bm["upper_exact"])
+    if lower == upper and not run["timed_out"]:
+        return "exact"
+    if upper - lower <= Fraction(mass_gap) and not run["timed_out"]:
+        return "width"
+    if run["timed_out"] or (deadline is not None and time.monotonic() >= deadline):
+        return "timeout"
+    return "limit"
+
+
 def certify_program(
     program: A.Program,
     options=None,
@@ -544,6 +558,7 @@ def certify_program(
         t = run["tally"]
         summary = _summary(run, dist)
         summary["engine"] = run.get("engine", "general")
+        summary["stopped"] = _stopped(run, summary["biased_mass"], opts.mass_gap, deadline)
         if "regions" in run:
             summary["regions"] = _regions(program, run["regions"], run["analyzer"].dims, ctx)
         if run["witness"] is not None:

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from gmpy2 import mpq
+
 from . import terms as T
 from .dag import Dag
 from .region import Dim
@@ -135,6 +137,14 @@ def _iarith(op: str, args: List[Interval]) -> Interval:
     return (0, max(-lo, hi))
 
 
+def _frac(q: Any) -> Fraction:
+    return Fraction(int(q.numerator), int(q.denominator))
+
+
+def _width(v: Any) -> Any:
+    return v[1] - v[0] if isinstance(v, tuple) else 0
+
+
 class TreeClaim:
     """The self-composed program (``dag``: ``nouts`` outputs, then as many validities) read as an
     axis-aligned claim over categorical cells × real boxes (see the module docstring)."""
@@ -216,7 +226,8 @@ class TreeClaim:
                     vals[i] = T.apply_value(n.kind, [vals[a] for a in n.args])
                 except ZeroDivisionError:
                     vals[i] = None  # undefined: decided lazily (an untaken branch may hold it)
-        return vals
+        # exact rationals in gmpy2 for the search (Fraction arithmetic is most of its time)
+        return [mpq(v) if isinstance(v, (int, Fraction)) and not isinstance(v, bool) else v for v in vals]
 
     def _eval(self, sides: List[Side], consts: List[Any], memo: Dict[int, Any], i: int) -> Any:
         """A Boolean node's truth (True / False / None) or a numeric node's exact interval on the box."""
@@ -311,7 +322,11 @@ class TreeClaim:
                 else:
                     stack.append(n.args[1] if cond else n.args[2])
                 continue
-            stack.extend(reversed(n.args))
+            args = list(n.args)
+            if n.sort != "bool" and n.kind != "ite":
+                # a sum of trees: the most uncertain one (widest interval) first
+                args.sort(key=lambda a: -_width(memo.get(a)))
+            stack.extend(reversed(args))
         raise NotTree("an undecided box without an undecided threshold comparison")
 
     # ------------------------------------------------------------------ the search
@@ -322,7 +337,7 @@ class TreeClaim:
     ) -> TreeRun:
         """Decide every cell's box (see the module docstring)."""
         res = TreeRun()
-        root = [(Fraction(self.dims[i].lo), Fraction(self.dims[i].hi), False, False) for i in self.real]
+        root = [(mpq(self.dims[i].lo), mpq(self.dims[i].hi), False, False) for i in self.real]
         todo: List[Tuple[int, List[Side]]] = [(c, list(root)) for c in reversed(range(len(self.cells)))]
         consts_of: Dict[int, List[Any]] = {}
         tries = 0
@@ -352,7 +367,7 @@ class TreeClaim:
         """The box over every dimension (categorical ones at their cell's value), closed ends."""
         out: List[Any] = [None] * len(self.dims)
         for t, i in enumerate(self.real):
-            out[i] = (sides[t][0], sides[t][1])
+            out[i] = (_frac(sides[t][0]), _frac(sides[t][1]))
         for i in self.cat:
             v = Fraction(int(self.cells[c][self.dims[i].name]))
             out[i] = (v, v)
@@ -363,5 +378,5 @@ class TreeClaim:
         pt: Dict[str, Any] = dict(self.cells[c])
         for t, i in enumerate(self.real):
             lo, hi = sides[t][0], sides[t][1]
-            pt[self.dims[i].name] = (lo + hi) / 2
+            pt[self.dims[i].name] = _frac((lo + hi) / 2)
         return pt

@@ -511,13 +511,17 @@ def _summary(run: dict, dist: str) -> dict:
     }
 
 
-def _stopped(run: dict, bm: dict, mass_gap: float, deadline: Optional[float]) -> str:
-    """Why the biased-mass interval is as wide as it is: "exact" (lower = upper), "width" (its
+def _stopped(run: dict, bm: dict, mass_gap: float, deadline: Optional[float], population: bool) -> str:
+    """Why the biased-mass interval is as wide as it is: "exact" (lower = upper), "decided" (every
+    box decided; only the population's certified masses are intervals), "width" (its
     width is at most ``mass_gap``), "timeout" (the time limit stopped the search or the
     refinement first) or "limit" (boxes too small to split further, or a solver's unknown)."""
     lower, upper = Fraction(bm["lower_exact"]), Fraction(bm["upper_exact"])
     if lower == upper and not run["timed_out"]:
         return "exact"
+    t = run["tally"]
+    if population and not run["timed_out"] and t.count[MIXED] == t.count[UNKNOWN] == 0:
+        return "decided"  # every box biased or fair: the width is the population's mass intervals
     if upper - lower <= Fraction(mass_gap) and not run["timed_out"]:
         return "width"
     if run["timed_out"] or (deadline is not None and time.monotonic() >= deadline):
@@ -558,7 +562,7 @@ def certify_program(
         t = run["tally"]
         summary = _summary(run, dist)
         summary["engine"] = run.get("engine", "general")
-        summary["stopped"] = _stopped(run, summary["biased_mass"], opts.mass_gap, deadline)
+        summary["stopped"] = _stopped(run, summary["biased_mass"], opts.mass_gap, deadline, measure is not None)
         if "regions" in run:
             summary["regions"] = _regions(program, run["regions"], run["analyzer"].dims, ctx)
         if run["witness"] is not None:

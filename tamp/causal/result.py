@@ -28,6 +28,7 @@ def show(v) -> str:
 #: How a biased-mass interval's ``stopped`` reason is said.
 STOPPED = {
     "exact": "exact",
+    "decided": "every box decided; the population's masses are intervals",
     "width": "width reached",
     "timeout": "time limit reached",
     "limit": "smallest boxes reached",
@@ -80,9 +81,9 @@ class CausalResult(ProgramResult):
         if self.message:
             lines.append(f"  {self.message}")
         if "certified" in d:
-            # "biased" only when the boxes found biased are biased as a whole: boxes with a witness
-            # whose biased share is only bounded are "mixed", and their share is not the biased mass
-            found = "biased" if not d.get("mixed_share") else "biased or mixed"
+            # "biased" only when the boxes found biased are biased as a whole (up to the 0.01% shown):
+            # boxes with a witness whose biased share is only bounded are "mixed", not biased mass
+            found = "biased" if (d.get("mixed_share") or 0) < 0.00005 else "biased or mixed"
             lines.append(
                 f"  certified {d['certified']:.2%}  {found} {d['biased']:.2%}  unknown {d['unknown']:.2%}"
                 f"  (coverage {d['coverage']:.2%})"

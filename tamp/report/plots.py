@@ -293,7 +293,7 @@ def causal_plot(r) -> Optional[str]:
     for key in ("certified", "biased", "unknown"):
         share = float(d.get(key) or 0.0)
         # boxes with bias found but only bounded ("mixed") are not the biased mass: said so
-        label = "biased or mixed" if key == "biased" and d.get("mixed_share") else key
+        label = "biased or mixed" if key == "biased" and (d.get("mixed_share") or 0) >= 0.0005 else key
         bar.barh(0, share, left=left, color=COLOURS[key], label=f"{label} {share:.1%}")
         left += share
     bar.set_xlim(0, 1)

@@ -209,3 +209,23 @@ def test_refinement_that_reaches_the_width_says_so():
     r = _certify(text, trees=False, mass_gap=0.01)
     assert r.details["stopped"] in ("width", "exact")
     assert r.details["stopped"] != "timeout"
+
+
+def test_mixed_boxes_are_not_printed_as_the_biased_share():
+    from tamp.causal.result import CausalResult
+
+    details = {
+        "certified": 0.2519,
+        "biased": 0.7481,
+        "unknown": 0.0,
+        "coverage": 1.0,
+        "mixed_share": 0.70,
+        "biased_mass": {"lower": 0.046, "upper": 0.748, "lower_exact": "23/500", "upper_exact": "187/250"},
+        "stopped": "timeout",
+        "distribution": "the population of pop.prob",
+        "boxes": 10,
+        "smt_calls": 0,
+    }
+    text = CausalResult("mlp", "causal", "violated", 1.0, details=details).render_text()
+    assert "biased or mixed 74.81%" in text and "  biased 74.81%" not in text
+    assert "biased mass between 4.6% and 74.8% (time limit reached) under the population of pop.prob" in text

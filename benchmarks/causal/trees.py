@@ -95,7 +95,9 @@ def main(argv=None):
                 "name": name,
                 "verdict": r.verdict,
                 "engine": d["engine"].split(" ")[0],
-                "mass": f"{bm['lower']:.6f}" if bm["lower"] == bm["upper"] else f"[{bm['lower']:.6f}, {bm['upper']:.6f}]",
+                "mass": f"{bm['lower']:.6f}"
+                if bm["lower"] == bm["upper"]
+                else f"[{bm['lower']:.6f}, {bm['upper']:.6f}]",
                 "stopped": d["stopped"],
                 "mc": f"{mc:.4f}",
                 "boxes": d["boxes"],

@@ -27,6 +27,7 @@ counted as unknown (in the upper bound only). Anything not of this shape raises
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import time
 from dataclasses import dataclass, field
@@ -54,8 +55,8 @@ class NotTree(Exception):
 
 @dataclass
 class TreeRun:
-    leaves: List[Tuple[Tuple[Any, ...], str]] = field(default_factory=list)  # (full box, status)
-    left: List[Tuple[Any, ...]] = field(default_factory=list)  # full boxes not decided in time
+    leaves: List[Tuple[int, List[Side], str]] = field(default_factory=list)  # (cell, box, "biased" | "fair")
+    left: List[Tuple[int, List[Side]]] = field(default_factory=list)  # (cell, box) not decided in time
     witness: Optional[dict] = None
     boxes: int = 0
     timed_out: bool = False
@@ -155,12 +156,14 @@ class TreeClaim:
         self.dag, self.k, self.pairs, self.dims = dag, nouts, list(pairs), dims
         self.real = [i for i, d in enumerate(dims) if d.sort == "real"]
         self.cat = [i for i, d in enumerate(dims) if d.sort != "real"]
+        self.bounds: List[Tuple[Fraction, Fraction]] = []
         for d in dims:
-            if not d.bounded:
+            if d.lo is None or d.hi is None:
                 raise NotTree(f"input '{d.name}' is unbounded")
+            self.bounds.append((Fraction(d.lo), Fraction(d.hi)))
         ncells = 1
         for i in self.cat:
-            ncells *= int(dims[i].hi - dims[i].lo) + 1
+            ncells *= int(self.bounds[i][1] - self.bounds[i][0]) + 1
         if ncells > max_cells:
             raise NotTree(f"{ncells} combinations of categorical inputs (more than {max_cells})")
         pos = {dims[i].name: t for t, i in enumerate(self.real)}
@@ -199,7 +202,7 @@ class TreeClaim:
             if num[r]:
                 raise NotTree("an output is a real input's value, not a decision")
         self.dep = dep
-        ranges = [range(int(dims[i].lo), int(dims[i].hi) + 1) for i in self.cat]
+        ranges = [range(int(self.bounds[i][0]), int(self.bounds[i][1]) + 1) for i in self.cat]
         self.cells: List[Dict[str, Any]] = []
         for combo in itertools.product(*ranges):
             self.cells.append(
@@ -335,18 +338,23 @@ class TreeClaim:
         witness_at: Callable[[dict], Optional[dict]],
         deadline: Optional[float] = None,
     ) -> TreeRun:
-        """Decide every cell's box (see the module docstring)."""
+        """Decide every cell's box (see the module docstring), largest boxes first (so the boxes
+        left at the deadline are the smallest)."""
         res = TreeRun()
-        root = [(mpq(self.dims[i].lo), mpq(self.dims[i].hi), False, False) for i in self.real]
-        todo: List[Tuple[int, List[Side]]] = [(c, list(root)) for c in reversed(range(len(self.cells)))]
+        root = [(mpq(self.bounds[i][0]), mpq(self.bounds[i][1]), False, False) for i in self.real]
+        todo: List[Tuple[float, int, int, List[Side]]] = []
+        seq = 0
+        for c in range(len(self.cells)):
+            heapq.heappush(todo, (-1.0, seq, c, list(root)))
+            seq += 1
         consts_of: Dict[int, List[Any]] = {}
         tries = 0
         while todo:
             if deadline is not None and time.monotonic() >= deadline:
                 res.timed_out = True
-                res.left = [self.full_box(c, s) for c, s in todo]
+                res.left = [(c, s) for _, _, c, s in todo]
                 break
-            c, sides = todo.pop()
+            _, _, c, sides = heapq.heappop(todo)
             consts = consts_of.get(c)
             if consts is None:
                 consts = consts_of[c] = self._const_values(self.cells[c])
@@ -354,14 +362,29 @@ class TreeClaim:
             biased, memo = self.classify(sides, consts)
             if biased is None:
                 t, op, thr = self.split_atom(sides, consts, memo)
-                for piece in reversed(_cut(sides[t], op, thr)):
-                    todo.append((c, sides[:t] + [piece] + sides[t + 1 :]))
+                for piece in _cut(sides[t], op, thr):
+                    part = sides[:t] + [piece] + sides[t + 1 :]
+                    heapq.heappush(todo, (-float(self.share(part)), seq, c, part))
+                    seq += 1
                 continue
-            res.leaves.append((self.full_box(c, sides), "biased" if biased else "fair"))
+            res.leaves.append((c, sides, "biased" if biased else "fair"))
             if biased and res.witness is None and tries < 16:
                 tries += 1
                 res.witness = witness_at(self.point(c, sides))
         return res
+
+    def share(self, sides: List[Side]) -> Any:
+        """The exact uniform mass of a box in its cell (a share of the cell's real box)."""
+        m = mpq(1)
+        for t, i in enumerate(self.real):
+            lo, hi = self.bounds[i]
+            if hi > lo:
+                m *= (sides[t][1] - sides[t][0]) / mpq(hi - lo)
+        return m
+
+    def uniform_mass(self, sides: List[Side]) -> Any:
+        """The exact mass of a box when every input is uniform (every cell equally likely)."""
+        return self.share(sides) / len(self.cells)
 
     def full_box(self, c: int, sides: List[Side]) -> Tuple[Any, ...]:
         """The box over every dimension (categorical ones at their cell's value), closed ends."""

@@ -12,8 +12,10 @@ box's outputs are evaluated top-down with three-valued comparisons: an ``ite`` w
 is decided takes its branch, one whose condition is not decided has the hull of its branches'
 values, and interval comparisons of the sums decide a threshold (or argmax) before every tree
 is resolved. A box left undecided is cut at the threshold of the first undecided comparison
-met under an undecided output (a tree's root split first), into the pieces where it is true
-and false: the leaf boxes of the trees are intersected and empty intersections never made.
+met under an undecided output (the most uncertain tree of a sum first, a tree's root split
+first), into the pieces where it is true and false: the leaf boxes of the trees are
+intersected and empty intersections never made. The largest boxes are decided first, so the
+boxes left at a deadline are the smallest.
 
 Why it is sound: a box keeps exact rational ends *and which of them are open*, so a
 comparison decided on it holds at every one of its points, boundary included; the pieces of a

@@ -246,6 +246,8 @@ class TreeClaim:
             r: Any = v if n.sort == "bool" else (v, v)
         elif i in self.atom:
             t, op, c = self.atom[i]
+            if consts[c] is None:
+                raise NotTree("a division by zero in a threshold")
             r = _side_truth(sides[t], op, consts[c])
         elif n.kind == "ite":
             cond = self._eval(sides, consts, memo, n.args[0])
@@ -313,7 +315,7 @@ class TreeClaim:
             if i in seen or not self.dep[i]:
                 continue
             seen.add(i)
-            v = memo.get(i, self._eval(sides, consts, memo, i))
+            v = memo[i] if i in memo else self._eval(sides, consts, memo, i)
             if self._known(v):
                 continue
             if i in self.atom:

@@ -229,3 +229,24 @@ def test_mixed_boxes_are_not_printed_as_the_biased_share():
     text = CausalResult("mlp", "causal", "violated", 1.0, details=details).render_text()
     assert "biased or mixed 74.81%" in text and "  biased 74.81%" not in text
     assert "biased mass between 4.6% and 74.8% (time limit reached) under the population of pop.prob" in text
+
+
+def test_thresholds_that_depend_on_a_category_are_decided_per_cell():
+    # g = 0, 1: biased exactly where x1 <= 0.5 (a quarter of x1's range); g = 2: fair. 1/6 in all.
+    text = """
+program t(x0: real, x1: real, g: int, sex: int)
+  requires 0 <= x0 && x0 <= 1 && 0 <= x1 && x1 <= 2 && g >= 0 && g <= 2 && sex >= 0 && sex <= 1
+  ensures independent(out, sex)
+{
+  thr := g == 1 ? 0.3 : 0.6;
+  a := x0 <= thr ? 0.2 : (x1 > 1.5 ? 0.9 : 0.4);
+  b := sex == 1 && g != 2 ? (x1 <= 0.5 ? 0.5 : 0) : 0.1;
+  out := a + b > 0.55 ? 1 : 0;
+}
+"""
+    r = _certify(text)
+    d = r.details
+    assert d["engine"].startswith("trees") and r.verdict == "violated"
+    assert d["biased_mass"]["lower_exact"] == d["biased_mass"]["upper_exact"] == "1/6"
+    general = _certify(text, trees=False, timeout=20).details["biased_mass"]
+    assert Fraction(general["lower_exact"]) <= Fraction(1, 6) <= Fraction(general["upper_exact"])

@@ -78,6 +78,7 @@ class Options:
     split_trials: int = 1  # mass refinement: halvings tried per box (the least remaining gap wins)
     refine_min_mass: float = 2.0**-40  # mass refinement: boxes with a smaller share are not split
     mass_gap: float = 0.001  # refinement stops once upper - lower biased mass is at most this
+    trees: bool = True  # axis-aligned programs (decision trees, forests): the exact tree engine (treefair)
     network: bool = True  # networks over categorical cells × real boxes: the network engine (netfair)
     net_exact_unstable: int = 2  # network engine: measure a mixed box exactly with at most this many unstable ReLUs
     net_batch: int = 512  # network engine: boxes bounded together

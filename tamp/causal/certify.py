@@ -19,6 +19,8 @@ import uuid
 from fractions import Fraction
 from typing import Any, Dict, List, Optional, Tuple
 
+from gmpy2 import mpq
+
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
 from lang.printer import print_expr
@@ -37,6 +39,7 @@ from .population import population_measure
 from .region import conjuncts
 from .result import CausalResult
 from .symexec import Context
+from .treefair import NotTree, TreeClaim
 
 #: Most settled boxes kept for the report's drawing of the biased regions.
 MAX_REGIONS = 4000
@@ -160,6 +163,11 @@ def analyse_claim(
             return analyse_claim(prog, ind, options, ctx, measure, deadline, ex)
     analyzer = Analyzer(prog, ind, options, ctx)  # also validates the claim in this process
     engine_note = None
+    if options.trees:
+        try:
+            return _tree_run(analyzer, options, measure, deadline)
+        except NotTree:
+            pass  # not a tree or forest: the network or the general engine
     if options.network and options.linear and measure is None:
         try:
             claim = network_claim(analyzer.dag, len(analyzer.outs), analyzer.pairs, analyzer.dims)
@@ -318,6 +326,62 @@ def analyse_claim(
     }
 
 
+def _tree_run(analyzer: Analyzer, options: Options, measure, deadline: Optional[float]) -> dict:
+    """Decide the claim with the tree engine (:mod:`tamp.causal.treefair`): every box biased
+    or fair as a whole, the biased mass exact (uniform) — the same result dict as
+    :func:`analyse_claim`, plus the biased regions. Raises NotTree when the claim is not
+    axis-aligned."""
+    dims = analyzer.dims
+    claim = TreeClaim(analyzer.dag, len(analyzer.outs), analyzer.pairs, dims)
+    res = claim.run(analyzer.witness, deadline)
+    uniform = measure is None
+    measure = measure or (lambda b: (B.uniform_mass(dims, b),) * 2)
+    tally = _Tally(measure)
+    regions = []
+    # uniform masses summed in gmpy2 (exact; tens of thousands of Fraction additions cost seconds)
+    sums = {CERTIFIED: [mpq(0), mpq(0)], BIASED: [mpq(0), mpq(0)]}
+    for cell, sides, kind in res.leaves:
+        status = BIASED if kind == "biased" else CERTIFIED
+        box = (
+            claim.full_box(cell, sides)
+            if (not uniform or kind == "biased" or len(tally.regions) < MAX_REGIONS)
+            else None
+        )
+        if uniform:
+            m = claim.uniform_mass(sides)
+            lo_hi = (m, m)
+        else:
+            lo_hi = measure(box)
+        sums[status][0] += lo_hi[0]
+        sums[status][1] += lo_hi[1]
+        tally.count[status] += 1
+        if box is not None:
+            tally._region(box, kind)
+        if kind == "biased":
+            regions.append((Fraction(lo_hi[0]), box, Fraction(1)))
+    for status, (lo, hi) in sums.items():
+        tally.lo[status] += Fraction(lo)
+        tally.hi[status] += Fraction(hi)
+    left_lo, left_hi = mpq(0), mpq(0)
+    for cell, sides in res.left:
+        lo, hi = (claim.uniform_mass(sides),) * 2 if uniform else measure(claim.full_box(cell, sides))
+        left_lo += lo
+        left_hi += hi
+    left_lo, left_hi = Fraction(left_lo), Fraction(left_hi)
+    return {
+        "analyzer": analyzer,
+        "tally": tally,
+        "witness": res.witness,
+        "smt_calls": 0,
+        "boxes": res.boxes,
+        "left": (left_lo, left_hi),
+        "left_boxes": len(res.left),
+        "timed_out": res.timed_out,
+        "engine": "trees (boxes cut at the thresholds, exact volumes)",
+        "regions": regions,
+    }
+
+
 def _network_run(analyzer: Analyzer, claim, options: Options, deadline: Optional[float]) -> dict:
     """Decide the claim with the network engine (:mod:`tamp.causal.netfair`): the same result
     dict as :func:`analyse_claim`, plus the biased regions."""
@@ -470,6 +534,24 @@ def _summary(run: dict, dist: str) -> dict:
     }
 
 
+def _stopped(run: dict, bm: dict, mass_gap: float, deadline: Optional[float], population: bool) -> str:
+    """Why the biased-mass interval is as wide as it is: "exact" (lower = upper), "decided" (every
+    box decided; only the population's certified masses are intervals), "width" (its
+    width is at most ``mass_gap``), "timeout" (the time limit stopped the search or the
+    refinement first) or "limit" (boxes too small to split further, or a solver's unknown)."""
+    lower, upper = Fraction(bm["lower_exact"]), Fraction(bm["upper_exact"])
+    if lower == upper and not run["timed_out"]:
+        return "exact"
+    t = run["tally"]
+    if population and not run["timed_out"] and t.count[MIXED] == t.count[UNKNOWN] == 0:
+        return "decided"  # every box biased or fair: the width is the population's mass intervals
+    if upper - lower <= Fraction(mass_gap) and not run["timed_out"]:
+        return "width"
+    if run["timed_out"] or (deadline is not None and time.monotonic() >= deadline):
+        return "timeout"
+    return "limit"
+
+
 def certify_program(
     program: A.Program,
     options=None,
@@ -503,6 +585,7 @@ def certify_program(
         t = run["tally"]
         summary = _summary(run, dist)
         summary["engine"] = run.get("engine", "general")
+        summary["stopped"] = _stopped(run, summary["biased_mass"], opts.mass_gap, deadline, measure is not None)
         if "regions" in run:
             summary["regions"] = _regions(program, run["regions"], run["analyzer"].dims, ctx)
         if run["witness"] is not None:

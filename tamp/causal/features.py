@@ -26,12 +26,30 @@ class Decode:
     reads: Set[str]
 
 
+def _is_decoding(e: A.Cond, params: Set[str]) -> bool:
+    """``g == i ? a : b`` with ``g`` a parameter, ``i`` a number and ``a``, ``b`` numbers or
+    parameters: a one-hot member or a side of a split feature — not a computation such as a
+    decision tree's ``t1_0 := (x0 <= 0.48 ? … : …)`` (its value is no feature of the model)."""
+
+    def simple(x: A.Expr) -> bool:
+        return isinstance(x, A.Num) or (isinstance(x, A.Var) and x.name in params)
+
+    c = e.cond
+    if not (isinstance(c, A.Binary) and c.op == "=="):
+        return False
+    sides = (c.left, c.right)
+    has_param = any(isinstance(x, A.Var) and x.name in params for x in sides)
+    return has_param and all(simple(x) for x in sides) and simple(e.then) and simple(e.other)
+
+
 def decodes(prog: A.Program) -> List[Decode]:
-    """The leading ``x := c ? a : b`` assignments of the body that read parameters only."""
+    """The leading decoding assignments ``x := g == i ? a : b`` of the body (see :func:`_is_decoding`)."""
     params = {p.name for p in prog.params}
     out = []
     for st in prog.body.stmts:
         if not (isinstance(st, A.Assign) and len(st.targets) == 1 and isinstance(st.value, A.Cond)):
+            break
+        if not _is_decoding(st.value, params):
             break
         target = st.targets[0]
         name = getattr(target, "name", None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Dict, List, Optional
@@ -22,6 +23,32 @@ def show(v) -> str:
             return f"{v.numerator}/{v.denominator}"
         return repr(f) if Fraction(repr(f)) == v else f"{v.numerator}/{v.denominator} (~{f:.6g})"
     return str(v)
+
+
+#: How a biased-mass interval's ``stopped`` reason is said.
+STOPPED = {
+    "exact": "exact",
+    "decided": "every box decided; the population's masses are intervals",
+    "width": "width reached",
+    "timeout": "time limit reached",
+    "limit": "smallest boxes reached",
+}
+
+
+def mass_text(bm: Dict[str, Any], stopped: Optional[str]) -> str:
+    """The biased mass in words, never more precise than its interval: an exact value with six
+    decimals; an interval as percentages rounded outward, with as many decimals as its width
+    needs (at most 4), and why the refinement stopped."""
+    lo_x, hi_x = Fraction(bm["lower_exact"]), Fraction(bm["upper_exact"])
+    if lo_x == hi_x:
+        return f"biased mass {float(lo_x):.6f} ({STOPPED['exact']})"
+    width = float(hi_x - lo_x) * 100  # in percentage points
+    digits = min(4, max(1, 1 - math.floor(math.log10(width))))
+    scale = 10**digits
+    lo = Fraction(math.floor(lo_x * 100 * scale), scale)
+    hi = Fraction(math.ceil(hi_x * 100 * scale), scale)
+    why = STOPPED.get(stopped or "", stopped or "")
+    return f"biased mass between {float(lo):.{digits}f}% and {float(hi):.{digits}f}%" + (f" ({why})" if why else "")
 
 
 def plain(v):
@@ -54,12 +81,14 @@ class CausalResult(ProgramResult):
         if self.message:
             lines.append(f"  {self.message}")
         if "certified" in d:
+            # "biased" only when the boxes found biased are biased as a whole (up to the 0.01% shown):
+            # boxes with a witness whose biased share is only bounded are "mixed", not biased mass
+            found = "biased" if (d.get("mixed_share") or 0) < 0.00005 else "biased or mixed"
             lines.append(
-                f"  certified {d['certified']:.2%}  biased {d['biased']:.2%}  unknown {d['unknown']:.2%}"
+                f"  certified {d['certified']:.2%}  {found} {d['biased']:.2%}  unknown {d['unknown']:.2%}"
                 f"  (coverage {d['coverage']:.2%})"
             )
-            bm = d["biased_mass"]
-            lines.append(f"  biased mass in [{bm['lower']:.6f}, {bm['upper']:.6f}] under {d['distribution']}")
+            lines.append(f"  {mass_text(d['biased_mass'], d.get('stopped'))} under {d['distribution']}")
             leaves = d.get("leaves", {})
             extra = ""
             if leaves.get("measured"):

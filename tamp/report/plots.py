@@ -292,7 +292,9 @@ def causal_plot(r) -> Optional[str]:
     left = 0.0
     for key in ("certified", "biased", "unknown"):
         share = float(d.get(key) or 0.0)
-        bar.barh(0, share, left=left, color=COLOURS[key], label=f"{key} {share:.1%}")
+        # boxes with bias found but only bounded ("mixed") are not the biased mass: said so
+        label = "biased or mixed" if key == "biased" and (d.get("mixed_share") or 0) >= 0.0005 else key
+        bar.barh(0, share, left=left, color=COLOURS[key], label=f"{label} {share:.1%}")
         left += share
     bar.set_xlim(0, 1)
     bar.set_yticks([])

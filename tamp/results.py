@@ -154,6 +154,14 @@ def combine(name: str, parts: List[ProgramResult]) -> ProgramResult:
     )
 
 
+class ExitCode(int):
+    """An exit status that is an ``int`` (``result.exit_code == 0``) and, for code written when
+    ``exit_code`` was a method, also callable (``result.exit_code()`` returns the same int)."""
+
+    def __call__(self) -> int:
+        return int(self)
+
+
 @dataclass
 class FileResult:
     """The outcome for a whole file: one result per program checked."""
@@ -176,8 +184,10 @@ class FileResult:
     def render_text(self) -> str:
         return "\n".join(p.render_text() for p in self.programs)
 
-    def exit_code(self) -> int:
-        return {PROVED: 0, UNKNOWN: 1, VIOLATED: 3}[self.verdict]
+    @property
+    def exit_code(self) -> "ExitCode":
+        """The exit status the command returns for this file (0 proved, 1 unknown, 3 violated)."""
+        return ExitCode({PROVED: 0, UNKNOWN: 1, VIOLATED: 3}[self.verdict])
 
     def __repr__(self) -> str:
         names = ", ".join(f"{p.name} {p.verdict}" for p in self.programs[:4])

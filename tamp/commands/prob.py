@@ -35,9 +35,9 @@ def run(args) -> int:
             executor=ex if ex.parallel else None,
         )
     if args.json:
-        emit_json(envelope(NAME, fr.verdict, fr.exit_code(), time.monotonic() - t0, fr.to_json()))
+        emit_json(envelope(NAME, fr.verdict, fr.exit_code, time.monotonic() - t0, fr.to_json()))
     else:
         for r in fr.programs:
             print(r.render_text())
         print(f"{fr.file}: {fr.verdict}")
-    return fr.exit_code()
+    return fr.exit_code

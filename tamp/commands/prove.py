@@ -272,7 +272,7 @@ def prove_file(path: str, opts: dict, executor=None, progress=None) -> dict:
         lines = [line for r in result.programs for line in program_lines(r, result.file, opts["verbose"])]
     return {
         "error": None,
-        "code": result.exit_code(),
+        "code": result.exit_code,
         "verdicts": [r.verdict for r in result.programs],
         "json": dict(result.to_json(), time_s=round(time.monotonic() - t0, 4)),
         "lines": lines,
@@ -317,7 +317,7 @@ def _run_one(args, printer, summary=True, executor=None):
         _write_certificate(args, result, inputs)
     if getattr(args, "report", None):
         _write_report(args, result)
-    code = result.exit_code()
+    code = result.exit_code
     if args.json and summary:
         emit_json(envelope(NAME, result.verdict, code, time.monotonic() - t0, result.to_json()))
     elif not args.json and not args.quiet:

@@ -55,6 +55,21 @@ def test_the_derivation_of_a_loop_bound_is_one_line():
     assert sim.verdict == "consistent"  # the proved bound, cross-checked by sampling
 
 
+def test_the_derivation_counts_what_is_spent_before_the_loop():
+    # issue 36, item 5: the line read "n iterations × p / (2 * n) = p / 2 <= p", dropping the
+    # p / 2 the threshold's noise spends before the loop; it is read off κ at the exit now
+    r = tamp.prove((BENCHMARKS / "dp" / "aboveT.prob").read_text(), path="aboveT.prob").programs[0]
+    assert r.verdict == "proved"
+    assert derivation_line(r) == "p / 2 + n iterations × p / (2 * n) = p  <=  p"
+
+
+def test_the_derivation_compares_its_total_with_a_looser_bound():
+    # the total is shown, and "<=" only because sympy shows p * n <= p * n + 1
+    r = tamp.prove(LOOP, path="ex2.prob", bound="p * n + 1").programs[0]
+    assert r.verdict == "proved"
+    assert derivation_line(r) == "n iterations × p = p * n  <=  p * n + 1"
+
+
 def test_the_derivation_of_a_loop_free_bound_and_of_no_proof(coin):
     assert derivation_line(coin.programs[0]) == "κ at the exits: p  <=  p"
     half = tamp.prove(COIN.replace("fails p", "fails p / 2"), path="half.prob").programs[0]

@@ -34,7 +34,7 @@ from lang.typecheck import check_file
 from . import prover
 from . import report as _report  # noqa: F401  (registers the notebook views of the results)
 from .cfa.dependence import conditioning_assumes, describe
-from .results import PROVED, UNKNOWN, CheckedFile, FileResult, ProgramResult, ProgramSummary, combine
+from .results import PROVED, UNKNOWN, UNSPECIFIED, CheckedFile, FileResult, ProgramResult, ProgramSummary, combine
 from .show import show_expr
 
 if TYPE_CHECKING:
@@ -65,6 +65,8 @@ def prove_program(
     :class:`tamp.executor.Executor`): where the parallel jobs of the probability and causal
     engines run (default: their own choice, see docs/cluster.md)."""
     inputs = check_inputs(prog, inputs, path, source or None) if inputs else {}
+    if not _specified(prog):
+        return ProgramResult(prog.name, "none", UNSPECIFIED, message=NOTHING_TO_PROVE)
     groups: Dict[str, List[A.Expr]] = {}
     for e in prog.ensures:
         groups.setdefault(clause_kind(e), []).append(e)
@@ -106,6 +108,28 @@ def prove_program(
             res.time_s = time.monotonic() - t0
         parts.append(res)
     return combine(prog.name, parts)
+
+
+#: What ``tamp prove`` says of a program with no specification.
+NOTHING_TO_PROVE = (
+    "nothing to prove: the program states no specification (add `ensures` with `fails`, a "
+    "probability, or another claim of docs/language.md)"
+)
+
+#: A program's fields that are not claims: the rest (``ensures``, ``fails``, ``reliability``,
+#: ``rate``, and any clause the language gains) are its specification.
+_NOT_CLAIMS = {"name", "params", "body", "requires", "pos"}
+
+
+def _specified(prog: A.Program) -> bool:
+    """The program states some claim: a clause other than ``requires`` is present (``fails ?``
+    alone, as ``--infer`` asks for every program, is no claim: there is nothing to bound)."""
+    for f in dataclasses.fields(prog):
+        value = getattr(prog, f.name)
+        if f.name in _NOT_CLAIMS or value is None or value == () or isinstance(value, A.Hole):
+            continue
+        return True
+    return False
 
 
 def decide_conditional(

@@ -16,11 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence
 
 PROVED, UNKNOWN, VIOLATED = "proved", "unknown", "violated"
+#: A program that states no specification (no ``ensures``, ``fails``, ``reliability`` …): there
+#: is nothing to prove, and that is not a proof of anything (exit status 0, as proved).
+UNSPECIFIED = "unspecified"
 
 #: The version of every command's ``--json`` output (docs/json.md): bumped when a key is removed
 #: or changes meaning (adding keys keeps it).
 JSON_SCHEMA_VERSION = 1
-VERDICTS = (PROVED, UNKNOWN, VIOLATED)
+VERDICTS = (PROVED, UNKNOWN, VIOLATED, UNSPECIFIED)
 
 #: How a notebook shows results (``program_html``, ``program_svg``, ``file_html``): the report
 #: (:mod:`tamp.report`, a layer above the engines) registers its views here when it is imported;
@@ -53,7 +56,7 @@ class ProgramResult:
     """The outcome of checking one program's specification."""
 
     name: str
-    kind: str  # "failure-bound" | "probability" | "causal" | "none"
+    kind: str  # "failure-bound" | "probability" | "causal" | "none" (no specification)
     verdict: str
     time_s: float = 0.0
     bound: Optional[str] = None
@@ -171,10 +174,14 @@ class FileResult:
 
     @property
     def verdict(self) -> str:
+        """The worst program's: violated, then unknown; proved when every program with a
+        specification is proved; unspecified when no program has one."""
         vs = [p.verdict for p in self.programs]
         if any(v == VIOLATED for v in vs):
             return VIOLATED
-        if all(v == PROVED for v in vs):
+        if vs and all(v == UNSPECIFIED for v in vs):
+            return UNSPECIFIED
+        if all(v in (PROVED, UNSPECIFIED) for v in vs):
             return PROVED
         return UNKNOWN
 
@@ -187,7 +194,7 @@ class FileResult:
     @property
     def exit_code(self) -> "ExitCode":
         """The exit status the command returns for this file (0 proved, 1 unknown, 3 violated)."""
-        return ExitCode({PROVED: 0, UNKNOWN: 1, VIOLATED: 3}[self.verdict])
+        return ExitCode({PROVED: 0, UNSPECIFIED: 0, UNKNOWN: 1, VIOLATED: 3}[self.verdict])
 
     def __repr__(self) -> str:
         names = ", ".join(f"{p.name} {p.verdict}" for p in self.programs[:4])

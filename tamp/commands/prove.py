@@ -56,7 +56,7 @@ def add_arguments(p):
         "-q",
         "--quiet",
         action="store_true",
-        help="print nothing: the exit status is the verdict (0 proved, 1 unknown, 3 violated)",
+        help="print nothing: the exit status is the verdict (0 proved or nothing to prove, 1 unknown, 3 violated)",
     )
     p.add_argument(
         "--certificate",
@@ -210,6 +210,8 @@ def _run_many(args, files, jobs) -> int:
     code = max(codes, key=_WORST.index)
     if args.json:
         verdict = {0: "proved", 1: "unknown", 3: "violated", 2: ERROR}[code]
+        if code == 0 and all(j.get("verdict") == "unspecified" for j in jsons):
+            verdict = "unspecified"  # no file states a claim: nothing was proved
         emit_json(envelope(NAME, verdict, code, time.monotonic() - t0, files=jsons))
     elif not args.quiet:
         printer.print([summary_line(count(verdicts), len(files), errors, time.monotonic() - t0)])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from . import ast as A
+from .printer import print_expr
 
 FAILURE_BOUND, PROBABILITY, CAUSAL = "failure-bound", "probability", "causal"
 
@@ -37,7 +38,9 @@ def infer_bound(prog: A.Program) -> A.Program:
     if any(A.contains(e, A.Hole) for e in prog.ensures):
         return prog
     if prog.reliability is not None:
-        return dataclasses.replace(prog, fails=A.Hole())
+        stated = print_expr(A.Binary("-", A.num(1), prog.reliability))
+        return dataclasses.replace(prog, fails=A.Hole(stated=stated))
     if prog.ensures and all(clause_kind(e) != FAILURE_BOUND for e in prog.ensures):
         return prog
-    return dataclasses.replace(prog, fails=A.Hole())
+    stated = print_expr(prog.fails) if prog.fails is not None and not isinstance(prog.fails, A.Hole) else None
+    return dataclasses.replace(prog, fails=A.Hole(stated=stated))

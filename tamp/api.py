@@ -213,6 +213,7 @@ def prove(
     ``Executor(scheduler="tcp://host:8786")``) runs the engines' parallel jobs: the causal box
     tree and the exact cell integrals of probability specifications.
     """
+    t0 = time.monotonic()
     src = _load(source_or_path, path)
     progs = select(src, program)
     if not progs:
@@ -231,13 +232,13 @@ def prove(
             check_bound(prog, bound_expr, bound if isinstance(bound, str) else None)
         left = max(deadline - time.monotonic(), 0.01) if deadline else None
         results.append(prove_program(prog, bound_expr, left, inputs, src.path, src.text, progress, executor))
-    return _file_result(src, results)
+    return _file_result(src, results, "prove", t0)
 
 
-def _file_result(src: A.SourceFile, results: List[ProgramResult]) -> FileResult:
+def _file_result(src: A.SourceFile, results: List[ProgramResult], command: str, t0: float) -> FileResult:
     """The file's result, its programs' results knowing the file's text and path (the notebook
     view, :mod:`tamp.report`, lists the source and places the reasons in it)."""
-    out = FileResult(src.path, results)
+    out = FileResult(src.path, results, command, time.monotonic() - t0)
     out.source = src.text
     for r in results:
         r.source, r.path = src.text, src.path
@@ -344,6 +345,7 @@ def prob(
     >>> print(r.programs[0].render_text().splitlines()[1])
       P(x) = 1/4 (0.25)
     """
+    t0 = time.monotonic()
     src = _load(source_or_path, path)
     selected = select(src, program)
     progs = [p for p in selected if any(A.contains(e, (A.Prob, A.Fairness)) for e in p.ensures)]
@@ -364,7 +366,7 @@ def prob(
                 p, inputs=mine or None, timeout=timeout, path=src.path, source=src.text, executor=executor
             )
         )
-    return _file_result(src, results)
+    return _file_result(src, results, "prob", t0)
 
 
 def certify(result: FileResult, bound: Optional[str] = None, inputs: Optional[Dict[str, object]] = None) -> dict:

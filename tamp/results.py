@@ -171,6 +171,8 @@ class FileResult:
 
     file: str
     programs: List[ProgramResult]
+    command: str = "prove"  # the command this is the answer of (``prob`` for tamp.prob)
+    time_s: Optional[float] = None  # the whole call's time (default: the programs' times added)
 
     @property
     def verdict(self) -> str:
@@ -186,7 +188,25 @@ class FileResult:
         return UNKNOWN
 
     def to_json(self) -> Dict[str, Any]:
-        return {"file": self.file, "verdict": self.verdict, "programs": [p.to_json() for p in self.programs]}
+        """The very object the command's ``--json`` prints (docs/json.md): the common keys
+        (``schema_version``, ``command``, ``verdict``, ``exit_code``, ``time_s``), ``file`` and
+        ``programs``."""
+        time_s = self.time_s if self.time_s is not None else sum(p.time_s for p in self.programs)
+        return {
+            "schema_version": JSON_SCHEMA_VERSION,
+            "command": self.command,
+            "verdict": self.verdict,
+            "exit_code": int(self.exit_code),
+            "time_s": round(time_s, 4),
+            "file": self.file,
+            "programs": [p.to_json() for p in self.programs],
+        }
+
+    def file_json(self) -> Dict[str, Any]:
+        """This file's entry in a several-file answer (``files``): ``file``, ``verdict``,
+        ``time_s`` and ``programs``."""
+        out = self.to_json()
+        return {k: out[k] for k in ("file", "verdict", "time_s", "programs")}
 
     def render_text(self) -> str:
         return "\n".join(p.render_text() for p in self.programs)

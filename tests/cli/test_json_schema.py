@@ -241,3 +241,34 @@ def test_a_file_mixing_a_proof_and_no_specification_is_proved(tmp_path, capsys):
     code, data = run_json(["prove", f, "--json"], capsys)
     assert code == 0 and data["verdict"] == "proved"
     assert [p["verdict"] for p in data["programs"]] == ["proved", "unspecified"]
+
+
+def _untimed(x):
+    """``x`` without its ``time_s`` values (the only keys two runs may differ in)."""
+    if isinstance(x, dict):
+        return {k: _untimed(v) for k, v in x.items() if k != "time_s"}
+    if isinstance(x, list):
+        return [_untimed(v) for v in x]
+    return x
+
+
+@pytest.mark.parametrize("which", ["coin", "half", "claim"])
+def test_the_apis_to_json_is_the_clis_json(files, capsys, which):
+    # issue 36, item 10: FileResult.to_json() lacked the common keys the CLI printed
+    import tamp
+    from tamp.commands.jsonout import jsonable
+
+    code, cli = run_json(["prove", files[which], "--json"], capsys)
+    api = json.loads(json.dumps(jsonable(tamp.prove(files[which]).to_json()), default=str))
+    VALIDATOR.validate(api)
+    assert _untimed(api) == _untimed(cli) and api["exit_code"] == code
+    assert list(api) == list(cli)
+
+
+def test_the_apis_prob_to_json_is_the_clis_json(files, capsys):
+    import tamp
+    from tamp.commands.jsonout import jsonable
+
+    code, cli = run_json(["prob", files["claim"], "--json"], capsys)
+    api = json.loads(json.dumps(jsonable(tamp.prob(files["claim"]).to_json()), default=str))
+    assert _untimed(api) == _untimed(cli) and api["command"] == "prob"

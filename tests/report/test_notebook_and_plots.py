@@ -112,6 +112,20 @@ def test_the_bound_plot_varies_one_input_and_adds_simulated_rates(coin):
     assert "tamp simulate" not in bound_plot(coin.programs[0], simulate=False)
 
 
+def test_the_bound_plot_caps_a_vacuous_bound_says_where_inputs_come_from_and_simulates_arrays():
+    # issue 36, item 9: "Pr[fail]" was drawn up to 64, the other inputs' values were unexplained,
+    # and a program with an array input got no simulated points
+    r = tamp.prove(LOOP, path="ex2.prob").programs[0]
+    name, others, pts = bound_points(r)
+    assert name == "n" and max(v for _x, v in pts) > 1
+    svg = bound_plot(r, simulate=True)
+    assert "capped at 1" in svg and "vacuous" in svg
+    assert "chosen where requires holds" in svg and "--input" in svg
+    assert "tamp simulate" in svg  # q: real[] generated for the simulator
+    fixed = tamp.prove(LOOP, path="ex2.prob", inputs={"eps": 0.5, "p": 0.01}).programs[0]
+    assert "fixed: eps = 0.5, p = 0.01" in bound_plot(fixed, simulate=False)
+
+
 def test_the_probability_and_causal_plots(band):
     r = tamp.prove(COINS).programs[0]
     assert r.verdict == "proved"

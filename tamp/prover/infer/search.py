@@ -94,8 +94,10 @@ def infer_program(program: A.Program, bound, timeout, path, source, progress) ->
 # ---------------------------------------------------------------------------- comparing
 
 
-def fixed_inputs(cfa) -> dict[str, object]:
-    """The inputs ``requires`` fixes to a literal (``--input`` adds ``name == value``)."""
+def fixed_inputs(cfa, exact: bool = False) -> dict[str, object]:
+    """The inputs ``requires`` fixes to a literal (``--input`` adds ``name == value``), as floats
+    (``exact``: as the literals' Fractions, which satisfy ``requires`` exactly: 0.01 as a float
+    is not 1/100)."""
     out: dict[str, object] = {}
     for r in cfa.requires:
         for c in conjuncts(r):
@@ -106,12 +108,16 @@ def fixed_inputs(cfa) -> dict[str, object]:
                 and isinstance(c.right, (A.Num, A.BoolLit))
             ):
                 v = c.right.value
-                out[c.left.name] = float(v) if isinstance(c.right, A.Num) else v
+                if isinstance(c.right, A.Num):
+                    v = float(v) if not exact else int(v) if c.right.is_int and v.denominator == 1 else v
+                out[c.left.name] = v
     return out
 
 
 def sample_points(cfa, count: int = 24, seed: int = 3) -> list[dict]:
-    fixed = fixed_inputs(cfa)
+    """Up to ``count`` input points satisfying ``requires``: the fixed inputs at their exact
+    values, the others drawn from a few typical values."""
+    fixed = fixed_inputs(cfa, exact=True)
     rng = random.Random(seed)
     out = []
     for _ in range(count * 60):

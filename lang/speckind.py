@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Optional
 
 from . import ast as A
 from .printer import print_expr
@@ -37,6 +38,7 @@ def infer_bound(prog: A.Program) -> A.Program:
     A ``reliability E`` program keeps its ``!failed``; its failure bound (``1 - E``) is asked for."""
     if any(A.contains(e, A.Hole) for e in prog.ensures):
         return prog
+    stated: Optional[str]
     if prog.reliability is not None:
         stated = print_expr(A.Binary("-", A.num(1), prog.reliability))
         return dataclasses.replace(prog, fails=A.Hole(stated=stated))

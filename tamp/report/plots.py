@@ -162,9 +162,10 @@ def simulated_rates(r, name: str, base: Dict[str, object], xs: Sequence[float], 
             break
         point: Dict[str, object] = dict(base)
         point[name] = int(x) if is_int else x
-        point = with_arrays(r.cfa, point)
-        if point is None:
+        full = with_arrays(r.cfa, point)
+        if full is None:
             continue
+        point = full
         inputs = {k: _exact(v, types.get(k) == "int") for k, v in point.items()}
         try:
             s = simulate(A.SourceFile((prog,), "<report>", source), inputs, runs=SIM_RUNS, seed=1, bound=A.num(1))
@@ -212,7 +213,9 @@ def bound_plot(r, simulate: bool = True) -> Optional[str]:
     is_int = any(p.name == name and p.type.name == "int" for p in r.cfa.params)
     fig, ax = plt.subplots(figsize=(5.2, 2.9))
     # a bound above 1 says nothing about a probability: drawn at 1, and the plot says so
-    ax.plot([x for x, _ in pts], [min(v, 1.0) for _, v in pts], marker="o", color=COLOURS["proved"], label="proved bound")
+    ax.plot(
+        [x for x, _ in pts], [min(v, 1.0) for _, v in pts], marker="o", color=COLOURS["proved"], label="proved bound"
+    )
     if any(v > 1 for _x, v in pts):
         ax.axhline(1.0, color="grey", linestyle=":", linewidth=1, label="bound above 1 (vacuous): capped at 1")
     measurable = [x for x, v in pts if 1e-3 <= v <= 1]

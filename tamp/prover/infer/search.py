@@ -107,10 +107,11 @@ def fixed_inputs(cfa, exact: bool = False) -> dict[str, object]:
                 and isinstance(c.left, A.Var)
                 and isinstance(c.right, (A.Num, A.BoolLit))
             ):
-                v = c.right.value
                 if isinstance(c.right, A.Num):
-                    v = float(v) if not exact else int(v) if c.right.is_int and v.denominator == 1 else v
-                out[c.left.name] = v
+                    q = c.right.value
+                    out[c.left.name] = float(q) if not exact else int(q) if c.right.is_int and q.denominator == 1 else q
+                else:
+                    out[c.left.name] = c.right.value
     return out
 
 

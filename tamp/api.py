@@ -282,7 +282,7 @@ def check(source_or_path, path: Optional[str] = None) -> CheckedFile:
             prog.name,
             {n: str(ty) for n, ty in types[prog.name].params.items()},
             {n: str(ty) for n, ty in types[prog.name].locals.items()},
-            spec_kind(prog),
+            spec_kind(prog) if _specified(prog) else "none",
         )
         for prog in src.programs
     ]

@@ -233,6 +233,8 @@ def test_a_program_without_a_specification_has_nothing_to_prove(tmp_path, capsys
     assert "proved" not in out.split("\n")[0]
     code = main(["prove", "--infer", str(f)])  # --infer asks for a bound: still nothing to bound
     assert code == 0 and "unspecified" in capsys.readouterr().out
+    code, data = run_json(["check", f, "--json"], capsys)  # tamp check names the same kind
+    assert data["programs"][0]["kind"] == "none"
 
 
 def test_a_file_mixing_a_proof_and_no_specification_is_proved(tmp_path, capsys):

@@ -98,6 +98,8 @@ def _exit_state(label: List[A.Expr], cfa, enc):
     facts = [enc.expr(e, env0) for e in list(cfa.requires) + list(label)]
     for e in cfa.ensures:
         for c in conjuncts(e):
+            if A.contains(c, (A.Quant, A.Sum, A.Index)):
+                continue
             s = z3.Solver()
             s.set("timeout", STATE_MS)
             s.add(*facts)
@@ -105,8 +107,12 @@ def _exit_state(label: List[A.Expr], cfa, enc):
             if s.check() != z3.sat:
                 continue
             m = s.model()
-            names = [v for v in sorted(A.free_vars(c)) if v in env0 and env0[v].sort().kind() != z3.Z3_ARRAY_SORT]
-            shown = [f"{v} = {_value(m.eval(env0[v], model_completion=True))}" for v in names[:STATE_VARS]]
+            names = sorted(A.free_vars(c))
+            if len(names) > STATE_VARS or not all(
+                v in env0 and env0[v].sort().kind() != z3.Z3_ARRAY_SORT for v in names
+            ):
+                continue  # a state is shown in full or not at all (no arrays, no quantifiers)
+            shown = [f"{v} = {_value(m.eval(env0[v], model_completion=True))}" for v in names]
             if not shown:
                 continue
             return show_expr(c), ", ".join(shown), _boundary(c, m, enc, env0)

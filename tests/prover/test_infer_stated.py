@@ -24,6 +24,13 @@ def test_infer_proves_at_least_the_stated_bound():
     assert r.bound == "1 / 4" and r.details.get("inferred") == "bound"
 
 
+def test_fails_hole_infers_the_exact_bound_of_a_draw_from_a_product_set():
+    # (r1, r2) ~ unif({0, 1} * {0, 1}): one pair's probability, 1/4, is a union-bound candidate
+    text = RANDRESP.read_text().replace("fails   1 / 4", "fails   ?")
+    r = tamp.prove(text, path="rr.prob").programs[0]
+    assert r.verdict == "proved" and r.bound == "1 / 4", r.message
+
+
 def test_infer_does_not_report_a_false_stated_bound():
     r = tamp.prove(FALSE, infer=True).programs[0]
     assert r.bound != "1 / 5"

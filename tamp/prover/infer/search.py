@@ -425,7 +425,7 @@ def union_candidates(cfa, positive) -> list[A.Expr]:
     out: list[A.Expr] = []
     for d in discrete:
         for r in reals:
-            beta = simplify(_total([r, d]), positive)
+            beta = as_fractions(simplify(_total([r, d]), positive))  # 1 / 4, as a user writes it
             if beta not in out:
                 out.append(beta)
     return _smallest_first(out, cfa)[:MAX_UNION_TRIES]
@@ -486,12 +486,23 @@ def _discrete_groups(cfa) -> list[tuple[A.Expr, list[A.Expr]]] | None:
             costs = [d.args[0], A.Binary("-", A.num(1), d.args[0])]
         elif d.func == "unif" and len(d.args) == 2:
             costs = [A.Binary("/", A.num(1), A.Binary("+", A.Binary("-", d.args[1], d.args[0]), A.num(1)))]
-        elif d.func == "unif" and len(d.args) == 1 and isinstance(d.args[0], A.SetLit):
-            costs = [A.Binary("/", A.num(1), A.num(len(d.args[0].items)))]
+        elif d.func == "unif" and len(d.args) == 1 and _set_size(d.args[0]) is not None:
+            costs = [A.Binary("/", A.num(1), A.num(_set_size(d.args[0])))]  # a product set: pairs
         else:
             continue
         out.append((count, costs))
     return out
+
+
+def _set_size(e: A.Expr) -> int | None:
+    """The number of values of a literal set or a product of them (``{0, 1} * {0, 1}``: 4
+    pairs), or None. Distinct items only: a repeated literal would change the weights."""
+    if isinstance(e, A.SetLit):
+        return len(e.items) if len(set(e.items)) == len(e.items) and e.items else None
+    if isinstance(e, A.Binary) and e.op == "*":
+        a, b = _set_size(e.left), _set_size(e.right)
+        return a * b if a is not None and b is not None else None
+    return None
 
 
 def _samplings_per_run(cfa, which=_is_real) -> A.Expr | None:

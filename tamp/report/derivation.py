@@ -23,7 +23,7 @@ from typing import List, Optional
 from lang import ast as A
 from lang.parser import parse_expr
 from lang.walk import substitute as subst
-from tamp.prover.base.exprs import iterations_done
+from tamp.prover.base.exprs import conjuncts, iterations_done
 from tamp.prover.base.simplify import to_sympy
 from tamp.prover.trace.result import ProofResult
 
@@ -93,7 +93,7 @@ def _exit_sum(r, bound: Optional[str]) -> Optional[str]:
     total_text = simplify_expr(total)
     if bound is None:
         return " + ".join(shown) + " = " + total_text
-    ok = total_text == bound or _at_most(total, r.bound)
+    ok = total_text == bound or _at_most(total, r.bound, _positive(getattr(r, "cfa", None)))
     return " + ".join(shown) + " = " + total_text + (f"  <=  {bound}" if ok else f"  (bound {bound})")
 
 
@@ -130,15 +130,31 @@ def _costlier_arm(e: A.Expr) -> A.Expr:
     return e
 
 
-def _at_most(total: A.Expr, bound_text: Optional[str]) -> bool:
-    """sympy shows ``total <= bound`` for all positive values of the variables (costs and
-    bounds are over positive parameters in every benchmark; when sympy cannot tell, False)."""
+def _positive(cfa) -> List[str]:
+    """The inputs ``requires`` makes positive by a conjunct ``x > 0``, ``0 < x`` or ``x >= c``
+    (``x > c``) with a literal ``c >= 1`` (``c >= 0``)."""
+    out: List[str] = []
+    for r in getattr(cfa, "requires", None) or []:
+        for c in conjuncts(r):
+            if not isinstance(c, A.Binary) or c.op not in ("<", "<=", ">", ">="):
+                continue
+            left, op, right = (
+                (c.left, c.op, c.right) if c.op in (">", ">=") else (c.right, {"<": ">", "<=": ">="}[c.op], c.left)
+            )
+            if isinstance(left, A.Var) and isinstance(right, A.Num):
+                if right.value > 0 or (op == ">" and right.value == 0):
+                    out.append(left.name)
+    return out
+
+
+def _at_most(total: A.Expr, bound_text: Optional[str], positive: List[str]) -> bool:
+    """sympy shows ``total <= bound`` for every value of the variables, those ``requires`` makes
+    positive taken positive (when sympy cannot tell, False)."""
     if not bound_text:
         return False
     try:
         bound = parse_expr(bound_text)
-        names = sorted(A.free_vars(total) | A.free_vars(bound))
-        x, _ = to_sympy(A.Binary("-", bound, total), names)
+        x, _ = to_sympy(A.Binary("-", bound, total), positive)
         return bool(x.simplify().is_nonnegative)
     except Exception:  # noqa: BLE001 - display only: when in doubt the bound is shown apart
         return False

@@ -486,8 +486,8 @@ def _discrete_groups(cfa) -> list[tuple[A.Expr, list[A.Expr]]] | None:
             costs = [d.args[0], A.Binary("-", A.num(1), d.args[0])]
         elif d.func == "unif" and len(d.args) == 2:
             costs = [A.Binary("/", A.num(1), A.Binary("+", A.Binary("-", d.args[1], d.args[0]), A.num(1)))]
-        elif d.func == "unif" and len(d.args) == 1 and _set_size(d.args[0]) is not None:
-            costs = [A.Binary("/", A.num(1), A.num(_set_size(d.args[0])))]  # a product set: pairs
+        elif d.func == "unif" and len(d.args) == 1 and (size := _set_size(d.args[0])) is not None:
+            costs = [A.Binary("/", A.num(1), A.num(size))]  # a product set: pairs
         else:
             continue
         out.append((count, costs))

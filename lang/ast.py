@@ -235,9 +235,12 @@ class Independent(Expr):
 @dataclass(frozen=True)
 class Hole(Expr):
     """``?``: a value tamp is asked to infer — ``fails ?`` (the smallest failure bound it can
-    prove) or one constant of an ``ensures`` (``abs(t - s) <= ?``, the smallest margin)."""
+    prove) or one constant of an ``ensures`` (``abs(t - s) <= ?``, the smallest margin).
+    ``stated``: the bound the program itself claimed when ``--infer`` asked for one in its place
+    (source text, not a child node: inference tries it as a candidate and never does worse)."""
 
     pos: Optional[Pos] = _pos()
+    stated: Optional[str] = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

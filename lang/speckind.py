@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Optional
 
 from . import ast as A
+from .printer import print_expr
 
 FAILURE_BOUND, PROBABILITY, CAUSAL, PRIVACY = "failure-bound", "probability", "causal", "privacy"
 
@@ -39,8 +41,11 @@ def infer_bound(prog: A.Program) -> A.Program:
     A ``reliability E`` program keeps its ``!failed``; its failure bound (``1 - E``) is asked for."""
     if any(A.contains(e, A.Hole) for e in prog.ensures):
         return prog
+    stated: Optional[str]
     if prog.reliability is not None:
-        return dataclasses.replace(prog, fails=A.Hole())
+        stated = print_expr(A.Binary("-", A.num(1), prog.reliability))
+        return dataclasses.replace(prog, fails=A.Hole(stated=stated))
     if prog.ensures and all(clause_kind(e) != FAILURE_BOUND for e in prog.ensures):
         return prog
-    return dataclasses.replace(prog, fails=A.Hole())
+    stated = print_expr(prog.fails) if prog.fails is not None and not isinstance(prog.fails, A.Hole) else None
+    return dataclasses.replace(prog, fails=A.Hole(stated=stated))

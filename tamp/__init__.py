@@ -30,6 +30,12 @@ _API = (
 __all__ = [*_API, "FileResult", "ProgramResult", "PROVED", "UNKNOWN", "VIOLATED", "__version__"]
 
 
+def __dir__():
+    """The public API with the module's own names, so ``dir(tamp)`` and tab completion list
+    ``tamp.prove`` and its siblings before their first use (they load lazily)."""
+    return sorted(set(globals()) | set(__all__))
+
+
 def __getattr__(name: str):
     """``tamp.prove`` and its siblings, from :mod:`tamp.api` on first use."""
     if name in _API:

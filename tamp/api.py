@@ -34,7 +34,7 @@ from lang.typecheck import check_file
 from . import prover
 from . import report as _report  # noqa: F401  (registers the notebook views of the results)
 from .cfa.dependence import conditioning_assumes, describe
-from .results import PROVED, UNKNOWN, CheckedFile, FileResult, ProgramResult, ProgramSummary, combine
+from .results import PROVED, UNKNOWN, UNSPECIFIED, CheckedFile, FileResult, ProgramResult, ProgramSummary, combine
 from .show import show_expr
 
 if TYPE_CHECKING:
@@ -65,6 +65,8 @@ def prove_program(
     :class:`tamp.executor.Executor`): where the parallel jobs of the probability and causal
     engines run (default: their own choice, see docs/cluster.md)."""
     inputs = check_inputs(prog, inputs, path, source or None) if inputs else {}
+    if not _specified(prog):
+        return ProgramResult(prog.name, "none", UNSPECIFIED, message=NOTHING_TO_PROVE)
     if prog.private is not None:  # the privacy claim is decided by its own engine
         privacy = prove_privacy_claim(prog, timeout, inputs, path, source)
         if not has_accuracy_claim(prog):
@@ -152,6 +154,28 @@ def prove_privacy_claim(
     return res
 
 
+#: What ``tamp prove`` says of a program with no specification.
+NOTHING_TO_PROVE = (
+    "nothing to prove: the program states no specification (add `ensures` with `fails`, a "
+    "probability, or another claim of docs/language.md)"
+)
+
+#: A program's fields that are not claims: the rest (``ensures``, ``fails``, ``reliability``,
+#: ``rate``, and any clause the language gains) are its specification.
+_NOT_CLAIMS = {"name", "params", "body", "requires", "pos"}
+
+
+def _specified(prog: A.Program) -> bool:
+    """The program states some claim: a clause other than ``requires`` is present (``fails ?``
+    alone, as ``--infer`` asks for every program, is no claim: there is nothing to bound)."""
+    for f in dataclasses.fields(prog):
+        value = getattr(prog, f.name)
+        if f.name in _NOT_CLAIMS or value is None or value == () or isinstance(value, A.Hole):
+            continue
+        return True
+    return False
+
+
 def decide_conditional(
     res: ProgramResult,
     prog: A.Program,
@@ -233,6 +257,7 @@ def prove(
     ``Executor(scheduler="tcp://host:8786")``) runs the engines' parallel jobs: the causal box
     tree and the exact cell integrals of probability specifications.
     """
+    t0 = time.monotonic()
     src = _load(source_or_path, path)
     progs = select(src, program)
     if not progs:
@@ -258,13 +283,13 @@ def prove(
             results.append(prove_privacy_claim(prog, left, inputs, src.path, src.text))
             continue
         results.append(prove_program(prog, bound_expr, left, inputs, src.path, src.text, progress, executor))
-    return _file_result(src, results)
+    return _file_result(src, results, "prove", t0)
 
 
-def _file_result(src: A.SourceFile, results: List[ProgramResult]) -> FileResult:
+def _file_result(src: A.SourceFile, results: List[ProgramResult], command: str, t0: float) -> FileResult:
     """The file's result, its programs' results knowing the file's text and path (the notebook
     view, :mod:`tamp.report`, lists the source and places the reasons in it)."""
-    out = FileResult(src.path, results)
+    out = FileResult(src.path, results, command, time.monotonic() - t0)
     out.source = src.text
     for r in results:
         r.source, r.path = src.text, src.path
@@ -308,7 +333,7 @@ def check(source_or_path, path: Optional[str] = None) -> CheckedFile:
             prog.name,
             {n: str(ty) for n, ty in types[prog.name].params.items()},
             {n: str(ty) for n, ty in types[prog.name].locals.items()},
-            spec_kind(prog),
+            spec_kind(prog) if _specified(prog) else "none",
         )
         for prog in src.programs
     ]
@@ -371,6 +396,7 @@ def prob(
     >>> print(r.programs[0].render_text().splitlines()[1])
       P(x) = 1/4 (0.25)
     """
+    t0 = time.monotonic()
     src = _load(source_or_path, path)
     selected = select(src, program)
     progs = [p for p in selected if any(A.contains(e, (A.Prob, A.Fairness)) for e in p.ensures)]
@@ -391,7 +417,7 @@ def prob(
                 p, inputs=mine or None, timeout=timeout, path=src.path, source=src.text, executor=executor
             )
         )
-    return _file_result(src, results)
+    return _file_result(src, results, "prob", t0)
 
 
 def certify(result: FileResult, bound: Optional[str] = None, inputs: Optional[Dict[str, object]] = None) -> dict:

@@ -16,11 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence
 
 PROVED, UNKNOWN, VIOLATED = "proved", "unknown", "violated"
+#: A program that states no specification (no ``ensures``, ``fails``, ``reliability`` …): there
+#: is nothing to prove, and that is not a proof of anything (exit status 0, as proved).
+UNSPECIFIED = "unspecified"
 
 #: The version of every command's ``--json`` output (docs/json.md): bumped when a key is removed
 #: or changes meaning (adding keys keeps it).
 JSON_SCHEMA_VERSION = 1
-VERDICTS = (PROVED, UNKNOWN, VIOLATED)
+VERDICTS = (PROVED, UNKNOWN, VIOLATED, UNSPECIFIED)
 
 #: How a notebook shows results (``program_html``, ``program_svg``, ``file_html``): the report
 #: (:mod:`tamp.report`, a layer above the engines) registers its views here when it is imported;
@@ -53,7 +56,7 @@ class ProgramResult:
     """The outcome of checking one program's specification."""
 
     name: str
-    kind: str  # "failure-bound" | "probability" | "causal" | "none"
+    kind: str  # "failure-bound" | "probability" | "causal" | "none" (no specification)
     verdict: str
     time_s: float = 0.0
     bound: Optional[str] = None
@@ -154,30 +157,64 @@ def combine(name: str, parts: List[ProgramResult]) -> ProgramResult:
     )
 
 
+class ExitCode(int):
+    """An exit status that is an ``int`` (``result.exit_code == 0``) and, for code written when
+    ``exit_code`` was a method, also callable (``result.exit_code()`` returns the same int)."""
+
+    def __call__(self) -> int:
+        return int(self)
+
+
 @dataclass
 class FileResult:
     """The outcome for a whole file: one result per program checked."""
 
     file: str
     programs: List[ProgramResult]
+    command: str = "prove"  # the command this is the answer of (``prob`` for tamp.prob)
+    time_s: Optional[float] = None  # the whole call's time (default: the programs' times added)
 
     @property
     def verdict(self) -> str:
+        """The worst program's: violated, then unknown; proved when every program with a
+        specification is proved; unspecified when no program has one."""
         vs = [p.verdict for p in self.programs]
         if any(v == VIOLATED for v in vs):
             return VIOLATED
-        if all(v == PROVED for v in vs):
+        if vs and all(v == UNSPECIFIED for v in vs):
+            return UNSPECIFIED
+        if all(v in (PROVED, UNSPECIFIED) for v in vs):
             return PROVED
         return UNKNOWN
 
     def to_json(self) -> Dict[str, Any]:
-        return {"file": self.file, "verdict": self.verdict, "programs": [p.to_json() for p in self.programs]}
+        """The very object the command's ``--json`` prints (docs/json.md): the common keys
+        (``schema_version``, ``command``, ``verdict``, ``exit_code``, ``time_s``), ``file`` and
+        ``programs``."""
+        time_s = self.time_s if self.time_s is not None else sum(p.time_s for p in self.programs)
+        return {
+            "schema_version": JSON_SCHEMA_VERSION,
+            "command": self.command,
+            "verdict": self.verdict,
+            "exit_code": int(self.exit_code),
+            "time_s": round(time_s, 4),
+            "file": self.file,
+            "programs": [p.to_json() for p in self.programs],
+        }
+
+    def file_json(self) -> Dict[str, Any]:
+        """This file's entry in a several-file answer (``files``): ``file``, ``verdict``,
+        ``time_s`` and ``programs``."""
+        out = self.to_json()
+        return {k: out[k] for k in ("file", "verdict", "time_s", "programs")}
 
     def render_text(self) -> str:
         return "\n".join(p.render_text() for p in self.programs)
 
-    def exit_code(self) -> int:
-        return {PROVED: 0, UNKNOWN: 1, VIOLATED: 3}[self.verdict]
+    @property
+    def exit_code(self) -> "ExitCode":
+        """The exit status the command returns for this file (0 proved, 1 unknown, 3 violated)."""
+        return ExitCode({PROVED: 0, UNSPECIFIED: 0, UNKNOWN: 1, VIOLATED: 3}[self.verdict])
 
     def __repr__(self) -> str:
         names = ", ".join(f"{p.name} {p.verdict}" for p in self.programs[:4])

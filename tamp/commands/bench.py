@@ -16,6 +16,7 @@ import math
 import os
 import platform
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -205,13 +206,33 @@ def render_grid(rows) -> str:
     return "\n".join(lines)
 
 
-def render_text(rows) -> str:
+#: a column is never cut narrower than this (its header stays readable)
+MIN_COLUMN = 8
+
+
+def render_text(rows, width: int | None = None) -> str:
+    """The table, at most ``width`` characters a line (default: the terminal's): the widest
+    columns are narrowed first and a cell cut to its column ends in ``…``; the full text of every
+    cell is in ``--json`` and ``--markdown``."""
+    if width is None:
+        width = shutil.get_terminal_size((120, 24)).columns
     body = table_rows(rows)
     widths = [max(len(c), *(len(x[i]) for x in body)) if body else len(c) for i, c in enumerate(COLUMNS)]
+    gaps = 2 * (len(COLUMNS) - 1)
+    least = [max(MIN_COLUMN, len(c)) for c in COLUMNS]
+    while sum(widths) + gaps > width:
+        wide = [k for k in range(len(widths)) if widths[k] > least[k]]
+        if not wide:
+            break  # every column at its least: the line stays wider than the terminal
+        widths[max(wide, key=lambda k: widths[k])] -= 1
     lines = ["  ".join(c.ljust(w) for c, w in zip(COLUMNS, widths))]
     lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(x.ljust(w) for x, w in zip(r, widths)) for r in body]
+    lines += ["  ".join(_cut(x, w).ljust(w) for x, w in zip(r, widths)).rstrip() for r in body]
     return "\n".join(lines)
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def machine_note() -> str:
@@ -272,7 +293,8 @@ def run(args) -> int:
         print("\n" + grid)
     for r in rows:
         if r["verdict"] == "error":
-            print(f"{r['file']}: {r.get('message', '')}")
+            line = f"{r['file']}: {r.get('message', '')}"
+            print(_cut(line, max(shutil.get_terminal_size((120, 24)).columns, 40)))
     print(f"\n{len(rows)} programs in {total:.1f} s on {machine_note()}")
     if args.json:
         verdict = {0: "ok", 1: "unexpected", 2: ERROR}[code]

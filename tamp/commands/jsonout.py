@@ -24,7 +24,7 @@ SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "tamp-output.s
 
 #: Each command's verdict words and the exit status of each (``error`` is 2 everywhere).
 VERDICTS: Dict[str, Dict[str, int]] = {
-    "prove": {"proved": 0, "unknown": 1, "violated": 3},
+    "prove": {"proved": 0, "unknown": 1, "violated": 3, "unspecified": 0},  # unspecified: nothing to prove
     "prob": {"proved": 0, "unknown": 1, "violated": 3},
     "fairness": {"proved": 0, "unknown": 1, "violated": 3},
     "bench": {"ok": 0, "unexpected": 1},  # unexpected: a verdict other than a file's `// expect`

@@ -6,7 +6,6 @@ import time
 from pathlib import Path
 
 from .common import add_file_arguments, emit_json
-from .jsonout import envelope
 from .options import add_executor_arguments, make_executor, seconds
 
 NAME = "prob"
@@ -35,9 +34,10 @@ def run(args) -> int:
             executor=ex if ex.parallel else None,
         )
     if args.json:
-        emit_json(envelope(NAME, fr.verdict, fr.exit_code(), time.monotonic() - t0, fr.to_json()))
+        fr.time_s = time.monotonic() - t0
+        emit_json(fr.to_json())  # the API's object itself
     else:
         for r in fr.programs:
             print(r.render_text())
         print(f"{fr.file}: {fr.verdict}")
-    return fr.exit_code()
+    return fr.exit_code

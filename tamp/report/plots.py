@@ -1,8 +1,11 @@
 """The report's plots (matplotlib, embedded as SVG text: the page stays self-contained).
 
-* :func:`bound_plot` — a proved failure bound against one of its inputs (the others at a
-  point ``requires`` allows), with ``tamp simulate``'s measured failure rates and their 99%
-  Clopper–Pearson intervals at a few of the points: the proved curve must stay above them;
+* :func:`bound_plot` — a proved failure bound against one of its inputs (the others fixed by
+  ``requires`` or ``--input``, else at a point ``requires`` allows — the title says which), with
+  ``tamp simulate``'s measured failure rates and their 99% Clopper–Pearson intervals at a few of
+  the points (array inputs are generated: one element per unit of the largest integer input):
+  the proved curve must stay above them. A probability is at most 1: where the bound exceeds 1
+  it says nothing, so the curve is drawn capped at 1 and the plot says so;
 * :func:`comparison_plot` — each probability comparison's certified interval (e.g. a fairness
   ratio) as a bar against its threshold, instead of 17-digit numbers;
 * :func:`causal_plot` — a causal-fairness result: the boxes found biased, partly biased, fair
@@ -142,7 +145,7 @@ def simulated_rates(r, name: str, base: Dict[str, object], xs: Sequence[float], 
     the other inputs at ``base``): ``[(x, rate, lo, hi)]``; none for programs with array inputs
     or without their source."""
     source = getattr(r, "source", None)
-    if not source or any(p.type.name == "array" for p in r.cfa.params):
+    if not source:
         return []
     try:
         prog = parse(source).program(r.name)
@@ -159,6 +162,10 @@ def simulated_rates(r, name: str, base: Dict[str, object], xs: Sequence[float], 
             break
         point: Dict[str, object] = dict(base)
         point[name] = int(x) if is_int else x
+        full = with_arrays(r.cfa, point)
+        if full is None:
+            continue
+        point = full
         inputs = {k: _exact(v, types.get(k) == "int") for k, v in point.items()}
         try:
             s = simulate(A.SourceFile((prog,), "<report>", source), inputs, runs=SIM_RUNS, seed=1, bound=A.num(1))
@@ -167,6 +174,26 @@ def simulated_rates(r, name: str, base: Dict[str, object], xs: Sequence[float], 
         if s.runs:
             out.append((x, s.failures / s.runs, s.ci[0], s.ci[1]))
     return out
+
+
+def with_arrays(cfa, point: Dict[str, object]) -> Optional[Dict[str, object]]:
+    """``point`` with a value for every array input it lacks: as many elements as the largest
+    integer input (at least 1), all 0 (false for ``bool[]``), else all 1 when ``requires`` rejects
+    zeros; None when neither satisfies ``requires``. Simulated points are measurements at some
+    inputs, never evidence for a verdict."""
+    arrays = [p for p in cfa.params if p.type.name == "array" and p.name not in point]
+    if not arrays:
+        return point
+    ints = [v for p in cfa.params if p.type.name == "int" and isinstance((v := point.get(p.name)), int)]
+    length = max([1, *ints])
+    for fill in (0, 1):
+        env = dict(point)
+        for p in arrays:
+            elem = p.type.elem[0].name if p.type.elem else "real"
+            env[p.name] = [bool(fill) if elem == "bool" else fill for _ in range(length)]
+        if _requires_hold(cfa, env):
+            return env
+    return None
 
 
 def _exact(v: object, is_int: bool) -> object:
@@ -185,7 +212,12 @@ def bound_plot(r, simulate: bool = True) -> Optional[str]:
     name, base, pts = found
     is_int = any(p.name == name and p.type.name == "int" for p in r.cfa.params)
     fig, ax = plt.subplots(figsize=(5.2, 2.9))
-    ax.plot([x for x, _ in pts], [v for _, v in pts], marker="o", color=COLOURS["proved"], label="proved bound")
+    # a bound above 1 says nothing about a probability: drawn at 1, and the plot says so
+    ax.plot(
+        [x for x, _ in pts], [min(v, 1.0) for _, v in pts], marker="o", color=COLOURS["proved"], label="proved bound"
+    )
+    if any(v > 1 for _x, v in pts):
+        ax.axhline(1.0, color="grey", linestyle=":", linewidth=1, label="bound above 1 (vacuous): capped at 1")
     measurable = [x for x, v in pts if 1e-3 <= v <= 1]
     sims = simulated_rates(r, name, base, measurable, is_int) if simulate else []
     if sims:
@@ -207,18 +239,34 @@ def bound_plot(r, simulate: bool = True) -> Optional[str]:
     ax.set_yscale("log")
     ax.set_xlabel(name)
     ax.set_ylabel("Pr[fail]")
-    others = ", ".join(f"{k} = {_show(v)}" for k, v in sorted(base.items()))
-    ax.set_title(f"failure bound {r.bound}" + (f"  ({others})" if others else ""), fontsize=8)
+    ax.set_title(f"failure bound {r.bound}" + _where(r.cfa, base), fontsize=8)
     ax.legend(fontsize=7)
     fig.tight_layout()
     return figure_svg(fig, f"failure bound of {r.name} against {name}")
 
 
+def _where(cfa, base: Dict[str, object]) -> str:
+    """Where the other inputs' values come from: fixed (``requires`` or ``--input``), or a
+    point ``requires`` allows that tamp chose (fix them with ``--input``)."""
+    # deferred on purpose: it loads sympy (~1 s); only this step needs it
+    from tamp.prover.infer.search import fixed_inputs
+
+    fixed = fixed_inputs(cfa)
+    given = [f"{k} = {_show(v)}" for k, v in sorted(base.items()) if k in fixed]
+    chosen = [f"{k} = {_show(v)}" for k, v in sorted(base.items()) if k not in fixed]
+    parts = []
+    if given:
+        parts.append("fixed: " + ", ".join(given))
+    if chosen:
+        parts.append("chosen where requires holds (set with --input): " + ", ".join(chosen))
+    return ("\n" + "; ".join(parts)) if parts else ""
+
+
 def _show(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, float):
-        return f"{v:g}"
+    if isinstance(v, (float, Fraction)) and not (isinstance(v, Fraction) and v.denominator == 1):
+        return f"{float(v):g}"
     return str(v)
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional
 
 from tamp.prover.trace.result import ProofResult
-from tamp.results import PROVED, UNKNOWN, VERDICTS, VIOLATED
+from tamp.results import PROVED, UNKNOWN, UNSPECIFIED, VERDICTS, VIOLATED
 
 from .derivation import derivation_line
 from .failed import failure_lines
@@ -35,6 +35,7 @@ STYLES = {
     PROVED: "bold green",
     UNKNOWN: "bold yellow",
     VIOLATED: "bold red",
+    UNSPECIFIED: "bold",
     "error": "bold red",
     "where": "bold",
     "detail": "dim",
@@ -138,7 +139,9 @@ def _part_lines(part, file: str, verbosity: int, mixed: bool) -> List[Line]:
             )
         )
     indent = "    " if mixed else "  "
-    if part.verdict != PROVED:
+    if part.verdict == UNSPECIFIED:
+        out.extend(Line(indent + ln.strip(), "detail") for ln in part.message.splitlines())
+    elif part.verdict != PROVED:
         out.extend(_reason_lines(part, file, verbosity, indent))
     elif part.message:  # e.g. "holds vacuously": the engine's own caveat belongs to the verdict
         out.extend(Line(indent + ln.strip(), "detail") for ln in part.message.splitlines())
@@ -243,7 +246,7 @@ def count(verdicts: Iterable[str]) -> Dict[str, int]:
 
 def summary_line(counts: Dict[str, int], files: int, errors: int, time_s: float) -> Line:
     """``3 proved, 1 unknown, 0 violated  (2 files, 4.1 s)``; the worst count is styled."""
-    text = ", ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS)
+    text = ", ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS if v != UNSPECIFIED or counts.get(v))
     if errors:
         text += f", {errors} file(s) with errors"
     text += f"  ({files} file{'s' * (files != 1)}, {seconds(time_s)})"

@@ -211,3 +211,67 @@ def test_query_and_its_replay(files, tmp_path, capsys):
     assert code == 0 and data["verdict"] == "no" and data["answer"] is False and data["file"] == files["band"]
     code, data = run_json(["query", "--replay", log, "--json"], capsys)
     assert code == 0 and data["verdict"] == "same" and data["queries"] == 1
+
+
+NO_SPEC = "program model(x: real)\n{ y ~ bern(0.5); }\n"  # an imported model before its spec is added
+
+
+def test_a_program_without_a_specification_has_nothing_to_prove(tmp_path, capsys):
+    # issue 36, item 8: it was reported "proved  Pr[fail] <= 0"
+    f = tmp_path / "model.prob"
+    f.write_text(NO_SPEC)
+    code, data = run_json(["prove", f, "--json"], capsys)
+    assert code == 0 and data["verdict"] == "unspecified"
+    (prog,) = data["programs"]
+    assert prog["verdict"] == "unspecified" and prog["kind"] == "none" and prog["bound"] is None
+    assert "nothing to prove" in prog["message"]
+    code, data = run_json(["prove", f, tmp_path / "model.prob", "--json"], capsys)  # several files
+    assert code == 0 and data["verdict"] == "unspecified"
+    code = main(["prove", str(f)])
+    out = capsys.readouterr().out
+    assert code == 0 and "model: unspecified" in out and "nothing to prove" in out and "Pr[fail]" not in out
+    assert "proved" not in out.split("\n")[0]
+    code = main(["prove", "--infer", str(f)])  # --infer asks for a bound: still nothing to bound
+    assert code == 0 and "unspecified" in capsys.readouterr().out
+    code, data = run_json(["check", f, "--json"], capsys)  # tamp check names the same kind
+    assert data["programs"][0]["kind"] == "none"
+
+
+def test_a_file_mixing_a_proof_and_no_specification_is_proved(tmp_path, capsys):
+    f = tmp_path / "both.prob"
+    f.write_text(COIN + NO_SPEC)
+    code, data = run_json(["prove", f, "--json"], capsys)
+    assert code == 0 and data["verdict"] == "proved"
+    assert [p["verdict"] for p in data["programs"]] == ["proved", "unspecified"]
+
+
+def _untimed(x):
+    """``x`` without its times (``time_s``, ``solver_time``, the statistics' ``time``: the only
+    keys two runs may differ in)."""
+    if isinstance(x, dict):
+        return {k: _untimed(v) for k, v in x.items() if "time" not in k}
+    if isinstance(x, list):
+        return [_untimed(v) for v in x]
+    return x
+
+
+@pytest.mark.parametrize("which", ["coin", "half", "claim"])
+def test_the_apis_to_json_is_the_clis_json(files, capsys, which):
+    # issue 36, item 10: FileResult.to_json() lacked the common keys the CLI printed
+    import tamp
+    from tamp.commands.jsonout import jsonable
+
+    code, cli = run_json(["prove", files[which], "--json"], capsys)
+    api = json.loads(json.dumps(jsonable(tamp.prove(files[which]).to_json()), default=str))
+    VALIDATOR.validate(api)
+    assert _untimed(api) == _untimed(cli) and api["exit_code"] == code
+    assert list(api) == list(cli)
+
+
+def test_the_apis_prob_to_json_is_the_clis_json(files, capsys):
+    import tamp
+    from tamp.commands.jsonout import jsonable
+
+    code, cli = run_json(["prob", files["claim"], "--json"], capsys)
+    api = json.loads(json.dumps(jsonable(tamp.prob(files["claim"]).to_json()), default=str))
+    assert _untimed(api) == _untimed(cli) and api["command"] == "prob"

@@ -40,6 +40,22 @@ def test_file_verdict_and_exit_code():
     assert FileResult("f.prob", [part("causal", VIOLATED)]).exit_code() == 3
 
 
+def test_exit_code_is_a_property_like_the_other_results():
+    # simulate's and robust's results have ``exit_code`` as a property; the file result too
+    # (still callable for code written against the old method)
+    f = FileResult("f.prob", [part("failure-bound", PROVED)])
+    assert f.exit_code == 0 and isinstance(f.exit_code, int)
+    assert FileResult("f.prob", [part("causal", VIOLATED)]).exit_code == 3
+
+
+def test_dir_of_tamp_lists_the_public_api():
+    import tamp
+
+    names = dir(tamp)
+    for name in ("prove", "check", "simulate", "prob", "certify", "check_proof", "__version__"):
+        assert name in names, name
+
+
 def test_results_show_as_text_without_the_report_views(monkeypatch):
     import tamp.results as R
 

@@ -37,3 +37,24 @@ def test_grid_has_programs_as_rows_and_populations_as_columns():
 def test_no_grid_for_other_suites():
     assert render_grid([_row("coin"), _row("dice")]) == ""
     assert render_grid([{**_row("a_b"), "kind": "failure-bound"}, {**_row("c_d"), "kind": "failure-bound"}]) == ""
+
+
+def test_table_rows_fit_the_terminal_width():
+    # issue 36, item 10: rows were 1,184 characters wide (every axiom's parameter in full)
+    from tamp.commands.bench import render_text
+
+    axioms = [{"family": "laplace", "param": "p / (2 * n) * " * 40 + "1"} for _ in range(6)]
+    row = {
+        "file": "benchmarks/dp/aboveT.prob",
+        "name": "aboveT",
+        "kind": "failure-bound",
+        "verdict": "proved",
+        "expected": "proved",
+        "time_s": 1.5,
+        "axioms": axioms,
+        "statistics": {"proposals": 1, "lemma_instances": 231, "solver_calls": 28},
+    }
+    text = render_text([row], width=100)
+    assert all(len(line) <= 100 for line in text.splitlines()), text
+    assert "…" in text and "aboveT" in text and "proved" in text and "231" in text
+    assert len(render_text([row], width=10000).splitlines()[2]) > 1000  # the full text when it fits

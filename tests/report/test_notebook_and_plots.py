@@ -55,6 +55,21 @@ def test_the_derivation_of_a_loop_bound_is_one_line():
     assert sim.verdict == "consistent"  # the proved bound, cross-checked by sampling
 
 
+def test_the_derivation_counts_what_is_spent_before_the_loop():
+    # issue 36, item 5: the line read "n iterations × p / (2 * n) = p / 2 <= p", dropping the
+    # p / 2 the threshold's noise spends before the loop; it is read off κ at the exit now
+    r = tamp.prove((BENCHMARKS / "dp" / "aboveT.prob").read_text(), path="aboveT.prob").programs[0]
+    assert r.verdict == "proved"
+    assert derivation_line(r) == "p / 2 + n iterations × p / (2 * n) = p  <=  p"
+
+
+def test_the_derivation_compares_its_total_with_a_looser_bound():
+    # the total is shown, and "<=" only because sympy shows p * n <= p * n + 1
+    r = tamp.prove(LOOP, path="ex2.prob", bound="p * n + 1").programs[0]
+    assert r.verdict == "proved"
+    assert derivation_line(r) == "n iterations × p = p * n  <=  p * n + 1"
+
+
 def test_the_derivation_of_a_loop_free_bound_and_of_no_proof(coin):
     assert derivation_line(coin.programs[0]) == "κ at the exits: p  <=  p"
     half = tamp.prove(COIN.replace("fails p", "fails p / 2"), path="half.prob").programs[0]
@@ -95,6 +110,20 @@ def test_the_bound_plot_varies_one_input_and_adds_simulated_rates(coin):
         and "http://" not in svg.replace('xmlns="http://www.w3.org/2000/svg"', "")
     )
     assert "tamp simulate" not in bound_plot(coin.programs[0], simulate=False)
+
+
+def test_the_bound_plot_caps_a_vacuous_bound_says_where_inputs_come_from_and_simulates_arrays():
+    # issue 36, item 9: "Pr[fail]" was drawn up to 64, the other inputs' values were unexplained,
+    # and a program with an array input got no simulated points
+    r = tamp.prove(LOOP, path="ex2.prob").programs[0]
+    name, others, pts = bound_points(r)
+    assert name == "n" and max(v for _x, v in pts) > 1
+    svg = bound_plot(r, simulate=True)
+    assert "capped at 1" in svg and "vacuous" in svg
+    assert "chosen where requires holds" in svg and "--input" in svg
+    assert "tamp simulate" in svg  # q: real[] generated for the simulator
+    fixed = tamp.prove(LOOP, path="ex2.prob", inputs={"eps": 0.5, "p": 0.01}).programs[0]
+    assert "fixed: eps = 0.5, p = 0.01" in bound_plot(fixed, simulate=False)
 
 
 def test_the_probability_and_causal_plots(band):

@@ -114,6 +114,11 @@ class ProofFailure:
     missing: Tuple[str, ...] = ()  # NO_INVARIANT: the postcondition's conjuncts not implied at the end
     needed: str = ""  # a failure bound the prover could prove, larger than the claimed ``bound``
     hint: str = ""  # what the user can do about it
+    #: the postcondition failed at the exit: a conjunct that fails there and a state (from the
+    #: solver's model) that every fact found at the exit allows and that violates it
+    violated: str = ""
+    state: str = ""
+    boundary: str = ""  # a comparison of ``violated`` whose two sides are equal in ``state``
 
     @property
     def reason(self) -> str:
@@ -162,6 +167,13 @@ class ProofFailure:
                 )
         else:
             raise ValueError(f"unknown failure kind {self.kind!r}")
+        if self.violated and self.state:
+            text += (
+                f"; at the end, the facts found allow a state where `{self.violated}` fails: {self.state}"
+                " (if it is reachable, the claim is false)"
+            )
+            if self.boundary:
+                text += f"; it lies on the boundary: {self.boundary}"
         if self.needed and self.bound:
             text += f"; the bound needed is {self.needed} but the claim says {self.bound}"
         if self.skipped:

@@ -102,7 +102,8 @@ def claim_of(program: A.Program, cfa, ensures: list[A.Expr] | None = None) -> Co
             m[x] = A.Binary("+", v.det, S if v.coef == ONE else A.Binary("*", v.coef, S))
         else:
             why = getattr(v, "why", "") or "not computed by the program"
-            raise NotApplicable(f"the postcondition reads '{x}', which is not a sum of independent draws ({why})")
+            detail = "" if why == "not a sum of independent draws" else f" ({why})"  # not said twice
+            raise NotApplicable(f"the postcondition reads '{x}', which is not a sum of independent draws{detail}")
     if not sums:
         raise NotApplicable("the postcondition reads no sum of random draws")
     types = dict(cfa.types)

@@ -35,6 +35,7 @@ from axioms import concentration as C
 from lang import ast as A
 from lang.errors import TampError, UnsupportedError, error_at
 from lang.evaluate import evaluate
+from lang.parser import parse_expr
 from lang.walk import DESCEND, Transformer
 from tamp.cfa import build_cfa
 from tamp.cfa.loops import loop_body
@@ -93,8 +94,10 @@ def infer_program(program: A.Program, bound, timeout, path, source, progress) ->
 # ---------------------------------------------------------------------------- comparing
 
 
-def fixed_inputs(cfa) -> dict[str, object]:
-    """The inputs ``requires`` fixes to a literal (``--input`` adds ``name == value``)."""
+def fixed_inputs(cfa, exact: bool = False) -> dict[str, object]:
+    """The inputs ``requires`` fixes to a literal (``--input`` adds ``name == value``), as floats
+    (``exact``: as the literals' Fractions, which satisfy ``requires`` exactly: 0.01 as a float
+    is not 1/100)."""
     out: dict[str, object] = {}
     for r in cfa.requires:
         for c in conjuncts(r):
@@ -104,13 +107,18 @@ def fixed_inputs(cfa) -> dict[str, object]:
                 and isinstance(c.left, A.Var)
                 and isinstance(c.right, (A.Num, A.BoolLit))
             ):
-                v = c.right.value
-                out[c.left.name] = float(v) if isinstance(c.right, A.Num) else v
+                if isinstance(c.right, A.Num):
+                    q = c.right.value
+                    out[c.left.name] = float(q) if not exact else int(q) if c.right.is_int and q.denominator == 1 else q
+                else:
+                    out[c.left.name] = c.right.value
     return out
 
 
 def sample_points(cfa, count: int = 24, seed: int = 3) -> list[dict]:
-    fixed = fixed_inputs(cfa)
+    """Up to ``count`` input points satisfying ``requires``: the fixed inputs at their exact
+    values, the others drawn from a few typical values."""
+    fixed = fixed_inputs(cfa, exact=True)
     rng = random.Random(seed)
     out = []
     for _ in range(count * 60):
@@ -226,6 +234,13 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
             if res is not None:  # smallest first: the first proved one is the best
                 cands.append((beta, res))
                 break
+        stated = _stated_bound(program)
+        if stated is not None and all(stated != e for e, _r in cands):
+            # the bound the program claims (`fails`, read as `fails ?` by --infer): inference
+            # never does worse than checking it; proved like every candidate
+            res = _prove_union(prog0, stated, deadline, path, source, progress)
+            if res is not None:
+                cands.append((stated, res))
     pick = best(cands, cfa0)
     if pick is None:
         msg = "could not infer a failure bound: no concentration rule, exact expected failure or union-bound proof applies"
@@ -252,6 +267,18 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
 
 
 METHOD_WORDS = {"expectation": "expected failure"}
+
+
+def _stated_bound(program: A.Program) -> A.Expr | None:
+    """The failure bound the program stated where ``--infer`` put ``fails ?`` (see
+    :func:`lang.speckind.infer_bound`), or None."""
+    text = getattr(program.fails, "stated", None)
+    if not text:
+        return None
+    try:
+        return parse_expr(text)
+    except TampError:
+        return None
 
 
 def _method(r: ProofResult) -> str:
@@ -398,7 +425,7 @@ def union_candidates(cfa, positive) -> list[A.Expr]:
     out: list[A.Expr] = []
     for d in discrete:
         for r in reals:
-            beta = simplify(_total([r, d]), positive)
+            beta = as_fractions(simplify(_total([r, d]), positive))  # 1 / 4, as a user writes it
             if beta not in out:
                 out.append(beta)
     return _smallest_first(out, cfa)[:MAX_UNION_TRIES]
@@ -459,12 +486,23 @@ def _discrete_groups(cfa) -> list[tuple[A.Expr, list[A.Expr]]] | None:
             costs = [d.args[0], A.Binary("-", A.num(1), d.args[0])]
         elif d.func == "unif" and len(d.args) == 2:
             costs = [A.Binary("/", A.num(1), A.Binary("+", A.Binary("-", d.args[1], d.args[0]), A.num(1)))]
-        elif d.func == "unif" and len(d.args) == 1 and isinstance(d.args[0], A.SetLit):
-            costs = [A.Binary("/", A.num(1), A.num(len(d.args[0].items)))]
+        elif d.func == "unif" and len(d.args) == 1 and (size := _set_size(d.args[0])) is not None:
+            costs = [A.Binary("/", A.num(1), A.num(size))]  # a product set: pairs
         else:
             continue
         out.append((count, costs))
     return out
+
+
+def _set_size(e: A.Expr) -> int | None:
+    """The number of values of a literal set or a product of them (``{0, 1} * {0, 1}``: 4
+    pairs), or None. Distinct items only: a repeated literal would change the weights."""
+    if isinstance(e, A.SetLit):
+        return len(e.items) if len(set(e.items)) == len(e.items) and e.items else None
+    if isinstance(e, A.Binary) and e.op == "*":
+        a, b = _set_size(e.left), _set_size(e.right)
+        return a * b if a is not None and b is not None else None
+    return None
 
 
 def _samplings_per_run(cfa, which=_is_real) -> A.Expr | None:

@@ -63,7 +63,14 @@ from tamp.prover.loops.termination import prove_termination
 from tamp.prover.trace.automaton import AEdge, ANode, FailureAutomaton
 from tamp.prover.trace.candidates import proposals
 from tamp.prover.trace.check import Obligation, check_automaton
-from tamp.prover.trace.explain import HINT_TERMINATION, loop_failure, no_combination, termination_line, timed_out
+from tamp.prover.trace.explain import (
+    HINT_TERMINATION,
+    loop_failure,
+    no_combination,
+    termination_line,
+    timed_out,
+    with_exit_state,
+)
 from tamp.prover.trace.result import ProofResult, axioms_table
 from tamp.prover.trace.synthesis import Timeout, relevant_names
 from tamp.show import show_expr
@@ -584,6 +591,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             failure = loop_fact_failure(cfa, aut, bad) or loop_failure(
                 aut, cfa, enc, valid_under(req + hints, CHECK_BATCH_MS), bad
             )  # explain.py: the conjuncts missing after the loop
+            failure = with_exit_state(failure, aut, cfa, enc, bad)  # explain.py: a state violating it
             user_notes = explain_user_invariants(aut, enc, batch, cfa)
     except Timeout:
         return _done(

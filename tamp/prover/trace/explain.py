@@ -67,6 +67,93 @@ def loop_failure(aut, cfa, enc, valid, bad) -> ProofFailure:
     )
 
 
+#: z3 milliseconds for finding a state that violates the postcondition at the exit
+STATE_MS = 2000
+#: variables shown in that state at most
+STATE_VARS = 6
+
+
+def with_exit_state(failure: ProofFailure, aut, cfa, enc, bad) -> ProofFailure:
+    """``failure`` with, when the postcondition failed at the exit (rule EXIT), the first
+    conjunct of ``ensures`` that the exit's label and ``requires`` do not imply and a concrete
+    state from the solver's model that satisfies both and violates it: ``alarm = true, nc = 1,
+    T = 1``; and when a comparison in it has equal sides there, the boundary (``nc >= T`` tested,
+    ``nc > T`` claimed). An explanation only: a state the facts allow may be unreachable."""
+    if not any(o.rule == "EXIT" for o in bad) or cfa.exit not in aut.nodes:
+        return failure
+    try:
+        found = _exit_state(aut.nodes[cfa.exit].label, cfa, enc)
+    except Exception:  # noqa: BLE001 - an explanation never turns an answer into an error
+        return failure
+    if found is None:
+        return failure
+    conjunct, state, boundary = found
+    return dataclasses.replace(failure, violated=conjunct, state=state, boundary=boundary)
+
+
+def _exit_state(label: List[A.Expr], cfa, enc):
+    import z3
+
+    env0 = enc.env0
+    facts = [enc.expr(e, env0) for e in list(cfa.requires) + list(label)]
+    for e in cfa.ensures:
+        for c in conjuncts(e):
+            if A.contains(c, (A.Quant, A.Sum, A.Index)):
+                continue
+            s = z3.Solver()
+            s.set("timeout", STATE_MS)
+            s.add(*facts)
+            s.add(z3.Not(enc.expr(c, env0)))
+            if s.check() != z3.sat:
+                continue
+            m = s.model()
+            names = sorted(A.free_vars(c))
+            if len(names) > STATE_VARS or not all(
+                v in env0 and env0[v].sort().kind() != z3.Z3_ARRAY_SORT for v in names
+            ):
+                continue  # a state is shown in full or not at all (no arrays, no quantifiers)
+            shown = [f"{v} = {_value(m.eval(env0[v], model_completion=True))}" for v in names]
+            if not shown:
+                continue
+            return show_expr(c), ", ".join(shown), _boundary(c, m, enc, env0)
+    return None
+
+
+def _value(v) -> str:
+    import z3
+
+    if z3.is_true(v):
+        return "true"
+    if z3.is_false(v):
+        return "false"
+    if z3.is_rational_value(v):
+        f = v.as_fraction()
+        return str(f.numerator) if f.denominator == 1 else f"{f.numerator} / {f.denominator}"
+    return str(v)
+
+
+_STRICT = {"<": "<=", ">": ">="}
+
+
+def _boundary(c: A.Expr, m, enc, env0) -> str:
+    """``nc = T, where the claim needs nc > T`` for a strict comparison of ``c`` whose sides are
+    equal in the model ``m`` (a test ``>=`` where the claim says ``>``), else ''."""
+    import z3
+
+    for n in A.walk(c):
+        if isinstance(n, A.Binary) and n.op in _STRICT:
+            try:
+                same = z3.is_true(m.eval(enc.expr(n.left, env0) == enc.expr(n.right, env0), model_completion=True))
+            except Exception:  # noqa: BLE001 - an unencodable side: no boundary to name
+                continue
+            if same:
+                return (
+                    f"{show_expr(n.left)} = {show_expr(n.right)} there, where the claim needs `{show_expr(n)}` "
+                    f"(is a test `{_STRICT[n.op]}` in the program meant to be `{n.op}`, or the claim `{_STRICT[n.op]}`?)"
+                )
+    return ""
+
+
 def missing_conjuncts(label: List[A.Expr], ensures: List[A.Expr], enc, valid) -> List[A.Expr]:
     """The conjuncts of ``ensures`` that ``label`` does not imply (each one solver query; a query
     that fails for another reason than "valid" counts as missing)."""

@@ -8,10 +8,13 @@ proved, and the honest loops still are."""
 
 import pytest
 
+from lang.evaluate import evaluate
 from lang.parser import parse
+from tamp.certificate.exp_rules import _unrolled
 from tamp.cfa import build_cfa
-from tamp.cfa.loops import bound_changes
+from tamp.cfa.loops import bound_changes, counted_loop
 from tamp.prover import prove_program
+from tamp.prover.expectation.prove import unroll
 from tamp.prover.loops.prove import _loops
 from tamp.simulation import simulate
 from tamp.simulation.runner import counted_for_loops
@@ -149,3 +152,23 @@ def test_simulator_refuses_a_long_counted_loop_before_running_it():
     text = COINS.format(last="skip;").replace("m := n;", "m := 1000000000 * n;")
     with pytest.raises(Exception, match="would run 1000000000 iterations"):
         simulate(text, {"n": 1}, runs=20, seed=3)
+
+
+@pytest.mark.parametrize(
+    "head,trips",
+    [("for i in 0..3", 3), ("for i in 2..=5", 4), ("for i in 0..8", 8), ("for i in 1..1", 0)],
+)
+def test_expected_failure_unrolling_agrees_with_the_loop_analysis(head, trips):
+    """The expected-failure engine (and its checker) writes out only `for` loops over literal
+    bounds: the one analysis counts the same iterations (a literal bound cannot be rewritten, the
+    `for` variable is read-only in its body)."""
+
+    text = f"program u(n: int) requires n >= 1 ensures !hit fails 1 {{ hit := false; {head} {{ c ~ bern(1 / 8); if (c) {{ hit := true; }} }} }}"
+    prog = _prog(text)
+    loop = next(s for s in prog.body.stmts if type(s).__name__ == "For")
+    cfa = build_cfa(prog)
+    cl = counted_loop(cfa, cfa.loop_heads[0])
+    assert evaluate(cl.hi, {}) - evaluate(cl.lo, {}) == trips
+    for written_out in (unroll(loop), _unrolled(loop)):
+        draws = [s for s in written_out.stmts if type(s).__name__ == "Sample"]
+        assert len(draws) == trips

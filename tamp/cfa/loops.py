@@ -16,7 +16,7 @@ before it (the counter's start, an accumulator's initial value, a sentinel's "no
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import AbstractSet, Any, List, Optional, Set, Tuple
+from typing import AbstractSet, Any, Dict, List, Optional, Set, Tuple
 
 from lang import ast as A
 from lang.walk import substitute
@@ -127,6 +127,21 @@ def entry_value(
     return None
 
 
+def loop_writes(cfa: Any, head: int) -> frozenset:
+    """The variables the natural loop of ``head`` writes (inner loops included; arrays by name)."""
+    written: Set[str] = set()
+    for _e, st in body_edges(cfa, loop_body(cfa, head)):
+        written |= _written_names(st)
+    return frozenset(written)
+
+
+def bound_changes(cfa: Any, head: int, bound: A.Expr) -> List[str]:
+    """The variables ``bound`` reads that the loop at ``head`` writes, sorted (an array read
+    ``b[0]`` reads ``b``): empty when the bound is the same at every test of the loop — what a
+    trip count read off the guard needs (:func:`counted_loop`, and the loop prover's counters)."""
+    return sorted(A.free_vars(bound) & loop_writes(cfa, head))
+
+
 # ---------------------------------------------------------------------------- counted loops
 
 
@@ -231,9 +246,7 @@ def counted_loop(cfa: Any, head: int) -> CountedLoop:
             raise NotCounted(f"{where}: a run can leave it other than through its test")
     c = into[0].cond
     edges = body_edges(cfa, body)
-    written: Set[str] = set()
-    for _e, st in edges:
-        written |= _written_names(st)
+    written = set(loop_writes(cfa, head))
     if not (isinstance(c, A.Binary) and c.op in _MIRROR):
         raise NotCounted(f"{where}: its condition is not a comparison `i < H` of a counter with a bound")
     # the counter is the side the loop writes (H > i is i < H)
@@ -247,7 +260,7 @@ def counted_loop(cfa: Any, head: int) -> CountedLoop:
     i, bound, up = counter.name, c.right, c.op in ("<", "<=")
     if not (_int_expr(counter, cfa.types) and _int_expr(bound, cfa.types)):
         raise NotCounted(f"{where}: its counter '{i}' and bound are not both integers")
-    changed = sorted(A.free_vars(bound) & (written | {i}))
+    changed = bound_changes(cfa, head, bound)
     if changed:
         raise NotCounted(f"{where}: its bound reads '{changed[0]}', which the loop writes (the bound changes)")
     writes = [(e, st) for e, st in edges if i in _written_names(st)]
@@ -291,3 +304,21 @@ def _reaches_latch_avoiding(cfa: Any, head: int, body: Set[int], edge: Edge) -> 
             seen.add(v)
             stack.append(v)
     return False
+
+
+def counted_loops_by_step(cfa: Any) -> Dict[Tuple[int, int], CountedLoop]:
+    """The counted loops of ``cfa`` (:func:`counted_loop`; the others left out), each under the
+    source position (line, col) of its counter's step statement — for a ``for`` loop the
+    position of the ``for`` statement itself (the CFA gives its implicit ``i := i + 1`` that
+    position), so an engine that runs the statements directly finds the analysis of a ``for``
+    loop by the statement's position."""
+    out: Dict[Tuple[int, int], CountedLoop] = {}
+    for head in cfa.loop_heads:
+        try:
+            cl = counted_loop(cfa, head)
+        except NotCounted:
+            continue
+        pos = getattr(cfa.graph.edges[cl.step]["stmt"], "pos", None)
+        if pos is not None:
+            out[(pos.line, pos.col)] = cl
+    return out

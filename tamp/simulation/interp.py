@@ -9,11 +9,12 @@ are then outside the claim, an error like a false ``requires``). States are used
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 
 from lang import ast as A
+from tamp.cfa.loops import CountedLoop
 
 from .arith import BallDomain
 from .distributions import Sampler
@@ -40,10 +41,13 @@ class Interpreter:
         types: Optional[Dict[str, A.Type]] = None,
         max_iterations: int = MAX_ITERATIONS,
         preconditions=frozenset(),
+        counted: Optional[Dict[Tuple[int, int], CountedLoop]] = None,
     ):
         self.ev = ev
         # (line, col) of the assumes that read inputs only (tamp.cfa.dependence): preconditions
         self.preconditions = preconditions
+        # the counted `for` loops by the statement's (line, col) (tamp.cfa.loops.counted_loop)
+        self.counted = dict(counted or {})
         self.sampler = Sampler(ev)
         self.types = dict(types or {})
         self.max_iterations = max_iterations
@@ -216,11 +220,14 @@ class Interpreter:
         self._flush_failures(ctx, state)
         state.set(s.var, full(lo, state.n))
         self.types.setdefault(s.var, A.INT)
-        if state.n and not (A.free_vars(s.hi) & _assigned(s.body)):
-            # the bound cannot change in the body: a loop longer than the limit is refused now,
-            # not after max_iterations interpreted iterations
-            hi0 = self.ev.eval_int(s.hi, ctx, "a loop bound")
-            longest = int(np.max(hi0 - lo)) + (1 if s.inclusive else 0) if np.size(hi0) else 0
+        cl = self.counted.get((s.pos.line, s.pos.col)) if s.pos is not None else None
+        if state.n and cl is not None:
+            # the CFA's loop analysis knows the trip count on entry (the bound reads nothing the
+            # body writes, the counter moves by one per iteration): a loop longer than the limit
+            # is refused now, not after max_iterations interpreted iterations
+            at = self._ctx(state)
+            trips = self.ev.eval_int(cl.hi, at, "a loop bound") - self.ev.eval_int(cl.lo, at, "a loop bound")
+            longest = int(np.max(trips)) if np.size(trips) else 0
             if longest > self.max_iterations:
                 raise self.ev.error(
                     f"loop would run {longest} iterations (on some run); the simulator stops at {self.max_iterations}",
@@ -259,15 +266,3 @@ class Interpreter:
     def _VarDecl(self, s: A.VarDecl, state: State) -> State:
         self.types.setdefault(s.name, s.type)
         return state
-
-
-def _assigned(body) -> set:
-    """Names of the variables (and arrays) a statement block writes."""
-    out = set()
-    for node in A.walk(body) if isinstance(body, A.Node) else (x for b in body for x in A.walk(b)):
-        if isinstance(node, (A.Assign, A.Sample)):
-            for t in node.targets:
-                out.add(A.target_name(t))
-        elif isinstance(node, A.VarDecl):
-            out.add(node.name)
-    return out

@@ -16,7 +16,9 @@ from lang.errors import TampError, error_at
 from lang.loader import load
 from lang.parser import parse_expr
 from lang.typecheck import check_program
+from tamp.cfa import build_cfa
 from tamp.cfa.dependence import precondition_positions
+from tamp.cfa.loops import CountedLoop, counted_loops_by_step
 
 from .arith import BallDomain, ExactDomain
 from .draws import seed_key
@@ -143,6 +145,21 @@ def _prepare(prog, inputs, path, source):
     return exact, inputs_ev
 
 
+def counted_for_loops(prog: A.Program) -> Dict[tuple, CountedLoop]:
+    """The ``for`` loops of ``prog`` whose trip count the CFA's loop analysis knows on entry
+    (:func:`tamp.cfa.loops.counted_loop`: the bound reads nothing the body writes, the counter
+    moves once per iteration), by the (line, col) of the ``for`` statement: the interpreter
+    refuses such a loop longer than its budget before running it. None of a program the CFA
+    cannot be built for (its loops then run until the budget is spent)."""
+    if not any(isinstance(n, A.For) for n in A.walk(prog.body)):
+        return {}
+    try:
+        cfa = build_cfa(prog)
+    except TampError:
+        return {}
+    return counted_loops_by_step(cfa)
+
+
 def _execute(prog, exact, inputs_ev, types, run_ids, key, dom, path, source, max_iterations=None):
     """Run the body on the runs ``run_ids`` in the number domain ``dom``; the evaluator and the
     final state of the kept runs."""
@@ -158,6 +175,7 @@ def _execute(prog, exact, inputs_ev, types, run_ids, key, dom, path, source, max
         types,
         **({"max_iterations": max_iterations} if max_iterations else {}),
         preconditions=precondition_positions(prog),
+        counted=counted_for_loops(prog),
     )
     n = len(run_ids)
     state = State.start(n, run_id=np.asarray(run_ids, dtype=np.int64))

@@ -165,3 +165,30 @@ def test_product_lemma_instances_are_the_stated_facts():
     s = z3.Solver()
     s.add(*lem.values(), x == 0, y == 0)
     assert s.check() == z3.sat
+
+
+UNIF_TEST = """
+program u(n: int, t: int)
+  requires n >= 1 && t >= 0
+  ensures x * x >= t
+  fails 1/4
+{
+  x ~ unif(0, n);
+}
+"""
+
+
+def test_unknown_message_names_no_engine_variable(monkeypatch):
+    """The 'exact for these coins' message shows the expected failure as a user writes it: the
+    sum over a unif's values names its variable ``j``, not the engine's ``u$``, also when sympy's
+    simplification gives up (the expression is then shown unsimplified)."""
+
+    def give_up(e):
+        raise RuntimeError("no simplification")
+
+    monkeypatch.setattr(E, "simplify", give_up)
+    r = prove_program(parse(UNIF_TEST).programs[0], source=UNIF_TEST, timeout=30)
+    text = r.render_text()
+    assert r.verdict != "proved"
+    line = [x for x in text.splitlines() if "exact for these coins" in x]
+    assert line and "sum(" in line[0] and "$" not in line[0], text

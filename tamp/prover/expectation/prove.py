@@ -76,7 +76,7 @@ from lang import ast as A
 from lang.walk import DESCEND, Transformer
 from tamp.core.z3context import load_in_proof
 from tamp.prover.base.exprs import and_all, conjuncts, not_, subst
-from tamp.prover.base.simplify import simplify
+from tamp.prover.base.simplify import simplify, user_form
 from tamp.prover.base.smt import VALID, transcendental_apps
 from tamp.prover.base.wp import element_write
 from tamp.prover.concentration.proof import Checker as ConcChecker
@@ -1156,7 +1156,7 @@ def _attempt_proof(claim: ExpClaim, chk: Checker, beta: A.Expr, search: Search) 
                     f"expected failure of at most {show_expr(beta)} ({st})"
                 )
             elif kind == "BUDGET":
-                shown = show_expr(_simplified(readable(pre, claim, chk)))
+                shown = show_expr(user_form(_simplified(readable(pre, claim, chk)), claim.types))
                 shown = shown if len(shown) <= 200 else shown[:200] + " …"
                 why = (
                     f"the expected failure (exact for these coins) is {shown}, which is not at most "

@@ -40,7 +40,7 @@ import networkx as nx
 
 from lang import ast as A
 from lang.evaluate import EvalError, evaluate
-from tamp.cfa.loops import entry_value, latches, loop_body
+from tamp.cfa.loops import bound_changes, entry_value, latches, loop_body
 from tamp.progress import ProgressEvent
 from tamp.prover.base.exprs import conjuncts, iterations_done, subst
 from tamp.prover.base.failure import NO_LOOP_FACT, NO_TERMINATION, ProofFailure, check_failure
@@ -114,7 +114,9 @@ class Counter(NamedTuple):
     """A loop counter: ``name := init`` before the loop, ``name := name + step`` (step a non-zero
     integer literal; once on every path through the body) in its body, and the condition's
     conjunct ``name < limit`` / ``name <= limit`` (step > 0) or ``name > limit`` / ``name >= limit``
-    (step < 0); ``strict`` for ``<`` / ``>``; ``only`` when that conjunct is the whole condition."""
+    (step < 0); ``strict`` for ``<`` / ``>``; ``only`` when that conjunct is the whole condition.
+    ``limit`` reads nothing the loop writes (:func:`tamp.cfa.loops.bound_changes`, the check of the
+    CFA's one loop analysis): the iterations are never counted off a bound the body rewrites."""
 
     name: str
     init: A.Expr
@@ -174,8 +176,8 @@ def _counter(cfa, h, body, cond) -> Optional[Counter]:
                 a = A.Binary(mirror[a.op], a.right, a.left)  # hi > i is i < hi
             if isinstance(a, A.Binary) and a.op in ops and a.left == A.Var(x):
                 limit, strict = a.right, a.op in ("<", ">", "!=")
-        if limit is None:
-            continue
+        if limit is None or bound_changes(cfa, h, limit):
+            continue  # a bound the loop writes (`m := 100 * n` in the body) counts no iterations
         init = entry_value(cfa, h, body, x, compose=True)  # r := n - 1; …; r := r - 1 starts at n - 1 - 1
         if init is None:
             continue

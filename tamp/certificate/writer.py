@@ -6,7 +6,8 @@ A certificate file (``tamp prove FILE --certificate OUT.json``)::
      "file": PATH, "source_sha256": HEX,            # the exact source bytes proved
      "claim": {"bound": TEXT or null, "inputs": {…}},  # --bound / --input used when proving
      "programs": [PROGRAM, …],                       # one per proved failure-bound program
-     "probability": [PROB, …]}                       # one per decided probability spec (prob_writer)
+     "probability": [PROB, …],                       # one per decided probability spec (prob_writer)
+     "privacy": [PRIV, …]}                           # one per decided `private` claim (privacy_writer)
 
     PROGRAM = {"program": NAME, "bound": AST, "bound_text": TEXT,
                "cfa": CFA,                 # see cfa_form.cfa_form

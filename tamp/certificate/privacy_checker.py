@@ -195,7 +195,9 @@ class _Tr(Z3Translation):
         self.special: Optional[Dict[str, Any]] = None  # set while an invariant is read
 
     def opaque_sum(self, e: A.Sum, lo: Term, hi: Term) -> Term:
-        free = tuple(sorted((v, str(self.env[v])) for v in A.free_vars(e.body) - {e.var} if v in self.env))
+        # one F per body and per meaning of its free variables: z3's term ids (hash-consed, and
+        # kept alive by the stored environment), never the terms' printed forms, which z3 elides
+        free = tuple(sorted((v, self.env[v].get_id()) for v in A.free_vars(e.body) - {e.var} if v in self.env))
         key = (e.var, print_expr(e.body), repr(free))
         if key not in self.sums:
             self.sums[key] = (z3.Function(f"prefix!{len(self.sums)}", z3.IntSort(), z3.RealSort()), e, dict(self.env))
@@ -691,6 +693,8 @@ def check_privacy(pc: PrivCert, src: A.SourceFile, prog: A.Program, timeout_ms: 
         out.reason = f"the claim cannot be encoded: {exc}"
     except z3.Z3Exception as exc:
         out.reason = f"a formula of the certificate cannot be built: {exc}"
+    except RecursionError:
+        out.reason = "an expression of the certificate is nested too deeply"
     out.seconds = time.monotonic() - t0
     return out
 
@@ -783,7 +787,10 @@ def _check_counterexample(pc: PrivCert, prog: A.Program, types: ProgramTypes, de
     left = 30.0 if deadline is None else max(1.0, min(30.0, deadline - time.monotonic()))
     got = []
     for run, key in ((run_a, "probability"), (run_b, "neighbour_probability")):
-        v = probability(plain, event, inputs=run, timeout=left)
+        try:
+            v = probability(plain, event, inputs=run, timeout=left)
+        except Exception as exc:  # noqa: BLE001 - whatever the engine cannot compute shows nothing
+            raise Rejected(f"counterexample: the probability engine cannot compute P[{event}]: {exc}") from None
         iv = v if isinstance(v, Interval) else Interval.point(Fraction(v))
         stated = cx.get(key)
         if not isinstance(stated, dict) or set(stated) != {"lower", "upper"}:

@@ -247,3 +247,27 @@ def test_a_tampered_counterexample_is_rejected(refuted, tmp_path, capsys, change
     path, cert = refuted
     code, out = _check(_tamper(cert, change), path, tmp_path, capsys)
     assert code == 3 and message in out, out
+
+
+def test_a_proof_with_fixed_public_inputs_is_noted_not_certified(tmp_path):
+    path = _write(tmp_path, "laplace", TRUE["laplace"])
+    cert = _certificate(path, inputs={"eps": 1})
+    assert "privacy" not in cert
+    assert [n["program"] for n in cert["not_certified"]] == ["laplace"]
+    assert "--input" in cert["not_certified"][0]["reason"]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (_set_step(kind="teleport"), "kind: expected one of"),
+        (_set_step(line="7"), "line: expected an integer"),
+        (lambda e: e.__setitem__("verdict", "private"), "verdict"),
+        (lambda e: e.__setitem__("loops", [{"line": 1, "col": 1, "invariants": [3]}]), "list of strings"),
+        (lambda e: e.__setitem__("extra", 1), "unknown field"),
+    ],
+)
+def test_a_malformed_privacy_certificate_is_one_error(proved, tmp_path, capsys, change, message):
+    path, cert = proved["laplace"]
+    code, out = _check(_tamper(cert, change), path, tmp_path, capsys)
+    assert code == 2 and "malformed certificate" in out and message in out and "Traceback" not in out, out

@@ -59,6 +59,7 @@ from .claim import claim_cfa, well_formed_claim
 from .conc_checker import check_conc
 from .exp_checker import check_exp
 from .format import CheckReport, ProgramCheck, Rejected, source_digest
+from .privacy_checker import check_privacy
 from .prob_checker import check_prob
 from .reader import CertAutomaton, CertEdge, Certificate, ProgramCert
 from .solver import VALID, decide
@@ -98,7 +99,7 @@ def check_certificate(
             f"the certificate is for different source text (sha256 {cert.source_sha256[:12]}… "
             f"recorded, {src.path} has {digest[:12]}…)"
         )
-    if not cert.programs and not cert.probability and not cert.concentration and not cert.expectation:
+    if not (cert.programs or cert.probability or cert.concentration or cert.expectation or cert.privacy):
         return reject("the certificate contains no proof")
     plan: List[tuple] = []  # (job, certificate part) in the order of the checks, or ("reject", reason)
     seen = set()
@@ -131,6 +132,16 @@ def check_certificate(
                 plan.append(("reject", f"program '{ec.name}' is not in {src.path}"))
                 break
             plan.append((_exp_job, ec))
+    seen = set()
+    for vc in cert.privacy if not plan or plan[-1][0] != "reject" else ():
+        if vc.name in seen:  # privacy claims proved or refuted (see .privacy_checker)
+            plan.append(("reject", f"the privacy claim of '{vc.name}' is certified twice"))
+            break
+        seen.add(vc.name)
+        if src.program(vc.name) is None:
+            plan.append(("reject", f"program '{vc.name}' is not in {src.path}"))
+            break
+        plan.append((_privacy_job, vc))
     seen = set()
     for pc in cert.probability if not plan or plan[-1][0] != "reject" else ():
         if pc.name in seen:
@@ -200,6 +211,10 @@ def _conc_job(cc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
 
 def _exp_job(ec, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
     return check_exp(ec, src, src.program(ec.name), bound, inputs, timeout_ms, deadline)
+
+
+def _privacy_job(vc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    return check_privacy(vc, src, src.program(vc.name), timeout_ms, deadline)
 
 
 def _prob_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:

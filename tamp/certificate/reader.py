@@ -17,6 +17,7 @@ from lang.serialize import SerializeError, expr_from_json, stmt_from_json
 from .conc_checker import MalformedConc, decode_conc
 from .exp_checker import MalformedExp, decode_exp
 from .format import FORMAT, VERSION, MalformedCertificate, known_keys
+from .privacy_checker import decode_privacy
 from .prob_reader import decode_prob
 from .termination import Geometric, Ranking
 
@@ -80,6 +81,7 @@ class Certificate:
     probability: List[Any] = field(default_factory=list)  # prob_reader.ProbCert
     concentration: List[Any] = field(default_factory=list)  # conc_checker.ConcCert
     expectation: List[Any] = field(default_factory=list)  # exp_checker.ExpCert
+    privacy: List[Any] = field(default_factory=list)  # privacy_checker.PrivCert
 
 
 def load(path: str) -> Certificate:
@@ -137,6 +139,7 @@ def decode(data: Any) -> Certificate:
             "not_certified",
             "concentration",
             "expectation",
+            "privacy",
         ),
         "$",
     )
@@ -155,7 +158,14 @@ def decode(data: Any) -> Certificate:
         [decode_prob(p, f"$.probability[{i}]") for i, p in enumerate(probs)],
         _decode_concentration(data.get("concentration", [])),
         _decode_expectation(data.get("expectation", [])),
+        _decode_privacy(data.get("privacy", [])),
     )
+
+
+def _decode_privacy(items: Any) -> List[Any]:
+    if not isinstance(items, list):
+        raise MalformedCertificate("$.privacy: expected a list")
+    return [decode_privacy(c, f"$.privacy[{i}]") for i, c in enumerate(items)]
 
 
 def _decode_expectation(items: Any) -> List[Any]:

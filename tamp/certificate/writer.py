@@ -6,7 +6,8 @@ A certificate file (``tamp prove FILE --certificate OUT.json``)::
      "file": PATH, "source_sha256": HEX,            # the exact source bytes proved
      "claim": {"bound": TEXT or null, "inputs": {…}},  # --bound / --input used when proving
      "programs": [PROGRAM, …],                       # one per proved failure-bound program
-     "probability": [PROB, …]}                       # one per decided probability spec (prob_writer)
+     "probability": [PROB, …],                       # one per decided probability spec (prob_writer)
+     "privacy": [PRIV, …]}                           # one per decided `private` claim (privacy_writer)
 
     PROGRAM = {"program": NAME, "bound": AST, "bound_text": TEXT,
                "cfa": CFA,                 # see cfa_form.cfa_form
@@ -33,6 +34,7 @@ from typing import Any, Dict, List, Optional
 
 from lang.parser import parse
 from lang.serialize import to_json
+from tamp.privacy import PrivacyResult
 from tamp.prover.concentration.proof import ConcentrationResult
 from tamp.prover.expectation.prove import ExpectationResult
 from tamp.prover.trace.result import ProofResult
@@ -43,6 +45,7 @@ from .conc_writer import conc_certificate
 from .exp_writer import exp_certificate
 from .format import FORMAT, VERSION, CertificateError, source_digest
 from .params import param_to_json
+from .privacy_writer import privacy_certificate
 from .prob_writer import program_prob_certificate
 
 
@@ -141,7 +144,40 @@ def file_certificate(
         out["expectation"] = expect
     out["probability"], out["not_certified"] = probability_certificates(file_result, source, inputs)
     out["not_certified"] += uncertified_failure_parts(file_result)
+    priv, skipped = privacy_certificates(file_result, source, inputs)
+    if priv:  # privacy claims proved or refuted (see .privacy_writer)
+        out["privacy"] = priv
+    out["not_certified"] += skipped
     return out
+
+
+def privacy_certificates(file_result, source: bytes, inputs: Optional[Dict[str, Any]] = None):
+    """The certificates of the run's decided privacy claims, and a note for each one not certified
+    (a proof with ``--input``: it is a proof about the fixed public inputs, which the checker does
+    not rebuild)."""
+    parts = [
+        p
+        for r in file_result.programs
+        for p in r.parts
+        if isinstance(p, PrivacyResult) and p.verdict in ("proved", "violated")
+    ]
+    if not parts:
+        return [], []
+    src = parse(source.decode("utf-8"), file_result.file)
+    done, skipped = [], []
+    for p in parts:
+        prog = src.program(p.name)
+        try:
+            if prog is None:
+                raise CertificateError(f"program '{p.name}' is not in {file_result.file}")
+            if p.verdict == "proved" and inputs:
+                raise CertificateError(
+                    f"{p.name}: its privacy proof fixes public inputs (--input), which has no certificate format"
+                )
+            done.append(privacy_certificate(p, prog))
+        except CertificateError as exc:
+            skipped.append({"program": p.name, "reason": str(exc)})
+    return done, skipped
 
 
 def uncertified_failure_parts(file_result) -> List[Dict[str, str]]:

@@ -103,6 +103,8 @@ def prove_privacy(
             alignment=prod.steps,
             invariants=prod.invariants,
             obligations=prod.obligations,
+            loop_invariants=dict(prod.loop_invariants),
+            pointwise=point,
             epsilon_value=_value(eps_text, inputs),
         )
     if not infer and counterexamples:

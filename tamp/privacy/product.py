@@ -127,6 +127,9 @@ class AlignmentStep:
     choice: str
     shift: str
     cost: str
+    #: the alignment as data (:class:`Align`'s kind and constant; ``values`` for other draws)
+    kind: str = "values"
+    c: int = 0
 
 
 def valid(hyps: Sequence[Term], goal: Term, ms: int = SOLVER_MS) -> bool:
@@ -218,6 +221,9 @@ class Product:
         self.recorded: Set[int] = set()
         self.witnesses: List[Term] = []
         self.loop_bounds: List[Tuple[str, Term, str]] = []  # a while guard's `x < e` conjuncts
+        #: per loop (its position): the invariants proved, as expressions of the certificate's
+        #: invariant language (``x'`` run 2, ``cost()``, ``entry(e)``, ``witness(n)``, ``out_k()``)
+        self.loop_invariants: Dict[Tuple[int, int], List[str]] = {}
 
     # ---------------------------------------------------------------- set-up
     def fresh(self, name: str, sort: Term) -> Term:
@@ -379,6 +385,8 @@ class Product:
                     str(al),
                     al.shift_text(print_expr(m)),
                     f"|shift - ({print_expr(m)}' - {print_expr(m)})| / ({print_expr(scale)})",
+                    al.kind,
+                    al.c,
                 ),
             )
             st.cost = st.cost + cost
@@ -471,7 +479,9 @@ class Product:
         top = z3.If(lo1 <= hi1, hi1 + 1 if s.inclusive else hi1, lo1)
         self.loop_vars.append(s.var)
         try:
-            return self.loop(s, guard, body, st, s.var, lo1, top)
+            lo, hi = f"({print_expr(s.lo)})", f"({print_expr(s.hi)})"
+            top_text = f"entry({lo} <= {hi} ? {hi}{' + 1' if s.inclusive else ''} : {lo})"
+            return self.loop(s, guard, body, st, s.var, lo1, top, top_text)
         finally:
             self.loop_vars.pop()
 
@@ -500,35 +510,59 @@ class Product:
         i0 = to_int(st.env1[var])
         hi = to_int(self.tr1(c.right, st))
         top = z3.If(i0 <= hi, hi + 1 if c.op == "<=" else hi, i0)
-        self.loop_bounds = [(b.left.name, self.tr1(b.right, st), b.op) for b in bounds if isinstance(b.left, A.Var)]
-        return self.loop(s, g, s.body, st, var, i0, top)
+        self.loop_bounds = [
+            (b.left.name, self.tr1(b.right, st), print_expr(b.right)) for b in bounds if isinstance(b.left, A.Var)
+        ]
+        h = f"({print_expr(c.right)})"
+        top_text = f"entry({var} <= {h} ? {h}{' + 1' if c.op == '<=' else ''} : {var})"
+        return self.loop(s, g, s.body, st, var, i0, top, top_text)
 
-    def loop(self, s: Any, guard: A.Expr, body: A.Block, st: _State, var: str, i0: Term, top: Term) -> _State:
+    def loop(
+        self, s: Any, guard: A.Expr, body: A.Block, st: _State, var: str, i0: Term, top: Term, top_text: str
+    ) -> _State:
         modified = sorted(_assigned(body) | {var})
         cost0 = st.cost
         units = _units(body, st, self)
         # Candidate invariants as functions of a state.
-        cands: List[Tuple[str, Any]] = []
+        # Candidate invariants as functions of a state, each with its text in the certificate's
+        # invariant language (see :attr:`loop_invariants`).
+        cands: List[Tuple[str, Any, str]] = []
         for x in modified:
-            cands.append((f"{x} == {x}'", lambda t, x=x: t.env1[x] == t.env2[x]))
-        cands.append((f"{var} >= start", lambda t: to_int(t.env1[var]) >= i0))
+            cands.append((f"{x} == {x}'", lambda t, x=x: t.env1[x] == t.env2[x], f"{x} == {x}'"))
+        cands.append((f"{var} >= start", lambda t: to_int(t.env1[var]) >= i0, f"{var} >= entry({var})"))
         cands += self.relational_candidates(st, modified, var, i0)
-        cands.append(("cost <= cost0", lambda t: t.cost <= cost0))  # a loop that draws nothing, or pays nothing
-        for x, bound, _op in self.loop_bounds:  # `x < e` in the guard: x <= e after an increment
+        # a loop that draws nothing, or pays nothing
+        cands.append(("cost <= cost0", lambda t: t.cost <= cost0, "cost() <= entry(cost())"))
+        for x, bound, btext in self.loop_bounds:  # `x < e` in the guard: x <= e after an increment
             if x in modified and x != var:
-                cands.append((f"{x} <= bound", lambda t, x=x, b=bound: to_real(t.env1[x]) <= to_real(b)))
-                cands.append((f"{x} <= bound + 1", lambda t, x=x, b=bound: to_real(t.env1[x]) <= to_real(b) + 1))
+                cands.append(
+                    (
+                        f"{x} <= bound",
+                        lambda t, x=x, b=bound: to_real(t.env1[x]) <= to_real(b),
+                        f"{x} <= entry({btext})",
+                    )
+                )
+                cands.append(
+                    (
+                        f"{x} <= bound + 1",
+                        lambda t, x=x, b=bound: to_real(t.env1[x]) <= to_real(b) + 1,
+                        f"{x} <= entry({btext}) + 1",
+                    )
+                )
         self.loop_bounds = []
-        cands.append((f"{var} <= end", lambda t: to_int(t.env1[var]) <= top))
+        cands.append((f"{var} <= end", lambda t: to_int(t.env1[var]) <= top, f"{var} <= {top_text}"))
         ks = (Fraction(1, 2), Fraction(1), Fraction(2), Fraction(3), Fraction(4))
         # (the coefficients k let one draw per iteration cost up to 4 units: sensitivity 2, two draws …)
-        for uname, u in units:
+        c0 = "cost() <= entry(cost()) + "
+        for uname, u, utext in units:
             for k in ks:
                 kk = rational(k)
+                kt = f"({k})*{utext}"
                 cands.append(
                     (
                         f"cost <= cost0 + {k}*{uname}*({var} - start)",
                         lambda t, kk=kk, u=u: t.cost <= cost0 + kk * u * to_real(to_int(t.env1[var]) - i0),
+                        f"{c0}{kt}*({var} - entry({var}))",
                     )
                 )
                 for b in modified:
@@ -538,6 +572,7 @@ class Product:
                             (
                                 f"cost <= cost0 + {k}*{uname}*({b} - {b} at entry)",
                                 lambda t, kk=kk, u=u, b=b, b0=b0: t.cost <= cost0 + kk * u * to_real(t.env1[b] - b0),
+                                f"{c0}{kt}*({b} - entry({b}))",
                             )
                         )
                     if st.env1[b].sort() == z3.BoolSort():
@@ -545,13 +580,15 @@ class Product:
                             (
                                 f"cost <= cost0 + ({b} ? {k}*{uname} : 0)",
                                 lambda t, kk=kk, u=u, b=b: t.cost <= cost0 + z3.If(t.env1[b], kk * u, 0),
+                                f"{c0}({b} ? {kt} : 0)",
                             )
                         )
-                for w in self.witnesses:
+                for wi, w in enumerate(self.witnesses):
                     cands.append(
                         (
                             f"cost <= cost0 + ({var} > w ? {k}*{uname} : 0), w the neighbours' witness",
                             lambda t, kk=kk, u=u, w=w: t.cost <= cost0 + z3.If(to_int(t.env1[var]) > w, kk * u, 0),
+                            f"{c0}({var} > witness({wi}) ? {kt} : 0)",
                         )
                     )
                 if self.k is not None and self.k.sort() == z3.IntSort():
@@ -560,6 +597,7 @@ class Product:
                         (
                             f"cost <= cost0 + ({var} > k ? {k}*{uname} : 0)",
                             lambda t, kk=kk, u=u, kv=kv: t.cost <= cost0 + z3.If(to_int(t.env1[var]) > kv, kk * u, 0),
+                            f"{c0}({var} > out_k() ? {kt} : 0)",
                         )
                     )
                 for f, e, _lo, _env in list(self.tr.sums.values()):
@@ -567,17 +605,18 @@ class Product:
                         (
                             f"cost <= cost0 + {k}*{uname}*(S({var}) - S(start)) for {print_expr(e)}",
                             lambda t, kk=kk, u=u, f=f: t.cost <= cost0 + kk * u * (f(to_int(t.env1[var])) - f(i0)),
+                            f"{c0}{kt}*{_prefix(e, var)}",
                         )
                     )
         # Initiation.
         hyps = self.hyps(st)
-        cands = [(n, c) for n, c in cands if valid(hyps, c(st), 3000)]
+        cands = [(n, c, x) for n, c, x in cands if valid(hyps, c(st), 3000)]
         # Consecution (Houdini: drop what is not preserved until the rest is).
         saved = self.collect
         while True:
             h = self.havoc(st, modified)
             self.counters.append(to_int(h.env1[var]))
-            inv = [c(h) for _, c in cands]
+            inv = [c(h) for _, c, _ in cands]
             h.pc += inv
             g1, g2 = self.tr1(guard, h), self.tr2(guard, h)
             pre = h.copy()
@@ -591,14 +630,14 @@ class Product:
                 self.collect = saved
                 self.counters.pop()
             self.counters.append(entry_var)
-            keep = [(n, c) for n, c in cands if valid(self.hyps(post), c(post), 3000)]
+            keep = [(n, c, x) for n, c, x in cands if valid(self.hyps(post), c(post), 3000)]
             self.counters.pop()
             if len(keep) == len(cands):
                 break
             cands = keep
         # The final invariant: re-run the body collecting its obligations, and termination.
         h = self.havoc(st, modified)
-        h.pc += [c(h) for _, c in cands]
+        h.pc += [c(h) for _, c, _ in cands]
         self.counters.append(to_int(h.env1[var]))
         self.oblige(h, self.tr1(guard, h) == self.tr2(guard, h), "both runs leave the loop together", guard)
         body_st = h.copy()
@@ -606,12 +645,14 @@ class Product:
         before = to_int(body_st.env1[var])
         post = self.block(body, body_st)
         self.oblige(post, to_int(post.env1[var]) >= before + 1, f"the loop counter {var} grows by at least 1", s)
-        for n, c in cands:
+        for n, c, _ in cands:
             self.oblige(post, c(post), f"loop invariant {n} is preserved", s)
         self.counters.pop()
         if self.collect:  # shown: the tightest cost bound of each template (the others follow from it)
             shown: Dict[str, str] = {}
-            for n, _ in cands:
+            if s.pos is not None:
+                self.loop_invariants.setdefault((s.pos.line, s.pos.col), [x for _, _, x in cands])
+            for n, _, _ in cands:
                 shown.setdefault(n.split("*", 1)[1] if n.startswith("cost") and "*" in n else n, n)
             self.invariants += [f"line {s.pos.line if s.pos else '?'}: {n}" for n in shown.values()]
         h.pc.append(z3.Not(self.tr1(guard, h)))
@@ -620,24 +661,33 @@ class Product:
         self.counters.pop()
         return h
 
-    def relational_candidates(self, st: _State, modified: Sequence[str], var: str, i0: Term) -> List[Tuple[str, Any]]:
+    def relational_candidates(
+        self, st: _State, modified: Sequence[str], var: str, i0: Term
+    ) -> List[Tuple[str, Any, str]]:
         """Invariant templates relating the runs: ``x' - x`` bounded by small constants, integer
         locals below the counter, and in pointwise mode the same guarded by the counter's
         position against the output value k (before it: ``counter <= k``; after it, when the
         first run's output is k: ``counter > k && out == k``, with ``out' == k`` too)."""
-        out: List[Tuple[str, Any]] = []
-        guards: List[Tuple[str, Any]] = [("", lambda t: z3.BoolVal(True))]
-        for w in self.witnesses:  # before and after the answer that moves
-            guards.append((f"{var} <= w ==> ", lambda t, w=w: to_int(t.env1[var]) <= w))
-            guards.append((f"{var} > w ==> ", lambda t, w=w: to_int(t.env1[var]) > w))
+        out: List[Tuple[str, Any, str]] = []
+        guards: List[Tuple[str, Any, str]] = [("", lambda t: z3.BoolVal(True), "")]
+        for wi, w in enumerate(self.witnesses):  # before and after the answer that moves
+            guards.append((f"{var} <= w ==> ", lambda t, w=w: to_int(t.env1[var]) <= w, f"{var} <= witness({wi}) ==> "))
+            guards.append((f"{var} > w ==> ", lambda t, w=w: to_int(t.env1[var]) > w, f"{var} > witness({wi}) ==> "))
         if self.k is not None and self.point is not None and self.k.sort() == z3.IntSort():
             kv, o = self.k, self.point
-            guards.append((f"{var} <= k ==> ", lambda t: to_int(t.env1[var]) <= kv))
-            guards.append((f"{var} > k && {o} == k ==> ", lambda t: z3.And(to_int(t.env1[var]) > kv, t.env1[o] == kv)))
+            guards.append((f"{var} <= k ==> ", lambda t: to_int(t.env1[var]) <= kv, f"{var} <= out_k() ==> "))
+            guards.append(
+                (
+                    f"{var} > k && {o} == k ==> ",
+                    lambda t: z3.And(to_int(t.env1[var]) > kv, t.env1[o] == kv),
+                    f"{var} > out_k() && {o} == out_k() ==> ",
+                )
+            )
             out.append(
                 (
                     f"{var} > k && {o} == k ==> {o}' == k",
                     lambda t: z3.Implies(z3.And(to_int(t.env1[var]) > kv, t.env1[o] == kv), t.env2[o] == kv),
+                    f"{var} > out_k() && {o} == out_k() ==> {o}' == out_k()",
                 )
             )
         for x in modified:
@@ -651,6 +701,7 @@ class Product:
                         lambda t, x=x, f=f, g0=gap0: (
                             to_real(t.env2[x]) - to_real(t.env1[x]) <= g0 + f(to_int(t.env1[var])) - f(i0)
                         ),
+                        f"{x}' - {x} <= entry({x}' - {x}) + {_prefix(e, var)}",
                     )
                 )
                 out.append(
@@ -659,18 +710,20 @@ class Product:
                         lambda t, x=x, f=f, g0=gap0: (
                             to_real(t.env2[x]) - to_real(t.env1[x]) >= g0 - (f(to_int(t.env1[var])) - f(i0))
                         ),
+                        f"{x}' - {x} >= entry({x}' - {x}) - {_prefix(e, var)}",
                     )
                 )
             if st.env1[x].sort() == z3.IntSort():
-                out.append((f"{x} <= {var}", lambda t, x=x: t.env1[x] <= to_int(t.env1[var])))
-                out.append((f"{x} >= start", lambda t, x=x: t.env1[x] >= i0))
+                out.append((f"{x} <= {var}", lambda t, x=x: t.env1[x] <= to_int(t.env1[var]), f"{x} <= {var}"))
+                out.append((f"{x} >= start", lambda t, x=x: t.env1[x] >= i0, f"{x} >= entry({var})"))
                 out.append(
                     (
                         f"{var} > start ==> {x} < {var}",
                         lambda t, x=x: z3.Implies(to_int(t.env1[var]) > i0, t.env1[x] < to_int(t.env1[var])),
+                        f"{var} > entry({var}) ==> {x} < {var}",
                     )
                 )
-            for gname, g in guards:
+            for gname, g, gtext in guards:
                 for c in (-1, 0, 1, 2) if gname else (-1, 1, 2):
                     for op in ("<=", ">="):
                         out.append(
@@ -682,6 +735,7 @@ class Product:
                                     if op == "<="
                                     else (to_real(t.env2[x]) - to_real(t.env1[x]) >= c),
                                 ),
+                                f"{gtext}{x}' - {x} {op} {c}",
                             )
                         )
         return out
@@ -744,19 +798,26 @@ def _assigned(b: A.Node) -> Set[str]:
     return out
 
 
-def _units(body: A.Block, st: _State, prod: Product) -> List[Tuple[str, Term]]:
+def _prefix(e: A.Sum, var: str) -> str:
+    """``S(var) - S(start)`` for the sum ``e`` as an expression: ``e``'s body summed from the
+    counter's value at the loop's entry to its value now."""
+    return f"sum({e.var} in entry({var})..{var}: {print_expr(e.body)})"
+
+
+def _units(body: A.Block, st: _State, prod: Product) -> List[Tuple[str, Term, str]]:
     """The inverse scales 1/s of the draws in ``body`` whose scale does not change in the loop
     (over the state at the loop's entry), and their total."""
     changed = _assigned(body)
-    out: List[Tuple[str, Term]] = []
+    out: List[Tuple[str, Term, str]] = []
     for n in A.walk(body):
         if isinstance(n, A.Sample) and n.dist.func in LAPLACE + ONE_SIDED and len(n.dist.args) == 2:
             sc = n.dist.args[1]
             if A.free_vars(sc) & changed:
                 continue
-            out.append((f"1/({print_expr(sc)})", 1 / to_real(prod.tr1(sc, st))))
+            out.append((f"1/({print_expr(sc)})", 1 / to_real(prod.tr1(sc, st)), f"entry(1 / ({print_expr(sc)}))"))
     if len(out) > 1:
-        out.append(("total", sum((u for _, u in out), z3.RealVal(0))))
+        total = " + ".join(t for _, _, t in out)
+        out.append(("total", sum((u for _, u, _ in out), z3.RealVal(0)), f"({total})"))
     return out
 
 

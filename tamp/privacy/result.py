@@ -22,6 +22,10 @@ class PrivacyResult(ProgramResult):
     alignment: List[Any] = field(default_factory=list)
     invariants: List[str] = field(default_factory=list)
     obligations: List[Any] = field(default_factory=list)
+    #: per loop (line, column): its invariants in the certificate's invariant language
+    loop_invariants: Dict[Any, List[str]] = field(default_factory=dict)
+    #: the output proved value by value (``out = k`` in run 1 implies it in run 2), if any
+    pointwise: Optional[str] = None
     counterexample: Optional[Dict[str, Any]] = None
     line: Optional[int] = None
 

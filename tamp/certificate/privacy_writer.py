@@ -1,0 +1,65 @@
+"""Writing a privacy certificate from a decided ``private`` claim (see :mod:`.privacy_checker`).
+
+A proved claim's certificate holds its alignment (per sampling statement, by position: the
+alignment's kind and constant, and the draw's cost term), the loop invariants (per loop, by
+position, in the invariant language of :mod:`.privacy_checker`) and the number of obligations the
+engine proved; a violated claim's holds its counterexample (the two inputs, the event and the
+probability intervals). This module takes the engine's results, so it is not on the checking
+path: the checker trusts none of it and regenerates every obligation.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from lang import ast as A
+from lang.parser import parse_expr
+from lang.printer import print_expr
+from tamp.privacy import PrivacyResult
+
+from .format import CertificateError
+from .privacy_checker import cost_text
+
+
+def privacy_certificate(result: PrivacyResult, prog: A.Program) -> Dict[str, Any]:
+    """The certificate of one decided (proved or violated) privacy claim."""
+    claim = prog.private
+    if claim is None or result.verdict not in ("proved", "violated"):
+        raise CertificateError(f"program '{result.name}' has no decided privacy claim: nothing to certify")
+    out: Dict[str, Any] = {
+        "program": result.name,
+        "verdict": result.verdict,
+        "epsilon": result.epsilon,
+        "delta": None if claim.delta is None else print_expr(claim.delta),
+    }
+    if result.verdict == "violated":
+        if result.counterexample is None:
+            raise CertificateError(f"program '{result.name}': the violation has no counterexample")
+        out["counterexample"] = dict(result.counterexample)
+        return out
+    steps = []
+    for a in result.alignment:
+        if a.pos is None:
+            raise CertificateError(f"program '{result.name}': a draw without a source position")
+        d = parse_expr(a.dist)
+        assert isinstance(d, A.Call)
+        m, s = (print_expr(d.args[0]), print_expr(d.args[1])) if len(d.args) == 2 else ("", "")
+        steps.append(
+            {
+                "line": a.pos.line,
+                "col": a.pos.col,
+                "target": a.target,
+                "dist": a.dist,
+                "kind": a.kind,
+                "c": a.c,
+                "cost": cost_text(a.kind, m, s, d.func),
+            }
+        )
+    out["pointwise"] = result.pointwise
+    out["alignment"] = sorted(steps, key=lambda s: (s["line"], s["col"]))
+    out["loops"] = [
+        {"line": line, "col": col, "invariants": list(invs)}
+        for (line, col), invs in sorted(result.loop_invariants.items())
+    ]
+    out["obligations"] = len(result.obligations)
+    return out

@@ -24,12 +24,17 @@ from lang.parser import parse_expr
 from lang.printer import print_expr
 from lang.typecheck import check_program
 
+from .counterexample import search
 from .product import LAPLACE, ONE_SIDED, Align, Obligation, Product, Unsupported, _Failed, alignment_choices, valid
 from .result import PrivacyResult
 
 MAX_ATTEMPTS = 64
 #: seconds spent looking for a counterexample when no alignment proves the claim
 CX_BUDGET = 20.0
+#: seconds of alignment search before the counterexample search runs (then the alignments go on):
+#: a private mechanism is mostly proved within it, a broken one is refuted without waiting for
+#: every alignment to fail (a counterexample is a proof, whatever the alignments would do)
+ALIGN_FIRST = 3.0
 
 
 def prove_privacy(
@@ -49,9 +54,33 @@ def prove_privacy(
     types = check_program(prog, path, source)
     best: Optional[Tuple[int, Obligation]] = None
     deadline = t0 + timeout if timeout else None
+    searched = infer or not counterexamples
+
+    def refuted() -> Optional[PrivacyResult]:
+        left = CX_BUDGET if deadline is None else deadline - time.monotonic()
+        cx = search(prog, types, dict(inputs or {}), min(left, CX_BUDGET)) if left > 1 else None
+        if cx is None:
+            return None
+        return PrivacyResult(
+            prog.name,
+            "privacy",
+            "violated",
+            time.monotonic() - t0,
+            bound=eps_text,
+            message=f"ε = {eps_text} is exceeded: P[{cx['event']}] differs by more than exp(ε) between the inputs",
+            epsilon=eps_text,
+            counterexample=cx,
+            epsilon_value=_value(eps_text, inputs) or cx.get("epsilon_value"),
+        )
+
     for k, (point, choices) in enumerate(_attempts(prog, types)):
         if k >= MAX_ATTEMPTS or (deadline is not None and time.monotonic() > deadline):
             break
+        if not searched and time.monotonic() - t0 > ALIGN_FIRST:
+            searched = True
+            found = refuted()
+            if found is not None:
+                return found
         prod = Product(prog, types, choices, point)
         try:
             st = prod.run()
@@ -105,23 +134,10 @@ def prove_privacy(
             obligations=prod.obligations,
             epsilon_value=_value(eps_text, inputs),
         )
-    if not infer and counterexamples:
-        from .counterexample import search  # deferred: the probability engine loads on demand
-
-        left = CX_BUDGET if deadline is None else deadline - time.monotonic()
-        cx = search(prog, types, dict(inputs or {}), min(left, CX_BUDGET)) if left > 1 else None
-        if cx is not None:
-            return PrivacyResult(
-                prog.name,
-                "privacy",
-                "violated",
-                time.monotonic() - t0,
-                bound=eps_text,
-                message=f"ε = {eps_text} is exceeded: P[{cx['event']}] differs by more than exp(ε) between the inputs",
-                epsilon=eps_text,
-                counterexample=cx,
-                epsilon_value=_value(eps_text, inputs),
-            )
+    if not searched:
+        found = refuted()
+        if found is not None:
+            return found
     if best is None:
         return _unknown(prog, eps_text, "no alignment was tried (time limit)", None, t0)
     ob = best[1]

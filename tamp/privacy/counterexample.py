@@ -127,8 +127,9 @@ def _publics(
 
 
 def _array_pairs(n: int, fixed: Optional[List[Value]], first: bool) -> Iterator[Tuple[List[int], List[int]]]:
-    """Neighbouring 0/1 patterns of length ``n``: complements first, then one position apart
-    (by ±1, so -1 and 2 appear), each unordered pair once (both directions are tested)."""
+    """Neighbouring 0/1 patterns of length ``n``: complements and one unit against all zero
+    first, then one position apart (by ±1, so -1 and 2 appear), each unordered pair once (both
+    directions are tested)."""
     pats = [list(p) for p in itertools.product((0, 1), repeat=n)]
     seen: Set[Tuple[Tuple[int, ...], Tuple[int, ...]]] = set()
 
@@ -143,6 +144,11 @@ def _array_pairs(n: int, fixed: Optional[List[Value]], first: bool) -> Iterator[
         q = [1 - x for x in p]
         if fresh(p, q):
             yield p, q
+    for i in range(n):  # one answer moves by 1 from all zero (an L1 relation's extreme)
+        p, q = [0] * n, [0] * n
+        q[i] = 1
+        if fresh(q, p):
+            yield q, p
     if first:
         return
     for p in pats:
@@ -317,18 +323,40 @@ def _observable(prog: A.Program, types: ProgramTypes, n: int) -> A.Program:
 # ---------------------------------------------------------------------------- search
 
 
-def search(
-    prog: A.Program,
-    types: ProgramTypes,
-    fixed: Dict[str, Value],
-    budget: float,
-) -> Optional[Dict[str, Any]]:
+class Search:
+    """A resumable search: :meth:`run` goes on where the last call stopped (its cache kept)."""
+
+    def __init__(self, prog: A.Program, types: ProgramTypes, fixed: Dict[str, Value]) -> None:
+        self.clock = [0.0]
+        self.steps = _steps(prog, types, fixed, self.clock)
+        self.done = False
+
+    def run(self, budget: float) -> Optional[Dict[str, Any]]:
+        """A counterexample found within ``budget`` seconds more, or None."""
+        if self.done:
+            return None
+        self.clock[0] = time.monotonic() + budget
+        try:
+            return next(self.steps)
+        except StopIteration:
+            self.done = True
+            return None
+
+
+def search(prog: A.Program, types: ProgramTypes, fixed: Dict[str, Value], budget: float) -> Optional[Dict[str, Any]]:
     """A counterexample as the ``--json`` contract writes it, or None."""
+    return Search(prog, types, fixed).run(budget)
+
+
+def _steps(
+    prog: A.Program, types: ProgramTypes, fixed: Dict[str, Value], clock: List[float]
+) -> Iterator[Optional[Dict[str, Any]]]:
+    """Yields None when ``clock[0]`` (the deadline) has passed, to be resumed with more time, and
+    the counterexample when one is found."""
     claim, rel = prog.private, prog.neighbours
     assert claim is not None and rel is not None
     if isinstance(claim.epsilon, A.Hole):
-        return None
-    deadline = time.monotonic() + budget
+        return
     secret = {b for name in A.free_vars(rel) if (b := A.unprimed(name))}
     secret_params = [p for p in prog.params if p.name in secret]
     lengths = _length_params(prog)
@@ -341,9 +369,7 @@ def search(
         """P[ev | run] to width ``tol`` (a coarse interval first: refined only where it may separate)."""
         key = (n, repr(sorted(run.items())), ev)
         if key not in cache or cache[key][0] > tol:
-            left = deadline - time.monotonic()
-            if left <= 0.2:
-                return None
+            left = max(clock[0] - time.monotonic(), 0.2)
             try:
                 iv = _interval(probability(plain, ev, inputs=run, tolerance=tol, timeout=min(left, PROB_TIMEOUT)))
             except Exception:  # noqa: BLE001 - the engine cannot compute it: no evidence
@@ -358,7 +384,7 @@ def search(
         plain = _observable(prog, types, n)
         events, primary = _events(prog, types, n)
         if not events:
-            return None
+            return
         if first:
             events = events[:primary]
         for public in _publics(prog, secret, fixed, n, lengths):
@@ -372,8 +398,8 @@ def search(
                 continue
             factor: Interval = exp_interval(e_val)
             for combo, combo2 in _pairs(secret_params, fixed, n, first):
-                if time.monotonic() > deadline:
-                    return None
+                while time.monotonic() > clock[0] - 0.2:
+                    yield None
                 run_a = {**public, **{p.name: v for p, v in zip(secret_params, combo)}}
                 run_b = {**public, **{p.name: v for p, v in zip(secret_params, combo2)}}
                 env_a = {**pub_env, **{p.name: _term(run_a[p.name], p.type) for p in secret_params}}
@@ -390,14 +416,16 @@ def search(
                 for shown, ev in events:
                     tol, width = COARSE, 2.0
                     while ev not in broken and tol >= FINEST:
+                        while time.monotonic() > clock[0] - 0.2:
+                            yield None
                         p = prob(plain, n, run_a, ev, tol)
                         q = prob(plain, n, run_b, ev, tol) if p is not None else None
                         if p is None or q is None:
                             break
                         plausible = False
                         for ok, x, y, px, py in ((forward, run_a, run_b, p, q), (backward, run_b, run_a, q, p)):
-                            if not ok:
-                                continue
+                            if not ok or any(x[k] != v for k, v in fixed.items() if k in secret):
+                                continue  # the reported input keeps what --input fixes
                             if px.lo > factor.hi * py.hi + d_val:
                                 cx: Dict[str, Any] = {
                                     "inputs": _json_values(x, prog),
@@ -408,13 +436,13 @@ def search(
                                 }
                                 if A.free_vars(claim.epsilon) - set(fixed):
                                     cx["epsilon_value"] = str(e_val)
-                                return cx
+                                yield cx
+                                return
                             plausible = plausible or px.hi > factor.lo * py.lo + d_val
                         now = float(max(p.width, q.width))
                         if not plausible or now > width / 2:  # the engine refines no further in time
                             break
                         tol, width = tol / 10, now
-    return None
 
 
 def _constant(t: Term) -> Optional[Fraction]:

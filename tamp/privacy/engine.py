@@ -24,17 +24,17 @@ from lang.parser import parse_expr
 from lang.printer import print_expr
 from lang.typecheck import check_program
 
-from .counterexample import search
+from .counterexample import Search
 from .product import LAPLACE, ONE_SIDED, Align, Obligation, Product, Unsupported, _Failed, alignment_choices, valid
 from .result import PrivacyResult
 
 MAX_ATTEMPTS = 64
 #: seconds spent looking for a counterexample when no alignment proves the claim
 CX_BUDGET = 20.0
-#: seconds of alignment search before the counterexample search runs (then the alignments go on):
-#: a private mechanism is mostly proved within it, a broken one is refuted without waiting for
-#: every alignment to fail (a counterexample is a proof, whatever the alignments would do)
-ALIGN_FIRST = 3.0
+#: seconds of counterexample search before the alignments are tried (the rest of CX_BUDGET after
+#: they all fail): a broken mechanism is refuted without waiting for every alignment to fail (a
+#: counterexample is a proof, whatever the alignments would do)
+CX_FIRST = 8.0
 
 
 def prove_privacy(
@@ -56,9 +56,11 @@ def prove_privacy(
     deadline = t0 + timeout if timeout else None
     searched = infer or not counterexamples
 
-    def refuted() -> Optional[PrivacyResult]:
-        left = CX_BUDGET if deadline is None else deadline - time.monotonic()
-        cx = search(prog, types, dict(inputs or {}), min(left, CX_BUDGET)) if left > 1 else None
+    finder = Search(prog, types, dict(inputs or {}))
+
+    def refuted(budget: float) -> Optional[PrivacyResult]:
+        left = budget if deadline is None else min(budget, deadline - time.monotonic())
+        cx = finder.run(left) if left > 1 else None
         if cx is None:
             return None
         return PrivacyResult(
@@ -73,14 +75,13 @@ def prove_privacy(
             epsilon_value=_value(eps_text, inputs) or cx.get("epsilon_value"),
         )
 
+    if not searched:
+        found = refuted(CX_FIRST)
+        if found is not None:
+            return found
     for k, (point, choices) in enumerate(_attempts(prog, types)):
         if k >= MAX_ATTEMPTS or (deadline is not None and time.monotonic() > deadline):
             break
-        if not searched and time.monotonic() - t0 > ALIGN_FIRST:
-            searched = True
-            found = refuted()
-            if found is not None:
-                return found
         prod = Product(prog, types, choices, point)
         try:
             st = prod.run()
@@ -135,7 +136,7 @@ def prove_privacy(
             epsilon_value=_value(eps_text, inputs),
         )
     if not searched:
-        found = refuted()
+        found = refuted(CX_BUDGET - CX_FIRST)
         if found is not None:
             return found
     if best is None:

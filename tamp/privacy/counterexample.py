@@ -16,9 +16,11 @@ For each, the probability engine (:mod:`tamp.probability`) computes ``P[event | 
 intervals *show* the violation: ``lower(P[event | in]) > upper(exp(E)) · upper(P[event | in'])
 + D``. The engine has no ``written``: the program it is given is the original with, for each
 output array ``a``, a shadow Boolean array set to true just before each write of ``a[i]`` (so it
-is true exactly at the written indices) and both arrays given a value at indices ``0..n-1``
-first; every element read of the event is guarded by ``written(a, k)``, so those initial values
-never decide it — the event means what LANGUAGE.md says. A pair the intervals cannot separate is
+is true exactly at the written indices: an array is only ever written element by element, the type
+checker rejects ``a := …``), false at indices ``0..n-1`` at entry; at exit an unwritten
+``a[k]`` gets a default value (after the program, so the program never reads it, and the engine
+can read every element the event names); every element read of the event is guarded by
+``written(a, k)``, so those defaults never decide it — the event means what LANGUAGE.md says. A pair the intervals cannot separate is
 not reported, so a reported counterexample is a proof that the claim is false (as sound as the
 probability engine's intervals).
 """
@@ -282,7 +284,8 @@ def _num(c: Any) -> str:
 
 def _observable(prog: A.Program, types: ProgramTypes, n: int) -> A.Program:
     """``prog`` without its clauses, with a shadow array per output array that is true exactly
-    at the indices the run wrote, and both given values at ``0..n-1`` first (module doc)."""
+    at the indices the run wrote, and the unwritten elements at ``0..n-1`` given a default at
+    exit (module doc)."""
     assert prog.private is not None
     arrays = {o: types.locals[o] for o in prog.private.outputs if (t := types.locals.get(o)) and t.name == "array"}
 
@@ -308,13 +311,16 @@ def _observable(prog: A.Program, types: ProgramTypes, n: int) -> A.Program:
         return dataclasses.replace(b, stmts=tuple(stmts))
 
     init: List[A.Stmt] = []
+    fill: List[A.Stmt] = []  # at exit, so the program itself never reads these values
     for name, t in arrays.items():
         zero: A.Expr = A.BoolLit(False) if t.elem[0] == A.BOOL else A.num(0, t.elem[0] == A.INT)
         for k in range(n):
-            init.append(A.Assign((A.Index(A.Var(_shadow(name)), A.num(k, True)),), A.BoolLit(False)))
-            init.append(A.Assign((A.Index(A.Var(name), A.num(k, True)),), zero))
+            idx = A.num(k, True)
+            init.append(A.Assign((A.Index(A.Var(_shadow(name)), idx),), A.BoolLit(False)))
+            unwritten = A.Unary("!", A.Index(A.Var(_shadow(name)), idx))
+            fill.append(A.If(unwritten, A.Block((A.Assign((A.Index(A.Var(name), idx),), zero),))))
     body = block(prog.body)
-    body = dataclasses.replace(body, stmts=tuple(init) + body.stmts)
+    body = dataclasses.replace(body, stmts=tuple(init) + body.stmts + tuple(fill))
     return dataclasses.replace(
         prog, body=body, requires=(), ensures=(), fails=None, neighbours=None, private=None, reliability=None
     )

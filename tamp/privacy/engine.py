@@ -76,9 +76,9 @@ def prove_privacy(
         )
 
     if not searched:
-        found = refuted(CX_FIRST)
-        if found is not None:
-            return found
+        shown = refuted(CX_FIRST)
+        if shown is not None:
+            return shown
     for k, (point, choices) in enumerate(_attempts(prog, types)):
         if k >= MAX_ATTEMPTS or (deadline is not None and time.monotonic() > deadline):
             break
@@ -136,9 +136,9 @@ def prove_privacy(
             epsilon_value=_value(eps_text, inputs),
         )
     if not searched:
-        found = refuted(CX_BUDGET - CX_FIRST)
-        if found is not None:
-            return found
+        shown = refuted(CX_BUDGET - CX_FIRST)
+        if shown is not None:
+            return shown
     if best is None:
         return _unknown(prog, eps_text, "no alignment was tried (time limit)", None, t0)
     ob = best[1]

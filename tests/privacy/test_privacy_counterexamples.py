@@ -134,3 +134,13 @@ def test_written_is_what_the_run_wrote():
 def test_private_mechanisms_are_not_refuted(name):
     prog, types = _load("private", name)
     assert search(prog, types, {}, 8.0) is None
+
+
+def test_bench_reads_the_suite_expectations_and_shows_privacy_results():
+    from tamp.commands.bench import _result, expectations
+
+    assert expectations("// expect: private at 2 * eps\n") == {None: "proved"}
+    assert expectations("// expect: violated at eps (at every eps)\n") == {None: "violated"}
+    cx = {"probability": {"lower": "1/4", "upper": "1/4"}, "neighbour_probability": {"lower": 0, "upper": "1/32"}}
+    assert _result({"kind": "privacy", "counterexample": cx}) == "0.2499 vs 0.0313"  # certified bounds round outward
+    assert _result({"kind": "privacy", "epsilon": "eps"}) == "ε = eps"

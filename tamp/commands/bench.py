@@ -5,8 +5,10 @@ hung or crashing proof cannot take the table down with it; the files are jobs of
 :mod:`tamp.executor` (``--workers N`` on this machine, or ``--scheduler ADDR`` on a Dask
 cluster whose workers see the same files), and the table keeps the order of the files. A file may state the
 verdict it expects in a comment line ``// expect: proved`` (or ``unknown``,
-``violated``, one per program as ``// expect NAME: proved``); the table marks any
-disagreement and the command then exits 1.
+``violated``, one per program as ``// expect NAME: proved``; the privacy suite's
+``// expect: private at …`` reads as ``proved``); the table marks any disagreement and the
+command then exits 1. A privacy result's column shows ε, or a counterexample's two
+probabilities.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
 from tamp.executor import ENV_SCHEDULER, ExecutorError
@@ -32,7 +35,7 @@ from .options import add_executor_arguments, make_executor, output_file, seconds
 NAME = "bench"
 HELP = "run tamp prove on every .prob file under the given folders and print a results table"
 
-_EXPECT = re.compile(r"^\s*//\s*expect(?:\s+(\w+))?\s*:\s*(proved|unknown|violated)\b", re.M)
+_EXPECT = re.compile(r"^\s*//\s*expect(?:\s+(\w+))?\s*:\s*(proved|unknown|violated|private)\b", re.M)
 
 
 def add_arguments(p):
@@ -67,7 +70,7 @@ def find_files(paths):
 
 def expectations(text: str) -> dict:
     """``{program or None: verdict}`` from ``// expect …`` comments."""
-    return {m.group(1): m.group(2) for m in _EXPECT.finditer(text)}
+    return {m.group(1): "proved" if m.group(2) == "private" else m.group(2) for m in _EXPECT.finditer(text)}
 
 
 def run_one(path: Path, timeout: float) -> list:
@@ -134,7 +137,15 @@ def _up4(x: float) -> str:
 
 def _result(row) -> str:
     """For a probability result, the certified interval of the first compared quantity (e.g. the
-    fairness ratio), rounded outward to 4 decimals; exact values as they are."""
+    fairness ratio), rounded outward to 4 decimals; exact values as they are. For a privacy
+    result: ε, or the counterexample's P[S | in] and P[S | in'] (certified bounds, outward)."""
+    if row.get("kind") == "privacy":
+        cx = row.get("counterexample")
+        if not cx:
+            return f"ε = {row.get('epsilon', '')}"
+        lo = float(Fraction(str(cx["probability"]["lower"])))
+        hi = float(Fraction(str(cx["neighbour_probability"]["upper"])))
+        return f"{_down4(lo)} vs {_up4(hi)}"
     for c in row.get("comparisons") or []:
         lhs = c.get("lhs")
         if not isinstance(lhs, dict):

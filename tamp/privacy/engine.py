@@ -34,7 +34,7 @@ CX_BUDGET = 20.0
 #: seconds of counterexample search before the alignments are tried (the rest of CX_BUDGET after
 #: they all fail): a broken mechanism is refuted without waiting for every alignment to fail (a
 #: counterexample is a proof, whatever the alignments would do)
-CX_FIRST = 8.0
+CX_FIRST = 2.0
 
 
 def prove_privacy(

@@ -56,8 +56,7 @@ def proved(tmp_path_factory):
 
 # Run check-proof in a fresh interpreter: which tamp.privacy modules got loaded, and which modules
 # import tamp.prover (every import statement goes through builtins.__import__, whose globals name
-# the importing module). The prover is still reached from conc_checker only, until the loops
-# branch merges (tests/certificate/test_checker_independent.py): nothing of the privacy path.
+# the importing module): neither the privacy engine nor the prover is reached.
 PROBE = r"""
 import builtins, importlib.util, json, sys
 importers = set()
@@ -96,7 +95,7 @@ def test_every_proved_mechanism_is_certified_and_rechecked_without_the_engine(pr
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["codes"] == [0] * len(proved), got
     assert got["checker"] and got["privacy"] == [], got
-    assert set(got["importers"]) <= {"tamp.certificate.conc_checker"}, got
+    assert got["importers"] == [], got
 
 
 def test_loops_have_their_invariants_in_the_certificate(proved):

@@ -14,6 +14,7 @@ from typing import Any, Sequence, Tuple
 
 from lang import ast as A
 from lang.evaluate import evaluate
+from lang.walk import free_vars
 
 from . import build as B
 from .base import AxiomFamily, AxiomInstance, SelfReferentialSample, check_targets, target_variables
@@ -42,7 +43,7 @@ class RealParamFamily(AxiomFamily):
         that becomes an exact literal)."""
         check_targets(targets, dist)
         f = B.e(param)
-        if A.free_vars(f) & target_variables(targets):
+        if set(free_vars(f)) & target_variables(targets):
             raise SelfReferentialSample(f"{self.name}: the parameter reads the sampled variable")
         bad, cost, side = self.axiom(targets[0], tuple(dist.args), f)
         return AxiomInstance(self.name, bad, cost, tuple(side), param=f)

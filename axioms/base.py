@@ -29,6 +29,7 @@ from typing import Any, Sequence, Tuple
 
 from lang import ast as A
 from lang.printer import print_expr
+from lang.walk import free_vars
 
 from . import build as B
 
@@ -109,7 +110,7 @@ def reads_own_target(targets: Sequence[A.Expr], dist: A.Call) -> bool:
     """Whether ``dist``'s arguments read a variable that the sampling writes."""
     read = set()
     for a in dist.args:
-        read |= A.free_vars(a)
+        read |= set(free_vars(a))
     return bool(read & target_variables(targets))
 
 

@@ -488,14 +488,6 @@ def contains(node: Node, kind: Union[PyType[Node], Tuple[PyType[Node], ...]]) ->
     return any(isinstance(n, kind) for n in walk(node))
 
 
-def free_vars(e: Node) -> set[str]:
-    """Names of variables read by ``e`` (bound quantifier/sum variables excluded), as a new
-    set: :func:`lang.walk.free_vars` (memoised, frozen) called from here."""
-    from lang.walk import free_vars as frozen  # deferred: lang.walk is built on this module
-
-    return set(frozen(e))
-
-
 def num(v: int | Fraction | str, is_int: bool | None = None) -> Num:
     """A literal from an int / Fraction / str."""
     f = Fraction(v)

@@ -16,6 +16,8 @@ import os
 from pathlib import Path
 from typing import List, Optional, Union
 
+from lang.walk import free_vars
+
 from . import ast as A
 from .errors import TampError, TypeCheckError, UnsupportedError, error_at
 from .files import decode, read_bytes, read_text
@@ -78,7 +80,7 @@ def check_bound(prog: A.Program, bound: A.Expr, text: Optional[str] = None, opti
     """A failure bound given outside the program must be a number over its parameters only;
     errors are located in the option (``text`` is the option's value, for the caret)."""
     params = {p.name: p.type for p in prog.params}
-    free = A.free_vars(bound)
+    free = set(free_vars(bound))
     for node in A.walk(bound):
         if isinstance(node, A.Var) and node.name not in params and node.name in free:
             raise error_at(

@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple, Type, Union
 
+from lang.walk import free_vars
+
 from . import ast as A
 from .errors import TampError, TypeCheckError, UnsupportedError, error_at
 from .gcpause import paused_gc
@@ -951,7 +953,7 @@ def _check_privacy(prog: A.Program, chk: "_Checker") -> None:
         return
     if r is None:
         raise chk.error("a 'private' clause needs a 'neighbours' clause saying which inputs are neighbours", d)
-    secret = {b for n in A.free_vars(r) if (b := A.unprimed(n)) is not None}
+    secret = {b for n in set(free_vars(r)) if (b := A.unprimed(n)) is not None}
     for word, e in (("ε", d.epsilon), ("δ", d.delta)):
         if e is None:
             continue
@@ -984,7 +986,9 @@ def check_event(
     public inputs, which may use ``written(a, i)``."""
     chk = _Checker(types, path, source)
     outs = set(prog.private.outputs) if prog.private is not None else set()
-    secret = {b for n in A.free_vars(prog.neighbours) if (b := A.unprimed(n)) is not None} if prog.neighbours else set()
+    secret = (
+        {b for n in set(free_vars(prog.neighbours)) if (b := A.unprimed(n)) is not None} if prog.neighbours else set()
+    )
     for n in A.walk(event):
         if isinstance(n, A.Var) and n.name in types.vars:
             if n.name in types.locals and n.name not in outs:

@@ -30,6 +30,7 @@ from lang.loader import check_bound, decode, load, parse_bound, read_bytes, sele
 from lang.parser import parse, parse_expr
 from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind, infer_bound, spec_kind
 from lang.typecheck import check_file
+from lang.walk import free_vars
 
 from . import prover
 from . import report as _report  # noqa: F401  (registers the notebook views of the results)
@@ -144,7 +145,7 @@ def prove_privacy_claim(
     from . import privacy  # deferred on purpose: see the imports above
 
     inputs = check_inputs(prog, inputs, path, source or None) if inputs else {}
-    secret = {b for n in A.free_vars(prog.neighbours) if (b := A.unprimed(n))} if prog.neighbours else set()
+    secret = {b for n in set(free_vars(prog.neighbours)) if (b := A.unprimed(n))} if prog.neighbours else set()
     public = {k: v for k, v in inputs.items() if k not in secret}
     sub = fix_inputs(prog, public) if public else prog
     t0 = time.monotonic()

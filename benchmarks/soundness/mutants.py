@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional
 
 from lang import ast as A
+from lang.walk import free_vars
 
 FLIP = {"<=": ">=", "<": ">", ">=": "<=", ">": "<", "==": "!=", "!=": "=="}
 NOISY = {"lap": 1, "exp": 1, "dlap": 1, "dexp": 1, "gauss": 1}
@@ -204,7 +205,7 @@ def _loop_bound(n) -> Optional[A.Expr]:
 
 def _is_counted_loop(n) -> bool:
     h = _loop_bound(n)
-    return h is not None and LOOP_BOUND not in A.free_vars(h)
+    return h is not None and LOOP_BOUND not in set(free_vars(h))
 
 
 def _rewrite_bound(new_value: Callable[[A.Expr, A.Expr], A.Expr]) -> Callable:

@@ -32,6 +32,7 @@ import numpy as np
 import z3
 
 from lang import ast as A
+from lang.walk import free_vars
 from tamp.core import z3expr as Z
 
 from . import boxes as B
@@ -144,7 +145,7 @@ class Analyzer:
             fin = execute(prog, fixed, ctx)
             init = input_env(prog, fixed, ctx)
             req = [expr_term(r, init, ctx) for r in prog.requires]
-            for name in A.free_vars(ind.expr):
+            for name in set(free_vars(ind.expr)):
                 if name not in fin.env:
                     raise ctx.error(f"'{name}' is not assigned on every path of program '{prog.name}'", ind.expr)
             check_divisions(

@@ -29,6 +29,7 @@ import z3
 from lang import ast as A
 from lang.errors import TampError, UnsupportedError
 from lang.parser import parse_expr
+from lang.walk import free_vars
 from tamp.probability import probability
 
 from . import terms as T
@@ -247,7 +248,7 @@ def _ask_exact(program, fact, varies, sorts, beh, mode, ctx, timeout) -> QueryRe
     init = input_env(program, fixed, ctx)
     requires = [expr_term(r, init, ctx) for r in program.requires]
     valid = T.op("and", *requires, fin.assumption())
-    for name in A.free_vars(beh):
+    for name in set(free_vars(beh)):
         if name not in fin.env:
             raise option_error(
                 f"--{mode}",
@@ -268,7 +269,7 @@ def _ask_exact(program, fact, varies, sorts, beh, mode, ctx, timeout) -> QueryRe
     s.set("timeout", int(timeout * 1000))
     s.add(*cs, zvalid, z3.Not(zb) if mode == "would" else zb)
     r = s.check()
-    shown = sorted(A.free_vars(beh) - set(sorts))
+    shown = sorted(set(free_vars(beh)) - set(sorts))
     if r == z3.unsat:
         empty = z3.Solver()
         empty.set("timeout", int(timeout * 1000))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Set
 
 from lang import ast as A
+from lang.walk import free_vars
 
 from . import terms as T
 from .symexec import Context, expr_term
@@ -53,7 +54,7 @@ def decodes(prog: A.Program) -> List[Decode]:
             break
         target = st.targets[0]
         name = getattr(target, "name", None)
-        reads = set(A.free_vars(st.value))
+        reads = set(set(free_vars(st.value)))
         if name is None or not reads <= params or name in params:
             break
         out.append(Decode(name, st.value, reads))

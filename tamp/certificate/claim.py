@@ -14,6 +14,7 @@ from typing import Dict, Optional
 from lang import ast as A
 from lang.inputs import fix_inputs
 from lang.speckind import FAILURE_BOUND, clause_kind
+from lang.walk import free_vars
 from tamp.cfa import build_cfa
 from tamp.cfa.dependence import conditioning_assumes, describe
 from tamp.show import show_expr
@@ -65,10 +66,10 @@ def well_formed_claim(cfa) -> str:
     bound; the dependence analysis is re-run here on the rebuilt CFA)."""
     params = {p.name for p in cfa.params}
     for r in cfa.requires:
-        extra = A.free_vars(r) - params
+        extra = set(free_vars(r)) - params
         if extra:
             return f"`requires` reads non-inputs {sorted(extra)}"
-    extra = A.free_vars(cfa.bound) - params
+    extra = set(free_vars(cfa.bound)) - params
     if extra:
         return f"the bound reads non-inputs {sorted(extra)}"
     for u, v, _k, d in cfa.edges():

@@ -34,7 +34,7 @@ from axioms import concentration as C
 from axioms.concentration import Block
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
-from lang.walk import DESCEND, Transformer, substitute
+from lang.walk import DESCEND, Transformer, free_vars, substitute
 from tamp.cfa.loops import CountedLoop, NotCounted, counted_loop
 from tamp.cfa.sums import Det, Lin, NoiseSum, NotApplicable, recognise
 from tamp.core.encode import Encoder
@@ -92,7 +92,7 @@ def _claim(prog: A.Program, cfa) -> _Claim:
     params = {p.name for p in cfa.params}
     m: dict[str, A.Expr] = {}
     sums: list[NoiseSum] = []
-    for x in sorted(A.free_vars(post) - params):
+    for x in sorted(set(free_vars(post)) - params):
         v = shape.env.get(x)
         if isinstance(v, Det):
             m[x] = v.expr

@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 from lang import ast as A
-from lang.walk import DESCEND, Transformer, substitute
+from lang.walk import DESCEND, Transformer, free_vars, substitute
 
 ONE, ZERO = A.num(1), A.num(0)
 Binder = Tuple[str, A.Expr, A.Expr]  # (variable, lo, hi exclusive)
@@ -120,7 +120,7 @@ class _Split(Transformer):
         if not isinstance(node, (A.Quant, A.Sum)):
             return DESCEND
         idx, tests = self.idx, _tests(node.var, self.idx)
-        if not any(n in tests for n in A.walk(node.body)) or node.var in A.free_vars(idx):
+        if not any(n in tests for n in A.walk(node.body)) or node.var in set(free_vars(idx)):
             return DESCEND
         if any(isinstance(n, (A.Quant, A.Sum)) and n.var == node.var for n in A.walk(node.body)):
             return DESCEND  # an inner binder of the same name
@@ -165,15 +165,15 @@ def _hit_tests(f: A.Expr, x: str) -> List[Tuple[A.Expr, Tuple[Binder, ...]]]:
     xv = A.Var(x)
 
     def visit(e: A.Node, binders: Tuple[Binder, ...]) -> None:
-        if not isinstance(e, A.Expr) or x not in A.free_vars(e):
+        if not isinstance(e, A.Expr) or x not in set(free_vars(e)):
             return
         if isinstance(e, A.Binary) and e.op in ("==", "!=") and (e.left == xv or e.right == xv):
             other = e.right if e.left == xv else e.left
-            if x in A.free_vars(other):
+            if x in set(free_vars(other)):
                 raise NoHitBound("the sample is compared with a value that reads it")
-            used = tuple(b for b in binders if b[0] in A.free_vars(other))
+            used = tuple(b for b in binders if b[0] in set(free_vars(other)))
             names = {b[0] for b in binders} | {x}
-            if any((A.free_vars(lo) | A.free_vars(hi)) & names for _n, lo, hi in used):
+            if any((set(free_vars(lo)) | set(free_vars(hi))) & names for _n, lo, hi in used):
                 raise NoHitBound("a range of the values compared with the sample depends on another bound")
             if (other, used) not in found:
                 found.append((other, used))
@@ -181,7 +181,7 @@ def _hit_tests(f: A.Expr, x: str) -> List[Tuple[A.Expr, Tuple[Binder, ...]]]:
         if e == xv:
             raise NoHitBound("the sample is read other than in an equality")
         if isinstance(e, (A.Quant, A.Sum)):
-            if x in A.free_vars(e.lo) | A.free_vars(e.hi):
+            if x in set(free_vars(e.lo)) | set(free_vars(e.hi)):
                 raise NoHitBound("a range reads the sample")
             visit(e.body, binders + ((e.var, e.lo, A.Binary("+", e.hi, ONE) if e.inclusive else e.hi),))
             return
@@ -199,7 +199,7 @@ class _Generic(Transformer):
         self.x = x
 
     def enter(self, node):
-        if isinstance(node, A.Expr) and self.x not in A.free_vars(node):
+        if isinstance(node, A.Expr) and self.x not in set(free_vars(node)):
             return node
         xv = A.Var(self.x)
         if isinstance(node, A.Binary) and node.op in ("==", "!=") and (node.left == xv or node.right == xv):
@@ -210,9 +210,9 @@ class _Generic(Transformer):
 def hit_bound(f: A.Expr, x: str, n: A.Expr) -> A.Expr:
     """An upper bound on the average of ``f`` over ``n`` (>= 1, the caller's condition) values of
     x: ``min(1, max(0, min(1, F_gen)) + K/N)`` per branch of the conditions free of x."""
-    if x not in A.free_vars(f):
+    if x not in set(free_vars(f)):
         return f
-    if isinstance(f, A.Cond) and x not in A.free_vars(f.cond):
+    if isinstance(f, A.Cond) and x not in set(free_vars(f.cond)):
         return A.Cond(f.cond, hit_bound(f.then, x, n), hit_bound(f.other, x, n))
     k: A.Expr = ZERO
     for _other, used in _hit_tests(f, x):

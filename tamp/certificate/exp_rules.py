@@ -41,7 +41,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 from lang import ast as A
-from lang.walk import DESCEND, Transformer, substitute
+from lang.walk import DESCEND, Transformer, free_vars, substitute
 from tamp.show import show_expr
 
 from .exp_hits import NoHitBound, hit_bound, split_at
@@ -171,7 +171,7 @@ class _ElementWrite(Transformer):
         self.name, self.index, self.value = name, index, value
 
     def enter(self, node):
-        return node if isinstance(node, A.Expr) and self.name not in A.free_vars(node) else DESCEND
+        return node if isinstance(node, A.Expr) and self.name not in set(free_vars(node)) else DESCEND
 
     def Index(self, node, kids):
         base, idx = kids
@@ -187,12 +187,12 @@ def assign(f: A.Expr, target: A.Expr, value: A.Expr, do_fold: bool = True) -> A.
         return fold(out) if do_fold else out
     assert isinstance(target, A.Index) and isinstance(target.base, A.Var)
     name = target.base.name
-    if name not in A.free_vars(f):
+    if name not in set(free_vars(f)):
         return f
     reads = sum(1 for n in A.walk(f) if isinstance(n, A.Index) and n.base == target.base)
     if sum(1 for n in A.walk(f) if n == target.base) != reads:
         raise Outside(f"the array {name} is used other than by its elements")
-    if _binders(f) & (A.free_vars(target.index) | A.free_vars(value)):
+    if _binders(f) & (set(free_vars(target.index)) | set(free_vars(value))):
         raise Outside(f"a bound variable of the failure captures the write to {name}")
     out = _ElementWrite(name, target.index, value).walk(f)
     return fold(out) if do_fold else out
@@ -248,7 +248,7 @@ def _atom(f: A.Expr, x: str, types) -> Optional[A.Expr]:
     found: List[A.Expr] = []
 
     def visit(e) -> None:
-        if not isinstance(e, A.Expr) or x not in A.free_vars(e):
+        if not isinstance(e, A.Expr) or x not in set(free_vars(e)):
             return
         atom = isinstance(e, A.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">=")
         if isinstance(e, A.Index) and isinstance(e.base, A.Var):
@@ -263,7 +263,7 @@ def _atom(f: A.Expr, x: str, types) -> Optional[A.Expr]:
     if not found or any(a != found[0] for a in found):
         return None
     inside = sum(1 for a in found for n in A.walk(a) if n == A.Var(x))
-    if inside != sum(1 for n in A.walk(f) if n == A.Var(x)) or A.free_vars(found[0]) & _binders(f):
+    if inside != sum(1 for n in A.walk(f) if n == A.Var(x)) or set(free_vars(found[0])) & _binders(f):
         return None
     return found[0]
 
@@ -376,7 +376,7 @@ class Wpe:
     def _unif_by_atom(self, s: A.Sample, target: A.Expr, f: A.Expr) -> A.Expr:
         if not isinstance(target, A.Var):  # a[e] ~ unif: the element's new value is a fresh x
             x = "x$"
-            while x in A.free_vars(f) | _binders(f) or x in self.types:
+            while x in set(free_vars(f)) | _binders(f) or x in self.types:
                 x += "$"
             self.types[x] = A.INT
             f = assign(f, target, A.Var(x))
@@ -385,7 +385,7 @@ class Wpe:
         lo, hi = s.dist.args
         n = fold(A.Binary("+", A.Binary("-", hi, lo), ONE))
         miss = ONE if self.upper else ZERO
-        if x not in A.free_vars(f):
+        if x not in set(free_vars(f)):
             return simp(A.Cond(A.Binary(">=", n, ONE), f, miss))
         phi = _atom(f, x, self.types)
         if phi is None:
@@ -401,7 +401,7 @@ class Wpe:
                 ) from None
         if isinstance(phi, A.Binary) and phi.op in ("==", "!=") and (phi.left == A.Var(x)) != (phi.right == A.Var(x)):
             e = phi.right if phi.left == A.Var(x) else phi.left
-            if x in A.free_vars(e) or not _is_int(e, self.types):
+            if x in set(free_vars(e)) or not _is_int(e, self.types):
                 raise Outside(f"line {_line(s)}: {x} compared with a value that may not be an integer")
             hit = A.Cond(A.Binary("&&", A.Binary("<=", lo, e), A.Binary("<=", e, hi)), ONE, ZERO)
             cnt: A.Expr = hit if phi.op == "==" else A.Binary("-", n, hit)
@@ -465,7 +465,7 @@ def _term(where, g, body, annot: LoopAnnot, params, types) -> List[Obligation]:
         if _has_loop(body):
             raise Outside("an exit chance for a loop whose body has a loop")
         delta = annot.measure
-        if A.free_vars(delta) - set(params):
+        if set(free_vars(delta)) - set(params):
             raise Outside("an exit chance that reads more than the inputs")
         lower = Wpe(body, params, {}, types, upper=False).stmt(body, _ind(_not(g)))
         return [
@@ -491,7 +491,7 @@ def _every_outcome(s: A.Stmt, q: A.Expr) -> A.Expr:
         return assign(q, _target(s), s.value, do_fold=False)
     if isinstance(s, A.Sample):
         t = _target(s)
-        if A.target_name(t) not in A.free_vars(q):
+        if A.target_name(t) not in set(free_vars(q)):
             return q
         _ok, outs = outcomes(s.dist)
         return _and([assign(q, t, v, do_fold=False) for _p, v in outs])
@@ -504,7 +504,7 @@ def _every_outcome(s: A.Stmt, q: A.Expr) -> A.Expr:
     if isinstance(s, A.Assume):
         return A.Binary("==>", s.cond, q)
     if isinstance(s, (A.While, A.For)):
-        if _written(s) & A.free_vars(q):
+        if _written(s) & set(free_vars(q)):
             raise Outside("an inner loop changes the rank of the loop around it")
         return q
     raise Outside(f"statement {type(s).__name__}")

@@ -56,6 +56,7 @@ from lang.errors import TampError
 from lang.parser import parse_expr
 from lang.printer import print_expr
 from lang.typecheck import ProgramTypes, check_program
+from lang.walk import free_vars
 from tamp.core.interval import Interval
 from tamp.core.z3expr import Z3Translation, rational, sort_of, to_int, to_real
 from tamp.probability import probability
@@ -197,7 +198,7 @@ class _Tr(Z3Translation):
     def opaque_sum(self, e: A.Sum, lo: Term, hi: Term) -> Term:
         # one F per body and per meaning of its free variables: z3's term ids (hash-consed, and
         # kept alive by the stored environment), never the terms' printed forms, which z3 elides
-        free = tuple(sorted((v, self.env[v].get_id()) for v in A.free_vars(e.body) - {e.var} if v in self.env))
+        free = tuple(sorted((v, self.env[v].get_id()) for v in set(free_vars(e.body)) - {e.var} if v in self.env))
         key = (e.var, print_expr(e.body), repr(free))
         if key not in self.sums:
             self.sums[key] = (z3.Function(f"prefix!{len(self.sums)}", z3.IntSort(), z3.RealSort()), e, dict(self.env))
@@ -306,7 +307,7 @@ class _Product:
         self.loop_vars: List[str] = []
         self.inputs1: Dict[str, Term] = {}
         self.k: Optional[Term] = None
-        self.secret = {b for v in A.free_vars(prog.neighbours or A.BoolLit(True)) if (b := A.unprimed(v))}
+        self.secret = {b for v in set(free_vars(prog.neighbours or A.BoolLit(True))) if (b := A.unprimed(v))}
         self.draws = {_pos(s): s for s in A.walk(prog.body) if isinstance(s, A.Sample)}
         self.align = {(s.line, s.col): s for s in pc.alignment}
         self.follow: Dict[int, A.Expr] = {}
@@ -318,7 +319,7 @@ class _Product:
                         and len(s.targets) == 1
                         and isinstance(s.targets[0], A.Var)
                         and isinstance(nxt, A.If)
-                        and s.targets[0].name in A.free_vars(nxt.cond)
+                        and s.targets[0].name in set(free_vars(nxt.cond))
                     ):
                         self.follow[id(s)] = nxt.cond
 
@@ -417,7 +418,7 @@ class _Product:
         if isinstance(s, A.While):
             return self.while_(s, st)
         if isinstance(s, A.Assume):
-            if not A.free_vars(s.cond) <= set(self.types.params):
+            if not set(free_vars(s.cond)) <= set(self.types.params):
                 raise Rejected(f"line {_pos(s)[0]}: an assume over drawn values is outside the proof rules")
             c1, c2 = self.t1(s.cond, st), self.t2(s.cond, st)
             self.oblige(st, c1 == c2, "the assume holds in both runs or in neither", s)
@@ -474,7 +475,7 @@ class _Product:
             if step.kind != "values":
                 raise Rejected(f"line {_pos(s)[0]}: a {d.func} draw can only be aligned with values agree")
             if d.func == "density":
-                if (A.free_vars(d.args[2]) - {"_"}) - (set(self.types.params) - self.secret):
+                if (set(free_vars(d.args[2])) - {"_"}) - (set(self.types.params) - self.secret):
                     raise Rejected(f"line {_pos(s)[0]}: a density over secret inputs or locals is outside the rules")
                 args: Sequence[A.Expr] = d.args[:2]
             else:
@@ -551,7 +552,7 @@ class _Product:
                 isinstance(c, A.Binary)
                 and c.op in ("<", "<=")
                 and isinstance(c.left, A.Var)
-                and not (A.free_vars(c.right) & written)
+                and not (set(free_vars(c.right)) & written)
                 and st.env1[c.left.name].sort() == z3.IntSort()
             ):
                 return self.loop(s, s.cond, s.body, st, c.left.name)
@@ -751,7 +752,7 @@ def _check_counterexample(pc: PrivCert, prog: A.Program, types: ProgramTypes, de
     cx = pc.counterexample or {}
     claim = prog.private
     assert claim is not None and prog.neighbours is not None
-    secret = {b for v in A.free_vars(prog.neighbours) if (b := A.unprimed(v))}
+    secret = {b for v in set(free_vars(prog.neighbours)) if (b := A.unprimed(v))}
     runs: List[Dict[str, Any]] = []
     for key in ("inputs", "neighbour"):
         vals = cx.get(key)
@@ -776,7 +777,7 @@ def _check_counterexample(pc: PrivCert, prog: A.Program, types: ProgramTypes, de
     if not isinstance(event, str):
         raise Rejected("counterexample.event: expected an expression")
     try:
-        seen = A.free_vars(parse_expr(event))
+        seen = set(free_vars(parse_expr(event)))
     except TampError as exc:
         raise Rejected(f"counterexample.event: {exc}") from None
     if not seen <= set(claim.outputs):  # an event over anything else is no violation of this claim

@@ -41,7 +41,7 @@ import networkx as nx
 import z3
 
 from lang import ast as A
-from lang.walk import substitute
+from lang.walk import free_vars, substitute
 from tamp.cfa.loops import body_edges, loop_body
 from tamp.core.encode import Encoder
 from tamp.core.step import StepState, step
@@ -278,7 +278,7 @@ def _pre(st, q: A.Expr) -> Optional[A.Expr]:
         return q if st.cond == A.BoolLit(True) else A.Binary("==>", st.cond, q)
     if isinstance(st, A.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], A.Var):
         return substitute(q, {st.targets[0].name: st.value})
-    return None if _writes(st) & A.free_vars(q) else q
+    return None if _writes(st) & set(free_vars(q)) else q
 
 
 # ---------------------------------------------------------------------------- geometric retries
@@ -303,12 +303,12 @@ def _geometric(cfa, g: Geometric, enc: Encoder) -> List[Obligation]:
         raise BadArgument(f"edge {g.sample[0]}->{g.sample[1]} is not a sampling `{x} ~ bern(e)` in the loop body")
     p = st.dist.args[0]
     inputs = {q.name for q in cfa.params}
-    if not A.free_vars(p) <= inputs:
+    if not set(free_vars(p)) <= inputs:
         raise BadArgument(f"the probability of `{x} ~ bern(…)` reads non-inputs")
     for e, other in edges.items():
         if e != g.sample and x in _writes(other):
             raise BadArgument(f"edge {e[0]}->{e[1]} of the body also writes '{x}'")
-        if _writes(other) & A.free_vars(p):
+        if _writes(other) & set(free_vars(p)):
             raise BadArgument(f"edge {e[0]}->{e[1]} of the body writes the probability of `{x} ~ bern(…)`")
     if not _unavoidable(cfa, g.head, body, {g.sample}):
         raise BadArgument(f"a path through the loop body does not pass the sampling of '{x}'")

@@ -23,7 +23,7 @@ import dataclasses
 from typing import AbstractSet
 
 from lang import ast as A
-from lang.walk import DESCEND, Transformer, substitute
+from lang.walk import DESCEND, Transformer, free_vars, substitute
 
 
 class _Apart(Transformer):
@@ -34,7 +34,7 @@ class _Apart(Transformer):
         if isinstance(node, (A.Quant, A.Sum)) and node.var in self.taken:
             lo, hi = self.walk(node.lo), self.walk(node.hi)
             fresh = node.var + "$"
-            while fresh in self.taken or fresh in A.free_vars(node.body):
+            while fresh in self.taken or fresh in set(free_vars(node.body)):
                 fresh += "$"
             body = self.walk(substitute(node.body, {node.var: A.Var(fresh)}))
             return dataclasses.replace(node, var=fresh, lo=lo, hi=hi, body=body)

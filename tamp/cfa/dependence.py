@@ -31,6 +31,7 @@ import networkx as nx
 
 from lang import ast as A
 from lang.errors import TampError
+from lang.walk import free_vars
 from tamp.cfa import build_cfa
 from tamp.show import show_expr
 
@@ -78,7 +79,7 @@ class Dependence:
         """The variables of ``e`` that may depend on a sample at ``node``, sorted."""
         m = self.masks.get(node, 0)
         index = {n: i for i, n in enumerate(self.names)}
-        return tuple(sorted(x for x in A.free_vars(e) if x in index and m >> index[x] & 1))
+        return tuple(sorted(x for x in set(free_vars(e)) if x in index and m >> index[x] & 1))
 
     def depends(self, node: int, e: A.Expr) -> bool:
         """Whether ``e`` evaluated at ``node`` may depend on a sample (by data or control flow)."""
@@ -147,7 +148,7 @@ def analyse(cfa) -> Dependence:
         elif isinstance(st, A.Assign):
             t = st.targets[0]
             name = _base(t)
-            read_vars = A.free_vars(st.value) | (A.free_vars(t) - {name} if isinstance(t, A.Index) else set())
+            read_vars = set(free_vars(st.value)) | (set(free_vars(t)) - {name} if isinstance(t, A.Index) else set())
             edges.append((u, v, "strong" if isinstance(t, A.Var) else "assign", bit(name), mask(read_vars)))
         else:
             edges.append((u, v, "none", 0, 0))
@@ -157,7 +158,7 @@ def analyse(cfa) -> Dependence:
         for _u, _v, _k, d in cfa.out_edges(u):
             st = d["stmt"]
             if isinstance(st, A.Assume):
-                guard_reads[u] = guard_reads.get(u, 0) | mask(A.free_vars(st.cond))
+                guard_reads[u] = guard_reads.get(u, 0) | mask(set(free_vars(st.cond)))
             else:
                 guard_other.add(u)  # not a plain test: count it as depending on a sample
 

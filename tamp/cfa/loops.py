@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import AbstractSet, Any, Dict, List, Optional, Set, Tuple
 
 from lang import ast as A
-from lang.walk import substitute
+from lang.walk import free_vars, substitute
 
 Edge = Tuple[int, int, int]
 
@@ -110,7 +110,7 @@ def entry_value(
         if isinstance(st, (A.Assign, A.Sample)) and any(isinstance(t, A.Var) and t.name == name for t in st.targets):
             if isinstance(st, A.Sample) or len(st.targets) != 1:
                 return None
-            reads = A.free_vars(st.value)
+            reads = set(free_vars(st.value))
             if later is not None and reads - {name} & later:
                 return None
             if name not in reads:
@@ -139,7 +139,7 @@ def bound_changes(cfa: Any, head: int, bound: A.Expr) -> List[str]:
     """The variables ``bound`` reads that the loop at ``head`` writes, sorted (an array read
     ``b[0]`` reads ``b``): empty when the bound is the same at every test of the loop — what a
     trip count read off the guard needs (:func:`counted_loop`, and the loop prover's counters)."""
-    return sorted(A.free_vars(bound) & loop_writes(cfa, head))
+    return sorted(set(free_vars(bound)) & loop_writes(cfa, head))
 
 
 # ---------------------------------------------------------------------------- counted loops

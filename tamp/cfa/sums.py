@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from lang import ast as A
 from lang.errors import TampError
 from lang.typecheck import check_program
+from lang.walk import free_vars
 from lang.walk import substitute as subst
 
 from .loops import CountedLoop, NotCounted, counted_loop
@@ -170,7 +171,7 @@ class _Exec:
 
     # ------------------------------------------------------------------ expressions
     def ev(self, e: A.Expr, env) -> object:
-        fv = A.free_vars(e)
+        fv = set(free_vars(e))
         vals = {x: env.get(x) for x in fv}
         if all(isinstance(v, Det) for v in vals.values()):
             return Det(subst(e, {x: v.expr for x, v in vals.items()}))
@@ -375,7 +376,7 @@ class _Exec:
             written |= _written(st)
         if i in written:
             raise NotApplicable(f"line {_line(s)}: the counter '{i}' is written elsewhere in the body")
-        if A.free_vars(c.right) & (written | {i}):
+        if set(free_vars(c.right)) & (written | {i}):
             raise NotApplicable(f"line {_line(s)}: the loop bound changes in the loop")
         cl = self.counted(s, i)
         lo, hi = self.range_of(cl, s, env)
@@ -411,7 +412,7 @@ class _Exec:
         body_side = self.side[side_before:]
         del self.side[side_before:]
         for name, cond in body_side:
-            if A.free_vars(cond) & (written | {i}):
+            if set(free_vars(cond)) & (written | {i}):
                 raise NotApplicable(f"line {_line(s)}: a {name} condition in the loop depends on the iteration")
             self.side.append((name, cond))
         allowed = self.params
@@ -427,7 +428,7 @@ class _Exec:
             if step is None:
                 continue
             d, coef, noise = step
-            if A.free_vars(d) - allowed - {i}:
+            if set(free_vars(d)) - allowed - {i}:
                 continue
             mean_sum = _sum_over(d, i, lo, hi, count)
             if noise is None:
@@ -436,7 +437,8 @@ class _Exec:
                 continue
             fresh = all(did >= first_id for did in noise.draws)
             invariant = all(
-                not (A.free_vars(b.param) - allowed) and not (A.free_vars(b.count) - allowed) for b in noise.blocks
+                not (set(free_vars(b.param)) - allowed) and not (set(free_vars(b.count)) - allowed)
+                for b in noise.blocks
             )
             if not (fresh and invariant and coef == ONE):
                 continue
@@ -463,7 +465,7 @@ def _step(v, x):
     """``x := x + d (+ c·S)`` as (d, c, S or None), else None."""
     if isinstance(v, Det):
         e = v.expr
-        if isinstance(e, A.Binary) and e.op == "+" and e.left == A.Var(x) and x not in A.free_vars(e.right):
+        if isinstance(e, A.Binary) and e.op == "+" and e.left == A.Var(x) and x not in set(free_vars(e.right)):
             return e.right, ONE, None
         return None
     if isinstance(v, Lin):
@@ -472,8 +474,8 @@ def _step(v, x):
             isinstance(e, A.Binary)
             and e.op == "+"
             and e.left == A.Var(x)
-            and x not in A.free_vars(e.right)
-            and x not in A.free_vars(v.coef)
+            and x not in set(free_vars(e.right))
+            and x not in set(free_vars(v.coef))
         ):
             return e.right, v.coef, v.sum
     return None
@@ -481,7 +483,7 @@ def _step(v, x):
 
 def _sum_over(d, i, lo, hi, count):
     """Σ_{i in lo..hi} d: ``count·d`` when d does not read the counter."""
-    if i not in A.free_vars(d):
+    if i not in set(free_vars(d)):
         return A.Binary("*", count, d)
     j = "j$c"
     return A.Sum(j, lo, hi, False, subst(d, {i: A.Var(j)}))

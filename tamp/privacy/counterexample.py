@@ -37,6 +37,7 @@ import z3  # type: ignore[import-untyped,unused-ignore]
 
 from lang import ast as A
 from lang.typecheck import ProgramTypes
+from lang.walk import free_vars
 from tamp.core.interval import Interval
 from tamp.core.z3expr import Z3Translation, rational
 from tamp.probability import probability
@@ -100,7 +101,7 @@ def _length_params(prog: A.Program) -> List[str]:
     out: List[str] = []
     for node in A.walk(prog.neighbours):
         if isinstance(node, (A.Quant, A.Sum)):
-            out += [v for v in sorted(A.free_vars(node.hi)) if v in ints and v not in out]
+            out += [v for v in sorted(set(free_vars(node.hi))) if v in ints and v not in out]
     return out
 
 
@@ -109,7 +110,7 @@ def _publics(
 ) -> Iterator[Run]:
     """Values of the public inputs at array length ``n``: the fixed ones, small ones for the rest."""
     assert prog.private is not None
-    eps_names = A.free_vars(prog.private.epsilon)
+    eps_names = set(free_vars(prog.private.epsilon))
     names = [p for p in prog.params if p.name not in secret and p.name not in fixed]
     base = {k: v for k, v in fixed.items() if k not in secret}
     choices: List[Sequence[Any]] = []
@@ -363,7 +364,7 @@ def _steps(
     assert claim is not None and rel is not None
     if isinstance(claim.epsilon, A.Hole):
         return
-    secret = {b for name in A.free_vars(rel) if (b := A.unprimed(name))}
+    secret = {b for name in set(free_vars(rel)) if (b := A.unprimed(name))}
     secret_params = [p for p in prog.params if p.name in secret]
     lengths = _length_params(prog)
     has_arrays = any(p.type.name == "array" for p in prog.params)
@@ -440,7 +441,7 @@ def _steps(
                                     "probability": _json_interval(px),
                                     "neighbour_probability": _json_interval(py),
                                 }
-                                if A.free_vars(claim.epsilon) - set(fixed):
+                                if set(free_vars(claim.epsilon)) - set(fixed):
                                     cx["epsilon_value"] = str(e_val)
                                 yield cx
                                 return

@@ -23,6 +23,7 @@ from lang.errors import TampError
 from lang.parser import parse_expr
 from lang.printer import print_expr
 from lang.typecheck import check_program
+from lang.walk import free_vars
 
 from .counterexample import Search
 from .product import LAPLACE, ONE_SIDED, Align, Obligation, Product, Unsupported, _Failed, alignment_choices, valid
@@ -185,13 +186,13 @@ def _value(eps: str, inputs: Optional[Dict[str, object]]) -> Optional[str]:
     if not inputs or eps == "?":
         return None
     e = parse_expr(eps)
-    if not A.free_vars(e) <= set(inputs):
+    if not set(free_vars(e)) <= set(inputs):
         return None
     from lang.evaluate import constant_value
     from lang.walk import substitute
 
     try:
-        v = constant_value(substitute(e, {k: _literal(v) for k, v in inputs.items() if k in A.free_vars(e)}))
+        v = constant_value(substitute(e, {k: _literal(v) for k, v in inputs.items() if k in set(free_vars(e))}))
     except Exception:  # noqa: BLE001 - a value that does not fold (log of a fraction) is left out
         return None
     return None if v is None else str(v)
@@ -246,7 +247,7 @@ def _tidy(e: A.Expr) -> A.Expr:
     """``e`` simplified by sympy when the result is again an expression of the language."""
     import sympy  # deferred: only `private ?` needs it
 
-    names = sorted(A.free_vars(e))
+    names = sorted(set(free_vars(e)))
     try:
         syms = {n: sympy.Symbol(n, positive=True) for n in names}
         x = sympy.simplify(sympy.sympify(print_expr(e).replace("div", "//"), locals=syms))

@@ -42,6 +42,7 @@ import z3  # type: ignore[import-untyped,unused-ignore]
 from lang import ast as A
 from lang.printer import print_expr
 from lang.typecheck import ProgramTypes
+from lang.walk import free_vars
 from tamp.core.z3expr import Z3Translation, rational, sort_of, to_int, to_real
 
 Term = Any
@@ -152,7 +153,7 @@ class _Translation(Z3Translation):
 
     def opaque_sum(self, e: A.Sum, lo: Term, hi: Term) -> Term:
         # one function per sum *and* per meaning of its free variables (q in run 1 is not q')
-        free = tuple(sorted((v, str(self.env[v])) for v in A.free_vars(e.body) - {e.var} if v in self.env))
+        free = tuple(sorted((v, str(self.env[v])) for v in set(free_vars(e.body)) - {e.var} if v in self.env))
         key = (e.var, e.body, str(lo) + repr(free))
         if key not in self.sums:
             f = z3.Function(f"sum!{len(self.sums)}", z3.IntSort(), z3.RealSort())
@@ -231,7 +232,7 @@ class Product:
         return z3.Const(f"{name}!{self.fresh_count}", sort)
 
     def start(self) -> _State:
-        secret = {b for n in A.free_vars(self.prog.neighbours or A.BoolLit(True)) if (b := A.unprimed(n))}
+        secret = {b for n in set(free_vars(self.prog.neighbours or A.BoolLit(True))) if (b := A.unprimed(n))}
         for p in self.prog.params:
             t1 = z3.Const(p.name, sort_of(p.type))
             self.inputs1[p.name] = t1
@@ -309,7 +310,7 @@ class Product:
         if isinstance(s, A.While):
             return self.while_(s, st)
         if isinstance(s, A.Assume):
-            if not A.free_vars(s.cond) <= set(self.types.params):
+            if not set(free_vars(s.cond)) <= set(self.types.params):
                 raise Unsupported("conditioning on drawn values (assume over locals) is not supported", s)
             c1, c2 = self.tr1(s.cond, st), self.tr2(s.cond, st)
             self.oblige(st, c1 == c2, "the assume holds in both runs or in neither", s)
@@ -394,7 +395,7 @@ class Product:
             return st
         if d.func in IDENTITY:
             if d.func == "density":
-                if (A.free_vars(d.args[2]) - {"_"}) - (set(self.types.params) - self._secret()):
+                if (set(free_vars(d.args[2])) - {"_"}) - (set(self.types.params) - self._secret()):
                     raise Unsupported("a density over secret inputs or locals is not supported", d)
                 args: Sequence[A.Expr] = d.args[:2]
             else:
@@ -436,7 +437,7 @@ class Product:
             self.steps.append(step)
 
     def _secret(self) -> Set[str]:
-        return {b for n in A.free_vars(self.prog.neighbours or A.BoolLit(True)) if (b := A.unprimed(n))}
+        return {b for n in set(free_vars(self.prog.neighbours or A.BoolLit(True))) if (b := A.unprimed(n))}
 
     def if_(self, s: A.If, st: _State) -> _State:
         c1, c2 = self.tr1(s.cond, st), self.tr2(s.cond, st)
@@ -494,7 +495,7 @@ class Product:
             if isinstance(c, A.Binary)
             and c.op in ("<", "<=")
             and isinstance(c.left, A.Var)
-            and not (A.free_vars(c.right) & written)
+            and not (set(free_vars(c.right)) & written)
             and st.env1[c.left.name].sort() == z3.IntSort()
         ]
         if not bounds:
@@ -812,7 +813,7 @@ def _units(body: A.Block, st: _State, prod: Product) -> List[Tuple[str, Term, st
     for n in A.walk(body):
         if isinstance(n, A.Sample) and n.dist.func in LAPLACE + ONE_SIDED and len(n.dist.args) == 2:
             sc = n.dist.args[1]
-            if A.free_vars(sc) & changed:
+            if set(free_vars(sc)) & changed:
                 continue
             out.append((f"1/({print_expr(sc)})", 1 / to_real(prod.tr1(sc, st)), f"entry(1 / ({print_expr(sc)}))"))
     if len(out) > 1:
@@ -832,7 +833,7 @@ def following_tests(prog: A.Program) -> Dict[int, A.Expr]:
                     and len(s.targets) == 1
                     and isinstance(s.targets[0], A.Var)
                     and isinstance(nxt, A.If)
-                    and s.targets[0].name in A.free_vars(nxt.cond)
+                    and s.targets[0].name in set(free_vars(nxt.cond))
                 ):
                     out[id(s)] = nxt.cond
     return out

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Dict, FrozenSet, Optional
 
 from lang import ast as A
+from lang.walk import free_vars
 
 Sources = Dict[str, FrozenSet[int]]
 
@@ -32,7 +33,7 @@ def _reads(e: Optional[A.Expr], src: Sources) -> FrozenSet[int]:
     if e is None:
         return frozenset()
     out: FrozenSet[int] = frozenset()
-    for name in A.free_vars(e):
+    for name in set(free_vars(e)):
         out |= src.get(name, frozenset())
     return out
 

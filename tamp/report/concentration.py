@@ -16,6 +16,7 @@ from typing import List, Optional
 
 from lang import ast as A
 from lang.parser import parse
+from lang.walk import free_vars
 from tamp.show import show_expr
 from tamp.simulation import simulate
 
@@ -109,10 +110,10 @@ def _plot(r) -> Optional[str]:
     if expr is None or r.cfa is None:
         return None
     fixed = fixed_inputs(r.cfa)
-    free = sorted(A.free_vars(expr) - set(fixed))
+    free = sorted(set(free_vars(expr)) - set(fixed))
     if len(free) > 1:
         return None
-    name = free[0] if free else ("n" if "n" in A.free_vars(expr) else None)
+    name = free[0] if free else ("n" if "n" in set(free_vars(expr)) else None)
     if name is None:
         return None
     is_int = any(p.name == name and p.type.name == "int" for p in r.cfa.params)

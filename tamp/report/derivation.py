@@ -22,6 +22,7 @@ from typing import List, Optional
 
 from lang import ast as A
 from lang.parser import parse_expr
+from lang.walk import free_vars
 from lang.walk import substitute as subst
 from tamp.prover.base.exprs import conjuncts, iterations_done
 from tamp.prover.base.simplify import to_sympy
@@ -81,7 +82,7 @@ def _exit_sum(r, bound: Optional[str]) -> Optional[str]:
             shown.append(_loop_term(t, with_total=False))
             worst.append(subst(t.total, {t.counter: t.bound}) if t.total is not None else _loop_total(t))
             continue
-        if A.free_vars(s) & set(finals):  # a term over a counter that is not a loop's own: say nothing
+        if set(free_vars(s)) & set(finals):  # a term over a counter that is not a loop's own: say nothing
             return None
         shown.append(_guarded(s) if not isinstance(s, A.Cond) else f"({_guarded(s)})")
         worst.append(_costlier_arm(s))

@@ -28,6 +28,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from lang import ast as A
 from lang.evaluate import evaluate
 from lang.parser import parse, parse_expr
+from lang.walk import free_vars
 from tamp.simulation import simulate
 
 #: Runs of ``tamp simulate`` per plotted point, and most points simulated per plot.
@@ -116,7 +117,7 @@ def bound_points(r) -> Optional[Tuple[str, Dict[str, object], List[Tuple[float, 
     except Exception:  # noqa: BLE001 - a bound tamp cannot read back is not plotted
         return None
     types = {p.name: p.type.name for p in cfa.params}
-    free = [v for v in sorted(A.free_vars(expr)) if types.get(v) in ("int", "real")]
+    free = [v for v in sorted(set(free_vars(expr))) if types.get(v) in ("int", "real")]
     if not free:
         return None
     fixed = fixed_inputs(cfa)

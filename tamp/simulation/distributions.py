@@ -13,6 +13,7 @@ from typing import List
 import numpy as np
 
 from lang import ast as A
+from lang.walk import free_vars
 
 from .draws import below, exponential, laplace, normal
 from .evaluate import Ctx, Evaluator
@@ -297,7 +298,7 @@ class Sampler:
 
     def _poly(self, e: A.Expr, ctx) -> List[np.ndarray]:
         """Per-run coefficients (lowest degree first) of a polynomial in the bound name ``_``."""
-        if not A.contains(e, A.Var) or "_" not in A.free_vars(e):
+        if not A.contains(e, A.Var) or "_" not in set(free_vars(e)):
             return [self._float(self.ev.eval(e, ctx), ctx)]
         if isinstance(e, A.Var):
             return [np.zeros(ctx.n), np.ones(ctx.n)]
@@ -316,7 +317,7 @@ class Sampler:
                 for j, y in enumerate(b):
                     out[i + j] = out[i + j] + x * y
             return out
-        if isinstance(e, A.Binary) and e.op == "/" and "_" not in A.free_vars(e.right):
+        if isinstance(e, A.Binary) and e.op == "/" and "_" not in set(free_vars(e.right)):
             d = self._float(self.ev.eval(e.right, ctx), ctx)
             self.ev.check(d == 0, ctx, e, lambda k: f"division by zero ({k})")
             d = np.where(d == 0, 1.0, d)

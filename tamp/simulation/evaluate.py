@@ -26,6 +26,7 @@ import numpy as np
 
 from lang import ast as A
 from lang.errors import error_at
+from lang.walk import free_vars
 
 from . import arith_ball
 from .arith import BallDomain, is_bool, is_int
@@ -187,7 +188,7 @@ class Evaluator:
         """The per-run value of ``e``; an expression over the inputs only is computed once."""
         closed = self._closed.get(id(e))
         if closed is None:
-            fv = A.free_vars(e)
+            fv = set(free_vars(e))
             pure = fv <= self.params.keys() and not any(
                 isinstance(n, A.Binary) and n.op in ("+.", "-.", "*.") for n in A.walk(e)
             )

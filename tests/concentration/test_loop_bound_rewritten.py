@@ -10,10 +10,10 @@ import pytest
 
 from lang.parser import parse
 from tamp.api import prove
-from tamp.certificate.writer import file_certificate
 from tamp.certificate.checker import check_certificate
 from tamp.certificate.format import source_digest
 from tamp.certificate.reader import decode
+from tamp.certificate.writer import file_certificate
 from tamp.cfa import build_cfa
 from tamp.cfa.loops import NotCounted, counted_loop
 from tamp.prover.concentration.proof import ConcentrationResult

@@ -15,13 +15,14 @@ from __future__ import annotations
 from typing import Dict, Iterable, Optional, Set
 
 from lang import ast as A
+from lang.walk import free_vars
 
 
 def _fv(exprs: Iterable[Optional[A.Expr]]) -> Set[str]:
     out: Set[str] = set()
     for e in exprs:
         if e is not None:
-            out |= A.free_vars(e)
+            out |= set(free_vars(e))
     return out
 
 
@@ -29,15 +30,15 @@ def reads_and_kills(stmt, axiom=None):
     """(variables ``stmt`` reads, variables it overwrites entirely); None for a statement kind
     this analysis does not know (then everything counts as live there)."""
     if isinstance(stmt, A.Assume):
-        return A.free_vars(stmt.cond), set()
+        return set(free_vars(stmt.cond)), set()
     if isinstance(stmt, (A.Assign, A.Sample)):
         rhs = stmt.value if isinstance(stmt, A.Assign) else stmt.dist
-        reads, kills = set(A.free_vars(rhs)), set()
+        reads, kills = set(set(free_vars(rhs))), set()
         for t in stmt.targets:
             if isinstance(t, A.Var):
                 kills.add(t.name)
             else:  # an element write reads the rest of the array and the index
-                reads |= A.free_vars(t)
+                reads |= set(free_vars(t))
         if axiom is not None:
             reads |= _fv(list(axiom.side) + [axiom.cost])
         return reads, kills
@@ -81,4 +82,4 @@ def live_variables(cfa, kappa: Dict[int, A.Expr], axioms: Dict[tuple, object]) -
 def mentions_only_live(c: A.Expr, live: Set[str], known: Set[str]) -> bool:
     """True when every program variable of ``c`` is live (names the CFA does not know, such
     as quantifier variables, do not count)."""
-    return all(x in live for x in A.free_vars(c) if x in known)
+    return all(x in live for x in set(free_vars(c)) if x in known)

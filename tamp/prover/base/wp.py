@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from lang import ast as A
-from lang.walk import DESCEND, Transformer
+from lang.walk import DESCEND, Transformer, free_vars
 from tamp.prover.base.exprs import assigned_names, subst
 
 
@@ -41,7 +41,7 @@ class _ElementWrite(Transformer):
         self.name, self.index, self.value = name, index, value
 
     def enter(self, node: A.Node) -> Any:
-        if isinstance(node, A.Expr) and self.name not in A.free_vars(node):
+        if isinstance(node, A.Expr) and self.name not in set(free_vars(node)):
             return node
         return DESCEND
 
@@ -68,9 +68,9 @@ def push_back(st, c: A.Expr) -> Optional[A.Expr]:
         if not isinstance(t.base, A.Var):
             return None
         name = t.base.name
-        if name not in A.free_vars(c):
+        if name not in set(free_vars(c)):
             return c
-        if _bound_names(c) & (A.free_vars(t.index) | A.free_vars(st.value)):
+        if _bound_names(c) & (set(free_vars(t.index)) | set(free_vars(st.value))):
             return None
         # every occurrence of the array must be an element read
         reads = sum(1 for n in A.walk(c) if isinstance(n, A.Index) and n.base == t.base)
@@ -92,9 +92,9 @@ def push_back_simple(st, c: A.Expr) -> Optional[A.Expr]:
         t = st.targets[0]
         if isinstance(t, A.Var):
             return subst(c, {t.name: st.value})
-        return None if A.target_name(t) in A.free_vars(c) else c
+        return None if A.target_name(t) in set(free_vars(c)) else c
     if isinstance(st, A.Sample):
-        return None if assigned_names(st) & A.free_vars(c) else c
+        return None if assigned_names(st) & set(free_vars(c)) else c
     return None
 
 
@@ -106,11 +106,11 @@ def _past_element_sample(t: A.Index, c: A.Expr) -> Optional[A.Expr]:
     if not isinstance(t.base, A.Var):
         return None
     name = t.base.name
-    if name not in A.free_vars(c):
+    if name not in set(free_vars(c)):
         return c
     if not (isinstance(c, A.Quant) and c.kind == "forall"):
         return None
-    if name in A.free_vars(c.lo) | A.free_vars(c.hi) or c.var in A.free_vars(t.index):
+    if name in set(free_vars(c.lo)) | set(free_vars(c.hi)) or c.var in set(free_vars(t.index)):
         return None
     idx = []
     for n in A.walk(c.body):
@@ -120,7 +120,7 @@ def _past_element_sample(t: A.Index, c: A.Expr) -> Optional[A.Expr]:
         1 for n in A.walk(c.body) if isinstance(n, A.Index) and n.base == t.base
     ):
         return None
-    if _bound_names(c.body) & A.free_vars(t.index):
+    if _bound_names(c.body) & set(free_vars(t.index)):
         return None
     guard: A.Expr = c.body
     for x in reversed(idx):

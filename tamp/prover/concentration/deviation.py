@@ -26,6 +26,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 from lang import ast as A
+from lang.walk import free_vars
 from tamp.cfa.loops import loop_body
 from tamp.core.z3context import load_in_proof
 from tamp.prover.base.exprs import iterations_done, plus, subst
@@ -56,9 +57,9 @@ def _deviation(f: A.Expr, y: str) -> Optional[Tuple[A.Expr, A.Expr]]:
     d = f.left.args[0]
     if not (isinstance(d, A.Binary) and d.op == "-"):
         return None
-    if d.left == A.Var(y) and y not in A.free_vars(d.right):
+    if d.left == A.Var(y) and y not in set(free_vars(d.right)):
         return d.right, f.right
-    if d.right == A.Var(y) and y not in A.free_vars(d.left):
+    if d.right == A.Var(y) and y not in set(free_vars(d.left)):
         return d.left, f.right
     return None
 
@@ -68,7 +69,7 @@ def _noise_bound(d: A.Expr, margins: Dict[str, A.Expr]) -> Optional[Tuple[A.Expr
     coefficients (see the module docstring), else None."""
     # deferred on purpose: sympy takes ~1 s to load and only this step needs it
     sp = load_in_proof("sympy")
-    noise = [n for n in sorted(A.free_vars(d)) if n in margins]
+    noise = [n for n in sorted(set(free_vars(d))) if n in margins]
     d0 = subst(d, {n: A.num(0) for n in noise})
     if not noise:
         return d0, A.num(0)
@@ -117,12 +118,12 @@ def deviation_candidates(cfa, loops, axioms) -> List[A.Expr]:
             y = st.targets[0].name
             for f in _good_facts(ax):
                 dev = _deviation(f, y)
-                if dev is None or A.free_vars(dev[1]) & mod or st in noisy:
+                if dev is None or set(free_vars(dev[1])) & mod or st in noisy:
                     continue
                 e = NOISE + y + str(len(margins))
                 noisy[st] = A.Binary("+", dev[0], A.Var(e))
                 margins[e] = dev[1]
-        posted = set().union(*(A.free_vars(e) for e in cfa.ensures)) if cfa.ensures else set()
+        posted = set().union(*(set(free_vars(e)) for e in cfa.ensures)) if cfa.ensures else set()
         targets = {t.name for st in noisy for t in st.targets if isinstance(t, A.Var)}
         if not (mod - posted - targets - {c.name}):
             continue  # no accumulator the postcondition does not read itself (see the docstring)
@@ -146,7 +147,7 @@ def _loop_deviations(cfa, h, loops, noisy, margins) -> List[A.Expr]:
     forms = closed_forms_on(cfa, h, loops, clean_paths)
     T = iterations_done(A.Var(c.name), c.init, c.step)
     mine: List[A.Expr] = []
-    posted = set().union(*(A.free_vars(e) for e in cfa.ensures)) if cfa.ensures else set()
+    posted = set().union(*(set(free_vars(e)) for e in cfa.ensures)) if cfa.ensures else set()
     for x, form in sorted(forms.items()):
         if x in posted:  # the postcondition's own prefix forms relate x to the iterations
             continue

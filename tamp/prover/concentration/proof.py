@@ -32,6 +32,7 @@ from typing import TypedDict
 from axioms import concentration as C
 from axioms.concentration import Block
 from lang import ast as A
+from lang.walk import free_vars
 from tamp.cfa.loops import CountedLoop
 from tamp.core.z3context import load_in_proof
 from tamp.prover.base.exprs import and_all, subst
@@ -89,7 +90,7 @@ def claim_of(program: A.Program, cfa, ensures: list[A.Expr] | None = None) -> Co
     params = [p.name for p in cfa.params]
     m: dict[str, A.Expr] = {}
     sums: list[NoiseSum] = []
-    for x in sorted(A.free_vars(post) - set(params)):
+    for x in sorted(set(free_vars(post)) - set(params)):
         if x.endswith("$"):  # an unknown being inferred (tamp.prover.infer.search), not a program variable
             continue
         v = shape.env.get(x)
@@ -212,7 +213,7 @@ def _two_sided(post: A.Expr) -> set[str]:
     out: set[str] = set()
     for n in A.walk(post):
         if isinstance(n, A.Call) and n.func == "abs":
-            out |= {v for v in A.free_vars(n) if v.startswith("S$")}
+            out |= {v for v in set(free_vars(n)) if v.startswith("S$")}
     return out
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Tuple
 
 from lang import ast as A
+from lang.walk import free_vars
 from tamp.cfa.loops import loop_body
 from tamp.prover.base.exprs import plus, subst
 from tamp.prover.counting.recurrence import K, Path, _sum_over_iterations, body_paths, match_post_sums, unknown, written
@@ -45,7 +46,7 @@ def array_candidates(cfa, loops) -> List[A.Expr]:
         mod = written(cfa, loop_body(cfa, h))
 
         def allowed(e: A.Expr, mod=mod, c=c) -> bool:
-            return not unknown(e) and A.free_vars(e) <= (set(cfa.types) - mod) | {c.name}
+            return not unknown(e) and set(free_vars(e)) <= (set(cfa.types) - mod) | {c.name}
 
         for a in sorted(x for x in mod if x in cfa.types and cfa.types[x].name == "array"):
             v = _fill_value(paths, a, c.name, allowed)
@@ -70,7 +71,7 @@ def array_candidates(cfa, loops) -> List[A.Expr]:
             continue
         mine: List[A.Expr] = []
         for lo, hi, incl, v0 in fills.get(a, []):
-            if c.name in A.free_vars(v0):
+            if c.name in set(free_vars(v0)):
                 continue  # a fill that reads its own counter is not a constant start for the tally
             body = A.Binary("==", A.Index(A.Var(a), A.Var(K)), plus(v0, total))
             mine.append(A.Quant("forall", K, lo, hi, incl, body))

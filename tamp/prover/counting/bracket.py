@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import List, Set
 
 from lang import ast as A
+from lang.walk import free_vars
 from tamp.cfa.loops import loop_body
 from tamp.prover.base.exprs import plus
 from tamp.prover.counting.recurrence import entry_value, written
@@ -44,7 +45,7 @@ def bracket_candidates(cfa, loops) -> List[A.Expr]:
         entries: List[A.Expr] = []
         for v in ints:
             e = entry_value(cfa, h, lp["body"], v)
-            if e is not None and e not in entries and A.free_vars(e).isdisjoint(mod):
+            if e is not None and e not in entries and set(free_vars(e)).isdisjoint(mod):
                 entries.append(e)
         for u in ints:
             for v in ints:
@@ -61,7 +62,7 @@ def _brackets(quants: List[A.Quant], ints: List[str], mod: Set[str]) -> List[A.E
     """Each quantifier's range cut at each written integer (the excluded part below or above)."""
     out: List[A.Expr] = []
     for q in quants:
-        if A.free_vars(q) & mod or any(isinstance(n, A.Sum) for n in A.walk(q.body)):
+        if set(free_vars(q)) & mod or any(isinstance(n, A.Sum) for n in A.walk(q.body)):
             continue  # a claim about what the loop writes, or a sum: not a search's bracket
         for v in ints:
             x = A.Var(v)

@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from lang import ast as A
+from lang.walk import free_vars
 from tamp.prover.base.exprs import ZERO, iterations_done, plus, subst
 
 Linear = Tuple[Dict[A.Expr, Fraction], Fraction]  # Σ coef·atom + const
@@ -48,7 +49,7 @@ def _linear(e: A.Expr, counter: str) -> Optional[Linear]:
     (kept whole), or None when the counter occurs non-linearly."""
     if isinstance(e, A.Num):
         return {}, Fraction(e.value)
-    if counter not in A.free_vars(e):
+    if counter not in set(free_vars(e)):
         return {e: Fraction(1)}, Fraction(0)
     if isinstance(e, A.Var):
         return {e: Fraction(1)}, Fraction(0)
@@ -134,7 +135,7 @@ def summands(e: A.Expr) -> List[A.Expr]:
 
 def has_guard(per: A.Expr, counter: str) -> bool:
     """Whether ``per`` has a conditional on a condition reading the counter (anywhere in it)."""
-    return any(isinstance(t, A.Cond) and counter in A.free_vars(t.cond) for t in A.walk(per))
+    return any(isinstance(t, A.Cond) and counter in set(free_vars(t.cond)) for t in A.walk(per))
 
 
 def _max(a: A.Expr, b: A.Expr) -> A.Expr:
@@ -183,12 +184,12 @@ def guarded_sum(per: A.Expr, counter, types: Mapping[str, A.Type], inputs) -> Op
     head = {name: A.Binary("+" if counter.step > 0 else "-", A.Var("j$"), A.num(1))}  # head value j at the back edge
     total: A.Expr = ZERO
     for t in summands(per):
-        if A.free_vars(t) <= set(inputs):
+        if set(free_vars(t)) <= set(inputs):
             total = plus(total, _times(t, done))
             continue
-        if not isinstance(t, A.Cond) or not (A.free_vars(t.then) | A.free_vars(t.other)) <= set(inputs):
+        if not isinstance(t, A.Cond) or not (set(free_vars(t.then)) | set(free_vars(t.other))) <= set(inputs):
             return None
-        if not A.free_vars(t.cond) <= set(inputs) | {name}:
+        if not set(free_vars(t.cond)) <= set(inputs) | {name}:
             return None
         th = threshold(subst(t.cond, head), "j$", types)
         if th is None:

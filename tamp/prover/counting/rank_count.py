@@ -34,6 +34,7 @@ from typing import Dict, List, Optional, Set
 import networkx as nx
 
 from lang import ast as A
+from lang.walk import free_vars
 from tamp.cfa.loops import entry_value, loop_body
 from tamp.prover.base.exprs import ZERO, conjuncts, not_, subst
 from tamp.prover.counting.recurrence import written as written_in
@@ -84,9 +85,9 @@ def rank_count(cfa, head: int, rank: A.Expr, guard: A.Expr) -> Optional[RankCoun
     body = loop_body(cfa, head)
     writes = written_in(cfa, body)
     m: Dict[str, A.Expr] = {}
-    for x in sorted(A.free_vars(rank) & writes):
+    for x in sorted(set(free_vars(rank)) & writes):
         v = entry_value(cfa, head, body, x, unchanged=writes, compose=True)
-        if v is None or A.free_vars(v) & writes:
+        if v is None or set(free_vars(v)) & writes:
             return None
         m[x] = v
     return RankCount(head, rank, subst(rank, m), guard)
@@ -118,11 +119,11 @@ def _wp_kappa(st, k: A.Expr, cost: A.Expr) -> A.Expr:
         return k
     names = {A.target_name(t) for t in getattr(st, "targets", ())}
     if isinstance(st, A.Sample):
-        if names & A.free_vars(k):
+        if names & set(free_vars(k)):
             raise NoRankKappa("a sampled variable occurs in the failure bound of a ranked loop")
         return A.Binary("-", k, cost) if cost != ZERO else k
     if isinstance(st, A.Assign):
-        if not names & A.free_vars(k):
+        if not names & set(free_vars(k)):
             return k
         if len(st.targets) == 1 and isinstance(st.targets[0], A.Var):
             return subst(k, {st.targets[0].name: st.value})
@@ -168,11 +169,11 @@ def unit_cost(per: A.Expr, writes: Set[str]) -> Optional[A.Expr]:
     itself when it reads nothing the loop writes, else its loop-invariant factor (``r`` of
     ``r * (h - 0)`` when an iteration spends r per unit of a fall h, a pairwise reduction). The
     choice is only a proposal: STEP checks that every iteration's cost fits the fall."""
-    if not A.free_vars(per) & writes:
+    if not set(free_vars(per)) & writes:
         return per
     if isinstance(per, A.Binary) and per.op == "*":
         for a, b in ((per.left, per.right), (per.right, per.left)):
-            if not A.free_vars(a) & writes and A.free_vars(b) & writes:
+            if not set(free_vars(a)) & writes and set(free_vars(b)) & writes:
                 return a
     return None
 
@@ -221,7 +222,7 @@ def _join(vals, sampled: Set[str]) -> A.Expr:
             isinstance(s1, A.Assume)
             and isinstance(s2, A.Assume)
             and s2.cond == not_(s1.cond)
-            and not A.free_vars(s1.cond) & sampled
+            and not set(free_vars(s1.cond)) & sampled
         ):
             return A.Cond(s1.cond, k1, k2)
     out = vals[0][1]
@@ -319,7 +320,7 @@ def _subterms(e: A.Expr):
 
 def _indexing(e: A.Expr) -> Set[str]:
     """The variables read in the index of an array access in ``e``."""
-    return {x for t in _subterms(e) if isinstance(t, A.Index) for x in A.free_vars(t.index)}
+    return {x for t in _subterms(e) if isinstance(t, A.Index) for x in set(free_vars(t.index))}
 
 
 def _transcendental(e: A.Expr) -> bool:
@@ -360,18 +361,18 @@ def rank_candidates(cfa, loops: Dict[int, dict], post: List[A.Expr]) -> List[A.E
         for c in post:
             # in a conjunct with log/exp only an index is shifted (a shifted bound on a log term,
             # ``k + w <= log(R)``, is rarely inductive and costs the solver lemma rounds)
-            shift = A.free_vars(c) if not _transcendental(c) else _indexing(c)
+            shift = set(free_vars(c)) if not _transcendental(c) else _indexing(c)
             for x in sorted(shift & numeric):
                 out.append(subst(c, {x: A.Binary("+", A.Var(x), rc.rank)}))
     if not ranked:
         return out
-    names = set().union(*(A.free_vars(rc.rank) for rc in ranked))
+    names = set().union(*(set(free_vars(rc.rank)) for rc in ranked))
     for a, b in _equated(post):
         if not {a, b} <= names:
             continue
         for c in post:
             for x, y in ((a, b), (b, a)):
-                if x in A.free_vars(c):
+                if x in set(free_vars(c)):
                     d = subst(c, {x: A.Var(y)})
                     if d != c and d not in out:
                         out.append(d)

@@ -38,7 +38,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import z3
 
 from lang import ast as A
-from lang.walk import Transformer, rebuild, replace_all
+from lang.walk import Transformer, free_vars, rebuild, replace_all
 from tamp.cfa.loops import entry_value as cfa_entry_value
 from tamp.cfa.loops import loop_body
 from tamp.core.validity import check_fresh
@@ -68,7 +68,7 @@ class Path:
 
 
 def unknown(e: A.Expr) -> bool:
-    return HAVOC.name in A.free_vars(e)
+    return HAVOC.name in set(free_vars(e))
 
 
 class _Value(Transformer):
@@ -252,7 +252,7 @@ def _sum_over_iterations(d: A.Expr, counter, cname: str, types=None) -> Optional
     """Σ of ``d`` (an expression over the counter's value at the head of each iteration done so
     far, and inputs): a polynomial in the counter summed by sympy, else a ``sum(…)`` term."""
     i = A.Var(cname)
-    if cname not in A.free_vars(d):
+    if cname not in set(free_vars(d)):
         return A.Binary("*", d, iterations_done(i, counter.init, counter.step))
     if any(isinstance(n, (A.Sum, A.Quant)) for n in A.walk(d)):
         return None  # a sum of sums (an inner loop's accumulator): see _nested_sums
@@ -303,7 +303,7 @@ def _unit_summand(d: A.Expr, cname: str, step: int, types: Dict[str, A.Type]) ->
     sign = 1 if step > 0 else -1
     i = A.Var(cname)
     for g in terms:
-        if cname not in A.free_vars(g):
+        if cname not in set(free_vars(g)):
             continue
         total: A.Expr = g
         for r in range(1, k):
@@ -315,7 +315,7 @@ def _unit_summand(d: A.Expr, cname: str, step: int, types: Dict[str, A.Type]) ->
 
 def _proved_equal(a: A.Expr, b: A.Expr, types: Dict[str, A.Type]) -> bool:
     """Whether z3 proves ``a == b`` for all values of their free variables (of ``types``)."""
-    if (A.free_vars(a) | A.free_vars(b)) - set(types):
+    if (set(free_vars(a)) | set(free_vars(b))) - set(types):
         return False
     try:
         enc = Encoder(types)
@@ -344,7 +344,7 @@ def _shifted(e: A.Sum) -> A.Sum:
     body = e.body
     for pattern, _c in shifts:
         body = replace_all(body, pattern, j)
-    if J in A.free_vars(replace_all(body, j, A.num(0))):
+    if J in set(free_vars(replace_all(body, j, A.num(0)))):
         return e
     lo = _add(e.lo, c)
     hi = _add(e.hi, c)
@@ -360,7 +360,7 @@ def _offset(e: A.Sum) -> A.Sum:
     for n in A.walk(e.body):
         if isinstance(n, A.Binary) and n.op == "+" and j in (n.left, n.right):
             o = n.right if n.left == j else n.left
-            if J not in A.free_vars(o):
+            if J not in set(free_vars(o)):
                 offs.append((n, o))
     if not offs or len({o for _n, o in offs}) != 1:
         return e
@@ -368,7 +368,7 @@ def _offset(e: A.Sum) -> A.Sum:
     body = e.body
     for pattern, _o in offs:
         body = replace_all(body, pattern, j)
-    if J in A.free_vars(replace_all(body, j, A.num(0))):
+    if J in set(free_vars(replace_all(body, j, A.num(0)))):
         return e
     return A.Sum(J, plus(o, e.lo), plus(o, e.hi), e.inclusive, body)
 
@@ -384,7 +384,7 @@ def _add(x: A.Expr, c: int) -> A.Expr:
 
 
 def _sympy_sum(body: A.Expr, lo: A.Expr, hi: A.Expr, incl: bool) -> Optional[A.Expr]:
-    if any(J in A.free_vars(x) for e in (body, lo, hi) for x in sympy_atoms(e)):
+    if any(J in set(free_vars(x)) for e in (body, lo, hi) for x in sympy_atoms(e)):
         return None  # sympy would see the index inside an atom (an array element): not a polynomial
     # deferred on purpose: sympy takes ~1 s to load and only this step needs it
     sp = load_in_proof("sympy")
@@ -397,7 +397,7 @@ def _sympy_sum(body: A.Expr, lo: A.Expr, hi: A.Expr, incl: bool) -> Optional[A.E
     except (ValueError, TypeError):
         return None
     js = conv.syms.get(J)
-    if js is None or any(J in A.free_vars(x) for x in conv.atoms.values()):
+    if js is None or any(J in set(free_vars(x)) for x in conv.atoms.values()):
         return None
     try:
         if not b.is_polynomial(js):
@@ -483,7 +483,7 @@ def _summary(cfa, g: int, loops, path: Path) -> Dict[str, A.Expr]:
     mod = written(cfa, loop_body(cfa, g))
     m: Dict[str, A.Expr] = {c.name: value(c.final(), path)}
     for form in closed.values():
-        for v in A.free_vars(form):
+        for v in set(free_vars(form)):
             if v.endswith("@in"):
                 m[v] = value(A.Var(v[:-3]), path)
             elif v not in mod and v in cfa.types:
@@ -523,7 +523,7 @@ def over_the_counter(cfa, h: int, loops, node: int, facts: List[A.Expr], keep: S
     claim's ``sum(i in 0..n: x[i] < r ? 1 : 0)`` since both are one opaque function of ``r``
     (:meth:`tamp.prover.base.smt.Encoder.opaque_sum`)."""
     mod = written(cfa, loop_body(cfa, h)) - keep
-    if not any(A.free_vars(f) & mod for f in facts):
+    if not any(set(free_vars(f)) & mod for f in facts):
         return []  # nothing to rewrite (and no symbolic run to pay for)
     paths = body_paths(cfa, h, loops, until=node)
     if not paths:
@@ -606,7 +606,7 @@ def _nested_entry(cfa, h: int, loops, x: str) -> Optional[A.Expr]:
     )
     val = subst(at_h[0], outer_forms)
     mod = written(cfa, loop_body(cfa, g))
-    if (A.free_vars(val) & mod) - set(outer_forms) - {lp["counter"].name}:
+    if (set(free_vars(val)) & mod) - set(outer_forms) - {lp["counter"].name}:
         return None
     return val
 
@@ -633,7 +633,7 @@ def _closed_forms(cfa, h, lp, loops, c, entry, paths=None) -> Tuple[Dict[str, A.
     )
     out: List[A.Expr] = []
     closed: Dict[str, A.Expr] = {}
-    allowed = lambda e, extra=(): not unknown(e) and A.free_vars(e) <= (set(cfa.types) - mod) | {cname} | set(extra)  # noqa: E731
+    allowed = lambda e, extra=(): not unknown(e) and set(free_vars(e)) <= (set(cfa.types) - mod) | {cname} | set(extra)  # noqa: E731
 
     def cond_of(p: Path) -> A.Expr:
         return and_all(p.conds)
@@ -720,7 +720,7 @@ def _window_form(x: str, x0: A.Expr, incs: List[A.Expr], c, types) -> List[A.Exp
                 w = from_sympy(sp.expand(conv2.conv(i) - conv2.conv(n.index)), conv2)  # i - (i - w)
             except (ValueError, TypeError):
                 continue
-            if c.name in A.free_vars(w) or not _proved_equal(subst(f, {c.name: A.Binary("-", i, w)}), g, types):
+            if c.name in set(free_vars(w)) or not _proved_equal(subst(f, {c.name: A.Binary("-", i, w)}), g, types):
                 continue
             j = A.Var(J)
             if c.step > 0:
@@ -782,13 +782,13 @@ def increment(v: A.Expr, x: str) -> Optional[A.Expr]:
         return A.num(0)
     if unknown(v):
         return None
-    if isinstance(v, A.Binary) and v.op == "+" and v.left == A.Var(x) and x not in A.free_vars(v.right):
+    if isinstance(v, A.Binary) and v.op == "+" and v.left == A.Var(x) and x not in set(free_vars(v.right)):
         return v.right
-    if isinstance(v, A.Binary) and v.op == "+" and v.right == A.Var(x) and x not in A.free_vars(v.left):
+    if isinstance(v, A.Binary) and v.op == "+" and v.right == A.Var(x) and x not in set(free_vars(v.left)):
         return v.left
-    if isinstance(v, A.Binary) and v.op == "-" and v.left == A.Var(x) and x not in A.free_vars(v.right):
+    if isinstance(v, A.Binary) and v.op == "-" and v.left == A.Var(x) and x not in set(free_vars(v.right)):
         return A.Unary("-", v.right) if not isinstance(v.right, A.Num) else A.Num(-v.right.value, v.right.is_int)
-    if x not in A.free_vars(v):
+    if x not in set(free_vars(v)):
         return None
     # deferred on purpose: sympy takes ~1 s to load and only this step needs it
     sp = load_in_proof("sympy")
@@ -799,7 +799,7 @@ def increment(v: A.Expr, x: str) -> Optional[A.Expr]:
         d = sp.expand(conv.conv(v) - conv.sym(x))
     except (ValueError, TypeError):
         return None
-    if conv.sym(x) in d.free_symbols or any(x in A.free_vars(a) for a in conv.atoms.values()):
+    if conv.sym(x) in d.free_symbols or any(x in set(free_vars(a)) for a in conv.atoms.values()):
         return None
     try:
         return from_sympy(d, conv)
@@ -826,14 +826,14 @@ def _scan_candidates(cfa, h, lp, paths, scalars, c, allowed) -> List[A.Expr]:
                 continue
             if not allowed(e) or e == A.Var(x):
                 continue
-            if not any(x in A.free_vars(cnd) for cnd in p.conds):
+            if not any(x in set(free_vars(cnd)) for cnd in p.conds):
                 continue  # not a comparison with the value kept so far
             body_e = lambda k, e=e: subst(e, {cname: k})  # noqa: E731
             k = A.Var(K)
             for lo, hi, incl in ranges:
                 for op in (">=", "<="):
                     out.append(A.Quant("forall", K, lo, hi, incl, A.Binary(op, A.Var(x), body_e(k))))
-            if cname not in A.free_vars(e):
+            if cname not in set(free_vars(e)):
                 continue
             for y in scalars:
                 if y == x or p.env.get(y) != i:
@@ -858,7 +858,7 @@ def _index_scan(x: str, p: Path, i: A.Var, ranges, allowed) -> List[A.Expr]:
         if not (isinstance(cnd, A.Binary) and cnd.op in ("<", "<=", ">", ">=")):
             continue
         for mine, other in ((cnd.left, cnd.right), (cnd.right, cnd.left)):
-            if i.name not in A.free_vars(mine) or subst(mine, {i.name: xv}) != other or not allowed(mine):
+            if i.name not in set(free_vars(mine)) or subst(mine, {i.name: xv}) != other or not allowed(mine):
                 continue
             k = A.Var(K)
             for lo, hi, incl in ranges:
@@ -894,11 +894,11 @@ def exit_forms(cfa, loops, pool: List[A.Expr]) -> List[A.Expr]:
             others = []
         for c in [c0] + others:  # another unit counter ends at its start ± the iterations done
             for e in pool:
-                if c.name in A.free_vars(e) and (
+                if c.name in set(free_vars(e)) and (
                     any(isinstance(n, (A.Quant, A.Sum)) for n in A.walk(e)) or _range_of_count(e, c.name)
                 ):
                     f = subst(e, {c.name: c.final()})
-                    if c.name not in A.free_vars(f):
+                    if c.name not in set(free_vars(f)):
                         out.append(f)
     return _dedupe(out)
 
@@ -909,7 +909,7 @@ def _range_of_count(e: A.Expr, cname: str) -> bool:
     if not (isinstance(e, A.Binary) and e.op in ("<=", "<")):
         return False
     for mine, other in ((e.left, e.right), (e.right, e.left)):
-        if isinstance(mine, A.Var) and mine.name != cname and cname in A.free_vars(other):
+        if isinstance(mine, A.Var) and mine.name != cname and cname in set(free_vars(other)):
             return True
     return False
 
@@ -970,7 +970,7 @@ def _match_sums(cfa, cands: List[A.Expr], rng: List[A.Expr]) -> List[A.Expr]:
 
 def _same_summand(cfa, a: A.Expr, b: A.Expr, rng: List[A.Expr]) -> bool:
     """Whether z3 proves ``a == b`` under ``requires`` and ``rng`` (about ``j$``, an integer)."""
-    if A.free_vars(a) - {J} - set(cfa.types) or A.free_vars(b) - {J} - set(cfa.types):
+    if set(free_vars(a)) - {J} - set(cfa.types) or set(free_vars(b)) - {J} - set(cfa.types):
         return False
     types = dict(cfa.types)
     types[J] = A.INT

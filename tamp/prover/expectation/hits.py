@@ -32,7 +32,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 from lang import ast as A
-from lang.walk import DESCEND, Transformer
+from lang.walk import DESCEND, Transformer, free_vars
 from tamp.prover.base.exprs import subst
 from tamp.show import show_expr
 
@@ -90,7 +90,7 @@ def split_at(e: A.Expr, idx: A.Expr) -> A.Expr:
         def enter(self, node):
             if not isinstance(node, (A.Quant, A.Sum)):
                 return DESCEND
-            if not _binder_var_tests(node.body, node.var, idx) or node.var in A.free_vars(idx):
+            if not _binder_var_tests(node.body, node.var, idx) or node.var in set(free_vars(idx)):
                 return DESCEND
             if any(isinstance(n, (A.Quant, A.Sum)) and n.var == node.var for n in A.walk(node.body)):
                 return DESCEND  # an inner binder of the same name: its tests are not this one's
@@ -182,16 +182,16 @@ def hit_tests(f: A.Expr, x: str) -> List[Tuple[A.Expr, Tuple[Tuple[str, A.Expr, 
     xv = A.Var(x)
 
     def visit(e: A.Node, binders: Tuple[Tuple[str, A.Expr, A.Expr], ...]) -> None:
-        if not isinstance(e, A.Expr) or x not in A.free_vars(e):
+        if not isinstance(e, A.Expr) or x not in set(free_vars(e)):
             return
         if isinstance(e, A.Binary) and e.op in ("==", "!=") and (e.left == xv or e.right == xv):
             other = e.right if e.left == xv else e.left
-            if x in A.free_vars(other):
+            if x in set(free_vars(other)):
                 raise NoHitBound("the sample is compared with a value that reads it")
-            used = tuple(b for b in binders if b[0] in A.free_vars(other))
+            used = tuple(b for b in binders if b[0] in set(free_vars(other)))
             names = {b[0] for b in binders}
             for _n, lo, hi in used:
-                if (A.free_vars(lo) | A.free_vars(hi)) & (names | {x}):
+                if (set(free_vars(lo)) | set(free_vars(hi))) & (names | {x}):
                     raise NoHitBound("a range of the values compared with the sample depends on another bound")
             key = (other, used)
             if key not in found:
@@ -202,7 +202,7 @@ def hit_tests(f: A.Expr, x: str) -> List[Tuple[A.Expr, Tuple[Tuple[str, A.Expr, 
         if hasattr(e, "var") and not isinstance(e, (A.Quant, A.Sum)):
             raise NoHitBound("the sample is read under a binder this rule does not count")
         if isinstance(e, (A.Quant, A.Sum)):
-            if x in A.free_vars(e.lo) | A.free_vars(e.hi):
+            if x in set(free_vars(e.lo)) | set(free_vars(e.hi)):
                 raise NoHitBound("a range reads the sample")
             hi = A.Binary("+", e.hi, ONE) if e.inclusive else e.hi
             visit(e.body, binders + ((e.var, e.lo, hi),))
@@ -236,7 +236,7 @@ def generic(f: A.Expr, x: str) -> A.Expr:
 
     class _Gen(Transformer):
         def enter(self, node):
-            if isinstance(node, A.Expr) and x not in A.free_vars(node):
+            if isinstance(node, A.Expr) and x not in set(free_vars(node)):
                 return node
             if isinstance(node, A.Binary) and node.op in ("==", "!=") and (node.left == xv or node.right == xv):
                 return A.BoolLit(node.op == "!=")
@@ -251,9 +251,9 @@ def hit_bound(f: A.Expr, x: str, n: A.Expr) -> A.Expr:
     caller's condition): conditions free of x split f, each branch
     ``min(1, max(0, min(1, F_gen)) + K/N)`` (module docstring). :class:`NoHitBound` when x is
     read other than in equalities."""
-    if x not in A.free_vars(f):
+    if x not in set(free_vars(f)):
         return f
-    if isinstance(f, A.Cond) and x not in A.free_vars(f.cond):
+    if isinstance(f, A.Cond) and x not in set(free_vars(f.cond)):
         return A.Cond(f.cond, hit_bound(f.then, x, n), hit_bound(f.other, x, n))
     tests = hit_tests(f, x)
     gen = A.Call("max", (ZERO, A.Call("min", (ONE, generic(f, x)))))

@@ -73,7 +73,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from axioms.lemmas import product_lemmas
 from lang import ast as A
-from lang.walk import DESCEND, Transformer
+from lang.walk import DESCEND, Transformer, free_vars
 from tamp.core.z3context import load_in_proof
 from tamp.prover.base.exprs import and_all, conjuncts, not_, subst
 from tamp.prover.base.simplify import simplify, user_form
@@ -244,13 +244,13 @@ def assign(f: A.Expr, target: A.Expr, value: A.Expr, fold: bool = True) -> A.Exp
         return put(f, target.name, value) if fold else subst(f, {target.name: value})
     assert isinstance(target, A.Index) and isinstance(target.base, A.Var)
     name = target.base.name
-    if name not in A.free_vars(f):
+    if name not in set(free_vars(f)):
         return f
     reads = sum(1 for n in A.walk(f) if isinstance(n, A.Index) and n.base == target.base)
     if sum(1 for n in A.walk(f) if n == target.base) != reads:
         raise NotApplicable(f"the array {name} is used other than by its elements")
     bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
-    if bound & (A.free_vars(target.index) | A.free_vars(value)):
+    if bound & (set(free_vars(target.index)) | set(free_vars(value))):
         raise NotApplicable(f"a bound variable of the failure captures the write to {name}")
     out = element_write(f, name, target.index, value)
     return _fold(out) if fold else out
@@ -347,7 +347,7 @@ def the_atom(f: A.Expr, x: str, types: Dict[str, A.Type]) -> Optional[A.Expr]:
 
     def visit(e: A.Node) -> None:
         nonlocal inside
-        if not isinstance(e, A.Expr) or x not in A.free_vars(e):
+        if not isinstance(e, A.Expr) or x not in set(free_vars(e)):
             return
         boolean = isinstance(e, A.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">=")
         if isinstance(e, A.Index) and isinstance(e.base, A.Var):
@@ -364,7 +364,7 @@ def the_atom(f: A.Expr, x: str, types: Dict[str, A.Type]) -> Optional[A.Expr]:
     if not found or inside != total or any(a != found[0] for a in found):
         return None
     bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
-    if A.free_vars(found[0]) & bound:
+    if set(free_vars(found[0])) & bound:
         return None
     return found[0]
 
@@ -447,7 +447,7 @@ class Wpe:
         φ(t) ? 1 : 0)``."""
         if not isinstance(target, A.Var):  # a[e] ~ unif: the element's new value is a fresh x
             x = "x$"
-            taken = A.free_vars(f) | {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+            taken = set(free_vars(f)) | {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
             while x in taken or x in self.types:
                 x += "$"
             self.types[x] = A.INT
@@ -457,7 +457,7 @@ class Wpe:
         lo, hi = s.dist.args
         n = _fold(A.Binary("+", A.Binary("-", hi, lo), ONE))
         miss = ONE if self.upper else ZERO
-        if x not in A.free_vars(f):
+        if x not in set(free_vars(f)):
             return cond(A.Binary(">=", n, ONE), f, miss)
         phi = the_atom(f, x, self.types)
         if phi is None:
@@ -474,7 +474,7 @@ class Wpe:
         cnt: A.Expr
         if isinstance(phi, A.Binary) and phi.op in ("==", "!=") and (phi.left == A.Var(x)) != (phi.right == A.Var(x)):
             e = phi.right if phi.left == A.Var(x) else phi.left
-            if x in A.free_vars(e) or not _is_int(e, self.types):
+            if x in set(free_vars(e)) or not _is_int(e, self.types):
                 raise NotApplicable(f"line {_line(s)}: {x} compared with a value that may not be an integer")
             hit = A.Cond(A.Binary("&&", A.Binary("<=", lo, e), A.Binary("<=", e, hi)), ONE, ZERO)
             cnt = hit if phi.op == "==" else A.Binary("-", n, hit)
@@ -583,7 +583,7 @@ def term_obligations(where, g, body, annot: LoopAnnot, params) -> List[Tuple[str
         if has_loop(body):
             raise NotApplicable("an exit chance for a loop whose body has a loop")
         delta = annot.measure
-        if A.free_vars(delta) - set(params):
+        if set(free_vars(delta)) - set(params):
             raise NotApplicable("an exit chance that reads more than the inputs")
         lower = Wpe(body, params, upper=False).stmt(body, ind(not_(g)))
         return [
@@ -610,7 +610,7 @@ def all_outcomes(s: A.Stmt, q: A.Expr) -> A.Expr:
         return assign(q, _target(s), s.value, fold=False)
     if isinstance(s, A.Sample):
         target = _target(s)
-        if A.target_name(target) not in A.free_vars(q):
+        if A.target_name(target) not in set(free_vars(q)):
             return q
         _ok, outs = dist_outcomes(s.dist)
         return and_all([assign(q, target, v, fold=False) for _p, v in outs])
@@ -623,7 +623,7 @@ def all_outcomes(s: A.Stmt, q: A.Expr) -> A.Expr:
     if isinstance(s, A.Assume):
         return A.Binary("==>", s.cond, q)
     if isinstance(s, (A.While, A.For)):
-        if assigned(s) & A.free_vars(q):
+        if assigned(s) & set(free_vars(q)):
             raise NotApplicable("an inner loop changes the rank of the loop around it")
         return q
     raise NotApplicable(f"statement {type(s).__name__}")
@@ -752,7 +752,7 @@ def increment_chance(claim: ExpClaim, body: A.Stmt, c: str, chk: Optional["Check
     except NotApplicable:
         return None
     e = _fold(subst(e, {c: ZERO, old: ZERO}))
-    if A.free_vars(e) - set(claim.params):
+    if set(free_vars(e)) - set(claim.params):
         return None
     return readable(e, claim, chk) if chk is not None else e
 
@@ -766,17 +766,17 @@ def core_candidates(
     condition of the postcondition (``lost == 0 ? (n - i)·q·q : 1``, ``cnt >= 1 ? 0 : …``) and by
     the counters' progress (``cnt >= 0 ? … : 1``), then the bound itself and 0."""
     changed = assigned(body)
-    params = [p for p in claim.params if p in A.free_vars(beta) and claim.types.get(p) == A.INT]
+    params = [p for p in claim.params if p in set(free_vars(beta)) and claim.types.get(p) == A.INT]
     atoms = _atoms(and_all([g, f]), claim.types)
 
     def together(c: str, p: str) -> int:
-        return 0 if any({c, p} <= A.free_vars(a) for a in atoms) else 1
+        return 0 if any({c, p} <= set(free_vars(a)) for a in atoms) else 1
 
     pairs = sorted(((c, step, p) for c, step in counters(body, s) for p in params), key=lambda t: together(t[0], t[2]))
     conds: List[A.Expr] = prefix_conds(claim, body, s, f)
     bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
     for a in _atoms(f, claim.types):
-        if A.free_vars(a) & changed and not A.free_vars(a) & bound and a not in conds:
+        if set(free_vars(a)) & changed and not set(free_vars(a)) & bound and a not in conds:
             conds.append(a)
     facts = counter_facts(claim, body, s)
     # a count of events reaching a threshold (few loops have one; cheap to propose first)
@@ -825,7 +825,7 @@ def prefix_conds(claim: ExpClaim, body: A.Stmt, s, f: A.Expr) -> List[A.Expr]:
     for q in A.walk(f):
         if not isinstance(q, A.Quant):
             continue
-        if (A.free_vars(q.lo) | A.free_vars(q.hi)) & changed:
+        if (set(free_vars(q.lo)) | set(free_vars(q.hi))) & changed:
             continue
         for c, step in counters(body, s):
             cv = A.Var(c)
@@ -856,7 +856,7 @@ def special_cores(claim: ExpClaim, beta: A.Expr, body: A.Stmt, pairs, conds: Lis
         for a in conjuncts(n.cond):
             if isinstance(a, A.Binary) and a.op == "==":
                 for x, e in ((a.left, a.right), (a.right, a.left)):
-                    if isinstance(x, A.Var) and not A.free_vars(e) & changed and (x.name, e) not in eqs:
+                    if isinstance(x, A.Var) and not set(free_vars(e)) & changed and (x.name, e) not in eqs:
                         eqs.append((x.name, e))
     out: List[A.Expr] = []
     for c, step, p in pairs:
@@ -883,14 +883,14 @@ def spent_cores(claim: ExpClaim, beta: A.Expr, f: A.Expr, pairs, flags: List[A.E
     ``flag ? 1 : β - β[p := c]`` for each Boolean ``flag`` of ``flags`` (a failure flag the
     iterations so far raised). Only proposals: INDUCT checks them."""
     bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
-    events = [q for q in A.walk(f) if isinstance(q, A.Quant) and q.kind == "exists" and not A.free_vars(q) & bound]
+    events = [q for q in A.walk(f) if isinstance(q, A.Quant) and q.kind == "exists" and not set(free_vars(q)) & bound]
     out: List[A.Expr] = []
     for c, step, p in pairs:
         if step <= 0:
             continue
         spent = _fold(A.Binary("-", beta, subst(beta, {p: A.Var(c)})))
         for q in events:
-            if p not in A.free_vars(q.lo) | A.free_vars(q.hi) or c in A.free_vars(q):
+            if p not in set(free_vars(q.lo)) | set(free_vars(q.hi)) or c in set(free_vars(q)):
                 continue
             e = _fold(subst(q, {p: A.Var(c)}))
             if e not in out:
@@ -919,7 +919,7 @@ def flag_event(s: A.Stmt, flag: str, changed: set) -> Optional[A.Expr]:
             return A.BoolLit(True)
         return None
     if isinstance(s, A.If):
-        if A.free_vars(s.cond) & changed:
+        if set(free_vars(s.cond)) & changed:
             return None
         t = flag_event(s.then, flag, changed)
         o = flag_event(s.other, flag, changed) if s.other is not None else A.BoolLit(False)
@@ -927,7 +927,7 @@ def flag_event(s: A.Stmt, flag: str, changed: set) -> Optional[A.Expr]:
             return None
         return simp(A.Binary("||", simp(A.Binary("&&", s.cond, t)), simp(A.Binary("&&", not_(s.cond), o))))
     if isinstance(s, A.For):
-        if (A.free_vars(s.lo) | A.free_vars(s.hi)) & changed or s.var in assigned(s.body):
+        if (set(free_vars(s.lo)) | set(free_vars(s.hi))) & changed or s.var in assigned(s.body):
             return None
         inner = flag_event(s.body, flag, changed - {s.var})
         if inner is None:
@@ -963,13 +963,13 @@ def flag_event_cores(s, f: A.Expr) -> List[A.Expr]:
         if changed - {flag} - {n.var for n in A.walk(s.body) if isinstance(n, A.For)}:
             continue  # the loop changes more than its flag and counters
         ev = flag_event(s.body, flag, changed)
-        if ev is None or flag in A.free_vars(ev):
+        if ev is None or flag in set(free_vars(ev)):
             continue
         fresh = s.var + "$"
-        while fresh in A.free_vars(ev) | A.free_vars(f) | bound:
+        while fresh in set(free_vars(ev)) | set(free_vars(f)) | bound:
             fresh += "$"
         rest = A.Quant("exists", fresh, A.Var(s.var), s.hi, s.inclusive, subst(ev, {s.var: A.Var(fresh)}))
-        if A.free_vars(rest) & bound:
+        if set(free_vars(rest)) & bound:
             continue
         out.append(_fold(subst(f, {flag: A.Binary("||", A.Var(flag), rest)})))
     return out
@@ -993,11 +993,11 @@ def flag_cores(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f: A.E
     for n in A.walk(body):
         if isinstance(n, A.Sample) and isinstance(n.targets[0], A.Var):
             v = n.targets[0].name
-            if claim.types.get(v) == A.BOOL and v in A.free_vars(g) and v not in flags:
+            if claim.types.get(v) == A.BOOL and v in set(free_vars(g)) and v not in flags:
                 flags.append(v)
     if not flags:
         return []
-    ints = [p for p in claim.params if p in A.free_vars(beta) and claim.types.get(p) == A.INT]
+    ints = [p for p in claim.params if p in set(free_vars(beta)) and claim.types.get(p) == A.INT]
     out: List[A.Expr] = []
     for c, step, p in pairs:
         for d in (0, -1, 1):
@@ -1031,7 +1031,7 @@ def counter_facts(claim: ExpClaim, body: A.Stmt, s) -> Optional[A.Expr]:
             starts += [A.Var(c)] * sum(
                 1 for n in A.walk(claim.body) if isinstance(n, A.Sample) and A.Var(c) in n.targets
             )
-        if len(set(starts)) != 1 or A.free_vars(starts[0]) - set(claim.params):
+        if len(set(starts)) != 1 or set(free_vars(starts[0])) - set(claim.params):
             continue
         if any(st != step for c2, st in counters(claim.body, None) if c2 == c):
             continue
@@ -1050,7 +1050,11 @@ def term_candidates(claim: ExpClaim, g: A.Expr, body: A.Stmt) -> List[Tuple[str,
             out.append(("rank", r))
     if not has_loop(body):
         for n in A.walk(body):
-            if isinstance(n, A.Sample) and n.dist.func == "bern" and A.free_vars(n.dist.args[0]) <= set(claim.params):
+            if (
+                isinstance(n, A.Sample)
+                and n.dist.func == "bern"
+                and set(free_vars(n.dist.args[0])) <= set(claim.params)
+            ):
                 p = n.dist.args[0]
                 for d in (p, simp(A.Binary("-", ONE, p))):
                     if ("exit", d) not in out:
@@ -1187,7 +1191,7 @@ def readable(pre: A.Expr, claim: ExpClaim, chk: Checker) -> A.Expr:
     class _Drop(Transformer):
         def Cond(self, node, kids):
             c, t, o = kids
-            if A.free_vars(c) <= params:
+            if set(free_vars(c)) <= params:
                 if chk.valid(c, 500) == VALID:
                     return t
                 if chk.valid(not_(c), 500) == VALID:

@@ -36,7 +36,7 @@ from lang import ast as A
 from lang.errors import TampError, UnsupportedError, error_at
 from lang.evaluate import evaluate
 from lang.parser import parse_expr
-from lang.walk import DESCEND, Transformer
+from lang.walk import DESCEND, Transformer, free_vars
 from tamp.cfa import build_cfa
 from tamp.cfa.loops import loop_body
 from tamp.prover.base.exprs import conjuncts, reciprocal, subst
@@ -149,7 +149,7 @@ def best(cands: Sequence[tuple[A.Expr, R]], cfa) -> tuple[A.Expr, R, float | Non
         return None
     fixed = fixed_inputs(cfa)
     params = {p.name for p in cfa.params}
-    free = set().union(*(A.free_vars(e) for e, _ in cands)) & params
+    free = set().union(*(set(free_vars(e)) for e, _ in cands)) & params
     if free <= set(fixed):
         vals = [numeric(e, fixed) for e, _ in cands]
         order = sorted(range(len(cands)), key=lambda i: (vals[i] is None, vals[i] if vals[i] is not None else 0, i))
@@ -184,13 +184,13 @@ def margin_candidates(post: A.Expr, S: str, positive) -> list[tuple[str, A.Expr]
     """(mode, u) such that the post may follow from the mode's ``dev <= u`` for the sum S."""
     out: list[tuple[str, A.Expr]] = []
     for c in conjuncts(post):
-        fv = A.free_vars(c)
+        fv = set(free_vars(c))
         if S not in fv or any(v.startswith("S$") and v != S for v in fv):
             continue
         if not (isinstance(c, A.Binary) and c.op in ("<=", "<", ">=", ">")):
             continue
         lhs, rhs = (c.left, c.right) if c.op in ("<=", "<") else (c.right, c.left)
-        if isinstance(lhs, A.Call) and lhs.func == "abs" and S not in A.free_vars(rhs):
+        if isinstance(lhs, A.Call) and lhs.func == "abs" and S not in set(free_vars(rhs)):
             _a, k = _linear(lhs.args[0], S)
             out.append(("both", A.Binary("/", rhs, k)))
             continue
@@ -249,7 +249,7 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
         return ProofResult(program.name, "failure-bound", "unknown", time.monotonic() - t0, "?", msg, cfa=cfa0)
     expr, res, value = pick
     if value is None:
-        value = numeric(expr, fixed_inputs(cfa0)) if A.free_vars(expr) <= set(fixed_inputs(cfa0)) else None
+        value = numeric(expr, fixed_inputs(cfa0)) if set(free_vars(expr)) <= set(fixed_inputs(cfa0)) else None
     others: list[dict[str, object]] = [{"bound": show_expr(e), "method": _method(r)} for e, r in cands if e is not expr]
     res.time_s = time.monotonic() - t0
     res.bound = show_expr(expr)
@@ -358,7 +358,7 @@ def exact_failure(prog0, cfa0, positive) -> list[A.Expr]:
     pre = user_form(pre, _program_names(prog0))
     out = []
     for e in (as_fractions(simplify(pre, positive)), pre):
-        if e not in out and not A.free_vars(e) - {p.name for p in cfa0.params}:
+        if e not in out and not set(free_vars(e)) - {p.name for p in cfa0.params}:
             out.append(e)
     return out
 
@@ -453,7 +453,7 @@ def _smallest_first(cands: list[A.Expr], cfa) -> list[A.Expr]:
     ``requires`` fixes them all), without those that are at least 1 (or undefined) everywhere."""
     fixed = fixed_inputs(cfa)
     params = {p.name for p in cfa.params}
-    free = set().union(*(A.free_vars(e) for e in cands)) & params if cands else set()
+    free = set().union(*(set(free_vars(e)) for e in cands)) & params if cands else set()
     pts = [fixed] if free <= set(fixed) else sample_points(cfa)
     keyed = []
     for i, e in enumerate(cands):
@@ -576,7 +576,7 @@ def hole_solutions(post: A.Expr, S: str, u: A.Expr, mode: str) -> list[A.Expr]:
     """Values of the hole making the post follow from the mode's deviation bound ``u``."""
     out = []
     for c in conjuncts(post):
-        if HOLE not in A.free_vars(c) or not isinstance(c, A.Binary) or c.op not in ("<=", "<", ">=", ">"):
+        if HOLE not in set(free_vars(c)) or not isinstance(c, A.Binary) or c.op not in ("<=", "<", ">=", ">"):
             continue
         lhs, rhs = (c.left, c.right) if c.op in ("<=", "<") else (c.right, c.left)
 
@@ -585,13 +585,13 @@ def hole_solutions(post: A.Expr, S: str, u: A.Expr, mode: str) -> list[A.Expr]:
             m1 = A.Binary("-", subst(M, {HOLE: A.num(1)}), m0)
             return A.Binary("/", A.Binary("-", target, m0), m1)
 
-        if isinstance(lhs, A.Call) and lhs.func == "abs" and HOLE in A.free_vars(rhs) and mode == "both":
+        if isinstance(lhs, A.Call) and lhs.func == "abs" and HOLE in set(free_vars(rhs)) and mode == "both":
             _a, k = _linear(lhs.args[0], S)
             out.append(solve(rhs, A.Binary("*", k, u)))
-        elif HOLE in A.free_vars(rhs) and S in A.free_vars(lhs) and mode == "upper":
+        elif HOLE in set(free_vars(rhs)) and S in set(free_vars(lhs)) and mode == "upper":
             a, k = _linear(lhs, S)
             out.append(solve(rhs, A.Binary("+", a, A.Binary("*", k, u))))
-        elif HOLE in A.free_vars(lhs) and S in A.free_vars(rhs) and mode == "lower":
+        elif HOLE in set(free_vars(lhs)) and S in set(free_vars(rhs)) and mode == "lower":
             a, k = _linear(rhs, S)
             out.append(solve(lhs, A.Binary("-", a, A.Binary("*", k, u))))
     return out
@@ -667,7 +667,7 @@ def infer_margin(program, bound, deadline, t0, path, source) -> ProofResult:
             cfa=cfa0,
         )
     h, res, value = pick
-    if value is None and A.free_vars(h) <= set(fixed_inputs(cfa0)):
+    if value is None and set(free_vars(h)) <= set(fixed_inputs(cfa0)):
         value = numeric(h, fixed_inputs(cfa0))
     res.inferred, res.value = "margin", value
     res.alternatives = [

@@ -27,7 +27,7 @@ import itertools
 from typing import Dict, List, Optional, Union
 
 from lang import ast as A
-from lang.walk import replace_all
+from lang.walk import free_vars, replace_all
 from tamp.prover.base.exprs import subst
 
 #: what a block copies: a variable's name, or an integer literal (replaced only as an index)
@@ -86,7 +86,7 @@ def _copied(st) -> Optional[Key]:
 def _occurs(f: A.Expr, key: Key) -> bool:
     """Whether ``f`` reads the variable ``key``, or indexes an array by the literal ``key``."""
     if isinstance(key, str):
-        return key in A.free_vars(f)
+        return key in set(free_vars(f))
     return any(_literal_index(n) == key for n in A.walk(f))
 
 

@@ -62,7 +62,7 @@ import z3
 
 from lang import ast as A
 from lang.evaluate import EvalError, evaluate
-from lang.walk import rebuild, replace_all
+from lang.walk import free_vars, rebuild, replace_all
 from tamp.cfa.loops import loop_body
 from tamp.prover.base.exprs import conjuncts, not_, plus, subst
 from tamp.prover.base.liveness import mentions_only_live
@@ -131,7 +131,7 @@ def _same_value(a: A.Expr, b: A.Expr, tries: int = 6) -> bool:
     """Whether ``a`` and ``b`` agree at a few random rational points (a heuristic identity test
     for proposing candidates — Houdini and the checker decide what is kept)."""
     rng = random.Random(3)
-    names = sorted(A.free_vars(a) | A.free_vars(b))
+    names = sorted(set(free_vars(a)) | set(free_vars(b)))
     for _ in range(tries):
         env = {x: Fraction(rng.randint(1, 97), rng.choice([1, 1, 2, 3])) for x in names}
         try:
@@ -159,7 +159,7 @@ def _count_forms(c: A.Expr, total: A.Expr, done: A.Expr, bounds: bool = False) -
             and not isinstance(x, A.BoolLit)
             and x not in found
             and not A.contains(x, (A.Quant, A.Sum))
-            and A.free_vars(x)
+            and set(free_vars(x))
             and _same_value(x, total)
         ):
             found.append(x)
@@ -267,10 +267,10 @@ def _flattened(loops, axioms, post) -> List[A.Expr]:
             if len(idx) != 1:
                 continue
             E = next(iter(idx))
-            if not names <= A.free_vars(E):
+            if not names <= set(free_vars(E)):
                 continue
             body = replace_all(f, E, k)
-            if A.free_vars(body) & names:
+            if set(free_vars(body)) & names:
                 continue
             E0 = subst(E, starts)
             total = subst(E, {**starts, cnts[0].name: cnts[0].final()})
@@ -386,8 +386,8 @@ def candidate_pool(cfa, axioms, loops, split: bool = False, lean: bool = False) 
                     g = subst(f, m)
                     # a fact reading the counter (``u[r]``, or the utility ``-abs(r - t)`` of
                     # an exponential mechanism over the candidates r) holds for every iteration
-                    reads_i = name in A.free_vars(g)
-                    if reads_i and not (A.free_vars(g) & (set(copies) - {name})):
+                    reads_i = name in set(free_vars(g))
+                    if reads_i and not (set(free_vars(g)) & (set(copies) - {name})):
                         qv = "k$" if over or _binds(g, "j$") else "j$"
                         if abs(cnt.step) == 1:
                             add(A.Quant("forall", qv, done_lo, done_hi, incl, subst(g, {name: A.Var(qv)})))
@@ -434,7 +434,7 @@ def candidate_pool(cfa, axioms, loops, split: bool = False, lean: bool = False) 
         elif (
             isinstance(st, A.Assign)
             and isinstance(st.targets[0], A.Var)
-            and st.targets[0].name not in A.free_vars(st.value)
+            and st.targets[0].name not in set(free_vars(st.value))
             and not st.targets[0].name.startswith("$")
         ):
             add(A.Binary("==", st.targets[0], st.value))
@@ -535,19 +535,19 @@ def _guarded(cfa, n: int, extra, assigned: Tuple[set, set], known: set) -> List[
     out: List[A.Expr] = []
     for _u, v, _k, d in cfa.out_edges(n):
         st = d["stmt"]
-        if d.get("back") or not isinstance(st, A.Assume) or not (A.free_vars(st.cond) & (names | counters)):
+        if d.get("back") or not isinstance(st, A.Assume) or not (set(free_vars(st.cond)) & (names | counters)):
             continue
-        others = names - A.free_vars(st.cond)  # what the branch does not test (the accumulator)
+        others = names - set(free_vars(st.cond))  # what the branch does not test (the accumulator)
         mine: List[A.Expr] = []
 
         # those about the iterations first (reading a counter: the loop head's closed forms
         # pushed back, not facts of the loop's end), the branch's own before those already
         # guarded by a later branch
         def rank(c):
-            return (not (A.free_vars(c) & counters), isinstance(c, A.Binary) and c.op == "==>")
+            return (not (set(free_vars(c)) & counters), isinstance(c, A.Binary) and c.op == "==>")
 
         for c in sorted(extra.get(v, []), key=rank):
-            if not (A.free_vars(c) & others):
+            if not (set(free_vars(c)) & others):
                 continue
             g = A.Binary("==>", st.cond, c)
             if g not in known and g not in out and g not in mine:

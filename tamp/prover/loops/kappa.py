@@ -46,7 +46,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 import networkx as nx
 
 from lang import ast as A
-from lang.walk import DESCEND, Transformer
+from lang.walk import DESCEND, Transformer, free_vars
 from tamp.cfa.loops import loop_body
 from tamp.prover.base.exprs import ZERO, conjuncts, iterations_done, plus, subst
 from tamp.prover.counting.guards import guarded_sum, has_guard, summands, threshold
@@ -155,13 +155,13 @@ def _transfer(k: A.Expr, st, axiom, loop_exit_subst=None) -> A.Expr:
     if isinstance(st, A.Sample):
         names = {A.target_name(t) for t in st.targets}
         cost = axiom.cost if axiom is not None else ZERO
-        if names & (A.free_vars(k) | A.free_vars(cost)):
+        if names & (set(free_vars(k)) | set(free_vars(cost))):
             raise NoKappa("a sampled variable occurs in the failure bound")
         return plus(k, cost)
     if isinstance(st, A.Assign):
         t = st.targets[0]
         name = A.target_name(t)
-        if name not in A.free_vars(k):
+        if name not in set(free_vars(k)):
             return k
         v = st.value
         if (
@@ -204,8 +204,8 @@ def _guards_after(gd: Guards, st) -> Guards:
         return out
     if isinstance(st, (A.Assign, A.Sample)):
         names = {A.target_name(t) for t in st.targets}
-        if any(names & A.free_vars(c) for c in gd):
-            return {c: v for c, v in gd.items() if not names & A.free_vars(c)}
+        if any(names & set(free_vars(c)) for c in gd):
+            return {c: v for c, v in gd.items() if not names & set(free_vars(c))}
     return gd
 
 
@@ -332,7 +332,7 @@ def _compute(cfa, axioms: Dict, loops, dag, inputs, guarded, innermost) -> Kappa
         name = loops[h]["counter"].name
 
         def usable(g: A.Expr) -> bool:
-            fv = A.free_vars(g)
+            fv = set(free_vars(g))
             return name in fv and fv <= inputs | {name} and threshold(g, name, cfa.types) is not None
 
         return usable
@@ -378,7 +378,7 @@ def _compute(cfa, axioms: Dict, loops, dag, inputs, guarded, innermost) -> Kappa
                 k_in[n] = k
                 k = plus(k, loop_term(n))
                 # branch conditions stay known across an inner loop that does not write them
-                fl, gd = {}, {c: v for c, v in gd.items() if not A.free_vars(c) & writes(n)}
+                fl, gd = {}, {c: v for c, v in gd.items() if not set(free_vars(c)) & writes(n)}
             kap[n] = (k, fl, gd)
         return kap
 
@@ -422,12 +422,12 @@ def _compute(cfa, axioms: Dict, loops, dag, inputs, guarded, innermost) -> Kappa
         by_guard = h in guarded and (has_guard(per, c.name) or has_guard(extra, c.name))
         if by_guard:
             # a counter guard: the cost is spent only on the iterations whose counter passes it
-            total = guarded_sum(per, c, cfa.types, inputs) if c.name not in A.free_vars(extra) else None
+            total = guarded_sum(per, c, cfa.types, inputs) if c.name not in set(free_vars(extra)) else None
             if total is None:
                 raise _Unguard(h)
-        elif A.free_vars(per) - inputs:
+        elif set(free_vars(per)) - inputs:
             # a triangular nest: the cost of one iteration is a polynomial in the counter, summed
-            total = counter_sum(per, c) if A.free_vars(per) - inputs == {c.name} else None
+            total = counter_sum(per, c) if set(free_vars(per)) - inputs == {c.name} else None
             if total is None:
                 raise NoKappa("the cost of one iteration depends on the state: " + show_expr(per))
         if total is not None:

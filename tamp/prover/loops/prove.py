@@ -40,6 +40,7 @@ import networkx as nx
 
 from lang import ast as A
 from lang.evaluate import EvalError, evaluate
+from lang.walk import free_vars
 from tamp.cfa.loops import bound_changes, entry_value, latches, loop_body
 from tamp.progress import ProgressEvent
 from tamp.prover.base.exprs import conjuncts, iterations_done, subst
@@ -638,7 +639,7 @@ def loop_fact_failure(cfa, aut, bad) -> Optional[ProofFailure]:
     if not any(o.rule == "EXIT" for o in bad):
         return None
     params = {p.name for p in cfa.params}
-    post = set().union(*(A.free_vars(e) for e in cfa.ensures)) - params if cfa.ensures else set()
+    post = set().union(*(set(free_vars(e)) for e in cfa.ensures)) - params if cfa.ensures else set()
     best = None
     for h in cfa.loop_heads:
         rel = sorted(post & written(cfa, loop_body(cfa, h)))
@@ -649,7 +650,7 @@ def loop_fact_failure(cfa, aut, bad) -> Optional[ProofFailure]:
         return None
     h, line, rel = best
     labels = [c for n in aut.nodes.values() if n.cfa_node == h for c in n.label]
-    missing = [v for v in rel if not any(v in A.free_vars(c) for c in labels)]
+    missing = [v for v in rel if not any(v in set(free_vars(c)) for c in labels)]
     kept = tuple(f"kept at the loop head: {show_expr(c)}" for c in labels[:3]) if not missing else ()
     return ProofFailure(
         NO_LOOP_FACT,

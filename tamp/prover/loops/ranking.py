@@ -27,6 +27,7 @@ from typing import Dict, List, Sequence
 
 from lang import ast as A
 from lang.evaluate import EvalError, evaluate
+from lang.walk import free_vars
 from tamp.prover.base.exprs import assigned_names
 
 
@@ -42,7 +43,7 @@ def _values(e: A.Expr, points: Sequence[Dict[str, Fraction]]) -> tuple:
 
 
 def _points(exprs: Sequence[A.Expr], count: int = 5) -> List[Dict[str, Fraction]]:
-    names = sorted({x for e in exprs for x in A.free_vars(e)})
+    names = sorted({x for e in exprs for x in set(free_vars(e))})
     rng = random.Random(11)
     return [{x: Fraction(rng.randint(1, 97), rng.randint(1, 13)) for x in names} for _ in range(count)]
 

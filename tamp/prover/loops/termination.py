@@ -71,7 +71,7 @@ import z3
 
 from lang import ast as A
 from lang.serialize import to_json
-from lang.walk import substitute
+from lang.walk import free_vars, substitute
 from tamp.cfa.loops import NotCounted, body_edges, counted_loop, loop_body
 from tamp.prover.base.exprs import conjuncts
 from tamp.prover.base.smt import to_real
@@ -330,7 +330,7 @@ def _wp(st, q: A.Expr) -> Optional[A.Expr]:
         return A.Binary("==>", st.cond, q)
     if isinstance(st, A.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], A.Var):
         return substitute(q, {st.targets[0].name: st.value})
-    if _written(st) & A.free_vars(q):
+    if _written(st) & set(free_vars(q)):
         return None
     return q
 
@@ -380,10 +380,10 @@ def geometric_obligations(cfa, g: Geometric, enc) -> List[Tuple[str, str, z3.Boo
         raise NotRanked(problem.replace("a decreasing edge", f"the sampling of '{x}'"))
     prob = st.dist.args[0]
     params = {p.name for p in cfa.params}
-    if not A.free_vars(prob) <= params:
-        raise NotRanked(f"the probability of `{x} ~ bern(…)` reads non-inputs {sorted(A.free_vars(prob) - params)}")
+    if not set(free_vars(prob)) <= params:
+        raise NotRanked(f"the probability of `{x} ~ bern(…)` reads non-inputs {sorted(set(free_vars(prob)) - params)}")
     for edge, other in edges.items():
-        if _written(other) & A.free_vars(prob):
+        if _written(other) & set(free_vars(prob)):
             raise NotRanked(f"edge {edge[0]}->{edge[1]} of the body writes the probability of `{x} ~ bern(…)`")
     e = to_real(enc.expr(prob, enc.initial_env()))
     q = e if exit_when_true else 1 - e
@@ -465,7 +465,7 @@ def guard_ranking(cfa, head: int, enc, valid) -> Optional[Ranking]:
     variables. The first candidate whose obligations all come back valid from ``valid``."""
     body = loop_body(cfa, head)
     for rank in guard_measures(cfa, head, body):
-        reads = A.free_vars(rank)
+        reads = set(free_vars(rank))
         dec = tuple(e for e, st in body_edges(cfa, body) if _written(st) & reads)
         if not dec:
             continue
@@ -496,7 +496,7 @@ def neq_ranking(cfa, head: int) -> Optional[Ranking]:
         if not (isinstance(atom, A.Binary) and atom.op == "!="):
             continue
         for x, lim in ((atom.left, atom.right), (atom.right, atom.left)):
-            if not isinstance(x, A.Var) or A.free_vars(lim) & writes:
+            if not isinstance(x, A.Var) or set(free_vars(lim)) & writes:
                 continue
             steps = {st.value.op for _e, st in edges if x.name in _written(st) and _unit_step(st, x)}  # type: ignore[attr-defined]
             if len(steps) != 1 or any(x.name in _written(st) and not _unit_step(st, x) for _e, st in edges):

@@ -39,6 +39,7 @@ import itertools
 from typing import Dict, List, Set
 
 from lang import ast as A
+from lang.walk import free_vars
 from tamp.cfa.loops import entry_value
 from tamp.prover.base.exprs import and_all, conjuncts, not_, plus, subst
 from tamp.prover.counting.recurrence import body_copies, written
@@ -60,7 +61,7 @@ def _sides(atom: A.Expr) -> List[A.Expr]:
 
 def _reads_at(e: A.Expr, name: str) -> bool:
     """Whether ``e`` reads an array at an index mentioning ``name``."""
-    return any(isinstance(x, A.Index) and name in A.free_vars(x.index) for x in A.walk(e))
+    return any(isinstance(x, A.Index) and name in set(free_vars(x.index)) for x in A.walk(e))
 
 
 def _literals(e: A.Expr) -> List[A.Expr]:
@@ -211,10 +212,10 @@ def _filters(cfa, body, name: str, copies: List[str]) -> List[A.Expr]:
         if u not in body or v not in body or d.get("back") or not isinstance(st, A.Assume):
             continue
         parts = conjuncts(st.cond)
-        if len(parts) < 2 or not any(A.free_vars(c) & set(copies) for c in parts):
+        if len(parts) < 2 or not any(set(free_vars(c)) & set(copies) for c in parts):
             continue
         for c in parts:
-            if _reads_at(c, name) and not (A.free_vars(c) & changed) and c not in out:
+            if _reads_at(c, name) and not (set(free_vars(c)) & changed) and c not in out:
                 out.append(c)
     return out
 
@@ -248,7 +249,7 @@ def filtered_candidates(cfa, loops: Dict[int, dict], pool: List[A.Expr]) -> List
                     and c.hi == i
                     and c.lo == cnt.init
                     and not c.inclusive
-                    and not (A.free_vars(c.body) & (A.free_vars(f) - {cnt.name}))
+                    and not (set(free_vars(c.body)) & (set(free_vars(f)) - {cnt.name}))
                 ):
                     g = A.Binary("==>", subst(f, {cnt.name: A.Var(c.var)}), c.body)
                     out.append(A.Quant("forall", c.var, c.lo, c.hi, False, g))
@@ -257,7 +258,7 @@ def filtered_candidates(cfa, loops: Dict[int, dict], pool: List[A.Expr]) -> List
             if s is None:
                 continue
             for c in pool:
-                if x in A.free_vars(c) and not isinstance(c, A.Quant) and cnt.name not in A.free_vars(c):
+                if x in set(free_vars(c)) and not isinstance(c, A.Quant) and cnt.name not in set(free_vars(c)):
                     if not (isinstance(c, A.Binary) and c.op == "==>"):
                         out.append(A.Binary("==>", A.Binary("!=", A.Var(x), s), c))
     return list(dict.fromkeys(out))

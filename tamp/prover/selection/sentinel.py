@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Dict, List
 
 from lang import ast as A
+from lang.walk import free_vars
 from tamp.cfa.loops import entry_value
 from tamp.prover.base.exprs import subst
 from tamp.prover.counting.recurrence import body_paths
@@ -55,7 +56,7 @@ def _accumulators(cfa, h: int, loops, written: set) -> set:
     out = set()
     for x in written:
         vals = [p.env.get(x) for p in paths]
-        if all(v is not None and v != A.Var(x) and x in A.free_vars(v) for v in vals):
+        if all(v is not None and v != A.Var(x) and x in set(free_vars(v)) for v in vals):
             out.add(x)
     return out
 
@@ -92,7 +93,7 @@ def sentinel_candidates(cfa, loops: Dict[int, dict], post: List[A.Expr], prefix_
             is_x, not_x = A.Binary("==", A.Var(x), e0), A.Binary("!=", A.Var(x), e0)
             out.extend(_flag_links(cfa, h, lp["body"], written, x, is_x, not_x))
             for c in post:
-                if x not in A.free_vars(c):
+                if x not in set(free_vars(c)):
                     continue
                 before = subst(c, {x: e0})
                 for w in [before] + prefix_forms(before, cnt):

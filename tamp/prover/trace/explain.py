@@ -27,6 +27,7 @@ from typing import Iterator, List, Optional
 import networkx as nx
 
 from lang import ast as A
+from lang.walk import free_vars
 from tamp.prover.base.exprs import conjuncts
 from tamp.prover.base.failure import NO_COMBINATION, NO_INVARIANT, TIMED_OUT, ProofFailure, check_failure
 from tamp.prover.base.smt import VALID, conj
@@ -107,7 +108,7 @@ def _exit_state(label: List[A.Expr], cfa, enc):
             if s.check() != z3.sat:
                 continue
             m = s.model()
-            names = sorted(A.free_vars(c))
+            names = sorted(set(free_vars(c)))
             if len(names) > STATE_VARS or not all(
                 v in env0 and env0[v].sort().kind() != z3.Z3_ARRAY_SORT for v in names
             ):

@@ -23,6 +23,7 @@ import z3
 
 from lang import ast as A
 from lang.evaluate import EvalError, compile_expr
+from lang.walk import free_vars
 from tamp.prover.base.exprs import ZERO, assigned_names, conjuncts, not_, plus, subst
 from tamp.prover.base.samples import collect_tree_states, input_points
 from tamp.prover.base.smt import VALID
@@ -46,11 +47,11 @@ def forward_facts(edge) -> List[A.Expr]:
         return conjuncts(st.cond)
     if isinstance(st, A.Assign):
         t = st.targets[0]
-        if isinstance(t, A.Var) and t.name not in A.free_vars(st.value):
+        if isinstance(t, A.Var) and t.name not in set(free_vars(st.value)):
             return [A.Binary("==", t, st.value)]
         if isinstance(t, A.Index) and isinstance(t.base, A.Var):
             # a[e] := v with e and v not reading a: a[e] == v after it (only a changed)
-            if t.base.name not in A.free_vars(t.index) | A.free_vars(st.value):
+            if t.base.name not in set(free_vars(t.index)) | set(free_vars(st.value)):
                 return [A.Binary("==", t, st.value)]
         return []
     if isinstance(st, A.Sample) and edge.axiom is not None:
@@ -65,13 +66,13 @@ def updated_equalities(stmt, label: List[A.Expr]) -> List[A.Expr]:
     if not isinstance(stmt, A.Assign) or not isinstance(stmt.targets[0], A.Var):
         return []
     x = stmt.targets[0].name
-    if x not in A.free_vars(stmt.value):
+    if x not in set(free_vars(stmt.value)):
         return []
     out: List[A.Expr] = []
     for c in label:
         if isinstance(c, A.Binary) and c.op == "==":
             for lhs, rhs in ((c.left, c.right), (c.right, c.left)):
-                if lhs == A.Var(x) and x not in A.free_vars(rhs):
+                if lhs == A.Var(x) and x not in set(free_vars(rhs)):
                     out.append(A.Binary("==", A.Var(x), subst(stmt.value, {x: rhs})))
                     break
     return out
@@ -89,14 +90,14 @@ def projected_facts(stmt, label: List[A.Expr]) -> List[A.Expr]:
     for c in label:
         if isinstance(c, A.Binary) and c.op == "==":
             for lhs, rhs in ((c.left, c.right), (c.right, c.left)):
-                if lhs == A.Var(x) and x not in A.free_vars(rhs):
+                if lhs == A.Var(x) and x not in set(free_vars(rhs)):
                     olds.append(rhs)
                     break
     if not olds:
         return []
     out = []
     for c in label:
-        if x not in A.free_vars(c) or (isinstance(c, A.Binary) and c.op == "==" and A.Var(x) in (c.left, c.right)):
+        if x not in set(free_vars(c)) or (isinstance(c, A.Binary) and c.op == "==" and A.Var(x) in (c.left, c.right)):
             continue
         p = subst(c, {x: olds[0]})
         if p not in out:
@@ -110,7 +111,7 @@ def untouched(stmt, c: A.Expr) -> bool:
     if isinstance(stmt, A.Assume):
         return True
     if isinstance(stmt, (A.Assign, A.Sample)):
-        return not (assigned_names(stmt) & A.free_vars(c))
+        return not (assigned_names(stmt) & set(free_vars(c)))
     return False
 
 

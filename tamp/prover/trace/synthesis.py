@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from lang import ast as A
+from lang.walk import free_vars
 from tamp.cfa import CFA
 from tamp.core.z3expr import to_real
 from tamp.prover.base.decide import decide_fresh
@@ -157,21 +158,21 @@ def relevant_names(cfa) -> set:
     Only an ordering heuristic (which proposals to try first), so over-approximating is fine."""
     rel = set()
     for e in list(cfa.ensures) + [cfa.bound]:
-        rel |= A.free_vars(e)
+        rel |= set(free_vars(e))
     stmts = [d["stmt"] for _u, _v, _k, d in cfa.edges()]
     for st in stmts:
         if isinstance(st, A.Assume):
-            rel |= A.free_vars(st.cond)
+            rel |= set(free_vars(st.cond))
     changed = True
     while changed:
         changed = False
         for st in stmts:
             if isinstance(st, A.Assign):
-                reads = A.free_vars(st.value) | {
-                    n for t in st.targets if isinstance(t, A.Index) for n in A.free_vars(t.index)
+                reads = set(free_vars(st.value)) | {
+                    n for t in st.targets if isinstance(t, A.Index) for n in set(free_vars(t.index))
                 }
             elif isinstance(st, A.Sample):
-                reads = A.free_vars(st.dist)
+                reads = set(free_vars(st.dist))
             else:
                 continue
             if assigned_names(st) & rel and not reads <= rel:

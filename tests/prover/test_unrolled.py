@@ -62,7 +62,7 @@ def test_noisy_max_with_many_candidates_is_labelled_on_its_cfa():
     """k = 6 candidates have 2^5 = 32 traces: the CFA itself is labelled (one node per program
     point, the joins by Houdini) — linear in k, where the tree doubles with every candidate."""
     from tamp.cfa import build_cfa
-    from tamp.prover import DAG_TRACES, trace_count
+    from tamp.prover.portfolio import DAG_TRACES, trace_count
 
     path = BENCH / "dp" / "unrolled" / "noisyMax_k6.prob"
     prog = parse_file(str(path)).programs[0]

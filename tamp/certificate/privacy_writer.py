@@ -20,6 +20,9 @@ from tamp.privacy import PrivacyResult
 from .format import CertificateError
 from .privacy_checker import cost_text
 
+#: what a counterexample certificate holds (the checker accepts exactly these)
+COUNTEREXAMPLE_FIELDS = ("inputs", "neighbour", "event", "probability", "neighbour_probability")
+
 
 def privacy_certificate(result: PrivacyResult, prog: A.Program) -> Dict[str, Any]:
     """The certificate of one decided (proved or violated) privacy claim."""
@@ -35,7 +38,9 @@ def privacy_certificate(result: PrivacyResult, prog: A.Program) -> Dict[str, Any
     if result.verdict == "violated":
         if result.counterexample is None:
             raise CertificateError(f"program '{result.name}': the violation has no counterexample")
-        out["counterexample"] = dict(result.counterexample)
+        # the witness itself; the ε value it was found at is the inputs' own (``epsilon_value``
+        # is for the report), so the certificate holds exactly what the checker recomputes
+        out["counterexample"] = {k: v for k, v in result.counterexample.items() if k in COUNTEREXAMPLE_FIELDS}
         return out
     steps = []
     for a in result.alignment:

@@ -154,7 +154,8 @@ def file_certificate(
 def privacy_certificates(file_result, source: bytes, inputs: Optional[Dict[str, Any]] = None):
     """The certificates of the run's decided privacy claims, and a note for each one not certified
     (a proof with ``--input``: it is a proof about the fixed public inputs, which the checker does
-    not rebuild)."""
+    not rebuild; a counterexample whose event reads ``written``: the probability engine the
+    checker recomputes it with does not model it)."""
     parts = [
         p
         for r in file_result.programs
@@ -173,6 +174,11 @@ def privacy_certificates(file_result, source: bytes, inputs: Optional[Dict[str, 
             if p.verdict == "proved" and inputs:
                 raise CertificateError(
                     f"{p.name}: its privacy proof fixes public inputs (--input), which has no certificate format"
+                )
+            if p.verdict == "violated" and "written(" in str((p.counterexample or {}).get("event", "")):
+                raise CertificateError(
+                    f"{p.name}: its counterexample's event reads `written`, which the checker's probability "
+                    "engine cannot recompute yet"
                 )
             done.append(privacy_certificate(p, prog))
         except CertificateError as exc:

@@ -13,12 +13,79 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence
+from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple
 
 PROVED, UNKNOWN, VIOLATED = "proved", "unknown", "violated"
 #: A program that states no specification (no ``ensures``, ``fails``, ``reliability`` …): there
 #: is nothing to prove, and that is not a proof of anything (exit status 0, as proved).
 UNSPECIFIED = "unspecified"
+#: The other commands' words: a simulation's (evidence, never a proof), a certificate check's,
+#: a question's, a benchmark run's, a weighted model count's; ``error`` for input that could not
+#: be used (the located message, exit status 2).
+CONSISTENT, CONFIRMED, UNDECIDED, REFUTED = "consistent", "confirmed", "undecided", "refuted"
+OK, REJECTED, UNEXPECTED, TIMEOUT, ERROR = "ok", "rejected", "unexpected", "timeout", "error"
+YES, NO, VACUOUS, SAME, CHANGED = "yes", "no", "vacuous", "same", "changed"
+
+
+@dataclass(frozen=True)
+class Word:
+    """One verdict word: what it means and the exit status every command gives it."""
+
+    exit_code: int
+    meaning: str
+
+
+#: The one verdict vocabulary (docs/json.md prints this table): every command's text, its
+#: ``--json`` and the Python API's result objects say a verdict with one of these words, in lower
+#: case, and a word has the same exit status wherever it is used. Words differ only where their
+#: meanings differ: ``proved``/``violated`` are decided, ``consistent``/``confirmed``/``refuted``
+#: are a simulation's evidence at a stated confidence, which is never a proof.
+VOCABULARY: Dict[str, Word] = {
+    PROVED: Word(0, "the claim holds for every input that satisfies `requires`: a proof was found and checked"),
+    UNSPECIFIED: Word(0, "the program states no claim: nothing to prove (and nothing proved)"),
+    UNKNOWN: Word(1, "no answer: no proof and no counterexample found, or the time limit stopped the search"),
+    VIOLATED: Word(3, "the claim is false: a counterexample, or certified bounds that exclude it"),
+    CONSISTENT: Word(0, "simulation: the samples do not contradict the failure bound (evidence, not a proof)"),
+    CONFIRMED: Word(0, "simulation: the confidence intervals show the probability claim true (evidence, not a proof)"),
+    UNDECIDED: Word(1, "simulation: the confidence intervals neither confirm nor refute the claim"),
+    REFUTED: Word(3, "simulation: the confidence intervals show the claim false (at the stated confidence)"),
+    OK: Word(
+        0,
+        "the command did what was asked (file checked, model imported, proofs re-checked, intervals as narrow as asked)",
+    ),
+    REJECTED: Word(3, "check-proof: a certificate's proof did not re-check"),
+    UNEXPECTED: Word(1, "bench: some program's verdict differs from its file's `// expect`"),
+    TIMEOUT: Word(1, "wmi: the time limit stopped the count"),
+    YES: Word(0, "query: the question's answer is yes"),
+    NO: Word(0, "query: the question's answer is no"),
+    VACUOUS: Word(1, "query: the question's condition can never hold"),
+    SAME: Word(0, "query --replay: every recorded answer is unchanged"),
+    CHANGED: Word(3, "query --replay: some recorded answer changed"),
+    ERROR: Word(2, "the input could not be used: one located message `file:line:col: error: …`"),
+}
+
+#: The words each command answers with (besides ``error``, which every command may answer).
+COMMAND_VERDICTS: Dict[str, Tuple[str, ...]] = {
+    "prove": (PROVED, UNKNOWN, VIOLATED, UNSPECIFIED),
+    "prob": (PROVED, UNKNOWN, VIOLATED),
+    "fairness": (PROVED, UNKNOWN, VIOLATED),
+    "simulate": (CONSISTENT, CONFIRMED, UNDECIDED, REFUTED),
+    "check-proof": (OK, REJECTED),
+    "bench": (OK, UNEXPECTED),
+    "check": (OK,),
+    "import": (OK,),
+    "cfa": (OK,),
+    "robust": (OK, UNKNOWN),  # unknown: an interval wider than --width when time ran out
+    "equiv": (OK, UNKNOWN),
+    "query": (YES, NO, UNKNOWN, VACUOUS, SAME, CHANGED),  # same/changed: --replay
+    "wmi": (OK, TIMEOUT),
+}
+
+
+def exit_code_of(verdict: str) -> int:
+    """The exit status of a verdict word (the same for every command)."""
+    return VOCABULARY[verdict].exit_code
+
 
 #: The version of every command's ``--json`` output (docs/json.md): bumped when a key is removed
 #: or changes meaning (adding keys keeps it).
@@ -85,7 +152,7 @@ class ProgramResult:
         return out
 
     def render_text(self) -> str:
-        head = f"{self.name}: {self.verdict.upper()}"
+        head = f"{self.name}: {self.verdict}"
         if self.bound is not None:
             head += f" (bound {self.bound})"
         head += f"  [{self.time_s:.2f} s]"
@@ -214,7 +281,7 @@ class FileResult:
     @property
     def exit_code(self) -> "ExitCode":
         """The exit status the command returns for this file (0 proved, 1 unknown, 3 violated)."""
-        return ExitCode({PROVED: 0, UNSPECIFIED: 0, UNKNOWN: 1, VIOLATED: 3}[self.verdict])
+        return ExitCode(exit_code_of(self.verdict))
 
     def __repr__(self) -> str:
         names = ", ".join(f"{p.name} {p.verdict}" for p in self.programs[:4])
@@ -260,7 +327,7 @@ class CheckedFile:
 
     @property
     def verdict(self) -> str:
-        return "ok"
+        return OK
 
     def summary(self) -> str:
         """``FILE: ok (N programs: a, b)``."""

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any, Iterable, List
 
+from tamp.results import OK, REJECTED
+
 FORMAT = "tamp-certificate"
 VERSION = 1
 
@@ -50,6 +52,11 @@ class ProgramCheck:
     log: List[str] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
 
+    @property
+    def verdict(self) -> str:
+        """``ok`` (the proof re-checked) or ``rejected``: the words of the one vocabulary."""
+        return OK if self.ok else REJECTED
+
 
 @dataclass
 class CheckReport:
@@ -67,11 +74,11 @@ class CheckReport:
 
     @property
     def verdict(self) -> str:
-        return "ok" if self.ok else "rejected"
+        return OK if self.ok else REJECTED
 
     def _repr_html_(self) -> str:  # notebooks: the outcome, then one row per program
         rows = "".join(
-            f"<tr><td><b>{escape(p.name)}</b></td><td>{'OK' if p.ok else 'REJECTED'}</td>"
+            f"<tr><td><b>{escape(p.name)}</b></td><td>{p.verdict}</td>"
             f"<td>{p.obligations}</td><td>{p.seconds:.2f} s</td><td>{escape(p.reason)}</td></tr>"
             for p in self.programs
         )
@@ -83,5 +90,5 @@ class CheckReport:
 
     def summary(self) -> str:
         if self.ok:
-            return f"OK: {self.obligations} obligations re-checked in {self.seconds:.2f} s"
-        return f"REJECTED: {self.reason}"
+            return f"{OK}: {self.obligations} obligations re-checked in {self.seconds:.2f} s"
+        return f"{REJECTED}: {self.reason}"

@@ -26,6 +26,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from tamp.executor import ENV_SCHEDULER, ExecutorError
+from tamp.results import OK, UNEXPECTED
 
 from .common import write_output
 from .console import FileStream
@@ -308,7 +309,7 @@ def run(args) -> int:
             print(_cut(line, max(shutil.get_terminal_size((120, 24)).columns, 40)))
     print(f"\n{len(rows)} programs in {total:.1f} s on {machine_note()}")
     if args.json:
-        verdict = {0: "ok", 1: "unexpected", 2: ERROR}[code]
+        verdict = {0: OK, 1: UNEXPECTED, 2: ERROR}[code]
         data = envelope(NAME, verdict, code, total, machine=machine_note(), total_s=total, rows=rows)
         write_output(args.json, json.dumps(jsonable(data), indent=2, default=str), "--json", map(str, files))
     if args.markdown:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..results import exit_code_of
 from .common import emit_json
 from .jsonout import envelope
 from .options import add_executor_arguments, add_input_argument, make_executor, positive_int, seconds
@@ -53,7 +54,7 @@ def run(args) -> int:
     if args.json:
         emit_json(
             {
-                **envelope(NAME, "ok" if report.ok else "rejected", 0 if report.ok else 3, report.seconds),
+                **envelope(NAME, report.verdict, exit_code_of(report.verdict), report.seconds),
                 "file": args.file,
                 "certificate": args.certificate,
                 "ok": report.ok,
@@ -62,7 +63,7 @@ def run(args) -> int:
                 "programs": [
                     {
                         "name": p.name,
-                        "verdict": "ok" if p.ok else "rejected",
+                        "verdict": p.verdict,
                         "ok": p.ok,
                         "obligations": p.obligations,
                         "reason": p.reason,
@@ -79,8 +80,8 @@ def run(args) -> int:
                 for line in p.log:
                     print(f"  {p.name}: {line}")
             if p.ok:
-                print(f"{p.name}: OK ({p.obligations} obligations, {p.seconds:.2f} s)")
+                print(f"{p.name}: {p.verdict} ({p.obligations} obligations, {p.seconds:.2f} s)")
                 for note in p.notes:
                     print(f"  note: {note}")
         print(report.summary())
-    return 0 if report.ok else 3
+    return exit_code_of(report.verdict)

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from lang.errors import TampError
 from tamp.executor import ExecutorError
-from tamp.results import FileResult
+from tamp.results import PROVED, UNKNOWN, VIOLATED, FileResult, exit_code_of
 
 from .common import emit_json, load_programs
 from .jsonout import envelope
@@ -135,8 +135,8 @@ def _group(args) -> int:
         for p in progs
     ]
     verdicts = {r.verdict for r in results}
-    verdict = next(v for v in ("violated", "unknown", "proved") if v in verdicts or v == "proved")
-    code = {"proved": 0, "unknown": 1, "violated": 3}[verdict]
+    verdict = next(v for v in (VIOLATED, UNKNOWN, PROVED) if v in verdicts or v == PROVED)
+    code = exit_code_of(verdict)
     if args.json:
         body = {"file": src.path, "population": args.population, "programs": [r.to_json() for r in results]}
         emit_json(envelope(NAME, verdict, code, time.monotonic() - t0, body))
@@ -175,8 +175,8 @@ def run(args) -> int:
         print(f"tamp {NAME}: error: {exc}", file=sys.stderr)
         return 1
     if args.json:
-        emit_json(envelope(NAME, res.verdict, res.exit_code(), time.monotonic() - t0, res.to_json()))
+        emit_json(envelope(NAME, res.verdict, int(res.exit_code), time.monotonic() - t0, res.to_json()))
     else:
         print(res.render_text())
         print(f"{res.file}: {res.verdict}")
-    return res.exit_code()
+    return int(res.exit_code)

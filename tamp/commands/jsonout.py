@@ -17,28 +17,17 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, Optional
 
+from ..results import COMMAND_VERDICTS, ERROR, exit_code_of
 from ..results import JSON_SCHEMA_VERSION as SCHEMA_VERSION
 
 #: The JSON Schema of every command's output (shipped with the package).
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "tamp-output.schema.json"
 
-#: Each command's verdict words and the exit status of each (``error`` is 2 everywhere).
+#: Each command's verdict words and the exit status of each (``error`` is 2 everywhere), from
+#: the one vocabulary :data:`tamp.results.VOCABULARY`.
 VERDICTS: Dict[str, Dict[str, int]] = {
-    "prove": {"proved": 0, "unknown": 1, "violated": 3, "unspecified": 0},  # unspecified: nothing to prove
-    "prob": {"proved": 0, "unknown": 1, "violated": 3},
-    "fairness": {"proved": 0, "unknown": 1, "violated": 3},
-    "bench": {"ok": 0, "unexpected": 1},  # unexpected: a verdict other than a file's `// expect`
-    "simulate": {"consistent": 0, "confirmed": 0, "undecided": 1, "refuted": 3},
-    "check-proof": {"ok": 0, "rejected": 3},
-    "check": {"ok": 0},
-    "import": {"ok": 0},
-    "robust": {"ok": 0, "unknown": 1},  # unknown: an interval wider than --width when time ran out
-    "equiv": {"ok": 0, "unknown": 1},
-    "cfa": {"ok": 0},
-    "query": {"yes": 0, "no": 0, "unknown": 1, "vacuous": 1, "same": 0, "changed": 3},  # same/changed: --replay
-    "wmi": {"ok": 0, "timeout": 1},
+    command: {word: exit_code_of(word) for word in words} for command, words in COMMAND_VERDICTS.items()
 }
-ERROR = "error"
 
 
 def jsonable(x):

@@ -12,6 +12,7 @@ from lang.inputs import show
 
 from ..progress import for_terminal
 from ..report.text import count, program_lines, summary_line
+from ..results import PROVED, UNKNOWN, UNSPECIFIED, VIOLATED
 from .common import atomic_output, emit_json, refuse_inputs, render_graphviz, write_output
 from .console import Printer
 from .jsonout import ERROR, envelope, error_object
@@ -210,9 +211,9 @@ def _run_many(args, files, jobs) -> int:
         printer.print(out["lines"])
     code = max(codes, key=_WORST.index)
     if args.json:
-        verdict = {0: "proved", 1: "unknown", 3: "violated", 2: ERROR}[code]
-        if code == 0 and all(j.get("verdict") == "unspecified" for j in jsons):
-            verdict = "unspecified"  # no file states a claim: nothing was proved
+        verdict = {0: PROVED, 1: UNKNOWN, 3: VIOLATED, 2: ERROR}[code]
+        if code == 0 and all(j.get("verdict") == UNSPECIFIED for j in jsons):
+            verdict = UNSPECIFIED  # no file states a claim: nothing was proved
         emit_json(envelope(NAME, verdict, code, time.monotonic() - t0, files=jsons))
     elif not args.quiet:
         printer.print([summary_line(count(verdicts), len(files), errors, time.monotonic() - t0)])

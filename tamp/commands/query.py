@@ -7,6 +7,7 @@ import shutil
 import time
 
 from lang.errors import TampError
+from tamp.results import CHANGED, SAME, exit_code_of
 
 from .common import atomic_output, emit_json, load_programs
 from .jsonout import envelope
@@ -74,18 +75,19 @@ def _replay(args) -> int:
     records = querylog.replay(args.replay, lambda q: ask_query(q).answer)
     changed = [r for r in records if r["changed"]]
     if args.json:
-        code = 3 if changed else 0
+        verdict = CHANGED if changed else SAME
+        code = exit_code_of(verdict)
         body = {"file": args.replay, "queries": len(records), "changed": len(changed), "records": records}
-        emit_json(envelope(NAME, "changed" if changed else "same", code, time.monotonic() - t0, body))
+        emit_json(envelope(NAME, verdict, code, time.monotonic() - t0, body))
         return code
     else:
         for r in records:
             q = r["query"]
             what = f"--would '{q['would']}'" if q.get("would") else f"--might '{q.get('might')}'"
-            mark = "CHANGED" if r["changed"] else "same"
+            mark = CHANGED if r["changed"] else SAME
             print(f"{mark}: {q['file']} --given '{q.get('given')}' {what}: was {r['old']}, now {r['new']}")
         print(f"{len(records)} queries replayed, {len(changed)} changed")
-    return 3 if changed else 0
+    return exit_code_of(CHANGED if changed else SAME)
 
 
 def run(args) -> int:

@@ -37,6 +37,7 @@ from lang.typecheck import check_file
 from lang.walk import Walker
 from tamp.core.interval import Interval
 from tamp.probability import probability
+from tamp.results import PROVED, UNKNOWN, VIOLATED
 
 from .exact import decimal_text
 
@@ -65,12 +66,12 @@ class GroupFairness:
         lo, hi = self.ratio
         r = self.min_ratio
         if r <= 0:
-            return "proved"
+            return PROVED
         if (hi is not None and hi < r) or lo > 1 / r:
-            return "violated"
+            return VIOLATED
         if lo >= r and hi is not None and hi <= 1 / r:
-            return "proved"
-        return "unknown"
+            return PROVED
+        return UNKNOWN
 
     def claim(self) -> str:
         ev = f"{self.output} == {self.positive}"
@@ -108,7 +109,7 @@ class GroupFairness:
         hi_t = "+inf (P(... | group 0) may be 0)" if hi is None else f"{float(hi):.6f}"
         return "\n".join(
             [
-                f"{self.program}: {self.verdict.upper()}  group fairness {self.claim()}",
+                f"{self.program}: {self.verdict}  group fairness {self.claim()}",
                 f"  P({ev} | {self.group} == 1) in {_show(self.p1)}",
                 f"  P({ev} | {self.group} == 0) in {_show(self.p0)}",
                 f"  ratio P({ev} | {self.group} == 1) / P({ev} | {self.group} == 0) in [{float(lo):.6f}, {hi_t}]",

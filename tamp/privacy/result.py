@@ -31,8 +31,9 @@ class PrivacyResult(ProgramResult):
 
     @property
     def word(self) -> str:
-        """``private`` / ``not private`` / ``unknown``: the verdict as the privacy line says it."""
-        return {PROVED: "private", VIOLATED: "not private"}.get(self.verdict, "unknown")
+        """The verdict word (the one vocabulary of tamp.results) and what it says of privacy:
+        ``proved  private`` / ``violated  not private`` / ``unknown``."""
+        return {PROVED: f"{PROVED}  private", VIOLATED: f"{VIOLATED}  not private"}.get(self.verdict, self.verdict)
 
     def to_json(self) -> Dict[str, Any]:
         out = super().to_json()

@@ -62,13 +62,13 @@ def seconds(t: float) -> str:
 def verdict_line(r) -> Line:
     """``name: verdict  Pr[fail] <= BOUND  (time)`` — the bound simplified for reading."""
     head = f"{r.name}: "
-    if r.kind == "privacy":  # `name: private  ε <= eps  (0.8 s)`, `not private`, `unknown`
+    if r.kind == "privacy":  # `name: proved  private  ε <= eps  (0.8 s)`, `violated  not private  …`, `unknown`
         word = r.word
         text = f"{head}{word}  ε {'=' if r.verdict == VIOLATED else '<='} {r.epsilon}"
         if r.verdict == VIOLATED and r.counterexample is not None:
             text += " is exceeded: " + _counterexample_text(r.counterexample)
         text += f"  ({seconds(r.time_s)})"
-        return Line(text, "", (len(head), len(head) + len(word), r.verdict))
+        return Line(text, "", (len(head), len(head) + len(r.verdict), r.verdict))
     text = head + r.verdict
     bound = getattr(r, "bound", None)
     if bound is not None and r.kind in ("failure-bound", "mixed"):

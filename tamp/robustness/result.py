@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any, Dict, Iterable, List
 
 from tamp.core.interval import float_above, float_below
+from tamp.results import OK, UNKNOWN, exit_code_of
 
 SCHEMA_VERSION = 1
 
@@ -31,11 +32,11 @@ class _Certified:
 
     @property
     def verdict(self) -> str:
-        return "ok" if all(w <= Fraction(self.width) for w in self._widths()) else "unknown"
+        return OK if all(w <= Fraction(self.width) for w in self._widths()) else UNKNOWN
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.verdict == "ok" else 1
+        return exit_code_of(self.verdict)
 
     def _json_head(self, file: str) -> Dict[str, Any]:
         return {
@@ -93,7 +94,7 @@ class RobustResult(_Certified):
         }
 
     def render_text(self) -> str:
-        head = f"{self.model}: Pr[class unchanged] within eps={float(self.eps):g} under the {self.prior} prior"
+        head = f"{self.model}: {self.verdict}  Pr[class unchanged] within eps={float(self.eps):g} under the {self.prior} prior"
         lines = [head]
         for p in self.points:
             iv = _iv(p.lower, p.upper)
@@ -104,7 +105,7 @@ class RobustResult(_Certified):
         if self.points:
             ts = [p.time_s for p in self.points]
             lines.append(f"  {len(ts)} points: mean {sum(ts) / len(ts):.3f} s, max {max(ts):.3f} s per point")
-        if self.verdict != "ok":
+        if self.verdict != OK:
             lines.append(f"  some intervals are wider than {self.width:g} (time limit reached)")
         return "\n".join(lines)
 
@@ -156,8 +157,9 @@ class EquivResult(_Certified):
     def render_text(self) -> str:
         iv = _iv(self.lower, self.upper)
         return (
-            f"{self.model_a} vs {self.model_b}: Pr[the classes differ] in [{iv['lower']:.6f}, {iv['upper']:.6f}]"
-            f" under the {self.prior} prior ({self.time_s:.3f} s)"
+            f"{self.model_a} vs {self.model_b}: {self.verdict}  Pr[the classes differ] in"
+            f" [{iv['lower']:.6f}, {iv['upper']:.6f}] under the {self.prior} prior ({self.time_s:.3f} s)"
+            + ("" if self.verdict == OK else f"\n  the interval is wider than {self.width:g} (time limit reached)")
         )
 
     def __repr__(self) -> str:

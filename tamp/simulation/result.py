@@ -8,11 +8,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Dict, List, Optional, Tuple, TypedDict, Union
 
-from tamp.results import NOTEBOOK_VIEWS
+from tamp.results import CONFIRMED, CONSISTENT, NOTEBOOK_VIEWS, REFUTED, UNDECIDED, exit_code_of
 
-CONSISTENT, REFUTED = "consistent", "refuted"
-CONFIRMED, UNDECIDED = "confirmed", "undecided"
-EXIT_CODES = {CONSISTENT: 0, CONFIRMED: 0, UNDECIDED: 1, REFUTED: 3}
+#: The simulation's verdict words and their exit statuses (the one vocabulary, tamp.results).
+EXIT_CODES = {w: exit_code_of(w) for w in (CONSISTENT, CONFIRMED, UNDECIDED, REFUTED)}
 
 
 def _num(x):
@@ -145,7 +144,7 @@ class SimResult:
 
     def render_text(self) -> str:
         pct = f"{self.confidence * 100:g}%"
-        head = f"{self.program}: {self.verdict.upper()}"
+        head = f"{self.program}: {self.verdict}"
         if self.undecided:
             head += f" ({self.undecided} run{'s' if self.undecided > 1 else ''} undecided)"
         lines = [f"{head}  [{self.time_s:.2f} s]"]

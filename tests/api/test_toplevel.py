@@ -92,7 +92,7 @@ def test_certify_and_check_proof_round_trip(tmp_path):
     cert = tamp.certify(res)
     report = tamp.check_proof(cert, COIN)
     assert report.ok and report.obligations > 0 and report.verdict == "ok"
-    assert repr(report).startswith("<CheckReport OK:")
+    assert repr(report).startswith("<CheckReport ok:")
     assert "coin" in report._repr_html_()
     # the same through files
     src, out = tmp_path / "coin.prob", tmp_path / "coin.json"

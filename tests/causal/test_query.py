@@ -154,13 +154,13 @@ def test_cli_json_log_and_replay(tmp_path, capsys):
         cwd=tmp_path,
         capsys=capsys,
     )
-    assert p.returncode == 0 and "YES" in p.stdout and "witness" in p.stdout
+    assert p.returncode == 0 and "yes: " in p.stdout and "witness" in p.stdout
     assert len(log.read_text().splitlines()) == 2
     p = tamp("query", "--replay", str(log), cwd=tmp_path, capsys=capsys)
     assert p.returncode == 0 and "0 changed" in p.stdout
     f.write_text(LOAN.replace("score > 20", "score > 0"))  # the program changed: the would-query now holds
     p = tamp("query", "--replay", str(log), cwd=tmp_path, capsys=capsys)
-    assert p.returncode == 3 and "CHANGED" in p.stdout and "1 changed" in p.stdout
+    assert p.returncode == 3 and "changed: " in p.stdout and "1 changed" in p.stdout
 
 
 def test_cli_errors_exit_2_without_traceback(tmp_path, capsys):

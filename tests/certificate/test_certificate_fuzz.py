@@ -1,5 +1,5 @@
 """Hypothesis fuzzing of certificates: any JSON surgery on a genuine certificate gives OK (the
-change did not matter to the proof), REJECTED (3) or a malformed-certificate error (2) — never
+change did not matter to the proof), rejected (3) or a malformed-certificate error (2) — never
 a crash. When it still says OK, the mutated certificate must still prove the same claim, which
 we confirm by checking that the certificate's proof-relevant content is unchanged or that the
 claim holds by simulation."""

@@ -167,7 +167,7 @@ def test_check_proof_accepts_the_certificate(name, tmp_path, capsys):
     path = tmp_path / f"{name}.prob"
     path.write_text(WRITES[name][0])
     code, out = check_proof(proved_certificate(path), path, tmp_path, capsys)
-    assert code == 0 and "OK" in out, out
+    assert code == 0 and "ok: " in out, out
 
 
 class _ShiftElementFact(Transformer):
@@ -192,7 +192,7 @@ def test_a_certificate_with_a_wrong_element_fact_is_rejected(name, tmp_path, cap
     changed = rewrite_labels(cert, _ShiftElementFact())
     assert changed >= 1, "no fact about an array element among the certificate's labels"
     code, out = check_proof(cert, path, tmp_path, capsys)
-    assert code != 0 and "REJECTED" in out, out
+    assert code != 0 and "rejected: " in out, out
 
 
 def test_a_certificate_with_a_cheaper_axiom_is_rejected(tmp_path, capsys):
@@ -210,7 +210,7 @@ def test_a_certificate_with_a_cheaper_axiom_is_rejected(tmp_path, capsys):
                 costly += 1
     assert costly >= 1, "no sampling with a cost in the certificate"
     code, out = check_proof(cert, path, tmp_path, capsys)
-    assert code != 0 and "REJECTED" in out, out
+    assert code != 0 and "rejected: " in out, out
 
 
 def test_a_certificate_against_the_false_sibling_is_rejected(tmp_path, capsys):
@@ -220,7 +220,7 @@ def test_a_certificate_against_the_false_sibling_is_rejected(tmp_path, capsys):
     good.write_text(SAMPLED_READ)
     bad.write_text(false_sibling(SAMPLED_READ, "2 / 4"))
     code, out = check_proof(proved_certificate(good), bad, tmp_path, capsys)
-    assert code != 0 and "REJECTED" in out, out
+    assert code != 0 and "rejected: " in out, out
 
 
 # ---------------------------------------------------------------------------- 2. the bound needed

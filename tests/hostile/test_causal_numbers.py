@@ -90,4 +90,4 @@ def test_query_away_from_the_zero_divisor_still_answers(tmp_path, capsys):
     code, out, err = run_cli(
         capsys, ["query", f, "--given", "x1 == 0.3 && sex == 0", "--vary", "x1", "--would", "out == 0"]
     )
-    assert code == 0 and out.startswith("YES:"), out + err  # sex = 0: y = -x1 <= 0 everywhere
+    assert code == 0 and out.startswith("yes:"), out + err  # sex = 0: y = -x1 <= 0 everywhere

@@ -84,7 +84,7 @@ def test_reprs_are_one_short_line(coin, band):
         assert "\n" not in text and len(text) < 160, text
     assert repr(coin.programs[0]) == "<ProofResult coin: proved  bound p  (%.2f s)>" % coin.programs[0].time_s
     assert repr(sim).startswith("<SimResult coin: consistent  rate ")
-    assert repr(check).startswith("<CheckReport OK: ")
+    assert repr(check).startswith("<CheckReport ok: ")
 
 
 def test_cards_are_compact_and_list_the_source_left_aligned(coin, band):

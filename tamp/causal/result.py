@@ -9,19 +9,33 @@ from typing import Any, Dict, List, Optional
 
 from tamp.results import ProgramResult
 
+#: A fraction longer than this many characters (numerator, slash and denominator) is shown by
+#: its rounded decimal alone (``~0.698258``): a witness computed from an imported model's exact
+#: weights can have hundreds of digits, which no reader uses.
+LONG_FRACTION = 24
+
 
 def show(v) -> str:
-    """A value as the user would write it: integers plain, fractions as decimals when short."""
+    """A value as the user would write it: integers plain, fractions as decimals when short,
+    ``n/d (~x)`` when the fraction is short, ``~x`` (6 significant digits) when it is long."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, Fraction):
-        if v.denominator == 1:
-            return str(v.numerator)
+        # (the bit lengths first: str() of an integer past 4300 digits raises)
+        short = v.numerator.bit_length() + v.denominator.bit_length() <= 4 * LONG_FRACTION
+        exact = f"{v.numerator}/{v.denominator}" if short else ""
+        short = short and len(exact) <= LONG_FRACTION
         try:
             f = float(v)
-        except OverflowError:  # beyond binary64 (e.g. 1e400): exact only
-            return f"{v.numerator}/{v.denominator}"
-        return repr(f) if Fraction(repr(f)) == v else f"{v.numerator}/{v.denominator} (~{f:.6g})"
+        except OverflowError:  # beyond binary64 (e.g. 1e400)
+            return (
+                str(v.numerator) if v.denominator == 1 and short else exact if short else ("~-inf" if v < 0 else "~inf")
+            )
+        if v.denominator == 1:
+            return str(v.numerator) if short else f"~{f:.6g}"
+        if Fraction(repr(f)) == v:
+            return repr(f)
+        return f"{exact} (~{f:.6g})" if short else f"~{f:.6g}"
     return str(v)
 
 
@@ -77,7 +91,7 @@ class CausalResult(ProgramResult):
 
     def render_text(self) -> str:
         d = self.details
-        lines = [f"{self.name}: {self.verdict.upper()}  [{self.time_s:.2f} s]"]
+        lines = [f"{self.name}: {self.verdict}  [{self.time_s:.2f} s]"]
         if self.message:
             lines.append(f"  {self.message}")
         if "certified" in d:
@@ -163,8 +177,7 @@ class QueryResult:
         return out
 
     def render_text(self) -> str:
-        word = self.verdict.upper()
-        lines = [f"{word}: {self.question}"]
+        lines = [f"{self.verdict}: {self.question}"]
         if self.message:
             lines.append(f"  {self.message}")
         if self.model:

@@ -37,7 +37,7 @@ from tamp.cfa.loops import CountedLoop
 from tamp.core.z3context import load_in_proof
 from tamp.prover.base.exprs import and_all, subst
 from tamp.prover.base.simplify import simplify
-from tamp.prover.base.smt import UNKNOWN, VALID, Encoder, Stats, is_valid
+from tamp.prover.base.smt import INVALID, UNKNOWN, VALID, Encoder, Stats, is_valid
 from tamp.prover.concentration.shapes import Det, Lin, NoiseSum, NotApplicable, recognise
 from tamp.prover.trace.check import Obligation
 from tamp.prover.trace.result import ProofResult
@@ -252,7 +252,7 @@ def search(chk: Checker, claim: ConcClaim, cands, beta) -> tuple[ConcProof | Non
             if bad[3] != "invalid" and not patient:
                 slow.append(apps)
                 continue
-            why = why or _why(apps, bad, claim)
+            why = why or _why(apps, bad, claim, _advice(chk, obs, bad))
     if not why:
         why = (
             "no concentration rule gives a margin within the postcondition's at this bound "
@@ -261,7 +261,7 @@ def search(chk: Checker, claim: ConcClaim, cands, beta) -> tuple[ConcProof | Non
     return None, why
 
 
-def _why(apps, bad, claim) -> str:
+def _why(apps, bad, claim, advice: str = "") -> str:
     kind, where, f, st = bad
     if kind == "POST":
         return ""
@@ -269,7 +269,47 @@ def _why(apps, bad, claim) -> str:
     desc = ", ".join(f"{a.rule} ({a.mode})" for a in apps)
     ratio = _ratio(f, claim.params)
     text = f"`{ratio}` (for positive inputs; exactly: `{show_expr(f)}`)" if ratio else f"`{show_expr(f)}`"
-    return f"{desc}: the side condition {text} ({where.split(': ')[-1]}) does not follow from `requires` ({st})"
+    if advice == CONTRADICTS:
+        return (
+            f"{desc}: the side condition {text} ({where.split(': ')[-1]}) contradicts `requires`: the rule cannot apply"
+        )
+    return f"{desc}: the side condition {text} ({where.split(': ')[-1]}) does not follow from `requires` ({st}){advice}"
+
+
+#: :func:`_advice`'s answer when the failed side condition contradicts ``requires``.
+CONTRADICTS = "contradicts"
+
+
+def _advice(chk: Checker, obs, bad) -> str:
+    """What the message may say of a failed side condition ``f`` (a message only: the proof
+    search has already given up on this candidate). It is a useful suggestion only if adding it
+    to ``requires`` would give the proof: :data:`CONTRADICTS` when ``requires`` implies ``!f``
+    (adding it leaves no input: a vacuous claim); the suffix naming it as the fix when every
+    obligation of the candidate is valid under ``requires && f``; else a suffix saying that it
+    would not be enough, or nothing when the solver does not answer."""
+    kind, _, f, st = bad
+    if kind != "RULE" or st != INVALID:
+        return ""
+    try:
+        if chk.valid(A.Unary("!", f)) == VALID:
+            return CONTRADICTS
+        hyp = chk.enc.expr(f, chk.env)
+    except Timeout:
+        return ""
+    except Exception:  # noqa: BLE001 - not encodable: no advice
+        return ""
+    chk.hyps.append(hyp)
+    try:
+        still = chk.first_failure(obs)
+    except Timeout:
+        return ""
+    finally:
+        chk.hyps.pop()
+    if still is None:
+        return "; with it added to `requires` every obligation of this rule holds"
+    if still[3] == INVALID:
+        return f"; adding it to `requires` would not be enough (the {still[0]} obligation still fails)"
+    return ""
 
 
 def _ratio(f: A.Expr, params) -> str:

@@ -168,13 +168,13 @@ def analyse_claim(
             return _tree_run(analyzer, options, measure, deadline)
         except NotTree:
             pass  # not a tree or forest: the network or the general engine
-    if options.network and options.linear and measure is None:
+    if options.network and options.linear:
         try:
             claim = network_claim(analyzer.dag, len(analyzer.outs), analyzer.pairs, analyzer.dims)
         except NotNetwork as exc:
             engine_note = f"general (not a network over categorical cells and a real box: {exc})"
         else:
-            run = _network_run(analyzer, claim, options, deadline)
+            run = _network_run(analyzer, claim, options, deadline, measure)
             t = run["tally"]
             no_bias = t.hi[BIASED] + t.hi[M_BIASED] == 0 and run["witness"] is None
             if run["abandoned"]:
@@ -382,21 +382,30 @@ def _tree_run(analyzer: Analyzer, options: Options, measure, deadline: Optional[
     }
 
 
-def _network_run(analyzer: Analyzer, claim, options: Options, deadline: Optional[float]) -> dict:
+def _network_run(analyzer: Analyzer, claim, options: Options, deadline: Optional[float], measure=None) -> dict:
     """Decide the claim with the network engine (:mod:`tamp.causal.netfair`): the same result
-    dict as :func:`analyse_claim`, plus the biased regions."""
+    dict as :func:`analyse_claim`, plus the biased regions. ``measure``: a population's box
+    masses (:mod:`tamp.causal.population`; default uniform), see :func:`_population_tally`."""
     dims = analyzer.dims
+    # under a population a share of a box's volume is no share of its mass (see
+    # _population_tally): the boxes are split until each is fair or biased as a whole instead
+    population = measure is not None
+    search_deadline = deadline
+    if population and deadline is not None:  # the rest of the time weighs the leaves
+        search_deadline = time.monotonic() + 0.5 * max(0.0, deadline - time.monotonic())
     res = search(
         claim,
         analyzer.witness,
-        deadline,
+        search_deadline,
         batch=options.net_batch,
         min_depth=options.net_max_depth,
-        exact_unstable=options.net_exact_unstable,
+        exact_unstable=-1 if population else options.net_exact_unstable,
         exact_dims=options.exact_dims,
-        probe_boxes=options.net_probe_boxes,
-        gap=options.mass_gap,
+        probe_boxes=None if population else options.net_probe_boxes,
+        gap=0.0 if population else options.mass_gap,
+        share_bounds=not population,
         share_unstable=options.net_share_unstable,
+        final_exact=0 if population else 64,
     )
     witness = res.witness or hunt_witness(claim, res, analyzer.witness)
 
@@ -410,8 +419,25 @@ def _network_run(analyzer: Analyzer, claim, options: Options, deadline: Optional
             out[k] = (v, v)
         return tuple(out)
 
-    tally = _Tally(lambda b: (B.uniform_mass(dims, b),) * 2)
     status_of = {N_CERTIFIED: CERTIFIED, N_BIASED: BIASED, N_MEASURED: MEASURED}
+    if measure is not None:
+        roots = [full_box(c, tuple((0, 0) for _ in claim.real)) for c in range(len(claim.cells))]
+        tally, regions, left, unweighed = _population_tally(res, measure, full_box, status_of, roots, deadline)
+        return {
+            "analyzer": analyzer,
+            "tally": tally,
+            "witness": witness,
+            "smt_calls": 0,
+            "boxes": res.boxes,
+            "left": left,
+            "left_boxes": len(res.left) + unweighed,
+            "timed_out": bool(res.left) or unweighed > 0,
+            "engine": "network (categorical cells × real boxes, linear bounds, the population's box masses)",
+            "regions": regions,
+            "measured_exactly": 0,
+            "abandoned": res.abandoned,
+        }
+    tally = _Tally(lambda b: (B.uniform_mass(dims, b),) * 2)
     regions = []
     ncell = len(claim.cells)
     grid = 1 << 64
@@ -491,6 +517,45 @@ def _network_run(analyzer: Analyzer, claim, options: Options, deadline: Optional
         "measured_exactly": res.exact,
         "abandoned": res.abandoned,
     }
+
+
+def _population_tally(res, measure, full_box, status_of, roots, deadline: Optional[float]):
+    """The network engine's leaves weighed by a population's box masses: (tally, biased
+    regions, (lower, upper) mass of the boxes left undecided, the number of leaves not weighed).
+
+    Leaves not weighed by the deadline count as undecided, their mass the rest of the
+    region's: the masses of ``roots`` (the whole region, one box per cell) minus the weighed
+    leaves' (the leaves partition the region), lower end minus upper and upper minus lower.
+
+    Why it is sound: a box the engine certified fair or found biased is so at every point, so
+    its whole population mass (a certified interval) is fair or biased. A box whose biased share
+    the engine measured or bounded is a share of its *volume* (the uniform distribution), which
+    says nothing of the population's mass inside the box: such a box is mixed, its biased mass
+    anywhere in [0, its mass] (as the general engine does under a population)."""
+    tally = _Tally(measure)
+    regions = []
+    weighed = [Fraction(0), Fraction(0)]
+    unweighed = 0
+    for k, leaf in enumerate(res.leaves):
+        if deadline is not None and k % 64 == 0 and time.monotonic() > deadline:
+            unweighed = len(res.leaves) - k
+            break
+        box = full_box(leaf.cell, leaf.ibox)
+        status = status_of.get(leaf.status, UNKNOWN)
+        mass = measure(box)
+        weighed[0], weighed[1] = weighed[0] + mass[0], weighed[1] + mass[1]
+        if status == MEASURED or leaf.share is not None:
+            tally.add_bounded(box, Fraction(0), Fraction(1), mass=mass)
+            continue
+        tally.add(box, status, mass=mass)
+        if status == BIASED:
+            regions.append((Fraction(mass[0]), box, Fraction(1)))
+    if unweighed or res.left:  # the undecided rest: the region's mass minus the weighed leaves'
+        whole = [measure(b) for b in roots]
+        left_lo = max(Fraction(0), sum((m[0] for m in whole), Fraction(0)) - weighed[1])
+        left_hi = max(Fraction(0), sum((m[1] for m in whole), Fraction(0)) - weighed[0])
+        return tally, regions, (left_lo, left_hi), unweighed
+    return tally, regions, (Fraction(0), Fraction(0)), 0
 
 
 def _summary(run: dict, dist: str) -> dict:

@@ -329,6 +329,10 @@ class CheckedFile:
     def verdict(self) -> str:
         return OK
 
+    @property
+    def exit_code(self) -> int:
+        return exit_code_of(OK)
+
     def summary(self) -> str:
         """``FILE: ok (N programs: a, b)``."""
         names = [p.name for p in self.programs]

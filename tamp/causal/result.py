@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Dict, List, Optional
 
-from tamp.results import ProgramResult
+from tamp.results import NO, UNKNOWN, VACUOUS, YES, ProgramResult, exit_code_of
 
 #: A fraction longer than this many characters (numerator, slash and denominator) is shown by
 #: its rounded decimal alone (``~0.698258``): a witness computed from an imported model's exact
@@ -159,8 +159,13 @@ class QueryResult:
     @property
     def verdict(self) -> str:
         if self.vacuous:
-            return "vacuous"
-        return {True: "yes", False: "no", None: "unknown"}[self.answer]
+            return VACUOUS
+        return {True: YES, False: NO, None: UNKNOWN}[self.answer]
+
+    @property
+    def exit_code(self) -> int:
+        """The exit status ``tamp query`` returns for this answer."""
+        return exit_code_of(self.verdict)
 
     def to_json(self) -> Dict[str, Any]:
         out = {

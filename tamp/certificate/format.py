@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any, Iterable, List
 
-from tamp.results import OK, REJECTED
+from tamp.results import OK, REJECTED, exit_code_of
 
 FORMAT = "tamp-certificate"
 VERSION = 1
@@ -75,6 +75,11 @@ class CheckReport:
     @property
     def verdict(self) -> str:
         return OK if self.ok else REJECTED
+
+    @property
+    def exit_code(self) -> int:
+        """The exit status ``tamp check-proof`` returns (0 ok, 3 rejected)."""
+        return exit_code_of(self.verdict)
 
     def _repr_html_(self) -> str:  # notebooks: the outcome, then one row per program
         rows = "".join(

@@ -122,7 +122,7 @@ def run(args) -> int:
                 querylog.append(tmp, logged, res.answer, res.time_s)
             except TampError as exc:
                 raise TampError(f"cannot write the query log {args.log}: {exc.message}", "--log") from None
-    code = 0 if res.answer is not None else 1  # unknown, or vacuous (the scenario has no execution)
+    code = res.exit_code  # yes, no: 0; unknown, or vacuous (the scenario has no execution): 1
     if args.json:
         body = dict(res.to_json(), file=args.file)
         emit_json(envelope(NAME, res.verdict, code, res.time_s, body))

@@ -37,7 +37,7 @@ from lang.typecheck import check_file
 from lang.walk import Walker
 from tamp.core.interval import Interval
 from tamp.probability import probability
-from tamp.results import PROVED, UNKNOWN, VIOLATED
+from tamp.results import PROVED, UNKNOWN, VIOLATED, exit_code_of
 
 from .exact import decimal_text
 
@@ -72,6 +72,11 @@ class GroupFairness:
         if lo >= r and hi is not None and hi <= 1 / r:
             return PROVED
         return UNKNOWN
+
+    @property
+    def exit_code(self) -> int:
+        """The exit status ``tamp fairness --group`` returns for this verdict."""
+        return exit_code_of(self.verdict)
 
     def claim(self) -> str:
         ev = f"{self.output} == {self.positive}"

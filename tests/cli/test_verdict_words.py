@@ -156,3 +156,26 @@ def test_check_proof_says_ok_in_its_text_and_json(files, capsys, tmp_path):
     assert code == 0 and data["verdict"] == "ok" and [p["verdict"] for p in data["programs"]] == ["ok"]
     report = tamp.check_proof(str(cert), files["coin"])
     assert report.verdict == "ok" and report.summary().startswith("ok: ")
+
+
+def test_every_api_result_has_its_words_exit_status():
+    """``.verdict`` and ``.exit_code`` of the API's result objects agree with the vocabulary."""
+    from tamp.causal.result import QueryResult
+    from tamp.certificate.format import CheckReport, ProgramCheck
+    from tamp.results import CheckedFile
+
+    objects = [
+        QueryResult("q", True),
+        QueryResult("q", False),
+        QueryResult("q", None),
+        QueryResult("q", None, vacuous=True),
+        CheckReport(True, [ProgramCheck("p", True)], 0.0),
+        CheckReport(False, [ProgramCheck("p", False)], 0.0, reason="STEP"),
+        CheckedFile("f.prob", []),
+    ]
+    seen = set()
+    for obj in objects:
+        assert obj.verdict in VOCABULARY and int(obj.exit_code) == VOCABULARY[obj.verdict].exit_code, obj
+        assert not SHOUTED.search(obj.summary() if hasattr(obj, "summary") else obj.render_text())
+        seen.add(obj.verdict)
+    assert seen == {"yes", "no", "unknown", "vacuous", "ok", "rejected"}

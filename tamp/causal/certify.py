@@ -392,7 +392,7 @@ def _network_run(analyzer: Analyzer, claim, options: Options, deadline: Optional
     population = measure is not None
     search_deadline = deadline
     if population and deadline is not None:  # the rest of the time weighs the leaves
-        search_deadline = time.monotonic() + 0.5 * max(0.0, deadline - time.monotonic())
+        search_deadline = time.monotonic() + 0.75 * max(0.0, deadline - time.monotonic())
     res = search(
         claim,
         analyzer.witness,
@@ -536,9 +536,11 @@ def _population_tally(res, measure, full_box, status_of, roots, deadline: Option
     regions = []
     weighed = [Fraction(0), Fraction(0)]
     unweighed = 0
-    for k, leaf in enumerate(res.leaves):
-        if deadline is not None and k % 64 == 0 and time.monotonic() > deadline:
-            unweighed = len(res.leaves) - k
+    # the largest boxes first: the leaves left unweighed at the deadline are then the smallest
+    leaves = sorted(res.leaves, key=lambda leaf: sum(d for _, d in leaf.ibox))
+    for k, leaf in enumerate(leaves):
+        if deadline is not None and time.monotonic() > deadline:
+            unweighed = len(leaves) - k
             break
         box = full_box(leaf.cell, leaf.ibox)
         status = status_of.get(leaf.status, UNKNOWN)

@@ -1,5 +1,5 @@
-"""Every benchmark program at its recorded inputs: the true claims are CONSISTENT (the interval
-reaches below the bound), the too-strong variants REFUTED."""
+"""Every benchmark program at its recorded inputs: the true claims are consistent (the interval
+reaches below the bound), the too-strong variants refuted."""
 
 import pytest
 from locations import BENCHMARKS

@@ -110,7 +110,9 @@ def test_cli_line_exit_code_and_json(tmp_path):
 def test_counterexample_is_shown_by_intervals(tmp_path):
     out = _cli(tmp_path, FALSE["tooLittleNoise"], "prove")
     assert out.returncode == 3
-    assert out.stdout.startswith("tooLittleNoise: violated  not private  ε = eps is exceeded: x=0, x'=1, a < 0: 0.5 vs 0.06767")
+    assert out.stdout.startswith(
+        "tooLittleNoise: violated  not private  ε = eps is exceeded: x=0, x'=1, a < 0: 0.5 vs 0.06767"
+    )
     out = _cli(tmp_path, FALSE["tooLittleNoise"], "prove", "--json", "--input", "eps=1")
     entry = json.loads(out.stdout)["programs"][0]
     cx = entry["counterexample"]

@@ -152,6 +152,13 @@ def check_certificate(
             plan.append(("reject", f"program '{pc.name}' is not in {src.path}"))
             break
         plan.append((_prob_job, pc))
+    if cert.inputs_free and inputs:
+        # a failure bound proved with the inputs free is checked as that claim (for every input
+        # satisfying `requires`); the claim at the fixed values is the same program and bound
+        # under a stronger `requires`, so it follows by instantiation
+        plan = [
+            (_free_job(job), part) if _failure_part(job, part, cert.inputs_free) else (job, part) for job, part in plan
+        ]
     for i, res in _run_plan(plan, src, bound, inputs, timeout_ms, deadline, executor):
         job, part = plan[i]
         if job == "reject":
@@ -199,6 +206,36 @@ def _remote_job(job, part, src, bound, inputs, timeout_ms, seconds):
     """A check as a job of :mod:`tamp.executor`: the time left travels as seconds (a deadline
     is a reading of this machine's clock)."""
     return job(part, src, bound, inputs, timeout_ms, None if seconds is None else time.monotonic() + seconds)
+
+
+def _failure_part(job, part, names) -> bool:
+    return job in (_program_job, _conc_job, _exp_job) and part.name in names
+
+
+def _free_job(job):
+    return {_program_job: _free_program_job, _conc_job: _free_conc_job, _exp_job: _free_exp_job}[job]
+
+
+def _free_program_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    return _instantiated(_program_job(pc, src, bound, None, timeout_ms, deadline), inputs)
+
+
+def _free_conc_job(cc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    return _instantiated(_conc_job(cc, src, bound, None, timeout_ms, deadline), inputs)
+
+
+def _free_exp_job(ec, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    return _instantiated(_exp_job(ec, src, bound, None, timeout_ms, deadline), inputs)
+
+
+def _instantiated(res: ProgramCheck, inputs) -> ProgramCheck:
+    if res.ok:
+        shown = ", ".join(f"{k}={v}" for k, v in (inputs or {}).items())
+        res.notes = list(res.notes) + [
+            f"checked for every input satisfying `requires` (the inputs {shown} free): the claim at "
+            "the fixed values follows by instantiation"
+        ]
+    return res
 
 
 def _program_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:

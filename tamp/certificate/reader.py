@@ -82,6 +82,7 @@ class Certificate:
     concentration: List[Any] = field(default_factory=list)  # conc_checker.ConcCert
     expectation: List[Any] = field(default_factory=list)  # exp_checker.ExpCert
     privacy: List[Any] = field(default_factory=list)  # privacy_checker.PrivCert
+    inputs_free: List[str] = field(default_factory=list)  # failure bounds proved with --input free
 
 
 def load(path: str) -> Certificate:
@@ -140,9 +141,13 @@ def decode(data: Any) -> Certificate:
             "concentration",
             "expectation",
             "privacy",
+            "inputs_free",
         ),
         "$",
     )
+    free = data.get("inputs_free", [])
+    if not (isinstance(free, list) and all(isinstance(x, str) for x in free)):
+        raise MalformedCertificate("$.inputs_free: expected a list of program names")
     sha = _get(data, "source_sha256", str, "$")
     claim = _get(data, "claim", dict, "$")
     known_keys(claim, ("bound", "inputs"), "$.claim")
@@ -159,6 +164,7 @@ def decode(data: Any) -> Certificate:
         _decode_concentration(data.get("concentration", [])),
         _decode_expectation(data.get("expectation", [])),
         _decode_privacy(data.get("privacy", [])),
+        list(free),
     )
 
 

@@ -7,7 +7,10 @@ A certificate file (``tamp prove FILE --certificate OUT.json``)::
      "claim": {"bound": TEXT or null, "inputs": {…}},  # --bound / --input used when proving
      "programs": [PROGRAM, …],                       # one per proved failure-bound program
      "probability": [PROB, …],                       # one per decided probability spec (prob_writer)
-     "privacy": [PRIV, …]}                           # one per decided `private` claim (privacy_writer)
+     "privacy": [PRIV, …],                           # one per decided `private` claim (privacy_writer)
+     "inputs_free": [NAME, …]}    # failure bounds proved with the --input values free (optional):
+                                  # their proofs are of the claim for every input satisfying
+                                  # `requires`, which the fixed claim instantiates
 
     PROGRAM = {"program": NAME, "bound": AST, "bound_text": TEXT,
                "cfa": CFA,                 # see cfa_form.cfa_form
@@ -142,6 +145,9 @@ def file_certificate(
     expect = [c for c in certs if c.get("method") == "expectation"]
     if expect:  # failure bounds proved by expected failure (see .exp_writer)
         out["expectation"] = expect
+    free = sorted({p.name for p in proved_parts(file_result) if p.inputs_free}) if inputs else []
+    if free:  # proofs of the claim with the inputs free: the fixed claim follows by instantiation
+        out["inputs_free"] = free
     out["probability"], out["not_certified"] = probability_certificates(file_result, source, inputs)
     out["not_certified"] += uncertified_failure_parts(file_result)
     priv, skipped = privacy_certificates(file_result, source, inputs)

@@ -8,6 +8,7 @@ A certificate file (``tamp prove FILE --certificate OUT.json``)::
      "programs": [PROGRAM, …],                       # one per proved failure-bound program
      "probability": [PROB, …],                       # one per decided probability spec (prob_writer)
      "privacy": [PRIV, …],                           # one per decided `private` claim (privacy_writer)
+     "product": [PRODUCT, …],   # failure bounds proved by the product rule (product_checker)
      "inputs_free": [NAME, …]}    # failure bounds proved with the --input values free (optional):
                                   # their proofs are of the claim for every input satisfying
                                   # `requires`, which the fixed claim instantiates
@@ -40,6 +41,7 @@ from lang.serialize import to_json
 from tamp.privacy import PrivacyResult
 from tamp.prover.concentration.proof import ConcentrationResult
 from tamp.prover.expectation.prove import ExpectationResult
+from tamp.prover.reliability.product import ProductResult
 from tamp.prover.trace.result import ProofResult
 
 from .axiom_tree import derive
@@ -66,6 +68,21 @@ def program_certificate(result) -> Dict[str, Any]:
         "facts": [to_json(f) for f in result.facts],
         "termination": [r.to_json() for r in result.rankings],
         "obligations": [{"rule": o.rule, "where": o.where, "status": o.status} for o in result.obligations],
+    }
+
+
+def product_certificate(result) -> Dict[str, Any]:
+    """The certificate of a failure bound proved by the product rule: the claim's rate and count
+    and the proof of the counting claim (:mod:`.product_checker`)."""
+    return {
+        "method": "product",
+        "program": result.name,
+        "bound": to_json(result.cfa.bound),
+        "bound_text": result.bound,
+        "rate": to_json(result.rate),
+        "count": to_json(result.count),
+        "form": result.form,
+        "counting": program_certificate(result.counting),
     }
 
 
@@ -131,14 +148,19 @@ def file_certificate(
         "claim": {"bound": bound, "inputs": _jsonable(inputs or {})},
     }
     certs = [
-        conc_certificate(p)
+        product_certificate(p)
+        if isinstance(p, ProductResult)
+        else conc_certificate(p)
         if isinstance(p, ConcentrationResult)
         else exp_certificate(p)
         if isinstance(p, ExpectationResult)
         else program_certificate(p)
         for p in proved_parts(file_result)
     ]
-    out["programs"] = [c for c in certs if c.get("method") not in ("concentration", "expectation")]
+    out["programs"] = [c for c in certs if c.get("method") not in ("concentration", "expectation", "product")]
+    product = [c for c in certs if c.get("method") == "product"]
+    if product:  # failure bounds proved by the product rule (see .product_checker)
+        out["product"] = product
     conc = [c for c in certs if c.get("method") == "concentration"]
     if conc:  # failure bounds proved by concentration (see .conc_writer)
         out["concentration"] = conc

@@ -4,11 +4,13 @@ re-checked from its certificate; the false siblings (one operation not paid for)
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 import tamp
+from lang.parser import parse_file
 from tamp.api import certify, check_proof
 
 RELY = Path(__file__).resolve().parents[2] / "benchmarks" / "reliability" / "rely"
@@ -60,3 +62,19 @@ def test_kernel_proved_at_rely_sizes(kernel):
     assert set(_verdicts(res).values()) == {"proved"}, res.render_text()
     report = check_proof(certify(res, inputs=inputs), str(path), inputs=inputs)
     assert report.ok, report.reason
+
+
+@pytest.mark.parametrize("kernel", ["coord", "matvec", "hadamard"])
+def test_count_and_bound_mutants_of_product_claims_not_proved(kernel):
+    """The soundness harness's mutants of Rely's product claims (benchmarks/soundness/mutants.py):
+    one operation fewer (count-1; the kernels' counts are exact, so it is false) and half the
+    bound — never proved."""
+    sys.path.insert(0, str(RELY.parents[1] / "soundness"))
+    from mutants import mutants
+
+    prog = parse_file(str(RELY / f"{kernel}.prob")).program(f"{kernel}_product")
+    chosen = [m for m in mutants(prog) if m.name in ("count-1", "bound/2")]
+    assert {m.name for m in chosen} == {"count-1", "bound/2"}
+    for m in chosen:
+        res = tamp.prove(m.program, bound=m.bound, timeout=60)
+        assert res.verdict != "proved", (m.label, res.render_text())

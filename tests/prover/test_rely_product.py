@@ -136,3 +136,24 @@ def test_a_counting_proof_without_its_invariants_is_rejected():
 def test_rate_must_stay_below_one():
     src = LOOP.format(k=3).replace("0 <= r && r < 1", "0 <= r && r <= 1 && r != 1")
     assert tamp.prove(src, timeout=60).verdict == "proved"  # r != 1 with r <= 1 is r < 1
+
+
+def test_no_product_reason_for_programs_without_unreliable_operations():
+    """A product-shaped bound on explicit coin flips is not the product rule's (no unreliable
+    operation): its unknown does not mention the rule."""
+    src = """program coins(m: int, r: real)
+  requires m >= 0 && 0 <= r && r < 1
+  ensures !bad
+  fails 1 - exp(m * log(1 - r))
+{
+  bad := false;
+  i := 0;
+  while (i < m) {
+    f ~ bern(r);
+    bad := bad || f;
+    i := i + 1;
+  }
+}
+"""
+    res = tamp.prove(src, timeout=60)
+    assert "product rule" not in res.render_text()

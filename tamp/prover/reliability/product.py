@@ -52,11 +52,12 @@ def try_product(cfa, t0: float, prove_counting: Callable[[Any], Optional[ProofRe
     not a product claim). ``prove_counting(counting_cfa)``: the failure-bound prover on the
     counting claim (the portfolio's union bound), a :class:`ProofResult` or None."""
     claim = product_claim(cfa)
-    if claim is None:
+    flips = flip_edges(cfa)
+    if claim is None or not flips:  # not a product claim, or no unreliable operation to count
         return None, ""
     if not only_not_failed(cfa):
         return None, "the product rule proves the claim `!failed` alone"
-    if any(flip_rate(st) != claim.rate for *_e, st in flip_edges(cfa)):
+    if any(flip_rate(st) != claim.rate for *_e, st in flips):
         return None, f"the product rule needs every unreliable operation to fail with the rate {show_expr(claim.rate)}"
     why = _rate_range(cfa, claim)
     if why:

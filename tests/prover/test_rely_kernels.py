@@ -50,7 +50,7 @@ def test_false_siblings_not_proved(kernel):
     "kernel",
     [
         "coord",
-        "matvec",
+        pytest.param("matvec", marks=pytest.mark.slow),
         pytest.param("newton", marks=pytest.mark.slow),
         pytest.param("search_ref", marks=pytest.mark.slow),
     ],

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Union
 from lang import ast as A
 from lang.errors import TampError
 from lang.inputs import check_inputs, check_known, fix_inputs
+from lang.inputs import show as show_value
 from lang.loader import check_bound, decode, load, parse_bound, read_bytes, select
 from lang.parser import parse, parse_expr
 from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind, infer_bound, spec_kind
@@ -100,9 +101,7 @@ def prove_program(
         t0 = time.monotonic()
         res: ProgramResult
         if kind == FAILURE_BOUND:
-            if inputs:
-                sub = fix_inputs(sub, inputs)
-            res = prover.prove_program(sub, bound=bound, timeout=left, path=path, source=source, progress=progress)
+            res = prove_fixed(sub, inputs, bound, left, path, source, progress)
             if res.verdict == UNKNOWN and all(p.name in inputs for p in prog.params):
                 left = max(deadline - time.monotonic(), 0.01) if deadline else None
                 res = decide_conditional(
@@ -124,6 +123,53 @@ def prove_program(
             res.time_s = time.monotonic() - t0
         parts.append(res)
     return combine(prog.name, parts)
+
+
+def prove_fixed(
+    prog: A.Program,
+    inputs: Dict[str, object],
+    bound: Optional[A.Expr],
+    timeout: Optional[float],
+    path: str,
+    source: Optional[str],
+    progress=None,
+) -> ProgramResult:
+    """The failure bound of ``prog`` at the fixed ``inputs`` (none: the claim as written).
+
+    Fixing an input never loses a proof: when the claim at the fixed values is not proved, the
+    claim with those inputs free is tried. A proof of it covers every input satisfying
+    ``requires``; the fixed claim is the same program, bound and postcondition under the
+    stronger ``requires && name == value``, so it holds by instantiation (and vacuously when no
+    input satisfies that — the fixed attempt's notes say so). The result is marked
+    ``inputs_free``: its certificate records that its proof is about the free claim, and
+    ``tamp check-proof`` re-checks it as such. With a time limit, the fixed attempt gets half
+    of it and the free one the rest."""
+    fixed = {k: v for k, v in inputs.items() if prog.param(k) is not None}
+    if not fixed:
+        return prover.prove_program(prog, bound=bound, timeout=timeout, path=path, source=source, progress=progress)
+    deadline = time.monotonic() + timeout if timeout else None
+    first = timeout / 2 if timeout else None
+    sub = fix_inputs(prog, fixed)
+    res = prover.prove_program(sub, bound=bound, timeout=first, path=path, source=source, progress=progress)
+    if res.verdict != UNKNOWN or isinstance(prog.fails, A.Hole) or any(A.contains(e, A.Hole) for e in prog.ensures):
+        return res
+    left = max(deadline - time.monotonic(), 0.01) if deadline else None
+    free = prover.prove_program(prog, bound=bound, timeout=left, path=path, source=source, progress=progress)
+    if free.verdict != PROVED or not isinstance(free, prover.ProofResult):
+        return res
+    shown = ", ".join(f"{k}={show_value(v)}" for k, v in fixed.items())
+    notes = [line for line in res.message.splitlines() if line.strip().startswith("note:")]
+    free.inputs_free = True
+    free.time_s += res.time_s
+    free.message = "\n  ".join(
+        [n.strip() for n in notes]
+        + [
+            f"note: proved for every input satisfying `requires` (the inputs {shown} free), so at "
+            f"{shown} by instantiation (the proof at the fixed values alone was not found)"
+        ]
+        + ([free.message] if free.message else [])
+    )
+    return free
 
 
 def has_accuracy_claim(prog: A.Program) -> bool:

@@ -35,6 +35,8 @@ bound+1         a counted loop ``for i in lo..H`` / ``while (i < H)`` tests a
                 the loop never ends (a run that never ends fails)          false
 bound*100       the same, the body ending ``B := 100 * H``: the loop runs
                 about 100·H times, not H (issue 31)                          may-hold
+count-1         Rely's product ``exp(N * log(1 - r))`` in ``reliability`` or
+                ``fails`` → ``exp((N - 1) * log(1 - r))`` (false when N is exact)  may-hold
 ==============  ==========================================================  ========
 
 ``flag!`` tests the facts resting on Boolean flags (a sampling behind a flag the loop only sets
@@ -187,6 +189,40 @@ def mutants(prog: A.Program, limit: int = 3) -> List[Mutant]:
         bodies = list(_rewrite_each(prog.body, _is_counted_loop, _rewrite_bound(rewrite)))[:limit]
         for i, body in enumerate(bodies):
             out.append(Mutant(tag, dataclasses.replace(prog, body=body), None, expect, str(i)))
+    for i, p in enumerate(_count_mutants(prog)[:limit]):
+        out.append(Mutant("count-1", p, None, "may-hold", str(i)))
+    return out
+
+
+def _product_count(e: A.Node) -> Optional[A.Expr]:
+    """N of Rely's product ``exp(N * log(1 - r))`` (either factor order), else None."""
+    if isinstance(e, A.Call) and e.func == "exp" and len(e.args) == 1 and isinstance(e.args[0], A.Binary):
+        arg = e.args[0]
+        if arg.op == "*":
+            for log, count in ((arg.right, arg.left), (arg.left, arg.right)):
+                if isinstance(log, A.Call) and log.func == "log":
+                    return count
+    return None
+
+
+def _count_mutants(prog: A.Program) -> List[A.Program]:
+    """Rely's product claim (issue 35) with one unreliable operation fewer: N → N - 1 in
+    ``exp(N * log(1 - r))`` of ``reliability`` or ``fails`` (false when N is the exact count)."""
+
+    def fewer(e: A.Node) -> A.Node:
+        arg = e.args[0]
+        count = _product_count(e)
+        less = A.Binary("-", count, A.num(1))
+        new = A.Binary("*", less, arg.right) if arg.left is count else A.Binary("*", arg.left, less)
+        return dataclasses.replace(e, args=(new,))
+
+    out = []
+    for field in ("reliability", "fails"):
+        e = getattr(prog, field)
+        if e is None:
+            continue
+        for new in _rewrite_each(e, lambda n: _product_count(n) is not None, fewer):
+            out.append(dataclasses.replace(prog, **{field: new}))
     return out
 
 

@@ -61,6 +61,7 @@ from .exp_checker import check_exp
 from .format import CheckReport, ProgramCheck, Rejected, source_digest
 from .privacy_checker import check_privacy
 from .prob_checker import check_prob
+from .product_checker import counting_claim
 from .reader import CertAutomaton, CertEdge, Certificate, ProgramCert
 from .solver import VALID, decide
 from .termination import check_arguments
@@ -99,7 +100,9 @@ def check_certificate(
             f"the certificate is for different source text (sha256 {cert.source_sha256[:12]}… "
             f"recorded, {src.path} has {digest[:12]}…)"
         )
-    if not (cert.programs or cert.probability or cert.concentration or cert.expectation or cert.privacy):
+    if not (
+        cert.programs or cert.probability or cert.concentration or cert.expectation or cert.privacy or cert.product
+    ):
         return reject("the certificate contains no proof")
     plan: List[tuple] = []  # (job, certificate part) in the order of the checks, or ("reject", reason)
     seen = set()
@@ -132,6 +135,16 @@ def check_certificate(
                 plan.append(("reject", f"program '{ec.name}' is not in {src.path}"))
                 break
             plan.append((_exp_job, ec))
+    if cert.product and (not plan or plan[-1][0] != "reject"):
+        for xc in cert.product:  # failure bounds proved by the product rule (see .product_checker)
+            if xc.name in seen:
+                plan.append(("reject", f"program '{xc.name}' is certified twice"))
+                break
+            seen.add(xc.name)
+            if src.program(xc.name) is None:
+                plan.append(("reject", f"program '{xc.name}' is not in {src.path}"))
+                break
+            plan.append((_product_job, xc))
     seen = set()
     for vc in cert.privacy if not plan or plan[-1][0] != "reject" else ():
         if vc.name in seen:  # privacy claims proved or refuted (see .privacy_checker)
@@ -152,6 +165,13 @@ def check_certificate(
             plan.append(("reject", f"program '{pc.name}' is not in {src.path}"))
             break
         plan.append((_prob_job, pc))
+    if cert.inputs_free and inputs:
+        # a failure bound proved with the inputs free is checked as that claim (for every input
+        # satisfying `requires`); the claim at the fixed values is the same program and bound
+        # under a stronger `requires`, so it follows by instantiation
+        plan = [
+            (_free_job(job), part) if _failure_part(job, part, cert.inputs_free) else (job, part) for job, part in plan
+        ]
     for i, res in _run_plan(plan, src, bound, inputs, timeout_ms, deadline, executor):
         job, part = plan[i]
         if job == "reject":
@@ -201,6 +221,62 @@ def _remote_job(job, part, src, bound, inputs, timeout_ms, seconds):
     return job(part, src, bound, inputs, timeout_ms, None if seconds is None else time.monotonic() + seconds)
 
 
+def _failure_part(job, part, names) -> bool:
+    return job in (_program_job, _conc_job, _exp_job, _product_job) and part.name in names
+
+
+def _free_job(job):
+    return {
+        _program_job: _free_program_job,
+        _conc_job: _free_conc_job,
+        _exp_job: _free_exp_job,
+        _product_job: _free_product_job,
+    }[job]
+
+
+def _free_product_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    return _instantiated(_product_job(pc, src, bound, None, timeout_ms, deadline), inputs)
+
+
+def _free_program_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    return _instantiated(_program_job(pc, src, bound, None, timeout_ms, deadline), inputs)
+
+
+def _free_conc_job(cc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    return _instantiated(_conc_job(cc, src, bound, None, timeout_ms, deadline), inputs)
+
+
+def _free_exp_job(ec, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    return _instantiated(_exp_job(ec, src, bound, None, timeout_ms, deadline), inputs)
+
+
+def _instantiated(res: ProgramCheck, inputs) -> ProgramCheck:
+    if res.ok:
+        shown = ", ".join(f"{k}={v}" for k, v in (inputs or {}).items())
+        res.notes = list(res.notes) + [
+            f"checked for every input satisfying `requires` (the inputs {shown} free): the claim at "
+            "the fixed values follows by instantiation"
+        ]
+    return res
+
+
+def _product_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    """The product rule (:mod:`.product_checker`): the claim and rate rules, then the counting
+    proof checked by rules 2–6 against the counting CFA rebuilt from the source."""
+    t0 = time.monotonic()
+    out = ProgramCheck(f"{pc.name} (product rule)", False)
+    try:
+        counting = counting_claim(pc, src, src.program(pc.name), bound, inputs, timeout_ms)
+        out.obligations += 2 + check_proof_on(pc.counting, counting, timeout_ms, deadline, out.log)
+        out.ok = True
+    except Rejected as exc:
+        out.reason = str(exc)
+    except z3.Z3Exception as exc:
+        out.reason = f"a formula of the certificate cannot be built: {exc}"
+    out.seconds = time.monotonic() - t0
+    return out
+
+
 def _program_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
     return check_program(pc, src, src.program(pc.name), bound, inputs, timeout_ms, deadline)
 
@@ -233,12 +309,7 @@ def check_program(
         if bound is None and isinstance(prog.fails, A.Hole):
             bound = pc.bound  # `fails ?`: the certificate's bound is the answer it proves
         cfa = claim_cfa(src, prog, bound, inputs)
-        out.obligations += check_claim(pc, cfa)
-        out.obligations += check_cover(pc.automaton, cfa)
-        axioms = check_axioms(pc.automaton, cfa)
-        out.obligations += len(axioms)
-        out.obligations += check_smt(pc.automaton, cfa, axioms, timeout_ms, deadline, out.log, pc.facts)
-        out.obligations += check_termination_rule(pc.termination, cfa, timeout_ms, deadline, out.log)
+        out.obligations += check_proof_on(pc, cfa, timeout_ms, deadline, out.log)
         out.ok = True
         out.notes = claim_notes(cfa, timeout_ms)
     except Rejected as exc:
@@ -247,6 +318,18 @@ def check_program(
         out.reason = f"a formula of the certificate cannot be built: {exc}"
     out.seconds = time.monotonic() - t0
     return out
+
+
+def check_proof_on(pc: ProgramCert, cfa, timeout_ms, deadline, log) -> int:
+    """Rules 2–6 for the proof ``pc`` of the claim ``cfa`` (built by the checker); the number of
+    obligations checked. Raises :class:`Rejected`."""
+    n = check_claim(pc, cfa)
+    n += check_cover(pc.automaton, cfa)
+    axioms = check_axioms(pc.automaton, cfa)
+    n += len(axioms)
+    n += check_smt(pc.automaton, cfa, axioms, timeout_ms, deadline, log, pc.facts)
+    n += check_termination_rule(pc.termination, cfa, timeout_ms, deadline, log)
+    return n
 
 
 # ---------------------------------------------------------------------------- 2. claim

@@ -19,6 +19,7 @@ from .exp_checker import MalformedExp, decode_exp
 from .format import FORMAT, VERSION, MalformedCertificate, known_keys
 from .privacy_checker import decode_privacy
 from .prob_reader import decode_prob
+from .product_checker import MalformedProduct, decode_product
 from .termination import Geometric, Ranking
 
 
@@ -82,6 +83,8 @@ class Certificate:
     concentration: List[Any] = field(default_factory=list)  # conc_checker.ConcCert
     expectation: List[Any] = field(default_factory=list)  # exp_checker.ExpCert
     privacy: List[Any] = field(default_factory=list)  # privacy_checker.PrivCert
+    inputs_free: List[str] = field(default_factory=list)  # failure bounds proved with --input free
+    product: List[Any] = field(default_factory=list)  # product_checker.ProductCert
 
 
 def load(path: str) -> Certificate:
@@ -140,9 +143,14 @@ def decode(data: Any) -> Certificate:
             "concentration",
             "expectation",
             "privacy",
+            "inputs_free",
+            "product",
         ),
         "$",
     )
+    free = data.get("inputs_free", [])
+    if not (isinstance(free, list) and all(isinstance(x, str) for x in free)):
+        raise MalformedCertificate("$.inputs_free: expected a list of program names")
     sha = _get(data, "source_sha256", str, "$")
     claim = _get(data, "claim", dict, "$")
     known_keys(claim, ("bound", "inputs"), "$.claim")
@@ -159,7 +167,18 @@ def decode(data: Any) -> Certificate:
         _decode_concentration(data.get("concentration", [])),
         _decode_expectation(data.get("expectation", [])),
         _decode_privacy(data.get("privacy", [])),
+        list(free),
+        _decode_product(data.get("product", [])),
     )
+
+
+def _decode_product(items: Any) -> List[Any]:
+    if not isinstance(items, list):
+        raise MalformedCertificate("$.product: expected a list")
+    try:
+        return [decode_product(c, f"$.product[{i}]", decode_program) for i, c in enumerate(items)]
+    except MalformedProduct as exc:
+        raise MalformedCertificate(str(exc)) from None
 
 
 def _decode_privacy(items: Any) -> List[Any]:

@@ -7,7 +7,11 @@ A certificate file (``tamp prove FILE --certificate OUT.json``)::
      "claim": {"bound": TEXT or null, "inputs": {…}},  # --bound / --input used when proving
      "programs": [PROGRAM, …],                       # one per proved failure-bound program
      "probability": [PROB, …],                       # one per decided probability spec (prob_writer)
-     "privacy": [PRIV, …]}                           # one per decided `private` claim (privacy_writer)
+     "privacy": [PRIV, …],                           # one per decided `private` claim (privacy_writer)
+     "product": [PRODUCT, …],   # failure bounds proved by the product rule (product_checker)
+     "inputs_free": [NAME, …]}    # failure bounds proved with the --input values free (optional):
+                                  # their proofs are of the claim for every input satisfying
+                                  # `requires`, which the fixed claim instantiates
 
     PROGRAM = {"program": NAME, "bound": AST, "bound_text": TEXT,
                "cfa": CFA,                 # see cfa_form.cfa_form
@@ -37,6 +41,7 @@ from lang.serialize import to_json
 from tamp.privacy import PrivacyResult
 from tamp.prover.concentration.proof import ConcentrationResult
 from tamp.prover.expectation.prove import ExpectationResult
+from tamp.prover.reliability.product import ProductResult
 from tamp.prover.trace.result import ProofResult
 
 from .axiom_tree import derive
@@ -63,6 +68,21 @@ def program_certificate(result) -> Dict[str, Any]:
         "facts": [to_json(f) for f in result.facts],
         "termination": [r.to_json() for r in result.rankings],
         "obligations": [{"rule": o.rule, "where": o.where, "status": o.status} for o in result.obligations],
+    }
+
+
+def product_certificate(result) -> Dict[str, Any]:
+    """The certificate of a failure bound proved by the product rule: the claim's rate and count
+    and the proof of the counting claim (:mod:`.product_checker`)."""
+    return {
+        "method": "product",
+        "program": result.name,
+        "bound": to_json(result.cfa.bound),
+        "bound_text": result.bound,
+        "rate": to_json(result.rate),
+        "count": to_json(result.count),
+        "form": result.form,
+        "counting": program_certificate(result.counting),
     }
 
 
@@ -128,20 +148,28 @@ def file_certificate(
         "claim": {"bound": bound, "inputs": _jsonable(inputs or {})},
     }
     certs = [
-        conc_certificate(p)
+        product_certificate(p)
+        if isinstance(p, ProductResult)
+        else conc_certificate(p)
         if isinstance(p, ConcentrationResult)
         else exp_certificate(p)
         if isinstance(p, ExpectationResult)
         else program_certificate(p)
         for p in proved_parts(file_result)
     ]
-    out["programs"] = [c for c in certs if c.get("method") not in ("concentration", "expectation")]
+    out["programs"] = [c for c in certs if c.get("method") not in ("concentration", "expectation", "product")]
+    product = [c for c in certs if c.get("method") == "product"]
+    if product:  # failure bounds proved by the product rule (see .product_checker)
+        out["product"] = product
     conc = [c for c in certs if c.get("method") == "concentration"]
     if conc:  # failure bounds proved by concentration (see .conc_writer)
         out["concentration"] = conc
     expect = [c for c in certs if c.get("method") == "expectation"]
     if expect:  # failure bounds proved by expected failure (see .exp_writer)
         out["expectation"] = expect
+    free = sorted({p.name for p in proved_parts(file_result) if p.inputs_free}) if inputs else []
+    if free:  # proofs of the claim with the inputs free: the fixed claim follows by instantiation
+        out["inputs_free"] = free
     out["probability"], out["not_certified"] = probability_certificates(file_result, source, inputs)
     out["not_certified"] += uncertified_failure_parts(file_result)
     priv, skipped = privacy_certificates(file_result, source, inputs)

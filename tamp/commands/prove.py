@@ -146,6 +146,7 @@ def _write_certificate(args, result, inputs) -> None:
             + len(cert.get("probability", []))
             + len(cert.get("concentration", []))
             + len(cert.get("expectation", []))
+            + len(cert.get("product", []))
             + len(cert.get("privacy", []))
         )
         print(f"certificate: {n} proof(s) written to {args.certificate}")

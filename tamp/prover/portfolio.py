@@ -35,6 +35,7 @@ from tamp.prover.base.smt import VALID, Encoder, Stats
 from tamp.prover.concentration.proof import try_concentration
 from tamp.prover.expectation.prove import try_expectation
 from tamp.prover.loops.prove import prove_loops
+from tamp.prover.reliability.product import try_product
 from tamp.prover.trace.automaton import TooLarge, unfold_tree
 from tamp.prover.trace.check import check_automaton
 from tamp.prover.trace.explain import timed_out
@@ -120,10 +121,24 @@ class Expectation:
         return Attempt(result, "" if why == "timeout" else why)
 
 
+class Product:
+    name = "product rule"
+    method = "product"
+    applies_to = "reliability claims 1 - (1 - r)^N: the reliable execution performs at most N unreliable operations"
+
+    def attempt(self, problem: Problem) -> Attempt:
+        def counting(cfa: CFA) -> Optional[ProofResult]:
+            sub = Problem(problem.program, cfa, problem.t0, problem.deadline, problem.progress)
+            return UnionBound().attempt(sub).result
+
+        result, why = try_product(problem.cfa, problem.t0, counting)
+        return Attempt(result, why)
+
+
 #: the methods, in the order they are tried: concentration is a handful of queries when it
 #: applies and nothing otherwise; the union bound covers every program; expected failure is
 #: tried on what the union bound could not prove
-STRATEGIES: List[Strategy] = [Concentration(), UnionBound(), Expectation()]
+STRATEGIES: List[Strategy] = [Product(), Concentration(), UnionBound(), Expectation()]
 
 
 def load_modules() -> None:

@@ -106,6 +106,34 @@ class BallDomain:
 # ---------------------------------------------------------------- exact domains
 
 
+#: the largest exact number an exact re-run keeps (numerator and denominator bits together):
+#: 50 steps of a chaotic iteration double its digits 50 times, so a run whose numbers outgrow
+#: this is left undecided (:class:`DigitBudget`) instead of filling the memory
+MAX_EXACT_BITS = 1 << 18
+
+
+class DigitBudget(Exception):
+    """An exact number of a re-run outgrew :data:`MAX_EXACT_BITS` bits."""
+
+
+def _bits(v) -> int:
+    """Bits of an exact rational (flint fmpq/fmpz, sympy Rational/Integer, int); 0 for others."""
+    p = getattr(v, "p", None)
+    q = getattr(v, "q", None)
+    if p is None and isinstance(v, int):
+        return v.bit_length()
+    if p is None or q is None:
+        return 0
+    return int(p).bit_length() + int(q).bit_length()
+
+
+def sized(v):
+    """``v``, or :class:`DigitBudget` when it is an exact number of more than :data:`MAX_EXACT_BITS` bits."""
+    if _bits(v) > MAX_EXACT_BITS:
+        raise DigitBudget()
+    return v
+
+
 def _fmpq(q):
     q = Fraction(q)
     return fmpq(q.numerator, q.denominator)
@@ -234,7 +262,7 @@ class ExactDomain:
     def arith(self, op: str, x, y):
         f = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}[op]
         return self._with_prec(
-            lambda: self._map(lambda a, b: self._memo((op, a, b), lambda: f(self._elem(a), self._elem(b))), x, y)
+            lambda: self._map(lambda a, b: self._memo((op, a, b), lambda: sized(f(self._elem(a), self._elem(b)))), x, y)
         )
 
     def neg(self, x):
@@ -276,7 +304,7 @@ class ExactDomain:
                 return self.scalar(0), True
             if s == 0:
                 return self.scalar(0), False
-            return self._memo(("/", a, b), lambda: a / b), False
+            return self._memo(("/", a, b), lambda: sized(a / b)), False
 
         return self._with_prec(lambda: self._map2(one, x, y))
 

@@ -20,7 +20,7 @@ from tamp.cfa import build_cfa
 from tamp.cfa.dependence import precondition_positions
 from tamp.cfa.loops import CountedLoop, counted_loops_by_step
 
-from .arith import BallDomain, ExactDomain
+from .arith import MAX_EXACT_BITS, BallDomain, DigitBudget, ExactDomain
 from .draws import seed_key
 from .errors import SimulationError
 from .evaluate import Ctx, Evaluator
@@ -346,12 +346,17 @@ def simulate(
         )
     pending = np.concatenate(unsure)
     refined = len(pending)
+    too_big = False
     for make in REFINEMENTS:
         if not len(pending):
             break
-        pending = _run_and_judge(
-            prog, exact, inputs_ev, types, pending, key, make(), path, source, plain, terms, max_iterations, tally
-        )
+        try:
+            pending = _run_and_judge(
+                prog, exact, inputs_ev, types, pending, key, make(), path, source, plain, terms, max_iterations, tally
+            )
+        except DigitBudget:  # the exact numbers outgrew the budget: these runs stay undecided
+            too_big = True
+            break
     undecided = len(pending)
     kept, failures = tally.kept, tally.failures
     counts = [(hit, trial) for hit, trial in tally.counts]
@@ -362,7 +367,13 @@ def simulate(
     if not isinstance(bval, (int, float, Fraction)):
         bval = approx(bval)  # an irrational bound: the verdict used its exact value, display a float
     messages = []
-    if undecided:
+    if undecided and too_big:
+        messages.append(
+            f"{undecided} run(s) undecided: their floating-point balls were too wide to decide a "
+            f"comparison, and their exact numbers outgrew the budget of {MAX_EXACT_BITS} bits "
+            "(an iteration whose digits double each step); they count as passing for the verdict"
+        )
+    elif undecided:
         messages.append(
             f"{undecided} run(s) undecided: a comparison on them could not be decided "
             "exactly; they count as passing for the verdict"

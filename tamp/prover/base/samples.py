@@ -11,6 +11,11 @@ locals (the prover assumes nothing about them either), draw every sampling from 
 distribution, and stop at the first bad event (the union bound excuses what follows), at
 the exit, or after ``max_steps`` steps (``TOTAL_STEPS`` over all runs). At most ``per_node``
 states are kept per CFA node (a uniform sample of the visits).
+
+Values are exact rationals, whose digits can explode (50 Newton steps double them 50 times): a
+run stops at the first value larger than ``MAX_BITS`` bits. The states it kept are exact and
+reachable, so they still only drop candidates that are false; a shorter run refutes fewer
+candidates and leaves more to the solver, which decides them — never an unsound filter.
 """
 
 from __future__ import annotations
@@ -26,10 +31,26 @@ from lang.evaluate import EvalError, compile_expr, evaluate
 MAX_STEPS = 4000
 TOTAL_STEPS = 20000
 PER_NODE = 25
+#: a run stops at a value (integer or rational) with more bits than this (numerator and denominator)
+MAX_BITS = 1024
 
 
 class _Excused(Exception):
     """A bad event happened: the run stops counting."""
+
+
+class _TooBig(Exception):
+    """A value's digits outgrew :data:`MAX_BITS`: the run stops (its states so far are kept)."""
+
+
+def _checked(v):
+    """``v``, or :class:`_TooBig` when it is an exact number of more than :data:`MAX_BITS` bits."""
+    if isinstance(v, Fraction):
+        if v.numerator.bit_length() + v.denominator.bit_length() > MAX_BITS:
+            raise _TooBig()
+    elif isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > MAX_BITS:
+        raise _TooBig()
+    return v
 
 
 class LazyArray(dict):
@@ -147,7 +168,7 @@ def collect_states(
                 if nxt is None:
                     break
                 node = nxt
-        except _Excused:
+        except (_Excused, _TooBig):
             continue
         except (EvalError, TypeError, KeyError, ValueError, ZeroDivisionError, OverflowError, IndexError):
             continue
@@ -180,7 +201,7 @@ def _step(moves, env: dict, rng):
                 return dst
             continue
         if isinstance(st, A.Assign):
-            _store(env, st.targets[0], fn(env))
+            _store(env, st.targets[0], _checked(fn(env)))
         else:
             vals = _draw(st.dist, env, rng)
             if vals is None or len(vals) != len(st.targets):
@@ -273,7 +294,7 @@ def collect_tree_states(
                     if nxt is None:
                         break
                     nid = nxt
-            except _Excused:
+            except (_Excused, _TooBig):
                 continue
             except (EvalError, TypeError, KeyError, ValueError, ZeroDivisionError, OverflowError, IndexError):
                 continue

@@ -31,6 +31,9 @@ class ProofResult(ProgramResult):
     # κ's loop terms (tamp.prover.loops.kappa.LoopTerm: cost per iteration × iterations) of a proved loop
     # program: the bookkeeping the report and `-v` show as `n iterations × p / n = p`
     loop_terms: List[Any] = field(default_factory=list)
+    # proved with the fixed inputs (--input) free: the claim at the fixed values follows by
+    # instantiation (tamp.api.prove_fixed); its certificate is checked against the free claim
+    inputs_free: bool = False
 
     def __post_init__(self):
         super().__post_init__()

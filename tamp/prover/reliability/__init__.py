@@ -1,0 +1,1 @@
+"""Reliability on unreliable hardware: Rely's product bound (see :mod:`.product`)."""

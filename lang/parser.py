@@ -286,7 +286,18 @@ class _ToAst(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def call(self, meta: Any, ch: List[Any]) -> Any:
         name, *args = ch
-        return A.Call(str(name), tuple(a for a in args if a is not None), pos=_pos(meta))
+        actual = tuple(a for a in args if a is not None)
+        if str(name) == "pow" and len(actual) != 2:
+            raise ParseError(
+                f"pow takes 2 arguments (base, exponent), but {len(actual)} given", line=meta.line, col=meta.column
+            )
+        if str(name) == "pow":
+            # pow(b, e) is exp(e * log(b)): defined for b > 0 (log's domain check applies), so
+            # Rely's (1 - r)^N is written pow(1 - r, N) and every engine reads it as it reads exp.
+            base, expo = actual
+            log_b = A.Call("log", (base,), pos=_pos(meta))
+            return A.Call("exp", (A.Binary("*", expo, log_b, pos=_pos(meta)),), pos=_pos(meta))
+        return A.Call(str(name), actual, pos=_pos(meta))
 
     def neg(self, meta: Any, ch: List[Any]) -> Any:
         return A.Unary("-", ch[0], pos=_pos(meta))

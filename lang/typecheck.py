@@ -34,7 +34,11 @@ from .recursion import deep_recursion
 WRITTEN = "written"  # written(a, i) in privacy events
 BUILTINS = ("abs", "min", "max", "log", "exp", "sqrt", "fst", "snd")
 DISTRIBUTIONS = ("bern", "unif", "lap", "exp", "dlap", "dexp", "gauss", "uniform", "step", "density")
-UNRELIABLE_OPS = ("+.", "-.", "*.")
+UNRELIABLE_OPS = ("+.", "-.", "*.", "/.", "<.", "<=.", ">.", ">=.", "==.")
+#: candidate operators (``tamp place`` decides: reliable or unreliable), by their unreliable form
+CANDIDATE_OPS = {"+?": "+.", "-?": "-.", "*?": "*.", "/?": "/.", "<?": "<.", "<=?": "<=.", ">?": ">.", ">=?": ">=.", "==?": "==."}
+#: the reliable operator of each unreliable one
+RELIABLE_OP = {u: u[:-1] for u in UNRELIABLE_OPS}
 FAILED = "failed"
 DENSITY_VAR = "_"
 
@@ -183,6 +187,7 @@ class _Checker:
         self.widened: Dict[str, A.Node] = {}  # locals widened int -> real: the widening definition
         self.for_vars: List[Tuple[str, Optional[A.Pos]]] = []
         self.has_rate = True  # set from the program header by check_program
+        self.op_rates: Set[str] = set()  # operators with their own `rate(OP)` clause
 
     # ---------------------------------------------------------------- errors
     def error(self, msg: str, node: Any, cls: Type[TampError] = TypeCheckError) -> TampError:
@@ -302,13 +307,16 @@ class _Checker:
     def binary(self, e: A.Binary, lt: A.Type, ctx: _Ctx) -> A.Type:
         """The type of ``e`` whose left operand has type ``lt``."""
         op = e.op
-        if op in UNRELIABLE_OPS:
+        if op in UNRELIABLE_OPS or op in CANDIDATE_OPS:
+            what = "unreliable" if op in UNRELIABLE_OPS else "candidate"
             if ctx.where not in ("body", "any"):
+                raise self.error(f"the {what} operator '{op}' may only be used in program statements", e, UnsupportedError)
+            kind = CANDIDATE_OPS.get(op, op)
+            if not self.has_rate and kind not in self.op_rates:
                 raise self.error(
-                    f"the unreliable operator '{op}' may only be used in program statements", e, UnsupportedError
+                    f"the {what} operator '{op}' needs a 'rate' clause (or 'rate({kind})') in the program header", e
                 )
-            if not self.has_rate:
-                raise self.error(f"the unreliable operator '{op}' needs a 'rate' clause in the program header", e)
+            op = RELIABLE_OP[kind]
         if op in _ARITH:
             self.want(lt, e.left, "num", f"the left operand of '{op}'")
             rt = self.expect(e.right, ctx, "num", f"the right operand of '{op}'")
@@ -916,9 +924,17 @@ def _check_program(prog: A.Program, path: str, source: Optional[str]) -> Program
             raise chk.error("'_' is reserved for density polynomials and cannot be a parameter", p)
         types.params[p.name] = p.type
     body_nodes = list(A.walk(prog.body))
-    unreliable = [n for n in body_nodes if isinstance(n, A.Binary) and n.op in UNRELIABLE_OPS]
+    unreliable = [n for n in body_nodes if isinstance(n, A.Binary) and (n.op in UNRELIABLE_OPS or n.op in CANDIDATE_OPS)]
     chk.has_rate = prog.rate is not None
-    types.has_failed = bool(unreliable) or prog.rate is not None or prog.reliability is not None
+    chk.op_rates = {o.op for o in prog.op_rates}
+    types.has_failed = (
+        bool(unreliable)
+        or prog.rate is not None
+        or prog.reliability is not None
+        or bool(prog.op_rates)
+        or bool(prog.memory)
+        or prog.value_reliability is not None
+    )
     if types.has_failed and FAILED in types.params:
         raise chk.error(
             "'failed' is the flag of the unreliable operators and cannot be a parameter here", prog.param(FAILED)
@@ -935,9 +951,40 @@ def _check_program(prog: A.Program, path: str, source: Optional[str]) -> Program
     for word, e in (("fails", prog.fails), ("rate", prog.rate), ("reliability", prog.reliability)):
         if e is not None:
             chk.expect(e, _Ctx("bound"), "num", f"the '{word}' clause")
+    _check_reliability(prog, chk)
     _check_holes(prog, chk)
     _check_privacy(prog, chk)
     return types
+
+
+def _check_reliability(prog: A.Program, chk: "_Checker") -> None:
+    """Rely's hardware model: ``rate(OP) E`` and the rates of unreliable memory are numbers over
+    the parameters; a region names variables of the program, each at most once, and has a rate
+    (its own or the program's); ``reliability(x) >= E`` names variables and bounds with a number."""
+    for o in prog.op_rates:
+        chk.expect(o.rate, _Ctx("bound"), "num", f"the 'rate({o.op})' clause")
+    seen: Dict[str, A.Memory] = {}
+    for m in prog.memory:
+        if m.rate is not None:
+            chk.expect(m.rate, _Ctx("bound"), "num", "the rate of an 'unreliable' region")
+        elif prog.rate is None:
+            raise chk.error(
+                "an 'unreliable' region needs a rate: its own (`unreliable(r) a`) or the program's `rate` clause", m
+            )
+        for name in m.names:
+            if name == FAILED:
+                raise chk.error("'failed' is the flag of the unreliable operators, not memory", m)
+            if name not in chk.types.vars:
+                raise chk.error(f"'{name}' in an 'unreliable' region is not a variable of the program", m)
+            if name in seen:
+                raise chk.error(f"'{name}' is in two 'unreliable' regions", m)
+            seen[name] = m
+    v = prog.value_reliability
+    if v is not None:
+        chk.expect(v.bound, _Ctx("bound"), "num", "the bound of 'reliability(…) >='")
+        for name in v.names:
+            if name == FAILED or name not in chk.types.vars:
+                raise chk.error(f"'reliability({name})': '{name}' is not a variable of the program", v)
 
 
 def _check_privacy(prog: A.Program, chk: "_Checker") -> None:

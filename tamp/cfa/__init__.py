@@ -613,6 +613,7 @@ def build_cfa(
         implied = tuple(A.Binary("==>", A.Var(n), A.Var(FAILED)) for n in sorted(flags))
         for h in b.loop_heads:
             b.invariants[h] = tuple(b.invariants.get(h, ())) + implied
+    if b.arbitrary:
         # a failed comparison, division or memory read gives an arbitrary value: the compiled
         # run keeps the reliable one, which is the real run's only while nothing failed
         ensures = tuple(c if _guarded(c) else A.Binary("&&", c, A.Unary("!", A.Var(FAILED))) for c in ensures)

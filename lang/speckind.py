@@ -45,6 +45,9 @@ def infer_bound(prog: A.Program) -> A.Program:
     if prog.reliability is not None:
         stated = print_expr(A.Binary("-", A.num(1), prog.reliability))
         return dataclasses.replace(prog, fails=A.Hole(stated=stated))
+    if prog.value_reliability is not None:  # `reliability(x) >= E`: its bound 1 - E is asked for
+        stated = print_expr(A.Binary("-", A.num(1), prog.value_reliability.bound))
+        return dataclasses.replace(prog, fails=A.Hole(stated=stated))
     if prog.ensures and all(clause_kind(e) != FAILURE_BOUND for e in prog.ensures):
         return prog
     stated = print_expr(prog.fails) if prog.fails is not None and not isinstance(prog.fails, A.Hole) else None

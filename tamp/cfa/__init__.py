@@ -583,12 +583,8 @@ def build_cfa(
         ensures = ensures + (A.Unary("!", A.Var(FAILED)),)
         fails = _complement(prog.reliability)
     value = prog.value_reliability
-    if value is not None:
-        if prog.fails is not None and bound is None:
-            raise error_at(
-                UnsupportedError, "a program with `reliability(…) >=` cannot also have `fails`", prog.fails.pos, path, source
-            )
-        fails = _complement(value.bound)
+    if value is not None and prog.fails is None:
+        fails = _complement(value.bound)  # a `fails` clause (or `fails ?`) is the bound when given
     if prog.reliability is not None or value is not None or _uses_unreliable(prog):
         reserved = prog.param(FAILED)
         if reserved is not None:

@@ -626,7 +626,7 @@ def place(
     per_kind = {placement.kind_key(k): Fraction(str(v)) for k, v in (savings or {}).items()}
     for k in per_kind:
         if k not in placement.KINDS:
-            raise TampError(f"--saving {k}=…: the kinds are {', '.join(placement.KINDS)}", "--saving")
+            raise TampError(f"--saving {k}:…: the kinds are {', '.join(placement.KINDS)}", "--saving")
     budget_expr = _budget(prog)
     budget = _exact(budget_expr, inputs, "the claim's failure bound")
     deadline = time.monotonic() + timeout if timeout else None

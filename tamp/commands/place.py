@@ -25,16 +25,17 @@ HELP = "choose which candidate operations (+? …) and regions (unreliable? a) r
 
 
 class _SavingAction(argparse.Action):
-    """``--saving KIND=S`` (repeatable): the saving of one candidate of that kind."""
+    """``--saving KIND:S`` (repeatable): the saving of one candidate of that kind (a colon, not
+    ``=``: the kinds ``<=``, ``>=`` and ``==`` end in one)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        kind, eq, value = values.partition("=")
+        kind, eq, value = values.rpartition(":")
         try:
             number = Fraction(value.strip())
         except (ValueError, ZeroDivisionError):
             number = None
         if not eq or number is None or number < 0:
-            raise argparse.ArgumentError(self, f"expected KIND=S with S a number >= 0 (e.g. '*=0.3'), got '{values}'")
+            raise argparse.ArgumentError(self, f"expected KIND:S with S a number >= 0 (e.g. '*:0.3'), got '{values}'")
         seen = dict(getattr(namespace, self.dest, None) or {})
         seen[kind.strip()] = number
         setattr(namespace, self.dest, seen)
@@ -48,7 +49,7 @@ def add_arguments(p):
         "--saving",
         action=_SavingAction,
         default={},
-        metavar="KIND=S",
+        metavar="KIND:S",
         help="the saving of one candidate of a kind: + - * / < <= > >= == or memory (default 1 each; repeatable)",
     )
     p.add_argument(

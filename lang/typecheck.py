@@ -36,7 +36,17 @@ BUILTINS = ("abs", "min", "max", "log", "exp", "sqrt", "fst", "snd")
 DISTRIBUTIONS = ("bern", "unif", "lap", "exp", "dlap", "dexp", "gauss", "uniform", "step", "density")
 UNRELIABLE_OPS = ("+.", "-.", "*.", "/.", "<.", "<=.", ">.", ">=.", "==.")
 #: candidate operators (``tamp place`` decides: reliable or unreliable), by their unreliable form
-CANDIDATE_OPS = {"+?": "+.", "-?": "-.", "*?": "*.", "/?": "/.", "<?": "<.", "<=?": "<=.", ">?": ">.", ">=?": ">=.", "==?": "==."}
+CANDIDATE_OPS = {
+    "+?": "+.",
+    "-?": "-.",
+    "*?": "*.",
+    "/?": "/.",
+    "<?": "<.",
+    "<=?": "<=.",
+    ">?": ">.",
+    ">=?": ">=.",
+    "==?": "==.",
+}
 #: the reliable operator of each unreliable one
 RELIABLE_OP = {u: u[:-1] for u in UNRELIABLE_OPS}
 FAILED = "failed"
@@ -310,7 +320,9 @@ class _Checker:
         if op in UNRELIABLE_OPS or op in CANDIDATE_OPS:
             what = "unreliable" if op in UNRELIABLE_OPS else "candidate"
             if ctx.where not in ("body", "any"):
-                raise self.error(f"the {what} operator '{op}' may only be used in program statements", e, UnsupportedError)
+                raise self.error(
+                    f"the {what} operator '{op}' may only be used in program statements", e, UnsupportedError
+                )
             kind = CANDIDATE_OPS.get(op, op)
             if not self.has_rate and kind not in self.op_rates:
                 raise self.error(
@@ -924,7 +936,9 @@ def _check_program(prog: A.Program, path: str, source: Optional[str]) -> Program
             raise chk.error("'_' is reserved for density polynomials and cannot be a parameter", p)
         types.params[p.name] = p.type
     body_nodes = list(A.walk(prog.body))
-    unreliable = [n for n in body_nodes if isinstance(n, A.Binary) and (n.op in UNRELIABLE_OPS or n.op in CANDIDATE_OPS)]
+    unreliable = [
+        n for n in body_nodes if isinstance(n, A.Binary) and (n.op in UNRELIABLE_OPS or n.op in CANDIDATE_OPS)
+    ]
     chk.has_rate = prog.rate is not None
     chk.op_rates = {o.op for o in prog.op_rates}
     types.has_failed = (

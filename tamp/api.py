@@ -582,8 +582,7 @@ def _budget(prog: A.Program) -> A.Expr:
     if prog.reliability is not None:
         return A.Binary("-", A.num(1), prog.reliability)
     raise TampError(
-        f"program '{prog.name}' states no reliability claim to keep (`reliability E`, `reliability(x) >= E` or `fails`)",
-        None,
+        f"program '{prog.name}' states no reliability claim to keep (`reliability E`, `reliability(x) >= E` or `fails`)"
     )
 
 

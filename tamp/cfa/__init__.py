@@ -266,7 +266,11 @@ class _Builder:
             else:
                 rate = op_rate(self.prog, kind)
             if rate is None:
-                what = "a read of unreliable memory" if kind == "read" else f"unreliable operator '{op.op}'"
+                what = (
+                    "a read of unreliable memory"
+                    if kind == "read"
+                    else f"unreliable operator '{getattr(op, 'op', kind)}'"
+                )
                 raise error_at(
                     UnsupportedError,
                     f"{what} needs a `rate` clause in the program header",
@@ -614,9 +618,7 @@ def build_cfa(
         # run keeps the reliable one, which is the real run's only while nothing failed
         ensures = tuple(c if _guarded(c) else A.Binary("&&", c, A.Unary("!", A.Var(FAILED))) for c in ensures)
     if value is not None:
-        ensures = ensures + tuple(
-            A.Unary("!", A.Var(BAD + x)) for x in value.names if x in b.tainted
-        )
+        ensures = ensures + tuple(A.Unary("!", A.Var(BAD + x)) for x in value.names if x in b.tainted)
         if b.diverge:
             ensures = ensures + (A.Unary("!", A.Var(DIVERGED)),)
     exit_ = b.node(None, "exit")

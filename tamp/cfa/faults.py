@@ -88,7 +88,7 @@ def modified(s: A.Stmt) -> FrozenSet[str]:
     for n in A.walk(s):
         if isinstance(n, (A.Assign, A.Sample)):
             for t in n.targets:
-                out.add(t.base.name if isinstance(t, A.Index) else t.name)  # type: ignore[union-attr]
+                out.add(t.base.name if isinstance(t, A.Index) else t.name)  # type: ignore[union-attr, attr-defined]
         elif isinstance(n, A.For):
             out.add(n.var)
     return frozenset(out)

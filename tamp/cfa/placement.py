@@ -83,10 +83,7 @@ class _Ops(Transformer):
 
 def candidates(prog: A.Program) -> List[Candidate]:
     """The candidate regions (in clause order), then the candidate operators (in body order)."""
-    out = [
-        Candidate(i, "memory", m.pos, m.names, m)
-        for i, m in enumerate(x for x in prog.memory if x.candidate)
-    ]
+    out = [Candidate(i, "memory", m.pos, m.names, m) for i, m in enumerate(x for x in prog.memory if x.candidate)]
     walker = _Ops()
     walker.walk(prog.body)
     out += [Candidate(len(out) + j, CANDIDATE_OPS[b.op], b.pos, (), b) for j, b in enumerate(walker.found)]

@@ -96,7 +96,9 @@ def run(args) -> int:
         print(f"  {res.refuted} better placement(s) were not proved by the prover and were skipped")
     inputs = " with " + ", ".join(f"{k}={show(v)}" for k, v in args.input.items()) if res.proved_with_inputs else ""
     r = res.proof.programs[0] if res.proof is not None and res.proof.programs else None
-    print(f"  re-proved{inputs}: {r.verdict if r else 'unknown'}" + (f"  Pr[fail] <= {r.bound}" if r and r.bound else ""))
+    print(
+        f"  re-proved{inputs}: {r.verdict if r else 'unknown'}" + (f"  Pr[fail] <= {r.bound}" if r and r.bound else "")
+    )
     if args.certificate and res.proof is not None and res.verdict == api.PROVED:
         # deferred on purpose: loaded only when a certificate is asked for
         from tamp.certificate.writer import file_certificate, write_certificate

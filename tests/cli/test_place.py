@@ -53,9 +53,7 @@ def test_value_level_placement_puts_what_the_claim_does_not_read_on_unreliable_h
 
 def test_no_room_in_the_claim_places_nothing_and_still_proves(tmp_path):
     f = tmp_path / "tight.prob"
-    f.write_text(
-        (PLACE / "dot.prob").read_text().replace("reliability 1 - 3 * r * n", "reliability 1 - r * n / 2")
-    )
+    f.write_text((PLACE / "dot.prob").read_text().replace("reliability 1 - 3 * r * n", "reliability 1 - r * n / 2"))
     res = api.place(str(f), inputs={"r": Fraction(1, 1000), "n": 10})
     assert res.chosen == [] and res.saving == 0
     assert res.verdict == "proved"

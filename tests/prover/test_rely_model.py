@@ -28,7 +28,9 @@ FILES = sorted(MODEL.glob("*.prob"))
 
 def expectations(path: Path) -> dict:
     text = path.read_text()
-    return dict((m.group(2), m.group(1)) for m in re.finditer(r"// expect: (proved|unknown)\n(?:.*\n)*?program (\w+)", text))
+    return dict(
+        (m.group(2), m.group(1)) for m in re.finditer(r"// expect: (proved|unknown)\n(?:.*\n)*?program (\w+)", text)
+    )
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)

@@ -441,11 +441,11 @@ class _Builder:
         return self.step(at, A.Assign((d,), A.Binary("||", d, flag)), line)
 
     def loop(self, cond, body, at, line, step, invariants=(), writes=frozenset()) -> int:
+        """A ``while`` loop. The fault events of the condition (its flips) and, for value-level
+        reliability, its control taint are emitted *before* each test: on entry and at the end of
+        every iteration, the state the test reads. The head's out-edges are then the test itself,
+        as the termination rules expect (flips write no variable the condition reads)."""
         sticky = None
-        # a test without fault events of its own is tainted before the head (on entry and at the
-        # end of each iteration, the same state the test reads): the head stays the test, as the
-        # termination rules expect
-        early = not events(cond, self.memory)
         if self.value_level and self.faulty_cond(cond):
             # the loop's control taint is sticky: once one test may have gone the other way, the
             # real run's iterations no longer match the reliable run's, whatever later tests say
@@ -453,22 +453,16 @@ class _Builder:
             sticky = A.Var(f"$pc{self.pcs}")
             self.types[sticky.name] = A.BOOL
             at = self.step(at, A.Assign((sticky,), _or(list(self.pc))), line)
-            if early:
-                self.stmt_flips = []
-                at, _ = self.control(at, cond, writes, line, sticky)
+        c, at = self.before_test(at, cond, writes, line, sticky)
         head = self.node(line, "loop_head")
         self.loop_heads.append(head)
         if invariants:
             self.invariants[head] = tuple(invariants)
         self.edge(at, head, A.Assume(A.BoolLit(True)), None)
-        self.stmt_flips = []
-        c, test = self.reliable(cond, head, line)
         if sticky is not None:
-            if not early:
-                test, _ = self.control(test, c, writes, line, sticky)
             self.pc.append(sticky)
         b0 = self.node(self.line_of(body.stmts[0]) if body.stmts else line)
-        self.edge(test, b0, A.Assume(c, pos=cond.pos), line)
+        self.edge(head, b0, A.Assume(c, pos=cond.pos), line)
         b1 = self.stmt(body, b0)
         if step is not None:
             self.stmt_flips = []
@@ -476,15 +470,22 @@ class _Builder:
             b1 = self.taint(b1, step.targets[0], step.value, line=line)
         if sticky is not None:
             self.pc.pop()
-            if early:
-                self.stmt_flips = []
-                b1, _ = self.control(b1, cond, writes, line, sticky)
+        _c, b1 = self.before_test(b1, cond, writes, line, sticky)
         self.edge(b1, head, A.Assume(A.BoolLit(True)), None, back=True)
         out = self.node(line)
-        self.edge(test, out, A.Assume(A.Unary("!", c, pos=cond.pos), pos=cond.pos), line)
+        self.edge(head, out, A.Assume(A.Unary("!", c, pos=cond.pos), pos=cond.pos), line)
         if sticky is not None:
             out = self.diverges(out, sticky, line)
         return out
+
+    def before_test(self, at: int, cond: A.Expr, writes, line, sticky: Optional[A.Var]) -> Tuple[A.Expr, int]:
+        """The flips of one evaluation of a loop condition and its control taint; returns the
+        reliable condition and the node after them."""
+        self.stmt_flips = []
+        c, at = self.reliable(cond, at, line)
+        if sticky is not None:
+            at, _ = self.control(at, c, writes, line, sticky)
+        return c, at
 
     def assign(self, s: A.Assign, at: int, line) -> int:
         value, at = self.reliable(s.value, at, line)

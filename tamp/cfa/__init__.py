@@ -538,22 +538,24 @@ def _conditions(body: A.Block) -> List[A.Expr]:
     return out
 
 
-def _guarded(c: A.Expr) -> bool:
-    """Whether claim ``c`` is unaffected by the arbitrary values of failed operations: it holds
-    whenever ``failed`` does (``!failed ==> X``, ``failed || X``), or implies ``!failed`` (a
-    conjunct ``!failed``), so that its probability is decided on the runs without a failure,
-    where the real run and the compiled (reliable-valued) run coincide."""
+def _guarded(c: A.Expr, loops: bool) -> bool:
+    """Whether claim ``c`` is unaffected by the arbitrary values of failed operations, so that its
+    probability is decided on the runs without a failure, where the real run and the compiled
+    (reliable-valued) run coincide: ``c`` implies ``!failed`` (a conjunct ``!failed``), or —
+    in a program without loops — holds whenever ``failed`` does (``!failed ==> X``,
+    ``failed || X``). With a loop, a run whose arbitrary value sends a loop on forever would
+    satisfy ``!failed ==> X`` in the compiled run while failing (never ending) in the real one."""
     fl = A.Var(FAILED)
     nf = A.Unary("!", fl)
     if c == nf:
         return True
     if isinstance(c, A.Binary):
         if c.op == "==>" and c.left == nf:
-            return True
+            return not loops
         if c.op == "||" and fl in (c.left, c.right):
-            return True
+            return not loops
         if c.op == "&&":
-            return nf in (c.left, c.right) or (_guarded(c.left) and _guarded(c.right))
+            return nf in (c.left, c.right) or (_guarded(c.left, loops) and _guarded(c.right, loops))
     return False
 
 
@@ -617,7 +619,8 @@ def build_cfa(
     if b.arbitrary:
         # a failed comparison, division or memory read gives an arbitrary value: the compiled
         # run keeps the reliable one, which is the real run's only while nothing failed
-        ensures = tuple(c if _guarded(c) else A.Binary("&&", c, A.Unary("!", A.Var(FAILED))) for c in ensures)
+        loops = bool(b.loop_heads)
+        ensures = tuple(c if _guarded(c, loops) else A.Binary("&&", c, A.Unary("!", A.Var(FAILED))) for c in ensures)
     if value is not None:
         ensures = ensures + tuple(A.Unary("!", A.Var(BAD + x)) for x in value.names if x in b.tainted)
         if b.diverge:

@@ -51,8 +51,10 @@ def test_a_failed_comparison_is_arbitrary_so_an_unguarded_claim_needs_not_failed
     src = parse((MODEL / "compare.prob").read_text())
     cfa = build_cfa(src.program("compareFalse"))
     assert A.Unary("!", A.Var("failed")) in list(A.walk(cfa.ensures[0]))
-    guarded = build_cfa(src.program("divide"))  # `!failed ==> k >= 0` is kept as written
-    assert src.program("divide").ensures[0] in guarded.ensures
+    guarded = build_cfa(src.program("compareGuarded"))  # `!failed ==> y >= 0` is kept as written
+    assert guarded.ensures == src.program("compareGuarded").ensures
+    looping = build_cfa(src.program("divide"))  # with a loop, a guarded claim needs !failed too
+    assert src.program("divide").ensures[0] not in looping.ensures
 
 
 def test_control_dependence_taints_what_a_faulty_condition_decides():

@@ -86,3 +86,9 @@ def test_bad_reliability_input_is_one_located_error(tmp_path, text, message):
     assert r.returncode == 2, r.stderr
     assert "Traceback" not in r.stderr
     assert re.match(rf"{re.escape(str(f))}:1:\d+: error: .*{re.escape(message)}", r.stderr + r.stdout), r.stderr
+
+
+@pytest.mark.parametrize("name", ["value.prob", "loopcond.prob", "memory.prob"])
+def test_the_proofs_are_certified_and_rechecked(name):
+    report = api.certify_and_check((MODEL / name).read_text())
+    assert report.ok and report.obligations > 0

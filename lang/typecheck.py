@@ -971,6 +971,37 @@ def _check_program(prog: A.Program, path: str, source: Optional[str]) -> Program
     return types
 
 
+#: Rely's reliability of inputs in a value-level bound: ``reliability(x) >= 0.99 * R(a, b)``
+INPUT_RELIABILITY = "R"
+
+
+def input_reliabilities(bound: A.Expr) -> Tuple[A.Expr, Tuple[A.Call, ...]]:
+    """A value-level bound split into its hardware part and its top-level factors ``R(a, …)``
+    (Rely's joint reliability of inputs): ``0.99 * R(a)`` → ``(0.99, (R(a),))``.
+
+    Reading: an input named in some ``R(…)`` may arrive corrupted, with probability at most
+    ``1 - R(…)`` jointly, independently of the hardware's faults; the other inputs are reliable.
+    Then P(x correct) >= P(inputs correct and no fault x depends on) = R(…) * P(no such fault on
+    the correct inputs) >= R(…) * E0, so proving ``reliability(x) >= E0`` on reliable inputs
+    proves the product (for E0 < 0 the claim holds trivially)."""
+    factors: List[A.Expr] = []
+    stack = [bound]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, A.Binary) and e.op == "*":
+            stack += [e.right, e.left]
+        else:
+            factors.append(e)
+    rs = tuple(f for f in factors if isinstance(f, A.Call) and f.func == INPUT_RELIABILITY)
+    if not rs:
+        return bound, ()
+    rest = [f for f in factors if not (isinstance(f, A.Call) and f.func == INPUT_RELIABILITY)]
+    e0: A.Expr = A.num(1)
+    for f in rest:
+        e0 = f if e0 == A.num(1) else A.Binary("*", e0, f)
+    return e0, rs
+
+
 def _check_reliability(prog: A.Program, chk: "_Checker") -> None:
     """Rely's hardware model: ``rate(OP) E`` and the rates of unreliable memory are numbers over
     the parameters; a region names variables of the program, each at most once, and has a rate
@@ -995,7 +1026,19 @@ def _check_reliability(prog: A.Program, chk: "_Checker") -> None:
             seen[name] = m
     v = prog.value_reliability
     if v is not None:
-        chk.expect(v.bound, _Ctx("bound"), "num", "the bound of 'reliability(…) >='")
+        e0, rs = input_reliabilities(v.bound)
+        for r in rs:
+            if not r.args or any(not (isinstance(a, A.Var) and a.name in chk.types.params) for a in r.args):
+                raise chk.error("R(…) names inputs (parameters): `reliability(x) >= 0.99 * R(a, b)`", r)
+        for n in A.walk(e0):
+            if isinstance(n, A.Call) and n.func == INPUT_RELIABILITY:
+                raise chk.error(
+                    "R(…) may only be a factor of the whole bound (`0.99 * R(a)`): the union bound proves products "
+                    "with the inputs' reliability, nothing else",
+                    n,
+                    UnsupportedError,
+                )
+        chk.expect(e0, _Ctx("bound"), "num", "the bound of 'reliability(…) >='")
         for name in v.names:
             if name == FAILED or name not in chk.types.vars:
                 raise chk.error(f"'reliability({name})': '{name}' is not a variable of the program", v)

@@ -31,7 +31,7 @@ from lang.inputs import check_inputs, check_known, fix_inputs
 from lang.loader import check_bound, decode, load, parse_bound, read_bytes, select
 from lang.parser import parse, parse_expr
 from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind, infer_bound, spec_kind
-from lang.typecheck import check_file
+from lang.typecheck import check_file, input_reliabilities
 from lang.walk import free_vars
 
 from . import prover
@@ -578,7 +578,7 @@ def _budget(prog: A.Program) -> A.Expr:
     if prog.fails is not None and not isinstance(prog.fails, A.Hole):
         return prog.fails
     if prog.value_reliability is not None:
-        return A.Binary("-", A.num(1), prog.value_reliability.bound)
+        return A.Binary("-", A.num(1), input_reliabilities(prog.value_reliability.bound)[0])
     if prog.reliability is not None:
         return A.Binary("-", A.num(1), prog.reliability)
     raise TampError(

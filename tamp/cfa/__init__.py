@@ -39,7 +39,7 @@ import networkx as nx
 
 from lang import ast as A
 from lang.errors import TypeCheckError, UnsupportedError, error_at
-from lang.typecheck import ProgramTypes, check_program
+from lang.typecheck import ProgramTypes, check_program, input_reliabilities
 from lang.walk import Transformer, free_vars, rebuild
 from tamp.show import show_expr, show_stmt
 
@@ -591,7 +591,9 @@ def build_cfa(
         fails = _complement(prog.reliability)
     value = prog.value_reliability
     if value is not None and prog.fails is None:
-        fails = _complement(value.bound)  # a `fails` clause (or `fails ?`) is the bound when given
+        # a `fails` clause (or `fails ?`) is the bound when given; the inputs' reliabilities
+        # `R(a)` are factors proved by conditioning on correct inputs (input_reliabilities)
+        fails = _complement(input_reliabilities(value.bound)[0])
     if prog.reliability is not None or value is not None or _uses_unreliable(prog):
         reserved = prog.param(FAILED)
         if reserved is not None:

@@ -73,6 +73,8 @@ ERRORS = [
     ("program p(a: int[]) unreliable a { y := a[0]; }", "an 'unreliable' region needs a rate"),
     ("program p(x: int) rate 0.1 reliability(x + 1) >= 0.9 { y := x; }", "value-level reliability names variables"),
     ("program p(x: int) rate 0.1 reliability(w) >= 0.9 { y := x; }", "'w' is not a variable"),
+    ("program p(x: int) rate 0.1 reliability(y) >= 1 - R(x) { y := x; }", "R(…) may only be a factor"),
+    ("program p(x: int) rate 0.1 reliability(y) >= 0.9 * R(y) { y := x; }", "R(…) names inputs"),
     ("program p(x: int) rate 0.1 ensures x +? 1 > 0 { y := x; }", "may only be used in program statements"),
     ("program p(x: int) rate 0.1 rate(*.) 0.2 rate(*.) 0.3 { y := x; }", "duplicate 'rate(*.)' clause"),
 ]

@@ -111,6 +111,9 @@ def _clause(kind: str) -> Callable[[Any, Any, List[Any]], Any]:
     return f
 
 
+#: the candidate operators, longest first (a syntax error right after one gets a hint)
+_CANDIDATES = ("<=?", ">=?", "==?", "+?", "-?", "*?", "/?", "<?", ">?")
+
 #: the operators a `rate(OP)` clause may name
 _RATE_OPS = ("+.", "-.", "*.", "/.", "<.", "<=.", ">.", ">=.", "==.")
 
@@ -530,6 +533,20 @@ def _syntax_error(exc: UnexpectedInput, path: str, text: str) -> ParseError:
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
         terminals = exc.accepts or exc.expected or ()
+        before = text[:offset].rstrip()
+        cand = next((c for c in _CANDIDATES if before.endswith(c)), None)
+        if cand is not None and "NAME" in terminals:
+            # `n*r+?`: the candidate operator `+?` (tamp place), not `+` and a value to infer
+            k = len(before) - len(cand)
+            pl, pc = _line_col(text, k)
+            return ParseError(
+                f"'{cand}' is a candidate operator (for `tamp place`); for a value to infer write "
+                f"'{cand[:-1]} ?' with a space",
+                path,
+                pl,
+                pc,
+                text,
+            )
         if str(tok) in KEYWORDS and "NAME" in terminals:
             return ParseError(f"'{tok}' is a keyword and cannot be used as a name", path, line, col, text)
         exp = expected_text(terminals)

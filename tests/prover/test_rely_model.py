@@ -77,6 +77,7 @@ ERRORS = [
     ("program p(x: int) rate 0.1 reliability(y) >= 0.9 * R(y) { y := x; }", "R(…) names inputs"),
     ("program p(x: int) rate 0.1 ensures x +? 1 > 0 { y := x; }", "may only be used in program statements"),
     ("program p(x: int) rate 0.1 rate(*.) 0.2 rate(*.) 0.3 { y := x; }", "duplicate 'rate(*.)' clause"),
+    ("program p(n: int) ensures n <= n+? fails 0.5 { skip; }", "'+?' is a candidate operator"),
 ]
 
 

@@ -10,11 +10,12 @@ Expressions
 Statements
     Assign, Sample, If, While, For, Assume, Skip, VarDecl, Block
 Top level
-    Param, Private, Program, SourceFile
+    Param, Private, OpRate, Memory, ValueReliability, Program, SourceFile
 
 Operators are kept as their source spelling (``"+"``, ``"+."``, ``"&&"``,
-``"==>"``, ``"div"`` …). Unreliable operators (``+. -. *.``) appear only in
-programs with a ``rate`` clause; the CFA construction desugars them.
+``"==>"``, ``"div"`` …). Unreliable operators (``+. -. *. /. <. <=. >. >=. ==.``) and
+candidate ones (``+? -? *? /? <? <=? >? >=? ==?``, for ``tamp place``) appear only in
+statements of programs with a rate for them; the CFA construction desugars them.
 """
 
 from __future__ import annotations
@@ -394,6 +395,39 @@ class Private(Node):
 
 
 @dataclass(frozen=True)
+class OpRate(Node):
+    """``rate(*.) E``: the failure probability of each unreliable operation of one kind (the
+    operator's unreliable spelling: ``+. -. *. /. <. <=. >. >=. ==.``)."""
+
+    op: str
+    rate: Expr
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class Memory(Node):
+    """``unreliable a, b`` / ``unreliable(E) a, b``: variables (scalars or arrays, parameters or
+    locals) in unreliable memory: every read fails with probability ``rate`` (the program's
+    ``rate`` when None). ``candidate`` (``unreliable? a``): a region ``tamp place`` may put in
+    unreliable memory; elsewhere it is read as unreliable (the claim must hold either way)."""
+
+    names: Tuple[str, ...]
+    rate: Optional[Expr]
+    candidate: bool = False
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
+class ValueReliability(Node):
+    """``reliability(x, y) >= E``: Rely's value-level reliability. With probability at least
+    ``E`` each of the named variables ends with the value it has in the fully reliable run."""
+
+    names: Tuple[str, ...]
+    bound: Expr
+    pos: Optional[Pos] = _pos()
+
+
+@dataclass(frozen=True)
 class Program:
     """One ``program`` with its specification clauses, in source order within each kind."""
 
@@ -407,6 +441,9 @@ class Program:
     reliability: Optional[Expr] = None
     neighbours: Optional[Expr] = None
     private: Optional["Private"] = None
+    op_rates: Tuple[OpRate, ...] = ()
+    memory: Tuple[Memory, ...] = ()
+    value_reliability: Optional[ValueReliability] = None
     pos: Optional[Pos] = _pos()
 
     def param(self, name: str) -> Optional[Param]:

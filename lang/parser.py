@@ -111,6 +111,39 @@ def _clause(kind: str) -> Callable[[Any, Any, List[Any]], Any]:
     return f
 
 
+#: the candidate operators, longest first (a syntax error right after one gets a hint)
+_CANDIDATES = ("<=?", ">=?", "==?", "+?", "-?", "*?", "/?", "<?", ">?")
+
+#: the operators a `rate(OP)` clause may name
+_RATE_OPS = ("+.", "-.", "*.", "/.", "<.", "<=.", ">.", ">=.", "==.")
+
+
+def _line(n: Any) -> int:
+    return n.pos.line if n.pos else 0
+
+
+def _col(n: Any) -> int:
+    return n.pos.col if n.pos else 0
+
+
+def _value_reliability(e: Optional[A.Expr]) -> Optional[A.ValueReliability]:
+    """``reliability(x) >= E`` / ``reliability(x, y) >= E`` (Rely's ``R(x)``) as a
+    :class:`lang.ast.ValueReliability`; None for the run-level ``reliability E``. The two cannot
+    be confused: a run-level reliability is a number, never a comparison."""
+    if not (isinstance(e, A.Binary) and e.op == ">="):
+        return None
+    left = e.left
+    items = left.items if isinstance(left, A.TupleExpr) else (left,)
+    names = []
+    for it in items:
+        if not isinstance(it, A.Var):
+            raise ParseError(
+                "value-level reliability names variables: `reliability(x, y) >= E`", line=_line(it), col=_col(it)
+            )
+        names.append(it.name)
+    return A.ValueReliability(tuple(names), e.right, pos=e.pos)
+
+
 def _fixed(op: str) -> Callable[[Any, Any, List[Any]], Any]:
     """The rule method of a binary operator spelled by the rule itself (``&&``, ``||`` …)."""
 
@@ -141,10 +174,18 @@ class _ToAst(Transformer_NonRecursive):  # type: ignore[type-arg]
         params: List[A.Param] = []
         lists: Dict[str, List[A.Expr]] = {"requires": [], "ensures": []}
         clauses: Dict[str, A.Expr] = {}
+        op_rates: List[A.OpRate] = []
+        memory: List[A.Memory] = []
         body: Optional[A.Block] = None
         for x in rest:
             if isinstance(x, A.Param):
                 params.append(x)
+            elif isinstance(x, A.OpRate):
+                if any(o.op == x.op for o in op_rates):
+                    raise ParseError(f"duplicate 'rate({x.op})' clause", line=_line(x), col=_col(x))
+                op_rates.append(x)
+            elif isinstance(x, A.Memory):
+                memory.append(x)
             elif isinstance(x, tuple) and len(x) == 3 and x[0] == "clause":
                 _, kind, e = x
                 if kind in ("requires", "ensures"):
@@ -158,6 +199,9 @@ class _ToAst(Transformer_NonRecursive):  # type: ignore[type-arg]
             elif isinstance(x, A.Block):
                 body = x
         assert body is not None, "the grammar requires a body"
+        value_rel = _value_reliability(clauses.get("reliability"))
+        if value_rel is not None:
+            del clauses["reliability"]
         return A.Program(
             str(name),
             tuple(params),
@@ -169,6 +213,9 @@ class _ToAst(Transformer_NonRecursive):  # type: ignore[type-arg]
             clauses.get("reliability"),
             clauses.get("neighbours"),
             clauses.get("private"),  # type: ignore[arg-type]
+            tuple(op_rates),
+            tuple(memory),
+            value_rel,
             pos=A.Pos(name.line, name.column),
         )
 
@@ -204,6 +251,26 @@ class _ToAst(Transformer_NonRecursive):  # type: ignore[type-arg]
     rate = _clause("rate")
     reliability = _clause("reliability")
     neighbours = _clause("neighbours")
+
+    def op_rate(self, meta: Any, ch: List[Any]) -> Any:
+        op, e = ch
+        if op not in _RATE_OPS:
+            raise ParseError(
+                f"'rate({op})': a rate is given for an unreliable operator ({', '.join(_RATE_OPS)})",
+                line=meta.line,
+                col=meta.column,
+            )
+        return A.OpRate(str(op), e, pos=_pos(meta))
+
+    def rate_op(self, meta: Any, ch: List[Any]) -> Any:
+        return str(ch[0])
+
+    def cand_mark(self, meta: Any, ch: List[Any]) -> Any:
+        return True
+
+    def memory(self, meta: Any, ch: List[Any]) -> Any:
+        cand, e, *names = ch
+        return A.Memory(tuple(str(n) for n in names), e, bool(cand), pos=_pos(meta))
 
     def private(self, meta: Any, ch: List[Any]) -> Any:
         eps, delta, *names = ch
@@ -352,7 +419,7 @@ class _ToAst(Transformer_NonRecursive):  # type: ignore[type-arg]
 
 KEYWORDS = frozenset(
     (
-        "program requires ensures fails rate reliability neighbours private if else while for in invariant assume skip var true "
+        "program requires ensures fails rate reliability unreliable neighbours private if else while for in invariant assume skip var true "
         "false forall exists sum div mod independent fairness parity given when P bool int real"
     ).split()
 )
@@ -377,7 +444,7 @@ _TERMINAL_NAMES = {
 _STATEMENT_START = {"if", "while", "for", "assume", "skip", "var"}
 _EXPRESSION_START = {"NAME", "NUMBER", "(", "-", "!", "true", "false", "QUANT", "sum", "P", "independent", "[", "{"}
 _OPERATORS = {"ADDOP", "MULOP", "CMPOP", "<==>", "==>", "||", "&&", "?"}
-_CLAUSES = {"requires", "ensures", "fails", "rate", "reliability", "neighbours", "private"}
+_CLAUSES = {"requires", "ensures", "fails", "rate", "reliability", "unreliable", "neighbours", "private"}
 _MAX_EXPECTED = 5
 
 
@@ -410,7 +477,7 @@ def expected_text(terminals: Iterable[str]) -> str:
         items.append("an operator")
         keys -= _OPERATORS
     if _CLAUSES <= keys:
-        items.append("a clause (requires, ensures, fails, rate, reliability, neighbours, private)")
+        items.append("a clause (requires, ensures, fails, rate, reliability, unreliable, neighbours, private)")
         keys -= _CLAUSES
     items += sorted((_show(k) for k in keys), key=lambda x: (x == "end of input", x))
     if not items:
@@ -477,6 +544,20 @@ def _syntax_error(exc: UnexpectedInput, path: str, text: str) -> ParseError:
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
         terminals = exc.accepts or exc.expected or ()
+        before = text[:offset].rstrip()
+        cand = next((c for c in _CANDIDATES if before.endswith(c)), None)
+        if cand is not None and "NAME" in terminals:
+            # `n*r+?`: the candidate operator `+?` (tamp place), not `+` and a value to infer
+            k = len(before) - len(cand)
+            pl, pc = _line_col(text, k)
+            return ParseError(
+                f"'{cand}' is a candidate operator (for `tamp place`); for a value to infer write "
+                f"'{cand[:-1]} ?' with a space",
+                path,
+                pl,
+                pc,
+                text,
+            )
         if str(tok) in KEYWORDS and "NAME" in terminals:
             return ParseError(f"'{tok}' is a keyword and cannot be used as a name", path, line, col, text)
         exp = expected_text(terminals)

@@ -44,6 +44,12 @@ _BINARY_LEVEL = {
     "div": MUL,
     "mod": MUL,
     "*.": MUL,
+    "/.": MUL,
+    "+?": ADD,
+    "-?": ADD,
+    "*?": MUL,
+    "/?": MUL,
+    **{op + mark: CMP for op in ("<", "<=", ">", ">=", "==") for mark in (".", "?")},
 }
 
 
@@ -301,12 +307,19 @@ def print_program(p: A.Program) -> str:
         lines = [f"program {p.name}({params})"]
         if p.rate is not None:
             lines.append(f"{INDENT}rate {_top(p.rate)}")
+        lines += [f"{INDENT}rate({o.op}) {_top(o.rate)}" for o in p.op_rates]
+        for m in p.memory:
+            rate = "" if m.rate is None else f"({_top(m.rate)})"
+            lines.append(f"{INDENT}unreliable{'?' if m.candidate else ''}{rate} {', '.join(m.names)}")
         lines += [f"{INDENT}requires {_top(c)}" for c in p.requires]
         lines += [f"{INDENT}ensures {_top(c)}" for c in p.ensures]
         if p.fails is not None:
             lines.append(f"{INDENT}fails {_top(p.fails)}")
         if p.reliability is not None:
             lines.append(f"{INDENT}reliability {_top(p.reliability)}")
+        if p.value_reliability is not None:
+            v = p.value_reliability
+            lines.append(f"{INDENT}reliability({', '.join(v.names)}) >= {_top(v.bound)}")
         if p.neighbours is not None:
             lines.append(f"{INDENT}neighbours {_top(p.neighbours)}")
         if p.private is not None:

@@ -7,6 +7,7 @@ from typing import Optional
 
 from . import ast as A
 from .printer import print_expr
+from .typecheck import input_reliabilities
 
 FAILURE_BOUND, PROBABILITY, CAUSAL, PRIVACY = "failure-bound", "probability", "causal", "privacy"
 
@@ -44,6 +45,9 @@ def infer_bound(prog: A.Program) -> A.Program:
     stated: Optional[str]
     if prog.reliability is not None:
         stated = print_expr(A.Binary("-", A.num(1), prog.reliability))
+        return dataclasses.replace(prog, fails=A.Hole(stated=stated))
+    if prog.value_reliability is not None:  # `reliability(x) >= E`: its bound 1 - E is asked for
+        stated = print_expr(A.Binary("-", A.num(1), input_reliabilities(prog.value_reliability.bound)[0]))
         return dataclasses.replace(prog, fails=A.Hole(stated=stated))
     if prog.ensures and all(clause_kind(e) != FAILURE_BOUND for e in prog.ensures):
         return prog

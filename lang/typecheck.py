@@ -34,7 +34,21 @@ from .recursion import deep_recursion
 WRITTEN = "written"  # written(a, i) in privacy events
 BUILTINS = ("abs", "min", "max", "log", "exp", "sqrt", "fst", "snd")
 DISTRIBUTIONS = ("bern", "unif", "lap", "exp", "dlap", "dexp", "gauss", "uniform", "step", "density")
-UNRELIABLE_OPS = ("+.", "-.", "*.")
+UNRELIABLE_OPS = ("+.", "-.", "*.", "/.", "<.", "<=.", ">.", ">=.", "==.")
+#: candidate operators (``tamp place`` decides: reliable or unreliable), by their unreliable form
+CANDIDATE_OPS = {
+    "+?": "+.",
+    "-?": "-.",
+    "*?": "*.",
+    "/?": "/.",
+    "<?": "<.",
+    "<=?": "<=.",
+    ">?": ">.",
+    ">=?": ">=.",
+    "==?": "==.",
+}
+#: the reliable operator of each unreliable one
+RELIABLE_OP = {u: u[:-1] for u in UNRELIABLE_OPS}
 FAILED = "failed"
 DENSITY_VAR = "_"
 
@@ -183,6 +197,7 @@ class _Checker:
         self.widened: Dict[str, A.Node] = {}  # locals widened int -> real: the widening definition
         self.for_vars: List[Tuple[str, Optional[A.Pos]]] = []
         self.has_rate = True  # set from the program header by check_program
+        self.op_rates: Set[str] = set()  # operators with their own `rate(OP)` clause
 
     # ---------------------------------------------------------------- errors
     def error(self, msg: str, node: Any, cls: Type[TampError] = TypeCheckError) -> TampError:
@@ -302,13 +317,18 @@ class _Checker:
     def binary(self, e: A.Binary, lt: A.Type, ctx: _Ctx) -> A.Type:
         """The type of ``e`` whose left operand has type ``lt``."""
         op = e.op
-        if op in UNRELIABLE_OPS:
+        if op in UNRELIABLE_OPS or op in CANDIDATE_OPS:
+            what = "unreliable" if op in UNRELIABLE_OPS else "candidate"
             if ctx.where not in ("body", "any"):
                 raise self.error(
-                    f"the unreliable operator '{op}' may only be used in program statements", e, UnsupportedError
+                    f"the {what} operator '{op}' may only be used in program statements", e, UnsupportedError
                 )
-            if not self.has_rate:
-                raise self.error(f"the unreliable operator '{op}' needs a 'rate' clause in the program header", e)
+            kind = CANDIDATE_OPS.get(op, op)
+            if not self.has_rate and kind not in self.op_rates:
+                raise self.error(
+                    f"the {what} operator '{op}' needs a 'rate' clause (or 'rate({kind})') in the program header", e
+                )
+            op = RELIABLE_OP[kind]
         if op in _ARITH:
             self.want(lt, e.left, "num", f"the left operand of '{op}'")
             rt = self.expect(e.right, ctx, "num", f"the right operand of '{op}'")
@@ -916,9 +936,19 @@ def _check_program(prog: A.Program, path: str, source: Optional[str]) -> Program
             raise chk.error("'_' is reserved for density polynomials and cannot be a parameter", p)
         types.params[p.name] = p.type
     body_nodes = list(A.walk(prog.body))
-    unreliable = [n for n in body_nodes if isinstance(n, A.Binary) and n.op in UNRELIABLE_OPS]
+    unreliable = [
+        n for n in body_nodes if isinstance(n, A.Binary) and (n.op in UNRELIABLE_OPS or n.op in CANDIDATE_OPS)
+    ]
     chk.has_rate = prog.rate is not None
-    types.has_failed = bool(unreliable) or prog.rate is not None or prog.reliability is not None
+    chk.op_rates = {o.op for o in prog.op_rates}
+    types.has_failed = (
+        bool(unreliable)
+        or prog.rate is not None
+        or prog.reliability is not None
+        or bool(prog.op_rates)
+        or bool(prog.memory)
+        or prog.value_reliability is not None
+    )
     if types.has_failed and FAILED in types.params:
         raise chk.error(
             "'failed' is the flag of the unreliable operators and cannot be a parameter here", prog.param(FAILED)
@@ -935,9 +965,83 @@ def _check_program(prog: A.Program, path: str, source: Optional[str]) -> Program
     for word, e in (("fails", prog.fails), ("rate", prog.rate), ("reliability", prog.reliability)):
         if e is not None:
             chk.expect(e, _Ctx("bound"), "num", f"the '{word}' clause")
+    _check_reliability(prog, chk)
     _check_holes(prog, chk)
     _check_privacy(prog, chk)
     return types
+
+
+#: Rely's reliability of inputs in a value-level bound: ``reliability(x) >= 0.99 * R(a, b)``
+INPUT_RELIABILITY = "R"
+
+
+def input_reliabilities(bound: A.Expr) -> Tuple[A.Expr, Tuple[A.Call, ...]]:
+    """A value-level bound split into its hardware part and its top-level factors ``R(a, …)``
+    (Rely's joint reliability of inputs): ``0.99 * R(a)`` → ``(0.99, (R(a),))``.
+
+    Reading: an input named in some ``R(…)`` may arrive corrupted, with probability at most
+    ``1 - R(…)`` jointly, independently of the hardware's faults; the other inputs are reliable.
+    Then P(x correct) >= P(inputs correct and no fault x depends on) = R(…) * P(no such fault on
+    the correct inputs) >= R(…) * E0, so proving ``reliability(x) >= E0`` on reliable inputs
+    proves the product (for E0 < 0 the claim holds trivially)."""
+    factors: List[A.Expr] = []
+    stack = [bound]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, A.Binary) and e.op == "*":
+            stack += [e.right, e.left]
+        else:
+            factors.append(e)
+    rs = tuple(f for f in factors if isinstance(f, A.Call) and f.func == INPUT_RELIABILITY)
+    if not rs:
+        return bound, ()
+    rest = [f for f in factors if not (isinstance(f, A.Call) and f.func == INPUT_RELIABILITY)]
+    e0: A.Expr = A.num(1)
+    for f in rest:
+        e0 = f if e0 == A.num(1) else A.Binary("*", e0, f)
+    return e0, rs
+
+
+def _check_reliability(prog: A.Program, chk: "_Checker") -> None:
+    """Rely's hardware model: ``rate(OP) E`` and the rates of unreliable memory are numbers over
+    the parameters; a region names variables of the program, each at most once, and has a rate
+    (its own or the program's); ``reliability(x) >= E`` names variables and bounds with a number."""
+    for o in prog.op_rates:
+        chk.expect(o.rate, _Ctx("bound"), "num", f"the 'rate({o.op})' clause")
+    seen: Dict[str, A.Memory] = {}
+    for m in prog.memory:
+        if m.rate is not None:
+            chk.expect(m.rate, _Ctx("bound"), "num", "the rate of an 'unreliable' region")
+        elif prog.rate is None:
+            raise chk.error(
+                "an 'unreliable' region needs a rate: its own (`unreliable(r) a`) or the program's `rate` clause", m
+            )
+        for name in m.names:
+            if name == FAILED:
+                raise chk.error("'failed' is the flag of the unreliable operators, not memory", m)
+            if name not in chk.types.vars:
+                raise chk.error(f"'{name}' in an 'unreliable' region is not a variable of the program", m)
+            if name in seen:
+                raise chk.error(f"'{name}' is in two 'unreliable' regions", m)
+            seen[name] = m
+    v = prog.value_reliability
+    if v is not None:
+        e0, rs = input_reliabilities(v.bound)
+        for r in rs:
+            if not r.args or any(not (isinstance(a, A.Var) and a.name in chk.types.params) for a in r.args):
+                raise chk.error("R(…) names inputs (parameters): `reliability(x) >= 0.99 * R(a, b)`", r)
+        for n in A.walk(e0):
+            if isinstance(n, A.Call) and n.func == INPUT_RELIABILITY:
+                raise chk.error(
+                    "R(…) may only be a factor of the whole bound (`0.99 * R(a)`): the union bound proves products "
+                    "with the inputs' reliability, nothing else",
+                    n,
+                    UnsupportedError,
+                )
+        chk.expect(e0, _Ctx("bound"), "num", "the bound of 'reliability(…) >='")
+        for name in v.names:
+            if name == FAILED or name not in chk.types.vars:
+                raise chk.error(f"'reliability({name})': '{name}' is not a variable of the program", v)
 
 
 def _check_privacy(prog: A.Program, chk: "_Checker") -> None:

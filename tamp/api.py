@@ -21,20 +21,23 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from fractions import Fraction
 from typing import TYPE_CHECKING, Dict, List, Optional, Union
 
 from lang import ast as A
 from lang.errors import TampError
+from lang.evaluate import EvalError, evaluate
 from lang.inputs import check_inputs, check_known, fix_inputs
 from lang.inputs import show as show_value
 from lang.loader import check_bound, decode, load, parse_bound, read_bytes, select
 from lang.parser import parse, parse_expr
 from lang.speckind import FAILURE_BOUND, PROBABILITY, clause_kind, infer_bound, spec_kind
-from lang.typecheck import check_file
+from lang.typecheck import check_file, input_reliabilities
 from lang.walk import free_vars
 
 from . import prover
 from . import report as _report  # noqa: F401  (registers the notebook views of the results)
+from .cfa import placement
 from .cfa.dependence import conditioning_assumes, describe
 from .results import PROVED, UNKNOWN, UNSPECIFIED, CheckedFile, FileResult, ProgramResult, ProgramSummary, combine
 from .show import show_expr
@@ -573,3 +576,168 @@ def fit_prior(data, **options):
 
     table = load_table(data) if isinstance(data, str) else data
     return _fit(table, **options)
+
+
+# ---------------------------------------------------------------------------- placement (Chisel)
+
+
+@dataclasses.dataclass
+class Placement:
+    """The answer of :func:`place`: which candidates go to unreliable hardware, the saving, the
+    annotated program's text and the prover's result on it (``proof``: its verdict decides)."""
+
+    program: str
+    chosen: List[str]
+    reliable: List[str]
+    saving: Fraction
+    budget: Fraction
+    used: Fraction
+    text: str
+    proof: Optional[FileResult] = None
+    proved_with_inputs: bool = False
+    costs: Dict[str, Fraction] = dataclasses.field(default_factory=dict)
+    refuted: int = 0  # placements the integer program chose but the prover did not prove
+
+    @property
+    def verdict(self) -> str:
+        return self.proof.verdict if self.proof is not None else UNKNOWN
+
+
+#: the saving of one candidate of each kind when none is given (`--saving KIND=S`)
+DEFAULT_SAVING = Fraction(1)
+
+
+def _exact(e: A.Expr, env: Dict[str, object], what: str) -> Fraction:
+    missing = sorted(set(free_vars(e)) - set(env))
+    if missing:
+        raise TampError(
+            f"{what} ({show_expr(e)}) depends on {', '.join(missing)}: give {'it' if len(missing) == 1 else 'them'} "
+            "with --input (the placement is chosen for numbers)"
+        )
+    try:
+        return Fraction(evaluate(e, dict(env)))
+    except (EvalError, ValueError, ZeroDivisionError, TypeError) as exc:
+        raise TampError(f"{what} ({show_expr(e)}) has no value at the given inputs: {exc}") from None
+
+
+def _budget(prog: A.Program) -> A.Expr:
+    if prog.fails is not None and not isinstance(prog.fails, A.Hole):
+        return prog.fails
+    if prog.value_reliability is not None:
+        return A.Binary("-", A.num(1), input_reliabilities(prog.value_reliability.bound)[0])
+    if prog.reliability is not None:
+        return A.Binary("-", A.num(1), prog.reliability)
+    raise TampError(
+        f"program '{prog.name}' states no reliability claim to keep (`reliability E`, `reliability(x) >= E` or `fails`)"
+    )
+
+
+def place(
+    source_or_path,
+    output: Optional[str] = None,
+    program: Optional[str] = None,
+    savings: Optional[Dict[str, object]] = None,
+    inputs: Optional[Dict[str, object]] = None,
+    path: Optional[str] = None,
+    timeout: Optional[float] = None,
+    attempts: int = 8,
+) -> Placement:
+    """Chisel's question — ``tamp place`` as a function: which candidate operations (``+?`` …)
+    and regions (``unreliable? a``) may run on unreliable hardware, saving the most, while the
+    program's reliability claim still holds (:mod:`tamp.cfa.placement`).
+
+    Each candidate's share of the union bound is the failure bound inferred with it alone
+    unreliable, less the bound with none; the shares and the claim's bound are evaluated at
+    ``inputs`` (every parameter they read must be given) and the integer program is solved
+    exactly. The annotated program is then proved by the prover (as written, else with
+    ``inputs`` fixed); a placement the prover does not prove is excluded and the next best is
+    tried (at most ``attempts`` times). ``savings``: per kind (``"*"``, ``"<="``, ``"memory"`` …,
+    default 1 per candidate). ``output``: where :func:`place`'s caller writes ``text``."""
+    src = _load(source_or_path, path)
+    progs = select(src, program)
+    if len(progs) != 1:
+        names = ", ".join(p.name for p in src.programs)
+        raise TampError(f"the file has {len(src.programs)} programs ({names}); choose one with --program", src.path)
+    prog = progs[0]
+    check_file(A.SourceFile((prog,), src.path, src.text))
+    inputs = check_inputs(prog, inputs, src.path, src.text or None) if inputs else {}
+    cands = placement.candidates(prog)
+    if not cands:
+        raise TampError(
+            f"program '{prog.name}' has no candidate: mark operators `+? -? *? /? <? <=? >? >=? ==?` or "
+            "regions `unreliable? a`",
+            src.path,
+        )
+    per_kind = {placement.kind_key(k): Fraction(str(v)) for k, v in (savings or {}).items()}
+    for k in per_kind:
+        if k not in placement.KINDS:
+            raise TampError(f"--saving {k}:…: the kinds are {', '.join(placement.KINDS)}", "--saving")
+    budget_expr = _budget(prog)
+    budget = _exact(budget_expr, inputs, "the claim's failure bound")
+    deadline = time.monotonic() + timeout if timeout else None
+
+    def left() -> Optional[float]:
+        return max(deadline - time.monotonic(), 0.01) if deadline else None
+
+    def inferred(chosen: set) -> Optional[A.Expr]:
+        variant = placement.placed(prog, chosen)
+        variant = dataclasses.replace(infer_bound(variant), fails=A.Hole(stated=None))
+        res = prover.prove_program(variant, None, left(), src.path, src.text)
+        if res.verdict != PROVED or not res.bound:
+            return None
+        return parse_expr(res.bound, "<inferred bound>")
+
+    base_expr = inferred(set())
+    if base_expr is None:
+        raise TampError(f"program '{prog.name}': no failure bound could be proved even with every candidate reliable")
+    base = _exact(base_expr, inputs, "the failure bound with every candidate reliable")
+    costs: Dict[int, Fraction] = {}
+    for c in cands:
+        e = inferred({c.index})
+        if e is None:  # no bound with it unreliable: it cannot be placed
+            continue
+        costs[c.index] = max(_exact(e, inputs, f"the failure bound with {c.describe()} unreliable") - base, Fraction(0))
+    save = {c.index: per_kind.get(placement.kind_key(c.kind), DEFAULT_SAVING) for c in cands if c.index in costs}
+    excluded: List[set] = []
+    for _ in range(max(attempts, 1)):
+        sol = placement.optimise(costs, save, base, budget, excluded)
+        if sol is None:
+            break
+        text = placement.annotate(src.text, cands, sol.chosen)
+        out_path = output or src.path
+        proof = prove(text, program=prog.name, path=out_path, timeout=left())
+        with_inputs = False
+        if proof.verdict != PROVED and inputs:
+            proof = prove(text, program=prog.name, path=out_path, inputs=inputs, timeout=left())
+            with_inputs = True
+        if proof.verdict == PROVED:
+            return Placement(
+                prog.name,
+                [c.describe() for c in cands if c.index in sol.chosen],
+                [c.describe() for c in cands if c.index not in sol.chosen],
+                sol.saving,
+                budget,
+                sol.used,
+                text,
+                proof,
+                with_inputs,
+                {c.describe(): costs[c.index] for c in cands if c.index in costs},
+                len(excluded),
+            )
+        excluded.append(set(sol.chosen))
+    # nothing better was proved: every candidate reliable (the claim itself was proved above)
+    text = placement.annotate(src.text, cands, set())
+    proof = prove(text, program=prog.name, path=output or src.path, inputs=inputs or None, timeout=left())
+    return Placement(
+        prog.name,
+        [],
+        [c.describe() for c in cands],
+        Fraction(0),
+        budget,
+        base,
+        text,
+        proof,
+        bool(inputs),
+        {c.describe(): costs[c.index] for c in cands if c.index in costs},
+        len(excluded),
+    )

@@ -56,6 +56,7 @@ COMMANDS = {
     "robust": "robust",
     "equiv": "equiv",
     "prior": "prior",
+    "place": "place",
     "bench": "bench",
     "check-proof": "check_proof",
 }

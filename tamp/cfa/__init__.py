@@ -39,14 +39,18 @@ import networkx as nx
 
 from lang import ast as A
 from lang.errors import TypeCheckError, UnsupportedError, error_at
-from lang.typecheck import ProgramTypes, check_program
-from lang.walk import DESCEND, Transformer, rebuild
+from lang.typecheck import ProgramTypes, check_program, input_reliabilities
+from lang.walk import Transformer, free_vars, rebuild
 from tamp.show import show_expr, show_stmt
 
 from .bound_names import rename_apart
+from .faults import ARBITRARY, events, has_loop, kind_of, memory_rates, modified, op_rate, reliable_op, taintable
 
-UNRELIABLE = {"+.": "+", "-.": "-", "*.": "*"}
 FAILED = "failed"
+#: the value-level flag of variable x is ``$bad_x``: x may differ from its reliable value
+BAD = "$bad_"
+#: set when the real run may have left the reliable run's control flow around a loop
+DIVERGED = "$div"
 
 
 @dataclass
@@ -185,21 +189,24 @@ def infer_types(prog: A.Program) -> Dict[str, A.Type]:
 
 
 class _Reliable(Transformer):
-    """An expression with its unreliable operators replaced by the reliable ones; ``found``
-    lists the replaced operators in source order (outermost first)."""
-
-    def __init__(self) -> None:
-        self.found: List[A.Binary] = []
-
-    def enter(self, node):
-        if isinstance(node, A.Binary) and node.op in UNRELIABLE:
-            self.found.append(node)
-        return DESCEND
+    """An expression with its unreliable and candidate operators replaced by the reliable ones."""
 
     def Binary(self, node, kids):
-        if node.op in UNRELIABLE:
-            return A.Binary(UNRELIABLE[node.op], kids[0], kids[1], pos=node.pos)
+        if kind_of(node.op) is not None:
+            return A.Binary(reliable_op(node.op), kids[0], kids[1], pos=node.pos)
         return rebuild(node, kids)
+
+
+def _or(parts: List[A.Expr]) -> A.Expr:
+    """``p1 || p2 || …`` (``false`` for none)."""
+    out: Optional[A.Expr] = None
+    for p in parts:
+        out = p if out is None else A.Binary("||", out, p)
+    return out if out is not None else A.BoolLit(False)
+
+
+def _is_false(e: A.Expr) -> bool:
+    return isinstance(e, A.BoolLit) and not e.value
 
 
 class _Builder:
@@ -216,6 +223,15 @@ class _Builder:
         self.flips = 0
         self.types: Dict[str, A.Type] = {}
         self.invariants: Dict[int, Tuple[A.Expr, ...]] = {}
+        self.memory = memory_rates(prog)
+        self.arbitrary = False  # a fault event whose failed result is arbitrary (faults.ARBITRARY)
+        # value-level reliability: a flag `$bad_v` per taintable variable, the control taint
+        self.value_level = prog.value_reliability is not None
+        self.tainted: frozenset = taintable(prog) if self.value_level else frozenset()
+        self.pc: List[A.Var] = []
+        self.pcs = 0
+        self.diverge = False  # some faulty loop/branch may make the real run diverge ($div)
+        self.stmt_flips: List[A.Var] = []  # the failure flips of the statement being compiled
 
     def node(self, line=None, kind="plain") -> int:
         n = self.next_id
@@ -232,36 +248,112 @@ class _Builder:
     def line_of(self, node) -> Optional[int]:
         return node.pos.line if getattr(node, "pos", None) is not None else None
 
+    def step(self, at: int, stmt: A.Stmt, line) -> int:
+        nxt = self.node(line)
+        self.edge(at, nxt, stmt, line)
+        return nxt
+
     # -------------------------------------------------------------- unreliable ops
     def reliable(self, e: A.Expr, at: int, line) -> Tuple[A.Expr, int]:
-        """Replace unreliable operators in ``e`` by reliable ones, emitting the failure flips
-        before them; returns the new expression and the node after the flips."""
-        strip = _Reliable()
-        new = strip.walk(e)
-        found = strip.found
-        for op in found:
-            if self.prog.rate is None:
+        """Replace unreliable operators in ``e`` by reliable ones, emitting a failure flip before
+        the statement for every fault event of ``e`` (an unreliable or candidate operator, a read
+        of unreliable memory); returns the new expression and the node after the flips. The flips
+        are also kept in ``stmt_flips`` (the value-level flags read them)."""
+        for op, kind in events(e, self.memory):
+            if kind == "read":
+                region = self.memory.get(op.name if isinstance(op, A.Var) else op.base.name)  # type: ignore[attr-defined]
+                rate = region if region is not None else self.prog.rate
+            else:
+                rate = op_rate(self.prog, kind)
+            if rate is None:
+                what = (
+                    "a read of unreliable memory"
+                    if kind == "read"
+                    else f"unreliable operator '{getattr(op, 'op', kind)}'"
+                )
                 raise error_at(
                     UnsupportedError,
-                    f"unreliable operator '{op.op}' needs a `rate` clause in the program header",
+                    f"{what} needs a `rate` clause in the program header",
                     op.pos,
                     self.path,
                     self.source,
                 )
+            self.arbitrary = self.arbitrary or kind in ARBITRARY
             self.flips += 1
             flip = A.Var(f"$f{self.flips}")
             self.types[flip.name] = A.BOOL
+            self.stmt_flips.append(flip)
             mid = self.node(line)
-            self.edge(at, mid, A.Sample((flip,), A.Call("bern", (self.prog.rate,), pos=op.pos), pos=op.pos), line)
+            self.edge(at, mid, A.Sample((flip,), A.Call("bern", (rate,), pos=op.pos), pos=op.pos), line)
             nxt = self.node(line)
             self.edge(mid, nxt, A.Assign((A.Var(FAILED),), A.Binary("||", A.Var(FAILED), flip), pos=op.pos), line)
             at = nxt
-        return new, at
+        return _Reliable().walk(e), at
+
+    # -------------------------------------------------------------- value-level taint
+    def bad(self, *exprs: A.Expr, flips: bool = True) -> A.Expr:
+        """Whether a value computed from ``exprs`` in this statement may differ from the reliable
+        run: a fault of the statement, a tainted variable read, or the control taint."""
+        parts: List[A.Expr] = list(self.stmt_flips) if flips else []
+        names = sorted({v for e in exprs for v in free_vars(e)} & self.tainted)
+        parts += [A.Var(BAD + v) for v in names]
+        parts += list(self.pc)
+        return _or(parts)
+
+    def taint(self, at: int, target: A.Expr, *reads: A.Expr, line=None) -> int:
+        """After ``target := f(reads)``: the target's flag (strong update for a scalar, weak for
+        an array element: the other elements keep their flag)."""
+        if not self.value_level:
+            return at
+        if isinstance(target, A.Index):
+            name = target.base.name  # type: ignore[attr-defined]
+            if name not in self.tainted:
+                return at
+            flag = A.Var(BAD + name)
+            value = _or([flag, self.bad(target.index, *reads)])
+        else:
+            name = target.name  # type: ignore[attr-defined]
+            if name not in self.tainted:
+                return at
+            flag = A.Var(BAD + name)
+            value = self.bad(*reads)
+        self.types[flag.name] = A.BOOL
+        return self.step(at, A.Assign((flag,), value), line)
+
+    def control(self, at: int, cond: A.Expr, writes, line, sticky: Optional[A.Var] = None):
+        """Before a branch (or a loop test) on ``cond``: when the condition may be faulty, every
+        variable the construct writes may differ (the real run may take the other branch or
+        another number of iterations): their flags absorb the control taint. Returns the node
+        and the control flag to push (None when the condition cannot be faulty)."""
+        if not self.value_level:
+            return at, None
+        bc = self.bad(cond)
+        if sticky is not None:
+            at = self.step(at, A.Assign((sticky,), _or([sticky, bc])), line)
+            flag = sticky
+        else:
+            if _is_false(bc):
+                return at, None
+            self.pcs += 1
+            flag = A.Var(f"$pc{self.pcs}")
+            self.types[flag.name] = A.BOOL
+            at = self.step(at, A.Assign((flag,), bc), line)
+        for w in sorted(set(writes) & self.tainted):
+            f = A.Var(BAD + w)
+            self.types[f.name] = A.BOOL
+            at = self.step(at, A.Assign((f,), A.Binary("||", f, flag)), line)
+        return at, flag
+
+    def faulty_cond(self, cond: A.Expr) -> bool:
+        """Whether a condition may be faulty at all (statically): a fault event or a taintable
+        variable; the dynamic flags are kept only then."""
+        return bool(events(cond, self.memory)) or bool(free_vars(cond) & self.tainted)
 
     # -------------------------------------------------------------- statements
     def stmt(self, s: A.Stmt, at: int) -> int:
         """Compile ``s`` starting at node ``at``; return the node where it ends."""
         line = self.line_of(s)
+        self.stmt_flips = []
         if isinstance(s, A.Block):
             for x in s.stmts:
                 at = self.stmt(x, at)
@@ -281,37 +373,57 @@ class _Builder:
                     idx, at = self.reliable(t.index, at, line)
                     t = A.Index(t.base, idx, pos=t.pos)
                 targets.append(t)
-            nxt = self.node(line)
-            self.edge(at, nxt, A.Sample(tuple(targets), dataclasses.replace(s.dist, args=tuple(args)), pos=s.pos), line)
-            return nxt
+            at = self.step(at, A.Sample(tuple(targets), dataclasses.replace(s.dist, args=tuple(args)), pos=s.pos), line)
+            for t in targets:
+                at = self.taint(at, t, *args, line=line)
+            return at
         if isinstance(s, A.Assume):
             c, at = self.reliable(s.cond, at, line)
+            if self.value_level and (self.pc or self.faulty_cond(s.cond)):
+                raise error_at(
+                    UnsupportedError,
+                    "value-level reliability: an `assume` whose condition (or the branch it is in) may be "
+                    "faulty would condition on the faults",
+                    s.pos,
+                    self.path,
+                    self.source,
+                )
             nxt = self.node(line)
             self.edge(at, nxt, A.Assume(c, pos=s.pos), line, user_assume=True)
             return nxt
         if isinstance(s, A.If):
             c, at = self.reliable(s.cond, at, line)
+            pushed = None
+            if self.value_level and self.faulty_cond(s.cond):
+                writes = modified(s.then) | (modified(s.other) if s.other is not None else frozenset())
+                at, pushed = self.control(at, c, writes, line)
+                if pushed is not None and (has_loop(s.then) or (s.other is not None and has_loop(s.other))):
+                    at = self.diverges(at, pushed, line)
+            if pushed is not None:
+                self.pc.append(pushed)
             t0 = self.node(self.line_of(s.then.stmts[0]) if s.then.stmts else line)
             self.edge(at, t0, A.Assume(c, pos=s.cond.pos), line)
             t1 = self.stmt(s.then, t0)
             e0 = self.node(line)
             self.edge(at, e0, A.Assume(A.Unary("!", c, pos=s.cond.pos), pos=s.cond.pos), line)
             e1 = self.stmt(s.other, e0) if s.other is not None else e0
+            if pushed is not None:
+                self.pc.pop()
             join = self.node(line)
             self.edge(t1, join, A.Assume(A.BoolLit(True)), None)
             self.edge(e1, join, A.Assume(A.BoolLit(True)), None)
             return join
         if isinstance(s, A.While):
-            return self.loop(s.cond, s.body, at, line, None, s.invariants)
+            return self.loop(s.cond, s.body, at, line, None, s.invariants, modified(s.body))
         if isinstance(s, A.For):
             i = A.Var(s.var, pos=s.pos)
             lo, at = self.reliable(s.lo, at, line)
-            nxt = self.node(line)
-            self.edge(at, nxt, A.Assign((i,), lo, pos=s.pos), line)
+            at = self.step(at, A.Assign((i,), lo, pos=s.pos), line)
+            at = self.taint(at, i, lo, line=line)
             self.types.setdefault(s.var, A.INT)
             cond = A.Binary("<=" if s.inclusive else "<", i, s.hi, pos=s.pos)
             step = A.Assign((i,), A.Binary("+", i, A.num(1)), pos=s.pos)
-            return self.loop(cond, s.body, nxt, line, step, s.invariants)
+            return self.loop(cond, s.body, at, line, step, s.invariants, modified(s.body) | {s.var})
         raise error_at(
             UnsupportedError,
             f"statement {type(s).__name__} is not supported by the CFA",
@@ -320,24 +432,60 @@ class _Builder:
             self.source,
         )
 
-    def loop(self, cond, body, at, line, step, invariants=()) -> int:
+    def diverges(self, at: int, flag: A.Var, line) -> int:
+        """A faulty condition of a construct with a loop inside: the real run may not come back
+        (an iteration count the reliable run never takes); ``$div`` records it."""
+        self.diverge = True
+        self.types[DIVERGED] = A.BOOL
+        d = A.Var(DIVERGED)
+        return self.step(at, A.Assign((d,), A.Binary("||", d, flag)), line)
+
+    def loop(self, cond, body, at, line, step, invariants=(), writes=frozenset()) -> int:
+        """A ``while`` loop. The fault events of the condition (its flips) and, for value-level
+        reliability, its control taint are emitted *before* each test: on entry and at the end of
+        every iteration, the state the test reads. The head's out-edges are then the test itself,
+        as the termination rules expect (flips write no variable the condition reads)."""
+        sticky = None
+        if self.value_level and self.faulty_cond(cond):
+            # the loop's control taint is sticky: once one test may have gone the other way, the
+            # real run's iterations no longer match the reliable run's, whatever later tests say
+            self.pcs += 1
+            sticky = A.Var(f"$pc{self.pcs}")
+            self.types[sticky.name] = A.BOOL
+            at = self.step(at, A.Assign((sticky,), _or(list(self.pc))), line)
+        c, at = self.before_test(at, cond, writes, line, sticky)
         head = self.node(line, "loop_head")
         self.loop_heads.append(head)
         if invariants:
             self.invariants[head] = tuple(invariants)
         self.edge(at, head, A.Assume(A.BoolLit(True)), None)
-        c, test = self.reliable(cond, head, line)
+        if sticky is not None:
+            self.pc.append(sticky)
         b0 = self.node(self.line_of(body.stmts[0]) if body.stmts else line)
-        self.edge(test, b0, A.Assume(c, pos=cond.pos), line)
+        self.edge(head, b0, A.Assume(c, pos=cond.pos), line)
         b1 = self.stmt(body, b0)
         if step is not None:
-            b2 = self.node(line)
-            self.edge(b1, b2, step, line)
-            b1 = b2
+            self.stmt_flips = []
+            b1 = self.step(b1, step, line)
+            b1 = self.taint(b1, step.targets[0], step.value, line=line)
+        if sticky is not None:
+            self.pc.pop()
+        _c, b1 = self.before_test(b1, cond, writes, line, sticky)
         self.edge(b1, head, A.Assume(A.BoolLit(True)), None, back=True)
         out = self.node(line)
-        self.edge(test, out, A.Assume(A.Unary("!", c, pos=cond.pos), pos=cond.pos), line)
+        self.edge(head, out, A.Assume(A.Unary("!", c, pos=cond.pos), pos=cond.pos), line)
+        if sticky is not None:
+            out = self.diverges(out, sticky, line)
         return out
+
+    def before_test(self, at: int, cond: A.Expr, writes, line, sticky: Optional[A.Var]) -> Tuple[A.Expr, int]:
+        """The flips of one evaluation of a loop condition and its control taint; returns the
+        reliable condition and the node after them."""
+        self.stmt_flips = []
+        c, at = self.reliable(cond, at, line)
+        if sticky is not None:
+            at, _ = self.control(at, c, writes, line, sticky)
+        return c, at
 
     def assign(self, s: A.Assign, at: int, line) -> int:
         value, at = self.reliable(s.value, at, line)
@@ -348,9 +496,8 @@ class _Builder:
                 t = A.Index(t.base, idx, pos=t.pos)
             targets.append(t)
         if len(targets) == 1:
-            nxt = self.node(line)
-            self.edge(at, nxt, A.Assign((targets[0],), value, pos=s.pos), line)
-            return nxt
+            at = self.step(at, A.Assign((targets[0],), value, pos=s.pos), line)
+            return self.taint(at, targets[0], value, line=line)
         # simultaneous tuple assignment via temporaries
         if isinstance(value, A.TupleExpr) and len(value.items) == len(targets):
             parts = list(value.items)
@@ -365,18 +512,51 @@ class _Builder:
             self.temps += 1
             tv = A.Var(f"$t{self.temps}")
             temps.append(tv)
-            nxt = self.node(line)
-            self.edge(at, nxt, A.Assign((tv,), p, pos=s.pos), line)
-            at = nxt
+            at = self.step(at, A.Assign((tv,), p, pos=s.pos), line)
+            if self.value_level:
+                # a temporary is as faulty as what it holds (it is read only by the next edges)
+                self.tainted = self.tainted | {tv.name}
+                at = self.taint(at, tv, p, line=line)
         for t, tv in zip(targets, temps):
-            nxt = self.node(line)
-            self.edge(at, nxt, A.Assign((t,), tv, pos=s.pos), line)
-            at = nxt
+            at = self.step(at, A.Assign((t,), tv, pos=s.pos), line)
+            at = self.taint(at, t, tv, line=line)
         return at
 
 
 def _uses_unreliable(prog: A.Program) -> bool:
-    return any(isinstance(n, A.Binary) and n.op in UNRELIABLE for n in A.walk(prog.body))
+    return bool(prog.memory) or any(isinstance(n, A.Binary) and kind_of(n.op) is not None for n in A.walk(prog.body))
+
+
+def _conditions(body: A.Block) -> List[A.Expr]:
+    """The branch and loop conditions of ``body`` (a ``for`` loop's as ``i < hi``)."""
+    out: List[A.Expr] = []
+    for n in A.walk(body):
+        if isinstance(n, (A.If, A.While)):
+            out.append(n.cond)
+        elif isinstance(n, A.For):
+            out.append(A.Binary("<", A.Var(n.var), n.hi))
+    return out
+
+
+def _guarded(c: A.Expr, loops: bool) -> bool:
+    """Whether claim ``c`` is unaffected by the arbitrary values of failed operations, so that its
+    probability is decided on the runs without a failure, where the real run and the compiled
+    (reliable-valued) run coincide: ``c`` implies ``!failed`` (a conjunct ``!failed``), or —
+    in a program without loops — holds whenever ``failed`` does (``!failed ==> X``,
+    ``failed || X``). With a loop, a run whose arbitrary value sends a loop on forever would
+    satisfy ``!failed ==> X`` in the compiled run while failing (never ending) in the real one."""
+    fl = A.Var(FAILED)
+    nf = A.Unary("!", fl)
+    if c == nf:
+        return True
+    if isinstance(c, A.Binary):
+        if c.op == "==>" and c.left == nf:
+            return not loops
+        if c.op == "||" and fl in (c.left, c.right):
+            return not loops
+        if c.op == "&&":
+            return nf in (c.left, c.right) or (_guarded(c.left, loops) and _guarded(c.right, loops))
+    return False
 
 
 def _complement(reliability: A.Expr) -> A.Expr:
@@ -409,7 +589,12 @@ def build_cfa(
             )
         ensures = ensures + (A.Unary("!", A.Var(FAILED)),)
         fails = _complement(prog.reliability)
-    if prog.reliability is not None or _uses_unreliable(prog):
+    value = prog.value_reliability
+    if value is not None and prog.fails is None:
+        # a `fails` clause (or `fails ?`) is the bound when given; the inputs' reliabilities
+        # `R(a)` are factors proved by conditioning on correct inputs (input_reliabilities)
+        fails = _complement(input_reliabilities(value.bound)[0])
+    if prog.reliability is not None or value is not None or _uses_unreliable(prog):
         reserved = prog.param(FAILED)
         if reserved is not None:
             raise error_at(
@@ -419,7 +604,29 @@ def build_cfa(
         b.edge(at, nxt, A.Assign((A.Var(FAILED),), A.BoolLit(False)), None)
         b.types[FAILED] = A.BOOL
         at = nxt
+    for name in sorted(b.tainted):
+        at = b.step(at, A.Assign((A.Var(BAD + name),), A.BoolLit(False)), None)
+        b.types[BAD + name] = A.BOOL
+    if value is not None and any(b.faulty_cond(c) for c in _conditions(prog.body)):
+        at = b.step(at, A.Assign((A.Var(DIVERGED),), A.BoolLit(False)), None)
+        b.types[DIVERGED] = A.BOOL
     end = b.stmt(prog.body, at)
+    if value is not None:
+        # candidate invariants (checked by the prover, never trusted): every flag is raised by a
+        # fault, and every fault raises `failed`
+        flags = [n for n in b.types if n.startswith((BAD, "$pc")) or n == DIVERGED]
+        implied = tuple(A.Binary("==>", A.Var(n), A.Var(FAILED)) for n in sorted(flags))
+        for h in b.loop_heads:
+            b.invariants[h] = tuple(b.invariants.get(h, ())) + implied
+    if b.arbitrary:
+        # a failed comparison, division or memory read gives an arbitrary value: the compiled
+        # run keeps the reliable one, which is the real run's only while nothing failed
+        loops = bool(b.loop_heads)
+        ensures = tuple(c if _guarded(c, loops) else A.Binary("&&", c, A.Unary("!", A.Var(FAILED))) for c in ensures)
+    if value is not None:
+        ensures = ensures + tuple(A.Unary("!", A.Var(BAD + x)) for x in value.names if x in b.tainted)
+        if b.diverge:
+            ensures = ensures + (A.Unary("!", A.Var(DIVERGED)),)
     exit_ = b.node(None, "exit")
     b.edge(end, exit_, A.Assume(A.BoolLit(True)), None)
     g = _contract_trivial(b.g, entry, exit_, set(b.loop_heads))

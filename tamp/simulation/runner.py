@@ -12,10 +12,10 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from lang import ast as A
-from lang.errors import TampError, error_at
+from lang.errors import TampError, UnsupportedError, error_at
 from lang.loader import load
 from lang.parser import parse_expr
-from lang.typecheck import check_program
+from lang.typecheck import CANDIDATE_OPS, UNRELIABLE_OPS, check_program
 from tamp.cfa import build_cfa
 from tamp.cfa.dependence import precondition_positions
 from tamp.cfa.loops import CountedLoop, counted_loops_by_step
@@ -135,8 +135,34 @@ def _comparisons(specs, terms, inputs_ev, source) -> List[Comparison]:
     return out
 
 
+def _hardware_model(prog: A.Program):
+    """The first construct of Rely's hardware model the simulator does not run (per-kind rates,
+    unreliable memory, value-level reliability, unreliable comparisons and division, candidate
+    operators), or None."""
+    for x in (*prog.op_rates, *prog.memory, prog.value_reliability):
+        if x is not None:
+            return x
+    for n in A.walk(prog.body):
+        if isinstance(n, A.Binary) and (n.op in UNRELIABLE_OPS or n.op in CANDIDATE_OPS) and n.op not in _SIMULATED:
+            return n
+    return None
+
+
+_SIMULATED = ("+.", "-.", "*.")
+
+
 def _prepare(prog, inputs, path, source):
     """Exact inputs (checked against the parameters) and their evaluator; ``requires`` must hold."""
+    unsupported = _hardware_model(prog)
+    if unsupported is not None:
+        raise error_at(
+            UnsupportedError,
+            "the simulator runs `+. -. *.` with one `rate`; per-kind rates, unreliable memory, value-level "
+            "reliability, unreliable comparisons and division and candidate operators are for `tamp prove`",
+            unsupported.pos,
+            path,
+            source,
+        )
     exact = convert_inputs(prog, dict(inputs or {}), path, source)
     inputs_ev = ExactEvaluator(exact, path, source, what="a requires/fails/rate clause")
     for r in prog.requires:

@@ -59,6 +59,12 @@ def _loan(tmp: Path) -> Path:
     return f
 
 
+def _placeable(tmp: Path) -> Path:
+    f = tmp / "in.prob"
+    shutil.copyfile(ROOT / "benchmarks" / "reliability" / "place" / "dot.prob", f)
+    return f
+
+
 def _bench(tmp: Path) -> Path:
     (tmp / "suite").mkdir()
     f = tmp / "suite" / "in.prob"
@@ -74,6 +80,7 @@ RECIPES = {
     ("import",): (_libra, ["import", "{IN}"], ".prob"),
     ("prior", "fit"): (_csv, ["prior", "fit", "{IN}"], ".json"),
     ("bench",): (_bench, ["bench", "{DIR}", "--timeout", "60"], ".json"),
+    ("place",): (_placeable, ["place", "{IN}", "--input", "r=0.001", "--input", "n=10"], ".prob"),
     ("query",): (
         _loan,
         ["query", "{IN}", "--given", "income == 40 && debt == 10 && sex == 1", "--vary", "sex", "--would", "approve"],
@@ -193,6 +200,8 @@ def test_a_normal_output_is_complete(tmp_path, capsys, key, option, kind):
         ext = ".html"
     elif option == "--markdown":
         ext = ".md"
+    elif option == "--certificate":  # place: its --output is a program, its certificate JSON
+        ext = ".json"
     out = folder / ("result" + ("" if kind is not output_file and option == "--dot" and key == ("prove",) else ext))
     code, _, err = _run(capsys, [*argv, option, str(out)])
     assert code in (0, 1, 3), err

@@ -394,7 +394,7 @@ class _Checker:
             raise self.error(
                 f"{f}(…) is a distribution: it can only be sampled, as in `x ~ {f}(…);`", e, UnsupportedError
             )
-        raise self.error(f"unknown function '{f}' (known: {', '.join(BUILTINS)})", e)
+        raise self.error(f"unknown function '{f}' (known: {', '.join(BUILTINS + ('pow',))})", e)
 
     def written(self, e: A.Call, ctx: _Ctx) -> A.Type:
         """``written(a, i)``: whether the run wrote ``a[i]`` (privacy events only)."""

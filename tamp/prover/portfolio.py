@@ -108,7 +108,15 @@ class UnionBound:
             dag = prove_loops(program, cfa, _dag_deadline(deadline, traces), t0, problem.progress)
             if dag.verdict == "proved":
                 return Attempt(dag)
-        return Attempt(_prove_loop_free(program, cfa, deadline, t0, problem.progress))
+            return Attempt(_prove_loop_free(program, cfa, deadline, t0, problem.progress))
+        # one path whatever the size (issue 33): a small tree first, with half the time left,
+        # and the CFA when the tree did not prove the claim, so a program is not proved at 32
+        # traces and unknown at 16 because only one of the two labellings was tried
+        tree = _prove_loop_free(program, cfa, _half(deadline), t0, problem.progress)
+        if tree.verdict == "proved":
+            return Attempt(tree)
+        dag = prove_loops(program, cfa, deadline, t0, problem.progress)
+        return Attempt(dag if dag.verdict == "proved" else tree)
 
 
 class Expectation:
@@ -248,6 +256,14 @@ def _dag_deadline(deadline: Optional[float], traces: int) -> Optional[float]:
     now = time.monotonic()
     if deadline is None:
         return now + DAG_SECONDS
+    return now + max(deadline - now, 0.0) / 2
+
+
+def _half(deadline: Optional[float]) -> Optional[float]:
+    """Half the time left before ``deadline`` (None: no limit, the tree's proposals are capped)."""
+    if deadline is None:
+        return None
+    now = time.monotonic()
     return now + max(deadline - now, 0.0) / 2
 
 

@@ -18,6 +18,14 @@ scores ``q``) is a copy too, of the literal: the fact ``a3 - q[3] <= M`` reads
 ``best - q[b] <= M``. Only array indices are replaced by such a copy (``q[3]`` becomes ``q[b]``;
 the 3 of ``log(3 / p)`` stays).
 
+An array element read at a literal (``tv := q[3]``, the winner's true score kept beside its
+index) is a copy too, of that element: the fact ``a3 - q[3] <= M`` reads ``best - tv <= M``.
+A draw added to a score before the selection (``n3 ~ lap(0, s); a3 := q[3] + n3``) has its fact
+``n3 - 0 <= M`` restated over the sum first (``a3 - q[3] - 0 <= M``, the draw solved from its
+one definition ``x := r + n``, ``x := n + r``, ``x := r - n`` or ``x := n - r``), and that is
+copied as above. The trace tree gets these facts by interpolation on every trace; without them
+the CFA, tried first from 32 traces on, failed where the tree of a smaller k proved (issue 33).
+
 Only candidates: Houdini keeps what is inductive and :mod:`.check` re-verifies the labels.
 """
 
@@ -30,8 +38,9 @@ from lang import ast as A
 from lang.walk import free_vars, replace_all
 from tamp.prover.base.exprs import subst
 
-#: what a block copies: a variable's name, or an integer literal (replaced only as an index)
-Key = Union[str, int]
+#: what a block copies: a variable's name, an integer literal (replaced only as an index), or an
+#: array element read at an integer literal (``q[3]``)
+Key = Union[str, int, A.Index]
 
 
 def _blocks(cfa) -> List[Dict[Key, A.Var]]:
@@ -73,13 +82,15 @@ def _is_assign(st) -> bool:
 
 def _copied(st) -> Optional[Key]:
     """What the assignment ``st`` copies into its target: a variable's name (``x := y``), an
-    integer literal (``x := 3``), or None."""
+    integer literal (``x := 3``), an array element at a literal (``x := q[3]``), or None."""
     if not _is_assign(st) or st.targets[0].name.startswith("$"):
         return None
     if isinstance(st.value, A.Var):
         return st.value.name
     if isinstance(st.value, A.Num) and st.value.is_int and st.value.value.denominator == 1:
         return int(st.value.value)
+    if _literal_index(st.value) is not None and isinstance(st.value, A.Index) and isinstance(st.value.base, A.Var):
+        return st.value
     return None
 
 
@@ -87,6 +98,8 @@ def _occurs(f: A.Expr, key: Key) -> bool:
     """Whether ``f`` reads the variable ``key``, or indexes an array by the literal ``key``."""
     if isinstance(key, str):
         return key in set(free_vars(f))
+    if isinstance(key, A.Index):
+        return any(n == key for n in A.walk(f))
     return any(_literal_index(n) == key for n in A.walk(f))
 
 
@@ -97,9 +110,13 @@ def _literal_index(n: A.Node) -> Optional[int]:
 
 
 def _replace(f: A.Expr, m: Dict[Key, A.Var]) -> A.Expr:
-    """``f`` with the variables of ``m`` replaced by their copies, and each array read at a
-    literal of ``m`` read at that literal's copy instead."""
-    g = subst(f, {y: x for y, x in m.items() if isinstance(y, str)})  # type: ignore[misc]
+    """``f`` with the array elements of ``m`` and then its variables replaced by their copies,
+    and each array read at a literal of ``m`` read at that literal's copy instead."""
+    g = f
+    for y, x in m.items():
+        if isinstance(y, A.Index):
+            g = replace_all(g, y, x)
+    g = subst(g, {y: x for y, x in m.items() if isinstance(y, str)})  # type: ignore[misc]
     for n in [n for n in A.walk(g) if _literal_index(n) in m]:
         c = _literal_index(n)
         assert c is not None and isinstance(n, A.Index)
@@ -107,9 +124,40 @@ def _replace(f: A.Expr, m: Dict[Key, A.Var]) -> A.Expr:
     return g
 
 
+def _solved(cfa) -> List[tuple[str, A.Expr]]:
+    """For each assignment ``x := r + n`` (or ``n + r``, ``r - n``, ``n - r``) of the loop-free
+    ``cfa`` with ``n`` a variable not read by ``r`` and ``x`` read by neither: ``(n, e)`` with
+    ``e`` the value of ``n`` in terms of ``x`` after it (``x - r``, ``r - x``, ``x + r``)."""
+    out: List[tuple[str, A.Expr]] = []
+    for _u, _v, _k, d in cfa.edges():
+        st = d["stmt"]
+        if not _is_assign(st) or st.targets[0].name.startswith("$") or not isinstance(st.value, A.Binary):
+            continue
+        x, e = A.Var(st.targets[0].name), st.value
+        if e.op not in ("+", "-"):
+            continue
+        sides = [(e.right, e.left, "right"), (e.left, e.right, "left")]
+        for n, r, side in sides:
+            if not isinstance(n, A.Var) or n.name in set(free_vars(r)) or x.name in set(free_vars(e)):
+                continue
+            if e.op == "+":
+                sol = A.Binary("-", x, r)
+            elif side == "right":  # x = r - n
+                sol = A.Binary("-", r, x)
+            else:  # x = n - r
+                sol = A.Binary("+", x, r)
+            out.append((n.name, sol))
+    return out
+
+
 def copied_facts(cfa, facts: List[A.Expr]) -> List[A.Expr]:
-    """Each fact of ``facts`` with the variables one block copies replaced by their copies."""
+    """Each fact of ``facts`` (and of their restatements over a sum the draw was added into)
+    with the variables one block copies replaced by their copies."""
     out: List[A.Expr] = []
+    solved = _solved(cfa)
+    restated = [subst(f, {n: e}) for f in facts for n, e in solved if n in set(free_vars(f))]
+    out += [f for f in restated if f not in facts]
+    facts = facts + out
     for chain in _blocks(cfa):
         for y, x in chain.items():  # a running best stays on one side of every value it copied
             if isinstance(y, str) and cfa.types.get(y) == A.REAL and cfa.types.get(x.name) == A.REAL:

@@ -64,10 +64,13 @@ def try_product(cfa, t0: float, prove_counting: Callable[[Any], Optional[ProofRe
         return None, why
     inner = prove_counting(counting_cfa(cfa, claim.count))
     if inner is None or inner.verdict != "proved":
-        reason = inner.message.splitlines()[0] if inner is not None and inner.message else "no proof"
+        lines = inner.message.splitlines() if inner is not None and inner.message else []
+        # the union bound's own reason (its first line that is not the "not proved (...)" coda)
+        reason = next((ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith("not proved")), "")
         return None, (
             f"the reliable execution was not proved to perform at most {show_expr(claim.count)} "
-            f"unreliable operations: the union bound ρ * ({show_expr(claim.count)}) at a rate ρ was not proved ({reason})"
+            f"unreliable operations: the union bound ρ * ({show_expr(claim.count)}) at a rate ρ was not proved"
+            + (f": {reason}" if reason and len(reason) < 160 else "")
         )
     res = ProductResult(
         cfa.name,

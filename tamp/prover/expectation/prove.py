@@ -83,6 +83,7 @@ from tamp.prover.concentration.proof import Checker as ConcChecker
 from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
+from tamp.prover.stages.products import stage_cores
 from tamp.prover.trace.check import Obligation
 from tamp.prover.trace.result import ProofResult
 from tamp.prover.trace.synthesis import Timeout
@@ -803,6 +804,7 @@ def core_candidates(
                 out += [A.Cond(facts, x, ONE) for x in forms]
     if not nested:
         out += flag_cores(claim, beta, s, g, body, f, pairs)
+    out += [_fold(x) for x in stage_cores(s, f, claim.types, lambda st, ev: stage_chance(claim, st, ev))]  # products
     out += [beta, ZERO]
     seen, uniq = set(), []
     for e in out:
@@ -811,6 +813,16 @@ def core_candidates(
             seen.add(k)
             uniq.append(e)
     return uniq
+
+
+def stage_chance(claim: ExpClaim, s: A.Stmt, event: A.Expr) -> Optional[A.Expr]:
+    """The upper pre-expectation of ``[event]`` over the loop-free statement ``s`` (the chance
+    that one iteration raises a stage's flag, :func:`tamp.prover.stages.products.stage_cores`),
+    or None when ``s`` is outside this engine's rules."""
+    try:
+        return Wpe(claim.body, claim.params, types=claim.types).stmt(s, ind(event))
+    except NotApplicable:
+        return None
 
 
 def prefix_conds(claim: ExpClaim, body: A.Stmt, s, f: A.Expr) -> List[A.Expr]:

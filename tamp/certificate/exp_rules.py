@@ -42,6 +42,7 @@ from typing import Dict, List, Optional, Tuple
 
 from lang import ast as A
 from lang.walk import DESCEND, Transformer, free_vars, substitute
+from tamp.cfa.unreliable import coins_for_unreliable
 from tamp.show import show_expr
 
 from .exp_hits import NoHitBound, hit_bound, split_at
@@ -524,21 +525,22 @@ class ExpClaim:
 
 def claim_of(program: A.Program, cfa) -> ExpClaim:
     """The claim over the program's body, or :class:`Outside`."""
-    for n in A.walk(program.body):
-        if isinstance(n, A.Binary) and n.op.endswith("."):
-            raise Outside("unreliable operators")
+    body = coins_for_unreliable(program)  # the CFA's coins of the unreliable operators, in place
+    if body is None:
+        raise Outside("an unreliable operator outside an assignment or an if test")
+    for n in A.walk(body):
         if isinstance(n, A.Sample) and not _symbolic_unif(n.dist):
             outcomes(n.dist)
         if isinstance(n, (A.Assign, A.Sample)):
             _target(n)
-    if not any(isinstance(n, A.Sample) for n in A.walk(program.body)):
+    if not any(isinstance(n, A.Sample) for n in A.walk(body)):
         raise Outside("no sampling")
     if {v for e in cfa.ensures for v in _binders(e)} & set(cfa.types):
         raise Outside("a quantified variable shares its name with a program variable")
     types = dict(cfa.types)
     types.setdefault("r$", A.REAL)
     post = _ind(_not(_and(list(cfa.ensures))))
-    return ExpClaim(program.body, list(cfa.requires), post, types, [p.name for p in cfa.params])
+    return ExpClaim(body, list(cfa.requires), post, types, [p.name for p in cfa.params])
 
 
 def obligations(claim: ExpClaim, beta: A.Expr, annots: Dict[int, LoopAnnot]) -> Tuple[set, List[Obligation]]:

@@ -74,6 +74,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from axioms.lemmas import product_lemmas
 from lang import ast as A
 from lang.walk import DESCEND, Transformer, free_vars
+from tamp.cfa.unreliable import coins_for_unreliable
 from tamp.core.z3context import load_in_proof
 from tamp.prover.base.exprs import and_all, conjuncts, not_, subst
 from tamp.prover.base.simplify import simplify, user_form
@@ -648,10 +649,10 @@ class ExpClaim:
 
 def claim_of(program: A.Program, cfa) -> ExpClaim:
     """The claim, or :class:`NotApplicable` when the program is outside the engine's rules."""
-    body = program.body
+    body = coins_for_unreliable(program)  # an unreliable operator: its coin before its statement
+    if body is None:
+        raise NotApplicable("an unreliable operator in a loop test, a bound or a distribution (left to the union bound)")
     for n in A.walk(body):
-        if isinstance(n, A.Binary) and n.op.endswith("."):
-            raise NotApplicable("unreliable operators (left to the union bound)")
         if isinstance(n, A.Sample):
             if not symbolic_unif(n.dist):
                 dist_outcomes(n.dist)  # raises for a continuous distribution
@@ -815,14 +816,16 @@ def core_candidates(
     return uniq
 
 
-def stage_chance(claim: ExpClaim, s: A.Stmt, event: A.Expr) -> Optional[A.Expr]:
-    """The upper pre-expectation of ``[event]`` over the loop-free statement ``s`` (the chance
-    that one iteration raises a stage's flag, :func:`tamp.prover.stages.products.stage_cores`),
-    or None when ``s`` is outside this engine's rules."""
+def stage_chance(claim: ExpClaim, s: A.Stmt, flag: str) -> Optional[A.Expr]:
+    """The upper pre-expectation of ``[flag]`` over the loop-free statement ``s`` from a state
+    where the flag is down (the chance that one iteration raises a stage's flag,
+    :func:`tamp.prover.stages.products.stage_cores`), or None when ``s`` is outside this
+    engine's rules."""
     try:
-        return Wpe(claim.body, claim.params, types=claim.types).stmt(s, ind(event))
+        pre = Wpe(claim.body, claim.params, types=claim.types).stmt(s, ind(A.Var(flag)))
     except NotApplicable:
         return None
+    return put(pre, flag, A.BoolLit(False))
 
 
 def prefix_conds(claim: ExpClaim, body: A.Stmt, s, f: A.Expr) -> List[A.Expr]:

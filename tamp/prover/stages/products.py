@@ -38,9 +38,10 @@ from tamp.prover.base.exprs import subst
 ONE = A.num(1)
 ZERO = A.num(0)
 
-#: the chance that a loop-free statement ends with an event true, from the state before it
-#: (an upper pre-expectation of the event's indicator), or None outside the calculus's rules
-Chance = Callable[[A.Stmt, A.Expr], Optional[A.Expr]]
+#: the chance that a loop-free statement ends with a Boolean flag raised, from a state where it
+#: is down (an upper pre-expectation of the flag's indicator, the flag set to false in it), or
+#: None outside the calculus's rules
+Chance = Callable[[A.Stmt, str], Optional[A.Expr]]
 
 
 def _written(s: A.Stmt) -> Set[str]:
@@ -91,6 +92,11 @@ def iterations_sum(p: A.Expr, c: str, lo_c: A.Expr, hi: A.Expr, inclusive: bool,
     j = c + "$s"
     while j in taken:
         j += "$"
+    if isinstance(p, A.Cond) and c not in set(free_vars(p.then)) and p.other == ZERO:
+        # ``test(c) ? q : 0``: q times the number of iterations left that pass the test (a
+        # count of the data, as a claim writes it: r * sum(j in 0..n: x[j] > 0 ? 1 : 0))
+        count = A.Sum(j, lo_c, hi, inclusive, A.Cond(subst(p.cond, {c: A.Var(j)}), ONE, ZERO))
+        return A.Binary("*", p.then, count)
     return A.Sum(j, lo_c, hi, inclusive, subst(p, {c: A.Var(j)}))
 
 
@@ -112,10 +118,9 @@ def stage_cores(s, f: A.Expr, types, chance: Chance) -> List[A.Expr]:
         f0 = subst(f, {v: A.BoolLit(False)})
         if (set(free_vars(t)) | set(free_vars(f0))) & changed:
             continue  # what follows reads more of the stage than its flag
-        raw = chance(s.body, A.Var(v))
-        if raw is None:
+        p = chance(s.body, v)
+        if p is None:
             continue
-        p = subst(raw, {v: A.BoolLit(False)})
         if set(free_vars(p)) & (changed - {s.var}):
             continue
         sums = iterations_sum(p, s.var, A.Var(s.var), s.hi, s.inclusive, taken | set(free_vars(p)))

@@ -12,6 +12,9 @@ those in an arm of ``c ? a : b`` not taken, as the CFA does). The prover and the
 
 Why this is sound: it is the CFA's semantics of ``rate`` written in the source's structure —
 the same coins at the same places, so the program's runs and their probabilities are the same.
+(Like the CFA, it tosses a coin also for an operator in an arm of ``c ? a : b`` that is not
+evaluated, where the simulator does not: an extra coin only adds runs with ``failed`` set, so
+a bound on Pr[failed] proved with it holds without it.)
 Unreliable operators anywhere else (a loop's test or bounds, a distribution's parameter, an
 ``assume``) are refused (None): their coins are tossed at each evaluation, which a statement
 placed before the loop would not model.

@@ -1,0 +1,103 @@
+"""Composition by products (issue 33): a loop is a *stage* whose raised flag gates what follows
+(:mod:`tamp.prover.stages.products`), with a per-iteration chance from the pre-expectation
+calculus summed over the iterations left — a count that may depend on the data — and unreliable
+operators as the CFA's coins (:mod:`tamp.cfa.unreliable`). True claims are proved and their
+certificates re-checked; false siblings (refuted by simulation, benchmarks/prover4/dev/compose)
+are never proved."""
+
+from __future__ import annotations
+
+import pytest
+from limits import FALSE_CLAIM_S
+from locations import BENCHMARKS
+
+from lang import ast as A
+from lang.parser import parse, parse_file
+from tamp.cfa import build_cfa
+from tamp.cfa.unreliable import coins_for_unreliable
+from tamp.prover import prove_program
+from tamp.prover.expectation import prove as E
+from tamp.prover.stages.products import iterations_sum, raised_flags
+from tamp.show import show_expr
+
+DEV = BENCHMARKS / "prover4" / "dev" / "compose"
+TRUE = [DEV / "checksum_retry.prob", DEV / "relu_layer.prob"]
+FALSE = [
+    DEV / "checksum_retry_false.prob",
+    DEV / "relu_layer_false.prob",
+    DEV / "attack_stage_reads_false.prob",
+    DEV / "attack_guard_ops_false.prob",
+]
+
+
+def _prove(path, timeout=60):
+    src = parse_file(str(path))
+    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
+
+
+@pytest.mark.parametrize("path", TRUE, ids=lambda p: p.stem)
+def test_stages_are_proved_by_products(path):
+    r = _prove(path)
+    assert r.verdict == "proved", r.render_text()
+    assert isinstance(r, E.ExpectationResult)
+
+
+@pytest.mark.parametrize("path", FALSE, ids=lambda p: p.stem)
+def test_false_siblings_are_not_proved(path):
+    assert _prove(path, timeout=FALSE_CLAIM_S).verdict != "proved"
+
+
+RELU = """
+program p(x: real[], w: real[], n: int, r: real)
+  rate r
+  requires n >= 1 && 0 <= r && r <= 1
+  reliability 1 - 2 * r * n
+{
+  for j in 0..n {
+    if (x[j] *. 1 > 0) {
+      y[j] := x[j] *. w[j] +. 1;
+    }
+  }
+}
+"""
+
+
+def test_unreliable_operators_become_the_cfas_coins_in_place():
+    prog = parse(RELU).programs[0]
+    body = coins_for_unreliable(prog)
+    assert body is not None
+    coins = [n for n in A.walk(body) if isinstance(n, A.Sample)]
+    flips = [d["stmt"] for _u, _v, _k, d in build_cfa(prog).edges() if isinstance(d["stmt"], A.Sample)]
+    assert len(coins) == len(flips) == 3  # one per operator, as the CFA tosses them
+    assert not any(isinstance(n, A.Binary) and n.op.endswith(".") for n in A.walk(body))
+    first = body.stmts[0]
+    assert isinstance(first, A.Assign) and first.targets == (A.Var("failed"),) and first.value == A.BoolLit(False)
+    loop = body.stmts[1]
+    # the test's coin comes before the `if`, the assignment's two coins before the assignment
+    assert isinstance(loop.body.stmts[0], A.Sample) and isinstance(loop.body.stmts[2], A.If)
+
+
+def test_an_operator_in_a_loop_test_is_outside_the_rules():
+    prog = parse(
+        "program p(n: int, r: real) rate r requires n >= 1 reliability 1 - r {"
+        " i := 0; while (i +. 0 < n) { i := i + 1; } }"
+    ).programs[0]
+    assert coins_for_unreliable(prog) is None
+
+
+def test_a_flag_lowered_in_the_loop_is_no_stage():
+    body = parse(
+        "program p(n: int) requires n >= 1 ensures !b fails 0 {"
+        " b := false; c := false; for i in 0..n { e ~ bern(1/2); b := b || e; c := true; if (e) { c := false; } } }"
+    ).programs[0].body
+    loop = body.stmts[2]
+    types = {"b": A.BOOL, "c": A.BOOL, "e": A.BOOL}
+    assert raised_flags(loop.body, types) == ["b"]
+
+
+def test_the_union_over_iterations_counts_the_data():
+    p = A.Cond(A.Binary(">", A.Index(A.Var("x"), A.Var("j")), A.num(0)), A.Var("r"), A.num(0))
+    s = iterations_sum(p, "j", A.Var("j"), A.Var("n"), False, {"x", "r", "n", "j"})
+    assert show_expr(s) == "r * sum(j$s in j..n: x[j$s] > 0 ? 1 : 0)"
+    flat = iterations_sum(A.Var("r"), "j", A.Var("j"), A.Var("n"), False, set())
+    assert show_expr(flat) == "(n - j) * r"

@@ -86,10 +86,14 @@ def test_an_operator_in_a_loop_test_is_outside_the_rules():
 
 
 def test_a_flag_lowered_in_the_loop_is_no_stage():
-    body = parse(
-        "program p(n: int) requires n >= 1 ensures !b fails 0 {"
-        " b := false; c := false; for i in 0..n { e ~ bern(1/2); b := b || e; c := true; if (e) { c := false; } } }"
-    ).programs[0].body
+    body = (
+        parse(
+            "program p(n: int) requires n >= 1 ensures !b fails 0 {"
+            " b := false; c := false; for i in 0..n { e ~ bern(1/2); b := b || e; c := true; if (e) { c := false; } } }"
+        )
+        .programs[0]
+        .body
+    )
     loop = body.stmts[2]
     types = {"b": A.BOOL, "c": A.BOOL, "e": A.BOOL}
     assert raised_flags(loop.body, types) == ["b"]

@@ -651,7 +651,9 @@ def claim_of(program: A.Program, cfa) -> ExpClaim:
     """The claim, or :class:`NotApplicable` when the program is outside the engine's rules."""
     body = coins_for_unreliable(program)  # an unreliable operator: its coin before its statement
     if body is None:
-        raise NotApplicable("an unreliable operator in a loop test, a bound or a distribution (left to the union bound)")
+        raise NotApplicable(
+            "an unreliable operator in a loop test, a bound or a distribution (left to the union bound)"
+        )
     for n in A.walk(body):
         if isinstance(n, A.Sample):
             if not symbolic_unif(n.dist):

@@ -55,8 +55,9 @@ count of events reaching a threshold (:mod:`tamp.prover.expectation.levels`); a 
 decided case by case (the cases cover every state, so the cases together are the one formula).
 
 Where this engine and the union bound meet: it takes only programs whose samples are all
-discrete (``bern``, ``unif``) and that write no tuple, use no unreliable operator and
-condition on nothing (an array element is written or sampled as above; F must use the array only
+discrete (``bern``, ``unif``) and that write no tuple and condition on nothing (an unreliable
+operator counts as the coin the CFA tosses for it, written before its statement by
+:func:`tamp.cfa.unreliable.coins_for_unreliable`; one in a loop test is refused) (an array element is written or sampled as above; F must use the array only
 by element reads); the others are left to the union-bound prover, unchanged. Every
 obligation is decided by :func:`tamp.prover.base.smt.is_valid` (``unknown`` is failure) with the
 log/exp lemmas and :func:`axioms.lemmas.product_lemmas`; the certificate

@@ -7,24 +7,31 @@ are never proved."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from limits import FALSE_CLAIM_S
 from locations import BENCHMARKS
 
 from lang import ast as A
+from lang.evaluate import evaluate
 from lang.parser import parse, parse_file
 from tamp.cfa import build_cfa
 from tamp.cfa.unreliable import coins_for_unreliable
 from tamp.prover import prove_program
 from tamp.prover.expectation import prove as E
+from tamp.prover.expectation.tails import lap_chance
 from tamp.prover.stages.products import iterations_sum, raised_flags
 from tamp.show import show_expr
 
 DEV = BENCHMARKS / "prover4" / "dev" / "compose"
-TRUE = [DEV / "checksum_retry.prob", DEV / "relu_layer.prob"]
+TRUE = [DEV / f"{n}.prob" for n in ("checksum_retry", "relu_layer", "scrub_retry", "noisy_remeasure", "noisy_retry")]
 FALSE = [
     DEV / "checksum_retry_false.prob",
     DEV / "relu_layer_false.prob",
+    DEV / "scrub_retry_false.prob",
+    DEV / "noisy_remeasure_false.prob",
+    DEV / "noisy_retry_false.prob",
     DEV / "attack_stage_reads_false.prob",
     DEV / "attack_guard_ops_false.prob",
 ]
@@ -105,3 +112,24 @@ def test_the_union_over_iterations_counts_the_data():
     assert show_expr(s) == "r * sum(j$s in j..n: x[j$s] > 0 ? 1 : 0)"
     flat = iterations_sum(A.Var("r"), "j", A.Var("j"), A.Var("n"), False, set())
     assert show_expr(flat) == "(n - j) * r"
+
+
+def test_laplace_tails_are_the_exact_probabilities():
+    x, m, sc = "x", A.Var("m"), A.Var("s")
+    cases = {
+        "x > m + 1": lambda mv, sv: 0.5 * math.exp(-1 / sv),
+        "x <= m - 2": lambda mv, sv: 0.5 * math.exp(-2 / sv),
+        "abs(x - m) > 3": lambda mv, sv: math.exp(-3 / sv),
+        "3 >= abs(x - m)": lambda mv, sv: 1 - math.exp(-3 / sv),
+        "m + 1 < x": lambda mv, sv: 0.5 * math.exp(-1 / sv),
+        "x > m - 1": lambda mv, sv: 1 - 0.5 * math.exp(-1 / sv),
+    }
+    for text, want in cases.items():
+        phi = parse(f"program p(x: real, m: real, s: real) ensures {text} fails 0 {{ }}").programs[0].ensures[0]
+        q = lap_chance(phi, x, m, sc)
+        assert q is not None, text
+        got = float(evaluate(q, {"m": 0.5, "s": 2.0}))
+        assert abs(got - want(0.5, 2.0)) < 1e-12, (text, got)
+    for text in ("x == m", "abs(x - m) + x > 1", "abs(m - x) > 1", "x * 2 > m"):
+        phi = parse(f"program p(x: real, m: real, s: real) ensures {text} fails 0 {{ }}").programs[0].ensures[0]
+        assert lap_chance(phi, x, m, sc) is None, text

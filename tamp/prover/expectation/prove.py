@@ -18,6 +18,8 @@ program's statements, starting from the indicator ``[¬ensures]``:
 ``x ~ unif(lo, hi)``     F reads x only in equalities ``x == e`` (under quantifiers): ``min(1,
                          F[tests := false] + K/N)``, K the most values the e's take (the union
                          bound over the values hit, :mod:`tamp.prover.expectation.hits`)
+``x ~ lap(m, s)``        F reads x only in one tail test φ: ``s > 0 ? q·F[φ := true] + (1 - q)·F[φ := false] : 1``,
+                         q = Pr[φ] exactly (:mod:`tamp.prover.expectation.tails`)
 ``if (c) S else T``      ``c ? wpe(S, F) : wpe(T, F)``
 ``assume(c)``            ``c ? F : 0`` (an assume on inputs only: a precondition)
 ``while (g) B``          ``E = g ? max(0, min(1, core)) : F`` for a loop *invariant expectation* core
@@ -67,10 +69,11 @@ log/exp lemmas and :func:`axioms.lemmas.product_lemmas`; the certificate
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from axioms.lemmas import product_lemmas
 from lang import ast as A
@@ -85,6 +88,7 @@ from tamp.prover.concentration.proof import Checker as ConcChecker
 from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
+from tamp.prover.expectation.tails import lap_chance, one_event
 from tamp.prover.stages.products import stage_cores
 from tamp.prover.trace.check import Obligation
 from tamp.prover.trace.result import ProofResult
@@ -422,6 +426,8 @@ class Wpe:
             target = _target(s)
             if symbolic_unif(s.dist):
                 return self.unif_by_atom(s, target, f)
+            if s.dist.func == "lap" and len(s.dist.args) == 2:
+                return self.lap_by_atom(s, target, f)
             ok, outs = dist_outcomes(s.dist)
             acc: Optional[A.Expr] = None
             for p, v in outs:
@@ -488,6 +494,28 @@ class Wpe:
         yes, no = replace_node(f, phi, A.BoolLit(True)), replace_node(f, phi, A.BoolLit(False))
         acc = plus(times(q, _fold(yes)), times(simp(A.Binary("-", ONE, q)), _fold(no)))
         return cond(A.Binary(">=", n, ONE), acc, miss)
+
+    def lap_by_atom(self, s: A.Sample, target: A.Expr, f: A.Expr) -> A.Expr:
+        """``x ~ lap(m, s)`` when ``f`` reads x only in one test φ of :func:`tails.lap_chance`:
+        ``s > 0 ? q·f[φ := true] + (1 - q)·f[φ := false] : 1`` with q = Pr[φ] exactly."""
+        m, scale = s.dist.args
+        miss = ONE if self.upper else ZERO
+        if not isinstance(target, A.Var):
+            raise NotApplicable(f"line {_line(s)}: a Laplace draw into an array element")
+        x = target.name
+        positive = A.Binary(">", scale, ZERO)
+        if x not in set(free_vars(f)):
+            return cond(positive, f, miss)
+        event = one_event(f, x)  # `abs(y - v) <= t` and `abs(y - v) > t`: one event
+        if event is not None:
+            f = event[0]
+        phi = the_atom(f, x, self.types)
+        q = lap_chance(phi, x, m, scale) if phi is not None else None
+        if phi is None or q is None:
+            raise NotApplicable(f"line {_line(s)}: the failure reads {x} ~ lap(m, s) other than by one tail test")
+        yes, no = replace_node(f, phi, A.BoolLit(True)), replace_node(f, phi, A.BoolLit(False))
+        acc = plus(times(q, _fold(yes)), times(simp(A.Binary("-", ONE, q)), _fold(no)))
+        return cond(positive, acc, miss)
 
     def loop(self, s, f: A.Expr) -> A.Expr:
         key = self.ids[id(s)]
@@ -657,8 +685,8 @@ def claim_of(program: A.Program, cfa) -> ExpClaim:
         )
     for n in A.walk(body):
         if isinstance(n, A.Sample):
-            if not symbolic_unif(n.dist):
-                dist_outcomes(n.dist)  # raises for a continuous distribution
+            if not symbolic_unif(n.dist) and n.dist.func != "lap":
+                dist_outcomes(n.dist)  # raises for a continuous distribution (lap: tails.py)
         if isinstance(n, (A.Assign, A.Sample)):
             _target(n)  # raises for a tuple or a nested element write
     if not any(isinstance(n, A.Sample) for n in A.walk(body)):
@@ -808,7 +836,6 @@ def core_candidates(
                 out += [A.Cond(facts, x, ONE) for x in forms]
     if not nested:
         out += flag_cores(claim, beta, s, g, body, f, pairs)
-    out += [_fold(x) for x in stage_cores(s, f, claim.types, lambda st, ev: stage_chance(claim, st, ev))]  # products
     out += [beta, ZERO]
     seen, uniq = set(), []
     for e in out:
@@ -819,16 +846,23 @@ def core_candidates(
     return uniq
 
 
-def stage_chance(claim: ExpClaim, s: A.Stmt, flag: str) -> Optional[A.Expr]:
-    """The upper pre-expectation of ``[flag]`` over the loop-free statement ``s`` from a state
-    where the flag is down (the chance that one iteration raises a stage's flag,
-    :func:`tamp.prover.stages.products.stage_cores`), or None when ``s`` is outside this
-    engine's rules."""
+def stage_chance(claim: ExpClaim, s: A.Stmt, flag: str, search: Optional["Search"] = None) -> Optional[A.Expr]:
+    """The upper pre-expectation of ``[flag]`` over ``s`` from a state where the flag is down
+    (the chance that one iteration raises a stage's flag,
+    :func:`tamp.prover.stages.products.stage_cores`; a loop inside ``s`` gets its core from
+    ``search``, each one checked by it), or None when ``s`` is outside this engine's rules."""
     try:
-        pre = Wpe(claim.body, claim.params, types=claim.types).stmt(s, ind(A.Var(flag)))
-    except NotApplicable:
+        pre = Wpe(claim.body, claim.params, search=search, types=claim.types).stmt(s, ind(A.Var(flag)))
+    except (NotApplicable, Timeout):
         return None
     return put(pre, flag, A.BoolLit(False))
+
+
+def product_cores(claim: ExpClaim, s, f: A.Expr, search: Optional["Search"] = None) -> Iterator[A.Expr]:
+    """The stage cores of :mod:`tamp.prover.stages.products` (computed only when the usual
+    candidates are used up: they need the body's chance, an inner loop's search included)."""
+    for c in stage_cores(s, f, claim.types, lambda st, v: stage_chance(claim, st, v, search)):
+        yield _fold(c)
 
 
 def prefix_conds(claim: ExpClaim, body: A.Stmt, s, f: A.Expr) -> List[A.Expr]:
@@ -1110,7 +1144,9 @@ class Search:
         if key not in self.order:
             self.order.append(key)
         skip = self.skip.get(key, 0)
-        for core in core_candidates(self.claim, self.beta, s, g, body, f, self.chk):
+        usual = core_candidates(self.claim, self.beta, s, g, body, f, self.chk)
+        inner_search = Search(self.claim, self.chk, self.beta)  # for the loops of a stage's body
+        for core in itertools.chain(usual, product_cores(self.claim, s, f, inner_search)):
             annot = LoopAnnot(core, term[0], term[1])
             inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)
             try:

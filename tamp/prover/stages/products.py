@@ -103,7 +103,7 @@ def iterations_sum(p: A.Expr, c: str, lo_c: A.Expr, hi: A.Expr, inclusive: bool,
 def stage_cores(s, f: A.Expr, types, chance: Chance) -> List[A.Expr]:
     """The product cores of the loop ``s`` (a ``for``) with continuation ``f``, one or two per
     raised flag the continuation reads (see the module docstring); [] when ``s`` is not a stage."""
-    if not isinstance(s, A.For) or any(isinstance(n, (A.While, A.For)) for n in A.walk(s.body)):
+    if not isinstance(s, A.For):
         return []
     changed = _written(s.body) | {s.var}
     if s.var in _written(s.body):

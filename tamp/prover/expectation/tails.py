@@ -25,7 +25,7 @@ outside the rule (the caller refuses the program). The checker has its own copy 
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional, Tuple
 
 from lang import ast as A
 from lang.walk import DESCEND, Transformer, free_vars
@@ -69,7 +69,7 @@ def lap_chance(phi: A.Expr, x: str, m: A.Expr, s: A.Expr) -> Optional[A.Expr]:
     return None
 
 
-def _canon(atom: A.Expr, x: str) -> Optional[tuple]:
+def _canon(atom: A.Expr, x: str) -> Optional[Tuple[A.Expr, bool]]:
     """(``lhs > rhs`` with x on the left, True) for ``lhs > rhs`` or ``>=``; (that, False) for
     ``<`` or ``<=`` (its complement up to a tie of probability 0); None otherwise."""
     if not isinstance(atom, A.Binary) or atom.op not in _FLIP:
@@ -82,10 +82,10 @@ def _canon(atom: A.Expr, x: str) -> Optional[tuple]:
     return A.Binary(">", lhs, rhs), op in (">", ">=")
 
 
-def one_event(f: A.Expr, x: str) -> Optional[tuple]:
+def one_event(f: A.Expr, x: str) -> Optional[Tuple[A.Expr, A.Expr]]:
     """``(f', φ)``: f with every comparison that reads x written as φ or ``!φ`` (φ = ``lhs >
     rhs``), when all of them are one event up to complement and ties; None otherwise."""
-    atoms: list = []
+    atoms: List[A.Expr] = []
 
     def visit(e: A.Node) -> None:
         if not isinstance(e, A.Expr) or x not in set(free_vars(e)):
@@ -97,13 +97,18 @@ def one_event(f: A.Expr, x: str) -> Optional[tuple]:
             visit(c)
 
     visit(f)
-    forms = [_canon(a, x) for a in atoms]
-    if not forms or any(c is None for c in forms) or len({c[0] for c in forms}) != 1:  # type: ignore[index]
+    forms: List[Tuple[A.Expr, bool]] = []
+    for a in atoms:
+        c = _canon(a, x)
+        if c is None:
+            return None
+        forms.append(c)
+    if not forms or len({g for g, _ in forms}) != 1:
         return None
-    phi = forms[0][0]  # type: ignore[index]
+    phi = forms[0][0]
     out = f
-    for a, c in zip(atoms, forms):
-        out = _replace(out, a, phi if c[1] else A.Unary("!", phi))  # type: ignore[index]
+    for a, (_g, up) in zip(atoms, forms):
+        out = _replace(out, a, phi if up else A.Unary("!", phi))
     return out, phi
 
 

@@ -56,6 +56,10 @@ def benchmark_inputs(rel: str) -> List[Dict[str, object]]:
         if rel.startswith(folder + "/"):
             data = json.loads((BENCH / folder / "inputs.json").read_text())
             return [row["inputs"] for row in data.get(rel[len(folder) + 1 :], [])]
+    if rel.startswith("prover4/dev/"):  # each development family keeps its own, by file name
+        family = (BENCH / rel).parent
+        data = json.loads((family / "inputs.json").read_text())
+        return [row["inputs"] for row in data.get((BENCH / rel).name, [])]
     data = json.loads((BENCH / "inputs.json").read_text())
     return [row["inputs"] for row in data.get(rel, [])]
 
@@ -143,13 +147,16 @@ def variant_files() -> List[str]:
     """Every hand-written false claim, relative to benchmarks/: benchmarks/variants (and
     variants/nonterminating, false because runs may never end) and the false siblings of the public
     corpus (benchmarks/corpus/*/*_false*.prob), and the held-out corpus's false siblings and
-    soundness attacks (benchmarks/heldout/*/*_false*.prob, benchmarks/heldout/attack_*.prob)."""
+    soundness attacks (benchmarks/heldout/*/*_false*.prob, benchmarks/heldout/attack_*.prob), and the
+    false siblings and attacks of the Prover IV development families
+    (benchmarks/prover4/dev/*/*_false*.prob)."""
     paths = (
         sorted((BENCH / "variants").glob("*.prob"))
         + sorted((BENCH / "variants" / "nonterminating").glob("*.prob"))
         + sorted((BENCH / "corpus").glob("*/*_false*.prob"))
         + sorted((BENCH / "heldout").glob("*/*_false*.prob"))
         + sorted((BENCH / "heldout").glob("attack_*.prob"))
+        + sorted((BENCH / "prover4" / "dev").glob("*/*_false*.prob"))
     )
     return [str(p.relative_to(BENCH)) for p in paths]
 

@@ -44,6 +44,9 @@ def checked_claim(src: A.SourceFile, prog: A.Program, proved: A.Expr, bound: Opt
         claim_bound = bound
     elif isinstance(prog.fails, A.Hole):
         claim_bound = proved  # `fails ?`: the certificate's bound is the answer it proves
+    elif prog.reliability is not None and prog.fails is None:
+        # `reliability E`: the bound is the CFA's `1 - E` (written `D` for `reliability 1 - D`)
+        claim_bound = build_cfa(failure_program(prog), None, src.path, src.text).bound
     else:
         claim_bound = prog.fails if prog.fails is not None else A.num(0)
     if proved != claim_bound:

@@ -1,9 +1,10 @@
 """Re-checking an expected-failure certificate (:mod:`.exp_writer`) from scratch.
 
 1. CLAIM   the claim is rebuilt from the source: its bound is ``--bound``, else the ``fails``
-           clause, which must equal the certificate's;
+           clause (``1 - E`` for ``reliability E``), which must equal the certificate's;
 2. SHAPE   the program must be inside the engine's rules again (discrete samples only, no
-           tuple writes, no unreliable operators, no conditioning);
+           tuple writes, unreliable operators only where their coins can be written before
+           the statement, :mod:`tamp.cfa.unreliable`, no conditioning);
 3. SMT     the pre-expectation of the program is recomputed with the certificate's loop proofs
            by the checker's own rules (:mod:`.exp_rules`), and every obligation — each loop's
            INDUCT and TERM, the BUDGET — must be valid under ``requires`` (z3 ``unsat`` of the

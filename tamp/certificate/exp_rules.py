@@ -14,6 +14,9 @@ An upper bound on the failure probability is the weakest pre-expectation of ``[�
                          when F reads x only in one atom φ, q = #{v in lo..hi: φ(v)} / N;
                          when F reads x only in tests ``x == e``: ``min(1, F_gen + K/N)``, the
                          union bound over the K values it must avoid (:mod:`.exp_hits`)
+``x ~ lap(m, s)``        F reads x only in one tail test φ (``x > e``, ``abs(x - m) > t``, …):
+                         ``s > 0 ? q·F[φ := true] + (1 - q)·F[φ := false] : 1``, q = Pr[φ]
+                         exactly (``exp(-d/s)/2`` each side of m; :func:`_lap_tail`)
 ``if (c) S else T``      ``c ? wpe(S, F) : wpe(T, F)``;  ``assume(c)``: ``c ? F : 0``
 ``for`` (literal bounds, ≤ 8 iterations): its iterations written out
 ``while (g) B``          ``g ? max(0, min(1, core)) : F`` with the certificate's ``core``
@@ -42,6 +45,7 @@ from typing import Dict, List, Optional, Tuple
 
 from lang import ast as A
 from lang.walk import DESCEND, Transformer, free_vars, substitute
+from tamp.cfa.unreliable import coins_for_unreliable
 from tamp.show import show_expr
 
 from .exp_hits import NoHitBound, hit_bound, split_at
@@ -355,6 +359,8 @@ class Wpe:
             t = _target(s)
             if _symbolic_unif(s.dist):
                 return self._unif_by_atom(s, t, f)
+            if s.dist.func == "lap" and len(s.dist.args) == 2:
+                return self._lap_by_atom(s, t, f)
             ok, outs = outcomes(s.dist)
             acc: Optional[A.Expr] = None
             for p, v in outs:
@@ -413,6 +419,27 @@ class Wpe:
         acc = simp(A.Binary("+", simp(A.Binary("*", q, yes)), simp(A.Binary("*", simp(A.Binary("-", ONE, q)), no))))
         return simp(A.Cond(A.Binary(">=", n, ONE), acc, miss))
 
+    def _lap_by_atom(self, s: A.Sample, target: A.Expr, f: A.Expr) -> A.Expr:
+        """``x ~ lap(m, sc)``, f reading x in one tail test φ: ``sc > 0 ? q·f[φ := true] + (1 -
+        q)·f[φ := false] : 1`` with q the exact Laplace probability of φ (:func:`_lap_tail`)."""
+        m, sc = s.dist.args
+        miss = ONE if self.upper else ZERO
+        if not isinstance(target, A.Var):
+            raise Outside(f"line {_line(s)}: a Laplace draw into an array element")
+        x = target.name
+        positive = A.Binary(">", sc, ZERO)
+        if x not in set(free_vars(f)):
+            return simp(A.Cond(positive, f, miss))
+        f = _one_tail_event(f, x)
+        phi = _atom(f, x, self.types)
+        q = _lap_tail(phi, x, m, sc) if phi is not None else None
+        if phi is None or q is None:
+            raise Outside(f"line {_line(s)}: the failure reads {x} ~ lap(m, s) other than by one tail test")
+        yes = fold(_Replace(phi, A.BoolLit(True)).walk(f))
+        no = fold(_Replace(phi, A.BoolLit(False)).walk(f))
+        acc = simp(A.Binary("+", simp(A.Binary("*", q, yes)), simp(A.Binary("*", simp(A.Binary("-", ONE, q)), no))))
+        return simp(A.Cond(positive, acc, miss))
+
     def _loop(self, s, f: A.Expr) -> A.Expr:
         unrolled = _unrolled(s)
         if unrolled is not None:
@@ -429,6 +456,70 @@ class Wpe:
         self.obligations.extend(("INDUCT", where + w, ob) for w, ob in _induct(g, after, annot.core))
         self.obligations.extend(_term(where, g, body, annot, self.params, self.types))
         return self.stmt(init, e) if init is not None else e
+
+
+_MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _one_tail_event(f: A.Expr, x: str) -> A.Expr:
+    """f with every comparison reading x written as ``a > b`` (x in a) or its negation, when all
+    are one event up to complement and ties (of probability 0 for a continuous x: F's
+    expectation is unchanged); f itself otherwise (the rule then refuses or takes the one atom)."""
+    found: List[A.Expr] = []
+
+    def visit(e: A.Node) -> None:
+        if isinstance(e, A.Expr) and x in set(free_vars(e)):
+            if isinstance(e, A.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">="):
+                found.append(e)
+            else:
+                for c in A.children(e):
+                    visit(c)
+
+    visit(f)
+    forms = []
+    for a in found:
+        if not isinstance(a, A.Binary) or a.op not in _MIRROR:
+            return f
+        op, lhs, rhs = a.op, a.left, a.right
+        if x in set(free_vars(rhs)):
+            if x in set(free_vars(lhs)):
+                return f
+            op, lhs, rhs = _MIRROR[op], rhs, lhs
+        forms.append((A.Binary(">", lhs, rhs), op in (">", ">=")))
+    if not forms or len({g for g, _ in forms}) != 1:
+        return f
+    phi = forms[0][0]
+    for a, (_g, up) in zip(found, forms):
+        f = _Replace(a, phi if up else A.Unary("!", phi)).walk(f)
+    return f
+
+
+def _lap_tail(phi: A.Expr, x: str, m: A.Expr, sc: A.Expr) -> Optional[A.Expr]:
+    """Pr[φ(x)] for x ~ lap(m, sc), sc > 0 (density exp(-|x - m|/sc)/(2 sc)): for ``x > e``
+    (``>=`` alike: x is continuous), d = e - m, ``d >= 0 ? exp(-d/sc)/2 : 1 - exp(d/sc)/2``;
+    for ``abs(x - m) > t``, ``t >= 0 ? exp(-t/sc) : 1``; ``<``/``<=`` are the complements; x on
+    the right is turned around. None for any other test."""
+    if not isinstance(phi, A.Binary) or phi.op not in _MIRROR:
+        return None
+    op, a, b = phi.op, phi.left, phi.right
+    if x in set(free_vars(b)):
+        op, a, b = _MIRROR[op], b, a
+    if x in set(free_vars(b)) | set(free_vars(m)) | set(free_vars(sc)):
+        return None
+    greater = op in (">", ">=")
+    if a == A.Var(x):
+        d = A.Binary("-", b, m)
+        half = A.Binary("/", ONE, A.num(2))
+        tail = A.Cond(
+            A.Binary(">=", d, ZERO),
+            A.Binary("*", half, A.Call("exp", (A.Unary("-", A.Binary("/", d, sc)),))),
+            A.Binary("-", ONE, A.Binary("*", half, A.Call("exp", (A.Binary("/", d, sc),)))),
+        )
+    elif isinstance(a, A.Call) and a.func == "abs" and a.args == (A.Binary("-", A.Var(x), m),):
+        tail = A.Cond(A.Binary(">=", b, ZERO), A.Call("exp", (A.Unary("-", A.Binary("/", b, sc)),)), ONE)
+    else:
+        return None
+    return tail if greater else A.Binary("-", ONE, tail)
 
 
 def _induct(g: A.Expr, after: A.Expr, core: A.Expr) -> List[Tuple[str, A.Expr]]:
@@ -524,21 +615,22 @@ class ExpClaim:
 
 def claim_of(program: A.Program, cfa) -> ExpClaim:
     """The claim over the program's body, or :class:`Outside`."""
-    for n in A.walk(program.body):
-        if isinstance(n, A.Binary) and n.op.endswith("."):
-            raise Outside("unreliable operators")
-        if isinstance(n, A.Sample) and not _symbolic_unif(n.dist):
+    body = coins_for_unreliable(program)  # the CFA's coins of the unreliable operators, in place
+    if body is None:
+        raise Outside("an unreliable operator outside an assignment or an if test")
+    for n in A.walk(body):
+        if isinstance(n, A.Sample) and not _symbolic_unif(n.dist) and n.dist.func != "lap":
             outcomes(n.dist)
         if isinstance(n, (A.Assign, A.Sample)):
             _target(n)
-    if not any(isinstance(n, A.Sample) for n in A.walk(program.body)):
+    if not any(isinstance(n, A.Sample) for n in A.walk(body)):
         raise Outside("no sampling")
     if {v for e in cfa.ensures for v in _binders(e)} & set(cfa.types):
         raise Outside("a quantified variable shares its name with a program variable")
     types = dict(cfa.types)
     types.setdefault("r$", A.REAL)
     post = _ind(_not(_and(list(cfa.ensures))))
-    return ExpClaim(program.body, list(cfa.requires), post, types, [p.name for p in cfa.params])
+    return ExpClaim(body, list(cfa.requires), post, types, [p.name for p in cfa.params])
 
 
 def obligations(claim: ExpClaim, beta: A.Expr, annots: Dict[int, LoopAnnot]) -> Tuple[set, List[Obligation]]:

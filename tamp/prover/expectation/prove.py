@@ -18,6 +18,8 @@ program's statements, starting from the indicator ``[¬ensures]``:
 ``x ~ unif(lo, hi)``     F reads x only in equalities ``x == e`` (under quantifiers): ``min(1,
                          F[tests := false] + K/N)``, K the most values the e's take (the union
                          bound over the values hit, :mod:`tamp.prover.expectation.hits`)
+``x ~ lap(m, s)``        F reads x only in one tail test φ: ``s > 0 ? q·F[φ := true] + (1 - q)·F[φ := false] : 1``,
+                         q = Pr[φ] exactly (:mod:`tamp.prover.expectation.tails`)
 ``if (c) S else T``      ``c ? wpe(S, F) : wpe(T, F)``
 ``assume(c)``            ``c ? F : 0`` (an assume on inputs only: a precondition)
 ``while (g) B``          ``E = g ? max(0, min(1, core)) : F`` for a loop *invariant expectation* core
@@ -55,8 +57,9 @@ count of events reaching a threshold (:mod:`tamp.prover.expectation.levels`); a 
 decided case by case (the cases cover every state, so the cases together are the one formula).
 
 Where this engine and the union bound meet: it takes only programs whose samples are all
-discrete (``bern``, ``unif``) and that write no tuple, use no unreliable operator and
-condition on nothing (an array element is written or sampled as above; F must use the array only
+discrete (``bern``, ``unif``) and that write no tuple and condition on nothing (an unreliable
+operator counts as the coin the CFA tosses for it, written before its statement by
+:func:`tamp.cfa.unreliable.coins_for_unreliable`; one in a loop test is refused) (an array element is written or sampled as above; F must use the array only
 by element reads); the others are left to the union-bound prover, unchanged. Every
 obligation is decided by :func:`tamp.prover.base.smt.is_valid` (``unknown`` is failure) with the
 log/exp lemmas and :func:`axioms.lemmas.product_lemmas`; the certificate
@@ -66,14 +69,16 @@ log/exp lemmas and :func:`axioms.lemmas.product_lemmas`; the certificate
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from axioms.lemmas import product_lemmas
 from lang import ast as A
 from lang.walk import DESCEND, Transformer, free_vars
+from tamp.cfa.unreliable import coins_for_unreliable
 from tamp.core.z3context import load_in_proof
 from tamp.prover.base.exprs import and_all, conjuncts, not_, subst
 from tamp.prover.base.simplify import simplify, user_form
@@ -83,6 +88,8 @@ from tamp.prover.concentration.proof import Checker as ConcChecker
 from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
+from tamp.prover.expectation.tails import lap_chance, one_event
+from tamp.prover.stages.products import stage_cores
 from tamp.prover.trace.check import Obligation
 from tamp.prover.trace.result import ProofResult
 from tamp.prover.trace.synthesis import Timeout
@@ -419,6 +426,8 @@ class Wpe:
             target = _target(s)
             if symbolic_unif(s.dist):
                 return self.unif_by_atom(s, target, f)
+            if s.dist.func == "lap" and len(s.dist.args) == 2:
+                return self.lap_by_atom(s, target, f)
             ok, outs = dist_outcomes(s.dist)
             acc: Optional[A.Expr] = None
             for p, v in outs:
@@ -485,6 +494,28 @@ class Wpe:
         yes, no = replace_node(f, phi, A.BoolLit(True)), replace_node(f, phi, A.BoolLit(False))
         acc = plus(times(q, _fold(yes)), times(simp(A.Binary("-", ONE, q)), _fold(no)))
         return cond(A.Binary(">=", n, ONE), acc, miss)
+
+    def lap_by_atom(self, s: A.Sample, target: A.Expr, f: A.Expr) -> A.Expr:
+        """``x ~ lap(m, s)`` when ``f`` reads x only in one test φ of :func:`tails.lap_chance`:
+        ``s > 0 ? q·f[φ := true] + (1 - q)·f[φ := false] : 1`` with q = Pr[φ] exactly."""
+        m, scale = s.dist.args
+        miss = ONE if self.upper else ZERO
+        if not isinstance(target, A.Var):
+            raise NotApplicable(f"line {_line(s)}: a Laplace draw into an array element")
+        x = target.name
+        positive = A.Binary(">", scale, ZERO)
+        if x not in set(free_vars(f)):
+            return cond(positive, f, miss)
+        event = one_event(f, x)  # `abs(y - v) <= t` and `abs(y - v) > t`: one event
+        if event is not None:
+            f = event[0]
+        phi = the_atom(f, x, self.types)
+        q = lap_chance(phi, x, m, scale) if phi is not None else None
+        if phi is None or q is None:
+            raise NotApplicable(f"line {_line(s)}: the failure reads {x} ~ lap(m, s) other than by one tail test")
+        yes, no = replace_node(f, phi, A.BoolLit(True)), replace_node(f, phi, A.BoolLit(False))
+        acc = plus(times(q, _fold(yes)), times(simp(A.Binary("-", ONE, q)), _fold(no)))
+        return cond(positive, acc, miss)
 
     def loop(self, s, f: A.Expr) -> A.Expr:
         key = self.ids[id(s)]
@@ -647,13 +678,15 @@ class ExpClaim:
 
 def claim_of(program: A.Program, cfa) -> ExpClaim:
     """The claim, or :class:`NotApplicable` when the program is outside the engine's rules."""
-    body = program.body
+    body = coins_for_unreliable(program)  # an unreliable operator: its coin before its statement
+    if body is None:
+        raise NotApplicable(
+            "an unreliable operator in a loop test, a bound or a distribution (left to the union bound)"
+        )
     for n in A.walk(body):
-        if isinstance(n, A.Binary) and n.op.endswith("."):
-            raise NotApplicable("unreliable operators (left to the union bound)")
         if isinstance(n, A.Sample):
-            if not symbolic_unif(n.dist):
-                dist_outcomes(n.dist)  # raises for a continuous distribution
+            if not symbolic_unif(n.dist) and n.dist.func != "lap":
+                dist_outcomes(n.dist)  # raises for a continuous distribution (lap: tails.py)
         if isinstance(n, (A.Assign, A.Sample)):
             _target(n)  # raises for a tuple or a nested element write
     if not any(isinstance(n, A.Sample) for n in A.walk(body)):
@@ -811,6 +844,25 @@ def core_candidates(
             seen.add(k)
             uniq.append(e)
     return uniq
+
+
+def stage_chance(claim: ExpClaim, s: A.Stmt, flag: str, search: Optional["Search"] = None) -> Optional[A.Expr]:
+    """The upper pre-expectation of ``[flag]`` over ``s`` from a state where the flag is down
+    (the chance that one iteration raises a stage's flag,
+    :func:`tamp.prover.stages.products.stage_cores`; a loop inside ``s`` gets its core from
+    ``search``, each one checked by it), or None when ``s`` is outside this engine's rules."""
+    try:
+        pre = Wpe(claim.body, claim.params, search=search, types=claim.types).stmt(s, ind(A.Var(flag)))
+    except (NotApplicable, Timeout):
+        return None
+    return put(pre, flag, A.BoolLit(False))
+
+
+def product_cores(claim: ExpClaim, s, f: A.Expr, search: Optional["Search"] = None) -> Iterator[A.Expr]:
+    """The stage cores of :mod:`tamp.prover.stages.products` (computed only when the usual
+    candidates are used up: they need the body's chance, an inner loop's search included)."""
+    for c in stage_cores(s, f, claim.types, lambda st, v: stage_chance(claim, st, v, search)):
+        yield _fold(c)
 
 
 def prefix_conds(claim: ExpClaim, body: A.Stmt, s, f: A.Expr) -> List[A.Expr]:
@@ -1092,7 +1144,9 @@ class Search:
         if key not in self.order:
             self.order.append(key)
         skip = self.skip.get(key, 0)
-        for core in core_candidates(self.claim, self.beta, s, g, body, f, self.chk):
+        usual = core_candidates(self.claim, self.beta, s, g, body, f, self.chk)
+        inner_search = Search(self.claim, self.chk, self.beta)  # for the loops of a stage's body
+        for core in itertools.chain(usual, product_cores(self.claim, s, f, inner_search)):
             annot = LoopAnnot(core, term[0], term[1])
             inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)
             try:

@@ -1,6 +1,7 @@
 """Unreliable operators as coins, in the program's own structure (for the pre-expectation rules).
 
-The CFA compiles an unreliable operator ``e1 *. e2`` of a statement into two edges before the
+The CFA compiles an unreliable operator ``e1 *. e2`` (any fault event of :mod:`tamp.cfa.faults` whose
+failed result is the reliable value, at its kind's rate) of a statement into two edges before the
 statement — ``$fK ~ bern(r); failed := failed || $fK`` (``r`` the ``rate`` clause) — and the
 reliable ``*`` in the statement, with ``failed := false`` first (:mod:`tamp.cfa`). The
 expected-failure rules work on the structured body instead of the CFA, so
@@ -27,42 +28,41 @@ from typing import List, Optional
 
 from lang import ast as A
 from lang.walk import DESCEND, Transformer, rebuild
-from tamp.cfa import FAILED, UNRELIABLE
+from tamp.cfa import FAILED
+from tamp.cfa.faults import ARBITRARY, events, kind_of, memory_rates, op_rate, reliable_op
 
 
 class _Reliable(Transformer):
-    def __init__(self) -> None:
-        self.count = 0
-
     def enter(self, node):
-        if isinstance(node, A.Binary) and node.op in UNRELIABLE:
-            self.count += 1
         return DESCEND
 
     def Binary(self, node, kids):
-        if node.op in UNRELIABLE:
-            return A.Binary(UNRELIABLE[node.op], kids[0], kids[1], pos=node.pos)
+        if kind_of(node.op) is not None:
+            return A.Binary(reliable_op(node.op), kids[0], kids[1], pos=node.pos)
         return rebuild(node, kids)
 
 
-def _has(e: A.Node) -> bool:
-    return any(isinstance(n, A.Binary) and n.op in UNRELIABLE for n in A.walk(e))
+def _has(e: A.Node, memory) -> bool:
+    return bool(events(e, memory))
 
 
 class _Coins:
-    def __init__(self, rate: A.Expr) -> None:
-        self.rate = rate
+    def __init__(self, program: A.Program) -> None:
+        self.program = program
+        self.memory = memory_rates(program)
         self.k = 0
 
     def strip(self, e: A.Expr, out: List[A.Stmt]) -> A.Expr:
-        """``e`` with reliable operators; one coin appended to ``out`` per unreliable one."""
-        t = _Reliable()
-        new: A.Expr = t.walk(e)
-        for _ in range(t.count):
+        """``e`` with reliable operators; one coin appended to ``out`` per fault event, at the
+        rate of its kind (``rate(OP)``, else ``rate``)."""
+        for _node, kind in events(e, self.memory):
+            rate = op_rate(self.program, kind)
+            assert rate is not None  # coins_for_unreliable refused programs without one
             self.k += 1
             flip = A.Var(f"$u{self.k}")
-            out.append(A.Sample((flip,), A.Call("bern", (self.rate,))))
+            out.append(A.Sample((flip,), A.Call("bern", (rate,))))
             out.append(A.Assign((A.Var(FAILED),), A.Binary("||", A.Var(FAILED), flip)))
+        new: A.Expr = _Reliable().walk(e)
         return new
 
     def block(self, b: A.Block) -> Optional[A.Block]:
@@ -73,7 +73,7 @@ class _Coins:
         return A.Block(tuple(out), pos=b.pos)
 
     def stmt(self, s: A.Stmt, out: List[A.Stmt]) -> bool:
-        if not _has(s):
+        if not _has(s, self.memory):
             out.append(s)
             return True
         if isinstance(s, A.Assign):
@@ -100,7 +100,7 @@ class _Coins:
             out.append(A.If(c, then, other, pos=s.pos))
             return True
         if isinstance(s, A.While):
-            if _has(s.cond) or any(_has(i) for i in s.invariants):
+            if _has(s.cond, self.memory) or any(_has(i, self.memory) for i in s.invariants):
                 return False
             body = self.block(s.body)
             if body is None:
@@ -108,7 +108,7 @@ class _Coins:
             out.append(A.While(s.cond, body, s.invariants, pos=s.pos))
             return True
         if isinstance(s, A.For):
-            if _has(s.lo) or _has(s.hi):
+            if _has(s.lo, self.memory) or _has(s.hi, self.memory):
                 return False
             body = self.block(s.body)
             if body is None:
@@ -120,13 +120,19 @@ class _Coins:
 
 def coins_for_unreliable(program: A.Program) -> Optional[A.Stmt]:
     """The body with every unreliable operator written as its coin (``failed := false`` first),
-    the body itself when it has none, or None when an operator sits where a coin statement
-    cannot model it (see the module docstring)."""
-    if not _has(program.body):
+    the body itself when it has none, or None when an operation sits where a coin statement
+    cannot model it (see the module docstring), when a failed operation's result is an arbitrary
+    value (a comparison, a division, a read of unreliable memory: :data:`faults.ARBITRARY`), or
+    when the claim is value-level (``reliability(x) >= E``: the CFA's per-value flags)."""
+    memory = memory_rates(program)
+    found = events(program.body, memory)
+    if not found:
         return program.body
-    if program.rate is None:
+    if program.value_reliability is not None:
         return None
-    c = _Coins(program.rate)
+    if any(kind in ARBITRARY or op_rate(program, kind) is None for _n, kind in found):
+        return None
+    c = _Coins(program)
     b = c.block(program.body)
     if b is None:
         return None

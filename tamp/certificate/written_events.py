@@ -81,14 +81,17 @@ def instrument(prog: A.Program, types: ProgramTypes, event: A.Expr) -> Tuple[A.P
         shadow[a] = _shadow(a, taken)
         taken.add(shadow[a])
 
+    def block(b: A.Block) -> A.Block:
+        return dataclasses.replace(b, stmts=tuple(mark(y) for y in b.stmts))
+
     def mark(s: A.Stmt) -> A.Stmt:
         if isinstance(s, A.Block):
-            return dataclasses.replace(s, stmts=tuple(mark(y) for y in s.stmts))
+            return block(s)
         if isinstance(s, A.If):
-            other = mark(s.other) if s.other is not None else None
-            return dataclasses.replace(s, then=mark(s.then), other=other)
+            other = block(s.other) if s.other is not None else None
+            return dataclasses.replace(s, then=block(s.then), other=other)
         if isinstance(s, (A.While, A.For)):
-            return dataclasses.replace(s, body=mark(s.body))
+            return dataclasses.replace(s, body=block(s.body))
         if isinstance(s, (A.Assign, A.Sample)):
             pre = [
                 A.Assign((A.Index(A.Var(shadow[t.base.name]), t.index),), A.BoolLit(True))
@@ -108,8 +111,7 @@ def instrument(prog: A.Program, types: ProgramTypes, event: A.Expr) -> Tuple[A.P
         init.append(A.Assign((A.Index(A.Var(shadow[a]), idx),), A.BoolLit(False)))
         missing = A.Unary("!", A.Index(A.Var(shadow[a]), idx))
         fill.append(A.If(missing, A.Block((A.Assign((A.Index(A.Var(a), idx),), default),))))
-    body = mark(prog.body)
-    assert isinstance(body, A.Block)
+    body = block(prog.body)
     body = dataclasses.replace(body, stmts=(*init, *body.stmts, *fill))
 
     def rewrite(e: A.Expr) -> A.Expr:

@@ -21,10 +21,11 @@ import z3  # type: ignore[import-untyped,unused-ignore]
 
 from lang import ast as A
 from lang.errors import TampError
+from lang.evaluate import constant_value
 from lang.parser import parse_expr
 from lang.printer import print_expr
 from lang.typecheck import check_program
-from lang.walk import free_vars
+from lang.walk import free_vars, substitute
 
 from .counterexample import Search
 from .product import LAPLACE, ONE_SIDED, Align, Obligation, Product, Unsupported, _Failed, alignment_choices, valid
@@ -235,9 +236,6 @@ def _value(eps: str, inputs: Optional[Dict[str, object]]) -> Optional[str]:
     e = parse_expr(eps)
     if not set(free_vars(e)) <= set(inputs):
         return None
-    from lang.evaluate import constant_value
-    from lang.walk import substitute
-
     try:
         v = constant_value(substitute(e, {k: _literal(v) for k, v in inputs.items() if k in set(free_vars(e))}))
     except Exception:  # noqa: BLE001 - a value that does not fold (log of a fraction) is left out

@@ -40,6 +40,9 @@ CX_BUDGET = 20.0
 #: counterexample is a proof of the negation, whatever the alignments would do)
 CX_SLICE = 1.0
 PROOF_SLICE = 1.0
+#: the very first search slice: short (the short inputs and first public values, where most broken
+#: mechanisms fail, take a fraction of a second), so a one-attempt proof does not wait long
+FIRST_CX_SLICE = 0.6
 
 
 def prove_privacy(
@@ -82,7 +85,7 @@ def prove_privacy(
 
     attempts = _proofs(prog, types, claim, infer, eps_text, inputs, t0)
     spent = 0.0  # seconds of counterexample search so far
-    proof_slice, cx_slice = PROOF_SLICE, CX_SLICE
+    proof_slice, cx_slice = PROOF_SLICE, FIRST_CX_SLICE
     proofs_left = True
     stop: Optional[PrivacyResult] = None
     while True:
@@ -114,7 +117,7 @@ def prove_privacy(
                 break
             if best is None or step[0] > best[0]:
                 best = step
-        proof_slice, cx_slice = proof_slice * 2, cx_slice * 1.5
+        proof_slice, cx_slice = proof_slice * 2, max(CX_SLICE, cx_slice * 1.5)  # the first one is short
     if stop is not None:
         return dataclasses.replace(stop, time_s=time.monotonic() - t0)
     if best is None:

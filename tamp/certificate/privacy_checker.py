@@ -63,6 +63,7 @@ from tamp.probability import probability
 from tamp.probability.dists import exp_interval
 
 from .format import MalformedCertificate, ProgramCheck, Rejected, known_keys
+from .written_events import instrument
 
 Term = Any
 LAPLACE = ("lap", "dlap")
@@ -777,7 +778,8 @@ def _check_counterexample(pc: PrivCert, prog: A.Program, types: ProgramTypes, de
     if not isinstance(event, str):
         raise Rejected("counterexample.event: expected an expression")
     try:
-        seen = set(free_vars(parse_expr(event)))
+        parsed = parse_expr(event)
+        seen = set(free_vars(parsed))
     except TampError as exc:
         raise Rejected(f"counterexample.event: {exc}") from None
     if not seen <= set(claim.outputs):  # an event over anything else is no violation of this claim
@@ -785,11 +787,12 @@ def _check_counterexample(pc: PrivCert, prog: A.Program, types: ProgramTypes, de
     eps = _constant(tr.translate(claim.epsilon, env_a))
     dlt = _constant(tr.translate(claim.delta, env_a)) if claim.delta is not None else Fraction(0)
     plain = dataclasses.replace(prog, requires=(), ensures=(), fails=None, neighbours=None, private=None)
+    plain, engine_event = instrument(plain, types, parsed)  # written(a, k): the checker's own reading
     left = 30.0 if deadline is None else max(1.0, min(30.0, deadline - time.monotonic()))
     got = []
     for run, key in ((run_a, "probability"), (run_b, "neighbour_probability")):
         try:
-            v = probability(plain, event, inputs=run, timeout=left)
+            v = probability(plain, engine_event, inputs=run, timeout=left)
         except Exception as exc:  # noqa: BLE001 - whatever the engine cannot compute shows nothing
             raise Rejected(f"counterexample: the probability engine cannot compute P[{event}]: {exc}") from None
         iv = v if isinstance(v, Interval) else Interval.point(Fraction(v))

@@ -36,11 +36,12 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 import z3  # type: ignore[import-untyped,unused-ignore]
 
 from lang import ast as A
+from lang.parser import parse_expr
 from lang.typecheck import ProgramTypes
 from lang.walk import free_vars
 from tamp.core.interval import Interval
 from tamp.core.z3expr import Z3Translation, rational
-from tamp.probability import probability
+from tamp.probability import probabilities, probability
 from tamp.probability.dists import exp_interval
 
 Value = Any
@@ -57,8 +58,8 @@ ARRAY_THRESHOLDS = (Fraction(1), Fraction(0))
 PUBLIC_REALS = (Fraction(0), Fraction(1, 2), Fraction(1))
 #: values tried for a real public input the budget reads (ε), the first one first everywhere
 EPS_VALUES = (Fraction(1), Fraction(1, 2))
-#: seconds one probability may take
-PROB_TIMEOUT = 4.0
+#: seconds one probability may take (in the first pass, where the likeliest events are tried)
+PROB_TIMEOUT, FIRST_TIMEOUT = 4.0, 1.0
 #: the width of a probability's interval at first, and the finest it is refined to
 COARSE, FINEST = 1e-2, 1e-6
 
@@ -107,8 +108,9 @@ def _length_params(prog: A.Program) -> List[str]:
 
 def _publics(
     prog: A.Program, secret: Set[str], fixed: Dict[str, Value], n: int, lengths: Sequence[str]
-) -> Iterator[Run]:
-    """Values of the public inputs at array length ``n``: the fixed ones, small ones for the rest."""
+) -> Iterator[Tuple[int, Run]]:
+    """Values of the public inputs at array length ``n``: the fixed ones, small ones for the rest;
+    each with its rank, how many inputs are not at their first value."""
     assert prog.private is not None
     eps_names = set(free_vars(prog.private.epsilon))
     names = [p for p in prog.params if p.name not in secret and p.name not in fixed]
@@ -126,7 +128,8 @@ def _publics(
         else:
             return
     for combo in itertools.product(*choices):
-        yield {**base, **{p.name: v for p, v in zip(names, combo)}}
+        rank = sum(1 for v, pool in zip(combo, choices) if v != pool[0])
+        yield rank, {**base, **{p.name: v for p, v in zip(names, combo)}}
 
 
 def _array_pairs(n: int, fixed: Optional[List[Value]], first: bool) -> Iterator[Tuple[List[int], List[int]]]:
@@ -372,13 +375,29 @@ def _steps(
     cache: Dict[Tuple[int, str, str], Tuple[float, Optional[Interval]]] = {}
     broken: Set[str] = set()  # events the engine cannot compute
 
-    def prob(plain: A.Program, n: int, run: Run, ev: str, tol: float) -> Optional[Interval]:
-        """P[ev | run] to width ``tol`` (a coarse interval first: refined only where it may separate)."""
-        key = (n, repr(sorted(run.items())), ev)
+    def prob(
+        plain: A.Program, n: int, run: Run, ev: str, tol: float, slow: bool, batch: List[str]
+    ) -> Optional[Interval]:
+        """P[ev | run] to width ``tol`` (a coarse interval first: refined only where it may separate).
+        The coarse ones come for every event of ``batch`` at once, from one symbolic execution."""
+        tag = repr(sorted(run.items()))
+        key = (n, tag, ev)
+        limit = PROB_TIMEOUT if slow else FIRST_TIMEOUT
+        if key not in cache and tol >= COARSE:
+            todo = [e for e in dict.fromkeys([ev] + batch) if (n, tag, e) not in cache and e not in broken]
+            left = max(clock[0] - time.monotonic(), 0.2)
+            try:
+                got = probabilities(
+                    plain, [parse_expr(e) for e in todo], inputs=run, tolerance=tol, timeout=min(left, limit)
+                )
+                for e, x in zip(todo, got):
+                    cache[(n, tag, e)] = (tol, _interval(x))
+            except Exception:  # noqa: BLE001 - one event the engine cannot read: each on its own
+                pass
         if key not in cache or cache[key][0] > tol:
             left = max(clock[0] - time.monotonic(), 0.2)
             try:
-                iv = _interval(probability(plain, ev, inputs=run, tolerance=tol, timeout=min(left, PROB_TIMEOUT)))
+                iv = _interval(probability(plain, ev, inputs=run, tolerance=tol, timeout=min(left, limit)))
             except Exception:  # noqa: BLE001 - the engine cannot compute it: no evidence
                 broken.add(ev)
                 iv = None
@@ -386,15 +405,23 @@ def _steps(
         return cache[key][1]
 
     sizes = [int(fixed[x]) for x in lengths if x in fixed][:1] or (list(LENGTHS) if has_arrays else [2])
-    passes = [(first, n) for first in (True, False) for n in sizes]
-    for first, n in passes:
+    # the first pass by level n + rank (rank: how many public inputs are not at their first value,
+    # thresholds 0, counts 1, ε 1), short lengths first within a level: the loss of most broken
+    # mechanisms grows with the length, and a few need a second value (a block size of 2); the
+    # second pass everything, by length
+    ranks = {r for n in sizes for r, _ in _publics(prog, secret, fixed, n, lengths)}
+    passes = sorted((n + r, n, r) for n in sizes for r in ranks)
+    stages = [(True, n, r) for _, n, r in passes] + [(False, n, None) for n in sizes]
+    for first, n, rank in stages:
         plain = _observable(prog, types, n)
         events, primary = _events(prog, types, n)
         if not events:
             return
         if first:
             events = events[:primary]
-        for public in _publics(prog, secret, fixed, n, lengths):
+        for r, public in _publics(prog, secret, fixed, n, lengths):
+            if rank is not None and r != rank:
+                continue
             pub_env = {p.name: _term(public[p.name], p.type) for p in prog.params if p.name in public}
             try:
                 e_val = _constant(tr.translate(claim.epsilon, pub_env))
@@ -425,8 +452,9 @@ def _steps(
                     while ev not in broken and tol >= FINEST:
                         while time.monotonic() > clock[0] - 0.2:
                             yield None
-                        p = prob(plain, n, run_a, ev, tol)
-                        q = prob(plain, n, run_b, ev, tol) if p is not None else None
+                        batch = [e for _, e in events]
+                        p = prob(plain, n, run_a, ev, tol, not first, batch)
+                        q = prob(plain, n, run_b, ev, tol, not first, batch) if p is not None else None
                         if p is None or q is None:
                             break
                         plausible = False

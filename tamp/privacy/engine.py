@@ -12,6 +12,7 @@ choice proves is ``unknown`` with the first failed step of the most promising at
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from fractions import Fraction
 from typing import Any, Dict, Iterator, List, Optional, Tuple
@@ -20,22 +21,28 @@ import z3  # type: ignore[import-untyped,unused-ignore]
 
 from lang import ast as A
 from lang.errors import TampError
+from lang.evaluate import constant_value
 from lang.parser import parse_expr
 from lang.printer import print_expr
 from lang.typecheck import check_program
-from lang.walk import free_vars
+from lang.walk import free_vars, substitute
 
 from .counterexample import Search
 from .product import LAPLACE, ONE_SIDED, Align, Obligation, Product, Unsupported, _Failed, alignment_choices, valid
 from .result import PrivacyResult
 
 MAX_ATTEMPTS = 64
-#: seconds spent looking for a counterexample when no alignment proves the claim
+#: seconds spent looking for a counterexample in all
 CX_BUDGET = 20.0
-#: seconds of counterexample search before the alignments are tried (the rest of CX_BUDGET after
-#: they all fail): a broken mechanism is refuted without waiting for every alignment to fail (a
-#: counterexample is a proof, whatever the alignments would do)
-CX_FIRST = 2.0
+#: the first slices of counterexample search and of alignment attempts: the two alternate, each
+#: proof slice twice the last and each search slice 1.5 times, so a broken mechanism is refuted without waiting for every alignment to
+#: fail and a private one is proved without waiting for the search (each is sound on its own: a
+#: counterexample is a proof of the negation, whatever the alignments would do)
+CX_SLICE = 1.0
+PROOF_SLICE = 1.0
+#: the very first search slice: short (the short inputs and first public values, where most broken
+#: mechanisms fail, take a fraction of a second), so a one-attempt proof does not wait long
+FIRST_CX_SLICE = 0.6
 
 
 def prove_privacy(
@@ -61,7 +68,7 @@ def prove_privacy(
 
     def refuted(budget: float) -> Optional[PrivacyResult]:
         left = budget if deadline is None else min(budget, deadline - time.monotonic())
-        cx = finder.run(left) if left > 1 else None
+        cx = finder.run(left) if left > 0.1 else None
         if cx is None:
             return None
         return PrivacyResult(
@@ -76,13 +83,69 @@ def prove_privacy(
             epsilon_value=_value(eps_text, inputs) or cx.get("epsilon_value"),
         )
 
-    if not searched:
-        shown = refuted(CX_FIRST)
-        if shown is not None:
-            return shown
+    attempts = _proofs(prog, types, claim, infer, eps_text, inputs, t0)
+    spent = 0.0  # seconds of counterexample search so far
+    proof_slice, cx_slice = PROOF_SLICE, FIRST_CX_SLICE
+    proofs_left = True
+    stop: Optional[PrivacyResult] = None
+    while True:
+        if not searched and spent < CX_BUDGET:  # a slice of counterexample search
+            t = time.monotonic()
+            shown = refuted(min(cx_slice, CX_BUDGET - spent))
+            spent += time.monotonic() - t
+            if shown is not None:
+                return shown
+            searched = finder.done
+        if not proofs_left:
+            if searched or spent >= CX_BUDGET or (deadline is not None and time.monotonic() > deadline):
+                break
+            cx_slice = CX_BUDGET
+            continue
+        until = time.monotonic() + proof_slice
+        while time.monotonic() < until:  # a slice of alignment attempts (each runs to its end)
+            if deadline is not None and time.monotonic() > deadline:
+                proofs_left = False
+                break
+            step = next(attempts, None)
+            if step is None:
+                proofs_left = False
+                break
+            if isinstance(step, PrivacyResult):
+                if step.verdict == "proved":
+                    return step
+                stop, proofs_left = step, False  # the alignments cannot read the program: search on
+                break
+            if best is None or step[0] > best[0]:
+                best = step
+        proof_slice, cx_slice = proof_slice * 2, max(CX_SLICE, cx_slice * 1.5)  # the first one is short
+    if stop is not None:
+        return dataclasses.replace(stop, time_s=time.monotonic() - t0)
+    if best is None:
+        return _unknown(prog, eps_text, "no alignment was tried (time limit)", None, t0)
+    ob = best[1]
+    return _unknown(
+        prog,
+        eps_text,
+        f"no alignment proves the claim: cannot prove that {ob.what}",
+        ob.pos.line if ob.pos else None,
+        t0,
+    )
+
+
+def _proofs(
+    prog: A.Program,
+    types: Any,
+    claim: A.Private,
+    infer: bool,
+    eps_text: str,
+    inputs: Optional[Dict[str, object]],
+    t0: float,
+) -> Iterator[Any]:
+    """The alignment attempts one by one: each yields ``(rank, failed obligation)`` when it fails,
+    or a result (``proved``, or ``unknown`` when the product cannot read the program), and ends."""
     for k, (point, choices) in enumerate(_attempts(prog, types)):
-        if k >= MAX_ATTEMPTS or (deadline is not None and time.monotonic() > deadline):
-            break
+        if k >= MAX_ATTEMPTS:
+            return
         prod = Product(prog, types, choices, point)
         try:
             st = prod.run()
@@ -114,17 +177,18 @@ def prove_privacy(
                 prod.oblige_final(hyps, st.cost <= e, f"the privacy cost is at most {eps_text}", claim)
         except Unsupported as exc:
             line = getattr(getattr(exc.node, "pos", None), "line", None)
-            return _unknown(prog, eps_text, str(exc), line, t0)
+            yield _unknown(prog, eps_text, str(exc), line, t0)
+            return
         except _Failed as f:
-            rank = len(prod.obligations)
-            if best is None or rank > best[0]:
-                best = (rank, f.ob)
+            yield (len(prod.obligations), f.ob)
             continue
         except TampError as exc:
-            return _unknown(prog, eps_text, str(exc), None, t0)
+            yield _unknown(prog, eps_text, str(exc), None, t0)
+            return
         except z3.Z3Exception as exc:  # a term this engine builds wrongly: no proof, say why
-            return _unknown(prog, eps_text, f"the privacy engine cannot encode this program ({exc})", None, t0)
-        return PrivacyResult(
+            yield _unknown(prog, eps_text, f"the privacy engine cannot encode this program ({exc})", None, t0)
+            return
+        yield PrivacyResult(
             prog.name,
             "privacy",
             "proved",
@@ -138,20 +202,7 @@ def prove_privacy(
             pointwise=point,
             epsilon_value=_value(eps_text, inputs),
         )
-    if not searched:
-        shown = refuted(CX_BUDGET - CX_FIRST)
-        if shown is not None:
-            return shown
-    if best is None:
-        return _unknown(prog, eps_text, "no alignment was tried (time limit)", None, t0)
-    ob = best[1]
-    return _unknown(
-        prog,
-        eps_text,
-        f"no alignment proves the claim: cannot prove that {ob.what}",
-        ob.pos.line if ob.pos else None,
-        t0,
-    )
+        return
 
 
 def _attempts(prog: A.Program, types: Any) -> Iterator[Tuple[Optional[str], Dict[int, Align]]]:
@@ -188,9 +239,6 @@ def _value(eps: str, inputs: Optional[Dict[str, object]]) -> Optional[str]:
     e = parse_expr(eps)
     if not set(free_vars(e)) <= set(inputs):
         return None
-    from lang.evaluate import constant_value
-    from lang.walk import substitute
-
     try:
         v = constant_value(substitute(e, {k: _literal(v) for k, v in inputs.items() if k in set(free_vars(e))}))
     except Exception:  # noqa: BLE001 - a value that does not fold (log of a fraction) is left out

@@ -13,7 +13,7 @@ otherwise (Gaussian, Laplace, exponential); see docs/probability.md.
 
 from tamp.core.interval import Interval
 
-from .decide import decide_program, expand_fairness, probability
+from .decide import decide_program, expand_fairness, probabilities, probability
 from .result import ProbResult
 
-__all__ = ["decide_program", "probability", "expand_fairness", "Interval", "ProbResult"]
+__all__ = ["decide_program", "probability", "probabilities", "expand_fairness", "Interval", "ProbResult"]

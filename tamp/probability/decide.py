@@ -325,3 +325,29 @@ def probability(
         if iv.width <= Fraction(tolerance) or time.monotonic() > deadline or not prob.refine_step(budget):
             break
     return iv.lo if iv.is_exact else iv
+
+
+def probabilities(
+    program: A.Program,
+    events: List[A.Expr],
+    inputs: Optional[Dict[str, object]] = None,
+    tolerance: float = 1e-6,
+    timeout: float = 30.0,
+) -> List[Interval]:
+    """P(event) at the exit of ``program`` for each of ``events``, from one symbolic execution
+    (the paths are shared): certified intervals, each of width <= ``tolerance`` or what was
+    reached by ``timeout``."""
+    deadline = time.monotonic() + timeout
+    terms = [A.Prob(e, None) for e in events]
+    clauses: List[A.Expr] = list(terms)
+    prob = Problem(program, inputs, "<string>", None, deadline, clauses)
+    budget = 32
+    while True:
+        ivs = [prob.terms[t].interval() for t in terms]
+        if any(iv is None for iv in ivs):
+            raise TampError("an event has no probability")
+        if all(iv.width <= Fraction(tolerance) for iv in ivs if iv is not None):
+            break
+        if time.monotonic() > deadline or not prob.refine_step(budget):
+            break
+    return [iv for iv in ivs if iv is not None]

@@ -59,6 +59,7 @@ from tamp.wmi import integrate_polytope
 
 from .dists import Dist, Gauss
 from .polydensity import polytope_problem
+from .star import star_mass
 
 Con = Constraint[int]  # Σ coef[i]·x_i <= rhs
 
@@ -260,6 +261,9 @@ def _component(dists, trunc, cons, transformed, deadline) -> Node:
         return exact_node(dists, trunc, cons, _exact_value(dists, trunc, cons, deadline))
     if all(d.is_gauss for d in dists) and not transformed:
         return _ldl(dists, trunc, cons, deadline)
+    star = star_mass(dists, trunc, cons)
+    if star is not None:  # Laplace draws compared with one pivot: the closed form (tamp.probability.star)
+        return Const(star)
     return SplitNode(dists, trunc, cons)
 
 

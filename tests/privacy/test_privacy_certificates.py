@@ -248,6 +248,41 @@ def test_a_tampered_counterexample_is_rejected(refuted, tmp_path, capsys, change
     assert code == 3 and message in out, out
 
 
+@pytest.fixture(scope="module")
+def refuted_svt(tmp_path_factory):
+    """svtLyu4 refuted with an event over the map of written indices (``written(out, k) && …``)."""
+    d = tmp_path_factory.mktemp("refuted_svt")
+    path = _write(d, "svtLyu4", (ROOT / "benchmarks" / "privacy" / "broken" / "svtLyu4.prob").read_text())
+    return path, _certificate(path)
+
+
+def test_a_counterexample_over_written_indices_is_certified_and_rechecked(refuted_svt, tmp_path, capsys):
+    path, cert = refuted_svt
+    assert not cert["not_certified"]
+    (entry,) = cert["privacy"]
+    assert entry["verdict"] == "violated" and "written(out, " in entry["counterexample"]["event"]
+    code, out = _check(cert, path, tmp_path, capsys)
+    assert code == 0 and "violated" in out, out
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        # an element read with no written(...) beside it: its value on a run that never wrote it
+        # would be a default the language does not give, so the checker does not read it
+        (_cx(event="written(out, 0) && !out[0] && out[1]"), "without the conjunct written(out, 1)"),
+        (_cx(event="written(out, 0) || out[1]"), "only be a conjunct"),
+        (_cx(event="written(out, 2 - 1) && out[2 - 1]"), "literal index"),
+        (_cx(probability={"lower": "1/2", "upper": "1"}), "the probability engine computes"),
+        (_cx(event="written(out, 0)", probability=ANY, neighbour_probability=ANY), "not separated"),
+    ],
+)
+def test_a_tampered_written_counterexample_is_rejected(refuted_svt, tmp_path, capsys, change, message):
+    path, cert = refuted_svt
+    code, out = _check(_tamper(cert, change), path, tmp_path, capsys)
+    assert code == 3 and message in out, out
+
+
 def test_a_proof_with_fixed_public_inputs_is_noted_not_certified(tmp_path):
     path = _write(tmp_path, "laplace", TRUE["laplace"])
     cert = _certificate(path, inputs={"eps": 1})

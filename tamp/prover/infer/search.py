@@ -57,7 +57,7 @@ from tamp.prover.concentration.shapes import NotApplicable
 from tamp.prover.expectation import prove as X
 from tamp.prover.expectation.prove import try_expectation
 from tamp.prover.loops.prove import _loops
-from tamp.prover.portfolio import load_modules, prove_claim
+from tamp.prover.portfolio import STRATEGIES, load_modules, prove_claim
 from tamp.prover.trace.candidates import log_arguments
 from tamp.prover.trace.explain import explaining
 from tamp.prover.trace.result import ProofResult
@@ -160,8 +160,10 @@ def best(cands: Sequence[tuple[A.Expr, R]], cfa) -> tuple[A.Expr, R, float | Non
     for env in pts:
         vals = [numeric(e, env) for e, _ in cands]
         ok = [(v, i) for i, v in enumerate(vals) if v is not None]
-        if ok:
-            wins[min(ok)[1]] += 1
+        if ok:  # the smallest; values equal up to rounding count as ties: the shorter text wins
+            m = min(v for v, _ in ok)
+            tied = [k for v, k in ok if v <= m + 1e-9 * abs(m) + 1e-15]
+            wins[min(tied, key=lambda k: (len(show_expr(cands[k][0])), k))] += 1
     i = max(range(len(cands)), key=lambda k: (wins[k], -k))
     return cands[i][0], cands[i][1], None
 
@@ -221,13 +223,16 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
             conc_why = "no rule's margin matches the postcondition"
     exact = exact_failure(prog0, cfa0, positive)
     with explaining():  # a candidate that fails is not explained by inferring again
-        proved_exact = None
+        proved_exact, simplest = None, False
         for beta in exact:  # nothing smaller is provable: when one proves, it is the answer
             proved_exact = _prove_exact(prog0, beta, deadline, path, source)
             if proved_exact is not None:
                 cands.append((beta, proved_exact))
+                simplest = beta is exact[0]
                 break
-        for beta in [] if proved_exact is not None else union_candidates(cfa0, positive):
+        # the union bound is skipped only when the exact value proved in its simplified form (one
+        # proved only as computed, `exp(-log(1/p))`, may have a readable equal: `p`)
+        for beta in [] if simplest else union_candidates(cfa0, positive):
             if deadline is not None and time.monotonic() > deadline:
                 break
             res = _prove_union(prog0, beta, deadline, path, source, progress)
@@ -238,7 +243,7 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
         if stated is not None and all(stated != e for e, _r in cands):
             # the bound the program claims (`fails`, read as `fails ?` by --infer): inference
             # never does worse than checking it; proved like every candidate
-            res = _prove_union(prog0, stated, deadline, path, source, progress)
+            res = _prove_union(prog0, stated, deadline, path, source, progress, STRATEGIES)
             if res is not None:
                 cands.append((stated, res))
     pick = best(cands, cfa0)
@@ -543,13 +548,19 @@ def _prove_exact(prog0, beta, deadline, path, source):
     return res
 
 
-def _prove_union(prog0, beta, deadline, path, source, progress):
+#: the methods a union-bound candidate is proved with: the expected-failure engine has its own
+#: candidates (:func:`exact_failure`, proved by :func:`_prove_exact`), so it is not run again on
+#: each union-bound candidate (where it would only spend the budget on a loop it cannot read)
+UNION_METHODS = tuple(s for s in STRATEGIES if s.method != "expectation")
+
+
+def _prove_union(prog0, beta, deadline, path, source, progress, strategies=UNION_METHODS):
     budget = attempt_budget()
     left = budget if deadline is None else min(budget, deadline - time.monotonic())
     if left <= 0.5:
         return None
     try:
-        res = prove_claim(prog0, beta, left, path, source, progress)[0]
+        res = prove_claim(prog0, beta, left, path, source, progress, strategies)[0]
     except TampError:
         return None
     return res if res.verdict == "proved" else None

@@ -114,6 +114,7 @@ class Opaque:
 
 
 ONE = A.num(1)
+_ZERO = A.num(0)
 
 
 def _plus(a, b):
@@ -505,15 +506,21 @@ def merge(a: NoiseSum, b: NoiseSum) -> NoiseSum | None:
 def _split(e: A.Expr, x: str) -> A.Expr | None:
     """``rest`` with ``e = x + rest`` (``x`` once, with coefficient +1, in a sum of terms), else None."""
     if e == A.Var(x):
-        return A.num(0)
+        return _ZERO
     if isinstance(e, A.Binary) and e.op in ("+", "-"):
         in_l, in_r = x in set(free_vars(e.left)), x in set(free_vars(e.right))
         if in_l and not in_r:
             rest = _split(e.left, x)
-            return None if rest is None else A.Binary(e.op, rest, e.right)
+            if rest is None:
+                return None
+            if rest == _ZERO:  # x + e  (x - e): the increment as written (sum terms match the claim's)
+                return e.right if e.op == "+" else A.Unary("-", e.right)
+            return A.Binary(e.op, rest, e.right)
         if in_r and not in_l and e.op == "+":
             rest = _split(e.right, x)
-            return None if rest is None else A.Binary("+", e.left, rest)
+            if rest is None:
+                return None
+            return e.left if rest == _ZERO else A.Binary("+", e.left, rest)
     return None
 
 

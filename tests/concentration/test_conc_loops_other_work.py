@@ -60,7 +60,12 @@ def test_false_sibling_not_proved_and_refuted(name):
 
 def _bern_param(c):
     b = c["sums"][0]["blocks"][0]
-    b["param"] = {"node": "Binary", "op": "-", "left": {"node": "Num", "value": "1", "is_int": True}, "right": b["param"]}
+    b["param"] = {
+        "node": "Binary",
+        "op": "-",
+        "left": {"node": "Num", "value": "1", "is_int": True},
+        "right": b["param"],
+    }
 
 
 def _halve_margin(c):

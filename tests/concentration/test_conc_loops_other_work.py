@@ -23,7 +23,7 @@ from tamp.simulation import simulate
 from tamp.simulation.bench_inputs import inputs_for
 
 DEV = Path(__file__).resolve().parents[2] / "benchmarks" / "prover4" / "dev" / "conc"
-TRUE = ["elseCount", "guardedWork", "intermediate", "twoDraws"]
+TRUE = ["elseCount", "guardedWork", "intermediate", "majorityTie", "twoDraws"]
 FALSE = sorted(p.stem for p in DEV.glob("*_false.prob"))
 
 
@@ -79,6 +79,7 @@ def _halve_margin(c):
         ("guardedWork", _bern_param, "SHAPE"),  # the count of !f where the program counts f
         ("elseCount", _bern_param, "SHAPE"),  # the count of f where the program counts !f
         ("intermediate", _halve_margin, "tail"),
+        ("majorityTie", _halve_margin, "tail"),  # a simplified margin is checked like any other
     ],
 )
 def test_tampered_certificates_are_rejected(name, fn, reason):

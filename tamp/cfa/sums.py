@@ -19,6 +19,15 @@ values, e.g. an average ``t / n``); counted loops ``while (i < H) { …; i := i 
 iteration (``y ~ D`` or ``a[i] ~ D``), or counts ``if (f) { k := k + 1; }`` of a fresh
 ``f ~ bern(r)`` (also ``k := k + (f ? 1 : 0)``).
 
+The body may do other work: what the sum does not read is ignored for it (sound: it neither reads
+nor writes the sum's draws; a variable it writes is at worst ``Opaque``); a draw combined with
+itself is one draw times a constant (``y := 2*t; s := s + y - t`` adds ``t`` — coefficients are
+added, never the draws counted twice; constant coefficients are folded, so ``3*u/3`` is ``u``);
+and a count's increment ``k := k + 1`` may stand next to other statements in either branch of
+``if (f)`` (the else branch counts ``!f``, probability ``1 - r``), provided ``k`` is written
+once in the whole ``if`` (the test is read on entry, so ``k`` grows by one exactly when ``f``
+held then).
+
 Independence is established, not assumed: a draw joins a sum only when its distribution's
 arguments are deterministic (inputs, deterministic locals, the loop counter), never another
 draw; two sums merge only when their draws are disjoint; a loop's sum must be made of the

@@ -19,6 +19,15 @@ values, e.g. an average ``t / n``); counted loops ``while (i < H) { …; i := i 
 iteration (``y ~ D`` or ``a[i] ~ D``), or counts ``if (f) { k := k + 1; }`` of a fresh
 ``f ~ bern(r)`` (also ``k := k + (f ? 1 : 0)``).
 
+The body may do other work: what the sum does not read is ignored for it (sound: it neither reads
+nor writes the sum's draws; a variable it writes is at worst ``Opaque``); a draw combined with
+itself is one draw times a constant (``y := 2*t; s := s + y - t`` adds ``t`` — coefficients are
+added, never the draws counted twice; constant coefficients are folded, so ``3*u/3`` is ``u``);
+and a count's increment ``k := k + 1`` may stand next to other statements in either branch of
+``if (f)`` (the else branch counts ``!f``, probability ``1 - r``), provided ``k`` is written
+once in the whole ``if`` (the test is read on entry, so ``k`` grows by one exactly when ``f``
+held then).
+
 Independence is established, not assumed: a draw joins a sum only when its distribution's
 arguments are deterministic (inputs, deterministic locals, the loop counter), never another
 draw; two sums merge only when their draws are disjoint; a loop's sum must be made of the
@@ -36,6 +45,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from lang import ast as A
 from lang.errors import TampError
@@ -113,10 +123,41 @@ class Opaque:
 
 
 ONE = A.num(1)
+_ZERO = A.num(0)
 
 
 def _plus(a, b):
     return A.Binary("+", a, b)
+
+
+def _const(e) -> Fraction | None:
+    """The value of a constant rational expression (numerals, + - * /, unary -), else None."""
+    if isinstance(e, A.Num):
+        return e.value
+    if isinstance(e, A.Unary) and e.op == "-":
+        v = _const(e.operand)
+        return None if v is None else -v
+    if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/"):
+        a, b = _const(e.left), _const(e.right)
+        if a is None or b is None:
+            return None
+        if e.op == "+":
+            return a + b
+        if e.op == "-":
+            return a - b
+        if e.op == "*":
+            return a * b
+        return a / b if b != 0 else None
+    return None
+
+
+def _fold(e: A.Expr) -> A.Expr:
+    """A constant coefficient as one numeral (``3 / 3`` is ``1``), so that a scaled-back draw is
+    seen as the draw; a coefficient that is not constant is left as it is."""
+    v = _const(e)
+    if v is None:
+        return e
+    return A.num(int(v)) if v.denominator == 1 else A.num(v)
 
 
 def _times(a, b):
@@ -189,7 +230,7 @@ class _Exec:
         if isinstance(e, A.Unary) and e.op == "-":
             v = self.ev(e.operand, env)
             if isinstance(v, Lin):
-                return Lin(A.Unary("-", v.det), A.Unary("-", v.coef), v.sum)
+                return Lin(A.Unary("-", v.det), _fold(A.Unary("-", v.coef)), v.sum)
         if isinstance(e, A.Cond) and isinstance(e.cond, A.Var) and isinstance(env.get(e.cond.name), Flag):
             fl = env[e.cond.name]
             if e.then == A.num(1) and e.other == A.num(0):
@@ -208,6 +249,12 @@ class _Exec:
             if isinstance(l, Det) and isinstance(r, Lin):
                 coef = r.coef if op == "+" else A.Unary("-", r.coef)
                 return Lin(A.Binary(op, l.expr, r.det), coef, r.sum)
+            if isinstance(l, Lin) and isinstance(r, Lin) and l.sum == r.sum:
+                # one sum S (the same draws): d1 + c1·S ± (d2 + c2·S) = (d1 ± d2) + (c1 ± c2)·S
+                coef = _fold(A.Binary(op, l.coef, r.coef))
+                if coef == A.num(0):
+                    return Det(A.Binary(op, l.det, r.det))
+                return Lin(A.Binary(op, l.det, r.det), coef, l.sum)
             if op == "+" and isinstance(l, Lin) and isinstance(r, Lin):
                 merged = merge(l.sum, r.sum)
                 if merged is not None and l.coef == r.coef:
@@ -215,12 +262,12 @@ class _Exec:
             return Opaque("a sum of draws that are not independent or not of one family")
         if op == "*":
             if isinstance(l, Lin) and isinstance(r, Det):
-                return Lin(A.Binary("*", l.det, r.expr), _times(l.coef, r.expr), l.sum)
+                return Lin(A.Binary("*", l.det, r.expr), _fold(_times(l.coef, r.expr)), l.sum)
             if isinstance(l, Det) and isinstance(r, Lin):
-                return Lin(A.Binary("*", l.expr, r.det), _times(l.expr, r.coef), r.sum)
+                return Lin(A.Binary("*", l.expr, r.det), _fold(_times(l.expr, r.coef)), r.sum)
         if op == "/" and isinstance(l, Lin) and isinstance(r, Det):
             self.side.append(("divisor", A.Binary("!=", r.expr, A.num(0))))
-            return Lin(A.Binary("/", l.det, r.expr), A.Binary("/", l.coef, r.expr), l.sum)
+            return Lin(A.Binary("/", l.det, r.expr), _fold(A.Binary("/", l.coef, r.expr)), l.sum)
         return Opaque("a nonlinear function of draws")
 
     # ------------------------------------------------------------------ statements
@@ -307,33 +354,37 @@ class _Exec:
                 env[n] = Opaque("tuple sampling")
 
     def branch(self, s: A.If, env) -> None:
-        # the count pattern: if (f) { k := k + 1; } with f a fresh bern draw
+        """``if (f) { … } else { … }`` on a fresh ``f ~ bern(r)`` (or ``!f``): a variable ``k``
+        incremented ``k := k + 1`` at the top level of one branch, and written nowhere else in
+        the statement, ends as ``k + [f]`` (``k + [!f]`` from the else branch) — whatever else
+        the branches do (the test is read once, on entry, so the increment happens exactly when
+        ``f`` held then). Every other variable written in the statement is ``Opaque``."""
+        for x in _loops_inside(s):
+            raise NotApplicable(f"line {_line(x)}: a loop inside a branch")
         c = s.cond
         neg = isinstance(c, A.Unary) and c.op == "!"
         var = c.operand if isinstance(c, A.Unary) and neg else c
-        then = [x for x in s.then.stmts if not isinstance(x, A.Skip)]
-        other = [x for x in (s.other.stmts if s.other else ()) if not isinstance(x, A.Skip)]
-        if (
-            isinstance(var, A.Var)
-            and isinstance(env.get(var.name), Flag)
-            and not other
-            and len(then) == 1
-            and isinstance(then[0], A.Assign)
-            and len(then[0].targets) == 1
-            and isinstance(then[0].targets[0], A.Var)
-        ):
-            k = then[0].targets[0].name
-            if then[0].value == A.Binary("+", A.Var(k), A.num(1)):
-                fl = env[var.name]
-                if neg:
-                    fl = Flag(A.Binary("-", A.num(1), fl.r), fl.draw, fl.line)
-                env[k] = self._binary("+", env.get(k, Opaque()), self._indicator(fl))
-                return
         written = _written(s)
+        counts: dict[str, Flag] = {}
+        if isinstance(var, A.Var) and isinstance(env.get(var.name), Flag):
+            fl = env[var.name]
+            yes = Flag(fl.r, fl.draw, fl.line)
+            no = Flag(A.Binary("-", A.num(1), fl.r), fl.draw, fl.line)
+            arms = [(s.then, no if neg else yes), (s.other, yes if neg else no)]
+            for arm, flag in arms:
+                if arm is None:
+                    continue
+                for st in arm.stmts:
+                    if not (isinstance(st, A.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], A.Var)):
+                        continue
+                    k = st.targets[0].name
+                    if st.value == A.Binary("+", A.Var(k), A.num(1)) and _writes(s, k) == 1:
+                        counts[k] = flag
         for x in written:
-            env[x] = Opaque("assigned in a branch")
-        for x in _loops_inside(s):
-            raise NotApplicable(f"line {_line(x)}: a loop inside a branch")
+            if x in counts:
+                env[x] = self._binary("+", env.get(x, Opaque()), self._indicator(counts[x]))
+            else:
+                env[x] = Opaque("assigned in a branch")
 
     def for_loop(self, s: A.For, env) -> None:
         written = _written(s.body)
@@ -461,23 +512,36 @@ def merge(a: NoiseSum, b: NoiseSum) -> NoiseSum | None:
     return NoiseSum(a.family, a.blocks + b.blocks, a.draws | b.draws, tuple(sorted(set(a.lines + b.lines))))
 
 
+def _split(e: A.Expr, x: str) -> A.Expr | None:
+    """``rest`` with ``e = x + rest`` (``x`` once, with coefficient +1, in a sum of terms), else None."""
+    if e == A.Var(x):
+        return _ZERO
+    if isinstance(e, A.Binary) and e.op in ("+", "-"):
+        in_l, in_r = x in set(free_vars(e.left)), x in set(free_vars(e.right))
+        if in_l and not in_r:
+            rest = _split(e.left, x)
+            if rest is None:
+                return None
+            if rest == _ZERO:  # x + e  (x - e): the increment as written (sum terms match the claim's)
+                return e.right if e.op == "+" else A.Unary("-", e.right)
+            return A.Binary(e.op, rest, e.right)
+        if in_r and not in_l and e.op == "+":
+            rest = _split(e.right, x)
+            if rest is None:
+                return None
+            return e.left if rest == _ZERO else A.Binary("+", e.left, rest)
+    return None
+
+
 def _step(v, x):
-    """``x := x + d (+ c·S)`` as (d, c, S or None), else None."""
+    """``x := x + d (+ c·S)`` as (d, c, S or None), else None (``x`` read once, added, in the
+    deterministic part; e.g. ``s := s + y - t`` with ``y``, ``t`` draws)."""
     if isinstance(v, Det):
-        e = v.expr
-        if isinstance(e, A.Binary) and e.op == "+" and e.left == A.Var(x) and x not in set(free_vars(e.right)):
-            return e.right, ONE, None
-        return None
-    if isinstance(v, Lin):
-        e = v.det
-        if (
-            isinstance(e, A.Binary)
-            and e.op == "+"
-            and e.left == A.Var(x)
-            and x not in set(free_vars(e.right))
-            and x not in set(free_vars(v.coef))
-        ):
-            return e.right, v.coef, v.sum
+        d = _split(v.expr, x)
+        return None if d is None else (d, ONE, None)
+    if isinstance(v, Lin) and x not in set(free_vars(v.coef)):
+        d = _split(v.det, x)
+        return None if d is None else (d, v.coef, v.sum)
     return None
 
 
@@ -503,6 +567,17 @@ def _written(s) -> set:
         elif isinstance(n, A.VarDecl):
             out.add(n.name)
     return out
+
+
+def _writes(s, x: str) -> int:
+    """How many statements in ``s`` write the variable ``x`` (or an element of it)."""
+    n = 0
+    for node in A.walk(s):
+        if isinstance(node, (A.Assign, A.Sample)):
+            n += sum(1 for t in node.targets if _base(t) == x)
+        elif isinstance(node, A.VarDecl) and node.name == x:
+            n += 1
+    return n
 
 
 def _loops_inside(s) -> list:

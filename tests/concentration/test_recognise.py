@@ -2,11 +2,13 @@
 
 import pytest
 
+from lang import ast as A
 from lang.parser import parse
 from lang.typecheck import check_file
 from tamp.cfa import build_cfa
 from tamp.prover.concentration.proof import claim_of
 from tamp.prover.concentration.shapes import NotApplicable
+from tamp.show import show_expr
 
 
 def _claim(body, ensures="abs(t - x) <= 100", params="x: real, n: int, p: real", requires="n >= 1 && p > 0 && p <= 1"):
@@ -36,20 +38,34 @@ def test_count_of_bernoulli_indicators():
 @pytest.mark.parametrize(
     "body,why",
     [
-        ("a ~ lap(x, 1); t := a + a;", "not independent"),  # one draw twice
-        ("a ~ lap(x, 1); b := a; t := a + b;", "not independent"),  # a copy of it
         ("a ~ lap(0, 1); b ~ lap(x, abs(a) + 1); t := b;", "not deterministic"),  # scale depends on a draw
         ("a ~ lap(x, 1); g ~ gauss(0, 1); t := a + g;", "one family"),  # mixed families
         ("a ~ lap(x, 1); t := a * a;", "nonlinear"),
         ("z ~ lap(0, 1); t := 0; i := 0; while (i < n) { t := t + z; i := i + 1; }", "last iteration"),
         ("t := 0; i := 0; while (i < n) { y ~ lap(0, i + 1); t := t + y; i := i + 1; }", "last iteration"),
-        ("f ~ bern(0.5); t := 0; if (f) { t := t + 1; } if (f) { t := t + 1; }", "not independent"),
     ],
 )
 def test_dependent_or_unsupported_values_are_not_sums(body, why):
     with pytest.raises(NotApplicable) as info:
         _claim(body)
     assert why in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "a ~ lap(x, 1); t := a + a;",  # one draw twice
+        "a ~ lap(x, 1); b := a; t := a + b;",  # a copy of it
+        "f ~ bern(0.5); t := 0; if (f) { t := t + 1; } if (f) { t := t + 1; }",  # one flag counted twice
+    ],
+)
+def test_one_draw_twice_is_twice_one_draw(body):
+    """A draw added to itself is 2·(the draw): one draw (one block of count 1) with coefficient
+    2, never two independent draws (whose sum would concentrate better)."""
+    c = _claim(body)
+    assert len(c.sums) == 1 and len(c.sums[0].blocks) == 1
+    assert c.sums[0].blocks[0].count == A.num(1)
+    assert "2 * S$1" in show_expr(c.post)
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,12 @@ as *blocks* ``(count, param)``: ``count`` draws with the same parameter (a loop 
 block of ``count = iterations``; a straight-line draw one block of count 1). Each rule states,
 for a *deviation* ``dev`` — ``S`` (``upper``), ``-S`` (``lower``) or ``|S|`` (``both``)::
 
-    Pr[dev > u] <= f      whenever every condition of :func:`conditions` (u, f) holds.
+    Pr[dev >= u] <= f      whenever every condition of :func:`conditions` (u, f) holds.
+
+Every derivation below is Markov's inequality on exp(λ·dev), which bounds Pr[dev >= u] (not only
+Pr[dev > u]); so a proof may assume the strict ``dev < u`` off the failure event: a majority
+``c > k/2`` follows, where ``dev <= u`` would give only ``c >= k/2``. (At u = 0 every bound is
+at least 1, or 2 for two tails, and the ``positive`` condition keeps μ > 0 for Chernoff.)
 
 The conditions are formulas (:mod:`lang.ast`) over the parameters, ``u`` and ``f``; the prover
 and the certificate checker prove them from ``requires`` with z3, never assume them. The tail
@@ -208,7 +213,7 @@ def statement(rule: str, mode: str) -> str:
         "hoeffding": "2·u²/Σ count·w²",
         "chernoff": "u²/(2μ)" if mode == "lower" else "u²/(2μ + u)",
     }[rule]
-    return f"Pr[{dev} > u] <= {c}exp(-{g})"
+    return f"Pr[{dev} >= u] <= {c}exp(-{g})"
 
 
 # ---------------------------------------------------------------------------- numeric checks
@@ -217,7 +222,7 @@ def statement(rule: str, mode: str) -> str:
 def exact_tail(
     rule: str, mode: str, family: str, n: int, param: float, u: float, runs: int = 200_000, seed: int = 1
 ) -> float:
-    """Pr[dev > u] for n i.i.d. draws of ``family`` with parameter ``param`` — exactly where a
+    """Pr[dev >= u] for n i.i.d. draws of ``family`` with parameter ``param`` — exactly where a
     closed form exists (Gaussian, binomial), else by Monte Carlo (``runs`` samples)."""
     # deferred on purpose: numpy and scipy take ~0.6 s to load; only this step needs them
     import numpy as np
@@ -229,8 +234,8 @@ def exact_tail(
         return 2 * one if mode == "both" else one
     if family == "bernoulli":
         mu = n * param
-        up = float(stats.binom.sf(np.floor(mu + u), n, param))  # k > mu + u
-        lo = float(stats.binom.cdf(np.ceil(mu - u) - 1, n, param))  # k < mu - u
+        up = float(stats.binom.sf(np.ceil(mu + u) - 1, n, param))  # k >= mu + u
+        lo = float(stats.binom.cdf(np.floor(mu - u), n, param))  # k <= mu - u
         return {"upper": up, "lower": lo, "both": up + lo}[mode]
     rng = np.random.default_rng(seed)
     if family == "laplace":
@@ -249,4 +254,4 @@ def exact_tail(
     else:
         raise ValueError(family)
     dev = {"upper": s, "lower": -s, "both": np.abs(s)}[mode]
-    return float((dev > u).mean())
+    return float((dev >= u).mean())

@@ -16,7 +16,8 @@ def certify(path: Path, timeout: float):
     """Prove a file, certify its proofs and re-check them: (FileResult, check report, cert bytes)."""
     from lang.parser import parse_file
     from tamp.api import prove
-    from tamp.certificate import check_certificate, decode, file_certificate
+    from tamp.certificate import check_certificate, decode
+    from tamp.certificate.writer import file_certificate
     from tamp.executor import in_process
 
     with in_process() as ex:  # the engines' own jobs stay in this job

@@ -54,7 +54,7 @@ ONE = A.num(1)
 @dataclass(frozen=True)
 class Application:
     """One rule application of the certificate: sum ``sum`` by ``rule`` in ``mode`` (``upper``
-    ``S <= u``, ``lower`` ``-S <= u``, ``both`` ``|S| <= u``), margin ``u``, probability ``f``."""
+    ``S < u``, ``lower`` ``-S < u``, ``both`` ``|S| < u``), margin ``u``, probability ``f``."""
 
     sum: int
     rule: str
@@ -137,7 +137,7 @@ def _obligations(claim: _Claim, apps: list[Application], beta: A.Expr) -> list[t
             out.append(("RULE", f"{a.rule} ({a.mode}) on {_s(a.sum)}: {name}", c))
         S = A.Var(_s(a.sum))
         dev = {"both": A.Call("abs", (S,)), "upper": S, "lower": A.Unary("-", S)}[a.mode]
-        goods.append(A.Binary("<=", dev, a.u))
+        goods.append(A.Binary("<", dev, a.u))  # each rule bounds Pr[dev >= u]
         total = a.f if total is None else A.Binary("+", total, a.f)
     out.append(("POST", "good deviations imply the postcondition", A.Binary("==>", _and(goods), claim.post)))
     assert total is not None  # at least one sum, one application each

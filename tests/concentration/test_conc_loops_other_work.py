@@ -23,7 +23,7 @@ from tamp.simulation import simulate
 from tamp.simulation.bench_inputs import inputs_for
 
 DEV = Path(__file__).resolve().parents[2] / "benchmarks" / "prover4" / "dev" / "conc"
-TRUE = ["elseCount", "guardedWork", "intermediate", "majorityTie", "twoDraws"]
+TRUE = ["elseCount", "guardedWork", "intermediate", "majority", "majorityTie", "twoDraws"]
 FALSE = sorted(p.stem for p in DEV.glob("*_false.prob"))
 
 

@@ -2,7 +2,7 @@
 
 A program whose postcondition reads sums of independent draws (:mod:`.concentration`) is
 proved by one rule application per sum (:mod:`axioms.concentration`): sum ``k`` with rule R,
-mode (``upper`` ``S_k <= u``, ``lower`` ``-S_k <= u``, ``both`` ``|S_k| <= u``), margin ``u_k`` and
+mode (``upper`` ``S_k < u``, ``lower`` ``-S_k < u``, ``both`` ``|S_k| < u``), margin ``u_k`` and
 probability ``f_k``. The proof rests on these obligations, each valid under ``requires``
 (z3 ``unsat`` of the negation; ``unknown`` is failure):
 
@@ -119,7 +119,7 @@ def claim_of(program: A.Program, cfa, ensures: list[A.Expr] | None = None) -> Co
 def good(app: Application) -> A.Expr:
     S = A.Var(s_name(app.sum))
     dev = {"both": A.Call("abs", (S,)), "upper": S, "lower": A.Unary("-", S)}[app.mode]
-    return A.Binary("<=", dev, app.u)
+    return A.Binary("<", dev, app.u)  # every rule bounds Pr[dev >= u] (axioms.concentration)
 
 
 def obligations(claim: ConcClaim, apps: list[Application], beta: A.Expr) -> list[tuple[str, str, A.Expr]]:

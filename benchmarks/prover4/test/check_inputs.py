@@ -41,7 +41,9 @@ def main() -> int:
                 got, rate, bound = "error: " + out.stderr.strip()[:200], None, None
             flag = "ok " if got == case["expect"] else "BAD"
             bad += got != case["expect"]
-            print(f"{flag} {rel} {case['inputs']} expect={case['expect']} got={got} rate={rate} bound={bound}", flush=True)
+            print(
+                f"{flag} {rel} {case['inputs']} expect={case['expect']} got={got} rate={rate} bound={bound}", flush=True
+            )
     print("mismatches:", bad)
     return 1 if bad else 0
 

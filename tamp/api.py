@@ -508,7 +508,7 @@ def check_proof(
 
     >>> text = "program coin(p: real) requires 0 < p && p <= 1 ensures !y fails p { y ~ bern(p); }"
     >>> check_proof(certify(prove(text)), text)  # doctest: +ELLIPSIS
-    <CheckReport OK: ... obligations re-checked in ... s>
+    <CheckReport ok: ... obligations re-checked in ... s>
     """
     # deferred on purpose: the checker loads when a proof is checked; it is the checking path of
     # `tamp check-proof`, which imports no module of the prover (tamp.certificate.check_file)

@@ -8,7 +8,7 @@ prover's results and are imported by their own names, by ``tamp prove --certific
 
 >>> import tamp
 >>> tamp.certify_and_check('''program coin(p: real) requires 0 < p && p <= 1 ensures !y fails p
-...                      { y ~ bern(p); }''').summary().startswith("OK:")
+...                      { y ~ bern(p); }''').summary().startswith("ok:")
 True
 """
 

@@ -9,6 +9,8 @@ of the population's mass is not known), so the interval stays sound."""
 import random
 from fractions import Fraction
 
+import pytest
+
 from lang.parser import parse
 
 from .helpers import _certify
@@ -48,6 +50,7 @@ def _sampled(n=4000, seed=3):
     return hits / n
 
 
+@pytest.mark.slow  # long: runs false claims to their time limit (README command leaves it to .ci/run)
 def test_a_network_under_a_population_keeps_the_network_engine(tmp_path):
     pop = tmp_path / "pop.prob"
     pop.write_text(POPULATION)

@@ -137,6 +137,7 @@ def test_tree_and_forest_biased_mass_is_exact(kind, tmp_path):
     assert _class_at(trees, (*point, Fraction(0))) != _class_at(trees, (*point, Fraction(1)))
 
 
+@pytest.mark.slow  # long: runs false claims to their time limit (README command leaves it to .ci/run)
 def test_trees_engine_agrees_with_the_general_engine(tmp_path):
     model, x = _trained("tree")
     text = _imported(model, x, tmp_path, "tree")

@@ -51,6 +51,7 @@ def test_true_claim_proved_by_concentration_and_certified(name):
 
 
 @pytest.mark.parametrize("name", FALSE)
+@pytest.mark.slow  # long: runs false claims to their time limit (README command leaves it to .ci/run)
 def test_false_sibling_not_proved_and_refuted(name):
     path = DEV / f"{name}.prob"
     assert prove(str(path), timeout=10).programs[0].verdict != "proved"

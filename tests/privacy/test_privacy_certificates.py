@@ -79,6 +79,7 @@ print(json.dumps({"codes": codes, "privacy": privacy, "importers": sorted(import
 """
 
 
+@pytest.mark.slow  # long: runs false claims to their time limit (README command leaves it to .ci/run)
 def test_every_proved_mechanism_is_certified_and_rechecked_without_the_engine(proved, tmp_path):
     args = []
     for name, (path, cert) in proved.items():

@@ -52,6 +52,7 @@ def test_stages_are_proved_by_products(path):
 
 
 @pytest.mark.parametrize("path", FALSE, ids=lambda p: p.stem)
+@pytest.mark.slow  # long: runs false claims to their time limit (README command leaves it to .ci/run)
 def test_false_siblings_are_not_proved(path):
     assert _prove(path, timeout=FALSE_CLAIM_S).verdict != "proved"
 

@@ -82,6 +82,7 @@ def test_a_small_tree_that_fails_falls_back_to_the_cfa(monkeypatch):
     assert len(r.automata[0].exits) == 1  # the CFA's automaton, not a tree
 
 
+@pytest.mark.slow  # long: runs false claims to their time limit (README command leaves it to .ci/run)
 def test_generated_noisy_max_true_and_false_sibling():
     path = RNM / "rnm3.prob"
     prog = parse_file(str(path)).programs[0]

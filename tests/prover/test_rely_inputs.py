@@ -12,6 +12,8 @@ import json
 import pytest
 
 import tamp
+import tamp.api
+from lang import ast as A
 from tamp.api import certify, check_proof
 
 THREE = """program three(n: int, r: real)
@@ -44,13 +46,23 @@ def test_fixed_rate_and_size():
     assert res.verdict == "proved", res.render_text()
 
 
-def test_certificate_of_an_instantiated_proof_rechecks():
+def test_certificate_of_an_instantiated_proof_rechecks(monkeypatch):
     src = THREE.format(k=3)
     inputs = {"r": 0.5}
+    real = tamp.api.prover.prove_program
+    calls = []
+
+    def fixed_attempt_fails(prog, bound=None, **kw):
+        # the attempt at the fixed values (the first call) as if its proof were not found — the
+        # expected-failure engine now proves this one directly, which would skip the fallback
+        calls.append(prog.name)
+        return real(prog, bound=A.num(0) if len(calls) == 1 else bound, **kw)
+
+    monkeypatch.setattr(tamp.api.prover, "prove_program", fixed_attempt_fails)
     res = tamp.prove(src, inputs=inputs)
     assert res.verdict == "proved"
     cert = certify(res, inputs=inputs)
-    # at r=0.5 the loop invariant is not found with r fixed: the proof is the free one
+    assert len(calls) == 2  # the fixed attempt, then the free claim
     assert res.programs[0].parts[0].inputs_free
     assert cert["inputs_free"] == ["three"]
     assert "instantiation" in res.render_text()

@@ -41,6 +41,7 @@ def test_kernel_proved_symbolically_and_certified(kernel):
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.slow  # long: runs false claims to their time limit (README command leaves it to .ci/run)
 def test_false_siblings_not_proved(kernel):
     res = tamp.prove(str(RELY / f"{kernel}_false.prob"), timeout=60)
     assert "proved" not in _verdicts(res).values(), res.render_text()
@@ -65,6 +66,7 @@ def test_kernel_proved_at_rely_sizes(kernel):
 
 
 @pytest.mark.parametrize("kernel", ["coord", "matvec", "hadamard"])
+@pytest.mark.slow  # long: runs false claims to their time limit (README command leaves it to .ci/run)
 def test_count_and_bound_mutants_of_product_claims_not_proved(kernel):
     """The soundness harness's mutants of Rely's product claims (benchmarks/soundness/mutants.py):
     one operation fewer (count-1; the kernels' counts are exact, so it is false) and half the

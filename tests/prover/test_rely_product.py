@@ -82,6 +82,7 @@ def test_product_claims_proved_and_certified(src):
 
 
 @pytest.mark.parametrize("src", [LOOP.format(k=2), STRAIGHT.format(k=3), NESTED.format(k="2 * n * m - 1")])
+@pytest.mark.slow  # long: runs false claims to their time limit (README command leaves it to .ci/run)
 def test_false_siblings_not_proved(src):
     """One operation too few in the count: false for every 0 < r < 1 (on the path that performs
     them all: the loops run n (times m) times, x > 0 for a = 1, b = 1)."""

@@ -51,7 +51,7 @@ def test_noisy_sum_uses_p_over_n_and_the_running_sum_invariant():
     assert any(isinstance(n, A.Sum) for c in head.label for n in A.walk(c))
 
 
-@pytest.mark.slow
+@pytest.mark.case_study
 @pytest.mark.parametrize(
     "rel", ["dp/aboveT.prob", "dp/sparseVec.prob", "reliability/searchRef.prob", "reliability/searchRefConcrete.prob"]
 )

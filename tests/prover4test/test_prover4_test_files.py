@@ -1,4 +1,4 @@
-"""Keeps benchmarks/prover4/test well formed: every file parses and type-checks, carries its headers,
+"""Keeps benchmarks/prover4/dev/blind1 well formed: every file parses and type-checks, carries its headers,
 every true claim has a false sibling, and inputs.json covers every file (two consistent input sets per
 true claim, a refuting one per false claim). A few input sets are simulated. Nothing here proves
 anything: the folder is a held-out measurement of the prover, so its answers are not asserted.
@@ -15,7 +15,7 @@ from lang.parser import parse_file
 from lang.typecheck import check_file
 
 ROOT = Path(__file__).resolve().parents[2]
-HERE = ROOT / "benchmarks" / "prover4" / "test"
+HERE = ROOT / "benchmarks" / "prover4" / "dev" / "blind1"
 FILES = sorted(HERE.glob("*/*.prob"))
 TRUE = [f for f in FILES if not f.stem.endswith("_false")]
 INPUTS = json.loads((HERE / "inputs.json").read_text())

@@ -1,6 +1,6 @@
 """Simulate every input set of inputs.json (20,000 runs, seed 7) and compare with its expectation.
 
-Run from the repository root: PYTHONPATH=$PWD python benchmarks/prover4/test/check_inputs.py [FILTER]
+Run from the repository root: PYTHONPATH=$PWD python benchmarks/prover4/dev/blind1/check_inputs.py [FILTER]
 It never proves anything: it only runs `tamp simulate` (Monte-Carlo) at fixed inputs.
 """
 

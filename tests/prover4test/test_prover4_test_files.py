@@ -1,7 +1,8 @@
-"""Keeps benchmarks/prover4/dev/blind1 well formed: every file parses and type-checks, carries its headers,
-every true claim has a false sibling, and inputs.json covers every file (two consistent input sets per
-true claim, a refuting one per false claim). A few input sets are simulated. Nothing here proves
-anything: the folder is a held-out measurement of the prover, so its answers are not asserted.
+"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 (the first blind part, now
+development material) and benchmarks/prover4/test (the new blind part). In each, every file parses and
+type-checks, carries its headers, every true claim has a false sibling, and inputs.json covers every file (two
+consistent input sets per true claim, a refuting one per false claim). A few input sets are simulated. Nothing
+here proves anything: the folders are held-out measurements of the prover, so its answers are not asserted.
 """
 
 import json
@@ -15,52 +16,66 @@ from lang.parser import parse_file
 from lang.typecheck import check_file
 
 ROOT = Path(__file__).resolve().parents[2]
-HERE = ROOT / "benchmarks" / "prover4" / "dev" / "blind1"
-FILES = sorted(HERE.glob("*/*.prob"))
-TRUE = [f for f in FILES if not f.stem.endswith("_false")]
-INPUTS = json.loads((HERE / "inputs.json").read_text())
+FOLDERS = {
+    "blind1": ROOT / "benchmarks" / "prover4" / "dev" / "blind1",
+    "test": ROOT / "benchmarks" / "prover4" / "test",
+}
+INPUTS = {name: json.loads((here / "inputs.json").read_text()) for name, here in FOLDERS.items()}
+FILES = [(name, f) for name, here in FOLDERS.items() for f in sorted(here.glob("*/*.prob"))]
+SIMULATED = [
+    ("blind1", "repetition/freivalds_vector_false.prob"),
+    ("blind1", "dpaccuracy/geometric_mechanism.prob"),
+    ("test", "faults/tmr_vote_false.prob"),
+    ("test", "walks/rademacher_walk.prob"),
+]
 
 
-def rel(path: Path) -> str:
-    return str(path.relative_to(HERE))
+def rel(folder: str, path: Path) -> str:
+    return str(path.relative_to(FOLDERS[folder]))
 
 
-def test_counts() -> None:
-    families = {f.parent.name for f in TRUE}
-    assert len(TRUE) >= 44 and len(families) >= 5
-    assert len(FILES) == 2 * len(TRUE)
+@pytest.mark.parametrize("folder", sorted(FOLDERS))
+def test_counts(folder: str) -> None:
+    files = [f for name, f in FILES if name == folder]
+    true = [f for f in files if not f.stem.endswith("_false")]
+    assert len(true) >= 44 and len({f.parent.name for f in true}) >= 5
+    assert len(files) == 2 * len(true)
 
 
-@pytest.mark.parametrize("path", FILES, ids=rel)
-def test_file_checks_and_headers(path: Path) -> None:
+@pytest.mark.parametrize(("folder", "path"), FILES, ids=[f"{n}/{rel(n, f)}" for n, f in FILES])
+def test_file_checks_and_headers(folder: str, path: Path) -> None:
     check_file(parse_file(str(path)))
     lines = path.read_text().splitlines()
     assert lines[0].startswith("// source: ")
+    expects = [c["expect"] for c in INPUTS[folder][rel(folder, path)]]
     if path.stem.endswith("_false"):
         assert lines[1].startswith(f"// false variant of {path.stem[: -len('_false')]}: ")
         assert lines[2] == "// expect: unknown"
-        assert [c["expect"] for c in INPUTS[rel(path)]] == ["refuted"]
+        assert expects == ["refuted"]
     else:
         assert lines[1].startswith("// claim: ")
         assert lines[2] == "// expect: proved"
         assert (path.parent / f"{path.stem}_false.prob").exists()
-        assert [c["expect"] for c in INPUTS[rel(path)]] == ["consistent", "consistent"]
+        assert expects == ["consistent", "consistent"]
 
 
-def test_inputs_name_existing_files() -> None:
-    assert sorted(INPUTS) == sorted(rel(f) for f in FILES)
+@pytest.mark.parametrize("folder", sorted(FOLDERS))
+def test_inputs_name_existing_files(folder: str) -> None:
+    assert sorted(INPUTS[folder]) == sorted(rel(n, f) for n, f in FILES if n == folder)
 
 
 def arg(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, list):
         return "[" + ",".join(arg(v) for v in value) + "]"
     return str(value)
 
 
-@pytest.mark.parametrize("key", ["repetition/freivalds_vector_false.prob", "dpaccuracy/geometric_mechanism.prob"])
-def test_a_few_simulations(key: str) -> None:
-    for case in INPUTS[key]:
-        cmd = [sys.executable, "-m", "tamp", "simulate", str(HERE / key), "--json", "--runs", "20000"]
+@pytest.mark.parametrize(("folder", "key"), SIMULATED, ids=[f"{n}/{k}" for n, k in SIMULATED])
+def test_a_few_simulations(folder: str, key: str) -> None:
+    for case in INPUTS[folder][key]:
+        cmd = [sys.executable, "-m", "tamp", "simulate", str(FOLDERS[folder] / key), "--json", "--runs", "20000"]
         cmd += ["--seed", "7"]
         for name, value in case["inputs"].items():
             cmd += ["--input", f"{name}={arg(value)}"]

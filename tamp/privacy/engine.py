@@ -13,6 +13,7 @@ choice proves is ``unknown`` with the first failed step of the most promising at
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import time
 from fractions import Fraction
 from typing import Any, Dict, Iterator, List, Optional, Tuple
@@ -39,7 +40,7 @@ CX_BUDGET = 20.0
 #: fail and a private one is proved without waiting for the search (each is sound on its own: a
 #: counterexample is a proof of the negation, whatever the alignments would do)
 CX_SLICE = 1.0
-PROOF_SLICE = 1.0
+PROOF_SLICE = 2.0
 #: the very first search slice: short (the short inputs and first public values, where most broken
 #: mechanisms fail, take a fraction of a second), so a one-attempt proof does not wait long
 FIRST_CX_SLICE = 0.6
@@ -209,21 +210,24 @@ def _attempts(prog: A.Program, types: Any) -> Iterator[Tuple[Optional[str], Dict
     """The alignments to try: for the outputs' equality first; then, when the output is one
     int variable, value by value (pointwise: out = k in the first run implies out = k in
     the second, which gives P[out ∈ S] <= exp(E) P'[out ∈ S] by summing over the k in S).
-    The two searches share :data:`MAX_ATTEMPTS`, half each when both apply."""
+    The two searches share :data:`MAX_ATTEMPTS`, half each when both apply, and take turns
+    (an attempt of one, then of the other), so neither waits for the other's failures."""
     claim = prog.private
     assert claim is not None
     outs = claim.outputs
     pointwise = len(outs) == 1 and types.locals.get(outs[0]) == A.INT
     limit = MAX_ATTEMPTS // 2 if pointwise else MAX_ATTEMPTS
-    for k, c in enumerate(alignment_choices(prog)):
-        if k >= limit:
-            break
-        yield None, c
-    if pointwise:
-        for k, c in enumerate(alignment_choices(prog, pointwise=True)):
-            if k >= limit:
-                break
-            yield outs[0], c
+    plain: Iterator[Tuple[Optional[str], Dict[int, Align]]] = (
+        (None, c) for c in itertools.islice(alignment_choices(prog), limit)
+    )
+    if not pointwise:
+        yield from plain
+        return
+    point = ((outs[0], c) for c in itertools.islice(alignment_choices(prog, pointwise=True), limit))
+    for pair in itertools.zip_longest(point, plain):  # pointwise first: a discrete output is its case
+        for a in pair:
+            if a is not None:
+                yield a
 
 
 def _unknown(prog: A.Program, eps: str, reason: str, line: Optional[int], t0: float) -> PrivacyResult:

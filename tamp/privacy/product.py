@@ -142,6 +142,27 @@ def valid(hyps: Sequence[Term], goal: Term, ms: int = SOLVER_MS) -> bool:
     return bool(s.check() == z3.unsat)
 
 
+def valid_each(hyps: Sequence[Term], goals: Sequence[Term], ms: int = SOLVER_MS) -> List[bool]:
+    """``valid(hyps, g)`` for every goal g, with one solver: the hypotheses are asserted once
+    and each negated goal is checked in its own scope (push/pop). When their conjunction is
+    valid, every goal is (one call); otherwise each is decided alone. Same answers as
+    :func:`valid` per goal (``unknown`` is no), fewer solver runs for Houdini's candidates."""
+    if not goals:
+        return []
+    if len(goals) > 1 and valid(hyps, z3.And(*goals), ms):
+        return [True] * len(goals)
+    s = z3.Solver()
+    s.set("timeout", ms)
+    s.add(*hyps)
+    out = []
+    for g in goals:
+        s.push()
+        s.add(z3.Not(g))
+        out.append(bool(s.check() == z3.unsat))
+        s.pop()
+    return out
+
+
 class _Translation(Z3Translation):
     """The z3 translation with every non-literal ``sum`` as an uninterpreted prefix-sum
     function ``S(hi)`` per (variable, body, lower end), whose recurrence the engine instantiates
@@ -611,7 +632,7 @@ class Product:
                     )
         # Initiation.
         hyps = self.hyps(st)
-        cands = [(n, c, x) for n, c, x in cands if valid(hyps, c(st), 3000)]
+        cands = [nc for nc, ok in zip(cands, valid_each(hyps, [c(st) for _, c, _ in cands], 3000)) if ok]
         # Consecution (Houdini: drop what is not preserved until the rest is).
         saved = self.collect
         while True:
@@ -631,7 +652,8 @@ class Product:
                 self.collect = saved
                 self.counters.pop()
             self.counters.append(entry_var)
-            keep = [(n, c, x) for n, c, x in cands if valid(self.hyps(post), c(post), 3000)]
+            oks = valid_each(self.hyps(post), [c(post) for _, c, _ in cands], 3000)
+            keep = [nc for nc, ok in zip(cands, oks) if ok]
             self.counters.pop()
             if len(keep) == len(cands):
                 break
@@ -840,22 +862,37 @@ def following_tests(prog: A.Program) -> Dict[int, A.Expr]:
 
 
 def alignment_choices(prog: A.Program, pointwise: bool = False) -> Iterator[Dict[int, Align]]:
-    """Choices of alignment for the Laplace-like draws of ``prog``, simplest first: per draw,
-    values agree, noises agree, noise shifted by 1 or 2, and (sparse vector) shifted only where
-    the next test holds or (``pointwise``, report-noisy-max) only on the output's iteration."""
+    """Choices of alignment for the Laplace-like draws of ``prog``: per draw, values agree, noises
+    agree, noise shifted by 1 or 2, and (sparse vector) shifted only where the next test holds or
+    (``pointwise``, report-noisy-max) only on the output's iteration.
+
+    The options of a draw are ordered by the part it plays (the order is only a search heuristic:
+    every choice is proved or rejected by the same obligations): a *query* (a draw that the next
+    ``if`` tests) tries the shifts where its test holds first, a *threshold* (a draw read by a
+    query's test) tries a shift by 1 first, a draw in a ``for`` loop of a pointwise proof the shift
+    on the output's iteration first. Choices are enumerated by the sum of their options' ranks
+    (all first options, then one second option, …), so a proof whose every draw takes its role's
+    first option is the first attempt, whatever the number of draws."""
     follow = following_tests(prog)
     in_for: Set[int] = set()
     for n in A.walk(prog.body):
         if isinstance(n, A.For):
             in_for |= {id(m) for m in A.walk(n.body) if isinstance(m, A.Sample)}
     draws = [n for n in A.walk(prog.body) if isinstance(n, A.Sample) and n.dist.func in LAPLACE + ONE_SIDED]
+    tested: Set[str] = set()  # variables read by a query's test (thresholds)
+    for d in draws:
+        if id(d) in follow:
+            tested |= set(free_vars(follow[id(d)])) - {A.target_name(d.targets[0])}
     options: List[List[Align]] = []
     for d in draws:
         opts = [VALUES, Align("noise"), Align("shift", 1), Align("shift", 2)]
         if id(d) in follow:
-            opts += [Align("above", 1), Align("above", 2)]
+            opts = [Align("above", 1), Align("above", 2)] + opts
+        elif len(d.targets) == 1 and A.target_name(d.targets[0]) in tested:
+            opts = [Align("shift", 1), VALUES, Align("noise"), Align("shift", 2)]
         if pointwise and id(d) in in_for:
             opts = [Align("at_k", 1), Align("at_k", 2)] + opts
         options.append(opts)
-    for combo in itertools.product(*options):
-        yield {id(d): c for d, c in zip(draws, combo)}
+    ranks = sorted(itertools.product(*(range(len(o)) for o in options)), key=lambda r: (sum(r), max(r, default=0)))
+    for r in ranks:
+        yield {id(d): options[j][i] for j, (d, i) in enumerate(zip(draws, r))}

@@ -630,6 +630,22 @@ class Product:
                             f"{c0}{kt}*{_prefix(e, var)}",
                         )
                     )
+                    # two levels (smart sum): what a variable x carries between the runs (a
+                    # block's partial sum, paid again when the block is released) counts too
+                    for x in modified:
+                        if x == var or st.env1[x].sort() not in (z3.IntSort(), z3.RealSort()):
+                            continue
+                        cands.append(
+                            (
+                                f"cost + {uname}*|{x}' - {x}| <= cost0 + {k}*{uname}*(S({var}) - S(start)) "
+                                f"for {print_expr(e)}",
+                                lambda t, kk=kk, u=u, f=f, x=x: (
+                                    t.cost + u * _abs(to_real(t.env2[x]) - to_real(t.env1[x]))
+                                    <= cost0 + kk * u * (f(to_int(t.env1[var])) - f(i0))
+                                ),
+                                f"cost() + {utext}*abs({x}' - {x}) <= entry(cost()) + {kt}*{_prefix(e, var)}",
+                            )
+                        )
         # Initiation.
         hyps = self.hyps(st)
         cands = [nc for nc, ok in zip(cands, valid_each(hyps, [c(st) for _, c, _ in cands], 3000)) if ok]
@@ -785,6 +801,10 @@ class _Failed(Exception):
     def __init__(self, ob: Obligation):
         super().__init__(ob.what)
         self.ob = ob
+
+
+def _abs(t: Term) -> Term:
+    return z3.If(t >= 0, t, -t)
 
 
 def _conjuncts(e: A.Expr) -> List[A.Expr]:

@@ -69,7 +69,7 @@ Term = Any
 LAPLACE = ("lap", "dlap")
 ONE_SIDED = ("exp", "dexp")
 IDENTITY = ("bern", "unif", "uniform", "step", "density")
-KINDS = ("values", "noise", "shift", "above", "at_k")
+KINDS = ("values", "noise", "shift", "above", "above_value", "at_k")
 
 
 # ---------------------------------------------------------------------------- the format
@@ -456,7 +456,7 @@ class _Product:
             self.oblige(st, z3.And(s1 == s2, s1 > 0), f"the scale of {d.func} is positive and the same in both runs", d)
             x = self.fresh(name + "!draw", z3.IntSort() if d.func in ("dlap", "dexp") else z3.RealSort())
             eta = self.shift(step, s, x, m2 - m1, st)
-            if step.kind == "above":
+            if step.kind in ("above", "above_value"):  # x-dependent: a piecewise translation
                 y = self.fresh("other!draw", x.sort())
                 same = to_real(x) + eta == to_real(y) + self.shift(step, s, y, m2 - m1, st)
                 self.oblige(st, z3.Implies(same, x == y), "the alignment of the draw is one-to-one", s)
@@ -496,14 +496,14 @@ class _Product:
         c = rational(step.c)
         if step.kind == "shift":
             return d + c
-        if step.kind == "above":
+        if step.kind in ("above", "above_value"):
             test = self.follow.get(id(s))
             if test is None:
                 raise Rejected(f"line {_pos(s)[0]}: no test follows the draw (alignment 'above')")
             env = dict(st.env1)
             name = A.target_name(s.targets[0])
             env[name] = self.cast(x, st.env1[name].sort())
-            return z3.If(self.tr.translate(test, env), d + c, d)
+            return z3.If(self.tr.translate(test, env), d + c if step.kind == "above" else c, d)
         # at_k: shifted on the iteration whose counter is the output value k
         if self.k is None or self.k.sort() != z3.IntSort() or not self.loop_vars:
             raise Rejected(f"line {_pos(s)[0]}: alignment 'at_k' needs a pointwise proof and a draw in a for loop")

@@ -63,7 +63,8 @@ class Align:
     """The alignment of one draw of ``lap(m, s)`` (``d`` = m' - m, the means' difference):
     ``values`` (x' = x), ``noise`` (x' = x + d), ``shift`` (x' = x + d + c), ``above``
     (x' = x + d + c when the condition of the ``if`` right after the draw holds in the first run,
-    else x + d: the positive answer of a sparse vector), ``at_k`` (x' = x + d + c on the iteration
+    else x + d: the positive answer of a sparse vector), ``above_value`` (x' = x + c there, else
+    x + d: a positive answer whose gap to a threshold shifted by c is released), ``at_k`` (x' = x + d + c on the iteration
     whose counter is the output value k, else x + d: report-noisy-max, proved for each output
     value k separately)."""
 
@@ -76,6 +77,7 @@ class Align:
             "noise": NOISE_AGREES,
             "shift": f"noise shifted by {self.c}",
             "above": f"noise shifted by {self.c} where the next test holds",
+            "above_value": f"value shifted by {self.c} where the next test holds",
             "at_k": f"noise shifted by {self.c} on the iteration that is the output",
         }[self.kind]
 
@@ -86,6 +88,7 @@ class Align:
             "noise": d,
             "shift": f"{d} + {self.c}",
             "above": f"next test ? {d} + {self.c} : {d}",
+            "above_value": f"next test ? {self.c} : {d}",
             "at_k": f"counter == k ? {d} + {self.c} : {d}",
         }[self.kind]
 
@@ -380,7 +383,7 @@ class Product:
             al = self.choices.get(id(s), VALUES)
             x = self.fresh(A.target_name(tgt) + "!draw", z3.IntSort() if d.func in ("dlap", "dexp") else z3.RealSort())
             eta = self.shift(al, s, x, m2 - m1, st)
-            if al.kind == "above":  # x ↦ x + η(x) must be one-to-one (it is a translation per piece)
+            if al.kind in ("above", "above_value"):  # x ↦ x + η(x) must be one-to-one (it is a translation per piece)
                 y = self.fresh("other!draw", x.sort())
                 self.oblige(
                     st,
@@ -437,14 +440,15 @@ class Product:
             return d
         if al.kind == "shift":
             return d + al.c
-        if al.kind == "above":
+        if al.kind in ("above", "above_value"):
             test = self.follow.get(id(s))
             if test is None:
                 raise Unsupported("no test follows the draw", s)
             env = dict(st.env1)
             name = A.target_name(s.targets[0])
             env[name] = self._cast(x, st.env1[name].sort())
-            return z3.If(self.tr.translate(test, env), d + al.c, d)
+            on = d + al.c if al.kind == "above" else z3.RealVal(al.c)
+            return z3.If(self.tr.translate(test, env), on, d)
         if al.kind == "at_k":
             if self.k is None or self.k.sort() != z3.IntSort() or not self.loop_vars:
                 raise Unsupported("this alignment needs a draw in a for loop and one discrete output", s)
@@ -907,7 +911,7 @@ def alignment_choices(prog: A.Program, pointwise: bool = False) -> Iterator[Dict
     for d in draws:
         opts = [VALUES, Align("noise"), Align("shift", 1), Align("shift", 2)]
         if id(d) in follow:
-            opts = [Align("above", 1), Align("above", 2)] + opts
+            opts = [Align("above", 1), Align("above", 2), Align("above_value", 1)] + opts
         elif len(d.targets) == 1 and A.target_name(d.targets[0]) in tested:
             opts = [Align("shift", 1), VALUES, Align("noise"), Align("shift", 2)]
         if pointwise and id(d) in in_for:

@@ -22,6 +22,12 @@ the negation; ``unknown`` or ``sat`` rejects):
 * at exit: each output is the same in both runs (or, pointwise, ``o = k`` in the first run
   implies ``o = k`` in the second, for every ``k``), the cost is at most E, and δ >= 0.
 
+A proof by cases (``neighbours`` a disjunction ``R1 || R2 || …``) lists one such proof per
+disjunct, in the program's order (checked against the program's own disjuncts); each is checked
+as above with its disjunct assumed instead of the whole relation (the secret inputs are still those
+the whole relation primes). E-DP quantifies over the related pairs, so it holds for R when it
+holds for every Ri.
+
 Why this proves E-differential privacy is the alignment argument (LightDP, Zhang & Kifer POPL
 2017): each shift depends only on the state before the draw, so the pairing of all draws is an
 injective, volume-preserving map f with density(x) <= exp(cost(x)) · density'(f(x)); outputs
@@ -96,6 +102,9 @@ class PrivCert:
     alignment: List[Step] = field(default_factory=list)
     loops: Dict[Tuple[int, int], List[str]] = field(default_factory=dict)
     counterexample: Optional[Dict[str, Any]] = None
+    #: a proof by cases: one proof per disjunct of ``neighbours`` (each with ``case`` its text)
+    cases: List["PrivCert"] = field(default_factory=list)
+    case: Optional[str] = None
 
 
 def _str(d: Dict[str, Any], k: str, where: str, optional: bool = False) -> Any:
@@ -118,7 +127,18 @@ def decode_privacy(p: Any, where: str) -> PrivCert:
     """A :class:`PrivCert` from parsed JSON (shape only; nothing is trusted)."""
     known_keys(
         p,
-        ("program", "verdict", "epsilon", "delta", "pointwise", "alignment", "loops", "obligations", "counterexample"),
+        (
+            "program",
+            "verdict",
+            "epsilon",
+            "delta",
+            "pointwise",
+            "alignment",
+            "loops",
+            "obligations",
+            "counterexample",
+            "cases",
+        ),
         where,
     )
     verdict = _str(p, "verdict", where)
@@ -136,6 +156,26 @@ def decode_privacy(p: Any, where: str) -> PrivCert:
         )
         pc.counterexample = cx
         return pc
+    if "cases" in p:
+        cases = p.get("cases")
+        if not isinstance(cases, list) or len(cases) < 2:
+            raise MalformedCertificate(f"{where}.cases: expected a list of at least two proofs")
+        if any(k in p for k in ("alignment", "loops", "pointwise")):
+            raise MalformedCertificate(f"{where}: a proof by cases has its alignments in its cases only")
+        for i, c in enumerate(cases):
+            w = f"{where}.cases[{i}]"
+            known_keys(c, ("neighbours", "pointwise", "alignment", "loops"), w)
+            sub = PrivCert(pc.name, verdict, pc.epsilon, pc.delta, _str(c, "pointwise", w, optional=True))
+            sub.case = _str(c, "neighbours", w)
+            _decode_proof(c, w, sub)
+            pc.cases.append(sub)
+        return pc
+    _decode_proof(p, where, pc)
+    return pc
+
+
+def _decode_proof(p: Dict[str, Any], where: str, pc: PrivCert) -> None:
+    """One proof's alignment and loop invariants into ``pc`` (shape only)."""
     steps = p.get("alignment")
     if not isinstance(steps, list):
         raise MalformedCertificate(f"{where}.alignment: expected a list")
@@ -169,7 +209,6 @@ def decode_privacy(p: Any, where: str) -> PrivCert:
         if key in pc.loops:
             raise MalformedCertificate(f"{w}: a second entry for the loop at {key[0]}:{key[1]}")
         pc.loops[key] = list(invs)
-    return pc
 
 
 def cost_text(kind: str, m: str, scale: str, dist: str) -> str:
@@ -262,6 +301,13 @@ def _both(st: _St) -> Dict[str, Term]:
     return env
 
 
+def _disjuncts(e: A.Expr) -> List[A.Expr]:
+    """The cases of a neighbour relation ``R1 || R2 || …`` (E-DP for R is E-DP for each Ri)."""
+    if isinstance(e, A.Binary) and e.op == "||":
+        return _disjuncts(e.left) + _disjuncts(e.right)
+    return [e]
+
+
 def _conjuncts(e: A.Expr) -> List[A.Expr]:
     if isinstance(e, A.Binary) and e.op == "&&":
         return _conjuncts(e.left) + _conjuncts(e.right)
@@ -296,8 +342,19 @@ def _pos(n: Any) -> Tuple[int, int]:
 
 
 class _Product:
-    def __init__(self, prog: A.Program, types: ProgramTypes, pc: PrivCert, timeout_ms: int, deadline):
+    def __init__(
+        self,
+        prog: A.Program,
+        types: ProgramTypes,
+        pc: PrivCert,
+        timeout_ms: int,
+        deadline: Any,
+        case: Optional[A.Expr] = None,
+    ):
         self.prog, self.types, self.cert = prog, types, pc
+        #: the disjunct of ``neighbours`` this proof assumes (``None``: the whole relation); the
+        #: secret inputs are still those the whole relation primes
+        self.case = case
         self.timeout_ms, self.deadline = timeout_ms, deadline
         self.tr = _Tr()
         self.n = 0
@@ -370,7 +427,7 @@ class _Product:
             self.base.append(self.tr.translate(c, self.inputs1))
             self.base.append(self.tr.translate(c, inputs2))
         assert self.prog.neighbours is not None
-        for c in _conjuncts(self.prog.neighbours):
+        for c in _conjuncts(self.case if self.case is not None else self.prog.neighbours):
             if isinstance(c, A.Quant) and c.kind == "exists":  # ∃w. P(w) assumed: P(w) for a fresh w
                 w = self.fresh(f"{c.var}!witness", z3.IntSort())
                 self.witnesses.append(w)
@@ -656,6 +713,12 @@ def _structure(pc: PrivCert, prog: A.Program) -> None:
         raise Rejected(f"the certificate's δ {pc.delta} is not the program's {mine}")
     if pc.verdict == "violated":
         return
+    for sub in pc.cases or [pc]:
+        _draws_covered(sub, prog)
+
+
+def _draws_covered(pc: PrivCert, prog: A.Program) -> None:
+    """The alignment names every draw once with its own cost term."""
     draws = sorted((_pos(s), s) for s in A.walk(prog.body) if isinstance(s, A.Sample))
     have = sorted(((s.line, s.col), s) for s in pc.alignment)
     if [p for p, _ in draws] != [p for p, _ in have]:
@@ -684,6 +747,19 @@ def check_privacy(pc: PrivCert, src: A.SourceFile, prog: A.Program, timeout_ms: 
         types = check_program(prog, src.path, src.text or None)
         if pc.verdict == "violated":
             out.obligations = _check_counterexample(pc, prog, types, deadline)
+        elif pc.cases:  # one proof per disjunct of `neighbours`, in the program's order
+            assert prog.neighbours is not None
+            rel = _disjuncts(prog.neighbours)
+            if [c.case for c in pc.cases] != [print_expr(r) for r in rel]:
+                raise Rejected(
+                    f"the proof's cases {[c.case for c in pc.cases]} are not the disjuncts of neighbours "
+                    f"{[print_expr(r) for r in rel]}"
+                )
+            out.obligations = 0
+            for sub, r in zip(pc.cases, rel):
+                prod = _Product(prog, types, sub, timeout_ms, deadline, case=r)
+                prod.run()
+                out.obligations += prod.count
         else:
             prod = _Product(prog, types, pc, timeout_ms, deadline)
             prod.run()

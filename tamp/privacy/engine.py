@@ -29,7 +29,18 @@ from lang.typecheck import check_program
 from lang.walk import free_vars, substitute
 
 from .counterexample import Search
-from .product import LAPLACE, ONE_SIDED, Align, Obligation, Product, Unsupported, _Failed, alignment_choices, valid
+from .product import (
+    LAPLACE,
+    ONE_SIDED,
+    Align,
+    Obligation,
+    Product,
+    Unsupported,
+    _Failed,
+    alignment_choices,
+    disjuncts,
+    valid,
+)
 from .result import PrivacyResult
 
 MAX_ATTEMPTS = 64
@@ -84,7 +95,7 @@ def prove_privacy(
             epsilon_value=_value(eps_text, inputs) or cx.get("epsilon_value"),
         )
 
-    attempts = _proofs(prog, types, claim, infer, eps_text, inputs, t0)
+    attempts = _case_proofs(prog, types, claim, infer, eps_text, inputs, t0)
     spent = 0.0  # seconds of counterexample search so far
     proof_slice, cx_slice = PROOF_SLICE, FIRST_CX_SLICE
     proofs_left = True
@@ -133,7 +144,7 @@ def prove_privacy(
     )
 
 
-def _proofs(
+def _case_proofs(
     prog: A.Program,
     types: Any,
     claim: A.Private,
@@ -142,12 +153,60 @@ def _proofs(
     inputs: Optional[Dict[str, object]],
     t0: float,
 ) -> Iterator[Any]:
+    """:func:`_proofs`, case by case when ``neighbours`` is a disjunction ``R1 || R2 || …``:
+    E-DP for the pairs of R is E-DP for the pairs of each Ri, so each case is proved on its own,
+    with its own alignment (a monotone relation's "all up" and "all down" need different ones).
+    The result is proved when every case is; its ``cases`` hold the proofs. (``private ?`` is not
+    split: the cases could support different ε.)"""
+    assert prog.neighbours is not None
+    cases = disjuncts(prog.neighbours)
+    if len(cases) == 1 or infer:
+        yield from _proofs(prog, types, claim, infer, eps_text, inputs, t0)
+        return
+    done: List[PrivacyResult] = []
+    for case in cases:
+        for step in _proofs(prog, types, claim, infer, eps_text, inputs, t0, case):
+            if isinstance(step, PrivacyResult):
+                if step.verdict != "proved":
+                    yield step
+                    return
+                done.append(dataclasses.replace(step, case=print_expr(case)))
+                break
+            yield step
+        else:
+            return  # a case without a proof: no proof
+    yield PrivacyResult(
+        prog.name,
+        "privacy",
+        "proved",
+        time.monotonic() - t0,
+        bound=eps_text,
+        epsilon=eps_text,
+        alignment=[a for r in done for a in r.alignment],
+        invariants=[f"case {r.case}: {i}" for r in done for i in r.invariants],
+        obligations=[o for r in done for o in r.obligations],
+        epsilon_value=_value(eps_text, inputs),
+        cases=done,
+    )
+
+
+def _proofs(
+    prog: A.Program,
+    types: Any,
+    claim: A.Private,
+    infer: bool,
+    eps_text: str,
+    inputs: Optional[Dict[str, object]],
+    t0: float,
+    case: Optional[A.Expr] = None,
+) -> Iterator[Any]:
     """The alignment attempts one by one: each yields ``(rank, failed obligation)`` when it fails,
-    or a result (``proved``, or ``unknown`` when the product cannot read the program), and ends."""
+    or a result (``proved``, or ``unknown`` when the product cannot read the program), and ends.
+    ``case``: the disjunct of ``neighbours`` assumed (default: the whole relation)."""
     for k, (point, choices) in enumerate(_attempts(prog, types)):
         if k >= MAX_ATTEMPTS:
             return
-        prod = Product(prog, types, choices, point)
+        prod = Product(prog, types, choices, point, case)
         try:
             st = prod.run()
             hyps = prod.final_hyps(st)

@@ -225,8 +225,18 @@ class Attempt:
 class Product:
     """Symbolic execution of the two runs of one program under one choice of alignments."""
 
-    def __init__(self, prog: A.Program, types: ProgramTypes, choices: Dict[int, Align], point: Optional[str] = None):
+    def __init__(
+        self,
+        prog: A.Program,
+        types: ProgramTypes,
+        choices: Dict[int, Align],
+        point: Optional[str] = None,
+        case: Optional[A.Expr] = None,
+    ):
         self.prog, self.types, self.choices = prog, types, choices
+        #: one disjunct of ``neighbours`` (a case of the proof), assumed instead of the whole
+        #: relation; which inputs are secret is still read from the whole relation
+        self.case = case
         #: pointwise mode: the output proved value by value, k its symbolic value
         self.point = point
         self.k: Optional[Term] = z3.Const("k!out", sort_of(types.locals[point])) if point is not None else None
@@ -266,8 +276,9 @@ class Product:
         for c in self.prog.requires:
             self.base.append(self.tr.translate(c, self.inputs1))
             self.base.append(self.tr.translate(c, self.inputs2))
-        if self.prog.neighbours is not None:
-            for c in _conjuncts(self.prog.neighbours):
+        rel = self.case if self.case is not None else self.prog.neighbours
+        if rel is not None:
+            for c in _conjuncts(rel):
                 if isinstance(c, A.Quant) and c.kind == "exists":
                     # ∃w. P(w) as a hypothesis is P(w) for a fresh w (it stands for every w):
                     # the witness (the answer that moves) can then be named by invariants
@@ -809,6 +820,15 @@ class _Failed(Exception):
 
 def _abs(t: Term) -> Term:
     return z3.If(t >= 0, t, -t)
+
+
+def disjuncts(e: A.Expr) -> List[A.Expr]:
+    """The operands of a chain of ``||`` (the expression itself otherwise): the cases of a
+    neighbour relation. A claim holds for a relation exactly when it holds for each disjunct
+    (ε-DP quantifies over the related pairs), so each case may have its own alignment."""
+    if isinstance(e, A.Binary) and e.op == "||":
+        return disjuncts(e.left) + disjuncts(e.right)
+    return [e]
 
 
 def _conjuncts(e: A.Expr) -> List[A.Expr]:

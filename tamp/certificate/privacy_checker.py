@@ -8,7 +8,10 @@ encoding (tamp.core.z3expr) and the certificate's alignment and invariants only,
 two runs symbolically itself, regenerates every obligation, and asks z3 for each (``unsat`` of
 the negation; ``unknown`` or ``sat`` rejects):
 
-* per Laplace-like draw ``x ~ lap(m, s)`` (``dlap``, ``exp``, ``dexp``): the scales agree and are
+* per Laplace-like draw ``x ~ lap(m, s)`` (``dlap``, ``exp``, ``dexp``; its shift by kind: ``values``
+  0, ``noise`` d = m' - m, ``shift`` d + c, ``above`` / ``above_value`` d + c / c where the ``if``
+  right after the draw holds, else d, ``at_k`` d + c on the output's iteration, ``live`` d + c where
+  the innermost loop's guard holds before the draw, else d): the scales agree and are
   positive; a piecewise shift is one-to-one; a discrete draw moves by whole steps; a one-sided
   draw stays in its support (η >= m' - m); its cost ``|η - (m' - m)| / s`` (one-sided
   ``(η - (m' - m)) / s``) is added to the run's cost;
@@ -75,7 +78,7 @@ Term = Any
 LAPLACE = ("lap", "dlap")
 ONE_SIDED = ("exp", "dexp")
 IDENTITY = ("bern", "unif", "uniform", "step", "density")
-KINDS = ("values", "noise", "shift", "above", "above_value", "at_k")
+KINDS = ("values", "noise", "shift", "above", "above_value", "at_k", "live")
 
 
 # ---------------------------------------------------------------------------- the format
@@ -363,6 +366,7 @@ class _Product:
         self.witnesses: List[Term] = []
         self.counters: List[Term] = []
         self.loop_vars: List[str] = []
+        self.guards: List[A.Expr] = []  # the guards of the loops around the statement checked
         self.inputs1: Dict[str, Term] = {}
         self.k: Optional[Term] = None
         self.secret = {b for v in set(free_vars(prog.neighbours or A.BoolLit(True))) if (b := A.unprimed(v))}
@@ -561,6 +565,10 @@ class _Product:
             name = A.target_name(s.targets[0])
             env[name] = self.cast(x, st.env1[name].sort())
             return z3.If(self.tr.translate(test, env), d + c if step.kind == "above" else c, d)
+        if step.kind == "live":  # shifted while the innermost loop's guard holds (before the draw)
+            if not self.guards:
+                raise Rejected(f"line {_pos(s)[0]}: alignment 'live' needs a draw in a loop")
+            return z3.If(self.t1(self.guards[-1], st), d + c, d)
         # at_k: shifted on the iteration whose counter is the output value k
         if self.k is None or self.k.sort() != z3.IntSort() or not self.loop_vars:
             raise Rejected(f"line {_pos(s)[0]}: alignment 'at_k' needs a pointwise proof and a draw in a for loop")
@@ -640,6 +648,13 @@ class _Product:
         return t
 
     def loop(self, s: Any, guard: A.Expr, body: A.Block, st: _St, var: str) -> _St:
+        self.guards.append(guard)  # read by the alignment 'live' of a draw in the body
+        try:
+            return self._loop(s, guard, body, st, var)
+        finally:
+            self.guards.pop()
+
+    def _loop(self, s: Any, guard: A.Expr, body: A.Block, st: _St, var: str) -> _St:
         texts = self.cert.loops.get(_pos(s))
         if texts is None:
             raise Rejected(f"line {_pos(s)[0]}: the certificate has no invariants for this loop")

@@ -66,7 +66,9 @@ class Align:
     else x + d: the positive answer of a sparse vector), ``above_value`` (x' = x + c there, else
     x + d: a positive answer whose gap to a threshold shifted by c is released), ``at_k`` (x' = x + d + c on the iteration
     whose counter is the output value k, else x + d: report-noisy-max, proved for each output
-    value k separately)."""
+    value k separately), ``live`` (x' = x + d + c when the guard of the innermost loop around
+    the draw holds in the first run's state before the draw, else x + d: a threshold re-drawn
+    after a positive answer is paid only when another answer can follow)."""
 
     kind: str
     c: int = 0
@@ -79,6 +81,7 @@ class Align:
             "above": f"noise shifted by {self.c} where the next test holds",
             "above_value": f"value shifted by {self.c} where the next test holds",
             "at_k": f"noise shifted by {self.c} on the iteration that is the output",
+            "live": f"noise shifted by {self.c} while the loop's guard holds",
         }[self.kind]
 
     def shift_text(self, m: str) -> str:
@@ -90,6 +93,7 @@ class Align:
             "above": f"next test ? {d} + {self.c} : {d}",
             "above_value": f"next test ? {self.c} : {d}",
             "at_k": f"counter == k ? {d} + {self.c} : {d}",
+            "live": f"loop guard ? {d} + {self.c} : {d}",
         }[self.kind]
 
 
@@ -242,6 +246,7 @@ class Product:
         self.k: Optional[Term] = z3.Const("k!out", sort_of(types.locals[point])) if point is not None else None
         self.follow = following_tests(prog)
         self.loop_vars: List[str] = []
+        self.guards: List[A.Expr] = []  # the guards of the loops around the statement executed
         self.tr = _Translation()
         self.fresh_count = 0
         self.obligations: List[Obligation] = []
@@ -460,6 +465,10 @@ class Product:
             env[name] = self._cast(x, st.env1[name].sort())
             on = d + al.c if al.kind == "above" else z3.RealVal(al.c)
             return z3.If(self.tr.translate(test, env), on, d)
+        if al.kind == "live":
+            if not self.guards:
+                raise Unsupported("this alignment needs a draw in a loop", s)
+            return z3.If(self.tr1(self.guards[-1], st), d + al.c, d)
         if al.kind == "at_k":
             if self.k is None or self.k.sort() != z3.IntSort() or not self.loop_vars:
                 raise Unsupported("this alignment needs a draw in a for loop and one discrete output", s)
@@ -557,6 +566,15 @@ class Product:
     def loop(
         self, s: Any, guard: A.Expr, body: A.Block, st: _State, var: str, i0: Term, top: Term, top_text: str
     ) -> _State:
+        self.guards.append(guard)  # read by the alignment 'live' of a draw in the body
+        try:
+            return self._loop(s, guard, body, st, var, i0, top, top_text)
+        finally:
+            self.guards.pop()
+
+    def _loop(
+        self, s: Any, guard: A.Expr, body: A.Block, st: _State, var: str, i0: Term, top: Term, top_text: str
+    ) -> _State:
         modified = sorted(_assigned(body) | {var})
         cost0 = st.cost
         units = _units(body, st, self)
@@ -586,6 +604,7 @@ class Product:
                         f"{x} <= entry({btext}) + 1",
                     )
                 )
+        bounds = {x: (b, t) for x, b, t in self.loop_bounds if x in modified and x != var}
         self.loop_bounds = []
         cands.append((f"{var} <= end", lambda t: to_int(t.env1[var]) <= top, f"{var} <= {top_text}"))
         ks = (Fraction(1, 2), Fraction(1), Fraction(2), Fraction(3), Fraction(4))
@@ -610,6 +629,19 @@ class Product:
                                 f"cost <= cost0 + {k}*{uname}*({b} - {b} at entry)",
                                 lambda t, kk=kk, u=u, b=b, b0=b0: t.cost <= cost0 + kk * u * to_real(t.env1[b] - b0),
                                 f"{c0}{kt}*({b} - entry({b}))",
+                            )
+                        )
+                    if b in bounds:  # the last increment of b (when b reaches its bound) paid less
+                        bd, btext = bounds[b]
+                        b0 = st.env1[b]
+                        cands.append(
+                            (
+                                f"cost <= cost0 + {k}*{uname}*({b} - {b} at entry) - ({b} >= bound ? {uname} : 0)",
+                                lambda t, kk=kk, u=u, b=b, b0=b0, bd=bd: (
+                                    t.cost
+                                    <= cost0 + kk * u * to_real(t.env1[b] - b0) - z3.If(to_real(t.env1[b]) >= to_real(bd), u, 0)
+                                ),
+                                f"{c0}{kt}*({b} - entry({b})) - ({b} >= entry({btext}) ? {utext} : 0)",
                             )
                         )
                     if st.env1[b].sort() == z3.BoolSort():
@@ -724,6 +756,15 @@ class Product:
         first run's output is k: ``counter > k && out == k``, with ``out' == k`` too)."""
         out: List[Tuple[str, Any, str]] = []
         guards: List[Tuple[str, Any, str]] = [("", lambda t: z3.BoolVal(True), "")]
+        for x, bound, btext in self.loop_bounds:  # while another answer can follow (sparse vector's count < c)
+            if x in modified and x != var:
+                guards.append(
+                    (
+                        f"{x} < bound ==> ",
+                        lambda t, x=x, b=bound: to_real(t.env1[x]) < to_real(b),
+                        f"{x} < entry({btext}) ==> ",
+                    )
+                )
         for wi, w in enumerate(self.witnesses):  # before and after the answer that moves
             guards.append((f"{var} <= w ==> ", lambda t, w=w: to_int(t.env1[var]) <= w, f"{var} <= witness({wi}) ==> "))
             guards.append((f"{var} > w ==> ", lambda t, w=w: to_int(t.env1[var]) > w, f"{var} > witness({wi}) ==> "))
@@ -922,6 +963,10 @@ def alignment_choices(prog: A.Program, pointwise: bool = False) -> Iterator[Dict
     for n in A.walk(prog.body):
         if isinstance(n, A.For):
             in_for |= {id(m) for m in A.walk(n.body) if isinstance(m, A.Sample)}
+    in_loop: Set[int] = set()
+    for n in A.walk(prog.body):
+        if isinstance(n, (A.For, A.While)):
+            in_loop |= {id(m) for m in A.walk(n.body) if isinstance(m, A.Sample)}
     draws = [n for n in A.walk(prog.body) if isinstance(n, A.Sample) and n.dist.func in LAPLACE + ONE_SIDED]
     tested: Set[str] = set()  # variables read by a query's test (thresholds)
     for d in draws:
@@ -934,6 +979,8 @@ def alignment_choices(prog: A.Program, pointwise: bool = False) -> Iterator[Dict
             opts = [Align("above", 1), Align("above", 2), Align("above_value", 1)] + opts
         elif len(d.targets) == 1 and A.target_name(d.targets[0]) in tested:
             opts = [Align("shift", 1), VALUES, Align("noise"), Align("shift", 2)]
+            if id(d) in in_loop:  # a threshold re-drawn in the loop
+                opts.insert(1, Align("live", 1))
         if pointwise and id(d) in in_for:
             opts = [Align("at_k", 1), Align("at_k", 2)] + opts
         options.append(opts)

@@ -150,24 +150,45 @@ def valid(hyps: Sequence[Term], goal: Term, ms: int = SOLVER_MS) -> bool:
 
 
 def valid_each(hyps: Sequence[Term], goals: Sequence[Term], ms: int = SOLVER_MS) -> List[bool]:
-    """``valid(hyps, g)`` for every goal g, with one solver: the hypotheses are asserted once
-    and each negated goal is checked in its own scope (push/pop). When their conjunction is
-    valid, every goal is (one call); otherwise each is decided alone. Same answers as
-    :func:`valid` per goal (``unknown`` is no), fewer solver runs for Houdini's candidates."""
+    """Which goals ``hyps`` imply (Houdini's filter), with one solver: the hypotheses are
+    asserted once; while the conjunction of the goals still standing is not proved, a model of
+    the hypotheses that falsifies it drops every goal false in that model (a model of ``hyps``
+    where g is false shows that g does not follow). When z3 answers ``unknown``, or a model drops
+    nothing, each goal left is decided alone (``unknown`` is no). A goal is kept only when
+    ``hyps ⇒ goal`` is proved (unsat), as with :func:`valid`."""
     if not goals:
         return []
-    if len(goals) > 1 and valid(hyps, z3.And(*goals), ms):
-        return [True] * len(goals)
     s = z3.Solver()
     s.set("timeout", ms)
     s.add(*hyps)
-    out = []
-    for g in goals:
+    left = list(range(len(goals)))
+    while left:
         s.push()
-        s.add(z3.Not(g))
-        out.append(bool(s.check() == z3.unsat))
+        s.add(z3.Not(z3.And(*[goals[i] for i in left])))
+        r = s.check()
+        m = s.model() if r == z3.sat else None
         s.pop()
-    return out
+        if r == z3.unsat:
+            break
+        drop = set()
+        if m is not None:
+            for i in left:
+                v = m.eval(goals[i], model_completion=True)
+                if z3.is_false(v):
+                    drop.add(i)
+        if not drop:  # unknown, or a model that does not decide them: one by one
+            keep = []
+            for i in left:
+                s.push()
+                s.add(z3.Not(goals[i]))
+                if s.check() == z3.unsat:
+                    keep.append(i)
+                s.pop()
+            left = keep
+            break
+        left = [i for i in left if i not in drop]
+    kept = set(left)
+    return [i in kept for i in range(len(goals))]
 
 
 class _Translation(Z3Translation):
@@ -315,6 +336,20 @@ class Product:
             self.obligations.append(ob)
         if not valid(ob.hyps, ob.goal):
             raise _Failed(ob)
+
+    def oblige_all(self, st: _State, goals: Sequence[Tuple[Term, str]], node: Any) -> None:
+        """:meth:`oblige` for each goal, under the same hypotheses: one solver run for their
+        conjunction (valid exactly when each goal is); only when it fails is each checked alone,
+        to name the first that fails."""
+        hyps = self.hyps(st)
+        obs = [Obligation(what, getattr(node, "pos", None), hyps, g) for g, what in goals]
+        if self.collect:
+            self.obligations += obs
+        if obs and valid(hyps, z3.And(*[ob.goal for ob in obs])):
+            return
+        for ob in obs:
+            if not valid(ob.hyps, ob.goal):
+                raise _Failed(ob)
 
     def oblige_final(self, hyps: List[Term], goal: Term, what: str, node: Any) -> None:
         ob = Obligation(what, getattr(node, "pos", None), list(hyps), goal)
@@ -731,8 +766,7 @@ class Product:
         before = to_int(body_st.env1[var])
         post = self.block(body, body_st)
         self.oblige(post, to_int(post.env1[var]) >= before + 1, f"the loop counter {var} grows by at least 1", s)
-        for n, c, _ in cands:
-            self.oblige(post, c(post), f"loop invariant {n} is preserved", s)
+        self.oblige_all(post, [(c(post), f"loop invariant {n} is preserved") for n, c, _ in cands], s)
         self.counters.pop()
         if self.collect:  # shown: the tightest cost bound of each template (the others follow from it)
             shown: Dict[str, str] = {}

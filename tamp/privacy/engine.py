@@ -33,6 +33,7 @@ from .product import (
     LAPLACE,
     ONE_SIDED,
     Align,
+    Interrupted,
     Obligation,
     Product,
     Unsupported,
@@ -44,6 +45,8 @@ from .product import (
 from .result import PrivacyResult
 
 MAX_ATTEMPTS = 64
+#: what an alignment attempt stopped at the end of its time slice yields
+INTERRUPTED = "interrupted"
 #: seconds spent looking for a counterexample in all
 CX_BUDGET = 20.0
 #: the first slices of counterexample search and of alignment attempts: the two alternate, each
@@ -95,7 +98,8 @@ def prove_privacy(
             epsilon_value=_value(eps_text, inputs) or cx.get("epsilon_value"),
         )
 
-    attempts = _case_proofs(prog, types, claim, infer, eps_text, inputs, t0)
+    until = [float("inf")]  # when the running attempt must stop (see _proofs)
+    attempts = _case_proofs(prog, types, claim, infer, eps_text, inputs, t0, until)
     spent = 0.0  # seconds of counterexample search so far
     proof_slice, cx_slice = PROOF_SLICE, FIRST_CX_SLICE
     proofs_left = True
@@ -113,14 +117,19 @@ def prove_privacy(
                 break
             cx_slice = CX_BUDGET
             continue
-        until = time.monotonic() + proof_slice
-        while time.monotonic() < until:  # a slice of alignment attempts (each runs to its end)
+        slice_end = time.monotonic() + proof_slice
+        # an attempt may overrun its slice by one slice length; then it stops and is run again
+        # in the next (twice as long) slice, so a slow attempt cannot hold the search up
+        until[0] = slice_end + proof_slice if deadline is None else min(slice_end + proof_slice, deadline)
+        while time.monotonic() < slice_end:  # a slice of alignment attempts
             if deadline is not None and time.monotonic() > deadline:
                 proofs_left = False
                 break
             step = next(attempts, None)
             if step is None:
                 proofs_left = False
+                break
+            if step is INTERRUPTED:
                 break
             if isinstance(step, PrivacyResult):
                 if step.verdict == "proved":
@@ -152,6 +161,7 @@ def _case_proofs(
     eps_text: str,
     inputs: Optional[Dict[str, object]],
     t0: float,
+    until: List[float],
 ) -> Iterator[Any]:
     """:func:`_proofs`, case by case when ``neighbours`` is a disjunction ``R1 || R2 || …``:
     E-DP for the pairs of R is E-DP for the pairs of each Ri, so each case is proved on its own,
@@ -161,11 +171,11 @@ def _case_proofs(
     assert prog.neighbours is not None
     cases = disjuncts(prog.neighbours)
     if len(cases) == 1 or infer:
-        yield from _proofs(prog, types, claim, infer, eps_text, inputs, t0)
+        yield from _proofs(prog, types, claim, infer, eps_text, inputs, t0, until)
         return
     done: List[PrivacyResult] = []
     for case in cases:
-        for step in _proofs(prog, types, claim, infer, eps_text, inputs, t0, case):
+        for step in _proofs(prog, types, claim, infer, eps_text, inputs, t0, until, case):
             if isinstance(step, PrivacyResult):
                 if step.verdict != "proved":
                     yield step
@@ -198,15 +208,24 @@ def _proofs(
     eps_text: str,
     inputs: Optional[Dict[str, object]],
     t0: float,
+    until: List[float],
     case: Optional[A.Expr] = None,
 ) -> Iterator[Any]:
     """The alignment attempts one by one: each yields ``(rank, failed obligation)`` when it fails,
     or a result (``proved``, or ``unknown`` when the product cannot read the program), and ends.
-    ``case``: the disjunct of ``neighbours`` assumed (default: the whole relation)."""
-    for k, (point, choices) in enumerate(_attempts(prog, types)):
-        if k >= MAX_ATTEMPTS:
+    ``case``: the disjunct of ``neighbours`` assumed (default: the whole relation). An attempt
+    still running when ``until[0]`` passes yields :data:`INTERRUPTED` and is run again, from the
+    start, when the generator is resumed."""
+    todo = itertools.islice(_attempts(prog, types), MAX_ATTEMPTS)
+    retry: Optional[Tuple[Optional[str], Dict[int, Align]]] = None
+    while True:
+        item = retry if retry is not None else next(todo, None)
+        retry = None
+        if item is None:
             return
+        point, choices = item
         prod = Product(prog, types, choices, point, case)
+        prod.until = until
         try:
             st = prod.run()
             hyps = prod.final_hyps(st)
@@ -239,6 +258,10 @@ def _proofs(
             line = getattr(getattr(exc.node, "pos", None), "line", None)
             yield _unknown(prog, eps_text, str(exc), line, t0)
             return
+        except Interrupted:  # its slice is over: the same attempt again in the next one
+            retry = item
+            yield INTERRUPTED
+            continue
         except _Failed as f:
             yield (len(prod.obligations), f.ob)
             continue

@@ -33,6 +33,7 @@ from sets) ends the attempt with a reason, never with a proof.
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
@@ -149,45 +150,56 @@ def valid(hyps: Sequence[Term], goal: Term, ms: int = SOLVER_MS) -> bool:
     return bool(s.check() == z3.unsat)
 
 
-def valid_each(hyps: Sequence[Term], goals: Sequence[Term], ms: int = SOLVER_MS) -> List[bool]:
+def valid_each(
+    hyps: Sequence[Term], goals: Sequence[Term], ms: int = SOLVER_MS, until: Optional[List[float]] = None
+) -> List[bool]:
     """Which goals ``hyps`` imply (Houdini's filter), with one solver: the hypotheses are
     asserted once; while the conjunction of the goals still standing is not proved, a model of
     the hypotheses that falsifies it drops every goal false in that model (a model of ``hyps``
     where g is false shows that g does not follow). When z3 answers ``unknown``, or a model drops
-    nothing, each goal left is decided alone (``unknown`` is no). A goal is kept only when
-    ``hyps ⇒ goal`` is proved (unsat), as with :func:`valid`."""
+    nothing, the goals left are split in two halves, each filtered the same way, down to single
+    goals (``unknown`` of one goal is no). A goal is kept only when a conjunction containing it
+    is proved to follow from ``hyps`` (unsat), so exactly when :func:`valid` could prove it.
+    ``until``: a clock (see :meth:`Product.tick`); no check runs past it, and one cut short by it
+    raises :class:`Interrupted` instead of counting as ``unknown``."""
     if not goals:
         return []
     s = z3.Solver()
-    s.set("timeout", ms)
     s.add(*hyps)
-    left = list(range(len(goals)))
-    while left:
-        s.push()
-        s.add(z3.Not(z3.And(*[goals[i] for i in left])))
+
+    def check() -> Any:
+        left = float("inf") if until is None else until[0] - time.monotonic()
+        if left <= 0:
+            raise Interrupted()
+        s.set("timeout", int(min(ms, left * 1000 + 1)))
         r = s.check()
-        m = s.model() if r == z3.sat else None
-        s.pop()
-        if r == z3.unsat:
-            break
-        drop = set()
-        if m is not None:
-            for i in left:
-                v = m.eval(goals[i], model_completion=True)
-                if z3.is_false(v):
-                    drop.add(i)
-        if not drop:  # unknown, or a model that does not decide them: one by one
-            keep = []
-            for i in left:
-                s.push()
-                s.add(z3.Not(goals[i]))
-                if s.check() == z3.unsat:
-                    keep.append(i)
+        if r == z3.unknown and until is not None and time.monotonic() >= until[0]:
+            raise Interrupted()
+        return r
+
+    def keep(left: List[int]) -> List[int]:
+        while left:
+            s.push()
+            s.add(z3.Not(z3.And(*[goals[i] for i in left])))
+            try:
+                r = check()
+                m = s.model() if r == z3.sat else None
+            finally:
                 s.pop()
-            left = keep
-            break
-        left = [i for i in left if i not in drop]
-    kept = set(left)
+            if r == z3.unsat:
+                return left
+            drop = set()
+            if m is not None:
+                drop = {i for i in left if z3.is_false(m.eval(goals[i], model_completion=True))}
+            if not drop:  # unknown, or a model that decides none of them: halves
+                if len(left) == 1:
+                    return []
+                half = len(left) // 2
+                return keep(left[:half]) + keep(left[half:])
+            left = [i for i in left if i not in drop]
+        return left
+
+    kept = set(keep(list(range(len(goals)))))
     return [i in kept for i in range(len(goals))]
 
 
@@ -262,6 +274,8 @@ class Product:
         #: one disjunct of ``neighbours`` (a case of the proof), assumed instead of the whole
         #: relation; which inputs are secret is still read from the whole relation
         self.case = case
+        #: a clock: once ``time.monotonic()`` passes ``until[0]`` the attempt stops (:class:`Interrupted`)
+        self.until: List[float] = [float("inf")]
         #: pointwise mode: the output proved value by value, k its symbolic value
         self.point = point
         self.k: Optional[Term] = z3.Const("k!out", sort_of(types.locals[point])) if point is not None else None
@@ -330,31 +344,52 @@ class Product:
     def hyps(self, st: _State) -> List[Term]:
         return self.base + [a for c in self.counters for a in self.tr.sum_axioms(c)] + st.pc
 
+    def valid(self, hyps: Sequence[Term], goal: Term) -> bool:
+        """:func:`valid`, cut short by the clock (then :class:`Interrupted`, not a failure)."""
+        left = self.until[0] - time.monotonic()
+        if left <= 0:
+            raise Interrupted()
+        s = z3.Solver()
+        s.set("timeout", int(min(SOLVER_MS, left * 1000 + 1)))
+        s.add(*hyps)
+        s.add(z3.Not(goal))
+        r = s.check()
+        if r == z3.unknown and time.monotonic() >= self.until[0]:
+            raise Interrupted()
+        return bool(r == z3.unsat)
+
+    def tick(self) -> None:
+        """Stop the attempt when its time is up (it is tried again later, from the start)."""
+        if time.monotonic() > self.until[0]:
+            raise Interrupted()
+
     def oblige(self, st: _State, goal: Term, what: str, node: Any) -> None:
+        self.tick()
         ob = Obligation(what, getattr(node, "pos", None), self.hyps(st), goal)
         if self.collect:
             self.obligations.append(ob)
-        if not valid(ob.hyps, ob.goal):
+        if not self.valid(ob.hyps, ob.goal):
             raise _Failed(ob)
 
     def oblige_all(self, st: _State, goals: Sequence[Tuple[Term, str]], node: Any) -> None:
         """:meth:`oblige` for each goal, under the same hypotheses: one solver run for their
         conjunction (valid exactly when each goal is); only when it fails is each checked alone,
         to name the first that fails."""
+        self.tick()
         hyps = self.hyps(st)
         obs = [Obligation(what, getattr(node, "pos", None), hyps, g) for g, what in goals]
         if self.collect:
             self.obligations += obs
-        if obs and valid(hyps, z3.And(*[ob.goal for ob in obs])):
+        if obs and self.valid(hyps, z3.And(*[ob.goal for ob in obs])):
             return
         for ob in obs:
-            if not valid(ob.hyps, ob.goal):
+            if not self.valid(ob.hyps, ob.goal):
                 raise _Failed(ob)
 
     def oblige_final(self, hyps: List[Term], goal: Term, what: str, node: Any) -> None:
         ob = Obligation(what, getattr(node, "pos", None), list(hyps), goal)
         self.obligations.append(ob)
-        if not valid(ob.hyps, ob.goal):
+        if not self.valid(ob.hyps, ob.goal):
             raise _Failed(ob)
 
     def tr1(self, e: A.Expr, st: _State) -> Term:
@@ -730,7 +765,8 @@ class Product:
                         )
         # Initiation.
         hyps = self.hyps(st)
-        cands = [nc for nc, ok in zip(cands, valid_each(hyps, [c(st) for _, c, _ in cands], 3000)) if ok]
+        self.tick()
+        cands = [nc for nc, ok in zip(cands, valid_each(hyps, [c(st) for _, c, _ in cands], 3000, self.until)) if ok]
         # Consecution (Houdini: drop what is not preserved until the rest is).
         saved = self.collect
         while True:
@@ -750,7 +786,8 @@ class Product:
                 self.collect = saved
                 self.counters.pop()
             self.counters.append(entry_var)
-            oks = valid_each(self.hyps(post), [c(post) for _, c, _ in cands], 3000)
+            self.tick()
+            oks = valid_each(self.hyps(post), [c(post) for _, c, _ in cands], 3000, self.until)
             keep = [nc for nc, ok in zip(cands, oks) if ok]
             self.counters.pop()
             if len(keep) == len(cands):
@@ -885,6 +922,10 @@ class Product:
 
     def final_hyps(self, st: _State) -> List[Term]:
         return self.base + [a for c in self.exit_counters for a in self.tr.sum_axioms(c)] + st.pc
+
+
+class Interrupted(Exception):
+    """An attempt stopped because its time slice is over (no verdict: it is tried again)."""
 
 
 class _Failed(Exception):

@@ -709,7 +709,9 @@ class Product:
                                 f"cost <= cost0 + {k}*{uname}*({b} - {b} at entry) - ({b} >= bound ? {uname} : 0)",
                                 lambda t, kk=kk, u=u, b=b, b0=b0, bd=bd: (
                                     t.cost
-                                    <= cost0 + kk * u * to_real(t.env1[b] - b0) - z3.If(to_real(t.env1[b]) >= to_real(bd), u, 0)
+                                    <= cost0
+                                    + kk * u * to_real(t.env1[b] - b0)
+                                    - z3.If(to_real(t.env1[b]) >= to_real(bd), u, 0)
                                 ),
                                 f"{c0}{kt}*({b} - entry({b})) - ({b} >= entry({btext}) ? {utext} : 0)",
                             )

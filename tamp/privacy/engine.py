@@ -50,7 +50,7 @@ INTERRUPTED = "interrupted"
 #: seconds spent looking for a counterexample in all
 CX_BUDGET = 20.0
 #: the first slices of counterexample search and of alignment attempts: the two alternate, each
-#: proof slice twice the last and each search slice 1.5 times, so a broken mechanism is refuted without waiting for every alignment to
+#: proof slice and each search slice twice the last, so a broken mechanism is refuted without waiting for every alignment to
 #: fail and a private one is proved without waiting for the search (each is sound on its own: a
 #: counterexample is a proof of the negation, whatever the alignments would do). The first proof
 #: slice is 2 s: an attempt cut short is run again from its start, and the suite's sparse vector
@@ -140,7 +140,7 @@ def prove_privacy(
                 break
             if best is None or step[0] > best[0]:
                 best = step
-        proof_slice, cx_slice = proof_slice * 2, max(CX_SLICE, cx_slice * 1.5)  # the first one is short
+        proof_slice, cx_slice = proof_slice * 2, max(CX_SLICE, cx_slice * 2)  # the first one is short
     if stop is not None:
         return dataclasses.replace(stop, time_s=time.monotonic() - t0)
     if best is None:

@@ -8,7 +8,10 @@ encoding (tamp.core.z3expr) and the certificate's alignment and invariants only,
 two runs symbolically itself, regenerates every obligation, and asks z3 for each (``unsat`` of
 the negation; ``unknown`` or ``sat`` rejects):
 
-* per Laplace-like draw ``x ~ lap(m, s)`` (``dlap``, ``exp``, ``dexp``): the scales agree and are
+* per Laplace-like draw ``x ~ lap(m, s)`` (``dlap``, ``exp``, ``dexp``; its shift by kind: ``values``
+  0, ``noise`` d = m' - m, ``shift`` d + c, ``above`` / ``above_value`` d + c / c where the ``if``
+  right after the draw holds, else d, ``at_k`` d + c on the output's iteration, ``live`` d + c where
+  the innermost loop's guard holds before the draw, else d): the scales agree and are
   positive; a piecewise shift is one-to-one; a discrete draw moves by whole steps; a one-sided
   draw stays in its support (η >= m' - m); its cost ``|η - (m' - m)| / s`` (one-sided
   ``(η - (m' - m)) / s``) is added to the run's cost;
@@ -21,6 +24,12 @@ the negation; ``unknown`` or ``sat`` rejects):
   variable; a ``while``'s first guard conjunct ``i < e`` with ``e`` not written in the body);
 * at exit: each output is the same in both runs (or, pointwise, ``o = k`` in the first run
   implies ``o = k`` in the second, for every ``k``), the cost is at most E, and δ >= 0.
+
+A proof by cases (``neighbours`` a disjunction ``R1 || R2 || …``) lists one such proof per
+disjunct, in the program's order (checked against the program's own disjuncts); each is checked
+as above with its disjunct assumed instead of the whole relation (the secret inputs are still those
+the whole relation primes). E-DP quantifies over the related pairs, so it holds for R when it
+holds for every Ri.
 
 Why this proves E-differential privacy is the alignment argument (LightDP, Zhang & Kifer POPL
 2017): each shift depends only on the state before the draw, so the pairing of all draws is an
@@ -69,7 +78,7 @@ Term = Any
 LAPLACE = ("lap", "dlap")
 ONE_SIDED = ("exp", "dexp")
 IDENTITY = ("bern", "unif", "uniform", "step", "density")
-KINDS = ("values", "noise", "shift", "above", "at_k")
+KINDS = ("values", "noise", "shift", "above", "above_value", "at_k", "live")
 
 
 # ---------------------------------------------------------------------------- the format
@@ -96,6 +105,9 @@ class PrivCert:
     alignment: List[Step] = field(default_factory=list)
     loops: Dict[Tuple[int, int], List[str]] = field(default_factory=dict)
     counterexample: Optional[Dict[str, Any]] = None
+    #: a proof by cases: one proof per disjunct of ``neighbours`` (each with ``case`` its text)
+    cases: List["PrivCert"] = field(default_factory=list)
+    case: Optional[str] = None
 
 
 def _str(d: Dict[str, Any], k: str, where: str, optional: bool = False) -> Any:
@@ -118,7 +130,18 @@ def decode_privacy(p: Any, where: str) -> PrivCert:
     """A :class:`PrivCert` from parsed JSON (shape only; nothing is trusted)."""
     known_keys(
         p,
-        ("program", "verdict", "epsilon", "delta", "pointwise", "alignment", "loops", "obligations", "counterexample"),
+        (
+            "program",
+            "verdict",
+            "epsilon",
+            "delta",
+            "pointwise",
+            "alignment",
+            "loops",
+            "obligations",
+            "counterexample",
+            "cases",
+        ),
         where,
     )
     verdict = _str(p, "verdict", where)
@@ -136,6 +159,26 @@ def decode_privacy(p: Any, where: str) -> PrivCert:
         )
         pc.counterexample = cx
         return pc
+    if "cases" in p:
+        cases = p.get("cases")
+        if not isinstance(cases, list) or len(cases) < 2:
+            raise MalformedCertificate(f"{where}.cases: expected a list of at least two proofs")
+        if any(k in p for k in ("alignment", "loops", "pointwise")):
+            raise MalformedCertificate(f"{where}: a proof by cases has its alignments in its cases only")
+        for i, c in enumerate(cases):
+            w = f"{where}.cases[{i}]"
+            known_keys(c, ("neighbours", "pointwise", "alignment", "loops"), w)
+            sub = PrivCert(pc.name, verdict, pc.epsilon, pc.delta, _str(c, "pointwise", w, optional=True))
+            sub.case = _str(c, "neighbours", w)
+            _decode_proof(c, w, sub)
+            pc.cases.append(sub)
+        return pc
+    _decode_proof(p, where, pc)
+    return pc
+
+
+def _decode_proof(p: Dict[str, Any], where: str, pc: PrivCert) -> None:
+    """One proof's alignment and loop invariants into ``pc`` (shape only)."""
     steps = p.get("alignment")
     if not isinstance(steps, list):
         raise MalformedCertificate(f"{where}.alignment: expected a list")
@@ -169,7 +212,6 @@ def decode_privacy(p: Any, where: str) -> PrivCert:
         if key in pc.loops:
             raise MalformedCertificate(f"{w}: a second entry for the loop at {key[0]}:{key[1]}")
         pc.loops[key] = list(invs)
-    return pc
 
 
 def cost_text(kind: str, m: str, scale: str, dist: str) -> str:
@@ -262,6 +304,13 @@ def _both(st: _St) -> Dict[str, Term]:
     return env
 
 
+def _disjuncts(e: A.Expr) -> List[A.Expr]:
+    """The cases of a neighbour relation ``R1 || R2 || …`` (E-DP for R is E-DP for each Ri)."""
+    if isinstance(e, A.Binary) and e.op == "||":
+        return _disjuncts(e.left) + _disjuncts(e.right)
+    return [e]
+
+
 def _conjuncts(e: A.Expr) -> List[A.Expr]:
     if isinstance(e, A.Binary) and e.op == "&&":
         return _conjuncts(e.left) + _conjuncts(e.right)
@@ -296,8 +345,19 @@ def _pos(n: Any) -> Tuple[int, int]:
 
 
 class _Product:
-    def __init__(self, prog: A.Program, types: ProgramTypes, pc: PrivCert, timeout_ms: int, deadline):
+    def __init__(
+        self,
+        prog: A.Program,
+        types: ProgramTypes,
+        pc: PrivCert,
+        timeout_ms: int,
+        deadline: Any,
+        case: Optional[A.Expr] = None,
+    ):
         self.prog, self.types, self.cert = prog, types, pc
+        #: the disjunct of ``neighbours`` this proof assumes (``None``: the whole relation); the
+        #: secret inputs are still those the whole relation primes
+        self.case = case
         self.timeout_ms, self.deadline = timeout_ms, deadline
         self.tr = _Tr()
         self.n = 0
@@ -306,6 +366,7 @@ class _Product:
         self.witnesses: List[Term] = []
         self.counters: List[Term] = []
         self.loop_vars: List[str] = []
+        self.guards: List[A.Expr] = []  # the guards of the loops around the statement checked
         self.inputs1: Dict[str, Term] = {}
         self.k: Optional[Term] = None
         self.secret = {b for v in set(free_vars(prog.neighbours or A.BoolLit(True))) if (b := A.unprimed(v))}
@@ -370,7 +431,7 @@ class _Product:
             self.base.append(self.tr.translate(c, self.inputs1))
             self.base.append(self.tr.translate(c, inputs2))
         assert self.prog.neighbours is not None
-        for c in _conjuncts(self.prog.neighbours):
+        for c in _conjuncts(self.case if self.case is not None else self.prog.neighbours):
             if isinstance(c, A.Quant) and c.kind == "exists":  # ∃w. P(w) assumed: P(w) for a fresh w
                 w = self.fresh(f"{c.var}!witness", z3.IntSort())
                 self.witnesses.append(w)
@@ -456,7 +517,7 @@ class _Product:
             self.oblige(st, z3.And(s1 == s2, s1 > 0), f"the scale of {d.func} is positive and the same in both runs", d)
             x = self.fresh(name + "!draw", z3.IntSort() if d.func in ("dlap", "dexp") else z3.RealSort())
             eta = self.shift(step, s, x, m2 - m1, st)
-            if step.kind == "above":
+            if step.kind in ("above", "above_value"):  # x-dependent: a piecewise translation
                 y = self.fresh("other!draw", x.sort())
                 same = to_real(x) + eta == to_real(y) + self.shift(step, s, y, m2 - m1, st)
                 self.oblige(st, z3.Implies(same, x == y), "the alignment of the draw is one-to-one", s)
@@ -496,14 +557,18 @@ class _Product:
         c = rational(step.c)
         if step.kind == "shift":
             return d + c
-        if step.kind == "above":
+        if step.kind in ("above", "above_value"):
             test = self.follow.get(id(s))
             if test is None:
                 raise Rejected(f"line {_pos(s)[0]}: no test follows the draw (alignment 'above')")
             env = dict(st.env1)
             name = A.target_name(s.targets[0])
             env[name] = self.cast(x, st.env1[name].sort())
-            return z3.If(self.tr.translate(test, env), d + c, d)
+            return z3.If(self.tr.translate(test, env), d + c if step.kind == "above" else c, d)
+        if step.kind == "live":  # shifted while the innermost loop's guard holds (before the draw)
+            if not self.guards:
+                raise Rejected(f"line {_pos(s)[0]}: alignment 'live' needs a draw in a loop")
+            return z3.If(self.t1(self.guards[-1], st), d + c, d)
         # at_k: shifted on the iteration whose counter is the output value k
         if self.k is None or self.k.sort() != z3.IntSort() or not self.loop_vars:
             raise Rejected(f"line {_pos(s)[0]}: alignment 'at_k' needs a pointwise proof and a draw in a for loop")
@@ -583,6 +648,13 @@ class _Product:
         return t
 
     def loop(self, s: Any, guard: A.Expr, body: A.Block, st: _St, var: str) -> _St:
+        self.guards.append(guard)  # read by the alignment 'live' of a draw in the body
+        try:
+            return self._loop(s, guard, body, st, var)
+        finally:
+            self.guards.pop()
+
+    def _loop(self, s: Any, guard: A.Expr, body: A.Block, st: _St, var: str) -> _St:
         texts = self.cert.loops.get(_pos(s))
         if texts is None:
             raise Rejected(f"line {_pos(s)[0]}: the certificate has no invariants for this loop")
@@ -656,6 +728,12 @@ def _structure(pc: PrivCert, prog: A.Program) -> None:
         raise Rejected(f"the certificate's δ {pc.delta} is not the program's {mine}")
     if pc.verdict == "violated":
         return
+    for sub in pc.cases or [pc]:
+        _draws_covered(sub, prog)
+
+
+def _draws_covered(pc: PrivCert, prog: A.Program) -> None:
+    """The alignment names every draw once with its own cost term."""
     draws = sorted((_pos(s), s) for s in A.walk(prog.body) if isinstance(s, A.Sample))
     have = sorted(((s.line, s.col), s) for s in pc.alignment)
     if [p for p, _ in draws] != [p for p, _ in have]:
@@ -684,6 +762,19 @@ def check_privacy(pc: PrivCert, src: A.SourceFile, prog: A.Program, timeout_ms: 
         types = check_program(prog, src.path, src.text or None)
         if pc.verdict == "violated":
             out.obligations = _check_counterexample(pc, prog, types, deadline)
+        elif pc.cases:  # one proof per disjunct of `neighbours`, in the program's order
+            assert prog.neighbours is not None
+            rel = _disjuncts(prog.neighbours)
+            if [c.case for c in pc.cases] != [print_expr(r) for r in rel]:
+                raise Rejected(
+                    f"the proof's cases {[c.case for c in pc.cases]} are not the disjuncts of neighbours "
+                    f"{[print_expr(r) for r in rel]}"
+                )
+            out.obligations = 0
+            for sub, r in zip(pc.cases, rel):
+                prod = _Product(prog, types, sub, timeout_ms, deadline, case=r)
+                prod.run()
+                out.obligations += prod.count
         else:
             prod = _Product(prog, types, pc, timeout_ms, deadline)
             prod.run()

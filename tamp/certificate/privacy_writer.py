@@ -3,7 +3,8 @@
 A proved claim's certificate holds its alignment (per sampling statement, by position: the
 alignment's kind and constant, and the draw's cost term), the loop invariants (per loop, by
 position, in the invariant language of :mod:`.privacy_checker`) and the number of obligations the
-engine proved; a violated claim's holds its counterexample (the two inputs, the event and the
+engine proved — or, for a proof by cases (``neighbours`` a disjunction), a list ``cases`` of such
+proofs, each with the disjunct it assumes; a violated claim's holds its counterexample (the two inputs, the event and the
 probability intervals). This module takes the engine's results, so it is not on the checking
 path: the checker trusts none of it and regenerates every obligation.
 """
@@ -42,6 +43,16 @@ def privacy_certificate(result: PrivacyResult, prog: A.Program) -> Dict[str, Any
         # is for the report), so the certificate holds exactly what the checker recomputes
         out["counterexample"] = {k: v for k, v in result.counterexample.items() if k in COUNTEREXAMPLE_FIELDS}
         return out
+    if result.cases:  # a proof by cases: one proof per disjunct of `neighbours`
+        out["cases"] = [dict(neighbours=c.case, **_proof(c)) for c in result.cases]
+    else:
+        out.update(_proof(result))
+    out["obligations"] = len(result.obligations)
+    return out
+
+
+def _proof(result: PrivacyResult) -> Dict[str, Any]:
+    """One proof's alignment, pointwise output and loop invariants."""
     steps = []
     for a in result.alignment:
         if a.pos is None:
@@ -60,11 +71,11 @@ def privacy_certificate(result: PrivacyResult, prog: A.Program) -> Dict[str, Any
                 "cost": cost_text(a.kind, m, s, d.func),
             }
         )
-    out["pointwise"] = result.pointwise
-    out["alignment"] = sorted(steps, key=lambda s: (s["line"], s["col"]))
-    out["loops"] = [
-        {"line": line, "col": col, "invariants": list(invs)}
-        for (line, col), invs in sorted(result.loop_invariants.items())
-    ]
-    out["obligations"] = len(result.obligations)
-    return out
+    return {
+        "pointwise": result.pointwise,
+        "alignment": sorted(steps, key=lambda s: (s["line"], s["col"])),
+        "loops": [
+            {"line": line, "col": col, "invariants": list(invs)}
+            for (line, col), invs in sorted(result.loop_invariants.items())
+        ],
+    }

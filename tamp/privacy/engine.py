@@ -13,6 +13,7 @@ choice proves is ``unknown`` with the first failed step of the most promising at
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import time
 from fractions import Fraction
 from typing import Any, Dict, Iterator, List, Optional, Tuple
@@ -28,18 +29,34 @@ from lang.typecheck import check_program
 from lang.walk import free_vars, substitute
 
 from .counterexample import Search
-from .product import LAPLACE, ONE_SIDED, Align, Obligation, Product, Unsupported, _Failed, alignment_choices, valid
+from .product import (
+    LAPLACE,
+    ONE_SIDED,
+    Align,
+    Interrupted,
+    Obligation,
+    Product,
+    Unsupported,
+    _Failed,
+    alignment_choices,
+    disjuncts,
+    valid,
+)
 from .result import PrivacyResult
 
 MAX_ATTEMPTS = 64
+#: what an alignment attempt stopped at the end of its time slice yields
+INTERRUPTED = "interrupted"
 #: seconds spent looking for a counterexample in all
 CX_BUDGET = 20.0
 #: the first slices of counterexample search and of alignment attempts: the two alternate, each
-#: proof slice twice the last and each search slice 1.5 times, so a broken mechanism is refuted without waiting for every alignment to
+#: proof slice and each search slice twice the last, so a broken mechanism is refuted without waiting for every alignment to
 #: fail and a private one is proved without waiting for the search (each is sound on its own: a
-#: counterexample is a proof of the negation, whatever the alignments would do)
+#: counterexample is a proof of the negation, whatever the alignments would do). The first proof
+#: slice is 2 s: an attempt cut short is run again from its start, and the suite's sparse vector
+#: proofs take 1-3 s (with 1 s they took up to twice as long; svtLyu3's search waits less, though)
 CX_SLICE = 1.0
-PROOF_SLICE = 1.0
+PROOF_SLICE = 2.0
 #: the very first search slice: short (the short inputs and first public values, where most broken
 #: mechanisms fail, take a fraction of a second), so a one-attempt proof does not wait long
 FIRST_CX_SLICE = 0.6
@@ -83,7 +100,8 @@ def prove_privacy(
             epsilon_value=_value(eps_text, inputs) or cx.get("epsilon_value"),
         )
 
-    attempts = _proofs(prog, types, claim, infer, eps_text, inputs, t0)
+    until = [float("inf")]  # when the running attempt must stop (see _proofs)
+    attempts = _case_proofs(prog, types, claim, infer, eps_text, inputs, t0, until)
     spent = 0.0  # seconds of counterexample search so far
     proof_slice, cx_slice = PROOF_SLICE, FIRST_CX_SLICE
     proofs_left = True
@@ -101,14 +119,19 @@ def prove_privacy(
                 break
             cx_slice = CX_BUDGET
             continue
-        until = time.monotonic() + proof_slice
-        while time.monotonic() < until:  # a slice of alignment attempts (each runs to its end)
+        slice_end = time.monotonic() + proof_slice
+        # an attempt may overrun its slice by one slice length; then it stops and is run again
+        # in the next (twice as long) slice, so a slow attempt cannot hold the search up
+        until[0] = slice_end + proof_slice if deadline is None else min(slice_end + proof_slice, deadline)
+        while time.monotonic() < slice_end:  # a slice of alignment attempts
             if deadline is not None and time.monotonic() > deadline:
                 proofs_left = False
                 break
             step = next(attempts, None)
             if step is None:
                 proofs_left = False
+                break
+            if step is INTERRUPTED:
                 break
             if isinstance(step, PrivacyResult):
                 if step.verdict == "proved":
@@ -117,7 +140,7 @@ def prove_privacy(
                 break
             if best is None or step[0] > best[0]:
                 best = step
-        proof_slice, cx_slice = proof_slice * 2, max(CX_SLICE, cx_slice * 1.5)  # the first one is short
+        proof_slice, cx_slice = proof_slice * 2, max(CX_SLICE, cx_slice * 2)  # the first one is short
     if stop is not None:
         return dataclasses.replace(stop, time_s=time.monotonic() - t0)
     if best is None:
@@ -132,6 +155,53 @@ def prove_privacy(
     )
 
 
+def _case_proofs(
+    prog: A.Program,
+    types: Any,
+    claim: A.Private,
+    infer: bool,
+    eps_text: str,
+    inputs: Optional[Dict[str, object]],
+    t0: float,
+    until: List[float],
+) -> Iterator[Any]:
+    """:func:`_proofs`, case by case when ``neighbours`` is a disjunction ``R1 || R2 || …``:
+    E-DP for the pairs of R is E-DP for the pairs of each Ri, so each case is proved on its own,
+    with its own alignment (a monotone relation's "all up" and "all down" need different ones).
+    The result is proved when every case is; its ``cases`` hold the proofs. (``private ?`` is not
+    split: the cases could support different ε.)"""
+    assert prog.neighbours is not None
+    cases = disjuncts(prog.neighbours)
+    if len(cases) == 1 or infer:
+        yield from _proofs(prog, types, claim, infer, eps_text, inputs, t0, until)
+        return
+    done: List[PrivacyResult] = []
+    for case in cases:
+        for step in _proofs(prog, types, claim, infer, eps_text, inputs, t0, until, case):
+            if isinstance(step, PrivacyResult):
+                if step.verdict != "proved":
+                    yield step
+                    return
+                done.append(dataclasses.replace(step, case=print_expr(case)))
+                break
+            yield step
+        else:
+            return  # a case without a proof: no proof
+    yield PrivacyResult(
+        prog.name,
+        "privacy",
+        "proved",
+        time.monotonic() - t0,
+        bound=eps_text,
+        epsilon=eps_text,
+        alignment=[a for r in done for a in r.alignment],
+        invariants=[f"case {r.case}: {i}" for r in done for i in r.invariants],
+        obligations=[o for r in done for o in r.obligations],
+        epsilon_value=_value(eps_text, inputs),
+        cases=done,
+    )
+
+
 def _proofs(
     prog: A.Program,
     types: Any,
@@ -140,13 +210,24 @@ def _proofs(
     eps_text: str,
     inputs: Optional[Dict[str, object]],
     t0: float,
+    until: List[float],
+    case: Optional[A.Expr] = None,
 ) -> Iterator[Any]:
     """The alignment attempts one by one: each yields ``(rank, failed obligation)`` when it fails,
-    or a result (``proved``, or ``unknown`` when the product cannot read the program), and ends."""
-    for k, (point, choices) in enumerate(_attempts(prog, types)):
-        if k >= MAX_ATTEMPTS:
+    or a result (``proved``, or ``unknown`` when the product cannot read the program), and ends.
+    ``case``: the disjunct of ``neighbours`` assumed (default: the whole relation). An attempt
+    still running when ``until[0]`` passes yields :data:`INTERRUPTED` and is run again, from the
+    start, when the generator is resumed."""
+    todo = itertools.islice(_attempts(prog, types), MAX_ATTEMPTS)
+    retry: Optional[Tuple[Optional[str], Dict[int, Align]]] = None
+    while True:
+        item = retry if retry is not None else next(todo, None)
+        retry = None
+        if item is None:
             return
-        prod = Product(prog, types, choices, point)
+        point, choices = item
+        prod = Product(prog, types, choices, point, case)
+        prod.until = until
         try:
             st = prod.run()
             hyps = prod.final_hyps(st)
@@ -179,6 +260,10 @@ def _proofs(
             line = getattr(getattr(exc.node, "pos", None), "line", None)
             yield _unknown(prog, eps_text, str(exc), line, t0)
             return
+        except Interrupted:  # its slice is over: the same attempt again in the next one
+            retry = item
+            yield INTERRUPTED
+            continue
         except _Failed as f:
             yield (len(prod.obligations), f.ob)
             continue
@@ -209,21 +294,24 @@ def _attempts(prog: A.Program, types: Any) -> Iterator[Tuple[Optional[str], Dict
     """The alignments to try: for the outputs' equality first; then, when the output is one
     int variable, value by value (pointwise: out = k in the first run implies out = k in
     the second, which gives P[out ∈ S] <= exp(E) P'[out ∈ S] by summing over the k in S).
-    The two searches share :data:`MAX_ATTEMPTS`, half each when both apply."""
+    The two searches share :data:`MAX_ATTEMPTS`, half each when both apply, and take turns
+    (an attempt of one, then of the other), so neither waits for the other's failures."""
     claim = prog.private
     assert claim is not None
     outs = claim.outputs
     pointwise = len(outs) == 1 and types.locals.get(outs[0]) == A.INT
     limit = MAX_ATTEMPTS // 2 if pointwise else MAX_ATTEMPTS
-    for k, c in enumerate(alignment_choices(prog)):
-        if k >= limit:
-            break
-        yield None, c
-    if pointwise:
-        for k, c in enumerate(alignment_choices(prog, pointwise=True)):
-            if k >= limit:
-                break
-            yield outs[0], c
+    plain: Iterator[Tuple[Optional[str], Dict[int, Align]]] = (
+        (None, c) for c in itertools.islice(alignment_choices(prog), limit)
+    )
+    if not pointwise:
+        yield from plain
+        return
+    point = ((outs[0], c) for c in itertools.islice(alignment_choices(prog, pointwise=True), limit))
+    for pair in itertools.zip_longest(point, plain):  # pointwise first: a discrete output is its case
+        for a in pair:
+            if a is not None:
+                yield a
 
 
 def _unknown(prog: A.Program, eps: str, reason: str, line: Optional[int], t0: float) -> PrivacyResult:

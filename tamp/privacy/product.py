@@ -33,6 +33,7 @@ from sets) ends the attempt with a reason, never with a proof.
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
@@ -63,9 +64,12 @@ class Align:
     """The alignment of one draw of ``lap(m, s)`` (``d`` = m' - m, the means' difference):
     ``values`` (x' = x), ``noise`` (x' = x + d), ``shift`` (x' = x + d + c), ``above``
     (x' = x + d + c when the condition of the ``if`` right after the draw holds in the first run,
-    else x + d: the positive answer of a sparse vector), ``at_k`` (x' = x + d + c on the iteration
+    else x + d: the positive answer of a sparse vector), ``above_value`` (x' = x + c there, else
+    x + d: a positive answer whose gap to a threshold shifted by c is released), ``at_k`` (x' = x + d + c on the iteration
     whose counter is the output value k, else x + d: report-noisy-max, proved for each output
-    value k separately)."""
+    value k separately), ``live`` (x' = x + d + c when the guard of the innermost loop around
+    the draw holds in the first run's state before the draw, else x + d: a threshold re-drawn
+    after a positive answer is paid only when another answer can follow)."""
 
     kind: str
     c: int = 0
@@ -76,7 +80,9 @@ class Align:
             "noise": NOISE_AGREES,
             "shift": f"noise shifted by {self.c}",
             "above": f"noise shifted by {self.c} where the next test holds",
+            "above_value": f"value shifted by {self.c} where the next test holds",
             "at_k": f"noise shifted by {self.c} on the iteration that is the output",
+            "live": f"noise shifted by {self.c} while the loop's guard holds",
         }[self.kind]
 
     def shift_text(self, m: str) -> str:
@@ -86,7 +92,9 @@ class Align:
             "noise": d,
             "shift": f"{d} + {self.c}",
             "above": f"next test ? {d} + {self.c} : {d}",
+            "above_value": f"next test ? {self.c} : {d}",
             "at_k": f"counter == k ? {d} + {self.c} : {d}",
+            "live": f"loop guard ? {d} + {self.c} : {d}",
         }[self.kind]
 
 
@@ -140,6 +148,59 @@ def valid(hyps: Sequence[Term], goal: Term, ms: int = SOLVER_MS) -> bool:
     s.add(*hyps)
     s.add(z3.Not(goal))
     return bool(s.check() == z3.unsat)
+
+
+def valid_each(
+    hyps: Sequence[Term], goals: Sequence[Term], ms: int = SOLVER_MS, until: Optional[List[float]] = None
+) -> List[bool]:
+    """Which goals ``hyps`` imply (Houdini's filter), with one solver: the hypotheses are
+    asserted once; while the conjunction of the goals still standing is not proved, a model of
+    the hypotheses that falsifies it drops every goal false in that model (a model of ``hyps``
+    where g is false shows that g does not follow). When z3 answers ``unknown``, or a model drops
+    nothing, the goals left are split in two halves, each filtered the same way, down to single
+    goals (``unknown`` of one goal is no). A goal is kept only when a conjunction containing it
+    is proved to follow from ``hyps`` (unsat), so exactly when :func:`valid` could prove it.
+    ``until``: a clock (see :meth:`Product.tick`); no check runs past it, and one cut short by it
+    raises :class:`Interrupted` instead of counting as ``unknown``."""
+    if not goals:
+        return []
+    s = z3.Solver()
+    s.add(*hyps)
+
+    def check() -> Any:
+        left = float("inf") if until is None else until[0] - time.monotonic()
+        if left <= 0:
+            raise Interrupted()
+        s.set("timeout", int(min(ms, left * 1000 + 1)))
+        r = s.check()
+        if r == z3.unknown and until is not None and time.monotonic() >= until[0]:
+            raise Interrupted()
+        return r
+
+    def keep(left: List[int]) -> List[int]:
+        while left:
+            s.push()
+            s.add(z3.Not(z3.And(*[goals[i] for i in left])))
+            try:
+                r = check()
+                m = s.model() if r == z3.sat else None
+            finally:
+                s.pop()
+            if r == z3.unsat:
+                return left
+            drop = set()
+            if m is not None:
+                drop = {i for i in left if z3.is_false(m.eval(goals[i], model_completion=True))}
+            if not drop:  # unknown, or a model that decides none of them: halves
+                if len(left) == 1:
+                    return []
+                half = len(left) // 2
+                return keep(left[:half]) + keep(left[half:])
+            left = [i for i in left if i not in drop]
+        return left
+
+    kept = set(keep(list(range(len(goals)))))
+    return [i in kept for i in range(len(goals))]
 
 
 class _Translation(Z3Translation):
@@ -201,13 +262,26 @@ class Attempt:
 class Product:
     """Symbolic execution of the two runs of one program under one choice of alignments."""
 
-    def __init__(self, prog: A.Program, types: ProgramTypes, choices: Dict[int, Align], point: Optional[str] = None):
+    def __init__(
+        self,
+        prog: A.Program,
+        types: ProgramTypes,
+        choices: Dict[int, Align],
+        point: Optional[str] = None,
+        case: Optional[A.Expr] = None,
+    ):
         self.prog, self.types, self.choices = prog, types, choices
+        #: one disjunct of ``neighbours`` (a case of the proof), assumed instead of the whole
+        #: relation; which inputs are secret is still read from the whole relation
+        self.case = case
+        #: a clock: once ``time.monotonic()`` passes ``until[0]`` the attempt stops (:class:`Interrupted`)
+        self.until: List[float] = [float("inf")]
         #: pointwise mode: the output proved value by value, k its symbolic value
         self.point = point
         self.k: Optional[Term] = z3.Const("k!out", sort_of(types.locals[point])) if point is not None else None
         self.follow = following_tests(prog)
         self.loop_vars: List[str] = []
+        self.guards: List[A.Expr] = []  # the guards of the loops around the statement executed
         self.tr = _Translation()
         self.fresh_count = 0
         self.obligations: List[Obligation] = []
@@ -242,8 +316,9 @@ class Product:
         for c in self.prog.requires:
             self.base.append(self.tr.translate(c, self.inputs1))
             self.base.append(self.tr.translate(c, self.inputs2))
-        if self.prog.neighbours is not None:
-            for c in _conjuncts(self.prog.neighbours):
+        rel = self.case if self.case is not None else self.prog.neighbours
+        if rel is not None:
+            for c in _conjuncts(rel):
                 if isinstance(c, A.Quant) and c.kind == "exists":
                     # ∃w. P(w) as a hypothesis is P(w) for a fresh w (it stands for every w):
                     # the witness (the answer that moves) can then be named by invariants
@@ -269,17 +344,52 @@ class Product:
     def hyps(self, st: _State) -> List[Term]:
         return self.base + [a for c in self.counters for a in self.tr.sum_axioms(c)] + st.pc
 
+    def valid(self, hyps: Sequence[Term], goal: Term) -> bool:
+        """:func:`valid`, cut short by the clock (then :class:`Interrupted`, not a failure)."""
+        left = self.until[0] - time.monotonic()
+        if left <= 0:
+            raise Interrupted()
+        s = z3.Solver()
+        s.set("timeout", int(min(SOLVER_MS, left * 1000 + 1)))
+        s.add(*hyps)
+        s.add(z3.Not(goal))
+        r = s.check()
+        if r == z3.unknown and time.monotonic() >= self.until[0]:
+            raise Interrupted()
+        return bool(r == z3.unsat)
+
+    def tick(self) -> None:
+        """Stop the attempt when its time is up (it is tried again later, from the start)."""
+        if time.monotonic() > self.until[0]:
+            raise Interrupted()
+
     def oblige(self, st: _State, goal: Term, what: str, node: Any) -> None:
+        self.tick()
         ob = Obligation(what, getattr(node, "pos", None), self.hyps(st), goal)
         if self.collect:
             self.obligations.append(ob)
-        if not valid(ob.hyps, ob.goal):
+        if not self.valid(ob.hyps, ob.goal):
             raise _Failed(ob)
+
+    def oblige_all(self, st: _State, goals: Sequence[Tuple[Term, str]], node: Any) -> None:
+        """:meth:`oblige` for each goal, under the same hypotheses: one solver run for their
+        conjunction (valid exactly when each goal is); only when it fails is each checked alone,
+        to name the first that fails."""
+        self.tick()
+        hyps = self.hyps(st)
+        obs = [Obligation(what, getattr(node, "pos", None), hyps, g) for g, what in goals]
+        if self.collect:
+            self.obligations += obs
+        if obs and self.valid(hyps, z3.And(*[ob.goal for ob in obs])):
+            return
+        for ob in obs:
+            if not self.valid(ob.hyps, ob.goal):
+                raise _Failed(ob)
 
     def oblige_final(self, hyps: List[Term], goal: Term, what: str, node: Any) -> None:
         ob = Obligation(what, getattr(node, "pos", None), list(hyps), goal)
         self.obligations.append(ob)
-        if not valid(ob.hyps, ob.goal):
+        if not self.valid(ob.hyps, ob.goal):
             raise _Failed(ob)
 
     def tr1(self, e: A.Expr, st: _State) -> Term:
@@ -359,7 +469,7 @@ class Product:
             al = self.choices.get(id(s), VALUES)
             x = self.fresh(A.target_name(tgt) + "!draw", z3.IntSort() if d.func in ("dlap", "dexp") else z3.RealSort())
             eta = self.shift(al, s, x, m2 - m1, st)
-            if al.kind == "above":  # x ↦ x + η(x) must be one-to-one (it is a translation per piece)
+            if al.kind in ("above", "above_value"):  # x ↦ x + η(x) must be one-to-one (it is a translation per piece)
                 y = self.fresh("other!draw", x.sort())
                 self.oblige(
                     st,
@@ -416,14 +526,19 @@ class Product:
             return d
         if al.kind == "shift":
             return d + al.c
-        if al.kind == "above":
+        if al.kind in ("above", "above_value"):
             test = self.follow.get(id(s))
             if test is None:
                 raise Unsupported("no test follows the draw", s)
             env = dict(st.env1)
             name = A.target_name(s.targets[0])
             env[name] = self._cast(x, st.env1[name].sort())
-            return z3.If(self.tr.translate(test, env), d + al.c, d)
+            on = d + al.c if al.kind == "above" else z3.RealVal(al.c)
+            return z3.If(self.tr.translate(test, env), on, d)
+        if al.kind == "live":
+            if not self.guards:
+                raise Unsupported("this alignment needs a draw in a loop", s)
+            return z3.If(self.tr1(self.guards[-1], st), d + al.c, d)
         if al.kind == "at_k":
             if self.k is None or self.k.sort() != z3.IntSort() or not self.loop_vars:
                 raise Unsupported("this alignment needs a draw in a for loop and one discrete output", s)
@@ -521,6 +636,15 @@ class Product:
     def loop(
         self, s: Any, guard: A.Expr, body: A.Block, st: _State, var: str, i0: Term, top: Term, top_text: str
     ) -> _State:
+        self.guards.append(guard)  # read by the alignment 'live' of a draw in the body
+        try:
+            return self._loop(s, guard, body, st, var, i0, top, top_text)
+        finally:
+            self.guards.pop()
+
+    def _loop(
+        self, s: Any, guard: A.Expr, body: A.Block, st: _State, var: str, i0: Term, top: Term, top_text: str
+    ) -> _State:
         modified = sorted(_assigned(body) | {var})
         cost0 = st.cost
         units = _units(body, st, self)
@@ -550,6 +674,7 @@ class Product:
                         f"{x} <= entry({btext}) + 1",
                     )
                 )
+        bounds = {x: (b, t) for x, b, t in self.loop_bounds if x in modified and x != var}
         self.loop_bounds = []
         cands.append((f"{var} <= end", lambda t: to_int(t.env1[var]) <= top, f"{var} <= {top_text}"))
         ks = (Fraction(1, 2), Fraction(1), Fraction(2), Fraction(3), Fraction(4))
@@ -574,6 +699,21 @@ class Product:
                                 f"cost <= cost0 + {k}*{uname}*({b} - {b} at entry)",
                                 lambda t, kk=kk, u=u, b=b, b0=b0: t.cost <= cost0 + kk * u * to_real(t.env1[b] - b0),
                                 f"{c0}{kt}*({b} - entry({b}))",
+                            )
+                        )
+                    if b in bounds:  # the last increment of b (when b reaches its bound) paid less
+                        bd, btext = bounds[b]
+                        b0 = st.env1[b]
+                        cands.append(
+                            (
+                                f"cost <= cost0 + {k}*{uname}*({b} - {b} at entry) - ({b} >= bound ? {uname} : 0)",
+                                lambda t, kk=kk, u=u, b=b, b0=b0, bd=bd: (
+                                    t.cost
+                                    <= cost0
+                                    + kk * u * to_real(t.env1[b] - b0)
+                                    - z3.If(to_real(t.env1[b]) >= to_real(bd), u, 0)
+                                ),
+                                f"{c0}{kt}*({b} - entry({b})) - ({b} >= entry({btext}) ? {utext} : 0)",
                             )
                         )
                     if st.env1[b].sort() == z3.BoolSort():
@@ -609,9 +749,26 @@ class Product:
                             f"{c0}{kt}*{_prefix(e, var)}",
                         )
                     )
+                    # two levels (smart sum): what a variable x carries between the runs (a
+                    # block's partial sum, paid again when the block is released) counts too
+                    for x in modified:
+                        if x == var or st.env1[x].sort() not in (z3.IntSort(), z3.RealSort()):
+                            continue
+                        cands.append(
+                            (
+                                f"cost + {uname}*|{x}' - {x}| <= cost0 + {k}*{uname}*(S({var}) - S(start)) "
+                                f"for {print_expr(e)}",
+                                lambda t, kk=kk, u=u, f=f, x=x: (
+                                    t.cost + u * _abs(to_real(t.env2[x]) - to_real(t.env1[x]))
+                                    <= cost0 + kk * u * (f(to_int(t.env1[var])) - f(i0))
+                                ),
+                                f"cost() + {utext}*abs({x}' - {x}) <= entry(cost()) + {kt}*{_prefix(e, var)}",
+                            )
+                        )
         # Initiation.
         hyps = self.hyps(st)
-        cands = [(n, c, x) for n, c, x in cands if valid(hyps, c(st), 3000)]
+        self.tick()
+        cands = [nc for nc, ok in zip(cands, valid_each(hyps, [c(st) for _, c, _ in cands], 3000, self.until)) if ok]
         # Consecution (Houdini: drop what is not preserved until the rest is).
         saved = self.collect
         while True:
@@ -631,7 +788,9 @@ class Product:
                 self.collect = saved
                 self.counters.pop()
             self.counters.append(entry_var)
-            keep = [(n, c, x) for n, c, x in cands if valid(self.hyps(post), c(post), 3000)]
+            self.tick()
+            oks = valid_each(self.hyps(post), [c(post) for _, c, _ in cands], 3000, self.until)
+            keep = [nc for nc, ok in zip(cands, oks) if ok]
             self.counters.pop()
             if len(keep) == len(cands):
                 break
@@ -646,8 +805,7 @@ class Product:
         before = to_int(body_st.env1[var])
         post = self.block(body, body_st)
         self.oblige(post, to_int(post.env1[var]) >= before + 1, f"the loop counter {var} grows by at least 1", s)
-        for n, c, _ in cands:
-            self.oblige(post, c(post), f"loop invariant {n} is preserved", s)
+        self.oblige_all(post, [(c(post), f"loop invariant {n} is preserved") for n, c, _ in cands], s)
         self.counters.pop()
         if self.collect:  # shown: the tightest cost bound of each template (the others follow from it)
             shown: Dict[str, str] = {}
@@ -671,6 +829,15 @@ class Product:
         first run's output is k: ``counter > k && out == k``, with ``out' == k`` too)."""
         out: List[Tuple[str, Any, str]] = []
         guards: List[Tuple[str, Any, str]] = [("", lambda t: z3.BoolVal(True), "")]
+        for x, bound, btext in self.loop_bounds:  # while another answer can follow (sparse vector's count < c)
+            if x in modified and x != var:
+                guards.append(
+                    (
+                        f"{x} < bound ==> ",
+                        lambda t, x=x, b=bound: to_real(t.env1[x]) < to_real(b),
+                        f"{x} < entry({btext}) ==> ",
+                    )
+                )
         for wi, w in enumerate(self.witnesses):  # before and after the answer that moves
             guards.append((f"{var} <= w ==> ", lambda t, w=w: to_int(t.env1[var]) <= w, f"{var} <= witness({wi}) ==> "))
             guards.append((f"{var} > w ==> ", lambda t, w=w: to_int(t.env1[var]) > w, f"{var} > witness({wi}) ==> "))
@@ -759,10 +926,27 @@ class Product:
         return self.base + [a for c in self.exit_counters for a in self.tr.sum_axioms(c)] + st.pc
 
 
+class Interrupted(Exception):
+    """An attempt stopped because its time slice is over (no verdict: it is tried again)."""
+
+
 class _Failed(Exception):
     def __init__(self, ob: Obligation):
         super().__init__(ob.what)
         self.ob = ob
+
+
+def _abs(t: Term) -> Term:
+    return z3.If(t >= 0, t, -t)
+
+
+def disjuncts(e: A.Expr) -> List[A.Expr]:
+    """The operands of a chain of ``||`` (the expression itself otherwise): the cases of a
+    neighbour relation. A claim holds for a relation exactly when it holds for each disjunct
+    (ε-DP quantifies over the related pairs), so each case may have its own alignment."""
+    if isinstance(e, A.Binary) and e.op == "||":
+        return disjuncts(e.left) + disjuncts(e.right)
+    return [e]
 
 
 def _conjuncts(e: A.Expr) -> List[A.Expr]:
@@ -840,22 +1024,43 @@ def following_tests(prog: A.Program) -> Dict[int, A.Expr]:
 
 
 def alignment_choices(prog: A.Program, pointwise: bool = False) -> Iterator[Dict[int, Align]]:
-    """Choices of alignment for the Laplace-like draws of ``prog``, simplest first: per draw,
-    values agree, noises agree, noise shifted by 1 or 2, and (sparse vector) shifted only where
-    the next test holds or (``pointwise``, report-noisy-max) only on the output's iteration."""
+    """Choices of alignment for the Laplace-like draws of ``prog``: per draw, values agree, noises
+    agree, noise shifted by 1 or 2, and (sparse vector) shifted only where the next test holds or
+    (``pointwise``, report-noisy-max) only on the output's iteration.
+
+    The options of a draw are ordered by the part it plays (the order is only a search heuristic:
+    every choice is proved or rejected by the same obligations): a *query* (a draw that the next
+    ``if`` tests) tries the shifts where its test holds first, a *threshold* (a draw read by a
+    query's test) tries a shift by 1 first, a draw in a ``for`` loop of a pointwise proof the shift
+    on the output's iteration first. Choices are enumerated by the sum of their options' ranks
+    (all first options, then one second option, …), so a proof whose every draw takes its role's
+    first option is the first attempt, whatever the number of draws."""
     follow = following_tests(prog)
     in_for: Set[int] = set()
     for n in A.walk(prog.body):
         if isinstance(n, A.For):
             in_for |= {id(m) for m in A.walk(n.body) if isinstance(m, A.Sample)}
+    in_loop: Set[int] = set()
+    for n in A.walk(prog.body):
+        if isinstance(n, (A.For, A.While)):
+            in_loop |= {id(m) for m in A.walk(n.body) if isinstance(m, A.Sample)}
     draws = [n for n in A.walk(prog.body) if isinstance(n, A.Sample) and n.dist.func in LAPLACE + ONE_SIDED]
+    tested: Set[str] = set()  # variables read by a query's test (thresholds)
+    for d in draws:
+        if id(d) in follow:
+            tested |= set(free_vars(follow[id(d)])) - {A.target_name(d.targets[0])}
     options: List[List[Align]] = []
     for d in draws:
         opts = [VALUES, Align("noise"), Align("shift", 1), Align("shift", 2)]
         if id(d) in follow:
-            opts += [Align("above", 1), Align("above", 2)]
+            opts = [Align("above", 1), Align("above", 2), Align("above_value", 1)] + opts
+        elif len(d.targets) == 1 and A.target_name(d.targets[0]) in tested:
+            opts = [Align("shift", 1), VALUES, Align("noise"), Align("shift", 2)]
+            if id(d) in in_loop:  # a threshold re-drawn in the loop
+                opts.insert(1, Align("live", 1))
         if pointwise and id(d) in in_for:
             opts = [Align("at_k", 1), Align("at_k", 2)] + opts
         options.append(opts)
-    for combo in itertools.product(*options):
-        yield {id(d): c for d, c in zip(draws, combo)}
+    ranks = sorted(itertools.product(*(range(len(o)) for o in options)), key=lambda r: (sum(r), max(r, default=0)))
+    for r in ranks:
+        yield {id(d): options[j][i] for j, (d, i) in enumerate(zip(draws, r))}

@@ -28,6 +28,10 @@ class PrivacyResult(ProgramResult):
     pointwise: Optional[str] = None
     counterexample: Optional[Dict[str, Any]] = None
     line: Optional[int] = None
+    #: a proof by cases (``neighbours`` a disjunction): one proved result per disjunct, in order
+    cases: List["PrivacyResult"] = field(default_factory=list)
+    #: the disjunct of ``neighbours`` a case's proof assumes (``None``: the whole relation)
+    case: Optional[str] = None
 
     @property
     def word(self) -> str:
@@ -59,6 +63,8 @@ class PrivacyResult(ProgramResult):
                 for a in self.alignment
             ]
             out["invariants"] = list(self.invariants)
+            if self.cases:
+                out["cases"] = [c.case for c in self.cases]
             out["obligations"] = len(self.obligations)
         return out
 
@@ -67,10 +73,15 @@ class PrivacyResult(ProgramResult):
         rows = [head]
         if self.verdict != PROVED and self.message:
             rows.append(f"  {self.message}")
-        for a in self.alignment:
-            at = f"line {a.pos.line}: " if a.pos else ""
-            rows.append(f"  {at}{a.target} ~ {a.dist}: {a.choice} (shift {a.shift})")
-        rows += [f"  invariant {inv}" for inv in self.invariants]
+        for r in self.cases or [self]:
+            ind = "  "
+            if r.case is not None:
+                rows.append(f"  case neighbours {r.case}:")
+                ind = "    "
+            for a in r.alignment:
+                at = f"line {a.pos.line}: " if a.pos else ""
+                rows.append(f"{ind}{at}{a.target} ~ {a.dist}: {a.choice} (shift {a.shift})")
+            rows += [f"{ind}invariant {inv}" for inv in r.invariants]
         if self.obligations:
             rows.append(f"  {len(self.obligations)} obligations proved by z3")
         return "\n".join(rows)

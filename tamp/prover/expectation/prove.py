@@ -88,6 +88,7 @@ from tamp.prover.concentration.proof import Checker as ConcChecker
 from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
+from tamp.prover.expectation.synthesis import Cegis, markov_blocks, template
 from tamp.prover.expectation.tails import lap_chance, one_event
 from tamp.prover.stages.products import stage_cores
 from tamp.prover.trace.check import Obligation
@@ -846,6 +847,33 @@ def core_candidates(
     return uniq
 
 
+def synth_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr, chk: "Checker", induct) -> Iterator[A.Expr]:
+    """Cores found by synthesis (:mod:`tamp.prover.expectation.synthesis`), tried after the
+    recognised ones: for a continuation with a failure indicator ``[x >= a]`` on a counter x
+    the loop raises, the template ``c >= c0 ? λ₀ + λ₁·x/a + λ₂·β[p := p - c] : 1`` (Markov's
+    inequality with the bound's share of the iterations left), its coefficients found by
+    CEGIS. Only proposals: the search decides INDUCT for each one again."""
+    if has_loop(body):
+        return
+    raised = [c for c, step in counters(body, s) if step > 0]
+    blocks = markov_blocks(f, raised, assigned(body))
+    if not blocks:
+        return
+    params = [p for p in claim.params if p in set(free_vars(beta)) and claim.types.get(p) == A.INT]
+    lefts: List[A.Expr] = []
+    for c, step in counters(body, s):
+        for p in params:
+            if step > 0:
+                left = _fold(subst(beta, {p: A.Binary("-", A.Var(p), A.Var(c))}))
+                if left not in lefts:
+                    lefts.append(left)
+    facts = counter_facts(claim, body, s)
+    cegis = Cegis(chk, claim.types)
+    for extra in [[x] for x in lefts[:4]] + [[]]:
+        terms = blocks[:2] + extra
+        yield from cegis.search(template(terms, facts), len(terms) + 1, induct)
+
+
 def stage_chance(claim: ExpClaim, s: A.Stmt, flag: str, search: Optional["Search"] = None) -> Optional[A.Expr]:
     """The upper pre-expectation of ``[flag]`` over ``s`` from a state where the flag is down
     (the chance that one iteration raises a stage's flag,
@@ -1146,7 +1174,17 @@ class Search:
         skip = self.skip.get(key, 0)
         usual = core_candidates(self.claim, self.beta, s, g, body, f, self.chk)
         inner_search = Search(self.claim, self.chk, self.beta)  # for the loops of a stage's body
-        for core in itertools.chain(usual, product_cores(self.claim, s, f, inner_search)):
+
+        def induct(core: A.Expr) -> Optional[A.Expr]:
+            inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)
+            try:
+                steps = induct_formulas(g, inner.stmt(body, invariant(g, core, f)), core)
+            except NotApplicable:
+                return None
+            return and_all([ob for _w, ob in steps])
+
+        synthesised = synth_cores(self.claim, self.beta, s, body, f, self.chk, induct)
+        for core in itertools.chain(usual, synthesised, product_cores(self.claim, s, f, inner_search)):
             annot = LoopAnnot(core, term[0], term[1])
             inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)
             try:

@@ -522,6 +522,8 @@ def product_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
 
     ``sum-pointwise``      lo = lo' ∧ hi = hi' ∧ (∀j. lo <= j < hi ⇒ e(j) = e'(j)) ⇒
                            sum(j in lo..hi: e) = sum(j in lo'..hi': e')
+    ``sum-const``          lo <= hi ∧ (∀j. lo <= j < hi ⇒ e(j) = v) ⇒ sum(j in lo..hi: e) = v·(hi - lo),
+                           v ∈ {0, 1} (a count of a test that holds nowhere, or everywhere)
     =====================  ===========================================================
 
     With them a solver sees that one more factor ``(1 - s)`` fits between ``exp(-s·m)`` and
@@ -549,7 +551,8 @@ MAX_POINTWISE = 8  # the most sum applications of a query compared pairwise
 
 
 def pointwise_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
-    """``sum-pointwise`` for each pair of sum applications of a query with different bodies:
+    """``sum-const`` for each sum application of a query, and ``sum-pointwise`` for each pair
+    of them with different bodies:
     two sums over the same range whose summands agree at every index of it are equal (the
     definition of a finite sum; the premise is left for the solver to prove from the
     hypotheses, e.g. ``x[j] == 1 ? 1 : 0`` is ``x[j]`` where ``forall j: x[j] == 0 || x[j] ==
@@ -566,6 +569,15 @@ def pointwise_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
         env[expr.var] = j
         return _real(enc.expr(expr.body, env))
 
+    for t in sums:  # sum-const: a summand that is 0 (or 1) everywhere on the range
+        try:
+            e = body_at(t)
+        except Exception:  # noqa: BLE001 - not expressible: no lemma (fewer facts)
+            continue
+        lo, hi = t.arg(0), t.arg(1)
+        for v in (0, 1):
+            every = z3.ForAll([j], z3.Implies(z3.And(lo <= j, j < hi), e == v))
+            out.append(("sum-const", z3.Implies(z3.And(lo <= hi, every), t == v * _real(hi - lo))))
     for a in range(len(sums)):
         for b in range(a + 1, len(sums)):
             s1, s2 = sums[a], sums[b]

@@ -1,6 +1,8 @@
 """Invariant expectations found by synthesis (issue 33, :mod:`tamp.prover.expectation.synthesis`):
 Markov templates with coefficients found by CEGIS, and the sum-pointwise lemma that lets a
-uniform index's chance of hitting a marked cell meet a ``requires`` on a sum. True dev claims
+uniform index's chance of hitting a marked cell meet a ``requires`` on a sum; a uniform draw
+read in several tests, weighted exactly by the counts of each truth assignment (Karger's
+repeated contraction, whose minimum reads the draw twice). True dev claims
 are proved; their false siblings are not; a core that would give the bound if INDUCT were
 skipped is rejected by INDUCT; a proposed core is decided again like any other."""
 
@@ -22,7 +24,11 @@ from tamp.prover.expectation import prove as E
 from tamp.prover.expectation import synthesis as S
 
 BLIND = BENCHMARKS / "prover4" / "dev" / "blind1"
-TRUE = [BLIND / "repetition" / "sample_marked.prob", BLIND / "ballsbins" / "bin_load_markov.prob"]
+TRUE = [
+    BLIND / "repetition" / "sample_marked.prob",
+    BLIND / "ballsbins" / "bin_load_markov.prob",
+    BLIND / "repetition" / "karger_repeat.prob",
+]
 
 
 def _prove(path, timeout=60):
@@ -142,3 +148,31 @@ def test_markov_blocks_read_the_failure_indicator():
 def test_counterexample_values_are_language_literals():
     assert S._value(z3.IntVal(-3)) == A.Num(Fraction(-3), True)
     assert S._literal(A.Num(Fraction(-3), True)) == A.Binary("-", A.num(0), A.Num(Fraction(3), True))
+
+
+def test_sum_const_needs_its_premise():
+    text = """
+program p(best: int, c: int, n: int)
+  requires n >= 1 && REQ
+  ensures  b
+  fails    0
+{ b ~ bern(1/2); }
+"""
+    goal = parse_expr("sum(u in 1..=n: min(best, c + u) == c ? 1 : 0) == 0")
+    _c, _f, above = _claim(text.replace("REQ", "best > c"))
+    assert above.valid(goal) == VALID
+    _c, _f, equal = _claim(text.replace("REQ", "best == c"))
+    assert equal.valid(goal) != VALID
+    assert equal.valid(parse_expr("sum(u in 1..=n: min(best, c + u) == c ? 1 : 0) == n")) == VALID
+
+
+def test_a_draw_read_in_two_tests_is_weighted_by_each_assignment():
+    atoms = [parse_expr("min(b, c + x) < c"), parse_expr("min(b, c + x) == c")]
+    f = parse_expr("min(b, c + x) < c ? 1 : min(b, c + x) == c ? 0 : 1")
+    e = E.by_atoms(f, "x", parse_expr("1"), parse_expr("n"), parse_expr("n"), atoms)
+    assert E.atoms_of(f, "x", {"x": A.INT}) == atoms
+    # three weighted assignments and the all-false remainder, capped at 1
+    assert isinstance(e, A.Call) and e.func == "min"
+    # (φ₁, φ₂) = (T, T) and (T, F) give 1, (F, T) gives 0 (its term drops out, its weight stays
+    # in the remainder's 1 - q_TT - q_TF - q_FT)
+    assert sum(1 for n in A.walk(e) if isinstance(n, A.Sum)) == 5

@@ -10,7 +10,9 @@ loop and the claim, with unknown rational coefficients λ, and a counterexample-
 2. ask the solver for a state (inputs and loop variables, under ``requires``) where INDUCT
    ``g ⇒ wpe(B, E(λ)) <= cap(core(λ))`` fails; none (``unsat``): λ is the answer;
 3. else keep that state's scalar values, and ask the solver for λ such that INDUCT holds at
-   every state kept so far (the template's coefficients are its only unknowns there), and
+   every state kept so far (the template's coefficients are its only unknowns there; first
+   with small coefficients 0, 1/2, 1, …, 4 and no constant, then blocks' coefficients in
+   [0, 64] and the constant in [-1, 1/2], since a constant 1 is inductive and useless), and
    go to 2 with them.
 
 Building blocks (:func:`markov_blocks` and the caller's): for a failure indicator ``[x >= a]``
@@ -39,12 +41,14 @@ import z3  # type: ignore[import-untyped,unused-ignore]  # z3 ships no type info
 
 from lang import ast as A
 from lang.walk import free_vars, substitute
-from tamp.prover.base.smt import lemmas_for, transcendental_apps
+from tamp.core.validity import budget_limits
+from tamp.prover.base.smt import VALID, lemmas_for, transcendental_apps
 
-MAX_ROUNDS = 6  # counterexample rounds per template
+MAX_ROUNDS = 8  # counterexample rounds per template
 GUESS_MS = 2000
 CEX_MS = 2000
-COEFF_BOUND = 64  # coefficients are searched in [-COEFF_BOUND, COEFF_BOUND]
+COEFF_BOUND = 64  # a block's coefficient is searched in [0, COEFF_BOUND]
+NICE = ("0", "1/2", "1", "2", "3", "4")  # the coefficients tried first
 SCALARS = ("int", "real", "bool")
 
 
@@ -135,12 +139,18 @@ class Cegis:
         self.chk = chk
         self.types = types
 
-    def _solver(self, f, ms: int) -> z3.Solver:
+    def _solver(self, f, ms: int, lemmas: bool = True) -> z3.Solver:
+        """A solver with ``requires`` (and, with ``lemmas``, the facts the checker adds for
+        ``f``), bounded by z3's resource limit for ``ms`` (the same answer under any load)."""
         s = z3.Solver()
-        s.set("timeout", ms)
-        hyps = list(self.chk.hyps) + list(self.chk.extra_hyps(f))
-        apps = transcendental_apps(z3.And(*hyps, f)) if self.chk.enc.has_apps else []
-        s.add(*hyps, *lemmas_for(apps, self.chk.enc))
+        rlimit, clock = budget_limits(ms)
+        s.set("rlimit", rlimit)
+        s.set("timeout", clock)
+        s.add(*self.chk.hyps)
+        if lemmas:
+            hyps = list(self.chk.extra_hyps(f))
+            apps = transcendental_apps(z3.And(*self.chk.hyps, *hyps, f)) if self.chk.enc.has_apps else []
+            s.add(*hyps, *lemmas_for(apps, self.chk.enc))
         return s
 
     def counterexample(self, formula: A.Expr) -> Optional[Dict[str, A.Expr]]:
@@ -149,11 +159,15 @@ class Cegis:
             f = self.chk.enc.expr(formula, self.chk.env)
         except Exception:  # noqa: BLE001 - not encodable: no counterexample to learn from
             return None
-        s = self._solver(f, CEX_MS)
-        s.add(z3.Not(f))
-        if s.check() != z3.sat:
+        m = None
+        for lemmas in (False, True):  # a state without the lemmas first (cheap; still a state)
+            s = self._solver(f, CEX_MS, lemmas)
+            s.add(z3.Not(f))
+            if s.check() == z3.sat:
+                m = s.model()
+                break
+        if m is None:
             return None
-        m = s.model()
         out: Dict[str, A.Expr] = {}
         for name in set(free_vars(formula)):
             t = self.types.get(name)
@@ -177,12 +191,23 @@ class Cegis:
                 parts.append(self.chk.enc.expr(substitute(formula, st), env))
         except Exception:  # noqa: BLE001 - not encodable: no guess
             return None
-        f = z3.And(*parts, *[z3.And(-COEFF_BOUND <= v, v <= COEFF_BOUND) for v in lams])
-        s = self._solver(f, GUESS_MS)
-        s.add(f)
-        if s.check() != z3.sat:
+        # simple coefficients first (no constant, blocks from a few small values: most
+        # invariants have them, and the solver's first model is otherwise arbitrary); then
+        # blocks in [0, COEFF_BOUND] (each bounds a failure chance from above) and the
+        # constant in [-1, 1/2] (a constant 1 is inductive and useless)
+        simple = [lams[0] == 0] + [z3.Or(*[v == z3.RealVal(c) for c in NICE]) for v in lams[1:]]
+        ranges = [z3.And(-1 <= lams[0], lams[0] <= z3.RealVal("1/2"))]
+        ranges += [z3.And(0 <= v, v <= COEFF_BOUND) for v in lams[1:]]
+        m = None
+        for extra in (simple, ranges):
+            f = z3.And(*parts, *extra)
+            s = self._solver(f, GUESS_MS)
+            s.add(f)
+            if s.check() == z3.sat:
+                m = s.model()
+                break
+        if m is None:
             return None
-        m = s.model()
         out = []
         for v in lams:
             lit = _value(m.eval(v, model_completion=True))
@@ -211,8 +236,9 @@ class Cegis:
             if formula is None:
                 return
             cex = self.counterexample(formula)
-            if cex is None:
-                yield core
+            if cex is None:  # no counterexample: proposed only if the checker finds it valid
+                if self.chk.valid(formula) == VALID:
+                    yield core
                 return
             states.append(cex)
             nxt = self.guess(symbolic, states, k)

@@ -176,3 +176,16 @@ def test_a_draw_read_in_two_tests_is_weighted_by_each_assignment():
     # (φ₁, φ₂) = (T, T) and (T, F) give 1, (F, T) gives 0 (its term drops out, its weight stays
     # in the remainder's 1 - q_TT - q_TF - q_FT)
     assert sum(1 for n in A.walk(e) if isinstance(n, A.Sum)) == 5
+
+
+def test_soundness_harness_checks_the_blind_false_siblings():
+    import sys
+
+    sys.path.insert(0, str(BENCHMARKS / "soundness"))
+    from harness import benchmark_inputs, variant_files
+
+    listed = set(variant_files())
+    for path in TRUE:
+        rel = str(path.with_name(path.stem + "_false.prob").relative_to(BENCHMARKS))
+        assert rel in listed
+        assert benchmark_inputs(rel), rel

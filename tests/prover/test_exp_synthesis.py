@@ -189,3 +189,36 @@ def test_soundness_harness_checks_the_blind_false_siblings():
         rel = str(path.with_name(path.stem + "_false.prob").relative_to(BENCHMARKS))
         assert rel in listed
         assert benchmark_inputs(rel), rel
+
+
+SUM_MARKOV = """
+program sumMarkov(m: int, a: real)
+  requires m >= 0 && a > 0
+  ensures  s < a
+  fails    BOUND
+{
+  s := 0;
+  for t in 0..m {
+    y ~ unif(0, 4);
+    s := s + y;
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "bound, verdict",
+    # E[s] = 2m, so Markov gives 2m/a; m/a is false (m = 1, a = 2: Pr[y >= 2] = 3/5 > 1/2)
+    [("2 * m / a", "proved"), ("m / a", "unknown")],
+)
+def test_markov_for_a_sum_of_draws(bound, verdict):
+    text = SUM_MARKOV.replace("BOUND", bound)
+    prog = parse(text).programs[0]
+    r = prove_program(prog, path="<sum>", source=text, timeout=FALSE_CLAIM_S)
+    assert r.verdict == verdict, r.render_text()
+
+
+def test_accumulators_are_variables_only_added_to():
+    body = parse(SUM_MARKOV.replace("BOUND", "1")).programs[0].body
+    loop = next(n for n in A.walk(body) if isinstance(n, A.For))
+    assert E.accumulators(loop.body) == ["s"]

@@ -896,13 +896,15 @@ def core_candidates(
 
 def synth_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr, chk: "Checker", induct) -> Iterator[A.Expr]:
     """Cores found by synthesis (:mod:`tamp.prover.expectation.synthesis`), tried after the
-    recognised ones: for a continuation with a failure indicator ``[x >= a]`` on a counter x
-    the loop raises, the template ``c >= c0 ? λ₀ + λ₁·x/a + λ₂·β[p := p - c] : 1`` (Markov's
-    inequality with the bound's share of the iterations left), its coefficients found by
-    CEGIS. Only proposals: the search decides INDUCT for each one again."""
+    recognised ones: for a continuation with a failure indicator ``[x >= a]`` on a counter or
+    accumulator x the loop raises, the template ``c >= c0 && x >= 0 ? λ₀ + λ₁·x/a +
+    λ₂·β[p := p - c] : 1`` (Markov's inequality with the bound's share of the iterations
+    left), its coefficients found by CEGIS. Only proposals: the search decides INDUCT for
+    each one again."""
     if has_loop(body):
         return
-    raised = [c for c, step in counters(body, s) if step > 0]
+    steps = [c for c, step in counters(body, s) if step > 0]
+    raised = steps + [x for x in accumulators(body) if x not in steps]
     blocks = markov_blocks(f, raised, assigned(body))
     if not blocks:
         return
@@ -915,6 +917,13 @@ def synth_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr, chk: 
                 if left not in lefts:
                     lefts.append(left)
     facts = counter_facts(claim, body, s)
+    # an accumulator read by a block is read where it is not negative (Markov's inequality
+    # needs x >= 0; only a guard of the proposal: INDUCT and BUDGET decide it)
+    signs = [
+        A.Binary(">=", A.Var(x), ZERO) for x in raised if x not in steps and any(A.Var(x) in A.walk(b) for b in blocks)
+    ]
+    if signs:
+        facts = and_all(([facts] if facts is not None else []) + signs)
     cegis = Cegis(chk, claim.types)
     for extra in [[x] for x in lefts[:4]] + [[]]:
         terms = blocks[:2] + extra
@@ -932,6 +941,26 @@ def ordered_cores(conds: List[A.Expr], b: A.Expr) -> List[A.Expr]:
             for op in ("<", ">"):
                 out.append(A.Cond(A.Binary(op, a.left, a.right), ONE, A.Cond(a, ZERO, b)))
     return out
+
+
+def accumulators(body: A.Stmt) -> List[str]:
+    """Variables the loop body only adds to: every assignment to x is ``x := x + e`` (e any
+    expression; a sum of draws). Candidates for a Markov block (:func:`synth_cores`)."""
+    adds: List[str] = []
+    other: set = set()
+    for n in A.walk(body):
+        if isinstance(n, A.Sample):
+            other |= {A.target_name(t) for t in n.targets}
+        if not isinstance(n, A.Assign) or len(n.targets) != 1 or not isinstance(n.targets[0], A.Var):
+            continue
+        x = n.targets[0].name
+        v = n.value
+        if isinstance(v, A.Binary) and v.op == "+" and v.left == A.Var(x) and x not in set(free_vars(v.right)):
+            if x not in adds:
+                adds.append(x)
+        else:
+            other.add(x)
+    return [x for x in adds if x not in other]
 
 
 def stage_chance(claim: ExpClaim, s: A.Stmt, flag: str, search: Optional["Search"] = None) -> Optional[A.Expr]:

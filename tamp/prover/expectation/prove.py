@@ -57,6 +57,10 @@ deterministic loop that only raises a flag (``flag || exists j in i..n: test(j)`
 share of the iterations left (``event so far ? 1 : β - β[n := i]``), and staircases for a
 count of events reaching a threshold (:mod:`tamp.prover.expectation.levels`); a staircase's INDUCT is
 decided case by case (the cases cover every state, so the cases together are the one formula).
+When none of these is inductive, cores are *synthesised* (:mod:`tamp.prover.expectation.synthesis`):
+templates with unknown coefficients (Markov's ``x/a`` for a failure indicator ``[x >= a]``, the
+bound's share of the iterations left) whose coefficients a counterexample-guided search finds;
+each one is decided like any other core, so synthesis changes what is tried, never what is accepted.
 
 Where this engine and the union bound meet: it takes only programs whose samples are all
 discrete (``bern``, ``unif``) and that write no tuple and condition on nothing (an unreliable

@@ -34,6 +34,7 @@ it is accepted; a wrong guess costs only time.
 
 from __future__ import annotations
 
+import time
 from fractions import Fraction
 from typing import Callable, Dict, Iterator, List, Optional, Sequence
 
@@ -139,13 +140,19 @@ class Cegis:
         self.chk = chk
         self.types = types
 
+    def left_ms(self) -> Optional[float]:
+        """The milliseconds the proof has left (None: no deadline)."""
+        deadline = getattr(self.chk, "deadline", None)
+        return None if deadline is None else (deadline - time.monotonic()) * 1000
+
     def _solver(self, f, ms: int, lemmas: bool = True) -> z3.Solver:
         """A solver with ``requires`` (and, with ``lemmas``, the facts the checker adds for
         ``f``), bounded by z3's resource limit for ``ms`` (the same answer under any load)."""
         s = z3.Solver()
         rlimit, clock = budget_limits(ms)
+        left = self.left_ms()
         s.set("rlimit", rlimit)
-        s.set("timeout", clock)
+        s.set("timeout", max(1, int(min(clock, left))) if left is not None else clock)
         s.add(*self.chk.hyps)
         if lemmas:
             hyps = list(self.chk.extra_hyps(f))
@@ -227,6 +234,9 @@ class Cegis:
         states: List[Dict[str, A.Expr]] = []
         tried: set = set()
         for _round in range(MAX_ROUNDS):
+            left = self.left_ms()
+            if left is not None and left <= 0:
+                return  # the proof's time is up (the search's next check says so)
             key = tuple(coeffs)
             if key in tried:
                 return

@@ -519,12 +519,20 @@ def product_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
     ``exp-add``            exp a = exp b · exp(a - b)     (exp(x + y) = exp x · exp y)
     ``exp-pos``            exp(a - b) > 0 ∧ exp(a - b) >= 1 + (a - b)   (so 1 - s <= exp(-s))
     ``exp-log``            x > 0 ⇒ exp(a - b) = x, when a - b is log x
+
+    ``sum-pointwise``      lo = lo' ∧ hi = hi' ∧ (∀j. lo <= j < hi ⇒ e(j) = e'(j)) ⇒
+                           sum(j in lo..hi: e) = sum(j in lo'..hi': e')
+    ``sum-const``          lo <= hi ∧ (∀j. lo <= j < hi ⇒ e(j) = v) ⇒ sum(j in lo..hi: e) = v·(hi - lo),
+                           v ∈ {0, 1} (a count of a test that holds nowhere, or everywhere)
     =====================  ===========================================================
 
     With them a solver sees that one more factor ``(1 - s)`` fits between ``exp(-s·m)`` and
-    ``exp(-s·(m + 1))``: exp(-s·(m+1)) = exp(-s·m)·exp(-s) >= exp(-s·m)·(1 - s)."""
+    ``exp(-s·(m + 1))``: exp(-s·(m+1)) = exp(-s·m)·exp(-s) >= exp(-s·m)·(1 - s); and that the
+    chance ``sum(u in 0..=n-1: x[u] == 1 ? 1 : 0)/n`` that a uniform index hits a marked cell is
+    the ``sum(j in 0..n: x[j])`` a ``requires`` speaks of when every x[j] is 0 or 1
+    (:func:`pointwise_lemmas`)."""
     exps = [t for t in apps if _is(t, "exp")][:MAX_PAIR_TERMS]
-    out: List[Tuple[str, z3.BoolRef]] = []
+    out: List[Tuple[str, z3.BoolRef]] = pointwise_lemmas(apps, enc)
     for i in range(len(exps)):
         for j in range(len(exps)):
             if i == j:
@@ -536,4 +544,51 @@ def product_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
             out.append(("exp-pos", z3.And(ed > 0, ed >= 1 + d)))
             if _is(d, "log"):  # exp(log x) = x: one factor 2 between 2^-(m+1) and 2^-m
                 out.append(("exp-log", z3.Implies(d.arg(0) > 0, ed == d.arg(0))))
+    return out
+
+
+MAX_POINTWISE = 8  # the most sum applications of a query compared pairwise
+
+
+def pointwise_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
+    """``sum-const`` for each sum application of a query, and ``sum-pointwise`` for each pair
+    of them with different bodies:
+    two sums over the same range whose summands agree at every index of it are equal (the
+    definition of a finite sum; the premise is left for the solver to prove from the
+    hypotheses, e.g. ``x[j] == 1 ? 1 : 0`` is ``x[j]`` where ``forall j: x[j] == 0 || x[j] ==
+    1``). Sums inside quantifiers (placeholder arguments) and bodies the encoder cannot
+    express are skipped (fewer facts, still sound)."""
+    sums = [t for t in apps if not z3.is_quantifier(t) and _is_sum(t, enc) and not _placeholders(t)]
+    sums = sums[:MAX_POINTWISE]
+    out: List[Tuple[str, z3.BoolRef]] = []
+    j = z3.Int("pointwise$j")
+
+    def body_at(t):
+        expr, names = enc.sum_info(t.decl())
+        env = dict(zip(names, [t.arg(k) for k in range(2, t.num_args())]))
+        env[expr.var] = j
+        return _real(enc.expr(expr.body, env))
+
+    for t in sums:  # sum-const: a summand that is 0 (or 1) everywhere on the range
+        try:
+            e = body_at(t)
+        except Exception:  # noqa: BLE001 - not expressible: no lemma (fewer facts)
+            continue
+        lo, hi = t.arg(0), t.arg(1)
+        for v in (0, 1):
+            every = z3.ForAll([j], z3.Implies(z3.And(lo <= j, j < hi), e == v))
+            out.append(("sum-const", z3.Implies(z3.And(lo <= hi, every), t == v * _real(hi - lo))))
+    for a in range(len(sums)):
+        for b in range(a + 1, len(sums)):
+            s1, s2 = sums[a], sums[b]
+            if s1.decl().eq(s2.decl()):
+                continue  # one function: equal arguments already give equal values
+            try:
+                e1, e2 = body_at(s1), body_at(s2)
+            except Exception:  # noqa: BLE001 - not expressible: no lemma (fewer facts)
+                continue
+            lo, hi = s1.arg(0), s1.arg(1)
+            same = z3.ForAll([j], z3.Implies(z3.And(lo <= j, j < hi), e1 == e2))
+            premise = z3.And(lo == s2.arg(0), hi == s2.arg(1), same)
+            out.append(("sum-pointwise", z3.Implies(premise, s1 == s2)))
     return out

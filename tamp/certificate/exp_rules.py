@@ -13,7 +13,10 @@ An upper bound on the failure probability is the weakest pre-expectation of ``[�
 ``x ~ unif(lo, hi)``     other bounds, N = hi - lo + 1: ``N >= 1 ? q·F[φ := true] + (1 - q)·F[φ := false] : 1``
                          when F reads x only in one atom φ, q = #{v in lo..hi: φ(v)} / N;
                          when F reads x only in tests ``x == e``: ``min(1, F_gen + K/N)``, the
-                         union bound over the K values it must avoid (:mod:`.exp_hits`)
+                         union bound over the K values it must avoid (:mod:`.exp_hits`);
+                         else, F reading x in at most 3 atoms φᵢ: ``min(1, Σ_c q_c·F[φ := c])``
+                         over the truth assignments c, q_c = #{v: φ(v) = c}/N (the all-false
+                         one weighted by one minus the others: exact, they partition the range)
 ``x ~ lap(m, s)``        F reads x only in one tail test φ (``x > e``, ``abs(x - m) > t``, …):
                          ``s > 0 ? q·F[φ := true] + (1 - q)·F[φ := false] : 1``, q = Pr[φ]
                          exactly (``exp(-d/s)/2`` each side of m; :func:`_lap_tail`)
@@ -39,6 +42,7 @@ distribution outside these rules raises :class:`Outside` (the certificate is rej
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
@@ -246,9 +250,9 @@ def _is_int(e: A.Expr, types) -> bool:
     return False
 
 
-def _atom(f: A.Expr, x: str, types) -> Optional[A.Expr]:
-    """The one Boolean atom (comparison, or element of a ``bool[]``) of ``f`` holding every
-    occurrence of ``x``, the same at each place and reading no bound variable of f; else None."""
+def _atoms(f: A.Expr, x: str, types) -> Optional[List[A.Expr]]:
+    """The distinct Boolean atoms (comparisons, elements of a ``bool[]``) of ``f`` holding every
+    occurrence of ``x``, in order of first occurrence, reading no bound variable of f; else None."""
     found: List[A.Expr] = []
 
     def visit(e) -> None:
@@ -264,12 +268,48 @@ def _atom(f: A.Expr, x: str, types) -> Optional[A.Expr]:
             visit(c)
 
     visit(f)
-    if not found or any(a != found[0] for a in found):
-        return None
     inside = sum(1 for a in found for n in A.walk(a) if n == A.Var(x))
-    if inside != sum(1 for n in A.walk(f) if n == A.Var(x)) or set(free_vars(found[0])) & _binders(f):
+    if not found or inside != sum(1 for n in A.walk(f) if n == A.Var(x)):
         return None
-    return found[0]
+    if any(set(free_vars(a)) & _binders(f) for a in found):
+        return None
+    out: List[A.Expr] = []
+    for a in found:
+        if a not in out:
+            out.append(a)
+    return out
+
+
+def _atom(f: A.Expr, x: str, types) -> Optional[A.Expr]:
+    """The one Boolean atom of ``f`` holding every occurrence of ``x`` (:func:`_atoms`); else None."""
+    atoms = _atoms(f, x, types)
+    return atoms[0] if atoms is not None and len(atoms) == 1 else None
+
+
+MAX_ATOMS = 3
+
+
+def _by_atoms(f: A.Expr, x: str, lo: A.Expr, hi: A.Expr, n: A.Expr, atoms: List[A.Expr]) -> A.Expr:
+    """The average of ``f`` over ``x ~ unif(lo, hi)`` when f reads x in the atoms φ₁…φₖ: each
+    truth assignment c but the all-false one weighted by ``#{u: φ(u) = c}/N`` (a sum), the
+    all-false one by one minus those — the assignments partition the range, so it is the
+    average exactly — with ``f[φ := c]``; capped at 1 (f bounds a probability)."""
+    inner = [substitute(a, {x: A.Var("u$")}) for a in atoms]
+    acc: A.Expr = ZERO
+    rest: A.Expr = ONE
+    for combo in itertools.product((True, False), repeat=len(atoms)):
+        g = f
+        for a, v in sorted(zip(atoms, combo), key=lambda t: -sum(1 for _ in A.walk(t[0]))):
+            g = _Replace(a, A.BoolLit(v)).walk(g)
+        g = fold(g)
+        if not any(combo):
+            acc = simp(A.Binary("+", acc, simp(A.Binary("*", rest, g))))
+            break
+        body = _and([a if v else _not(a) for a, v in zip(inner, combo)])
+        q = A.Binary("/", A.Sum("u$", lo, hi, True, A.Cond(body, ONE, ZERO)), n)
+        acc = simp(A.Binary("+", acc, simp(A.Binary("*", q, g))))
+        rest = A.Binary("-", rest, q)
+    return A.Call("min", (ONE, acc))
 
 
 class _Replace(Transformer):
@@ -402,6 +442,9 @@ class Wpe:
             try:  # the union bound over the values the sample must avoid (.exp_hits)
                 return simp(A.Cond(A.Binary(">=", n, ONE), fold(hit_bound(f, x, n)), miss))
             except NoHitBound as exc:
+                atoms = _atoms(f, x, self.types)
+                if atoms is not None and len(atoms) <= MAX_ATOMS:  # exactly, atom by atom
+                    return simp(A.Cond(A.Binary(">=", n, ONE), _by_atoms(f, x, lo, hi, n, atoms), miss))
                 raise Outside(
                     f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test ({exc})"
                 ) from None

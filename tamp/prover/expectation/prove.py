@@ -17,7 +17,9 @@ program's statements, starting from the indicator ``[¬ensures]``:
                          when F reads x only in one atom φ (``x == e``, ``w[x]``…), q = #{v: φ(v)}/N
 ``x ~ unif(lo, hi)``     F reads x only in equalities ``x == e`` (under quantifiers): ``min(1,
                          F[tests := false] + K/N)``, K the most values the e's take (the union
-                         bound over the values hit, :mod:`tamp.prover.expectation.hits`)
+                         bound over the values hit, :mod:`tamp.prover.expectation.hits`); else,
+                         F reading x in at most 3 atoms φᵢ: ``min(1, Σ_c q_c·F[φ := c])`` over
+                         the truth assignments c, q_c = #{v: φ(v) = c}/N (:func:`by_atoms`)
 ``x ~ lap(m, s)``        F reads x only in one tail test φ: ``s > 0 ? q·F[φ := true] + (1 - q)·F[φ := false] : 1``,
                          q = Pr[φ] exactly (:mod:`tamp.prover.expectation.tails`)
 ``if (c) S else T``      ``c ? wpe(S, F) : wpe(T, F)``
@@ -55,6 +57,10 @@ deterministic loop that only raises a flag (``flag || exists j in i..n: test(j)`
 share of the iterations left (``event so far ? 1 : β - β[n := i]``), and staircases for a
 count of events reaching a threshold (:mod:`tamp.prover.expectation.levels`); a staircase's INDUCT is
 decided case by case (the cases cover every state, so the cases together are the one formula).
+When none of these is inductive, cores are *synthesised* (:mod:`tamp.prover.expectation.synthesis`):
+templates with unknown coefficients (Markov's ``x/a`` for a failure indicator ``[x >= a]``, the
+bound's share of the iterations left) whose coefficients a counterexample-guided search finds;
+each one is decided like any other core, so synthesis changes what is tried, never what is accepted.
 
 Where this engine and the union bound meet: it takes only programs whose samples are all
 discrete (``bern``, ``unif``) and that write no tuple and condition on nothing (an unreliable
@@ -88,6 +94,7 @@ from tamp.prover.concentration.proof import Checker as ConcChecker
 from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
+from tamp.prover.expectation.synthesis import Cegis, markov_blocks, template
 from tamp.prover.expectation.tails import lap_chance, one_event
 from tamp.prover.stages.products import stage_cores
 from tamp.prover.trace.check import Obligation
@@ -345,10 +352,10 @@ def _is_int(e: A.Expr, types: Dict[str, A.Type]) -> bool:
     return False
 
 
-def the_atom(f: A.Expr, x: str, types: Dict[str, A.Type]) -> Optional[A.Expr]:
-    """The one Boolean atom of ``f`` that reads ``x`` — the outermost comparison or element of a
-    ``bool[]`` array containing x, the same (syntactically) at every place x occurs — or None
-    (x read in two different atoms, or outside any; or the atom reads a bound variable of f)."""
+def atoms_of(f: A.Expr, x: str, types: Dict[str, A.Type]) -> Optional[List[A.Expr]]:
+    """The distinct Boolean atoms of ``f`` that read ``x`` — the outermost comparisons or elements
+    of a ``bool[]`` array containing x — in order of first occurrence, or None when x is read
+    outside any atom or an atom reads a bound variable of f."""
     found: List[A.Expr] = []
     inside = 0
 
@@ -368,12 +375,52 @@ def the_atom(f: A.Expr, x: str, types: Dict[str, A.Type]) -> Optional[A.Expr]:
 
     visit(f)
     total = sum(1 for n in A.walk(f) if n == A.Var(x))
-    if not found or inside != total or any(a != found[0] for a in found):
+    if not found or inside != total:
         return None
     bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
-    if set(free_vars(found[0])) & bound:
-        return None
-    return found[0]
+    out: List[A.Expr] = []
+    for a in found:
+        if set(free_vars(a)) & bound:
+            return None
+        if a not in out:
+            out.append(a)
+    return out
+
+
+def the_atom(f: A.Expr, x: str, types: Dict[str, A.Type]) -> Optional[A.Expr]:
+    """The one Boolean atom of ``f`` that reads ``x`` (:func:`atoms_of`, the same syntactically
+    at every place x occurs), or None."""
+    atoms = atoms_of(f, x, types)
+    return atoms[0] if atoms is not None and len(atoms) == 1 else None
+
+
+MAX_ATOMS = 3
+
+
+def by_atoms(f: A.Expr, x: str, lo: A.Expr, hi: A.Expr, n: A.Expr, atoms: List[A.Expr]) -> A.Expr:
+    """The average of ``f`` over ``x ~ unif(lo, hi)`` (N = ``n`` values) when f reads x in the
+    atoms φ₁…φₖ: every truth assignment c of the atoms but the all-false one is weighted by
+    ``q_c = sum(u in lo..=hi: (φ₁(u) = c₁ ∧ …) ? 1 : 0)/N``, the all-false one by ``1 - Σ q_c``
+    (the assignments partition the range, so this is the average exactly), each with ``f[φᵢ :=
+    cᵢ]``; capped at 1 (f is a probability bound). Only for the upper transformer."""
+    k = len(atoms)
+    combos = list(itertools.product((True, False), repeat=k))
+    inner = [subst(a, {x: A.Var("u$")}) for a in atoms]
+    acc: A.Expr = ZERO
+    rest: A.Expr = ONE
+    for combo in combos:
+        g = f
+        for a, v in sorted(zip(atoms, combo), key=lambda t: -size(t[0])):
+            g = replace_node(g, a, A.BoolLit(v))
+        g = _fold(g)
+        if all(not v for v in combo):
+            acc = plus(acc, times(rest, g))
+            break
+        body = and_all([a if v else not_(a) for a, v in zip(inner, combo)])
+        q = A.Binary("/", A.Sum("u$", lo, hi, True, A.Cond(body, ONE, ZERO)), n)
+        acc = plus(acc, times(q, g))
+        rest = A.Binary("-", rest, q)
+    return A.Call("min", (ONE, acc))
 
 
 def replace_node(e: A.Expr, old: A.Expr, new: A.Expr) -> A.Expr:
@@ -477,6 +524,9 @@ class Wpe:
             try:
                 return cond(A.Binary(">=", n, ONE), _fold(hit_bound(f, x, n)), miss)
             except NoHitBound as exc:
+                atoms = atoms_of(f, x, self.types)
+                if atoms is not None and len(atoms) <= MAX_ATOMS:  # exactly, atom by atom
+                    return cond(A.Binary(">=", n, ONE), by_atoms(f, x, lo, hi, n, atoms), miss)
                 raise NotApplicable(
                     f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test ({exc})"
                 ) from None
@@ -823,6 +873,7 @@ def core_candidates(
     nested = id(s) in nested_loops(claim.body)
     if nested:  # a retry inside a loop: what follows on success, plus the chance of no success
         out += flag_cores(claim, beta, s, g, body, f, pairs)
+    late: List[A.Expr] = []
     for c, step, p in pairs:
         for d in (0, -1, 1):
             rep: A.Expr = A.Binary("-", A.Var(p), A.Var(c)) if step > 0 else A.Var(c)
@@ -832,11 +883,12 @@ def core_candidates(
             # "no failure once a holds" first: `a ? b : 1` is trivial where a fails
             forms = [b] + [A.Cond(a, ZERO, b) for a in conds] + [A.Cond(a, b, ONE) for a in conds]
             out += forms
+            late += ordered_cores(conds, b)
             if facts is not None:
                 out += [A.Cond(facts, x, ONE) for x in forms]
     if not nested:
         out += flag_cores(claim, beta, s, g, body, f, pairs)
-    out += [beta, ZERO]
+    out += late + [beta, ZERO]
     seen, uniq = set(), []
     for e in out:
         k = show_expr(e)
@@ -844,6 +896,75 @@ def core_candidates(
             seen.add(k)
             uniq.append(e)
     return uniq
+
+
+def synth_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr, chk: "Checker", induct) -> Iterator[A.Expr]:
+    """Cores found by synthesis (:mod:`tamp.prover.expectation.synthesis`), tried after the
+    recognised ones: for a continuation with a failure indicator ``[x >= a]`` on a counter or
+    accumulator x the loop raises, the template ``c >= c0 && x >= 0 ? λ₀ + λ₁·x/a +
+    λ₂·β[p := p - c] : 1`` (Markov's inequality with the bound's share of the iterations
+    left), its coefficients found by CEGIS. Only proposals: the search decides INDUCT for
+    each one again."""
+    if has_loop(body):
+        return
+    steps = [c for c, step in counters(body, s) if step > 0]
+    raised = steps + [x for x in accumulators(body) if x not in steps]
+    blocks = markov_blocks(f, raised, assigned(body))
+    if not blocks:
+        return
+    params = [p for p in claim.params if p in set(free_vars(beta)) and claim.types.get(p) == A.INT]
+    lefts: List[A.Expr] = []
+    for c, step in counters(body, s):
+        for p in params:
+            if step > 0:
+                left = _fold(subst(beta, {p: A.Binary("-", A.Var(p), A.Var(c))}))
+                if left not in lefts:
+                    lefts.append(left)
+    facts = counter_facts(claim, body, s)
+    # an accumulator read by a block is read where it is not negative (Markov's inequality
+    # needs x >= 0; only a guard of the proposal: INDUCT and BUDGET decide it)
+    signs = [
+        A.Binary(">=", A.Var(x), ZERO) for x in raised if x not in steps and any(A.Var(x) in A.walk(b) for b in blocks)
+    ]
+    if signs:
+        facts = and_all(([facts] if facts is not None else []) + signs)
+    cegis = Cegis(chk, claim.types)
+    for extra in [[x] for x in lefts[:4]] + [[]]:
+        terms = blocks[:2] + extra
+        yield from cegis.search(template(terms, facts), len(terms) + 1, induct)
+
+
+def ordered_cores(conds: List[A.Expr], b: A.Expr) -> List[A.Expr]:
+    """For an equality ``l == r`` of the continuation: ``l < r ? 1 : l == r ? 0 : b`` and the
+    mirror image — the target reached (no failure), passed on the wrong side (no promise), or
+    still ahead with the bound for the iterations left (a minimum that must come down to r,
+    Karger's repeated contraction). Only proposals: INDUCT checks them."""
+    out: List[A.Expr] = []
+    for a in conds:
+        if isinstance(a, A.Binary) and a.op == "==":
+            for op in ("<", ">"):
+                out.append(A.Cond(A.Binary(op, a.left, a.right), ONE, A.Cond(a, ZERO, b)))
+    return out
+
+
+def accumulators(body: A.Stmt) -> List[str]:
+    """Variables the loop body only adds to: every assignment to x is ``x := x + e`` (e any
+    expression; a sum of draws). Candidates for a Markov block (:func:`synth_cores`)."""
+    adds: List[str] = []
+    other: set = set()
+    for n in A.walk(body):
+        if isinstance(n, A.Sample):
+            other |= {A.target_name(t) for t in n.targets}
+        if not isinstance(n, A.Assign) or len(n.targets) != 1 or not isinstance(n.targets[0], A.Var):
+            continue
+        x = n.targets[0].name
+        v = n.value
+        if isinstance(v, A.Binary) and v.op == "+" and v.left == A.Var(x) and x not in set(free_vars(v.right)):
+            if x not in adds:
+                adds.append(x)
+        else:
+            other.add(x)
+    return [x for x in adds if x not in other]
 
 
 def stage_chance(claim: ExpClaim, s: A.Stmt, flag: str, search: Optional["Search"] = None) -> Optional[A.Expr]:
@@ -1146,7 +1267,17 @@ class Search:
         skip = self.skip.get(key, 0)
         usual = core_candidates(self.claim, self.beta, s, g, body, f, self.chk)
         inner_search = Search(self.claim, self.chk, self.beta)  # for the loops of a stage's body
-        for core in itertools.chain(usual, product_cores(self.claim, s, f, inner_search)):
+
+        def induct(core: A.Expr) -> Optional[A.Expr]:
+            inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)
+            try:
+                steps = induct_formulas(g, inner.stmt(body, invariant(g, core, f)), core)
+            except NotApplicable:
+                return None
+            return and_all([ob for _w, ob in steps])
+
+        synthesised = synth_cores(self.claim, self.beta, s, body, f, self.chk, induct)
+        for core in itertools.chain(usual, synthesised, product_cores(self.claim, s, f, inner_search)):
             annot = LoopAnnot(core, term[0], term[1])
             inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)
             try:

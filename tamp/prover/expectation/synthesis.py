@@ -1,0 +1,257 @@
+"""Invariant expectations found by synthesis: templates with unknown coefficients, by CEGIS.
+
+The loop search of :mod:`tamp.prover.expectation.prove` *recognises* invariant expectations
+whose shape it derives from the claimed bound's text. This room *synthesises* them: a
+template ``core(λ) = G ? λ₁·T₁ + … + λₘ·Tₘ : 1`` over building blocks ``T`` read off the
+loop and the claim, with unknown rational coefficients λ, and a counterexample-guided search
+(CEGIS) for λ such that INDUCT holds:
+
+1. guess λ (first every block with coefficient 1, the constant 0);
+2. ask the solver for a state (inputs and loop variables, under ``requires``) where INDUCT
+   ``g ⇒ wpe(B, E(λ)) <= cap(core(λ))`` fails; none (``unsat``): λ is the answer;
+3. else keep that state's scalar values, and ask the solver for λ such that INDUCT holds at
+   every state kept so far (the template's coefficients are its only unknowns there; first
+   with small coefficients 0, 1/2, 1, …, 4 and no constant, then blocks' coefficients in
+   [0, 64] and the constant in [-1, 1/2], since a constant 1 is inductive and useless), and
+   go to 2 with them.
+
+Building blocks (:func:`markov_blocks` and the caller's): for a failure indicator ``[x >= a]``
+(or ``x > a``) of the continuation, with ``x`` a counter the loop raises and ``a`` left alone,
+the block ``x / a`` — Markov's inequality, ``[x >= a] <= x/a`` for ``x >= 0 < a``, as a
+template (the expected final value of x over a); the bound with an input replaced by the
+iterations left (``β[p := p - c]``), and the constant 1. The guard ``G`` is the counters'
+progress (``c >= c0``, :func:`tamp.prover.expectation.prove.counter_facts`) when there is one,
+so the template is read only where the counter is where the program starts it.
+
+Why this is sound: synthesis only *proposes* a core. A proposed core has rational literal
+coefficients and goes through the same obligations as any other — the loop search decides
+INDUCT for it again with :meth:`Checker.valid` (``unknown`` is failure), TERM and BUDGET are
+decided as for every core, and the certificate carries the core, so ``tamp check-proof``
+rebuilds every obligation from the source and that expression, without any search. The
+counterexample states and the guessing queries influence which core is tried, never whether
+it is accepted; a wrong guess costs only time.
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from typing import Callable, Dict, Iterator, List, Optional, Sequence
+
+import z3  # type: ignore[import-untyped,unused-ignore]  # z3 ships no type information
+
+from lang import ast as A
+from lang.walk import free_vars, substitute
+from tamp.core.validity import budget_limits
+from tamp.prover.base.smt import VALID, lemmas_for, transcendental_apps
+
+MAX_ROUNDS = 8  # counterexample rounds per template
+GUESS_MS = 2000
+CEX_MS = 2000
+COEFF_BOUND = 64  # a block's coefficient is searched in [0, COEFF_BOUND]
+NICE = ("0", "1/2", "1", "2", "3", "4")  # the coefficients tried first
+SCALARS = ("int", "real", "bool")
+
+
+def lam(k: int) -> A.Var:
+    """The unknown coefficient number ``k`` of a template (a name no program variable has)."""
+    return A.Var(f"lam${k}")
+
+
+def markov_blocks(f: A.Expr, raised: Sequence[str], changed: set) -> List[A.Expr]:
+    """``x / a`` for each comparison ``x >= a``, ``x > a``, ``x < a``, ``x <= a`` (either way
+    round) of the continuation ``f`` — a failure indicator such as ``[¬(x < a)]`` — with ``x``
+    one of the counters the loop raises (``raised``) and ``a`` read-only in the loop."""
+    out: List[A.Expr] = []
+    for n in A.walk(f):
+        if not isinstance(n, A.Binary) or n.op not in (">=", ">", "<=", "<"):
+            continue
+        for x, a in ((n.left, n.right), (n.right, n.left)):
+            if not (isinstance(x, A.Var) and x.name in raised) or set(free_vars(a)) & changed:
+                continue
+            b = A.Binary("/", x, a)
+            if b not in out:
+                out.append(b)
+    return out
+
+
+def template(blocks: Sequence[A.Expr], guard: Optional[A.Expr]) -> A.Expr:
+    """``guard ? λ₀ + λ₁·T₁ + … : 1`` (no guard: the sum alone)."""
+    acc: A.Expr = lam(0)
+    for k, t in enumerate(blocks, start=1):
+        acc = A.Binary("+", acc, A.Binary("*", lam(k), t))
+    return A.Cond(guard, acc, A.num(1)) if guard is not None else acc
+
+
+def instantiate(tmpl: A.Expr, coeffs: Sequence[Fraction]) -> A.Expr:
+    """The template with its coefficients in place (terms with coefficient 0 dropped, 1 not
+    written), as an ordinary expression of the language."""
+    values = {f"lam${k}": c for k, c in enumerate(coeffs)}
+
+    def walk(e: A.Expr) -> Optional[A.Expr]:  # None: a zero term
+        if isinstance(e, A.Var) and e.name in values:
+            v = values[e.name]
+            return None if v == 0 else A.Num(v, v.denominator == 1)
+        if isinstance(e, A.Binary) and e.op == "*" and isinstance(e.left, A.Var) and e.left.name in values:
+            v = values[e.left.name]
+            if v == 0:
+                return None
+            return e.right if v == 1 else A.Binary("*", A.Num(v, v.denominator == 1), e.right)
+        if isinstance(e, A.Binary) and e.op == "+":
+            a, b = walk(e.left), walk(e.right)
+            if a is None or b is None:
+                return b if a is None else a
+            return A.Binary("+", a, b)
+        if isinstance(e, A.Cond):
+            t = walk(e.then)
+            return A.Cond(e.cond, t if t is not None else A.num(0), e.other)
+        return e
+
+    out = walk(tmpl)
+    return out if out is not None else A.num(0)
+
+
+def _value(v) -> Optional[A.Expr]:
+    """A z3 model value as a literal of the language (None: not a scalar we can write)."""
+    if z3.is_true(v) or z3.is_false(v):
+        return A.BoolLit(z3.is_true(v))
+    if z3.is_int_value(v):
+        return A.Num(Fraction(v.as_long()), True)
+    if z3.is_rational_value(v):
+        return A.Num(Fraction(v.numerator_as_long(), v.denominator_as_long()), False)
+    if z3.is_algebraic_value(v):
+        r = v.approx(12)
+        return A.Num(Fraction(r.numerator_as_long(), r.denominator_as_long()), False)
+    return None
+
+
+def _literal(e: A.Expr) -> A.Expr:
+    """A negative literal as ``0 - n`` (the language's numbers are unsigned)."""
+    if isinstance(e, A.Num) and e.value < 0:
+        return A.Binary("-", A.num(0), A.Num(-e.value, e.is_int))
+    return e
+
+
+class Cegis:
+    """The counterexample-guided coefficient search over one checker (its encoder, its
+    ``requires`` and lemmas)."""
+
+    def __init__(self, chk, types: Dict[str, A.Type]):
+        self.chk = chk
+        self.types = types
+
+    def left_ms(self) -> Optional[float]:
+        """The milliseconds the proof has left (None: no deadline)."""
+        deadline = getattr(self.chk, "deadline", None)
+        return None if deadline is None else (deadline - time.monotonic()) * 1000
+
+    def _solver(self, f, ms: int, lemmas: bool = True) -> z3.Solver:
+        """A solver with ``requires`` (and, with ``lemmas``, the facts the checker adds for
+        ``f``), bounded by z3's resource limit for ``ms`` (the same answer under any load)."""
+        s = z3.Solver()
+        rlimit, clock = budget_limits(ms)
+        left = self.left_ms()
+        s.set("rlimit", rlimit)
+        s.set("timeout", max(1, int(min(clock, left))) if left is not None else clock)
+        s.add(*self.chk.hyps)
+        if lemmas:
+            hyps = list(self.chk.extra_hyps(f))
+            apps = transcendental_apps(z3.And(*self.chk.hyps, *hyps, f)) if self.chk.enc.has_apps else []
+            s.add(*hyps, *lemmas_for(apps, self.chk.enc))
+        return s
+
+    def counterexample(self, formula: A.Expr) -> Optional[Dict[str, A.Expr]]:
+        """A state (scalar values) where ``formula`` fails, or None (valid, or no answer)."""
+        try:
+            f = self.chk.enc.expr(formula, self.chk.env)
+        except Exception:  # noqa: BLE001 - not encodable: no counterexample to learn from
+            return None
+        m = None
+        for lemmas in (False, True):  # a state without the lemmas first (cheap; still a state)
+            s = self._solver(f, CEX_MS, lemmas)
+            s.add(z3.Not(f))
+            if s.check() == z3.sat:
+                m = s.model()
+                break
+        if m is None:
+            return None
+        out: Dict[str, A.Expr] = {}
+        for name in set(free_vars(formula)):
+            t = self.types.get(name)
+            if t is None or t.name not in SCALARS or name not in self.chk.env:
+                continue
+            v = _value(m.eval(self.chk.env[name], model_completion=True))
+            if v is not None:
+                out[name] = _literal(v)
+        return out
+
+    def guess(self, formula: A.Expr, states: List[Dict[str, A.Expr]], k: int) -> Optional[List[Fraction]]:
+        """Coefficients λ₀…λ_{k-1} under which ``formula`` (the template's INDUCT) holds at every
+        state of ``states``, or None."""
+        env = dict(self.chk.env)
+        lams = [z3.Real(f"lam${i}") for i in range(k)]
+        for i, v in enumerate(lams):
+            env[f"lam${i}"] = v
+        parts = []
+        try:
+            for st in states:
+                parts.append(self.chk.enc.expr(substitute(formula, st), env))
+        except Exception:  # noqa: BLE001 - not encodable: no guess
+            return None
+        # simple coefficients first (no constant, blocks from a few small values: most
+        # invariants have them, and the solver's first model is otherwise arbitrary); then
+        # blocks in [0, COEFF_BOUND] (each bounds a failure chance from above) and the
+        # constant in [-1, 1/2] (a constant 1 is inductive and useless)
+        simple = [lams[0] == 0] + [z3.Or(*[v == z3.RealVal(c) for c in NICE]) for v in lams[1:]]
+        ranges = [z3.And(-1 <= lams[0], lams[0] <= z3.RealVal("1/2"))]
+        ranges += [z3.And(0 <= v, v <= COEFF_BOUND) for v in lams[1:]]
+        m = None
+        for extra in (simple, ranges):
+            f = z3.And(*parts, *extra)
+            s = self._solver(f, GUESS_MS)
+            s.add(f)
+            if s.check() == z3.sat:
+                m = s.model()
+                break
+        if m is None:
+            return None
+        out = []
+        for v in lams:
+            lit = _value(m.eval(v, model_completion=True))
+            if not isinstance(lit, A.Num):
+                return None
+            out.append(Fraction(lit.value).limit_denominator(1000))
+        return out
+
+    def search(self, tmpl: A.Expr, k: int, induct: Callable[[A.Expr], Optional[A.Expr]]) -> Iterator[A.Expr]:
+        """Cores from ``tmpl`` (``k`` coefficients) whose INDUCT had no counterexample, each
+        proposed once (the caller decides INDUCT again). ``induct(core)`` is the INDUCT formula
+        of a core (None: outside the rules)."""
+        symbolic = induct(tmpl)
+        if symbolic is None:
+            return
+        coeffs = [Fraction(0)] + [Fraction(1)] * (k - 1)
+        states: List[Dict[str, A.Expr]] = []
+        tried: set = set()
+        for _round in range(MAX_ROUNDS):
+            left = self.left_ms()
+            if left is not None and left <= 0:
+                return  # the proof's time is up (the search's next check says so)
+            key = tuple(coeffs)
+            if key in tried:
+                return
+            tried.add(key)
+            core = instantiate(tmpl, coeffs)
+            formula = induct(core)
+            if formula is None:
+                return
+            cex = self.counterexample(formula)
+            if cex is None:  # no counterexample: proposed only if the checker finds it valid
+                if self.chk.valid(formula) == VALID:
+                    yield core
+                return
+            states.append(cex)
+            nxt = self.guess(symbolic, states, k)
+            if nxt is None:
+                return
+            coeffs = nxt

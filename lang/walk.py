@@ -274,6 +274,24 @@ def free_vars(e: A.Node) -> frozenset[str]:
     return _FREE_VARS.walk(e)
 
 
+def written_vars(s: A.Node) -> frozenset[str]:
+    """Names of the variables statement ``s`` may write: assignment and sampling targets (the
+    array's name for an element write) and ``for`` counters, anywhere inside ``s``.
+
+    >>> from lang.parser import parse
+    >>> body = parse("program p(a: int[]) { for i in 0..3 { a[i] := 1; x ~ bern(1/2); } }", "t").programs[0].body
+    >>> sorted(written_vars(body))
+    ['a', 'i', 'x']
+    """
+    out: set[str] = set()
+    for n in A.walk(s):
+        if isinstance(n, (A.Assign, A.Sample)):
+            out.update(A.target_name(t) for t in n.targets)
+        elif isinstance(n, A.For):
+            out.add(n.var)
+    return frozenset(out)
+
+
 # ---------------------------------------------------------------------------- substitution
 
 

@@ -48,7 +48,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 from lang import ast as A
-from lang.walk import DESCEND, Transformer, free_vars, substitute
+from lang.walk import DESCEND, Transformer, free_vars, substitute, written_vars
 from tamp.cfa.unreliable import coins_for_unreliable
 from tamp.show import show_expr
 
@@ -332,16 +332,6 @@ def _as_while(s) -> Tuple[A.Expr, A.Stmt, Optional[A.Stmt]]:
     return g, body, A.Assign((i,), s.lo)
 
 
-def _written(s: A.Stmt) -> set:
-    out = set()
-    for n in A.walk(s):
-        if isinstance(n, (A.Assign, A.Sample)):
-            out |= {A.target_name(t) for t in n.targets}
-        if isinstance(n, A.For):
-            out.add(n.var)
-    return out
-
-
 def _has_loop(s: A.Stmt) -> bool:
     return any(isinstance(n, (A.While, A.For)) for n in A.walk(s))
 
@@ -354,7 +344,7 @@ def _unrolled(s) -> Optional[A.Stmt]:
     if lo is None or hi is None or lo.denominator != 1 or hi.denominator != 1:
         return None
     last = int(hi) + (1 if s.inclusive else 0)
-    if last - int(lo) > MAX_UNROLL or s.var in _written(s.body):
+    if last - int(lo) > MAX_UNROLL or s.var in written_vars(s.body):
         return None
     i = A.Var(s.var)
     out: List[A.Stmt] = []
@@ -638,7 +628,7 @@ def _every_outcome(s: A.Stmt, q: A.Expr) -> A.Expr:
     if isinstance(s, A.Assume):
         return A.Binary("==>", s.cond, q)
     if isinstance(s, (A.While, A.For)):
-        if _written(s) & set(free_vars(q)):
+        if written_vars(s) & set(free_vars(q)):
             raise Outside("an inner loop changes the rank of the loop around it")
         return q
     raise Outside(f"statement {type(s).__name__}")

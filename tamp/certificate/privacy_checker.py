@@ -65,7 +65,7 @@ from lang.errors import TampError
 from lang.parser import parse_expr
 from lang.printer import print_expr
 from lang.typecheck import ProgramTypes, check_program
-from lang.walk import free_vars
+from lang.walk import free_vars, written_vars
 from tamp.core.interval import Interval
 from tamp.core.z3expr import Z3Translation, rational, sort_of, to_int, to_real
 from tamp.probability import probability
@@ -315,16 +315,6 @@ def _conjuncts(e: A.Expr) -> List[A.Expr]:
     if isinstance(e, A.Binary) and e.op == "&&":
         return _conjuncts(e.left) + _conjuncts(e.right)
     return [e]
-
-
-def _assigned(b: A.Node) -> Set[str]:
-    out: Set[str] = set()
-    for n in A.walk(b):
-        if isinstance(n, (A.Assign, A.Sample)):
-            out |= {A.target_name(t) for t in n.targets}
-        elif isinstance(n, A.For):
-            out.add(n.var)
-    return out
 
 
 def _flat(args: Sequence[A.Expr]) -> List[A.Expr]:
@@ -612,7 +602,7 @@ class _Product:
             self.loop_vars.pop()
 
     def while_(self, s: A.While, st: _St) -> _St:
-        written = _assigned(s.body)
+        written = written_vars(s.body)
         for c in _conjuncts(s.cond):
             if (
                 isinstance(c, A.Binary)
@@ -661,7 +651,7 @@ class _Product:
         self.used_loops.add(_pos(s))
         for text in texts:  # initiation
             self.oblige(st, self.invariant(text, st, st, s), f"loop invariant {text} holds at entry", s)
-        modified = sorted(_assigned(body) | {var})
+        modified = sorted(written_vars(body) | {var})
         h = st.copy()
         h.cost = self.fresh("cost", z3.RealSort())
         for x in modified:

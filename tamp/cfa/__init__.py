@@ -40,11 +40,11 @@ import networkx as nx
 from lang import ast as A
 from lang.errors import TypeCheckError, UnsupportedError, error_at
 from lang.typecheck import ProgramTypes, check_program, input_reliabilities
-from lang.walk import Transformer, free_vars, rebuild
+from lang.walk import Transformer, free_vars, rebuild, written_vars
 from tamp.show import show_expr, show_stmt
 
 from .bound_names import rename_apart
-from .faults import ARBITRARY, events, has_loop, kind_of, memory_rates, modified, op_rate, reliable_op, taintable
+from .faults import ARBITRARY, events, has_loop, kind_of, memory_rates, op_rate, reliable_op, taintable
 
 FAILED = "failed"
 #: the value-level flag of variable x is ``$bad_x``: x may differ from its reliable value
@@ -395,7 +395,7 @@ class _Builder:
             c, at = self.reliable(s.cond, at, line)
             pushed = None
             if self.value_level and self.faulty_cond(s.cond):
-                writes = modified(s.then) | (modified(s.other) if s.other is not None else frozenset())
+                writes = written_vars(s.then) | (written_vars(s.other) if s.other is not None else frozenset())
                 at, pushed = self.control(at, c, writes, line)
                 if pushed is not None and (has_loop(s.then) or (s.other is not None and has_loop(s.other))):
                     at = self.diverges(at, pushed, line)
@@ -414,7 +414,7 @@ class _Builder:
             self.edge(e1, join, A.Assume(A.BoolLit(True)), None)
             return join
         if isinstance(s, A.While):
-            return self.loop(s.cond, s.body, at, line, None, s.invariants, modified(s.body))
+            return self.loop(s.cond, s.body, at, line, None, s.invariants, written_vars(s.body))
         if isinstance(s, A.For):
             i = A.Var(s.var, pos=s.pos)
             lo, at = self.reliable(s.lo, at, line)
@@ -423,7 +423,7 @@ class _Builder:
             self.types.setdefault(s.var, A.INT)
             cond = A.Binary("<=" if s.inclusive else "<", i, s.hi, pos=s.pos)
             step = A.Assign((i,), A.Binary("+", i, A.num(1)), pos=s.pos)
-            return self.loop(cond, s.body, at, line, step, s.invariants, modified(s.body) | {s.var})
+            return self.loop(cond, s.body, at, line, step, s.invariants, written_vars(s.body) | {s.var})
         raise error_at(
             UnsupportedError,
             f"statement {type(s).__name__} is not supported by the CFA",

@@ -82,18 +82,6 @@ def _faulty(e: A.Node, memory: Dict[str, Optional[A.Expr]], tainted: Set[str]) -
     return bool(events(e, memory)) or bool(free_vars(e) & tainted)
 
 
-def modified(s: A.Stmt) -> FrozenSet[str]:
-    """The variables ``s`` may write (array names for element writes, ``for`` counters)."""
-    out: Set[str] = set()
-    for n in A.walk(s):
-        if isinstance(n, (A.Assign, A.Sample)):
-            for t in n.targets:
-                out.add(t.base.name if isinstance(t, A.Index) else t.name)  # type: ignore[union-attr, attr-defined]
-        elif isinstance(n, A.For):
-            out.add(n.var)
-    return frozenset(out)
-
-
 def has_loop(s: A.Stmt) -> bool:
     return A.contains(s, (A.While, A.For))
 

@@ -83,7 +83,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from axioms.lemmas import product_lemmas
 from lang import ast as A
-from lang.walk import DESCEND, Transformer, free_vars
+from lang.walk import DESCEND, Transformer, free_vars, written_vars
 from tamp.cfa.unreliable import coins_for_unreliable
 from tamp.core.z3context import load_in_proof
 from tamp.prover.base.exprs import and_all, conjuncts, not_, subst
@@ -276,17 +276,6 @@ def assign(f: A.Expr, target: A.Expr, value: A.Expr, fold: bool = True) -> A.Exp
 def loops_of(body: A.Stmt) -> Dict[int, int]:
     """Every loop of ``body`` (by object identity) → its number in pre-order."""
     return {id(n): k for k, n in enumerate(x for x in A.walk(body) if isinstance(x, (A.While, A.For)))}
-
-
-def assigned(s: A.Stmt) -> set:
-    out = set()
-    for n in A.walk(s):
-        if isinstance(n, (A.Assign, A.Sample)):
-            for t in n.targets:
-                out.add(A.target_name(t))
-        if isinstance(n, A.For):
-            out.add(n.var)
-    return out
 
 
 def has_loop(s: A.Stmt) -> bool:
@@ -625,7 +614,7 @@ def unroll(s) -> Optional[A.Stmt]:
         return None
     last = int(hi) + (1 if s.inclusive else 0)  # the first value that ends the loop
     n = last - int(lo)
-    if n > MAX_UNROLL or s.var in assigned(s.body):
+    if n > MAX_UNROLL or s.var in written_vars(s.body):
         return None
     i = A.Var(s.var)
     out: List[A.Stmt] = []
@@ -704,7 +693,7 @@ def all_outcomes(s: A.Stmt, q: A.Expr) -> A.Expr:
     if isinstance(s, A.Assume):
         return A.Binary("==>", s.cond, q)
     if isinstance(s, (A.While, A.For)):
-        if assigned(s) & set(free_vars(q)):
+        if written_vars(s) & set(free_vars(q)):
             raise NotApplicable("an inner loop changes the rank of the loop around it")
         return q
     raise NotApplicable(f"statement {type(s).__name__}")
@@ -848,7 +837,7 @@ def core_candidates(
     input compared with each other in the guard or the postcondition first), also guarded by a
     condition of the postcondition (``lost == 0 ? (n - i)·q·q : 1``, ``cnt >= 1 ? 0 : …``) and by
     the counters' progress (``cnt >= 0 ? … : 1``), then the bound itself and 0."""
-    changed = assigned(body)
+    changed = written_vars(body)
     params = [p for p in claim.params if p in set(free_vars(beta)) and claim.types.get(p) == A.INT]
     atoms = _atoms(and_all([g, f]), claim.types)
 
@@ -909,7 +898,7 @@ def synth_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr, chk: 
         return
     steps = [c for c, step in counters(body, s) if step > 0]
     raised = steps + [x for x in accumulators(body) if x not in steps]
-    blocks = markov_blocks(f, raised, assigned(body))
+    blocks = markov_blocks(f, raised, written_vars(body))
     if not blocks:
         return
     params = [p for p in claim.params if p in set(free_vars(beta)) and claim.types.get(p) == A.INT]
@@ -993,7 +982,7 @@ def prefix_conds(claim: ExpClaim, body: A.Stmt, s, f: A.Expr) -> List[A.Expr]:
     usual array-filling loop; only proposals, INDUCT checks them); for ``exists j in lo..hi: B``
     (a failure event) ``!(exists j in lo..c: B)`` and so on. Only quantifiers whose bounds the
     loop leaves alone."""
-    changed = assigned(body)
+    changed = written_vars(body)
     out: List[A.Expr] = []
     for q in A.walk(f):
         if not isinstance(q, A.Quant):
@@ -1021,7 +1010,7 @@ def special_cores(claim: ExpClaim, beta: A.Expr, body: A.Stmt, pairs, conds: Lis
     is still ahead, one of the iterations left is the cheap one — ``c <= e ? β[k := k - c] :
     β[k := k - c + 1]`` (``c >= e`` for a counter going down) — also guarded by the conditions of
     the continuation (``forall j in 0..c: … ? … : 1``)."""
-    changed = assigned(body)
+    changed = written_vars(body)
     eqs: List[Tuple[str, A.Expr]] = []
     for n in A.walk(body):
         if not isinstance(n, A.If):
@@ -1072,7 +1061,7 @@ def spent_cores(claim: ExpClaim, beta: A.Expr, f: A.Expr, pairs, flags: List[A.E
     return out
 
 
-def flag_event(s: A.Stmt, flag: str, changed: set) -> Optional[A.Expr]:
+def flag_event(s: A.Stmt, flag: str, changed: "set[str] | frozenset[str]") -> Optional[A.Expr]:
     """The condition under which the deterministic statement ``s`` sets ``flag`` to true, when
     ``s`` only does that (``if (c) { flag := true; }``, nested ``for`` loops over ranges they
     leave alone) and its tests read nothing it changes but the loop counters, which the
@@ -1100,7 +1089,7 @@ def flag_event(s: A.Stmt, flag: str, changed: set) -> Optional[A.Expr]:
             return None
         return simp(A.Binary("||", simp(A.Binary("&&", s.cond, t)), simp(A.Binary("&&", not_(s.cond), o))))
     if isinstance(s, A.For):
-        if (set(free_vars(s.lo)) | set(free_vars(s.hi))) & changed or s.var in assigned(s.body):
+        if (set(free_vars(s.lo)) | set(free_vars(s.hi))) & changed or s.var in written_vars(s.body):
             return None
         inner = flag_event(s.body, flag, changed - {s.var})
         if inner is None:
@@ -1127,9 +1116,9 @@ def flag_event_cores(s, f: A.Expr) -> List[A.Expr]:
             and n.value == A.BoolLit(True)
         }
     )
-    if s.var in assigned(s.body):
+    if s.var in written_vars(s.body):
         return []
-    changed = assigned(s.body)
+    changed = written_vars(s.body)
     bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
     out: List[A.Expr] = []
     for flag in flags:

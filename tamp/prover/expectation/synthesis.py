@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
-from typing import Callable, Dict, Iterator, List, Optional, Sequence
+from typing import AbstractSet, Callable, Dict, Iterator, List, Optional, Sequence
 
 import z3  # type: ignore[import-untyped,unused-ignore]  # z3 ships no type information
 
@@ -58,7 +58,7 @@ def lam(k: int) -> A.Var:
     return A.Var(f"lam${k}")
 
 
-def markov_blocks(f: A.Expr, raised: Sequence[str], changed: set) -> List[A.Expr]:
+def markov_blocks(f: A.Expr, raised: Sequence[str], changed: AbstractSet[str]) -> List[A.Expr]:
     """``x / a`` for each comparison ``x >= a``, ``x > a``, ``x < a``, ``x <= a`` (either way
     round) of the continuation ``f`` — a failure indicator such as ``[¬(x < a)]`` — with ``x``
     one of the counters the loop raises (``raised``) and ``a`` read-only in the loop."""

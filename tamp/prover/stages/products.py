@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Callable, List, Optional, Set
 
 from lang import ast as A
-from lang.walk import free_vars
+from lang.walk import free_vars, written_vars
 from tamp.prover.base.exprs import subst
 
 ONE = A.num(1)
@@ -42,17 +42,6 @@ ZERO = A.num(0)
 #: is down (an upper pre-expectation of the flag's indicator, the flag set to false in it), or
 #: None outside the calculus's rules
 Chance = Callable[[A.Stmt, str], Optional[A.Expr]]
-
-
-def _written(s: A.Stmt) -> Set[str]:
-    out: Set[str] = set()
-    for n in A.walk(s):
-        if isinstance(n, (A.Assign, A.Sample)):
-            for t in n.targets:
-                out.add(A.target_name(t))
-        if isinstance(n, A.For):
-            out.add(n.var)
-    return out
 
 
 def raised_flags(body: A.Stmt, types) -> List[str]:
@@ -105,8 +94,8 @@ def stage_cores(s, f: A.Expr, types, chance: Chance) -> List[A.Expr]:
     raised flag the continuation reads (see the module docstring); [] when ``s`` is not a stage."""
     if not isinstance(s, A.For):
         return []
-    changed = _written(s.body) | {s.var}
-    if s.var in _written(s.body):
+    changed = written_vars(s.body) | {s.var}
+    if s.var in written_vars(s.body):
         return []
     out: List[A.Expr] = []
     fv_f = set(free_vars(f))

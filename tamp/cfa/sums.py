@@ -35,7 +35,10 @@ the b - a + 1 integers of [a, b] are equally likely), and a *coin mixture* ``y``
 both arms of ``if (f)`` on a fresh ``f ~ bern(r)`` (each arm run on its own copy of the
 state), ``y`` a constant, an array element or a term of known range in each arm (mean
 ``r·m1 + (1 - r)·m2``: the coin is a different draw from those the arms read, so it is
-independent of them; range the hull of the arms'). The range [L, H] of array elements is a
+independent of them; range the hull of the arms; the side condition ``coin probability``
+``0 <= r <= 1``). Both arms may instead write the same array element ``y[e]`` (``if (up) {
+y[i] := 1; } else { y[i] := 0; }``): an assignment ``y[e] := v`` at a deterministic index keeps
+that element's value and makes every other element unknown. The range [L, H] of array elements is a
 candidate read from a ``requires`` conjunct ``forall j in lo..hi: …x[j]…`` (:func:`array_bounds`)
 and is never trusted: the elements the term reads must lie in it — the side condition ``term
 range`` (``forall j in a..b+1: L <= x[j] && x[j] <= H``, or ``L <= x[e] && x[e] <= H``),
@@ -371,6 +374,8 @@ class _Exec:
         H = _extreme(ranges[0][1], ranges[1][1], max)
         if L is None or H is None:
             return why
+        # the mean r·m1 + (1 - r)·m2 needs r to be the coin's probability
+        self.side.append(("coin probability", A.Binary("&&", A.Binary("<=", _ZERO, fl.r), A.Binary("<=", fl.r, ONE))))
         mean = _plus(_times(fl.r, means[0]), _times(A.Binary("-", ONE, fl.r), means[1]))
         return self._term(mean, L, H, draws, fl.line)
 
@@ -392,6 +397,11 @@ class _Exec:
             t = s.targets[0]
             if isinstance(t, A.Var):
                 env[t.name] = self.ev(s.value, env)
+            elif isinstance(t, A.Index) and isinstance(t.base, A.Var) and isinstance(self.ev(t.index, env), Det):
+                # element e holds the value; every other element is unknown from here on
+                idx = self.ev(t.index, env)
+                assert isinstance(idx, Det)
+                env[t.base.name] = ArrDraw(idx.expr, self.ev(s.value, env))
             else:
                 env[_base(t)] = Opaque("array element written")
         elif isinstance(s, A.Sample):
@@ -519,6 +529,11 @@ class _Exec:
                 continue
             if v1 == v2 and isinstance(v1, Det):
                 out[x] = v1
+                continue
+            if isinstance(v1, ArrDraw) and isinstance(v2, ArrDraw) and v1.index == v2.index:
+                m = self.mixture(fl, v1.value, v2.value)  # both arms write the same element
+                if isinstance(m, Lin):
+                    out[x] = ArrDraw(v1.index, m)
                 continue
             m = self.mixture(fl, v1, v2)
             if isinstance(m, Lin):

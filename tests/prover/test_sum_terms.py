@@ -30,6 +30,7 @@ TRUE = [
     "reliability/perforation_mean",
     "dpaccuracy/randomized_response",
     "chernoff/chernoff_mult_lower",
+    "chernoff/randomized_rounding",
 ]
 
 
@@ -100,6 +101,17 @@ def test_sampled_element_is_a_bounded_term_with_the_arrays_mean():
     assert s.family == "bounded" and [show_expr(b.param) for b in s.blocks] == ["1"]
     ranges = [show_expr(e) for name, e in c.side if name == "term range"]
     assert ranges == ["forall j$t in 0..n - 1 + 1: 0 <= x[j$t] && x[j$t] <= 1"]
+
+
+def test_coin_mixture_of_array_elements_needs_the_coins_probability():
+    c = _claim(
+        "s := 0; for i in 0..n { up ~ bern(x[i] / 2); if (up) { y[i] := 1; } else { y[i] := 0; } s := s + y[i]; }"
+    )
+    assert c.sums[0].family == "bounded"
+    probs = [show_expr(e) for name, e in c.side if name == "coin probability"]
+    assert probs == ["forall i in 0..n: 0 <= x[i] / 2 && x[i] / 2 <= 1"]
+    with pytest.raises(NotApplicable):  # arms writing different elements: no one term
+        _claim("s := 0; for i in 0..n { up ~ bern(0.5); if (up) { y[i] := 1; } else { y[0] := 0; } s := s + y[i]; }")
 
 
 def test_mixture_range_is_quantified_over_the_loop():

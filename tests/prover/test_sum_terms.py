@@ -130,6 +130,11 @@ def test_mixture_range_is_quantified_over_the_loop():
         "s := 0; u := 0; for i in 0..n { h ~ bern(0.5); if (h) { y := u; } else { y ~ unif(0, 1); } u ~ unif(0, 1); s := s + y; }",
         # the coin is summed too: the term and the indicator share a draw
         "s := 0; for i in 0..n { h ~ bern(0.5); if (h) { y := x[i]; } else { y ~ unif(0, 1); } s := s + y + (h ? 1 : 0); }",
+        # the coin is tossed once, before the loop: every term follows the same toss
+        "s := 0; h ~ bern(0.5); for i in 0..n { if (h) { y := x[i]; } else { y ~ unif(0, 1); } s := s + y; }",
+        # the second mixture reads the first, which reads the same coin
+        "s := 0; for i in 0..n { h ~ bern(0.5); if (h) { y := 1; } else { y := 0; } "
+        "if (h) { z := y; } else { z := 0; } s := s + z; }",
         # an element of an array without bounds in requires
         "s := 0; for i in 0..n { idx ~ unif(0, n - 1); s := s + x[idx] + x[idx]; }",
     ],

@@ -13,6 +13,8 @@ A small abstract interpretation of the program's AST gives every variable at exi
   the centred sum ``Σ (X - E[X])`` of independent draws of one family;
 * ``Opaque``: anything else (nothing is claimed about it).
 
+Draws of ``unif(lo, hi)`` and of the real ``uniform(a, b)`` are bounded (family ``bounded``).
+
 Recognised: straight-line sums (``t := a + b`` of draws, shifted or scaled by deterministic
 values, e.g. an average ``t / n``); counted loops ``while (i < H) { …; i := i + 1; }`` and
 ``for i in lo..hi { … }`` whose body accumulates ``t := t + y`` of a draw ``y`` made in the same
@@ -35,7 +37,8 @@ the b - a + 1 integers of [a, b] are equally likely), and a *coin mixture* ``y``
 both arms of ``if (f)`` on a fresh ``f ~ bern(r)`` (each arm run on its own copy of the
 state), ``y`` a constant, an array element or a term of known range in each arm (mean
 ``r·m1 + (1 - r)·m2``: the coin is a different draw from those the arms read, so it is
-independent of them; range the hull of the arms; the side condition ``coin probability``
+independent of them; range the hull of the arms — an arm's deterministic value that is not a
+constant lies in the other arm's range, a ``term range`` side condition; the side condition ``coin probability``
 ``0 <= r <= 1``). Both arms may instead write the same array element ``y[e]`` (``if (up) {
 y[i] := 1; } else { y[i] := 0; }``): an assignment ``y[e] := v`` at a deterministic index keeps
 that element's value and makes every other element unknown. The range [L, H] of array elements is a
@@ -80,6 +83,7 @@ FAMILY_OF = {
     "dlap": "laplace",
     "gauss": "gauss",
     "unif": "bounded",
+    "uniform": "bounded",  # real uniform on [a, b]: a bounded draw like unif's (Hoeffding needs only the range)
     "exp": "exponential",
     "dexp": "exponential",
 }
@@ -357,8 +361,17 @@ class _Exec:
         why = Opaque("assigned in a branch")
         draws: frozenset[int] = frozenset((fl.draw,))
         ranges, means = [], []
-        for v in (v1, v2):
-            rg = self.term_range(v)
+        vals = (v1, v2)
+        got = [None if _free_det(v) else self.term_range(v) for v in vals]
+        for k, v in enumerate(vals):
+            other = got[1 - k]
+            if got[k] is None and _free_det(v) and other is not None:
+                # a deterministic value inside the other arm's range: the side condition says so
+                assert isinstance(v, Det)
+                L0, H0 = other
+                self.side.append(("term range", A.Binary("&&", A.Binary("<=", L0, v.expr), A.Binary("<=", v.expr, H0))))
+                got[k] = other
+        for v, rg in zip(vals, got):
             if rg is None:
                 return why
             ranges.append(rg)
@@ -437,7 +450,7 @@ class _Exec:
             elif fam is not None and len(a) == 2:
                 mean: A.Expr
                 param: A.Expr
-                if d.func == "unif":
+                if d.func in ("unif", "uniform"):
                     mean = A.Binary("/", A.Binary("+", a[0], a[1]), A.num(2))
                     param = A.Binary("-", a[1], a[0])
                     self.side.append(("unif bounds", A.Binary("<=", a[0], a[1])))
@@ -455,8 +468,9 @@ class _Exec:
                 else:
                     mean, param = a
                 val = Lin(mean, ONE, NoiseSum(fam, (Block(ONE, param),), frozenset((did,)), (line,)))
-                if d.func == "unif":
+                if d.func == "unif":  # an integer uniform: usable as an index
                     self.unif[did] = (a[0], a[1], val)
+                if d.func in ("unif", "uniform"):
                     self.ranges[frozenset((did,))] = (a[0], a[1])
             else:
                 val = Opaque(f"draws from {d.func}(…) have no concentration rule")
@@ -661,6 +675,16 @@ class _Exec:
                 merged = merge(before.sum, loop_sum)
                 if merged is not None:
                     env[x] = Lin(_plus(before.det, mean_sum), ONE, merged)
+
+
+def _free_det(v: object) -> bool:
+    """A deterministic value that is neither a constant nor an array element (its range in a
+    mixture is the other arm's, under a side condition)."""
+    return (
+        isinstance(v, Det)
+        and _const(v.expr) is None
+        and not (isinstance(v.expr, A.Index) and isinstance(v.expr.base, A.Var))
+    )
 
 
 def _extreme(a: A.Expr, b: A.Expr, pick) -> A.Expr | None:

@@ -143,3 +143,36 @@ def test_dependent_terms_are_not_sums_of_independent_terms(body):
     requires = "true" if "x[idx] + x[idx]" in body else "forall j in 0..n: x[j] == 0 || x[j] == 1"
     with pytest.raises(NotApplicable):
         _claim(body, requires=requires)
+
+
+REAL_NOISE = """
+program realNoise(n: int, w: real, t: real)
+  requires n >= 1 && w > 0 && t > 0
+  ensures  abs(s - n * w / CENTRE) <= t
+  fails    2 * exp(-2 * t * t / (n * w * w))
+{
+  s := 0;
+  for i in 0..n {
+    h ~ bern(0.3);
+    if (h) { y ~ uniform(0, w); } else { y := w / 2; }
+    s := s + y;
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("centre,proved", [("2", True), ("3", False)])
+def test_real_uniform_in_a_mixture_with_a_deterministic_arm(tmp_path, centre, proved):
+    # a real uniform draw is a bounded term; the other arm's value w/2 is placed in [0, w] by a
+    # side condition; a claim centred at n*w/3 (the mean is n*w/2) is false and not proved
+    path = tmp_path / "real.prob"
+    path.write_text(REAL_NOISE.replace("CENTRE", centre))
+    part = prove(str(path), timeout=20).programs[0]
+    assert (part.verdict == "proved") == proved, part.render_text()
+    if proved:
+        raw = path.read_bytes()
+        cert = json.loads(json.dumps(file_certificate(prove(str(path), timeout=20), raw)))
+        assert _check(cert, path, raw).ok
+    else:
+        sim = simulate(str(path), {"n": 100, "w": 1, "t": 10}, runs=4000, seed=3)
+        assert sim.verdict == "refuted", sim.render_text()

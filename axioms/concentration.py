@@ -12,6 +12,10 @@ Pr[dev > u]); so a proof may assume the strict ``dev < u`` off the failure event
 ``c > k/2`` follows, where ``dev <= u`` would give only ``c >= k/2``. (At u = 0 every bound is
 at least 1, or 2 for two tails, and the ``positive`` condition keeps μ > 0 for Chernoff.)
 
+Every rule also holds trivially when ``f >= c`` (a probability is at most 1): the conditions
+that need the draws to spread (``positive``, ``tail``) are stated ``… || f >= c``, so a count
+whose probability may be 0 (μ = 0, e.g. ``p >= 0``) still gets its bound where it is at least 1.
+
 The conditions are formulas (:mod:`lang.ast`) over the parameters, ``u`` and ``f``; the prover
 and the certificate checker prove them from ``requires`` with z3, never assume them. The tail
 condition is stated in two equivalent ways, either one suffices: ``G(u) >= log(c/f)`` (used when
@@ -189,7 +193,11 @@ def conditions(rule: str, mode: str, blocks, u: A.Expr, f: A.Expr) -> list[tuple
             out.append(("width", B.ge(b.param, 0)))
         else:
             out.append(("probability", B.and_(B.le(0, b.param), B.le(b.param, 1))))
-    out.append(("positive", B.gt(K, 0)))
+    # f >= c: the rule's claim Pr[dev >= u] <= f holds whatever the draws (a probability is at
+    # most 1 <= c); so the conditions that need the draws to spread (K > 0, the tail) may hold
+    # by it instead — a count of probability-0 draws (μ = 0) with the trivial bound 1
+    trivial = B.ge(f, c)
+    out.append(("positive", B.or_(B.gt(K, 0), trivial)))
     out.append(("margin", B.ge(u, 0)))
     out.append(("probability", B.gt(f, 0)))
     if rule == "laplace-bernstein":
@@ -198,7 +206,7 @@ def conditions(rule: str, mode: str, blocks, u: A.Expr, f: A.Expr) -> list[tuple
     if rule == "exponential-bernstein":
         for b in blocks:
             out.append(("range", B.le(B.mul(_sq(u), _sq(b.param)), _sq(K))))
-    out.append(("tail", B.or_(B.ge(G, B.log(B.div(c, f))), B.ge(f, tail(rule, mode, blocks, u)))))
+    out.append(("tail", B.or_(B.or_(B.ge(G, B.log(B.div(c, f))), B.ge(f, tail(rule, mode, blocks, u))), trivial)))
     return out
 
 

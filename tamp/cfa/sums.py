@@ -13,6 +13,8 @@ A small abstract interpretation of the program's AST gives every variable at exi
   the centred sum ``Σ (X - E[X])`` of independent draws of one family;
 * ``Opaque``: anything else (nothing is claimed about it).
 
+Draws of ``unif(lo, hi)`` and of the real ``uniform(a, b)`` are bounded (family ``bounded``).
+
 Recognised: straight-line sums (``t := a + b`` of draws, shifted or scaled by deterministic
 values, e.g. an average ``t / n``); counted loops ``while (i < H) { …; i := i + 1; }`` and
 ``for i in lo..hi { … }`` whose body accumulates ``t := t + y`` of a draw ``y`` made in the same
@@ -27,6 +29,27 @@ and a count's increment ``k := k + 1`` may stand next to other statements in eit
 ``if (f)`` (the else branch counts ``!f``, probability ``1 - r``), provided ``k`` is written
 once in the whole ``if`` (the test is read on entry, so ``k`` grows by one exactly when ``f``
 held then).
+
+*Bounded terms* (Hoeffding's sums of terms X_i ∈ [L, H] with data-dependent means; family
+``bounded``, one block per loop of width ``H - L``): an element ``x[idx]`` of a deterministic
+array at a fresh index ``idx ~ unif(a, b)`` (mean ``sum(j in a..b+1: x[j]) / (b - a + 1)``:
+the b - a + 1 integers of [a, b] are equally likely), and a *coin mixture* ``y`` assigned in
+both arms of ``if (f)`` on a fresh ``f ~ bern(r)`` (each arm run on its own copy of the
+state), ``y`` a constant, an array element or a term of known range in each arm (mean
+``r·m1 + (1 - r)·m2``: the coin is a different draw from those the arms read, so it is
+independent of them; range the hull of the arms — an arm's deterministic value that is not a
+constant lies in the other arm's range, a ``term range`` side condition; the side condition ``coin probability``
+``0 <= r <= 1``). Both arms may instead write the same array element ``y[e]`` (``if (up) {
+y[i] := 1; } else { y[i] := 0; }``): an assignment ``y[e] := v`` at a deterministic index keeps
+that element's value and makes every other element unknown. The range [L, H] of array elements is a
+candidate read from a ``requires`` conjunct ``forall j in lo..hi: …x[j]…`` (:func:`array_bounds`)
+and is never trusted: the elements the term reads must lie in it — the side condition ``term
+range`` (``forall j in a..b+1: L <= x[j] && x[j] <= H``, or ``L <= x[e] && x[e] <= H``),
+proved under ``requires``. A term's draws get one fresh id more, so the term is never taken for
+the draw it reads (their sums overlap and are never merged). A side condition found in a loop's
+body that reads the counter must hold at every iteration: it is stated ``forall i in lo..hi: …``.
+The per-iteration mean ``Σ_i m_i`` is summed term by term, factors that do not read the counter
+taken out (``Σ (x[i]/2 + 1/4)`` is ``(Σ x[i])/2 + count/4``), the form claims write.
 
 Independence is established, not assumed: a draw joins a sum only when its distribution's
 arguments are deterministic (inputs, deterministic locals, the loop counter), never another
@@ -60,6 +83,7 @@ FAMILY_OF = {
     "dlap": "laplace",
     "gauss": "gauss",
     "unif": "bounded",
+    "uniform": "bounded",  # real uniform on [a, b]: a bounded draw like unif's (Hoeffding needs only the range)
     "exp": "exponential",
     "dexp": "exponential",
 }
@@ -178,13 +202,18 @@ class Shape:
 
 
 class _Exec:
-    def __init__(self, params, types=None, cfa=None):
+    def __init__(self, params, types=None, cfa=None, requires=()):
         self.params = set(params)
         self.types = types
         self.cfa = cfa
         self.ids = itertools.count(1)
         self.side: list[tuple[str, A.Expr]] = []
         self.loops: list[CountedLoop] = []
+        self.arr_bounds = array_bounds(requires)
+        # the range [L, H] of every single-term sum whose range is known (keyed by its draws):
+        # unif draws, sampled array elements, coin mixtures (see the module docstring)
+        self.ranges: dict[frozenset[int], tuple[A.Expr, A.Expr]] = {}
+        self.unif: dict[int, tuple[A.Expr, A.Expr, Lin]] = {}  # draw id -> (a, b, the draw's value)
 
     def counted(self, s: A.Stmt, counter: str) -> CountedLoop:
         """The CFA's counted loop for the loop statement ``s`` (:func:`tamp.cfa.loops.counted_loop`,
@@ -219,6 +248,8 @@ class _Exec:
         if isinstance(e, A.Var):
             v = env.get(e.name)
             return v if v is not None else Opaque(f"'{e.name}' has no value here")
+        if isinstance(e, A.Index) and isinstance(e.base, A.Var) and env.get(e.base.name) == Det(e.base):
+            return self._sampled_element(e, env)
         if isinstance(e, A.Index) and isinstance(e.base, A.Var) and isinstance(env.get(e.base.name), ArrDraw):
             arr = env[e.base.name]
             idx = self.ev(e.index, env)
@@ -270,6 +301,97 @@ class _Exec:
             return Lin(A.Binary("/", l.det, r.expr), _fold(A.Binary("/", l.coef, r.expr)), l.sum)
         return Opaque("a nonlinear function of draws")
 
+    def _sampled_element(self, e: A.Index, env) -> object:
+        """``x[idx]`` of a deterministic array ``x`` at an index ``idx ~ unif(a, b)`` drawn in this
+        run: one bounded term with the draws of ``idx`` and the mean
+        ``sum(j in a..b+1: x[j]) / (b - a + 1)`` (idx is uniform on the b - a + 1 integers of
+        [a, b]). Its range [L, H] is a bound of ``x``'s elements stated in ``requires``
+        (:func:`array_bounds`), re-proved as the side condition
+        ``forall j in a..b+1: L <= x[j] && x[j] <= H``. A fresh id joins the term's draws, so
+        that the term is never taken for ``idx`` itself (their sums overlap: never merged)."""
+        x = e.base.name if isinstance(e.base, A.Var) else ""
+        idx = self.ev(e.index, env)
+        hit = next((k for k, (_a, _b, v) in self.unif.items() if v == idx), None)
+        if hit is None or not self.arr_bounds.get(x):
+            return Opaque("an array element at an index that is not a fresh uniform draw")
+        a, b, _v = self.unif[hit]
+        L, H = self.arr_bounds[x][0]
+        j = "j$t"
+        hi = A.Binary("+", b, ONE)
+        xj = A.Index(A.Var(x), A.Var(j))
+        self.side.append(
+            (
+                "term range",
+                A.Quant("forall", j, a, hi, False, A.Binary("&&", A.Binary("<=", L, xj), A.Binary("<=", xj, H))),
+            )
+        )
+        mean = A.Binary("/", A.Sum(j, a, hi, False, xj), A.Binary("+", A.Binary("-", b, a), ONE))
+        return self._term(mean, L, H, frozenset((hit,)), _line(e))
+
+    def _term(self, mean: A.Expr, L: A.Expr, H: A.Expr, draws: frozenset[int], line: int) -> Lin:
+        """One bounded term with values in [L, H] and mean ``mean`` over ``draws`` (plus a fresh id)."""
+        ids = draws | {next(self.ids)}
+        self.ranges[ids] = (L, H)
+        return Lin(
+            mean, ONE, NoiseSum("bounded", (Block(ONE, _fold(A.Binary("-", H, L))),), ids, (line,) if line else ())
+        )
+
+    def term_range(self, v: object) -> tuple[A.Expr, A.Expr] | None:
+        """[L, H] for a value used as one term of a coin mixture: a deterministic value (a
+        constant, or an array element bounded in ``requires``: then the side condition
+        ``L <= x[e] && x[e] <= H``), or a single term whose range is known; else None."""
+        if isinstance(v, Det):
+            if _const(v.expr) is not None:
+                return v.expr, v.expr
+            e = v.expr
+            if isinstance(e, A.Index) and isinstance(e.base, A.Var) and self.arr_bounds.get(e.base.name):
+                L, H = self.arr_bounds[e.base.name][0]
+                self.side.append(("term range", A.Binary("&&", A.Binary("<=", L, e), A.Binary("<=", e, H))))
+                return L, H
+            return None
+        if isinstance(v, Lin) and v.coef == ONE and v.sum.draws in self.ranges:
+            if v.sum.family == "bounded" and len(v.sum.blocks) == 1 and v.sum.blocks[0].count == ONE:
+                return self.ranges[v.sum.draws]
+        return None
+
+    def mixture(self, fl: Flag, v1: object, v2: object) -> object:
+        """``f ? v1 : v2`` for a fresh coin ``f ~ bern(r)`` and two terms of known range: one
+        bounded term with range [min, max] of theirs and mean ``r·m1 + (1 - r)·m2`` (the coin is
+        independent of the draws the terms read, which are other draws); else Opaque."""
+        why = Opaque("assigned in a branch")
+        draws: frozenset[int] = frozenset((fl.draw,))
+        ranges, means = [], []
+        vals = (v1, v2)
+        got = [None if _free_det(v) else self.term_range(v) for v in vals]
+        for k, v in enumerate(vals):
+            other = got[1 - k]
+            if got[k] is None and _free_det(v) and other is not None:
+                # a deterministic value inside the other arm's range: the side condition says so
+                assert isinstance(v, Det)
+                L0, H0 = other
+                self.side.append(("term range", A.Binary("&&", A.Binary("<=", L0, v.expr), A.Binary("<=", v.expr, H0))))
+                got[k] = other
+        for v, rg in zip(vals, got):
+            if rg is None:
+                return why
+            ranges.append(rg)
+            if isinstance(v, Lin):
+                if fl.draw in v.sum.draws:
+                    return why
+                draws |= v.sum.draws
+                means.append(v.det)
+            else:
+                assert isinstance(v, Det)
+                means.append(v.expr)
+        L = _extreme(ranges[0][0], ranges[1][0], min)
+        H = _extreme(ranges[0][1], ranges[1][1], max)
+        if L is None or H is None:
+            return why
+        # the mean r·m1 + (1 - r)·m2 needs r to be the coin's probability
+        self.side.append(("coin probability", A.Binary("&&", A.Binary("<=", _ZERO, fl.r), A.Binary("<=", fl.r, ONE))))
+        mean = _plus(_times(fl.r, means[0]), _times(A.Binary("-", ONE, fl.r), means[1]))
+        return self._term(mean, L, H, draws, fl.line)
+
     # ------------------------------------------------------------------ statements
     def block(self, b: A.Block, env) -> None:
         for s in b.stmts:
@@ -288,6 +410,11 @@ class _Exec:
             t = s.targets[0]
             if isinstance(t, A.Var):
                 env[t.name] = self.ev(s.value, env)
+            elif isinstance(t, A.Index) and isinstance(t.base, A.Var) and isinstance(self.ev(t.index, env), Det):
+                # element e holds the value; every other element is unknown from here on
+                idx = self.ev(t.index, env)
+                assert isinstance(idx, Det)
+                env[t.base.name] = ArrDraw(idx.expr, self.ev(s.value, env))
             else:
                 env[_base(t)] = Opaque("array element written")
         elif isinstance(s, A.Sample):
@@ -323,7 +450,7 @@ class _Exec:
             elif fam is not None and len(a) == 2:
                 mean: A.Expr
                 param: A.Expr
-                if d.func == "unif":
+                if d.func in ("unif", "uniform"):
                     mean = A.Binary("/", A.Binary("+", a[0], a[1]), A.num(2))
                     param = A.Binary("-", a[1], a[0])
                     self.side.append(("unif bounds", A.Binary("<=", a[0], a[1])))
@@ -341,6 +468,10 @@ class _Exec:
                 else:
                     mean, param = a
                 val = Lin(mean, ONE, NoiseSum(fam, (Block(ONE, param),), frozenset((did,)), (line,)))
+                if d.func == "unif":  # an integer uniform: usable as an index
+                    self.unif[did] = (a[0], a[1], val)
+                if d.func in ("unif", "uniform"):
+                    self.ranges[frozenset((did,))] = (a[0], a[1])
             else:
                 val = Opaque(f"draws from {d.func}(…) have no concentration rule")
         t = targets[0]
@@ -380,11 +511,50 @@ class _Exec:
                     k = st.targets[0].name
                     if st.value == A.Binary("+", A.Var(k), A.num(1)) and _writes(s, k) == 1:
                         counts[k] = flag
+        mixed: dict[str, object] = {}
+        if isinstance(var, A.Var) and isinstance(env.get(var.name), Flag):
+            mixed = self._mix_arms(s, env[var.name], neg, env, written - set(counts))
         for x in written:
             if x in counts:
                 env[x] = self._binary("+", env.get(x, Opaque()), self._indicator(counts[x]))
+            elif x in mixed:
+                env[x] = mixed[x]
             else:
                 env[x] = Opaque("assigned in a branch")
+
+    def _mix_arms(self, s: A.If, fl: Flag, neg: bool, env, names: set[str]) -> dict[str, object]:
+        """The variables of ``names`` that end as a coin mixture (:meth:`mixture`) of the values
+        the two arms give them (each arm run on its own copy of ``env``). The arms' side
+        conditions are kept only if some mixture is used."""
+        side0 = len(self.side)
+        arms = [dict(env), dict(env)]
+        try:
+            self.block(s.then, arms[0])
+            if s.other is not None:
+                self.block(s.other, arms[1])
+        except NotApplicable:
+            del self.side[side0:]
+            return {}
+        when_f, when_not = (arms[1], arms[0]) if neg else (arms[0], arms[1])
+        out: dict[str, object] = {}
+        for x in sorted(names):
+            v1, v2 = when_f.get(x), when_not.get(x)
+            if v1 is None or v2 is None:
+                continue
+            if v1 == v2 and isinstance(v1, Det):
+                out[x] = v1
+                continue
+            if isinstance(v1, ArrDraw) and isinstance(v2, ArrDraw) and v1.index == v2.index:
+                m = self.mixture(fl, v1.value, v2.value)  # both arms write the same element
+                if isinstance(m, Lin):
+                    out[x] = ArrDraw(v1.index, m)
+                continue
+            m = self.mixture(fl, v1, v2)
+            if isinstance(m, Lin):
+                out[x] = m
+        if not out:
+            del self.side[side0:]
+        return out
 
     def for_loop(self, s: A.For, env) -> None:
         written = _written(s.body)
@@ -463,8 +633,10 @@ class _Exec:
         body_side = self.side[side_before:]
         del self.side[side_before:]
         for name, cond in body_side:
-            if set(free_vars(cond)) & (written | {i}):
+            if set(free_vars(cond)) & written:
                 raise NotApplicable(f"line {_line(s)}: a {name} condition in the loop depends on the iteration")
+            if i in set(free_vars(cond)):  # it must hold at every iteration
+                cond = A.Quant("forall", i, lo, hi, False, cond)
             self.side.append((name, cond))
         allowed = self.params
         for x in written:
@@ -503,6 +675,93 @@ class _Exec:
                 merged = merge(before.sum, loop_sum)
                 if merged is not None:
                     env[x] = Lin(_plus(before.det, mean_sum), ONE, merged)
+
+
+def _free_det(v: object) -> bool:
+    """A deterministic value that is neither a constant nor an array element (its range in a
+    mixture is the other arm's, under a side condition)."""
+    return (
+        isinstance(v, Det)
+        and _const(v.expr) is None
+        and not (isinstance(v.expr, A.Index) and isinstance(v.expr.base, A.Var))
+    )
+
+
+def _extreme(a: A.Expr, b: A.Expr, pick) -> A.Expr | None:
+    """The smaller (``min``) or larger (``max``) of two range ends: the same expression, or two
+    constants; else None."""
+    if a == b:
+        return a
+    ca, cb = _const(a), _const(b)
+    if ca is None or cb is None:
+        return None
+    return a if pick(ca, cb) == ca else b
+
+
+def _atom_bounds(e: A.Expr, xj: A.Expr) -> tuple[list[A.Expr], list[A.Expr]] | None:
+    """(lower bounds, upper bounds) of ``xj`` that ``e`` states: ``xj >= L``, ``xj <= H`` (either
+    side, strict or not) and ``xj == c``; a conjunction states those of its parts, a disjunction
+    of equalities to constants the least and the greatest constant. None: nothing usable."""
+    if isinstance(e, A.Binary) and e.op == "&&":
+        a, b = _atom_bounds(e.left, xj), _atom_bounds(e.right, xj)
+        if a is None or b is None:
+            return a or b
+        return a[0] + b[0], a[1] + b[1]
+    if isinstance(e, A.Binary) and e.op == "||":
+        consts = _eq_consts(e, xj)
+        if not consts:
+            return None
+        lo, hi = min(consts), max(consts)
+        return [A.num(int(lo)) if lo.denominator == 1 else A.num(lo)], [
+            A.num(int(hi)) if hi.denominator == 1 else A.num(hi)
+        ]
+    if not (isinstance(e, A.Binary) and e.op in ("<=", "<", ">=", ">", "==")):
+        return None
+    left, op, right = e.left, e.op, e.right
+    if right == xj and left != xj:
+        left, right = right, left
+        op = {"<=": ">=", "<": ">", ">=": "<=", ">": "<", "==": "=="}[op]
+    if left != xj or xj in list(A.walk(right)):
+        return None
+    if op == "==":
+        return [right], [right]
+    return ([right], []) if op in (">=", ">") else ([], [right])
+
+
+def _eq_consts(e: A.Expr, xj: A.Expr) -> list[Fraction]:
+    if isinstance(e, A.Binary) and e.op == "||":
+        a, b = _eq_consts(e.left, xj), _eq_consts(e.right, xj)
+        return a + b if a and b else []
+    if isinstance(e, A.Binary) and e.op == "==":
+        other = e.right if e.left == xj else e.left if e.right == xj else None
+        c = _const(other) if other is not None else None
+        return [c] if c is not None else []
+    return []
+
+
+def array_bounds(requires) -> dict[str, list[tuple[A.Expr, A.Expr]]]:
+    """Candidate ranges [L, H] of the elements of each array, read from ``requires`` conjuncts
+    ``forall j in lo..hi: …x[j]…`` (:func:`_atom_bounds`). Only candidates: whoever uses one
+    adds the side condition that the elements it reads lie in it, proved under ``requires``."""
+    out: dict[str, list[tuple[A.Expr, A.Expr]]] = {}
+    todo = list(requires)
+    while todo:
+        r = todo.pop(0)
+        if isinstance(r, A.Binary) and r.op == "&&":
+            todo += [r.left, r.right]
+            continue
+        if not (isinstance(r, A.Quant) and r.kind == "forall"):
+            continue
+        for n in A.walk(r.body):
+            if isinstance(n, A.Index) and isinstance(n.base, A.Var) and n.index == A.Var(r.var):
+                got = _atom_bounds(r.body, n)
+                if got and got[0] and got[1]:
+                    rng = (got[0][0], got[1][0])
+                    if not (set(free_vars(rng[0])) | set(free_vars(rng[1]))) & {r.var}:
+                        out.setdefault(n.base.name, [])
+                        if rng not in out[n.base.name]:
+                            out[n.base.name].append(rng)
+    return out
 
 
 def merge(a: NoiseSum, b: NoiseSum) -> NoiseSum | None:
@@ -546,11 +805,41 @@ def _step(v, x):
 
 
 def _sum_over(d, i, lo, hi, count):
-    """Σ_{i in lo..hi} d: ``count·d`` when d does not read the counter."""
+    """Σ_{i in lo..hi} d: ``count·d`` when d does not read the counter; else summed term by term
+    (:func:`_linear`), a factor that does not read the counter taken out of the sum, so that
+    ``Σ (x[i]/2 + 1/4)`` is ``(Σ x[i])/2 + count/4`` — the solver reads sums as opaque
+    functions, and only this form meets the claim's ``sum(j in 0..n: x[j])``."""
     if i not in set(free_vars(d)):
         return A.Binary("*", count, d)
     j = "j$c"
-    return A.Sum(j, lo, hi, False, subst(d, {i: A.Var(j)}))
+    out: A.Expr | None = None
+    for coef, atom in _linear(d, i):
+        if i in set(free_vars(atom)):
+            term = A.Sum(j, lo, hi, False, subst(atom, {i: A.Var(j)}))
+        else:
+            term = A.Binary("*", count, atom)
+        term = _times(coef, term)
+        out = term if out is None else _plus(out, term)
+    return out if out is not None else _ZERO
+
+
+def _linear(d: A.Expr, i: str) -> list[tuple[A.Expr, A.Expr]]:
+    """``d`` as Σ coef·atom, the coefficients free of the counter ``i``: sums and differences
+    split, factors and divisors that do not read ``i`` moved into the coefficient."""
+    fv = lambda e: i in set(free_vars(e))  # noqa: E731
+    if isinstance(d, A.Binary) and d.op in ("+", "-"):
+        right = _linear(d.right, i)
+        if d.op == "-":
+            right = [(_fold(A.Unary("-", c)), a) for c, a in right]
+        return _linear(d.left, i) + right
+    if isinstance(d, A.Unary) and d.op == "-":
+        return [(_fold(A.Unary("-", c)), a) for c, a in _linear(d.operand, i)]
+    if isinstance(d, A.Binary) and d.op == "*" and not (fv(d.left) and fv(d.right)):
+        k, rest = (d.left, d.right) if not fv(d.left) else (d.right, d.left)
+        return [(_fold(_times(k, c)), a) for c, a in _linear(rest, i)]
+    if isinstance(d, A.Binary) and d.op == "/" and not fv(d.right):
+        return [(_fold(A.Binary("/", c, d.right)), a) for c, a in _linear(d.left, i)]
+    return [(ONE, d)]
 
 
 def _base(t) -> str:
@@ -601,7 +890,7 @@ def recognise(program: A.Program, cfa) -> Shape:
         types = check_program(program)
     except TampError as exc:
         raise NotApplicable(f"the program does not type-check: {exc}") from None
-    ex = _Exec((p.name for p in program.params), types, cfa)
+    ex = _Exec((p.name for p in program.params), types, cfa, program.requires)
     env: dict[str, object] = {p.name: Det(A.Var(p.name)) for p in program.params}
     ex.block(program.body, env)
     return Shape(env, ex.side, ex.loops)

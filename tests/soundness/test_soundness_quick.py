@@ -75,3 +75,23 @@ def test_semantics_variants_are_not_proved_and_refuted_where_simulable(name):
         assert r.verdict != "proved" and not r.problem, r
         if benchmark_inputs(rel):
             assert r.simulated and all(s == "refuted" for s in r.simulated), r
+
+
+# issue 33: sums of bounded terms with data-dependent means (tamp.cfa.sums): a stale index, an
+# array range that misses the last cell, a coin of another bias, a wider arm, an element rounded to 2
+SUM_TERM_VARIANTS = (
+    "sums_stale_index",
+    "sums_short_range",
+    "sums_coin_mean",
+    "sums_mixture_wide",
+    "sums_rounding_wide",
+)
+
+
+@pytest.mark.parametrize("name", SUM_TERM_VARIANTS)
+def test_sum_term_variants_are_not_proved_and_refuted(name):
+    from harness import variant_record
+
+    for r in variant_record(f"variants/{name}.prob", timeout=20, runs=20000):
+        assert r.verdict != "proved" and not r.problem, r
+        assert r.simulated and all(s == "refuted" for s in r.simulated), r

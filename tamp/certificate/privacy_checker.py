@@ -818,6 +818,9 @@ def check_privacy(
     try:
         _structure(pc, prog)
         prog = _fixed(pc, src, prog, inputs)
+        if pc.inputs:
+            shown = ", ".join(f"{k}={show_value(_json_input(v, k))}" for k, v in sorted(pc.inputs.items()))
+            out.notes.append(f"checked at the public inputs {shown} only (the proof fixes them)")
         types = check_program(prog, src.path, src.text or None)
         if pc.verdict == "violated":
             out.obligations = _check_counterexample(pc, prog, types, deadline)

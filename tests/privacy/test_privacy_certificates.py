@@ -321,7 +321,7 @@ def test_a_proof_with_fixed_public_inputs_is_certified_at_those_inputs(fixed, tm
     assert entry["verdict"] == "proved" and entry["inputs"] == {"eps": "1/2"}
     assert cert["not_certified"] == []
     code, out = _check_at(cert, path, tmp_path, capsys, "eps=0.5")
-    assert code == 0 and "ok" in out, out
+    assert code == 0 and "ok" in out and "checked at the public inputs eps=0.5 only" in out, out
 
 
 def test_a_fixed_input_proof_is_not_accepted_for_every_input(fixed, tmp_path, capsys):

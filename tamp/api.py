@@ -199,6 +199,8 @@ def prove_privacy_claim(
     sub = fix_inputs(prog, public) if public else prog
     t0 = time.monotonic()
     res = privacy.prove_privacy(sub, timeout=timeout, path=path, source=source, inputs=inputs)
+    if public and res.verdict == PROVED:  # the proof assumes them: its certificate records them
+        res.fixed_inputs = dict(public)
     if not res.time_s:
         res.time_s = time.monotonic() - t0
     return res

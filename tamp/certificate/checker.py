@@ -290,7 +290,7 @@ def _exp_job(ec, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
 
 
 def _privacy_job(vc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
-    return check_privacy(vc, src, src.program(vc.name), timeout_ms, deadline)
+    return check_privacy(vc, src, src.program(vc.name), timeout_ms, deadline, inputs)
 
 
 def _prob_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:

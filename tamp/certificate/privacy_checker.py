@@ -43,6 +43,14 @@ pointwise proof. A non-literal ``sum(j in a..b: body)`` is ``F(b) - F(a)`` (0 wh
 uninterpreted ``F`` per body, with ``F(t + 1) = F(t) + body(t)`` instantiated at every loop
 counter: true of the real prefix sum for every t, so every proof over F holds of it.
 
+A proof made with public inputs fixed (``tamp prove --input``) lists them in ``inputs``; the
+checker then re-checks every obligation with ``requires name == value`` added for each (both runs:
+the inputs are public, so the runs share them), exactly as the engine proved it. Such a proof says
+nothing of other values, so it is accepted only for the claim at those values: each recorded
+input must be public (never primed in ``neighbours``; fixing a secret one in both runs would prove
+a weaker claim) and be given to ``check-proof --input`` with the same value. A proof without
+``inputs`` is for every input satisfying ``requires``, which covers any fixed values.
+
 A ``violated`` claim's certificate names two neighbouring inputs, an event and two probability
 intervals; the checker re-checks that the inputs satisfy ``requires`` and ``neighbours``,
 recomputes both probabilities with the probability engine (tamp.probability) and checks
@@ -62,6 +70,8 @@ import z3
 
 from lang import ast as A
 from lang.errors import TampError
+from lang.inputs import check_inputs, fix_inputs
+from lang.inputs import show as show_value
 from lang.parser import parse_expr
 from lang.printer import print_expr
 from lang.typecheck import ProgramTypes, check_program
@@ -108,6 +118,8 @@ class PrivCert:
     #: a proof by cases: one proof per disjunct of ``neighbours`` (each with ``case`` its text)
     cases: List["PrivCert"] = field(default_factory=list)
     case: Optional[str] = None
+    #: the public inputs the proof fixes (name -> JSON value; empty: none)
+    inputs: Dict[str, Any] = field(default_factory=dict)
 
 
 def _str(d: Dict[str, Any], k: str, where: str, optional: bool = False) -> Any:
@@ -141,6 +153,7 @@ def decode_privacy(p: Any, where: str) -> PrivCert:
             "obligations",
             "counterexample",
             "cases",
+            "inputs",
         ),
         where,
     )
@@ -150,6 +163,13 @@ def decode_privacy(p: Any, where: str) -> PrivCert:
     pc = PrivCert(_str(p, "program", where), verdict, _str(p, "epsilon", where))
     pc.delta = _str(p, "delta", where, optional=True)
     pc.pointwise = _str(p, "pointwise", where, optional=True)
+    if "inputs" in p:
+        fixed = p.get("inputs")
+        if not isinstance(fixed, dict) or not fixed:
+            raise MalformedCertificate(f"{where}.inputs: expected an object of input values")
+        if verdict != "proved":
+            raise MalformedCertificate(f"{where}.inputs: only a proof fixes inputs")
+        pc.inputs = dict(fixed)
     if verdict == "violated":
         cx = p.get("counterexample")
         if not isinstance(cx, dict):
@@ -743,12 +763,64 @@ def _draws_covered(pc: PrivCert, prog: A.Program) -> None:
             raise Rejected(f"line {p[0]}: the draw's cost term is {want}, the certificate states {st.cost!r}")
 
 
-def check_privacy(pc: PrivCert, src: A.SourceFile, prog: A.Program, timeout_ms: int, deadline) -> ProgramCheck:
-    """Re-check one privacy certificate (never raises :class:`Rejected`; reports it)."""
+def _json_input(v: Any, where: str) -> Any:
+    """A recorded input value read back (``"p/q"`` text is an exact number)."""
+    if isinstance(v, list):
+        return [_json_input(x, where) for x in v]
+    if isinstance(v, str):
+        try:
+            return Fraction(v)
+        except (ValueError, ZeroDivisionError):
+            raise Rejected(f"{where}: {v!r} is not a number") from None
+    return v
+
+
+def _fixed(pc: PrivCert, src: A.SourceFile, prog: A.Program, given: Optional[Dict[str, object]]) -> A.Program:
+    """``prog`` with the proof's fixed inputs assumed (``requires name == value``), after checking
+    that they are public and that the claim checked (``check-proof --input``) fixes them alike."""
+    if not pc.inputs:
+        return prog
+    secret = {b for v in set(free_vars(prog.neighbours or A.BoolLit(True))) if (b := A.unprimed(v))}
+    for name in pc.inputs:
+        if prog.param(name) is None:
+            raise Rejected(f"the proof fixes {name}, which is not an input of {prog.name}")
+        if name in secret:
+            raise Rejected(f"the proof fixes the secret input {name}, which must range over the neighbours")
+    raw = {k: _json_input(v, f"inputs.{k}") for k, v in pc.inputs.items()}
+    try:
+        values = check_inputs(prog, raw, src.path, src.text or None)
+    except TampError as exc:
+        raise Rejected(f"the proof's fixed inputs: {exc}") from None
+    given = given or {}
+    shown = ", ".join(f"{k}={show_value(v)}" for k, v in values.items())
+    for name, v in values.items():
+        if name not in given or given[name] != v:
+            raise Rejected(
+                f"the proof holds only at the public inputs {shown}, but the claim checked "
+                + (f"has {name}={show_value(given[name])}" if name in given else f"leaves {name} free")
+                + f" (check it with --input {name}={show_value(v)})"
+            )
+    return fix_inputs(prog, values)
+
+
+def check_privacy(
+    pc: PrivCert,
+    src: A.SourceFile,
+    prog: A.Program,
+    timeout_ms: int,
+    deadline,
+    inputs: Optional[Dict[str, object]] = None,
+) -> ProgramCheck:
+    """Re-check one privacy certificate (never raises :class:`Rejected`; reports it) for the claim
+    at ``inputs`` (``check-proof --input``; ``None``: every input)."""
     t0 = time.monotonic()
     out = ProgramCheck(f"{pc.name} (privacy, {pc.verdict})", False)
     try:
         _structure(pc, prog)
+        prog = _fixed(pc, src, prog, inputs)
+        if pc.inputs:
+            shown = ", ".join(f"{k}={show_value(_json_input(v, k))}" for k, v in sorted(pc.inputs.items()))
+            out.notes.append(f"checked at the public inputs {shown} only (the proof fixes them)")
         types = check_program(prog, src.path, src.text or None)
         if pc.verdict == "violated":
             out.obligations = _check_counterexample(pc, prog, types, deadline)

@@ -4,13 +4,17 @@ A proved claim's certificate holds its alignment (per sampling statement, by pos
 alignment's kind and constant, and the draw's cost term), the loop invariants (per loop, by
 position, in the invariant language of :mod:`.privacy_checker`) and the number of obligations the
 engine proved — or, for a proof by cases (``neighbours`` a disjunction), a list ``cases`` of such
-proofs, each with the disjunct it assumes; a violated claim's holds its counterexample (the two inputs, the event and the
+proofs, each with the disjunct it assumes. A proof made with public inputs fixed by ``--input``
+records them in ``inputs`` (numbers other than integers as exact ``"p/q"`` text): the checker
+assumes them, and accepts the proof only for a claim that fixes them alike. A violated claim's
+holds its counterexample (the two inputs, the event and the
 probability intervals). This module takes the engine's results, so it is not on the checking
 path: the checker trusts none of it and regenerates every obligation.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, Dict
 
 from lang import ast as A
@@ -48,7 +52,18 @@ def privacy_certificate(result: PrivacyResult, prog: A.Program) -> Dict[str, Any
     else:
         out.update(_proof(result))
     out["obligations"] = len(result.obligations)
+    if result.fixed_inputs:  # a proof at these public inputs only (see .privacy_checker)
+        out["inputs"] = {k: _json_value(v) for k, v in sorted(result.fixed_inputs.items())}
     return out
+
+
+def _json_value(v: Any) -> Any:
+    """An input value as JSON: exact (a non-integer number as ``"p/q"`` text)."""
+    if isinstance(v, list):
+        return [_json_value(x) for x in v]
+    if isinstance(v, Fraction):
+        return v.numerator if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+    return v
 
 
 def _proof(result: PrivacyResult) -> Dict[str, Any]:

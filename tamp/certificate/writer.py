@@ -180,10 +180,8 @@ def file_certificate(
 
 
 def privacy_certificates(file_result, source: bytes, inputs: Optional[Dict[str, Any]] = None):
-    """The certificates of the run's decided privacy claims, and a note for each one not certified
-    (a proof with ``--input``: it is a proof about the fixed public inputs, which the checker does
-    not rebuild; a counterexample whose event reads ``written``: the probability engine the
-    checker recomputes it with does not model it)."""
+    """The certificates of the run's decided privacy claims (a proof with ``--input`` records the
+    public inputs it fixes, see :mod:`.privacy_writer`), and a note for each one not certified."""
     parts = [
         p
         for r in file_result.programs
@@ -199,10 +197,6 @@ def privacy_certificates(file_result, source: bytes, inputs: Optional[Dict[str, 
         try:
             if prog is None:
                 raise CertificateError(f"program '{p.name}' is not in {file_result.file}")
-            if p.verdict == "proved" and inputs:
-                raise CertificateError(
-                    f"{p.name}: its privacy proof fixes public inputs (--input), which has no certificate format"
-                )
             done.append(privacy_certificate(p, prog))
         except CertificateError as exc:
             skipped.append({"program": p.name, "reason": str(exc)})

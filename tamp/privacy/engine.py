@@ -168,16 +168,60 @@ def _case_proofs(
     """:func:`_proofs`, case by case when ``neighbours`` is a disjunction ``R1 || R2 || …``:
     E-DP for the pairs of R is E-DP for the pairs of each Ri, so each case is proved on its own,
     with its own alignment (a monotone relation's "all up" and "all down" need different ones).
-    The result is proved when every case is; its ``cases`` hold the proofs. (``private ?`` is not
-    split: the cases could support different ε.)"""
+    The result is proved when every case is; its ``cases`` hold the proofs.
+
+    ``private ?`` by cases: first each case's smallest ε is inferred on its own; the answer is
+    their maximum, i.e. the one of them that every case's cost is proved to be at most — the
+    cases are proved again with that ε as the claim, so the result's obligations are exactly
+    those of ``private E`` with E the reported ε (sound: a pair in R is in some Ri). Cases whose
+    ε are incomparable give no answer (unknown)."""
     assert prog.neighbours is not None
     cases = disjuncts(prog.neighbours)
-    if len(cases) == 1 or infer:
+    if len(cases) == 1:
         yield from _proofs(prog, types, claim, infer, eps_text, inputs, t0, until)
         return
+    if not infer:
+        yield from _by_cases(prog, types, claim, eps_text, inputs, t0, until, cases)
+        return
+    found: List[str] = []  # each case's smallest ε
+    for case in cases:
+        for step in _proofs(prog, types, claim, True, eps_text, inputs, t0, until, case):
+            if isinstance(step, PrivacyResult):
+                if step.verdict != "proved":
+                    yield step
+                    return
+                found.append(step.epsilon)
+                break
+            yield step
+        else:
+            return  # a case without a proof: no proof
+    for text in dict.fromkeys(found):  # the maximum is one of them: the one every case proves
+        bound = dataclasses.replace(claim, epsilon=parse_expr(text))
+        fixed = dataclasses.replace(prog, private=bound)
+        for step in _by_cases(fixed, types, bound, text, inputs, t0, until, cases):
+            if isinstance(step, PrivacyResult) and step.verdict == "proved":
+                yield step
+                return
+            if isinstance(step, PrivacyResult):
+                break
+            yield step
+
+
+def _by_cases(
+    prog: A.Program,
+    types: Any,
+    claim: A.Private,
+    eps_text: str,
+    inputs: Optional[Dict[str, object]],
+    t0: float,
+    until: List[float],
+    cases: List[A.Expr],
+) -> Iterator[Any]:
+    """The steps of proving ``private eps_text`` for every case in turn; the last is the proved
+    result by cases (or a case's ``unknown``); ends without a result when a case has no proof."""
     done: List[PrivacyResult] = []
     for case in cases:
-        for step in _proofs(prog, types, claim, infer, eps_text, inputs, t0, until, case):
+        for step in _proofs(prog, types, claim, False, eps_text, inputs, t0, until, case):
             if isinstance(step, PrivacyResult):
                 if step.verdict != "proved":
                     yield step

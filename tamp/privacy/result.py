@@ -32,6 +32,9 @@ class PrivacyResult(ProgramResult):
     cases: List["PrivacyResult"] = field(default_factory=list)
     #: the disjunct of ``neighbours`` a case's proof assumes (``None``: the whole relation)
     case: Optional[str] = None
+    #: the public inputs fixed by ``--input`` that the proof assumes (name -> checked value);
+    #: empty: the proof is for every input satisfying ``requires``
+    fixed_inputs: Dict[str, Any] = field(default_factory=dict)
 
     @property
     def word(self) -> str:

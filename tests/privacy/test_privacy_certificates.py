@@ -9,6 +9,7 @@ import hashlib
 import json
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -284,12 +285,95 @@ def test_a_tampered_written_counterexample_is_rejected(refuted_svt, tmp_path, ca
     assert code == 3 and message in out, out
 
 
-def test_a_proof_with_fixed_public_inputs_is_noted_not_certified(tmp_path):
+# ---------------------------------------------------------------------------- fixed public inputs
+
+#: private at ε = 1 only where eps <= 1: a proof at eps = 1/2 that is no proof for every eps
+FIXED_BUDGET = """
+program fixedBudget(q: real, eps: real)
+  requires   eps > 0
+  neighbours abs(q - q') <= 1
+  private    1 on a
+{
+  a ~ lap(q, 1 / eps);
+}
+"""
+
+
+def _check_at(cert: dict, path: Path, tmp: Path, capsys, *inputs: str):
+    out = tmp / "cert.json"
+    out.write_text(json.dumps(cert))
+    capsys.readouterr()
+    code = main(["check-proof", str(out), str(path), *[a for i in inputs for a in ("--input", i)]])
+    cap = capsys.readouterr()
+    return code, cap.out + cap.err
+
+
+@pytest.fixture(scope="module")
+def fixed(tmp_path_factory):
+    d = tmp_path_factory.mktemp("fixed")
+    path = _write(d, "fixedBudget", FIXED_BUDGET)
+    return path, _certificate(path, inputs={"eps": Fraction(1, 2)})
+
+
+def test_a_proof_with_fixed_public_inputs_is_certified_at_those_inputs(fixed, tmp_path, capsys):
+    path, cert = fixed
+    (entry,) = cert["privacy"]
+    assert entry["verdict"] == "proved" and entry["inputs"] == {"eps": "1/2"}
+    assert cert["not_certified"] == []
+    code, out = _check_at(cert, path, tmp_path, capsys, "eps=0.5")
+    assert code == 0 and "ok" in out and "checked at the public inputs eps=0.5 only" in out, out
+
+
+def test_a_fixed_input_proof_is_not_accepted_for_every_input(fixed, tmp_path, capsys):
+    path, cert = fixed
+    code, out = _check_at(cert, path, tmp_path, capsys)
+    assert code == 3 and "leaves eps free" in out, out
+    code, out = _check_at(cert, path, tmp_path, capsys, "eps=2")
+    assert code == 3 and "has eps=2" in out, out
+
+
+def test_a_fixed_input_proof_stripped_of_its_inputs_is_rejected(fixed, tmp_path, capsys):
+    path, cert = fixed
+    bare = _tamper(cert, lambda e: e.pop("inputs"))  # claims to hold for every eps
+    for given in ((), ("eps=0.5",)):
+        code, out = _check_at(bare, path, tmp_path, capsys, *given)
+        assert code == 3 and "privacy cost is at most 1" in out, out
+
+
+def test_a_tampered_fixed_input_is_rejected(fixed, tmp_path, capsys):
+    path, cert = fixed
+    other = _tamper(cert, lambda e: e.__setitem__("inputs", {"eps": "2"}))
+    code, out = _check_at(other, path, tmp_path, capsys, "eps=2")  # the budget reads eps: 2 > 1
+    assert code == 3 and "privacy cost is at most 1" in out, out
+    code, out = _check_at(other, path, tmp_path, capsys, "eps=0.5")
+    assert code == 3 and "holds only at the public inputs eps=2" in out, out
+
+
+def test_a_fixed_secret_input_is_rejected(fixed, tmp_path, capsys):
+    path, cert = fixed
+    secret = _tamper(cert, lambda e: e["inputs"].__setitem__("q", 0))
+    code, out = _check_at(secret, path, tmp_path, capsys, "eps=0.5", "q=0")
+    assert code == 3 and "secret input q" in out, out
+
+
+def test_laplace_with_fixed_eps_is_certified(tmp_path, capsys):
     path = _write(tmp_path, "laplace", TRUE["laplace"])
     cert = _certificate(path, inputs={"eps": 1})
-    assert "privacy" not in cert
-    assert [n["program"] for n in cert["not_certified"]] == ["laplace"]
-    assert "--input" in cert["not_certified"][0]["reason"]
+    (entry,) = cert["privacy"]
+    assert entry["inputs"] == {"eps": 1}
+    assert _check_at(cert, path, tmp_path, capsys, "eps=1")[0] == 0
+
+
+def test_a_private_hole_proof_by_cases_is_certified(tmp_path, capsys):
+    text = (ROOT / "benchmarks/privacy/private/noisyMaxMonotone.prob").read_text()
+    path = _write(tmp_path, "nm", text.replace("private    eps on out", "private    ? on out"))
+    cert = _certificate(path)
+    (entry,) = cert["privacy"]
+    assert entry["epsilon"] == "eps" and len(entry["cases"]) == 2
+    assert _check(cert, path, tmp_path, capsys)[0] == 0
+    half = _tamper(cert, lambda e: e.__setitem__("epsilon", "eps / 2"))
+    code, out = _check(half, path, tmp_path, capsys)
+    assert code == 3 and "privacy cost is at most" in out, out
 
 
 @pytest.mark.parametrize(
@@ -300,6 +384,7 @@ def test_a_proof_with_fixed_public_inputs_is_noted_not_certified(tmp_path):
         (lambda e: e.__setitem__("verdict", "private"), "verdict"),
         (lambda e: e.__setitem__("loops", [{"line": 1, "col": 1, "invariants": [3]}]), "list of strings"),
         (lambda e: e.__setitem__("extra", 1), "unknown field"),
+        (lambda e: e.__setitem__("inputs", []), "inputs: expected an object"),
     ],
 )
 def test_a_malformed_privacy_certificate_is_one_error(proved, tmp_path, capsys, change, message):

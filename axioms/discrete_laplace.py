@@ -27,6 +27,26 @@ on ``0`` and ``1``, both ``0.5`` away from ``m``), which is why ``m`` must be an
 
 ``exact_tail`` evaluates the closed-form geometric series above (cross-checked in the
 tests against ``scipy.stats.dlaplace`` and an explicit pmf sum).
+
+Exact integer tail (family ``discrete_laplace_exact``, parameter ``f``)::
+
+    Pr[ abs(v - m) >= s * log(2/(f * (1 + exp(-1/s)))) ] <= f
+
+stated without the log (the same event, as ``exp(-x/s)`` decreases strictly in ``x``)::
+
+    Pr[ 2 * exp(-abs(v - m)/s) <= f * (1 + exp(-1/s)) ] <= f
+
+when ``s > 0`` and ``f > 0``. This is the geometric mechanism's tail
+``Pr[|v - m| >= K] = 2 a^K/(1 + a)`` for an integer ``K >= 1``, solved for ``K``. Soundness.
+For ``f >= 1`` the bound holds trivially (a probability is at most 1), so ``f <= 1`` is not a
+side condition (a claimed ``2 exp(-t/s)/(1 + exp(-1/s))`` is at most 1 for ``t >= 1``, which z3
+cannot see with the exp lemmas). Let ``0 < f < 1`` and ``K = s * log(2/(f (1 + a)))``, so
+``a^K = f (1 + a)/2 < 1``, hence ``K > 0``. The
+integers ``j`` with ``|j| >= K`` are those with ``|j| >= ⌈K⌉ >= 1``, so by the series above
+``Pr[|v - m| >= K] = 2 a^⌈K⌉/(1 + a) <= 2 a^K/(1 + a) = f`` (``⌈K⌉ >= K``, ``a < 1``). Its bad
+event contains the first family's (``K < s * log(2/f)`` and ``>=`` in place of ``>``); it is
+a separate family, tried after the first, so that the proofs the first family gives keep
+their (simpler) bad event.
 """
 
 from __future__ import annotations
@@ -69,4 +89,48 @@ class DiscreteLaplaceTail(RealParamFamily):
         return two_sided_tail(float(s), self.literal_value(threshold, args, param))
 
 
-FAMILIES = [DiscreteLaplaceTail()]
+def exact_threshold(m, s, f):
+    """``s * log(2/(f * (1 + exp(-1/s))))``: the integer deviation ``K`` with
+    ``2 exp(-K/s)/(1 + exp(-1/s)) = f``."""
+    return B.mul(s, B.log(B.div(2, B.mul(f, B.add(1, B.exp(B.neg(B.div(1, s))))))))
+
+
+def two_sided_tail_at_least(s: float, k: float) -> float:
+    """``Pr[|v - m| >= k]`` for ``v ~ dlap(m, s)``, integer ``m``: ``2 a^⌈k⌉/(1+a)`` for
+    ``k > 0`` (1 for ``k <= 0``)."""
+    if k <= 0:
+        return 1.0
+    a = math.exp(-1.0 / s)
+    return 2.0 * a ** math.ceil(k) / (1.0 + a)
+
+
+class DiscreteLaplaceExactTail(RealParamFamily):
+    """``Pr[abs(v - m) >= s*log(2/(f*(1 + exp(-1/s))))] <= f`` for ``v ~ dlap(m, s)``."""
+
+    name = "discrete_laplace_exact"
+    distributions = ("dlap",)
+    #: the prover proposes only shares of the claimed bound as ``f`` (its bad event has no
+    #: ``log(c/f)`` for a ``log`` in the claim to match)
+    log_parameters = False
+    #: a tail for a single draw: the loop engine (which combines every sampling's proposals)
+    #: does not try it, so the proofs of loops of dlap draws do not search more axioms
+    loop_proposals = False
+
+    def axiom(self, v, args, f):
+        m, s = args
+        # ``abs(v - m) >= K`` written without the log: ``2 exp(-abs(v - m)/s) <= f (1 + exp(-1/s))``
+        # (exp(-x/s) decreases strictly in x for s > 0, and equals f(1 + a)/2 at x = K)
+        dev = B.abs_(B.sub(v, m))
+        bad = B.le(B.mul(2, B.exp(B.neg(B.div(dev, s)))), B.mul(f, B.add(1, B.exp(B.neg(B.div(1, s))))))
+        # no ``f <= 1``: for f >= 1 the bound holds because a probability is at most 1
+        side = (B.gt(s, 0), B.lt(0, f))
+        return bad, f, side
+
+    def exact_tail(self, args, param):
+        m, s = args
+        if float(param) >= 1:
+            return 1.0
+        return two_sided_tail_at_least(float(s), self.literal_value(exact_threshold, args, param))
+
+
+FAMILIES = [DiscreteLaplaceTail(), DiscreteLaplaceExactTail()]

@@ -18,7 +18,7 @@ from lang.parser import parse_expr
         ("unif(1, n)", {"support"}),
         ("lap(q[i], 1 / eps)", {"laplace", "laplace_upper", "laplace_lower", "support"}),
         ("exp(0, s)", {"exponential", "support"}),
-        ("dlap(0, s)", {"discrete_laplace", "support"}),
+        ("dlap(0, s)", {"discrete_laplace", "discrete_laplace_exact", "support"}),
         ("dexp(k, 2)", {"discrete_exponential", "support"}),
         ("gauss(0, 1)", {"gaussian", "gaussian_upper", "gaussian_lower", "support"}),
         ("uniform(0, 1)", {"support"}),

@@ -95,3 +95,14 @@ def test_sum_term_variants_are_not_proved_and_refuted(name):
     for r in variant_record(f"variants/{name}.prob", timeout=20, runs=20000):
         assert r.verdict != "proved" and not r.problem, r
         assert r.simulated and all(s == "refuted" for s in r.simulated), r
+
+
+# issue 33: the discrete Laplace's exact integer tail (axioms.discrete_laplace_exact) claimed one
+# integer too far out
+@pytest.mark.parametrize("name", ["dlapExactOffByOne"])
+def test_dlap_exact_tail_variant_is_not_proved_and_refuted(name):
+    from harness import variant_record
+
+    for r in variant_record(f"variants/{name}.prob", timeout=20, runs=20000):
+        assert r.verdict != "proved" and not r.problem, r
+        assert r.simulated and all(s == "refuted" for s in r.simulated), r

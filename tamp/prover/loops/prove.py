@@ -524,7 +524,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
     samples = [(u, v, k) for u, v, k, d in cfa.edges() if isinstance(d["stmt"], A.Sample)]
     spec = list(cfa.ensures) + [cfa.bound]
     n_real = max(1, sum(1 for s in samples if cfa.graph.edges[s]["stmt"].dist.func not in ("bern", "unif")))
-    cands = [proposals(cfa.graph.edges[s]["stmt"], spec, cfa.bound, n_real) for s in samples]
+    cands = [proposals(cfa.graph.edges[s]["stmt"], spec, cfa.bound, n_real, in_loop=True) for s in samples]
     # prefer costly (informative) axioms derived from the spec: pure cost-0 choices last
     cands = [[c for c in cs if not _zero(c.cost)] + [c for c in cs if _zero(c.cost)] for cs in cands]
     proposals_n = 0

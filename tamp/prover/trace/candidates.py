@@ -8,6 +8,12 @@ with failure parameter f) the parameter is *derived*, not enumerated blindly:
   ``f = 1/(2E)`` (one-sided ``log(1/(2f))``);
 * from the budget: ``f = β/k`` for k = 1 … the number of real-parameter samplings.
 
+A family whose ``log_parameters`` is False (its threshold is not a ``log(c/f)``, e.g. the exact
+discrete-Laplace tail) gets the budget's shares only: the ``log(E)`` candidates are made for
+the other shape, and every extra proposal costs time on the claims that do not prove. A family
+whose ``loop_proposals`` is False is not proposed to the loop engine (``in_loop``), whose search
+runs over combinations of every sampling's proposals (a false claim tries them all).
+
 Each proposal is joined (union bound) with the cost-0 support facts of the distribution
 (families whose name starts with ``support``), so a sampling always tells what it can for free.
 Proposals are ordered cost-0 first, then in the order above.
@@ -44,10 +50,11 @@ def log_arguments(exprs: Sequence[A.Expr]) -> List[A.Expr]:
     return out
 
 
-def real_parameters(spec_exprs: Sequence[A.Expr], beta: A.Expr, n_real: int) -> List[A.Expr]:
-    """Candidate values of a real failure parameter f (see the module docstring)."""
+def real_parameters(spec_exprs: Sequence[A.Expr], beta: A.Expr, n_real: int, from_logs: bool = True) -> List[A.Expr]:
+    """Candidate values of a real failure parameter f (see the module docstring); only the
+    budget's shares when ``from_logs`` is False."""
     out: List[A.Expr] = []
-    for E in log_arguments(spec_exprs):
+    for E in log_arguments(spec_exprs) if from_logs else ():
         r = reciprocal(E)
         for f in (
             r,
@@ -81,17 +88,20 @@ def support_instance(stmt: A.Sample):
     return union_bound(insts)
 
 
-def proposals(stmt: A.Sample, spec_exprs: Sequence[A.Expr], beta: A.Expr, n_real: int) -> list:
-    """Axiom instances for ``stmt``, cheapest (cost 0) first, each joined with support facts."""
+def proposals(stmt: A.Sample, spec_exprs: Sequence[A.Expr], beta: A.Expr, n_real: int, in_loop: bool = False) -> list:
+    """Axiom instances for ``stmt``, cheapest (cost 0) first, each joined with support facts;
+    ``in_loop``: for the loop engine, without the families whose ``loop_proposals`` is False."""
     sup = support_instance(stmt)
     raw = []
     for fam in _families(stmt.dist):
         if fam.name.startswith("support"):
             continue
+        if in_loop and not getattr(fam, "loop_proposals", True):
+            continue
         if fam.param_kind == "choice":
             params = list(fam.choices(stmt.dist))
         else:
-            params = real_parameters(spec_exprs, beta, n_real)
+            params = real_parameters(spec_exprs, beta, n_real, getattr(fam, "log_parameters", True))
         for prm in params:
             inst = _instantiate(fam, stmt.targets, stmt.dist, prm)
             if inst is not None:

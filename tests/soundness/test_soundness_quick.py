@@ -80,11 +80,11 @@ def test_semantics_variants_are_not_proved_and_refuted_where_simulable(name):
 # issue 33: sums of bounded terms with data-dependent means (tamp.cfa.sums): a stale index, an
 # array range that misses the last cell, a coin of another bias, a wider arm, an element rounded to 2
 SUM_TERM_VARIANTS = (
-    "sums_stale_index",
-    "sums_short_range",
-    "sums_coin_mean",
-    "sums_mixture_wide",
-    "sums_rounding_wide",
+    "sumsStaleIndex",
+    "sumsShortRange",
+    "sumsCoinMean",
+    "sumsMixtureWide",
+    "sumsRoundingWide",
 )
 
 

@@ -19,6 +19,7 @@ Facts used (each a textbook property of the natural logarithm, exponential and s
 ``exp-pos``            exp a > 0 ∧ exp a >= 1 + a
 ``exp-mono``           a <= b ⇔ exp a <= exp b ; a < b ⇔ exp a < exp b
 ``exp-zero``           a = 0 ⇒ exp a = 1
+``exp-sign``           (exp a > 1 ⇔ a > 0) ∧ (exp a < 1 ⇔ a < 0)   (exp-mono against exp 0 = 1)
 ``exp-log``            x > 0 ⇒ exp(log x) = x
 ``sqrt-def``           a >= 0 ⇒ sqrt a >= 0 ∧ sqrt a · sqrt a = a
 ``sqrt-mono``          a >= 0 ∧ b >= 0 ⇒ (a <= b ⇔ sqrt a <= sqrt b)
@@ -479,6 +480,7 @@ def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
         a = t.arg(0)
         out.append(("exp-pos", z3.And(t > 0, t >= 1 + a)))
         out.append(("exp-zero", z3.Implies(a == 0, t == 1)))
+        out.append(("exp-sign", z3.And((t > 1) == (a > 0), (t < 1) == (a < 0))))
         if _is(a, "log"):
             out.append(("exp-log", z3.Implies(a.arg(0) > 0, t == a.arg(0))))
     pe = exps[:MAX_PAIR_TERMS]

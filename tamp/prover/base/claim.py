@@ -4,7 +4,12 @@ vacuous or trivial, can it be met at all?
 These never turn a claim into "proved"; they turn confusing outcomes into clear messages:
 
 * a bound that divides by zero (or takes the log of a non-positive number) for some input
-  allowed by ``requires`` is an input error, located at the offending sub-expression;
+  allowed by ``requires`` is an input error, located at the offending sub-expression, when an
+  input at which exact evaluation confirms it is found (it is named in the message); when the
+  solver cannot rule it out but no such input is found (its ``log`` and ``exp`` are
+  uninterpreted, so ``1 - exp(-1) > 0`` may be beyond it), a note says so and the search goes
+  on: where an argument is out of range the bound has no value the solver is bound to, so no
+  proof can rest on it;
 * ``requires`` that no input satisfies makes every claim hold *vacuously* — said in a note;
 * a bound that is at least 1 for every input makes the claim hold *trivially* — said in a note;
 * a bound that is negative for some allowed input cannot be met there — said in a note, only
@@ -32,6 +37,9 @@ from tamp.show import show_expr
 
 _TIMEOUT_MS = 2000
 
+#: whether a value meets a condition of :data:`lang.ops.CONDITION` (``positive``: v > 0 …), exactly
+_HOLDS = {k: (lambda v, op=op: bool(ops.BINARY[op].exact(v, 0))) for k, op in ops.CONDITION.items()}
+
 
 def _partial_points(e: A.Expr):
     """Sub-expressions of ``e`` that are undefined somewhere: (node, condition that must hold)."""
@@ -56,21 +64,34 @@ def check_claim(
     def valid(f):
         return is_valid(f, enc, stats, _TIMEOUT_MS, req)
 
+    notes = []
     for node, (kind, arg) in _partial_points(cfa.bound):
         t = to_real(enc.expr(arg, env))
         cond = Z.BINARY[ops.CONDITION[kind]](t, z3.RealVal(0))
-        if valid(cond) == INVALID:
-            what = {
-                "nonzero": f"divides by `{show_expr(arg)}`, which is zero",
-                "positive": f"takes log(`{show_expr(arg)}`), which is not positive",
-                "nonnegative": f"takes sqrt(`{show_expr(arg)}`), which is negative",
-            }[kind]
-            msg = f"the failure bound {what} for some inputs satisfying `requires`"
-            if bound_from_option:
-                raise TampError(msg + f" (bound: {show_expr(cfa.bound)})", "--bound")
-            raise error_at(UnsupportedError, msg, node.pos, path, source)
+        if valid(cond) != INVALID:
+            continue
+        what = {
+            "nonzero": f"divides by `{show_expr(arg)}`, which is zero",
+            "positive": f"takes log(`{show_expr(arg)}`), which is not positive",
+            "nonnegative": f"takes sqrt(`{show_expr(arg)}`), which is negative",
+        }[kind]
+        witness = _witness(cfa, env, req, z3.Not(cond), lambda v, k=kind: not _HOLDS[k](v), arg)
+        if witness is None:
+            # z3's log and exp are uninterpreted: its counter-model may give them values they
+            # never take (exp(-1) >= 1). Without an input at which exact evaluation confirms it,
+            # this is a note, not an error; where the argument really is out of range the
+            # bound has no value, and no proof can rest on it (the solver may pick any).
+            notes.append(
+                f"the solver could not show that the failure bound's {show_expr(arg)} is in range "
+                f"for every input satisfying `requires` ({what.split(',')[0]})"
+            )
+            continue
+        shown = ", ".join(f"{k} = {v}" for k, v in witness[0].items())
+        msg = f"the failure bound {what} for some inputs satisfying `requires`" + (f" (at {shown})" if shown else "")
+        if bound_from_option:
+            raise TampError(msg + f" (bound: {show_expr(cfa.bound)})", "--bound")
+        raise error_at(UnsupportedError, msg, node.pos, path, source)
 
-    notes = []
     if valid(z3.BoolVal(False)) == VALID:
         notes.append("no input satisfies `requires`: the claim holds vacuously")
         return notes
@@ -120,15 +141,21 @@ def _model_value(model: z3.ModelRef, term: z3.ExprRef):
 
 def negative_witness(cfa, enc, env, req, beta) -> Optional[tuple]:
     """({input: value}, the bound's value) for an input satisfying ``requires`` at which the
-    bound is negative, or None. z3 proposes the input (a model of ``requires ∧ bound < 0``);
-    :mod:`lang.evaluate` confirms it exactly, since in the model an uninterpreted ``log`` or
-    ``sum`` may have a value it never has. Only scalars are shown (an array is read through the
-    model where the bound reads it)."""
+    bound is negative, or None (:func:`_witness`)."""
+    return _witness(cfa, env, req, beta < 0, lambda b: b < 0, cfa.bound)
+
+
+def _witness(cfa, env, req, formula, bad, expr) -> Optional[tuple]:
+    """({input: value}, the value of ``expr``) for an input satisfying ``requires`` at which
+    ``bad(value)`` holds, or None. z3 proposes the input (a model of ``requires ∧ formula``);
+    :mod:`lang.evaluate` confirms it exactly, since in the model an uninterpreted ``log``,
+    ``exp`` or ``sum`` may have a value it never has. Only scalars are shown (an array is read
+    through the model where the expression reads it)."""
     s = z3.Solver()
     s.set("timeout", _TIMEOUT_MS)
     for r in req:
         s.add(r)
-    s.add(beta < 0)
+    s.add(formula)
     try:
         if s.check() != z3.sat:
             return None
@@ -136,8 +163,8 @@ def negative_witness(cfa, enc, env, req, beta) -> Optional[tuple]:
         values = {p.name: _model_value(m, env[p.name]) for p in cfa.params if p.name in env}
         if not all(evaluate(r, values) is True for r in cfa.requires):
             return None
-        b = evaluate(cfa.bound, values)
-        if isinstance(b, bool) or not b < 0:
+        b = evaluate(expr, values)
+        if isinstance(b, bool) or not bad(b):
             return None
     except (ValueError, ArithmeticError, TypeError, z3.Z3Exception):  # EvalError is a ValueError
         return None

@@ -1,6 +1,8 @@
-"""Simulate every input set of inputs.json (20,000 runs, seed 7) and compare with its expectation.
+"""Simulate every input set of a blind part's inputs.json (20,000 runs, seed 7) and compare with its expectation.
 
-Run from the repository root: PYTHONPATH=$PWD python benchmarks/prover4/test/check_inputs.py [FILTER]
+Run from the repository root, naming the part's folder:
+    PYTHONPATH=$PWD python benchmarks/prover4/check_inputs.py benchmarks/prover4/test [FILTER]
+    PYTHONPATH=$PWD python benchmarks/prover4/check_inputs.py benchmarks/prover4/dev/blind1 [FILTER]
 It never proves anything: it only runs `tamp simulate` (Monte-Carlo) at fixed inputs.
 """
 
@@ -8,8 +10,6 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-
-HERE = Path(__file__).resolve().parent
 
 
 def arg(value: object) -> str:
@@ -21,14 +21,18 @@ def arg(value: object) -> str:
 
 
 def main() -> int:
-    table = json.loads((HERE / "inputs.json").read_text())
-    wanted = sys.argv[1] if len(sys.argv) > 1 else ""
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    here = Path(sys.argv[1]).resolve()
+    table = json.loads((here / "inputs.json").read_text())
+    wanted = sys.argv[2] if len(sys.argv) > 2 else ""
     bad = 0
     for rel, cases in table.items():
         if wanted not in rel:
             continue
         for case in cases:
-            cmd = [sys.executable, "-m", "tamp", "simulate", str(HERE / rel), "--json"]
+            cmd = [sys.executable, "-m", "tamp", "simulate", str(here / rel), "--json"]
             cmd += ["--runs", "20000", "--seed", "7"]
             for name, value in case["inputs"].items():
                 cmd += ["--input", f"{name}={arg(value)}"]

@@ -13,7 +13,9 @@ loop and the claim, with unknown rational coefficients λ, and a counterexample-
    every state kept so far (the template's coefficients are its only unknowns there; first
    with small coefficients 0, 1/2, 1, …, 4 and no constant, then blocks' coefficients in
    [0, 64] and the constant in [-1, 1/2], since a constant 1 is inductive and useless), and
-   go to 2 with them.
+   go to 2 with them. Among the small coefficients the least sum is taken, and no vector is
+   guessed twice: the search does not hang on which model the solver happens to return first,
+   and a vector whose INDUCT the solver can neither refute nor prove is passed over.
 
 Building blocks (:func:`markov_blocks` and the caller's): for a failure indicator ``[x >= a]``
 (or ``x > a``) of the continuation, with ``x`` a counter the loop raises and ``a`` left alone,
@@ -185,9 +187,27 @@ class Cegis:
                 out[name] = _literal(v)
         return out
 
-    def guess(self, formula: A.Expr, states: List[Dict[str, A.Expr]], k: int) -> Optional[List[Fraction]]:
-        """Coefficients λ₀…λ_{k-1} under which ``formula`` (the template's INDUCT) holds at every
-        state of ``states``, or None."""
+    def _least(self, f, objective) -> Optional[z3.ModelRef]:
+        """A model of ``f`` (with ``requires`` and the checker's lemmas) with the least
+        ``objective``, or None (unsat, or no answer within the guess's budget)."""
+        o = z3.Optimize()
+        rlimit, clock = budget_limits(GUESS_MS)
+        left = self.left_ms()
+        o.set("rlimit", rlimit)
+        o.set("timeout", max(1, int(min(clock, left))) if left is not None else clock)
+        o.add(*self.chk.hyps)
+        hyps = list(self.chk.extra_hyps(f))
+        apps = transcendental_apps(z3.And(*self.chk.hyps, *hyps, f)) if self.chk.enc.has_apps else []
+        o.add(*hyps, *lemmas_for(apps, self.chk.enc), f)
+        o.minimize(objective)
+        return o.model() if o.check() == z3.sat else None
+
+    def guess(
+        self, formula: A.Expr, states: List[Dict[str, A.Expr]], k: int, tried: Sequence[Sequence[Fraction]] = ()
+    ) -> Optional[List[Fraction]]:
+        """Coefficients λ₀…λ_{k-1}, none of ``tried``, under which ``formula`` (the template's
+        INDUCT) holds at every state of ``states``, or None. Among the small ones, those with the
+        least sum: the guess is then the same whatever model the solver would pick first."""
         env = dict(self.chk.env)
         lams = [z3.Real(f"lam${i}") for i in range(k)]
         for i, v in enumerate(lams):
@@ -205,9 +225,15 @@ class Cegis:
         simple = [lams[0] == 0] + [z3.Or(*[v == z3.RealVal(c) for c in NICE]) for v in lams[1:]]
         ranges = [z3.And(-1 <= lams[0], lams[0] <= z3.RealVal("1/2"))]
         ranges += [z3.And(0 <= v, v <= COEFF_BOUND) for v in lams[1:]]
+        fresh = [z3.Or(*[v != z3.RealVal(str(c)) for v, c in zip(lams, t)]) for t in tried]
         m = None
         for extra in (simple, ranges):
-            f = z3.And(*parts, *extra)
+            f = z3.And(*parts, *extra, *fresh)
+            if extra is simple:
+                m = self._least(f, z3.Sum(*lams[1:]) if k > 1 else z3.RealVal(0))
+                if m is not None:
+                    break
+                continue
             s = self._solver(f, GUESS_MS)
             s.add(f)
             if s.check() == z3.sat:
@@ -249,9 +275,11 @@ class Cegis:
             if cex is None:  # no counterexample: proposed only if the checker finds it valid
                 if self.chk.valid(formula) == VALID:
                     yield core
-                return
-            states.append(cex)
-            nxt = self.guess(symbolic, states, k)
+                    return
+                # no answer either way (nonlinear arithmetic): other coefficients, same states
+            else:
+                states.append(cex)
+            nxt = self.guess(symbolic, states, k, sorted(tried))
             if nxt is None:
                 return
             coeffs = nxt

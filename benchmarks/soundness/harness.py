@@ -58,7 +58,7 @@ def benchmark_inputs(rel: str) -> List[Dict[str, object]]:
             return [row["inputs"] for row in data.get(rel[len(folder) + 1 :], [])]
     if rel.startswith("prover4/dev/"):  # each development family keeps its own, by file name
         family = (BENCH / rel).parent
-        if not (family / "inputs.json").exists():  # dev/blind1: one file for its families
+        if not (family / "inputs.json").exists():  # dev/blind1, dev/blind2: one file for their families
             data = json.loads((family.parent / "inputs.json").read_text())
             return [row["inputs"] for row in data.get(f"{family.name}/{(BENCH / rel).name}", [])]
         data = json.loads((family / "inputs.json").read_text())
@@ -152,8 +152,8 @@ def variant_files() -> List[str]:
     corpus (benchmarks/corpus/*/*_false*.prob), and the held-out corpus's false siblings and
     soundness attacks (benchmarks/heldout/*/*_false*.prob, benchmarks/heldout/attack_*.prob), and the
     false siblings and attacks of the Prover IV development families
-    (benchmarks/prover4/dev/*/*_false*.prob, and dev/blind1/*/*_false*.prob, the blind part of
-    the last session, now development material)."""
+    (benchmarks/prover4/dev/*/*_false*.prob, and dev/blind1/*/*_false*.prob and
+    dev/blind2/*/*_false*.prob, the blind parts of earlier sessions, now development material)."""
     paths = (
         sorted((BENCH / "variants").glob("*.prob"))
         + sorted((BENCH / "variants" / "nonterminating").glob("*.prob"))
@@ -162,6 +162,7 @@ def variant_files() -> List[str]:
         + sorted((BENCH / "heldout").glob("attack_*.prob"))
         + sorted((BENCH / "prover4" / "dev").glob("*/*_false*.prob"))
         + sorted((BENCH / "prover4" / "dev" / "blind1").glob("*/*_false*.prob"))
+        + sorted((BENCH / "prover4" / "dev" / "blind2").glob("*/*_false*.prob"))
     )
     return [str(p.relative_to(BENCH)) for p in paths]
 

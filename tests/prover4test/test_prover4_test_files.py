@@ -1,5 +1,6 @@
-"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 (the first blind part, now
-development material) and benchmarks/prover4/test (the new blind part). In each, every file parses and
+"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 and dev/blind2 (the blind
+parts of sessions 14 and 15, now development material) and benchmarks/prover4/test (the newest blind part,
+when there is one). In each, every file parses and
 type-checks, carries its headers, every true claim has a false sibling, and inputs.json covers every file (two
 consistent input sets per true claim, a refuting one per false claim). A few input sets are simulated. Nothing
 here proves anything: the folders are held-out measurements of the prover, so its answers are not asserted.
@@ -18,15 +19,17 @@ from lang.typecheck import check_file
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = {
     "blind1": ROOT / "benchmarks" / "prover4" / "dev" / "blind1",
+    "blind2": ROOT / "benchmarks" / "prover4" / "dev" / "blind2",
     "test": ROOT / "benchmarks" / "prover4" / "test",
 }
+FOLDERS = {name: here for name, here in FOLDERS.items() if (here / "inputs.json").exists()}
 INPUTS = {name: json.loads((here / "inputs.json").read_text()) for name, here in FOLDERS.items()}
 FILES = [(name, f) for name, here in FOLDERS.items() for f in sorted(here.glob("*/*.prob"))]
 SIMULATED = [
     ("blind1", "repetition/freivalds_vector_false.prob"),
     ("blind1", "dpaccuracy/geometric_mechanism.prob"),
-    ("test", "faults/tmr_vote_false.prob"),
-    ("test", "walks/rademacher_walk.prob"),
+    ("blind2", "faults/tmr_vote_false.prob"),
+    ("blind2", "walks/rademacher_walk.prob"),
 ]
 
 

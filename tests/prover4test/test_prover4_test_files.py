@@ -30,6 +30,8 @@ SIMULATED = [
     ("blind1", "dpaccuracy/geometric_mechanism.prob"),
     ("blind2", "faults/tmr_vote_false.prob"),
     ("blind2", "walks/rademacher_walk.prob"),
+    ("test", "permutations/cycle_of_zero_false.prob"),
+    ("test", "queues/machine_repair.prob"),
 ]
 
 

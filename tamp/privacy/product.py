@@ -164,28 +164,23 @@ def valid_each(
     raises :class:`Interrupted` instead of counting as ``unknown``."""
     if not goals:
         return []
-    s = z3.Solver()
-    s.add(*hyps)
 
-    def check() -> Any:
+    def check(goal: Term) -> Tuple[Any, Any]:
         left = float("inf") if until is None else until[0] - time.monotonic()
         if left <= 0:
             raise Interrupted()
+        s = z3.Solver()
         s.set("timeout", int(min(ms, left * 1000 + 1)))
+        s.add(*hyps)
+        s.add(z3.Not(goal))
         r = s.check()
         if r == z3.unknown and until is not None and time.monotonic() >= until[0]:
             raise Interrupted()
-        return r
+        return r, (s.model() if r == z3.sat else None)
 
     def keep(left: List[int]) -> List[int]:
         while left:
-            s.push()
-            s.add(z3.Not(z3.And(*[goals[i] for i in left])))
-            try:
-                r = check()
-                m = s.model() if r == z3.sat else None
-            finally:
-                s.pop()
+            r, m = check(z3.And(*[goals[i] for i in left]))
             if r == z3.unsat:
                 return left
             drop = set()

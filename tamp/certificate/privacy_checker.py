@@ -25,6 +25,20 @@ the negation; ``unknown`` or ``sat`` rejects):
 * at exit: each output is the same in both runs (or, pointwise, ``o = k`` in the first run
   implies ``o = k`` in the second, for every ``k``), the cost is at most E, and δ >= 0.
 
+*The shear* (kind ``shear``; tamp.privacy.product's module doc has the argument): for a program
+whose only draw ``v ~ lap(m, s)`` sits directly in a top-level ``for`` loop (``m`` reading only
+inputs and the counter, ``s`` only inputs — checked here on the program's syntax), proved
+pointwise on an int output: the noises agree on every iteration but k; run 2's draw on k is a
+free constant y; the checker's own ghosts G, G' (the draw's maximum over the iterations other
+than k in run 1, run 2, updated from that iteration's draw only) and W (run 1's draw on k) are
+read by the invariants as ``others_max(v)``, ``others_max(v')``, ``winner(v)``, and y as
+``winner(v')``. At the exit it assumes ``y = W + shift`` with the certificate's ``shift``, which
+must read only inputs, ``out_k()`` and ``others_max(v)`` / ``others_max(v')`` — functions of the
+other draws, so given them the winner's noise is translated by a constant (one coordinate moves:
+injective, Jacobian 1) — and ``W != G`` (a null set: v_k has a density and G does not depend on
+it), adds the cost ``|shift - (m' - m)| / s`` at iteration k, and proves the point output and the
+other outputs equal, and the cost at most E, on the runs whose output is k.
+
 A proof by cases (``neighbours`` a disjunction ``R1 || R2 || …``) lists one such proof per
 disjunct, in the program's order (checked against the program's own disjuncts); each is checked
 as above with its disjunct assumed instead of the whole relation (the secret inputs are still those

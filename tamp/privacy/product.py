@@ -139,12 +139,6 @@ def shear_shift(v: str) -> str:
 
 
 SOLVER_MS = 10000
-_PREPROCESSED = z3.Then("simplify", "propagate-values", "solve-eqs", "smt")
-#: the first try's work limit (z3's deterministic resource count, not a time, so the same under
-#: load): the incremental solver answers most of the suite's checks within it; numericSparse's two
-#: slow ones take it 1.7e6 and 3.5e6 (0.5 s and 1 s of CPU), the preprocessing solver 7e5 and 3e5
-#: (0.25 s and 0.15 s): numericSparse's proof 2.5 s -> 1.4 s of CPU, the other proofs as before
-FIRST_TRY_RLIMIT = 500_000
 
 
 class Unsupported(Exception):
@@ -197,53 +191,39 @@ def valid(hyps: Sequence[Term], goal: Term, ms: int = SOLVER_MS) -> bool:
 def valid_each(
     hyps: Sequence[Term], goals: Sequence[Term], ms: int = SOLVER_MS, until: Optional[List[float]] = None
 ) -> List[bool]:
-    """Which goals ``hyps`` imply (Houdini's filter): while the conjunction of the goals still
-    standing is not proved, a model of the hypotheses that falsifies it drops every goal false in
-    that model (a model of ``hyps`` where g is false shows that g does not follow). When z3
-    answers ``unknown``, or a model drops nothing, the goals left are split in two halves, each
-    filtered the same way, down to single goals (``unknown`` of one goal is no). Each check goes
-    first to one solver in incremental mode (the hypotheses asserted once) with a small work limit
-    (:data:`FIRST_TRY_RLIMIT`); without an answer, to a fresh solver that preprocesses
-    (numericSparse's two slow consecution checks: 1.5 s -> 0.4 s); without one, to the
-    incremental solver without the limit. A goal is kept only when a conjunction containing it
+    """Which goals ``hyps`` imply (Houdini's filter), with one solver: the hypotheses are
+    asserted once; while the conjunction of the goals still standing is not proved, a model of
+    the hypotheses that falsifies it drops every goal false in that model (a model of ``hyps``
+    where g is false shows that g does not follow). When z3 answers ``unknown``, or a model drops
+    nothing, the goals left are split in two halves, each filtered the same way, down to single
+    goals (``unknown`` of one goal is no). A goal is kept only when a conjunction containing it
     is proved to follow from ``hyps`` (unsat), so exactly when :func:`valid` could prove it.
     ``until``: a clock (see :meth:`Product.tick`); no check runs past it, and one cut short by it
     raises :class:`Interrupted` instead of counting as ``unknown``."""
     if not goals:
         return []
+    s = z3.Solver()
+    s.add(*hyps)
 
-    inc = z3.Solver()  # in incremental mode (push/pop): what it learns carries over
-    inc.add(*hyps)
-
-    def check(goal: Term) -> Tuple[Any, Any]:
-        r = z3.unknown
-        for incremental, budget in ((True, FIRST_TRY_RLIMIT), (False, 0), (True, 0)):
-            left = float("inf") if until is None else until[0] - time.monotonic()
-            if left <= 0:
-                raise Interrupted()
-            s = inc if incremental else _PREPROCESSED.solver()
-            if incremental:
-                s.push()
-            else:
-                s.add(*hyps)
-            try:
-                s.set("timeout", int(min(ms, left * 1000 + 1)))
-                s.set("rlimit", budget)
-                s.add(z3.Not(goal))
-                r = s.check()
-                m = s.model() if r == z3.sat else None
-            finally:
-                if incremental:
-                    s.pop()
-            if r != z3.unknown:
-                return r, m
-        if until is not None and time.monotonic() >= until[0]:
+    def check() -> Any:
+        left = float("inf") if until is None else until[0] - time.monotonic()
+        if left <= 0:
             raise Interrupted()
-        return r, None
+        s.set("timeout", int(min(ms, left * 1000 + 1)))
+        r = s.check()
+        if r == z3.unknown and until is not None and time.monotonic() >= until[0]:
+            raise Interrupted()
+        return r
 
     def keep(left: List[int]) -> List[int]:
         while left:
-            r, m = check(z3.And(*[goals[i] for i in left]))
+            s.push()
+            s.add(z3.Not(z3.And(*[goals[i] for i in left])))
+            try:
+                r = check()
+                m = s.model() if r == z3.sat else None
+            finally:
+                s.pop()
             if r == z3.unsat:
                 return left
             drop = set()

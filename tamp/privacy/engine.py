@@ -354,7 +354,10 @@ def _attempts(prog: A.Program, types: Any) -> Iterator[Tuple[Optional[str], Dict
     int variable, value by value (pointwise: out = k in the first run implies out = k in
     the second, which gives P[out ∈ S] <= exp(E) P'[out ∈ S] by summing over the k in S).
     The two searches share :data:`MAX_ATTEMPTS`, half each when both apply, and take turns
-    (an attempt of one, then of the other), so neither waits for the other's failures."""
+    (an attempt of one, then of the other), so neither waits for the other's failures. Before
+    them, for a program of the shear's shape (:func:`~tamp.privacy.product.shear_draw`) whose
+    claim has one int output among several (report-noisy-max releasing a gap), the shear,
+    pointwise on that output (product module doc)."""
     claim = prog.private
     assert claim is not None
     outs = claim.outputs

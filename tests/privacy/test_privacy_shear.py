@@ -173,3 +173,19 @@ def test_the_shear_needs_a_mean_that_reads_no_drawn_value():
     # a mean reading a local (here the running maximum) may depend on the winner's draw
     text = GAP.read_text().replace("lap(q[i], 2 / eps)", "lap(q[i] + best, 2 / eps)")
     assert shear_draw(parse(text).programs[0]) is None
+
+
+@pytest.mark.parametrize("scale, want", [("2 / eps", "eps"), ("1 / eps", "2 * eps")])
+def test_private_hole_with_the_gap_infers_the_shears_budget(tmp_path, capsys, scale, want):
+    # `private ?`: the smallest candidate the shear's cost is proved below — eps with Lap(2/eps),
+    # 2 eps (not eps) with Lap(1/eps); the certificate proves exactly that budget
+    text = GAP.read_text().replace("private    eps on out, gap", "private    ? on out, gap")
+    text = text.replace("lap(q[i], 2 / eps)", f"lap(q[i], {scale})")
+    path = tmp_path / "gapHole.prob"
+    path.write_text(text)
+    res = prove(str(path), timeout=60)
+    (r,) = res.programs
+    assert r.verdict == "proved" and r.epsilon == want, r.message
+    cert = json.loads(json.dumps(file_certificate(res, path.read_bytes(), None, None)))
+    code, out = _check(cert, path, tmp_path, capsys)
+    assert code == 0 and "ok" in out, out

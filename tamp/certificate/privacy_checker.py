@@ -25,6 +25,20 @@ the negation; ``unknown`` or ``sat`` rejects):
 * at exit: each output is the same in both runs (or, pointwise, ``o = k`` in the first run
   implies ``o = k`` in the second, for every ``k``), the cost is at most E, and δ >= 0.
 
+*The shear* (kind ``shear``; tamp.privacy.product's module doc has the argument): for a program
+whose only draw ``v ~ lap(m, s)`` sits directly in a top-level ``for`` loop (``m`` reading only
+inputs and the counter, ``s`` only inputs — checked here on the program's syntax), proved
+pointwise on an int output: the noises agree on every iteration but k; run 2's draw on k is a
+free constant y; the checker's own ghosts G, G' (the draw's maximum over the iterations other
+than k in run 1, run 2, updated from that iteration's draw only) and W (run 1's draw on k) are
+read by the invariants as ``others_max(v)``, ``others_max(v')``, ``winner(v)``, and y as
+``winner(v')``. At the exit it assumes ``y = W + shift`` with the certificate's ``shift``, which
+must read only inputs, ``out_k()`` and ``others_max(v)`` / ``others_max(v')`` — functions of the
+other draws, so given them the winner's noise is translated by a constant (one coordinate moves:
+injective, Jacobian 1) — and ``W != G`` (a null set: v_k has a density and G does not depend on
+it), adds the cost ``|shift - (m' - m)| / s`` at iteration k, and proves the point output and the
+other outputs equal, and the cost at most E, on the runs whose output is k.
+
 A proof by cases (``neighbours`` a disjunction ``R1 || R2 || …``) lists one such proof per
 disjunct, in the program's order (checked against the program's own disjuncts); each is checked
 as above with its disjunct assumed instead of the whole relation (the secret inputs are still those
@@ -88,7 +102,10 @@ Term = Any
 LAPLACE = ("lap", "dlap")
 ONE_SIDED = ("exp", "dexp")
 IDENTITY = ("bern", "unif", "uniform", "step", "density")
-KINDS = ("values", "noise", "shift", "above", "above_value", "at_k", "live")
+KINDS = ("values", "noise", "shift", "above", "above_value", "at_k", "live", "shear")
+#: the shear's ghosts (see the module doc): the others' maximum per run, whether one was seen
+#: (one flag for both runs), run 1's draw on iteration k
+GHOST_G, GHOST_SEEN, GHOST_W = "others_max!", "others_seen!", "winner!"
 
 
 # ---------------------------------------------------------------------------- the format
@@ -103,6 +120,8 @@ class Step:
     kind: str
     c: int
     cost: str
+    #: a shear's value shift (the invariant language; reads no draw of iteration k), else None
+    shift: Optional[str] = None
 
 
 @dataclass
@@ -204,10 +223,12 @@ def _decode_proof(p: Dict[str, Any], where: str, pc: PrivCert) -> None:
         raise MalformedCertificate(f"{where}.alignment: expected a list")
     for i, s in enumerate(steps):
         w = f"{where}.alignment[{i}]"
-        known_keys(s, ("line", "col", "target", "dist", "kind", "c", "cost"), w)
+        known_keys(s, ("line", "col", "target", "dist", "kind", "c", "cost", "shift"), w)
         kind = _str(s, "kind", w)
         if kind not in KINDS:
             raise MalformedCertificate(f"{w}.kind: expected one of {', '.join(KINDS)}")
+        if ("shift" in s) != (kind == "shear"):
+            raise MalformedCertificate(f"{w}.shift: exactly a shear step states its shift")
         pc.alignment.append(
             Step(
                 _int(s, "line", w),
@@ -217,6 +238,7 @@ def _decode_proof(p: Dict[str, Any], where: str, pc: PrivCert) -> None:
                 kind,
                 _int(s, "c", w),
                 _str(s, "cost", w),
+                _str(s, "shift", w, optional=True),
             )
         )
     loops = p.get("loops")
@@ -282,7 +304,8 @@ class _Tr(Z3Translation):
         if isinstance(node, A.Call) and self.special is not None and node.func == "entry":
             if len(node.args) != 1:
                 raise _Unsupported("entry(e) takes one expression")
-            sp, self.special = self.special, dict(self.special, cost=self.special["entry_cost"])
+            sp = self.special
+            self.special = dict(sp, cost=sp["entry_cost"], ghosts=sp.get("entry_ghosts"))
             try:
                 return self.translate(node.args[0], sp["entry_env"])
             finally:
@@ -296,6 +319,16 @@ class _Tr(Z3Translation):
                 return sp["cost"]
             if e.func == "out_k" and not e.args and sp["k"] is not None:
                 return sp["k"]
+            gh = sp.get("ghosts")
+            if gh is not None and e.func in ("others_max", "winner") and len(e.args) == 1:
+                a = e.args[0]
+                if isinstance(a, A.Var) and a.name in (gh["v"], A.primed(gh["v"])):
+                    run2 = a.name != gh["v"]
+                    if e.func == "others_max":
+                        return gh["g2"] if run2 else gh["g1"]
+                    return gh["y"] if run2 else gh["w"]
+            if gh is not None and e.func == "others_seen" and not e.args:
+                return gh["seen"]
             if e.func == "witness" and len(e.args) == 1 and isinstance(e.args[0], A.Num):
                 n = int(e.args[0].value)
                 if 0 <= n < len(sp["witnesses"]):
@@ -382,6 +415,11 @@ class _Product:
         self.secret = {b for v in set(free_vars(prog.neighbours or A.BoolLit(True))) if (b := A.unprimed(v))}
         self.draws = {_pos(s): s for s in A.walk(prog.body) if isinstance(s, A.Sample)}
         self.align = {(s.line, s.col): s for s in pc.alignment}
+        #: the shear (module doc): its step, its draw, run 2's draw on iteration k (the prophecy)
+        self.shear = next((s for s in pc.alignment if s.kind == "shear"), None)
+        self.shear_draw: Optional[A.Sample] = None
+        self.shear_loop: Optional[A.For] = None
+        self.y = z3.Real("winner'!shear")
         self.follow: Dict[int, A.Expr] = {}
         for blk in A.walk(prog.body):
             if isinstance(blk, A.Block):
@@ -437,6 +475,7 @@ class _Product:
             )
         env_r = dict(self.inputs1)
         env_r.update({A.primed(k): v for k, v in inputs2.items()})
+        self.inputs2 = inputs2
         for c in self.prog.requires:
             self.base.append(self.tr.translate(c, self.inputs1))
             self.base.append(self.tr.translate(c, inputs2))
@@ -458,7 +497,25 @@ class _Product:
         for n in A.walk(self.prog.body):
             if isinstance(n, A.For) and n.var not in env1:
                 env1[n.var] = env2[n.var] = self.fresh(n.var + "!init", z3.IntSort())
+        if self.shear is not None:  # the ghosts start before the (only) loop: none seen yet
+            env1[GHOST_G] = env2[GHOST_G] = self.fresh("others_max!init", z3.RealSort())
+            env1[GHOST_SEEN] = env2[GHOST_SEEN] = z3.BoolVal(False)
+            env1[GHOST_W] = env2[GHOST_W] = self.fresh("winner!init", z3.RealSort())
         return _St(env1, env2, z3.RealVal(0), [])
+
+    def ghosts(self, st: _St) -> Optional[Dict[str, Any]]:
+        """The shear's ghosts in ``st`` for the invariant language (``others_max(v)``, ``others_max(v')``,
+        ``others_seen()``, ``winner(v)``, ``winner(v')``), or None without a shear."""
+        if self.shear is None or GHOST_G not in st.env1:
+            return None
+        return {
+            "v": self.shear.target,
+            "g1": st.env1[GHOST_G],
+            "g2": st.env2[GHOST_G],
+            "seen": st.env1[GHOST_SEEN],
+            "w": st.env1[GHOST_W],
+            "y": self.y,
+        }
 
     # ------------------------------------------------------------ statements
     def block(self, b: A.Block, st: _St) -> _St:
@@ -525,6 +582,8 @@ class _Product:
             m1, m2 = to_real(self.t1(m, st)), to_real(self.t2(m, st))
             s1, s2 = to_real(self.t1(scale, st)), to_real(self.t2(scale, st))
             self.oblige(st, z3.And(s1 == s2, s1 > 0), f"the scale of {d.func} is positive and the same in both runs", d)
+            if step.kind == "shear":
+                return self.shear_sample(s, st, m1, m2)
             x = self.fresh(name + "!draw", z3.IntSort() if d.func in ("dlap", "dexp") else z3.RealSort())
             eta = self.shift(step, s, x, m2 - m1, st)
             if step.kind in ("above", "above_value"):  # x-dependent: a piecewise translation
@@ -558,6 +617,24 @@ class _Product:
             self.write(tgt, x, x, st)
             return st
         raise Rejected(f"line {_pos(s)[0]}: {d.func}(…) noise is outside the proof rules")
+
+    def shear_sample(self, s: A.Sample, st: _St, m1: Term, m2: Term) -> _St:
+        """The shear draw: on iterations other than k the noises agree (cost 0), on iteration k
+        run 2 draws the prophecy y (paid at the exit); the ghosts read this iteration's draw only,
+        and only when it is not iteration k."""
+        if s is not self.shear_draw or self.k is None or not self.loop_vars:
+            raise Rejected(f"line {_pos(s)[0]}: the shear needs a pointwise proof and the program's one draw")
+        name = A.target_name(s.targets[0])
+        at = to_int(st.env1[self.loop_vars[-1]]) == self.k
+        x = self.fresh(name + "!draw", z3.RealSort())
+        seen = st.env1[GHOST_SEEN]
+        for env, v in ((st.env1, x), (st.env2, x + (m2 - m1))):
+            g = env[GHOST_G]
+            env[GHOST_G] = z3.If(at, g, z3.If(seen, z3.If(v > g, v, g), v))
+            env[GHOST_W] = z3.If(at, x, env[GHOST_W])
+            env[GHOST_SEEN] = z3.Or(seen, z3.Not(at))
+        self.write(s.targets[0], x, z3.If(at, self.y, x + (m2 - m1)), st)
+        return st
 
     def shift(self, step: Step, s: A.Sample, x: Term, d: Term, st: _St) -> Term:
         if step.kind == "values":
@@ -646,6 +723,8 @@ class _Product:
             "entry_env": _both(entry),
             "witnesses": self.witnesses,
             "k": self.k,
+            "ghosts": self.ghosts(st),
+            "entry_ghosts": self.ghosts(entry),
         }
         try:
             t = self.tr.translate(e, _both(st))
@@ -672,11 +751,15 @@ class _Product:
         for text in texts:  # initiation
             self.oblige(st, self.invariant(text, st, st, s), f"loop invariant {text} holds at entry", s)
         modified = sorted(written_vars(body) | {var})
+        if self.shear_draw is not None and any(n is self.shear_draw for n in A.walk(body)):
+            modified += [GHOST_G, GHOST_SEEN, GHOST_W]  # the ghosts move with the loop
         h = st.copy()
         h.cost = self.fresh("cost", z3.RealSort())
         for x in modified:
             h.env1[x] = self.fresh(x, st.env1[x].sort())
             h.env2[x] = self.fresh(x + "'", st.env2[x].sort())
+        if GHOST_SEEN in modified:  # one flag for both runs
+            h.env2[GHOST_SEEN] = h.env1[GHOST_SEEN]
         h.pc += [self.invariant(text, h, st, s) for text in texts]
         self.counters.append(to_int(h.env1[var]))
         g1, g2 = self.t1(guard, h), self.t2(guard, h)
@@ -691,25 +774,107 @@ class _Product:
         h.pc.append(z3.Not(g1))
         return h
 
+    # ------------------------------------------------------------ the shear
+    def shear_shift(self, text: str) -> A.Expr:
+        """The certificate's value shift of the shear, after checking that it reads nothing of
+        iteration k's draw: only inputs (primed or not), ``out_k()`` and the ghosts
+        ``others_max(v)`` / ``others_max(v')`` (functions of the other iterations' draws); never a
+        local of the program (whose value may depend on the winner's draw), nor ``winner(…)``."""
+        try:
+            e = parse_expr(text)
+        except TampError as exc:
+            raise Rejected(f"the shear's shift {text!r} does not parse: {exc}") from None
+        assert self.shear is not None
+        v = self.shear.target
+        params = {p.name for p in self.prog.params}
+
+        def check(n: A.Node) -> None:
+            if isinstance(n, A.Call) and n.func == "others_max":
+                if len(n.args) == 1 and isinstance(n.args[0], A.Var) and n.args[0].name in (v, A.primed(v)):
+                    return
+                raise Rejected(f"the shear's shift {text!r}: others_max takes the draw {v} or {v}'")
+            if isinstance(n, A.Call) and n.func in ("winner", "others_seen", "cost", "entry", "witness"):
+                raise Rejected(f"the shear's shift {text!r} may not read {n.func}(…)")
+            if isinstance(n, A.Var) and n.name not in params and A.unprimed(n.name) not in params:
+                raise Rejected(
+                    f"the shear's shift {text!r} reads {n.name}, which is not an input (it may depend on the "
+                    "draw of the output's iteration)"
+                )
+            for c in A.children(n):
+                check(c)
+
+        check(e)
+        return e
+
+    def shear_exit(self, st: _St, shift: A.Expr) -> Tuple[List[Term], Term]:
+        """At the exit: the prophecy ``y = W + shift`` (W run 1's draw on iteration k), ``W != G``
+        (a continuous draw equals a function of the other draws only on a null set), and the
+        shear draw's cost ``|shift - (m' - m)| / s`` at iteration k."""
+        assert self.shear_draw is not None and self.shear_loop is not None and self.k is not None
+        m, sc = self.shear_draw.dist.args
+        at1, at2 = dict(self.inputs1), dict(self.inputs2)
+        at1[self.shear_loop.var] = at2[self.shear_loop.var] = self.k
+        dk = to_real(self.tr.translate(m, at2)) - to_real(self.tr.translate(m, at1))
+        scale = to_real(self.tr.translate(sc, at1))
+        env = dict(self.inputs1)
+        env.update({A.primed(k): v for k, v in self.inputs2.items()})
+        v = self.shear.target if self.shear is not None else ""
+        env[v] = env[A.primed(v)] = z3.RealVal(0)  # read only as others_max's argument (shear_shift)
+        saved = self.tr.special
+        self.tr.special = {"k": self.k, "ghosts": self.ghosts(st), "witnesses": []}
+        try:
+            tau = to_real(self.tr.translate(shift, env))
+        except (_Unsupported, z3.Z3Exception) as exc:
+            raise Rejected(f"the shear's shift cannot be read: {exc}") from None
+        finally:
+            self.tr.special = saved
+        w, g1 = to_real(st.env1[GHOST_W]), to_real(st.env1[GHOST_G])
+        gap = tau - dk
+        return [self.y == w + tau, w != g1], z3.If(gap >= 0, gap, -gap) / scale
+
     # ------------------------------------------------------------ the claim
     def run(self) -> None:
         claim = self.prog.private
         assert claim is not None
         self.used_loops: Set[Tuple[int, int]] = set()
-        if self.cert.pointwise is not None:
+        point = self.cert.pointwise
+        shift: Optional[A.Expr] = None
+        if self.shear is not None:
+            shape = _shear_shape(self.prog)
+            if shape is None or _pos(shape[0]) != (self.shear.line, self.shear.col):
+                raise Rejected(
+                    f"line {self.shear.line}: the shear needs the program's only draw, `v ~ lap(m, s)` directly in a "
+                    "top-level for loop, m reading only inputs and the counter, s only inputs"
+                )
+            self.shear_draw, self.shear_loop = shape
+            if self.shear.c != 1:
+                raise Rejected(f"line {self.shear.line}: a shear step has c = 1")
+            if point is None or point not in claim.outputs or self.types.locals.get(point) != A.INT:
+                raise Rejected("the shear needs a pointwise proof on an int output of the claim")
+            shift = self.shear_shift(self.shear.shift or "")
+            self.k = z3.Int("k!out")
+        elif point is not None:
             outs = claim.outputs
-            if list(outs) != [self.cert.pointwise] or self.types.locals.get(outs[0]) != A.INT:
+            if list(outs) != [point] or self.types.locals.get(outs[0]) != A.INT:
                 raise Rejected("a pointwise proof needs exactly one int output, the one named")
             self.k = z3.Int("k!out")
         st = self.start()
         st = self.block(self.prog.body, st)
         hyps = self.hyps(st)
+        cost = st.cost
+        if shift is not None and point is not None:
+            extra, paid = self.shear_exit(st, shift)
+            # only the runs whose output is k are paired (the claim is the sum over k)
+            hyps, cost = hyps + extra + [st.env1[point] == self.k], cost + paid
         for name in claim.outputs:
             if name not in st.env1:
                 raise Rejected(f"the output {name} is not a variable of the program")
-            if self.k is not None:
+            if self.k is not None and name == point:
                 goal = z3.Implies(st.env1[name] == self.k, st.env2[name] == self.k)
                 self.valid(hyps, goal, f"the output {name} is k in the second run when it is k in the first", claim)
+            elif self.k is not None and point is not None:  # the shear's other outputs, where the output is k
+                goal = z3.Implies(st.env1[point] == self.k, st.env1[name] == st.env2[name])
+                self.valid(hyps, goal, f"the output {name} is the same in both runs when {point} is k", claim)
             else:
                 self.valid(hyps, st.env1[name] == st.env2[name], f"the output {name} is the same in both runs", claim)
         if claim.delta is not None:
@@ -717,13 +882,41 @@ class _Product:
                 self.base, to_real(self.tr.translate(claim.delta, self.inputs1)) >= 0, "δ is not negative", claim
             )
         eps = to_real(self.tr.translate(parse_expr(self.cert.epsilon), self.inputs1))
-        self.valid(hyps, st.cost <= eps, f"the privacy cost is at most {self.cert.epsilon}", claim)
+        self.valid(hyps, cost <= eps, f"the privacy cost is at most {self.cert.epsilon}", claim)
         unused = sorted(set(self.cert.loops) - self.used_loops)
         if unused:
             raise Rejected(f"the certificate has invariants for no loop at {unused[0][0]}:{unused[0][1]}")
 
 
 # ---------------------------------------------------------------------------- checking
+
+
+def _shear_shape(prog: A.Program) -> Optional[Tuple[A.Sample, A.For]]:
+    """The draw and loop of a shear when the program has the shape the rule needs (module doc):
+    its only draw is ``v ~ lap(m, s)`` (v a plain variable) directly in the body of a ``for`` loop
+    that is a top-level statement, the counter not written in the body, ``m`` reading only inputs
+    and the counter, ``s`` only inputs, neither written anywhere."""
+    draws = [n for n in A.walk(prog.body) if isinstance(n, A.Sample)]
+    if len(draws) != 1:
+        return None
+    d = draws[0]
+    params = {p.name for p in prog.params}
+    for loop in prog.body.stmts:
+        if isinstance(loop, A.For) and any(st is d for st in loop.body.stmts):
+            reads = set(free_vars(d.dist.args[0])) | set(free_vars(d.dist.args[1])) if len(d.dist.args) == 2 else set()
+            ok = (
+                d.dist.func == "lap"
+                and len(d.dist.args) == 2
+                and len(d.targets) == 1
+                and isinstance(d.targets[0], A.Var)
+                and d.targets[0].name not in params
+                and loop.var not in written_vars(loop.body)
+                and set(free_vars(d.dist.args[0])) <= params | {loop.var}
+                and set(free_vars(d.dist.args[1])) <= params
+                and not reads & (written_vars(prog.body) - {loop.var})
+            )
+            return (d, loop) if ok else None
+    return None
 
 
 def _structure(pc: PrivCert, prog: A.Program) -> None:

@@ -21,6 +21,7 @@ from lang import ast as A
 from lang.parser import parse_expr
 from lang.printer import print_expr
 from tamp.privacy import PrivacyResult
+from tamp.privacy.product import shear_shift
 
 from .format import CertificateError
 from .privacy_checker import cost_text
@@ -86,6 +87,8 @@ def _proof(result: PrivacyResult) -> Dict[str, Any]:
                 "cost": cost_text(a.kind, m, s, d.func),
             }
         )
+        if a.kind == "shear":  # the value shift on the output's iteration (the checker reads it)
+            steps[-1]["shift"] = shear_shift(a.target)
     return {
         "pointwise": result.pointwise,
         "alignment": sorted(steps, key=lambda s: (s["line"], s["col"])),

@@ -40,6 +40,7 @@ from .product import (
     _Failed,
     alignment_choices,
     disjuncts,
+    shear_draw,
     valid,
 )
 from .result import PrivacyResult
@@ -275,12 +276,26 @@ def _proofs(
         try:
             st = prod.run()
             hyps = prod.final_hyps(st)
+            cost = st.cost
+            if prod.shear is not None:  # the prophecy fixed, ties removed, the winner's shift paid
+                extra, paid = prod.shear_exit(st)
+                assert point is not None
+                # only the runs whose output is k are paired (the sum over k), so the rest is assumed
+                hyps, cost = hyps + extra + [st.env1[point] == prod.k], cost + paid
             for name in claim.outputs:
-                if point is not None:  # P[out = k | in] <= exp(E) P[out = k | in'] for every k
+                if point is not None and name == point:  # P[out = k | in] <= exp(E) P[out = k | in'] for every k
                     prod.oblige_final(
                         hyps,
                         z3.Implies(st.env1[name] == prod.k, st.env2[name] == prod.k),
                         f"the output {name} is k in the second run when it is k in the first",
+                        claim,
+                    )
+                    continue
+                if point is not None:  # another output, on the event out = k (the same sum over k)
+                    prod.oblige_final(
+                        hyps,
+                        z3.Implies(st.env1[point] == prod.k, st.env1[name] == st.env2[name]),
+                        f"the output {name} is the same in both runs when {point} is k in the first",
                         claim,
                     )
                     continue
@@ -291,7 +306,7 @@ def _proofs(
                 d = prod.tr1(claim.delta, st)
                 prod.oblige_final(prod.base, d >= 0, "δ is not negative", claim.delta)
             if infer:
-                found = _infer(prod, hyps, st.cost)
+                found = _infer(prod, hyps, cost)
                 if found is None:
                     raise _Failed(
                         Obligation("no candidate ε bounds the privacy cost", claim.pos, hyps, z3.BoolVal(False))
@@ -299,7 +314,7 @@ def _proofs(
                 eps_text, _ = found
             else:
                 e = prod.tr1(claim.epsilon, st)
-                prod.oblige_final(hyps, st.cost <= e, f"the privacy cost is at most {eps_text}", claim)
+                prod.oblige_final(hyps, cost <= e, f"the privacy cost is at most {eps_text}", claim)
         except Unsupported as exc:
             line = getattr(getattr(exc.node, "pos", None), "line", None)
             yield _unknown(prog, eps_text, str(exc), line, t0)
@@ -339,10 +354,17 @@ def _attempts(prog: A.Program, types: Any) -> Iterator[Tuple[Optional[str], Dict
     int variable, value by value (pointwise: out = k in the first run implies out = k in
     the second, which gives P[out ∈ S] <= exp(E) P'[out ∈ S] by summing over the k in S).
     The two searches share :data:`MAX_ATTEMPTS`, half each when both apply, and take turns
-    (an attempt of one, then of the other), so neither waits for the other's failures."""
+    (an attempt of one, then of the other), so neither waits for the other's failures. Before
+    them, for a program of the shear's shape (:func:`~tamp.privacy.product.shear_draw`) whose
+    claim has one int output among several (report-noisy-max releasing a gap), the shear,
+    pointwise on that output (product module doc)."""
     claim = prog.private
     assert claim is not None
     outs = claim.outputs
+    sheared = shear_draw(prog)
+    ints = [o for o in outs if types.locals.get(o) == A.INT]
+    if sheared is not None and len(outs) > 1 and len(ints) == 1:  # report-noisy-max with a gap: the shear first
+        yield ints[0], {id(sheared): Align("shear", 1)}
     pointwise = len(outs) == 1 and types.locals.get(outs[0]) == A.INT
     limit = MAX_ATTEMPTS // 2 if pointwise else MAX_ATTEMPTS
     plain: Iterator[Tuple[Optional[str], Dict[int, Align]]] = (

@@ -28,6 +28,30 @@ draws): scales equal and positive, branches taken alike, outputs equal, invarian
 cost at most E. Each is valid exactly when z3 answers ``unsat`` for its negation; ``unknown`` is a
 failure. Anything outside this fragment (Gaussian noise, conditioning on draws, tuples drawn
 from sets) ends the attempt with a reason, never with a proof.
+
+*The shear* (report-noisy-max releasing a gap: Ding, Wang, Zhang & Kifer PVLDB 2019, Thm 2). A
+per-draw shift cannot read later draws, but the winner's shift must be the change of the
+runner-up, which may be drawn later. For a program of one shape (:func:`shear_draw`: its only
+draw ``v ~ lap(m, s)`` is a top-level statement of a top-level ``for`` loop's body, ``m`` reads
+inputs and the counter only, ``s`` inputs only), proved pointwise on an int output ``o`` (for each
+value k: ``o = k`` in run 1 implies ``o = k`` and every other output equal in run 2, which gives
+the claim for every output set by summing over k), the pairing is: on each iteration j != k the
+noises agree (``v'_j = v_j + m'_j - m_j``, cost 0); on iteration k, ``v'_k = v_k + (G' - G)`` where
+G (G') is the maximum of run 1's (run 2's) draws over the iterations other than k. G and G' are
+*ghosts* the engine adds (never the program's variables): updated at the draw, on iterations
+other than k only, from that iteration's draw alone — so they are functions of the other noises
+η_{-k}, never of η_k. Fix η_{-k}: then τ = G' - G is a constant and η_k ↦ η_k + τ - (m'_k - m_k) is a
+translation (injective, Jacobian 1) whose density ratio is at most exp(|τ - (m'_k - m_k)| / s);
+the other coordinates are the identity on noise. The whole map is a shear (only coordinate k
+moves, by a function of the others), so it is injective and volume-preserving, and Fubini gives
+P[o = k, rest ∈ S | in] <= exp(E) P[o = k, rest ∈ S | in'] once, for every η with ``o = k`` in run
+1, outside a null set, the outputs agree and the cost is at most E. The product proves that by
+running run 2 with its draw on iteration k a constant ``y`` (the *prophecy*: every obligation in
+the loop holds for every y, so for the one chosen), and at the exit assumes ``y = W + G' - G`` (W
+the ghost of run 1's draw on iteration k) and ``W != G`` — {v_k = G(η_{-k})} is a null set, since
+v_k has a density and is independent of η_{-k} (this removes the ties) — and adds the cost
+``|G' - G - (m'_k - m_k)| / s``. The loop invariants relating the ghosts to the program's variables
+come from templates (:meth:`Product.shear_candidates`) and are checked like every other.
 """
 
 from __future__ import annotations
@@ -83,6 +107,7 @@ class Align:
             "above_value": f"value shifted by {self.c} where the next test holds",
             "at_k": f"noise shifted by {self.c} on the iteration that is the output",
             "live": f"noise shifted by {self.c} while the loop's guard holds",
+            "shear": "the output iteration's value shifted by the change of the others' maximum (shear)",
         }[self.kind]
 
     def shift_text(self, m: str) -> str:
@@ -95,10 +120,23 @@ class Align:
             "above_value": f"next test ? {self.c} : {d}",
             "at_k": f"counter == k ? {d} + {self.c} : {d}",
             "live": f"loop guard ? {d} + {self.c} : {d}",
+            "shear": f"counter == k ? {shear_shift('v')} : {d}",
         }[self.kind]
 
 
 VALUES = Align("values")
+
+#: the shear's ghosts (the module doc, *the shear*):
+#: the maximum of the draw's values over the iterations other than k, per run; whether one was
+#: seen yet (the same in both runs); the first run's draw on iteration k
+SHEAR_G, SHEAR_SEEN, SHEAR_W = "others_max!", "others_seen!", "winner!"
+
+
+def shear_shift(v: str) -> str:
+    """The shear's value shift (run 2's draw on iteration k minus run 1's) in the certificate's
+    invariant language, ``v`` the draw's target."""
+    return f"others_max({v}') - others_max({v})"
+
 
 SOLVER_MS = 10000
 
@@ -280,6 +318,15 @@ class Product:
         self.point = point
         self.k: Optional[Term] = z3.Const("k!out", sort_of(types.locals[point])) if point is not None else None
         self.follow = following_tests(prog)
+        #: the draw aligned by the shear rule (at most one: :func:`shear_draw`), and run 2's value
+        #: of it on iteration k, a constant fixed at the exit (the prophecy, see the module doc, *the shear*)
+        self.shear: Optional[A.Sample] = next(
+            (n for n in A.walk(prog.body) if isinstance(n, A.Sample) and choices.get(id(n), VALUES).kind == "shear"),
+            None,
+        )
+        self.y = z3.Real("winner'!shear")
+        #: (m, s) of the shear draw and its loop counter, read at the exit
+        self.shear_at: Optional[Tuple[A.Expr, A.Expr, str]] = None
         self.loop_vars: List[str] = []
         self.guards: List[A.Expr] = []  # the guards of the loops around the statement executed
         self.tr = _Translation()
@@ -339,6 +386,10 @@ class Product:
         for n in A.walk(self.prog.body):
             if isinstance(n, A.For) and n.var not in env1:
                 env1[n.var] = env2[n.var] = self.fresh(n.var + "!init", z3.IntSort())
+        if self.shear is not None:  # the ghosts start before the (only) loop: none seen yet
+            env1[SHEAR_G] = env2[SHEAR_G] = self.fresh("others_max!init", z3.RealSort())
+            env1[SHEAR_SEEN] = env2[SHEAR_SEEN] = z3.BoolVal(False)
+            env1[SHEAR_W] = env2[SHEAR_W] = self.fresh("winner!init", z3.RealSort())
         return _State(env1, env2, z3.RealVal(0), [])
 
     def hyps(self, st: _State) -> List[Term]:
@@ -467,6 +518,8 @@ class Product:
             s1, s2 = to_real(self.tr1(scale, st)), to_real(self.tr2(scale, st))
             self.oblige(st, z3.And(s1 == s2, s1 > 0), f"the scale of {d.func} is positive and the same in both runs", d)
             al = self.choices.get(id(s), VALUES)
+            if al.kind == "shear":
+                return self.shear_sample(s, st, m1, m2)
             x = self.fresh(A.target_name(tgt) + "!draw", z3.IntSort() if d.func in ("dlap", "dexp") else z3.RealSort())
             eta = self.shift(al, s, x, m2 - m1, st)
             if al.kind in ("above", "above_value"):  # x ↦ x + η(x) must be one-to-one (it is a translation per piece)
@@ -517,6 +570,53 @@ class Product:
             self.write(tgt, x, x, st)
             return st
         raise Unsupported(f"{d.func}(…) noise is not supported by the privacy engine (pure ε only)", d)
+
+    def shear_sample(self, s: A.Sample, st: _State, m1: Term, m2: Term) -> _State:
+        """The shear draw (see the module doc, *the shear*): on iterations other than k the noises agree (cost
+        0); on iteration k run 2 draws the prophecy ``y``, paid at the exit; the ghosts follow."""
+        d = s.dist
+        if self.k is None or self.k.sort() != z3.IntSort() or not self.loop_vars or shear_draw(self.prog) is not s:
+            raise Unsupported("the shear needs a pointwise proof and the program's one draw in a for loop", s)
+        name = A.target_name(s.targets[0])
+        var = self.loop_vars[-1]
+        self.shear_at = (d.args[0], d.args[1], var)
+        at = to_int(st.env1[var]) == self.k
+        x = self.fresh(name + "!draw", z3.RealSort())
+        x2 = z3.If(at, self.y, x + (m2 - m1))
+        self.record(
+            s,
+            AlignmentStep(
+                s.pos,
+                name,
+                print_expr(d),
+                str(Align("shear", 1)),
+                f"{var} == k ? {shear_shift(name)} : {print_expr(d.args[0])}' - {print_expr(d.args[0])}",
+                f"|shift - ({print_expr(d.args[0])}' - {print_expr(d.args[0])})| / ({print_expr(d.args[1])})",
+                "shear",
+                1,
+            ),
+        )
+        seen = st.env1[SHEAR_SEEN]
+        for env, v in ((st.env1, x), (st.env2, x + (m2 - m1))):  # never the draw of iteration k
+            g = env[SHEAR_G]
+            env[SHEAR_G] = z3.If(at, g, z3.If(seen, z3.If(v > g, v, g), v))
+            env[SHEAR_W] = z3.If(at, x, env[SHEAR_W])
+            env[SHEAR_SEEN] = z3.Or(seen, z3.Not(at))
+        self.write(s.targets[0], x, x2, st)
+        return st
+
+    def shear_exit(self, st: _State) -> Tuple[List[Term], Term]:
+        """The exit's hypotheses of the shear (the prophecy ``y = W + G' - G``, and ``W != G``:
+        a continuous draw equals a value fixed by the other draws only on a null set) and the
+        shear draw's cost ``|G' - G - (m' - m)| / s`` with m, s at iteration k."""
+        assert self.shear_at is not None and self.k is not None
+        m, sc, var = self.shear_at
+        g1, g2, w = to_real(st.env1[SHEAR_G]), to_real(st.env2[SHEAR_G]), to_real(st.env1[SHEAR_W])
+        at1, at2 = dict(self.inputs1), dict(self.inputs2)
+        at1[var] = at2[var] = self.k
+        dk = to_real(self.tr.translate(m, at2)) - to_real(self.tr.translate(m, at1))
+        scale = to_real(self.tr.translate(sc, at1))
+        return [self.y == w + (g2 - g1), w != g1], _abs(g2 - g1 - dk) / scale
 
     def shift(self, al: Align, s: A.Sample, x: Term, d: Term, st: _State) -> Term:
         """η for the first run's draw ``x`` under alignment ``al`` (``d`` = m' - m)."""
@@ -646,6 +746,8 @@ class Product:
         self, s: Any, guard: A.Expr, body: A.Block, st: _State, var: str, i0: Term, top: Term, top_text: str
     ) -> _State:
         modified = sorted(_assigned(body) | {var})
+        shear = self.shear is not None and any(n is self.shear for n in A.walk(body))
+        moved = modified + ([SHEAR_G, SHEAR_SEEN, SHEAR_W] if shear else [])  # the ghosts move too
         cost0 = st.cost
         units = _units(body, st, self)
         # Candidate invariants as functions of a state.
@@ -656,6 +758,8 @@ class Product:
             cands.append((f"{x} == {x}'", lambda t, x=x: t.env1[x] == t.env2[x], f"{x} == {x}'"))
         cands.append((f"{var} >= start", lambda t: to_int(t.env1[var]) >= i0, f"{var} >= entry({var})"))
         cands += self.relational_candidates(st, modified, var, i0)
+        if shear:
+            cands += self.shear_candidates(st, modified, var, i0)
         # a loop that draws nothing, or pays nothing
         cands.append(("cost <= cost0", lambda t: t.cost <= cost0, "cost() <= entry(cost())"))
         for x, bound, btext in self.loop_bounds:  # `x < e` in the guard: x <= e after an increment
@@ -772,7 +876,7 @@ class Product:
         # Consecution (Houdini: drop what is not preserved until the rest is).
         saved = self.collect
         while True:
-            h = self.havoc(st, modified)
+            h = self.havoc(st, moved)
             self.counters.append(to_int(h.env1[var]))
             inv = [c(h) for _, c, _ in cands]
             h.pc += inv
@@ -796,7 +900,7 @@ class Product:
                 break
             cands = keep
         # The final invariant: re-run the body collecting its obligations, and termination.
-        h = self.havoc(st, modified)
+        h = self.havoc(st, moved)
         h.pc += [c(h) for _, c, _ in cands]
         self.counters.append(to_int(h.env1[var]))
         self.oblige(h, self.tr1(guard, h) == self.tr2(guard, h), "both runs leave the loop together", guard)
@@ -914,7 +1018,98 @@ class Product:
         for x in modified:
             h.env1[x] = self.fresh(x, st.env1[x].sort())
             h.env2[x] = self.fresh(x + "'", st.env2[x].sort())
+        if SHEAR_SEEN in modified:  # one flag for both runs (the iterations are the same)
+            h.env2[SHEAR_SEEN] = h.env1[SHEAR_SEEN]
         return h
+
+    def shear_candidates(self, st: _State, modified: Sequence[str], var: str, i0: Term) -> List[Tuple[str, Any, str]]:
+        """The shear's invariant templates (see the module doc, *the shear*): before iteration k a variable
+        may be the others' maximum (run 1, run 2); after it, where the first run's output is k, a
+        variable may be the winner's draw or the others' maximum (run 1), and where run 2's draw
+        on k exceeds the others' maximum, a variable may be that draw or that maximum and the
+        output k (run 2); the two maxima differ by at most 1 or 2; whether one was seen is
+        fixed by the counter."""
+        assert self.shear is not None and self.k is not None and self.point is not None
+        v = A.target_name(self.shear.targets[0])
+        o, kv, y = self.point, self.k, self.y
+        g1 = lambda t: to_real(t.env1[SHEAR_G])  # noqa: E731 - small readers of a state
+        g2 = lambda t: to_real(t.env2[SHEAR_G])  # noqa: E731
+        seen = lambda t: t.env1[SHEAR_SEEN]  # noqa: E731
+        w = lambda t: to_real(t.env1[SHEAR_W])  # noqa: E731
+        i = lambda t: to_int(t.env1[var])  # noqa: E731
+        G1, G2, S, W, Y = f"others_max({v})", f"others_max({v}')", "others_seen()", f"winner({v})", f"winner({v}')"
+        out: List[Tuple[str, Any, str]] = [
+            (f"seen ==> {var} > start", lambda t: z3.Implies(seen(t), i(t) > i0), f"{S} ==> {var} > entry({var})"),
+            (
+                f"seen == ({var} > start + 1 || {var} == start + 1 && k != start)",
+                lambda t: seen(t) == z3.Or(i(t) > i0 + 1, z3.And(i(t) == i0 + 1, kv != i0)),
+                f"{S} == ({var} > entry({var}) + 1 || {var} == entry({var}) + 1 && out_k() != entry({var}))",
+            ),
+            (
+                f"!seen ==> {var} <= start + 1",
+                lambda t: z3.Implies(z3.Not(seen(t)), i(t) <= i0 + 1),
+                f"!{S} ==> {var} <= entry({var}) + 1",
+            ),
+            (
+                f"!seen ==> {var} == start || {var} == k + 1",
+                lambda t: z3.Implies(z3.Not(seen(t)), z3.Or(i(t) == i0, i(t) == kv + 1)),
+                f"!{S} ==> {var} == entry({var}) || {var} == out_k() + 1",
+            ),
+            (
+                f"{var} > k && {o} == k && seen ==> W >= G",
+                lambda t: z3.Implies(z3.And(i(t) > kv, t.env1[o] == kv, seen(t)), w(t) >= g1(t)),
+                f"{var} > out_k() && {o} == out_k() && {S} ==> {W} >= {G1}",
+            ),
+            (
+                f"k >= start && {var} > k && (!seen || y > G') ==> {o}' == k",
+                lambda t: z3.Implies(z3.And(kv >= i0, i(t) > kv, z3.Or(z3.Not(seen(t)), y > g2(t))), t.env2[o] == kv),
+                f"out_k() >= entry({var}) && {var} > out_k() && (!{S} || {Y} > {G2}) ==> {o}' == out_k()",
+            ),
+        ]
+        for c in (1, 2):
+            out.append((f"G' - G <= {c}", lambda t, c=c: g2(t) - g1(t) <= c, f"{G2} - {G1} <= {c}"))
+            out.append((f"G' - G >= -{c}", lambda t, c=c: g2(t) - g1(t) >= -c, f"{G2} - {G1} >= -{c}"))
+        before = lambda t: z3.And(i(t) <= kv, seen(t))  # noqa: E731
+        won1 = lambda t: z3.And(i(t) > kv, t.env1[o] == kv)  # noqa: E731
+        won2 = lambda t: z3.And(kv >= i0, i(t) > kv, z3.Or(z3.Not(seen(t)), y > g2(t)))  # noqa: E731
+        for x in modified:
+            if x == var or st.env1[x].sort() != z3.RealSort():
+                continue
+            x1 = lambda t, x=x: to_real(t.env1[x])  # noqa: E731
+            x2 = lambda t, x=x: to_real(t.env2[x])  # noqa: E731
+            out += [
+                (
+                    f"{var} <= k && seen ==> {x} == G",
+                    lambda t, x1=x1: z3.Implies(before(t), x1(t) == g1(t)),
+                    f"{var} <= out_k() && {S} ==> {x} == {G1}",
+                ),
+                (
+                    f"{var} <= k && seen ==> {x}' == G'",
+                    lambda t, x2=x2: z3.Implies(before(t), x2(t) == g2(t)),
+                    f"{var} <= out_k() && {S} ==> {x}' == {G2}",
+                ),
+                (
+                    f"{var} > k && {o} == k ==> {x} == W",
+                    lambda t, x1=x1: z3.Implies(won1(t), x1(t) == w(t)),
+                    f"{var} > out_k() && {o} == out_k() ==> {x} == {W}",
+                ),
+                (
+                    f"{var} > k && {o} == k && seen ==> {x} == G",
+                    lambda t, x1=x1: z3.Implies(z3.And(won1(t), seen(t)), x1(t) == g1(t)),
+                    f"{var} > out_k() && {o} == out_k() && {S} ==> {x} == {G1}",
+                ),
+                (
+                    f"{var} > k && (!seen || y > G') ==> {x}' == y",
+                    lambda t, x2=x2: z3.Implies(won2(t), x2(t) == y),
+                    f"out_k() >= entry({var}) && {var} > out_k() && (!{S} || {Y} > {G2}) ==> {x}' == {Y}",
+                ),
+                (
+                    f"{var} > k && seen && y > G' ==> {x}' == G'",
+                    lambda t, x2=x2: z3.Implies(z3.And(kv >= i0, i(t) > kv, seen(t), y > g2(t)), x2(t) == g2(t)),
+                    f"out_k() >= entry({var}) && {var} > out_k() && {S} && {Y} > {G2} ==> {x}' == {G2}",
+                ),
+            ]
+        return out
 
     # ---------------------------------------------------------------- the whole program
     def run(self) -> _State:
@@ -1004,6 +1199,36 @@ def _units(body: A.Block, st: _State, prod: Product) -> List[Tuple[str, Term, st
         total = " + ".join(t for _, _, t in out)
         out.append(("total", sum((u for _, u, _ in out), z3.RealVal(0)), f"({total})"))
     return out
+
+
+def shear_draw(prog: A.Program) -> Optional[A.Sample]:
+    """The draw of the shear rule when the program has its shape (module doc): its only draw is
+    ``v ~ lap(m, s)``, ``v`` a plain variable, a top-level statement of the body of a ``for`` loop
+    that is a top-level statement of the program (so it is drawn once per iteration, in one loop
+    run once), the loop's counter not assigned in the body, ``m`` reading only inputs and the
+    counter, ``s`` only inputs. Syntactic, so the checker can decide it alike."""
+    draws = [n for n in A.walk(prog.body) if isinstance(n, A.Sample)]
+    if len(draws) != 1:
+        return None
+    d = draws[0]
+    params = {p.name for p in prog.params}
+    for loop in prog.body.stmts:
+        if not isinstance(loop, A.For) or not any(st is d for st in loop.body.stmts):
+            continue
+        ok = (
+            d.dist.func == "lap"
+            and len(d.dist.args) == 2
+            and len(d.targets) == 1
+            and isinstance(d.targets[0], A.Var)
+            and d.targets[0].name not in params
+            and loop.var not in _assigned(loop.body)
+            and set(free_vars(d.dist.args[0])) <= params | {loop.var}
+            and set(free_vars(d.dist.args[1])) <= params
+            and not (set(free_vars(d.dist.args[0])) | set(free_vars(d.dist.args[1])))
+            & (_assigned(prog.body) - {loop.var})
+        )
+        return d if ok else None
+    return None
 
 
 def following_tests(prog: A.Program) -> Dict[int, A.Expr]:

@@ -8,16 +8,12 @@ and shapes that only look like a count (two increments in one branch, a scaled d
 taken for one."""
 
 import copy
-import json
 from pathlib import Path
 
 import pytest
+from support.certificates import certify, check_in_process
 
-from lang.parser import parse
 from tamp.api import prove
-from tamp.certificate.checker import check_certificate
-from tamp.certificate.reader import decode
-from tamp.certificate.writer import file_certificate
 from tamp.prover.concentration.proof import ConcentrationResult
 from tamp.simulation import simulate
 from tamp.simulation.bench_inputs import inputs_for
@@ -27,24 +23,14 @@ TRUE = ["elseCount", "guardedWork", "intermediate", "majority", "majorityTie", "
 FALSE = sorted(p.stem for p in DEV.glob("*_false.prob"))
 
 
-def _certify(path: Path):
-    res = prove(str(path), timeout=60)
-    raw = path.read_bytes()
-    return res, json.loads(json.dumps(file_certificate(res, raw))), raw
-
-
-def _check(cert, path, raw):
-    return check_certificate(decode(cert), parse(raw.decode(), str(path)), raw, None, None)
-
-
 @pytest.mark.parametrize("name", TRUE)
 def test_true_claim_proved_by_concentration_and_certified(name):
     path = DEV / f"{name}.prob"
-    res, cert, raw = _certify(path)
+    res, cert, raw = certify(path)
     part = res.programs[0]
     assert part.verdict == "proved", part.render_text()
     assert isinstance(part, ConcentrationResult)
-    report = _check(cert, path, raw)
+    report = check_in_process(cert, path, raw)
     assert report.ok, report.reason
     sim = simulate(str(path), inputs_for(str(path))[0], runs=4000, seed=7)
     assert sim.verdict == "consistent", sim.render_text()
@@ -85,10 +71,10 @@ def _halve_margin(c):
 )
 def test_tampered_certificates_are_rejected(name, fn, reason):
     path = DEV / f"{name}.prob"
-    _res, cert, raw = _certify(path)
+    _res, cert, raw = certify(path)
     bad = copy.deepcopy(cert)
     fn(bad["concentration"][0])
-    report = _check(bad, path, raw)
+    report = check_in_process(bad, path, raw)
     assert not report.ok
     assert reason in report.reason, report.reason
 

@@ -4,16 +4,12 @@ inputs); every false variant (a margin missing its constant factor) is not prove
 refuted by `tamp simulate`; certificates re-check, and tampered ones are rejected."""
 
 import copy
-import json
 from pathlib import Path
 
 import pytest
+from support.certificates import certify, check_in_process
 
-from lang.parser import parse
 from tamp.api import prove
-from tamp.certificate.checker import check_certificate
-from tamp.certificate.reader import decode
-from tamp.certificate.writer import file_certificate
 from tamp.prover.concentration.proof import ConcentrationResult
 from tamp.simulation import simulate
 from tamp.simulation.bench_inputs import inputs_for
@@ -40,31 +36,19 @@ RULE_OF = {
 }
 
 
-def _certify(path: Path):
-    res = prove(str(path), timeout=60)
-    raw = path.read_bytes()
-    cert = json.loads(json.dumps(file_certificate(res, raw)))
-    return res, cert, raw
-
-
-def _check(cert, path, raw, bound=None):
-    src = parse(raw.decode(), str(path))
-    return check_certificate(decode(cert), src, raw, bound, None)
-
-
 def test_every_program_has_an_expected_rule():
     assert sorted(p.stem for p in PROGRAMS) == sorted(RULE_OF)
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=[p.stem for p in PROGRAMS])
 def test_proved_by_concentration_and_certified(path):
-    res, cert, raw = _certify(path)
+    res, cert, raw = certify(path)
     part = res.programs[0]
     assert part.verdict == "proved", part.render_text()
     assert isinstance(part, ConcentrationResult)
     assert [a.rule for a in part.proof.apps] == [RULE_OF[path.stem]]
     assert "concentration" in cert and not cert["programs"]
-    report = _check(cert, path, raw)
+    report = check_in_process(cert, path, raw)
     assert report.ok, report.reason
     # cross-check: the claim holds statistically at the recorded inputs
     for inputs in inputs_for(str(path))[:1]:
@@ -85,7 +69,7 @@ def test_false_variant_not_proved_and_refuted(path):
 @pytest.fixture(scope="module")
 def sum_cert():
     path = ROOT / "benchmarks" / "concentration" / "noisySumConc.prob"
-    _res, cert, raw = _certify(path)
+    _res, cert, raw = certify(path)
     return path, cert, raw
 
 
@@ -120,7 +104,7 @@ def _double(x):
 )
 def test_tampered_certificates_are_rejected(sum_cert, what, fn, reason):
     path, cert, raw = sum_cert
-    report = _check(_tamper(cert, fn), path, raw)
+    report = check_in_process(_tamper(cert, fn), path, raw)
     assert not report.ok, what
     assert reason in report.reason, report.reason
 
@@ -129,5 +113,5 @@ def test_certificate_for_another_bound_is_rejected(sum_cert):
     from lang.parser import parse_expr
 
     path, cert, raw = sum_cert
-    report = _check(cert, path, raw, bound=parse_expr("p / 2"))
+    report = check_in_process(cert, path, raw, bound=parse_expr("p / 2"))
     assert not report.ok and "bound" in report.reason

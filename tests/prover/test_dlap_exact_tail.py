@@ -8,12 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
+from support.certificates import check_in_process
 
 from lang import ast as A
-from lang.parser import parse, parse_expr
+from lang.parser import parse_expr
 from tamp.api import prove
-from tamp.certificate.checker import check_certificate
-from tamp.certificate.reader import decode
 from tamp.certificate.writer import file_certificate
 from tamp.prover.trace.candidates import proposals
 from tamp.simulation import simulate
@@ -37,10 +36,6 @@ def _prove_src(tmp_path, ensures, fails):
     return prove(str(p), timeout=20).programs[0]
 
 
-def _check(cert, path, raw):
-    return check_certificate(decode(cert), parse(raw.decode(), str(path)), raw, None, None)
-
-
 def test_geometric_mechanism_proved_and_certified():
     res = prove(str(GEOM), timeout=60)
     part = res.programs[0]
@@ -48,10 +43,10 @@ def test_geometric_mechanism_proved_and_certified():
     raw = GEOM.read_bytes()
     cert = json.loads(json.dumps(file_certificate(res, raw)))
     assert "discrete_laplace_exact" in json.dumps(cert)
-    report = _check(cert, GEOM, raw)
+    report = check_in_process(cert, GEOM, raw)
     assert report.ok, report.reason
     forged = json.loads(json.dumps(cert).replace('"discrete_laplace_exact"', '"discrete_laplace"'))
-    assert not _check(forged, GEOM, raw).ok
+    assert not check_in_process(forged, GEOM, raw).ok
     sim = simulate(str(GEOM), {"c": 3, "eps": 0.7, "t": 2}, runs=4000, seed=7)
     assert sim.verdict == "consistent", sim.render_text()
 

@@ -10,12 +10,11 @@ import json
 from pathlib import Path
 
 import pytest
+from support.certificates import certify, check_in_process
 
 from lang.parser import parse
 from lang.typecheck import check_file
 from tamp.api import prove
-from tamp.certificate.checker import check_certificate
-from tamp.certificate.reader import decode
 from tamp.certificate.writer import file_certificate
 from tamp.cfa import build_cfa
 from tamp.prover.concentration.proof import ConcentrationResult, claim_of
@@ -34,24 +33,14 @@ TRUE = [
 ]
 
 
-def _certify(path: Path):
-    res = prove(str(path), timeout=60)
-    raw = path.read_bytes()
-    return res, json.loads(json.dumps(file_certificate(res, raw))), raw
-
-
-def _check(cert, path, raw):
-    return check_certificate(decode(cert), parse(raw.decode(), str(path)), raw, None, None)
-
-
 @pytest.mark.parametrize("name", TRUE)
 def test_true_claim_proved_by_concentration_and_certified(name):
     path = DEV / f"{name}.prob"
-    res, cert, raw = _certify(path)
+    res, cert, raw = certify(path)
     part = res.programs[0]
     assert part.verdict == "proved", part.render_text()
     assert isinstance(part, ConcentrationResult)
-    report = _check(cert, path, raw)
+    report = check_in_process(cert, path, raw)
     assert report.ok, report.reason
     sim = simulate(str(path), inputs_for(str(path))[0], runs=4000, seed=7)
     assert sim.verdict == "consistent", sim.render_text()
@@ -74,14 +63,14 @@ def _drop_range(c):  # a certificate cannot drop the term-range side condition: 
 
 def test_tampered_term_width_is_rejected_and_obligations_are_rebuilt():
     path = DEV / "chernoff/sample_fraction.prob"
-    _res, cert, raw = _certify(path)
+    _res, cert, raw = certify(path)
     bad = json.loads(json.dumps(cert))
     _widen(bad["concentration"][0])
-    report = _check(bad, path, raw)
+    report = check_in_process(bad, path, raw)
     assert not report.ok and "SHAPE" in report.reason
     ok = json.loads(json.dumps(cert))
     _drop_range(ok["concentration"][0])
-    report = _check(ok, path, raw)
+    report = check_in_process(ok, path, raw)
     assert report.ok and report.obligations >= 14  # the side condition is the checker's own
 
 
@@ -172,7 +161,7 @@ def test_real_uniform_in_a_mixture_with_a_deterministic_arm(tmp_path, centre, pr
     if proved:
         raw = path.read_bytes()
         cert = json.loads(json.dumps(file_certificate(prove(str(path), timeout=20), raw)))
-        assert _check(cert, path, raw).ok
+        assert check_in_process(cert, path, raw).ok
     else:
         sim = simulate(str(path), {"n": 100, "w": 1, "t": 10}, runs=4000, seed=3)
         assert sim.verdict == "refuted", sim.render_text()

@@ -18,6 +18,26 @@ def proved_certificate(path: Path) -> Dict[str, Any]:
     return json.loads(json.dumps(file_certificate(res, path.read_bytes(), None, None)))
 
 
+def certify(path: Path, timeout: float = 60):
+    """``path`` proved (whatever the verdict), its certificate as JSON data and the file's bytes."""
+    from tamp.api import prove as api_prove
+    from tamp.certificate.writer import file_certificate
+
+    res = api_prove(str(path), timeout=timeout)
+    raw = path.read_bytes()
+    return res, json.loads(json.dumps(file_certificate(res, raw))), raw
+
+
+def check_in_process(cert: Dict[str, Any], path: Path, raw: bytes, bound=None):
+    """The checker's report on ``cert`` for the file ``path`` with bytes ``raw`` (and, where
+    given, the command line's ``bound``), in this process."""
+    from lang.parser import parse
+    from tamp.certificate.checker import check_certificate
+    from tamp.certificate.reader import decode
+
+    return check_certificate(decode(cert), parse(raw.decode(), str(path)), raw, bound, None)
+
+
 def check_proof(cert: Dict[str, Any], path: Path, tmp_path: Path, capsys) -> Tuple[int, str]:
     """``tamp check-proof`` on ``cert`` for ``path``: its exit status and output."""
     from tamp.cli import main

@@ -102,7 +102,7 @@ def prove_privacy(
         )
 
     until = [float("inf")]  # when the running attempt must stop (see _proofs)
-    attempts = _case_proofs(prog, types, claim, infer, eps_text, inputs, t0, until)
+    attempts = _case_proofs(_Job(prog, types, claim, eps_text, inputs, t0, until), infer)
     spent = 0.0  # seconds of counterexample search so far
     proof_slice, cx_slice = PROOF_SLICE, FIRST_CX_SLICE
     proofs_left = True
@@ -156,16 +156,22 @@ def prove_privacy(
     )
 
 
-def _case_proofs(
-    prog: A.Program,
-    types: Any,
-    claim: A.Private,
-    infer: bool,
-    eps_text: str,
-    inputs: Optional[Dict[str, object]],
-    t0: float,
-    until: List[float],
-) -> Iterator[Any]:
+@dataclasses.dataclass(frozen=True)
+class _Job:
+    """What every alignment attempt for one claim reads: the program and its types, the claim
+    and its ε as text, the fixed inputs (``--input``), the start time, and ``until`` (a one-cell
+    list: when the running attempt must stop, moved by the caller between slices)."""
+
+    prog: A.Program
+    types: Any
+    claim: A.Private
+    eps_text: str
+    inputs: Optional[Dict[str, object]]
+    t0: float
+    until: List[float]
+
+
+def _case_proofs(job: _Job, infer: bool) -> Iterator[Any]:
     """:func:`_proofs`, case by case when ``neighbours`` is a disjunction ``R1 || R2 || …``:
     E-DP for the pairs of R is E-DP for the pairs of each Ri, so each case is proved on its own,
     with its own alignment (a monotone relation's "all up" and "all down" need different ones).
@@ -176,17 +182,17 @@ def _case_proofs(
     cases are proved again with that ε as the claim, so the result's obligations are exactly
     those of ``private E`` with E the reported ε (sound: a pair in R is in some Ri). Cases whose
     ε are incomparable give no answer (unknown)."""
-    assert prog.neighbours is not None
-    cases = disjuncts(prog.neighbours)
+    assert job.prog.neighbours is not None
+    cases = disjuncts(job.prog.neighbours)
     if len(cases) == 1:
-        yield from _proofs(prog, types, claim, infer, eps_text, inputs, t0, until)
+        yield from _proofs(job, infer)
         return
     if not infer:
-        yield from _by_cases(prog, types, claim, eps_text, inputs, t0, until, cases)
+        yield from _by_cases(job, cases)
         return
     found: List[str] = []  # each case's smallest ε
     for case in cases:
-        for step in _proofs(prog, types, claim, True, eps_text, inputs, t0, until, case):
+        for step in _proofs(job, True, case):
             if isinstance(step, PrivacyResult):
                 if step.verdict != "proved":
                     yield step
@@ -197,9 +203,9 @@ def _case_proofs(
         else:
             return  # a case without a proof: no proof
     for text in dict.fromkeys(found):  # the maximum is one of them: the one every case proves
-        bound = dataclasses.replace(claim, epsilon=parse_expr(text))
-        fixed = dataclasses.replace(prog, private=bound)
-        for step in _by_cases(fixed, types, bound, text, inputs, t0, until, cases):
+        bound = dataclasses.replace(job.claim, epsilon=parse_expr(text))
+        fixed = dataclasses.replace(job, prog=dataclasses.replace(job.prog, private=bound), claim=bound, eps_text=text)
+        for step in _by_cases(fixed, cases):
             if isinstance(step, PrivacyResult) and step.verdict == "proved":
                 yield step
                 return
@@ -208,21 +214,12 @@ def _case_proofs(
             yield step
 
 
-def _by_cases(
-    prog: A.Program,
-    types: Any,
-    claim: A.Private,
-    eps_text: str,
-    inputs: Optional[Dict[str, object]],
-    t0: float,
-    until: List[float],
-    cases: List[A.Expr],
-) -> Iterator[Any]:
+def _by_cases(job: _Job, cases: List[A.Expr]) -> Iterator[Any]:
     """The steps of proving ``private eps_text`` for every case in turn; the last is the proved
     result by cases (or a case's ``unknown``); ends without a result when a case has no proof."""
     done: List[PrivacyResult] = []
     for case in cases:
-        for step in _proofs(prog, types, claim, False, eps_text, inputs, t0, until, case):
+        for step in _proofs(job, False, case):
             if isinstance(step, PrivacyResult):
                 if step.verdict != "proved":
                     yield step
@@ -233,36 +230,28 @@ def _by_cases(
         else:
             return  # a case without a proof: no proof
     yield PrivacyResult(
-        prog.name,
+        job.prog.name,
         "privacy",
         "proved",
-        time.monotonic() - t0,
-        bound=eps_text,
-        epsilon=eps_text,
+        time.monotonic() - job.t0,
+        bound=job.eps_text,
+        epsilon=job.eps_text,
         alignment=[a for r in done for a in r.alignment],
         invariants=[f"case {r.case}: {i}" for r in done for i in r.invariants],
         obligations=[o for r in done for o in r.obligations],
-        epsilon_value=_value(eps_text, inputs),
+        epsilon_value=_value(job.eps_text, job.inputs),
         cases=done,
     )
 
 
-def _proofs(
-    prog: A.Program,
-    types: Any,
-    claim: A.Private,
-    infer: bool,
-    eps_text: str,
-    inputs: Optional[Dict[str, object]],
-    t0: float,
-    until: List[float],
-    case: Optional[A.Expr] = None,
-) -> Iterator[Any]:
+def _proofs(job: _Job, infer: bool, case: Optional[A.Expr] = None) -> Iterator[Any]:
     """The alignment attempts one by one: each yields ``(rank, failed obligation)`` when it fails,
     or a result (``proved``, or ``unknown`` when the product cannot read the program), and ends.
     ``case``: the disjunct of ``neighbours`` assumed (default: the whole relation). An attempt
     still running when ``until[0]`` passes yields :data:`INTERRUPTED` and is run again, from the
     start, when the generator is resumed."""
+    prog, types, claim, inputs, t0, until = job.prog, job.types, job.claim, job.inputs, job.t0, job.until
+    eps_text = job.eps_text  # replaced by the inferred ε under ``private ?``
     todo = itertools.islice(_attempts(prog, types), MAX_ATTEMPTS)
     retry: Optional[Tuple[Optional[str], Dict[int, Align]]] = None
     while True:

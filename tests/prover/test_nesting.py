@@ -111,6 +111,8 @@ def test_per_iteration_bounds_are_read_off_the_claim():
         "exp(-1 / (exp(1) * n))",
     ]
     assert [print_expr(u) for u in candidates("union", parse_expr("T * n * q"), parse_expr("T"))][0] == "n * q"
+    two = parse_expr("exp(-k * t * eps)")
+    assert [print_expr(u) for u in candidates("product", two, parse_expr("k"))] == ["1 - t * eps", "exp(-(t * eps))"]
 
 
 def test_certificate_is_rechecked_and_a_tampered_one_rejected(tmp_path, capsys):

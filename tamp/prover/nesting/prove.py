@@ -75,6 +75,8 @@ def _divide_out(e: A.Expr, n: A.Expr) -> Optional[A.Expr]:
         for i, f in enumerate(factors):
             rest = _divide_out(f, n)
             if rest is not None:
+                if rest == A.Unary("-", A.num(1)):  # -n · a / n = -a
+                    return A.Unary("-", _product(factors[:i] + factors[i + 1 :]))
                 kept = factors[:i] + ([] if rest == A.num(1) else [rest]) + factors[i + 1 :]
                 return _product(kept)
     return None
@@ -87,7 +89,7 @@ def _negated(e: A.Expr) -> Optional[A.Expr]:
     if isinstance(e, A.Binary) and e.op in ("/", "*"):
         left = _negated(e.left)
         if left is not None:
-            return left if left == A.num(1) and e.op == "*" else A.Binary(e.op, left, e.right)
+            return e.right if left == A.num(1) and e.op == "*" else A.Binary(e.op, left, e.right)
     return None
 
 

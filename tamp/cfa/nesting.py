@@ -1,6 +1,7 @@
 """A loop as a sequence of iterations: the per-iteration program and the composition over them.
 
-A *flag loop* is a program ``P; for c in lo..hi { B }; S`` whose failure-bound postcondition is
+A *flag loop* is a program ``P; for c in lo..hi { B }; S`` (or a retry loop ``c := lo; while (!v &&
+c < hi) { B; c := c + 1; }``, which runs the same iterations until the flag is raised) whose failure-bound postcondition is
 one Boolean flag ``v`` — ``ensures !v`` (the flag marks a failure: a lost segment, a bad round)
 or ``ensures v`` (it marks success: a round that went through, a retry that worked), possibly
 through an epilogue ``S`` of ``if (!v) { w := true; }`` that only turns ``v`` into the claim's
@@ -181,11 +182,10 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
     The loop is the last top-level ``for``; what follows it may only turn the flag into the
     claim's flag (``if (!v) { lost := true; }`` with ``ensures !lost``: the claim is ``v``)."""
     stmts = tuple(prog.body.stmts)
-    fors = [i for i, st in enumerate(stmts) if isinstance(st, A.For)]
-    if not fors or len(ensures) != 1:
+    loops = [i for i, st in enumerate(stmts) if isinstance(st, (A.For, A.While))]
+    if not loops or len(ensures) != 1:
         return None
-    k = fors[-1]
-    loop: A.For = stmts[k]
+    k = loops[-1]
     prefix, suffix = stmts[:k], stmts[k + 1 :]
     post = _epilogue(suffix, ensures[0])
     if post is None:
@@ -195,6 +195,10 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
     elif isinstance(post, A.Unary) and post.op == "!" and isinstance(post.operand, A.Var):
         flag, form = post.operand.name, "union"
     else:
+        return None
+    early_exit = isinstance(stmts[k], A.While)
+    loop = _counted(stmts[k], flag, prefix, prog) if early_exit else stmts[k]
+    if loop is None:
         return None
     claim_flags = {flag} | {st.then.stmts[0].targets[0].name for st in suffix}
     for f in claim_flags:
@@ -214,9 +218,39 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
         return None  # the trip count must be fixed when the loop starts
     if _has(loop.body, A.Assume):
         return None  # conditioning inside an iteration is not a failure bound
-    if form == "product" and _has(loop.body, A.While):
+    if form == "product" and not early_exit and _has(loop.body, A.While):
         return None  # an iteration after a success must end surely (see the module docstring)
     return FlagLoop(prefix, loop, flag, form, post)
+
+
+def _counted(loop: A.While, flag: str, prefix, prog: A.Program) -> Optional[A.For]:
+    """``while (!v && c < hi) { B; c := c + 1; }`` after ``c := lo`` (``lo`` over parameters) as
+    ``for c in lo..hi { B }``: it runs the same iterations while the flag is down, and stops once
+    it is raised, when the flag's final value is settled (the flag is never lowered)."""
+    conj = loop.cond
+    if not (isinstance(conj, A.Binary) and conj.op == "&&"):
+        return None
+    down = A.Unary("!", A.Var(flag))
+    if conj.left == down:
+        test = conj.right
+    elif conj.right == down:
+        test = conj.left
+    else:
+        return None
+    if not (isinstance(test, A.Binary) and test.op in ("<", "<=") and isinstance(test.left, A.Var)):
+        return None
+    c = test.left.name
+    body = tuple(loop.body.stmts)
+    step = A.Assign((A.Var(c),), A.Binary("+", A.Var(c), A.num(1)))
+    if not body or body[-1] != step or c in written_vars(A.Block(body[:-1])):
+        return None
+    inits = [s for s in prefix if c in written_vars(s)]
+    if len(inits) != 1 or not (isinstance(inits[0], A.Assign) and inits[0].targets == (A.Var(c),)):
+        return None
+    lo = inits[0].value
+    if not set(free_vars(lo)) <= {p.name for p in prog.params}:
+        return None
+    return A.For(c, lo, test.right, test.op == "<=", A.Block(body[:-1], pos=loop.body.pos), pos=loop.pos)
 
 
 def trip_count(loop: A.For) -> A.Expr:

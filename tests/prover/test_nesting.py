@@ -23,8 +23,10 @@ from tamp.prover import prove_program
 from tamp.prover.nesting.prove import NestResult, candidates, try_nesting
 
 DEV = BENCHMARKS / "prover4" / "dev" / "nesting"
-TRUE = [DEV / f"{n}.prob" for n in ("segment_retry", "round_retry")]
-FALSE = [DEV / f"{n}_false.prob" for n in ("segment_retry", "round_retry", "scrub_passes", "carried_state")]
+TRUE = [DEV / f"{n}.prob" for n in ("segment_retry", "round_retry", "retry_until_ok")]
+FALSE = [
+    DEV / f"{n}_false.prob" for n in ("segment_retry", "round_retry", "scrub_passes", "carried_state", "retry_until_ok")
+]
 
 
 def _prove(path, timeout=60):

@@ -59,9 +59,9 @@ from .claim import claim_cfa, well_formed_claim
 from .conc_checker import ConcCert, check_conc
 from .exp_checker import ExpCert, check_exp
 from .format import CheckReport, ProgramCheck, Rejected, source_digest
+from .nest_checker import NestCert, check_nest
 from .privacy_checker import check_privacy
 from .prob_checker import check_prob
-from .nest_checker import NestCert, check_nest
 from .product_checker import ProductCert, counting_claim
 from .reader import CertAutomaton, CertEdge, Certificate, ProgramCert
 from .solver import VALID, decide

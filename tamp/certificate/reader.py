@@ -17,9 +17,9 @@ from lang.serialize import SerializeError, expr_from_json, stmt_from_json
 from .conc_checker import MalformedConc, decode_conc
 from .exp_checker import MalformedExp, decode_exp
 from .format import FORMAT, VERSION, MalformedCertificate, known_keys
+from .nest_checker import MalformedNest, decode_nest
 from .privacy_checker import decode_privacy
 from .prob_reader import decode_prob
-from .nest_checker import MalformedNest, decode_nest
 from .product_checker import MalformedProduct, decode_product
 from .termination import Geometric, Ranking
 

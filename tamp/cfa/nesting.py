@@ -196,11 +196,12 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
         flag, form = post.operand.name, "union"
     else:
         return None
-    early_exit = isinstance(stmts[k], A.While)
-    loop = _counted(stmts[k], flag, prefix, prog) if early_exit else stmts[k]
-    if loop is None:
+    top = stmts[k]
+    early_exit = isinstance(top, A.While)
+    loop = _counted(top, flag, prefix, prog) if isinstance(top, A.While) else top
+    if not isinstance(loop, A.For):
         return None
-    claim_flags = {flag} | {st.then.stmts[0].targets[0].name for st in suffix}
+    claim_flags = {flag} | {w for st in suffix for w in written_vars(st)}  # the epilogue's flags
     for f in claim_flags:
         if types.get(f) != A.BOOL or prog.param(f) is not None:
             return None

@@ -135,3 +135,20 @@ def test_a_certificate_composing_the_wrong_way_is_rejected(tmp_path, capsys):
     cert["nesting"][0]["form"] = "product"
     code, out = check_proof(cert, path, tmp_path, capsys)
     assert code != 0 and "composes by product" in out, out
+
+
+def test_soundness_harness_checks_every_false_sibling():
+    """benchmarks/soundness runs every false sibling here (none may be proved) with the inputs
+    that refute it (inputs.json, checked by benchmarks/prover4/check_inputs.py)."""
+    import json
+    import sys
+
+    sys.path.insert(0, str(BENCHMARKS / "soundness"))
+    from harness import benchmark_inputs, variant_files
+
+    listed = set(variant_files())
+    for f in sorted(DEV.glob("*_false*.prob")):
+        rel = f.relative_to(BENCHMARKS).as_posix()
+        assert rel in listed and benchmark_inputs(rel), rel
+    recorded = json.loads((DEV / "inputs.json").read_text())
+    assert {p.name for p in DEV.glob("*.prob")} == set(recorded)

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import FrozenSet, List, Optional, Set, Tuple
 
 from lang import ast as A
+from lang.typecheck import check_program
 from lang.walk import free_vars, written_vars
 
 __all__ = ["FlagLoop", "flag_loop", "iteration_program", "trip_count", "raised_flags", "live_in"]
@@ -251,6 +252,9 @@ def _counted(loop: A.While, flag: str, prefix, prog: A.Program) -> Optional[A.Fo
     lo = inits[0].value
     if not set(free_vars(lo)) <= {p.name for p in prog.params}:
         return None
+    typed = check_program(prog)
+    if any(typed.type_of(e) != A.INT for e in (A.Var(c), lo, test.right)):
+        return None  # an integer counter and range: max(hi - lo, 0) iterations, not ceil(hi - lo)
     return A.For(c, lo, test.right, test.op == "<=", A.Block(body[:-1], pos=loop.body.pos), pos=loop.pos)
 
 

@@ -25,7 +25,8 @@ from tamp.prover.nesting.prove import NestResult, candidates, try_nesting
 DEV = BENCHMARKS / "prover4" / "dev" / "nesting"
 TRUE = [DEV / f"{n}.prob" for n in ("segment_retry", "round_retry", "retry_until_ok")]
 FALSE = [
-    DEV / f"{n}_false.prob" for n in ("segment_retry", "round_retry", "scrub_passes", "carried_state", "retry_until_ok")
+    DEV / f"{n}_false.prob"
+    for n in ("segment_retry", "round_retry", "scrub_passes", "carried_state", "retry_until_ok", "real_range")
 ]
 
 
@@ -102,6 +103,15 @@ def test_what_is_not_a_flag_loop(body):
         f"program p(n: int, p: real) requires n >= 0 && 0 < p && p <= 1 ensures ok fails pow(1 - p, n) {{ {body} }}"
     )
     assert flag_loop(prog, prog.ensures, cfa.types) is None
+
+
+def test_a_retry_against_a_real_limit_is_not_a_counted_loop():
+    # `while (!bad && c < h)` with h real runs ceil(h) times: h iterations would undercount
+    prog, cfa = _parts((DEV / "real_range_false.prob").read_text())
+    assert flag_loop(prog, prog.ensures, cfa.types) is None
+    prog, cfa = _parts((DEV / "retry_until_ok.prob").read_text())
+    fl = flag_loop(prog, prog.ensures, cfa.types)
+    assert fl is not None and fl.form == "product" and fl.loop.var == "tries"
 
 
 def test_per_iteration_bounds_are_read_off_the_claim():

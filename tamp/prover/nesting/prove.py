@@ -157,13 +157,15 @@ def try_nesting(
                 f"one iteration of the loop at line {_line(fl.loop)} fails with probability at most "
                 f"{show_expr(u)} (proved by {inner_method(inner)}), {how} its {show_expr(n)} iterations",
                 cfa=cfa,
-                stats=inner.stats,
+                stats={**inner.stats, "method": "nesting"},
                 form=fl.form,
                 per_iteration=u,
                 inner=inner,
             ), ""
         if not why:
-            first = next((ln.strip() for ln in (inner.message or "").splitlines() if ln.strip()), "")
+            lines = [ln.strip() for ln in (inner.message or "").splitlines()]
+            # the inner method's own reason (its first line that is not the "not proved (...)" coda)
+            first = next((ln for ln in lines if ln and not ln.startswith("not proved")), "")
             why = (
                 f"one iteration of the loop at line {_line(fl.loop)} was not proved to fail with probability "
                 f"at most {show_expr(u)}" + (f": {first}" if first and len(first) < 200 else "")

@@ -44,6 +44,8 @@ from lang import ast as A
 from lang.typecheck import check_program
 from lang.walk import free_vars, written_vars
 
+from . import FAILED
+
 __all__ = ["FlagLoop", "flag_loop", "iteration_program", "trip_count", "raised_flags", "live_in"]
 
 #: the suffix of the input that holds a variable's value when an iteration starts
@@ -184,7 +186,8 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
     claim's flag (``if (!v) { lost := true; }`` with ``ensures !lost``: the claim is ``v``)."""
     stmts = tuple(prog.body.stmts)
     loops = [i for i, st in enumerate(stmts) if isinstance(st, (A.For, A.While))]
-    if not loops or len(ensures) != 1:
+    if not loops or len(ensures) != 1 or FAILED in types:
+        # unreliable operations add `!failed` (and more) to the claim: not the flag alone
         return None
     k = loops[-1]
     prefix, suffix = stmts[:k], stmts[k + 1 :]

@@ -114,6 +114,18 @@ def test_a_retry_against_a_real_limit_is_not_a_counted_loop():
     assert fl is not None and fl.form == "product" and fl.loop.var == "tries"
 
 
+def test_unreliable_operations_keep_a_program_out():
+    # unreliable operations may add `!failed` to the compiled claim (with `reliability`, or a
+    # faulty comparison), which is then not the flag alone: a product over the flag would not
+    # count a fault in an iteration before the success, so the rule keeps such programs out
+    prog, cfa = _parts(
+        "program p(k: int, r: real, w: int) rate r requires k >= 0 && 0 <= r && r <= 1 ensures ok "
+        "fails pow(1 / 2, k) { ok := false; for t in 0..k { y := w *. 2; b ~ bern(1 / 2); if (b) { ok := true; } } }"
+    )
+    assert "failed" in cfa.types
+    assert flag_loop(prog, prog.ensures, cfa.types) is None
+
+
 def test_per_iteration_bounds_are_read_off_the_claim():
     _prog, cfa = _parts((DEV / "round_retry.prob").read_text())
     assert [print_expr(u) for u in candidates("product", cfa.bound, parse_expr("k"))] == ["n * p"]

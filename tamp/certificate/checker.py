@@ -56,12 +56,13 @@ from tamp.show import show_expr, show_stmt
 from .axiom_tree import TreeError, instances, same_axiom
 from .cfa_form import cfa_form, first_difference
 from .claim import claim_cfa, well_formed_claim
-from .conc_checker import check_conc
-from .exp_checker import check_exp
+from .conc_checker import ConcCert, check_conc
+from .exp_checker import ExpCert, check_exp
 from .format import CheckReport, ProgramCheck, Rejected, source_digest
+from .nest_checker import NestCert, check_nest
 from .privacy_checker import check_privacy
 from .prob_checker import check_prob
-from .product_checker import counting_claim
+from .product_checker import ProductCert, counting_claim
 from .reader import CertAutomaton, CertEdge, Certificate, ProgramCert
 from .solver import VALID, decide
 from .termination import check_arguments
@@ -101,7 +102,13 @@ def check_certificate(
             f"recorded, {src.path} has {digest[:12]}…)"
         )
     if not (
-        cert.programs or cert.probability or cert.concentration or cert.expectation or cert.privacy or cert.product
+        cert.programs
+        or cert.probability
+        or cert.concentration
+        or cert.expectation
+        or cert.privacy
+        or cert.product
+        or cert.nesting
     ):
         return reject("the certificate contains no proof")
     plan: List[tuple] = []  # (job, certificate part) in the order of the checks, or ("reject", reason)
@@ -145,6 +152,16 @@ def check_certificate(
                 plan.append(("reject", f"program '{xc.name}' is not in {src.path}"))
                 break
             plan.append((_product_job, xc))
+    if cert.nesting and (not plan or plan[-1][0] != "reject"):
+        for nc in cert.nesting:  # failure bounds composed over a loop's iterations (see .nest_checker)
+            if nc.name in seen:
+                plan.append(("reject", f"program '{nc.name}' is certified twice"))
+                break
+            seen.add(nc.name)
+            if src.program(nc.name) is None:
+                plan.append(("reject", f"program '{nc.name}' is not in {src.path}"))
+                break
+            plan.append((_nest_job, nc))
     seen = set()
     for vc in cert.privacy if not plan or plan[-1][0] != "reject" else ():
         if vc.name in seen:  # privacy claims proved or refuted (see .privacy_checker)
@@ -222,7 +239,7 @@ def _remote_job(job, part, src, bound, inputs, timeout_ms, seconds):
 
 
 def _failure_part(job, part, names) -> bool:
-    return job in (_program_job, _conc_job, _exp_job, _product_job) and part.name in names
+    return job in (_program_job, _conc_job, _exp_job, _product_job, _nest_job) and part.name in names
 
 
 def _free_job(job):
@@ -231,7 +248,12 @@ def _free_job(job):
         _conc_job: _free_conc_job,
         _exp_job: _free_exp_job,
         _product_job: _free_product_job,
+        _nest_job: _free_nest_job,
     }[job]
+
+
+def _free_nest_job(nc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    return _instantiated(_nest_job(nc, src, bound, None, timeout_ms, deadline), inputs)
 
 
 def _free_product_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
@@ -275,6 +297,28 @@ def _product_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
         out.reason = f"a formula of the certificate cannot be built: {exc}"
     out.seconds = time.monotonic() - t0
     return out
+
+
+def _nest_job(nc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    """The per-iteration composition (:mod:`.nest_checker`): the claim and composition rules, then
+    the inner proof, of whatever method, against the iteration program rebuilt from the source."""
+    return check_nest(nc, src, src.program(nc.name), bound, inputs, timeout_ms, deadline, _check_inner)
+
+
+def _check_inner(cert, src, prog, timeout_ms, deadline) -> ProgramCheck:
+    """The inner proof of a nesting certificate, by its own method's rules, of ``prog`` (the
+    iteration program, the one program of ``src``) with its own bound."""
+    if isinstance(cert, NestCert):
+        return check_nest(cert, src, prog, None, None, timeout_ms, deadline, _check_inner)
+    if isinstance(cert, ProductCert):
+        return _product_job(cert, src, None, None, timeout_ms, deadline)
+    if isinstance(cert, ProgramCert):
+        return check_program(cert, src, prog, None, None, timeout_ms, deadline)
+    if isinstance(cert, ConcCert):
+        return check_conc(cert, src, prog, None, None, timeout_ms, deadline)
+    if isinstance(cert, ExpCert):
+        return check_exp(cert, src, prog, None, None, timeout_ms, deadline)
+    return ProgramCheck(getattr(cert, "name", "?"), False, reason="INNER: a proof of no known method")
 
 
 def _program_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:

@@ -17,6 +17,7 @@ from lang.serialize import SerializeError, expr_from_json, stmt_from_json
 from .conc_checker import MalformedConc, decode_conc
 from .exp_checker import MalformedExp, decode_exp
 from .format import FORMAT, VERSION, MalformedCertificate, known_keys
+from .nest_checker import MalformedNest, decode_nest
 from .privacy_checker import decode_privacy
 from .prob_reader import decode_prob
 from .product_checker import MalformedProduct, decode_product
@@ -85,6 +86,7 @@ class Certificate:
     privacy: List[Any] = field(default_factory=list)  # privacy_checker.PrivCert
     inputs_free: List[str] = field(default_factory=list)  # failure bounds proved with --input free
     product: List[Any] = field(default_factory=list)  # product_checker.ProductCert
+    nesting: List[Any] = field(default_factory=list)  # nest_checker.NestCert
 
 
 def load(path: str) -> Certificate:
@@ -145,6 +147,7 @@ def decode(data: Any) -> Certificate:
             "privacy",
             "inputs_free",
             "product",
+            "nesting",
         ),
         "$",
     )
@@ -169,7 +172,34 @@ def decode(data: Any) -> Certificate:
         _decode_privacy(data.get("privacy", [])),
         list(free),
         _decode_product(data.get("product", [])),
+        _decode_nesting(data.get("nesting", [])),
     )
+
+
+def _decode_nesting(items: Any) -> List[Any]:
+    if not isinstance(items, list):
+        raise MalformedCertificate("$.nesting: expected a list")
+    try:
+        return [decode_nest(c, f"$.nesting[{i}]", decode_any) for i, c in enumerate(items)]
+    except (MalformedNest, MalformedProduct, MalformedExp, MalformedConc) as exc:
+        raise MalformedCertificate(str(exc)) from None
+
+
+def decode_any(d: Any, where: str) -> Any:
+    """A failure-bound certificate of any method (its ``method`` field; none: the union bound's
+    program certificate), as a nesting certificate's inner proof."""
+    method = d.get("method") if isinstance(d, dict) else None
+    if method == "nesting":
+        return decode_nest(d, where, decode_any)
+    if method == "product":
+        return decode_product(d, where, decode_program)
+    if method == "expectation":
+        return decode_exp(d, where)
+    if method == "concentration":
+        return decode_conc(d, where)
+    if method is not None:
+        raise MalformedCertificate(f"{where}.method: unknown method {method!r}")
+    return decode_program(d, where)
 
 
 def _decode_product(items: Any) -> List[Any]:

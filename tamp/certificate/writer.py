@@ -41,6 +41,7 @@ from lang.serialize import to_json
 from tamp.privacy import PrivacyResult
 from tamp.prover.concentration.proof import ConcentrationResult
 from tamp.prover.expectation.prove import ExpectationResult
+from tamp.prover.nesting.prove import NestResult
 from tamp.prover.reliability.product import ProductResult
 from tamp.prover.trace.result import ProofResult
 
@@ -84,6 +85,33 @@ def product_certificate(result) -> Dict[str, Any]:
         "form": result.form,
         "counting": program_certificate(result.counting),
     }
+
+
+def nest_certificate(result) -> Dict[str, Any]:
+    """The certificate of a failure bound composed over a flag loop's iterations: the form, the
+    per-iteration bound and the iteration program's proof, of any method (:mod:`.nest_checker`)."""
+    return {
+        "method": "nesting",
+        "program": result.name,
+        "bound": to_json(result.cfa.bound),
+        "bound_text": result.bound,
+        "form": result.form,
+        "per_iteration": to_json(result.per_iteration),
+        "inner": failure_certificate(result.inner),
+    }
+
+
+def failure_certificate(p) -> Dict[str, Any]:
+    """The certificate of a proved failure bound, by the method that proved it."""
+    if isinstance(p, NestResult):
+        return nest_certificate(p)
+    if isinstance(p, ProductResult):
+        return product_certificate(p)
+    if isinstance(p, ConcentrationResult):
+        return conc_certificate(p)
+    if isinstance(p, ExpectationResult):
+        return exp_certificate(p)
+    return program_certificate(p)
 
 
 def automaton_form(aut) -> Dict[str, Any]:
@@ -147,20 +175,16 @@ def file_certificate(
         "source_sha256": source_digest(source),
         "claim": {"bound": bound, "inputs": _jsonable(inputs or {})},
     }
-    certs = [
-        product_certificate(p)
-        if isinstance(p, ProductResult)
-        else conc_certificate(p)
-        if isinstance(p, ConcentrationResult)
-        else exp_certificate(p)
-        if isinstance(p, ExpectationResult)
-        else program_certificate(p)
-        for p in proved_parts(file_result)
+    certs = [failure_certificate(p) for p in proved_parts(file_result)]
+    out["programs"] = [
+        c for c in certs if c.get("method") not in ("concentration", "expectation", "product", "nesting")
     ]
-    out["programs"] = [c for c in certs if c.get("method") not in ("concentration", "expectation", "product")]
     product = [c for c in certs if c.get("method") == "product"]
     if product:  # failure bounds proved by the product rule (see .product_checker)
         out["product"] = product
+    nesting = [c for c in certs if c.get("method") == "nesting"]
+    if nesting:  # failure bounds composed over a loop's iterations (see .nest_checker)
+        out["nesting"] = nesting
     conc = [c for c in certs if c.get("method") == "concentration"]
     if conc:  # failure bounds proved by concentration (see .conc_writer)
         out["concentration"] = conc

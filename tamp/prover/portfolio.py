@@ -35,6 +35,7 @@ from tamp.prover.base.smt import VALID, Encoder, Stats
 from tamp.prover.concentration.proof import try_concentration
 from tamp.prover.expectation.prove import try_expectation
 from tamp.prover.loops.prove import prove_loops
+from tamp.prover.nesting.prove import try_nesting
 from tamp.prover.reliability.product import try_product
 from tamp.prover.trace.automaton import TooLarge, unfold_tree
 from tamp.prover.trace.check import check_automaton
@@ -143,10 +144,31 @@ class Product:
         return Attempt(result, why)
 
 
+class Nesting:
+    name = "per-iteration composition"
+    method = "nesting"
+    applies_to = (
+        "a loop that raises a flag: one iteration proved by any method, summed (union bound) or "
+        "multiplied (independent repetitions) over the iterations"
+    )
+
+    def attempt(self, problem: Problem) -> Attempt:
+        def prove(program: A.Program, cfa: CFA) -> ProofResult:
+            sub = Problem(program, cfa, problem.t0, deadline, problem.progress)
+            return _walk(sub, STRATEGIES)[0]
+
+        # the iterations get half the time left: expected failure, tried next, may search until
+        # the deadline on a loop whose body it cannot bound
+        deadline = _half(problem.deadline)
+        result, why = try_nesting(problem.program, problem.cfa, problem.t0, deadline, prove)
+        return Attempt(result, why)
+
+
 #: the methods, in the order they are tried: concentration is a handful of queries when it
 #: applies and nothing otherwise; the union bound covers every program; expected failure is
-#: tried on what the union bound could not prove
-STRATEGIES: List[Strategy] = [Product(), Concentration(), UnionBound(), Expectation()]
+#: tried on what the union bound could not prove, after a flag loop's iterations (which re-enter the
+#: portfolio on one iteration, with half the time left)
+STRATEGIES: List[Strategy] = [Product(), Concentration(), UnionBound(), Nesting(), Expectation()]
 
 
 def load_modules() -> None:

@@ -1,0 +1,1 @@
+"""Loops whose per-iteration failure bound comes from any engine (issue 33); see :mod:`.prove`."""

@@ -1,0 +1,157 @@
+"""First-moment invariant expectations: Markov's inequality on a quantity a loop builds.
+
+A claim ``Pr[x >= a] <= β`` about a count or sum ``x`` that a loop builds (a random cut's
+uncut edges, a count-min cell's overcount, a Morris counter ``w - 1``) is proved by the first
+moment: ``[x >= a] <= x/a`` for ``a > 0`` (Markov), and the expected final value of ``x`` is its
+value now plus the expected increments of the iterations left. This room proposes exactly that
+core, read off the loop:
+
+* the *Markov pairs* ``(x, a)`` of the continuation: each comparison ``x >= a``, ``x > a``,
+  ``x < a``, ``x <= a`` (either way round) with ``x`` an expression that reads a variable the
+  loop writes and ``a`` one that reads none (:func:`markov_pairs`);
+* the expected increment ``d = wpe(B, x) - x`` of one run of the body B, computed by the
+  engine's own pre-expectation transformer (the caller's ``pre``), the side conditions of the
+  distributions (``0 <= p <= 1``, a non-empty range) taken as holding (:func:`increment`) —
+  ``1`` for Morris' ``w := 2w`` with chance ``1/w``, ``c[j]/w`` for a count-min row;
+* when ``d`` reads nothing the loop writes but its counter ``i`` (``for i in lo..hi``), the
+  increments left ``Σ_{k=i}^{hi-1} d[i := k]`` — ``(hi - i)·d`` when ``d`` does not read ``i``
+  (:func:`remaining`);
+* the core ``G ? (x + rem)/a : 1``, with ``G`` the counters' progress and ``x >= 0`` (Markov
+  needs ``x`` not negative; it is also what keeps ``bern(1/w)`` a distribution in a Morris
+  counter) (:func:`markov_core`).
+
+Why this is sound: nothing here is trusted. A core is only proposed; the loop search decides
+its INDUCT (``g ⇒ wpe(B, E) <= max(0, min(1, core))``) with the solver like any other core
+(``unknown`` is failure), TERM and BUDGET are decided as for every core, and the certificate
+carries the core, so ``tamp check-proof`` rebuilds every obligation from the source and that
+expression. The increment ``d`` is computed with side conditions dropped: a wrong ``d`` only
+makes INDUCT fail. The guard ``G`` makes the core 1 (the trivial bound) where it fails, so it
+costs nothing in soundness: INDUCT must still hold in every state, and BUDGET reads the core at
+the loop's entry, where the guard must then hold for the bound to be small.
+"""
+
+from __future__ import annotations
+
+from typing import AbstractSet, Callable, List, Optional, Tuple
+
+from lang import ast as A
+from lang.walk import Transformer, free_vars
+from tamp.prover.base.exprs import and_all, subst
+from tamp.prover.base.simplify import simplify
+
+ZERO = A.num(0)
+ONE = A.num(1)
+MAX_PAIRS = 4  # Markov pairs tried per loop
+
+
+def markov_pairs(f: A.Expr, changed: AbstractSet[str]) -> List[Tuple[A.Expr, A.Expr]]:
+    """``(x, a)`` for each comparison ``x >= a``, ``x > a``, ``x < a``, ``x <= a`` (either way
+    round) of the continuation ``f`` with ``x`` reading a variable the loop writes (``changed``)
+    and ``a`` reading none and no bound variable of ``f``."""
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+    out: List[Tuple[A.Expr, A.Expr]] = []
+    for n in A.walk(f):
+        if not isinstance(n, A.Binary) or n.op not in (">=", ">", "<=", "<"):
+            continue
+        for x, a in ((n.left, n.right), (n.right, n.left)):
+            xs, as_ = set(free_vars(x)), set(free_vars(a))
+            if not xs & changed or xs & bound or as_ & (changed | bound):
+                continue
+            if (x, a) not in out:
+                out.append((x, a))
+    return out[:MAX_PAIRS]
+
+
+class _Unguard(Transformer):
+    """``c ? X : 1`` → ``X``: the side condition of a distribution (its parameter in range)
+    taken as holding, for reading an expectation off the body (a proposal only)."""
+
+    def default(self, node, kids):
+        out = super().default(node, kids)
+        if isinstance(out, A.Cond) and isinstance(out.other, A.Num) and out.other.value == 1:
+            return out.then
+        return out
+
+
+def increment(pre: Callable[[A.Expr], Optional[A.Expr]], x: A.Expr, positive: AbstractSet[str]) -> Optional[A.Expr]:
+    """The expected increment ``wpe(B, x) - x`` of one run of the body (``pre`` is its
+    pre-expectation transformer; None: outside its rules), simplified, or None."""
+    e = pre(x)
+    if e is None:
+        return None
+    e = _Unguard().walk(e)
+    d = simplify(A.Binary("-", e, x), positive)
+    return d
+
+
+def remaining(d: A.Expr, s, changed: AbstractSet[str]) -> Optional[A.Expr]:
+    """The increments ``d`` of the iterations left of ``for i in lo..hi`` from the current ``i``:
+    ``(hi - i)·d`` when ``d`` does not read ``i``, else ``sum(k in i..hi: d[i := k])`` (None: not
+    a ``for`` loop, or ``d`` reads another variable the loop writes)."""
+    if not isinstance(s, A.For):
+        return None
+    i = s.var
+    if set(free_vars(d)) & (set(changed) - {i}):
+        return None
+    if i not in set(free_vars(d)):
+        left: A.Expr = A.Binary("-", s.hi, A.Var(i))
+        if s.inclusive:
+            left = A.Binary("+", left, ONE)
+        if isinstance(d, A.Num) and d.value == 1:
+            return left
+        return A.Binary("*", left, d)
+    outside, inside = _factors(d, i)
+    k = i + "$k"
+    total: A.Expr = A.Sum(k, A.Var(i), s.hi, s.inclusive, subst(inside, {i: A.Var(k)}))
+    return total if outside is None else A.Binary("*", outside, total)
+
+
+def _factors(d: A.Expr, i: str) -> Tuple[Optional[A.Expr], A.Expr]:
+    """``d`` as (a factor that does not read ``i`` or None, the rest): the factors of a product
+    or a quotient that do not read the counter are taken out of the sum, so that the sum left
+    is the one a claim writes (``sum(j in 0..n: c[j]) / w``)."""
+    if isinstance(d, A.Binary) and d.op in ("*", "/"):
+        lo, li = _factors(d.left, i)
+        if d.op == "/" and i not in set(free_vars(d.right)):
+            outside = A.Binary("/", lo if lo is not None else ONE, d.right)
+            return outside, li
+        if d.op == "*":
+            ro, ri = _factors(d.right, i)
+            outs = [x for x in (lo, ro) if x is not None]
+            outside = None if not outs else outs[0] if len(outs) == 1 else A.Binary("*", outs[0], outs[1])
+            ins = [x for x in (li, ri) if not (isinstance(x, A.Num) and x.value == 1)]
+            inside = ONE if not ins else ins[0] if len(ins) == 1 else A.Binary("*", ins[0], ins[1])
+            return outside, inside
+    if i not in set(free_vars(d)):
+        return d, ONE
+    return None, d
+
+
+def markov_core(x: A.Expr, a: A.Expr, rem: A.Expr, guard: Optional[A.Expr]) -> A.Expr:
+    """``guard && x >= 0 ? (x + rem)/a : 1``: Markov's inequality on the expected final x."""
+    g = and_all(([guard] if guard is not None else []) + [A.Binary(">=", x, ZERO)])
+    return A.Cond(g, A.Binary("/", A.Binary("+", x, rem), a), ONE)
+
+
+def moment_cores(
+    f: A.Expr,
+    s,
+    changed: AbstractSet[str],
+    positive: AbstractSet[str],
+    pre: Callable[[A.Expr], Optional[A.Expr]],
+    guard: Optional[A.Expr],
+) -> List[A.Expr]:
+    """The Markov cores of the loop ``s`` (body's pre-expectation ``pre``) for the continuation
+    ``f``, one per Markov pair whose increments left can be written."""
+    out: List[A.Expr] = []
+    for x, a in markov_pairs(f, changed):
+        d = increment(pre, x, positive)
+        if d is None:
+            continue
+        rem = remaining(d, s, changed)
+        if rem is None:
+            continue
+        core = markov_core(x, a, rem, guard)
+        if core not in out:
+            out.append(core)
+    return out

@@ -84,25 +84,45 @@ def increment(pre: Callable[[A.Expr], Optional[A.Expr]], x: A.Expr, positive: Ab
     return d
 
 
-def remaining(d: A.Expr, s, changed: AbstractSet[str]) -> Optional[A.Expr]:
-    """The increments ``d`` of the iterations left of ``for i in lo..hi`` from the current ``i``:
-    ``(hi - i)·d`` when ``d`` does not read ``i``, else ``sum(k in i..hi: d[i := k])`` (None: not
-    a ``for`` loop, or ``d`` reads another variable the loop writes)."""
-    if not isinstance(s, A.For):
+def counted(s, changed: AbstractSet[str]) -> Optional[Tuple[str, A.Expr, bool]]:
+    """(counter, bound, inclusive) of ``for i in lo..hi`` or of ``while (i < H) {…}`` /
+    ``while (i <= H) {…}`` whose body raises ``i`` by exactly one (``i := i + 1``, once, at its
+    top level) and writes nothing ``H`` reads; None for any other loop."""
+    if isinstance(s, A.For):
+        return s.var, s.hi, s.inclusive
+    if not isinstance(s, A.While) or not isinstance(s.cond, A.Binary) or s.cond.op not in ("<", "<="):
         return None
-    i = s.var
+    i, hi = s.cond.left, s.cond.right
+    if not isinstance(i, A.Var) or set(free_vars(hi)) & changed:
+        return None
+    step = A.Assign((i,), A.Binary("+", i, ONE))
+    writes = [n for n in A.walk(s.body) if isinstance(n, (A.Assign, A.Sample)) and i in n.targets]
+    if writes != [step] or step not in s.body.stmts:
+        return None
+    return i.name, hi, s.cond.op == "<="
+
+
+def remaining(d: A.Expr, s, changed: AbstractSet[str]) -> Optional[A.Expr]:
+    """The increments ``d`` of the iterations left of a counted loop (:func:`counted`) from the
+    current counter ``i``: ``(hi - i)·d`` when ``d`` does not read ``i``, else ``sum(k in i..hi:
+    d[i := k])``, factors that do not read ``i`` taken out (None: not a counted loop, or ``d``
+    reads another variable the loop writes)."""
+    c = counted(s, changed)
+    if c is None:
+        return None
+    i, hi, inclusive = c
     if set(free_vars(d)) & (set(changed) - {i}):
         return None
     if i not in set(free_vars(d)):
-        left: A.Expr = A.Binary("-", s.hi, A.Var(i))
-        if s.inclusive:
+        left: A.Expr = A.Binary("-", hi, A.Var(i))
+        if inclusive:
             left = A.Binary("+", left, ONE)
         if isinstance(d, A.Num) and d.value == 1:
             return left
         return A.Binary("*", left, d)
     outside, inside = _factors(d, i)
     k = i + "$k"
-    total: A.Expr = A.Sum(k, A.Var(i), s.hi, s.inclusive, subst(inside, {i: A.Var(k)}))
+    total: A.Expr = A.Sum(k, A.Var(i), hi, inclusive, subst(inside, {i: A.Var(k)}))
     return total if outside is None else A.Binary("*", outside, total)
 
 

@@ -138,8 +138,10 @@ def test_factors_without_the_counter_leave_the_sum():
     s = parse("program p(c: int[], n: int) requires n >= 0 ensures true fails 0 { for j in 0..n { x := 1; } }")
     loop = next(n for n in A.walk(s.programs[0].body) if isinstance(n, A.For))
     rem = M.remaining(parse_expr("h * c[j] / w"), loop, {"j", "x"})
-    total = A.Sum("j$k", A.Var("j"), A.Var("n"), False, A.Index(A.Var("c"), A.Var("j$k")))
-    assert rem == A.Binary("*", parse_expr("h / w"), total)
+    assert rem == A.Binary("*", parse_expr("h / w"), parse_expr("sum(k in j..n: c[k])"))
+    # the sum's index is a name the program does not use
+    rem = M.remaining(parse_expr("c[j] * k"), loop, {"j", "x"}, {"c", "n", "j", "x", "k"})
+    assert rem == A.Binary("*", parse_expr("k"), parse_expr("sum(l in j..n: c[l])"))
 
 
 def test_a_core_with_the_wrong_increment_is_rejected_by_induct():

@@ -102,11 +102,12 @@ def counted(s, changed: AbstractSet[str]) -> Optional[Tuple[str, A.Expr, bool]]:
     return i.name, hi, s.cond.op == "<="
 
 
-def remaining(d: A.Expr, s, changed: AbstractSet[str]) -> Optional[A.Expr]:
+def remaining(d: A.Expr, s, changed: AbstractSet[str], avoid: AbstractSet[str] = frozenset()) -> Optional[A.Expr]:
     """The increments ``d`` of the iterations left of a counted loop (:func:`counted`) from the
     current counter ``i``: ``(hi - i)·d`` when ``d`` does not read ``i``, else ``sum(k in i..hi:
     d[i := k])``, factors that do not read ``i`` taken out (None: not a counted loop, or ``d``
-    reads another variable the loop writes)."""
+    reads another variable the loop writes). The sum's index is a name none of ``avoid`` (the
+    program's variables) and nothing ``d`` reads has."""
     c = counted(s, changed)
     if c is None:
         return None
@@ -121,7 +122,8 @@ def remaining(d: A.Expr, s, changed: AbstractSet[str]) -> Optional[A.Expr]:
             return left
         return A.Binary("*", left, d)
     outside, inside = _factors(d, i)
-    k = i + "$k"
+    taken = set(avoid) | set(free_vars(d)) | {i}
+    k = next(n for n in ("k", "l", "r") + tuple(f"k{m}" for m in range(1, 1000)) if n not in taken)
     total: A.Expr = A.Sum(k, A.Var(i), hi, inclusive, subst(inside, {i: A.Var(k)}))
     return total if outside is None else A.Binary("*", outside, total)
 
@@ -160,6 +162,7 @@ def moment_cores(
     positive: AbstractSet[str],
     pre: Callable[[A.Expr], Optional[A.Expr]],
     guard: Optional[A.Expr],
+    avoid: AbstractSet[str] = frozenset(),
 ) -> List[A.Expr]:
     """The Markov cores of the loop ``s`` (body's pre-expectation ``pre``) for the continuation
     ``f``, one per Markov pair whose increments left can be written."""
@@ -168,7 +171,7 @@ def moment_cores(
         d = increment(pre, x, positive)
         if d is None:
             continue
-        rem = remaining(d, s, changed)
+        rem = remaining(d, s, changed, avoid)
         if rem is None:
             continue
         core = markov_core(x, a, rem, guard)

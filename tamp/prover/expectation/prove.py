@@ -938,7 +938,8 @@ def first_moment_cores(claim: ExpClaim, s, body: A.Stmt, f: A.Expr) -> Iterator[
             return None
 
     positive = [p for p in claim.params if claim.types.get(p) in (A.INT, A.REAL)]
-    yield from moment_cores(f, s, written_vars(body), positive, pre, counter_facts(claim, body, s))
+    guard = counter_facts(claim, body, s)
+    yield from moment_cores(f, s, written_vars(body), positive, pre, guard, set(claim.types))
 
 
 def ordered_cores(conds: List[A.Expr], b: A.Expr) -> List[A.Expr]:

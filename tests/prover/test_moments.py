@@ -8,6 +8,8 @@ are not proved; a core with the wrong increment is rejected by INDUCT."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 from limits import FALSE_CLAIM_S
 from locations import BENCHMARKS
@@ -62,6 +64,40 @@ program weightedCount(c: real[], n: int, q: real, t: real)
 }
 """
 
+RADEMACHER = """
+program rwCheb(n: int, t: real)
+  requires n >= 1 && t > 0
+  ensures abs(s) < t
+  fails BOUND
+{
+  s := 0;
+  for i in 0..n {
+    x ~ bern(1 / 2);
+    if (x) { s := s + 1; } else { s := s - 1; }
+  }
+}
+"""
+
+LAZY = """
+program lazyCheb(n: int, t: real)
+  requires n >= 1 && t > 0
+  ensures abs(s - n / 4) < t
+  fails BOUND
+{
+  s := 0;
+  i := 0;
+  while (i < n) {
+    u ~ unif(0, 3);
+    if (u == 0) {
+      s := s - 1;
+    } else if (u >= 2) {
+      s := s + 1;
+    }
+    i := i + 1;
+  }
+}
+"""
+
 
 def _prove(path, timeout=60):
     src = parse_file(str(path))
@@ -94,8 +130,12 @@ def test_false_siblings_are_not_proved(path):
         (MORRIS_WHILE, "1 / c", "1 / (2 * c)"),
         # a sum of weighted draws (weights from an input array) next to other work
         (WEIGHTED, "q * sum(j in 0..n: c[j]) / t", "q * sum(j in 0..n: c[j]) / (2 * t)"),
+        # Chebyshev: ±1 steps, E[s²] = n, so Pr[|s| >= t] <= n/t²; the false bound is half
+        (RADEMACHER, "n / (t * t)", "n / (2 * t * t)"),
+        # a lazy walk with drift written as a while loop: mean n/4, variance 11n/16
+        (LAZY, "11 * n / (16 * t * t)", "10 * n / (16 * t * t)"),
     ],
-    ids=["morris_while", "weighted_sum"],
+    ids=["morris_while", "weighted_sum", "rademacher_chebyshev", "lazy_chebyshev"],
 )
 def test_differently_written_versions(text, true_bound, false_bound):
     r = _prove_text(text.replace("BOUND", true_bound))
@@ -166,3 +206,25 @@ program p(c: int[], n: int, j: int)
     assert signed.valid(goal) == VALID
     _c, _f, unsigned = _claim(text.replace("REQ", "n >= 1"))
     assert unsigned.valid(goal) != VALID
+
+
+def test_the_second_moment_of_one_step_is_solved_for():
+    claim, _cfa, _chk = _claim(LAZY.replace("BOUND", "n / (t * t)"))
+    loop = next(n for n in A.walk(claim.body) if isinstance(n, A.While))
+
+    def pre(x):
+        return E.Wpe(loop.body, claim.params, types=claim.types).stmt(loop.body, x)
+
+    changed = {"i", "u", "s"}
+    x = parse_expr("s - n / 4")
+    alpha, beta = M.square_step(pre, x, changed, {"n", "t"})
+    # E[(x + Δ)²] = x² + 2·E[Δ]·x + E[Δ²], E[Δ] = 1/4, E[Δ²] = 3/4
+    assert (alpha, beta) == (A.Num(Fraction(1, 2), False), A.Num(Fraction(3, 4), False))
+    # a step whose square grows with the state in another way (x·s) has no such form
+    assert M.square_step(pre, parse_expr("s * s"), changed, {"n", "t"}) is None
+
+
+def test_a_chebyshev_core_with_too_little_variance_is_rejected_by_induct():
+    text = RADEMACHER.replace("BOUND", "n / (t * t)")
+    assert _induct(text, "i >= 0 ? (n - i + s * s) / (t * t) : 1") == VALID
+    assert _induct(text, "i >= 0 ? ((n - i) / 2 + s * s) / (t * t) : 1") != VALID

@@ -1,4 +1,4 @@
-"""First-moment invariant expectations: Markov's inequality on a quantity a loop builds.
+"""Moment invariant expectations: Markov's and Chebyshev's inequalities on what a loop builds.
 
 A claim ``Pr[x >= a] <= β`` about a count or sum ``x`` that a loop builds (a random cut's
 uncut edges, a count-min cell's overcount, a Morris counter ``w - 1``) is proved by the first
@@ -20,6 +20,18 @@ core, read off the loop:
   needs ``x`` not negative; it is also what keeps ``bern(1/w)`` a distribution in a Morris
   counter) (:func:`markov_core`).
 
+The second moment, for a claim ``Pr[|x| >= t] <= β`` (Chebyshev: ``[|x| >= t] <= x²/t²``, x
+the deviation from the mean, ``abs(s - n/4) < t``): when one iteration's expected increment
+``d`` is a constant of the loop and ``wpe(B, x²) = x² + α·x + β`` identically in the variables
+the loop writes, with α, β constants of the loop (solved for with sympy, :func:`square_step`),
+the expected final ``x²`` after ``r`` iterations is ``x² + r·α·x + α·d·r(r - 1)/2 + r·β``
+(:func:`second_moment_left`) and the core is ``G ? that / t² : 1``. The second moment is
+computed by the pre-expectation of ``x²`` itself, not assumed from independence: a step whose
+square depends on the state otherwise (draws that depend on earlier ones, a step scaled by the
+sum) has no α, β of that form and gets no core, and INDUCT decides any core proposed. The
+guard ``G`` also carries the side conditions of the body's distributions read off its
+pre-expectation (``w != 0 && 0 <= 1/w && 1/w <= 1`` for ``bern(1/w)``: :func:`side_conditions`).
+
 Why this is sound: nothing here is trusted. A core is only proposed; the loop search decides
 its INDUCT (``g ⇒ wpe(B, E) <= max(0, min(1, core))``) with the solver like any other core
 (``unknown`` is failure), TERM and BUDGET are decided as for every core, and the certificate
@@ -37,7 +49,7 @@ from typing import AbstractSet, Callable, List, Optional, Tuple
 from lang import ast as A
 from lang.walk import Transformer, free_vars
 from tamp.prover.base.exprs import and_all, subst
-from tamp.prover.base.simplify import simplify
+from tamp.prover.base.simplify import from_sympy, simplify, sp, to_sympy
 
 ZERO = A.num(0)
 ONE = A.num(1)
@@ -64,13 +76,40 @@ def markov_pairs(f: A.Expr, changed: AbstractSet[str]) -> List[Tuple[A.Expr, A.E
 
 class _Unguard(Transformer):
     """``c ? X : 1`` → ``X``: the side condition of a distribution (its parameter in range)
-    taken as holding, for reading an expectation off the body (a proposal only)."""
+    taken as holding, for reading an expectation off the body (a proposal only); the
+    conditions taken are kept in :attr:`conds`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conds: List[A.Expr] = []
 
     def default(self, node, kids):
         out = super().default(node, kids)
         if isinstance(out, A.Cond) and isinstance(out.other, A.Num) and out.other.value == 1:
+            if out.cond not in self.conds:
+                self.conds.append(out.cond)
             return out.then
         return out
+
+
+def side_conditions(pre: Callable[[A.Expr], Optional[A.Expr]], x: A.Expr) -> List[A.Expr]:
+    """The conditions under which the body's distributions are distributions (``0 <= 1/w &&
+    1/w <= 1`` for ``bern(1/w)``), read off the pre-expectation of ``x``: a candidate guard
+    (a Morris counter's ``w >= 1``; INDUCT decides whether it is kept by the loop)."""
+    e = pre(x)
+    if e is None:
+        return []
+    u = _Unguard()
+    u.walk(e)
+    out: List[A.Expr] = []
+    for c in u.conds:  # a divisor in a condition is not 0 (the solver's x/0 is any number)
+        for n in A.walk(c):
+            if isinstance(n, A.Binary) and n.op == "/" and not isinstance(n.right, A.Num):
+                nz = A.Binary("!=", n.right, ZERO)
+                if nz not in out:
+                    out.append(nz)
+        out.append(c)
+    return out
 
 
 def increment(pre: Callable[[A.Expr], Optional[A.Expr]], x: A.Expr, positive: AbstractSet[str]) -> Optional[A.Expr]:
@@ -140,13 +179,88 @@ def _factors(d: A.Expr, i: str) -> Tuple[Optional[A.Expr], A.Expr]:
         if d.op == "*":
             ro, ri = _factors(d.right, i)
             outs = [x for x in (lo, ro) if x is not None]
-            outside = None if not outs else outs[0] if len(outs) == 1 else A.Binary("*", outs[0], outs[1])
+            both: Optional[A.Expr] = (
+                None if not outs else outs[0] if len(outs) == 1 else A.Binary("*", outs[0], outs[1])
+            )
             ins = [x for x in (li, ri) if not (isinstance(x, A.Num) and x.value == 1)]
             inside = ONE if not ins else ins[0] if len(ins) == 1 else A.Binary("*", ins[0], ins[1])
-            return outside, inside
+            return both, inside
     if i not in set(free_vars(d)):
         return d, ONE
     return None, d
+
+
+def chebyshev_pairs(f: A.Expr, changed: AbstractSet[str]) -> List[Tuple[A.Expr, A.Expr]]:
+    """``(x, t)`` for each comparison of ``abs(x)`` with ``t`` (either way round) in the
+    continuation ``f``, ``x`` reading a variable the loop writes and ``t`` none and no bound
+    variable of ``f``: ``[|x| >= t] <= x²/t²`` (Chebyshev, with x the deviation)."""
+    bound = {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
+    out: List[Tuple[A.Expr, A.Expr]] = []
+    for n in A.walk(f):
+        if not isinstance(n, A.Binary) or n.op not in (">=", ">", "<=", "<"):
+            continue
+        for x, t in ((n.left, n.right), (n.right, n.left)):
+            if not (isinstance(x, A.Call) and x.func == "abs" and len(x.args) == 1):
+                continue
+            xs, ts = set(free_vars(x)), set(free_vars(t))
+            if not xs & changed or xs & bound or ts & (changed | bound):
+                continue
+            if (x.args[0], t) not in out:
+                out.append((x.args[0], t))
+    return out[:MAX_PAIRS]
+
+
+def square_step(
+    pre: Callable[[A.Expr], Optional[A.Expr]], x: A.Expr, changed: AbstractSet[str], positive: AbstractSet[str]
+) -> Optional[Tuple[A.Expr, A.Expr]]:
+    """``(α, β)`` with ``wpe(B, x²) = x² + α·x + β`` identically in the variables the loop
+    writes, α and β reading none of them, or None (the second moment of one iteration is not
+    of that form). Found with sympy: the difference, as a polynomial in the written variables,
+    must vanish coefficient by coefficient (a linear system in α, β)."""
+    e = pre(A.Binary("*", x, x))
+    if e is None:
+        return None
+    e = _Unguard().walk(e)
+    a, b = A.Var("alpha$"), A.Var("beta$")
+    diff = A.Binary("-", A.Binary("-", A.Binary("-", e, A.Binary("*", x, x)), A.Binary("*", a, x)), b)
+    try:
+        poly, conv = to_sympy(diff, positive)
+        sa, sb = conv.sym("alpha$"), conv.sym("beta$")
+        if any(v.name in changed for v in conv.atoms):
+            return None
+        if any(set(free_vars(v)) & changed for v in conv.atoms.values()):
+            return None  # the written variables inside an opaque part: no polynomial view
+        syms = [conv.syms[n] for n in sorted(changed) if n in conv.syms]
+        if not syms:
+            return None
+        num, _den = sp.fraction(sp.cancel(sp.together(poly)))
+        p = sp.Poly(sp.expand(num), *syms)
+        sol = sp.solve(p.coeffs(), [sa, sb], dict=True)
+        if len(sol) != 1 or set(sol[0]) != {sa, sb}:
+            return None
+        alpha, beta = sol[0][sa], sol[0][sb]
+        if alpha.free_symbols & set(syms) or beta.free_symbols & set(syms):
+            return None
+        return from_sympy(sp.simplify(alpha), conv), from_sympy(sp.simplify(beta), conv)
+    except (ValueError, TypeError, AttributeError, NotImplementedError, sp.PolynomialError):
+        return None
+
+
+def second_moment_left(x: A.Expr, d: A.Expr, alpha: A.Expr, beta: A.Expr, r: A.Expr) -> A.Expr:
+    """E[x²] after ``r`` more iterations, each with ``E[Δx] = d`` and ``E[x'²] = x² + α·x + β``
+    (d, α, β constants of the loop): with m_k = x + k·d the mean after k iterations,
+    s_r = x² + Σ_{k<r} (α·m_k + β) = x² + r·α·x + α·d·r(r - 1)/2 + r·β."""
+    rr = A.Binary("*", r, A.Binary("-", r, ONE))
+    parts = [
+        A.Binary("*", x, x),
+        A.Binary("*", A.Binary("*", r, alpha), x),
+        A.Binary("/", A.Binary("*", A.Binary("*", alpha, d), rr), A.num(2)),
+        A.Binary("*", r, beta),
+    ]
+    out: A.Expr = parts[0]
+    for q in parts[1:]:
+        out = A.Binary("+", out, q)
+    return simplify(out)
 
 
 def markov_core(x: A.Expr, a: A.Expr, rem: A.Expr, guard: Optional[A.Expr]) -> A.Expr:
@@ -174,7 +288,27 @@ def moment_cores(
         rem = remaining(d, s, changed, avoid)
         if rem is None:
             continue
-        core = markov_core(x, a, rem, guard)
+        conds = side_conditions(pre, x)
+        core = markov_core(x, a, rem, and_all(([guard] if guard is not None else []) + conds))
+        if core not in out:
+            out.append(core)
+    c = counted(s, changed)
+    for x, t in chebyshev_pairs(f, changed) if c is not None else []:
+        d = increment(pre, x, positive)
+        if d is None or set(free_vars(d)) & set(changed):
+            continue
+        step = square_step(pre, x, changed, positive)
+        if step is None:
+            continue
+        assert c is not None
+        i, hi, inclusive = c
+        r: A.Expr = A.Binary("-", hi, A.Var(i))
+        if inclusive:
+            r = A.Binary("+", r, ONE)
+        conds = side_conditions(pre, A.Binary("*", x, x))
+        g = and_all(([guard] if guard is not None else []) + conds)
+        second = second_moment_left(x, d, step[0], step[1], r)
+        core = A.Cond(g, A.Binary("/", second, A.Binary("*", t, t)), ONE)
         if core not in out:
             out.append(core)
     return out

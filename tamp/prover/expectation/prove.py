@@ -937,7 +937,7 @@ def first_moment_cores(claim: ExpClaim, s, body: A.Stmt, f: A.Expr) -> Iterator[
         except NotApplicable:
             return None
 
-    positive = [p for p in claim.params if claim.types.get(p) in (A.INT, A.REAL)]
+    positive = {p for p in claim.params if claim.types.get(p) in (A.INT, A.REAL)}
     guard = counter_facts(claim, body, s)
     yield from moment_cores(f, s, written_vars(body), positive, pre, guard, set(claim.types))
 

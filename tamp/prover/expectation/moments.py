@@ -1,7 +1,7 @@
 """Moment invariant expectations: Markov's and Chebyshev's inequalities on what a loop builds.
 
-A claim ``Pr[x >= a] <= β`` about a count or sum ``x`` that a loop builds (a random cut's
-uncut edges, a count-min cell's overcount, a Morris counter ``w - 1``) is proved by the first
+A claim ``Pr[x >= a] <= β`` about a count or sum ``x`` that a loop builds (the balls in one
+bin, a count-min cell's overcount, a Morris counter ``w - 1``) is proved by the first
 moment: ``[x >= a] <= x/a`` for ``a > 0`` (Markov), and the expected final value of ``x`` is its
 value now plus the expected increments of the iterations left. This room proposes exactly that
 core, read off the loop:
@@ -13,7 +13,8 @@ core, read off the loop:
   engine's own pre-expectation transformer (the caller's ``pre``), the side conditions of the
   distributions (``0 <= p <= 1``, a non-empty range) taken as holding (:func:`increment`) —
   ``1`` for Morris' ``w := 2w`` with chance ``1/w``, ``c[j]/w`` for a count-min row;
-* when ``d`` reads nothing the loop writes but its counter ``i`` (``for i in lo..hi``), the
+* when ``d`` reads nothing the loop writes but its counter ``i`` (``for i in lo..hi``, or a
+  ``while (i < H)`` raising ``i`` by one: :func:`counted`), the
   increments left ``Σ_{k=i}^{hi-1} d[i := k]`` — ``(hi - i)·d`` when ``d`` does not read ``i``
   (:func:`remaining`);
 * the core ``G ? (x + rem)/a : 1``, with ``G`` the counters' progress and ``x >= 0`` (Markov
@@ -242,7 +243,7 @@ def square_step(
         if alpha.free_symbols & set(syms) or beta.free_symbols & set(syms):
             return None
         return from_sympy(sp.simplify(alpha), conv), from_sympy(sp.simplify(beta), conv)
-    except (ValueError, TypeError, AttributeError, NotImplementedError, sp.PolynomialError):
+    except Exception:  # noqa: BLE001 - sympy found no polynomial form (1/w left over, …): no core
         return None
 
 

@@ -64,6 +64,22 @@ program weightedCount(c: real[], n: int, q: real, t: real)
 }
 """
 
+DATA_COUNT = """
+program dataCount(x: int[], n: int, q: real, a: real)
+  requires n >= 0 && 0 <= q && q <= 1 && a > 0
+  ensures cnt < a
+  fails BOUND
+{
+  cnt := 0;
+  for j in 0..n {
+    if (x[j] > 0) {
+      f ~ bern(q);
+      if (f) { cnt := cnt + 1; }
+    }
+  }
+}
+"""
+
 RADEMACHER = """
 program rwCheb(n: int, t: real)
   requires n >= 1 && t > 0
@@ -130,12 +146,14 @@ def test_false_siblings_are_not_proved(path):
         (MORRIS_WHILE, "1 / c", "1 / (2 * c)"),
         # a sum of weighted draws (weights from an input array) next to other work
         (WEIGHTED, "q * sum(j in 0..n: c[j]) / t", "q * sum(j in 0..n: c[j]) / (2 * t)"),
+        # a count that depends on the data: one coin per positive input (issue 33's example)
+        (DATA_COUNT, "q * sum(j in 0..n: x[j] > 0 ? 1 : 0) / a", "q * sum(j in 0..n: x[j] > 0 ? 1 : 0) / (2 * a)"),
         # Chebyshev: ±1 steps, E[s²] = n, so Pr[|s| >= t] <= n/t²; the false bound is half
         (RADEMACHER, "n / (t * t)", "n / (2 * t * t)"),
         # a lazy walk with drift written as a while loop: mean n/4, variance 11n/16
         (LAZY, "11 * n / (16 * t * t)", "10 * n / (16 * t * t)"),
     ],
-    ids=["morris_while", "weighted_sum", "rademacher_chebyshev", "lazy_chebyshev"],
+    ids=["morris_while", "weighted_sum", "data_count", "rademacher_chebyshev", "lazy_chebyshev"],
 )
 def test_differently_written_versions(text, true_bound, false_bound):
     r = _prove_text(text.replace("BOUND", true_bound))
@@ -228,3 +246,18 @@ def test_a_chebyshev_core_with_too_little_variance_is_rejected_by_induct():
     text = RADEMACHER.replace("BOUND", "n / (t * t)")
     assert _induct(text, "i >= 0 ? (n - i + s * s) / (t * t) : 1") == VALID
     assert _induct(text, "i >= 0 ? ((n - i) / 2 + s * s) / (t * t) : 1") != VALID
+
+
+def test_a_count_on_a_test_of_the_data_has_a_conditional_increment():
+    claim, _cfa, _chk = _claim(DATA_COUNT.replace("BOUND", "1"))
+    loop = next(n for n in A.walk(claim.body) if isinstance(n, A.For))
+    g, body, _ = E.as_while(loop)
+
+    def pre(x):
+        return E.Wpe(body, claim.params, types=claim.types).stmt(body, x)
+
+    d = M.increment(pre, parse_expr("cnt"), {"n", "q", "a"})
+    assert d == parse_expr("x[j] > 0 ? q : 0")
+    # q leaves the sum: the sum left is the count the claim writes
+    rem = M.remaining(d, loop, {"j", "f", "cnt"}, {"x", "n", "q", "a", "j", "f", "cnt"})
+    assert rem == A.Binary("*", A.Var("q"), parse_expr("sum(k in j..n: x[k] > 0 ? 1 : 0)"))

@@ -49,11 +49,41 @@ from typing import AbstractSet, Callable, List, Optional, Tuple
 
 from lang import ast as A
 from lang.walk import Transformer, free_vars
-from tamp.prover.base.exprs import and_all, subst
+from tamp.prover.base.exprs import and_all, conjuncts, subst
 from tamp.prover.base.simplify import from_sympy, simplify, sp, to_sympy
 
 ZERO = A.num(0)
 ONE = A.num(1)
+
+
+def _fold(e: A.Expr) -> A.Expr:
+    """Products with 0 and 1 and sums with 0 dropped (the shape kept: x² stays ``x * x``, so
+    the solver sees the step ``x := x ± 1`` term by term, which a fully expanded polynomial
+    hides)."""
+
+    class _F(Transformer):
+        def default(self, node, kids):
+            out = super().default(node, kids)
+            if isinstance(out, A.Binary) and out.op in ("*", "+", "/"):
+                a, b = out.left, out.right
+                za = isinstance(a, A.Num) and a.value == 0
+                zb = isinstance(b, A.Num) and b.value == 0
+                if out.op == "*" and (za or zb):
+                    return ZERO
+                if out.op == "/" and za:
+                    return ZERO
+                if out.op == "+" and (za or zb):
+                    return b if za else a
+                if out.op == "*" and isinstance(a, A.Num) and a.value == 1:
+                    return b
+                if out.op in ("*", "/") and isinstance(b, A.Num) and b.value == 1:
+                    return a
+            return out
+
+    res: A.Expr = _F().walk(e)
+    return res
+
+
 MAX_PAIRS = 4  # Markov pairs tried per loop
 
 
@@ -119,9 +149,16 @@ def increment(pre: Callable[[A.Expr], Optional[A.Expr]], x: A.Expr, positive: Ab
     e = pre(x)
     if e is None:
         return None
-    e = _Unguard().walk(e)
-    d = simplify(A.Binary("-", e, x), positive)
-    return d
+    return _minus(_Unguard().walk(e), x, positive)
+
+
+def _minus(e: A.Expr, x: A.Expr, positive: AbstractSet[str]) -> A.Expr:
+    """``e - x`` simplified, taken into the branches of a conditional ``e`` (sympy sees a
+    conditional as an opaque symbol: ``(c ? u + 1 : u) - u`` is ``c ? 1 : 0`` only branch by
+    branch, and the increment of a count on a test of the data is that)."""
+    if isinstance(e, A.Cond):
+        return A.Cond(e.cond, _minus(e.then, x, positive), _minus(e.other, x, positive))
+    return simplify(A.Binary("-", e, x), positive)
 
 
 def counted(s, changed: AbstractSet[str]) -> Optional[Tuple[str, A.Expr, bool]]:
@@ -186,6 +223,13 @@ def _factors(d: A.Expr, i: str) -> Tuple[Optional[A.Expr], A.Expr]:
             ins = [x for x in (li, ri) if not (isinstance(x, A.Num) and x.value == 1)]
             inside = ONE if not ins else ins[0] if len(ins) == 1 else A.Binary("*", ins[0], ins[1])
             return both, inside
+    if isinstance(d, A.Cond) and i in set(free_vars(d.cond)):  # c ? q·e : 0 is q·(c ? e : 0)
+        for arm, zero in ((d.then, d.other), (d.other, d.then)):
+            if isinstance(zero, A.Num) and zero.value == 0:
+                o, rest = _factors(arm, i)
+                if o is not None:
+                    inner = A.Cond(d.cond, rest, ZERO) if arm is d.then else A.Cond(d.cond, ZERO, rest)
+                    return o, inner
     if i not in set(free_vars(d)):
         return d, ONE
     return None, d
@@ -261,12 +305,14 @@ def second_moment_left(x: A.Expr, d: A.Expr, alpha: A.Expr, beta: A.Expr, r: A.E
     out: A.Expr = parts[0]
     for q in parts[1:]:
         out = A.Binary("+", out, q)
-    return simplify(out)
+    return _fold(out)
 
 
 def markov_core(x: A.Expr, a: A.Expr, rem: A.Expr, guard: Optional[A.Expr]) -> A.Expr:
     """``guard && x >= 0 ? (x + rem)/a : 1``: Markov's inequality on the expected final x."""
-    g = and_all(([guard] if guard is not None else []) + [A.Binary(">=", x, ZERO)])
+    parts = conjuncts(guard) if guard is not None else []
+    sign = A.Binary(">=", x, ZERO)
+    g = and_all(parts + ([sign] if sign not in parts else []))
     return A.Cond(g, A.Binary("/", A.Binary("+", x, rem), a), ONE)
 
 

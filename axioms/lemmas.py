@@ -526,6 +526,9 @@ def product_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
                            sum(j in lo..hi: e) = sum(j in lo'..hi': e')
     ``sum-const``          lo <= hi ∧ (∀j. lo <= j < hi ⇒ e(j) = v) ⇒ sum(j in lo..hi: e) = v·(hi - lo),
                            v ∈ {0, 1} (a count of a test that holds nowhere, or everywhere)
+    ``sum-sign``           (∀j. lo <= j < hi ⇒ e(j) >= 0) ⇒ sum(j in lo..hi: e) >= 0 (the expected
+                           increments left of a count or a sum of non-negative terms, Markov's
+                           inequality in :mod:`tamp.prover.expectation.moments`)
     =====================  ===========================================================
 
     With them a solver sees that one more factor ``(1 - s)`` fits between ``exp(-s·m)`` and
@@ -553,7 +556,7 @@ MAX_POINTWISE = 8  # the most sum applications of a query compared pairwise
 
 
 def pointwise_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
-    """``sum-const`` for each sum application of a query, and ``sum-pointwise`` for each pair
+    """``sum-const`` and ``sum-sign`` for each sum application of a query, and ``sum-pointwise`` for each pair
     of them with different bodies:
     two sums over the same range whose summands agree at every index of it are equal (the
     definition of a finite sum; the premise is left for the solver to prove from the
@@ -580,6 +583,9 @@ def pointwise_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
         for v in (0, 1):
             every = z3.ForAll([j], z3.Implies(z3.And(lo <= j, j < hi), e == v))
             out.append(("sum-const", z3.Implies(z3.And(lo <= hi, every), t == v * _real(hi - lo))))
+        # sum-sign: a sum of summands none of which is negative is not negative
+        signs = z3.ForAll([j], z3.Implies(z3.And(lo <= j, j < hi), e >= 0))
+        out.append(("sum-sign", z3.Implies(signs, t >= 0)))
     for a in range(len(sums)):
         for b in range(a + 1, len(sums)):
             s1, s2 = sums[a], sums[b]

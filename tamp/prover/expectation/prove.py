@@ -94,6 +94,7 @@ from tamp.prover.concentration.proof import Checker as ConcChecker
 from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
+from tamp.prover.expectation.moments import moment_cores
 from tamp.prover.expectation.synthesis import Cegis, markov_blocks, template
 from tamp.prover.expectation.tails import lap_chance, one_event
 from tamp.prover.stages.products import stage_cores
@@ -923,6 +924,24 @@ def synth_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr, chk: 
         yield from cegis.search(template(terms, facts), len(terms) + 1, induct)
 
 
+def first_moment_cores(claim: ExpClaim, s, body: A.Stmt, f: A.Expr) -> Iterator[A.Expr]:
+    """Markov's inequality on a count or sum the loop builds, its expected increments read off
+    the body by this engine's pre-expectation (:mod:`tamp.prover.expectation.moments`);
+    computed only when the recognised cores are used up. Only proposals: INDUCT checks them."""
+    if has_loop(body):
+        return
+
+    def pre(x: A.Expr) -> Optional[A.Expr]:
+        try:
+            return Wpe(body, claim.params, types=claim.types).stmt(body, x)
+        except NotApplicable:
+            return None
+
+    positive = {p for p in claim.params if claim.types.get(p) in (A.INT, A.REAL)}
+    guard = counter_facts(claim, body, s)
+    yield from moment_cores(f, s, written_vars(body), positive, pre, guard, set(claim.types))
+
+
 def ordered_cores(conds: List[A.Expr], b: A.Expr) -> List[A.Expr]:
     """For an equality ``l == r`` of the continuation: ``l < r ? 1 : l == r ? 0 : b`` and the
     mirror image — the target reached (no failure), passed on the wrong side (no promise), or
@@ -1266,7 +1285,8 @@ class Search:
             return and_all([ob for _w, ob in steps])
 
         synthesised = synth_cores(self.claim, self.beta, s, body, f, self.chk, induct)
-        for core in itertools.chain(usual, synthesised, product_cores(self.claim, s, f, inner_search)):
+        moments = first_moment_cores(self.claim, s, body, f)
+        for core in itertools.chain(usual, moments, synthesised, product_cores(self.claim, s, f, inner_search)):
             annot = LoopAnnot(core, term[0], term[1])
             inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)
             try:

@@ -22,6 +22,7 @@ from tamp.prover import prove_program
 from tamp.prover.base.smt import VALID
 from tamp.prover.expectation import prove as E
 from tamp.prover.expectation import synthesis as S
+from tamp.prover.nesting.prove import NestResult
 from tamp.simulation import simulate
 from tamp.simulation.bench_inputs import inputs_for
 
@@ -49,6 +50,8 @@ def _claim(text):
 def test_dev_claims_are_proved_by_expected_failure(path):
     r = _prove(path)
     assert r.verdict == "proved", r.render_text()
+    if isinstance(r, NestResult):  # a flag loop proved one iteration at a time (tamp.prover.nesting)
+        r = r.inner
     assert isinstance(r, E.ExpectationResult)
     # cross-checked: the proved bound holds when the program is run at its recorded inputs
     inputs = inputs_for(str(path))

@@ -27,6 +27,7 @@ from lang.parser import parse_expr
 from lang.printer import print_expr
 from lang.typecheck import check_program
 from lang.walk import free_vars, substitute
+from tamp.core.z3context import proof_context
 
 from .counterexample import Search
 from .product import (
@@ -71,7 +72,21 @@ def prove_privacy(
     inputs: Optional[Dict[str, object]] = None,
     counterexamples: bool = True,
 ) -> PrivacyResult:
-    """The verdict on ``prog``'s ``private`` clause (proved or unknown; see the module doc)."""
+    """The verdict on ``prog``'s ``private`` clause (proved, violated or unknown; see the module
+    doc). It is decided in a fresh z3 context (:mod:`tamp.core.z3context`), so the answer does not
+    depend on what the process proved before."""
+    with proof_context():
+        return _prove_privacy(prog, timeout, path, source, inputs, counterexamples)
+
+
+def _prove_privacy(
+    prog: A.Program,
+    timeout: Optional[float],
+    path: str,
+    source: Optional[str],
+    inputs: Optional[Dict[str, object]],
+    counterexamples: bool,
+) -> PrivacyResult:
     assert prog.private is not None and prog.neighbours is not None
     t0 = time.monotonic()
     claim = prog.private

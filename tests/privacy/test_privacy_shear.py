@@ -18,6 +18,7 @@ from lang.typecheck import check_file, check_program
 from tamp.api import prove
 from tamp.certificate.writer import file_certificate
 from tamp.cli import main
+from tamp.core.z3context import proof_context
 from tamp.privacy.engine import _Job, _proofs
 from tamp.privacy.product import shear_draw
 from tamp.privacy.result import PrivacyResult
@@ -48,12 +49,13 @@ def _first_steps(text: str, n: int):
     check_file(src)
     prog = src.programs[0]
     assert prog.private is not None
-    steps = _proofs(_Job(prog, check_program(prog), prog.private, "eps", None, 0.0, [float("inf")]), False)
     out = []
-    for step in steps:
-        out.append(step)
-        if isinstance(step, PrivacyResult) or len(out) >= n:
-            break
+    with proof_context():  # as prove_privacy does: z3's answers do not depend on earlier tests
+        steps = _proofs(_Job(prog, check_program(prog), prog.private, "eps", None, 0.0, [float("inf")]), False)
+        for step in steps:
+            out.append(step)
+            if isinstance(step, PrivacyResult) or len(out) >= n:
+                break
     return out
 
 

@@ -13,6 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from support.certificates import check_proof
 
 from tamp.api import prove
 from tamp.certificate.writer import file_certificate
@@ -33,15 +34,6 @@ def _certificate(path: Path, inputs=None) -> dict:
     res = prove(str(path), inputs=inputs)
     cert = file_certificate(res, path.read_bytes(), None, inputs)
     return json.loads(json.dumps(cert))
-
-
-def _check(cert: dict, path: Path, tmp: Path, capsys):
-    out = tmp / "cert.json"
-    out.write_text(json.dumps(cert))
-    capsys.readouterr()
-    code = main(["check-proof", str(out), str(path)])
-    cap = capsys.readouterr()
-    return code, cap.out + cap.err
 
 
 @pytest.fixture(scope="module")
@@ -162,10 +154,10 @@ def _replace_invariants(old, new):
 )
 def test_tampered_privacy_certificates_are_rejected(proved, tmp_path, capsys, name, change, message):
     path, cert = proved[name]
-    assert _check(cert, path, tmp_path, capsys)[0] == 0
+    assert check_proof(cert, path, tmp_path, capsys)[0] == 0
     bad = _tamper(cert, change)
     assert bad != cert
-    code, out = _check(bad, path, tmp_path, capsys)
+    code, out = check_proof(bad, path, tmp_path, capsys)
     assert code == 3 and "rejected" in out and message in out, out
 
 
@@ -175,20 +167,20 @@ def test_a_weakened_invariant_that_still_bounds_the_cost_is_accepted(proved, tmp
     path, cert = proved["noisySum"]
     kept = _tamper(cert, _only_invariants(lambda i: not i.startswith("cost()") or "(1)*" in i))
     assert kept != cert
-    assert _check(kept, path, tmp_path, capsys)[0] == 0
+    assert check_proof(kept, path, tmp_path, capsys)[0] == 0
 
 
 def test_another_program_is_rejected(proved, tmp_path, capsys):
     path, cert = proved["noisySum"]
     other = proved["histogram"][0]
-    code, out = _check(cert, other, tmp_path, capsys)
+    code, out = check_proof(cert, other, tmp_path, capsys)
     assert code == 3 and "different source text" in out
     # the same name and claim with half the noise, the digest updated: the proof no longer holds
     text = TRUE["laplace"].replace("lap(x, 1 / eps)", "lap(x, 1 / (2 * eps))")
     weak = _write(tmp_path, "weak", text)
     laplace = copy.deepcopy(proved["laplace"][1])
     laplace["source_sha256"] = hashlib.sha256(weak.read_bytes()).hexdigest()
-    code, out = _check(laplace, weak, tmp_path, capsys)
+    code, out = check_proof(laplace, weak, tmp_path, capsys)
     assert code == 3 and "rejected" in out, out
 
 
@@ -197,9 +189,9 @@ def test_private_hole_certificate_proves_the_inferred_epsilon_and_no_less(tmp_pa
     cert = _certificate(path)
     (entry,) = cert["privacy"]
     assert entry["epsilon"] != "?"
-    assert _check(cert, path, tmp_path, capsys)[0] == 0
+    assert check_proof(cert, path, tmp_path, capsys)[0] == 0
     smaller = _tamper(cert, lambda e: e.__setitem__("epsilon", f"({e['epsilon']}) / 2"))
-    code, out = _check(smaller, path, tmp_path, capsys)
+    code, out = check_proof(smaller, path, tmp_path, capsys)
     assert code == 3 and "privacy cost is at most" in out, out
 
 
@@ -217,7 +209,7 @@ def test_a_counterexample_certificate_is_rechecked(refuted, tmp_path, capsys):
     path, cert = refuted
     (entry,) = cert["privacy"]
     assert entry["verdict"] == "violated" and entry["counterexample"]["event"]
-    code, out = _check(cert, path, tmp_path, capsys)
+    code, out = check_proof(cert, path, tmp_path, capsys)
     assert code == 0 and "violated" in out, out
 
 
@@ -246,7 +238,7 @@ def _cx(**changes):
 )
 def test_a_tampered_counterexample_is_rejected(refuted, tmp_path, capsys, change, message):
     path, cert = refuted
-    code, out = _check(_tamper(cert, change), path, tmp_path, capsys)
+    code, out = check_proof(_tamper(cert, change), path, tmp_path, capsys)
     assert code == 3 and message in out, out
 
 
@@ -263,7 +255,7 @@ def test_a_counterexample_over_written_indices_is_certified_and_rechecked(refute
     assert not cert["not_certified"]
     (entry,) = cert["privacy"]
     assert entry["verdict"] == "violated" and "written(out, " in entry["counterexample"]["event"]
-    code, out = _check(cert, path, tmp_path, capsys)
+    code, out = check_proof(cert, path, tmp_path, capsys)
     assert code == 0 and "violated" in out, out
 
 
@@ -281,7 +273,7 @@ def test_a_counterexample_over_written_indices_is_certified_and_rechecked(refute
 )
 def test_a_tampered_written_counterexample_is_rejected(refuted_svt, tmp_path, capsys, change, message):
     path, cert = refuted_svt
-    code, out = _check(_tamper(cert, change), path, tmp_path, capsys)
+    code, out = check_proof(_tamper(cert, change), path, tmp_path, capsys)
     assert code == 3 and message in out, out
 
 
@@ -370,9 +362,9 @@ def test_a_private_hole_proof_by_cases_is_certified(tmp_path, capsys):
     cert = _certificate(path)
     (entry,) = cert["privacy"]
     assert entry["epsilon"] == "eps" and len(entry["cases"]) == 2
-    assert _check(cert, path, tmp_path, capsys)[0] == 0
+    assert check_proof(cert, path, tmp_path, capsys)[0] == 0
     half = _tamper(cert, lambda e: e.__setitem__("epsilon", "eps / 2"))
-    code, out = _check(half, path, tmp_path, capsys)
+    code, out = check_proof(half, path, tmp_path, capsys)
     assert code == 3 and "privacy cost is at most" in out, out
 
 
@@ -389,5 +381,5 @@ def test_a_private_hole_proof_by_cases_is_certified(tmp_path, capsys):
 )
 def test_a_malformed_privacy_certificate_is_one_error(proved, tmp_path, capsys, change, message):
     path, cert = proved["laplace"]
-    code, out = _check(_tamper(cert, change), path, tmp_path, capsys)
+    code, out = check_proof(_tamper(cert, change), path, tmp_path, capsys)
     assert code == 2 and "malformed certificate" in out and message in out and "Traceback" not in out, out

@@ -12,12 +12,12 @@ import json
 from pathlib import Path
 
 import pytest
+from support.certificates import check_proof
 
 from lang.parser import parse
 from lang.typecheck import check_file, check_program
 from tamp.api import prove
 from tamp.certificate.writer import file_certificate
-from tamp.cli import main
 from tamp.core.z3context import proof_context
 from tamp.privacy.engine import _Job, _proofs
 from tamp.privacy.product import shear_draw
@@ -33,15 +33,6 @@ def certified():
     (r,) = res.programs
     assert r.verdict == "proved", r.message
     return json.loads(json.dumps(file_certificate(res, GAP.read_bytes(), None, None)))
-
-
-def _check(cert: dict, path: Path, tmp: Path, capsys):
-    out = tmp / "cert.json"
-    out.write_text(json.dumps(cert))
-    capsys.readouterr()
-    code = main(["check-proof", str(out), str(path)])
-    cap = capsys.readouterr()
-    return code, cap.out + cap.err
 
 
 def _first_steps(text: str, n: int):
@@ -64,7 +55,7 @@ def test_noisy_max_with_gap_is_proved_by_the_shear_and_rechecked(certified, tmp_
     (step,) = entry["alignment"]
     assert step["kind"] == "shear" and step["shift"] == "others_max(v') - others_max(v)"
     assert entry["pointwise"] == "out"
-    code, out = _check(certified, GAP, tmp_path, capsys)
+    code, out = check_proof(certified, GAP, tmp_path, capsys)
     assert code == 0 and "ok" in out, out
 
 
@@ -114,7 +105,7 @@ def test_tampered_shear_certificates_are_rejected(certified, tmp_path, capsys, c
     bad = copy.deepcopy(certified)
     change(bad["privacy"][0])
     assert bad != certified
-    code, out = _check(bad, GAP, tmp_path, capsys)
+    code, out = check_proof(bad, GAP, tmp_path, capsys)
     assert code in (2, 3) and message in out, out
 
 
@@ -133,7 +124,7 @@ def test_a_shear_that_moves_two_coordinates_is_rejected(certified, tmp_path, cap
     (step,) = bad["privacy"][0]["alignment"]
     bad["privacy"][0]["alignment"].append(dict(step, line=step["line"] + 1, target="u", shift=step["shift"]))
     bad["source_sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
-    code, out = _check(bad, path, tmp_path, capsys)
+    code, out = check_proof(bad, path, tmp_path, capsys)
     assert code in (2, 3) and "the shear needs the program's only draw" in out, out
 
 
@@ -159,7 +150,7 @@ def test_the_gap_certificate_does_not_certify_too_little_noise(certified, tmp_pa
     step["dist"] = "lap(q[i], 1 / eps)"
     step["cost"] = "|shift - (q[i]' - q[i])| / (1 / eps)"
     bad["source_sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
-    code, out = _check(bad, path, tmp_path, capsys)
+    code, out = check_proof(bad, path, tmp_path, capsys)
     assert code in (2, 3) and "the privacy cost is at most eps" in out, out
 
 
@@ -189,5 +180,5 @@ def test_private_hole_with_the_gap_infers_the_shears_budget(tmp_path, capsys, sc
     (r,) = res.programs
     assert r.verdict == "proved" and r.epsilon == want, r.message
     cert = json.loads(json.dumps(file_certificate(res, path.read_bytes(), None, None)))
-    code, out = _check(cert, path, tmp_path, capsys)
+    code, out = check_proof(cert, path, tmp_path, capsys)
     assert code == 0 and "ok" in out, out

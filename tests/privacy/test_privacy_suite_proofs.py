@@ -11,13 +11,13 @@ import json
 from pathlib import Path
 
 import pytest
+from support.certificates import check_proof
 
 from lang.parser import parse
 from lang.typecheck import check_file, check_program
 from tamp import api
 from tamp.api import prove
 from tamp.certificate.writer import file_certificate
-from tamp.cli import main
 from tamp.core.z3context import proof_context
 from tamp.privacy.engine import _Job, _proofs
 from tamp.privacy.result import PrivacyResult
@@ -41,19 +41,10 @@ def certified():
     return out
 
 
-def _check(cert: dict, path: Path, tmp: Path, capsys):
-    out = tmp / "cert.json"
-    out.write_text(json.dumps(cert))
-    capsys.readouterr()
-    code = main(["check-proof", str(out), str(path)])
-    cap = capsys.readouterr()
-    return code, cap.out + cap.err
-
-
 @pytest.mark.parametrize("name", NEW)
 def test_the_mechanism_is_proved_and_its_certificate_rechecked(certified, tmp_path, capsys, name):
     path, cert = certified[name]
-    code, out = _check(cert, path, tmp_path, capsys)
+    code, out = check_proof(cert, path, tmp_path, capsys)
     assert code == 0 and "ok" in out, out
 
 
@@ -106,7 +97,7 @@ def test_tampered_certificates_are_rejected(certified, tmp_path, capsys, name, c
     bad = copy.deepcopy(cert)
     change(bad["privacy"][0])
     assert bad != cert
-    code, out = _check(bad, path, tmp_path, capsys)
+    code, out = check_proof(bad, path, tmp_path, capsys)
     assert code in (2, 3) and message in out, out
 
 

@@ -39,13 +39,16 @@ def check_in_process(cert: Dict[str, Any], path: Path, raw: bytes, bound=None):
 
 
 def check_proof(cert: Dict[str, Any], path: Path, tmp_path: Path, capsys) -> Tuple[int, str]:
-    """``tamp check-proof`` on ``cert`` for ``path``: its exit status and output."""
+    """``tamp check-proof`` on ``cert`` for ``path``: its exit status and output (standard
+    output, then standard error)."""
     from tamp.cli import main
 
     out = tmp_path / "cert.json"
     out.write_text(json.dumps(cert))
     capsys.readouterr()
-    return main(["check-proof", str(out), str(path)]), capsys.readouterr().out
+    code = main(["check-proof", str(out), str(path)])
+    cap = capsys.readouterr()
+    return code, cap.out + cap.err
 
 
 def rewrite_labels(cert: Dict[str, Any], rewrite, field: str = "lambda") -> int:

@@ -150,7 +150,11 @@ class Cegis:
     def _solver(self, f, ms: int, lemmas: bool = True) -> z3.Solver:
         """A solver with ``requires`` (and, with ``lemmas``, the facts the checker adds for
         ``f``), bounded by z3's resource limit for ``ms`` (the same answer under any load)."""
-        s = z3.Solver()
+        return self._bounded(z3.Solver(), f, ms, lemmas)
+
+    def _bounded(self, s, f, ms: int, lemmas: bool = True):
+        """``s`` (a solver or an optimizer) limited to ``ms`` of z3's work (and the proof's time
+        left), with ``requires`` and, with ``lemmas``, the facts the checker adds for ``f``."""
         rlimit, clock = budget_limits(ms)
         left = self.left_ms()
         s.set("rlimit", rlimit)
@@ -190,15 +194,8 @@ class Cegis:
     def _least(self, f, objective) -> Optional[z3.ModelRef]:
         """A model of ``f`` (with ``requires`` and the checker's lemmas) with the least
         ``objective``, or None (unsat, or no answer within the guess's budget)."""
-        o = z3.Optimize()
-        rlimit, clock = budget_limits(GUESS_MS)
-        left = self.left_ms()
-        o.set("rlimit", rlimit)
-        o.set("timeout", max(1, int(min(clock, left))) if left is not None else clock)
-        o.add(*self.chk.hyps)
-        hyps = list(self.chk.extra_hyps(f))
-        apps = transcendental_apps(z3.And(*self.chk.hyps, *hyps, f)) if self.chk.enc.has_apps else []
-        o.add(*hyps, *lemmas_for(apps, self.chk.enc), f)
+        o = self._bounded(z3.Optimize(), f, GUESS_MS)
+        o.add(f)
         o.minimize(objective)
         return o.model() if o.check() == z3.sat else None
 

@@ -1,5 +1,5 @@
-"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 and dev/blind2 (the blind
-parts of sessions 14 and 15, now development material) and benchmarks/prover4/test (the newest blind part,
+"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1, dev/blind2 and dev/blind3
+(the blind parts of sessions 14, 15 and 16, now development material) and benchmarks/prover4/test (the newest blind part,
 when there is one). In each, every file parses and
 type-checks, carries its headers, every true claim has a false sibling, and inputs.json covers every file (two
 consistent input sets per true claim, a refuting one per false claim). A few input sets are simulated. Nothing
@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = {
     "blind1": ROOT / "benchmarks" / "prover4" / "dev" / "blind1",
     "blind2": ROOT / "benchmarks" / "prover4" / "dev" / "blind2",
+    "blind3": ROOT / "benchmarks" / "prover4" / "dev" / "blind3",
     "test": ROOT / "benchmarks" / "prover4" / "test",
 }
 FOLDERS = {name: here for name, here in FOLDERS.items() if (here / "inputs.json").exists()}
@@ -30,8 +31,8 @@ SIMULATED = [
     ("blind1", "dpaccuracy/geometric_mechanism.prob"),
     ("blind2", "faults/tmr_vote_false.prob"),
     ("blind2", "walks/rademacher_walk.prob"),
-    ("test", "permutations/cycle_of_zero_false.prob"),
-    ("test", "queues/machine_repair.prob"),
+    ("blind3", "permutations/cycle_of_zero_false.prob"),
+    ("blind3", "queues/machine_repair.prob"),
 ]
 
 

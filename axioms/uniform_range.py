@@ -1,0 +1,108 @@
+"""Tail axioms of the integer uniform ``unif(lo, hi)`` whose bounds are expressions.
+
+:mod:`axioms.uniform_finite` enumerates subsets of a *constant* range; a range over the
+program's inputs or state (``unif(1, n)``, ``unif(lo, hi)`` inside a loop that moves ``lo`` and
+``hi``) has no finite list of subsets. Its law is still simple: each of the
+``N = hi - lo + 1`` integers has probability ``1/N``, so the chance of landing at or below a
+threshold ``t`` is the number of integers of ``[lo, hi]`` up to ``t``, over ``N``. With the
+failure parameter ``f`` (a real expression chosen by synthesis, like the Laplace family's) the
+threshold is placed so that this count is at most ``f·N``::
+
+    uniform_low:   Pr[ v <= lo - 1 + f·N ]                               <= f
+    uniform_high:  Pr[ v >= hi + 1 - f·N ]                               <= f
+    uniform_ends:  Pr[ v <= lo - 1 + f·N/2  ||  v >= hi + 1 - f·N/2 ]    <= f
+
+each under the side conditions ``lo <= hi`` and ``f >= 0``. The "ends" form is the textbook
+"a random pivot is central with probability at least 1 - f" (Motwani and Raghavan, Sec. 1.1):
+the complement of its bad event is the middle of the range.
+
+Soundness. The type checker makes ``lo`` and ``hi`` integers, and ``lo <= hi`` makes the
+support ``lo, …, hi`` non-empty with ``N = hi - lo + 1 >= 1`` points of mass ``1/N`` each. For
+a real threshold ``t >= lo - 1`` the support points ``v <= t`` are ``lo, …, min(hi, floor(t))``:
+at most ``floor(t) - lo + 1 <= t - lo + 1`` of them (the integer rounding only removes points,
+since ``floor(t) <= t``). With ``t = lo - 1 + f·N`` (``t >= lo - 1`` because ``f >= 0``) this is
+``f·N`` points, so ``Pr[v <= t] <= f·N / N = f``. Symmetrically the points ``v >= s`` for a
+real ``s <= hi + 1`` number at most ``hi - ceil(s) + 1 <= hi - s + 1``, which is ``f·N`` at
+``s = hi + 1 - f·N``. The two ends with ``f/2`` each give ``f`` by the union bound. Nothing
+assumes ``f <= 1`` (a larger ``f`` bounds a probability by more than 1, which is still true).
+``exact_tail`` counts the support points where the ``bad`` AST itself evaluates to true.
+
+The families apply only to ranges that :mod:`axioms.uniform_finite` does not handle (a bound
+that is not a constant, or more than its ``MAX_SUPPORT`` points), so the proofs over constant
+ranges see the same proposals as before.
+"""
+
+from __future__ import annotations
+
+from lang import ast as A
+from lang.evaluate import evaluate
+
+from . import build as B
+from ._tail import RealParamFamily
+from .uniform_finite import support_points
+
+
+def size(lo: A.Expr, hi: A.Expr) -> A.Expr:
+    """``hi - lo + 1``, the number of integers of ``[lo, hi]`` (written ``hi`` when ``lo`` is 1
+    and ``hi + 1`` when ``lo`` is 0, to keep the SMT terms small)."""
+    if lo == A.num(1):
+        return hi
+    if lo == A.num(0):
+        return B.add(hi, 1)
+    return B.add(B.sub(hi, lo), 1)
+
+
+def low_threshold(lo: A.Expr, hi: A.Expr, f: A.Expr) -> A.Expr:
+    """``lo - 1 + f·N``: the support points at or below it are at most ``f·N``."""
+    return B.add(B.sub(lo, 1), B.mul(f, size(lo, hi)))
+
+
+def high_threshold(lo: A.Expr, hi: A.Expr, f: A.Expr) -> A.Expr:
+    """``hi + 1 - f·N``: the support points at or above it are at most ``f·N``."""
+    return B.sub(B.add(hi, 1), B.mul(f, size(lo, hi)))
+
+
+def _half(f: A.Expr) -> A.Expr:
+    if isinstance(f, A.Num):
+        return B.n(f.value / 2)
+    return B.div(f, 2)
+
+
+class UniformRangeTail(RealParamFamily):
+    """``Pr[v <= lo - 1 + f·N] <= f`` (``low``), ``Pr[v >= hi + 1 - f·N] <= f`` (``high``) or
+    both ends with ``f/2`` each (``ends``) for ``v ~ unif(lo, hi)`` with symbolic bounds."""
+
+    distributions = ("unif",)
+    arity = 2
+    #: the threshold is not a ``log(c/f)``: only the budget's shares are proposed for ``f``
+    log_parameters = False
+
+    def __init__(self, side: str):
+        if side not in ("low", "high", "ends"):
+            raise ValueError(side)
+        self.side = side
+        self.name = f"uniform_{side}"
+
+    def applies(self, dist: A.Call) -> bool:
+        return super().applies(dist) and support_points(dist) is None
+
+    def axiom(self, v, args, f):
+        lo, hi = args
+        if self.side == "low":
+            bad = B.le(v, low_threshold(lo, hi, f))
+        elif self.side == "high":
+            bad = B.ge(v, high_threshold(lo, hi, f))
+        else:
+            g = _half(f)
+            bad = B.or_(B.le(v, low_threshold(lo, hi, g)), B.ge(v, high_threshold(lo, hi, g)))
+        return bad, f, (B.le(lo, hi), B.le(0, f))
+
+    def exact_tail(self, args, param) -> float:
+        """``args = (lo, hi)`` integers: the fraction of ``lo … hi`` where ``bad`` is true."""
+        lo, hi = (int(a) for a in args)
+        bad = self.numeric_instance(args, param).bad
+        hits = sum(1 for c in range(lo, hi + 1) if evaluate(bad, {"v": c}) is True)
+        return hits / (hi - lo + 1)
+
+
+FAMILIES = [UniformRangeTail("ends"), UniformRangeTail("low"), UniformRangeTail("high")]

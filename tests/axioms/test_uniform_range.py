@@ -1,0 +1,86 @@
+"""Tail axioms of unif(lo, hi) with symbolic bounds: the exact tail never exceeds the cost."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import axioms
+from axioms.uniform_range import FAMILIES, UniformRangeTail
+from lang import ast as A
+from lang.evaluate import evaluate
+from lang.parser import parse_expr
+
+ENDS, LOW, HIGH = FAMILIES
+
+RANGES = [(1, 1), (1, 2), (0, 9), (1, 10), (-3, 4), (5, 17), (1, 100)]
+FS = [Fraction(0), Fraction(1, 100), Fraction(1, 10), Fraction(1, 4), Fraction(1, 3), Fraction(1, 2), Fraction(2, 3), 1]
+
+
+@pytest.mark.parametrize("fam", FAMILIES, ids=lambda f: f.name)
+@pytest.mark.parametrize("lo,hi", RANGES)
+@pytest.mark.parametrize("f", FS)
+def test_exact_tail_at_most_cost(fam, lo, hi, f):
+    assert fam.side_holds((lo, hi), f)
+    assert fam.exact_tail((lo, hi), f) <= fam.cost_value((lo, hi), f) + 1e-12
+
+
+@pytest.mark.parametrize("fam", FAMILIES, ids=lambda f: f.name)
+@pytest.mark.parametrize("lo,hi,f", [(1, 8, Fraction(1, 2)), (0, 99, Fraction(1, 10)), (-2, 9, Fraction(1, 3))])
+def test_tight_when_f_n_is_even(fam, lo, hi, f):
+    """With f·N/2 an integer every threshold falls on a support point: the bound is exact."""
+    assert fam.exact_tail((lo, hi), f) == pytest.approx(float(f))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lo=st.integers(-50, 50),
+    width=st.integers(0, 120),
+    f=st.fractions(min_value=0, max_value=Fraction(3, 2), max_denominator=97),
+    k=st.integers(0, 2),
+)
+def test_hypothesis(lo, width, f, k):
+    fam = FAMILIES[k]
+    hi = lo + width
+    assert fam.exact_tail((lo, hi), f) <= fam.cost_value((lo, hi), f) + 1e-12
+
+
+def test_negative_f_is_refused_by_the_side_condition():
+    """f < 0 would put the low threshold below lo - 1 and the cost below 0."""
+    for fam in FAMILIES:
+        assert not fam.side_holds((1, 10), Fraction(-1, 10))
+
+
+def test_empty_range_is_refused_by_the_side_condition():
+    for fam in FAMILIES:
+        assert not fam.side_holds((5, 4), Fraction(1, 2))
+
+
+def test_the_ends_of_a_pivot_range():
+    """The 'central pivot' reading: for unif(1, n) and f = 1/2 the bad event is r <= n/4 or
+    r >= n + 1 - n/4, i.e. the middle half is the good event."""
+    dist = parse_expr("unif(1, n)")
+    inst = ENDS.instantiate((A.Var("r"),), dist, Fraction(1, 2))
+    for n in (4, 8, 9, 100):
+        good = [r for r in range(1, n + 1) if not evaluate(inst.bad, {"r": r, "n": n})]
+        assert all(n / 4 < r < n + 1 - n / 4 for r in good)
+        assert len(good) >= n / 2
+
+
+def test_only_symbolic_or_large_ranges():
+    """Constant ranges keep the finite family's proposals only (no new search)."""
+    names = {f.name for f in axioms.families_for(parse_expr("unif(1, 6)"))}
+    assert not names & {f.name for f in FAMILIES}
+    names = {f.name for f in axioms.families_for(parse_expr("unif(0, 20000)"))}
+    assert {f.name for f in FAMILIES} <= names
+
+
+def test_parameter_reading_the_target_is_refused():
+    with pytest.raises(ValueError):
+        LOW.instantiate((A.Var("r"),), parse_expr("unif(1, n)"), parse_expr("r / n"))
+
+
+def test_unknown_side():
+    with pytest.raises(ValueError):
+        UniformRangeTail("middle")

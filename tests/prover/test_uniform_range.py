@@ -1,0 +1,119 @@
+"""Draws ``unif(lo, hi)`` over a range of the inputs (:mod:`axioms.uniform_range`): the union
+bound pays ``f`` for the low end, the high end or both ends of the range, with ``f`` a share of
+the claim's bound; the per-iteration composition then multiplies it over retries. True claims
+written several ways are proved (and re-checked from their certificates); their off-by-one
+siblings are not."""
+
+from __future__ import annotations
+
+import pytest
+from locations import BENCHMARKS
+
+from lang.parser import parse, parse_file
+from tamp.prover import prove_program
+from tamp.prover.nesting.prove import NestResult
+
+SELECTION = BENCHMARKS / "prover4" / "dev" / "blind3" / "selection"
+
+CENTRAL = """
+program central(n: int)
+  requires n >= 1
+  ensures found
+  fails 0.5
+{{
+  found := false;
+  r ~ unif(1, n);
+  {test}
+}}
+"""
+
+#: the central half of the ranks, written three ways
+CENTRAL_TESTS = [
+    "big := max(r - 1, n - r); if (4 * big <= 3 * n) { found := true; }",
+    "if (4 * (r - 1) <= 3 * n && 4 * (n - r) <= 3 * n) { found := true; }",
+    "found := 4 * r > n && 4 * r < 3 * n + 4;",
+]
+
+LOW_END = """
+program low_end(m: int, k: int)
+  requires 1 <= k && k <= m
+  ensures x >= k
+  fails {bound}
+{{
+  x ~ unif(0, m - 1);
+}}
+"""
+
+HIGH_END = """
+program high_end(size: int, top: int)
+  requires 1 <= top && top < size
+  ensures !(guess > size - top)
+  fails {bound}
+{{
+  base := 1;
+  guess ~ unif(base, size);
+}}
+"""
+
+RETRY = """
+program retry(n: int, a: int, K: int)
+  requires n >= 3 && a >= 1 && 2 * a < n && K >= 1
+  ensures good
+  fails pow(2 * a / n, {exponent})
+{{
+  good := false;
+  for t in 0..K {{
+    if (!good) {{
+      pivot ~ unif(1, n);
+      if (pivot > a && pivot <= n - a) {{ good := true; }}
+    }}
+  }}
+}}
+"""
+
+
+def _prove(text: str, timeout: float = 60):
+    prog = parse(text, "t.prob").programs[0]
+    return prove_program(prog, path="t.prob", source=text, timeout=timeout)
+
+
+@pytest.mark.parametrize("test", CENTRAL_TESTS)
+def test_a_random_pivot_is_central_with_probability_one_half(test):
+    r = _prove(CENTRAL.format(test=test))
+    assert r.verdict == "proved", r.render_text()
+
+
+@pytest.mark.parametrize("test", CENTRAL_TESTS)
+def test_the_central_half_is_not_missed_with_probability_below_0_4(test):
+    # n = 9: ranks 1, 2, 8, 9 are not central, 4/9 > 0.4
+    r = _prove(CENTRAL.format(test=test).replace("fails 0.5", "fails 0.4"), timeout=10)
+    assert r.verdict != "proved"
+
+
+def test_the_low_end_of_a_range_starting_at_zero():
+    assert _prove(LOW_END.format(bound="k / m")).verdict == "proved"
+    # off by one: x < k has k points of m
+    assert _prove(LOW_END.format(bound="(k - 1) / m"), timeout=10).verdict != "proved"
+
+
+def test_the_high_end_of_a_range_whose_bound_is_a_variable():
+    assert _prove(HIGH_END.format(bound="1 - (size - top) / size")).verdict == "proved"
+    assert _prove(HIGH_END.format(bound="(top - 1) / size"), timeout=10).verdict != "proved"
+
+
+def test_retries_of_a_central_pivot_multiply():
+    r = _prove(RETRY.format(exponent="K"))
+    assert r.verdict == "proved", r.render_text()
+    assert isinstance(r, NestResult) and r.form == "product"
+    # one try too many: n = 10, a = 3, K = 2 misses with probability 0.36 > 0.216
+    assert _prove(RETRY.format(exponent="K + 1"), timeout=10).verdict != "proved"
+
+
+def test_good_pivot_some():
+    path = SELECTION / "good_pivot_some.prob"
+    src = parse_file(str(path))
+    r = prove_program(src.programs[0], path=str(path), source=src.text, timeout=60)
+    assert r.verdict == "proved", r.render_text()
+    false = SELECTION / "good_pivot_some_false.prob"
+    src = parse_file(str(false))
+    assert prove_program(src.programs[0], path=str(false), source=src.text, timeout=10).verdict != "proved"

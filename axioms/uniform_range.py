@@ -34,38 +34,80 @@ ranges see the same proposals as before.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from lang import ast as A
-from lang.evaluate import evaluate
+from lang.evaluate import constant_value, evaluate
 
 from . import build as B
 from ._tail import RealParamFamily
 from .uniform_finite import support_points
 
 
+def _int_const(e: A.Expr):
+    v = constant_value(e)
+    if isinstance(v, bool) or not isinstance(v, (int, Fraction)) or Fraction(v).denominator != 1:
+        return None
+    return int(v)
+
+
+def _plus(e: A.Expr, c: int) -> A.Expr:
+    """``e + c`` with the constants folded (``m - 1`` plus 1 is ``m``)."""
+    k = _int_const(e)
+    if k is not None:
+        return B.n(k + c)
+    if isinstance(e, A.Binary) and e.op in ("+", "-"):
+        d = _int_const(e.right)
+        if d is not None:
+            total = (d if e.op == "+" else -d) + c
+            return e.left if total == 0 else (B.add(e.left, total) if total > 0 else B.sub(e.left, -total))
+    if c == 0:
+        return e
+    return B.add(e, c) if c > 0 else B.sub(e, -c)
+
+
 def size(lo: A.Expr, hi: A.Expr) -> A.Expr:
-    """``hi - lo + 1``, the number of integers of ``[lo, hi]`` (written ``hi`` when ``lo`` is 1
-    and ``hi + 1`` when ``lo`` is 0, to keep the SMT terms small)."""
-    if lo == A.num(1):
-        return hi
-    if lo == A.num(0):
-        return B.add(hi, 1)
+    """``hi - lo + 1``, the number of integers of ``[lo, hi]``, with constants folded when ``lo``
+    is one (``unif(1, n)``: ``n``; ``unif(0, m - 1)``: ``m``), to keep the SMT terms small."""
+    c = _int_const(lo)
+    if c is not None:
+        return _plus(hi, 1 - c)
     return B.add(B.sub(hi, lo), 1)
 
 
-def low_threshold(lo: A.Expr, hi: A.Expr, f: A.Expr) -> A.Expr:
-    """``lo - 1 + f·N``: the support points at or below it are at most ``f·N``."""
-    return B.add(B.sub(lo, 1), B.mul(f, size(lo, hi)))
+def scaled(f: A.Expr, n: A.Expr) -> A.Expr:
+    """``f·n``, written without the division when ``f`` divides by ``n`` (``k / n`` gives ``k``,
+    ``1 - k / n`` gives ``n - k``): equal to ``f·n`` whenever ``n != 0`` (the side condition
+    ``lo <= hi`` makes ``n >= 1``), and linear where ``f·n`` would not be."""
+    if isinstance(f, A.Binary) and f.op == "/" and f.right == n:
+        return f.left
+    if isinstance(f, A.Binary) and f.op in ("+", "-"):
+        left, right = scaled(f.left, n), scaled(f.right, n)
+        return B.add(left, right) if f.op == "+" else B.sub(left, right)
+    if isinstance(f, A.Num) and f.value == 1:
+        return n
+    return B.mul(f, n)
 
 
-def high_threshold(lo: A.Expr, hi: A.Expr, f: A.Expr) -> A.Expr:
-    """``hi + 1 - f·N``: the support points at or above it are at most ``f·N``."""
-    return B.sub(B.add(hi, 1), B.mul(f, size(lo, hi)))
+def points(lo: A.Expr, hi: A.Expr, f: A.Expr, share: int = 1) -> A.Expr:
+    """``f·N / share``: how many support points the axiom may pay for at one end."""
+    count = scaled(f, size(lo, hi))
+    if share == 1:
+        return count
+    if isinstance(count, A.Num):
+        return B.n(count.value / share)
+    return B.div(count, share)
 
 
-def _half(f: A.Expr) -> A.Expr:
-    if isinstance(f, A.Num):
-        return B.n(f.value / 2)
-    return B.div(f, 2)
+def low_threshold(lo: A.Expr, count: A.Expr) -> A.Expr:
+    """``lo - 1 + count``: at most ``count`` support points lie at or below it."""
+    base = _plus(lo, -1)
+    return count if base == A.num(0) else B.add(base, count)
+
+
+def high_threshold(hi: A.Expr, count: A.Expr) -> A.Expr:
+    """``hi + 1 - count``: at most ``count`` support points lie at or above it."""
+    return B.sub(_plus(hi, 1), count)
 
 
 class UniformRangeTail(RealParamFamily):
@@ -89,12 +131,12 @@ class UniformRangeTail(RealParamFamily):
     def axiom(self, v, args, f):
         lo, hi = args
         if self.side == "low":
-            bad = B.le(v, low_threshold(lo, hi, f))
+            bad = B.le(v, low_threshold(lo, points(lo, hi, f)))
         elif self.side == "high":
-            bad = B.ge(v, high_threshold(lo, hi, f))
+            bad = B.ge(v, high_threshold(hi, points(lo, hi, f)))
         else:
-            g = _half(f)
-            bad = B.or_(B.le(v, low_threshold(lo, hi, g)), B.ge(v, high_threshold(lo, hi, g)))
+            half = points(lo, hi, f, 2)
+            bad = B.or_(B.le(v, low_threshold(lo, half)), B.ge(v, high_threshold(hi, half)))
         return bad, f, (B.le(lo, hi), B.le(0, f))
 
     def exact_tail(self, args, param) -> float:

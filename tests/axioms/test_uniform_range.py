@@ -84,3 +84,32 @@ def test_parameter_reading_the_target_is_refused():
 def test_unknown_side():
     with pytest.raises(ValueError):
         UniformRangeTail("middle")
+
+
+@pytest.mark.parametrize("fam", FAMILIES, ids=lambda f: f.name)
+@pytest.mark.parametrize(
+    "dist,f",
+    [
+        ("unif(1, n)", "2 * a / n"),
+        ("unif(0, n - 1)", "a / n"),
+        ("unif(1, n)", "1 - a / n"),
+        ("unif(a, n + a)", "1 / 3"),
+        ("unif(2, n + 3)", "a / (n + 2)"),
+        ("unif(n - a, n)", "0.5"),
+    ],
+)
+def test_symbolic_thresholds_count_at_most_f_n_points(fam, dist, f):
+    """The thresholds are written with the range's size folded and ``f·N`` simplified (``a / n``
+    times ``n`` is ``a``): at concrete inputs, the support points where the symbolic bad event
+    holds are still at most ``f·N``."""
+    d = parse_expr(dist)
+    inst = fam.instantiate((A.Var("v"),), d, parse_expr(f))
+    for n in range(1, 14):
+        for a in range(0, n + 1):
+            env = {"n": n, "a": a}
+            lo, hi = (evaluate(x, env) for x in d.args)
+            fv = Fraction(evaluate(inst.cost, env))
+            if lo > hi or fv < 0:
+                continue
+            hits = sum(1 for v in range(lo, hi + 1) if evaluate(inst.bad, {**env, "v": v}))
+            assert hits <= fv * (hi - lo + 1), (n, a, hits)

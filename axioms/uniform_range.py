@@ -118,6 +118,8 @@ class UniformRangeTail(RealParamFamily):
     arity = 2
     #: the threshold is not a ``log(c/f)``: only the budget's shares are proposed for ``f``
     log_parameters = False
+    #: a draw inside a loop whose claim sums equal shares gets its share (β with a factor out)
+    factor_shares = True
 
     def __init__(self, side: str):
         if side not in ("low", "high", "ends"):

@@ -117,3 +117,36 @@ def test_good_pivot_some():
     false = SELECTION / "good_pivot_some_false.prob"
     src = parse_file(str(false))
     assert prove_program(src.programs[0], path=str(false), source=src.text, timeout=10).verdict != "proved"
+
+
+MIN_HASH = """
+program min_hash(n: int, M: int, a: int)
+  requires n >= 1 && M >= 1 && a >= 0 && a < M
+  ensures smallest > a
+  fails {bound}
+{{
+  smallest := M;
+  for i in 0..n {{
+    h ~ unif(1, M);
+    smallest := min(smallest, h);
+  }}
+}}
+"""
+
+
+def test_a_draw_in_a_loop_gets_its_share_of_the_bound():
+    # the loop's union bound needs f = a / M per draw: β = n * a / M with the factor n taken out
+    r = _prove(MIN_HASH.format(bound="n * a / M"))
+    assert r.verdict == "proved", r.render_text()
+    # n = 1, a = 1, M = 2: the one draw is 1 with probability 1/2 > 0
+    assert _prove(MIN_HASH.format(bound="(n - 1) * a / M"), timeout=10).verdict != "proved"
+
+
+def test_factor_shares():
+    from lang.parser import parse_expr
+    from lang.printer import print_expr
+    from tamp.prover.trace.candidates import factor_shares
+
+    assert [print_expr(f) for f in factor_shares(parse_expr("n * a / M"))] == ["a / M", "n / M", "1 / M"]
+    assert [print_expr(f) for f in factor_shares(parse_expr("k * n * q"))] == ["n * q", "k * q", "k * n"]
+    assert factor_shares(parse_expr("0.5")) == [] and factor_shares(parse_expr("2 * 3")) == []

@@ -6,7 +6,10 @@ with failure parameter f) the parameter is *derived*, not enumerated blindly:
 * from the postcondition and bound: for every ``log(E)`` in them, ``f = 1/E`` (so that the
   family's ``log(1/f)`` becomes ``log(E)``), ``f = 2/E`` (for ``log(2/f)`` shapes) and
   ``f = 1/(2E)`` (one-sided ``log(1/(2f))``);
-* from the budget: ``f = β/k`` for k = 1 … the number of real-parameter samplings.
+* from the budget: ``f = β/k`` for k = 1 … the number of real-parameter samplings;
+* for a family whose ``factor_shares`` is True (the uniform range tails), also ``β`` with one
+  factor of its product taken out (``n * a / M`` gives ``a / M`` and ``n / M``): a sampling
+  inside a loop of ``n`` iterations whose claim sums ``n`` equal shares gets its share.
 
 A family whose ``log_parameters`` is False (its threshold is not a ``log(c/f)``, e.g. the exact
 discrete-Laplace tail) gets the budget's shares only: the ``log(E)`` candidates are made for
@@ -26,6 +29,7 @@ from typing import List, Sequence
 import axioms
 from axioms.base import union_bound
 from lang import ast as A
+from lang.walk import free_vars, operands
 from tamp.prover.base.exprs import divide, reciprocal
 
 
@@ -70,6 +74,33 @@ def real_parameters(spec_exprs: Sequence[A.Expr], beta: A.Expr, n_real: int, fro
     return out
 
 
+def factor_shares(beta: A.Expr) -> List[A.Expr]:
+    """``β`` with one non-constant factor of its product (or of its quotient's numerator) taken
+    out, in the order of the factors: only a proposal for ``f``, checked like any other."""
+    if isinstance(beta, A.Binary) and beta.op == "/":
+        return [A.Binary("/", top, beta.right) for top in factor_shares(beta.left)] + (
+            [A.Binary("/", A.num(1), beta.right)] if _variable(beta.left) else []
+        )
+    factors = operands(beta, "*")
+    out: List[A.Expr] = []
+    if len(factors) < 2:
+        return out
+    for i, f in enumerate(factors):
+        if not _variable(f):
+            continue
+        rest = factors[:i] + factors[i + 1 :]
+        prod = rest[0]
+        for g in rest[1:]:
+            prod = A.Binary("*", prod, g)
+        if prod not in out:
+            out.append(prod)
+    return out
+
+
+def _variable(e: A.Expr) -> bool:
+    return bool(free_vars(e))
+
+
 def support_instance(stmt: A.Sample):
     """The union of every support family's (cost-0) axiom for this sampling, or None."""
     insts = []
@@ -102,6 +133,8 @@ def proposals(stmt: A.Sample, spec_exprs: Sequence[A.Expr], beta: A.Expr, n_real
             params = list(fam.choices(stmt.dist))
         else:
             params = real_parameters(spec_exprs, beta, n_real, getattr(fam, "log_parameters", True))
+            if getattr(fam, "factor_shares", False):
+                params += [f for f in factor_shares(beta) if f not in params]
         for prm in params:
             inst = _instantiate(fam, stmt.targets, stmt.dist, prm)
             if inst is not None:

@@ -27,6 +27,15 @@ real ``s <= hi + 1`` number at most ``hi - ceil(s) + 1 <= hi - s + 1``, which is
 assumes ``f <= 1`` (a larger ``f`` bounds a probability by more than 1, which is still true).
 ``exact_tail`` counts the support points where the ``bad`` AST itself evaluates to true.
 
+``uniform_cut`` takes the two thresholds as its parameter instead of a share ``f`` (a window
+that is not centred: ``a < v <= n - b``)::
+
+    uniform_cut:   Pr[ v <= t1  ||  v >= t2 ]  <=  ((t1 - lo + 1) + (hi + 1 - t2)) / N
+
+under ``lo <= hi``, ``lo - 1 <= t1`` and ``t2 <= hi + 1``: the two counts above, added (union
+bound). The prover reads ``t1``, ``t2`` off the program's tests of ``v``
+(:func:`window_thresholds`); any thresholds are sound, the side conditions keep each count right.
+
 The families apply only to ranges that :mod:`axioms.uniform_finite` does not handle (a bound
 that is not a constant, or more than its ``MAX_SUPPORT`` points), so the proofs over constant
 ranges see the same proposals as before.
@@ -39,8 +48,13 @@ from fractions import Fraction
 from lang import ast as A
 from lang.evaluate import constant_value, evaluate
 
+from typing import List, Sequence, Tuple
+
+from lang.walk import free_vars
+
 from . import build as B
 from ._tail import RealParamFamily
+from .base import AxiomFamily, AxiomInstance, SelfReferentialSample, check_targets, target_variables
 from .uniform_finite import support_points
 
 
@@ -149,4 +163,92 @@ class UniformRangeTail(RealParamFamily):
         return hits / (hi - lo + 1)
 
 
-FAMILIES = [UniformRangeTail("ends"), UniformRangeTail("low"), UniformRangeTail("high")]
+class UniformRangeCut(AxiomFamily):
+    """``Pr[v <= t1 || v >= t2] <= ((t1 - lo + 1) + (hi + 1 - t2)) / N`` for ``v ~ unif(lo, hi)``
+    with symbolic bounds and thresholds ``(t1, t2)`` read off the program's tests of ``v``
+    (``anchors``): the complement of the window ``t1 < v < t2``, paid by the number of support
+    points at or below ``t1`` and at or above ``t2``."""
+
+    name = "uniform_cut"
+    distributions = ("unif",)
+    param_kind = "choice"  # a pair of threshold expressions, proposed from the program's tests
+    #: the prover proposes thresholds read off the program's tests (:func:`window_thresholds`)
+    window_proposals = True
+
+    def applies(self, dist: A.Call) -> bool:
+        return dist.func == "unif" and len(dist.args) == 2 and support_points(dist) is None
+
+    def choices(self, dist: A.Call):
+        return ()
+
+    def instantiate(self, targets, dist: A.Call, param) -> AxiomInstance:
+        check_targets(targets, dist)
+        if not (isinstance(param, tuple) and len(param) == 2 and all(isinstance(t, A.Expr) for t in param)):
+            raise ValueError("uniform_cut: the parameter is a pair of threshold expressions")
+        t1, t2 = param
+        if (set(free_vars(t1)) | set(free_vars(t2))) & target_variables(targets):
+            raise SelfReferentialSample("uniform_cut: a threshold reads the sampled variable")
+        lo, hi = dist.args
+        v = targets[0]
+        below = B.sub(t1, _plus(lo, -1))  # t1 - lo + 1
+        above = B.sub(_plus(hi, 1), t2)  # hi + 1 - t2
+        bad = B.or_(B.le(v, t1), B.ge(v, t2))
+        cost = B.div(B.add(below, above), size(lo, hi))
+        side = (B.le(lo, hi), B.le(_plus(lo, -1), t1), B.le(t2, _plus(hi, 1)))
+        return AxiomInstance(self.name, bad, cost, side, param=(t1, t2), note="outside a window")
+
+    def _numeric(self, args, param):
+        dist = A.Call("unif", tuple(B.n(a) for a in args))
+        return self.instantiate((A.Var("v"),), dist, tuple(B.e(t) for t in param))
+
+    def exact_tail(self, args, param) -> float:
+        """``args = (lo, hi)`` integers, ``param = (t1, t2)`` numbers: the fraction of
+        ``lo … hi`` where ``bad`` is true."""
+        lo, hi = (int(a) for a in args)
+        bad = self._numeric(args, param).bad
+        return sum(1 for c in range(lo, hi + 1) if evaluate(bad, {"v": c}) is True) / (hi - lo + 1)
+
+    def cost_value(self, args, param) -> float:
+        return float(evaluate(self._numeric(args, param).cost, {}))
+
+    def side_holds(self, args, param) -> bool:
+        return all(bool(evaluate(x, {})) for x in self._numeric(args, param).side)
+
+
+def window_thresholds(target: str, atoms: Sequence[A.Expr]) -> Tuple[List[A.Expr], List[A.Expr]]:
+    """Thresholds ``t1`` (bad: ``v <= t1``) and ``t2`` (bad: ``v >= t2``) from comparisons of the
+    variable ``target`` with an expression that does not read it (``v > e``, ``e <= v``, …): the
+    bad side of each test, and its neighbour ``e ± 1`` where the test is strict the other way.
+    Only proposals — the axiom is sound for any thresholds, and the solver decides which work."""
+    lows: List[A.Expr] = []
+    highs: List[A.Expr] = []
+
+    def add(lst, e):
+        if e not in lst:
+            lst.append(e)
+
+    for atom in atoms:
+        for n in A.walk(atom):
+            if not (isinstance(n, A.Binary) and n.op in ("<", "<=", ">", ">=")):
+                continue
+            op, left, right = n.op, n.left, n.right
+            if right == A.Var(target) and target not in free_vars(left):
+                op, left, right = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op], right, left
+            if left != A.Var(target) or target in free_vars(right):
+                continue
+            e = right
+            # v > e / v <= e: the boundary between e and e + 1; v < e / v >= e: between e - 1 and
+            # e; the cut one point wider () covers a threshold that is not
+            # an integer, at the price of one point
+            if op in (">", "<="):
+                add(lows, e)
+                add(highs, _plus(e, 1))
+                add(highs, e)
+            else:
+                add(lows, _plus(e, -1))
+                add(highs, e)
+                add(lows, e)
+    return lows, highs
+
+
+FAMILIES = [UniformRangeTail("ends"), UniformRangeTail("low"), UniformRangeTail("high"), UniformRangeCut()]

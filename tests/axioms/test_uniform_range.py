@@ -12,13 +12,14 @@ from lang import ast as A
 from lang.evaluate import evaluate
 from lang.parser import parse_expr
 
-ENDS, LOW, HIGH = FAMILIES
+TAILS = FAMILIES[:3]
+ENDS, LOW, HIGH = TAILS
 
 RANGES = [(1, 1), (1, 2), (0, 9), (1, 10), (-3, 4), (5, 17), (1, 100)]
 FS = [Fraction(0), Fraction(1, 100), Fraction(1, 10), Fraction(1, 4), Fraction(1, 3), Fraction(1, 2), Fraction(2, 3), 1]
 
 
-@pytest.mark.parametrize("fam", FAMILIES, ids=lambda f: f.name)
+@pytest.mark.parametrize("fam", TAILS, ids=lambda f: f.name)
 @pytest.mark.parametrize("lo,hi", RANGES)
 @pytest.mark.parametrize("f", FS)
 def test_exact_tail_at_most_cost(fam, lo, hi, f):
@@ -26,7 +27,7 @@ def test_exact_tail_at_most_cost(fam, lo, hi, f):
     assert fam.exact_tail((lo, hi), f) <= fam.cost_value((lo, hi), f) + 1e-12
 
 
-@pytest.mark.parametrize("fam", FAMILIES, ids=lambda f: f.name)
+@pytest.mark.parametrize("fam", TAILS, ids=lambda f: f.name)
 @pytest.mark.parametrize("lo,hi,f", [(1, 8, Fraction(1, 2)), (0, 99, Fraction(1, 10)), (-2, 9, Fraction(1, 3))])
 def test_tight_when_f_n_is_even(fam, lo, hi, f):
     """With f·N/2 an integer every threshold falls on a support point: the bound is exact."""
@@ -41,19 +42,19 @@ def test_tight_when_f_n_is_even(fam, lo, hi, f):
     k=st.integers(0, 2),
 )
 def test_hypothesis(lo, width, f, k):
-    fam = FAMILIES[k]
+    fam = TAILS[k]
     hi = lo + width
     assert fam.exact_tail((lo, hi), f) <= fam.cost_value((lo, hi), f) + 1e-12
 
 
 def test_negative_f_is_refused_by_the_side_condition():
     """f < 0 would put the low threshold below lo - 1 and the cost below 0."""
-    for fam in FAMILIES:
+    for fam in TAILS:
         assert not fam.side_holds((1, 10), Fraction(-1, 10))
 
 
 def test_empty_range_is_refused_by_the_side_condition():
-    for fam in FAMILIES:
+    for fam in TAILS:
         assert not fam.side_holds((5, 4), Fraction(1, 2))
 
 
@@ -86,7 +87,7 @@ def test_unknown_side():
         UniformRangeTail("middle")
 
 
-@pytest.mark.parametrize("fam", FAMILIES, ids=lambda f: f.name)
+@pytest.mark.parametrize("fam", TAILS, ids=lambda f: f.name)
 @pytest.mark.parametrize(
     "dist,f",
     [
@@ -113,3 +114,53 @@ def test_symbolic_thresholds_count_at_most_f_n_points(fam, dist, f):
                 continue
             hits = sum(1 for v in range(lo, hi + 1) if evaluate(inst.bad, {**env, "v": v}))
             assert hits <= fv * (hi - lo + 1), (n, a, hits)
+
+
+CUT = FAMILIES[3]
+
+
+@pytest.mark.parametrize("lo,hi", RANGES)
+@pytest.mark.parametrize(
+    "t1,t2", [(0, 100), (2, 5), (Fraction(5, 2), Fraction(17, 3)), (-4, 200), (3, 3), (7, 2), (Fraction(-1, 3), 9)]
+)
+def test_cut_exact_tail_at_most_cost(lo, hi, t1, t2):
+    t1, t2 = max(Fraction(t1), lo - 1), min(Fraction(t2), hi + 1)  # the side conditions
+    assert CUT.side_holds((lo, hi), (t1, t2))
+    assert CUT.exact_tail((lo, hi), (t1, t2)) <= CUT.cost_value((lo, hi), (t1, t2)) + 1e-12
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lo=st.integers(-20, 20),
+    width=st.integers(0, 60),
+    t1=st.fractions(min_value=-30, max_value=90, max_denominator=7),
+    t2=st.fractions(min_value=-30, max_value=90, max_denominator=7),
+)
+def test_cut_hypothesis(lo, width, t1, t2):
+    hi = lo + width
+    if CUT.side_holds((lo, hi), (t1, t2)):
+        assert CUT.exact_tail((lo, hi), (t1, t2)) <= CUT.cost_value((lo, hi), (t1, t2)) + 1e-12
+
+
+def test_cut_side_conditions_keep_the_thresholds_in_range():
+    # below lo - 1 the cost would go negative: the side condition refuses it
+    assert not CUT.side_holds((1, 10), (-1, 11))
+    assert not CUT.side_holds((1, 10), (0, 12))
+    assert CUT.side_holds((1, 10), (0, 11))
+
+
+def test_cut_refuses_thresholds_reading_the_target():
+    with pytest.raises(ValueError):
+        CUT.instantiate((A.Var("r"),), parse_expr("unif(1, n)"), (parse_expr("r"), parse_expr("n")))
+    with pytest.raises(ValueError):
+        CUT.instantiate((A.Var("r"),), parse_expr("unif(1, n)"), parse_expr("n"))
+
+
+def test_window_thresholds_read_the_tests_of_the_target():
+    from axioms.uniform_range import window_thresholds
+    from lang.printer import print_expr
+
+    lows, highs = window_thresholds("r", [parse_expr("r > a && r <= n - b"), parse_expr("x < r"), parse_expr("r == c")])
+    assert [print_expr(t) for t in lows] == ["a", "n - b", "x"]
+    assert [print_expr(t) for t in highs] == ["a + 1", "a", "n - b + 1", "n - b", "x + 1", "x"]
+    assert window_thresholds("r", [parse_expr("r > r - 1")]) == ([], [])

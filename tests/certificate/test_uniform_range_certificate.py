@@ -124,3 +124,47 @@ def test_the_retry_loop_composition_is_rechecked(tmp_path, capsys):
     assert [c["method"] for c in cert["nesting"]] == ["nesting"]
     code, out = check(cert, path, tmp_path, capsys)
     assert code == 0, out
+
+
+WINDOW = """program window(n: int, a: int, b: int)
+  requires n >= 2 && a >= 0 && b >= 0 && a + b < n
+  ensures good
+  fails (a + b) / n
+{
+  r ~ unif(1, n);
+  good := r > a && r <= n - b;
+}
+"""
+
+
+def _restate_cut(e, t1, t2):
+    from axioms.uniform_range import UniformRangeCut
+
+    dist = parse_expr("unif(1, n)")
+    inst = UniformRangeCut().instantiate((A.Var("r"),), dist, (parse_expr(t1), parse_expr(t2)))
+    joined = union_bound([inst, IntRangeSupport().instantiate((A.Var("r"),), dist)])
+    ax = e["axiom"]
+    ax["parts"]["union"][0] = {"family": "uniform_cut", "param": param_to_json(inst.param)}
+    ax["param"] = param_to_json(inst.param)
+    ax["bad"], ax["cost"] = to_json(joined.bad), to_json(joined.cost)
+    ax["side"] = [to_json(s) for s in joined.side]
+
+
+def test_a_window_certificate_is_rechecked_and_tampered_thresholds_rejected(tmp_path, capsys):
+    path = tmp_path / "window.prob"
+    path.write_text(WINDOW)
+    cert = make_certificate(path)
+    (e,) = sampling_edges(cert)
+    assert e["axiom"]["family"] == "uniform_cut"
+    code, out = check(cert, path, tmp_path, capsys)
+    assert code == 0, out
+    # a threshold one below the test: the rank a is no longer excused
+    bad = copy.deepcopy(cert)
+    _restate_cut(sampling_edges(bad)[0], "a - 1", "n - b + 1")
+    code, out = check(bad, path, tmp_path, capsys)
+    assert code != 0 and "STEP" in out, out
+    # a low threshold below lo - 1 makes the cost smaller than the points it excuses
+    bad = copy.deepcopy(cert)
+    _restate_cut(sampling_edges(bad)[0], "-5", "n - b + 1")
+    code, out = check(bad, path, tmp_path, capsys)
+    assert code != 0 and "side conditions" in out, out

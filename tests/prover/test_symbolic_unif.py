@@ -150,3 +150,35 @@ def test_factor_shares():
     assert [print_expr(f) for f in factor_shares(parse_expr("n * a / M"))] == ["a / M", "n / M", "1 / M"]
     assert [print_expr(f) for f in factor_shares(parse_expr("k * n * q"))] == ["n * q", "k * q", "k * n"]
     assert factor_shares(parse_expr("0.5")) == [] and factor_shares(parse_expr("2 * 3")) == []
+
+
+WINDOW = """
+program window(n: int, a: int, b: int)
+  requires n >= 2 && a >= 0 && b >= 0 && a + b < n
+  ensures {ensures}
+  fails {bound}
+{{
+  r ~ unif(1, n);
+  {body}
+}}
+"""
+
+#: the window a < r <= n - b (not centred), written three ways
+WINDOW_BODIES = [
+    ("good", "good := r > a && r <= n - b;"),
+    ("!bad", "bad := false; if (r <= a || n - b < r) { bad := true; }"),
+    ("inside", "inside := !(a >= r) && !(r >= n - b + 1);"),
+]
+
+
+@pytest.mark.parametrize("ensures,body", WINDOW_BODIES)
+def test_a_window_read_off_the_programs_tests(ensures, body):
+    r = _prove(WINDOW.format(ensures=ensures, body=body, bound="(a + b) / n"))
+    assert r.verdict == "proved", r.render_text()
+
+
+@pytest.mark.parametrize("ensures,body", WINDOW_BODIES)
+def test_a_window_one_point_too_small_is_not_proved(ensures, body):
+    # n = 4, a = 1, b = 1: ranks 1 and 4 miss, 1/2 > 1/4
+    text = WINDOW.format(ensures=ensures, body=body, bound="(a + b - 1) / n").replace("a + b < n", "a + b < n && a + b >= 1")
+    assert _prove(text, timeout=10).verdict != "proved"

@@ -28,6 +28,7 @@ from typing import List, Sequence
 
 import axioms
 from axioms.base import union_bound
+from axioms.uniform_range import window_thresholds
 from lang import ast as A
 from lang.walk import free_vars, operands
 from tamp.prover.base.exprs import divide, reciprocal
@@ -119,9 +120,34 @@ def support_instance(stmt: A.Sample):
     return union_bound(insts)
 
 
-def proposals(stmt: A.Sample, spec_exprs: Sequence[A.Expr], beta: A.Expr, n_real: int, in_loop: bool = False) -> list:
+def window_parameters(stmt: A.Sample, atoms: Sequence[A.Expr]) -> List[tuple]:
+    """Pairs of thresholds ``(t1, t2)`` for :class:`axioms.uniform_range.UniformRangeCut`: one
+    read off a test of the target in ``atoms`` (the program's conditions), the other either
+    such a test too or the end of the range (nothing paid there)."""
+    target = stmt.targets[0]
+    if len(stmt.targets) != 1 or not isinstance(target, A.Var) or len(stmt.dist.args) != 2:
+        return []
+    lows, highs = window_thresholds(target.name, atoms)
+    lo, hi = stmt.dist.args
+    none_low = A.Binary("-", lo, A.num(1))
+    none_high = A.Binary("+", hi, A.num(1))
+    out = [(t1, t2) for t1 in lows for t2 in highs]
+    out += [(t1, none_high) for t1 in lows] + [(none_low, t2) for t2 in highs]
+    return out
+
+
+def proposals(
+    stmt: A.Sample,
+    spec_exprs: Sequence[A.Expr],
+    beta: A.Expr,
+    n_real: int,
+    in_loop: bool = False,
+    atoms: Sequence[A.Expr] = (),
+) -> list:
     """Axiom instances for ``stmt``, cheapest (cost 0) first, each joined with support facts;
-    ``in_loop``: for the loop engine, without the families whose ``loop_proposals`` is False."""
+    ``in_loop``: for the loop engine, without the families whose ``loop_proposals`` is False;
+    ``atoms``: the program's conditions, from which a family whose ``window_proposals`` is True
+    (the uniform range's window) reads its thresholds."""
     sup = support_instance(stmt)
     raw = []
     for fam in _families(stmt.dist):
@@ -129,7 +155,9 @@ def proposals(stmt: A.Sample, spec_exprs: Sequence[A.Expr], beta: A.Expr, n_real
             continue
         if in_loop and not getattr(fam, "loop_proposals", True):
             continue
-        if fam.param_kind == "choice":
+        if getattr(fam, "window_proposals", False):
+            params = window_parameters(stmt, atoms)
+        elif fam.param_kind == "choice":
             params = list(fam.choices(stmt.dist))
         else:
             params = real_parameters(spec_exprs, beta, n_real, getattr(fam, "log_parameters", True))

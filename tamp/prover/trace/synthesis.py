@@ -98,6 +98,7 @@ class Search:
         self.hyps = [self.enc.expr(r, env0) for r in self.cfa.requires]
         self.beta_z3 = _real(self.enc.expr(self.beta, env0))
         self.relevant = relevant_names(self.cfa)
+        self.atoms = program_conditions(self.cfa)
 
     # ------------------------------------------------------------------ search
     def solve(self, nid: int, st: StepState) -> bool:
@@ -122,7 +123,7 @@ class Search:
         assert isinstance(e.stmt, A.Sample)  # the caller picks sampling edges
         cands = self.cache.get(id(e.stmt))
         if cands is None:
-            cands = proposals(e.stmt, self.spec_exprs, self.beta, self.n_real)
+            cands = proposals(e.stmt, self.spec_exprs, self.beta, self.n_real, atoms=self.atoms)
             self.cache[id(e.stmt)] = cands
         if not cands:
             self.note(e.src, ProofFailure(NO_FAMILY, stmt=show_stmt(e.stmt), line=e.line))
@@ -149,6 +150,18 @@ class Search:
             return
         steps = tuple(TraceStep(e.line, show_stmt(e.stmt), e.kind == "split") for e in self.aut.path_to(nid))
         self.failure = dataclasses.replace(failure, steps=steps)
+
+
+def program_conditions(cfa) -> List[A.Expr]:
+    """The branch conditions and assigned values of the program, and its postcondition: where a
+    window axiom looks for the tests of a sampled variable (proposals only)."""
+    out: List[A.Expr] = list(cfa.ensures)
+    for _u, _v, _k, d in cfa.edges():
+        st = d["stmt"]
+        e = st.cond if isinstance(st, A.Assume) else st.value if isinstance(st, A.Assign) else None
+        if e is not None and e not in out:
+            out.append(e)
+    return out
 
 
 def relevant_names(cfa) -> set:

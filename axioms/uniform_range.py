@@ -44,12 +44,10 @@ ranges see the same proposals as before.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import List, Sequence, Tuple
 
 from lang import ast as A
 from lang.evaluate import constant_value, evaluate
-
-from typing import List, Sequence, Tuple
-
 from lang.walk import free_vars
 
 from . import build as B

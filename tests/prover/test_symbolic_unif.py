@@ -180,5 +180,7 @@ def test_a_window_read_off_the_programs_tests(ensures, body):
 @pytest.mark.parametrize("ensures,body", WINDOW_BODIES)
 def test_a_window_one_point_too_small_is_not_proved(ensures, body):
     # n = 4, a = 1, b = 1: ranks 1 and 4 miss, 1/2 > 1/4
-    text = WINDOW.format(ensures=ensures, body=body, bound="(a + b - 1) / n").replace("a + b < n", "a + b < n && a + b >= 1")
+    text = WINDOW.format(ensures=ensures, body=body, bound="(a + b - 1) / n").replace(
+        "a + b < n", "a + b < n && a + b >= 1"
+    )
     assert _prove(text, timeout=10).verdict != "proved"

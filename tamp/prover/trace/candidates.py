@@ -24,7 +24,7 @@ Proposals are ordered cost-0 first, then in the order above.
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import Any, List, Sequence
 
 import axioms
 from axioms.base import union_bound
@@ -79,9 +79,8 @@ def factor_shares(beta: A.Expr) -> List[A.Expr]:
     """``β`` with one non-constant factor of its product (or of its quotient's numerator) taken
     out, in the order of the factors: only a proposal for ``f``, checked like any other."""
     if isinstance(beta, A.Binary) and beta.op == "/":
-        return [A.Binary("/", top, beta.right) for top in factor_shares(beta.left)] + (
-            [A.Binary("/", A.num(1), beta.right)] if _variable(beta.left) else []
-        )
+        shares: List[A.Expr] = [A.Binary("/", top, beta.right) for top in factor_shares(beta.left)]
+        return shares + ([A.Binary("/", A.num(1), beta.right)] if _variable(beta.left) else [])
     factors = operands(beta, "*")
     out: List[A.Expr] = []
     if len(factors) < 2:
@@ -155,8 +154,9 @@ def proposals(
             continue
         if in_loop and not getattr(fam, "loop_proposals", True):
             continue
+        params: List[Any]
         if getattr(fam, "window_proposals", False):
-            params = window_parameters(stmt, atoms)
+            params = list(window_parameters(stmt, atoms))
         elif fam.param_kind == "choice":
             params = list(fam.choices(stmt.dist))
         else:

@@ -184,3 +184,16 @@ def test_a_window_one_point_too_small_is_not_proved(ensures, body):
         "a + b < n", "a + b < n && a + b >= 1"
     )
     assert _prove(text, timeout=10).verdict != "proved"
+
+
+def test_window_proposals_are_capped():
+    from lang import ast as A
+    from lang.parser import parse_expr
+    from tamp.prover.trace.candidates import MAX_WINDOWS, window_parameters
+
+    stmt = A.Sample((A.Var("r"),), parse_expr("unif(1, n)"))
+    atoms = [parse_expr(f"r > a{i}") for i in range(10)]
+    got = window_parameters(stmt, atoms)
+    assert len(got) == MAX_WINDOWS
+    # the one-sided cuts come first: a test on one side alone is never crowded out
+    assert [t2 for _t1, t2 in got[:10]] == [parse_expr("n + 1")] * 10

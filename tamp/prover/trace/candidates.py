@@ -119,6 +119,11 @@ def support_instance(stmt: A.Sample):
     return union_bound(insts)
 
 
+#: window proposals per sampling (a sampling tested against many expressions would otherwise
+#: get the square of their number)
+MAX_WINDOWS = 32
+
+
 def window_parameters(stmt: A.Sample, atoms: Sequence[A.Expr]) -> List[tuple]:
     """Pairs of thresholds ``(t1, t2)`` for :class:`axioms.uniform_range.UniformRangeCut`: one
     read off a test of the target in ``atoms`` (the program's conditions), the other either
@@ -130,9 +135,9 @@ def window_parameters(stmt: A.Sample, atoms: Sequence[A.Expr]) -> List[tuple]:
     lo, hi = stmt.dist.args
     none_low = A.Binary("-", lo, A.num(1))
     none_high = A.Binary("+", hi, A.num(1))
-    out = [(t1, t2) for t1 in lows for t2 in highs]
-    out += [(t1, none_high) for t1 in lows] + [(none_low, t2) for t2 in highs]
-    return out
+    out = [(t1, none_high) for t1 in lows] + [(none_low, t2) for t2 in highs]
+    out += [(t1, t2) for t1 in lows for t2 in highs]
+    return out[:MAX_WINDOWS]
 
 
 def proposals(

@@ -24,7 +24,7 @@ Proposals are ordered cost-0 first, then in the order above.
 
 from __future__ import annotations
 
-from typing import Any, List, Sequence
+from typing import Any, List, Sequence, Tuple
 
 import axioms
 from axioms.base import union_bound
@@ -124,7 +124,7 @@ def support_instance(stmt: A.Sample):
 MAX_WINDOWS = 32
 
 
-def window_parameters(stmt: A.Sample, atoms: Sequence[A.Expr]) -> List[tuple]:
+def window_parameters(stmt: A.Sample, atoms: Sequence[A.Expr]) -> List[Tuple[A.Expr, A.Expr]]:
     """Pairs of thresholds ``(t1, t2)`` for :class:`axioms.uniform_range.UniformRangeCut`: one
     read off a test of the target in ``atoms`` (the program's conditions), the other either
     such a test too or the end of the range (nothing paid there)."""
@@ -133,9 +133,9 @@ def window_parameters(stmt: A.Sample, atoms: Sequence[A.Expr]) -> List[tuple]:
         return []
     lows, highs = window_thresholds(target.name, atoms)
     lo, hi = stmt.dist.args
-    none_low = A.Binary("-", lo, A.num(1))
-    none_high = A.Binary("+", hi, A.num(1))
-    out = [(t1, none_high) for t1 in lows] + [(none_low, t2) for t2 in highs]
+    none_low: A.Expr = A.Binary("-", lo, A.num(1))
+    none_high: A.Expr = A.Binary("+", hi, A.num(1))
+    out: List[Tuple[A.Expr, A.Expr]] = [(t1, none_high) for t1 in lows] + [(none_low, t2) for t2 in highs]
     out += [(t1, t2) for t1 in lows for t2 in highs]
     return out[:MAX_WINDOWS]
 

@@ -197,3 +197,24 @@ def test_window_proposals_are_capped():
     assert len(got) == MAX_WINDOWS
     # the one-sided cuts come first: a test on one side alone is never crowded out
     assert [t2 for _t1, t2 in got[:10]] == [parse_expr("n + 1")] * 10
+
+
+DEV = BENCHMARKS / "prover4" / "dev" / "uniform"
+
+
+def test_dev_claims_are_proved_and_their_false_siblings_are_in_the_soundness_harness():
+    import json
+    import sys
+
+    for path in sorted(DEV.glob("*.prob")):
+        src = parse_file(str(path))
+        r = prove_program(src.programs[0], path=str(path), source=src.text, timeout=10 if "_false" in path.name else 60)
+        assert (r.verdict == "proved") == ("_false" not in path.name), (path.name, r.render_text())
+    sys.path.insert(0, str(BENCHMARKS / "soundness"))
+    from harness import benchmark_inputs, variant_files
+
+    listed = set(variant_files())
+    for f in sorted(DEV.glob("*_false*.prob")):
+        rel = f.relative_to(BENCHMARKS).as_posix()
+        assert rel in listed and benchmark_inputs(rel), rel
+    assert {p.name for p in DEV.glob("*.prob")} == set(json.loads((DEV / "inputs.json").read_text()))

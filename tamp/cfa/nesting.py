@@ -229,10 +229,10 @@ def _single_init(prefix: Tuple[A.Stmt, ...], x: str) -> Optional[A.Expr]:
     return None
 
 
-def _decides(post: A.Expr, x: str, t, target: A.Expr, domain: Optional[A.Expr]) -> bool:
-    """``post`` is ``target`` for every value of ``x`` (of type ``t``) in ``domain`` (z3)."""
+def _decides(post: A.Expr, types, target: A.Expr, domain: Optional[A.Expr]) -> bool:
+    """``post`` is ``target`` for every value of its variables in ``domain`` (z3)."""
     try:
-        enc = Encoder({x: t})
+        enc = Encoder(types)
         env = enc.initial_env()
         hyps = [enc.expr(domain, env)] if domain is not None else []
         f = enc.expr(post, env) == enc.expr(target, env)
@@ -241,15 +241,25 @@ def _decides(post: A.Expr, x: str, t, target: A.Expr, domain: Optional[A.Expr]) 
         return False
 
 
-def _counter_raise(st: A.Node, k: str) -> bool:
-    """``st`` is ``k := k + m`` (or ``m + k``) with an integer literal ``m >= 1``."""
+def _counter_raise(st: A.Node, k: str, exactly_one: bool = False) -> bool:
+    """``st`` is ``k := k + m`` (or ``m + k``) with an integer literal ``m >= 1`` (``m == 1``)."""
     if not (isinstance(st, A.Assign) and st.targets == (A.Var(k),) and isinstance(st.value, A.Binary)):
         return False
     v = st.value
     if v.op != "+":
         return False
     m = v.right if v.left == A.Var(k) else v.left if v.right == A.Var(k) else None
-    return isinstance(m, A.Num) and m.is_int and m.value >= 1
+    return isinstance(m, A.Num) and m.is_int and (m.value == 1 if exactly_one else m.value >= 1)
+
+
+def _raised_once(body: A.Block, k: str) -> bool:
+    """``body`` has one raise ``k := k + 1`` of the counter, outside its inner loops: an
+    iteration raises the counter at most once, by one."""
+    raises = [n for n in A.walk(body) if _counter_raise(n, k)]
+    in_loops = [
+        n for lp in A.walk(body) if isinstance(lp, (A.For, A.While)) for n in A.walk(lp.body) if _counter_raise(n, k)
+    ]
+    return len(raises) == 1 and _counter_raise(raises[0], k, exactly_one=True) and not in_loops
 
 
 def _as_flag(body: A.Stmt, k: str, pos: str) -> Optional[A.Stmt]:
@@ -325,37 +335,28 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
     post = _claim_on(post, prefix, loop_writes, types, params)
     if post is None:
         return None
-    names = free_vars(post)
+    names = free_vars(post) - params
     if len(names) != 1:
         return None
     (x,) = names
-    if prog.param(x) is not None or x not in loop_writes:
+    if x not in loop_writes:
         return None
     init = _single_init(prefix, x)
     if types.get(x) == A.BOOL and isinstance(init, A.BoolLit):
         v, b0 = x, init.value
         moved, unmoved = _lit(v, not b0), _lit(v, b0)
-        if _decides(post, v, A.BOOL, moved, None):
+        if _decides(post, types, moved, None):
             form = "product"
-        elif _decides(post, v, A.BOOL, unmoved, None):
+        elif _decides(post, types, unmoved, None):
             form = "union"
         else:
             return None
     elif types.get(x) == A.INT and init == A.num(0):
-        v, b0 = x + POS, False
-        if v in types or v in params:
+        got_counter = _counter_flag(post, x, top, types, params)
+        if got_counter is None:
             return None
-        kv, dom = A.Var(x), A.Binary(">=", A.Var(x), A.num(0))
-        if _decides(post, x, A.INT, A.Binary(">=", kv, A.num(1)), dom):
-            form = "product"
-        elif _decides(post, x, A.INT, A.Binary("<=", kv, A.num(0)), dom):
-            form = "union"
-        else:
-            return None
-        body = _as_flag(top, x, v)
-        if body is None:
-            return None
-        top = body
+        v, form, top = got_counter
+        b0 = False
         prefix = tuple(
             A.Assign((A.Var(v),), A.BoolLit(False), pos=s.pos) if x in written_vars(s) else s for s in prefix
         )
@@ -381,6 +382,50 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
         return None  # an iteration after a success must end surely (see the module docstring)
     claim = _lit(v, not b0) if form == "product" else _lit(v, b0)
     return FlagLoop(prefix, loop, v, form, claim, b0, early_exit)
+
+
+def _counter_flag(post: A.Expr, k: str, top: A.Stmt, types, params) -> Optional[Tuple[str, str, A.Stmt]]:
+    """``(flag, form, loop)`` for a counter ``k`` (0 before the loop) the claim reads: the loop
+    rewritten so that the flag ``k$pos`` records ``k > 0`` (every raise ``k := k + m``, ``m >= 1``,
+    becomes ``k$pos := true``) when the claim is ``k == 0`` or ``k >= 1`` for ``k >= 0``; or, for a
+    ``for`` loop of N iterations each raising ``k`` at most once by one (``0 <= k <= N``, ``k = N``
+    exactly when every iteration raised it), the flag ``k$miss`` that an iteration which did not
+    raise it moves, when the claim is ``k >= N`` or ``k < N`` there."""
+    kv = A.Var(k)
+    pos, miss, hit = k + POS, k + "$miss", k + "$hit"
+    if {pos, miss, hit} & (set(types) | set(params)):
+        return None
+    t2 = {**types, k: A.INT}
+    dom = A.Binary(">=", kv, A.num(0))
+    form = None
+    if _decides(post, t2, A.Binary(">=", kv, A.num(1)), dom):
+        form = "product"
+    elif _decides(post, t2, A.Binary("<=", kv, A.num(0)), dom):
+        form = "union"
+    if form is not None:
+        body = _as_flag(top, k, pos)
+        return None if body is None else (pos, form, body)
+    if not isinstance(top, A.For) or not _raised_once(top.body, k):
+        return None
+    n = trip_count(top)
+    dom = A.Binary("&&", dom, A.Binary("<=", kv, n))
+    if _decides(post, t2, A.Binary("<", kv, n), dom):
+        form = "product"
+    elif _decides(post, t2, A.Binary(">=", kv, n), dom):
+        form = "union"
+    else:
+        return None
+    inner = _as_flag(top.body, k, hit)
+    if inner is None:
+        return None
+    pos_ = top.body.pos
+    body = A.Block(
+        (A.Assign((A.Var(hit),), A.BoolLit(False), pos=pos_),)
+        + tuple(inner.stmts)
+        + (A.If(A.Unary("!", A.Var(hit)), A.Block((A.Assign((A.Var(miss),), A.BoolLit(True), pos=pos_),)), pos=pos_),),
+        pos=pos_,
+    )
+    return miss, form, dataclasses.replace(top, body=body)
 
 
 def _guarded(loop: A.For, v: str, b0: bool) -> Tuple[A.For, bool]:

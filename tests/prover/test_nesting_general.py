@@ -7,6 +7,8 @@ way, other work in the loop. Each false sibling (a counterexample in its comment
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from limits import FALSE_CLAIM_S
 
@@ -151,8 +153,51 @@ program shared(n: int, p: real)
   }
 }
 """
-TRUE = {"lines": LINES, "frames": FRAMES, "slots": SLOTS}
-FALSE = {"lines": LINES_FALSE, "frames": FRAMES_FALSE, "slots": SLOTS_FALSE, "shared": SHARED_FALSE}
+#: a slot jams when all its width sources send (a counter equal to its loop's trip count: every
+#: iteration raised it once), union over the slots
+BURSTS = """\
+program bursts(slots: int, width: int, lam: real)
+  requires slots >= 1 && width >= 1 && 0 < lam && lam < 1
+  ensures !jam
+  fails slots * pow(lam, width)
+{
+  jam := false;
+  for s in 0..slots {
+    busy := 0;
+    for u in 0..width {
+      x ~ bern(lam);
+      if (x) { busy := busy + 1; }
+    }
+    if (busy == width) { jam := true; }
+  }
+}
+"""
+#: slots = 1: Pr[jam] = lam^width > lam^width / 2
+BURSTS_FALSE = """\
+program bursts(slots: int, width: int, lam: real)
+  requires slots >= 1 && width >= 1 && 0 < lam && lam < 1
+  ensures !jam
+  fails slots * pow(lam, width) / 2
+{
+  jam := false;
+  for s in 0..slots {
+    busy := 0;
+    for u in 0..width {
+      x ~ bern(lam);
+      if (x) { busy := busy + 1; }
+    }
+    if (busy == width) { jam := true; }
+  }
+}
+"""
+TRUE = {"bursts": BURSTS, "lines": LINES, "frames": FRAMES, "slots": SLOTS}
+FALSE = {
+    "bursts": BURSTS_FALSE,
+    "lines": LINES_FALSE,
+    "frames": FRAMES_FALSE,
+    "slots": SLOTS_FALSE,
+    "shared": SHARED_FALSE,
+}
 
 
 def _prove(tmp_path, name, text, timeout=60):
@@ -205,3 +250,17 @@ def test_a_varying_bound_is_summed_over_the_range():
     assert print_expr(side["PRODUCT"]) == "!(w >= 1) || -sum(s in 0..w: lam[s]) <= -sum(s in 0..w: lam[s])"
     # a varying bound under a logarithm would need u(c) > 0 for every c: not composed
     assert composition(fl, cfa.bound, parse_expr("lam[s] / 2")) is None
+
+
+def test_a_counter_every_iteration_raises_once_is_a_product():
+    prog = parse(BURSTS, "t.prob").programs[0]
+    inner = prog.body.stmts[1].body  # one slot: busy := 0; for u in 0..width {...}; if (busy == width) ...
+    one = dataclasses.replace(prog, body=inner, ensures=(parse_expr("busy < width"),))
+    cfa = build_cfa(one, None, "t.prob")
+    fl = flag_loop(one, one.ensures, cfa.types)
+    assert fl is not None and fl.form == "product" and fl.flag == "busy$miss"
+    # raised twice in an iteration, busy == width no longer means every iteration raised it
+    two = BURSTS.replace("busy := busy + 1; }", "busy := busy + 1; } if (x) { busy := busy + 1; }")
+    prog2 = parse(two, "t.prob").programs[0]
+    one2 = dataclasses.replace(prog2, body=prog2.body.stmts[1].body, ensures=(parse_expr("busy < width"),))
+    assert flag_loop(one2, one2.ensures, build_cfa(one2, None, "t.prob").types) is None

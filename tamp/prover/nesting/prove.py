@@ -171,7 +171,10 @@ def try_nesting(
             continue
         try:
             if not _holds(cfa, side):
-                why = why or f"the bound cannot be composed from {show_expr(u)} per iteration of the loop at line {_line(fl.loop)}"
+                why = (
+                    why
+                    or f"the bound cannot be composed from {show_expr(u)} per iteration of the loop at line {_line(fl.loop)}"
+                )
                 continue
             it_cfa = build_cfa(it, None, cfa.path)
         except (TampError, z3.Z3Exception):

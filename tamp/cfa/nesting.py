@@ -276,13 +276,13 @@ def _as_flag(body: A.Stmt, k: str, pos: str) -> Optional[A.Stmt]:
     if _counter_raise(body, k):
         return A.Assign((A.Var(pos),), A.BoolLit(True), pos=body.pos)
     if isinstance(body, A.If):
-        then = _as_flag(body.then, k, pos)
-        other = _as_flag(body.other, k, pos) if body.other is not None else None
+        then = _block(_as_flag(body.then, k, pos))
+        other = _block(_as_flag(body.other, k, pos)) if body.other is not None else None
         if then is None or (body.other is not None and other is None) or k in free_vars(body.cond):
             return None
         return dataclasses.replace(body, then=then, other=other)
     if isinstance(body, (A.For, A.While)):
-        inner = _as_flag(body.body, k, pos)
+        inner = _block(_as_flag(body.body, k, pos))
         heads = (body.lo, body.hi) if isinstance(body, A.For) else (body.cond,)
         if inner is None or any(k in free_vars(h) for h in heads) or k in _inv_reads(body):
             return None
@@ -292,6 +292,10 @@ def _as_flag(body: A.Stmt, k: str, pos: str) -> Optional[A.Stmt]:
     if k in written_vars(body) or k in _stmt_reads(body):
         return None
     return body
+
+
+def _block(s: Optional[A.Stmt]) -> Optional[A.Block]:
+    return s if isinstance(s, A.Block) else None
 
 
 def _stmt_reads(s: A.Stmt) -> FrozenSet[str]:
@@ -367,8 +371,10 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
         if got is None:
             return None
         loop, early_exit = got
-    else:
+    elif isinstance(top, A.For):
         loop, early_exit = _guarded(top, v, b0)
+    else:
+        return None
     if not early_exit and not _only_moved(loop.body, v, b0):
         return None
     if _has(loop.body, A.For) and any(isinstance(n, A.For) and n.var == v for n in A.walk(loop.body)):
@@ -415,7 +421,7 @@ def _counter_flag(post: A.Expr, k: str, top: A.Stmt, types, params) -> Optional[
         form = "union"
     else:
         return None
-    inner = _as_flag(top.body, k, hit)
+    inner = _block(_as_flag(top.body, k, hit))
     if inner is None:
         return None
     pos_ = top.body.pos

@@ -1,18 +1,21 @@
 """Nested loops and stages: prove one iteration by any method, then compose over the iterations.
 
-For a *flag loop* (:mod:`tamp.cfa.nesting`: ``P; for c in lo..hi { B }`` with the claim
-``ensures !v`` or ``ensures v`` on a flag the body only raises), the claim's bound β is split
-into a per-iteration bound ``u``: for the union bound (``!v``) the factor ``N`` (the trip
-count) is taken out of β's product, else ``u = β / N``; for the product (``v``, β = exp(E)) the
+For a *flag loop* (:mod:`tamp.cfa.nesting`: a loop whose claim is that some iteration moved a
+flag — the product form — or that none did — the union form; counters and early exits included),
+the claim's bound β is split into per-iteration candidates ``u``: for the union bound the trip
+count ``N`` is taken out of β's product, else ``u = β / N``; for the product (β = exp(E)) the
 exponent per iteration is E with ``N`` divided out, and ``u`` is ``x`` for ``E = N·log(x)``,
-``1 - s`` for a per-iteration exponent ``-s``, or ``exp(e)``. The iteration program (the body
-with the state it starts from as inputs, :func:`tamp.cfa.nesting.iteration_program`) is then
-proved with the bound ``u`` by the whole portfolio — the union bound, expected failure,
-concentration, the product rule, or this rule again for a loop nested in the body.
+``1 - s`` for a per-iteration exponent ``-s``, or ``exp(e)``; a sum over the loop's range in β
+or E gives its term at the iteration's counter (``u`` then reads the counter); and each
+``bern(q)`` the body draws outside its inner loops proposes ``q`` (union) or ``1 - q`` (product).
+The iteration program (the body with the state it starts from as inputs,
+:func:`tamp.cfa.nesting.iteration_program`) is then proved with the bound ``u`` by the whole
+portfolio — the union bound, expected failure, concentration, the product rule, or this rule
+again for a loop nested in the body.
 
 Why this is sound: a candidate ``u`` is only a proposal. The rule proves the claim only when
 the composition's side conditions (:func:`tamp.cfa.nesting.composition`: N·u <= β, or
-N·e <= E, when the loop runs, and β >= 0 or E >= 0 when it does not) are valid under
+N·e <= E, or their sums over the range for a ``u`` that reads the counter, when the loop runs, and β >= 0 or E >= 0 when it does not) are valid under
 ``requires`` and the iteration program is proved with bound ``u``; the argument that these
 give the claim is :mod:`tamp.cfa.nesting`'s, and ``tamp check-proof`` re-checks both parts
 from the source (:mod:`tamp.certificate.nest_checker`).
@@ -80,7 +83,7 @@ def _per_term(e: A.Expr, loop: A.For) -> Optional[A.Expr]:
     return None
 
 
-def _bern_chances(body: A.Stmt) -> List[A.Expr]:
+def _bern_chances(body: A.Block) -> List[A.Expr]:
     """The success chances ``q`` of the ``bern(q)`` draws of ``body``, outside its inner loops:
     the chance that one iteration raises a flag on such a draw is at most ``q``, that it misses
     it at most ``1 - q`` (a proposal only: the iteration program's proof decides)."""

@@ -367,12 +367,12 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
     else:
         return None
     if isinstance(top, A.While):
-        got = _counted(top, v, b0, prefix, prog)
+        got = _counted(top, v, b0, prefix, prog, types)
         if got is None:
             return None
         loop, early_exit = got
     elif isinstance(top, A.For):
-        loop, early_exit = _guarded(top, v, b0)
+        loop, early_exit = _guarded(top, v, b0, types)
     else:
         return None
     if not early_exit and not _only_moved(loop.body, v, b0):
@@ -434,24 +434,35 @@ def _counter_flag(post: A.Expr, k: str, top: A.Stmt, types, params) -> Optional[
     return miss, form, dataclasses.replace(top, body=body)
 
 
-def _guarded(loop: A.For, v: str, b0: bool) -> Tuple[A.For, bool]:
+def _tests_unmoved(cond: A.Expr, v: str, b0: bool, types) -> bool:
+    """``cond`` reads only ``v`` and is ``v == b0`` (``!v``, ``v == false``, ``!(v)``: z3)."""
+    if cond == _lit(v, b0):
+        return True
+    return free_vars(cond) == {v} and _decides(cond, {v: A.BOOL}, _lit(v, b0), None)
+
+
+def _guarded(loop: A.For, v: str, b0: bool, types) -> Tuple[A.For, bool]:
     """``for c in lo..hi { if (v == b0) { B } }`` as ``(for c in lo..hi { B }, early exit)``."""
     body = loop.body.stmts
-    if len(body) == 1 and isinstance(body[0], A.If) and body[0].other is None and body[0].cond == _lit(v, b0):
+    if (
+        len(body) == 1
+        and isinstance(body[0], A.If)
+        and body[0].other is None
+        and _tests_unmoved(body[0].cond, v, b0, types)
+    ):
         return dataclasses.replace(loop, body=body[0].then), True
     return loop, False
 
 
-def _counted(loop: A.While, flag: str, b0: bool, prefix, prog: A.Program) -> Optional[Tuple[A.For, bool]]:
+def _counted(loop: A.While, flag: str, b0: bool, prefix, prog: A.Program, types) -> Optional[Tuple[A.For, bool]]:
     """``while (v == b0 && c < hi) { B; c := c + 1; }`` after ``c := lo`` (``lo`` over
     parameters) as ``for c in lo..hi { B }`` with an early exit: it runs the same iterations
     while the flag is at ``b0`` and stops once it moved; ``while (c < hi)`` is the ``for`` loop."""
     conj = loop.cond
-    unmoved = _lit(flag, b0)
     early_exit = True
-    if isinstance(conj, A.Binary) and conj.op == "&&" and conj.left == unmoved:
+    if isinstance(conj, A.Binary) and conj.op == "&&" and _tests_unmoved(conj.left, flag, b0, types):
         test = conj.right
-    elif isinstance(conj, A.Binary) and conj.op == "&&" and conj.right == unmoved:
+    elif isinstance(conj, A.Binary) and conj.op == "&&" and _tests_unmoved(conj.right, flag, b0, types):
         test = conj.left
     else:
         test, early_exit = conj, False

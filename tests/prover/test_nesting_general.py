@@ -239,6 +239,9 @@ def test_a_counter_is_a_flag_and_its_claim_is_read_by_z3():
 def test_early_exit_and_polarity():
     fl, _ = _loop(FRAMES)
     assert fl is not None and fl.early_exit and fl.form == "product"
+    # the guard written another way (z3 reads it as the flag's start value)
+    fl, _ = _loop(FRAMES.replace("if (!sent) {", "if (sent == false) {"))
+    assert fl is not None and fl.early_exit
     # without the guard the flag may be lowered again by a later iteration: not a flag loop
     fl, _ = _loop(FRAMES.replace("if (!sent) {", "if (true) {"))
     assert fl is None

@@ -9,15 +9,20 @@ The rule (the argument is :mod:`tamp.cfa.nesting`'s):
 
 1. CLAIM    the claim is rebuilt from the source (:func:`.claim.checked_claim`) and must equal the
             certificate's bound; the program must be a flag loop again
-            (:func:`tamp.cfa.nesting.flag_loop`: a deterministic prefix that lowers the flag once,
-            a ``for`` loop whose body only raises it, no ``while`` in the body of a product, an
-            epilogue that only turns the flag into the claim's) of the certificate's ``form``;
+            (:func:`tamp.cfa.nesting.flag_loop`: a prefix that ends and sets the flag once to a
+            literal, a loop whose iterations only move the flag or stop once it moved, no
+            ``while`` in the body of a product without an early exit, a deterministic epilogue
+            that carries the claim back to "the flag moved" or "it did not"; a counter read as
+            ``k > 0`` or as "every iteration raised it" is rewritten into such a flag) of the
+            certificate's ``form``;
 2. COMPOSE  the composition's side conditions (:func:`tamp.cfa.nesting.composition`: N·u <= β
-            or N·e <= E when the loop runs, β >= 0 or E >= 0 when it does not, u > 0 when
-            e = log u) are valid under ``requires``, by z3;
+            or N·e <= E, or ``sum(c in lo..hi: u) <= β`` / ``sum(c in lo..hi: e) <= E`` for a
+            bound that reads the counter ``c``, when the loop runs, β >= 0 or E >= 0 when it does
+            not, u > 0 when e = log u) are valid under ``requires``, by z3;
 3. INNER    the iteration program is rebuilt here (:func:`tamp.cfa.nesting.iteration_program`:
-            the body with every variable it can find in the state as an input, the flag lowered
-            first, the bound ``per_iteration``, which may read parameters only) and the inner
+            the body with every variable it can find in the state as an input, the flag at its
+            start value first, the bound ``per_iteration``, which may read parameters and the
+            counter only) and the inner
             certificate, whatever its method, must prove it: its own rules, against that
             program as if it were a program of the source file.
 

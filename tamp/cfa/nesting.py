@@ -1,33 +1,60 @@
 """A loop as a sequence of iterations: the per-iteration program and the composition over them.
 
-A *flag loop* is a program ``P; for c in lo..hi { B }; S`` (or a retry loop ``c := lo; while (!v &&
-c < hi) { B; c := c + 1; }``, which runs the same iterations until the flag is raised) whose failure-bound postcondition is
-one Boolean flag ``v`` — ``ensures !v`` (the flag marks a failure: a lost segment, a bad round)
-or ``ensures v`` (it marks success: a round that went through, a retry that worked), possibly
-through an epilogue ``S`` of ``if (!v) { w := true; }`` that only turns ``v`` into the claim's
-flag ``w`` (``ensures !w`` is then ``ensures v``: ``S`` is deterministic and ends) — where ``P``
-is deterministic (no sampling, no ``while``) and sets ``v := false`` (its only write of ``v``),
-and ``B`` only raises ``v`` (``v := true``, ``v := v || e``). The *iteration program* is ``B``
-on its own, as a program whose inputs are everything ``B`` can find in the state when an
-iteration starts: the program's parameters (with its ``requires``), the counter ``c`` (with
-``lo <= c < hi``), every variable ``B`` reads that ``P`` or an earlier iteration wrote (a fresh
-input ``x$in`` copied into ``x`` when ``B`` also writes ``x``), and ``v := false`` first. Its
-claim is the flag's postcondition with a per-iteration bound ``u`` that reads parameters only.
+A *flag loop* is a program ``P; L; S`` whose failure-bound postcondition depends, through the
+deterministic epilogue ``S``, only on whether the loop ``L`` *moved* a flag ``v``:
+
+- ``P`` (the prefix) may sample but has no ``while`` and no ``assume`` (it ends), and sets
+  ``v := b0`` (a Boolean literal) as its only write of ``v``;
+- ``L`` is ``for c in lo..hi { B }`` whose body writes ``v`` only by *moving* it (``v := !b0``,
+  ``v := v || e`` when ``b0`` is false, ``v := v && e`` when it is true), or an *early-exit*
+  loop that stops once ``v`` has moved — ``c := lo; while (v == b0 && c < hi) { B; c := c + 1; }``
+  or ``for c in lo..hi { if (v == b0) { B } }`` (the test written ``!v`` or ``v``) — whose body
+  may write ``v`` in any way (every iteration that runs starts with ``v == b0``); a counted
+  ``while (c < hi)`` without the flag test is a ``for``;
+- ``S`` is assignments and ``if``s (no sampling, no loop): the claim ``φ`` is carried back
+  through it (its weakest precondition, the prefix's literal values put in for the variables the
+  loop does not write) to a formula of ``v`` alone, which must be ``v == !b0`` (the claim is that
+  some iteration moved ``v``: the *product* form, a success that every iteration may miss) or
+  ``v == b0`` (no iteration moved it: the *union* form), decided by z3 over the two values.
+
+A *counter* ``k`` (an ``int`` the prefix sets ``k := 0``, the body only raises ``k := k + m``
+with a literal ``m >= 1`` and reads nowhere else, the epilogue does not read) is a flag too:
+``k > 0`` exactly when some raise ran, so the loop is rewritten with a Boolean ``k$pos``
+(``k$pos := false`` in the prefix, ``k$pos := true`` for each raise) and the claim ``φ(k)`` must be
+``k == 0`` or ``k >= 1`` for every ``k >= 0`` (z3): ``count == 0``, ``count < 1``, ``!(count >
+0)`` are the union of the iterations' raising events.
+
+The *iteration program* is ``B`` on its own, as a program whose inputs are everything ``B`` can
+find in the state when an iteration starts: the program's parameters (with its ``requires``),
+the counter ``c`` (with ``lo <= c < hi``), every variable ``B`` reads that ``P`` or an earlier
+iteration wrote (a fresh input ``x$in`` copied into ``x`` when ``B`` also writes ``x``), and
+``v := b0`` first. Its claim is the literal of the form (``v == !b0`` for a product, ``v == b0``
+for a union) with a per-iteration bound ``u(c)`` that reads parameters and the counter ``c``.
 
 Why the composition is sound. A proof of the iteration program bounds, for *every* state an
-iteration can start in with the flag down, the probability that the iteration ends with the flag
-raised (``!v``) or left down (``v``), a run that does not end counting as failing. Every
-iteration draws its own samples, so given the whole history before it (any state, however the
-earlier iterations were biased), iteration ``i`` fails with probability at most ``u``. Then
+iteration can start in with the flag at ``b0`` and every ``c`` in the range, the probability
+``p_c`` that the iteration moves the flag (union) or leaves it (product), a run that does not end
+counting as failing. Every iteration draws its own samples, so given the whole history before
+it (any state, however the prefix's draws or the earlier iterations biased it), iteration ``c``
+fails with probability at most ``u(c)``: this is the independence the product needs, and it is
+what the iteration program's inputs give (its proof holds for all of them). Then
 
-- **union** (``ensures !v``): the flag is raised only by some iteration that starts with it
-  down, so Pr[v at the end, or no end] <= sum over the N = max(hi - lo, 0) iterations of ``u``
-  = N·u (no independence needed: the union bound over the iterations' conditional chances);
-- **product** (``ensures v``): the flag stays down only when every iteration fails, and
-  Pr[F_1 ∩ … ∩ F_N] = E[1(F_1 ∩ … ∩ F_{N-1})·Pr[F_N | history]] <= u·Pr[F_1 ∩ … ∩ F_{N-1}]
-  <= u^N. Here an iteration after a success must not run forever (that would be a failure the
-  product does not count), so ``B`` has no ``while`` (``for`` loops end). With ``u = exp(e)``
-  (or ``1 - s <= exp(-s)``, or ``u > 0`` and ``e = log u``) the product is ``exp(N·e)``.
+- **union** (``v == b0`` claimed): the flag ends moved only if some iteration that starts
+  with it at ``b0`` moves it, so Pr[moved, or no end] <= sum over the iterations of ``u(c)``
+  (no independence needed: the union bound over the iterations' conditional chances). The side
+  condition is ``N·u <= β`` (``u`` without ``c``) or ``sum(c in lo..hi: u) <= β``;
+- **product** (``v == !b0`` claimed): the flag stays at ``b0`` only when every iteration fails,
+  and Pr[F_1 ∩ … ∩ F_N] = E[1(F_1 ∩ … ∩ F_{N-1})·Pr[F_N | history]] <= u(N)·Pr[F_1 ∩ … ∩
+  F_{N-1}] <= Π u(c). An iteration after a success must not run forever (that would be a failure
+  the product does not count), so a loop that does not exit early has no ``while`` in ``B``.
+  With ``u = exp(e)`` (or ``1 - s <= exp(-s)``, or ``u > 0`` and ``e = log u``) the product is
+  ``exp(Σ e)``, and the side condition is ``N·e <= E`` or ``sum(c in lo..hi: e) <= E`` for
+  β = exp(E) (``pow(x, N)`` is ``exp(N·log x)``).
+
+When the loop runs no iteration (N <= 0) the union claim holds surely (β >= 0 is asked) and the
+product claim fails surely (E >= 0, i.e. β >= 1, is asked). Sums are checked by z3 with ``sum``
+uninterpreted (a sum over the same range of the same body, up to names, is one function), the
+factors that do not read ``c`` pulled out (``Σ k·g = k·Σ g``, ``Σ -g = -Σ g``: true identities).
 
 The prover (:mod:`tamp.prover.nesting`) proves the iteration program by any method of the
 portfolio; ``tamp check-proof`` rebuilds the same iteration program with this module and
@@ -38,57 +65,50 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
+
+import z3
 
 from lang import ast as A
+from lang.errors import TampError
 from lang.typecheck import check_program
-from lang.walk import free_vars, written_vars
+from lang.walk import free_vars, operands, substitute, written_vars
+from tamp.core.encode import Encoder
+from tamp.core.validity import VALID, check_fresh, verdict
 
 from . import FAILED
 
-__all__ = ["FlagLoop", "flag_loop", "iteration_program", "trip_count", "raised_flags", "live_in"]
+__all__ = [
+    "FlagLoop",
+    "flag_loop",
+    "iteration_program",
+    "trip_count",
+    "live_in",
+    "composition",
+    "divide_out",
+    "range_sum",
+]
 
 #: the suffix of the input that holds a variable's value when an iteration starts
 IN = "$in"
+#: the suffix of the flag that stands for ``k > 0`` of a counter ``k``
+POS = "$pos"
 
 
 @dataclass(frozen=True)
 class FlagLoop:
-    """The parts of a flag loop (see the module docstring)."""
+    """The parts of a flag loop (see the module docstring): ``loop`` is the ``for`` loop whose
+    body ``B`` is one iteration (a counter already rewritten into a flag, an early exit's flag
+    test taken off), ``start`` the flag's value ``b0`` before the loop, ``ensures`` the
+    iteration program's claim (``v`` or ``!v``)."""
 
     prefix: Tuple[A.Stmt, ...]
     loop: A.For
     flag: str
-    form: str  #: "union" (``ensures !v``) or "product" (``ensures v``)
+    form: str  #: "union" (no iteration moved the flag) or "product" (some iteration moved it)
     ensures: A.Expr
-
-
-def raised_flags(body: A.Stmt, types) -> List[str]:
-    """The Boolean variables ``body`` writes only by raising them: ``v := true`` or ``v := v ||
-    e`` (never lowered, never sampled)."""
-    flags: List[str] = []
-    bad: Set[str] = set()
-    for n in A.walk(body):
-        if isinstance(n, A.Sample):
-            bad.update(A.target_name(t) for t in n.targets)
-        if isinstance(n, A.For):
-            bad.add(n.var)
-        if not isinstance(n, A.Assign):
-            continue
-        if len(n.targets) != 1 or not isinstance(n.targets[0], A.Var):
-            bad.update(A.target_name(t) for t in n.targets)
-            continue
-        v = n.targets[0].name
-        val = n.value
-        raises = val == A.BoolLit(True) or (
-            isinstance(val, A.Binary) and val.op == "||" and A.Var(v) in (val.left, val.right)
-        )
-        if raises and types.get(v) == A.BOOL:
-            if v not in flags:
-                flags.append(v)
-        else:
-            bad.add(v)
-    return [v for v in flags if v not in bad]
+    start: bool = False
+    early_exit: bool = False
 
 
 def _reads(e) -> FrozenSet[str]:
@@ -147,43 +167,160 @@ def _has(s: A.Node, kind) -> bool:
     return any(isinstance(n, kind) for n in A.walk(s))
 
 
-def _lowers_flag(s: A.Stmt, v: str) -> bool:
-    """``s`` writes ``v`` other than by the single top-level ``v := false``."""
-    return v in written_vars(s) and s != A.Assign((A.Var(v),), A.BoolLit(False))
+def _lit(v: str, b: bool) -> A.Expr:
+    """The literal ``v`` (``b``) or ``!v``: the test that ``v`` has the value ``b``."""
+    return A.Var(v) if b else A.Unary("!", A.Var(v))
 
 
-def _not(e: A.Expr) -> A.Expr:
-    return e.operand if isinstance(e, A.Unary) and e.op == "!" else A.Unary("!", e)
+def _moves(st: A.Assign, v: str, b0: bool) -> bool:
+    """``st`` (a write of ``v``) can only move ``v`` away from ``b0``, never back."""
+    if len(st.targets) != 1 or st.targets[0] != A.Var(v):
+        return False
+    val = st.value
+    if val == A.BoolLit(not b0):
+        return True
+    op = "&&" if b0 else "||"
+    return isinstance(val, A.Binary) and val.op == op and A.Var(v) in (val.left, val.right)
 
 
-def _epilogue(suffix: Tuple[A.Stmt, ...], post: A.Expr) -> Optional[A.Expr]:
-    """The postcondition before ``suffix``: each statement of it must be ``if (c) { w := true; }``
-    with ``c`` a flag or its negation, and ``post`` is ``w`` or ``!w`` (``w`` false before)."""
-    for st in reversed(suffix):
-        if not (isinstance(st, A.If) and st.other is None and len(st.then.stmts) == 1):
-            return None
-        raise_w = st.then.stmts[0]
-        if not (isinstance(raise_w, A.Assign) and len(raise_w.targets) == 1 and raise_w.value == A.BoolLit(True)):
-            return None
-        w = raise_w.targets[0]
-        c = st.cond
-        flag = c.operand if isinstance(c, A.Unary) and c.op == "!" else c
-        if not isinstance(w, A.Var) or not isinstance(flag, A.Var) or flag == w:
-            return None
-        if post == w:
-            post = c
-        elif post == A.Unary("!", w):
-            post = _not(c)
+def _only_moved(body: A.Stmt, v: str, b0: bool) -> bool:
+    """Every write of ``v`` in ``body`` moves it (no sampling into it, no other assignment)."""
+    for n in A.walk(body):
+        if isinstance(n, (A.Assign, A.Sample)) and v in {A.target_name(t) for t in n.targets}:
+            if not (isinstance(n, A.Assign) and _moves(n, v, b0)):
+                return False
+        if isinstance(n, A.For) and n.var == v:
+            return False
+    return True
+
+
+def _wp(stmts: Tuple[A.Stmt, ...], post: A.Expr) -> Optional[A.Expr]:
+    """The weakest precondition of ``post`` through deterministic assignments and ``if``s, or
+    None for any other statement."""
+    for st in reversed(stmts):
+        if isinstance(st, A.Block):
+            got = _wp(tuple(st.stmts), post)
+        elif isinstance(st, A.Skip):
+            got = post
+        elif isinstance(st, A.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], A.Var):
+            got = substitute(post, {st.targets[0].name: st.value})
+        elif isinstance(st, A.If):
+            then = _wp(tuple(st.then.stmts), post)
+            other = _wp(tuple(st.other.stmts), post) if st.other is not None else post
+            if then is None or other is None:
+                return None
+            got = A.Binary("||", A.Binary("&&", st.cond, then), A.Binary("&&", A.Unary("!", st.cond), other))
         else:
             return None
+        if got is None:
+            return None
+        post = got
     return post
+
+
+def _single_init(prefix: Tuple[A.Stmt, ...], x: str) -> Optional[A.Expr]:
+    """The value of the prefix's only write of ``x`` when it is a top-level ``x := literal``."""
+    writes = [s for s in prefix if x in written_vars(s)]
+    if len(writes) != 1:
+        return None
+    st = writes[0]
+    if isinstance(st, A.Assign) and st.targets == (A.Var(x),) and isinstance(st.value, (A.BoolLit, A.Num)):
+        return st.value
+    return None
+
+
+def _decides(post: A.Expr, types, target: A.Expr, domain: Optional[A.Expr]) -> bool:
+    """``post`` is ``target`` for every value of its variables in ``domain`` (z3)."""
+    try:
+        enc = Encoder(types)
+        env = enc.initial_env()
+        hyps = [enc.expr(domain, env)] if domain is not None else []
+        f = enc.expr(post, env) == enc.expr(target, env)
+        return verdict(check_fresh(f, hyps, timeout_ms=2000)) == VALID
+    except (TampError, z3.Z3Exception):
+        return False
+
+
+def _counter_raise(st: A.Node, k: str, exactly_one: bool = False) -> bool:
+    """``st`` is ``k := k + m`` (or ``m + k``) with an integer literal ``m >= 1`` (``m == 1``)."""
+    if not (isinstance(st, A.Assign) and st.targets == (A.Var(k),) and isinstance(st.value, A.Binary)):
+        return False
+    v = st.value
+    if v.op != "+":
+        return False
+    m = v.right if v.left == A.Var(k) else v.left if v.right == A.Var(k) else None
+    return isinstance(m, A.Num) and m.is_int and (m.value == 1 if exactly_one else m.value >= 1)
+
+
+def _raised_once(body: A.Block, k: str) -> bool:
+    """``body`` has one raise ``k := k + 1`` of the counter, outside its inner loops: an
+    iteration raises the counter at most once, by one."""
+    raises = [n for n in A.walk(body) if _counter_raise(n, k)]
+    in_loops = [
+        n for lp in A.walk(body) if isinstance(lp, (A.For, A.While)) for n in A.walk(lp.body) if _counter_raise(n, k)
+    ]
+    return len(raises) == 1 and _counter_raise(raises[0], k, exactly_one=True) and not in_loops
+
+
+def _as_flag(body: A.Stmt, k: str, pos: str) -> Optional[A.Stmt]:
+    """``body`` with every ``k := k + m`` replaced by ``pos := true``, or None when ``body``
+    writes or reads ``k`` anywhere else."""
+    if isinstance(body, A.Block):
+        out = []
+        for st in body.stmts:
+            got = _as_flag(st, k, pos)
+            if got is None:
+                return None
+            out.append(got)
+        return dataclasses.replace(body, stmts=tuple(out))
+    if _counter_raise(body, k):
+        return A.Assign((A.Var(pos),), A.BoolLit(True), pos=body.pos)
+    if isinstance(body, A.If):
+        then = _block(_as_flag(body.then, k, pos))
+        other = _block(_as_flag(body.other, k, pos)) if body.other is not None else None
+        if then is None or (body.other is not None and other is None) or k in free_vars(body.cond):
+            return None
+        return dataclasses.replace(body, then=then, other=other)
+    if isinstance(body, (A.For, A.While)):
+        inner = _block(_as_flag(body.body, k, pos))
+        heads = (body.lo, body.hi) if isinstance(body, A.For) else (body.cond,)
+        if inner is None or any(k in free_vars(h) for h in heads) or k in _inv_reads(body):
+            return None
+        if isinstance(body, A.For) and body.var == k:
+            return None
+        return dataclasses.replace(body, body=inner)
+    if k in written_vars(body) or k in _stmt_reads(body):
+        return None
+    return body
+
+
+def _block(s: Optional[A.Stmt]) -> Optional[A.Block]:
+    return s if isinstance(s, A.Block) else None
+
+
+def _stmt_reads(s: A.Stmt) -> FrozenSet[str]:
+    return live_in(s, frozenset())
+
+
+def _claim_on(post: A.Expr, prefix, loop_writes: FrozenSet[str], types, params) -> Optional[A.Expr]:
+    """``post`` with the prefix's literal values put in for the variables the loop does not
+    write (the epilogue has been carried back already)."""
+    m: Dict[str, A.Expr] = {}
+    for x in free_vars(post):
+        if x in loop_writes or x in params:
+            continue
+        val = _single_init(prefix, x)
+        if val is None:
+            return None
+        m[x] = val
+    return substitute(post, m)
 
 
 def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[FlagLoop]:
     """The flag loop of ``prog`` with the failure-bound postconditions ``ensures``, or None.
 
-    The loop is the last top-level ``for``; what follows it may only turn the flag into the
-    claim's flag (``if (!v) { lost := true; }`` with ``ensures !lost``: the claim is ``v``)."""
+    The loop is the last top-level loop; what follows it is carried back into the claim (see the
+    module docstring)."""
     stmts = tuple(prog.body.stmts)
     loops = [i for i, st in enumerate(stmts) if isinstance(st, (A.For, A.While))]
     if not loops or len(ensures) != 1 or FAILED in types:
@@ -191,32 +328,56 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
         return None
     k = loops[-1]
     prefix, suffix = stmts[:k], stmts[k + 1 :]
-    post = _epilogue(suffix, ensures[0])
+    if any(_has(s, (A.While, A.Assume)) for s in prefix):
+        return None  # the prefix must end (it may sample: every draw's outcome is one start state)
+    params = {p.name for p in prog.params}
+    top = stmts[k]
+    loop_writes = written_vars(top) | ({top.var} if isinstance(top, A.For) else frozenset())
+    post = _wp(suffix, ensures[0])
     if post is None:
         return None
-    if isinstance(post, A.Var):
-        flag, form = post.name, "product"
-    elif isinstance(post, A.Unary) and post.op == "!" and isinstance(post.operand, A.Var):
-        flag, form = post.operand.name, "union"
+    post = _claim_on(post, prefix, loop_writes, types, params)
+    if post is None:
+        return None
+    names = free_vars(post) - params
+    if len(names) != 1:
+        return None
+    (x,) = names
+    if x not in loop_writes:
+        return None
+    init = _single_init(prefix, x)
+    if types.get(x) == A.BOOL and isinstance(init, A.BoolLit):
+        v, b0 = x, init.value
+        moved, unmoved = _lit(v, not b0), _lit(v, b0)
+        if _decides(post, types, moved, None):
+            form = "product"
+        elif _decides(post, types, unmoved, None):
+            form = "union"
+        else:
+            return None
+    elif types.get(x) == A.INT and init == A.num(0):
+        got_counter = _counter_flag(post, x, top, types, params)
+        if got_counter is None:
+            return None
+        v, form, top = got_counter
+        b0 = False
+        prefix = tuple(
+            A.Assign((A.Var(v),), A.BoolLit(False), pos=s.pos) if x in written_vars(s) else s for s in prefix
+        )
     else:
         return None
-    top = stmts[k]
-    early_exit = isinstance(top, A.While)
-    loop = _counted(top, flag, prefix, prog) if isinstance(top, A.While) else top
-    if not isinstance(loop, A.For):
-        return None
-    claim_flags = {flag} | {w for st in suffix for w in written_vars(st)}  # the epilogue's flags
-    for f in claim_flags:
-        if types.get(f) != A.BOOL or prog.param(f) is not None:
+    if isinstance(top, A.While):
+        got = _counted(top, v, b0, prefix, prog, types)
+        if got is None:
             return None
-        inits = [s for s in prefix if f in written_vars(s)]
-        if len(inits) != 1 or _lowers_flag(inits[0], f):
-            return None
-    if (claim_flags - {flag}) & written_vars(loop.body):
+        loop, early_exit = got
+    elif isinstance(top, A.For):
+        loop, early_exit = _guarded(top, v, b0, types)
+    else:
         return None
-    if any(_has(s, (A.Sample, A.While, A.Assume)) for s in prefix):
-        return None  # the prefix must be deterministic and end
-    if flag not in raised_flags(loop.body, types):
+    if not early_exit and not _only_moved(loop.body, v, b0):
+        return None
+    if _has(loop.body, A.For) and any(isinstance(n, A.For) and n.var == v for n in A.walk(loop.body)):
         return None
     changed = written_vars(loop.body) | {loop.var}
     if loop.var in written_vars(loop.body) or (free_vars(loop.lo) | free_vars(loop.hi)) & changed:
@@ -225,29 +386,92 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
         return None  # conditioning inside an iteration is not a failure bound
     if form == "product" and not early_exit and _has(loop.body, A.While):
         return None  # an iteration after a success must end surely (see the module docstring)
-    return FlagLoop(prefix, loop, flag, form, post)
+    claim = _lit(v, not b0) if form == "product" else _lit(v, b0)
+    return FlagLoop(prefix, loop, v, form, claim, b0, early_exit)
 
 
-def _counted(loop: A.While, flag: str, prefix, prog: A.Program) -> Optional[A.For]:
-    """``while (!v && c < hi) { B; c := c + 1; }`` after ``c := lo`` (``lo`` over parameters) as
-    ``for c in lo..hi { B }``: it runs the same iterations while the flag is down, and stops once
-    it is raised, when the flag's final value is settled (the flag is never lowered)."""
-    conj = loop.cond
-    if not (isinstance(conj, A.Binary) and conj.op == "&&"):
+def _counter_flag(post: A.Expr, k: str, top: A.Stmt, types, params) -> Optional[Tuple[str, str, A.Stmt]]:
+    """``(flag, form, loop)`` for a counter ``k`` (0 before the loop) the claim reads: the loop
+    rewritten so that the flag ``k$pos`` records ``k > 0`` (every raise ``k := k + m``, ``m >= 1``,
+    becomes ``k$pos := true``) when the claim is ``k == 0`` or ``k >= 1`` for ``k >= 0``; or, for a
+    ``for`` loop of N iterations each raising ``k`` at most once by one (``0 <= k <= N``, ``k = N``
+    exactly when every iteration raised it), the flag ``k$miss`` that an iteration which did not
+    raise it moves, when the claim is ``k >= N`` or ``k < N`` there."""
+    kv = A.Var(k)
+    pos, miss, hit = k + POS, k + "$miss", k + "$hit"
+    if {pos, miss, hit} & (set(types) | set(params)):
         return None
-    down = A.Unary("!", A.Var(flag))
-    if conj.left == down:
-        test = conj.right
-    elif conj.right == down:
-        test = conj.left
+    t2 = {**types, k: A.INT}
+    dom = A.Binary(">=", kv, A.num(0))
+    form = None
+    if _decides(post, t2, A.Binary(">=", kv, A.num(1)), dom):
+        form = "product"
+    elif _decides(post, t2, A.Binary("<=", kv, A.num(0)), dom):
+        form = "union"
+    if form is not None:
+        body = _as_flag(top, k, pos)
+        return None if body is None else (pos, form, body)
+    if not isinstance(top, A.For) or not _raised_once(top.body, k):
+        return None
+    n = trip_count(top)
+    dom = A.Binary("&&", dom, A.Binary("<=", kv, n))
+    if _decides(post, t2, A.Binary("<", kv, n), dom):
+        form = "product"
+    elif _decides(post, t2, A.Binary(">=", kv, n), dom):
+        form = "union"
     else:
         return None
+    inner = _block(_as_flag(top.body, k, hit))
+    if inner is None:
+        return None
+    pos_ = top.body.pos
+    body = A.Block(
+        (A.Assign((A.Var(hit),), A.BoolLit(False), pos=pos_),)
+        + tuple(inner.stmts)
+        + (A.If(A.Unary("!", A.Var(hit)), A.Block((A.Assign((A.Var(miss),), A.BoolLit(True), pos=pos_),)), pos=pos_),),
+        pos=pos_,
+    )
+    return miss, form, dataclasses.replace(top, body=body)
+
+
+def _tests_unmoved(cond: A.Expr, v: str, b0: bool, types) -> bool:
+    """``cond`` reads only ``v`` and is ``v == b0`` (``!v``, ``v == false``, ``!(v)``: z3)."""
+    if cond == _lit(v, b0):
+        return True
+    return free_vars(cond) == {v} and _decides(cond, {v: A.BOOL}, _lit(v, b0), None)
+
+
+def _guarded(loop: A.For, v: str, b0: bool, types) -> Tuple[A.For, bool]:
+    """``for c in lo..hi { if (v == b0) { B } }`` as ``(for c in lo..hi { B }, early exit)``."""
+    body = loop.body.stmts
+    if (
+        len(body) == 1
+        and isinstance(body[0], A.If)
+        and body[0].other is None
+        and _tests_unmoved(body[0].cond, v, b0, types)
+    ):
+        return dataclasses.replace(loop, body=body[0].then), True
+    return loop, False
+
+
+def _counted(loop: A.While, flag: str, b0: bool, prefix, prog: A.Program, types) -> Optional[Tuple[A.For, bool]]:
+    """``while (v == b0 && c < hi) { B; c := c + 1; }`` after ``c := lo`` (``lo`` over
+    parameters) as ``for c in lo..hi { B }`` with an early exit: it runs the same iterations
+    while the flag is at ``b0`` and stops once it moved; ``while (c < hi)`` is the ``for`` loop."""
+    conj = loop.cond
+    early_exit = True
+    if isinstance(conj, A.Binary) and conj.op == "&&" and _tests_unmoved(conj.left, flag, b0, types):
+        test = conj.right
+    elif isinstance(conj, A.Binary) and conj.op == "&&" and _tests_unmoved(conj.right, flag, b0, types):
+        test = conj.left
+    else:
+        test, early_exit = conj, False
     if not (isinstance(test, A.Binary) and test.op in ("<", "<=") and isinstance(test.left, A.Var)):
         return None
     c = test.left.name
     body = tuple(loop.body.stmts)
     step = A.Assign((A.Var(c),), A.Binary("+", A.Var(c), A.num(1)))
-    if not body or body[-1] != step or c in written_vars(A.Block(body[:-1])):
+    if not body or body[-1] != step or c in written_vars(A.Block(body[:-1])) or c == flag:
         return None
     inits = [s for s in prefix if c in written_vars(s)]
     if len(inits) != 1 or not (isinstance(inits[0], A.Assign) and inits[0].targets == (A.Var(c),)):
@@ -258,7 +482,8 @@ def _counted(loop: A.While, flag: str, prefix, prog: A.Program) -> Optional[A.Fo
     typed = check_program(prog)
     if any(typed.type_of(e) != A.INT for e in (A.Var(c), lo, test.right)):
         return None  # an integer counter and range: max(hi - lo, 0) iterations, not ceil(hi - lo)
-    return A.For(c, lo, test.right, test.op == "<=", A.Block(body[:-1], pos=loop.body.pos), pos=loop.pos)
+    body_block = A.Block(body[:-1], pos=loop.body.pos)
+    return A.For(c, lo, test.right, test.op == "<=", body_block, pos=loop.pos), early_exit
 
 
 def trip_count(loop: A.For) -> A.Expr:
@@ -270,26 +495,28 @@ def trip_count(loop: A.For) -> A.Expr:
 
 
 def iteration_program(prog: A.Program, fl: FlagLoop, types, per_iteration: A.Expr) -> Optional[A.Program]:
-    """The iteration program of the flag loop ``fl`` with the bound ``per_iteration`` (which must
-    read parameters only), or None when a variable's type is unknown."""
+    """The iteration program of the flag loop ``fl`` with the bound ``per_iteration`` (which may
+    read parameters and the loop's counter only), or None when a variable's type is unknown."""
     params = {p.name for p in prog.params}
-    if not set(free_vars(per_iteration)) <= params:
-        return None
     loop, v = fl.loop, fl.flag
+    if not set(free_vars(per_iteration)) <= params | {loop.var}:
+        return None
     body = loop.body
     written = written_vars(body)
     needed = (live_in(body, frozenset()) | free_vars(loop.lo) | free_vars(loop.hi)) - params - {loop.var, v}
     new_params: List[A.Param] = [A.Param(loop.var, A.INT, pos=loop.pos)]
-    copies: List[A.Stmt] = [A.Assign((A.Var(v),), A.BoolLit(False), pos=loop.pos)]
+    copies: List[A.Stmt] = [A.Assign((A.Var(v),), A.BoolLit(fl.start), pos=loop.pos)]
     taken = params | set(types) | {loop.var}
     for x in sorted(needed):
         t = types.get(x)
         if t is None:
             return None
         if x in written:
-            name = x + IN
-            if name in taken:
-                return None
+            name, k = x + IN, 1
+            while name in taken:  # a nested loop's iteration: the outer one's input is a parameter now
+                k += 1
+                name = f"{x}{IN}{k}"
+            taken.add(name)
             new_params.append(A.Param(name, t, pos=loop.pos))
             copies.append(A.Assign((A.Var(x),), A.Var(name), pos=loop.pos))
         else:
@@ -315,15 +542,68 @@ def _implies(a: A.Expr, b: A.Expr) -> A.Expr:
     return A.Binary("||", A.Unary("!", a), b)
 
 
-def exponent(per_iteration: A.Expr) -> Tuple[A.Expr, Optional[A.Expr]]:
+def _product(factors: List[A.Expr]) -> A.Expr:
+    if not factors:
+        return A.num(1)
+    out = factors[0]
+    for f in factors[1:]:
+        out = A.Binary("*", out, f)
+    return out
+
+
+def divide_out(e: A.Expr, n: A.Expr) -> Optional[A.Expr]:
+    """``e / n`` when ``n`` is a factor of ``e`` written as such (in a product, a quotient's
+    numerator or under a minus), else None."""
+    if e == n:
+        return A.num(1)
+    if isinstance(e, A.Unary) and e.op == "-":
+        inner = divide_out(e.operand, n)
+        return None if inner is None else A.Unary("-", inner)
+    if isinstance(e, A.Binary) and e.op == "/":
+        top = divide_out(e.left, n)
+        return None if top is None else A.Binary("/", top, e.right)
+    if isinstance(e, A.Binary) and e.op == "*":
+        factors = operands(e, "*")
+        for i, f in enumerate(factors):
+            rest = divide_out(f, n)
+            if rest is not None:
+                if rest == A.Unary("-", A.num(1)):  # -n · a / n = -a
+                    return A.Unary("-", _product(factors[:i] + factors[i + 1 :]))
+                kept = factors[:i] + ([] if rest == A.num(1) else [rest]) + factors[i + 1 :]
+                return _product(kept)
+    return None
+
+
+def range_sum(loop: A.For, body: A.Expr) -> A.Expr:
+    """``sum(c in lo..hi: body)`` over the loop's range, with the factors of ``body`` that do not
+    read ``c`` taken out of the sum (``-g`` and ``k·g``, ``g / k``: Σ is linear)."""
+    c = loop.var
+    if isinstance(body, A.Unary) and body.op == "-":
+        return A.Unary("-", range_sum(loop, body.operand))
+    if isinstance(body, A.Binary) and body.op == "/" and c not in free_vars(body.right):
+        return A.Binary("/", range_sum(loop, body.left), body.right)
+    if isinstance(body, A.Binary) and body.op == "*":
+        factors = operands(body, "*")
+        outside = [f for f in factors if c not in free_vars(f)]
+        inside = [f for f in factors if c in free_vars(f)]
+        if outside and inside:
+            return A.Binary("*", _product(outside), range_sum(loop, _product(inside)))
+    return A.Sum(c, loop.lo, loop.hi, loop.inclusive, body)
+
+
+def exponent(per_iteration: A.Expr, per_exponent: Optional[A.Expr] = None) -> Tuple[A.Expr, Optional[A.Expr]]:
     """``(e, side)`` with ``per_iteration <= exp(e)`` whenever ``side`` holds (None: always):
-    ``exp(e)`` itself, ``1 - s <= exp(-s)``, else ``e = log(u)`` under ``u > 0``."""
+    ``exp(e)`` itself, ``e = log(u)`` under ``u > 0`` when the claim's exponent per iteration
+    ``per_exponent`` is written so, ``1 - s <= exp(-s)``, else ``e = log(u)`` under ``u > 0``."""
     u = per_iteration
+    log_u = A.Call("log", (u,))
     if isinstance(u, A.Call) and u.func == "exp" and len(u.args) == 1:
         return u.args[0], None
+    if per_exponent == log_u:
+        return log_u, A.Binary(">", u, A.num(0))
     if isinstance(u, A.Binary) and u.op == "-" and u.left == A.num(1):
         return A.Unary("-", u.right), None
-    return A.Call("log", (u,)), A.Binary(">", u, A.num(0))
+    return log_u, A.Binary(">", u, A.num(0))
 
 
 def composition(fl: FlagLoop, bound: A.Expr, per_iteration: A.Expr) -> Optional[List[Tuple[str, A.Expr]]]:
@@ -332,18 +612,23 @@ def composition(fl: FlagLoop, bound: A.Expr, per_iteration: A.Expr) -> Optional[
     program's ``bound`` (see the module docstring); None when ``bound`` has not the form the
     composition needs (``exp(E)`` for a product)."""
     n = trip_count(fl.loop)
+    varying = fl.loop.var in free_vars(per_iteration)
     runs, none = A.Binary(">=", n, A.num(1)), A.Binary("<=", n, A.num(0))
     if fl.form == "union":
+        total = range_sum(fl.loop, per_iteration) if varying else A.Binary("*", n, per_iteration)
         return [
-            ("UNION", _implies(runs, A.Binary("<=", A.Binary("*", n, per_iteration), bound))),
+            ("UNION", _implies(runs, A.Binary("<=", total, bound))),
             ("EMPTY", _implies(none, A.Binary("<=", A.num(0), bound))),
         ]
     if not (isinstance(bound, A.Call) and bound.func == "exp" and len(bound.args) == 1):
         return None
     big = bound.args[0]
-    e, side = exponent(per_iteration)
+    e, side = exponent(per_iteration, divide_out(big, n))
+    if varying and side is not None:
+        return None  # u(c) > 0 for every c would be a quantified side condition
     out = [] if side is None else [("POSITIVE", side)]
+    total = range_sum(fl.loop, e) if varying else A.Binary("*", n, e)
     return out + [
-        ("PRODUCT", _implies(runs, A.Binary("<=", A.Binary("*", n, e), big))),
+        ("PRODUCT", _implies(runs, A.Binary("<=", total, big))),
         ("EMPTY", _implies(none, A.Binary("<=", A.num(0), big))),
     ]

@@ -95,14 +95,14 @@ def test_live_in_ignores_what_is_written_before_it_is_read():
 @pytest.mark.parametrize(
     "body",
     [
-        "x ~ bern(1/2); ok := false; for i in 0..n { y ~ bern(p); if (y) { ok := true; } }",  # sampling prefix
+        "ok := false; j := 0; while (j < 2) { j := j + 1; } for i in 0..n { y ~ bern(p); if (y) { ok := true; } }",
         "ok := false; for i in 0..n { j := 0; while (j < 2) { y ~ bern(p); if (y) { ok := true; } j := j + 1; } }",
         "ok := false; for i in 0..n { y ~ bern(p); if (y) { ok := true; } else { ok := false; } }",  # lowered
         "ok := false; for i in 0..n { y ~ bern(p); if (y) { ok := true; } } ok := true;",  # epilogue
     ],
 )
 def test_what_is_not_a_flag_loop(body):
-    # a random prefix (the iterations would share its draws), a `while` inside a product (an
+    # a prefix with a `while` (it might not end), a `while` inside a product (an
     # iteration after a success might not end), a flag lowered in the body, an epilogue that
     # does more than turn the flag into the claim's
     prog, cfa = _parts(
@@ -132,17 +132,21 @@ def test_unreliable_operations_keep_a_program_out():
     assert flag_loop(prog, prog.ensures, cfa.types) is None
 
 
+def _candidates(bound, n, body="y ~ bern(p); if (y) { ok := true; }"):
+    prog, cfa = _parts(
+        f"program p({n}: int, p: real, w: real, eps: real) requires {n} >= 0 && 0 < p && p <= 1 ensures ok "
+        f"fails {bound} {{ ok := false; for i in 0..{n} {{ {body} }} }}"
+    )
+    fl = flag_loop(prog, prog.ensures, cfa.types)
+    return [print_expr(u) for u in candidates(fl, cfa.bound)]
+
+
 def test_per_iteration_bounds_are_read_off_the_claim():
-    _prog, cfa = _parts((DEV / "round_retry.prob").read_text())
-    assert [print_expr(u) for u in candidates("product", cfa.bound, parse_expr("k"))] == ["n * p"]
-    one = parse_expr("exp(-t / (exp(1) * n))")
-    assert [print_expr(u) for u in candidates("product", one, parse_expr("t"))] == [
-        "1 - 1 / (exp(1) * n)",
-        "exp(-1 / (exp(1) * n))",
-    ]
-    assert [print_expr(u) for u in candidates("union", parse_expr("T * n * q"), parse_expr("T"))][0] == "n * q"
-    two = parse_expr("exp(-k * t * eps)")
-    assert [print_expr(u) for u in candidates("product", two, parse_expr("k"))] == ["1 - t * eps", "exp(-(t * eps))"]
+    prog, cfa = _parts((DEV / "round_retry.prob").read_text())
+    fl = flag_loop(prog, prog.ensures, cfa.types)
+    assert [print_expr(u) for u in candidates(fl, cfa.bound)][0] == "n * p"
+    assert _candidates("exp(-t / (exp(1) * w))", "t")[:2] == ["1 - 1 / (exp(1) * w)", "exp(-1 / (exp(1) * w))"]
+    assert _candidates("exp(-k * w * eps)", "k") == ["1 - w * eps", "exp(-(w * eps))", "1 - p"]
 
 
 def test_certificate_is_rechecked_and_a_tampered_one_rejected(tmp_path, capsys):

@@ -1,18 +1,21 @@
 """Nested loops and stages: prove one iteration by any method, then compose over the iterations.
 
-For a *flag loop* (:mod:`tamp.cfa.nesting`: ``P; for c in lo..hi { B }`` with the claim
-``ensures !v`` or ``ensures v`` on a flag the body only raises), the claim's bound β is split
-into a per-iteration bound ``u``: for the union bound (``!v``) the factor ``N`` (the trip
-count) is taken out of β's product, else ``u = β / N``; for the product (``v``, β = exp(E)) the
+For a *flag loop* (:mod:`tamp.cfa.nesting`: a loop whose claim is that some iteration moved a
+flag — the product form — or that none did — the union form; counters and early exits included),
+the claim's bound β is split into per-iteration candidates ``u``: for the union bound the trip
+count ``N`` is taken out of β's product, else ``u = β / N``; for the product (β = exp(E)) the
 exponent per iteration is E with ``N`` divided out, and ``u`` is ``x`` for ``E = N·log(x)``,
-``1 - s`` for a per-iteration exponent ``-s``, or ``exp(e)``. The iteration program (the body
-with the state it starts from as inputs, :func:`tamp.cfa.nesting.iteration_program`) is then
-proved with the bound ``u`` by the whole portfolio — the union bound, expected failure,
-concentration, the product rule, or this rule again for a loop nested in the body.
+``1 - s`` for a per-iteration exponent ``-s``, or ``exp(e)``; a sum over the loop's range in β
+or E gives its term at the iteration's counter (``u`` then reads the counter); and each
+``bern(q)`` the body draws outside its inner loops proposes ``q`` (union) or ``1 - q`` (product).
+The iteration program (the body with the state it starts from as inputs,
+:func:`tamp.cfa.nesting.iteration_program`) is then proved with the bound ``u`` by the whole
+portfolio — the union bound, expected failure, concentration, the product rule, or this rule
+again for a loop nested in the body.
 
 Why this is sound: a candidate ``u`` is only a proposal. The rule proves the claim only when
 the composition's side conditions (:func:`tamp.cfa.nesting.composition`: N·u <= β, or
-N·e <= E, when the loop runs, and β >= 0 or E >= 0 when it does not) are valid under
+N·e <= E, or their sums over the range for a ``u`` that reads the counter, when the loop runs, and β >= 0 or E >= 0 when it does not) are valid under
 ``requires`` and the iteration program is proved with bound ``u``; the argument that these
 give the claim is :mod:`tamp.cfa.nesting`'s, and ``tamp check-proof`` re-checks both parts
 from the source (:mod:`tamp.certificate.nest_checker`).
@@ -29,9 +32,9 @@ import z3
 from lang import ast as A
 from lang.errors import TampError
 from lang.speckind import FAILURE_BOUND, clause_kind
-from lang.walk import free_vars, operands
+from lang.walk import free_vars, substitute
 from tamp.cfa import CFA, build_cfa
-from tamp.cfa.nesting import composition, flag_loop, iteration_program, trip_count
+from tamp.cfa.nesting import FlagLoop, composition, divide_out, flag_loop, iteration_program, trip_count
 from tamp.prover.base.smt import VALID, Encoder, Stats, is_valid
 from tamp.prover.trace.result import ProofResult
 from tamp.show import show_expr
@@ -50,38 +53,6 @@ class NestResult(ProofResult):
     inner: Optional[ProofResult] = field(default=None)
 
 
-def _product(factors: List[A.Expr]) -> A.Expr:
-    if not factors:
-        return A.num(1)
-    out = factors[0]
-    for f in factors[1:]:
-        out = A.Binary("*", out, f)
-    return out
-
-
-def _divide_out(e: A.Expr, n: A.Expr) -> Optional[A.Expr]:
-    """``e / n`` when ``n`` is a factor of ``e`` written as such (in a product, a quotient's
-    numerator or under a minus), else None."""
-    if e == n:
-        return A.num(1)
-    if isinstance(e, A.Unary) and e.op == "-":
-        inner = _divide_out(e.operand, n)
-        return None if inner is None else A.Unary("-", inner)
-    if isinstance(e, A.Binary) and e.op == "/":
-        top = _divide_out(e.left, n)
-        return None if top is None else A.Binary("/", top, e.right)
-    if isinstance(e, A.Binary) and e.op == "*":
-        factors = operands(e, "*")
-        for i, f in enumerate(factors):
-            rest = _divide_out(f, n)
-            if rest is not None:
-                if rest == A.Unary("-", A.num(1)):  # -n · a / n = -a
-                    return A.Unary("-", _product(factors[:i] + factors[i + 1 :]))
-                kept = factors[:i] + ([] if rest == A.num(1) else [rest]) + factors[i + 1 :]
-                return _product(kept)
-    return None
-
-
 def _negated(e: A.Expr) -> Optional[A.Expr]:
     """``s`` when ``e`` is written ``-s`` (``-a / b``, ``-a * b``), else None."""
     if isinstance(e, A.Unary) and e.op == "-":
@@ -93,22 +64,82 @@ def _negated(e: A.Expr) -> Optional[A.Expr]:
     return None
 
 
-def candidates(form: str, bound: A.Expr, n: A.Expr) -> List[A.Expr]:
-    """Per-iteration bounds to try for a loop of ``n`` iterations and the claim's ``bound``."""
-    if form == "union":
-        split = _divide_out(bound, n)
-        out = [split] if split is not None else []
-        return out + [A.Binary("/", bound, n)]
-    if not (isinstance(bound, A.Call) and bound.func == "exp" and len(bound.args) == 1):
-        return []
-    big = bound.args[0]
-    e = _divide_out(big, n)
-    if e is None:
-        e = A.Binary("/", big, n)
+def _per_term(e: A.Expr, loop: A.For) -> Optional[A.Expr]:
+    """``e`` with a sum over the loop's range (``sum(t in lo..hi: g(t))``, possibly negated,
+    scaled or divided) replaced by its term at the loop's counter ``g(c)``, else None."""
+    if isinstance(e, A.Sum):
+        if (e.lo, e.hi, e.inclusive) == (loop.lo, loop.hi, loop.inclusive):
+            return substitute(e.body, {e.var: A.Var(loop.var)})
+        return None
+    if isinstance(e, A.Unary) and e.op == "-":
+        inner = _per_term(e.operand, loop)
+        return None if inner is None else A.Unary("-", inner)
+    if isinstance(e, A.Binary) and e.op in ("*", "/"):
+        left = _per_term(e.left, loop)
+        if left is not None:
+            return A.Binary(e.op, left, e.right)
+        right = _per_term(e.right, loop) if e.op == "*" else None
+        return None if right is None else A.Binary("*", e.left, right)
+    return None
+
+
+def _bern_chances(body: A.Block) -> List[A.Expr]:
+    """The success chances ``q`` of the ``bern(q)`` draws of ``body``, outside its inner loops:
+    the chance that one iteration raises a flag on such a draw is at most ``q``, that it misses
+    it at most ``1 - q`` (a proposal only: the iteration program's proof decides)."""
+    out: List[A.Expr] = []
+
+    def visit(s: A.Node) -> None:
+        if isinstance(s, (A.For, A.While)):
+            return
+        if isinstance(s, A.Sample) and isinstance(s.dist, A.Call) and s.dist.func == "bern" and len(s.dist.args) == 1:
+            if s.dist.args[0] not in out:
+                out.append(s.dist.args[0])
+        for child in getattr(s, "stmts", ()) or ():
+            visit(child)
+        if isinstance(s, A.If):
+            visit(s.then)
+            if s.other is not None:
+                visit(s.other)
+
+    for st in body.stmts:
+        visit(st)
+    return out
+
+
+def _from_exponent(e: A.Expr) -> List[A.Expr]:
+    """Per-iteration bounds for an exponent ``e`` per iteration: ``x`` for ``log(x)``, ``1 - s``
+    for ``-s``, ``exp(e)``."""
     if isinstance(e, A.Call) and e.func == "log" and len(e.args) == 1:
         return [e.args[0]]
     s = _negated(e)
     return ([A.Binary("-", A.num(1), s)] if s is not None else []) + [A.Call("exp", (e,))]
+
+
+def candidates(fl: FlagLoop, bound: A.Expr) -> List[A.Expr]:
+    """Per-iteration bounds to try for the flag loop ``fl`` and the claim's ``bound``: the bound
+    with the trip count divided out, a sum over the loop's range at the current iteration, and
+    the chances of the body's own draws."""
+    n = trip_count(fl.loop)
+    chances = _bern_chances(fl.loop.body)
+    out: List[A.Expr] = []
+    if fl.form == "union":
+        split = divide_out(bound, n)
+        out += ([split] if split is not None else []) + [A.Binary("/", bound, n)]
+        term = _per_term(bound, fl.loop)
+        out += ([term] if term is not None else []) + chances
+    elif isinstance(bound, A.Call) and bound.func == "exp" and len(bound.args) == 1:
+        big = bound.args[0]
+        e = divide_out(big, n)
+        out += _from_exponent(e if e is not None else A.Binary("/", big, n))
+        term = _per_term(big, fl.loop)
+        out += _from_exponent(term) if term is not None else []
+        out += [A.Binary("-", A.num(1), q) for q in chances]
+    unique: List[A.Expr] = []
+    for u in out:
+        if u not in unique:
+            unique.append(u)
+    return unique
 
 
 def _holds(cfa: CFA, formulas) -> bool:
@@ -130,17 +161,23 @@ def try_nesting(
     n = trip_count(fl.loop)
     params = {p.name for p in program.params}
     why = ""
-    for u in candidates(fl.form, cfa.bound, n):
+    for u in candidates(fl, cfa.bound):
         if deadline is not None and time.monotonic() > deadline:
             break
-        if not set(free_vars(u)) <= params:
+        if not set(free_vars(u)) <= params | {fl.loop.var}:
             continue
+        if not free_vars(u) and _holds(cfa, [("", A.Binary("<=", u, A.num(0)))]):
+            continue  # a constant bound of 0 (``1 - 1`` from an exponent of -1): no iteration can meet it
         side = composition(fl, cfa.bound, u)
         it = iteration_program(program, fl, cfa.types, u)
         if side is None or it is None:
             continue
         try:
             if not _holds(cfa, side):
+                why = (
+                    why
+                    or f"the bound cannot be composed from {show_expr(u)} per iteration of the loop at line {_line(fl.loop)}"
+                )
                 continue
             it_cfa = build_cfa(it, None, cfa.path)
         except (TampError, z3.Z3Exception):

@@ -161,6 +161,50 @@ def _minus(e: A.Expr, x: A.Expr, positive: AbstractSet[str]) -> A.Expr:
     return simplify(A.Binary("-", e, x), positive)
 
 
+class _Pick(Transformer):
+    """Each conditional whose test is in ``pick`` replaced by the branch chosen for it."""
+
+    def __init__(self, pick) -> None:
+        super().__init__()
+        self.pick = pick
+
+    def default(self, node, kids):
+        res = super().default(node, kids)
+        if isinstance(res, A.Cond) and res.cond in self.pick:
+            return res.then if self.pick[res.cond] else res.other
+        return res
+
+
+MAX_CHOICES = 3  # state-dependent tests of an increment resolved branch by branch (2^3 choices)
+
+
+def dominating(d: A.Expr, changed: AbstractSet[str]) -> List[A.Expr]:
+    """Increments that may dominate ``d`` in every state, for Markov on a quantity whose step
+    depends on the state (a queue served only when not empty: ``E[Δq] = a·(1 - s·…) - (q > 0 ?
+    s·… : 0)``): each choice of one branch at each test of ``d`` that reads a written variable
+    (at most :data:`MAX_CHOICES` tests), the choices reading no written variable but the loop's
+    counter. ``E[x_final] <= x + Σ d⁺`` when ``d <= d⁺`` in every state, and that is exactly what
+    INDUCT then checks for the core: a wrong choice (a smaller branch) fails INDUCT."""
+    tests: List[A.Expr] = []
+    for n in A.walk(d):
+        if isinstance(n, A.Cond) and set(free_vars(n.cond)) & changed and n.cond not in tests:
+            tests.append(n.cond)
+    if not tests or len(tests) > MAX_CHOICES:
+        return []
+    out: List[A.Expr] = []
+    for bits in range(2 ** len(tests)):
+        e = _Pick({t: bool(bits >> k & 1) for k, t in enumerate(tests)}).walk(d)
+        if any(isinstance(n, A.Cond) and set(free_vars(n.cond)) & changed for n in A.walk(e)):
+            continue  # a test inside a branch that was not listed (rewritten): no choice
+        try:
+            e = simplify(e)
+        except Exception:  # noqa: BLE001 - left as it is
+            pass
+        if e not in out and e != d:
+            out.append(e)
+    return out
+
+
 def counted(s, changed: AbstractSet[str]) -> Optional[Tuple[str, A.Expr, bool]]:
     """(counter, bound, inclusive) of ``for i in lo..hi`` or of ``while (i < H) {…}`` /
     ``while (i <= H) {…}`` whose body raises ``i`` by exactly one (``i := i + 1``, once, at its
@@ -203,6 +247,39 @@ def remaining(d: A.Expr, s, changed: AbstractSet[str], avoid: AbstractSet[str] =
     k = next(n for n in ("k", "l", "r") + tuple(f"k{m}" for m in range(1, 1000)) if n not in taken)
     total: A.Expr = A.Sum(k, A.Var(i), hi, inclusive, subst(inside, {i: A.Var(k)}))
     return total if outside is None else A.Binary("*", outside, total)
+
+
+def same_value(a: A.Expr, b: A.Expr, positive: AbstractSet[str] = frozenset()) -> bool:
+    """``a`` and ``b`` are equal as expressions (sympy simplifies their difference to 0); False
+    when sympy cannot tell."""
+    try:
+        d = simplify(A.Binary("-", a, b), positive)
+    except Exception:  # noqa: BLE001 - outside sympy's reach: not known equal
+        return False
+    return isinstance(d, A.Num) and d.value == 0
+
+
+def written_like(e: A.Expr, known: List[A.Sum], positive: AbstractSet[str] = frozenset()) -> A.Expr:
+    """``e`` with each sum whose body equals the body of a sum of ``known`` (the claim's own,
+    index renamed; equal by sympy, e.g. ``x[l] * w[l]`` and ``w[j] * x[j]``) written with that
+    body. The solver gives each sum body its own function (alpha-equivalent bodies share one),
+    so a sum of the increments left written otherwise than the claim's sum is a different
+    function to it and ``sum(…)/(k·sum(…)) = 1/k`` is out of its reach. Rewriting a body into an
+    equal one changes no value: sound."""
+
+    class _W(Transformer):
+        def default(self, node, kids):
+            out = super().default(node, kids)
+            if not isinstance(out, A.Sum):
+                return out
+            for t in known:
+                body = subst(t.body, {t.var: A.Var(out.var)})
+                if body != out.body and same_value(body, out.body, positive):
+                    return A.Sum(out.var, out.lo, out.hi, out.inclusive, body)
+            return out
+
+    res: A.Expr = _W().walk(e)
+    return res
 
 
 def _factors(d: A.Expr, i: str) -> Tuple[Optional[A.Expr], A.Expr]:
@@ -256,12 +333,18 @@ def chebyshev_pairs(f: A.Expr, changed: AbstractSet[str]) -> List[Tuple[A.Expr, 
 
 
 def square_step(
-    pre: Callable[[A.Expr], Optional[A.Expr]], x: A.Expr, changed: AbstractSet[str], positive: AbstractSet[str]
+    pre: Callable[[A.Expr], Optional[A.Expr]],
+    x: A.Expr,
+    changed: AbstractSet[str],
+    positive: AbstractSet[str],
+    allow: AbstractSet[str] = frozenset(),
 ) -> Optional[Tuple[A.Expr, A.Expr]]:
     """``(α, β)`` with ``wpe(B, x²) = x² + α·x + β`` identically in the variables the loop
     writes, α and β reading none of them, or None (the second moment of one iteration is not
     of that form). Found with sympy: the difference, as a polynomial in the written variables,
-    must vanish coefficient by coefficient (a linear system in α, β)."""
+    must vanish coefficient by coefficient (a linear system in α, β). ``allow``: written
+    variables α and β may read (the loop's counter, for steps that vary with it)."""
+    changed = set(changed) - set(allow)
     e = pre(A.Binary("*", x, x))
     if e is None:
         return None
@@ -328,17 +411,20 @@ def moment_cores(
     """The Markov cores of the loop ``s`` (body's pre-expectation ``pre``) for the continuation
     ``f``, one per Markov pair whose increments left can be written."""
     out: List[A.Expr] = []
+    known = [n for n in A.walk(f) if isinstance(n, A.Sum)]
     for x, a in markov_pairs(f, changed):
         d = increment(pre, x, positive)
         if d is None:
             continue
-        rem = remaining(d, s, changed, avoid)
-        if rem is None:
-            continue
         conds = side_conditions(pre, x)
-        core = markov_core(x, a, rem, and_all(([guard] if guard is not None else []) + conds))
-        if core not in out:
-            out.append(core)
+        for dd in [d] + dominating(d, changed):
+            rem = remaining(dd, s, changed, avoid)
+            if rem is None:
+                continue
+            rem = written_like(rem, known, positive)
+            core = markov_core(x, a, rem, and_all(([guard] if guard is not None else []) + conds))
+            if core not in out:
+                out.append(core)
     c = counted(s, changed)
     for x, t in chebyshev_pairs(f, changed) if c is not None else []:
         d = increment(pre, x, positive)

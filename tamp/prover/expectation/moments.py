@@ -45,6 +45,7 @@ the loop's entry, where the guard must then hold for the bound to be small.
 
 from __future__ import annotations
 
+import itertools
 from typing import AbstractSet, Callable, List, Optional, Tuple
 
 from lang import ast as A
@@ -444,4 +445,104 @@ def moment_cores(
         core = A.Cond(g, A.Binary("/", second, A.Binary("*", t, t)), ONE)
         if core not in out:
             out.append(core)
+    return out
+
+
+def input_starts(program_body: A.Stmt, loop, params: AbstractSet[str]) -> List[Tuple[str, str]]:
+    """``(p, x)`` for each statement ``x := p`` outside the loop ``loop`` (``p`` an input, ``x``
+    a variable the loop writes): the loop starts from that input (a population ``z := z0``)."""
+    inside = {id(n) for n in A.walk(loop.body)}
+    written = {
+        t.name
+        for n in A.walk(loop.body)
+        if isinstance(n, (A.Assign, A.Sample))
+        for t in n.targets
+        if isinstance(t, A.Var)
+    }
+    out: List[Tuple[str, str]] = []
+    for n in A.walk(program_body):
+        if id(n) in inside or not isinstance(n, A.Assign) or len(n.targets) != 1:
+            continue
+        t, v = n.targets[0], n.value
+        if isinstance(t, A.Var) and isinstance(v, A.Var) and v.name in params and t.name in written:
+            if (v.name, t.name) not in out:
+                out.append((v.name, t.name))
+    return out
+
+
+def state_cores(beta: A.Expr, lefts: List[Tuple[str, A.Expr]], starts: List[Tuple[str, str]]) -> List[A.Expr]:
+    """The bound as a function of the state: each input a loop counts down replaced by the
+    iterations left (``lefts``: (input, iterations left)) and the inputs the loop starts from
+    replaced by the variables they start (``starts``) — ``z·m^(k - g)`` from ``z0·m^k`` for a
+    population ``z := z0`` whose mean grows by ``m`` a generation (``E[Z_k] = z0·m^k``), the
+    invariant expectation of an affine recurrence whose solution the claim states. Guarded by
+    those variables not negative (a population, Markov's ``x >= 0``). Only proposals: INDUCT
+    checks that one more iteration keeps the expected bound."""
+    out: List[A.Expr] = []
+    inputs = sorted({p for p, _x in starts})
+    # an input may start several variables (a population and its running total): one choice each
+    choices = list(itertools.product(*[[x for q, x in starts if q == p] for p in inputs]))[:MAX_STARTS]
+    for pick in choices:
+        sub = {p: A.Var(x) for p, x in zip(inputs, pick)}
+        sign = and_all([A.Binary(">=", A.Var(x), ZERO) for x in pick])
+        for p, left in lefts:
+            if p in sub:
+                continue
+            b = subst(beta, {**sub, p: left})
+            for core in (A.Cond(sign, b, ONE), b):
+                if core not in out:
+                    out.append(core)
+    return out
+
+
+MAX_STARTS = 4  # choices of the variables the inputs start, per loop
+
+
+def _caps(f: A.Expr) -> List[A.Expr]:
+    """The bodies ``X`` of the capped invariants ``max(0, min(1, X))`` in ``f``."""
+    out: List[A.Expr] = []
+    for n in A.walk(f):
+        if isinstance(n, A.Call) and n.func == "max" and len(n.args) == 2:
+            m = n.args[1]
+            if isinstance(m, A.Call) and m.func == "min" and len(m.args) == 2 and m.args[0] == ONE:
+                if m.args[1] not in out:
+                    out.append(m.args[1])
+    return out
+
+
+def mean_cores(
+    f: A.Expr,
+    s,
+    changed: AbstractSet[str],
+    positive: AbstractSet[str],
+    pre: Callable[[A.Expr], Optional[A.Expr]],
+    avoid: AbstractSet[str] = frozenset(),
+) -> List[A.Expr]:
+    """For an inner loop whose continuation carries the outer loop's invariant ``max(0, min(1,
+    X))``: ``X`` with each variable ``x`` the inner loop writes replaced by its expected final
+    value ``x + Σ d`` (``d`` its expected increment, reading no written variable but the counter:
+    :func:`remaining`) — the inner loop's expected effect on the outer loop's variables (a
+    generation's offspring ``nz + 2p·(z - i)``) composed into the outer invariant. Exact when X
+    is linear in those variables, an upper bound when it is concave (Jensen); only proposals:
+    INDUCT decides each one."""
+    out: List[A.Expr] = []
+    c = counted(s, changed)
+    if c is None:
+        return out
+    for x_body in _caps(f):
+        reads = set(free_vars(x_body)) & set(changed)
+        if not reads or c[0] in reads:
+            continue
+        sub: dict = {}
+        for x in sorted(reads):
+            d = increment(pre, A.Var(x), positive)
+            rem = remaining(d, s, changed, avoid) if d is not None else None
+            if rem is None:
+                break
+            sub[x] = A.Binary("+", A.Var(x), rem)
+        else:
+            cores = [subst(x_body, sub)]
+            if isinstance(x_body, A.Cond):  # the guard read in the current state (nz >= 0 kept)
+                cores.insert(0, A.Cond(x_body.cond, subst(x_body.then, sub), subst(x_body.other, sub)))
+            out += [core for core in cores if core not in out]
     return out

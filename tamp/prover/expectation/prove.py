@@ -951,6 +951,8 @@ def composed_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr) ->
     if has_loop(body):
         params = [p for p in claim.params if p in set(free_vars(beta)) and claim.types.get(p) == A.INT]
         lefts = [(p, A.Binary("-", A.Var(p), A.Var(c))) for c, step in counters(body, s) if step > 0 for p in params]
+        guard = set(free_vars(as_while(s)[0]))  # the input the loop counts up to first
+        lefts.sort(key=lambda pl: 0 if {pl[0]} | set(free_vars(pl[1])) <= guard else 1)
         yield from state_cores(beta, lefts, input_starts(claim.body, s, set(claim.params)))
         return
 
@@ -961,7 +963,18 @@ def composed_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr) ->
             return None
 
     positive = {p for p in claim.params if claim.types.get(p) in (A.INT, A.REAL)}
-    yield from mean_cores(f, s, changed, positive, pre, set(claim.types))
+    # the tests of the loops around it hold while it runs (it writes nothing they read): a core
+    # for the outer loop's last generation must not be asked for generations past it
+    outer = [
+        as_while(n)[0]
+        for n in A.walk(claim.body)
+        if isinstance(n, (A.For, A.While)) and n is not s and any(m is s for m in A.walk(n.body))
+    ]
+    outer = [o for o in outer if not set(free_vars(o)) & changed]
+    for core in mean_cores(f, s, changed, positive, pre, set(claim.types)):
+        if outer:
+            yield A.Cond(and_all(outer), core, ONE)
+        yield core
 
 
 def ordered_cores(conds: List[A.Expr], b: A.Expr) -> List[A.Expr]:

@@ -149,3 +149,80 @@ def test_synthesis_with_sum_terms_gives_an_answer_not_an_exception():
     prog, cfa, _claim_, _chk = _claim(text)
     proof, why, _c = E.prove_with_bound(prog, cfa, cfa.bound, None)
     assert proof is None and why
+
+
+# a population written otherwise: a while loop over generations, offspring by a coin of chance
+# q each adding `kids`, a running total the loop also starts from the input
+COLONY = """
+program colony(n0: int, kids: int, q: real, gens: int, lim: real)
+  requires n0 >= 1 && kids >= 1 && 0 < q && q <= 1 && gens >= 0 && lim > 0
+  ensures pop < lim
+  fails BOUND
+{
+  pop := n0;
+  seen := n0;
+  t := 0;
+  while (t < gens) {
+    next := 0;
+    for u in 0..pop {
+      born ~ bern(q);
+      if (born) { next := next + kids; }
+    }
+    pop := next;
+    seen := seen + next;
+    t := t + 1;
+  }
+}
+"""
+
+BRANCHING = [BLIND / "branching" / "subcritical_extinction.prob", BLIND / "branching" / "supercritical_growth.prob"]
+
+
+@pytest.mark.parametrize("path", BRANCHING, ids=lambda p: p.stem)
+def test_branching_processes_are_proved_and_their_false_siblings_are_not(path):
+    r = _prove(path)
+    assert r.verdict == "proved", r.render_text()
+    assert type(r).__name__ == "ExpectationResult"
+    false = path.with_name(path.stem + "_false.prob")
+    assert _prove(false, timeout=FALSE_CLAIM_S).verdict != "proved"
+
+
+def test_a_population_written_otherwise_is_proved_and_a_faster_decay_is_not():
+    r = _prove_text(COLONY.replace("BOUND", "n0 * pow(kids * q, gens) / lim"))
+    assert r.verdict == "proved", r.render_text()
+    small = COLONY.replace("BOUND", "n0 * pow(kids * q, gens) / (2 * lim)")
+    assert _prove_text(small, timeout=FALSE_CLAIM_S).verdict != "proved"
+
+
+def test_the_state_bound_and_the_inner_mean_are_proposed():
+    beta = parse_expr("z0 * pow(2 * p, k)")
+    cores = M.state_cores(beta, [("k", parse_expr("k - g"))], [("z0", "z"), ("z0", "total")])
+    assert parse_expr("z >= 0 ? z * pow(2 * p, k - g) : 1") in cores
+    assert parse_expr("total >= 0 ? total * pow(2 * p, k - g) : 1") in cores
+    assert M.state_cores(beta, [("k", parse_expr("k - g"))], []) == []
+
+
+def test_an_inner_core_with_the_wrong_offspring_mean_is_rejected_by_induct():
+    text = COLONY.replace("BOUND", "n0 * pow(kids * q, gens) / lim")
+    _prog, _cfa, claim, chk = _claim(text)
+    inner = next(n for n in A.walk(claim.body) if isinstance(n, A.For))
+    g, body, _ = E.as_while(inner)
+    outer_core = parse_expr("pop >= 0 ? pop * pow(kids * q, gens - t) / lim : 1")
+    # the inner loop's continuation: the rest of the generation, then the outer invariant
+    after = parse("program p() requires true ensures true fails 0 { pop := next; seen := seen + next; t := t + 1; }")
+    rest = after.programs[0].body
+    w = E.Wpe(claim.body, claim.params, {}, None, types=claim.types)
+    outer_loop = next(n for n in A.walk(claim.body) if isinstance(n, A.While))
+    og, _ob, _ = E.as_while(outer_loop)
+    f = w.stmt(rest, E.invariant(og, outer_core, claim.post))
+
+    def induct(core):
+        c = parse_expr(core)
+        steps = E.induct_formulas(g, w.stmt(body, E.invariant(g, c, f)), c)
+        return chk.valid(E.and_all([ob for _w, ob in steps]), 10000)
+
+    good = "t < gens ? next >= 0 ? (next + (pop - u) * (kids * q)) * pow(kids * q, gens - (t + 1)) / lim : 1 : 1"
+    assert induct(good) == VALID
+    # each coin's mean counted as kids * q / 2: the expected offspring too small
+    bad = "t < gens ? next >= 0 ? (next + (pop - u) * (kids * q / 2)) * pow(kids * q, gens - (t + 1)) / lim : 1 : 1"
+    assert induct(bad) != VALID

@@ -479,6 +479,8 @@ def state_cores(beta: A.Expr, lefts: List[Tuple[str, A.Expr]], starts: List[Tupl
     those variables not negative (a population, Markov's ``x >= 0``). Only proposals: INDUCT
     checks that one more iteration keeps the expected bound."""
     out: List[A.Expr] = []
+    if not starts:
+        return out
     inputs = sorted({p for p, _x in starts})
     # an input may start several variables (a population and its running total): one choice each
     choices = list(itertools.product(*[[x for q, x in starts if q == p] for p in inputs]))[:MAX_STARTS]

@@ -33,6 +33,19 @@ sum) has no α, β of that form and gets no core, and INDUCT decides any core pr
 guard ``G`` also carries the side conditions of the body's distributions read off its
 pre-expectation (``w != 0 && 0 <= 1/w && 1/w <= 1`` for ``bern(1/w)``: :func:`side_conditions`).
 
+Costs that read the inputs, steps that read the state, populations. The increments left are
+written with the claim's own sum body where sympy finds them equal (:func:`written_like`: the
+solver's sum functions are per body, so ``x[l]·w[l]`` and ``w[j]·x[j]`` must be made one). An
+increment whose conditionals test the state (a queue served only when not empty) is replaced by
+each choice of one branch per test (:func:`dominating`): a step that dominates the true one in
+every state gives a Markov core, a wrong choice fails INDUCT. For nested loops
+(:func:`state_cores`, :func:`mean_cores`): the outer loop is proposed the claimed bound as a
+function of the state (an input the loop starts a variable from, ``z := z0``, replaced by that
+variable; the input it counts up to by the iterations left: ``z·m^(k - g)`` from ``z0·m^k``, the
+solved affine recurrence ``E[z'] = m·z``), and the inner loop the outer invariant's body at the
+inner loop's expected effect on the variables it writes (``nz + 2p·(z - i)``), guarded by the
+outer loops' tests.
+
 Why this is sound: nothing here is trusted. A core is only proposed; the loop search decides
 its INDUCT (``g ⇒ wpe(B, E) <= max(0, min(1, core))``) with the solver like any other core
 (``unknown`` is failure), TERM and BUDGET are decided as for every core, and the certificate

@@ -950,7 +950,9 @@ def composed_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr) ->
     changed = written_vars(body)
     if has_loop(body):
         params = [p for p in claim.params if p in set(free_vars(beta)) and claim.types.get(p) == A.INT]
-        lefts = [(p, A.Binary("-", A.Var(p), A.Var(c))) for c, step in counters(body, s) if step > 0 for p in params]
+        lefts: List[Tuple[str, A.Expr]] = [
+            (p, A.Binary("-", A.Var(p), A.Var(c))) for c, step in counters(body, s) if step > 0 for p in params
+        ]
         guard = set(free_vars(as_while(s)[0]))  # the input the loop counts up to first
         lefts.sort(key=lambda pl: 0 if {pl[0]} | set(free_vars(pl[1])) <= guard else 1)
         yield from state_cores(beta, lefts, input_starts(claim.body, s, set(claim.params)))

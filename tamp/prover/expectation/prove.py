@@ -79,7 +79,7 @@ import itertools
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from axioms.lemmas import product_lemmas
 from lang import ast as A
@@ -1325,10 +1325,12 @@ class Search:
         moments = first_moment_cores(self.claim, s, body, f)
         # a nested loop's composed cores first (few, and only for a population-like claim):
         # each proposal for an outer loop costs a search of the loop inside
-        composed = list(composed_cores(self.claim, self.beta, s, body, f))
-        for core in itertools.chain(
-            composed, usual, moments, synthesised, product_cores(self.claim, s, f, inner_search)
-        ):
+        cores: Iterable[A.Expr] = itertools.chain(
+            usual, moments, synthesised, product_cores(self.claim, s, f, inner_search)
+        )
+        if has_loop(body) or id(s) in nested_loops(self.claim.body):
+            cores = itertools.chain(composed_cores(self.claim, self.beta, s, body, f), cores)
+        for core in cores:
             annot = LoopAnnot(core, term[0], term[1])
             inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)
             try:

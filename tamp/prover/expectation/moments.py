@@ -33,6 +33,19 @@ sum) has no α, β of that form and gets no core, and INDUCT decides any core pr
 guard ``G`` also carries the side conditions of the body's distributions read off its
 pre-expectation (``w != 0 && 0 <= 1/w && 1/w <= 1`` for ``bern(1/w)``: :func:`side_conditions`).
 
+Costs that read the inputs, steps that read the state, populations. The increments left are
+written with the claim's own sum body where sympy finds them equal (:func:`written_like`: the
+solver's sum functions are per body, so ``x[l]·w[l]`` and ``w[j]·x[j]`` must be made one). An
+increment whose conditionals test the state (a queue served only when not empty) is replaced by
+each choice of one branch per test (:func:`dominating`): a step that dominates the true one in
+every state gives a Markov core, a wrong choice fails INDUCT. For nested loops
+(:func:`state_cores`, :func:`mean_cores`): the outer loop is proposed the claimed bound as a
+function of the state (an input the loop starts a variable from, ``z := z0``, replaced by that
+variable; the input it counts up to by the iterations left: ``z·m^(k - g)`` from ``z0·m^k``, the
+solved affine recurrence ``E[z'] = m·z``), and the inner loop the outer invariant's body at the
+inner loop's expected effect on the variables it writes (``nz + 2p·(z - i)``), guarded by the
+outer loops' tests.
+
 Why this is sound: nothing here is trusted. A core is only proposed; the loop search decides
 its INDUCT (``g ⇒ wpe(B, E) <= max(0, min(1, core))``) with the solver like any other core
 (``unknown`` is failure), TERM and BUDGET are decided as for every core, and the certificate
@@ -45,6 +58,7 @@ the loop's entry, where the guard must then hold for the bound to be small.
 
 from __future__ import annotations
 
+import itertools
 from typing import AbstractSet, Callable, List, Optional, Tuple
 
 from lang import ast as A
@@ -161,6 +175,50 @@ def _minus(e: A.Expr, x: A.Expr, positive: AbstractSet[str]) -> A.Expr:
     return simplify(A.Binary("-", e, x), positive)
 
 
+class _Pick(Transformer):
+    """Each conditional whose test is in ``pick`` replaced by the branch chosen for it."""
+
+    def __init__(self, pick) -> None:
+        super().__init__()
+        self.pick = pick
+
+    def default(self, node, kids):
+        res = super().default(node, kids)
+        if isinstance(res, A.Cond) and res.cond in self.pick:
+            return res.then if self.pick[res.cond] else res.other
+        return res
+
+
+MAX_CHOICES = 3  # state-dependent tests of an increment resolved branch by branch (2^3 choices)
+
+
+def dominating(d: A.Expr, changed: AbstractSet[str]) -> List[A.Expr]:
+    """Increments that may dominate ``d`` in every state, for Markov on a quantity whose step
+    depends on the state (a queue served only when not empty: ``E[Δq] = a·(1 - s·…) - (q > 0 ?
+    s·… : 0)``): each choice of one branch at each test of ``d`` that reads a written variable
+    (at most :data:`MAX_CHOICES` tests), the choices reading no written variable but the loop's
+    counter. ``E[x_final] <= x + Σ d⁺`` when ``d <= d⁺`` in every state, and that is exactly what
+    INDUCT then checks for the core: a wrong choice (a smaller branch) fails INDUCT."""
+    tests: List[A.Expr] = []
+    for n in A.walk(d):
+        if isinstance(n, A.Cond) and set(free_vars(n.cond)) & changed and n.cond not in tests:
+            tests.append(n.cond)
+    if not tests or len(tests) > MAX_CHOICES:
+        return []
+    out: List[A.Expr] = []
+    for bits in range(2 ** len(tests)):
+        e = _Pick({t: bool(bits >> k & 1) for k, t in enumerate(tests)}).walk(d)
+        if any(isinstance(n, A.Cond) and set(free_vars(n.cond)) & changed for n in A.walk(e)):
+            continue  # a test inside a branch that was not listed (rewritten): no choice
+        try:
+            e = simplify(e)
+        except Exception:  # noqa: BLE001 - left as it is
+            pass
+        if e not in out and e != d:
+            out.append(e)
+    return out
+
+
 def counted(s, changed: AbstractSet[str]) -> Optional[Tuple[str, A.Expr, bool]]:
     """(counter, bound, inclusive) of ``for i in lo..hi`` or of ``while (i < H) {…}`` /
     ``while (i <= H) {…}`` whose body raises ``i`` by exactly one (``i := i + 1``, once, at its
@@ -203,6 +261,39 @@ def remaining(d: A.Expr, s, changed: AbstractSet[str], avoid: AbstractSet[str] =
     k = next(n for n in ("k", "l", "r") + tuple(f"k{m}" for m in range(1, 1000)) if n not in taken)
     total: A.Expr = A.Sum(k, A.Var(i), hi, inclusive, subst(inside, {i: A.Var(k)}))
     return total if outside is None else A.Binary("*", outside, total)
+
+
+def same_value(a: A.Expr, b: A.Expr, positive: AbstractSet[str] = frozenset()) -> bool:
+    """``a`` and ``b`` are equal as expressions (sympy simplifies their difference to 0); False
+    when sympy cannot tell."""
+    try:
+        d = simplify(A.Binary("-", a, b), positive)
+    except Exception:  # noqa: BLE001 - outside sympy's reach: not known equal
+        return False
+    return isinstance(d, A.Num) and d.value == 0
+
+
+def written_like(e: A.Expr, known: List[A.Sum], positive: AbstractSet[str] = frozenset()) -> A.Expr:
+    """``e`` with each sum whose body equals the body of a sum of ``known`` (the claim's own,
+    index renamed; equal by sympy, e.g. ``x[l] * w[l]`` and ``w[j] * x[j]``) written with that
+    body. The solver gives each sum body its own function (alpha-equivalent bodies share one),
+    so a sum of the increments left written otherwise than the claim's sum is a different
+    function to it and ``sum(…)/(k·sum(…)) = 1/k`` is out of its reach. Rewriting a body into an
+    equal one changes no value: sound."""
+
+    class _W(Transformer):
+        def default(self, node, kids):
+            out = super().default(node, kids)
+            if not isinstance(out, A.Sum):
+                return out
+            for t in known:
+                body = subst(t.body, {t.var: A.Var(out.var)})
+                if body != out.body and same_value(body, out.body, positive):
+                    return A.Sum(out.var, out.lo, out.hi, out.inclusive, body)
+            return out
+
+    res: A.Expr = _W().walk(e)
+    return res
 
 
 def _factors(d: A.Expr, i: str) -> Tuple[Optional[A.Expr], A.Expr]:
@@ -256,12 +347,18 @@ def chebyshev_pairs(f: A.Expr, changed: AbstractSet[str]) -> List[Tuple[A.Expr, 
 
 
 def square_step(
-    pre: Callable[[A.Expr], Optional[A.Expr]], x: A.Expr, changed: AbstractSet[str], positive: AbstractSet[str]
+    pre: Callable[[A.Expr], Optional[A.Expr]],
+    x: A.Expr,
+    changed: AbstractSet[str],
+    positive: AbstractSet[str],
+    allow: AbstractSet[str] = frozenset(),
 ) -> Optional[Tuple[A.Expr, A.Expr]]:
     """``(α, β)`` with ``wpe(B, x²) = x² + α·x + β`` identically in the variables the loop
     writes, α and β reading none of them, or None (the second moment of one iteration is not
     of that form). Found with sympy: the difference, as a polynomial in the written variables,
-    must vanish coefficient by coefficient (a linear system in α, β)."""
+    must vanish coefficient by coefficient (a linear system in α, β). ``allow``: written
+    variables α and β may read (the loop's counter, for steps that vary with it)."""
+    changed = set(changed) - set(allow)
     e = pre(A.Binary("*", x, x))
     if e is None:
         return None
@@ -328,17 +425,20 @@ def moment_cores(
     """The Markov cores of the loop ``s`` (body's pre-expectation ``pre``) for the continuation
     ``f``, one per Markov pair whose increments left can be written."""
     out: List[A.Expr] = []
+    known = [n for n in A.walk(f) if isinstance(n, A.Sum)]
     for x, a in markov_pairs(f, changed):
         d = increment(pre, x, positive)
         if d is None:
             continue
-        rem = remaining(d, s, changed, avoid)
-        if rem is None:
-            continue
         conds = side_conditions(pre, x)
-        core = markov_core(x, a, rem, and_all(([guard] if guard is not None else []) + conds))
-        if core not in out:
-            out.append(core)
+        for dd in [d] + dominating(d, changed):
+            rem = remaining(dd, s, changed, avoid)
+            if rem is None:
+                continue
+            rem = written_like(rem, known, positive)
+            core = markov_core(x, a, rem, and_all(([guard] if guard is not None else []) + conds))
+            if core not in out:
+                out.append(core)
     c = counted(s, changed)
     for x, t in chebyshev_pairs(f, changed) if c is not None else []:
         d = increment(pre, x, positive)
@@ -358,4 +458,106 @@ def moment_cores(
         core = A.Cond(g, A.Binary("/", second, A.Binary("*", t, t)), ONE)
         if core not in out:
             out.append(core)
+    return out
+
+
+def input_starts(program_body: A.Stmt, loop, params: AbstractSet[str]) -> List[Tuple[str, str]]:
+    """``(p, x)`` for each statement ``x := p`` outside the loop ``loop`` (``p`` an input, ``x``
+    a variable the loop writes): the loop starts from that input (a population ``z := z0``)."""
+    inside = {id(n) for n in A.walk(loop.body)}
+    written = {
+        t.name
+        for n in A.walk(loop.body)
+        if isinstance(n, (A.Assign, A.Sample))
+        for t in n.targets
+        if isinstance(t, A.Var)
+    }
+    out: List[Tuple[str, str]] = []
+    for n in A.walk(program_body):
+        if id(n) in inside or not isinstance(n, A.Assign) or len(n.targets) != 1:
+            continue
+        t, v = n.targets[0], n.value
+        if isinstance(t, A.Var) and isinstance(v, A.Var) and v.name in params and t.name in written:
+            if (v.name, t.name) not in out:
+                out.append((v.name, t.name))
+    return out
+
+
+def state_cores(beta: A.Expr, lefts: List[Tuple[str, A.Expr]], starts: List[Tuple[str, str]]) -> List[A.Expr]:
+    """The bound as a function of the state: each input a loop counts down replaced by the
+    iterations left (``lefts``: (input, iterations left)) and the inputs the loop starts from
+    replaced by the variables they start (``starts``) — ``z·m^(k - g)`` from ``z0·m^k`` for a
+    population ``z := z0`` whose mean grows by ``m`` a generation (``E[Z_k] = z0·m^k``), the
+    invariant expectation of an affine recurrence whose solution the claim states. Guarded by
+    those variables not negative (a population, Markov's ``x >= 0``). Only proposals: INDUCT
+    checks that one more iteration keeps the expected bound."""
+    out: List[A.Expr] = []
+    if not starts:
+        return out
+    inputs = sorted({p for p, _x in starts})
+    # an input may start several variables (a population and its running total): one choice each
+    choices = list(itertools.product(*[[x for q, x in starts if q == p] for p in inputs]))[:MAX_STARTS]
+    for pick in choices:
+        sub = {p: A.Var(x) for p, x in zip(inputs, pick)}
+        sign = and_all([A.Binary(">=", A.Var(x), ZERO) for x in pick])
+        for p, left in lefts:
+            if p in sub:
+                continue
+            b = subst(beta, {**sub, p: left})
+            for core in (A.Cond(sign, b, ONE), b):
+                if core not in out:
+                    out.append(core)
+    return out
+
+
+MAX_STARTS = 4  # choices of the variables the inputs start, per loop
+
+
+def _caps(f: A.Expr) -> List[A.Expr]:
+    """The bodies ``X`` of the capped invariants ``max(0, min(1, X))`` in ``f``."""
+    out: List[A.Expr] = []
+    for n in A.walk(f):
+        if isinstance(n, A.Call) and n.func == "max" and len(n.args) == 2:
+            m = n.args[1]
+            if isinstance(m, A.Call) and m.func == "min" and len(m.args) == 2 and m.args[0] == ONE:
+                if m.args[1] not in out:
+                    out.append(m.args[1])
+    return out
+
+
+def mean_cores(
+    f: A.Expr,
+    s,
+    changed: AbstractSet[str],
+    positive: AbstractSet[str],
+    pre: Callable[[A.Expr], Optional[A.Expr]],
+    avoid: AbstractSet[str] = frozenset(),
+) -> List[A.Expr]:
+    """For an inner loop whose continuation carries the outer loop's invariant ``max(0, min(1,
+    X))``: ``X`` with each variable ``x`` the inner loop writes replaced by its expected final
+    value ``x + Σ d`` (``d`` its expected increment, reading no written variable but the counter:
+    :func:`remaining`) — the inner loop's expected effect on the outer loop's variables (a
+    generation's offspring ``nz + 2p·(z - i)``) composed into the outer invariant. Exact when X
+    is linear in those variables, an upper bound when it is concave (Jensen); only proposals:
+    INDUCT decides each one."""
+    out: List[A.Expr] = []
+    c = counted(s, changed)
+    if c is None:
+        return out
+    for x_body in _caps(f):
+        reads = set(free_vars(x_body)) & set(changed)
+        if not reads or c[0] in reads:
+            continue
+        sub: dict = {}
+        for x in sorted(reads):
+            d = increment(pre, A.Var(x), positive)
+            rem = remaining(d, s, changed, avoid) if d is not None else None
+            if rem is None:
+                break
+            sub[x] = A.Binary("+", A.Var(x), rem)
+        else:
+            cores = [subst(x_body, sub)]
+            if isinstance(x_body, A.Cond):  # the guard read in the current state (nz >= 0 kept)
+                cores.insert(0, A.Cond(x_body.cond, subst(x_body.then, sub), subst(x_body.other, sub)))
+            out += [core for core in cores if core not in out]
     return out

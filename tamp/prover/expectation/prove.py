@@ -79,7 +79,7 @@ import itertools
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from axioms.lemmas import product_lemmas
 from lang import ast as A
@@ -94,7 +94,7 @@ from tamp.prover.concentration.proof import Checker as ConcChecker
 from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
-from tamp.prover.expectation.moments import moment_cores
+from tamp.prover.expectation.moments import input_starts, mean_cores, moment_cores, state_cores
 from tamp.prover.expectation.synthesis import Cegis, markov_blocks, template
 from tamp.prover.expectation.tails import lap_chance, one_event
 from tamp.prover.stages.products import stage_cores
@@ -942,6 +942,43 @@ def first_moment_cores(claim: ExpClaim, s, body: A.Stmt, f: A.Expr) -> Iterator[
     yield from moment_cores(f, s, written_vars(body), positive, pre, guard, set(claim.types))
 
 
+def composed_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr) -> Iterator[A.Expr]:
+    """Cores of nested loops whose claim is an expectation of the state (a branching process'
+    population): the bound as a function of the state for the loop that holds an inner loop
+    (:func:`moments.state_cores`), the outer invariant at the inner loop's expected effect for
+    the loop inside (:func:`moments.mean_cores`). Only proposals: INDUCT checks them."""
+    changed = written_vars(body)
+    if has_loop(body):
+        params = [p for p in claim.params if p in set(free_vars(beta)) and claim.types.get(p) == A.INT]
+        lefts: List[Tuple[str, A.Expr]] = [
+            (p, A.Binary("-", A.Var(p), A.Var(c))) for c, step in counters(body, s) if step > 0 for p in params
+        ]
+        guard = set(free_vars(as_while(s)[0]))  # the input the loop counts up to first
+        lefts.sort(key=lambda pl: 0 if {pl[0]} | set(free_vars(pl[1])) <= guard else 1)
+        yield from state_cores(beta, lefts, input_starts(claim.body, s, set(claim.params)))
+        return
+
+    def pre(x: A.Expr) -> Optional[A.Expr]:
+        try:
+            return Wpe(body, claim.params, types=claim.types).stmt(body, x)
+        except NotApplicable:
+            return None
+
+    positive = {p for p in claim.params if claim.types.get(p) in (A.INT, A.REAL)}
+    # the tests of the loops around it hold while it runs (it writes nothing they read): a core
+    # for the outer loop's last generation must not be asked for generations past it
+    outer = [
+        as_while(n)[0]
+        for n in A.walk(claim.body)
+        if isinstance(n, (A.For, A.While)) and n is not s and any(m is s for m in A.walk(n.body))
+    ]
+    outer = [o for o in outer if not set(free_vars(o)) & changed]
+    for core in mean_cores(f, s, changed, positive, pre, set(claim.types)):
+        if outer:
+            yield A.Cond(and_all(outer), core, ONE)
+        yield core
+
+
 def ordered_cores(conds: List[A.Expr], b: A.Expr) -> List[A.Expr]:
     """For an equality ``l == r`` of the continuation: ``l < r ? 1 : l == r ? 0 : b`` and the
     mirror image — the target reached (no failure), passed on the wrong side (no promise), or
@@ -1286,7 +1323,14 @@ class Search:
 
         synthesised = synth_cores(self.claim, self.beta, s, body, f, self.chk, induct)
         moments = first_moment_cores(self.claim, s, body, f)
-        for core in itertools.chain(usual, moments, synthesised, product_cores(self.claim, s, f, inner_search)):
+        # a nested loop's composed cores first (few, and only for a population-like claim):
+        # each proposal for an outer loop costs a search of the loop inside
+        cores: Iterable[A.Expr] = itertools.chain(
+            usual, moments, synthesised, product_cores(self.claim, s, f, inner_search)
+        )
+        if has_loop(body) or id(s) in nested_loops(self.claim.body):
+            cores = itertools.chain(composed_cores(self.claim, self.beta, s, body, f), cores)
+        for core in cores:
             annot = LoopAnnot(core, term[0], term[1])
             inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)
             try:

@@ -163,7 +163,7 @@ class Cegis:
         if lemmas:
             hyps = list(self.chk.extra_hyps(f))
             apps = transcendental_apps(z3.And(*self.chk.hyps, *hyps, f)) if self.chk.enc.has_apps else []
-            s.add(*hyps, *lemmas_for(apps, self.chk.enc))
+            s.add(*hyps, *(lem for _name, lem in lemmas_for(apps, self.chk.enc)))  # (name, lemma) pairs
         return s
 
     def counterexample(self, formula: A.Expr) -> Optional[Dict[str, A.Expr]]:

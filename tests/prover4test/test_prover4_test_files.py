@@ -33,6 +33,8 @@ SIMULATED = [
     ("blind2", "walks/rademacher_walk.prob"),
     ("blind3", "permutations/cycle_of_zero_false.prob"),
     ("blind3", "queues/machine_repair.prob"),
+    ("test", "gametrees/and_of_ors_all_leaves_false.prob"),
+    ("test", "risk/ruin_within_horizon.prob"),
 ]
 
 

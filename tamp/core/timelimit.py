@@ -5,8 +5,12 @@ starts after the file is read, parsed and type-checked, and those steps have no 
 their own. :func:`time_limit` is the backstop: an interval timer (``SIGALRM``) that raises
 :class:`CommandTimeout` in the main thread when the command runs past its limit plus a small
 grace (so an engine's own, more informative timeout normally comes first). Python code such as
-the parser is interrupted between two bytecodes; a solver call returns first (each has its own
-time limit). Without ``SIGALRM`` (Windows) or off the main thread it does nothing.
+the parser is interrupted between two bytecodes. A solver call holds the main thread until it
+returns, and z3 does not always honour its own time limit (a nonlinear query of the expectation
+engine's counterexample search ran on for minutes past ``--timeout 120``), so at the same moment
+a timer thread interrupts z3's current context (``Z3_interrupt``, which z3 provides for exactly
+this, callable from another thread): the query returns "unknown", and the alarm is raised as soon
+as control is back in Python. Without ``SIGALRM`` (Windows) or off the main thread it does nothing.
 
 :class:`CommandTimeout` is a :class:`BaseException` (like :class:`KeyboardInterrupt`), not an
 :class:`Exception`: the engines catch ``Exception`` in many places to turn a formula they cannot
@@ -24,6 +28,8 @@ import threading
 from contextlib import contextmanager
 from types import FrameType
 from typing import Iterator, Optional
+
+import z3
 
 # Beyond this (about three years) the interval timer overflows; such a limit is no limit.
 MAX_TIMER_S = 1e8
@@ -65,8 +71,18 @@ def time_limit(seconds: Optional[float]) -> Iterator[None]:
 
     old = signal.signal(signal.SIGALRM, fire)
     signal.setitimer(signal.ITIMER_REAL, limit + grace(limit))
+    stopper = threading.Timer(limit + grace(limit), _interrupt_solver)
+    stopper.daemon = True
+    stopper.start()
     try:
         yield
     finally:
+        stopper.cancel()
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+def _interrupt_solver() -> None:
+    """Stop the z3 call running in z3's current default context (proofs install theirs as the
+    default, :mod:`tamp.core.z3context`); it returns "unknown"."""
+    z3.main_ctx().interrupt()

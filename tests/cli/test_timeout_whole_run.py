@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+import z3
 
 from tamp.cli import main
 from tamp.core.timelimit import CommandTimeout, grace, time_limit
@@ -15,6 +16,19 @@ def test_time_limit_interrupts_python_code():
         with time_limit(0.01):
             while True:
                 pass
+
+
+def test_time_limit_interrupts_a_solver_call_without_its_own_limit():
+    # z3 does not always honour its own time limit; the backstop interrupts the call itself.
+    # Factoring (1e9+7)(1e9+9) by nonlinear integer search runs far longer than the limit.
+    x, y = z3.Ints("x y")
+    s = z3.Solver()
+    s.add(x > 1, y > 1, x * y == 1_000_000_016_000_000_063)
+    t0 = time.monotonic()
+    with pytest.raises(CommandTimeout):
+        with time_limit(0.5):
+            s.check()
+    assert time.monotonic() - t0 < 10
 
 
 @pytest.mark.parametrize("seconds", [None, 0, -1, float("nan"), float("inf")])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import functools
 import importlib
 import os
 import re
@@ -206,7 +207,12 @@ def _main(argv) -> int:
         # no output option names an input file (or another output's file): before any work
         guard_outputs(getattr(parser, "commands", {})[args.command], args, command_module(args.command))
         limit = getattr(args, "timeout", None) if args.command in WHOLE_RUN_TIMEOUT else None
-        with deep_recursion(), time_limit(limit), warnings.catch_warnings():  # nesting up to lang.recursion.MAX_DEPTH
+        stuck = functools.partial(_stuck, args)
+        with (
+            deep_recursion(),
+            time_limit(limit, on_stuck=stuck),
+            warnings.catch_warnings(),
+        ):  # nesting up to lang.recursion.MAX_DEPTH
             warnings.showwarning = _show_warning
             code = args._run(args)
     except CommandTimeout as exc:  # parsing included: the engines' own deadlines start later
@@ -253,6 +259,15 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
         print(str(message), file=sys.stderr if file is None else file)
     else:
         _python_showwarning(message, category, filename, lineno, file, line)
+
+
+def _stuck(args, exc: CommandTimeout) -> int:
+    """The run is stuck past ``--timeout`` inside a solver call that does not stop: report the
+    timeout as :func:`_timed_out` does, flush, and give the exit status the process ends with."""
+    _timed_out(args, exc)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return EXIT_UNKNOWN
 
 
 def _timed_out(args, exc: CommandTimeout) -> None:

@@ -10,7 +10,13 @@ returns, and z3 does not always honour its own time limit (a nonlinear query of 
 engine's counterexample search ran on for minutes past ``--timeout 120``), so at the same moment
 a timer thread interrupts z3's current context (``Z3_interrupt``, which z3 provides for exactly
 this, callable from another thread): the query returns "unknown", and the alarm is raised as soon
-as control is back in Python. Without ``SIGALRM`` (Windows) or off the main thread it does nothing.
+as control is back in Python. Some of z3's nonlinear procedures do not look at the interrupt
+either (the same query ran on past ``--timeout 30`` after it); for those the caller may pass
+``on_stuck``: when the block has still not ended :data:`STUCK_S` seconds after the interrupt, the
+timer thread calls it (the command line prints its timeout message and flushes its output) and
+ends the process with the status it returns (``os._exit``: nothing else of the run can go on
+while the main thread is inside z3). Without ``SIGALRM`` (Windows) or off the main thread it does
+nothing.
 
 :class:`CommandTimeout` is a :class:`BaseException` (like :class:`KeyboardInterrupt`), not an
 :class:`Exception`: the engines catch ``Exception`` in many places to turn a formula they cannot
@@ -23,16 +29,19 @@ or ``except BaseException`` stops it; ``finally`` blocks still run.
 from __future__ import annotations
 
 import math
+import os
 import signal
 import threading
 from contextlib import contextmanager
 from types import FrameType
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 import z3
 
 # Beyond this (about three years) the interval timer overflows; such a limit is no limit.
 MAX_TIMER_S = 1e8
+#: how long after interrupting z3 the block may take to end before ``on_stuck`` ends the process
+STUCK_S = 5.0
 
 
 class CommandTimeout(BaseException):
@@ -49,10 +58,12 @@ def grace(seconds: float) -> float:
 
 
 @contextmanager
-def time_limit(seconds: Optional[float]) -> Iterator[None]:
-    """Raise :class:`CommandTimeout` if the block runs longer than ``seconds`` + :func:`grace`.
-    ``None``, a non-positive, a non-finite or an astronomically large value means no limit (the
-    options are checked where they are read)."""
+def time_limit(seconds: Optional[float], on_stuck: Optional[Callable[[CommandTimeout], int]] = None) -> Iterator[None]:
+    """Raise :class:`CommandTimeout` if the block runs longer than ``seconds`` + :func:`grace`;
+    if it is stuck in a call that neither the alarm nor z3's interrupt ends, ``on_stuck`` (when
+    given) reports the timeout and the process exits with its status. ``None``, a non-positive, a
+    non-finite or an astronomically large value means no limit (the options are checked where
+    they are read)."""
     usable = (
         seconds is not None
         and isinstance(seconds, (int, float))
@@ -71,12 +82,20 @@ def time_limit(seconds: Optional[float]) -> Iterator[None]:
 
     old = signal.signal(signal.SIGALRM, fire)
     signal.setitimer(signal.ITIMER_REAL, limit + grace(limit))
-    stopper = threading.Timer(limit + grace(limit), _interrupt_solver)
+    done = threading.Event()
+
+    def stop() -> None:
+        _interrupt_solver()
+        if on_stuck is not None and not done.wait(STUCK_S):
+            os._exit(on_stuck(CommandTimeout(limit)))
+
+    stopper = threading.Timer(limit + grace(limit), stop)
     stopper.daemon = True
     stopper.start()
     try:
         yield
     finally:
+        done.set()
         stopper.cancel()
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)

@@ -85,3 +85,36 @@ def test_time_limit_is_not_swallowed_by_a_broad_except():
                 except Exception as exc:  # noqa: BLE001 - what the engines do
                     caught.append(exc)
     assert not caught
+
+
+STUCK = """
+import ctypes, signal, sys
+from tamp.core.timelimit import time_limit
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGALRM])  # the alarm never reaches Python
+
+def report(exc):
+    print("stuck:", exc, flush=True)
+    return 7
+
+with time_limit(0.2, on_stuck=report):
+    ctypes.CDLL(None).sleep(60)  # a foreign call that neither the alarm nor z3's interrupt ends
+print("not reached")
+"""
+
+
+def test_a_call_stuck_past_the_limit_ends_the_process():
+    # what a z3 procedure that ignores its interrupt does: the reporter runs and the process
+    # exits with its status soon after the limit, instead of running on
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-c", STUCK], capture_output=True, text=True, timeout=50, env={"PYTHONPATH": str(root)}
+    )
+    assert proc.returncode == 7, proc.stderr
+    assert "stuck: the run took longer than --timeout 0.2 s" in proc.stdout
+    assert "not reached" not in proc.stdout
+    assert time.monotonic() - t0 < 30

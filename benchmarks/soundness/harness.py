@@ -152,7 +152,7 @@ def variant_files() -> List[str]:
     corpus (benchmarks/corpus/*/*_false*.prob), and the held-out corpus's false siblings and
     soundness attacks (benchmarks/heldout/*/*_false*.prob, benchmarks/heldout/attack_*.prob), and the
     false siblings and attacks of the Prover IV development families
-    (benchmarks/prover4/dev/*/*_false*.prob, and dev/blind1, dev/blind2 and dev/blind3's */*_false*.prob,
+    (benchmarks/prover4/dev/*/*_false*.prob, and dev/blind1 to dev/blind4's */*_false*.prob,
     the blind parts of earlier sessions, now development material)."""
     paths = (
         sorted((BENCH / "variants").glob("*.prob"))
@@ -164,6 +164,7 @@ def variant_files() -> List[str]:
         + sorted((BENCH / "prover4" / "dev" / "blind1").glob("*/*_false*.prob"))
         + sorted((BENCH / "prover4" / "dev" / "blind2").glob("*/*_false*.prob"))
         + sorted((BENCH / "prover4" / "dev" / "blind3").glob("*/*_false*.prob"))
+        + sorted((BENCH / "prover4" / "dev" / "blind4").glob("*/*_false*.prob"))
     )
     return [str(p.relative_to(BENCH)) for p in paths]
 

@@ -8,61 +8,13 @@ from __future__ import annotations
 
 import pytest
 from cert_testlib import ast, check, make_certificate, tampered
+from locations import BENCHMARKS
 
-SLOTS = """\
-program slots(lam: real[], w: int)
-  requires w >= 1
-  requires forall s in 0..w: 0 <= lam[s] && lam[s] <= 1
-  ensures got
-  fails exp(-sum(s in 0..w: lam[s]))
-{
-  seed ~ bern(1 / 2);
-  got := false;
-  for s in 0..w {
-    x ~ bern(lam[s]);
-    if (x || (seed && s > w)) { got := true; }
-  }
+#: the dev files of tests/prover/test_nesting_general.py (benchmarks/prover4/dev/nesting2)
+PROGRAMS = {
+    name: (BENCHMARKS / "prover4" / "dev" / "nesting2" / f"{name}.prob").read_text()
+    for name in ("slots", "lines", "bursts")
 }
-"""
-LINES = """\
-program lines(m: int, q: real, g: int)
-  requires m >= 1 && 0 < q && q < 1 && g >= 1
-  ensures !(survivors > 0)
-  fails m * pow(q, g)
-{
-  survivors := 0;
-  total := 0;
-  for a in 0..m {
-    up := true;
-    d := 0;
-    while (up && d < g) {
-      kid ~ bern(q);
-      up := kid;
-      total := total + 1;
-      d := d + 1;
-    }
-    if (up) { survivors := survivors + 2; }
-  }
-}
-"""
-BURSTS = """\
-program bursts(slots: int, width: int, lam: real)
-  requires slots >= 1 && width >= 1 && 0 < lam && lam < 1
-  ensures !jam
-  fails slots * pow(lam, width)
-{
-  jam := false;
-  for s in 0..slots {
-    busy := 0;
-    for u in 0..width {
-      x ~ bern(lam);
-      if (x) { busy := busy + 1; }
-    }
-    if (busy == width) { jam := true; }
-  }
-}
-"""
-PROGRAMS = {"slots": SLOTS, "lines": LINES, "bursts": BURSTS}
 
 
 def _file(tmp_path, name):

@@ -3,7 +3,9 @@ that write the flag freely, an epilogue carried back into the claim, a sampling 
 per-iteration bounds that read the iteration's counter (composed as ``sum(...)``). Each true claim
 is written differently from the dev file it generalizes (blind3 single_child_lines,
 arq_retransmit, ben_or_unanimity, first_arrival_varying): renamed, the condition written another
-way, other work in the loop. Each false sibling (a counterexample in its comment) stays unknown."""
+way, other work in the loop; each is cross-checked by simulation at its recorded inputs. Each false
+sibling (a counterexample in its first line) stays unknown, is refuted by simulation and is a
+soundness-harness file. The programs are the files of benchmarks/prover4/dev/nesting2."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import dataclasses
 
 import pytest
 from limits import FALSE_CLAIM_S
+from locations import BENCHMARKS
 
 from lang.parser import parse, parse_expr, parse_file
 from lang.printer import print_expr
@@ -18,178 +21,22 @@ from tamp.cfa import build_cfa
 from tamp.cfa.nesting import composition, flag_loop
 from tamp.prover import prove_program
 from tamp.prover.nesting.prove import NestResult
+from tamp.simulation import simulate
+from tamp.simulation.bench_inputs import inputs_for
 
-#: the survivors of m lines of g generations (a counter raised by 2, read as ``!(survivors > 0)``;
-#: the inner `while` is itself an early-exit product over the generations)
-LINES = """\
-program lines(m: int, q: real, g: int)
-  requires m >= 1 && 0 < q && q < 1 && g >= 1
-  ensures !(survivors > 0)
-  fails m * pow(q, g)
-{
-  survivors := 0;
-  total := 0;
-  for a in 0..m {
-    up := true;
-    d := 0;
-    while (up && d < g) {
-      kid ~ bern(q);
-      up := kid;
-      total := total + 1;
-      d := d + 1;
-    }
-    if (up) { survivors := survivors + 2; }
-  }
-}
-"""
-#: m = 2, g = 1, q = 0.9: Pr[some line survives] = 1 - 0.01 = 0.99 > 0.9
-LINES_FALSE = """\
-program lines(m: int, q: real, g: int)
-  requires m >= 1 && 0 < q && q < 1 && g >= 1
-  ensures !(survivors > 0)
-  fails pow(q, g)
-{
-  survivors := 0;
-  total := 0;
-  for a in 0..m {
-    up := true;
-    d := 0;
-    while (up && d < g) {
-      kid ~ bern(q);
-      up := kid;
-      total := total + 1;
-      d := d + 1;
-    }
-    if (up) { survivors := survivors + 2; }
-  }
-}
-"""
-#: a `for` whose body runs only while the flag is down (early exit), the flag then written as `sent := clean`
-FRAMES = """\
-program frames(L: int, e: real, R: int)
-  requires L >= 1 && 0 < e && e <= 1 && R >= 1
-  ensures sent
-  fails pow(L * e, R)
-{
-  sent := false;
-  for a in 0..R {
-    if (!sent) {
-      clean := true;
-      for b in 0..L {
-        f ~ bern(e);
-        if (f) { clean := false; }
-      }
-      sent := clean;
-    }
-  }
-}
-"""
-#: L = 2, e = 0.5, R = 1: a frame fails with probability 0.75 > 0.5
-FRAMES_FALSE = """\
-program frames(L: int, e: real, R: int)
-  requires L >= 1 && 0 < e && e <= 1 && R >= 1
-  ensures sent
-  fails pow(e, R)
-{
-  sent := false;
-  for a in 0..R {
-    if (!sent) {
-      clean := true;
-      for b in 0..L {
-        f ~ bern(e);
-        if (f) { clean := false; }
-      }
-      sent := clean;
-    }
-  }
-}
-"""
-#: a per-slot chance lam[s]: Π (1 - lam[s]) <= exp(-Σ lam[s]); a draw before the loop that the
-#: iterations read (the prefix may sample)
-SLOTS = """\
-program slots(lam: real[], w: int)
-  requires w >= 1
-  requires forall s in 0..w: 0 <= lam[s] && lam[s] <= 1
-  ensures got
-  fails exp(-sum(s in 0..w: lam[s]))
-{
-  seed ~ bern(1 / 2);
-  got := false;
-  for s in 0..w {
-    x ~ bern(lam[s]);
-    if (x || (seed && s > w)) { got := true; }
-  }
-}
-"""
-#: w = 1, lam[0] = 0.5: 0.5 > exp(-1)
-SLOTS_FALSE = """\
-program slots(lam: real[], w: int)
-  requires w >= 1
-  requires forall s in 0..w: 0 <= lam[s] && lam[s] <= 1
-  ensures got
-  fails exp(-2 * sum(s in 0..w: lam[s]))
-{
-  seed ~ bern(1 / 2);
-  got := false;
-  for s in 0..w {
-    x ~ bern(lam[s]);
-    if (x || (seed && s > w)) { got := true; }
-  }
-}
-"""
-#: every iteration reads the prefix's draw s: with s false (probability 1/2) no iteration succeeds,
-#: so Pr[!ok] >= 1/2 > (1 - p)^n at p = 0.9; the iteration's proof must hold for s false too
-SHARED_FALSE = """\
-program shared(n: int, p: real)
-  requires n >= 1 && 0 < p && p < 1
-  ensures ok
-  fails pow(1 - p, n)
-{
-  s ~ bern(1 / 2);
-  ok := false;
-  for i in 0..n {
-    y ~ bern(s ? p : 0);
-    if (y) { ok := true; }
-  }
-}
-"""
-#: a slot jams when all its width sources send (a counter equal to its loop's trip count: every
-#: iteration raised it once), union over the slots
-BURSTS = """\
-program bursts(slots: int, width: int, lam: real)
-  requires slots >= 1 && width >= 1 && 0 < lam && lam < 1
-  ensures !jam
-  fails slots * pow(lam, width)
-{
-  jam := false;
-  for s in 0..slots {
-    busy := 0;
-    for u in 0..width {
-      x ~ bern(lam);
-      if (x) { busy := busy + 1; }
-    }
-    if (busy == width) { jam := true; }
-  }
-}
-"""
-#: slots = 1: Pr[jam] = lam^width > lam^width / 2
-BURSTS_FALSE = """\
-program bursts(slots: int, width: int, lam: real)
-  requires slots >= 1 && width >= 1 && 0 < lam && lam < 1
-  ensures !jam
-  fails slots * pow(lam, width) / 2
-{
-  jam := false;
-  for s in 0..slots {
-    busy := 0;
-    for u in 0..width {
-      x ~ bern(lam);
-      if (x) { busy := busy + 1; }
-    }
-    if (busy == width) { jam := true; }
-  }
-}
-"""
+DEV = BENCHMARKS / "prover4" / "dev" / "nesting2"
+
+
+def _read(name: str) -> str:
+    return (DEV / f"{name}.prob").read_text()
+
+
+# each file's first line says what it generalizes, or (a false sibling) its counterexample
+LINES, LINES_FALSE = _read("lines"), _read("lines_false")
+FRAMES, FRAMES_FALSE = _read("frames"), _read("frames_false")
+SLOTS, SLOTS_FALSE = _read("slots"), _read("slots_false")
+BURSTS, BURSTS_FALSE = _read("bursts"), _read("bursts_false")
+SHARED_FALSE = _read("shared_false")
 TRUE = {"bursts": BURSTS, "lines": LINES, "frames": FRAMES, "slots": SLOTS}
 FALSE = {
     "bursts": BURSTS_FALSE,
@@ -212,6 +59,27 @@ def test_general_flag_loops_are_proved(tmp_path, name):
     r = _prove(tmp_path, name, TRUE[name])
     assert r.verdict == "proved", r.render_text()
     assert isinstance(r, NestResult)
+    # cross-checked: the proved bound holds when the program is run at its recorded inputs
+    path = DEV / f"{name}.prob"
+    assert inputs_for(str(path))
+    for given in inputs_for(str(path)):
+        sim = simulate(str(path), given, runs=4000, seed=7)
+        assert sim.verdict == "consistent", sim.render_text()
+
+
+def test_the_false_siblings_are_soundness_harness_files_refuted_at_their_inputs():
+    import sys
+
+    sys.path.insert(0, str(BENCHMARKS / "soundness"))
+    from harness import variant_files
+
+    listed = set(variant_files())
+    for name in sorted(FALSE):
+        path = DEV / f"{name}_false.prob"
+        assert path.relative_to(BENCHMARKS).as_posix() in listed
+        assert [simulate(str(path), given, runs=4000, seed=7).verdict for given in inputs_for(str(path))] == [
+            "refuted"
+        ], name
 
 
 @pytest.mark.parametrize("name", sorted(FALSE))

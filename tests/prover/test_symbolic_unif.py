@@ -2,7 +2,8 @@
 bound pays ``f`` for the low end, the high end or both ends of the range, with ``f`` a share of
 the claim's bound; the per-iteration composition then multiplies it over retries. True claims
 written several ways are proved (and re-checked from their certificates); their off-by-one
-siblings are not."""
+siblings are not. The dev files and good_pivot_some are cross-checked by simulation at their
+recorded inputs."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from locations import BENCHMARKS
 from lang.parser import parse, parse_file
 from tamp.prover import prove_program
 from tamp.prover.nesting.prove import NestResult
+from tamp.simulation import simulate
+from tamp.simulation.bench_inputs import inputs_for
 
 SELECTION = BENCHMARKS / "prover4" / "dev" / "blind3" / "selection"
 
@@ -114,6 +117,8 @@ def test_good_pivot_some():
     src = parse_file(str(path))
     r = prove_program(src.programs[0], path=str(path), source=src.text, timeout=60)
     assert r.verdict == "proved", r.render_text()
+    for given in inputs_for(str(path)):
+        assert simulate(str(path), given, runs=4000, seed=7).verdict == "consistent", given
     false = SELECTION / "good_pivot_some_false.prob"
     src = parse_file(str(false))
     assert prove_program(src.programs[0], path=str(false), source=src.text, timeout=10).verdict != "proved"
@@ -210,6 +215,11 @@ def test_dev_claims_are_proved_and_their_false_siblings_are_in_the_soundness_har
         src = parse_file(str(path))
         r = prove_program(src.programs[0], path=str(path), source=src.text, timeout=10 if "_false" in path.name else 60)
         assert (r.verdict == "proved") == ("_false" not in path.name), (path.name, r.render_text())
+        # cross-checked: simulation at the recorded inputs agrees (a proved bound holds, a false one is refuted)
+        want = "refuted" if "_false" in path.name else "consistent"
+        assert inputs_for(str(path)), path.name
+        for given in inputs_for(str(path)):
+            assert simulate(str(path), given, runs=4000, seed=7).verdict == want, (path.name, given)
     sys.path.insert(0, str(BENCHMARKS / "soundness"))
     from harness import benchmark_inputs, variant_files
 

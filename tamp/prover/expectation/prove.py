@@ -924,12 +924,8 @@ def synth_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr, chk: 
         yield from cegis.search(template(terms, facts), len(terms) + 1, induct)
 
 
-def first_moment_cores(claim: ExpClaim, s, body: A.Stmt, f: A.Expr) -> Iterator[A.Expr]:
-    """Markov's inequality on a count or sum the loop builds, its expected increments read off
-    the body by this engine's pre-expectation (:mod:`tamp.prover.expectation.moments`);
-    computed only when the recognised cores are used up. Only proposals: INDUCT checks them."""
-    if has_loop(body):
-        return
+def body_pre(claim: ExpClaim, body: A.Stmt) -> Callable[[A.Expr], Optional[A.Expr]]:
+    """The pre-expectation of one run of ``body`` (None where the transformer does not apply)."""
 
     def pre(x: A.Expr) -> Optional[A.Expr]:
         try:
@@ -937,6 +933,17 @@ def first_moment_cores(claim: ExpClaim, s, body: A.Stmt, f: A.Expr) -> Iterator[
         except NotApplicable:
             return None
 
+    return pre
+
+
+def first_moment_cores(claim: ExpClaim, s, body: A.Stmt, f: A.Expr) -> Iterator[A.Expr]:
+    """Markov's inequality on a count or sum the loop builds, its expected increments read off
+    the body by this engine's pre-expectation (:mod:`tamp.prover.expectation.moments`);
+    computed only when the recognised cores are used up. Only proposals: INDUCT checks them."""
+    if has_loop(body):
+        return
+
+    pre = body_pre(claim, body)
     positive = {p for p in claim.params if claim.types.get(p) in (A.INT, A.REAL)}
     guard = counter_facts(claim, body, s)
     yield from moment_cores(f, s, written_vars(body), positive, pre, guard, set(claim.types))
@@ -958,12 +965,7 @@ def composed_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr) ->
         yield from state_cores(beta, lefts, input_starts(claim.body, s, set(claim.params)))
         return
 
-    def pre(x: A.Expr) -> Optional[A.Expr]:
-        try:
-            return Wpe(body, claim.params, types=claim.types).stmt(body, x)
-        except NotApplicable:
-            return None
-
+    pre = body_pre(claim, body)
     positive = {p for p in claim.params if claim.types.get(p) in (A.INT, A.REAL)}
     # the tests of the loops around it hold while it runs (it writes nothing they read): a core
     # for the outer loop's last generation must not be asked for generations past it

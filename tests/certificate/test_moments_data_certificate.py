@@ -27,31 +27,33 @@ def test_certificates_are_rechecked(path, tmp_path, capsys):
     assert code == 0, out
 
 
-def test_half_the_cost_left_is_rejected(tmp_path, capsys):
-    path = BLIND / "rounding" / "rounding_cost_markov.prob"
+TAMPERED_CORES = [
+    # half the cost left to pay
+    (
+        "rounding/rounding_cost_markov.prob",
+        0,
+        "j >= 0 && cost >= 0 ? (cost + sum(l in j..n: w[l] * x[l]) / 2) / (k * sum(i in 0..n: w[i] * x[i])) : 1",
+    ),
+    # a - s is the step of a busy queue; an empty one moves by a·(1 - s) > a - s: it does not dominate
+    (
+        "queues/queue_length_markov.prob",
+        0,
+        "t >= 0 && 0 <= s && s <= 1 && 0 <= a && a <= 1 && q >= 0 ? (q + (T - t) * (a - s)) / B : 1",
+    ),
+    # too few offspring in the inner loop's core
+    (
+        "branching/subcritical_extinction.prob",
+        1,
+        "g < k ? nz >= 0 ? (nz + (z - i) * p) * pow(2 * p, k - (g + 1)) : 1 : 1",
+    ),
+]
+
+
+@pytest.mark.parametrize("rel,loop,core", TAMPERED_CORES, ids=["half_cost", "not_dominating", "few_offspring"])
+def test_a_core_that_is_not_inductive_is_rejected(rel, loop, core, tmp_path, capsys):
+    path = BLIND / rel
     c = tampered(make_certificate(path))
-    c["expectation"][0]["loops"][0]["core"] = ast(
-        "j >= 0 && cost >= 0 ? (cost + sum(l in j..n: w[l] * x[l]) / 2) / (k * sum(i in 0..n: w[i] * x[i])) : 1"
-    )
-    code, out = check(c, path, tmp_path, capsys)
-    assert code == 3 and "INDUCT" in out, out
-
-
-def test_a_step_that_does_not_dominate_is_rejected(tmp_path, capsys):
-    path = BLIND / "queues" / "queue_length_markov.prob"
-    c = tampered(make_certificate(path))
-    # a - s is the step of a busy queue; an empty one moves by a·(1 - s) > a - s
-    c["expectation"][0]["loops"][0]["core"] = ast(
-        "t >= 0 && 0 <= s && s <= 1 && 0 <= a && a <= 1 && q >= 0 ? (q + (T - t) * (a - s)) / B : 1"
-    )
-    code, out = check(c, path, tmp_path, capsys)
-    assert code == 3 and "INDUCT" in out, out
-
-
-def test_too_few_offspring_in_the_inner_core_is_rejected(tmp_path, capsys):
-    path = BLIND / "branching" / "subcritical_extinction.prob"
-    c = tampered(make_certificate(path))
-    inner = next(lp for lp in c["expectation"][0]["loops"] if lp["loop"] == 1)
-    inner["core"] = ast("g < k ? nz >= 0 ? (nz + (z - i) * p) * pow(2 * p, k - (g + 1)) : 1 : 1")
+    entry = next(lp for lp in c["expectation"][0]["loops"] if lp["loop"] == loop)
+    entry["core"] = ast(core)
     code, out = check(c, path, tmp_path, capsys)
     assert code == 3 and "INDUCT" in out, out

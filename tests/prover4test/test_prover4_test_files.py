@@ -36,6 +36,8 @@ SIMULATED = [
     ("blind3", "queues/machine_repair.prob"),
     ("blind4", "gametrees/and_of_ors_all_leaves_false.prob"),
     ("blind4", "risk/ruin_within_horizon.prob"),
+    ("test", "qualitycontrol/double_sampling_false.prob"),
+    ("test", "sketching/stream_sign_sketch.prob"),
 ]
 
 

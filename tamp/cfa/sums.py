@@ -51,6 +51,22 @@ body that reads the counter must hold at every iteration: it is stated ``forall 
 The per-iteration mean ``Σ_i m_i`` is summed term by term, factors that do not read the counter
 taken out (``Σ (x[i]/2 + 1/4)`` is ``(Σ x[i])/2 + count/4``), the form claims write.
 
+*Events* (issue 33): the test of ``if (E)``, a Boolean assignment ``b := E`` and ``E ? 1 : 0``
+may be an event of fresh draws — a coin, an integer uniform compared with a deterministic integer
+(``pg < k``: ``k`` of the ``n`` equally likely values), ``&&``/``||``/``==``/``!=`` of events of
+disjoint draws, and, once, an event read through a fresh uniform index (``a[x]``, ``y < f[x]``:
+total probability over the index, ``Σ_j P(E[x := j]) / N``). :meth:`_Exec._prob` gives
+``P(E)`` with the side conditions ``event range`` (the comparison's constant lies in the draw's
+range, where the count formula is exact) and ``coin probability``; the indicator is a Bernoulli
+count with that probability, whose draws include the ones the event reads (never merged with
+them). *Deterministic guards* (``if (j != v) { e ~ bern(p); if (e) deg := deg + 1; }``): each
+arm on its own copy; a sum in one arm is counted ``G ? 1 : 0`` per iteration, and over a loop
+the iterations G lets through (:func:`uniform_count`, side condition ``guard range``), so the
+count has n - 1 terms, not n. A Bernoulli whose probability reads the counter (``bern(p[i])``)
+is a block of ``count`` draws of the mean probability ``Σ p_i / count`` (exact for μ and for
+Hoeffding's count; side condition ``forall i: 0 <= p_i <= 1``). Constant steps of an
+accumulator on a coin (``if (x) s := s + 1 else s := s - 1``) are a coin mixture of the steps.
+
 Independence is established, not assumed: a draw joins a sum only when its distribution's
 arguments are deterministic (inputs, deterministic locals, the loop counter), never another
 draw; two sums merge only when their draws are disjoint; a loop's sum must be made of the
@@ -276,9 +292,9 @@ class _Exec:
             if isinstance(v, Lin):
                 return Lin(A.Unary("-", v.det), _fold(A.Unary("-", v.coef)), v.sum)
         if isinstance(e, A.Cond) and (e.then, e.other) in ((ONE, _ZERO), (_ZERO, ONE)):
-            fl = self.ev(e.cond, env)
-            if isinstance(fl, Flag):
-                return self._indicator(fl if e.then == ONE else _complement(fl))
+            got = self.ev(e.cond, env)
+            if isinstance(got, Flag):
+                return self._indicator(got if e.then == ONE else _complement(got))
         return Opaque("not a sum of independent draws")
 
     # ------------------------------------------------------------------ events of fresh draws
@@ -385,12 +401,12 @@ class _Exec:
         unifs = sorted(n for n in names if rv[n][0] == "unif")
         if not unifs or bound:
             return None
-        x = unifs[0]
-        _k, a, b = rv[x]
+        u = unifs[0]
+        _k, a, b = rv[u]
         j = f"j$e{len(bound)}"
         side0 = len(self.side)
-        inner = {k: v for k, v in rv.items() if k != x}
-        p = self._prob(subst(e, {x: A.Var(j)}), inner, bound + (j,))
+        inner = {k: v for k, v in rv.items() if k != u}
+        p = self._prob(subst(e, {u: A.Var(j)}), inner, bound + (j,))
         if p is None or any(isinstance(n, A.Sum) for n in A.walk(p)):
             return None  # (a sum inside the sum over j: its variable could be captured)
         hi = A.Binary("+", b, ONE)

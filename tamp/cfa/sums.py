@@ -835,7 +835,8 @@ class _Exec:
         if got is None or not self._int(got[1]):
             return None
         n, cond = uniform_count(got[0], got[1], lo, A.Binary("-", hi, ONE))
-        self.side.append(("guard range", cond))
+        if ("guard range", cond) not in self.side:
+            self.side.append(("guard range", cond))
         return n
 
     def _guard_total(self, d: A.Expr, i: str, lo: A.Expr, hi: A.Expr, count: A.Expr) -> A.Expr | None:

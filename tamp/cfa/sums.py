@@ -240,6 +240,9 @@ class _Exec:
         # unif draws, sampled array elements, coin mixtures (see the module docstring)
         self.ranges: dict[frozenset[int], tuple[A.Expr, A.Expr]] = {}
         self.unif: dict[int, tuple[A.Expr, A.Expr, Lin]] = {}  # draw id -> (a, b, the draw's value)
+        # the variables enclosing loops write: inside a body, ``Det(Var(x))`` of such an x is
+        # its value at the iteration's start, which earlier iterations' draws may have set
+        self.varying: set[str] = set()
 
     def counted(self, s: A.Stmt, counter: str) -> CountedLoop:
         """The CFA's counted loop for the loop statement ``s`` (:func:`tamp.cfa.loops.counted_loop`,
@@ -314,6 +317,8 @@ class _Exec:
         for x in sorted(set(free_vars(e))):
             v = env.get(x)
             if isinstance(v, Det):
+                if set(free_vars(v.expr)) & self.varying:
+                    return None  # a value earlier iterations may have set: not a deterministic one
                 ren[x] = v.expr
                 continue
             if isinstance(v, Flag):
@@ -688,6 +693,10 @@ class _Exec:
         sum in both arms (``d1 + c·S``, ``d2 + c·S``) is ``(G ? d1 : d2) + c·S``. The arms' side
         conditions are kept only when some variable ends as a sum (a deterministic value needs
         none); an arm the analysis cannot follow makes every variable it writes ``Opaque``."""
+        if set(free_vars(g)) & self.varying:  # a test of a value earlier iterations may have set
+            for x in _written(s):
+                env[x] = Opaque("assigned in a branch")
+            return
         arms = [dict(env), dict(env)]
         conds: list[tuple[str, A.Expr]] = []
         for k, (arm, when) in enumerate(((s.then, g), (s.other, A.Unary("!", g)))):
@@ -901,8 +910,13 @@ class _Exec:
             inner[x] = Det(A.Var(x)) if isinstance(env.get(x), (Det, Lin)) else Opaque("set in the loop")
         first_id = next(self.ids)
         side_before = len(self.side)
-        for st in stmts:
-            self.stmt(st, inner)
+        outer_varying = set(self.varying)
+        self.varying |= written
+        try:
+            for st in stmts:
+                self.stmt(st, inner)
+        finally:
+            self.varying = outer_varying
         # side conditions found in the body may mention the counter: they must hold at every
         # iteration; only counter-free ones are kept (others make the shape unusable)
         body_side = self.side[side_before:]

@@ -115,3 +115,23 @@ def test_coin_arm_reading_the_events_draw_is_not_a_mixture():
     # y := pg when pg < k, else 0: the coin (the event) and the arm read the same draw
     with pytest.raises(NotApplicable):
         _claim("h := 0; for i in 0..n { pg ~ unif(0, n - 1); if (pg < k) { y := pg; } else { y := 0; } h := h + y; }")
+
+
+def test_events_and_guards_on_values_earlier_iterations_set_leave_the_other_sums_alone():
+    # h counts an event against last (set by the previous iteration), g is guarded by the running
+    # sum s: neither is a sum of independent terms, and neither may spoil the Hoeffding sum s
+    c = _claim(
+        "s := 0; last := 0; h := 0; g := 0; for i in 0..n { y ~ unif(0, 1); s := s + y; "
+        "pg ~ unif(0, n - 1); if (pg < last) { h := h + 1; } "
+        "if (s > 3) { e ~ bern(p); if (e) { g := g + 1; } } last := pg; }",
+        ensures="s <= t",
+    )
+    assert [s.family for s in c.sums] == ["bounded"]
+    for ensures in ("h <= t", "g <= t"):
+        with pytest.raises(NotApplicable):
+            _claim(
+                "s := 0; last := 0; h := 0; g := 0; for i in 0..n { y ~ unif(0, 1); s := s + y; "
+                "pg ~ unif(0, n - 1); if (pg < last) { h := h + 1; } "
+                "if (s > 3) { e ~ bern(p); if (e) { g := g + 1; } } last := pg; }",
+                ensures=ensures,
+            )

@@ -51,6 +51,22 @@ body that reads the counter must hold at every iteration: it is stated ``forall 
 The per-iteration mean ``Σ_i m_i`` is summed term by term, factors that do not read the counter
 taken out (``Σ (x[i]/2 + 1/4)`` is ``(Σ x[i])/2 + count/4``), the form claims write.
 
+*Events* (issue 33): the test of ``if (E)``, a Boolean assignment ``b := E`` and ``E ? 1 : 0``
+may be an event of fresh draws — a coin, an integer uniform compared with a deterministic integer
+(``pg < k``: ``k`` of the ``n`` equally likely values), ``&&``/``||``/``==``/``!=`` of events of
+disjoint draws, and, once, an event read through a fresh uniform index (``a[x]``, ``y < f[x]``:
+total probability over the index, ``Σ_j P(E[x := j]) / N``). :meth:`_Exec._prob` gives
+``P(E)`` with the side conditions ``event range`` (the comparison's constant lies in the draw's
+range, where the count formula is exact) and ``coin probability``; the indicator is a Bernoulli
+count with that probability, whose draws include the ones the event reads (never merged with
+them). *Deterministic guards* (``if (j != v) { e ~ bern(p); if (e) deg := deg + 1; }``): each
+arm on its own copy; a sum in one arm is counted ``G ? 1 : 0`` per iteration, and over a loop
+the iterations G lets through (:func:`uniform_count`, side condition ``guard range``), so the
+count has n - 1 terms, not n. A Bernoulli whose probability reads the counter (``bern(p[i])``)
+is a block of ``count`` draws of the mean probability ``Σ p_i / count`` (exact for μ and for
+Hoeffding's count; side condition ``forall i: 0 <= p_i <= 1``). Constant steps of an
+accumulator on a coin (``if (x) s := s + 1 else s := s - 1``) are a coin mixture of the steps.
+
 Independence is established, not assumed: a draw joins a sum only when its distribution's
 arguments are deterministic (inputs, deterministic locals, the loop counter), never another
 draw; two sums merge only when their draws are disjoint; a loop's sum must be made of the
@@ -66,6 +82,7 @@ not zero, ``lo <= hi`` for ``unif``) are returned as *side conditions*, proved u
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -131,6 +148,15 @@ class Flag:
     r: A.Expr
     draw: int
     line: int
+    #: the draws an *event* flag reads (``a[x]``, ``pg < k`` …, :meth:`_Exec.event`): its
+    #: indicator is not independent of them (empty for a ``bern(r)`` draw)
+    deps: frozenset[int] = frozenset()
+    #: the side conditions P(event) = r rests on, stated where the indicator is used
+    side: tuple[tuple[str, A.Expr], ...] = ()
+
+    @property
+    def ids(self) -> frozenset[int]:
+        return self.deps | {self.draw}
 
 
 @dataclass(frozen=True)
@@ -214,6 +240,9 @@ class _Exec:
         # unif draws, sampled array elements, coin mixtures (see the module docstring)
         self.ranges: dict[frozenset[int], tuple[A.Expr, A.Expr]] = {}
         self.unif: dict[int, tuple[A.Expr, A.Expr, Lin]] = {}  # draw id -> (a, b, the draw's value)
+        # the variables enclosing loops write: inside a body, ``Det(Var(x))`` of such an x is
+        # its value at the iteration's start, which earlier iterations' draws may have set
+        self.varying: set[str] = set()
 
     def counted(self, s: A.Stmt, counter: str) -> CountedLoop:
         """The CFA's counted loop for the loop statement ``s`` (:func:`tamp.cfa.loops.counted_loop`,
@@ -248,6 +277,9 @@ class _Exec:
         if isinstance(e, A.Var):
             v = env.get(e.name)
             return v if v is not None else Opaque(f"'{e.name}' has no value here")
+        if self._bool(e):  # an event of fresh draws (``a[x]``, ``pg < k``, ``f != g`` …)
+            fl = self.event(e, env)
+            return fl if fl is not None else Opaque("an event that is not one of independent fresh draws")
         if isinstance(e, A.Index) and isinstance(e.base, A.Var) and env.get(e.base.name) == Det(e.base):
             return self._sampled_element(e, env)
         if isinstance(e, A.Index) and isinstance(e.base, A.Var) and isinstance(env.get(e.base.name), ArrDraw):
@@ -262,14 +294,137 @@ class _Exec:
             v = self.ev(e.operand, env)
             if isinstance(v, Lin):
                 return Lin(A.Unary("-", v.det), _fold(A.Unary("-", v.coef)), v.sum)
-        if isinstance(e, A.Cond) and isinstance(e.cond, A.Var) and isinstance(env.get(e.cond.name), Flag):
-            fl = env[e.cond.name]
-            if e.then == A.num(1) and e.other == A.num(0):
-                return self._indicator(fl)
+        if isinstance(e, A.Cond) and (e.then, e.other) in ((ONE, _ZERO), (_ZERO, ONE)):
+            got = self.ev(e.cond, env)
+            if isinstance(got, Flag):
+                return self._indicator(got if e.then == ONE else _complement(got))
         return Opaque("not a sum of independent draws")
 
+    # ------------------------------------------------------------------ events of fresh draws
+    def _unif_id(self, v: object) -> int | None:
+        """The id of the integer uniform draw whose value ``v`` is (the draw itself), else None."""
+        return next((k for k, (_a, _b, w) in self.unif.items() if w == v), None)
+
+    def event(self, e: A.Expr, env) -> Flag | None:
+        """The indicator of the event ``e`` of fresh draws, as a flag of probability ``P(e)``
+        (:meth:`_prob`), or None. ``e`` reads deterministic values and fresh draws — coins
+        (``bern`` draws and earlier events) and integer uniforms — whose draw sets are pairwise
+        disjoint (so they are independent: each has deterministic parameters); the flag gets a
+        fresh id and depends on those draws (``deps``: never merged with a sum of them)."""
+        rv: dict[str, tuple] = {}
+        ren: dict[str, A.Expr] = {}
+        ids: list[frozenset[int]] = []
+        for x in sorted(set(free_vars(e))):
+            v = env.get(x)
+            if isinstance(v, Det):
+                if set(free_vars(v.expr)) & self.varying:
+                    return None  # a value earlier iterations may have set: not a deterministic one
+                ren[x] = v.expr
+                continue
+            if isinstance(v, Flag):
+                rv["r$" + x] = ("coin", v)
+                ids.append(v.ids)
+            elif (hit := self._unif_id(v)) is not None:
+                a, b, _w = self.unif[hit]
+                rv["r$" + x] = ("unif", a, b)
+                ids.append(frozenset((hit,)))
+            else:
+                return None
+            ren[x] = A.Var("r$" + x)  # renamed first: a deterministic value never meets a draw's name
+        allids = frozenset().union(*ids) if ids else frozenset()
+        if not rv or sum(len(d) for d in ids) != len(allids):
+            return None
+        side0 = len(self.side)
+        r = self._prob(subst(e, ren), rv, ())
+        side = tuple(self.side[side0:])  # stated where the indicator is used (_indicator, mixture)
+        del self.side[side0:]
+        if r is None:
+            return None
+        return Flag(r, next(self.ids), _line(e), allids, side)
+
+    def _prob(self, e: A.Expr, rv: dict[str, tuple], bound: tuple[str, ...]) -> A.Expr | None:
+        """``P(e)`` for an event ``e`` over independent fresh draws ``rv`` (name -> ``("coin",
+        flag)`` or ``("unif", a, b)``) and deterministic values; side conditions are appended.
+
+        * no draw read: ``e ? 1 : 0``; a coin: its probability r (side condition ``coin
+          probability`` 0 <= r <= 1 for a ``bern`` draw); ``!e``: 1 - P(e);
+        * ``e1 && e2``, ``e1 || e2`` and (for Boolean sides) ``e1 == e2``, ``e1 != e2`` over
+          disjoint draws (independent): products, ``p1 + p2 - p1·p2``, ``p1·p2 + (1-p1)(1-p2)``;
+        * ``x op c`` for ``x ~ unif(a, b)`` and ``c`` a deterministic integer: the number of the
+          b - a + 1 equally likely integers with ``x op c`` (:func:`uniform_count`, under its
+          side condition ``event range``) over b - a + 1;
+        * otherwise, once, conditioning on a uniform draw x read in ``e`` (independent of the
+          others): ``Σ_{j=a}^{b} P(e[x := j]) / (b - a + 1)`` (total probability), the side
+          conditions that read j stated ``forall j in a..b+1``."""
+        names = set(free_vars(e)) & set(rv)
+        if not names:
+            return A.Cond(e, ONE, _ZERO)
+        if isinstance(e, A.Var):
+            kind = rv[e.name]
+            if kind[0] != "coin":
+                return None
+            fl = kind[1]
+            if not fl.deps:
+                self.side.append(
+                    ("coin probability", A.Binary("&&", A.Binary("<=", _ZERO, fl.r), A.Binary("<=", fl.r, ONE)))
+                )
+            return fl.r
+        if isinstance(e, A.Unary) and e.op == "!":
+            p = self._prob(e.operand, rv, bound)
+            return None if p is None else A.Binary("-", ONE, p)
+        if (
+            isinstance(e, A.Binary)
+            and e.op in ("&&", "||")
+            or (isinstance(e, A.Binary) and e.op in ("==", "!=") and _boolean(e.left, rv) and _boolean(e.right, rv))
+        ):
+            assert isinstance(e, A.Binary)
+            if set(free_vars(e.left)) & set(free_vars(e.right)) & names:
+                return None  # the sides share a draw: not independent
+            p1, p2 = self._prob(e.left, rv, bound), self._prob(e.right, rv, bound)
+            if p1 is None or p2 is None:
+                return None
+            both = A.Binary("*", p1, p2)
+            if e.op == "&&":
+                return both
+            if e.op == "||":
+                return A.Binary("-", A.Binary("+", p1, p2), both)
+            neither = A.Binary("*", A.Binary("-", ONE, p1), A.Binary("-", ONE, p2))
+            eq = _plus(both, neither)
+            return eq if e.op == "==" else A.Binary("-", ONE, eq)
+        mirror = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+        if isinstance(e, A.Binary) and e.op in mirror:
+            op, x, c = e.op, e.left, e.right
+            if isinstance(c, A.Var) and c.name in rv:
+                op, x, c = mirror[op], c, x
+            if isinstance(x, A.Var) and rv.get(x.name, ("",))[0] == "unif" and not set(free_vars(c)) & names:
+                if not self._int(c, bound):
+                    return None
+                _k, a, b = rv[x.name]
+                count, cond = uniform_count(op, c, a, b)
+                self.side.append(("event range", cond))
+                return A.Binary("/", count, A.Binary("+", A.Binary("-", b, a), ONE))
+        unifs = sorted(n for n in names if rv[n][0] == "unif")
+        if not unifs or bound:
+            return None
+        u = unifs[0]
+        _k, a, b = rv[u]
+        j = f"j$e{len(bound)}"
+        side0 = len(self.side)
+        inner = {k: v for k, v in rv.items() if k != u}
+        p = self._prob(subst(e, {u: A.Var(j)}), inner, bound + (j,))
+        if p is None or any(isinstance(n, A.Sum) for n in A.walk(p)):
+            return None  # (a sum inside the sum over j: its variable could be captured)
+        hi = A.Binary("+", b, ONE)
+        conds = self.side[side0:]
+        del self.side[side0:]
+        for name, cond in conds:
+            self.side.append((name, A.Quant("forall", j, a, hi, False, cond) if j in set(free_vars(cond)) else cond))
+        count = A.Binary("+", A.Binary("-", b, a), ONE)
+        return A.Binary("/", _sum_over(p, j, a, hi, count), count)
+
     def _indicator(self, fl: Flag) -> Lin:
-        return Lin(fl.r, ONE, NoiseSum("bernoulli", (Block(ONE, fl.r),), frozenset((fl.draw,)), (fl.line,)))
+        self.side.extend(fl.side)
+        return Lin(fl.r, ONE, NoiseSum("bernoulli", (Block(ONE, fl.r),), fl.ids, (fl.line,)))
 
     def _binary(self, op, l, r):
         if isinstance(l, Det) and isinstance(r, Det):
@@ -359,7 +514,7 @@ class _Exec:
         bounded term with range [min, max] of theirs and mean ``r·m1 + (1 - r)·m2`` (the coin is
         independent of the draws the terms read, which are other draws); else Opaque."""
         why = Opaque("assigned in a branch")
-        draws: frozenset[int] = frozenset((fl.draw,))
+        draws: frozenset[int] = fl.ids
         ranges, means = [], []
         vals = (v1, v2)
         got = [None if _free_det(v) else self.term_range(v) for v in vals]
@@ -376,7 +531,7 @@ class _Exec:
                 return why
             ranges.append(rg)
             if isinstance(v, Lin):
-                if fl.draw in v.sum.draws:
+                if fl.ids & v.sum.draws:
                     return why
                 draws |= v.sum.draws
                 means.append(v.det)
@@ -388,6 +543,7 @@ class _Exec:
         if L is None or H is None:
             return why
         # the mean r·m1 + (1 - r)·m2 needs r to be the coin's probability
+        self.side.extend(fl.side)
         self.side.append(("coin probability", A.Binary("&&", A.Binary("<=", _ZERO, fl.r), A.Binary("<=", fl.r, ONE))))
         mean = _plus(_times(fl.r, means[0]), _times(A.Binary("-", ONE, fl.r), means[1]))
         return self._term(mean, L, H, draws, fl.line)
@@ -497,10 +653,15 @@ class _Exec:
         var = c.operand if isinstance(c, A.Unary) and neg else c
         written = _written(s)
         counts: dict[str, Flag] = {}
-        if isinstance(var, A.Var) and isinstance(env.get(var.name), Flag):
-            fl = env[var.name]
-            yes = Flag(fl.r, fl.draw, fl.line)
-            no = Flag(A.Binary("-", A.num(1), fl.r), fl.draw, fl.line)
+        fl = env.get(var.name) if isinstance(var, A.Var) else None
+        if not isinstance(fl, Flag):
+            got = self.ev(c, env)  # an event of fresh draws, or a deterministic guard
+            if isinstance(got, Det):
+                self.guarded(s, got.expr, env)
+                return
+            fl, neg = (got, False) if isinstance(got, Flag) else (None, False)
+        if fl is not None:
+            yes, no = fl, _complement(fl)
             arms = [(s.then, no if neg else yes), (s.other, yes if neg else no)]
             for arm, flag in arms:
                 if arm is None:
@@ -512,8 +673,8 @@ class _Exec:
                     if st.value == A.Binary("+", A.Var(k), A.num(1)) and _writes(s, k) == 1:
                         counts[k] = flag
         mixed: dict[str, object] = {}
-        if isinstance(var, A.Var) and isinstance(env.get(var.name), Flag):
-            mixed = self._mix_arms(s, env[var.name], neg, env, written - set(counts))
+        if fl is not None:
+            mixed = self._mix_arms(s, fl, neg, env, written - set(counts))
         for x in written:
             if x in counts:
                 env[x] = self._binary("+", env.get(x, Opaque()), self._indicator(counts[x]))
@@ -521,6 +682,53 @@ class _Exec:
                 env[x] = mixed[x]
             else:
                 env[x] = Opaque("assigned in a branch")
+
+    def guarded(self, s: A.If, g: A.Expr, env) -> None:
+        """``if (G) { … } else { … }`` with a deterministic test ``G`` (over the inputs and the
+        loop counter): each arm runs on its own copy of ``env``; an arm's side conditions need
+        to hold only when it runs (``G ==> c``, ``!G ==> c``). A variable the arms leave equal
+        keeps that value; deterministic in both, it is ``G ? d1 : d2``; a sum ``d1 + S`` in one
+        arm and a deterministic ``d2`` in the other is ``(G ? d1 : d2) + [G]·S`` — S's blocks
+        counted ``G ? count : 0`` (G is not random: S is either all there or empty); the same
+        sum in both arms (``d1 + c·S``, ``d2 + c·S``) is ``(G ? d1 : d2) + c·S``. The arms' side
+        conditions are kept only when some variable ends as a sum (a deterministic value needs
+        none); an arm the analysis cannot follow makes every variable it writes ``Opaque``."""
+        if set(free_vars(g)) & self.varying:  # a test of a value earlier iterations may have set
+            for x in _written(s):
+                env[x] = Opaque("assigned in a branch")
+            return
+        arms = [dict(env), dict(env)]
+        conds: list[tuple[str, A.Expr]] = []
+        for k, (arm, when) in enumerate(((s.then, g), (s.other, A.Unary("!", g)))):
+            if arm is None:
+                continue
+            side0 = len(self.side)
+            try:
+                self.block(arm, arms[k])
+            except NotApplicable:
+                del self.side[side0:]
+                for x in _written(s):
+                    env[x] = Opaque("assigned in a branch")
+                return
+            conds += [(name, A.Binary("==>", when, c)) for name, c in self.side[side0:]]
+            del self.side[side0:]
+        for x in _written(s):
+            v1, v2 = arms[0].get(x), arms[1].get(x)
+            env[x] = Opaque("assigned in a branch")
+            if v1 is None or v2 is None:
+                continue
+            if v1 == v2:
+                env[x] = v1
+            elif isinstance(v1, Det) and isinstance(v2, Det):
+                env[x] = Det(A.Cond(g, v1.expr, v2.expr))
+            elif isinstance(v1, Lin) and isinstance(v2, Lin) and (v1.coef, v1.sum) == (v2.coef, v2.sum):
+                env[x] = Lin(A.Cond(g, v1.det, v2.det), v1.coef, v1.sum)
+            elif isinstance(v1, Lin) and isinstance(v2, Det) and v1.coef == ONE:
+                env[x] = Lin(A.Cond(g, v1.det, v2.expr), ONE, _scaled(v1.sum, A.Cond(g, ONE, _ZERO)))
+            elif isinstance(v1, Det) and isinstance(v2, Lin) and v2.coef == ONE:
+                env[x] = Lin(A.Cond(g, v1.expr, v2.det), ONE, _scaled(v2.sum, A.Cond(g, _ZERO, ONE)))
+        if any(not isinstance(env.get(x), (Det, Opaque)) for x in _written(s)):
+            self.side.extend(conds)
 
     def _mix_arms(self, s: A.If, fl: Flag, neg: bool, env, names: set[str]) -> dict[str, object]:
         """The variables of ``names`` that end as a coin mixture (:meth:`mixture`) of the values
@@ -544,6 +752,15 @@ class _Exec:
             if v1 == v2 and isinstance(v1, Det):
                 out[x] = v1
                 continue
+            if isinstance(v1, Det) and isinstance(v2, Det) and env.get(x) == Det(A.Var(x)):
+                # constant steps of an accumulator (x := x + 1 / x := x - 1 in a loop's body): x
+                # plus a mixture of the two steps
+                r1, r2 = _split(v1.expr, x), _split(v2.expr, x)
+                if r1 is not None and r2 is not None and _const(r1) is not None and _const(r2) is not None:
+                    m = self.mixture(fl, Det(_fold(r1)), Det(_fold(r2)))
+                    if isinstance(m, Lin):
+                        out[x] = self._binary("+", Det(A.Var(x)), m)
+                    continue
             if isinstance(v1, ArrDraw) and isinstance(v2, ArrDraw) and v1.index == v2.index:
                 m = self.mixture(fl, v1.value, v2.value)  # both arms write the same element
                 if isinstance(m, Lin):
@@ -604,11 +821,78 @@ class _Exec:
         self.loop_body(s, stmts[:-1], i, lo, hi, env)
         env[i] = Det(hi if cl.up else A.Binary("-", lo, ONE))
 
-    def _int(self, e: A.Expr) -> bool:
+    def _bool(self, e: A.Expr) -> bool:
         try:
-            return self.types is not None and self.types.type_of(e) == A.INT
+            return self.types is not None and self.types.type_of(e) == A.BOOL
+        except Exception:  # noqa: BLE001 - an expression the type checker cannot type: not a bool
+            return False
+
+    def _int(self, e: A.Expr, bound: tuple[str, ...] = ()) -> bool:
+        try:
+            return self.types is not None and self.types.type_of(e, bound) == A.INT
         except Exception:  # noqa: BLE001 - an expression the type checker cannot type: not an int
             return False
+
+    def _guard_count(self, k: A.Expr, i: str, lo: A.Expr, hi: A.Expr) -> A.Expr | None:
+        """Σ_{i in lo..hi} k for ``k = G ? 1 : 0`` (or ``G ? 0 : 1``), G a comparison of the
+        counter with an integer ``c`` free of it: the number of iterations the guard lets
+        through (:func:`uniform_count` over [lo, hi - 1], under its side condition ``guard
+        range``); else None."""
+        if not (isinstance(k, A.Cond) and (k.then, k.other) in ((ONE, _ZERO), (_ZERO, ONE))):
+            return None
+        got = _counter_test(k.cond if k.then == ONE else A.Unary("!", k.cond), i)
+        if got is None or not self._int(got[1]):
+            return None
+        n, cond = uniform_count(got[0], got[1], lo, A.Binary("-", hi, ONE))
+        if ("guard range", cond) not in self.side:
+            self.side.append(("guard range", cond))
+        return n
+
+    def _guard_total(self, d: A.Expr, i: str, lo: A.Expr, hi: A.Expr, count: A.Expr) -> A.Expr | None:
+        """Σ_{i in lo..hi} (G ? e1 : e2) with e1, e2 free of the counter: n·e1 + (count - n)·e2,
+        n the iterations G lets through (:meth:`_guard_count`); else None."""
+        if not isinstance(d, A.Cond) or i in set(free_vars(d.then)) | set(free_vars(d.other)):
+            return None
+        n = self._guard_count(A.Cond(d.cond, ONE, _ZERO), i, lo, hi)
+        if n is None:
+            return None
+        if d.other == _ZERO:
+            return _times(n, d.then)
+        return _plus(_times(n, d.then), _times(A.Binary("-", count, n), d.other))
+
+    def _loop_blocks(self, noise: NoiseSum, i: str, lo, hi, count) -> tuple[Block, ...] | None:
+        """The blocks of a loop's sum, from those of one iteration: a block of one draw per
+        iteration becomes ``count`` draws; a block counted ``G ? 1 : 0`` by a deterministic
+        guard on the counter the iterations G lets through (:meth:`_guard_count`); a Bernoulli
+        block whose probability ``p_i`` reads the counter (``bern(p[i])``: independent
+        Bernoulli draws with different means) ``count`` draws of the mean probability
+        ``Σ_i p_i / count`` — the rules read a Bernoulli block only through ``count·r`` (μ) and
+        ``count`` (Hoeffding's ranges), both then exact — under the side condition ``coin
+        probability`` ``forall i: 0 <= p_i <= 1``. Parameters must read nothing but the inputs
+        and the counter (never a value that changes between iterations); else None."""
+        allowed = self.params
+        out = []
+        for b in noise.blocks:
+            pf, cf = set(free_vars(b.param)), set(free_vars(b.count))
+            if (pf | cf) - allowed - {i}:
+                return None
+            if i in cf:
+                n = None if i in pf else self._guard_count(b.count, i, lo, hi)
+                if n is None:
+                    return None
+                out.append(Block(n, b.param))
+            elif i in pf:
+                if noise.family != "bernoulli" or b.count != ONE:
+                    return None
+                p = b.param
+                ok = A.Binary("&&", A.Binary("<=", _ZERO, p), A.Binary("<=", p, ONE))
+                self.side.append(("coin probability", A.Quant("forall", i, lo, hi, False, ok)))
+                j = "j$c"
+                total = A.Sum(j, lo, hi, False, subst(p, {i: A.Var(j)}))
+                out.append(Block(count, A.Binary("/", total, count)))
+            else:
+                out.append(Block(count if b.count == ONE else A.Binary("*", count, b.count), b.param))
+        return tuple(out)
 
     def loop_body(self, s, stmts, i, lo, hi, env) -> None:
         """One symbolic iteration with the counter ``i``; accumulators carried to the exit."""
@@ -626,8 +910,13 @@ class _Exec:
             inner[x] = Det(A.Var(x)) if isinstance(env.get(x), (Det, Lin)) else Opaque("set in the loop")
         first_id = next(self.ids)
         side_before = len(self.side)
-        for st in stmts:
-            self.stmt(st, inner)
+        outer_varying = set(self.varying)
+        self.varying |= written
+        try:
+            for st in stmts:
+                self.stmt(st, inner)
+        finally:
+            self.varying = outer_varying
         # side conditions found in the body may mention the counter: they must hold at every
         # iteration; only counter-free ones are kept (others make the shape unusable)
         body_side = self.side[side_before:]
@@ -653,21 +942,17 @@ class _Exec:
             d, coef, noise = step
             if set(free_vars(d)) - allowed - {i}:
                 continue
-            mean_sum = _sum_over(d, i, lo, hi, count)
+            mean_sum = self._guard_total(d, i, lo, hi, count)
+            if mean_sum is None:
+                mean_sum = _sum_over(d, i, lo, hi, count)
             if noise is None:
                 if isinstance(before, Det):
                     env[x] = Det(_plus(before.expr, mean_sum))
                 continue
             fresh = all(did >= first_id for did in noise.draws)
-            invariant = all(
-                not (set(free_vars(b.param)) - allowed) and not (set(free_vars(b.count)) - allowed)
-                for b in noise.blocks
-            )
-            if not (fresh and invariant and coef == ONE):
+            blocks = self._loop_blocks(noise, i, lo, hi, count) if fresh and coef == ONE else None
+            if blocks is None:
                 continue
-            blocks = tuple(
-                Block(count if b.count == ONE else A.Binary("*", count, b.count), b.param) for b in noise.blocks
-            )
             loop_sum = NoiseSum(noise.family, blocks, noise.draws, noise.lines)
             if isinstance(before, Det):
                 env[x] = Lin(_plus(before.expr, mean_sum), ONE, loop_sum)
@@ -675,6 +960,60 @@ class _Exec:
                 merged = merge(before.sum, loop_sum)
                 if merged is not None:
                     env[x] = Lin(_plus(before.det, mean_sum), ONE, merged)
+
+
+def uniform_count(op: str, c: A.Expr, a: A.Expr, b: A.Expr) -> tuple[A.Expr, A.Expr]:
+    """How many of the integers x in [a, b] satisfy ``x op c`` (``c`` an integer), and the side
+    condition under which that count is right: ``c - a`` integers are below c when
+    a <= c <= b + 1 (``<=`` is ``< c + 1``, ``>=`` and ``>`` the complements); exactly one
+    equals c, and b - a differ from it, when a <= c <= b. Used for the probability of an event
+    of a fresh ``unif(a, b)`` draw (the count over b - a + 1) and for the iterations of a loop
+    over [a, b] a deterministic guard lets through."""
+    n = A.Binary("+", A.Binary("-", b, a), ONE)
+    if op in ("==", "!="):
+        cond = A.Binary("&&", A.Binary("<=", a, c), A.Binary("<=", c, b))
+        return (ONE if op == "==" else A.Binary("-", b, a)), cond
+    t = c if op in ("<", ">=") else A.Binary("+", c, ONE)
+    cond = A.Binary("&&", A.Binary("<=", a, t), A.Binary("<=", t, A.Binary("+", b, ONE)))
+    below = A.Binary("-", t, a) if a != _ZERO else t
+    return (below if op in ("<", "<=") else A.Binary("-", n, below)), cond
+
+
+def _scaled(s: NoiseSum, k: A.Expr) -> NoiseSum:
+    """``s`` with every block's count multiplied by ``k``."""
+    return dataclasses.replace(s, blocks=tuple(Block(_times(b.count, k), b.param) for b in s.blocks))
+
+
+def _complement(fl: Flag) -> Flag:
+    """The flag of the opposite event (probability 1 - r; the same draws and side conditions)."""
+    return dataclasses.replace(fl, r=A.Binary("-", ONE, fl.r))
+
+
+def _boolean(e: A.Expr, rv: dict[str, tuple]) -> bool:
+    """``e`` is Boolean by its form (a coin, a comparison, a connective or a literal)."""
+    if isinstance(e, A.Var):
+        return rv.get(e.name, ("",))[0] == "coin"
+    if isinstance(e, A.Unary):
+        return e.op == "!"
+    if isinstance(e, A.Binary):
+        return e.op in ("&&", "||", "<", "<=", ">", ">=", "==", "!=")
+    return isinstance(e, A.BoolLit)
+
+
+def _counter_test(g: A.Expr, i: str) -> tuple[str, A.Expr] | None:
+    """``g`` as ``i op c`` with ``c`` free of the counter ``i`` (either side, ``!`` pushed in)."""
+    flip = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+    mirror = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+    if isinstance(g, A.Unary) and g.op == "!":
+        got = _counter_test(g.operand, i)
+        return None if got is None else (flip[got[0]], got[1])
+    if not (isinstance(g, A.Binary) and g.op in flip):
+        return None
+    if g.left == A.Var(i) and i not in set(free_vars(g.right)):
+        return g.op, g.right
+    if g.right == A.Var(i) and i not in set(free_vars(g.left)):
+        return mirror[g.op], g.left
+    return None
 
 
 def _free_det(v: object) -> bool:
@@ -775,6 +1114,9 @@ def _split(e: A.Expr, x: str) -> A.Expr | None:
     """``rest`` with ``e = x + rest`` (``x`` once, with coefficient +1, in a sum of terms), else None."""
     if e == A.Var(x):
         return _ZERO
+    if isinstance(e, A.Cond) and x not in set(free_vars(e.cond)):  # guarded: (G ? x + d1 : x + d2)
+        r1, r2 = _split(e.then, x), _split(e.other, x)
+        return None if r1 is None or r2 is None else A.Cond(e.cond, r1, r2)
     if isinstance(e, A.Binary) and e.op in ("+", "-"):
         in_l, in_r = x in set(free_vars(e.left)), x in set(free_vars(e.right))
         if in_l and not in_r:

@@ -15,10 +15,13 @@ from locations import BENCHMARKS
 from lang import ast as A
 from lang.parser import parse, parse_expr, parse_file
 from tamp.cfa import build_cfa
-from tamp.prover import portfolio, prove_program
+from tamp.prover import prove_program
 from tamp.prover.base.smt import VALID
 from tamp.prover.expectation import moments as M
 from tamp.prover.expectation import prove as E
+
+# tests of the expected-failure engine: linearity (tried before it) is turned off
+pytestmark = pytest.mark.usefixtures("without_linearity")
 
 BLIND = BENCHMARKS / "prover4" / "dev" / "blind3"
 TRUE = [BLIND / "rounding" / "rounding_cost_markov.prob", BLIND / "queues" / "queue_length_markov.prob"]
@@ -83,15 +86,8 @@ def _claim(text):
     return prog, cfa, claim, E.Checker(claim, None)
 
 
-@pytest.fixture
-def without_linearity(monkeypatch):
-    """Linearity of expectation (tamp.prover.linearity, tried first) proves some of these claims
-    itself; these tests are about the expected-failure engine."""
-    monkeypatch.setattr(portfolio.Linearity, "attempt", lambda self, problem: portfolio.Attempt())
-
-
 @pytest.mark.parametrize("path", TRUE, ids=lambda p: p.stem)
-def test_dev_claims_are_proved_by_expected_failure(path, without_linearity):
+def test_dev_claims_are_proved_by_expected_failure(path):
     r = _prove(path)
     assert r.verdict == "proved", r.render_text()
     assert type(r).__name__ == "ExpectationResult"

@@ -81,7 +81,9 @@ def check_lin(lc: LinCert, src: A.SourceFile, prog: A.Program, bound, inputs, ti
         try:
             claim = claim_of(sub, cfa)
         except NotApplicable as exc:
-            raise Rejected(f"MOMENTS: the moments of the claim's value are not derived from the program: {exc}") from None
+            raise Rejected(
+                f"MOMENTS: the moments of the claim's value are not derived from the program: {exc}"
+            ) from None
         if claim.base.mean != lc.mean:
             raise Rejected("MOMENTS: the certificate's mean is not the one derived from the program")
         if claim.base.var != lc.variance:

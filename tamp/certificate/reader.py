@@ -15,9 +15,9 @@ from lang.jsonfile import JSONError, loads
 from lang.serialize import SerializeError, expr_from_json, stmt_from_json
 
 from .conc_checker import MalformedConc, decode_conc
-from .lin_checker import MalformedLin, decode_lin
 from .exp_checker import MalformedExp, decode_exp
 from .format import FORMAT, VERSION, MalformedCertificate, known_keys
+from .lin_checker import MalformedLin, decode_lin
 from .nest_checker import MalformedNest, decode_nest
 from .privacy_checker import decode_privacy
 from .prob_reader import decode_prob

@@ -40,8 +40,8 @@ from lang.parser import parse
 from lang.serialize import to_json
 from tamp.privacy import PrivacyResult
 from tamp.prover.concentration.proof import ConcentrationResult
-from tamp.prover.linearity.prove import LinearityResult
 from tamp.prover.expectation.prove import ExpectationResult
+from tamp.prover.linearity.prove import LinearityResult
 from tamp.prover.nesting.prove import NestResult
 from tamp.prover.reliability.product import ProductResult
 from tamp.prover.trace.result import ProofResult
@@ -49,9 +49,9 @@ from tamp.prover.trace.result import ProofResult
 from .axiom_tree import derive
 from .cfa_form import cfa_form
 from .conc_writer import conc_certificate
-from .lin_writer import lin_certificate
 from .exp_writer import exp_certificate
 from .format import FORMAT, VERSION, CertificateError, source_digest
+from .lin_writer import lin_certificate
 from .params import param_to_json
 from .privacy_writer import privacy_certificate
 from .prob_writer import program_prob_certificate

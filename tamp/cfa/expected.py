@@ -399,7 +399,7 @@ def _support_forall(d: str, dist, cond: A.Expr) -> A.Expr:
 def _group_mean(d: str, dist, atoms: list[A.Expr], vals: list[A.Expr], side: list) -> A.Expr:
     """``E[[atoms]·Π vals]`` over draw ``d`` alone."""
     func, args = dist
-    value = ONE
+    value: A.Expr = ONE
     for v in vals:
         value = _mul(value, v)
     cond = _and(atoms)
@@ -667,7 +667,7 @@ class _Exec:
                 env[n] = Opaque("a draw of an unrecognised kind or place")
             return
         assert draws is not None
-        dargs = tuple(a.expr for a in args)  # type: ignore[union-attr]
+        dargs = tuple(a.expr for a in args if isinstance(a, Det))
         dg = _and([g for g in guards if not _draws_in(g)])  # needed where the draw is made
         if d.func == "bern":
             cond = _and([A.Binary("<=", ZERO, dargs[0]), A.Binary("<=", dargs[0], ONE)])
@@ -743,10 +743,14 @@ class _Exec:
         if isinstance(c, A.Binary) and c.op in mirror and isinstance(c.right, A.Var) and not isinstance(c.left, A.Var):
             c = A.Binary(mirror[c.op], c.right, c.left)
         if not (isinstance(c, A.Binary) and c.op in ("<", "<=") and isinstance(c.left, A.Var) and stmts):
-            raise NotApplicable(f"line {_line(s)}: only counted loops `while (i < H) {{ …; i := i + 1; }}` are recognised")
+            raise NotApplicable(
+                f"line {_line(s)}: only counted loops `while (i < H) {{ …; i := i + 1; }}` are recognised"
+            )
         i = c.left.name
         last = stmts[-1]
-        if not (isinstance(last, A.Assign) and last.targets == (A.Var(i),) and last.value == A.Binary("+", A.Var(i), ONE)):
+        if not (
+            isinstance(last, A.Assign) and last.targets == (A.Var(i),) and last.value == A.Binary("+", A.Var(i), ONE)
+        ):
             raise NotApplicable(f"line {_line(s)}: the loop body must end with `{i} := {i} + 1;`")
         if not self._int(A.Var(i), env) or not self._int(c.right, env):
             raise NotApplicable(f"line {_line(s)}: the counter and the bound of a counted loop must be integers")
@@ -770,7 +774,9 @@ class _Exec:
             raise NotApplicable(f"line {_line(s)}: the range of the loop is not deterministic")
         lo_e, hi_e = lo.expr, hi.expr
         dg = _and(guards)
-        self.side.append(("loop runs", A.Binary("<=", lo_e, hi_e) if dg == TRUE else A.Binary("==>", dg, A.Binary("<=", lo_e, hi_e))))
+        self.side.append(
+            ("loop runs", A.Binary("<=", lo_e, hi_e) if dg == TRUE else A.Binary("==>", dg, A.Binary("<=", lo_e, hi_e)))
+        )
         written: set[str] = set()
         for st in stmts:
             written |= _written(st)
@@ -795,8 +801,9 @@ class _Exec:
         nested = draws is not None
         for x in written:
             v, before = inner.get(x), env.get(x)
-            if x in fill and fill[x] is not None:
-                func, args = fill[x]
+            filled = fill.get(x)
+            if filled is not None:
+                func, args = filled
                 env[x] = DrawArray(func, args, i, lo_e, hi_e) if not nested else Opaque("drawn in a nested loop")
                 continue
             if not isinstance(v, Acc) or not isinstance(before, (Det, Lin, Acc)):
@@ -818,7 +825,13 @@ class _Exec:
             if isinstance(before, Acc):
                 env[x] = Acc(before.terms + (Term((), ZERO, mom),))
             elif isinstance(before, Det):
-                env[x] = Lin(ONE, ZERO, Moments(_add(before.expr, mom.mean), mom.var, _and([A.Binary(">=", before.expr, ZERO), mom.nonneg])))
+                env[x] = Lin(
+                    ONE,
+                    ZERO,
+                    Moments(
+                        _add(before.expr, mom.mean), mom.var, _and([A.Binary(">=", before.expr, ZERO), mom.nonneg])
+                    ),
+                )
             else:
                 assert isinstance(before, Lin)
                 if before.coef != ONE:
@@ -874,9 +887,9 @@ class _Exec:
             mean = _add(mean, a.mean)
             nonneg = _and([nonneg, a.nonneg])
         var: A.Expr | None
-        independent = all(
-            idx == A.Var(i) and not nested for idx in draws.arr_index.values()
-        ) and all(a.var is not None for a in aggs)
+        independent = all(idx == A.Var(i) and not nested for idx in draws.arr_index.values()) and all(
+            a.var is not None for a in aggs
+        )
         if independent:
             sq: A.Expr = ZERO
             for t1 in direct:
@@ -1041,15 +1054,35 @@ def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[t
     if rule == "markov":
         out.append(("NONNEG", "the accumulated value is never negative", b.nonneg))
         out.append(("THRESHOLD", "Markov's threshold is positive", A.Binary(">", thr, ZERO)))
-        out.append(("POST", "below the threshold the postcondition holds", A.Binary("==>", A.Binary("<", x, thr), claim.post)))
-        out.append(("BUDGET", "the mean over the threshold is at most the bound", A.Binary("<=", A.Binary("/", b.mean, thr), beta)))
+        out.append(
+            ("POST", "below the threshold the postcondition holds", A.Binary("==>", A.Binary("<", x, thr), claim.post))
+        )
+        out.append(
+            (
+                "BUDGET",
+                "the mean over the threshold is at most the bound",
+                A.Binary("<=", A.Binary("/", b.mean, thr), beta),
+            )
+        )
     elif rule == "chebyshev":
         if b.var is None:
             raise NotApplicable("the increments are not shown independent: no variance")
         out.append(("THRESHOLD", "Chebyshev's deviation is positive", A.Binary(">", thr, ZERO)))
         dev = A.Call("abs", (A.Binary("-", x, b.mean),))
-        out.append(("POST", "within the deviation of the mean the postcondition holds", A.Binary("==>", A.Binary("<", dev, thr), claim.post)))
-        out.append(("BUDGET", "the variance over the squared deviation is at most the bound", A.Binary("<=", A.Binary("/", b.var, A.Binary("*", thr, thr)), beta)))
+        out.append(
+            (
+                "POST",
+                "within the deviation of the mean the postcondition holds",
+                A.Binary("==>", A.Binary("<", dev, thr), claim.post),
+            )
+        )
+        out.append(
+            (
+                "BUDGET",
+                "the variance over the squared deviation is at most the bound",
+                A.Binary("<=", A.Binary("/", b.var, A.Binary("*", thr, thr)), beta),
+            )
+        )
     else:
         raise NotApplicable(f"unknown rule {rule}")
     return out

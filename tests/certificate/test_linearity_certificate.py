@@ -15,7 +15,12 @@ CHEB = B4 / "graphs" / "degree_chebyshev.prob"
 
 @pytest.mark.parametrize(
     "path",
-    [MARKOV, CHEB, B4 / "graphs" / "edge_count_markov.prob", BENCH / "prover4" / "dev" / "linearity" / "mean_weight.prob"],
+    [
+        MARKOV,
+        CHEB,
+        B4 / "graphs" / "edge_count_markov.prob",
+        BENCH / "prover4" / "dev" / "linearity" / "mean_weight.prob",
+    ],
     ids=lambda p: p.stem,
 )
 def test_linearity_certificates_are_rechecked(path, tmp_path, capsys):

@@ -374,8 +374,9 @@ def _forall(i: str, lo: A.Expr, hi: A.Expr, cond: A.Expr) -> A.Expr:
 class _Draws:
     """The draws of one iteration: placeholder name -> (distribution, deterministic args)."""
 
-    def __init__(self, ids):
+    def __init__(self, ids, is_int=lambda e: False):
         self.ids = ids
+        self.is_int = is_int  # whether an expression over the inputs and counters is an integer
         self.dist: dict[str, tuple[str, tuple[A.Expr, ...]]] = {}
         self.arr: dict[tuple[str, A.Expr], str] = {}  # array-of-draws element -> placeholder
         self.arr_index: dict[str, A.Expr] = {}
@@ -396,7 +397,7 @@ def _support_forall(d: str, dist, cond: A.Expr) -> A.Expr:
     return _forall(j, lo, _add(hi, ONE), fold(subst(cond, {d: A.Var(j)})))
 
 
-def _group_mean(d: str, dist, atoms: list[A.Expr], vals: list[A.Expr], side: list) -> A.Expr:
+def _group_mean(d: str, dist, atoms: list[A.Expr], vals: list[A.Expr], side: list, draws: _Draws) -> A.Expr:
     """``E[[atoms]·Π vals]`` over draw ``d`` alone."""
     func, args = dist
     value: A.Expr = ONE
@@ -410,21 +411,23 @@ def _group_mean(d: str, dist, atoms: list[A.Expr], vals: list[A.Expr], side: lis
     lo, hi = args
     size = _add(_sub(hi, lo), ONE)
     if not vals and len(atoms) == 1:
-        p = _comparison(A.Var(d), atoms[0], lo, hi, size, side)
+        p = _comparison(A.Var(d), atoms[0], lo, hi, size, side, draws.is_int)
         if p is not None:
             return p
     j = f"{d[1:]}$j"
     return _div(A.Sum(j, lo, _add(hi, ONE), False, fold(subst(F, {d: A.Var(j)}))), size)
 
 
-def _comparison(d: A.Var, atom: A.Expr, lo, hi, size, side) -> A.Expr | None:
+def _comparison(d: A.Var, atom: A.Expr, lo, hi, size, side, is_int) -> A.Expr | None:
+    """The probability of ``d op k`` for ``d ~ unif(lo, hi)`` and an integer ``k`` (None: not
+    such a comparison; the caller averages over the range instead)."""
     mirror = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
     if not (isinstance(atom, A.Binary) and atom.op in mirror):
         return None
     op, l, r = atom.op, atom.left, atom.right
     if r == d and l != d:
         op, l, r = mirror[op], r, l
-    if l != d or d.name in free_vars(r):
+    if l != d or d.name in free_vars(r) or _draws_in(r) or not is_int(r):
         return None
     if op in ("==", "!="):
         side.append(("index in range", _and([A.Binary("<=", lo, r), A.Binary("<=", r, hi)])))
@@ -471,7 +474,7 @@ def term_mean(guards: tuple[A.Expr, ...], vals: list[A.Expr], draws: _Draws, sid
     for f in det_vals:
         out = _mul(out, f)
     for d in sorted(used):
-        out = _mul(out, _group_mean(d, draws.dist[d], atoms.get(d, []), vs.get(d, []), side))
+        out = _mul(out, _group_mean(d, draws.dist[d], atoms.get(d, []), vs.get(d, []), side, draws))
     dg = _and(det_atoms)
     return out if dg == TRUE else fold(A.Cond(dg, out, ZERO))
 
@@ -788,7 +791,7 @@ class _Exec:
             before = env.get(x)
             inner[x] = Acc() if isinstance(before, (Det, Lin, Acc)) else Opaque("set in the loop")
         fill = self._fill(stmts, i)
-        mine = _Draws(self.ids)
+        mine = _Draws(self.ids, lambda e: self._int(e, inner))
         side_before = len(self.side)
         self.block(stmts, inner, mine, ())
         body_side = self.side[side_before:]
@@ -804,7 +807,8 @@ class _Exec:
             filled = fill.get(x)
             if filled is not None:
                 func, args = filled
-                env[x] = DrawArray(func, args, i, lo_e, hi_e) if not nested else Opaque("drawn in a nested loop")
+                full = not nested and dg == TRUE  # filled whenever the program runs
+                env[x] = DrawArray(func, args, i, lo_e, hi_e) if full else Opaque("drawn in a nested or guarded loop")
                 continue
             if not isinstance(v, Acc) or not isinstance(before, (Det, Lin, Acc)):
                 env[x] = Opaque("the value of the last iteration")
@@ -954,6 +958,11 @@ def analyse(program: A.Program, cfa) -> Result:
         types = check_program(program)
     except TampError as exc:
         raise NotApplicable(f"the program does not type-check: {exc}") from None
+    for head in cfa.loop_heads:  # every loop ends: a run that does not counts as a failure
+        try:
+            counted_loop(cfa, head)
+        except NotCounted as exc:
+            raise NotApplicable(f"a loop that is not counted: {exc}") from None
     ex = _Exec(program, cfa, types)
     env: dict[str, object] = {p.name: Det(A.Var(p.name)) for p in program.params}
     ex.block(program.body.stmts, env, None, ())

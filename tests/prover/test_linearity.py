@@ -173,3 +173,67 @@ def test_sums_over_a_counter_are_closed():
     assert show_expr(e) == "n * ((n - 1) * p) / 2"
     e = X.sum_over(parse_expr("j != v ? p : 0"), "j", parse_expr("0"), parse_expr("n"))
     assert "sum" not in show_expr(e)
+
+
+REAL_THRESHOLD = """program rt(m: int, n: int, k: real, t: real)
+  requires m >= 1 && n >= 2 && 0 <= k && k <= n && t > 0
+  ensures h < t
+  fails m * k / (n * t)
+{
+  h := 0;
+  for i in 0..m {
+    pg ~ unif(0, n - 1);
+    if (pg < k) { h := h + 1; }
+  }
+}
+"""
+
+
+def test_a_comparison_with_a_real_threshold_is_averaged_not_counted():
+    # Pr[pg < 0.5] is 1/n, not 0.5/n: (k - lo)/N holds for an integer k only
+    c = _claim(REAL_THRESHOLD)
+    assert "sum(" in show_expr(c.base.mean)
+    prog, cfa = _direct(REAL_THRESHOLD)
+    assert try_linearity(prog, cfa, None, 0.0)[0] is None
+
+
+ENDLESS = """program endless(n: int, t: real, c: bool)
+  requires n >= 1 && t > 0
+  ensures s < t
+  fails n / (2 * t)
+{
+  s := 0;
+  for i in 0..n {
+    f ~ bern(1 / 2);
+    if (f) { s := s + 1; }
+  }
+  if (c) {
+    while (true) { skip; }
+  }
+}
+"""
+
+GUARDED_FILL = """program gf(d: int, u: real, t: real, c: bool)
+  requires d >= 1 && 0 <= u && u <= 1 && t > 0
+  ensures s < t
+  fails d * (1 - u) / t
+{
+  if (c) {
+    for j in 0..d { ok[j] ~ bern(u); }
+  }
+  s := 0;
+  for k in 0..d {
+    if (!ok[k]) { s := s + 1; }
+  }
+}
+"""
+
+
+def test_a_loop_that_may_not_end_makes_the_program_not_applicable():
+    with pytest.raises(X.NotApplicable):
+        _claim(ENDLESS)
+
+
+def test_draws_filled_under_a_test_are_not_an_array_of_draws():
+    with pytest.raises(X.NotApplicable):
+        _claim(GUARDED_FILL)

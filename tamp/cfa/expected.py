@@ -750,23 +750,27 @@ class _Exec:
                 f"line {_line(s)}: only counted loops `while (i < H) {{ …; i := i + 1; }}` are recognised"
             )
         i = c.left.name
-        last = stmts[-1]
-        if not (
-            isinstance(last, A.Assign) and last.targets == (A.Var(i),) and last.value == A.Binary("+", A.Var(i), ONE)
-        ):
-            raise NotApplicable(f"line {_line(s)}: the loop body must end with `{i} := {i} + 1;`")
+        bumps = [
+            k
+            for k, st in enumerate(stmts)
+            if isinstance(st, A.Assign) and st.targets == (A.Var(i),) and st.value == A.Binary("+", A.Var(i), ONE)
+        ]
+        if len(bumps) != 1:
+            raise NotApplicable(f"line {_line(s)}: the loop body must raise `{i} := {i} + 1;` once, at its top level")
         if not self._int(A.Var(i), env) or not self._int(c.right, env):
             raise NotApplicable(f"line {_line(s)}: the counter and the bound of a counted loop must be integers")
-        if any(i in _written(st) for st in stmts[:-1]):
+        rest = stmts[: bumps[0]] + stmts[bumps[0] + 1 :]
+        if any(i in _written(st) for st in rest):
             raise NotApplicable(f"line {_line(s)}: the counter '{i}' is written elsewhere in the body")
         cl = self.counted(s, i)
         if not cl.up:
             raise NotApplicable(f"line {_line(s)}: the loop does not count up")
-        self.loop(s, stmts[:-1], cl, env, draws, guards)
+        # the statements after the raise read i + 1 (i: the counter's value at the loop head)
+        self.loop(s, rest, cl, env, draws, guards, bumps[0])
         hi = self.ev(cl.hi, env, draws)
         env[i] = hi if isinstance(hi, Det) else Opaque("the counter")
 
-    def loop(self, s, stmts, cl: CountedLoop, env, draws, guards) -> None:
+    def loop(self, s, stmts, cl: CountedLoop, env, draws, guards, bump_at: int | None = None) -> None:
         if any(_draws_in(g) for g in guards):
             for x in _written(s):
                 env[x] = Opaque("a loop under a test on a draw")
@@ -793,7 +797,12 @@ class _Exec:
         fill = self._fill(stmts, i)
         mine = _Draws(self.ids, lambda e: self._int(e, inner))
         side_before = len(self.side)
-        self.block(stmts, inner, mine, ())
+        if bump_at is None:
+            self.block(stmts, inner, mine, ())
+        else:
+            self.block(stmts[:bump_at], inner, mine, ())
+            inner[i] = Det(A.Binary("+", A.Var(i), ONE))
+            self.block(stmts[bump_at:], inner, mine, ())
         body_side = self.side[side_before:]
         del self.side[side_before:]
         for name, cond in body_side:

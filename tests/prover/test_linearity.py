@@ -237,3 +237,30 @@ def test_a_loop_that_may_not_end_makes_the_program_not_applicable():
 def test_draws_filled_under_a_test_are_not_an_array_of_draws():
     with pytest.raises(X.NotApplicable):
         _claim(GUARDED_FILL)
+
+
+RAISED_FIRST = """program rf(n: int, w: real[], t: real)
+  requires n >= 1 && t > 0 && (forall j in 1..=n: w[j] >= 0)
+  ensures t > s
+  fails sum(j in 0..n: w[j + 1]) / (2 * t)
+{
+  s := 0;
+  i := 0;
+  while (i < n) {
+    i := i + 1;
+    c ~ bern(1 / 2);
+    if (c) { s := s + w[i]; }
+  }
+}
+"""
+
+
+def test_a_while_loop_that_raises_its_counter_first_reads_the_raised_counter():
+    c = _claim(RAISED_FIRST)
+    assert "w[i + 1]" in show_expr(c.base.mean)  # the iteration at counter i reads w[i + 1]
+    prog, cfa = _direct(RAISED_FIRST)
+    result, why = try_linearity(prog, cfa, None, 0.0)
+    assert result is not None, why
+    # half the bound is false (n = 1, w[1] = t: Pr = 1/2): not proved
+    prog, cfa = _direct(RAISED_FIRST.replace("/ (2 * t)", "/ (4 * t)"))
+    assert try_linearity(prog, cfa, None, 0.0)[0] is None

@@ -11,7 +11,8 @@ A small abstract interpretation of the program's AST gives every variable at exi
   an accumulated random value with known :class:`Moments` (``base``);
 * ``Opaque``: anything else (nothing is claimed about it).
 
-An *accumulator* ``x`` is a variable raised by ``x := x + e`` (or ``x := e + x``) in counted loops
+An *accumulator* ``x`` is a variable raised by ``x := x + e`` (or ``x := e + x``, or lowered by
+``x := x - e``, which adds ``-e``) in counted loops
 (``for i in lo..hi``, or ``while (i < H) { …; i := i + 1; }``; the trip counts are the CFA's,
 :func:`tamp.cfa.loops.counted_loop`), possibly nested, possibly under ``if`` tests on
 deterministic values or on this iteration's fresh draws, and read nowhere else in the loop. One
@@ -608,8 +609,10 @@ class _Exec:
             return
         cur = env.get(name)
         v = s.value
-        if isinstance(v, A.Binary) and v.op == "+" and isinstance(cur, (Acc, Lin)):
-            inc = v.right if v.left == A.Var(name) else v.left if v.right == A.Var(name) else None
+        if isinstance(v, A.Binary) and v.op in ("+", "-") and isinstance(cur, (Acc, Lin)):
+            inc = v.right if v.left == A.Var(name) else v.left if v.right == A.Var(name) and v.op == "+" else None
+            if inc is not None and v.op == "-":  # x := x - e adds -e (never non-negative unless e is 0)
+                inc = A.Unary("-", inc)
             if inc is not None and name not in free_vars(inc):
                 ie = self.ev(inc, env, draws)
                 if isinstance(cur, Acc) and isinstance(ie, (Det, Rnd)):

@@ -264,3 +264,29 @@ def test_a_while_loop_that_raises_its_counter_first_reads_the_raised_counter():
     # half the bound is false (n = 1, w[1] = t: Pr = 1/2): not proved
     prog, cfa = _direct(RAISED_FIRST.replace("/ (2 * t)", "/ (4 * t)"))
     assert try_linearity(prog, cfa, None, 0.0)[0] is None
+
+
+WALK = """program walk(n: int, t: real)
+  requires n >= 1 && t > 0
+  ensures abs(s) < t
+  fails n / (t * t)
+{
+  s := 0;
+  for i in 0..n {
+    x ~ bern(1 / 2);
+    if (x) { s := s + 1; } else { s := s - 1; }
+  }
+}
+"""
+
+
+def test_a_walk_of_plus_and_minus_one_steps_has_variance_n():
+    c = _claim(WALK)
+    assert show_expr(c.base.mean) == "0" and show_expr(c.base.var) == "n"
+    prog, cfa = _direct(WALK)
+    assert try_linearity(prog, cfa, None, 0.0)[0] is not None
+    prog, cfa = _direct(WALK.replace("fails n / (t * t)", "fails n / (2 * t * t)"))
+    assert try_linearity(prog, cfa, None, 0.0)[0] is None
+    # a lowered value is not non-negative: no Markov on it
+    prog, cfa = _direct(WALK.replace("abs(s) < t", "s < t").replace("fails n / (t * t)", "fails 0"))
+    assert try_linearity(prog, cfa, None, 0.0)[0] is None

@@ -56,3 +56,13 @@ def pytest_runtest_logreport(report):
 
 def pytest_configure(config):
     pytest_runtest_logreport.path = config.getoption("--record-durations")  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def without_linearity(monkeypatch):
+    """Linearity of expectation (tamp.prover.linearity), tried before the per-iteration
+    composition and expected failure, proves some Markov/Chebyshev claims itself; tests about
+    those later engines turn it off (``pytestmark = pytest.mark.usefixtures("without_linearity")``)."""
+    from tamp.prover import portfolio
+
+    monkeypatch.setattr(portfolio.Linearity, "attempt", lambda self, problem: portfolio.Attempt())

@@ -59,6 +59,7 @@ from .claim import claim_cfa, well_formed_claim
 from .conc_checker import ConcCert, check_conc
 from .exp_checker import ExpCert, check_exp
 from .format import CheckReport, ProgramCheck, Rejected, source_digest
+from .lin_checker import LinCert, check_lin
 from .nest_checker import NestCert, check_nest
 from .privacy_checker import check_privacy
 from .prob_checker import check_prob
@@ -109,6 +110,7 @@ def check_certificate(
         or cert.privacy
         or cert.product
         or cert.nesting
+        or cert.linearity
     ):
         return reject("the certificate contains no proof")
     plan: List[tuple] = []  # (job, certificate part) in the order of the checks, or ("reject", reason)
@@ -132,6 +134,16 @@ def check_certificate(
                 plan.append(("reject", f"program '{cc.name}' is not in {src.path}"))
                 break
             plan.append((_conc_job, cc))
+    if cert.linearity and (not plan or plan[-1][0] != "reject"):
+        for lc in cert.linearity:  # failure bounds by Markov or Chebyshev by linearity (see .lin_checker)
+            if lc.name in seen:
+                plan.append(("reject", f"program '{lc.name}' is certified twice"))
+                break
+            seen.add(lc.name)
+            if src.program(lc.name) is None:
+                plan.append(("reject", f"program '{lc.name}' is not in {src.path}"))
+                break
+            plan.append((_lin_job, lc))
     if cert.expectation and (not plan or plan[-1][0] != "reject"):
         for ec in cert.expectation:  # failure bounds proved by expected failure (see .exp_checker)
             if ec.name in seen:
@@ -239,13 +251,14 @@ def _remote_job(job, part, src, bound, inputs, timeout_ms, seconds):
 
 
 def _failure_part(job, part, names) -> bool:
-    return job in (_program_job, _conc_job, _exp_job, _product_job, _nest_job) and part.name in names
+    return job in (_program_job, _conc_job, _exp_job, _product_job, _nest_job, _lin_job) and part.name in names
 
 
 def _free_job(job):
     return {
         _program_job: _free_program_job,
         _conc_job: _free_conc_job,
+        _lin_job: _free_lin_job,
         _exp_job: _free_exp_job,
         _product_job: _free_product_job,
         _nest_job: _free_nest_job,
@@ -266,6 +279,10 @@ def _free_program_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCh
 
 def _free_conc_job(cc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
     return _instantiated(_conc_job(cc, src, bound, None, timeout_ms, deadline), inputs)
+
+
+def _free_lin_job(lc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    return _instantiated(_lin_job(lc, src, bound, None, timeout_ms, deadline), inputs)
 
 
 def _free_exp_job(ec, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
@@ -318,6 +335,8 @@ def _check_inner(cert, src, prog, timeout_ms, deadline) -> ProgramCheck:
         return check_conc(cert, src, prog, None, None, timeout_ms, deadline)
     if isinstance(cert, ExpCert):
         return check_exp(cert, src, prog, None, None, timeout_ms, deadline)
+    if isinstance(cert, LinCert):
+        return check_lin(cert, src, prog, None, None, timeout_ms, deadline)
     return ProgramCheck(getattr(cert, "name", "?"), False, reason="INNER: a proof of no known method")
 
 
@@ -327,6 +346,10 @@ def _program_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
 
 def _conc_job(cc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
     return check_conc(cc, src, src.program(cc.name), bound, inputs, timeout_ms, deadline)
+
+
+def _lin_job(lc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    return check_lin(lc, src, src.program(lc.name), bound, inputs, timeout_ms, deadline)
 
 
 def _exp_job(ec, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:

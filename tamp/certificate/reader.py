@@ -17,6 +17,7 @@ from lang.serialize import SerializeError, expr_from_json, stmt_from_json
 from .conc_checker import MalformedConc, decode_conc
 from .exp_checker import MalformedExp, decode_exp
 from .format import FORMAT, VERSION, MalformedCertificate, known_keys
+from .lin_checker import MalformedLin, decode_lin
 from .nest_checker import MalformedNest, decode_nest
 from .privacy_checker import decode_privacy
 from .prob_reader import decode_prob
@@ -87,6 +88,7 @@ class Certificate:
     inputs_free: List[str] = field(default_factory=list)  # failure bounds proved with --input free
     product: List[Any] = field(default_factory=list)  # product_checker.ProductCert
     nesting: List[Any] = field(default_factory=list)  # nest_checker.NestCert
+    linearity: List[Any] = field(default_factory=list)  # lin_checker.LinCert
 
 
 def load(path: str) -> Certificate:
@@ -148,6 +150,7 @@ def decode(data: Any) -> Certificate:
             "inputs_free",
             "product",
             "nesting",
+            "linearity",
         ),
         "$",
     )
@@ -173,6 +176,7 @@ def decode(data: Any) -> Certificate:
         list(free),
         _decode_product(data.get("product", [])),
         _decode_nesting(data.get("nesting", [])),
+        _decode_linearity(data.get("linearity", [])),
     )
 
 
@@ -181,7 +185,7 @@ def _decode_nesting(items: Any) -> List[Any]:
         raise MalformedCertificate("$.nesting: expected a list")
     try:
         return [decode_nest(c, f"$.nesting[{i}]", decode_any) for i, c in enumerate(items)]
-    except (MalformedNest, MalformedProduct, MalformedExp, MalformedConc) as exc:
+    except (MalformedNest, MalformedProduct, MalformedExp, MalformedConc, MalformedLin) as exc:
         raise MalformedCertificate(str(exc)) from None
 
 
@@ -197,6 +201,8 @@ def decode_any(d: Any, where: str) -> Any:
         return decode_exp(d, where)
     if method == "concentration":
         return decode_conc(d, where)
+    if method == "linearity":
+        return decode_lin(d, where)
     if method is not None:
         raise MalformedCertificate(f"{where}.method: unknown method {method!r}")
     return decode_program(d, where)
@@ -223,6 +229,15 @@ def _decode_expectation(items: Any) -> List[Any]:
     try:
         return [decode_exp(c, f"$.expectation[{i}]") for i, c in enumerate(items)]
     except MalformedExp as exc:
+        raise MalformedCertificate(str(exc)) from None
+
+
+def _decode_linearity(items: Any) -> List[Any]:
+    if not isinstance(items, list):
+        raise MalformedCertificate("$.linearity: expected a list")
+    try:
+        return [decode_lin(c, f"$.linearity[{i}]") for i, c in enumerate(items)]
+    except MalformedLin as exc:
         raise MalformedCertificate(str(exc)) from None
 
 

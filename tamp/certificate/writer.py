@@ -41,6 +41,7 @@ from lang.serialize import to_json
 from tamp.privacy import PrivacyResult
 from tamp.prover.concentration.proof import ConcentrationResult
 from tamp.prover.expectation.prove import ExpectationResult
+from tamp.prover.linearity.prove import LinearityResult
 from tamp.prover.nesting.prove import NestResult
 from tamp.prover.reliability.product import ProductResult
 from tamp.prover.trace.result import ProofResult
@@ -50,6 +51,7 @@ from .cfa_form import cfa_form
 from .conc_writer import conc_certificate
 from .exp_writer import exp_certificate
 from .format import FORMAT, VERSION, CertificateError, source_digest
+from .lin_writer import lin_certificate
 from .params import param_to_json
 from .privacy_writer import privacy_certificate
 from .prob_writer import program_prob_certificate
@@ -109,6 +111,8 @@ def failure_certificate(p) -> Dict[str, Any]:
         return product_certificate(p)
     if isinstance(p, ConcentrationResult):
         return conc_certificate(p)
+    if isinstance(p, LinearityResult):
+        return lin_certificate(p)
     if isinstance(p, ExpectationResult):
         return exp_certificate(p)
     return program_certificate(p)
@@ -177,7 +181,7 @@ def file_certificate(
     }
     certs = [failure_certificate(p) for p in proved_parts(file_result)]
     out["programs"] = [
-        c for c in certs if c.get("method") not in ("concentration", "expectation", "product", "nesting")
+        c for c in certs if c.get("method") not in ("concentration", "expectation", "product", "nesting", "linearity")
     ]
     product = [c for c in certs if c.get("method") == "product"]
     if product:  # failure bounds proved by the product rule (see .product_checker)
@@ -188,6 +192,9 @@ def file_certificate(
     conc = [c for c in certs if c.get("method") == "concentration"]
     if conc:  # failure bounds proved by concentration (see .conc_writer)
         out["concentration"] = conc
+    lin = [c for c in certs if c.get("method") == "linearity"]
+    if lin:  # failure bounds proved by Markov or Chebyshev by linearity (see .lin_writer)
+        out["linearity"] = lin
     expect = [c for c in certs if c.get("method") == "expectation"]
     if expect:  # failure bounds proved by expected failure (see .exp_writer)
         out["expectation"] = expect

@@ -34,6 +34,7 @@ from tamp.prover.base.failure import ProofFailure, check_failure
 from tamp.prover.base.smt import VALID, Encoder, Stats
 from tamp.prover.concentration.proof import try_concentration
 from tamp.prover.expectation.prove import try_expectation
+from tamp.prover.linearity.prove import try_linearity
 from tamp.prover.loops.prove import prove_loops
 from tamp.prover.nesting.prove import try_nesting
 from tamp.prover.reliability.product import try_product
@@ -130,6 +131,16 @@ class Expectation:
         return Attempt(result, "" if why == "timeout" else why)
 
 
+class Linearity:
+    name = "linearity of expectation"
+    method = "linearity"
+    applies_to = "Markov and Chebyshev on a sum a program accumulates: its moments by linearity, no invariant search"
+
+    def attempt(self, problem: Problem) -> Attempt:
+        result, why = try_linearity(problem.program, problem.cfa, problem.deadline, problem.t0)
+        return Attempt(result, "" if why == "timeout" else why)
+
+
 class Product:
     name = "product rule"
     method = "product"
@@ -168,7 +179,7 @@ class Nesting:
 #: applies and nothing otherwise; the union bound covers every program; expected failure is
 #: tried on what the union bound could not prove, after a flag loop's iterations (which re-enter the
 #: portfolio on one iteration, with half the time left)
-STRATEGIES: List[Strategy] = [Product(), Concentration(), UnionBound(), Nesting(), Expectation()]
+STRATEGIES: List[Strategy] = [Product(), Concentration(), UnionBound(), Linearity(), Nesting(), Expectation()]
 
 
 def load_modules() -> None:

@@ -10,6 +10,9 @@ from __future__ import annotations
 import pytest
 from cert_testlib import BENCH, ast, check, make_certificate, tampered
 
+# tests of the expected-failure engine: linearity (tried before it) is turned off
+pytestmark = pytest.mark.usefixtures("without_linearity")
+
 BLIND = BENCH / "prover4" / "dev" / "blind2"
 TRUE = [
     BLIND / "streaming" / "morris_markov.prob",

@@ -27,6 +27,9 @@ from tamp.prover.nesting.prove import NestResult
 from tamp.simulation import simulate
 from tamp.simulation.bench_inputs import inputs_for
 
+# tests of the expected-failure engine: linearity (tried before it) is turned off
+pytestmark = pytest.mark.usefixtures("without_linearity")
+
 BLIND = BENCHMARKS / "prover4" / "dev" / "blind1"
 TRUE = [
     BLIND / "repetition" / "sample_marked.prob",

@@ -26,6 +26,9 @@ from tamp.prover.expectation import prove as E
 from tamp.simulation import simulate
 from tamp.simulation.bench_inputs import inputs_for
 
+# tests of the expected-failure engine: linearity (tried before it) is turned off
+pytestmark = pytest.mark.usefixtures("without_linearity")
+
 BLIND = BENCHMARKS / "prover4" / "dev" / "blind3"
 TRUE = [BLIND / "rounding" / "rounding_cost_markov.prob", BLIND / "queues" / "queue_length_markov.prob"]
 

@@ -1,0 +1,111 @@
+"""Re-checking a linearity certificate (:mod:`.lin_writer`) from scratch.
+
+1. CLAIM    the claim is rebuilt from the source (:func:`.claim.checked_claim`): its bound is
+            ``--bound``, else the ``fails`` clause, which must equal the certificate's;
+2. MOMENTS  the mean, the variance and the non-negativity condition of the value the claim
+            reads are derived again from the program (:mod:`tamp.cfa.expected`, whose loops are
+            the CFA's counted loops) and must be the certificate's: the moments are what the
+            program computes, never what the certificate says;
+3. SMT      the obligations are rebuilt from the rule (``markov`` or ``chebyshev``) and the
+            certificate's threshold (:func:`tamp.cfa.expected.obligations`: the analysis' side
+            conditions, non-negativity, the postcondition outside the tail, the budget) and each
+            must be valid under ``requires`` (z3 ``unsat`` of the negation, a fresh solver each,
+            with the shared lemmas and the sum lemmas; ``unknown`` rejects).
+
+The threshold is not trusted: POST checks that the postcondition holds outside the tail it
+bounds. Nothing here comes from the prover (no import of :mod:`tamp.prover`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from axioms.lemmas import pointwise_lemmas
+from axioms.terms import transcendental_apps
+from lang import ast as A
+from lang.serialize import SerializeError, expr_from_json
+from tamp.cfa.expected import RULES, NotApplicable, claim_of, obligations
+from tamp.core.encode import Encoder
+
+from .claim import checked_claim
+from .format import ProgramCheck, Rejected
+from .solver import check_obligations
+
+
+class MalformedLin(ValueError):
+    pass
+
+
+@dataclass
+class LinCert:
+    name: str
+    bound: A.Expr
+    rule: str
+    threshold: A.Expr
+    mean: A.Expr
+    variance: A.Expr | None
+
+
+FIELDS = ("program", "method", "bound", "bound_text", "rule", "threshold", "mean", "variance", "obligations")
+
+
+def decode_lin(c: Any, where: str) -> LinCert:
+    if not isinstance(c, dict) or not isinstance(c.get("program"), str):
+        raise MalformedLin(f"{where}: expected an object with a 'program'")
+    extra = sorted(k for k in c if k not in FIELDS)
+    if extra:
+        raise MalformedLin(f"{where}.{extra[0]}: unknown field (expected only {', '.join(sorted(FIELDS))})")
+
+    def ast(key):
+        try:
+            return expr_from_json(c[key])
+        except (SerializeError, KeyError) as exc:
+            raise MalformedLin(f"{where}.{key}: {exc}") from None
+
+    rule = c.get("rule")
+    if rule not in RULES:
+        raise MalformedLin(f"{where}.rule: expected one of {', '.join(RULES)}")
+    var = ast("variance") if c.get("variance") is not None else None
+    return LinCert(c["program"], ast("bound"), rule, ast("threshold"), ast("mean"), var)
+
+
+def check_lin(lc: LinCert, src: A.SourceFile, prog: A.Program, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    t0 = time.monotonic()
+    out = ProgramCheck(f"{lc.name} (linearity)", False)
+    try:
+        _claim_bound, sub, cfa = checked_claim(src, prog, lc.bound, bound, inputs)
+        try:
+            claim = claim_of(sub, cfa)
+        except NotApplicable as exc:
+            raise Rejected(
+                f"MOMENTS: the moments of the claim's value are not derived from the program: {exc}"
+            ) from None
+        if claim.base.mean != lc.mean:
+            raise Rejected("MOMENTS: the certificate's mean is not the one derived from the program")
+        if claim.base.var != lc.variance:
+            raise Rejected("MOMENTS: the certificate's variance is not the one derived from the program")
+        out.obligations += 1
+        try:
+            obs = obligations(claim, lc.rule, lc.threshold, cfa.bound)
+        except NotApplicable as exc:
+            raise Rejected(f"RULE: {exc}") from None
+        enc = Encoder(claim.types)
+        env = enc.initial_env()
+        hyps = [enc.expr(r, env) for r in claim.requires]
+
+        def sums(hs, f):
+            apps = transcendental_apps(z3.And(*hs, f) if hs else f)
+            return [lem for _n, lem in pointwise_lemmas(apps, enc)] if apps else []
+
+        check_obligations(obs, enc, env, hyps, out, timeout_ms, deadline, sums)
+        out.ok = True
+    except Rejected as exc:
+        out.reason = str(exc)
+    except z3.Z3Exception as exc:
+        out.reason = f"a formula of the certificate cannot be built: {exc}"
+    out.seconds = time.monotonic() - t0
+    return out

@@ -1,0 +1,37 @@
+"""Certificates of failure bounds proved by Markov or Chebyshev on moments computed by linearity
+of expectation (:mod:`tamp.prover.linearity`).
+
+    LIN = {"program": NAME, "method": "linearity", "bound": AST, "bound_text": TEXT,
+           "rule": "markov" | "chebyshev", "threshold": AST,     # t of X < t, or a of |X - E| < a
+           "mean": AST, "variance": AST | null,                  # the moments the prover computed
+           "obligations": [{"rule", "where", "status"}]}         # what the prover checked
+
+The checker (:mod:`.lin_checker`) derives the moments again from the source, requires them to be
+the certificate's, rebuilds every obligation from the rule and the threshold and decides each.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lang.serialize import to_json
+
+from .format import CertificateError
+
+
+def lin_certificate(result) -> dict[str, Any]:
+    proof = getattr(result, "proof", None)
+    if result.verdict != "proved" or proof is None:
+        raise CertificateError(f"program '{result.name}' is not proved: nothing to certify")
+    b = proof.claim.base
+    return {
+        "program": result.name,
+        "method": "linearity",
+        "bound": to_json(proof.beta),
+        "bound_text": result.bound,
+        "rule": proof.rule,
+        "threshold": to_json(proof.threshold),
+        "mean": to_json(b.mean),
+        "variance": to_json(b.var) if b.var is not None else None,
+        "obligations": [{"rule": k, "where": w, "status": "valid"} for k, w, _f in proof.obligations],
+    }

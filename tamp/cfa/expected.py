@@ -1,0 +1,1109 @@
+"""The first and second moments of what a program accumulates, by linearity of expectation.
+
+A program analysis below the engines (like :mod:`.sums`): the linearity prover
+(:mod:`tamp.prover.linearity`) and its certificate checker (:mod:`tamp.certificate.lin_checker`)
+both derive the moments from the program with it, the checker never from the prover's result.
+
+A small abstract interpretation of the program's AST gives every variable at exit one of
+
+* ``Det(e)``: a deterministic value, ``e`` over the inputs;
+* ``Lin(coef, const, base)``: ``coef·X + const`` with ``coef``, ``const`` deterministic and ``X``
+  an accumulated random value with known :class:`Moments` (``base``);
+* ``Opaque``: anything else (nothing is claimed about it).
+
+An *accumulator* ``x`` is a variable raised by ``x := x + e`` (or ``x := e + x``, or lowered by
+``x := x - e``, which adds ``-e``) in counted loops
+(``for i in lo..hi``, or ``while (i < H) { …; i := i + 1; }``; the trip counts are the CFA's,
+:func:`tamp.cfa.loops.counted_loop`), possibly nested, possibly under ``if`` tests on
+deterministic values or on this iteration's fresh draws, and read nowhere else in the loop. One
+iteration adds ``T = Σ_k [G_k]·e_k`` (one term per increment statement, ``G_k`` the tests that
+lead to it). ``E[T]`` is computed exactly when every atom of ``G_k`` and every factor of ``e_k``
+(a product is split into its factors) reads at most one *draw*: a value sampled in this
+iteration (``y ~ bern(r)`` or ``y ~ unif(lo, hi)`` with deterministic parameters), or an element
+``a[e]`` of an array of draws filled by an earlier loop ``for k in lo..hi { a[k] ~ D; }`` and not
+written since (its marginal is D; the side condition ``lo <= e < hi``). The factors are grouped
+by draw; distinct draws are independent, so the expectation of the product is the product of
+each group's expectation:
+
+* ``bern(r)``: ``r·F(true) + (1 - r)·F(false)``;
+* ``unif(lo, hi)``: one comparison ``d < k`` (``<=``, ``>``, ``>=``, ``==``, ``!=``) with ``k``
+  deterministic has probability ``(k - lo)/(hi - lo + 1)`` (and its variants) under the side
+  condition ``lo <= k <= hi + 1``; anything else is the average ``sum(j in lo..hi+1: F(j)) /
+  (hi - lo + 1)`` (``cost[pg]`` under ``!cached[pg]``).
+
+Two array-of-draws elements in one term could be one element: such a term is not computed.
+Linearity needs no independence between iterations: ``E[x] = x0 + Σ_i E[T_i]``. The sum over a
+loop's counter is closed when its summand allows (:func:`sum_over`): a summand that does not read
+the counter is multiplied by the trip count, one affine in it (its syntactic degree is at most
+1) is the trip count times the mean of the first and last, a test ``i != v``/``i == v`` of the
+counter is counted exactly; otherwise the ``sum`` stays (the solver's sum functions and lemmas).
+
+*Second moment.* When the increments of different iterations are independent — each reads only
+its own iteration's fresh draws, deterministic values and elements ``a[i]`` of an array of draws
+at the counter of a loop that is not nested — ``Var[x] = Σ_i Var[T_i]``, with ``Var[T] =
+E[T²] - E[T]²`` and ``E[T²] = Σ_k Σ_l E[[G_k ∧ G_l]·e_k·e_l]`` computed as above (exact); an
+inner loop's increments are independent of each other and of the enclosing iteration's own
+(they may not read the enclosing iteration's draws). Otherwise the variance is unknown (None).
+
+*Non-negativity* (Markov): ``x >= 0`` surely when its start is, and every increment ``e_k`` is at
+every value of the draws it reads (the guards are dropped: a stronger condition), at every
+iteration (``forall`` over the counters): the condition :attr:`Moments.nonneg`, proved under
+``requires`` by the caller.
+
+Sound: the analysis claims nothing it does not compute; every deterministic fact it rests on
+(loops run ``lo <= hi`` times, distribution parameters in range, array indices inside the range
+of draws) is a side condition the caller proves under ``requires``. Anything outside these
+shapes is ``Opaque``, and a claim that reads an ``Opaque`` value is not applicable.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from lang import ast as A
+from lang.errors import TampError
+from lang.typecheck import check_program
+from lang.walk import free_vars, replace_all
+from lang.walk import substitute as subst
+
+from .loops import CountedLoop, NotCounted, counted_loop
+
+
+class NotApplicable(Exception):
+    """The claim is not about a value whose moments this analysis computes (message: why)."""
+
+
+ONE = A.num(1)
+ZERO = A.num(0)
+TRUE = A.BoolLit(True)
+FALSE = A.BoolLit(False)
+
+
+@dataclass(frozen=True)
+class Moments:
+    """An accumulated random value: its mean, its variance (None: not shown to be a sum of
+    independent increments) and a deterministic condition under which it is never negative."""
+
+    mean: A.Expr
+    var: A.Expr | None
+    nonneg: A.Expr
+
+
+@dataclass(frozen=True)
+class Det:
+    expr: A.Expr
+
+
+@dataclass(frozen=True)
+class Lin:
+    coef: A.Expr
+    const: A.Expr
+    base: Moments
+
+
+@dataclass(frozen=True)
+class Opaque:
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Rnd:
+    """A value of this iteration over its draws (placeholders ``$dK``) and deterministic values."""
+
+    expr: A.Expr
+
+
+@dataclass(frozen=True)
+class Term:
+    """One increment ``[guards]·value`` (``agg`` set: an inner loop's total, with its moments)."""
+
+    guards: tuple[A.Expr, ...]
+    value: A.Expr
+    agg: Moments | None = None
+
+
+@dataclass(frozen=True)
+class Acc:
+    """An accumulator inside a loop body: its increments so far in this iteration."""
+
+    terms: tuple[Term, ...] = ()
+
+
+@dataclass(frozen=True)
+class DrawArray:
+    """An array filled by ``for k in lo..hi { a[k] ~ D }``: element e is a draw of D[k := e]."""
+
+    func: str
+    args: tuple[A.Expr, ...]
+    counter: str
+    lo: A.Expr
+    hi: A.Expr
+
+
+@dataclass
+class Result:
+    env: dict[str, object]
+    side: list[tuple[str, A.Expr]] = field(default_factory=list)
+    loops: list[CountedLoop] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------- expressions
+
+
+def _const(e) -> Fraction | None:
+    if isinstance(e, A.Num):
+        return e.value
+    if isinstance(e, A.Unary) and e.op == "-":
+        v = _const(e.operand)
+        return None if v is None else -v
+    return None
+
+
+def _n(v: Fraction) -> A.Expr:
+    if v < 0:
+        return A.Unary("-", _n(-v))
+    return A.num(int(v)) if v.denominator == 1 else A.num(v)
+
+
+def fold(e: A.Expr) -> A.Expr:
+    """Light constant folding (0 and 1 units, Boolean literals, ``(a - c) + c``): the moments
+    stay readable and the solver's queries small. Every rewrite is an identity of the reals."""
+    if isinstance(e, A.Binary):
+        l, r = fold(e.left), fold(e.right)
+        cl, cr = _const(l), _const(r)
+        op = e.op
+        if op in ("+", "-", "*") and cl is not None and cr is not None:
+            return _n(cl + cr if op == "+" else cl - cr if op == "-" else cl * cr)
+        if op == "/" and cl is not None and cr is not None and cr != 0:
+            return _n(cl / cr)
+        if op in ("+", "-", "*") and isinstance(l, A.Cond) and isinstance(r, A.Cond) and l.cond == r.cond:
+            if _const(l.other) == 0 and _const(r.other) == 0:  # [c]·a op [c]·b is [c]·(a op b)
+                return fold(A.Cond(l.cond, A.Binary(op, l.then, r.then), ZERO))
+        if op == "+":
+            if cl == 0:
+                return r
+            if cr == 0:
+                return l
+            if isinstance(l, A.Binary) and l.op == "-" and l.right == r and _const(r) is not None:
+                return l.left
+        if op == "-":
+            if cr == 0:
+                return l
+            if cl == 0:
+                return fold(A.Unary("-", r))
+            if l == r:
+                return ZERO
+        if op == "*":
+            if cl == 0 or cr == 0:
+                return ZERO
+            if cl == 1:
+                return r
+            if cr == 1:
+                return l
+        if op == "/":
+            if cr == 1:
+                return l
+            if cl == 0:
+                return ZERO
+            if isinstance(r, A.Binary) and r.op == "/" and _const(r.left) == 1:
+                return fold(A.Binary("*", l, r.right))
+        if op in ("<", "<=", ">", ">=", "==", "!=") and cl is not None and cr is not None:
+            return A.BoolLit(
+                {"<": cl < cr, "<=": cl <= cr, ">": cl > cr, ">=": cl >= cr, "==": cl == cr, "!=": cl != cr}[op]
+            )
+        if op == "&&":
+            if l == r:
+                return l
+            if l == TRUE:
+                return r
+            if r == TRUE:
+                return l
+            if FALSE in (l, r):
+                return FALSE
+        if op == "||":
+            if l == FALSE:
+                return r
+            if r == FALSE:
+                return l
+            if TRUE in (l, r):
+                return TRUE
+        return A.Binary(op, l, r)
+    if isinstance(e, A.Unary):
+        o = fold(e.operand)
+        if e.op == "!" and isinstance(o, A.BoolLit):
+            return A.BoolLit(not o.value)
+        if e.op in ("-", "!") and isinstance(o, A.Unary) and o.op == e.op:
+            return o.operand
+        if e.op == "-" and _const(o) is not None:
+            return _n(-_const(o))  # type: ignore[operator]
+        return A.Unary(e.op, o)
+    if isinstance(e, A.Cond):
+        c = fold(e.cond)
+        if isinstance(c, A.BoolLit):
+            return fold(e.then if c.value else e.other)
+        if isinstance(c, A.Unary) and c.op == "!":
+            return A.Cond(c.operand, fold(e.other), fold(e.then))
+        return A.Cond(c, fold(e.then), fold(e.other))
+    return e
+
+
+def _mul(a: A.Expr, b: A.Expr) -> A.Expr:
+    return fold(A.Binary("*", a, b))
+
+
+def _add(a: A.Expr, b: A.Expr) -> A.Expr:
+    return fold(A.Binary("+", a, b))
+
+
+def _sub(a: A.Expr, b: A.Expr) -> A.Expr:
+    return fold(A.Binary("-", a, b))
+
+
+def _div(a: A.Expr, b: A.Expr) -> A.Expr:
+    return fold(A.Binary("/", a, b))
+
+
+def _and(es) -> A.Expr:
+    out: A.Expr = TRUE
+    for e in es:
+        out = fold(A.Binary("&&", out, e))
+    return out
+
+
+def _factors(e: A.Expr) -> list[A.Expr]:
+    if isinstance(e, A.Binary) and e.op == "*":
+        return _factors(e.left) + _factors(e.right)
+    return [e]
+
+
+def _atoms(e: A.Expr) -> list[A.Expr]:
+    if isinstance(e, A.Binary) and e.op == "&&":
+        return _atoms(e.left) + _atoms(e.right)
+    return [e]
+
+
+def _draws_in(e: A.Expr) -> set[str]:
+    return {v for v in free_vars(e) if v.startswith("$d")}
+
+
+def _degree(e: A.Expr, i: str) -> int | None:
+    """The degree of ``e`` as a polynomial in ``i`` (None: not a polynomial in it)."""
+    if i not in free_vars(e):
+        return 0
+    if isinstance(e, A.Var):
+        return 1
+    if isinstance(e, A.Binary) and e.op in ("+", "-"):
+        a, b = _degree(e.left, i), _degree(e.right, i)
+        return None if a is None or b is None else max(a, b)
+    if isinstance(e, A.Binary) and e.op == "*":
+        a, b = _degree(e.left, i), _degree(e.right, i)
+        return None if a is None or b is None else a + b
+    if isinstance(e, A.Binary) and e.op == "/":
+        return _degree(e.left, i) if i not in free_vars(e.right) else None
+    if isinstance(e, A.Unary) and e.op == "-":
+        return _degree(e.operand, i)
+    return None
+
+
+def _terms(e: A.Expr) -> list[tuple[int, A.Expr]]:
+    if isinstance(e, A.Binary) and e.op in ("+", "-"):
+        right = _terms(e.right)
+        if e.op == "-":
+            right = [(-s, t) for s, t in right]
+        return _terms(e.left) + right
+    return [(1, e)]
+
+
+def sum_over(f: A.Expr, i: str, lo: A.Expr, hi: A.Expr) -> A.Expr:
+    """``Σ_{i=lo}^{hi-1} f`` (for ``lo <= hi``), closed where the summand allows (see the module
+    docstring); each ``+``/``-`` part of ``f`` separately (linearity)."""
+    out: A.Expr = ZERO
+    n = _sub(hi, lo)
+    for sign, t in _terms(fold(f)):
+        s = _sum_part(t, i, lo, hi, n)
+        out = _add(out, s) if sign > 0 else _sub(out, s)
+    return out
+
+
+def _sum_part(t: A.Expr, i: str, lo: A.Expr, hi: A.Expr, n: A.Expr) -> A.Expr:
+    d = _degree(t, i)
+    if d == 0:
+        return _mul(n, t)
+    if d == 1:  # affine in i: n times the mean of the first and the last summand
+        first, last = subst(t, {i: lo}), subst(t, {i: _sub(hi, ONE)})
+        return _div(_mul(n, _add(first, last)), A.num(2))
+    if isinstance(t, A.Cond) and i not in free_vars(t.then) | free_vars(t.other):
+        c = t.cond
+        neg = False
+        if isinstance(c, A.Binary) and c.op in ("==", "!=") and isinstance(c.right, A.Var) and c.right.name == i:
+            c = A.Binary(c.op, c.right, c.left)
+        if isinstance(c, A.Binary) and c.op in ("==", "!=") and c.left == A.Var(i) and i not in free_vars(c.right):
+            neg = c.op == "!="
+            hit = A.Cond(
+                A.Binary("&&", A.Binary("<=", lo, c.right), A.Binary("<", c.right, hi)), ONE, ZERO
+            )  # the number of i in [lo, hi) with i == v
+            hits = _sub(n, hit) if neg else hit
+            return _add(_mul(hits, t.then), _mul(_sub(n, hits), t.other))
+    if isinstance(t, A.Binary) and t.op == "*":
+        fs = _factors(t)
+        outside = [f for f in fs if i not in free_vars(f)]
+        inside = [f for f in fs if i in free_vars(f)]
+        if outside:  # factors that do not read the counter come out of the sum
+            out: A.Expr = ONE
+            for f in outside:
+                out = _mul(out, f)
+            rest: A.Expr = inside[0]
+            for f in inside[1:]:
+                rest = A.Binary("*", rest, f)
+            return _mul(out, _sum_part(rest, i, lo, hi, n))
+    if isinstance(t, A.Binary) and t.op == "/" and i not in free_vars(t.right):
+        return _div(_sum_part(t.left, i, lo, hi, n), t.right)
+    return A.Sum(i, lo, hi, False, t)
+
+
+def _forall(i: str, lo: A.Expr, hi: A.Expr, cond: A.Expr) -> A.Expr:
+    if i not in free_vars(cond):
+        return cond
+    return A.Quant("forall", i, lo, hi, False, cond)
+
+
+# ---------------------------------------------------------------------------- expectations
+
+
+class _Draws:
+    """The draws of one iteration: placeholder name -> (distribution, deterministic args)."""
+
+    def __init__(self, ids, is_int=lambda e: False):
+        self.ids = ids
+        self.is_int = is_int  # whether an expression over the inputs and counters is an integer
+        self.dist: dict[str, tuple[str, tuple[A.Expr, ...]]] = {}
+        self.arr: dict[tuple[str, A.Expr], str] = {}  # array-of-draws element -> placeholder
+        self.arr_index: dict[str, A.Expr] = {}
+
+    def fresh(self, func: str, args: tuple[A.Expr, ...]) -> str:
+        name = f"$d{next(self.ids)}"
+        self.dist[name] = (func, args)
+        return name
+
+
+def _support_forall(d: str, dist, cond: A.Expr) -> A.Expr:
+    """``cond`` at every value of draw ``d``."""
+    func, args = dist
+    if func == "bern":
+        return _and([fold(subst(cond, {d: TRUE})), fold(subst(cond, {d: FALSE}))])
+    lo, hi = args
+    j = f"{d[1:]}$v"
+    return _forall(j, lo, _add(hi, ONE), fold(subst(cond, {d: A.Var(j)})))
+
+
+def _group_mean(d: str, dist, atoms: list[A.Expr], vals: list[A.Expr], side: list, draws: _Draws) -> A.Expr:
+    """``E[[atoms]·Π vals]`` over draw ``d`` alone."""
+    func, args = dist
+    value: A.Expr = ONE
+    for v in vals:
+        value = _mul(value, v)
+    cond = _and(atoms)
+    F = fold(A.Cond(cond, value, ZERO)) if cond != TRUE else value
+    if func == "bern":
+        (r,) = args
+        return _add(_mul(r, fold(subst(F, {d: TRUE}))), _mul(_sub(ONE, r), fold(subst(F, {d: FALSE}))))
+    lo, hi = args
+    size = _add(_sub(hi, lo), ONE)
+    if not vals and len(atoms) == 1:
+        p = _comparison(A.Var(d), atoms[0], lo, hi, size, side, draws.is_int)
+        if p is not None:
+            return p
+    j = f"{d[1:]}$j"
+    return _div(A.Sum(j, lo, _add(hi, ONE), False, fold(subst(F, {d: A.Var(j)}))), size)
+
+
+def _comparison(d: A.Var, atom: A.Expr, lo, hi, size, side, is_int) -> A.Expr | None:
+    """The probability of ``d op k`` for ``d ~ unif(lo, hi)`` and an integer ``k`` (None: not
+    such a comparison; the caller averages over the range instead)."""
+    mirror = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+    if not (isinstance(atom, A.Binary) and atom.op in mirror):
+        return None
+    op, l, r = atom.op, atom.left, atom.right
+    if r == d and l != d:
+        op, l, r = mirror[op], r, l
+    if l != d or d.name in free_vars(r) or _draws_in(r) or not is_int(r):
+        return None
+    if op in ("==", "!="):
+        side.append(("index in range", _and([A.Binary("<=", lo, r), A.Binary("<=", r, hi)])))
+        p = _div(ONE, size)
+        return p if op == "==" else _sub(ONE, p)
+    k = r if op in ("<", ">=") else _add(r, ONE)  # d < k, or d <= r is d < r + 1
+    side.append(("threshold in range", _and([A.Binary("<=", lo, k), A.Binary("<=", k, _add(hi, ONE))])))
+    below = _div(_sub(k, lo), size)
+    return below if op in ("<", "<=") else _sub(ONE, below)
+
+
+def term_mean(guards: tuple[A.Expr, ...], vals: list[A.Expr], draws: _Draws, side: list) -> A.Expr:
+    """``E[[guards]·Π vals]``; raises NotApplicable when a factor reads two draws."""
+    det_atoms: list[A.Expr] = []
+    det_vals: list[A.Expr] = []
+    atoms: dict[str, list[A.Expr]] = {}
+    vs: dict[str, list[A.Expr]] = {}
+    seen: list[A.Expr] = []
+    for g in guards:
+        for a in _atoms(g):
+            if a in seen:
+                continue
+            seen.append(a)
+            ds = _draws_in(a)
+            if len(ds) > 1:
+                raise NotApplicable("a test compares two draws")
+            if ds:
+                atoms.setdefault(next(iter(ds)), []).append(a)
+            else:
+                det_atoms.append(a)
+    for v in vals:
+        for f in _factors(v):
+            ds = _draws_in(f)
+            if len(ds) > 1:
+                raise NotApplicable("an increment combines two draws other than by a product")
+            if ds:
+                vs.setdefault(next(iter(ds)), []).append(f)
+            else:
+                det_vals.append(f)
+    used = set(atoms) | set(vs)
+    if sum(1 for d in used if d in draws.arr_index) > 1:
+        raise NotApplicable("a term reads two elements of an array of draws (they may be one)")
+    out: A.Expr = ONE
+    for f in det_vals:
+        out = _mul(out, f)
+    for d in sorted(used):
+        out = _mul(out, _group_mean(d, draws.dist[d], atoms.get(d, []), vs.get(d, []), side, draws))
+    dg = _and(det_atoms)
+    return out if dg == TRUE else fold(A.Cond(dg, out, ZERO))
+
+
+def _nonneg(value: A.Expr, draws: _Draws) -> A.Expr:
+    cond: A.Expr = A.Binary(">=", value, ZERO)
+    for d in sorted(_draws_in(value)):
+        cond = _support_forall(d, draws.dist[d], cond)
+    return fold(cond)
+
+
+# ---------------------------------------------------------------------------- the interpreter
+
+
+def _line(s) -> int:
+    return s.pos.line if s.pos is not None else 0
+
+
+def _written(s) -> set[str]:
+    out: set[str] = set()
+    for n in A.walk(s):
+        if isinstance(n, (A.Assign, A.Sample)):
+            for t in n.targets:
+                out.add(A.target_name(t))
+        elif isinstance(n, A.For):
+            out.add(n.var)
+    return out
+
+
+def _has_loop(s) -> bool:
+    return any(isinstance(n, (A.While, A.For)) for n in A.walk(s))
+
+
+class _Exec:
+    def __init__(self, program: A.Program, cfa, types):
+        self.params = {p.name for p in program.params}
+        self.cfa = cfa
+        self.types = types
+        self.ids = itertools.count(1)
+        self.side: list[tuple[str, A.Expr]] = []
+        self.loops: list[CountedLoop] = []
+
+    # --- expressions: Det, Rnd (reads this iteration's draws) or Opaque
+    def ev(self, e: A.Expr, env, draws: _Draws | None) -> object:
+        m: dict[str, A.Expr] = {}
+        rnd = False
+        for n in A.walk(e):
+            if isinstance(n, (A.Sum, A.Quant)):
+                return Opaque("a sum or quantifier in the program")
+        # array-of-draws elements first: a[e] with a a DrawArray
+        e = self._arr_reads(e, env, draws)
+        if isinstance(e, Opaque):
+            return e
+        for x in free_vars(e):
+            if x.startswith("$d"):
+                rnd = True
+                continue
+            v = env.get(x)
+            if isinstance(v, Det):
+                m[x] = v.expr
+            elif isinstance(v, Rnd):
+                m[x] = v.expr
+                rnd = True
+            else:
+                return Opaque(f"reads '{x}'")
+        out = fold(subst(e, m))
+        return Rnd(out) if rnd else Det(out)
+
+    def _arr_reads(self, e: A.Expr, env, draws):
+        for n in A.walk(e):
+            if isinstance(n, A.Index) and isinstance(n.base, A.Var) and isinstance(env.get(n.base.name), DrawArray):
+                if draws is None:
+                    return Opaque("an array of draws read outside a loop")
+                da = env[n.base.name]
+                idx = self.ev(n.index, env, draws)
+                if not isinstance(idx, Det):
+                    return Opaque("an array of draws read at an index that is not deterministic")
+                key = (n.base.name, idx.expr)
+                if key not in draws.arr:
+                    args = tuple(fold(subst(a, {da.counter: idx.expr})) for a in da.args)
+                    name = draws.fresh(da.func, args)
+                    draws.arr[key] = name
+                    draws.arr_index[name] = idx.expr
+                    if da.func == "bern":
+                        cond = _and([A.Binary("<=", ZERO, args[0]), A.Binary("<=", args[0], ONE)])
+                        self.side.append(("probability", cond))
+                    else:
+                        self.side.append(("range not empty", A.Binary("<=", args[0], args[1])))
+                    self.side.append(
+                        (
+                            "element drawn",
+                            _and([A.Binary("<=", da.lo, idx.expr), A.Binary("<", idx.expr, da.hi)]),
+                        )
+                    )
+                new = replace_all(e, n, A.Var(draws.arr[key]))
+                return self._arr_reads(new, env, draws)
+        return e
+
+    # --- statements
+    def block(self, stmts, env, draws, guards) -> None:
+        for s in stmts:
+            self.stmt(s, env, draws, guards)
+
+    def stmt(self, s: A.Stmt, env, draws, guards) -> None:
+        if isinstance(s, A.Block):
+            self.block(s.stmts, env, draws, guards)
+        elif isinstance(s, (A.Skip, A.VarDecl)):
+            return
+        elif isinstance(s, A.Assign):
+            self.assign(s, env, draws, guards)
+        elif isinstance(s, A.Sample):
+            self.sample(s, env, draws, guards)
+        elif isinstance(s, A.If):
+            self.branch(s, env, draws, guards)
+        elif isinstance(s, A.For):
+            self.for_loop(s, env, draws, guards)
+        elif isinstance(s, A.While):
+            self.while_loop(s, env, draws, guards)
+        else:  # assume and anything else: conditioning is not recognised
+            raise NotApplicable(f"line {_line(s)}: {type(s).__name__.lower()} is not recognised")
+
+    def assign(self, s: A.Assign, env, draws, guards) -> None:
+        if len(s.targets) != 1:
+            for t in s.targets:
+                env[A.target_name(t)] = Opaque("a tuple assignment")
+            return
+        t = s.targets[0]
+        name = A.target_name(t)
+        if not isinstance(t, A.Var):
+            env[name] = Opaque("an array written")
+            return
+        cur = env.get(name)
+        v = s.value
+        if isinstance(v, A.Binary) and v.op in ("+", "-") and isinstance(cur, (Acc, Lin)):
+            inc = v.right if v.left == A.Var(name) else v.left if v.right == A.Var(name) and v.op == "+" else None
+            if inc is not None and v.op == "-":  # x := x - e adds -e (never non-negative unless e is 0)
+                inc = A.Unary("-", inc)
+            if inc is not None and name not in free_vars(inc):
+                ie = self.ev(inc, env, draws)
+                if isinstance(cur, Acc) and isinstance(ie, (Det, Rnd)):
+                    env[name] = Acc(cur.terms + (Term(guards, ie.expr),))  # type: ignore[union-attr]
+                    return
+                if isinstance(cur, Lin) and isinstance(ie, Det) and draws is None and not guards:
+                    env[name] = Lin(cur.coef, _add(cur.const, ie.expr), cur.base)
+                    return
+        if guards and draws is None:
+            env[name] = Opaque("assigned under a test")
+            return
+        if any(_draws_in(g) for g in guards):
+            env[name] = Opaque("assigned under a test on a draw")
+            return
+        if guards:  # a deterministic test inside a loop
+            env[name] = Opaque("assigned under a test")
+            return
+        env[name] = self.affine(v, env, draws)
+
+    def affine(self, e: A.Expr, env, draws) -> object:
+        """A value that reads at most one accumulated value X, affinely (``s / n``)."""
+        randoms = [x for x in free_vars(e) if isinstance(env.get(x), Lin)]
+        if not randoms:
+            return self.ev(e, env, draws)
+        if len(randoms) > 1 or draws is not None:
+            return Opaque("combines accumulated values")
+        x = randoms[0]
+        lx: Lin = env[x]  # type: ignore[assignment]
+        X = "$X"
+        inner = dict(env)
+        inner[x] = Det(fold(A.Binary("+", A.Binary("*", lx.coef, A.Var(X)), lx.const)))
+        inner[X] = Det(A.Var(X))
+        val = self.ev(e, inner, None)
+        if not isinstance(val, Det):
+            return Opaque("not affine")
+        parts = linear_in(val.expr, X)
+        if parts is None:
+            return Opaque("not affine in an accumulated value")
+        coef, const = parts
+        return Lin(coef, const, lx.base)
+
+    def sample(self, s: A.Sample, env, draws, guards) -> None:
+        names = [A.target_name(t) for t in s.targets]
+        d = s.dist
+        args = [self.ev(a, env, draws) for a in d.args]
+        # a draw made under a test is taken as made always (deferred decision: it is independent of
+        # the tests' draws, and only terms under the same tests read it; after the branch it is Opaque)
+        ok = (
+            len(s.targets) == 1
+            and isinstance(s.targets[0], A.Var)
+            and draws is not None
+            and d.func in ("bern", "unif")
+            and all(isinstance(a, Det) for a in args)
+            and (d.func == "bern" and len(args) == 1 or d.func == "unif" and len(args) == 2)
+        )
+        if not ok:
+            for n in names:
+                env[n] = Opaque("a draw of an unrecognised kind or place")
+            return
+        assert draws is not None
+        dargs = tuple(a.expr for a in args if isinstance(a, Det))
+        dg = _and([g for g in guards if not _draws_in(g)])  # needed where the draw is made
+        if d.func == "bern":
+            cond = _and([A.Binary("<=", ZERO, dargs[0]), A.Binary("<=", dargs[0], ONE)])
+            self.side.append(("probability", cond if dg == TRUE else A.Binary("==>", dg, cond)))
+        else:
+            if not self._int(d.args[0], env) or not self._int(d.args[1], env):
+                env[names[0]] = Opaque("unif over a real range")
+                return
+            cond = A.Binary("<=", dargs[0], dargs[1])
+            self.side.append(("range not empty", cond if dg == TRUE else A.Binary("==>", dg, cond)))
+        env[names[0]] = Rnd(A.Var(draws.fresh(d.func, dargs)))
+
+    def _int(self, e: A.Expr, env) -> bool:
+        try:
+            return self.types.type_of(e) == A.INT
+        except Exception:  # noqa: BLE001 - an expression the type checker cannot type: not an int
+            return False
+
+    def branch(self, s: A.If, env, draws, guards) -> None:
+        c = self.ev(s.cond, env, draws)
+        written = _written(s)
+        if not isinstance(c, (Det, Rnd)) or (draws is None and not isinstance(c, Det)):
+            for x in written:
+                env[x] = Opaque("written under an unrecognised test")
+            return
+        if draws is None and _has_loop(s):
+            for x in written:
+                env[x] = Opaque("a loop under a test")
+            return
+        e1, e2 = dict(env), dict(env)
+        self.block(s.then.stmts, e1, draws, guards + (c.expr,))  # type: ignore[union-attr]
+        if s.other is not None:
+            self.block(s.other.stmts, e2, draws, guards + (fold(A.Unary("!", c.expr)),))  # type: ignore[union-attr]
+        for x in set(e1) | set(e2):
+            a, b, before = e1.get(x), e2.get(x), env.get(x)
+            if a is before and b is before:
+                continue
+            if isinstance(before, Acc) and isinstance(a, Acc) and isinstance(b, Acc):
+                k = len(before.terms)
+                env[x] = Acc(before.terms + a.terms[k:] + b.terms[k:])
+            elif a == b and a is not None and not isinstance(a, (Rnd, Acc)) and draws is None:
+                env[x] = a
+            else:
+                env[x] = Opaque("written in a branch")
+
+    # --- loops
+    def counted(self, s: A.Stmt, counter: str) -> CountedLoop:
+        line = _line(s)
+        heads = [h for h in self.cfa.loop_heads if self.cfa.graph.nodes[h].get("line") == line]
+        if len(heads) != 1:
+            raise NotApplicable(f"line {line}: the loop is not found in the control-flow automaton")
+        try:
+            cl = counted_loop(self.cfa, heads[0])
+        except NotCounted as exc:
+            raise NotApplicable(str(exc)) from None
+        if cl.counter != counter:
+            raise NotApplicable(f"line {line}: the loop's counter is not '{counter}'")
+        self.loops.append(cl)
+        return cl
+
+    def for_loop(self, s: A.For, env, draws, guards) -> None:
+        if s.var in _written(s.body):
+            raise NotApplicable(f"line {_line(s)}: the loop variable is written in the body")
+        cl = self.counted(s, s.var)
+        env[s.var] = self.ev(s.lo, env, draws)
+        self.loop(s, list(s.body.stmts), cl, env, draws, guards)
+        env[s.var] = Opaque("loop variable")
+
+    def while_loop(self, s: A.While, env, draws, guards) -> None:
+        c = s.cond
+        stmts = list(s.body.stmts)
+        mirror = {"<": ">", ">": "<"}
+        if isinstance(c, A.Binary) and c.op in mirror and isinstance(c.right, A.Var) and not isinstance(c.left, A.Var):
+            c = A.Binary(mirror[c.op], c.right, c.left)
+        if not (isinstance(c, A.Binary) and c.op in ("<", "<=") and isinstance(c.left, A.Var) and stmts):
+            raise NotApplicable(
+                f"line {_line(s)}: only counted loops `while (i < H) {{ …; i := i + 1; }}` are recognised"
+            )
+        i = c.left.name
+        bumps = [
+            k
+            for k, st in enumerate(stmts)
+            if isinstance(st, A.Assign) and st.targets == (A.Var(i),) and st.value == A.Binary("+", A.Var(i), ONE)
+        ]
+        if len(bumps) != 1:
+            raise NotApplicable(f"line {_line(s)}: the loop body must raise `{i} := {i} + 1;` once, at its top level")
+        if not self._int(A.Var(i), env) or not self._int(c.right, env):
+            raise NotApplicable(f"line {_line(s)}: the counter and the bound of a counted loop must be integers")
+        rest = stmts[: bumps[0]] + stmts[bumps[0] + 1 :]
+        if any(i in _written(st) for st in rest):
+            raise NotApplicable(f"line {_line(s)}: the counter '{i}' is written elsewhere in the body")
+        cl = self.counted(s, i)
+        if not cl.up:
+            raise NotApplicable(f"line {_line(s)}: the loop does not count up")
+        # the statements after the raise read i + 1 (i: the counter's value at the loop head)
+        self.loop(s, rest, cl, env, draws, guards, bumps[0])
+        hi = self.ev(cl.hi, env, draws)
+        env[i] = hi if isinstance(hi, Det) else Opaque("the counter")
+
+    def loop(self, s, stmts, cl: CountedLoop, env, draws, guards, bump_at: int | None = None) -> None:
+        if any(_draws_in(g) for g in guards):
+            for x in _written(s):
+                env[x] = Opaque("a loop under a test on a draw")
+            return
+        i = cl.counter
+        lo, hi = self.ev(cl.lo, env, draws), self.ev(cl.hi, env, draws)
+        if not (isinstance(lo, Det) and isinstance(hi, Det)):
+            raise NotApplicable(f"line {_line(s)}: the range of the loop is not deterministic")
+        lo_e, hi_e = lo.expr, hi.expr
+        dg = _and(guards)
+        self.side.append(
+            ("loop runs", A.Binary("<=", lo_e, hi_e) if dg == TRUE else A.Binary("==>", dg, A.Binary("<=", lo_e, hi_e)))
+        )
+        written: set[str] = set()
+        for st in stmts:
+            written |= _written(st)
+        inner: dict[str, object] = {}
+        for x, v in env.items():  # the enclosing iteration's draws are not read in the loop
+            inner[x] = Opaque("a draw of the enclosing iteration") if isinstance(v, Rnd) else v
+        inner[i] = Det(A.Var(i))
+        for x in written:
+            before = env.get(x)
+            inner[x] = Acc() if isinstance(before, (Det, Lin, Acc)) else Opaque("set in the loop")
+        fill = self._fill(stmts, i)
+        mine = _Draws(self.ids, lambda e: self._int(e, inner))
+        side_before = len(self.side)
+        if bump_at is None:
+            self.block(stmts, inner, mine, ())
+        else:
+            self.block(stmts[:bump_at], inner, mine, ())
+            inner[i] = Det(A.Binary("+", A.Var(i), ONE))
+            self.block(stmts[bump_at:], inner, mine, ())
+        body_side = self.side[side_before:]
+        del self.side[side_before:]
+        for name, cond in body_side:
+            if set(free_vars(cond)) & (written - {i}):
+                raise NotApplicable(f"line {_line(s)}: a {name} condition in the loop depends on the iteration's state")
+            cond = _forall(i, lo_e, hi_e, cond)
+            self.side.append((name, cond if dg == TRUE else A.Binary("==>", dg, cond)))
+        nested = draws is not None
+        for x in written:
+            v, before = inner.get(x), env.get(x)
+            filled = fill.get(x)
+            if filled is not None:
+                func, args = filled
+                full = not nested and dg == TRUE  # filled whenever the program runs
+                env[x] = DrawArray(func, args, i, lo_e, hi_e) if full else Opaque("drawn in a nested or guarded loop")
+                continue
+            if not isinstance(v, Acc) or not isinstance(before, (Det, Lin, Acc)):
+                env[x] = Opaque("the value of the last iteration")
+                continue
+            if not v.terms:
+                continue
+            try:
+                mom = self._moments(v.terms, mine, i, lo_e, hi_e, nested)
+            except NotApplicable as exc:
+                env[x] = Opaque(str(exc))
+                continue
+            if dg != TRUE:  # the loop runs only when the deterministic tests hold
+                mom = Moments(
+                    fold(A.Cond(dg, mom.mean, ZERO)),
+                    None if mom.var is None else fold(A.Cond(dg, mom.var, ZERO)),
+                    mom.nonneg,
+                )
+            if isinstance(before, Acc):
+                env[x] = Acc(before.terms + (Term((), ZERO, mom),))
+            elif isinstance(before, Det):
+                env[x] = Lin(
+                    ONE,
+                    ZERO,
+                    Moments(
+                        _add(before.expr, mom.mean), mom.var, _and([A.Binary(">=", before.expr, ZERO), mom.nonneg])
+                    ),
+                )
+            else:
+                assert isinstance(before, Lin)
+                if before.coef != ONE:
+                    env[x] = Opaque("a scaled accumulated value raised again")
+                    continue
+                b = before.base
+                env[x] = Lin(
+                    ONE,
+                    before.const,
+                    Moments(
+                        _add(b.mean, mom.mean),
+                        None,  # two loops' increments may share an array of draws
+                        _and([b.nonneg, A.Binary(">=", before.const, ZERO), mom.nonneg]),
+                    ),
+                )
+
+    def _fill(self, stmts, i: str) -> dict[str, tuple[str, tuple[A.Expr, ...]] | None]:
+        """Arrays written in the body only by one unguarded ``a[i] ~ D`` at the top level (D's
+        arguments deterministic, over the inputs and ``i``): name -> (func, args); other arrays
+        written in the body -> None."""
+        out: dict[str, tuple[str, tuple[A.Expr, ...]] | None] = {}
+        for st in stmts:
+            if (
+                isinstance(st, A.Sample)
+                and len(st.targets) == 1
+                and isinstance(st.targets[0], A.Index)
+                and st.targets[0].index == A.Var(i)
+                and isinstance(st.targets[0].base, A.Var)
+                and (st.dist.func, len(st.dist.args)) in (("bern", 1), ("unif", 2))
+                and (st.dist.func == "bern" or all(self._int(a, {}) for a in st.dist.args))
+                and not set().union(*[free_vars(a) for a in st.dist.args]) - self.params - {i}
+            ):
+                name = st.targets[0].base.name
+                out[name] = None if name in out else (st.dist.func, tuple(st.dist.args))
+            else:
+                for n in A.walk(st):
+                    if isinstance(n, (A.Assign, A.Sample)):
+                        for t in n.targets:
+                            if isinstance(t, A.Index):
+                                out[A.target_name(t)] = None
+        return out
+
+    def _moments(self, terms, draws: _Draws, i, lo, hi, nested: bool) -> Moments:
+        side: list[tuple[str, A.Expr]] = []
+        mean: A.Expr = ZERO
+        nonneg: A.Expr = TRUE
+        direct = [t for t in terms if t.agg is None]
+        aggs = [t.agg for t in terms if t.agg is not None]
+        for t in direct:
+            mean = _add(mean, term_mean(t.guards, [t.value], draws, side))
+            nonneg = _and([nonneg, _nonneg(t.value, draws)])
+        for a in aggs:
+            mean = _add(mean, a.mean)
+            nonneg = _and([nonneg, a.nonneg])
+        var: A.Expr | None
+        independent = all(idx == A.Var(i) and not nested for idx in draws.arr_index.values()) and all(
+            a.var is not None for a in aggs
+        )
+        if independent:
+            sq: A.Expr = ZERO
+            for t1 in direct:
+                for t2 in direct:
+                    sq = _add(sq, term_mean(t1.guards + t2.guards, [t1.value, t2.value], draws, side))
+            m1: A.Expr = ZERO
+            for t in direct:
+                m1 = _add(m1, term_mean(t.guards, [t.value], draws, side))
+            var = _sub(sq, _mul(m1, m1)) if direct else ZERO
+            for a in aggs:
+                var = _add(var, a.var)  # type: ignore[arg-type]
+        else:
+            var = None
+        for name, cond in side:  # at every iteration
+            self.side.append((name, _forall(i, lo, hi, cond)))
+        return Moments(
+            sum_over(mean, i, lo, hi),
+            None if var is None else sum_over(var, i, lo, hi),
+            _forall(i, lo, hi, nonneg),
+        )
+
+
+def linear_in(e: A.Expr, x: str) -> tuple[A.Expr, A.Expr] | None:
+    """``(a, b)`` with ``e = a·x + b``, ``a`` and ``b`` not reading ``x`` (syntactically), else None."""
+    if x not in free_vars(e):
+        return ZERO, e
+    if e == A.Var(x):
+        return ONE, ZERO
+    if isinstance(e, A.Binary) and e.op in ("+", "-"):
+        l, r = linear_in(e.left, x), linear_in(e.right, x)
+        if l is None or r is None:
+            return None
+        f = _add if e.op == "+" else _sub
+        return f(l[0], r[0]), f(l[1], r[1])
+    if isinstance(e, A.Binary) and e.op == "*":
+        if x not in free_vars(e.left):
+            r = linear_in(e.right, x)
+            return None if r is None else (_mul(e.left, r[0]), _mul(e.left, r[1]))
+        if x not in free_vars(e.right):
+            l = linear_in(e.left, x)
+            return None if l is None else (_mul(l[0], e.right), _mul(l[1], e.right))
+        return None
+    if isinstance(e, A.Binary) and e.op == "/" and x not in free_vars(e.right):
+        l = linear_in(e.left, x)
+        return None if l is None else (_div(l[0], e.right), _div(l[1], e.right))
+    if isinstance(e, A.Unary) and e.op == "-":
+        o = linear_in(e.operand, x)
+        return None if o is None else (fold(A.Unary("-", o[0])), fold(A.Unary("-", o[1])))
+    return None
+
+
+def analyse(program: A.Program, cfa) -> Result:
+    """The exit values of ``program``'s variables (see the module docstring); ``cfa`` is the
+    program's control-flow automaton, whose loop analysis gives every loop's trip count."""
+    if (
+        program.rate is not None
+        or program.reliability is not None
+        or any(isinstance(n, A.Binary) and n.op.endswith(".") for n in A.walk(program.body))
+    ):
+        raise NotApplicable("unreliable operations are not recognised")
+    try:
+        types = check_program(program)
+    except TampError as exc:
+        raise NotApplicable(f"the program does not type-check: {exc}") from None
+    for head in cfa.loop_heads:  # every loop ends: a run that does not counts as a failure
+        try:
+            counted_loop(cfa, head)
+        except NotCounted as exc:
+            raise NotApplicable(f"a loop that is not counted: {exc}") from None
+    ex = _Exec(program, cfa, types)
+    env: dict[str, object] = {p.name: Det(A.Var(p.name)) for p in program.params}
+    ex.block(program.body.stmts, env, None, ())
+    return Result(env, ex.side, ex.loops)
+
+
+# ---------------------------------------------------------------------------- the claim
+
+X = "X$"  #: the accumulated value in the obligations (a free real: universally quantified)
+
+
+@dataclass
+class LinClaim:
+    """The claim over the accumulated value ``X$``: ``post`` is the conjunction of the
+    ``ensures`` with every variable it reads replaced by its exit value (``coef·X$ + const``, or
+    a deterministic value)."""
+
+    base: Moments
+    post: A.Expr
+    side: list[tuple[str, A.Expr]]
+    requires: list[A.Expr]
+    types: dict[str, A.Type]
+    loops: list[CountedLoop]
+
+
+def claim_of(program: A.Program, cfa) -> LinClaim:
+    res = analyse(program, cfa)
+    post = _and(list(cfa.ensures))
+    params = {p.name for p in cfa.params}
+    m: dict[str, A.Expr] = {}
+    base: Moments | None = None
+    for x in sorted(set(free_vars(post)) - params):
+        v = res.env.get(x)
+        if isinstance(v, Det):
+            m[x] = v.expr
+        elif isinstance(v, Lin):
+            if base is not None and v.base != base:
+                raise NotApplicable("the postcondition reads two different accumulated values")
+            base = v.base
+            m[x] = fold(A.Binary("+", A.Binary("*", v.coef, A.Var(X)), v.const))
+        else:
+            why = v.why if isinstance(v, Opaque) else "not computed"
+            raise NotApplicable(f"the postcondition reads '{x}', whose moments are not computed ({why})")
+    if base is None:
+        raise NotApplicable("the postcondition reads no accumulated value")
+    types = dict(cfa.types)
+    types[X] = A.REAL
+    side: list[tuple[str, A.Expr]] = []
+    for name, cond in res.side:
+        cond = fold(cond)
+        if cond != TRUE and (name, cond) not in side:
+            side.append((name, cond))
+    return LinClaim(base, fold(subst(post, m)), side, list(cfa.requires), types, list(res.loops))
+
+
+RULES = ("markov", "chebyshev")
+
+
+def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
+    """Thresholds to try, read off the postcondition's comparisons (never trusted: POST decides):
+    Markov's ``X$ < t`` at the crossing point ``t`` of a comparison affine in ``X$``; Chebyshev's
+    ``|X$ - E| < a`` at ``a = c/|α|`` for ``abs(α·X$ + β) < c``, and at the distance from the
+    mean to a crossing point."""
+    out: list[tuple[str, A.Expr]] = []
+    mean = claim.base.mean
+    for n in A.walk(claim.post):
+        if not (isinstance(n, A.Binary) and n.op in ("<", "<=", ">", ">=")):
+            continue
+        l, r = (n.left, n.right) if n.op in ("<", "<=") else (n.right, n.left)
+        if isinstance(l, A.Call) and l.func == "abs" and X not in free_vars(r):
+            lin = linear_in(l.args[0], X)
+            if lin is not None and lin[0] != ZERO:
+                a = lin[0] if _const(lin[0]) is not None and _const(lin[0]) > 0 else A.Call("abs", (lin[0],))  # type: ignore[operator]
+                out.append(("chebyshev", _div(r, a)))
+            continue
+        lin = linear_in(fold(A.Binary("-", l, r)), X)
+        if lin is None or lin[0] == ZERO:
+            continue
+        x0 = _div(fold(A.Unary("-", lin[1])), lin[0])
+        out.append(("markov", x0))
+        out.append(("chebyshev", _sub(x0, mean)))
+        out.append(("chebyshev", _sub(mean, x0)))
+    seen: list[tuple[str, A.Expr]] = []
+    for c in out:
+        if c not in seen and (c[0] == "markov" or claim.base.var is not None):
+            seen.append(c)
+    return seen
+
+
+def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[tuple[str, str, A.Expr]]:
+    """SHAPE (the analysis' side conditions), then for Markov (``Pr[X >= t] <= E[X]/t`` for
+    ``X >= 0``, ``t > 0``) NONNEG, THRESHOLD, POST (``X < t`` implies the postcondition) and
+    BUDGET (``E[X]/t <= β``); for Chebyshev (``Pr[|X - E[X]| >= a] <= Var[X]/a²``, ``a > 0``)
+    THRESHOLD, POST (``|X - E[X]| < a`` implies it) and BUDGET (``Var[X]/a² <= β``)."""
+    b = claim.base
+    out = [("SHAPE", name, cond) for name, cond in claim.side]
+    x = A.Var(X)
+    if rule == "markov":
+        out.append(("NONNEG", "the accumulated value is never negative", b.nonneg))
+        out.append(("THRESHOLD", "Markov's threshold is positive", A.Binary(">", thr, ZERO)))
+        out.append(
+            ("POST", "below the threshold the postcondition holds", A.Binary("==>", A.Binary("<", x, thr), claim.post))
+        )
+        out.append(
+            (
+                "BUDGET",
+                "the mean over the threshold is at most the bound",
+                A.Binary("<=", A.Binary("/", b.mean, thr), beta),
+            )
+        )
+    elif rule == "chebyshev":
+        if b.var is None:
+            raise NotApplicable("the increments are not shown independent: no variance")
+        out.append(("THRESHOLD", "Chebyshev's deviation is positive", A.Binary(">", thr, ZERO)))
+        dev = A.Call("abs", (A.Binary("-", x, b.mean),))
+        out.append(
+            (
+                "POST",
+                "within the deviation of the mean the postcondition holds",
+                A.Binary("==>", A.Binary("<", dev, thr), claim.post),
+            )
+        )
+        out.append(
+            (
+                "BUDGET",
+                "the variance over the squared deviation is at most the bound",
+                A.Binary("<=", A.Binary("/", b.var, A.Binary("*", thr, thr)), beta),
+            )
+        )
+    else:
+        raise NotApplicable(f"unknown rule {rule}")
+    return out

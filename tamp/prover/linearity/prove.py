@@ -1,0 +1,155 @@
+"""Markov and Chebyshev on sums, by linearity of expectation: no invariant search.
+
+The moments of the value a claim reads are computed from the program by
+:mod:`tamp.cfa.expected` (``E[x]`` by linearity over the iterations; ``Var[x]`` as the sum of
+the iterations' variances when their increments are independent). A claim ``x < t`` (any
+comparison affine in ``x``) with ``x >= 0`` is proved by Markov's inequality
+``Pr[x >= t] <= E[x]/t``; a claim ``abs(x - m) < a`` (or a one-sided one) by Chebyshev's
+``Pr[|x - E[x]| >= a] <= Var[x]/a²``. The thresholds are candidates read off the
+postcondition (:func:`tamp.cfa.expected.candidates`) and the obligations
+(:func:`tamp.cfa.expected.obligations`: the analysis' side conditions, non-negativity, the
+postcondition outside the tail, the budget) are decided with the solver under ``requires``.
+
+Sound: the inequalities are textbook facts about the exact moments the analysis computes (see
+its docstring for why they are exact); every deterministic fact they rest on is an obligation
+decided by z3 (``unsat`` of the negation; ``unknown`` and timeouts are failures), and
+``tamp check-proof`` recomputes the moments from the source and decides every obligation again
+(:mod:`tamp.certificate.lin_checker`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import z3
+
+from axioms.lemmas import lemma_instances, pointwise_lemmas
+from axioms.terms import transcendental_apps
+from lang import ast as A
+from tamp.cfa.expected import LinClaim, NotApplicable, candidates, claim_of, obligations
+from tamp.core.encode import Encoder
+from tamp.core.validity import VALID, check_fresh, verdict
+from tamp.prover.trace.check import Obligation
+from tamp.prover.trace.result import ProofResult
+from tamp.show import show_expr
+
+QUERY_MS = 5000
+
+STATEMENTS = {
+    "markov": "Pr[X >= t] <= E[X] / t for X >= 0 and t > 0 (Markov)",
+    "chebyshev": "Pr[|X - E[X]| >= a] <= Var[X] / a^2 for a > 0 (Chebyshev)",
+}
+
+
+def lemmas_for(f: z3.BoolRef, hyps: list, enc) -> list:
+    """The shared lemma instances and the sum lemmas (pointwise equality, sign) of a query."""
+    apps = transcendental_apps(z3.And(*hyps, f) if hyps else f)
+    if not apps:
+        return []
+    return [lem for _n, lem in lemma_instances(apps, enc)] + [lem for _n, lem in pointwise_lemmas(apps, enc)]
+
+
+def decide(formula: A.Expr, claim: LinClaim, ms: int) -> str:
+    enc = Encoder(claim.types)
+    env = enc.initial_env()
+    hyps = [enc.expr(r, env) for r in claim.requires]
+    f = enc.expr(formula, env)
+    return verdict(check_fresh(f, hyps, lemmas_for(f, hyps, enc), timeout_ms=ms))
+
+
+@dataclass
+class LinProof:
+    claim: LinClaim
+    rule: str
+    threshold: A.Expr
+    beta: A.Expr
+    obligations: list[tuple[str, str, A.Expr]]
+
+
+@dataclass(repr=False)
+class LinearityResult(ProofResult):
+    """A failure bound proved by Markov or Chebyshev on moments computed by linearity."""
+
+    proof: Optional[LinProof] = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self):
+        out = super().to_json()
+        out["method"] = "linearity"
+        if self.proof is not None:
+            b = self.proof.claim.base
+            out["linearity"] = {
+                "rule": self.proof.rule,
+                "statement": STATEMENTS[self.proof.rule],
+                "threshold": show_expr(self.proof.threshold),
+                "mean": show_expr(b.mean),
+                "variance": show_expr(b.var) if b.var is not None else None,
+            }
+        return out
+
+    def render_text(self) -> str:
+        lines = [ProofResult.render_text(self).split("\n  axioms:")[0]]
+        if self.proof is not None:
+            p, b = self.proof, self.proof.claim.base
+            lines.append(f"  linearity: E[X] = {show_expr(b.mean)}")
+            if p.rule == "chebyshev" and b.var is not None:
+                lines.append(f"    Var[X] = {show_expr(b.var)} (independent increments)")
+            lines.append(f"    {STATEMENTS[p.rule]}, threshold {show_expr(p.threshold)}")
+            lines.append(
+                f"  obligations: {len(p.obligations)} valid under `requires` (side conditions, "
+                "non-negativity, postcondition, budget)"
+            )
+        return "\n".join(lines)
+
+
+def try_linearity(program: A.Program, cfa, deadline: Optional[float], t0: float):
+    """(a proved :class:`LinearityResult`, "") or (None, why not)."""
+    try:
+        claim = claim_of(program, cfa)
+    except NotApplicable:
+        return None, ""
+    beta = cfa.bound
+    why = ""
+    for rule, thr in candidates(claim):
+        try:
+            obs = obligations(claim, rule, thr, beta)
+        except NotApplicable as exc:
+            why = str(exc)
+            continue
+        bad = None
+        for kind, where, f in obs:
+            ms = QUERY_MS
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None, "timeout"
+                ms = min(ms, int(left * 1000))
+            try:
+                status = decide(f, claim, ms)
+            except Exception as exc:  # noqa: BLE001 - a formula z3 cannot build: this candidate fails
+                status = f"not encodable ({exc})"
+            if status != VALID:
+                bad = (kind, where, status)
+                break
+        if bad is None:
+            proof = LinProof(claim, rule, thr, beta, obs)
+            return (
+                LinearityResult(
+                    program.name,
+                    "failure-bound",
+                    "proved",
+                    time.monotonic() - t0,
+                    show_expr(beta),
+                    "",
+                    cfa=cfa,
+                    stats={"method": "linearity", "obligations": len(obs)},
+                    obligations=[Obligation(k, w, "valid") for k, w, _f in obs],
+                    proof=proof,
+                ),
+                "",
+            )
+        if not why or bad[0] == "BUDGET":
+            why = f"{rule} at threshold {show_expr(thr)}: {bad[0]} ({bad[1]}) is {bad[2]}"
+    return None, why or "no threshold for Markov's or Chebyshev's inequality in the postcondition"

@@ -87,6 +87,11 @@ __all__ = [
     "composition",
     "divide_out",
     "range_sum",
+    "LasVegas",
+    "lasvegas_loop",
+    "lasvegas_programs",
+    "lasvegas_composition",
+    "LV_PARTS",
 ]
 
 #: the suffix of the input that holds a variable's value when an iteration starts
@@ -630,5 +635,226 @@ def composition(fl: FlagLoop, bound: A.Expr, per_iteration: A.Expr) -> Optional[
     total = range_sum(fl.loop, e) if varying else A.Binary("*", n, e)
     return out + [
         ("PRODUCT", _implies(runs, A.Binary("<=", total, big))),
+        ("EMPTY", _implies(none, A.Binary("<=", A.num(0), big))),
+    ]
+
+
+# --- Las Vegas loops: an unbounded ``while`` truncated to the iterations its claim allows --------
+
+
+@dataclass(frozen=True)
+class LasVegas:
+    """A *Las Vegas loop* ``P; while (C) { B }`` (see :func:`lasvegas_loop`) whose claim is
+    ``cnt <= T && Q``: ``cnt`` starts at ``start`` and every iteration raises it by one, so a run
+    that breaks ``cnt <= T`` (or never stops) ran the first ``T - start`` iterations and each of
+    them ended with ``C`` true; ``rest`` is ``Q`` (``true`` when the claim is the count alone)."""
+
+    prefix: Tuple[A.Stmt, ...]
+    loop: A.While
+    counter: str
+    start: A.Expr
+    limit: A.Expr
+    rest: A.Expr
+
+
+def _is_raise(st: A.Stmt, k: str) -> bool:
+    return _counter_raise(st, k, exactly_one=True)
+
+
+def _limits(conj: A.Expr, k: str) -> List[A.Expr]:
+    """Candidate ``T`` with ``conj`` read as ``k <= T`` (``k < T + 1``, ``T >= k``, ...)."""
+    out: List[A.Expr] = []
+    if isinstance(conj, A.Binary):
+        kv = A.Var(k)
+        if conj.left == kv and conj.op == "<=" or conj.right == kv and conj.op == ">=":
+            out.append(conj.right if conj.left == kv else conj.left)
+        if conj.left == kv and conj.op == "<" or conj.right == kv and conj.op == ">":
+            other = conj.right if conj.left == kv else conj.left
+            out.append(A.Binary("-", other, A.num(1)))
+    if isinstance(conj, A.Unary) and conj.op == "!" and isinstance(conj.operand, A.Binary):
+        b = conj.operand
+        flip = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
+        if b.op in flip:
+            out += _limits(A.Binary(flip[b.op], b.left, b.right), k)
+    return out
+
+
+def lasvegas_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[LasVegas]:
+    """The Las Vegas loop of ``prog`` with the failure-bound postcondition ``ensures``, or None.
+
+    The program is ``P; while (C) { B }; S``: ``P`` ends (no ``while``, no ``assume``) and sets the
+    integer counter ``cnt := d0`` (``d0`` over parameters) as its only write of it; ``B`` has no
+    ``while`` and no ``assume`` (an iteration ends surely) and raises ``cnt := cnt + 1`` once as
+    one of its own statements (not under an ``if`` or a loop), with no other write of ``cnt``;
+    ``S`` is deterministic and carried back into the claim. The claim is ``φ(cnt) && Q`` with
+    ``cnt <= T ⇒ φ(cnt)`` (z3; ``T`` an integer over parameters) and ``Q`` not reading ``cnt``.
+    No parameter is written by the program (the bounds read them as constants)."""
+    stmts = tuple(prog.body.stmts)
+    loops = [i for i, st in enumerate(stmts) if isinstance(st, (A.For, A.While))]
+    if not loops or len(ensures) != 1 or FAILED in types:
+        return None
+    i = loops[-1]
+    top = stmts[i]
+    prefix, suffix = stmts[:i], stmts[i + 1 :]
+    if not isinstance(top, A.While) or any(_has(s, (A.While, A.Assume)) for s in prefix):
+        return None
+    if _has(top.body, (A.While, A.Assume)):
+        return None
+    params = {p.name for p in prog.params}
+    if written_vars(prog.body) & params:
+        return None
+    post = _wp(suffix, ensures[0])
+    if post is None:
+        return None
+    conjs = operands(post, "&&")
+    typed = check_program(prog)
+    body = tuple(top.body.stmts)
+    for k in sorted(written_vars(top.body)):
+        if types.get(k) != A.INT:
+            continue
+        raises = [st for st in body if _is_raise(st, k)]
+        others = [st for st in body if not _is_raise(st, k) and k in written_vars(st)]
+        if len(raises) != 1 or others:
+            continue
+        inits = [s for s in prefix if k in written_vars(s)]
+        if len(inits) != 1 or not (isinstance(inits[0], A.Assign) and inits[0].targets == (A.Var(k),)):
+            continue
+        d0 = inits[0].value
+        if not free_vars(d0) <= params:
+            continue
+        on_k = [c for c in conjs if k in free_vars(c)]
+        rest = [c for c in conjs if k not in free_vars(c)]
+        if not on_k:
+            continue
+        phi = on_k[0]
+        for c in on_k[1:]:
+            phi = A.Binary("&&", phi, c)
+        if not free_vars(phi) <= params | {k}:
+            continue
+        for t in [t for c in on_k for t in _limits(c, k)]:
+            try:
+                if not free_vars(t) <= params or typed.type_of(t) != A.INT or typed.type_of(d0) != A.INT:
+                    continue
+            except TampError:
+                continue
+            if _decides(_implies(A.Binary("<=", A.Var(k), t), phi), {**types, k: A.INT}, A.BoolLit(True), None):
+                q: A.Expr = A.BoolLit(True)
+                for c in rest:
+                    q = c if q == A.BoolLit(True) else A.Binary("&&", q, c)
+                return LasVegas(prefix, top, k, d0, t, q)
+    return None
+
+
+def _input_program(
+    prog: A.Program, name: str, stmts: Tuple[A.Stmt, ...], out: FrozenSet[str], start: Optional[A.Expr], types, ensures: A.Expr, fails: A.Expr, pos
+) -> Optional[A.Program]:
+    """``stmts`` as a program whose inputs are the variables it (or ``out``, read after it) can
+    find in the state: a fresh input ``x$in`` copied into ``x`` when ``stmts`` writes ``x``; the
+    state satisfies ``start`` (read on the inputs)."""
+    params = {p.name for p in prog.params}
+    block = A.Block(stmts, pos=pos)
+    written = written_vars(block)
+    needed = (live_in(block, out) | (free_vars(start) if start is not None else frozenset())) - params
+    new_params: List[A.Param] = []
+    copies: List[A.Stmt] = []
+    renames: Dict[str, A.Expr] = {}
+    taken = params | set(types)
+    for x in sorted(needed):
+        t = types.get(x)
+        if t is None:
+            return None
+        if x in written:
+            nm, j = x + IN, 1
+            while nm in taken:
+                j += 1
+                nm = f"{x}{IN}{j}"
+            taken.add(nm)
+            new_params.append(A.Param(nm, t, pos=pos))
+            copies.append(A.Assign((A.Var(x),), A.Var(nm), pos=pos))
+            renames[x] = A.Var(nm)
+        else:
+            new_params.append(A.Param(x, t, pos=pos))
+    extra = () if start is None else (substitute(start, renames),)
+    return dataclasses.replace(
+        prog,
+        name=prog.name + name,
+        params=tuple(prog.params) + tuple(new_params),
+        body=A.Block(tuple(copies) + tuple(stmts), pos=pos),
+        requires=tuple(prog.requires) + extra,
+        ensures=(ensures,),
+        fails=fails,
+        rate=None,
+        reliability=None,
+        neighbours=None,
+        private=None,
+    )
+
+
+#: the parts of a Las Vegas proof: (role, program-name suffix); "start" only when the first
+#: test of ``C`` is counted as a factor, the "exit" parts only when the claim has a ``Q``
+LV_PARTS = ("iter", "exit", "start", "start_exit")
+
+
+def lasvegas_programs(prog: A.Program, lv: LasVegas, types, u: A.Expr, lead: bool) -> Optional[Dict[str, A.Program]]:
+    """The programs a Las Vegas proof proves, by role (see :func:`lasvegas_composition`):
+
+    - ``iter``: one iteration ``B`` from any state where ``C`` holds, claim ``!C``, bound ``u``;
+    - ``exit``: the same iteration, claim ``C || Q``, bound 0 (an iteration that ends the loop
+      leaves ``Q`` true, surely);
+    - ``start``: the prefix ``P``, claim ``!C``, bound ``u`` (when ``lead``: the loop is entered
+      with probability at most ``u``);
+    - ``start_exit``: the prefix, claim ``C || Q``, bound 0 (a run that never enters the loop
+      ends with ``Q``).
+    None when a variable's type is unknown or ``u`` reads more than parameters."""
+    params = {p.name for p in prog.params}
+    if not free_vars(u) <= params:
+        return None
+    c = lv.loop.cond
+    stop = A.Unary("!", c)
+    ok = A.Binary("||", c, lv.rest)
+    out_vars = free_vars(c) | free_vars(lv.rest)
+    pos = lv.loop.body.pos
+    parts: Dict[str, Optional[A.Program]] = {
+        "iter": _input_program(prog, "$iter", tuple(lv.loop.body.stmts), out_vars, c, types, stop, u, pos)
+    }
+    if lv.rest != A.BoolLit(True):
+        parts["exit"] = _input_program(prog, "$exit", tuple(lv.loop.body.stmts), out_vars, c, types, ok, A.num(0), pos)
+        parts["start_exit"] = _input_program(prog, "$start_exit", lv.prefix, out_vars, None, types, ok, A.num(0), pos)
+    if lead:
+        parts["start"] = _input_program(prog, "$start", lv.prefix, out_vars, None, types, stop, u, pos)
+    if any(p is None for p in parts.values()):
+        return None
+    return {k: v for k, v in parts.items() if v is not None}
+
+
+def lasvegas_composition(lv: LasVegas, bound: A.Expr, u: A.Expr, lead: bool) -> Optional[List[Tuple[str, A.Expr]]]:
+    """The side conditions under which ``u`` per iteration gives the claim's ``bound``.
+
+    Why this is sound. Let ``K = T - d0``. A run that breaks ``cnt <= T`` ran at least ``K + 1``
+    iterations (``cnt`` is ``d0`` plus the number of iterations) or never stopped; either way the
+    loop was entered (``C`` after ``P``) and each of its first ``K`` iterations ended with ``C``
+    (each ends surely: no ``while`` in ``B``). Each iteration draws afresh, and the ``iter`` proof
+    bounds, from *every* state where ``C`` holds, the chance that it ends with ``C`` by ``u``; so,
+    conditioning on the history before each one in turn, Pr[C after P, and C after each of the
+    first K iterations] <= u0 · u^K, with ``u0 = u`` when ``lead`` (the ``start`` proof) and 1
+    otherwise. A run that stops ends with ``!C``, after ``P`` or after an iteration started in a
+    state with ``C``: ``start_exit`` and ``exit`` prove that ``C || Q`` then holds surely, so ``Q``
+    holds. Hence Pr[fail] <= u^(K + lead) when ``K >= 0``; when ``K < 0`` the claim fails surely
+    and ``bound >= 1`` is asked. With ``bound = exp(E)`` and ``u <= exp(e)`` (:func:`exponent`):
+    ``(K + lead)·e <= E`` when ``K >= 0``, ``0 <= E`` when ``K < 0``."""
+    if not (isinstance(bound, A.Call) and bound.func == "exp" and len(bound.args) == 1):
+        return None
+    big = bound.args[0]
+    k = A.Binary("-", lv.limit, lv.start)
+    n = A.Binary("+", k, A.num(1)) if lead else k
+    log_u = A.Call("log", (u,))
+    if any(x == log_u for x in A.walk(big)):  # the claim written pow(u, ...): compare logarithms
+        e, side = log_u, A.Binary(">", u, A.num(0))
+    else:
+        e, side = exponent(u, divide_out(big, n))
+    out = [] if side is None else [("POSITIVE", side)]
+    runs, none = A.Binary(">=", k, A.num(0)), A.Binary("<", k, A.num(0))
+    return out + [
+        ("PRODUCT", _implies(runs, A.Binary("<=", A.Binary("*", n, e), big))),
         ("EMPTY", _implies(none, A.Binary("<=", A.num(0), big))),
     ]

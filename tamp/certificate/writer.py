@@ -98,7 +98,14 @@ def nest_certificate(result) -> Dict[str, Any]:
         "form": result.form,
         "per_iteration": to_json(result.per_iteration),
         "inner": failure_certificate(result.inner),
-    }
+    } | (
+        {
+            "lead": result.lead,
+            "parts": {role: failure_certificate(r) for role, r in result.pieces.items() if role != "iter"},
+        }
+        if result.form == "lasvegas"
+        else {}
+    )
 
 
 def failure_certificate(p) -> Dict[str, Any]:

@@ -42,6 +42,7 @@ from lang.serialize import SerializeError, expr_from_json
 from tamp.cfa.nesting import (
     LV_PARTS,
     composition,
+    exit_program,
     flag_loop,
     iteration_program,
     lasvegas_composition,
@@ -89,8 +90,8 @@ def decode_nest(d: Any, where: str, decode_any: Callable[[Any, str], Any]) -> Ne
     except SerializeError as exc:
         raise MalformedNest(f"{where}: {exc}") from None
     lead, parts = d.get("lead", False), d.get("parts", {})
-    if d["form"] != "lasvegas" and ("lead" in d or "parts" in d):
-        raise MalformedNest(f'{where}: "lead" and "parts" belong to a "lasvegas" certificate')
+    if d["form"] != "lasvegas" and ("lead" in d or set(parts) - {"exit"}):
+        raise MalformedNest(f'{where}: "lead" and parts other than "exit" belong to a "lasvegas" certificate')
     if not isinstance(lead, bool) or not isinstance(parts, dict) or set(parts) - set(LV_PARTS):
         raise MalformedNest(f'{where}: "lead" must be true or false and "parts" an object of {list(LV_PARTS[1:])}')
     decoded = {role: decode_any(c, f"{where}.parts.{role}") for role, c in parts.items() if role != "iter"}
@@ -139,6 +140,19 @@ def check_nest(
         out.log += inner.log
         if not inner.ok:
             raise Rejected(f"INNER: {inner.reason}")
+        # EXIT: a claim with a rest Q next to the flag needs Q proved after an iteration that moves it
+        ex = exit_program(sub, fl, cfa.types)
+        if set(nc.parts) != ({"exit"} if ex is not None else set()):
+            raise Rejected("EXIT: the claim's rest needs exactly one proof of the exit part" if ex else "EXIT: unexpected parts")
+        if ex is not None:
+            cert = nc.parts["exit"]
+            if getattr(cert, "name", None) != ex.name:
+                raise Rejected(f"EXIT: the proof is of '{getattr(cert, 'name', '?')}', not of '{ex.name}'")
+            got = check_inner(cert, A.SourceFile((ex,), src.path, src.text), ex, timeout_ms, deadline)
+            out.obligations += got.obligations
+            out.log += got.log
+            if not got.ok:
+                raise Rejected(f"EXIT: {got.reason}")
         out.ok = True
     except _Done:
         pass

@@ -104,6 +104,8 @@ def nest_certificate(result) -> Dict[str, Any]:
             "parts": {role: failure_certificate(r) for role, r in result.pieces.items() if role != "iter"},
         }
         if result.form == "lasvegas"
+        else {"parts": {"exit": failure_certificate(result.pieces["exit"])}}
+        if "exit" in result.pieces
         else {}
     )
 

@@ -82,6 +82,7 @@ __all__ = [
     "FlagLoop",
     "flag_loop",
     "iteration_program",
+    "exit_program",
     "trip_count",
     "live_in",
     "composition",
@@ -114,6 +115,9 @@ class FlagLoop:
     ensures: A.Expr
     start: bool = False
     early_exit: bool = False
+    #: the claim's rest ``Q`` next to "the flag moved" (an early-exit product only): it must hold
+    #: surely after an iteration that moves the flag (:func:`exit_program`), where the loop stops
+    rest: Optional[A.Expr] = None
 
 
 def _reads(e) -> FrozenSet[str]:
@@ -345,8 +349,13 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
     if post is None:
         return None
     names = free_vars(post) - params
+    rest: Optional[A.Expr] = None
     if len(names) != 1:
-        return None
+        split = _flag_and_rest(post, prefix, params, types, loop_writes)
+        if split is None:
+            return None
+        post, rest = split
+        names = free_vars(post) - params
     (x,) = names
     if x not in loop_writes:
         return None
@@ -391,8 +400,33 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
         return None  # conditioning inside an iteration is not a failure bound
     if form == "product" and not early_exit and _has(loop.body, A.While):
         return None  # an iteration after a success must end surely (see the module docstring)
+    if rest is not None and (
+        form != "product" or not early_exit or (free_vars(rest) & {loop.var, v}) or x != v
+    ):
+        return None  # the rest is read where the loop stopped: right after the iteration that moved the flag
     claim = _lit(v, not b0) if form == "product" else _lit(v, b0)
-    return FlagLoop(prefix, loop, v, form, claim, b0, early_exit)
+    return FlagLoop(prefix, loop, v, form, claim, b0, early_exit, rest)
+
+
+def _conj(cs: List[A.Expr]) -> A.Expr:
+    out = cs[0]
+    for c in cs[1:]:
+        out = A.Binary("&&", out, c)
+    return out
+
+
+def _flag_and_rest(post: A.Expr, prefix, params, types, loop_writes) -> Optional[Tuple[A.Expr, A.Expr]]:
+    """``(φ(v), Q)`` when ``post`` is the conjunction of a claim ``φ`` on one Boolean flag ``v``
+    (set to a literal by the prefix, written by the loop) and a rest ``Q`` that does not read it."""
+    conjs = operands(post, "&&")
+    for x in sorted(free_vars(post) - params):
+        if types.get(x) != A.BOOL or x not in loop_writes or not isinstance(_single_init(prefix, x), A.BoolLit):
+            continue
+        on_x = [c for c in conjs if free_vars(c) - params == {x}]
+        others = [c for c in conjs if c not in on_x]
+        if on_x and others and all(x not in free_vars(c) for c in others):
+            return _conj(on_x), _conj(others)
+    return None
 
 
 def _counter_flag(post: A.Expr, k: str, top: A.Stmt, types, params) -> Optional[Tuple[str, str, A.Stmt]]:
@@ -499,16 +533,36 @@ def trip_count(loop: A.For) -> A.Expr:
     return n
 
 
-def iteration_program(prog: A.Program, fl: FlagLoop, types, per_iteration: A.Expr) -> Optional[A.Program]:
+def exit_program(prog: A.Program, fl: FlagLoop, types) -> Optional[A.Program]:
+    """The program that proves the rest ``Q`` of a flag loop's claim (``fl.rest``): one iteration
+    from any state it can start in, claim "the flag did not move, or ``Q``", bound 0 — the loop
+    stops right after the iteration that moved the flag (an early exit), so ``Q`` then holds
+    surely, and the claim fails only where the flag never moved: the product's event."""
+    if fl.rest is None:
+        return None
+    claim = A.Binary("||", _lit(fl.flag, fl.start), fl.rest)
+    return iteration_program(prog, fl, types, A.num(0), claim, free_vars(fl.rest), "$exit")
+
+
+def iteration_program(
+    prog: A.Program,
+    fl: FlagLoop,
+    types,
+    per_iteration: A.Expr,
+    claim: Optional[A.Expr] = None,
+    out: FrozenSet[str] = frozenset(),
+    suffix: str = "$iter",
+) -> Optional[A.Program]:
     """The iteration program of the flag loop ``fl`` with the bound ``per_iteration`` (which may
-    read parameters and the loop's counter only), or None when a variable's type is unknown."""
+    read parameters and the loop's counter only), or None when a variable's type is unknown
+    (``claim``, ``out``: another claim on the iteration and the variables it reads after it)."""
     params = {p.name for p in prog.params}
     loop, v = fl.loop, fl.flag
     if not set(free_vars(per_iteration)) <= params | {loop.var}:
         return None
     body = loop.body
     written = written_vars(body)
-    needed = (live_in(body, frozenset()) | free_vars(loop.lo) | free_vars(loop.hi)) - params - {loop.var, v}
+    needed = (live_in(body, out) | free_vars(loop.lo) | free_vars(loop.hi)) - params - {loop.var, v}
     new_params: List[A.Param] = [A.Param(loop.var, A.INT, pos=loop.pos)]
     copies: List[A.Stmt] = [A.Assign((A.Var(v),), A.BoolLit(fl.start), pos=loop.pos)]
     taken = params | set(types) | {loop.var}
@@ -530,11 +584,11 @@ def iteration_program(prog: A.Program, fl: FlagLoop, types, per_iteration: A.Exp
     in_range = A.Binary("&&", A.Binary("<=", loop.lo, c), A.Binary("<=" if loop.inclusive else "<", c, loop.hi))
     return dataclasses.replace(
         prog,
-        name=prog.name + "$iter",
+        name=prog.name + suffix,
         params=tuple(prog.params) + tuple(new_params),
         body=A.Block(tuple(copies) + tuple(body.stmts), pos=body.pos),
         requires=tuple(prog.requires) + (in_range,),
-        ensures=(fl.ensures,),
+        ensures=(fl.ensures if claim is None else claim,),
         fails=per_iteration,
         rate=None,
         reliability=None,

@@ -39,6 +39,7 @@ from tamp.cfa.nesting import (
     LasVegas,
     composition,
     divide_out,
+    exit_program,
     flag_loop,
     iteration_program,
     lasvegas_composition,
@@ -199,6 +200,20 @@ def try_nesting(
         except (TampError, z3.Z3Exception):
             continue
         inner = prove(it, it_cfa)
+        pieces: Dict[str, ProofResult] = {}
+        if inner.verdict == "proved" and fl.rest is not None:
+            ex = exit_program(program, fl, cfa.types)
+            try:
+                done = None if ex is None else prove(ex, build_cfa(ex, None, cfa.path))
+            except (TampError, z3.Z3Exception):
+                done = None
+            if done is None or done.verdict != "proved":
+                why = why or (
+                    f"an iteration of the loop at line {_line(fl.loop)} that raises its flag was not proved to leave "
+                    f"`{show_expr(fl.rest)}` true"
+                )
+                continue
+            pieces["exit"] = done
         if inner.verdict == "proved":
             how = "summed over" if fl.form == "union" else "multiplied over"
             return NestResult(
@@ -214,6 +229,7 @@ def try_nesting(
                 form=fl.form,
                 per_iteration=u,
                 inner=inner,
+                pieces={"iter": inner, **pieces},
             ), ""
         if not why:
             lines = [ln.strip() for ln in (inner.message or "").splitlines()]

@@ -308,7 +308,7 @@ def try_lasvegas(
                         break
                     proved[role] = r
                 else:
-                    n = A.Binary("-", lv.limit, lv.start)
+                    n = lv.limit if lv.start == A.num(0) else A.Binary("-", lv.limit, lv.start)
                     return NestResult(
                         cfa.name,
                         "failure-bound",

@@ -62,3 +62,18 @@ def test_a_flag_loop_form_is_not_accepted_for_a_las_vegas_loop(tmp_path, capsys)
     del nc["lead"], nc["parts"]
     code, out = check(cert, COIN, tmp_path, capsys)
     assert code != 0 and "CLAIM" in out, out
+
+
+HALF = BENCH / "prover4" / "dev" / "blind4" / "rejection" / "halfnormal_rejection.prob"
+
+
+def test_a_flag_loop_with_a_rest_is_rechecked_and_needs_its_exit_part(tmp_path, capsys):
+    cert = make_certificate(HALF)
+    nc = cert["nesting"][0]
+    assert nc["form"] == "product" and set(nc["parts"]) == {"exit"}
+    code, out = check(cert, HALF, tmp_path, capsys)
+    assert code == 0, out
+    bad = tampered(cert)
+    del bad["nesting"][0]["parts"]
+    code, out = check(bad, HALF, tmp_path, capsys)
+    assert code != 0 and "EXIT" in out, out

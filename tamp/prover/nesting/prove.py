@@ -129,6 +129,8 @@ def _from_exponent(e: A.Expr) -> List[A.Expr]:
     if isinstance(e, A.Call) and e.func == "log" and len(e.args) == 1:
         return [e.args[0]]
     s = _negated(e)
+    if isinstance(s, A.Call) and s.func == "log" and len(s.args) == 1:  # -log(y) = log(1/y)
+        return [A.Binary("/", A.num(1), s.args[0]), A.Call("exp", (e,))]
     return ([A.Binary("-", A.num(1), s)] if s is not None else []) + [A.Call("exp", (e,))]
 
 

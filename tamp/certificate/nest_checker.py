@@ -143,7 +143,9 @@ def check_nest(
         # EXIT: a claim with a rest Q next to the flag needs Q proved after an iteration that moves it
         ex = exit_program(sub, fl, cfa.types)
         if set(nc.parts) != ({"exit"} if ex is not None else set()):
-            raise Rejected("EXIT: the claim's rest needs exactly one proof of the exit part" if ex else "EXIT: unexpected parts")
+            raise Rejected(
+                "EXIT: the claim's rest needs exactly one proof of the exit part" if ex else "EXIT: unexpected parts"
+            )
         if ex is not None:
             cert = nc.parts["exit"]
             if getattr(cert, "name", None) != ex.name:
@@ -168,7 +170,9 @@ class _Done(Exception):
     """The Las Vegas rules passed (leaves :func:`check_nest`'s flag-loop rules)."""
 
 
-def _check_lasvegas(nc: NestCert, src, sub, cfa, out: ProgramCheck, timeout_ms, deadline, check_inner: InnerCheck) -> None:
+def _check_lasvegas(
+    nc: NestCert, src, sub, cfa, out: ProgramCheck, timeout_ms, deadline, check_inner: InnerCheck
+) -> None:
     """Rules 1–3 for a Las Vegas loop (:func:`tamp.cfa.nesting.lasvegas_loop`): the program is one
     again; the composition's side conditions (:func:`tamp.cfa.nesting.lasvegas_composition`) are
     valid under ``requires``; every part the rebuilt loop needs
@@ -178,11 +182,15 @@ def _check_lasvegas(nc: NestCert, src, sub, cfa, out: ProgramCheck, timeout_ms, 
     :class:`Rejected`."""
     lv = lasvegas_loop(sub, tuple(sub.ensures), cfa.types)
     if lv is None:
-        raise Rejected("CLAIM: the program is not a loop whose claim bounds an iteration counter (see tamp.cfa.nesting)")
+        raise Rejected(
+            "CLAIM: the program is not a loop whose claim bounds an iteration counter (see tamp.cfa.nesting)"
+        )
     side = lasvegas_composition(lv, cfa.bound, nc.per_iteration, nc.lead)
     progs = lasvegas_programs(sub, lv, cfa.types, nc.per_iteration, nc.lead)
     if side is None or progs is None:
-        raise Rejected(f"COMPOSE: the bound {show_expr(cfa.bound)} cannot be composed from {show_expr(nc.per_iteration)}")
+        raise Rejected(
+            f"COMPOSE: the bound {show_expr(cfa.bound)} cannot be composed from {show_expr(nc.per_iteration)}"
+        )
     enc = Encoder(cfa.types)
     env = enc.initial_env()
     hyps = [enc.expr(r, env) for r in cfa.requires]

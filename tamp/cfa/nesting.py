@@ -400,9 +400,7 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
         return None  # conditioning inside an iteration is not a failure bound
     if form == "product" and not early_exit and _has(loop.body, A.While):
         return None  # an iteration after a success must end surely (see the module docstring)
-    if rest is not None and (
-        form != "product" or not early_exit or (free_vars(rest) & {loop.var, v}) or x != v
-    ):
+    if rest is not None and (form != "product" or not early_exit or (free_vars(rest) & {loop.var, v}) or x != v):
         return None  # the rest is read where the loop stopped: right after the iteration that moved the flag
     claim = _lit(v, not b0) if form == "product" else _lit(v, b0)
     return FlagLoop(prefix, loop, v, form, claim, b0, early_exit, rest)
@@ -800,7 +798,15 @@ def lasvegas_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Option
 
 
 def _input_program(
-    prog: A.Program, name: str, stmts: Tuple[A.Stmt, ...], out: FrozenSet[str], start: Optional[A.Expr], types, ensures: A.Expr, fails: A.Expr, pos
+    prog: A.Program,
+    name: str,
+    stmts: Tuple[A.Stmt, ...],
+    out: FrozenSet[str],
+    start: Optional[A.Expr],
+    types,
+    ensures: A.Expr,
+    fails: A.Expr,
+    pos,
 ) -> Optional[A.Program]:
     """``stmts`` as a program whose inputs are the variables it (or ``out``, read after it) can
     find in the state: a fresh input ``x$in`` copied into ``x`` when ``stmts`` writes ``x``; the
@@ -902,6 +908,8 @@ def lasvegas_composition(lv: LasVegas, bound: A.Expr, u: A.Expr, lead: bool) -> 
     k = A.Binary("-", lv.limit, lv.start)
     n = A.Binary("+", k, A.num(1)) if lead else k
     log_u = A.Call("log", (u,))
+    e: A.Expr
+    side: Optional[A.Expr]
     if any(x == log_u for x in A.walk(big)):  # the claim written pow(u, ...): compare logarithms
         e, side = log_u, A.Binary(">", u, A.num(0))
     else:

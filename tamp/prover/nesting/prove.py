@@ -251,7 +251,9 @@ def lasvegas_candidates(lv: LasVegas, bound: A.Expr) -> List[A.Expr]:
     if not (isinstance(bound, A.Call) and bound.func == "exp" and len(bound.args) == 1):
         return []
     big = bound.args[0]
-    out: List[A.Expr] = [x.args[0] for x in A.walk(big) if isinstance(x, A.Call) and x.func == "log" and len(x.args) == 1]
+    out: List[A.Expr] = [
+        x.args[0] for x in A.walk(big) if isinstance(x, A.Call) and x.func == "log" and len(x.args) == 1
+    ]
     k = A.Binary("-", lv.limit, lv.start)
     for n in (lv.limit, k, A.Binary("+", k, A.num(1))):
         e = divide_out(big, n)
@@ -305,7 +307,8 @@ def try_lasvegas(
                         }.get(role, "to leave the loop only where the rest of the postcondition holds")
                         why = why or (
                             f"{'one iteration of' if role in ('iter', 'exit') else 'the code before'} the loop at "
-                            f"line {_line(lv.loop)} was not proved {what}" + (f": {first}" if first and len(first) < 200 else "")
+                            f"line {_line(lv.loop)} was not proved {what}"
+                            + (f": {first}" if first and len(first) < 200 else "")
                         )
                         break
                     proved[role] = r

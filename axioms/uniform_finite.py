@@ -31,6 +31,8 @@ Choices (``choices(dist)``) are subsets, in order of increasing size:
 
 * support of at most 6 points: all subsets;
 * at most 16 points: subsets of size <= 2 and their complements;
+* pairs of at most 200 points, besides: the points where the coordinates are equal, differ, or
+  compare by ``<``, ``<=``, ``>``, ``>=`` (a rejection test of a joint draw);
 * at most 200 points: the empty set, singletons, complements of singletons,
   prefixes and suffixes of the sorted support (scalars) or rows and columns
   (pairs), and the full support (prefixes/suffixes as below);
@@ -274,8 +276,26 @@ def enumerate_subsets(points: Sequence[Point]):
             for coord in (0, 1):
                 for val in dict.fromkeys(p[coord] for p in points):
                     add(p for p in points if p[coord] == val)
+    if k <= 200 and point_dimension(points) == 2:
+        # a pair compared coordinate to coordinate (a == b, a < b, ...): a rejection test of a
+        # joint draw, whose subsets are neither small nor rows nor columns
+        for rel in _RELATIONS:
+            try:
+                add(p for p in points if rel(p[0], p[1]))
+            except TypeError:
+                pass
     add(full)
     return sorted(cands, key=len)
+
+
+_RELATIONS = (
+    lambda a, b: a == b,
+    lambda a, b: a != b,
+    lambda a, b: a < b,
+    lambda a, b: a <= b,
+    lambda a, b: a > b,
+    lambda a, b: a >= b,
+)
 
 
 def _cut_points(k: int, ends: int = 64, spread: int = 64):

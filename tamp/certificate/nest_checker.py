@@ -32,14 +32,23 @@ Nothing of ``tamp.prover`` is imported: the transformation lives in :mod:`tamp.c
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict
 
 import z3
 
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
-from tamp.cfa.nesting import composition, flag_loop, iteration_program
+from tamp.cfa.nesting import (
+    LV_PARTS,
+    composition,
+    exit_program,
+    flag_loop,
+    iteration_program,
+    lasvegas_composition,
+    lasvegas_loop,
+    lasvegas_programs,
+)
 from tamp.core.encode import Encoder
 from tamp.show import show_expr
 
@@ -59,12 +68,14 @@ class NestCert:
     form: str
     per_iteration: A.Expr
     inner: Any  # a certificate of any method (reader.ProgramCert, ExpCert, ConcCert, ProductCert, NestCert)
+    lead: bool = False  # lasvegas: the prefix's test of the loop condition is a factor
+    parts: Dict[str, Any] = field(default_factory=dict)  # lasvegas: the other parts' proofs, by role
 
 
 def decode_nest(d: Any, where: str, decode_any: Callable[[Any, str], Any]) -> NestCert:
     if not isinstance(d, dict):
         raise MalformedNest(f"{where}: expected an object")
-    extra = set(d) - {"method", "program", "bound", "bound_text", "form", "per_iteration", "inner"}
+    extra = set(d) - {"method", "program", "bound", "bound_text", "form", "per_iteration", "inner", "lead", "parts"}
     if extra:
         raise MalformedNest(f"{where}: unknown field(s) {sorted(extra)}")
     if d.get("method") != "nesting":
@@ -72,13 +83,19 @@ def decode_nest(d: Any, where: str, decode_any: Callable[[Any, str], Any]) -> Ne
     for key in ("program", "bound", "form", "per_iteration", "inner"):
         if key not in d:
             raise MalformedNest(f"{where}: missing field '{key}'")
-    if not isinstance(d["program"], str) or d["form"] not in ("union", "product"):
-        raise MalformedNest(f'{where}: "program" must be a name and "form" "union" or "product"')
+    if not isinstance(d["program"], str) or d["form"] not in ("union", "product", "lasvegas"):
+        raise MalformedNest(f'{where}: "program" must be a name and "form" "union", "product" or "lasvegas"')
     try:
         bound, per = expr_from_json(d["bound"]), expr_from_json(d["per_iteration"])
     except SerializeError as exc:
         raise MalformedNest(f"{where}: {exc}") from None
-    return NestCert(d["program"], bound, d["form"], per, decode_any(d["inner"], f"{where}.inner"))
+    lead, parts = d.get("lead", False), d.get("parts", {})
+    if d["form"] != "lasvegas" and ("lead" in d or set(parts) - {"exit"}):
+        raise MalformedNest(f'{where}: "lead" and parts other than "exit" belong to a "lasvegas" certificate')
+    if not isinstance(lead, bool) or not isinstance(parts, dict) or set(parts) - set(LV_PARTS):
+        raise MalformedNest(f'{where}: "lead" must be true or false and "parts" an object of {list(LV_PARTS[1:])}')
+    decoded = {role: decode_any(c, f"{where}.parts.{role}") for role, c in parts.items() if role != "iter"}
+    return NestCert(d["program"], bound, d["form"], per, decode_any(d["inner"], f"{where}.inner"), lead, decoded)
 
 
 #: ``check_inner(cert, src, program, timeout_ms, deadline) -> ProgramCheck``: the checker of the
@@ -94,6 +111,10 @@ def check_nest(
     out = ProgramCheck(f"{nc.name} (per-iteration composition)", False)
     try:
         _claim_bound, sub, cfa = checked_claim(src, prog, nc.bound, bound, inputs)
+        if nc.form == "lasvegas":
+            _check_lasvegas(nc, src, sub, cfa, out, timeout_ms, deadline, check_inner)
+            out.ok = True
+            raise _Done
         fl = flag_loop(sub, tuple(sub.ensures), cfa.types)
         if fl is None:
             raise Rejected("CLAIM: the program is not a loop raising the claim's flag (see tamp.cfa.nesting)")
@@ -119,10 +140,73 @@ def check_nest(
         out.log += inner.log
         if not inner.ok:
             raise Rejected(f"INNER: {inner.reason}")
+        # EXIT: a claim with a rest Q next to the flag needs Q proved after an iteration that moves it
+        ex = exit_program(sub, fl, cfa.types)
+        if set(nc.parts) != ({"exit"} if ex is not None else set()):
+            raise Rejected(
+                "EXIT: the claim's rest needs exactly one proof of the exit part" if ex else "EXIT: unexpected parts"
+            )
+        if ex is not None:
+            cert = nc.parts["exit"]
+            if getattr(cert, "name", None) != ex.name:
+                raise Rejected(f"EXIT: the proof is of '{getattr(cert, 'name', '?')}', not of '{ex.name}'")
+            got = check_inner(cert, A.SourceFile((ex,), src.path, src.text), ex, timeout_ms, deadline)
+            out.obligations += got.obligations
+            out.log += got.log
+            if not got.ok:
+                raise Rejected(f"EXIT: {got.reason}")
         out.ok = True
+    except _Done:
+        pass
     except Rejected as exc:
         out.reason = str(exc)
     except z3.Z3Exception as exc:
         out.reason = f"a formula of the certificate cannot be built: {exc}"
     out.seconds = time.monotonic() - t0
     return out
+
+
+class _Done(Exception):
+    """The Las Vegas rules passed (leaves :func:`check_nest`'s flag-loop rules)."""
+
+
+def _check_lasvegas(
+    nc: NestCert, src, sub, cfa, out: ProgramCheck, timeout_ms, deadline, check_inner: InnerCheck
+) -> None:
+    """Rules 1–3 for a Las Vegas loop (:func:`tamp.cfa.nesting.lasvegas_loop`): the program is one
+    again; the composition's side conditions (:func:`tamp.cfa.nesting.lasvegas_composition`) are
+    valid under ``requires``; every part the rebuilt loop needs
+    (:func:`tamp.cfa.nesting.lasvegas_programs`: the iteration's continue bound, the prefix's
+    when ``lead``, and the surely-proved exits when the claim has more than the counter) has its
+    proof, which its own method's rules accept against the rebuilt part; raises
+    :class:`Rejected`."""
+    lv = lasvegas_loop(sub, tuple(sub.ensures), cfa.types)
+    if lv is None:
+        raise Rejected(
+            "CLAIM: the program is not a loop whose claim bounds an iteration counter (see tamp.cfa.nesting)"
+        )
+    side = lasvegas_composition(lv, cfa.bound, nc.per_iteration, nc.lead)
+    progs = lasvegas_programs(sub, lv, cfa.types, nc.per_iteration, nc.lead)
+    if side is None or progs is None:
+        raise Rejected(
+            f"COMPOSE: the bound {show_expr(cfa.bound)} cannot be composed from {show_expr(nc.per_iteration)}"
+        )
+    enc = Encoder(cfa.types)
+    env = enc.initial_env()
+    hyps = [enc.expr(r, env) for r in cfa.requires]
+    for rule, f in side:
+        out.obligations += 1
+        if decide(enc.expr(f, env), enc, hyps, timeout_ms)[0] != VALID:
+            raise Rejected(f"COMPOSE {rule}: `{show_expr(f)}` does not follow from `requires`")
+    certs = {"iter": nc.inner, **nc.parts}
+    if set(certs) != set(progs):
+        raise Rejected(f"INNER: the loop needs proofs of {sorted(progs)}, the certificate has {sorted(certs)}")
+    for role, it in progs.items():
+        cert = certs[role]
+        if getattr(cert, "name", None) != it.name:
+            raise Rejected(f"INNER: the proof of {role} is of '{getattr(cert, 'name', '?')}', not of '{it.name}'")
+        got = check_inner(cert, A.SourceFile((it,), src.path, src.text), it, timeout_ms, deadline)
+        out.obligations += got.obligations
+        out.log += got.log
+        if not got.ok:
+            raise Rejected(f"INNER {role}: {got.reason}")

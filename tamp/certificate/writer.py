@@ -100,7 +100,16 @@ def nest_certificate(result) -> Dict[str, Any]:
         "form": result.form,
         "per_iteration": to_json(result.per_iteration),
         "inner": failure_certificate(result.inner),
-    }
+    } | (
+        {
+            "lead": result.lead,
+            "parts": {role: failure_certificate(r) for role, r in result.pieces.items() if role != "iter"},
+        }
+        if result.form == "lasvegas"
+        else {"parts": {"exit": failure_certificate(result.pieces["exit"])}}
+        if "exit" in result.pieces
+        else {}
+    )
 
 
 def failure_certificate(p) -> Dict[str, Any]:

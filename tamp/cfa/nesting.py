@@ -82,11 +82,17 @@ __all__ = [
     "FlagLoop",
     "flag_loop",
     "iteration_program",
+    "exit_program",
     "trip_count",
     "live_in",
     "composition",
     "divide_out",
     "range_sum",
+    "LasVegas",
+    "lasvegas_loop",
+    "lasvegas_programs",
+    "lasvegas_composition",
+    "LV_PARTS",
 ]
 
 #: the suffix of the input that holds a variable's value when an iteration starts
@@ -109,6 +115,9 @@ class FlagLoop:
     ensures: A.Expr
     start: bool = False
     early_exit: bool = False
+    #: the claim's rest ``Q`` next to "the flag moved" (an early-exit product only): it must hold
+    #: surely after an iteration that moves the flag (:func:`exit_program`), where the loop stops
+    rest: Optional[A.Expr] = None
 
 
 def _reads(e) -> FrozenSet[str]:
@@ -340,8 +349,13 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
     if post is None:
         return None
     names = free_vars(post) - params
+    rest: Optional[A.Expr] = None
     if len(names) != 1:
-        return None
+        split = _flag_and_rest(post, prefix, params, types, loop_writes)
+        if split is None:
+            return None
+        post, rest = split
+        names = free_vars(post) - params
     (x,) = names
     if x not in loop_writes:
         return None
@@ -386,8 +400,31 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
         return None  # conditioning inside an iteration is not a failure bound
     if form == "product" and not early_exit and _has(loop.body, A.While):
         return None  # an iteration after a success must end surely (see the module docstring)
+    if rest is not None and (form != "product" or not early_exit or (free_vars(rest) & {loop.var, v}) or x != v):
+        return None  # the rest is read where the loop stopped: right after the iteration that moved the flag
     claim = _lit(v, not b0) if form == "product" else _lit(v, b0)
-    return FlagLoop(prefix, loop, v, form, claim, b0, early_exit)
+    return FlagLoop(prefix, loop, v, form, claim, b0, early_exit, rest)
+
+
+def _conj(cs: List[A.Expr]) -> A.Expr:
+    out = cs[0]
+    for c in cs[1:]:
+        out = A.Binary("&&", out, c)
+    return out
+
+
+def _flag_and_rest(post: A.Expr, prefix, params, types, loop_writes) -> Optional[Tuple[A.Expr, A.Expr]]:
+    """``(φ(v), Q)`` when ``post`` is the conjunction of a claim ``φ`` on one Boolean flag ``v``
+    (set to a literal by the prefix, written by the loop) and a rest ``Q`` that does not read it."""
+    conjs = operands(post, "&&")
+    for x in sorted(free_vars(post) - params):
+        if types.get(x) != A.BOOL or x not in loop_writes or not isinstance(_single_init(prefix, x), A.BoolLit):
+            continue
+        on_x = [c for c in conjs if free_vars(c) - params == {x}]
+        others = [c for c in conjs if c not in on_x]
+        if on_x and others and all(x not in free_vars(c) for c in others):
+            return _conj(on_x), _conj(others)
+    return None
 
 
 def _counter_flag(post: A.Expr, k: str, top: A.Stmt, types, params) -> Optional[Tuple[str, str, A.Stmt]]:
@@ -494,16 +531,36 @@ def trip_count(loop: A.For) -> A.Expr:
     return n
 
 
-def iteration_program(prog: A.Program, fl: FlagLoop, types, per_iteration: A.Expr) -> Optional[A.Program]:
+def exit_program(prog: A.Program, fl: FlagLoop, types) -> Optional[A.Program]:
+    """The program that proves the rest ``Q`` of a flag loop's claim (``fl.rest``): one iteration
+    from any state it can start in, claim "the flag did not move, or ``Q``", bound 0 — the loop
+    stops right after the iteration that moved the flag (an early exit), so ``Q`` then holds
+    surely, and the claim fails only where the flag never moved: the product's event."""
+    if fl.rest is None:
+        return None
+    claim = A.Binary("||", _lit(fl.flag, fl.start), fl.rest)
+    return iteration_program(prog, fl, types, A.num(0), claim, free_vars(fl.rest), "$exit")
+
+
+def iteration_program(
+    prog: A.Program,
+    fl: FlagLoop,
+    types,
+    per_iteration: A.Expr,
+    claim: Optional[A.Expr] = None,
+    out: FrozenSet[str] = frozenset(),
+    suffix: str = "$iter",
+) -> Optional[A.Program]:
     """The iteration program of the flag loop ``fl`` with the bound ``per_iteration`` (which may
-    read parameters and the loop's counter only), or None when a variable's type is unknown."""
+    read parameters and the loop's counter only), or None when a variable's type is unknown
+    (``claim``, ``out``: another claim on the iteration and the variables it reads after it)."""
     params = {p.name for p in prog.params}
     loop, v = fl.loop, fl.flag
     if not set(free_vars(per_iteration)) <= params | {loop.var}:
         return None
     body = loop.body
     written = written_vars(body)
-    needed = (live_in(body, frozenset()) | free_vars(loop.lo) | free_vars(loop.hi)) - params - {loop.var, v}
+    needed = (live_in(body, out) | free_vars(loop.lo) | free_vars(loop.hi)) - params - {loop.var, v}
     new_params: List[A.Param] = [A.Param(loop.var, A.INT, pos=loop.pos)]
     copies: List[A.Stmt] = [A.Assign((A.Var(v),), A.BoolLit(fl.start), pos=loop.pos)]
     taken = params | set(types) | {loop.var}
@@ -525,11 +582,11 @@ def iteration_program(prog: A.Program, fl: FlagLoop, types, per_iteration: A.Exp
     in_range = A.Binary("&&", A.Binary("<=", loop.lo, c), A.Binary("<=" if loop.inclusive else "<", c, loop.hi))
     return dataclasses.replace(
         prog,
-        name=prog.name + "$iter",
+        name=prog.name + suffix,
         params=tuple(prog.params) + tuple(new_params),
         body=A.Block(tuple(copies) + tuple(body.stmts), pos=body.pos),
         requires=tuple(prog.requires) + (in_range,),
-        ensures=(fl.ensures,),
+        ensures=(fl.ensures if claim is None else claim,),
         fails=per_iteration,
         rate=None,
         reliability=None,
@@ -630,5 +687,236 @@ def composition(fl: FlagLoop, bound: A.Expr, per_iteration: A.Expr) -> Optional[
     total = range_sum(fl.loop, e) if varying else A.Binary("*", n, e)
     return out + [
         ("PRODUCT", _implies(runs, A.Binary("<=", total, big))),
+        ("EMPTY", _implies(none, A.Binary("<=", A.num(0), big))),
+    ]
+
+
+# --- Las Vegas loops: an unbounded ``while`` truncated to the iterations its claim allows --------
+
+
+@dataclass(frozen=True)
+class LasVegas:
+    """A *Las Vegas loop* ``P; while (C) { B }`` (see :func:`lasvegas_loop`) whose claim is
+    ``cnt <= T && Q``: ``cnt`` starts at ``start`` and every iteration raises it by one, so a run
+    that breaks ``cnt <= T`` (or never stops) ran the first ``T - start`` iterations and each of
+    them ended with ``C`` true; ``rest`` is ``Q`` (``true`` when the claim is the count alone)."""
+
+    prefix: Tuple[A.Stmt, ...]
+    loop: A.While
+    counter: str
+    start: A.Expr
+    limit: A.Expr
+    rest: A.Expr
+
+
+def _is_raise(st: A.Stmt, k: str) -> bool:
+    return _counter_raise(st, k, exactly_one=True)
+
+
+def _limits(conj: A.Expr, k: str) -> List[A.Expr]:
+    """Candidate ``T`` with ``conj`` read as ``k <= T`` (``k < T + 1``, ``T >= k``, ...)."""
+    out: List[A.Expr] = []
+    if isinstance(conj, A.Binary):
+        kv = A.Var(k)
+        if conj.left == kv and conj.op == "<=" or conj.right == kv and conj.op == ">=":
+            out.append(conj.right if conj.left == kv else conj.left)
+        if conj.left == kv and conj.op == "<" or conj.right == kv and conj.op == ">":
+            other = conj.right if conj.left == kv else conj.left
+            out.append(A.Binary("-", other, A.num(1)))
+    if isinstance(conj, A.Unary) and conj.op == "!" and isinstance(conj.operand, A.Binary):
+        b = conj.operand
+        flip = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
+        if b.op in flip:
+            out += _limits(A.Binary(flip[b.op], b.left, b.right), k)
+    return out
+
+
+def lasvegas_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[LasVegas]:
+    """The Las Vegas loop of ``prog`` with the failure-bound postcondition ``ensures``, or None.
+
+    The program is ``P; while (C) { B }; S``: ``P`` ends (no ``while``, no ``assume``) and sets the
+    integer counter ``cnt := d0`` (``d0`` over parameters) as its only write of it; ``B`` has no
+    ``while`` and no ``assume`` (an iteration ends surely) and raises ``cnt := cnt + 1`` once as
+    one of its own statements (not under an ``if`` or a loop), with no other write of ``cnt``;
+    ``S`` is deterministic and carried back into the claim. The claim is ``φ(cnt) && Q`` with
+    ``cnt <= T ⇒ φ(cnt)`` (z3; ``T`` an integer over parameters) and ``Q`` not reading ``cnt``.
+    No parameter is written by the program (the bounds read them as constants)."""
+    stmts = tuple(prog.body.stmts)
+    loops = [i for i, st in enumerate(stmts) if isinstance(st, (A.For, A.While))]
+    if not loops or len(ensures) != 1 or FAILED in types:
+        return None
+    i = loops[-1]
+    top = stmts[i]
+    prefix, suffix = stmts[:i], stmts[i + 1 :]
+    if not isinstance(top, A.While) or any(_has(s, (A.While, A.Assume)) for s in prefix):
+        return None
+    if _has(top.body, (A.While, A.Assume)):
+        return None
+    params = {p.name for p in prog.params}
+    if written_vars(prog.body) & params:
+        return None
+    post = _wp(suffix, ensures[0])
+    if post is None:
+        return None
+    conjs = operands(post, "&&")
+    typed = check_program(prog)
+    body = tuple(top.body.stmts)
+    for k in sorted(written_vars(top.body)):
+        if types.get(k) != A.INT:
+            continue
+        raises = [st for st in body if _is_raise(st, k)]
+        others = [st for st in body if not _is_raise(st, k) and k in written_vars(st)]
+        if len(raises) != 1 or others:
+            continue
+        inits = [s for s in prefix if k in written_vars(s)]
+        if len(inits) != 1 or not (isinstance(inits[0], A.Assign) and inits[0].targets == (A.Var(k),)):
+            continue
+        d0 = inits[0].value
+        if not free_vars(d0) <= params:
+            continue
+        on_k = [c for c in conjs if k in free_vars(c)]
+        rest = [c for c in conjs if k not in free_vars(c)]
+        if not on_k:
+            continue
+        phi = on_k[0]
+        for c in on_k[1:]:
+            phi = A.Binary("&&", phi, c)
+        if not free_vars(phi) <= params | {k}:
+            continue
+        for t in [t for c in on_k for t in _limits(c, k)]:
+            try:
+                if not free_vars(t) <= params or typed.type_of(t) != A.INT or typed.type_of(d0) != A.INT:
+                    continue
+            except TampError:
+                continue
+            if _decides(_implies(A.Binary("<=", A.Var(k), t), phi), {**types, k: A.INT}, A.BoolLit(True), None):
+                q: A.Expr = A.BoolLit(True)
+                for c in rest:
+                    q = c if q == A.BoolLit(True) else A.Binary("&&", q, c)
+                return LasVegas(prefix, top, k, d0, t, q)
+    return None
+
+
+def _input_program(
+    prog: A.Program,
+    name: str,
+    stmts: Tuple[A.Stmt, ...],
+    out: FrozenSet[str],
+    start: Optional[A.Expr],
+    types,
+    ensures: A.Expr,
+    fails: A.Expr,
+    pos,
+) -> Optional[A.Program]:
+    """``stmts`` as a program whose inputs are the variables it (or ``out``, read after it) can
+    find in the state: a fresh input ``x$in`` copied into ``x`` when ``stmts`` writes ``x``; the
+    state satisfies ``start`` (read on the inputs)."""
+    params = {p.name for p in prog.params}
+    block = A.Block(stmts, pos=pos)
+    written = written_vars(block)
+    needed = (live_in(block, out) | (free_vars(start) if start is not None else frozenset())) - params
+    new_params: List[A.Param] = []
+    copies: List[A.Stmt] = []
+    renames: Dict[str, A.Expr] = {}
+    taken = params | set(types)
+    for x in sorted(needed):
+        t = types.get(x)
+        if t is None:
+            return None
+        if x in written:
+            nm, j = x + IN, 1
+            while nm in taken:
+                j += 1
+                nm = f"{x}{IN}{j}"
+            taken.add(nm)
+            new_params.append(A.Param(nm, t, pos=pos))
+            copies.append(A.Assign((A.Var(x),), A.Var(nm), pos=pos))
+            renames[x] = A.Var(nm)
+        else:
+            new_params.append(A.Param(x, t, pos=pos))
+    extra = () if start is None else (substitute(start, renames),)
+    return dataclasses.replace(
+        prog,
+        name=prog.name + name,
+        params=tuple(prog.params) + tuple(new_params),
+        body=A.Block(tuple(copies) + tuple(stmts), pos=pos),
+        requires=tuple(prog.requires) + extra,
+        ensures=(ensures,),
+        fails=fails,
+        rate=None,
+        reliability=None,
+        neighbours=None,
+        private=None,
+    )
+
+
+#: the parts of a Las Vegas proof: (role, program-name suffix); "start" only when the first
+#: test of ``C`` is counted as a factor, the "exit" parts only when the claim has a ``Q``
+LV_PARTS = ("iter", "exit", "start", "start_exit")
+
+
+def lasvegas_programs(prog: A.Program, lv: LasVegas, types, u: A.Expr, lead: bool) -> Optional[Dict[str, A.Program]]:
+    """The programs a Las Vegas proof proves, by role (see :func:`lasvegas_composition`):
+
+    - ``iter``: one iteration ``B`` from any state where ``C`` holds, claim ``!C``, bound ``u``;
+    - ``exit``: the same iteration, claim ``C || Q``, bound 0 (an iteration that ends the loop
+      leaves ``Q`` true, surely);
+    - ``start``: the prefix ``P``, claim ``!C``, bound ``u`` (when ``lead``: the loop is entered
+      with probability at most ``u``);
+    - ``start_exit``: the prefix, claim ``C || Q``, bound 0 (a run that never enters the loop
+      ends with ``Q``).
+    None when a variable's type is unknown or ``u`` reads more than parameters."""
+    params = {p.name for p in prog.params}
+    if not free_vars(u) <= params:
+        return None
+    c = lv.loop.cond
+    stop = A.Unary("!", c)
+    ok = A.Binary("||", c, lv.rest)
+    out_vars = free_vars(c) | free_vars(lv.rest)
+    pos = lv.loop.body.pos
+    parts: Dict[str, Optional[A.Program]] = {
+        "iter": _input_program(prog, "$iter", tuple(lv.loop.body.stmts), out_vars, c, types, stop, u, pos)
+    }
+    if lv.rest != A.BoolLit(True):
+        parts["exit"] = _input_program(prog, "$exit", tuple(lv.loop.body.stmts), out_vars, c, types, ok, A.num(0), pos)
+        parts["start_exit"] = _input_program(prog, "$start_exit", lv.prefix, out_vars, None, types, ok, A.num(0), pos)
+    if lead:
+        parts["start"] = _input_program(prog, "$start", lv.prefix, out_vars, None, types, stop, u, pos)
+    if any(p is None for p in parts.values()):
+        return None
+    return {k: v for k, v in parts.items() if v is not None}
+
+
+def lasvegas_composition(lv: LasVegas, bound: A.Expr, u: A.Expr, lead: bool) -> Optional[List[Tuple[str, A.Expr]]]:
+    """The side conditions under which ``u`` per iteration gives the claim's ``bound``.
+
+    Why this is sound. Let ``K = T - d0``. A run that breaks ``cnt <= T`` ran at least ``K + 1``
+    iterations (``cnt`` is ``d0`` plus the number of iterations) or never stopped; either way the
+    loop was entered (``C`` after ``P``) and each of its first ``K`` iterations ended with ``C``
+    (each ends surely: no ``while`` in ``B``). Each iteration draws afresh, and the ``iter`` proof
+    bounds, from *every* state where ``C`` holds, the chance that it ends with ``C`` by ``u``; so,
+    conditioning on the history before each one in turn, Pr[C after P, and C after each of the
+    first K iterations] <= u0 · u^K, with ``u0 = u`` when ``lead`` (the ``start`` proof) and 1
+    otherwise. A run that stops ends with ``!C``, after ``P`` or after an iteration started in a
+    state with ``C``: ``start_exit`` and ``exit`` prove that ``C || Q`` then holds surely, so ``Q``
+    holds. Hence Pr[fail] <= u^(K + lead) when ``K >= 0``; when ``K < 0`` the claim fails surely
+    and ``bound >= 1`` is asked. With ``bound = exp(E)`` and ``u <= exp(e)`` (:func:`exponent`):
+    ``(K + lead)·e <= E`` when ``K >= 0``, ``0 <= E`` when ``K < 0``."""
+    if not (isinstance(bound, A.Call) and bound.func == "exp" and len(bound.args) == 1):
+        return None
+    big = bound.args[0]
+    k = A.Binary("-", lv.limit, lv.start)
+    n = A.Binary("+", k, A.num(1)) if lead else k
+    log_u = A.Call("log", (u,))
+    e: A.Expr
+    side: Optional[A.Expr]
+    if any(x == log_u for x in A.walk(big)):  # the claim written pow(u, ...): compare logarithms
+        e, side = log_u, A.Binary(">", u, A.num(0))
+    else:
+        e, side = exponent(u, divide_out(big, n))
+    out = [] if side is None else [("POSITIVE", side)]
+    runs, none = A.Binary(">=", k, A.num(0)), A.Binary("<", k, A.num(0))
+    return out + [
+        ("PRODUCT", _implies(runs, A.Binary("<=", A.Binary("*", n, e), big))),
         ("EMPTY", _implies(none, A.Binary("<=", A.num(0), big))),
     ]

@@ -21,7 +21,7 @@ from lang.parser import parse_expr
         ("exp(0, s)", {"exponential", "support"}),
         ("dlap(0, s)", {"discrete_laplace", "discrete_laplace_exact", "support"}),
         ("dexp(k, 2)", {"discrete_exponential", "support"}),
-        ("gauss(0, 1)", {"gaussian", "gaussian_upper", "gaussian_lower", "support"}),
+        ("gauss(0, 1)", {"gaussian", "gaussian_upper", "gaussian_lower", "gaussian_sign", "support"}),
         ("uniform(0, 1)", {"support"}),
         ("step([(0, 1, 2)])", {"support"}),
         ("density(0, 1, 2 * _)", {"support"}),

@@ -30,6 +30,7 @@ DISTS = [
     "unif({(0, 1), (1, 0), (1, 1)})",
     "unif(-3, 30)",
     "unif({2, 3, 5, 7, 11, 13, 17, 19})",
+    "unif({0, 1, 2, 3} * {0, 1, 2, 3})",
 ]
 
 
@@ -135,3 +136,16 @@ def test_target_checks():
         FAM.instantiate((A.Var("v"),), parse_expr("unif(0, 3)"), {(1, 2)})  # not a support point
     with pytest.raises(ValueError):
         FAM.instantiate((A.Var("a"), A.Var("b")), parse_expr("unif(0, 3)"), frozenset({1}))
+
+
+def test_a_joint_draw_offers_its_coordinate_comparisons():
+    # a rejection test `a != b` of (a, b) ~ unif({0..3} * {0..3}): the diagonal, 4 of 16 points
+    dist = parse_expr("unif({0, 1, 2, 3} * {0, 1, 2, 3})")
+    pts = support_points(dist)
+    choices = FAM.choices(dist)
+    diagonal = frozenset(p for p in pts if p[0] == p[1])
+    below = frozenset(p for p in pts if p[0] < p[1])
+    assert diagonal in choices and below in choices and frozenset(pts) - diagonal in choices
+    assert FAM.exact_tail((pts,), diagonal) == pytest.approx(0.25) == FAM.cost_value((pts,), diagonal)
+    inst = FAM.instantiate((A.Var("a"), A.Var("b")), dist, diagonal)
+    assert evaluate(inst.bad, {"a": 2, "b": 2}) and not evaluate(inst.bad, {"a": 1, "b": 2})

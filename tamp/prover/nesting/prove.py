@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import z3
 
@@ -34,7 +34,19 @@ from lang.errors import TampError
 from lang.speckind import FAILURE_BOUND, clause_kind
 from lang.walk import free_vars, substitute
 from tamp.cfa import CFA, build_cfa
-from tamp.cfa.nesting import FlagLoop, composition, divide_out, flag_loop, iteration_program, trip_count
+from tamp.cfa.nesting import (
+    FlagLoop,
+    LasVegas,
+    composition,
+    divide_out,
+    exit_program,
+    flag_loop,
+    iteration_program,
+    lasvegas_composition,
+    lasvegas_loop,
+    lasvegas_programs,
+    trip_count,
+)
 from tamp.prover.base.smt import VALID, Encoder, Stats, is_valid
 from tamp.prover.trace.result import ProofResult
 from tamp.show import show_expr
@@ -51,6 +63,10 @@ class NestResult(ProofResult):
     form: str = ""
     per_iteration: Any = None
     inner: Optional[ProofResult] = field(default=None)
+    #: a Las Vegas loop's proofs by role (:func:`tamp.cfa.nesting.lasvegas_programs`; ``inner``
+    #: is the "iter" one) and whether the prefix's test of the loop condition is a factor
+    pieces: Dict[str, ProofResult] = field(default_factory=dict)
+    lead: bool = False
 
 
 def _negated(e: A.Expr) -> Optional[A.Expr]:
@@ -113,6 +129,8 @@ def _from_exponent(e: A.Expr) -> List[A.Expr]:
     if isinstance(e, A.Call) and e.func == "log" and len(e.args) == 1:
         return [e.args[0]]
     s = _negated(e)
+    if isinstance(s, A.Call) and s.func == "log" and len(s.args) == 1:  # -log(y) = log(1/y)
+        return [A.Binary("/", A.num(1), s.args[0]), A.Call("exp", (e,))]
     return ([A.Binary("-", A.num(1), s)] if s is not None else []) + [A.Call("exp", (e,))]
 
 
@@ -157,7 +175,8 @@ def try_nesting(
     ensures = tuple(e for e in program.ensures if clause_kind(e) == FAILURE_BOUND)
     fl = flag_loop(program, ensures, cfa.types)
     if fl is None:
-        return None, ""
+        lv = lasvegas_loop(program, ensures, cfa.types)
+        return (None, "") if lv is None else try_lasvegas(program, cfa, lv, t0, deadline, prove)
     n = trip_count(fl.loop)
     params = {p.name for p in program.params}
     why = ""
@@ -183,6 +202,20 @@ def try_nesting(
         except (TampError, z3.Z3Exception):
             continue
         inner = prove(it, it_cfa)
+        pieces: Dict[str, ProofResult] = {}
+        if inner.verdict == "proved" and fl.rest is not None:
+            ex = exit_program(program, fl, cfa.types)
+            try:
+                done = None if ex is None else prove(ex, build_cfa(ex, None, cfa.path))
+            except (TampError, z3.Z3Exception):
+                done = None
+            if done is None or done.verdict != "proved":
+                why = why or (
+                    f"an iteration of the loop at line {_line(fl.loop)} that raises its flag was not proved to leave "
+                    f"`{show_expr(fl.rest)}` true"
+                )
+                continue
+            pieces["exit"] = done
         if inner.verdict == "proved":
             how = "summed over" if fl.form == "union" else "multiplied over"
             return NestResult(
@@ -198,6 +231,7 @@ def try_nesting(
                 form=fl.form,
                 per_iteration=u,
                 inner=inner,
+                pieces={"iter": inner, **pieces},
             ), ""
         if not why:
             lines = [ln.strip() for ln in (inner.message or "").splitlines()]
@@ -207,6 +241,100 @@ def try_nesting(
                 f"one iteration of the loop at line {_line(fl.loop)} was not proved to fail with probability "
                 f"at most {show_expr(u)}" + (f": {first}" if first and len(first) < 200 else "")
             )
+    return None, why
+
+
+def lasvegas_candidates(lv: LasVegas, bound: A.Expr) -> List[A.Expr]:
+    """Per-iteration continue bounds to try for a Las Vegas loop and the claim's ``exp(E)``: the
+    ``x`` of each ``log(x)`` in ``E`` (the claim written ``pow(x, ...)``), ``E`` with the
+    iteration count divided out, and ``1 - q`` for each ``bern(q)`` the body draws."""
+    if not (isinstance(bound, A.Call) and bound.func == "exp" and len(bound.args) == 1):
+        return []
+    big = bound.args[0]
+    out: List[A.Expr] = [
+        x.args[0] for x in A.walk(big) if isinstance(x, A.Call) and x.func == "log" and len(x.args) == 1
+    ]
+    k = A.Binary("-", lv.limit, lv.start)
+    for n in (lv.limit, k, A.Binary("+", k, A.num(1))):
+        e = divide_out(big, n)
+        if e is not None:
+            out += _from_exponent(e)
+    out += [A.Binary("-", A.num(1), q) for q in _bern_chances(lv.loop.body)]
+    unique: List[A.Expr] = []
+    for u in out:
+        if u not in unique:
+            unique.append(u)
+    return unique
+
+
+def try_lasvegas(
+    program: A.Program,
+    cfa: CFA,
+    lv: LasVegas,
+    t0: float,
+    deadline: Optional[float],
+    prove: Callable[[A.Program, CFA], ProofResult],
+):
+    """``(NestResult or None, why)`` for a Las Vegas loop (:func:`tamp.cfa.nesting.lasvegas_loop`):
+    a per-iteration continue bound ``u`` whose composition is valid, with every part proved."""
+    params = {p.name for p in program.params}
+    why = ""
+    for u in lasvegas_candidates(lv, cfa.bound):
+        for lead in (False, True):
+            if deadline is not None and time.monotonic() > deadline:
+                return None, why
+            if not set(free_vars(u)) <= params:
+                continue
+            side = lasvegas_composition(lv, cfa.bound, u, lead)
+            parts = lasvegas_programs(program, lv, cfa.types, u, lead)
+            if side is None or parts is None:
+                continue
+            try:
+                if not _holds(cfa, side):
+                    why = why or (
+                        f"the bound cannot be composed from {show_expr(u)} per iteration of the loop at line {_line(lv.loop)}"
+                    )
+                    continue
+                proved: Dict[str, ProofResult] = {}
+                for role, it in parts.items():
+                    r = prove(it, build_cfa(it, None, cfa.path))
+                    if r.verdict != "proved":
+                        lines = [ln.strip() for ln in (r.message or "").splitlines()]
+                        first = next((ln for ln in lines if ln and not ln.startswith("not proved")), "")
+                        what = {
+                            "iter": f"to continue with probability at most {show_expr(u)}",
+                            "start": f"to enter the loop with probability at most {show_expr(u)}",
+                        }.get(role, "to leave the loop only where the rest of the postcondition holds")
+                        why = why or (
+                            f"{'one iteration of' if role in ('iter', 'exit') else 'the code before'} the loop at "
+                            f"line {_line(lv.loop)} was not proved {what}"
+                            + (f": {first}" if first and len(first) < 200 else "")
+                        )
+                        break
+                    proved[role] = r
+                else:
+                    n = lv.limit if lv.start == A.num(0) else A.Binary("-", lv.limit, lv.start)
+                    return NestResult(
+                        cfa.name,
+                        "failure-bound",
+                        "proved",
+                        time.monotonic() - t0,
+                        show_expr(cfa.bound),
+                        f"one iteration of the loop at line {_line(lv.loop)} continues with probability at most "
+                        f"{show_expr(u)} (proved by {inner_method(proved['iter'])}); breaking "
+                        f"`{lv.counter} <= {show_expr(lv.limit)}` needs the first {show_expr(n)} iterations"
+                        + (" and the entry test" if lead else "")
+                        + " all to continue",
+                        cfa=cfa,
+                        stats={**proved["iter"].stats, "method": "nesting"},
+                        form="lasvegas",
+                        per_iteration=u,
+                        inner=proved["iter"],
+                        pieces=proved,
+                        lead=lead,
+                    ), ""
+            except (TampError, z3.Z3Exception):
+                continue
     return None, why
 
 

@@ -58,7 +58,7 @@ from .cfa_form import cfa_form, first_difference
 from .claim import claim_cfa, well_formed_claim
 from .conc_checker import ConcCert, check_conc
 from .exp_checker import ExpCert, check_exp
-from .format import CheckReport, ProgramCheck, Rejected, source_digest
+from .format import CheckReport, ProgramCheck, Rejected, judging, source_digest
 from .lin_checker import LinCert, check_lin
 from .nest_checker import NestCert, check_nest
 from .privacy_checker import check_privacy
@@ -304,15 +304,10 @@ def _product_job(pc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
     proof checked by rules 2–6 against the counting CFA rebuilt from the source."""
     t0 = time.monotonic()
     out = ProgramCheck(f"{pc.name} (product rule)", False)
-    try:
+    with judging(out, t0):
         counting = counting_claim(pc, src, src.program(pc.name), bound, inputs, timeout_ms)
         out.obligations += 2 + check_proof_on(pc.counting, counting, timeout_ms, deadline, out.log)
         out.ok = True
-    except Rejected as exc:
-        out.reason = str(exc)
-    except z3.Z3Exception as exc:
-        out.reason = f"a formula of the certificate cannot be built: {exc}"
-    out.seconds = time.monotonic() - t0
     return out
 
 
@@ -372,18 +367,13 @@ def check_program(
     """Re-check one program's proof (never raises :class:`Rejected`; reports it)."""
     t0 = time.monotonic()
     out = ProgramCheck(pc.name, False)
-    try:
+    with judging(out, t0):
         if bound is None and isinstance(prog.fails, A.Hole):
             bound = pc.bound  # `fails ?`: the certificate's bound is the answer it proves
         cfa = claim_cfa(src, prog, bound, inputs)
         out.obligations += check_proof_on(pc, cfa, timeout_ms, deadline, out.log)
         out.ok = True
         out.notes = claim_notes(cfa, timeout_ms)
-    except Rejected as exc:
-        out.reason = str(exc)
-    except z3.Z3Exception as exc:  # an ill-sorted formula the checks above did not anticipate
-        out.reason = f"a formula of the certificate cannot be built: {exc}"
-    out.seconds = time.monotonic() - t0
     return out
 
 

@@ -28,8 +28,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import z3
-
 from axioms import concentration as C
 from axioms.concentration import Block
 from lang import ast as A
@@ -40,7 +38,7 @@ from tamp.cfa.sums import Det, Lin, NoiseSum, NotApplicable, recognise
 from tamp.core.encode import Encoder
 
 from .claim import checked_claim
-from .format import ProgramCheck, Rejected
+from .format import ProgramCheck, Rejected, judging
 from .solver import check_obligations
 
 
@@ -231,7 +229,7 @@ def decode_conc(c: Any, where: str) -> ConcCert:
 def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, timeout_ms, deadline):
     t0 = time.monotonic()
     out = ProgramCheck(f"{cc.name} (concentration)", False)
-    try:
+    with judging(out, t0):
         has_hole = any(A.contains(e, A.Hole) for e in prog.ensures)
         if has_hole != (cc.margin is not None):
             raise Rejected(
@@ -267,9 +265,4 @@ def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, 
         hyps = [enc.expr(r, env) for r in claim.requires]
         check_obligations(obs, enc, env, hyps, out, timeout_ms, deadline)
         out.ok = True
-    except Rejected as exc:
-        out.reason = str(exc)
-    except z3.Z3Exception as exc:
-        out.reason = f"a formula of the certificate cannot be built: {exc}"
-    out.seconds = time.monotonic() - t0
     return out

@@ -28,7 +28,7 @@ from tamp.core.encode import Encoder
 
 from .claim import checked_claim
 from .exp_rules import LoopAnnot, Outside, claim_of, obligations
-from .format import ProgramCheck, Rejected
+from .format import ProgramCheck, Rejected, judging
 from .solver import check_obligations
 
 
@@ -79,7 +79,7 @@ def decode_exp(c: Any, where: str) -> ExpCert:
 def check_exp(ec: ExpCert, src: A.SourceFile, prog: A.Program, bound, inputs, timeout_ms, deadline):
     t0 = time.monotonic()
     out = ProgramCheck(f"{ec.name} (expected failure)", False)
-    try:
+    with judging(out, t0):
         claim_bound, sub, cfa = checked_claim(src, prog, ec.bound, bound, inputs)
         if any(A.contains(e, A.Hole) for e in prog.ensures):
             raise Rejected("an `ensures` with `?` has no expected-failure certificate")
@@ -104,9 +104,4 @@ def check_exp(ec: ExpCert, src: A.SourceFile, prog: A.Program, bound, inputs, ti
 
         check_obligations(obs, enc, env, hyps, out, timeout_ms, deadline, lemmas)
         out.ok = True
-    except Rejected as exc:
-        out.reason = str(exc)
-    except z3.Z3Exception as exc:
-        out.reason = f"a formula of the certificate cannot be built: {exc}"
-    out.seconds = time.monotonic() - t0
     return out

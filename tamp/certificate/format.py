@@ -6,9 +6,13 @@ the source digest, and the errors and outcomes of writing, reading and checking 
 from __future__ import annotations
 
 import hashlib
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any, Iterable, List
+from typing import Any, Iterable, Iterator, List
+
+import z3
 
 from tamp.results import OK, REJECTED, exit_code_of
 
@@ -40,6 +44,21 @@ def known_keys(d: Any, allowed: Iterable[str], where: str) -> None:
 
 class Rejected(Exception):
     """The certificate does not prove the claim; the message says where."""
+
+
+@contextmanager
+def judging(out: "ProgramCheck", t0: float) -> Iterator[None]:
+    """One program's check, run in the ``with`` block: a :class:`Rejected` (or a formula z3 cannot
+    build, which the block's own checks did not anticipate) becomes ``out.reason``; the seconds
+    since ``t0`` are recorded either way. The block sets ``out.ok`` when every step passed."""
+    try:
+        yield
+    except Rejected as exc:
+        out.reason = str(exc)
+    except z3.Z3Exception as exc:
+        out.reason = f"a formula of the certificate cannot be built: {exc}"
+    finally:
+        out.seconds = time.monotonic() - t0
 
 
 @dataclass

@@ -32,7 +32,7 @@ from tamp.cfa.expected import RULES, NotApplicable, claim_of, obligations
 from tamp.core.encode import Encoder
 
 from .claim import checked_claim
-from .format import ProgramCheck, Rejected
+from .format import ProgramCheck, Rejected, judging
 from .solver import check_obligations
 
 
@@ -76,7 +76,7 @@ def decode_lin(c: Any, where: str) -> LinCert:
 def check_lin(lc: LinCert, src: A.SourceFile, prog: A.Program, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
     t0 = time.monotonic()
     out = ProgramCheck(f"{lc.name} (linearity)", False)
-    try:
+    with judging(out, t0):
         _claim_bound, sub, cfa = checked_claim(src, prog, lc.bound, bound, inputs)
         try:
             claim = claim_of(sub, cfa)
@@ -103,9 +103,4 @@ def check_lin(lc: LinCert, src: A.SourceFile, prog: A.Program, bound, inputs, ti
 
         check_obligations(obs, enc, env, hyps, out, timeout_ms, deadline, sums)
         out.ok = True
-    except Rejected as exc:
-        out.reason = str(exc)
-    except z3.Z3Exception as exc:
-        out.reason = f"a formula of the certificate cannot be built: {exc}"
-    out.seconds = time.monotonic() - t0
     return out

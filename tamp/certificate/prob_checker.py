@@ -42,7 +42,7 @@ from tamp.core.interval import Interval
 from tamp.core.validity import check_sat
 
 from .cellmass import MassError, boxes_disjoint, region_mass
-from .format import ProgramCheck, Rejected
+from .format import ProgramCheck, Rejected, judging
 from .prob_cover import CoverError, decision_tree
 from .prob_reader import ProbCert, TermCert
 from .prob_spec import SpecError, prob_program, term_interval, terms_of, verdict_of
@@ -92,14 +92,9 @@ def check_prob(
     """Re-check one program's probability certificate (never raises :class:`Rejected`)."""
     t0 = time.monotonic()
     out = ProgramCheck(pc.name, False)
-    try:
+    with judging(out, t0):
         out.obligations = _check(pc, prog, dict(inputs or {}), _Queries(timeout_ms, deadline, out.log))
         out.ok = True
-    except Rejected as exc:
-        out.reason = str(exc)
-    except z3.Z3Exception as exc:
-        out.reason = f"a formula of the certificate cannot be built: {exc}"
-    out.seconds = time.monotonic() - t0
     return out
 
 

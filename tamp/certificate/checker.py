@@ -74,6 +74,26 @@ def _show(e) -> str:
 
 
 @proof_context()  # a fresh z3 context: the verdict does not depend on the process's history
+def _plan_parts(plan: List[tuple], src, sections, twice: str) -> None:
+    """Append to ``plan`` one ``(job, part)`` per part of ``sections`` (pairs of the certificate's
+    parts and the job that checks them), in order. A part whose program was already certified in
+    these sections, or is not in the source, ends the plan with ``("reject", why)``; nothing is
+    added after a reject."""
+    seen = set()
+    for parts, job in sections:
+        for part in parts or ():
+            if plan and plan[-1][0] == "reject":
+                return
+            if part.name in seen:
+                plan.append(("reject", twice.format(part.name)))
+                return
+            seen.add(part.name)
+            if src.program(part.name) is None:
+                plan.append(("reject", f"program '{part.name}' is not in {src.path}"))
+                return
+            plan.append((job, part))
+
+
 def check_certificate(
     cert: Certificate,
     src: A.SourceFile,
@@ -114,86 +134,17 @@ def check_certificate(
     ):
         return reject("the certificate contains no proof")
     plan: List[tuple] = []  # (job, certificate part) in the order of the checks, or ("reject", reason)
-    seen = set()
-    for pc in cert.programs:
-        if pc.name in seen:
-            plan.append(("reject", f"program '{pc.name}' is certified twice"))
-            break
-        seen.add(pc.name)
-        if src.program(pc.name) is None:
-            plan.append(("reject", f"program '{pc.name}' is not in {src.path}"))
-            break
-        plan.append((_program_job, pc))
-    if cert.concentration and (not plan or plan[-1][0] != "reject"):
-        for cc in cert.concentration:  # failure bounds proved by concentration (see .conc_checker)
-            if cc.name in seen:
-                plan.append(("reject", f"program '{cc.name}' is certified twice"))
-                break
-            seen.add(cc.name)
-            if src.program(cc.name) is None:
-                plan.append(("reject", f"program '{cc.name}' is not in {src.path}"))
-                break
-            plan.append((_conc_job, cc))
-    if cert.linearity and (not plan or plan[-1][0] != "reject"):
-        for lc in cert.linearity:  # failure bounds by Markov or Chebyshev by linearity (see .lin_checker)
-            if lc.name in seen:
-                plan.append(("reject", f"program '{lc.name}' is certified twice"))
-                break
-            seen.add(lc.name)
-            if src.program(lc.name) is None:
-                plan.append(("reject", f"program '{lc.name}' is not in {src.path}"))
-                break
-            plan.append((_lin_job, lc))
-    if cert.expectation and (not plan or plan[-1][0] != "reject"):
-        for ec in cert.expectation:  # failure bounds proved by expected failure (see .exp_checker)
-            if ec.name in seen:
-                plan.append(("reject", f"program '{ec.name}' is certified twice"))
-                break
-            seen.add(ec.name)
-            if src.program(ec.name) is None:
-                plan.append(("reject", f"program '{ec.name}' is not in {src.path}"))
-                break
-            plan.append((_exp_job, ec))
-    if cert.product and (not plan or plan[-1][0] != "reject"):
-        for xc in cert.product:  # failure bounds proved by the product rule (see .product_checker)
-            if xc.name in seen:
-                plan.append(("reject", f"program '{xc.name}' is certified twice"))
-                break
-            seen.add(xc.name)
-            if src.program(xc.name) is None:
-                plan.append(("reject", f"program '{xc.name}' is not in {src.path}"))
-                break
-            plan.append((_product_job, xc))
-    if cert.nesting and (not plan or plan[-1][0] != "reject"):
-        for nc in cert.nesting:  # failure bounds composed over a loop's iterations (see .nest_checker)
-            if nc.name in seen:
-                plan.append(("reject", f"program '{nc.name}' is certified twice"))
-                break
-            seen.add(nc.name)
-            if src.program(nc.name) is None:
-                plan.append(("reject", f"program '{nc.name}' is not in {src.path}"))
-                break
-            plan.append((_nest_job, nc))
-    seen = set()
-    for vc in cert.privacy if not plan or plan[-1][0] != "reject" else ():
-        if vc.name in seen:  # privacy claims proved or refuted (see .privacy_checker)
-            plan.append(("reject", f"the privacy claim of '{vc.name}' is certified twice"))
-            break
-        seen.add(vc.name)
-        if src.program(vc.name) is None:
-            plan.append(("reject", f"program '{vc.name}' is not in {src.path}"))
-            break
-        plan.append((_privacy_job, vc))
-    seen = set()
-    for pc in cert.probability if not plan or plan[-1][0] != "reject" else ():
-        if pc.name in seen:
-            plan.append(("reject", f"the probability specification of '{pc.name}' is certified twice"))
-            break
-        seen.add(pc.name)
-        if src.program(pc.name) is None:
-            plan.append(("reject", f"program '{pc.name}' is not in {src.path}"))
-            break
-        plan.append((_prob_job, pc))
+    failure_bounds = [  # one proof per program, whichever method found it
+        (cert.programs, _program_job),  # the union bound's automata
+        (cert.concentration, _conc_job),  # concentration rules (see .conc_checker)
+        (cert.linearity, _lin_job),  # Markov or Chebyshev by linearity (see .lin_checker)
+        (cert.expectation, _exp_job),  # expected failure (see .exp_checker)
+        (cert.product, _product_job),  # the product rule (see .product_checker)
+        (cert.nesting, _nest_job),  # composed over a loop's iterations (see .nest_checker)
+    ]
+    _plan_parts(plan, src, failure_bounds, "program '{}' is certified twice")
+    _plan_parts(plan, src, [(cert.privacy, _privacy_job)], "the privacy claim of '{}' is certified twice")
+    _plan_parts(plan, src, [(cert.probability, _prob_job)], "the probability specification of '{}' is certified twice")
     if cert.inputs_free and inputs:
         # a failure bound proved with the inputs free is checked as that claim (for every input
         # satisfying `requires`); the claim at the fixed values is the same program and bound

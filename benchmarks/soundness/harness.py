@@ -152,7 +152,7 @@ def variant_files() -> List[str]:
     corpus (benchmarks/corpus/*/*_false*.prob), and the held-out corpus's false siblings and
     soundness attacks (benchmarks/heldout/*/*_false*.prob, benchmarks/heldout/attack_*.prob), and the
     false siblings and attacks of the Prover IV development families
-    (benchmarks/prover4/dev/*/*_false*.prob, and dev/blind1 to dev/blind4's */*_false*.prob,
+    (benchmarks/prover4/dev/*/*_false*.prob, and dev/blind1 to dev/blind5's */NAME_false.prob,
     the blind parts of earlier sessions, now development material)."""
     paths = (
         sorted((BENCH / "variants").glob("*.prob"))
@@ -165,8 +165,15 @@ def variant_files() -> List[str]:
         + sorted((BENCH / "prover4" / "dev" / "blind2").glob("*/*_false*.prob"))
         + sorted((BENCH / "prover4" / "dev" / "blind3").glob("*/*_false*.prob"))
         + sorted((BENCH / "prover4" / "dev" / "blind4").glob("*/*_false*.prob"))
+        + sorted((BENCH / "prover4" / "dev" / "blind5").glob("*/*_false*.prob"))
     )
-    return [str(p.relative_to(BENCH)) for p in paths]
+    # A true claim may carry "_false" inside its name (blind1's bloom_false_positive, blind5's
+    # stratified_false_escalation): a false sibling is named NAME_false.prob.
+    return [
+        str(p.relative_to(BENCH))
+        for p in paths
+        if p.parent.name in ("variants", "nonterminating") or p.name.startswith("attack_") or p.stem.endswith("_false")
+    ]
 
 
 def variant_record(rel: str, timeout: float, runs: int) -> List[Record]:

@@ -1,5 +1,5 @@
-"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 to dev/blind4
-(the blind parts of sessions 14 to 17, now development material) and benchmarks/prover4/test (the newest blind part,
+"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 to dev/blind5
+(the blind parts of sessions 14 to 18, now development material) and benchmarks/prover4/test (the newest blind part,
 when there is one). In each, every file parses and
 type-checks, carries its headers, every true claim has a false sibling, and inputs.json covers every file (two
 consistent input sets per true claim, a refuting one per false claim). A few input sets are simulated. Nothing
@@ -22,6 +22,7 @@ FOLDERS = {
     "blind2": ROOT / "benchmarks" / "prover4" / "dev" / "blind2",
     "blind3": ROOT / "benchmarks" / "prover4" / "dev" / "blind3",
     "blind4": ROOT / "benchmarks" / "prover4" / "dev" / "blind4",
+    "blind5": ROOT / "benchmarks" / "prover4" / "dev" / "blind5",
     "test": ROOT / "benchmarks" / "prover4" / "test",
 }
 FOLDERS = {name: here for name, here in FOLDERS.items() if (here / "inputs.json").exists()}
@@ -36,8 +37,8 @@ SIMULATED = [
     ("blind3", "queues/machine_repair.prob"),
     ("blind4", "gametrees/and_of_ors_all_leaves_false.prob"),
     ("blind4", "risk/ruin_within_horizon.prob"),
-    ("test", "qualitycontrol/double_sampling_false.prob"),
-    ("test", "sketching/stream_sign_sketch.prob"),
+    ("blind5", "qualitycontrol/double_sampling_false.prob"),
+    ("blind5", "sketching/stream_sign_sketch.prob"),
 ]
 
 

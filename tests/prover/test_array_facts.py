@@ -23,6 +23,8 @@ x[j] != key``); preserving the cut needs every element below the probe to be no 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from limits import FALSE_CLAIM_S
 
@@ -140,44 +142,9 @@ STABLE_DOWN = """program stableDown(c: int[], k: int, eps: real, t: real, p: rea
   }
 }"""
 
-STABLE_DOWN_FALSE = """program stableDownFalse(c: int[], k: int, eps: real, t: real, p: real)
-  requires k >= 1 && eps > 0 && t >= 0 && 0 < p && p <= 1
-  ensures  forall j in 0..k: (keep[j] ==> c[j] >= 1 && abs(rel[j] - c[j]) <= 1 / eps * log(k / p))
-                        && (!keep[j] ==> c[j] <= t)
-  fails    p
-{
-  j := k - 1;
-  while (j >= 0) {
-    keep[j] := false;
-    if (c[j] >= 1) {
-      z ~ lap(c[j], 1 / eps);
-      if (z > t) {
-        keep[j] := true;
-        rel[j] := z;
-      }
-    }
-    j := j - 1;
-  }
-}"""
-
 FLAGS_ABOVE = """program flagsAbove(q: real[], n: int, T: real, eps: real, p: real)
   requires n >= 1 && eps > 0 && 0 < p && p <= 1
   ensures  forall i in 0..n: (above[i] ==> q[i] >= T - 2 / eps * log(n / p)) && (!above[i] ==> q[i] <= T + 2 / eps * log(n / p))
-  fails    p
-{
-  for i in 0..n {
-    a ~ lap(q[i], 2 / eps);
-    if (a > T) {
-      above[i] := true;
-    } else {
-      above[i] := false;
-    }
-  }
-}"""
-
-FLAGS_ABOVE_FALSE = """program flagsAboveFalse(q: real[], n: int, T: real, eps: real, p: real)
-  requires n >= 1 && eps > 0 && 0 < p && p <= 1
-  ensures  forall i in 0..n: (above[i] ==> q[i] >= T - 2 / eps * log(n / p)) && (!above[i] ==> q[i] <= T)
   fails    p
 {
   for i in 0..n {
@@ -242,82 +209,20 @@ BS_DESC = """program bsDesc(y: real[], n: int, v: real)
   }
 }"""
 
-BS_INCL_UNSORTED_FALSE = """program bsInclUnsortedFalse(a: int[], len: int, t: int)
-  requires len >= 1
-  ensures  hit ==> a[pos] == t
-  ensures  !hit ==> (forall k in 0..len: a[k] != t)
-  fails    0
-{
-  left := 0;
-  right := len - 1;
-  hit := false;
-  pos := 0;
-  while (left <= right && !hit) {
-    probe := (left + right) div 2;
-    if (a[probe] < t) {
-      left := probe + 1;
-    } else {
-      if (a[probe] > t) {
-        right := probe - 1;
-      } else {
-        hit := true;
-        pos := probe;
-      }
-    }
-  }
-}"""
 
-BS_DESC_SHORT_FALSE = """program bsDescShortFalse(y: real[], n: int, v: real)
-  requires n >= 1
-  requires forall i in 0..n - 2: y[i] >= y[i + 1]
-  ensures  got ==> y[at] == v
-  ensures  !got ==> (forall i in 0..n: y[i] != v)
-  fails    0
-{
-  lo := 0;
-  hi := n;
-  got := false;
-  at := -1;
-  while (lo < hi && !got) {
-    mid := (lo + hi) div 2;
-    if (y[mid] == v) {
-      got := true;
-      at := mid;
-    } else {
-      if (y[mid] > v) {
-        lo := mid + 1;
-      } else {
-        hi := mid;
-      }
-    }
-  }
-}"""
+def variant(text: str, name: str, old: str, new: str) -> str:
+    """``text`` renamed to program ``name`` with its one occurrence of ``old`` replaced by ``new``:
+    a false variant that differs from its true program in exactly what the test says."""
+    assert text.count(old) == 1, old
+    return re.sub(r"program \w+", f"program {name}", text.replace(old, new), count=1)
 
-BS_DESC_WRONG_FALSE = """program bsDescWrongFalse(y: real[], n: int, v: real)
-  requires n >= 1
-  requires forall i in 0..n - 1: y[i] <= y[i + 1]
-  ensures  got ==> y[at] == v
-  ensures  !got ==> (forall i in 0..n: y[i] != v)
-  fails    0
-{
-  lo := 0;
-  hi := n;
-  got := false;
-  at := -1;
-  while (lo < hi && !got) {
-    mid := (lo + hi) div 2;
-    if (y[mid] == v) {
-      got := true;
-      at := mid;
-    } else {
-      if (y[mid] > v) {
-        lo := mid + 1;
-      } else {
-        hi := mid;
-      }
-    }
-  }
-}"""
+
+STABLE_DOWN_FALSE = variant(STABLE_DOWN, "stableDownFalse", "c[j] <= t + 1 / eps * log(k / p)", "c[j] <= t")
+FLAGS_ABOVE_FALSE = variant(FLAGS_ABOVE, "flagsAboveFalse", "q[i] <= T + 2 / eps * log(n / p)", "q[i] <= T")
+BS_INCL_UNSORTED_FALSE = variant(BS_INCL, "bsInclUnsortedFalse", "  requires forall k in 1..len: a[k - 1] < a[k]\n", "")
+BS_DESC_SHORT_FALSE = variant(BS_DESC, "bsDescShortFalse", "0..n - 1: y[i] >= y[i + 1]", "0..n - 2: y[i] >= y[i + 1]")
+BS_DESC_WRONG_FALSE = variant(BS_DESC, "bsDescWrongFalse", "y[i] >= y[i + 1]", "y[i] <= y[i + 1]")
+
 
 TALLIES = {
     "tally_down": (

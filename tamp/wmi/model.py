@@ -58,50 +58,37 @@ def mk_not(f):
     return ("not", f)
 
 
-def mk_and(fs):
+def _junction(op, fs, unit, absorbing):
+    """The flattened ``op`` ("and" or "or") of ``fs`` without repeats: ``unit`` (True for "and")
+    is dropped, ``absorbing`` (False for "and") or a literal next to its negation decides it."""
     out = []
     seen = set()
     for f in fs:
-        if f is True:
+        if f is unit:
             continue
-        if f is False:
-            return False
-        parts = f[1] if f[0] == "and" else (f,)
+        if f is absorbing:
+            return absorbing
+        parts = f[1] if f[0] == op else (f,)
         for g in parts:
             if g not in seen:
                 seen.add(g)
                 out.append(g)
     for g in out:
         if mk_not(g) in seen:
-            return False
+            return absorbing
     if not out:
-        return True
+        return unit
     if len(out) == 1:
         return out[0]
-    return ("and", tuple(out))
+    return (op, tuple(out))
+
+
+def mk_and(fs):
+    return _junction("and", fs, True, False)
 
 
 def mk_or(fs):
-    out = []
-    seen = set()
-    for f in fs:
-        if f is False:
-            continue
-        if f is True:
-            return True
-        parts = f[1] if f[0] == "or" else (f,)
-        for g in parts:
-            if g not in seen:
-                seen.add(g)
-                out.append(g)
-    for g in out:
-        if mk_not(g) in seen:
-            return True
-    if not out:
-        return False
-    if len(out) == 1:
-        return out[0]
-    return ("or", tuple(out))
+    return _junction("or", fs, False, True)
 
 
 def mk_ite_w(c, a, b):

@@ -10,24 +10,16 @@ output is parsed and type-checked before it is written. See docs/models.md.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 from lang.errors import TampError
 from tamp.commands.common import write_output
 from tamp.commands.jsonout import emit, envelope
-from tamp.commands.options import input_file, output_file
+from tamp.commands.options import add_range_argument, input_file, names_list, output_file
 
 NAME = "import"
 HELP = "turn a trained model (ONNX, Keras .h5, Libra) into a .prob program"
-
-
-def _features(text: str) -> list:
-    names = [n.strip() for n in text.split(",")]
-    if not all(names):
-        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {text!r}")
-    return names
 
 
 def add_arguments(p) -> None:
@@ -42,7 +34,7 @@ def add_arguments(p) -> None:
     p.add_argument(
         "--features",
         metavar="A,B,...",
-        type=_features,
+        type=names_list,
         help="names of the input features by position (default x0, x1, ...)",
     )
     p.add_argument(
@@ -54,14 +46,7 @@ def add_arguments(p) -> None:
         help="a 0/1 (or small integer) column that is sensitive: an int input with its values, "
         "and ensures independent(out, NAME)",
     )
-    p.add_argument(
-        "--range",
-        metavar="[NAME=]LO..HI",
-        action="append",
-        default=[],
-        dest="ranges",
-        help="an input's box (repeatable; without NAME for every input; default 0..1)",
-    )
+    add_range_argument(p, "an input's box (repeatable; without NAME for every input; default 0..1)")
     p.add_argument("--name", metavar="NAME", help="the program's name (default: the model file's name)")
     p.add_argument(
         "--json", action="store_true", help="machine-readable output (the program's text under `text` without -o)"

@@ -171,6 +171,19 @@ class InputAction(argparse.Action):
         setattr(namespace, self.dest, seen)
 
 
+def names_list(text: str) -> list:
+    """``A,B,C``: comma-separated names, none empty (``--features``, ``--categorical``)."""
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {text!r}")
+    return names
+
+
+def add_range_argument(p, help: str, metavar: str = "[NAME=]LO..HI") -> None:
+    """``--range NAME=LO..HI``, repeatable, collected in ``args.ranges``."""
+    p.add_argument("--range", metavar=metavar, action="append", default=[], dest="ranges", help=help)
+
+
 def add_input_argument(p) -> None:
     p.add_argument(
         "--input",

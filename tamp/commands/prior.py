@@ -11,8 +11,7 @@ import sys
 from lang.errors import TampError
 
 from .common import write_output
-from .options import input_file, output_file, positive_int
-from .robust import features_list
+from .options import add_range_argument, input_file, names_list, output_file, positive_int
 
 NAME = "prior"
 HELP = "fit a piecewise-constant data prior (density-estimation tree) from a CSV table"
@@ -23,17 +22,10 @@ def add_arguments(p) -> None:
     f = sub.add_parser("fit", help="fit a prior to the rows of a CSV table", description=HELP)
     f.add_argument("data", type=input_file, help="a CSV table: a header of feature names, one row per sample")
     f.add_argument("-o", "--output", metavar="PRIOR.json", type=output_file, help="write the prior here")
-    f.add_argument(
-        "--categorical", metavar="A,B", type=features_list, default=[], help="columns to treat as categories"
-    )
-    f.add_argument("--continuous", metavar="A,B", type=features_list, default=[], help="columns to treat as continuous")
-    f.add_argument(
-        "--range",
-        metavar="NAME=LO..HI",
-        action="append",
-        default=[],
-        dest="ranges",
-        help="widen a continuous column's box to LO..HI (default: the data's min..max)",
+    f.add_argument("--categorical", metavar="A,B", type=names_list, default=[], help="columns to treat as categories")
+    f.add_argument("--continuous", metavar="A,B", type=names_list, default=[], help="columns to treat as continuous")
+    add_range_argument(
+        f, "widen a continuous column's box to LO..HI (default: the data's min..max)", metavar="NAME=LO..HI"
     )
     f.add_argument("--max-cells", metavar="N", type=positive_int, default=32, help="at most N cells (default 32)")
     f.add_argument(

@@ -12,7 +12,7 @@ import sys
 from typing import Any, Dict
 
 from .common import emit_json
-from .options import add_executor_arguments, input_file, nonneg_float, seconds
+from .options import add_executor_arguments, add_range_argument, input_file, names_list, nonneg_float, seconds
 
 NAME = "robust"
 HELP = "certified probability that a trained model's class is stable around given points"
@@ -31,27 +31,13 @@ def positive_decimal(text: str) -> str:
     return text.strip()
 
 
-def features_list(text: str) -> list:
-    names = [n.strip() for n in text.split(",")]
-    if not all(names):
-        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {text!r}")
-    return names
-
-
 def add_model_arguments(p) -> None:
     """The options that say how to read a model (shared with ``tamp equiv``)."""
     from tamp.models import FORMATS
 
     p.add_argument("--format", choices=FORMATS, help="the model's format when the extension does not say")
-    p.add_argument("--features", metavar="A,B,...", type=features_list, help="names of the input features by position")
-    p.add_argument(
-        "--range",
-        metavar="[NAME=]LO..HI",
-        action="append",
-        default=[],
-        dest="ranges",
-        help="an input's range (repeatable; without NAME for every input; default 0..1)",
-    )
+    p.add_argument("--features", metavar="A,B,...", type=names_list, help="names of the input features by position")
+    add_range_argument(p, "an input's range (repeatable; without NAME for every input; default 0..1)")
     p.add_argument("--prior", metavar="PRIOR", type=input_file, help="a prior from `tamp prior fit` (default uniform)")
     p.add_argument(
         "--width",

@@ -39,6 +39,8 @@ SIMULATED = [
     ("blind4", "risk/ruin_within_horizon.prob"),
     ("blind5", "qualitycontrol/double_sampling_false.prob"),
     ("blind5", "sketching/stream_sign_sketch.prob"),
+    ("test", "traceback/all_routers_seen_false.prob"),
+    ("test", "epidemics/cluster_growth.prob"),
 ]
 
 

@@ -22,7 +22,10 @@ The rule (the argument is :mod:`tamp.cfa.nesting`'s):
 3. INNER    the iteration program is rebuilt here (:func:`tamp.cfa.nesting.iteration_program`:
             the body with every variable it can find in the state as an input, the flag at its
             start value first, the bound ``per_iteration``, which may read parameters and the
-            counter only) and the inner
+            counter only; in the union form a Gaussian accumulator — a real sum of the
+            iteration's fresh ``gauss`` draws with coefficients read from parameters — is drawn
+            from its exact law instead, :func:`tamp.cfa.nesting.gaussian_accumulator`, whose
+            conditions are re-derived here from the source) and the inner
             certificate, whatever its method, must prove it: its own rules, against that
             program as if it were a program of the source file.
 

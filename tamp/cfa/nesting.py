@@ -51,6 +51,11 @@ what the iteration program's inputs give (its proof holds for all of them). Then
   ``exp(Σ e)``, and the side condition is ``N·e <= E`` or ``sum(c in lo..hi: e) <= E`` for
   β = exp(E) (``pow(x, N)`` is ``exp(N·log x)``).
 
+A product whose bound is not written ``exp(E)`` — a retry loop of a literal number of tries,
+``while (!got && tries < 3)`` with the claim ``f * f * f`` — is written out when the trip count
+is a literal ``N <= MAX_EXPANDED``: the side condition is ``u(lo)·…·u(hi-1) <= β`` with every
+factor ``>= 0`` (:func:`_expanded_product`), the same product rule without logarithms.
+
 When the loop runs no iteration (N <= 0) the union claim holds surely (β >= 0 is asked) and the
 product claim fails surely (E >= 0, i.e. β >= 1, is asked). Sums are checked by z3 with ``sum``
 uninterpreted (a sum over the same range of the same body, up to names, is one function), the
@@ -879,6 +884,34 @@ def exponent(per_iteration: A.Expr, per_exponent: Optional[A.Expr] = None) -> Tu
     return log_u, A.Binary(">", u, A.num(0))
 
 
+#: the largest literal trip count whose product is written out factor by factor
+MAX_EXPANDED = 12
+
+
+def literal_trips(loop: A.For) -> Optional[int]:
+    """The loop's trip count when it is a literal integer (``0..3``, ``1..=4``), else None."""
+    lo, hi = loop.lo, loop.hi
+    if not (isinstance(lo, A.Num) and isinstance(hi, A.Num)):
+        return None
+    n = hi.value - lo.value + (1 if loop.inclusive else 0)
+    return int(n) if n.denominator == 1 else None
+
+
+def _expanded_product(fl: FlagLoop, bound: A.Expr, u: A.Expr) -> Optional[List[Tuple[str, A.Expr]]]:
+    """The product form for a bound not written ``exp(E)`` and a literal trip count
+    ``1 <= N <= MAX_EXPANDED``: ``u(lo)·u(lo+1)·…·u(hi-1) <= β`` written out (``f·f·f <= f*f*f``),
+    with every factor ``>= 0``. Sound as the product rule of the module docstring: Pr[every
+    iteration fails] <= Π u(c), here a polynomial in the factors, compared with β by z3 with no
+    logarithm needed."""
+    n = literal_trips(fl.loop)
+    if n is None or not 1 <= n <= MAX_EXPANDED or not isinstance(fl.loop.lo, A.Num):
+        return None
+    lo = fl.loop.lo.value
+    factors = [substitute(u, {fl.loop.var: A.Num(lo + j, is_int=True)}) for j in range(n)]
+    nonneg = _conj([A.Binary(">=", f, A.num(0)) for f in dict.fromkeys(factors)])
+    return [("NONNEGATIVE", nonneg), ("PRODUCT", A.Binary("<=", _product(factors), bound))]
+
+
 def composition(fl: FlagLoop, bound: A.Expr, per_iteration: A.Expr) -> Optional[List[Tuple[str, A.Expr]]]:
     """The side conditions, as formulas over the parameters to be proved valid under
     ``requires``, under which ``per_iteration`` for each of the loop's iterations gives the
@@ -894,7 +927,7 @@ def composition(fl: FlagLoop, bound: A.Expr, per_iteration: A.Expr) -> Optional[
             ("EMPTY", _implies(none, A.Binary("<=", A.num(0), bound))),
         ]
     if not (isinstance(bound, A.Call) and bound.func == "exp" and len(bound.args) == 1):
-        return None
+        return _expanded_product(fl, bound, per_iteration)
     big = bound.args[0]
     e, side = exponent(per_iteration, divide_out(big, n))
     if varying and side is not None:

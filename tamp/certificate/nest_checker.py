@@ -18,11 +18,16 @@ The rule (the argument is :mod:`tamp.cfa.nesting`'s):
 2. COMPOSE  the composition's side conditions (:func:`tamp.cfa.nesting.composition`: N·u <= β
             or N·e <= E, or ``sum(c in lo..hi: u) <= β`` / ``sum(c in lo..hi: e) <= E`` for a
             bound that reads the counter ``c``, when the loop runs, β >= 0 or E >= 0 when it does
-            not, u > 0 when e = log u) are valid under ``requires``, by z3;
+            not, u > 0 when e = log u; for a literal trip count and β not ``exp(E)``, the
+            product written out, ``u(lo)·…·u(hi-1) <= β`` with factors >= 0) are valid under
+            ``requires``, by z3;
 3. INNER    the iteration program is rebuilt here (:func:`tamp.cfa.nesting.iteration_program`:
             the body with every variable it can find in the state as an input, the flag at its
             start value first, the bound ``per_iteration``, which may read parameters and the
-            counter only) and the inner
+            counter only; in the union form a Gaussian accumulator — a real sum of the
+            iteration's fresh ``gauss`` draws with coefficients read from parameters — is drawn
+            from its exact law instead, :func:`tamp.cfa.nesting.gaussian_accumulator`, whose
+            conditions are re-derived here from the source) and the inner
             certificate, whatever its method, must prove it: its own rules, against that
             program as if it were a program of the source file.
 

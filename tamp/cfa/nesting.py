@@ -51,10 +51,31 @@ what the iteration program's inputs give (its proof holds for all of them). Then
   ``exp(Σ e)``, and the side condition is ``N·e <= E`` or ``sum(c in lo..hi: e) <= E`` for
   β = exp(E) (``pow(x, N)`` is ``exp(N·log x)``).
 
+A product whose bound is not written ``exp(E)`` — a retry loop of a literal number of tries,
+``while (!got && tries < 3)`` with the claim ``f * f * f`` — is written out when the trip count
+is a literal ``N <= MAX_EXPANDED``: the side condition is ``u(lo)·…·u(hi-1) <= β`` with every
+factor ``>= 0`` (:func:`_expanded_product`), the same product rule without logarithms.
+
 When the loop runs no iteration (N <= 0) the union claim holds surely (β >= 0 is asked) and the
 product claim fails surely (E >= 0, i.e. β >= 1, is asked). Sums are checked by z3 with ``sum``
 uninterpreted (a sum over the same range of the same body, up to names, is one function), the
 factors that do not read ``c`` pulled out (``Σ k·g = k·Σ g``, ``Σ -g = -Σ g``: true identities).
+
+*Gaussian accumulators* (union form, no early exit, :func:`gaussian_accumulator`). When the
+iteration reads state the loop writes, it is usually a worst case over that state; but a real
+``s`` that the prefix sets to ``s0`` and every iteration raises by one top-level ``s := s +
+Σ a_i·x_i + b`` of the iteration's own fresh draws ``x_i ~ gauss(m_i, w_i)`` (read nowhere
+else; ``a_i``, ``b``, ``m_i``, ``w_i``, ``s0`` reading parameters only, ``Σ a_i²·w_i > 0``) is,
+after its ``n = c - lo + 1``-th update, exactly ``N(s0 + n·D, n·W)`` with ``D = b + Σ a_i·m_i``
+and ``W = Σ a_i²·w_i``, whatever the prefix left (independent normals sum to a normal, means
+and variances adding; ``a·N(m, w) = N(a·m, a²·w)``). The iteration program then draws ``s``
+from that law in place of the update and its draws, after dropping top-level assignments the
+flag does not depend on (``seen := seen + 1``). This is used only when every input left is a
+variable the loop does not write (so, given the prefix's state, the iteration reads the
+accumulators' exact law and constants): the union form only needs each iteration's marginal
+chance ``Pr[iteration c moves v] <= u(c)``, and that chance is computed under the very law the
+iteration program draws. (The product form needs the chance given the history, where ``s`` is
+no longer fresh, so it is not used there.)
 
 The prover (:mod:`tamp.prover.nesting`) proves the iteration program by any method of the
 portfolio; ``tamp check-proof`` rebuilds the same iteration program with this module and
@@ -542,6 +563,201 @@ def exit_program(prog: A.Program, fl: FlagLoop, types) -> Optional[A.Program]:
     return iteration_program(prog, fl, types, A.num(0), claim, free_vars(fl.rest), "$exit")
 
 
+#: a linear form: coefficients of the draws it reads (by name) and its constant part
+Linear = Tuple[Dict[str, A.Expr], A.Expr]
+
+
+def _plus(a: A.Expr, b: A.Expr) -> A.Expr:
+    if a == A.num(0):
+        return b
+    if b == A.num(0):
+        return a
+    return A.Binary("+", a, b)
+
+
+def _times(a: A.Expr, b: A.Expr) -> A.Expr:
+    if a == A.num(1):
+        return b
+    if b == A.num(1):
+        return a
+    return A.Binary("*", a, b)
+
+
+def _scaled(a: A.Expr, k: A.Expr, op: str) -> A.Expr:
+    return A.Binary("/", a, k) if op == "/" else _times(k, a)
+
+
+def _linear(e: A.Expr, draws: FrozenSet[str]) -> Optional[Linear]:
+    """``e`` as ``Σ a_i·x_i + b`` over the draw names ``draws`` (``a_i``, ``b`` reading no draw),
+    read off its syntax (``+``, ``-``, a draw-free factor or divisor), else None."""
+    if not (free_vars(e) & draws):
+        return {}, e
+    if isinstance(e, A.Var):
+        return {e.name: A.num(1)}, A.num(0)
+    if isinstance(e, A.Unary) and e.op == "-":
+        inner = _linear(e.operand, draws)
+        if inner is None:
+            return None
+        return {x: A.Unary("-", a) for x, a in inner[0].items()}, A.Unary("-", inner[1])
+    if isinstance(e, A.Binary) and e.op in ("+", "-"):
+        left, right = _linear(e.left, draws), _linear(e.right, draws)
+        if left is None or right is None:
+            return None
+        coef = dict(left[0])
+        for x, a in right[0].items():
+            a = a if e.op == "+" else A.Unary("-", a)
+            coef[x] = _plus(coef[x], a) if x in coef else a
+        const = _plus(left[1], right[1]) if e.op == "+" else A.Binary("-", left[1], right[1])
+        return coef, const
+    if isinstance(e, A.Binary) and e.op in ("*", "/"):
+        for lin_side, k, left_k in ((e.left, e.right, False), (e.right, e.left, True)):
+            if free_vars(k) & draws or (e.op == "/" and left_k):
+                continue
+            inner = _linear(lin_side, draws)
+            if inner is None:
+                return None
+            return {x: _scaled(a, k, e.op) for x, a in inner[0].items()}, _scaled(inner[1], k, e.op)
+    return None
+
+
+def _valid(types, hyps: Tuple[A.Expr, ...], goal: A.Expr) -> bool:
+    try:
+        enc = Encoder(types)
+        env = enc.initial_env()
+        return verdict(check_fresh(enc.expr(goal, env), [enc.expr(h, env) for h in hyps], timeout_ms=2000)) == VALID
+    except (TampError, z3.Z3Exception):
+        return False
+
+
+def gaussian_accumulator(prog: A.Program, fl: FlagLoop, body: A.Block, s: str, types) -> Optional[A.Block]:
+    """``body`` with the update of the *Gaussian accumulator* ``s`` replaced by a draw of the
+    value it has after that update, ``s ~ gauss(s0 + n·D, n·W)`` with ``n = c - lo + 1`` the
+    updates made so far, or None when ``s`` is not one.
+
+    ``s`` is one when: the prefix's only write of ``s`` is a top-level ``s := s0`` (``s0`` reads
+    parameters only) and ``s`` is real; the body (no ``while``, no ``assume``) writes ``s`` only by
+    one top-level ``s := s + Σ a_i·x_i + b`` that no earlier statement of the body reads ``s``
+    before; each ``x_i`` is drawn ``x_i ~ gauss(m_i, w_i)`` at the top level before the update,
+    its only write and read in the body besides the update; ``a_i``, ``b``, ``m_i``, ``w_i`` read
+    parameters only; and ``W = Σ a_i²·w_i > 0`` under ``requires`` (z3). ``D = b + Σ a_i·m_i``.
+
+    Why this is the distribution of ``s``. Every iteration draws its ``x_i`` afresh, independently
+    of everything before, with the same deterministic parameters, and adds the same
+    deterministic combination; a sum of independent normals is normal with the summed means and
+    variances, so after ``n`` updates ``s`` is exactly ``N(s0 + n·D, n·W)`` (``a·N(m, w) =
+    N(a·m, a²·w)``). The ``x_i`` are read nowhere else, so replacing the draws and the update by
+    one draw of ``s`` gives the iteration the same distribution of everything it reads; the
+    union form needs no more (see :func:`iteration_program`)."""
+    if types.get(s) != A.REAL or s == fl.flag or s == fl.loop.var or _has(body, (A.While, A.Assume)):
+        return None
+    params = frozenset(p.name for p in prog.params)
+    writes = [st for st in fl.prefix if s in written_vars(st)]
+    if len(writes) != 1 or not isinstance(writes[0], A.Assign) or writes[0].targets != (A.Var(s),):
+        return None
+    s0 = writes[0].value
+    if not free_vars(s0) <= params:
+        return None
+    stmts = list(body.stmts)
+    upd = [i for i, st in enumerate(stmts) if s in written_vars(st)]
+    if len(upd) != 1:
+        return None
+    i = upd[0]
+    st = stmts[i]
+    if not (isinstance(st, A.Assign) and st.targets == (A.Var(s),)) or any(s in free_vars(t) for t in stmts[:i]):
+        return None
+    samples = {
+        t.targets[0].name: j
+        for j, t in enumerate(stmts[:i])
+        if isinstance(t, A.Sample) and len(t.targets) == 1 and isinstance(t.targets[0], A.Var)
+    }
+    samples.pop(s, None)
+    lin = _linear(st.value, frozenset(samples) | {s})
+    if lin is None or s not in lin[0] or len(lin[0]) < 2:
+        return None
+    coef, const = dict(lin[0]), lin[1]
+    if not _valid(types, (), A.Binary("==", coef.pop(s), A.num(1))):  # s := s + …, as written
+        return None
+    mean: A.Expr = const
+    var: A.Expr = A.num(0)
+    drop = set()
+    for x, a in coef.items():
+        j = samples[x]
+        draw_stmt = stmts[j]
+        assert isinstance(draw_stmt, A.Sample)
+        dist = draw_stmt.dist
+        if dist.func != "gauss" or len(dist.args) != 2 or x in params or x == s:
+            return None
+        m, w = dist.args
+        if not (free_vars(a) | free_vars(m) | free_vars(w)) <= params:
+            return None
+        if any(x in written_vars(t) or x in free_vars(t) for k, t in enumerate(stmts) if k not in (j, i)):
+            return None
+        if not _valid(types, tuple(prog.requires), A.Binary(">", w, A.num(0))):
+            return None
+        mean = _plus(mean, _times(a, m))
+        var = _plus(var, _times(_times(a, a), w))
+        drop.add(j)
+    if not free_vars(const) <= params or not _valid(types, tuple(prog.requires), A.Binary(">", var, A.num(0))):
+        return None
+    c = A.Var(fl.loop.var)
+    n = A.Binary("+", c if fl.loop.lo == A.num(0) else A.Binary("-", c, fl.loop.lo), A.num(1))
+    draw = A.Sample((A.Var(s),), A.Call("gauss", (_plus(s0, _times(n, mean)), _times(n, var)), pos=st.pos), pos=st.pos)
+    new = [draw if k == i else t for k, t in enumerate(stmts) if k not in drop]
+    return A.Block(tuple(new), pos=body.pos)
+
+
+def _without_dead(body: A.Block, out: FrozenSet[str]) -> A.Block:
+    """``body`` without its top-level assignments of a variable nothing after reads (up to
+    ``out``, read after the body): bookkeeping such as ``seen := seen + 1`` that the claim on
+    ``out`` does not depend on (an assignment has no other effect, so removing it changes the
+    distribution of nothing ``out`` reads)."""
+    stmts = list(body.stmts)
+    while True:
+        live, keep = out, []
+        for st in reversed(stmts):
+            dead = (
+                isinstance(st, A.Assign)
+                and all(isinstance(t, A.Var) for t in st.targets)
+                and not ({A.target_name(t) for t in st.targets} & live)
+            )
+            if not dead:
+                keep.append(st)
+                live = live_in(st, live)
+        keep.reverse()
+        if len(keep) == len(stmts):
+            return A.Block(tuple(stmts), pos=body.pos)
+        stmts = keep
+
+
+def _accumulated(
+    prog: A.Program, fl: FlagLoop, body: A.Block, needed: FrozenSet[str], types
+) -> Optional[Tuple[A.Block, FrozenSet[str]]]:
+    """``body`` with every variable of ``needed`` that the loop writes a Gaussian accumulator
+    drawn from its distribution (:func:`gaussian_accumulator`), and the inputs left, when those
+    are only variables the loop does not write (fixed by the prefix); else None.
+
+    Sound for the union form: given the state the prefix leaves, the accumulators' distribution
+    at iteration ``c`` is the same Gaussian whatever that state (fresh draws, parameters only),
+    and the other inputs are that state's, so the iteration program's bound, proved for every
+    value of those inputs, bounds the chance that iteration ``c`` moves the flag."""
+    written = written_vars(body)
+    body = _without_dead(body, frozenset({fl.flag}))
+    accumulators = sorted(live_in(body, frozenset()) & needed & written)
+    if not accumulators:
+        return None
+    for s in accumulators:
+        new = gaussian_accumulator(prog, fl, body, s, types)
+        if new is None:
+            return None
+        body = new
+    loop = fl.loop
+    left = (live_in(body, frozenset()) | free_vars(loop.lo) | free_vars(loop.hi)) - {p.name for p in prog.params}
+    left = left - {loop.var, fl.flag}
+    if left & written:
+        return None
+    return body, frozenset(left)
+
+
 def iteration_program(
     prog: A.Program,
     fl: FlagLoop,
@@ -561,6 +777,11 @@ def iteration_program(
     body = loop.body
     written = written_vars(body)
     needed = (live_in(body, out) | free_vars(loop.lo) | free_vars(loop.hi)) - params - {loop.var, v}
+    if needed and claim is None and fl.form == "union" and not fl.early_exit:
+        acc = _accumulated(prog, fl, body, needed, types)
+        if acc is not None:  # the state it reads is Gaussian accumulators only: drawn instead
+            body, needed = acc
+            written = written_vars(body)
     new_params: List[A.Param] = [A.Param(loop.var, A.INT, pos=loop.pos)]
     copies: List[A.Stmt] = [A.Assign((A.Var(v),), A.BoolLit(fl.start), pos=loop.pos)]
     taken = params | set(types) | {loop.var}
@@ -663,6 +884,34 @@ def exponent(per_iteration: A.Expr, per_exponent: Optional[A.Expr] = None) -> Tu
     return log_u, A.Binary(">", u, A.num(0))
 
 
+#: the largest literal trip count whose product is written out factor by factor
+MAX_EXPANDED = 12
+
+
+def literal_trips(loop: A.For) -> Optional[int]:
+    """The loop's trip count when it is a literal integer (``0..3``, ``1..=4``), else None."""
+    lo, hi = loop.lo, loop.hi
+    if not (isinstance(lo, A.Num) and isinstance(hi, A.Num)):
+        return None
+    n = hi.value - lo.value + (1 if loop.inclusive else 0)
+    return int(n) if n.denominator == 1 else None
+
+
+def _expanded_product(fl: FlagLoop, bound: A.Expr, u: A.Expr) -> Optional[List[Tuple[str, A.Expr]]]:
+    """The product form for a bound not written ``exp(E)`` and a literal trip count
+    ``1 <= N <= MAX_EXPANDED``: ``u(lo)·u(lo+1)·…·u(hi-1) <= β`` written out (``f·f·f <= f*f*f``),
+    with every factor ``>= 0``. Sound as the product rule of the module docstring: Pr[every
+    iteration fails] <= Π u(c), here a polynomial in the factors, compared with β by z3 with no
+    logarithm needed."""
+    n = literal_trips(fl.loop)
+    if n is None or not 1 <= n <= MAX_EXPANDED or not isinstance(fl.loop.lo, A.Num):
+        return None
+    lo = fl.loop.lo.value
+    factors = [substitute(u, {fl.loop.var: A.Num(lo + j, is_int=True)}) for j in range(n)]
+    nonneg = _conj([A.Binary(">=", f, A.num(0)) for f in dict.fromkeys(factors)])
+    return [("NONNEGATIVE", nonneg), ("PRODUCT", A.Binary("<=", _product(factors), bound))]
+
+
 def composition(fl: FlagLoop, bound: A.Expr, per_iteration: A.Expr) -> Optional[List[Tuple[str, A.Expr]]]:
     """The side conditions, as formulas over the parameters to be proved valid under
     ``requires``, under which ``per_iteration`` for each of the loop's iterations gives the
@@ -678,7 +927,7 @@ def composition(fl: FlagLoop, bound: A.Expr, per_iteration: A.Expr) -> Optional[
             ("EMPTY", _implies(none, A.Binary("<=", A.num(0), bound))),
         ]
     if not (isinstance(bound, A.Call) and bound.func == "exp" and len(bound.args) == 1):
-        return None
+        return _expanded_product(fl, bound, per_iteration)
     big = bound.args[0]
     e, side = exponent(per_iteration, divide_out(big, n))
     if varying and side is not None:

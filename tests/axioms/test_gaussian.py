@@ -55,3 +55,50 @@ def test_sides():
     inst = TWO.instantiate((A.Var("g"),), parse_expr("gauss(0.3 * age + 2, 1)"), A.Var("p"))
     assert len(inst.side) == 3
     assert not TWO.side_holds((0, 0.0), 0.5) and not TWO.side_holds((0, 1.0), 0.0)
+
+
+# ---- bounds written as exponentials (log_ratio) and the two-sided f <= 2 --------------------
+
+
+def _threshold(fam, m, var, f_text):
+    """The threshold the instance's bad event compares with, evaluated at numbers."""
+    from lang.evaluate import evaluate
+
+    inst = fam.instantiate((A.Var("v"),), parse_expr(f"gauss({m}, {var})"), parse_expr(f_text))
+    return float(evaluate(inst.bad.right, {})), inst
+
+
+@pytest.mark.parametrize("t", [0.1, 1.0, 2.5, 4.0])
+@pytest.mark.parametrize("var", [0.25, 1.0, 9.0])
+def test_exp_written_parameter_is_the_same_event(t, var):
+    """``f = exp(-t²/(2 var))`` (one-sided) and ``2·exp(…)`` (two-sided) give the threshold
+    ``t`` exactly: the rewritten ``log(c/f)`` is the identity, not a weakening."""
+    import math
+
+    e = f"{t} * {t} / (2 * {var})"
+    up, inst = _threshold(UP, 0, var, f"exp(-{e})")
+    assert up == pytest.approx(t, rel=1e-9)
+    assert not any(isinstance(n, A.Call) and n.func == "log" for n in A.walk(inst.bad))
+    two, inst2 = _threshold(TWO, 0, var, f"2 * exp(-({e}))")
+    assert two == pytest.approx(t, rel=1e-9)
+    assert not any(isinstance(n, A.Call) and n.func == "log" for n in A.walk(inst2.bad))
+    # the exact tails at that threshold are below the costs
+    assert 1 - 0.5 * (1 + math.erf(t / math.sqrt(2 * var))) <= math.exp(-t * t / (2 * var)) + 1e-12
+    assert TWO.exact_tail((0, var), 2 * math.exp(-t * t / (2 * var))) <= 2 * math.exp(-t * t / (2 * var)) + 1e-12
+
+
+def test_other_written_parameters_keep_the_log():
+    """Only ``exp(-E)`` (c = 1) and ``c·exp(-E)`` with the same c are rewritten."""
+    _, inst = _threshold(UP, 0, 1, "2 * exp(-3)")
+    assert any(isinstance(n, A.Call) and n.func == "log" for n in A.walk(inst.bad))
+    _, inst = _threshold(TWO, 0, 1, "exp(-3)")
+    assert any(isinstance(n, A.Call) and n.func == "log" for n in A.walk(inst.bad))
+
+
+@pytest.mark.parametrize("f", [1.0, 1.3, 1.9, 2.0])
+def test_two_sided_up_to_two(f):
+    """Two-sided: ``log(2/f) >= 0`` for ``f <= 2``, and the tail stays below ``f``."""
+    assert TWO.side_holds((0, 1.0), f)
+    assert TWO.exact_tail((0, 1.0), f) <= f
+    assert not TWO.side_holds((0, 1.0), 2.01)
+    assert not UP.side_holds((0, 1.0), 1.3)

@@ -8,6 +8,9 @@ exponent per iteration is E with ``N`` divided out, and ``u`` is ``x`` for ``E =
 ``1 - s`` for a per-iteration exponent ``-s``, or ``exp(e)``; a sum over the loop's range in β
 or E gives its term at the iteration's counter (``u`` then reads the counter); and each
 ``bern(q)`` the body draws outside its inner loops proposes ``q`` (union) or ``1 - q`` (product).
+For a product over a literal number ``N`` of iterations whose bound is not ``exp(E)``, the
+bound's ``N``-th root read off its factors (``f * f * f`` gives ``f``) and both ``q`` and ``1 - q``
+are proposed (the composition writes the product out, :func:`tamp.cfa.nesting.composition`).
 The iteration program (the body with the state it starts from as inputs,
 :func:`tamp.cfa.nesting.iteration_program`) is then proved with the bound ``u`` by the whole
 portfolio — the union bound, expected failure, concentration, the product rule, or this rule
@@ -45,6 +48,7 @@ from tamp.cfa.nesting import (
     lasvegas_composition,
     lasvegas_loop,
     lasvegas_programs,
+    literal_trips,
     trip_count,
 )
 from tamp.prover.base.smt import VALID, Encoder, Stats, is_valid
@@ -134,6 +138,30 @@ def _from_exponent(e: A.Expr) -> List[A.Expr]:
     return ([A.Binary("-", A.num(1), s)] if s is not None else []) + [A.Call("exp", (e,))]
 
 
+def _factors(e: A.Expr) -> List[A.Expr]:
+    if isinstance(e, A.Binary) and e.op == "*":
+        return _factors(e.left) + _factors(e.right)
+    return [e]
+
+
+def _root(bound: A.Expr, n: int) -> Optional[A.Expr]:
+    """``u`` when ``bound`` is written as a product whose factors each occur a multiple of ``n``
+    times (``f * f * f`` and ``n = 3`` give ``f``; ``(p * q) * (p * q)`` and 2 give ``p * q``)."""
+    fs = _factors(bound)
+    counts: Dict[A.Expr, int] = {}
+    for f in fs:
+        counts[f] = counts.get(f, 0) + 1
+    if n < 2 or any(k % n for k in counts.values()):
+        return None
+    picked: List[A.Expr] = []
+    for f, k in counts.items():
+        picked += [f] * (k // n)
+    out = picked[0]
+    for f in picked[1:]:
+        out = A.Binary("*", out, f)
+    return out
+
+
 def candidates(fl: FlagLoop, bound: A.Expr) -> List[A.Expr]:
     """Per-iteration bounds to try for the flag loop ``fl`` and the claim's ``bound``: the bound
     with the trip count divided out, a sum over the loop's range at the current iteration, and
@@ -153,6 +181,9 @@ def candidates(fl: FlagLoop, bound: A.Expr) -> List[A.Expr]:
         term = _per_term(big, fl.loop)
         out += _from_exponent(term) if term is not None else []
         out += [A.Binary("-", A.num(1), q) for q in chances]
+    elif literal_trips(fl.loop) is not None:  # a product written out (f * f * f for 3 tries)
+        root = _root(bound, literal_trips(fl.loop) or 1)
+        out += ([root] if root is not None else []) + [A.Binary("-", A.num(1), q) for q in chances] + chances
     unique: List[A.Expr] = []
     for u in out:
         if u not in unique:

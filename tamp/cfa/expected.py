@@ -388,14 +388,137 @@ class _Draws:
         return name
 
 
+#: The draws whose moments are known, each with its raw moments ``E[d^k]`` (k = 1, 2, …) as
+#: functions of its parameters, and the conditions on the parameters they need (side conditions).
+#: ``bern`` and ``set`` (``unif({c1, …, ck})``, distinct constants) are averaged over their support
+#: exactly instead, for any function of the draw (tests too). Checked against sampling in
+#: tests/prover/test_linearity_moments.py. ``q = exp(-1/s)`` for the discrete Laplace/exponential.
+def _q(s: A.Expr) -> A.Expr:
+    return A.Call("exp", (A.Unary("-", A.Binary("/", ONE, s)),))
+
+
+def _raw_unif(lo, hi):  # integer uniform on lo..hi: mean (lo+hi)/2, variance ((hi-lo+1)^2 - 1)/12
+    m = _div(_add(lo, hi), A.num(2))
+    n = _add(_sub(hi, lo), ONE)
+    var = _div(_sub(_mul(n, n), ONE), A.num(12))
+    return [m, _add(var, _mul(m, m))]
+
+
+def _raw_gauss(m, v):  # normal: mean m, variance v; E[d^3] = m^3 + 3mv, E[d^4] = m^4 + 6m^2 v + 3v^2
+    m2 = _mul(m, m)
+    return [
+        m,
+        _add(v, m2),
+        _add(_mul(m2, m), _mul(A.num(3), _mul(m, v))),
+        _add(_add(_mul(m2, m2), _mul(A.num(6), _mul(m2, v))), _mul(A.num(3), _mul(v, v))),
+    ]
+
+
+def _raw_lap(m, s):  # continuous Laplace: mean m, variance 2 s^2
+    return [m, _add(_mul(m, m), _mul(A.num(2), _mul(s, s)))]
+
+
+def _raw_exp(k, s):  # k + s·Exp(1): mean k + s, variance s^2
+    m = _add(k, s)
+    return [m, _add(_mul(m, m), _mul(s, s))]
+
+
+def _raw_uniform(a, b):  # real uniform on [a, b]: mean (a+b)/2, E[d^2] = (a^2 + ab + b^2)/3
+    return [_div(_add(a, b), A.num(2)), _div(_add(_add(_mul(a, a), _mul(a, b)), _mul(b, b)), A.num(3))]
+
+
+def _raw_dexp(k, s):  # k + G, Pr(G = g) ∝ q^g: mean q/(1-q), variance q/(1-q)^2
+    q = _q(s)
+    mg = _div(q, _sub(ONE, q))
+    vg = _div(q, _mul(_sub(ONE, q), _sub(ONE, q)))
+    m = _add(k, mg)
+    return [m, _add(_mul(m, m), vg)]
+
+
+def _raw_dlap(m, s):  # m + D, Pr(D = c) ∝ q^|c|: mean m, variance 2q/(1-q)^2
+    q = _q(s)
+    v = _div(_mul(A.num(2), q), _mul(_sub(ONE, q), _sub(ONE, q)))
+    return [m, _add(_mul(m, m), v)]
+
+
+RAW = {
+    "unif": _raw_unif,
+    "gauss": _raw_gauss,
+    "lap": _raw_lap,
+    "exp": _raw_exp,
+    "uniform": _raw_uniform,
+    "dexp": _raw_dexp,
+    "dlap": _raw_dlap,
+}
+ARITY = {"bern": 1, "unif": 2, "gauss": 2, "lap": 2, "exp": 2, "uniform": 2, "dexp": 2, "dlap": 2}
+
+
+def dist_side(func: str, args: tuple[A.Expr, ...]) -> list[tuple[str, A.Expr]]:
+    """The conditions on a draw's parameters its moments need."""
+    if func == "bern":
+        return [("probability", _and([A.Binary("<=", ZERO, args[0]), A.Binary("<=", args[0], ONE)]))]
+    if func in ("unif", "uniform"):
+        return [("range not empty", A.Binary("<=", args[0], args[1]))]
+    if func == "gauss":
+        return [("variance not negative", A.Binary(">=", args[1], ZERO))]
+    if func in ("lap", "exp", "dexp", "dlap"):
+        return [("scale positive", A.Binary(">", args[1], ZERO))]
+    return []
+
+
+def set_items(arg: A.Expr) -> tuple[A.Expr, ...] | None:
+    """The items of ``unif({c1, …, ck})`` when they are distinct numeric constants, else None."""
+    if not isinstance(arg, A.SetLit) or not arg.items:
+        return None
+    vals = [_const(x) for x in arg.items]
+    if any(v is None for v in vals) or len(set(vals)) != len(vals):
+        return None
+    return tuple(_n(v) for v in vals)  # type: ignore[arg-type]
+
+
 def _support_forall(d: str, dist, cond: A.Expr) -> A.Expr:
-    """``cond`` at every value of draw ``d``."""
+    """``cond`` at every value of draw ``d`` (FALSE when that is not shown: a stronger condition)."""
     func, args = dist
+    if d not in free_vars(cond):
+        return cond
     if func == "bern":
         return _and([fold(subst(cond, {d: TRUE})), fold(subst(cond, {d: FALSE}))])
-    lo, hi = args
-    j = f"{d[1:]}$v"
-    return _forall(j, lo, _add(hi, ONE), fold(subst(cond, {d: A.Var(j)})))
+    if func == "set":
+        return _and([fold(subst(cond, {d: c})) for c in args])
+    if func == "unif":
+        lo, hi = args
+        j = f"{d[1:]}$v"
+        return _forall(j, lo, _add(hi, ONE), fold(subst(cond, {d: A.Var(j)})))
+    # a real-valued draw: only ``e >= 0`` with e affine in the draw, a·d + b >= 0 on the support
+    if not (isinstance(cond, A.Binary) and cond.op == ">=" and _const(cond.right) == 0):
+        return FALSE
+    lin = linear_in(cond.left, d)
+    if lin is None:
+        return FALSE
+    a, b = lin
+    if func == "uniform":  # an affine function is at least its value at one of the ends
+        return _and([fold(subst(cond, {d: args[0]})), fold(subst(cond, {d: args[1]}))])
+    if func in ("exp", "dexp"):  # support [k, ∞)
+        return _and([A.Binary(">=", a, ZERO), fold(subst(cond, {d: args[0]}))])
+    return _and([A.Binary("==", a, ZERO), A.Binary(">=", b, ZERO)])  # gauss, lap, dlap: all reals
+
+
+def _poly(vals: list[A.Expr], d: str) -> list[A.Expr] | None:
+    """The coefficients of ``Π vals`` as a polynomial in ``d`` (None: a factor not affine in it)."""
+    coefs: list[A.Expr] = [ONE]
+    for v in vals:
+        lin = linear_in(v, d)
+        if lin is None:
+            return None
+        a, b = lin
+        new = [ZERO] * (len(coefs) + 1)
+        for k, c in enumerate(coefs):
+            new[k] = _add(new[k], _mul(c, b))
+            new[k + 1] = _add(new[k + 1], _mul(c, a))
+        coefs = new
+    while len(coefs) > 1 and coefs[-1] == ZERO:
+        coefs.pop()
+    return coefs
 
 
 def _group_mean(d: str, dist, atoms: list[A.Expr], vals: list[A.Expr], side: list, draws: _Draws) -> A.Expr:
@@ -409,6 +532,21 @@ def _group_mean(d: str, dist, atoms: list[A.Expr], vals: list[A.Expr], side: lis
     if func == "bern":
         (r,) = args
         return _add(_mul(r, fold(subst(F, {d: TRUE}))), _mul(_sub(ONE, r), fold(subst(F, {d: FALSE}))))
+    if func == "set":  # the average over the listed values
+        total: A.Expr = ZERO
+        for c in args:
+            total = _add(total, fold(subst(F, {d: c})))
+        return _div(total, A.num(len(args)))
+    if not atoms:  # a polynomial in the draw: its raw moments (linearity)
+        coefs = _poly(vals, d)
+        raw = RAW[func](*args)
+        if coefs is not None and len(coefs) - 1 <= len(raw):
+            out: A.Expr = coefs[0]
+            for k, c in enumerate(coefs[1:]):
+                out = _add(out, _mul(c, raw[k]))
+            return out
+    if func != "unif":
+        raise NotApplicable(f"a function of a {func} draw whose mean is not tabulated")
     lo, hi = args
     size = _add(_sub(hi, lo), ONE)
     if not vals and len(atoms) == 1:
@@ -482,7 +620,8 @@ def term_mean(guards: tuple[A.Expr, ...], vals: list[A.Expr], draws: _Draws, sid
 
 def _nonneg(value: A.Expr, draws: _Draws) -> A.Expr:
     cond: A.Expr = A.Binary(">=", value, ZERO)
-    for d in sorted(_draws_in(value)):
+    real = ("bern", "set", "unif")  # the real-valued draws first, while cond is still ``value >= 0``
+    for d in sorted(_draws_in(value), key=lambda d: (draws.dist[d][0] in real, d)):
         cond = _support_forall(d, draws.dist[d], cond)
     return fold(cond)
 
@@ -559,11 +698,7 @@ class _Exec:
                     name = draws.fresh(da.func, args)
                     draws.arr[key] = name
                     draws.arr_index[name] = idx.expr
-                    if da.func == "bern":
-                        cond = _and([A.Binary("<=", ZERO, args[0]), A.Binary("<=", args[0], ONE)])
-                        self.side.append(("probability", cond))
-                    else:
-                        self.side.append(("range not empty", A.Binary("<=", args[0], args[1])))
+                    self.side.extend(dist_side(da.func, args))
                     self.side.append(
                         (
                             "element drawn",
@@ -657,33 +792,32 @@ class _Exec:
     def sample(self, s: A.Sample, env, draws, guards) -> None:
         names = [A.target_name(t) for t in s.targets]
         d = s.dist
-        args = [self.ev(a, env, draws) for a in d.args]
+        items = set_items(d.args[0]) if d.func == "unif" and len(d.args) == 1 else None
+        args = [] if items is not None else [self.ev(a, env, draws) for a in d.args]
         # a draw made under a test is taken as made always (deferred decision: it is independent of
         # the tests' draws, and only terms under the same tests read it; after the branch it is Opaque)
         ok = (
             len(s.targets) == 1
             and isinstance(s.targets[0], A.Var)
             and draws is not None
-            and d.func in ("bern", "unif")
+            and (items is not None or ARITY.get(d.func) == len(args))
             and all(isinstance(a, Det) for a in args)
-            and (d.func == "bern" and len(args) == 1 or d.func == "unif" and len(args) == 2)
         )
         if not ok:
             for n in names:
                 env[n] = Opaque("a draw of an unrecognised kind or place")
             return
         assert draws is not None
+        if items is not None:
+            env[names[0]] = Rnd(A.Var(draws.fresh("set", items)))
+            return
         dargs = tuple(a.expr for a in args if isinstance(a, Det))
         dg = _and([g for g in guards if not _draws_in(g)])  # needed where the draw is made
-        if d.func == "bern":
-            cond = _and([A.Binary("<=", ZERO, dargs[0]), A.Binary("<=", dargs[0], ONE)])
-            self.side.append(("probability", cond if dg == TRUE else A.Binary("==>", dg, cond)))
-        else:
-            if not self._int(d.args[0], env) or not self._int(d.args[1], env):
-                env[names[0]] = Opaque("unif over a real range")
-                return
-            cond = A.Binary("<=", dargs[0], dargs[1])
-            self.side.append(("range not empty", cond if dg == TRUE else A.Binary("==>", dg, cond)))
+        if d.func == "unif" and not (self._int(d.args[0], env) and self._int(d.args[1], env)):
+            env[names[0]] = Opaque("unif over a real range")
+            return
+        for name, cond in dist_side(d.func, dargs):
+            self.side.append((name, cond if dg == TRUE else A.Binary("==>", dg, cond)))
         env[names[0]] = Rnd(A.Var(draws.fresh(d.func, dargs)))
 
     def _int(self, e: A.Expr, env) -> bool:
@@ -876,12 +1010,10 @@ class _Exec:
                 and isinstance(st.targets[0], A.Index)
                 and st.targets[0].index == A.Var(i)
                 and isinstance(st.targets[0].base, A.Var)
-                and (st.dist.func, len(st.dist.args)) in (("bern", 1), ("unif", 2))
-                and (st.dist.func == "bern" or all(self._int(a, {}) for a in st.dist.args))
-                and not set().union(*[free_vars(a) for a in st.dist.args]) - self.params - {i}
+                and self._fill_dist(st.dist, i) is not None
             ):
                 name = st.targets[0].base.name
-                out[name] = None if name in out else (st.dist.func, tuple(st.dist.args))
+                out[name] = None if name in out else self._fill_dist(st.dist, i)
             else:
                 for n in A.walk(st):
                     if isinstance(n, (A.Assign, A.Sample)):
@@ -889,6 +1021,19 @@ class _Exec:
                             if isinstance(t, A.Index):
                                 out[A.target_name(t)] = None
         return out
+
+    def _fill_dist(self, dist: A.Call, i: str) -> tuple[str, tuple[A.Expr, ...]] | None:
+        """A distribution with known moments whose parameters read only the inputs and ``i``."""
+        if dist.func == "unif" and len(dist.args) == 1:
+            items = set_items(dist.args[0])
+            return None if items is None else ("set", items)
+        if ARITY.get(dist.func) != len(dist.args):
+            return None
+        if set().union(*[free_vars(a) for a in dist.args]) - self.params - {i}:
+            return None
+        if dist.func == "unif" and not all(self._int(a, {}) for a in dist.args):
+            return None
+        return dist.func, tuple(dist.args)
 
     def _moments(self, terms, draws: _Draws, i, lo, hi, nested: bool) -> Moments:
         side: list[tuple[str, A.Expr]] = []

@@ -89,6 +89,7 @@ class Moments:
     mean: A.Expr
     var: A.Expr | None
     nonneg: A.Expr
+    integral: bool = False  #: the value is always an integer (its variable has type int)
 
 
 @dataclass(frozen=True)
@@ -979,7 +980,10 @@ class _Exec:
                     ONE,
                     ZERO,
                     Moments(
-                        _add(before.expr, mom.mean), mom.var, _and([A.Binary(">=", before.expr, ZERO), mom.nonneg])
+                        _add(before.expr, mom.mean),
+                        mom.var,
+                        _and([A.Binary(">=", before.expr, ZERO), mom.nonneg]),
+                        self._int(A.Var(x), env),  # X is x itself
                     ),
                 )
             else:
@@ -995,6 +999,7 @@ class _Exec:
                         _add(b.mean, mom.mean),
                         None,  # two loops' increments may share an array of draws
                         _and([b.nonneg, A.Binary(">=", before.const, ZERO), mom.nonneg]),
+                        b.integral and self._int(A.Var(x), env) and self._int(before.const, env),  # x - const
                     ),
                 )
 
@@ -1166,7 +1171,7 @@ def claim_of(program: A.Program, cfa) -> LinClaim:
     if base is None:
         raise NotApplicable("the postcondition reads no accumulated value")
     types = dict(cfa.types)
-    types[X] = A.REAL
+    types[X] = A.INT if base.integral else A.REAL  # an int variable's value minus an int constant
     side: list[tuple[str, A.Expr]] = []
     for name, cond in res.side:
         cond = fold(cond)
@@ -1175,7 +1180,21 @@ def claim_of(program: A.Program, cfa) -> LinClaim:
     return LinClaim(base, fold(subst(post, m)), side, list(cfa.requires), types, list(res.loops))
 
 
-RULES = ("markov", "chebyshev")
+RULES = ("markov", "chebyshev", "markov2")
+Y = "Y$"  #: ``X$ * X$`` while candidates are read off
+
+
+def _square_crossing(e: A.Expr) -> A.Expr | None:
+    """``y0`` with ``e = α·(X$·X$ - y0)`` (``e`` affine in the square ``X$·X$`` and reading ``X$``
+    nowhere else), else None."""
+    sq = A.Binary("*", A.Var(X), A.Var(X))
+    e2 = replace_all(e, sq, A.Var(Y))
+    if X in free_vars(e2):
+        return None
+    lin = linear_in(e2, Y)
+    if lin is None or lin[0] == ZERO:
+        return None
+    return _div(fold(A.Unary("-", lin[1])), lin[0])
 
 
 def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
@@ -1185,6 +1204,7 @@ def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
     mean to a crossing point."""
     out: list[tuple[str, A.Expr]] = []
     mean = claim.base.mean
+    later: list[tuple[str, A.Expr]] = []  # the integer variants, after the first tries
     for n in A.walk(claim.post):
         if not (isinstance(n, A.Binary) and n.op in ("<", "<=", ">", ">=")):
             continue
@@ -1194,16 +1214,26 @@ def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
             if lin is not None and lin[0] != ZERO:
                 a = lin[0] if _const(lin[0]) is not None and _const(lin[0]) > 0 else A.Call("abs", (lin[0],))  # type: ignore[operator]
                 out.append(("chebyshev", _div(r, a)))
+                if claim.base.integral:
+                    later.append(("chebyshev", _add(_div(r, a), ONE)))
             continue
-        lin = linear_in(fold(A.Binary("-", l, r)), X)
+        diff = fold(A.Binary("-", l, r))
+        lin = linear_in(diff, X)
         if lin is None or lin[0] == ZERO:
+            y0 = _square_crossing(diff)
+            if y0 is not None:
+                out.append(("markov2", y0))
             continue
         x0 = _div(fold(A.Unary("-", lin[1])), lin[0])
         out.append(("markov", x0))
         out.append(("chebyshev", _sub(x0, mean)))
         out.append(("chebyshev", _sub(mean, x0)))
+        if claim.base.integral:  # X <= c fails only at X >= c + 1 (and X >= c only at X <= c - 1)
+            later.append(("markov", _add(x0, ONE)))
+            later.append(("chebyshev", _sub(_add(x0, ONE), mean)))
+            later.append(("chebyshev", _sub(mean, _sub(x0, ONE))))
     seen: list[tuple[str, A.Expr]] = []
-    for c in out:
+    for c in out + later:
         if c not in seen and (c[0] == "markov" or claim.base.var is not None):
             seen.append(c)
     return seen
@@ -1247,6 +1277,25 @@ def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[t
                 "BUDGET",
                 "the variance over the squared deviation is at most the bound",
                 A.Binary("<=", A.Binary("/", b.var, A.Binary("*", thr, thr)), beta),
+            )
+        )
+    elif rule == "markov2":
+        if b.var is None:
+            raise NotApplicable("the increments are not shown independent: no second moment")
+        out.append(("THRESHOLD", "Markov's threshold on the square is positive", A.Binary(">", thr, ZERO)))
+        out.append(
+            (
+                "POST",
+                "below the threshold the square satisfies the postcondition",
+                A.Binary("==>", A.Binary("<", A.Binary("*", x, x), thr), claim.post),
+            )
+        )
+        second = A.Binary("+", b.var, A.Binary("*", b.mean, b.mean))  # E[X²] = Var[X] + E[X]²
+        out.append(
+            (
+                "BUDGET",
+                "the second moment over the threshold is at most the bound",
+                A.Binary("<=", A.Binary("/", second, thr), beta),
             )
         )
     else:

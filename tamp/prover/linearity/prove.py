@@ -40,6 +40,7 @@ QUERY_MS = 5000
 STATEMENTS = {
     "markov": "Pr[X >= t] <= E[X] / t for X >= 0 and t > 0 (Markov)",
     "chebyshev": "Pr[|X - E[X]| >= a] <= Var[X] / a^2 for a > 0 (Chebyshev)",
+    "markov2": "Pr[X^2 >= t] <= E[X^2] / t = (Var[X] + E[X]^2) / t for t > 0 (Markov on the square)",
 }
 
 
@@ -94,7 +95,7 @@ class LinearityResult(ProofResult):
         if self.proof is not None:
             p, b = self.proof, self.proof.claim.base
             lines.append(f"  linearity: E[X] = {show_expr(b.mean)}")
-            if p.rule == "chebyshev" and b.var is not None:
+            if p.rule in ("chebyshev", "markov2") and b.var is not None:
                 lines.append(f"    Var[X] = {show_expr(b.var)} (independent increments)")
             lines.append(f"    {STATEMENTS[p.rule]}, threshold {show_expr(p.threshold)}")
             lines.append(

@@ -1301,3 +1301,17 @@ def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[t
     else:
         raise NotApplicable(f"unknown rule {rule}")
     return out
+
+
+def bound_of(claim: LinClaim, rule: str, thr: A.Expr) -> A.Expr | None:
+    """The failure bound the rule gives at a threshold (what BUDGET compares with the claim's
+    bound): ``E/t`` (Markov), ``Var/a²`` (Chebyshev), ``(Var + E²)/t`` (Markov on the square);
+    None without a variance. Used by ``fails ?`` inference as candidates, each then proved."""
+    b = claim.base
+    if rule == "markov":
+        return _div(b.mean, thr)
+    if b.var is None:
+        return None
+    if rule == "chebyshev":
+        return _div(b.var, _mul(thr, thr))
+    return _div(_add(b.var, _mul(b.mean, b.mean)), thr)

@@ -533,6 +533,15 @@ def _group_mean(d: str, dist, atoms: list[A.Expr], vals: list[A.Expr], side: lis
     if func == "bern":
         (r,) = args
         return _add(_mul(r, fold(subst(F, {d: TRUE}))), _mul(_sub(ONE, r), fold(subst(F, {d: FALSE}))))
+    if func == "set" and not atoms:  # a polynomial: the raw moments are constants (E[s] = 0 for signs)
+        coefs = _poly(vals, d)
+        if coefs is not None:
+            vals_c = [_const(c) for c in args]
+            out_s: A.Expr = coefs[0]
+            for k, c in enumerate(coefs[1:], start=1):
+                raw_k = sum((v**k for v in vals_c), Fraction(0)) / len(vals_c)  # type: ignore[operator]
+                out_s = _add(out_s, _mul(c, _n(raw_k)))
+            return out_s
     if func == "set":  # the average over the listed values
         total: A.Expr = ZERO
         for c in args:
@@ -649,6 +658,24 @@ def _has_loop(s) -> bool:
     return any(isinstance(n, (A.While, A.For)) for n in A.walk(s))
 
 
+def _increment(v: A.Expr, x: str) -> A.Expr | None:
+    """``e`` with ``v = x + e`` as a chain of ``+``/``-`` (``x + a + b``, ``a - b + x``; ``x - e``
+    adds ``-e``), ``x`` once with sign +; else None."""
+    parts = _terms(v)
+    mine = [k for k, (sign, t) in enumerate(parts) if t == A.Var(x)]
+    if len(mine) != 1 or parts[mine[0]][0] != 1:
+        return None
+    inc: A.Expr | None = None
+    for k, (sign, t) in enumerate(parts):
+        if k == mine[0]:
+            continue
+        if inc is None:
+            inc = t if sign > 0 else A.Unary("-", t)
+        else:
+            inc = A.Binary("+" if sign > 0 else "-", inc, t)
+    return inc
+
+
 class _Exec:
     def __init__(self, program: A.Program, cfa, types):
         self.params = {p.name for p in program.params}
@@ -746,9 +773,7 @@ class _Exec:
         cur = env.get(name)
         v = s.value
         if isinstance(v, A.Binary) and v.op in ("+", "-") and isinstance(cur, (Acc, Lin)):
-            inc = v.right if v.left == A.Var(name) else v.left if v.right == A.Var(name) and v.op == "+" else None
-            if inc is not None and v.op == "-":  # x := x - e adds -e (never non-negative unless e is 0)
-                inc = A.Unary("-", inc)
+            inc = _increment(v, name)
             if inc is not None and name not in free_vars(inc):
                 ie = self.ev(inc, env, draws)
                 if isinstance(cur, Acc) and isinstance(ie, (Det, Rnd)):

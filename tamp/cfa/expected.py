@@ -31,7 +31,16 @@ each group's expectation:
   condition ``lo <= k <= hi + 1``; anything else is the average ``sum(j in lo..hi+1: F(j)) /
   (hi - lo + 1)`` (``cost[pg]`` under ``!cached[pg]``).
 
+* a product of factors affine in a draw (no test reads it) is a polynomial in the draw: its
+  mean is the sum of its coefficients times the draw's raw moments ``E[d^k]`` (:data:`RAW`:
+  ``unif`` (k <= 2), ``gauss`` (k <= 4), ``lap``, ``exp``, ``uniform``, ``dexp``, ``dlap``
+  (k <= 2), each with the parameter conditions of :func:`dist_side` as side conditions);
+  ``unif({c1, …, ck})`` with distinct constants is averaged over its values (any function, tests
+  too). A test on a real-valued draw is not computed.
+
 Two array-of-draws elements in one term could be one element: such a term is not computed.
+An increment is ``e`` of ``x := x + e``, or of any ``+``/``-`` chain reading ``x`` once with a
+plus sign (``x := x + a + b``).
 Linearity needs no independence between iterations: ``E[x] = x0 + Σ_i E[T_i]``. The sum over a
 loop's counter is closed when its summand allows (:func:`sum_over`): a summand that does not read
 the counter is multiplied by the trip count, one affine in it (its syntactic degree is at most
@@ -49,6 +58,10 @@ inner loop's increments are independent of each other and of the enclosing itera
 every value of the draws it reads (the guards are dropped: a stronger condition), at every
 iteration (``forall`` over the counters): the condition :attr:`Moments.nonneg`, proved under
 ``requires`` by the caller.
+
+*Integers.* The accumulated value is an integer (:attr:`Moments.integral`) when its variable has
+type ``int`` (the type checker's) and the constant taken off it does too: the obligations then
+read ``X$`` as an integer, so ``X <= c`` below Markov's threshold ``c + 1`` is decided exactly.
 
 Sound: the analysis claims nothing it does not compute; every deterministic fact it rests on
 (loops run ``lo <= hi`` times, distribution parameters in range, array indices inside the range

@@ -5,7 +5,8 @@ The moments of the value a claim reads are computed from the program by
 the iterations' variances when their increments are independent). A claim ``x < t`` (any
 comparison affine in ``x``) with ``x >= 0`` is proved by Markov's inequality
 ``Pr[x >= t] <= E[x]/t``; a claim ``abs(x - m) < a`` (or a one-sided one) by Chebyshev's
-``Pr[|x - E[x]| >= a] <= Var[x]/a²``. The thresholds are candidates read off the
+``Pr[|x - E[x]| >= a] <= Var[x]/a²``; a claim on the square ``x * x < t`` by Markov on it,
+``Pr[x² >= t] <= E[x²]/t = (Var[x] + E[x]²)/t`` (no sign condition: ``x²`` is never negative). The thresholds are candidates read off the
 postcondition (:func:`tamp.cfa.expected.candidates`) and the obligations
 (:func:`tamp.cfa.expected.obligations`: the analysis' side conditions, non-negativity, the
 postcondition outside the tail, the budget) are decided with the solver under ``requires``.

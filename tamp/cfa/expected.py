@@ -525,7 +525,7 @@ def _poly(vals: list[A.Expr], d: str) -> list[A.Expr] | None:
         if lin is None:
             return None
         a, b = lin
-        new = [ZERO] * (len(coefs) + 1)
+        new: list[A.Expr] = [ZERO] * (len(coefs) + 1)
         for k, c in enumerate(coefs):
             new[k] = _add(new[k], _mul(c, b))
             new[k + 1] = _add(new[k + 1], _mul(c, a))

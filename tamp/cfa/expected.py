@@ -798,6 +798,11 @@ class _Exec:
         if guards and draws is None:
             env[name] = Opaque("assigned under a test")
             return
+        if guards and not isinstance(cur, (Acc, Lin)):
+            # the value if this branch runs: the branch merges it with the other's by the test
+            val = self.ev(v, env, draws)
+            env[name] = val if isinstance(val, (Det, Rnd)) else Opaque("assigned under a test")
+            return
         if any(_draws_in(g) for g in guards):
             env[name] = Opaque("assigned under a test on a draw")
             return
@@ -889,6 +894,10 @@ class _Exec:
                 env[x] = Acc(before.terms + a.terms[k:] + b.terms[k:])
             elif a == b and a is not None and not isinstance(a, (Rnd, Acc)) and draws is None:
                 env[x] = a
+            elif draws is not None and isinstance(a, (Det, Rnd)) and isinstance(b, (Det, Rnd)):
+                # a value chosen by the test, in this iteration: c ? a : b (a function of its draws)
+                val = fold(A.Cond(c.expr, a.expr, b.expr))  # type: ignore[union-attr]
+                env[x] = Rnd(val) if isinstance(c, Rnd) or isinstance(a, Rnd) or isinstance(b, Rnd) else Det(val)
             else:
                 env[x] = Opaque("written in a branch")
 

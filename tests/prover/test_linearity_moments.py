@@ -258,3 +258,29 @@ def test_fails_hole_infers_a_linearity_bound():
     assert r.details.get("method") == "linearity"
     assert "linearity of expectation" in r.message
     assert numeric(parse_expr(r.bound), {"T": 2, "lo": 1, "hi": 3, "K": 4}) == pytest.approx(2 * 2 / 4)
+
+
+ROUND = """program r(q: int[], f: real[], n: int, t: real)
+  requires n >= 1 && t > 0
+  requires forall j in 0..n: f[j] >= 0 && f[j] <= 1
+  ensures abs(total - sum(j in 0..n: q[j] + f[j])) < t
+  fails n / (4 * t * t)
+{
+  total := 0;
+  for i in 0..n {
+    up ~ bern(f[i]);
+    if (up) { r := q[i] + 1; } else { r := q[i]; }
+    total := total + r;
+  }
+}
+"""
+
+
+def test_a_value_chosen_by_a_test_on_a_draw_has_exact_moments():
+    c = _claim(ROUND)
+    env = {"n": 2, "q": [3, 5], "f": [0.25, 0.5]}
+    assert numeric(c.base.mean, env) == pytest.approx(3.25 + 5.5)
+    assert numeric(c.base.var, env) == pytest.approx(0.25 * 0.75 + 0.25)
+    # set in one branch only: its value after the branch is not known
+    with pytest.raises(X.NotApplicable):
+        _claim(ROUND.replace(" else { r := q[i]; }", ""))

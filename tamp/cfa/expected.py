@@ -576,8 +576,22 @@ def _group_mean(d: str, dist, atoms: list[A.Expr], vals: list[A.Expr], side: lis
         p = _comparison(A.Var(d), atoms[0], lo, hi, size, side, draws.is_int)
         if p is not None:
             return p
+    if not vals and _equal_to_distinct_constants(A.Var(d), atoms):  # d == 1 && d == 2: never
+        return ZERO
     j = f"{d[1:]}$j"
     return _div(A.Sum(j, lo, _add(hi, ONE), False, fold(subst(F, {d: A.Var(j)}))), size)
+
+
+def _equal_to_distinct_constants(d: A.Var, atoms: list[A.Expr]) -> bool:
+    """Whether ``atoms`` include ``d == a`` and ``d == b`` for two different numeric constants."""
+    ks = set()
+    for atom in atoms:
+        if isinstance(atom, A.Binary) and atom.op == "==":
+            other = atom.right if atom.left == d else atom.left if atom.right == d else None
+            k = _const(other) if other is not None else None
+            if k is not None:
+                ks.add(k)
+    return len(ks) > 1
 
 
 def _comparison(d: A.Var, atom: A.Expr, lo, hi, size, side, is_int) -> A.Expr | None:

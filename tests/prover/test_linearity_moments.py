@@ -284,3 +284,26 @@ def test_a_value_chosen_by_a_test_on_a_draw_has_exact_moments():
     # set in one branch only: its value after the branch is not known
     with pytest.raises(X.NotApplicable):
         _claim(ROUND.replace(" else { r := q[i]; }", ""))
+
+
+SPARSE = """program p(n: int, t: real)
+  requires n >= 1 && t > 0
+  ensures abs(y) < t
+  fails n / (3 * t * t)
+{
+  y := 0;
+  for i in 0..n {
+    u ~ unif(1, 6);
+    if (u == 1) { y := y + 1; }
+    if (u == 2) { y := y - 1; }
+  }
+}
+"""
+
+
+def test_two_equalities_of_one_draw_with_different_values_never_hold_together():
+    c = _claim(SPARSE)
+    assert not any(isinstance(n, A.Sum) for n in A.walk(c.base.var))  # the cross term is 0
+    assert numeric(c.base.var, {"n": 3}) == pytest.approx(3 * (1 / 3))
+    assert isinstance(_linearity(SPARSE), LinearityResult)
+    assert _linearity(SPARSE.replace("fails n / (3 * t * t)", "fails n / (6 * t * t)")) is None

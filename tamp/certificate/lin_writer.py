@@ -2,7 +2,8 @@
 of expectation (:mod:`tamp.prover.linearity`).
 
     LIN = {"program": NAME, "method": "linearity", "bound": AST, "bound_text": TEXT,
-           "rule": "markov" | "chebyshev", "threshold": AST,     # t of X < t, or a of |X - E| < a
+           "rule": "markov" | "chebyshev" | "markov2",           # markov2: Markov on X * X
+           "threshold": AST,                     # t of X < t (or X * X < t), a of |X - E| < a
            "mean": AST, "variance": AST | null,                  # the moments the prover computed
            "obligations": [{"rule", "where", "status"}]}         # what the prover checked
 

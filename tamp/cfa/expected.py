@@ -31,7 +31,16 @@ each group's expectation:
   condition ``lo <= k <= hi + 1``; anything else is the average ``sum(j in lo..hi+1: F(j)) /
   (hi - lo + 1)`` (``cost[pg]`` under ``!cached[pg]``).
 
+* a product of factors affine in a draw (no test reads it) is a polynomial in the draw: its
+  mean is the sum of its coefficients times the draw's raw moments ``E[d^k]`` (:data:`RAW`:
+  ``unif`` (k <= 2), ``gauss`` (k <= 4), ``lap``, ``exp``, ``uniform``, ``dexp``, ``dlap``
+  (k <= 2), each with the parameter conditions of :func:`dist_side` as side conditions);
+  ``unif({c1, …, ck})`` with distinct constants is averaged over its values (any function, tests
+  too). A test on a real-valued draw is not computed.
+
 Two array-of-draws elements in one term could be one element: such a term is not computed.
+An increment is ``e`` of ``x := x + e``, or of any ``+``/``-`` chain reading ``x`` once with a
+plus sign (``x := x + a + b``).
 Linearity needs no independence between iterations: ``E[x] = x0 + Σ_i E[T_i]``. The sum over a
 loop's counter is closed when its summand allows (:func:`sum_over`): a summand that does not read
 the counter is multiplied by the trip count, one affine in it (its syntactic degree is at most
@@ -49,6 +58,10 @@ inner loop's increments are independent of each other and of the enclosing itera
 every value of the draws it reads (the guards are dropped: a stronger condition), at every
 iteration (``forall`` over the counters): the condition :attr:`Moments.nonneg`, proved under
 ``requires`` by the caller.
+
+*Integers.* The accumulated value is an integer (:attr:`Moments.integral`) when its variable has
+type ``int`` (the type checker's) and the constant taken off it does too: the obligations then
+read ``X$`` as an integer, so ``X <= c`` below Markov's threshold ``c + 1`` is decided exactly.
 
 Sound: the analysis claims nothing it does not compute; every deterministic fact it rests on
 (loops run ``lo <= hi`` times, distribution parameters in range, array indices inside the range
@@ -89,6 +102,7 @@ class Moments:
     mean: A.Expr
     var: A.Expr | None
     nonneg: A.Expr
+    integral: bool = False  #: the value is always an integer (its variable has type int)
 
 
 @dataclass(frozen=True)
@@ -388,14 +402,137 @@ class _Draws:
         return name
 
 
+#: The draws whose moments are known, each with its raw moments ``E[d^k]`` (k = 1, 2, …) as
+#: functions of its parameters, and the conditions on the parameters they need (side conditions).
+#: ``bern`` and ``set`` (``unif({c1, …, ck})``, distinct constants) are averaged over their support
+#: exactly instead, for any function of the draw (tests too). Checked against sampling in
+#: tests/prover/test_linearity_moments.py. ``q = exp(-1/s)`` for the discrete Laplace/exponential.
+def _q(s: A.Expr) -> A.Expr:
+    return A.Call("exp", (A.Unary("-", A.Binary("/", ONE, s)),))
+
+
+def _raw_unif(lo, hi):  # integer uniform on lo..hi: mean (lo+hi)/2, variance ((hi-lo+1)^2 - 1)/12
+    m = _div(_add(lo, hi), A.num(2))
+    n = _add(_sub(hi, lo), ONE)
+    var = _div(_sub(_mul(n, n), ONE), A.num(12))
+    return [m, _add(var, _mul(m, m))]
+
+
+def _raw_gauss(m, v):  # normal: mean m, variance v; E[d^3] = m^3 + 3mv, E[d^4] = m^4 + 6m^2 v + 3v^2
+    m2 = _mul(m, m)
+    return [
+        m,
+        _add(v, m2),
+        _add(_mul(m2, m), _mul(A.num(3), _mul(m, v))),
+        _add(_add(_mul(m2, m2), _mul(A.num(6), _mul(m2, v))), _mul(A.num(3), _mul(v, v))),
+    ]
+
+
+def _raw_lap(m, s):  # continuous Laplace: mean m, variance 2 s^2
+    return [m, _add(_mul(m, m), _mul(A.num(2), _mul(s, s)))]
+
+
+def _raw_exp(k, s):  # k + s·Exp(1): mean k + s, variance s^2
+    m = _add(k, s)
+    return [m, _add(_mul(m, m), _mul(s, s))]
+
+
+def _raw_uniform(a, b):  # real uniform on [a, b]: mean (a+b)/2, E[d^2] = (a^2 + ab + b^2)/3
+    return [_div(_add(a, b), A.num(2)), _div(_add(_add(_mul(a, a), _mul(a, b)), _mul(b, b)), A.num(3))]
+
+
+def _raw_dexp(k, s):  # k + G, Pr(G = g) ∝ q^g: mean q/(1-q), variance q/(1-q)^2
+    q = _q(s)
+    mg = _div(q, _sub(ONE, q))
+    vg = _div(q, _mul(_sub(ONE, q), _sub(ONE, q)))
+    m = _add(k, mg)
+    return [m, _add(_mul(m, m), vg)]
+
+
+def _raw_dlap(m, s):  # m + D, Pr(D = c) ∝ q^|c|: mean m, variance 2q/(1-q)^2
+    q = _q(s)
+    v = _div(_mul(A.num(2), q), _mul(_sub(ONE, q), _sub(ONE, q)))
+    return [m, _add(_mul(m, m), v)]
+
+
+RAW = {
+    "unif": _raw_unif,
+    "gauss": _raw_gauss,
+    "lap": _raw_lap,
+    "exp": _raw_exp,
+    "uniform": _raw_uniform,
+    "dexp": _raw_dexp,
+    "dlap": _raw_dlap,
+}
+ARITY = {"bern": 1, "unif": 2, "gauss": 2, "lap": 2, "exp": 2, "uniform": 2, "dexp": 2, "dlap": 2}
+
+
+def dist_side(func: str, args: tuple[A.Expr, ...]) -> list[tuple[str, A.Expr]]:
+    """The conditions on a draw's parameters its moments need."""
+    if func == "bern":
+        return [("probability", _and([A.Binary("<=", ZERO, args[0]), A.Binary("<=", args[0], ONE)]))]
+    if func in ("unif", "uniform"):
+        return [("range not empty", A.Binary("<=", args[0], args[1]))]
+    if func == "gauss":
+        return [("variance not negative", A.Binary(">=", args[1], ZERO))]
+    if func in ("lap", "exp", "dexp", "dlap"):
+        return [("scale positive", A.Binary(">", args[1], ZERO))]
+    return []
+
+
+def set_items(arg: A.Expr) -> tuple[A.Expr, ...] | None:
+    """The items of ``unif({c1, …, ck})`` when they are distinct numeric constants, else None."""
+    if not isinstance(arg, A.SetLit) or not arg.items:
+        return None
+    vals = [_const(x) for x in arg.items]
+    if any(v is None for v in vals) or len(set(vals)) != len(vals):
+        return None
+    return tuple(_n(v) for v in vals)  # type: ignore[arg-type]
+
+
 def _support_forall(d: str, dist, cond: A.Expr) -> A.Expr:
-    """``cond`` at every value of draw ``d``."""
+    """``cond`` at every value of draw ``d`` (FALSE when that is not shown: a stronger condition)."""
     func, args = dist
+    if d not in free_vars(cond):
+        return cond
     if func == "bern":
         return _and([fold(subst(cond, {d: TRUE})), fold(subst(cond, {d: FALSE}))])
-    lo, hi = args
-    j = f"{d[1:]}$v"
-    return _forall(j, lo, _add(hi, ONE), fold(subst(cond, {d: A.Var(j)})))
+    if func == "set":
+        return _and([fold(subst(cond, {d: c})) for c in args])
+    if func == "unif":
+        lo, hi = args
+        j = f"{d[1:]}$v"
+        return _forall(j, lo, _add(hi, ONE), fold(subst(cond, {d: A.Var(j)})))
+    # a real-valued draw: only ``e >= 0`` with e affine in the draw, a·d + b >= 0 on the support
+    if not (isinstance(cond, A.Binary) and cond.op == ">=" and _const(cond.right) == 0):
+        return FALSE
+    lin = linear_in(cond.left, d)
+    if lin is None:
+        return FALSE
+    a, b = lin
+    if func == "uniform":  # an affine function is at least its value at one of the ends
+        return _and([fold(subst(cond, {d: args[0]})), fold(subst(cond, {d: args[1]}))])
+    if func in ("exp", "dexp"):  # support [k, ∞)
+        return _and([A.Binary(">=", a, ZERO), fold(subst(cond, {d: args[0]}))])
+    return _and([A.Binary("==", a, ZERO), A.Binary(">=", b, ZERO)])  # gauss, lap, dlap: all reals
+
+
+def _poly(vals: list[A.Expr], d: str) -> list[A.Expr] | None:
+    """The coefficients of ``Π vals`` as a polynomial in ``d`` (None: a factor not affine in it)."""
+    coefs: list[A.Expr] = [ONE]
+    for v in vals:
+        lin = linear_in(v, d)
+        if lin is None:
+            return None
+        a, b = lin
+        new: list[A.Expr] = [ZERO] * (len(coefs) + 1)
+        for k, c in enumerate(coefs):
+            new[k] = _add(new[k], _mul(c, b))
+            new[k + 1] = _add(new[k + 1], _mul(c, a))
+        coefs = new
+    while len(coefs) > 1 and coefs[-1] == ZERO:
+        coefs.pop()
+    return coefs
 
 
 def _group_mean(d: str, dist, atoms: list[A.Expr], vals: list[A.Expr], side: list, draws: _Draws) -> A.Expr:
@@ -409,14 +546,52 @@ def _group_mean(d: str, dist, atoms: list[A.Expr], vals: list[A.Expr], side: lis
     if func == "bern":
         (r,) = args
         return _add(_mul(r, fold(subst(F, {d: TRUE}))), _mul(_sub(ONE, r), fold(subst(F, {d: FALSE}))))
+    if func == "set" and not atoms:  # a polynomial: the raw moments are constants (E[s] = 0 for signs)
+        coefs = _poly(vals, d)
+        if coefs is not None:
+            vals_c = [_const(c) for c in args]
+            out_s: A.Expr = coefs[0]
+            for k, c in enumerate(coefs[1:], start=1):
+                raw_k = sum((v**k for v in vals_c), Fraction(0)) / len(vals_c)  # type: ignore[operator]
+                out_s = _add(out_s, _mul(c, _n(raw_k)))
+            return out_s
+    if func == "set":  # the average over the listed values
+        total: A.Expr = ZERO
+        for c in args:
+            total = _add(total, fold(subst(F, {d: c})))
+        return _div(total, A.num(len(args)))
+    if not atoms:  # a polynomial in the draw: its raw moments (linearity)
+        coefs = _poly(vals, d)
+        raw = RAW[func](*args)
+        if coefs is not None and len(coefs) - 1 <= len(raw):
+            out: A.Expr = coefs[0]
+            for k, c in enumerate(coefs[1:]):
+                out = _add(out, _mul(c, raw[k]))
+            return out
+    if func != "unif":
+        raise NotApplicable(f"a function of a {func} draw whose mean is not tabulated")
     lo, hi = args
     size = _add(_sub(hi, lo), ONE)
     if not vals and len(atoms) == 1:
         p = _comparison(A.Var(d), atoms[0], lo, hi, size, side, draws.is_int)
         if p is not None:
             return p
+    if not vals and _equal_to_distinct_constants(A.Var(d), atoms):  # d == 1 && d == 2: never
+        return ZERO
     j = f"{d[1:]}$j"
     return _div(A.Sum(j, lo, _add(hi, ONE), False, fold(subst(F, {d: A.Var(j)}))), size)
+
+
+def _equal_to_distinct_constants(d: A.Var, atoms: list[A.Expr]) -> bool:
+    """Whether ``atoms`` include ``d == a`` and ``d == b`` for two different numeric constants."""
+    ks = set()
+    for atom in atoms:
+        if isinstance(atom, A.Binary) and atom.op == "==":
+            other = atom.right if atom.left == d else atom.left if atom.right == d else None
+            k = _const(other) if other is not None else None
+            if k is not None:
+                ks.add(k)
+    return len(ks) > 1
 
 
 def _comparison(d: A.Var, atom: A.Expr, lo, hi, size, side, is_int) -> A.Expr | None:
@@ -482,7 +657,8 @@ def term_mean(guards: tuple[A.Expr, ...], vals: list[A.Expr], draws: _Draws, sid
 
 def _nonneg(value: A.Expr, draws: _Draws) -> A.Expr:
     cond: A.Expr = A.Binary(">=", value, ZERO)
-    for d in sorted(_draws_in(value)):
+    real = ("bern", "set", "unif")  # the real-valued draws first, while cond is still ``value >= 0``
+    for d in sorted(_draws_in(value), key=lambda d: (draws.dist[d][0] in real, d)):
         cond = _support_forall(d, draws.dist[d], cond)
     return fold(cond)
 
@@ -507,6 +683,24 @@ def _written(s) -> set[str]:
 
 def _has_loop(s) -> bool:
     return any(isinstance(n, (A.While, A.For)) for n in A.walk(s))
+
+
+def _increment(v: A.Expr, x: str) -> A.Expr | None:
+    """``e`` with ``v = x + e`` as a chain of ``+``/``-`` (``x + a + b``, ``a - b + x``; ``x - e``
+    adds ``-e``), ``x`` once with sign +; else None."""
+    parts = _terms(v)
+    mine = [k for k, (sign, t) in enumerate(parts) if t == A.Var(x)]
+    if len(mine) != 1 or parts[mine[0]][0] != 1:
+        return None
+    inc: A.Expr | None = None
+    for k, (sign, t) in enumerate(parts):
+        if k == mine[0]:
+            continue
+        if inc is None:
+            inc = t if sign > 0 else A.Unary("-", t)
+        else:
+            inc = A.Binary("+" if sign > 0 else "-", inc, t)
+    return inc
 
 
 class _Exec:
@@ -559,11 +753,7 @@ class _Exec:
                     name = draws.fresh(da.func, args)
                     draws.arr[key] = name
                     draws.arr_index[name] = idx.expr
-                    if da.func == "bern":
-                        cond = _and([A.Binary("<=", ZERO, args[0]), A.Binary("<=", args[0], ONE)])
-                        self.side.append(("probability", cond))
-                    else:
-                        self.side.append(("range not empty", A.Binary("<=", args[0], args[1])))
+                    self.side.extend(dist_side(da.func, args))
                     self.side.append(
                         (
                             "element drawn",
@@ -610,9 +800,7 @@ class _Exec:
         cur = env.get(name)
         v = s.value
         if isinstance(v, A.Binary) and v.op in ("+", "-") and isinstance(cur, (Acc, Lin)):
-            inc = v.right if v.left == A.Var(name) else v.left if v.right == A.Var(name) and v.op == "+" else None
-            if inc is not None and v.op == "-":  # x := x - e adds -e (never non-negative unless e is 0)
-                inc = A.Unary("-", inc)
+            inc = _increment(v, name)
             if inc is not None and name not in free_vars(inc):
                 ie = self.ev(inc, env, draws)
                 if isinstance(cur, Acc) and isinstance(ie, (Det, Rnd)):
@@ -623,6 +811,11 @@ class _Exec:
                     return
         if guards and draws is None:
             env[name] = Opaque("assigned under a test")
+            return
+        if guards and not isinstance(cur, (Acc, Lin)):
+            # the value if this branch runs: the branch merges it with the other's by the test
+            val = self.ev(v, env, draws)
+            env[name] = val if isinstance(val, (Det, Rnd)) else Opaque("assigned under a test")
             return
         if any(_draws_in(g) for g in guards):
             env[name] = Opaque("assigned under a test on a draw")
@@ -657,33 +850,32 @@ class _Exec:
     def sample(self, s: A.Sample, env, draws, guards) -> None:
         names = [A.target_name(t) for t in s.targets]
         d = s.dist
-        args = [self.ev(a, env, draws) for a in d.args]
+        items = set_items(d.args[0]) if d.func == "unif" and len(d.args) == 1 else None
+        args = [] if items is not None else [self.ev(a, env, draws) for a in d.args]
         # a draw made under a test is taken as made always (deferred decision: it is independent of
         # the tests' draws, and only terms under the same tests read it; after the branch it is Opaque)
         ok = (
             len(s.targets) == 1
             and isinstance(s.targets[0], A.Var)
             and draws is not None
-            and d.func in ("bern", "unif")
+            and (items is not None or ARITY.get(d.func) == len(args))
             and all(isinstance(a, Det) for a in args)
-            and (d.func == "bern" and len(args) == 1 or d.func == "unif" and len(args) == 2)
         )
         if not ok:
             for n in names:
                 env[n] = Opaque("a draw of an unrecognised kind or place")
             return
         assert draws is not None
+        if items is not None:
+            env[names[0]] = Rnd(A.Var(draws.fresh("set", items)))
+            return
         dargs = tuple(a.expr for a in args if isinstance(a, Det))
         dg = _and([g for g in guards if not _draws_in(g)])  # needed where the draw is made
-        if d.func == "bern":
-            cond = _and([A.Binary("<=", ZERO, dargs[0]), A.Binary("<=", dargs[0], ONE)])
-            self.side.append(("probability", cond if dg == TRUE else A.Binary("==>", dg, cond)))
-        else:
-            if not self._int(d.args[0], env) or not self._int(d.args[1], env):
-                env[names[0]] = Opaque("unif over a real range")
-                return
-            cond = A.Binary("<=", dargs[0], dargs[1])
-            self.side.append(("range not empty", cond if dg == TRUE else A.Binary("==>", dg, cond)))
+        if d.func == "unif" and not (self._int(d.args[0], env) and self._int(d.args[1], env)):
+            env[names[0]] = Opaque("unif over a real range")
+            return
+        for name, cond in dist_side(d.func, dargs):
+            self.side.append((name, cond if dg == TRUE else A.Binary("==>", dg, cond)))
         env[names[0]] = Rnd(A.Var(draws.fresh(d.func, dargs)))
 
     def _int(self, e: A.Expr, env) -> bool:
@@ -716,6 +908,10 @@ class _Exec:
                 env[x] = Acc(before.terms + a.terms[k:] + b.terms[k:])
             elif a == b and a is not None and not isinstance(a, (Rnd, Acc)) and draws is None:
                 env[x] = a
+            elif draws is not None and isinstance(a, (Det, Rnd)) and isinstance(b, (Det, Rnd)):
+                # a value chosen by the test, in this iteration: c ? a : b (a function of its draws)
+                val = fold(A.Cond(c.expr, a.expr, b.expr))  # type: ignore[union-attr]
+                env[x] = Rnd(val) if isinstance(c, Rnd) or isinstance(a, Rnd) or isinstance(b, Rnd) else Det(val)
             else:
                 env[x] = Opaque("written in a branch")
 
@@ -845,7 +1041,10 @@ class _Exec:
                     ONE,
                     ZERO,
                     Moments(
-                        _add(before.expr, mom.mean), mom.var, _and([A.Binary(">=", before.expr, ZERO), mom.nonneg])
+                        _add(before.expr, mom.mean),
+                        mom.var,
+                        _and([A.Binary(">=", before.expr, ZERO), mom.nonneg]),
+                        self._int(A.Var(x), env),  # X is x itself
                     ),
                 )
             else:
@@ -861,6 +1060,7 @@ class _Exec:
                         _add(b.mean, mom.mean),
                         None,  # two loops' increments may share an array of draws
                         _and([b.nonneg, A.Binary(">=", before.const, ZERO), mom.nonneg]),
+                        b.integral and self._int(A.Var(x), env) and self._int(before.const, env),  # x - const
                     ),
                 )
 
@@ -876,12 +1076,10 @@ class _Exec:
                 and isinstance(st.targets[0], A.Index)
                 and st.targets[0].index == A.Var(i)
                 and isinstance(st.targets[0].base, A.Var)
-                and (st.dist.func, len(st.dist.args)) in (("bern", 1), ("unif", 2))
-                and (st.dist.func == "bern" or all(self._int(a, {}) for a in st.dist.args))
-                and not set().union(*[free_vars(a) for a in st.dist.args]) - self.params - {i}
+                and self._fill_dist(st.dist, i) is not None
             ):
                 name = st.targets[0].base.name
-                out[name] = None if name in out else (st.dist.func, tuple(st.dist.args))
+                out[name] = None if name in out else self._fill_dist(st.dist, i)
             else:
                 for n in A.walk(st):
                     if isinstance(n, (A.Assign, A.Sample)):
@@ -889,6 +1087,19 @@ class _Exec:
                             if isinstance(t, A.Index):
                                 out[A.target_name(t)] = None
         return out
+
+    def _fill_dist(self, dist: A.Call, i: str) -> tuple[str, tuple[A.Expr, ...]] | None:
+        """A distribution with known moments whose parameters read only the inputs and ``i``."""
+        if dist.func == "unif" and len(dist.args) == 1:
+            items = set_items(dist.args[0])
+            return None if items is None else ("set", items)
+        if ARITY.get(dist.func) != len(dist.args):
+            return None
+        if set().union(*[free_vars(a) for a in dist.args]) - self.params - {i}:
+            return None
+        if dist.func == "unif" and not all(self._int(a, {}) for a in dist.args):
+            return None
+        return dist.func, tuple(dist.args)
 
     def _moments(self, terms, draws: _Draws, i, lo, hi, nested: bool) -> Moments:
         side: list[tuple[str, A.Expr]] = []
@@ -1021,7 +1232,7 @@ def claim_of(program: A.Program, cfa) -> LinClaim:
     if base is None:
         raise NotApplicable("the postcondition reads no accumulated value")
     types = dict(cfa.types)
-    types[X] = A.REAL
+    types[X] = A.INT if base.integral else A.REAL  # an int variable's value minus an int constant
     side: list[tuple[str, A.Expr]] = []
     for name, cond in res.side:
         cond = fold(cond)
@@ -1030,7 +1241,21 @@ def claim_of(program: A.Program, cfa) -> LinClaim:
     return LinClaim(base, fold(subst(post, m)), side, list(cfa.requires), types, list(res.loops))
 
 
-RULES = ("markov", "chebyshev")
+RULES = ("markov", "chebyshev", "markov2")
+Y = "Y$"  #: ``X$ * X$`` while candidates are read off
+
+
+def _square_crossing(e: A.Expr) -> A.Expr | None:
+    """``y0`` with ``e = α·(X$·X$ - y0)`` (``e`` affine in the square ``X$·X$`` and reading ``X$``
+    nowhere else), else None."""
+    sq = A.Binary("*", A.Var(X), A.Var(X))
+    e2 = replace_all(e, sq, A.Var(Y))
+    if X in free_vars(e2):
+        return None
+    lin = linear_in(e2, Y)
+    if lin is None or lin[0] == ZERO:
+        return None
+    return _div(fold(A.Unary("-", lin[1])), lin[0])
 
 
 def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
@@ -1040,6 +1265,7 @@ def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
     mean to a crossing point."""
     out: list[tuple[str, A.Expr]] = []
     mean = claim.base.mean
+    later: list[tuple[str, A.Expr]] = []  # the integer variants, after the first tries
     for n in A.walk(claim.post):
         if not (isinstance(n, A.Binary) and n.op in ("<", "<=", ">", ">=")):
             continue
@@ -1049,16 +1275,26 @@ def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
             if lin is not None and lin[0] != ZERO:
                 a = lin[0] if _const(lin[0]) is not None and _const(lin[0]) > 0 else A.Call("abs", (lin[0],))  # type: ignore[operator]
                 out.append(("chebyshev", _div(r, a)))
+                if claim.base.integral:
+                    later.append(("chebyshev", _add(_div(r, a), ONE)))
             continue
-        lin = linear_in(fold(A.Binary("-", l, r)), X)
+        diff = fold(A.Binary("-", l, r))
+        lin = linear_in(diff, X)
         if lin is None or lin[0] == ZERO:
+            y0 = _square_crossing(diff)
+            if y0 is not None:
+                out.append(("markov2", y0))
             continue
         x0 = _div(fold(A.Unary("-", lin[1])), lin[0])
         out.append(("markov", x0))
         out.append(("chebyshev", _sub(x0, mean)))
         out.append(("chebyshev", _sub(mean, x0)))
+        if claim.base.integral:  # X <= c fails only at X >= c + 1 (and X >= c only at X <= c - 1)
+            later.append(("markov", _add(x0, ONE)))
+            later.append(("chebyshev", _sub(_add(x0, ONE), mean)))
+            later.append(("chebyshev", _sub(mean, _sub(x0, ONE))))
     seen: list[tuple[str, A.Expr]] = []
-    for c in out:
+    for c in out + later:
         if c not in seen and (c[0] == "markov" or claim.base.var is not None):
             seen.append(c)
     return seen
@@ -1104,6 +1340,39 @@ def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[t
                 A.Binary("<=", A.Binary("/", b.var, A.Binary("*", thr, thr)), beta),
             )
         )
+    elif rule == "markov2":
+        if b.var is None:
+            raise NotApplicable("the increments are not shown independent: no second moment")
+        out.append(("THRESHOLD", "Markov's threshold on the square is positive", A.Binary(">", thr, ZERO)))
+        out.append(
+            (
+                "POST",
+                "below the threshold the square satisfies the postcondition",
+                A.Binary("==>", A.Binary("<", A.Binary("*", x, x), thr), claim.post),
+            )
+        )
+        second = A.Binary("+", b.var, A.Binary("*", b.mean, b.mean))  # E[X²] = Var[X] + E[X]²
+        out.append(
+            (
+                "BUDGET",
+                "the second moment over the threshold is at most the bound",
+                A.Binary("<=", A.Binary("/", second, thr), beta),
+            )
+        )
     else:
         raise NotApplicable(f"unknown rule {rule}")
     return out
+
+
+def bound_of(claim: LinClaim, rule: str, thr: A.Expr) -> A.Expr | None:
+    """The failure bound the rule gives at a threshold (what BUDGET compares with the claim's
+    bound): ``E/t`` (Markov), ``Var/a²`` (Chebyshev), ``(Var + E²)/t`` (Markov on the square);
+    None without a variance. Used by ``fails ?`` inference as candidates, each then proved."""
+    b = claim.base
+    if rule == "markov":
+        return _div(b.mean, thr)
+    if b.var is None:
+        return None
+    if rule == "chebyshev":
+        return _div(b.var, _mul(thr, thr))
+    return _div(_add(b.var, _mul(b.mean, b.mean)), thr)

@@ -63,3 +63,51 @@ def test_an_unknown_rule_is_malformed(tmp_path, capsys):
     c["linearity"][0]["rule"] = "hoeffding"
     code, out = check(c, MARKOV, tmp_path, capsys)
     assert code != 0 and "rule" in out, out
+
+
+# session 19: the wider moments (closed uniform moments, signs, Gaussian noise, Markov on the
+# square, the integer threshold) are derived again by the checker; each tampered kind is rejected
+B5 = BENCH / "prover4" / "dev" / "blind5"
+HOLD = B5 / "inventory" / "holding_cost_markov.prob"
+SIGNS = B5 / "sketching" / "rademacher_dot_chebyshev.prob"
+AMS = B5 / "sketching" / "ams_second_moment.prob"
+EVENTS = B5 / "trials" / "adverse_events_sites.prob"
+GAUSS = BENCH / "prover4" / "dev" / "linearity" / "gauss_noise.prob"
+
+
+@pytest.mark.parametrize("path", [HOLD, SIGNS, AMS, EVENTS, GAUSS], ids=lambda p: p.stem)
+def test_wider_moment_certificates_are_rechecked(path, tmp_path, capsys):
+    cert = make_certificate(path)
+    assert cert["linearity"][0]["method"] == "linearity"
+    code, out = check(cert, path, tmp_path, capsys)
+    assert code == 0, out
+
+
+def test_a_halved_uniform_mean_is_rejected(tmp_path, capsys):
+    c = tampered(make_certificate(HOLD))
+    c["linearity"][0]["mean"] = ast("m / 4 * sum(t in 0..T: h[t])")
+    code, out = check(c, HOLD, tmp_path, capsys)
+    assert code == 3 and "MOMENTS" in out, out
+
+
+@pytest.mark.parametrize("path", [SIGNS, GAUSS], ids=lambda p: p.stem)
+def test_a_smaller_variance_of_signs_or_noise_is_rejected(path, tmp_path, capsys):
+    c = tampered(make_certificate(path))
+    c["linearity"][0]["variance"] = ast("0")
+    code, out = check(c, path, tmp_path, capsys)
+    assert code == 3 and "MOMENTS" in out, out
+
+
+def test_markov_on_the_square_read_as_markov_is_rejected(tmp_path, capsys):
+    c = tampered(make_certificate(AMS))
+    assert c["linearity"][0]["rule"] == "markov2"
+    c["linearity"][0]["rule"] = "markov"  # Pr[z >= t] says nothing of z * z (z may be negative)
+    code, out = check(c, AMS, tmp_path, capsys)
+    assert code == 3, out
+
+
+def test_an_integer_threshold_beyond_c_plus_one_is_rejected(tmp_path, capsys):
+    c = tampered(make_certificate(EVENTS))
+    c["linearity"][0]["threshold"] = ast("c + 2")  # events = c + 1 is below c + 2 but fails
+    code, out = check(c, EVENTS, tmp_path, capsys)
+    assert code == 3 and "POST" in out, out

@@ -21,6 +21,7 @@ from tamp.simulation import simulate
 from tamp.simulation.bench_inputs import inputs_for
 
 B4 = BENCHMARKS / "prover4" / "dev" / "blind4"
+B5 = BENCHMARKS / "prover4" / "dev" / "blind5"
 DEV = BENCHMARKS / "prover4" / "dev" / "linearity"
 BLIND = [
     B4 / "caching" / "miss_cost_markov.prob",
@@ -33,6 +34,11 @@ BLIND = [
     B4 / "graphs" / "edge_count_markov.prob",
     B4 / "graphs" / "degree_chebyshev.prob",
     B4 / "risk" / "aggregate_claims_chebyshev.prob",
+    B5 / "inventory" / "holding_cost_markov.prob",  # session 19: a uniform draw as a value
+    B5 / "inventory" / "safety_stock_chebyshev.prob",
+    B5 / "sketching" / "rademacher_dot_chebyshev.prob",  # signs from a finite set
+    B5 / "sketching" / "ams_second_moment.prob",  # Markov on the square
+    B5 / "trials" / "adverse_events_sites.prob",  # an integer count: threshold c + 1
 ]
 VARIANTS = sorted(p for p in DEV.glob("*.prob") if not p.stem.endswith("_false"))
 FALSE = sorted(DEV.glob("*_false.prob")) + [p.with_name(p.stem + "_false.prob") for p in BLIND]

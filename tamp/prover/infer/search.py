@@ -38,6 +38,7 @@ from lang.evaluate import evaluate
 from lang.parser import parse_expr
 from lang.walk import DESCEND, Transformer, free_vars
 from tamp.cfa import build_cfa
+from tamp.cfa import expected as LE
 from tamp.cfa.loops import loop_body
 from tamp.prover.base.exprs import conjuncts, reciprocal, subst
 from tamp.prover.base.simplify import numeric, simplify, user_form
@@ -56,6 +57,7 @@ from tamp.prover.concentration.proof import (
 from tamp.prover.concentration.shapes import NotApplicable
 from tamp.prover.expectation import prove as X
 from tamp.prover.expectation.prove import try_expectation
+from tamp.prover.linearity.prove import try_linearity
 from tamp.prover.loops.prove import _loops
 from tamp.prover.portfolio import STRATEGIES, load_modules, prove_claim
 from tamp.prover.trace.candidates import log_arguments
@@ -221,6 +223,7 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
         cands.extend(found)
         if not found:
             conc_why = "no rule's margin matches the postcondition"
+    cands.extend(_linearity_bounds(prog0, cfa0, deadline, path, source))
     exact = exact_failure(prog0, cfa0, positive)
     with explaining():  # a candidate that fails is not explained by inferring again
         proved_exact, simplest = None, False
@@ -271,7 +274,35 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
     return res
 
 
-METHOD_WORDS = {"expectation": "expected failure"}
+METHOD_WORDS = {"expectation": "expected failure", "linearity": "linearity of expectation"}
+
+
+def _linearity_bounds(prog0, cfa0, deadline, path, source) -> list[tuple[A.Expr, ProofResult]]:
+    """Proved (bound, result) pairs from Markov's and Chebyshev's inequalities on the moments
+    linearity of expectation computes (:mod:`tamp.cfa.expected`): the bound at each threshold
+    read off the postcondition (E/t, Var/a², (Var + E²)/t), each proved by the linearity prover."""
+    try:
+        claim = LE.claim_of(prog0, cfa0)
+    except (LE.NotApplicable, TampError):
+        return []
+    out: list[tuple[A.Expr, ProofResult]] = []
+    seen: list[A.Expr] = []
+    for rule, thr in LE.candidates(claim):
+        beta = LE.bound_of(claim, rule, thr)
+        if beta is None or beta in seen:
+            continue
+        seen.append(beta)
+        if deadline is not None and time.monotonic() > deadline:
+            break
+        t0 = time.monotonic()
+        try:
+            cfa = build_cfa(prog0, beta, path, source)
+            res, _why = try_linearity(prog0, cfa, min(t0 + attempt_budget(), deadline or float("inf")), t0)
+        except TampError:
+            continue
+        if res is not None:
+            out.append((beta, res))
+    return out
 
 
 def _stated_bound(program: A.Program) -> A.Expr | None:
@@ -293,7 +324,8 @@ def _method(r: ProofResult) -> str:
     given = getattr(r, "details", {}).get("method")
     if given:
         return str(given)
-    return "expectation" if (r.stats or {}).get("method") == "expectation" else "union bound"
+    method = (r.stats or {}).get("method")
+    return method if method in ("expectation", "linearity") else "union bound"
 
 
 def _conc_bounds(prog0, claim, deadline, path, source, positive) -> list[tuple[A.Expr, ConcentrationResult]]:

@@ -5,7 +5,8 @@ The moments of the value a claim reads are computed from the program by
 the iterations' variances when their increments are independent). A claim ``x < t`` (any
 comparison affine in ``x``) with ``x >= 0`` is proved by Markov's inequality
 ``Pr[x >= t] <= E[x]/t``; a claim ``abs(x - m) < a`` (or a one-sided one) by Chebyshev's
-``Pr[|x - E[x]| >= a] <= Var[x]/a²``. The thresholds are candidates read off the
+``Pr[|x - E[x]| >= a] <= Var[x]/a²``; a claim on the square ``x * x < t`` by Markov on it,
+``Pr[x² >= t] <= E[x²]/t = (Var[x] + E[x]²)/t`` (no sign condition: ``x²`` is never negative). The thresholds are candidates read off the
 postcondition (:func:`tamp.cfa.expected.candidates`) and the obligations
 (:func:`tamp.cfa.expected.obligations`: the analysis' side conditions, non-negativity, the
 postcondition outside the tail, the budget) are decided with the solver under ``requires``.
@@ -40,6 +41,7 @@ QUERY_MS = 5000
 STATEMENTS = {
     "markov": "Pr[X >= t] <= E[X] / t for X >= 0 and t > 0 (Markov)",
     "chebyshev": "Pr[|X - E[X]| >= a] <= Var[X] / a^2 for a > 0 (Chebyshev)",
+    "markov2": "Pr[X^2 >= t] <= E[X^2] / t = (Var[X] + E[X]^2) / t for t > 0 (Markov on the square)",
 }
 
 
@@ -94,7 +96,7 @@ class LinearityResult(ProofResult):
         if self.proof is not None:
             p, b = self.proof, self.proof.claim.base
             lines.append(f"  linearity: E[X] = {show_expr(b.mean)}")
-            if p.rule == "chebyshev" and b.var is not None:
+            if p.rule in ("chebyshev", "markov2") and b.var is not None:
                 lines.append(f"    Var[X] = {show_expr(b.var)} (independent increments)")
             lines.append(f"    {STATEMENTS[p.rule]}, threshold {show_expr(p.threshold)}")
             lines.append(

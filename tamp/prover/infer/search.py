@@ -223,7 +223,7 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
         cands.extend(found)
         if not found:
             conc_why = "no rule's margin matches the postcondition"
-    cands.extend(_linearity_bounds(prog0, cfa0, deadline, path, source))
+    cands.extend(_linearity_bounds(prog0, cfa0, deadline, path, source, positive))
     exact = exact_failure(prog0, cfa0, positive)
     with explaining():  # a candidate that fails is not explained by inferring again
         proved_exact, simplest = None, False
@@ -277,7 +277,7 @@ def infer_bound(program, deadline, t0, path, source, progress) -> ProofResult:
 METHOD_WORDS = {"expectation": "expected failure", "linearity": "linearity of expectation"}
 
 
-def _linearity_bounds(prog0, cfa0, deadline, path, source) -> list[tuple[A.Expr, ProofResult]]:
+def _linearity_bounds(prog0, cfa0, deadline, path, source, positive) -> list[tuple[A.Expr, ProofResult]]:
     """Proved (bound, result) pairs from Markov's and Chebyshev's inequalities on the moments
     linearity of expectation computes (:mod:`tamp.cfa.expected`): the bound at each threshold
     read off the postcondition (E/t, Var/a², (Var + E²)/t), each proved by the linearity prover."""
@@ -289,6 +289,8 @@ def _linearity_bounds(prog0, cfa0, deadline, path, source) -> list[tuple[A.Expr,
     seen: list[A.Expr] = []
     for rule, thr in LE.candidates(claim):
         beta = LE.bound_of(claim, rule, thr)
+        if beta is not None:  # the readable form is the one proved
+            beta = simplify(beta, positive)
         if beta is None or beta in seen:
             continue
         seen.append(beta)

@@ -168,6 +168,17 @@ class ArrDraw:
 
 
 @dataclass(frozen=True)
+class Formula:
+    """A value computed from sums by an expression no rule reads term by term (a test
+    ``accept := s / n <= U - k``, ``abs(s - m)``, ``min``…): ``expr`` over the inputs and the
+    placeholders ``L$1``, ``L$2``… that stand for the values ``lins`` (``d + c·S``) the
+    expression read when it was computed (see :func:`exit_value`)."""
+
+    expr: A.Expr
+    lins: tuple[Lin, ...]
+
+
+@dataclass(frozen=True)
 class Opaque:
     why: str = ""
 
@@ -279,7 +290,10 @@ class _Exec:
             return v if v is not None else Opaque(f"'{e.name}' has no value here")
         if self._bool(e):  # an event of fresh draws (``a[x]``, ``pg < k``, ``f != g`` …)
             fl = self.event(e, env)
-            return fl if fl is not None else Opaque("an event that is not one of independent fresh draws")
+            if fl is not None:
+                return fl
+            fm = self.formula(e, env)
+            return fm if fm is not None else Opaque("an event that is not one of independent fresh draws")
         if isinstance(e, A.Index) and isinstance(e.base, A.Var) and env.get(e.base.name) == Det(e.base):
             return self._sampled_element(e, env)
         if isinstance(e, A.Index) and isinstance(e.base, A.Var) and isinstance(env.get(e.base.name), ArrDraw):
@@ -289,7 +303,10 @@ class _Exec:
                 return arr.value
             return Opaque("an array element other than the one just sampled")
         if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/"):
-            return self._binary(e.op, self.ev(e.left, env), self.ev(e.right, env))
+            got = self._binary(e.op, self.ev(e.left, env), self.ev(e.right, env))
+            if isinstance(got, Opaque):
+                return self.formula(e, env) or got
+            return got
         if isinstance(e, A.Unary) and e.op == "-":
             v = self.ev(e.operand, env)
             if isinstance(v, Lin):
@@ -298,7 +315,41 @@ class _Exec:
             got = self.ev(e.cond, env)
             if isinstance(got, Flag):
                 return self._indicator(got if e.then == ONE else _complement(got))
-        return Opaque("not a sum of independent draws")
+        fm = self.formula(e, env)
+        return fm if fm is not None else Opaque("not a sum of independent draws")
+
+    def formula(self, e: A.Expr, env) -> Formula | None:
+        """``e`` as a :class:`Formula` of the sums it reads, or None: every variable ``e`` reads
+        holds a deterministic value, a sum ``d + c·S`` or a formula (inlined), at least one a sum
+        (so the value is a function of the S's, evaluated at this point); ``e`` reads no array
+        element (an element's value is tracked otherwise) and no value earlier iterations set."""
+        if any(isinstance(n, A.Index) for n in A.walk(e)):
+            return None
+        m: dict[str, A.Expr] = {}
+        lins: list[Lin] = []
+
+        def hole(v: Lin) -> A.Expr:
+            if v not in lins:
+                lins.append(v)
+            return A.Var(f"L${lins.index(v) + 1}")
+
+        for x in sorted(set(free_vars(e))):
+            v = env.get(x)
+            if isinstance(v, Det):
+                if set(free_vars(v.expr)) & self.varying:
+                    return None
+                m[x] = v.expr
+            elif isinstance(v, Lin):
+                if set(free_vars(v.det)) & self.varying or set(free_vars(v.coef)) & self.varying:
+                    return None
+                m[x] = hole(v)
+            elif isinstance(v, Formula):
+                m[x] = subst(v.expr, {f"L${j + 1}": hole(w) for j, w in enumerate(v.lins)})
+            else:
+                return None
+        if not lins:
+            return None
+        return Formula(subst(e, m), tuple(lins))
 
     # ------------------------------------------------------------------ events of fresh draws
     def _unif_id(self, v: object) -> int | None:
@@ -1236,6 +1287,25 @@ def recognise(program: A.Program, cfa) -> Shape:
     env: dict[str, object] = {p.name: Det(A.Var(p.name)) for p in program.params}
     ex.block(program.body, env)
     return Shape(env, ex.side, ex.loops)
+
+
+def exit_value(v: object, sums: list[NoiseSum], s_name) -> A.Expr | None:
+    """The exit value of a variable holding ``v`` as an expression over the inputs and the
+    centred sums ``s_name(k)`` of ``sums`` (a sum not yet in ``sums`` is appended): ``e`` for
+    ``Det(e)``, ``d + c·S`` for a :class:`Lin`, a formula's expression with every placeholder
+    replaced by its sum's value; None for anything else. The prover's claim and the certificate
+    checker's are both built with it, so they agree on what the postcondition says of the S's."""
+    if isinstance(v, Det):
+        return v.expr
+    if isinstance(v, Lin):
+        if v.sum not in sums:
+            sums.append(v.sum)
+        S = A.Var(s_name(sums.index(v.sum)))
+        return A.Binary("+", v.det, S if v.coef == ONE else A.Binary("*", v.coef, S))
+    if isinstance(v, Formula):
+        holes = {f"L${j + 1}": exit_value(w, sums, s_name) for j, w in enumerate(v.lins)}
+        return subst(v.expr, holes)  # type: ignore[arg-type]
+    return None
 
 
 def sums_in(env) -> list[NoiseSum]:

@@ -212,6 +212,24 @@ def _const(e) -> Fraction | None:
     return None
 
 
+def _factors(e: A.Expr) -> list[A.Expr]:
+    """The factors of a product ``a * b * …`` (``e`` itself when it is no product)."""
+    if isinstance(e, A.Binary) and e.op == "*":
+        return _factors(e.left) + _factors(e.right)
+    return [] if e == ONE else [e]
+
+
+def _product(fs: list[A.Expr]) -> A.Expr:
+    out: A.Expr = ONE
+    for f in fs:
+        out = _times(out, f)
+    return out
+
+
+def _num(v: Fraction) -> A.Expr:
+    return A.num(int(v)) if v.denominator == 1 else A.num(v)
+
+
 def _fold(e: A.Expr) -> A.Expr:
     """A constant coefficient as one numeral (``3 / 3`` is ``1``), so that a scaled-back draw is
     seen as the draw; a coefficient that is not constant is left as it is."""
@@ -647,6 +665,9 @@ class _Exec:
         dets = [a for a in args if isinstance(a, Det)]
         ok = len(targets) == 1 and len(dets) == len(args) and all(isinstance(a, A.Expr) for a in d.args)
         val: object = Opaque(f"a draw from {d.func}(…) whose arguments are not deterministic")
+        if len(targets) == 1 and d.func == "unif" and len(d.args) == 1 and isinstance(d.args[0], A.SetLit):
+            val = self._set_draw(d.args[0], _line(s))
+            ok = False
         if ok:
             a = [x.expr for x in dets]
             did = next(self.ids)
@@ -690,6 +711,19 @@ class _Exec:
         else:
             for n in names:
                 env[n] = Opaque("tuple sampling")
+
+    def _set_draw(self, st: A.SetLit, line: int) -> object:
+        """``unif({c1, …, ck})`` of distinct numeric constants: a bounded draw in [min, max]
+        with mean ``Σ c / k`` (each of the k values equally likely); else Opaque."""
+        vals = [_const(c) for c in st.items]
+        if not vals or any(v is None for v in vals) or len(set(vals)) != len(vals):
+            return Opaque("a uniform draw from a set that is not of distinct numeric constants")
+        lo, hi = min(vals), max(vals)  # type: ignore[type-var]
+        mean = sum(vals, Fraction(0)) / len(vals)  # type: ignore[arg-type]
+        did = next(self.ids)
+        L, H = _num(lo), _num(hi)  # type: ignore[arg-type]
+        self.ranges[frozenset((did,))] = (L, H)
+        return Lin(_num(mean), ONE, NoiseSum("bounded", (Block(ONE, _num(hi - lo)),), frozenset((did,)), (line,)))  # type: ignore[operator]
 
     def branch(self, s: A.If, env) -> None:
         """``if (f) { … } else { … }`` on a fresh ``f ~ bern(r)`` (or ``!f``): a variable ``k``
@@ -945,6 +979,35 @@ class _Exec:
                 out.append(Block(count if b.count == ONE else A.Binary("*", count, b.count), b.param))
         return tuple(out)
 
+    def _weighted_blocks(self, noise: NoiseSum, coef: A.Expr, i: str, lo, hi, count) -> tuple[Block, ...] | None:
+        """Hoeffding's terms of different widths (the method of bounded differences for a
+        weighted sum ``s := s + c[i]·e``, ``e ~ unif({-1, 1})``, or ``unif(0, h[i])``): one
+        bounded (or 0/1) draw per iteration, scaled by ``c_i`` — both ``c_i`` and its width
+        ``w_i`` may read the counter — is a term of width ``|c_i|·w_i``. Hoeffding reads the
+        blocks only through ``D = Σ count·w²``, so the loop's terms are ``count`` terms of the
+        root-mean-square width ``sqrt(Σ_i c_i²·w_i² / count)``: ``D`` is then exactly
+        ``Σ_i c_i²·w_i²`` (and 0 for no iteration), and the sum is of family ``bounded``
+        (Hoeffding's only). ``c_i``, ``w_i`` read only the inputs and the counter; else None."""
+        if noise.family not in ("bounded", "bernoulli") or len(noise.blocks) != 1 or noise.blocks[0].count != ONE:
+            return None
+        w = ONE if noise.family == "bernoulli" else noise.blocks[0].param
+        if (set(free_vars(coef)) | set(free_vars(w))) - self.params - {i}:
+            return None
+        out_f: list[A.Expr] = []  # the factors that do not read the counter, taken out of Σ
+        in_f: list[A.Expr] = []
+        for f in _factors(coef) + _factors(w):
+            (in_f if i in set(free_vars(f)) else out_f).append(f)
+        k = _fold(_product(out_f))
+        if not in_f:  # the same width every iteration: count terms of width |k|
+            kc = _const(k)
+            return (Block(count, k if kc is not None and kc >= 0 else A.Call("abs", (k,))),)
+        j = "j$w"
+        term = subst(_product(in_f), {i: A.Var(j)})
+        total = A.Sum(j, lo, hi, False, A.Binary("*", term, term))  # Σ c_j², as claims write it
+        if k != ONE:
+            total = A.Binary("*", A.Binary("*", k, k), total)
+        return (Block(count, A.Call("sqrt", (A.Binary("/", total, count),))),)
+
     def loop_body(self, s, stmts, i, lo, hi, env) -> None:
         """One symbolic iteration with the counter ``i``; accumulators carried to the exit."""
         for st in stmts:
@@ -1001,10 +1064,14 @@ class _Exec:
                     env[x] = Det(_plus(before.expr, mean_sum))
                 continue
             fresh = all(did >= first_id for did in noise.draws)
+            family = noise.family
             blocks = self._loop_blocks(noise, i, lo, hi, count) if fresh and coef == ONE else None
+            if blocks is None and fresh:
+                blocks = self._weighted_blocks(noise, coef, i, lo, hi, count)
+                family = "bounded"
             if blocks is None:
                 continue
-            loop_sum = NoiseSum(noise.family, blocks, noise.draws, noise.lines)
+            loop_sum = NoiseSum(family, blocks, noise.draws, noise.lines)
             if isinstance(before, Det):
                 env[x] = Lin(_plus(before.expr, mean_sum), ONE, loop_sum)
             elif before.coef == ONE:

@@ -991,6 +991,8 @@ class _Exec:
         if noise.family not in ("bounded", "bernoulli") or len(noise.blocks) != 1 or noise.blocks[0].count != ONE:
             return None
         w = ONE if noise.family == "bernoulli" else noise.blocks[0].param
+        if isinstance(w, A.Binary) and w.op == "-" and _const(w.right) == 0:  # unif(0, h[i]): width h[i]
+            w = w.left
         if (set(free_vars(coef)) | set(free_vars(w))) - self.params - {i}:
             return None
         out_f: list[A.Expr] = []  # the factors that do not read the counter, taken out of Σ

@@ -715,15 +715,16 @@ class _Exec:
     def _set_draw(self, st: A.SetLit, line: int) -> object:
         """``unif({c1, …, ck})`` of distinct numeric constants: a bounded draw in [min, max]
         with mean ``Σ c / k`` (each of the k values equally likely); else Opaque."""
-        vals = [_const(c) for c in st.items]
-        if not vals or any(v is None for v in vals) or len(set(vals)) != len(vals):
+        got = [_const(c) for c in st.items]
+        vals = [v for v in got if v is not None]
+        if not vals or len(vals) != len(got) or len(set(vals)) != len(vals):
             return Opaque("a uniform draw from a set that is not of distinct numeric constants")
-        lo, hi = min(vals), max(vals)  # type: ignore[type-var]
-        mean = sum(vals, Fraction(0)) / len(vals)  # type: ignore[arg-type]
+        lo, hi = min(vals), max(vals)
+        mean = sum(vals, Fraction(0)) / len(vals)
         did = next(self.ids)
-        L, H = _num(lo), _num(hi)  # type: ignore[arg-type]
-        self.ranges[frozenset((did,))] = (L, H)
-        return Lin(_num(mean), ONE, NoiseSum("bounded", (Block(ONE, _num(hi - lo)),), frozenset((did,)), (line,)))  # type: ignore[operator]
+        self.ranges[frozenset((did,))] = (_num(lo), _num(hi))
+        block = Block(ONE, _num(hi - lo))
+        return Lin(_num(mean), ONE, NoiseSum("bounded", (block,), frozenset((did,)), (line,)))
 
     def branch(self, s: A.If, env) -> None:
         """``if (f) { … } else { … }`` on a fresh ``f ~ bern(r)`` (or ``!f``): a variable ``k``
@@ -1005,7 +1006,7 @@ class _Exec:
             return (Block(count, k if kc is not None and kc >= 0 else A.Call("abs", (k,))),)
         j = "j$w"
         term = subst(_product(in_f), {i: A.Var(j)})
-        total = A.Sum(j, lo, hi, False, A.Binary("*", term, term))  # Σ c_j², as claims write it
+        total: A.Expr = A.Sum(j, lo, hi, False, A.Binary("*", term, term))  # Σ c_j², as claims write it
         if k != ONE:
             total = A.Binary("*", A.Binary("*", k, k), total)
         return (Block(count, A.Call("sqrt", (A.Binary("/", total, count),))),)

@@ -226,6 +226,10 @@ def _product(fs: list[A.Expr]) -> A.Expr:
     return out
 
 
+#: functions defined at every real argument: a formula may apply them to values of sums
+_TOTAL_CALLS = frozenset({"abs", "min", "max", "exp"})
+
+
 def _num(v: Fraction) -> A.Expr:
     return A.num(int(v)) if v.denominator == 1 else A.num(v)
 
@@ -367,7 +371,23 @@ class _Exec:
                 return None
         if not lins:
             return None
-        return Formula(subst(e, m), tuple(lins))
+        out = subst(e, m)
+        holes = {f"L${j + 1}" for j in range(len(lins))}
+        divisors: list[A.Expr] = []
+        for n in A.walk(out):
+            # an operation that is an error at some values (x / 0, log of a non-positive number)
+            # must not read the sums: the proof would not see the runs that stop there; a
+            # deterministic divisor gets the side condition that it is not zero
+            if isinstance(n, A.Binary) and n.op in ("/", "div", "mod"):
+                if set(free_vars(n.right)) & holes:
+                    return None
+                divisors.append(n.right)
+            elif isinstance(n, A.Call) and n.func not in _TOTAL_CALLS:
+                if any(set(free_vars(a)) & holes for a in n.args):
+                    return None
+        for d in divisors:
+            self.side.append(("divisor", A.Binary("!=", d, _ZERO)))
+        return Formula(out, tuple(lins))
 
     # ------------------------------------------------------------------ events of fresh draws
     def _unif_id(self, v: object) -> int | None:

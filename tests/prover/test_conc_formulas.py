@@ -85,6 +85,10 @@ def test_a_verdict_written_differently_is_a_formula_of_the_count(test):
         "h := 0; for i in 0..n { f ~ bern(p); if (f) { h := h + 1; } ok := h < t; }",
         # the test reads an array element at a random index
         "h := 0; for i in 0..n { f ~ bern(p); if (f) { h := h + 1; } } ok := c[h] < t;",
+        # a division by the count: the runs where it is 0 stop with an error the rules do not see
+        "h := 0; for i in 0..n { f ~ bern(p); if (f) { h := h + 1; } } ok := n / h < t;",
+        # log of a value of the count (an error at 0)
+        "h := 0; for i in 0..n { f ~ bern(p); if (f) { h := h + 1; } } ok := log(h) < t;",
         # assigned in a branch on the verdict: not a function of the sums alone
         "h := 0; for i in 0..n { f ~ bern(p); if (f) { h := h + 1; } } ok := true; if (h > t) { ok := false; }",
     ],

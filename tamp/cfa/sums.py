@@ -67,6 +67,18 @@ is a block of ``count`` draws of the mean probability ``Σ p_i / count`` (exact 
 Hoeffding's count; side condition ``forall i: 0 <= p_i <= 1``). Constant steps of an
 accumulator on a coin (``if (x) s := s + 1 else s := s - 1``) are a coin mixture of the steps.
 
+*Formulas* (session 19): a value computed from sums by an expression no rule reads term by term
+(a verdict ``accept := s / n <= U - k``, ``abs(h / n - p)``, ``ga - gb`` of sums that do not
+merge, ``max`` …) is a :class:`Formula`: the expression over the values ``d + c·S`` it read
+then (:func:`exit_value` substitutes them). Sound: the value at exit is exactly that expression
+of those S's (draws never change once made, the inputs are read-only); each S gets its own rule
+and the union bound needs no independence between them. A formula never divides by, or takes
+``log``/``sqrt`` of, a value of a sum (runs that stop there would be invisible), and one computed
+in a loop is the last iteration's (``Opaque``). *Weighted terms*: ``unif({c1, …, ck})`` of
+distinct constants is a bounded draw; a loop term ``c_i·X_i`` (or of width ``w_i``) is a term of
+width ``|c_i|·w_i`` (Hoeffding holds for independent terms of any ranges), carried as ``count``
+terms of the root-mean-square width, since Hoeffding reads blocks only through ``Σ count·w²``.
+
 Independence is established, not assumed: a draw joins a sum only when its distribution's
 arguments are deterministic (inputs, deterministic locals, the loop counter), never another
 draw; two sums merge only when their draws are disjoint; a loop's sum must be made of the

@@ -34,7 +34,7 @@ from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
 from lang.walk import DESCEND, Transformer, free_vars, substitute
 from tamp.cfa.loops import CountedLoop, NotCounted, counted_loop
-from tamp.cfa.sums import Det, Lin, NoiseSum, NotApplicable, recognise
+from tamp.cfa.sums import NoiseSum, NotApplicable, exit_value, recognise
 from tamp.core.encode import Encoder
 
 from .claim import checked_claim
@@ -91,14 +91,9 @@ def _claim(prog: A.Program, cfa) -> _Claim:
     m: dict[str, A.Expr] = {}
     sums: list[NoiseSum] = []
     for x in sorted(set(free_vars(post)) - params):
-        v = shape.env.get(x)
-        if isinstance(v, Det):
-            m[x] = v.expr
-        elif isinstance(v, Lin):
-            if v.sum not in sums:
-                sums.append(v.sum)
-            S = A.Var(_s(sums.index(v.sum)))
-            m[x] = A.Binary("+", v.det, S if v.coef == ONE else A.Binary("*", v.coef, S))
+        val = exit_value(shape.env.get(x), sums, _s)
+        if val is not None:
+            m[x] = val
         else:
             raise NotApplicable(f"the postcondition reads '{x}', which is not a sum of independent draws")
     if not sums:

@@ -67,6 +67,18 @@ is a block of ``count`` draws of the mean probability ``Σ p_i / count`` (exact 
 Hoeffding's count; side condition ``forall i: 0 <= p_i <= 1``). Constant steps of an
 accumulator on a coin (``if (x) s := s + 1 else s := s - 1``) are a coin mixture of the steps.
 
+*Formulas* (session 19): a value computed from sums by an expression no rule reads term by term
+(a verdict ``accept := s / n <= U - k``, ``abs(h / n - p)``, ``ga - gb`` of sums that do not
+merge, ``max`` …) is a :class:`Formula`: the expression over the values ``d + c·S`` it read
+then (:func:`exit_value` substitutes them). Sound: the value at exit is exactly that expression
+of those S's (draws never change once made, the inputs are read-only); each S gets its own rule
+and the union bound needs no independence between them. A formula never divides by, or takes
+``log``/``sqrt`` of, a value of a sum (runs that stop there would be invisible), and one computed
+in a loop is the last iteration's (``Opaque``). *Weighted terms*: ``unif({c1, …, ck})`` of
+distinct constants is a bounded draw; a loop term ``c_i·X_i`` (or of width ``w_i``) is a term of
+width ``|c_i|·w_i`` (Hoeffding holds for independent terms of any ranges), carried as ``count``
+terms of the root-mean-square width, since Hoeffding reads blocks only through ``Σ count·w²``.
+
 Independence is established, not assumed: a draw joins a sum only when its distribution's
 arguments are deterministic (inputs, deterministic locals, the loop counter), never another
 draw; two sums merge only when their draws are disjoint; a loop's sum must be made of the
@@ -168,6 +180,17 @@ class ArrDraw:
 
 
 @dataclass(frozen=True)
+class Formula:
+    """A value computed from sums by an expression no rule reads term by term (a test
+    ``accept := s / n <= U - k``, ``abs(s - m)``, ``min``…): ``expr`` over the inputs and the
+    placeholders ``L$1``, ``L$2``… that stand for the values ``lins`` (``d + c·S``) the
+    expression read when it was computed (see :func:`exit_value`)."""
+
+    expr: A.Expr
+    lins: tuple[Lin, ...]
+
+
+@dataclass(frozen=True)
 class Opaque:
     why: str = ""
 
@@ -199,6 +222,28 @@ def _const(e) -> Fraction | None:
             return a * b
         return a / b if b != 0 else None
     return None
+
+
+def _factors(e: A.Expr) -> list[A.Expr]:
+    """The factors of a product ``a * b * …`` (``e`` itself when it is no product)."""
+    if isinstance(e, A.Binary) and e.op == "*":
+        return _factors(e.left) + _factors(e.right)
+    return [] if e == ONE else [e]
+
+
+def _product(fs: list[A.Expr]) -> A.Expr:
+    out: A.Expr = ONE
+    for f in fs:
+        out = _times(out, f)
+    return out
+
+
+#: functions defined at every real argument: a formula may apply them to values of sums
+_TOTAL_CALLS = frozenset({"abs", "min", "max", "exp"})
+
+
+def _num(v: Fraction) -> A.Expr:
+    return A.num(int(v)) if v.denominator == 1 else A.num(v)
 
 
 def _fold(e: A.Expr) -> A.Expr:
@@ -279,7 +324,10 @@ class _Exec:
             return v if v is not None else Opaque(f"'{e.name}' has no value here")
         if self._bool(e):  # an event of fresh draws (``a[x]``, ``pg < k``, ``f != g`` …)
             fl = self.event(e, env)
-            return fl if fl is not None else Opaque("an event that is not one of independent fresh draws")
+            if fl is not None:
+                return fl
+            fm = self.formula(e, env)
+            return fm if fm is not None else Opaque("an event that is not one of independent fresh draws")
         if isinstance(e, A.Index) and isinstance(e.base, A.Var) and env.get(e.base.name) == Det(e.base):
             return self._sampled_element(e, env)
         if isinstance(e, A.Index) and isinstance(e.base, A.Var) and isinstance(env.get(e.base.name), ArrDraw):
@@ -289,7 +337,10 @@ class _Exec:
                 return arr.value
             return Opaque("an array element other than the one just sampled")
         if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/"):
-            return self._binary(e.op, self.ev(e.left, env), self.ev(e.right, env))
+            got = self._binary(e.op, self.ev(e.left, env), self.ev(e.right, env))
+            if isinstance(got, Opaque):
+                return self.formula(e, env) or got
+            return got
         if isinstance(e, A.Unary) and e.op == "-":
             v = self.ev(e.operand, env)
             if isinstance(v, Lin):
@@ -298,7 +349,57 @@ class _Exec:
             got = self.ev(e.cond, env)
             if isinstance(got, Flag):
                 return self._indicator(got if e.then == ONE else _complement(got))
-        return Opaque("not a sum of independent draws")
+        fm = self.formula(e, env)
+        return fm if fm is not None else Opaque("not a sum of independent draws")
+
+    def formula(self, e: A.Expr, env) -> Formula | None:
+        """``e`` as a :class:`Formula` of the sums it reads, or None: every variable ``e`` reads
+        holds a deterministic value, a sum ``d + c·S`` or a formula (inlined), at least one a sum
+        (so the value is a function of the S's, evaluated at this point); ``e`` reads no array
+        element (an element's value is tracked otherwise) and no value earlier iterations set."""
+        if any(isinstance(n, A.Index) for n in A.walk(e)):
+            return None
+        m: dict[str, A.Expr] = {}
+        lins: list[Lin] = []
+
+        def hole(v: Lin) -> A.Expr:
+            if v not in lins:
+                lins.append(v)
+            return A.Var(f"L${lins.index(v) + 1}")
+
+        for x in sorted(set(free_vars(e))):
+            v = env.get(x)
+            if isinstance(v, Det):
+                if set(free_vars(v.expr)) & self.varying:
+                    return None
+                m[x] = v.expr
+            elif isinstance(v, Lin):
+                if set(free_vars(v.det)) & self.varying or set(free_vars(v.coef)) & self.varying:
+                    return None
+                m[x] = hole(v)
+            elif isinstance(v, Formula):
+                m[x] = subst(v.expr, {f"L${j + 1}": hole(w) for j, w in enumerate(v.lins)})
+            else:
+                return None
+        if not lins:
+            return None
+        out = subst(e, m)
+        holes = {f"L${j + 1}" for j in range(len(lins))}
+        divisors: list[A.Expr] = []
+        for n in A.walk(out):
+            # an operation that is an error at some values (x / 0, log of a non-positive number)
+            # must not read the sums: the proof would not see the runs that stop there; a
+            # deterministic divisor gets the side condition that it is not zero
+            if isinstance(n, A.Binary) and n.op in ("/", "div", "mod"):
+                if set(free_vars(n.right)) & holes:
+                    return None
+                divisors.append(n.right)
+            elif isinstance(n, A.Call) and n.func not in _TOTAL_CALLS:
+                if any(set(free_vars(a)) & holes for a in n.args):
+                    return None
+        for d in divisors:
+            self.side.append(("divisor", A.Binary("!=", d, _ZERO)))
+        return Formula(out, tuple(lins))
 
     # ------------------------------------------------------------------ events of fresh draws
     def _unif_id(self, v: object) -> int | None:
@@ -596,6 +697,9 @@ class _Exec:
         dets = [a for a in args if isinstance(a, Det)]
         ok = len(targets) == 1 and len(dets) == len(args) and all(isinstance(a, A.Expr) for a in d.args)
         val: object = Opaque(f"a draw from {d.func}(…) whose arguments are not deterministic")
+        if len(targets) == 1 and d.func == "unif" and len(d.args) == 1 and isinstance(d.args[0], A.SetLit):
+            val = self._set_draw(d.args[0], _line(s))
+            ok = False
         if ok:
             a = [x.expr for x in dets]
             did = next(self.ids)
@@ -639,6 +743,20 @@ class _Exec:
         else:
             for n in names:
                 env[n] = Opaque("tuple sampling")
+
+    def _set_draw(self, st: A.SetLit, line: int) -> object:
+        """``unif({c1, …, ck})`` of distinct numeric constants: a bounded draw in [min, max]
+        with mean ``Σ c / k`` (each of the k values equally likely); else Opaque."""
+        got = [_const(c) for c in st.items]
+        vals = [v for v in got if v is not None]
+        if not vals or len(vals) != len(got) or len(set(vals)) != len(vals):
+            return Opaque("a uniform draw from a set that is not of distinct numeric constants")
+        lo, hi = min(vals), max(vals)
+        mean = sum(vals, Fraction(0)) / len(vals)
+        did = next(self.ids)
+        self.ranges[frozenset((did,))] = (_num(lo), _num(hi))
+        block = Block(ONE, _num(hi - lo))
+        return Lin(_num(mean), ONE, NoiseSum("bounded", (block,), frozenset((did,)), (line,)))
 
     def branch(self, s: A.If, env) -> None:
         """``if (f) { … } else { … }`` on a fresh ``f ~ bern(r)`` (or ``!f``): a variable ``k``
@@ -894,6 +1012,37 @@ class _Exec:
                 out.append(Block(count if b.count == ONE else A.Binary("*", count, b.count), b.param))
         return tuple(out)
 
+    def _weighted_blocks(self, noise: NoiseSum, coef: A.Expr, i: str, lo, hi, count) -> tuple[Block, ...] | None:
+        """Hoeffding's terms of different widths (the method of bounded differences for a
+        weighted sum ``s := s + c[i]·e``, ``e ~ unif({-1, 1})``, or ``unif(0, h[i])``): one
+        bounded (or 0/1) draw per iteration, scaled by ``c_i`` — both ``c_i`` and its width
+        ``w_i`` may read the counter — is a term of width ``|c_i|·w_i``. Hoeffding reads the
+        blocks only through ``D = Σ count·w²``, so the loop's terms are ``count`` terms of the
+        root-mean-square width ``sqrt(Σ_i c_i²·w_i² / count)``: ``D`` is then exactly
+        ``Σ_i c_i²·w_i²`` (and 0 for no iteration), and the sum is of family ``bounded``
+        (Hoeffding's only). ``c_i``, ``w_i`` read only the inputs and the counter; else None."""
+        if noise.family not in ("bounded", "bernoulli") or len(noise.blocks) != 1 or noise.blocks[0].count != ONE:
+            return None
+        w = ONE if noise.family == "bernoulli" else noise.blocks[0].param
+        if isinstance(w, A.Binary) and w.op == "-" and _const(w.right) == 0:  # unif(0, h[i]): width h[i]
+            w = w.left
+        if (set(free_vars(coef)) | set(free_vars(w))) - self.params - {i}:
+            return None
+        out_f: list[A.Expr] = []  # the factors that do not read the counter, taken out of Σ
+        in_f: list[A.Expr] = []
+        for f in _factors(coef) + _factors(w):
+            (in_f if i in set(free_vars(f)) else out_f).append(f)
+        k = _fold(_product(out_f))
+        if not in_f:  # the same width every iteration: count terms of width |k|
+            kc = _const(k)
+            return (Block(count, k if kc is not None and kc >= 0 else A.Call("abs", (k,))),)
+        j = "j$w"
+        term = subst(_product(in_f), {i: A.Var(j)})
+        total: A.Expr = A.Sum(j, lo, hi, False, A.Binary("*", term, term))  # Σ c_j², as claims write it
+        if k != ONE:
+            total = A.Binary("*", A.Binary("*", k, k), total)
+        return (Block(count, A.Call("sqrt", (A.Binary("/", total, count),))),)
+
     def loop_body(self, s, stmts, i, lo, hi, env) -> None:
         """One symbolic iteration with the counter ``i``; accumulators carried to the exit."""
         for st in stmts:
@@ -950,10 +1099,14 @@ class _Exec:
                     env[x] = Det(_plus(before.expr, mean_sum))
                 continue
             fresh = all(did >= first_id for did in noise.draws)
+            family = noise.family
             blocks = self._loop_blocks(noise, i, lo, hi, count) if fresh and coef == ONE else None
+            if blocks is None and fresh:
+                blocks = self._weighted_blocks(noise, coef, i, lo, hi, count)
+                family = "bounded"
             if blocks is None:
                 continue
-            loop_sum = NoiseSum(noise.family, blocks, noise.draws, noise.lines)
+            loop_sum = NoiseSum(family, blocks, noise.draws, noise.lines)
             if isinstance(before, Det):
                 env[x] = Lin(_plus(before.expr, mean_sum), ONE, loop_sum)
             elif before.coef == ONE:
@@ -1236,6 +1389,25 @@ def recognise(program: A.Program, cfa) -> Shape:
     env: dict[str, object] = {p.name: Det(A.Var(p.name)) for p in program.params}
     ex.block(program.body, env)
     return Shape(env, ex.side, ex.loops)
+
+
+def exit_value(v: object, sums: list[NoiseSum], s_name) -> A.Expr | None:
+    """The exit value of a variable holding ``v`` as an expression over the inputs and the
+    centred sums ``s_name(k)`` of ``sums`` (a sum not yet in ``sums`` is appended): ``e`` for
+    ``Det(e)``, ``d + c·S`` for a :class:`Lin`, a formula's expression with every placeholder
+    replaced by its sum's value; None for anything else. The prover's claim and the certificate
+    checker's are both built with it, so they agree on what the postcondition says of the S's."""
+    if isinstance(v, Det):
+        return v.expr
+    if isinstance(v, Lin):
+        if v.sum not in sums:
+            sums.append(v.sum)
+        S = A.Var(s_name(sums.index(v.sum)))
+        return A.Binary("+", v.det, S if v.coef == ONE else A.Binary("*", v.coef, S))
+    if isinstance(v, Formula):
+        holes = {f"L${j + 1}": exit_value(w, sums, s_name) for j, w in enumerate(v.lins)}
+        return subst(v.expr, holes)  # type: ignore[arg-type]
+    return None
 
 
 def sums_in(env) -> list[NoiseSum]:

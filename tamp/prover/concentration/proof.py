@@ -39,7 +39,7 @@ from tamp.core.z3context import load_in_proof
 from tamp.prover.base.exprs import and_all, subst
 from tamp.prover.base.simplify import simplify
 from tamp.prover.base.smt import INVALID, UNKNOWN, VALID, Encoder, Stats, is_valid
-from tamp.prover.concentration.shapes import Det, Lin, NoiseSum, NotApplicable, recognise
+from tamp.prover.concentration.shapes import NoiseSum, NotApplicable, exit_value, recognise
 from tamp.prover.trace.check import Obligation
 from tamp.prover.trace.result import ProofResult
 from tamp.prover.trace.synthesis import Timeout
@@ -95,13 +95,9 @@ def claim_of(program: A.Program, cfa, ensures: list[A.Expr] | None = None) -> Co
         if x.endswith("$"):  # an unknown being inferred (tamp.prover.infer.search), not a program variable
             continue
         v = shape.env.get(x)
-        if isinstance(v, Det):
-            m[x] = v.expr
-        elif isinstance(v, Lin):
-            if v.sum not in sums:
-                sums.append(v.sum)
-            S = A.Var(s_name(sums.index(v.sum)))
-            m[x] = A.Binary("+", v.det, S if v.coef == ONE else A.Binary("*", v.coef, S))
+        val = exit_value(v, sums, s_name)
+        if val is not None:
+            m[x] = val
         else:
             why = getattr(v, "why", "") or "not computed by the program"
             detail = "" if why == "not a sum of independent draws" else f" ({why})"  # not said twice

@@ -19,6 +19,7 @@ Used by ``tests/soundness`` (quick form) and ``benchmarks/soundness/run.py`` (fu
 from __future__ import annotations
 
 import json
+import multiprocessing
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -67,14 +68,38 @@ def benchmark_inputs(rel: str) -> List[Dict[str, object]]:
     return [row["inputs"] for row in data.get(rel, [])]
 
 
-def prove_verdict(prog: A.Program, bound: Optional[A.Expr], timeout: float, path: str) -> str:
+def _prove_in_child(send, prog: A.Program, bound: Optional[A.Expr], timeout: float, path: str) -> None:
     from lang.errors import TampError
     from tamp.api import prove_program
 
     try:
-        return prove_program(prog, bound, timeout, None, path, None).verdict
+        verdict = prove_program(prog, bound, timeout, None, path, None).verdict
     except TampError as exc:
-        return f"error: {exc.message if hasattr(exc, 'message') else exc}"
+        verdict = f"error: {exc.message if hasattr(exc, 'message') else exc}"
+    send.send(verdict)
+
+
+def prove_verdict(prog: A.Program, bound: Optional[A.Expr], timeout: float, path: str) -> str:
+    """The prover's verdict, computed in a forked child that is killed ``timeout`` + a grace
+    later ("unknown (timeout)"). The engines stop at their deadline, but a z3 call does not always
+    honour its own limit: in a long-lived test process (the z3 context holding every earlier
+    test's terms) a nonlinear query of the expectation engine ran on for half an hour on a file
+    the command line proves unknown in 0.5 s (variants/sumsStaleIndex.prob, CI of session 19).
+    Killing the child cannot turn a claim into "proved"; it only ends a run that would not end."""
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_prove_in_child, args=(send, prog, bound, timeout, path), daemon=True)
+    child.start()
+    send.close()
+    try:
+        verdict = recv.recv() if recv.poll(timeout + max(10.0, timeout / 2)) else "unknown (timeout)"
+    except EOFError:  # the child died without an answer
+        verdict = f"error: the prover's process ended with status {child.exitcode}"
+    finally:
+        child.kill()
+        child.join()
+        recv.close()
+    return verdict
 
 
 def simulate_all(prog: A.Program, bound: Optional[A.Expr], inputs: List[Dict[str, object]], runs: int) -> List[str]:

@@ -177,7 +177,7 @@ def variant_files() -> List[str]:
     corpus (benchmarks/corpus/*/*_false*.prob), and the held-out corpus's false siblings and
     soundness attacks (benchmarks/heldout/*/*_false*.prob, benchmarks/heldout/attack_*.prob), and the
     false siblings and attacks of the Prover IV development families
-    (benchmarks/prover4/dev/*/*_false*.prob, and dev/blind1 to dev/blind5's */NAME_false.prob,
+    (benchmarks/prover4/dev/*/*_false*.prob, and dev/blind*/*/NAME_false.prob,
     the blind parts of earlier sessions, now development material)."""
     paths = (
         sorted((BENCH / "variants").glob("*.prob"))
@@ -186,11 +186,7 @@ def variant_files() -> List[str]:
         + sorted((BENCH / "heldout").glob("*/*_false*.prob"))
         + sorted((BENCH / "heldout").glob("attack_*.prob"))
         + sorted((BENCH / "prover4" / "dev").glob("*/*_false*.prob"))
-        + sorted((BENCH / "prover4" / "dev" / "blind1").glob("*/*_false*.prob"))
-        + sorted((BENCH / "prover4" / "dev" / "blind2").glob("*/*_false*.prob"))
-        + sorted((BENCH / "prover4" / "dev" / "blind3").glob("*/*_false*.prob"))
-        + sorted((BENCH / "prover4" / "dev" / "blind4").glob("*/*_false*.prob"))
-        + sorted((BENCH / "prover4" / "dev" / "blind5").glob("*/*_false*.prob"))
+        + sorted((BENCH / "prover4" / "dev").glob("blind*/*/*_false*.prob"))
     )
     # A true claim may carry "_false" inside its name (blind1's bloom_false_positive, blind5's
     # stratified_false_escalation): a false sibling is named NAME_false.prob.

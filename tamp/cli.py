@@ -34,6 +34,7 @@ from .commands.common import guard_outputs
 from .commands.jsonout import VERDICTS, emit, envelope, error_envelope
 from .commands.options import MIN_MEMORY_MB, memory_mb
 from .core.timelimit import CommandTimeout, time_limit
+from .core.watchdog import SolverStuck
 from .executor import ExecutorError
 
 EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, EXIT_VIOLATED = 0, 1, 2, 3
@@ -217,6 +218,9 @@ def _main(argv) -> int:
             code = args._run(args)
     except CommandTimeout as exc:  # parsing included: the engines' own deadlines start later
         _timed_out(args, exc)
+        code = EXIT_UNKNOWN
+    except SolverStuck as exc:  # a query z3 would not stop, outside a proof (which says unknown)
+        print(f"tamp {args.command}: {exc}", file=sys.stderr)
         code = EXIT_UNKNOWN
     except TampError as exc:
         if exc.path == "<string>":  # raised without a file: the command's file, else tamp itself

@@ -24,6 +24,8 @@ from typing import Iterable, Optional, Tuple
 
 import z3
 
+from tamp.core import watchdog
+
 VALID, INVALID, UNKNOWN = "valid", "invalid", "unknown"
 
 
@@ -97,4 +99,5 @@ def check_sat(
         s.set("timeout", max(int(timeout_ms), 1))
     for p in parts:
         s.add(p)
-    return s.check()
+    # control comes back even if z3 heeds neither limit (tamp.core.watchdog)
+    return watchdog.call(s.check, s.ctx, None if timeout_ms is None else max(int(timeout_ms), 1) / 1000)

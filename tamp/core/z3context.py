@@ -96,6 +96,11 @@ def load_in_proof(name: str) -> ModuleType:
     return module
 
 
+def in_proof() -> bool:
+    """Whether a proof's context is current (inside :func:`proof_context`)."""
+    return _depth > 0
+
+
 @contextlib.contextmanager
 def proof_context() -> Iterator[z3.Context]:
     """Run the body in a fresh z3 context, unless it already runs inside one."""

@@ -37,11 +37,13 @@ import time
 from typing import Optional
 
 from lang import ast as A
-from tamp.core.z3context import load_in_proof, proof_context
+from tamp.core.watchdog import SolverStuck
+from tamp.core.z3context import in_proof, load_in_proof, new_default_context, proof_context
 from tamp.prover.infer.needed import with_needed_bound
 from tamp.prover.infer.search import infer_program
 from tamp.prover.portfolio import prove_claim
 from tamp.prover.trace.result import ProofResult
+from tamp.show import show_expr
 
 __all__ = ["prove_program", "ProofResult"]
 
@@ -58,7 +60,27 @@ def prove_program(
     (default: its ``fails`` clause, else 0) for every input satisfying ``requires``.
 
     The proof runs in a fresh z3 context (:mod:`tamp.core.z3context`): its answer does not depend
-    on what the process proved before."""
+    on what the process proved before. A query z3 would not stop (:mod:`tamp.core.watchdog`) ends
+    the proof "unknown", saying so; its context is given up and a new one becomes the default."""
+    if in_proof():  # a nested proof (a needed bound): the outermost one answers for a stuck query
+        return _prove(program, bound, timeout, path, source, progress)
+    t0 = time.monotonic()
+    try:
+        return _prove(program, bound, timeout, path, source, progress)
+    except SolverStuck as stuck:
+        new_default_context()
+        claimed = bound if bound is not None else program.fails
+        return ProofResult(
+            program.name,
+            "failure-bound",
+            "unknown",
+            time.monotonic() - t0,
+            show_expr(claimed) if isinstance(claimed, A.Expr) and not isinstance(claimed, A.Hole) else "?",
+            f"not proved: {stuck}",
+        )
+
+
+def _prove(program, bound, timeout, path, source, progress) -> ProofResult:
     with proof_context():
         if isinstance(program.fails, A.Hole) and bound is not None:
             program = dataclasses.replace(program, fails=None)  # --bound answers `fails ?`

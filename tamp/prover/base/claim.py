@@ -31,6 +31,7 @@ from lang import ops
 from lang.errors import TampError, UnsupportedError, error_at
 from lang.evaluate import evaluate
 from tamp.cfa.dependence import precondition_assumes
+from tamp.core import watchdog
 from tamp.core import z3expr as Z
 from tamp.prover.base.smt import INVALID, VALID, Encoder, Stats, is_valid, to_real
 from tamp.show import show_expr
@@ -157,7 +158,7 @@ def _witness(cfa, env, req, formula, bad, expr) -> Optional[tuple]:
         s.add(r)
     s.add(formula)
     try:
-        if s.check() != z3.sat:
+        if watchdog.call(s.check, s.ctx, _TIMEOUT_MS / 1000) != z3.sat:
             return None
         m = s.model()
         values = {p.name: _model_value(m, env[p.name]) for p in cfa.params if p.name in env}

@@ -21,6 +21,7 @@ from z3.z3 import _to_expr_ref
 
 from axioms.lemmas import lemma_instances
 from axioms.terms import transcendental_apps  # noqa: F401 (re-exported: the prover's name for it)
+from tamp.core import watchdog
 from tamp.core.encode import Encoder  # noqa: F401 (re-exported: the prover's name for it)
 from tamp.core.validity import CLOCK_SLACK, INVALID, RLIMIT_PER_MS, UNKNOWN, VALID, budget_limits, verdict  # noqa: F401 (re-exported)
 from tamp.core.z3expr import Z3Translation, conj, raw_api, sort_of, to_int, to_real, unify  # noqa: F401 (re-exported)
@@ -110,19 +111,25 @@ def _check(s: z3.Solver, lemmas, formula, timeout_ms, stats: Stats, clock_ms: Op
     The query is bounded by z3's resource limit (a count of its steps: the same answer on every
     run, however loaded the machine is; a clock limit alone made short queries "unknown" under
     load, several times more often at a 200 ms budget); the clock limit only guards against a
-    query whose steps are slow, and against running past the proof's deadline."""
+    query whose steps are slow, and against running past the proof's deadline. The query runs
+    under :func:`tamp.core.watchdog.call`: when z3 heeds neither limit, the proof is abandoned
+    (:class:`tamp.core.watchdog.SolverStuck`) instead of hanging."""
     rlimit, clock = _limits(timeout_ms, clock_ms)
-    s.push()
-    try:
-        s.set("rlimit", rlimit)
-        s.set("timeout", clock)
-        for _name, lem in lemmas:
-            s.add(lem)
-        s.add(z3.Not(formula))
-        t0 = time.monotonic()
-        r = s.check()
-    finally:
-        s.pop()
+
+    def query() -> z3.CheckSatResult:
+        s.push()
+        try:
+            s.set("rlimit", rlimit)
+            s.set("timeout", clock)
+            for _name, lem in lemmas:
+                s.add(lem)
+            s.add(z3.Not(formula))
+            return s.check()
+        finally:
+            s.pop()
+
+    t0 = time.monotonic()
+    r = watchdog.call(query, s.ctx, clock / 1000)  # control comes back even if z3 does not stop
     stats.solver_calls += 1
     stats.solver_time += time.monotonic() - t0
     return r

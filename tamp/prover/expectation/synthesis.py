@@ -44,6 +44,7 @@ import z3  # type: ignore[import-untyped,unused-ignore]  # z3 ships no type info
 
 from lang import ast as A
 from lang.walk import free_vars, substitute
+from tamp.core import watchdog
 from tamp.core.validity import budget_limits
 from tamp.prover.base.smt import VALID, lemmas_for, transcendental_apps
 
@@ -152,6 +153,14 @@ class Cegis:
         ``f``), bounded by z3's resource limit for ``ms`` (the same answer under any load)."""
         return self._bounded(z3.Solver(), f, ms, lemmas)
 
+    def _check(self, s, ms: int):
+        """``s.check()`` for a solver bounded by :meth:`_bounded` for ``ms``, under the watchdog
+        (:func:`tamp.core.watchdog.call`: control comes back even if z3 heeds no limit)."""
+        _rlimit, clock = budget_limits(ms)
+        left = self.left_ms()
+        limit = max(1, int(min(clock, left))) if left is not None else clock
+        return watchdog.call(s.check, s.ctx, limit / 1000)
+
     def _bounded(self, s, f, ms: int, lemmas: bool = True):
         """``s`` (a solver or an optimizer) limited to ``ms`` of z3's work (and the proof's time
         left), with ``requires`` and, with ``lemmas``, the facts the checker adds for ``f``."""
@@ -176,7 +185,7 @@ class Cegis:
         for lemmas in (False, True):  # a state without the lemmas first (cheap; still a state)
             s = self._solver(f, CEX_MS, lemmas)
             s.add(z3.Not(f))
-            if s.check() == z3.sat:
+            if self._check(s, CEX_MS) == z3.sat:
                 m = s.model()
                 break
         if m is None:
@@ -197,7 +206,7 @@ class Cegis:
         o = self._bounded(z3.Optimize(), f, GUESS_MS)
         o.add(f)
         o.minimize(objective)
-        return o.model() if o.check() == z3.sat else None
+        return o.model() if self._check(o, GUESS_MS) == z3.sat else None
 
     def guess(
         self, formula: A.Expr, states: List[Dict[str, A.Expr]], k: int, tried: Sequence[Sequence[Fraction]] = ()
@@ -233,7 +242,7 @@ class Cegis:
                 continue
             s = self._solver(f, GUESS_MS)
             s.add(f)
-            if s.check() == z3.sat:
+            if self._check(s, GUESS_MS) == z3.sat:
                 m = s.model()
                 break
         if m is None:

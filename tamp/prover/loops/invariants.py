@@ -64,6 +64,7 @@ from lang import ast as A
 from lang.evaluate import EvalError, evaluate
 from lang.walk import free_vars, rebuild, replace_all
 from tamp.cfa.loops import loop_body
+from tamp.core import watchdog
 from tamp.prover.base.exprs import conjuncts, not_, plus, subst
 from tamp.prover.base.liveness import mentions_only_live
 from tamp.prover.base.samples import refuted
@@ -640,12 +641,14 @@ class Batch:
 
     def _check(self, s):
         t0 = time.monotonic()
+        limit = self._clock
         if self.deadline is not None:  # no query runs past the proof's deadline (it ends unknown)
             left = max(int((self.deadline - t0) * 1000), 1)
             if left < self._clock:  # only then: setting a parameter between checks slows z3 down
                 s.set("timeout", left)
+                limit = left
         try:
-            return s.check()
+            return watchdog.call(s.check, s.ctx, limit / 1000)  # back even if z3 does not stop
         finally:
             self.stats.solver_time += time.monotonic() - t0
 

@@ -28,6 +28,7 @@ import networkx as nx
 
 from lang import ast as A
 from lang.walk import free_vars
+from tamp.core import watchdog
 from tamp.prover.base.exprs import conjuncts
 from tamp.prover.base.failure import NO_COMBINATION, NO_INVARIANT, TIMED_OUT, ProofFailure, check_failure
 from tamp.prover.base.smt import VALID, conj
@@ -105,7 +106,7 @@ def _exit_state(label: List[A.Expr], cfa, enc):
             s.set("timeout", STATE_MS)
             s.add(*facts)
             s.add(z3.Not(enc.expr(c, env0)))
-            if s.check() != z3.sat:
+            if watchdog.call(s.check, s.ctx, STATE_MS / 1000) != z3.sat:
                 continue
             m = s.model()
             names = sorted(set(free_vars(c)))

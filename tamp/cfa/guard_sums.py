@@ -256,8 +256,8 @@ def closed_sums(e: A.Expr, avoid=frozenset()) -> Optional[Tuple[A.Expr, List[Tup
             inner = go(x.operand, ctx)
             return None if inner is None else A.Unary(x.op, inner, pos=x.pos)
         if isinstance(x, A.Cond):
-            parts = [go(p, ctx) for p in (x.cond, x.then, x.other)]
-            return None if any(p is None for p in parts) else A.Cond(*parts)  # type: ignore[misc]
+            c, t, o = go(x.cond, ctx), go(x.then, ctx), go(x.other, ctx)
+            return None if c is None or t is None or o is None else A.Cond(c, t, o)
         if isinstance(x, A.Call):
             args = [go(a, ctx) for a in x.args]
             return None if any(a is None for a in args) else A.Call(x.func, tuple(args))  # type: ignore[arg-type]

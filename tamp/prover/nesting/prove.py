@@ -127,6 +127,12 @@ def _bern_chances(body: A.Block) -> List[A.Expr]:
     return out
 
 
+def _factors_of(e: A.Expr, op: str) -> List[A.Expr]:
+    if isinstance(e, A.Binary) and e.op == op:
+        return _factors_of(e.left, op) + _factors_of(e.right, op)
+    return [e]
+
+
 def _moves_flag(st: A.Node, flag: str) -> bool:
     return isinstance(st, A.Assign) and st.targets == (A.Var(flag),)
 
@@ -170,13 +176,21 @@ def move_chance(s: A.Stmt, flag: str, fixed: frozenset, draws: Dict[str, A.Expr]
         if free_vars(c) <= fixed:
             return A.Cond(c, yes, no)
         neg = isinstance(c, A.Unary) and c.op == "!"
-        x = c.operand if neg else c
+        x = c.operand if isinstance(c, A.Unary) and neg else c
         if isinstance(x, A.Var) and x.name in draws:
             q = draws[x.name]
             w_yes, w_no = (A.Binary("-", A.num(1), q), q) if neg else (q, A.Binary("-", A.num(1), q))
             part = lambda w, e: zero if e == zero else (e if e == w else A.Binary("*", w, e))  # noqa: E731
             a, b = part(w_yes, yes), part(w_no, no)
             return a if b == zero else b if a == zero else A.Binary("+", a, b)
+        conj = _factors_of(c, "&&")
+        guard = [g for g in conj if free_vars(g) <= fixed]
+        weights = [draws[g.name] for g in conj if isinstance(g, A.Var) and g.name in draws]
+        if guard or weights:  # `x && i < k`: the draw's chance, kept under the guard
+            for w in weights:
+                yes = yes if yes == zero else A.Binary("*", w, yes)
+            for g in reversed(guard):
+                yes = A.Cond(g, yes, zero)
         return yes if no == zero else no if yes == zero else A.Binary("+", yes, no)
     if isinstance(s, A.For):
         inner = move_chance(s.body, flag, fixed | {s.var}, {})

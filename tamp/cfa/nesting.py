@@ -98,6 +98,7 @@ from tamp.core.encode import Encoder
 from tamp.core.validity import VALID, check_fresh, verdict
 
 from . import FAILED
+from .guard_sums import closed_sums
 
 __all__ = [
     "FlagLoop",
@@ -922,7 +923,12 @@ def composition(fl: FlagLoop, bound: A.Expr, per_iteration: A.Expr) -> Optional[
     runs, none = A.Binary(">=", n, A.num(1)), A.Binary("<=", n, A.num(0))
     if fl.form == "union":
         total = range_sum(fl.loop, per_iteration) if varying else A.Binary("*", n, per_iteration)
-        return [
+        identities: List[Tuple[str, A.Expr]] = []
+        if any(isinstance(x, A.Sum) for x in A.walk(total)) and not any(isinstance(x, A.Sum) for x in A.walk(bound)):
+            closed = closed_sums(total)  # counted guards: the sums in closed form, proved by induction
+            if closed is not None:
+                total, identities = closed
+        return identities + [
             ("UNION", _implies(runs, A.Binary("<=", total, bound))),
             ("EMPTY", _implies(none, A.Binary("<=", A.num(0), bound))),
         ]

@@ -328,7 +328,8 @@ def symbolic_unif(d: A.Call) -> bool:
 
 def _is_int(e: A.Expr, types: Dict[str, A.Type]) -> bool:
     """``e`` surely has an integer value: integer literals and variables (array elements of
-    ``int[]``) under ``+ - *`` and unary minus."""
+    ``int[]``) under ``+ - * div mod``, unary minus, ``abs``/``min``/``max`` and a conditional
+    (each of these maps integers to an integer)."""
     if isinstance(e, A.Num):
         return e.is_int
     if isinstance(e, A.Var):
@@ -337,8 +338,12 @@ def _is_int(e: A.Expr, types: Dict[str, A.Type]) -> bool:
         return types.get(e.base.name) == A.array_of(A.INT) and _is_int(e.index, types)
     if isinstance(e, A.Unary) and e.op == "-":
         return _is_int(e.operand, types)
-    if isinstance(e, A.Binary) and e.op in ("+", "-", "*"):
+    if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "div", "mod"):
         return _is_int(e.left, types) and _is_int(e.right, types)
+    if isinstance(e, A.Call) and e.func in ("abs", "min", "max"):
+        return all(_is_int(a, types) for a in e.args)
+    if isinstance(e, A.Cond):
+        return _is_int(e.then, types) and _is_int(e.other, types)
     return False
 
 

@@ -127,6 +127,81 @@ def _bern_chances(body: A.Block) -> List[A.Expr]:
     return out
 
 
+def _factors_of(e: A.Expr, op: str) -> List[A.Expr]:
+    if isinstance(e, A.Binary) and e.op == op:
+        return _factors_of(e.left, op) + _factors_of(e.right, op)
+    return [e]
+
+
+def _moves_flag(st: A.Node, flag: str) -> bool:
+    return isinstance(st, A.Assign) and st.targets == (A.Var(flag),)
+
+
+def move_chance(s: A.Stmt, flag: str, fixed: frozenset, draws: Dict[str, A.Expr]) -> Optional[A.Expr]:
+    """A proposal for the chance that ``s`` moves the union flag ``flag``: the union bound over
+    the places that write it, each weighted by the chance of the path to it — a test that reads
+    only ``fixed`` names (parameters, loop counters: deterministic in one iteration) keeps its
+    place as ``g ? a : b``, a test of a ``bern(q)`` draw ``x`` (``!x``) weighs its branch by ``q``
+    (``1 - q``), any other test counts both branches, an inner ``for`` sums its body's chance over
+    its range. None for a ``while``. Only a proposal: the iteration program's proof decides."""
+    zero = A.num(0)
+    if isinstance(s, A.Block):
+        total: A.Expr = zero
+        for st in s.stmts:
+            got = move_chance(st, flag, fixed, draws)
+            if got is None:
+                return None
+            total = got if total == zero else (total if got == zero else A.Binary("+", total, got))
+        return total
+    if isinstance(s, A.Sample):
+        d = s.dist
+        if len(s.targets) == 1 and isinstance(s.targets[0], A.Var):
+            name = s.targets[0].name
+            draws.pop(name, None)
+            if isinstance(d, A.Call) and d.func == "bern" and len(d.args) == 1 and free_vars(d.args[0]) <= fixed:
+                draws[name] = d.args[0]
+        return A.num(1) if flag in {A.target_name(t) for t in s.targets} else zero
+    if isinstance(s, A.Assign):
+        for t in s.targets:
+            draws.pop(A.target_name(t), None)
+        return A.num(1) if _moves_flag(s, flag) else zero
+    if isinstance(s, A.If):
+        yes = move_chance(s.then, flag, fixed, dict(draws))
+        no = move_chance(s.other, flag, fixed, dict(draws)) if s.other is not None else zero
+        if yes is None or no is None:
+            return None
+        if yes == zero and no == zero:
+            return zero
+        c = s.cond
+        if free_vars(c) <= fixed:
+            return A.Cond(c, yes, no)
+        neg = isinstance(c, A.Unary) and c.op == "!"
+        x = c.operand if isinstance(c, A.Unary) and neg else c
+        if isinstance(x, A.Var) and x.name in draws:
+            q = draws[x.name]
+            w_yes, w_no = (A.Binary("-", A.num(1), q), q) if neg else (q, A.Binary("-", A.num(1), q))
+            part = lambda w, e: zero if e == zero else (e if e == w else A.Binary("*", w, e))  # noqa: E731
+            a, b = part(w_yes, yes), part(w_no, no)
+            return a if b == zero else b if a == zero else A.Binary("+", a, b)
+        conj = _factors_of(c, "&&")
+        guard = [g for g in conj if free_vars(g) <= fixed]
+        weights = [draws[g.name] for g in conj if isinstance(g, A.Var) and g.name in draws]
+        if guard or weights:  # `x && i < k`: the draw's chance, kept under the guard
+            for w in weights:
+                yes = yes if yes == zero else A.Binary("*", w, yes)
+            for g in reversed(guard):
+                yes = A.Cond(g, yes, zero)
+        return yes if no == zero else no if yes == zero else A.Binary("+", yes, no)
+    if isinstance(s, A.For):
+        inner = move_chance(s.body, flag, fixed | {s.var}, {})
+        if inner is None or not (free_vars(s.lo) | free_vars(s.hi)) <= fixed:
+            return None
+        return zero if inner == zero else A.Sum(s.var, s.lo, s.hi, s.inclusive, inner)
+    if isinstance(s, A.Skip):
+        return zero
+    return None
+
+
 def _from_exponent(e: A.Expr) -> List[A.Expr]:
     """Per-iteration bounds for an exponent ``e`` per iteration: ``x`` for ``log(x)``, ``1 - s``
     for ``-s``, ``exp(e)``."""
@@ -162,10 +237,11 @@ def _root(bound: A.Expr, n: int) -> Optional[A.Expr]:
     return out
 
 
-def candidates(fl: FlagLoop, bound: A.Expr) -> List[A.Expr]:
+def candidates(fl: FlagLoop, bound: A.Expr, params: frozenset = frozenset()) -> List[A.Expr]:
     """Per-iteration bounds to try for the flag loop ``fl`` and the claim's ``bound``: the bound
-    with the trip count divided out, a sum over the loop's range at the current iteration, and
-    the chances of the body's own draws."""
+    with the trip count divided out, a sum over the loop's range at the current iteration, the
+    chances of the body's own draws, and (union form) the body's chance of moving the flag read
+    off its guards (:func:`move_chance`; ``params``: the program's parameters)."""
     n = trip_count(fl.loop)
     chances = _bern_chances(fl.loop.body)
     out: List[A.Expr] = []
@@ -174,6 +250,9 @@ def candidates(fl: FlagLoop, bound: A.Expr) -> List[A.Expr]:
         out += ([split] if split is not None else []) + [A.Binary("/", bound, n)]
         term = _per_term(bound, fl.loop)
         out += ([term] if term is not None else []) + chances
+        guarded = move_chance(fl.loop.body, fl.flag, frozenset(params) | {fl.loop.var}, {})
+        if guarded is not None and guarded != A.num(0) and guarded not in out:
+            out.append(guarded)
     elif isinstance(bound, A.Call) and bound.func == "exp" and len(bound.args) == 1:
         big = bound.args[0]
         e = divide_out(big, n)
@@ -211,7 +290,7 @@ def try_nesting(
     n = trip_count(fl.loop)
     params = {p.name for p in program.params}
     why = ""
-    for u in candidates(fl, cfa.bound):
+    for u in candidates(fl, cfa.bound, frozenset(params)):
         if deadline is not None and time.monotonic() > deadline:
             break
         if not set(free_vars(u)) <= params | {fl.loop.var}:

@@ -115,6 +115,7 @@ class Lin:
     coef: A.Expr
     const: A.Expr
     base: Moments
+    origin: frozenset = frozenset()  #: the loops whose draws X reads (a token per loop)
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,7 @@ class Term:
     guards: tuple[A.Expr, ...]
     value: A.Expr
     agg: Moments | None = None
+    origin: frozenset = frozenset()  #: of an aggregate: the inner loops whose draws it reads
 
 
 @dataclass(frozen=True)
@@ -709,6 +711,7 @@ class _Exec:
         self.cfa = cfa
         self.types = types
         self.ids = itertools.count(1)
+        self.tokens = itertools.count(1)  # one per loop: which totals read whose draws
         self.side: list[tuple[str, A.Expr]] = []
         self.loops: list[CountedLoop] = []
 
@@ -807,8 +810,13 @@ class _Exec:
                     env[name] = Acc(cur.terms + (Term(guards, ie.expr),))  # type: ignore[union-attr]
                     return
                 if isinstance(cur, Lin) and isinstance(ie, Det) and draws is None and not guards:
-                    env[name] = Lin(cur.coef, _add(cur.const, ie.expr), cur.base)
+                    env[name] = Lin(cur.coef, _add(cur.const, ie.expr), cur.base, cur.origin)
                     return
+                if isinstance(cur, Acc) and draws is not None and isinstance(ie, Opaque):
+                    term = self.total_term(inc, env, guards)
+                    if term is not None:
+                        env[name] = Acc(cur.terms + (term,))
+                        return
         if guards and draws is None:
             env[name] = Opaque("assigned under a test")
             return
@@ -845,7 +853,39 @@ class _Exec:
         if parts is None:
             return Opaque("not affine in an accumulated value")
         coef, const = parts
-        return Lin(coef, const, lx.base)
+        return Lin(coef, const, lx.base, lx.origin)
+
+    def total_term(self, inc: A.Expr, env, guards) -> Term | None:
+        """An increment ``a·v + b`` of an accumulator in a loop body, ``v`` an inner loop's total
+        made in this iteration (a :class:`Lin` ``coef·X + const``), ``a``, ``b`` deterministic, under
+        deterministic tests ``G``: the term ``[G]·(a·coef·X + a·const + b)`` as an aggregate with
+        ``E = [G]·(a·coef·E[X] + a·const + b)``, ``Var = [G]·(a·coef)²·Var[X]`` and never negative
+        when ``X`` is not and ``a·coef >= 0``, ``a·const + b >= 0`` (None: not this shape)."""
+        if any(_draws_in(g) for g in guards):
+            return None
+        randoms = [x for x in free_vars(inc) if isinstance(env.get(x), Lin)]
+        if len(randoms) != 1:
+            return None
+        lx: Lin = env[randoms[0]]  # type: ignore[assignment]
+        probe = dict(env)
+        probe[randoms[0]] = Det(fold(A.Binary("+", A.Binary("*", lx.coef, A.Var(X)), lx.const)))
+        probe[X] = Det(A.Var(X))
+        val = self.ev(inc, probe, None)
+        if not isinstance(val, Det):
+            return None
+        parts = linear_in(val.expr, X)
+        if parts is None:
+            return None
+        a, b = parts
+        g = _and(guards)
+        b0 = lx.base
+        mean = _add(_mul(a, b0.mean), b)
+        var = None if b0.var is None else _mul(_mul(a, a), b0.var)
+        if g != TRUE:
+            mean = fold(A.Cond(g, mean, ZERO))
+            var = None if var is None else fold(A.Cond(g, var, ZERO))
+        nonneg = _and([b0.nonneg, A.Binary(">=", a, ZERO), A.Binary(">=", b, ZERO)])
+        return Term((), ZERO, Moments(mean, var, nonneg), lx.origin)
 
     def sample(self, s: A.Sample, env, draws, guards) -> None:
         names = [A.target_name(t) for t in s.targets]
@@ -989,6 +1029,9 @@ class _Exec:
         inner: dict[str, object] = {}
         for x, v in env.items():  # the enclosing iteration's draws are not read in the loop
             inner[x] = Opaque("a draw of the enclosing iteration") if isinstance(v, Rnd) else v
+            if isinstance(v, Lin):  # a total of before the loop: the same value at every iteration
+                inner[x] = Opaque("an accumulated value of before the loop")
+        token = frozenset({next(self.tokens)})
         inner[i] = Det(A.Var(i))
         for x in written:
             before = env.get(x)
@@ -1034,8 +1077,9 @@ class _Exec:
                     None if mom.var is None else fold(A.Cond(dg, mom.var, ZERO)),
                     mom.nonneg,
                 )
+            origin = token.union(*[t.origin for t in v.terms])
             if isinstance(before, Acc):
-                env[x] = Acc(before.terms + (Term((), ZERO, mom),))
+                env[x] = Acc(before.terms + (Term((), ZERO, mom, origin),))
             elif isinstance(before, Det):
                 env[x] = Lin(
                     ONE,
@@ -1046,6 +1090,7 @@ class _Exec:
                         _and([A.Binary(">=", before.expr, ZERO), mom.nonneg]),
                         self._int(A.Var(x), env),  # X is x itself
                     ),
+                    origin,
                 )
             else:
                 assert isinstance(before, Lin)
@@ -1062,6 +1107,7 @@ class _Exec:
                         _and([b.nonneg, A.Binary(">=", before.const, ZERO), mom.nonneg]),
                         b.integral and self._int(A.Var(x), env) and self._int(before.const, env),  # x - const
                     ),
+                    before.origin | origin,
                 )
 
     def _fill(self, stmts, i: str) -> dict[str, tuple[str, tuple[A.Expr, ...]] | None]:
@@ -1114,8 +1160,12 @@ class _Exec:
             mean = _add(mean, a.mean)
             nonneg = _and([nonneg, a.nonneg])
         var: A.Expr | None
-        independent = all(idx == A.Var(i) and not nested for idx in draws.arr_index.values()) and all(
-            a.var is not None for a in aggs
+        origins = [t.origin for t in terms if t.agg is not None]
+        shared = any(o1 & o2 for k, o1 in enumerate(origins) for o2 in origins[k + 1 :])  # one loop's draws twice
+        independent = (
+            all(idx == A.Var(i) and not nested for idx in draws.arr_index.values())
+            and all(a.var is not None for a in aggs)
+            and not shared
         )
         if independent:
             sq: A.Expr = ZERO

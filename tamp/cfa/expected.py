@@ -142,9 +142,22 @@ class Term:
 
 @dataclass(frozen=True)
 class Acc:
-    """An accumulator inside a loop body: its increments so far in this iteration."""
+    """An accumulator inside a loop body: its increments so far in this iteration (``flag``:
+    a Boolean only ever set to ``true``, each term one place that sets it)."""
 
     terms: tuple[Term, ...] = ()
+    flag: bool = False
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A Boolean made by a loop, true with probability at most ``bound`` (by the union bound:
+    ``1[b0 ∨ ⋁_k G_k] <= 1[b0] + Σ_k 1[G_k]``, whose mean is linear); ``origin``: the loops whose
+    draws it reads. Read in a later loop's iteration it is a draw of its own (kind ``flag``):
+    independent of that iteration's fresh draws, and only its truth may be tested."""
+
+    bound: A.Expr
+    origin: frozenset
 
 
 @dataclass(frozen=True)
@@ -397,6 +410,15 @@ class _Draws:
         self.dist: dict[str, tuple[str, tuple[A.Expr, ...]]] = {}
         self.arr: dict[tuple[str, A.Expr], str] = {}  # array-of-draws element -> placeholder
         self.arr_index: dict[str, A.Expr] = {}
+        self.flags: dict[Flag, str] = {}  # a flag read in this iteration -> its placeholder
+        self.flag_origin: dict[str, frozenset] = {}
+
+    def flag(self, f: Flag) -> str:
+        """The placeholder of a flag (one per flag, however often it is read)."""
+        if f not in self.flags:
+            self.flags[f] = self.fresh("flag", (f.bound,))
+            self.flag_origin[self.flags[f]] = f.origin
+        return self.flags[f]
 
     def fresh(self, func: str, args: tuple[A.Expr, ...]) -> str:
         name = f"$d{next(self.ids)}"
@@ -497,7 +519,7 @@ def _support_forall(d: str, dist, cond: A.Expr) -> A.Expr:
     func, args = dist
     if d not in free_vars(cond):
         return cond
-    if func == "bern":
+    if func in ("bern", "flag"):
         return _and([fold(subst(cond, {d: TRUE})), fold(subst(cond, {d: FALSE}))])
     if func == "set":
         return _and([fold(subst(cond, {d: c})) for c in args])
@@ -540,6 +562,10 @@ def _poly(vals: list[A.Expr], d: str) -> list[A.Expr] | None:
 def _group_mean(d: str, dist, atoms: list[A.Expr], vals: list[A.Expr], side: list, draws: _Draws) -> A.Expr:
     """``E[[atoms]·Π vals]`` over draw ``d`` alone."""
     func, args = dist
+    if func == "flag":  # E[[d]·R] = Pr[d]·E[R] <= bound·E[R] when R >= 0 (its term's NONNEG)
+        if vals or atoms != [A.Var(d)]:
+            raise NotApplicable("a flag's probability is bounded above only: only its truth may be tested")
+        return args[0]
     value: A.Expr = ONE
     for v in vals:
         value = _mul(value, v)
@@ -648,6 +674,9 @@ def term_mean(guards: tuple[A.Expr, ...], vals: list[A.Expr], draws: _Draws, sid
     used = set(atoms) | set(vs)
     if sum(1 for d in used if d in draws.arr_index) > 1:
         raise NotApplicable("a term reads two elements of an array of draws (they may be one)")
+    origins = [draws.flag_origin[d] for d in used if d in draws.flag_origin]
+    if any(o1 & o2 for k, o1 in enumerate(origins) for o2 in origins[k + 1 :]):
+        raise NotApplicable("a term tests two flags made from the same draws")
     out: A.Expr = ONE
     for f in det_vals:
         out = _mul(out, f)
@@ -659,7 +688,7 @@ def term_mean(guards: tuple[A.Expr, ...], vals: list[A.Expr], draws: _Draws, sid
 
 def _nonneg(value: A.Expr, draws: _Draws) -> A.Expr:
     cond: A.Expr = A.Binary(">=", value, ZERO)
-    real = ("bern", "set", "unif")  # the real-valued draws first, while cond is still ``value >= 0``
+    real = ("bern", "flag", "set", "unif")  # the real-valued draws first, while cond is still ``value >= 0``
     for d in sorted(_draws_in(value), key=lambda d: (draws.dist[d][0] in real, d)):
         cond = _support_forall(d, draws.dist[d], cond)
     return fold(cond)
@@ -711,6 +740,7 @@ class _Exec:
         self.cfa = cfa
         self.types = types
         self.ids = itertools.count(1)
+        self.arr_reads = 0  # array-of-draws elements read so far (a flag's loop reads none)
         self.tokens = itertools.count(1)  # one per loop: which totals read whose draws
         self.side: list[tuple[str, A.Expr]] = []
         self.loops: list[CountedLoop] = []
@@ -736,6 +766,9 @@ class _Exec:
             elif isinstance(v, Rnd):
                 m[x] = v.expr
                 rnd = True
+            elif isinstance(v, Flag) and draws is not None:
+                m[x] = A.Var(draws.flag(v))
+                rnd = True
             else:
                 return Opaque(f"reads '{x}'")
         out = fold(subst(e, m))
@@ -755,6 +788,7 @@ class _Exec:
                     args = tuple(fold(subst(a, {da.counter: idx.expr})) for a in da.args)
                     name = draws.fresh(da.func, args)
                     draws.arr[key] = name
+                    self.arr_reads += 1
                     draws.arr_index[name] = idx.expr
                     self.side.extend(dist_side(da.func, args))
                     self.side.append(
@@ -802,17 +836,20 @@ class _Exec:
             return
         cur = env.get(name)
         v = s.value
+        if v == TRUE and isinstance(cur, Acc) and draws is not None and (cur.flag or not cur.terms):
+            env[name] = Acc(cur.terms + (Term(guards, ONE),), True)
+            return
         if isinstance(v, A.Binary) and v.op in ("+", "-") and isinstance(cur, (Acc, Lin)):
             inc = _increment(v, name)
             if inc is not None and name not in free_vars(inc):
                 ie = self.ev(inc, env, draws)
-                if isinstance(cur, Acc) and isinstance(ie, (Det, Rnd)):
+                if isinstance(cur, Acc) and not cur.flag and isinstance(ie, (Det, Rnd)):
                     env[name] = Acc(cur.terms + (Term(guards, ie.expr),))  # type: ignore[union-attr]
                     return
                 if isinstance(cur, Lin) and isinstance(ie, Det) and draws is None and not guards:
                     env[name] = Lin(cur.coef, _add(cur.const, ie.expr), cur.base, cur.origin)
                     return
-                if isinstance(cur, Acc) and draws is not None and isinstance(ie, Opaque):
+                if isinstance(cur, Acc) and not cur.flag and draws is not None and isinstance(ie, Opaque):
                     term = self.total_term(inc, env, guards)
                     if term is not None:
                         env[name] = Acc(cur.terms + (term,))
@@ -918,6 +955,12 @@ class _Exec:
             self.side.append((name, cond if dg == TRUE else A.Binary("==>", dg, cond)))
         env[names[0]] = Rnd(A.Var(draws.fresh(d.func, dargs)))
 
+    def _bool(self, e: A.Expr, env) -> bool:
+        try:
+            return self.types.type_of(e) == A.BOOL
+        except Exception:  # noqa: BLE001 - an expression the type checker cannot type
+            return False
+
     def _int(self, e: A.Expr, env) -> bool:
         try:
             return self.types.type_of(e) == A.INT
@@ -945,7 +988,11 @@ class _Exec:
                 continue
             if isinstance(before, Acc) and isinstance(a, Acc) and isinstance(b, Acc):
                 k = len(before.terms)
-                env[x] = Acc(before.terms + a.terms[k:] + b.terms[k:])
+                kinds = {c.flag for c in (before, a, b) if c.terms}
+                if len(kinds) > 1:
+                    env[x] = Opaque("both raised and set to true")
+                    continue
+                env[x] = Acc(before.terms + a.terms[k:] + b.terms[k:], True in kinds)
             elif a == b and a is not None and not isinstance(a, (Rnd, Acc)) and draws is None:
                 env[x] = a
             elif draws is not None and isinstance(a, (Det, Rnd)) and isinstance(b, (Det, Rnd)):
@@ -1035,9 +1082,10 @@ class _Exec:
         inner[i] = Det(A.Var(i))
         for x in written:
             before = env.get(x)
-            inner[x] = Acc() if isinstance(before, (Det, Lin, Acc)) else Opaque("set in the loop")
+            inner[x] = Acc() if isinstance(before, (Det, Lin, Acc, Flag)) else Opaque("set in the loop")
         fill = self._fill(stmts, i)
         mine = _Draws(self.ids, lambda e: self._int(e, inner))
+        arrays_before = self.arr_reads
         side_before = len(self.side)
         if bump_at is None:
             self.block(stmts, inner, mine, ())
@@ -1061,10 +1109,16 @@ class _Exec:
                 full = not nested and dg == TRUE  # filled whenever the program runs
                 env[x] = DrawArray(func, args, i, lo_e, hi_e) if full else Opaque("drawn in a nested or guarded loop")
                 continue
-            if not isinstance(v, Acc) or not isinstance(before, (Det, Lin, Acc)):
+            if not isinstance(v, Acc) or not isinstance(before, (Det, Lin, Acc, Flag)):
                 env[x] = Opaque("the value of the last iteration")
                 continue
             if not v.terms:
+                continue
+            if isinstance(before, Flag) and not v.flag:
+                env[x] = Opaque("a flag raised as a number")
+                continue
+            if v.flag and self.arr_reads != arrays_before:
+                env[x] = Opaque("a flag set by a loop that reads an array of draws")
                 continue
             try:
                 mom = self._moments(v.terms, mine, i, lo_e, hi_e, nested)
@@ -1077,9 +1131,19 @@ class _Exec:
                     None if mom.var is None else fold(A.Cond(dg, mom.var, ZERO)),
                     mom.nonneg,
                 )
-            origin = token.union(*[t.origin for t in v.terms])
+            origin = token.union(*[t.origin for t in v.terms], *mine.flag_origin.values())
             if isinstance(before, Acc):
-                env[x] = Acc(before.terms + (Term((), ZERO, mom, origin),))
+                if before.terms and before.flag != v.flag:
+                    env[x] = Opaque("both raised and set to true")
+                    continue
+                env[x] = Acc(before.terms + (Term((), ZERO, mom, origin),), v.flag)
+            elif v.flag:  # set at least once only if some set's test held: at most their count
+                if isinstance(before, Flag):
+                    env[x] = Flag(_add(before.bound, mom.mean), before.origin | origin)
+                elif isinstance(before, Det) and self._bool(A.Var(x), env):
+                    env[x] = Flag(_add(fold(A.Cond(before.expr, ONE, ZERO)), mom.mean), origin)
+                else:
+                    env[x] = Opaque("set to true in a loop")
             elif isinstance(before, Det):
                 env[x] = Lin(
                     ONE,
@@ -1163,7 +1227,8 @@ class _Exec:
         origins = [t.origin for t in terms if t.agg is not None]
         shared = any(o1 & o2 for k, o1 in enumerate(origins) for o2 in origins[k + 1 :])  # one loop's draws twice
         independent = (
-            all(idx == A.Var(i) and not nested for idx in draws.arr_index.values())
+            not draws.flags  # a flag's probability is bounded above only
+            and all(idx == A.Var(i) and not nested for idx in draws.arr_index.values())
             and all(a.var is not None for a in aggs)
             and not shared
         )

@@ -99,7 +99,7 @@ class Moments:
     """An accumulated random value: its mean, its variance (None: not shown to be a sum of
     independent increments) and a deterministic condition under which it is never negative."""
 
-    mean: A.Expr
+    mean: A.Expr  #: exact when ``var`` is given; else possibly an upper bound (a flag's, Markov only)
     var: A.Expr | None
     nonneg: A.Expr
     integral: bool = False  #: the value is always an integer (its variable has type int)
@@ -1356,7 +1356,7 @@ def claim_of(program: A.Program, cfa) -> LinClaim:
     return LinClaim(base, fold(subst(post, m)), side, list(cfa.requires), types, list(res.loops))
 
 
-RULES = ("markov", "chebyshev", "markov2")
+RULES = ("markov", "chebyshev", "markov2", "pairs")
 Y = "Y$"  #: ``X$ * X$`` while candidates are read off
 
 
@@ -1406,11 +1406,13 @@ def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
         out.append(("chebyshev", _sub(mean, x0)))
         if claim.base.integral:  # X <= c fails only at X >= c + 1 (and X >= c only at X <= c - 1)
             later.append(("markov", _add(x0, ONE)))
+            later.append(("pairs", x0))
+            later.append(("pairs", _add(x0, ONE)))
             later.append(("chebyshev", _sub(_add(x0, ONE), mean)))
             later.append(("chebyshev", _sub(mean, _sub(x0, ONE))))
     seen: list[tuple[str, A.Expr]] = []
     for c in out + later:
-        if c not in seen and (c[0] == "markov" or claim.base.var is not None):
+        if c not in seen and (c[0] == "markov" or claim.base.var is not None):  # var: the mean is exact
             seen.append(c)
     return seen
 
@@ -1419,7 +1421,10 @@ def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[t
     """SHAPE (the analysis' side conditions), then for Markov (``Pr[X >= t] <= E[X]/t`` for
     ``X >= 0``, ``t > 0``) NONNEG, THRESHOLD, POST (``X < t`` implies the postcondition) and
     BUDGET (``E[X]/t <= β``); for Chebyshev (``Pr[|X - E[X]| >= a] <= Var[X]/a²``, ``a > 0``)
-    THRESHOLD, POST (``|X - E[X]| < a`` implies it) and BUDGET (``Var[X]/a² <= β``)."""
+    THRESHOLD, POST (``|X - E[X]| < a`` implies it) and BUDGET (``Var[X]/a² <= β``); for the pair
+    count (``Pr[X >= t] <= E[X(X-1)]/(t(t-1))`` for an integer ``X``, ``t > 1``: ``X(X-1) >= 0`` at
+    every integer and ``>= t(t-1)`` at ``X >= t``, as ``x(x-1)`` grows for ``x >= 1/2``) THRESHOLD,
+    POST and BUDGET (``(Var + E² - E)/(t(t-1)) <= β``)."""
     b = claim.base
     out = [("SHAPE", name, cond) for name, cond in claim.side]
     x = A.Var(X)
@@ -1474,9 +1479,29 @@ def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[t
                 A.Binary("<=", A.Binary("/", second, thr), beta),
             )
         )
+    elif rule == "pairs":
+        if b.var is None or not b.integral:
+            raise NotApplicable("the factorial moment needs the variance of an integer value")
+        out.append(("THRESHOLD", "the threshold of the pair count is above 1", A.Binary(">", thr, ONE)))
+        out.append(
+            ("POST", "below the threshold the postcondition holds", A.Binary("==>", A.Binary("<", x, thr), claim.post))
+        )
+        out.append(
+            (
+                "BUDGET",
+                "the factorial moment over the threshold's is at most the bound",
+                A.Binary("<=", A.Binary("/", _factorial2(b), A.Binary("*", thr, A.Binary("-", thr, ONE))), beta),
+            )
+        )
     else:
         raise NotApplicable(f"unknown rule {rule}")
     return out
+
+
+def _factorial2(b: Moments) -> A.Expr:
+    """``E[X(X - 1)] = Var[X] + E[X]² - E[X]`` (the second factorial moment; exact moments)."""
+    assert b.var is not None
+    return A.Binary("-", A.Binary("+", b.var, A.Binary("*", b.mean, b.mean)), b.mean)
 
 
 def bound_of(claim: LinClaim, rule: str, thr: A.Expr) -> A.Expr | None:
@@ -1490,4 +1515,6 @@ def bound_of(claim: LinClaim, rule: str, thr: A.Expr) -> A.Expr | None:
         return None
     if rule == "chebyshev":
         return _div(b.var, _mul(thr, thr))
+    if rule == "pairs":
+        return _div(fold(_factorial2(b)), _mul(thr, _sub(thr, ONE))) if b.integral else None
     return _div(_add(b.var, _mul(b.mean, b.mean)), thr)

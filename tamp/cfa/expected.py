@@ -54,6 +54,28 @@ E[T²] - E[T]²`` and ``E[T²] = Σ_k Σ_l E[[G_k ∧ G_l]·e_k·e_l]`` computed
 inner loop's increments are independent of each other and of the enclosing iteration's own
 (they may not read the enclosing iteration's draws). Otherwise the variance is unknown (None).
 
+*Totals of inner loops.* A variable set deterministically in a loop body and raised by an inner
+loop there (a counter reset at the start of each outer iteration) is, after the inner loop, a
+total ``coef·X + const`` of this iteration; an increment ``a·v + b`` of an outer accumulator reading
+it (``a``, ``b`` deterministic, under deterministic tests) is an aggregate term with ``E = a·E[v] +
+b`` and ``Var = a²·Var[v]`` (it reads only the inner loop's draws, independent of the enclosing
+iteration's own), never negative when ``X`` is not and ``a·coef >= 0``, ``a·const + b >= 0``. Every
+total and aggregate records the loops whose draws it reads (``origin``): two aggregates of one
+iteration from the same loop (one total added twice, or a total and that loop's own raises of the
+same sum) are dependent, and the sum gets no variance. A total of before the loop is the same
+value at every iteration: reading it in the loop is ``Opaque``.
+
+*Flags (union bound).* A Boolean set deterministically before a loop and only ever set to
+``true`` in it (under any tests) is, after the loop, a :class:`Flag`: true only if it was before
+or some set ran, so ``1[flag] <= 1[before] + #sets`` and ``Pr[flag] <= [before] + E[#sets]``, the
+mean of the sets' count (computed as an accumulator's). In a later loop's iteration a flag is a
+draw of its own, independent of that iteration's fresh draws (the flag's loop read none of them,
+and no array of draws: a loop that reads one makes no flag), and may only be tested for truth:
+``E[[flag]·R] = Pr[flag]·E[R] <= bound·E[R]`` when ``R >= 0`` (which Markov's NONNEG proves of
+every increment). Two flags of one term must come from different loops (else they are not
+independent). A mean that reads a flag is an upper bound: it gets no variance, so only Markov
+applies (Markov needs only ``E[X] <= bound``, for ``X >= 0``).
+
 *Non-negativity* (Markov): ``x >= 0`` surely when its start is, and every increment ``e_k`` is at
 every value of the draws it reads (the guards are dropped: a stronger condition), at every
 iteration (``forall`` over the counters): the condition :attr:`Moments.nonneg`, proved under

@@ -6,8 +6,9 @@
             reads are derived again from the program (:mod:`tamp.cfa.expected`, whose loops are
             the CFA's counted loops) and must be the certificate's: the moments are what the
             program computes, never what the certificate says;
-3. SMT      the obligations are rebuilt from the rule (``markov``, ``chebyshev`` or ``markov2``,
-            Markov on the square with ``E[X²] = Var + E²``; an integer accumulator is an integer
+3. SMT      the obligations are rebuilt from the rule (``markov``, ``chebyshev``, ``markov2``,
+            Markov on the square with ``E[X²] = Var + E²``, or ``pairs``, Markov on ``X(X-1)``
+            of an integer with ``E[X(X-1)] = Var + E² - E``; an integer accumulator is an integer
             in the obligations, as the analysis derives from the program's types) and the
             certificate's threshold (:func:`tamp.cfa.expected.obligations`: the analysis' side
             conditions, non-negativity, the postcondition outside the tail, the budget) and each

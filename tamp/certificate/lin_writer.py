@@ -2,7 +2,8 @@
 of expectation (:mod:`tamp.prover.linearity`).
 
     LIN = {"program": NAME, "method": "linearity", "bound": AST, "bound_text": TEXT,
-           "rule": "markov" | "chebyshev" | "markov2",           # markov2: Markov on X * X
+           "rule": "markov" | "chebyshev" | "markov2" | "pairs",  # markov2: Markov on X * X,
+                                                         # pairs: Markov on X * (X - 1), X an integer
            "threshold": AST,                     # t of X < t (or X * X < t), a of |X - E| < a
            "mean": AST, "variance": AST | null,                  # the moments the prover computed
            "obligations": [{"rule", "where", "status"}]}         # what the prover checked

@@ -54,6 +54,28 @@ E[T²] - E[T]²`` and ``E[T²] = Σ_k Σ_l E[[G_k ∧ G_l]·e_k·e_l]`` computed
 inner loop's increments are independent of each other and of the enclosing iteration's own
 (they may not read the enclosing iteration's draws). Otherwise the variance is unknown (None).
 
+*Totals of inner loops.* A variable set deterministically in a loop body and raised by an inner
+loop there (a counter reset at the start of each outer iteration) is, after the inner loop, a
+total ``coef·X + const`` of this iteration; an increment ``a·v + b`` of an outer accumulator reading
+it (``a``, ``b`` deterministic, under deterministic tests) is an aggregate term with ``E = a·E[v] +
+b`` and ``Var = a²·Var[v]`` (it reads only the inner loop's draws, independent of the enclosing
+iteration's own), never negative when ``X`` is not and ``a·coef >= 0``, ``a·const + b >= 0``. Every
+total and aggregate records the loops whose draws it reads (``origin``): two aggregates of one
+iteration from the same loop (one total added twice, or a total and that loop's own raises of the
+same sum) are dependent, and the sum gets no variance. A total of before the loop is the same
+value at every iteration: reading it in the loop is ``Opaque``.
+
+*Flags (union bound).* A Boolean set deterministically before a loop and only ever set to
+``true`` in it (under any tests) is, after the loop, a :class:`Flag`: true only if it was before
+or some set ran, so ``1[flag] <= 1[before] + #sets`` and ``Pr[flag] <= [before] + E[#sets]``, the
+mean of the sets' count (computed as an accumulator's). In a later loop's iteration a flag is a
+draw of its own, independent of that iteration's fresh draws (the flag's loop read none of them,
+and no array of draws: a loop that reads one makes no flag), and may only be tested for truth:
+``E[[flag]·R] = Pr[flag]·E[R] <= bound·E[R]`` when ``R >= 0`` (which Markov's NONNEG proves of
+every increment). Two flags of one term must come from different loops (else they are not
+independent). A mean that reads a flag is an upper bound: it gets no variance, so only Markov
+applies (Markov needs only ``E[X] <= bound``, for ``X >= 0``).
+
 *Non-negativity* (Markov): ``x >= 0`` surely when its start is, and every increment ``e_k`` is at
 every value of the draws it reads (the guards are dropped: a stronger condition), at every
 iteration (``forall`` over the counters): the condition :attr:`Moments.nonneg`, proved under
@@ -99,7 +121,7 @@ class Moments:
     """An accumulated random value: its mean, its variance (None: not shown to be a sum of
     independent increments) and a deterministic condition under which it is never negative."""
 
-    mean: A.Expr
+    mean: A.Expr  #: exact when ``var`` is given; else possibly an upper bound (a flag's, Markov only)
     var: A.Expr | None
     nonneg: A.Expr
     integral: bool = False  #: the value is always an integer (its variable has type int)
@@ -115,6 +137,7 @@ class Lin:
     coef: A.Expr
     const: A.Expr
     base: Moments
+    origin: frozenset = frozenset()  #: the loops whose draws X reads (a token per loop)
 
 
 @dataclass(frozen=True)
@@ -136,13 +159,27 @@ class Term:
     guards: tuple[A.Expr, ...]
     value: A.Expr
     agg: Moments | None = None
+    origin: frozenset = frozenset()  #: of an aggregate: the inner loops whose draws it reads
 
 
 @dataclass(frozen=True)
 class Acc:
-    """An accumulator inside a loop body: its increments so far in this iteration."""
+    """An accumulator inside a loop body: its increments so far in this iteration (``flag``:
+    a Boolean only ever set to ``true``, each term one place that sets it)."""
 
     terms: tuple[Term, ...] = ()
+    flag: bool = False
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A Boolean made by a loop, true with probability at most ``bound`` (by the union bound:
+    ``1[b0 ∨ ⋁_k G_k] <= 1[b0] + Σ_k 1[G_k]``, whose mean is linear); ``origin``: the loops whose
+    draws it reads. Read in a later loop's iteration it is a draw of its own (kind ``flag``):
+    independent of that iteration's fresh draws, and only its truth may be tested."""
+
+    bound: A.Expr
+    origin: frozenset
 
 
 @dataclass(frozen=True)
@@ -395,6 +432,15 @@ class _Draws:
         self.dist: dict[str, tuple[str, tuple[A.Expr, ...]]] = {}
         self.arr: dict[tuple[str, A.Expr], str] = {}  # array-of-draws element -> placeholder
         self.arr_index: dict[str, A.Expr] = {}
+        self.flags: dict[Flag, str] = {}  # a flag read in this iteration -> its placeholder
+        self.flag_origin: dict[str, frozenset] = {}
+
+    def flag(self, f: Flag) -> str:
+        """The placeholder of a flag (one per flag, however often it is read)."""
+        if f not in self.flags:
+            self.flags[f] = self.fresh("flag", (f.bound,))
+            self.flag_origin[self.flags[f]] = f.origin
+        return self.flags[f]
 
     def fresh(self, func: str, args: tuple[A.Expr, ...]) -> str:
         name = f"$d{next(self.ids)}"
@@ -495,7 +541,7 @@ def _support_forall(d: str, dist, cond: A.Expr) -> A.Expr:
     func, args = dist
     if d not in free_vars(cond):
         return cond
-    if func == "bern":
+    if func in ("bern", "flag"):
         return _and([fold(subst(cond, {d: TRUE})), fold(subst(cond, {d: FALSE}))])
     if func == "set":
         return _and([fold(subst(cond, {d: c})) for c in args])
@@ -538,6 +584,10 @@ def _poly(vals: list[A.Expr], d: str) -> list[A.Expr] | None:
 def _group_mean(d: str, dist, atoms: list[A.Expr], vals: list[A.Expr], side: list, draws: _Draws) -> A.Expr:
     """``E[[atoms]·Π vals]`` over draw ``d`` alone."""
     func, args = dist
+    if func == "flag":  # E[[d]·R] = Pr[d]·E[R] <= bound·E[R] when R >= 0 (its term's NONNEG)
+        if vals or atoms != [A.Var(d)]:
+            raise NotApplicable("a flag's probability is bounded above only: only its truth may be tested")
+        return args[0]
     value: A.Expr = ONE
     for v in vals:
         value = _mul(value, v)
@@ -646,6 +696,9 @@ def term_mean(guards: tuple[A.Expr, ...], vals: list[A.Expr], draws: _Draws, sid
     used = set(atoms) | set(vs)
     if sum(1 for d in used if d in draws.arr_index) > 1:
         raise NotApplicable("a term reads two elements of an array of draws (they may be one)")
+    origins = [draws.flag_origin[d] for d in used if d in draws.flag_origin]
+    if any(o1 & o2 for k, o1 in enumerate(origins) for o2 in origins[k + 1 :]):
+        raise NotApplicable("a term tests two flags made from the same draws")
     out: A.Expr = ONE
     for f in det_vals:
         out = _mul(out, f)
@@ -657,7 +710,7 @@ def term_mean(guards: tuple[A.Expr, ...], vals: list[A.Expr], draws: _Draws, sid
 
 def _nonneg(value: A.Expr, draws: _Draws) -> A.Expr:
     cond: A.Expr = A.Binary(">=", value, ZERO)
-    real = ("bern", "set", "unif")  # the real-valued draws first, while cond is still ``value >= 0``
+    real = ("bern", "flag", "set", "unif")  # the real-valued draws first, while cond is still ``value >= 0``
     for d in sorted(_draws_in(value), key=lambda d: (draws.dist[d][0] in real, d)):
         cond = _support_forall(d, draws.dist[d], cond)
     return fold(cond)
@@ -709,6 +762,8 @@ class _Exec:
         self.cfa = cfa
         self.types = types
         self.ids = itertools.count(1)
+        self.arr_reads = 0  # array-of-draws elements read so far (a flag's loop reads none)
+        self.tokens = itertools.count(1)  # one per loop: which totals read whose draws
         self.side: list[tuple[str, A.Expr]] = []
         self.loops: list[CountedLoop] = []
 
@@ -733,6 +788,9 @@ class _Exec:
             elif isinstance(v, Rnd):
                 m[x] = v.expr
                 rnd = True
+            elif isinstance(v, Flag) and draws is not None:
+                m[x] = A.Var(draws.flag(v))
+                rnd = True
             else:
                 return Opaque(f"reads '{x}'")
         out = fold(subst(e, m))
@@ -752,6 +810,7 @@ class _Exec:
                     args = tuple(fold(subst(a, {da.counter: idx.expr})) for a in da.args)
                     name = draws.fresh(da.func, args)
                     draws.arr[key] = name
+                    self.arr_reads += 1
                     draws.arr_index[name] = idx.expr
                     self.side.extend(dist_side(da.func, args))
                     self.side.append(
@@ -799,16 +858,24 @@ class _Exec:
             return
         cur = env.get(name)
         v = s.value
+        if v == TRUE and isinstance(cur, Acc) and draws is not None and (cur.flag or not cur.terms):
+            env[name] = Acc(cur.terms + (Term(guards, ONE),), True)
+            return
         if isinstance(v, A.Binary) and v.op in ("+", "-") and isinstance(cur, (Acc, Lin)):
             inc = _increment(v, name)
             if inc is not None and name not in free_vars(inc):
                 ie = self.ev(inc, env, draws)
-                if isinstance(cur, Acc) and isinstance(ie, (Det, Rnd)):
+                if isinstance(cur, Acc) and not cur.flag and isinstance(ie, (Det, Rnd)):
                     env[name] = Acc(cur.terms + (Term(guards, ie.expr),))  # type: ignore[union-attr]
                     return
                 if isinstance(cur, Lin) and isinstance(ie, Det) and draws is None and not guards:
-                    env[name] = Lin(cur.coef, _add(cur.const, ie.expr), cur.base)
+                    env[name] = Lin(cur.coef, _add(cur.const, ie.expr), cur.base, cur.origin)
                     return
+                if isinstance(cur, Acc) and not cur.flag and draws is not None and isinstance(ie, Opaque):
+                    term = self.total_term(inc, env, guards)
+                    if term is not None:
+                        env[name] = Acc(cur.terms + (term,))
+                        return
         if guards and draws is None:
             env[name] = Opaque("assigned under a test")
             return
@@ -845,7 +912,39 @@ class _Exec:
         if parts is None:
             return Opaque("not affine in an accumulated value")
         coef, const = parts
-        return Lin(coef, const, lx.base)
+        return Lin(coef, const, lx.base, lx.origin)
+
+    def total_term(self, inc: A.Expr, env, guards) -> Term | None:
+        """An increment ``a·v + b`` of an accumulator in a loop body, ``v`` an inner loop's total
+        made in this iteration (a :class:`Lin` ``coef·X + const``), ``a``, ``b`` deterministic, under
+        deterministic tests ``G``: the term ``[G]·(a·coef·X + a·const + b)`` as an aggregate with
+        ``E = [G]·(a·coef·E[X] + a·const + b)``, ``Var = [G]·(a·coef)²·Var[X]`` and never negative
+        when ``X`` is not and ``a·coef >= 0``, ``a·const + b >= 0`` (None: not this shape)."""
+        if any(_draws_in(g) for g in guards):
+            return None
+        randoms = [x for x in free_vars(inc) if isinstance(env.get(x), Lin)]
+        if len(randoms) != 1:
+            return None
+        lx: Lin = env[randoms[0]]  # type: ignore[assignment]
+        probe = dict(env)
+        probe[randoms[0]] = Det(fold(A.Binary("+", A.Binary("*", lx.coef, A.Var(X)), lx.const)))
+        probe[X] = Det(A.Var(X))
+        val = self.ev(inc, probe, None)
+        if not isinstance(val, Det):
+            return None
+        parts = linear_in(val.expr, X)
+        if parts is None:
+            return None
+        a, b = parts
+        g = _and(guards)
+        b0 = lx.base
+        mean = _add(_mul(a, b0.mean), b)
+        var = None if b0.var is None else _mul(_mul(a, a), b0.var)
+        if g != TRUE:
+            mean = fold(A.Cond(g, mean, ZERO))
+            var = None if var is None else fold(A.Cond(g, var, ZERO))
+        nonneg = _and([b0.nonneg, A.Binary(">=", a, ZERO), A.Binary(">=", b, ZERO)])
+        return Term((), ZERO, Moments(mean, var, nonneg), lx.origin)
 
     def sample(self, s: A.Sample, env, draws, guards) -> None:
         names = [A.target_name(t) for t in s.targets]
@@ -878,6 +977,12 @@ class _Exec:
             self.side.append((name, cond if dg == TRUE else A.Binary("==>", dg, cond)))
         env[names[0]] = Rnd(A.Var(draws.fresh(d.func, dargs)))
 
+    def _bool(self, e: A.Expr, env) -> bool:
+        try:
+            return self.types.type_of(e) == A.BOOL
+        except Exception:  # noqa: BLE001 - an expression the type checker cannot type
+            return False
+
     def _int(self, e: A.Expr, env) -> bool:
         try:
             return self.types.type_of(e) == A.INT
@@ -905,7 +1010,11 @@ class _Exec:
                 continue
             if isinstance(before, Acc) and isinstance(a, Acc) and isinstance(b, Acc):
                 k = len(before.terms)
-                env[x] = Acc(before.terms + a.terms[k:] + b.terms[k:])
+                kinds = {c.flag for c in (before, a, b) if c.terms}
+                if len(kinds) > 1:
+                    env[x] = Opaque("both raised and set to true")
+                    continue
+                env[x] = Acc(before.terms + a.terms[k:] + b.terms[k:], True in kinds)
             elif a == b and a is not None and not isinstance(a, (Rnd, Acc)) and draws is None:
                 env[x] = a
             elif draws is not None and isinstance(a, (Det, Rnd)) and isinstance(b, (Det, Rnd)):
@@ -989,12 +1098,16 @@ class _Exec:
         inner: dict[str, object] = {}
         for x, v in env.items():  # the enclosing iteration's draws are not read in the loop
             inner[x] = Opaque("a draw of the enclosing iteration") if isinstance(v, Rnd) else v
+            if isinstance(v, Lin):  # a total of before the loop: the same value at every iteration
+                inner[x] = Opaque("an accumulated value of before the loop")
+        token = frozenset({next(self.tokens)})
         inner[i] = Det(A.Var(i))
         for x in written:
             before = env.get(x)
-            inner[x] = Acc() if isinstance(before, (Det, Lin, Acc)) else Opaque("set in the loop")
+            inner[x] = Acc() if isinstance(before, (Det, Lin, Acc, Flag)) else Opaque("set in the loop")
         fill = self._fill(stmts, i)
         mine = _Draws(self.ids, lambda e: self._int(e, inner))
+        arrays_before = self.arr_reads
         side_before = len(self.side)
         if bump_at is None:
             self.block(stmts, inner, mine, ())
@@ -1018,10 +1131,16 @@ class _Exec:
                 full = not nested and dg == TRUE  # filled whenever the program runs
                 env[x] = DrawArray(func, args, i, lo_e, hi_e) if full else Opaque("drawn in a nested or guarded loop")
                 continue
-            if not isinstance(v, Acc) or not isinstance(before, (Det, Lin, Acc)):
+            if not isinstance(v, Acc) or not isinstance(before, (Det, Lin, Acc, Flag)):
                 env[x] = Opaque("the value of the last iteration")
                 continue
             if not v.terms:
+                continue
+            if isinstance(before, Flag) and not v.flag:
+                env[x] = Opaque("a flag raised as a number")
+                continue
+            if v.flag and self.arr_reads != arrays_before:
+                env[x] = Opaque("a flag set by a loop that reads an array of draws")
                 continue
             try:
                 mom = self._moments(v.terms, mine, i, lo_e, hi_e, nested)
@@ -1034,8 +1153,19 @@ class _Exec:
                     None if mom.var is None else fold(A.Cond(dg, mom.var, ZERO)),
                     mom.nonneg,
                 )
+            origin = token.union(*[t.origin for t in v.terms], *mine.flag_origin.values())
             if isinstance(before, Acc):
-                env[x] = Acc(before.terms + (Term((), ZERO, mom),))
+                if before.terms and before.flag != v.flag:
+                    env[x] = Opaque("both raised and set to true")
+                    continue
+                env[x] = Acc(before.terms + (Term((), ZERO, mom, origin),), v.flag)
+            elif v.flag:  # set at least once only if some set's test held: at most their count
+                if isinstance(before, Flag):
+                    env[x] = Flag(_add(before.bound, mom.mean), before.origin | origin)
+                elif isinstance(before, Det) and self._bool(A.Var(x), env):
+                    env[x] = Flag(_add(fold(A.Cond(before.expr, ONE, ZERO)), mom.mean), origin)
+                else:
+                    env[x] = Opaque("set to true in a loop")
             elif isinstance(before, Det):
                 env[x] = Lin(
                     ONE,
@@ -1046,6 +1176,7 @@ class _Exec:
                         _and([A.Binary(">=", before.expr, ZERO), mom.nonneg]),
                         self._int(A.Var(x), env),  # X is x itself
                     ),
+                    origin,
                 )
             else:
                 assert isinstance(before, Lin)
@@ -1062,6 +1193,7 @@ class _Exec:
                         _and([b.nonneg, A.Binary(">=", before.const, ZERO), mom.nonneg]),
                         b.integral and self._int(A.Var(x), env) and self._int(before.const, env),  # x - const
                     ),
+                    before.origin | origin,
                 )
 
     def _fill(self, stmts, i: str) -> dict[str, tuple[str, tuple[A.Expr, ...]] | None]:
@@ -1114,8 +1246,13 @@ class _Exec:
             mean = _add(mean, a.mean)
             nonneg = _and([nonneg, a.nonneg])
         var: A.Expr | None
-        independent = all(idx == A.Var(i) and not nested for idx in draws.arr_index.values()) and all(
-            a.var is not None for a in aggs
+        origins = [t.origin for t in terms if t.agg is not None]
+        shared = any(o1 & o2 for k, o1 in enumerate(origins) for o2 in origins[k + 1 :])  # one loop's draws twice
+        independent = (
+            not draws.flags  # a flag's probability is bounded above only
+            and all(idx == A.Var(i) and not nested for idx in draws.arr_index.values())
+            and all(a.var is not None for a in aggs)
+            and not shared
         )
         if independent:
             sq: A.Expr = ZERO
@@ -1241,7 +1378,7 @@ def claim_of(program: A.Program, cfa) -> LinClaim:
     return LinClaim(base, fold(subst(post, m)), side, list(cfa.requires), types, list(res.loops))
 
 
-RULES = ("markov", "chebyshev", "markov2")
+RULES = ("markov", "chebyshev", "markov2", "pairs")
 Y = "Y$"  #: ``X$ * X$`` while candidates are read off
 
 
@@ -1291,11 +1428,13 @@ def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
         out.append(("chebyshev", _sub(mean, x0)))
         if claim.base.integral:  # X <= c fails only at X >= c + 1 (and X >= c only at X <= c - 1)
             later.append(("markov", _add(x0, ONE)))
+            later.append(("pairs", x0))
+            later.append(("pairs", _add(x0, ONE)))
             later.append(("chebyshev", _sub(_add(x0, ONE), mean)))
             later.append(("chebyshev", _sub(mean, _sub(x0, ONE))))
     seen: list[tuple[str, A.Expr]] = []
     for c in out + later:
-        if c not in seen and (c[0] == "markov" or claim.base.var is not None):
+        if c not in seen and (c[0] == "markov" or claim.base.var is not None):  # var: the mean is exact
             seen.append(c)
     return seen
 
@@ -1304,7 +1443,10 @@ def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[t
     """SHAPE (the analysis' side conditions), then for Markov (``Pr[X >= t] <= E[X]/t`` for
     ``X >= 0``, ``t > 0``) NONNEG, THRESHOLD, POST (``X < t`` implies the postcondition) and
     BUDGET (``E[X]/t <= β``); for Chebyshev (``Pr[|X - E[X]| >= a] <= Var[X]/a²``, ``a > 0``)
-    THRESHOLD, POST (``|X - E[X]| < a`` implies it) and BUDGET (``Var[X]/a² <= β``)."""
+    THRESHOLD, POST (``|X - E[X]| < a`` implies it) and BUDGET (``Var[X]/a² <= β``); for the pair
+    count (``Pr[X >= t] <= E[X(X-1)]/(t(t-1))`` for an integer ``X``, ``t > 1``: ``X(X-1) >= 0`` at
+    every integer and ``>= t(t-1)`` at ``X >= t``, as ``x(x-1)`` grows for ``x >= 1/2``) THRESHOLD,
+    POST and BUDGET (``(Var + E² - E)/(t(t-1)) <= β``)."""
     b = claim.base
     out = [("SHAPE", name, cond) for name, cond in claim.side]
     x = A.Var(X)
@@ -1359,9 +1501,29 @@ def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[t
                 A.Binary("<=", A.Binary("/", second, thr), beta),
             )
         )
+    elif rule == "pairs":
+        if b.var is None or not b.integral:
+            raise NotApplicable("the factorial moment needs the variance of an integer value")
+        out.append(("THRESHOLD", "the threshold of the pair count is above 1", A.Binary(">", thr, ONE)))
+        out.append(
+            ("POST", "below the threshold the postcondition holds", A.Binary("==>", A.Binary("<", x, thr), claim.post))
+        )
+        out.append(
+            (
+                "BUDGET",
+                "the factorial moment over the threshold's is at most the bound",
+                A.Binary("<=", A.Binary("/", _factorial2(b), A.Binary("*", thr, A.Binary("-", thr, ONE))), beta),
+            )
+        )
     else:
         raise NotApplicable(f"unknown rule {rule}")
     return out
+
+
+def _factorial2(b: Moments) -> A.Expr:
+    """``E[X(X - 1)] = Var[X] + E[X]² - E[X]`` (the second factorial moment; exact moments)."""
+    assert b.var is not None
+    return A.Binary("-", A.Binary("+", b.var, A.Binary("*", b.mean, b.mean)), b.mean)
 
 
 def bound_of(claim: LinClaim, rule: str, thr: A.Expr) -> A.Expr | None:
@@ -1375,4 +1537,6 @@ def bound_of(claim: LinClaim, rule: str, thr: A.Expr) -> A.Expr | None:
         return None
     if rule == "chebyshev":
         return _div(b.var, _mul(thr, thr))
+    if rule == "pairs":
+        return _div(fold(_factorial2(b)), _mul(thr, _sub(thr, ONE))) if b.integral else None
     return _div(_add(b.var, _mul(b.mean, b.mean)), thr)

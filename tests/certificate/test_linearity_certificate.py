@@ -111,3 +111,57 @@ def test_an_integer_threshold_beyond_c_plus_one_is_rejected(tmp_path, capsys):
     c["linearity"][0]["threshold"] = ast("c + 2")  # events = c + 1 is below c + 2 but fails
     code, out = check(c, EVENTS, tmp_path, capsys)
     assert code == 3 and "POST" in out, out
+
+
+# session 20: an inner loop's total in an outer sum, a flag's union bound, the pair count
+LC = BENCH / "prover4" / "dev" / "lincomp"
+NESTED = LC / "batch_cost.prob"
+FLAG = LC / "flagged_servers.prob"
+PAIRS = LC / "one_error_grid.prob"
+
+
+@pytest.mark.parametrize(
+    "path", [NESTED, LC / "nested_cheb.prob", FLAG, LC / "alarm_escalate.prob", PAIRS], ids=lambda p: p.stem
+)
+def test_composed_certificates_are_rechecked(path, tmp_path, capsys):
+    cert = make_certificate(path)
+    assert cert["linearity"][0]["method"] == "linearity"
+    code, out = check(cert, path, tmp_path, capsys)
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("path", [NESTED, FLAG], ids=lambda p: p.stem)
+def test_a_halved_composed_mean_is_rejected(path, tmp_path, capsys):
+    c = tampered(make_certificate(path))
+    c["linearity"][0]["mean"] = ast("(" + _show(c["linearity"][0]["mean"]) + ") / 2")
+    code, out = check(c, path, tmp_path, capsys)
+    assert code == 3 and "MOMENTS" in out, out
+
+
+def test_a_flag_with_a_variance_is_rejected(tmp_path, capsys):
+    c = tampered(make_certificate(FLAG))
+    c["linearity"][0]["variance"] = ast("0")  # the mean is an upper bound only: no variance
+    code, out = check(c, FLAG, tmp_path, capsys)
+    assert code == 3 and "MOMENTS" in out, out
+
+
+def test_the_pair_count_read_as_markov_is_rejected(tmp_path, capsys):
+    c = tampered(make_certificate(PAIRS))
+    assert c["linearity"][0]["rule"] == "pairs"
+    c["linearity"][0]["rule"] = "markov"  # E[X]/2 is not within the bound
+    code, out = check(c, PAIRS, tmp_path, capsys)
+    assert code == 3 and "BUDGET" in out, out
+
+
+def test_a_pair_count_threshold_of_one_is_rejected(tmp_path, capsys):
+    c = tampered(make_certificate(PAIRS))
+    c["linearity"][0]["threshold"] = ast("1")  # t(t-1) = 0: X(X-1) >= 0 says nothing
+    code, out = check(c, PAIRS, tmp_path, capsys)
+    assert code == 3 and "THRESHOLD" in out, out
+
+
+def _show(j):
+    from lang.serialize import expr_from_json
+    from tamp.show import show_expr
+
+    return show_expr(expr_from_json(j))

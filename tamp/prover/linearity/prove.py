@@ -6,7 +6,11 @@ the iterations' variances when their increments are independent). A claim ``x < 
 comparison affine in ``x``) with ``x >= 0`` is proved by Markov's inequality
 ``Pr[x >= t] <= E[x]/t``; a claim ``abs(x - m) < a`` (or a one-sided one) by Chebyshev's
 ``Pr[|x - E[x]| >= a] <= Var[x]/a²``; a claim on the square ``x * x < t`` by Markov on it,
-``Pr[x² >= t] <= E[x²]/t = (Var[x] + E[x]²)/t`` (no sign condition: ``x²`` is never negative). The thresholds are candidates read off the
+``Pr[x² >= t] <= E[x²]/t = (Var[x] + E[x]²)/t`` (no sign condition: ``x²`` is never negative); a claim
+``x < t`` on an integer ``x`` (``x <= 1``: at most one event) by Markov on the pair count
+``x(x - 1)``: it is never negative at an integer and at least ``t(t - 1)`` when ``x >= t > 1``, so
+``Pr[x >= t] <= E[x(x - 1)]/(t(t - 1))`` with ``E[x(x - 1)] = Var[x] + E[x]² - E[x]`` (for a
+count of independent events, ``Σ_{i≠j} p_i·p_j``: the union bound over pairs). The thresholds are candidates read off the
 postcondition (:func:`tamp.cfa.expected.candidates`) and the obligations
 (:func:`tamp.cfa.expected.obligations`: the analysis' side conditions, non-negativity, the
 postcondition outside the tail, the budget) are decided with the solver under ``requires``.
@@ -42,6 +46,8 @@ STATEMENTS = {
     "markov": "Pr[X >= t] <= E[X] / t for X >= 0 and t > 0 (Markov)",
     "chebyshev": "Pr[|X - E[X]| >= a] <= Var[X] / a^2 for a > 0 (Chebyshev)",
     "markov2": "Pr[X^2 >= t] <= E[X^2] / t = (Var[X] + E[X]^2) / t for t > 0 (Markov on the square)",
+    "pairs": "Pr[X >= t] <= E[X(X-1)] / (t(t-1)) = (Var[X] + E[X]^2 - E[X]) / (t(t-1)) for an integer X and "
+    "t > 1 (Markov on X(X-1), never negative for integers)",
 }
 
 
@@ -96,7 +102,7 @@ class LinearityResult(ProofResult):
         if self.proof is not None:
             p, b = self.proof, self.proof.claim.base
             lines.append(f"  linearity: E[X] = {show_expr(b.mean)}")
-            if p.rule in ("chebyshev", "markov2") and b.var is not None:
+            if p.rule in ("chebyshev", "markov2", "pairs") and b.var is not None:
                 lines.append(f"    Var[X] = {show_expr(b.var)} (independent increments)")
             lines.append(f"    {STATEMENTS[p.rule]}, threshold {show_expr(p.threshold)}")
             lines.append(

@@ -20,7 +20,8 @@ once per query z3 would not stop: the price of going on at all.
 
 Why it is sound: the only answers that change are ones that never came; a query given up is an
 exception, never "unsat". Each calling thread has its own worker, so a stuck query of one thread
-never holds up another's queries.
+never holds up another's queries; a forked child (the soundness harness proves in one) starts
+its own, since it inherits no thread but the one that forked.
 
 >>> import z3
 >>> x = z3.Real("x")
@@ -107,6 +108,18 @@ class _Worker:
 
 
 _local = threading.local()
+
+
+def _forget_workers() -> None:
+    """In a forked child: the parent's workers are not there (a process inherits only the
+    thread that forked), so each thread starts a new one on its next call."""
+    global _local
+    _local = threading.local()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_workers)
+
 _dead: Set[int] = set()
 #: abandoned contexts (and their workers), kept so that nothing of them is ever freed
 _graveyard: List[Any] = []

@@ -139,3 +139,18 @@ def _parser_running(build, run):
         return parser
 
     return build_parser
+
+
+def test_a_forked_child_starts_its_own_worker():
+    import os
+
+    watchdog.call(lambda: None, z3.main_ctx(), 1.0)  # the parent has a worker now
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's worker thread is not here
+        try:
+            ok = watchdog.call(lambda: threading.current_thread().name, z3.main_ctx(), 1.0) == "tamp-z3"
+        except BaseException:  # noqa: BLE001 - any failure is the child's exit status
+            ok = False
+        os._exit(0 if ok else 1)
+    _pid, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

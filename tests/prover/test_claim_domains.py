@@ -47,3 +47,18 @@ def test_a_bound_the_solver_cannot_place_in_range_is_a_note_not_an_error():
     # solver's lemmas do not bound exp(exp(x)) above: a note, and the search goes on
     notes = claim_of("x <= -5", "log(3 - exp(exp(x)))")
     assert any("could not show" in n and "3 - exp(exp(x))" in n for n in notes), notes
+
+
+def _sum_claim(requires):
+    src = (
+        f"program p(mu: real[], n: int, w: real) requires {requires} fails sum(j in 0..n: exp(-w / mu[j])) {{ skip; }}"
+    )
+    return check_claim(build_cfa(parse(src).programs[0]))
+
+
+def test_a_partial_operator_inside_a_sum_is_checked_for_every_index_of_its_range():
+    """`-w / mu[j]` under `sum(j in 0..n: …)` reads the sum's index: its condition is checked for
+    every j of the range (it once failed with "the prover does not know the variable 'j'")."""
+    assert not any("mu[j]" in n for n in _sum_claim("n >= 1 && w >= 0 && (forall j in 0..n: mu[j] > 0)"))
+    notes = _sum_claim("n >= 1 && w >= 0")
+    assert any("mu[j]" in n and "divides by" in n for n in notes)

@@ -42,15 +42,26 @@ _TIMEOUT_MS = 2000
 _HOLDS = {k: (lambda v, op=op: bool(ops.BINARY[op].exact(v, 0))) for k, op in ops.CONDITION.items()}
 
 
-def _partial_points(e: A.Expr):
-    """Sub-expressions of ``e`` that are undefined somewhere: (node, condition that must hold)."""
-    for node in A.walk(e):
-        if isinstance(node, A.Binary) and node.op in ops.PARTIAL:
-            k, kind = ops.PARTIAL[node.op]
-            yield node, (kind, (node.left, node.right)[k])
-        elif isinstance(node, A.Call) and node.func in ops.PARTIAL and node.args:
-            k, kind = ops.PARTIAL[node.func]
-            yield node, (kind, node.args[k])
+def _partial_points(e: A.Node, binders: tuple = ()):
+    """Sub-expressions of ``e`` that are undefined somewhere: (node, condition that must hold,
+    the ``sum``/``forall``/``exists`` binders around it, outermost first, each a :class:`A.Quant`
+    or :class:`A.Sum` whose body is to be replaced)."""
+    if isinstance(e, A.Binary) and e.op in ops.PARTIAL:
+        k, kind = ops.PARTIAL[e.op]
+        yield e, (kind, (e.left, e.right)[k]), binders
+    elif isinstance(e, A.Call) and e.func in ops.PARTIAL and e.args:
+        k, kind = ops.PARTIAL[e.func]
+        yield e, (kind, e.args[k]), binders
+    for child in A.children(e):
+        inner = binders + (e,) if isinstance(e, (A.Sum, A.Quant)) and child is e.body else binders
+        yield from _partial_points(child, inner)
+
+
+def _for_all_bound(cond: A.Expr, binders: tuple) -> A.Expr:
+    """``cond`` for every value of the variables ``binders`` bind (their ranges as written)."""
+    for b in reversed(binders):
+        cond = A.Quant("forall", b.var, b.lo, b.hi, b.inclusive, cond)
+    return cond
 
 
 def check_claim(
@@ -66,9 +77,12 @@ def check_claim(
         return is_valid(f, enc, stats, _TIMEOUT_MS, req)
 
     notes = []
-    for node, (kind, arg) in _partial_points(cfa.bound):
-        t = to_real(enc.expr(arg, env))
-        cond = Z.BINARY[ops.CONDITION[kind]](t, z3.RealVal(0))
+    for node, (kind, arg), binders in _partial_points(cfa.bound):
+        if binders:  # inside a sum (or a quantifier): the condition for every index of its range
+            cond = to_real(enc.expr(_for_all_bound(A.Binary(ops.CONDITION[kind], arg, A.num(0)), binders), env))
+        else:
+            t = to_real(enc.expr(arg, env))
+            cond = Z.BINARY[ops.CONDITION[kind]](t, z3.RealVal(0))
         if valid(cond) != INVALID:
             continue
         what = {
@@ -76,7 +90,8 @@ def check_claim(
             "positive": f"takes log(`{show_expr(arg)}`), which is not positive",
             "nonnegative": f"takes sqrt(`{show_expr(arg)}`), which is negative",
         }[kind]
-        witness = _witness(cfa, env, req, z3.Not(cond), lambda v, k=kind: not _HOLDS[k](v), arg)
+        # an index-dependent argument has no value at an input alone: no exact witness for it
+        witness = None if binders else _witness(cfa, env, req, z3.Not(cond), lambda v, k=kind: not _HOLDS[k](v), arg)
         if witness is None:
             # z3's log and exp are uninterpreted: its counter-model may give them values they
             # never take (exp(-1) >= 1). Without an input at which exact evaluation confirms it,

@@ -12,6 +12,8 @@ from tamp.cfa import build_cfa
 from tamp.cfa import expected as X
 from tamp.prover.linearity.prove import try_linearity
 from tamp.show import show_expr
+from tamp.simulation import simulate
+from tamp.simulation.bench_inputs import inputs_for
 
 DEV = BENCHMARKS / "prover4" / "dev" / "lincomp"
 B6 = BENCHMARKS / "prover4" / "dev" / "blind6"
@@ -42,6 +44,15 @@ def _claim(text):
 def test_composed_claims_are_proved_by_linearity(path):
     result, why = try_linearity(*_direct(path), None, 0.0)
     assert result is not None, why
+
+
+@pytest.mark.parametrize("path", TRUE, ids=lambda p: p.stem)
+def test_composed_claims_hold_when_simulated(path):
+    given = inputs_for(str(path))
+    assert given, "no recorded inputs"
+    for inputs in given:
+        sim = simulate(str(path), inputs, runs=4000, seed=7)
+        assert sim.verdict == "consistent", sim.render_text()
 
 
 @pytest.mark.parametrize("path", FALSE, ids=lambda p: p.stem)

@@ -18,6 +18,8 @@ from tamp.cfa.guard_sums import closed_sums
 from tamp.core.encode import Encoder
 from tamp.core.validity import VALID, check_fresh, verdict
 from tamp.prover import prove_program
+from tamp.simulation import simulate
+from tamp.simulation.bench_inputs import inputs_for
 
 DEV = BENCHMARKS / "prover4" / "dev"
 
@@ -67,15 +69,34 @@ def _prove(path):
     return prove_program(src.programs[0], path=str(path), source=src.text, timeout=60)
 
 
+def _simulated(path):
+    """Every proved claim here is cross-checked at its recorded inputs."""
+    given = inputs_for(str(path))
+    assert given, "no recorded inputs"
+    for inputs in given:
+        sim = simulate(str(path), inputs, runs=4000, seed=7)
+        assert sim.verdict == "consistent", sim.render_text()
+
+
+@pytest.mark.parametrize("name", ["border_cells", "cross_quorum", "daily_pick"])
+def test_the_union_events_variants_are_proved_and_hold_when_simulated(name):
+    path = DEV / "unionevents" / f"{name}.prob"
+    r = _prove(path)
+    assert r.verdict == "proved", r.render_text()
+    _simulated(path)
+
+
 @pytest.mark.slow  # about 12 s
 def test_the_grid_quorum_is_the_union_over_its_cross():
     r = _prove(DEV / "blind6" / "quorums" / "grid_quorum.prob")
     assert r.verdict == "proved", r.render_text()
+    _simulated(DEV / "blind6" / "quorums" / "grid_quorum.prob")
 
 
 def test_a_weekly_draw_matching_a_computed_ticket_is_one_in_n():
     r = _prove(DEV / "blind6" / "games" / "weekly_lottery.prob")
     assert r.verdict == "proved", r.render_text()
+    _simulated(DEV / "blind6" / "games" / "weekly_lottery.prob")
 
 
 def test_grid_certificate_is_rechecked_and_a_tampered_guard_rejected(tmp_path, capsys):

@@ -1,5 +1,5 @@
-"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 to dev/blind6
-(the blind parts of sessions 14 to 19, now development material) and benchmarks/prover4/test (the newest blind part,
+"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 to dev/blind7
+(the blind parts of sessions 14 to 20, now development material) and benchmarks/prover4/test (the newest blind part,
 when there is one). In each, every file parses and
 type-checks, carries its headers, every true claim has a false sibling, and inputs.json covers every file (two
 consistent input sets per true claim, a refuting one per false claim). A few input sets are simulated. Nothing
@@ -24,6 +24,7 @@ FOLDERS = {
     "blind4": ROOT / "benchmarks" / "prover4" / "dev" / "blind4",
     "blind5": ROOT / "benchmarks" / "prover4" / "dev" / "blind5",
     "blind6": ROOT / "benchmarks" / "prover4" / "dev" / "blind6",
+    "blind7": ROOT / "benchmarks" / "prover4" / "dev" / "blind7",
     "test": ROOT / "benchmarks" / "prover4" / "test",
 }
 FOLDERS = {name: here for name, here in FOLDERS.items() if (here / "inputs.json").exists()}
@@ -42,6 +43,8 @@ SIMULATED = [
     ("blind5", "sketching/stream_sign_sketch.prob"),
     ("blind6", "traceback/all_routers_seen_false.prob"),
     ("blind6", "epidemics/cluster_growth.prob"),
+    ("blind7", "insurance/excess_loss_two_claims_false.prob"),
+    ("blind7", "polling/rdd_dials_markov.prob"),
 ]
 
 

@@ -67,6 +67,7 @@ class SolverStuck(BaseException):
             "nonlinear arithmetic); the attempt was abandoned"
         )
         self.limit_s = limit_s
+        self.method: Optional[str] = None  #: the proof method whose query it was (set by the portfolio)
 
 
 class _Job:

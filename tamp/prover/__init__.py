@@ -34,14 +34,14 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Optional
+from typing import List, Optional, Sequence
 
 from lang import ast as A
 from tamp.core.watchdog import SolverStuck
 from tamp.core.z3context import in_proof, load_in_proof, new_default_context, proof_context
 from tamp.prover.infer.needed import with_needed_bound
 from tamp.prover.infer.search import infer_program
-from tamp.prover.portfolio import prove_claim
+from tamp.prover.portfolio import STRATEGIES, Strategy, prove_claim
 from tamp.prover.trace.result import ProofResult
 from tamp.show import show_expr
 
@@ -60,34 +60,65 @@ def prove_program(
     (default: its ``fails`` clause, else 0) for every input satisfying ``requires``.
 
     The proof runs in a fresh z3 context (:mod:`tamp.core.z3context`): its answer does not depend
-    on what the process proved before. A query z3 would not stop (:mod:`tamp.core.watchdog`) ends
-    the proof "unknown", saying so; its context is given up and a new one becomes the default."""
+    on what the process proved before. A query z3 would not stop (:mod:`tamp.core.watchdog`)
+    abandons the method that asked it: its context is given up, a new one becomes the default, and
+    the methods after it in :data:`.portfolio.STRATEGIES` are tried in a fresh proof context with
+    the time left (nothing of the abandoned context is reused: the CFA and every encoding are
+    built again from the program). With none left, the proof is "unknown", saying which method
+    z3 stalled in."""
     if in_proof():  # a nested proof (a needed bound): the outermost one answers for a stuck query
-        return _prove(program, bound, timeout, path, source, progress)
+        return _prove(program, bound, timeout, path, source, progress, STRATEGIES)
     t0 = time.monotonic()
-    try:
-        return _prove(program, bound, timeout, path, source, progress)
-    except SolverStuck as stuck:
-        new_default_context()
-        claimed = bound if bound is not None else program.fails
-        return ProofResult(
-            program.name,
-            "failure-bound",
-            "unknown",
-            time.monotonic() - t0,
-            show_expr(claimed) if isinstance(claimed, A.Expr) and not isinstance(claimed, A.Hole) else "?",
-            f"not proved: {stuck}",
-        )
+    strategies: Sequence[Strategy] = STRATEGIES
+    abandoned: List[str] = []
+    while True:
+        left = None if timeout is None else timeout - (time.monotonic() - t0)
+        try:
+            result = _prove(program, bound, left, path, source, progress, strategies)
+        except SolverStuck as stuck:
+            new_default_context()
+            method = getattr(stuck, "method", None)
+            abandoned.append(f"{method}: {stuck}" if method else str(stuck))
+            names = [s.name for s in strategies]
+            strategies = strategies[names.index(method) + 1 :] if method in names else []
+            if strategies and (left is None or left > 1.0):
+                continue
+            claimed = bound if bound is not None else program.fails
+            where = _where(program, path)
+            return ProofResult(
+                program.name,
+                "failure-bound",
+                "unknown",
+                time.monotonic() - t0,
+                show_expr(claimed) if isinstance(claimed, A.Expr) and not isinstance(claimed, A.Hole) else "?",
+                "\n  ".join(f"{where}not proved: {a}" for a in abandoned),
+            )
+        if abandoned:
+            result.time_s = time.monotonic() - t0
+            note = "; ".join(abandoned)
+            result.message = "\n  ".join(
+                [
+                    m
+                    for m in (result.message, f"note: a method was abandoned, the ones after it were tried: {note}")
+                    if m
+                ]
+            )
+        return result
 
 
-def _prove(program, bound, timeout, path, source, progress) -> ProofResult:
+def _where(program: A.Program, path: str) -> str:
+    pos = program.pos
+    return f"{path}:{pos.line}:{pos.col}: " if pos is not None and pos.line else ""
+
+
+def _prove(program, bound, timeout, path, source, progress, strategies) -> ProofResult:
     with proof_context():
         if isinstance(program.fails, A.Hole) and bound is not None:
             program = dataclasses.replace(program, fails=None)  # --bound answers `fails ?`
         if _has_hole(program):
             load_in_proof("sympy")  # infer's simplifier needs it (see tamp.core.z3context)
             return infer_program(program, bound, timeout, path, source, progress)
-        result, problem = prove_claim(program, bound, timeout, path, source, progress)
+        result, problem = prove_claim(program, bound, timeout, path, source, progress, strategies)
         if result.verdict == "proved" or problem is None:
             return result
         deadline = problem.deadline

@@ -28,6 +28,7 @@ from lang import ast as A
 from lang.errors import UnsupportedError, error_at
 from tamp.cfa import CFA, build_cfa
 from tamp.cfa.dependence import conditioning_assumes, describe
+from tamp.core.watchdog import SolverStuck
 from tamp.progress import ProgressEvent
 from tamp.prover.base.claim import check_claim, unreachable_exit_note
 from tamp.prover.base.failure import ProofFailure, check_failure
@@ -249,7 +250,11 @@ def _walk(problem: Problem, strategies: Sequence[Strategy]) -> tuple[ProofResult
     unknown: Optional[ProofResult] = None
     reasons: List[str] = []
     for strategy in strategies:
-        attempt = strategy.attempt(problem)
+        try:
+            attempt = strategy.attempt(problem)
+        except SolverStuck as stuck:  # the outermost walk's method is the one named (set last)
+            stuck.method = strategy.name
+            raise
         if attempt.proved:
             assert attempt.result is not None
             return attempt.result, []

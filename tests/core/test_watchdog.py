@@ -109,10 +109,25 @@ def test_a_stuck_query_makes_the_proof_unknown_and_says_why(quick, monkeypatch):
     release.set()
     assert r.verdict == "unknown"
     assert "z3 did not stop" in r.message
+    assert r.message.startswith("<string>:2:9: not proved: ")  # the program's place (its name)
     monkeypatch.setattr(z3.Solver, "check", real_check)
     monkeypatch.setattr(watchdog, "call", call)
     again = prove_program(parse(PROGRAM).programs[0], timeout=10)
     assert again.verdict == "proved"  # the process goes on, in a new context
+
+
+def test_the_methods_after_a_stuck_one_still_run(monkeypatch):
+    from tamp.prover import portfolio, prove_program
+
+    first = portfolio.STRATEGIES[0]
+
+    def stuck(problem):
+        raise watchdog.SolverStuck(1.0)
+
+    monkeypatch.setattr(first, "attempt", stuck)
+    r = prove_program(parse(PROGRAM).programs[0], timeout=30)
+    assert r.verdict == "proved"  # by a method after the abandoned one, in a fresh context
+    assert f"abandoned, the ones after it were tried: {first.name}: z3 did not stop" in r.message
 
 
 def test_a_command_outside_a_proof_reports_a_stuck_query(quick, monkeypatch, tmp_path, capsys):

@@ -81,6 +81,8 @@ def prove_program(
             abandoned.append(f"{method}: {stuck}" if method else str(stuck))
             names = [s.name for s in strategies]
             strategies = strategies[names.index(method) + 1 :] if method in names else []
+            if _has_hole(program):  # inference walks the portfolio many times: no retry there
+                strategies = []
             if strategies and (left is None or left > 1.0):
                 continue
             claimed = bound if bound is not None else program.fails

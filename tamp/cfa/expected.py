@@ -132,12 +132,40 @@ class Det:
     expr: A.Expr
 
 
+@dataclass(frozen=True, eq=False)
+class Part:
+    """One loop's contribution to an accumulated value: ``Σ_{i=lo}^{hi-1} T_i`` with ``T_i`` the
+    iteration's increments ``terms`` (coefficients applied) over its draws ``draws``, ``[dg]``
+    the deterministic tests the loop runs under; ``arrays``: the loop read elements of an array
+    of draws (two loops that do may read the same element: they are not independent)."""
+
+    token: frozenset
+    terms: tuple[Term, ...]
+    draws: object  #: the loop's :class:`_Draws`
+    i: str
+    lo: A.Expr
+    hi: A.Expr
+    nested: bool
+    dg: A.Expr
+    arrays: bool
+
+
+@dataclass(frozen=True)
+class Form:
+    """``X = start + Σ parts`` (``start`` deterministic): how an accumulated value was built,
+    kept so that linear combinations of accumulated values get exact moments (:func:`combine`)."""
+
+    start: A.Expr
+    parts: tuple[Part, ...]
+
+
 @dataclass(frozen=True)
 class Lin:
     coef: A.Expr
     const: A.Expr
     base: Moments
     origin: frozenset = frozenset()  #: the loops whose draws X reads (a token per loop)
+    form: Form | None = None  #: X's parts (None: not kept, no combination)
 
 
 @dataclass(frozen=True)
@@ -367,14 +395,23 @@ def _terms(e: A.Expr) -> list[tuple[int, A.Expr]]:
     return [(1, e)]
 
 
-def sum_over(f: A.Expr, i: str, lo: A.Expr, hi: A.Expr) -> A.Expr:
+def sum_over(f: A.Expr, i: str, lo: A.Expr, hi: A.Expr, one_sum: bool = False) -> A.Expr:
     """``Σ_{i=lo}^{hi-1} f`` (for ``lo <= hi``), closed where the summand allows (see the module
-    docstring); each ``+``/``-`` part of ``f`` separately (linearity)."""
+    docstring); each ``+``/``-`` part of ``f`` separately (linearity). ``one_sum``: the parts that
+    stay open are kept in ONE ``sum`` (a variance ``Σ p[i] - p[i]²`` is then compared pointwise
+    with a claim's ``Σ p[i]·(1 - p[i])``, which two sums are not)."""
     out: A.Expr = ZERO
     n = _sub(hi, lo)
+    open_body: A.Expr | None = None
     for sign, t in _terms(fold(f)):
         s = _sum_part(t, i, lo, hi, n)
+        if one_sum and isinstance(s, A.Sum) and s.var == i and s.lo == lo and s.hi == hi:
+            body = s.body if sign > 0 else A.Unary("-", s.body)
+            open_body = body if open_body is None else A.Binary("+", open_body, body)
+            continue
         out = _add(out, s) if sign > 0 else _sub(out, s)
+    if open_body is not None:
+        out = _add(out, A.Sum(i, lo, hi, False, open_body))
     return out
 
 
@@ -869,7 +906,7 @@ class _Exec:
                     env[name] = Acc(cur.terms + (Term(guards, ie.expr),))  # type: ignore[union-attr]
                     return
                 if isinstance(cur, Lin) and isinstance(ie, Det) and draws is None and not guards:
-                    env[name] = Lin(cur.coef, _add(cur.const, ie.expr), cur.base, cur.origin)
+                    env[name] = Lin(cur.coef, _add(cur.const, ie.expr), cur.base, cur.origin, cur.form)
                     return
                 if isinstance(cur, Acc) and not cur.flag and draws is not None and isinstance(ie, Opaque):
                     term = self.total_term(inc, env, guards)
@@ -897,8 +934,10 @@ class _Exec:
         randoms = [x for x in free_vars(e) if isinstance(env.get(x), Lin)]
         if not randoms:
             return self.ev(e, env, draws)
-        if len(randoms) > 1 or draws is not None:
+        if draws is not None:
             return Opaque("combines accumulated values")
+        if len(randoms) > 1:
+            return self.combination(e, randoms, env)
         x = randoms[0]
         lx: Lin = env[x]  # type: ignore[assignment]
         X = "$X"
@@ -912,7 +951,76 @@ class _Exec:
         if parts is None:
             return Opaque("not affine in an accumulated value")
         coef, const = parts
-        return Lin(coef, const, lx.base, lx.origin)
+        return Lin(coef, const, lx.base, lx.origin, lx.form)
+
+    def combination(self, e: A.Expr, randoms: list[str], env) -> object:
+        """A value ``Σ_j a_j·x_j + b`` of several accumulated values ``x_j = c_j·X_j + k_j``
+        (``a_j``, ``b`` deterministic): one accumulated value whose parts are the ``x_j``'s parts
+        scaled by ``a_j·c_j`` (:func:`combine` gives its moments: the covariances of parts of one
+        loop are computed from their shared draws, parts of different loops are independent)."""
+        names = {x: f"$X{k}" for k, x in enumerate(sorted(randoms))}
+        inner = dict(env)
+        for x, ph in names.items():
+            inner[x] = Det(A.Var(ph))
+            inner[ph] = Det(A.Var(ph))
+        val = self.ev(e, inner, None)
+        if not isinstance(val, Det):
+            return Opaque("combines accumulated values")
+        rest = val.expr
+        coefs: dict[str, A.Expr] = {}
+        for x, ph in names.items():
+            parts = linear_in(rest, ph)
+            if parts is None or set(names.values()) & free_vars(parts[0]):
+                return Opaque("not affine in the accumulated values")
+            coefs[x], rest = parts
+        start: A.Expr = ZERO
+        const: A.Expr = rest
+        scaled: list[Part] = []
+        origin: frozenset = frozenset()
+        for x in sorted(randoms):
+            lx: Lin = env[x]  # type: ignore[assignment]
+            if lx.form is None:
+                return Opaque("combines accumulated values whose parts are not kept")
+            k = fold(_mul(coefs[x], lx.coef))
+            const = _add(const, _mul(coefs[x], lx.const))
+            start = _add(start, _mul(k, lx.form.start))
+            scaled.extend(_scale_part(p, k) for p in lx.form.parts)
+            origin |= lx.origin
+        form = Form(fold(start), tuple(scaled))
+        try:
+            mom = self.combine(form)
+        except NotApplicable as exc:
+            return Opaque(str(exc))
+        return Lin(ONE, fold(const), mom, origin, form)
+
+    def combine(self, form: Form, integral: bool = False) -> Moments:
+        """The moments of ``X = start + Σ parts``: the parts of one loop (one token) are merged
+        into one list of increments per iteration, whose mean and variance :meth:`_moments`
+        computes exactly (``E[T²]`` over every pair of terms: the covariance of two values
+        that read the same draws is in it, and ``x - x`` has variance 0); parts of different
+        loops read different fresh draws and are independent — unless two of them read arrays
+        of draws (possibly the same element), when the variance is not given. Means add
+        (linearity, no independence needed); variances of independent parts add."""
+        groups: dict[frozenset, list[Part]] = {}
+        for p in form.parts:
+            groups.setdefault(p.token, []).append(p)
+        mean: A.Expr = form.start
+        var: A.Expr | None = ZERO
+        nonneg: A.Expr = A.Binary(">=", form.start, ZERO)
+        for ps in groups.values():
+            p0 = ps[0]
+            terms = tuple(t for p in ps for t in p.terms)
+            mom = self._moments(terms, p0.draws, p0.i, p0.lo, p0.hi, p0.nested)  # type: ignore[arg-type]
+            m, v = mom.mean, mom.var
+            if p0.dg != TRUE:
+                m = fold(A.Cond(p0.dg, m, ZERO))
+                v = None if v is None else fold(A.Cond(p0.dg, v, ZERO))
+            mean = _add(mean, m)
+            var = None if var is None or v is None else _add(var, v)
+            nonneg = _and([nonneg, mom.nonneg])
+        if sum(1 for ps in groups.values() if any(p.arrays for p in ps)) > 1:
+            var = None  # two loops may read one element of an array of draws
+        return Moments(fold(mean), None if var is None else fold(var), fold(nonneg), integral)
 
     def total_term(self, inc: A.Expr, env, guards) -> Term | None:
         """An increment ``a·v + b`` of an accumulator in a loop body, ``v`` an inner loop's total
@@ -1167,6 +1275,7 @@ class _Exec:
                 else:
                     env[x] = Opaque("set to true in a loop")
             elif isinstance(before, Det):
+                part = Part(token, v.terms, mine, i, lo_e, hi_e, nested, dg, self.arr_reads != arrays_before)
                 env[x] = Lin(
                     ONE,
                     ZERO,
@@ -1177,6 +1286,7 @@ class _Exec:
                         self._int(A.Var(x), env),  # X is x itself
                     ),
                     origin,
+                    Form(before.expr, (part,)),
                 )
             else:
                 assert isinstance(before, Lin)
@@ -1184,16 +1294,27 @@ class _Exec:
                     env[x] = Opaque("a scaled accumulated value raised again")
                     continue
                 b = before.base
+                integral = b.integral and self._int(A.Var(x), env) and self._int(before.const, env)  # x - const
+                var: A.Expr | None = None  # two loops' increments may share an array of draws
+                form = None
+                if before.form is not None and not nested:  # a second loop of x: its part is added
+                    part = Part(token, v.terms, mine, i, lo_e, hi_e, nested, dg, self.arr_reads != arrays_before)
+                    form = Form(before.form.start, before.form.parts + (part,))
+                    try:
+                        var = self.combine(form, integral).var
+                    except NotApplicable:
+                        var, form = None, None
                 env[x] = Lin(
                     ONE,
                     before.const,
                     Moments(
                         _add(b.mean, mom.mean),
-                        None,  # two loops' increments may share an array of draws
+                        var,
                         _and([b.nonneg, A.Binary(">=", before.const, ZERO), mom.nonneg]),
-                        b.integral and self._int(A.Var(x), env) and self._int(before.const, env),  # x - const
+                        integral,
                     ),
                     before.origin | origin,
+                    form,
                 )
 
     def _fill(self, stmts, i: str) -> dict[str, tuple[str, tuple[A.Expr, ...]] | None]:
@@ -1271,9 +1392,28 @@ class _Exec:
             self.side.append((name, _forall(i, lo, hi, cond)))
         return Moments(
             sum_over(mean, i, lo, hi),
-            None if var is None else sum_over(var, i, lo, hi),
+            None if var is None else sum_over(var, i, lo, hi, one_sum=True),
             _forall(i, lo, hi, nonneg),
         )
+
+
+def _scale_part(p: Part, k: A.Expr) -> Part:
+    """``k·P``: every increment scaled (an aggregate's mean by ``k``, its variance by ``k²``)."""
+    if k == ONE:
+        return p
+    terms = []
+    for t in p.terms:
+        if t.agg is None:
+            terms.append(Term(t.guards, fold(_mul(k, t.value)), None, t.origin))
+        else:
+            a = t.agg
+            agg = Moments(
+                fold(_mul(k, a.mean)),
+                None if a.var is None else fold(_mul(_mul(k, k), a.var)),
+                _and([A.Binary(">=", k, ZERO), a.nonneg]),
+            )
+            terms.append(Term(t.guards, t.value, agg, t.origin))
+    return Part(p.token, tuple(terms), p.draws, p.i, p.lo, p.hi, p.nested, p.dg, p.arrays)
 
 
 def linear_in(e: A.Expr, x: str) -> tuple[A.Expr, A.Expr] | None:

@@ -703,7 +703,18 @@ def _comparison(d: A.Var, atom: A.Expr, lo, hi, size, side, is_int) -> A.Expr | 
 
 
 def term_mean(guards: tuple[A.Expr, ...], vals: list[A.Expr], draws: _Draws, side: list) -> A.Expr:
-    """``E[[guards]·Π vals]``; raises NotApplicable when a factor reads two draws."""
+    """``E[[guards]·Π vals]``; raises NotApplicable when a factor reads two draws, unless one of
+    them is a ``bern`` draw: then the mean is split on it (total expectation, the draw independent
+    of the others): ``r·E[F[d := true]] + (1 - r)·E[F[d := false]]`` (an indicator of any event
+    of several coin flips, e.g. two raters agreeing, ``(x && y) || (!x && !y)``)."""
+    split = _split_draw(guards, vals, draws)
+    if split is not None:
+        r = draws.dist[split][1][0]
+        on = {split: TRUE}
+        off = {split: FALSE}
+        m_on = term_mean(tuple(fold(subst(g, on)) for g in guards), [fold(subst(v, on)) for v in vals], draws, side)
+        m_off = term_mean(tuple(fold(subst(g, off)) for g in guards), [fold(subst(v, off)) for v in vals], draws, side)
+        return fold(_add(_mul(r, m_on), _mul(_sub(ONE, r), m_off)))
     det_atoms: list[A.Expr] = []
     det_vals: list[A.Expr] = []
     atoms: dict[str, list[A.Expr]] = {}
@@ -743,6 +754,23 @@ def term_mean(guards: tuple[A.Expr, ...], vals: list[A.Expr], draws: _Draws, sid
         out = _mul(out, _group_mean(d, draws.dist[d], atoms.get(d, []), vs.get(d, []), side, draws))
     dg = _and(det_atoms)
     return out if dg == TRUE else fold(A.Cond(dg, out, ZERO))
+
+
+def _split_draw(guards, vals, draws: _Draws) -> str | None:
+    """A ``bern`` draw to split a term's mean on: one read by a test atom or a factor that reads
+    two draws or more (None: no such atom or factor, or none of its draws is a coin flip). Two
+    elements of an array of draws (possibly one element) are refused before any split."""
+    read = set().union(*[_draws_in(g) for g in guards], *[_draws_in(v) for v in vals])
+    if sum(1 for d in read if d in draws.arr_index) > 1:
+        raise NotApplicable("a term reads two elements of an array of draws (they may be one)")
+    parts = [a for g in guards for a in _atoms(g)] + [f for v in vals for f in _factors(v)]
+    for a in parts:
+        ds = _draws_in(a)
+        if len(ds) > 1:
+            coins = sorted(d for d in ds if draws.dist[d][0] == "bern" and d not in draws.flag_origin)
+            if coins:
+                return coins[0]
+    return None
 
 
 def _nonneg(value: A.Expr, draws: _Draws) -> A.Expr:

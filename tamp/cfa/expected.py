@@ -405,8 +405,8 @@ def sum_over(f: A.Expr, i: str, lo: A.Expr, hi: A.Expr, one_sum: bool = False) -
     open_body: A.Expr | None = None
     for sign, t in _terms(fold(f)):
         s = _sum_part(t, i, lo, hi, n)
-        if one_sum and isinstance(s, A.Sum) and s.var == i and s.lo == lo and s.hi == hi:
-            body = s.body if sign > 0 else A.Unary("-", s.body)
+        if one_sum and any(isinstance(m, A.Sum) and m.var == i for m in A.walk(s)):
+            body = t if sign > 0 else A.Unary("-", t)
             open_body = body if open_body is None else A.Binary("+", open_body, body)
             continue
         out = _add(out, s) if sign > 0 else _sub(out, s)

@@ -397,14 +397,17 @@ def _terms(e: A.Expr) -> list[tuple[int, A.Expr]]:
 
 def sum_over(f: A.Expr, i: str, lo: A.Expr, hi: A.Expr, one_sum: bool = False) -> A.Expr:
     """``Σ_{i=lo}^{hi-1} f`` (for ``lo <= hi``), closed where the summand allows (see the module
-    docstring); each ``+``/``-`` part of ``f`` separately (linearity). ``one_sum``: the parts that
-    stay open are kept in ONE ``sum`` (a variance ``Σ p[i] - p[i]²`` is then compared pointwise
-    with a claim's ``Σ p[i]·(1 - p[i])``, which two sums are not)."""
+    docstring); each ``+``/``-`` part of ``f`` separately (linearity). ``one_sum``: when the parts
+    that stay open are sums of different summands, they are kept in ONE ``sum`` (a variance
+    ``Σ p[i] - p[i]²`` is then compared pointwise with a claim's ``Σ p[i]·(1 - p[i])``, which two
+    sums are not); open sums of one summand stay constants times that sum (``q(1-q)·Σ a[j]²``)."""
     out: A.Expr = ZERO
     n = _sub(hi, lo)
     open_body: A.Expr | None = None
-    for sign, t in _terms(fold(f)):
-        s = _sum_part(t, i, lo, hi, n)
+    parts = [(sign, t, _sum_part(t, i, lo, hi, n)) for sign, t in _terms(fold(f))]
+    bodies = {m.body for _sg, _t, s in parts for m in A.walk(s) if isinstance(m, A.Sum) and m.var == i}
+    one_sum = one_sum and len(bodies) > 1  # one open sum times constants is compared as it is
+    for sign, t, s in parts:
         if one_sum and any(isinstance(m, A.Sum) and m.var == i for m in A.walk(s)):
             body = t if sign > 0 else A.Unary("-", t)
             open_body = body if open_body is None else A.Binary("+", open_body, body)

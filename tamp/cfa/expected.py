@@ -125,6 +125,8 @@ class Moments:
     var: A.Expr | None
     nonneg: A.Expr
     integral: bool = False  #: the value is always an integer (its variable has type int)
+    #: an upper bound of ``var`` (Popoviciu, per iteration: see :meth:`_Exec._moments`), or None
+    var_ub: A.Expr | None = None
 
 
 @dataclass(frozen=True)
@@ -1037,21 +1039,28 @@ class _Exec:
             groups.setdefault(p.token, []).append(p)
         mean: A.Expr = form.start
         var: A.Expr | None = ZERO
+        ub: A.Expr | None = ZERO
         nonneg: A.Expr = A.Binary(">=", form.start, ZERO)
         for ps in groups.values():
             p0 = ps[0]
             terms = tuple(t for p in ps for t in p.terms)
             mom = self._moments(terms, p0.draws, p0.i, p0.lo, p0.hi, p0.nested)  # type: ignore[arg-type]
-            m, v = mom.mean, mom.var
+            m, v, u = mom.mean, mom.var, mom.var_ub
             if p0.dg != TRUE:
                 m = fold(A.Cond(p0.dg, m, ZERO))
                 v = None if v is None else fold(A.Cond(p0.dg, v, ZERO))
+                u = None if u is None else fold(A.Cond(p0.dg, u, ZERO))
             mean = _add(mean, m)
             var = None if var is None or v is None else _add(var, v)
+            ub = None if ub is None or u is None else _add(ub, u)
             nonneg = _and([nonneg, mom.nonneg])
         if sum(1 for ps in groups.values() if any(p.arrays for p in ps)) > 1:
             var = None  # two loops may read one element of an array of draws
-        return Moments(fold(mean), None if var is None else fold(var), fold(nonneg), integral)
+        if var is None:
+            ub = None
+        return Moments(
+            fold(mean), None if var is None else fold(var), fold(nonneg), integral, None if ub is None else fold(ub)
+        )
 
     def total_term(self, inc: A.Expr, env, guards) -> Term | None:
         """An increment ``a·v + b`` of an accumulator in a loop body, ``v`` an inner loop's total
@@ -1291,6 +1300,8 @@ class _Exec:
                     fold(A.Cond(dg, mom.mean, ZERO)),
                     None if mom.var is None else fold(A.Cond(dg, mom.var, ZERO)),
                     mom.nonneg,
+                    False,
+                    None if mom.var_ub is None else fold(A.Cond(dg, mom.var_ub, ZERO)),
                 )
             origin = token.union(*[t.origin for t in v.terms], *mine.flag_origin.values())
             if isinstance(before, Acc):
@@ -1315,6 +1326,7 @@ class _Exec:
                         mom.var,
                         _and([A.Binary(">=", before.expr, ZERO), mom.nonneg]),
                         self._int(A.Var(x), env),  # X is x itself
+                        mom.var_ub,
                     ),
                     origin,
                     Form(before.expr, (part,)),
@@ -1327,12 +1339,14 @@ class _Exec:
                 b = before.base
                 integral = b.integral and self._int(A.Var(x), env) and self._int(before.const, env)  # x - const
                 var: A.Expr | None = None  # two loops' increments may share an array of draws
+                ub: A.Expr | None = None
                 form = None
                 if before.form is not None and not nested:  # a second loop of x: its part is added
                     part = Part(token, v.terms, mine, i, lo_e, hi_e, nested, dg, self.arr_reads != arrays_before)
                     form = Form(before.form.start, before.form.parts + (part,))
                     try:
-                        var = self.combine(form, integral).var
+                        both = self.combine(form, integral)
+                        var, ub = both.var, both.var_ub
                     except NotApplicable:
                         var, form = None, None
                 env[x] = Lin(
@@ -1343,6 +1357,7 @@ class _Exec:
                         var,
                         _and([b.nonneg, A.Binary(">=", before.const, ZERO), mom.nonneg]),
                         integral,
+                        ub,
                     ),
                     before.origin | origin,
                     form,
@@ -1419,12 +1434,23 @@ class _Exec:
                 var = _add(var, a.var)  # type: ignore[arg-type]
         else:
             var = None
+        # Popoviciu: T = Σ_k [G_k]·v_k with deterministic v_k lies in [Σ min(0, v_k), Σ max(0, v_k)],
+        # an interval of length Σ |v_k|, so Var[T] <= (Σ |v_k|)²/4 (a count's step: 1/4)
+        ub: A.Expr | None = None
+        if var is not None and direct and not aggs and not any(_draws_in(t.value) for t in direct):
+            width: A.Expr = ZERO
+            for t in direct:
+                c = _const(t.value)
+                width = _add(width, _n(abs(c)) if c is not None else A.Call("abs", (t.value,)))
+            ub = _div(_mul(width, width), A.num(4))
         for name, cond in side:  # at every iteration
             self.side.append((name, _forall(i, lo, hi, cond)))
         return Moments(
             sum_over(mean, i, lo, hi),
             None if var is None else sum_over(var, i, lo, hi, one_sum=True),
             _forall(i, lo, hi, nonneg),
+            False,
+            None if ub is None else sum_over(ub, i, lo, hi),
         )
 
 
@@ -1549,7 +1575,7 @@ def claim_of(program: A.Program, cfa) -> LinClaim:
     return LinClaim(base, fold(subst(post, m)), side, list(cfa.requires), types, list(res.loops))
 
 
-RULES = ("markov", "chebyshev", "markov2", "pairs")
+RULES = ("markov", "chebyshev", "markov2", "pairs", "chebyshev_ub")
 Y = "Y$"  #: ``X$ * X$`` while candidates are read off
 
 
@@ -1603,6 +1629,8 @@ def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
             later.append(("pairs", _add(x0, ONE)))
             later.append(("chebyshev", _sub(_add(x0, ONE), mean)))
             later.append(("chebyshev", _sub(mean, _sub(x0, ONE))))
+    if claim.base.var_ub is not None:  # Chebyshev with the variance's upper bound, after the rest
+        later += [("chebyshev_ub", thr) for rule, thr in out + later if rule == "chebyshev"]
     seen: list[tuple[str, A.Expr]] = []
     for c in out + later:
         if c not in seen and (c[0] == "markov" or claim.base.var is not None):  # var: the mean is exact
@@ -1651,6 +1679,25 @@ def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[t
                 "BUDGET",
                 "the variance over the squared deviation is at most the bound",
                 A.Binary("<=", A.Binary("/", b.var, A.Binary("*", thr, thr)), beta),
+            )
+        )
+    elif rule == "chebyshev_ub":
+        if b.var is None or b.var_ub is None:
+            raise NotApplicable("no upper bound of the variance")
+        out.append(("THRESHOLD", "Chebyshev's deviation is positive", A.Binary(">", thr, ZERO)))
+        dev = A.Call("abs", (A.Binary("-", x, b.mean),))
+        out.append(
+            (
+                "POST",
+                "within the deviation of the mean the postcondition holds",
+                A.Binary("==>", A.Binary("<", dev, thr), claim.post),
+            )
+        )
+        out.append(
+            (
+                "BUDGET",
+                "the variance's upper bound over the squared deviation is at most the bound",
+                A.Binary("<=", A.Binary("/", b.var_ub, A.Binary("*", thr, thr)), beta),
             )
         )
     elif rule == "markov2":
@@ -1708,6 +1755,8 @@ def bound_of(claim: LinClaim, rule: str, thr: A.Expr) -> A.Expr | None:
         return None
     if rule == "chebyshev":
         return _div(b.var, _mul(thr, thr))
+    if rule == "chebyshev_ub":
+        return None if b.var_ub is None else _div(b.var_ub, _mul(thr, thr))
     if rule == "pairs":
         return _div(fold(_factorial2(b)), _mul(thr, _sub(thr, ONE))) if b.integral else None
     return _div(_add(b.var, _mul(b.mean, b.mean)), thr)

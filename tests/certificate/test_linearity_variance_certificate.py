@@ -39,3 +39,20 @@ def test_a_tampered_agreement_variance_is_rejected(tmp_path, capsys):
     c["linearity"][0]["variance"] = ast("n / 8")
     code, out = check(c, path, tmp_path, capsys)
     assert code == 3 and "MOMENTS" in out, out
+
+
+QUARTER = BENCH / "prover4" / "dev" / "variance" / "array_rates_quarter_bound.prob"
+
+
+def test_variance_upper_bound_certificates_are_rechecked(tmp_path, capsys):
+    cert = make_certificate(QUARTER)
+    assert cert["linearity"][0]["rule"] == "chebyshev_ub"
+    code, out = check(cert, QUARTER, tmp_path, capsys)
+    assert code == 0, out
+
+
+def test_the_exact_variance_rule_in_place_of_its_bound_is_rejected(tmp_path, capsys):
+    c = tampered(make_certificate(QUARTER))
+    c["linearity"][0]["rule"] = "chebyshev"  # Σ p(1-p) <= n/4 is not decided without the bound
+    code, out = check(c, QUARTER, tmp_path, capsys)
+    assert code == 3, out

@@ -49,7 +49,7 @@ def _lin_file(path):
 def test_combinations_are_proved_by_linearity(path):
     res, why = _lin_file(path)
     assert isinstance(res, LinearityResult), why
-    assert res.proof is not None and res.proof.rule == "chebyshev"
+    assert res.proof is not None and res.proof.rule in ("chebyshev", "chebyshev_ub")
 
 
 @pytest.mark.parametrize("path", FALSE, ids=lambda p: p.stem)
@@ -183,3 +183,19 @@ def test_two_uniform_draws_compared_are_still_not_computed():
     text = MAJ.replace("bern(p)", "unif(1, 6)").replace("(a && b) || (a && c) || (b && c)", "a < b")
     with pytest.raises(X.NotApplicable):
         _claim(text)
+
+
+def test_the_variance_upper_bound_is_popoviciu_per_step():
+    # a - b: one step is 1, 0 or -1 (width 2): Var[step] <= 2²/4 = 1, so Var <= n
+    c = _two("y", "a - b")
+    assert numeric(c.base.var_ub, ENV) == pytest.approx(7)
+    assert numeric(c.base.var, ENV) <= numeric(c.base.var_ub, ENV)
+    shared = _claim(SHARED_ARRAY)
+    assert shared.base.var_ub is None  # no variance, no bound of it
+
+
+def test_chebyshev_with_the_upper_bound_is_tried_after_the_exact_variance():
+    path = DEV / "array_rates_quarter_bound.prob"
+    res, why = _lin_file(path)
+    assert isinstance(res, LinearityResult), why
+    assert res.proof is not None and res.proof.rule == "chebyshev_ub"

@@ -13,8 +13,14 @@ B7 = BENCH / "prover4" / "dev" / "blind7"
 CERT = B7 / "radioactivity" / "net_count_chebyshev.prob"
 
 
-def test_combination_certificates_are_rechecked(tmp_path, capsys):
-    code, out = check(make_certificate(CERT), CERT, tmp_path, capsys)
+@pytest.fixture(scope="module")
+def net_cert():
+    """The certificate of the net count, made once (each test tampers a copy)."""
+    return make_certificate(CERT)
+
+
+def test_combination_certificates_are_rechecked(net_cert, tmp_path, capsys):
+    code, out = check(tampered(net_cert), CERT, tmp_path, capsys)
     assert code == 0, out
 
 
@@ -26,8 +32,8 @@ def test_combination_certificates_are_rechecked(tmp_path, capsys):
         ("mean", "n * (ps + pb)"),  # the mean of a difference with a wrong sign
     ],
 )
-def test_tampered_combination_moments_are_rejected(field, value, tmp_path, capsys):
-    c = tampered(make_certificate(CERT))
+def test_tampered_combination_moments_are_rejected(field, value, net_cert, tmp_path, capsys):
+    c = tampered(net_cert)
     c["linearity"][0][field] = ast(value)
     code, out = check(c, CERT, tmp_path, capsys)
     assert code == 3 and "MOMENTS" in out, out

@@ -763,7 +763,9 @@ def term_mean(guards: tuple[A.Expr, ...], vals: list[A.Expr], draws: _Draws, sid
 
 def _split_draw(guards, vals, draws: _Draws) -> str | None:
     """A ``bern`` draw to split a term's mean on: one read by a test atom or a factor that reads
-    two draws or more (None: no such atom or factor, or none of its draws is a coin flip). Two
+    two draws or more (None: no such atom or factor, none of its draws is a coin flip, or it reads
+    an array at an index chosen by draws: a walk down a random path, whose means the solver cannot
+    compare, is left out rather than given a large mean to decide). Two
     elements of an array of draws (possibly one element) are refused before any split."""
     read = set().union(*[_draws_in(g) for g in guards], *[_draws_in(v) for v in vals])
     if sum(1 for d in read if d in draws.arr_index) > 1:
@@ -771,6 +773,8 @@ def _split_draw(guards, vals, draws: _Draws) -> str | None:
     parts = [a for g in guards for a in _atoms(g)] + [f for v in vals for f in _factors(v)]
     for a in parts:
         ds = _draws_in(a)
+        if len(ds) > 1 and any(isinstance(m, A.Index) and _draws_in(m.index) for m in A.walk(a)):
+            return None  # an array read at a random place: not an event of coin flips
         if len(ds) > 1:
             coins = sorted(d for d in ds if draws.dist[d][0] == "bern" and d not in draws.flag_origin)
             if coins:

@@ -125,11 +125,40 @@ class Moments:
     var: A.Expr | None
     nonneg: A.Expr
     integral: bool = False  #: the value is always an integer (its variable has type int)
+    #: an upper bound of ``var`` (Popoviciu, per iteration: see :meth:`_Exec._moments`), or None
+    var_ub: A.Expr | None = None
 
 
 @dataclass(frozen=True)
 class Det:
     expr: A.Expr
+
+
+@dataclass(frozen=True, eq=False)
+class Part:
+    """One loop's contribution to an accumulated value: ``Σ_{i=lo}^{hi-1} T_i`` with ``T_i`` the
+    iteration's increments ``terms`` (coefficients applied) over its draws ``draws``, ``[dg]``
+    the deterministic tests the loop runs under; ``arrays``: the loop read elements of an array
+    of draws (two loops that do may read the same element: they are not independent)."""
+
+    token: frozenset
+    terms: tuple[Term, ...]
+    draws: object  #: the loop's :class:`_Draws`
+    i: str
+    lo: A.Expr
+    hi: A.Expr
+    nested: bool
+    dg: A.Expr
+    arrays: bool
+
+
+@dataclass(frozen=True)
+class Form:
+    """``X = start + Σ parts`` (``start`` deterministic): how an accumulated value was built,
+    kept so that linear combinations of accumulated values get exact moments (:func:`combine`)."""
+
+    start: A.Expr
+    parts: tuple[Part, ...]
 
 
 @dataclass(frozen=True)
@@ -138,6 +167,7 @@ class Lin:
     const: A.Expr
     base: Moments
     origin: frozenset = frozenset()  #: the loops whose draws X reads (a token per loop)
+    form: Form | None = None  #: X's parts (None: not kept, no combination)
 
 
 @dataclass(frozen=True)
@@ -367,14 +397,26 @@ def _terms(e: A.Expr) -> list[tuple[int, A.Expr]]:
     return [(1, e)]
 
 
-def sum_over(f: A.Expr, i: str, lo: A.Expr, hi: A.Expr) -> A.Expr:
+def sum_over(f: A.Expr, i: str, lo: A.Expr, hi: A.Expr, one_sum: bool = False) -> A.Expr:
     """``Σ_{i=lo}^{hi-1} f`` (for ``lo <= hi``), closed where the summand allows (see the module
-    docstring); each ``+``/``-`` part of ``f`` separately (linearity)."""
+    docstring); each ``+``/``-`` part of ``f`` separately (linearity). ``one_sum``: when the parts
+    that stay open are sums of different summands, they are kept in ONE ``sum`` (a variance
+    ``Σ p[i] - p[i]²`` is then compared pointwise with a claim's ``Σ p[i]·(1 - p[i])``, which two
+    sums are not); open sums of one summand stay constants times that sum (``q(1-q)·Σ a[j]²``)."""
     out: A.Expr = ZERO
     n = _sub(hi, lo)
-    for sign, t in _terms(fold(f)):
-        s = _sum_part(t, i, lo, hi, n)
+    open_body: A.Expr | None = None
+    parts = [(sign, t, _sum_part(t, i, lo, hi, n)) for sign, t in _terms(fold(f))]
+    bodies = {m.body for _sg, _t, s in parts for m in A.walk(s) if isinstance(m, A.Sum) and m.var == i}
+    one_sum = one_sum and len(bodies) > 1  # one open sum times constants is compared as it is
+    for sign, t, s in parts:
+        if one_sum and any(isinstance(m, A.Sum) and m.var == i for m in A.walk(s)):
+            body = t if sign > 0 else A.Unary("-", t)
+            open_body = body if open_body is None else A.Binary("+", open_body, body)
+            continue
         out = _add(out, s) if sign > 0 else _sub(out, s)
+    if open_body is not None:
+        out = _add(out, A.Sum(i, lo, hi, False, open_body))
     return out
 
 
@@ -666,7 +708,18 @@ def _comparison(d: A.Var, atom: A.Expr, lo, hi, size, side, is_int) -> A.Expr | 
 
 
 def term_mean(guards: tuple[A.Expr, ...], vals: list[A.Expr], draws: _Draws, side: list) -> A.Expr:
-    """``E[[guards]·Π vals]``; raises NotApplicable when a factor reads two draws."""
+    """``E[[guards]·Π vals]``; raises NotApplicable when a factor reads two draws, unless one of
+    them is a ``bern`` draw: then the mean is split on it (total expectation, the draw independent
+    of the others): ``r·E[F[d := true]] + (1 - r)·E[F[d := false]]`` (an indicator of any event
+    of several coin flips, e.g. two raters agreeing, ``(x && y) || (!x && !y)``)."""
+    split = _split_draw(guards, vals, draws)
+    if split is not None:
+        r = draws.dist[split][1][0]
+        on = {split: TRUE}
+        off = {split: FALSE}
+        m_on = term_mean(tuple(fold(subst(g, on)) for g in guards), [fold(subst(v, on)) for v in vals], draws, side)
+        m_off = term_mean(tuple(fold(subst(g, off)) for g in guards), [fold(subst(v, off)) for v in vals], draws, side)
+        return fold(_add(_mul(r, m_on), _mul(_sub(ONE, r), m_off)))
     det_atoms: list[A.Expr] = []
     det_vals: list[A.Expr] = []
     atoms: dict[str, list[A.Expr]] = {}
@@ -706,6 +759,27 @@ def term_mean(guards: tuple[A.Expr, ...], vals: list[A.Expr], draws: _Draws, sid
         out = _mul(out, _group_mean(d, draws.dist[d], atoms.get(d, []), vs.get(d, []), side, draws))
     dg = _and(det_atoms)
     return out if dg == TRUE else fold(A.Cond(dg, out, ZERO))
+
+
+def _split_draw(guards, vals, draws: _Draws) -> str | None:
+    """A ``bern`` draw to split a term's mean on: one read by a test atom or a factor that reads
+    two draws or more (None: no such atom or factor, none of its draws is a coin flip, or it reads
+    an array at an index chosen by draws: a walk down a random path, whose means the solver cannot
+    compare, is left out rather than given a large mean to decide). Two
+    elements of an array of draws (possibly one element) are refused before any split."""
+    read = set().union(*[_draws_in(g) for g in guards], *[_draws_in(v) for v in vals])
+    if sum(1 for d in read if d in draws.arr_index) > 1:
+        raise NotApplicable("a term reads two elements of an array of draws (they may be one)")
+    parts = [a for g in guards for a in _atoms(g)] + [f for v in vals for f in _factors(v)]
+    for a in parts:
+        ds = _draws_in(a)
+        if len(ds) > 1 and any(isinstance(m, A.Index) and _draws_in(m.index) for m in A.walk(a)):
+            return None  # an array read at a random place: not an event of coin flips
+        if len(ds) > 1:
+            coins = sorted(d for d in ds if draws.dist[d][0] == "bern" and d not in draws.flag_origin)
+            if coins:
+                return coins[0]
+    return None
 
 
 def _nonneg(value: A.Expr, draws: _Draws) -> A.Expr:
@@ -869,7 +943,7 @@ class _Exec:
                     env[name] = Acc(cur.terms + (Term(guards, ie.expr),))  # type: ignore[union-attr]
                     return
                 if isinstance(cur, Lin) and isinstance(ie, Det) and draws is None and not guards:
-                    env[name] = Lin(cur.coef, _add(cur.const, ie.expr), cur.base, cur.origin)
+                    env[name] = Lin(cur.coef, _add(cur.const, ie.expr), cur.base, cur.origin, cur.form)
                     return
                 if isinstance(cur, Acc) and not cur.flag and draws is not None and isinstance(ie, Opaque):
                     term = self.total_term(inc, env, guards)
@@ -897,8 +971,10 @@ class _Exec:
         randoms = [x for x in free_vars(e) if isinstance(env.get(x), Lin)]
         if not randoms:
             return self.ev(e, env, draws)
-        if len(randoms) > 1 or draws is not None:
+        if draws is not None:
             return Opaque("combines accumulated values")
+        if len(randoms) > 1:
+            return self.combination(e, randoms, env)
         x = randoms[0]
         lx: Lin = env[x]  # type: ignore[assignment]
         X = "$X"
@@ -912,7 +988,83 @@ class _Exec:
         if parts is None:
             return Opaque("not affine in an accumulated value")
         coef, const = parts
-        return Lin(coef, const, lx.base, lx.origin)
+        return Lin(coef, const, lx.base, lx.origin, lx.form)
+
+    def combination(self, e: A.Expr, randoms: list[str], env) -> object:
+        """A value ``Σ_j a_j·x_j + b`` of several accumulated values ``x_j = c_j·X_j + k_j``
+        (``a_j``, ``b`` deterministic): one accumulated value whose parts are the ``x_j``'s parts
+        scaled by ``a_j·c_j`` (:func:`combine` gives its moments: the covariances of parts of one
+        loop are computed from their shared draws, parts of different loops are independent)."""
+        names = {x: f"$X{k}" for k, x in enumerate(sorted(randoms))}
+        inner = dict(env)
+        for x, ph in names.items():
+            inner[x] = Det(A.Var(ph))
+            inner[ph] = Det(A.Var(ph))
+        val = self.ev(e, inner, None)
+        if not isinstance(val, Det):
+            return Opaque("combines accumulated values")
+        rest = val.expr
+        coefs: dict[str, A.Expr] = {}
+        for x, ph in names.items():
+            parts = linear_in(rest, ph)
+            if parts is None or set(names.values()) & free_vars(parts[0]):
+                return Opaque("not affine in the accumulated values")
+            coefs[x], rest = parts
+        start: A.Expr = ZERO
+        const: A.Expr = rest
+        scaled: list[Part] = []
+        origin: frozenset = frozenset()
+        for x in sorted(randoms):
+            lx: Lin = env[x]  # type: ignore[assignment]
+            if lx.form is None:
+                return Opaque("combines accumulated values whose parts are not kept")
+            k = fold(_mul(coefs[x], lx.coef))
+            const = _add(const, _mul(coefs[x], lx.const))
+            start = _add(start, _mul(k, lx.form.start))
+            scaled.extend(_scale_part(p, k) for p in lx.form.parts)
+            origin |= lx.origin
+        form = Form(fold(start), tuple(scaled))
+        try:
+            mom = self.combine(form)
+        except NotApplicable as exc:
+            return Opaque(str(exc))
+        return Lin(ONE, fold(const), mom, origin, form)
+
+    def combine(self, form: Form, integral: bool = False) -> Moments:
+        """The moments of ``X = start + Σ parts``: the parts of one loop (one token) are merged
+        into one list of increments per iteration, whose mean and variance :meth:`_moments`
+        computes exactly (``E[T²]`` over every pair of terms: the covariance of two values
+        that read the same draws is in it, and ``x - x`` has variance 0); parts of different
+        loops read different fresh draws and are independent — unless two of them read arrays
+        of draws (possibly the same element), when the variance is not given. Means add
+        (linearity, no independence needed); variances of independent parts add."""
+        groups: dict[frozenset, list[Part]] = {}
+        for p in form.parts:
+            groups.setdefault(p.token, []).append(p)
+        mean: A.Expr = form.start
+        var: A.Expr | None = ZERO
+        ub: A.Expr | None = ZERO
+        nonneg: A.Expr = A.Binary(">=", form.start, ZERO)
+        for ps in groups.values():
+            p0 = ps[0]
+            terms = tuple(t for p in ps for t in p.terms)
+            mom = self._moments(terms, p0.draws, p0.i, p0.lo, p0.hi, p0.nested)  # type: ignore[arg-type]
+            m, v, u = mom.mean, mom.var, mom.var_ub
+            if p0.dg != TRUE:
+                m = fold(A.Cond(p0.dg, m, ZERO))
+                v = None if v is None else fold(A.Cond(p0.dg, v, ZERO))
+                u = None if u is None else fold(A.Cond(p0.dg, u, ZERO))
+            mean = _add(mean, m)
+            var = None if var is None or v is None else _add(var, v)
+            ub = None if ub is None or u is None else _add(ub, u)
+            nonneg = _and([nonneg, mom.nonneg])
+        if sum(1 for ps in groups.values() if any(p.arrays for p in ps)) > 1:
+            var = None  # two loops may read one element of an array of draws
+        if var is None:
+            ub = None
+        return Moments(
+            fold(mean), None if var is None else fold(var), fold(nonneg), integral, None if ub is None else fold(ub)
+        )
 
     def total_term(self, inc: A.Expr, env, guards) -> Term | None:
         """An increment ``a·v + b`` of an accumulator in a loop body, ``v`` an inner loop's total
@@ -1152,6 +1304,8 @@ class _Exec:
                     fold(A.Cond(dg, mom.mean, ZERO)),
                     None if mom.var is None else fold(A.Cond(dg, mom.var, ZERO)),
                     mom.nonneg,
+                    False,
+                    None if mom.var_ub is None else fold(A.Cond(dg, mom.var_ub, ZERO)),
                 )
             origin = token.union(*[t.origin for t in v.terms], *mine.flag_origin.values())
             if isinstance(before, Acc):
@@ -1167,6 +1321,7 @@ class _Exec:
                 else:
                     env[x] = Opaque("set to true in a loop")
             elif isinstance(before, Det):
+                part = Part(token, v.terms, mine, i, lo_e, hi_e, nested, dg, self.arr_reads != arrays_before)
                 env[x] = Lin(
                     ONE,
                     ZERO,
@@ -1175,8 +1330,10 @@ class _Exec:
                         mom.var,
                         _and([A.Binary(">=", before.expr, ZERO), mom.nonneg]),
                         self._int(A.Var(x), env),  # X is x itself
+                        mom.var_ub,
                     ),
                     origin,
+                    Form(before.expr, (part,)),
                 )
             else:
                 assert isinstance(before, Lin)
@@ -1184,16 +1341,30 @@ class _Exec:
                     env[x] = Opaque("a scaled accumulated value raised again")
                     continue
                 b = before.base
+                integral = b.integral and self._int(A.Var(x), env) and self._int(before.const, env)  # x - const
+                var: A.Expr | None = None  # two loops' increments may share an array of draws
+                ub: A.Expr | None = None
+                form = None
+                if before.form is not None and not nested:  # a second loop of x: its part is added
+                    part = Part(token, v.terms, mine, i, lo_e, hi_e, nested, dg, self.arr_reads != arrays_before)
+                    form = Form(before.form.start, before.form.parts + (part,))
+                    try:
+                        both = self.combine(form, integral)
+                        var, ub = both.var, both.var_ub
+                    except NotApplicable:
+                        var, form = None, None
                 env[x] = Lin(
                     ONE,
                     before.const,
                     Moments(
                         _add(b.mean, mom.mean),
-                        None,  # two loops' increments may share an array of draws
+                        var,
                         _and([b.nonneg, A.Binary(">=", before.const, ZERO), mom.nonneg]),
-                        b.integral and self._int(A.Var(x), env) and self._int(before.const, env),  # x - const
+                        integral,
+                        ub,
                     ),
                     before.origin | origin,
+                    form,
                 )
 
     def _fill(self, stmts, i: str) -> dict[str, tuple[str, tuple[A.Expr, ...]] | None]:
@@ -1267,13 +1438,43 @@ class _Exec:
                 var = _add(var, a.var)  # type: ignore[arg-type]
         else:
             var = None
+        # Popoviciu: T = Σ_k [G_k]·v_k with deterministic v_k lies in [Σ min(0, v_k), Σ max(0, v_k)],
+        # an interval of length Σ |v_k|, so Var[T] <= (Σ |v_k|)²/4 (a count's step: 1/4)
+        ub: A.Expr | None = None
+        if var is not None and direct and not aggs and not any(_draws_in(t.value) for t in direct):
+            width: A.Expr = ZERO
+            for t in direct:
+                c = _const(t.value)
+                width = _add(width, _n(abs(c)) if c is not None else A.Call("abs", (t.value,)))
+            ub = _div(_mul(width, width), A.num(4))
         for name, cond in side:  # at every iteration
             self.side.append((name, _forall(i, lo, hi, cond)))
         return Moments(
             sum_over(mean, i, lo, hi),
-            None if var is None else sum_over(var, i, lo, hi),
+            None if var is None else sum_over(var, i, lo, hi, one_sum=True),
             _forall(i, lo, hi, nonneg),
+            False,
+            None if ub is None else sum_over(ub, i, lo, hi),
         )
+
+
+def _scale_part(p: Part, k: A.Expr) -> Part:
+    """``k·P``: every increment scaled (an aggregate's mean by ``k``, its variance by ``k²``)."""
+    if k == ONE:
+        return p
+    terms = []
+    for t in p.terms:
+        if t.agg is None:
+            terms.append(Term(t.guards, fold(_mul(k, t.value)), None, t.origin))
+        else:
+            a = t.agg
+            agg = Moments(
+                fold(_mul(k, a.mean)),
+                None if a.var is None else fold(_mul(_mul(k, k), a.var)),
+                _and([A.Binary(">=", k, ZERO), a.nonneg]),
+            )
+            terms.append(Term(t.guards, t.value, agg, t.origin))
+    return Part(p.token, tuple(terms), p.draws, p.i, p.lo, p.hi, p.nested, p.dg, p.arrays)
 
 
 def linear_in(e: A.Expr, x: str) -> tuple[A.Expr, A.Expr] | None:
@@ -1378,7 +1579,7 @@ def claim_of(program: A.Program, cfa) -> LinClaim:
     return LinClaim(base, fold(subst(post, m)), side, list(cfa.requires), types, list(res.loops))
 
 
-RULES = ("markov", "chebyshev", "markov2", "pairs")
+RULES = ("markov", "chebyshev", "markov2", "pairs", "chebyshev_ub")
 Y = "Y$"  #: ``X$ * X$`` while candidates are read off
 
 
@@ -1432,6 +1633,8 @@ def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
             later.append(("pairs", _add(x0, ONE)))
             later.append(("chebyshev", _sub(_add(x0, ONE), mean)))
             later.append(("chebyshev", _sub(mean, _sub(x0, ONE))))
+    if claim.base.var_ub is not None:  # Chebyshev with the variance's upper bound, after the rest
+        later += [("chebyshev_ub", thr) for rule, thr in out + later if rule == "chebyshev"]
     seen: list[tuple[str, A.Expr]] = []
     for c in out + later:
         if c not in seen and (c[0] == "markov" or claim.base.var is not None):  # var: the mean is exact
@@ -1480,6 +1683,25 @@ def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[t
                 "BUDGET",
                 "the variance over the squared deviation is at most the bound",
                 A.Binary("<=", A.Binary("/", b.var, A.Binary("*", thr, thr)), beta),
+            )
+        )
+    elif rule == "chebyshev_ub":
+        if b.var is None or b.var_ub is None:
+            raise NotApplicable("no upper bound of the variance")
+        out.append(("THRESHOLD", "Chebyshev's deviation is positive", A.Binary(">", thr, ZERO)))
+        dev = A.Call("abs", (A.Binary("-", x, b.mean),))
+        out.append(
+            (
+                "POST",
+                "within the deviation of the mean the postcondition holds",
+                A.Binary("==>", A.Binary("<", dev, thr), claim.post),
+            )
+        )
+        out.append(
+            (
+                "BUDGET",
+                "the variance's upper bound over the squared deviation is at most the bound",
+                A.Binary("<=", A.Binary("/", b.var_ub, A.Binary("*", thr, thr)), beta),
             )
         )
     elif rule == "markov2":
@@ -1537,6 +1759,8 @@ def bound_of(claim: LinClaim, rule: str, thr: A.Expr) -> A.Expr | None:
         return None
     if rule == "chebyshev":
         return _div(b.var, _mul(thr, thr))
+    if rule == "chebyshev_ub":
+        return None if b.var_ub is None else _div(b.var_ub, _mul(thr, thr))
     if rule == "pairs":
         return _div(fold(_factorial2(b)), _mul(thr, _sub(thr, ONE))) if b.integral else None
     return _div(_add(b.var, _mul(b.mean, b.mean)), thr)

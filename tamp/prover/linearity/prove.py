@@ -45,6 +45,8 @@ QUERY_MS = 5000
 STATEMENTS = {
     "markov": "Pr[X >= t] <= E[X] / t for X >= 0 and t > 0 (Markov)",
     "chebyshev": "Pr[|X - E[X]| >= a] <= Var[X] / a^2 for a > 0 (Chebyshev)",
+    "chebyshev_ub": "Pr[|X - E[X]| >= a] <= Var[X] / a^2 <= V / a^2 for a > 0 (Chebyshev; V bounds the variance "
+    "by Popoviciu, (Σ|step|)^2/4 per iteration)",
     "markov2": "Pr[X^2 >= t] <= E[X^2] / t = (Var[X] + E[X]^2) / t for t > 0 (Markov on the square)",
     "pairs": "Pr[X >= t] <= E[X(X-1)] / (t(t-1)) = (Var[X] + E[X]^2 - E[X]) / (t(t-1)) for an integer X and "
     "t > 1 (Markov on X(X-1), never negative for integers)",
@@ -102,8 +104,10 @@ class LinearityResult(ProofResult):
         if self.proof is not None:
             p, b = self.proof, self.proof.claim.base
             lines.append(f"  linearity: E[X] = {show_expr(b.mean)}")
-            if p.rule in ("chebyshev", "markov2", "pairs") and b.var is not None:
+            if p.rule in ("chebyshev", "chebyshev_ub", "markov2", "pairs") and b.var is not None:
                 lines.append(f"    Var[X] = {show_expr(b.var)} (independent increments)")
+            if p.rule == "chebyshev_ub" and b.var_ub is not None:
+                lines.append(f"    Var[X] <= {show_expr(b.var_ub)} (Popoviciu: each step in an interval)")
             lines.append(f"    {STATEMENTS[p.rule]}, threshold {show_expr(p.threshold)}")
             lines.append(
                 f"  obligations: {len(p.obligations)} valid under `requires` (side conditions, "

@@ -94,6 +94,7 @@ from tamp.prover.concentration.proof import Checker as ConcChecker
 from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
+from tamp.prover.expectation.retries import rsm_cores, variant_candidates
 from tamp.prover.expectation.moments import input_starts, mean_cores, moment_cores, state_cores
 from tamp.prover.expectation.synthesis import Cegis, markov_blocks, template
 from tamp.prover.expectation.tails import lap_chance, one_event
@@ -120,8 +121,9 @@ class LoopAnnot:
     """The proof of one loop: its invariant expectation and its termination argument."""
 
     core: A.Expr
-    term: str  # "rank" | "exit"
-    measure: A.Expr  # the rank r, or the exit chance δ
+    term: str  # "rank" | "exit" | "variant"
+    measure: A.Expr  # the rank r, the exit chance δ, or the variant V
+    chance: Optional[A.Expr] = None  # the variant's progress chance ε (only for "variant")
 
 
 @dataclass
@@ -670,6 +672,31 @@ def term_obligations(where, g, body, annot: LoopAnnot, params) -> List[Tuple[str
                 A.Binary("==>", g, A.Binary(">=", lower, delta)),
             ),
         ]
+    if annot.term == "variant":  # a probabilistic variant (tamp.prover.expectation.retries)
+        if has_loop(body):
+            raise NotApplicable("a probabilistic variant for a loop whose body has a loop")
+        v, eps = annot.measure, annot.chance
+        if eps is None or set(free_vars(eps)) - set(params):
+            raise NotApplicable("a progress chance that reads more than the inputs")
+        before = A.Var("v$")
+        noninc = all_outcomes(body, A.Binary("||", not_(g), A.Binary("<=", v, before)))
+        lower = Wpe(body, params, upper=False).stmt(
+            body, ind(A.Binary("||", not_(g), A.Binary("<=", v, A.Binary("-", before, ONE))))
+        )
+        return [
+            ("TERM", f"{where}: progress chance {show_expr(eps)} > 0", A.Binary(">", eps, ZERO)),
+            (
+                "TERM",
+                f"{where}: variant {show_expr(v)} > 0 while the loop runs",
+                A.Binary("==>", g, A.Binary(">", v, ZERO)),
+            ),
+            ("TERM", f"{where}: no iteration raises the variant", A.Binary("==>", g, subst(noninc, {"v$": v}))),
+            (
+                "TERM",
+                f"{where}: each iteration ends the loop or lowers the variant by 1 with probability >= {show_expr(eps)}",
+                A.Binary("==>", g, A.Binary(">=", subst(lower, {"v$": v}), eps)),
+            ),
+        ]
     raise NotApplicable(f"unknown termination argument {annot.term!r}")
 
 
@@ -952,6 +979,17 @@ def first_moment_cores(claim: ExpClaim, s, body: A.Stmt, f: A.Expr) -> Iterator[
     positive = {p for p in claim.params if claim.types.get(p) in (A.INT, A.REAL)}
     guard = counter_facts(claim, body, s)
     yield from moment_cores(f, s, written_vars(body), positive, pre, guard, set(claim.types))
+
+
+def retry_cores(claim: ExpClaim, s, g: A.Expr, body: A.Stmt, f: A.Expr) -> Iterator[A.Expr]:
+    """Markov cores from a ranking supermartingale V/ε of a retry loop
+    (:func:`tamp.prover.expectation.retries.rsm_cores`). Only proposals: INDUCT checks them."""
+    if has_loop(body):
+        return
+    pre = body_pre(claim, body)
+    positive = {p for p in claim.params if claim.types.get(p) in (A.INT, A.REAL)}
+    guard = counter_facts(claim, body, s)
+    yield from rsm_cores(f, g, body, written_vars(body), positive, set(claim.params), pre, guard)
 
 
 def composed_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr) -> Iterator[A.Expr]:
@@ -1287,6 +1325,13 @@ def term_candidates(claim: ExpClaim, g: A.Expr, body: A.Stmt) -> List[Tuple[str,
     return out
 
 
+def variant_terms(claim: ExpClaim, g: A.Expr, body: A.Stmt) -> List[LoopAnnot]:
+    """Probabilistic-variant termination arguments to try when no rank or exit chance holds."""
+    if has_loop(body):
+        return []
+    return [LoopAnnot(ZERO, "variant", v, e) for v, e in variant_candidates(g, body, set(claim.params))]
+
+
 class Search:
     """The prover's loop search: for each loop, a termination argument and the first core whose
     INDUCT is valid after skipping ``skip[loop]`` such cores (:func:`prove_with_bound` moves on
@@ -1303,13 +1348,14 @@ class Search:
         g, body, _init = as_while(s)
         where = f"loop at line {_line(s)}"
         term = None
-        for kind, m in term_candidates(self.claim, g, body):
+        tries = [LoopAnnot(ZERO, kind, m) for kind, m in term_candidates(self.claim, g, body)]
+        for t in itertools.chain(tries, variant_terms(self.claim, g, body)):
             try:
-                obs = term_obligations(where, g, body, LoopAnnot(ZERO, kind, m), self.claim.params)
+                obs = term_obligations(where, g, body, t, self.claim.params)
             except NotApplicable:
                 continue
             if all(self.chk.valid(o[2]) == VALID for o in obs):
-                term = (kind, m)
+                term = t
                 break
         if term is None:
             self.why = self.why or f"no termination argument found for the {where}"
@@ -1329,7 +1375,7 @@ class Search:
             return and_all([ob for _w, ob in steps])
 
         synthesised = synth_cores(self.claim, self.beta, s, body, f, self.chk, induct)
-        moments = first_moment_cores(self.claim, s, body, f)
+        moments = itertools.chain(first_moment_cores(self.claim, s, body, f), retry_cores(self.claim, s, g, body, f))
         # a nested loop's composed cores first (few, and only for a population-like claim):
         # each proposal for an outer loop costs a search of the loop inside
         cores: Iterable[A.Expr] = itertools.chain(
@@ -1338,7 +1384,7 @@ class Search:
         if has_loop(body) or id(s) in nested_loops(self.claim.body):
             cores = itertools.chain(composed_cores(self.claim, self.beta, s, body, f), cores)
         for core in cores:
-            annot = LoopAnnot(core, term[0], term[1])
+            annot = LoopAnnot(core, term.term, term.measure, term.chance)
             inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)
             try:
                 e = invariant(g, core, f)

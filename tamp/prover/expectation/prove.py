@@ -94,7 +94,7 @@ from tamp.prover.concentration.proof import Checker as ConcChecker
 from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
-from tamp.prover.expectation.retries import rsm_cores, variant_candidates
+from tamp.prover.expectation.retries import inner_cores, outer_cores, rsm_cores, variant_candidates
 from tamp.prover.expectation.moments import input_starts, mean_cores, moment_cores, state_cores
 from tamp.prover.expectation.synthesis import Cegis, markov_blocks, template
 from tamp.prover.expectation.tails import lap_chance, one_event
@@ -1005,6 +1005,18 @@ def composed_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr) ->
         ]
         guard = set(free_vars(as_while(s)[0]))  # the input the loop counts up to first
         lefts.sort(key=lambda pl: 0 if {pl[0]} | set(free_vars(pl[1])) <= guard else 1)
+        # a retry loop inside (few proposals, each a search of the loop inside) first
+        yield from outer_cores(
+            f,
+            s,
+            body,
+            changed,
+            {p for p in claim.params if claim.types.get(p) in (A.INT, A.REAL)},
+            set(claim.params),
+            lambda b: body_pre(claim, b),
+            counter_facts(claim, body, s),
+            set(claim.types),
+        )
         yield from state_cores(beta, lefts, input_starts(claim.body, s, set(claim.params)))
         return
 
@@ -1018,7 +1030,8 @@ def composed_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr) ->
         if isinstance(n, (A.For, A.While)) and n is not s and any(m is s for m in A.walk(n.body))
     ]
     outer = [o for o in outer if not set(free_vars(o)) & changed]
-    for core in mean_cores(f, s, changed, positive, pre, set(claim.types)):
+    retry = inner_cores(f, s, positive, set(claim.params), lambda b: body_pre(claim, b)) if isinstance(s, A.While) else []
+    for core in itertools.chain(mean_cores(f, s, changed, positive, pre, set(claim.types)), retry):
         if outer:
             yield A.Cond(and_all(outer), core, ONE)
         yield core

@@ -981,7 +981,7 @@ def first_moment_cores(claim: ExpClaim, s, body: A.Stmt, f: A.Expr) -> Iterator[
     yield from moment_cores(f, s, written_vars(body), positive, pre, guard, set(claim.types))
 
 
-def retry_cores(claim: ExpClaim, s, g: A.Expr, body: A.Stmt, f: A.Expr) -> Iterator[A.Expr]:
+def retry_cores(claim: ExpClaim, s, g: A.Expr, body: A.Stmt, f: A.Expr, chk: Optional["Checker"] = None) -> Iterator[A.Expr]:
     """Markov cores from a ranking supermartingale V/ε of a retry loop
     (:func:`tamp.prover.expectation.retries.rsm_cores`). Only proposals: INDUCT checks them."""
     if has_loop(body):
@@ -989,7 +989,8 @@ def retry_cores(claim: ExpClaim, s, g: A.Expr, body: A.Stmt, f: A.Expr) -> Itera
     pre = body_pre(claim, body)
     positive = {p for p in claim.params if claim.types.get(p) in (A.INT, A.REAL)}
     guard = counter_facts(claim, body, s)
-    yield from rsm_cores(f, g, body, written_vars(body), positive, set(claim.params), pre, guard)
+    chance = progress_chance(claim, body, chk)
+    yield from rsm_cores(f, g, body, written_vars(body), positive, set(claim.params), pre, guard, chance)
 
 
 def composed_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr) -> Iterator[A.Expr]:
@@ -1338,11 +1339,59 @@ def term_candidates(claim: ExpClaim, g: A.Expr, body: A.Stmt) -> List[Tuple[str,
     return out
 
 
-def variant_terms(claim: ExpClaim, g: A.Expr, body: A.Stmt) -> List[LoopAnnot]:
+def variant_terms(claim: ExpClaim, g: A.Expr, body: A.Stmt, chk: Optional["Checker"] = None) -> List[LoopAnnot]:
     """Probabilistic-variant termination arguments to try when no rank or exit chance holds."""
     if has_loop(body):
         return []
-    return [LoopAnnot(ZERO, "variant", v, e) for v, e in variant_candidates(g, body, set(claim.params))]
+    chance = progress_chance(claim, body, chk)
+    return [LoopAnnot(ZERO, "variant", v, e) for v, e in variant_candidates(g, body, set(claim.params), chance)]
+
+
+def progress_chance(
+    claim: ExpClaim, body: A.Stmt, chk: Optional["Checker"] = None
+) -> Callable[[A.Expr, A.Expr], Optional[A.Expr]]:
+    """``(g, V) ↦`` the lower pre-expectation of ``[¬g ∨ V <= V₀ - 1]`` over one run of the
+    body, V₀ the variant before it, each test of the state in it that ``g`` decides (asked of
+    ``chk``) replaced by its value — a proposal for a progress chance ε over the inputs (the
+    die's 1/6, two coins' p·q); None outside the rules. TERM decides the proposal."""
+    params = set(claim.params)
+
+    def decide(g: A.Expr, e: A.Expr) -> A.Expr:
+        if not isinstance(e, A.Cond):
+            return e
+        c = e.cond
+        if chk is not None and set(free_vars(c)) - params:
+            try:
+                if chk.valid(A.Binary("==>", g, c), 500) == VALID:
+                    return decide(g, e.then)
+                if chk.valid(A.Binary("==>", g, not_(c)), 500) == VALID:
+                    return decide(g, e.other)
+            except Timeout:
+                pass
+            a, b = _num(e.then), _num(e.other)
+            if a is not None and b is not None:  # undecided: the smaller value (a lower bound)
+                return A.num(min(a, b))
+        return A.Cond(c, decide(g, e.then), decide(g, e.other))
+
+    class _Decide(Transformer):
+        def __init__(self, g: A.Expr):
+            super().__init__()
+            self.g = g
+
+        def default(self, node, kids):
+            out = super().default(node, kids)
+            return decide(self.g, out) if isinstance(out, A.Cond) else out
+
+    def chance(g: A.Expr, v: A.Expr) -> Optional[A.Expr]:
+        drop = ind(A.Binary("||", not_(g), A.Binary("<=", v, A.Binary("-", A.Var("v$"), ONE))))
+        try:
+            lower = Wpe(body, claim.params, upper=False, types=claim.types).stmt(body, drop)
+        except NotApplicable:
+            return None
+        e = simp(subst(lower, {"v$": v}))
+        return simp(_Decide(g).walk(e)) if chk is not None else e
+
+    return chance
 
 
 class Search:
@@ -1362,7 +1411,7 @@ class Search:
         where = f"loop at line {_line(s)}"
         term = None
         tries = [LoopAnnot(ZERO, kind, m) for kind, m in term_candidates(self.claim, g, body)]
-        for t in itertools.chain(tries, variant_terms(self.claim, g, body)):
+        for t in itertools.chain(tries, variant_terms(self.claim, g, body, self.chk)):
             try:
                 obs = term_obligations(where, g, body, t, self.claim.params)
             except NotApplicable:
@@ -1388,7 +1437,7 @@ class Search:
             return and_all([ob for _w, ob in steps])
 
         synthesised = synth_cores(self.claim, self.beta, s, body, f, self.chk, induct)
-        moments = itertools.chain(first_moment_cores(self.claim, s, body, f), retry_cores(self.claim, s, g, body, f))
+        moments = itertools.chain(first_moment_cores(self.claim, s, body, f), retry_cores(self.claim, s, g, body, f, self.chk))
         # a nested loop's composed cores first (few, and only for a population-like claim):
         # each proposal for an outer loop costs a search of the loop inside
         cores: Iterable[A.Expr] = itertools.chain(

@@ -90,9 +90,26 @@ def chances(body: A.Stmt, params: AbstractSet[str]) -> List[A.Expr]:
     return out[:MAX_CHANCES]
 
 
-def variant_candidates(g: A.Expr, body: A.Stmt, params: AbstractSet[str]) -> List[Tuple[A.Expr, A.Expr]]:
-    """(V, ε) pairs to try for the variant rule (each decided by the solver)."""
-    return [(v, e) for e in chances(body, params) for v in variants(g)]
+Chance = Callable[[A.Expr, A.Expr], Optional[A.Expr]]
+
+
+def variant_candidates(
+    g: A.Expr, body: A.Stmt, params: AbstractSet[str], chance: Optional[Chance] = None
+) -> List[Tuple[A.Expr, A.Expr]]:
+    """(V, ε) pairs to try for the variant rule (each decided by the solver). ``chance(g, V)``,
+    when given, is the body's lower pre-expectation of progress ``[¬g' ∨ V' <= V - 1]``: when it
+    reads only inputs it is the first ε tried for V (``p·q`` for two coins that must both come
+    up, ``1/6`` for a die showing six)."""
+    out: List[Tuple[A.Expr, A.Expr]] = []
+    for v in variants(g):
+        exact = chance(g, v) if chance is not None else None
+        if exact is not None and set(free_vars(exact)) <= set(params):
+            out.append((v, exact))
+    for e in chances(body, params):
+        for v in variants(g):
+            if (v, e) not in out:
+                out.append((v, e))
+    return out
 
 
 def _rate(d: A.Expr, v: A.Expr, eps: A.Expr) -> A.Expr:
@@ -243,13 +260,14 @@ def rsm_cores(
     params: AbstractSet[str],
     pre: Callable[[A.Expr], Optional[A.Expr]],
     guard: Optional[A.Expr],
+    chance: Optional[Chance] = None,
 ) -> List[A.Expr]:
     """Markov cores ``x >= 0 ? (x + d·V/ε)/a : 1`` for each Markov pair (x, a) of the
     continuation ``f``, d the expected increment of x per iteration (or a branch choice that
     dominates it) when it reads nothing the loop writes, and (V, ε) a variant and chance of the
     loop: the expected final x by the ranking supermartingale V/ε. Proposals only."""
     out: List[A.Expr] = []
-    pairs = variant_candidates(g, body, params)
+    pairs = variant_candidates(g, body, params, chance)
     for x, a in markov_pairs(f, changed):
         d = increment(pre, x, positive)
         if d is None:

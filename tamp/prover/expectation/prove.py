@@ -1360,7 +1360,7 @@ def progress_chance(
         if not isinstance(e, A.Cond):
             return e
         c = e.cond
-        if chk is not None and set(free_vars(c)) - params:
+        if chk is not None:  # a test of the state, or a distribution's range under `requires`
             try:
                 if chk.valid(A.Binary("==>", g, c), 500) == VALID:
                     return decide(g, e.then)
@@ -1369,7 +1369,7 @@ def progress_chance(
             except Timeout:
                 pass
             a, b = _num(e.then), _num(e.other)
-            if a is not None and b is not None:  # undecided: the smaller value (a lower bound)
+            if a is not None and b is not None and set(free_vars(c)) - params:  # undecided: the smaller value
                 return A.num(min(a, b))
         return A.Cond(c, decide(g, e.then), decide(g, e.other))
 
@@ -1389,7 +1389,13 @@ def progress_chance(
         except NotApplicable:
             return None
         e = simp(subst(lower, {"v$": v}))
-        return simp(_Decide(g).walk(e)) if chk is not None else e
+        if chk is None:
+            return e
+        decided = _Decide(g).walk(e)
+        try:  # a readable ε (`p * q`, `1/6`): sympy's form, only a proposal (TERM decides it)
+            return simplify(decided)
+        except Exception:  # noqa: BLE001 - a form sympy does not take: the unsimplified one
+            return simp(decided)
 
     return chance
 

@@ -94,8 +94,8 @@ from tamp.prover.concentration.proof import Checker as ConcChecker
 from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
-from tamp.prover.expectation.retries import inner_cores, outer_cores, rsm_cores, variant_candidates
 from tamp.prover.expectation.moments import input_starts, mean_cores, moment_cores, state_cores
+from tamp.prover.expectation.retries import inner_cores, outer_cores, rsm_cores, variant_candidates
 from tamp.prover.expectation.synthesis import Cegis, markov_blocks, template
 from tamp.prover.expectation.tails import lap_chance, one_event
 from tamp.prover.stages.products import stage_cores
@@ -981,7 +981,9 @@ def first_moment_cores(claim: ExpClaim, s, body: A.Stmt, f: A.Expr) -> Iterator[
     yield from moment_cores(f, s, written_vars(body), positive, pre, guard, set(claim.types))
 
 
-def retry_cores(claim: ExpClaim, s, g: A.Expr, body: A.Stmt, f: A.Expr, chk: Optional["Checker"] = None) -> Iterator[A.Expr]:
+def retry_cores(
+    claim: ExpClaim, s, g: A.Expr, body: A.Stmt, f: A.Expr, chk: Optional["Checker"] = None
+) -> Iterator[A.Expr]:
     """Markov cores from a ranking supermartingale V/ε of a retry loop
     (:func:`tamp.prover.expectation.retries.rsm_cores`). Only proposals: INDUCT checks them."""
     if has_loop(body):
@@ -1031,7 +1033,9 @@ def composed_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr) ->
         if isinstance(n, (A.For, A.While)) and n is not s and any(m is s for m in A.walk(n.body))
     ]
     outer = [o for o in outer if not set(free_vars(o)) & changed]
-    retry = inner_cores(f, s, positive, set(claim.params), lambda b: body_pre(claim, b)) if isinstance(s, A.While) else []
+    retry = (
+        inner_cores(f, s, positive, set(claim.params), lambda b: body_pre(claim, b)) if isinstance(s, A.While) else []
+    )
     for core in itertools.chain(mean_cores(f, s, changed, positive, pre, set(claim.types)), retry):
         if outer:
             yield A.Cond(and_all(outer), core, ONE)
@@ -1443,7 +1447,9 @@ class Search:
             return and_all([ob for _w, ob in steps])
 
         synthesised = synth_cores(self.claim, self.beta, s, body, f, self.chk, induct)
-        moments = itertools.chain(first_moment_cores(self.claim, s, body, f), retry_cores(self.claim, s, g, body, f, self.chk))
+        moments = itertools.chain(
+            first_moment_cores(self.claim, s, body, f), retry_cores(self.claim, s, g, body, f, self.chk)
+        )
         # a nested loop's composed cores first (few, and only for a population-like claim):
         # each proposal for an outer loop costs a search of the loop inside
         cores: Iterable[A.Expr] = itertools.chain(

@@ -40,12 +40,11 @@ INDUCT checks for this core), and the certificate carries the core, V and ε.
 
 from __future__ import annotations
 
-from typing import AbstractSet, Callable, List, Optional, Tuple
+from typing import AbstractSet, Callable, Dict, List, Optional, Tuple
 
 from lang import ast as A
 from lang.walk import DESCEND, Transformer, free_vars
-from tamp.prover.base.exprs import and_all, conjuncts
-from tamp.prover.base.exprs import subst
+from tamp.prover.base.exprs import and_all, conjuncts, subst
 from tamp.prover.expectation.moments import (
     _caps,
     dominating,
@@ -170,6 +169,10 @@ class _Summarise(Transformer):
 MAX_CHOICES = 4
 
 
+def _lookup(picked: Dict[int, Optional[A.Expr]]) -> Callable[[A.While], Optional[A.Expr]]:
+    return lambda w: picked.get(id(w))
+
+
 def outer_cores(
     f: A.Expr,
     s,
@@ -205,7 +208,7 @@ def outer_cores(
             picked = {k: (v[choice] if choice < len(v) else None) for k, v in per.items()}
             if any(e is None for e in picked.values()):
                 break
-            t = _Summarise(x, lambda w: picked.get(id(w)))
+            t = _Summarise(x, _lookup(picked))
             summary = t.walk(body)
             if t.failed:
                 break

@@ -94,7 +94,7 @@ from tamp.prover.concentration.proof import Checker as ConcChecker
 from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
-from tamp.prover.expectation.moments import input_starts, mean_cores, moment_cores, state_cores
+from tamp.prover.expectation.moments import counted, input_starts, mean_cores, moment_cores, state_cores
 from tamp.prover.expectation.retries import inner_cores, outer_cores, rsm_cores, variant_candidates
 from tamp.prover.expectation.synthesis import Cegis, markov_blocks, template
 from tamp.prover.expectation.tails import lap_chance, one_event
@@ -985,8 +985,9 @@ def retry_cores(
     claim: ExpClaim, s, g: A.Expr, body: A.Stmt, f: A.Expr, chk: Optional["Checker"] = None
 ) -> Iterator[A.Expr]:
     """Markov cores from a ranking supermartingale V/ε of a retry loop
-    (:func:`tamp.prover.expectation.retries.rsm_cores`). Only proposals: INDUCT checks them."""
-    if has_loop(body):
+    (:func:`tamp.prover.expectation.retries.rsm_cores`). Only proposals: INDUCT checks them.
+    None for a counted loop (its increments left are :func:`first_moment_cores`' exactly)."""
+    if has_loop(body) or counted(s, written_vars(body)) is not None:
         return
     pre = body_pre(claim, body)
     positive = {p for p in claim.params if claim.types.get(p) in (A.INT, A.REAL)}

@@ -62,14 +62,17 @@ def decode_exp(c: Any, where: str) -> ExpCert:
     try:
         for i, lp in enumerate(c.get("loops") or []):
             w = f"{where}.loops[{i}]"
-            keys(lp, ("loop", "core", "termination", "measure"), w)
+            keys(lp, ("loop", "core", "termination", "measure", "chance"), w)
             k = lp["loop"]
             if isinstance(k, bool) or not isinstance(k, int) or k in loops:
                 raise MalformedExp(f"{w}.loop: expected a loop number given once")
-            if lp["termination"] not in ("rank", "exit"):
-                raise MalformedExp(f'{w}.termination: expected "rank" or "exit"')
+            if lp["termination"] not in ("rank", "exit", "variant"):
+                raise MalformedExp(f'{w}.termination: expected "rank", "exit" or "variant"')
+            if ("chance" in lp) != (lp["termination"] == "variant"):
+                raise MalformedExp(f"{w}.chance: given exactly for a variant")
+            chance = ast(lp["chance"], f"{w}.chance") if "chance" in lp else None
             loops[k] = LoopAnnot(
-                ast(lp["core"], f"{w}.core"), str(lp["termination"]), ast(lp["measure"], f"{w}.measure")
+                ast(lp["core"], f"{w}.core"), str(lp["termination"]), ast(lp["measure"], f"{w}.measure"), chance
             )
         return ExpCert(c["program"], ast(c["bound"], f"{where}.bound"), loops)
     except (KeyError, TypeError) as exc:

@@ -71,8 +71,9 @@ class LoopAnnot:
     """One loop's proof as the certificate states it."""
 
     core: A.Expr
-    term: str  # "rank" | "exit"
+    term: str  # "rank" | "exit" | "variant"
     measure: A.Expr
+    chance: Optional[A.Expr] = None  # the variant's progress chance ε (only for "variant")
 
 
 # ------------------------------------------------------------------------ exact simplification
@@ -604,7 +605,40 @@ def _term(where, g, body, annot: LoopAnnot, params, types) -> List[Obligation]:
                 A.Binary("==>", g, A.Binary(">=", lower, delta)),
             ),
         ]
+    if annot.term == "variant":
+        return _variant_term(where, g, body, annot, params, types)
     raise Outside(f"unknown termination argument {annot.term!r}")
+
+
+def _variant_term(where, g, body, annot: LoopAnnot, params, types) -> List[Obligation]:
+    """A probabilistic variant V with progress chance ε (McIver & Morgan's 0-1 law): ε > 0 over
+    the inputs, ``g ⇒ V > 0``, no outcome of the body raises V unless it ends the loop, and with
+    probability at least ε an iteration ends the loop or lowers V by 1. From a state with V = V₀
+    the loop ends after at most ⌈V₀⌉ such drops, and n iterations with fewer than ⌈V₀⌉ of them
+    have probability at most Pr[Bin(n, ε) < ⌈V₀⌉] → 0: the loop ends with probability 1."""
+    if _has_loop(body):
+        raise Outside("a probabilistic variant for a loop whose body has a loop")
+    v, eps = annot.measure, annot.chance
+    if eps is None or set(free_vars(eps)) - set(params):
+        raise Outside("a progress chance that reads more than the inputs")
+    before = A.Var("v$")
+    noninc = _every_outcome(body, A.Binary("||", _not(g), A.Binary("<=", v, before)))
+    drop = _ind(A.Binary("||", _not(g), A.Binary("<=", v, A.Binary("-", before, ONE))))
+    lower = Wpe(body, params, {}, types, upper=False).stmt(body, drop)
+    return [
+        ("TERM", f"{where}: progress chance {show_expr(eps)} > 0", A.Binary(">", eps, ZERO)),
+        (
+            "TERM",
+            f"{where}: variant {show_expr(v)} > 0 while the loop runs",
+            A.Binary("==>", g, A.Binary(">", v, ZERO)),
+        ),
+        ("TERM", f"{where}: no iteration raises the variant", A.Binary("==>", g, substitute(noninc, {"v$": v}))),
+        (
+            "TERM",
+            f"{where}: each iteration ends the loop or lowers the variant by 1 with probability >= {show_expr(eps)}",
+            A.Binary("==>", g, A.Binary(">=", substitute(lower, {"v$": v}), eps)),
+        ),
+    ]
 
 
 def _every_outcome(s: A.Stmt, q: A.Expr) -> A.Expr:

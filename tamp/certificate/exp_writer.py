@@ -4,8 +4,9 @@
            "bound": AST, "bound_text": TEXT,               # the bound proved
            "loops": [{"loop": K,                           # the loop's number in pre-order
                       "core": AST,                         # its invariant expectation
-                      "termination": "rank" | "exit",      # the termination argument
-                      "measure": AST}],                    # the rank r, or the exit chance δ
+                      "termination": "rank" | "exit" | "variant",  # the termination argument
+                      "measure": AST,                      # the rank r, the exit chance δ, or the variant V
+                      "chance": AST}],                     # (variant only) its progress chance ε
            "obligations": [{"rule", "where", "status"}]}   # what the prover checked
 
 The checker (:mod:`.exp_checker`) recomputes the pre-expectation of the program from the
@@ -31,9 +32,13 @@ def exp_certificate(result) -> dict[str, Any]:
         "method": "expectation",
         "bound": to_json(proof.beta),
         "bound_text": result.bound,
-        "loops": [
-            {"loop": k, "core": to_json(a.core), "termination": a.term, "measure": to_json(a.measure)}
-            for k, a in sorted(proof.annots.items())
-        ],
+        "loops": [_loop(k, a) for k, a in sorted(proof.annots.items())],
         "obligations": [{"rule": k, "where": w, "status": "valid"} for k, w, _f in proof.obligations],
     }
+
+
+def _loop(k: int, a) -> dict[str, Any]:
+    out = {"loop": k, "core": to_json(a.core), "termination": a.term, "measure": to_json(a.measure)}
+    if getattr(a, "chance", None) is not None:  # a probabilistic variant's progress chance
+        out["chance"] = to_json(a.chance)
+    return out

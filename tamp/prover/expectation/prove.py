@@ -94,7 +94,8 @@ from tamp.prover.concentration.proof import Checker as ConcChecker
 from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
-from tamp.prover.expectation.moments import input_starts, mean_cores, moment_cores, state_cores
+from tamp.prover.expectation.moments import counted, input_starts, mean_cores, moment_cores, state_cores
+from tamp.prover.expectation.retries import inner_cores, outer_cores, rsm_cores, variant_candidates
 from tamp.prover.expectation.synthesis import Cegis, markov_blocks, template
 from tamp.prover.expectation.tails import lap_chance, one_event
 from tamp.prover.stages.products import stage_cores
@@ -120,8 +121,9 @@ class LoopAnnot:
     """The proof of one loop: its invariant expectation and its termination argument."""
 
     core: A.Expr
-    term: str  # "rank" | "exit"
-    measure: A.Expr  # the rank r, or the exit chance δ
+    term: str  # "rank" | "exit" | "variant"
+    measure: A.Expr  # the rank r, the exit chance δ, or the variant V
+    chance: Optional[A.Expr] = None  # the variant's progress chance ε (only for "variant")
 
 
 @dataclass
@@ -670,6 +672,31 @@ def term_obligations(where, g, body, annot: LoopAnnot, params) -> List[Tuple[str
                 A.Binary("==>", g, A.Binary(">=", lower, delta)),
             ),
         ]
+    if annot.term == "variant":  # a probabilistic variant (tamp.prover.expectation.retries)
+        if has_loop(body):
+            raise NotApplicable("a probabilistic variant for a loop whose body has a loop")
+        v, eps = annot.measure, annot.chance
+        if eps is None or set(free_vars(eps)) - set(params):
+            raise NotApplicable("a progress chance that reads more than the inputs")
+        before = A.Var("v$")
+        noninc = all_outcomes(body, A.Binary("||", not_(g), A.Binary("<=", v, before)))
+        lower = Wpe(body, params, upper=False).stmt(
+            body, ind(A.Binary("||", not_(g), A.Binary("<=", v, A.Binary("-", before, ONE))))
+        )
+        return [
+            ("TERM", f"{where}: progress chance {show_expr(eps)} > 0", A.Binary(">", eps, ZERO)),
+            (
+                "TERM",
+                f"{where}: variant {show_expr(v)} > 0 while the loop runs",
+                A.Binary("==>", g, A.Binary(">", v, ZERO)),
+            ),
+            ("TERM", f"{where}: no iteration raises the variant", A.Binary("==>", g, subst(noninc, {"v$": v}))),
+            (
+                "TERM",
+                f"{where}: each iteration ends the loop or lowers the variant by 1 with probability >= {show_expr(eps)}",
+                A.Binary("==>", g, A.Binary(">=", subst(lower, {"v$": v}), eps)),
+            ),
+        ]
     raise NotApplicable(f"unknown termination argument {annot.term!r}")
 
 
@@ -954,6 +981,21 @@ def first_moment_cores(claim: ExpClaim, s, body: A.Stmt, f: A.Expr) -> Iterator[
     yield from moment_cores(f, s, written_vars(body), positive, pre, guard, set(claim.types))
 
 
+def retry_cores(
+    claim: ExpClaim, s, g: A.Expr, body: A.Stmt, f: A.Expr, chk: Optional["Checker"] = None
+) -> Iterator[A.Expr]:
+    """Markov cores from a ranking supermartingale V/ε of a retry loop
+    (:func:`tamp.prover.expectation.retries.rsm_cores`). Only proposals: INDUCT checks them.
+    None for a counted loop (its increments left are :func:`first_moment_cores`' exactly)."""
+    if has_loop(body) or counted(s, written_vars(body)) is not None:
+        return
+    pre = body_pre(claim, body)
+    positive = {p for p in claim.params if claim.types.get(p) in (A.INT, A.REAL)}
+    guard = counter_facts(claim, body, s)
+    chance = progress_chance(claim, body, chk)
+    yield from rsm_cores(f, g, body, written_vars(body), positive, set(claim.params), pre, guard, chance)
+
+
 def composed_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr) -> Iterator[A.Expr]:
     """Cores of nested loops whose claim is an expectation of the state (a branching process'
     population): the bound as a function of the state for the loop that holds an inner loop
@@ -967,6 +1009,18 @@ def composed_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr) ->
         ]
         guard = set(free_vars(as_while(s)[0]))  # the input the loop counts up to first
         lefts.sort(key=lambda pl: 0 if {pl[0]} | set(free_vars(pl[1])) <= guard else 1)
+        # a retry loop inside (few proposals, each a search of the loop inside) first
+        yield from outer_cores(
+            f,
+            s,
+            body,
+            changed,
+            {p for p in claim.params if claim.types.get(p) in (A.INT, A.REAL)},
+            set(claim.params),
+            lambda b: body_pre(claim, b),
+            counter_facts(claim, body, s),
+            set(claim.types),
+        )
         yield from state_cores(beta, lefts, input_starts(claim.body, s, set(claim.params)))
         return
 
@@ -980,7 +1034,10 @@ def composed_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr) ->
         if isinstance(n, (A.For, A.While)) and n is not s and any(m is s for m in A.walk(n.body))
     ]
     outer = [o for o in outer if not set(free_vars(o)) & changed]
-    for core in mean_cores(f, s, changed, positive, pre, set(claim.types)):
+    retry = (
+        inner_cores(f, s, positive, set(claim.params), lambda b: body_pre(claim, b)) if isinstance(s, A.While) else []
+    )
+    for core in itertools.chain(mean_cores(f, s, changed, positive, pre, set(claim.types)), retry):
         if outer:
             yield A.Cond(and_all(outer), core, ONE)
         yield core
@@ -1287,6 +1344,67 @@ def term_candidates(claim: ExpClaim, g: A.Expr, body: A.Stmt) -> List[Tuple[str,
     return out
 
 
+def variant_terms(claim: ExpClaim, g: A.Expr, body: A.Stmt, chk: Optional["Checker"] = None) -> List[LoopAnnot]:
+    """Probabilistic-variant termination arguments to try when no rank or exit chance holds."""
+    if has_loop(body):
+        return []
+    chance = progress_chance(claim, body, chk)
+    return [LoopAnnot(ZERO, "variant", v, e) for v, e in variant_candidates(g, body, set(claim.params), chance)]
+
+
+def progress_chance(
+    claim: ExpClaim, body: A.Stmt, chk: Optional["Checker"] = None
+) -> Callable[[A.Expr, A.Expr], Optional[A.Expr]]:
+    """``(g, V) ↦`` the lower pre-expectation of ``[¬g ∨ V <= V₀ - 1]`` over one run of the
+    body, V₀ the variant before it, each test of the state in it that ``g`` decides (asked of
+    ``chk``) replaced by its value — a proposal for a progress chance ε over the inputs (the
+    die's 1/6, two coins' p·q); None outside the rules. TERM decides the proposal."""
+    params = set(claim.params)
+
+    def decide(g: A.Expr, e: A.Expr) -> A.Expr:
+        if not isinstance(e, A.Cond):
+            return e
+        c = e.cond
+        if chk is not None:  # a test of the state, or a distribution's range under `requires`
+            try:
+                if chk.valid(A.Binary("==>", g, c), 500) == VALID:
+                    return decide(g, e.then)
+                if chk.valid(A.Binary("==>", g, not_(c)), 500) == VALID:
+                    return decide(g, e.other)
+            except Timeout:
+                pass
+            a, b = _num(e.then), _num(e.other)
+            if a is not None and b is not None and set(free_vars(c)) - params:  # undecided: the smaller value
+                return A.num(min(a, b))
+        return A.Cond(c, decide(g, e.then), decide(g, e.other))
+
+    class _Decide(Transformer):
+        def __init__(self, g: A.Expr):
+            super().__init__()
+            self.g = g
+
+        def default(self, node, kids):
+            out = super().default(node, kids)
+            return decide(self.g, out) if isinstance(out, A.Cond) else out
+
+    def chance(g: A.Expr, v: A.Expr) -> Optional[A.Expr]:
+        drop = ind(A.Binary("||", not_(g), A.Binary("<=", v, A.Binary("-", A.Var("v$"), ONE))))
+        try:
+            lower = Wpe(body, claim.params, upper=False, types=claim.types).stmt(body, drop)
+        except NotApplicable:
+            return None
+        e = simp(subst(lower, {"v$": v}))
+        if chk is None:
+            return e
+        decided = _Decide(g).walk(e)
+        try:  # a readable ε (`p * q`, `1/6`): sympy's form, only a proposal (TERM decides it)
+            return simplify(decided)
+        except Exception:  # noqa: BLE001 - a form sympy does not take: the unsimplified one
+            return simp(decided)
+
+    return chance
+
+
 class Search:
     """The prover's loop search: for each loop, a termination argument and the first core whose
     INDUCT is valid after skipping ``skip[loop]`` such cores (:func:`prove_with_bound` moves on
@@ -1303,13 +1421,14 @@ class Search:
         g, body, _init = as_while(s)
         where = f"loop at line {_line(s)}"
         term = None
-        for kind, m in term_candidates(self.claim, g, body):
+        tries = [LoopAnnot(ZERO, kind, m) for kind, m in term_candidates(self.claim, g, body)]
+        for t in itertools.chain(tries, variant_terms(self.claim, g, body, self.chk)):
             try:
-                obs = term_obligations(where, g, body, LoopAnnot(ZERO, kind, m), self.claim.params)
+                obs = term_obligations(where, g, body, t, self.claim.params)
             except NotApplicable:
                 continue
             if all(self.chk.valid(o[2]) == VALID for o in obs):
-                term = (kind, m)
+                term = t
                 break
         if term is None:
             self.why = self.why or f"no termination argument found for the {where}"
@@ -1329,7 +1448,9 @@ class Search:
             return and_all([ob for _w, ob in steps])
 
         synthesised = synth_cores(self.claim, self.beta, s, body, f, self.chk, induct)
-        moments = first_moment_cores(self.claim, s, body, f)
+        moments = itertools.chain(
+            first_moment_cores(self.claim, s, body, f), retry_cores(self.claim, s, g, body, f, self.chk)
+        )
         # a nested loop's composed cores first (few, and only for a population-like claim):
         # each proposal for an outer loop costs a search of the loop inside
         cores: Iterable[A.Expr] = itertools.chain(
@@ -1338,7 +1459,7 @@ class Search:
         if has_loop(body) or id(s) in nested_loops(self.claim.body):
             cores = itertools.chain(composed_cores(self.claim, self.beta, s, body, f), cores)
         for core in cores:
-            annot = LoopAnnot(core, term[0], term[1])
+            annot = LoopAnnot(core, term.term, term.measure, term.chance)
             inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)
             try:
                 e = invariant(g, core, f)

@@ -246,6 +246,8 @@ def combined_blocks(parts) -> tuple[str, tuple[Block, ...]] | None:
     if len(fams) != 1 or None in fams:
         return None
     fam = fams.pop()
+    if fam is None:
+        return None
     out: list[Block] = []
     for f, bs, a in parts:
         if a == 0:

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from fractions import Fraction
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from axioms import concentration as C

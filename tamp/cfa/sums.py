@@ -354,7 +354,9 @@ class _Exec:
             got = self.ev(e.cond, env)
             if isinstance(got, Flag):
                 ind = self._indicator(got)
-                return self._binary("+", Det(e.other), self._binary("*", Det(_fold(A.Binary("-", e.then, e.other))), ind))
+                return self._binary(
+                    "+", Det(e.other), self._binary("*", Det(_fold(A.Binary("-", e.then, e.other))), ind)
+                )
         fm = self.formula(e, env)
         return fm if fm is not None else Opaque("not a sum of independent draws")
 

@@ -102,3 +102,33 @@ def test_combined_laplace_tail_is_at_least_the_exact_one():
 
     for u in (0.5, 1.0, 2.0, 4.0, 4 * math.sqrt(2)):
         assert math.exp(-u) * (1 + u / 2) <= 2 * math.exp(-u * u / 16) + 1e-12
+
+
+SHARED = """
+program sharedDraw(v: real, c: real)
+  requires v > 0 && c > 0
+  ensures abs(a + b) < c
+  fails 2 * exp(-c * c / (6 * v))
+{
+  y1 ~ gauss(0, v);
+  y2 ~ gauss(0, v);
+  a := y1 + y2;
+  b := y1;
+}
+"""
+
+
+def test_sums_sharing_a_draw_are_not_combined(tmp_path):
+    """a + b = 2·y1 + y2 has variance 5v; taking a (2v) and b (v) as independent would give 3v
+    and prove this false bound (at v = 1, c = 6 the failure is 0.0073 > 2·exp(-6) = 0.0050)."""
+    from lang.parser import parse
+    from tamp.cfa import build_cfa
+    from tamp.prover.concentration.proof import claim_of, combinations, combined_claim
+
+    prog = parse(SHARED, "shared.prob").programs[0]
+    claim = claim_of(prog, build_cfa(prog))
+    assert len(claim.sums) == 2
+    assert all(combined_claim(claim, coefs) is None for coefs in combinations(claim))
+    path = tmp_path / "shared.prob"
+    path.write_text(SHARED)
+    assert _verdict(path, timeout=6) != "proved"

@@ -210,6 +210,58 @@ def conditions(rule: str, mode: str, blocks, u: A.Expr, f: A.Expr) -> list[tuple
     return out
 
 
+#: the family of a linear combination of independent sums of these families (Bernoulli counts
+#: become bounded draws: Hoeffding reads only their range)
+COMBINED_FAMILY = {
+    "gauss": "gauss",
+    "laplace": "laplace",
+    "exponential": "exponential",
+    "bounded": "bounded",
+    "bernoulli": "bounded",
+}
+
+
+def combined_blocks(parts) -> tuple[str, tuple[Block, ...]] | None:
+    """The family and blocks of ``T = Σ_k a_k·S_k`` for independent noise sums ``S_k`` (no draw
+    in two of them), given as ``parts`` = [(family, blocks, a_k)] with rational literals
+    ``a_k``; None when no rule covers the combination (two families, or a family not listed in
+    :data:`COMBINED_FAMILY`). A coefficient 0 drops its sum.
+
+    *Why sound.* ``T = Σ_d (a_d·X_d - E[a_d·X_d])`` is again a centred sum of independent
+    draws, one per draw of the ``S_k``, and each rule of this module holds for it with the
+    scaled blocks:
+
+    * ``gauss`` — ``a·X`` with ``X ~ N(m, v)`` is ``N(a·m, a²·v)``: block ``(count, a²·v)``;
+      T is Gaussian with variance ``Σ a_k²·V_k`` (Gaussian-Chernoff is exact for it).
+    * ``laplace`` — the laplace-bernstein derivation uses only ``E[exp(λ(X - m))] <=
+      1/(1 - λ²b²)`` for ``|λ| < 1/b``; for ``a·X`` this holds with ``λ·a`` in place of λ, i.e.
+      scale ``|a|·b`` (``a·Lap(m, b)`` is ``Lap(a·m, |a|·b)``; the discrete case by the same
+      MGF bound). The tail is the sub-exponential one, never a Gaussian tail.
+    * ``exponential`` — exponential-bernstein bounds ``log E[exp(λX)] <= (λs)²`` for
+      ``|λs| <= 1/2`` of both signs (both tails); with ``λ·a`` for λ that is scale ``|a|·s``.
+    * ``bounded`` / ``bernoulli`` — ``a·X`` with ``X`` in an interval of width ``w`` lies in
+      one of width ``|a|·w`` (a 0/1 indicator: ``|a|``); Hoeffding needs only the ranges.
+    """
+    fams = {COMBINED_FAMILY.get(f) for f, _bs, a in parts if a != 0}
+    if len(fams) != 1 or None in fams:
+        return None
+    fam = fams.pop()
+    if fam is None:
+        return None
+    out: list[Block] = []
+    for f, bs, a in parts:
+        if a == 0:
+            continue
+        for b in bs:
+            if fam == "gauss":
+                k = a * a
+                out.append(Block(b.count, b.param if k == 1 else B.mul(B.n(k), b.param)))
+            else:
+                w = B.n(1) if f == "bernoulli" else b.param
+                out.append(Block(b.count, w if abs(a) == 1 else B.mul(B.n(abs(a)), w)))
+    return fam, tuple(out)
+
+
 def statement(rule: str, mode: str) -> str:
     """The rule as text (for reports and certificates)."""
     dev = {"both": "|S|", "upper": "S", "lower": "-S"}[mode]

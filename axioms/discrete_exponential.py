@@ -49,6 +49,8 @@ class DiscreteExponentialTail(RealParamFamily):
 
     name = "discrete_exponential"
     distributions = ("dexp",)
+    #: a loop of n draws claiming ``n * exp(-t/s)`` gets the share ``exp(-t/s)`` (only a proposal)
+    factor_shares = True
 
     def axiom(self, v, args, f):
         k, s = args

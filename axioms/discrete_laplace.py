@@ -77,6 +77,8 @@ class DiscreteLaplaceTail(RealParamFamily):
 
     name = "discrete_laplace"
     distributions = ("dlap",)
+    #: a loop of n draws claiming ``n * exp(-t/s)`` gets the share ``exp(-t/s)`` (only a proposal)
+    factor_shares = True
 
     def axiom(self, v, args, f):
         m, s = args

@@ -30,6 +30,8 @@ class ExponentialTail(RealParamFamily):
 
     name = "exponential"
     distributions = ("exp",)
+    #: a loop of n draws claiming ``n * exp(-t/s)`` gets the share ``exp(-t/s)`` (only a proposal)
+    factor_shares = True
 
     def axiom(self, v, args, f):
         k, s = args

@@ -101,6 +101,8 @@ class GaussianTail(RealParamFamily):
 
     name = "gaussian"
     distributions = ("gauss",)
+    #: a loop of n draws claiming ``n * exp(-t/s)`` gets the share ``exp(-t/s)`` (only a proposal)
+    factor_shares = True
 
     def axiom(self, v, args, f):
         m, var = args

@@ -42,6 +42,8 @@ class LaplaceTail(RealParamFamily):
 
     name = "laplace"
     distributions = ("lap",)
+    #: a loop of n draws claiming ``n * exp(-t/s)`` gets the share ``exp(-t/s)`` (only a proposal)
+    factor_shares = True
 
     def axiom(self, v, args, f):
         m, s = args

@@ -440,11 +440,11 @@ def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
                     logs.append(n)
             rhs = lx + ly if kind == "*" else lx - ly
             out.append((f"log-{'mul' if kind == '*' else 'div'}", z3.Implies(z3.And(x > 0, y > 0), t == rhs)))
-        if _is(a, "exp"):
-            out.append(("log-exp", t == a.arg(0)))
 
     for t in logs:
         a = t.arg(0)
+        if _is(a, "exp"):  # also for the logs the closure added: log(1/exp(a)) needs log(exp(a)) = a
+            out.append(("log-exp", t == a.arg(0)))
         out.append(
             ("log-sign", z3.Implies(a > 0, z3.And((t > 0) == (a > 1), (t == 0) == (a == 1), (t < 0) == (a < 1))))
         )

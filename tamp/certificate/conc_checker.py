@@ -10,6 +10,9 @@
            range): the trip counts are what the loops do, never what the certificate says;
 3. SHAPE   the program's sums are derived again from the program (:mod:`tamp.cfa.sums`, whose
            loops are those of step 2) and must be the certificate's (family, blocks);
+   COMBINATION  a certificate with ``combination`` (coefficients a_k) proves the claim over
+           the one sum ``S$1 = Σ a_k·R$k`` of the program's sums: that sum is built here
+           (:func:`_combined`) from the sums of step 3 and the coefficients only;
 4. SMT     every obligation is rebuilt here from the rule library (:mod:`axioms.concentration`)
            and the certificate's applications — never read from it — and must be valid under
            ``requires`` (z3 ``unsat`` of the negation, a fresh solver each; ``unknown`` rejects).
@@ -26,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from axioms import concentration as C
@@ -34,6 +38,7 @@ from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
 from lang.walk import DESCEND, Transformer, free_vars, substitute
 from tamp.cfa.loops import CountedLoop, NotCounted, counted_loop
+from tamp.cfa.sums import Block as SumBlock
 from tamp.cfa.sums import NoiseSum, NotApplicable, exit_value, recognise
 from tamp.core.encode import Encoder
 
@@ -104,6 +109,41 @@ def _claim(prog: A.Program, cfa) -> _Claim:
     return _Claim(list(cfa.requires), substitute(post, m), sums, list(shape.side), types, list(shape.loops))
 
 
+def _combined(claim: _Claim, coefs: tuple[Fraction, ...]) -> _Claim:
+    """The claim over the one sum ``S$1 = Σ a_k·R$k`` of the program's sums (renamed ``R$k``),
+    built here from the program's sums and the certificate's coefficients: the combined sum's
+    blocks by the rule library (:func:`axioms.concentration.combined_blocks`), which must apply;
+    the sums must share no draw (independence); the postcondition becomes ``S$1 == Σ a_k·R$k
+    ==> post[S$k := R$k]``, so POST is valid iff the good deviation of the combination implies
+    the postcondition for every value of the program's sums."""
+    if len(coefs) != len(claim.sums) or not any(a != 0 for a in coefs):
+        raise Rejected("SHAPE: the combination needs one coefficient per sum, not all 0")
+    seen: frozenset[int] = frozenset()
+    for s in claim.sums:
+        if seen & s.draws:
+            raise Rejected("SHAPE: the combined sums share a draw (they are not independent)")
+        seen |= s.draws
+    got = C.combined_blocks([(s.family, tuple(s.blocks), a) for s, a in zip(claim.sums, coefs)])
+    if got is None:
+        raise Rejected("RULE: no rule covers a linear combination of these families")
+    fam, blocks = got
+    lines = tuple(sorted({ln for s, a in zip(claim.sums, coefs) if a != 0 for ln in s.lines}))
+    total = NoiseSum(fam, tuple(SumBlock(b.count, b.param) for b in blocks), seen, lines)
+    comb: A.Expr | None = None
+    for k, a in enumerate(coefs):
+        if a != 0:
+            term = A.Binary("*", A.Num(a, a.denominator == 1), A.Var(f"R${k + 1}"))
+            comb = term if comb is None else A.Binary("+", comb, term)
+    assert comb is not None
+    ren: dict[str, A.Expr] = {_s(k): A.Var(f"R${k + 1}") for k in range(len(claim.sums))}
+    post = A.Binary("==>", A.Binary("==", A.Var(_s(0)), comb), substitute(claim.post, ren))
+    types = {n: t for n, t in claim.types.items() if not n.startswith("S$")}
+    types[_s(0)] = A.REAL
+    for k in range(len(claim.sums)):
+        types[f"R${k + 1}"] = A.REAL
+    return _Claim(claim.requires, post, [total], claim.side, types, claim.loops)
+
+
 def _rule_blocks(rule: str, s: NoiseSum) -> tuple[Block, ...]:
     """The blocks a rule reads: Hoeffding sees a 0/1 indicator as a draw of width 1."""
     if rule == "hoeffding" and s.family == "bernoulli":
@@ -154,6 +194,7 @@ class ConcCert:
     sums: list[Any]  # [(family, [Block…])]
     applications: list[Application]
     loops: list[Any] = dataclasses.field(default_factory=list)  # [(head, counter, lo, hi)]
+    combination: tuple[Fraction, ...] | None = None  # S$1 = Σ a_k·R$k over the program's sums
 
 
 def decode_conc(c: Any, where: str) -> ConcCert:
@@ -172,7 +213,18 @@ def decode_conc(c: Any, where: str) -> ConcCert:
         raise MalformedConc(f"{where}: expected an object with a 'program'")
     keys(
         c,
-        ("program", "method", "bound", "bound_text", "margin", "sums", "applications", "loops", "obligations"),
+        (
+            "program",
+            "method",
+            "bound",
+            "bound_text",
+            "margin",
+            "sums",
+            "applications",
+            "loops",
+            "obligations",
+            "combination",
+        ),
         where,
     )
     for i, lp in enumerate(c.get("loops") or []):
@@ -214,7 +266,9 @@ def decode_conc(c: Any, where: str) -> ConcCert:
             )
             for i, lp in enumerate(c.get("loops") or [])
         ]
-        return ConcCert(c["program"], ast(c["bound"], f"{where}.bound"), margin, sums, apps, loops)
+        comb = c.get("combination")
+        combination = None if comb is None else tuple(Fraction(str(a)) for a in comb)
+        return ConcCert(c["program"], ast(c["bound"], f"{where}.bound"), margin, sums, apps, loops, combination)
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, MalformedConc):
             raise
@@ -239,6 +293,8 @@ def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, 
             claim = _claim(sub, cfa)
         except NotApplicable as exc:
             raise Rejected(f"SHAPE: the program is not a sum of independent draws: {exc}") from None
+        if cc.combination is not None:
+            claim = _combined(claim, cc.combination)
         loops = [(cl.head, cl.counter, cl.lo, cl.hi) for cl in claim.loops]
         for head, counter, lo, hi in cc.loops:
             try:  # the certificate's loop, derived again from the program's CFA

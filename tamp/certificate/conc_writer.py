@@ -8,6 +8,7 @@
                               "u": AST, "f": AST}],    # one per sum: the rule, margin, probability
             "loops": [{"head": NODE, "counter": NAME, "lo": AST, "hi": AST,
                        "obligations": ["bound unchanged", "counter moved once", "loop runs"]}],
+            "combination": [RATIONAL…],               # optional: S$1 = Σ a_k·R$k (see below)
             "obligations": [{"rule", "where", "status"}]}   # what the prover checked
 
 ``loops`` are the counted loops the sums run over (:func:`tamp.cfa.loops.counted_loop`): the
@@ -15,6 +16,10 @@ counter runs over [lo, hi) (over the state on entry), so the loop makes ``hi - l
 and ends. The checker derives them again from the program's CFA and rejects a certificate whose
 loops differ; their obligations are the graph checks (the bound reads nothing the loop writes;
 the counter moves by one exactly once per iteration) and ``lo <= hi`` under ``requires``.
+
+``combination`` (present only for a proof over a linear combination of the program's independent
+sums, :func:`axioms.concentration.combined_blocks`): ``sums`` then holds the one combined sum,
+and the checker recomputes it from the program's sums and these coefficients.
 
 The checker (:mod:`.conc_checker`) re-recognises the sums from the source, rebuilds every
 obligation (shape, each rule's side conditions, postcondition, budget) from the rule library
@@ -53,8 +58,17 @@ def conc_certificate(result) -> dict[str, Any]:
             {"sum": a.sum, "rule": a.rule, "mode": a.mode, "u": to_json(a.u), "f": to_json(a.f)} for a in proof.apps
         ],
         "loops": [loop_json(cl) for cl in proof.claim.loops],
+        **combination_json(proof.claim),
         "obligations": [{"rule": k, "where": w, "status": "valid"} for k, w, _f in proof.obligations],
     }
+
+
+def combination_json(claim) -> dict[str, Any]:
+    """``{"combination": [TEXT…]}`` (the rational coefficients a_k of ``S$1 = Σ a_k·R$k``, the
+    program's sums ``R$k`` in the order the checker recognises them) for a combined claim, else
+    nothing: certificates of one-sum proofs are unchanged."""
+    coefs = getattr(claim, "combination", None)
+    return {} if coefs is None else {"combination": [str(a) for a in coefs]}
 
 
 LOOP_OBLIGATIONS = ["bound unchanged", "counter moved once", "loop runs"]

@@ -349,6 +349,14 @@ class _Exec:
             got = self.ev(e.cond, env)
             if isinstance(got, Flag):
                 return self._indicator(got if e.then == ONE else _complement(got))
+        if isinstance(e, A.Cond) and _const(e.then) is not None and _const(e.other) is not None:
+            # (flag ? a : b) with literals a, b is b + (a - b)·[flag]: a scaled indicator (tails, session 21)
+            got = self.ev(e.cond, env)
+            if isinstance(got, Flag):
+                ind = self._indicator(got)
+                return self._binary(
+                    "+", Det(e.other), self._binary("*", Det(_fold(A.Binary("-", e.then, e.other))), ind)
+                )
         fm = self.formula(e, env)
         return fm if fm is not None else Opaque("not a sum of independent draws")
 

@@ -57,6 +57,12 @@ def divide(a: A.Expr, k: int) -> A.Expr:
         return a
     if isinstance(a, A.Num):
         return A.Num(Fraction(a.value) / k, False)
+    # a literal factor cancels: (2 * X) / 2 is X (a share ``X`` whose log the lemmas then see whole)
+    if isinstance(a, A.Binary) and a.op == "*":
+        for lit, rest in ((a.left, a.right), (a.right, a.left)):
+            if isinstance(lit, A.Num) and not isinstance(lit.value, bool):
+                c = Fraction(lit.value) / k
+                return rest if c == 1 else A.Binary("*", A.Num(c, False), rest)
     return A.Binary("/", a, A.num(k))
 
 

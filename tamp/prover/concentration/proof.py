@@ -39,6 +39,7 @@ from tamp.core.z3context import load_in_proof
 from tamp.prover.base.exprs import and_all, subst
 from tamp.prover.base.simplify import simplify
 from tamp.prover.base.smt import INVALID, UNKNOWN, VALID, Encoder, Stats, is_valid
+from tamp.prover.concentration.shapes import Block as SumBlock
 from tamp.prover.concentration.shapes import NoiseSum, NotApplicable, exit_value, recognise
 from tamp.prover.trace.check import Obligation
 from tamp.prover.trace.result import ProofResult
@@ -81,6 +82,9 @@ class ConcClaim:
     types: dict[str, A.Type]
     params: list[str]
     loops: list[CountedLoop] = field(default_factory=list)  # the loops the sums run over (the CFA's)
+    #: the coefficients a_k when the one sum S$1 is the combination Σ a_k·R$k of the program's
+    #: sums R$k (:func:`combined_claim`), else None
+    combination: tuple[Fraction, ...] | None = None
 
 
 def claim_of(program: A.Program, cfa, ensures: list[A.Expr] | None = None) -> ConcClaim:
@@ -218,7 +222,24 @@ def simplified(claim: ConcClaim, cands: list[list[Application]]) -> list[list[Ap
 
 
 def _search_both(chk: Checker, claim: ConcClaim, beta: A.Expr) -> tuple[ConcProof | None, str]:
-    """:func:`search` over the closed-form margins, then over the simplified ones."""
+    """:func:`search` over the closed-form margins, then over the simplified ones; then, for a
+    claim over several sums, over their linear combinations (:func:`combined_claim`)."""
+    proof, why = _search_one(chk, claim, beta)
+    if proof is None and len(claim.sums) > 1:
+        for coefs in combinations(claim):
+            comb = combined_claim(claim, coefs)
+            if comb is None:
+                continue
+            chk2 = Checker(comb, chk.deadline, chk.ms)
+            proof2, _why = _search_one(chk2, comb, beta)
+            chk.stats.solver_calls += chk2.stats.solver_calls
+            chk.stats.solver_time += chk2.stats.solver_time
+            if proof2 is not None:
+                return proof2, ""
+    return proof, why
+
+
+def _search_one(chk: Checker, claim: ConcClaim, beta: A.Expr) -> tuple[ConcProof | None, str]:
     cands = candidates(claim, beta)
     proof, why = search(chk, claim, cands, beta)
     if proof is None:
@@ -227,6 +248,112 @@ def _search_both(chk: Checker, claim: ConcClaim, beta: A.Expr) -> tuple[ConcProo
             proof, why2 = search(chk, claim, again, beta)
             why = why if proof is None else why2
     return proof, why
+
+
+def r_name(k: int) -> str:
+    """The name of the program's k-th sum in a combined claim (S$1 is the combination there)."""
+    return f"R${k + 1}"
+
+
+def combined_claim(claim: ConcClaim, coefs: tuple[Fraction, ...]) -> ConcClaim | None:
+    """The claim over the one sum ``T = Σ_k a_k·S_k`` of the program's independent sums (the
+    rule :func:`axioms.concentration.combined_blocks`), or None when no rule covers it or two
+    sums share a draw (``y1 - y1`` is one sum already; two sums reading one draw are not
+    independent).
+
+    The program's sums are renamed ``R$k`` and the postcondition becomes ``S$1 == Σ a_k·R$k ==>
+    post[S$k := R$k]``: the POST obligation ``good(S$1) ⇒ that`` is valid for all values iff
+    ``good(Σ a_k·R$k) ⇒ post`` is, so a proof bounds the failure by the rule's tail of T (the
+    same obligations, checker and certificate as for one sum, plus the coefficients)."""
+    if len(coefs) != len(claim.sums):
+        return None
+    seen: frozenset[int] = frozenset()
+    for s in claim.sums:
+        if seen & s.draws:
+            return None
+        seen |= s.draws
+    got = C.combined_blocks([(s.family, tuple(s.blocks), a) for s, a in zip(claim.sums, coefs)])
+    if got is None:
+        return None
+    fam, blocks = got
+    used = [s for s, a in zip(claim.sums, coefs) if a != 0]
+    lines = tuple(sorted({ln for s in used for ln in s.lines}))
+    total = NoiseSum(fam, tuple(SumBlock(b.count, b.param) for b in blocks), seen, lines)
+    ren = {s_name(k): A.Var(r_name(k)) for k in range(len(claim.sums))}
+    comb: A.Expr | None = None
+    for k, a in enumerate(coefs):
+        if a == 0:
+            continue
+        term: A.Expr = A.Var(r_name(k)) if a == 1 else A.Binary("*", A.Num(a, a.denominator == 1), A.Var(r_name(k)))
+        comb = term if comb is None else A.Binary("+", comb, term)
+    if comb is None:
+        return None
+    post = A.Binary("==>", A.Binary("==", A.Var(s_name(0)), comb), subst(claim.post, ren))
+    types = {n: t for n, t in claim.types.items() if not n.startswith("S$")}
+    types[s_name(0)] = A.REAL
+    for k in range(len(claim.sums)):
+        types[r_name(k)] = A.REAL
+    return dataclasses.replace(claim, post=post, sums=[total], types=types, combination=tuple(coefs))
+
+
+def _linear(e: A.Expr, names: set[str]) -> dict[str, Fraction] | None:
+    """The rational coefficients of the variables ``names`` in ``e`` when ``e`` is linear in them
+    (a part without them counts as a constant), else None."""
+    if not (set(free_vars(e)) & names):
+        return {}
+    if isinstance(e, A.Var):
+        return {e.name: Fraction(1)}
+    if isinstance(e, A.Unary) and e.op == "-":
+        inner = _linear(e.operand, names)
+        return None if inner is None else {k: -v for k, v in inner.items()}
+    if isinstance(e, A.Binary) and e.op in ("+", "-"):
+        left, right = _linear(e.left, names), _linear(e.right, names)
+        if left is None or right is None:
+            return None
+        out = dict(left)
+        for k, v in right.items():
+            out[k] = out.get(k, Fraction(0)) + (v if e.op == "+" else -v)
+        return out
+    if isinstance(e, A.Binary) and e.op in ("*", "/"):
+        pairs = ((e.left, e.right), (e.right, e.left)) if e.op == "*" else ((e.left, e.right),)
+        for lin, other in pairs:
+            if isinstance(other, A.Num) and other.value != 0:
+                inner = _linear(lin, names)
+                if inner is None:
+                    return None
+                c = Fraction(other.value) if e.op == "*" else 1 / Fraction(other.value)
+                return {k: v * c for k, v in inner.items()}
+    return None
+
+
+#: linear combinations tried per claim
+MAX_COMBINATIONS = 4
+
+
+def combinations(claim: ConcClaim) -> list[tuple[Fraction, ...]]:
+    """Coefficient vectors ``(a_1 … a_r)`` of the linear forms in the sums the postcondition
+    compares (``honest > adv`` reads ``S$1 - S$2``; ``abs(y2 - y1 - …)`` reads ``S$2 - S$1``),
+    scaled so the first non-zero one is 1, each reading every sum. Only a search order: every
+    vector is checked like any other (:func:`combined_claim` and the obligations)."""
+    names = {s_name(k) for k in range(len(claim.sums))}
+    out: list[tuple[Fraction, ...]] = []
+    for n in A.walk(claim.post):
+        exprs: list[A.Expr] = []
+        if isinstance(n, A.Binary) and n.op in ("<", "<=", ">", ">=", "==", "!="):
+            exprs.append(A.Binary("-", n.left, n.right))
+        elif isinstance(n, A.Call) and n.func == "abs" and len(n.args) == 1:
+            exprs.append(n.args[0])
+        for e in exprs:
+            lin = _linear(e, names)
+            if not lin:
+                continue
+            vec = [lin.get(s_name(k), Fraction(0)) for k in range(len(claim.sums))]
+            if any(v == 0 for v in vec):
+                continue
+            vec = [v / vec[0] for v in vec]
+            if tuple(vec) not in out:
+                out.append(tuple(vec))
+    return out[:MAX_COMBINATIONS]
 
 
 def _two_sided(post: A.Expr) -> set[str]:

@@ -1666,27 +1666,12 @@ def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[t
                 A.Binary("<=", A.Binary("/", b.mean, thr), beta),
             )
         )
-    elif rule == "chebyshev":
+    elif rule in ("chebyshev", "chebyshev_ub"):
         if b.var is None:
             raise NotApplicable("the increments are not shown independent: no variance")
-        out.append(("THRESHOLD", "Chebyshev's deviation is positive", A.Binary(">", thr, ZERO)))
-        dev = A.Call("abs", (A.Binary("-", x, b.mean),))
-        out.append(
-            (
-                "POST",
-                "within the deviation of the mean the postcondition holds",
-                A.Binary("==>", A.Binary("<", dev, thr), claim.post),
-            )
-        )
-        out.append(
-            (
-                "BUDGET",
-                "the variance over the squared deviation is at most the bound",
-                A.Binary("<=", A.Binary("/", b.var, A.Binary("*", thr, thr)), beta),
-            )
-        )
-    elif rule == "chebyshev_ub":
-        if b.var is None or b.var_ub is None:
+        upper = rule == "chebyshev_ub"  # Chebyshev with an upper bound of the variance (Popoviciu)
+        var = b.var_ub if upper else b.var
+        if var is None:
             raise NotApplicable("no upper bound of the variance")
         out.append(("THRESHOLD", "Chebyshev's deviation is positive", A.Binary(">", thr, ZERO)))
         dev = A.Call("abs", (A.Binary("-", x, b.mean),))
@@ -1697,11 +1682,12 @@ def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[t
                 A.Binary("==>", A.Binary("<", dev, thr), claim.post),
             )
         )
+        what = "the variance's upper bound" if upper else "the variance"
         out.append(
             (
                 "BUDGET",
-                "the variance's upper bound over the squared deviation is at most the bound",
-                A.Binary("<=", A.Binary("/", b.var_ub, A.Binary("*", thr, thr)), beta),
+                f"{what} over the squared deviation is at most the bound",
+                A.Binary("<=", A.Binary("/", var, A.Binary("*", thr, thr)), beta),
             )
         )
     elif rule == "markov2":

@@ -71,6 +71,10 @@ class NestResult(ProofResult):
     #: is the "iter" one) and whether the prefix's test of the loop condition is a factor
     pieces: Dict[str, ProofResult] = field(default_factory=dict)
     lead: bool = False
+    #: the stage product (form "stages", :mod:`tamp.cfa.stages`): the second stage's chance ``b``
+    #: (``per_iteration`` is the first's, ``a``), the cut loop's index, and ``pieces["first"]``
+    second: Any = None
+    cut: int = -1
 
 
 def _negated(e: A.Expr) -> Optional[A.Expr]:
@@ -286,7 +290,11 @@ def try_nesting(
     fl = flag_loop(program, ensures, cfa.types)
     if fl is None:
         lv = lasvegas_loop(program, ensures, cfa.types)
-        return (None, "") if lv is None else try_lasvegas(program, cfa, lv, t0, deadline, prove)
+        if lv is not None:
+            return try_lasvegas(program, cfa, lv, t0, deadline, prove)
+        from .stages import try_stages
+
+        return try_stages(program, cfa, t0, deadline, prove)
     n = trip_count(fl.loop)
     params = {p.name for p in program.params}
     why = ""
@@ -459,6 +467,7 @@ _METHODS = {
     "ConcentrationResult": "concentration",
     "ProductResult": "the product rule",
     "NestResult": "this rule, on the loop inside it",
+    "StageResult": "the stage product",
 }
 
 

@@ -35,7 +35,7 @@ A stage product (form ``stages``, :mod:`tamp.cfa.stages`) adds ``"second": AST``
 stage's chance ``b``; ``per_iteration`` is the first's, ``a``), ``"cut": INT`` (the top-level loop
 cut after its first iteration) and ``"parts": {"first": CERT}`` (``inner`` proves the second
 stage). Its rules: CLAIM as above (the bound is the claim's); COMPOSE the loop runs at least once,
-``b >= 0`` and ``1 - a·b <= β`` under ``requires`` (z3); INNER both stages, rebuilt here by
+``b >= 0`` or ``a >= 0``, and ``1 - a·b <= β`` under ``requires`` (z3); INNER both stages, rebuilt here by
 :func:`tamp.cfa.stages.stage_programs`, are proved by their certificates.
 
 Nothing of ``tamp.prover`` is imported: the transformation lives in :mod:`tamp.cfa.nesting`.

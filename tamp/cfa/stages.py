@@ -18,8 +18,9 @@ Why it is sound. By the Markov property of the run at the cut, Pr[φ at the end]
 the state at the cut]] >= E[1(I at the cut)·Pr[φ | state]] >= Pr[I at the cut]·b, because from
 every state satisfying ``I`` (and ``requires``, which no statement changes: it reads parameters)
 stage 2 reaches ``φ`` with chance at least ``b`` (its proof holds for all its inputs, a run that
-does not end counting as failing). With Pr[I at the cut] >= a (stage 1's proof) and ``b >= 0``
-(asked under ``requires``), Pr[φ] >= a·b, so Pr[fail] <= 1 - a·b <= β (asked). Lower bounds of
+does not end counting as failing). With Pr[I at the cut] >= a (stage 1's proof) and ``b >= 0``,
+Pr[φ] >= Pr[I]·b >= a·b; when ``b < 0`` but ``a >= 0``, a·b <= 0 <= Pr[φ] (one of the two is
+asked under ``requires``). So Pr[fail] <= 1 - a·b <= β (asked). Lower bounds of
 nonnegative factors multiply: this is the product of per-stage chances that textbook arguments
 write ``p·(1-p)^(d-1)``, with each stage's chance proved by any method (``(1-p)^(d-1) >= 1 -
 (d-1)p``, Bernoulli's inequality, is the union bound over the later iterations). The cut in a
@@ -143,11 +144,14 @@ def stage_programs(
 
 def stage_composition(prog: A.Program, bound: A.Expr, cut: int, a: A.Expr, b: A.Expr) -> List[Tuple[str, A.Expr]]:
     """The side conditions, each to be valid under ``requires``: the loop runs at least once,
-    ``b >= 0``, and ``1 - a·b <= β``."""
+    ``b >= 0`` or ``a >= 0``, and ``1 - a·b <= β``."""
     loop = prog.body.stmts[cut]
     assert isinstance(loop, A.For)
     return [
         ("the loop runs at least once", A.Binary(">=", _trips(loop), A.num(1))),
-        ("the second stage's chance is nonnegative", A.Binary(">=", b, A.num(0))),
+        (
+            "a chance is nonnegative",
+            A.Binary("||", A.Binary(">=", b, A.num(0)), A.Binary(">=", a, A.num(0))),
+        ),
         ("1 - a·b <= β", A.Binary("<=", A.Binary("-", A.num(1), A.Binary("*", a, b)), bound)),
     ]

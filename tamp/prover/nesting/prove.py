@@ -290,11 +290,7 @@ def try_nesting(
     fl = flag_loop(program, ensures, cfa.types)
     if fl is None:
         lv = lasvegas_loop(program, ensures, cfa.types)
-        if lv is not None:
-            return try_lasvegas(program, cfa, lv, t0, deadline, prove)
-        from .stages import try_stages
-
-        return try_stages(program, cfa, t0, deadline, prove)
+        return (None, "") if lv is None else try_lasvegas(program, cfa, lv, t0, deadline, prove)
     n = trip_count(fl.loop)
     params = {p.name for p in program.params}
     why = ""
@@ -467,9 +463,10 @@ _METHODS = {
     "ConcentrationResult": "concentration",
     "ProductResult": "the product rule",
     "NestResult": "this rule, on the loop inside it",
-    "StageResult": "the stage product",
 }
 
 
 def inner_method(r: ProofResult) -> str:
+    if isinstance(r, NestResult) and r.form == "stages":
+        return "the stage product"
     return _METHODS.get(type(r).__name__, "another method")

@@ -4,7 +4,7 @@ least ``a`` and a second stage (the other iterations and the rest) reaching the 
 state satisfying ``I`` with chance at least ``b``, where ``a`` and ``b`` split ``X``'s factors.
 
 The factors are only proposals: the rule proves the claim only when the side conditions of
-:func:`tamp.cfa.stages.stage_composition` (the loop runs, ``b >= 0``, ``1 - a·b <= β``) are valid
+:func:`tamp.cfa.stages.stage_composition` (the loop runs, ``b >= 0`` or ``a >= 0``, ``1 - a·b <= β``) are valid
 under ``requires`` and both stage programs are proved, each by the whole portfolio. Why this gives
 the claim is :mod:`tamp.cfa.stages`'s argument; ``tamp check-proof`` rebuilds both stages and
 re-checks the side conditions and both proofs (:mod:`tamp.certificate.nest_checker`).

@@ -31,6 +31,13 @@ The rule (the argument is :mod:`tamp.cfa.nesting`'s):
             certificate, whatever its method, must prove it: its own rules, against that
             program as if it were a program of the source file.
 
+A stage product (form ``stages``, :mod:`tamp.cfa.stages`) adds ``"second": AST`` (the second
+stage's chance ``b``; ``per_iteration`` is the first's, ``a``), ``"cut": INT`` (the top-level loop
+cut after its first iteration) and ``"parts": {"first": CERT}`` (``inner`` proves the second
+stage). Its rules: CLAIM as above (the bound is the claim's); COMPOSE the loop runs at least once,
+``b >= 0`` or ``a >= 0``, and ``1 - a·b <= β`` under ``requires`` (z3); INNER both stages, rebuilt here by
+:func:`tamp.cfa.stages.stage_programs`, are proved by their certificates.
+
 Nothing of ``tamp.prover`` is imported: the transformation lives in :mod:`tamp.cfa.nesting`.
 """
 
@@ -54,6 +61,7 @@ from tamp.cfa.nesting import (
     lasvegas_loop,
     lasvegas_programs,
 )
+from tamp.cfa.stages import stage_composition, stage_programs
 from tamp.core.encode import Encoder
 from tamp.show import show_expr
 
@@ -75,12 +83,15 @@ class NestCert:
     inner: Any  # a certificate of any method (reader.ProgramCert, ExpCert, ConcCert, ProductCert, NestCert)
     lead: bool = False  # lasvegas: the prefix's test of the loop condition is a factor
     parts: Dict[str, Any] = field(default_factory=dict)  # lasvegas: the other parts' proofs, by role
+    second: Any = None  # stages: the second stage's chance b (per_iteration is the first's, a)
+    cut: int = -1  # stages: the index of the top-level loop cut after its first iteration
 
 
 def decode_nest(d: Any, where: str, decode_any: Callable[[Any, str], Any]) -> NestCert:
     if not isinstance(d, dict):
         raise MalformedNest(f"{where}: expected an object")
     extra = set(d) - {"method", "program", "bound", "bound_text", "form", "per_iteration", "inner", "lead", "parts"}
+    extra -= {"second", "cut"} if d.get("form") == "stages" else set()
     if extra:
         raise MalformedNest(f"{where}: unknown field(s) {sorted(extra)}")
     if d.get("method") != "nesting":
@@ -88,6 +99,8 @@ def decode_nest(d: Any, where: str, decode_any: Callable[[Any, str], Any]) -> Ne
     for key in ("program", "bound", "form", "per_iteration", "inner"):
         if key not in d:
             raise MalformedNest(f"{where}: missing field '{key}'")
+    if d["form"] == "stages":
+        return _decode_stages(d, where, decode_any)
     if not isinstance(d["program"], str) or d["form"] not in ("union", "product", "lasvegas"):
         raise MalformedNest(f'{where}: "program" must be a name and "form" "union", "product" or "lasvegas"')
     try:
@@ -116,6 +129,10 @@ def check_nest(
     out = ProgramCheck(f"{nc.name} (per-iteration composition)", False)
     try:
         _claim_bound, sub, cfa = checked_claim(src, prog, nc.bound, bound, inputs)
+        if nc.form == "stages":
+            _check_stages(nc, src, sub, cfa, out, timeout_ms, deadline, check_inner)
+            out.ok = True
+            raise _Done
         if nc.form == "lasvegas":
             _check_lasvegas(nc, src, sub, cfa, out, timeout_ms, deadline, check_inner)
             out.ok = True
@@ -215,3 +232,48 @@ def _check_lasvegas(
         out.log += got.log
         if not got.ok:
             raise Rejected(f"INNER {role}: {got.reason}")
+
+
+def _decode_stages(d: Dict[str, Any], where: str, decode_any: Callable[[Any, str], Any]) -> NestCert:
+    """A stage-product certificate (see the module docstring)."""
+    for key in ("second", "cut", "parts"):
+        if key not in d:
+            raise MalformedNest(f"{where}: missing field '{key}'")
+    if not isinstance(d["program"], str) or not isinstance(d["cut"], int) or isinstance(d["cut"], bool):
+        raise MalformedNest(f'{where}: "program" must be a name and "cut" an integer')
+    if "lead" in d or not isinstance(d["parts"], dict) or set(d["parts"]) != {"first"}:
+        raise MalformedNest(f'{where}: a "stages" certificate has the one part "first" and no "lead"')
+    try:
+        bound, a, b = (expr_from_json(d[k]) for k in ("bound", "per_iteration", "second"))
+    except SerializeError as exc:
+        raise MalformedNest(f"{where}: {exc}") from None
+    first = decode_any(d["parts"]["first"], f"{where}.parts.first")
+    inner = decode_any(d["inner"], f"{where}.inner")
+    return NestCert(d["program"], bound, "stages", a, inner, False, {"first": first}, b, d["cut"])
+
+
+def _check_stages(
+    nc: NestCert, src, sub, cfa, out: ProgramCheck, timeout_ms, deadline, check_inner: InnerCheck
+) -> None:
+    """The stage product's rules (see the module docstring); raises :class:`Rejected`."""
+    if len(sub.ensures) != 1:
+        raise Rejected("CLAIM: the stage product proves one claim")
+    got = stage_programs(sub, cfa.types, nc.cut, nc.per_iteration, nc.second)
+    if got is None:
+        raise Rejected(f"COMPOSE: the program cannot be cut in stages at its statement {nc.cut}")
+    enc = Encoder(cfa.types)
+    env = enc.initial_env()
+    hyps = [enc.expr(r, env) for r in cfa.requires]
+    for rule, f in stage_composition(sub, cfa.bound, nc.cut, nc.per_iteration, nc.second):
+        out.obligations += 1
+        if decide(enc.expr(f, env), enc, hyps, timeout_ms)[0] != VALID:
+            raise Rejected(f"COMPOSE {rule}: `{show_expr(f)}` does not follow from `requires`")
+    one, two = got
+    for role, cert, it in (("first", nc.parts["first"], one), ("second", nc.inner, two)):
+        if getattr(cert, "name", None) != it.name:
+            raise Rejected(f"INNER {role}: the proof is of '{getattr(cert, 'name', '?')}', not of '{it.name}'")
+        res = check_inner(cert, A.SourceFile((it,), src.path, src.text), it, timeout_ms, deadline)
+        out.obligations += res.obligations
+        out.log += res.log
+        if not res.ok:
+            raise Rejected(f"INNER {role}: {res.reason}")

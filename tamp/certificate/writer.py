@@ -106,6 +106,12 @@ def nest_certificate(result) -> Dict[str, Any]:
             "parts": {role: failure_certificate(r) for role, r in result.pieces.items() if role != "iter"},
         }
         if result.form == "lasvegas"
+        else {
+            "second": to_json(result.second),
+            "cut": result.cut,
+            "parts": {"first": failure_certificate(result.pieces["first"])},
+        }
+        if result.form == "stages"
         else {"parts": {"exit": failure_certificate(result.pieces["exit"])}}
         if "exit" in result.pieces
         else {}

@@ -530,6 +530,8 @@ def _counted(loop: A.While, flag: str, b0: bool, prefix, prog: A.Program, types)
     c = test.left.name
     body = tuple(loop.body.stmts)
     step = A.Assign((A.Var(c),), A.Binary("+", A.Var(c), A.num(1)))
+    if early_exit and body:
+        body = _hoisted_step(body, c, step, flag, b0)
     if not body or body[-1] != step or c in written_vars(A.Block(body[:-1])) or c == flag:
         return None
     inits = [s for s in prefix if c in written_vars(s)]
@@ -543,6 +545,42 @@ def _counted(loop: A.While, flag: str, b0: bool, prefix, prog: A.Program, types)
         return None  # an integer counter and range: max(hi - lo, 0) iterations, not ceil(hi - lo)
     body_block = A.Block(body[:-1], pos=loop.body.pos)
     return A.For(c, lo, test.right, test.op == "<=", body_block, pos=loop.pos), early_exit
+
+
+def _ends_moved(branch: A.Block, v: str, b0: bool) -> bool:
+    """Every run of ``branch`` ends with ``v == !b0``: a top-level ``v := !b0`` that no later
+    statement of the branch writes over."""
+    stmts = tuple(branch.stmts)
+    for i in range(len(stmts) - 1, -1, -1):
+        st = stmts[i]
+        if isinstance(st, A.Assign) and st.targets == (A.Var(v),) and st.value == A.BoolLit(not b0):
+            return not any(v in written_vars(t) for t in stmts[i + 1 :])
+    return False
+
+
+def _hoisted_step(body: Tuple[A.Stmt, ...], c: str, step: A.Assign, v: str, b0: bool) -> Tuple[A.Stmt, ...]:
+    """An early-exit body ``…; if (g) { S; c := c + 1; } else { T }`` whose branch ``T`` surely
+    moves the flag (it ends with ``v := !b0``) and writes no ``c``, rewritten as ``…; if (g) { S }
+    else { T }; c := c + 1`` (the branches may be swapped); else ``body`` unchanged.
+
+    Why the two loops run the same iterations: on a path through ``S`` both raise ``c`` last;
+    on a path through ``T`` the flag has moved, so the loop test ``v == b0 && …`` stops both
+    loops whatever ``c`` is. Only the counter's final value differs on that path, and the flag
+    loop's claim never reads the counter (:func:`flag_loop` keeps the claim to the flag, and the
+    rest ``Q`` may not read the counter)."""
+    last = body[-1]
+    if not (isinstance(last, A.If) and last.other is not None):
+        return body
+    for raising, moving, swap in ((last.then, last.other, False), (last.other, last.then, True)):
+        rs = tuple(raising.stmts)
+        if not rs or rs[-1] != step or c in written_vars(A.Block(rs[:-1])) or c in written_vars(moving):
+            continue
+        if not _ends_moved(moving, v, b0):
+            continue
+        kept = A.Block(rs[:-1], pos=raising.pos)
+        then, els = (moving, kept) if swap else (kept, moving)
+        return body[:-1] + (dataclasses.replace(last, then=then, other=els), step)
+    return body
 
 
 def trip_count(loop: A.For) -> A.Expr:

@@ -38,6 +38,7 @@ from tamp.prover.expectation.prove import try_expectation
 from tamp.prover.linearity.prove import try_linearity
 from tamp.prover.loops.prove import prove_loops
 from tamp.prover.nesting.prove import try_nesting
+from tamp.prover.nesting.stages import try_stages
 from tamp.prover.reliability.product import try_product
 from tamp.prover.trace.automaton import TooLarge, unfold_tree
 from tamp.prover.trace.check import check_automaton
@@ -173,6 +174,8 @@ class Nesting:
         # the deadline on a loop whose body it cannot bound
         deadline = _half(problem.deadline)
         result, why = try_nesting(problem.program, problem.cfa, problem.t0, deadline, prove)
+        if result is None and not why:  # no flag loop: the stage product (tamp.cfa.stages)
+            result, why = try_stages(problem.program, problem.cfa, problem.t0, deadline, prove)
         return Attempt(result, why)
 
 

@@ -71,6 +71,10 @@ class NestResult(ProofResult):
     #: is the "iter" one) and whether the prefix's test of the loop condition is a factor
     pieces: Dict[str, ProofResult] = field(default_factory=dict)
     lead: bool = False
+    #: the stage product (form "stages", :mod:`tamp.cfa.stages`): the second stage's chance ``b``
+    #: (``per_iteration`` is the first's, ``a``), the cut loop's index, and ``pieces["first"]``
+    second: Any = None
+    cut: int = -1
 
 
 def _negated(e: A.Expr) -> Optional[A.Expr]:
@@ -463,4 +467,6 @@ _METHODS = {
 
 
 def inner_method(r: ProofResult) -> str:
+    if isinstance(r, NestResult) and r.form == "stages":
+        return "the stage product"
     return _METHODS.get(type(r).__name__, "another method")

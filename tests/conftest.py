@@ -66,3 +66,20 @@ def without_linearity(monkeypatch):
     from tamp.prover import portfolio
 
     monkeypatch.setattr(portfolio.Linearity, "attempt", lambda self, problem: portfolio.Attempt())
+
+
+@pytest.fixture
+def without_top_union_bound(monkeypatch):
+    """The union bound (tamp.prover.portfolio.UnionBound) gives each continuous draw its share of a
+    symbolic bound (axioms' factor shares), so it proves some per-iteration claims (Gaussian looks
+    summed over a loop) before the per-iteration composition is tried; tests about that
+    composition turn the union bound off for the program itself, not for its iterations (whose
+    programs are named ``NAME$iter``)."""
+    from tamp.prover import portfolio
+
+    attempt = portfolio.UnionBound.attempt
+
+    def only_inside(self, problem):
+        return attempt(self, problem) if "$" in problem.program.name else portfolio.Attempt()
+
+    monkeypatch.setattr(portfolio.UnionBound, "attempt", only_inside)

@@ -24,7 +24,7 @@ def _file(tmp_path, name, text=None):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_gaussian_look_certificates_are_rechecked(name, tmp_path, capsys):
+def test_gaussian_look_certificates_are_rechecked(name, tmp_path, capsys, without_top_union_bound):
     path = _file(tmp_path, name)
     cert = make_certificate(path)
     assert [c["method"] for c in cert["nesting"]] == ["nesting"]

@@ -46,14 +46,17 @@ def _prove(path, timeout=60):
 
 
 @pytest.mark.parametrize("path", TRUE, ids=lambda p: p.stem)
-def test_stages_are_proved_by_products(path):
+def test_stages_are_proved_by_products(path, without_top_union_bound):
     r = _prove(path)
     assert r.verdict == "proved", r.render_text()
     # a flag loop whose iterations are independent tries may be proved one iteration at a time
     # (tamp.prover.nesting), the iteration by the same pre-expectation calculus
+    # (or, for a continuous draw, by the union bound's share of the per-iteration bound)
     if isinstance(r, NestResult):
-        r = r.inner
-    assert isinstance(r, E.ExpectationResult)
+        assert r.inner.verdict == "proved"
+        assert isinstance(r.inner, E.ExpectationResult) or r.inner.stats.get("method") is None
+    else:
+        assert isinstance(r, E.ExpectationResult)
 
 
 @pytest.mark.parametrize("path", FALSE, ids=lambda p: p.stem)

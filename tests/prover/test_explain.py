@@ -96,10 +96,10 @@ def test_obligation_text_is_in_user_terms():
 
 
 def test_termination_failure_names_the_statement_not_edges():
-    src = """program w(n: int) requires n >= 0 ensures true fails 0
+    src = """program w(n: int, p: real) requires n >= 0 && p >= 0 && p <= 1 ensures true fails 0
 { i := 0;
   while (i < n) {
-    c ~ bern(0.5);
+    c ~ bern(p);
     if (c) { i := i + 1; }
   }
 }"""

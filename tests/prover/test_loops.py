@@ -45,8 +45,10 @@ def test_ex2_with_too_small_bound_is_never_violated():
 
 
 def test_loop_with_sampled_counter_is_not_proved_without_a_termination_argument():
-    src = """program w(n: int) requires n >= 0 ensures true fails 0
-             { i := 0; while (i < n) { c ~ bern(0.5); if (c) { i := i + 1; } } }"""
+    # with p = 0 the loop never ends when n > 0, so `fails 0` is false (with a chance p > 0 it ends
+    # with probability 1, which the probabilistic variant of tamp.prover.expectation.retries proves)
+    src = """program w(n: int, p: real) requires n >= 0 && p >= 0 && p <= 1 ensures true fails 0
+             { i := 0; while (i < n) { c ~ bern(p); if (c) { i := i + 1; } } }"""
     r = prove_program(parse(src).programs[0], source=src, timeout=20)
     # a run that never ends counts as failing, and no path-wise decreasing measure exists here
     assert r.verdict == "unknown", r.render_text()

@@ -42,7 +42,7 @@ def _prove(path, timeout=60):
 
 
 @pytest.mark.parametrize("path", TRUE + BLIND5, ids=lambda p: p.stem)
-def test_gaussian_looks_are_proved_per_iteration(path):
+def test_gaussian_looks_are_proved_per_iteration(path, without_top_union_bound):
     r = _prove(path)
     assert r.verdict == "proved", r.render_text()
     assert isinstance(r, NestResult) and r.form == "union"

@@ -1422,7 +1422,10 @@ class Search:
         where = f"loop at line {_line(s)}"
         term = None
         tries = [LoopAnnot(ZERO, kind, m) for kind, m in term_candidates(self.claim, g, body)]
-        for t in itertools.chain(tries, variant_terms(self.claim, g, body, self.chk)):
+        # the variants only when no rank or exit chance holds: proposing them asks the solver
+        # (and sympy) about the body, which a counted loop must not pay for or depend on
+        later = (t for _ in (0,) for t in variant_terms(self.claim, g, body, self.chk))
+        for t in itertools.chain(tries, later):
             try:
                 obs = term_obligations(where, g, body, t, self.claim.params)
             except NotApplicable:

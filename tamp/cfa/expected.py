@@ -127,6 +127,10 @@ class Moments:
     integral: bool = False  #: the value is always an integer (its variable has type int)
     #: an upper bound of ``var`` (Popoviciu, per iteration: see :meth:`_Exec._moments`), or None
     var_ub: A.Expr | None = None
+    #: ``var`` itself written with one ``sum`` per part (when ``var`` keeps them in one sum, see
+    #: :func:`sum_over`): the same value, which the solver bounds more easily by parts (``Σ q[i]
+    #: - Σ q[i]²`` against ``Σ q[i]``); None when the two forms are the same
+    var_split: A.Expr | None = None
 
 
 @dataclass(frozen=True)
@@ -1306,6 +1310,7 @@ class _Exec:
                     mom.nonneg,
                     False,
                     None if mom.var_ub is None else fold(A.Cond(dg, mom.var_ub, ZERO)),
+                    None if mom.var_split is None else fold(A.Cond(dg, mom.var_split, ZERO)),
                 )
             origin = token.union(*[t.origin for t in v.terms], *mine.flag_origin.values())
             if isinstance(before, Acc):
@@ -1331,6 +1336,7 @@ class _Exec:
                         _and([A.Binary(">=", before.expr, ZERO), mom.nonneg]),
                         self._int(A.Var(x), env),  # X is x itself
                         mom.var_ub,
+                        mom.var_split,
                     ),
                     origin,
                     Form(before.expr, (part,)),
@@ -1449,12 +1455,15 @@ class _Exec:
             ub = _div(_mul(width, width), A.num(4))
         for name, cond in side:  # at every iteration
             self.side.append((name, _forall(i, lo, hi, cond)))
+        merged = None if var is None else sum_over(var, i, lo, hi, one_sum=True)
+        split = None if var is None else sum_over(var, i, lo, hi)
         return Moments(
             sum_over(mean, i, lo, hi),
-            None if var is None else sum_over(var, i, lo, hi, one_sum=True),
+            merged,
             _forall(i, lo, hi, nonneg),
             False,
             None if ub is None else sum_over(ub, i, lo, hi),
+            None if split == merged else split,
         )
 
 
@@ -1683,13 +1692,11 @@ def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[t
             )
         )
         what = "the variance's upper bound" if upper else "the variance"
-        out.append(
-            (
-                "BUDGET",
-                f"{what} over the squared deviation is at most the bound",
-                A.Binary("<=", A.Binary("/", var, A.Binary("*", thr, thr)), beta),
-            )
-        )
+        budget: A.Expr = A.Binary("<=", A.Binary("/", var, A.Binary("*", thr, thr)), beta)
+        if not upper and b.var_split is not None:  # the same variance, by parts: either form
+            split = A.Binary("<=", A.Binary("/", b.var_split, A.Binary("*", thr, thr)), beta)
+            budget = A.Binary("||", budget, split)
+        out.append(("BUDGET", f"{what} over the squared deviation is at most the bound", budget))
     elif rule == "markov2":
         if b.var is None:
             raise NotApplicable("the increments are not shown independent: no second moment")

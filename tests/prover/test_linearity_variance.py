@@ -199,3 +199,33 @@ def test_chebyshev_with_the_upper_bound_is_tried_after_the_exact_variance():
     res, why = _lin_file(path)
     assert isinstance(res, LinearityResult), why
     assert res.proof is not None and res.proof.rule == "chebyshev_ub"
+
+
+# A count over an input array of chances whose sum is given: Var = Σ q - Σ q² <= Σ q = s. Kept in
+# one sum (for claims written Σ q(1-q)), the solver cannot bound it by s; the same variance by
+# parts (Moments.var_split) it can, so the Chebyshev budget accepts either form. s/(4t²) is false
+# (n = 1, q = [1/2], s = 1/2, t = 1/2: |c - s| >= t always, while s/(4t²) = 1/2).
+TRAPS_ARRAY = """
+program traps(q: real[], n: int, s: real, t: real)
+  requires n >= 1 && t > 0
+  requires forall j in 0..n: q[j] >= 0 && q[j] <= 1
+  requires sum(j in 0..n: q[j]) == s
+  ensures abs(c - s) < t
+  fails BOUND
+{
+  c := 0;
+  for i in 0..n {
+    hit ~ bern(q[i]);
+    if (hit) { c := c + 1; }
+  }
+}
+"""
+
+
+def test_a_variance_over_an_array_is_bounded_by_its_parts():
+    claim = _claim(TRAPS_ARRAY.replace("BOUND", "s / (t * t)"))
+    assert claim.base.var_split is not None and claim.base.var_split != claim.base.var
+    proved, why = try_linearity(*_direct(TRAPS_ARRAY.replace("BOUND", "s / (t * t)")), None, 0.0)
+    assert isinstance(proved, LinearityResult) and proved.verdict == "proved", why
+    false, _why = try_linearity(*_direct(TRAPS_ARRAY.replace("BOUND", "s / (4 * t * t)")), None, 0.0)
+    assert false is None

@@ -148,20 +148,8 @@ def check_nest(
             raise Rejected(
                 f"COMPOSE: the bound {show_expr(cfa.bound)} cannot be composed from {show_expr(nc.per_iteration)}"
             )
-        enc = Encoder(cfa.types)
-        env = enc.initial_env()
-        hyps = [enc.expr(r, env) for r in cfa.requires]
-        for rule, f in side:
-            out.obligations += 1
-            if decide(enc.expr(f, env), enc, hyps, timeout_ms)[0] != VALID:
-                raise Rejected(f"COMPOSE {rule}: `{show_expr(f)}` does not follow from `requires`")
-        if getattr(nc.inner, "name", None) != it.name:
-            raise Rejected(f"INNER: the inner proof is of '{getattr(nc.inner, 'name', '?')}', not of '{it.name}'")
-        inner = check_inner(nc.inner, A.SourceFile((it,), src.path, src.text), it, timeout_ms, deadline)
-        out.obligations += inner.obligations
-        out.log += inner.log
-        if not inner.ok:
-            raise Rejected(f"INNER: {inner.reason}")
+        _side_conditions(out, cfa, side, timeout_ms)
+        _check_part(out, "INNER", nc.inner, it, src, timeout_ms, deadline, check_inner)
         # EXIT: a claim with a rest Q next to the flag needs Q proved after an iteration that moves it
         ex = exit_program(sub, fl, cfa.types)
         if set(nc.parts) != ({"exit"} if ex is not None else set()):
@@ -169,14 +157,7 @@ def check_nest(
                 "EXIT: the claim's rest needs exactly one proof of the exit part" if ex else "EXIT: unexpected parts"
             )
         if ex is not None:
-            cert = nc.parts["exit"]
-            if getattr(cert, "name", None) != ex.name:
-                raise Rejected(f"EXIT: the proof is of '{getattr(cert, 'name', '?')}', not of '{ex.name}'")
-            got = check_inner(cert, A.SourceFile((ex,), src.path, src.text), ex, timeout_ms, deadline)
-            out.obligations += got.obligations
-            out.log += got.log
-            if not got.ok:
-                raise Rejected(f"EXIT: {got.reason}")
+            _check_part(out, "EXIT", nc.parts["exit"], ex, src, timeout_ms, deadline, check_inner)
         out.ok = True
     except _Done:
         pass
@@ -190,6 +171,32 @@ def check_nest(
 
 class _Done(Exception):
     """The Las Vegas rules passed (leaves :func:`check_nest`'s flag-loop rules)."""
+
+
+def _side_conditions(out: ProgramCheck, cfa, side, timeout_ms) -> None:
+    """Every side condition ``(rule, formula)`` of a composition is valid under ``requires``; raises
+    :class:`Rejected` naming the first that is not."""
+    enc = Encoder(cfa.types)
+    env = enc.initial_env()
+    hyps = [enc.expr(r, env) for r in cfa.requires]
+    for rule, f in side:
+        out.obligations += 1
+        if decide(enc.expr(f, env), enc, hyps, timeout_ms)[0] != VALID:
+            raise Rejected(f"COMPOSE {rule}: `{show_expr(f)}` does not follow from `requires`")
+
+
+def _check_part(
+    out: ProgramCheck, label: str, cert, it: A.Program, src, timeout_ms, deadline, check_inner: InnerCheck
+) -> None:
+    """A part's proof is of the rebuilt program ``it`` (by name) and its own method's rules accept it
+    against that program; its obligations and log join ``out``; raises :class:`Rejected` otherwise."""
+    if getattr(cert, "name", None) != it.name:
+        raise Rejected(f"{label}: the proof is of '{getattr(cert, 'name', '?')}', not of '{it.name}'")
+    got = check_inner(cert, A.SourceFile((it,), src.path, src.text), it, timeout_ms, deadline)
+    out.obligations += got.obligations
+    out.log += got.log
+    if not got.ok:
+        raise Rejected(f"{label}: {got.reason}")
 
 
 def _check_lasvegas(
@@ -213,25 +220,12 @@ def _check_lasvegas(
         raise Rejected(
             f"COMPOSE: the bound {show_expr(cfa.bound)} cannot be composed from {show_expr(nc.per_iteration)}"
         )
-    enc = Encoder(cfa.types)
-    env = enc.initial_env()
-    hyps = [enc.expr(r, env) for r in cfa.requires]
-    for rule, f in side:
-        out.obligations += 1
-        if decide(enc.expr(f, env), enc, hyps, timeout_ms)[0] != VALID:
-            raise Rejected(f"COMPOSE {rule}: `{show_expr(f)}` does not follow from `requires`")
+    _side_conditions(out, cfa, side, timeout_ms)
     certs = {"iter": nc.inner, **nc.parts}
     if set(certs) != set(progs):
         raise Rejected(f"INNER: the loop needs proofs of {sorted(progs)}, the certificate has {sorted(certs)}")
     for role, it in progs.items():
-        cert = certs[role]
-        if getattr(cert, "name", None) != it.name:
-            raise Rejected(f"INNER: the proof of {role} is of '{getattr(cert, 'name', '?')}', not of '{it.name}'")
-        got = check_inner(cert, A.SourceFile((it,), src.path, src.text), it, timeout_ms, deadline)
-        out.obligations += got.obligations
-        out.log += got.log
-        if not got.ok:
-            raise Rejected(f"INNER {role}: {got.reason}")
+        _check_part(out, f"INNER {role}", certs[role], it, src, timeout_ms, deadline, check_inner)
 
 
 def _decode_stages(d: Dict[str, Any], where: str, decode_any: Callable[[Any, str], Any]) -> NestCert:
@@ -261,19 +255,7 @@ def _check_stages(
     got = stage_programs(sub, cfa.types, nc.cut, nc.per_iteration, nc.second)
     if got is None:
         raise Rejected(f"COMPOSE: the program cannot be cut in stages at its statement {nc.cut}")
-    enc = Encoder(cfa.types)
-    env = enc.initial_env()
-    hyps = [enc.expr(r, env) for r in cfa.requires]
-    for rule, f in stage_composition(sub, cfa.bound, nc.cut, nc.per_iteration, nc.second):
-        out.obligations += 1
-        if decide(enc.expr(f, env), enc, hyps, timeout_ms)[0] != VALID:
-            raise Rejected(f"COMPOSE {rule}: `{show_expr(f)}` does not follow from `requires`")
+    _side_conditions(out, cfa, stage_composition(sub, cfa.bound, nc.cut, nc.per_iteration, nc.second), timeout_ms)
     one, two = got
     for role, cert, it in (("first", nc.parts["first"], one), ("second", nc.inner, two)):
-        if getattr(cert, "name", None) != it.name:
-            raise Rejected(f"INNER {role}: the proof is of '{getattr(cert, 'name', '?')}', not of '{it.name}'")
-        res = check_inner(cert, A.SourceFile((it,), src.path, src.text), it, timeout_ms, deadline)
-        out.obligations += res.obligations
-        out.log += res.log
-        if not res.ok:
-            raise Rejected(f"INNER {role}: {res.reason}")
+        _check_part(out, f"INNER {role}", cert, it, src, timeout_ms, deadline, check_inner)

@@ -123,6 +123,20 @@ IN = "$in"
 POS = "$pos"
 
 
+def entry_copy(x: str, t, taken: set, params: List[A.Param], copies: List[A.Stmt], pos) -> A.Var:
+    """Carry ``x``'s value into a rebuilt program: a fresh parameter ``x$in`` (numbered past the
+    names in ``taken``, which it joins) appended to ``params`` and the copy ``x := x$in`` to
+    ``copies``; returns the parameter, to substitute for ``x`` in the program's new ``requires``."""
+    name, k = x + IN, 1
+    while name in taken:
+        k += 1
+        name = f"{x}{IN}{k}"
+    taken.add(name)
+    params.append(A.Param(name, t, pos=pos))
+    copies.append(A.Assign((A.Var(x),), A.Var(name), pos=pos))
+    return A.Var(name)
+
+
 @dataclass(frozen=True)
 class FlagLoop:
     """The parts of a flag loop (see the module docstring): ``loop`` is the ``for`` loop whose
@@ -1117,14 +1131,7 @@ def _input_program(
         if t is None:
             return None
         if x in written:
-            nm, j = x + IN, 1
-            while nm in taken:
-                j += 1
-                nm = f"{x}{IN}{j}"
-            taken.add(nm)
-            new_params.append(A.Param(nm, t, pos=pos))
-            copies.append(A.Assign((A.Var(x),), A.Var(nm), pos=pos))
-            renames[x] = A.Var(nm)
+            renames[x] = entry_copy(x, t, taken, new_params, copies, pos)
         else:
             new_params.append(A.Param(x, t, pos=pos))
     extra = () if start is None else (substitute(start, renames),)

@@ -40,7 +40,7 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 from lang import ast as A
 from lang.walk import free_vars, substitute, written_vars
 
-from .nesting import IN, _wp, live_in
+from .nesting import _wp, entry_copy, live_in
 
 __all__ = ["stage_cuts", "stage_programs", "stage_composition", "one_minus"]
 
@@ -118,14 +118,7 @@ def stage_programs(
         t = types.get(x)
         if t not in _SCALAR:
             return None
-        name, k = x + IN, 1
-        while name in taken:
-            k += 1
-            name = f"{x}{IN}{k}"
-        taken.add(name)
-        new_params.append(A.Param(name, t, pos=pos))
-        copies.append(A.Assign((A.Var(x),), A.Var(name), pos=pos))
-        rename[x] = A.Var(name)
+        rename[x] = entry_copy(x, t, taken, new_params, copies, pos)
     two = dataclasses.replace(
         prog,
         name=prog.name + "$stage2",

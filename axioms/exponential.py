@@ -27,11 +27,25 @@ under the side condition ``1/lam > 0``: the scale is an expression, never matche
 This bound is an upper bound on the lower tail's probability, never a lower bound on
 the upper tail's.
 
+Below an exact threshold (family ``exponential_below``, parameter ``c``, the cost)::
+
+    Pr[ v - k < s * log(1/(1 - c)) ] <= c               when  s > 0  and  0 <= c < 1
+
+Soundness. ``t = s * log(1/(1 - c)) >= 0`` as ``0 <= c < 1``, and
+``Pr[v - k < t] = 1 - exp(-t/s) = 1 - (1 - c) = c``: exact, since the exponential's
+tail is known in closed form. Its complement says a draw reaches the threshold with
+chance exactly ``1 - c``: an attempt ``h ~ exp(0, 1/q)`` that succeeds when ``h >= g``
+fails with probability ``1 - exp(-q g)`` (``c = 1 - exp(-q g)`` gives ``t = g``), which
+the per-iteration composition of retries multiplies. Only the exponential has this
+family (no other distribution here has its lower tail in this closed form).
+
 ``exact_tail`` computes each probability with ``scipy.stats.expon`` at the
 threshold read from the same AST builder as ``bad``.
 """
 
 from __future__ import annotations
+
+from lang import ast as A
 
 from . import build as B
 from ._lazy import stats
@@ -88,4 +102,37 @@ class ExponentialLower(RealParamFamily):
         return float(stats.expon.cdf(t, loc=0, scale=s))
 
 
-FAMILIES = [ExponentialTail(), ExponentialLower()]
+def below_threshold(k, s, c):
+    """``s * log(1/(1 - c))``: the excess over ``k`` below which the probability is exactly ``c``."""
+    return B.mul(s, B.log(B.div(1, one_minus(c))))
+
+
+def one_minus(c):
+    """``1 - c``, written ``x`` when ``c`` is ``1 - x`` (an identity of the reals, so the solver
+    meets ``log(1/exp(-a))`` which its ``log-div``/``log-exp`` lemmas read as ``a``)."""
+    if isinstance(c, A.Binary) and c.op == "-" and isinstance(c.left, A.Num) and c.left.value == 1:
+        return c.right
+    return B.sub(1, c)
+
+
+class ExponentialBelow(RealParamFamily):
+    """``Pr[v - k < s*log(1/(1-c))] <= c`` (exact) for ``v ~ exp(k, s)`` and ``0 <= c < 1``."""
+
+    name = "exponential_below"
+    distributions = ("exp",)
+    #: its threshold is not a ``log(c/f)`` of a claimed log: the budget's shares only
+    log_parameters = False
+
+    def axiom(self, v, args, c):
+        k, s = args
+        bad = B.lt(B.sub(v, k), below_threshold(k, s, c))
+        side = (B.gt(s, 0), B.le(0, c), B.lt(c, 1))
+        return bad, c, side
+
+    def exact_tail(self, args, param):
+        k, s = (float(a) for a in args)
+        t = self.literal_value(below_threshold, args, param)
+        return float(stats.expon.cdf(t, loc=0, scale=s))
+
+
+FAMILIES = [ExponentialTail(), ExponentialLower(), ExponentialBelow()]

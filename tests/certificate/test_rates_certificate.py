@@ -118,3 +118,46 @@ def test_the_lower_tail_for_a_distribution_without_it_is_refused(dist):
     stmt = A.Sample((A.Var("tau"),), parse_expr(dist))
     with pytest.raises(TreeError):
         leaf_instances(stmt, "exponential_lower", parse_expr("lam * T"))
+
+
+CROSSING = """program crossing(k: int, q: real, g: real)
+  requires k >= 1 && q > 0 && g >= 0
+  ensures  crossed
+  fails    exp(-k * exp(-q * g))
+{
+  crossed := false;
+  w := 0;
+  while (w < k && !crossed) {
+    h ~ exp(0, 1 / q);
+    if (h >= g) { crossed := true; }
+    w := w + 1;
+  }
+}
+"""
+
+
+def _below_leaves(obj):
+    if isinstance(obj, dict):
+        if obj.get("family") == "exponential_below":
+            yield obj
+        for v in obj.values():
+            yield from _below_leaves(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _below_leaves(v)
+
+
+def test_retry_with_an_exact_exponential_chance_is_rechecked(tmp_path, capsys):
+    path, cert = _cert(tmp_path, CROSSING, "crossing")
+    assert list(_below_leaves(cert)), "the per-iteration proof uses the exact lower tail"
+    code, out = check(cert, path, tmp_path, capsys)
+    assert code == 0, out
+
+
+def test_retry_with_a_changed_rate_in_the_chance_is_rejected(tmp_path, capsys):
+    path, cert = _cert(tmp_path, CROSSING, "crossing")
+    bad = copy.deepcopy(cert)
+    for leaf in _below_leaves(bad):
+        leaf["param"] = param_to_json(parse_expr("1 - exp(-2 * q * g)"))
+    code, _out = check(bad, path, tmp_path, capsys)
+    assert code != 0

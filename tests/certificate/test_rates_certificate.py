@@ -9,12 +9,11 @@ from __future__ import annotations
 import copy
 
 import pytest
-
 from cert_testlib import check, make_certificate, sampling_edges
 
+import axioms
 from axioms.base import union_bound
 from axioms.exponential import FAMILIES
-import axioms
 from lang import ast as A
 from lang.parser import parse_expr
 from lang.serialize import to_json

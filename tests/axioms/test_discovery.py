@@ -18,7 +18,7 @@ from lang.parser import parse_expr
         ("unif(1, n)", {"uniform_ends", "uniform_low", "uniform_high", "uniform_cut", "support"}),
         ("unif(lo, hi - 1)", {"uniform_ends", "uniform_low", "uniform_high", "uniform_cut", "support"}),
         ("lap(q[i], 1 / eps)", {"laplace", "laplace_upper", "laplace_lower", "support"}),
-        ("exp(0, s)", {"exponential", "support"}),
+        ("exp(0, s)", {"exponential", "exponential_below", "exponential_lower", "support"}),
         ("dlap(0, s)", {"discrete_laplace", "discrete_laplace_exact", "support"}),
         ("dexp(k, 2)", {"discrete_exponential", "support"}),
         ("gauss(0, 1)", {"gaussian", "gaussian_upper", "gaussian_lower", "gaussian_sign", "support"}),

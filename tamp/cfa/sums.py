@@ -79,11 +79,27 @@ distinct constants is a bounded draw; a loop term ``c_i·X_i`` (or of width ``w_
 width ``|c_i|·w_i`` (Hoeffding holds for independent terms of any ranges), carried as ``count``
 terms of the root-mean-square width, since Hoeffding reads blocks only through ``Σ count·w²``.
 
+*Nested loops* (session 22): a counted loop may contain counted loops (not under a test). The
+inner loop is analysed within one symbolic iteration of the outer one, its exit value (``k0 +
+n·μ + S`` with a block of ``n`` draws) is the outer body's step, and the outer loop makes that
+block ``m·n`` draws: the inner draws are fresh in every inner iteration of every outer one, so
+all ``m·n`` are independent. The enclosing counters are constant during an inner loop and may
+be read like inputs by its parameters and trip count; an inner count that reads the outer
+counter (``for j in 0..i``) is summed over it, ``Σ_i n_i`` draws of one parameter (closed by
+:func:`.expected.sum_over` when affine in ``i``: ``n (n - 1) / 2``). A draw made *before* a
+loop (in the outer body: a cluster's shared draw) and added in every iteration is never taken
+for ``count`` independent draws: ``x := x + c·S`` with S fixed ends as ``x0 + count·c·S`` —
+one term scaled by the trip count (for a cluster draw, ``m`` terms of width ``n``, Hoeffding's
+``m n²``), exact since S does not change in the loop. A draw that reads both is an event of
+draws of different ages: its flag's draws are neither all fresh nor all old, and the value is
+``Opaque``.
+
 Independence is established, not assumed: a draw joins a sum only when its distribution's
 arguments are deterministic (inputs, deterministic locals, the loop counter), never another
 draw; two sums merge only when their draws are disjoint; a loop's sum must be made of the
-draws of its own iteration, with parameters that do not change between iterations (the
-means may depend on the counter). Anything else — ``assume``, other loops — makes the
+draws of its own iteration (or, scaled by the trip count, of draws made before the loop), with
+parameters that do not change between iterations (the means may depend on the counter).
+Anything else — ``assume``, a loop under a test — makes the
 program *not applicable* (:class:`NotApplicable`, with the reason); a variable assigned in a
 branch on a random value is ``Opaque``.
 

@@ -25,7 +25,12 @@ def test_nested_term_count_and_cluster_width_cannot_be_tampered_with():
         # m·n terms -> m·n·4 terms (a tighter Hoeffding), or width n -> width 1 per cluster
         block = bad["concentration"][0]["sums"][0]["blocks"][0]
         block[field] = (
-            {"node": "Binary", "op": "*", "left": block["count"], "right": {"node": "Num", "value": "4", "is_int": True}}
+            {
+                "node": "Binary",
+                "op": "*",
+                "left": block["count"],
+                "right": {"node": "Num", "value": "4", "is_int": True},
+            }
             if field == "count"
             else {"node": "Num", "value": "1", "is_int": True}
         )

@@ -79,11 +79,27 @@ distinct constants is a bounded draw; a loop term ``c_i·X_i`` (or of width ``w_
 width ``|c_i|·w_i`` (Hoeffding holds for independent terms of any ranges), carried as ``count``
 terms of the root-mean-square width, since Hoeffding reads blocks only through ``Σ count·w²``.
 
+*Nested loops* (session 22): a counted loop may contain counted loops (not under a test). The
+inner loop is analysed within one symbolic iteration of the outer one, its exit value (``k0 +
+n·μ + S`` with a block of ``n`` draws) is the outer body's step, and the outer loop makes that
+block ``m·n`` draws: the inner draws are fresh in every inner iteration of every outer one, so
+all ``m·n`` are independent. The enclosing counters are constant during an inner loop and may
+be read like inputs by its parameters and trip count; an inner count that reads the outer
+counter (``for j in 0..i``) is summed over it, ``Σ_i n_i`` draws of one parameter (closed by
+:func:`.expected.sum_over` when affine in ``i``: ``n (n - 1) / 2``). A draw made *before* a
+loop (in the outer body: a cluster's shared draw) and added in every iteration is never taken
+for ``count`` independent draws: ``x := x + c·S`` with S fixed ends as ``x0 + count·c·S`` —
+one term scaled by the trip count (for a cluster draw, ``m`` terms of width ``n``, Hoeffding's
+``m n²``), exact since S does not change in the loop. A draw that reads both is an event of
+draws of different ages: its flag's draws are neither all fresh nor all old, and the value is
+``Opaque``.
+
 Independence is established, not assumed: a draw joins a sum only when its distribution's
 arguments are deterministic (inputs, deterministic locals, the loop counter), never another
 draw; two sums merge only when their draws are disjoint; a loop's sum must be made of the
-draws of its own iteration, with parameters that do not change between iterations (the
-means may depend on the counter). Anything else — ``assume``, other loops — makes the
+draws of its own iteration (or, scaled by the trip count, of draws made before the loop), with
+parameters that do not change between iterations (the means may depend on the counter).
+Anything else — ``assume``, a loop under a test — makes the
 program *not applicable* (:class:`NotApplicable`, with the reason); a variable assigned in a
 branch on a random value is ``Opaque``.
 
@@ -105,6 +121,7 @@ from lang.typecheck import check_program
 from lang.walk import free_vars
 from lang.walk import substitute as subst
 
+from .expected import sum_over
 from .loops import CountedLoop, NotCounted, counted_loop
 
 FAMILY_OF = {
@@ -288,6 +305,14 @@ class _Exec:
         # the variables enclosing loops write: inside a body, ``Det(Var(x))`` of such an x is
         # its value at the iteration's start, which earlier iterations' draws may have set
         self.varying: set[str] = set()
+        # the counters of the enclosing loops (innermost last): constant during an inner loop,
+        # so an inner loop's parameters and means may read them like inputs
+        self.counters: list[str] = []
+
+    def allowed(self) -> set[str]:
+        """What a loop's draw parameters, counts and means may read besides its own counter: the
+        inputs and the enclosing loops' counters (fixed while an inner loop runs)."""
+        return self.params | set(self.counters)
 
     def counted(self, s: A.Stmt, counter: str) -> CountedLoop:
         """The CFA's counted loop for the loop statement ``s`` (:func:`tamp.cfa.loops.counted_loop`,
@@ -996,7 +1021,7 @@ class _Exec:
         ``count`` (Hoeffding's ranges), both then exact — under the side condition ``coin
         probability`` ``forall i: 0 <= p_i <= 1``. Parameters must read nothing but the inputs
         and the counter (never a value that changes between iterations); else None."""
-        allowed = self.params
+        allowed = self.allowed()
         out = []
         for b in noise.blocks:
             pf, cf = set(free_vars(b.param)), set(free_vars(b.count))
@@ -1004,6 +1029,10 @@ class _Exec:
                 return None
             if i in cf:
                 n = None if i in pf else self._guard_count(b.count, i, lo, hi)
+                if n is None and i not in pf and not any(isinstance(x, A.Sum) for x in A.walk(b.count)):
+                    # an inner loop's count that reads the counter (``for v in 0..c``): the
+                    # iterations' blocks have one parameter, so together they are Σ_i count_i draws
+                    n = _count_total(b.count, i, lo, hi)
                 if n is None:
                     return None
                 out.append(Block(n, b.param))
@@ -1034,7 +1063,7 @@ class _Exec:
         w = ONE if noise.family == "bernoulli" else noise.blocks[0].param
         if isinstance(w, A.Binary) and w.op == "-" and _const(w.right) == 0:  # unif(0, h[i]): width h[i]
             w = w.left
-        if (set(free_vars(coef)) | set(free_vars(w))) - self.params - {i}:
+        if (set(free_vars(coef)) | set(free_vars(w))) - self.allowed() - {i}:
             return None
         out_f: list[A.Expr] = []  # the factors that do not read the counter, taken out of Σ
         in_f: list[A.Expr] = []
@@ -1053,9 +1082,6 @@ class _Exec:
 
     def loop_body(self, s, stmts, i, lo, hi, env) -> None:
         """One symbolic iteration with the counter ``i``; accumulators carried to the exit."""
-        for st in stmts:
-            if _loops_inside(st):
-                raise NotApplicable(f"line {_line(s)}: nested loops are not recognised")
         written = set()
         for st in stmts:
             written |= _written(st)
@@ -1069,11 +1095,13 @@ class _Exec:
         side_before = len(self.side)
         outer_varying = set(self.varying)
         self.varying |= written
+        self.counters.append(i)
         try:
             for st in stmts:
                 self.stmt(st, inner)
         finally:
             self.varying = outer_varying
+            self.counters.pop()
         # side conditions found in the body may mention the counter: they must hold at every
         # iteration; only counter-free ones are kept (others make the shape unusable)
         body_side = self.side[side_before:]
@@ -1084,7 +1112,7 @@ class _Exec:
             if i in set(free_vars(cond)):  # it must hold at every iteration
                 cond = A.Quant("forall", i, lo, hi, False, cond)
             self.side.append((name, cond))
-        allowed = self.params
+        allowed = self.allowed()
         for x in written:
             v, before = inner.get(x), env.get(x)
             env[x] = Opaque("the value of the last iteration")
@@ -1099,6 +1127,8 @@ class _Exec:
             d, coef, noise = step
             if set(free_vars(d)) - allowed - {i}:
                 continue
+            if i in set(free_vars(d)) and any(isinstance(n, A.Sum) for n in A.walk(d)):
+                continue  # an inner loop's sum read by this counter: Σ over it could capture its variable
             mean_sum = self._guard_total(d, i, lo, hi, count)
             if mean_sum is None:
                 mean_sum = _sum_over(d, i, lo, hi, count)
@@ -1107,6 +1137,13 @@ class _Exec:
                     env[x] = Det(_plus(before.expr, mean_sum))
                 continue
             fresh = all(did >= first_id for did in noise.draws)
+            if not fresh and all(did < first_id for did in noise.draws):
+                # the same draws every iteration (made before the loop: an outer iteration's
+                # cluster draw): x ends as x0 + Σ d_i + count·c·S — one term, scaled, never
+                # ``count`` independent ones
+                if isinstance(before, Det) and not (set(free_vars(coef)) - allowed):
+                    env[x] = Lin(_plus(before.expr, mean_sum), _fold(_times(count, coef)), noise)
+                continue
             family = noise.family
             blocks = self._loop_blocks(noise, i, lo, hi, count) if fresh and coef == ONE else None
             if blocks is None and fresh:
@@ -1317,13 +1354,38 @@ def _sum_over(d, i, lo, hi, count):
     j = "j$c"
     out: A.Expr | None = None
     for coef, atom in _linear(d, i):
-        if i in set(free_vars(atom)):
+        if _affine_atom(atom, i):  # Σ i (a triangular loop's mean): closed, n (lo + hi - 1) / 2
+            term = sum_over(atom, i, lo, hi)
+        elif i in set(free_vars(atom)):
             term = A.Sum(j, lo, hi, False, subst(atom, {i: A.Var(j)}))
         else:
             term = A.Binary("*", count, atom)
         term = _times(coef, term)
         out = term if out is None else _plus(out, term)
     return out if out is not None else _ZERO
+
+
+def _count_total(k: A.Expr, i: str, lo: A.Expr, hi: A.Expr) -> A.Expr:
+    """Σ_{i in lo..hi} k for an inner loop's trip count ``k`` that reads the counter: closed
+    when ``k`` is affine in ``i`` (``for j in 0..i``: the trip count times the mean of the first
+    and the last, :func:`.expected.sum_over`), else the open ``sum``."""
+    if _affine_atom(k, i):
+        return sum_over(k, i, lo, hi)
+    return A.Sum("j$n", lo, hi, False, subst(k, {i: A.Var("j$n")}))
+
+
+def _affine_atom(e: A.Expr, i: str) -> bool:
+    """``e`` is ``i``, or ``i`` plus or minus terms that do not read it (a triangular inner
+    loop's count or mean term): Σ over ``i`` is then closed exactly."""
+    if e == A.Var(i):
+        return True
+    if isinstance(e, A.Binary) and e.op in ("+", "-"):
+        l_in, r_in = i in set(free_vars(e.left)), i in set(free_vars(e.right))
+        if l_in and not r_in:
+            return _affine_atom(e.left, i)
+        if r_in and not l_in and e.op == "+":
+            return _affine_atom(e.right, i)
+    return False
 
 
 def _linear(d: A.Expr, i: str) -> list[tuple[A.Expr, A.Expr]]:

@@ -39,7 +39,6 @@ def test_count_of_bernoulli_indicators():
     "body,why",
     [
         ("a ~ lap(0, 1); b ~ lap(x, abs(a) + 1); t := b;", "not deterministic"),  # scale depends on a draw
-        ("z ~ lap(0, 1); t := 0; i := 0; while (i < n) { t := t + z; i := i + 1; }", "last iteration"),
         ("t := 0; i := 0; while (i < n) { y ~ lap(0, i + 1); t := t + y; i := i + 1; }", "last iteration"),
     ],
 )
@@ -62,6 +61,14 @@ def test_functions_of_sums_are_formulas_over_each_sum(body, count):
     c = _claim(body)
     assert len(c.sums) == count
     assert all(len(s.blocks) == 1 for s in c.sums)
+
+
+def test_one_draw_added_in_every_iteration_is_the_draw_times_the_trip_count():
+    """``t := t + z`` of a draw made before the loop is n·z: one draw with coefficient n (a
+    cluster's shared draw), never n independent draws."""
+    c = _claim("z ~ lap(0, 1); t := 0; i := 0; while (i < n) { t := t + z; i := i + 1; }")
+    assert len(c.sums) == 1 and c.sums[0].blocks[0].count == A.num(1)
+    assert "n * S$1" in show_expr(c.post)
 
 
 @pytest.mark.parametrize(

@@ -27,6 +27,7 @@ import axioms.lemmas  # noqa: F401  (the lemma library, loaded with the prover)
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
 from tamp.cfa import CFA, build_cfa
+from tamp.cfa.conjuncts import splittable
 from tamp.cfa.dependence import conditioning_assumes, describe
 from tamp.core.watchdog import SolverStuck
 from tamp.progress import ProgressEvent
@@ -34,6 +35,7 @@ from tamp.prover.base.claim import check_claim, unreachable_exit_note
 from tamp.prover.base.failure import ProofFailure, check_failure
 from tamp.prover.base.smt import VALID, Encoder, Stats
 from tamp.prover.concentration.proof import try_concentration
+from tamp.prover.conjuncts.prove import try_conjuncts
 from tamp.prover.expectation.prove import try_expectation
 from tamp.prover.linearity.prove import try_linearity
 from tamp.prover.loops.prove import prove_loops
@@ -179,11 +181,40 @@ class Nesting:
         return Attempt(result, why)
 
 
+class Conjuncts:
+    name = "conjunct split"
+    method = "conjuncts"
+    applies_to = (
+        "a postcondition of several conjuncts: those that hold on every run proved with bound 0, "
+        "the rest with the claim's bound (tried last, when the whole claim was not proved)"
+    )
+
+    def attempt(self, problem: Problem) -> Attempt:
+        # the sub-claims are walked by the other methods (the product rule is for reliability
+        # claims, which are not split), never by this one again
+        subs = [s for s in STRATEGIES if not isinstance(s, (Conjuncts, Product))]
+
+        def prove(program: A.Program, cfa: CFA, deadline: Optional[float]) -> tuple[ProofResult, List[str]]:
+            return _walk(Problem(program, cfa, problem.t0, deadline, problem.progress), subs)
+
+        result, why = try_conjuncts(problem.program, problem.cfa, problem.t0, problem.deadline, prove)
+        return Attempt(result, why)
+
+
 #: the methods, in the order they are tried: concentration is a handful of queries when it
 #: applies and nothing otherwise; the union bound covers every program; expected failure is
 #: tried on what the union bound could not prove, after a flag loop's iterations (which re-enter the
-#: portfolio on one iteration, with half the time left)
-STRATEGIES: List[Strategy] = [Product(), Concentration(), UnionBound(), Linearity(), Nesting(), Expectation()]
+#: portfolio on one iteration, with half the time left); the conjunct split, last, only on the
+#: outermost claim (:func:`_walk` skips it; :func:`prove_claim` gives it half the time)
+STRATEGIES: List[Strategy] = [
+    Product(),
+    Concentration(),
+    UnionBound(),
+    Linearity(),
+    Nesting(),
+    Expectation(),
+    Conjuncts(),
+]
 
 
 def load_modules() -> None:
@@ -219,7 +250,7 @@ def prove_claim(
         ), None
     problem = Problem(program, cfa, t0, deadline, progress)
     try:
-        result, reasons = _walk(problem, strategies)
+        result, reasons = _walk_then_split(problem, strategies)
     except UnsupportedError as exc:
         if exc.line == 0 and source is not None:
             exc = error_at(UnsupportedError, exc.message, program.pos, path, source)
@@ -248,11 +279,38 @@ def prove_claim(
     return result, problem
 
 
+def _walk_then_split(problem: Problem, strategies: Sequence[Strategy]) -> tuple[ProofResult, List[str]]:
+    """:func:`_walk`, then, when the claim was not proved and has several conjuncts, the
+    conjunct split (:mod:`tamp.prover.conjuncts`). With a time limit the direct walk then gets
+    half the time, the split the rest."""
+    split = next((s for s in strategies if isinstance(s, Conjuncts)), None)
+    if split is None or not splittable(problem.program):
+        return _walk(problem, strategies)
+    direct = Problem(problem.program, problem.cfa, problem.t0, _half(problem.deadline), problem.progress)
+    result, reasons = _walk(direct, strategies)
+    if result.verdict == "proved" or (problem.deadline is not None and time.monotonic() >= problem.deadline):
+        return result, reasons
+    try:
+        attempt = split.attempt(problem)
+    except SolverStuck as stuck:
+        stuck.method = split.name
+        raise
+    if attempt.proved:
+        assert attempt.result is not None
+        return attempt.result, []
+    if attempt.why:
+        reasons = reasons + [f"{split.name}: {attempt.why}"]
+    return result, reasons
+
+
 def _walk(problem: Problem, strategies: Sequence[Strategy]) -> tuple[ProofResult, List[str]]:
-    """The first proved result, or the first unknown result with the others' reasons."""
+    """The first proved result, or the first unknown result with the others' reasons (the
+    conjunct split is not walked here: see :func:`_walk_then_split`)."""
     unknown: Optional[ProofResult] = None
     reasons: List[str] = []
     for strategy in strategies:
+        if isinstance(strategy, Conjuncts):
+            continue
         try:
             attempt = strategy.attempt(problem)
         except SolverStuck as stuck:  # the outermost walk's method is the one named (set last)

@@ -205,7 +205,9 @@ def _remote_job(job, part, src, bound, inputs, timeout_ms, seconds):
 
 
 def _failure_part(job, part, names) -> bool:
-    return job in (_program_job, _conc_job, _exp_job, _product_job, _nest_job, _lin_job, _conj_job) and part.name in names
+    return (
+        job in (_program_job, _conc_job, _exp_job, _product_job, _nest_job, _lin_job, _conj_job) and part.name in names
+    )
 
 
 def _free_job(job):

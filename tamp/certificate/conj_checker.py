@@ -104,7 +104,9 @@ def check_conj(
         if missing:
             raise Rejected(f"SPLIT: the conjunct `{show_expr(missing[0])}` is in neither part")
         parts = [(f"SURE `{show_expr(c)}`", part_program(sub, [c], A.num(0)), p) for c, p in cc.sure]
-        parts.append((f"REST `{' && '.join(show_expr(c) for c in cc.rest)}`", part_program(sub, cc.rest, claim_bound), cc.proof))
+        parts.append(
+            (f"REST `{' && '.join(show_expr(c) for c in cc.rest)}`", part_program(sub, cc.rest, claim_bound), cc.proof)
+        )
         for role, part, proof in parts:
             res = check_part(proof, src, part, timeout_ms, deadline)
             out.obligations += res.obligations

@@ -83,7 +83,7 @@ def test_two_chances_are_not_proved_with_one_of_them():
     res = _prove(FLAGS.format(bound="p"), [UnionBound(), Conjuncts()])
     assert res.verdict == "unknown"
     # the split says what the rest's methods said
-    assert "`seen == n` hold(s) on every run, but the rest `!a && !b` was not proved" in res.message
+    assert "`seen == n` holds on every run, but the rest `!a && !b` was not proved" in res.message
 
 
 def test_two_chances_are_proved_with_their_sum():

@@ -89,16 +89,17 @@ def try_conjuncts(
     names = [c for c, _ in sure]
     rest = [c for c in conj if c not in names]
     sub = _sub(program, rest, bound, cfa)
-    shown_sure = " && ".join(f"`{show_expr(c)}`" for c in names)
+    shown_sure = " and ".join(f"`{show_expr(c)}`" for c in names) + (" holds" if len(names) == 1 else " hold")
     shown_rest = show_expr(_conj(rest))
     if sub is None:
-        return None, f"{shown_sure} hold(s) on every run, but the claim `{shown_rest}` could not be built"
+        return None, f"{shown_sure} on every run, but the claim `{shown_rest}` could not be built"
     result, reasons = prove(sub[0], sub[1], deadline)
     if result.verdict != "proved":
-        lines = [ln.strip() for ln in (result.message or "").splitlines()] + reasons
+        trace = (result.failed_trace or "").strip().splitlines()[:1]  # the union bound's stuck point
+        lines = trace + [ln.strip() for ln in (result.message or "").splitlines()] + reasons
         said = [ln for ln in lines if ln and not ln.startswith("not proved (")]
         return None, (
-            f"{shown_sure} hold(s) on every run, but the rest `{shown_rest}` was not proved with the bound "
+            f"{shown_sure} on every run, but the rest `{shown_rest}` was not proved with the bound "
             f"{show_expr(bound)}" + (": " + "; ".join(said) if said else "")
         )
     return ConjResult(
@@ -107,7 +108,7 @@ def try_conjuncts(
         "proved",
         time.monotonic() - t0,
         show_expr(bound),
-        f"{shown_sure} hold(s) on every run (proved with bound 0); the rest `{shown_rest}` fails with "
+        f"{shown_sure} on every run (proved with bound 0); the rest `{shown_rest}` fails with "
         f"probability at most {show_expr(bound)}",
         cfa=cfa,
         stats={**result.stats, "method": "conjuncts"},

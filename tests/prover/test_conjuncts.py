@@ -88,3 +88,28 @@ def test_two_chances_are_not_proved_with_one_of_them():
 
 def test_two_chances_are_proved_with_their_sum():
     assert _prove(FLAGS.format(bound="2 * p"), [UnionBound(), Conjuncts()]).verdict == "proved"
+
+
+WAIT = """program wait(p: real, q: real)
+  requires {req} && p <= 1 && q >= 0 && q <= 1
+  ensures  !bad && k >= 1
+  fails    q
+{{
+  bad ~ bern(q);
+  k := 0;
+  done := false;
+  while (!done) {{
+    done ~ bern(p);
+    k := k + 1;
+  }}
+}}
+"""
+
+
+def test_a_sure_conjunct_needs_termination():
+    # k >= 1 holds whenever the loop ends; with p = 0 allowed it need not end, and bound 0 fails
+    res = _prove(WAIT.format(req="p > 0"), [Concentration(), Conjuncts()])
+    assert res.verdict == "proved" and res.stats["method"] == "conjuncts", res.message
+    res = _prove(WAIT.format(req="p >= 0"), [Concentration(), Conjuncts()])
+    assert res.verdict == "unknown"
+    assert "no conjunct of the postcondition was proved to hold on every run" in res.message

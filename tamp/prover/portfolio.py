@@ -204,16 +204,17 @@ class Conjuncts:
 #: the methods, in the order they are tried: concentration is a handful of queries when it
 #: applies and nothing otherwise; the union bound covers every program; expected failure is
 #: tried on what the union bound could not prove, after a flag loop's iterations (which re-enter the
-#: portfolio on one iteration, with half the time left); the conjunct split, last, only on the
-#: outermost claim (:func:`_walk` skips it; :func:`prove_claim` gives it half the time)
+#: portfolio on one iteration, with half the time left); the conjunct split only on the
+#: outermost claim and before expected failure (which may search until the deadline), with half
+#: the time left (:func:`_walk`)
 STRATEGIES: List[Strategy] = [
     Product(),
     Concentration(),
     UnionBound(),
     Linearity(),
     Nesting(),
-    Expectation(),
     Conjuncts(),
+    Expectation(),
 ]
 
 
@@ -250,7 +251,7 @@ def prove_claim(
         ), None
     problem = Problem(program, cfa, t0, deadline, progress)
     try:
-        result, reasons = _walk_then_split(problem, strategies)
+        result, reasons = _walk(problem, strategies, outer=True)
     except UnsupportedError as exc:
         if exc.line == 0 and source is not None:
             exc = error_at(UnsupportedError, exc.message, program.pos, path, source)
@@ -279,40 +280,24 @@ def prove_claim(
     return result, problem
 
 
-def _walk_then_split(problem: Problem, strategies: Sequence[Strategy]) -> tuple[ProofResult, List[str]]:
-    """:func:`_walk`, then, when the claim was not proved and has several conjuncts, the
-    conjunct split (:mod:`tamp.prover.conjuncts`). With a time limit the direct walk then gets
-    half the time, the split the rest."""
-    split = next((s for s in strategies if isinstance(s, Conjuncts)), None)
-    if split is None or not splittable(problem.program):
-        return _walk(problem, strategies)
-    direct = Problem(problem.program, problem.cfa, problem.t0, _half(problem.deadline), problem.progress)
-    result, reasons = _walk(direct, strategies)
-    if result.verdict == "proved" or (problem.deadline is not None and time.monotonic() >= problem.deadline):
-        return result, reasons
-    try:
-        attempt = split.attempt(problem)
-    except SolverStuck as stuck:
-        stuck.method = split.name
-        raise
-    if attempt.proved:
-        assert attempt.result is not None
-        return attempt.result, []
-    if attempt.why:
-        reasons = reasons + [f"{split.name}: {attempt.why}"]
-    return result, reasons
-
-
-def _walk(problem: Problem, strategies: Sequence[Strategy]) -> tuple[ProofResult, List[str]]:
-    """The first proved result, or the first unknown result with the others' reasons (the
-    conjunct split is not walked here: see :func:`_walk_then_split`)."""
+def _walk(problem: Problem, strategies: Sequence[Strategy], outer: bool = False) -> tuple[ProofResult, List[str]]:
+    """The first proved result, or the first unknown result with the others' reasons. The
+    conjunct split is walked only on the ``outer`` claim (not on the sub-claims of a method),
+    when it has several conjuncts; with a time limit it gets half the time left when a method
+    follows it."""
     unknown: Optional[ProofResult] = None
     reasons: List[str] = []
-    for strategy in strategies:
-        if isinstance(strategy, Conjuncts):
-            continue
+    for i, strategy in enumerate(strategies):
         try:
-            attempt = strategy.attempt(problem)
+            if isinstance(strategy, Conjuncts):
+                if not outer or not splittable(problem.program):
+                    continue
+                sub = problem
+                if i + 1 < len(strategies):
+                    sub = Problem(problem.program, problem.cfa, problem.t0, _half(problem.deadline), problem.progress)
+                attempt = strategy.attempt(sub)
+            else:
+                attempt = strategy.attempt(problem)
         except SolverStuck as stuck:  # the outermost walk's method is the one named (set last)
             stuck.method = strategy.name
             raise

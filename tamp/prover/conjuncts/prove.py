@@ -20,9 +20,10 @@ certificate (``method: "conjuncts"``, :mod:`tamp.certificate.conj_checker`) reco
 proof per conjunct and ``R`` with its proof, and ``tamp check-proof`` rebuilds every sub-claim
 from the source and checks the proofs by their own methods' rules.
 
-Cost. The split is tried only when the whole claim was not proved (the portfolio gives the
-direct walk half the time then, :func:`tamp.prover.portfolio.prove_claim`), never on a single
-conjunct; the sure attempts share half of the time left, the rest gets what remains.
+Cost. The split is tried only when the other methods did not prove the whole claim, before
+expected failure (which may search until the deadline) and with half the time left
+(:func:`tamp.prover.portfolio._walk`), never on a single conjunct; the conjuncts tried with bound 0
+share half of that time, the rest gets what remains.
 """
 
 from __future__ import annotations

@@ -284,18 +284,21 @@ def _walk(problem: Problem, strategies: Sequence[Strategy], outer: bool = False)
     """The first proved result, or the first unknown result with the others' reasons. The
     conjunct split is walked only on the ``outer`` claim (not on the sub-claims of a method),
     when it has several conjuncts; with a time limit it gets half the time left when a method
-    follows it."""
+    follows it, and concentration, before it, half the time left then."""
     unknown: Optional[ProofResult] = None
     reasons: List[str] = []
+    split = outer and splittable(problem.program)
     for i, strategy in enumerate(strategies):
         try:
             if isinstance(strategy, Conjuncts):
-                if not outer or not splittable(problem.program):
+                if not split:
                     continue
-                sub = problem
-                if i + 1 < len(strategies):
-                    sub = Problem(problem.program, problem.cfa, problem.t0, _half(problem.deadline), problem.progress)
-                attempt = strategy.attempt(sub)
+                halved = i + 1 < len(strategies)
+                attempt = strategy.attempt(_halved(problem) if halved else problem)
+            elif split and isinstance(strategy, Concentration):
+                # on a conjunct it has no rule for, concentration may search until the deadline:
+                # the split, tried later, keeps half the time
+                attempt = strategy.attempt(_halved(problem))
             else:
                 attempt = strategy.attempt(problem)
         except SolverStuck as stuck:  # the outermost walk's method is the one named (set last)
@@ -341,6 +344,11 @@ def _dag_deadline(deadline: Optional[float], traces: int) -> Optional[float]:
     if deadline is None:
         return now + DAG_SECONDS
     return now + max(deadline - now, 0.0) / 2
+
+
+def _halved(problem: Problem) -> Problem:
+    """``problem`` with half the time left (:func:`_half`)."""
+    return Problem(problem.program, problem.cfa, problem.t0, _half(problem.deadline), problem.progress)
 
 
 def _half(deadline: Optional[float]) -> Optional[float]:

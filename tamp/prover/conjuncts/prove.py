@@ -22,7 +22,8 @@ from the source and checks the proofs by their own methods' rules.
 
 Cost. The split is tried only when the other methods did not prove the whole claim, before
 expected failure (which may search until the deadline) and with half the time left
-(:func:`tamp.prover.portfolio._walk`), never on a single conjunct; the conjuncts tried with bound 0
+(:func:`tamp.prover.portfolio._walk`; concentration, which may search until the deadline on a
+conjunct it has no rule for, gets half the time then), never on a single conjunct; the conjuncts tried with bound 0
 share half of that time, the rest gets what remains.
 """
 

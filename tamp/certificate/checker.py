@@ -57,6 +57,7 @@ from .axiom_tree import TreeError, instances, same_axiom
 from .cfa_form import cfa_form, first_difference
 from .claim import claim_cfa, well_formed_claim
 from .conc_checker import ConcCert, check_conc
+from .conj_checker import ConjCert, check_conj
 from .exp_checker import ExpCert, check_exp
 from .format import CheckReport, ProgramCheck, Rejected, judging, source_digest
 from .lin_checker import LinCert, check_lin
@@ -131,6 +132,7 @@ def check_certificate(
         or cert.product
         or cert.nesting
         or cert.linearity
+        or cert.conjuncts
     ):
         return reject("the certificate contains no proof")
     plan: List[tuple] = []  # (job, certificate part) in the order of the checks, or ("reject", reason)
@@ -141,6 +143,7 @@ def check_certificate(
         (cert.expectation, _exp_job),  # expected failure (see .exp_checker)
         (cert.product, _product_job),  # the product rule (see .product_checker)
         (cert.nesting, _nest_job),  # composed over a loop's iterations (see .nest_checker)
+        (cert.conjuncts, _conj_job),  # sure conjuncts and the rest proved apart (see .conj_checker)
     ]
     _plan_parts(plan, src, failure_bounds, "program '{}' is certified twice")
     _plan_parts(plan, src, [(cert.privacy, _privacy_job)], "the privacy claim of '{}' is certified twice")
@@ -202,7 +205,9 @@ def _remote_job(job, part, src, bound, inputs, timeout_ms, seconds):
 
 
 def _failure_part(job, part, names) -> bool:
-    return job in (_program_job, _conc_job, _exp_job, _product_job, _nest_job, _lin_job) and part.name in names
+    return (
+        job in (_program_job, _conc_job, _exp_job, _product_job, _nest_job, _lin_job, _conj_job) and part.name in names
+    )
 
 
 def _free_job(job):
@@ -213,7 +218,26 @@ def _free_job(job):
         _exp_job: _free_exp_job,
         _product_job: _free_product_job,
         _nest_job: _free_nest_job,
+        _conj_job: _free_conj_job,
     }[job]
+
+
+def _free_conj_job(cc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    return _instantiated(_conj_job(cc, src, bound, None, timeout_ms, deadline), inputs)
+
+
+def _conj_job(cc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
+    """The conjunct split (:mod:`.conj_checker`): the claim and split rules, then each part's
+    proof, of its own method, against the sub-claim rebuilt from the source."""
+    return check_conj(cc, src, src.program(cc.name), bound, inputs, timeout_ms, deadline, _check_part)
+
+
+def _check_part(cert, src, prog, timeout_ms, deadline) -> ProgramCheck:
+    """A part of a conjunct split: any method's proof of the sub-claim ``prog`` but the product
+    rule's (it is checked against the source's program, not ``prog``) and another split."""
+    if isinstance(cert, (ProductCert, ConjCert)):
+        return ProgramCheck(getattr(cert, "name", "?"), False, reason="a proof method not allowed in a conjunct split")
+    return _check_inner(cert, src, prog, timeout_ms, deadline)
 
 
 def _free_nest_job(nc, src, bound, inputs, timeout_ms, deadline) -> ProgramCheck:

@@ -15,6 +15,7 @@ from lang.jsonfile import JSONError, loads
 from lang.serialize import SerializeError, expr_from_json, stmt_from_json
 
 from .conc_checker import MalformedConc, decode_conc
+from .conj_checker import MalformedConj, decode_conj
 from .exp_checker import MalformedExp, decode_exp
 from .format import FORMAT, VERSION, MalformedCertificate, known_keys
 from .lin_checker import MalformedLin, decode_lin
@@ -89,6 +90,7 @@ class Certificate:
     product: List[Any] = field(default_factory=list)  # product_checker.ProductCert
     nesting: List[Any] = field(default_factory=list)  # nest_checker.NestCert
     linearity: List[Any] = field(default_factory=list)  # lin_checker.LinCert
+    conjuncts: List[Any] = field(default_factory=list)  # conj_checker.ConjCert
 
 
 def load(path: str) -> Certificate:
@@ -151,6 +153,7 @@ def decode(data: Any) -> Certificate:
             "product",
             "nesting",
             "linearity",
+            "conjuncts",
         ),
         "$",
     )
@@ -177,7 +180,17 @@ def decode(data: Any) -> Certificate:
         _decode_product(data.get("product", [])),
         _decode_nesting(data.get("nesting", [])),
         _decode_linearity(data.get("linearity", [])),
+        _decode_conjuncts(data.get("conjuncts", [])),
     )
+
+
+def _decode_conjuncts(items: Any) -> List[Any]:
+    if not isinstance(items, list):
+        raise MalformedCertificate("$.conjuncts: expected a list")
+    try:
+        return [decode_conj(c, f"$.conjuncts[{i}]", decode_any) for i, c in enumerate(items)]
+    except (MalformedConj, MalformedNest, MalformedProduct, MalformedExp, MalformedConc, MalformedLin) as exc:
+        raise MalformedCertificate(str(exc)) from None
 
 
 def _decode_nesting(items: Any) -> List[Any]:
@@ -195,6 +208,8 @@ def decode_any(d: Any, where: str) -> Any:
     method = d.get("method") if isinstance(d, dict) else None
     if method == "nesting":
         return decode_nest(d, where, decode_any)
+    if method == "conjuncts":
+        return decode_conj(d, where, decode_any)
     if method == "product":
         return decode_product(d, where, decode_program)
     if method == "expectation":

@@ -40,6 +40,7 @@ from lang.parser import parse
 from lang.serialize import to_json
 from tamp.privacy import PrivacyResult
 from tamp.prover.concentration.proof import ConcentrationResult
+from tamp.prover.conjuncts.prove import ConjResult
 from tamp.prover.expectation.prove import ExpectationResult
 from tamp.prover.linearity.prove import LinearityResult
 from tamp.prover.nesting.prove import NestResult
@@ -118,8 +119,24 @@ def nest_certificate(result) -> Dict[str, Any]:
     )
 
 
+def conj_certificate(result) -> Dict[str, Any]:
+    """The certificate of a failure bound proved by the conjunct split: each sure conjunct with
+    its proof (bound 0), the rest and its proof (:mod:`.conj_checker`)."""
+    return {
+        "method": "conjuncts",
+        "program": result.name,
+        "bound": to_json(result.cfa.bound),
+        "bound_text": result.bound,
+        "sure": [{"conjunct": to_json(c), "proof": failure_certificate(p)} for c, p in result.sure],
+        "rest": [to_json(c) for c in result.rest],
+        "proof": failure_certificate(result.rest_proof),
+    }
+
+
 def failure_certificate(p) -> Dict[str, Any]:
     """The certificate of a proved failure bound, by the method that proved it."""
+    if isinstance(p, ConjResult):
+        return conj_certificate(p)
     if isinstance(p, NestResult):
         return nest_certificate(p)
     if isinstance(p, ProductResult):
@@ -196,11 +213,16 @@ def file_certificate(
     }
     certs = [failure_certificate(p) for p in proved_parts(file_result)]
     out["programs"] = [
-        c for c in certs if c.get("method") not in ("concentration", "expectation", "product", "nesting", "linearity")
+        c
+        for c in certs
+        if c.get("method") not in ("concentration", "expectation", "product", "nesting", "linearity", "conjuncts")
     ]
     product = [c for c in certs if c.get("method") == "product"]
     if product:  # failure bounds proved by the product rule (see .product_checker)
         out["product"] = product
+    conj = [c for c in certs if c.get("method") == "conjuncts"]
+    if conj:  # sure conjuncts and the rest proved apart (see .conj_checker)
+        out["conjuncts"] = conj
     nesting = [c for c in certs if c.get("method") == "nesting"]
     if nesting:  # failure bounds composed over a loop's iterations (see .nest_checker)
         out["nesting"] = nesting

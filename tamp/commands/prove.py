@@ -148,6 +148,7 @@ def _write_certificate(args, result, inputs) -> None:
             + len(cert.get("expectation", []))
             + len(cert.get("product", []))
             + len(cert.get("nesting", []))
+            + len(cert.get("conjuncts", []))
             + len(cert.get("linearity", []))
             + len(cert.get("privacy", []))
         )

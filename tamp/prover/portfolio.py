@@ -27,6 +27,7 @@ import axioms.lemmas  # noqa: F401  (the lemma library, loaded with the prover)
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
 from tamp.cfa import CFA, build_cfa
+from tamp.cfa.conjuncts import splittable
 from tamp.cfa.dependence import conditioning_assumes, describe
 from tamp.core.watchdog import SolverStuck
 from tamp.progress import ProgressEvent
@@ -34,6 +35,7 @@ from tamp.prover.base.claim import check_claim, unreachable_exit_note
 from tamp.prover.base.failure import ProofFailure, check_failure
 from tamp.prover.base.smt import VALID, Encoder, Stats
 from tamp.prover.concentration.proof import try_concentration
+from tamp.prover.conjuncts.prove import try_conjuncts
 from tamp.prover.expectation.prove import try_expectation
 from tamp.prover.linearity.prove import try_linearity
 from tamp.prover.loops.prove import prove_loops
@@ -179,11 +181,41 @@ class Nesting:
         return Attempt(result, why)
 
 
+class Conjuncts:
+    name = "conjunct split"
+    method = "conjuncts"
+    applies_to = (
+        "a postcondition of several conjuncts: those that hold on every run proved with bound 0, "
+        "the rest with the claim's bound (tried last, when the whole claim was not proved)"
+    )
+
+    def attempt(self, problem: Problem) -> Attempt:
+        # the sub-claims are walked by the other methods (the product rule is for reliability
+        # claims, which are not split), never by this one again
+        subs = [s for s in STRATEGIES if not isinstance(s, (Conjuncts, Product))]
+
+        def prove(program: A.Program, cfa: CFA, deadline: Optional[float]) -> tuple[ProofResult, List[str]]:
+            return _walk(Problem(program, cfa, problem.t0, deadline, problem.progress), subs)
+
+        result, why = try_conjuncts(problem.program, problem.cfa, problem.t0, problem.deadline, prove)
+        return Attempt(result, why)
+
+
 #: the methods, in the order they are tried: concentration is a handful of queries when it
 #: applies and nothing otherwise; the union bound covers every program; expected failure is
 #: tried on what the union bound could not prove, after a flag loop's iterations (which re-enter the
-#: portfolio on one iteration, with half the time left)
-STRATEGIES: List[Strategy] = [Product(), Concentration(), UnionBound(), Linearity(), Nesting(), Expectation()]
+#: portfolio on one iteration, with half the time left); the conjunct split only on the
+#: outermost claim and before expected failure (which may search until the deadline), with half
+#: the time left (:func:`_walk`)
+STRATEGIES: List[Strategy] = [
+    Product(),
+    Concentration(),
+    UnionBound(),
+    Linearity(),
+    Nesting(),
+    Conjuncts(),
+    Expectation(),
+]
 
 
 def load_modules() -> None:
@@ -219,7 +251,7 @@ def prove_claim(
         ), None
     problem = Problem(program, cfa, t0, deadline, progress)
     try:
-        result, reasons = _walk(problem, strategies)
+        result, reasons = _walk(problem, strategies, outer=True)
     except UnsupportedError as exc:
         if exc.line == 0 and source is not None:
             exc = error_at(UnsupportedError, exc.message, program.pos, path, source)
@@ -248,13 +280,27 @@ def prove_claim(
     return result, problem
 
 
-def _walk(problem: Problem, strategies: Sequence[Strategy]) -> tuple[ProofResult, List[str]]:
-    """The first proved result, or the first unknown result with the others' reasons."""
+def _walk(problem: Problem, strategies: Sequence[Strategy], outer: bool = False) -> tuple[ProofResult, List[str]]:
+    """The first proved result, or the first unknown result with the others' reasons. The
+    conjunct split is walked only on the ``outer`` claim (not on the sub-claims of a method),
+    when it has several conjuncts; with a time limit it gets half the time left when a method
+    follows it, and concentration, before it, half the time left then."""
     unknown: Optional[ProofResult] = None
     reasons: List[str] = []
-    for strategy in strategies:
+    split = outer and splittable(problem.program)
+    for i, strategy in enumerate(strategies):
         try:
-            attempt = strategy.attempt(problem)
+            if isinstance(strategy, Conjuncts):
+                if not split:
+                    continue
+                halved = i + 1 < len(strategies)
+                attempt = strategy.attempt(_halved(problem) if halved else problem)
+            elif split and isinstance(strategy, Concentration):
+                # on a conjunct it has no rule for, concentration may search until the deadline:
+                # the split, tried later, keeps half the time
+                attempt = strategy.attempt(_halved(problem))
+            else:
+                attempt = strategy.attempt(problem)
         except SolverStuck as stuck:  # the outermost walk's method is the one named (set last)
             stuck.method = strategy.name
             raise
@@ -298,6 +344,11 @@ def _dag_deadline(deadline: Optional[float], traces: int) -> Optional[float]:
     if deadline is None:
         return now + DAG_SECONDS
     return now + max(deadline - now, 0.0) / 2
+
+
+def _halved(problem: Problem) -> Problem:
+    """``problem`` with half the time left (:func:`_half`)."""
+    return Problem(problem.program, problem.cfa, problem.t0, _half(problem.deadline), problem.progress)
 
 
 def _half(deadline: Optional[float]) -> Optional[float]:

@@ -1,0 +1,135 @@
+"""The conjunct split: a postcondition ``A && B`` whose ``B`` holds on every run.
+
+Idea. Programs often claim a chance fact and, beside it, a fact about the loop's other
+bookkeeping that holds on every run (``c <= n * o + t && busy == c * len``). A method that proves
+the chance fact may have no rule for the other conjunct, and one that proves the bookkeeping
+(the loop prover's invariants) may not bound the chance. The split proves them apart: the
+postcondition is broken into its conjuncts (:func:`tamp.cfa.conjuncts.conjuncts`); each conjunct
+``c`` is tried as the claim ``ensures c fails 0`` of the same program (same body, same
+``requires``, inputs fixed alike) by the whole portfolio; the conjuncts proved so form ``S``,
+and the others ``R`` are then proved together with the claim's bound β.
+
+Soundness. A run fails the claim when it violates a conjunct, fails an ``assert`` or does not
+end; such a run fails ``ensures c`` for a violated ``c`` in ``S`` or fails ``ensures R`` (every
+sub-claim is the same program, so a failed ``assert`` or a run without end fails every one of
+them). Hence Pr[fail] <= Σ_{c∈S} Pr[fail c] + Pr[fail R] <= 0 + β. Every sub-proof is a proof of
+its own claim by a method whose own soundness argument counts a run that never ends as failing
+(a bound 0 therefore also proves termination with probability 1: nontermination never gives a
+"surely" for free). ``S`` and ``R`` must be nonempty and together hold every conjunct; the
+certificate (``method: "conjuncts"``, :mod:`tamp.certificate.conj_checker`) records ``S`` with a
+proof per conjunct and ``R`` with its proof, and ``tamp check-proof`` rebuilds every sub-claim
+from the source and checks the proofs by their own methods' rules.
+
+Cost. The split is tried only when the other methods did not prove the whole claim, before
+expected failure (which may search until the deadline) and with half the time left
+(:func:`tamp.prover.portfolio._walk`; concentration, which may search until the deadline on a
+conjunct it has no rule for, gets half the time then), never on a single conjunct; the conjuncts tried with bound 0
+share half of that time, the rest gets what remains.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, List, Optional, Tuple
+
+import z3
+
+from lang import ast as A
+from lang.errors import TampError
+from tamp.cfa import CFA, build_cfa
+from tamp.cfa.conjuncts import conjuncts, part_program, splittable
+from tamp.prover.trace.result import ProofResult
+from tamp.show import show_expr
+
+__all__ = ["ConjResult", "try_conjuncts"]
+
+#: the portfolio on a sub-claim: ``prove(program, cfa, deadline) -> (result, other methods' reasons)``
+Prove = Callable[[A.Program, CFA, Optional[float]], Tuple[ProofResult, List[str]]]
+
+
+@dataclass(repr=False)
+class ConjResult(ProofResult):
+    """A failure bound proved by the conjunct split: the conjuncts that hold on every run with
+    their proofs (bound 0), the rest and its proof (the claim's bound)."""
+
+    sure: List[Tuple[A.Expr, ProofResult]] = field(default_factory=list)
+    rest: List[A.Expr] = field(default_factory=list)
+    rest_proof: Optional[ProofResult] = None
+
+
+def _left(deadline: Optional[float]) -> Optional[float]:
+    return None if deadline is None else max(deadline - time.monotonic(), 0.0)
+
+
+def try_conjuncts(
+    program: A.Program, cfa: CFA, t0: float, deadline: Optional[float], prove: Prove
+) -> Tuple[Optional[ConjResult], str]:
+    """``(ConjResult or None, why)``; why is '' when the claim is not split (one conjunct, a
+    reliability claim)."""
+    if not splittable(program):
+        return None, ""
+    conj = conjuncts(program.ensures)
+    bound = cfa.bound
+    sure: List[Tuple[A.Expr, ProofResult]] = []
+    left = _left(deadline)
+    share = None if left is None else left / (2 * len(conj))
+    for c in conj:
+        if deadline is not None and time.monotonic() >= deadline:
+            return None, "the time limit was reached while proving the conjuncts apart"
+        sub = _sub(program, [c], A.num(0), cfa)
+        if sub is None:
+            continue
+        sub_deadline = None if share is None or deadline is None else min(deadline, time.monotonic() + share)
+        result, _ = prove(sub[0], sub[1], sub_deadline)
+        if result.verdict == "proved":
+            sure.append((c, result))
+    if not sure:
+        return None, "no conjunct of the postcondition was proved to hold on every run"
+    if len(sure) == len(conj):  # every conjunct is sure: the last one is the rest, with the bound
+        sure = sure[:-1]
+    names = [c for c, _ in sure]
+    rest = [c for c in conj if c not in names]
+    sub = _sub(program, rest, bound, cfa)
+    shown_sure = " and ".join(f"`{show_expr(c)}`" for c in names) + (" holds" if len(names) == 1 else " hold")
+    shown_rest = show_expr(_conj(rest))
+    if sub is None:
+        return None, f"{shown_sure} on every run, but the claim `{shown_rest}` could not be built"
+    result, reasons = prove(sub[0], sub[1], deadline)
+    if result.verdict != "proved":
+        trace = (result.failed_trace or "").strip().splitlines()[:1]  # the union bound's stuck point
+        lines = trace + [ln.strip() for ln in (result.message or "").splitlines()] + reasons
+        said = [ln for ln in lines if ln and not ln.startswith("not proved (")]
+        return None, (
+            f"{shown_sure} on every run, but the rest `{shown_rest}` was not proved with the bound "
+            f"{show_expr(bound)}" + (": " + "; ".join(said) if said else "")
+        )
+    return ConjResult(
+        cfa.name,
+        "failure-bound",
+        "proved",
+        time.monotonic() - t0,
+        show_expr(bound),
+        f"{shown_sure} on every run (proved with bound 0); the rest `{shown_rest}` fails with "
+        f"probability at most {show_expr(bound)}",
+        cfa=cfa,
+        stats={**result.stats, "method": "conjuncts"},
+        sure=sure,
+        rest=rest,
+        rest_proof=result,
+    ), ""
+
+
+def _sub(program: A.Program, part: List[A.Expr], bound: A.Expr, cfa: CFA) -> Optional[Tuple[A.Program, CFA]]:
+    prog = part_program(program, part, bound)
+    try:
+        return prog, build_cfa(prog, None, cfa.path)
+    except (TampError, z3.Z3Exception):
+        return None
+
+
+def _conj(parts: List[A.Expr]) -> A.Expr:
+    out = parts[0]
+    for p in parts[1:]:
+        out = A.Binary("&&", out, p)
+    return out

@@ -26,6 +26,7 @@ import axioms
 import axioms.lemmas  # noqa: F401  (the lemma library, loaded with the prover)
 from lang import ast as A
 from lang.errors import UnsupportedError, error_at
+from lang.walk import Walker, free_vars
 from tamp.cfa import CFA, build_cfa
 from tamp.cfa.conjuncts import splittable
 from tamp.cfa.dependence import conditioning_assumes, describe
@@ -288,6 +289,7 @@ def _walk(problem: Problem, strategies: Sequence[Strategy], outer: bool = False)
     unknown: Optional[ProofResult] = None
     reasons: List[str] = []
     split = outer and splittable(problem.program)
+    strategies = _ordered(strategies, problem.cfa.bound)
     for i, strategy in enumerate(strategies):
         try:
             if isinstance(strategy, Conjuncts):
@@ -325,6 +327,30 @@ def _walk(problem: Problem, strategies: Sequence[Strategy], outer: bool = False)
         )
         reasons = []
     return unknown, reasons
+
+
+class _Exponential(Walker[bool]):
+    def Call(self, node: A.Call, kids) -> bool:
+        return node.func == "exp" or any(kids)
+
+    def default(self, node, kids) -> bool:
+        return any(kids)
+
+
+def _ordered(strategies: Sequence[Strategy], bound: A.Expr) -> Sequence[Strategy]:
+    """``strategies`` with linearity of expectation moved before concentration when the bound is
+    a symbolic expression without ``exp``: concentration's rules give exponential tails, so on a
+    Markov or Chebyshev bound (``n * p / t``) they search to no avail before linearity's few
+    queries prove it. Only the order changes: every method is still tried."""
+    kinds = [type(s) for s in strategies]
+    if Concentration not in kinds or Linearity not in kinds or not free_vars(bound):
+        return strategies
+    c, lin = kinds.index(Concentration), kinds.index(Linearity)
+    if lin < c or _Exponential().walk(bound):
+        return strategies
+    moved = list(strategies)
+    moved.insert(c, moved.pop(lin))
+    return moved
 
 
 #: a loop-free program with at least this many traces is first labelled on its CFA (a DAG)

@@ -25,7 +25,8 @@ runs over combinations of every sampling's proposals (a false claim tries them a
 
 Each proposal is joined (union bound) with the cost-0 support facts of the distribution
 (families whose name starts with ``support``), so a sampling always tells what it can for free.
-Proposals are ordered cost-0 first, then in the order above.
+Proposals are ordered cost-0 first, then the term shares, then in the order above (literal
+costs sorted, symbolic ones after).
 """
 
 from __future__ import annotations
@@ -207,10 +208,10 @@ def proposals(
         elif fam.param_kind == "choice":
             params = list(fam.choices(stmt.dist))
         else:
-            params = real_parameters(spec_exprs, beta, n_real, getattr(fam, "log_parameters", True))
+            params = term_shares(stmt, beta, n_real)  # the most specific first
+            params += [f for f in real_parameters(spec_exprs, beta, n_real, getattr(fam, "log_parameters", True)) if f not in params]
             if getattr(fam, "factor_shares", False):
                 params += [f for f in factor_shares(beta) if f not in params]
-            params += [f for f in term_shares(stmt, beta, n_real) if f not in params]
         for prm in params:
             inst = _instantiate(fam, stmt.targets, stmt.dist, prm)
             if inst is not None:

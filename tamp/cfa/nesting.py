@@ -361,7 +361,9 @@ def _unraised_test(cond: A.Expr, k: str, pos: str) -> Optional[A.Expr]:
         if k not in free_vars(c):
             out.append(c)
             continue
-        if free_vars(c) != {k} or not _decides(c, {k: A.INT}, A.Binary("<=", kv, A.num(0)), A.Binary(">=", kv, A.num(0))):
+        if free_vars(c) != {k} or not _decides(
+            c, {k: A.INT}, A.Binary("<=", kv, A.num(0)), A.Binary(">=", kv, A.num(0))
+        ):
             return None
         out.append(A.Unary("!", A.Var(pos)))
     res = out[0]

@@ -94,3 +94,32 @@ def test_checker_exp_tail_is_exact_and_refuses_other_tests():
     assert exp_tail(parse_expr("abs(x - k) > t"), "x", k, sc) is None
     assert exp_tail(parse_expr("x > x * t"), "x", k, sc) is None
     assert exp_tail(parse_expr("x > t"), "x", A.Var("x"), sc) is None
+
+
+def _nest_part(cert):
+    parts = []
+
+    def walk(o):
+        if isinstance(o, dict):
+            if "per_iteration" in o:
+                parts.append(o)
+            for v in o.values():
+                walk(v)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v)
+
+    walk(cert)
+    return parts
+
+
+def test_rule_of_two_per_iteration_chance_cannot_be_tampered_with():
+    path, cert, raw = _proved("rule_of_two")
+    (part,) = _nest_part(cert)
+    bad = _copy(cert)
+    (bpart,) = _nest_part(bad)
+    smaller = parse_expr("1 - 2 * p")  # a changed number: below the iteration's true chance 1 - p
+    bpart["per_iteration"] = to_json(smaller)
+    assert not check_in_process(bad, path, raw).ok
+    false = DEV / "rule_of_two_false.prob"
+    assert not check_in_process(cert, false, false.read_bytes()).ok

@@ -97,3 +97,43 @@ def test_dev_variants_are_proved(name):
 @pytest.mark.parametrize("name", ["burst_tail_false", "shifted_wait_false"])
 def test_false_variants_are_not_proved(name):
     assert _verdict(name) != "proved"
+
+
+def test_log_lower_is_below_the_log_and_only_for_literals_below_one():
+    from fractions import Fraction
+
+    from tamp.cfa.nesting import log_lower
+
+    for b in ("0.05", "0.5", "0.001", "0.999"):
+        got = log_lower(parse_expr(b))
+        assert got is not None
+        value = float(Fraction(b))
+        assert float(got) <= math.log(value) < float(got) + 1e-6
+    for b in ("1", "2", "0", "p", "exp(-3)", "1 / 20"):
+        assert log_lower(parse_expr(b)) is None
+
+
+def test_counter_test_in_an_early_exit_loop_is_the_flag():
+    from lang.parser import parse
+    from tamp.cfa import build_cfa
+    from tamp.cfa.nesting import flag_loop
+
+    src = (DEV / "rule_of_two.prob").read_text()
+    parsed = parse(src)
+    prog = parsed.programs[0] if hasattr(parsed, "programs") else parsed[0]
+    cfa = build_cfa(prog)
+    fl = flag_loop(prog, tuple(cfa.ensures), cfa.types)
+    assert fl is not None and fl.form == "product" and fl.early_exit
+    # a test reading the counter other than as `k == 0` is not the flag
+    odd = src.replace("hits < 1", "hits < 2")
+    parsed = parse(odd)
+    prog = parsed.programs[0] if hasattr(parsed, "programs") else parsed[0]
+    cfa = build_cfa(prog)
+    assert flag_loop(prog, tuple(cfa.ensures), cfa.types) is None
+
+
+@pytest.mark.parametrize(
+    "name,verdict", [("rule_of_two", True), ("search_until_found", True), ("rule_of_two_false", False)]
+)
+def test_early_exit_until_first_event(name, verdict):
+    assert (_verdict(name) == "proved") is verdict

@@ -209,7 +209,11 @@ def proposals(
             params = list(fam.choices(stmt.dist))
         else:
             params = term_shares(stmt, beta, n_real)  # the most specific first
-            params += [f for f in real_parameters(spec_exprs, beta, n_real, getattr(fam, "log_parameters", True)) if f not in params]
+            params += [
+                f
+                for f in real_parameters(spec_exprs, beta, n_real, getattr(fam, "log_parameters", True))
+                if f not in params
+            ]
             if getattr(fam, "factor_shares", False):
                 params += [f for f in factor_shares(beta) if f not in params]
         for prm in params:

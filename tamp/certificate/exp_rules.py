@@ -19,7 +19,8 @@ An upper bound on the failure probability is the weakest pre-expectation of ``[�
                          one weighted by one minus the others: exact, they partition the range)
 ``x ~ lap(m, s)``        F reads x only in one tail test φ (``x > e``, ``abs(x - m) > t``, …):
                          ``s > 0 ? q·F[φ := true] + (1 - q)·F[φ := false] : 1``, q = Pr[φ]
-                         exactly (``exp(-d/s)/2`` each side of m; :func:`_lap_tail`)
+                         exactly (``exp(-d/s)/2`` each side of m; :func:`_lap_tail`); ``x ~ exp(k, s)``
+                         alike with its exact survival function (:mod:`.exp_tails`)
 ``if (c) S else T``      ``c ? wpe(S, F) : wpe(T, F)``;  ``assume(c)``: ``c ? F : 0``
 ``for`` (literal bounds, ≤ 8 iterations): its iterations written out
 ``while (g) B``          ``g ? max(0, min(1, core)) : F`` with the certificate's ``core``
@@ -53,6 +54,7 @@ from tamp.cfa.unreliable import coins_for_unreliable
 from tamp.show import show_expr
 
 from .exp_hits import NoHitBound, hit_bound, split_at
+from .exp_tails import exp_tail
 
 ONE, ZERO = A.num(1), A.num(0)
 MAX_NODES = 40000
@@ -394,7 +396,7 @@ class Wpe:
             t = _target(s)
             if _symbolic_unif(s.dist):
                 return self._unif_by_atom(s, t, f)
-            if s.dist.func == "lap" and len(s.dist.args) == 2:
+            if s.dist.func in ("lap", "exp") and len(s.dist.args) == 2:  # exp: exp_tails.py
                 return self._lap_by_atom(s, t, f)
             ok, outs = outcomes(s.dist)
             acc: Optional[A.Expr] = None
@@ -470,7 +472,8 @@ class Wpe:
             return simp(A.Cond(positive, f, miss))
         f = _one_tail_event(f, x)
         phi = _atom(f, x, self.types)
-        q = _lap_tail(phi, x, m, sc) if phi is not None else None
+        tail = exp_tail if s.dist.func == "exp" else _lap_tail
+        q = tail(phi, x, m, sc) if phi is not None else None
         if phi is None or q is None:
             raise Outside(f"line {_line(s)}: the failure reads {x} ~ lap(m, s) other than by one tail test")
         yes = fold(_Replace(phi, A.BoolLit(True)).walk(f))
@@ -690,7 +693,7 @@ def claim_of(program: A.Program, cfa) -> ExpClaim:
     if body is None:
         raise Outside("an unreliable operator outside an assignment or an if test")
     for n in A.walk(body):
-        if isinstance(n, A.Sample) and not _symbolic_unif(n.dist) and n.dist.func != "lap":
+        if isinstance(n, A.Sample) and not _symbolic_unif(n.dist) and n.dist.func not in ("lap", "exp"):
             outcomes(n.dist)
         if isinstance(n, (A.Assign, A.Sample)):
             _target(n)

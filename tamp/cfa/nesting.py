@@ -85,7 +85,9 @@ re-checks that proof and the composition's inequality (:mod:`tamp.certificate.ne
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
 import z3
@@ -328,6 +330,11 @@ def _as_flag(body: A.Stmt, k: str, pos: str) -> Optional[A.Stmt]:
         return dataclasses.replace(body, then=then, other=other)
     if isinstance(body, (A.For, A.While)):
         inner = _block(_as_flag(body.body, k, pos))
+        if isinstance(body, A.While) and k in free_vars(body.cond):
+            cond = _unraised_test(body.cond, k, pos)
+            if cond is None:
+                return None
+            body = dataclasses.replace(body, cond=cond)
         heads = (body.lo, body.hi) if isinstance(body, A.For) else (body.cond,)
         if inner is None or any(k in free_vars(h) for h in heads) or k in _inv_reads(body):
             return None
@@ -337,6 +344,32 @@ def _as_flag(body: A.Stmt, k: str, pos: str) -> Optional[A.Stmt]:
     if k in written_vars(body) or k in _stmt_reads(body):
         return None
     return body
+
+
+def _unraised_test(cond: A.Expr, k: str, pos: str) -> Optional[A.Expr]:
+    """A loop test ``g && k == 0`` (any conjunct reading only the counter ``k`` that means
+    ``k <= 0`` for ``k >= 0``: ``k == 0``, ``k < 1``, ``!(k > 0)``, z3 decides) with that conjunct
+    written ``!pos``; None when ``k`` is read otherwise.
+
+    Why this is sound: ``k`` is 0 when the loop starts and only raised by literals ``m >= 1``
+    (:func:`_as_flag` refuses any other read or write), so ``k >= 0`` throughout and ``k > 0``
+    exactly when ``pos`` is true: the test has the same value in every run."""
+    conjs = list(operands(cond, "&&"))
+    kv = A.Var(k)
+    out: List[A.Expr] = []
+    for c in conjs:
+        if k not in free_vars(c):
+            out.append(c)
+            continue
+        if free_vars(c) != {k} or not _decides(
+            c, {k: A.INT}, A.Binary("<=", kv, A.num(0)), A.Binary(">=", kv, A.num(0))
+        ):
+            return None
+        out.append(A.Unary("!", A.Var(pos)))
+    res = out[0]
+    for c in out[1:]:
+        res = A.Binary("&&", res, c)
+    return res
 
 
 def _block(s: Optional[A.Stmt]) -> Optional[A.Block]:
@@ -965,6 +998,30 @@ def _expanded_product(fl: FlagLoop, bound: A.Expr, u: A.Expr) -> Optional[List[T
     return [("NONNEGATIVE", nonneg), ("PRODUCT", A.Binary("<=", _product(factors), bound))]
 
 
+def log_lower(bound: A.Expr, terms: int = 200) -> Optional[Fraction]:
+    """A rational ``L`` with ``L <= log(β)`` for a literal bound ``0 < β < 1``, proved exactly;
+    None otherwise. A product bound ``β`` that is a number (``fails 0.05``) then composes as
+    ``exp(L)``: Π u <= exp(N·e) <= exp(L) <= β.
+
+    Why this is sound: with ``x = -L > 0``, the partial sums of ``exp(x) = Σ x^k/k!`` are lower
+    bounds of it (every term is positive), so a partial sum ``>= 1/β``, compared in exact rational
+    arithmetic, gives ``exp(x) >= 1/β``, i.e. ``L = -x <= log(β)``. A float only picks the
+    candidate ``x`` (``log(1/β)`` rounded up); the comparison is exact. ``tamp check-proof``
+    runs the same comparison again (it calls :func:`composition`)."""
+    if not isinstance(bound, A.Num) or not 0 < bound.value < 1:
+        return None
+    inv = 1 / Fraction(bound.value)
+    guess = math.log(float(inv))
+    x = Fraction(math.ceil(guess * (1 + 1e-9) * 10**9 + 1), 10**9)
+    total, term = Fraction(0), Fraction(1)
+    for k in range(terms):
+        total += term
+        if total >= inv:
+            return -x
+        term = term * x / (k + 1)
+    return None
+
+
 def composition(fl: FlagLoop, bound: A.Expr, per_iteration: A.Expr) -> Optional[List[Tuple[str, A.Expr]]]:
     """The side conditions, as formulas over the parameters to be proved valid under
     ``requires``, under which ``per_iteration`` for each of the loop's iterations gives the
@@ -984,9 +1041,14 @@ def composition(fl: FlagLoop, bound: A.Expr, per_iteration: A.Expr) -> Optional[
             ("UNION", _implies(runs, A.Binary("<=", total, bound))),
             ("EMPTY", _implies(none, A.Binary("<=", A.num(0), bound))),
         ]
-    if not (isinstance(bound, A.Call) and bound.func == "exp" and len(bound.args) == 1):
-        return _expanded_product(fl, bound, per_iteration)
-    big = bound.args[0]
+    if isinstance(bound, A.Call) and bound.func == "exp" and len(bound.args) == 1:
+        big = bound.args[0]
+    else:
+        expanded = _expanded_product(fl, bound, per_iteration)
+        low = log_lower(bound) if expanded is None else None
+        if low is None:
+            return expanded
+        big = A.Num(low, False)  # exp(low) <= β: a product below exp(low) is below β
     e, side = exponent(per_iteration, divide_out(big, n))
     if varying and side is not None:
         return None  # u(c) > 0 for every c would be a quantified side condition

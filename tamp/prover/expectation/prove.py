@@ -97,7 +97,7 @@ from tamp.prover.expectation.levels import level_cores
 from tamp.prover.expectation.moments import counted, input_starts, mean_cores, moment_cores, state_cores
 from tamp.prover.expectation.retries import inner_cores, outer_cores, rsm_cores, variant_candidates
 from tamp.prover.expectation.synthesis import Cegis, markov_blocks, template
-from tamp.prover.expectation.tails import lap_chance, one_event
+from tamp.prover.expectation.tails import TAIL_CHANCES, one_event, tail_chance
 from tamp.prover.stages.products import stage_cores
 from tamp.prover.trace.check import Obligation
 from tamp.prover.trace.result import ProofResult
@@ -470,7 +470,7 @@ class Wpe:
             target = _target(s)
             if symbolic_unif(s.dist):
                 return self.unif_by_atom(s, target, f)
-            if s.dist.func == "lap" and len(s.dist.args) == 2:
+            if s.dist.func in TAIL_CHANCES and len(s.dist.args) == 2:  # lap, exp: tails.py
                 return self.lap_by_atom(s, target, f)
             ok, outs = dist_outcomes(s.dist)
             acc: Optional[A.Expr] = None
@@ -557,7 +557,7 @@ class Wpe:
         if event is not None:
             f = event[0]
         phi = the_atom(f, x, self.types)
-        q = lap_chance(phi, x, m, scale) if phi is not None else None
+        q = tail_chance(s.dist.func, phi, x, m, scale) if phi is not None else None
         if phi is None or q is None:
             raise NotApplicable(f"line {_line(s)}: the failure reads {x} ~ lap(m, s) other than by one tail test")
         yes, no = replace_node(f, phi, A.BoolLit(True)), replace_node(f, phi, A.BoolLit(False))
@@ -757,7 +757,7 @@ def claim_of(program: A.Program, cfa) -> ExpClaim:
         )
     for n in A.walk(body):
         if isinstance(n, A.Sample):
-            if not symbolic_unif(n.dist) and n.dist.func != "lap":
+            if not symbolic_unif(n.dist) and n.dist.func not in TAIL_CHANCES:
                 dist_outcomes(n.dist)  # raises for a continuous distribution (lap: tails.py)
         if isinstance(n, (A.Assign, A.Sample)):
             _target(n)  # raises for a tuple or a nested element write

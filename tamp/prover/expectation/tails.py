@@ -119,3 +119,34 @@ def _replace(e: A.Expr, old: A.Expr, new: A.Expr) -> A.Expr:
 
     out: A.Expr = _Rep().walk(e)
     return out
+
+
+def exp_chance(phi: A.Expr, x: str, k: A.Expr, s: A.Expr) -> Optional[A.Expr]:
+    """Pr[φ(x)] for x ~ exp(k, s) (density ``exp(-(x - k)/s)/s`` on x >= k, s > 0), or None for a
+    test outside the rule: for ``x > e`` / ``x >= e`` (x is continuous, ties have probability
+    0), d = e - k, ``d >= 0 ? exp(-d/s) : 1`` — the exponential's exact survival function, and 1
+    below its start k; ``x < e`` / ``x <= e`` is one minus that; x on the right is turned around.
+    Exact, so it serves the upper and the lower pre-expectation alike (nothing here is only an
+    upper bound)."""
+    if not isinstance(phi, A.Binary) or phi.op not in _FLIP:
+        return None
+    op, lhs, rhs = phi.op, phi.left, phi.right
+    if x in set(free_vars(rhs)):
+        if x in set(free_vars(lhs)):
+            return None
+        op, lhs, rhs = _FLIP[op], rhs, lhs
+    if lhs != A.Var(x) or x in set(free_vars(k)) | set(free_vars(s)) | set(free_vars(rhs)):
+        return None
+    d = A.Binary("-", rhs, k)
+    up = A.Cond(A.Binary(">=", d, ZERO), _exp(A.Unary("-", A.Binary("/", d, s))), ONE)
+    return up if op in (">", ">=") else A.Binary("-", ONE, up)
+
+
+#: the continuous draws with a closed-form chance of one tail test, by distribution name
+TAIL_CHANCES = {"lap": lap_chance, "exp": exp_chance}
+
+
+def tail_chance(dist: str, phi: A.Expr, x: str, m: A.Expr, s: A.Expr) -> Optional[A.Expr]:
+    """Pr[φ(x)] for ``x ~ dist(m, s)`` with s > 0 (``lap`` or ``exp``), or None."""
+    rule = TAIL_CHANCES.get(dist)
+    return rule(phi, x, m, s) if rule is not None else None

@@ -49,6 +49,7 @@ from tamp.cfa.nesting import (
     lasvegas_loop,
     lasvegas_programs,
     literal_trips,
+    log_lower,
     trip_count,
 )
 from tamp.prover.base.smt import VALID, Encoder, Stats, is_valid
@@ -267,6 +268,8 @@ def candidates(fl: FlagLoop, bound: A.Expr, params: frozenset = frozenset()) -> 
     elif literal_trips(fl.loop) is not None:  # a product written out (f * f * f for 3 tries)
         root = _root(bound, literal_trips(fl.loop) or 1)
         out += ([root] if root is not None else []) + [A.Binary("-", A.num(1), q) for q in chances] + chances
+    elif log_lower(bound) is not None:  # a literal bound below 1 composed as exp(L), L <= log(bound)
+        out += [A.Binary("-", A.num(1), q) for q in chances]
     unique: List[A.Expr] = []
     for u in out:
         if u not in unique:

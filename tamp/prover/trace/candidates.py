@@ -9,7 +9,13 @@ with failure parameter f) the parameter is *derived*, not enumerated blindly:
 * from the budget: ``f = β/k`` for k = 1 … the number of real-parameter samplings;
 * for a family whose ``factor_shares`` is True (the uniform range tails), also ``β`` with one
   factor of its product taken out (``n * a / M`` gives ``a / M`` and ``n / M``): a sampling
-  inside a loop of ``n`` iterations whose claim sums ``n`` equal shares gets its share.
+  inside a loop of ``n`` iterations whose claim sums ``n`` equal shares gets its share;
+* when the budget is a sum of terms (as written, or after sympy's ``expand``) and the program
+  has at most that many real-parameter samplings, the terms themselves (:func:`term_shares`):
+  ``a*T + b*T`` for ``x ~ exp(0, 1/a); y ~ exp(0, 1/b)`` gives the first draw ``a*T`` and the
+  second ``b*T``. A term is proposed to a sampling whose parameters read one of the term's own
+  variables (those not common to every term); a sampling no term matches gets every term
+  (at most ``MAX_TERMS``), so an assignment is found without trying all permutations.
 
 A family whose ``log_parameters`` is False (its threshold is not a ``log(c/f)``, e.g. the exact
 discrete-Laplace tail) gets the budget's shares only: the ``log(E)`` candidates are made for
@@ -19,7 +25,8 @@ runs over combinations of every sampling's proposals (a false claim tries them a
 
 Each proposal is joined (union bound) with the cost-0 support facts of the distribution
 (families whose name starts with ``support``), so a sampling always tells what it can for free.
-Proposals are ordered cost-0 first, then in the order above.
+Proposals are ordered cost-0 first, then the term shares, then in the order above (literal
+costs sorted, symbolic ones after).
 """
 
 from __future__ import annotations
@@ -97,6 +104,42 @@ def factor_shares(beta: A.Expr) -> List[A.Expr]:
     return out
 
 
+#: the most terms of a summed budget proposed as shares (a longer sum is not split)
+MAX_TERMS = 6
+
+
+def budget_terms(beta: A.Expr) -> List[A.Expr]:
+    """The terms of ``beta`` as a sum: its ``+`` operands as written, or else (when it has a
+    ``+`` inside, e.g. ``(a + b) * T``) those of sympy's expansion; [] for a single term."""
+    terms = list(operands(beta, "+"))
+    if len(terms) < 2 and any(isinstance(n, A.Binary) and n.op == "+" for n in A.walk(beta)):
+        from tamp.prover.base.simplify import from_sympy, to_sympy  # sympy only when needed
+
+        x, conv = to_sympy(beta)
+        ex = x.expand()
+        if ex.is_Add:
+            terms = [from_sympy(t, conv) for t in ex.as_ordered_terms()]
+    if not 2 <= len(terms) <= MAX_TERMS:
+        return []
+    return terms
+
+
+def term_shares(stmt: A.Sample, beta: A.Expr, n_real: int) -> List[A.Expr]:
+    """Terms of a summed budget proposed as this sampling's failure parameter (see the module
+    docstring): those whose own variables meet the sampling's parameters, or, when none does,
+    every term. Nothing when the budget is one term or has fewer terms than real samplings."""
+    terms = budget_terms(beta)
+    if not terms or len(terms) < n_real:
+        return []
+    names = [set(free_vars(t)) for t in terms]
+    common = set.intersection(*names)
+    params: set = set()
+    for arg in stmt.dist.args:
+        params |= set(free_vars(arg))
+    matched = [t for t, vs in zip(terms, names) if (vs - common) & params]
+    return matched or terms
+
+
 def _variable(e: A.Expr) -> bool:
     return bool(free_vars(e))
 
@@ -165,7 +208,12 @@ def proposals(
         elif fam.param_kind == "choice":
             params = list(fam.choices(stmt.dist))
         else:
-            params = real_parameters(spec_exprs, beta, n_real, getattr(fam, "log_parameters", True))
+            params = term_shares(stmt, beta, n_real)  # the most specific first
+            params += [
+                f
+                for f in real_parameters(spec_exprs, beta, n_real, getattr(fam, "log_parameters", True))
+                if f not in params
+            ]
             if getattr(fam, "factor_shares", False):
                 params += [f for f in factor_shares(beta) if f not in params]
         for prm in params:

@@ -306,6 +306,11 @@ def _walk(problem: Problem, strategies: Sequence[Strategy], outer: bool = False)
         except SolverStuck as stuck:  # the outermost walk's method is the one named (set last)
             stuck.method = strategy.name
             raise
+        except RecursionError:
+            # a method whose analysis recurses over the expressions (a 1000-term sum written out)
+            # gives up on this claim; the methods after it still try it
+            reasons.append(f"{strategy.name}: the program's expressions are nested too deeply for its analysis")
+            continue
         if attempt.proved:
             assert attempt.result is not None
             return attempt.result, []

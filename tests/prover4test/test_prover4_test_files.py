@@ -1,5 +1,5 @@
-"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 to dev/blind8
-(the blind parts of sessions 14 to 21, now development material) and benchmarks/prover4/test (the newest blind part,
+"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 to dev/blind9
+(the blind parts of sessions 14 to 22, now development material) and benchmarks/prover4/test (the newest blind part,
 when there is one). In each, every file parses and
 type-checks, carries its headers, every true claim has a false sibling, and inputs.json covers every file (two
 consistent input sets per true claim, a refuting one per false claim). A few input sets are simulated. Nothing
@@ -26,6 +26,7 @@ FOLDERS = {
     "blind6": ROOT / "benchmarks" / "prover4" / "dev" / "blind6",
     "blind7": ROOT / "benchmarks" / "prover4" / "dev" / "blind7",
     "blind8": ROOT / "benchmarks" / "prover4" / "dev" / "blind8",
+    "blind9": ROOT / "benchmarks" / "prover4" / "dev" / "blind9",
     "test": ROOT / "benchmarks" / "prover4" / "test",
 }
 FOLDERS = {name: here for name, here in FOLDERS.items() if (here / "inputs.json").exists()}
@@ -48,6 +49,8 @@ SIMULATED = [
     ("blind7", "polling/rdd_dials_markov.prob"),
     ("blind8", "wireless/delivered_hoeffding_false.prob"),
     ("blind8", "credit/no_default_union.prob"),
+    ("blind9", "overbooking/misconnect_false.prob"),
+    ("blind9", "chipyield/wafer_map_nested.prob"),
 ]
 
 

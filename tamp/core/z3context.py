@@ -53,6 +53,13 @@ from typing import Callable, Iterator, List, Set
 import z3
 import z3.z3 as _z3_module
 
+# z3 writes its own warnings straight to the process's stderr (e.g. "optimization with
+# quantified constraints is not supported", when a template guess's query carries the sum
+# lemmas): they are notes to z3's developers, not messages for tamp's user, and every answer
+# they qualify is already treated as a hint (a guess is re-decided by the checker) or as
+# failure (``unknown``). Off for every context, new ones included (a global parameter).
+z3.set_param("warning", False)
+
 _RESETS: List[Callable[[], None]] = []
 _depth = 0
 #: the modules :func:`load_in_proof` has settled in the current proof

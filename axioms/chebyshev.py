@@ -41,6 +41,7 @@ from typing import Optional, Tuple
 
 from lang import ast as A
 
+from lang.evaluate import evaluate
 from lang.walk import free_vars
 
 from . import build as B
@@ -102,7 +103,11 @@ class Chebyshev(RealParamFamily):
         return self.instantiate((A.Var("v"),), dist, B.n(param))
 
     def cost_value(self, args, param, func: str = "gauss") -> float:
-        return float(param)
+        return float(evaluate(self.numeric_instance(args, param, func).cost, {}))
+
+    def side_holds_for(self, func: str, args, param) -> bool:
+        """Whether every side condition holds at these numbers."""
+        return all(bool(evaluate(s, {})) for s in self.numeric_instance(args, param, func).side)
 
     def exact_tail(self, args, param, func: str = "gauss"):
         """The exact ``Pr[(v - μ)² >= V/f]`` of ``func(args)`` (for the numeric tests)."""

@@ -30,7 +30,8 @@ The axiom is valid for every distribution with that mean and variance: it is wea
 exponential tails of the Gaussian or Laplace families for large deviations but, being a
 different function of the deviation, proves claims stated as ``V/t²`` that those cannot
 (``2·exp(-t²/(2V)) <= V/t²`` does not hold for every t). Its parameter is proposed only from
-the budget's shares (``log_parameters`` False) and not to the loop engine
+the budget's shares that divide by a non-constant (``ratio_shares``,
+:func:`tamp.prover.trace.candidates.ratio_shares`) and not to the loop engine
 (``loop_proposals`` False), so claims it does not fit pay little for it.
 """
 
@@ -77,6 +78,8 @@ class Chebyshev(RealParamFamily):
     distributions = ("gauss", "lap", "uniform", "exp", "unif")
     log_parameters = False
     loop_proposals = False
+    #: proposed only the budget's shares that divide by a non-constant (V/t²), after the others
+    ratio_shares = True
 
     def applies(self, dist: A.Call) -> bool:
         if not super().applies(dist):

@@ -41,7 +41,6 @@ import math
 from typing import Optional, Tuple
 
 from lang import ast as A
-
 from lang.evaluate import evaluate
 from lang.walk import free_vars
 

@@ -152,9 +152,7 @@ def ratio_shares(stmt: A.Sample, beta: A.Expr, n_real: int) -> List[A.Expr]:
     deviation ``t``; ``p`` or ``p/4`` names none). Only a proposal: the trace check decides."""
     out: List[A.Expr] = []
     for f in term_shares(stmt, beta, n_real) + [beta]:
-        if f not in out and any(
-            isinstance(n, A.Binary) and n.op == "/" and _variable(n.right) for n in A.walk(f)
-        ):
+        if f not in out and any(isinstance(n, A.Binary) and n.op == "/" and _variable(n.right) for n in A.walk(f)):
             out.append(f)
     return out
 

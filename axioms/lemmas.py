@@ -38,6 +38,10 @@ Facts used (each a textbook property of the natural logarithm, exponential and s
                        ⇒ a[i] <= a[k]), also for ``<``, ``>=``, ``>`` and an offset index
                        (``a[j-1] <= a[j]``), for each closed quantifier of that shape in a query
                        (:func:`sorted_lemma`; true by induction on k - i)
+``sum-mono``           lo = lo' ∧ hi = hi' ∧ (∀j. lo <= j < hi ⇒ e(j) <= e'(j)) ⇒
+                       sum(j in lo..hi: e) <= sum(j in lo'..hi': e') (a finite sum is monotone in its
+                       body; :func:`sum_order_lemmas`, with ``sum-sign`` the sign of a sum of squares or
+                       of products of non-negatives, e.g. Σ(q - q²) <= Σq, so E[X(X-1)] <= E[X]²)
 ``sum-span``           lo <= h ⇒ sum(j in lo..h+c: e) = sum(j in lo..h: e) + e[h/j] + … + e[h+c-1/j],
                        and h <= hi ⇒ sum(j in h-c..hi: e) = e[h-c/j] + … + e[h-1/j] + sum(j in h..hi: e),
                        for two sums of one summand in a query whose ends differ by a literal
@@ -599,4 +603,45 @@ def pointwise_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
             same = z3.ForAll([j], z3.Implies(z3.And(lo <= j, j < hi), e1 == e2))
             premise = z3.And(lo == s2.arg(0), hi == s2.arg(1), same)
             out.append(("sum-pointwise", z3.Implies(premise, s1 == s2)))
+    return out
+
+
+def sum_order_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
+    """``sum-mono`` for each ordered pair of sum applications of a query with different bodies:
+    ``lo = lo' ∧ hi = hi' ∧ (∀j. lo <= j < hi ⇒ e(j) <= e'(j)) ⇒ sum(j in lo..hi: e) <= sum(j in
+    lo'..hi': e')``.
+
+    Sound: a finite sum over one range is monotone in its summand (add the inequalities index by
+    index); the premise, pointwise order on the range, is left to the solver to prove from the
+    hypotheses (``requires forall`` facts, or arithmetic alone: ``q - q·q <= q`` as ``q·q >= 0``).
+    With ``sum-sign`` (:func:`pointwise_lemmas`) this gives the textbook finishing step of the
+    union bound over pairs, ``Σ_{i<j} p_i p_j = ((Σp)² - Σp²)/2 <= (Σp)²/2``. Sums inside
+    quantifiers (placeholder arguments) and bodies the encoder cannot express are skipped
+    (fewer facts, still sound). Kept apart from :func:`pointwise_lemmas` (which every
+    expectation query pays for): the linearity engine and its checker add it."""
+    sums = [t for t in apps if not z3.is_quantifier(t) and _is_sum(t, enc) and not _placeholders(t)]
+    sums = sums[:MAX_POINTWISE]
+    out: List[Tuple[str, z3.BoolRef]] = []
+    j = z3.Int("pointwise$j")
+
+    def body_at(t):
+        expr, names = enc.sum_info(t.decl())
+        env = dict(zip(names, [t.arg(k) for k in range(2, t.num_args())]))
+        env[expr.var] = j
+        return _real(enc.expr(expr.body, env))
+
+    bodies = {}
+    for t in sums:
+        try:
+            bodies[t.get_id()] = body_at(t)
+        except Exception:  # noqa: BLE001 - not expressible: no lemma (fewer facts)
+            continue
+    for s1 in sums:
+        for s2 in sums:
+            if s1.decl().eq(s2.decl()) or s1.get_id() not in bodies or s2.get_id() not in bodies:
+                continue
+            lo, hi = s1.arg(0), s1.arg(1)
+            below = z3.ForAll([j], z3.Implies(z3.And(lo <= j, j < hi), bodies[s1.get_id()] <= bodies[s2.get_id()]))
+            premise = z3.And(lo == s2.arg(0), hi == s2.arg(1), below)
+            out.append(("sum-mono", z3.Implies(premise, s1 <= s2)))
     return out

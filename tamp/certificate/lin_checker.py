@@ -27,7 +27,7 @@ from typing import Any
 
 import z3
 
-from axioms.lemmas import pointwise_lemmas
+from axioms.lemmas import pointwise_lemmas, sum_order_lemmas
 from axioms.terms import transcendental_apps
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
@@ -102,7 +102,7 @@ def check_lin(lc: LinCert, src: A.SourceFile, prog: A.Program, bound, inputs, ti
 
         def sums(hs, f):
             apps = transcendental_apps(z3.And(*hs, f) if hs else f)
-            return [lem for _n, lem in pointwise_lemmas(apps, enc)] if apps else []
+            return [lem for _n, lem in pointwise_lemmas(apps, enc) + sum_order_lemmas(apps, enc)] if apps else []
 
         check_obligations(obs, enc, env, hyps, out, timeout_ms, deadline, sums)
         out.ok = True

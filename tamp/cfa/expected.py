@@ -1614,6 +1614,13 @@ def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
     mean = claim.base.mean
     later: list[tuple[str, A.Expr]] = []  # the integer variants, after the first tries
     for n in A.walk(claim.post):
+        if isinstance(n, A.Binary) and n.op == "==" and claim.base.integral:
+            # ``X == c`` for a count that is never negative: Markov at c + 1 (POST decides; it holds
+            # when c is 0, ``X >= 0 ∧ X < 1`` being ``X == 0``): "no event happened"
+            lin = linear_in(fold(A.Binary("-", n.left, n.right)), X)
+            if lin is not None and lin[0] != ZERO:
+                later.append(("markov", _add(_div(fold(A.Unary("-", lin[1])), lin[0]), ONE)))
+            continue
         if not (isinstance(n, A.Binary) and n.op in ("<", "<=", ">", ">=")):
             continue
         l, r = (n.left, n.right) if n.op in ("<", "<=") else (n.right, n.left)
@@ -1653,7 +1660,8 @@ def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
 
 def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[tuple[str, str, A.Expr]]:
     """SHAPE (the analysis' side conditions), then for Markov (``Pr[X >= t] <= E[X]/t`` for
-    ``X >= 0``, ``t > 0``) NONNEG, THRESHOLD, POST (``X < t`` implies the postcondition) and
+    ``X >= 0``, ``t > 0``) NONNEG, THRESHOLD, POST (``0 <= X < t`` implies the postcondition: X is
+    never negative by NONNEG, so a run fails only at ``X >= t``) and
     BUDGET (``E[X]/t <= β``); for Chebyshev (``Pr[|X - E[X]| >= a] <= Var[X]/a²``, ``a > 0``)
     THRESHOLD, POST (``|X - E[X]| < a`` implies it) and BUDGET (``Var[X]/a² <= β``); for the pair
     count (``Pr[X >= t] <= E[X(X-1)]/(t(t-1))`` for an integer ``X``, ``t > 1``: ``X(X-1) >= 0`` at
@@ -1665,9 +1673,9 @@ def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[t
     if rule == "markov":
         out.append(("NONNEG", "the accumulated value is never negative", b.nonneg))
         out.append(("THRESHOLD", "Markov's threshold is positive", A.Binary(">", thr, ZERO)))
-        out.append(
-            ("POST", "below the threshold the postcondition holds", A.Binary("==>", A.Binary("<", x, thr), claim.post))
-        )
+        # X >= 0 on every run (NONNEG), so the runs below the threshold are those in [0, t)
+        below = A.Binary("&&", A.Binary(">=", x, ZERO), A.Binary("<", x, thr))
+        out.append(("POST", "from 0 up to the threshold the postcondition holds", A.Binary("==>", below, claim.post)))
         out.append(
             (
                 "BUDGET",

@@ -30,7 +30,7 @@ from typing import Any, Optional
 
 import z3
 
-from axioms.lemmas import lemma_instances, pointwise_lemmas
+from axioms.lemmas import lemma_instances, pointwise_lemmas, sum_order_lemmas
 from axioms.terms import transcendental_apps
 from lang import ast as A
 from tamp.cfa.expected import LinClaim, NotApplicable, candidates, claim_of, obligations
@@ -54,11 +54,12 @@ STATEMENTS = {
 
 
 def lemmas_for(f: z3.BoolRef, hyps: list, enc) -> list:
-    """The shared lemma instances and the sum lemmas (pointwise equality, sign) of a query."""
+    """The shared lemma instances and the sum lemmas (pointwise equality, sign, order) of a query."""
     apps = transcendental_apps(z3.And(*hyps, f) if hyps else f)
     if not apps:
         return []
-    return [lem for _n, lem in lemma_instances(apps, enc)] + [lem for _n, lem in pointwise_lemmas(apps, enc)]
+    sums = pointwise_lemmas(apps, enc) + sum_order_lemmas(apps, enc)
+    return [lem for _n, lem in lemma_instances(apps, enc)] + [lem for _n, lem in sums]
 
 
 def decide(formula: A.Expr, claim: LinClaim, ms: int) -> str:

@@ -23,6 +23,11 @@ the other shape, and every extra proposal costs time on the claims that do not p
 whose ``loop_proposals`` is False is not proposed to the loop engine (``in_loop``), whose search
 runs over combinations of every sampling's proposals (a false claim tries them all).
 
+A family whose ``ratio_shares`` is True (Chebyshev, whose share of a claim is ``V/t²``) gets
+only the budget's term shares and the budget itself that divide by a non-constant
+(:func:`ratio_shares`), after the other families' proposals, so claims it does not fit pay
+little for it.
+
 Each proposal is joined (union bound) with the cost-0 support facts of the distribution
 (families whose name starts with ``support``), so a sampling always tells what it can for free.
 Proposals are ordered cost-0 first, then the term shares, then in the order above (literal
@@ -140,6 +145,18 @@ def term_shares(stmt: A.Sample, beta: A.Expr, n_real: int) -> List[A.Expr]:
     return matched or terms
 
 
+def ratio_shares(stmt: A.Sample, beta: A.Expr, n_real: int) -> List[A.Expr]:
+    """The parameters proposed to a family whose ``ratio_shares`` is True (Chebyshev's
+    ``V/s²``, :mod:`axioms.chebyshev`): the budget's term shares (:func:`term_shares`) and the
+    budget itself, each only when it is a quotient by a non-constant (a share ``V/t²`` names the
+    deviation ``t``; ``p`` or ``p/4`` names none). Only a proposal: the trace check decides."""
+    out: List[A.Expr] = []
+    for f in term_shares(stmt, beta, n_real) + [beta]:
+        if f not in out and any(isinstance(n, A.Binary) and n.op == "/" and _variable(n.right) for n in A.walk(f)):
+            out.append(f)
+    return out
+
+
 def _variable(e: A.Expr) -> bool:
     return bool(free_vars(e))
 
@@ -196,7 +213,8 @@ def proposals(
     ``atoms``: the program's conditions, from which a family whose ``window_proposals`` is True
     (the uniform range's window) reads its thresholds."""
     sup = support_instance(stmt)
-    raw = []
+    raw: list = []
+    late: list = []
     for fam in _families(stmt.dist):
         if fam.name.startswith("support"):
             continue
@@ -207,6 +225,8 @@ def proposals(
             params = list(window_parameters(stmt, atoms))
         elif fam.param_kind == "choice":
             params = list(fam.choices(stmt.dist))
+        elif getattr(fam, "ratio_shares", False):
+            params = ratio_shares(stmt, beta, n_real)
         else:
             params = term_shares(stmt, beta, n_real)  # the most specific first
             params += [
@@ -219,7 +239,8 @@ def proposals(
         for prm in params:
             inst = _instantiate(fam, stmt.targets, stmt.dist, prm)
             if inst is not None:
-                raw.append(inst)
+                (late if getattr(fam, "ratio_shares", False) else raw).append(inst)
+    raw += late  # the ratio-share families (Chebyshev) after the others' proposals
     out, seen = [], set()
     if sup is not None:
         out.append(sup)

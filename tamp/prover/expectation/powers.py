@@ -133,11 +133,19 @@ def power_cores(
     chances = trial_chances(body, fixed)[:MAX_CHANCES]
     if not lefts or not chances:
         return []
-    sums = [A.Binary("+", chances[i], chances[j]) for i in range(len(chances)) for j in range(i + 1, len(chances))]
+    pairs = [(chances[i], chances[j]) for i in range(len(chances)) for j in range(i + 1, len(chances))]
     out: List[A.Expr] = []
+
+    def power(a: A.Expr, m: A.Expr) -> A.Expr:
+        return A.Call("exp", (A.Unary("-", A.Binary("*", a, m)),))
+
     for m in lefts:
-        for a in chances + sums:
-            core = A.Binary("*", f, A.Call("exp", (A.Unary("-", A.Binary("*", a, m)),)))
+        # one factor per independent chance: (1 - a)(1 - b) <= exp(-a)·exp(-b) (the solver sees
+        # each factor under its own exp; exp(-(a + b)) >= 1 - a - b alone is too weak)
+        for fs in [[power(a, m)] for a in chances] + [[power(a, m), power(b, m)] for a, b in pairs]:
+            core = f
+            for x in fs:
+                core = A.Binary("*", core, x)
             out.append(core)
             if facts is not None:
                 out.append(A.Cond(facts, core, ONE))

@@ -124,9 +124,9 @@ def power_cores(
     inputs (the chance must be the same in every iteration) or the sum of two of them; with
     ``facts`` (what the loop's counters keep, e.g. ``cnt >= 0``) also ``facts ? F·exp(-a·m) : 1``
     (a state no run reaches may break the induction, and 1 bounds every failure chance)."""
+    if not isinstance(s, (A.For, A.While)):
+        return []
     body = s.body
-    if isinstance(s, A.For):
-        body = s.body
     written = set(written_vars(body))
     fixed = {p for p in params if p not in written and types.get(p) in (A.INT, A.REAL)}
     lefts = iterations_left(s)

@@ -1457,12 +1457,12 @@ class Search:
         )
         # a nested loop's composed cores first (few, and only for a population-like claim):
         # each proposal for an outer loop costs a search of the loop inside
-        # "every trial so far missed": F·exp(-a·(iterations left)) (:mod:`.powers`)
-        powers = (
-            c
-            for _ in (0,)
-            for c in power_cores(s, f, self.claim.params, self.claim.types, counter_facts(self.claim, body, s))
-        )
+        # "every trial so far missed": F·exp(-a·(iterations left)) (:mod:`.powers`), only for a
+        # bound with an exp (the lemmas bound exp from above only by another exp: without one
+        # BUDGET cannot hold, and a nested loop would pay for each proposal with an inner search)
+        with_exp = any(isinstance(n, A.Call) and n.func == "exp" for n in A.walk(self.beta))
+        facts = counter_facts(self.claim, body, s) if with_exp else None
+        powers = (c for _ in (0,) if with_exp for c in power_cores(s, f, self.claim.params, self.claim.types, facts))
         cores: Iterable[A.Expr] = itertools.chain(
             usual, powers, moments, synthesised, product_cores(self.claim, s, f, inner_search)
         )

@@ -95,6 +95,7 @@ from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
 from tamp.prover.expectation.moments import counted, input_starts, mean_cores, moment_cores, state_cores
+from tamp.prover.expectation.powers import power_cores
 from tamp.prover.expectation.retries import inner_cores, outer_cores, rsm_cores, variant_candidates
 from tamp.prover.expectation.synthesis import Cegis, markov_blocks, template
 from tamp.prover.expectation.tails import TAIL_CHANCES, one_event, tail_chance
@@ -1456,8 +1457,14 @@ class Search:
         )
         # a nested loop's composed cores first (few, and only for a population-like claim):
         # each proposal for an outer loop costs a search of the loop inside
+        # "every trial so far missed": F·exp(-a·(iterations left)) (:mod:`.powers`), only for a
+        # bound with an exp (the lemmas bound exp from above only by another exp: without one
+        # BUDGET cannot hold, and a nested loop would pay for each proposal with an inner search)
+        with_exp = any(isinstance(n, A.Call) and n.func == "exp" for n in A.walk(self.beta))
+        facts = counter_facts(self.claim, body, s) if with_exp else None
+        powers = (c for _ in (0,) if with_exp for c in power_cores(s, f, self.claim.params, self.claim.types, facts))
         cores: Iterable[A.Expr] = itertools.chain(
-            usual, moments, synthesised, product_cores(self.claim, s, f, inner_search)
+            usual, powers, moments, synthesised, product_cores(self.claim, s, f, inner_search)
         )
         if has_loop(body) or id(s) in nested_loops(self.claim.body):
             cores = itertools.chain(composed_cores(self.claim, self.beta, s, body, f), cores)

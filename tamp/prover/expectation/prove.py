@@ -98,6 +98,7 @@ from tamp.prover.expectation.moments import counted, input_starts, mean_cores, m
 from tamp.prover.expectation.retries import inner_cores, outer_cores, rsm_cores, variant_candidates
 from tamp.prover.expectation.synthesis import Cegis, markov_blocks, template
 from tamp.prover.expectation.tails import TAIL_CHANCES, one_event, tail_chance
+from tamp.prover.loops.exits import closed_counts, settle_extrema
 from tamp.prover.stages.products import stage_cores
 from tamp.prover.trace.check import Obligation
 from tamp.prover.trace.result import ProofResult
@@ -1349,7 +1350,11 @@ def variant_terms(claim: ExpClaim, g: A.Expr, body: A.Stmt, chk: Optional["Check
     if has_loop(body):
         return []
     chance = progress_chance(claim, body, chk)
-    return [LoopAnnot(ZERO, "variant", v, e) for v, e in variant_candidates(g, body, set(claim.params), chance)]
+    # V = 1 (a flag loop: the only progress is the exit) is the exit-chance rule with δ = ε
+    return [
+        LoopAnnot(ZERO, "exit", e) if v == ONE else LoopAnnot(ZERO, "variant", v, e)
+        for v, e in variant_candidates(g, body, set(claim.params), chance)
+    ]
 
 
 def progress_chance(
@@ -1396,13 +1401,24 @@ def progress_chance(
         e = simp(subst(lower, {"v$": v}))
         if chk is None:
             return e
-        decided = _Decide(g).walk(e)
+        # a uniform draw's count of passing values in closed form, and min/max the solver orders
+        # under the guard (:mod:`tamp.prover.loops.exits`): `a/T` for `x ~ unif(1, T); x <= a`
+        e = closed_counts(e, claim.types)
+        decided = settle_extrema(_Decide(g).walk(e), lambda a, b: _ordered(chk, g, a, b))
         try:  # a readable ε (`p * q`, `1/6`): sympy's form, only a proposal (TERM decides it)
             return simplify(decided)
         except Exception:  # noqa: BLE001 - a form sympy does not take: the unsimplified one
             return simp(decided)
 
     return chance
+
+
+def _ordered(chk: "Checker", g: A.Expr, a: A.Expr, b: A.Expr) -> bool:
+    """``g ⇒ a <= b`` is valid under ``requires`` (False on a timeout or any other answer)."""
+    try:
+        return chk.valid(A.Binary("==>", g, A.Binary("<=", a, b)), 500) == VALID
+    except Timeout:
+        return False
 
 
 class Search:

@@ -40,9 +40,7 @@ def _is_one(e: A.Expr, v: int) -> bool:
 FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}
 
 
-def interval_ends(
-    e: A.Sum, is_int: Callable[[A.Expr], bool]
-) -> Optional[Tuple[List[A.Expr], List[A.Expr]]]:
+def interval_ends(e: A.Sum, is_int: Callable[[A.Expr], bool]) -> Optional[Tuple[List[A.Expr], List[A.Expr]]]:
     """(lower ends, upper ends) of the integers ``u`` counted by ``e`` = ``sum(u in lo..hi: φ(u) ?
     1 : 0)`` — the range's own ends included (``hi - 1`` when exclusive) — when φ is a conjunction
     of comparisons of ``u`` with expressions ``is_int`` accepts that do not read ``u``; else None."""

@@ -124,3 +124,35 @@ def _json(e: A.Expr) -> str:
 def test_false_siblings_are_not_proved(path):
     res, _cert, _raw = certify(path)
     assert res.programs[0].verdict != "proved"
+
+
+STREAKS = [DEV / "blind8" / "sports" / "no_three_streak.prob", DEV / "flagloops" / "streak_four_while.prob"]
+
+
+@pytest.mark.parametrize("path", STREAKS, ids=lambda p: p.stem)
+def test_longest_run_claims_are_proved_by_the_streak_template(path):
+    res, cert, raw = certify(path)
+    assert res.programs[0].verdict == "proved"
+    core = cert["expectation"][0]["loops"][0]["core"]
+    assert "max" in json.dumps(core)  # the windows-left block
+    assert check_in_process(cert, path, raw).ok
+
+
+def test_a_streak_core_without_the_run_blocks_is_rejected():
+    path = STREAKS[0]
+    res, cert, raw = certify(path)
+    assert res.programs[0].verdict == "proved"
+    for text in (
+        "i >= 0 && run >= 0 && best < 3 ? max(n - i - 2, 0) * (h * h * h) : 1",
+        "i >= 0 && run >= 0 && best < 3 ? (run >= 2 ? 1 : 0) * (n - i >= 1 ? 1 : 0) * (h * h)"
+        " + (run >= 1 ? 1 : 0) * (n - i >= 2 ? 1 : 0) * (h * h) + max(n - i - 2, 0) * (h * h * h) : 1",
+    ):
+        bad = _copy(cert)
+        bad["expectation"][0]["loops"][0]["core"] = json.loads(_json(parse_expr(text)))
+        assert not check_in_process(bad, path, raw).ok, text
+
+
+@pytest.mark.parametrize("path", [p.with_name(p.stem + "_false.prob") for p in STREAKS], ids=lambda p: p.stem)
+def test_longest_run_false_siblings_are_not_proved(path):
+    res, _cert, _raw = certify(path)
+    assert res.programs[0].verdict != "proved"

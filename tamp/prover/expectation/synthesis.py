@@ -359,9 +359,7 @@ def streak_templates(
                 )
                 for j in range(1, k)
             ]
-            blocks.append(
-                A.Binary("*", A.Call("max", (A.Binary("-", left, A.num(k - 1)), A.num(0))), _power(h, k))
-            )
+            blocks.append(A.Binary("*", A.Call("max", (A.Binary("-", left, A.num(k - 1)), A.num(0))), _power(h, k)))
             guard = A.Binary("<", m, c)
             if facts is not None:
                 guard = A.Binary("&&", facts, guard)

@@ -146,6 +146,8 @@ class Encoder(Z3Translation):
             return None
         los = [self.translate(x, self.env) for x in ends[0]]
         his = [self.translate(x, self.env) for x in ends[1]]
+        if not all(z3.is_int(x) for x in los + his):  # the range's own ends too
+            return None
         lo, hi = los[0], his[0]
         for x in los[1:]:
             lo = z3.If(x > lo, x, lo)

@@ -23,7 +23,12 @@ the block ``x / a`` — Markov's inequality, ``[x >= a] <= x/a`` for ``x >= 0 < 
 template (the expected final value of x over a); the bound with an input replaced by the
 iterations left (``β[p := p - c]``), and the constant 1. The guard ``G`` is the counters'
 progress (``c >= c0``, :func:`tamp.prover.expectation.prove.counter_facts`) when there is one,
-so the template is read only where the counter is where the program starts it.
+so the template is read only where the counter is where the program starts it. For a claim on
+the longest run, ``best < c`` with ``best := max(best, run)`` and ``run := run + 1`` / ``run := 0``
+in a counted loop, the blocks are the run's indicators ``[run >= c - j]·[left >= j]·h^j`` and the
+windows left ``max(left - (c - 1), 0)·h^c`` (:func:`streak_templates`), h a coin's chance over the
+inputs; c is a literal at most ``MAX_STREAK`` and at most two chances are tried, so the search
+stays bounded (and is skipped for every other loop).
 
 Why this is sound: synthesis only *proposes* a core. A proposed core has rational literal
 coefficients and goes through the same obligations as any other — the loop search decides

@@ -26,6 +26,7 @@ from lang import ast as A
 from lang.errors import UnsupportedError
 from lang.walk import free_vars, substitute
 
+from .counts import interval_ends
 from .z3expr import Term, Z3Translation, sort_of
 
 __all__ = ["Encoder"]
@@ -112,7 +113,12 @@ class Encoder(Z3Translation):
         inside ``forall b`` and ``x[j] == b$`` summed inside ``forall b$``, the claim's
         quantifier renamed apart by :mod:`tamp.cfa.bound_names`, are the same function of
         ``x`` and the bound value). Sound: a sum is a function of its bounds and of the values
-        its body reads, whatever they are called."""
+        its body reads, whatever they are called. A count of the integers of the range passing
+        threshold tests (``sum(u in 1..=T: u <= a ? 1 : 0)``) is its exact value instead,
+        ``max(0, min(U…) - max(L…) + 1)`` (:mod:`tamp.core.counts`)."""
+        count = self._interval_count(e)
+        if count is not None:
+            return count
         self.has_apps = True
         names = _first_occurrences(e.body, free_vars(e.body) - {e.var})
         holes: dict[str, A.Expr] = {n: A.Var(f"$sum.{k}") for k, n in enumerate(names)}
@@ -125,6 +131,29 @@ class Encoder(Z3Translation):
             self._sums[key] = z3.Function(fname, *sorts, z3.RealSort())
             self._sum_defs[fname] = (e, names)
         return self._sums[key](lo, hi, *[self.env[n] for n in names])
+
+    def _interval_count(self, e: A.Sum) -> Term | None:
+        """The exact count of :func:`tamp.core.counts.interval_ends` as a z3 term, or None."""
+
+        def is_int(x: A.Expr) -> bool:
+            try:
+                return bool(z3.is_int(self.translate(x, self.env)))
+            except (UnsupportedError, z3.Z3Exception):
+                return False
+
+        ends = interval_ends(e, is_int)
+        if ends is None:
+            return None
+        los = [self.translate(x, self.env) for x in ends[0]]
+        his = [self.translate(x, self.env) for x in ends[1]]
+        if not all(z3.is_int(x) for x in los + his):  # the range's own ends too
+            return None
+        lo, hi = los[0], his[0]
+        for x in los[1:]:
+            lo = z3.If(x > lo, x, lo)
+        for x in his[1:]:
+            hi = z3.If(x < hi, x, hi)
+        return z3.ToReal(z3.If(hi >= lo, hi - lo + 1, 0))
 
 
 def _first_occurrences(e: A.Expr, names: AbstractSet[str]) -> list[str]:

@@ -97,8 +97,9 @@ from tamp.prover.expectation.levels import level_cores
 from tamp.prover.expectation.moments import counted, input_starts, mean_cores, moment_cores, state_cores
 from tamp.prover.expectation.powers import power_cores
 from tamp.prover.expectation.retries import inner_cores, outer_cores, rsm_cores, variant_candidates
-from tamp.prover.expectation.synthesis import Cegis, markov_blocks, template
+from tamp.prover.expectation.synthesis import Cegis, markov_blocks, streak_templates, template, tmpl_size
 from tamp.prover.expectation.tails import TAIL_CHANCES, one_event, tail_chance
+from tamp.prover.loops.exits import closed_counts, settle_extrema
 from tamp.prover.stages.products import stage_cores
 from tamp.prover.trace.check import Obligation
 from tamp.prover.trace.result import ProofResult
@@ -932,6 +933,7 @@ def synth_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr, chk: 
         return
     steps = [c for c, step in counters(body, s) if step > 0]
     raised = steps + [x for x in accumulators(body) if x not in steps]
+    yield from streak_cores(claim, s, body, f, chk, induct)
     blocks = markov_blocks(f, raised, written_vars(body))
     if not blocks:
         return
@@ -955,6 +957,29 @@ def synth_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr, chk: 
     for extra in [[x] for x in lefts[:4]] + [[]]:
         terms = blocks[:2] + extra
         yield from cegis.search(template(terms, facts), len(terms) + 1, induct)
+
+
+def streak_cores(claim: ExpClaim, s, body: A.Stmt, f: A.Expr, chk: "Checker", induct) -> Iterator[A.Expr]:
+    """Longest-run cores (:func:`tamp.prover.expectation.synthesis.streak_templates`) of a
+    counted loop, the chances its ``bern(p)`` samplings over inputs give, by CEGIS. Proposals."""
+    cnt = counted(s, written_vars(body))
+    if cnt is None:
+        return
+    i, hi, inclusive = cnt
+    left = A.Binary("-", hi, A.Var(i))
+    if inclusive:
+        left = A.Binary("+", left, ONE)
+    chances = [
+        n.dist.args[0]
+        for n in A.walk(body)
+        if isinstance(n, A.Sample) and n.dist.func == "bern" and set(free_vars(n.dist.args[0])) <= set(claim.params)
+    ][:2]
+    tmpls = streak_templates(f, body, left, chances, counter_facts(claim, body, s))
+    if not tmpls:
+        return
+    cegis = Cegis(chk, claim.types)
+    for tmpl in tmpls:
+        yield from cegis.search(tmpl, tmpl_size(tmpl), induct)
 
 
 def body_pre(claim: ExpClaim, body: A.Stmt) -> Callable[[A.Expr], Optional[A.Expr]]:
@@ -1350,7 +1375,11 @@ def variant_terms(claim: ExpClaim, g: A.Expr, body: A.Stmt, chk: Optional["Check
     if has_loop(body):
         return []
     chance = progress_chance(claim, body, chk)
-    return [LoopAnnot(ZERO, "variant", v, e) for v, e in variant_candidates(g, body, set(claim.params), chance)]
+    # V = 1 (a flag loop: the only progress is the exit) is the exit-chance rule with δ = ε
+    return [
+        LoopAnnot(ZERO, "exit", e) if v == ONE else LoopAnnot(ZERO, "variant", v, e)
+        for v, e in variant_candidates(g, body, set(claim.params), chance)
+    ]
 
 
 def progress_chance(
@@ -1397,13 +1426,24 @@ def progress_chance(
         e = simp(subst(lower, {"v$": v}))
         if chk is None:
             return e
-        decided = _Decide(g).walk(e)
+        # a uniform draw's count of passing values in closed form, and min/max the solver orders
+        # under the guard (:mod:`tamp.prover.loops.exits`): `a/T` for `x ~ unif(1, T); x <= a`
+        e = closed_counts(e, claim.types)
+        decided = settle_extrema(_Decide(g).walk(e), lambda a, b: _ordered(chk, g, a, b))
         try:  # a readable ε (`p * q`, `1/6`): sympy's form, only a proposal (TERM decides it)
             return simplify(decided)
         except Exception:  # noqa: BLE001 - a form sympy does not take: the unsimplified one
             return simp(decided)
 
     return chance
+
+
+def _ordered(chk: "Checker", g: A.Expr, a: A.Expr, b: A.Expr) -> bool:
+    """``g ⇒ a <= b`` is valid under ``requires`` (False on a timeout or any other answer)."""
+    try:
+        return chk.valid(A.Binary("==>", g, A.Binary("<=", a, b)), 500) == VALID
+    except Timeout:
+        return False
 
 
 class Search:

@@ -23,7 +23,12 @@ the block ``x / a`` — Markov's inequality, ``[x >= a] <= x/a`` for ``x >= 0 < 
 template (the expected final value of x over a); the bound with an input replaced by the
 iterations left (``β[p := p - c]``), and the constant 1. The guard ``G`` is the counters'
 progress (``c >= c0``, :func:`tamp.prover.expectation.prove.counter_facts`) when there is one,
-so the template is read only where the counter is where the program starts it.
+so the template is read only where the counter is where the program starts it. For a claim on
+the longest run, ``best < c`` with ``best := max(best, run)`` and ``run := run + 1`` / ``run := 0``
+in a counted loop, the blocks are the run's indicators ``[run >= c - j]·[left >= j]·h^j`` and the
+windows left ``max(left - (c - 1), 0)·h^c`` (:func:`streak_templates`), h a coin's chance over the
+inputs; c is a literal at most ``MAX_STREAK`` and at most two chances are tried, so the search
+stays bounded (and is skipped for every other loop).
 
 Why this is sound: synthesis only *proposes* a core. A proposed core has rational literal
 coefficients and goes through the same obligations as any other — the loop search decides
@@ -289,3 +294,86 @@ class Cegis:
             if nxt is None:
                 return
             coeffs = nxt
+
+
+# ---------------------------------------------------------------------------- streaks
+
+MAX_STREAK = 5  # the largest threshold c of a longest-run claim `best < c` given a template
+
+
+def _ind(c: A.Expr) -> A.Expr:
+    return A.Cond(c, A.num(1), A.num(0))
+
+
+def _power(h: A.Expr, j: int) -> A.Expr:
+    out = h
+    for _ in range(j - 1):
+        out = A.Binary("*", out, h)
+    return out
+
+
+def _max_of(body: A.Stmt, m: str) -> Optional[str]:
+    """R when the only write of ``m`` in ``body`` is ``m := max(m, R)`` (or ``max(R, m)``)."""
+    writes = [n for n in A.walk(body) if isinstance(n, (A.Assign, A.Sample)) and A.Var(m) in n.targets]
+    if len(writes) != 1 or not isinstance(writes[0], A.Assign):
+        return None
+    v = writes[0].value
+    if not (isinstance(v, A.Call) and v.func == "max" and len(v.args) == 2 and A.Var(m) in v.args):
+        return None
+    other = v.args[1] if v.args[0] == A.Var(m) else v.args[0]
+    return other.name if isinstance(other, A.Var) and other.name != m else None
+
+
+def _run_var(body: A.Stmt, r: str) -> bool:
+    """``r`` is written in ``body`` only by ``r := r + 1`` and ``r := 0`` (a run length)."""
+    ok = (A.Binary("+", A.Var(r), A.num(1)), A.num(0))
+    writes = [n for n in A.walk(body) if isinstance(n, (A.Assign, A.Sample)) and A.Var(r) in n.targets]
+    return bool(writes) and all(isinstance(w, A.Assign) and w.value in ok for w in writes)
+
+
+def streak_templates(
+    f: A.Expr, body: A.Stmt, left: A.Expr, chances: Sequence[A.Expr], facts: Optional[A.Expr]
+) -> List[A.Expr]:
+    """Templates for a claim on the longest run ``best < c`` (c an integer literal, 2..MAX_STREAK)
+    of a loop that tracks ``best := max(best, run)`` with ``run := run + 1`` / ``run := 0``,
+    ``left`` the iterations left and h one of ``chances`` (the chance of extending the run):
+    ``best < c ? λ₀ + Σ_{j=1}^{c-1} λ_j·[run >= c - j]·[left >= j]·h^j + λ_c·max(left - (c - 1),
+    0)·h^c : 1`` — the union bound over the runs of c still possible: the current run (at
+    least c - j long) completed by the next j iterations all extending it (chance h^j when each
+    extends it with chance h), and a fresh run of c in each of the later windows. With all
+    coefficients 1 (CEGIS's first guess) INDUCT holds exactly case by case (run >= c - 1: h +
+    (1 - h)·rest; shorter runs shift to the next block). Only proposals: the loop search
+    decides INDUCT, TERM and BUDGET for the core, and the certificate carries it."""
+    out: List[A.Expr] = []
+    for n in A.walk(f):
+        if not (isinstance(n, A.Binary) and n.op in ("<", ">=")):
+            continue
+        m, c = n.left, n.right
+        if not (isinstance(m, A.Var) and isinstance(c, A.Num) and c.is_int and 2 <= c.value <= MAX_STREAK):
+            continue
+        r = _max_of(body, m.name)
+        if r is None or not _run_var(body, r):
+            continue
+        k = int(c.value)
+        for h in chances:
+            blocks: List[A.Expr] = [
+                A.Binary(
+                    "*",
+                    A.Binary("*", _ind(A.Binary(">=", A.Var(r), A.num(k - j))), _ind(A.Binary(">=", left, A.num(j)))),
+                    _power(h, j),
+                )
+                for j in range(1, k)
+            ]
+            blocks.append(A.Binary("*", A.Call("max", (A.Binary("-", left, A.num(k - 1)), A.num(0))), _power(h, k)))
+            guard = A.Binary("<", m, c)
+            if facts is not None:
+                guard = A.Binary("&&", facts, guard)
+            t = template(blocks, guard)
+            if t not in out:
+                out.append(t)
+    return out
+
+
+def tmpl_size(tmpl: A.Expr) -> int:
+    """The number of coefficients λ₀, λ₁, … of a template."""
+    return len({n.name for n in A.walk(tmpl) if isinstance(n, A.Var) and n.name.startswith("lam$")})

@@ -559,6 +559,22 @@ def product_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
 MAX_POINTWISE = 8  # the most sum applications of a query compared pairwise
 
 
+def _query_sums(apps, enc) -> list:
+    """The sum applications of a query that lemmas may compare (at most :data:`MAX_POINTWISE`):
+    not inside quantifiers (placeholder arguments), encoded as sums."""
+    sums = [t for t in apps if not z3.is_quantifier(t) and _is_sum(t, enc) and not _placeholders(t)]
+    return sums[:MAX_POINTWISE]
+
+
+def _sum_body_at(t, enc, j):
+    """The summand of the sum application ``t`` at index ``j`` (a z3 real; raises when the
+    encoder cannot express the body)."""
+    expr, names = enc.sum_info(t.decl())
+    env = dict(zip(names, [t.arg(k) for k in range(2, t.num_args())]))
+    env[expr.var] = j
+    return _real(enc.expr(expr.body, env))
+
+
 def pointwise_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
     """``sum-const`` and ``sum-sign`` for each sum application of a query, and ``sum-pointwise`` for each pair
     of them with different bodies:
@@ -567,16 +583,12 @@ def pointwise_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
     hypotheses, e.g. ``x[j] == 1 ? 1 : 0`` is ``x[j]`` where ``forall j: x[j] == 0 || x[j] ==
     1``). Sums inside quantifiers (placeholder arguments) and bodies the encoder cannot
     express are skipped (fewer facts, still sound)."""
-    sums = [t for t in apps if not z3.is_quantifier(t) and _is_sum(t, enc) and not _placeholders(t)]
-    sums = sums[:MAX_POINTWISE]
+    sums = _query_sums(apps, enc)
     out: List[Tuple[str, z3.BoolRef]] = []
     j = z3.Int("pointwise$j")
 
     def body_at(t):
-        expr, names = enc.sum_info(t.decl())
-        env = dict(zip(names, [t.arg(k) for k in range(2, t.num_args())]))
-        env[expr.var] = j
-        return _real(enc.expr(expr.body, env))
+        return _sum_body_at(t, enc, j)
 
     for t in sums:  # sum-const: a summand that is 0 (or 1) everywhere on the range
         try:
@@ -619,16 +631,12 @@ def sum_order_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
     quantifiers (placeholder arguments) and bodies the encoder cannot express are skipped
     (fewer facts, still sound). Kept apart from :func:`pointwise_lemmas` (which every
     expectation query pays for): the linearity engine and its checker add it."""
-    sums = [t for t in apps if not z3.is_quantifier(t) and _is_sum(t, enc) and not _placeholders(t)]
-    sums = sums[:MAX_POINTWISE]
+    sums = _query_sums(apps, enc)
     out: List[Tuple[str, z3.BoolRef]] = []
     j = z3.Int("pointwise$j")
 
     def body_at(t):
-        expr, names = enc.sum_info(t.decl())
-        env = dict(zip(names, [t.arg(k) for k in range(2, t.num_args())]))
-        env[expr.var] = j
-        return _real(enc.expr(expr.body, env))
+        return _sum_body_at(t, enc, j)
 
     bodies = {}
     for t in sums:

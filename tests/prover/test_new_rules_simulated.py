@@ -1,12 +1,14 @@
-"""Every claim the session-21 and session-22 rules prove (issue 33) holds when simulated at its recorded
+"""Every claim the session-21, session-22 and session-23 rules prove (issue 33) holds when simulated at its recorded
 inputs. Session 21: retry loops (dev/trips), values built from several parts (dev/variance), unions of
 continuous tails and combined sums (dev/tails), stage products (dev/products). Session 22: postconditions
 with a conjunct that holds on every run (dev/sureconj), rate-written exponential tails and chances
-(dev/rates, dev/rates2), sums over nested loops (dev/nested). And the earlier blind files these rules newly
+(dev/rates, dev/rates2), sums over nested loops (dev/nested). Session 23: unions over pairs and Chebyshev per draw (dev/pairs),
+every trial missed as exp(-a·(iterations left)) (dev/powers), flag loops and longest runs (dev/flagloops).
+And the earlier blind files these rules newly
 prove. Each is asserted proved, with its false sibling unproved, in the rules' own tests (test_retries.py,
 test_linearity_variance.py, test_tails.py, test_products.py, test_conjuncts.py, test_rates2.py,
-test_nested_sums.py and the certificate tests); here only the cross-check by sampling, which shares nothing
-with the prover (tamp.simulation). dev/sureconj/early_stop, true but not yet proved, is sampled too."""
+test_nested_sums.py, test_pairs.py, test_power_cores.py, test_flagloops.py and the certificate tests); here only the cross-check by sampling, which shares nothing
+with the prover (tamp.simulation). dev/sureconj/early_stop and dev/powers/two_sensors, true but not yet proved, are sampled too."""
 
 from __future__ import annotations
 
@@ -52,7 +54,17 @@ BLIND22 = [
         "seismology/aftershock_large",
     )
 ] + [DEV / "blind7" / "polling" / "exit_poll_clusters.prob", DEV / "blind7" / "drugsafety" / "rule_of_three.prob"]
-TRUE = [p for p in OWN21 + OWN22 if not p.stem.endswith("_false")] + BLIND21 + BLIND22
+OWN23 = [p for d in ("pairs", "powers", "flagloops") for p in sorted((DEV / d).glob("*.prob"))]
+BLIND23 = [
+    DEV / "blind9" / f"{name}.prob"
+    for name in (
+        "evolutionary/critical_bits",
+        "evolutionary/offspring_differs",
+        "lottery/first_win_markov",
+        "robotics/beam_max_reading",
+    )
+] + [DEV / "blind8" / "sports" / "no_three_streak.prob"]
+TRUE = [p for p in OWN21 + OWN22 + OWN23 if not p.stem.endswith("_false")] + BLIND21 + BLIND22 + BLIND23
 
 
 @pytest.mark.parametrize("path", TRUE, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.stem}")

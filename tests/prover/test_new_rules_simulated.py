@@ -19,52 +19,57 @@ from tamp.simulation import simulate
 from tamp.simulation.bench_inputs import inputs_for
 
 DEV = BENCHMARKS / "prover4" / "dev"
-OWN21 = [p for d in ("trips", "variance", "tails", "products") for p in sorted((DEV / d).glob("*.prob"))]
-BLIND21 = [
-    DEV / "blind7" / f"{name}.prob"
-    for name in (
-        "blockchain/shares_until_block",
-        "polling/rdd_dials_markov",
-        "polling/callback_calls_markov",
-        "polling/stratified_chebyshev",
-        "radioactivity/net_count_chebyshev",
-        "ecology/quadrat_presence_chebyshev",
-        "crowdsourcing/agreement_chebyshev",
-        "insurance/excess_loss_two_claims",
-        "radioactivity/lifetimes_all_decayed",
-        "drugsafety/onset_latency_union",
-        "ecology/count_change_gaussian",
-        "blockchain/honest_lead_hoeffding",
-        "blockchain/confirmation_runs_nested",
-    )
-] + [DEV / "blind6" / "traceback" / "farthest_seen.prob", DEV / "blind3" / "rounding" / "rounding_chebyshev.prob"]
-OWN22 = [p for d in ("sureconj", "rates", "rates2", "nested") for p in sorted((DEV / d).glob("*.prob"))]
-BLIND22 = [
-    DEV / "blind8" / f"{name}.prob"
-    for name in (
-        "astronomy/qe_no_detection",
-        "astronomy/readout_noise_chebyshev",
-        "learning/bad_hypothesis_survives",
-        "learning/test_set_hoeffding",
-        "traffic/detector_counts_hoeffding",
-        "wireless/delivered_hoeffding",
-        "credit/hazard_survival",
-        "traffic/acceptable_gap",
-        "traffic/pedestrian_crossing",
-        "seismology/aftershock_large",
-    )
-] + [DEV / "blind7" / "polling" / "exit_poll_clusters.prob", DEV / "blind7" / "drugsafety" / "rule_of_three.prob"]
-OWN23 = [p for d in ("pairs", "powers", "flagloops") for p in sorted((DEV / d).glob("*.prob"))]
-BLIND23 = [
-    DEV / "blind9" / f"{name}.prob"
-    for name in (
-        "evolutionary/critical_bits",
-        "evolutionary/offspring_differs",
-        "lottery/first_win_markov",
-        "robotics/beam_max_reading",
-    )
-] + [DEV / "blind8" / "sports" / "no_three_streak.prob"]
-TRUE = [p for p in OWN21 + OWN22 + OWN23 if not p.stem.endswith("_false")] + BLIND21 + BLIND22 + BLIND23
+
+
+def own(*folders: str) -> list:
+    """The true claims of the dev folders a session's helpers wrote for their rules."""
+    return [p for d in folders for p in sorted((DEV / d).glob("*.prob")) if not p.stem.endswith("_false")]
+
+
+def blind(*names: str) -> list:
+    """Earlier blind claims (``blindN/family/claim``) the session's rules newly prove."""
+    return [DEV / f"{name}.prob" for name in names]
+
+
+SESSION21 = own("trips", "variance", "tails", "products") + blind(
+    "blind7/blockchain/shares_until_block",
+    "blind7/polling/rdd_dials_markov",
+    "blind7/polling/callback_calls_markov",
+    "blind7/polling/stratified_chebyshev",
+    "blind7/radioactivity/net_count_chebyshev",
+    "blind7/ecology/quadrat_presence_chebyshev",
+    "blind7/crowdsourcing/agreement_chebyshev",
+    "blind7/insurance/excess_loss_two_claims",
+    "blind7/radioactivity/lifetimes_all_decayed",
+    "blind7/drugsafety/onset_latency_union",
+    "blind7/ecology/count_change_gaussian",
+    "blind7/blockchain/honest_lead_hoeffding",
+    "blind7/blockchain/confirmation_runs_nested",
+    "blind6/traceback/farthest_seen",
+    "blind3/rounding/rounding_chebyshev",
+)
+SESSION22 = own("sureconj", "rates", "rates2", "nested") + blind(
+    "blind8/astronomy/qe_no_detection",
+    "blind8/astronomy/readout_noise_chebyshev",
+    "blind8/learning/bad_hypothesis_survives",
+    "blind8/learning/test_set_hoeffding",
+    "blind8/traffic/detector_counts_hoeffding",
+    "blind8/wireless/delivered_hoeffding",
+    "blind8/credit/hazard_survival",
+    "blind8/traffic/acceptable_gap",
+    "blind8/traffic/pedestrian_crossing",
+    "blind8/seismology/aftershock_large",
+    "blind7/polling/exit_poll_clusters",
+    "blind7/drugsafety/rule_of_three",
+)
+SESSION23 = own("pairs", "powers", "flagloops") + blind(
+    "blind9/evolutionary/critical_bits",
+    "blind9/evolutionary/offspring_differs",
+    "blind9/lottery/first_win_markov",
+    "blind9/robotics/beam_max_reading",
+    "blind8/sports/no_three_streak",
+)
+TRUE = SESSION21 + SESSION22 + SESSION23
 
 
 @pytest.mark.parametrize("path", TRUE, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.stem}")

@@ -236,7 +236,8 @@ def _main(argv) -> int:
         print("tamp: interrupted", file=sys.stderr)
         code = EXIT_UNKNOWN
     except RecursionError:
-        print("tamp: error: input is nested too deeply", file=sys.stderr)
+        where = _file_of(args) or f"tamp {args.command}"  # no node to point at: the file it is in
+        print(f"{where}: error: the input is nested too deeply for tamp's analysis", file=sys.stderr)
         code = EXIT_USAGE
     except MemoryError:
         print("tamp: error: out of memory", file=sys.stderr)

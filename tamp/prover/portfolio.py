@@ -309,7 +309,9 @@ def _walk(problem: Problem, strategies: Sequence[Strategy], outer: bool = False)
         except RecursionError:
             # a method whose analysis recurses over the expressions (a 1000-term sum written out)
             # gives up on this claim; the methods after it still try it
-            reasons.append(f"{strategy.name}: the program's expressions are nested too deeply for its analysis")
+            reasons.append(
+                f"{strategy.name}: {_program_at(problem)}the program's expressions are nested too deeply for its analysis"
+            )
             continue
         if attempt.proved:
             assert attempt.result is not None
@@ -563,3 +565,10 @@ def _result(
         obligations=obligations,
         failure=failure,
     )
+
+
+def _program_at(problem) -> str:
+    """``file:line:col: `` of the program's declaration, the place a reason about the whole program points at."""
+    pos = problem.program.pos
+    path = getattr(problem.cfa, "path", None) or "<string>"
+    return f"{path}:{pos.line}:{pos.col}: " if pos is not None and pos.line else ""

@@ -169,3 +169,17 @@ def test_loop_whose_bound_changes_is_still_simulated(tmp_path, capsys):
     )
     code, out, err = run_cli(capsys, ["simulate", _file(tmp_path, text), "--runs", "50", "--input", "n=1"], limit=120)
     assert code == 0, out + err
+
+
+def test_an_analysis_out_of_recursion_depth_names_the_file(tmp_path, capsys, monkeypatch):
+    """Past the parser's own depth check, an analysis that still recurses too deeply is one error naming the
+    file (there is no single node to point at), exit 2, never a traceback."""
+    import tamp.commands.check as check_command
+
+    def deep(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(check_command, "api_check", deep)
+    f = _file(tmp_path, BERN.format(bound="p"))
+    code, out, err = run_cli(capsys, ["check", f])
+    assert code == 2 and err.strip() == f"{f}: error: the input is nested too deeply for tamp's analysis", err

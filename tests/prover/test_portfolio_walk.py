@@ -54,7 +54,7 @@ def test_a_method_out_of_recursion_depth_gives_up_and_the_next_proves():
 def test_when_no_method_is_left_the_reason_names_the_method():
     result = _prove("q", [Deep()])
     assert result.verdict == "unknown"
-    assert "deep method: the program's expressions are nested too deeply" in result.message
+    assert "deep method: p.prob:1:9: the program's expressions are nested too deeply" in result.message
 
 
 def test_an_unknown_reports_the_time_of_every_method_tried():

@@ -73,6 +73,8 @@ from tamp.core.validity import check_sat
 from tamp.core.z3context import on_new_context
 from tamp.core.z3expr import to_real
 
+from .sum_bounds import instances
+
 MAX_PAIR_TERMS = 24
 MAX_SPAN = 8
 
@@ -409,6 +411,38 @@ def sorted_lemma(q) -> List[Tuple[str, z3.BoolRef]]:
     return [("sorted-mono", z3.Implies(q, mono))]
 
 
+def closed_form_lemmas(sums, enc) -> List[Tuple[str, z3.BoolRef]]:
+    """The closed-form bounds of :mod:`axioms.sum_bounds` (harmonic, telescoping, arithmetic,
+    geometric, shift counts) for the sum applications ``sums`` not inside a quantifier."""
+    out: List[Tuple[str, z3.BoolRef]] = []
+    for t in sums:
+        if _placeholders(t):
+            continue
+        expr, names = enc.sum_info(t.decl())
+        env = dict(zip(names, [t.arg(k) for k in range(2, t.num_args())]))
+        try:
+            out.extend(instances(t, expr.body, expr.var, lambda x, env=env: enc.expr(x, env), enc.log, enc.exp))
+        except Exception:  # noqa: BLE001 - a body the encoder cannot express: no instance (fewer facts)
+            continue
+    return out
+
+
+def transcendental_subterms(fs) -> List[z3.ExprRef]:
+    """The log/exp applications inside the formulas ``fs`` (each once)."""
+    seen: Dict[int, z3.ExprRef] = {}
+    visited = set()
+    todo = list(fs)
+    while todo:
+        e = todo.pop()
+        if not z3.is_app(e) or e.get_id() in visited:
+            continue
+        visited.add(e.get_id())
+        if (_is(e, "log") or _is(e, "exp")) and e.get_id() not in seen:
+            seen[e.get_id()] = e
+        todo.extend(e.children())
+    return list(seen.values())
+
+
 def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
     """Instances of the lemmas above for the applications ``apps`` (log/exp/sqrt and the
     encoder's sum functions).
@@ -424,6 +458,10 @@ def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
         out.extend(sum_lemmas(t, enc))
     if len(sums) > 1:
         out.extend(span_lemmas(sums, enc))
+    closed = closed_form_lemmas(sums, enc)
+    out.extend(closed)
+    # the log/exp terms the closed forms introduce get the lemmas below too
+    apps = apps + [a for a in transcendental_subterms([lem for _n, lem in closed]) if not any(a.eq(b) for b in apps)]
     logs = [t for t in apps if _is(t, "log")]
     exps = [t for t in apps if _is(t, "exp")]
     sqrts = [t for t in apps if _is(t, "sqrt")]

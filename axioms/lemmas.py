@@ -411,20 +411,27 @@ def sorted_lemma(q) -> List[Tuple[str, z3.BoolRef]]:
     return [("sorted-mono", z3.Implies(q, mono))]
 
 
-def closed_form_lemmas(sums, enc) -> List[Tuple[str, z3.BoolRef]]:
-    """The closed-form bounds of :mod:`axioms.sum_bounds` (harmonic, telescoping, arithmetic,
-    geometric, shift counts) for the sum applications ``sums`` not inside a quantifier."""
-    out: List[Tuple[str, z3.BoolRef]] = []
+def closed_form_instances(sums, enc) -> list:
+    """``(sum application, name, lemma, parameters)`` for the closed-form bounds of
+    :mod:`axioms.sum_bounds` (harmonic, telescoping, arithmetic, geometric, shift counts) of the
+    sum applications ``sums`` not inside a quantifier."""
+    out: list = []
     for t in sums:
         if _placeholders(t):
             continue
         expr, names = enc.sum_info(t.decl())
         env = dict(zip(names, [t.arg(k) for k in range(2, t.num_args())]))
         try:
-            out.extend(instances(t, expr.body, expr.var, lambda x, env=env: enc.expr(x, env), enc.log, enc.exp))
+            found = instances(t, expr.body, expr.var, lambda x, env=env: enc.expr(x, env), enc.log, enc.exp)
         except Exception:  # noqa: BLE001 - a body the encoder cannot express: no instance (fewer facts)
             continue
+        out.extend((t, name, lem, ps) for name, lem, ps in found)
     return out
+
+
+def closed_form_lemmas(sums, enc) -> List[Tuple[str, z3.BoolRef]]:
+    """The instances of :func:`closed_form_instances` as ``(name, lemma)`` pairs."""
+    return [(name, lem) for _t, name, lem, _ps in closed_form_instances(sums, enc)]
 
 
 def transcendental_subterms(fs) -> List[z3.ExprRef]:
@@ -443,9 +450,13 @@ def transcendental_subterms(fs) -> List[z3.ExprRef]:
     return list(seen.values())
 
 
-def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
+def lemma_instances(apps, enc, closed=closed_form_lemmas) -> List[Tuple[str, z3.BoolRef]]:
     """Instances of the lemmas above for the applications ``apps`` (log/exp/sqrt and the
     encoder's sum functions).
+
+    ``closed(sums, enc)`` gives the closed-form sum bounds (:func:`closed_form_lemmas`; the
+    certificate checker passes its own, which re-derives each instance,
+    :mod:`tamp.certificate.sum_bound_check`).
 
     ``enc`` supplies the uninterpreted functions (``enc.log``, ``enc.exp``, ``enc.sqrt``)."""
     out: List[Tuple[str, z3.BoolRef]] = []
@@ -458,10 +469,10 @@ def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
         out.extend(sum_lemmas(t, enc))
     if len(sums) > 1:
         out.extend(span_lemmas(sums, enc))
-    closed = closed_form_lemmas(sums, enc)
-    out.extend(closed)
+    closed_found = closed(sums, enc)
+    out.extend(closed_found)
     # the log/exp terms the closed forms introduce get the lemmas below too
-    apps = apps + [a for a in transcendental_subterms([lem for _n, lem in closed]) if not any(a.eq(b) for b in apps)]
+    apps = apps + [a for a in transcendental_subterms([lem for _n, lem in closed_found]) if not any(a.eq(b) for b in apps)]
     logs = [t for t in apps if _is(t, "log")]
     exps = [t for t in apps if _is(t, "exp")]
     sqrts = [t for t in apps if _is(t, "sqrt")]

@@ -44,15 +44,12 @@ instance on its own (:mod:`tamp.certificate.sum_bound_check`) and rejects one it
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import z3
 
 from lang import ast as A
 from lang.walk import free_vars
-
-Instance = Tuple[str, z3.BoolRef]
-
 
 def _reads(e: A.Expr, var: str) -> bool:
     return var in free_vars(e)
@@ -186,37 +183,80 @@ def shift_tests(body: A.Expr, var: str) -> Optional[Tuple[A.Expr, A.Expr, List[T
     return m, modulus, tests
 
 
+def _shift_parts(m: A.Expr, var: str, term: Callable[[A.Expr], z3.ExprRef]) -> Optional[Tuple[z3.ExprRef, int]]:
+    """(s, σ) with ``m`` = ``(s + σ·var) mod L``, σ = ±1 (``m`` accepted by :func:`shift_modulus`)."""
+    assert isinstance(m, A.Binary)
+    p = m.left
+    if isinstance(p, A.Var):
+        return z3.IntVal(0), 1
+    assert isinstance(p, A.Binary)
+    if isinstance(p.left, A.Var) and p.left.name == var:
+        w = term(p.right)
+        return (w, 1) if p.op == "+" else (-w, 1)
+    w = term(p.left)
+    return (w, 1) if p.op == "+" else (w, -1)
+
+
 def _real(t: z3.ExprRef) -> z3.ArithRef:
     return z3.ToReal(t) if z3.is_int(t) else t
 
 
+Params = Dict[str, object]
+
+
+def statement(name: str, t: z3.ExprRef, ps: Params, log, exp) -> z3.BoolRef:
+    """The instance ``side ⇒ fact`` of lemma ``name`` for the sum application ``t`` with the
+    parameters ``ps`` (z3 terms: ``c``, ``k`` (a Python int), ``p``, ``q``, ``g``, ``L``, ``los``,
+    ``his``), as in the module's table."""
+    lo, hi = t.arg(0), t.arg(1)
+    nonempty = hi > lo
+    if name in ("harmonic-upper", "harmonic-lower", "telescoping"):
+        c, k = ps["c"], ps["k"]
+        a, b = z3.ToReal(lo + k), z3.ToReal(hi - 1 + k)
+        if name == "harmonic-upper":
+            return z3.Implies(z3.And(nonempty, a >= 2, c >= 0), t <= c * log(b / (a - 1)))
+        if name == "harmonic-lower":
+            return z3.Implies(z3.And(nonempty, a >= 1, c >= 0), t >= c * log((b + 1) / a))
+        return z3.Implies(z3.And(nonempty, a >= 1), t == c * (1 / a - 1 / (b + 1)))
+    if name == "arithmetic":
+        p, q, n = ps["p"], ps["q"], z3.ToReal(hi - lo)
+        return z3.Implies(nonempty, t == p * n + q * n * z3.ToReal(lo + hi - 1) / 2)
+    if name == "geometric":
+        c, g = ps["c"], ps["g"]
+        first, past = exp(g * z3.ToReal(lo)), exp(g * z3.ToReal(hi))
+        return z3.Implies(nonempty, t * (1 - exp(g)) == c * (first - past))
+    if name == "shift-count":
+        L, los, his = ps["L"], ps["los"], ps["his"]
+        low, high = los[0], his[0]
+        for x in los[1:]:
+            low = z3.If(x > low, x, low)
+        for x in his[1:]:
+            high = z3.If(x < high, x, high)
+        count = z3.If(high >= low, high - low + 1, 0)
+        return z3.Implies(z3.And(hi - lo == L, L >= 1), t == z3.ToReal(count))
+    raise ValueError(f"unknown sum lemma {name}")
+
+
 def instances(
     t: z3.ExprRef, body: A.Expr, var: str, term: Callable[[A.Expr], z3.ExprRef], log, exp
-) -> List[Instance]:
-    """The instances of the table above for the sum application ``t`` = ``sumK(lo, hi, …)`` whose
-    body is ``body`` over the bound variable ``var``. ``term(x)`` encodes an expression ``x`` free
-    of ``var`` (raising when it cannot); ``log``/``exp`` are the encoder's functions."""
-    lo, hi = t.arg(0), t.arg(1)
-    out: List[Instance] = []
-    nonempty = hi > lo
+) -> List[Tuple[str, z3.BoolRef, Params]]:
+    """The instances ``(name, lemma, parameters)`` of the table above for the sum application
+    ``t`` = ``sumK(lo, hi, …)`` whose body is ``body`` over the bound variable ``var``. ``term(x)``
+    encodes an expression ``x`` free of ``var`` (raising when it cannot); ``log``/``exp`` are the
+    encoder's functions. The parameters let a checker rebuild the lemma from its own statement
+    and check the summand's shape (:mod:`tamp.certificate.sum_bound_check`)."""
+    found: List[Tuple[str, Params]] = []
     if isinstance(body, A.Binary) and body.op == "/" and not _reads(body.left, var):
         c = _real(term(body.left))
         k = shifted_index(body.right, var)
         if k is not None:  # harmonic: Σ c/x over x = a..b
-            a, b = lo + k, hi - 1 + k
-            ra, rb = z3.ToReal(a), z3.ToReal(b)
-            out.append(("harmonic-upper", z3.Implies(z3.And(nonempty, a >= 2, c >= 0), t <= c * log(rb / (ra - 1)))))
-            out.append(("harmonic-lower", z3.Implies(z3.And(nonempty, a >= 1, c >= 0), t >= c * log((rb + 1) / ra))))
+            found += [("harmonic-upper", {"c": c, "k": k}), ("harmonic-lower", {"c": c, "k": k})]
         k = _telescope_den(body.right, var)
         if k is not None:
-            a, b = lo + k, hi - 1 + k
-            ra, rb = z3.ToReal(a), z3.ToReal(b)
-            out.append(("telescoping", z3.Implies(z3.And(nonempty, a >= 1), t == c * (1 / ra - 1 / (rb + 1)))))
+            found.append(("telescoping", {"c": c, "k": k}))
     aff = _affine(body, var)
     if aff is not None and _reads(body, var):
-        p, q = _real(term(aff[0])), _real(term(aff[1]))
-        n = z3.ToReal(hi - lo)
-        out.append(("arithmetic", z3.Implies(nonempty, t == p * n + q * n * z3.ToReal(lo + hi - 1) / 2)))
+        found.append(("arithmetic", {"p": _real(term(aff[0])), "q": _real(term(aff[1]))}))
     geo: Optional[Tuple[A.Expr, A.Expr]] = None
     g0 = _exp_rate(body, var)
     if g0 is not None:
@@ -228,13 +268,10 @@ def instances(
                 geo = (c_e, g1)
                 break
     if geo is not None:
-        c, g = _real(term(geo[0])), _real(term(geo[1]))
-        r = exp(g)
-        first, past = exp(g * z3.ToReal(lo)), exp(g * z3.ToReal(hi))
-        out.append(("geometric", z3.Implies(nonempty, t * (1 - r) == c * (first - past))))
+        found.append(("geometric", {"c": _real(term(geo[0])), "g": _real(term(geo[1]))}))
     shift = shift_tests(body, var)
     if shift is not None:
-        _m, modulus, tests = shift
+        m, modulus, tests = shift
         L = term(modulus)
         ws = [(op, term(w)) for op, w in tests]
         if z3.is_int(L) and all(z3.is_int(w) for _op, w in ws):
@@ -249,11 +286,7 @@ def instances(
                     his.append(w - 1)
                 if op == ">":
                     los.append(w + 1)
-            low, high = los[0], his[0]
-            for x in los[1:]:
-                low = z3.If(x > low, x, low)
-            for x in his[1:]:
-                high = z3.If(x < high, x, high)
-            count = z3.If(high >= low, high - low + 1, 0)
-            out.append(("shift-count", z3.Implies(z3.And(hi - lo == L, L >= 1), t == z3.ToReal(count))))
-    return out
+            shape = _shift_parts(m, var, term)
+            if shape is not None:
+                found.append(("shift-count", {"L": L, "los": los, "his": his, "s": shape[0], "sigma": shape[1]}))
+    return [(name, statement(name, t, ps, log, exp), ps) for name, ps in found]

@@ -20,9 +20,9 @@ bound variable (``k`` an integer literal).
                        (1/x >= ∫_{x}^{x+1} dy/y).
 ``telescoping``        body ``c / ((i + k)·(i + k + 1))``: hi > lo ∧ a >= 1 ⇒
                        t = c·(1/a - 1/(b+1)) (1/(x(x+1)) = 1/x - 1/(x+1), the middle cancels).
-``arithmetic``         body ``p + q·i`` (p, q free of i; also ``i``, ``q·i``, ``i·q``, ``p - q·i``…):
+``arithmetic``         body ``p + q·i`` (p, q free of i; also ``i``, ``q·i``, ``i·q``, ``p - q·i``, ``i/d``…):
                        hi > lo ⇒ t = p·n + q·n·(lo + hi - 1)/2 with n = hi - lo (Gauss).
-``geometric``          body ``c·exp(g·i)`` (also ``exp(g·i)``, ``exp(i·g)``): with r = exp(g),
+``geometric``          body ``c·exp(g·i)`` (also ``exp(g·i)``, ``exp(i·g)``, ``exp(-i)``): with r = exp(g),
                        hi > lo ⇒ t·(1 - r) = c·(exp(g·lo) - exp(g·hi)) (the exact form, true for
                        every r; for r < 1 it gives t <= c·exp(g·lo)/(1 - r)).
 ``shift-count``        body ``φ(M) ? 1 : 0`` with M = ``(e ± i) mod L`` (or ``i mod L``, ``(i ± e)
@@ -94,6 +94,9 @@ def _affine(e: A.Expr, var: str) -> Optional[Tuple[A.Expr, A.Expr]]:
         if a is None or b is None:
             return None
         return A.Binary(e.op, a[0], b[0]), A.Binary(e.op, a[1], b[1])
+    if isinstance(e, A.Binary) and e.op == "/" and not _reads(e.right, var):
+        r = _affine(e.left, var)
+        return None if r is None else (A.Binary("/", r[0], e.right), A.Binary("/", r[1], e.right))
     if isinstance(e, A.Binary) and e.op == "*":
         if not _reads(e.left, var):
             r = _affine(e.right, var)
@@ -121,6 +124,9 @@ def _exp_rate(e: A.Expr, var: str) -> Optional[A.Expr]:
     x = e.args[0]
     if isinstance(x, A.Var) and x.name == var:
         return A.num(1)
+    if isinstance(x, A.Unary) and x.op == "-":
+        g = _exp_rate(A.Call("exp", (x.operand,)), var)
+        return None if g is None else A.Unary("-", g)
     if isinstance(x, A.Binary) and x.op == "*":
         if isinstance(x.right, A.Var) and x.right.name == var and not _reads(x.left, var):
             return x.left

@@ -46,6 +46,10 @@ Facts used (each a textbook property of the natural logarithm, exponential and s
                        and h <= hi ⇒ sum(j in h-c..hi: e) = e[h-c/j] + … + e[h-1/j] + sum(j in h..hi: e),
                        for two sums of one summand in a query whose ends differ by a literal
                        2 <= c <= ``MAX_SPAN`` (a loop whose counter moves by c)
+``harmonic-*``,        closed forms of sums of known shapes (harmonic bounds by log, telescoping,
+``telescoping``, …     arithmetic, geometric, shift counts mod L), guarded by their side conditions:
+                       :mod:`axioms.sum_bounds` (:func:`closed_form_lemmas`); their log/exp terms
+                       get the lemmas above too
 =====================  ===========================================================
 
 ``log-mul``/``log-div`` introduce ``log x``/``log y``; the closure is taken once (one round),
@@ -421,8 +425,12 @@ def closed_form_instances(sums, enc) -> list:
             continue
         expr, names = enc.sum_info(t.decl())
         env = dict(zip(names, [t.arg(k) for k in range(2, t.num_args())]))
+
+        def term(x, env=env):
+            return enc.expr(x, env)
+
         try:
-            found = instances(t, expr.body, expr.var, lambda x, env=env: enc.expr(x, env), enc.log, enc.exp)
+            found = instances(t, expr.body, expr.var, term, enc.log, enc.exp)
         except Exception:  # noqa: BLE001 - a body the encoder cannot express: no instance (fewer facts)
             continue
         out.extend((t, name, lem, ps) for name, lem, ps in found)
@@ -472,7 +480,9 @@ def lemma_instances(apps, enc, closed=closed_form_lemmas) -> List[Tuple[str, z3.
     closed_found = closed(sums, enc)
     out.extend(closed_found)
     # the log/exp terms the closed forms introduce get the lemmas below too
-    apps = apps + [a for a in transcendental_subterms([lem for _n, lem in closed_found]) if not any(a.eq(b) for b in apps)]
+    apps = apps + [
+        a for a in transcendental_subterms([lem for _n, lem in closed_found]) if not any(a.eq(b) for b in apps)
+    ]
     logs = [t for t in apps if _is(t, "log")]
     exps = [t for t in apps if _is(t, "exp")]
     sqrts = [t for t in apps if _is(t, "sqrt")]

@@ -44,12 +44,13 @@ instance on its own (:mod:`tamp.certificate.sum_bound_check`) and rejects one it
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import z3
 
 from lang import ast as A
 from lang.walk import free_vars
+
 
 def _reads(e: A.Expr, var: str) -> bool:
     return var in free_vars(e)
@@ -207,7 +208,7 @@ def _real(t: z3.ExprRef) -> z3.ArithRef:
     return z3.ToReal(t) if z3.is_int(t) else t
 
 
-Params = Dict[str, object]
+Params = Dict[str, Any]
 
 
 def statement(name: str, t: z3.ExprRef, ps: Params, log, exp) -> z3.BoolRef:

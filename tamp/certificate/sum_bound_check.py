@@ -119,6 +119,4 @@ def verify(t: z3.ExprRef, name: str, lemma: z3.BoolRef, ps: dict, enc) -> bool:
 def checked_closed_forms(sums, enc) -> List[Tuple[str, z3.BoolRef]]:
     """The library's closed-form instances for ``sums`` that pass :func:`verify` (for
     :func:`axioms.lemmas.lemma_instances`' ``closed`` hook)."""
-    return [
-        (name, lem) for t, name, lem, ps in closed_form_instances(sums, enc) if verify(t, name, lem, ps, enc)
-    ]
+    return [(name, lem) for t, name, lem, ps in closed_form_instances(sums, enc) if verify(t, name, lem, ps, enc)]

@@ -172,7 +172,10 @@ def test_the_dev_claims_are_proved_and_rechecked(path, tmp_path, capsys):
 @pytest.mark.parametrize(
     "path",
     [GEOM / "random_shift_cut_false.prob"]  # lp_backwards_analysis_false: checked by hand (its search takes ~10 s)
-    + [SUMS / f for f in ("telescoping_faults_false.prob", "backoff_collisions_false.prob", "rotation_window_false.prob")],
+    + [
+        SUMS / f
+        for f in ("telescoping_faults_false.prob", "backoff_collisions_false.prob", "rotation_window_false.prob")
+    ],
     ids=lambda p: p.stem,
 )
 def test_the_false_siblings_stay_unknown(path):

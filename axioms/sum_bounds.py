@@ -10,12 +10,15 @@ instance ``side ⇒ fact`` of a textbook identity or inequality about it; the si
 is part of the instance, so the solver must prove it from the query's hypotheses before the
 fact can be used (nothing is claimed outside it). Write ``a = lo + k`` and ``b = hi - 1 + k``
 for the first and last value of the shifted index ``i + k``; ``c`` and ``k`` do not read the
-bound variable (``k`` an integer literal).
+bound variable (``k`` an integer literal; the harmonic bounds also take an integer expression
+``k`` and a reversed index ``k - i``, whose values run from a = k - (hi - 1) to b = k - lo).
 
 =====================  ===============================================================
 ``harmonic-upper``     body ``c / (i + k)``: hi > lo ∧ a >= 2 ∧ c >= 0 ⇒ t <= c·log(b/(a-1)).
                        Each 1/x <= ∫_{x-1}^{x} dy/y (1/y >= 1/x on the interval), and the
                        integrals over a..b add up to log(b) - log(a - 1).
+``harmonic-upper1``    body ``c / (i + k)``: hi > lo ∧ a >= 1 ∧ c >= 0 ⇒ t <= c·(1/a + log(b/a)) (the
+                       first term alone, the others as above: H_n <= 1 + log n).
 ``harmonic-lower``     body ``c / (i + k)``: hi > lo ∧ a >= 1 ∧ c >= 0 ⇒ t >= c·log((b+1)/a)
                        (1/x >= ∫_{x}^{x+1} dy/y).
 ``telescoping``        body ``c / ((i + k)·(i + k + 1))``: hi > lo ∧ a >= 1 ⇒
@@ -211,17 +214,44 @@ def _real(t: z3.ExprRef) -> z3.ArithRef:
 Params = Dict[str, Any]
 
 
+HARMONIC = ("harmonic-upper", "harmonic-upper1", "harmonic-lower")
+
+
+def index_ends(lo: z3.ArithRef, hi: z3.ArithRef, s: z3.ArithRef, sigma: int) -> Tuple[z3.ArithRef, z3.ArithRef]:
+    """(a, b) as reals: the least and the greatest value of ``s + σ·i`` for i in lo..hi-1."""
+    if sigma == 1:
+        return z3.ToReal(s + lo), z3.ToReal(s + hi - 1)
+    return z3.ToReal(s - (hi - 1)), z3.ToReal(s - lo)
+
+
+def linear_index(e: A.Expr, var: str, term: Callable[[A.Expr], z3.ExprRef]) -> Optional[Tuple[z3.ArithRef, int]]:
+    """(s, σ) with ``e`` = ``s + σ·var``, σ = ±1 and s an integer free of var: ``var``, ``var + w``,
+    ``w + var``, ``var - w``, ``w - var``; else None."""
+    if isinstance(e, A.Var) and e.name == var:
+        return z3.IntVal(0), 1
+    if not (isinstance(e, A.Binary) and e.op in ("+", "-")):
+        return None
+    if isinstance(e.left, A.Var) and e.left.name == var and not _reads(e.right, var):
+        w = term(e.right)
+        return None if not z3.is_int(w) else ((w, 1) if e.op == "+" else (-w, 1))
+    if isinstance(e.right, A.Var) and e.right.name == var and not _reads(e.left, var):
+        w = term(e.left)
+        return None if not z3.is_int(w) else ((w, 1) if e.op == "+" else (w, -1))
+    return None
+
+
 def statement(name: str, t: z3.ExprRef, ps: Params, log, exp) -> z3.BoolRef:
     """The instance ``side ⇒ fact`` of lemma ``name`` for the sum application ``t`` with the
     parameters ``ps`` (z3 terms: ``c``, ``k`` (a Python int), ``p``, ``q``, ``g``, ``L``, ``los``,
     ``his``), as in the module's table."""
     lo, hi = t.arg(0), t.arg(1)
     nonempty = hi > lo
-    if name in ("harmonic-upper", "harmonic-lower", "telescoping"):
-        c, k = ps["c"], ps["k"]
-        a, b = z3.ToReal(lo + k), z3.ToReal(hi - 1 + k)
+    if name in HARMONIC + ("telescoping",):
+        c, (a, b) = ps["c"], index_ends(lo, hi, ps["s"], ps["sigma"])
         if name == "harmonic-upper":
             return z3.Implies(z3.And(nonempty, a >= 2, c >= 0), t <= c * log(b / (a - 1)))
+        if name == "harmonic-upper1":
+            return z3.Implies(z3.And(nonempty, a >= 1, c >= 0), t <= c * (1 / a + log(b / a)))
         if name == "harmonic-lower":
             return z3.Implies(z3.And(nonempty, a >= 1, c >= 0), t >= c * log((b + 1) / a))
         return z3.Implies(z3.And(nonempty, a >= 1), t == c * (1 / a - 1 / (b + 1)))
@@ -255,12 +285,12 @@ def instances(
     found: List[Tuple[str, Params]] = []
     if isinstance(body, A.Binary) and body.op == "/" and not _reads(body.left, var):
         c = _real(term(body.left))
-        k = shifted_index(body.right, var)
-        if k is not None:  # harmonic: Σ c/x over x = a..b
-            found += [("harmonic-upper", {"c": c, "k": k}), ("harmonic-lower", {"c": c, "k": k})]
+        ix = linear_index(body.right, var, term)
+        if ix is not None:  # harmonic: Σ c/x over x = a..b
+            found += [(name, {"c": c, "s": ix[0], "sigma": ix[1]}) for name in HARMONIC]
         k = _telescope_den(body.right, var)
         if k is not None:
-            found.append(("telescoping", {"c": c, "k": k}))
+            found.append(("telescoping", {"c": c, "s": z3.IntVal(k), "sigma": 1}))
     aff = _affine(body, var)
     if aff is not None and _reads(body, var):
         found.append(("arithmetic", {"p": _real(term(aff[0])), "q": _real(term(aff[1]))}))

@@ -17,8 +17,8 @@ checker
 
 Only instances passing both are used (a rejected one is left out: fewer facts, so an
 obligation that needed it fails). The theorems (each true under its side condition):
-Σ_{x=a}^{b} c/x <= c·log(b/(a-1)) for a >= 2, c >= 0 and >= c·log((b+1)/a) for a >= 1 (1/x
-between the integrals of 1/y over [x, x+1] and [x-1, x]); Σ c/(x(x+1)) = c(1/a - 1/(b+1))
+Σ_{x=a}^{b} c/x <= c·log(b/(a-1)) for a >= 2, c >= 0, <= c/a + c·log(b/a) and >= c·log((b+1)/a)
+for a >= 1 (1/x between the integrals of 1/y over [x, x+1] and [x-1, x]; x runs over s ± j); Σ c/(x(x+1)) = c(1/a - 1/(b+1))
 (telescoping); Σ_{j=lo}^{hi-1} (p + q·j) = p·n + q·n(lo + hi - 1)/2 (Gauss); (1 - e^g)·Σ c·e^{g·j}
 = c(e^{g·lo} - e^{g·hi}) (geometric); over L consecutive j, (s ± j) mod L takes every value of
 0..L-1 once, so the count of j whose residue lies in [max los, min his] is that interval's
@@ -51,10 +51,16 @@ def _r(x: Any) -> z3.ArithRef:
 def own_statement(name: str, t: z3.ExprRef, ps: dict, log, exp) -> z3.BoolRef | None:
     """The theorem ``name`` for ``t`` and the parameters, stated here (None: unknown name)."""
     lo, hi = t.arg(0), t.arg(1)
-    if name in ("harmonic-upper", "harmonic-lower", "telescoping"):
-        c, a, b = _r(ps["c"]), _r(lo + ps["k"]), _r(hi - 1 + ps["k"])
+    if name in ("harmonic-upper", "harmonic-upper1", "harmonic-lower", "telescoping"):
+        sigma = ps["sigma"]
+        if sigma not in (1, -1) or (name == "telescoping" and sigma != 1):
+            return None
+        first, last = ps["s"] + sigma * lo, ps["s"] + sigma * (hi - 1)
+        c, a, b = _r(ps["c"]), _r(first if sigma == 1 else last), _r(last if sigma == 1 else first)
         if name == "harmonic-upper":
             return z3.Implies(z3.And(lo < hi, c >= 0, a >= 2), t <= c * log(b / (a - 1)))
+        if name == "harmonic-upper1":
+            return z3.Implies(z3.And(lo < hi, c >= 0, a >= 1), t <= c / a + c * log(b / a))
         if name == "harmonic-lower":
             return z3.Implies(z3.And(lo < hi, c >= 0, a >= 1), t >= c * log((b + 1) / a))
         return z3.Implies(z3.And(lo < hi, a >= 1), t == c / a - c / (b + 1))
@@ -78,10 +84,10 @@ def own_statement(name: str, t: z3.ExprRef, ps: dict, log, exp) -> z3.BoolRef | 
 
 
 def _summand(name: str, ps: dict, j: z3.ArithRef):
-    if name in ("harmonic-upper", "harmonic-lower"):
-        return _r(ps["c"]) / _r(j + ps["k"])
+    if name in ("harmonic-upper", "harmonic-upper1", "harmonic-lower"):
+        return _r(ps["c"]) / _r(ps["s"] + ps["sigma"] * j)
     if name == "telescoping":
-        x = _r(j + ps["k"])
+        x = _r(ps["s"] + j)
         return _r(ps["c"]) / (x * (x + 1))
     if name == "arithmetic":
         return _r(ps["p"]) + _r(ps["q"]) * _r(j)

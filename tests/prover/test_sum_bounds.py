@@ -59,6 +59,7 @@ def test_the_harmonic_bounds_hold_numerically():
         for b in range(a, 40):
             h = sum(1 / i for i in range(a, b + 1))
             assert h >= math.log((b + 1) / a) - 1e-12
+            assert h <= 1 / a + math.log(b / a) + 1e-12
             if a >= 2:
                 assert h <= math.log(b / (a - 1)) + 1e-12
 
@@ -74,8 +75,9 @@ def test_the_shift_count_is_the_threshold_count_for_every_shift():
 @pytest.mark.parametrize(
     "text, names",
     [
-        ("sum(i in 3..=n: 2 / i)", {"harmonic-upper", "harmonic-lower"}),
-        ("sum(d in 1..=n - 1: 2 / (d + 1))", {"harmonic-upper", "harmonic-lower"}),
+        ("sum(i in 3..=n: 2 / i)", {"harmonic-upper", "harmonic-upper1", "harmonic-lower"}),
+        ("sum(d in 1..=n - 1: 2 / (d + 1))", {"harmonic-upper", "harmonic-upper1", "harmonic-lower"}),
+        ("sum(i in 0..n: n / (n - i))", {"harmonic-upper", "harmonic-upper1", "harmonic-lower"}),
         ("sum(i in 1..=n: 1 / (i * (i + 1)))", {"telescoping"}),
         ("sum(i in 1..=n: i / (n * n))", {"arithmetic"}),
         ("sum(i in 0..n: exp(-i))", {"geometric"}),
@@ -102,6 +104,8 @@ def test_the_instances_decide_the_budget_queries_and_nothing_false():
     assert _valid(enc, ["n >= 2", "t > 0"], "sum(i in 3..=n: 2 / i) / t <= 2 * log(n / 2) / t") == z3.unsat
     assert _valid(enc, ["n >= 2", "t > 0"], "sum(i in 3..=n: 2 / i) / t <= log(n / 2) / t") != z3.unsat
     assert _valid(enc, ["n >= 3"], "sum(i in 3..=n: 1 / i) >= log((n + 1) / 3)") == z3.unsat
+    assert _valid(enc, ["n >= 1"], "sum(i in 0..n: n / (n - i)) <= n * (1 + log(n))") == z3.unsat
+    assert _valid(enc, ["n >= 1"], "sum(i in 0..n: n / (n - i)) <= n * log(n)") != z3.unsat
     assert _valid(enc, ["n >= 1"], "sum(i in 1..=n: 1 / (i * (i + 1))) == n / (n + 1)") == z3.unsat
     assert _valid(enc, ["n >= 1"], "sum(i in 1..=n: i) == n * (n + 1) / 2") == z3.unsat
     assert _valid(enc, ["n >= 1"], "sum(i in 1..=n: i) == n * n / 2") != z3.unsat
@@ -155,7 +159,7 @@ def test_the_checker_rejects_tampered_shift_counts_and_foreign_shapes():
     # a σ that is not ±1 (not a bijection)
     assert not verify(t, "shift-count", lem, {**ps, "sigma": 2}, enc)
     # an instance under another lemma's name
-    assert not verify(t, "telescoping", lem, {"c": z3.RealVal(1), "k": 0}, enc)
+    assert not verify(t, "telescoping", lem, {"c": z3.RealVal(1), "s": z3.IntVal(0), "sigma": 1}, enc)
 
 
 CLAIMS = [GEOM / "lp_backwards_analysis.prob", GEOM / "random_shift_cut.prob"] + sorted(
@@ -174,7 +178,12 @@ def test_the_dev_claims_are_proved_and_rechecked(path, tmp_path, capsys):
     [GEOM / "random_shift_cut_false.prob"]  # lp_backwards_analysis_false: checked by hand (its search takes ~10 s)
     + [
         SUMS / f
-        for f in ("telescoping_faults_false.prob", "backoff_collisions_false.prob", "rotation_window_false.prob")
+        for f in (
+            "telescoping_faults_false.prob",
+            "backoff_collisions_false.prob",
+            "rotation_window_false.prob",
+            "coupon_wait_false.prob",
+        )
     ],
     ids=lambda p: p.stem,
 )

@@ -125,4 +125,12 @@ def verify(t: z3.ExprRef, name: str, lemma: z3.BoolRef, ps: dict, enc) -> bool:
 def checked_closed_forms(sums, enc) -> List[Tuple[str, z3.BoolRef]]:
     """The library's closed-form instances for ``sums`` that pass :func:`verify` (for
     :func:`axioms.lemmas.lemma_instances`' ``closed`` hook)."""
-    return [(name, lem) for t, name, lem, ps in closed_form_instances(sums, enc) if verify(t, name, lem, ps, enc)]
+    memo = enc.__dict__.setdefault("_sum_bound_checked", {})  # one check per instance and encoder
+    out: List[Tuple[str, z3.BoolRef]] = []
+    for t, name, lem, ps in closed_form_instances(sums, enc):
+        key = (t.get_id(), name, lem.get_id())
+        if key not in memo:
+            memo[key] = (t, lem, verify(t, name, lem, ps, enc))  # the terms keep their ids theirs
+        if memo[key][2]:
+            out.append((name, lem))
+    return out

@@ -24,7 +24,8 @@ bound variable (``k`` an integer literal; the harmonic bounds also take an integ
 ``telescoping``        body ``c / ((i + k)·(i + k + 1))``: hi > lo ∧ a >= 1 ⇒
                        t = c·(1/a - 1/(b+1)) (1/(x(x+1)) = 1/x - 1/(x+1), the middle cancels).
 ``arithmetic``         body ``p + q·i`` (p, q free of i; also ``i``, ``q·i``, ``i·q``, ``p - q·i``, ``i/d``…):
-                       hi > lo ⇒ t = p·n + q·n·(lo + hi - 1)/2 with n = hi - lo (Gauss).
+                       hi > lo (∧ every divisor d of the body ≠ 0) ⇒ t = p·n + q·n·(lo + hi - 1)/2
+                       with n = hi - lo (Gauss).
 ``geometric``          body ``c·exp(g·i)`` (also ``exp(g·i)``, ``exp(i·g)``, ``exp(-i)``): with r = exp(g),
                        hi > lo ⇒ t·(1 - r) = c·(exp(g·lo) - exp(g·hi)) (the exact form, true for
                        every r; for r < 1 it gives t <= c·exp(g·lo)/(1 - r)).
@@ -257,7 +258,8 @@ def statement(name: str, t: z3.ExprRef, ps: Params, log, exp) -> z3.BoolRef:
         return z3.Implies(z3.And(nonempty, a >= 1), t == c * (1 / a - 1 / (b + 1)))
     if name == "arithmetic":
         p, q, n = ps["p"], ps["q"], z3.ToReal(hi - lo)
-        return z3.Implies(nonempty, t == p * n + q * n * z3.ToReal(lo + hi - 1) / 2)
+        defined = [d != 0 for d in ps.get("divisors", [])]  # p and q divide by them
+        return z3.Implies(z3.And(nonempty, *defined), t == p * n + q * n * z3.ToReal(lo + hi - 1) / 2)
     if name == "geometric":
         c, g = ps["c"], ps["g"]
         first, past = exp(g * z3.ToReal(lo)), exp(g * z3.ToReal(hi))
@@ -293,7 +295,8 @@ def instances(
             found.append(("telescoping", {"c": c, "s": z3.IntVal(k), "sigma": 1}))
     aff = _affine(body, var)
     if aff is not None and _reads(body, var):
-        found.append(("arithmetic", {"p": _real(term(aff[0])), "q": _real(term(aff[1]))}))
+        divisors = [_real(term(x.right)) for x in A.walk(body) if isinstance(x, A.Binary) and x.op == "/"]
+        found.append(("arithmetic", {"p": _real(term(aff[0])), "q": _real(term(aff[1])), "divisors": divisors}))
     geo: Optional[Tuple[A.Expr, A.Expr]] = None
     g0 = _exp_rate(body, var)
     if g0 is not None:

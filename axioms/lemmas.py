@@ -46,6 +46,10 @@ Facts used (each a textbook property of the natural logarithm, exponential and s
                        and h <= hi ⇒ sum(j in h-c..hi: e) = e[h-c/j] + … + e[h-1/j] + sum(j in h..hi: e),
                        for two sums of one summand in a query whose ends differ by a literal
                        2 <= c <= ``MAX_SPAN`` (a loop whose counter moves by c)
+``harmonic-*``,        closed forms of sums of known shapes (harmonic bounds by log, telescoping,
+``telescoping``, …     arithmetic, geometric, shift counts mod L), guarded by their side conditions:
+                       :mod:`axioms.sum_bounds` (:func:`closed_form_lemmas`); their log/exp terms
+                       get the lemmas above too
 =====================  ===========================================================
 
 ``log-mul``/``log-div`` introduce ``log x``/``log y``; the closure is taken once (one round),
@@ -72,6 +76,8 @@ from lang import ast as A
 from tamp.core.validity import check_sat
 from tamp.core.z3context import on_new_context
 from tamp.core.z3expr import to_real
+
+from .sum_bounds import instances
 
 MAX_PAIR_TERMS = 24
 MAX_SPAN = 8
@@ -409,9 +415,56 @@ def sorted_lemma(q) -> List[Tuple[str, z3.BoolRef]]:
     return [("sorted-mono", z3.Implies(q, mono))]
 
 
-def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
+def closed_form_instances(sums, enc) -> list:
+    """``(sum application, name, lemma, parameters)`` for the closed-form bounds of
+    :mod:`axioms.sum_bounds` (harmonic, telescoping, arithmetic, geometric, shift counts) of the
+    sum applications ``sums`` not inside a quantifier."""
+    out: list = []
+    for t in sums:
+        if _placeholders(t):
+            continue
+        expr, names = enc.sum_info(t.decl())
+        env = dict(zip(names, [t.arg(k) for k in range(2, t.num_args())]))
+
+        def term(x, env=env):
+            return enc.expr(x, env)
+
+        try:
+            found = instances(t, expr.body, expr.var, term, enc.log, enc.exp)
+        except Exception:  # noqa: BLE001 - a body the encoder cannot express: no instance (fewer facts)
+            continue
+        out.extend((t, name, lem, ps) for name, lem, ps in found)
+    return out
+
+
+def closed_form_lemmas(sums, enc) -> List[Tuple[str, z3.BoolRef]]:
+    """The instances of :func:`closed_form_instances` as ``(name, lemma)`` pairs."""
+    return [(name, lem) for _t, name, lem, _ps in closed_form_instances(sums, enc)]
+
+
+def transcendental_subterms(fs) -> List[z3.ExprRef]:
+    """The log/exp applications inside the formulas ``fs`` (each once)."""
+    seen: Dict[int, z3.ExprRef] = {}
+    visited = set()
+    todo = list(fs)
+    while todo:
+        e = todo.pop()
+        if not z3.is_app(e) or e.get_id() in visited:
+            continue
+        visited.add(e.get_id())
+        if (_is(e, "log") or _is(e, "exp")) and e.get_id() not in seen:
+            seen[e.get_id()] = e
+        todo.extend(e.children())
+    return list(seen.values())
+
+
+def lemma_instances(apps, enc, closed=closed_form_lemmas) -> List[Tuple[str, z3.BoolRef]]:
     """Instances of the lemmas above for the applications ``apps`` (log/exp/sqrt and the
     encoder's sum functions).
+
+    ``closed(sums, enc)`` gives the closed-form sum bounds (:func:`closed_form_lemmas`; the
+    certificate checker passes its own, which re-derives each instance,
+    :mod:`tamp.certificate.sum_bound_check`).
 
     ``enc`` supplies the uninterpreted functions (``enc.log``, ``enc.exp``, ``enc.sqrt``)."""
     out: List[Tuple[str, z3.BoolRef]] = []
@@ -424,6 +477,12 @@ def lemma_instances(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
         out.extend(sum_lemmas(t, enc))
     if len(sums) > 1:
         out.extend(span_lemmas(sums, enc))
+    closed_found = closed(sums, enc)
+    out.extend(closed_found)
+    # the log/exp terms the closed forms introduce get the lemmas below too
+    apps = apps + [
+        a for a in transcendental_subterms([lem for _n, lem in closed_found]) if not any(a.eq(b) for b in apps)
+    ]
     logs = [t for t in apps if _is(t, "log")]
     exps = [t for t in apps if _is(t, "exp")]
     sqrts = [t for t in apps if _is(t, "sqrt")]

@@ -21,6 +21,7 @@ from tamp.core.validity import VALID, check_fresh, verdict
 from tamp.show import show_expr
 
 from .format import ProgramCheck, Rejected
+from .sum_bound_check import checked_closed_forms
 
 LEMMA_FREE_MS = 200
 
@@ -38,7 +39,7 @@ def decide(
     t0 = time.monotonic()
     if apps and check_fresh(formula, hyps, timeout_ms=min(LEMMA_FREE_MS, timeout_ms)) == z3.unsat:
         return VALID, time.monotonic() - t0
-    lemmas = [lem for _name, lem in lemma_instances(apps, enc)] if apps else []
+    lemmas = [lem for _name, lem in lemma_instances(apps, enc, closed=checked_closed_forms)] if apps else []
     r = check_fresh(formula, hyps, lemmas, timeout_ms=timeout_ms)
     return verdict(r), time.monotonic() - t0
 

@@ -55,7 +55,11 @@ def _literal_log_power(d):
         for c, t in ((d.arg(0), d.arg(1)), (d.arg(1), d.arg(0))):
             if _is(t, "log") and (z3.is_int_value(c) or z3.is_rational_value(c)):
                 v = c.as_fraction() if z3.is_rational_value(c) else None
-                n = c.as_long() if z3.is_int_value(c) else (v.numerator if v is not None and v.denominator == 1 else None)
+                n = (
+                    c.as_long()
+                    if z3.is_int_value(c)
+                    else (v.numerator if v is not None and v.denominator == 1 else None)
+                )
                 if n is not None:
                     return int(n), t.arg(0)
     return None

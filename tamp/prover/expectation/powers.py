@@ -145,9 +145,9 @@ def count_chances(body: A.Stmt, f: A.Expr, fixed: Set[str], types: Dict[str, A.T
     for n in list(A.walk(body)) + list(A.walk(f)):
         if not (isinstance(n, A.Binary) and n.op in _FLIP):
             continue
-        for v, c, op in ((n.left, n.right, n.op), (n.right, n.left, _FLIP[n.op])):
-            if isinstance(v, A.Var) and set(free_vars(c)) <= fixed:
-                x = v.name if v.name in draws else running.get(v.name)
+        for w, c, op in ((n.left, n.right, n.op), (n.right, n.left, _FLIP[n.op])):
+            if isinstance(w, A.Var) and set(free_vars(c)) <= fixed:
+                x = w.name if w.name in draws else running.get(w.name)
                 if x is not None and (x, op, c) not in tests:
                     tests.append((x, op, c))
     out: List[A.Expr] = []

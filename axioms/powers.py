@@ -12,6 +12,8 @@ checker both get them from the same terms of a query):
                    ``d`` of an ``exp`` application read as the sum of its monomials t_i (2 <= r <=
                    :data:`MAX_FACTORS`)
 ``exp-neg``        exp(a)·exp(b) = 1 when a + b is 0 (``1/exp(1) = exp(-1)``)
+``log-inv``        log(b) + log(c) = 0 for literals b, c > 0 with b·c = 1 (``log(1/2) = -log 2``:
+                   ``exp(k·log(1/2))`` is ``exp(-k·log 2)``, 2^-k either way)
 ``exp-pow``        b > 0 ⇒ exp(c·log b) = b^c for a literal integer c, 0 <= |c| <= :data:`MAX_POWER`
                    (``exp(2·log 2) = 4``, ``exp(-log 2) = 1/2``)
 =================  ==============================================================================
@@ -19,12 +21,14 @@ checker both get them from the same terms of a query):
 Why sound: ``exp(t_i) >= 1 + t_i >= 0`` for each i (the tangent line of the convex exp, and the
 premise), so multiplying these non-negative inequalities gives ``Π exp(t_i) >= Π(1 + t_i)``,
 and ``Π exp(t_i) = exp(Σ t_i)``. ``exp(a)·exp(b) = exp(a + b) = exp(0) = 1``. ``exp(c·log b) =
-(exp(log b))^c = b^c`` for b > 0 (exp(x)^c = exp(c·x) for integer c). Each is an instance of a
+(exp(log b))^c = b^c`` for b > 0 (exp(x)^c = exp(c·x) for integer c); ``log b + log c = log(b·c) =
+log 1 = 0``. Each is an instance of a
 law of the real exp and log; the premises are left to the solver.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import List, Tuple
 
 import z3
@@ -65,6 +69,24 @@ def _literal_log_power(d):
     return None
 
 
+def _value(t):
+    """The value of a rational literal (None for anything else)."""
+    if z3.is_rational_value(t) or z3.is_int_value(t):
+        return t.as_fraction() if z3.is_rational_value(t) else Fraction(t.as_long())
+    return None
+
+
+def _logs_of(e, out: List) -> None:
+    """The applications of ``log`` inside ``e`` (at most :data:`MAX_FACTORS`), into ``out``."""
+    if _is(e, "log"):
+        if len(out) < MAX_FACTORS and not any(e.eq(x) for x in out):
+            out.append(e)
+        return
+    if z3.is_app(e):
+        for k in range(e.num_args()):
+            _logs_of(e.arg(k), out)
+
+
 def power_lemmas(exps, diffs) -> List[Tuple[str, z3.BoolRef]]:
     """``exp-prod`` and ``exp-pow`` for each ``exp`` application of ``exps`` and each
     ``(term, exponent)`` of ``diffs`` (the differences :func:`axioms.lemmas.product_lemmas`
@@ -90,6 +112,14 @@ def power_lemmas(exps, diffs) -> List[Tuple[str, z3.BoolRef]]:
             for _ in range(abs(c) - 1):
                 power = power * b
             out.append(("exp-pow", z3.Implies(b > 0, t == power if c > 0 else t * power == 1)))
+    logs: List = []
+    for t in exps:
+        _logs_of(t.arg(0), logs)
+    for i in range(len(logs)):
+        for j in range(i + 1, len(logs)):
+            a, b = logs[i].arg(0), logs[j].arg(0)
+            if _value(a) is not None and _value(b) is not None and _value(a) * _value(b) == 1 and _value(a) > 0:
+                out.append(("log-inv", logs[i] + logs[j] == 0))
     for i in range(len(exps)):
         for j in range(i + 1, len(exps)):
             s = z3.simplify(exps[i].arg(0) + exps[j].arg(0), som=True)

@@ -33,6 +33,7 @@ NEW = [
     DEV / "powers2" / "max_below.prob",
     DEV / "powers2" / "three_sensors.prob",
     DEV / "powers2" / "flips_equal.prob",
+    DEV / "powers2" / "flips_half.prob",
 ]
 
 
@@ -111,6 +112,9 @@ def test_the_power_lemmas_are_laws_of_exp_and_give_the_product_of_misses():
     two = exp(-2 * log(z3.RealVal(2)))
     pw = dict(power_lemmas([two], []))
     assert _valid([pw["exp-pow"]], two == z3.RealVal("1/4"))
+    half = exp(m * log(z3.RealVal("1/2")))
+    inv = dict(power_lemmas([half, exp(-m * log(z3.RealVal(2)))], []))
+    assert _valid([inv["log-inv"]], log(z3.RealVal("1/2")) == -log(z3.RealVal(2)))
     a, b = exp(m), exp(-m)
     assert _valid([dict(power_lemmas([a, b], []))["exp-neg"]], a * b == 1)
 

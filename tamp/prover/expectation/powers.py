@@ -235,8 +235,9 @@ def power_cores(
 
     * ``exp(-a·m)`` for a chance a of :func:`trial_chances` or :func:`count_chances` (``settle``
       simplifies a count's ``min``/``max`` under ``requires``);
-    * ``exp(-log(1/(1 - a))·m)`` — exactly ``(1 - a)^m`` — for a literal chance a (a fair coin's
-      ``2^-m``), checked with ``exp-log``/``exp-pow`` (:mod:`axioms.powers`);
+    * ``exp(-log(1/(1 - a))·m)`` and ``exp(log(1 - a)·m)`` — exactly ``(1 - a)^m``, in either
+      base a claim may use — for a literal chance a (a fair coin's ``2^-m``), checked with
+      ``exp-log``/``exp-pow`` (:mod:`axioms.powers`);
     * ``exp(-(a_1 + … + a_r)·m)`` for chances of r <= MAX_SUMMED different draws (every iteration
       must miss r independent events: ``Π(1 - a_i) <= exp(-Σ a_i)``, lemma ``exp-prod``), and,
       as before, the product ``exp(-a·m)·exp(-b·m)``.
@@ -287,8 +288,11 @@ def power_cores(
         for a in chances + counted:
             factors.append([power(a, m)])
             b = _exact_base(a)
-            if b is not None:
+            if b is not None:  # (1 - a)^m as exp(-log(1/(1 - a))·m) and as exp(log(1 - a)·m)
                 factors.append([power(A.Call("log", (b,)), m)])
+                miss = 1 - (_literal(a) or Fraction(0))
+                base = A.Num(miss, miss.denominator == 1)
+                factors.append([A.Call("exp", (A.Binary("*", A.Call("log", (base,)), m),))])
         factors += [[power(_sum(combo), m)] for combo in sums]
         factors += [[power(a, m), power(b, m)] for a, b in pairs]
         for fs in factors:

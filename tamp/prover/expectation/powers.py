@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Set
+from typing import Callable, Dict, Iterator, List, Optional, Set
 
 from lang import ast as A
 from lang.walk import free_vars, written_vars
@@ -148,7 +148,7 @@ def count_chances(body: A.Stmt, f: A.Expr, fixed: Set[str], types: Dict[str, A.T
         for w, c, op in ((n.left, n.right, n.op), (n.right, n.left, _FLIP[n.op])):
             if isinstance(w, A.Var) and set(free_vars(c)) <= fixed:
                 x = w.name if w.name in draws else running.get(w.name)
-                if x is not None and (x, op, c) not in tests:
+                if x is not None and op != "==" and (x, op, c) not in tests:  # ==: trial_chances' 1/N
                     tests.append((x, op, c))
     out: List[A.Expr] = []
 
@@ -229,7 +229,7 @@ def power_cores(
     types: Dict[str, A.Type],
     facts: Optional[A.Expr] = None,
     settle: Optional[Callable[[A.Expr], A.Expr]] = None,
-) -> List[A.Expr]:
+) -> Iterator[A.Expr]:
     """Proposals ``F · P(m)`` for the loop ``s`` with continuation ``f`` (see the module
     docstring), m one of :func:`iterations_left`, and P(m):
 
@@ -248,19 +248,17 @@ def power_cores(
     core : 1`` (a state no run reaches may break the induction, and 1 bounds every failure
     chance). All are proposals only; INDUCT, TERM and BUDGET decide."""
     if not isinstance(s, (A.For, A.While)):
-        return []
+        return
     body = s.body
     written = set(written_vars(body))
     fixed = {p for p in params if p not in written and types.get(p) in (A.INT, A.REAL)}
     lefts = iterations_left(s)
     sourced = trial_sources(body, fixed)[:MAX_CHANCES]
     chances = [a for a, _src in sourced]
-    counted = count_chances(body, f, fixed, types)
-    if settle is not None:
-        counted = [settle(c) for c in counted]
-    counted = [c for c in counted if c not in chances][:MAX_CHANCES]
-    if not lefts or not (chances or counted):
-        return []
+    counts = count_chances(body, f, fixed, types)
+    if not lefts or not (chances or counts):
+        return
+    counted: Optional[List[A.Expr]] = None  # settled only when the coins' cores are spent
     pairs = [(chances[i], chances[j]) for i in range(len(chances)) for j in range(i + 1, len(chances))]
     src = {a: k for a, k in sourced}
     sums: List[List[A.Expr]] = []
@@ -268,44 +266,53 @@ def power_cores(
         for combo in itertools.combinations(chances, r):
             if len({src.get(a) for a in combo}) == r:  # r different draws: independent misses
                 sums.append(list(combo))
-    out: List[A.Expr] = []
+    seen: List[A.Expr] = []
+    parts = union_parts(f)
 
     def power(a: A.Expr, m: A.Expr) -> A.Expr:
         return A.Call("exp", (A.Unary("-", A.Binary("*", a, m)),))
 
-    def add(core: A.Expr) -> None:
-        if core in out:
-            return
-        out.append(core)
-        if facts is not None:
-            out.append(A.Cond(facts, core, ONE))
+    def singles(a: A.Expr, m: A.Expr) -> List[List[A.Expr]]:
+        out = [[power(a, m)]]
+        b = _exact_base(a)
+        if b is not None:  # (1 - a)^m as exp(-log(1/(1 - a))·m) and as exp(log(1 - a)·m)
+            out.append([power(A.Call("log", (b,)), m)])
+            miss = 1 - (_literal(a) or Fraction(0))
+            base = A.Num(miss, miss.denominator == 1)
+            out.append([A.Call("exp", (A.Binary("*", A.Call("log", (base,)), m),))])
+        return out
 
-    parts = union_parts(f)
+    def cores(fs: List[A.Expr]) -> Iterator[A.Expr]:
+        found = [_product([f] + fs)]
+        if parts:
+            acc: A.Expr = A.Binary("*", parts[0], _product(fs))
+            for d in parts[1:]:
+                acc = A.Binary("+", acc, A.Binary("*", d, _product(fs)))
+            found.append(acc)
+        for core in found:
+            if core in seen:
+                continue
+            seen.append(core)
+            yield core
+            if facts is not None:
+                yield A.Cond(facts, core, ONE)
+
     for m in lefts:
         # one factor per independent chance: (1 - a)(1 - b) <= exp(-a)·exp(-b) (the solver sees
         # each factor under its own exp; exp(-(a + b)) >= 1 - a - b alone is too weak)
-        factors: List[List[A.Expr]] = []
-        for a in chances + counted:
-            factors.append([power(a, m)])
-            b = _exact_base(a)
-            if b is not None:  # (1 - a)^m as exp(-log(1/(1 - a))·m) and as exp(log(1 - a)·m)
-                factors.append([power(A.Call("log", (b,)), m)])
-                miss = 1 - (_literal(a) or Fraction(0))
-                base = A.Num(miss, miss.denominator == 1)
-                factors.append([A.Call("exp", (A.Binary("*", A.Call("log", (base,)), m),))])
-        factors += [[power(_sum(combo), m)] for combo in sums]
-        factors += [[power(a, m), power(b, m)] for a, b in pairs]
-        for fs in factors:
-            core = f
-            for x in fs:
-                core = A.Binary("*", core, x)
-            add(core)
-            if parts:
-                acc: A.Expr = A.Binary("*", parts[0], _product(fs))
-                for d in parts[1:]:
-                    acc = A.Binary("+", acc, A.Binary("*", d, _product(fs)))
-                add(acc)
-    return out
+        for a in chances:
+            for fs in singles(a, m):
+                yield from cores(fs)
+        if counted is None:
+            counted = [settle(c) for c in counts] if settle is not None else counts
+            counted = [c for c in counted if c not in chances][:MAX_CHANCES]
+        for a in counted:
+            for fs in singles(a, m):
+                yield from cores(fs)
+        for summed in sums:
+            yield from cores([power(_sum(summed), m)])
+        for a, b in pairs:
+            yield from cores([power(a, m), power(b, m)])
 
 
 def _sum(es: List[A.Expr]) -> A.Expr:

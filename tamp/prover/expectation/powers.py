@@ -21,7 +21,12 @@ under ``exp(-a)``: ``(1 - a)·exp(-a·m) <= exp(-a)·exp(-a·m) = exp(-a·(m + 1
 the textbook chain ``(1 - a)^m <= exp(-a·m)`` proved one factor at a time (monotonicity of x^m
 on [0, 1] is not needed: the induction multiplies by one factor per step). BUDGET then
 compares ``exp(-a·m₀)`` with the claimed bound by ``exp-mono`` (a <= b ⇔ exp a <= exp b),
-and ``exp(1)`` is e. The certificate carries the core; ``tamp check-proof`` rebuilds INDUCT,
+and ``exp(1)`` is e. Session 24 widened the chances and shapes (:func:`power_cores`): exact
+counts of a uniform draw passing a threshold, also through a running ``min``/``max``
+(:func:`count_chances`, :func:`split_extrema`); several independent misses under one exponent
+(lemma ``exp-prod`` of :mod:`axioms.powers`: ``Π(1 - a_i) <= exp(-Σ a_i)``); exact powers of a
+literal chance (``exp(-log 2·m)`` = 2^-m, lemmas ``exp-log``/``exp-pow``/``log-inv``); unions
+``Σ [D_i]·P(m)``. The certificate carries the core; ``tamp check-proof`` rebuilds INDUCT,
 TERM and BUDGET from the source and the core, and re-derives every lemma instance
 (:mod:`tamp.certificate.exp_rules`), so a changed chance or exponent is rejected.
 """

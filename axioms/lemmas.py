@@ -72,6 +72,7 @@ from typing import Dict, List, Optional, Tuple
 
 import z3
 
+from axioms.powers import power_lemmas
 from lang import ast as A
 from tamp.core.validity import check_sat
 from tamp.core.z3context import on_new_context
@@ -601,6 +602,7 @@ def product_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
     (:func:`pointwise_lemmas`)."""
     exps = [t for t in apps if _is(t, "exp")][:MAX_PAIR_TERMS]
     out: List[Tuple[str, z3.BoolRef]] = pointwise_lemmas(apps, enc)
+    diffs = []  # (exp(d), d) for the factors below: axioms.powers reads several misses off them
     for i in range(len(exps)):
         for j in range(len(exps)):
             if i == j:
@@ -608,11 +610,12 @@ def product_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
             a, b = exps[i].arg(0), exps[j].arg(0)
             d = z3.simplify(a - b, som=True)  # a sum of monomials: -(m - 1)·L - -(m·L) is L
             ed = enc.exp(d)
+            diffs.append((ed, d))
             out.append(("exp-add", exps[i] == exps[j] * ed))
             out.append(("exp-pos", z3.And(ed > 0, ed >= 1 + d)))
             if _is(d, "log"):  # exp(log x) = x: one factor 2 between 2^-(m+1) and 2^-m
                 out.append(("exp-log", z3.Implies(d.arg(0) > 0, ed == d.arg(0))))
-    return out
+    return out + power_lemmas(exps, diffs)  # exp-prod, exp-neg, exp-pow (axioms.powers)
 
 
 MAX_POINTWISE = 8  # the most sum applications of a query compared pairwise

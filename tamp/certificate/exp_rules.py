@@ -53,6 +53,7 @@ from lang.walk import DESCEND, Transformer, free_vars, substitute, written_vars
 from tamp.cfa.unreliable import coins_for_unreliable
 from tamp.show import show_expr
 
+from .exp_extrema import split_extrema
 from .exp_hits import NoHitBound, hit_bound, split_at
 from .exp_tails import exp_tail
 
@@ -425,6 +426,7 @@ class Wpe:
             f = assign(f, target, A.Var(x))
         else:
             x = target.name
+        f = split_extrema(f, x)  # min(a, x) > c as a > c && x > c (.exp_extrema)
         lo, hi = s.dist.args
         n = fold(A.Binary("+", A.Binary("-", hi, lo), ONE))
         miss = ONE if self.upper else ZERO

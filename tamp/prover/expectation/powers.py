@@ -21,17 +21,25 @@ under ``exp(-a)``: ``(1 - a)·exp(-a·m) <= exp(-a)·exp(-a·m) = exp(-a·(m + 1
 the textbook chain ``(1 - a)^m <= exp(-a·m)`` proved one factor at a time (monotonicity of x^m
 on [0, 1] is not needed: the induction multiplies by one factor per step). BUDGET then
 compares ``exp(-a·m₀)`` with the claimed bound by ``exp-mono`` (a <= b ⇔ exp a <= exp b),
-and ``exp(1)`` is e. The certificate carries the core; ``tamp check-proof`` rebuilds INDUCT,
+and ``exp(1)`` is e. Session 24 widened the chances and shapes (:func:`power_cores`): exact
+counts of a uniform draw passing a threshold, also through a running ``min``/``max``
+(:func:`count_chances`, :func:`split_extrema`); several independent misses under one exponent
+(lemma ``exp-prod`` of :mod:`axioms.powers`: ``Π(1 - a_i) <= exp(-Σ a_i)``); exact powers of a
+literal chance (``exp(-log 2·m)`` = 2^-m, lemmas ``exp-log``/``exp-pow``/``log-inv``); unions
+``Σ [D_i]·P(m)``. The certificate carries the core; ``tamp check-proof`` rebuilds INDUCT,
 TERM and BUDGET from the source and the core, and re-derives every lemma instance
 (:mod:`tamp.certificate.exp_rules`), so a changed chance or exponent is rejected.
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+import itertools
+from fractions import Fraction
+from typing import Callable, Dict, Iterator, List, Optional, Set
 
 from lang import ast as A
 from lang.walk import free_vars, written_vars
+from tamp.core.counts import closed_count
 
 ONE = A.num(1)
 ZERO = A.num(0)
@@ -116,37 +124,285 @@ def _var_of(s: A.Stmt) -> str:
     return s.var if isinstance(s, A.For) else ""
 
 
-def power_cores(
-    s: A.Stmt, f: A.Expr, params: List[str], types: Dict[str, A.Type], facts: Optional[A.Expr] = None
-) -> List[A.Expr]:
-    """Proposals ``F · exp(-a·m)`` for the loop ``s`` with continuation ``f`` (see the module
-    docstring): m one of :func:`iterations_left`, a one of :func:`trial_chances` reading only
-    inputs (the chance must be the same in every iteration) or the sum of two of them; with
-    ``facts`` (what the loop's counters keep, e.g. ``cnt >= 0``) also ``facts ? F·exp(-a·m) : 1``
-    (a state no run reaches may break the induction, and 1 bounds every failure chance)."""
-    if not isinstance(s, (A.For, A.While)):
+def count_chances(body: A.Stmt, f: A.Expr, fixed: Set[str], types: Dict[str, A.Type]) -> List[A.Expr]:
+    """Chances read off exact counts: for a draw ``x ~ unif(lo, hi)`` in ``body`` over ``fixed``
+    bounds and a threshold test ``x op c`` (c over ``fixed``) — in an ``if`` of the body, or in
+    ``f`` on a variable the body keeps as a running ``v := min(v, x)`` / ``max(v, x)`` (the
+    sample passes the test of v iff it passes it itself, :func:`split_extrema`) — the chance
+    ``cnt/N`` of passing it and ``1 - cnt/N`` with ``cnt`` the number of the N = hi - lo + 1
+    values that pass (:func:`tamp.core.counts.closed_count`, ``max(0, …)`` of interval ends;
+    the caller may settle its ``min``/``max`` under ``requires``). Only proposals."""
+    draws: Dict[str, A.Call] = {}
+    running: Dict[str, str] = {}
+    for n in A.walk(body):
+        if isinstance(n, A.Sample) and len(n.targets) == 1 and isinstance(n.targets[0], A.Var):
+            d = n.dist
+            if d.func == "unif" and len(d.args) == 2 and set(free_vars(d)) <= fixed:
+                draws[n.targets[0].name] = d
+    for n in A.walk(body):
+        if isinstance(n, A.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], A.Var):
+            v, e = n.targets[0].name, n.value
+            if isinstance(e, A.Call) and e.func in ("min", "max") and len(e.args) == 2 and A.Var(v) in e.args:
+                other = e.args[1] if e.args[0] == A.Var(v) else e.args[0]
+                if isinstance(other, A.Var) and other.name in draws:
+                    running[v] = other.name
+    tests: List[tuple] = []
+    for n in list(A.walk(body)) + list(A.walk(f)):
+        if not (isinstance(n, A.Binary) and n.op in _FLIP):
+            continue
+        for w, c, op in ((n.left, n.right, n.op), (n.right, n.left, _FLIP[n.op])):
+            if isinstance(w, A.Var) and set(free_vars(c)) <= fixed:
+                x = w.name if w.name in draws else running.get(w.name)
+                if x is not None and op != "==" and (x, op, c) not in tests:  # ==: trial_chances' 1/N
+                    tests.append((x, op, c))
+    out: List[A.Expr] = []
+
+    def is_int(e: A.Expr) -> bool:
+        if isinstance(e, A.Num):
+            return e.is_int
+        if isinstance(e, A.Var):
+            return types.get(e.name) == A.INT
+        return isinstance(e, A.Binary) and e.op in ("+", "-", "*") and is_int(e.left) and is_int(e.right)
+
+    for x, op, c in tests:
+        lo, hi = draws[x].args
+        u = A.Var("u$")
+        cnt = closed_count(A.Sum("u$", lo, hi, True, A.Cond(A.Binary(op, u, c), ONE, ZERO)), is_int)
+        if cnt is None:
+            continue
+        q = A.Binary("/", cnt, A.Binary("+", _minus(hi, lo), ONE))
+        for e in (q, _minus(ONE, q)):
+            if e not in out:
+                out.append(e)
+    return out
+
+
+def _exact_base(a: A.Expr) -> Optional[A.Expr]:
+    """``1/(1 - a)`` as a literal when the chance ``a`` is a literal in (0, 1): the exact power
+    ``(1 - a)^m = exp(-log(1/(1 - a))·m)`` (``2^-m`` for a fair coin) is then a core."""
+    v = _literal(a)
+    if v is None or not 0 < v < 1:
+        return None
+    b = 1 / (1 - v)
+    return A.Num(b, b.denominator == 1)
+
+
+def _literal(e: A.Expr) -> Optional[Fraction]:
+    if isinstance(e, A.Num):
+        return Fraction(e.value)
+    if isinstance(e, A.Binary) and e.op in ("-", "/", "+", "*"):
+        a, b = _literal(e.left), _literal(e.right)
+        if a is None or b is None or (e.op == "/" and b == 0):
+            return None
+        return {"-": a - b, "+": a + b, "*": a * b, "/": a / b if b else a}[e.op]
+    return None
+
+
+def _disjuncts(c: A.Expr) -> List[A.Expr]:
+    """The disjuncts of a failure condition (double negations dropped, ``!(a && b)`` read as
+    ``!a || !b``)."""
+    if isinstance(c, A.Unary) and c.op == "!":
+        inner = c.operand
+        if isinstance(inner, A.Unary) and inner.op == "!":
+            return _disjuncts(inner.operand)
+        if isinstance(inner, A.Binary) and inner.op == "&&":
+            return _disjuncts(A.Unary("!", inner.left)) + _disjuncts(A.Unary("!", inner.right))
+    if isinstance(c, A.Binary) and c.op == "||":
+        return _disjuncts(c.left) + _disjuncts(c.right)
+    return [c]
+
+
+def union_parts(f: A.Expr) -> List[A.Expr]:
+    """``[D_1], …, [D_r]`` (2 <= r <= :data:`MAX_UNION`) when the failure indicator ``f`` is
+    ``[D_1 || … || D_r]``; else ``[]``. ``[D_1 || … || D_r] <= Σ [D_i]`` (the union bound)."""
+    if not (isinstance(f, A.Cond) and f.then == ONE and f.other == ZERO):
         return []
+    ds = _disjuncts(f.cond)
+    if not 2 <= len(ds) <= MAX_UNION:
+        return []
+    return [A.Cond(d, ONE, ZERO) for d in ds]
+
+
+MAX_UNION = 3  # the most disjuncts of a failure event bounded one product event each
+MAX_SUMMED = 3  # the most independent chances summed in one exponent
+
+
+def power_cores(
+    s: A.Stmt,
+    f: A.Expr,
+    params: List[str],
+    types: Dict[str, A.Type],
+    facts: Optional[A.Expr] = None,
+    settle: Optional[Callable[[A.Expr], A.Expr]] = None,
+) -> Iterator[A.Expr]:
+    """Proposals ``F · P(m)`` for the loop ``s`` with continuation ``f`` (see the module
+    docstring), m one of :func:`iterations_left`, and P(m):
+
+    * ``exp(-a·m)`` for a chance a of :func:`trial_chances` or :func:`count_chances` (``settle``
+      simplifies a count's ``min``/``max`` under ``requires``);
+    * ``exp(-log(1/(1 - a))·m)`` and ``exp(log(1 - a)·m)`` — exactly ``(1 - a)^m``, in either
+      base a claim may use — for a literal chance a (a fair coin's ``2^-m``), checked with
+      ``exp-log``/``exp-pow`` (:mod:`axioms.powers`);
+    * ``exp(-(a_1 + … + a_r)·m)`` for chances of r <= MAX_SUMMED different draws (every iteration
+      must miss r independent events: ``Π(1 - a_i) <= exp(-Σ a_i)``, lemma ``exp-prod``), and,
+      as before, the product ``exp(-a·m)·exp(-b·m)``.
+
+    When ``f`` is a union ``[D_1 || … || D_r]`` also ``Σ [D_i]·P(m)`` (one product event per
+    disjunct: the union bound at the end, each event's misses multiplied through the loop).
+    With ``facts`` (what the loop's counters keep, e.g. ``cnt >= 0``) each also as ``facts ?
+    core : 1`` (a state no run reaches may break the induction, and 1 bounds every failure
+    chance). All are proposals only; INDUCT, TERM and BUDGET decide."""
+    if not isinstance(s, (A.For, A.While)):
+        return
     body = s.body
     written = set(written_vars(body))
     fixed = {p for p in params if p not in written and types.get(p) in (A.INT, A.REAL)}
     lefts = iterations_left(s)
-    chances = trial_chances(body, fixed)[:MAX_CHANCES]
-    if not lefts or not chances:
-        return []
+    sourced = trial_sources(body, fixed)[:MAX_CHANCES]
+    chances = [a for a, _src in sourced]
+    counts = count_chances(body, f, fixed, types)
+    if not lefts or not (chances or counts):
+        return
+    counted: Optional[List[A.Expr]] = None  # settled only when the coins' cores are spent
     pairs = [(chances[i], chances[j]) for i in range(len(chances)) for j in range(i + 1, len(chances))]
-    out: List[A.Expr] = []
+    src = {a: k for a, k in sourced}
+    sums: List[List[A.Expr]] = []
+    for r in range(2, MAX_SUMMED + 1):
+        for combo in itertools.combinations(chances, r):
+            if len({src.get(a) for a in combo}) == r:  # r different draws: independent misses
+                sums.append(list(combo))
+    seen: List[A.Expr] = []
+    parts = union_parts(f)
 
     def power(a: A.Expr, m: A.Expr) -> A.Expr:
         return A.Call("exp", (A.Unary("-", A.Binary("*", a, m)),))
 
+    def singles(a: A.Expr, m: A.Expr) -> List[List[A.Expr]]:
+        out = [[power(a, m)]]
+        b = _exact_base(a)
+        if b is not None:  # (1 - a)^m as exp(-log(1/(1 - a))·m) and as exp(log(1 - a)·m)
+            out.append([power(A.Call("log", (b,)), m)])
+            miss = 1 - (_literal(a) or Fraction(0))
+            base = A.Num(miss, miss.denominator == 1)
+            out.append([A.Call("exp", (A.Binary("*", A.Call("log", (base,)), m),))])
+        return out
+
+    def cores(fs: List[A.Expr]) -> Iterator[A.Expr]:
+        found = [_product([f] + fs)]
+        if parts:
+            acc: A.Expr = A.Binary("*", parts[0], _product(fs))
+            for d in parts[1:]:
+                acc = A.Binary("+", acc, A.Binary("*", d, _product(fs)))
+            found.append(acc)
+        for core in found:
+            if core in seen:
+                continue
+            seen.append(core)
+            yield core
+            if facts is not None:
+                yield A.Cond(facts, core, ONE)
+
     for m in lefts:
         # one factor per independent chance: (1 - a)(1 - b) <= exp(-a)·exp(-b) (the solver sees
         # each factor under its own exp; exp(-(a + b)) >= 1 - a - b alone is too weak)
-        for fs in [[power(a, m)] for a in chances] + [[power(a, m), power(b, m)] for a, b in pairs]:
-            core = f
-            for x in fs:
-                core = A.Binary("*", core, x)
-            out.append(core)
-            if facts is not None:
-                out.append(A.Cond(facts, core, ONE))
+        for a in chances:
+            for fs in singles(a, m):
+                yield from cores(fs)
+        if counted is None:
+            counted = [settle(c) for c in counts] if settle is not None else counts
+            counted = [c for c in counted if c not in chances][:MAX_CHANCES]
+        for a in counted:
+            for fs in singles(a, m):
+                yield from cores(fs)
+        for summed in sums:
+            yield from cores([power(_sum(summed), m)])
+        for a, b in pairs:
+            yield from cores([power(a, m), power(b, m)])
+
+
+def _sum(es: List[A.Expr]) -> A.Expr:
+    out = es[0]
+    for e in es[1:]:
+        out = A.Binary("+", out, e)
     return out
+
+
+def _product(es: List[A.Expr]) -> A.Expr:
+    out = es[0]
+    for e in es[1:]:
+        out = A.Binary("*", out, e)
+    return out
+
+
+def trial_sources(body: A.Stmt, fixed: Set[str]) -> List[tuple]:
+    """:func:`trial_chances` (in its order) with the draw each comes from — its position among
+    the body's samples; a chance of a nested loop (times its trip count) a source of its own:
+    chances of different draws are independent."""
+    src: Dict[A.Expr, int] = {}
+    for k, n in enumerate(x for x in A.walk(body) if isinstance(x, A.Sample)):
+        for a in trial_chances(A.Block((n,)), fixed):
+            src.setdefault(a, k)
+    return [(a, src.get(a, -1 - i)) for i, a in enumerate(trial_chances(body, fixed))]
+
+
+# ------------------------------------------------------------- extrema of a uniform draw
+
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+# min(a, x) op c and max(a, x) op c as a conjunction of "a op' c" and "x op' c" (kept), or the
+# negation of one (negated): a test and its complement then share one atom of x
+_EXTREMA = {
+    ("min", ">"): (">", False),
+    ("min", ">="): (">=", False),
+    ("min", "<="): (">", True),
+    ("min", "<"): (">=", True),
+    ("max", "<"): ("<", False),
+    ("max", "<="): ("<=", False),
+    ("max", ">="): ("<", True),
+    ("max", ">"): ("<=", True),
+}
+
+
+def split_extrema(f: A.Expr, x: str) -> A.Expr:
+    """``f`` with each test of a running minimum or maximum with the sample ``x`` — ``min(a, x)
+    > c`` and the like, either way round, x one argument — written as a test of ``a`` and a test
+    of ``x``: ``min(a, x) > c`` is ``a > c && x > c`` and ``min(a, x) <= c`` is ``!(a > c && x
+    > c)`` (dually for max), so a test and its complement read x in the same atom ``x > c`` and
+    a uniform draw's chance of passing it is an exact count of integers in an interval
+    (:mod:`tamp.core.counts`). Why sound: an identity of the order (min(a, b) > c iff both
+    are > c), applied to the expectation before the sample is averaged; the certificate
+    checker applies its own copy of the rule (:mod:`tamp.certificate.exp_extrema`)."""
+
+    def walk(e: A.Expr) -> A.Expr:
+        if isinstance(e, A.Binary) and e.op in _FLIP:
+            for m, c, op in ((e.left, e.right, e.op), (e.right, e.left, _FLIP[e.op])):
+                if (
+                    isinstance(m, A.Call)
+                    and m.func in ("min", "max")
+                    and len(m.args) == 2
+                    and A.Var(x) in m.args
+                    and x not in set(free_vars(c))
+                ):
+                    a = m.args[1] if m.args[0] == A.Var(x) else m.args[0]
+                    if x in set(free_vars(a)):
+                        continue
+                    op2, negated = _EXTREMA[(m.func, op)]
+                    both = A.Binary("&&", walk(A.Binary(op2, a, c)), A.Binary(op2, A.Var(x), c))
+                    return A.Unary("!", both) if negated else both
+        kids = A.children(e)
+        if not kids:
+            return e
+        return _rebuild(e, walk)
+
+    return walk(f)
+
+
+def _rebuild(e: A.Expr, walk) -> A.Expr:
+    if isinstance(e, A.Binary):
+        return A.Binary(e.op, walk(e.left), walk(e.right))
+    if isinstance(e, A.Unary):
+        return A.Unary(e.op, walk(e.operand))
+    if isinstance(e, A.Cond):
+        return A.Cond(walk(e.cond), walk(e.then), walk(e.other))
+    if isinstance(e, A.Call):
+        return A.Call(e.func, tuple(walk(a) for a in e.args))
+    return e  # sums, quantifiers, indices: left alone (a bound variable may shadow x)

@@ -95,7 +95,7 @@ from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
 from tamp.prover.expectation.moments import counted, input_starts, mean_cores, moment_cores, state_cores
-from tamp.prover.expectation.powers import power_cores
+from tamp.prover.expectation.powers import power_cores, split_extrema
 from tamp.prover.expectation.retries import inner_cores, outer_cores, rsm_cores, variant_candidates
 from tamp.prover.expectation.synthesis import Cegis, markov_blocks, streak_templates, template, tmpl_size
 from tamp.prover.expectation.tails import TAIL_CHANCES, one_event, tail_chance
@@ -509,6 +509,7 @@ class Wpe:
             f = assign(f, target, A.Var(x))
         else:
             x = target.name
+        f = split_extrema(f, x)  # min(a, x) > c as a > c && x > c (:func:`.powers.split_extrema`)
         lo, hi = s.dist.args
         n = _fold(A.Binary("+", A.Binary("-", hi, lo), ONE))
         miss = ONE if self.upper else ZERO
@@ -1458,6 +1459,11 @@ class Search:
         self.exhausted: set = set()  # loops with no valid core left after the skipped ones
         self.why = ""
 
+    def _settle(self, e: A.Expr) -> A.Expr:
+        """``e`` with the ``min``/``max`` that ``requires`` orders settled (a count's interval
+        ends, :func:`.powers.count_chances`): only a proposal's form, INDUCT decides."""
+        return simp(settle_extrema(e, lambda a, b: _ordered(self.chk, A.BoolLit(True), a, b)))
+
     def __call__(self, key: int, s, f: A.Expr, outer: Wpe) -> LoopAnnot:
         g, body, _init = as_while(s)
         where = f"loop at line {_line(s)}"
@@ -1502,7 +1508,12 @@ class Search:
         # BUDGET cannot hold, and a nested loop would pay for each proposal with an inner search)
         with_exp = any(isinstance(n, A.Call) and n.func == "exp" for n in A.walk(self.beta))
         facts = counter_facts(self.claim, body, s) if with_exp else None
-        powers = (c for _ in (0,) if with_exp for c in power_cores(s, f, self.claim.params, self.claim.types, facts))
+        powers = (
+            c
+            for _ in (0,)
+            if with_exp
+            for c in power_cores(s, f, self.claim.params, self.claim.types, facts, self._settle)
+        )
         cores: Iterable[A.Expr] = itertools.chain(
             usual, powers, moments, synthesised, product_cores(self.claim, s, f, inner_search)
         )

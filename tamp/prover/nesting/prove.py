@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import z3
 
@@ -37,6 +37,7 @@ from lang.errors import TampError
 from lang.speckind import FAILURE_BOUND, clause_kind
 from lang.walk import free_vars, substitute
 from tamp.cfa import CFA, build_cfa
+from tamp.cfa.epilogue import epilogue_length, fold_epilogue
 from tamp.cfa.nesting import (
     FlagLoop,
     LasVegas,
@@ -76,6 +77,9 @@ class NestResult(ProofResult):
     #: (``per_iteration`` is the first's, ``a``), the cut loop's index, and ``pieces["first"]``
     second: Any = None
     cut: int = -1
+    #: how many of the iteration program's last statements ``inner`` proves folded into its claim
+    #: (:func:`tamp.cfa.epilogue.fold_epilogue`; 0: the iteration program as built)
+    fold: int = 0
 
 
 def _negated(e: A.Expr) -> Optional[A.Expr]:
@@ -319,6 +323,9 @@ def try_nesting(
         except (TampError, z3.Z3Exception):
             continue
         inner = prove(it, it_cfa)
+        fold = 0
+        if inner.verdict != "proved":
+            inner, fold = _folded(it, cfa, prove, inner, deadline)
         pieces: Dict[str, ProofResult] = {}
         if inner.verdict == "proved" and fl.rest is not None:
             ex = exit_program(program, fl, cfa.types)
@@ -342,13 +349,16 @@ def try_nesting(
                 time.monotonic() - t0,
                 show_expr(cfa.bound),
                 f"one iteration of the loop at line {_line(fl.loop)} fails with probability at most "
-                f"{show_expr(u)} (proved by {inner_method(inner)}), {how} its {show_expr(n)} iterations",
+                f"{show_expr(u)} (proved by {inner_method(inner)}"
+                + (f", its last {fold} statement(s) read as a condition on the state before them" if fold else "")
+                + f"), {how} its {show_expr(n)} iterations",
                 cfa=cfa,
                 stats={**inner.stats, "method": "nesting"},
                 form=fl.form,
                 per_iteration=u,
                 inner=inner,
                 pieces={"iter": inner, **pieces},
+                fold=fold,
             ), ""
         if not why:
             lines = [ln.strip() for ln in (inner.message or "").splitlines()]
@@ -359,6 +369,28 @@ def try_nesting(
                 f"at most {show_expr(u)}" + (f": {first}" if first and len(first) < 200 else "")
             )
     return None, why
+
+
+def _folded(
+    it: A.Program, cfa: CFA, prove: Callable[[A.Program, CFA], ProofResult], inner: ProofResult, deadline
+) -> Tuple[ProofResult, int]:
+    """``(result, k)``: the iteration program ``it`` proved with its deterministic epilogue (its
+    last ``k`` statements: a threshold test raising the flag, ``if (seen >= 2) { over := true; }``)
+    folded into its claim (:func:`tamp.cfa.epilogue.fold_epilogue`), so that the methods bounding
+    the tail of a count (Markov, the pairs rule, Chernoff) read the claim as a comparison of the
+    count; ``(inner, 0)`` when there is nothing to fold or the folded program is not proved
+    either. Sound: the folded program fails exactly when ``it`` does (the module's argument)."""
+    k = epilogue_length(it)
+    if k == 0 or (deadline is not None and time.monotonic() > deadline):
+        return inner, 0
+    folded = fold_epilogue(it, k)
+    if folded is None:
+        return inner, 0
+    try:
+        got = prove(folded, build_cfa(folded, None, cfa.path))
+    except (TampError, z3.Z3Exception):
+        return inner, 0
+    return (got, k) if got.verdict == "proved" else (inner, 0)
 
 
 def lasvegas_candidates(lv: LasVegas, bound: A.Expr) -> List[A.Expr]:
@@ -466,10 +498,16 @@ _METHODS = {
     "ConcentrationResult": "concentration",
     "ProductResult": "the product rule",
     "NestResult": "this rule, on the loop inside it",
+    "LinearityResult": "linearity of expectation",
 }
 
 
 def inner_method(r: ProofResult) -> str:
     if isinstance(r, NestResult) and r.form == "stages":
         return "the stage product"
+    rule = getattr(getattr(r, "proof", None), "rule", None)
+    if type(r).__name__ == "LinearityResult" and rule is not None:
+        return {"pairs": "the pairs rule, Markov on X(X-1)", "markov": "Markov's inequality"}.get(
+            rule, f"linearity of expectation ({rule})"
+        )
     return _METHODS.get(type(r).__name__, "another method")

@@ -173,10 +173,14 @@ class Nesting:
             sub = Problem(program, cfa, problem.t0, deadline, problem.progress)
             return _walk(sub, STRATEGIES)[0]
 
+        def quick(program: A.Program, cfa: CFA) -> ProofResult:  # the methods without a search
+            sub = Problem(program, cfa, problem.t0, deadline, problem.progress)
+            return _walk(sub, [s for s in STRATEGIES if isinstance(s, (Linearity, Concentration))])[0]
+
         # the iterations get half the time left: expected failure, tried next, may search until
         # the deadline on a loop whose body it cannot bound
         deadline = _half(problem.deadline)
-        result, why = try_nesting(problem.program, problem.cfa, problem.t0, deadline, prove)
+        result, why = try_nesting(problem.program, problem.cfa, problem.t0, deadline, prove, quick)
         if result is None and not why:  # no flag loop: the stage product (tamp.cfa.stages)
             result, why = try_stages(problem.program, problem.cfa, problem.t0, deadline, prove)
         return Attempt(result, why)

@@ -289,10 +289,21 @@ def _holds(cfa: CFA, formulas) -> bool:
 
 
 def try_nesting(
-    program: A.Program, cfa: CFA, t0: float, deadline: Optional[float], prove: Callable[[A.Program, CFA], ProofResult]
+    program: A.Program,
+    cfa: CFA,
+    t0: float,
+    deadline: Optional[float],
+    prove: Callable[[A.Program, CFA], ProofResult],
+    quick: Optional[Callable[[A.Program, CFA], ProofResult]] = None,
 ):
     """``(NestResult or None, why)`` (why '' when the program is not a flag loop). ``prove``: the
-    portfolio on the iteration program and its CFA."""
+    portfolio on the iteration program and its CFA; ``quick``: its methods that answer in a few
+    queries (Markov, the pairs rule, Chernoff: no search). With ``quick``, a first pass offers
+    every candidate's iteration program with its epilogue folded (:func:`_folded`) to ``quick``
+    alone — a count read through a threshold test is the shape those methods bound, and a later
+    candidate (a row's own term of a sum over rows) is reached before an earlier one's search
+    has spent the time; the second pass is the whole portfolio on each candidate, folded when
+    the iteration program as built is not proved."""
     ensures = tuple(e for e in program.ensures if clause_kind(e) == FAILURE_BOUND)
     fl = flag_loop(program, ensures, cfa.types)
     if fl is None:
@@ -301,7 +312,10 @@ def try_nesting(
     n = trip_count(fl.loop)
     params = {p.name for p in program.params}
     why = ""
-    for u in candidates(fl, cfa.bound, frozenset(params)):
+    passes = ([("quick", u) for u in candidates(fl, cfa.bound, frozenset(params))] if quick is not None else []) + [
+        ("full", u) for u in candidates(fl, cfa.bound, frozenset(params))
+    ]
+    for mode, u in passes:
         if deadline is not None and time.monotonic() > deadline:
             break
         if not set(free_vars(u)) <= params | {fl.loop.var}:
@@ -322,10 +336,16 @@ def try_nesting(
             it_cfa = build_cfa(it, None, cfa.path)
         except (TampError, z3.Z3Exception):
             continue
-        inner = prove(it, it_cfa)
-        fold = 0
-        if inner.verdict != "proved":
-            inner, fold = _folded(it, cfa, prove, inner, deadline)
+        if mode == "quick":
+            assert quick is not None
+            inner, fold = _folded(it, cfa, quick, ProofResult(it.name, "failure-bound", "unknown", 0.0, ""), deadline)
+            if inner.verdict != "proved":
+                continue  # the full pass tries this candidate again, and says why it failed
+        else:
+            inner = prove(it, it_cfa)
+            fold = 0
+            if inner.verdict != "proved":
+                inner, fold = _folded(it, cfa, prove, inner, deadline)
         pieces: Dict[str, ProofResult] = {}
         if inner.verdict == "proved" and fl.rest is not None:
             ex = exit_program(program, fl, cfa.types)

@@ -968,7 +968,8 @@ def _pulled(s: A.Sum) -> A.Expr:
 class _PullSums(Transformer):
     def Sum(self, node: A.Sum, kids) -> A.Expr:
         got = rebuild(node, kids)
-        return _pulled(got) if isinstance(got, A.Sum) else got
+        assert isinstance(got, A.Sum)  # a sum rebuilt from its parts
+        return _pulled(got)
 
 
 def pulled_sums(e: A.Expr) -> A.Expr:

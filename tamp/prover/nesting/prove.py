@@ -14,7 +14,12 @@ are proposed (the composition writes the product out, :func:`tamp.cfa.nesting.co
 The iteration program (the body with the state it starts from as inputs,
 :func:`tamp.cfa.nesting.iteration_program`) is then proved with the bound ``u`` by the whole
 portfolio — the union bound, expected failure, concentration, the product rule, or this rule
-again for a loop nested in the body.
+again for a loop nested in the body. First, every candidate's iteration program with its
+deterministic epilogue folded into its claim (:mod:`tamp.cfa.epilogue`: a row's threshold test
+``if (seen >= 2) { over := true; }`` becomes the claim ``seen < 2``, the same failure
+probability) is offered to the methods without a search: linearity (the pairs rule, Markov)
+and, for a bound with an ``exp(-s)`` tail, concentration; the certificate then says how many
+statements were folded and the checker refolds them.
 
 Why this is sound: a candidate ``u`` is only a proposal. The rule proves the claim only when
 the composition's side conditions (:func:`tamp.cfa.nesting.composition`: N·u <= β, or
@@ -57,7 +62,7 @@ from tamp.prover.base.smt import VALID, Encoder, Stats, is_valid
 from tamp.prover.trace.result import ProofResult
 from tamp.show import show_expr
 
-__all__ = ["NestResult", "try_nesting", "candidates"]
+__all__ = ["NestResult", "try_nesting", "candidates", "exponential_tail"]
 
 
 @dataclass(repr=False)
@@ -302,8 +307,8 @@ def try_nesting(
     every candidate's iteration program with its epilogue folded (:func:`_folded`) to ``quick``
     alone — a count read through a threshold test is the shape those methods bound, and a later
     candidate (a row's own term of a sum over rows) is reached before an earlier one's search
-    has spent the time; the second pass is the whole portfolio on each candidate, folded when
-    the iteration program as built is not proved."""
+    has spent the time; the second pass is the whole portfolio on each candidate's iteration
+    program as built (the union bound and expected failure read an epilogue as it is)."""
     ensures = tuple(e for e in program.ensures if clause_kind(e) == FAILURE_BOUND)
     fl = flag_loop(program, ensures, cfa.types)
     if fl is None:
@@ -342,10 +347,7 @@ def try_nesting(
             if inner.verdict != "proved":
                 continue  # the full pass tries this candidate again, and says why it failed
         else:
-            inner = prove(it, it_cfa)
-            fold = 0
-            if inner.verdict != "proved":
-                inner, fold = _folded(it, cfa, prove, inner, deadline)
+            inner, fold = prove(it, it_cfa), 0
         pieces: Dict[str, ProofResult] = {}
         if inner.verdict == "proved" and fl.rest is not None:
             ex = exit_program(program, fl, cfa.types)
@@ -389,6 +391,17 @@ def try_nesting(
                 f"at most {show_expr(u)}" + (f": {first}" if first and len(first) < 200 else "")
             )
     return None, why
+
+
+def exponential_tail(bound: A.Expr) -> bool:
+    """``bound`` has a term ``exp(-s)`` (``exp(-2 * t * t / k)``, ``exp(-m * p / 3)``): the shape of
+    a Chernoff or Hoeffding tail, the only bounds concentration's rules give. The first pass of
+    :func:`try_nesting` offers a row to concentration only then (``pow(q, g)``, read as
+    ``exp(g * log(q))``, is a product, not a tail): a choice of order, never of soundness."""
+    return any(
+        isinstance(x, A.Call) and x.func == "exp" and len(x.args) == 1 and _negated(x.args[0]) is not None
+        for x in A.walk(bound)
+    )
 
 
 def _folded(

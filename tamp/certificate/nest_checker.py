@@ -29,7 +29,11 @@ The rule (the argument is :mod:`tamp.cfa.nesting`'s):
             from its exact law instead, :func:`tamp.cfa.nesting.gaussian_accumulator`, whose
             conditions are re-derived here from the source) and the inner
             certificate, whatever its method, must prove it: its own rules, against that
-            program as if it were a program of the source file.
+            program as if it were a program of the source file. With ``"fold": K`` (``K >= 1``)
+            the inner certificate proves the iteration program with its last ``K`` statements
+            folded into its claim (:func:`tamp.cfa.epilogue.fold_epilogue`: deterministic
+            assignments and branches, whose weakest precondition becomes the claim; the same
+            failure probability), rebuilt here from ``K`` alone.
 
 A stage product (form ``stages``, :mod:`tamp.cfa.stages`) adds ``"second": AST`` (the second
 stage's chance ``b``; ``per_iteration`` is the first's, ``a``), ``"cut": INT`` (the top-level loop
@@ -51,6 +55,7 @@ import z3
 
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
+from tamp.cfa.epilogue import fold_epilogue
 from tamp.cfa.nesting import (
     LV_PARTS,
     composition,
@@ -85,12 +90,14 @@ class NestCert:
     parts: Dict[str, Any] = field(default_factory=dict)  # lasvegas: the other parts' proofs, by role
     second: Any = None  # stages: the second stage's chance b (per_iteration is the first's, a)
     cut: int = -1  # stages: the index of the top-level loop cut after its first iteration
+    fold: int = 0  # union/product: the iteration program's last statements folded into its claim
 
 
 def decode_nest(d: Any, where: str, decode_any: Callable[[Any, str], Any]) -> NestCert:
     if not isinstance(d, dict):
         raise MalformedNest(f"{where}: expected an object")
     extra = set(d) - {"method", "program", "bound", "bound_text", "form", "per_iteration", "inner", "lead", "parts"}
+    extra -= {"fold"} if d.get("form") in ("union", "product") else set()
     extra -= {"second", "cut"} if d.get("form") == "stages" else set()
     if extra:
         raise MalformedNest(f"{where}: unknown field(s) {sorted(extra)}")
@@ -112,8 +119,12 @@ def decode_nest(d: Any, where: str, decode_any: Callable[[Any, str], Any]) -> Ne
         raise MalformedNest(f'{where}: "lead" and parts other than "exit" belong to a "lasvegas" certificate')
     if not isinstance(lead, bool) or not isinstance(parts, dict) or set(parts) - set(LV_PARTS):
         raise MalformedNest(f'{where}: "lead" must be true or false and "parts" an object of {list(LV_PARTS[1:])}')
+    fold = d.get("fold", 0)
+    if not isinstance(fold, int) or isinstance(fold, bool) or fold < 0:
+        raise MalformedNest(f"{where}.fold: expected a number of statements (an integer >= 0)")
     decoded = {role: decode_any(c, f"{where}.parts.{role}") for role, c in parts.items() if role != "iter"}
-    return NestCert(d["program"], bound, d["form"], per, decode_any(d["inner"], f"{where}.inner"), lead, decoded)
+    inner = decode_any(d["inner"], f"{where}.inner")
+    return NestCert(d["program"], bound, d["form"], per, inner, lead, decoded, fold=fold)
 
 
 #: ``check_inner(cert, src, program, timeout_ms, deadline) -> ProgramCheck``: the checker of the
@@ -149,6 +160,13 @@ def check_nest(
                 f"COMPOSE: the bound {show_expr(cfa.bound)} cannot be composed from {show_expr(nc.per_iteration)}"
             )
         _side_conditions(out, cfa, side, timeout_ms)
+        if nc.fold:  # the iteration's deterministic epilogue folded into its claim (tamp.cfa.epilogue)
+            folded = fold_epilogue(it, nc.fold)
+            if folded is None:
+                raise Rejected(
+                    f"INNER: the iteration program's last {nc.fold} statement(s) cannot be folded into its claim"
+                )
+            it = folded
         _check_part(out, "INNER", nc.inner, it, src, timeout_ms, deadline, check_inner)
         # EXIT: a claim with a rest Q next to the flag needs Q proved after an iteration that moves it
         ex = exit_program(sub, fl, cfa.types)

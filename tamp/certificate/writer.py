@@ -93,29 +93,33 @@ def product_certificate(result) -> Dict[str, Any]:
 def nest_certificate(result) -> Dict[str, Any]:
     """The certificate of a failure bound composed over a flag loop's iterations: the form, the
     per-iteration bound and the iteration program's proof, of any method (:mod:`.nest_checker`)."""
-    return {
-        "method": "nesting",
-        "program": result.name,
-        "bound": to_json(result.cfa.bound),
-        "bound_text": result.bound,
-        "form": result.form,
-        "per_iteration": to_json(result.per_iteration),
-        "inner": failure_certificate(result.inner),
-    } | (
+    return (
         {
-            "lead": result.lead,
-            "parts": {role: failure_certificate(r) for role, r in result.pieces.items() if role != "iter"},
+            "method": "nesting",
+            "program": result.name,
+            "bound": to_json(result.cfa.bound),
+            "bound_text": result.bound,
+            "form": result.form,
+            "per_iteration": to_json(result.per_iteration),
+            "inner": failure_certificate(result.inner),
         }
-        if result.form == "lasvegas"
-        else {
-            "second": to_json(result.second),
-            "cut": result.cut,
-            "parts": {"first": failure_certificate(result.pieces["first"])},
-        }
-        if result.form == "stages"
-        else {"parts": {"exit": failure_certificate(result.pieces["exit"])}}
-        if "exit" in result.pieces
-        else {}
+        | ({"fold": result.fold} if getattr(result, "fold", 0) else {})
+        | (
+            {
+                "lead": result.lead,
+                "parts": {role: failure_certificate(r) for role, r in result.pieces.items() if role != "iter"},
+            }
+            if result.form == "lasvegas"
+            else {
+                "second": to_json(result.second),
+                "cut": result.cut,
+                "parts": {"first": failure_certificate(result.pieces["first"])},
+            }
+            if result.form == "stages"
+            else {"parts": {"exit": failure_certificate(result.pieces["exit"])}}
+            if "exit" in result.pieces
+            else {}
+        )
     )
 
 

@@ -95,7 +95,7 @@ import z3
 from lang import ast as A
 from lang.errors import TampError
 from lang.typecheck import check_program
-from lang.walk import free_vars, operands, substitute, written_vars
+from lang.walk import Transformer, free_vars, operands, rebuild, substitute, written_vars
 from tamp.core.encode import Encoder
 from tamp.core.validity import VALID, check_fresh, verdict
 
@@ -941,18 +941,42 @@ def divide_out(e: A.Expr, n: A.Expr) -> Optional[A.Expr]:
 def range_sum(loop: A.For, body: A.Expr) -> A.Expr:
     """``sum(c in lo..hi: body)`` over the loop's range, with the factors of ``body`` that do not
     read ``c`` taken out of the sum (``-g`` and ``k·g``, ``g / k``: Σ is linear)."""
-    c = loop.var
+    return _pulled(A.Sum(loop.var, loop.lo, loop.hi, loop.inclusive, body))
+
+
+def _pulled(s: A.Sum) -> A.Expr:
+    """The sum ``s`` with the factors of its body that do not read its variable taken out
+    (``Σ -g = -Σ g``, ``Σ g/k = (Σ g)/k``, ``Σ k·g = k·Σ g``: identities, Σ being linear)."""
+    c, body = s.var, s.body
+
+    def again(b: A.Expr) -> A.Expr:
+        return _pulled(A.Sum(c, s.lo, s.hi, s.inclusive, b))
+
     if isinstance(body, A.Unary) and body.op == "-":
-        return A.Unary("-", range_sum(loop, body.operand))
+        return A.Unary("-", again(body.operand))
     if isinstance(body, A.Binary) and body.op == "/" and c not in free_vars(body.right):
-        return A.Binary("/", range_sum(loop, body.left), body.right)
+        return A.Binary("/", again(body.left), body.right)
     if isinstance(body, A.Binary) and body.op == "*":
         factors = operands(body, "*")
         outside = [f for f in factors if c not in free_vars(f)]
         inside = [f for f in factors if c in free_vars(f)]
         if outside and inside:
-            return A.Binary("*", _product(outside), range_sum(loop, _product(inside)))
-    return A.Sum(c, loop.lo, loop.hi, loop.inclusive, body)
+            return A.Binary("*", _product(outside), again(_product(inside)))
+    return A.Sum(c, s.lo, s.hi, s.inclusive, body)
+
+
+class _PullSums(Transformer):
+    def Sum(self, node: A.Sum, kids) -> A.Expr:
+        got = rebuild(node, kids)
+        assert isinstance(got, A.Sum)  # a sum rebuilt from its parts
+        return _pulled(got)
+
+
+def pulled_sums(e: A.Expr) -> A.Expr:
+    """``e`` with every sum's constant factors taken out as :func:`range_sum` does (an identity:
+    a claim ``sum(r in 0..n: (r + 1) * p / t)`` is compared with the composed ``p *
+    sum(r in 0..n: r + 1) / t`` in the same shape, the solver reading a sum as a function)."""
+    return _PullSums().walk(e)
 
 
 def exponent(per_iteration: A.Expr, per_exponent: Optional[A.Expr] = None) -> Tuple[A.Expr, Optional[A.Expr]]:
@@ -1038,7 +1062,7 @@ def composition(fl: FlagLoop, bound: A.Expr, per_iteration: A.Expr) -> Optional[
             if closed is not None:
                 total, identities = closed
         return identities + [
-            ("UNION", _implies(runs, A.Binary("<=", total, bound))),
+            ("UNION", _implies(runs, A.Binary("<=", total, pulled_sums(bound) if varying else bound))),
             ("EMPTY", _implies(none, A.Binary("<=", A.num(0), bound))),
         ]
     if isinstance(bound, A.Call) and bound.func == "exp" and len(bound.args) == 1:

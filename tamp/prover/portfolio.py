@@ -40,7 +40,7 @@ from tamp.prover.conjuncts.prove import try_conjuncts
 from tamp.prover.expectation.prove import try_expectation
 from tamp.prover.linearity.prove import try_linearity
 from tamp.prover.loops.prove import prove_loops
-from tamp.prover.nesting.prove import try_nesting
+from tamp.prover.nesting.prove import exponential_tail, try_nesting
 from tamp.prover.nesting.stages import try_stages
 from tamp.prover.reliability.product import try_product
 from tamp.prover.trace.automaton import TooLarge, unfold_tree
@@ -173,10 +173,15 @@ class Nesting:
             sub = Problem(program, cfa, problem.t0, deadline, problem.progress)
             return _walk(sub, STRATEGIES)[0]
 
+        def quick(program: A.Program, cfa: CFA) -> ProofResult:  # the methods without a search
+            sub = Problem(program, cfa, problem.t0, deadline, problem.progress)
+            kinds = (Linearity, Concentration) if exponential_tail(cfa.bound) else (Linearity,)
+            return _walk(sub, [s for s in STRATEGIES if isinstance(s, kinds)])[0]
+
         # the iterations get half the time left: expected failure, tried next, may search until
         # the deadline on a loop whose body it cannot bound
         deadline = _half(problem.deadline)
-        result, why = try_nesting(problem.program, problem.cfa, problem.t0, deadline, prove)
+        result, why = try_nesting(problem.program, problem.cfa, problem.t0, deadline, prove, quick)
         if result is None and not why:  # no flag loop: the stage product (tamp.cfa.stages)
             result, why = try_stages(problem.program, problem.cfa, problem.t0, deadline, prove)
         return Attempt(result, why)

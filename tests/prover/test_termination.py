@@ -216,3 +216,26 @@ def test_when_the_counter_ranking_fails_another_conjunct_of_the_condition_can_ra
     assert r.verdict == "proved", r.render_text()
     assert [show(x.rank) for x in r.rankings] == ["m - j"]
     assert simulate(src, {"n": 2, "m": 5, "p": 0.2}, runs=20000, seed=10).verdict != "refuted"
+
+
+GROWING_FOR = """program grow(n: int, p: real)
+  requires n >= 1 && p > 0 && p <= 1
+  ensures !bad
+  fails n * p
+{
+  bad := false;
+  k := n;
+  for u in 0..k {
+    x ~ bern(p);
+    if (x) { bad := true; k := k + 1; }
+  }
+}"""
+
+
+def test_a_for_loop_without_a_ranking_says_what_is_missing():
+    """A `for` loop whose bound the body raises is not counted: the message says so (the loop's
+    file:line, the bound's variable), not "no ranking function or retry sampling found"."""
+    r = prove(GROWING_FOR)
+    assert r.verdict == "unknown"
+    assert "t.prob:8 may not terminate (not a counted loop: its bound reads 'k', which the loop writes" in r.message
+    assert "retry" not in r.message.split("may not terminate")[1].split(";")[0]

@@ -77,6 +77,7 @@ from tamp.prover.base.exprs import conjuncts
 from tamp.prover.base.smt import to_real
 from tamp.prover.trace.explain import termination_why
 from tamp.prover.trace.formula import StepState, step
+from tamp.show import show_expr
 
 Edge = Tuple[int, int, int]
 
@@ -557,7 +558,7 @@ def prove_termination(cfa, loops: Dict[int, dict], enc, valid):
     chosen: List[Argument] = []
     results: List[Tuple[str, str, str, Optional[int]]] = []
     for h in cfa.loop_heads:
-        why = "no ranking function or retry sampling found"
+        why = ""
         done = False
         finders: List[Callable[[int], Optional[Argument]]] = [
             lambda h: by_head.get(h),
@@ -584,8 +585,47 @@ def prove_termination(cfa, loops: Dict[int, dict], enc, valid):
             done = True
             break
         if not done:
-            return None, missing_ranking_message(cfa, h, why)
+            return None, missing_ranking_message(cfa, h, why or no_argument_reason(cfa, h))
     return chosen, results
+
+
+def no_argument_reason(cfa, head: int) -> str:
+    """What is missing when no finder proposed a termination argument for the loop at ``head``
+    (every candidate that was proposed and failed has its own reason): why the loop is not a
+    counted loop (:func:`tamp.cfa.loops.counted_loop`'s reason, e.g. a ``for`` loop whose bound
+    the body writes), that its condition has no conjunct ``a < b`` (``<=``, ``>``, ``>=``) to rank
+    by, and why it is not a retry loop (no Boolean condition variable, or not exactly one
+    ``bern`` sampling of it in the body)."""
+    body = loop_body(cfa, head)
+    parts: List[str] = []
+    try:
+        counted_loop(cfa, head)
+    except NotCounted as exc:
+        text = str(exc)
+        parts.append("not a counted loop: " + (text.split(": ", 1)[1] if ": " in text else text))
+    try:
+        cond = loop_guard(cfa, head, body)
+    except NotRanked as exc:
+        return "; ".join(parts + [f"its test cannot be read: {exc}"])
+    if not guard_measures(cfa, head, body):
+        parts.append(f"its condition `{show_expr(cond)}` has no comparison `a < b` to rank by")
+    else:
+        parts.append(
+            f"no comparison in its condition `{show_expr(cond)}` gives a distance that drops on every iteration"
+        )
+    x, _w = _guard_var(cond)
+    if guard_measures(cfa, head, body):  # a comparison loop (a `for` among them): no retry expected
+        return "; ".join(parts)
+    if x is None:
+        parts.append("its condition is not a single Boolean variable, so it is no retry loop")
+    else:
+        n = sum(
+            1
+            for _e, st in body_edges(cfa, body)
+            if isinstance(st, A.Sample) and st.targets == (A.Var(x),) and st.dist.func == "bern"
+        )
+        parts.append(f"its body samples `{x} ~ bern(e)` {n} times (a retry loop samples it exactly once)")
+    return "; ".join(parts)
 
 
 def find_rankings(cfa, loops: Dict[int, dict]) -> Tuple[List[Argument], List[int]]:
@@ -612,7 +652,8 @@ def loop_where(cfa, head: int) -> str:
     return f"{cfa.path}:{line}" if line else f"{cfa.path} (a loop the compiler added)"
 
 
-def missing_ranking_message(cfa, head: int, why: str = "no ranking function or retry sampling found") -> str:
+def missing_ranking_message(cfa, head: int, why: str = "") -> str:
+    why = why or no_argument_reason(cfa, head)
     return (
         f"not proved: the loop at {loop_where(cfa, head)} may not terminate ({why})"
         + "; a failure bound counts a run that never ends as failing, and the prover proves "

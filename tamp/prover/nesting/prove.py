@@ -14,7 +14,12 @@ are proposed (the composition writes the product out, :func:`tamp.cfa.nesting.co
 The iteration program (the body with the state it starts from as inputs,
 :func:`tamp.cfa.nesting.iteration_program`) is then proved with the bound ``u`` by the whole
 portfolio — the union bound, expected failure, concentration, the product rule, or this rule
-again for a loop nested in the body.
+again for a loop nested in the body. First, every candidate's iteration program with its
+deterministic epilogue folded into its claim (:mod:`tamp.cfa.epilogue`: a row's threshold test
+``if (seen >= 2) { over := true; }`` becomes the claim ``seen < 2``, the same failure
+probability) is offered to the methods without a search: linearity (the pairs rule, Markov)
+and, for a bound with an ``exp(-s)`` tail, concentration; the certificate then says how many
+statements were folded and the checker refolds them.
 
 Why this is sound: a candidate ``u`` is only a proposal. The rule proves the claim only when
 the composition's side conditions (:func:`tamp.cfa.nesting.composition`: N·u <= β, or
@@ -28,7 +33,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import z3
 
@@ -37,6 +42,7 @@ from lang.errors import TampError
 from lang.speckind import FAILURE_BOUND, clause_kind
 from lang.walk import free_vars, substitute
 from tamp.cfa import CFA, build_cfa
+from tamp.cfa.epilogue import epilogue_length, fold_epilogue
 from tamp.cfa.nesting import (
     FlagLoop,
     LasVegas,
@@ -56,7 +62,7 @@ from tamp.prover.base.smt import VALID, Encoder, Stats, is_valid
 from tamp.prover.trace.result import ProofResult
 from tamp.show import show_expr
 
-__all__ = ["NestResult", "try_nesting", "candidates"]
+__all__ = ["NestResult", "try_nesting", "candidates", "exponential_tail"]
 
 
 @dataclass(repr=False)
@@ -76,6 +82,9 @@ class NestResult(ProofResult):
     #: (``per_iteration`` is the first's, ``a``), the cut loop's index, and ``pieces["first"]``
     second: Any = None
     cut: int = -1
+    #: how many of the iteration program's last statements ``inner`` proves folded into its claim
+    #: (:func:`tamp.cfa.epilogue.fold_epilogue`; 0: the iteration program as built)
+    fold: int = 0
 
 
 def _negated(e: A.Expr) -> Optional[A.Expr]:
@@ -285,10 +294,21 @@ def _holds(cfa: CFA, formulas) -> bool:
 
 
 def try_nesting(
-    program: A.Program, cfa: CFA, t0: float, deadline: Optional[float], prove: Callable[[A.Program, CFA], ProofResult]
+    program: A.Program,
+    cfa: CFA,
+    t0: float,
+    deadline: Optional[float],
+    prove: Callable[[A.Program, CFA], ProofResult],
+    quick: Optional[Callable[[A.Program, CFA], ProofResult]] = None,
 ):
     """``(NestResult or None, why)`` (why '' when the program is not a flag loop). ``prove``: the
-    portfolio on the iteration program and its CFA."""
+    portfolio on the iteration program and its CFA; ``quick``: its methods that answer in a few
+    queries (Markov, the pairs rule, Chernoff: no search). With ``quick``, a first pass offers
+    every candidate's iteration program with its epilogue folded (:func:`_folded`) to ``quick``
+    alone — a count read through a threshold test is the shape those methods bound, and a later
+    candidate (a row's own term of a sum over rows) is reached before an earlier one's search
+    has spent the time; the second pass is the whole portfolio on each candidate's iteration
+    program as built (the union bound and expected failure read an epilogue as it is)."""
     ensures = tuple(e for e in program.ensures if clause_kind(e) == FAILURE_BOUND)
     fl = flag_loop(program, ensures, cfa.types)
     if fl is None:
@@ -297,7 +317,10 @@ def try_nesting(
     n = trip_count(fl.loop)
     params = {p.name for p in program.params}
     why = ""
-    for u in candidates(fl, cfa.bound, frozenset(params)):
+    passes = ([("quick", u) for u in candidates(fl, cfa.bound, frozenset(params))] if quick is not None else []) + [
+        ("full", u) for u in candidates(fl, cfa.bound, frozenset(params))
+    ]
+    for mode, u in passes:
         if deadline is not None and time.monotonic() > deadline:
             break
         if not set(free_vars(u)) <= params | {fl.loop.var}:
@@ -318,7 +341,13 @@ def try_nesting(
             it_cfa = build_cfa(it, None, cfa.path)
         except (TampError, z3.Z3Exception):
             continue
-        inner = prove(it, it_cfa)
+        if mode == "quick":
+            assert quick is not None
+            inner, fold = _folded(it, cfa, quick, ProofResult(it.name, "failure-bound", "unknown", 0.0, ""), deadline)
+            if inner.verdict != "proved":
+                continue  # the full pass tries this candidate again, and says why it failed
+        else:
+            inner, fold = prove(it, it_cfa), 0
         pieces: Dict[str, ProofResult] = {}
         if inner.verdict == "proved" and fl.rest is not None:
             ex = exit_program(program, fl, cfa.types)
@@ -342,13 +371,16 @@ def try_nesting(
                 time.monotonic() - t0,
                 show_expr(cfa.bound),
                 f"one iteration of the loop at line {_line(fl.loop)} fails with probability at most "
-                f"{show_expr(u)} (proved by {inner_method(inner)}), {how} its {show_expr(n)} iterations",
+                f"{show_expr(u)} (proved by {inner_method(inner)}"
+                + (f", its last {fold} statement(s) read as a condition on the state before them" if fold else "")
+                + f"), {how} its {show_expr(n)} iterations",
                 cfa=cfa,
                 stats={**inner.stats, "method": "nesting"},
                 form=fl.form,
                 per_iteration=u,
                 inner=inner,
                 pieces={"iter": inner, **pieces},
+                fold=fold,
             ), ""
         if not why:
             lines = [ln.strip() for ln in (inner.message or "").splitlines()]
@@ -359,6 +391,39 @@ def try_nesting(
                 f"at most {show_expr(u)}" + (f": {first}" if first and len(first) < 200 else "")
             )
     return None, why
+
+
+def exponential_tail(bound: A.Expr) -> bool:
+    """``bound`` has a term ``exp(-s)`` (``exp(-2 * t * t / k)``, ``exp(-m * p / 3)``): the shape of
+    a Chernoff or Hoeffding tail, the only bounds concentration's rules give. The first pass of
+    :func:`try_nesting` offers a row to concentration only then (``pow(q, g)``, read as
+    ``exp(g * log(q))``, is a product, not a tail): a choice of order, never of soundness."""
+    return any(
+        isinstance(x, A.Call) and x.func == "exp" and len(x.args) == 1 and _negated(x.args[0]) is not None
+        for x in A.walk(bound)
+    )
+
+
+def _folded(
+    it: A.Program, cfa: CFA, prove: Callable[[A.Program, CFA], ProofResult], inner: ProofResult, deadline
+) -> Tuple[ProofResult, int]:
+    """``(result, k)``: the iteration program ``it`` proved with its deterministic epilogue (its
+    last ``k`` statements: a threshold test raising the flag, ``if (seen >= 2) { over := true; }``)
+    folded into its claim (:func:`tamp.cfa.epilogue.fold_epilogue`), so that the methods bounding
+    the tail of a count (Markov, the pairs rule, Chernoff) read the claim as a comparison of the
+    count; ``(inner, 0)`` when there is nothing to fold or the folded program is not proved
+    either. Sound: the folded program fails exactly when ``it`` does (the module's argument)."""
+    k = epilogue_length(it)
+    if k == 0 or (deadline is not None and time.monotonic() > deadline):
+        return inner, 0
+    folded = fold_epilogue(it, k)
+    if folded is None:
+        return inner, 0
+    try:
+        got = prove(folded, build_cfa(folded, None, cfa.path))
+    except (TampError, z3.Z3Exception):
+        return inner, 0
+    return (got, k) if got.verdict == "proved" else (inner, 0)
 
 
 def lasvegas_candidates(lv: LasVegas, bound: A.Expr) -> List[A.Expr]:
@@ -466,10 +531,16 @@ _METHODS = {
     "ConcentrationResult": "concentration",
     "ProductResult": "the product rule",
     "NestResult": "this rule, on the loop inside it",
+    "LinearityResult": "linearity of expectation",
 }
 
 
 def inner_method(r: ProofResult) -> str:
     if isinstance(r, NestResult) and r.form == "stages":
         return "the stage product"
+    rule = getattr(getattr(r, "proof", None), "rule", None)
+    if type(r).__name__ == "LinearityResult" and rule is not None:
+        return {"pairs": "the pairs rule, Markov on X(X-1)", "markov": "Markov's inequality"}.get(
+            rule, f"linearity of expectation ({rule})"
+        )
     return _METHODS.get(type(r).__name__, "another method")

@@ -1,14 +1,17 @@
-"""Every claim the session-21, session-22 and session-23 rules prove (issue 33) holds when simulated at its recorded
+"""Every claim the session-21 to session-24 rules prove (issue 33) holds when simulated at its recorded
 inputs. Session 21: retry loops (dev/trips), values built from several parts (dev/variance), unions of
 continuous tails and combined sums (dev/tails), stage products (dev/products). Session 22: postconditions
 with a conjunct that holds on every run (dev/sureconj), rate-written exponential tails and chances
 (dev/rates, dev/rates2), sums over nested loops (dev/nested). Session 23: unions over pairs and Chebyshev per draw (dev/pairs),
 every trial missed as exp(-a·(iterations left)) (dev/powers), flag loops and longest runs (dev/flagloops).
+Session 24: closed-form sum bounds (dev/sums24), products of misses read from counts and several coins
+(dev/powers2), rows ending in a threshold test composed by any engine (dev/pairs2).
 And the earlier blind files these rules newly
 prove. Each is asserted proved, with its false sibling unproved, in the rules' own tests (test_retries.py,
 test_linearity_variance.py, test_tails.py, test_products.py, test_conjuncts.py, test_rates2.py,
-test_nested_sums.py, test_pairs.py, test_power_cores.py, test_flagloops.py and the certificate tests); here only the cross-check by sampling, which shares nothing
-with the prover (tamp.simulation). dev/sureconj/early_stop and dev/powers/two_sensors, true but not yet proved, are sampled too."""
+test_nested_sums.py, test_pairs.py, test_power_cores.py, test_flagloops.py, test_sum_bounds.py, test_power_products.py,
+test_nesting_fold.py and the certificate tests); here only the cross-check by sampling, which shares nothing
+with the prover (tamp.simulation). dev/sureconj/early_stop, true but not yet proved, is sampled too."""
 
 from __future__ import annotations
 
@@ -69,7 +72,14 @@ SESSION23 = own("pairs", "powers", "flagloops") + blind(
     "blind9/robotics/beam_max_reading",
     "blind8/sports/no_three_streak",
 )
-TRUE = SESSION21 + SESSION22 + SESSION23
+SESSION24 = own("sums24", "powers2", "pairs2") + blind(
+    "blind10/geometry/lp_backwards_analysis",
+    "blind10/geometry/random_shift_cut",
+    "blind10/geometry/sample_extreme",
+    "blind10/auctions/topk_same_side",
+    "blind10/advertising/frequency_cap",
+)
+TRUE = SESSION21 + SESSION22 + SESSION23 + SESSION24
 
 
 @pytest.mark.parametrize("path", TRUE, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.stem}")

@@ -92,6 +92,7 @@ from tamp.prover.base.smt import VALID, transcendental_apps
 from tamp.prover.base.wp import element_write
 from tamp.prover.concentration.proof import Checker as ConcChecker
 from tamp.prover.concentration.proof import checker_stats
+from tamp.prover.expectation.cases import case_cores
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
 from tamp.prover.expectation.moments import counted, input_starts, mean_cores, moment_cores, state_cores
@@ -1517,6 +1518,8 @@ class Search:
         cores: Iterable[A.Expr] = itertools.chain(
             usual, powers, moments, synthesised, product_cores(self.claim, s, f, inner_search)
         )
+        if with_exp:  # a coin the loop only reads: one power core per value (:mod:`.cases`)
+            cores = itertools.chain(case_cores(s, f, self.claim.params, self.claim.types), cores)
         if has_loop(body) or id(s) in nested_loops(self.claim.body):
             cores = itertools.chain(composed_cores(self.claim, self.beta, s, body, f), cores)
         for core in cores:

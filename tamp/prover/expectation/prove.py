@@ -96,6 +96,7 @@ from tamp.prover.expectation.cases import case_cores
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
 from tamp.prover.expectation.nested import nested_power_cores
+from tamp.prover.expectation.patterns import pattern_cores
 from tamp.prover.expectation.moments import counted, input_starts, mean_cores, moment_cores, state_cores
 from tamp.prover.expectation.powers import power_cores, split_extrema
 from tamp.prover.expectation.retries import inner_cores, outer_cores, rsm_cores, variant_candidates
@@ -1523,7 +1524,10 @@ class Search:
             cores = itertools.chain(case_cores(s, f, self.claim.params, self.claim.types), cores)
         if with_exp and (has_loop(body) or id(s) in nested_loops(self.claim.body)):
             # nested loops summing counts: power cores guarded by the counts' signs (:mod:`.nested`)
-            nested = nested_power_cores(self.claim.body, s, f, self.claim.params, self.claim.types, self._settle)
+            nested = itertools.chain(
+                pattern_cores(self.claim.body, s, f, self.claim.params, self.claim.types),  # :mod:`.patterns`
+                nested_power_cores(self.claim.body, s, f, self.claim.params, self.claim.types, self._settle),
+            )
             cores = itertools.chain(nested, cores)
         if has_loop(body) or id(s) in nested_loops(self.claim.body):
             cores = itertools.chain(composed_cores(self.claim, self.beta, s, body, f), cores)

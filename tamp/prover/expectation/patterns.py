@@ -87,8 +87,13 @@ def pattern_chances(body: A.Stmt, fixed: Set[str]) -> List[A.Expr]:
     return out[:MAX_PATTERNS]
 
 
-def pattern_cores(program_body: A.Stmt, s: A.Stmt, f: A.Expr, params: List[str], types: Dict[str, A.Type]) -> Iterator[A.Expr]:
-    """The proposals of the module docstring for the loop ``s`` with continuation ``f``."""
+def pattern_cores(
+    program_body: A.Stmt, s: A.Stmt, f: A.Expr, params: List[str], types: Dict[str, A.Type], step: bool = False
+) -> Iterator[A.Expr]:
+    """The proposals of the module docstring for the loop ``s`` with continuation ``f``: the
+    power cores of a pattern's chance, or with ``step`` the ``1 - q`` cores of a loop inside an
+    iteration (proposed after the nested power cores: valid but weaker than ``exp(-q·m)`` for a
+    loop whose draws always run, and the search keeps an inner loop's first valid core)."""
     if not isinstance(s, (A.For, A.While)):
         return
     facts = sign_facts(program_body, f, s)
@@ -99,9 +104,11 @@ def pattern_cores(program_body: A.Stmt, s: A.Stmt, f: A.Expr, params: List[str],
         return c if facts is None else A.Cond(facts, c, ONE)
 
     lefts = iterations_left(s)
-    for a in pattern_chances(s.body, fixed):
-        for m in lefts:
-            yield guard(A.Binary("*", f, A.Call("exp", (A.Unary("-", A.Binary("*", a, m)),))))
+    if not step:
+        for a in pattern_chances(s.body, fixed):
+            for m in lefts:
+                yield guard(A.Binary("*", f, A.Call("exp", (A.Unary("-", A.Binary("*", a, m)),))))
+        return
     for tests, q in guarded_draws(s.body):
         if not set(free_vars(q)) <= fixed or any(set(free_vars(t)) & written for t in tests):
             continue

@@ -1522,15 +1522,17 @@ class Search:
         )
         if with_exp:  # a coin the loop only reads: one power core per value (:mod:`.cases`)
             cores = itertools.chain(case_cores(s, f, self.claim.params, self.claim.types), cores)
+        if has_loop(body) or id(s) in nested_loops(self.claim.body):
+            cores = itertools.chain(composed_cores(self.claim, self.beta, s, body, f), cores)
         if with_exp and (has_loop(body) or id(s) in nested_loops(self.claim.body)):
-            # nested loops summing counts: power cores guarded by the counts' signs (:mod:`.nested`)
+            # nested loops: a success pattern's power, power cores guarded by the counts' signs
+            # (:mod:`.nested`), then a pattern's one-step miss; before the composed cores
             nested = itertools.chain(
                 pattern_cores(self.claim.body, s, f, self.claim.params, self.claim.types),  # :mod:`.patterns`
                 nested_power_cores(self.claim.body, s, f, self.claim.params, self.claim.types, self._settle),
+                pattern_cores(self.claim.body, s, f, self.claim.params, self.claim.types, step=True),
             )
             cores = itertools.chain(nested, cores)
-        if has_loop(body) or id(s) in nested_loops(self.claim.body):
-            cores = itertools.chain(composed_cores(self.claim, self.beta, s, body, f), cores)
         for core in cores:
             annot = LoopAnnot(core, term.term, term.measure, term.chance)
             inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)

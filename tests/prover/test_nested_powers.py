@@ -71,7 +71,9 @@ def test_summed_counts_are_counts_and_a_reset_is_no_fact_of_the_loop():
 
 
 def test_a_count_that_may_fall_is_no_count():
-    body = parse_file_text("program p(n: int) requires n >= 0 ensures t >= 1 fails 1 { t := 0; t := t - 1; c := 0; c := c + t; }")
+    body = parse_file_text(
+        "program p(n: int) requires n >= 0 ensures t >= 1 fails 1 { t := 0; t := t - 1; c := 0; c := c + t; }"
+    )
     assert counts_of(body) == set()
 
 
@@ -88,7 +90,9 @@ def test_the_chance_of_one_success_pattern_is_a_product():
     assert [show_expr(a) for a in pattern_chances(outer.body, {"pd", "pq", "w", "m"})] == ["(1 - pd) * pq"]
 
 
-@pytest.mark.parametrize("path", [SPLIT, SUMMED, GATED, pytest.param(PLAY, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "path", [SPLIT, SUMMED, GATED, pytest.param(PLAY, marks=pytest.mark.slow, id="shared_play_risk")]
+)
 def test_proved_and_certified(path, tmp_path, capsys):
     assert _prove(path).verdict == "proved"
     cert = proved_certificate(path)
@@ -125,8 +129,12 @@ def _tampered(path, tmp_path, capsys, old: str, new: str):
         (SPLIT, "k - i", "k - i + 1"),  # a changed count of the looks in cell 1
         (SPLIT, "n - k", "n - k + 1"),  # a changed count of the looks in cell 2
         (SUMMED, "total >= 0", "total >= 1"),  # a changed guard of the counts' signs
-        pytest.param(PLAY, "1 - pq", "1 - 2 * pq", marks=pytest.mark.slow),  # a changed inner miss chance
-        pytest.param(PLAY, "pp * pq", "2 * pp * pq", marks=pytest.mark.slow),  # a changed pattern chance
+        pytest.param(
+            PLAY, "1 - pq", "1 - 2 * pq", marks=pytest.mark.slow, id="play_inner_chance"
+        ),  # a changed inner miss chance
+        pytest.param(
+            PLAY, "pp * pq", "2 * pp * pq", marks=pytest.mark.slow, id="play_pattern_chance"
+        ),  # a changed pattern chance
     ],
 )
 def test_a_tampered_core_is_rejected(path, old, new, tmp_path, capsys):
@@ -143,6 +151,13 @@ def test_a_tampered_core_is_rejected(path, old, new, tmp_path, capsys):
         MINE / "gated_trials_false.prob",
         MINE / "summed_failures_false.prob",
         MINE / "dry_basins_false.prob",
+    ],
+    ids=[
+        "split_effort_false",
+        "shared_play_risk_false",
+        "gated_trials_false",
+        "summed_failures_false",
+        "dry_basins_false",
     ],
 )
 def test_false_claims_stay_unproved(path):

@@ -78,7 +78,7 @@ def pattern_chances(body: A.Stmt, fixed: Set[str]) -> List[A.Expr]:
             continue
         for t in tests:
             neg = isinstance(t, A.Unary) and t.op == "!"
-            v = t.operand if neg else t  # type: ignore[union-attr]
+            v = t.operand if neg else t  # type: ignore[union-attr,attr-defined]
             if isinstance(v, A.Var) and v.name in coins and set(free_vars(coins[v.name])) <= fixed:
                 p = coins[v.name]
                 e = A.Binary("*", _minus(ONE, p) if neg else p, q)

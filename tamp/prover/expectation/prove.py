@@ -95,9 +95,9 @@ from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.cases import case_cores
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
+from tamp.prover.expectation.moments import counted, input_starts, mean_cores, moment_cores, state_cores
 from tamp.prover.expectation.nested import nested_power_cores
 from tamp.prover.expectation.patterns import pattern_cores
-from tamp.prover.expectation.moments import counted, input_starts, mean_cores, moment_cores, state_cores
 from tamp.prover.expectation.powers import power_cores, split_extrema
 from tamp.prover.expectation.retries import inner_cores, outer_cores, rsm_cores, variant_candidates
 from tamp.prover.expectation.synthesis import Cegis, markov_blocks, streak_templates, template, tmpl_size

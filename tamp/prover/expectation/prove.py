@@ -92,9 +92,12 @@ from tamp.prover.base.smt import VALID, transcendental_apps
 from tamp.prover.base.wp import element_write
 from tamp.prover.concentration.proof import Checker as ConcChecker
 from tamp.prover.concentration.proof import checker_stats
+from tamp.prover.expectation.cases import case_cores
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
 from tamp.prover.expectation.moments import counted, input_starts, mean_cores, moment_cores, state_cores
+from tamp.prover.expectation.nested import nested_power_cores
+from tamp.prover.expectation.patterns import pattern_cores
 from tamp.prover.expectation.powers import power_cores, split_extrema
 from tamp.prover.expectation.retries import inner_cores, outer_cores, rsm_cores, variant_candidates
 from tamp.prover.expectation.synthesis import Cegis, markov_blocks, streak_templates, template, tmpl_size
@@ -1517,8 +1520,19 @@ class Search:
         cores: Iterable[A.Expr] = itertools.chain(
             usual, powers, moments, synthesised, product_cores(self.claim, s, f, inner_search)
         )
+        if with_exp:  # a coin the loop only reads: one power core per value (:mod:`.cases`)
+            cores = itertools.chain(case_cores(s, f, self.claim.params, self.claim.types), cores)
         if has_loop(body) or id(s) in nested_loops(self.claim.body):
             cores = itertools.chain(composed_cores(self.claim, self.beta, s, body, f), cores)
+        if with_exp and (has_loop(body) or id(s) in nested_loops(self.claim.body)):
+            # nested loops: a success pattern's power, power cores guarded by the counts' signs
+            # (:mod:`.nested`), then a pattern's one-step miss; before the composed cores
+            nested = itertools.chain(
+                pattern_cores(self.claim.body, s, f, self.claim.params, self.claim.types),  # :mod:`.patterns`
+                nested_power_cores(self.claim.body, s, f, self.claim.params, self.claim.types, self._settle),
+                pattern_cores(self.claim.body, s, f, self.claim.params, self.claim.types, step=True),
+            )
+            cores = itertools.chain(nested, cores)
         for core in cores:
             annot = LoopAnnot(core, term.term, term.measure, term.chance)
             inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)

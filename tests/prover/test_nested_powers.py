@@ -20,7 +20,7 @@ from tamp.prover.expectation.nested import counts_of, sign_facts
 from tamp.prover.expectation.patterns import pattern_chances
 from tamp.show import show_expr
 
-TEST = BENCHMARKS / "prover4" / "test"
+TEST = BENCHMARKS / "prover4" / "dev" / "blind11"
 MINE = BENCHMARKS / "prover4" / "dev" / "nested24"
 SPLIT = TEST / "searchtheory" / "split_effort.prob"
 SUMMED = TEST / "profiling" / "summed_profiles.prob"

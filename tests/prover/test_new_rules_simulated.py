@@ -79,7 +79,12 @@ SESSION24 = own("sums24", "powers2", "pairs2") + blind(
     "blind10/auctions/topk_same_side",
     "blind10/advertising/frequency_cap",
 )
-TRUE = SESSION21 + SESSION22 + SESSION23 + SESSION24
+SESSION25 = own("nested24") + blind(
+    "blind11/searchtheory/split_effort",
+    "blind11/profiling/summed_profiles",
+    "blind11/petroleum/shared_play_risk",
+)
+TRUE = SESSION21 + SESSION22 + SESSION23 + SESSION24 + SESSION25
 
 
 @pytest.mark.parametrize("path", TRUE, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.stem}")

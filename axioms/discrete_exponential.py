@@ -102,8 +102,8 @@ class DiscreteExponentialExactTail(RealParamFamily):
     distributions = ("dexp",)
     #: the prover proposes only shares of the claimed bound as ``f`` (no ``log(c/f)`` to match)
     log_parameters = False
-    #: a tail for a single draw: the loop engine does not try it (its search is unchanged)
-    loop_proposals = False
+    #: a loop of n draws claiming ``n * exp(-K/s)`` gets the share ``exp(-K/s)`` (only a proposal)
+    factor_shares = True
 
     def axiom(self, v, args, f):
         k, s = args

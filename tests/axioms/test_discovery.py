@@ -19,7 +19,16 @@ from lang.parser import parse_expr
         ("unif(lo, hi - 1)", {"chebyshev", "uniform_ends", "uniform_low", "uniform_high", "uniform_cut", "support"}),
         ("lap(q[i], 1 / eps)", {"chebyshev", "laplace", "laplace_upper", "laplace_lower", "support"}),
         ("exp(0, s)", {"chebyshev", "exponential", "exponential_below", "exponential_lower", "support"}),
-        ("dlap(0, s)", {"discrete_laplace", "discrete_laplace_exact", "discrete_laplace_exact_upper", "discrete_laplace_exact_lower", "support"}),
+        (
+            "dlap(0, s)",
+            {
+                "discrete_laplace",
+                "discrete_laplace_exact",
+                "discrete_laplace_exact_upper",
+                "discrete_laplace_exact_lower",
+                "support",
+            },
+        ),
         ("dexp(k, 2)", {"discrete_exponential", "discrete_exponential_exact", "support"}),
         ("gauss(0, 1)", {"chebyshev", "gaussian", "gaussian_upper", "gaussian_lower", "gaussian_sign", "support"}),
         ("uniform(0, 1)", {"chebyshev", "support"}),

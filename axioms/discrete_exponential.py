@@ -22,6 +22,25 @@ above ``k``), which is why ``k`` must be an int.
 
 ``exact_tail`` evaluates the geometric series in closed form (cross-checked in the
 tests against ``scipy.stats.planck`` and an explicit pmf sum).
+
+Exact integer tail (family ``discrete_exponential_exact``, parameter ``f``)::
+
+    Pr[ v < k  ||  v - k >= s * log(1/f) ] <= f
+
+stated without the log (the same event, as ``exp(-x/s)`` decreases strictly in ``x``)::
+
+    Pr[ v < k  ||  exp(-(v - k)/s) <= f ] <= f        when  s > 0  and  f > 0
+
+This is the geometric waiting time's tail ``Pr[v >= k + K] = a^K`` at an integer ``K >= 0``,
+solved for ``K``: a claim ``Pr[v > n] <= exp(-(n + 1 - k)/s)`` (``v > n`` is ``v - k >= n + 1 - k``
+for integers) is an instance with ``f = exp(-(n + 1 - k)/s)``, which the log form's strict
+``>`` misses by one integer. Soundness. ``Pr[v < k] = 0``. For ``f >= 1`` the bound holds
+trivially (a probability is at most 1; no ``f <= 1`` side condition, as a claimed
+``exp(-(n - k)/s)`` with ``n >= k`` is at most 1 only through exp lemmas). Let ``0 < f < 1`` and
+``K = s * log(1/f) > 0``, so ``a^K = f``. The integers ``j = v - k`` with ``j >= K`` are those
+with ``j >= ⌈K⌉``, so ``Pr[v - k >= K] = a^⌈K⌉ <= a^K = f`` (``⌈K⌉ >= K``, ``a < 1``). Its bad
+event contains the first family's (``>=`` in place of ``>``, same threshold); it is a separate
+family, tried after the first, so the proofs the first family gives keep their bad event.
 """
 
 from __future__ import annotations
@@ -63,4 +82,43 @@ class DiscreteExponentialTail(RealParamFamily):
         return upper_tail(float(s), self.literal_value(threshold, args, param))  # + Pr[v < k] = 0
 
 
-FAMILIES = [DiscreteExponentialTail()]
+def exact_threshold(k, s, f):
+    """``s * log(1/f)``: the integer offset ``K`` with ``Pr[v - k >= K] = exp(-K/s) = f``."""
+    return threshold(k, s, f)
+
+
+def upper_tail_at_least(s: float, t: float) -> float:
+    """``Pr[v - k >= t]`` for ``v ~ dexp(k, s)``, integer ``k``: ``a^⌈t⌉`` for ``t > 0`` (1 for
+    ``t <= 0``)."""
+    if t <= 0:
+        return 1.0
+    return math.exp(-math.ceil(t) / s)
+
+
+class DiscreteExponentialExactTail(RealParamFamily):
+    """``Pr[v < k || exp(-(v - k)/s) <= f] <= f`` for ``v ~ dexp(k, s)``: the exact integer tail."""
+
+    name = "discrete_exponential_exact"
+    distributions = ("dexp",)
+    #: the prover proposes only shares of the claimed bound as ``f`` (no ``log(c/f)`` to match)
+    log_parameters = False
+    #: a loop of n draws claiming ``n * exp(-K/s)`` gets the share ``exp(-K/s)`` (only a proposal)
+    factor_shares = True
+
+    def axiom(self, v, args, f):
+        k, s = args
+        # ``v - k >= s*log(1/f)`` written without the log: ``exp(-(v - k)/s) <= f``
+        # (exp(-x/s) decreases strictly in x for s > 0, and equals f at x = s*log(1/f))
+        bad = B.or_(B.lt(v, k), B.le(B.exp(B.neg(B.div(B.sub(v, k), s))), f))
+        # no ``f <= 1``: for f >= 1 the bound holds because a probability is at most 1
+        side = (B.gt(s, 0), B.lt(0, f))
+        return bad, f, side
+
+    def exact_tail(self, args, param):
+        k, s = args
+        if float(param) >= 1:
+            return 1.0
+        return upper_tail_at_least(float(s), self.literal_value(exact_threshold, args, param))
+
+
+FAMILIES = [DiscreteExponentialTail(), DiscreteExponentialExactTail()]

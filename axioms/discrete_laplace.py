@@ -47,6 +47,22 @@ integers ``j`` with ``|j| >= K`` are those with ``|j| >= ⌈K⌉ >= 1``, so by t
 event contains the first family's (``K < s * log(2/f)`` and ``>=`` in place of ``>``); it is
 a separate family, tried after the first, so that the proofs the first family gives keep
 their (simpler) bad event.
+
+One-sided exact tails (families ``discrete_laplace_exact_upper`` / ``_lower``, parameter ``f``)::
+
+    Pr[ v >= m  &&  exp(-(v - m)/s) <= f * (1 + exp(-1/s)) ] <= f        (upper)
+    Pr[ v <= m  &&  exp( (v - m)/s) <= f * (1 + exp(-1/s)) ] <= f        (lower)
+
+when ``s > 0`` and ``f > 0``: the geometric mechanism's one-sided tail
+``Pr[v - m >= K] = a^K/(1 + a)`` at an integer ``K >= 0``, solved for ``K`` (a claim
+``Pr[x > c + t] <= exp(-(t + 1)/s)/(1 + exp(-1/s))``). Soundness (upper; the lower one is its
+mirror image, as the pmf is symmetric about ``m``). Let ``K = s * log(1/(f (1 + a)))``, so
+``a^K = f (1 + a)``; the second conjunct is ``v - m >= K``, and the bad event is
+``v - m >= max(0, ⌈K⌉)`` over the integers. By the series above ``Pr[v - m >= J] = a^J/(1 + a)``
+for an integer ``J >= 0``. If ``K <= 0``: ``Pr[bad] = Pr[v - m >= 0] = 1/(1 + a) <= a^K/(1 + a) = f``
+(``a^K >= 1``). If ``K > 0``: ``Pr[bad] = a^⌈K⌉/(1 + a) <= a^K/(1 + a) = f``. No ``f <= 1`` is
+needed. The conjunct ``v >= m`` is what makes it sound for every ``f``: without it a ``K <= -1``
+would put mass below ``m`` in the event.
 """
 
 from __future__ import annotations
@@ -135,4 +151,43 @@ class DiscreteLaplaceExactTail(RealParamFamily):
         return two_sided_tail_at_least(float(s), self.literal_value(exact_threshold, args, param))
 
 
-FAMILIES = [DiscreteLaplaceTail(), DiscreteLaplaceExactTail()]
+def one_sided_tail_at_least(s: float, k: float) -> float:
+    """``Pr[v - m >= max(0, k)]`` for ``v ~ dlap(m, s)``: ``a^max(0, ⌈k⌉)/(1+a)``."""
+    a = math.exp(-1.0 / s)
+    return a ** max(0, math.ceil(k)) / (1.0 + a)
+
+
+class DiscreteLaplaceOneSidedTail(RealParamFamily):
+    """``Pr[v >= m && exp(-(v - m)/s) <= f*(1 + exp(-1/s))] <= f`` (``upper``) or its mirror image
+    ``Pr[v <= m && exp((v - m)/s) <= f*(1 + exp(-1/s))] <= f`` for ``v ~ dlap(m, s)``."""
+
+    distributions = ("dlap",)
+    log_parameters = False
+    loop_proposals = False
+
+    def __init__(self, upper: bool):
+        self.upper = upper
+        self.name = "discrete_laplace_exact_upper" if upper else "discrete_laplace_exact_lower"
+
+    def axiom(self, v, args, f):
+        m, s = args
+        dev = B.sub(v, m) if self.upper else B.sub(m, v)  # the deviation on this side
+        bad = B.and_(
+            B.le(0, dev),
+            B.le(B.exp(B.neg(B.div(dev, s))), B.mul(f, B.add(1, B.exp(B.neg(B.div(1, s)))))),
+        )
+        side = (B.gt(s, 0), B.lt(0, f))
+        return bad, f, side
+
+    def exact_tail(self, args, param):
+        sc, f = float(args[1]), float(param)
+        k = sc * math.log(1.0 / (f * (1.0 + math.exp(-1.0 / sc))))  # a^k = f (1 + a)
+        return one_sided_tail_at_least(sc, k)
+
+
+FAMILIES = [
+    DiscreteLaplaceTail(),
+    DiscreteLaplaceExactTail(),
+    DiscreteLaplaceOneSidedTail(upper=True),
+    DiscreteLaplaceOneSidedTail(upper=False),
+]

@@ -13,9 +13,10 @@
             certificate's threshold (:func:`tamp.cfa.expected.obligations`: the analysis' side
             conditions, non-negativity, the postcondition outside the tail, the budget) and each
             must be valid under ``requires`` (z3 ``unsat`` of the negation, a fresh solver each,
-            with the shared lemmas and the sum lemmas; ``unknown`` rejects). With ``budget_sums``
-            BUDGET is rebuilt in the form of :func:`tamp.cfa.sum_linear.linear_sums` (array sums
-            by linearity; divisors taken out must be non-zero; its validity implies the budget's).
+            with the shared lemmas and the sum lemmas; ``unknown`` rejects). The obligations
+            ``linear_sums`` names are rebuilt in the form of :func:`tamp.cfa.sum_linear.linear_sums`
+            (array sums by linearity; divisors taken out must be non-zero; a valid form implies
+            the obligation).
 
 The threshold is not trusted: POST checks that the postcondition holds outside the tail it
 bounds. Nothing here comes from the prover (no import of :mod:`tamp.prover`).
@@ -53,7 +54,7 @@ class LinCert:
     threshold: A.Expr
     mean: A.Expr
     variance: A.Expr | None
-    sums: bool = False
+    sums: tuple[int, ...] = ()
 
 
 FIELDS = (
@@ -66,7 +67,7 @@ FIELDS = (
     "mean",
     "variance",
     "obligations",
-    "budget_sums",
+    "linear_sums",
 )
 
 
@@ -87,10 +88,10 @@ def decode_lin(c: Any, where: str) -> LinCert:
     if rule not in RULES:
         raise MalformedLin(f"{where}.rule: expected one of {', '.join(RULES)}")
     var = ast("variance") if c.get("variance") is not None else None
-    sums = c.get("budget_sums", False)
-    if not isinstance(sums, bool):
-        raise MalformedLin(f"{where}.budget_sums: expected true or false")
-    return LinCert(c["program"], ast("bound"), rule, ast("threshold"), ast("mean"), var, sums)
+    sums = c.get("linear_sums", [])
+    if not isinstance(sums, list) or not all(type(n) is int for n in sums):
+        raise MalformedLin(f"{where}.linear_sums: expected a list of obligation indices")
+    return LinCert(c["program"], ast("bound"), rule, ast("threshold"), ast("mean"), var, tuple(sorted(set(sums))))
 
 
 def check_lin(lc: LinCert, src: A.SourceFile, prog: A.Program, bound, inputs, timeout_ms, deadline) -> ProgramCheck:

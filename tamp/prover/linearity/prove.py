@@ -77,7 +77,7 @@ class LinProof:
     threshold: A.Expr
     beta: A.Expr
     obligations: list[tuple[str, str, A.Expr]]
-    sums: bool = False  #: BUDGET asked with its array sums by linearity (tamp.cfa.sum_linear)
+    sums: tuple[int, ...] = ()  #: obligations asked with their array sums by linearity (tamp.cfa.sum_linear)
 
 
 @dataclass(repr=False)
@@ -98,7 +98,7 @@ class LinearityResult(ProofResult):
                 "threshold": show_expr(self.proof.threshold),
                 "mean": show_expr(b.mean),
                 "variance": show_expr(b.var) if b.var is not None else None,
-                "budget_sums": self.proof.sums,
+                "linear_sums": list(self.proof.sums),
             }
         return out
 
@@ -113,7 +113,7 @@ class LinearityResult(ProofResult):
                 lines.append(f"    Var[X] <= {show_expr(b.var_ub)} (Popoviciu: each step in an interval)")
             lines.append(f"    {STATEMENTS[p.rule]}, threshold {show_expr(p.threshold)}")
             if p.sums:
-                lines.append("    budget: array sums compared by linearity (constants out of each sum, terms apart)")
+                lines.append("    array sums compared by linearity (constants out of each sum, terms apart)")
             lines.append(
                 f"  obligations: {len(p.obligations)} valid under `requires` (side conditions, "
                 "non-negativity, postcondition, budget)"
@@ -149,28 +149,29 @@ def try_linearity(program: A.Program, cfa, deadline: Optional[float], t0: float)
             why = str(exc)
             continue
         bad = None
-        sums = False
+        sums: list[int] = []
         for n, (kind, where, f) in enumerate(obs):
             status = _decide_in_time(f, claim, deadline)
             if status == "timeout":
                 return None, "timeout"
-            if status != VALID and kind == "BUDGET" and n == len(obs) - 1:
-                # the budget over input arrays, its sums by linearity (tamp.cfa.sum_linear)
+            if status != VALID and kind in ("POST", "BUDGET"):
+                # array sums by linearity (tamp.cfa.sum_linear): constants out, terms apart
                 try:
-                    obs2 = obligations(claim, rule, thr, beta, sums=True)
+                    alt = obligations(claim, rule, thr, beta, sums=(n,))[n]
                 except NotApplicable:
-                    obs2 = None
-                if obs2 is not None:
-                    status2 = _decide_in_time(obs2[-1][2], claim, deadline)
+                    alt = None
+                if alt is not None:
+                    status2 = _decide_in_time(alt[2], claim, deadline)
                     if status2 == "timeout":
                         return None, "timeout"
                     if status2 == VALID:
-                        obs, sums, status = obs2, True, VALID
+                        obs[n], status = alt, VALID
+                        sums.append(n)
             if status != VALID:
                 bad = (kind, where, status)
                 break
         if bad is None:
-            proof = LinProof(claim, rule, thr, beta, obs, sums)
+            proof = LinProof(claim, rule, thr, beta, obs, tuple(sums))
             return (
                 LinearityResult(
                     program.name,

@@ -47,27 +47,60 @@ Mono = tuple[Fraction, tuple[A.Expr, ...], tuple[A.Expr, ...]]
 ZERO, ONE = A.num(0), A.num(1)
 
 
-def _expand(e: A.Expr, i: str) -> list[Mono]:
+def _expand(e: A.Expr, i: str, inv: list[A.Expr]) -> list[Mono]:
     """The summand ``e`` as a sum of monomials in its factors (an atom: any factor that is not
-    ``+ - *`` or a division by an expression free of ``i``)."""
+    ``+ - *`` or a division). A division by ``d`` free of ``i`` puts ``d``'s factors among the
+    monomial's divisors; a division by ``d`` reading ``i`` multiplies by ``1/f`` for each factor
+    ``f`` of ``d``, and ``f`` goes to ``inv`` (the rewrite then needs ``f != 0`` all over the range)."""
     if isinstance(e, A.Num):
         return [(e.value, (), ())]
     if isinstance(e, A.Unary) and e.op == "-":
-        return [(-c, n, d) for c, n, d in _expand(e.operand, i)]
+        return [(-c, n, d) for c, n, d in _expand(e.operand, i, inv)]
     if isinstance(e, A.Binary) and e.op in ("+", "-"):
-        left, right = _expand(e.left, i), _expand(e.right, i)
+        left, right = _expand(e.left, i, inv), _expand(e.right, i, inv)
         if e.op == "-":
             right = [(-c, n, d) for c, n, d in right]
         out = left + right
         if len(out) <= MAX_MONOMIALS:
             return out
     if isinstance(e, A.Binary) and e.op == "*":
-        left, right = _expand(e.left, i), _expand(e.right, i)
+        left, right = _expand(e.left, i, inv), _expand(e.right, i, inv)
         if len(left) * len(right) <= MAX_MONOMIALS:
             return [(c1 * c2, n1 + n2, d1 + d2) for c1, n1, d1 in left for c2, n2, d2 in right]
     if isinstance(e, A.Binary) and e.op == "/" and i not in free_vars(e.right):
-        return [(c, n, d + tuple(_factors(e.right))) for c, n, d in _expand(e.left, i)]
+        return [(c, n, d + tuple(_factors(e.right))) for c, n, d in _expand(e.left, i, inv)]
+    if isinstance(e, A.Binary) and e.op == "/":
+        fs = _factors(e.right)
+        inv.extend(f for f in fs if i in free_vars(f))
+        recips = tuple(A.Binary("/", ONE, f) for f in fs if i in free_vars(f))
+        outside = tuple(f for f in fs if i not in free_vars(f))
+        return [(c, n + recips, d + outside) for c, n, d in _expand(e.left, i, inv)]
     return [(Fraction(1), (e,), ())]
+
+
+def _const(e: A.Expr) -> Fraction | None:
+    return e.value if isinstance(e, A.Num) else None
+
+
+def _cancel(num: tuple[A.Expr, ...], i: str, guarded: set[str]) -> tuple[A.Expr, ...]:
+    """``num`` without the pairs ``f``, ``1/f`` for the ``f`` in ``guarded`` (``f·(1/f) = 1``
+    where ``f != 0``, which the rewrite's guard requires over the range)."""
+    out = list(num)
+    again = True
+    while again:
+        again = False
+        for a, r in enumerate(out):
+            if not (isinstance(r, A.Binary) and r.op == "/" and _const(r.left) == 1):
+                continue
+            k = _key(r.right, i)
+            if k not in guarded:
+                continue
+            b = next((b for b, f in enumerate(out) if b != a and _key(f, i) == k), None)
+            if b is not None:
+                out = [f for n, f in enumerate(out) if n not in (a, b)]
+                again = True
+                break
+    return tuple(out)
 
 
 def _num(c: Fraction) -> A.Expr:
@@ -132,7 +165,12 @@ class _Rewriter:
             return e
         body = self.expr(e.body) if not any(isinstance(n, A.Sum) for n in A.walk(e.body)) else e.body
         groups: dict[tuple[str, ...], tuple[tuple[A.Expr, ...], list[A.Expr]]] = {}
-        for c, num, den in _expand(body, i):
+        inv: list[A.Expr] = []
+        monos = _expand(body, i, inv)
+        for f in inv:  # the divisors split apart inside the sum: never zero over the range
+            self._add(self.guards, A.Quant("forall", i, e.lo, e.hi, e.inclusive, A.Binary("!=", f, ZERO)))
+        for c, num0, den in monos:
+            num = _cancel(num0, i, {_key(f, i) for f in inv}) if inv else num0
             inside = tuple(sorted((f for f in num if i in free_vars(f)), key=lambda f: _key(f, i)))
             const: A.Expr = _num(c)
             for f in num:

@@ -186,8 +186,8 @@ class _Rewriter:
         out: A.Expr | None = None
         for inside, consts in groups.values():
             coef: A.Expr = consts[0]
-            for c in consts[1:]:
-                coef = A.Binary("+", coef, c)
+            for more in consts[1:]:
+                coef = A.Binary("+", coef, more)
             s = A.Sum(i, e.lo, e.hi, e.inclusive, _prod(inside))
             sk = f"{e.lo!r} {e.hi!r} {e.inclusive} {_key(s.body, i)}"
             if _nonneg_product(inside, i) and sk not in self.fact_keys:

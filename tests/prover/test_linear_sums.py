@@ -6,11 +6,13 @@ divisors it takes out and adds only true facts."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from locations import BENCHMARKS
 
-from lang.parser import parse, parse_expr
 from lang import ast as A
+from lang.parser import parse, parse_expr
 from tamp.cfa import build_cfa
 from tamp.cfa.sum_linear import linear_sums
 from tamp.core.encode import Encoder
@@ -30,8 +32,6 @@ def _linearity(path):
     src = parse(path.read_text(), str(path))
     prog = src.programs[0]
     cfa = build_cfa(prog, None, str(path), src.text)
-    import time
-
     t0 = time.monotonic()
     return try_linearity(prog, cfa, t0 + 30, t0)
 

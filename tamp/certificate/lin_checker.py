@@ -13,7 +13,10 @@
             certificate's threshold (:func:`tamp.cfa.expected.obligations`: the analysis' side
             conditions, non-negativity, the postcondition outside the tail, the budget) and each
             must be valid under ``requires`` (z3 ``unsat`` of the negation, a fresh solver each,
-            with the shared lemmas and the sum lemmas; ``unknown`` rejects).
+            with the shared lemmas and the sum lemmas; ``unknown`` rejects). The obligations
+            ``linear_sums`` names are rebuilt in the form of :func:`tamp.cfa.sum_linear.linear_sums`
+            (array sums by linearity; divisors taken out must be non-zero; a valid form implies
+            the obligation).
 
 The threshold is not trusted: POST checks that the postcondition holds outside the tail it
 bounds. Nothing here comes from the prover (no import of :mod:`tamp.prover`).
@@ -51,9 +54,21 @@ class LinCert:
     threshold: A.Expr
     mean: A.Expr
     variance: A.Expr | None
+    sums: tuple[int, ...] = ()
 
 
-FIELDS = ("program", "method", "bound", "bound_text", "rule", "threshold", "mean", "variance", "obligations")
+FIELDS = (
+    "program",
+    "method",
+    "bound",
+    "bound_text",
+    "rule",
+    "threshold",
+    "mean",
+    "variance",
+    "obligations",
+    "linear_sums",
+)
 
 
 def decode_lin(c: Any, where: str) -> LinCert:
@@ -73,7 +88,10 @@ def decode_lin(c: Any, where: str) -> LinCert:
     if rule not in RULES:
         raise MalformedLin(f"{where}.rule: expected one of {', '.join(RULES)}")
     var = ast("variance") if c.get("variance") is not None else None
-    return LinCert(c["program"], ast("bound"), rule, ast("threshold"), ast("mean"), var)
+    sums = c.get("linear_sums", [])
+    if not isinstance(sums, list) or not all(type(n) is int for n in sums):
+        raise MalformedLin(f"{where}.linear_sums: expected a list of obligation indices")
+    return LinCert(c["program"], ast("bound"), rule, ast("threshold"), ast("mean"), var, tuple(sorted(set(sums))))
 
 
 def check_lin(lc: LinCert, src: A.SourceFile, prog: A.Program, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
@@ -93,7 +111,7 @@ def check_lin(lc: LinCert, src: A.SourceFile, prog: A.Program, bound, inputs, ti
             raise Rejected("MOMENTS: the certificate's variance is not the one derived from the program")
         out.obligations += 1
         try:
-            obs = obligations(claim, lc.rule, lc.threshold, cfa.bound)
+            obs = obligations(claim, lc.rule, lc.threshold, cfa.bound, sums=lc.sums)
         except NotApplicable as exc:
             raise Rejected(f"RULE: {exc}") from None
         enc = Encoder(claim.types)

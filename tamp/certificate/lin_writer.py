@@ -6,6 +6,8 @@ of expectation (:mod:`tamp.prover.linearity`).
                                                          # pairs: Markov on X * (X - 1), X an integer
            "threshold": AST,                     # t of X < t (or X * X < t), a of |X - E| < a
            "mean": AST, "variance": AST | null,                  # the moments the prover computed
+           "linear_sums": [INT],   # optional: the obligations (indices) asked with their array
+                                   # sums by linearity (tamp.cfa.sum_linear: constants out, terms apart)
            "obligations": [{"rule", "where", "status"}]}         # what the prover checked
 
 The checker (:mod:`.lin_checker`) derives the moments again from the source, requires them to be
@@ -26,7 +28,7 @@ def lin_certificate(result) -> dict[str, Any]:
     if result.verdict != "proved" or proof is None:
         raise CertificateError(f"program '{result.name}' is not proved: nothing to certify")
     b = proof.claim.base
-    return {
+    out: dict[str, Any] = {
         "program": result.name,
         "method": "linearity",
         "bound": to_json(proof.beta),
@@ -37,3 +39,6 @@ def lin_certificate(result) -> dict[str, Any]:
         "variance": to_json(b.var) if b.var is not None else None,
         "obligations": [{"rule": k, "where": w, "status": "valid"} for k, w, _f in proof.obligations],
     }
+    if getattr(proof, "sums", ()):
+        out["linear_sums"] = list(proof.sums)
+    return out

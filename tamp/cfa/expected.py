@@ -104,6 +104,7 @@ from lang.walk import free_vars, replace_all
 from lang.walk import substitute as subst
 
 from .loops import CountedLoop, NotCounted, counted_loop
+from .sum_linear import linear_sums
 
 
 class NotApplicable(Exception):
@@ -1658,7 +1659,9 @@ def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
     return seen
 
 
-def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[tuple[str, str, A.Expr]]:
+def obligations(
+    claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr, sums: tuple[int, ...] = ()
+) -> list[tuple[str, str, A.Expr]]:
     """SHAPE (the analysis' side conditions), then for Markov (``Pr[X >= t] <= E[X]/t`` for
     ``X >= 0``, ``t > 0``) NONNEG, THRESHOLD, POST (``0 <= X < t`` implies the postcondition: X is
     never negative by NONNEG, so a run fails only at ``X >= t``) and
@@ -1666,7 +1669,23 @@ def obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[t
     THRESHOLD, POST (``|X - E[X]| < a`` implies it) and BUDGET (``Var[X]/a² <= β``); for the pair
     count (``Pr[X >= t] <= E[X(X-1)]/(t(t-1))`` for an integer ``X``, ``t > 1``: ``X(X-1) >= 0`` at
     every integer and ``>= t(t-1)`` at ``X >= t``, as ``x(x-1)`` grows for ``x >= 1/2``) THRESHOLD,
-    POST and BUDGET (``(Var + E² - E)/(t(t-1)) <= β``)."""
+    POST and BUDGET (``(Var + E² - E)/(t(t-1)) <= β``). ``sums``: the indices of the obligations
+    asked in the form of :func:`tamp.cfa.sum_linear.linear_sums` (array sums by linearity,
+    constants out, terms apart: a valid form implies the obligation), NotApplicable when one of
+    them has no sum to rewrite."""
+    out = _obligations(claim, rule, thr, beta)
+    for n in sums:
+        if not 0 <= n < len(out):
+            raise NotApplicable(f"no obligation {n} to ask with its sums by linearity")
+        k, where, f = out[n]
+        g = linear_sums(f)
+        if g is None:
+            raise NotApplicable(f"{k} ({where}) has no sum to rewrite by linearity")
+        out[n] = (k, where + " (sums by linearity)", g)
+    return out
+
+
+def _obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[tuple[str, str, A.Expr]]:
     b = claim.base
     out = [("SHAPE", name, cond) for name, cond in claim.side]
     x = A.Var(X)

@@ -77,6 +77,7 @@ class LinProof:
     threshold: A.Expr
     beta: A.Expr
     obligations: list[tuple[str, str, A.Expr]]
+    sums: tuple[int, ...] = ()  #: obligations asked with their array sums by linearity (tamp.cfa.sum_linear)
 
 
 @dataclass(repr=False)
@@ -97,6 +98,7 @@ class LinearityResult(ProofResult):
                 "threshold": show_expr(self.proof.threshold),
                 "mean": show_expr(b.mean),
                 "variance": show_expr(b.var) if b.var is not None else None,
+                "linear_sums": list(self.proof.sums),
             }
         return out
 
@@ -110,11 +112,26 @@ class LinearityResult(ProofResult):
             if p.rule == "chebyshev_ub" and b.var_ub is not None:
                 lines.append(f"    Var[X] <= {show_expr(b.var_ub)} (Popoviciu: each step in an interval)")
             lines.append(f"    {STATEMENTS[p.rule]}, threshold {show_expr(p.threshold)}")
+            if p.sums:
+                lines.append("    array sums compared by linearity (constants out of each sum, terms apart)")
             lines.append(
                 f"  obligations: {len(p.obligations)} valid under `requires` (side conditions, "
                 "non-negativity, postcondition, budget)"
             )
         return "\n".join(lines)
+
+
+def _decide_in_time(f: A.Expr, claim: LinClaim, deadline: Optional[float]) -> str:
+    ms = QUERY_MS
+    if deadline is not None:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return "timeout"
+        ms = min(ms, int(left * 1000))
+    try:
+        return decide(f, claim, ms)
+    except Exception as exc:  # noqa: BLE001 - a formula z3 cannot build: this candidate fails
+        return f"not encodable ({exc})"
 
 
 def try_linearity(program: A.Program, cfa, deadline: Optional[float], t0: float):
@@ -132,22 +149,29 @@ def try_linearity(program: A.Program, cfa, deadline: Optional[float], t0: float)
             why = str(exc)
             continue
         bad = None
-        for kind, where, f in obs:
-            ms = QUERY_MS
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return None, "timeout"
-                ms = min(ms, int(left * 1000))
-            try:
-                status = decide(f, claim, ms)
-            except Exception as exc:  # noqa: BLE001 - a formula z3 cannot build: this candidate fails
-                status = f"not encodable ({exc})"
+        sums: list[int] = []
+        for n, (kind, where, f) in enumerate(obs):
+            status = _decide_in_time(f, claim, deadline)
+            if status == "timeout":
+                return None, "timeout"
+            if status != VALID and kind in ("POST", "BUDGET"):
+                # array sums by linearity (tamp.cfa.sum_linear): constants out, terms apart
+                try:
+                    alt = obligations(claim, rule, thr, beta, sums=(n,))[n]
+                except NotApplicable:
+                    alt = None
+                if alt is not None:
+                    status2 = _decide_in_time(alt[2], claim, deadline)
+                    if status2 == "timeout":
+                        return None, "timeout"
+                    if status2 == VALID:
+                        obs[n], status = alt, VALID
+                        sums.append(n)
             if status != VALID:
                 bad = (kind, where, status)
                 break
         if bad is None:
-            proof = LinProof(claim, rule, thr, beta, obs)
+            proof = LinProof(claim, rule, thr, beta, obs, tuple(sums))
             return (
                 LinearityResult(
                     program.name,

@@ -20,7 +20,7 @@ from tamp.show import show_expr
 
 MINE = BENCHMARKS / "prover4" / "dev" / "exits25"
 FIXED = BENCHMARKS / "prover4" / "dev" / "blind11" / "multipletesting" / "fixed_sequence.prob"
-NEW = ["fixed_sequence_done", "two_rejections", "retry_attempts", "two_stage_sequence"]
+NEW = ["fixed_sequence_done", "two_rejections", "retry_attempts", "two_stage_sequence", "pvalue_two_rejections"]
 
 
 def _prove(path, timeout=60):
@@ -120,7 +120,15 @@ def test_a_tampered_core_is_rejected(path, old, new, tmp_path, capsys):
 
 @pytest.mark.parametrize(
     "name",
-    ["fixed_sequence_done", "two_rejections", "retry_attempts", "two_stage_sequence", "pvalue_sequence", "verified_retry"],
+    [
+        "fixed_sequence_done",
+        "two_rejections",
+        "retry_attempts",
+        "two_stage_sequence",
+        "pvalue_sequence",
+        "verified_retry",
+        pytest.param("pvalue_two_rejections", marks=pytest.mark.slow),  # runs to the 60 s timeout
+    ],
 )
 def test_false_siblings_stay_unproved(name):
     assert _prove(MINE / f"{name}_false.prob", timeout=60).verdict != "proved"

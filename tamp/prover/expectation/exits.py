@@ -26,7 +26,8 @@ with ``T`` one of (:func:`exit_cores`):
 * for a count ``c`` that the body raises by 1 and an atom ``c >= K`` (``c > K - 1``) of the
   continuation with a literal ``K <= 4``: ``c >= K ? 0 : q^(K - c)`` written as a chain of
   products of ``q`` (``c == K - 1 ? q : c == K - 2 ? q·q : …``) for a ``bern(q)`` chance
-  (``q`` or ``1 - q``) — the count reaches K only if the next K - c draws all come up before
+  (``q`` or ``1 - q``), or the exact chance ``cnt/N`` that a ``unif`` draw passes a threshold
+  test (:func:`.powers.count_chances`, its ``min``/``max`` settled under ``requires``) — the count reaches K only if the next K - c draws all come up before
   the loop stops; and ``q^(K - 1 - c)`` for a loop counter, whose last step to K is taken
   whatever the draw (K attempts need K - 1 misses first).
 
@@ -44,13 +45,13 @@ section and nothing here is trusted.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Dict, Iterator, List, Set, Tuple
+from typing import Callable, Dict, Iterator, List, Set, Tuple
 
 from lang import ast as A
 from lang.walk import free_vars, written_vars
 from tamp.prover.base.exprs import conjuncts, subst
 
-from .powers import _unit_counters, iterations_left, trial_chances
+from .powers import _unit_counters, count_chances, iterations_left, trial_chances
 
 ONE = A.num(1)
 ZERO = A.num(0)
@@ -73,8 +74,7 @@ def exit_flags(g: A.Expr, body: A.Stmt, types: Dict[str, A.Type]) -> List[Tuple[
         if types.get(name) != A.BOOL or name not in written_vars(body):
             continue
         sets = any(
-            isinstance(n, A.Assign) and n.targets == (A.Var(name),) and n.value == A.BoolLit(stop)
-            for n in A.walk(body)
+            isinstance(n, A.Assign) and n.targets == (A.Var(name),) and n.value == A.BoolLit(stop) for n in A.walk(body)
         )
         if sets and (name, stop) not in out:
             out.append((name, stop))
@@ -132,10 +132,17 @@ def _power_chain(c: str, k: int, q: A.Expr, shift: int = 0) -> A.Expr:
 
 
 def exit_cores(
-    s: A.Stmt, f: A.Expr, beta: A.Expr, params: Set[str], types: Dict[str, A.Type], fold
+    s: A.Stmt,
+    f: A.Expr,
+    beta: A.Expr,
+    params: Set[str],
+    types: Dict[str, A.Type],
+    fold: Callable[[A.Expr], A.Expr],
+    settle: Callable[[A.Expr], A.Expr] = lambda e: e,
 ) -> Iterator[A.Expr]:
     """The proposals ``F[flag := stop] + T`` of the module docstring for the loop ``s`` with
-    continuation ``f`` (``fold`` simplifies an expression; only the proposal's form)."""
+    continuation ``f`` (``fold`` simplifies an expression, ``settle`` settles the ``min``/``max``
+    that ``requires`` orders: only the proposal's form)."""
     if not isinstance(s, A.While):
         return
     flags = exit_flags(s.cond, s.body, types)
@@ -151,8 +158,14 @@ def exit_cores(
             tails.append(A.Call("exp", (A.Binary("*", A.Unary("-", q), left),)))
             tails.append(A.Binary("*", q, left))
     counts = _unit_counters(s.body) & written_vars(s.body)
+    chain_chances = _bern_chances(s.body, fixed)
+    if _thresholds(f, counts):  # a uniform draw's exact chance of passing a test, settled
+        for q in count_chances(s.body, f, fixed, types):
+            q = fold(settle(q))
+            if q not in chain_chances:
+                chain_chances.append(q)
     for c, k in _thresholds(f, counts):
-        for q in _bern_chances(s.body, fixed):
+        for q in chain_chances:
             tails += [_power_chain(c, k, q), _power_chain(c, k, q, 1)]
     seen: List[A.Expr] = []
     for flag, stop in flags:

@@ -1535,7 +1535,7 @@ class Search:
             )
             cores = itertools.chain(nested, cores)
         # a loop that stops at a flag: F[flag := stop] + a template, last (:mod:`.exits`)
-        exits = exit_cores(s, f, self.beta, set(self.claim.params), self.claim.types, _fold)
+        exits = exit_cores(s, f, self.beta, set(self.claim.params), self.claim.types, _fold, self._settle)
         cores = itertools.chain(cores, exits)
         for core in cores:
             annot = LoopAnnot(core, term.term, term.measure, term.chance)

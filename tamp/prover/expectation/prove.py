@@ -93,6 +93,7 @@ from tamp.prover.base.wp import element_write
 from tamp.prover.concentration.proof import Checker as ConcChecker
 from tamp.prover.concentration.proof import checker_stats
 from tamp.prover.expectation.cases import case_cores
+from tamp.prover.expectation.exits import exit_cores
 from tamp.prover.expectation.hits import NoHitBound, hit_bound, split_at
 from tamp.prover.expectation.levels import level_cores
 from tamp.prover.expectation.moments import counted, input_starts, mean_cores, moment_cores, state_cores
@@ -1533,6 +1534,9 @@ class Search:
                 pattern_cores(self.claim.body, s, f, self.claim.params, self.claim.types, step=True),
             )
             cores = itertools.chain(nested, cores)
+        # a loop that stops at a flag: F[flag := stop] + a template, last (:mod:`.exits`)
+        exits = exit_cores(s, f, self.beta, set(self.claim.params), self.claim.types, _fold, self._settle)
+        cores = itertools.chain(cores, exits)
         for core in cores:
             annot = LoopAnnot(core, term.term, term.measure, term.chance)
             inner = Wpe(self.claim.body, self.claim.params, outer.annots, self, types=self.claim.types)

@@ -19,14 +19,17 @@ def conjuncts(e: A.Expr) -> List[A.Expr]:
     return [x for x in operands(e, "&&") if not (isinstance(x, A.BoolLit) and x.value)]
 
 
-def and_all(es) -> A.Expr:
-    es = [e for e in es if not (isinstance(e, A.BoolLit) and e.value)]
-    if not es:
-        return TRUE
+def fold(op: str, es: List[A.Expr]) -> A.Expr:
+    """``fold("+", [a, b, c])`` → ``(a + b) + c``: the left fold of a binary operator over a non-empty list."""
     out = es[0]
     for e in es[1:]:
-        out = A.Binary("&&", out, e)
+        out = A.Binary(op, out, e)
     return out
+
+
+def and_all(es) -> A.Expr:
+    es = [e for e in es if not (isinstance(e, A.BoolLit) and e.value)]
+    return fold("&&", es) if es else TRUE
 
 
 def not_(e: A.Expr) -> A.Expr:

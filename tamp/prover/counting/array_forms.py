@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from lang import ast as A
 from lang.walk import free_vars
 from tamp.cfa.loops import loop_body
-from tamp.prover.base.exprs import plus, subst
+from tamp.prover.base.exprs import fold, plus, subst
 from tamp.prover.counting.recurrence import K, Path, _sum_over_iterations, body_paths, match_post_sums, unknown, written
 
 
@@ -141,16 +141,8 @@ def _added(v: A.Expr, old: A.Expr) -> Optional[A.Expr]:
 
 
 def _and(cs: List[A.Expr]) -> A.Expr:
-    if not cs:
-        return A.BoolLit(True)
-    out = cs[0]
-    for x in cs[1:]:
-        out = A.Binary("&&", out, x)
-    return out
+    return fold("&&", cs) if cs else A.BoolLit(True)
 
 
 def _or(cs: List[A.Expr]) -> A.Expr:
-    out = cs[0]
-    for x in cs[1:]:
-        out = A.Binary("||", out, x)
-    return out
+    return fold("||", cs)

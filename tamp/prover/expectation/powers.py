@@ -40,6 +40,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Set
 from lang import ast as A
 from lang.walk import free_vars, written_vars
 from tamp.core.counts import closed_count
+from tamp.prover.base.exprs import fold
 
 ONE = A.num(1)
 ZERO = A.num(0)
@@ -321,17 +322,11 @@ def power_cores(
 
 
 def _sum(es: List[A.Expr]) -> A.Expr:
-    out = es[0]
-    for e in es[1:]:
-        out = A.Binary("+", out, e)
-    return out
+    return fold("+", es)
 
 
 def _product(es: List[A.Expr]) -> A.Expr:
-    out = es[0]
-    for e in es[1:]:
-        out = A.Binary("*", out, e)
-    return out
+    return fold("*", es)
 
 
 def trial_sources(body: A.Stmt, fixed: Set[str]) -> List[tuple]:

@@ -79,7 +79,11 @@ SESSION24 = own("sums24", "powers2", "pairs2") + blind(
     "blind10/auctions/topk_same_side",
     "blind10/advertising/frequency_cap",
 )
-SESSION25 = own("nested24") + blind(
+SESSION25 = own("nested24", "budgets25", "exits25", "tails25") + blind(
+    "blind11/databases/horvitz_thompson_sum",
+    "blind11/multipletesting/fixed_sequence",
+    "blind11/profiling/sampling_countdown",
+    "blind4/networks/hop_delay_union",
     "blind11/searchtheory/split_effort",
     "blind11/profiling/summed_profiles",
     "blind11/petroleum/shared_play_risk",

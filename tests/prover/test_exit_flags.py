@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import pytest
 from locations import BENCHMARKS
-from support.certificates import check_proof, proved_certificate
+from support.certificates import Swap, check_proof, proved_certificate
 
 from lang import ast as A
 from lang.parser import parse_expr, parse_file
 from lang.serialize import from_json, to_json
-from lang.walk import Transformer
 from tamp.prover import prove_program
 from tamp.prover.expectation.exits import _power_chain, _thresholds, exit_cores, exit_flags
 from tamp.prover.expectation.prove import _fold
@@ -84,16 +83,6 @@ def test_proved_and_certified(path, tmp_path, capsys):
     assert code == 0, out
 
 
-class _Swap(Transformer):
-    def __init__(self, old: A.Expr, new: A.Expr):
-        super().__init__()
-        self.old, self.new = old, new
-
-    def default(self, node, kids):
-        out = super().default(node, kids)
-        return self.new if out == self.old else out
-
-
 @pytest.mark.parametrize(
     "path,old,new",
     [
@@ -110,7 +99,7 @@ def test_a_tampered_core_is_rejected(path, old, new, tmp_path, capsys):
     changed_any = False
     for loop in cert["expectation"][0]["loops"]:
         core = from_json(loop["core"])
-        changed = _Swap(parse_expr(old), parse_expr(new)).walk(core)
+        changed = Swap(parse_expr(old), parse_expr(new)).walk(core)
         changed_any |= show_expr(changed) != show_expr(core)
         loop["core"] = to_json(changed)
     assert changed_any

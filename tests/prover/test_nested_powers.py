@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import pytest
 from locations import BENCHMARKS
-from support.certificates import check_proof, proved_certificate
+from support.certificates import Swap, check_proof, proved_certificate
 
 from lang import ast as A
 from lang.parser import parse_expr, parse_file
 from lang.serialize import from_json, to_json
-from lang.walk import Transformer
 from tamp.prover import prove_program
 from tamp.prover.expectation.cases import guarded_lefts, read_coins, specialise
 from tamp.prover.expectation.nested import counts_of, sign_facts
@@ -100,23 +99,13 @@ def test_proved_and_certified(path, tmp_path, capsys):
     assert code == 0, out
 
 
-class _Swap(Transformer):
-    def __init__(self, old: A.Expr, new: A.Expr):
-        super().__init__()
-        self.old, self.new = old, new
-
-    def default(self, node, kids):
-        out = super().default(node, kids)
-        return self.new if out == self.old else out
-
-
 def _tampered(path, tmp_path, capsys, old: str, new: str):
     cert = proved_certificate(path)
     assert check_proof(cert, path, tmp_path, capsys)[0] == 0
     changed_any = False
     for loop in cert["expectation"][0]["loops"]:
         core = from_json(loop["core"])
-        changed = _Swap(parse_expr(old), parse_expr(new)).walk(core)
+        changed = Swap(parse_expr(old), parse_expr(new)).walk(core)
         changed_any |= show_expr(changed) != show_expr(core)
         loop["core"] = to_json(changed)
     assert changed_any

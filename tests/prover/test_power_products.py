@@ -10,14 +10,13 @@ import itertools
 import pytest
 import z3
 from locations import BENCHMARKS
-from support.certificates import check_proof, proved_certificate
+from support.certificates import Swap, check_proof, proved_certificate
 
 from axioms.powers import power_lemmas
 from lang import ast as A
 from lang.evaluate import evaluate
 from lang.parser import parse_expr, parse_file
 from lang.serialize import from_json, to_json
-from lang.walk import Transformer
 from tamp.certificate.exp_extrema import split_extrema as checker_split
 from tamp.prover import prove_program
 from tamp.prover.expectation.powers import count_chances, power_cores, split_extrema, union_parts
@@ -131,24 +130,12 @@ def test_their_false_siblings_are_not_proved(path):
     assert _prove(path).verdict != "proved"
 
 
-class _Swap(Transformer):
-    """Replace one subexpression by another wherever it occurs."""
-
-    def __init__(self, old: A.Expr, new: A.Expr):
-        super().__init__()
-        self.old, self.new = old, new
-
-    def default(self, node, kids):
-        out = super().default(node, kids)
-        return self.new if out == self.old else out
-
-
 def _tampered(path, tmp_path, capsys, old: str, new: str):
     cert = proved_certificate(path)
     assert check_proof(cert, path, tmp_path, capsys)[0] == 0
     loop = cert["expectation"][0]["loops"][0]
     core = from_json(loop["core"])
-    changed = _Swap(parse_expr(old), parse_expr(new)).walk(core)
+    changed = Swap(parse_expr(old), parse_expr(new)).walk(core)
     assert show_expr(changed) != show_expr(core), show_expr(core)
     loop["core"] = to_json(changed)
     return check_proof(cert, path, tmp_path, capsys)

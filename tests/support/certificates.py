@@ -7,6 +7,9 @@ import json
 from pathlib import Path
 from typing import Any, Dict, Tuple
 
+from lang import ast as A
+from lang.walk import Transformer
+
 
 def proved_certificate(path: Path) -> Dict[str, Any]:
     """The certificate of ``path``'s proof, as the JSON ``tamp prove --certificate`` writes."""
@@ -66,3 +69,15 @@ def rewrite_labels(cert: Dict[str, Any], rewrite, field: str = "lambda") -> int:
                 changed += 1
                 node[field] = to_json(new)
     return changed
+
+
+class Swap(Transformer):
+    """Replace one subexpression by another wherever it occurs (to tamper with a certificate's expressions)."""
+
+    def __init__(self, old: A.Expr, new: A.Expr):
+        super().__init__()
+        self.old, self.new = old, new
+
+    def default(self, node, kids):
+        out = super().default(node, kids)
+        return self.new if out == self.old else out

@@ -13,7 +13,9 @@ bounds and of the values its body reads: ``Σ (v[i]/p)²`` (a function of ``v`` 
 where each ``c_m`` is the product of the factors of a monomial of the summand that do not read
 ``i`` (numerator factors, and ``1/d`` for a divisor ``d`` that does not read ``i``) and
 ``g_m`` is the product of the others, in one canonical order; monomials with the same ``g``
-are collected. The summands ``g`` then compare as terms: two sums over the same range with
+are collected. An ``abs`` of a single monomial is split into the ``abs`` of its factors
+(``|c·x·y| = |c|·|x|·|y|``, ``|x/d| = |x|/|d|``) and a pair ``|f|·|f|`` of one monomial is
+``f·f``, so that ``Σ |c·v[i]|·|-(c·v[i])|`` and ``c²·Σ v[i]²`` meet. The summands ``g`` then compare as terms: two sums over the same range with
 the same ``g`` (up to the bound variable's name) are the same uninterpreted application.
 
 The rewritten obligation is ``G ∧ (F ⇒ φ')`` for an obligation ``φ``, where
@@ -75,7 +77,30 @@ def _expand(e: A.Expr, i: str, inv: list[A.Expr]) -> list[Mono]:
         recips = tuple(A.Binary("/", ONE, f) for f in fs if i in free_vars(f))
         outside = tuple(f for f in fs if i not in free_vars(f))
         return [(c, n + recips, d + outside) for c, n, d in _expand(e.left, i, inv)]
+    if isinstance(e, A.Call) and e.func == "abs" and len(e.args) == 1:
+        inner = _expand(e.args[0], i, inv)
+        if len(inner) == 1:  # |c·f_1·…·f_k / (d_1·…)| = |c|·|f_1|·…·|f_k| / (|d_1|·…)
+            c, n, d = inner[0]
+            return [(abs(c), tuple(_abs(f) for f in n), tuple(_abs(f) for f in d))]
     return [(Fraction(1), (e,), ())]
+
+
+def _abs(f: A.Expr) -> A.Expr:
+    return f if isinstance(f, A.Call) and f.func == "abs" else A.Call("abs", (f,))
+
+
+def _squares(num: tuple[A.Expr, ...], i: str) -> tuple[A.Expr, ...]:
+    """``num`` with each pair ``|f|``, ``|f|`` replaced by ``f``, ``f`` (``|f|² = f²``)."""
+    out = list(num)
+    a = 0
+    while a < len(out):
+        f = out[a]
+        if isinstance(f, A.Call) and f.func == "abs":
+            b = next((b for b in range(a + 1, len(out)) if _key(out[b], i) == _key(f, i)), None)
+            if b is not None:
+                out[a], out[b] = f.args[0], f.args[0]
+        a += 1
+    return tuple(out)
 
 
 def _const(e: A.Expr) -> Fraction | None:
@@ -170,7 +195,7 @@ class _Rewriter:
         for f in inv:  # the divisors split apart inside the sum: never zero over the range
             self._add(self.guards, A.Quant("forall", i, e.lo, e.hi, e.inclusive, A.Binary("!=", f, ZERO)))
         for c, num0, den in monos:
-            num = _cancel(num0, i, {_key(f, i) for f in inv}) if inv else num0
+            num = _squares(_cancel(num0, i, {_key(f, i) for f in inv}) if inv else num0, i)
             inside = tuple(sorted((f for f in num if i in free_vars(f)), key=lambda f: _key(f, i)))
             const: A.Expr = _num(c)
             for f in num:

@@ -457,7 +457,12 @@ def _sum_part(t: A.Expr, i: str, lo: A.Expr, hi: A.Expr, n: A.Expr) -> A.Expr:
                 rest = A.Binary("*", rest, f)
             return _mul(out, _sum_part(rest, i, lo, hi, n))
     if isinstance(t, A.Binary) and t.op == "/" and i not in free_vars(t.right):
-        return _div(_sum_part(t.left, i, lo, hi, n), t.right)
+        out = _div(_sum_part(t.left, i, lo, hi, n), t.right)
+        if isinstance(t.right, A.Num) and t.right.value != 0:
+            return out
+        # Σ a/d = (Σ a)/d needs d != 0 (the solver's a/0 is an unspecified function of a): where
+        # d might be 0 the sum stays as it is, so the two sides are equal at every state
+        return A.Cond(A.Binary("!=", t.right, ZERO), out, A.Sum(i, lo, hi, False, t))
     return A.Sum(i, lo, hi, False, t)
 
 

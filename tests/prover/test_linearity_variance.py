@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 from locations import BENCHMARKS
+from support.methods import attempt
 
 from lang.parser import parse, parse_file
 from tamp.cfa import build_cfa
@@ -54,7 +55,7 @@ def test_combinations_are_proved_by_linearity(path):
 
 @pytest.mark.parametrize("path", FALSE, ids=lambda p: p.stem)
 def test_false_siblings_are_not_proved(path):
-    res, _why = _lin_file(path)
+    res, _why = attempt(_lin_file, path)
     assert res is None
 
 

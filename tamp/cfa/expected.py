@@ -1571,7 +1571,9 @@ def claim_of(program: A.Program, cfa) -> LinClaim:
     base: Moments | None = None
     read = sorted(set(free_vars(post)) - params)
     lins = [x for x in read if isinstance(res.env.get(x), Lin)]
-    if len({res.env[x].base for x in lins}) > 1:  # type: ignore[union-attr]
+    # one accumulated value is one Moments object (copies and affine images share it); two
+    # accumulators with equal moments (R, L of a walk) are two random values, never one X$
+    if len({id(res.env[x].base) for x in lins}) > 1:  # type: ignore[union-attr]
         # several accumulated values: the postcondition must read them through one linear form
         post, lin = _one_form(post, lins, res)
         base = lin.base
@@ -1582,7 +1584,7 @@ def claim_of(program: A.Program, cfa) -> LinClaim:
         if isinstance(v, Det):
             m[x] = v.expr
         elif isinstance(v, Lin):
-            if base is not None and v.base != base:
+            if base is not None and v.base is not base:
                 raise NotApplicable("the postcondition reads two different accumulated values")
             base = v.base
             m[x] = fold(A.Binary("+", A.Binary("*", v.coef, A.Var(X)), v.const))
@@ -1613,7 +1615,7 @@ def _affine_coefs(e: A.Expr, phs: list[str]) -> tuple[list[A.Expr], A.Expr] | No
         coefs.append(fold(parts[0]))
         rest = parts[1]
     rest = fold(rest)
-    return (None if set(phs) & free_vars(rest) else (coefs, rest))  # type: ignore[return-value]
+    return None if set(phs) & free_vars(rest) else (coefs, rest)  # type: ignore[return-value]
 
 
 def _ratio(a: list[A.Expr], v: list[A.Expr]) -> Fraction | None:

@@ -85,6 +85,23 @@ iteration (``forall`` over the counters): the condition :attr:`Moments.nonneg`, 
 type ``int`` (the type checker's) and the constant taken off it does too: the obligations then
 read ``X$`` as an integer, so ``X <= c`` below Markov's threshold ``c + 1`` is decided exactly.
 
+*Linear forms of several accumulators* (:func:`claim_of`, :func:`_one_form`). A postcondition
+may read several accumulated values ``x_j`` (``H - F``, ``2·A - B``, ``A + B``) when it reads
+them only through one linear form ``L = Σ v_j·x_j``: every maximal subterm affine in the ``x_j``
+(a comparison ``l op r`` is read as ``l - r op 0``) is ``λ·L + b`` with ``λ`` a constant and ``b``
+not reading them, so the rewritten postcondition over ``X$`` (``L = X$ + c``) is the original one
+by an identity of the reals. ``L`` is one accumulated value (:meth:`_Exec.combination`): the parts
+of one loop are merged into one increment ``T = Σ_j v_j·T_j`` per iteration, and ``Var[T] =
+E[T²] - E[T]²`` is computed over every pair of terms, so two increments that read the same draw
+(``H += h; F += h``) have their covariance in it (``Var[h - h] = 0``, ``Var[2h] = 4·Var[h]``);
+parts of different loops read different fresh draws and their variances add; anything the
+analysis cannot show independent (arrays of draws in two loops, an inner total added twice,
+flags) has no variance (Markov only, or Popoviciu's ``var_ub``). **Theorem**: for the form's
+value ``X = Σ_j v_j·x_j``, ``E[X] = Σ_j v_j·E[x_j]`` (linearity) and, the iterations' merged
+increments being independent, ``Var[X] = Σ_i Var[T_i]``; Markov and Chebyshev then apply to ``X``
+as to one accumulator. One accumulated value is one :class:`Moments` object (copies and affine
+images share it): two accumulators with equal moments are two random values, never one ``X$``.
+
 Sound: the analysis claims nothing it does not compute; every deterministic fact it rests on
 (loops run ``lo <= hi`` times, distribution parameters in range, array indices inside the range
 of draws) is a side condition the caller proves under ``requires``. Anything outside these
@@ -1573,7 +1590,7 @@ def claim_of(program: A.Program, cfa) -> LinClaim:
     lins = [x for x in read if isinstance(res.env.get(x), Lin)]
     # one accumulated value is one Moments object (copies and affine images share it); two
     # accumulators with equal moments (R, L of a walk) are two random values, never one X$
-    if len({id(res.env[x].base) for x in lins}) > 1:  # type: ignore[union-attr]
+    if len({id(res.env[x].base) for x in lins}) > 1:  # type: ignore[union-attr,attr-defined]
         # several accumulated values: the postcondition must read them through one linear form
         post, lin = _one_form(post, lins, res)
         base = lin.base
@@ -1677,7 +1694,7 @@ def _one_form(post: A.Expr, lins: list[str], res: Result) -> tuple[A.Expr, Lin]:
         kids = list(A.children(e))
         if not kids:
             raise NotApplicable("the postcondition reads accumulated values outside a linear form")
-        return rebuild(e, [rw(k) for k in kids])
+        return rebuild(e, [rw(k) for k in kids])  # type: ignore[arg-type,return-value]
 
     out = rw(body)
     if ref is None or set(phs) & free_vars(out):

@@ -5,7 +5,9 @@
 2. MOMENTS  the mean, the variance and the non-negativity condition of the value the claim
             reads are derived again from the program (:mod:`tamp.cfa.expected`, whose loops are
             the CFA's counted loops) and must be the certificate's: the moments are what the
-            program computes, never what the certificate says;
+            program computes, never what the certificate says (a postcondition reading several
+            accumulators through one linear form ``Σ v_j·x_j`` is read over that form, whose
+            variance has the covariances of increments sharing a draw: derived here again);
 3. SMT      the obligations are rebuilt from the rule (``markov``, ``chebyshev``, ``markov2``,
             Markov on the square with ``E[X²] = Var + E²``, or ``pairs``, Markov on ``X(X-1)``
             of an integer with ``E[X(X-1)] = Var + E² - E``; an integer accumulator is an integer

@@ -85,6 +85,23 @@ iteration (``forall`` over the counters): the condition :attr:`Moments.nonneg`, 
 type ``int`` (the type checker's) and the constant taken off it does too: the obligations then
 read ``X$`` as an integer, so ``X <= c`` below Markov's threshold ``c + 1`` is decided exactly.
 
+*Linear forms of several accumulators* (:func:`claim_of`, :func:`_one_form`). A postcondition
+may read several accumulated values ``x_j`` (``H - F``, ``2·A - B``, ``A + B``) when it reads
+them only through one linear form ``L = Σ v_j·x_j``: every maximal subterm affine in the ``x_j``
+(a comparison ``l op r`` is read as ``l - r op 0``) is ``λ·L + b`` with ``λ`` a constant and ``b``
+not reading them, so the rewritten postcondition over ``X$`` (``L = X$ + c``) is the original one
+by an identity of the reals. ``L`` is one accumulated value (:meth:`_Exec.combination`): the parts
+of one loop are merged into one increment ``T = Σ_j v_j·T_j`` per iteration, and ``Var[T] =
+E[T²] - E[T]²`` is computed over every pair of terms, so two increments that read the same draw
+(``H += h; F += h``) have their covariance in it (``Var[h - h] = 0``, ``Var[2h] = 4·Var[h]``);
+parts of different loops read different fresh draws and their variances add; anything the
+analysis cannot show independent (arrays of draws in two loops, an inner total added twice,
+flags) has no variance (Markov only, or Popoviciu's ``var_ub``). **Theorem**: for the form's
+value ``X = Σ_j v_j·x_j``, ``E[X] = Σ_j v_j·E[x_j]`` (linearity) and, the iterations' merged
+increments being independent, ``Var[X] = Σ_i Var[T_i]``; Markov and Chebyshev then apply to ``X``
+as to one accumulator. One accumulated value is one :class:`Moments` object (copies and affine
+images share it): two accumulators with equal moments are two random values, never one ``X$``.
+
 Sound: the analysis claims nothing it does not compute; every deterministic fact it rests on
 (loops run ``lo <= hi`` times, distribution parameters in range, array indices inside the range
 of draws) is a side condition the caller proves under ``requires``. Anything outside these
@@ -100,7 +117,7 @@ from fractions import Fraction
 from lang import ast as A
 from lang.errors import TampError
 from lang.typecheck import check_program
-from lang.walk import free_vars, replace_all
+from lang.walk import free_vars, rebuild, replace_all
 from lang.walk import substitute as subst
 
 from .loops import CountedLoop, NotCounted, counted_loop
@@ -233,6 +250,7 @@ class Result:
     env: dict[str, object]
     side: list[tuple[str, A.Expr]] = field(default_factory=list)
     loops: list[CountedLoop] = field(default_factory=list)
+    ex: object = None  #: the :class:`_Exec` that made ``env`` (its side conditions are ``side``)
 
 
 # ---------------------------------------------------------------------------- expressions
@@ -1024,18 +1042,21 @@ class _Exec:
         const: A.Expr = rest
         scaled: list[Part] = []
         origin: frozenset = frozenset()
+        integral = True  # X = Σ k_j·X_j: an integer when every X_j is and every k_j is an integer constant
         for x in sorted(randoms):
             lx: Lin = env[x]  # type: ignore[assignment]
             if lx.form is None:
                 return Opaque("combines accumulated values whose parts are not kept")
             k = fold(_mul(coefs[x], lx.coef))
+            kc = _const(k)
+            integral = integral and lx.base.integral and kc is not None and kc.denominator == 1
             const = _add(const, _mul(coefs[x], lx.const))
             start = _add(start, _mul(k, lx.form.start))
             scaled.extend(_scale_part(p, k) for p in lx.form.parts)
             origin |= lx.origin
         form = Form(fold(start), tuple(scaled))
         try:
-            mom = self.combine(form)
+            mom = self.combine(form, integral)
         except NotApplicable as exc:
             return Opaque(str(exc))
         return Lin(ONE, fold(const), mom, origin, form)
@@ -1542,7 +1563,7 @@ def analyse(program: A.Program, cfa) -> Result:
     ex = _Exec(program, cfa, types)
     env: dict[str, object] = {p.name: Det(A.Var(p.name)) for p in program.params}
     ex.block(program.body.stmts, env, None, ())
-    return Result(env, ex.side, ex.loops)
+    return Result(env, ex.side, ex.loops, ex)
 
 
 # ---------------------------------------------------------------------------- the claim
@@ -1570,12 +1591,22 @@ def claim_of(program: A.Program, cfa) -> LinClaim:
     params = {p.name for p in cfa.params}
     m: dict[str, A.Expr] = {}
     base: Moments | None = None
-    for x in sorted(set(free_vars(post)) - params):
+    read = sorted(set(free_vars(post)) - params)
+    lins = [x for x in read if isinstance(res.env.get(x), Lin)]
+    # one accumulated value is one Moments object (copies and affine images share it); two
+    # accumulators with equal moments (R, L of a walk) are two random values, never one X$
+    if len({id(res.env[x].base) for x in lins}) > 1:  # type: ignore[union-attr,attr-defined]
+        # several accumulated values: the postcondition must read them through one linear form
+        post, lin = _one_form(post, lins, res)
+        base = lin.base
+        read = [x for x in read if x not in lins]
+        lins = []
+    for x in read:
         v = res.env.get(x)
         if isinstance(v, Det):
             m[x] = v.expr
         elif isinstance(v, Lin):
-            if base is not None and v.base != base:
+            if base is not None and v.base is not base:
                 raise NotApplicable("the postcondition reads two different accumulated values")
             base = v.base
             m[x] = fold(A.Binary("+", A.Binary("*", v.coef, A.Var(X)), v.const))
@@ -1592,6 +1623,99 @@ def claim_of(program: A.Program, cfa) -> LinClaim:
         if cond != TRUE and (name, cond) not in side:
             side.append((name, cond))
     return LinClaim(base, fold(subst(post, m)), side, list(cfa.requires), types, list(res.loops))
+
+
+def _affine_coefs(e: A.Expr, phs: list[str]) -> tuple[list[A.Expr], A.Expr] | None:
+    """``([a_1, …], b)`` with ``e = Σ a_j·ph_j + b`` syntactically (no ``a_j`` nor ``b`` reads a
+    placeholder), else None."""
+    rest = fold(e)
+    coefs = []
+    for ph in phs:
+        parts = linear_in(rest, ph)
+        if parts is None or set(phs) & free_vars(parts[0]):
+            return None
+        coefs.append(fold(parts[0]))
+        rest = parts[1]
+    rest = fold(rest)
+    return None if set(phs) & free_vars(rest) else (coefs, rest)  # type: ignore[return-value]
+
+
+def _ratio(a: list[A.Expr], v: list[A.Expr]) -> Fraction | None:
+    """``λ`` with ``a_j = λ·v_j`` for every ``j`` (constants compared exactly; a coefficient that is
+    not a constant must be the reference's itself, ``λ = 1``), else None."""
+    lam: Fraction | None = None
+    for aj, vj in zip(a, v):
+        ca, cv = _const(aj), _const(vj)
+        if cv == 0:
+            if ca != 0:
+                return None
+            continue
+        if ca is not None and cv is not None:
+            r = ca / cv
+        elif aj == vj:
+            r = Fraction(1)
+        else:
+            return None
+        if lam is not None and r != lam:
+            return None
+        lam = r
+    return lam
+
+
+def _one_form(post: A.Expr, lins: list[str], res: Result) -> tuple[A.Expr, Lin]:
+    """The postcondition over ``X$`` when it reads the accumulated values ``x_j`` (``lins``) only
+    through one linear form ``L = Σ v_j·x_j``: every maximal subterm affine in the ``x_j`` (a
+    comparison ``l op r`` is read as ``l - r op 0``) must be ``λ·L + b`` with ``λ`` a constant and
+    ``b`` not reading them; ``L`` is an accumulated value whose moments :meth:`_Exec.combination`
+    computes (the covariances of one loop's increments from their shared draws) and the subterm
+    becomes ``λ·(X$ + c) + b`` for ``L = X$ + c``: an identity of the reals, so the rewritten
+    postcondition holds exactly when the original does. NotApplicable otherwise."""
+    phs = [f"$L{k}" for k in range(len(lins))]
+    body = subst(post, {x: A.Var(ph) for x, ph in zip(lins, phs)})
+    ref: list[A.Expr] | None = None
+    placeholder_x = A.Var("$Lform")
+
+    def rw(e: A.Expr) -> A.Expr:
+        nonlocal ref
+        if not (set(phs) & free_vars(e)):
+            return e
+        if isinstance(e, A.Binary) and e.op in ("<", "<=", ">", ">=", "==", "!="):
+            d = A.Binary("-", e.left, e.right)
+            if _affine_coefs(d, phs) is not None:
+                return A.Binary(e.op, rw(d), ZERO)
+        aff = _affine_coefs(e, phs)
+        if aff is not None:
+            coefs, b = aff
+            if ref is None:
+                if all(_const(c) == 0 for c in coefs):
+                    return b
+                ref = coefs
+            lam = _ratio(coefs, ref)
+            if lam is None:
+                raise NotApplicable("the postcondition reads the accumulated values through two different linear forms")
+            return fold(A.Binary("+", A.Binary("*", _n(lam), placeholder_x), b))
+        if isinstance(e, (A.Sum, A.Quant)) and set(phs) & free_vars(e):
+            raise NotApplicable("the postcondition reads accumulated values under a binder")
+        kids = list(A.children(e))
+        if not kids:
+            raise NotApplicable("the postcondition reads accumulated values outside a linear form")
+        return rebuild(e, [rw(k) for k in kids])  # type: ignore[arg-type,return-value]
+
+    out = rw(body)
+    if ref is None or set(phs) & free_vars(out):
+        raise NotApplicable("the postcondition reads the accumulated values outside one linear form")
+    used = [x for x, c in zip(lins, ref) if _const(c) != 0]
+    form_e: A.Expr = ZERO
+    for x, c in zip(lins, ref):
+        if _const(c) != 0:
+            form_e = _add(form_e, _mul(c, A.Var(x)))
+    ex: _Exec = res.ex  # type: ignore[assignment]
+    lin = ex.combination(fold(form_e), used, res.env) if len(used) > 1 else res.env[used[0]]
+    if not isinstance(lin, Lin):
+        why = lin.why if isinstance(lin, Opaque) else "not computed"
+        raise NotApplicable(f"the linear form of the accumulated values has no computed moments ({why})")
+    value = fold(A.Binary("+", A.Binary("*", lin.coef, A.Var(X)), lin.const))
+    return fold(subst(out, {placeholder_x.name: value})), lin
 
 
 RULES = ("markov", "chebyshev", "markov2", "pairs", "chebyshev_ub")

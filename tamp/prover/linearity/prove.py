@@ -2,7 +2,9 @@
 
 The moments of the value a claim reads are computed from the program by
 :mod:`tamp.cfa.expected` (``E[x]`` by linearity over the iterations; ``Var[x]`` as the sum of
-the iterations' variances when their increments are independent). A claim ``x < t`` (any
+the iterations' variances when their increments are independent; a postcondition reading several
+accumulators through one linear form ``Σ v_j·x_j``, such as ``H - F``, is about that form, whose
+per-iteration increment merges the accumulators' and keeps the covariances of shared draws). A claim ``x < t`` (any
 comparison affine in ``x``) with ``x >= 0`` is proved by Markov's inequality
 ``Pr[x >= t] <= E[x]/t``; a claim ``abs(x - m) < a`` (or a one-sided one) by Chebyshev's
 ``Pr[|x - E[x]| >= a] <= Var[x]/a²``; a claim on the square ``x * x < t`` by Markov on it,

@@ -107,3 +107,13 @@ def test_dlap_exact_tail_variant_is_not_proved_and_refuted(name):
     for r in variant_record(f"variants/{name}.prob", timeout=20, runs=20000):
         assert r.verdict != "proved" and not r.problem, r
         assert r.simulated and all(s == "refuted" for s in r.simulated), r
+
+
+# session 26: two counters with equal moments (a walk's right and left steps) were read as one
+# value by the linearity engine, which then proved `R <= L` for sure
+def test_two_counters_with_equal_moments_variant_is_not_proved_and_refuted():
+    from harness import variant_record
+
+    for r in variant_record("variants/equalMomentsTwoCounters.prob", timeout=20, runs=20000):
+        assert r.verdict != "proved" and not r.problem, r
+        assert r.simulated and all(s == "refuted" for s in r.simulated), r

@@ -1593,11 +1593,12 @@ def claim_of(program: A.Program, cfa) -> LinClaim:
     base: Moments | None = None
     read = sorted(set(free_vars(post)) - params)
     lins = [x for x in read if isinstance(res.env.get(x), Lin)]
+    divisors: list[tuple[str, A.Expr]] = []  # of a linear form split apart (_one_form)
     # one accumulated value is one Moments object (copies and affine images share it); two
     # accumulators with equal moments (R, L of a walk) are two random values, never one X$
     if len({id(res.env[x].base) for x in lins}) > 1:  # type: ignore[union-attr,attr-defined]
         # several accumulated values: the postcondition must read them through one linear form
-        post, lin = _one_form(post, lins, res)
+        post, lin, divisors = _one_form(post, lins, res)
         base = lin.base
         read = [x for x in read if x not in lins]
         lins = []
@@ -1618,7 +1619,7 @@ def claim_of(program: A.Program, cfa) -> LinClaim:
     types = dict(cfa.types)
     types[X] = A.INT if base.integral else A.REAL  # an int variable's value minus an int constant
     side: list[tuple[str, A.Expr]] = []
-    for name, cond in res.side:
+    for name, cond in res.side + divisors:
         cond = fold(cond)
         if cond != TRUE and (name, cond) not in side:
             side.append((name, cond))
@@ -1662,18 +1663,22 @@ def _ratio(a: list[A.Expr], v: list[A.Expr]) -> Fraction | None:
     return lam
 
 
-def _one_form(post: A.Expr, lins: list[str], res: Result) -> tuple[A.Expr, Lin]:
+def _one_form(post: A.Expr, lins: list[str], res: Result) -> tuple[A.Expr, Lin, list[tuple[str, A.Expr]]]:
     """The postcondition over ``X$`` when it reads the accumulated values ``x_j`` (``lins``) only
     through one linear form ``L = Σ v_j·x_j``: every maximal subterm affine in the ``x_j`` (a
     comparison ``l op r`` is read as ``l - r op 0``) must be ``λ·L + b`` with ``λ`` a constant and
     ``b`` not reading them; ``L`` is an accumulated value whose moments :meth:`_Exec.combination`
     computes (the covariances of one loop's increments from their shared draws) and the subterm
-    becomes ``λ·(X$ + c) + b`` for ``L = X$ + c``: an identity of the reals, so the rewritten
-    postcondition holds exactly when the original does. NotApplicable otherwise."""
+    becomes ``λ·(X$ + c) + b`` for ``L = X$ + c``: an identity of the reals where every divisor of
+    the subterm is not zero (``(H - F)/n = H/n - F/n`` needs ``n != 0``: the solver's ``a/0`` is an
+    unspecified function of ``a``), so the rewritten postcondition holds exactly when the original
+    does; those divisors are returned as side conditions (proved under ``requires`` like the
+    others). NotApplicable otherwise."""
     phs = [f"$L{k}" for k in range(len(lins))]
     body = subst(post, {x: A.Var(ph) for x, ph in zip(lins, phs)})
     ref: list[A.Expr] | None = None
     placeholder_x = A.Var("$Lform")
+    divisors: list[tuple[str, A.Expr]] = []
 
     def rw(e: A.Expr) -> A.Expr:
         nonlocal ref
@@ -1686,6 +1691,11 @@ def _one_form(post: A.Expr, lins: list[str], res: Result) -> tuple[A.Expr, Lin]:
         aff = _affine_coefs(e, phs)
         if aff is not None:
             coefs, b = aff
+            for n in A.walk(e):
+                if isinstance(n, A.Binary) and n.op == "/" and _const(n.right) in (None, 0):
+                    cond = ("a divisor of the postcondition's linear form is not zero", A.Binary("!=", n.right, ZERO))
+                    if cond not in divisors:
+                        divisors.append(cond)
             if ref is None:
                 if all(_const(c) == 0 for c in coefs):
                     return b
@@ -1715,7 +1725,7 @@ def _one_form(post: A.Expr, lins: list[str], res: Result) -> tuple[A.Expr, Lin]:
         why = lin.why if isinstance(lin, Opaque) else "not computed"
         raise NotApplicable(f"the linear form of the accumulated values has no computed moments ({why})")
     value = fold(A.Binary("+", A.Binary("*", lin.coef, A.Var(X)), lin.const))
-    return fold(subst(out, {placeholder_x.name: value})), lin
+    return fold(subst(out, {placeholder_x.name: value})), lin, divisors
 
 
 RULES = ("markov", "chebyshev", "markov2", "pairs", "chebyshev_ub")

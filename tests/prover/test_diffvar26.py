@@ -175,3 +175,31 @@ def test_an_independence_variance_is_rejected_where_a_draw_is_shared(tmp_path, c
     lin["variance"] = to_json(parse_expr("5 * n * p * (1 - p)"))  # Var[2A] + Var[B], as if independent
     code, out = check_proof(cert, path, tmp_path, capsys)
     assert code == 3 and "MOMENTS" in out, out
+
+
+RATE_DIFF = """program rateDiff(n: int, ph: real, pf: real, t: real)
+  requires REQ && ph >= 0 && ph <= 1 && pf >= 0 && pf <= 1 && t > 0
+  ensures  abs((H - F) / n - (ph - pf)) < t
+  fails    (ph * (1 - ph) + pf * (1 - pf)) / (n * t * t)
+{
+  H := 0;
+  F := 0;
+  for i in 0..n {
+    h ~ bern(ph);
+    f ~ bern(pf);
+    if (h) { H := H + 1; }
+    if (f) { F := F + 1; }
+  }
+}"""
+
+
+def test_a_linear_form_split_across_a_divisor_needs_the_divisor_non_zero():
+    claim = _claim(RATE_DIFF.replace("REQ", "n >= 1"))
+    assert ("a divisor of the postcondition's linear form is not zero", parse_expr("n != 0")) in [
+        (name, parse_expr(show_expr(c))) for name, c in claim.side
+    ]
+    result, why = try_linearity(*_direct(RATE_DIFF.replace("REQ", "n >= 1")), None, 0.0)
+    assert result is not None, why
+    # where n may be 0 the split (H - F)/n = H/n - F/n is not an identity: no proof by this path
+    result, why = try_linearity(*_direct(RATE_DIFF.replace("REQ", "n >= 0")), None, 0.0)
+    assert result is None

@@ -31,6 +31,21 @@ with ``T`` one of (:func:`exit_cores`):
   the loop stops; and ``q^(K - 1 - c)`` for a loop counter, whose last step to K is taken
   whatever the draw (K attempts need K - 1 misses first).
 
+Session 26 (exitexpr26): a flag set by an *expression* (``good := a && b``, ``hit := u || v``,
+``found := x <= c`` of a uniform draw, ``ok := !fault``, ``seen := votes >= 2`` of a count of
+three coins, ``done := conf`` inside ``if (pass)``) is an exit flag too. Its stop event is read
+off the body run symbolically (:func:`stop_event`: an ``if`` merged into a conditional, a draw an
+atom), and its chance ``q`` over the independent draws (:func:`event_chances`: the truth table
+of the atoms multiplied out by :func:`expanded`, or ``P(a)·P(b)``, ``1 - (1 - P(a))·(1 - P(b))``,
+``1 - P(a)`` read off the structure) joins the templates above: ``exp(-q·left)``, ``q·left``
+and the chains. For a claim ``fails β`` whose ``requires`` takes the log of β's inputs (a loop
+sized ``k >= log(1/β)/q``) also ``T = exp(log β + q·c)`` for the guard's counter c: the bound
+grown by one factor exp(q) per iteration done — β at the start (BUDGET), one more miss fits
+``(1 - q)·exp(q) <= 1`` (INDUCT), and the last iteration needs ``1 - q <= exp(log β + q·(k -
+1))``, i.e. ``q·k >= log(1/β)``, the ``requires``. The chance is a heuristic reading (two tests
+of one draw, or a state-dependent event, give none; a wrongly independent reading only fails
+INDUCT).
+
 Why this is sound: these are only proposals, exactly like the other cores of
 :mod:`tamp.prover.expectation.prove`. A core is accepted only when INDUCT
 ``g ⇒ wpe(B, g ? cap(core) : F) <= cap(core)`` is valid for every state (the solver decides,
@@ -83,6 +98,11 @@ def exit_flags(g: A.Expr, body: A.Stmt, types: Dict[str, A.Type]) -> List[Tuple[
         if sets and (name, stop) not in out:
             out.append((name, stop))
     return out
+
+
+def _norm(q: A.Expr, fold: Callable[[A.Expr], A.Expr]) -> A.Expr:
+    """``q`` multiplied out (:func:`expanded`): one form for two ways of writing a chance."""
+    return fold(expanded(fold(q)))
 
 
 def _guard_counters(s: A.While) -> List[str]:
@@ -154,10 +174,12 @@ def exit_cores(
     types: Dict[str, A.Type],
     fold: Callable[[A.Expr], A.Expr],
     settle: Callable[[A.Expr], A.Expr] = lambda e: e,
+    sized: bool = False,
 ) -> Iterator[A.Expr]:
     """The proposals ``F[flag := stop] + T`` of the module docstring for the loop ``s`` with
     continuation ``f`` (``fold`` simplifies an expression, ``settle`` settles the ``min``/``max``
-    that ``requires`` orders: only the proposal's form)."""
+    that ``requires`` orders: only the proposal's form; ``sized``: a ``requires`` takes the
+    ``log`` of an expression over the bound's inputs, ``k >= log(1/β)/q``)."""
     if not isinstance(s, A.While):
         return
     flags = exit_flags(s.cond, s.body, types)
@@ -173,40 +195,40 @@ def exit_cores(
             tails.append(A.Call("exp", (A.Binary("*", A.Unary("-", q), left),)))
             tails.append(A.Binary("*", q, left))
     # the chance that one run of the body sets a flag to its stop value, read off the event
-    # (``good := a && b``: w·w), when the trial chances of the single draws do not have it
+    # (``good := a && b``: w·w), when no chance of a single draw below is the same polynomial
+    counts = _unit_counters(s.body) & written_vars(s.body)
+    chain_chances = _bern_chances(s.body, fixed)
+    counted: List[A.Expr] = []
+    if _thresholds(f, counts):  # a uniform draw's exact chance of passing a test, settled
+        counted = [fold(settle(q)) for q in count_chances(s.body, f, fixed, types)]
+    known = {_norm(q, fold) for q in trial_chances(s.body, fixed) + chain_chances + counted}
     draws = _draws(s.body, fixed)
     stops: List[A.Expr] = []
     for flag, stop in flags:
         ev = stop_event(s.body, flag, stop)
         if ev is not None:
             for q in event_chances(fold(ev), draws, fixed, types, fold):
-                if q not in stops and not isinstance(q, A.Num):
+                q = fold(settle(q))  # a count's min/max settled under requires (c/n)
+                if q not in stops and not isinstance(q, A.Num) and _norm(q, fold) not in known:
                     stops.append(q)
-    known = [fold(q) for q in trial_chances(s.body, fixed)]
     for q in stops:
-        if q in known:
-            continue
         for left in lefts:
             tails.append(A.Call("exp", (A.Binary("*", A.Unary("-", q), left),)))
             tails.append(A.Binary("*", q, left))
-    counts = _unit_counters(s.body) & written_vars(s.body)
-    chain_chances = _bern_chances(s.body, fixed)
     for q in stops:  # the count of attempts: each one fails w.p. 1 - q
-        for x in (fold(A.Binary("-", ONE, q)), q):
+        for x in (fold(expanded(A.Binary("-", ONE, q))), q):
             if x not in chain_chances:
                 chain_chances.append(x)
-    if _thresholds(f, counts):  # a uniform draw's exact chance of passing a test, settled
-        for q in count_chances(s.body, f, fixed, types):
-            q = fold(settle(q))
-            if q not in chain_chances:
-                chain_chances.append(q)
+    for q in counted:
+        if q not in chain_chances:
+            chain_chances.append(q)
     for c, k in _thresholds(f, counts):
         for q in chain_chances:
             tails += [_power_chain(c, k, q), _power_chain(c, k, q, 1)]
-    if set(free_vars(beta)) <= fixed and not any(isinstance(n, A.Call) and n.func == "exp" for n in A.walk(beta)):
+    if sized and set(free_vars(beta)) <= fixed:
         # the claimed bound grown by one factor exp(q) per iteration done, exp(log β + q·c): a
         # bound the ``requires`` sizes (``k >= log(1/β)/q``) meets at the last step
-        for q in stops + [fold(x) for x in trial_chances(s.body, fixed) if fold(x) not in stops]:
+        for q in stops + [fold(x) for x in trial_chances(s.body, fixed)]:
             for c in _guard_counters(s):
                 tails.append(A.Call("exp", (A.Binary("+", A.Call("log", (beta,)), A.Binary("*", q, A.Var(c))),)))
     seen: List[A.Expr] = []

@@ -285,8 +285,8 @@ def stop_event(body: A.Stmt, flag: str, stop: bool) -> Optional[A.Expr]:
                 return None
             merged = dict(env)
             for v in set(a) | set(b):
-                x, y = a.get(v, A.Var(v)), b.get(v, A.Var(v))
-                merged[v] = x if x == y else A.Cond(c, x, y)
+                ea, eb = a.get(v, A.Var(v)), b.get(v, A.Var(v))
+                merged[v] = ea if ea == eb else A.Cond(c, ea, eb)
             return merged
         return None  # a loop, an assume, …: no event read off
 
@@ -410,9 +410,9 @@ def event_chances(
             term = q if term is None else A.Binary("*", term, q)
         assert term is not None
         total = term if total is None else A.Binary("+", total, term)
-    for q in (expanded(total if total is not None else ZERO), s):  # the normal form first
-        if q is not None and fold(q) not in out:
-            out.append(fold(q))
+    for form in (expanded(total if total is not None else ZERO), s):  # the normal form first
+        if form is not None and fold(form) not in out:
+            out.append(fold(form))
     return out
 
 

@@ -1535,7 +1535,12 @@ class Search:
             )
             cores = itertools.chain(nested, cores)
         # a loop that stops at a flag: F[flag := stop] + a template, last (:mod:`.exits`)
-        exits = exit_cores(s, f, self.beta, set(self.claim.params), self.claim.types, _fold, self._settle)
+        sized = any(  # a requires sizes the loop by the log of the bound's inputs (k >= log(1/β)/q)
+            isinstance(n, A.Call) and n.func == "log" and set(free_vars(n)) & set(free_vars(self.beta))
+            for r in self.claim.requires
+            for n in A.walk(r)
+        )
+        exits = exit_cores(s, f, self.beta, set(self.claim.params), self.claim.types, _fold, self._settle, sized)
         cores = itertools.chain(cores, exits)
         for core in cores:
             annot = LoopAnnot(core, term.term, term.measure, term.chance)

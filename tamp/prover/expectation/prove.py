@@ -55,7 +55,9 @@ cores guarded by the settled part of a ``forall`` postcondition (``forall j in 0
 1``), cores for a loop that singles one iteration out (``if (i == v)``), the exact core of a
 deterministic loop that only raises a flag (``flag || exists j in i..n: test(j)``), the bound's
 share of the iterations left (``event so far ? 1 : β - β[n := i]``), and staircases for a
-count of events reaching a threshold (:mod:`tamp.prover.expectation.levels`); a staircase's INDUCT is
+count of events reaching a threshold (:mod:`tamp.prover.expectation.levels`), and, for a postcondition
+whose truth a rare event toggles (a bit two flips restore), the continuation plus the bound's share
+of the iterations left (``F + sum(j' in j..k: q[j'])``, :mod:`tamp.prover.expectation.toggles`); a staircase's INDUCT is
 decided case by case (the cases cover every state, so the cases together are the one formula).
 When none of these is inductive, cores are *synthesised* (:mod:`tamp.prover.expectation.synthesis`):
 templates with unknown coefficients (Markov's ``x/a`` for a failure indicator ``[x >= a]``, the

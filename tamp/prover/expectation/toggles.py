@@ -66,7 +66,8 @@ def _fresh_bound(beta: A.Expr, avoid: AbstractSet[str]) -> A.Expr:
             while v in taken:
                 v += "$"
             body = substitute(rename(e.body), {e.var: A.Var(v)})
-            return dataclasses.replace(rebuild(e, [rename(e.lo), rename(e.hi), body]), var=v)  # type: ignore[type-var]
+            renamed: A.Expr = dataclasses.replace(e, lo=rename(e.lo), hi=rename(e.hi), body=body, var=v)
+            return renamed
         kids = [rename(k) if isinstance(k, A.Expr) else k for k in A.children(e)]
         out: A.Expr = rebuild(e, kids)  # type: ignore[assignment]
         return out

@@ -19,11 +19,14 @@ guard reads, and for each pair (counter c of the guard, integer input p of the b
 * c counts up:   ``F + (β - β[p := c + d])``  — the bound less its share of the iterations
   done, ``(n - i)·r`` for ``β = n·r``; when β sums over a range ``lo..p`` it is written as the
   sum of the terms left, ``sum(j in c + d..p: q[j])`` (:func:`suffix_sums`; the same number,
-  but one the solver's ``sum-first`` and ``sum-sign`` lemmas read without comparing two
-  prefixes);
+  but one the solver's ``sum-first`` lemma splits into this iteration's term and the next
+  head's budget, without comparing two prefixes);
 * c counts down: ``F + β[p := c + d]``         — the bound for the c iterations left;
 
-with d ∈ {0, -1, 1} (a loop from 1 to k inclusive has its budget one index lower).
+with d ∈ {0, -1, 1} (a counter offset from the bound's index: ``β - β[k := i - 1]`` for a loop
+``for i in 1..=k`` under ``fails k * r``). Each core is guarded by the counters' progress (``c >=
+c0 ? … : 1``, :func:`tamp.prover.expectation.prove.counter_facts`) where there is one: without
+it the solver finds states with a negative counter, where ``requires`` bounds no q[c].
 
 Why this is sound: these are only proposals, like every core of
 :mod:`tamp.prover.expectation.prove`. A core is accepted only when INDUCT ``g ⇒ wpe(B, g ?
@@ -84,8 +87,8 @@ def budget_cores(
     fold: Callable[[A.Expr], A.Expr],
     facts: Optional[A.Expr] = None,
 ) -> List[A.Expr]:
-    """``F + (β - β[p := c + d])`` (c counting up) and ``F + β[p := c + d]`` (c counting down)
-    for each pair (c, step, p) of ``pairs`` whose counter c the guard ``g`` reads, d ∈ {0, -1,
+    """``F + (β - β[p := c + d])`` (c counting up; the suffix of a summed β, :func:`suffix_sums`)
+    and ``F + β[p := c + d]`` (c counting down), under ``facts ? … : 1`` where given, for each pair (c, step, p) of ``pairs`` whose counter c the guard ``g`` reads, d ∈ {0, -1,
     1}; none when F reads no variable the loop changes apart from its guard's (the module
     docstring). ``fold`` folds literals (the engine's). Only proposals: INDUCT checks them."""
     if not moving_reads(f, g, changed):
@@ -117,7 +120,7 @@ def suffix_sums(beta: A.Expr, p: str, at: A.Expr, changed: AbstractSet[str]) -> 
     """``beta`` with every ``sum(j in lo..H: e)`` whose upper end H reads ``p`` (and whose lower
     end the loop leaves alone) started at ``at`` instead: ``sum(j in at..H: e)``, the terms of
     the iterations left — the same number as ``β - β[p := at]`` when the range is ``lo..p``,
-    written so that the solver's ``sum-first``/``sum-sign`` lemmas read it directly. None when
+    written so that the solver's ``sum-first`` lemma reads it directly. None when
     ``p`` occurs in ``beta`` outside such upper ends (or in no sum)."""
     hit = False
 

@@ -166,3 +166,13 @@ def test_the_blind_false_sibling_stays_unproved():
 )
 def test_false_siblings_stay_unproved_slow(name):
     assert _prove(MINE / f"{name}_false.prob").verdict != "proved"
+
+
+def test_a_count_under_a_threshold_is_left_to_the_other_cores():
+    g = parse_expr("i < m")
+    # `v <= 1` on a count the body only adds to: a monotone event (levels, exits, Markov)
+    assert moving_reads(parse_expr("!(v <= 1) ? 1 : 0"), g, {"v", "i"}, {"v", "i"}) == []
+    # the same count's parity toggles
+    assert moving_reads(parse_expr("!(v mod 2 == 0) ? 1 : 0"), g, {"v", "i"}, {"v", "i"}) == ["v"]
+    # a value the body overwrites or negates
+    assert moving_reads(parse_expr("!(prod > 0) ? 1 : 0"), g, {"prod", "i"}, {"i"}) == ["prod"]

@@ -939,7 +939,8 @@ def toggle_cores(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f: A
         return []
     params = [p for p in claim.params if p in set(free_vars(beta)) and claim.types.get(p) == A.INT]
     pairs = [(c, step, p) for c, step in counters(body, s) for p in params]
-    return budget_cores(f, g, written_vars(body), beta, pairs, _fold, counter_facts(claim, body, s))
+    adds = set(accumulators(body)) | {c for c, _step in counters(body, s)}
+    return budget_cores(f, g, written_vars(body), beta, pairs, _fold, counter_facts(claim, body, s), adds)
 
 
 def synth_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr, chk: "Checker", induct) -> Iterator[A.Expr]:

@@ -51,10 +51,18 @@ from lang.walk import free_vars, rebuild, substitute
 ONE = A.num(1)
 
 
-def moving_reads(f: A.Expr, g: A.Expr, changed: AbstractSet[str]) -> List[str]:
+def moving_reads(f: A.Expr, g: A.Expr, changed: AbstractSet[str], adds: AbstractSet[str] = frozenset()) -> List[str]:
     """The variables the continuation ``f`` reads that the loop changes and its guard ``g``
-    does not read (the state the postcondition is about, not the loop's progress)."""
-    return sorted((set(free_vars(f)) & set(changed)) - set(free_vars(g)))
+    does not read (the state the postcondition is about, not the loop's progress) and whose
+    truth in F can go both ways: not one of ``adds`` (variables the body only adds to, whose
+    thresholds are monotone events that other cores bound), unless F reads it in an equality or
+    under ``mod`` (a count's parity toggles)."""
+    toggled = set()
+    for n in A.walk(f):
+        if (isinstance(n, A.Binary) and n.op in ("==", "!=", "mod")) or (isinstance(n, A.Call) and n.func == "mod"):
+            toggled |= set(free_vars(n))
+    moving = (set(free_vars(f)) & set(changed)) - set(free_vars(g))
+    return sorted(x for x in moving if x not in adds or x in toggled)
 
 
 def _fresh_bound(beta: A.Expr, avoid: AbstractSet[str]) -> A.Expr:
@@ -86,12 +94,13 @@ def budget_cores(
     pairs: Sequence[Tuple[str, int, str]],
     fold: Callable[[A.Expr], A.Expr],
     facts: Optional[A.Expr] = None,
+    adds: AbstractSet[str] = frozenset(),
 ) -> List[A.Expr]:
     """``F + (β - β[p := c + d])`` (c counting up; the suffix of a summed β, :func:`suffix_sums`)
     and ``F + β[p := c + d]`` (c counting down), under ``facts ? … : 1`` where given, for each pair (c, step, p) of ``pairs`` whose counter c the guard ``g`` reads, d ∈ {0, -1,
-    1}; none when F reads no variable the loop changes apart from its guard's (the module
-    docstring). ``fold`` folds literals (the engine's). Only proposals: INDUCT checks them."""
-    if not moving_reads(f, g, changed):
+    1}; none when F reads no variable the loop changes apart from its guard's, or only counts
+    the body adds to (``adds``) under thresholds (:func:`moving_reads`). ``fold`` folds literals (the engine's). Only proposals: INDUCT checks them."""
+    if not moving_reads(f, g, changed, adds):
         return []
     out: List[A.Expr] = []
     guard = set(free_vars(g))

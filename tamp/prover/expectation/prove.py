@@ -55,7 +55,9 @@ cores guarded by the settled part of a ``forall`` postcondition (``forall j in 0
 1``), cores for a loop that singles one iteration out (``if (i == v)``), the exact core of a
 deterministic loop that only raises a flag (``flag || exists j in i..n: test(j)``), the bound's
 share of the iterations left (``event so far ? 1 : β - β[n := i]``), and staircases for a
-count of events reaching a threshold (:mod:`tamp.prover.expectation.levels`); a staircase's INDUCT is
+count of events reaching a threshold (:mod:`tamp.prover.expectation.levels`), and, for a postcondition
+whose truth a rare event toggles (a bit two flips restore), the continuation plus the bound's share
+of the iterations left (``F + sum(j' in j..k: q[j'])``, :mod:`tamp.prover.expectation.toggles`); a staircase's INDUCT is
 decided case by case (the cases cover every state, so the cases together are the one formula).
 When none of these is inductive, cores are *synthesised* (:mod:`tamp.prover.expectation.synthesis`):
 templates with unknown coefficients (Markov's ``x/a`` for a failure indicator ``[x >= a]``, the
@@ -103,6 +105,7 @@ from tamp.prover.expectation.powers import power_cores, split_extrema
 from tamp.prover.expectation.retries import inner_cores, outer_cores, rsm_cores, variant_candidates
 from tamp.prover.expectation.synthesis import Cegis, markov_blocks, streak_templates, template, tmpl_size
 from tamp.prover.expectation.tails import TAIL_CHANCES, one_event, tail_chance
+from tamp.prover.expectation.toggles import budget_cores
 from tamp.prover.loops.exits import closed_counts, settle_extrema
 from tamp.prover.stages.products import stage_cores
 from tamp.prover.trace.check import Obligation
@@ -927,6 +930,19 @@ def core_candidates(
     return uniq
 
 
+def toggle_cores(claim: ExpClaim, beta: A.Expr, s, g: A.Expr, body: A.Stmt, f: A.Expr) -> List[A.Expr]:
+    """``F + the bound's share of the iterations left`` (:func:`.toggles.budget_cores`) for the
+    pairs of a counter and an integer input of the bound, for a loop without a loop inside (each
+    proposal for an outer loop would cost a search of the inner one). Only proposals: INDUCT
+    checks them."""
+    if has_loop(body):
+        return []
+    params = [p for p in claim.params if p in set(free_vars(beta)) and claim.types.get(p) == A.INT]
+    pairs = [(c, step, p) for c, step in counters(body, s) for p in params]
+    adds = set(accumulators(body)) | {c for c, _step in counters(body, s)}
+    return budget_cores(f, g, written_vars(body), beta, pairs, _fold, counter_facts(claim, body, s), adds)
+
+
 def synth_cores(claim: ExpClaim, beta: A.Expr, s, body: A.Stmt, f: A.Expr, chk: "Checker", induct) -> Iterator[A.Expr]:
     """Cores found by synthesis (:mod:`tamp.prover.expectation.synthesis`), tried after the
     recognised ones: for a continuation with a failure indicator ``[x >= a]`` on a counter or
@@ -1518,8 +1534,11 @@ class Search:
             if with_exp
             for c in power_cores(s, f, self.claim.params, self.claim.types, facts, self._settle)
         )
+        # [¬post] + the budget left, for a postcondition whose truth a rare event toggles
+        # (:mod:`.toggles`; after the recognised cores, so no earlier proof pays for them)
+        toggles = (c for _ in (0,) for c in toggle_cores(self.claim, self.beta, s, g, body, f))
         cores: Iterable[A.Expr] = itertools.chain(
-            usual, powers, moments, synthesised, product_cores(self.claim, s, f, inner_search)
+            usual, toggles, powers, moments, synthesised, product_cores(self.claim, s, f, inner_search)
         )
         if with_exp:  # a coin the loop only reads: one power core per value (:mod:`.cases`)
             cores = itertools.chain(case_cores(s, f, self.claim.params, self.claim.types), cores)

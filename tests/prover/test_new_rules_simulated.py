@@ -88,7 +88,12 @@ SESSION25 = own("nested24", "budgets25", "exits25", "tails25") + blind(
     "blind11/profiling/summed_profiles",
     "blind11/petroleum/shared_play_risk",
 )
-TRUE = SESSION21 + SESSION22 + SESSION23 + SESSION24 + SESSION25
+SESSION26 = own("diffvar26", "exitexpr26", "flips26") + blind(
+    "blind12/psychophysics/yes_no_difference_chebyshev",
+    "blind12/ransac/iterations_formula",
+    "blind12/stochasticcomputing/xor_chain_bit_flips",
+)
+TRUE = SESSION21 + SESSION22 + SESSION23 + SESSION24 + SESSION25 + SESSION26
 
 
 @pytest.mark.parametrize("path", TRUE, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.stem}")

@@ -68,7 +68,7 @@ from lang.walk import free_vars, written_vars
 from tamp.core.counts import closed_count
 from tamp.prover.base.exprs import conjuncts, subst
 
-from .powers import _unit_counters, count_chances, iterations_left, trial_chances
+from .powers import _unit_counters, count_chances, int_of, iterations_left, trial_chances
 
 ONE = A.num(1)
 ZERO = A.num(0)
@@ -325,7 +325,7 @@ def _atom_chance(atom: A.Expr, draws: Dict[str, A.Call], fixed: Set[str], types:
                     return None
                 lo, hi = draws[w.name].args
                 u = A.Var("u$")
-                cnt = closed_count(A.Sum("u$", lo, hi, True, A.Cond(A.Binary(op, u, c), ONE, ZERO)), _int_of(types))
+                cnt = closed_count(A.Sum("u$", lo, hi, True, A.Cond(A.Binary(op, u, c), ONE, ZERO)), int_of(types))
                 if cnt is None:
                     return None
                 return w.name, A.Binary("/", cnt, A.Binary("+", A.Binary("-", hi, lo), ONE))
@@ -333,17 +333,6 @@ def _atom_chance(atom: A.Expr, draws: Dict[str, A.Call], fixed: Set[str], types:
 
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
-
-
-def _int_of(types: Dict[str, A.Type]) -> Callable[[A.Expr], bool]:
-    def is_int(e: A.Expr) -> bool:
-        if isinstance(e, A.Num):
-            return e.is_int
-        if isinstance(e, A.Var):
-            return types.get(e.name) == A.INT
-        return isinstance(e, A.Binary) and e.op in ("+", "-", "*") and is_int(e.left) and is_int(e.right)
-
-    return is_int
 
 
 def event_chances(

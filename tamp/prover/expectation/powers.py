@@ -158,13 +158,7 @@ def count_chances(body: A.Stmt, f: A.Expr, fixed: Set[str], types: Dict[str, A.T
                     tests.append((x, op, c))
     out: List[A.Expr] = []
 
-    def is_int(e: A.Expr) -> bool:
-        if isinstance(e, A.Num):
-            return e.is_int
-        if isinstance(e, A.Var):
-            return types.get(e.name) == A.INT
-        return isinstance(e, A.Binary) and e.op in ("+", "-", "*") and is_int(e.left) and is_int(e.right)
-
+    is_int = int_of(types)
     for x, op, c in tests:
         lo, hi = draws[x].args
         u = A.Var("u$")
@@ -401,3 +395,17 @@ def _rebuild(e: A.Expr, walk) -> A.Expr:
     if isinstance(e, A.Call):
         return A.Call(e.func, tuple(walk(a) for a in e.args))
     return e  # sums, quantifiers, indices: left alone (a bound variable may shadow x)
+
+
+def int_of(types: Dict[str, A.Type]) -> Callable[[A.Expr], bool]:
+    """Whether an expression is an integer by its syntax: an integer numeral, an int variable of
+    ``types``, or ``+ - *`` of such."""
+
+    def is_int(e: A.Expr) -> bool:
+        if isinstance(e, A.Num):
+            return e.is_int
+        if isinstance(e, A.Var):
+            return types.get(e.name) == A.INT
+        return isinstance(e, A.Binary) and e.op in ("+", "-", "*") and is_int(e.left) and is_int(e.right)
+
+    return is_int

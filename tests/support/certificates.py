@@ -71,6 +71,21 @@ def rewrite_labels(cert: Dict[str, Any], rewrite, field: str = "lambda") -> int:
     return changed
 
 
+def swap_in_cores(cert: Dict[str, Any], old: A.Expr, new: A.Expr) -> bool:
+    """Replace ``old`` by ``new`` in every loop core of the certificate's first expectation proof,
+    in place; whether any core changed."""
+    from lang.serialize import from_json, to_json
+    from tamp.show import show_expr
+
+    changed_any = False
+    for loop in cert["expectation"][0]["loops"]:
+        core = from_json(loop["core"])
+        changed = Swap(old, new).walk(core)
+        changed_any |= show_expr(changed) != show_expr(core)
+        loop["core"] = to_json(changed)
+    return changed_any
+
+
 class Swap(Transformer):
     """Replace one subexpression by another wherever it occurs (to tamper with a certificate's expressions)."""
 

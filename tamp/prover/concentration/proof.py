@@ -37,6 +37,7 @@ from lang.walk import free_vars
 from tamp.cfa.loops import CountedLoop
 from tamp.core.z3context import load_in_proof
 from tamp.prover.base.exprs import and_all, subst
+from tamp.prover.base.points import Refuter
 from tamp.prover.base.simplify import simplify
 from tamp.prover.base.smt import INVALID, UNKNOWN, VALID, Encoder, Stats, is_valid
 from tamp.prover.concentration.shapes import Block as SumBlock
@@ -163,10 +164,20 @@ class Checker:
         self.hyps = [self.enc.expr(r, self.env) for r in claim.requires]
         self.deadline = deadline
         self.ms = ms
+        # false obligations are first looked for a counterexample at concrete points
+        self.refuter = Refuter(claim.types, claim.requires)
+        self._required = len(self.hyps)
 
     def extra_hyps(self, f) -> list:
         """More hypotheses for the query of the encoded formula ``f`` (none here)."""
         return []
+
+    def point_against(self, formula: A.Expr) -> dict | None:
+        """A concrete point where ``requires`` holds and ``formula`` fails (certified), or None
+        (:mod:`tamp.prover.base.points`; none is looked for under hypotheses added since)."""
+        if len(self.hyps) != self._required:
+            return None
+        return self.refuter.refute(formula)
 
     def valid(self, formula: A.Expr, ms: int | None = None) -> str:
         ms = self.ms if ms is None else ms
@@ -180,6 +191,8 @@ class Checker:
             f = self.enc.expr(formula, self.env)
         except Exception:  # noqa: BLE001 - not encodable: not provable
             return UNKNOWN
+        if self.point_against(formula) is not None:
+            return INVALID  # a point where requires holds and the formula fails
         return is_valid(f, self.enc, self.stats, max(ms, 1), self.hyps + self.extra_hyps(f), clock_ms=clock)
 
     def first_failure(self, obs) -> tuple[str, str, A.Expr, str] | None:

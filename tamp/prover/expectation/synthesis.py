@@ -181,7 +181,16 @@ class Cegis:
         return s
 
     def counterexample(self, formula: A.Expr) -> Optional[Dict[str, A.Expr]]:
-        """A state (scalar values) where ``formula`` fails, or None (valid, or no answer)."""
+        """A state (scalar values) where ``formula`` fails, or None (valid, or no answer): first
+        a concrete point (:mod:`tamp.prover.base.points`: the same state whatever the solver
+        did before), else the solver's model."""
+        point = self.chk.point_against(formula) if hasattr(self.chk, "point_against") else None
+        if point is not None:
+            return {
+                n: _literal(A.BoolLit(v) if isinstance(v, bool) else A.Num(Fraction(v), self.types.get(n) == A.INT))
+                for n, v in point.items()
+                if n in free_vars(formula)
+            }
         try:
             f = self.chk.enc.expr(formula, self.chk.env)
         except Exception:  # noqa: BLE001 - not encodable: no counterexample to learn from

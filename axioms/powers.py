@@ -35,7 +35,7 @@ from typing import List, Optional, Tuple
 
 import z3
 
-MAX_FACTORS = 6  # the most terms (monomials, integer multiples counted as copies) read as misses
+MAX_FACTORS = 4  # the most terms (monomials, an integer multiple counted as its copies) read as misses
 MAX_POWER = 4  # the largest |c| in exp(c·log b) = b^c
 
 
@@ -59,10 +59,23 @@ def _integer(c) -> Optional[int]:
     return int(v) if v is not None and v.denominator == 1 else None
 
 
+def _arithmetic(t) -> bool:
+    """Whether ``t`` reads only variables and arithmetic (no ``log``/``exp``/``sqrt`` or other
+    function): a chance of a miss is such a term; ``2·log 2`` is not, and splitting it would
+    only give the solver lemmas whose premise fails (cost, no strength)."""
+    todo = [t]
+    while todo:
+        x = todo.pop()
+        if z3.is_app(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED and x.num_args() > 0:
+            return False
+        todo.extend(x.children())
+    return True
+
+
 def factors(d) -> List:
     """The exponent ``d`` as a list of terms t_i with ``d = Σ t_i``: its monomials, where a
-    monomial ``c·u`` with an integer literal ``c``, 2 <= |c| <= :data:`MAX_FACTORS`, becomes |c|
-    copies of ``sign(c)·u`` (so ``-2·p`` is ``-p, -p`` and ``-3·p - q`` is ``-p, -p, -p, -q``).
+    monomial ``c·u`` with an integer literal ``c``, 2 <= |c| <= :data:`MAX_FACTORS`, and ``u``
+    arithmetic over variables (no function application), becomes |c| copies of ``sign(c)·u`` (so ``-2·p`` is ``-p, -p`` and ``-3·p - q`` is ``-p, -p, -p, -q``).
     The sum of the list is ``d`` exactly (``c·u = u + … + u``), which is all :func:`power_lemmas`
     needs: the lemma's premise asks each listed term to be in [-1, 0].
 
@@ -75,7 +88,7 @@ def factors(d) -> List:
         split = None
         if z3.is_mul(m) and m.num_args() >= 2:
             c = _integer(m.arg(0))
-            if c is not None and 2 <= abs(c) <= MAX_FACTORS:
+            if c is not None and 2 <= abs(c) <= MAX_FACTORS and _arithmetic(m):
                 rest = m.arg(1) if m.num_args() == 2 else z3.simplify(z3.Product(*m.children()[1:]))
                 split = [rest if c > 0 else -1 * rest] * abs(c)
         out += split if split is not None else [m]

@@ -168,3 +168,22 @@ def test_a_tampered_loop_core_is_rejected(tmp_path, capsys):
     assert swap_in_cores(cert, parse_expr("f"), parse_expr("2 * f"))
     code, out = check_proof(cert, path, tmp_path, capsys)
     assert code != 0, out
+
+
+# ------------------------------------------------------------------------ the side condition
+
+
+def test_the_soundness_variant_needs_the_side_condition(monkeypatch):
+    # with exp-prod's premise dropped (each factor 1 - pk in [0, 1] assumed, not proved) the
+    # variant, false where requires lets pk be in [2, 3], is "proved": the harness's variant
+    # catches a rule that assumes its side condition; with the premise it stays unproved
+    import types
+
+    import axioms.powers as powers
+
+    path = BENCHMARKS / "variants" / "twoShotsChanceAboveOne.prob"
+    assert _prove(path).verdict != "proved"
+    sloppy = types.SimpleNamespace(**{k: getattr(z3, k) for k in dir(z3) if not k.startswith("__")})
+    sloppy.Implies = lambda premise, conclusion: conclusion
+    monkeypatch.setattr(powers, "z3", sloppy)
+    assert _prove(path).verdict == "proved"

@@ -13,6 +13,7 @@ checker both get them from the same terms of a query):
                    ``c·u`` with an integer literal 2 <= |c| <= :data:`MAX_FACTORS` read as |c|
                    equal terms ``sign(c)·u`` (:func:`factors`: ``exp(-2·p)`` is ``exp(-p - p)``,
                    so ``(1 - p)² <= exp(-2·p)``), 2 <= r <= :data:`MAX_FACTORS` terms in all
+                   (more copies than that: the monomials unsplit, one term each)
 ``exp-neg``        exp(a)·exp(b) = 1 when a + b is 0 (``1/exp(1) = exp(-1)``)
 ``log-inv``        log(b) + log(c) = 0 for literals b, c > 0 with b·c = 1 (``log(1/2) = -log 2``:
                    ``exp(k·log(1/2))`` is ``exp(-k·log 2)``, 2^-k either way)
@@ -142,7 +143,10 @@ def power_lemmas(exps, diffs) -> List[Tuple[str, z3.BoolRef]]:
         if key in seen:
             continue
         seen.add(key)
-        ms = factors(z3.simplify(d, som=True))
+        som = z3.simplify(d, som=True)
+        ms = factors(som)
+        if len(ms) > MAX_FACTORS:  # too many copies: the monomials as they stand (as before the split)
+            ms = _monomials(som)
         if 2 <= len(ms) <= MAX_FACTORS:
             prem = z3.And(*[z3.And(-1 <= m, m <= 0) for m in ms])
             prod = (1 + ms[0]) if len(ms) else 1

@@ -9,8 +9,11 @@ checker both get them from the same terms of a query):
 
 =================  ==============================================================================
 ``exp-prod``       (∧_i -1 <= t_i <= 0) ⇒ exp(t_1 + … + t_r) >= Π_i (1 + t_i), for the exponent
-                   ``d`` of an ``exp`` application read as the sum of its monomials t_i (2 <= r <=
-                   :data:`MAX_FACTORS`)
+                   ``d`` of an ``exp`` application read as the sum of its monomials, a monomial
+                   ``c·u`` with an integer literal 2 <= |c| <= :data:`MAX_FACTORS` read as |c|
+                   equal terms ``sign(c)·u`` (:func:`factors`: ``exp(-2·p)`` is ``exp(-p - p)``,
+                   so ``(1 - p)² <= exp(-2·p)``), 2 <= r <= :data:`MAX_FACTORS` terms in all
+                   (more copies than that: the monomials unsplit, one term each)
 ``exp-neg``        exp(a)·exp(b) = 1 when a + b is 0 (``1/exp(1) = exp(-1)``)
 ``log-inv``        log(b) + log(c) = 0 for literals b, c > 0 with b·c = 1 (``log(1/2) = -log 2``:
                    ``exp(k·log(1/2))`` is ``exp(-k·log 2)``, 2^-k either way)
@@ -29,11 +32,11 @@ law of the real exp and log; the premises are left to the solver.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import z3
 
-MAX_FACTORS = 4  # the most monomials of an exponent read as independent misses
+MAX_FACTORS = 4  # the most terms (monomials, an integer multiple counted as its copies) read as misses
 MAX_POWER = 4  # the largest |c| in exp(c·log b) = b^c
 
 
@@ -49,6 +52,48 @@ def _monomials(d) -> List:
             out += _monomials(d.arg(k))
         return out
     return [d]
+
+
+def _integer(c) -> Optional[int]:
+    """The value of ``c`` when it is an integer literal (an integral rational too), else None."""
+    v = _value(c)
+    return int(v) if v is not None and v.denominator == 1 else None
+
+
+def _arithmetic(t) -> bool:
+    """Whether ``t`` reads only variables and arithmetic (no ``log``/``exp``/``sqrt`` or other
+    function): a chance of a miss is such a term; ``2·log 2`` is not, and splitting it would
+    only give the solver lemmas whose premise fails (cost, no strength)."""
+    todo = [t]
+    while todo:
+        x = todo.pop()
+        if z3.is_app(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED and x.num_args() > 0:
+            return False
+        todo.extend(x.children())
+    return True
+
+
+def factors(d) -> List:
+    """The exponent ``d`` as a list of terms t_i with ``d = Σ t_i``: its monomials, where a
+    monomial ``c·u`` with an integer literal ``c``, 2 <= |c| <= :data:`MAX_FACTORS`, and ``u``
+    arithmetic over variables (no function application), becomes |c| copies of ``sign(c)·u`` (so ``-2·p`` is ``-p, -p`` and ``-3·p - q`` is ``-p, -p, -p, -q``).
+    The sum of the list is ``d`` exactly (``c·u = u + … + u``), which is all :func:`power_lemmas`
+    needs: the lemma's premise asks each listed term to be in [-1, 0].
+
+    >>> p, q = z3.Reals("p q")
+    >>> factors(z3.simplify(-2 * p - q, som=True))
+    [-1*p, -1*p, -1*q]
+    """
+    out: List = []
+    for m in _monomials(d):
+        split = None
+        if z3.is_mul(m) and m.num_args() >= 2:
+            c = _integer(m.arg(0))
+            if c is not None and 2 <= abs(c) <= MAX_FACTORS and _arithmetic(m):
+                rest = m.arg(1) if m.num_args() == 2 else z3.simplify(z3.Product(*m.children()[1:]))
+                split = [rest if c > 0 else -1 * rest] * abs(c)
+        out += split if split is not None else [m]
+    return out
 
 
 def _literal_log_power(d):
@@ -98,7 +143,10 @@ def power_lemmas(exps, diffs) -> List[Tuple[str, z3.BoolRef]]:
         if key in seen:
             continue
         seen.add(key)
-        ms = _monomials(z3.simplify(d, som=True))
+        som = z3.simplify(d, som=True)
+        ms = factors(som)
+        if len(ms) > MAX_FACTORS:  # too many copies: the monomials as they stand (as before the split)
+            ms = _monomials(som)
         if 2 <= len(ms) <= MAX_FACTORS:
             prem = z3.And(*[z3.And(-1 <= m, m <= 0) for m in ms])
             prod = (1 + ms[0]) if len(ms) else 1

@@ -117,3 +117,13 @@ def test_two_counters_with_equal_moments_variant_is_not_proved_and_refuted():
     for r in variant_record("variants/equalMomentsTwoCounters.prob", timeout=20, runs=20000):
         assert r.verdict != "proved" and not r.problem, r
         assert r.simulated and all(s == "refuted" for s in r.simulated), r
+
+
+# expprod27: `exp-prod` reads exp(-2·pk) as two misses (1 - pk)² <= exp(-2·pk); its side
+# condition -1 <= -pk <= 0 must be proved from `requires`, which here lets pk be in [2, 3] too
+# (no shot fired there: failure 1 > exp(-2·pk))
+def test_two_shots_with_a_chance_above_one_variant_is_not_proved():
+    from harness import variant_record
+
+    for r in variant_record("variants/twoShotsChanceAboveOne.prob", timeout=20, runs=0):
+        assert r.verdict != "proved" and not r.problem, r

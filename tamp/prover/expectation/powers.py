@@ -24,7 +24,9 @@ compares ``exp(-a·m₀)`` with the claimed bound by ``exp-mono`` (a <= b ⇔ ex
 and ``exp(1)`` is e. Session 24 widened the chances and shapes (:func:`power_cores`): exact
 counts of a uniform draw passing a threshold, also through a running ``min``/``max``
 (:func:`count_chances`, :func:`split_extrema`); several independent misses under one exponent
-(lemma ``exp-prod`` of :mod:`axioms.powers`: ``Π(1 - a_i) <= exp(-Σ a_i)``); exact powers of a
+(lemma ``exp-prod`` of :mod:`axioms.powers`: ``Π(1 - a_i) <= exp(-Σ a_i)``; session 27 reads an
+integer multiple ``-c·a`` as c misses, so ``(1 - a)^c <= exp(-c·a)`` for written-out coins and a
+prefix of coins before a loop, ``(1 - a)²·exp(-a·m) <= exp(-(m + 2)·a)``); exact powers of a
 literal chance (``exp(-log 2·m)`` = 2^-m, lemmas ``exp-log``/``exp-pow``/``log-inv``); unions
 ``Σ [D_i]·P(m)``. The certificate carries the core; ``tamp check-proof`` rebuilds INDUCT,
 TERM and BUDGET from the source and the core, and re-derives every lemma instance

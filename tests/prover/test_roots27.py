@@ -189,3 +189,61 @@ def test_a_tampered_polynomial_is_rejected(tmp_path, capsys):
     _swap_param(edge["axiom"], to_json(parse_expr("r - a")))  # one root: half the cost, b uncovered
     code, out = check_proof(cert, path, tmp_path, capsys)
     assert code != 0, out
+
+
+# ------------------------------------------------------------------------ loops: per-iteration chances, counts
+
+LOOPS = [BLIND / "identitytesting" / "repeated_evaluations.prob", BLIND / "identitytesting" / "zero_count_markov.prob"]
+
+
+@pytest.mark.parametrize("path", LOOPS, ids=lambda p: p.stem)
+def test_the_loop_targets_are_proved_and_certified(path, tmp_path, capsys):
+    r = _prove(path)
+    assert r.verdict == "proved", r.render_text()
+    code, out = check_proof(proved_certificate(path), path, tmp_path, capsys)
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("path", LOOPS, ids=lambda p: p.stem)
+def test_the_loop_false_siblings_stay_unproved(path):
+    assert _prove(path.with_name(path.stem + "_false.prob"), timeout=30).verdict != "proved"
+
+
+def test_the_root_count_body_shapes():
+    from axioms.sum_bounds import root_test
+
+    coefs, roots = root_test(parse_expr("(j - a) * (j - b) == 0 ? 1 : 0"), "j")
+    assert roots and len(coefs) == 3
+    assert root_test(parse_expr("(j - a) * (j - b) != 0 ? 1 : 0"), "j")[1] is False
+    assert root_test(parse_expr("!(j * j == c) ? 0 : 1"), "j")[1] is True
+    assert root_test(parse_expr("j * j < c ? 1 : 0"), "j") is None  # not a root test
+    assert root_test(parse_expr("a == 0 ? 1 : 0"), "j") is None  # degree 0 in j
+
+
+def _sum_term(body_text):
+    """A sum application over ``j in lo..hi`` with the given body, its encoder and the lemma
+    instances the library proposes for it."""
+    import z3
+
+    from axioms.lemmas import closed_form_instances
+    from tamp.core.encode import Encoder
+
+    enc = Encoder({"a": A.INT, "b": A.INT, "lo": A.INT, "hi": A.INT})
+    env = {n: z3.Int(n) for n in ("a", "b", "lo", "hi")}
+    t = enc.expr(A.Sum("j", A.Var("lo"), A.Var("hi"), False, parse_expr(body_text)), env)
+    return t, enc, [x for x in closed_form_instances([t], enc) if x[1] == "root-count"]
+
+
+def test_the_checker_rederives_the_root_count_and_refuses_a_stronger_one():
+    import z3
+
+    from tamp.certificate.sum_bound_check import verify
+
+    t, enc, found = _sum_term("(j - a) * (j - b) == 0 ? 1 : 0")
+    ((_t, name, lem, ps),) = found
+    assert verify(t, name, lem, ps, enc)
+    stronger = z3.Implies(z3.BoolVal(True), t <= 1)  # one root only, and no side condition
+    assert not verify(t, name, stronger, ps, enc)
+    # a lemma whose coefficients are not the body's (the roots of (j - a)·j) is refused by SHAPE
+    _t2, _enc2, other = _sum_term("(j - a) * j == 0 ? 1 : 0")
+    assert not verify(t, name, lem, other[0][3], enc)

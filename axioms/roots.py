@@ -8,7 +8,7 @@ at the sampling statement, of expressions that do not read ``v``). Then::
     uniform_root:  Pr[ P(v) = 0  ∧  (c_0 != 0 ∨ … ∨ c_d != 0) ]  <=  e / N,
                    e = (c_d != 0 ? d : c_{d-1} != 0 ? d-1 : … c_1 != 0 ? 1 : 0)
 
-Why it is sound. Fix the values of everything but ``v`` (the coefficients are then fixed
+Soundness. Fix the values of everything but ``v`` (the coefficients are then fixed
 reals; ``v`` is drawn independently of them). If every ``c_i`` is 0 the event is empty and the
 cost is ``0/N``. Otherwise ``e`` is the exact degree of the polynomial: with ``e = 0`` it is the
 nonzero constant ``c_0`` and has no root; with ``e >= 1`` a nonzero real polynomial of degree

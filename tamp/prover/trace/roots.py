@@ -7,7 +7,7 @@ implies the union of the axioms' events and that their costs add up to at most t
 Two sources:
 
 * :func:`atom_polynomials`: the differences ``a - b`` of the program's equalities and
-  disequalities and its assigned values (the polynomial a single draw must avoid);
+  disequalities (the polynomial a single draw must avoid);
 * :func:`chain_polynomials`: for a straight-line program (no branch, no loop), each
   ``ensures`` clause ``a != b`` with the assignments substituted, so a polynomial ``P`` in the
   draws and inputs; at the last draw ``P`` itself, and at each earlier draw the leading
@@ -35,26 +35,14 @@ def _difference(e: A.Expr) -> Optional[A.Expr]:
 
 
 def atom_polynomials(atoms) -> List[A.Expr]:
-    """Candidate polynomials read off the program's conditions and assigned values."""
+    """Candidate polynomials read off the program's equalities and disequalities (``a == b``,
+    ``a != b``: ``a - b``; ``p != 0``: ``p``), the chain polynomials among them."""
     out: List[A.Expr] = []
     for atom in atoms:
         for n in A.walk(atom):
             d = _difference(n) if isinstance(n, (A.Binary, A.Unary)) else None
             if d is not None and d not in out:
                 out.append(d)
-        if not isinstance(atom, (A.Binary, A.Unary)) or atom.op not in (
-            "==",
-            "!=",
-            "<",
-            "<=",
-            ">",
-            ">=",
-            "&&",
-            "||",
-            "!",
-        ):
-            if atom not in out:
-                out.append(atom)
     return out
 
 

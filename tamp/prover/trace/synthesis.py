@@ -162,7 +162,8 @@ def program_conditions(cfa) -> List[A.Expr]:
         e = st.cond if isinstance(st, A.Assume) else st.value if isinstance(st, A.Assign) else None
         if e is not None and e not in out:
             out.append(e)
-    out += [p for p in chain_polynomials(cfa) if p not in out]  # root-counting proposals
+    # root-counting proposals (uniform_root), as disequalities its proposer reads
+    out += [c for c in (A.Binary("!=", p, A.num(0)) for p in chain_polynomials(cfa)) if c not in out]
     return out
 
 

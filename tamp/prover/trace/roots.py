@@ -35,14 +35,15 @@ def _difference(e: A.Expr) -> Optional[A.Expr]:
 
 
 def atom_polynomials(atoms) -> List[A.Expr]:
-    """Candidate polynomials read off the program's equalities and disequalities (``a == b``,
-    ``a != b``: ``a - b``; ``p != 0``: ``p``), the chain polynomials among them."""
+    """Candidate polynomials read off the program's conditions that are themselves an equality
+    or a disequality (``a == b``, ``a != b``: ``a - b``; ``p != 0``: ``p``; also negated), the
+    chain polynomials among them. A test inside a conjunction or disjunction proposes nothing:
+    its point events are the other families' (and more proposals at every draw slow the search)."""
     out: List[A.Expr] = []
     for atom in atoms:
-        for n in A.walk(atom):
-            d = _difference(n) if isinstance(n, (A.Binary, A.Unary)) else None
-            if d is not None and d not in out:
-                out.append(d)
+        d = _difference(atom)
+        if d is not None and d not in out:
+            out.append(d)
     return out
 
 

@@ -127,7 +127,7 @@ def coefficients(e: A.Expr, v: str) -> Optional[Poly]:
     if e.op == "*":
         if len(a) + len(b) - 2 > MAX_DEGREE:
             return None
-        out = [B.n(0)] * (len(a) + len(b) - 1)
+        out: Poly = [B.n(0)] * (len(a) + len(b) - 1)
         for i, x in enumerate(a):
             for j, y in enumerate(b):
                 out[i + j] = _add(out[i + j], _mul(x, y))

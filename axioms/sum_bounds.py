@@ -36,6 +36,14 @@ bound variable (``k`` an integer literal; the harmonic bounds also take an integ
                        ends the tests give, as in :mod:`tamp.core.counts`). Over L consecutive
                        integers i, (e ± i) mod L (Euclidean, in 0..L-1) takes every value of
                        0..L-1 exactly once: a shift modulo L is a bijection of the residues.
+``root-count``         body ``P(i) == 0 ? 1 : 0`` (``roots``) or ``P(i) != 0 ? 1 : 0`` (``nonroots``)
+                       with P a polynomial in i, ``P = c_0 + c_1·i + … + c_d·i^d`` (coefficients free of
+                       i, :func:`axioms.roots.coefficients`), e its exact degree (:func:`axioms.roots.
+                       exact_degree`): (c_0 != 0 ∨ … ∨ c_d != 0) ∧ hi >= lo ⇒ t <= e (roots), resp.
+                       t >= (hi - lo) - e (nonroots). A nonzero real polynomial of degree e has at most
+                       e roots, so at most e of the integers lo..hi-1 (root counting, Schwartz 1980);
+                       it is what the exact mean of a root indicator of a uniform draw
+                       (``sum(j in lo..=hi: P(j) == 0 ? 1 : 0) / N``) needs to be at most e/N.
 =====================  ===============================================================
 
 Why sound: each fact is a theorem about the real (or integer) numbers under its side
@@ -264,6 +272,15 @@ def statement(name: str, t: z3.ExprRef, ps: Params, log, exp) -> z3.BoolRef:
         c, g = ps["c"], ps["g"]
         first, past = exp(g * z3.ToReal(lo)), exp(g * z3.ToReal(hi))
         return z3.Implies(nonempty, t * (1 - exp(g)) == c * (first - past))
+    if name == "root-count":
+        coefs = ps["coefs"]
+        deg: z3.ArithRef = z3.RealVal(0)
+        for k in range(1, len(coefs)):
+            deg = z3.If(coefs[k] != 0, z3.RealVal(k), deg)
+        side = z3.And(z3.Or(*[c != 0 for c in coefs]), hi >= lo)
+        if ps["roots"]:
+            return z3.Implies(side, t <= deg)
+        return z3.Implies(side, t >= z3.ToReal(hi - lo) - deg)
     if name == "shift-count":
         L, los, his = ps["L"], ps["los"], ps["his"]
         low, high = los[0], his[0]
@@ -329,4 +346,32 @@ def instances(
             shape = _shift_parts(m, var, term)
             if shape is not None:
                 found.append(("shift-count", {"L": L, "los": los, "his": his, "s": shape[0], "sigma": shape[1]}))
+    root = root_test(body, var)
+    if root is not None:
+        coefs, roots = root
+        found.append(("root-count", {"coefs": [_real(term(c)) for c in coefs], "roots": roots}))
     return [(name, statement(name, t, ps, log, exp), ps) for name, ps in found]
+
+
+def root_test(body: A.Expr, var: str) -> Optional[Tuple[list, bool]]:
+    """``(coefficients of P in var, True)`` for a body ``P == 0 ? 1 : 0`` (also ``P == Q``,
+    ``P != 0 ? 0 : 1``), ``(…, False)`` for ``P != 0 ? 1 : 0`` (also ``P == 0 ? 0 : 1``): P a
+    polynomial of degree >= 1 in ``var``; None for any other body."""
+    from axioms.roots import coefficients  # the polynomial arithmetic of the root axioms
+
+    if not (isinstance(body, A.Cond) and isinstance(body.then, A.Num) and isinstance(body.other, A.Num)):
+        return None
+    vals = (body.then.value, body.other.value)
+    if vals not in ((1, 0), (0, 1)):
+        return None
+    cond, negated = body.cond, False
+    while isinstance(cond, A.Unary) and cond.op == "!":
+        cond, negated = cond.operand, not negated
+    if not (isinstance(cond, A.Binary) and cond.op in ("==", "!=")):
+        return None
+    p = cond.left if isinstance(cond.right, A.Num) and cond.right.value == 0 else A.Binary("-", cond.left, cond.right)
+    coefs = coefficients(p, var)
+    if coefs is None or len(coefs) < 2:
+        return None
+    is_root = (cond.op == "==") != negated  # the test is "P(i) = 0"
+    return coefs, is_root == (vals == (1, 0))

@@ -22,7 +22,9 @@ for a >= 1 (1/x between the integrals of 1/y over [x, x+1] and [x-1, x]; x runs 
 (telescoping); Σ_{j=lo}^{hi-1} (p + q·j) = p·n + q·n(lo + hi - 1)/2 (Gauss); (1 - e^g)·Σ c·e^{g·j}
 = c(e^{g·lo} - e^{g·hi}) (geometric); over L consecutive j, (s ± j) mod L takes every value of
 0..L-1 once, so the count of j whose residue lies in [max los, min his] is that interval's
-length within 0..L-1.
+length within 0..L-1; a polynomial c_0 + … + c_d·x^d with some c_k != 0 and exact degree e
+(the largest k with c_k != 0, 0 for a constant) has at most e roots, so at most e of the j in
+lo..hi-1 are roots (root-count) and at least (hi - lo) - e are not.
 """
 
 from __future__ import annotations
@@ -70,6 +72,17 @@ def own_statement(name: str, t: z3.ExprRef, ps: dict, log, exp) -> z3.BoolRef | 
     if name == "geometric":
         c, g = _r(ps["c"]), _r(ps["g"])
         return z3.Implies(lo < hi, t - t * exp(g) == c * exp(g * _r(lo)) - c * exp(g * _r(hi)))
+    if name == "root-count":
+        coefs = [_r(c) for c in ps["coefs"]]
+        if len(coefs) < 2:
+            return None
+        e: z3.ArithRef = z3.RealVal(0)  # the exact degree: the last nonzero coefficient's power
+        for k, c in enumerate(coefs):
+            if k > 0:
+                e = z3.If(c == 0, e, z3.RealVal(k))
+        nonzero = z3.Or(*[c != 0 for c in coefs])
+        fact = t <= e if ps["roots"] else t >= _r(hi - lo) - e
+        return z3.Implies(z3.And(lo <= hi, nonzero), fact)
     if name == "shift-count":
         L = ps["L"]
         # the residues v in 0..L-1 inside every [lo_i, hi_i]: the integers of [low, high]
@@ -118,6 +131,11 @@ def verify(t: z3.ExprRef, name: str, lemma: z3.BoolRef, ps: dict, enc) -> bool:
         m = (ps["s"] + sigma * j) % L
         inside = z3.And(*[m >= x for x in ps["los"]], *[m <= x for x in ps["his"]])
         return _valid(z3.Implies(z3.And(in_range, L >= 1), _r(body) == z3.If(inside, z3.RealVal(1), z3.RealVal(0))))
+    if name == "root-count":
+        x = _r(j)
+        poly = sum((_r(c) * x**k for k, c in enumerate(ps["coefs"])), z3.RealVal(0))
+        hit = poly == 0 if ps["roots"] else poly != 0
+        return _valid(z3.Implies(in_range, _r(body) == z3.If(hit, z3.RealVal(1), z3.RealVal(0))))
     want = _summand(name, ps, j)
     return want is not None and _valid(z3.Implies(in_range, _r(body) == want))
 

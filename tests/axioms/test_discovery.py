@@ -14,9 +14,15 @@ from lang.parser import parse_expr
     [
         ("bern(0.5)", {"bernoulli", "support"}),
         ("unif({1, 2, 3})", {"uniform_finite", "support"}),
-        ("unif(1, 6)", {"uniform_finite", "support"}),
-        ("unif(1, n)", {"chebyshev", "uniform_ends", "uniform_low", "uniform_high", "uniform_cut", "support"}),
-        ("unif(lo, hi - 1)", {"chebyshev", "uniform_ends", "uniform_low", "uniform_high", "uniform_cut", "support"}),
+        ("unif(1, 6)", {"uniform_finite", "uniform_root", "support"}),
+        (
+            "unif(1, n)",
+            {"chebyshev", "uniform_ends", "uniform_low", "uniform_high", "uniform_cut", "uniform_root", "support"},
+        ),
+        (
+            "unif(lo, hi - 1)",
+            {"chebyshev", "uniform_ends", "uniform_low", "uniform_high", "uniform_cut", "uniform_root", "support"},
+        ),
         ("lap(q[i], 1 / eps)", {"chebyshev", "laplace", "laplace_upper", "laplace_lower", "support"}),
         ("exp(0, s)", {"chebyshev", "exponential", "exponential_below", "exponential_lower", "support"}),
         (

@@ -127,3 +127,14 @@ def test_two_shots_with_a_chance_above_one_variant_is_not_proved():
 
     for r in variant_record("variants/twoShotsChanceAboveOne.prob", timeout=20, runs=0):
         assert r.verdict != "proved" and not r.problem, r
+
+
+# roots27: root counting (axioms.roots) where the polynomial may be identically zero, a draw is
+# read twice, or the degree is charged too low
+@pytest.mark.parametrize("name", ["rootsZeroSlope", "rootsSameDraw", "rootsCubicDegree"])
+def test_root_counting_variants_are_not_proved_and_refuted(name):
+    from harness import variant_record
+
+    for r in variant_record(f"variants/{name}.prob", timeout=20, runs=20000):
+        assert r.verdict != "proved" and not r.problem, r
+        assert r.simulated and all(s == "refuted" for s in r.simulated), r

@@ -44,6 +44,7 @@ from axioms.uniform_range import window_thresholds
 from lang import ast as A
 from lang.walk import free_vars, operands
 from tamp.prover.base.exprs import divide, reciprocal
+from tamp.prover.trace.roots import atom_polynomials
 
 
 def _families(dist: A.Call):
@@ -223,6 +224,8 @@ def proposals(
         params: List[Any]
         if getattr(fam, "window_proposals", False):
             params = list(window_parameters(stmt, atoms))
+        elif getattr(fam, "root_proposals", False):
+            params = list(atom_polynomials(atoms))
         elif fam.param_kind == "choice":
             params = list(fam.choices(stmt.dist))
         elif getattr(fam, "ratio_shares", False):

@@ -32,6 +32,7 @@ from tamp.prover.base.smt import UNKNOWN, VALID, Encoder, Stats, is_valid
 from tamp.prover.trace.automaton import AEdge, FailureAutomaton
 from tamp.prover.trace.candidates import proposals
 from tamp.prover.trace.formula import StepState, initial_state, prefix_goal, step, trace_goal
+from tamp.prover.trace.roots import chain_polynomials
 from tamp.show import show_expr, show_stmt
 
 
@@ -161,6 +162,8 @@ def program_conditions(cfa) -> List[A.Expr]:
         e = st.cond if isinstance(st, A.Assume) else st.value if isinstance(st, A.Assign) else None
         if e is not None and e not in out:
             out.append(e)
+    # root-counting proposals (uniform_root), as disequalities its proposer reads
+    out += [c for c in (A.Binary("!=", p, A.num(0)) for p in chain_polynomials(cfa)) if c not in out]
     return out
 
 

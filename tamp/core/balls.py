@@ -27,7 +27,7 @@ True
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Mapping, Optional, Union
+from typing import Any, List, Mapping, Optional, Union
 
 from flint import arb
 
@@ -99,7 +99,13 @@ def _arith(op: str, a: Number, b: Number) -> Number:
     return x + y if op == "+" else x - y if op == "-" else x * y
 
 
-def _function(name: str, args: list) -> Number:
+def _number(v: Union[bool, Number]) -> Number:
+    if isinstance(v, bool):
+        raise NoValue("a truth value where a number is needed")
+    return v
+
+
+def _function(name: str, args: List[Number]) -> Number:
     if name in ("min", "max"):
         a, b = args
         first = _compare("<=" if name == "min" else ">=", a, b)
@@ -164,5 +170,5 @@ def value(e: A.Expr, env: Mapping[str, Any]) -> Union[bool, Number]:
             return None
         return value(e.then if c else e.other, env)
     if isinstance(e, A.Call):
-        return _function(e.func, [value(a, env) for a in e.args])
+        return _function(e.func, [_number(value(a, env)) for a in e.args])
     raise NoValue(f"{type(e).__name__} is not evaluated at a point")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from locations import BENCHMARKS
-from support.certificates import Swap, check_proof, proved_certificate
+from support.certificates import Swap, check_proof, proved_certificate_fresh
 
 from lang import ast as A
 from lang.parser import parse_expr, parse_file
@@ -77,7 +77,7 @@ def test_a_threshold_of_a_count_gives_a_chain_of_powers():
 
 @pytest.mark.parametrize("path", [FIXED] + [MINE / f"{n}.prob" for n in NEW], ids=["fixed_sequence"] + NEW)
 def test_proved_and_certified(path, tmp_path, capsys):
-    cert = proved_certificate(path)  # asserts "proved" (one proof: a second in the same process differs)
+    cert = proved_certificate_fresh(path, tmp_path)  # asserts "proved", in a process of its own
     code, out = check_proof(cert, path, tmp_path, capsys)
     assert code == 0, out
 
@@ -93,7 +93,7 @@ def test_proved_and_certified(path, tmp_path, capsys):
     ids=["level", "settled", "two_rejections_power", "retry_power"],
 )
 def test_a_tampered_core_is_rejected(path, old, new, tmp_path, capsys):
-    cert = proved_certificate(path)
+    cert = proved_certificate_fresh(path, tmp_path)
     assert check_proof(cert, path, tmp_path, capsys)[0] == 0
     changed_any = False
     for loop in cert["expectation"][0]["loops"]:

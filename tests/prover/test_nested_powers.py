@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from locations import BENCHMARKS
-from support.certificates import Swap, check_proof, proved_certificate
+from support.certificates import Swap, check_proof, proved_certificate_fresh
 
 from lang import ast as A
 from lang.parser import parse_expr, parse_file
@@ -93,13 +93,13 @@ def test_the_chance_of_one_success_pattern_is_a_product():
     "path", [SPLIT, SUMMED, GATED, pytest.param(PLAY, marks=pytest.mark.slow, id="shared_play_risk")]
 )
 def test_proved_and_certified(path, tmp_path, capsys):
-    cert = proved_certificate(path)  # asserts "proved" (one proof: a second in the same process differs)
+    cert = proved_certificate_fresh(path, tmp_path)  # asserts "proved", in a process of its own
     code, out = check_proof(cert, path, tmp_path, capsys)
     assert code == 0, out
 
 
 def _tampered(path, tmp_path, capsys, old: str, new: str):
-    cert = proved_certificate(path)
+    cert = proved_certificate_fresh(path, tmp_path)
     assert check_proof(cert, path, tmp_path, capsys)[0] == 0
     changed_any = False
     for loop in cert["expectation"][0]["loops"]:

@@ -21,6 +21,26 @@ def proved_certificate(path: Path) -> Dict[str, Any]:
     return json.loads(json.dumps(file_certificate(res, path.read_bytes(), None, None)))
 
 
+def proved_certificate_fresh(path: Path, tmp_path: Path) -> Dict[str, Any]:
+    """:func:`proved_certificate` from ``tamp prove FILE --certificate OUT`` in a child process,
+    as a user runs it: the search of the expected-failure engine follows z3's answers, which
+    depend on what the same process asked before (a long-lived test worker's history made a
+    claim the command line proves in 8 s "unknown"), so a test of what the command proves runs
+    it in a process of its own."""
+    import subprocess
+    import sys
+
+    out = tmp_path / f"{path.stem}.cert.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "tamp", "prove", str(path), "--certificate", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    return json.loads(out.read_text())
+
+
 def certify(path: Path, timeout: float = 60):
     """``path`` proved (whatever the verdict), its certificate as JSON data and the file's bytes."""
     from tamp.api import prove as api_prove

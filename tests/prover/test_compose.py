@@ -12,10 +12,11 @@ import math
 import pytest
 from limits import FALSE_CLAIM_S
 from locations import BENCHMARKS
+from support.proving import prove_path as _prove
 
 from lang import ast as A
 from lang.evaluate import evaluate
-from lang.parser import parse, parse_file
+from lang.parser import parse
 from tamp.cfa import build_cfa
 from tamp.cfa.unreliable import coins_for_unreliable
 from tamp.prover import prove_program
@@ -38,11 +39,6 @@ FALSE = [
     DEV / "attack_stage_reads_false.prob",
     DEV / "attack_guard_ops_false.prob",
 ]
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 @pytest.mark.parametrize("path", TRUE, ids=lambda p: p.stem)

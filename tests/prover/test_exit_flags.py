@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 from locations import BENCHMARKS
 from support.certificates import Swap, check_proof, proved_certificate_fresh
+from support.proving import prove_path as _prove
 
 from lang import ast as A
 from lang.parser import parse_expr, parse_file
 from lang.serialize import from_json, to_json
-from tamp.prover import prove_program
 from tamp.prover.expectation.exits import _power_chain, _thresholds, exit_cores, exit_flags
 from tamp.prover.expectation.prove import _fold
 from tamp.show import show_expr
@@ -20,11 +20,6 @@ from tamp.show import show_expr
 MINE = BENCHMARKS / "prover4" / "dev" / "exits25"
 FIXED = BENCHMARKS / "prover4" / "dev" / "blind11" / "multipletesting" / "fixed_sequence.prob"
 NEW = ["fixed_sequence_done", "two_rejections", "retry_attempts", "two_stage_sequence", "pvalue_two_rejections"]
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 def _loop(path):

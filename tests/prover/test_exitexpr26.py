@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from locations import BENCHMARKS
 from support.certificates import check_proof, proved_certificate, swap_in_cores
+from support.proving import prove_path as _prove
 
 from lang import ast as A
 from lang.parser import parse_expr, parse_file
-from tamp.prover import prove_program
 from tamp.prover.expectation.exits import _draws, event_chances, exit_cores, exit_flags, expanded, stop_event
 from tamp.prover.expectation.prove import _fold
 from tamp.show import show_expr
@@ -26,11 +26,6 @@ NEW = [
     "negated_fault",
     "either_attempts",
 ]
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 def _loop(path):

@@ -14,9 +14,10 @@ import pytest
 import z3
 from limits import FALSE_CLAIM_S
 from locations import BENCHMARKS
+from support.proving import prove_path as _prove
 
 from lang import ast as A
-from lang.parser import parse, parse_expr, parse_file
+from lang.parser import parse, parse_expr
 from tamp.cfa import build_cfa
 from tamp.core.z3context import proof_context
 from tamp.prover import prove_program
@@ -36,11 +37,6 @@ TRUE = [
     BLIND / "ballsbins" / "bin_load_markov.prob",
     BLIND / "repetition" / "karger_repeat.prob",
 ]
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 def _claim(text):

@@ -11,11 +11,11 @@ import pytest
 import z3
 from locations import BENCHMARKS
 from support.certificates import check_proof, proved_certificate, swap_in_cores
+from support.proving import prove_path as _prove
 
 import tamp.certificate.exp_checker as exp_checker
 from axioms.powers import MAX_FACTORS, factors, power_lemmas
-from lang.parser import parse_expr, parse_file
-from tamp.prover import prove_program
+from lang.parser import parse_expr
 
 MINE = BENCHMARKS / "prover4" / "dev" / "expprod27"
 BLIND = BENCHMARKS / "prover4" / "dev" / "blind13"
@@ -26,11 +26,6 @@ FAST = ["three_shots_mixed", "perforated_work", "twice_product_chance"]
 # proved at the session start too: they must stay proved
 KEPT = ["two_unequal_shots", "product_chance", "product_of_bounds", "prefix_then_loop"]
 SLOW = ["two_then_loop"]  # a prefix of two misses before a loop of m: ~20 s
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 # ------------------------------------------------------------------------ the pure function

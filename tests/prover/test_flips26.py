@@ -9,11 +9,11 @@ from __future__ import annotations
 import pytest
 from locations import BENCHMARKS
 from support.certificates import check_proof, proved_certificate, swap_in_cores
+from support.proving import prove_path as _prove
 
 import tamp.prover.expectation.prove as exp_prove
 from lang import ast as A
-from lang.parser import parse_expr, parse_file
-from tamp.prover import prove_program
+from lang.parser import parse_expr
 from tamp.prover.expectation.prove import _fold
 from tamp.prover.expectation.toggles import budget_cores, moving_reads, suffix_sums
 from tamp.show import show_expr
@@ -25,11 +25,6 @@ XOR = BENCHMARKS / "prover4" / "dev" / "blind12" / "stochasticcomputing" / "xor_
 # union-bound engine that runs first
 FAST = ["bsc_cascade"]
 SLOW = ["register_scrub", "tflipflop_glitch", "sign_of_product", "phase_variation"]
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 def _core(result) -> str:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import pytest
 from limits import FALSE_CLAIM_S
 from locations import BENCHMARKS
+from support.proving import prove_path as _prove
 
-from lang.parser import parse, parse_expr, parse_file
+from lang.parser import parse, parse_expr
 from lang.printer import print_expr
 from tamp.cfa import build_cfa
 from tamp.cfa.nesting import lasvegas_composition, lasvegas_loop, lasvegas_programs
@@ -40,11 +41,6 @@ FALSE = [p.with_name(p.stem + "_false.prob") for p in TRUE + REST] + [
     DEV / "lasvegas" / "dice_fixed_start_false.prob",
     DEV / "lasvegas" / "dice_wrong_rest_false.prob",
 ]
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 @pytest.mark.parametrize("path", TRUE, ids=lambda p: p.stem)

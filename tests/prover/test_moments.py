@@ -13,9 +13,10 @@ from fractions import Fraction
 import pytest
 from limits import FALSE_CLAIM_S
 from locations import BENCHMARKS
+from support.proving import prove_path as _prove
 
 from lang import ast as A
-from lang.parser import parse, parse_expr, parse_file
+from lang.parser import parse, parse_expr
 from tamp.cfa import build_cfa
 from tamp.prover import prove_program
 from tamp.prover.base.smt import VALID
@@ -118,11 +119,6 @@ program lazyCheb(n: int, t: real)
   }
 }
 """
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 def _prove_text(text, timeout=60):

@@ -15,9 +15,10 @@ import re
 import pytest
 from limits import FALSE_CLAIM_S
 from locations import BENCHMARKS
+from support.proving import prove_path as _prove
 
 from lang import ast as A
-from lang.parser import parse, parse_expr, parse_file
+from lang.parser import parse, parse_expr
 from tamp.cfa import build_cfa
 from tamp.prover import prove_program
 from tamp.prover.base.smt import VALID
@@ -44,11 +45,6 @@ def _template(name: str) -> str:
 # its pushes (benchmarks/prover4/dev/moments2, whose files hold the true bound and a false sibling)
 LP_ROUND = _template("lp_round")
 STACK = _template("stack")
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 def _prove_text(text, timeout=60):

@@ -9,11 +9,11 @@ from __future__ import annotations
 import pytest
 from locations import BENCHMARKS
 from support.certificates import Swap, check_proof, proved_certificate_fresh
+from support.proving import prove_path as _prove
 
 from lang import ast as A
 from lang.parser import parse_expr, parse_file
 from lang.serialize import from_json, to_json
-from tamp.prover import prove_program
 from tamp.prover.expectation.cases import guarded_lefts, read_coins, specialise
 from tamp.prover.expectation.nested import counts_of, sign_facts
 from tamp.prover.expectation.patterns import pattern_chances
@@ -25,11 +25,6 @@ SPLIT = TEST / "searchtheory" / "split_effort.prob"
 SUMMED = TEST / "profiling" / "summed_profiles.prob"
 PLAY = TEST / "petroleum" / "shared_play_risk.prob"
 GATED = MINE / "gated_trials.prob"
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 def _loops(path):

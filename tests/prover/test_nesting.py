@@ -13,8 +13,9 @@ import pytest
 from limits import FALSE_CLAIM_S
 from locations import BENCHMARKS
 from support.certificates import check_proof, proved_certificate
+from support.proving import prove_path as _prove
 
-from lang.parser import parse, parse_expr, parse_file
+from lang.parser import parse, parse_expr
 from lang.printer import print_expr
 from lang.serialize import to_json
 from tamp.cfa import build_cfa
@@ -30,11 +31,6 @@ FALSE = [
     DEV / f"{n}_false.prob"
     for n in ("segment_retry", "round_retry", "scrub_passes", "carried_state", "retry_until_ok", "real_range")
 ]
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 @pytest.mark.parametrize("path", TRUE, ids=lambda p: p.stem)

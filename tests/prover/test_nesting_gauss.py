@@ -13,11 +13,11 @@ from __future__ import annotations
 import pytest
 from limits import FALSE_CLAIM_S
 from locations import BENCHMARKS
+from support.proving import prove_path as _prove
 
-from lang.parser import parse, parse_file
+from lang.parser import parse
 from tamp.cfa import build_cfa
 from tamp.cfa.nesting import flag_loop, iteration_program
-from tamp.prover import prove_program
 from tamp.prover.nesting.prove import NestResult
 from tamp.show import show_stmt
 from tamp.simulation import simulate
@@ -34,11 +34,6 @@ BLIND5 = [
         "inventory/gauss_lost_sales",
     )
 ]
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 @pytest.mark.parametrize("path", TRUE + BLIND5, ids=lambda p: p.stem)

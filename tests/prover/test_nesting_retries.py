@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 from limits import FALSE_CLAIM_S
 from locations import BENCHMARKS
+from support.proving import prove_path as _prove
 
-from lang.parser import parse, parse_expr, parse_file
+from lang.parser import parse, parse_expr
 from tamp.cfa import build_cfa
 from tamp.cfa.nesting import composition, flag_loop
-from tamp.prover import prove_program
 from tamp.prover.nesting.prove import NestResult, candidates
 from tamp.simulation import simulate
 from tamp.simulation.bench_inputs import inputs_for
@@ -28,11 +28,6 @@ TRUE = [
     BLIND5 / "inventory" / "supplier_retry.prob",
     BLIND5 / "grouptesting" / "inconclusive_retest.prob",
 ]
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 @pytest.mark.parametrize("path", TRUE, ids=lambda p: p.stem)

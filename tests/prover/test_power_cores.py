@@ -7,23 +7,18 @@ from __future__ import annotations
 import pytest
 from locations import BENCHMARKS
 from support.certificates import check_proof, proved_certificate
+from support.proving import prove_path as _prove
 
 from lang import ast as A
 from lang.parser import parse_file
 from lang.serialize import from_json, to_json
 from lang.walk import Transformer
-from tamp.prover import prove_program
 from tamp.prover.expectation.powers import iterations_left, power_cores, trial_chances
 from tamp.show import show_expr
 
 DEV = BENCHMARKS / "prover4" / "dev"
 OFFSPRING = DEV / "blind9" / "evolutionary" / "offspring_differs.prob"
 NEW = [OFFSPRING, DEV / "powers" / "leader_miss.prob", DEV / "powers" / "probe_table.prob"]
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 def _loop(path):

@@ -11,6 +11,7 @@ import pytest
 import z3
 from locations import BENCHMARKS
 from support.certificates import Swap, check_proof, proved_certificate
+from support.proving import prove_path as _prove
 
 from axioms.powers import power_lemmas
 from lang import ast as A
@@ -18,7 +19,6 @@ from lang.evaluate import evaluate
 from lang.parser import parse_expr, parse_file
 from lang.serialize import from_json, to_json
 from tamp.certificate.exp_extrema import split_extrema as checker_split
-from tamp.prover import prove_program
 from tamp.prover.expectation.powers import count_chances, power_cores, split_extrema, union_parts
 from tamp.show import show_expr
 
@@ -34,11 +34,6 @@ NEW = [
     DEV / "powers2" / "flips_equal.prob",
     DEV / "powers2" / "flips_half.prob",
 ]
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 def _loop(path):

@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 from limits import FALSE_CLAIM_S
 from locations import BENCHMARKS
+from support.proving import prove_path as _prove
 
-from lang.parser import parse, parse_expr, parse_file
+from lang.parser import parse, parse_expr
 from tamp.cfa import build_cfa
 from tamp.cfa.nesting import flag_loop
 from tamp.cfa.stages import stage_composition, stage_cuts, stage_programs
@@ -28,11 +29,6 @@ EARLY = [
     DEV / "products" / "retry_runs_nested.prob",
     DEV / "products" / "streak_in_else.prob",
 ]
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 def _stages_in(r) -> bool:

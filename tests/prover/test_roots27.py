@@ -12,14 +12,14 @@ from fractions import Fraction
 
 import pytest
 from locations import BENCHMARKS
-from support.certificates import check_proof, proved_certificate
+from support.certificates import check_proof, proved_certificate, proved_certificate_fresh
+from support.proving import prove_path as _prove
 
 from axioms.roots import UniformRoot, coefficients, exact_degree, leading_nonzero, nonzero
 from lang import ast as A
 from lang.evaluate import evaluate
-from lang.parser import parse_expr, parse_file
+from lang.parser import parse_expr
 from lang.serialize import to_json
-from tamp.prover import prove_program
 from tamp.show import show_expr
 
 MINE = BENCHMARKS / "prover4" / "dev" / "roots27"
@@ -47,11 +47,6 @@ TRAPS = [
     "trap_size_sign",
     "trap_size_off",
 ]
-
-
-def _prove(path, timeout=60):
-    src = parse_file(str(path))
-    return prove_program(src.programs[0], path=str(path), source=src.text, timeout=timeout)
 
 
 # ------------------------------------------------------------------------ pure functions
@@ -125,12 +120,15 @@ def test_the_axiom_refuses_a_degree_zero_parameter_and_an_array_target():
 # ------------------------------------------------------------------------ the claims
 
 
+def _proved_and_certified(path, tmp_path, capsys):
+    cert = proved_certificate_fresh(path, tmp_path)  # asserts "proved", in a process of its own
+    code, out = check_proof(cert, path, tmp_path, capsys)
+    assert code == 0, out
+
+
 @pytest.mark.parametrize("path", TARGETS, ids=lambda p: p.stem)
 def test_the_blind_targets_are_proved_and_certified(path, tmp_path, capsys):
-    r = _prove(path)
-    assert r.verdict == "proved", r.render_text()
-    code, out = check_proof(proved_certificate(path), path, tmp_path, capsys)
-    assert code == 0, out
+    _proved_and_certified(path, tmp_path, capsys)
 
 
 @pytest.mark.parametrize("path", TARGETS, ids=lambda p: p.stem)
@@ -206,10 +204,7 @@ LOOPS = [BLIND / "identitytesting" / "repeated_evaluations.prob", BLIND / "ident
 
 @pytest.mark.parametrize("path", LOOPS, ids=lambda p: p.stem)
 def test_the_loop_targets_are_proved_and_certified(path, tmp_path, capsys):
-    r = _prove(path)
-    assert r.verdict == "proved", r.render_text()
-    code, out = check_proof(proved_certificate(path), path, tmp_path, capsys)
-    assert code == 0, out
+    _proved_and_certified(path, tmp_path, capsys)
 
 
 @pytest.mark.parametrize("path", _marked(LOOPS, lambda p: p.stem), ids=lambda p: p.stem)

@@ -93,7 +93,16 @@ SESSION26 = own("diffvar26", "exitexpr26", "flips26") + blind(
     "blind12/ransac/iterations_formula",
     "blind12/stochasticcomputing/xor_chain_bit_flips",
 )
-TRUE = SESSION21 + SESSION22 + SESSION23 + SESSION24 + SESSION25 + SESSION26
+SESSION27 = own("expprod27") + blind(
+    "blind13/identitytesting/quadratic_root_hit",
+    "blind13/identitytesting/bivariate_product",
+    "blind13/identitytesting/repeated_evaluations",
+    "blind13/identitytesting/zero_count_markov",
+    "blind13/freivalds/larger_range",
+    "blind13/salvos/two_shot_salvo",
+    "blind13/perforation/four_iterations",
+)
+TRUE = SESSION21 + SESSION22 + SESSION23 + SESSION24 + SESSION25 + SESSION26 + SESSION27
 
 
 @pytest.mark.parametrize("path", TRUE, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.stem}")

@@ -27,9 +27,10 @@ True
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Union
 
-from flint import arb
+if TYPE_CHECKING:  # flint is imported when a value first becomes irrational (not at start-up)
+    from flint import arb
 
 from lang import ast as A
 from lang.ops import euclid_divmod
@@ -38,7 +39,7 @@ from .logic3 import connective, not3
 
 __all__ = ["NoValue", "truth", "value"]
 
-Number = Union[Fraction, arb, None]  # None: a number whose value is undecided
+Number = Union[Fraction, "arb", None]  # None: a number whose value is undecided
 
 
 class NoValue(Exception):
@@ -55,9 +56,11 @@ def truth(e: A.Expr, env: Mapping[str, Any]) -> Optional[bool]:
     raise NoValue("not a formula")
 
 
-def _ball(x: Union[Fraction, arb]) -> arb:
-    if isinstance(x, arb):
+def _ball(x: Union[Fraction, "arb"]) -> "arb":
+    if not isinstance(x, Fraction):
         return x
+    from flint import arb
+
     return arb(x.numerator) / arb(x.denominator)
 
 

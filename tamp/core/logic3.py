@@ -8,9 +8,10 @@ tables and the interval comparison live here.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from tamp.core.interval import Interval, fcompare
+if TYPE_CHECKING:  # the interval module (and flint with it) loads only where intervals are compared
+    from tamp.core.interval import Interval
 
 
 def not3(a: Optional[bool]) -> Optional[bool]:
@@ -36,4 +37,6 @@ def compare_intervals(op: str, a: Optional[Interval], b: Optional[Interval]) -> 
     """True if ``a op b`` for every pair of values in the intervals, False if for none, else None; None operands are undecided."""
     if a is None or b is None:
         return None
+    from tamp.core.interval import fcompare
+
     return fcompare(op, (a.lo, a.hi), (b.lo, b.hi))

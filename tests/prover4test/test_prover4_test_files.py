@@ -1,5 +1,5 @@
-"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 to dev/blind13
-(the blind parts of sessions 14 to 26, now development material) and benchmarks/prover4/test (the newest blind part,
+"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 to dev/blind14
+(the blind parts of sessions 14 to 27, now development material) and benchmarks/prover4/test (the newest blind part,
 when there is one). In each, every file parses and
 type-checks, carries its headers, every true claim has a false sibling, and inputs.json covers every file (two
 consistent input sets per true claim, a refuting one per false claim). A few input sets are simulated. Nothing
@@ -31,6 +31,7 @@ FOLDERS = {
     "blind11": ROOT / "benchmarks" / "prover4" / "dev" / "blind11",
     "blind12": ROOT / "benchmarks" / "prover4" / "dev" / "blind12",
     "blind13": ROOT / "benchmarks" / "prover4" / "dev" / "blind13",
+    "blind14": ROOT / "benchmarks" / "prover4" / "dev" / "blind14",
     "test": ROOT / "benchmarks" / "prover4" / "test",
 }
 FOLDERS = {name: here for name, here in FOLDERS.items() if (here / "inputs.json").exists()}
@@ -63,6 +64,8 @@ SIMULATED = [
     ("blind12", "stochasticcomputing/xor_chain_bit_flips.prob"),
     ("blind13", "salvos/two_shot_salvo_false.prob"),
     ("blind13", "mendelian/crossovers_markov.prob"),
+    ("blind14", "cards/two_aces_false.prob"),
+    ("blind14", "telephony/hunt_group.prob"),
 ]
 
 

@@ -93,7 +93,7 @@ SESSION26 = own("diffvar26", "exitexpr26", "flips26") + blind(
     "blind12/ransac/iterations_formula",
     "blind12/stochasticcomputing/xor_chain_bit_flips",
 )
-SESSION27 = own("expprod27") + blind(
+SESSION27 = own("expprod27", "roots27") + blind(
     "blind13/identitytesting/quadratic_root_hit",
     "blind13/identitytesting/bivariate_product",
     "blind13/identitytesting/repeated_evaluations",

@@ -30,10 +30,10 @@ MINE = BENCHMARKS / "prover4" / "dev" / "unifcount28"
 TWO_ACES = BENCHMARKS / "prover4" / "dev" / "blind14" / "cards" / "two_aces.prob"
 
 # unknown at the session start (the sum over the range stood inside a later draw's test)
-NEW = ["late_arrival", "shifted_window", "two_stages"]
-# proved before too (their sums stayed apart), now with closed counts
-OLD = ["adaptive_alarm", "inspect_two", "window_hit"]
-ALL = NEW + OLD + ["three_aces"]
+NEW = ["late_arrival", "shifted_window", "two_stages", "three_aces"]
+# proved before too (their sums stayed apart), now with closed counts; adaptive_alarm spends ~20 s
+# in the union-bound engine that runs first
+OLD = ["inspect_two", "window_hit"]
 
 INTS = {"e", "a", "b", "lo", "hi"}
 
@@ -119,8 +119,8 @@ def test_proved_and_certified(name, tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_three_aces_proved_and_certified(tmp_path, capsys):
-    _proved_and_certified(MINE / "three_aces.prob", tmp_path, capsys)
+def test_adaptive_alarm_proved_and_certified(tmp_path, capsys):
+    _proved_and_certified(MINE / "adaptive_alarm.prob", tmp_path, capsys)
 
 
 @pytest.mark.parametrize("name", NEW)
@@ -160,13 +160,13 @@ def test_a_tampered_bound_is_rejected(tmp_path, capsys):
     assert code != 0, out
 
 
-@pytest.mark.parametrize("name", ["late_arrival", "shifted_window", "two_stages", "window_hit", "inspect_two"])
+@pytest.mark.parametrize("name", ["late_arrival", "shifted_window", "two_stages", "window_hit", "inspect_two", "three_aces"])
 def test_false_siblings_stay_unproved(name):
     assert _prove(MINE / f"{name}_false.prob").verdict != "proved"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["adaptive_alarm", "three_aces"])
+@pytest.mark.parametrize("name", ["adaptive_alarm"])
 def test_false_siblings_stay_unproved_slow(name):
     assert _prove(MINE / f"{name}_false.prob").verdict != "proved"
 

@@ -58,9 +58,7 @@ def _threshold(lit: A.Expr, v: str) -> Optional[tuple]:
     return None
 
 
-def threshold_count(
-    v: str, lo: A.Expr, hi: A.Expr, test: A.Expr, is_int: Callable[[A.Expr], bool]
-) -> Optional[A.Expr]:
+def threshold_count(v: str, lo: A.Expr, hi: A.Expr, test: A.Expr, is_int: Callable[[A.Expr], bool]) -> Optional[A.Expr]:
     """The closed count of the integers ``v`` in ``lo..=hi`` passing ``test`` (module docstring),
     or None when ``test`` is not a conjunction of integer thresholds of ``v`` or an end of the
     range may not be an integer."""

@@ -160,7 +160,9 @@ def test_a_tampered_bound_is_rejected(tmp_path, capsys):
     assert code != 0, out
 
 
-@pytest.mark.parametrize("name", ["late_arrival", "shifted_window", "two_stages", "window_hit", "inspect_two", "three_aces"])
+@pytest.mark.parametrize(
+    "name", ["late_arrival", "shifted_window", "two_stages", "window_hit", "inspect_two", "three_aces"]
+)
 def test_false_siblings_stay_unproved(name):
     assert _prove(MINE / f"{name}_false.prob").verdict != "proved"
 

@@ -11,7 +11,8 @@ An upper bound on the failure probability is the weakest pre-expectation of ``[�
 ``x ~ unif(lo, hi)``     the average of ``F[x := v]`` (literal bounds, at most 64 values)
 ``x ~ unif({c…})``       the average over the listed (distinct, literal) values
 ``x ~ unif(lo, hi)``     other bounds, N = hi - lo + 1: ``N >= 1 ? q·F[φ := true] + (1 - q)·F[φ := false] : 1``
-                         when F reads x only in one atom φ, q = #{v in lo..hi: φ(v)} / N;
+                         when F reads x only in one atom φ, q = #{v in lo..hi: φ(v)} / N
+                         (closed for integer thresholds ``x <= e``…, :mod:`.exp_counts`);
                          when F reads x only in tests ``x == e``: ``min(1, F_gen + K/N)``, the
                          union bound over the K values it must avoid (:mod:`.exp_hits`);
                          else, F reading x in at most 3 atoms φᵢ: ``min(1, Σ_c q_c·F[φ := c])``
@@ -53,6 +54,7 @@ from lang.walk import DESCEND, Transformer, free_vars, substitute, written_vars
 from tamp.cfa.unreliable import coins_for_unreliable
 from tamp.show import show_expr
 
+from .exp_counts import threshold_count
 from .exp_extrema import split_extrema
 from .exp_hits import NoHitBound, hit_bound, split_at
 from .exp_tails import exp_tail
@@ -297,9 +299,16 @@ def _atom(f: A.Expr, x: str, types) -> Optional[A.Expr]:
 MAX_ATOMS = 3
 
 
-def _by_atoms(f: A.Expr, x: str, lo: A.Expr, hi: A.Expr, n: A.Expr, atoms: List[A.Expr]) -> A.Expr:
+def _count(u: str, lo: A.Expr, hi: A.Expr, test: A.Expr, is_int) -> A.Expr:
+    """``#{u in lo..hi: test}``: closed for integer thresholds (:func:`.exp_counts.threshold_count`,
+    exact), else the sum that defines it."""
+    closed = threshold_count(u, lo, hi, test, is_int)
+    return closed if closed is not None else A.Sum(u, lo, hi, True, A.Cond(test, ONE, ZERO))
+
+
+def _by_atoms(f: A.Expr, x: str, lo: A.Expr, hi: A.Expr, n: A.Expr, atoms: List[A.Expr], is_int) -> A.Expr:
     """The average of ``f`` over ``x ~ unif(lo, hi)`` when f reads x in the atoms φ₁…φₖ: each
-    truth assignment c but the all-false one weighted by ``#{u: φ(u) = c}/N`` (a sum), the
+    truth assignment c but the all-false one weighted by ``#{u: φ(u) = c}/N`` (:func:`_count`), the
     all-false one by one minus those — the assignments partition the range, so it is the
     average exactly — with ``f[φ := c]``; capped at 1 (f bounds a probability)."""
     inner = [substitute(a, {x: A.Var("u$")}) for a in atoms]
@@ -314,7 +323,7 @@ def _by_atoms(f: A.Expr, x: str, lo: A.Expr, hi: A.Expr, n: A.Expr, atoms: List[
             acc = simp(A.Binary("+", acc, simp(A.Binary("*", rest, g))))
             break
         body = _and([a if v else _not(a) for a, v in zip(inner, combo)])
-        q = A.Binary("/", A.Sum("u$", lo, hi, True, A.Cond(body, ONE, ZERO)), n)
+        q = A.Binary("/", _count("u$", lo, hi, body, is_int), n)
         acc = simp(A.Binary("+", acc, simp(A.Binary("*", q, g))))
         rest = A.Binary("-", rest, q)
     return A.Call("min", (ONE, acc))
@@ -417,6 +426,9 @@ class Wpe:
             return self._loop(s, f)
         raise Outside(f"line {_line(s)}: statement {type(s).__name__}")
 
+    def _int(self, e: A.Expr) -> bool:
+        return _is_int(e, self.types)
+
     def _unif_by_atom(self, s: A.Sample, target: A.Expr, f: A.Expr) -> A.Expr:
         if not isinstance(target, A.Var):  # a[e] ~ unif: the element's new value is a fresh x
             x = "x$"
@@ -443,7 +455,7 @@ class Wpe:
             except NoHitBound as exc:
                 atoms = _atoms(f, x, self.types)
                 if atoms is not None and len(atoms) <= MAX_ATOMS:  # exactly, atom by atom
-                    return simp(A.Cond(A.Binary(">=", n, ONE), _by_atoms(f, x, lo, hi, n, atoms), miss))
+                    return simp(A.Cond(A.Binary(">=", n, ONE), _by_atoms(f, x, lo, hi, n, atoms, self._int), miss))
                 raise Outside(
                     f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test ({exc})"
                 ) from None
@@ -453,8 +465,8 @@ class Wpe:
                 raise Outside(f"line {_line(s)}: {x} compared with a value that may not be an integer")
             hit = A.Cond(A.Binary("&&", A.Binary("<=", lo, e), A.Binary("<=", e, hi)), ONE, ZERO)
             cnt: A.Expr = hit if phi.op == "==" else A.Binary("-", n, hit)
-        else:
-            cnt = A.Sum("u$", lo, hi, True, A.Cond(substitute(phi, {x: A.Var("u$")}), ONE, ZERO))
+        else:  # a threshold: its closed count (exact, .exp_counts), else the sum
+            cnt = _count("u$", lo, hi, substitute(phi, {x: A.Var("u$")}), self._int)
         q = A.Binary("/", cnt, n)
         yes = fold(_Replace(phi, A.BoolLit(True)).walk(f))
         no = fold(_Replace(phi, A.BoolLit(False)).walk(f))

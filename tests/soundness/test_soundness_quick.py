@@ -138,3 +138,14 @@ def test_root_counting_variants_are_not_proved_and_refuted(name):
     for r in variant_record(f"variants/{name}.prob", timeout=20, runs=20000):
         assert r.verdict != "proved" and not r.problem, r
         assert r.simulated and all(s == "refuted" for s in r.simulated), r
+
+
+# unifcount28: closed counts of threshold tests of a uniform draw, off by one in the bound (a
+# second card drawn as if from all N, an open window paid one value short)
+@pytest.mark.parametrize("name", ["unifCountTwoCards", "unifCountWindowStrict"])
+def test_uniform_count_variants_are_not_proved_and_refuted(name):
+    from harness import variant_record
+
+    for r in variant_record(f"variants/{name}.prob", timeout=20, runs=20000):
+        assert r.verdict != "proved" and not r.problem, r
+        assert r.simulated and all(s == "refuted" for s in r.simulated), r

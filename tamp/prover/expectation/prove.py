@@ -87,6 +87,7 @@ from axioms.lemmas import product_lemmas
 from lang import ast as A
 from lang.walk import DESCEND, Transformer, free_vars, written_vars
 from tamp.cfa.unreliable import coins_for_unreliable
+from tamp.core.counts import closed_count
 from tamp.core.z3context import load_in_proof
 from tamp.prover.base.exprs import and_all, conjuncts, not_, subst
 from tamp.prover.base.simplify import simplify, user_form
@@ -403,10 +404,19 @@ def the_atom(f: A.Expr, x: str, types: Dict[str, A.Type]) -> Optional[A.Expr]:
 MAX_ATOMS = 3
 
 
-def by_atoms(f: A.Expr, x: str, lo: A.Expr, hi: A.Expr, n: A.Expr, atoms: List[A.Expr]) -> A.Expr:
+def by_atoms(
+    f: A.Expr,
+    x: str,
+    lo: A.Expr,
+    hi: A.Expr,
+    n: A.Expr,
+    atoms: List[A.Expr],
+    is_int: Callable[[A.Expr], bool] = lambda e: False,
+) -> A.Expr:
     """The average of ``f`` over ``x ~ unif(lo, hi)`` (N = ``n`` values) when f reads x in the
     atoms φ₁…φₖ: every truth assignment c of the atoms but the all-false one is weighted by
-    ``q_c = sum(u in lo..=hi: (φ₁(u) = c₁ ∧ …) ? 1 : 0)/N``, the all-false one by ``1 - Σ q_c``
+    ``q_c = sum(u in lo..=hi: (φ₁(u) = c₁ ∧ …) ? 1 : 0)/N`` (its closed form when the literals
+    are integer thresholds, :func:`range_count`), the all-false one by ``1 - Σ q_c``
     (the assignments partition the range, so this is the average exactly), each with ``f[φᵢ :=
     cᵢ]``; capped at 1 (f is a probability bound). Only for the upper transformer."""
     k = len(atoms)
@@ -423,10 +433,42 @@ def by_atoms(f: A.Expr, x: str, lo: A.Expr, hi: A.Expr, n: A.Expr, atoms: List[A
             acc = plus(acc, times(rest, g))
             break
         body = and_all([a if v else not_(a) for a, v in zip(inner, combo)])
-        q = A.Binary("/", A.Sum("u$", lo, hi, True, A.Cond(body, ONE, ZERO)), n)
+        q = A.Binary("/", range_count("u$", lo, hi, body, is_int), n)
         acc = plus(acc, times(q, g))
         rest = A.Binary("-", rest, q)
     return A.Call("min", (ONE, acc))
+
+
+NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+
+
+def _positive(e: A.Expr) -> A.Expr:
+    """A negated order comparison ``!(a <= b)`` as ``a > b`` (the orders are total), conjunctions
+    alike; anything else as it is."""
+    if isinstance(e, A.Binary) and e.op == "&&":
+        return A.Binary("&&", _positive(e.left), _positive(e.right))
+    if isinstance(e, A.Unary) and e.op == "!" and isinstance(e.operand, A.Binary) and e.operand.op in NEGATED:
+        return A.Binary(NEGATED[e.operand.op], e.operand.left, e.operand.right)
+    return e
+
+
+def range_count(u: str, lo: A.Expr, hi: A.Expr, test: A.Expr, is_int: Callable[[A.Expr], bool]) -> A.Expr:
+    """The number of integers ``u`` in ``lo..=hi`` passing ``test``: ``sum(u in lo..=hi: test ?
+    1 : 0)``, or its closed form ``max(0, min(U…) - max(L…) + 1)`` when the test is a
+    conjunction of thresholds (``u <= e``, ``u < e``, ``e >= u``, ``!(u > e)``, ``u == e``…)
+    against integer expressions e that do not read u and the range's ends are integers
+    (:func:`tamp.core.counts.closed_count`). Why the closed form is exact: over the integers
+    ``u < e`` is ``u <= e - 1`` and ``u > e`` is ``u >= e + 1``, so the passing values are the
+    integers of one interval ``max(L…)..min(U…)`` (the range's own ends among L and U), of which
+    there are ``U - L + 1``, or none when ``U < L`` (also an empty range) — hence the ``max(0,
+    …)``. A threshold against a real-valued e (``u <= N/2``) is not closed (``u <= e`` is then
+    ``u <= floor(e)``, which the language has no name for): the sum stays, as before."""
+    body = A.Cond(test, ONE, ZERO)
+    if is_int(lo) and is_int(hi):
+        closed = closed_count(A.Sum(u, lo, hi, True, A.Cond(_positive(test), ONE, ZERO)), is_int)
+        if closed is not None:
+            return closed
+    return A.Sum(u, lo, hi, True, body)
 
 
 def replace_node(e: A.Expr, old: A.Expr, new: A.Expr) -> A.Expr:
@@ -505,8 +547,10 @@ class Wpe:
         one Boolean atom φ(x) (:func:`the_atom`): with N = hi - lo + 1 values, of which
         ``cnt`` satisfy φ, the pre-expectation is exactly ``(cnt/N)·f[φ := true] + (1 -
         cnt/N)·f[φ := false]`` (1 for an empty range, 0 for the lower one). ``cnt`` is ``lo <= e
-        && e <= hi ? 1 : 0`` for φ = ``x == e`` (``N - that`` for ``!=``), else ``sum(t in lo..=hi:
-        φ(t) ? 1 : 0)``."""
+        && e <= hi ? 1 : 0`` for φ = ``x == e`` (``N - that`` for ``!=``), for a threshold ``x <= e``
+        (``<``, ``>=``, ``>``, either way round) against an integer e the closed count ``max(0,
+        min(hi, e) - lo + 1)`` and its like (:func:`range_count`, exact: see there), else ``sum(t
+        in lo..=hi: φ(t) ? 1 : 0)``."""
         if not isinstance(target, A.Var):  # a[e] ~ unif: the element's new value is a fresh x
             x = "x$"
             taken = set(free_vars(f)) | {n.var for n in A.walk(f) if isinstance(n, (A.Quant, A.Sum))}
@@ -533,7 +577,8 @@ class Wpe:
             except NoHitBound as exc:
                 atoms = atoms_of(f, x, self.types)
                 if atoms is not None and len(atoms) <= MAX_ATOMS:  # exactly, atom by atom
-                    return cond(A.Binary(">=", n, ONE), by_atoms(f, x, lo, hi, n, atoms), miss)
+                    weighed = by_atoms(f, x, lo, hi, n, atoms, lambda e: _is_int(e, self.types))
+                    return cond(A.Binary(">=", n, ONE), weighed, miss)
                 raise NotApplicable(
                     f"line {_line(s)}: the failure reads {x} ~ unif(lo, hi) other than by one test ({exc})"
                 ) from None
@@ -544,9 +589,9 @@ class Wpe:
                 raise NotApplicable(f"line {_line(s)}: {x} compared with a value that may not be an integer")
             hit = A.Cond(A.Binary("&&", A.Binary("<=", lo, e), A.Binary("<=", e, hi)), ONE, ZERO)
             cnt = hit if phi.op == "==" else A.Binary("-", n, hit)
-        else:
+        else:  # a threshold test: its closed count (:func:`range_count`), else the sum
             t = "u$"
-            cnt = A.Sum(t, lo, hi, True, A.Cond(subst(phi, {x: A.Var(t)}), ONE, ZERO))
+            cnt = range_count(t, lo, hi, subst(phi, {x: A.Var(t)}), lambda e: _is_int(e, self.types))
         q = A.Binary("/", cnt, n)
         yes, no = replace_node(f, phi, A.BoolLit(True)), replace_node(f, phi, A.BoolLit(False))
         acc = plus(times(q, _fold(yes)), times(simp(A.Binary("-", ONE, q)), _fold(no)))

@@ -46,7 +46,9 @@ what the iteration program's inputs give (its proof holds for all of them). Then
 - **product** (``v == !b0`` claimed): the flag stays at ``b0`` only when every iteration fails,
   and Pr[F_1 ∩ … ∩ F_N] = E[1(F_1 ∩ … ∩ F_{N-1})·Pr[F_N | history]] <= u(N)·Pr[F_1 ∩ … ∩
   F_{N-1}] <= Π u(c). An iteration after a success must not run forever (that would be a failure
-  the product does not count), so a loop that does not exit early has no ``while`` in ``B``.
+  the product does not count), so in a loop that does not exit early every ``while`` in ``B`` is
+  one that ends surely (:func:`tamp.cfa.ending.ends_surely`: a count-down or count-up by a
+  literal step towards a bound ``B`` does not write).
   With ``u = exp(e)`` (or ``1 - s <= exp(-s)``, or ``u > 0`` and ``e = log u``) the product is
   ``exp(Σ e)``, and the side condition is ``N·e <= E`` or ``sum(c in lo..hi: e) <= E`` for
   β = exp(E) (``pow(x, N)`` is ``exp(N·log x)``).
@@ -100,6 +102,7 @@ from tamp.core.encode import Encoder
 from tamp.core.validity import VALID, check_fresh, verdict
 
 from . import FAILED
+from .ending import ends_surely
 from .guard_sums import closed_sums
 
 __all__ = [
@@ -467,7 +470,7 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
         return None  # the trip count must be fixed when the loop starts
     if _has(loop.body, A.Assume):
         return None  # conditioning inside an iteration is not a failure bound
-    if form == "product" and not early_exit and _has(loop.body, A.While):
+    if form == "product" and not early_exit and not ends_surely(loop.body):
         return None  # an iteration after a success must end surely (see the module docstring)
     if rest is not None and (form != "product" or not early_exit or (free_vars(rest) & {loop.var, v}) or x != v):
         return None  # the rest is read where the loop stopped: right after the iteration that moved the flag

@@ -985,7 +985,8 @@ def pulled_sums(e: A.Expr) -> A.Expr:
 def exponent(per_iteration: A.Expr, per_exponent: Optional[A.Expr] = None) -> Tuple[A.Expr, Optional[A.Expr]]:
     """``(e, side)`` with ``per_iteration <= exp(e)`` whenever ``side`` holds (None: always):
     ``exp(e)`` itself, ``e = log(u)`` under ``u > 0`` when the claim's exponent per iteration
-    ``per_exponent`` is written so, ``1 - s <= exp(-s)``, else ``e = log(u)`` under ``u > 0``."""
+    ``per_exponent`` is written so, ``1 - s <= exp(-s)``, a product of such factors
+    (:func:`_complements`), else ``e = log(u)`` under ``u > 0``."""
     u = per_iteration
     log_u = A.Call("log", (u,))
     if isinstance(u, A.Call) and u.func == "exp" and len(u.args) == 1:
@@ -994,7 +995,28 @@ def exponent(per_iteration: A.Expr, per_exponent: Optional[A.Expr] = None) -> Tu
         return log_u, A.Binary(">", u, A.num(0))
     if isinstance(u, A.Binary) and u.op == "-" and u.left == A.num(1):
         return A.Unary("-", u.right), None
+    complements = _complements(u)
+    if complements is not None:
+        return complements
     return log_u, A.Binary(">", u, A.num(0))
+
+
+def _complements(u: A.Expr) -> Optional[Tuple[A.Expr, A.Expr]]:
+    """``(-(s_1 + … + s_m), 1 - s_1 >= 0 && … && 1 - s_m >= 0)`` for a product ``u`` of ``m >= 2``
+    factors ``1 - s_i`` (the chances that each of a block's draws misses): ``0 <= 1 - s <= exp(-s)``
+    for every real ``s`` with ``1 - s >= 0``, and a product of non-negative factors is at most the
+    product of their upper bounds, so ``u <= exp(-Σ s_i)`` under the side condition."""
+    factors = operands(u, "*")
+    if len(factors) < 2 or not all(
+        isinstance(f, A.Binary) and f.op == "-" and f.left == A.num(1) for f in factors
+    ):
+        return None
+    total: A.Expr = factors[0].right  # type: ignore[attr-defined]
+    side: A.Expr = A.Binary(">=", factors[0], A.num(0))
+    for f in factors[1:]:
+        total = A.Binary("+", total, f.right)  # type: ignore[attr-defined]
+        side = A.Binary("&&", side, A.Binary(">=", f, A.num(0)))
+    return A.Unary("-", total), side
 
 
 #: the largest literal trip count whose product is written out factor by factor

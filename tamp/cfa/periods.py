@@ -79,8 +79,8 @@ def _is_int_expr(e: A.Expr, types) -> bool:
 
 
 def block_count(loop: A.For, k: int, types) -> Optional[A.Expr]:
-    """``M`` with ``hi = k·M`` written as such (``hi`` is ``k * M`` or ``M * k``, or a literal
-    multiple of ``k``), for a loop ``for c in 0..hi`` (exclusive); ``M`` an integer expression."""
+    """``M`` with ``hi = k·M`` written as such (``hi`` is ``c * M`` or ``M * c`` for a literal
+    multiple ``c`` of ``k``, ``M`` then ``(c/k) * M``, or a literal multiple of ``k``), for a loop ``for c in 0..hi`` (exclusive); ``M`` an integer expression."""
     if loop.lo != A.num(0) or loop.inclusive:
         return None
     hi = loop.hi
@@ -89,10 +89,11 @@ def block_count(loop: A.For, k: int, types) -> Optional[A.Expr]:
     if lit is not None and lit % k == 0:
         m = A.num(lit // k)
     elif isinstance(hi, A.Binary) and hi.op == "*":
-        if _literal_int(hi.left) == k:
-            m = hi.right
-        elif _literal_int(hi.right) == k:
-            m = hi.left
+        for lit_side, other in ((hi.left, hi.right), (hi.right, hi.left)):
+            c = _literal_int(lit_side)
+            if c is not None and c > 0 and c % k == 0:
+                m = other if c == k else A.Binary("*", A.num(c // k), other)
+                break
     return m if m is not None and _is_int_expr(m, types) else None
 
 

@@ -388,7 +388,8 @@ def try_nesting(
                     "proved",
                     time.monotonic() - t0,
                     show_expr(cfa.bound),
-                    f"one iteration of the loop at line {_line(fl.loop)} fails with probability at most "
+                    f"one {'iteration' if not period else f'block of {period} iterations'} of the loop at line "
+                    f"{_line(fl.loop)} fails with probability at most "
                     f"{show_expr(u)} (proved by {inner_method(inner)}"
                     + (f", its last {fold} statement(s) read as a condition on the state before them" if fold else "")
                     + (

@@ -205,7 +205,9 @@ def _blocks(sub: A.Program, fl, types, k: int):
     body written out ``k`` times at the counters ``k·j + r``); raises :class:`Rejected`."""
     got = periodic(sub, fl, types, k)
     if got is None:
-        raise Rejected(f"PERIOD: the loop at line {fl.loop.pos.line if fl.loop.pos else '?'} cannot be taken in blocks of {k}")
+        raise Rejected(
+            f"PERIOD: the loop at line {fl.loop.pos.line if fl.loop.pos else '?'} cannot be taken in blocks of {k}"
+        )
     return got
 
 

@@ -54,12 +54,19 @@ def counted_while(loop: A.While) -> bool:
     for c in operands(loop.cond, "&&"):
         if not isinstance(c, A.Binary) or c.op not in ("<", "<=", ">", ">="):
             continue
-        for var, bound, op in ((c.left, c.right, c.op), (c.right, c.left, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[c.op])):
+        for var, bound, op in (
+            (c.left, c.right, c.op),
+            (c.right, c.left, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[c.op]),
+        ):
             if not isinstance(var, A.Var) or set(free_vars(bound)) & set(writes):
                 continue
             step = "-" if op in (">", ">=") else "+"
             x = var.name
-            writers = [n for n in A.walk(loop.body) if isinstance(n, (A.Assign, A.Sample)) and x in {A.target_name(t) for t in n.targets}]
+            writers = [
+                n
+                for n in A.walk(loop.body)
+                if isinstance(n, (A.Assign, A.Sample)) and x in {A.target_name(t) for t in n.targets}
+            ]
             if len(writers) == 1 and writers[0] in loop.body.stmts and _step(writers[0], x, step):
                 return True
     return False

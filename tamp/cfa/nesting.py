@@ -1007,9 +1007,7 @@ def _complements(u: A.Expr) -> Optional[Tuple[A.Expr, A.Expr]]:
     for every real ``s`` with ``1 - s >= 0``, and a product of non-negative factors is at most the
     product of their upper bounds, so ``u <= exp(-Σ s_i)`` under the side condition."""
     factors = operands(u, "*")
-    if len(factors) < 2 or not all(
-        isinstance(f, A.Binary) and f.op == "-" and f.left == A.num(1) for f in factors
-    ):
+    if len(factors) < 2 or not all(isinstance(f, A.Binary) and f.op == "-" and f.left == A.num(1) for f in factors):
         return None
     total: A.Expr = factors[0].right  # type: ignore[attr-defined]
     side: A.Expr = A.Binary(">=", factors[0], A.num(0))

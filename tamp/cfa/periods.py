@@ -25,6 +25,7 @@ block. ``tamp check-proof`` rebuilds the block loop from the period alone and re
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 from typing import List, Optional
 
 from lang import ast as A
@@ -42,9 +43,17 @@ def _literal_int(e: A.Expr) -> Optional[int]:
     return None
 
 
+def _rebinds(loop: A.For) -> bool:
+    """The body binds the counter's name again (a ``sum``, quantifier or ``for``): a ``c mod d``
+    there is not the counter's, so no block is built."""
+    return any(isinstance(n, (A.Sum, A.Quant, A.For)) and n.var == loop.var for n in A.walk(loop.body))
+
+
 def period_of(loop: A.For) -> Optional[int]:
     """The least common multiple of the literal moduli ``d`` in ``c mod d`` the body reads (``c``
     the loop's counter), when it is one of :data:`PERIODS`; else None."""
+    if _rebinds(loop):
+        return None
     mods = {
         _literal_int(n.right)
         for n in A.walk(loop.body)
@@ -107,7 +116,7 @@ class _Residue(Transformer):
     def Binary(self, node: A.Binary, kids):  # noqa: N802 - named after the node class
         d = _literal_int(node.right)
         if node.op == "mod" and node.left == A.Var(self.c) and d is not None and d >= 1 and self.k % d == 0:
-            return A.Num(type(node.right.value)(self.r % d), True, pos=node.pos)
+            return A.Num(Fraction(self.r % d), True, pos=node.pos)
         return self.default(node, kids)
 
 
@@ -148,7 +157,7 @@ def periodic(prog: A.Program, fl, types, k: int):
     """The flag loop ``fl`` (:class:`tamp.cfa.nesting.FlagLoop`) of ``prog`` with its loop
     replaced by the block loop of period ``k`` (module docstring), or None when its range is not
     ``0..k·M`` or it has a rest next to the flag (read where the loop stopped, mid-block)."""
-    if k not in PERIODS or fl.rest is not None:
+    if k not in PERIODS or fl.rest is not None or _rebinds(fl.loop):
         return None
     m = block_count(fl.loop, k, types)
     if m is None:

@@ -43,7 +43,6 @@ from lang.speckind import FAILURE_BOUND, clause_kind
 from lang.walk import free_vars, substitute
 from tamp.cfa import CFA, build_cfa
 from tamp.cfa.epilogue import epilogue_length, fold_epilogue
-from tamp.cfa.periods import period_loop
 from tamp.cfa.nesting import (
     FlagLoop,
     LasVegas,
@@ -59,6 +58,7 @@ from tamp.cfa.nesting import (
     log_lower,
     trip_count,
 )
+from tamp.cfa.periods import period_loop
 from tamp.prover.base.smt import VALID, Encoder, Stats, is_valid
 from tamp.prover.trace.result import ProofResult
 from tamp.show import show_expr
@@ -361,7 +361,9 @@ def try_nesting(
                 continue
             if mode == "quick":
                 assert quick is not None
-                inner, fold = _folded(it, cfa, quick, ProofResult(it.name, "failure-bound", "unknown", 0.0, ""), deadline)
+                inner, fold = _folded(
+                    it, cfa, quick, ProofResult(it.name, "failure-bound", "unknown", 0.0, ""), deadline
+                )
                 if inner.verdict != "proved":
                     continue  # the full pass tries this candidate again, and says why it failed
             else:

@@ -11,7 +11,8 @@ The rule (the argument is :mod:`tamp.cfa.nesting`'s):
             certificate's bound; the program must be a flag loop again
             (:func:`tamp.cfa.nesting.flag_loop`: a prefix that ends and sets the flag once to a
             literal, a loop whose iterations only move the flag or stop once it moved, no
-            ``while`` in the body of a product without an early exit, a deterministic epilogue
+            ``while`` that need not end (:mod:`tamp.cfa.ending`) in the body of a product without an
+            early exit, a deterministic epilogue
             that carries the claim back to "the flag moved" or "it did not"; a counter read as
             ``k > 0`` or as "every iteration raised it" is rewritten into such a flag) of the
             certificate's ``form``;

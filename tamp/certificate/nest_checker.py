@@ -11,7 +11,8 @@ The rule (the argument is :mod:`tamp.cfa.nesting`'s):
             certificate's bound; the program must be a flag loop again
             (:func:`tamp.cfa.nesting.flag_loop`: a prefix that ends and sets the flag once to a
             literal, a loop whose iterations only move the flag or stop once it moved, no
-            ``while`` in the body of a product without an early exit, a deterministic epilogue
+            ``while`` that need not end (:mod:`tamp.cfa.ending`) in the body of a product without an
+            early exit, a deterministic epilogue
             that carries the claim back to "the flag moved" or "it did not"; a counter read as
             ``k > 0`` or as "every iteration raised it" is rewritten into such a flag) of the
             certificate's ``form``;
@@ -35,6 +36,11 @@ The rule (the argument is :mod:`tamp.cfa.nesting`'s):
             assignments and branches, whose weakest precondition becomes the claim; the same
             failure probability), rebuilt here from ``K`` alone.
 
+With ``"period": K`` (``K`` in 2..4), rules 2 and 3 are of the flag loop taken in blocks of ``K``
+iterations (PERIOD, :mod:`tamp.cfa.periods`: the loop must run over ``0..K·M``, ``M`` an integer
+expression, as written; the block loop is rebuilt here from ``K`` and the source, each block the
+body written out ``K`` times at the counters ``K·j + r`` with ``(K·j + r) mod d`` read as
+``r mod d``): the composition is over its ``M`` blocks and the iteration program is one block.
 A stage product (form ``stages``, :mod:`tamp.cfa.stages`) adds ``"second": AST`` (the second
 stage's chance ``b``; ``per_iteration`` is the first's, ``a``), ``"cut": INT`` (the top-level loop
 cut after its first iteration) and ``"parts": {"first": CERT}`` (``inner`` proves the second
@@ -66,6 +72,7 @@ from tamp.cfa.nesting import (
     lasvegas_loop,
     lasvegas_programs,
 )
+from tamp.cfa.periods import periodic
 from tamp.cfa.stages import stage_composition, stage_programs
 from tamp.core.encode import Encoder
 from tamp.show import show_expr
@@ -91,13 +98,14 @@ class NestCert:
     second: Any = None  # stages: the second stage's chance b (per_iteration is the first's, a)
     cut: int = -1  # stages: the index of the top-level loop cut after its first iteration
     fold: int = 0  # union/product: the iteration program's last statements folded into its claim
+    period: int = 0  # union/product: composed over blocks of this many iterations (tamp.cfa.periods)
 
 
 def decode_nest(d: Any, where: str, decode_any: Callable[[Any, str], Any]) -> NestCert:
     if not isinstance(d, dict):
         raise MalformedNest(f"{where}: expected an object")
     extra = set(d) - {"method", "program", "bound", "bound_text", "form", "per_iteration", "inner", "lead", "parts"}
-    extra -= {"fold"} if d.get("form") in ("union", "product") else set()
+    extra -= {"fold", "period"} if d.get("form") in ("union", "product") else set()
     extra -= {"second", "cut"} if d.get("form") == "stages" else set()
     if extra:
         raise MalformedNest(f"{where}: unknown field(s) {sorted(extra)}")
@@ -122,9 +130,12 @@ def decode_nest(d: Any, where: str, decode_any: Callable[[Any, str], Any]) -> Ne
     fold = d.get("fold", 0)
     if not isinstance(fold, int) or isinstance(fold, bool) or fold < 0:
         raise MalformedNest(f"{where}.fold: expected a number of statements (an integer >= 0)")
+    period = d.get("period", 0)
+    if not isinstance(period, int) or isinstance(period, bool) or period < 0:
+        raise MalformedNest(f"{where}.period: expected a number of iterations per block (an integer >= 0)")
     decoded = {role: decode_any(c, f"{where}.parts.{role}") for role, c in parts.items() if role != "iter"}
     inner = decode_any(d["inner"], f"{where}.inner")
-    return NestCert(d["program"], bound, d["form"], per, inner, lead, decoded, fold=fold)
+    return NestCert(d["program"], bound, d["form"], per, inner, lead, decoded, fold=fold, period=period)
 
 
 #: ``check_inner(cert, src, program, timeout_ms, deadline) -> ProgramCheck``: the checker of the
@@ -153,6 +164,8 @@ def check_nest(
             raise Rejected("CLAIM: the program is not a loop raising the claim's flag (see tamp.cfa.nesting)")
         if fl.form != nc.form:
             raise Rejected(f"CLAIM: the certificate composes by {nc.form}, the loop's claim needs {fl.form}")
+        if nc.period:
+            fl = _blocks(sub, fl, cfa.types, nc.period)
         side = composition(fl, cfa.bound, nc.per_iteration)
         it = iteration_program(sub, fl, cfa.types, nc.per_iteration)
         if side is None or it is None:
@@ -185,6 +198,18 @@ def check_nest(
         out.reason = f"a formula of the certificate cannot be built: {exc}"
     out.seconds = time.monotonic() - t0
     return out
+
+
+def _blocks(sub: A.Program, fl, types, k: int):
+    """PERIOD: the flag loop in blocks of ``k`` iterations, rebuilt here from ``k`` alone
+    (:func:`tamp.cfa.periods.periodic`: the loop's range is ``0..k·M`` as written, each block the
+    body written out ``k`` times at the counters ``k·j + r``); raises :class:`Rejected`."""
+    got = periodic(sub, fl, types, k)
+    if got is None:
+        raise Rejected(
+            f"PERIOD: the loop at line {fl.loop.pos.line if fl.loop.pos else '?'} cannot be taken in blocks of {k}"
+        )
+    return got
 
 
 class _Done(Exception):

@@ -104,6 +104,7 @@ def nest_certificate(result) -> Dict[str, Any]:
             "inner": failure_certificate(result.inner),
         }
         | ({"fold": result.fold} if getattr(result, "fold", 0) else {})
+        | ({"period": result.period} if getattr(result, "period", 0) else {})
         | (
             {
                 "lead": result.lead,

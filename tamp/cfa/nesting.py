@@ -46,7 +46,9 @@ what the iteration program's inputs give (its proof holds for all of them). Then
 - **product** (``v == !b0`` claimed): the flag stays at ``b0`` only when every iteration fails,
   and Pr[F_1 ∩ … ∩ F_N] = E[1(F_1 ∩ … ∩ F_{N-1})·Pr[F_N | history]] <= u(N)·Pr[F_1 ∩ … ∩
   F_{N-1}] <= Π u(c). An iteration after a success must not run forever (that would be a failure
-  the product does not count), so a loop that does not exit early has no ``while`` in ``B``.
+  the product does not count), so in a loop that does not exit early every ``while`` in ``B`` is
+  one that ends surely (:func:`tamp.cfa.ending.ends_surely`: a count-down or count-up by a
+  literal step towards a bound ``B`` does not write).
   With ``u = exp(e)`` (or ``1 - s <= exp(-s)``, or ``u > 0`` and ``e = log u``) the product is
   ``exp(Σ e)``, and the side condition is ``N·e <= E`` or ``sum(c in lo..hi: e) <= E`` for
   β = exp(E) (``pow(x, N)`` is ``exp(N·log x)``).
@@ -100,6 +102,7 @@ from tamp.core.encode import Encoder
 from tamp.core.validity import VALID, check_fresh, verdict
 
 from . import FAILED
+from .ending import ends_surely
 from .guard_sums import closed_sums
 
 __all__ = [
@@ -467,7 +470,7 @@ def flag_loop(prog: A.Program, ensures: Tuple[A.Expr, ...], types) -> Optional[F
         return None  # the trip count must be fixed when the loop starts
     if _has(loop.body, A.Assume):
         return None  # conditioning inside an iteration is not a failure bound
-    if form == "product" and not early_exit and _has(loop.body, A.While):
+    if form == "product" and not early_exit and not ends_surely(loop.body):
         return None  # an iteration after a success must end surely (see the module docstring)
     if rest is not None and (form != "product" or not early_exit or (free_vars(rest) & {loop.var, v}) or x != v):
         return None  # the rest is read where the loop stopped: right after the iteration that moved the flag
@@ -982,7 +985,8 @@ def pulled_sums(e: A.Expr) -> A.Expr:
 def exponent(per_iteration: A.Expr, per_exponent: Optional[A.Expr] = None) -> Tuple[A.Expr, Optional[A.Expr]]:
     """``(e, side)`` with ``per_iteration <= exp(e)`` whenever ``side`` holds (None: always):
     ``exp(e)`` itself, ``e = log(u)`` under ``u > 0`` when the claim's exponent per iteration
-    ``per_exponent`` is written so, ``1 - s <= exp(-s)``, else ``e = log(u)`` under ``u > 0``."""
+    ``per_exponent`` is written so, ``1 - s <= exp(-s)``, a product of such factors
+    (:func:`_complements`), else ``e = log(u)`` under ``u > 0``."""
     u = per_iteration
     log_u = A.Call("log", (u,))
     if isinstance(u, A.Call) and u.func == "exp" and len(u.args) == 1:
@@ -991,7 +995,26 @@ def exponent(per_iteration: A.Expr, per_exponent: Optional[A.Expr] = None) -> Tu
         return log_u, A.Binary(">", u, A.num(0))
     if isinstance(u, A.Binary) and u.op == "-" and u.left == A.num(1):
         return A.Unary("-", u.right), None
+    complements = _complements(u)
+    if complements is not None:
+        return complements
     return log_u, A.Binary(">", u, A.num(0))
+
+
+def _complements(u: A.Expr) -> Optional[Tuple[A.Expr, A.Expr]]:
+    """``(-(s_1 + … + s_m), 1 - s_1 >= 0 && … && 1 - s_m >= 0)`` for a product ``u`` of ``m >= 2``
+    factors ``1 - s_i`` (the chances that each of a block's draws misses): ``0 <= 1 - s <= exp(-s)``
+    for every real ``s`` with ``1 - s >= 0``, and a product of non-negative factors is at most the
+    product of their upper bounds, so ``u <= exp(-Σ s_i)`` under the side condition."""
+    factors = operands(u, "*")
+    if len(factors) < 2 or not all(isinstance(f, A.Binary) and f.op == "-" and f.left == A.num(1) for f in factors):
+        return None
+    total: A.Expr = factors[0].right  # type: ignore[attr-defined]
+    side: A.Expr = A.Binary(">=", factors[0], A.num(0))
+    for f in factors[1:]:
+        total = A.Binary("+", total, f.right)  # type: ignore[attr-defined]
+        side = A.Binary("&&", side, A.Binary(">=", f, A.num(0)))
+    return A.Unary("-", total), side
 
 
 #: the largest literal trip count whose product is written out factor by factor

@@ -149,3 +149,15 @@ def test_uniform_count_variants_are_not_proved_and_refuted(name):
     for r in variant_record(f"variants/{name}.prob", timeout=20, runs=20000):
         assert r.verdict != "proved" and not r.problem, r
         assert r.simulated and all(s == "refuted" for s in r.simulated), r
+
+
+# runs28: a body whose period (4) does not divide the trip count (2m) is not taken in blocks, and
+# a run whose inner while need not end (it spins once the flag moved) is not composed as a product
+def test_period_and_runs_variants_are_not_proved():
+    from harness import variant_record
+
+    for r in variant_record("variants/periodNotAMultiple.prob", timeout=20, runs=20000):
+        assert r.verdict != "proved" and not r.problem, r
+        assert r.simulated and all(s == "refuted" for s in r.simulated), r
+    for r in variant_record("variants/runsSpinAfterSuccess.prob", timeout=20, runs=0):
+        assert r.verdict != "proved" and not r.problem, r

@@ -58,6 +58,7 @@ from tamp.cfa.nesting import (
     log_lower,
     trip_count,
 )
+from tamp.cfa.periods import period_loop
 from tamp.prover.base.smt import VALID, Encoder, Stats, is_valid
 from tamp.prover.trace.result import ProofResult
 from tamp.show import show_expr
@@ -85,6 +86,9 @@ class NestResult(ProofResult):
     #: how many of the iteration program's last statements ``inner`` proves folded into its claim
     #: (:func:`tamp.cfa.epilogue.fold_epilogue`; 0: the iteration program as built)
     fold: int = 0
+    #: the period ``k`` when the loop was composed over blocks of ``k`` iterations
+    #: (:mod:`tamp.cfa.periods`; 0: over single iterations)
+    period: int = 0
 
 
 def _negated(e: A.Expr) -> Optional[A.Expr]:
@@ -227,6 +231,13 @@ def _from_exponent(e: A.Expr) -> List[A.Expr]:
     return ([A.Binary("-", A.num(1), s)] if s is not None else []) + [A.Call("exp", (e,))]
 
 
+def _product(fs: List[A.Expr]) -> A.Expr:
+    out = fs[0]
+    for f in fs[1:]:
+        out = A.Binary("*", out, f)
+    return out
+
+
 def _factors(e: A.Expr) -> List[A.Expr]:
     if isinstance(e, A.Binary) and e.op == "*":
         return _factors(e.left) + _factors(e.right)
@@ -274,6 +285,8 @@ def candidates(fl: FlagLoop, bound: A.Expr, params: frozenset = frozenset()) -> 
         term = _per_term(big, fl.loop)
         out += _from_exponent(term) if term is not None else []
         out += [A.Binary("-", A.num(1), q) for q in chances]
+        if len(chances) >= 2:  # an iteration of several draws (a block of a period) that all miss
+            out.append(_product([A.Binary("-", A.num(1), q) for q in chances]))
     elif literal_trips(fl.loop) is not None:  # a product written out (f * f * f for 3 tries)
         root = _root(bound, literal_trips(fl.loop) or 1)
         out += ([root] if root is not None else []) + [A.Binary("-", A.num(1), q) for q in chances] + chances
@@ -314,82 +327,95 @@ def try_nesting(
     if fl is None:
         lv = lasvegas_loop(program, ensures, cfa.types)
         return (None, "") if lv is None else try_lasvegas(program, cfa, lv, t0, deadline, prove)
-    n = trip_count(fl.loop)
     params = {p.name for p in program.params}
     why = ""
-    passes = ([("quick", u) for u in candidates(fl, cfa.bound, frozenset(params))] if quick is not None else []) + [
-        ("full", u) for u in candidates(fl, cfa.bound, frozenset(params))
-    ]
-    for mode, u in passes:
-        if deadline is not None and time.monotonic() > deadline:
-            break
-        if not set(free_vars(u)) <= params | {fl.loop.var}:
-            continue
-        if not free_vars(u) and _holds(cfa, [("", A.Binary("<=", u, A.num(0)))]):
-            continue  # a constant bound of 0 (``1 - 1`` from an exponent of -1): no iteration can meet it
-        side = composition(fl, cfa.bound, u)
-        it = iteration_program(program, fl, cfa.types, u)
-        if side is None or it is None:
-            continue
-        try:
-            if not _holds(cfa, side):
-                why = (
-                    why
-                    or f"the bound cannot be composed from {show_expr(u)} per iteration of the loop at line {_line(fl.loop)}"
-                )
+    loops: List[Tuple[FlagLoop, int]] = [(fl, 0)]
+    blocks = period_loop(program, fl, cfa.types)
+    if blocks is not None:  # the body reads its counter modulo k: blocks of k iterations next
+        loops.append(blocks)
+    for fl, period in loops:
+        n = trip_count(fl.loop)
+        passes = ([("quick", u) for u in candidates(fl, cfa.bound, frozenset(params))] if quick is not None else []) + [
+            ("full", u) for u in candidates(fl, cfa.bound, frozenset(params))
+        ]
+        for mode, u in passes:
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            if not set(free_vars(u)) <= params | {fl.loop.var}:
                 continue
-            it_cfa = build_cfa(it, None, cfa.path)
-        except (TampError, z3.Z3Exception):
-            continue
-        if mode == "quick":
-            assert quick is not None
-            inner, fold = _folded(it, cfa, quick, ProofResult(it.name, "failure-bound", "unknown", 0.0, ""), deadline)
-            if inner.verdict != "proved":
-                continue  # the full pass tries this candidate again, and says why it failed
-        else:
-            inner, fold = prove(it, it_cfa), 0
-        pieces: Dict[str, ProofResult] = {}
-        if inner.verdict == "proved" and fl.rest is not None:
-            ex = exit_program(program, fl, cfa.types)
+            if not free_vars(u) and _holds(cfa, [("", A.Binary("<=", u, A.num(0)))]):
+                continue  # a constant bound of 0 (``1 - 1`` from an exponent of -1): no iteration can meet it
+            side = composition(fl, cfa.bound, u)
+            it = iteration_program(program, fl, cfa.types, u)
+            if side is None or it is None:
+                continue
             try:
-                done = None if ex is None else prove(ex, build_cfa(ex, None, cfa.path))
+                if not _holds(cfa, side):
+                    why = (
+                        why
+                        or f"the bound cannot be composed from {show_expr(u)} per iteration of the loop at line {_line(fl.loop)}"
+                    )
+                    continue
+                it_cfa = build_cfa(it, None, cfa.path)
             except (TampError, z3.Z3Exception):
-                done = None
-            if done is None or done.verdict != "proved":
-                why = why or (
-                    f"an iteration of the loop at line {_line(fl.loop)} that raises its flag was not proved to leave "
-                    f"`{show_expr(fl.rest)}` true"
-                )
                 continue
-            pieces["exit"] = done
-        if inner.verdict == "proved":
-            how = "summed over" if fl.form == "union" else "multiplied over"
-            return NestResult(
-                cfa.name,
-                "failure-bound",
-                "proved",
-                time.monotonic() - t0,
-                show_expr(cfa.bound),
-                f"one iteration of the loop at line {_line(fl.loop)} fails with probability at most "
-                f"{show_expr(u)} (proved by {inner_method(inner)}"
-                + (f", its last {fold} statement(s) read as a condition on the state before them" if fold else "")
-                + f"), {how} its {show_expr(n)} iterations",
-                cfa=cfa,
-                stats={**inner.stats, "method": "nesting"},
-                form=fl.form,
-                per_iteration=u,
-                inner=inner,
-                pieces={"iter": inner, **pieces},
-                fold=fold,
-            ), ""
-        if not why:
-            lines = [ln.strip() for ln in (inner.message or "").splitlines()]
-            # the inner method's own reason (its first line that is not the "not proved (...)" coda)
-            first = next((ln for ln in lines if ln and not ln.startswith("not proved")), "")
-            why = (
-                f"one iteration of the loop at line {_line(fl.loop)} was not proved to fail with probability "
-                f"at most {show_expr(u)}" + (f": {first}" if first and len(first) < 200 else "")
-            )
+            if mode == "quick":
+                assert quick is not None
+                inner, fold = _folded(
+                    it, cfa, quick, ProofResult(it.name, "failure-bound", "unknown", 0.0, ""), deadline
+                )
+                if inner.verdict != "proved":
+                    continue  # the full pass tries this candidate again, and says why it failed
+            else:
+                inner, fold = prove(it, it_cfa), 0
+            pieces: Dict[str, ProofResult] = {}
+            if inner.verdict == "proved" and fl.rest is not None:
+                ex = exit_program(program, fl, cfa.types)
+                try:
+                    done = None if ex is None else prove(ex, build_cfa(ex, None, cfa.path))
+                except (TampError, z3.Z3Exception):
+                    done = None
+                if done is None or done.verdict != "proved":
+                    why = why or (
+                        f"an iteration of the loop at line {_line(fl.loop)} that raises its flag was not proved to leave "
+                        f"`{show_expr(fl.rest)}` true"
+                    )
+                    continue
+                pieces["exit"] = done
+            if inner.verdict == "proved":
+                how = "summed over" if fl.form == "union" else "multiplied over"
+                return NestResult(
+                    cfa.name,
+                    "failure-bound",
+                    "proved",
+                    time.monotonic() - t0,
+                    show_expr(cfa.bound),
+                    f"one {'iteration' if not period else f'block of {period} iterations'} of the loop at line "
+                    f"{_line(fl.loop)} fails with probability at most "
+                    f"{show_expr(u)} (proved by {inner_method(inner)}"
+                    + (f", its last {fold} statement(s) read as a condition on the state before them" if fold else "")
+                    + (
+                        f"), {how} its {show_expr(n)} iterations"
+                        if not period
+                        else f"), {how} its {show_expr(n)} blocks of {period} iterations (its body reads the counter modulo {period})"
+                    ),
+                    cfa=cfa,
+                    stats={**inner.stats, "method": "nesting"},
+                    form=fl.form,
+                    per_iteration=u,
+                    inner=inner,
+                    pieces={"iter": inner, **pieces},
+                    fold=fold,
+                    period=period,
+                ), ""
+            if not why:
+                lines = [ln.strip() for ln in (inner.message or "").splitlines()]
+                # the inner method's own reason (its first line that is not the "not proved (...)" coda)
+                first = next((ln for ln in lines if ln and not ln.startswith("not proved")), "")
+                why = (
+                    f"one iteration of the loop at line {_line(fl.loop)} was not proved to fail with probability "
+                    f"at most {show_expr(u)}" + (f": {first}" if first and len(first) < 200 else "")
+                )
     return None, why
 
 

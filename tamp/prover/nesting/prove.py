@@ -62,6 +62,8 @@ from tamp.prover.base.smt import VALID, Encoder, Stats, is_valid
 from tamp.prover.trace.result import ProofResult
 from tamp.show import show_expr
 
+from .loop_facts import loop_facts
+
 __all__ = ["NestResult", "try_nesting", "candidates", "exponential_tail"]
 
 
@@ -85,6 +87,9 @@ class NestResult(ProofResult):
     #: how many of the iteration program's last statements ``inner`` proves folded into its claim
     #: (:func:`tamp.cfa.epilogue.fold_epilogue`; 0: the iteration program as built)
     fold: int = 0
+    #: loop facts the iteration program assumes (:mod:`.loop_facts`: inductive, re-checked by
+    #: ``check-proof``); () when it assumes none
+    facts: Tuple[A.Expr, ...] = ()
 
 
 def _negated(e: A.Expr) -> Optional[A.Expr]:
@@ -317,10 +322,25 @@ def try_nesting(
     n = trip_count(fl.loop)
     params = {p.name for p in program.params}
     why = ""
-    passes = ([("quick", u) for u in candidates(fl, cfa.bound, frozenset(params))] if quick is not None else []) + [
-        ("full", u) for u in candidates(fl, cfa.bound, frozenset(params))
-    ]
-    for mode, u in passes:
+    us = candidates(fl, cfa.bound, frozenset(params))
+    passes: List[Tuple[str, A.Expr, Tuple[A.Expr, ...]]] = (
+        [("quick", u, ()) for u in us] if quick is not None else []
+    ) + [("full", u, ()) for u in us]
+    # loop facts (the loop-carried state an iteration's chance depends on) are a later pass: the
+    # proofs that need none keep their history; found only once the passes without them failed
+    facts_pending = True
+    i = 0
+    while i < len(passes) or facts_pending:
+        if i == len(passes):
+            facts_pending = False
+            facts = loop_facts(program, fl, cfa.types)
+            if facts:
+                passes += ([("quick", u, facts) for u in us] if quick is not None else []) + [
+                    ("full", u, facts) for u in us
+                ]
+            continue
+        mode, u, facts = passes[i]
+        i += 1
         if deadline is not None and time.monotonic() > deadline:
             break
         if not set(free_vars(u)) <= params | {fl.loop.var}:
@@ -328,7 +348,7 @@ def try_nesting(
         if not free_vars(u) and _holds(cfa, [("", A.Binary("<=", u, A.num(0)))]):
             continue  # a constant bound of 0 (``1 - 1`` from an exponent of -1): no iteration can meet it
         side = composition(fl, cfa.bound, u)
-        it = iteration_program(program, fl, cfa.types, u)
+        it = iteration_program(program, fl, cfa.types, u, facts=facts)
         if side is None or it is None:
             continue
         try:
@@ -373,6 +393,7 @@ def try_nesting(
                 f"one iteration of the loop at line {_line(fl.loop)} fails with probability at most "
                 f"{show_expr(u)} (proved by {inner_method(inner)}"
                 + (f", its last {fold} statement(s) read as a condition on the state before them" if fold else "")
+                + (f", given the loop facts {', '.join(show_expr(f) for f in facts)}" if facts else "")
                 + f"), {how} its {show_expr(n)} iterations",
                 cfa=cfa,
                 stats={**inner.stats, "method": "nesting"},
@@ -381,6 +402,7 @@ def try_nesting(
                 inner=inner,
                 pieces={"iter": inner, **pieces},
                 fold=fold,
+                facts=facts,
             ), ""
         if not why:
             lines = [ln.strip() for ln in (inner.message or "").splitlines()]

@@ -1,0 +1,111 @@
+"""Re-checking the loop facts of a per-iteration composition certificate (``"facts"``).
+
+A nesting certificate may list *loop facts* ``F_1 … F_m`` (formulas over the parameters, the loop
+counter ``c`` and the variables the iteration reads; never the flag) that its iteration program
+assumes as ``requires`` (:func:`tamp.cfa.nesting.iteration_program`). They are accepted only when
+their conjunction ``F`` is inductive, decided here by z3 over this module's own encoding — weakest
+preconditions over the syntax tree, a draw ``x ~ unif(a, b)`` read as "for every fresh ``x'``
+with ``a <= x' <= b``", any other draw as "for every ``x'``" — sharing nothing with the search
+(:mod:`tamp.prover.nesting.loop_facts`, which executes paths forward):
+
+- INIT   ``requires ⇒ wp(prefix, lo < hi ⇒ F[c := lo])`` (``<=`` for an inclusive range);
+- STEP   ``requires ∧ lo <= c ∧ c (<|<=) hi ∧ F ∧ K ⇒ wp(body, (c + 1 (<|<=) hi ∧ K) ⇒
+  F[c := c + 1])``, where ``K`` is ``v == b0`` (the flag unmoved) in the product form with an
+  early exit and ``true`` otherwise (every path: the union form, and a product whose iterations
+  still run after the flag moved). Why the flag-kept paths suffice for an early-exit product, and
+  not elsewhere, is argued in :mod:`tamp.prover.nesting.loop_facts`.
+
+Statements other than assignments and draws to one variable, ``if`` and ``skip`` in the prefix or
+the body reject the facts; a fact that reads the flag rejects them.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Tuple
+
+from lang import ast as A
+from lang.walk import free_vars, substitute
+
+from tamp.cfa.nesting import FlagLoop
+from tamp.core.encode import Encoder
+
+from .format import Rejected
+from .solver import VALID, decide
+
+__all__ = ["check_facts"]
+
+
+def _imp(a: A.Expr, b: A.Expr) -> A.Expr:
+    return A.Binary("||", A.Unary("!", a), b)
+
+
+def _and(a: A.Expr, b: A.Expr) -> A.Expr:
+    return A.Binary("&&", a, b)
+
+
+def _wp(stmts, post: A.Expr, types: Dict[str, A.Type], counter: list) -> A.Expr:
+    for st in reversed(tuple(stmts)):
+        post = _wp1(st, post, types, counter)
+    return post
+
+
+def _wp1(st: A.Stmt, post: A.Expr, types: Dict[str, A.Type], counter: list) -> A.Expr:
+    if isinstance(st, A.Skip):
+        return post
+    if isinstance(st, A.Block):
+        return _wp(st.stmts, post, types, counter)
+    if isinstance(st, A.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], A.Var):
+        return substitute(post, {st.targets[0].name: st.value})
+    if isinstance(st, A.Sample) and len(st.targets) == 1 and isinstance(st.targets[0], A.Var):
+        x = st.targets[0].name
+        counter[0] += 1
+        fresh = f"{x}$draw{counter[0]}"
+        types[fresh] = types[x]
+        got = substitute(post, {x: A.Var(fresh)})
+        d = st.dist
+        if d.func == "unif" and len(d.args) == 2:
+            lo, hi = d.args
+            return _imp(_and(A.Binary("<=", lo, A.Var(fresh)), A.Binary("<=", A.Var(fresh), hi)), got)
+        return got
+    if isinstance(st, A.If):
+        yes = _wp(st.then.stmts, post, types, counter)
+        no = _wp(st.other.stmts, post, types, counter) if st.other is not None else post
+        return _and(_imp(st.cond, yes), _imp(A.Unary("!", st.cond), no))
+    raise Rejected(f"FACTS: a {type(st).__name__} statement is outside what the loop facts are checked over")
+
+
+def check_facts(prog: A.Program, fl: FlagLoop, types, facts: Tuple[A.Expr, ...], timeout_ms: int) -> int:
+    """Rules INIT and STEP for ``facts`` (the number of obligations decided); raises
+    :class:`Rejected` when a fact reads the flag or the conjunction is not inductive."""
+    if not facts:
+        return 0
+    loop = fl.loop
+    c = A.Var(loop.var)
+    for f in facts:
+        if fl.flag in free_vars(f):
+            raise Rejected(f"FACTS: the fact `{f}` reads the flag '{fl.flag}'")
+    whole = facts[0]
+    for f in facts[1:]:
+        whole = _and(whole, f)
+    cmp = "<=" if loop.inclusive else "<"
+    tys: Dict[str, A.Type] = dict(types)
+    counter = [0]
+    init = _wp(fl.prefix, _imp(A.Binary(cmp, loop.lo, loop.hi), substitute(whole, {loop.var: loop.lo})), tys, counter)
+    kept = A.Binary("==", A.Var(fl.flag), A.BoolLit(fl.start))
+    only_kept = fl.form == "product" and fl.early_exit
+    nxt = A.Binary("+", c, A.num(1))
+    after = A.Binary(cmp, nxt, loop.hi)
+    if only_kept:
+        after = _and(after, kept)
+    step_post = _imp(after, substitute(whole, {loop.var: nxt}))
+    step = _wp(loop.body.stmts, step_post, tys, counter)
+    head = _and(_and(A.Binary("<=", loop.lo, c), A.Binary(cmp, c, loop.hi)), whole)
+    if only_kept:
+        head = _and(head, kept)
+    enc = Encoder(tys)
+    env = enc.initial_env()
+    hyps = [enc.expr(r, env) for r in prog.requires]
+    for rule, goal in (("INIT", init), ("STEP", _imp(head, step))):
+        if decide(enc.expr(goal, env), enc, hyps, timeout_ms)[0] != VALID:
+            raise Rejected(f"FACTS {rule}: the loop facts are not {'initiated' if rule == 'INIT' else 'inductive'}")
+    return 2

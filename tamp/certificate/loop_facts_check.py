@@ -13,7 +13,13 @@ with ``a <= x' <= b``", any other draw as "for every ``x'``" — sharing nothing
   F[c := c + 1])``, where ``K`` is ``v == b0`` (the flag unmoved) in the product form with an
   early exit and ``true`` otherwise (every path: the union form, and a product whose iterations
   still run after the flag moved). Why the flag-kept paths suffice for an early-exit product, and
-  not elsewhere, is argued in :mod:`tamp.prover.nesting.loop_facts`.
+  not elsewhere, is argued in :mod:`tamp.prover.nesting.loop_facts`;
+- with ``"always": [AST, …]`` (a product without an early exit only): ``always`` passes INIT and
+  STEP with ``K = true``, ``facts`` passes them with ``K = (v == b0)``, and DEFINED: ``requires ∧
+  lo <= c ∧ c (<|<=) hi ∧ always ⇒ wp_d(body, true)``, where ``wp_d`` also asks ``a <= b`` of
+  every ``unif(a, b)`` and ``0 <= q <= 1`` of every ``bern(q)`` where it runs, and rejects any
+  operator but ``+ - * ! && || == != < <= > >=`` and any other draw: every iteration, before or
+  after a success, is well-defined.
 
 Statements other than assignments and draws to one variable, ``if`` and ``skip`` in the prefix or
 the body reject the facts; a fact that reads the flag rejects them.
@@ -43,18 +49,34 @@ def _and(a: A.Expr, b: A.Expr) -> A.Expr:
     return A.Binary("&&", a, b)
 
 
-def _wp(stmts, post: A.Expr, types: Dict[str, A.Type], counter: list) -> A.Expr:
+#: the operators defined on every value (DEFINED)
+_TOTAL = frozenset({"+", "-", "*", "&&", "||", "==", "!=", "<", "<=", ">", ">=", "!"})
+
+
+def _total(e: A.Expr) -> None:
+    for n in A.walk(e):
+        if isinstance(n, (A.Unary, A.Binary)) and n.op not in _TOTAL:
+            raise Rejected(f"DEFINED: the operator '{n.op}' may be undefined")
+        if not isinstance(n, (A.Var, A.Num, A.BoolLit, A.Cond, A.Unary, A.Binary)):
+            raise Rejected(f"DEFINED: a {type(n).__name__} expression may be undefined")
+
+
+def _wp(stmts, post: A.Expr, types: Dict[str, A.Type], counter: list, defined: bool = False) -> A.Expr:
     for st in reversed(tuple(stmts)):
-        post = _wp1(st, post, types, counter)
+        post = _wp1(st, post, types, counter, defined)
     return post
 
 
-def _wp1(st: A.Stmt, post: A.Expr, types: Dict[str, A.Type], counter: list) -> A.Expr:
+def _wp1(st: A.Stmt, post: A.Expr, types: Dict[str, A.Type], counter: list, defined: bool) -> A.Expr:
+    """The weakest precondition of ``post``; with ``defined`` also that ``st`` is well-defined
+    (total operators only, ``unif(a, b)`` with ``a <= b``, ``bern(q)`` with ``0 <= q <= 1``)."""
     if isinstance(st, A.Skip):
         return post
     if isinstance(st, A.Block):
-        return _wp(st.stmts, post, types, counter)
+        return _wp(st.stmts, post, types, counter, defined)
     if isinstance(st, A.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], A.Var):
+        if defined:
+            _total(st.value)
         return substitute(post, {st.targets[0].name: st.value})
     if isinstance(st, A.Sample) and len(st.targets) == 1 and isinstance(st.targets[0], A.Var):
         x = st.targets[0].name
@@ -63,20 +85,56 @@ def _wp1(st: A.Stmt, post: A.Expr, types: Dict[str, A.Type], counter: list) -> A
         types[fresh] = types[x]
         got = substitute(post, {x: A.Var(fresh)})
         d = st.dist
+        if defined:
+            for a in d.args:
+                _total(a)
         if d.func == "unif" and len(d.args) == 2:
             lo, hi = d.args
-            return _imp(_and(A.Binary("<=", lo, A.Var(fresh)), A.Binary("<=", A.Var(fresh), hi)), got)
+            got = _imp(_and(A.Binary("<=", lo, A.Var(fresh)), A.Binary("<=", A.Var(fresh), hi)), got)
+            return _and(A.Binary("<=", lo, hi), got) if defined else got
+        if defined:
+            if not (d.func == "bern" and len(d.args) == 1):
+                raise Rejected(f"DEFINED: a draw from {d.func} is not checked well-defined")
+            q = d.args[0]
+            return _and(_and(A.Binary("<=", A.num(0), q), A.Binary("<=", q, A.num(1))), got)
         return got
     if isinstance(st, A.If):
-        yes = _wp(st.then.stmts, post, types, counter)
-        no = _wp(st.other.stmts, post, types, counter) if st.other is not None else post
+        if defined:
+            _total(st.cond)
+        yes = _wp(st.then.stmts, post, types, counter, defined)
+        no = _wp(st.other.stmts, post, types, counter, defined) if st.other is not None else post
         return _and(_imp(st.cond, yes), _imp(A.Unary("!", st.cond), no))
     raise Rejected(f"FACTS: a {type(st).__name__} statement is outside what the loop facts are checked over")
 
 
-def check_facts(prog: A.Program, fl: FlagLoop, types, facts: Tuple[A.Expr, ...], timeout_ms: int) -> int:
-    """Rules INIT and STEP for ``facts`` (the number of obligations decided); raises
-    :class:`Rejected` when a fact reads the flag or the conjunction is not inductive."""
+def check_facts(
+    prog: A.Program, fl: FlagLoop, types, facts: Tuple[A.Expr, ...], always, timeout_ms: int
+) -> int:
+    """Rules INIT, STEP (and, with ``always``, DEFINED) for ``facts`` (the number of obligations
+    decided); raises :class:`Rejected` when a fact reads the flag or is not inductive."""
+    types = dict(types)
+    types.setdefault(fl.flag, A.BOOL)  # a counter's flag (k$pos) is not declared in the source
+    if always is None:
+        return _inductive(prog, fl, types, facts, fl.form == "product" and fl.early_exit, timeout_ms)
+    if fl.form != "product" or fl.early_exit:
+        raise Rejected('FACTS: "always" facts belong to a product without an early exit')
+    n = _inductive(prog, fl, types, tuple(always), False, timeout_ms)
+    n += _inductive(prog, fl, types, facts, True, timeout_ms)
+    loop = fl.loop
+    c = A.Var(loop.var)
+    head: A.Expr = _and(A.Binary("<=", loop.lo, c), A.Binary("<=" if loop.inclusive else "<", c, loop.hi))
+    for f in always:
+        head = _and(head, f)
+    tys: Dict[str, A.Type] = dict(types)
+    goal = _imp(head, _wp(loop.body.stmts, A.BoolLit(True), tys, [0], defined=True))
+    enc = Encoder(tys)
+    env = enc.initial_env()
+    if decide(enc.expr(goal, env), enc, [enc.expr(r, env) for r in prog.requires], timeout_ms)[0] != VALID:
+        raise Rejected("FACTS DEFINED: an iteration is not well-defined from every head the always-facts allow")
+    return n + 1
+
+
+def _inductive(prog: A.Program, fl: FlagLoop, types, facts: Tuple[A.Expr, ...], only_kept: bool, timeout_ms) -> int:
     if not facts:
         return 0
     loop = fl.loop
@@ -92,7 +150,6 @@ def check_facts(prog: A.Program, fl: FlagLoop, types, facts: Tuple[A.Expr, ...],
     counter = [0]
     init = _wp(fl.prefix, _imp(A.Binary(cmp, loop.lo, loop.hi), substitute(whole, {loop.var: loop.lo})), tys, counter)
     kept = A.Binary("==", A.Var(fl.flag), A.BoolLit(fl.start))
-    only_kept = fl.form == "product" and fl.early_exit
     nxt = A.Binary("+", c, A.num(1))
     after = A.Binary(cmp, nxt, loop.hi)
     if only_kept:

@@ -32,14 +32,22 @@ Which paths are relevant, and why that suffices:
   program only needs to be proved from states satisfying the facts; and since no iteration runs
   after the flag moved, none is ever run from a state outside the facts (its well-definedness, its
   ending, are all proved where it runs).
-- **union form, and a product without an early exit**: every path is relevant (the facts hold at
-  every head, whatever the flag). Care is needed here: in a product without an early exit the
-  iterations after a success still run, and although their chance does not matter, they must be
-  well-defined and end (a run that stops by an ill-defined ``unif`` counts as a failure the product
-  does not count). The iteration program proves that only from states satisfying its ``requires``,
-  so facts that hold only while the flag is unmoved are not used there; likewise the union bound
-  sums ``Pr[iteration i starts unmoved and moves]``, which needs the facts on every head with the
-  flag unmoved, here ensured on all heads.
+- **union form**: every path is relevant (the facts hold at every head, whatever the flag). The
+  union bound sums ``Pr[iteration i starts unmoved and moves]``, which needs the facts on every
+  head where the flag is unmoved; checked on all heads, they also cover the iterations the
+  iteration program's proof must make well-defined.
+- **product without an early exit**: here the iterations after a success still run. Their chance
+  does not matter (the flag stays moved), but they must be well-defined and end — a run that
+  stops on an ill-defined operation (``unif(a, b)`` with ``a > b``) would be a failure the product
+  does not count — and the iteration program's proof shows that only from states satisfying its
+  ``requires``. So the flag-kept facts are used only together with a second set, ``always``,
+  inductive along *every* path, under which every iteration is checked well-defined directly (the
+  body's expressions use only total operators, every draw is ``unif(a, b)`` with ``a <= b`` or
+  ``bern(q)`` with ``0 <= q <= 1`` where it runs; no ``while`` in the body, by
+  :func:`tamp.cfa.nesting.flag_loop`, so it ends). Then every iteration that runs — before or
+  after a success — is well-defined and ends, and the facts hold at every head reached with the
+  flag unmoved, the only heads whose iteration's chance the product reads. Otherwise only the
+  facts inductive along every path are used.
 
 Facts never read the flag. The facts are written into the certificate and ``check-proof``
 re-checks initiation and consecution by its own encoding (:mod:`tamp.certificate.loop_facts_check`,
@@ -64,7 +72,8 @@ MAX_PATHS = 64
 
 
 def relevant_kept(fl: FlagLoop) -> bool:
-    """Consecution along the paths that keep the flag unmoved only (see the module docstring)."""
+    """Consecution along the paths that keep the flag unmoved only, with no further condition
+    (see the module docstring; a product without an early exit needs its ``always`` facts too)."""
     return fl.form == "product" and fl.early_exit
 
 
@@ -95,9 +104,12 @@ def _steps(body: A.Block, x: str) -> List[int]:
 
 
 def _lin(e: A.Expr, d: int, c: A.Expr, lo: A.Expr) -> A.Expr:
+    """``e + d·(c - lo)``, written plainly (``N - dealt`` for ``d = -1``, ``lo = 0``)."""
     if d == 0:
         return e
-    return A.Binary("+", e, A.Binary("*", A.num(d), A.Binary("-", c, lo)))
+    run = c if lo == A.num(0) else A.Binary("-", c, lo)
+    step = run if abs(d) == 1 else A.Binary("*", A.num(abs(d)), run)
+    return A.Binary("+" if d > 0 else "-", e, step)
 
 
 def candidates(prog: A.Program, fl: FlagLoop, types) -> List[A.Expr]:
@@ -125,7 +137,10 @@ def candidates(prog: A.Program, fl: FlagLoop, types) -> List[A.Expr]:
                 moving.append((x, e, d))
     for i, (x, ex, dx) in enumerate(moving):
         for y, ey, dy in moving[i + 1 :]:
-            if x != y:
+            if x != y and dx in (dy, -dy):  # x - y or x + y is kept
+                op = "-" if dx == dy else "+"
+                out.append(A.Binary("==", A.Binary(op, A.Var(x), A.Var(y)), A.Binary(op, ex, ey)))
+            elif x != y:
                 lhs = A.Binary("-", A.Binary("*", A.num(dy), A.Var(x)), A.Binary("*", A.num(dx), A.Var(y)))
                 rhs = A.Binary("-", A.Binary("*", A.num(dy), ex), A.Binary("*", A.num(dx), ey))
                 out.append(A.Binary("==", lhs, rhs))
@@ -174,59 +189,144 @@ def _run(enc: Encoder, stmts, paths: List[Path]) -> List[Path]:
     return paths
 
 
-def loop_facts(prog: A.Program, fl: FlagLoop, types, timeout_ms: int = 3000) -> Tuple[A.Expr, ...]:
-    """The inductive subset of :func:`candidates` (Houdini), or ``()``."""
+#: operators that are defined on every value (a body built of these, with ``unif``/``bern`` draws
+#: whose arguments are checked, cannot stop on an ill-defined operation)
+TOTAL_OPS = {"+", "-", "*", "&&", "||", "==", "!=", "<", "<=", ">", ">=", "!"}
+
+
+def _total(e: A.Expr) -> bool:
+    for n in A.walk(e):
+        if isinstance(n, (A.Var, A.Num, A.BoolLit, A.Cond)):
+            continue
+        if isinstance(n, (A.Unary, A.Binary)) and n.op in TOTAL_OPS:
+            continue
+        return False
+    return True
+
+
+def _houdini(enc, prog, fl, cands, keep: bool, timeout_ms: int) -> List[A.Expr]:
+    loop, c = fl.loop, fl.loop.var
+    stats = Stats()
+    env0 = enc.initial_env("0")
+    req = [enc.expr(r, env0) for r in prog.requires]
+
+    def valid(goal, hyps) -> bool:
+        return is_valid(goal, enc, stats, timeout_ms, req + hyps) == VALID
+
+    def below(env, k) -> z3.BoolRef:
+        hi = enc.expr(loop.hi, env)
+        return k <= hi if loop.inclusive else k < hi
+
+    # initiation: after the prefix, c = lo and the loop runs
+    start = _run(enc, fl.prefix, [([], dict(env0))])
+    kept: List[A.Expr] = []
+    for f in cands:
+        ok = True
+        for conds, env in start:
+            env = {**env, c: enc.expr(loop.lo, env)}
+            if not valid(enc.expr(f, env), conds + [below(env, env[c])]):
+                ok = False
+                break
+        if ok:
+            kept.append(f)
+    # consecution, to a fixpoint
+    head = _head(enc, fl, env0)
+    flag0 = enc.expr(A.BoolLit(fl.start), head)
+    pre = [enc.expr(loop.lo, head) <= head[c], below(head, head[c])]
+    if keep:
+        pre.append(head[fl.flag] == flag0)
+    ends = _run(enc, loop.body.stmts, [([], dict(head))])
+    while kept:
+        hyps = pre + [enc.expr(f, head) for f in kept]
+        drop = []
+        for f in kept:
+            for conds, env in ends:
+                env = {**env, c: head[c] + 1}
+                more = [below(head, head[c] + 1)] + ([env[fl.flag] == flag0] if keep else [])
+                if not valid(enc.expr(f, env), hyps + conds + more):
+                    drop.append(f)
+                    break
+        if not drop:
+            break
+        kept = [f for f in kept if f not in drop]
+    return kept
+
+
+def _head(enc, fl: FlagLoop, env0):
+    return {**env0, **{x: enc.const(x, "h") for x in written_vars(fl.loop.body) | {fl.loop.var, fl.flag}}}
+
+
+def _defined(enc, prog, fl: FlagLoop, always: List[A.Expr], timeout_ms: int) -> bool:
+    """Every iteration from a head in range satisfying ``always`` is well-defined: the body's
+    expressions use only total operators and each draw is ``unif(a, b)`` with ``a <= b`` or
+    ``bern(q)`` with ``0 <= q <= 1`` where it runs (z3, path by path)."""
+    loop = fl.loop
+    stats = Stats()
+    env0 = enc.initial_env("0")
+    head = _head(enc, fl, env0)
+    hi = enc.expr(loop.hi, head)
+    hyps = [enc.expr(r, env0) for r in prog.requires] + [enc.expr(f, head) for f in always]
+    hyps += [enc.expr(loop.lo, head) <= head[loop.var], head[loop.var] <= hi if loop.inclusive else head[loop.var] < hi]
+    goals: List[Tuple[List[z3.BoolRef], z3.BoolRef]] = []
+
+    def walk(stmts, paths):
+        for st in stmts:
+            if isinstance(st, A.Sample):
+                d = st.dist
+                if not all(_total(a) for a in d.args):
+                    raise _Unsupported("a partial operation")
+                if d.func == "unif" and len(d.args) == 2:
+                    for conds, env in paths:
+                        goals.append((conds, enc.expr(d.args[0], env) <= enc.expr(d.args[1], env)))
+                elif d.func == "bern" and len(d.args) == 1:
+                    for conds, env in paths:
+                        q = enc.expr(d.args[0], env)
+                        goals.append((conds, z3.And(q >= 0, q <= 1)))
+                else:
+                    raise _Unsupported("a draw whose support is not checked")
+            elif isinstance(st, A.Assign):
+                if not _total(st.value):
+                    raise _Unsupported("a partial operation")
+            elif isinstance(st, A.Block):
+                walk(st.stmts, paths)
+            elif isinstance(st, A.If):
+                if not _total(st.cond):
+                    raise _Unsupported("a partial operation")
+                walk(st.then.stmts, [(cs + [enc.expr(st.cond, e)], e) for cs, e in paths])
+                if st.other is not None:
+                    walk(st.other.stmts, [(cs + [z3.Not(enc.expr(st.cond, e))], e) for cs, e in paths])
+            paths = _run(enc, (st,), paths)
+
+    try:
+        walk(loop.body.stmts, [([], dict(head))])
+    except _Unsupported:
+        return False
+    return all(is_valid(g, enc, stats, timeout_ms, hyps + conds) == VALID for conds, g in goals)
+
+
+def loop_facts(
+    prog: A.Program, fl: FlagLoop, types, timeout_ms: int = 3000
+) -> Tuple[Tuple[A.Expr, ...], Optional[Tuple[A.Expr, ...]]]:
+    """``(facts, always)``: the inductive subset of :func:`candidates` (Houdini) along the
+    relevant paths, and ``always`` None — or, for a product without an early exit, the facts
+    inductive along the flag-kept paths and ``always`` the subset inductive along every path,
+    under which every iteration was checked well-defined (see the module docstring); ``((),
+    None)`` when there are none."""
     cands = candidates(prog, fl, types)
     if not cands:
-        return ()
-    loop = fl.loop
-    c = loop.var
+        return (), None
+    types = dict(types)
+    types.setdefault(fl.flag, A.BOOL)  # a counter's flag (k$pos) is not declared in the source
     try:
         enc = Encoder(types)
-        stats = Stats()
-        env0 = enc.initial_env("0")
-        req = [enc.expr(r, env0) for r in prog.requires]
-
-        def valid(goal, hyps) -> bool:
-            return is_valid(goal, enc, stats, timeout_ms, req + hyps) == VALID
-
-        def below(env, k) -> z3.BoolRef:
-            hi = enc.expr(loop.hi, env)
-            return k <= hi if loop.inclusive else k < hi
-
-        # initiation: after the prefix, c = lo and the loop runs
-        start = _run(enc, fl.prefix, [([], dict(env0))])
-        kept: List[A.Expr] = []
-        for f in cands:
-            ok = True
-            for conds, env in start:
-                env = {**env, c: enc.expr(loop.lo, env)}
-                if not valid(enc.expr(f, env), conds + [below(env, env[c])]):
-                    ok = False
-                    break
-            if ok:
-                kept.append(f)
-        # consecution, to a fixpoint
-        head = {**env0, **{x: enc.const(x, "h") for x in written_vars(loop.body) | {c, fl.flag}}}
-        flag0 = enc.expr(A.BoolLit(fl.start), head)
-        keep = relevant_kept(fl)
-        pre = [enc.expr(loop.lo, head) <= head[c], below(head, head[c])]
-        if keep:
-            pre.append(head[fl.flag] == flag0)
-        ends = _run(enc, loop.body.stmts, [([], dict(head))])
-        while kept:
-            hyps = pre + [enc.expr(f, head) for f in kept]
-            drop = []
-            for f in kept:
-                for conds, env in ends:
-                    env = {**env, c: head[c] + 1}
-                    more = [below(head, head[c] + 1)] + ([env[fl.flag] == flag0] if keep else [])
-                    if not valid(enc.expr(f, env), hyps + conds + more):
-                        drop.append(f)
-                        break
-            if not drop:
-                break
-            kept = [f for f in kept if f not in drop]
-        return tuple(kept)
-    except (_Unsupported, z3.Z3Exception, Exception):  # noqa: BLE001 - any failure: no facts
-        return ()
+        if fl.form == "union" or relevant_kept(fl):
+            return tuple(_houdini(enc, prog, fl, cands, relevant_kept(fl), timeout_ms)), None
+        always = _houdini(enc, prog, fl, cands, False, timeout_ms)
+        kept = _houdini(enc, prog, fl, cands, True, timeout_ms)
+        if set(kept) <= set(always) or not _defined(enc, prog, fl, always, timeout_ms):
+            return tuple(always), None
+        return tuple(kept), tuple(always)
+    except (_Unsupported, z3.Z3Exception):
+        return (), None
+    except Exception:  # noqa: BLE001 - a candidate the encoder cannot read: no facts
+        return (), None

@@ -90,6 +90,9 @@ class NestResult(ProofResult):
     #: loop facts the iteration program assumes (:mod:`.loop_facts`: inductive, re-checked by
     #: ``check-proof``); () when it assumes none
     facts: Tuple[A.Expr, ...] = ()
+    #: a product without an early exit whose ``facts`` hold while the flag is unmoved: the facts
+    #: inductive along every path under which every iteration is well-defined; None otherwise
+    always: Optional[Tuple[A.Expr, ...]] = None
 
 
 def _negated(e: A.Expr) -> Optional[A.Expr]:
@@ -329,11 +332,12 @@ def try_nesting(
     # loop facts (the loop-carried state an iteration's chance depends on) are a later pass: the
     # proofs that need none keep their history; found only once the passes without them failed
     facts_pending = True
+    always: Optional[Tuple[A.Expr, ...]] = None
     i = 0
     while i < len(passes) or facts_pending:
         if i == len(passes):
             facts_pending = False
-            facts = loop_facts(program, fl, cfa.types)
+            facts, always = loop_facts(program, fl, cfa.types)
             if facts:
                 passes += ([("quick", u, facts) for u in us] if quick is not None else []) + [
                     ("full", u, facts) for u in us
@@ -403,6 +407,7 @@ def try_nesting(
                 pieces={"iter": inner, **pieces},
                 fold=fold,
                 facts=facts,
+                always=always if facts else None,
             ), ""
         if not why:
             lines = [ln.strip() for ln in (inner.message or "").splitlines()]

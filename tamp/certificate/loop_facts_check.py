@@ -31,7 +31,6 @@ from typing import Dict, Tuple
 
 from lang import ast as A
 from lang.walk import free_vars, substitute
-
 from tamp.cfa.nesting import FlagLoop
 from tamp.core.encode import Encoder
 
@@ -107,9 +106,7 @@ def _wp1(st: A.Stmt, post: A.Expr, types: Dict[str, A.Type], counter: list, defi
     raise Rejected(f"FACTS: a {type(st).__name__} statement is outside what the loop facts are checked over")
 
 
-def check_facts(
-    prog: A.Program, fl: FlagLoop, types, facts: Tuple[A.Expr, ...], always, timeout_ms: int
-) -> int:
+def check_facts(prog: A.Program, fl: FlagLoop, types, facts: Tuple[A.Expr, ...], always, timeout_ms: int) -> int:
     """Rules INIT, STEP (and, with ``always``, DEFINED) for ``facts`` (the number of obligations
     decided); raises :class:`Rejected` when a fact reads the flag or is not inductive."""
     types = dict(types)
@@ -151,7 +148,7 @@ def _inductive(prog: A.Program, fl: FlagLoop, types, facts: Tuple[A.Expr, ...], 
     init = _wp(fl.prefix, _imp(A.Binary(cmp, loop.lo, loop.hi), substitute(whole, {loop.var: loop.lo})), tys, counter)
     kept = A.Binary("==", A.Var(fl.flag), A.BoolLit(fl.start))
     nxt = A.Binary("+", c, A.num(1))
-    after = A.Binary(cmp, nxt, loop.hi)
+    after: A.Expr = A.Binary(cmp, nxt, loop.hi)
     if only_kept:
         after = _and(after, kept)
     step_post = _imp(after, substitute(whole, {loop.var: nxt}))

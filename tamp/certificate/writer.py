@@ -104,7 +104,7 @@ def nest_certificate(result) -> Dict[str, Any]:
             "inner": failure_certificate(result.inner),
         }
         | ({"fold": result.fold} if getattr(result, "fold", 0) else {})
-        | ({"facts": [to_json(f) for f in result.facts]} if getattr(result, "facts", ()) else {})
+        | ({"facts": [to_json(f) for f in result.iteration_facts]} if getattr(result, "iteration_facts", ()) else {})
         | ({"always": [to_json(f) for f in result.always]} if getattr(result, "always", None) is not None else {})
         | (
             {

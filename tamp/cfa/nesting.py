@@ -893,14 +893,15 @@ def iteration_program(
             new_params.append(A.Param(x, t, pos=loop.pos))
     c = A.Var(loop.var)
     in_range = A.Binary("&&", A.Binary("<=", loop.lo, c), A.Binary("<=" if loop.inclusive else "<", c, loop.hi))
-    inputs = {p.name: A.Var(p.name) for p in new_params} | {
-        cp.targets[0].name: cp.value for cp in copies[1:] if isinstance(cp.targets[0], A.Var)
-    }
+    inputs: Dict[str, A.Expr] = {p.name: A.Var(p.name) for p in new_params}
+    for cp in copies[1:]:
+        if isinstance(cp, A.Assign) and isinstance(cp.targets[0], A.Var):
+            inputs[cp.targets[0].name] = cp.value
     read_facts: List[A.Expr] = []
     for f in facts:
         if not free_vars(f) <= params | set(inputs):
             return None
-        read_facts.append(substitute(f, {x: e for x, e in inputs.items() if x != e.name}))
+        read_facts.append(substitute(f, {x: e for x, e in inputs.items() if e != A.Var(x)}))
     return dataclasses.replace(
         prog,
         name=prog.name + suffix,

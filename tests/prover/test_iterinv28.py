@@ -156,9 +156,7 @@ def test_an_initiated_fact_that_is_not_inductive_is_rejected(tmp_path, capsys):
 
 def test_flag_kept_facts_without_their_every_path_facts_are_rejected(tmp_path, capsys):
     # spade_void's `sp == 13` holds only while no spade is dealt: read on every path it is not inductive
-    code, out = _tampered(
-        BLIND / "cards" / "spade_void.prob", tmp_path, capsys, lambda n: n.pop("always")
-    )
+    code, out = _tampered(BLIND / "cards" / "spade_void.prob", tmp_path, capsys, lambda n: n.pop("always"))
     assert code != 0 and "FACTS" in out, out
 
 

@@ -124,9 +124,9 @@ def candidates(prog: A.Program, fl: FlagLoop, types) -> List[A.Expr]:
             continue
         st = _last_write(fl.prefix, x)
         if isinstance(st, A.Sample) and x not in written:
-            d = st.dist
-            if isinstance(d, A.Call) and d.func == "unif" and len(d.args) == 2:
-                out += [A.Binary("<=", d.args[0], A.Var(x)), A.Binary("<=", A.Var(x), d.args[1])]
+            dist = st.dist
+            if isinstance(dist, A.Call) and dist.func == "unif" and len(dist.args) == 2:
+                out += [A.Binary("<=", dist.args[0], A.Var(x)), A.Binary("<=", A.Var(x), dist.args[1])]
         elif isinstance(st, A.Assign) and free_vars(st.value) <= params:
             e = st.value
             steps = _steps(loop.body, x)

@@ -89,7 +89,7 @@ class NestResult(ProofResult):
     fold: int = 0
     #: loop facts the iteration program assumes (:mod:`.loop_facts`: inductive, re-checked by
     #: ``check-proof``); () when it assumes none
-    facts: Tuple[A.Expr, ...] = ()
+    iteration_facts: Tuple[A.Expr, ...] = ()
     #: a product without an early exit whose ``facts`` hold while the flag is unmoved: the facts
     #: inductive along every path under which every iteration is well-defined; None otherwise
     always: Optional[Tuple[A.Expr, ...]] = None
@@ -326,9 +326,10 @@ def try_nesting(
     params = {p.name for p in program.params}
     why = ""
     us = candidates(fl, cfa.bound, frozenset(params))
+    none: Tuple[A.Expr, ...] = ()
     passes: List[Tuple[str, A.Expr, Tuple[A.Expr, ...]]] = (
-        [("quick", u, ()) for u in us] if quick is not None else []
-    ) + [("full", u, ()) for u in us]
+        [("quick", u, none) for u in us] if quick is not None else []
+    ) + [("full", u, none) for u in us]
     # loop facts (the loop-carried state an iteration's chance depends on) are a later pass: the
     # proofs that need none keep their history; found only once the passes without them failed
     facts_pending = True
@@ -406,7 +407,7 @@ def try_nesting(
                 inner=inner,
                 pieces={"iter": inner, **pieces},
                 fold=fold,
-                facts=facts,
+                iteration_facts=facts,
                 always=always if facts else None,
             ), ""
         if not why:

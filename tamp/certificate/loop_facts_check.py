@@ -111,6 +111,10 @@ def check_facts(prog: A.Program, fl: FlagLoop, types, facts: Tuple[A.Expr, ...],
     decided); raises :class:`Rejected` when a fact reads the flag or is not inductive."""
     types = dict(types)
     types.setdefault(fl.flag, A.BOOL)  # a counter's flag (k$pos) is not declared in the source
+    for f in tuple(facts) + tuple(always or ()):
+        unknown = free_vars(f) - set(types)
+        if unknown:
+            raise Rejected(f"FACTS: a fact reads the unknown name(s) {sorted(unknown)}")
     if always is None:
         return _inductive(prog, fl, types, facts, fl.form == "product" and fl.early_exit, timeout_ms)
     if fl.form != "product" or fl.early_exit:

@@ -41,6 +41,14 @@ iterations (PERIOD, :mod:`tamp.cfa.periods`: the loop must run over ``0..K·M``,
 expression, as written; the block loop is rebuilt here from ``K`` and the source, each block the
 body written out ``K`` times at the counters ``K·j + r`` with ``(K·j + r) mod d`` read as
 ``r mod d``): the composition is over its ``M`` blocks and the iteration program is one block.
+
+With ``"facts": [AST, …]`` (union/product) the iteration program of rule 3 also assumes these
+loop facts as ``requires``; FACTS re-checks first that they are initiated by the prefix and
+inductive over the iteration (:mod:`.loop_facts_check`, z3 over this checker's own weakest
+preconditions), and rejects the certificate otherwise; with ``"always": [AST, …]`` (a product
+without an early exit, whose ``facts`` hold while the flag is unmoved) it also checks that these
+hold on every path and make every iteration well-defined.
+
 A stage product (form ``stages``, :mod:`tamp.cfa.stages`) adds ``"second": AST`` (the second
 stage's chance ``b``; ``per_iteration`` is the first's, ``a``), ``"cut": INT`` (the top-level loop
 cut after its first iteration) and ``"parts": {"first": CERT}`` (``inner`` proves the second
@@ -79,6 +87,7 @@ from tamp.show import show_expr
 
 from .claim import checked_claim
 from .format import ProgramCheck, Rejected
+from .loop_facts_check import check_facts
 from .solver import VALID, decide
 
 
@@ -99,13 +108,15 @@ class NestCert:
     cut: int = -1  # stages: the index of the top-level loop cut after its first iteration
     fold: int = 0  # union/product: the iteration program's last statements folded into its claim
     period: int = 0  # union/product: composed over blocks of this many iterations (tamp.cfa.periods)
+    facts: tuple = ()  # union/product: loop facts the iteration program assumes (.loop_facts_check)
+    always: Any = None  # product without early exit: the every-path facts (.loop_facts_check)
 
 
 def decode_nest(d: Any, where: str, decode_any: Callable[[Any, str], Any]) -> NestCert:
     if not isinstance(d, dict):
         raise MalformedNest(f"{where}: expected an object")
     extra = set(d) - {"method", "program", "bound", "bound_text", "form", "per_iteration", "inner", "lead", "parts"}
-    extra -= {"fold", "period"} if d.get("form") in ("union", "product") else set()
+    extra -= {"fold", "period", "facts", "always"} if d.get("form") in ("union", "product") else set()
     extra -= {"second", "cut"} if d.get("form") == "stages" else set()
     if extra:
         raise MalformedNest(f"{where}: unknown field(s) {sorted(extra)}")
@@ -133,9 +144,19 @@ def decode_nest(d: Any, where: str, decode_any: Callable[[Any, str], Any]) -> Ne
     period = d.get("period", 0)
     if not isinstance(period, int) or isinstance(period, bool) or period < 0:
         raise MalformedNest(f"{where}.period: expected a number of iterations per block (an integer >= 0)")
+    raw_facts, raw_always = d.get("facts", []), d.get("always")
+    if not isinstance(raw_facts, list) or not isinstance(raw_always, (list, type(None))):
+        raise MalformedNest(f"{where}.facts: expected a list of formulas")
+    try:
+        facts = tuple(expr_from_json(f) for f in raw_facts)
+        always = None if raw_always is None else tuple(expr_from_json(f) for f in raw_always)
+    except SerializeError as exc:
+        raise MalformedNest(f"{where}.facts: {exc}") from None
     decoded = {role: decode_any(c, f"{where}.parts.{role}") for role, c in parts.items() if role != "iter"}
     inner = decode_any(d["inner"], f"{where}.inner")
-    return NestCert(d["program"], bound, d["form"], per, inner, lead, decoded, fold=fold, period=period)
+    return NestCert(
+        d["program"], bound, d["form"], per, inner, lead, decoded, fold=fold, period=period, facts=facts, always=always
+    )
 
 
 #: ``check_inner(cert, src, program, timeout_ms, deadline) -> ProgramCheck``: the checker of the
@@ -165,9 +186,13 @@ def check_nest(
         if fl.form != nc.form:
             raise Rejected(f"CLAIM: the certificate composes by {nc.form}, the loop's claim needs {fl.form}")
         if nc.period:
+            if nc.facts or nc.always is not None:  # loop facts are of single iterations only
+                raise Rejected("FACTS: loop facts are checked for single iterations, not for blocks of iterations")
             fl = _blocks(sub, fl, cfa.types, nc.period)
         side = composition(fl, cfa.bound, nc.per_iteration)
-        it = iteration_program(sub, fl, cfa.types, nc.per_iteration)
+        # FACTS: the loop facts the iteration program assumes are inductive (its own encoding)
+        out.obligations += check_facts(sub, fl, cfa.types, nc.facts, nc.always, timeout_ms)
+        it = iteration_program(sub, fl, cfa.types, nc.per_iteration, facts=nc.facts)
         if side is None or it is None:
             raise Rejected(
                 f"COMPOSE: the bound {show_expr(cfa.bound)} cannot be composed from {show_expr(nc.per_iteration)}"

@@ -855,10 +855,16 @@ def iteration_program(
     claim: Optional[A.Expr] = None,
     out: FrozenSet[str] = frozenset(),
     suffix: str = "$iter",
+    facts: Tuple[A.Expr, ...] = (),
 ) -> Optional[A.Program]:
     """The iteration program of the flag loop ``fl`` with the bound ``per_iteration`` (which may
     read parameters and the loop's counter only), or None when a variable's type is unknown
-    (``claim``, ``out``: another claim on the iteration and the variables it reads after it)."""
+    (``claim``, ``out``: another claim on the iteration and the variables it reads after it).
+
+    ``facts``: loop facts (:mod:`tamp.prover.nesting.loop_facts`) over the state at the loop head, proved
+    inductive elsewhere (by the prover's search and again by ``check-proof``); they become
+    ``requires`` of the iteration program, read over its inputs (``x$in`` for a variable the body
+    writes). None when a fact reads a name that is not a parameter, the counter or an input."""
     params = {p.name for p in prog.params}
     loop, v = fl.loop, fl.flag
     if not set(free_vars(per_iteration)) <= params | {loop.var}:
@@ -890,12 +896,21 @@ def iteration_program(
             new_params.append(A.Param(x, t, pos=loop.pos))
     c = A.Var(loop.var)
     in_range = A.Binary("&&", A.Binary("<=", loop.lo, c), A.Binary("<=" if loop.inclusive else "<", c, loop.hi))
+    inputs: Dict[str, A.Expr] = {p.name: A.Var(p.name) for p in new_params}
+    for cp in copies[1:]:
+        if isinstance(cp, A.Assign) and isinstance(cp.targets[0], A.Var):
+            inputs[cp.targets[0].name] = cp.value
+    read_facts: List[A.Expr] = []
+    for f in facts:
+        if not free_vars(f) <= params | set(inputs):
+            return None
+        read_facts.append(substitute(f, {x: e for x, e in inputs.items() if e != A.Var(x)}))
     return dataclasses.replace(
         prog,
         name=prog.name + suffix,
         params=tuple(prog.params) + tuple(new_params),
         body=A.Block(tuple(copies) + tuple(body.stmts), pos=body.pos),
-        requires=tuple(prog.requires) + (in_range,),
+        requires=tuple(prog.requires) + (in_range,) + tuple(read_facts),
         ensures=(fl.ensures if claim is None else claim,),
         fails=per_iteration,
         rate=None,

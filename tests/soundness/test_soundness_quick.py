@@ -161,3 +161,13 @@ def test_period_and_runs_variants_are_not_proved():
         assert r.simulated and all(s == "refuted" for s in r.simulated), r
     for r in variant_record("variants/runsSpinAfterSuccess.prob", timeout=20, runs=0):
         assert r.verdict != "proved" and not r.problem, r
+
+
+# iterinv28: loop facts of an iteration program (tamp.prover.nesting.loop_facts); here `aces` falls
+# on a miss, so `aces == A` is no fact while no ace is dealt and each miss gets likelier
+def test_a_count_that_falls_on_a_miss_variant_is_not_proved_and_refuted():
+    from harness import variant_record
+
+    for r in variant_record("variants/aceShrinksOnMiss.prob", timeout=20, runs=20000):
+        assert r.verdict != "proved" and not r.problem, r
+        assert r.simulated and all(s == "refuted" for s in r.simulated), r

@@ -63,6 +63,8 @@ from tamp.prover.base.smt import VALID, Encoder, Stats, is_valid
 from tamp.prover.trace.result import ProofResult
 from tamp.show import show_expr
 
+from .loop_facts import loop_facts
+
 __all__ = ["NestResult", "try_nesting", "candidates", "exponential_tail"]
 
 
@@ -89,6 +91,12 @@ class NestResult(ProofResult):
     #: the period ``k`` when the loop was composed over blocks of ``k`` iterations
     #: (:mod:`tamp.cfa.periods`; 0: over single iterations)
     period: int = 0
+    #: loop facts the iteration program assumes (:mod:`.loop_facts`: inductive, re-checked by
+    #: ``check-proof``); () when it assumes none
+    iteration_facts: Tuple[A.Expr, ...] = ()
+    #: a product without an early exit whose ``facts`` hold while the flag is unmoved: the facts
+    #: inductive along every path under which every iteration is well-defined; None otherwise
+    always: Optional[Tuple[A.Expr, ...]] = None
 
 
 def _negated(e: A.Expr) -> Optional[A.Expr]:
@@ -321,7 +329,10 @@ def try_nesting(
     alone — a count read through a threshold test is the shape those methods bound, and a later
     candidate (a row's own term of a sum over rows) is reached before an earlier one's search
     has spent the time; the second pass is the whole portfolio on each candidate's iteration
-    program as built (the union bound and expected failure read an epilogue as it is)."""
+    program as built (the union bound and expected failure read an epilogue as it is). Then,
+    single iterations only, the same passes with the loop facts (:mod:`.loop_facts`) as the
+    iteration program's ``requires``; last, blocks of ``k`` iterations when the body reads its
+    counter modulo ``k`` (:mod:`tamp.cfa.periods`)."""
     ensures = tuple(e for e in program.ensures if clause_kind(e) == FAILURE_BOUND)
     fl = flag_loop(program, ensures, cfa.types)
     if fl is None:
@@ -333,12 +344,32 @@ def try_nesting(
     blocks = period_loop(program, fl, cfa.types)
     if blocks is not None:  # the body reads its counter modulo k: blocks of k iterations next
         loops.append(blocks)
+    none: Tuple[A.Expr, ...] = ()
     for fl, period in loops:
         n = trip_count(fl.loop)
-        passes = ([("quick", u) for u in candidates(fl, cfa.bound, frozenset(params))] if quick is not None else []) + [
-            ("full", u) for u in candidates(fl, cfa.bound, frozenset(params))
-        ]
-        for mode, u in passes:
+        us = candidates(fl, cfa.bound, frozenset(params))
+        passes: List[Tuple[str, A.Expr, Tuple[A.Expr, ...]]] = (
+            [("quick", u, none) for u in us] if quick is not None else []
+        ) + [("full", u, none) for u in us]
+        # loop facts (the loop-carried state an iteration's chance depends on) are a later pass:
+        # the proofs that need none keep their history; found only once the passes without them
+        # failed, and for single iterations only (a block's facts are not searched)
+        facts_pending = not period
+        always: Optional[Tuple[A.Expr, ...]] = None
+        i = 0
+        while i < len(passes) or facts_pending:
+            if i == len(passes):
+                facts_pending = False
+                if deadline is not None and time.monotonic() > deadline:
+                    break
+                found, always = loop_facts(program, fl, cfa.types)
+                if found:
+                    passes += ([("quick", u, found) for u in us] if quick is not None else []) + [
+                        ("full", u, found) for u in us
+                    ]
+                continue
+            mode, u, facts = passes[i]
+            i += 1
             if deadline is not None and time.monotonic() > deadline:
                 break
             if not set(free_vars(u)) <= params | {fl.loop.var}:
@@ -346,7 +377,7 @@ def try_nesting(
             if not free_vars(u) and _holds(cfa, [("", A.Binary("<=", u, A.num(0)))]):
                 continue  # a constant bound of 0 (``1 - 1`` from an exponent of -1): no iteration can meet it
             side = composition(fl, cfa.bound, u)
-            it = iteration_program(program, fl, cfa.types, u)
+            it = iteration_program(program, fl, cfa.types, u, facts=facts)
             if side is None or it is None:
                 continue
             try:
@@ -394,6 +425,7 @@ def try_nesting(
                     f"{_line(fl.loop)} fails with probability at most "
                     f"{show_expr(u)} (proved by {inner_method(inner)}"
                     + (f", its last {fold} statement(s) read as a condition on the state before them" if fold else "")
+                    + (f", given the loop facts {', '.join(show_expr(f) for f in facts)}" if facts else "")
                     + (
                         f"), {how} its {show_expr(n)} iterations"
                         if not period
@@ -407,6 +439,8 @@ def try_nesting(
                     pieces={"iter": inner, **pieces},
                     fold=fold,
                     period=period,
+                    iteration_facts=facts,
+                    always=always if facts else None,
                 ), ""
             if not why:
                 lines = [ln.strip() for ln in (inner.message or "").splitlines()]

@@ -159,7 +159,7 @@ def test_period_and_runs_variants_are_not_proved():
     for r in variant_record("variants/periodNotAMultiple.prob", timeout=20, runs=20000):
         assert r.verdict != "proved" and not r.problem, r
         assert r.simulated and all(s == "refuted" for s in r.simulated), r
-    for r in variant_record("variants/runsSpinAfterSuccess.prob", timeout=20, runs=0):
+    for r in variant_record("soundness/diverging/runsSpinAfterSuccess.prob", timeout=20, runs=0):
         assert r.verdict != "proved" and not r.problem, r
 
 

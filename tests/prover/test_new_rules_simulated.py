@@ -102,7 +102,16 @@ SESSION27 = own("expprod27", "roots27") + blind(
     "blind13/salvos/two_shot_salvo",
     "blind13/perforation/four_iterations",
 )
-TRUE = SESSION21 + SESSION22 + SESSION23 + SESSION24 + SESSION25 + SESSION26 + SESSION27
+SESSION28 = blind(
+    "blind14/birthdays/shares_my_birthday",
+    "blind14/cards/deal_until_ace",
+    "blind14/cards/spade_void",
+    "blind14/cards/rounds_with_ace",
+    "blind14/cards/two_aces",
+    "blind14/mincut/repeated_cycle_runs",
+    "blind14/vaccines/first_case",
+)
+TRUE = SESSION21 + SESSION22 + SESSION23 + SESSION24 + SESSION25 + SESSION26 + SESSION27 + SESSION28
 
 
 @pytest.mark.parametrize("path", TRUE, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.stem}")

@@ -1,5 +1,5 @@
-"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 to dev/blind14
-(the blind parts of sessions 14 to 27, now development material) and benchmarks/prover4/test (the newest blind part,
+"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 to dev/blind15
+(the blind parts of sessions 14 to 28, now development material) and benchmarks/prover4/test (the newest blind part,
 when there is one). In each, every file parses and
 type-checks, carries its headers, every true claim has a false sibling, and inputs.json covers every file (two
 consistent input sets per true claim, a refuting one per false claim). A few input sets are simulated. Nothing
@@ -32,6 +32,7 @@ FOLDERS = {
     "blind12": ROOT / "benchmarks" / "prover4" / "dev" / "blind12",
     "blind13": ROOT / "benchmarks" / "prover4" / "dev" / "blind13",
     "blind14": ROOT / "benchmarks" / "prover4" / "dev" / "blind14",
+    "blind15": ROOT / "benchmarks" / "prover4" / "dev" / "blind15",
     "test": ROOT / "benchmarks" / "prover4" / "test",
 }
 FOLDERS = {name: here for name, here in FOLDERS.items() if (here / "inputs.json").exists()}
@@ -66,6 +67,8 @@ SIMULATED = [
     ("blind13", "mendelian/crossovers_markov.prob"),
     ("blind14", "cards/two_aces_false.prob"),
     ("blind14", "telephony/hunt_group.prob"),
+    ("blind15", "stringmatching/repeated_fingerprints_false.prob"),
+    ("blind15", "archival/scrub_until_found.prob"),
 ]
 
 

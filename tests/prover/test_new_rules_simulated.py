@@ -102,7 +102,7 @@ SESSION27 = own("expprod27", "roots27") + blind(
     "blind13/salvos/two_shot_salvo",
     "blind13/perforation/four_iterations",
 )
-SESSION28 = blind(
+SESSION28 = own("iterinv28", "unifcount28", "runs28") + blind(
     "blind14/birthdays/shares_my_birthday",
     "blind14/cards/deal_until_ace",
     "blind14/cards/spade_void",

@@ -85,16 +85,24 @@ class UniformSetRoot(AxiomFamily):
         return AxiomInstance(self.name, bad, cost, (), param=param, note="a fresh draw hits a fixed value")
 
     def exact_tail(self, args, param) -> float:
-        """``args = (S,)`` the set literal, ``param`` a polynomial in ``v`` with numeric
-        coefficients: the fraction of the set's points where ``bad`` holds."""
-        dist = A.Call("unif", tuple(args))
+        """``args = (values,)`` the set's values (or its literal), ``param`` a polynomial in ``v``
+        with numeric coefficients: the fraction of the set's points where ``bad`` holds."""
+        dist = _numeric_dist(args)
         inst = self.instantiate((A.Var("v"),), dist, param)
-        pts = _const_points(args[0].items) or ()
+        pts = _const_points(dist.args[0].items) or ()
         return sum(1 for c in pts if evaluate(inst.bad, {"v": c}) is True) / len(pts)
 
     def cost_value(self, args, param) -> float:
-        inst = self.instantiate((A.Var("v"),), A.Call("unif", tuple(args)), param)
+        inst = self.instantiate((A.Var("v"),), _numeric_dist(args), param)
         return float(Fraction(evaluate(inst.cost, {})))
+
+
+def _numeric_dist(args) -> A.Call:
+    """``unif({…})`` from ``args = (values,)`` or ``(set literal,)``."""
+    s = args[0]
+    if not isinstance(s, A.SetLit):
+        s = A.SetLit(tuple(B.n(Fraction(c)) for c in s))
+    return A.Call("unif", (s,))
 
 
 FAMILIES = [UniformSetRoot()]

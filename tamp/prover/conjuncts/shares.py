@@ -6,7 +6,8 @@ only when every one of ``n`` independent colours missed red, a product the per-i
 composition proves), and the claim's bound β is their union: Pr[fail] <= Σ Pr[fail C_i]. This
 module only *proposes* the shares ``s_i`` read off β's syntax:
 
-* β a sum of ``m`` terms ``t_1 + … + t_m``: ``s_i = t_i`` (in order);
+* β a sum of ``m`` terms ``t_1 + … + t_m``: ``s_i = t_i`` in order, then (for ``m <=``
+  :data:`MAX_PERMUTED`) in the other orders of the terms;
 * β ``= c · f`` (or ``f · c``) with a number ``c``: ``s_i = (c/m) · f`` (just ``f`` when ``c = m``);
 * otherwise ``s_i = β / m``.
 
@@ -20,11 +21,15 @@ program, so such a run fails every part).
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import permutations
 from typing import List
 
 from lang import ast as A
 
-__all__ = ["share_proposals"]
+__all__ = ["share_proposals", "MAX_PERMUTED"]
+
+#: the most parts whose shares are tried in every order of the bound's terms
+MAX_PERMUTED = 3
 
 
 def _terms(e: A.Expr) -> List[A.Expr]:
@@ -53,7 +58,10 @@ def share_proposals(bound: A.Expr, m: int) -> List[List[A.Expr]]:
     out: List[List[A.Expr]] = []
     terms = _terms(bound)
     if len(terms) == m:
-        out.append(terms)
+        orders = permutations(terms) if m <= MAX_PERMUTED else iter([tuple(terms)])
+        for order in orders:
+            if list(order) not in out:
+                out.append(list(order))
     even = [_scaled(bound, m)] * m
     if even not in out:
         out.append(even)

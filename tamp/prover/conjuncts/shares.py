@@ -44,10 +44,14 @@ def _scaled(e: A.Expr, m: int) -> A.Expr:
         for num, other in ((e.left, e.right), (e.right, e.left)):
             if isinstance(num, A.Num) and not isinstance(num.value, bool):
                 c = Fraction(num.value) / m
-                return other if c == 1 else A.Binary("*", A.num(c), other)
+                return other if c == 1 else A.Binary("*", _number(c), other)
     if isinstance(e, A.Num) and not isinstance(e.value, bool):
-        return A.num(Fraction(e.value) / m)
+        return _number(Fraction(e.value) / m)
     return A.Binary("/", e, A.num(m))
+
+
+def _number(c: Fraction) -> A.Num:
+    return A.num(c.numerator if c.denominator == 1 else c)
 
 
 def share_proposals(bound: A.Expr, m: int) -> List[List[A.Expr]]:

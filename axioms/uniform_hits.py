@@ -115,7 +115,7 @@ class UniformSetRoot(AxiomFamily):
         with numeric coefficients: the fraction of the set's points where ``bad`` holds."""
         dist = _numeric_dist(args)
         inst = self.instantiate((A.Var("v"),), dist, param)
-        pts = _const_points(dist.args[0].items) or ()
+        pts = points_of(dist)
         return sum(1 for c in pts if evaluate(inst.bad, {"v": c}) is True) / len(pts)
 
     def cost_value(self, args, param) -> float:
@@ -159,7 +159,12 @@ class UniformMiss(AxiomFamily):
             raise SelfReferentialSample("uniform_miss: the side condition reads the sampled variable")
         k = len(pts)
         return AxiomInstance(
-            self.name, B.ne(param, 0), B.n(Fraction(k - 1, k)), (B.or_(*roots),), param=param, note="a draw misses a value it may take"
+            self.name,
+            B.ne(param, 0),
+            B.n(Fraction(k - 1, k)),
+            (B.or_(*roots),),
+            param=param,
+            note="a draw misses a value it may take",
         )
 
     def exact_tail(self, args, param) -> float:

@@ -120,9 +120,7 @@ def check_conj(
             raise Rejected("SPLIT: the sure conjuncts and their bounds do not match")
         if cc.rest_bound is not None or any(s is not None for s in cc.sure_bounds):
             _shares_fit(out, cfa, [*shares, rest_bound], timeout_ms)
-        parts = [
-            (f"SURE `{show_expr(c)}`", part_program(sub, [c], s), p) for (c, p), s in zip(cc.sure, shares)
-        ]
+        parts = [(f"SURE `{show_expr(c)}`", part_program(sub, [c], s), p) for (c, p), s in zip(cc.sure, shares)]
         parts.append(
             (f"REST `{' && '.join(show_expr(c) for c in cc.rest)}`", part_program(sub, cc.rest, rest_bound), cc.proof)
         )

@@ -207,7 +207,8 @@ def _shared(
                 "proved",
                 time.monotonic() - t0,
                 show_expr(bound),
-                f"the conjuncts proved apart ({shown}" + (", the others on every run" if sure else "")
+                f"the conjuncts proved apart ({shown}"
+                + (", the others on every run" if sure else "")
                 + f"); their bounds add up to at most {show_expr(bound)}",
                 cfa=cfa,
                 stats={**proofs[-1].stats, "method": "conjuncts"},

@@ -128,16 +128,21 @@ def nest_certificate(result) -> Dict[str, Any]:
 
 def conj_certificate(result) -> Dict[str, Any]:
     """The certificate of a failure bound proved by the conjunct split: each sure conjunct with
-    its proof (bound 0), the rest and its proof (:mod:`.conj_checker`)."""
+    its proof (bound 0, or its share ``bound``), the rest and its proof (the claim's bound, or
+    its share ``rest_bound``) (:mod:`.conj_checker`)."""
     return {
         "method": "conjuncts",
         "program": result.name,
         "bound": to_json(result.cfa.bound),
         "bound_text": result.bound,
-        "sure": [{"conjunct": to_json(c), "proof": failure_certificate(p)} for c, p in result.sure],
+        "sure": [
+            {"conjunct": to_json(c), "proof": failure_certificate(p)}
+            | ({"bound": to_json(result.sure_bounds[i])} if result.sure_bounds else {})
+            for i, (c, p) in enumerate(result.sure)
+        ],
         "rest": [to_json(c) for c in result.rest],
         "proof": failure_certificate(result.rest_proof),
-    }
+    } | ({"rest_bound": to_json(result.rest_bound)} if result.rest_bound is not None else {})
 
 
 def failure_certificate(p) -> Dict[str, Any]:

@@ -7,7 +7,10 @@ and ``!y`` (De Morgan; a double negation ``!!x`` is read as ``x``). A run satisf
 postcondition exactly when it satisfies every conjunct, so for a set ``S`` of conjuncts and the
 rest ``R``: the runs that fail the whole claim (a violated conjunct, a failed ``assert``, or no
 end at all) are the runs that fail the claim ``ensures S`` or the claim ``ensures R`` of the same
-program. The union bound then gives Pr[fail] <= Pr[fail S] + Pr[fail R].
+program. The union bound then gives Pr[fail] <= Pr[fail S] + Pr[fail R]; more generally, for parts
+``P_1, …, P_k`` that together hold every conjunct, Pr[fail] <= Σ Pr[fail P_i], so bounds
+``s_i`` proved for the parts prove the claim's bound β when ``Σ s_i <= β`` (:func:`shares_fit`,
+asked of the solver under ``requires``).
 
 Both the prover and the checker build the two claims here, from the program alone:
 :func:`conjuncts` and :func:`part_program`. Only plain failure-bound programs are split
@@ -22,7 +25,7 @@ from typing import List, Sequence
 
 from lang import ast as A
 
-__all__ = ["conjuncts", "part_program", "splittable"]
+__all__ = ["conjuncts", "part_program", "shares_fit", "splittable"]
 
 
 def conjuncts(ensures: Sequence[A.Expr]) -> List[A.Expr]:
@@ -61,3 +64,13 @@ def part_program(prog: A.Program, part: Sequence[A.Expr], bound: A.Expr) -> A.Pr
     """``prog`` (its failure-bound claim, inputs fixed) claiming only the conjuncts ``part``,
     each a clause of its own, with the bound ``bound`` (``fails``)."""
     return dataclasses.replace(prog, ensures=tuple(part), fails=bound)
+
+
+def shares_fit(shares: Sequence[A.Expr], bound: A.Expr) -> A.Expr:
+    """``s_1 + … + s_k <= bound``: the side condition of a split that gives each part a share
+    ``s_i`` of the claim's bound (Pr[fail] <= Σ Pr[fail part i] <= Σ s_i); valid under
+    ``requires`` it makes the parts' bounds prove the claim's."""
+    total = shares[0]
+    for s in shares[1:]:
+        total = A.Binary("+", total, s)
+    return A.Binary("<=", total, bound)

@@ -13,8 +13,8 @@ from lang.parser import parse_expr
     "src,expected",
     [
         ("bern(0.5)", {"bernoulli", "support"}),
-        ("unif({1, 2, 3})", {"uniform_finite", "support"}),
-        ("unif(1, 6)", {"uniform_finite", "uniform_root", "support"}),
+        ("unif({1, 2, 3})", {"uniform_finite", "uniform_set_root", "uniform_miss", "support"}),
+        ("unif(1, 6)", {"uniform_finite", "uniform_root", "uniform_miss", "support"}),
         (
             "unif(1, n)",
             {"chebyshev", "uniform_ends", "uniform_low", "uniform_high", "uniform_cut", "uniform_root", "support"},

@@ -171,3 +171,14 @@ def test_a_count_that_falls_on_a_miss_variant_is_not_proved_and_refuted():
     for r in variant_record("variants/aceShrinksOnMiss.prob", timeout=20, runs=20000):
         assert r.verdict != "proved" and not r.problem, r
         assert r.simulated and all(s == "refuted" for s in r.simulated), r
+
+
+# unionprod29: a draw's miss chance 1 - 1/k needs the earlier value in its set (uniform_miss's side
+# condition), and conjuncts proved apart need shares that add up to the claim's bound
+@pytest.mark.parametrize("name", ["missOutsideTheSet", "sharesOverTheBound"])
+def test_miss_and_share_variants_are_not_proved_and_refuted(name):
+    from harness import variant_record
+
+    for r in variant_record(f"variants/{name}.prob", timeout=20, runs=20000):
+        assert r.verdict != "proved" and not r.problem, r
+        assert r.simulated and all(s == "refuted" for s in r.simulated), r

@@ -31,16 +31,19 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import z3
 
 from lang import ast as A
 from lang.errors import TampError
 from tamp.cfa import CFA, build_cfa
-from tamp.cfa.conjuncts import conjuncts, part_program, splittable
+from tamp.cfa.conjuncts import conjuncts, part_program, shares_fit, splittable
+from tamp.prover.base.smt import VALID, Encoder, Stats, is_valid
 from tamp.prover.trace.result import ProofResult
 from tamp.show import show_expr
+
+from .shares import share_proposals
 
 __all__ = ["ConjResult", "try_conjuncts"]
 
@@ -56,6 +59,10 @@ class ConjResult(ProofResult):
     sure: List[Tuple[A.Expr, ProofResult]] = field(default_factory=list)
     rest: List[A.Expr] = field(default_factory=list)
     rest_proof: Optional[ProofResult] = None
+    #: the bounds the ``sure`` parts are proved with (empty: all 0) and the rest's (None: the
+    #: claim's); set when the conjuncts are proved apart with shares of the bound (:mod:`.shares`)
+    sure_bounds: List[A.Expr] = field(default_factory=list)
+    rest_bound: Optional[A.Expr] = None
 
 
 def _left(deadline: Optional[float]) -> Optional[float]:
@@ -70,7 +77,6 @@ def try_conjuncts(
     if not splittable(program):
         return None, ""
     conj = conjuncts(program.ensures)
-    bound = cfa.bound
     sure: List[Tuple[A.Expr, ProofResult]] = []
     left = _left(deadline)
     share = None if left is None else left / (2 * len(conj))
@@ -84,12 +90,35 @@ def try_conjuncts(
         result, _ = prove(sub[0], sub[1], sub_deadline)
         if result.verdict == "proved":
             sure.append((c, result))
-    if not sure:
-        return None, "no conjunct of the postcondition was proved to hold on every run"
     if len(sure) == len(conj):  # every conjunct is sure: the last one is the rest, with the bound
         sure = sure[:-1]
     names = [c for c, _ in sure]
     rest = [c for c in conj if c not in names]
+    why = "no conjunct of the postcondition was proved to hold on every run"
+    if sure:
+        got, why = _sure_and_rest(program, cfa, t0, deadline, prove, sure, rest)
+        if got is not None:
+            return got, ""
+    if len(rest) < 2:
+        return None, why
+    shared, why_shared = _shared(program, cfa, t0, deadline, prove, sure, rest)
+    if shared is not None:
+        return shared, ""
+    return None, f"{why}; {why_shared}"
+
+
+def _sure_and_rest(
+    program: A.Program,
+    cfa: CFA,
+    t0: float,
+    deadline: Optional[float],
+    prove: Prove,
+    sure: List[Tuple[A.Expr, ProofResult]],
+    rest: List[A.Expr],
+) -> Tuple[Optional[ConjResult], str]:
+    """The rest proved together with the claim's bound, beside the sure conjuncts."""
+    bound = cfa.bound
+    names = [c for c, _ in sure]
     sub = _sub(program, rest, bound, cfa)
     shown_sure = " and ".join(f"`{show_expr(c)}`" for c in names) + (" holds" if len(names) == 1 else " hold")
     shown_rest = show_expr(_conj(rest))
@@ -118,6 +147,78 @@ def try_conjuncts(
         rest=rest,
         rest_proof=result,
     ), ""
+
+
+def _fits(cfa: CFA, shares: List[A.Expr]) -> bool:
+    """``Σ shares <= β`` valid under ``requires`` (:func:`tamp.cfa.conjuncts.shares_fit`)."""
+    enc = Encoder(cfa.types)
+    env = enc.initial_env()
+    hyps = [enc.expr(r, env) for r in cfa.requires]
+    try:
+        formula = enc.expr(shares_fit(shares, cfa.bound), env)
+    except (TampError, z3.Z3Exception):
+        return False
+    return is_valid(formula, enc, Stats(), 5000, hyps) == VALID
+
+
+def _shared(
+    program: A.Program,
+    cfa: CFA,
+    t0: float,
+    deadline: Optional[float],
+    prove: Prove,
+    sure: List[Tuple[A.Expr, ProofResult]],
+    rest: List[A.Expr],
+) -> Tuple[Optional[ConjResult], str]:
+    """Each conjunct of ``rest`` proved apart, with its share of the claim's bound
+    (:mod:`.shares`), by the whole portfolio; the sure conjuncts keep bound 0."""
+    bound = cfa.bound
+    proposals = [p for p in share_proposals(bound, len(rest)) if _fits(cfa, p)]
+    if not proposals:
+        return None, f"no split of the bound {show_expr(bound)} among the conjuncts apart fits it"
+    done: Dict[Tuple[A.Expr, A.Expr], ProofResult] = {}
+    why = ""
+    for shares in proposals:
+        left = _left(deadline)
+        per = None if left is None else left / (len(rest) * len(proposals))
+        proofs: List[ProofResult] = []
+        for c, s in zip(rest, shares):
+            if deadline is not None and time.monotonic() >= deadline:
+                return None, "the time limit was reached while proving the conjuncts apart with shares of the bound"
+            result = done.get((c, s))
+            if result is None:
+                sub = _sub(program, [c], s, cfa)
+                if sub is None:
+                    why = f"the claim `{show_expr(c)}` could not be built"
+                    break
+                sub_deadline = None if per is None or deadline is None else min(deadline, time.monotonic() + per)
+                result, _ = prove(sub[0], sub[1], sub_deadline)
+                if result.verdict != "proved":
+                    why = f"`{show_expr(c)}` was not proved apart with the share {show_expr(s)} of the bound"
+                    break
+                done[(c, s)] = result
+            proofs.append(result)
+        else:
+            parts = [*sure, *zip(rest[:-1], proofs[:-1])]
+            shown = ", ".join(f"`{show_expr(c)}` with {show_expr(s)}" for c, s in zip(rest, shares))
+            return ConjResult(
+                cfa.name,
+                "failure-bound",
+                "proved",
+                time.monotonic() - t0,
+                show_expr(bound),
+                f"the conjuncts proved apart ({shown}"
+                + (", the others on every run" if sure else "")
+                + f"); their bounds add up to at most {show_expr(bound)}",
+                cfa=cfa,
+                stats={**proofs[-1].stats, "method": "conjuncts"},
+                sure=parts,
+                rest=[rest[-1]],
+                rest_proof=proofs[-1],
+                sure_bounds=[A.num(0)] * len(sure) + list(shares[:-1]),
+                rest_bound=shares[-1],
+            ), ""
+    return None, why
 
 
 def _sub(program: A.Program, part: List[A.Expr], bound: A.Expr, cfa: CFA) -> Optional[Tuple[A.Program, CFA]]:

@@ -519,3 +519,60 @@ def hit_all_cores(
         for b in bases:
             p = A.Call("exp", (A.Unary("-", A.Binary("*", A.Call("log", (b,)), left)),))
             yield A.Cond(guard, A.Binary("*", reach, p), ONE)
+
+
+MAX_CAP = 4  # the largest literal power a^K of a capped core
+
+
+def _copies(beta: A.Expr, a: A.Expr) -> int:
+    """K when ``beta`` is a product of exactly K copies of ``a`` (in any grouping), else 0."""
+    if beta == a:
+        return 1
+    if isinstance(beta, A.Binary) and beta.op == "*":
+        x, y = _copies(beta.left, a), _copies(beta.right, a)
+        return x + y if x and y else 0
+    return 0
+
+
+def _capped(a: A.Expr, left: A.Expr, k: int) -> A.Expr:
+    """``a^min(left, k)`` for an integer ``left >= 0``, written out: ``left >= k ? a·…·a : (left
+    >= k - 1 ? … : 1)``."""
+    out: A.Expr = ONE
+    for m in range(1, k + 1):
+        out = A.Cond(A.Binary(">=", left, A.num(m)), _product([a] * m), out)
+    return out
+
+
+def capped_power_cores(
+    s: A.Stmt, f: A.Expr, beta: A.Expr, params: List[str], types: Dict[str, A.Type]
+) -> Iterator[A.Expr]:
+    """ "Every trial left must come up a (chance a), and a claim ``a^K`` with K literal": the core
+    ``F · a^min(iterations left, K)`` (:func:`_capped`), for a chance a of the body
+    (:func:`trial_chances`) of which the bound β is a product of K <= :data:`MAX_CAP` copies.
+
+    Why it is the right core: when every one of ``left`` trials must hit, the failure chance is
+    a^left, and for 0 <= a <= 1 and left >= K that is at most a^K (the monotonicity of a^k in the
+    exponent, made an induction: one more factor a <= 1 leaves a^K at most a^K). Written with the
+    cap no power with a symbolic exponent is left, and no log of a (a may be 0). A proposal
+    only: INDUCT (p·a^min(m - 1, K) <= a^min(m, K) for m >= 1 needs a <= 1, from ``requires``)
+    and BUDGET decide."""
+    if not isinstance(s, (A.For, A.While)):
+        return
+    body = s.body
+    written = set(written_vars(body))
+    fixed = {p for p in params if p not in written and types.get(p) in (A.INT, A.REAL)}
+    # the failure that no trial can undo: F with the flags the body resets at their reset values
+    # (``gone := false``); where it holds the core is 1, an upper bound on any chance
+    resets = {
+        n.targets[0].name: n.value
+        for n in A.walk(body)
+        if isinstance(n, A.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], A.Var)
+        if isinstance(n.value, A.BoolLit)
+    }
+    settled = substitute(f, resets) if resets else None
+    for left in iterations_left(s):
+        for a in trial_chances(body, fixed):
+            k = _copies(beta, a)
+            if 1 <= k <= MAX_CAP:
+                core: A.Expr = A.Binary("*", f, _capped(a, left, k))
+                yield core if settled is None else A.Cond(A.Binary(">=", settled, ONE), ONE, core)

@@ -165,8 +165,9 @@ def test_a_base_below_one_in_the_core_is_rejected(tmp_path, capsys):
 
 def _swap_inner_core(cert, old, new) -> bool:
     """Replace ``old`` by ``new`` in the inner proof's loop cores of the first nesting proof."""
-    from lang.serialize import from_json, to_json
     from support.certificates import Swap
+
+    from lang.serialize import from_json, to_json
 
     changed = False
     for loop in cert["nesting"][0]["inner"]["loops"]:

@@ -198,9 +198,38 @@ def sum_facts(t, body_at) -> List[Tuple[str, z3.BoolRef]]:
     return [("sum-sign", z3.Implies(nonneg, t >= 0)), ("sum-pos", z3.Implies(z3.And(lo < hi, pos), t > 0))]
 
 
-def bound_fact_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
+def _guarded(fs) -> set:
+    """The ids of the terms of ``fs`` that sit in a divisor or in the argument of a function
+    application (``log``, ``exp``, ``sqrt``): where the sign of a sum decides whether an
+    expression is in range, or which way a bound goes."""
+    out: set = set()
+    todo, seen = [(f, False) for f in fs], set()
+    while todo:
+        x, inside = todo.pop()
+        if (x.get_id(), inside) in seen:
+            continue
+        seen.add((x.get_id(), inside))
+        if inside:
+            out.add(x.get_id())
+        if z3.is_quantifier(x):
+            todo.append((x.body(), inside))
+            continue
+        if not z3.is_app(x):
+            continue
+        if x.decl().kind() == z3.Z3_OP_DIV and x.num_args() == 2:
+            todo += [(x.arg(0), inside), (x.arg(1), True)]
+            continue
+        under = inside or any(_is(x, name) for name in ("log", "exp", "sqrt"))
+        todo += [(c, under) for c in x.children()]
+    return out
+
+
+def bound_fact_lemmas(apps, enc, where=None) -> List[Tuple[str, z3.BoolRef]]:
     """The instances of the module docstring for the applications ``apps`` of a query (those
-    :func:`axioms.terms.transcendental_apps` finds; sums inside quantifiers are skipped)."""
+    :func:`axioms.terms.transcendental_apps` finds; sums inside quantifiers are skipped). With
+    ``where`` (the query's formulas) only the sums in a divisor or under log/exp/sqrt get facts
+    (:func:`_guarded`: a search's many failing queries about a sum as a plain term, e.g. a
+    Chebyshev budget, would pay for facts they do not need); either way every fact is true."""
     out: List[Tuple[str, z3.BoolRef]] = []
     forms = []
     for t in apps:
@@ -212,7 +241,11 @@ def bound_fact_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
     for t, b, k in forms:
         out.extend(power_facts(t, b, k))
     out.extend(power_order_facts(forms))
-    sums = [t for t in apps if not z3.is_quantifier(t) and _is_sum(t, enc) and not _placeholders(t)][:MAX_SUMS]
+    sums = [t for t in apps if not z3.is_quantifier(t) and _is_sum(t, enc) and not _placeholders(t)]
+    if where is not None and sums:
+        guarded = _guarded(where)
+        sums = [t for t in sums if t.get_id() in guarded]
+    sums = sums[:MAX_SUMS]
     for t in sums:
         out.extend(sum_facts(t, lambda j, t=t: _sum_body_at(t, enc, j)))
     return out

@@ -45,7 +45,7 @@ def decide(
     if r != z3.unsat and apps:
         # the second round of axioms.bound_facts (powers, signs of sums), re-derived from the
         # obligation's own terms, as the prover asks it: only after the first round failed
-        extra = [lem for _name, lem in bound_fact_lemmas(apps, enc)]
+        extra = [lem for _name, lem in bound_fact_lemmas(apps, enc, [*hyps, formula])]
         if extra and check_fresh(formula, hyps, lemmas + extra, timeout_ms=timeout_ms) == z3.unsat:
             r = z3.unsat
     return verdict(r), time.monotonic() - t0

@@ -204,6 +204,6 @@ def test_the_checker_needs_the_bound_facts(monkeypatch, tmp_path, capsys):
     # Hoeffding proof (its sum of squares must be positive) is rejected
     path = MINE / "weighted_votes.prob"
     cert = proved_certificate(path)
-    monkeypatch.setattr(cert_solver, "bound_fact_lemmas", lambda apps, enc: [])
+    monkeypatch.setattr(cert_solver, "bound_fact_lemmas", lambda apps, enc, where=None: [])
     code, out = check_proof(cert, path, tmp_path, capsys)
     assert code != 0, out

@@ -172,7 +172,7 @@ def is_valid(
     if answer != VALID and apps:
         # second round (axioms.bound_facts): powers with symbolic exponents, signs of sums; only
         # for a query that failed without them, so the queries valid before are decided as before
-        extra = bound_facts_for(apps, enc)
+        extra = bound_facts_for(apps, enc, [*hyps, formula])
         if extra:
             stats.lemma_instances += len(extra)
             again = verdict(_check(s, lemmas + extra, formula, min(timeout_ms, BOUND_FACTS_MS), stats, clock_ms))
@@ -182,15 +182,15 @@ def is_valid(
     return answer
 
 
-def bound_facts_for(apps: List[z3.ExprRef], enc: Encoder) -> list:
-    """:func:`axioms.bound_facts.bound_fact_lemmas` for ``apps``, remembered per encoder like
-    :func:`lemmas_for`."""
+def bound_facts_for(apps: List[z3.ExprRef], enc: Encoder, where: List[z3.BoolRef]) -> list:
+    """:func:`axioms.bound_facts.bound_fact_lemmas` for ``apps`` in the formulas ``where``,
+    remembered per encoder like :func:`lemmas_for`."""
     cache = enc.__dict__.setdefault("_bound_facts", {})
-    key = tuple(sorted(t.get_id() for t in apps))
+    key = tuple(sorted(t.get_id() for t in apps)) + (-1,) + tuple(f.get_id() for f in where)
     hit = cache.get(key)
     if hit is None:
-        hit = cache[key] = (list(apps), bound_fact_lemmas(apps, enc))
-    return hit[1]
+        hit = cache[key] = (list(apps), list(where), bound_fact_lemmas(apps, enc, where))
+    return hit[2]
 
 
 def _quantified(formula: z3.BoolRef, hyps: List[z3.BoolRef]) -> bool:

@@ -231,7 +231,7 @@ def bound_fact_lemmas(apps, enc, where=None) -> List[Tuple[str, z3.BoolRef]]:
     (:func:`_guarded`: a search's many failing queries about a sum as a plain term, e.g. a
     Chebyshev budget, would pay for facts they do not need); either way every fact is true."""
     out: List[Tuple[str, z3.BoolRef]] = []
-    forms = []
+    forms: List[Tuple[z3.ExprRef, z3.ExprRef, z3.ExprRef]] = []
     for t in apps:
         if z3.is_quantifier(t) or not _is(t, "exp"):
             continue

@@ -14,6 +14,7 @@ from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 import z3
 
+from axioms.bound_facts import bound_fact_lemmas
 from axioms.lemmas import lemma_instances
 from axioms.terms import transcendental_apps
 from lang import ast as A
@@ -41,6 +42,12 @@ def decide(
         return VALID, time.monotonic() - t0
     lemmas = [lem for _name, lem in lemma_instances(apps, enc, closed=checked_closed_forms)] if apps else []
     r = check_fresh(formula, hyps, lemmas, timeout_ms=timeout_ms)
+    if r != z3.unsat and apps:
+        # the second round of axioms.bound_facts (powers, signs of sums), re-derived from the
+        # obligation's own terms, as the prover asks it: only after the first round failed
+        extra = [lem for _name, lem in bound_fact_lemmas(apps, enc, [*hyps, formula])]
+        if extra and check_fresh(formula, hyps, lemmas + extra, timeout_ms=timeout_ms) == z3.unsat:
+            r = z3.unsat
     return verdict(r), time.monotonic() - t0
 
 

@@ -182,3 +182,14 @@ def test_miss_and_share_variants_are_not_proved_and_refuted(name):
     for r in variant_record(f"variants/{name}.prob", timeout=20, runs=20000):
         assert r.verdict != "proved" and not r.problem, r
         assert r.simulated and all(s == "refuted" for s in r.simulated), r
+
+
+# boundfacts29: powers with a symbolic exponent (axioms.bound_facts) where the side condition fails:
+# a base that may be 1 (q^r >= q r needs q >= 2), an exponent that may be below the claimed power
+@pytest.mark.parametrize("name", ["powBaseOne", "powSingleReplica"])
+def test_power_fact_variants_are_not_proved_and_refuted(name):
+    from harness import variant_record
+
+    for r in variant_record(f"variants/{name}.prob", timeout=20, runs=20000):
+        assert r.verdict != "proved" and not r.problem, r
+        assert r.simulated and all(s == "refuted" for s in r.simulated), r

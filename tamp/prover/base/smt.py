@@ -19,6 +19,7 @@ from typing import List, Optional, Tuple
 import z3
 from z3.z3 import _to_expr_ref
 
+from axioms.bound_facts import bound_fact_lemmas
 from axioms.lemmas import lemma_instances
 from axioms.terms import transcendental_apps  # noqa: F401 (re-exported: the prover's name for it)
 from tamp.core import watchdog
@@ -94,6 +95,9 @@ def _solver_for(enc: Encoder, hyps: List[z3.BoolRef], mbqi: bool = True) -> z3.S
 
 
 LEMMA_FREE_MS = 200
+#: the budget of the second lemma round (axioms.bound_facts) of a query that failed without it: the
+#: facts it adds settle a last step quickly or not at all, and a failing search pays it per query
+BOUND_FACTS_MS = 1000
 
 
 def _limits(timeout_ms: float, clock_ms: Optional[float]) -> Tuple[int, int]:
@@ -165,9 +169,28 @@ def is_valid(
         # end in "incomplete (theory arithmetic)"; pattern-based instantiation alone (as in
         # Houdini's queries) often finds the contradiction. An "unsat" is a proof either way.
         answer = verdict(_check(_solver_for(enc, hyps, mbqi=False), lemmas, formula, timeout_ms, stats, clock_ms))
+    if answer != VALID and apps:
+        # second round (axioms.bound_facts): powers with symbolic exponents, signs of sums; only
+        # for a query that failed without them, so the queries valid before are decided as before
+        extra = bound_facts_for(apps, enc, [*hyps, formula])
+        if extra:
+            stats.lemma_instances += len(extra)
+            again = verdict(_check(s, lemmas + extra, formula, min(timeout_ms, BOUND_FACTS_MS), stats, clock_ms))
+            answer = VALID if again == VALID else answer
     if answer == UNKNOWN:
         stats.unknowns += 1
     return answer
+
+
+def bound_facts_for(apps: List[z3.ExprRef], enc: Encoder, where: List[z3.BoolRef]) -> list:
+    """:func:`axioms.bound_facts.bound_fact_lemmas` for ``apps`` in the formulas ``where``,
+    remembered per encoder like :func:`lemmas_for`."""
+    cache = enc.__dict__.setdefault("_bound_facts", {})
+    key = tuple(sorted(t.get_id() for t in apps)) + (-1,) + tuple(f.get_id() for f in where)
+    hit = cache.get(key)
+    if hit is None:
+        hit = cache[key] = (list(apps), list(where), bound_fact_lemmas(apps, enc, where))
+    return hit[2]
 
 
 def _quantified(formula: z3.BoolRef, hyps: List[z3.BoolRef]) -> bool:

@@ -40,7 +40,7 @@ from fractions import Fraction
 from typing import Callable, Dict, Iterator, List, Optional, Set
 
 from lang import ast as A
-from lang.walk import free_vars, written_vars
+from lang.walk import free_vars, substitute, written_vars
 from tamp.core.counts import closed_count
 from tamp.prover.base.exprs import fold
 
@@ -184,6 +184,36 @@ def _exact_base(a: A.Expr) -> Optional[A.Expr]:
     return A.Num(b, b.denominator == 1)
 
 
+def exact_base(a: A.Expr) -> Optional[A.Expr]:
+    """``1/(1 - a)`` for a symbolic chance ``a`` (the base of the exact power ``(1 - a)^m =
+    exp(-log(1/(1 - a))·m)``), read off its syntax: ``N`` for ``a = 1 - 1/N``, ``1/(1 - p)`` for
+    anything else; None for a literal (:func:`_exact_base` proposes those first). A proposal
+    only: INDUCT checks that one more miss fits (``exp-pow``: exp(-log b) = 1/b)."""
+    if _literal(a) is not None:
+        return None
+    if isinstance(a, A.Binary) and a.op == "-" and a.left == ONE:
+        miss = a.right
+        if isinstance(miss, A.Binary) and miss.op == "/" and miss.left == ONE:
+            return miss.right
+        return A.Binary("/", ONE, miss)
+    return A.Binary("/", ONE, _minus(ONE, a))
+
+
+def symbolic_chances(body: A.Stmt, chances: List[A.Expr], fixed: Set[str]) -> List[A.Expr]:
+    """``chances`` and, for each draw ``unif(lo, hi)`` of ``body`` over ``fixed`` bounds, the chance
+    ``1 - 1/N`` (N = hi - lo + 1) of missing one given value: a failure that needs every trial to
+    hit it misses that event in every iteration. At most :data:`MAX_CHANCES`."""
+    out = list(chances)
+    for n in A.walk(body):
+        if isinstance(n, A.Sample) and n.dist.func == "unif" and len(n.dist.args) == 2:
+            if set(free_vars(n.dist)) <= fixed:
+                lo, hi = n.dist.args
+                a = _minus(ONE, A.Binary("/", ONE, A.Binary("+", _minus(hi, lo), ONE)))
+                if a not in out:
+                    out.append(a)
+    return out[:MAX_CHANCES]
+
+
 def _literal(e: A.Expr) -> Optional[Fraction]:
     if isinstance(e, A.Num):
         return Fraction(e.value)
@@ -315,6 +345,14 @@ def power_cores(
             yield from cores([power(_sum(summed), m)])
         for a, b in pairs:
             yield from cores([power(a, m), power(b, m)])
+    # last (session 29): the exact power (1 - a)^m = exp(-log(1/(1 - a))·m) of a symbolic chance,
+    # and "every trial hits" (miss the chance 1 - 1/N of any other value: (1/N)^m); BUDGET
+    # compares them with a claim by the power facts of axioms.bound_facts (Bernoulli: q^r >= q·r)
+    for m in lefts:
+        for a in symbolic_chances(body, chances, fixed):
+            b = exact_base(a)
+            if b is not None:
+                yield from cores([power(A.Call("log", (b,)), m)])
 
 
 def _sum(es: List[A.Expr]) -> A.Expr:
@@ -411,3 +449,130 @@ def int_of(types: Dict[str, A.Type]) -> Callable[[A.Expr], bool]:
         return isinstance(e, A.Binary) and e.op in ("+", "-", "*") and is_int(e.left) and is_int(e.right)
 
     return is_int
+
+
+# ------------------------------------------------------------- every trial hit (session 29)
+
+
+def _starts(program: A.Stmt, c: str, params: List[str]) -> List[A.Expr]:
+    """The values of the assignments ``c := e`` of ``program`` whose ``e`` reads only ``params``."""
+    out: List[A.Expr] = []
+    for n in A.walk(program):
+        if isinstance(n, A.Assign) and n.targets == (A.Var(c),) and set(free_vars(n.value)) <= set(params):
+            out.append(n.value)
+    return out
+
+
+def _unit_increments(body: A.Stmt) -> List[str]:
+    """The variables ``c`` with exactly one statement ``c := c + 1`` in ``body``, not inside a
+    nested loop, and no other assignment to c in ``body``: raised at most once per iteration."""
+    out: List[str] = []
+    inner = {id(x) for n in A.walk(body) if isinstance(n, (A.For, A.While)) for x in A.walk(n.body)}
+    for c in sorted(set(written_vars(body))):
+        writes = [n for n in A.walk(body) if isinstance(n, (A.Assign, A.Sample)) and A.Var(c) in n.targets]
+        if len(writes) != 1 or id(writes[0]) in inner or not isinstance(writes[0], A.Assign):
+            continue
+        v = writes[0].value
+        if isinstance(v, A.Binary) and v.op == "+" and v.left == A.Var(c) and v.right == ONE:
+            out.append(c)
+    return out
+
+
+def hit_all_cores(
+    program: A.Stmt, s: A.Stmt, f: A.Expr, params: List[str], types: Dict[str, A.Type]
+) -> Iterator[A.Expr]:
+    """ "Every trial left must hit": for a ``for i in lo..hi`` loop whose body raises a counter c
+    by one at most once per iteration, starting from c0 (an expression over the inputs), the core
+
+        (c - c0 <= i - lo) ? F[c := c + (hi - i)] · exp(-log(b)·(hi - i)) : 1
+
+    for each exact base ``b = 1/(1 - a)`` of a chance a of the body (:func:`exact_base`,
+    :func:`_exact_base`): the failure F needs the counter to reach its threshold, which from a
+    state with c - c0 = i - lo (every trial so far hit) takes every one of the hi - i trials
+    left, each missing the event of chance a; from a state behind that (c - c0 < i - lo) the
+    indicator F[c := c + left] is 0 when F is monotone in c. A proposal only: INDUCT decides
+    (the guard is 1 where it fails, an upper bound on any chance), BUDGET compares the power
+    with the claim by the facts of :mod:`axioms.bound_facts` (q^r >= q·r)."""
+    if not isinstance(s, A.For) or s.inclusive:
+        return
+    body = s.body
+    written = set(written_vars(body))
+    fixed = {p for p in params if p not in written and types.get(p) in (A.INT, A.REAL)}
+    if set(free_vars(s.hi)) - fixed:
+        return
+    left = _minus(s.hi, A.Var(s.var))
+    chances = symbolic_chances(body, trial_chances(body, fixed), fixed)
+    bases: List[A.Expr] = []
+    for a in chances:
+        lit = _exact_base(a)
+        b = lit if lit is not None else exact_base(a)
+        if b is not None and b not in bases:
+            bases.append(b)
+    for c in _unit_increments(body):
+        if c == s.var or types.get(c) != A.INT:
+            continue
+        starts = _starts(program, c, params)
+        if len(starts) != 1:
+            continue
+        guard = A.Binary("<=", _minus(A.Var(c), starts[0]), _minus(A.Var(s.var), s.lo))
+        reach = substitute(f, {c: A.Binary("+", A.Var(c), left)})
+        for b in bases:
+            p = A.Call("exp", (A.Unary("-", A.Binary("*", A.Call("log", (b,)), left)),))
+            yield A.Cond(guard, A.Binary("*", reach, p), ONE)
+
+
+MAX_CAP = 4  # the largest literal power a^K of a capped core
+
+
+def _copies(beta: A.Expr, a: A.Expr) -> int:
+    """K when ``beta`` is a product of exactly K copies of ``a`` (in any grouping), else 0."""
+    if beta == a:
+        return 1
+    if isinstance(beta, A.Binary) and beta.op == "*":
+        x, y = _copies(beta.left, a), _copies(beta.right, a)
+        return x + y if x and y else 0
+    return 0
+
+
+def _capped(a: A.Expr, left: A.Expr, k: int) -> A.Expr:
+    """``a^min(left, k)`` for an integer ``left >= 0``, written out: ``left >= k ? a·…·a : (left
+    >= k - 1 ? … : 1)``."""
+    out: A.Expr = ONE
+    for m in range(1, k + 1):
+        out = A.Cond(A.Binary(">=", left, A.num(m)), _product([a] * m), out)
+    return out
+
+
+def capped_power_cores(
+    s: A.Stmt, f: A.Expr, beta: A.Expr, params: List[str], types: Dict[str, A.Type]
+) -> Iterator[A.Expr]:
+    """ "Every trial left must come up a (chance a), and a claim ``a^K`` with K literal": the core
+    ``F · a^min(iterations left, K)`` (:func:`_capped`), for a chance a of the body
+    (:func:`trial_chances`) of which the bound β is a product of K <= :data:`MAX_CAP` copies.
+
+    Why it is the right core: when every one of ``left`` trials must hit, the failure chance is
+    a^left, and for 0 <= a <= 1 and left >= K that is at most a^K (the monotonicity of a^k in the
+    exponent, made an induction: one more factor a <= 1 leaves a^K at most a^K). Written with the
+    cap no power with a symbolic exponent is left, and no log of a (a may be 0). A proposal
+    only: INDUCT (p·a^min(m - 1, K) <= a^min(m, K) for m >= 1 needs a <= 1, from ``requires``)
+    and BUDGET decide."""
+    if not isinstance(s, (A.For, A.While)):
+        return
+    body = s.body
+    written = set(written_vars(body))
+    fixed = {p for p in params if p not in written and types.get(p) in (A.INT, A.REAL)}
+    # the failure that no trial can undo: F with the flags the body resets at their reset values
+    # (``gone := false``); where it holds the core is 1, an upper bound on any chance
+    resets = {
+        n.targets[0].name: n.value
+        for n in A.walk(body)
+        if isinstance(n, A.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], A.Var)
+        if isinstance(n.value, A.BoolLit)
+    }
+    settled = substitute(f, resets) if resets else None
+    for left in iterations_left(s):
+        for a in trial_chances(body, fixed):
+            k = _copies(beta, a)
+            if 1 <= k <= MAX_CAP:
+                core: A.Expr = A.Binary("*", f, _capped(a, left, k))
+                yield core if settled is None else A.Cond(A.Binary(">=", settled, ONE), ONE, core)

@@ -149,6 +149,12 @@ class Moments:
     #: :func:`sum_over`): the same value, which the solver bounds more easily by parts (``Σ q[i]
     #: - Σ q[i]²`` against ``Σ q[i]``); None when the two forms are the same
     var_split: A.Expr | None = None
+    #: Hoeffding's denominator ``Σ_i w_i²`` with a tighter width per iteration than Popoviciu's
+    #: (see :meth:`_Exec._moments`), valid when ``width_side`` holds; None when not computed
+    width2: A.Expr | None = None
+    #: the condition (deterministic, every draw's support substituted) under which every
+    #: iteration's increment lies in its interval of width ``w_i``
+    width_side: A.Expr | None = None
 
 
 @dataclass(frozen=True)
@@ -363,6 +369,20 @@ def _add(a: A.Expr, b: A.Expr) -> A.Expr:
 
 def _sub(a: A.Expr, b: A.Expr) -> A.Expr:
     return fold(A.Binary("-", a, b))
+
+
+def _min(a: A.Expr, b: A.Expr) -> A.Expr:
+    ca, cb = _const(a), _const(b)
+    if ca is not None and cb is not None:
+        return _n(min(ca, cb))
+    return a if a == b else A.Call("min", (a, b))
+
+
+def _max(a: A.Expr, b: A.Expr) -> A.Expr:
+    ca, cb = _const(a), _const(b)
+    if ca is not None and cb is not None:
+        return _n(max(ca, cb))
+    return a if a == b else A.Call("max", (a, b))
 
 
 def _div(a: A.Expr, b: A.Expr) -> A.Expr:
@@ -739,10 +759,26 @@ def term_mean(guards: tuple[A.Expr, ...], vals: list[A.Expr], draws: _Draws, sid
     """``E[[guards]·Π vals]``; raises NotApplicable when a factor reads two draws, unless one of
     them is a ``bern`` draw: then the mean is split on it (total expectation, the draw independent
     of the others): ``r·E[F[d := true]] + (1 - r)·E[F[d := false]]`` (an indicator of any event
-    of several coin flips, e.g. two raters agreeing, ``(x && y) || (!x && !y)``)."""
+    of several coin flips, e.g. two raters agreeing, ``(x && y) || (!x && !y)``); or a draw with a
+    few equally likely values (:func:`_finite_values`): ``(1/k)·Σ_c E[F[d := c]]`` (two dice
+    agreeing, ``d1·r1 + d2·r2 != 0`` for 0/1 draws)."""
     split = _split_draw(guards, vals, draws)
     if split is not None:
-        r = draws.dist[split][1][0]
+        func, args = draws.dist[split]
+        if func != "bern":  # a draw with a few values, equally likely: the average over them
+            total: A.Expr = ZERO
+            points = _finite_values(func, args)
+            assert points is not None
+            for c in points:
+                at = {split: c}
+                total = _add(
+                    total,
+                    term_mean(
+                        tuple(fold(subst(g, at)) for g in guards), [fold(subst(v, at)) for v in vals], draws, side
+                    ),
+                )
+            return fold(_div(total, A.num(len(points))))
+        r = args[0]
         on = {split: TRUE}
         off = {split: FALSE}
         m_on = term_mean(tuple(fold(subst(g, on)) for g in guards), [fold(subst(v, on)) for v in vals], draws, side)
@@ -807,6 +843,31 @@ def _split_draw(guards, vals, draws: _Draws) -> str | None:
             coins = sorted(d for d in ds if draws.dist[d][0] == "bern" and d not in draws.flag_origin)
             if coins:
                 return coins[0]
+            few = sorted(d for d in ds if d not in draws.flag_origin and _finite_values(*draws.dist[d]) is not None)
+            if few:
+                return few[0]
+    return None
+
+
+#: the most values a draw is split on (total expectation over each value)
+MAX_SPLIT = 8
+
+
+def _finite_values(func: str, args: tuple[A.Expr, ...]) -> tuple[A.Expr, ...] | None:
+    """The values of a draw with a few equally likely ones: ``unif({c1, …, ck})`` (distinct
+    constants) or ``unif(lo, hi)`` with constant bounds, at most :data:`MAX_SPLIT` of them."""
+    if func == "set" and len(args) <= MAX_SPLIT:
+        return args
+    if func == "unif":
+        lo, hi = (_const(a) for a in args)
+        if (
+            lo is not None
+            and hi is not None
+            and lo.denominator == 1
+            and hi.denominator == 1
+            and 1 <= hi - lo + 1 <= MAX_SPLIT
+        ):
+            return tuple(_n(Fraction(v)) for v in range(int(lo), int(hi) + 1))
     return None
 
 
@@ -1075,26 +1136,48 @@ class _Exec:
         mean: A.Expr = form.start
         var: A.Expr | None = ZERO
         ub: A.Expr | None = ZERO
+        width2: A.Expr | None = ZERO  # Hoeffding's Σ w²: a group's tight width, else Popoviciu's 4·ub
+        tight = False
+        sides: list[A.Expr] = []
         nonneg: A.Expr = A.Binary(">=", form.start, ZERO)
         for ps in groups.values():
             p0 = ps[0]
             terms = tuple(t for p in ps for t in p.terms)
             mom = self._moments(terms, p0.draws, p0.i, p0.lo, p0.hi, p0.nested)  # type: ignore[arg-type]
             m, v, u = mom.mean, mom.var, mom.var_ub
+            w2, ws = mom.width2, mom.width_side
+            if w2 is None or ws is None:
+                w2, ws = (None if u is None else _mul(A.num(4), u)), None
+            else:
+                tight = True
             if p0.dg != TRUE:
                 m = fold(A.Cond(p0.dg, m, ZERO))
                 v = None if v is None else fold(A.Cond(p0.dg, v, ZERO))
                 u = None if u is None else fold(A.Cond(p0.dg, u, ZERO))
+                w2 = None if w2 is None else fold(A.Cond(p0.dg, w2, ZERO))
+                ws = None if ws is None else fold(A.Binary("==>", p0.dg, ws))
             mean = _add(mean, m)
             var = None if var is None or v is None else _add(var, v)
             ub = None if ub is None or u is None else _add(ub, u)
+            width2 = None if width2 is None or w2 is None else _add(width2, w2)
+            if ws is not None:
+                sides.append(ws)
             nonneg = _and([nonneg, mom.nonneg])
         if sum(1 for ps in groups.values() if any(p.arrays for p in ps)) > 1:
             var = None  # two loops may read one element of an array of draws
         if var is None:
             ub = None
+        if ub is None or not tight:
+            width2 = None
         return Moments(
-            fold(mean), None if var is None else fold(var), fold(nonneg), integral, None if ub is None else fold(ub)
+            fold(mean),
+            None if var is None else fold(var),
+            fold(nonneg),
+            integral,
+            None if ub is None else fold(ub),
+            None,
+            None if width2 is None else fold(width2),
+            None if width2 is None else _and(sides),
         )
 
     def total_term(self, inc: A.Expr, env, guards) -> Term | None:
@@ -1338,6 +1421,8 @@ class _Exec:
                     False,
                     None if mom.var_ub is None else fold(A.Cond(dg, mom.var_ub, ZERO)),
                     None if mom.var_split is None else fold(A.Cond(dg, mom.var_split, ZERO)),
+                    None if mom.width2 is None else fold(A.Cond(dg, mom.width2, ZERO)),
+                    None if mom.width_side is None else fold(A.Binary("==>", dg, mom.width_side)),
                 )
             origin = token.union(*[t.origin for t in v.terms], *mine.flag_origin.values())
             if isinstance(before, Acc):
@@ -1364,6 +1449,8 @@ class _Exec:
                         self._int(A.Var(x), env),  # X is x itself
                         mom.var_ub,
                         mom.var_split,
+                        mom.width2,
+                        mom.width_side,
                     ),
                     origin,
                     Form(before.expr, (part,)),
@@ -1377,6 +1464,7 @@ class _Exec:
                 integral = b.integral and self._int(A.Var(x), env) and self._int(before.const, env)  # x - const
                 var: A.Expr | None = None  # two loops' increments may share an array of draws
                 ub: A.Expr | None = None
+                both = None
                 form = None
                 if before.form is not None and not nested:  # a second loop of x: its part is added
                     part = Part(token, v.terms, mine, i, lo_e, hi_e, nested, dg, self.arr_reads != arrays_before)
@@ -1385,7 +1473,7 @@ class _Exec:
                         both = self.combine(form, integral)
                         var, ub = both.var, both.var_ub
                     except NotApplicable:
-                        var, form = None, None
+                        var, form, both = None, None, None
                 env[x] = Lin(
                     ONE,
                     before.const,
@@ -1395,6 +1483,9 @@ class _Exec:
                         _and([b.nonneg, A.Binary(">=", before.const, ZERO), mom.nonneg]),
                         integral,
                         ub,
+                        None,
+                        None if both is None else both.width2,
+                        None if both is None else both.width_side,
                     ),
                     before.origin | origin,
                     form,
@@ -1480,6 +1571,29 @@ class _Exec:
                 c = _const(t.value)
                 width = _add(width, _n(abs(c)) if c is not None else A.Call("abs", (t.value,)))
             ub = _div(_mul(width, width), A.num(4))
+        # Hoeffding's width, tighter than Popoviciu's when the increments exclude each other (one
+        # branch of an if/else raises by one, the other by another): T lies in [min(0, v_1, …),
+        # max(0, v_1, …)] when at most one guard holds at any value of the draws. Not assumed:
+        # ``T`` itself in that interval at every value of every draw (the support substituted,
+        # :func:`_support_forall`) is the condition ``width_side``, which the Hoeffding rule
+        # proves; a width that fails it is simply not used.
+        width2: A.Expr | None = None
+        width_side: A.Expr | None = None
+        if ub is not None and len(direct) >= 2:
+            low: A.Expr = ZERO
+            high: A.Expr = ZERO
+            total: A.Expr = ZERO
+            for t in direct:
+                low = _min(low, t.value)
+                high = _max(high, t.value)
+                total = _add(total, fold(A.Cond(_and(list(t.guards)), t.value, ZERO)))
+            cond: A.Expr = _and([A.Binary("<=", low, total), A.Binary("<=", total, high)])
+            for d in sorted(_draws_in(cond)):
+                cond = _support_forall(d, draws.dist[d], cond)
+            if cond != FALSE and not _draws_in(cond):
+                w = fold(_sub(high, low))
+                width2 = sum_over(_mul(w, w), i, lo, hi)
+                width_side = _forall(i, lo, hi, cond)
         for name, cond in side:  # at every iteration
             self.side.append((name, _forall(i, lo, hi, cond)))
         merged = None if var is None else sum_over(var, i, lo, hi, one_sum=True)
@@ -1491,6 +1605,8 @@ class _Exec:
             False,
             None if ub is None else sum_over(ub, i, lo, hi),
             None if split == merged else split,
+            width2,
+            width_side,
         )
 
 
@@ -1728,7 +1844,54 @@ def _one_form(post: A.Expr, lins: list[str], res: Result) -> tuple[A.Expr, Lin, 
     return fold(subst(out, {placeholder_x.name: value})), lin, divisors
 
 
-RULES = ("markov", "chebyshev", "markov2", "pairs", "chebyshev_ub")
+RULES = (
+    "markov",
+    "chebyshev",
+    "markov2",
+    "pairs",
+    "chebyshev_ub",
+    "hoeffding",
+    "hoeffding_lower",
+    "hoeffding_upper",
+    "hoeffding_p",
+    "hoeffding_lower_p",
+    "hoeffding_upper_p",
+)
+
+#: Hoeffding's rules: the tail they bound (both, lower, upper) and whether the width is the tight
+#: one (:attr:`Moments.width2`, with its condition) or Popoviciu's (``4·var_ub``, none needed)
+HOEFFDING = {
+    "hoeffding": ("both", True),
+    "hoeffding_lower": ("lower", True),
+    "hoeffding_upper": ("upper", True),
+    "hoeffding_p": ("both", False),
+    "hoeffding_lower_p": ("lower", False),
+    "hoeffding_upper_p": ("upper", False),
+}
+
+
+def _reads_exp(e: A.Expr) -> bool:
+    return any(isinstance(n, A.Call) and n.func == "exp" for n in A.walk(e))
+
+
+def hoeffding_candidates(claim: LinClaim, cheb: list[A.Expr], beta: A.Expr | None) -> list[tuple[str, A.Expr]]:
+    """Hoeffding at Chebyshev's thresholds, both tails and each one, when the increments are
+    independent and bounded (a width is known) and the claim's bound reads ``exp`` (only a
+    search order: every candidate is decided like any other)."""
+    b = claim.base
+    if b.var is None or b.var_ub is None or beta is None or not _reads_exp(beta):
+        return []
+    kinds = [True, False] if b.width2 is not None else [False]
+    out: list[tuple[str, A.Expr]] = []
+    for tight in kinds:
+        for thr in cheb:
+            for tail in ("both", "lower", "upper"):
+                rule = next(r for r, (t, k) in HOEFFDING.items() if t == tail and k == tight)
+                if (rule, thr) not in out:
+                    out.append((rule, thr))
+    return out
+
+
 Y = "Y$"  #: ``X$ * X$`` while candidates are read off
 
 
@@ -1745,7 +1908,7 @@ def _square_crossing(e: A.Expr) -> A.Expr | None:
     return _div(fold(A.Unary("-", lin[1])), lin[0])
 
 
-def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
+def candidates(claim: LinClaim, beta: A.Expr | None = None) -> list[tuple[str, A.Expr]]:
     """Thresholds to try, read off the postcondition's comparisons (never trusted: POST decides):
     Markov's ``X$ < t`` at the crossing point ``t`` of a comparison affine in ``X$``; Chebyshev's
     ``|X$ - E| < a`` at ``a = c/|α|`` for ``abs(α·X$ + β) < c``, and at the distance from the
@@ -1791,6 +1954,8 @@ def candidates(claim: LinClaim) -> list[tuple[str, A.Expr]]:
             later.append(("chebyshev", _sub(mean, _sub(x0, ONE))))
     if claim.base.var_ub is not None:  # Chebyshev with the variance's upper bound, after the rest
         later += [("chebyshev_ub", thr) for rule, thr in out + later if rule == "chebyshev"]
+    # Hoeffding last (an exponential bound asked of independent bounded increments)
+    later += hoeffding_candidates(claim, [thr for rule, thr in out + later if rule == "chebyshev"], beta)
     seen: list[tuple[str, A.Expr]] = []
     for c in out + later:
         if c not in seen and (c[0] == "markov" or claim.base.var is not None):  # var: the mean is exact
@@ -1896,9 +2061,46 @@ def _obligations(claim: LinClaim, rule: str, thr: A.Expr, beta: A.Expr) -> list[
                 A.Binary("<=", A.Binary("/", _factorial2(b), A.Binary("*", thr, A.Binary("-", thr, ONE))), beta),
             )
         )
+    elif rule in HOEFFDING:
+        # Hoeffding: X = start + Σ_i T_i with independent T_i, each in an interval of width w_i:
+        # Pr[X - E[X] >= a] <= exp(-2a²/Σ w_i²), the same for the lower tail, twice for both
+        tail, tight = HOEFFDING[rule]
+        if b.var is None or b.var_ub is None:
+            raise NotApplicable("the increments are not shown independent and bounded")
+        if tight:
+            if b.width2 is None or b.width_side is None:
+                raise NotApplicable("no width of the increments but Popoviciu's")
+            w2 = b.width2
+            out.append(("WIDTH", "each iteration's increment lies in its interval", b.width_side))
+        else:
+            w2 = _mul(A.num(4), b.var_ub)  # Σ (Σ_k |v_k|)²: the increment lies in [Σ min(0, v_k), Σ max(0, v_k)]
+        out.append(("THRESHOLD", "Hoeffding's deviation is positive", A.Binary(">", thr, ZERO)))
+        d = A.Binary("-", x, b.mean)
+        good = {
+            "both": A.Binary("<", A.Call("abs", (d,)), thr),
+            "lower": A.Binary(">", d, A.Unary("-", thr)),
+            "upper": A.Binary("<", d, thr),
+        }[tail]
+        out.append(
+            ("POST", "inside the deviation from the mean the postcondition holds", A.Binary("==>", good, claim.post))
+        )
+        tail_bound = hoeffding_bound(w2, thr, tail == "both")
+        budget = A.Binary(
+            "||",
+            A.Binary("&&", A.Binary(">", w2, ZERO), A.Binary("<=", tail_bound, beta)),
+            # no width at all: X is its mean on every run, and the tail is empty
+            A.Binary("&&", A.Binary("<=", w2, ZERO), A.Binary(">=", beta, ZERO)),
+        )
+        out.append(("BUDGET", "Hoeffding's tail at the deviation is at most the bound", budget))
     else:
         raise NotApplicable(f"unknown rule {rule}")
     return out
+
+
+def hoeffding_bound(w2: A.Expr, thr: A.Expr, both: bool) -> A.Expr:
+    """``exp(-2a²/W)`` (one tail) or twice it (both), ``W = Σ w_i²``."""
+    e: A.Expr = A.Call("exp", (A.Unary("-", A.Binary("/", A.Binary("*", A.num(2), A.Binary("*", thr, thr)), w2)),))
+    return A.Binary("*", A.num(2), e) if both else e
 
 
 def _factorial2(b: Moments) -> A.Expr:
@@ -1920,6 +2122,10 @@ def bound_of(claim: LinClaim, rule: str, thr: A.Expr) -> A.Expr | None:
         return _div(b.var, _mul(thr, thr))
     if rule == "chebyshev_ub":
         return None if b.var_ub is None else _div(b.var_ub, _mul(thr, thr))
+    if rule in HOEFFDING:
+        tail, tight = HOEFFDING[rule]
+        w2 = b.width2 if tight else (None if b.var_ub is None else _mul(A.num(4), b.var_ub))
+        return None if w2 is None else hoeffding_bound(w2, thr, tail == "both")
     if rule == "pairs":
         return _div(fold(_factorial2(b)), _mul(thr, _sub(thr, ONE))) if b.integral else None
     return _div(_add(b.var, _mul(b.mean, b.mean)), thr)

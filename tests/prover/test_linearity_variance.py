@@ -180,8 +180,17 @@ def test_an_event_of_three_coin_flips_is_averaged_exactly():
     assert numeric(c.base.var, {"n": 5, "p": 0.7}) == pytest.approx(5 * m * (1 - m))
 
 
-def test_two_uniform_draws_compared_are_still_not_computed():
+def test_two_dice_compared_are_averaged_over_the_first_die():
+    # Pr[a < b] = 15/36 for two fair dice: total expectation over a's six values
     text = MAJ.replace("bern(p)", "unif(1, 6)").replace("(a && b) || (a && c) || (b && c)", "a < b")
+    c = _claim(text)
+    m = 15 / 36
+    assert numeric(c.base.mean, {"n": 5, "p": 0.7}) == pytest.approx(5 * m)
+    assert numeric(c.base.var, {"n": 5, "p": 0.7}) == pytest.approx(5 * m * (1 - m))
+
+
+def test_two_uniform_draws_over_a_symbolic_range_compared_are_still_not_computed():
+    text = MAJ.replace("bern(p)", "unif(1, n)").replace("(a && b) || (a && c) || (b && c)", "a < b")
     with pytest.raises(X.NotApplicable):
         _claim(text)
 

@@ -1,4 +1,4 @@
-"""Markov and Chebyshev on sums, by linearity of expectation: no invariant search.
+"""Markov, Chebyshev and Hoeffding on sums, by linearity of expectation: no invariant search.
 
 The moments of the value a claim reads are computed from the program by
 :mod:`tamp.cfa.expected` (``E[x]`` by linearity over the iterations; ``Var[x]`` as the sum of
@@ -53,6 +53,14 @@ STATEMENTS = {
     "pairs": "Pr[X >= t] <= E[X(X-1)] / (t(t-1)) = (Var[X] + E[X]^2 - E[X]) / (t(t-1)) for an integer X and "
     "t > 1 (Markov on X(X-1), never negative for integers)",
 }
+_H = "for X a sum of independent increments, the i-th in an interval of width w_i, and a > 0 (Hoeffding; "
+for _rule, _what in (
+    ("hoeffding", "Pr[|X - E[X]| >= a] <= 2 exp(-2 a^2 / sum w_i^2) "),
+    ("hoeffding_lower", "Pr[X - E[X] <= -a] <= exp(-2 a^2 / sum w_i^2) "),
+    ("hoeffding_upper", "Pr[X - E[X] >= a] <= exp(-2 a^2 / sum w_i^2) "),
+):
+    STATEMENTS[_rule] = _what + _H + "w_i from the increments' values, each iteration's range proved)"
+    STATEMENTS[_rule + "_p"] = _what + _H + "w_i the sum of the |steps| of an iteration)"
 
 
 def lemmas_for(f: z3.BoolRef, hyps: list, enc) -> list:
@@ -113,6 +121,8 @@ class LinearityResult(ProofResult):
                 lines.append(f"    Var[X] = {show_expr(b.var)} (independent increments)")
             if p.rule == "chebyshev_ub" and b.var_ub is not None:
                 lines.append(f"    Var[X] <= {show_expr(b.var_ub)} (Popoviciu: each step in an interval)")
+            if p.rule in ("hoeffding", "hoeffding_lower", "hoeffding_upper") and b.width2 is not None:
+                lines.append(f"    sum of the squared widths of the increments: {show_expr(b.width2)}")
             lines.append(f"    {STATEMENTS[p.rule]}, threshold {show_expr(p.threshold)}")
             if p.sums:
                 lines.append("    array sums compared by linearity (constants out of each sum, terms apart)")
@@ -144,7 +154,7 @@ def try_linearity(program: A.Program, cfa, deadline: Optional[float], t0: float)
         return None, ""
     beta = cfa.bound
     why = ""
-    for rule, thr in candidates(claim):
+    for rule, thr in candidates(claim, beta):
         try:
             obs = obligations(claim, rule, thr, beta)
         except NotApplicable as exc:

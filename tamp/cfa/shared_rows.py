@@ -11,7 +11,8 @@ the prefix's draws itself and then runs the row.
 :func:`shared_iteration_program` builds it: the program's parameters and the loop counter ``c``
 (``lo <= c < hi``) as inputs, the prefix ``P`` as written, the flag set to its start value,
 the body ``B``; claim and per-iteration bound as in :func:`tamp.cfa.nesting.iteration_program`.
-It applies to the union form without an early exit only, and only when every variable the body
+The body's top-level bookkeeping that the flag does not depend on is dropped first
+(:func:`unread_dropped`). It applies to the union form without an early exit only, and only when every variable the body
 (or the loop's range) reads, besides the parameters, the counter and the flag, is one the loop
 does not write; the prefix neither reads nor writes the counter's name.
 
@@ -48,9 +49,10 @@ from typing import List, Optional, Tuple
 from lang import ast as A
 from lang.walk import free_vars, substitute, written_vars
 
+from .epilogue import deterministic
 from .nesting import FlagLoop, live_in
 
-__all__ = ["shared_iteration_program", "fuse_draws", "reads_shared_draws"]
+__all__ = ["shared_iteration_program", "fuse_draws", "reads_shared_draws", "unread_dropped"]
 
 
 def _has_sample(stmts) -> bool:
@@ -62,7 +64,7 @@ def reads_shared_draws(prog: A.Program, fl: FlagLoop) -> bool:
     (the case the plain iteration program turns into a worst case over the prefix's draws)."""
     params = {p.name for p in prog.params}
     loop = fl.loop
-    needed = (live_in(loop.body, frozenset()) | free_vars(loop.lo) | free_vars(loop.hi)) - params
+    needed = (live_in(unread_dropped(loop.body, fl.flag), frozenset()) | free_vars(loop.lo) | free_vars(loop.hi)) - params
     needed -= {loop.var, fl.flag}
     prefix_writes = frozenset().union(*(written_vars(s) for s in fl.prefix)) if fl.prefix else frozenset()
     return _has_sample(fl.prefix) and bool(needed & prefix_writes)
@@ -79,7 +81,7 @@ def shared_iteration_program(
     loop, v = fl.loop, fl.flag
     if not set(free_vars(per_iteration)) <= params | {loop.var}:
         return None
-    body = loop.body
+    body = unread_dropped(loop.body, v)
     needed = (live_in(body, frozenset()) | free_vars(loop.lo) | free_vars(loop.hi)) - params - {loop.var, v}
     if needed & written_vars(body):
         return None  # the iteration reads state the loop carries: not the prefix's values
@@ -105,6 +107,27 @@ def shared_iteration_program(
         neighbours=None,
         private=None,
     )
+
+
+def unread_dropped(body: A.Block, flag: str) -> A.Block:
+    """``body`` without its top-level deterministic statements (:func:`tamp.cfa.epilogue.deterministic`:
+    scalar assignments of total expressions, branches on total tests) that write only variables
+    nothing after them in the body reads on the way to ``flag`` — a row's bookkeeping such as
+    ``if (size > largest) { largest := size; }``. Such a statement always ends, never fails and
+    changes nothing the flag depends on, so the row moves the flag exactly when the row without
+    it does."""
+    stmts = list(body.stmts)
+    while True:
+        live, keep = frozenset({flag}), []
+        for st in reversed(stmts):
+            if deterministic(st) and not (written_vars(st) & live):
+                continue
+            keep.append(st)
+            live = live_in(st, live)
+        keep.reverse()
+        if len(keep) == len(stmts):
+            return A.Block(tuple(stmts), pos=body.pos)
+        stmts = keep
 
 
 def _fill(s: A.Stmt, fixed: frozenset) -> Optional[Tuple[str, A.Sample]]:

@@ -64,7 +64,9 @@ def reads_shared_draws(prog: A.Program, fl: FlagLoop) -> bool:
     (the case the plain iteration program turns into a worst case over the prefix's draws)."""
     params = {p.name for p in prog.params}
     loop = fl.loop
-    needed = (live_in(unread_dropped(loop.body, fl.flag), frozenset()) | free_vars(loop.lo) | free_vars(loop.hi)) - params
+    needed = (
+        live_in(unread_dropped(loop.body, fl.flag), frozenset()) | free_vars(loop.lo) | free_vars(loop.hi)
+    ) - params
     needed -= {loop.var, fl.flag}
     prefix_writes = frozenset().union(*(written_vars(s) for s in fl.prefix)) if fl.prefix else frozenset()
     return _has_sample(fl.prefix) and bool(needed & prefix_writes)
@@ -188,7 +190,9 @@ def fuse_draws(stmts: Tuple[A.Stmt, ...], fixed: frozenset) -> Tuple[A.Stmt, ...
             p += 1
             continue
         k = A.Var(use.var)
-        draw = A.Sample((A.Index(A.Var(x), k, pos=sample.pos),), substitute(sample.dist, {fill.var: k}), pos=sample.pos)
+        dist = substitute(sample.dist, {fill.var: k})
+        assert isinstance(dist, A.Call)  # a call with its arguments renamed is a call
+        draw = A.Sample((A.Index(A.Var(x), k, pos=sample.pos),), dist, pos=sample.pos)
         fused = dataclasses.replace(use, body=dataclasses.replace(use.body, stmts=(draw,) + tuple(use.body.stmts)))
         out = out[:p] + out[p + 1 : q] + [fused] + out[q + 1 :]
     return tuple(out)

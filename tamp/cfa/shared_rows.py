@@ -44,7 +44,7 @@ check-proof`` rebuilds the same fused program with this module.
 from __future__ import annotations
 
 import dataclasses
-from typing import List, Optional, Tuple
+from typing import FrozenSet, List, Optional, Tuple
 
 from lang import ast as A
 from lang.walk import free_vars, substitute, written_vars
@@ -111,16 +111,10 @@ def shared_iteration_program(
     )
 
 
-def unread_dropped(body: A.Block, flag: str) -> A.Block:
-    """``body`` without its top-level deterministic statements (:func:`tamp.cfa.epilogue.deterministic`:
-    scalar assignments of total expressions, branches on total tests) that write only variables
-    nothing after them in the body reads on the way to ``flag`` — a row's bookkeeping such as
-    ``if (size > largest) { largest := size; }``. Such a statement always ends, never fails and
-    changes nothing the flag depends on, so the row moves the flag exactly when the row without
-    it does."""
+def _dropped(body: A.Block, keep_vars: FrozenSet[str]) -> A.Block:
     stmts = list(body.stmts)
     while True:
-        live, keep = frozenset({flag}), []
+        live, keep = keep_vars, []
         for st in reversed(stmts):
             if deterministic(st) and not (written_vars(st) & live):
                 continue
@@ -130,6 +124,24 @@ def unread_dropped(body: A.Block, flag: str) -> A.Block:
         if len(keep) == len(stmts):
             return A.Block(tuple(stmts), pos=body.pos)
         stmts = keep
+
+
+def unread_dropped(body: A.Block, flag: str) -> A.Block:
+    """``body`` without its top-level deterministic statements (:func:`tamp.cfa.epilogue.deterministic`:
+    scalar assignments of total expressions, branches on total tests) that write only variables
+    the flag does not depend on, in this iteration or a later one — a row's bookkeeping such as
+    ``if (size > largest) { largest := size; }``. The variables it depends on are a fixpoint:
+    ``R = {flag} ∪ live_in(body without the statements writing no R-variable, R)``, so a carry
+    ``s := carry; …; carry := s`` that a later row reads stays. Such a statement always ends,
+    never fails, draws nothing and writes no variable of ``R``, whose updates read only ``R``,
+    the draws and values nothing writes: every iteration moves the flag exactly as before."""
+    relevant: FrozenSet[str] = frozenset({flag})
+    while True:
+        kept = _dropped(body, relevant)
+        grown = relevant | live_in(kept, relevant)
+        if grown == relevant:
+            return kept
+        relevant = grown
 
 
 def _fill(s: A.Stmt, fixed: frozenset) -> Optional[Tuple[str, A.Sample]]:

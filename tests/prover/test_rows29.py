@@ -186,7 +186,7 @@ def _certified(path, tmp_path, capsys, method=None):
 def test_my_birthday_is_proved_given_the_first_draw(tmp_path, capsys):
     r, cert = _certified(MY_BIRTHDAY, tmp_path, capsys)
     assert r.to_json()["method"] == "linearity"
-    assert cert["programs"][0]["conditioned"] == ["mine"]
+    assert cert["linearity"][0]["conditioned"] == ["mine"]
 
 
 @pytest.mark.parametrize("name", FAST)
@@ -203,17 +203,17 @@ def test_proved_and_certified_slow(name, tmp_path, capsys):
 @pytest.mark.slow
 def test_set_balancing_is_proved_over_the_shared_signs(tmp_path, capsys):
     r, cert = _certified(SET_BALANCING, tmp_path, capsys)
-    prog = cert["programs"][0]
+    prog = cert["nesting"][0]
     assert prog["method"] == "nesting" and prog["shared"] is True
     assert prog["inner"]["caps"] is True
     for tamper in ("shared", "caps", "bound"):
         bad = copy.deepcopy(cert)
         if tamper == "shared":  # the row with the signs as inputs: not what the inner proof proves
-            del bad["programs"][0]["shared"]
+            del bad["nesting"][0]["shared"]
         elif tamper == "caps":  # without sum-cap the row's width is not bounded by 4 m
-            del bad["programs"][0]["inner"]["caps"]
+            del bad["nesting"][0]["inner"]["caps"]
         else:  # a smaller per-row bound
-            bad["programs"][0]["per_iteration"] = to_json(parse_expr("exp(-t * t / (2 * m))"))
+            bad["nesting"][0]["per_iteration"] = to_json(parse_expr("exp(-t * t / (2 * m))"))
         code, out = check_proof(bad, SET_BALANCING, tmp_path, capsys)
         assert code != 0, (tamper, out)
 
@@ -222,7 +222,7 @@ def test_a_tampered_conditioning_is_rejected(tmp_path, capsys):
     cert = proved_certificate(MY_BIRTHDAY)
     for tamper in ("drop", "rename", "threshold"):
         bad = copy.deepcopy(cert)
-        prog = bad["programs"][0]
+        prog = bad["linearity"][0]
         if tamper == "drop":  # the moments given mine are not the program's moments
             del prog["conditioned"]
         elif tamper == "rename":

@@ -61,6 +61,9 @@ k + 1/(exp(1/s) - 1)); ``W = Σ count·s²``, ``G(u) = u²/(4W)``, range ``u·s 
 
 ``hoeffding`` — bounded draws, X_d ∈ [a_d, a_d + w_d] (``unif(lo, hi)``: w = hi - lo;
 ``bern(r)`` counted as 0/1: w = 1); ``D = Σ count·w²``, ``G(u) = 2u²/D`` (Hoeffding 1963).
+With ``D <= 0`` (every width 0, since each is ``>= 0``: every draw is constant and the centred
+sum is 0) the tail at a margin ``u > 0`` is 0, so the side conditions that need the draws to
+spread may hold by ``D <= 0 ∧ u > 0`` instead (a row of zero weights in a sum of signs).
 
 ``chernoff`` — Bernoulli counts (``if (f) { k := k + 1; }``, f ~ bern(r)); ``μ = Σ count·r``.
 ``upper``: Pr[k - μ >= u] <= exp(-u²/(2μ + u)) (multiplicative Chernoff
@@ -197,6 +200,10 @@ def conditions(rule: str, mode: str, blocks, u: A.Expr, f: A.Expr) -> list[tuple
     # most 1 <= c); so the conditions that need the draws to spread (K > 0, the tail) may hold
     # by it instead — a count of probability-0 draws (μ = 0) with the trivial bound 1
     trivial = B.ge(f, c)
+    if rule == "hoeffding":
+        # no width at all (K <= 0 with every width >= 0: every draw is constant, the centred sum
+        # is 0): Pr[dev >= u] = 0 for a margin u > 0, so any f > 0 bounds it (a row of zeros)
+        trivial = B.or_(trivial, B.and_(B.le(K, 0), B.gt(u, 0)))
     out.append(("positive", B.or_(B.gt(K, 0), trivial)))
     out.append(("margin", B.ge(u, 0)))
     out.append(("probability", B.gt(f, 0)))

@@ -715,3 +715,31 @@ def sum_order_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
             premise = z3.And(lo == s2.arg(0), hi == s2.arg(1), below)
             out.append(("sum-mono", z3.Implies(premise, s1 <= s2)))
     return out
+
+
+def cap_lemmas(apps, enc) -> List[Tuple[str, z3.BoolRef]]:
+    """``sum-cap`` for each sum application of a query: ``lo <= hi ∧ (∀j. lo <= j < hi ⇒ e(j) <=
+    1) ⇒ sum(j in lo..hi: e) <= hi - lo``, with ``sum-sign`` (:func:`pointwise_lemmas`: a sum of
+    non-negative terms is not negative, so the square root of a sum of squares is defined).
+
+    Sound: a finite sum of ``hi - lo`` terms each at most 1 is at most ``hi - lo`` (add the
+    inequalities index by index); the premise is left to the solver to prove from the hypotheses
+    (``requires forall j in 0..n * m: a[j] == 0 || a[j] == 1`` gives ``a[i * m + j]² <= 1`` for
+    the indices of one row). It is what Hoeffding's aggregate width ``Σ (2·a_j)²`` of a row of
+    signs weighted by 0/1 (or [0, 1]) input entries needs to be at most ``4·m``. Not part of
+    :func:`lemma_instances`: the concentration engine adds it (and its checker, for a certificate
+    that says so) only in the pass that reads margins off the postcondition. Sums inside
+    quantifiers and bodies the encoder cannot express are skipped (fewer facts, still sound)."""
+    out: List[Tuple[str, z3.BoolRef]] = []
+    j = z3.Int("pointwise$j")
+    for t in _query_sums(apps, enc):
+        try:
+            e = _sum_body_at(t, enc, j)
+        except Exception:  # noqa: BLE001 - not expressible: no lemma (fewer facts)
+            continue
+        lo, hi = t.arg(0), t.arg(1)
+        every = z3.ForAll([j], z3.Implies(z3.And(lo <= j, j < hi), e <= 1))
+        out.append(("sum-cap", z3.Implies(z3.And(lo <= hi, every), t <= _real(hi - lo))))
+        signs = z3.ForAll([j], z3.Implies(z3.And(lo <= j, j < hi), e >= 0))
+        out.append(("sum-sign", z3.Implies(signs, t >= 0)))
+    return out

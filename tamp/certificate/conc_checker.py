@@ -13,7 +13,8 @@
    COMBINATION  a certificate with ``combination`` (coefficients a_k) proves the claim over
            the one sum ``S$1 = Σ a_k·R$k`` of the program's sums: that sum is built here
            (:func:`_combined`) from the sums of step 3 and the coefficients only;
-4. SMT     every obligation is rebuilt here from the rule library (:mod:`axioms.concentration`)
+4. SMT     (with ``caps``: each query also gets ``sum-cap``/``sum-sign``, :func:`axioms.lemmas.cap_lemmas`)
+           every obligation is rebuilt here from the rule library (:mod:`axioms.concentration`)
            and the certificate's applications — never read from it — and must be valid under
            ``requires`` (z3 ``unsat`` of the negation, a fresh solver each; ``unknown`` rejects).
            Among them SHAPE: each loop runs ``lo <= hi`` (its trip count is ``hi - lo``).
@@ -34,6 +35,8 @@ from typing import Any
 
 from axioms import concentration as C
 from axioms.concentration import Block
+from axioms.lemmas import cap_lemmas
+from axioms.terms import transcendental_apps
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
 from lang.walk import DESCEND, Transformer, free_vars, substitute
@@ -195,6 +198,7 @@ class ConcCert:
     applications: list[Application]
     loops: list[Any] = dataclasses.field(default_factory=list)  # [(head, counter, lo, hi)]
     combination: tuple[Fraction, ...] | None = None  # S$1 = Σ a_k·R$k over the program's sums
+    caps: bool = False  # the obligations get sum-cap (axioms.lemmas.cap_lemmas)
 
 
 def decode_conc(c: Any, where: str) -> ConcCert:
@@ -224,6 +228,7 @@ def decode_conc(c: Any, where: str) -> ConcCert:
             "loops",
             "obligations",
             "combination",
+            "caps",
         ),
         where,
     )
@@ -268,7 +273,10 @@ def decode_conc(c: Any, where: str) -> ConcCert:
         ]
         comb = c.get("combination")
         combination = None if comb is None else tuple(Fraction(str(a)) for a in comb)
-        return ConcCert(c["program"], ast(c["bound"], f"{where}.bound"), margin, sums, apps, loops, combination)
+        caps = c.get("caps", False)
+        if not isinstance(caps, bool):
+            raise MalformedConc(f"{where}.caps: expected true or false")
+        return ConcCert(c["program"], ast(c["bound"], f"{where}.bound"), margin, sums, apps, loops, combination, caps)
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, MalformedConc):
             raise
@@ -314,6 +322,11 @@ def check_conc(cc: ConcCert, src: A.SourceFile, prog: A.Program, bound, inputs, 
         enc = Encoder(claim.types)
         env = enc.initial_env()
         hyps = [enc.expr(r, env) for r in claim.requires]
-        check_obligations(obs, enc, env, hyps, out, timeout_ms, deadline)
+
+        def caps(hs, f):  # sum-cap and sum-sign for the sums the obligation reads, when the certificate says so
+            apps = transcendental_apps(f)
+            return [lem for _n, lem in cap_lemmas(apps, enc)] if apps else []
+
+        check_obligations(obs, enc, env, hyps, out, timeout_ms, deadline, caps if cc.caps else None)
         out.ok = True
     return out

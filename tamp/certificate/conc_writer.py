@@ -9,6 +9,7 @@
             "loops": [{"head": NODE, "counter": NAME, "lo": AST, "hi": AST,
                        "obligations": ["bound unchanged", "counter moved once", "loop runs"]}],
             "combination": [RATIONAL…],               # optional: S$1 = Σ a_k·R$k (see below)
+            "caps": true,                             # optional: the queries get ``sum-cap`` (below)
             "obligations": [{"rule", "where", "status"}]}   # what the prover checked
 
 ``loops`` are the counted loops the sums run over (:func:`tamp.cfa.loops.counted_loop`): the
@@ -20,6 +21,10 @@ the counter moves by one exactly once per iteration) and ``lo <= hi`` under ``re
 ``combination`` (present only for a proof over a linear combination of the program's independent
 sums, :func:`axioms.concentration.combined_blocks`): ``sums`` then holds the one combined sum,
 and the checker recomputes it from the program's sums and these coefficients.
+
+``caps`` (present only when true): every obligation is decided with ``sum-cap`` and ``sum-sign``
+(:func:`axioms.lemmas.cap_lemmas`: a sum of terms each at most 1 is at most its number of
+terms) for the sums it reads, as the prover's last pass decided them.
 
 The checker (:mod:`.conc_checker`) re-recognises the sums from the source, rebuilds every
 obligation (shape, each rule's side conditions, postcondition, budget) from the rule library
@@ -59,6 +64,7 @@ def conc_certificate(result) -> dict[str, Any]:
         ],
         "loops": [loop_json(cl) for cl in proof.claim.loops],
         **combination_json(proof.claim),
+        **({"caps": True} if getattr(proof, "caps", False) else {}),
         "obligations": [{"rule": k, "where": w, "status": "valid"} for k, w, _f in proof.obligations],
     }
 

@@ -20,6 +20,10 @@
             (array sums by linearity; divisors taken out must be non-zero; a valid form implies
             the obligation).
 
+With ``conditioned`` (names of the program's leading uniform draws) rules 2 and 3 are of the
+program with those draws read as inputs in their supports (CONDITION, :mod:`tamp.cfa.conditioned`,
+rebuilt here; SUPPORT: each integer range ``lo <= hi`` under the program's ``requires``).
+
 The threshold is not trusted: POST checks that the postcondition holds outside the tail it
 bounds. Nothing here comes from the prover (no import of :mod:`tamp.prover`).
 """
@@ -36,10 +40,12 @@ from axioms.lemmas import pointwise_lemmas, sum_order_lemmas
 from axioms.terms import transcendental_apps
 from lang import ast as A
 from lang.serialize import SerializeError, expr_from_json
+from tamp.cfa import build_cfa
+from tamp.cfa.conditioned import conditioned_program, support_obligations
 from tamp.cfa.expected import RULES, NotApplicable, claim_of, obligations
 from tamp.core.encode import Encoder
 
-from .claim import checked_claim
+from .claim import checked_claim, well_formed_claim
 from .format import ProgramCheck, Rejected, judging
 from .solver import check_obligations
 
@@ -57,6 +63,7 @@ class LinCert:
     mean: A.Expr
     variance: A.Expr | None
     sums: tuple[int, ...] = ()
+    conditioned: tuple[str, ...] = ()
 
 
 FIELDS = (
@@ -70,6 +77,7 @@ FIELDS = (
     "variance",
     "obligations",
     "linear_sums",
+    "conditioned",
 )
 
 
@@ -93,14 +101,21 @@ def decode_lin(c: Any, where: str) -> LinCert:
     sums = c.get("linear_sums", [])
     if not isinstance(sums, list) or not all(type(n) is int for n in sums):
         raise MalformedLin(f"{where}.linear_sums: expected a list of obligation indices")
-    return LinCert(c["program"], ast("bound"), rule, ast("threshold"), ast("mean"), var, tuple(sorted(set(sums))))
+    cond = c.get("conditioned", [])
+    if not isinstance(cond, list) or not all(isinstance(n, str) for n in cond):
+        raise MalformedLin(f"{where}.conditioned: expected a list of variable names")
+    return LinCert(
+        c["program"], ast("bound"), rule, ast("threshold"), ast("mean"), var, tuple(sorted(set(sums))), tuple(cond)
+    )
 
 
 def check_lin(lc: LinCert, src: A.SourceFile, prog: A.Program, bound, inputs, timeout_ms, deadline) -> ProgramCheck:
     t0 = time.monotonic()
     out = ProgramCheck(f"{lc.name} (linearity)", False)
     with judging(out, t0):
-        _claim_bound, sub, cfa = checked_claim(src, prog, lc.bound, bound, inputs)
+        claim_bound, sub, cfa = checked_claim(src, prog, lc.bound, bound, inputs)
+        if lc.conditioned:
+            sub, cfa = _conditioned(lc, src, sub, cfa, claim_bound, out, timeout_ms, deadline)
         try:
             claim = claim_of(sub, cfa)
         except NotApplicable as exc:
@@ -127,3 +142,23 @@ def check_lin(lc: LinCert, src: A.SourceFile, prog: A.Program, bound, inputs, ti
         check_obligations(obs, enc, env, hyps, out, timeout_ms, deadline, sums)
         out.ok = True
     return out
+
+
+def _conditioned(lc: LinCert, src: A.SourceFile, sub: A.Program, cfa, claim_bound, out, timeout_ms, deadline):
+    """CONDITION: the program with its leading uniform draws read as inputs, rebuilt here
+    (:func:`tamp.cfa.conditioned.conditioned_program`): they must be the certificate's, and each
+    integer range non-empty under the program's ``requires`` (SUPPORT); the rest of the check is
+    of that program (the claim given every value of those draws: total probability)."""
+    got = conditioned_program(sub, cfa.types)
+    if got is None or got[1] != lc.conditioned:
+        raise Rejected("CONDITION: the certificate's conditioned draws are not the program's leading uniform draws")
+    enc = Encoder(dict(cfa.types))
+    env = enc.initial_env()
+    hyps = [enc.expr(r, env) for r in cfa.requires]
+    check_obligations(support_obligations(sub, cfa.types), enc, env, hyps, out, timeout_ms, deadline)
+    cond = got[0]
+    cond_cfa = build_cfa(cond, claim_bound, src.path, src.text)
+    problem = well_formed_claim(cond_cfa)
+    if problem:
+        raise Rejected(f"CONDITION: the conditioned claim is outside the proof rules: {problem}")
+    return cond, cond_cfa

@@ -8,6 +8,8 @@ of expectation (:mod:`tamp.prover.linearity`).
            "mean": AST, "variance": AST | null,                  # the moments the prover computed
            "linear_sums": [INT],   # optional: the obligations (indices) asked with their array
                                    # sums by linearity (tamp.cfa.sum_linear: constants out, terms apart)
+           "conditioned": [NAME],  # optional: the leading uniform draws read as inputs
+                                   # (tamp.cfa.conditioned: the claim given each of their values)
            "obligations": [{"rule", "where", "status"}]}         # what the prover checked
 
 The checker (:mod:`.lin_checker`) derives the moments again from the source, requires them to be
@@ -41,4 +43,6 @@ def lin_certificate(result) -> dict[str, Any]:
     }
     if getattr(proof, "sums", ()):
         out["linear_sums"] = list(proof.sums)
+    if getattr(proof, "conditioned", ()):
+        out["conditioned"] = list(proof.conditioned)
     return out

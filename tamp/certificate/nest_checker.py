@@ -42,6 +42,12 @@ expression, as written; the block loop is rebuilt here from ``K`` and the source
 body written out ``K`` times at the counters ``K·j + r`` with ``(K·j + r) mod d`` read as
 ``r mod d``): the composition is over its ``M`` blocks and the iteration program is one block.
 
+With ``"shared": true`` (union form, single iterations, no facts) the iteration program of rule 3
+is the one that makes the prefix's draws itself (SHARED, :func:`tamp.cfa.shared_rows.shared_iteration_program`:
+the prefix, the flag at its start value, the body, a draw vector of the prefix fused into the
+loop that reads it), rebuilt here from the source; it must apply (rows that read only the
+prefix's values, which the loop never writes).
+
 With ``"facts": [AST, …]`` (union/product) the iteration program of rule 3 also assumes these
 loop facts as ``requires``; FACTS re-checks first that they are initiated by the prefix and
 inductive over the iteration (:mod:`.loop_facts_check`, z3 over this checker's own weakest
@@ -81,6 +87,7 @@ from tamp.cfa.nesting import (
     lasvegas_programs,
 )
 from tamp.cfa.periods import periodic
+from tamp.cfa.shared_rows import shared_iteration_program
 from tamp.cfa.stages import stage_composition, stage_programs
 from tamp.core.encode import Encoder
 from tamp.show import show_expr
@@ -110,13 +117,14 @@ class NestCert:
     period: int = 0  # union/product: composed over blocks of this many iterations (tamp.cfa.periods)
     facts: tuple = ()  # union/product: loop facts the iteration program assumes (.loop_facts_check)
     always: Any = None  # product without early exit: the every-path facts (.loop_facts_check)
+    shared: bool = False  # union: the iteration program makes the prefix's draws (tamp.cfa.shared_rows)
 
 
 def decode_nest(d: Any, where: str, decode_any: Callable[[Any, str], Any]) -> NestCert:
     if not isinstance(d, dict):
         raise MalformedNest(f"{where}: expected an object")
     extra = set(d) - {"method", "program", "bound", "bound_text", "form", "per_iteration", "inner", "lead", "parts"}
-    extra -= {"fold", "period", "facts", "always"} if d.get("form") in ("union", "product") else set()
+    extra -= {"fold", "period", "facts", "always", "shared"} if d.get("form") in ("union", "product") else set()
     extra -= {"second", "cut"} if d.get("form") == "stages" else set()
     if extra:
         raise MalformedNest(f"{where}: unknown field(s) {sorted(extra)}")
@@ -152,10 +160,24 @@ def decode_nest(d: Any, where: str, decode_any: Callable[[Any, str], Any]) -> Ne
         always = None if raw_always is None else tuple(expr_from_json(f) for f in raw_always)
     except SerializeError as exc:
         raise MalformedNest(f"{where}.facts: {exc}") from None
+    shared = d.get("shared", False)
+    if not isinstance(shared, bool):
+        raise MalformedNest(f"{where}.shared: expected true or false")
     decoded = {role: decode_any(c, f"{where}.parts.{role}") for role, c in parts.items() if role != "iter"}
     inner = decode_any(d["inner"], f"{where}.inner")
     return NestCert(
-        d["program"], bound, d["form"], per, inner, lead, decoded, fold=fold, period=period, facts=facts, always=always
+        d["program"],
+        bound,
+        d["form"],
+        per,
+        inner,
+        lead,
+        decoded,
+        fold=fold,
+        period=period,
+        facts=facts,
+        always=always,
+        shared=shared,
     )
 
 
@@ -192,7 +214,12 @@ def check_nest(
         side = composition(fl, cfa.bound, nc.per_iteration)
         # FACTS: the loop facts the iteration program assumes are inductive (its own encoding)
         out.obligations += check_facts(sub, fl, cfa.types, nc.facts, nc.always, timeout_ms)
-        it = iteration_program(sub, fl, cfa.types, nc.per_iteration, facts=nc.facts)
+        if nc.shared and (nc.period or nc.facts or nc.always is not None):
+            raise Rejected("SHARED: rows that make the prefix's draws take single iterations and no loop facts")
+        if nc.shared:  # SHARED: the prefix's draws made by the iteration program (tamp.cfa.shared_rows)
+            it = shared_iteration_program(sub, fl, cfa.types, nc.per_iteration)
+        else:
+            it = iteration_program(sub, fl, cfa.types, nc.per_iteration, facts=nc.facts)
         if side is None or it is None:
             raise Rejected(
                 f"COMPOSE: the bound {show_expr(cfa.bound)} cannot be composed from {show_expr(nc.per_iteration)}"

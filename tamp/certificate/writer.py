@@ -105,6 +105,7 @@ def nest_certificate(result) -> Dict[str, Any]:
         }
         | ({"fold": result.fold} if getattr(result, "fold", 0) else {})
         | ({"period": result.period} if getattr(result, "period", 0) else {})
+        | ({"shared": True} if getattr(result, "shared", False) else {})
         | ({"facts": [to_json(f) for f in result.iteration_facts]} if getattr(result, "iteration_facts", ()) else {})
         | ({"always": [to_json(f) for f in result.always]} if getattr(result, "always", None) is not None else {})
         | (

@@ -32,15 +32,16 @@ from lang.walk import free_vars, written_vars
 
 from .nesting import _wp
 
-__all__ = ["fold_epilogue", "epilogue_length"]
+__all__ = ["fold_epilogue", "epilogue_length", "deterministic"]
 
 
 def _total(e: A.Expr) -> bool:
-    """``e`` has no division, remainder or array read (every value it can take is defined)."""
+    """``e`` has no array read and no division or remainder but by a non-zero literal (every value
+    it can take is defined: ``m / 2`` is, ``m / k`` need not be)."""
     for n in A.walk(e):
         if isinstance(n, A.Index):
             return False
-        if isinstance(n, A.Binary) and n.op in ("/", "%"):
+        if isinstance(n, A.Binary) and n.op in ("/", "%") and not (isinstance(n.right, A.Num) and n.right.value != 0):
             return False
     return True
 
@@ -56,6 +57,10 @@ def _deterministic(s: A.Stmt) -> bool:
     if isinstance(s, A.If):
         return _total(s.cond) and _deterministic(s.then) and (s.other is None or _deterministic(s.other))
     return False
+
+
+#: the public name: other rooms drop such statements (:mod:`tamp.cfa.shared_rows`)
+deterministic = _deterministic
 
 
 def epilogue_length(prog: A.Program) -> int:

@@ -1916,6 +1916,7 @@ def candidates(claim: LinClaim, beta: A.Expr | None = None) -> list[tuple[str, A
     out: list[tuple[str, A.Expr]] = []
     mean = claim.base.mean
     later: list[tuple[str, A.Expr]] = []  # the integer variants, after the first tries
+    flipped: list[tuple[str, A.Expr]] = []  # ``c <= abs(…)`` (a folded row test ``abs(s) >= t``), last
     for n in A.walk(claim.post):
         if isinstance(n, A.Binary) and n.op == "==" and claim.base.integral:
             # ``X == c`` for a count that is never negative: Markov at c + 1 (POST decides; it holds
@@ -1927,6 +1928,12 @@ def candidates(claim: LinClaim, beta: A.Expr | None = None) -> list[tuple[str, A
         if not (isinstance(n, A.Binary) and n.op in ("<", "<=", ">", ">=")):
             continue
         l, r = (n.left, n.right) if n.op in ("<", "<=") else (n.right, n.left)
+        if isinstance(r, A.Call) and r.func == "abs" and X not in free_vars(l):
+            lin = linear_in(r.args[0], X)
+            if lin is not None and lin[0] != ZERO:
+                a = lin[0] if _const(lin[0]) is not None and _const(lin[0]) > 0 else A.Call("abs", (lin[0],))  # type: ignore[operator]
+                flipped.append(("chebyshev", _div(l, a)))
+            continue
         if isinstance(l, A.Call) and l.func == "abs" and X not in free_vars(r):
             lin = linear_in(l.args[0], X)
             if lin is not None and lin[0] != ZERO:
@@ -1957,7 +1964,7 @@ def candidates(claim: LinClaim, beta: A.Expr | None = None) -> list[tuple[str, A
     # Hoeffding last (an exponential bound asked of independent bounded increments)
     later += hoeffding_candidates(claim, [thr for rule, thr in out + later if rule == "chebyshev"], beta)
     seen: list[tuple[str, A.Expr]] = []
-    for c in out + later:
+    for c in out + later + flipped:
         if c not in seen and (c[0] == "markov" or claim.base.var is not None):  # var: the mean is exact
             seen.append(c)
     return seen

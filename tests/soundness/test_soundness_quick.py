@@ -203,3 +203,14 @@ def test_overlapping_tallies_variant_is_not_proved_and_refuted():
     for r in variant_record("variants/hoeffOverlappingTallies.prob", timeout=20, runs=20000):
         assert r.verdict != "proved" and not r.problem, r
         assert r.simulated and all(s == "refuted" for s in r.simulated), r
+
+
+# rows29: rows sharing draws made before their loop (tamp.cfa.shared_rows) whose weights are wider
+# than sum-cap's 1, or which read a carry the loop writes (no shared-row program applies)
+@pytest.mark.parametrize("name", ["rowsWideWeights", "rowsShareCarry"])
+def test_shared_rows_variants_are_not_proved_and_refuted(name):
+    from harness import variant_record
+
+    for r in variant_record(f"variants/{name}.prob", timeout=20, runs=20000):
+        assert r.verdict != "proved" and not r.problem, r
+        assert r.simulated and all(s == "refuted" for s in r.simulated), r

@@ -32,6 +32,8 @@ from typing import TypedDict
 
 from axioms import concentration as C
 from axioms.concentration import Block
+from axioms.lemmas import cap_lemmas
+from axioms.terms import transcendental_apps
 from lang import ast as A
 from lang.walk import free_vars
 from tamp.cfa.loops import CountedLoop
@@ -260,7 +262,66 @@ def _search_one(chk: Checker, claim: ConcClaim, beta: A.Expr) -> tuple[ConcProof
         if again:
             proof, why2 = search(chk, claim, again, beta)
             why = why if proof is None else why2
+    if proof is None:
+        proof = _search_capped(chk, claim, beta)
     return proof, why
+
+
+class CapChecker(Checker):
+    """A :class:`Checker` whose queries also get ``sum-cap`` (:func:`axioms.lemmas.cap_lemmas`):
+    a sum of terms each at most 1 is at most its number of terms."""
+
+    def extra_hyps(self, f) -> list:
+        apps = transcendental_apps(f)
+        return [lem for _n, lem in cap_lemmas(apps, self.enc)] if apps else []
+
+
+def post_margins(claim: ConcClaim) -> list[A.Expr]:
+    """The thresholds ``R`` the postcondition compares a sum with (``abs(… S$1 …) < R``, ``S$1 >=
+    R`` under a negation, ``R > S$1``, ``R`` free of the sums): margins to try at the claim's own threshold, where
+    the closed-form margin of the rule (:func:`axioms.concentration.threshold`) is a worse one
+    (``sqrt(Σ a²)·t/sqrt(m)`` for a row of signs weighted by 0/1 entries) or degenerate (0 for a
+    row of zeros). Only a search order: each margin is checked like any other."""
+    sums = {s_name(k) for k in range(len(claim.sums))}
+    out: list[A.Expr] = []
+    for n in A.walk(claim.post):
+        if not (isinstance(n, A.Binary) and n.op in ("<", "<=", ">", ">=")):
+            continue
+        for lhs, rhs in ((n.left, n.right), (n.right, n.left)):  # either side (a test may be negated)
+            if set(free_vars(lhs)) & sums and not set(free_vars(rhs)) & sums and rhs not in out:
+                out.append(rhs)
+    return out
+
+
+def _search_capped(chk: Checker, claim: ConcClaim, beta: A.Expr) -> ConcProof | None:
+    """Last pass: every rule at the margins the postcondition states (:func:`post_margins`), its
+    queries with ``sum-cap`` (:class:`CapChecker`; the certificate says ``caps`` so that the
+    checker adds them too). After the other passes, so the proofs they find keep their history."""
+    margins = post_margins(claim)
+    if not margins:
+        return None
+    m = len(claim.sums)
+    f = beta if m == 1 else A.Binary("/", beta, A.num(m))
+    two_sided = _two_sided(claim.post)
+    per_sum = []
+    for k, s in enumerate(claim.sums):
+        opts = [
+            Application(k, rule, mode, u, f)
+            for u in margins
+            for mode in (("both",) if s_name(k) in two_sided else ("upper", "lower", "both"))
+            for rule in C.RULES_FOR[s.family]
+        ]
+        per_sum.append(opts)
+    cands = [list(c) for c in itertools.islice(itertools.product(*per_sum), 40)]
+    capped = CapChecker(claim, chk.deadline, chk.ms)
+    try:
+        proof, _why = search(capped, claim, cands, beta)
+    finally:
+        chk.stats.solver_calls += capped.stats.solver_calls
+        chk.stats.solver_time += capped.stats.solver_time
+    if proof is not None:
+        proof.caps = True
+    return proof
 
 
 def r_name(k: int) -> str:
@@ -387,6 +448,8 @@ class ConcProof:
     apps: list[Application]
     beta: A.Expr
     obligations: list[tuple[str, str, A.Expr]]
+    #: the obligations were decided with ``sum-cap`` (:func:`axioms.lemmas.cap_lemmas`) added
+    caps: bool = False
 
 
 def prove_with_bound(

@@ -28,13 +28,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from types import SimpleNamespace
+from typing import Any, Optional, cast
 
 import z3
 
 from axioms.lemmas import lemma_instances, pointwise_lemmas, sum_order_lemmas
 from axioms.terms import transcendental_apps
 from lang import ast as A
+from lang.errors import TampError
+from tamp.cfa import build_cfa
+from tamp.cfa.conditioned import conditioned_program, support_obligations
 from tamp.cfa.expected import LinClaim, NotApplicable, candidates, claim_of, obligations
 from tamp.core.encode import Encoder
 from tamp.core.validity import VALID, check_fresh, verdict
@@ -88,6 +92,9 @@ class LinProof:
     beta: A.Expr
     obligations: list[tuple[str, str, A.Expr]]
     sums: tuple[int, ...] = ()  #: obligations asked with their array sums by linearity (tamp.cfa.sum_linear)
+    #: the leading draws read as inputs (:mod:`tamp.cfa.conditioned`: the moments given each of
+    #: their values, the claim's bound for every one); () when none
+    conditioned: tuple[str, ...] = ()
 
 
 @dataclass(repr=False)
@@ -147,7 +154,46 @@ def _decide_in_time(f: A.Expr, claim: LinClaim, deadline: Optional[float]) -> st
 
 
 def try_linearity(program: A.Program, cfa, deadline: Optional[float], t0: float):
-    """(a proved :class:`LinearityResult`, "") or (None, why not)."""
+    """(a proved :class:`LinearityResult`, "") or (None, why not); last, the program with its
+    leading uniform draws read as inputs (:func:`try_conditioned`)."""
+    result, why = _try_linearity(program, cfa, deadline, t0)
+    if result is None and why != "timeout":
+        got = try_conditioned(program, cfa, deadline, t0)
+        if got is not None:
+            return got, ""
+    return result, why
+
+
+def try_conditioned(program: A.Program, cfa, deadline: Optional[float], t0: float):
+    """A proof of the claim given every value of the program's leading uniform draws
+    (:func:`tamp.cfa.conditioned.conditioned_program`: the moments are computed with those draws
+    as inputs, each in its support, and the obligations hold for every value of them, so the bound
+    holds given each: total probability), or None. The supports must be non-empty under
+    ``requires`` (:func:`tamp.cfa.conditioned.support_obligations`)."""
+    got = conditioned_program(program, cfa.types)
+    if got is None:
+        return None
+    cond, names = got
+    base = cast(LinClaim, SimpleNamespace(types=dict(cfa.types), requires=list(cfa.requires)))  # what decide reads
+    if any(_decide_in_time(f, base, deadline) != VALID for _k, _w, f in support_obligations(program, cfa.types)):
+        return None
+    try:
+        cond_cfa = build_cfa(cond, cfa.bound, cfa.path)
+    except TampError:
+        return None
+    result, _why = _try_linearity(cond, cond_cfa, deadline, t0)
+    if result is None or result.proof is None:
+        return None
+    result.proof.conditioned = names
+    result.cfa = cfa
+    result.message = (
+        f"given each value of {', '.join(names)} (drawn first, read as input(s) in their support): "
+        "the moments and the bound hold for every value"
+    )
+    return result
+
+
+def _try_linearity(program: A.Program, cfa, deadline: Optional[float], t0: float):
     try:
         claim = claim_of(program, cfa)
     except NotApplicable:

@@ -59,6 +59,7 @@ from tamp.cfa.nesting import (
     trip_count,
 )
 from tamp.cfa.periods import period_loop
+from tamp.cfa.shared_rows import reads_shared_draws, shared_iteration_program
 from tamp.prover.base.smt import VALID, Encoder, Stats, is_valid
 from tamp.prover.trace.result import ProofResult
 from tamp.show import show_expr
@@ -97,6 +98,9 @@ class NestResult(ProofResult):
     #: a product without an early exit whose ``facts`` hold while the flag is unmoved: the facts
     #: inductive along every path under which every iteration is well-defined; None otherwise
     always: Optional[Tuple[A.Expr, ...]] = None
+    #: the iteration program makes the prefix's draws itself (:mod:`tamp.cfa.shared_rows`: rows
+    #: that read draws made before the loop), fused into the loop that reads them
+    shared: bool = False
 
 
 def _negated(e: A.Expr) -> Optional[A.Expr]:
@@ -345,6 +349,7 @@ def try_nesting(
     if blocks is not None:  # the body reads its counter modulo k: blocks of k iterations next
         loops.append(blocks)
     none: Tuple[A.Expr, ...] = ()
+    single = fl
     for fl, period in loops:
         n = trip_count(fl.loop)
         us = candidates(fl, cfa.bound, frozenset(params))
@@ -450,7 +455,65 @@ def try_nesting(
                     f"one iteration of the loop at line {_line(fl.loop)} was not proved to fail with probability "
                     f"at most {show_expr(u)}" + (f": {first}" if first and len(first) < 200 else "")
                 )
+    if reads_shared_draws(program, single):  # rows reading the prefix's draws: a later pass
+        got = _shared_rows(program, cfa, single, t0, deadline, prove, quick)
+        if got is not None:
+            return got, ""
     return None, why
+
+
+def _shared_rows(program, cfa, fl: FlagLoop, t0, deadline, prove, quick) -> Optional[NestResult]:
+    """The union over the rows of a loop whose rows read draws made before it, each row proved
+    as the program that makes those draws itself (:func:`tamp.cfa.shared_rows.shared_iteration_program`):
+    every candidate offered to ``quick`` with the epilogue folded first, then to the portfolio."""
+    params = frozenset(p.name for p in program.params)
+    us = candidates(fl, cfa.bound, params)
+    for mode in ("quick", "full") if quick is not None else ("full",):
+        for u in us:
+            if deadline is not None and time.monotonic() > deadline:
+                return None
+            if not set(free_vars(u)) <= params | {fl.loop.var}:
+                continue
+            side = composition(fl, cfa.bound, u)
+            it = shared_iteration_program(program, fl, cfa.types, u)
+            if side is None or it is None:
+                continue
+            try:
+                if not _holds(cfa, side):
+                    continue
+                it_cfa = build_cfa(it, None, cfa.path)
+            except (TampError, z3.Z3Exception):
+                continue
+            if mode == "quick":
+                assert quick is not None
+                inner, fold = _folded(
+                    it, cfa, quick, ProofResult(it.name, "failure-bound", "unknown", 0.0, ""), deadline
+                )
+            else:
+                inner, fold = prove(it, it_cfa), 0
+            if inner.verdict != "proved":
+                continue
+            return NestResult(
+                cfa.name,
+                "failure-bound",
+                "proved",
+                time.monotonic() - t0,
+                show_expr(cfa.bound),
+                f"one iteration of the loop at line {_line(fl.loop)}, with the draws made before the loop, fails "
+                f"with probability at most {show_expr(u)} (proved by {inner_method(inner)}"
+                + (f", its last {fold} statement(s) read as a condition on the state before them" if fold else "")
+                + f"), summed over its {show_expr(trip_count(fl.loop))} iterations (the union bound needs no "
+                "independence between them)",
+                cfa=cfa,
+                stats={**inner.stats, "method": "nesting"},
+                form=fl.form,
+                per_iteration=u,
+                inner=inner,
+                pieces={"iter": inner},
+                fold=fold,
+                shared=True,
+            )
+    return None
 
 
 def exponential_tail(bound: A.Expr) -> bool:

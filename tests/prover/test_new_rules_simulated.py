@@ -10,7 +10,8 @@ And the earlier blind files these rules newly
 prove. Each is asserted proved, with its false sibling unproved, in the rules' own tests (test_retries.py,
 test_linearity_variance.py, test_tails.py, test_products.py, test_conjuncts.py, test_rates2.py,
 test_nested_sums.py, test_pairs.py, test_power_cores.py, test_flagloops.py, test_sum_bounds.py, test_power_products.py,
-test_nesting_fold.py and the certificate tests); here only the cross-check by sampling, which shares nothing
+test_nesting_fold.py and the certificate tests; session 29: test_unionprod29.py, test_boundfacts29.py, test_hoeff29.py,
+test_rows29.py); here only the cross-check by sampling, which shares nothing
 with the prover (tamp.simulation). dev/sureconj/early_stop, true but not yet proved, is sampled too."""
 
 from __future__ import annotations
@@ -111,7 +112,18 @@ SESSION28 = own("iterinv28", "unifcount28", "runs28") + blind(
     "blind14/mincut/repeated_cycle_runs",
     "blind14/vaccines/first_case",
 )
-TRUE = SESSION21 + SESSION22 + SESSION23 + SESSION24 + SESSION25 + SESSION26 + SESSION27 + SESSION28
+SESSION29 = own("unionprod29", "boundfacts29", "hoeff29", "rows29") + blind(
+    "blind15/archival/replicated_objects",
+    "blind15/discrepancy/monochromatic_set",
+    "blind15/discrepancy/resample_colouring",
+    "blind15/discrepancy/set_balancing",
+    "blind15/discrepancy/weighted_signs",
+    "blind15/stringmatching/repeated_fingerprints",
+    "blind14/birthdays/my_birthday_chebyshev",
+    "blind13/mendelian/dominant_hoeffding",
+    "blind13/freivalds/detections_hoeffding",
+)
+TRUE = SESSION21 + SESSION22 + SESSION23 + SESSION24 + SESSION25 + SESSION26 + SESSION27 + SESSION28 + SESSION29
 
 
 @pytest.mark.parametrize("path", TRUE, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.stem}")

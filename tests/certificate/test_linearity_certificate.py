@@ -60,7 +60,7 @@ def test_the_other_rule_at_the_same_threshold_is_rejected(tmp_path, capsys):
 
 def test_an_unknown_rule_is_malformed(tmp_path, capsys):
     c = tampered(make_certificate(MARKOV))
-    c["linearity"][0]["rule"] = "hoeffding"
+    c["linearity"][0]["rule"] = "bernstein"
     code, out = check(c, MARKOV, tmp_path, capsys)
     assert code != 0 and "rule" in out, out
 

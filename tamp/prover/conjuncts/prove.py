@@ -161,6 +161,11 @@ def _fits(cfa: CFA, shares: List[A.Expr]) -> bool:
     return is_valid(formula, enc, Stats(), 5000, hyps) == VALID
 
 
+#: seconds for one conjunct's proof with a proposed share when the claim has no time limit (the
+#: split is one proposal among others; an unbounded search on it would hold up the rest)
+SHARE_S = 10.0
+
+
 def _shared(
     program: A.Program,
     cfa: CFA,
@@ -191,7 +196,12 @@ def _shared(
                 if sub is None:
                     why = f"the claim `{show_expr(c)}` could not be built"
                     break
-                sub_deadline = None if per is None or deadline is None else min(deadline, time.monotonic() + per)
+                # without a time limit a share is still only a proposal: its search gets SHARE_S
+                sub_deadline = (
+                    time.monotonic() + SHARE_S
+                    if per is None or deadline is None
+                    else min(deadline, time.monotonic() + per)
+                )
                 result, _ = prove(sub[0], sub[1], sub_deadline)
                 if result.verdict != "proved":
                     why = f"`{show_expr(c)}` was not proved apart with the share {show_expr(s)} of the bound"

@@ -1,5 +1,5 @@
-"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 to dev/blind15
-(the blind parts of sessions 14 to 28, now development material) and benchmarks/prover4/test (the newest blind part,
+"""Keeps the prover4 held-out parts well formed: benchmarks/prover4/dev/blind1 to dev/blind16
+(the blind parts of sessions 14 to 29, now development material) and benchmarks/prover4/test (the newest blind part,
 when there is one). In each, every file parses and
 type-checks, carries its headers, every true claim has a false sibling, and inputs.json covers every file (two
 consistent input sets per true claim, a refuting one per false claim). A few input sets are simulated. Nothing
@@ -33,6 +33,7 @@ FOLDERS = {
     "blind13": ROOT / "benchmarks" / "prover4" / "dev" / "blind13",
     "blind14": ROOT / "benchmarks" / "prover4" / "dev" / "blind14",
     "blind15": ROOT / "benchmarks" / "prover4" / "dev" / "blind15",
+    "blind16": ROOT / "benchmarks" / "prover4" / "dev" / "blind16",
     "test": ROOT / "benchmarks" / "prover4" / "test",
 }
 FOLDERS = {name: here for name, here in FOLDERS.items() if (here / "inputs.json").exists()}
@@ -69,6 +70,8 @@ SIMULATED = [
     ("blind14", "telephony/hunt_group.prob"),
     ("blind15", "stringmatching/repeated_fingerprints_false.prob"),
     ("blind15", "archival/scrub_until_found.prob"),
+    ("blind16", "powergrid/substations_false.prob"),
+    ("blind16", "cloud/hedged_request.prob"),
 ]
 
 

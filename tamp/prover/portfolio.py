@@ -17,8 +17,8 @@ because each one proves the same statement: Pr[violation] <= bound for every inp
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Any, List, Optional, Protocol, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Protocol, Sequence
 
 import networkx as nx
 
@@ -36,7 +36,7 @@ from tamp.prover.base.claim import check_claim, unreachable_exit_note
 from tamp.prover.base.failure import ProofFailure, check_failure
 from tamp.prover.base.smt import VALID, Encoder, Stats
 from tamp.prover.concentration.proof import try_concentration
-from tamp.prover.conjuncts.prove import try_conjuncts
+from tamp.prover.conjuncts.prove import try_conjuncts, try_shares
 from tamp.prover.expectation.prove import try_expectation
 from tamp.prover.linearity.prove import try_linearity
 from tamp.prover.loops.prove import prove_loops
@@ -63,6 +63,8 @@ class Problem:
     t0: float
     deadline: Optional[float]
     progress: Any = None
+    #: what one method leaves for a later one on the same claim (the conjunct split's first phase)
+    memo: Dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -192,35 +194,64 @@ class Conjuncts:
     method = "conjuncts"
     applies_to = (
         "a postcondition of several conjuncts: those that hold on every run proved with bound 0, "
-        "the rest with the claim's bound (tried last, when the whole claim was not proved)"
+        "the rest with the claim's bound (tried when the whole claim was not proved)"
+    )
+
+    def __init__(self, shares: bool = True) -> None:
+        #: whether the second phase (each conjunct apart with a share of the bound) runs here too;
+        #: the portfolio runs it as its own, later method (:class:`ConjunctShares`)
+        self.shares = shares
+
+    def attempt(self, problem: Problem) -> Attempt:
+        result, why = try_conjuncts(
+            problem.program, problem.cfa, problem.t0, problem.deadline, _sub_prover(problem), self.shares, problem.memo
+        )
+        return Attempt(result, why)
+
+
+class ConjunctShares:
+    name = "conjunct split with shares"
+    method = "conjuncts"
+    applies_to = (
+        "a postcondition of several conjuncts none of which holds on every run: each proved apart "
+        "with a share of the claim's bound, the shares adding up to at most the bound (tried last)"
     )
 
     def attempt(self, problem: Problem) -> Attempt:
-        # the sub-claims are walked by the other methods (the product rule is for reliability
-        # claims, which are not split), never by this one again
-        subs = [s for s in STRATEGIES if not isinstance(s, (Conjuncts, Product))]
-
-        def prove(program: A.Program, cfa: CFA, deadline: Optional[float]) -> tuple[ProofResult, List[str]]:
-            return _walk(Problem(program, cfa, problem.t0, deadline, problem.progress), subs)
-
-        result, why = try_conjuncts(problem.program, problem.cfa, problem.t0, problem.deadline, prove)
+        result, why = try_shares(
+            problem.program, problem.cfa, problem.t0, problem.deadline, _sub_prover(problem), problem.memo
+        )
         return Attempt(result, why)
+
+
+def _sub_prover(problem: Problem):
+    """The portfolio on a conjunct's claim: every method but the split (walked only on the
+    outermost claim) and the product rule (for reliability claims, which are not split)."""
+    subs = [s for s in STRATEGIES if not isinstance(s, (Conjuncts, ConjunctShares, Product))]
+
+    def prove(program: A.Program, cfa: CFA, deadline: Optional[float]) -> tuple[ProofResult, List[str]]:
+        return _walk(Problem(program, cfa, problem.t0, deadline, problem.progress), subs)
+
+    return prove
 
 
 #: the methods, in the order they are tried: concentration is a handful of queries when it
 #: applies and nothing otherwise; the union bound covers every program; expected failure is
 #: tried on what the union bound could not prove, after a flag loop's iterations (which re-enter the
 #: portfolio on one iteration, with half the time left); the conjunct split only on the
-#: outermost claim and before expected failure (which may search until the deadline), with half
-#: the time left (:func:`_walk`)
+#: outermost claim: its first phase (sure conjuncts) before expected failure (which may search
+#: until the deadline), with half the time left, its second (shares of the bound, a walk of the
+#: portfolio per conjunct) after it, expected failure then getting half the time left
+#: (:func:`_walk`)
 STRATEGIES: List[Strategy] = [
     Product(),
     Concentration(),
     UnionBound(),
     Linearity(),
     Nesting(),
-    Conjuncts(),
+    Conjuncts(shares=False),
     Expectation(),
+    ConjunctShares(),
 ]
 
 
@@ -289,22 +320,26 @@ def prove_claim(
 def _walk(problem: Problem, strategies: Sequence[Strategy], outer: bool = False) -> tuple[ProofResult, List[str]]:
     """The first proved result, or the first unknown result with the others' reasons. The
     conjunct split is walked only on the ``outer`` claim (not on the sub-claims of a method),
-    when it has several conjuncts; with a time limit it gets half the time left when a method
-    follows it, and concentration, before it, half the time left then."""
+    when it has several conjuncts; with a time limit each of its phases gets half the time left
+    when a method follows it, and concentration, before it, half the time left then, as does
+    expected failure before the second phase when it has work (:func:`_shares_follow`)."""
     unknown: Optional[ProofResult] = None
     reasons: List[str] = []
     split = outer and splittable(problem.program)
     strategies = _ordered(strategies, problem.cfa.bound)
     for i, strategy in enumerate(strategies):
+        later = strategies[i + 1 :]
         try:
-            if isinstance(strategy, Conjuncts):
+            if isinstance(strategy, (Conjuncts, ConjunctShares)):
                 if not split:
                     continue
-                halved = i + 1 < len(strategies)
-                attempt = strategy.attempt(_halved(problem) if halved else problem)
+                attempt = strategy.attempt(_halved(problem) if later else problem)
             elif split and isinstance(strategy, Concentration):
                 # on a conjunct it has no rule for, concentration may search until the deadline:
                 # the split, tried later, keeps half the time
+                attempt = strategy.attempt(_halved(problem))
+            elif split and isinstance(strategy, Expectation) and _shares_follow(problem, later):
+                # the same for expected failure before the split's second phase
                 attempt = strategy.attempt(_halved(problem))
             else:
                 attempt = strategy.attempt(problem)
@@ -342,6 +377,15 @@ def _walk(problem: Problem, strategies: Sequence[Strategy], outer: bool = False)
     # how long the whole walk took (a union bound's 0.4 s was reported for a 61 s attempt)
     unknown.time_s = time.monotonic() - problem.t0
     return unknown, reasons
+
+
+def _shares_follow(problem: Problem, later: Sequence[Strategy]) -> bool:
+    """Whether the split's second phase comes later and has work: at least two conjuncts left
+    that the first phase did not prove to hold on every run (or no first phase was walked)."""
+    if not any(isinstance(s, ConjunctShares) for s in later):
+        return False
+    split = problem.memo.get("split")
+    return split is None or len(split[1]) >= 2
 
 
 class _Exponential(Walker[bool]):
@@ -389,7 +433,7 @@ def _dag_deadline(deadline: Optional[float], traces: int) -> Optional[float]:
 
 def _halved(problem: Problem) -> Problem:
     """``problem`` with half the time left (:func:`_half`)."""
-    return Problem(problem.program, problem.cfa, problem.t0, _half(problem.deadline), problem.progress)
+    return Problem(problem.program, problem.cfa, problem.t0, _half(problem.deadline), problem.progress, problem.memo)
 
 
 def _half(deadline: Optional[float]) -> Optional[float]:

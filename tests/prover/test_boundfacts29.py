@@ -91,6 +91,26 @@ def test_a_base_above_one_is_not_taken_for_one_below():
     assert _valid(up >= 1 + z3.ToReal(k), [k >= 0], [up])
 
 
+def test_the_second_round_in_the_prover_and_when_it_is_skipped(monkeypatch):
+    """The prover asks a failed query again with the facts (``facts=True``, the default), not a
+    group of obligations asked at once (``facts=False``), and not a query whose counterexample
+    already satisfies every fact (it would be a counterexample again)."""
+    from tamp.prover.base import smt
+
+    enc = Encoder({"q": A.INT, "r": A.INT})
+    env = enc.initial_env()
+    hyps = [enc.expr(parse_expr("q >= 2 && r >= 1"), env)]
+    goal = enc.expr(parse_expr("exp(-r * log(q)) <= 1 / (q * r)"), env)
+    assert smt.is_valid(goal, enc, smt.Stats(), 5000, hyps) == smt.VALID
+    assert smt.is_valid(goal, enc, smt.Stats(), 5000, hyps, facts=False) != smt.VALID
+    seen = []
+    real = smt._satisfies
+    monkeypatch.setattr(smt, "_satisfies", lambda m, f: seen.append(real(m, f)) or seen[-1])
+    bad = enc.expr(parse_expr("exp(-r * log(q)) <= 1 / (2 * q * r)"), env)  # 1/2 > 1/4 at q=2, r=1
+    assert smt.is_valid(bad, enc, smt.Stats(), 5000, hyps) == smt.INVALID
+    assert seen == [True]  # the counterexample met every fact: no second round
+
+
 def test_a_non_integer_exponent_gets_no_bernoulli():
     x = z3.Real("x")
     t = _EXP(x * _LOG(z3.RealVal(4)))

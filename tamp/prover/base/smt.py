@@ -109,8 +109,9 @@ def _limits(timeout_ms: float, clock_ms: Optional[float]) -> Tuple[int, int]:
     return rlimit, clock
 
 
-def _check(s: z3.Solver, lemmas, formula, timeout_ms, stats: Stats, clock_ms: Optional[float] = None):
-    """z3's answer for ``lemmas ∧ ¬formula`` in a scope of ``s`` (popped afterwards).
+def _check(s: z3.Solver, lemmas, formula, timeout_ms, stats: Stats, clock_ms: Optional[float] = None, models=None):
+    """z3's answer for ``lemmas ∧ ¬formula`` in a scope of ``s`` (popped afterwards); on ``sat``
+    the model is appended to ``models`` when a list is given.
 
     The query is bounded by z3's resource limit (a count of its steps: the same answer on every
     run, however loaded the machine is; a clock limit alone made short queries "unknown" under
@@ -128,7 +129,10 @@ def _check(s: z3.Solver, lemmas, formula, timeout_ms, stats: Stats, clock_ms: Op
             for _name, lem in lemmas:
                 s.add(lem)
             s.add(z3.Not(formula))
-            return s.check()
+            r = s.check()
+            if r == z3.sat and models is not None:
+                models.append(s.model())
+            return r
         finally:
             s.pop()
 
@@ -146,10 +150,13 @@ def is_valid(
     timeout_ms: int = 5000,
     hypotheses=(),
     clock_ms: Optional[float] = None,
+    facts: bool = True,
 ) -> str:
     """Decide ``hypotheses ⇒ formula`` with lemmas about log/exp/sqrt added as hypotheses, within
     a budget of ``timeout_ms`` (z3 resource units, see :func:`_check`) and ``clock_ms`` of the
-    clock where given (the time the proof has left).
+    clock where given (the time the proof has left). ``facts``: whether a query that failed is
+    asked again with :mod:`axioms.bound_facts` (not for a group of obligations asked at once,
+    whose members are asked one by one when the group fails).
 
     Returns VALID only when z3 answers ``unsat`` for the negation."""
     hyps = list(hypotheses)
@@ -163,23 +170,34 @@ def is_valid(
         # them, anything else is asked again with the lemmas
         if _check(s, [], formula, min(LEMMA_FREE_MS, timeout_ms), stats, clock_ms) == z3.unsat:
             return VALID
-    answer = verdict(_check(s, lemmas, formula, timeout_ms, stats, clock_ms))
+    models: list = []
+    answer = verdict(_check(s, lemmas, formula, timeout_ms, stats, clock_ms, models if apps else None))
     if answer == UNKNOWN and _quantified(formula, hyps):
         # model-based instantiation can turn a quantified hypothesis into nonlinear facts that
         # end in "incomplete (theory arithmetic)"; pattern-based instantiation alone (as in
         # Houdini's queries) often finds the contradiction. An "unsat" is a proof either way.
         answer = verdict(_check(_solver_for(enc, hyps, mbqi=False), lemmas, formula, timeout_ms, stats, clock_ms))
-    if answer != VALID and apps:
+    if answer != VALID and apps and facts:
         # second round (axioms.bound_facts): powers with symbolic exponents, signs of sums; only
         # for a query that failed without them, so the queries valid before are decided as before
         extra = bound_facts_for(apps, enc, [*hyps, formula])
-        if extra:
+        if extra and not (answer == INVALID and models and _satisfies(models[0], extra)):
             stats.lemma_instances += len(extra)
             again = verdict(_check(s, lemmas + extra, formula, min(timeout_ms, BOUND_FACTS_MS), stats, clock_ms))
             answer = VALID if again == VALID else answer
     if answer == UNKNOWN:
         stats.unknowns += 1
     return answer
+
+
+def _satisfies(model: z3.ModelRef, facts) -> bool:
+    """Whether every fact holds in ``model`` (a counterexample of the query without them): the
+    query with them is then still satisfiable by the same model, so the second round is skipped
+    (a fact whose value the model does not settle, a quantified one, counts as not holding)."""
+    try:
+        return all(z3.is_true(model.eval(fact, model_completion=True)) for _name, fact in facts)
+    except z3.Z3Exception:
+        return False
 
 
 def bound_facts_for(apps: List[z3.ExprRef], enc: Encoder, where: List[z3.BoolRef]) -> list:

@@ -496,9 +496,9 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
             raise Timeout()
         return left * 1000
 
-    def valid_under(hyps, ms):
+    def valid_under(hyps, ms, facts=True):
         def valid(goal):
-            return is_valid(goal, enc, stats, ms, hyps, clock_ms=clock_ms())
+            return is_valid(goal, enc, stats, ms, hyps, clock_ms=clock_ms(), facts=facts)
 
         return valid
 
@@ -575,7 +575,7 @@ def prove_loops(program, cfa, deadline, t0, progress) -> ProofResult:
                     enc,
                     valid_under(req + hints, CHECK_MS),
                     cfa.bound,
-                    valid_under(req + hints, CHECK_BATCH_MS),
+                    valid_under(req + hints, CHECK_BATCH_MS, facts=False),
                 )
                 times["inclusion"] += time.monotonic() - tc
                 if all(o.status == VALID for o in obligations):

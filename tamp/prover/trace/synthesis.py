@@ -92,7 +92,7 @@ class Search:
 
     def valid_quick(self, goal) -> str:
         """:meth:`valid` with a short budget (for groups of obligations asked at once)."""
-        return is_valid(goal, self.enc, self.stats, 1000, self.hyps, clock_ms=self.clock_ms())
+        return is_valid(goal, self.enc, self.stats, 1000, self.hyps, clock_ms=self.clock_ms(), facts=False)
 
     def __post_init__(self):
         env0 = self.enc.initial_env()

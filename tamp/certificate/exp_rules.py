@@ -484,6 +484,7 @@ class Wpe:
         positive = A.Binary(">", sc, ZERO)
         if x not in set(free_vars(f)):
             return simp(A.Cond(positive, f, miss))
+        f = split_extrema(f, x)  # min(a, x) > c as a > c && x > c (.exp_extrema)
         f = _one_tail_event(f, x)
         phi = _atom(f, x, self.types)
         tail = exp_tail if s.dist.func == "exp" else _lap_tail

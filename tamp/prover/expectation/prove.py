@@ -608,6 +608,7 @@ class Wpe:
         positive = A.Binary(">", scale, ZERO)
         if x not in set(free_vars(f)):
             return cond(positive, f, miss)
+        f = split_extrema(f, x)  # min(a, x) > c as a > c && x > c: independent tails multiply
         event = one_event(f, x)  # `abs(y - v) <= t` and `abs(y - v) > t`: one event
         if event is not None:
             f = event[0]

@@ -5,7 +5,9 @@ argument, neither ``a`` nor the other side reading x) with ``c`` is written as t
 and of ``x``: ``min(a, x) > c`` ⇔ ``a > c ∧ x > c``, ``min(a, x) >= c`` ⇔ ``a >= c ∧ x >= c``,
 ``min(a, x) <= c`` ⇔ ``¬(a > c ∧ x > c)``, ``min(a, x) < c`` ⇔ ``¬(a >= c ∧ x >= c)``, and
 dually ``max(a, x) < c`` ⇔ ``a < c ∧ x < c`` (``<=``), ``max(a, x) >= c`` ⇔ ``¬(a < c ∧ x <
-c)`` (``>``). Sound: identities of a total order; the expectation is unchanged. Written apart
+c)`` (``>``). The argument reading x may also be a nested ``min``/``max``, whose test is split
+again (``min(a, min(b, x)) > c`` ⇔ ``a > c ∧ b > c ∧ x > c``: the minimum of several draws).
+Sound: identities of a total order; the expectation is unchanged. Written apart
 from the prover's copy (:mod:`tamp.prover.expectation.powers`), which it must agree with only
 in the expression it builds for the checker to accept a certificate.
 """
@@ -25,17 +27,15 @@ _RULES = {  # (function, comparison) -> (comparison of each argument, negated)
 def _split(m: A.Expr, op: str, c: A.Expr, x: str):
     if not (isinstance(m, A.Call) and m.func in _RULES and len(m.args) == 2) or x in set(free_vars(c)):
         return None
-    xv = A.Var(x)
-    if m.args[0] == xv:
-        a = m.args[1]
-    elif m.args[1] == xv:
-        a = m.args[0]
-    else:
+    first, second = (x in set(free_vars(arg)) for arg in m.args)
+    if first == second:
         return None
-    if x in set(free_vars(a)):
+    a, b = (m.args[1], m.args[0]) if first else (m.args[0], m.args[1])
+    nested = isinstance(b, A.Call) and b.func in _RULES and len(b.args) == 2
+    if b != A.Var(x) and not nested:
         return None
     op2, negated = _RULES[m.func][op]
-    both = A.Binary("&&", split_extrema(A.Binary(op2, a, c), x), A.Binary(op2, xv, c))
+    both = A.Binary("&&", split_extrema(A.Binary(op2, a, c), x), split_extrema(A.Binary(op2, b, c), x))
     return A.Unary("!", both) if negated else both
 
 

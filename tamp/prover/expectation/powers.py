@@ -393,7 +393,8 @@ _EXTREMA = {
 
 def split_extrema(f: A.Expr, x: str) -> A.Expr:
     """``f`` with each test of a running minimum or maximum with the sample ``x`` — ``min(a, x)
-    > c`` and the like, either way round, x one argument — written as a test of ``a`` and a test
+    > c`` and the like, either way round, x one argument or read by one argument that is itself a
+    ``min``/``max`` (split again: the minimum of several draws) — written as a test of ``a`` and a test
     of ``x``: ``min(a, x) > c`` is ``a > c && x > c`` and ``min(a, x) <= c`` is ``!(a > c && x
     > c)`` (dually for max), so a test and its complement read x in the same atom ``x > c`` and
     a uniform draw's chance of passing it is an exact count of integers in an interval
@@ -408,14 +409,14 @@ def split_extrema(f: A.Expr, x: str) -> A.Expr:
                     isinstance(m, A.Call)
                     and m.func in ("min", "max")
                     and len(m.args) == 2
-                    and A.Var(x) in m.args
                     and x not in set(free_vars(c))
                 ):
-                    a = m.args[1] if m.args[0] == A.Var(x) else m.args[0]
-                    if x in set(free_vars(a)):
+                    reads = [i for i, arg in enumerate(m.args) if x in set(free_vars(arg))]
+                    if len(reads) != 1 or not _extremum_of(m.args[reads[0]], x):
                         continue
+                    a, b = m.args[1 - reads[0]], m.args[reads[0]]
                     op2, negated = _EXTREMA[(m.func, op)]
-                    both = A.Binary("&&", walk(A.Binary(op2, a, c)), A.Binary(op2, A.Var(x), c))
+                    both = A.Binary("&&", walk(A.Binary(op2, a, c)), walk(A.Binary(op2, b, c)))
                     return A.Unary("!", both) if negated else both
         kids = A.children(e)
         if not kids:
@@ -423,6 +424,12 @@ def split_extrema(f: A.Expr, x: str) -> A.Expr:
         return _rebuild(e, walk)
 
     return walk(f)
+
+
+def _extremum_of(b: A.Expr, x: str) -> bool:
+    """Whether ``b`` is the sample ``x`` itself or a nested ``min``/``max`` of two arguments (whose
+    test :func:`split_extrema` splits again: ``min(a, min(b, x)) > c`` is ``a > c && b > c && x > c``)."""
+    return b == A.Var(x) or (isinstance(b, A.Call) and b.func in ("min", "max") and len(b.args) == 2)
 
 
 def _rebuild(e: A.Expr, walk) -> A.Expr:

@@ -83,6 +83,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
+from axioms.exp_split import split_lemmas
 from axioms.lemmas import product_lemmas
 from lang import ast as A
 from lang.walk import DESCEND, Transformer, free_vars, written_vars
@@ -849,11 +850,23 @@ class Checker(ConcChecker):
         super().__init__(claim, deadline, ms)
         self.cache: Dict[A.Expr, str] = {}
 
+    split = False  # a second round's exp(a + b) = exp(a)·exp(b) facts (:mod:`axioms.exp_split`)
+
     def extra_hyps(self, f) -> list:
         import z3
 
         apps = transcendental_apps(z3.And(*self.hyps, f)) if self.enc.has_apps else []
-        return [lem for _n, lem in product_lemmas(apps, self.enc)]
+        more = split_lemmas(apps, self.enc) if self.split else []
+        return [lem for _n, lem in product_lemmas(apps, self.enc) + more]
+
+    def valid_split(self, formula: A.Expr) -> str:
+        """``formula`` decided again with the ``exp-split`` facts added (:mod:`axioms.exp_split`):
+        a product of three or more exact tails against one exponential."""
+        self.split = True
+        try:
+            return ConcChecker.valid(self, formula)
+        finally:
+            self.split = False
 
     def valid(self, formula: A.Expr, ms: Optional[int] = None) -> str:
         key = formula  # syntax trees compare by structure (positions aside)
@@ -1672,6 +1685,8 @@ def _attempt_proof(claim: ExpClaim, chk: Checker, beta: A.Expr, search: Search) 
         return None, str(exc)
     for kind, where, f in obs:
         st = chk.valid(f)
+        if st != VALID and not annots:  # loop-free: a second round with exp-split (axioms.exp_split)
+            st = chk.valid_split(f)
         if st != VALID:
             why = f"{kind} at {where}: the expected failure does not fit the bound ({st})"
             if kind == "BUDGET" and annots:

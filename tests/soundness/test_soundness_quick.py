@@ -214,3 +214,14 @@ def test_shared_rows_variants_are_not_proved_and_refuted(name):
     for r in variant_record(f"variants/{name}.prob", timeout=20, runs=20000):
         assert r.verdict != "proved" and not r.problem, r
         assert r.simulated and all(s == "refuted" for s in r.simulated), r
+
+
+# tails30: independent tails multiply (min of draws split before each is weighed); a replica that
+# reuses another's draw is no independent tail, and a maximum above T needs only one slow draw
+@pytest.mark.parametrize("name", ["tailsSharedReplica", "tailsMaxNotMin"])
+def test_independent_tails_variants_are_not_proved_and_refuted(name):
+    from harness import variant_record
+
+    for r in variant_record(f"variants/{name}.prob", timeout=20, runs=20000):
+        assert r.verdict != "proved" and not r.problem, r
+        assert r.simulated and all(s == "refuted" for s in r.simulated), r

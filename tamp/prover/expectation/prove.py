@@ -861,7 +861,17 @@ class Checker(ConcChecker):
 
     def valid_split(self, formula: A.Expr) -> str:
         """``formula`` decided again with the ``exp-split`` facts added (:mod:`axioms.exp_split`):
-        a product of three or more exact tails against one exponential."""
+        a product of three or more exact tails against one exponential. Without such facts for
+        the formula's exponentials nothing is asked (``""``: not decided again)."""
+        import z3
+
+        try:
+            f = self.enc.expr(formula, self.env)
+        except Exception:  # noqa: BLE001 - not encodable: nothing to ask again
+            return ""
+        apps = transcendental_apps(z3.And(*self.hyps, f)) if self.enc.has_apps else []
+        if not split_lemmas(apps, self.enc):
+            return ""
         self.split = True
         try:
             return ConcChecker.valid(self, formula)
@@ -1686,7 +1696,7 @@ def _attempt_proof(claim: ExpClaim, chk: Checker, beta: A.Expr, search: Search) 
     for kind, where, f in obs:
         st = chk.valid(f)
         if st != VALID and not annots:  # loop-free: a second round with exp-split (axioms.exp_split)
-            st = chk.valid_split(f)
+            st = chk.valid_split(f) or st
         if st != VALID:
             why = f"{kind} at {where}: the expected failure does not fit the bound ({st})"
             if kind == "BUDGET" and annots:

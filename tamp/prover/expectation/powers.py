@@ -544,7 +544,12 @@ def _capped(a: A.Expr, left: A.Expr, k: int) -> A.Expr:
 
 
 def capped_power_cores(
-    s: A.Stmt, f: A.Expr, beta: A.Expr, params: List[str], types: Dict[str, A.Type]
+    s: A.Stmt,
+    f: A.Expr,
+    beta: A.Expr,
+    params: List[str],
+    types: Dict[str, A.Type],
+    program: Optional[A.Stmt] = None,
 ) -> Iterator[A.Expr]:
     """ "Every trial left must come up a (chance a), and a claim ``a^K`` with K literal": the core
     ``F · a^min(iterations left, K)`` (:func:`_capped`), for a chance a of the body
@@ -570,9 +575,48 @@ def capped_power_cores(
         if isinstance(n.value, A.BoolLit)
     }
     settled = substitute(f, resets) if resets else None
+    # session 30: a counter the body only raises is a flag too: "no trial hit" is the counter
+    # still at its start c0 (``up == 0``, ``hits < 1``). The core is 1 below c0 (no run is there,
+    # and a raise could bring c onto c0) and where F holds even one raise later (the failure no
+    # trial can undo, as for a reset flag)
+    counted: List[tuple] = []
+    for c in raised_counters(body) if program is not None else []:
+        starts = _starts(program, c, params) if types.get(c) == A.INT and c in set(free_vars(f)) else []
+        if len(starts) == 1:
+            bumped = substitute(f, {**resets, c: A.Binary("+", A.Var(c), ONE)})
+            counted.append((A.Binary("<", A.Var(c), starts[0]), A.Binary(">=", bumped, ONE)))
     for left in iterations_left(s):
         for a in trial_chances(body, fixed):
             k = _copies(beta, a)
             if 1 <= k <= MAX_CAP:
                 core: A.Expr = A.Binary("*", f, _capped(a, left, k))
                 yield core if settled is None else A.Cond(A.Binary(">=", settled, ONE), ONE, core)
+                for below, undone in counted:
+                    yield A.Cond(below, ONE, A.Cond(undone, ONE, core))
+
+
+def raised_counters(body: A.Stmt) -> List[str]:
+    """The variables every write of ``body`` raises by a positive literal (``c := c + 1``, in
+    any branch or nested loop, at least one write): counters that only count up, so F with c one
+    higher is what a hit leaves."""
+    writes: Dict[str, List[A.Node]] = {}
+    for n in A.walk(body):
+        if isinstance(n, (A.Assign, A.Sample)):
+            for t in n.targets:
+                writes.setdefault(A.target_name(t), []).append(n)
+        elif isinstance(n, (A.For, A.VarDecl)):
+            writes.setdefault(n.var if isinstance(n, A.For) else n.name, []).append(n)
+    out: List[str] = []
+    for c, ns in sorted(writes.items()):
+        if all(isinstance(n, A.Assign) and len(n.targets) == 1 and _raises(n.value, c) for n in ns):
+            out.append(c)
+    return out
+
+
+def _raises(v: A.Expr, c: str) -> bool:
+    if not (isinstance(v, A.Binary) and v.op == "+"):
+        return False
+    for x, k in ((v.left, v.right), (v.right, v.left)):
+        if x == A.Var(c) and isinstance(k, A.Num) and k.value > 0:
+            return True
+    return False

@@ -1609,7 +1609,11 @@ class Search:
         # every trial left must hit: an exact power, last (session 29, :func:`.powers.hit_all_cores`)
         hits = itertools.chain(
             (c for _ in (0,) for c in hit_all_cores(self.claim.body, s, f, self.claim.params, self.claim.types)),
-            (c for _ in (0,) for c in capped_power_cores(s, f, self.beta, self.claim.params, self.claim.types)),
+            (
+                c
+                for _ in (0,)
+                for c in capped_power_cores(s, f, self.beta, self.claim.params, self.claim.types, self.claim.body)
+            ),
         )
         cores = itertools.chain(cores, hits)
         for core in cores:

@@ -623,8 +623,10 @@ def capped_power_cores(
     # and a raise could bring c onto c0) and where F holds even one raise later (the failure no
     # trial can undo, as for a reset flag)
     counted: List[tuple] = []
-    for c in raised_counters(body) if program is not None else []:
-        starts = _starts(program, c, params) if types.get(c) == A.INT and c in set(free_vars(f)) else []
+    for c in raised_counters(body):
+        if program is None or types.get(c) != A.INT or c not in set(free_vars(f)):
+            continue
+        starts = _starts(program, c, params)
         if len(starts) == 1:
             bumped = substitute(f, {**resets, c: A.Binary("+", A.Var(c), ONE)})
             counted.append((A.Binary("<", A.Var(c), starts[0]), A.Binary(">=", bumped, ONE)))

@@ -31,6 +31,14 @@ literal chance (``exp(-log 2·m)`` = 2^-m, lemmas ``exp-log``/``exp-pow``/``log-
 ``Σ [D_i]·P(m)``. The certificate carries the core; ``tamp check-proof`` rebuilds INDUCT,
 TERM and BUDGET from the source and the core, and re-derives every lemma instance
 (:mod:`tamp.certificate.exp_rules`), so a changed chance or exponent is rejected.
+
+Session 30 reads counts as flags: a counter the body only raises (:func:`raised_counters`),
+compared with its start (``up == 0``, ``hits < 1``), is "no trial hit yet", and the capped cores
+of :func:`capped_power_cores` are proposed guarded by ``c < c0 ? 1`` (no run is below its start)
+and by F one raise later (a failure no trial can undo); a counter of failures compared with the
+trial count (``down == L``) gets the capped form of "every trial left must hit"
+(:func:`capped_hit_all_cores`). Still proposals only, decided by INDUCT and BUDGET like every
+core here, and re-checked from the certificate's core by ``tamp check-proof``.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ prove. Each is asserted proved, with its false sibling unproved, in the rules' o
 test_linearity_variance.py, test_tails.py, test_products.py, test_conjuncts.py, test_rates2.py,
 test_nested_sums.py, test_pairs.py, test_power_cores.py, test_flagloops.py, test_sum_bounds.py, test_power_products.py,
 test_nesting_fold.py and the certificate tests; session 29: test_unionprod29.py, test_boundfacts29.py, test_hoeff29.py,
-test_rows29.py); here only the cross-check by sampling, which shares nothing
+test_rows29.py; session 30: test_tails30.py, test_counts30.py); here only the cross-check by sampling, which shares nothing
 with the prover (tamp.simulation). dev/sureconj/early_stop, true but not yet proved, is sampled too."""
 
 from __future__ import annotations
@@ -123,7 +123,19 @@ SESSION29 = own("unionprod29", "boundfacts29", "hoeff29", "rows29") + blind(
     "blind13/mendelian/dominant_hoeffding",
     "blind13/freivalds/detections_hoeffding",
 )
-TRUE = SESSION21 + SESSION22 + SESSION23 + SESSION24 + SESSION25 + SESSION26 + SESSION27 + SESSION28 + SESSION29
+SESSION30 = own("tails30", "counts30") + blind("blind16/cloud/hedged_request", "blind16/powergrid/substations")
+TRUE = (
+    SESSION21
+    + SESSION22
+    + SESSION23
+    + SESSION24
+    + SESSION25
+    + SESSION26
+    + SESSION27
+    + SESSION28
+    + SESSION29
+    + SESSION30
+)
 
 
 @pytest.mark.parametrize("path", TRUE, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.stem}")

@@ -195,6 +195,17 @@ def test_power_fact_variants_are_not_proved_and_refuted(name):
         assert r.simulated and all(s == "refuted" for s in r.simulated), r
 
 
+# counts30: a counter compared with its start is "no trial hit" only at the start (up <= 1 is not),
+# and a counter of failures is "every trial hit" only at the trial count (down >= L - 1 is not)
+@pytest.mark.parametrize("name", ["countAtMostOne", "countAllButOne"])
+def test_count_variants_are_not_proved_and_refuted(name):
+    from harness import variant_record
+
+    for r in variant_record(f"variants/{name}.prob", timeout=20, runs=20000):
+        assert r.verdict != "proved" and not r.problem, r
+        assert r.simulated and all(s == "refuted" for s in r.simulated), r
+
+
 # hoeff29: Hoeffding by linearity; two tallies that both rise on one value are no single
 # indicator, so the tight width's range condition fails and the bound of width 1 is not proved
 def test_overlapping_tallies_variant_is_not_proved_and_refuted():

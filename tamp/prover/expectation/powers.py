@@ -31,6 +31,14 @@ literal chance (``exp(-log 2·m)`` = 2^-m, lemmas ``exp-log``/``exp-pow``/``log-
 ``Σ [D_i]·P(m)``. The certificate carries the core; ``tamp check-proof`` rebuilds INDUCT,
 TERM and BUDGET from the source and the core, and re-derives every lemma instance
 (:mod:`tamp.certificate.exp_rules`), so a changed chance or exponent is rejected.
+
+Session 30 reads counts as flags: a counter the body only raises (:func:`raised_counters`),
+compared with its start (``up == 0``, ``hits < 1``), is "no trial hit yet", and the capped cores
+of :func:`capped_power_cores` are proposed guarded by ``c < c0 ? 1`` (no run is below its start)
+and by F one raise later (a failure no trial can undo); a counter of failures compared with the
+trial count (``down == L``) gets the capped form of "every trial left must hit"
+(:func:`capped_hit_all_cores`). Still proposals only, decided by INDUCT and BUDGET like every
+core here, and re-checked from the certificate's core by ``tamp check-proof``.
 """
 
 from __future__ import annotations
@@ -528,6 +536,49 @@ def hit_all_cores(
             yield A.Cond(guard, A.Binary("*", reach, p), ONE)
 
 
+def capped_hit_all_cores(
+    program: A.Stmt, s: A.Stmt, f: A.Expr, beta: A.Expr, params: List[str], types: Dict[str, A.Type]
+) -> Iterator[A.Expr]:
+    """ "Every trial left must hit", for a claim ``a^K`` with K literal (session 30: ``down == t``,
+    a counter of failed trials that must reach the trial count): the core of
+    :func:`hit_all_cores` with the capped power of :func:`capped_power_cores` for the exact one,
+
+        (c - c0 <= i - lo) ? (F[c := c + (hi - i) - 1] ? 1 : F[c := c + (hi - i)] · a^min(hi - i, K)) : 1
+
+    for a chance a of the body (:func:`trial_chances`) of which β is K <= :data:`MAX_CAP` copies.
+    From a state where every trial so far hit, F needs each of the trials left to hit (chance a
+    each, so a^left <= a^K for 0 <= a <= 1); behind that F[c := c + left] is 0 when F is monotone
+    in c; where F holds even if a trial left misses (a flag the epilogue reads is already up) the
+    core is 1. No log of a (a may be 0). A proposal only: INDUCT and BUDGET decide."""
+    if not isinstance(s, A.For) or s.inclusive:
+        return
+    body = s.body
+    written = set(written_vars(body))
+    fixed = {p for p in params if p not in written and types.get(p) in (A.INT, A.REAL)}
+    if set(free_vars(s.hi)) - fixed:
+        return
+    left = _minus(s.hi, A.Var(s.var))
+    chances = []
+    for a in map(_uncomplement, trial_chances(body, fixed)):
+        k = _copies(beta, a)
+        if 1 <= k <= MAX_CAP and (a, k) not in chances:
+            chances.append((a, k))
+    if not chances:
+        return
+    for c in _unit_increments(body):
+        if c == s.var or types.get(c) != A.INT or c not in set(free_vars(f)):
+            continue
+        starts = _starts(program, c, params)
+        if len(starts) != 1:
+            continue
+        guard = A.Binary("<=", _minus(A.Var(c), starts[0]), _minus(A.Var(s.var), s.lo))
+        reach = substitute(f, {c: A.Binary("+", A.Var(c), left)})
+        # F even when one trial left misses (a flag already raised): the failure is sure there
+        sure = A.Binary(">=", substitute(f, {c: A.Binary("+", A.Var(c), _minus(left, ONE))}), ONE)
+        for a, k in chances:
+            yield A.Cond(guard, A.Cond(sure, ONE, A.Binary("*", reach, _capped(a, left, k))), ONE)
+
+
 MAX_CAP = 4  # the largest literal power a^K of a capped core
 
 
@@ -551,7 +602,12 @@ def _capped(a: A.Expr, left: A.Expr, k: int) -> A.Expr:
 
 
 def capped_power_cores(
-    s: A.Stmt, f: A.Expr, beta: A.Expr, params: List[str], types: Dict[str, A.Type]
+    s: A.Stmt,
+    f: A.Expr,
+    beta: A.Expr,
+    params: List[str],
+    types: Dict[str, A.Type],
+    program: Optional[A.Stmt] = None,
 ) -> Iterator[A.Expr]:
     """ "Every trial left must come up a (chance a), and a claim ``a^K`` with K literal": the core
     ``F · a^min(iterations left, K)`` (:func:`_capped`), for a chance a of the body
@@ -577,9 +633,60 @@ def capped_power_cores(
         if isinstance(n.value, A.BoolLit)
     }
     settled = substitute(f, resets) if resets else None
+    # session 30: a counter the body only raises is a flag too: "no trial hit" is the counter
+    # still at its start c0 (``up == 0``, ``hits < 1``). The core is 1 below c0 (no run is there,
+    # and a raise could bring c onto c0) and where F holds even one raise later (the failure no
+    # trial can undo, as for a reset flag)
+    counted: List[tuple] = []
+    for c in raised_counters(body):
+        if program is None or types.get(c) != A.INT or c not in set(free_vars(f)):
+            continue
+        starts = _starts(program, c, params)
+        if len(starts) == 1:
+            bumped = substitute(f, {**resets, c: A.Binary("+", A.Var(c), ONE)})
+            counted.append((A.Binary("<", A.Var(c), starts[0]), A.Binary(">=", bumped, ONE)))
     for left in iterations_left(s):
-        for a in trial_chances(body, fixed):
+        for a in map(_uncomplement, trial_chances(body, fixed)):
             k = _copies(beta, a)
             if 1 <= k <= MAX_CAP:
                 core: A.Expr = A.Binary("*", f, _capped(a, left, k))
                 yield core if settled is None else A.Cond(A.Binary(">=", settled, ONE), ONE, core)
+                for below, undone in counted:
+                    yield A.Cond(below, ONE, A.Cond(undone, ONE, core))
+
+
+def _uncomplement(a: A.Expr) -> A.Expr:
+    """``p`` for the chance ``1 - (1 - p)`` (the miss of a coin ``bern(1 - p)``), else ``a``: the
+    same number, written as a claim writes it."""
+    if isinstance(a, A.Binary) and a.op == "-" and a.left == ONE:
+        r = a.right
+        if isinstance(r, A.Binary) and r.op == "-" and r.left == ONE:
+            return r.right
+    return a
+
+
+def raised_counters(body: A.Stmt) -> List[str]:
+    """The variables every write of ``body`` raises by a positive literal (``c := c + 1``, in
+    any branch or nested loop, at least one write): counters that only count up, so F with c one
+    higher is what a hit leaves."""
+    writes: Dict[str, List[A.Node]] = {}
+    for n in A.walk(body):
+        if isinstance(n, (A.Assign, A.Sample)):
+            for t in n.targets:
+                writes.setdefault(A.target_name(t), []).append(n)
+        elif isinstance(n, (A.For, A.VarDecl)):
+            writes.setdefault(n.var if isinstance(n, A.For) else n.name, []).append(n)
+    out: List[str] = []
+    for c, ns in sorted(writes.items()):
+        if all(isinstance(n, A.Assign) and len(n.targets) == 1 and _raises(n.value, c) for n in ns):
+            out.append(c)
+    return out
+
+
+def _raises(v: A.Expr, c: str) -> bool:
+    if not (isinstance(v, A.Binary) and v.op == "+"):
+        return False
+    for x, k in ((v.left, v.right), (v.right, v.left)):
+        if x == A.Var(c) and isinstance(k, A.Num) and k.value > 0:
+            return True
+    return False

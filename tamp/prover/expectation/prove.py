@@ -103,7 +103,13 @@ from tamp.prover.expectation.levels import level_cores
 from tamp.prover.expectation.moments import counted, input_starts, mean_cores, moment_cores, state_cores
 from tamp.prover.expectation.nested import nested_power_cores
 from tamp.prover.expectation.patterns import pattern_cores
-from tamp.prover.expectation.powers import capped_power_cores, hit_all_cores, power_cores, split_extrema
+from tamp.prover.expectation.powers import (
+    capped_hit_all_cores,
+    capped_power_cores,
+    hit_all_cores,
+    power_cores,
+    split_extrema,
+)
 from tamp.prover.expectation.retries import inner_cores, outer_cores, rsm_cores, variant_candidates
 from tamp.prover.expectation.synthesis import Cegis, markov_blocks, streak_templates, template, tmpl_size
 from tamp.prover.expectation.tails import TAIL_CHANCES, one_event, tail_chance
@@ -1633,7 +1639,17 @@ class Search:
         # every trial left must hit: an exact power, last (session 29, :func:`.powers.hit_all_cores`)
         hits = itertools.chain(
             (c for _ in (0,) for c in hit_all_cores(self.claim.body, s, f, self.claim.params, self.claim.types)),
-            (c for _ in (0,) for c in capped_power_cores(s, f, self.beta, self.claim.params, self.claim.types)),
+            (
+                c
+                for _ in (0,)
+                for c in capped_power_cores(s, f, self.beta, self.claim.params, self.claim.types, self.claim.body)
+            ),
+            # session 30: every trial left must hit, capped (a counter of failures reaching the count)
+            (
+                c
+                for _ in (0,)
+                for c in capped_hit_all_cores(self.claim.body, s, f, self.beta, self.claim.params, self.claim.types)
+            ),
         )
         cores = itertools.chain(cores, hits)
         for core in cores:

@@ -63,7 +63,9 @@ def test_a_proof_sees_only_its_own_objects_in_the_cyclic_collector():
     with proof_context():
         frozen = gc.get_freeze_count()
         with proof_context():
-            assert gc.get_freeze_count() == frozen  # a nested entry leaves the outer freeze alone
+            # a nested entry leaves the outer freeze alone: it freezes nothing more (the count may
+            # fall when a frozen object is freed meanwhile, e.g. by another thread: CI saw -38)
+            assert gc.get_freeze_count() <= frozen
     assert frozen > before
     assert gc.get_freeze_count() == before
 

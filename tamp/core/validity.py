@@ -24,7 +24,7 @@ from typing import Iterable, Optional, Tuple
 
 import z3
 
-from tamp.core import watchdog
+from tamp.core import watchdog, z3context
 
 VALID, INVALID, UNKNOWN = "valid", "invalid", "unknown"
 
@@ -92,6 +92,7 @@ def check_sat(
     """
     if budget_ms is not None:
         rlimit, timeout_ms = budget_limits(budget_ms)
+    z3context.tick()  # the proof's own collection points (tamp.core.z3context)
     s = z3.Solver()
     if rlimit is not None:
         s.set("rlimit", int(rlimit))

@@ -31,6 +31,7 @@ from tamp.cfa import CFA, build_cfa
 from tamp.cfa.conjuncts import splittable
 from tamp.cfa.dependence import conditioning_assumes, describe
 from tamp.core.watchdog import SolverStuck
+from tamp.core.z3context import collect
 from tamp.progress import ProgressEvent
 from tamp.prover.base.claim import check_claim, unreachable_exit_note
 from tamp.prover.base.failure import ProofFailure, check_failure
@@ -329,6 +330,7 @@ def _walk(problem: Problem, strategies: Sequence[Strategy], outer: bool = False)
     strategies = _ordered(strategies, problem.cfa.bound)
     for i, strategy in enumerate(strategies):
         later = strategies[i + 1 :]
+        collect()  # the previous method's garbage, at the same point in every process
         try:
             if isinstance(strategy, (Conjuncts, ConjunctShares)):
                 if not split:

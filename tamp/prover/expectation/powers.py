@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Callable, Dict, Iterator, List, Optional, Set
+from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from lang import ast as A
 from lang.walk import free_vars, substitute, written_vars
@@ -508,14 +508,11 @@ def hit_all_cores(
     indicator F[c := c + left] is 0 when F is monotone in c. A proposal only: INDUCT decides
     (the guard is 1 where it fails, an upper bound on any chance), BUDGET compares the power
     with the claim by the facts of :mod:`axioms.bound_facts` (q^r >= q·r)."""
-    if not isinstance(s, A.For) or s.inclusive:
+    loop = _trial_loop(s, params, types)
+    if loop is None:
         return
-    body = s.body
-    written = set(written_vars(body))
-    fixed = {p for p in params if p not in written and types.get(p) in (A.INT, A.REAL)}
-    if set(free_vars(s.hi)) - fixed:
-        return
-    left = _minus(s.hi, A.Var(s.var))
+    trials, fixed, left = loop
+    body = trials.body
     chances = symbolic_chances(body, trial_chances(body, fixed), fixed)
     bases: List[A.Expr] = []
     for a in chances:
@@ -523,14 +520,7 @@ def hit_all_cores(
         b = lit if lit is not None else exact_base(a)
         if b is not None and b not in bases:
             bases.append(b)
-    for c in _unit_increments(body):
-        if c == s.var or types.get(c) != A.INT:
-            continue
-        starts = _starts(program, c, params)
-        if len(starts) != 1:
-            continue
-        guard = A.Binary("<=", _minus(A.Var(c), starts[0]), _minus(A.Var(s.var), s.lo))
-        reach = substitute(f, {c: A.Binary("+", A.Var(c), left)})
+    for _c, guard, reach in _hit_counters(program, trials, f, params, types, left, read_by_f=False):
         for b in bases:
             p = A.Call("exp", (A.Unary("-", A.Binary("*", A.Call("log", (b,)), left)),))
             yield A.Cond(guard, A.Binary("*", reach, p), ONE)
@@ -550,14 +540,11 @@ def capped_hit_all_cores(
     each, so a^left <= a^K for 0 <= a <= 1); behind that F[c := c + left] is 0 when F is monotone
     in c; where F holds even if a trial left misses (a flag the epilogue reads is already up) the
     core is 1. No log of a (a may be 0). A proposal only: INDUCT and BUDGET decide."""
-    if not isinstance(s, A.For) or s.inclusive:
+    loop = _trial_loop(s, params, types)
+    if loop is None:
         return
-    body = s.body
-    written = set(written_vars(body))
-    fixed = {p for p in params if p not in written and types.get(p) in (A.INT, A.REAL)}
-    if set(free_vars(s.hi)) - fixed:
-        return
-    left = _minus(s.hi, A.Var(s.var))
+    trials, fixed, left = loop
+    body = trials.body
     chances = []
     for a in map(_uncomplement, trial_chances(body, fixed)):
         k = _copies(beta, a)
@@ -565,14 +552,7 @@ def capped_hit_all_cores(
             chances.append((a, k))
     if not chances:
         return
-    for c in _unit_increments(body):
-        if c == s.var or types.get(c) != A.INT or c not in set(free_vars(f)):
-            continue
-        starts = _starts(program, c, params)
-        if len(starts) != 1:
-            continue
-        guard = A.Binary("<=", _minus(A.Var(c), starts[0]), _minus(A.Var(s.var), s.lo))
-        reach = substitute(f, {c: A.Binary("+", A.Var(c), left)})
+    for c, guard, reach in _hit_counters(program, trials, f, params, types, left, read_by_f=True):
         # F even when one trial left misses (a flag already raised): the failure is sure there
         sure = A.Binary(">=", substitute(f, {c: A.Binary("+", A.Var(c), _minus(left, ONE))}), ONE)
         for a, k in chances:
@@ -580,6 +560,39 @@ def capped_hit_all_cores(
 
 
 MAX_CAP = 4  # the largest literal power a^K of a capped core
+
+
+def _trial_loop(s: A.Stmt, params: List[str], types: Dict[str, A.Type]) -> Optional[Tuple[A.For, Set[str], A.Expr]]:
+    """``(the loop, fixed inputs, hi - i)`` of a ``for i in lo..hi`` loop (exclusive) whose ``hi``
+    reads only inputs the body does not write, else None."""
+    if not isinstance(s, A.For) or s.inclusive:
+        return None
+    written = set(written_vars(s.body))
+    fixed = {p for p in params if p not in written and types.get(p) in (A.INT, A.REAL)}
+    if set(free_vars(s.hi)) - fixed:
+        return None
+    return s, fixed, _minus(s.hi, A.Var(s.var))
+
+
+def _hit_counters(
+    program: A.Stmt,
+    s: A.For,
+    f: A.Expr,
+    params: List[str],
+    types: Dict[str, A.Type],
+    left: A.Expr,
+    read_by_f: bool,
+) -> Iterator[Tuple[str, A.Expr, A.Expr]]:
+    """``(c, c - c0 <= i - lo, F[c := c + left])`` for each integer counter c the loop body raises
+    by one (not the loop variable) with a single start c0 (and, with ``read_by_f``, read by F)."""
+    for c in _unit_increments(s.body):
+        if c == s.var or types.get(c) != A.INT or (read_by_f and c not in set(free_vars(f))):
+            continue
+        starts = _starts(program, c, params)
+        if len(starts) != 1:
+            continue
+        guard = A.Binary("<=", _minus(A.Var(c), starts[0]), _minus(A.Var(s.var), s.lo))
+        yield c, guard, substitute(f, {c: A.Binary("+", A.Var(c), left)})
 
 
 def _copies(beta: A.Expr, a: A.Expr) -> int:

@@ -133,7 +133,7 @@ def tick() -> None:
     if _depth > 0:
         _ticks += 1
         if _ticks % COLLECT_EVERY == 0:
-            gc.collect()
+            collect()
 
 
 @contextlib.contextmanager

@@ -15,7 +15,12 @@ command line into a message and the "unknown" exit status). The worker is left t
 own at the lowest CPU priority (Linux: a thread has its own nice value), and the abandoned
 context is never used again by this process: from then on no reference count of its terms is
 decremented (those calls are skipped for it, so no other thread ever touches the context while
-z3 still works in it) and the context is kept, never freed. That leaks the context's memory,
+z3 still works in it) and the context is kept, never freed. When the abandoned context is z3's
+default one (``z3.main_ctx()``, where every term built without ``ctx=`` goes), a new default is
+installed at once (:func:`tamp.core.z3context.new_default_context`): otherwise the caller's next
+terms — the next test of a test run, the next call of a notebook — would be built in the context
+z3 is still working in, from two threads at once (seen: "canceled" errors in the next test, then
+"double free or corruption" at exit). That leaks the context's memory,
 once per query z3 would not stop: the price of going on at all.
 
 Why it is sound: the only answers that change are ones that never came; a query given up is an
@@ -40,6 +45,8 @@ from typing import Any, Callable, List, Optional, Set
 
 import z3
 import z3.z3 as _z3_module
+
+from tamp.core.z3context import new_default_context
 
 #: how long after interrupting a query its caller waits before giving up on it
 STUCK_S = 5.0
@@ -169,6 +176,8 @@ def _abandon(worker: _Worker, ctx: z3.Context) -> None:
     _guard_releases()
     _dead.add(_key(ctx.ref()))
     _graveyard.append((ctx, worker))
+    if getattr(_z3_module, "_main_ctx", None) is ctx:  # no later term may be built in it
+        new_default_context()
     tid = getattr(worker.thread, "native_id", None)
     if tid is not None and hasattr(os, "setpriority"):
         try:

@@ -60,6 +60,23 @@ def test_a_call_that_ignores_the_interrupt_is_given_up(quick):
     release.set()
 
 
+def test_abandoning_the_default_context_installs_a_new_default(quick):
+    """The stuck query ran in ``z3.main_ctx()``: the caller's next terms (the next test, the next
+    notebook cell) must not be built in the context z3 is still working in."""
+    ctx = z3.main_ctx()
+    release = threading.Event()
+    try:
+        with pytest.raises(watchdog.SolverStuck):
+            watchdog.call(lambda: release.wait(30), ctx, 0.01)
+        assert watchdog.is_abandoned(ctx)
+        assert z3.main_ctx() is not ctx
+        x = z3.Real("x")
+        assert x.ctx is z3.main_ctx() and not watchdog.is_abandoned(x.ctx)
+        assert watchdog.call(lambda: z3.simplify(x + x).sexpr(), x.ctx, 1.0) == "(* 2.0 x)"
+    finally:
+        release.set()
+
+
 def test_a_call_that_heeds_the_interrupt_returns_its_answer(quick):
     x = z3.Real("x")
     s = z3.Solver()

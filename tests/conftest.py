@@ -83,3 +83,16 @@ def without_top_union_bound(monkeypatch):
         return attempt(self, problem) if "$" in problem.program.name else portfolio.Attempt()
 
     monkeypatch.setattr(portfolio.UnionBound, "attempt", only_inside)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_z3_context():
+    """Every test starts in a new default z3 context, as every `tamp prove` and `tamp.prove()`
+    does (tamp.core.z3context): a test that calls an engine directly would otherwise build its
+    terms in a context warmed by the tests its worker ran before, where z3's heuristics (and its
+    nonlinear procedures' readiness to stop) differ from a fresh process. Seen: a 5 s query of the
+    linearity method that z3 did not stop in a long-lived xdist worker (CI of 2c0cbbd8)."""
+    from tamp.core.z3context import new_default_context
+
+    new_default_context()
+    yield

@@ -38,7 +38,7 @@ from typing import List, Optional, Sequence
 
 from lang import ast as A
 from tamp.core.watchdog import SolverStuck
-from tamp.core.z3context import in_proof, load_in_proof, new_default_context, proof_context
+from tamp.core.z3context import in_proof, load_in_proof, proof_context
 from tamp.prover.infer.needed import with_needed_bound
 from tamp.prover.infer.search import infer_program
 from tamp.prover.portfolio import STRATEGIES, Strategy, prove_claim
@@ -75,8 +75,7 @@ def prove_program(
         left = None if timeout is None else timeout - (time.monotonic() - t0)
         try:
             result = _prove(program, bound, left, path, source, progress, strategies)
-        except SolverStuck as stuck:
-            new_default_context()
+        except SolverStuck as stuck:  # the watchdog has replaced the abandoned default context
             method = getattr(stuck, "method", None)
             abandoned.append(f"{method}: {stuck}" if method else str(stuck))
             names = [s.name for s in strategies]

@@ -197,8 +197,8 @@ def try_conditioned(program: A.Program, cfa, deadline: Optional[float], t0: floa
 
 def _decide_plain_or_by_linearity(claim, rule, thr, beta, n: int, obligation, deadline):
     """(status, obligation) of the ``n``-th obligation: the obligation as given, or rewritten when
-    it is valid with its array sums taken apart (:mod:`tamp.cfa.sum_linear`: constants out of each sum, terms apart; only true
-    facts are added). A POST or BUDGET obligation whose rewrite differs is asked that way first:
+    it is valid with its array sums taken apart (:mod:`tamp.cfa.sum_linear`: constants out of
+    each sum, terms apart; only true facts are added). A POST or BUDGET obligation whose rewrite differs is asked that way first:
     the rewritten question is the easy one when sums must be compared, and the plain one, on such
     an obligation, may run to its clock limit in nonlinear arithmetic (where z3 sometimes does not
     stop: :mod:`tamp.core.watchdog`). The rewrite is first given :data:`REWRITE_FIRST_MS`; when
